@@ -1,0 +1,121 @@
+/** Typed resources of the Policy and Agent Pool Management API, as the client returns them. */
+
+export type PolicyKind = 'native' | 'opa';
+export type NativeLevel = 'hard-mandatory' | 'soft-mandatory' | 'advisory';
+export type OpaLevel = 'mandatory' | 'advisory';
+export type EnforcementLevel = NativeLevel | OpaLevel;
+export type AgentStatus = 'idle' | 'busy' | 'exited' | 'errored' | 'unknown';
+
+export const LEVELS_BY_KIND: Readonly<Record<PolicyKind, readonly EnforcementLevel[]>> = {
+  native: ['hard-mandatory', 'soft-mandatory', 'advisory'],
+  opa: ['mandatory', 'advisory'],
+};
+
+export interface Policy {
+  id: string;
+  name: string;
+  description: string | null;
+  kind: PolicyKind;
+  /** Present only for opa policies; null otherwise. */
+  query: string | null;
+  enforcementLevel: EnforcementLevel;
+  policySetCount: number;
+  /** `polset-` ids; a missing relationship is read as empty. */
+  policySetIds: string[];
+  /** Time of the last code upload; null until the first upload. */
+  updatedAt: string | null;
+  organization: string;
+  links: { self: string; upload: string; download: string | null };
+}
+
+export interface AgentPool {
+  id: string;
+  name: string;
+  createdAt: string;
+  organizationScoped: boolean;
+  agentCount: number;
+  workspaceIds: string[];
+  allowedWorkspaceIds: string[];
+}
+
+export interface Agent {
+  id: string;
+  name: string | null;
+  status: AgentStatus;
+  ipAddress: string;
+  lastPingAt: string;
+}
+
+export interface CreatePolicyInput {
+  name: string;
+  kind: PolicyKind;
+  description: string | null;
+  enforcementLevel: EnforcementLevel;
+  /** Required for opa, must be absent (null) for native. */
+  query: string | null;
+  policySetIds: string[];
+}
+
+export interface UpdatePolicyInput {
+  description?: string | null;
+  enforcementLevel?: EnforcementLevel;
+  query?: string;
+}
+
+export interface CreateAgentPoolInput {
+  name: string;
+  organizationScoped: boolean;
+  /** null: not sent. */
+  allowedWorkspaceIds: string[] | null;
+}
+
+export interface UpdateAgentPoolInput {
+  name?: string;
+  organizationScoped?: boolean;
+  allowedWorkspaceIds?: string[];
+}
+
+export interface ListPoliciesOptions {
+  search?: string;
+  kind?: PolicyKind;
+  includePolicySets?: boolean;
+}
+
+export type AgentPoolSort = 'name' | '-name' | 'created-at' | '-created-at';
+
+export interface ListAgentPoolsOptions {
+  q?: string;
+  sort?: AgentPoolSort;
+  /** `filter[allowed_workspaces][name]` */
+  allowedWorkspaceName?: string;
+  includeWorkspaces?: boolean;
+}
+
+export interface AgentPoolList {
+  pools: AgentPool[];
+  statusCounts: { total: number; matching: number };
+}
+
+/** What the rest of the program needs of the API. `ApiClient` (src/api/client.ts) implements it. */
+export interface PolicyApi {
+  listPolicies(organization: string, options?: ListPoliciesOptions): Promise<Policy[]>;
+  getPolicy(id: string): Promise<Policy>;
+  createPolicy(organization: string, input: CreatePolicyInput): Promise<Policy>;
+  /** Streams the file; refuses more than 10,485,760 bytes before sending. */
+  uploadPolicy(id: string, filePath: string): Promise<void>;
+  /** Follows `links.download` and its redirect; returns the raw text. */
+  downloadPolicy(policy: Policy): Promise<string>;
+  updatePolicy(id: string, input: UpdatePolicyInput): Promise<Policy>;
+  deletePolicy(id: string): Promise<void>;
+  listAgentPools(organization: string, options?: ListAgentPoolsOptions): Promise<AgentPoolList>;
+  getAgentPool(id: string, options?: { includeWorkspaces?: boolean }): Promise<AgentPool>;
+  createAgentPool(organization: string, input: CreateAgentPoolInput): Promise<AgentPool>;
+  updateAgentPool(id: string, input: UpdateAgentPoolInput): Promise<AgentPool>;
+  deleteAgentPool(id: string): Promise<void>;
+  listAgents(poolId: string, options?: { lastPingSince?: string }): Promise<Agent[]>;
+  getAgent(id: string): Promise<Agent>;
+  /** A 412 (the agent is idle or busy) is thrown as ApiError with status 412. */
+  deleteAgent(id: string): Promise<void>;
+}
+
+export const MAX_CODE_BYTES = 10_485_760;

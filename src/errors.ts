@@ -1,0 +1,53 @@
+/** The project's error classes. Only the CLI entry point catches them and turns them into a message and an exit code. */
+
+export interface FailedRequest {
+  method: string;
+  /** Path and query, without origin and never with credentials. */
+  path: string;
+}
+
+/** The API answered with a status the caller did not expect. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly detail: string | null,
+    readonly request: FailedRequest,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The request never got an answer: connection refused or reset, timeout. */
+export class NetworkError extends Error {
+  override name = 'NetworkError';
+  constructor(message: string, readonly request: FailedRequest, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+export interface SourceProblem {
+  /** Path relative to the source root (or the config file). */
+  file: string;
+  line?: number;
+  message: string;
+}
+
+/** The declared repo or the config is invalid; carries every problem found. */
+export class ValidationError extends Error {
+  override name = 'ValidationError';
+  constructor(message: string, readonly problems: SourceProblem[]) {
+    super(message);
+  }
+}
+
+/** The caller used the tool wrongly: bad flags, missing token. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export function formatProblem(p: SourceProblem): string {
+  return `${p.file}${p.line === undefined ? '' : `:${p.line}`}: ${p.message}`;
+}

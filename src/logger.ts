@@ -1,0 +1,16 @@
+import { pino, type Logger } from 'pino';
+
+export type { Logger };
+
+/** Paths of log fields that could carry secrets; pino replaces them. */
+const REDACT = ['token', 'apiToken', 'authorization', 'headers.authorization', 'webhookSecret', '*.token', '*.authorization'];
+
+/** JSON logs to stderr, so stdout stays free for the plan. */
+export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
+  return pino({ level, base: { name: 'policy-pool-sync' }, redact: { paths: REDACT, censor: '[redacted]' } }, pino.destination(2));
+}
+
+/** A logger that writes nothing, for library use and tests. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}
