@@ -1,0 +1,52 @@
+import type { Ownership } from '../plan/types.js';
+
+export interface ApiConfig {
+  /** An API base URL ending in `/api/v2`, or `embedded` to start the emulator in-process. */
+  url: string;
+  tokenFile: string | null;
+  /** Requests per second, or `auto` to follow `x-ratelimit-limit`. */
+  rateLimit: 'auto' | number;
+  /** Requests in flight at once. @default 8 */
+  concurrency: number;
+}
+
+export interface GitSourceConfig {
+  url: string;
+  /** @default "main" */
+  ref: string;
+  /** Folder inside the repo that holds the declared tree. @default "." */
+  path: string;
+}
+
+export interface SourceConfig {
+  name: string;
+  organization: string;
+  /** A local folder (absolute, resolved against the config file's folder), or null for a git source. */
+  path: string | null;
+  git: GitSourceConfig | null;
+  /** Cron expression for fetch + full resync. @default "*\/5 * * * *" */
+  schedule: string;
+  /** @default false */
+  prune: boolean;
+  /** @default "marker" */
+  ownership: Ownership;
+  /** @default 10 */
+  maxDeletes: number;
+  /** @default false */
+  allowEmpty: boolean;
+  /** @default 1 */
+  maxAgentPools: number;
+  /** Seconds a pass may take before it is abandoned. @default 600 */
+  passTimeoutSeconds: number;
+}
+
+export interface Config {
+  api: ApiConfig;
+  sources: SourceConfig[];
+  /** host:port of the daemon's HTTP server. @default "127.0.0.1:9090" */
+  listen: string;
+  /** Name of the environment variable that holds the webhook secret. @default "WEBHOOK_SECRET" */
+  webhookSecretEnv: string;
+  /** Absolute; clones and caches live here. @default ".policy-pool-sync" */
+  stateDir: string;
+}
