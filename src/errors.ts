@@ -28,6 +28,14 @@ export class NetworkError extends Error {
   }
 }
 
+/** Policy code over the API's size limit; refused before anything is sent. */
+export class CodeTooLargeError extends Error {
+  override name = 'CodeTooLargeError';
+  constructor(readonly file: string, readonly size: number, readonly limit: number) {
+    super(`${file} is ${size} bytes; the API accepts at most ${limit} bytes of policy code: split or shrink it`);
+  }
+}
+
 export interface SourceProblem {
   /** Path relative to the source root (or the config file). */
   file: string;
@@ -50,4 +58,8 @@ export class UsageError extends Error {
 
 export function formatProblem(p: SourceProblem): string {
   return `${p.file}${p.line === undefined ? '' : `:${p.line}`}: ${p.message}`;
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

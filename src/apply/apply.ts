@@ -1,0 +1,152 @@
+import type { Logger } from '../logger.js';
+import type { CreatePolicyInput, PolicyApi, UpdateAgentPoolInput, UpdatePolicyInput } from '../api/types.js';
+import { ApiError, errorMessage } from '../errors.js';
+import { withMarker } from '../plan/marker.js';
+import type { AgentChange, Change, Ownership, Plan, PolicyChange, PoolChange } from '../plan/types.js';
+import type { ActionResult, ApplyResult } from './types.js';
+
+export interface ApplyOptions {
+  api: PolicyApi;
+  organization: string;
+  source: string;
+  ownership: Ownership;
+  logger: Logger;
+}
+
+/**
+ * Executes exactly the planned changes: creates (and replaces), then uploads, then updates, deletes last.
+ * One failed action does not stop the others; a policy created in this pass whose upload fails is deleted again.
+ */
+export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<ApplyResult> {
+  const results = new Map<Change, ActionResult>();
+  const record = (change: Change, outcome: ActionResult['outcome'], message: string | null = null) => {
+    results.set(change, { change, outcome, message });
+    const meta = { resource: change.resource, name: change.name, action: change.action, outcome };
+    if (outcome === 'failed') options.logger.error({ ...meta, error: message }, 'change failed');
+    else options.logger.info(meta, 'change applied');
+  };
+  const run = <T extends Change>(changes: T[], step: (change: T) => Promise<void>) =>
+    Promise.all(changes.map(async (change) => {
+      if (results.get(change)?.outcome === 'failed') return;
+      try {
+        await step(change);
+      } catch (error) {
+        record(change, 'failed', errorMessage(error));
+      }
+    }));
+
+  const byAction = (action: Change['action']) => plan.changes.filter((c) => c.action === action);
+  const created = new Map<PolicyChange, string>();
+
+  await run([...byAction('create'), ...byAction('replace')], async (change) => {
+    if (change.resource === 'agent') return;
+    if (change.resource === 'agent-pool') {
+      await createPool(change, options);
+      record(change, 'applied');
+      return;
+    }
+    if (change.action === 'replace' && change.live !== null) await options.api.deletePolicy(change.live.id);
+    const policy = await options.api.createPolicy(options.organization, createInput(change, options));
+    created.set(change, policy.id);
+    if (!change.uploadCode) record(change, 'applied');
+  });
+
+  const uploads = plan.changes.filter((c): c is PolicyChange => c.resource === 'policy' && c.uploadCode);
+  await run(uploads, async (change) => {
+    const id = created.get(change) ?? change.id;
+    if (id === null || change.declared === null) return;
+    try {
+      await options.api.uploadPolicy(id, change.declared.absolutePath);
+    } catch (error) {
+      if (created.has(change)) await deleteQuietly(id, options);
+      throw error;
+    }
+    if (change.action !== 'update') record(change, 'applied');
+  });
+
+  await run(byAction('update'), async (change) => {
+    if (change.resource === 'policy') await updatePolicy(change, options);
+    else if (change.resource === 'agent-pool') await options.api.updateAgentPool(change.id!, poolUpdate(change));
+    record(change, 'applied');
+  });
+
+  await run(byAction('delete'), async (change) => {
+    if (change.resource === 'agent') return deleteAgent(change, options, record);
+    if (change.resource === 'policy') await options.api.deletePolicy(change.id!);
+    else await options.api.deleteAgentPool(change.id!);
+    record(change, 'applied');
+  });
+
+  const ordered = plan.changes.map((c) => results.get(c) ?? { change: c, outcome: 'skipped' as const, message: null });
+  return { results: ordered, failed: ordered.filter((r) => r.outcome === 'failed').length };
+}
+
+function createInput(change: PolicyChange, options: ApplyOptions): CreatePolicyInput {
+  const declared = change.declared!;
+  return {
+    name: declared.name,
+    kind: declared.kind,
+    description: describe(declared.description, options),
+    enforcementLevel: declared.enforcementLevel,
+    query: declared.kind === 'opa' ? declared.query : null,
+    // A replacement keeps the policy sets of the policy it replaces unless the repo names them.
+    policySetIds: declared.policySets ?? change.live?.policySetIds ?? [],
+  };
+}
+
+async function updatePolicy(change: PolicyChange, options: ApplyOptions): Promise<void> {
+  const declared = change.declared!;
+  const input: UpdatePolicyInput = {};
+  const adopting = options.ownership === 'marker' && change.fields['description'] === undefined && change.reason.startsWith('adopt');
+  if (change.fields['description'] !== undefined || adopting) input.description = describe(declared.description, options);
+  if (change.fields['enforcement-level'] !== undefined) input.enforcementLevel = declared.enforcementLevel;
+  if (change.fields['query'] !== undefined && declared.query !== null) input.query = declared.query;
+  if (Object.keys(input).length > 0) await options.api.updatePolicy(change.id!, input);
+}
+
+function describe(description: string | null, options: ApplyOptions): string | null {
+  return options.ownership === 'marker' ? withMarker(description, options.source) : description;
+}
+
+async function createPool(change: PoolChange, options: ApplyOptions): Promise<void> {
+  const declared = change.declared!;
+  await options.api.createAgentPool(options.organization, {
+    name: declared.name,
+    organizationScoped: declared.organizationScoped,
+    allowedWorkspaceIds: declared.allowedWorkspaces,
+  });
+}
+
+function poolUpdate(change: PoolChange): UpdateAgentPoolInput {
+  const declared = change.declared!;
+  const input: UpdateAgentPoolInput = {};
+  if (change.fields['name'] !== undefined) input.name = declared.name;
+  if (change.fields['organization-scoped'] !== undefined) input.organizationScoped = declared.organizationScoped;
+  if (change.fields['allowed-workspaces'] !== undefined && declared.allowedWorkspaces !== null) {
+    input.allowedWorkspaceIds = declared.allowedWorkspaces;
+  }
+  return input;
+}
+
+async function deleteAgent(
+  change: AgentChange,
+  options: ApplyOptions,
+  record: (change: Change, outcome: ActionResult['outcome'], message?: string | null) => void,
+): Promise<void> {
+  try {
+    await options.api.deleteAgent(change.live.id);
+    record(change, 'applied');
+  } catch (error) {
+    // 412: the agent came back (idle or busy) since the plan was made; it is no longer ours to clean up.
+    if (error instanceof ApiError && error.status === 412) record(change, 'skipped', 'agent is active again');
+    else throw error;
+  }
+}
+
+async function deleteQuietly(id: string, options: ApplyOptions): Promise<void> {
+  try {
+    await options.api.deletePolicy(id);
+  } catch (error) {
+    options.logger.error({ policyId: id, error: errorMessage(error) }, 'could not delete a policy created without its code');
+  }
+}

@@ -1,0 +1,45 @@
+import type { Logger } from '../logger.js';
+import type { Policy, PolicyApi } from '../api/types.js';
+import type { DeclaredPolicy, DeclaredState } from '../declared/types.js';
+import type { LivePolicy, LivePool, LiveState } from '../plan/types.js';
+import { codeHash, type CodeCache } from './code-cache.js';
+
+export interface ReadLiveOptions {
+  api: PolicyApi;
+  organization: string;
+  declared: DeclaredState;
+  logger: Logger;
+  codeCache?: CodeCache;
+}
+
+/**
+ * Reads what the planner needs of the organization: every policy (all pages) with the code of each
+ * declared one of the same kind, every pool, and the agents of pools that ask for agent clean-up.
+ * Any failed request fails the whole read, so nothing is planned (and nothing pruned) from half a picture.
+ */
+export async function readLive(options: ReadLiveOptions): Promise<LiveState> {
+  const { api, organization, declared } = options;
+  const [policies, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
+  const declaredByName = new Map(declared.policies.map((p) => [p.name, p]));
+  const [livePolicies, livePools] = await Promise.all([
+    Promise.all(policies.map((policy) => withCode(policy, declaredByName.get(policy.name), options))),
+    Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => {
+      const wantsAgents = declared.pools.some(
+        (p) => p.agentCleanup !== null && (p.name === pool.name || p.previousNames.includes(pool.name)),
+      );
+      return { ...pool, agents: wantsAgents ? await api.listAgents(pool.id) : [] };
+    })),
+  ]);
+  return { policies: livePolicies, pools: livePools };
+}
+
+async function withCode(policy: Policy, declared: DeclaredPolicy | undefined, options: ReadLiveOptions): Promise<LivePolicy> {
+  // Code is compared only for a declared policy of the same kind; anything else is created, replaced or pruned whole.
+  if (declared === undefined || declared.kind !== policy.kind) return { ...policy, code: null };
+  if (policy.updatedAt === null) return { ...policy, code: null };
+  const cached = options.codeCache?.get(policy.id, policy.updatedAt);
+  if (cached !== undefined && cached === codeHash(declared.code)) return { ...policy, code: declared.code };
+  const code = await options.api.downloadPolicy(policy);
+  options.codeCache?.set(policy.id, policy.updatedAt, codeHash(code));
+  return { ...policy, code };
+}
