@@ -1,0 +1,47 @@
+import type { FieldChange } from './types.js';
+
+export type Fields = Record<string, FieldChange>;
+
+/** Sorted copy, for set comparison and stable display. */
+export function sortedIds(ids: readonly string[]): string[] {
+  return [...new Set(ids)].sort();
+}
+
+export function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const left = sortedIds(a);
+  const right = sortedIds(b);
+  return left.length === right.length && left.every((id, i) => id === right[i]);
+}
+
+/** Text compared with line ends normalised (CRLF/CR -> LF). */
+export function sameText(a: string | null, b: string | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.replace(/\r\n?/g, '\n') === b.replace(/\r\n?/g, '\n');
+}
+
+/** Adds `field` to `fields` when before and after differ by `same`. */
+export function diffField<T>(fields: Fields, field: string, before: T, after: T, same: (a: T, b: T) => boolean): void {
+  if (!same(before, after)) fields[field] = { before, after };
+}
+
+export function strictEqual<T>(a: T, b: T): boolean {
+  return a === b;
+}
+
+/** Every non-null entry as a creation (before null). */
+export function created(values: Record<string, unknown>): Fields {
+  const fields: Fields = {};
+  for (const [key, value] of Object.entries(values)) {
+    if (value !== null) fields[key] = { before: null, after: value };
+  }
+  return fields;
+}
+
+/** Every non-null entry as a deletion (after null). */
+export function removed(values: Record<string, unknown>): Fields {
+  const fields: Fields = {};
+  for (const [key, value] of Object.entries(values)) {
+    if (value !== null) fields[key] = { before: value, after: null };
+  }
+  return fields;
+}

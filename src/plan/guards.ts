@@ -1,0 +1,32 @@
+import type { DeclaredState } from '../declared/types.js';
+import type { Change, PlanOptions } from './types.js';
+
+/** Deletions that count toward `max-deletes`: policies and pools. Replacements and agent clean-ups are routine and do not count. */
+export function countedDeletes(changes: readonly Change[]): Change[] {
+  return changes.filter((change) => change.action === 'delete' && change.resource !== 'agent');
+}
+
+/** Refusals that forbid any write for this source. */
+export function checkGuards(declared: DeclaredState, changes: readonly Change[], options: PlanOptions): string[] {
+  const errors: string[] = [];
+  const deletes = changes.filter((change) => change.action === 'delete');
+  const declaresNothing = declared.policies.length === 0 && declared.pools.length === 0;
+  if (declaresNothing && deletes.length > 0 && !options.allowEmpty) {
+    errors.push(
+      `source "${options.source}" declares no policies and no agent pools, but the plan would delete ${count(deletes.length)}; ` +
+        'refusing to apply. Check that the source points at the right folder or ref, or set allow-empty: true on the source if emptying the organization is intended.',
+    );
+  }
+  const counted = countedDeletes(changes);
+  if (counted.length > options.maxDeletes && !options.force) {
+    errors.push(
+      `the plan would delete ${count(counted.length)}, more than max-deletes (${options.maxDeletes}); refusing to apply. ` +
+        'Check the deletions above, then pass --force or raise max-deletes.',
+    );
+  }
+  return errors;
+}
+
+function count(n: number): string {
+  return n === 1 ? '1 resource' : `${n} resources`;
+}

@@ -1,0 +1,6 @@
+export { planChanges } from './plan-changes.js';
+export { markerSource, stripMarker, withMarker } from './marker.js';
+export { codeDigest, normalizeLineEnds, sameCode } from './code.js';
+export { countedDeletes } from './guards.js';
+export { compareChanges } from './order.js';
+export type * from './types.js';

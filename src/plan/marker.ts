@@ -1,0 +1,39 @@
+/**
+ * The ownership marker: an HTML comment appended to every policy description the daemon writes
+ * under `ownership: marker`. Invisible in rendered Markdown, never shown as drift.
+ *
+ * Format: `<description>\n\n<!-- managed-by: policy-pool-sync source=<name> -->`, or the marker
+ * alone when the declared description is null. `stripMarker(withMarker(d, s)) === d` for every d.
+ */
+
+const PREFIX = '<!-- managed-by: policy-pool-sync source=';
+const SUFFIX = ' -->';
+const SEPARATOR = '\n\n';
+const TRAILING_MARKER = /<!-- managed-by: policy-pool-sync source=(.+?) -->[ \t\r\n]*$/;
+
+export function marker(source: string): string {
+  return `${PREFIX}${source}${SUFFIX}`;
+}
+
+export function withMarker(description: string | null, source: string): string {
+  if (description === null) return marker(source);
+  return `${description}${SEPARATOR}${marker(source)}`;
+}
+
+/** The description as declared: without any source's marker; null when nothing else is left. */
+export function stripMarker(description: string | null): string | null {
+  if (description === null) return null;
+  const match = TRAILING_MARKER.exec(description);
+  if (match === null) return description;
+  const before = description.slice(0, match.index);
+  if (before === '') return null;
+  if (before.endsWith('\r\n\r\n')) return before.slice(0, -4);
+  if (before.endsWith(SEPARATOR)) return before.slice(0, -SEPARATOR.length);
+  return before;
+}
+
+/** The source named by the description's marker, or null when it has none. */
+export function markerSource(description: string | null): string | null {
+  if (description === null) return null;
+  return TRAILING_MARKER.exec(description)?.[1] ?? null;
+}

@@ -1,0 +1,82 @@
+import type { UpdateAgentPoolInput } from '../api/types.js';
+import type { DeclaredPool } from '../declared/types.js';
+import { planAgentCleanup } from './agents.js';
+import { created, diffField, type Fields, sameSet, sortedIds, strictEqual } from './fields.js';
+import type { AgentChange, LivePool, PlanOptions, PoolChange } from './types.js';
+
+export interface PoolPlan {
+  changes: Array<PoolChange | AgentChange>;
+  warnings: string[];
+  /** Ids of the live pools a declared pool claimed (by name or previous name). */
+  claimed: Set<string>;
+}
+
+/** Matches declared pools to live ones (name first, then `previous-names`), then creates, updates, renames and agent clean-ups. */
+export function planPools(declared: DeclaredPool[], live: LivePool[], options: PlanOptions): PoolPlan {
+  const byName = new Map(live.map((pool) => [pool.name, pool]));
+  const claimed = new Set<string>();
+  for (const pool of declared) {
+    const current = byName.get(pool.name);
+    if (current !== undefined) claimed.add(current.id);
+  }
+  const changes: Array<PoolChange | AgentChange> = [];
+  const warnings: string[] = [];
+  for (const pool of declared) {
+    let current = byName.get(pool.name);
+    if (current === undefined) {
+      current = pool.previousNames.map((name) => byName.get(name)).find((p) => p !== undefined && !claimed.has(p.id));
+      if (current !== undefined) claimed.add(current.id);
+    } else {
+      for (const old of pool.previousNames) {
+        if (byName.has(old)) {
+          warnings.push(
+            `agent-pool "${pool.name}": a live pool still has its previous name "${old}" but "${pool.name}" exists too; ` +
+              'nothing is renamed. Remove one of them, or drop the name from previous-names.',
+          );
+        }
+      }
+    }
+    if (current === undefined) {
+      changes.push(createChange(pool));
+      continue;
+    }
+    const update = updateChange(pool, current);
+    if (update !== null) changes.push(update);
+    changes.push(...planAgentCleanup(pool, current, options.now));
+  }
+  return { changes, warnings, claimed };
+}
+
+function createChange(pool: DeclaredPool): PoolChange {
+  const workspaces = pool.allowedWorkspaces === null ? null : sortedIds(pool.allowedWorkspaces);
+  return {
+    resource: 'agent-pool', name: pool.name, id: null, action: 'create', reason: 'not in the live state',
+    fields: created({ 'organization-scoped': pool.organizationScoped, 'allowed-workspaces': workspaces }),
+    declared: pool, live: null,
+    createInput: { name: pool.name, organizationScoped: pool.organizationScoped, allowedWorkspaceIds: workspaces },
+    updateInput: null,
+  };
+}
+
+function updateChange(pool: DeclaredPool, current: LivePool): PoolChange | null {
+  const fields: Fields = {};
+  diffField(fields, 'name', current.name, pool.name, strictEqual);
+  diffField(fields, 'organization-scoped', current.organizationScoped, pool.organizationScoped, strictEqual);
+  if (pool.allowedWorkspaces !== null && !sameSet(current.allowedWorkspaceIds, pool.allowedWorkspaces)) {
+    fields['allowed-workspaces'] = { before: sortedIds(current.allowedWorkspaceIds), after: sortedIds(pool.allowedWorkspaces) };
+  }
+  const names = Object.keys(fields);
+  if (names.length === 0) return null;
+  const input: UpdateAgentPoolInput = {};
+  if ('name' in fields) input.name = pool.name;
+  if ('organization-scoped' in fields) input.organizationScoped = pool.organizationScoped;
+  if ('allowed-workspaces' in fields) input.allowedWorkspaceIds = sortedIds(pool.allowedWorkspaces ?? []);
+  const drift = names.filter((name) => name !== 'name');
+  const reason = ['name' in fields ? 'renamed' : '', drift.length > 0 ? `drift in ${drift.join(', ')}` : '']
+    .filter(Boolean)
+    .join('; ');
+  return {
+    resource: 'agent-pool', name: pool.name, id: current.id, action: 'update', reason, fields,
+    declared: pool, live: current, createInput: null, updateInput: input,
+  };
+}

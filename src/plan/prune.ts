@@ -1,0 +1,53 @@
+import type { DeclaredState } from '../declared/types.js';
+import { removed } from './fields.js';
+import { markerSource, stripMarker } from './marker.js';
+import type { LivePolicy, LivePool, LiveState, PlanOptions, PolicyChange, PoolChange } from './types.js';
+
+export interface PrunePlan {
+  deletes: Array<PolicyChange | PoolChange>;
+  /** Live resources this source owns but does not declare, kept because prune is off. */
+  kept: string[];
+}
+
+/**
+ * Owned live resources that are not declared. `ownership: marker` owns the policies carrying this
+ * source's marker (never pools: they have no description); `ownership: organization` owns every
+ * policy and pool. They are deleted with prune on, and only listed otherwise.
+ */
+export function planPrune(declared: DeclaredState, live: LiveState, claimedPools: Set<string>, options: PlanOptions): PrunePlan {
+  const declaredPolicies = new Set(declared.policies.map((policy) => policy.name));
+  const policies = live.policies.filter(
+    (policy) =>
+      !declaredPolicies.has(policy.name) &&
+      (options.ownership === 'organization' || markerSource(policy.description) === options.source),
+  );
+  const pools = options.ownership === 'organization' ? live.pools.filter((pool) => !claimedPools.has(pool.id)) : [];
+  if (!options.prune) {
+    return {
+      deletes: [],
+      kept: [...policies.map((p) => `policy "${p.name}"`).sort(), ...pools.map((p) => `agent-pool "${p.name}"`).sort()],
+    };
+  }
+  return { deletes: [...policies.map(deletePolicy), ...pools.map(deletePool)], kept: [] };
+}
+
+function deletePolicy(policy: LivePolicy): PolicyChange {
+  return {
+    resource: 'policy', name: policy.name, id: policy.id, action: 'delete', reason: 'not declared (prune)',
+    fields: removed({
+      kind: policy.kind,
+      description: stripMarker(policy.description),
+      'enforcement-level': policy.enforcementLevel,
+      query: policy.query,
+    }),
+    declared: null, live: policy, uploadCode: false, createInput: null, updateInput: null,
+  };
+}
+
+function deletePool(pool: LivePool): PoolChange {
+  return {
+    resource: 'agent-pool', name: pool.name, id: pool.id, action: 'delete', reason: 'not declared (prune)',
+    fields: removed({ 'organization-scoped': pool.organizationScoped, 'agent-count': pool.agentCount }),
+    declared: null, live: pool, createInput: null, updateInput: null,
+  };
+}
