@@ -21,7 +21,7 @@ export interface GitSourceConfig {
 export interface SourceConfig {
   name: string;
   organization: string;
-  /** A local folder (absolute, resolved against the config file's folder), or null for a git source. */
+  /** A local folder (absolute; a relative path in the file resolves against the working directory), or null for a git source. */
   path: string | null;
   git: GitSourceConfig | null;
   /** Cron expression for fetch + full resync. @default "*\/5 * * * *" */
@@ -47,6 +47,6 @@ export interface Config {
   listen: string;
   /** Name of the environment variable that holds the webhook secret. @default "WEBHOOK_SECRET" */
   webhookSecretEnv: string;
-  /** Absolute; clones and caches live here. @default ".policy-pool-sync" */
+  /** Absolute (a relative path resolves against the working directory); clones live here. @default ".policy-pool-sync" */
   stateDir: string;
 }

@@ -1,0 +1,79 @@
+import path from 'node:path';
+import type { Ownership } from '../plan/types.js';
+import type { Config, SourceConfig } from './types.js';
+
+export const DEFAULT_LISTEN = '127.0.0.1:9090';
+export const DEFAULT_STATE_DIR = '.policy-pool-sync';
+export const DEFAULT_SCHEDULE = '*/5 * * * *';
+
+/** The config file as written (kebab-case), after schema validation. */
+export interface RawConfig {
+  api?: { url?: string; 'token-file'?: string | null; 'rate-limit'?: 'auto' | number; concurrency?: number };
+  sources: RawSource[];
+  listen?: string;
+  'webhook-secret-env'?: string;
+  'state-dir'?: string;
+}
+
+export interface RawSource {
+  name: string;
+  organization: string;
+  path?: string;
+  git?: { url: string; ref?: string; path?: string };
+  schedule?: string;
+  prune?: boolean;
+  ownership?: Ownership;
+  'max-deletes'?: number;
+  'allow-empty'?: boolean;
+  'max-agent-pools'?: number;
+  'pass-timeout'?: number;
+}
+
+/** Fills defaults and resolves relative paths against `cwd` (the working directory, so `npm start` works from the project root). */
+export function toConfig(raw: RawConfig, cwd: string): Config {
+  const tokenFile = raw.api?.['token-file'] ?? null;
+  return {
+    api: {
+      url: raw.api?.url ?? 'embedded',
+      tokenFile: tokenFile === null ? null : path.resolve(cwd, tokenFile),
+      rateLimit: raw.api?.['rate-limit'] ?? 'auto',
+      concurrency: raw.api?.concurrency ?? 8,
+    },
+    sources: raw.sources.map((s) => toSource(s, cwd)),
+    listen: raw.listen ?? DEFAULT_LISTEN,
+    webhookSecretEnv: raw['webhook-secret-env'] ?? 'WEBHOOK_SECRET',
+    stateDir: path.resolve(cwd, raw['state-dir'] ?? DEFAULT_STATE_DIR),
+  };
+}
+
+function toSource(raw: RawSource, cwd: string): SourceConfig {
+  return {
+    ...sourceDefaults(raw.name, raw.organization),
+    path: raw.path === undefined ? null : path.resolve(cwd, raw.path),
+    git: raw.git === undefined ? null : { url: raw.git.url, ref: raw.git.ref ?? 'main', path: raw.git.path ?? '.' },
+    schedule: raw.schedule ?? DEFAULT_SCHEDULE,
+    prune: raw.prune ?? false,
+    ownership: raw.ownership ?? 'marker',
+    maxDeletes: raw['max-deletes'] ?? 10,
+    allowEmpty: raw['allow-empty'] ?? false,
+    maxAgentPools: raw['max-agent-pools'] ?? 1,
+    passTimeoutSeconds: raw['pass-timeout'] ?? 600,
+  };
+}
+
+/** A source with every optional setting at its default; `path` and `git` still to be set. */
+export function sourceDefaults(name: string, organization: string): SourceConfig {
+  return {
+    name,
+    organization,
+    path: null,
+    git: null,
+    schedule: DEFAULT_SCHEDULE,
+    prune: false,
+    ownership: 'marker',
+    maxDeletes: 10,
+    allowEmpty: false,
+    maxAgentPools: 1,
+    passTimeoutSeconds: 600,
+  };
+}

@@ -1,0 +1,43 @@
+import path from 'node:path';
+import type { SourceProblem } from '../errors.js';
+import type { Config } from './types.js';
+
+/**
+ * Environment variables that override the config file (file < env < flags):
+ * - `API_BASE_URL` replaces `api.url`;
+ * - `LISTEN_ADDRESS` replaces `listen` (a container sets `0.0.0.0:9090`);
+ * - `STATE_DIR` replaces `state-dir`.
+ * The token is not an override: `resolveToken` reads `API_TOKEN` when it is needed.
+ */
+export const ENV_OVERRIDES = ['API_BASE_URL', 'LISTEN_ADDRESS', 'STATE_DIR'] as const;
+
+export function applyEnvOverrides(config: Config, env: NodeJS.ProcessEnv, cwd: string): { config: Config; problems: SourceProblem[] } {
+  const problems: SourceProblem[] = [];
+  const url = nonEmpty(env.API_BASE_URL);
+  const listen = nonEmpty(env.LISTEN_ADDRESS);
+  const stateDir = nonEmpty(env.STATE_DIR);
+  if (url !== undefined && !/^(embedded|https?:\/\/\S+)$/.test(url)) {
+    problems.push({ file: 'environment', message: 'API_BASE_URL must be "embedded" or an http(s) URL ending in /api/v2' });
+  }
+  if (listen !== undefined && !isHostPort(listen)) {
+    problems.push({ file: 'environment', message: `LISTEN_ADDRESS "${listen}" must be host:port, e.g. 0.0.0.0:9090` });
+  }
+  return {
+    config: {
+      ...config,
+      api: { ...config.api, url: url ?? config.api.url },
+      listen: listen ?? config.listen,
+      stateDir: stateDir === undefined ? config.stateDir : path.resolve(cwd, stateDir),
+    },
+    problems,
+  };
+}
+
+export function isHostPort(value: string): boolean {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
+  return match !== null && Number(match[2]) <= 65535;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
