@@ -1,4 +1,4 @@
-export { planChanges } from './plan-changes.js';
+export { planChanges } from './plan.js';
 export { markerSource, stripMarker, withMarker } from './marker.js';
 export { codeDigest, normalizeLineEnds, sameCode } from './code.js';
 export { countedDeletes } from './guards.js';

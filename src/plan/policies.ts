@@ -1,18 +1,12 @@
-import type { CreatePolicyInput, UpdatePolicyInput } from '../api/types.js';
 import type { DeclaredPolicy } from '../declared/types.js';
 import { sameCode } from './code.js';
 import { created, diffField, type Fields, sameSet, sameText, sortedIds, strictEqual } from './fields.js';
-import { markerSource, stripMarker, withMarker } from './marker.js';
+import { markerSource, stripMarker } from './marker.js';
 import type { LivePolicy, PlanOptions, PolicyChange } from './types.js';
 
 export interface PolicyPlan {
   changes: PolicyChange[];
   warnings: string[];
-}
-
-/** The description the apply writes: with this source's marker under `ownership: marker`. */
-export function writtenDescription(declared: DeclaredPolicy, options: PlanOptions): string | null {
-  return options.ownership === 'marker' ? withMarker(declared.description, options.source) : declared.description;
 }
 
 /** Creates, replaces and updates for the declared policies (prune is decided elsewhere). */
@@ -23,11 +17,11 @@ export function planPolicies(declared: DeclaredPolicy[], live: LivePolicy[], opt
   for (const policy of declared) {
     const current = byName.get(policy.name);
     if (current === undefined) {
-      changes.push(createChange(policy, options));
+      changes.push(createChange(policy));
       continue;
     }
     if (current.kind !== policy.kind) {
-      changes.push(replaceChange(policy, current, options));
+      changes.push(replaceChange(policy, current));
       continue;
     }
     const update = updateChange(policy, current, options, warnings);
@@ -43,18 +37,7 @@ export function planPolicies(declared: DeclaredPolicy[], live: LivePolicy[], opt
   return { changes, warnings };
 }
 
-function createInput(policy: DeclaredPolicy, policySetIds: string[], options: PlanOptions): CreatePolicyInput {
-  return {
-    name: policy.name,
-    kind: policy.kind,
-    description: writtenDescription(policy, options),
-    enforcementLevel: policy.enforcementLevel,
-    query: policy.kind === 'opa' ? policy.query : null,
-    policySetIds,
-  };
-}
-
-function createChange(policy: DeclaredPolicy, options: PlanOptions): PolicyChange {
+function createChange(policy: DeclaredPolicy): PolicyChange {
   const fields = created({
     kind: policy.kind,
     description: policy.description,
@@ -66,22 +49,19 @@ function createChange(policy: DeclaredPolicy, options: PlanOptions): PolicyChang
   return {
     resource: 'policy', name: policy.name, id: null, action: 'create', reason: 'not in the live state', fields,
     declared: policy, live: null, uploadCode: true,
-    createInput: createInput(policy, policy.policySets ?? [], options), updateInput: null,
   };
 }
 
-/** Kind cannot change: delete, then create. Undeclared policy sets keep the live membership. */
-function replaceChange(policy: DeclaredPolicy, current: LivePolicy, options: PlanOptions): PolicyChange {
+/** Kind cannot change: delete, then create (the apply keeps the live policy sets unless the repo names them). */
+function replaceChange(policy: DeclaredPolicy, current: LivePolicy): PolicyChange {
   const fields: Fields = { kind: { before: current.kind, after: policy.kind } };
   diffField(fields, 'description', stripMarker(current.description), policy.description, sameText);
   diffField(fields, 'enforcement-level', current.enforcementLevel, policy.enforcementLevel, strictEqual);
   diffField(fields, 'query', current.query, policy.kind === 'opa' ? policy.query : null, strictEqual);
   diffField(fields, 'code', current.code, policy.code, (live, declared) => declared !== null && sameCode(declared, live));
-  const policySetIds = policy.policySets ?? current.policySetIds;
   return {
     resource: 'policy', name: policy.name, id: current.id, action: 'replace', reason: 'kind changed', fields,
     declared: policy, live: current, uploadCode: true,
-    createInput: createInput(policy, policySetIds, options), updateInput: null,
   };
 }
 
@@ -103,13 +83,8 @@ function updateChange(policy: DeclaredPolicy, current: LivePolicy, options: Plan
   if (names.length === 0 && !adopt) return null;
   const drift = names.length === 0 ? '' : `drift in ${names.join(', ')}`;
   const reason = adopt ? ['adopt: add ownership marker', drift].filter(Boolean).join('; ') : drift;
-  const input: UpdatePolicyInput = {};
-  if (adopt || 'description' in fields) input.description = writtenDescription(policy, options);
-  if ('enforcement-level' in fields) input.enforcementLevel = policy.enforcementLevel;
-  if ('query' in fields && policy.query !== null) input.query = policy.query;
   return {
     resource: 'policy', name: policy.name, id: current.id, action: 'update', reason, fields,
     declared: policy, live: current, uploadCode: 'code' in fields,
-    createInput: null, updateInput: Object.keys(input).length === 0 ? null : input,
   };
 }

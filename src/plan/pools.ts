@@ -1,4 +1,3 @@
-import type { UpdateAgentPoolInput } from '../api/types.js';
 import type { DeclaredPool } from '../declared/types.js';
 import { planAgentCleanup } from './agents.js';
 import { created, diffField, type Fields, sameSet, sortedIds, strictEqual } from './fields.js';
@@ -53,8 +52,6 @@ function createChange(pool: DeclaredPool): PoolChange {
     resource: 'agent-pool', name: pool.name, id: null, action: 'create', reason: 'not in the live state',
     fields: created({ 'organization-scoped': pool.organizationScoped, 'allowed-workspaces': workspaces }),
     declared: pool, live: null,
-    createInput: { name: pool.name, organizationScoped: pool.organizationScoped, allowedWorkspaceIds: workspaces },
-    updateInput: null,
   };
 }
 
@@ -67,16 +64,12 @@ function updateChange(pool: DeclaredPool, current: LivePool): PoolChange | null 
   }
   const names = Object.keys(fields);
   if (names.length === 0) return null;
-  const input: UpdateAgentPoolInput = {};
-  if ('name' in fields) input.name = pool.name;
-  if ('organization-scoped' in fields) input.organizationScoped = pool.organizationScoped;
-  if ('allowed-workspaces' in fields) input.allowedWorkspaceIds = sortedIds(pool.allowedWorkspaces ?? []);
   const drift = names.filter((name) => name !== 'name');
   const reason = ['name' in fields ? 'renamed' : '', drift.length > 0 ? `drift in ${drift.join(', ')}` : '']
     .filter(Boolean)
     .join('; ');
   return {
     resource: 'agent-pool', name: pool.name, id: current.id, action: 'update', reason, fields,
-    declared: pool, live: current, createInput: null, updateInput: input,
+    declared: pool, live: current,
   };
 }

@@ -40,7 +40,7 @@ function deletePolicy(policy: LivePolicy): PolicyChange {
       'enforcement-level': policy.enforcementLevel,
       query: policy.query,
     }),
-    declared: null, live: policy, uploadCode: false, createInput: null, updateInput: null,
+    declared: null, live: policy, uploadCode: false,
   };
 }
 
@@ -48,6 +48,6 @@ function deletePool(pool: LivePool): PoolChange {
   return {
     resource: 'agent-pool', name: pool.name, id: pool.id, action: 'delete', reason: 'not declared (prune)',
     fields: removed({ 'organization-scoped': pool.organizationScoped, 'agent-count': pool.agentCount }),
-    declared: null, live: pool, createInput: null, updateInput: null,
+    declared: null, live: pool,
   };
 }

@@ -1,12 +1,4 @@
-import type {
-  Agent,
-  AgentPool,
-  CreateAgentPoolInput,
-  CreatePolicyInput,
-  Policy,
-  UpdateAgentPoolInput,
-  UpdatePolicyInput,
-} from '../api/types.js';
+import type { Agent, AgentPool, Policy } from '../api/types.js';
 import type { DeclaredPolicy, DeclaredPool, DeclaredState } from '../declared/types.js';
 
 export type Ownership = 'marker' | 'organization';
@@ -62,26 +54,12 @@ export interface PolicyChange extends ChangeBase {
   live: LivePolicy | null;
   /** Whether the apply must upload code (create, replace, or code drift). */
   uploadCode: boolean;
-  /**
-   * For create and replace: the exact creation body (description already carrying the ownership
-   * marker under `ownership: marker`). null for update and delete. Always set by `planChanges`.
-   */
-  createInput?: CreatePolicyInput | null;
-  /**
-   * For update: exactly the attributes to PATCH (description with its marker); null when only the
-   * code changes, and for create, replace and delete. Always set by `planChanges`.
-   */
-  updateInput?: UpdatePolicyInput | null;
 }
 
 export interface PoolChange extends ChangeBase {
   resource: 'agent-pool';
   declared: DeclaredPool | null;
   live: LivePool | null;
-  /** For create: the creation body. null otherwise. Always set by `planChanges`. */
-  createInput?: CreateAgentPoolInput | null;
-  /** For update (rename included): exactly the attributes to PATCH. null otherwise. Always set by `planChanges`. */
-  updateInput?: UpdateAgentPoolInput | null;
 }
 
 export interface AgentChange extends ChangeBase {
