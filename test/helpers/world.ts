@@ -1,0 +1,128 @@
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { startEmulator, type RunningEmulator, type Seed } from '../../src/emulator/index.js';
+import { runCli, type CliRun } from './cli.js';
+
+export const ORG = 'example-org';
+export const WORKSPACES = [
+  { id: 'ws-AppAppApp0001', name: 'app' },
+  { id: 'ws-DataDataData01', name: 'data' },
+];
+export const POLICY_SET = 'polset-Baseline0001';
+
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  status: number;
+  'content-type': string | null;
+}
+
+export interface EmulatorState {
+  organizations: Array<{
+    name: string;
+    policies: Array<Record<string, unknown>>;
+    'agent-pools': Array<Record<string, unknown>>;
+  }>;
+}
+
+/** An emulator on a real loopback port plus helpers to drive it the way the tests need. */
+export class World {
+  private constructor(readonly emulator: RunningEmulator) {}
+
+  static async start(seed: Partial<Seed> = {}): Promise<World> {
+    const emulator = await startEmulator({
+      port: 0,
+      seed: {
+        token: 'test-token-Secret123',
+        rateLimit: 0,
+        organizations: [{ name: ORG, maxAgentPools: 1, workspaces: WORKSPACES, policySets: [POLICY_SET] }],
+        ...seed,
+      },
+    });
+    return new World(emulator);
+  }
+
+  get url(): string {
+    return this.emulator.url;
+  }
+
+  get token(): string {
+    return this.emulator.token;
+  }
+
+  close(): Promise<void> {
+    return this.emulator.close();
+  }
+
+  /** The CLI against this emulator, without a config file. */
+  cli(mode: string, dir: string, extra: string[] = []): Promise<CliRun> {
+    return runCli([mode, '--source-dir', dir, '--organization', ORG, '--api-url', this.url, ...extra], {
+      env: { API_TOKEN: this.token, LOG_LEVEL: 'warn' },
+    });
+  }
+
+  async api(method: string, path: string, body?: unknown, contentType = 'application/vnd.api+json'): Promise<{ status: number; json: unknown }> {
+    const response = await fetch(`${this.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, json: text === '' ? null : (JSON.parse(text) as unknown) };
+  }
+
+  async control<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${this.emulator.origin}/_emulator${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`control ${method} ${path}: ${response.status} ${await response.text()}`);
+    const text = await response.text();
+    return (text === '' ? null : JSON.parse(text)) as T;
+  }
+
+  async requests(): Promise<LoggedRequest[]> {
+    return (await this.control<{ requests: LoggedRequest[] }>('GET', '/requests')).requests;
+  }
+
+  async writes(): Promise<LoggedRequest[]> {
+    return (await this.requests()).filter((r) => r.method !== 'GET');
+  }
+
+  clearRequests(): Promise<unknown> {
+    return this.control('DELETE', '/requests');
+  }
+
+  async organization(): Promise<EmulatorState['organizations'][number]> {
+    const state = await this.control<EmulatorState>('GET', '/state');
+    const org = state.organizations.find((o) => o.name === ORG);
+    if (org === undefined) throw new Error('organization missing from emulator state');
+    return org;
+  }
+}
+
+/** A temp folder holding the given files (relative path -> content). */
+export async function tempRepo(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'pps-repo-'));
+  await writeFiles(dir, files);
+  return dir;
+}
+
+export async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), content);
+  }
+}
+
+export async function copyRepo(from: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'pps-copy-'));
+  await cp(from, dir, { recursive: true });
+  return dir;
+}
+
+export function removeDir(dir: string): Promise<void> {
+  return rm(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { smallRepo } from './helpers/repos.js';
+import { removeDir, tempRepo, World } from './helpers/world.js';
+
+describe('apply', () => {
+  let world: World;
+  const dirs: string[] = [];
+  before(async () => {
+    world = await World.start();
+  });
+  after(async () => {
+    await world.close();
+    await Promise.all(dirs.map(removeDir));
+  });
+
+  it('deletes again a policy whose upload failed, applies the rest, and exits 1 naming the failure', async () => {
+    const dir = await tempRepo(smallRepo());
+    dirs.push(dir);
+    await world.control('POST', '/faults', { faults: [{ kind: 'status', status: 413, method: 'PUT', path: '/upload$', count: 1 }] });
+    const run = await world.cli('--reconcile', dir);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    const failed = /create policy "([\w-]+)" failed: .*413/.exec(run.stdout + run.stderr);
+    assert.ok(failed, run.stdout + run.stderr);
+    const names = (await world.organization()).policies.map((p) => p['name']);
+    assert.ok(!names.includes(failed[1]), `${failed[1]} was left behind without its code`);
+    assert.equal(names.length, 3, 'the other policies were applied');
+
+    const repaired = await world.cli('--reconcile', dir);
+    assert.equal(repaired.code, 0, repaired.stdout + repaired.stderr);
+    assert.equal((await world.cli('--dry-run', dir, ['--detailed-exitcode'])).code, 0);
+  });
+
+  it('refuses more deletions than max-deletes before any write unless --force, and an empty source always', async () => {
+    const many: Record<string, string> = {};
+    for (let i = 0; i < 12; i += 1) many[`policies/bulk/bulk-${i}.native`] = `main = rule { ${i} >= 0 }\n`;
+    const dir = await tempRepo(many);
+    const one = await tempRepo({ 'policies/bulk/bulk-0.native': 'main = rule { 0 >= 0 }\n' });
+    const nothing = await tempRepo({ 'README.md': 'nothing declared\n' });
+    dirs.push(dir, one, nothing);
+    assert.equal((await world.cli('--reconcile', dir)).code, 0);
+
+    await world.clearRequests();
+    const refused = await world.cli('--reconcile', one, ['--prune']);
+    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+    assert.match(refused.stdout, /11 deletions.*max-deletes|max-deletes.*11/s);
+    const empty = await world.cli('--reconcile', nothing, ['--prune', '--force']);
+    assert.equal(empty.code, 1, empty.stdout + empty.stderr);
+    assert.deepEqual(await world.writes(), [], 'refused before any write');
+
+    const forced = await world.cli('--reconcile', one, ['--prune', '--force']);
+    assert.equal(forced.code, 0, forced.stdout + forced.stderr);
+    assert.deepEqual((await world.organization()).policies.map((p) => p['name']), ['bulk-0']);
+  });
+});
