@@ -1,0 +1,190 @@
+import { stat } from 'node:fs/promises';
+import { CodeTooLargeError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { createAgentPoolBody, createPolicyBody, updateAgentPoolBody, updatePolicyBody } from './bodies.js';
+import { systemClock, type Clock } from './clock.js';
+import { createOnce } from './create-once.js';
+import { fetchDownload } from './download.js';
+import { field, int, primary } from './json-api.js';
+import { listAll, queryString } from './paginate.js';
+import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
+import { readWith, successBody } from './responses.js';
+import { Transport, type HttpMethod, type TransportStats } from './transport.js';
+import {
+  MAX_CODE_BYTES,
+  type Agent,
+  type AgentPool,
+  type AgentPoolList,
+  type CreateAgentPoolInput,
+  type CreatePolicyInput,
+  type ListAgentPoolsOptions,
+  type ListPoliciesOptions,
+  type Policy,
+  type PolicyApi,
+  type UpdateAgentPoolInput,
+  type UpdatePolicyInput,
+} from './types.js';
+
+export interface ApiClientOptions {
+  /** Ends in `/api/v2`. */
+  baseUrl: string;
+  token: string;
+  logger: Logger;
+  /** Requests per second, or 'auto' to follow `x-ratelimit-limit`. @default 'auto' */
+  rateLimit?: 'auto' | number;
+  /** Requests in flight at once. @default 8 */
+  concurrency?: number;
+  /** Per-request timeout. @default 30000 */
+  timeoutMs?: number;
+  /** Retries for 5xx, timeouts and dropped connections. @default 5 */
+  maxRetries?: number;
+  /** Called once per HTTP response or transport failure, for metrics. */
+  onRequest?: (info: { method: string; status: number | 'error'; durationMs: number }) => void;
+  /** Called with the seconds a request waited because of the rate limit (pacing or 429). */
+  onRateLimitWait?: (seconds: number) => void;
+  /** Time, sleeping and jitter. @default the system clock */
+  clock?: Clock;
+}
+
+export type ApiClientStats = TransportStats;
+
+type Params = Array<readonly [string, string]>;
+
+/** The Policy and Agent Pool Management API, one method per endpoint; see PolicyApi. */
+export class ApiClient implements PolicyApi {
+  private readonly transport: Transport;
+  private readonly token: string;
+  private readonly maxRetries: number;
+
+  constructor(private readonly options: ApiClientOptions) {
+    this.token = options.token;
+    this.maxRetries = options.maxRetries ?? 5;
+    this.transport = new Transport({
+      baseUrl: options.baseUrl,
+      token: options.token,
+      logger: options.logger,
+      rateLimit: options.rateLimit ?? 'auto',
+      concurrency: options.concurrency ?? 8,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      maxRetries: this.maxRetries,
+      clock: options.clock ?? systemClock(),
+      onRequest: options.onRequest,
+      onRateLimitWait: options.onRateLimitWait,
+    });
+  }
+
+  stats(): ApiClientStats {
+    return this.transport.stats();
+  }
+
+  /** Waits for requests under way, then closes the connections. */
+  close(): Promise<void> {
+    return this.transport.close();
+  }
+
+  async listPolicies(organization: string, options: ListPoliciesOptions = {}): Promise<Policy[]> {
+    const params: Params = [];
+    if (options.search !== undefined) params.push(['search[name]', options.search]);
+    if (options.kind !== undefined) params.push(['filter[kind]', options.kind]);
+    if (options.includePolicySets === true) params.push(['include', 'policy_sets']);
+    const pages = await listAll(this.transport, this.token, `/organizations/${seg(organization)}/policies`, params);
+    return pages.flatMap((page) => page.items.map(parsePolicy));
+  }
+
+  getPolicy(id: string): Promise<Policy> {
+    return this.one('GET', `/policies/${seg(id)}`, undefined, parsePolicy);
+  }
+
+  createPolicy(organization: string, input: CreatePolicyInput): Promise<Policy> {
+    return createOnce({
+      transport: this.transport,
+      logger: this.options.logger,
+      maxRetries: this.maxRetries,
+      request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input) },
+      read: (response) => readWith(response, this.token, (body) => parsePolicy(primary(body))),
+      find: async () => (await this.listPolicies(organization, { search: input.name })).find((p) => p.name === input.name) ?? null,
+    });
+  }
+
+  /** Streams the file as it is; refuses more than MAX_CODE_BYTES before anything is sent. */
+  async uploadPolicy(id: string, filePath: string): Promise<void> {
+    const { size } = await stat(filePath);
+    if (size > MAX_CODE_BYTES) throw new CodeTooLargeError(filePath, size, MAX_CODE_BYTES);
+    const url = this.transport.url(`/policies/${seg(id)}/upload`);
+    successBody(await this.transport.send({ method: 'PUT', url, file: { path: filePath, size } }), this.token);
+  }
+
+  downloadPolicy(policy: Policy): Promise<string> {
+    const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
+    return fetchDownload(this.transport, this.token, new URL(link, this.options.baseUrl).href);
+  }
+
+  updatePolicy(id: string, input: UpdatePolicyInput): Promise<Policy> {
+    return this.one('PATCH', `/policies/${seg(id)}`, updatePolicyBody(input), parsePolicy);
+  }
+
+  async deletePolicy(id: string): Promise<void> {
+    successBody(await this.transport.send({ method: 'DELETE', url: this.transport.url(`/policies/${seg(id)}`) }), this.token);
+  }
+
+  async listAgentPools(organization: string, options: ListAgentPoolsOptions = {}): Promise<AgentPoolList> {
+    const params: Params = [];
+    if (options.q !== undefined) params.push(['q', options.q]);
+    if (options.sort !== undefined) params.push(['sort', options.sort]);
+    if (options.allowedWorkspaceName !== undefined) params.push(['filter[allowed_workspaces][name]', options.allowedWorkspaceName]);
+    if (options.includeWorkspaces === true) params.push(['include', 'workspaces']);
+    const pages = await listAll(this.transport, this.token, `/organizations/${seg(organization)}/agent-pools`, params);
+    const pools = pages.flatMap((page) => page.items.map(parseAgentPool));
+    const counts = field(field(pages[0]?.document, 'meta'), 'status-counts');
+    return { pools, statusCounts: { total: int(field(counts, 'total'), pools.length), matching: int(field(counts, 'matching'), pools.length) } };
+  }
+
+  getAgentPool(id: string, options: { includeWorkspaces?: boolean } = {}): Promise<AgentPool> {
+    const query = options.includeWorkspaces === true ? queryString([['include', 'workspaces']]) : '';
+    return this.one('GET', `/agent-pools/${seg(id)}${query}`, undefined, parseAgentPool);
+  }
+
+  createAgentPool(organization: string, input: CreateAgentPoolInput): Promise<AgentPool> {
+    return createOnce({
+      transport: this.transport,
+      logger: this.options.logger,
+      maxRetries: this.maxRetries,
+      request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/agent-pools`), json: createAgentPoolBody(input) },
+      read: (response) => readWith(response, this.token, (body) => parseAgentPool(primary(body))),
+      find: async () => (await this.listAgentPools(organization, { q: input.name })).pools.find((p) => p.name === input.name) ?? null,
+    });
+  }
+
+  updateAgentPool(id: string, input: UpdateAgentPoolInput): Promise<AgentPool> {
+    return this.one('PATCH', `/agent-pools/${seg(id)}`, updateAgentPoolBody(input), parseAgentPool);
+  }
+
+  async deleteAgentPool(id: string): Promise<void> {
+    successBody(await this.transport.send({ method: 'DELETE', url: this.transport.url(`/agent-pools/${seg(id)}`) }), this.token);
+  }
+
+  async listAgents(poolId: string, options: { lastPingSince?: string } = {}): Promise<Agent[]> {
+    const params: Params = options.lastPingSince === undefined ? [] : [['filter[last-ping-since]', options.lastPingSince]];
+    const pages = await listAll(this.transport, this.token, `/agent-pools/${seg(poolId)}/agents`, params);
+    return pages.flatMap((page) => page.items.map(parseAgent));
+  }
+
+  getAgent(id: string): Promise<Agent> {
+    return this.one('GET', `/agents/${seg(id)}`, undefined, parseAgent);
+  }
+
+  async deleteAgent(id: string): Promise<void> {
+    successBody(await this.transport.send({ method: 'DELETE', url: this.transport.url(`/agents/${seg(id)}`) }), this.token);
+  }
+
+  /** One request answered by a single-resource document. */
+  private async one<T>(method: HttpMethod, path: string, json: unknown, parse: (resource: unknown) => T): Promise<T> {
+    const response = await this.transport.send({ method, url: this.transport.url(path), json });
+    return readWith(response, this.token, (body) => parse(primary(body)));
+  }
+}
+
+/** A path segment, percent-encoded. */
+function seg(value: string): string {
+  return encodeURIComponent(value);
+}

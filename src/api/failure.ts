@@ -1,0 +1,43 @@
+/** Classifies and describes transport failures without carrying request headers along. */
+
+/** Codes of failures that happen before a single byte of the request left: safe to repeat anything. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export interface TransportFailure {
+  /** `ECONNRESET`, `UND_ERR_SOCKET`, `timeout`, ... */
+  code: string;
+  /** One line, with the token scrubbed. */
+  description: string;
+  /** false only when the request certainly never reached the server. */
+  maybeSent: boolean;
+}
+
+export function describeFailure(error: unknown, timedOut: boolean, secret: string): TransportFailure {
+  const code = timedOut ? 'timeout' : failureCode(error);
+  const message = timedOut ? 'no response in time' : error instanceof Error ? error.message : String(error);
+  return { code, description: scrub(`${code}: ${message}`, secret), maybeSent: !NOT_SENT.has(code) };
+}
+
+/** A plain error to keep as `cause`: the code and message only, never the undici error with its request. */
+export function safeCause(failure: TransportFailure): Error {
+  return Object.assign(new Error(failure.description), { code: failure.code });
+}
+
+export function scrub(text: string, secret: string): string {
+  return secret === '' ? text : text.split(secret).join('[redacted]');
+}
+
+function failureCode(error: unknown): string {
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 4; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = current.cause;
+  }
+  return error instanceof Error ? error.name : 'Error';
+}
+
+/** Capped exponential back-off with jitter: half fixed, half random. */
+export function backoffMs(attempt: number, random: number): number {
+  const ceiling = Math.min(10_000, 200 * 2 ** Math.max(0, attempt - 1));
+  return ceiling / 2 + (random * ceiling) / 2;
+}

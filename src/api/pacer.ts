@@ -1,0 +1,78 @@
+import type { Clock } from './clock.js';
+
+/** Rate-limit headers of one response, already parsed. */
+export interface RateLimitHeaders {
+  limit: number | null;
+  remaining: number | null;
+  /** Seconds until the server's window ends. */
+  resetSeconds: number | null;
+}
+
+/** Limit assumed until the first response says otherwise (NOTES.md: 30 per second). */
+const ASSUMED_LIMIT = 30;
+/** Share of the limit the pacer aims for; the rest absorbs arrival jitter at window edges. */
+const PACE_FRACTION = 0.98;
+/** Margin past the server's window end before sending again. */
+const WINDOW_MARGIN_MS = 5;
+
+/**
+ * Spaces request starts evenly at the server's rate limit instead of bursting, and holds every
+ * start back while the server's window is exhausted or after a 429. One pacer per client.
+ */
+export class Pacer {
+  private limit: number;
+  private lastSlot = -Infinity;
+  private pausedUntil = -Infinity;
+  private readonly waiters: Array<() => void> = [];
+  private pumping = false;
+
+  constructor(private readonly clock: Clock, private readonly configured: 'auto' | number) {
+    this.limit = configured === 'auto' ? ASSUMED_LIMIT : configured;
+  }
+
+  get requestsPerSecond(): number {
+    return this.limit;
+  }
+
+  /** Waits for the next start slot (first come, first served); resolves with the milliseconds waited. */
+  acquire(): Promise<number> {
+    const enqueued = this.clock.now();
+    const released = new Promise<void>((resolve) => this.waiters.push(resolve));
+    if (!this.pumping) void this.pump();
+    return released.then(() => this.clock.now() - enqueued);
+  }
+
+  /** Learns from a response: follows the limit in auto mode, waits out an exhausted window. */
+  observe(headers: RateLimitHeaders): void {
+    if (this.configured === 'auto' && headers.limit !== null) this.limit = headers.limit;
+    if (headers.remaining !== null && headers.remaining <= 0 && headers.resetSeconds !== null) {
+      this.pauseFor(headers.resetSeconds * 1000 + WINDOW_MARGIN_MS);
+    }
+  }
+
+  /** Holds every start back for `ms` from now. */
+  pauseFor(ms: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, this.clock.now() + ms);
+  }
+
+  private spacing(): number {
+    return this.limit > 0 ? 1000 / (this.limit * PACE_FRACTION) : 0;
+  }
+
+  /** Releases waiters one at a time, each at least one spacing after the previous. */
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    while (this.waiters.length > 0) {
+      const now = this.clock.now();
+      const target = Math.max(this.lastSlot + this.spacing(), this.pausedUntil);
+      if (target > now) {
+        await this.clock.sleep(target - now);
+        continue;
+      }
+      // A timer that fired a little late keeps the schedule; a long stall restarts it, never a burst.
+      this.lastSlot = now - target <= this.spacing() / 4 ? target : now;
+      this.waiters.shift()?.();
+    }
+    this.pumping = false;
+  }
+}

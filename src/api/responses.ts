@@ -1,0 +1,49 @@
+import { ApiError } from '../errors.js';
+import { scrub } from './failure.js';
+import { errorDetail } from './json-api.js';
+import type { HttpResponse } from './transport.js';
+
+export function isSuccess(response: HttpResponse): boolean {
+  return response.status >= 200 && response.status < 300;
+}
+
+/** `PATCH /policies/pol-x failed: 422 invalid attribute: Name has already been taken` */
+export function apiError(response: HttpResponse, secret: string): ApiError {
+  const { method, path } = response.request;
+  const detail = errorDetail(parseJson(response.text)) ?? plainText(response.text);
+  const message = scrub(`${method} ${path} failed: ${response.status}${detail === null ? '' : ` ${detail}`}`, secret);
+  return new ApiError(message, response.status, detail === null ? null : scrub(detail, secret), response.request);
+}
+
+/** The JSON body of a successful response; throws ApiError for any other status or an unreadable body. */
+export function successBody(response: HttpResponse, secret: string): unknown {
+  if (!isSuccess(response)) throw apiError(response, secret);
+  return parseJson(response.text);
+}
+
+/** Runs a reader over a successful body, turning a malformed document into an ApiError naming the request. */
+export function readWith<T>(response: HttpResponse, secret: string, read: (body: unknown) => T): T {
+  const body = successBody(response, secret);
+  try {
+    return read(body);
+  } catch (error) {
+    const { method, path } = response.request;
+    const reason = error instanceof Error ? error.message : String(error);
+    const message = `${method} ${path} failed: ${response.status} but the response is unusable: ${reason}`;
+    throw new ApiError(message, response.status, reason, response.request, { cause: error });
+  }
+}
+
+function parseJson(text: string): unknown {
+  if (text.trim() === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+function plainText(text: string): string | null {
+  const line = text.trim().split('\n')[0]?.slice(0, 200) ?? '';
+  return line === '' || line.startsWith('{') ? null : line;
+}

@@ -1,0 +1,227 @@
+import { createReadStream } from 'node:fs';
+import PQueue from 'p-queue';
+import { Agent, request } from 'undici';
+import { NetworkError, type FailedRequest } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { Clock } from './clock.js';
+import { backoffMs, describeFailure, safeCause, type TransportFailure } from './failure.js';
+import { Pacer, type RateLimitHeaders } from './pacer.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+export interface HttpRequest {
+  method: HttpMethod;
+  /** Absolute URL. */
+  url: string;
+  json?: unknown;
+  file?: { path: string; size: number };
+  /** false: never send the token (temporary download URLs). @default true */
+  auth?: boolean;
+  /** 'unsent-only': a 5xx or a failure after sending is returned, not repeated (creates). @default 'always' */
+  retry?: 'always' | 'unsent-only';
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  request: FailedRequest;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  token: string;
+  logger: Logger;
+  rateLimit: 'auto' | number;
+  concurrency: number;
+  timeoutMs: number;
+  maxRetries: number;
+  clock: Clock;
+  onRequest?: (info: { method: string; status: number | 'error'; durationMs: number }) => void;
+  onRateLimitWait?: (seconds: number) => void;
+}
+
+export interface TransportStats {
+  requests: number;
+  byStatus: Record<string, number>;
+  retries: number;
+  rateLimited: number;
+  rateLimitWaitSeconds: number;
+}
+
+type Outcome = { response: HttpResponse } | { failure: TransportFailure };
+
+/** How often one request may meet a 429 before giving up (the vendor's client uses 30). */
+const MAX_RATE_LIMITED = 30;
+const JSON_API = 'application/vnd.api+json';
+
+/**
+ * Every HTTP exchange of one client: one keep-alive agent, one queue bounding concurrency, one pacer
+ * holding starts to the rate limit, retries of 429, 5xx and transport failures.
+ */
+export class Transport {
+  private readonly agent: Agent;
+  private readonly queue: PQueue;
+  private readonly pacer: Pacer;
+  private readonly base: URL;
+  private readonly counters: TransportStats = { requests: 0, byStatus: {}, retries: 0, rateLimited: 0, rateLimitWaitSeconds: 0 };
+
+  constructor(private readonly options: TransportOptions) {
+    this.base = new URL(options.baseUrl.replace(/\/+$/, ''));
+    this.agent = new Agent({
+      connections: options.concurrency + 2,
+      keepAliveTimeout: 30_000,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+    this.queue = new PQueue({ concurrency: options.concurrency });
+    this.pacer = new Pacer(options.clock, options.rateLimit);
+  }
+
+  /** Absolute URL of a path relative to the base URL (`/policies/pol-1`). */
+  url(path: string): string {
+    return `${this.base.href}${path}`;
+  }
+
+  stats(): TransportStats {
+    return { ...this.counters, byStatus: { ...this.counters.byStatus } };
+  }
+
+  async close(): Promise<void> {
+    await this.queue.onIdle();
+    await this.agent.close();
+  }
+
+  /** Sends until an answer worth returning: any status but 429, and 5xx only once retries are spent. */
+  async send(req: HttpRequest): Promise<HttpResponse> {
+    const { logger, clock, maxRetries } = this.options;
+    const described = this.describe(req);
+    let failures = 0;
+    let limited = 0;
+    for (;;) {
+      const outcome = await this.queue.add(() => this.attempt(req, described), { priority: failures + limited });
+      if ('response' in outcome) {
+        const { status, headers } = outcome.response;
+        if (status === 429 && limited < MAX_RATE_LIMITED) {
+          limited += 1;
+          this.counters.rateLimited += 1;
+          const waitMs = Math.max(100, numberHeader(headers, 'x-ratelimit-reset', 1) * 1000) + clock.random() * 300;
+          this.pacer.pauseFor(waitMs);
+          logger.warn({ ...described, status, waitMs: Math.round(waitMs), attempt: limited }, 'api rate limited, waiting');
+          continue;
+        }
+        const retryable = status >= 500 && req.retry !== 'unsent-only';
+        if (!retryable || failures >= maxRetries) return outcome.response;
+        failures += 1;
+        await this.backOff(described, failures, { status });
+        continue;
+      }
+      const { failure } = outcome;
+      const retryable = req.retry !== 'unsent-only' || !failure.maybeSent;
+      if (!retryable || failures >= maxRetries) {
+        const message = `${described.method} ${described.path} failed: ${failure.description}`;
+        throw new NetworkError(message, described, { cause: safeCause(failure) });
+      }
+      failures += 1;
+      await this.backOff(described, failures, { error: failure.code });
+    }
+  }
+
+  /** Waits before the next try of a request that failed `attempt` times; counted as a retry. */
+  async backOff(request: FailedRequest, attempt: number, reason: Record<string, unknown>): Promise<void> {
+    const delayMs = backoffMs(attempt, this.options.clock.random());
+    this.counters.retries += 1;
+    this.options.logger.warn({ ...request, ...reason, attempt, delayMs: Math.round(delayMs) }, 'api request failed, retrying');
+    await this.options.clock.sleep(delayMs);
+  }
+
+  private describe(req: HttpRequest): FailedRequest {
+    const url = new URL(req.url);
+    const path = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
+    return { method: req.method, path: `${path}${url.search}` };
+  }
+
+  private async attempt(req: HttpRequest, described: FailedRequest): Promise<Outcome> {
+    const { clock, logger, timeoutMs } = this.options;
+    const url = new URL(req.url);
+    const inApi = this.inApi(url);
+    if (inApi) this.recordWait(await this.pacer.acquire());
+    const started = clock.now();
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      const res = await request(url, {
+        method: req.method,
+        headers: this.headers(req, inApi),
+        body: req.file ? createReadStream(req.file.path) : req.json === undefined ? undefined : JSON.stringify(req.json),
+        dispatcher: this.agent,
+        signal,
+      });
+      const text = await res.body.text();
+      const headers = flatHeaders(res.headers);
+      if (inApi) this.pacer.observe(rateLimitHeaders(headers));
+      const durationMs = clock.now() - started;
+      this.record(req.method, res.statusCode, durationMs);
+      logger.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs) }, 'api request');
+      return { response: { status: res.statusCode, headers, text, request: described } };
+    } catch (error) {
+      const failure = describeFailure(error, signal.aborted, this.options.token);
+      const durationMs = clock.now() - started;
+      this.record(req.method, 'error', durationMs);
+      logger.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs) }, 'api request got no response');
+      return { failure };
+    }
+  }
+
+  /** Requests under the base URL are paced and may carry the token; nothing else is or does. */
+  private inApi(url: URL): boolean {
+    return url.origin === this.base.origin && url.pathname.startsWith(`${this.base.pathname}/`);
+  }
+
+  private headers(req: HttpRequest, inApi: boolean): Record<string, string> {
+    const headers: Record<string, string> = {};
+    if (inApi) headers.accept = JSON_API;
+    if (inApi && req.auth !== false) headers.authorization = `Bearer ${this.options.token}`;
+    if (req.json !== undefined) headers['content-type'] = JSON_API;
+    if (req.file) {
+      headers['content-type'] = 'application/octet-stream';
+      headers['content-length'] = String(req.file.size);
+    }
+    return headers;
+  }
+
+  private record(method: string, status: number | 'error', durationMs: number): void {
+    this.counters.requests += 1;
+    const key = String(status);
+    this.counters.byStatus[key] = (this.counters.byStatus[key] ?? 0) + 1;
+    this.options.onRequest?.({ method, status, durationMs });
+  }
+
+  private recordWait(waitedMs: number): void {
+    if (waitedMs < 1) return;
+    this.counters.rateLimitWaitSeconds += waitedMs / 1000;
+    this.options.onRateLimitWait?.(waitedMs / 1000);
+  }
+}
+
+function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+function numberHeader(headers: Record<string, string>, name: string, fallback: number): number {
+  const value = Number(headers[name]);
+  return headers[name] !== undefined && Number.isFinite(value) ? value : fallback;
+}
+
+function rateLimitHeaders(headers: Record<string, string>): RateLimitHeaders {
+  const read = (name: string): number | null => (headers[name] === undefined ? null : numberHeader(headers, name, NaN));
+  const valid = (n: number | null): number | null => (n === null || Number.isNaN(n) ? null : n);
+  return {
+    limit: valid(read('x-ratelimit-limit')),
+    remaining: valid(read('x-ratelimit-remaining')),
+    resetSeconds: valid(read('x-ratelimit-reset')),
+  };
+}
