@@ -1,0 +1,40 @@
+import type { AgentStatus } from '../api/types.js';
+import type { SourceProblem } from '../errors.js';
+import type { AgentCleanup, DeclaredPool } from './types.js';
+import { parseDuration } from './duration.js';
+import { readSettingsFile } from './settings-file.js';
+import type { YamlSource } from './yaml-source.js';
+
+/** A pool file read and validated on its own; cross-pool checks come later. */
+export interface PoolFile {
+  pool: DeclaredPool;
+  /** For the lines of later problems; null when the YAML did not parse. */
+  source: YamlSource | null;
+  problems: SourceProblem[];
+}
+
+/** Reads `agent-pools/<name>.yaml`; every problem is returned, with its line. */
+export function readPoolFile(name: string, file: string, text: string): PoolFile {
+  const parsed = readSettingsFile(file, text, 'agent-pool');
+  const raw = parsed.settings ?? {};
+  const pool: DeclaredPool = {
+    name,
+    file,
+    organizationScoped: typeof raw['organization-scoped'] === 'boolean' ? raw['organization-scoped'] : true,
+    allowedWorkspaces: stringList(raw['allowed-workspaces']),
+    previousNames: stringList(raw['previous-names']) ?? [],
+    agentCleanup: parsed.problems.length === 0 ? agentCleanup(raw['agent-cleanup']) : null,
+  };
+  return { pool, source: parsed.source, problems: parsed.problems };
+}
+
+function agentCleanup(value: unknown): AgentCleanup | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { statuses, after } = value as { statuses: AgentStatus[]; after: string };
+  const afterMs = parseDuration(after);
+  return afterMs === null ? null : { statuses: [...statuses], after, afterMs };
+}
+
+function stringList(value: unknown): string[] | null {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : null;
+}

@@ -1,0 +1,64 @@
+import type { SourceProblem } from '../errors.js';
+import type { DeclaredPool } from './types.js';
+import { mapLimit } from './map-limit.js';
+import { byName, isValidName, NAME_RULE, splitPath } from './names.js';
+import { readPoolFile, type PoolFile } from './pool-settings.js';
+import { withFile } from './settings-file.js';
+import { readText } from './read-text.js';
+import type { FoundFile } from './walk.js';
+
+export const DEFAULT_MAX_AGENT_POOLS = 1;
+
+/** Builds the declared agent pools from `agent-pools/*.yaml`, collecting every problem. */
+export async function readPools(
+  files: readonly FoundFile[],
+  maxAgentPools: number,
+): Promise<{ pools: DeclaredPool[]; problems: SourceProblem[] }> {
+  const problems: SourceProblem[] = [];
+  const read = await mapLimit(files, 8, async (file): Promise<PoolFile | null> => {
+    const name = splitPath(file.rel).stem;
+    if (!isValidName(name)) {
+      problems.push({ file: file.rel, message: `"${name}" is not a valid agent pool name; ${NAME_RULE} (rename the file)` });
+      return null;
+    }
+    const text = await readText(file);
+    if ('problem' in text) {
+      problems.push(text.problem);
+      return null;
+    }
+    return readPoolFile(name, file.rel, text.text);
+  });
+  const poolFiles = read.filter((item): item is PoolFile => item !== null).sort((a, b) => byName(a.pool, b.pool));
+  for (const poolFile of poolFiles) problems.push(...poolFile.problems);
+  problems.push(...previousNameProblems(poolFiles));
+  if (files.length > maxAgentPools) {
+    const message =
+      `declares ${files.length} agent pools (${files.map((file) => file.rel).join(', ')}) but the organization allows ` +
+      `${maxAgentPools}; remove pools or raise max-agent-pools in the config`;
+    problems.push({ file: 'agent-pools', message });
+  }
+  return { pools: poolFiles.map((poolFile) => poolFile.pool), problems };
+}
+
+/** A previous name must not be a declared pool's current name, nor be claimed by two pools. */
+function previousNameProblems(poolFiles: readonly PoolFile[]): SourceProblem[] {
+  const fileByName = new Map(poolFiles.map(({ pool }) => [pool.name, pool.file]));
+  const claimedBy = new Map<string, string>();
+  const problems: SourceProblem[] = [];
+  for (const { pool, source } of poolFiles) {
+    for (const [index, previous] of pool.previousNames.entries()) {
+      const line = source?.lineOf(`/previous-names/${index}`);
+      const owner = fileByName.get(previous);
+      const claimant = claimedBy.get(previous);
+      if (previous === pool.name) {
+        problems.push(withFile(pool.file, line, `previous-names lists the pool's own name "${previous}"`));
+      } else if (owner !== undefined) {
+        problems.push(withFile(pool.file, line, `previous name "${previous}" is the name of another declared pool (${owner})`));
+      } else if (claimant !== undefined) {
+        problems.push(withFile(pool.file, line, `previous name "${previous}" is also claimed by ${claimant}; only one pool can be renamed from it`));
+      }
+      claimedBy.set(previous, claimant ?? pool.file);
+    }
+  }
+  return problems;
+}
