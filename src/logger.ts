@@ -1,4 +1,4 @@
-import { pino, type Logger } from 'pino';
+import { destination, pino, type Logger } from 'pino';
 
 export type { Logger };
 
@@ -7,7 +7,7 @@ const REDACT = ['token', 'apiToken', 'authorization', 'headers.authorization', '
 
 /** JSON logs to stderr, so stdout stays free for the plan. */
 export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({ level, base: { name: 'policy-pool-sync' }, redact: { paths: REDACT, censor: '[redacted]' } }, pino.destination(2));
+  return pino({ level, base: { name: 'policy-pool-sync' }, redact: { paths: REDACT, censor: '[redacted]' } }, destination(2));
 }
 
 /** A logger that writes nothing, for library use and tests. */
