@@ -1,0 +1,46 @@
+/** Validation of control endpoint bodies; problems are 400s. */
+import type { AgentStatus } from '../api/types.js';
+import { badRequest, isObject } from './http.js';
+import { readFault, type Checker } from './seed-fields.js';
+import type { FaultSpec } from './types.js';
+
+const STATUSES = new Set(['idle', 'busy', 'exited', 'errored', 'unknown']);
+
+export interface AgentFields {
+  name?: string | null;
+  status?: AgentStatus;
+  ipAddress?: string;
+  lastPingAt?: string;
+}
+
+export function readFaultList(body: unknown): FaultSpec[] {
+  if (!isObject(body) || !Array.isArray(body.faults)) throw badRequest('body must be {"faults": [...]}');
+  const problems: string[] = [];
+  const check: Checker = { problem: (path, message) => problems.push(`faults/${path.join('/')}: ${message}`) };
+  const specs = body.faults.map((item, i) => readFault(item, [i], check));
+  if (problems.length > 0) throw badRequest(problems.join('; '));
+  return specs.filter((spec): spec is FaultSpec => spec !== null);
+}
+
+export function readAgentFields(value: unknown, creating: boolean): AgentFields {
+  if (!isObject(value)) throw badRequest('an agent must be an object');
+  const fields: AgentFields = {};
+  if (value.status !== undefined || creating) {
+    if (typeof value.status !== 'string' || !STATUSES.has(value.status)) throw badRequest('status must be idle, busy, exited, errored or unknown');
+    fields.status = value.status as AgentStatus;
+  }
+  if (value.name !== undefined) {
+    if (typeof value.name !== 'string' && value.name !== null) throw badRequest('name must be a string or null');
+    fields.name = value.name;
+  }
+  if (value['ip-address'] !== undefined) {
+    if (typeof value['ip-address'] !== 'string') throw badRequest('ip-address must be a string');
+    fields.ipAddress = value['ip-address'];
+  }
+  if (value['last-ping-at'] !== undefined) {
+    const time = typeof value['last-ping-at'] === 'string' ? Date.parse(value['last-ping-at']) : NaN;
+    if (Number.isNaN(time)) throw badRequest('last-ping-at must be an ISO 8601 date-time');
+    fields.lastPingAt = new Date(time).toISOString();
+  }
+  return fields;
+}

@@ -1,0 +1,118 @@
+/** Control endpoints under /_emulator for tests and demos: faults, request log, agents, rate limit, state. */
+import { agentResource } from './documents.js';
+import type { FaultList } from './faults.js';
+import { badRequest, isObject, readBody, type Reply } from './http.js';
+import { requireAgent, requirePool } from './lookups.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { RequestLog } from './request-log.js';
+import type { Context, Route } from './router.js';
+import { readAgentFields, readFaultList } from './control-input.js';
+import { addAgent, agentsOf, poolsOf, type Store } from './store.js';
+
+export interface ControlDeps {
+  faults: FaultList;
+  log: RequestLog;
+  limiter: RateLimiter;
+}
+
+export function controlRoutes(deps: ControlDeps): Route[] {
+  return [
+    { method: 'POST', pattern: '/faults', handler: async (ctx) => ok({ added: addFaults(deps.faults, await readJson(ctx)) }) },
+    { method: 'DELETE', pattern: '/faults', handler: () => (deps.faults.clear(), ok({})) },
+    { method: 'GET', pattern: '/requests', handler: () => ok({ requests: deps.log.list() }) },
+    { method: 'DELETE', pattern: '/requests', handler: () => (deps.log.clear(), ok({})) },
+    { method: 'POST', pattern: '/agents', handler: addAgents },
+    { method: 'PATCH', pattern: '/agents/:id', handler: updateAgent },
+    { method: 'PUT', pattern: '/rate-limit', handler: async (ctx) => ok({ limit: setRateLimit(deps.limiter, await readJson(ctx)) }) },
+    { method: 'GET', pattern: '/state', handler: (ctx) => ok(dumpState(ctx.store)) },
+  ];
+}
+
+function ok(body: unknown): Reply {
+  return { status: 200, headers: { 'content-type': 'application/json' }, body };
+}
+
+async function readJson(ctx: Context): Promise<unknown> {
+  const raw = await readBody(ctx.req, 1_048_576);
+  try {
+    return JSON.parse(raw.toString('utf8')) as unknown;
+  } catch {
+    throw badRequest('body is not valid JSON');
+  }
+}
+
+function addFaults(faults: FaultList, body: unknown): number {
+  const specs = readFaultList(body);
+  faults.add(specs);
+  return specs.length;
+}
+
+function setRateLimit(limiter: RateLimiter, body: unknown): number {
+  const limit = isObject(body) ? body.limit : undefined;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0) throw badRequest('limit must be a whole number, 0 or more');
+  limiter.setLimit(limit);
+  return limit;
+}
+
+async function addAgents(ctx: Context): Promise<Reply> {
+  const body = await readJson(ctx);
+  if (!isObject(body) || typeof body.pool !== 'string' || !Array.isArray(body.agents)) {
+    throw badRequest('body must be {"pool": "apool-...", "agents": [...]}');
+  }
+  const pool = requirePool(ctx.store, body.pool);
+  const specs = body.agents.map((agent) => readAgentFields(agent, true));
+  const ids = specs.map((spec) => {
+    const agent = addAgent(ctx.store, pool.id, { status: spec.status ?? 'idle', ipAddress: spec.ipAddress, lastPingAt: spec.lastPingAt }, ctx.now);
+    agent.name = spec.name ?? null;
+    return agent.id;
+  });
+  return ok({ ids });
+}
+
+async function updateAgent(ctx: Context): Promise<Reply> {
+  const agent = requireAgent(ctx.store, ctx.params.id);
+  const fields = readAgentFields(await readJson(ctx), false);
+  if (fields.status !== undefined) agent.status = fields.status;
+  if (fields.lastPingAt !== undefined) agent.lastPingAt = fields.lastPingAt;
+  if (fields.name !== undefined) agent.name = fields.name;
+  if (fields.ipAddress !== undefined) agent.ipAddress = fields.ipAddress;
+  return ok(agentResource(agent));
+}
+
+function dumpState(store: Store): unknown {
+  return {
+    organizations: [...store.orgs.values()].map((org) => ({
+      name: org.name,
+      'max-agent-pools': org.maxAgentPools,
+      workspaces: [...org.workspaces].map(([id, name]) => ({ id, name })),
+      'policy-sets': [...org.policySets],
+      policies: [...store.policies.values()]
+        .filter((policy) => policy.org === org.name)
+        .map((policy) => ({
+          id: policy.id,
+          name: policy.name,
+          kind: policy.kind,
+          description: policy.description,
+          query: policy.query,
+          'enforcement-level': policy.level,
+          'policy-set-ids': policy.policySetIds,
+          'updated-at': policy.updatedAt,
+          code: policy.code === null ? null : policy.code.toString('utf8'),
+        })),
+      'agent-pools': poolsOf(store, org.name).map((pool) => ({
+        id: pool.id,
+        name: pool.name,
+        'created-at': pool.createdAt,
+        'organization-scoped': pool.organizationScoped,
+        'allowed-workspaces': pool.allowedWorkspaceIds,
+        agents: agentsOf(store, pool.id).map((agent) => ({
+          id: agent.id,
+          name: agent.name,
+          status: agent.status,
+          'ip-address': agent.ipAddress,
+          'last-ping-at': agent.lastPingAt,
+        })),
+      })),
+    })),
+  };
+}

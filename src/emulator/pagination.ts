@@ -1,0 +1,53 @@
+/** Page selection and the pagination envelope (links and meta.pagination). */
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export interface Page<T> {
+  items: T[];
+  links: Record<string, string | null>;
+  pagination: Record<string, number | null>;
+}
+
+/** `listUrl` is the absolute URL of the list without query; `query` is the request's query. */
+export function paginate<T>(all: T[], query: URLSearchParams, listUrl: string): Page<T> {
+  const size = Math.min(MAX_PAGE_SIZE, positiveInt(query.get('page[size]')) ?? DEFAULT_PAGE_SIZE);
+  const number = positiveInt(query.get('page[number]')) ?? 1;
+  const totalPages = Math.max(1, Math.ceil(all.length / size));
+  const prev = number > 1 ? Math.min(number - 1, totalPages) : null;
+  const next = number < totalPages ? number + 1 : null;
+  const link = (page: number): string => pageUrl(listUrl, query, page, size);
+  return {
+    items: all.slice((number - 1) * size, number * size),
+    links: {
+      self: link(number),
+      first: link(1),
+      prev: prev === null ? null : link(prev),
+      next: next === null ? null : link(next),
+      last: link(totalPages),
+    },
+    pagination: {
+      'current-page': number,
+      'prev-page': prev,
+      'next-page': next,
+      'total-pages': totalPages,
+      'total-count': all.length,
+    },
+  };
+}
+
+function positiveInt(text: string | null): number | undefined {
+  if (text === null || !/^\d+$/.test(text)) return undefined;
+  const value = Number(text);
+  return value >= 1 ? value : undefined;
+}
+
+/** Page parameters first, then the other parameters as sent, brackets percent-encoded. */
+function pageUrl(listUrl: string, query: URLSearchParams, page: number, size: number): string {
+  const parts = [`page%5Bnumber%5D=${page}`, `page%5Bsize%5D=${size}`];
+  for (const [key, value] of query) {
+    if (key === 'page[number]' || key === 'page[size]') continue;
+    parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(value)}`);
+  }
+  return `${listUrl}?${parts.join('&')}`;
+}

@@ -1,0 +1,109 @@
+/** What happens to each request: auth, rate limit, faults, routing, the answer and the request log. */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../logger.js';
+import type { FaultList } from './faults.js';
+import { JSON_API, ReplyError, errorReply, type Reply } from './http.js';
+import { RATE_LIMITED_BODY, type RateLimiter } from './rate-limit.js';
+import type { RequestLog } from './request-log.js';
+import type { Context, Router } from './router.js';
+
+export interface Pipeline {
+  api: Router;
+  control: Router;
+  blobs: Router;
+  faults: FaultList;
+  limiter: RateLimiter;
+  log: RequestLog;
+  logger: Logger;
+  token: string;
+}
+
+/** `loggedPath` is the path after /api/v2 with the query as sent. */
+export async function handleApi(p: Pipeline, ctx: Context, loggedPath: string, res: ServerResponse): Promise<void> {
+  const presented = bearer(ctx.req);
+  const rate = p.limiter.take(presented ?? '');
+  const finish = (status: number | null): void => record(p, ctx, loggedPath, status);
+  if (!sameToken(presented, p.token)) return answer(res, unauthorized(), rate.headers, JSON_API, finish);
+  if (!rate.allowed) return answer(res, { status: 429, body: RATE_LIMITED_BODY }, rate.headers, JSON_API, finish);
+  const fault = p.faults.take(ctx.method, ctx.path);
+  if (fault?.kind === 'drop') return lose(ctx, res, finish);
+  if (fault?.kind === 'status') {
+    const status = fault.status ?? 503;
+    return answer(res, errorReply(status, [{ status: String(status), title: 'injected fault', detail: `fault injected by the emulator` }]), rate.headers, JSON_API, finish);
+  }
+  if (fault?.kind === 'latency') await sleep(fault['latency-ms'] ?? 1000);
+  const reply = await route(p.api, ctx);
+  if (fault?.kind === 'lose-response') return lose(ctx, res, finish);
+  answer(res, reply, rate.headers, JSON_API, finish);
+}
+
+/** Temporary download URLs: no Authorization, no rate limit, logged with their own path. */
+export async function handleBlob(p: Pipeline, ctx: Context, loggedPath: string, res: ServerResponse): Promise<void> {
+  const reply = await route(p.blobs, ctx);
+  answer(res, reply, {}, JSON_API, (status) => record(p, ctx, loggedPath, status));
+}
+
+/** Control endpoints: same token, not rate limited, not logged. */
+export async function handleControl(p: Pipeline, ctx: Context, res: ServerResponse): Promise<void> {
+  const reply = sameToken(bearer(ctx.req), p.token) ? await route(p.control, ctx) : unauthorized();
+  answer(res, reply, {}, 'application/json', () => undefined);
+}
+
+export async function route(router: Router, ctx: Context): Promise<Reply> {
+  const match = router(ctx.method, ctx.path);
+  if (match === null) return errorReply(404, [{ status: '404', title: 'not found' }]);
+  if (match === 'method-not-allowed') return errorReply(405, [{ status: '405', title: 'method not allowed' }]);
+  try {
+    return await match.handler({ ...ctx, params: match.params });
+  } catch (error) {
+    if (error instanceof ReplyError) return errorReply(error.status, error.errors);
+    return errorReply(500, [{ status: '500', title: 'internal error', detail: error instanceof Error ? error.message : String(error) }]);
+  }
+}
+
+export function answer(res: ServerResponse, reply: Reply, extra: Record<string, string>, jsonType: string, done: (status: number) => void): void {
+  const headers: Record<string, string> = { ...extra, ...reply.headers };
+  let payload: Buffer | undefined;
+  if (Buffer.isBuffer(reply.body)) payload = reply.body;
+  else if (reply.body !== undefined) {
+    payload = Buffer.from(JSON.stringify(reply.body));
+    headers['content-type'] ??= jsonType;
+  }
+  if (payload !== undefined) headers['content-length'] = String(payload.length);
+  res.writeHead(reply.status, headers);
+  res.end(payload);
+  done(reply.status);
+}
+
+function unauthorized(): Reply {
+  return errorReply(401, [{ status: '401', title: 'unauthorized', detail: 'a valid Authorization: Bearer token is required' }]);
+}
+
+function lose(ctx: Context, res: ServerResponse, done: (status: null) => void): void {
+  res.destroy();
+  ctx.req.socket.destroy();
+  done(null);
+}
+
+function record(p: Pipeline, ctx: Context, path: string, status: number | null): void {
+  const contentType = ctx.req.headers['content-type'] ?? null;
+  p.log.add({ method: ctx.method, path, status, 'content-type': contentType, at: new Date(ctx.now()).toISOString() });
+  p.logger.debug({ method: ctx.method, path, status }, 'emulator request');
+}
+
+function bearer(req: IncomingMessage): string | null {
+  const header = req.headers.authorization ?? '';
+  const match = /^Bearer (.+)$/i.exec(header.trim());
+  return match?.[1] ?? null;
+}
+
+function sameToken(presented: string | null, token: string): boolean {
+  if (presented === null) return false;
+  const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(presented), digest(token));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

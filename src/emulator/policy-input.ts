@@ -1,0 +1,82 @@
+/** Validation of policy create and update bodies. */
+import { LEVELS_BY_KIND, type EnforcementLevel, type PolicyKind } from '../api/types.js';
+import { invalid, isObject } from './http.js';
+import type { OrgRecord, PolicyRecord } from './store.js';
+import { checkName, optionalString, readDocument, relationshipIds } from './validate.js';
+
+export interface PolicyCreate {
+  name: string;
+  description: string | null;
+  kind: PolicyKind;
+  query: string | null;
+  level: EnforcementLevel;
+  policySetIds: string[];
+}
+
+export interface PolicyUpdate {
+  description?: string | null;
+  query?: string;
+  level?: EnforcementLevel;
+}
+
+export function parsePolicyCreate(body: unknown, org: OrgRecord, nameTaken: (name: string) => boolean): PolicyCreate {
+  const { attributes, relationships } = readDocument(body, 'policies');
+  const name = checkName(attributes.name);
+  if (nameTaken(name)) throw invalid('Name has already been taken', '/data/attributes/name');
+  const kind = attributes.kind ?? 'native';
+  if (kind !== 'native' && kind !== 'opa') throw invalid('kind must be native or opa', '/data/attributes/kind');
+  const description = optionalString(attributes, 'description', true) ?? null;
+  const query = checkQuery(kind, optionalString(attributes, 'query', false));
+  if (kind === 'opa' && query === undefined) throw invalid("Query can't be blank for opa policies", '/data/attributes/query');
+  const fallback: EnforcementLevel = kind === 'opa' ? 'advisory' : 'hard-mandatory';
+  const level = readLevel(attributes, kind, name) ?? fallback;
+  const policySetIds = relationshipIds(relationships, 'policy-sets', 'policy-sets', (id) => org.policySets.has(id)) ?? [];
+  return { name, description, kind, query: query ?? null, level, policySetIds };
+}
+
+export function parsePolicyUpdate(body: unknown, policy: PolicyRecord): PolicyUpdate {
+  const { attributes } = readDocument(body, 'policies');
+  if (attributes.name !== undefined && attributes.name !== policy.name) throw invalid('Name cannot be changed', '/data/attributes/name');
+  if (attributes.kind !== undefined && attributes.kind !== policy.kind) throw invalid('Kind cannot be changed', '/data/attributes/kind');
+  const update: PolicyUpdate = {};
+  const description = optionalString(attributes, 'description', true);
+  if (description !== undefined) update.description = description;
+  const query = checkQuery(policy.kind, optionalString(attributes, 'query', false));
+  if (query !== undefined) update.query = query;
+  const level = readLevel(attributes, policy.kind, policy.name);
+  if (level !== undefined) update.level = level;
+  return update;
+}
+
+function checkQuery(kind: PolicyKind, query: string | null | undefined): string | undefined {
+  if (query === undefined || query === null) return undefined;
+  const pointer = '/data/attributes/query';
+  if (kind !== 'opa') throw invalid('query is only valid for opa policies', pointer);
+  if (query.trim() === '') throw invalid("Query can't be blank for opa policies", pointer);
+  return query;
+}
+
+/** `enforcement-level` wins; else the deprecated `enforce` array decides; undefined when neither is sent. */
+function readLevel(attributes: Record<string, unknown>, kind: PolicyKind, name: string): EnforcementLevel | undefined {
+  const levels = LEVELS_BY_KIND[kind];
+  const explicit = attributes['enforcement-level'];
+  if (explicit !== undefined) {
+    if (!levels.includes(explicit as EnforcementLevel)) {
+      throw invalid(`enforcement-level must be one of ${levels.join(', ')} for ${kind} policies`, '/data/attributes/enforcement-level');
+    }
+  }
+  const enforce = attributes.enforce;
+  if (enforce === undefined) return explicit as EnforcementLevel | undefined;
+  if (!Array.isArray(enforce)) throw invalid('enforce must be an array', '/data/attributes/enforce');
+  let fromEnforce: EnforcementLevel | undefined;
+  for (const [i, rule] of enforce.entries()) {
+    const pointer = `/data/attributes/enforce/${i}`;
+    if (!isObject(rule) || typeof rule.path !== 'string' || typeof rule.mode !== 'string') {
+      throw invalid('each enforce element needs a path and a mode', pointer);
+    }
+    if (!levels.includes(rule.mode as EnforcementLevel)) throw invalid(`mode must be one of ${levels.join(', ')} for ${kind} policies`, `${pointer}/mode`);
+    const matches = rule.path === `${name}.${kind === 'opa' ? 'rego' : 'native'}`;
+    fromEnforce ??= kind === 'native' && !matches ? 'hard-mandatory' : (rule.mode as EnforcementLevel);
+  }
+  return (explicit as EnforcementLevel | undefined) ?? fromEnforce;
+}

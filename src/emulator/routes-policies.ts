@@ -1,0 +1,72 @@
+/** Policy records: list, create, show, update, delete. */
+import { includedPolicySets, policyResource } from './documents.js';
+import { JSON_API, readJsonBody, type Reply } from './http.js';
+import { newId } from './ids.js';
+import { includes, requireOrg, requirePolicy } from './lookups.js';
+import { paginate } from './pagination.js';
+import { parsePolicyCreate, parsePolicyUpdate } from './policy-input.js';
+import type { Context, Route } from './router.js';
+import type { PolicyRecord } from './store.js';
+
+export const policyRoutes: Route[] = [
+  { method: 'GET', pattern: '/organizations/:org/policies', handler: listPolicies },
+  { method: 'POST', pattern: '/organizations/:org/policies', handler: createPolicy },
+  { method: 'GET', pattern: '/policies/:id', handler: showPolicy },
+  { method: 'PATCH', pattern: '/policies/:id', handler: updatePolicy },
+  { method: 'DELETE', pattern: '/policies/:id', handler: deletePolicy },
+];
+
+function listPolicies(ctx: Context): Reply {
+  const org = requireOrg(ctx.store, ctx.params.org);
+  const search = ctx.query.get('search[name]')?.toLowerCase();
+  const kind = ctx.query.get('filter[kind]');
+  const matching = [...ctx.store.policies.values()].filter(
+    (policy) =>
+      policy.org === org.name &&
+      (search === undefined || policy.name.toLowerCase().includes(search)) &&
+      (kind === null || kind === '' || policy.kind === kind),
+  );
+  const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`);
+  const body: Record<string, unknown> = {
+    data: page.items.map((policy) => policyResource(policy, 'list')),
+    links: page.links,
+    meta: { pagination: page.pagination },
+  };
+  if (includes(ctx.query, 'policy_sets')) body.included = includedPolicySets(page.items);
+  return { status: 200, body };
+}
+
+async function createPolicy(ctx: Context): Promise<Reply> {
+  const org = requireOrg(ctx.store, ctx.params.org);
+  const body = await readJsonBody(ctx.req, JSON_API);
+  const taken = (name: string): boolean => [...ctx.store.policies.values()].some((p) => p.org === org.name && p.name === name);
+  const input = parsePolicyCreate(body, org, taken);
+  const policy: PolicyRecord = { id: newId('pol'), org: org.name, ...input, updatedAt: null, code: null };
+  ctx.store.policies.set(policy.id, policy);
+  return { status: 200, body: { data: policyResource(policy, 'create') } };
+}
+
+export function showPolicyReply(ctx: Context, policy: PolicyRecord): Reply {
+  const body: Record<string, unknown> = { data: policyResource(policy, 'show') };
+  if (includes(ctx.query, 'policy_sets')) body.included = includedPolicySets([policy]);
+  return { status: 200, body };
+}
+
+function showPolicy(ctx: Context): Reply {
+  return showPolicyReply(ctx, requirePolicy(ctx.store, ctx.params.id));
+}
+
+async function updatePolicy(ctx: Context): Promise<Reply> {
+  const policy = requirePolicy(ctx.store, ctx.params.id);
+  const update = parsePolicyUpdate(await readJsonBody(ctx.req, JSON_API), policy);
+  if (update.description !== undefined) policy.description = update.description;
+  if (update.query !== undefined) policy.query = update.query;
+  if (update.level !== undefined) policy.level = update.level;
+  return { status: 200, body: { data: policyResource(policy, 'update') } };
+}
+
+function deletePolicy(ctx: Context): Reply {
+  const policy = requirePolicy(ctx.store, ctx.params.id);
+  ctx.store.policies.delete(policy.id);
+  return { status: 204 };
+}

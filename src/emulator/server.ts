@@ -1,0 +1,99 @@
+/** Starting the emulator: state from the seed, route tables, and the node:http server. */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { silentLogger, type Logger } from '../logger.js';
+import { createBlobStore } from './blobs.js';
+import { controlRoutes } from './control.js';
+import { createFaultList } from './faults.js';
+import { JSON_API, errorReply } from './http.js';
+import { randomSuffix } from './ids.js';
+import { answer, handleApi, handleBlob, handleControl, type Pipeline } from './pipeline.js';
+import { createRateLimiter } from './rate-limit.js';
+import { createRequestLog } from './request-log.js';
+import { createRouter, type Context } from './router.js';
+import { agentRoutes } from './routes-agents.js';
+import { BLOB_PREFIX, policyCodeRoutes, serveBlob } from './routes-policy-code.js';
+import { policyRoutes } from './routes-policies.js';
+import { poolRoutes } from './routes-pools.js';
+import { defaultSeed } from './seed-default.js';
+import { createStore } from './store.js';
+import type { Seed } from './types.js';
+
+export interface EmulatorOptions {
+  /** @default 0 (any free port) */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** @default defaultSeed() */
+  seed?: Seed;
+  logger?: Logger;
+}
+
+export interface RunningEmulator {
+  /** `http://127.0.0.1:PORT/api/v2` */
+  url: string;
+  /** `http://127.0.0.1:PORT` */
+  origin: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+const API_PREFIX = '/api/v2';
+const CONTROL_PREFIX = '/_emulator/';
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const seed = options.seed ?? defaultSeed();
+  const host = options.host ?? '127.0.0.1';
+  const now = (): number => Date.now();
+  const store = createStore(seed, now);
+  const blobs = createBlobStore(now);
+  const faults = createFaultList();
+  faults.add(seed.faults ?? []);
+  const limiter = createRateLimiter(seed.rateLimit ?? 30, now);
+  const log = createRequestLog();
+  const pipeline: Pipeline = {
+    api: createRouter([...policyRoutes, ...policyCodeRoutes, ...poolRoutes, ...agentRoutes]),
+    control: createRouter(controlRoutes({ faults, log, limiter })),
+    blobs: createRouter([{ method: 'GET', pattern: '/:key', handler: serveBlob }]),
+    faults,
+    limiter,
+    log,
+    logger: options.logger ?? silentLogger(),
+    token: seed.token ?? process.env.API_TOKEN ?? randomSuffix(32),
+  };
+  let origin = '';
+
+  const server = createServer((req, res) => {
+    const raw = req.url ?? '/';
+    const url = new URL(raw, 'http://emulator');
+    const at = (prefix: string): Context => ({
+      req, method: req.method ?? 'GET', path: url.pathname.slice(prefix.length) || '/', query: url.searchParams,
+      params: {}, store, blobs, origin, now,
+    });
+    if (url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`)) {
+      void handleApi(pipeline, at(API_PREFIX), raw.slice(API_PREFIX.length), res);
+    } else if (url.pathname.startsWith(BLOB_PREFIX)) {
+      void handleBlob(pipeline, at(BLOB_PREFIX.slice(0, -1)), raw, res);
+    } else if (url.pathname.startsWith(CONTROL_PREFIX)) {
+      void handleControl(pipeline, at(CONTROL_PREFIX.slice(0, -1)), res);
+    } else {
+      answer(res, errorReply(404, [{ status: '404', title: 'not found' }]), {}, JSON_API, () => undefined);
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return {
+    url: `${origin}${API_PREFIX}`,
+    origin,
+    token: pipeline.token,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
