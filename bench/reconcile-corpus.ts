@@ -1,0 +1,53 @@
+/**
+ * Reconciles all three corpora (487 policies) as one declared repo against the emulator at its real
+ * 30 req/s limit, then runs a no-change pass, and prints wall times and request counts.
+ * Run: node --import tsx bench/reconcile-corpus.ts
+ */
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApiClient } from '../src/api/client.js';
+import type { SourceConfig } from '../src/config/types.js';
+import { startEmulator } from '../src/emulator/index.js';
+import { silentLogger } from '../src/logger.js';
+import { createCodeCache, runPass } from '../src/reconcile.js';
+
+const CORPUS = new URL('../../shared/corpus/', import.meta.url).pathname;
+const ORG = 'bench-org';
+
+const dir = await mkdtemp(join(tmpdir(), 'pps-bench-'));
+for (const name of ['fsbp-aws', 'sentinel-examples', 'avm-rego']) {
+  await cp(join(CORPUS, name, 'policies'), join(dir, 'policies', name), { recursive: true });
+}
+const emulator = await startEmulator({ port: 0, seed: { token: 'bench-token', rateLimit: 30, organizations: [{ name: ORG }] } });
+const source: SourceConfig = {
+  name: 'bench', organization: ORG, path: dir, git: null, schedule: '*/5 * * * *', prune: false, ownership: 'marker',
+  maxDeletes: 10, allowEmpty: false, maxAgentPools: 1, passTimeoutSeconds: 600,
+};
+const logger = silentLogger();
+
+async function pass(label: string, codeCache?: ReturnType<typeof createCodeCache>): Promise<void> {
+  const api = new ApiClient({ baseUrl: emulator.url, token: emulator.token, logger });
+  const started = performance.now();
+  const outcome = await runPass({ source, dir, revision: null, api, logger, mode: 'apply', codeCache });
+  const seconds = (performance.now() - started) / 1000;
+  const stats = api.stats();
+  await api.close();
+  console.log(
+    `${label}: ${seconds.toFixed(1)} s, ${outcome.driftCount} changes, ok=${outcome.ok}, ` +
+      `${stats.requests} requests (${(stats.requests / seconds).toFixed(1)} req/s), 429s=${stats.rateLimited}, retries=${stats.retries}`,
+  );
+}
+
+try {
+  const policies = 487;
+  console.log(`corpus: ${policies} policies; minimum for a no-change pass = ${Math.ceil(policies / 100)} policy list pages + 1 pool list page + ${policies} downloads = ${Math.ceil(policies / 100) + 1 + policies} requests`);
+  await pass('first apply (487 creates + 487 uploads)');
+  await pass('no-change pass (cold cache)');
+  const cache = createCodeCache();
+  await pass('no-change pass, filling the code cache', cache);
+  await pass('no-change pass with a warm code cache (daemon)', cache);
+} finally {
+  await emulator.close();
+  await rm(dir, { recursive: true, force: true });
+}
