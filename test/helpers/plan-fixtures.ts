@@ -1,0 +1,108 @@
+/** Table fixtures for the pure planner: compact JSON of declared and live state, filled with defaults. */
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Agent } from '../../src/api/types.js';
+import type { DeclaredPolicy, DeclaredPool, DeclaredState } from '../../src/declared/types.js';
+import type { Change, LivePolicy, LivePool, LiveState, Plan, PlanOptions } from '../../src/plan/types.js';
+
+export const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures');
+export const NOW = Date.parse('2026-03-01T12:00:00.000Z');
+export const UPDATE_GOLDEN = process.env['UPDATE_GOLDEN'] === '1';
+
+export function declaredPolicy(p: Partial<DeclaredPolicy> & { name: string }): DeclaredPolicy {
+  const kind = p.kind ?? 'native';
+  const file = p.file ?? `policies/${p.name}.${kind === 'opa' ? 'rego' : 'native'}`;
+  return {
+    kind, file, absolutePath: `/repo/${file}`, settingsFile: null, code: '', description: null,
+    enforcementLevel: 'advisory', query: null, policySets: null, ...p,
+  };
+}
+
+export function declaredPool(p: Partial<DeclaredPool> & { name: string }): DeclaredPool {
+  return {
+    file: `agent-pools/${p.name}.yaml`, organizationScoped: true, allowedWorkspaces: null, previousNames: [],
+    agentCleanup: null, ...p,
+  };
+}
+
+export function livePolicy(p: Partial<LivePolicy> & { name: string }): LivePolicy {
+  const id = p.id ?? `pol-${p.name}`;
+  return {
+    id, description: null, kind: 'native', query: null, enforcementLevel: 'advisory', policySetCount: 0,
+    policySetIds: [], updatedAt: '2026-01-01T00:00:00.000Z', organization: 'org', code: '',
+    links: { self: `/api/v2/policies/${id}`, upload: `/api/v2/policies/${id}/upload`, download: `/api/v2/policies/${id}/download` },
+    ...p,
+  };
+}
+
+export function livePool(p: Partial<LivePool> & { name: string }): LivePool {
+  return {
+    id: `apool-${p.name}`, createdAt: '2026-01-01T00:00:00.000Z', organizationScoped: true, agentCount: 0,
+    workspaceIds: [], allowedWorkspaceIds: [], agents: [], ...p,
+  };
+}
+
+export function defaultOptions(options: Partial<PlanOptions> = {}): PlanOptions {
+  return { source: 'main', ownership: 'marker', prune: false, allowEmpty: false, maxDeletes: 10, force: false, now: NOW, ...options };
+}
+
+export interface PlanCase {
+  name: string;
+  dir: string;
+  declared: DeclaredState;
+  live: LiveState;
+  options: PlanOptions;
+}
+
+async function readJson<T>(file: string, fallback: T): Promise<T> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as T;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return fallback;
+    throw error;
+  }
+}
+
+/** Every `test/fixtures/plan-*` folder: declared.json, live.json, options.json (optional), expected.json. */
+export async function loadPlanCases(): Promise<PlanCase[]> {
+  const dirs = (await readdir(FIXTURES)).filter((name) => name.startsWith('plan-')).sort();
+  const cases: PlanCase[] = [];
+  for (const name of dirs) {
+    const dir = path.join(FIXTURES, name);
+    const declared = await readJson<{ policies?: DeclaredPolicy[]; pools?: DeclaredPool[] }>(path.join(dir, 'declared.json'), {});
+    const live = await readJson<{ policies?: LivePolicy[]; pools?: Array<Omit<LivePool, 'agents'> & { agents?: Agent[] }> }>(path.join(dir, 'live.json'), {});
+    const options = await readJson<Partial<PlanOptions>>(path.join(dir, 'options.json'), {});
+    cases.push({
+      name,
+      dir,
+      declared: { policies: (declared.policies ?? []).map(declaredPolicy), pools: (declared.pools ?? []).map(declaredPool) },
+      live: { policies: (live.policies ?? []).map(livePolicy), pools: (live.pools ?? []).map(livePool) },
+      options: defaultOptions(options),
+    });
+  }
+  return cases;
+}
+
+/** What a table fixture pins of a plan: the changes without the declared and live objects they came from. */
+export function summarizePlan(plan: Plan): unknown {
+  return {
+    changes: plan.changes.map((change: Change) => ({
+      resource: change.resource,
+      name: change.name,
+      id: change.id,
+      action: change.action,
+      reason: change.reason,
+      fields: change.fields,
+      ...(change.resource === 'policy' ? { uploadCode: change.uploadCode } : {}),
+      ...(change.resource === 'agent' ? { poolName: change.poolName } : {}),
+    })),
+    warnings: plan.warnings,
+    errors: plan.errors,
+  };
+}
+
+export async function expectedFor(dir: string, actual: unknown): Promise<unknown> {
+  const file = path.join(dir, 'expected.json');
+  if (UPDATE_GOLDEN) await writeFile(file, `${JSON.stringify(actual, null, 2)}\n`);
+  return JSON.parse(await readFile(file, 'utf8'));
+}

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { codeDigest, normalizeLineEnds, sameCode } from '../src/plan/code.js';
+import { markerSource, stripMarker, withMarker } from '../src/plan/marker.js';
+
+test('withMarker appends an HTML comment naming the source', () => {
+  assert.equal(withMarker('Requires tags.', 'main'), 'Requires tags.\n\n<!-- managed-by: policy-pool-sync source=main -->');
+  assert.equal(withMarker(null, 'main'), '<!-- managed-by: policy-pool-sync source=main -->');
+});
+
+test('stripMarker gives back exactly what was declared', () => {
+  for (const text of [null, '', 'one line', 'two\nlines\n', 'ends with blank lines\n\n', '| a | b |\n|---|---|', 'crlf\r\nline']) {
+    assert.equal(stripMarker(withMarker(text, 'team-a')), text, JSON.stringify(text));
+  }
+});
+
+test('stripMarker leaves descriptions without a marker alone', () => {
+  assert.equal(stripMarker(null), null);
+  assert.equal(stripMarker('plain'), 'plain');
+  assert.equal(stripMarker('<!-- a comment of its own -->'), '<!-- a comment of its own -->');
+  assert.equal(stripMarker('mentions <!-- managed-by: policy-pool-sync source=x --> mid-text'), 'mentions <!-- managed-by: policy-pool-sync source=x --> mid-text');
+});
+
+test('stripMarker tolerates CRLF and trailing whitespace added by the service', () => {
+  assert.equal(stripMarker('text\r\n\r\n<!-- managed-by: policy-pool-sync source=main -->\r\n'), 'text');
+});
+
+test('markerSource names the owning source, or null', () => {
+  assert.equal(markerSource(withMarker('x', 'team-a')), 'team-a');
+  assert.equal(markerSource(withMarker(null, 'prod_eu')), 'prod_eu');
+  assert.equal(markerSource('no marker'), null);
+  assert.equal(markerSource(null), null);
+});
+
+test('code compares with line ends normalised; never-uploaded code differs', () => {
+  assert.equal(normalizeLineEnds('a\r\nb\rc\n'), 'a\nb\nc\n');
+  assert.ok(sameCode('a\nb\n', 'a\r\nb\r\n'));
+  assert.ok(!sameCode('a\nb\n', 'a\nb'));
+  assert.ok(!sameCode('', null));
+  assert.equal(codeDigest('a\r\nb'), codeDigest('a\nb'));
+  assert.notEqual(codeDigest('a\nb'), codeDigest('a\nc'));
+});
