@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ISO_MS, policyBody, startTestEmulator, type TestEmulator } from './helpers/emulator-http.js';
+
+const SET_A = 'polset-aaaaaaaaaaaaaaaa';
+
+describe('emulator policies', () => {
+  let t: TestEmulator;
+  before(async () => {
+    t = await startTestEmulator();
+  });
+  after(() => t.close());
+
+  it('creates a policy: 200, pol- id, no download link, updated-at null until the first upload', async () => {
+    const created = await t.call('POST', '/organizations/org/policies', { body: policyBody('deny-all', { 'enforcement-level': 'soft-mandatory', description: 'd' }, [SET_A]) });
+    assert.equal(created.status, 200);
+    assert.equal(created.headers.get('content-type'), 'application/vnd.api+json');
+    const data = created.json.data;
+    assert.match(data.id, /^pol-[A-Za-z0-9]{16}$/);
+    assert.equal(data.type, 'policies');
+    assert.deepEqual(data.attributes, {
+      name: 'deny-all',
+      description: 'd',
+      kind: 'native',
+      'enforcement-level': 'soft-mandatory',
+      enforce: [{ path: 'deny-all.native', mode: 'soft-mandatory' }],
+      'policy-set-count': 1,
+      'updated-at': null,
+    });
+    assert.deepEqual(data.relationships, {
+      organization: { data: { id: 'org', type: 'organizations' } },
+      'policy-sets': { data: [{ id: SET_A, type: 'policy-sets' }] },
+    });
+    assert.deepEqual(data.links, { self: `/api/v2/policies/${data.id}`, upload: `/api/v2/policies/${data.id}/upload` });
+
+    const shown = await t.call('GET', `/policies/${data.id}`);
+    assert.equal(shown.status, 200);
+    assert.equal(shown.json.data.attributes['updated-at'], null);
+    assert.equal(shown.json.data.links.download, `/api/v2/policies/${data.id}/download`);
+
+    const uploaded = await t.call('PUT', `/policies/${data.id}/upload`, { raw: 'main = rule { true }\n', contentType: 'application/octet-stream' });
+    assert.equal(uploaded.status, 200);
+    assert.equal(uploaded.json.data.type, 'policies');
+    assert.match(uploaded.json.data.attributes['updated-at'], ISO_MS);
+    const again = await t.call('GET', `/policies/${data.id}`);
+    assert.equal(again.json.data.attributes['updated-at'], uploaded.json.data.attributes['updated-at']);
+  });
+
+  it('creates an opa policy from the deprecated enforce array and a query', async () => {
+    const res = await t.call('POST', '/organizations/org/policies', {
+      body: policyBody('opa-one', { kind: 'opa', query: 'data.terraform.deny', enforce: [{ path: 'opa-one.rego', mode: 'mandatory' }] }),
+    });
+    assert.equal(res.status, 200);
+    const attrs = res.json.data.attributes;
+    assert.equal(attrs.kind, 'opa');
+    assert.equal(attrs.query, 'data.terraform.deny');
+    assert.equal(attrs['enforcement-level'], 'mandatory');
+    assert.deepEqual(attrs.enforce, [{ path: 'opa-one.rego', mode: 'mandatory' }]);
+    assert.equal(attrs['policy-set-count'], 0);
+  });
+
+  it('keeps enforce and enforcement-level consistent on update, whichever is sent', async () => {
+    const created = await t.call('POST', '/organizations/org/policies', { body: policyBody('levels', { 'enforcement-level': 'advisory' }) });
+    const id = created.json.data.id;
+    const byLevel = await t.call('PATCH', `/policies/${id}`, { body: { data: { type: 'policies', attributes: { 'enforcement-level': 'hard-mandatory' } } } });
+    assert.equal(byLevel.status, 200);
+    assert.equal(byLevel.json.data.attributes['enforcement-level'], 'hard-mandatory');
+    assert.deepEqual(byLevel.json.data.attributes.enforce, [{ path: 'levels.native', mode: 'hard-mandatory' }]);
+    assert.equal(byLevel.json.data.relationships['policy-sets'], undefined, 'no sets: omitted from update');
+    assert.equal(byLevel.json.data.links.download, `/api/v2/policies/${id}/download`);
+
+    const byEnforce = await t.call('PATCH', `/policies/${id}`, { body: { data: { type: 'policies', attributes: { enforce: [{ path: 'levels.native', mode: 'soft-mandatory' }] } } } });
+    assert.equal(byEnforce.json.data.attributes['enforcement-level'], 'soft-mandatory');
+    assert.deepEqual(byEnforce.json.data.attributes.enforce, [{ path: 'levels.native', mode: 'soft-mandatory' }]);
+
+    const otherPath = await t.call('PATCH', `/policies/${id}`, { body: { data: { type: 'policies', attributes: { enforce: [{ path: 'other.native', mode: 'advisory' }] } } } });
+    assert.equal(otherPath.json.data.attributes['enforcement-level'], 'hard-mandatory', 'a native path that does not match the name means hard-mandatory');
+
+    const description = await t.call('PATCH', `/policies/${id}`, { body: { data: { type: 'policies', attributes: { description: 'new' } } } });
+    assert.equal(description.json.data.attributes.description, 'new');
+    assert.equal(description.json.data.attributes['enforcement-level'], 'hard-mandatory');
+  });
+
+  it('downloads by a 302 to a temporary URL that serves the bytes exactly, without Authorization', async () => {
+    const created = await t.call('POST', '/organizations/org/policies', { body: policyBody('crlf', { 'enforcement-level': 'advisory' }) });
+    const id = created.json.data.id;
+    const before = await t.call('GET', `/policies/${id}/download`);
+    assert.equal(before.status, 404, 'no code uploaded yet');
+    const code = Buffer.from('import "tfplan"\r\nmain = rule {\r\n  true\r\n}\r\n\u00e9\n', 'utf8');
+    assert.equal((await t.call('PUT', `/policies/${id}/upload`, { raw: code, contentType: 'application/octet-stream' })).status, 200);
+    const redirect = await t.call('GET', `/policies/${id}/download`);
+    assert.equal(redirect.status, 302);
+    const location = redirect.headers.get('location') ?? '';
+    assert.ok(location.startsWith(`${t.emu.origin}/_emulator/blobs/`), location);
+    const blob = await fetch(location);
+    assert.equal(blob.status, 200);
+    assert.match(blob.headers.get('content-type') ?? '', /^text\/plain/);
+    assert.deepEqual(Buffer.from(await blob.arrayBuffer()), code);
+    const followed = await t.call('GET', `/policies/${id}/download`, { redirect: 'follow' });
+    assert.equal(followed.text, code.toString('utf8'));
+    assert.equal((await fetch(`${t.emu.origin}/_emulator/blobs/not-a-key`)).status, 404);
+  });
+
+  it('accepts an empty upload and refuses a non-octet-stream upload with 415', async () => {
+    const created = await t.call('POST', '/organizations/org/policies', { body: policyBody('empty', { 'enforcement-level': 'advisory' }) });
+    const id = created.json.data.id;
+    assert.equal((await t.call('PUT', `/policies/${id}/upload`, { raw: '', contentType: 'application/octet-stream' })).status, 200);
+    const wrong = await t.call('PUT', `/policies/${id}/upload`, { raw: 'x', contentType: 'text/plain' });
+    assert.equal(wrong.status, 415);
+    assert.ok(Array.isArray(wrong.json.errors));
+    const redirect = await t.call('GET', `/policies/${id}/download`, { redirect: 'follow' });
+    assert.equal(redirect.status, 200);
+    assert.equal(redirect.text, '');
+  });
+
+  it('lists with search[name] substring, filter[kind] and include=policy_sets', async () => {
+    const res = await t.call('GET', '/organizations/org/policies?search%5Bname%5D=ny-al&include=policy_sets');
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.json.data.map((p: { attributes: { name: string } }) => p.attributes.name), ['deny-all']);
+    assert.deepEqual(res.json.included, [{ id: SET_A, type: 'policy-sets' }]);
+    const opa = await t.call('GET', '/organizations/org/policies?filter[kind]=opa');
+    assert.deepEqual(opa.json.data.map((p: { attributes: { name: string } }) => p.attributes.name), ['opa-one']);
+    assert.equal(opa.json.data[0].relationships['policy-sets'], undefined, 'no sets: omitted from list');
+    assert.ok(opa.json.data[0].links.download);
+    const shown = await t.call('GET', `/policies/${res.json.data[0].id}?include=policy_sets`);
+    assert.deepEqual(shown.json.included, [{ id: SET_A, type: 'policy-sets' }]);
+  });
+
+  it('deletes with 204, then the policy is gone', async () => {
+    const created = await t.call('POST', '/organizations/org/policies', { body: policyBody('doomed', { 'enforcement-level': 'advisory' }) });
+    const id = created.json.data.id;
+    const deleted = await t.call('DELETE', `/policies/${id}`);
+    assert.equal(deleted.status, 204);
+    assert.equal(deleted.text, '');
+    assert.equal((await t.call('GET', `/policies/${id}`)).status, 404);
+    assert.equal((await t.call('DELETE', `/policies/${id}`)).status, 404);
+  });
+});

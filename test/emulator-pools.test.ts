@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ISO_MS, poolBody, startTestEmulator, testSeed, type TestEmulator } from './helpers/emulator-http.js';
+
+const WS_APP = 'ws-aaaaaaaaaaaaaaaa';
+const WS_OPS = 'ws-bbbbbbbbbbbbbbbb';
+const names = (res: { json: { data: { attributes: { name: string } }[] } }): string[] => res.json.data.map((p) => p.attributes.name);
+
+describe('emulator agent pools and agents', () => {
+  let t: TestEmulator;
+  let buildId: string;
+  before(async () => {
+    const org = testSeed().organizations[0]!;
+    t = await startTestEmulator(
+      testSeed({
+        organizations: [
+          {
+            ...org,
+            maxAgentPools: 5,
+            agentPools: [
+              {
+                name: 'build',
+                organizationScoped: false,
+                allowedWorkspaces: [WS_APP],
+                agents: [
+                  { name: 'idle-1', status: 'idle', ipAddress: '10.0.0.1', lastPingAt: '2026-01-02T00:00:00.000Z' },
+                  { name: 'busy-1', status: 'busy', lastPingAt: '2026-01-01T00:00:00.000Z' },
+                  { name: 'gone-1', status: 'exited', lastPingAt: '2025-06-01T00:00:00.000Z' },
+                  { status: 'unknown', lastPingAt: '2025-01-01T00:00:00.000Z' },
+                ],
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    const list = await t.call('GET', '/organizations/org/agent-pools');
+    buildId = list.json.data[0].id;
+  });
+  after(() => t.close());
+
+  it('serialises a seeded pool with every documented field', async () => {
+    const res = await t.call('GET', `/agent-pools/${buildId}`);
+    assert.equal(res.status, 200);
+    const { data } = res.json;
+    assert.match(data.id, /^apool-[A-Za-z0-9]{16}$/);
+    assert.equal(data.type, 'agent-pools');
+    assert.equal(data.attributes.name, 'build');
+    assert.match(data.attributes['created-at'], ISO_MS);
+    assert.equal(data.attributes['organization-scoped'], false);
+    assert.equal(data.attributes['agent-count'], 3, 'idle, busy and unknown count; exited does not');
+    assert.deepEqual(data.relationships, {
+      agents: { links: { related: `/api/v2/agent-pools/${data.id}/agents` } },
+      'authentication-tokens': { links: { related: `/api/v2/agent-pools/${data.id}/authentication-tokens` } },
+      workspaces: { data: [] },
+      'allowed-workspaces': { data: [{ id: WS_APP, type: 'workspaces' }] },
+    });
+    assert.deepEqual(data.links, { self: `/api/v2/agent-pools/${data.id}` });
+    const included = await t.call('GET', `/agent-pools/${buildId}?include=workspaces`);
+    assert.deepEqual(included.json.included.map((w: { id: string; type: string }) => [w.id, w.type]), [[WS_APP, 'workspaces']]);
+  });
+
+  it('creates with 201, lists with q, sort, the workspace filter, include and status counts', async () => {
+    const created = await t.call('POST', '/organizations/org/agent-pools', { body: poolBody({ name: 'alpha', 'organization-scoped': true }) });
+    assert.equal(created.status, 201);
+    assert.equal(created.json.data.attributes['organization-scoped'], true);
+    assert.equal(created.json.data.attributes['agent-count'], 0);
+    const opsOnly = await t.call('POST', '/organizations/org/agent-pools', { body: poolBody({ name: 'deploy', 'organization-scoped': false }, [WS_OPS]) });
+    assert.equal(opsOnly.status, 201);
+
+    const all = await t.call('GET', '/organizations/org/agent-pools');
+    assert.deepEqual(names(all), ['build', 'alpha', 'deploy']);
+    assert.deepEqual(all.json.meta['status-counts'], { total: 3, matching: 3 });
+    assert.equal(all.json.meta.pagination['total-count'], 3);
+    assert.deepEqual(names(await t.call('GET', '/organizations/org/agent-pools?sort=name')), ['alpha', 'build', 'deploy']);
+    assert.deepEqual(names(await t.call('GET', '/organizations/org/agent-pools?sort=-name')), ['deploy', 'build', 'alpha']);
+    assert.deepEqual(names(await t.call('GET', '/organizations/org/agent-pools?sort=-created-at')).at(-1), 'build');
+    const q = await t.call('GET', '/organizations/org/agent-pools?q=LPH');
+    assert.deepEqual(names(q), ['alpha']);
+    assert.deepEqual(q.json.meta['status-counts'], { total: 3, matching: 1 });
+    const app = await t.call('GET', '/organizations/org/agent-pools?filter%5Ballowed_workspaces%5D%5Bname%5D=app');
+    assert.deepEqual(names(app), ['build', 'alpha'], 'allowed explicitly, or organization-scoped');
+    const ops = await t.call('GET', '/organizations/org/agent-pools?filter[allowed_workspaces][name]=ops&include=workspaces');
+    assert.deepEqual(names(ops), ['alpha', 'deploy']);
+    assert.deepEqual(ops.json.included.map((w: { id: string; attributes: { name: string } }) => [w.id, w.attributes.name]), [[WS_OPS, 'ops']]);
+  });
+
+  it('renames in place with PATCH and replaces allowed-workspaces as a whole list', async () => {
+    const agentsBefore = await t.call('GET', `/agent-pools/${buildId}/agents`);
+    const renamed = await t.call('PATCH', `/agent-pools/${buildId}`, { body: poolBody({ name: 'builders' }, [WS_OPS]) });
+    assert.equal(renamed.status, 200);
+    assert.equal(renamed.json.data.id, buildId);
+    assert.equal(renamed.json.data.attributes.name, 'builders');
+    assert.equal(renamed.json.data.attributes['organization-scoped'], false, 'unchanged when not sent');
+    assert.deepEqual(renamed.json.data.relationships['allowed-workspaces'].data, [{ id: WS_OPS, type: 'workspaces' }]);
+    const cleared = await t.call('PATCH', `/agent-pools/${buildId}`, { body: poolBody({}, []) });
+    assert.deepEqual(cleared.json.data.relationships['allowed-workspaces'].data, []);
+    assert.equal(cleared.json.data.attributes.name, 'builders');
+    const agentsAfter = await t.call('GET', `/agent-pools/${buildId}/agents`);
+    assert.deepEqual(agentsAfter.json.data, agentsBefore.json.data, 'agents stay with the renamed pool');
+  });
+
+  it('lists agents with filter[last-ping-since] and shows one', async () => {
+    const all = await t.call('GET', `/agent-pools/${buildId}/agents`);
+    assert.equal(all.status, 200);
+    assert.equal(all.json.data.length, 4);
+    assert.equal(all.json.meta.pagination['total-count'], 4);
+    const [first] = all.json.data;
+    assert.match(first.id, /^agent-[A-Za-z0-9]{16}$/);
+    assert.deepEqual(first, {
+      id: first.id,
+      type: 'agents',
+      attributes: { name: 'idle-1', status: 'idle', 'ip-address': '10.0.0.1', 'last-ping-at': '2026-01-02T00:00:00.000Z' },
+      links: { self: `/api/v2/agents/${first.id}` },
+    });
+    const recent = await t.call('GET', `/agent-pools/${buildId}/agents?filter%5Blast-ping-since%5D=2025-12-31T00:00:00Z`);
+    assert.deepEqual(recent.json.data.map((a: { attributes: { name: string } }) => a.attributes.name), ['idle-1', 'busy-1']);
+    const shown = await t.call('GET', `/agents/${first.id}`);
+    assert.deepEqual(shown.json.data, first);
+  });
+
+  it('deletes unknown, errored or exited agents with 204 and answers 412 for idle or busy ones', async () => {
+    const agents = (await t.call('GET', `/agent-pools/${buildId}/agents`)).json.data as { id: string; attributes: { status: string } }[];
+    const byStatus = (status: string): string => agents.find((a) => a.attributes.status === status)!.id;
+    const busy = await t.call('DELETE', `/agents/${byStatus('busy')}`);
+    assert.equal(busy.status, 412);
+    assert.equal(busy.json.errors[0].status, '412');
+    assert.equal((await t.call('DELETE', `/agents/${byStatus('idle')}`)).status, 412);
+    assert.equal((await t.call('DELETE', `/agents/${byStatus('exited')}`)).status, 204);
+    assert.equal((await t.call('DELETE', `/agents/${byStatus('unknown')}`)).status, 204);
+    assert.equal((await t.call('GET', `/agents/${byStatus('unknown')}`)).status, 404);
+    assert.equal((await t.call('GET', `/agents/${byStatus('busy')}`)).json.data.attributes.status, 'busy');
+    const pool = await t.call('GET', `/agent-pools/${buildId}`);
+    assert.equal(pool.json.data.attributes['agent-count'], 2);
+  });
+
+  it('adds and changes agents through the control endpoints', async () => {
+    const added = await t.control('POST', '/agents', { pool: buildId, agents: [{ name: 'new-1', status: 'errored', 'ip-address': '10.1.1.1', 'last-ping-at': '2026-02-01T00:00:00Z' }] });
+    assert.equal(added.status, 200);
+    const [id] = added.json.ids;
+    const shown = await t.call('GET', `/agents/${id}`);
+    assert.deepEqual(shown.json.data.attributes, { name: 'new-1', status: 'errored', 'ip-address': '10.1.1.1', 'last-ping-at': '2026-02-01T00:00:00.000Z' });
+    assert.equal((await t.control('PATCH', `/agents/${id}`, { status: 'busy' })).status, 200);
+    assert.equal((await t.call('DELETE', `/agents/${id}`)).status, 412, 'busy now');
+    assert.equal((await t.control('POST', '/agents', { pool: 'apool-missing', agents: [] })).status, 404);
+  });
+
+  it('deletes a pool with 204 and its agents with it', async () => {
+    const agents = (await t.call('GET', `/agent-pools/${buildId}/agents`)).json.data as { id: string }[];
+    assert.ok(agents.length > 0);
+    assert.equal((await t.call('DELETE', `/agent-pools/${buildId}`)).status, 204);
+    assert.equal((await t.call('GET', `/agent-pools/${buildId}`)).status, 404);
+    assert.equal((await t.call('GET', `/agent-pools/${buildId}/agents`)).status, 404);
+    for (const agent of agents) assert.equal((await t.call('GET', `/agents/${agent.id}`)).status, 404);
+  });
+});
