@@ -18,7 +18,7 @@ export function planAgentCleanup(pool: DeclaredPool, live: LivePool, now: number
       name: agent.name ?? agent.id,
       id: agent.id,
       action: 'delete',
-      reason: `clean-up in pool "${pool.name}": ${agent.status}, last ping ${agent.lastPingAt} (older than ${cleanup.after})`,
+      reason: `agent clean-up in pool "${pool.name}": ${agent.status}, last ping ${agent.lastPingAt} is older than ${cleanup.after}`,
       fields: {
         status: { before: agent.status, after: null },
         'last-ping-at': { before: agent.lastPingAt, after: null },

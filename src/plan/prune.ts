@@ -33,7 +33,7 @@ export function planPrune(declared: DeclaredState, live: LiveState, claimedPools
 
 function deletePolicy(policy: LivePolicy): PolicyChange {
   return {
-    resource: 'policy', name: policy.name, id: policy.id, action: 'delete', reason: 'not declared (prune)',
+    resource: 'policy', name: policy.name, id: policy.id, action: 'delete', reason: 'not declared, prune is on',
     fields: removed({
       kind: policy.kind,
       description: stripMarker(policy.description),
@@ -46,7 +46,7 @@ function deletePolicy(policy: LivePolicy): PolicyChange {
 
 function deletePool(pool: LivePool): PoolChange {
   return {
-    resource: 'agent-pool', name: pool.name, id: pool.id, action: 'delete', reason: 'not declared (prune)',
+    resource: 'agent-pool', name: pool.name, id: pool.id, action: 'delete', reason: 'not declared, prune is on',
     fields: removed({ 'organization-scoped': pool.organizationScoped, 'agent-count': pool.agentCount }),
     declared: null, live: pool,
   };

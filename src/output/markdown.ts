@@ -1,0 +1,73 @@
+import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
+import { codeDiffLines, hasCodeDiff } from './code-diff.js';
+import { escapeHtml, escapeText, fencedBlock, inlineCode } from './markdown-escape.js';
+import { NO_CHANGES, NO_CHANGES_WITH_ERRORS, planLine, summarize, totalChanges } from './summary.js';
+import { describeCode, formatValue } from './values.js';
+
+/** A pull-request comment should stay well under GitHub's 65,536 characters: long diffs are cut. */
+const MAX_DIFF_LINES = 400;
+const LABEL: Record<ChangeAction, string> = { create: '+ create', update: '~ update', replace: '-/+ replace', delete: '- delete' };
+
+function value(name: string, v: unknown): string {
+  return name === 'code' ? describeCode(v) : inlineCode(formatValue(v));
+}
+
+function changeItem(change: Change): string[] {
+  const id = change.id === null ? '' : ` (${inlineCode(change.id)})`;
+  const lines = [`- **${LABEL[change.action]}** ${change.resource} ${inlineCode(change.name)}${id}: ${escapeText(change.reason)}`];
+  for (const [name, field] of Object.entries(change.fields)) {
+    if (name === 'code' && hasCodeDiff(change)) {
+      lines.push(`  - ${inlineCode(name)}: changed, see the diff below`);
+    } else if (change.action === 'create' || field.before === null) {
+      lines.push(`  - ${inlineCode(name)}: ${value(name, field.after)}`);
+    } else {
+      lines.push(`  - ${inlineCode(name)}: ${value(name, field.before)} → ${value(name, field.after)}`);
+    }
+  }
+  return lines;
+}
+
+function diffBlock(change: Change): string[] {
+  const all = codeDiffLines(change);
+  const shown = all.slice(0, MAX_DIFF_LINES);
+  if (all.length > shown.length) shown.push(`... ${all.length - shown.length} more lines (see the text or JSON plan)`);
+  return [
+    `<details><summary>Code diff of ${escapeHtml(change.resource)} <code>${escapeHtml(change.name)}</code></summary>`,
+    '',
+    ...fencedBlock(shown, 'diff'),
+    '',
+    '</details>',
+    '',
+  ];
+}
+
+function renderSource(source: SourcePlan): string[] {
+  const { plan } = source;
+  const revision = source.revision === null ? 'no revision' : `revision ${inlineCode(source.revision)}`;
+  const lines = [`### Source ${inlineCode(source.name)}`, '', `Organization ${inlineCode(source.organization)}, ${revision}.`, ''];
+  if (plan.changes.length === 0) lines.push('No changes.', '');
+  else lines.push(...plan.changes.flatMap(changeItem), '');
+  lines.push(...plan.changes.filter(hasCodeDiff).flatMap(diffBlock));
+  if (plan.warnings.length > 0) lines.push('**Warnings**', '', ...plan.warnings.map((w) => `- ⚠️ ${escapeText(w)}`), '');
+  if (plan.errors.length > 0) lines.push('**Errors**', '', ...plan.errors.map((e) => `- ❌ ${escapeText(e)}`), '');
+  return lines;
+}
+
+/** The plan for a pull-request comment or a CI step summary: a heading, a summary table, then each source. */
+export function renderMarkdown(plans: readonly SourcePlan[]): string {
+  const summary = summarize(plans);
+  const hasErrors = plans.some((s) => s.plan.errors.length > 0);
+  const closing = totalChanges(summary) > 0 ? planLine(summary) : hasErrors ? NO_CHANGES_WITH_ERRORS : NO_CHANGES;
+  const lines = [
+    '## policy-pool-sync plan',
+    '',
+    `**${closing}**`,
+    '',
+    '| Create | Update | Replace | Delete |',
+    '| ---: | ---: | ---: | ---: |',
+    `| ${summary.create} | ${summary.update} | ${summary.replace} | ${summary.delete} |`,
+    '',
+  ];
+  for (const source of plans) lines.push(...renderSource(source));
+  return `${lines.join('\n').replace(/\n+$/, '')}\n`;
+}
