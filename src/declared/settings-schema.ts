@@ -47,6 +47,12 @@ function lineOfError(source: YamlSource, error: ErrorObject): number | undefined
   if (error.keyword === 'additionalProperties') {
     return source.lineOfKey(error.instancePath, String(params.additionalProperty));
   }
+  if (error.keyword === 'required' && error.instancePath !== '') {
+    // The missing key belongs under the key that holds the mapping: point at that key.
+    const slash = error.instancePath.lastIndexOf('/');
+    const key = error.instancePath.slice(slash + 1).replace(/~1/g, '/').replace(/~0/g, '~');
+    return source.lineOfKey(error.instancePath.slice(0, slash), key);
+  }
   if (error.keyword === 'uniqueItems') return source.lineOf(`${error.instancePath}/${String(params.j)}`);
   return source.lineOf(error.instancePath);
 }

@@ -19,8 +19,10 @@ export function parseYamlSource(text: string): { source: YamlSource } | { proble
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
+    // An error at the very end (an unclosed quote or bracket) is shown on the last line that has text.
+    const lastText = Math.max(0, text.trimEnd().length - 1);
     const problems = doc.errors.map((error) => ({
-      line: lines.linePos(error.pos[0]).line,
+      line: lines.linePos(Math.min(error.pos[0], lastText)).line,
       message: `YAML syntax error: ${error.message}`,
     }));
     return { problems };

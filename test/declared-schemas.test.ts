@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+
+const SCHEMAS = path.resolve(import.meta.dirname, '../schemas');
+
+interface SchemaNode {
+  title?: unknown;
+  description?: unknown;
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+}
+
+/** Every property and list item, with its path, so editors can complete and document each one. */
+function* documentedNodes(node: SchemaNode, at: string): Generator<[string, SchemaNode]> {
+  yield [at, node];
+  for (const [key, child] of Object.entries(node.properties ?? {})) yield* documentedNodes(child, `${at}.${key}`);
+  if (node.items) yield* documentedNodes(node.items, `${at}[]`);
+}
+
+describe('the published JSON Schemas', () => {
+  for (const file of ['policy-settings.schema.json', 'agent-pool.schema.json']) {
+    it(`${file} is a valid draft 2020-12 schema with a title and description everywhere, and no unknown keys`, async () => {
+      const schema = JSON.parse(await readFile(path.join(SCHEMAS, file), 'utf8')) as SchemaNode & Record<string, unknown>;
+      assert.equal(schema.$schema, 'https://json-schema.org/draft/2020-12/schema');
+      const ajv = new Ajv2020({ strict: true, allowUnionTypes: true });
+      const validate = ajv.compile(schema);
+      assert.equal(validate({ 'no-such-key': 1 }), false);
+      assert.equal(validate({}), true);
+      for (const [at, node] of documentedNodes(schema, '$')) {
+        assert.equal(typeof node.title, 'string', `${file} ${at} has a title`);
+        assert.ok(typeof node.description === 'string' && node.description.length > 10, `${file} ${at} has a description`);
+      }
+    });
+  }
+});
