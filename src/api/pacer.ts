@@ -42,9 +42,12 @@ export class Pacer {
     return released.then(() => this.clock.now() - enqueued);
   }
 
-  /** Learns from a response: follows the limit in auto mode, waits out an exhausted window. */
+  /**
+   * Learns from a response: follows the limit in auto mode (a server that announces none is not
+   * paced, 429s still are), waits out an exhausted window.
+   */
   observe(headers: RateLimitHeaders): void {
-    if (this.configured === 'auto' && headers.limit !== null) this.limit = headers.limit;
+    if (this.configured === 'auto') this.limit = headers.limit ?? 0;
     if (headers.remaining !== null && headers.remaining <= 0 && headers.resetSeconds !== null) {
       this.pauseFor(headers.resetSeconds * 1000 + WINDOW_MARGIN_MS);
     }

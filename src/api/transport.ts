@@ -158,7 +158,8 @@ export class Transport {
       });
       const text = await res.body.text();
       const headers = flatHeaders(res.headers);
-      if (inApi) this.pacer.observe(rateLimitHeaders(headers));
+      // A gateway's 5xx says nothing about the API's limit.
+      if (inApi && res.statusCode < 500) this.pacer.observe(rateLimitHeaders(headers));
       const durationMs = clock.now() - started;
       this.record(req.method, res.statusCode, durationMs);
       logger.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs) }, 'api request');

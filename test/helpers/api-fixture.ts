@@ -1,0 +1,75 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { ApiClient, type ApiClientOptions } from '../../src/api/client.js';
+import type { Logger } from '../../src/logger.js';
+import { startEmulator, type RunningEmulator, type Seed } from '../../src/emulator/index.js';
+import { EmulatorControl } from './api-control.js';
+
+export const TOKEN = 'tok-Zq9xSecretValue-31337';
+
+export interface ApiFixture {
+  emulator: RunningEmulator;
+  client: ApiClient;
+  control: EmulatorControl;
+  /** Every log line the client wrote, as JSON text. */
+  logLines: string[];
+  tempDir: string;
+  close(): Promise<void>;
+}
+
+/** pino at debug level writing into an array, without any redaction: what the client logs is what we see. */
+export function capturingLogger(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
+  return { logger, lines };
+}
+
+/** Organizations most tests use: `acme` has one pool with agents; `fresh` has none; `roomy` allows five pools. */
+export function testSeed(overrides: Partial<Seed> = {}): Seed {
+  return {
+    token: TOKEN,
+    rateLimit: 0,
+    organizations: [
+      {
+        name: 'acme',
+        workspaces: [{ id: 'ws-web', name: 'web' }, { id: 'ws-db', name: 'db' }],
+        policySets: ['polset-base', 'polset-extra'],
+        agentPools: [{
+          name: 'pool-a',
+          organizationScoped: false,
+          allowedWorkspaces: ['ws-web'],
+          agents: [
+            { name: 'agent-idle', status: 'idle', ipAddress: '10.0.0.1', lastPingAt: '2026-01-01T10:00:00.000Z' },
+            { name: 'agent-busy', status: 'busy', ipAddress: '10.0.0.2', lastPingAt: '2026-01-02T10:00:00.000Z' },
+            { name: 'agent-gone', status: 'exited', ipAddress: '10.0.0.3', lastPingAt: '2026-01-03T10:00:00.000Z' },
+          ],
+        }],
+      },
+      { name: 'fresh', workspaces: [{ id: 'ws-one', name: 'one' }], policySets: ['polset-fresh'] },
+      { name: 'roomy', maxAgentPools: 5, workspaces: [{ id: 'ws-r1', name: 'r1' }, { id: 'ws-r2', name: 'r2' }] },
+    ],
+    ...overrides,
+  };
+}
+
+export async function startApiFixture(seed: Seed = testSeed(), clientOptions: Partial<ApiClientOptions> = {}): Promise<ApiFixture> {
+  const emulator = await startEmulator({ port: 0, seed });
+  const { logger, lines } = capturingLogger();
+  const client = new ApiClient({ baseUrl: emulator.url, token: emulator.token, logger, ...clientOptions });
+  const control = new EmulatorControl(emulator.origin, emulator.token);
+  const tempDir = await mkdtemp(join(tmpdir(), 'api-test-'));
+  return {
+    emulator,
+    client,
+    control,
+    logLines: lines,
+    tempDir,
+    async close() {
+      await client.close();
+      await emulator.close();
+      await rm(tempDir, { recursive: true, force: true });
+    },
+  };
+}
