@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { renderJson, renderMarkdown, renderText, shouldColor, summarize } from '../src/output/index.js';
+import { inlineCode } from '../src/output/markdown-escape.js';
+import { planChanges } from '../src/plan/plan.js';
+import type { SourcePlan } from '../src/plan/types.js';
+import { emptyPlans, richPlans } from './helpers/output-plans.js';
+import { declaredPolicy, defaultOptions, livePolicy } from './helpers/plan-fixtures.js';
+
+const ESC = '\u001b[';
+
+function tty(isTTY: boolean): NodeJS.WriteStream {
+  return { isTTY } as NodeJS.WriteStream;
+}
+
+test('shouldColor: a terminal without NO_COLOR only', () => {
+  assert.equal(shouldColor(tty(true), {}), true);
+  assert.equal(shouldColor(tty(false), {}), false);
+  assert.equal(shouldColor(tty(true), { NO_COLOR: '1' }), false);
+  assert.equal(shouldColor(tty(true), { NO_COLOR: '' }), true);
+  assert.equal(shouldColor(tty(true), { TERM: 'dumb' }), false);
+  assert.equal(shouldColor(tty(false), { FORCE_COLOR: '1' }), true);
+  assert.equal(shouldColor(tty(false), { FORCE_COLOR: '0' }), false);
+  assert.equal(shouldColor(tty(true), { NO_COLOR: '1', FORCE_COLOR: '1' }), false);
+});
+
+test('text has colour only when asked', () => {
+  assert.ok(!renderText(richPlans(), { color: false }).includes(ESC));
+  const coloured = renderText(richPlans(), { color: true });
+  assert.ok(coloured.includes(`${ESC}32m  +${ESC}0m resource "policy" "new-policy"`));
+  assert.ok(coloured.includes(`${ESC}35m-/+${ESC}0m resource "policy" "kind-change"`));
+  assert.ok(coloured.includes(`${ESC}31m-    r.tags is not null${ESC}0m`));
+});
+
+test('summarize counts every action, agent clean-ups and deletes included', () => {
+  assert.deepEqual(summarize(richPlans()), { create: 2, update: 2, replace: 1, delete: 3 });
+  assert.deepEqual(summarize(emptyPlans()), { create: 0, update: 0, replace: 0, delete: 0 });
+});
+
+test('a plan with only deletions is not "no changes"', () => {
+  const plan = planChanges({ policies: [declaredPolicy({ name: 'keep' })], pools: [] },
+    { policies: [livePolicy({ name: 'keep', description: '<!-- managed-by: policy-pool-sync source=main -->' }), livePolicy({ name: 'gone', description: '<!-- managed-by: policy-pool-sync source=main -->' })], pools: [] },
+    defaultOptions({ prune: true }));
+  const plans: SourcePlan[] = [{ name: 'main', organization: 'org', revision: null, plan }];
+  assert.match(renderText(plans, { color: false }), /Plan: 0 to create, 0 to update, 0 to replace, 1 to delete\.\n$/);
+  assert.equal(JSON.parse(renderJson(plans)).summary.delete, 1);
+});
+
+test('errors without changes do not claim the API is in sync', () => {
+  const plans: SourcePlan[] = [{ name: 'main', organization: 'org', revision: null, plan: { changes: [], warnings: [], errors: ['policies/a.yaml:3: unknown key "levle"'] } }];
+  const text = renderText(plans, { color: false });
+  assert.ok(text.includes('policies/a.yaml:3: unknown key "levle"'));
+  assert.ok(!text.includes('matches the declared repo'));
+  assert.ok(renderMarkdown(plans).includes('unknown key "levle"'));
+});
+
+test('JSON has exactly the format_version 1 shape, full code texts, and is deterministic', () => {
+  const text = renderJson(richPlans());
+  assert.equal(text, renderJson(richPlans()));
+  assert.ok(text.endsWith('}\n'));
+  const doc = JSON.parse(text);
+  assert.deepEqual(Object.keys(doc), ['format_version', 'sources', 'summary']);
+  assert.equal(doc.format_version, '1');
+  assert.deepEqual(Object.keys(doc.sources[0]), ['name', 'organization', 'revision', 'changes', 'warnings', 'errors']);
+  assert.equal(doc.sources[1].revision, null);
+  for (const change of doc.sources[0].changes) {
+    assert.deepEqual(Object.keys(change), ['resource', 'name', 'id', 'action', 'reason', 'fields']);
+    for (const field of Object.values(change.fields)) assert.deepEqual(Object.keys(field as object), ['before', 'after']);
+  }
+  const update = doc.sources[0].changes.find((c: { name: string }) => c.name === 'require-tags');
+  assert.ok(update.fields.code.before.includes('\r\n'), 'code before is the live text as it is');
+  assert.ok(update.fields.code.after.includes('r.tags contains "owner"'));
+  assert.equal(doc.sources[0].changes.find((c: { action: string }) => c.action === 'create').id, null);
+  assert.deepEqual(doc.summary, { create: 2, update: 2, replace: 1, delete: 3 });
+});
+
+test('the code diff ignores line ends: only the real change shows', () => {
+  const text = renderText(richPlans(), { color: false });
+  const diff = text.split('\n').filter((l) => /^ {10}[-+][^-+]/.test(l));
+  assert.deepEqual(diff.map((l) => l.trim()), ['-    r.tags is not null', '+    r.tags contains "owner"']);
+});
+
+test('Markdown escapes what would break it', () => {
+  assert.equal(inlineCode('a|b'), '`a\\|b`');
+  assert.equal(inlineCode('has ` tick'), '``has ` tick``');
+  assert.equal(inlineCode('`edge`'), '`` `edge` ``');
+  const plans: SourcePlan[] = [{
+    name: 'main', organization: 'org', revision: null,
+    plan: {
+      changes: [],
+      warnings: ['policy "x": description has | pipes, `ticks`, </details> and *stars*'],
+      errors: ['bad\nnewline'],
+    },
+  }];
+  const md = renderMarkdown(plans);
+  assert.ok(md.includes('has \\| pipes, \\`ticks\\`, &lt;/details&gt; and \\*stars\\*'));
+  assert.ok(!md.includes('</details> and'));
+  assert.ok(md.includes('bad newline'));
+});
+
+test('Markdown code diffs use a fence no line inside can close', () => {
+  const code = 'x = 1\n```\ny = 2\n';
+  const plan = planChanges({ policies: [declaredPolicy({ name: 'fence', code: code.replace('y = 2', 'y = 3') })], pools: [] },
+    { policies: [livePolicy({ name: 'fence', code, description: '<!-- managed-by: policy-pool-sync source=main -->' })], pools: [] },
+    defaultOptions());
+  const md = renderMarkdown([{ name: 'main', organization: 'org', revision: null, plan }]);
+  assert.ok(md.includes('````diff\n'));
+  assert.ok(md.includes('\n-y = 2\n+y = 3\n````\n'));
+  assert.ok(md.includes('<details><summary>Code diff of policy <code>fence</code></summary>'));
+});
