@@ -1,0 +1,141 @@
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { policyBody, startTestEmulator, testSeed, type TestEmulator } from './helpers/emulator-http.js';
+
+const LIMIT = 10_485_760;
+
+/** A chunked upload (no Content-Length) of `total` bytes; resolves with the status, or 'reset' when the socket closed first. */
+function chunkedUpload(url: string, token: string, total: number): Promise<number | 'reset'> {
+  return new Promise((resolve) => {
+    const req = request(url, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' } });
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', () => resolve('reset'));
+    const chunk = Buffer.alloc(1024 * 1024, 'a');
+    let sent = 0;
+    const pump = (): void => {
+      while (sent < total) {
+        const piece = chunk.subarray(0, Math.min(chunk.length, total - sent));
+        sent += piece.length;
+        if (!req.write(piece)) return void req.once('drain', pump);
+      }
+      req.end();
+    };
+    pump();
+  });
+}
+
+describe('emulator errors', () => {
+  let t: TestEmulator;
+  let policyId: string;
+  before(async () => {
+    t = await startTestEmulator();
+    const res = await t.call('POST', '/organizations/org/policies', { body: policyBody('big', { 'enforcement-level': 'advisory' }) });
+    policyId = res.json.data.id;
+    await t.call('PUT', `/policies/${policyId}/upload`, { raw: 'original', contentType: 'application/octet-stream' });
+  });
+  after(() => t.close());
+
+  it('answers a missing or wrong token with 401 and an error document', async () => {
+    for (const token of [null, 'wrong-token']) {
+      const res = await t.call('GET', '/organizations/org/policies', { token });
+      assert.equal(res.status, 401);
+      assert.equal(res.json.errors[0].status, '401');
+    }
+    const control = await fetch(`${t.emu.origin}/_emulator/state`, { headers: { authorization: 'Bearer nope' } });
+    assert.equal(control.status, 401);
+  });
+
+  it('answers an unknown organization, unknown ids and unknown routes with 404 and an error document', async () => {
+    const paths = [
+      '/organizations/nope/policies',
+      '/organizations/nope/agent-pools',
+      '/policies/pol-doesnotexist0000',
+      '/policies/pol-doesnotexist0000/download',
+      '/agent-pools/apool-doesnotexist00',
+      '/agent-pools/apool-doesnotexist00/agents',
+      '/agents/agent-doesnotexist00',
+      '/no-such-route',
+    ];
+    for (const path of paths) {
+      const res = await t.call('GET', path);
+      assert.equal(res.status, 404, path);
+      assert.deepEqual(res.json.errors[0], { status: '404', title: 'not found' }, path);
+    }
+    const create = await t.call('POST', '/organizations/nope/policies', { body: policyBody('x', { 'enforcement-level': 'advisory' }) });
+    assert.equal(create.status, 404);
+    const upload = await t.call('PUT', '/policies/pol-doesnotexist0000/upload', { raw: 'x', contentType: 'application/octet-stream' });
+    assert.equal(upload.status, 404);
+    assert.equal((await fetch(`${t.emu.origin}/elsewhere`)).status, 404);
+  });
+
+  it('refuses an upload over 10 MB with 413 by Content-Length and saves nothing', async () => {
+    const res = await t.call('PUT', `/policies/${policyId}/upload`, { raw: Buffer.alloc(LIMIT + 1, 'x'), contentType: 'application/octet-stream' });
+    assert.equal(res.status, 413);
+    assert.equal(res.json.errors[0].status, '413');
+    const code = await t.call('GET', `/policies/${policyId}/download`, { redirect: 'follow' });
+    assert.equal(code.text, 'original');
+  });
+
+  it('refuses a chunked upload over 10 MB with 413 while streaming and saves nothing; exactly 10 MB is accepted', async () => {
+    const before = (await t.call('GET', `/policies/${policyId}`)).json.data.attributes['updated-at'];
+    assert.equal(await chunkedUpload(`${t.emu.url}/policies/${policyId}/upload`, t.emu.token, LIMIT + 5 * 1024 * 1024), 413);
+    const after = await t.call('GET', `/policies/${policyId}`);
+    assert.equal(after.json.data.attributes['updated-at'], before);
+    assert.equal((await t.call('GET', `/policies/${policyId}/download`, { redirect: 'follow' })).text, 'original');
+
+    assert.equal(await chunkedUpload(`${t.emu.url}/policies/${policyId}/upload`, t.emu.token, LIMIT), 200);
+    const full = await t.call('GET', `/policies/${policyId}/download`, { redirect: 'follow' });
+    assert.equal(full.text.length, LIMIT);
+  });
+});
+
+describe('emulator rate limit', () => {
+  let t: TestEmulator;
+  before(async () => {
+    t = await startTestEmulator(testSeed({ rateLimit: 5 }));
+  });
+  after(() => t.close());
+
+  it('carries the three headers and answers 429 with the exact body over the limit', async () => {
+    // Retry in a fresh window if the burst straddled a window boundary on a slow machine.
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const statuses: number[] = [];
+      const started = Date.now();
+      let last: Awaited<ReturnType<TestEmulator['call']>> | undefined;
+      for (let i = 0; i < 6; i += 1) {
+        last = await t.call('GET', '/organizations/org/policies');
+        statuses.push(last.status);
+        assert.equal(last.headers.get('x-ratelimit-limit'), '5');
+        assert.match(last.headers.get('x-ratelimit-remaining') ?? '', /^\d+$/);
+        assert.match(last.headers.get('x-ratelimit-reset') ?? '', /^\d+\.\d{3}$/);
+        assert.ok(Number(last.headers.get('x-ratelimit-reset')) <= 1);
+      }
+      if (Date.now() - started > 800) {
+        await new Promise((resolve) => setTimeout(resolve, 1100));
+        continue;
+      }
+      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
+      assert.deepEqual(last!.json, { errors: [{ detail: "You have exceeded the API's rate limit.", status: 429, title: 'Too many requests' }] });
+      assert.equal(last!.headers.get('x-ratelimit-remaining'), '0');
+      const state = await t.control('GET', '/state');
+      assert.equal(state.status, 200, 'control endpoints are not rate limited');
+      await new Promise((resolve) => setTimeout(resolve, Number(last!.headers.get('x-ratelimit-reset')) * 1000 + 50));
+      assert.equal((await t.call('GET', '/organizations/org/policies')).status, 200, 'a new window');
+      return;
+    }
+    assert.fail('could not fit six requests in one window');
+  });
+
+  it('changes the limit through the control endpoint; 0 turns it off', async () => {
+    assert.equal((await t.control('PUT', '/rate-limit', { limit: 0 })).status, 200);
+    for (let i = 0; i < 12; i += 1) assert.equal((await t.call('GET', '/organizations/org/policies')).status, 200);
+    assert.equal((await t.control('PUT', '/rate-limit', { limit: 50 })).status, 200);
+    const res = await t.call('GET', '/organizations/org/policies');
+    assert.equal(res.headers.get('x-ratelimit-limit'), '50');
+    assert.equal((await t.control('PUT', '/rate-limit', { limit: -1 })).status, 400);
+  });
+});

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { ISO_MS, policyBody, startTestEmulator, testSeed, type TestEmulator } from './helpers/emulator-http.js';
+
+const CREATE_PATH = '^/organizations/[^/]+/policies$';
+const policyNames = async (t: TestEmulator): Promise<string[]> =>
+  (await t.call('GET', '/organizations/org/policies')).json.data.map((p: { attributes: { name: string } }) => p.attributes.name);
+
+describe('emulator fault injection', () => {
+  let t: TestEmulator;
+  before(async () => {
+    t = await startTestEmulator();
+  });
+  beforeEach(async () => {
+    await t.control('DELETE', '/faults');
+  });
+  after(() => t.close());
+
+  it('status: answers with the status and an error document without doing the work, once by default', async () => {
+    assert.equal((await t.control('POST', '/faults', { faults: [{ kind: 'status', method: 'POST', path: CREATE_PATH, status: 503 }] })).status, 200);
+    const failed = await t.call('POST', '/organizations/org/policies', { body: policyBody('s1', { 'enforcement-level': 'advisory' }) });
+    assert.equal(failed.status, 503);
+    assert.equal(failed.json.errors[0].status, '503');
+    assert.deepEqual(await policyNames(t), [], 'not created');
+    const retried = await t.call('POST', '/organizations/org/policies', { body: policyBody('s1', { 'enforcement-level': 'advisory' }) });
+    assert.equal(retried.status, 200);
+  });
+
+  it('matches method and path, honours count, and count 0 is unlimited until cleared', async () => {
+    await t.control('POST', '/faults', { faults: [{ kind: 'status', method: 'DELETE', status: 500, count: 2 }] });
+    assert.equal((await t.call('GET', '/organizations/org/policies')).status, 200, 'GET does not match');
+    assert.equal((await t.call('DELETE', '/policies/pol-x')).status, 500);
+    assert.equal((await t.call('DELETE', '/policies/pol-x')).status, 500);
+    assert.equal((await t.call('DELETE', '/policies/pol-x')).status, 404, 'count used up');
+    await t.control('POST', '/faults', { faults: [{ kind: 'status', path: '^/agent-pools', status: 502, count: 0 }] });
+    for (let i = 0; i < 4; i += 1) assert.equal((await t.call('GET', '/agent-pools/apool-x')).status, 502);
+    await t.control('DELETE', '/faults');
+    assert.equal((await t.call('GET', '/agent-pools/apool-x')).status, 404);
+  });
+
+  it('latency: delays the response, which then succeeds', async () => {
+    await t.control('POST', '/faults', { faults: [{ kind: 'latency', path: '^/organizations/org/policies$', 'latency-ms': 300 }] });
+    const started = performance.now();
+    const res = await t.call('GET', '/organizations/org/policies');
+    assert.equal(res.status, 200);
+    assert.ok(performance.now() - started >= 280, 'delayed by about 300 ms');
+  });
+
+  it('drop: destroys the connection without answering and without doing the work', async () => {
+    const id = (await t.call('POST', '/organizations/org/policies', { body: policyBody('d1', { 'enforcement-level': 'advisory' }) })).json.data.id;
+    await t.control('POST', '/faults', { faults: [{ kind: 'drop', method: 'DELETE', path: '^/policies/' }] });
+    await assert.rejects(t.call('DELETE', `/policies/${id}`));
+    assert.equal((await t.call('GET', `/policies/${id}`)).status, 200, 'still there');
+  });
+
+  it('lose-response: does the work, then destroys the connection; the write is visible afterwards', async () => {
+    await t.control('POST', '/faults', { faults: [{ kind: 'lose-response', method: 'POST', path: CREATE_PATH }] });
+    await assert.rejects(t.call('POST', '/organizations/org/policies', { body: policyBody('lost', { 'enforcement-level': 'advisory' }) }));
+    assert.ok((await policyNames(t)).includes('lost'));
+    const state = await t.control('GET', '/state');
+    const org = state.json.organizations[0];
+    assert.ok(org.policies.some((p: { name: string }) => p.name === 'lost'));
+  });
+
+  it('refuses a malformed fault list with 400', async () => {
+    assert.equal((await t.control('POST', '/faults', { faults: [{ kind: 'explode' }] })).status, 400);
+    assert.equal((await t.control('POST', '/faults', { faults: [{ kind: 'status', path: '(' }] })).status, 400);
+    assert.equal((await t.control('POST', '/faults', {})).status, 400);
+  });
+});
+
+describe('emulator faults from the seed', () => {
+  it('fires seeded faults in order', async () => {
+    const t = await startTestEmulator(
+      testSeed({ faults: [{ kind: 'status', path: '^/agent-pools', status: 500 }, { kind: 'status', status: 429, count: 1 }] }),
+    );
+    try {
+      assert.equal((await t.call('GET', '/agent-pools/apool-x')).status, 500);
+      assert.equal((await t.call('GET', '/agent-pools/apool-x')).status, 429, 'the second fault matches any path');
+      assert.equal((await t.call('GET', '/agent-pools/apool-x')).status, 404);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('emulator request log', () => {
+  it('records every /api/v2 request answered or dropped, blob downloads with their own path, and not control calls', async () => {
+    const t = await startTestEmulator();
+    try {
+      const created = await t.call('POST', '/organizations/org/policies', { body: policyBody('logged', { 'enforcement-level': 'advisory' }) });
+      const id = created.json.data.id;
+      await t.call('PUT', `/policies/${id}/upload`, { raw: 'code', contentType: 'application/octet-stream' });
+      const redirect = await t.call('GET', `/policies/${id}/download`);
+      const blobPath = new URL(redirect.headers.get('location')!).pathname;
+      await fetch(redirect.headers.get('location')!);
+      await t.call('GET', '/organizations/org/policies?page[size]=100&search%5Bname%5D=log');
+      await t.call('GET', '/organizations/org/policies', { token: 'bad' });
+      await t.control('POST', '/faults', { faults: [{ kind: 'drop', path: '^/agents/' }] });
+      await assert.rejects(t.call('GET', '/agents/agent-x'));
+
+      const log = await t.control('GET', '/requests');
+      const rows = log.json.requests as { method: string; path: string; status: number | null; 'content-type': string | null; at: string }[];
+      assert.deepEqual(
+        rows.map((r) => [r.method, r.path, r.status, r['content-type']]),
+        [
+          ['POST', '/organizations/org/policies', 200, 'application/vnd.api+json'],
+          ['PUT', `/policies/${id}/upload`, 200, 'application/octet-stream'],
+          ['GET', `/policies/${id}/download`, 302, null],
+          ['GET', blobPath, 200, null],
+          ['GET', '/organizations/org/policies?page[size]=100&search%5Bname%5D=log', 200, null],
+          ['GET', '/organizations/org/policies', 401, null],
+          ['GET', '/agents/agent-x', null, null],
+        ],
+      );
+      for (const row of rows) assert.match(row.at, ISO_MS);
+      await t.control('DELETE', '/requests');
+      assert.deepEqual((await t.control('GET', '/requests')).json.requests, []);
+    } finally {
+      await t.close();
+    }
+  });
+});

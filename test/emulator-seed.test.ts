@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { defaultSeed, parseSeed, startEmulator } from '../src/emulator/index.js';
+import { ValidationError } from '../src/errors.js';
+
+const FULL = `
+token: my-token
+rate-limit: 12
+organizations:
+  - name: example-org
+    max-agent-pools: 2
+    workspaces: [{ id: ws-AbCdEf123456, name: app }]
+    policy-sets: [polset-AbCdEf123456]
+    agent-pools:
+      - name: build
+        organization-scoped: false
+        allowed-workspaces: [ws-AbCdEf123456]
+        agents: [{ name: runner-1, status: exited, ip-address: 10.0.0.5, last-ping-at: 2026-01-01T00:00:00Z }]
+faults:
+  - { kind: latency, method: get, path: "^/policies", latency-ms: 250, count: 0 }
+`;
+
+function problemsOf(yaml: string): { file: string; line?: number; message: string }[] {
+  try {
+    parseSeed(yaml, 'seeds/bad.yaml');
+  } catch (error) {
+    assert.ok(error instanceof ValidationError);
+    assert.match(error.message, /seeds\/bad\.yaml/);
+    return error.problems;
+  }
+  assert.fail('expected a ValidationError');
+}
+
+describe('emulator seed', () => {
+  it('parses kebab-case YAML into the Seed shape', () => {
+    assert.deepEqual(parseSeed(FULL, 'seed.yaml'), {
+      token: 'my-token',
+      rateLimit: 12,
+      organizations: [
+        {
+          name: 'example-org',
+          maxAgentPools: 2,
+          workspaces: [{ id: 'ws-AbCdEf123456', name: 'app' }],
+          policySets: ['polset-AbCdEf123456'],
+          agentPools: [
+            {
+              name: 'build',
+              organizationScoped: false,
+              allowedWorkspaces: ['ws-AbCdEf123456'],
+              agents: [{ name: 'runner-1', status: 'exited', ipAddress: '10.0.0.5', lastPingAt: '2026-01-01T00:00:00.000Z' }],
+            },
+          ],
+        },
+      ],
+      faults: [{ kind: 'latency', method: 'GET', path: '^/policies', 'latency-ms': 250, count: 0 }],
+    });
+  });
+
+  it('reports every problem with the file and line', () => {
+    const problems = problemsOf(
+      [
+        'rate-limit: fast', //                                   1
+        'colour: blue', //                                        2
+        'organizations:', //                                      3
+        '  - name: o', //                                         4
+        '    workspaces: [{ id: ws-1, name: a }]', //             5
+        '    agent-pools:', //                                    6
+        '      - name: p', //                                     7
+        '        allowed-workspaces: [ws-2]', //                  8
+        '        agents: [{ status: sleeping }]', //              9
+        'faults: [{ kind: boom }]', //                            10
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      problems.map((p) => [p.file, p.line]),
+      [
+        ['seeds/bad.yaml', 2],
+        ['seeds/bad.yaml', 1],
+        ['seeds/bad.yaml', 8],
+        ['seeds/bad.yaml', 9],
+        ['seeds/bad.yaml', 10],
+      ],
+    );
+    assert.match(problems[0]!.message, /colour/);
+    assert.match(problems[2]!.message, /ws-2/);
+    assert.match(problems[3]!.message, /status/);
+  });
+
+  it('reports YAML syntax errors and duplicate organizations', () => {
+    assert.equal(problemsOf('organizations: [\n')[0]?.file, 'seeds/bad.yaml');
+    const dup = problemsOf('organizations:\n  - name: a\n  - name: a\n');
+    assert.deepEqual(dup.map((p) => p.line), [3]);
+  });
+
+  it('defaultSeed has example-org with two workspaces and one policy set', () => {
+    const seed = defaultSeed();
+    assert.equal(seed.organizations.length, 1);
+    const [org] = seed.organizations;
+    assert.equal(org!.name, 'example-org');
+    assert.equal(org!.workspaces?.length, 2);
+    assert.ok(org!.workspaces!.every((ws) => ws.id.startsWith('ws-')));
+    assert.equal(org!.policySets?.length, 1);
+    assert.ok(org!.policySets![0]!.startsWith('polset-'));
+  });
+
+  it('serves the default seed and takes the token from the seed, else API_TOKEN, else a random one', async () => {
+    const saved = process.env.API_TOKEN;
+    try {
+      process.env.API_TOKEN = 'from-env';
+      const fromEnv = await startEmulator();
+      assert.equal(fromEnv.token, 'from-env');
+      assert.match(fromEnv.url, /^http:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
+      assert.equal(fromEnv.url, `${fromEnv.origin}/api/v2`);
+      const res = await fetch(`${fromEnv.url}/organizations/example-org/policies`, { headers: { authorization: 'Bearer from-env' } });
+      assert.equal(res.status, 200);
+      await fromEnv.close();
+
+      const fromSeed = await startEmulator({ seed: parseSeed(FULL, 'seed.yaml') });
+      assert.equal(fromSeed.token, 'my-token');
+      const pools = await fetch(`${fromSeed.url}/organizations/example-org/agent-pools`, { headers: { authorization: 'Bearer my-token' } });
+      const body = (await pools.json()) as { data: { attributes: { name: string; 'agent-count': number } }[] };
+      assert.deepEqual(body.data.map((p) => [p.attributes.name, p.attributes['agent-count']]), [['build', 0]]);
+      assert.equal(pools.headers.get('x-ratelimit-limit'), '12');
+      await fromSeed.close();
+
+      delete process.env.API_TOKEN;
+      const random = await startEmulator();
+      assert.ok(random.token.length >= 16);
+      await random.close();
+    } finally {
+      if (saved === undefined) delete process.env.API_TOKEN;
+      else process.env.API_TOKEN = saved;
+    }
+  });
+});
