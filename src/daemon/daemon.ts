@@ -1,0 +1,109 @@
+import type { Config } from '../config/types.js';
+import type { Logger } from '../logger.js';
+import type { DaemonPass } from './daemon-types.js';
+import { startDaemonServer } from './http-server.js';
+import { createDaemonMetrics, type DaemonMetrics } from './metrics.js';
+import type { BackoffOptions, TriggerReason } from './source-loop.js';
+import { startSourceRunner, type SourceRunner } from './source-runner.js';
+import { readiness, type SourceStatus } from './status.js';
+import { handleWebhook } from './webhook.js';
+
+export interface StartDaemonOptions {
+  config: Config;
+  logger: Logger;
+  env: NodeJS.ProcessEnv;
+  /** One pass over one source: `reconcilePass(api)` in production. */
+  pass: DaemonPass;
+  /** @default a fresh registry with the default process metrics */
+  metrics?: DaemonMetrics;
+  /** Back-off after a failed pass. @default 5 s doubling to 5 min */
+  backoff?: BackoffOptions;
+  /** Quiet time after the last change of a local folder before a pass. @default 300 */
+  watchDebounceMs?: number;
+}
+
+export interface RunningDaemon {
+  /** `http://host:port` of the HTTP server. */
+  origin: string;
+  statuses(): SourceStatus[];
+  trigger(sourceName: string, reason: TriggerReason): void;
+  /** Resolves once no source has a pass running or queued. */
+  whenIdle(): Promise<void>;
+  /** Stops taking triggers (schedule, watch, webhook), waits for the passes in flight, closes the HTTP server. */
+  stop(): Promise<void>;
+}
+
+/** Starts the HTTP server and one loop per source, and triggers a start-up pass of every source. */
+export async function startDaemon(options: StartDaemonOptions): Promise<RunningDaemon> {
+  const { config, logger } = options;
+  const metrics = options.metrics ?? createDaemonMetrics();
+  const runners = new Map<string, SourceRunner>();
+  let accepting = true;
+  const secret = webhookSecret(config.webhookSecretEnv, options.env, logger);
+
+  for (const source of config.sources) {
+    const runner = await startSourceRunner({
+      source,
+      stateDir: config.stateDir,
+      pass: options.pass,
+      metrics,
+      logger,
+      env: options.env,
+      ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
+      ...(options.watchDebounceMs === undefined ? {} : { watchDebounceMs: options.watchDebounceMs }),
+    });
+    runners.set(source.name, runner);
+  }
+  const statuses = () => [...runners.values()].map((r) => r.status());
+  const stopRunners = () => Promise.all([...runners.values()].map((r) => r.stop()));
+  const server = await startDaemonServer(config.listen, {
+    statuses,
+    readiness: () => readiness(statuses()),
+    registry: metrics.registry,
+    logger,
+    webhook(request, rawBody) {
+      if (!accepting) return { status: 503, body: { error: 'shutting down' } };
+      return handleWebhook(request.headers, rawBody, {
+        secret,
+        sources: config.sources,
+        logger,
+        trigger: (names) => names.forEach((name) => runners.get(name)?.trigger('webhook')),
+      });
+    },
+  }).catch(async (error: unknown) => {
+    await stopRunners();
+    throw error;
+  });
+  logger.info({ listen: server.origin, sources: config.sources.map((s) => s.name) }, 'daemon listening');
+  for (const runner of runners.values()) runner.trigger('start-up');
+
+  return {
+    origin: server.origin,
+    statuses,
+    trigger(sourceName, reason) {
+      const runner = runners.get(sourceName);
+      if (runner === undefined) throw new Error(`no source named ${sourceName}`);
+      runner.trigger(reason);
+    },
+    async whenIdle() {
+      await Promise.all([...runners.values()].map((r) => r.whenIdle()));
+    },
+    async stop() {
+      accepting = false;
+      logger.info('shutting down: no new triggers; waiting for passes in flight');
+      await stopRunners();
+      await server.close();
+      logger.info('daemon stopped');
+    },
+  };
+}
+
+/** The webhook secret from the environment; without one, webhooks are refused, and the log says so once here. */
+function webhookSecret(name: string, env: NodeJS.ProcessEnv, logger: Logger): string | null {
+  const value = env[name];
+  if (value === undefined || value === '') {
+    logger.warn({ env: name }, `webhooks are disabled: set ${name} to the webhook secret to accept POST /webhook`);
+    return null;
+  }
+  return value;
+}

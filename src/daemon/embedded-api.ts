@@ -1,0 +1,24 @@
+import type { Config } from '../config/types.js';
+import { defaultSeed, startEmulator, type RunningEmulator, type Seed } from '../emulator/index.js';
+import type { Logger } from '../logger.js';
+
+/** The emulator's default seed plus every source's organization, so `api.url: embedded` works for any config. */
+export function embeddedSeed(config: Config): Seed {
+  const seed = defaultSeed();
+  for (const source of config.sources) {
+    const existing = seed.organizations.find((o) => o.name === source.organization);
+    if (existing === undefined) seed.organizations.push({ name: source.organization, maxAgentPools: source.maxAgentPools });
+    else existing.maxAgentPools = Math.max(existing.maxAgentPools ?? 1, source.maxAgentPools);
+  }
+  return seed;
+}
+
+/** Starts the emulator in-process on a loopback port, and says loudly that nothing real is changed. */
+export async function startEmbeddedApi(config: Config, logger: Logger): Promise<RunningEmulator> {
+  const emulator = await startEmulator({ port: 0, host: '127.0.0.1', seed: embeddedSeed(config), logger: logger.child({ component: 'emulator' }) });
+  logger.warn(
+    { url: emulator.url, organizations: config.sources.map((s) => s.organization) },
+    'api.url is "embedded": syncing against the IN-PROCESS EMULATOR; NOTHING REAL IS CHANGED and its state is lost on exit. Set api.url or API_BASE_URL to a real API.',
+  );
+  return emulator;
+}

@@ -1,0 +1,98 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../logger.js';
+import type { Readiness, SourceStatus } from './status.js';
+import type { WebhookResponse } from './webhook.js';
+
+/** Largest webhook body accepted; GitHub caps payloads at 25 MB, pushes are far smaller. */
+const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+export interface DaemonRoutes {
+  statuses(): SourceStatus[];
+  readiness(): Readiness;
+  registry: Registry;
+  webhook(request: IncomingMessage, rawBody: Buffer): WebhookResponse;
+  logger: Logger;
+}
+
+export interface DaemonServer {
+  /** `http://host:port` actually bound (port 0 resolved). */
+  origin: string;
+  close(): Promise<void>;
+}
+
+/** Serves /healthz, /readyz, /metrics, /status and /webhook on `listen` (host:port). */
+export async function startDaemonServer(listen: string, routes: DaemonRoutes): Promise<DaemonServer> {
+  const server = createServer((request, response) => {
+    route(request, response, routes).catch((error: unknown) => {
+      routes.logger.error({ err: error, path: request.url }, 'HTTP handler failed');
+      if (!response.headersSent) send(response, 500, { error: 'internal error' });
+    });
+  });
+  const separator = listen.lastIndexOf(':');
+  const host = listen.slice(0, separator).replace(/^\[(.*)\]$/, '$1');
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(Number(listen.slice(separator + 1)), host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  return { origin, close: () => closeServer(server) };
+}
+
+async function route(request: IncomingMessage, response: ServerResponse, routes: DaemonRoutes): Promise<void> {
+  const path = new URL(request.url ?? '/', 'http://daemon').pathname;
+  const method = request.method ?? 'GET';
+  if (path === '/webhook') {
+    if (method !== 'POST') return send(response, 405, { error: 'use POST' }, { allow: 'POST' });
+    const body = await readBody(request);
+    if (body === null) return send(response, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
+    const answer = routes.webhook(request, body);
+    return send(response, answer.status, answer.body);
+  }
+  if (method !== 'GET' && method !== 'HEAD') return send(response, 405, { error: 'use GET' }, { allow: 'GET, HEAD' });
+  switch (path) {
+    case '/healthz':
+      return send(response, 200, { status: 'ok' });
+    case '/readyz': {
+      const readiness = routes.readiness();
+      return send(response, readiness.ready ? 200 : 503, { ready: readiness.ready, reasons: readiness.reasons });
+    }
+    case '/status':
+      return send(response, 200, { sources: routes.statuses() });
+    case '/metrics': {
+      const text = await routes.registry.metrics();
+      response.writeHead(200, { 'content-type': routes.registry.contentType });
+      response.end(text);
+      return;
+    }
+    default:
+      return send(response, 404, { error: `no route ${path}; try /healthz, /readyz, /metrics, /status or POST /webhook` });
+  }
+}
+
+function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  response.end(`${JSON.stringify(body)}\n`);
+}
+
+/** The raw body (signatures are computed over the exact bytes), or null when it is too large. */
+async function readBody(request: IncomingMessage): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) return null;
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,79 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PassResultLabel } from './status.js';
+
+/** The daemon's Prometheus metrics, in a registry of its own (never prom-client's global one). */
+export interface DaemonMetrics {
+  registry: Registry;
+  passFinished(source: string, result: PassResultLabel, seconds: number): void;
+  /** Fed from the API client's `onRequest`; status `error` means no answer (network error, timeout). */
+  apiRequest(request: { method: string; status: number | 'error' }): void;
+  /** Creates a source's series at zero, so rates and absence alerts work from the start. */
+  addSource(source: string): void;
+  /** Fed from the API client's `onRateLimitWait`. */
+  rateLimitWait(seconds: number): void;
+  drift(source: string, changes: number): void;
+  lastSuccess(source: string, epochMs: number): void;
+}
+
+export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}): DaemonMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const passes = new Counter({
+    name: 'policy_pool_sync_passes_total',
+    help: 'Reconcile passes finished, by source and result (success, failure, timeout).',
+    labelNames: ['source', 'result'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'policy_pool_sync_pass_duration_seconds',
+    help: 'Duration of reconcile passes, fetch included.',
+    labelNames: ['source'],
+    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+    registers: [registry],
+  });
+  const requests = new Counter({
+    name: 'policy_pool_sync_api_requests_total',
+    help: 'API requests by method and HTTP status (error: no answer).',
+    labelNames: ['method', 'status'],
+    registers: [registry],
+  });
+  const rateLimitWait = new Counter({
+    name: 'policy_pool_sync_rate_limit_wait_seconds_total',
+    help: 'Seconds spent waiting for the API rate limit.',
+    registers: [registry],
+  });
+  const drift = new Gauge({
+    name: 'policy_pool_sync_drift',
+    help: 'Changes the last pass of a source planned (0: in sync).',
+    labelNames: ['source'],
+    registers: [registry],
+  });
+  const lastSuccess = new Gauge({
+    name: 'policy_pool_sync_last_success_timestamp_seconds',
+    help: 'Unix time of the last successful pass of a source.',
+    labelNames: ['source'],
+    registers: [registry],
+  });
+  return {
+    registry,
+    passFinished(source, result, seconds) {
+      passes.inc({ source, result });
+      duration.observe({ source }, seconds);
+    },
+    apiRequest({ method, status }) {
+      requests.inc({ method: method.toUpperCase(), status: String(status) });
+    },
+    rateLimitWait(seconds) {
+      if (seconds > 0) rateLimitWait.inc(seconds);
+    },
+    addSource(source) {
+      for (const result of ['success', 'failure', 'timeout']) passes.inc({ source, result }, 0);
+    },
+    drift(source, changes) {
+      drift.set({ source }, changes);
+    },
+    lastSuccess(source, epochMs) {
+      lastSuccess.set({ source }, epochMs / 1000);
+    },
+  };
+}

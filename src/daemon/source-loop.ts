@@ -1,0 +1,160 @@
+import type { Logger } from '../logger.js';
+import { safeErrorMessage } from './redact.js';
+
+export type TriggerReason = 'start-up' | 'schedule' | 'file-change' | 'webhook' | 'retry';
+
+export interface LoopPassResult {
+  ok: boolean;
+  /** Why the pass failed, for /status; null when it did not. */
+  error?: string | null;
+}
+
+export interface LoopPassEnd {
+  trigger: TriggerReason;
+  ok: boolean;
+  timedOut: boolean;
+  error: string | null;
+  durationMs: number;
+}
+
+export interface BackoffOptions {
+  /** @default 5000 */
+  initialMs: number;
+  /** @default 300000 */
+  maxMs: number;
+}
+
+export interface SourceLoopOptions {
+  name: string;
+  /** One pass. Resolves with its result or throws; `signal` aborts when the pass exceeds `timeoutMs`. */
+  pass(trigger: TriggerReason, signal: AbortSignal): Promise<LoopPassResult>;
+  timeoutMs: number;
+  backoff?: BackoffOptions;
+  logger: Logger;
+  onPassStart?(trigger: TriggerReason): void;
+  onPassEnd?(end: LoopPassEnd): void;
+  now?: () => number;
+}
+
+export interface SourceLoop {
+  /** Asks for a pass: runs now when idle, else coalesces into exactly one more pass after the running one. */
+  trigger(reason: TriggerReason): void;
+  readonly running: boolean;
+  /** When the back-off retry after a failure is due (ms since the epoch), or null. */
+  readonly retryAt: number | null;
+  /** Resolves once no pass is running or queued (a pending back-off retry does not count). */
+  whenIdle(): Promise<void>;
+  /** Takes no more triggers, drops the queued pass and any retry, and waits for the pass in flight to finish. */
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 5_000, maxMs: 300_000 };
+
+/**
+ * The serialised loop of one source. Passes never overlap: a pass that times out is aborted through its signal
+ * and the next one starts only once it has settled. A failed pass is retried after a capped exponential back-off;
+ * any new trigger (a commit, a file change, a webhook, a schedule tick) supersedes that wait.
+ */
+export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
+  const backoff = options.backoff ?? DEFAULT_BACKOFF;
+  const now = options.now ?? Date.now;
+  const log = options.logger.child({ source: options.name });
+  /** Set synchronously, so a trigger raised while a pass starts is queued rather than run beside it. */
+  let active = false;
+  let current: Promise<void> | null = null;
+  let queued: TriggerReason | null = null;
+  let failures = 0;
+  let retryTimer: NodeJS.Timeout | null = null;
+  let retryAt: number | null = null;
+  let stopped = false;
+  let idleWaiters: (() => void)[] = [];
+
+  function trigger(reason: TriggerReason): void {
+    if (stopped) return;
+    cancelRetry();
+    if (active) {
+      if (queued === null) log.debug({ trigger: reason }, 'pass running; one more pass queued');
+      queued ??= reason;
+      return;
+    }
+    active = true;
+    current = drain(reason);
+  }
+
+  async function drain(first: TriggerReason): Promise<void> {
+    let next: TriggerReason | null = first;
+    let ok = true;
+    while (next !== null) {
+      ok = await execute(next);
+      failures = ok ? 0 : failures + 1;
+      next = stopped ? null : queued;
+      queued = null;
+    }
+    active = false;
+    current = null;
+    if (!ok && !stopped) scheduleRetry();
+    const waiters = idleWaiters;
+    idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  async function execute(reason: TriggerReason): Promise<boolean> {
+    const controller = new AbortController();
+    const started = now();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      log.warn({ trigger: reason, timeoutSeconds: options.timeoutMs / 1000 }, 'pass timed out; aborting it');
+      controller.abort(new Error(`pass timed out after ${options.timeoutMs / 1000} s`));
+    }, options.timeoutMs);
+    options.onPassStart?.(reason);
+    let result: LoopPassResult;
+    try {
+      result = await options.pass(reason, controller.signal);
+    } catch (error) {
+      result = { ok: false, error: safeErrorMessage(error) };
+    } finally {
+      clearTimeout(timer);
+    }
+    const error = timedOut ? `pass timed out after ${options.timeoutMs / 1000} s` : result.ok ? null : (result.error ?? 'pass failed');
+    const end: LoopPassEnd = { trigger: reason, ok: result.ok && !timedOut, timedOut, error, durationMs: now() - started };
+    options.onPassEnd?.(end);
+    return end.ok;
+  }
+
+  function scheduleRetry(): void {
+    const delay = Math.min(backoff.initialMs * 2 ** Math.max(0, failures - 1), backoff.maxMs);
+    retryAt = now() + delay;
+    log.info({ failures, retryInSeconds: delay / 1000 }, 'pass failed; retrying after back-off');
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      retryAt = null;
+      trigger('retry');
+    }, delay);
+  }
+
+  function cancelRetry(): void {
+    if (retryTimer !== null) clearTimeout(retryTimer);
+    retryTimer = null;
+    retryAt = null;
+  }
+
+  return {
+    trigger,
+    get running() {
+      return active;
+    },
+    get retryAt() {
+      return retryAt;
+    },
+    whenIdle() {
+      return !active ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    async stop() {
+      stopped = true;
+      queued = null;
+      cancelRetry();
+      if (current !== null) await current;
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import type { SourceConfig } from '../config/types.js';
+import type { LoopPassEnd, TriggerReason } from './source-loop.js';
+
+export type PassResultLabel = 'success' | 'failure' | 'timeout';
+
+/** What `GET /status` shows for one source. Times are ISO 8601; revisions are git commits (null for a local folder). */
+export interface SourceStatus {
+  name: string;
+  organization: string;
+  kind: 'path' | 'git';
+  running: boolean;
+  lastTrigger: TriggerReason | null;
+  lastAttemptedRevision: string | null;
+  lastAppliedRevision: string | null;
+  result: PassResultLabel | null;
+  error: string | null;
+  /** Changes the last pass planned (drift found), or null before the first pass got that far. */
+  driftCount: number | null;
+  lastRunAt: string | null;
+  lastSuccessAt: string | null;
+  nextRunAt: string | null;
+  /** false when the last pass could not fetch the git source; null for a local folder or before the first pass. */
+  gitReached: boolean | null;
+  /** false when the last pass could not reach the API; null when it made no API call. */
+  apiReached: boolean | null;
+}
+
+export interface Readiness {
+  ready: boolean;
+  reasons: string[];
+}
+
+export function initialStatus(source: SourceConfig): SourceStatus {
+  return {
+    name: source.name,
+    organization: source.organization,
+    kind: source.git === null ? 'path' : 'git',
+    running: false,
+    lastTrigger: null,
+    lastAttemptedRevision: null,
+    lastAppliedRevision: null,
+    result: null,
+    error: null,
+    driftCount: null,
+    lastRunAt: null,
+    lastSuccessAt: null,
+    nextRunAt: null,
+    gitReached: null,
+    apiReached: null,
+  };
+}
+
+export function resultLabel(end: LoopPassEnd): PassResultLabel {
+  return end.timedOut ? 'timeout' : end.ok ? 'success' : 'failure';
+}
+
+/** Ready when every source has finished a pass, and the last one reached git (if any) and the API. */
+export function readiness(statuses: readonly SourceStatus[]): Readiness {
+  const reasons: string[] = [];
+  for (const s of statuses) {
+    if (s.lastRunAt === null) reasons.push(`source ${s.name}: no pass has finished yet`);
+    else if (s.gitReached === false) reasons.push(`source ${s.name}: the last pass could not fetch the git repository: ${s.error ?? 'unknown error'}`);
+    else if (s.apiReached === false) reasons.push(`source ${s.name}: the last pass could not reach the API: ${s.error ?? 'unknown error'}`);
+  }
+  return { ready: reasons.length === 0, reasons };
+}
