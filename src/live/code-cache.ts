@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 /** Remembers, per policy id and `updated-at`, the hash of the code last seen, so unchanged code is not downloaded again. */
 export interface CodeCache {
   get(policyId: string, updatedAt: string): string | undefined;
@@ -18,13 +16,4 @@ export function createCodeCache(): CodeCache {
       entries.set(key(id, updatedAt), hash);
     },
   };
-}
-
-/** Code with line ends normalised: CRLF and lone CR become LF. */
-export function normalizeCode(code: string): string {
-  return code.replace(/\r\n?/g, '\n');
-}
-
-export function codeHash(code: string): string {
-  return createHash('sha256').update(normalizeCode(code)).digest('hex');
 }

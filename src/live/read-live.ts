@@ -2,7 +2,8 @@ import type { Logger } from '../logger.js';
 import type { Policy, PolicyApi } from '../api/types.js';
 import type { DeclaredPolicy, DeclaredState } from '../declared/types.js';
 import type { LivePolicy, LivePool, LiveState } from '../plan/types.js';
-import { codeHash, type CodeCache } from './code-cache.js';
+import { codeDigest } from '../plan/code.js';
+import type { CodeCache } from './code-cache.js';
 
 export interface ReadLiveOptions {
   api: PolicyApi;
@@ -38,8 +39,8 @@ async function withCode(policy: Policy, declared: DeclaredPolicy | undefined, op
   if (declared === undefined || declared.kind !== policy.kind) return { ...policy, code: null };
   if (policy.updatedAt === null) return { ...policy, code: null };
   const cached = options.codeCache?.get(policy.id, policy.updatedAt);
-  if (cached !== undefined && cached === codeHash(declared.code)) return { ...policy, code: declared.code };
+  if (cached !== undefined && cached === codeDigest(declared.code)) return { ...policy, code: declared.code };
   const code = await options.api.downloadPolicy(policy);
-  options.codeCache?.set(policy.id, policy.updatedAt, codeHash(code));
+  options.codeCache?.set(policy.id, policy.updatedAt, codeDigest(code));
   return { ...policy, code };
 }
