@@ -51,10 +51,10 @@ export async function handleControl(p: Pipeline, ctx: Context, res: ServerRespon
 }
 
 export async function route(router: Router, ctx: Context): Promise<Reply> {
-  const match = router(ctx.method, ctx.path);
-  if (match === null) return errorReply(404, [{ status: '404', title: 'not found' }]);
-  if (match === 'method-not-allowed') return errorReply(405, [{ status: '405', title: 'method not allowed' }]);
   try {
+    const match = router(ctx.method, ctx.path);
+    if (match === null) return errorReply(404, [{ status: '404', title: 'not found' }]);
+    if (match === 'method-not-allowed') return errorReply(405, [{ status: '405', title: 'method not allowed' }]);
     return await match.handler({ ...ctx, params: match.params });
   } catch (error) {
     if (error instanceof ReplyError) return errorReply(error.status, error.errors);

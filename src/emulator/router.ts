@@ -45,7 +45,7 @@ export function createRouter(routes: Route[]): Router {
       pathMatched = true;
       if (route.method !== method) continue;
       const params: Record<string, string> = {};
-      route.names.forEach((name, i) => (params[name] = decodeURIComponent(found[i + 1] ?? '')));
+      route.names.forEach((name, i) => (params[name] = safeDecode(found[i + 1] ?? '')));
       return { handler: route.handler, params };
     }
     return pathMatched ? 'method-not-allowed' : null;
@@ -59,4 +59,13 @@ function compile(route: Route): CompiledRoute {
     return '([^/]+)';
   });
   return { ...route, regex: new RegExp(`^${source}/?$`), names };
+}
+
+/** A malformed escape stays as sent, so it simply matches no record. */
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

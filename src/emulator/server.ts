@@ -70,12 +70,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       req, method: req.method ?? 'GET', path: url.pathname.slice(prefix.length) || '/', query: url.searchParams,
       params: {}, store, blobs, origin, now,
     });
+    const guard = (handling: Promise<void>): void =>
+      void handling.catch((error: unknown) => {
+        pipeline.logger.error({ err: error, method: req.method, path: url.pathname }, 'emulator request failed');
+        res.destroy();
+      });
     if (url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`)) {
-      void handleApi(pipeline, at(API_PREFIX), raw.slice(API_PREFIX.length), res);
+      guard(handleApi(pipeline, at(API_PREFIX), raw.slice(API_PREFIX.length), res));
     } else if (url.pathname.startsWith(BLOB_PREFIX)) {
-      void handleBlob(pipeline, at(BLOB_PREFIX.slice(0, -1)), raw, res);
+      guard(handleBlob(pipeline, at(BLOB_PREFIX.slice(0, -1)), raw, res));
     } else if (url.pathname.startsWith(CONTROL_PREFIX)) {
-      void handleControl(pipeline, at(CONTROL_PREFIX.slice(0, -1)), res);
+      guard(handleControl(pipeline, at(CONTROL_PREFIX.slice(0, -1)), res));
     } else {
       answer(res, errorReply(404, [{ status: '404', title: 'not found' }]), {}, JSON_API, () => undefined);
     }
