@@ -106,4 +106,17 @@ describe('emulator validation', () => {
     assert422(await patch(poolBody({}, ['ws-unknown000000000'])), '/data/relationships/allowed-workspaces/data/0');
     assert.equal((await patch(poolBody({ name: 'second' }))).status, 200, 'its own name is not taken');
   });
+
+  it('allows one agent pool per organization by default', async () => {
+    const single = await startTestEmulator();
+    try {
+      const first = await single.call('POST', '/organizations/org/agent-pools', { body: poolBody({ name: 'only' }) });
+      assert.equal(first.status, 201);
+      assert422(await single.call('POST', '/organizations/org/agent-pools', { body: poolBody({ name: 'second' }) }), '/data', /limit of 1/);
+      assert.equal((await single.call('DELETE', `/agent-pools/${first.json.data.id}`)).status, 204);
+      assert.equal((await single.call('POST', '/organizations/org/agent-pools', { body: poolBody({ name: 'second' }) })).status, 201);
+    } finally {
+      await single.close();
+    }
+  });
 });
