@@ -23,8 +23,9 @@ export function safeCause(failure: TransportFailure): Error {
   return Object.assign(new Error(failure.description), { code: failure.code });
 }
 
+/** Replaces the secret wherever it appears (a very short secret would match ordinary words, and is left). */
 export function scrub(text: string, secret: string): string {
-  return secret === '' ? text : text.split(secret).join('[redacted]');
+  return secret.length < 6 ? text : text.split(secret).join('[redacted]');
 }
 
 function failureCode(error: unknown): string {
