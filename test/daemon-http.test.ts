@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'node:test';
+import { ApiClient } from '../src/api/client.js';
+import { createDaemonMetrics, reconcilePass, type SourceStatus } from '../src/daemon/index.js';
+import { startEmulator } from '../src/emulator/index.js';
+import { silentLogger } from '../src/logger.js';
+import { declaredTree, sleep, tempDir, waitFor, writeTree } from './helpers/daemon-fixtures.js';
+import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
+import { parseExposition, sampleValue } from './helpers/daemon-prometheus.js';
+
+async function statuses(get: (p: string) => Promise<Response>): Promise<SourceStatus[]> {
+  const response = await get('/status');
+  assert.equal(response.status, 200);
+  return ((await response.json()) as { sources: SourceStatus[] }).sources;
+}
+
+test('the real pass in-process: /metrics exposes every family, fed by the API client; /status shows the result', async (t) => {
+  const emulator = await startEmulator({ port: 0 });
+  t.after(() => emulator.close());
+  const dir = await tempDir(t);
+  await writeTree(dir, declaredTree());
+  const metrics = createDaemonMetrics();
+  const api = new ApiClient({
+    baseUrl: emulator.url, token: emulator.token, logger: silentLogger(),
+    onRequest: (r) => metrics.apiRequest(r), onRateLimitWait: (s) => metrics.rateLimitWait(s),
+  });
+  t.after(() => api.close());
+  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: dir })], pass: reconcilePass(api), metrics });
+  await waitFor('the start-up pass', async () => ((await statuses(get))[0]?.result === 'success' ? true : undefined));
+
+  const response = await get('/metrics');
+  assert.equal(response.status, 200);
+  assert.match(response.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+  const exposition = parseExposition(await response.text());
+  const families: [string, string][] = [
+    ['policy_pool_sync_passes_total', 'counter'],
+    ['policy_pool_sync_pass_duration_seconds', 'histogram'],
+    ['policy_pool_sync_api_requests_total', 'counter'],
+    ['policy_pool_sync_rate_limit_wait_seconds_total', 'counter'],
+    ['policy_pool_sync_drift', 'gauge'],
+    ['policy_pool_sync_last_success_timestamp_seconds', 'gauge'],
+    ['process_cpu_seconds_total', 'counter'],
+    ['process_resident_memory_bytes', 'gauge'],
+  ];
+  for (const [name, type] of families) assert.equal(exposition.type.get(name), type, name);
+  assert.equal(sampleValue(exposition, 'policy_pool_sync_passes_total', { source: 'main', result: 'success' }), 1);
+  assert.equal(sampleValue(exposition, 'policy_pool_sync_passes_total', { source: 'main', result: 'failure' }), 0);
+  assert.equal(sampleValue(exposition, 'policy_pool_sync_pass_duration_seconds_count', { source: 'main' }), 1);
+  assert.equal(sampleValue(exposition, 'policy_pool_sync_drift', { source: 'main' }), 2, 'two policies were created');
+  // Policies are created with 200 (SPEC), uploads are PUT.
+  assert.ok((sampleValue(exposition, 'policy_pool_sync_api_requests_total', { method: 'POST', status: '200' }) ?? 0) >= 2);
+  assert.ok((sampleValue(exposition, 'policy_pool_sync_api_requests_total', { method: 'PUT', status: '200' }) ?? 0) >= 2);
+  assert.ok((sampleValue(exposition, 'policy_pool_sync_api_requests_total', { method: 'GET', status: '200' }) ?? 0) >= 1);
+  const lastSuccess = sampleValue(exposition, 'policy_pool_sync_last_success_timestamp_seconds', { source: 'main' }) ?? 0;
+  assert.ok(Math.abs(lastSuccess - Date.now() / 1000) < 60);
+  assert.ok(!(await (await get('/metrics')).text()).includes(emulator.token), 'the token is in no metric');
+
+  // A second pass finds nothing to do: drift 0.
+  daemon.trigger('main', 'schedule');
+  await waitFor('the second pass', async () => ((await statuses(get))[0]?.lastTrigger === 'schedule' && !(await statuses(get))[0]?.running ? true : undefined));
+  await daemon.whenIdle();
+  const after = parseExposition(await (await get('/metrics')).text());
+  assert.equal(sampleValue(after, 'policy_pool_sync_drift', { source: 'main' }), 0);
+  assert.equal(sampleValue(after, 'policy_pool_sync_passes_total', { source: 'main', result: 'success' }), 2);
+
+  const [status] = await statuses(get);
+  assert.equal(status?.name, 'main');
+  assert.equal(status?.organization, 'example-org');
+  assert.equal(status?.kind, 'path');
+  assert.equal(status?.result, 'success');
+  assert.equal(status?.error, null);
+  assert.equal(status?.running, false);
+  assert.equal(status?.apiReached, true);
+  assert.equal(status?.lastAppliedRevision, null, 'a local folder has no revision');
+  assert.ok(status?.nextRunAt !== null && Date.parse(status?.nextRunAt ?? '') > Date.now(), 'the next scheduled run is in the future');
+  assert.ok(Date.parse(status?.lastRunAt ?? '') <= Date.now());
+});
+
+test('/readyz is 503 until every source finished a pass, 200 after; /healthz is always 200', async (t) => {
+  let release = () => {};
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const { pass } = recordingPass(async () => {
+    await gate;
+    return true;
+  });
+  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempDir(t) })], pass });
+  assert.equal((await get('/healthz')).status, 200);
+  const notReady = await get('/readyz');
+  assert.equal(notReady.status, 503);
+  assert.deepEqual(await notReady.json(), { ready: false, reasons: ['source main: no pass has finished yet'] });
+  assert.equal((await statuses(get))[0]?.running, true);
+  release();
+  await daemon.whenIdle();
+  assert.equal((await get('/readyz')).status, 200);
+  assert.equal((await get('/nope')).status, 404);
+  assert.equal((await get('/webhook')).status, 405);
+});
+
+test('/readyz is 503 naming the source when its git repository cannot be fetched; /status keeps credentials out', async (t) => {
+  const { pass, calls } = recordingPass();
+  const git = { url: 'https://user:hunter2@127.0.0.1:1/acme/policies.git', ref: 'main', path: '.' };
+  const { get, daemon, logs } = await startTestDaemon(t, { sources: [testSource('remote', { git })], pass });
+  await daemon.whenIdle();
+  assert.equal(calls.length, 0, 'no pass without a checkout');
+  const response = await get('/readyz');
+  assert.equal(response.status, 503);
+  const body = (await response.json()) as { reasons: string[] };
+  assert.match(body.reasons[0] ?? '', /^source remote: the last pass could not fetch the git repository: git fetch of https:\/\/\*\*\*@127\.0\.0\.1:1\/acme\/policies\.git/);
+  const [status] = await statuses(get);
+  assert.equal(status?.result, 'failure');
+  assert.equal(status?.gitReached, false);
+  assert.ok(status?.nextRunAt !== null, 'a retry is scheduled');
+  assert.ok(!JSON.stringify(status).includes('hunter2'));
+  assert.ok(!logs.text().includes('hunter2'), 'the git password is in no log line');
+  assert.ok(!(await (await get('/metrics')).text()).includes('hunter2'));
+});
+
+test('an edited file of a local source triggers a pass after the debounce; a burst of edits makes one pass', async (t) => {
+  const dir = await tempDir(t);
+  await writeTree(dir, declaredTree());
+  const { pass, calls } = recordingPass();
+  const { daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: dir })], pass });
+  await daemon.whenIdle();
+  for (let i = 0; i < 5; i += 1) await writeFile(path.join(dir, 'policies/require-tags.native'), `main = rule { ${i} > -1 }\n`);
+  await rm(path.join(dir, 'policies/opa'), { recursive: true });
+  await waitFor('a file-change pass', () => (calls.some((c) => c.trigger === 'file-change') ? true : undefined));
+  await sleep(400);
+  await daemon.whenIdle();
+  assert.deepEqual(calls.map((c) => c.trigger), ['start-up', 'file-change']);
+  await writeFile(path.join(dir, '.hidden-notes'), 'x');
+  await writeFile(path.join(dir, '.syncignore'), 'policies/opa/\n');
+  await waitFor('a pass for .syncignore', () => (calls.length === 3 ? true : undefined));
+  assert.equal(calls[2]?.trigger, 'file-change');
+});

@@ -1,0 +1,85 @@
+import { Writable } from 'node:stream';
+import type { TestContext } from 'node:test';
+import { pino, type Logger } from 'pino';
+import { sourceDefaults } from '../../src/config/defaults.js';
+import type { Config, SourceConfig } from '../../src/config/types.js';
+import { startDaemon, type DaemonPass, type DaemonPassRequest, type RunningDaemon } from '../../src/daemon/index.js';
+import type { DaemonMetrics } from '../../src/daemon/metrics.js';
+import { tempDir } from './daemon-fixtures.js';
+
+/** Log lines written by the daemon, as text, to check what they say and that no secret is in them. */
+export interface CapturedLogs {
+  logger: Logger;
+  text(): string;
+  messages(): string[];
+}
+
+export function captureLogs(): CapturedLogs {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  const logger = pino({ level: 'debug' }, stream);
+  return {
+    logger,
+    text: () => lines.join(''),
+    messages: () => lines.map((l) => (JSON.parse(l) as { msg?: string }).msg ?? ''),
+  };
+}
+
+/** A source that no schedule tick will trigger during a test. */
+export function testSource(name: string, overrides: Partial<SourceConfig>): SourceConfig {
+  return { ...sourceDefaults(name, 'example-org'), schedule: '0 0 1 1 *', ...overrides };
+}
+
+/** A pass that records its requests and answers `ok` (or what `answer` says). */
+export function recordingPass(answer?: (request: DaemonPassRequest) => Promise<boolean> | boolean) {
+  const calls: DaemonPassRequest[] = [];
+  const pass: DaemonPass = async (request) => {
+    calls.push(request);
+    const ok = answer === undefined ? true : await answer(request);
+    return { ok, driftCount: ok ? 0 : null, errors: ok ? [] : ['declared repo is invalid'], apiReached: true };
+  };
+  return { calls, pass };
+}
+
+export interface TestDaemon {
+  daemon: RunningDaemon;
+  logs: CapturedLogs;
+  get(path: string): Promise<Response>;
+  post(path: string, body: string, headers: Record<string, string>): Promise<Response>;
+}
+
+/** startDaemon on 127.0.0.1:0 with the given sources and pass, stopped when the test ends. */
+export async function startTestDaemon(
+  t: TestContext,
+  options: { sources: SourceConfig[]; pass: DaemonPass; env?: NodeJS.ProcessEnv; metrics?: DaemonMetrics },
+): Promise<TestDaemon> {
+  const logs = captureLogs();
+  const config: Config = {
+    api: { url: 'http://127.0.0.1:1/api/v2', tokenFile: null, rateLimit: 'auto', concurrency: 8 },
+    sources: options.sources,
+    listen: '127.0.0.1:0',
+    webhookSecretEnv: 'TEST_WEBHOOK_SECRET',
+    stateDir: await tempDir(t, 'pps-state-'),
+  };
+  const daemon = await startDaemon({
+    config,
+    logger: logs.logger,
+    env: options.env ?? {},
+    pass: options.pass,
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    backoff: { initialMs: 60_000, maxMs: 60_000 },
+    watchDebounceMs: 100,
+  });
+  t.after(() => daemon.stop());
+  return {
+    daemon,
+    logs,
+    get: (path) => fetch(`${daemon.origin}${path}`),
+    post: (path, body, headers) => fetch(`${daemon.origin}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } }),
+  };
+}
