@@ -12,14 +12,15 @@ export interface ConfigFlags {
 }
 
 /**
- * A config for use without a file (`--source-dir DIR --organization NAME`): one source named after the folder
- * (or `default` when the folder name is not a valid source name), ownership marker, prune off.
+ * A config for use without a file (`--source-dir DIR --organization NAME`): one source named `default`,
+ * ownership marker, prune off. The name is fixed rather than taken from the folder, because it is written into the
+ * ownership marker: a checkout's folder name differs between CI systems and machines, and a changed name would
+ * stop prune from recognising the policies the source wrote before.
  * URL: --api-url, else API_BASE_URL, else `embedded`.
  */
 export function configFromFlags(flags: ConfigFlags, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): Config {
   const dir = path.resolve(cwd, flags.sourceDir);
-  const base = path.basename(dir);
-  const name = /^[A-Za-z0-9_-]+$/.test(base) ? base : 'default';
+  const name = 'default';
   const config: Config = {
     api: { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8 },
     sources: [{ ...sourceDefaults(name, flags.organization), path: dir }],
