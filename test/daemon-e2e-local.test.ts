@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'node:test';
+import type { SourceStatus } from '../src/daemon/index.js';
+import { githubSignature } from '../src/daemon/signature.js';
+import { declaredTree, sleep, tempDir, waitFor, writeTree } from './helpers/daemon-fixtures.js';
+import { descriptionOf, spawnDaemon, startTestApi, type DaemonProcess, type LogLine } from './helpers/daemon-process.js';
+
+const NEVER = '0 0 1 1 *';
+
+async function status(daemon: DaemonProcess): Promise<SourceStatus> {
+  const body = (await (await daemon.get('/status')).json()) as { sources: SourceStatus[] };
+  const [first] = body.sources;
+  assert.ok(first !== undefined);
+  return first;
+}
+
+async function localDaemon(t: import('node:test').TestContext, schedule: string, env: NodeJS.ProcessEnv = {}, tree = declaredTree()) {
+  const api = await startTestApi(t);
+  const dir = await tempDir(t);
+  await writeTree(dir, tree);
+  const daemon = await spawnDaemon(
+    t,
+    { api: { url: api.emulator.url }, sources: [{ name: 'local', organization: 'example-org', path: dir, schedule }] },
+    { API_TOKEN: api.emulator.token, ...env },
+  );
+  await waitFor('the start-up pass', async () => ((await status(daemon)).result === 'success' ? true : undefined));
+  return { api, dir, daemon };
+}
+
+test('an edited local file is applied within 5 s, without waiting for the schedule', async (t) => {
+  const { api, dir } = await localDaemon(t, NEVER);
+  assert.equal(descriptionOf(await api.policies(), 'require-tags'), 'Tags are required.');
+  const editedAt = Date.now();
+  await writeFile(path.join(dir, 'policies/require-tags.yaml'), 'description: Edited on disk.\n');
+  await waitFor('the edit applied', async () => (descriptionOf(await api.policies(), 'require-tags') === 'Edited on disk.' ? true : undefined), 5_000);
+  assert.ok(Date.now() - editedAt < 5_000);
+});
+
+test('drift made by hand through the API is repaired on the next tick', async (t) => {
+  const { api, daemon } = await localDaemon(t, '*/2 * * * * *');
+  const policy = (await api.policies()).find((p) => p.name === 'require-tags');
+  assert.ok(policy !== undefined);
+  const response = await api.api('PATCH', `/policies/${policy.id}`, {
+    data: { type: 'policies', attributes: { description: 'changed by hand', 'enforcement-level': 'advisory' } },
+  });
+  assert.equal(response.status, 200);
+  assert.equal((await api.policies()).find((p) => p.name === 'require-tags')?.['enforcement-level'], 'advisory');
+  await waitFor('the drift repaired', async () => {
+    const p = (await api.policies()).find((x) => x.name === 'require-tags');
+    return p?.['enforcement-level'] === 'hard-mandatory' && descriptionOf([p], 'require-tags') === 'Tags are required.' ? true : undefined;
+  }, 8_000);
+  const repaired = daemon.logs().filter((l) => l.msg === 'pass finished' && l.trigger === 'schedule' && Number(l.drift) > 0);
+  assert.ok(repaired.length >= 1, 'a scheduled pass found and fixed the drift');
+});
+
+test('overlapping triggers (schedule, file changes, webhooks) never run two passes at once', async (t) => {
+  const secret = 'overlap-secret';
+  const { api, dir, daemon } = await localDaemon(t, '* * * * * *', { WEBHOOK_SECRET: secret });
+  // Slow API: every request takes 100 ms more, so passes are long and triggers pile up during them.
+  await api.control('POST', '/faults', { faults: [{ kind: 'latency', 'latency-ms': 100, count: 0 }] });
+  const body = '{}';
+  const webhooks: Promise<Response>[] = [];
+  for (let i = 0; i < 12; i += 1) {
+    await writeFile(path.join(dir, 'policies/require-tags.yaml'), `description: Revision ${i}.\n`);
+    webhooks.push(daemon.post('/webhook', body, { 'x-hub-signature-256': githubSignature(secret, body) }));
+    await sleep(250);
+  }
+  assert.ok((await Promise.all(webhooks)).every((r) => r.status === 202));
+  await api.control('DELETE', '/faults');
+  await waitFor('the last revision applied', async () => (descriptionOf(await api.policies(), 'require-tags') === 'Revision 11.' ? true : undefined), 10_000);
+  const events = daemon.logs().filter((l: LogLine) => l.source === 'local' && ['pass started', 'pass finished', 'pass failed'].includes(l.msg));
+  let running = 0;
+  for (const event of events) {
+    running += event.msg === 'pass started' ? 1 : -1;
+    assert.ok(running === 0 || running === 1, `passes overlapped at ${JSON.stringify(event)}`);
+  }
+  const passes = events.filter((e) => e.msg === 'pass started').length;
+  assert.ok(passes >= 3, `only ${passes} passes`);
+  assert.ok(passes < 12 + 12 + 3, `${passes} passes: triggers were not coalesced`);
+});
+
+test('SIGTERM during a pass: the pass finishes its writes, the process exits 0', async (t) => {
+  const tree: Record<string, string> = {};
+  for (let i = 0; i < 8; i += 1) tree[`policies/p${i}.native`] = `main = rule { ${i} >= 0 }\n`;
+  const api = await startTestApi(t);
+  const dir = await tempDir(t);
+  await writeTree(dir, tree);
+  await api.control('POST', '/faults', { faults: [{ kind: 'latency', 'latency-ms': 150, count: 0 }] });
+  const daemon = await spawnDaemon(
+    t,
+    { api: { url: api.emulator.url, concurrency: 2 }, sources: [{ name: 'local', organization: 'example-org', path: dir, schedule: NEVER }] },
+    { API_TOKEN: api.emulator.token },
+  );
+  await waitFor('the first write', () => daemon.logs().find((l) => l.msg === 'change applied'));
+  assert.equal((await status(daemon)).running, true, 'the pass is still running');
+  daemon.child.kill('SIGTERM');
+  assert.equal(await daemon.exited, 0);
+  const policies = await api.policies();
+  assert.deepEqual(policies.map((p) => p.name).sort(), Object.keys(tree).map((f) => path.basename(f, '.native')).sort());
+  assert.ok(policies.every((p) => p.code !== null), 'every policy got its code');
+  const messages = daemon.logs().map((l) => l.msg);
+  assert.ok(messages.indexOf('pass finished') > messages.indexOf('shutting down: no new triggers; waiting for passes in flight'));
+  assert.equal(messages.at(-1), 'daemon stopped');
+});
+
+test('api.url embedded: the daemon syncs the example repo into the in-process emulator and says so loudly', async (t) => {
+  const daemon = await spawnDaemon(t, {
+    api: { url: 'embedded' },
+    sources: [{ name: 'example', organization: 'example-org', path: 'examples/declared', schedule: NEVER }],
+  });
+  const warning = daemon.logs().find((l) => l.level === 40 && /NOTHING REAL IS CHANGED/.test(l.msg));
+  assert.ok(warning !== undefined, 'a warning says nothing real is changed');
+  const done = await waitFor('the start-up pass', async () => {
+    const s = await status(daemon);
+    return s.result !== null ? s : undefined;
+  });
+  assert.equal(done.result, 'success', done.error ?? '');
+  assert.equal(done.driftCount, 6, 'five policies and one agent pool created');
+  daemon.child.kill('SIGINT');
+  assert.equal(await daemon.exited, 0);
+});
