@@ -144,13 +144,12 @@ test('config/default.yaml is valid and is the example of PRODUCT.md', async () =
   assert.match(schema.$schema, /json-schema\.org/);
 });
 
-test('configFromFlags: one source named after the folder, marker ownership, prune off; URL flag over env', () => {
+test('configFromFlags: one source named default (stable in ownership markers), marker ownership, prune off; URL flag over env', () => {
   const config = configFromFlags({ sourceDir: 'repos/platform-policies', organization: 'acme' }, {}, '/work');
   assert.equal(config.api.url, 'embedded');
   assert.deepEqual(config.sources.map((s) => [s.name, s.organization, s.path, s.git, s.ownership, s.prune]), [
-    ['platform-policies', 'acme', '/work/repos/platform-policies', null, 'marker', false],
+    ['default', 'acme', '/work/repos/platform-policies', null, 'marker', false],
   ]);
-  assert.equal(configFromFlags({ sourceDir: 'my policies', organization: 'acme' }, {}, '/work').sources[0]?.name, 'default');
   const env = { API_BASE_URL: 'https://env.example.com/api/v2' };
   assert.equal(configFromFlags({ sourceDir: '.', organization: 'acme' }, env, '/work').api.url, 'https://env.example.com/api/v2');
   assert.equal(configFromFlags({ sourceDir: '.', organization: 'acme', apiUrl: 'https://flag.example.com/api/v2' }, env, '/work').api.url, 'https://flag.example.com/api/v2');
