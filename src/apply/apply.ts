@@ -21,7 +21,7 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
   const results = new Map<Change, ActionResult>();
   const record = (change: Change, outcome: ActionResult['outcome'], message: string | null = null) => {
     results.set(change, { change, outcome, message });
-    const meta = { resource: change.resource, name: change.name, action: change.action, outcome };
+    const meta = { resource: change.resource, resourceName: change.name, action: change.action, outcome };
     if (outcome === 'failed') options.logger.error({ ...meta, error: message }, 'change failed');
     else options.logger.info(meta, 'change applied');
   };
