@@ -19,7 +19,7 @@ export interface CliIo {
 export async function runValidate(args: CliArgs, config: Config, io: CliIo): Promise<number> {
   let invalid = 0;
   for (const source of selectSources(config, args)) {
-    const { dir } = await checkoutSource(source, config, io.logger);
+    const { dir } = await checkoutSource(source, config, io.logger, io.env);
     try {
       const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools });
       io.stdout.write(`${source.name}: valid (${declared.policies.length} policies, ${declared.pools.length} agent pools)\n`);
@@ -51,7 +51,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   const outcomes: PassOutcome[] = [];
   try {
     for (const source of selectSources(config, args)) {
-      const { dir, revision } = await checkoutSource(source, config, io.logger);
+      const { dir, revision } = await checkoutSource(source, config, io.logger, io.env);
       outcomes.push(await runPass({ source, dir, revision, api, logger: io.logger, mode, prune: args.prune || undefined, force: args.force }));
     }
   } finally {
