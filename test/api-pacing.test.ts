@@ -6,8 +6,13 @@ import { startApiFixture, testSeed, type ApiFixture } from './helpers/api-fixtur
 describe('pacing', () => {
   let f: ApiFixture;
   let policyId: string;
+  const answered: Array<number | 'error'> = [];
+  let waitedSeconds = 0;
   before(async () => {
-    f = await startApiFixture(testSeed({ rateLimit: 30 }));
+    f = await startApiFixture(testSeed({ rateLimit: 30 }), {
+      onRequest: ({ status }) => void answered.push(status),
+      onRateLimitWait: (seconds) => void (waitedSeconds += seconds),
+    });
     policyId = (await f.client.createPolicy('acme', {
       name: 'paced', kind: 'native', description: null, enforcementLevel: 'advisory', query: null, policySetIds: [],
     })).id;
@@ -28,5 +33,7 @@ describe('pacing', () => {
     assert.ok(tooMany <= 5, summary);
     assert.ok(result.rate >= 27, summary);
     assert.ok(result.rate <= 31.5, `never faster than the limit allows: ${summary}`);
+    assert.equal(answered.length, 301 + tooMany, 'onRequest once per response');
+    assert.ok(waitedSeconds > 1 && Math.abs(waitedSeconds - f.client.stats().rateLimitWaitSeconds) < 1e-6, `waited ${waitedSeconds} s`);
   });
 });

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { MAX_CODE_BYTES, type Policy } from '../src/api/types.js';
+import { CodeTooLargeError } from '../src/errors.js';
+import { rejectsWithStatus } from './helpers/api-assert.js';
+import { startApiFixture, type ApiFixture } from './helpers/api-fixture.js';
+
+/** A file of exactly `size` bytes of policy-like text. */
+async function fileOfSize(path: string, size: number): Promise<string> {
+  await writeFile(path, Buffer.alloc(size, 'main = rule { true } # padding padding padding padding padding\n'));
+  return path;
+}
+
+describe('upload limits', () => {
+  let f: ApiFixture;
+  let policy: Policy;
+  before(async () => {
+    f = await startApiFixture();
+    policy = await f.client.createPolicy('acme', {
+      name: 'sized', kind: 'native', description: null, enforcementLevel: 'advisory', query: null, policySetIds: [],
+    });
+  });
+  afterEach(async () => {
+    await f.control.clearFaults();
+    await f.control.clearRequests();
+  });
+  after(async () => { await f.close(); });
+
+  it('refuses code over 10,485,760 bytes before sending anything, naming the file and size', async () => {
+    const file = await fileOfSize(join(f.tempDir, 'huge.native'), MAX_CODE_BYTES + 1);
+    await f.control.clearRequests();
+    const error = await f.client.uploadPolicy(policy.id, file).then(() => assert.fail('expected a refusal'), (e: unknown) => e);
+    assert.ok(error instanceof CodeTooLargeError, String(error));
+    assert.deepEqual([error.file, error.size, error.limit], [file, MAX_CODE_BYTES + 1, MAX_CODE_BYTES]);
+    assert.ok(error.message.includes(file) && error.message.includes(String(MAX_CODE_BYTES + 1)), error.message);
+    assert.deepEqual(await f.control.requests(), []);
+  });
+
+  it('sends exactly 10,485,760 bytes, streamed, and gets them back', async () => {
+    const file = await fileOfSize(join(f.tempDir, 'limit.native'), MAX_CODE_BYTES);
+    await f.client.uploadPolicy(policy.id, file);
+    const code = await f.client.downloadPolicy(policy);
+    assert.equal(Buffer.byteLength(code), MAX_CODE_BYTES);
+    assert.deepEqual((await f.control.requests())[0]?.status, 200);
+  });
+
+  it('a 413 from the server is an ApiError 413 naming the request, not retried', async () => {
+    const file = join(f.tempDir, 'small.native');
+    await writeFile(file, 'main = rule { false }\n');
+    await f.control.addFaults({ kind: 'status', method: 'PUT', path: '/upload$', status: 413, count: 1 });
+    await rejectsWithStatus(f.client.uploadPolicy(policy.id, file), 413, 'PUT', `/policies/${policy.id}/upload`);
+    assert.deepEqual((await f.control.requests()).map((r) => [r.method, r.status]), [['PUT', 413]]);
+  });
+
+  it('the emulator answers 413 to a body over 10 MB and keeps the old code', async () => {
+    const before = await f.client.downloadPolicy(policy);
+    const response = await fetch(`${f.emulator.url}/policies/${policy.id}/upload`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${f.emulator.token}`, 'content-type': 'application/octet-stream' },
+      body: Buffer.alloc(MAX_CODE_BYTES + 1, 0x61),
+    });
+    assert.equal(response.status, 413);
+    await response.arrayBuffer();
+    assert.equal(await f.client.downloadPolicy(policy), before);
+  });
+});
