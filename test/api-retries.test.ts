@@ -127,6 +127,17 @@ describe('retries', () => {
     const eager = new ApiClient({ baseUrl: f.emulator.url, token: f.emulator.token, logger, rateLimit: 1000 });
     try {
       await f.control.setRateLimit(5);
+      let limited: Response | undefined;
+      for (let i = 0; i < 10 && limited === undefined; i += 1) {
+        const response = await fetch(`${f.emulator.url}/policies/${policyId}`, { headers: { authorization: `Bearer ${f.emulator.token}` } });
+        if (response.status === 429) limited = response;
+        else await response.arrayBuffer();
+      }
+      assert.ok(limited, 'the emulator answers 429 over the limit');
+      assert.deepEqual(await limited.json(), { errors: [{ detail: "You have exceeded the API's rate limit.", status: 429, title: 'Too many requests' }] });
+      assert.equal(limited.headers.get('x-ratelimit-limit'), '5');
+      assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
+      assert.match(String(limited.headers.get('x-ratelimit-reset')), /^\d+(\.\d+)?$/);
       // Slow answers keep eight requests in flight before any rate-limit header comes back.
       await f.control.addFaults({ kind: 'latency', method: 'GET', path: '^/policies/', 'latency-ms': 100, count: 0 });
       const results = await Promise.all(Array.from({ length: 15 }, () => eager.getPolicy(policyId)));

@@ -12,9 +12,10 @@ export interface TransportFailure {
   maybeSent: boolean;
 }
 
-export function describeFailure(error: unknown, timedOut: boolean, secret: string): TransportFailure {
-  const code = timedOut ? 'timeout' : failureCode(error);
-  const message = timedOut ? 'no response in time' : error instanceof Error ? error.message : String(error);
+/** `timeoutMs` is set when the request was aborted by its timeout. */
+export function describeFailure(error: unknown, timeoutMs: number | null, secret: string): TransportFailure {
+  const code = timeoutMs !== null ? 'timeout' : failureCode(error);
+  const message = timeoutMs !== null ? `no response within ${timeoutMs} ms` : error instanceof Error ? error.message : String(error);
   return { code, description: scrub(`${code}: ${message}`, secret), maybeSent: !NOT_SENT.has(code) };
 }
 

@@ -165,7 +165,7 @@ export class Transport {
       logger.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs) }, 'api request');
       return { response: { status: res.statusCode, headers, text, request: described } };
     } catch (error) {
-      const failure = describeFailure(error, signal.aborted, this.options.token);
+      const failure = describeFailure(error, signal.aborted ? timeoutMs : null, this.options.token);
       const durationMs = clock.now() - started;
       this.record(req.method, 'error', durationMs);
       logger.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs) }, 'api request got no response');
