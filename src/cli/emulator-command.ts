@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { defaultSeed, parseSeed, startEmulator } from '../emulator/index.js';
 import type { Logger } from '../logger.js';
 import type { CliArgs } from './args.js';
-import { waitForSignal } from './signals.js';
+import { waitForShutdownSignal } from '../daemon/signals.js';
 
 /** `--emulator`: serve the API emulator until SIGINT or SIGTERM; print one JSON line with its URL and token. */
 export async function runEmulator(args: CliArgs, stdout: NodeJS.WriteStream, logger: Logger): Promise<number> {
@@ -12,7 +12,7 @@ export async function runEmulator(args: CliArgs, stdout: NodeJS.WriteStream, log
   const emulator = await startEmulator({ port: args.port, seed, logger });
   stdout.write(`${JSON.stringify({ url: emulator.url, token: emulator.token })}\n`);
   logger.warn({ url: emulator.url }, 'emulator serving; it keeps everything in memory and changes nothing real');
-  await waitForSignal();
+  await waitForShutdownSignal(logger);
   await emulator.close();
   return 0;
 }
