@@ -1,22 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { smallRepo } from './helpers/repos.js';
-import { removeDir, tempRepo, World } from './helpers/world.js';
+import { useWorld } from './helpers/world.js';
 
 describe('apply', () => {
-  let world: World;
-  const dirs: string[] = [];
-  before(async () => {
-    world = await World.start();
-  });
-  after(async () => {
-    await world.close();
-    await Promise.all(dirs.map(removeDir));
-  });
+  const fixture = useWorld();
 
   it('deletes again a policy whose upload failed, applies the rest, and exits 1 naming the failure', async () => {
-    const dir = await tempRepo(smallRepo());
-    dirs.push(dir);
+    const world = fixture.world;
+    const dir = await fixture.repo(smallRepo());
     await world.control('POST', '/faults', { faults: [{ kind: 'status', status: 413, method: 'PUT', path: '/upload$', count: 1 }] });
     const run = await world.cli('--reconcile', dir);
     assert.equal(run.code, 1, run.stdout + run.stderr);
@@ -34,10 +26,10 @@ describe('apply', () => {
   it('refuses more deletions than max-deletes before any write unless --force, and an empty source always', async () => {
     const many: Record<string, string> = {};
     for (let i = 0; i < 12; i += 1) many[`policies/bulk/bulk-${i}.native`] = `main = rule { ${i} >= 0 }\n`;
-    const dir = await tempRepo(many);
-    const one = await tempRepo({ 'policies/bulk/bulk-0.native': 'main = rule { 0 >= 0 }\n' });
-    const nothing = await tempRepo({ 'README.md': 'nothing declared\n' });
-    dirs.push(dir, one, nothing);
+    const world = fixture.world;
+    const dir = await fixture.repo(many);
+    const one = await fixture.repo({ 'policies/bulk/bulk-0.native': 'main = rule { 0 >= 0 }\n' });
+    const nothing = await fixture.repo({ 'README.md': 'nothing declared\n' });
     assert.equal((await world.cli('--reconcile', dir)).code, 0);
 
     await world.clearRequests();

@@ -3,30 +3,24 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { runCli } from './helpers/cli.js';
 import { smallRepo } from './helpers/repos.js';
-import { ORG, removeDir, tempRepo, World } from './helpers/world.js';
+import { ORG, tempRepo, useWorld } from './helpers/world.js';
 
 function git(dir: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, encoding: 'utf8' }).trim();
 }
 
 describe('one-shot pass over a git source from a config file', () => {
-  let world: World;
-  const dirs: string[] = [];
-  before(async () => {
-    world = await World.start();
-  });
-  after(async () => {
-    await world.close();
-    await Promise.all(dirs.map(removeDir));
-  });
+  const fixture = useWorld();
 
   it('fetches the ref, plans against its commit, and reports the commit as the revision', async () => {
+    const world = fixture.world;
     const repo = await tempRepo(Object.fromEntries(Object.entries(smallRepo()).map(([p, c]) => [`declared/${p}`, c])));
     const work = await mkdtemp(join(tmpdir(), 'pps-work-'));
-    dirs.push(repo, work);
+    fixture.track(repo);
+    fixture.track(work);
     git(repo, 'init', '-q', '-b', 'main');
     git(repo, 'add', '.');
     git(repo, 'commit', '-q', '-m', 'declare policies');

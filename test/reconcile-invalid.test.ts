@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { smallRepo } from './helpers/repos.js';
-import { removeDir, tempRepo, World } from './helpers/world.js';
+import { useWorld } from './helpers/world.js';
 
 const native = 'main = rule { true }\n';
 
@@ -25,17 +25,10 @@ const CASES: Array<{ title: string; files: Record<string, string>; names: RegExp
 ];
 
 describe('an invalid repo exits 1, names the file, and writes nothing', () => {
-  let world: World;
-  const dirs: string[] = [];
-  before(async () => {
-    world = await World.start();
-  });
-  after(async () => {
-    await world.close();
-    await Promise.all(dirs.map(removeDir));
-  });
+  const fixture = useWorld();
 
   async function expectRefused(dir: string, names: RegExp): Promise<void> {
+    const world = fixture.world;
     await world.clearRequests();
     for (const mode of ['--validate', '--reconcile', '--dry-run']) {
       const run = await world.cli(mode, dir, ['--prune']);
@@ -47,44 +40,38 @@ describe('an invalid repo exits 1, names the file, and writes nothing', () => {
 
   for (const c of CASES) {
     it(c.title, async () => {
-      const dir = await tempRepo({ ...smallRepo(), ...c.files });
-      dirs.push(dir);
+      const dir = await fixture.repo({ ...smallRepo(), ...c.files });
       await expectRefused(dir, c.names);
     });
   }
 
   it('code over 10,485,760 bytes', async () => {
-    const dir = await tempRepo(smallRepo());
-    dirs.push(dir);
+    const dir = await fixture.repo(smallRepo());
     await writeFile(join(dir, 'policies/huge.native'), Buffer.alloc(10_485_761, 'a'));
     await expectRefused(dir, /policies\/huge\.native/);
   });
 
   it('a symlink that leaves the repo', async () => {
-    const outside = await mkdtemp(join(tmpdir(), 'pps-outside-'));
-    dirs.push(outside);
+    const outside = fixture.track(await mkdtemp(join(tmpdir(), 'pps-outside-')));
     await writeFile(join(outside, 'secret.native'), native);
-    const dir = await tempRepo(smallRepo());
-    dirs.push(dir);
+    const dir = await fixture.repo(smallRepo());
     await symlink(join(outside, 'secret.native'), join(dir, 'policies/leak.native'));
     await expectRefused(dir, /policies\/leak\.native/);
   });
 
   it('every problem at once', async () => {
-    const dir = await tempRepo({ ...smallRepo(), 'policies/p.native': native, 'policies/p.yaml': 'enforcement-level: mandatory\n', 'policies/orphan.yaml': '{}\n' });
-    dirs.push(dir);
-    const run = await world.cli('--validate', dir);
+    const dir = await fixture.repo({ ...smallRepo(), 'policies/p.native': native, 'policies/p.yaml': 'enforcement-level: mandatory\n', 'policies/orphan.yaml': '{}\n' });
+    const run = await fixture.world.cli('--validate', dir);
     assert.equal(run.code, 1);
     assert.match(run.stdout + run.stderr, /policies\/p\.yaml:1/);
     assert.match(run.stdout + run.stderr, /policies\/orphan\.yaml/);
   });
 
   it('no prune after a failed read of the live state', async () => {
-    const dir = await tempRepo(smallRepo());
-    dirs.push(dir);
+    const world = fixture.world;
+    const dir = await fixture.repo(smallRepo());
     assert.equal((await world.cli('--reconcile', dir)).code, 0);
-    const emptied = await tempRepo({ 'policies/require-tags.native': native });
-    dirs.push(emptied);
+    const emptied = await fixture.repo({ 'policies/require-tags.native': native });
     await world.control('POST', '/faults', { faults: [{ kind: 'status', status: 500, method: 'GET', path: '/download$|/policies/[^/]+$', count: 0 }] });
     try {
       await world.clearRequests();

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
 import { applyPlan } from '../src/apply/apply.js';
 import { readDeclared } from '../src/declared/index.js';
 import { silentLogger } from '../src/logger.js';
 import { readLive } from '../src/live/read-live.js';
 import { planChanges } from '../src/plan/plan.js';
-import { ORG, removeDir, tempRepo, World, WORKSPACES } from './helpers/world.js';
+import { ORG, useWorld, WORKSPACES } from './helpers/world.js';
 
 interface Resource {
   id: string;
@@ -16,47 +16,39 @@ interface Resource {
 const OLD = '2026-01-01T00:00:00.000Z';
 
 describe('agent pools', () => {
-  let world: World;
-  const dirs: string[] = [];
-  before(async () => {
-    world = await World.start({
-      organizations: [{
-        name: ORG,
-        maxAgentPools: 1,
-        workspaces: WORKSPACES,
-        agentPools: [{
-          name: 'build-old',
-          agents: [
-            { name: 'gone', status: 'exited', ipAddress: '10.0.0.5', lastPingAt: OLD },
-            { name: 'broken', status: 'errored', ipAddress: '10.0.0.6', lastPingAt: OLD },
-            { name: 'lost', status: 'unknown', ipAddress: '10.0.0.7', lastPingAt: OLD },
-            { name: 'working', status: 'busy', ipAddress: '10.0.0.8', lastPingAt: OLD },
-            { name: 'just-exited', status: 'exited', ipAddress: '10.0.0.9', lastPingAt: new Date().toISOString() },
-          ],
-        }],
+  const fixture = useWorld({
+    organizations: [{
+      name: ORG,
+      maxAgentPools: 1,
+      workspaces: WORKSPACES,
+      agentPools: [{
+        name: 'build-old',
+        agents: [
+          { name: 'gone', status: 'exited', ipAddress: '10.0.0.5', lastPingAt: OLD },
+          { name: 'broken', status: 'errored', ipAddress: '10.0.0.6', lastPingAt: OLD },
+          { name: 'lost', status: 'unknown', ipAddress: '10.0.0.7', lastPingAt: OLD },
+          { name: 'working', status: 'busy', ipAddress: '10.0.0.8', lastPingAt: OLD },
+          { name: 'just-exited', status: 'exited', ipAddress: '10.0.0.9', lastPingAt: new Date().toISOString() },
+        ],
       }],
-    });
-  });
-  after(async () => {
-    await world.close();
-    await Promise.all(dirs.map(removeDir));
+    }],
   });
 
   async function pools(): Promise<Resource[]> {
-    return ((await world.api('GET', `/organizations/${ORG}/agent-pools`)).json as { data: Resource[] }).data;
+    return ((await fixture.world.api('GET', `/organizations/${ORG}/agent-pools`)).json as { data: Resource[] }).data;
   }
   async function agentNames(poolId: string): Promise<string[]> {
-    const list = (await world.api('GET', `/agent-pools/${poolId}/agents`)).json as { data: Resource[] };
+    const list = (await fixture.world.api('GET', `/agent-pools/${poolId}/agents`)).json as { data: Resource[] };
     return list.data.map((a) => a.attributes['name'] as string).sort();
   }
 
   it('renames a pool through previous-names, keeping its id and agents, and cleans up only old agents in the listed statuses', async () => {
+    const world = fixture.world;
     const [before] = await pools();
     assert.ok(before);
-    const dir = await tempRepo({
+    const dir = await fixture.repo({
       'agent-pools/build.yaml': 'previous-names: [build-old]\nagent-cleanup: { statuses: [exited, errored], after: 1h }\n',
     });
-    dirs.push(dir);
     const run = await world.cli('--reconcile', dir);
     assert.equal(run.code, 0, run.stdout + run.stderr);
 
@@ -71,14 +63,14 @@ describe('agent pools', () => {
   });
 
   it('skips quietly an agent that came back between plan and apply (412)', async () => {
+    const world = fixture.world;
     const [pool] = await pools();
     assert.ok(pool);
     const { ids } = await world.control<{ ids: string[] }>('POST', '/agents', {
       pool: pool.id,
       agents: [{ name: 'flaky', status: 'unknown', 'ip-address': '10.0.0.10', 'last-ping-at': OLD }],
     });
-    const dir = await tempRepo({ 'agent-pools/build.yaml': 'agent-cleanup: { statuses: [unknown], after: 30m }\n' });
-    dirs.push(dir);
+    const dir = await fixture.repo({ 'agent-pools/build.yaml': 'agent-cleanup: { statuses: [unknown], after: 30m }\n' });
     const api = new ApiClient({ baseUrl: world.url, token: world.token, logger: silentLogger() });
     try {
       const declared = await readDeclared(dir);

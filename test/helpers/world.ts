@@ -1,3 +1,4 @@
+import { after, before } from 'node:test';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -125,4 +126,37 @@ export async function copyRepo(from: string): Promise<string> {
 
 export function removeDir(dir: string): Promise<void> {
   return rm(dir, { recursive: true, force: true });
+}
+
+export interface WorldFixture {
+  readonly world: World;
+  /** A temp repo removed after the suite. */
+  repo(files: Record<string, string>): Promise<string>;
+  /** Removes the folder after the suite. */
+  track(dir: string): string;
+}
+
+/** Starts an emulator before the suite and closes it, and removes the suite's temp folders, after. */
+export function useWorld(seed: Partial<Seed> = {}): WorldFixture {
+  let world: World | undefined;
+  const dirs: string[] = [];
+  before(async () => {
+    world = await World.start(seed);
+  });
+  after(async () => {
+    await world?.close();
+    await Promise.all(dirs.map(removeDir));
+  });
+  const track = (dir: string) => {
+    dirs.push(dir);
+    return dir;
+  };
+  return {
+    get world() {
+      if (world === undefined) throw new Error('the world starts before the suite');
+      return world;
+    },
+    repo: async (files) => track(await tempRepo(files)),
+    track,
+  };
 }
