@@ -33,7 +33,7 @@ test('a bad or missing signature gets 401 and triggers nothing', async (t) => {
   const { post, calls, logs } = await webhookDaemon(t);
   const wrongSecret = githubSignature('webhook-secret-value-9999', PUSH);
   const tampered = githubSignature(SECRET, `${PUSH} `);
-  for (const headers of [
+  const attempts: Array<Record<string, string>> = [
     { 'x-hub-signature-256': wrongSecret },
     { 'x-hub-signature-256': tampered },
     { 'x-hub-signature-256': 'sha256=' },
@@ -41,7 +41,8 @@ test('a bad or missing signature gets 401 and triggers nothing', async (t) => {
     { 'x-gitlab-token': 'not-the-secret' },
     { 'x-gitlab-token': `${SECRET}x` },
     {},
-  ]) {
+  ];
+  for (const headers of attempts) {
     const response = await post('/webhook', PUSH, headers);
     assert.equal(response.status, 401, JSON.stringify(headers));
     assert.match(((await response.json()) as { error: string }).error, /^unauthorized/);

@@ -4,14 +4,7 @@ import { invalid, isObject } from './http.js';
 import type { OrgRecord, PolicyRecord } from './store.js';
 import { checkName, optionalString, readDocument, relationshipIds } from './validate.js';
 
-export interface PolicyCreate {
-  name: string;
-  description: string | null;
-  kind: PolicyKind;
-  query: string | null;
-  level: EnforcementLevel;
-  policySetIds: string[];
-}
+export type PolicyCreate = Pick<PolicyRecord, 'name' | 'description' | 'kind' | 'query' | 'level' | 'policySetIds'>;
 
 export interface PolicyUpdate {
   description?: string | null;

@@ -1,13 +1,6 @@
-import type { FaultSpec } from '../../src/emulator/index.js';
+import type { FaultSpec, LoggedRequest } from '../../src/emulator/index.js';
 
-export interface LoggedRequest {
-  method: string;
-  /** After /api/v2, with the query string as sent. */
-  path: string;
-  status: number | null;
-  'content-type': string | null;
-  at: string;
-}
+export type { LoggedRequest };
 
 /** The emulator's control endpoints (outside /api/v2), and raw /api/v2 calls that bypass the client. */
 export class EmulatorControl {

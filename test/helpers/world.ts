@@ -2,7 +2,7 @@ import { after, before } from 'node:test';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { startEmulator, type RunningEmulator, type Seed } from '../../src/emulator/index.js';
+import { startEmulator, type LoggedRequest, type RunningEmulator, type Seed } from '../../src/emulator/index.js';
 import { runCli, type CliRun } from './cli.js';
 
 export const ORG = 'example-org';
@@ -11,13 +11,6 @@ export const WORKSPACES = [
   { id: 'ws-DataDataData01', name: 'data' },
 ];
 export const POLICY_SET = 'polset-Baseline0001';
-
-export interface LoggedRequest {
-  method: string;
-  path: string;
-  status: number;
-  'content-type': string | null;
-}
 
 export interface EmulatorState {
   organizations: Array<{
