@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { smallRepo } from './helpers/repos.js';
-import { useWorld } from './helpers/world.js';
+import { runCli } from './helpers/cli.js';
+import { ORG, useWorld } from './helpers/world.js';
 
 describe('apply', () => {
   const fixture = useWorld();
@@ -43,5 +44,29 @@ describe('apply', () => {
     const forced = await world.cli('--reconcile', one, ['--prune', '--force']);
     assert.equal(forced.code, 0, forced.stdout + forced.stderr);
     assert.deepEqual((await world.organization()).policies.map((p) => p['name']), ['bulk-0']);
+  });
+
+  it('keeps the token out of plans, logs and errors even at debug level and when requests fail', async () => {
+    const world = fixture.world;
+    const dir = await fixture.repo(smallRepo());
+    await world.control('POST', '/faults', { faults: [{ kind: 'status', status: 422, method: 'POST', count: 0 }, { kind: 'drop', method: 'GET', count: 2 }] });
+    try {
+      for (const output of ['text', 'json', 'markdown']) {
+        const run = await world.cli('--dry-run', dir, ['--output', output], 'debug');
+        assert.ok(run.stderr.length > 0, 'debug logs were written');
+      }
+      const failing = await world.cli('--reconcile', dir, [], 'debug');
+      assert.equal(failing.code, 1, 'every create was refused');
+      assert.match(failing.stdout, /POST \/organizations\/example-org\/policies failed: 422/);
+      assert.ok(failing.stderr.includes('"level":20'), 'debug logs were written');
+    } finally {
+      await world.control('DELETE', '/faults');
+    }
+    const wrong = await runCli(['--dry-run', '--source-dir', dir, '--organization', ORG, '--api-url', world.url], {
+      env: { API_TOKEN: 'wrong-Secret-token-42', LOG_LEVEL: 'debug' },
+    });
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stdout + wrong.stderr, /401/);
+    assert.ok(!(wrong.stdout + wrong.stderr).includes('wrong-Secret-token-42'), 'a rejected token is not echoed');
   });
 });

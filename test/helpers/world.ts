@@ -49,11 +49,13 @@ export class World {
     return this.emulator.close();
   }
 
-  /** The CLI against this emulator, without a config file. */
-  cli(mode: string, dir: string, extra: string[] = []): Promise<CliRun> {
-    return runCli([mode, '--source-dir', dir, '--organization', ORG, '--api-url', this.url, ...extra], {
-      env: { API_TOKEN: this.token, LOG_LEVEL: 'warn' },
+  /** The CLI against this emulator, without a config file. Every run also checks that the token leaks nowhere. */
+  async cli(mode: string, dir: string, extra: string[] = [], logLevel = 'warn'): Promise<CliRun> {
+    const run = await runCli([mode, '--source-dir', dir, '--organization', ORG, '--api-url', this.url, ...extra], {
+      env: { API_TOKEN: this.token, LOG_LEVEL: logLevel },
     });
+    if (`${run.stdout}${run.stderr}`.includes(this.token)) throw new Error(`the API token appeared in the output of ${mode}`);
+    return run;
   }
 
   async api(method: string, path: string, body?: unknown, contentType = 'application/vnd.api+json'): Promise<{ status: number; json: unknown }> {
