@@ -26,16 +26,29 @@ const source: SourceConfig = {
 };
 const logger = silentLogger();
 
+/** Requests the emulator saw since the last call: to the API itself, and to the download redirects' temporary URLs. */
+async function emulatorLog(): Promise<{ api: number; redirected: number }> {
+  const call = (method: string) =>
+    fetch(`${emulator.origin}/_emulator/requests`, { method, headers: { authorization: `Bearer ${emulator.token}` } });
+  const { requests } = (await (await call('GET')).json()) as { requests: Array<{ path: string }> };
+  await call('DELETE');
+  const redirected = requests.filter((r) => r.path.includes('/_emulator/blobs/')).length;
+  return { api: requests.length - redirected, redirected };
+}
+
 async function pass(label: string, codeCache?: ReturnType<typeof createCodeCache>): Promise<void> {
+  await emulatorLog();
   const api = new ApiClient({ baseUrl: emulator.url, token: emulator.token, logger });
   const started = performance.now();
   const outcome = await runPass({ source, dir, revision: null, api, logger, mode: 'apply', codeCache });
   const seconds = (performance.now() - started) / 1000;
   const stats = api.stats();
   await api.close();
+  const seen = await emulatorLog();
   console.log(
     `${label}: ${seconds.toFixed(1)} s, ${outcome.driftCount} changes, ok=${outcome.ok}, ` +
-      `${stats.requests} requests (${(stats.requests / seconds).toFixed(1)} req/s), 429s=${stats.rateLimited}, retries=${stats.retries}`,
+      `${seen.api} API requests (${(seen.api / seconds).toFixed(1)} req/s) + ${seen.redirected} fetches of download redirects, ` +
+      `429s=${stats.rateLimited}, retries=${stats.retries}`,
   );
 }
 
