@@ -1,19 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { readDeclared } from '../src/declared/index.js';
 import type { SourceProblem } from '../src/errors.js';
-import { problemsOf, writeTree, type TempTree, type TreeEntry } from './helpers/declared-tree.js';
+import { problemsOf, useTrees, type TreeEntry } from './helpers/declared-tree.js';
 
 describe('agent pools', () => {
-  const trees: TempTree[] = [];
-  after(async () => {
-    await Promise.all(trees.map((tree) => tree.cleanup()));
-  });
-  async function dirOf(files: Record<string, TreeEntry>): Promise<string> {
-    const tree = await writeTree(files);
-    trees.push(tree);
-    return tree.dir;
-  }
+  const dirOf = useTrees();
   async function problems(files: Record<string, TreeEntry>, maxAgentPools = 5): Promise<SourceProblem[]> {
     return problemsOf(readDeclared(await dirOf(files), { maxAgentPools }));
   }

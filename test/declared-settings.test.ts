@@ -1,22 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { readDeclared, type DeclaredPolicy } from '../src/declared/index.js';
 import type { SourceProblem } from '../src/errors.js';
-import { problemsOf, writeTree, type TempTree, type TreeEntry } from './helpers/declared-tree.js';
+import { problemsOf, useTrees } from './helpers/declared-tree.js';
 
 const NATIVE = 'main = rule { true }\n';
 const REGO = 'package example\n\ndeny contains msg if { false }\n';
 
 describe('policy settings', () => {
-  const trees: TempTree[] = [];
-  after(async () => {
-    await Promise.all(trees.map((tree) => tree.cleanup()));
-  });
-  async function dirOf(files: Record<string, TreeEntry>): Promise<string> {
-    const tree = await writeTree(files);
-    trees.push(tree);
-    return tree.dir;
-  }
+  const dirOf = useTrees();
   async function readOne(code: string, settings: string | null): Promise<DeclaredPolicy> {
     const files: Record<string, string> = { [code]: code.endsWith('.rego') ? REGO : NATIVE };
     if (settings !== null) files[code.replace(/\.\w+$/, '.yaml')] = settings;

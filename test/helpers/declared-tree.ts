@@ -1,3 +1,4 @@
+import { after } from 'node:test';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,4 +43,17 @@ export function problemFor(problems: readonly SourceProblem[], file: string): So
   const found = problems.filter((problem) => problem.file === file);
   assert.equal(found.length, 1, `expected one problem for ${file}, got: ${JSON.stringify(problems, null, 1)}`);
   return found[0] as SourceProblem;
+}
+
+/** Inside a `describe`: a function that writes a temp tree and returns its folder; every tree is removed after the suite. */
+export function useTrees(): (files: Record<string, TreeEntry>) => Promise<string> {
+  const trees: TempTree[] = [];
+  after(async () => {
+    await Promise.all(trees.map((tree) => tree.cleanup()));
+  });
+  return async (files) => {
+    const tree = await writeTree(files);
+    trees.push(tree);
+    return tree.dir;
+  };
 }
