@@ -29,7 +29,10 @@ async function main(argv: string[]): Promise<number> {
   return args.mode === 'validate' ? runValidate(args, config, io) : runOnce(args, config, io);
 }
 
-/** Flags alone (`--source-dir` and `--organization`) need no config file; otherwise the file is read and validated. */
+/**
+ * Flags alone (`--source-dir` and `--organization`) need no config file; otherwise the file is read and validated.
+ * The API URL comes from `--api-url`, then `API_BASE_URL` (applied by the loader), then `api.url`.
+ */
 async function resolveConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config> {
   if (args.config === null && args.sourceDir !== null && args.organization !== null) {
     return configFromFlags({ sourceDir: args.sourceDir, organization: args.organization, apiUrl: args.apiUrl }, env);
@@ -38,7 +41,8 @@ async function resolveConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Con
   if (!existsSync(file)) {
     throw new UsageError(`config file ${file} not found; pass --config FILE, or --source-dir DIR --organization NAME`);
   }
-  return loadConfig(file, env);
+  const config = await loadConfig(file, env);
+  return args.apiUrl === null ? config : { ...config, api: { ...config.api, url: args.apiUrl } };
 }
 
 function version(): string {

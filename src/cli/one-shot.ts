@@ -35,7 +35,7 @@ export async function runValidate(args: CliArgs, config: Config, io: CliIo): Pro
 
 /** `--reconcile` and `--dry-run`: one pass per source, the plan to stdout, logs to stderr. */
 export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise<number> {
-  const url = args.apiUrl ?? io.env['API_BASE_URL'] ?? config.api.url;
+  const url = config.api.url;
   if (url === 'embedded') {
     throw new UsageError('api.url "embedded" only serves the daemon; pass --api-url or API_BASE_URL for a one-shot pass');
   }
