@@ -1,19 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { SourceStatus } from '../src/daemon/index.js';
 import { githubSignature } from '../src/daemon/signature.js';
 import { declaredTree, gitRepo, sleep, waitFor } from './helpers/daemon-fixtures.js';
-import { descriptionOf, spawnDaemon, startTestApi, type DaemonProcess } from './helpers/daemon-process.js';
+import { descriptionOf, firstSourceStatus as status, spawnDaemon, startTestApi } from './helpers/daemon-process.js';
 
 const SECRET = 'e2e-webhook-secret';
 const NEVER = '0 0 1 1 *';
-
-async function status(daemon: DaemonProcess): Promise<SourceStatus> {
-  const body = (await (await daemon.get('/status')).json()) as { sources: SourceStatus[] };
-  const [first] = body.sources;
-  assert.ok(first !== undefined);
-  return first;
-}
 
 function gitSource(url: string, schedule: string) {
   return { name: 'platform', organization: 'example-org', git: { url, ref: 'main', path: '.' }, schedule };

@@ -2,19 +2,11 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import type { SourceStatus } from '../src/daemon/index.js';
 import { githubSignature } from '../src/daemon/signature.js';
 import { declaredTree, sleep, tempDir, waitFor, writeTree } from './helpers/daemon-fixtures.js';
-import { descriptionOf, spawnDaemon, startTestApi, type DaemonProcess, type LogLine } from './helpers/daemon-process.js';
+import { descriptionOf, firstSourceStatus as status, spawnDaemon, startTestApi, type LogLine } from './helpers/daemon-process.js';
 
 const NEVER = '0 0 1 1 *';
-
-async function status(daemon: DaemonProcess): Promise<SourceStatus> {
-  const body = (await (await daemon.get('/status')).json()) as { sources: SourceStatus[] };
-  const [first] = body.sources;
-  assert.ok(first !== undefined);
-  return first;
-}
 
 async function localDaemon(t: import('node:test').TestContext, schedule: string, env: NodeJS.ProcessEnv = {}, tree = declaredTree()) {
   const api = await startTestApi(t);

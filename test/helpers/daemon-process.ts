@@ -4,6 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { stringify } from 'yaml';
+import type { SourceStatus } from '../../src/daemon/index.js';
 import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
 import { tempDir, waitFor } from './daemon-fixtures.js';
 
@@ -25,6 +26,14 @@ export interface DaemonProcess {
   exited: Promise<number | string>;
   get(pathname: string): Promise<Response>;
   post(pathname: string, body: string, headers: Record<string, string>): Promise<Response>;
+}
+
+/** The `/status` entry of the daemon's first (in these tests, only) source. */
+export async function firstSourceStatus(daemon: DaemonProcess): Promise<SourceStatus> {
+  const body = (await (await daemon.get('/status')).json()) as { sources: SourceStatus[] };
+  const [first] = body.sources;
+  if (first === undefined) throw new Error('/status lists no source');
+  return first;
 }
 
 /**
