@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { withMarker } from '../src/plan/marker.js';
 import { smallRepo, REQUIRE_TAGS } from './helpers/repos.js';
-import { ORG, removeDir, tempRepo, World, WORKSPACES } from './helpers/world.js';
+import { ORG, removeDir, tempRepo, World, WORKSPACES, writeFiles } from './helpers/world.js';
 
 interface JsonPlan {
   sources: Array<{
@@ -106,5 +106,23 @@ describe('drift made behind the tool', () => {
   it('without --prune an undeclared policy is left alone', async () => {
     const { code, plan } = await dryRunJson();
     assert.equal(code, 0, JSON.stringify(plan));
+  });
+
+  it('adopts a declared policy that exists without the marker by writing the marker, then sees no drift', async () => {
+    const created = await world.api('POST', `/organizations/${ORG}/policies`, {
+      data: { type: 'policies', attributes: { name: 'hand-made', description: 'made by hand', kind: 'native', 'enforcement-level': 'advisory' } },
+    });
+    assert.equal(created.status, 200);
+    const id = (created.json as { data: Resource }).data.id;
+    await world.api('PUT', `/policies/${id}/upload`, 'main = rule { true }\n', 'application/octet-stream');
+    await writeFiles(dir, { 'policies/hand-made.native': 'main = rule { true }\n', 'policies/hand-made.yaml': 'description: made by hand\n' });
+
+    const { code, plan } = await dryRunJson();
+    assert.equal(code, 2);
+    assert.deepEqual(plan.sources[0]!.changes.map((c) => [c.action, c.name, Object.keys(c.fields)]), [['update', 'hand-made', []]]);
+    assert.equal((await world.cli('--reconcile', dir)).code, 0);
+    const live = (await world.organization()).policies.find((p) => p['name'] === 'hand-made');
+    assert.equal(live?.['description'], withMarker('made by hand', plan.sources[0]!.name));
+    assert.equal((await dryRunJson()).code, 0);
   });
 });

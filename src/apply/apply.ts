@@ -97,8 +97,7 @@ function createInput(change: PolicyChange, options: ApplyOptions): CreatePolicyI
 async function updatePolicy(change: PolicyChange, options: ApplyOptions): Promise<void> {
   const declared = change.declared!;
   const input: UpdatePolicyInput = {};
-  const adopting = options.ownership === 'marker' && change.fields['description'] === undefined && change.reason.startsWith('adopt');
-  if (change.fields['description'] !== undefined || adopting) input.description = describe(declared.description, options);
+  if (change.fields['description'] !== undefined || change.adoptMarker) input.description = describe(declared.description, options);
   if (change.fields['enforcement-level'] !== undefined) input.enforcementLevel = declared.enforcementLevel;
   if (change.fields['query'] !== undefined && declared.query !== null) input.query = declared.query;
   if (Object.keys(input).length > 0) await options.api.updatePolicy(change.id!, input);

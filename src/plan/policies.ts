@@ -48,7 +48,7 @@ function createChange(policy: DeclaredPolicy): PolicyChange {
   });
   return {
     resource: 'policy', name: policy.name, id: null, action: 'create', reason: 'not in the live state', fields,
-    declared: policy, live: null, uploadCode: true,
+    declared: policy, live: null, uploadCode: true, adoptMarker: false,
   };
 }
 
@@ -61,7 +61,7 @@ function replaceChange(policy: DeclaredPolicy, current: LivePolicy): PolicyChang
   diffField(fields, 'code', current.code, policy.code, (live, declared) => declared !== null && sameCode(declared, live));
   return {
     resource: 'policy', name: policy.name, id: current.id, action: 'replace', reason: 'kind changed', fields,
-    declared: policy, live: current, uploadCode: true,
+    declared: policy, live: current, uploadCode: true, adoptMarker: false,
   };
 }
 
@@ -85,6 +85,6 @@ function updateChange(policy: DeclaredPolicy, current: LivePolicy, options: Plan
   const reason = adopt ? ['adopt: add ownership marker', drift].filter(Boolean).join('; ') : drift;
   return {
     resource: 'policy', name: policy.name, id: current.id, action: 'update', reason, fields,
-    declared: policy, live: current, uploadCode: 'code' in fields,
+    declared: policy, live: current, uploadCode: 'code' in fields, adoptMarker: adopt,
   };
 }

@@ -40,7 +40,7 @@ function deletePolicy(policy: LivePolicy): PolicyChange {
       'enforcement-level': policy.enforcementLevel,
       query: policy.query,
     }),
-    declared: null, live: policy, uploadCode: false,
+    declared: null, live: policy, uploadCode: false, adoptMarker: false,
   };
 }
 

@@ -54,6 +54,8 @@ export interface PolicyChange extends ChangeBase {
   live: LivePolicy | null;
   /** Whether the apply must upload code (create, replace, or code drift). */
   uploadCode: boolean;
+  /** Whether an update must rewrite the description to carry this source's ownership marker (adoption), even if it did not drift. */
+  adoptMarker: boolean;
 }
 
 export interface PoolChange extends ChangeBase {

@@ -29,7 +29,7 @@ function created(change: PolicyChange, options: PlanOptions): LivePolicy {
 function updated(policy: LivePolicy, change: PolicyChange, options: PlanOptions): LivePolicy {
   const declared = change.declared!;
   const next = { ...policy };
-  if ('description' in change.fields || change.reason.startsWith('adopt')) next.description = description(declared.description, options);
+  if ('description' in change.fields || change.adoptMarker) next.description = description(declared.description, options);
   if ('enforcement-level' in change.fields) next.enforcementLevel = declared.enforcementLevel;
   if ('query' in change.fields) next.query = declared.query;
   if (change.uploadCode) next.code = declared.code;
