@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { codeDigest, normalizeLineEnds, sameCode } from '../src/plan/code.js';
+import { normalizeLineEnds } from '../src/line-ends.js';
+import { codeDigest, sameCode } from '../src/plan/code.js';
 import { markerSource, stripMarker, withMarker } from '../src/plan/marker.js';
 
 test('withMarker appends an HTML comment naming the source', () => {

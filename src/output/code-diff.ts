@@ -1,4 +1,5 @@
 import { structuredPatch } from 'diff';
+import { normalizeLineEnds } from '../line-ends.js';
 import type { Change } from '../plan/types.js';
 
 /** Whether a change's code field is shown as a diff (both texts known) rather than described. */
@@ -14,8 +15,8 @@ export function hasCodeDiff(change: Change): boolean {
 export function codeDiffLines(change: Change): string[] {
   const code = change.fields['code'];
   if (code === undefined || typeof code.before !== 'string' || typeof code.after !== 'string') return [];
-  const before = code.before.replace(/\r\n?/g, '\n');
-  const after = code.after.replace(/\r\n?/g, '\n');
+  const before = normalizeLineEnds(code.before);
+  const after = normalizeLineEnds(code.after);
   const newName = change.resource === 'policy' && change.declared !== null ? change.declared.file : 'declared';
   const patch = structuredPatch(`live ${change.id ?? ''}`.trim(), newName, before, after, '', '', { context: 3 });
   const lines = [`--- ${patch.oldFileName}`, `+++ ${patch.newFileName}`];

@@ -1,11 +1,13 @@
+import { normalizeLineEnds } from '../line-ends.js';
+
 /** Free text for Markdown: HTML special characters as entities, Markdown punctuation backslash-escaped, on one line. */
 export function escapeText(text: string): string {
-  return text
+  return normalizeLineEnds(text)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/([\\`*_[\]|~#!])/g, '\\$1')
-    .replace(/\r\n?|\n/g, ' ');
+    .replace(/\n/g, ' ');
 }
 
 /** Text for inside HTML tags such as `<summary>`. */
@@ -25,7 +27,7 @@ function longestRun(text: string, char: string): number {
 
 /** A code span that holds any text: a fence longer than any backtick run inside, pipes escaped for tables. */
 export function inlineCode(text: string): string {
-  const oneLine = text.replace(/\r\n?|\n/g, ' ');
+  const oneLine = normalizeLineEnds(text).replace(/\n/g, ' ');
   const fence = '`'.repeat(longestRun(oneLine, '`') + 1);
   const pad = oneLine.startsWith('`') || oneLine.endsWith('`') || oneLine.startsWith(' ') ? ' ' : '';
   return `${fence}${pad}${oneLine.replace(/\|/g, '\\|')}${pad}${fence}`;

@@ -1,9 +1,5 @@
 import { createHash } from 'node:crypto';
-
-/** CRLF and lone CR become LF: code typed into the vendor's UI may come back with CRLF. */
-export function normalizeLineEnds(code: string): string {
-  return code.replace(/\r\n?/g, '\n');
-}
+import { normalizeLineEnds } from '../line-ends.js';
 
 /** Whether live code equals the declared code; a line-end-only difference is not drift, null (never uploaded) always differs. */
 export function sameCode(declared: string, live: string | null): boolean {

@@ -1,3 +1,4 @@
+import { normalizeLineEnds } from '../line-ends.js';
 import type { FieldChange } from './types.js';
 
 export type Fields = Record<string, FieldChange>;
@@ -16,7 +17,7 @@ export function sameSet(a: readonly string[], b: readonly string[]): boolean {
 /** Text compared with line ends normalised (CRLF/CR -> LF). */
 export function sameText(a: string | null, b: string | null): boolean {
   if (a === null || b === null) return a === b;
-  return a.replace(/\r\n?/g, '\n') === b.replace(/\r\n?/g, '\n');
+  return normalizeLineEnds(a) === normalizeLineEnds(b);
 }
 
 /** Adds `field` to `fields` when before and after differ by `same`. */
