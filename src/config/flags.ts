@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { applyEnvOverrides } from './env.js';
-import { DEFAULT_LISTEN, DEFAULT_STATE_DIR, sourceDefaults } from './defaults.js';
+import { DEFAULT_LISTEN, DEFAULT_STATE_DIR, sourceDefaults } from './to-config.js';
 import type { Config } from './types.js';
 import { ValidationError } from '../errors.js';
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { UsageError, ValidationError, type SourceProblem } from '../errors.js';
 import { checkConfigRules } from './checks.js';
-import { toConfig, type RawConfig } from './defaults.js';
+import { toConfig, type RawConfig } from './to-config.js';
 import { applyEnvOverrides } from './env.js';
 import { compileConfigSchema } from './schema.js';
 import type { Config } from './types.js';

@@ -9,7 +9,7 @@ import { walkFolder, type WalkOptions } from './walk.js';
 
 export type { AgentCleanup, DeclaredPolicy, DeclaredPool, DeclaredState, ReadOptions } from './types.js';
 export { createPathFilter, isBuiltinIgnored, isDeclaredPath, isIgnored, loadPathFilter, SYNCIGNORE_FILE, type PathFilter } from './path-filter.js';
-export { isValidName } from './names.js';
+export { isValidName } from './resource-names.js';
 export { parseDuration } from './duration.js';
 
 const POLICY_FILE = /^policies\/.+\.(native|rego|yaml)$/;

@@ -1,8 +1,9 @@
 import type { SourceProblem } from '../errors.js';
 import type { DeclaredPool } from './types.js';
 import { mapLimit } from './map-limit.js';
-import { byName, isValidName, NAME_RULE, splitPath } from './names.js';
-import { readPoolFile, type PoolFile } from './pool-settings.js';
+import { byName, isValidName, NAME_RULE } from './resource-names.js';
+import { splitPath } from './split-path.js';
+import { readPoolFile, type PoolFile } from './pool-file.js';
 import { withFile } from './settings-file.js';
 import { readText } from './read-text.js';
 import type { FoundFile } from './walk.js';

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import { pino, type Logger } from 'pino';
-import { sourceDefaults } from '../../src/config/defaults.js';
+import { sourceDefaults } from '../../src/config/to-config.js';
 import type { Config, SourceConfig } from '../../src/config/types.js';
 import { startDaemon, type DaemonPass, type DaemonPassRequest, type RunningDaemon } from '../../src/daemon/index.js';
 import type { DaemonMetrics } from '../../src/daemon/metrics.js';
