@@ -1,16 +1,14 @@
 /**
- * Reads each corpus of ../shared/corpus as a declared repo and prints the read time and heap used.
+ * Reads each corpus (bench/corpus.ts says which) as a declared repo and prints the read time and heap used.
  * Run: node --expose-gc --import tsx bench/declared-read.ts [corpus folder]
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { readDeclared } from '../src/declared/index.js';
+import { findCorpus } from './lib/corpus.js';
 
-const CORPORA = ['fsbp-aws', 'sentinel-examples', 'avm-rego'];
 const RUNS = 5;
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const corpusRoot = path.resolve(process.argv[2] ?? path.join(here, '../../shared/corpus'));
+const corpus = findCorpus(process.argv[2]);
 const gc = (globalThis as { gc?: () => void }).gc;
 const collect = gc ?? ((): void => undefined);
 
@@ -19,8 +17,8 @@ function megabytes(bytes: number): string {
 }
 
 async function main(): Promise<void> {
-  console.log(`corpus root ${corpusRoot}, ${RUNS} runs each${gc ? '' : ' (run with --expose-gc for steadier heap figures)'}`);
-  for (const corpus of CORPORA) {
+  console.log(`${RUNS} runs each${gc ? '' : ' (run with --expose-gc for steadier heap figures)'}`);
+  for (const name of corpus.names) {
     const times: number[] = [];
     let heapDelta = 0;
     let count = 0;
@@ -28,7 +26,7 @@ async function main(): Promise<void> {
       collect();
       const heapBefore = process.memoryUsage().heapUsed;
       const started = performance.now();
-      const state = await readDeclared(path.join(corpusRoot, corpus));
+      const state = await readDeclared(path.join(corpus.root, name));
       times.push(performance.now() - started);
       heapDelta = Math.max(heapDelta, process.memoryUsage().heapUsed - heapBefore);
       count = state.policies.length;
@@ -36,7 +34,7 @@ async function main(): Promise<void> {
     const sorted = [...times].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
     console.log(
-      `${corpus.padEnd(18)} ${String(count).padStart(4)} policies  first ${times[0]?.toFixed(1)} ms  ` +
+      `${name.padEnd(18)} ${String(count).padStart(4)} policies  first ${times[0]?.toFixed(1)} ms  ` +
         `median ${median.toFixed(1)} ms  heap +${megabytes(heapDelta)} (max over runs)  heap total ${megabytes(process.memoryUsage().heapUsed)}`,
     );
   }

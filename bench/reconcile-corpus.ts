@@ -1,5 +1,5 @@
 /**
- * Reconciles all three corpora (487 policies) as one declared repo against the emulator at its real
+ * Reconciles every corpus (bench/corpus.ts says which) as one declared repo against the emulator at its real
  * 30 req/s limit, then runs a no-change pass, and prints wall times and request counts.
  * Run: node --import tsx bench/reconcile-corpus.ts
  */
@@ -10,14 +10,16 @@ import { ApiClient } from '../src/api/client.js';
 import type { SourceConfig } from '../src/config/types.js';
 import { startEmulator } from '../src/emulator/index.js';
 import { silentLogger } from '../src/logger.js';
+import { readDeclared } from '../src/declared/index.js';
 import { createCodeCache, runPass } from '../src/reconcile.js';
+import { findCorpus } from './lib/corpus.js';
 
-const CORPUS = new URL('../../shared/corpus/', import.meta.url).pathname;
 const ORG = 'bench-org';
 
+const corpus = findCorpus();
 const dir = await mkdtemp(join(tmpdir(), 'pps-bench-'));
-for (const name of ['fsbp-aws', 'sentinel-examples', 'avm-rego']) {
-  await cp(join(CORPUS, name, 'policies'), join(dir, 'policies', name), { recursive: true });
+for (const name of corpus.names) {
+  await cp(join(corpus.root, name, 'policies'), join(dir, 'policies', name), { recursive: true });
 }
 const emulator = await startEmulator({ port: 0, seed: { token: 'bench-token', rateLimit: 30, organizations: [{ name: ORG }] } });
 const source: SourceConfig = {
@@ -53,9 +55,9 @@ async function pass(label: string, codeCache?: ReturnType<typeof createCodeCache
 }
 
 try {
-  const policies = 487;
+  const policies = (await readDeclared(dir)).policies.length;
   console.log(`corpus: ${policies} policies; minimum for a no-change pass = ${Math.ceil(policies / 100)} policy list pages + 1 pool list page + ${policies} downloads = ${Math.ceil(policies / 100) + 1 + policies} requests`);
-  await pass('first apply (487 creates + 487 uploads)');
+  await pass(`first apply (${policies} creates + ${policies} uploads)`);
   await pass('no-change pass (cold cache)');
   const cache = createCodeCache();
   await pass('no-change pass, filling the code cache', cache);

@@ -1,4 +1,4 @@
-/** `npm run bench`: runs every benchmark script in turn; each prints its own figures. */
+/** `npm run bench`: runs every benchmark script in turn (bench/lib holds what they share); each prints its own figures. */
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -5,7 +5,8 @@ import path from 'node:path';
 import assert from 'node:assert/strict';
 import { ValidationError, type SourceProblem } from '../../src/errors.js';
 
-export const CORPUS = path.resolve(import.meta.dirname, '../../../shared/corpus');
+/** Real-world declared repos kept in the repository (see its SOURCES.md). */
+export const CORPUS = path.resolve(import.meta.dirname, '../fixtures/corpus');
 
 /** A file's content, or a symbolic link to a target (relative to the link's folder, or absolute). */
 export type TreeEntry = string | Buffer | { symlink: string };
