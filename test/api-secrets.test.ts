@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { inspect } from 'node:util';
 import { ApiClient } from '../src/api/client.js';
-import { MAX_CODE_BYTES, type CreatePolicyInput } from '../src/api/types.js';
+import type { CreatePolicyInput } from '../src/api/types.js';
+import { MAX_CODE_BYTES } from '../src/model.js';
 import { capturingLogger, startApiFixture, TOKEN, type ApiFixture } from './helpers/api-fixture.js';
 import { startRecordingProxy, type LocationMode } from './helpers/api-proxy.js';
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { codeDigest } from '../src/live/code-cache.js';
 import { normalizeLineEnds } from '../src/line-ends.js';
-import { codeDigest, sameCode } from '../src/plan/code.js';
+import { sameCode } from '../src/plan/policies.js';
 import { markerSource, stripMarker, withMarker } from '../src/plan/marker.js';
 
 test('withMarker appends an HTML comment naming the source', () => {

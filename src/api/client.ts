@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { CodeTooLargeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { MAX_CODE_BYTES } from '../model.js';
 import { createAgentPoolBody, createPolicyBody, updateAgentPoolBody, updatePolicyBody } from './bodies.js';
 import { systemClock, type Clock } from './clock.js';
 import { createOnce } from './create-once.js';
@@ -10,19 +11,18 @@ import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
 import { readWith, successBody } from './responses.js';
 import { Transport, type HttpMethod, type TransportStats } from './transport.js';
-import {
-  MAX_CODE_BYTES,
-  type Agent,
-  type AgentPool,
-  type AgentPoolList,
-  type CreateAgentPoolInput,
-  type CreatePolicyInput,
-  type ListAgentPoolsOptions,
-  type ListPoliciesOptions,
-  type Policy,
-  type PolicyApi,
-  type UpdateAgentPoolInput,
-  type UpdatePolicyInput,
+import type {
+  Agent,
+  AgentPool,
+  AgentPoolList,
+  CreateAgentPoolInput,
+  CreatePolicyInput,
+  ListAgentPoolsOptions,
+  ListPoliciesOptions,
+  Policy,
+  PolicyApi,
+  UpdateAgentPoolInput,
+  UpdatePolicyInput,
 } from './types.js';
 
 export interface ApiClientOptions {

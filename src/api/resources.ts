@@ -1,5 +1,5 @@
-import type { Agent, AgentPool, AgentStatus, EnforcementLevel, Policy, PolicyKind } from './types.js';
-import { LEVELS_BY_KIND } from './types.js';
+import { LEVELS_BY_KIND, type AgentStatus, type EnforcementLevel, type PolicyKind } from '../model.js';
+import type { Agent, AgentPool, Policy } from './types.js';
 import { field, int, relatedIds, requiredStr, str } from './json-api.js';
 
 const AGENT_STATUSES: readonly AgentStatus[] = ['idle', 'busy', 'exited', 'errored', 'unknown'];

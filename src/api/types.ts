@@ -1,15 +1,5 @@
-/** Typed resources of the Policy and Agent Pool Management API, as the client returns them. */
-
-export type PolicyKind = 'native' | 'opa';
-export type NativeLevel = 'hard-mandatory' | 'soft-mandatory' | 'advisory';
-export type OpaLevel = 'mandatory' | 'advisory';
-export type EnforcementLevel = NativeLevel | OpaLevel;
-export type AgentStatus = 'idle' | 'busy' | 'exited' | 'errored' | 'unknown';
-
-export const LEVELS_BY_KIND: Readonly<Record<PolicyKind, readonly EnforcementLevel[]>> = {
-  native: ['hard-mandatory', 'soft-mandatory', 'advisory'],
-  opa: ['mandatory', 'advisory'],
-};
+/** The wire resources of the Policy and Agent Pool Management API, as the client returns them. */
+import type { AgentStatus, EnforcementLevel, PolicyKind } from '../model.js';
 
 export interface Policy {
   id: string;
@@ -117,5 +107,3 @@ export interface PolicyApi {
   /** A 412 (the agent is idle or busy) is thrown as ApiError with status 412. */
   deleteAgent(id: string): Promise<void>;
 }
-
-export const MAX_CODE_BYTES = 10_485_760;

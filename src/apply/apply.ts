@@ -2,7 +2,8 @@ import type { Logger } from '../logger.js';
 import type { CreatePolicyInput, PolicyApi, UpdateAgentPoolInput, UpdatePolicyInput } from '../api/types.js';
 import { ApiError, errorMessage } from '../errors.js';
 import { withMarker } from '../plan/marker.js';
-import type { AgentChange, Change, Ownership, Plan, PolicyChange, PoolChange } from '../plan/types.js';
+import type { Ownership } from '../model.js';
+import type { AgentChange, Change, Plan, PolicyChange, PoolChange } from '../plan/types.js';
 import type { ActionResult, ApplyResult } from './types.js';
 
 export interface ApplyOptions {

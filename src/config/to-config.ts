@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Ownership } from '../plan/types.js';
+import type { Ownership } from '../model.js';
 import type { Config, SourceConfig } from './types.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:9090';

@@ -1,4 +1,4 @@
-import type { Ownership } from '../plan/types.js';
+import type { Ownership } from '../model.js';
 
 export interface ApiConfig {
   /** An API base URL ending in `/api/v2`, or `embedded` to start the emulator in-process. */

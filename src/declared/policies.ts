@@ -1,4 +1,4 @@
-import type { PolicyKind } from '../api/types.js';
+import type { PolicyKind } from '../model.js';
 import type { SourceProblem } from '../errors.js';
 import type { DeclaredPolicy } from './types.js';
 import { mapLimit } from './map-limit.js';

@@ -1,4 +1,4 @@
-import { LEVELS_BY_KIND, type EnforcementLevel, type PolicyKind } from '../api/types.js';
+import { LEVELS_BY_KIND, type EnforcementLevel, type PolicyKind } from '../model.js';
 import type { SourceProblem } from '../errors.js';
 import { readSettingsFile, withFile } from './settings-file.js';
 

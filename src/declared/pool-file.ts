@@ -1,4 +1,4 @@
-import type { AgentStatus } from '../api/types.js';
+import type { AgentStatus } from '../model.js';
 import type { SourceProblem } from '../errors.js';
 import type { AgentCleanup, DeclaredPool } from './types.js';
 import { parseDuration } from './duration.js';

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { MAX_CODE_BYTES } from '../api/types.js';
+import { MAX_CODE_BYTES } from '../model.js';
 import type { SourceProblem } from '../errors.js';
 import type { FoundFile } from './walk.js';
 

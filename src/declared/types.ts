@@ -1,4 +1,4 @@
-import type { AgentStatus, EnforcementLevel, PolicyKind } from '../api/types.js';
+import type { AgentStatus, EnforcementLevel, PolicyKind } from '../model.js';
 
 /** A policy as the declared repo states it. */
 export interface DeclaredPolicy {

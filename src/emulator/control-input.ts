@@ -1,5 +1,5 @@
 /** Validation of control endpoint bodies; problems are 400s. */
-import type { AgentStatus } from '../api/types.js';
+import type { AgentStatus } from '../model.js';
 import { badRequest, isObject } from './http.js';
 import { readFault, type Checker } from './seed-fields.js';
 import type { FaultSpec } from './types.js';

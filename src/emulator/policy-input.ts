@@ -1,5 +1,5 @@
 /** Validation of policy create and update bodies. */
-import { LEVELS_BY_KIND, type EnforcementLevel, type PolicyKind } from '../api/types.js';
+import { LEVELS_BY_KIND, type EnforcementLevel, type PolicyKind } from '../model.js';
 import { invalid, isObject } from './http.js';
 import type { OrgRecord, PolicyRecord } from './store.js';
 import { checkName, optionalString, readDocument, relationshipIds } from './validate.js';

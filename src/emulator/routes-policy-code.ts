@@ -1,5 +1,5 @@
 /** Policy code: upload, download by redirect, and the temporary blob URLs the redirect points at. */
-import { MAX_CODE_BYTES } from '../api/types.js';
+import { MAX_CODE_BYTES } from '../model.js';
 import { notFound, readBody, requireMediaType, type Reply } from './http.js';
 import { requirePolicy } from './lookups.js';
 import type { Context, Route } from './router.js';

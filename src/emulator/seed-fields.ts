@@ -1,5 +1,5 @@
 /** Readers of the seed's parts; each reports problems by path and returns what it could read. */
-import type { AgentStatus } from '../api/types.js';
+import type { AgentStatus } from '../model.js';
 import type { FaultKind, FaultSpec, SeedAgent, SeedAgentPool, SeedOrganization } from './types.js';
 import { NAME_PATTERN } from './validate.js';
 

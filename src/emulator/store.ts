@@ -1,5 +1,5 @@
 /** The emulator's in-memory state, built from the seed. */
-import type { AgentStatus, EnforcementLevel, PolicyKind } from '../api/types.js';
+import type { AgentStatus, EnforcementLevel, PolicyKind } from '../model.js';
 import { newId } from './ids.js';
 import type { Seed, SeedAgent } from './types.js';
 

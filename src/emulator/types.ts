@@ -1,5 +1,5 @@
 /** Public types of the emulator: the seed and fault specifications. */
-import type { AgentStatus } from '../api/types.js';
+import type { AgentStatus } from '../model.js';
 
 export type { AgentStatus };
 

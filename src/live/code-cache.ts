@@ -1,3 +1,11 @@
+import { createHash } from 'node:crypto';
+import { normalizeLineEnds } from '../line-ends.js';
+
+/** sha256 (hex) of the code with line ends normalised: equal digests mean the planner sees no code drift. */
+export function codeDigest(code: string): string {
+  return createHash('sha256').update(normalizeLineEnds(code), 'utf8').digest('hex');
+}
+
 /** Remembers, per policy id and `updated-at`, the hash of the code last seen, so unchanged code is not downloaded again. */
 export interface CodeCache {
   get(policyId: string, updatedAt: string): string | undefined;

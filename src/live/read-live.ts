@@ -1,9 +1,8 @@
-import type { Logger } from '../logger.js';
-import type { Policy, PolicyApi } from '../api/types.js';
+import type { Agent, AgentPool, Policy, PolicyApi } from '../api/types.js';
 import type { DeclaredPolicy, DeclaredState } from '../declared/types.js';
-import type { LivePolicy, LivePool, LiveState } from '../plan/types.js';
-import { codeDigest } from '../plan/code.js';
-import type { CodeCache } from './code-cache.js';
+import type { Logger } from '../logger.js';
+import type { LiveAgent, LivePolicy, LivePool, LiveState } from '../model.js';
+import { codeDigest, type CodeCache } from './code-cache.js';
 
 export interface ReadLiveOptions {
   api: PolicyApi;
@@ -28,7 +27,7 @@ export async function readLive(options: ReadLiveOptions): Promise<LiveState> {
       const wantsAgents = declared.pools.some(
         (p) => p.agentCleanup !== null && (p.name === pool.name || p.previousNames.includes(pool.name)),
       );
-      return { ...pool, agents: wantsAgents ? await api.listAgents(pool.id) : [] };
+      return livePool(pool, wantsAgents ? await api.listAgents(pool.id) : []);
     })),
   ]);
   return { policies: livePolicies, pools: livePools };
@@ -36,11 +35,26 @@ export async function readLive(options: ReadLiveOptions): Promise<LiveState> {
 
 async function withCode(policy: Policy, declared: DeclaredPolicy | undefined, options: ReadLiveOptions): Promise<LivePolicy> {
   // Code is compared only for a declared policy of the same kind; anything else is created, replaced or pruned whole.
-  if (declared === undefined || declared.kind !== policy.kind) return { ...policy, code: null };
-  if (policy.updatedAt === null) return { ...policy, code: null };
+  if (declared === undefined || declared.kind !== policy.kind) return livePolicy(policy, null);
+  if (policy.updatedAt === null) return livePolicy(policy, null);
   const cached = options.codeCache?.get(policy.id, policy.updatedAt);
-  if (cached !== undefined && cached === codeDigest(declared.code)) return { ...policy, code: declared.code };
+  if (cached !== undefined && cached === codeDigest(declared.code)) return livePolicy(policy, declared.code);
   const code = await options.api.downloadPolicy(policy);
   options.codeCache?.set(policy.id, policy.updatedAt, codeDigest(code));
-  return { ...policy, code };
+  return livePolicy(policy, code);
+}
+
+function livePolicy(policy: Policy, code: string | null): LivePolicy {
+  const { id, name, kind, description, query, enforcementLevel, policySetIds, updatedAt } = policy;
+  return { id, name, kind, description, query, enforcementLevel, policySetIds, updatedAt, code };
+}
+
+function livePool(pool: AgentPool, agents: Agent[]): LivePool {
+  const { id, name, organizationScoped, agentCount, allowedWorkspaceIds } = pool;
+  return { id, name, organizationScoped, agentCount, allowedWorkspaceIds, agents: agents.map(liveAgent) };
+}
+
+function liveAgent(agent: Agent): LiveAgent {
+  const { id, name, status, lastPingAt } = agent;
+  return { id, name, status, lastPingAt };
 }

@@ -1,5 +1,6 @@
 import type { DeclaredPool } from '../declared/types.js';
-import type { AgentChange, LivePool } from './types.js';
+import type { LivePool } from '../model.js';
+import type { AgentChange } from './types.js';
 
 /**
  * Agents of a declared pool with `agent-cleanup` whose status is listed and whose last ping is

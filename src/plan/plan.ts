@@ -4,7 +4,8 @@ import { sortChanges } from './order.js';
 import { planPolicies } from './policies.js';
 import { planPools } from './pools.js';
 import { planPrune } from './prune.js';
-import type { Change, LiveState, Plan, PlanOptions } from './types.js';
+import type { LiveState } from '../model.js';
+import type { Change, Plan, PlanOptions } from './types.js';
 
 /**
  * The pure diff of one source: what the apply must do so that the API matches the declared state.

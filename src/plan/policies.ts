@@ -1,8 +1,9 @@
 import type { DeclaredPolicy } from '../declared/types.js';
-import { sameCode } from './code.js';
+import { normalizeLineEnds } from '../line-ends.js';
+import type { LivePolicy } from '../model.js';
 import { created, diffField, type Fields, sameSet, sameText, sortedIds, strictEqual } from './fields.js';
 import { markerSource, stripMarker } from './marker.js';
-import type { LivePolicy, PlanOptions, PolicyChange } from './types.js';
+import type { PlanOptions, PolicyChange } from './types.js';
 
 export interface PolicyPlan {
   changes: PolicyChange[];
@@ -87,4 +88,9 @@ function updateChange(policy: DeclaredPolicy, current: LivePolicy, options: Plan
     resource: 'policy', name: policy.name, id: current.id, action: 'update', reason, fields,
     declared: policy, live: current, uploadCode: 'code' in fields, adoptMarker: adopt,
   };
+}
+
+/** Whether live code equals the declared code; a line-end-only difference is not drift, null (never uploaded) always differs. */
+export function sameCode(declared: string, live: string | null): boolean {
+  return live !== null && normalizeLineEnds(declared) === normalizeLineEnds(live);
 }

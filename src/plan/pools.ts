@@ -1,7 +1,8 @@
 import type { DeclaredPool } from '../declared/types.js';
 import { planAgentCleanup } from './agents.js';
 import { created, diffField, type Fields, sameSet, sortedIds, strictEqual } from './fields.js';
-import type { AgentChange, LivePool, PlanOptions, PoolChange } from './types.js';
+import type { LivePool } from '../model.js';
+import type { AgentChange, PlanOptions, PoolChange } from './types.js';
 
 export interface PoolPlan {
   changes: Array<PoolChange | AgentChange>;

@@ -1,7 +1,8 @@
 import type { DeclaredState } from '../declared/types.js';
 import { removed } from './fields.js';
 import { markerSource, stripMarker } from './marker.js';
-import type { LivePolicy, LivePool, LiveState, PlanOptions, PolicyChange, PoolChange } from './types.js';
+import type { LivePolicy, LivePool, LiveState } from '../model.js';
+import type { PlanOptions, PolicyChange, PoolChange } from './types.js';
 
 export interface PrunePlan {
   deletes: Array<PolicyChange | PoolChange>;

@@ -1,24 +1,8 @@
-import type { Agent, AgentPool, Policy } from '../api/types.js';
-import type { DeclaredPolicy, DeclaredPool, DeclaredState } from '../declared/types.js';
+import type { DeclaredPolicy, DeclaredPool } from '../declared/types.js';
+import type { LiveAgent, LivePolicy, LivePool, Ownership } from '../model.js';
 
-export type Ownership = 'marker' | 'organization';
 export type ResourceType = 'policy' | 'agent-pool' | 'agent';
 export type ChangeAction = 'create' | 'update' | 'replace' | 'delete';
-
-/** A live policy with its downloaded code (null when none was uploaded yet). */
-export interface LivePolicy extends Policy {
-  code: string | null;
-}
-
-/** A live pool; `agents` is filled only for pools whose declaration asks for agent clean-up. */
-export interface LivePool extends AgentPool {
-  agents: Agent[];
-}
-
-export interface LiveState {
-  policies: LivePolicy[];
-  pools: LivePool[];
-}
 
 export interface PlanOptions {
   /** Source name; written into the ownership marker. */
@@ -42,7 +26,12 @@ interface ChangeBase {
   /** null for creations. */
   id: string | null;
   action: ChangeAction;
-  /** Why, in a few words: "not in the live state", "drift", "kind changed", "not declared (prune)", ... */
+  /**
+   * Why, in a few words. Creates: "not in the live state". Replaces: "kind changed". Updates: "drift in <fields>"
+   * (comma-separated), for pools "renamed" and/or drift joined by "; ", for policies "adopt: add ownership marker"
+   * optionally followed by "; drift in <fields>". Deletes: "not declared, prune is on". Agent clean-ups:
+   * `agent clean-up in pool "<pool>": <status>, last ping <time> is older than <after>`.
+   */
   reason: string;
   /** Only the fields that differ. `code` holds the full texts; renderers diff them. */
   fields: Record<string, FieldChange>;
@@ -69,7 +58,7 @@ export interface AgentChange extends ChangeBase {
   action: 'delete';
   /** The pool the agent belongs to. */
   poolName: string;
-  live: Agent;
+  live: LiveAgent;
 }
 
 export type Change = PolicyChange | PoolChange | AgentChange;
@@ -80,8 +69,6 @@ export interface Plan {
   /** Refusals (guards) and problems that forbid any write for this source. */
   errors: string[];
 }
-
-export type PlanFunction = (declared: DeclaredState, live: LiveState, options: PlanOptions) => Plan;
 
 /** What the renderers print for one source. */
 export interface SourcePlan {

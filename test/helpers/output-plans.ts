@@ -45,8 +45,8 @@ export function richPlans(): SourcePlan[] {
         name: 'build',
         allowedWorkspaceIds: ['ws-a'],
         agents: [
-          { id: 'agent-AbC123', name: 'runner-1', status: 'exited', ipAddress: '10.0.0.5', lastPingAt: '2026-01-01T00:00:00.000Z' },
-          { id: 'agent-DeF456', name: 'runner-2', status: 'idle', ipAddress: '10.0.0.6', lastPingAt: '2026-01-01T00:00:00.000Z' },
+          { id: 'agent-AbC123', name: 'runner-1', status: 'exited', lastPingAt: '2026-01-01T00:00:00.000Z' },
+          { id: 'agent-DeF456', name: 'runner-2', status: 'idle', lastPingAt: '2026-01-01T00:00:00.000Z' },
         ],
       }),
     ],

@@ -1,9 +1,9 @@
 /** Table fixtures for the pure planner: compact JSON of declared and live state, filled with defaults. */
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Agent } from '../../src/api/types.js';
 import type { DeclaredPolicy, DeclaredPool, DeclaredState } from '../../src/declared/types.js';
-import type { Change, LivePolicy, LivePool, LiveState, Plan, PlanOptions } from '../../src/plan/types.js';
+import type { LiveAgent, LivePolicy, LivePool, LiveState } from '../../src/model.js';
+import type { Change, Plan, PlanOptions } from '../../src/plan/types.js';
 
 export const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures');
 export const NOW = Date.parse('2026-03-01T12:00:00.000Z');
@@ -28,17 +28,14 @@ export function declaredPool(p: Partial<DeclaredPool> & { name: string }): Decla
 export function livePolicy(p: Partial<LivePolicy> & { name: string }): LivePolicy {
   const id = p.id ?? `pol-${p.name}`;
   return {
-    id, description: null, kind: 'native', query: null, enforcementLevel: 'advisory', policySetCount: 0,
-    policySetIds: [], updatedAt: '2026-01-01T00:00:00.000Z', organization: 'org', code: '',
-    links: { self: `/api/v2/policies/${id}`, upload: `/api/v2/policies/${id}/upload`, download: `/api/v2/policies/${id}/download` },
-    ...p,
+    id, description: null, kind: 'native', query: null, enforcementLevel: 'advisory',
+    policySetIds: [], updatedAt: '2026-01-01T00:00:00.000Z', code: '', ...p,
   };
 }
 
 export function livePool(p: Partial<LivePool> & { name: string }): LivePool {
   return {
-    id: `apool-${p.name}`, createdAt: '2026-01-01T00:00:00.000Z', organizationScoped: true, agentCount: 0,
-    workspaceIds: [], allowedWorkspaceIds: [], agents: [], ...p,
+    id: `apool-${p.name}`, organizationScoped: true, agentCount: 0, allowedWorkspaceIds: [], agents: [], ...p,
   };
 }
 
@@ -70,7 +67,7 @@ export async function loadPlanCases(): Promise<PlanCase[]> {
   for (const name of dirs) {
     const dir = path.join(FIXTURES, name);
     const declared = await readJson<{ policies?: DeclaredPolicy[]; pools?: DeclaredPool[] }>(path.join(dir, 'declared.json'), {});
-    const live = await readJson<{ policies?: LivePolicy[]; pools?: Array<Omit<LivePool, 'agents'> & { agents?: Agent[] }> }>(path.join(dir, 'live.json'), {});
+    const live = await readJson<{ policies?: LivePolicy[]; pools?: Array<Omit<LivePool, 'agents'> & { agents?: LiveAgent[] }> }>(path.join(dir, 'live.json'), {});
     const options = await readJson<Partial<PlanOptions>>(path.join(dir, 'options.json'), {});
     cases.push({
       name,

@@ -4,7 +4,8 @@
  * native policies, code comes back byte for byte, PATCH replaces `allowed-workspaces` whole, a rename
  * keeps the pool's id and agents. The bodies are those src/apply/apply.ts sends.
  */
-import type { PlanOptions, LivePolicy, LivePool, LiveState, Plan, PolicyChange } from '../../src/plan/types.js';
+import type { LivePolicy, LivePool, LiveState } from '../../src/model.js';
+import type { PlanOptions, Plan, PolicyChange } from '../../src/plan/types.js';
 import { withMarker } from '../../src/plan/marker.js';
 import { livePolicy, livePool } from './plan-fixtures.js';
 
