@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createPathFilter, isDeclaredPath, isIgnored } from '../src/declared/index.js';
+import { createPathFilter, isDeclaredPath } from '../src/declared/index.js';
+
+function isIgnored(relPath: string, syncignore: string | null = null, isDirectory = false): boolean {
+  return createPathFilter(syncignore).isIgnored(relPath, isDirectory);
+}
 
 describe('the path filter shared with the file watcher', () => {
   it('isIgnored applies the built-in rules and .syncignore', () => {

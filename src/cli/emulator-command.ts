@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { defaultSeed, parseSeed, startEmulator } from '../emulator/index.js';
 import type { Logger } from '../logger.js';
+import { waitForShutdownSignal } from '../signals.js';
 import type { CliArgs } from './args.js';
-import { waitForShutdownSignal } from '../daemon/signals.js';
 
 /** `--emulator`: serve the API emulator until SIGINT or SIGTERM; print one JSON line with its URL and token. */
 export async function runEmulator(args: CliArgs, stdout: NodeJS.WriteStream, logger: Logger): Promise<number> {

@@ -6,8 +6,8 @@ import { formatProblem, UsageError, ValidationError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { renderJson, renderMarkdown, renderText, shouldColor, summarize } from '../output/index.js';
 import { runPass, type PassOutcome } from '../reconcile.js';
+import { openSource } from '../source/index.js';
 import type { CliArgs } from './args.js';
-import { checkoutSource } from './checkout.js';
 
 export interface CliIo {
   stdout: NodeJS.WriteStream;
@@ -19,7 +19,7 @@ export interface CliIo {
 export async function runValidate(args: CliArgs, config: Config, io: CliIo): Promise<number> {
   let invalid = 0;
   for (const source of selectSources(config, args)) {
-    const { dir } = await checkoutSource(source, config, io.logger, io.env);
+    const { dir } = await openSource(source, sourceContext(config, io)).checkout();
     try {
       const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools });
       io.stdout.write(`${source.name}: valid (${declared.policies.length} policies, ${declared.pools.length} agent pools)\n`);
@@ -51,7 +51,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   const outcomes: PassOutcome[] = [];
   try {
     for (const source of selectSources(config, args)) {
-      const { dir, revision } = await checkoutSource(source, config, io.logger, io.env);
+      const { dir, revision } = await openSource(source, sourceContext(config, io)).checkout();
       outcomes.push(await runPass({ source, dir, revision, api, logger: io.logger, mode, prune: args.prune || undefined, force: args.force }));
     }
   } finally {
@@ -84,6 +84,10 @@ function applySummary(outcomes: PassOutcome[]): string {
   return failed > 0
     ? `\nApply finished with errors: ${line}, ${failed} failed.\n`
     : `\nApply complete! Resources: ${line}.\n`;
+}
+
+function sourceContext(config: Config, io: CliIo) {
+  return { stateDir: config.stateDir, env: io.env, logger: io.logger };
 }
 
 function selectSources(config: Config, args: CliArgs): SourceConfig[] {

@@ -7,14 +7,12 @@ import { startDaemon } from './daemon.js';
 import { startEmbeddedApi } from './embedded-api.js';
 import { createDaemonMetrics } from './metrics.js';
 import { reconcilePass } from './pass-adapter.js';
-import { waitForShutdownSignal } from './signals.js';
+import { waitForShutdownSignal } from '../signals.js';
 
 export { startDaemon, type RunningDaemon, type StartDaemonOptions } from './daemon.js';
 export type { DaemonPass, DaemonPassReport, DaemonPassRequest } from './daemon-types.js';
 export { createDaemonMetrics, type DaemonMetrics } from './metrics.js';
 export { reconcilePass } from './pass-adapter.js';
-export { syncGitSource, GitSyncError, type GitCheckout, type GitSyncOptions } from './git-source.js';
-export { redactCredentials } from './redact.js';
 export type { SourceStatus, Readiness } from './status.js';
 export type { TriggerReason } from './source-loop.js';
 

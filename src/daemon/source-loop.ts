@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import { safeErrorMessage } from './redact.js';
+import { safeErrorMessage } from '../source/index.js';
 
 export type TriggerReason = 'start-up' | 'schedule' | 'file-change' | 'webhook' | 'retry';
 

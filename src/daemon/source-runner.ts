@@ -2,10 +2,8 @@ import type { SourceConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { createCodeCache } from '../reconcile.js';
 import type { DaemonPass } from './daemon-types.js';
-import { syncGitSource } from './git-source.js';
-import { watchFolder, type FolderWatch } from './local-watch.js';
+import { openSource, safeErrorMessage, type SourceWatch } from '../source/index.js';
 import type { DaemonMetrics } from './metrics.js';
-import { safeErrorMessage } from './redact.js';
 import { startSchedule, type Schedule } from './schedule.js';
 import { createSourceLoop, type BackoffOptions, type SourceLoop, type TriggerReason } from './source-loop.js';
 import { initialStatus, resultLabel, type SourceStatus } from './status.js';
@@ -36,19 +34,20 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   const log = options.logger.child({ source: source.name });
   const state = initialStatus(source);
   const codeCache = createCodeCache();
+  const repo = openSource(source, { stateDir: options.stateDir, env: options.env, logger: log });
   metrics.addSource(source.name);
 
   async function pass(trigger: TriggerReason, signal: AbortSignal) {
-    let dir = source.path ?? '';
-    let revision: string | null = null;
-    if (source.git !== null) {
-      try {
-        ({ dir, revision } = await syncGitSource({ name: source.name, git: source.git, stateDir: options.stateDir, logger: log, env: options.env, signal }));
-        state.gitReached = true;
-      } catch (error) {
-        state.gitReached = false;
-        throw error;
-      }
+    let checkout;
+    try {
+      checkout = await repo.checkout(signal);
+    } catch (error) {
+      if (repo.kind === 'git') state.gitReached = false;
+      throw error;
+    }
+    const { dir, revision } = checkout;
+    if (repo.kind === 'git') {
+      state.gitReached = true;
       state.lastAttemptedRevision = revision;
     }
     const report = await options.pass({ source, dir, revision, trigger, signal, codeCache, logger: options.logger });
@@ -89,13 +88,11 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   });
 
   const schedule: Schedule = startSchedule({ name: source.name, expression: source.schedule, onTick: () => loop.trigger('schedule'), logger: options.logger });
-  let watch: FolderWatch | null = null;
-  if (source.path !== null) {
-    try {
-      watch = await watchFolder(source.path, () => loop.trigger('file-change'), options.watchDebounceMs);
-    } catch (error) {
-      log.warn({ path: source.path, error: safeErrorMessage(error) }, 'cannot watch the source folder; only the schedule triggers passes');
-    }
+  let watch: SourceWatch | null = null;
+  try {
+    watch = await repo.watch(() => loop.trigger('file-change'), options.watchDebounceMs);
+  } catch (error) {
+    log.warn({ path: source.path, error: safeErrorMessage(error) }, 'cannot watch the source folder; only the schedule triggers passes');
   }
 
   return {

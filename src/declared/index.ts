@@ -2,18 +2,15 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { formatProblem, ValidationError, type SourceProblem } from '../errors.js';
 import type { DeclaredState, ReadOptions } from './types.js';
-import { createPathFilter, readSyncignore } from './path-filter.js';
+import { loadPathFilter, POLICY_FILE, POOL_FILE } from './path-filter.js';
 import { readPolicies } from './policies.js';
 import { DEFAULT_MAX_AGENT_POOLS, readPools } from './pools.js';
 import { walkFolder, type WalkOptions } from './walk.js';
 
 export type { AgentCleanup, DeclaredPolicy, DeclaredPool, DeclaredState, ReadOptions } from './types.js';
-export { createPathFilter, isBuiltinIgnored, isDeclaredPath, isIgnored, loadPathFilter, SYNCIGNORE_FILE, type PathFilter } from './path-filter.js';
+export { createPathFilter, isDeclaredPath, loadPathFilter, SYNCIGNORE_FILE, type PathFilter } from './path-filter.js';
 export { isValidName } from './resource-names.js';
 export { parseDuration } from './duration.js';
-
-const POLICY_FILE = /^policies\/.+\.(native|rego|yaml)$/;
-const POOL_FILE = /^agent-pools\/[^/]+\.yaml$/;
 
 /**
  * Reads the declared repo at `dir` into typed, validated desired state, sorted by name.
@@ -25,7 +22,7 @@ export async function readDeclared(dir: string, options: ReadOptions = {}): Prom
     if (error.code !== 'ENOENT') throw error;
     throw new ValidationError(`The declared repo ${root} does not exist`, [{ file: '.', message: `source folder ${root} does not exist` }]);
   });
-  const filter = createPathFilter(await readSyncignore(root));
+  const filter = await loadPathFilter(root);
   const walk: Omit<WalkOptions, 'wanted' | 'maxDepth'> = { root, realRoot, filter };
   const [policyFiles, poolFiles] = await Promise.all([
     walkFolder('policies', { ...walk, wanted: (rel) => POLICY_FILE.test(rel), maxDepth: Number.POSITIVE_INFINITY }),

@@ -6,6 +6,10 @@ import ignore, { type Ignore } from 'ignore';
 const TEST_FOLDERS: ReadonlySet<string> = new Set(['test', 'tests', 'testdata', 'mocks']);
 
 export const SYNCIGNORE_FILE = '.syncignore';
+/** Policy code and settings: `<name>.native`, `.rego` or `.yaml` at any depth under `policies/`. */
+export const POLICY_FILE = /^policies\/.+\.(native|rego|yaml)$/;
+/** Agent pools: `agent-pools/<name>.yaml`, no subfolders. */
+export const POOL_FILE = /^agent-pools\/[^/]+\.yaml$/;
 
 /** Decides which paths of a source are left out. Paths are relative to the source root, with `/` separators. */
 export interface PathFilter {
@@ -13,7 +17,7 @@ export interface PathFilter {
 }
 
 /** The built-in rules: dotfiles and dot-folders, test and mock folders, `_test.rego` files. */
-export function isBuiltinIgnored(relPath: string, isDirectory: boolean): boolean {
+function isBuiltinIgnored(relPath: string, isDirectory: boolean): boolean {
   const segments = relPath.split('/');
   const last = segments.length - 1;
   for (const [index, segment] of segments.entries()) {
@@ -36,12 +40,12 @@ export function createPathFilter(syncignore: string | null): PathFilter {
   };
 }
 
-/** Reads `<root>/.syncignore` when there is one. */
+/** The filter of the source at `root`: the built-in rules plus its `.syncignore`, when there is one. */
 export async function loadPathFilter(root: string): Promise<PathFilter> {
   return createPathFilter(await readSyncignore(root));
 }
 
-export async function readSyncignore(root: string): Promise<string | null> {
+async function readSyncignore(root: string): Promise<string | null> {
   try {
     return await readFile(path.join(root, SYNCIGNORE_FILE), 'utf8');
   } catch (error) {
@@ -50,15 +54,11 @@ export async function readSyncignore(root: string): Promise<string | null> {
   }
 }
 
-/** True for a path whose change can change the declared state: policy code or settings, a pool file, `.syncignore`. */
+/**
+ * True for a path whose change can change the declared state: policy code or settings, a pool file, `.syncignore`.
+ * The file watch of a local source triggers passes for these only.
+ */
 export function isDeclaredPath(relPath: string, filter: PathFilter): boolean {
   if (relPath === SYNCIGNORE_FILE) return true;
-  const isPolicyFile = /^policies\/.+\.(native|rego|yaml)$/.test(relPath);
-  const isPoolFile = /^agent-pools\/[^/]+\.yaml$/.test(relPath);
-  return (isPolicyFile || isPoolFile) && !filter.isIgnored(relPath, false);
-}
-
-/** Whether a path is left out by the built-in rules and the given `.syncignore` text. */
-export function isIgnored(relPath: string, syncignore: string | null = null, isDirectory = false): boolean {
-  return createPathFilter(syncignore).isIgnored(relPath, isDirectory);
+  return (POLICY_FILE.test(relPath) || POOL_FILE.test(relPath)) && !filter.isIgnored(relPath, false);
 }

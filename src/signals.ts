@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from './logger.js';
 
 /** Resolves on the first SIGTERM or SIGINT; a second one while shutting down exits at once with 1. */
 export function waitForShutdownSignal(logger: Logger): Promise<NodeJS.Signals> {

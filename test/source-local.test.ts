@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test } from 'node:test';
+import { silentLogger } from '../src/logger.js';
+import { openSource } from '../src/source/index.js';
+import { testSource } from './helpers/daemon-harness.js';
+import { declaredTree, sleep, tempDir, waitFor, writeTree } from './helpers/daemon-fixtures.js';
+
+/** Watches `dir` with a short debounce and counts the bursts it reports. */
+async function watched(t: Parameters<typeof tempDir>[0], dir: string) {
+  const source = openSource(testSource('main', { path: dir }), { stateDir: dir, env: {}, logger: silentLogger() });
+  let bursts = 0;
+  const watch = await source.watch(() => (bursts += 1), 50);
+  assert.ok(watch !== null, 'a local folder can be watched');
+  t.after(() => watch.close());
+  return { source, bursts: () => bursts };
+}
+
+test('a local source is read where it is, with no revision', async (t) => {
+  const dir = await tempDir(t);
+  const source = openSource(testSource('main', { path: dir }), { stateDir: dir, env: {}, logger: silentLogger() });
+  assert.equal(source.kind, 'path');
+  assert.deepEqual(await source.checkout(), { dir, revision: null });
+});
+
+test('a git source cannot be watched: its pushes arrive by webhook', async (t) => {
+  const dir = await tempDir(t);
+  const git = { url: 'https://example.com/acme/policies.git', ref: 'main', path: '.' };
+  const source = openSource(testSource('remote', { path: null, git }), { stateDir: dir, env: {}, logger: silentLogger() });
+  assert.equal(source.kind, 'git');
+  assert.equal(await source.watch(() => undefined), null);
+});
+
+test('the watch of a local folder triggers only for files that can change the declared state', async (t) => {
+  const dir = await tempDir(t);
+  await writeTree(dir, declaredTree({ 'README.md': 'notes\n', 'policies/mocks/m.native': 'x\n' }));
+  const { bursts } = await watched(t, dir);
+
+  await writeFile(path.join(dir, 'README.md'), 'more notes\n');
+  await writeTree(dir, { 'lib/helper.rego': 'package lib\n', 'policies/notes.md': 'x\n', 'policies/mocks/m.native': 'y\n', 'policies/opa/a_test.rego': 'package t\n' });
+  await writeFile(path.join(dir, '.hidden'), 'x\n');
+  await sleep(500);
+  assert.equal(bursts(), 0, 'no file there declares anything');
+
+  await writeFile(path.join(dir, 'policies/require-tags.native'), 'main = rule { false }\n');
+  await waitFor('a burst for the edited policy', () => (bursts() === 1 ? true : undefined));
+  await writeTree(dir, { 'agent-pools/build.yaml': '{}\n' });
+  await waitFor('a burst for the new pool file', () => (bursts() === 2 ? true : undefined));
+  await rm(path.join(dir, 'policies/opa'), { recursive: true });
+  await waitFor('a burst for the removed folder', () => (bursts() === 3 ? true : undefined));
+});
+
+test('.syncignore counts itself, and what it leaves out then triggers nothing', async (t) => {
+  const dir = await tempDir(t);
+  await writeTree(dir, declaredTree({ 'policies/drafts/d.native': 'x\n' }));
+  const { bursts } = await watched(t, dir);
+
+  await writeFile(path.join(dir, '.syncignore'), 'drafts/\n');
+  await waitFor('a burst for .syncignore', () => (bursts() === 1 ? true : undefined));
+  await sleep(200);
+  await writeFile(path.join(dir, 'policies/drafts/d.native'), 'y\n');
+  await sleep(500);
+  assert.equal(bursts(), 1, 'a file the new .syncignore leaves out triggers nothing');
+  await writeFile(path.join(dir, 'policies/require-tags.yaml'), 'description: Edited.\n');
+  await waitFor('a burst for a declared file', () => (bursts() === 2 ? true : undefined));
+});
