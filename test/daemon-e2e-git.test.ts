@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { githubSignature } from '../src/daemon/signature.js';
+import { githubSignature } from './helpers/webhook-signature.js';
 import { declaredTree, gitRepo, sleep, waitFor } from './helpers/daemon-fixtures.js';
 import { descriptionOf, firstSourceStatus as status, spawnDaemon, startTestApi } from './helpers/daemon-process.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
-import { githubSignature } from '../src/daemon/signature.js';
+import { githubSignature } from './helpers/webhook-signature.js';
 import { declaredTree, sleep, tempDir, waitFor, writeTree } from './helpers/daemon-fixtures.js';
 import { descriptionOf, firstSourceStatus as status, spawnDaemon, startTestApi, type LogLine } from './helpers/daemon-process.js';
 

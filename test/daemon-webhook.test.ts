@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { githubSignature, constantTimeEqual, verifyGithubSignature, verifyGitlabToken } from '../src/daemon/signature.js';
+import { constantTimeEqual, verifyGithubSignature, verifyGitlabToken } from '../src/daemon/signature.js';
+import { githubSignature } from './helpers/webhook-signature.js';
 import { normalizeRepositoryUrl, sourcesForWebhook } from '../src/daemon/repository-match.js';
 import { tempDir, waitFor, sleep } from './helpers/daemon-fixtures.js';
 import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';

@@ -22,8 +22,3 @@ export function verifyGitlabToken(secret: string, header: string | undefined): b
   if (header === undefined) return false;
   return constantTimeEqual(header, secret);
 }
-
-/** The signature a GitHub sender computes; for tests and tools that send webhooks. */
-export function githubSignature(secret: string, rawBody: Buffer | string): string {
-  return `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
-}
