@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import { scrub } from './failure.js';
+import { scrub } from './scrub.js';
 import { errorDetail } from './json-api.js';
 import type { HttpResponse } from './transport.js';
 

@@ -4,8 +4,8 @@ import { Agent, request } from 'undici';
 import { NetworkError, type FailedRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Clock } from './clock.js';
-import { backoffMs, describeFailure, safeCause, type TransportFailure } from './failure.js';
 import { Pacer, type RateLimitHeaders } from './pacer.js';
+import { describeFailure, safeCause, type TransportFailure } from './transport-failure.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -202,6 +202,12 @@ export class Transport {
     this.counters.rateLimitWaitSeconds += waitedMs / 1000;
     this.options.onRateLimitWait?.(waitedMs / 1000);
   }
+}
+
+/** Capped exponential back-off with jitter: half fixed, half random. */
+function backoffMs(attempt: number, random: number): number {
+  const ceiling = Math.min(10_000, 200 * 2 ** Math.max(0, attempt - 1));
+  return ceiling / 2 + (random * ceiling) / 2;
 }
 
 function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {

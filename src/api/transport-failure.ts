@@ -1,4 +1,5 @@
 /** Classifies and describes transport failures without carrying request headers along. */
+import { scrub } from './scrub.js';
 
 /** Codes of failures that happen before a single byte of the request left: safe to repeat anything. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -24,11 +25,6 @@ export function safeCause(failure: TransportFailure): Error {
   return Object.assign(new Error(failure.description), { code: failure.code });
 }
 
-/** Replaces the secret wherever it appears (a very short secret would match ordinary words, and is left). */
-export function scrub(text: string, secret: string): string {
-  return secret.length < 6 ? text : text.split(secret).join('[redacted]');
-}
-
 function failureCode(error: unknown): string {
   for (let current: unknown = error, depth = 0; current instanceof Error && depth < 4; depth += 1) {
     const code = (current as { code?: unknown }).code;
@@ -36,10 +32,4 @@ function failureCode(error: unknown): string {
     current = current.cause;
   }
   return error instanceof Error ? error.name : 'Error';
-}
-
-/** Capped exponential back-off with jitter: half fixed, half random. */
-export function backoffMs(attempt: number, random: number): number {
-  const ceiling = Math.min(10_000, 200 * 2 ** Math.max(0, attempt - 1));
-  return ceiling / 2 + (random * ceiling) / 2;
 }
