@@ -1,4 +1,3 @@
-import { normalizeLineEnds } from '../line-ends.js';
 import type { FieldChange } from './types.js';
 
 export type Fields = Record<string, FieldChange>;
@@ -12,12 +11,6 @@ export function sameSet(a: readonly string[], b: readonly string[]): boolean {
   const left = sortedIds(a);
   const right = sortedIds(b);
   return left.length === right.length && left.every((id, i) => id === right[i]);
-}
-
-/** Text compared with line ends normalised (CRLF/CR -> LF). */
-export function sameText(a: string | null, b: string | null): boolean {
-  if (a === null || b === null) return a === b;
-  return normalizeLineEnds(a) === normalizeLineEnds(b);
 }
 
 /** Adds `field` to `fields` when before and after differ by `same`. */
@@ -34,15 +27,6 @@ export function created(values: Record<string, unknown>): Fields {
   const fields: Fields = {};
   for (const [key, value] of Object.entries(values)) {
     if (value !== null) fields[key] = { before: null, after: value };
-  }
-  return fields;
-}
-
-/** Every non-null entry as a deletion (after null). */
-export function removed(values: Record<string, unknown>): Fields {
-  const fields: Fields = {};
-  for (const [key, value] of Object.entries(values)) {
-    if (value !== null) fields[key] = { before: value, after: null };
   }
   return fields;
 }

@@ -2,7 +2,7 @@ import type { DeclaredState } from '../declared/types.js';
 import type { Change, PlanOptions } from './types.js';
 
 /** Deletions that count toward `max-deletes`: policies and pools. Replacements and agent clean-ups are routine and do not count. */
-export function countedDeletes(changes: readonly Change[]): Change[] {
+function countedDeletes(changes: readonly Change[]): Change[] {
   return changes.filter((change) => change.action === 'delete' && change.resource !== 'agent');
 }
 

@@ -1,11 +1,10 @@
 import type { DeclaredState } from '../declared/types.js';
+import type { LiveState } from '../model.js';
 import { checkGuards } from './guards.js';
-import { sortChanges } from './order.js';
 import { planPolicies } from './policies.js';
 import { planPools } from './pools.js';
 import { planPrune } from './prune.js';
-import type { LiveState } from '../model.js';
-import type { Change, Plan, PlanOptions } from './types.js';
+import type { Change, ChangeAction, Plan, PlanOptions, ResourceType } from './types.js';
 
 /**
  * The pure diff of one source: what the apply must do so that the API matches the declared state.
@@ -21,4 +20,26 @@ export function planChanges(declared: DeclaredState, live: LiveState, options: P
     warnings.push(`not declared and kept because prune is off: ${prune.kept.join(', ')}`);
   }
   return { changes, warnings, errors: checkGuards(declared, changes, options) };
+}
+
+const ACTION_ORDER: Record<ChangeAction, number> = { create: 0, replace: 1, update: 2, delete: 3 };
+const RESOURCE_ORDER: Record<ResourceType, number> = { policy: 0, 'agent-pool': 1, agent: 2 };
+
+function compareText(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
+}
+
+/** Creates, replaces, updates, deletes; within each: policy, agent-pool, agent; then by name, then id. */
+function compareChanges(a: Change, b: Change): number {
+  return (
+    ACTION_ORDER[a.action] - ACTION_ORDER[b.action] ||
+    RESOURCE_ORDER[a.resource] - RESOURCE_ORDER[b.resource] ||
+    compareText(a.name, b.name) ||
+    compareText(a.id ?? '', b.id ?? '')
+  );
+}
+
+function sortChanges<T extends Change>(changes: readonly T[]): T[] {
+  return [...changes].sort(compareChanges);
 }

@@ -1,7 +1,7 @@
 import type { DeclaredPolicy } from '../declared/types.js';
 import { normalizeLineEnds } from '../line-ends.js';
 import type { LivePolicy } from '../model.js';
-import { created, diffField, type Fields, sameSet, sameText, sortedIds, strictEqual } from './fields.js';
+import { created, diffField, type Fields, sameSet, sortedIds, strictEqual } from './fields.js';
 import { markerSource, stripMarker } from './marker.js';
 import type { PlanOptions, PolicyChange } from './types.js';
 
@@ -93,4 +93,10 @@ function updateChange(policy: DeclaredPolicy, current: LivePolicy, options: Plan
 /** Whether live code equals the declared code; a line-end-only difference is not drift, null (never uploaded) always differs. */
 export function sameCode(declared: string, live: string | null): boolean {
   return live !== null && normalizeLineEnds(declared) === normalizeLineEnds(live);
+}
+
+/** Text compared with line ends normalised (CRLF/CR -> LF). */
+function sameText(a: string | null, b: string | null): boolean {
+  if (a === null || b === null) return a === b;
+  return normalizeLineEnds(a) === normalizeLineEnds(b);
 }

@@ -1,7 +1,7 @@
 import type { DeclaredState } from '../declared/types.js';
-import { removed } from './fields.js';
-import { markerSource, stripMarker } from './marker.js';
 import type { LivePolicy, LivePool, LiveState } from '../model.js';
+import type { Fields } from './fields.js';
+import { markerSource, stripMarker } from './marker.js';
 import type { PlanOptions, PolicyChange, PoolChange } from './types.js';
 
 export interface PrunePlan {
@@ -51,4 +51,13 @@ function deletePool(pool: LivePool): PoolChange {
     fields: removed({ 'organization-scoped': pool.organizationScoped, 'agent-count': pool.agentCount }),
     declared: null, live: pool,
   };
+}
+
+/** Every non-null entry as a deletion (after null). */
+function removed(values: Record<string, unknown>): Fields {
+  const fields: Fields = {};
+  for (const [key, value] of Object.entries(values)) {
+    if (value !== null) fields[key] = { before: value, after: null };
+  }
+  return fields;
 }
