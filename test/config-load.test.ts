@@ -38,33 +38,45 @@ test('every problem of the config is reported at once, each with its key path an
     'webhook-secret-env: 1SECRET', // 17
   ].join('\n');
   assert.deepEqual(await problemsOf(text), [
-    'cfg.yaml:1: api.url: must be "embedded" or an http(s) URL',
-    'cfg.yaml:1: api.rate-limit: must be "auto" or a number of requests per second above 0',
-    'cfg.yaml:1: api.concurrency: must be >= 1',
-    'cfg.yaml:3: sources[0]: set either "path" or "git", not both',
-    'cfg.yaml:7: sources[0].schedule: "61 * * * *" is not a valid cron expression (61 is a invalid expression for minute)',
-    'cfg.yaml:8: sources[0].max-deletes: must be >= 0',
-    'cfg.yaml:9: sources[0].colour: unknown key',
-    'cfg.yaml:10: sources[1].name: source name "platform" is already used by sources[0]',
-    'cfg.yaml:13: sources[2]: missing required key "organization"',
-    'cfg.yaml:13: sources[2].name: must contain only letters, digits, "-" and "_"',
-    'cfg.yaml:14: sources[2].git.branch: unknown key',
-    'cfg.yaml:15: sources[2].ownership: must be one of "marker", "organization"',
-    'cfg.yaml:16: listen: must be host:port, e.g. 127.0.0.1:9090',
-    'cfg.yaml:17: webhook-secret-env: must be an environment variable name',
+    'cfg.yaml:1: api.url "ftp://api.example.com" is not "embedded" or an http(s) URL',
+    'cfg.yaml:1: api.rate-limit must be "auto" or a number above 0, not "fast"',
+    'cfg.yaml:1: api.concurrency must be 1 to 64, not 0',
+    'cfg.yaml:3: sources[0] has both "path" and "git"; set only one',
+    'cfg.yaml:7: sources[0].schedule "61 * * * *" is not a valid cron expression (61 is a invalid expression for minute)',
+    'cfg.yaml:8: sources[0].max-deletes must be 0 or more, not -1',
+    'cfg.yaml:9: unknown key "colour" in sources[0] (allowed: name, organization, path, git, schedule, prune, ownership, max-deletes, allow-empty, max-agent-pools, pass-timeout)',
+    'cfg.yaml:10: sources[1].name "platform" is already used by sources[0]',
+    'cfg.yaml:13: sources[2] is missing the key "organization"',
+    'cfg.yaml:13: sources[2].name "has space" is not a valid name (letters, digits, - and _)',
+    'cfg.yaml:14: unknown key "branch" in sources[2].git (allowed: url, ref, path)',
+    'cfg.yaml:15: sources[2].ownership "everyone" is not one of: marker, organization',
+    'cfg.yaml:16: listen "localhost" is not host:port (e.g. 127.0.0.1:9090)',
+    'cfg.yaml:17: webhook-secret-env "1SECRET" is not an environment variable name (letters, digits and _, not starting with a digit)',
   ]);
 });
 
 test('structural problems: no sources, neither path nor git, a YAML syntax error', async () => {
-  assert.deepEqual(await problemsOf('listen: 127.0.0.1:9090\n'), ['cfg.yaml:1: (root): missing required key "sources"']);
+  assert.deepEqual(await problemsOf('listen: 127.0.0.1:9090\n'), ['cfg.yaml:1: the file is missing the key "sources"']);
   assert.deepEqual(await problemsOf('sources:\n  - name: a\n    organization: o\n'), [
-    'cfg.yaml:2: sources[0]: set one of "path" (a local folder) or "git" (a repository)',
+    'cfg.yaml:2: sources[0] has neither "path" (a local folder) nor "git" (a repository); set one',
   ]);
-  assert.deepEqual(await problemsOf('sources: []\n'), ['cfg.yaml:1: sources: must NOT have fewer than 1 items']);
+  assert.deepEqual(await problemsOf('sources: []\n'), ['cfg.yaml:1: sources must not be empty']);
   const [syntax] = await problemsOf('sources:\n  - name: a\n   organization: [\n');
-  assert.match(syntax ?? '', /^cfg\.yaml:\d: YAML syntax: /);
+  assert.match(syntax ?? '', /^cfg\.yaml:\d: YAML syntax error: /);
   assert.deepEqual(await problemsOf('sources:\n  - { name: a, organization: o, path: p }\nlisten: 0.0.0.0:70000\n'), [
-    'cfg.yaml:3: listen: port of "0.0.0.0:70000" must be between 0 and 65535',
+    'cfg.yaml:3: listen "0.0.0.0:70000" has a port above 65535',
+  ]);
+});
+
+test('a config whose YAML aliases expand hugely is refused with an error naming the file', async () => {
+  const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+  for (const [i, name] of ['b', 'c', 'd', 'e', 'f', 'g', 'h'].entries()) levels.push(`${name}: &${name} [${Array(10).fill(`*${'abcdefg'[i]}`).join(', ')}]`);
+  const bomb = `${levels.join('\n')}\n${MINIMAL}`;
+  const error = await parseConfig(bomb, 'cfg.yaml', {}, { cwd: '/srv' }).then(() => assert.fail('expected a ValidationError'), (e: unknown) => e);
+  assert.ok(error instanceof ValidationError, String(error));
+  assert.match(error.message, /cfg\.yaml/);
+  assert.deepEqual(error.problems.map(formatProblem), [
+    'cfg.yaml: YAML error: Excessive alias count indicates a resource exhaustion attack (more than 100 alias uses)',
   ]);
 });
 

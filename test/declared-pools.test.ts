@@ -122,12 +122,12 @@ describe('agent pools', () => {
       'agent-pools/delta.yaml': 'previous-names: [gamma]\n',
     });
     assert.deepEqual(found, [
-      { file: 'agent-pools/alpha.yaml', line: 2, message: 'previous name "beta" is the name of another declared pool (agent-pools/beta.yaml)' },
-      { file: 'agent-pools/alpha.yaml', line: 3, message: 'previous-names lists the pool\'s own name "alpha"' },
+      { file: 'agent-pools/alpha.yaml', line: 2, message: 'previous-names[0] "beta" is the name of another declared pool (agent-pools/beta.yaml)' },
+      { file: 'agent-pools/alpha.yaml', line: 3, message: 'previous-names[1] "alpha" is the pool\'s own name' },
       {
         file: 'agent-pools/delta.yaml',
         line: 1,
-        message: 'previous name "gamma" is also claimed by agent-pools/alpha.yaml; only one pool can be renamed from it',
+        message: 'previous-names[0] "gamma" is also claimed by agent-pools/alpha.yaml; only one pool can be renamed from it',
       },
     ]);
   });

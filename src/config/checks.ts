@@ -1,8 +1,10 @@
 import { validateDetailed } from 'node-cron';
+import { keyLabel, type KeyPath } from '../yaml/index.js';
 
 /** A problem found beyond what the JSON Schema can say. */
 export interface ConfigCheckProblem {
-  path: (string | number)[];
+  path: KeyPath;
+  /** A sentence whose subject is the value at `path`, as in schema messages. */
   message: string;
 }
 
@@ -26,28 +28,30 @@ export function checkConfigRules(value: unknown): ConfigCheckProblem[] {
     const source = entry as RawSource;
     if (typeof source.name === 'string') {
       const first = firstIndexByName.get(source.name);
+      const path = ['sources', index, 'name'];
       if (first === undefined) firstIndexByName.set(source.name, index);
-      else problems.push({ path: ['sources', index, 'name'], message: `source name "${source.name}" is already used by sources[${first}]` });
+      else problems.push({ path, message: `${keyLabel(path)} "${source.name}" is already used by ${keyLabel(['sources', first])}` });
     }
     const hasPath = source.path !== undefined;
     const hasGit = source.git !== undefined;
     if (hasPath === hasGit) {
-      problems.push({ path: ['sources', index], message: hasPath ? 'set either "path" or "git", not both' : 'set one of "path" (a local folder) or "git" (a repository)' });
+      const message = hasPath ? 'has both "path" and "git"; set only one' : 'has neither "path" (a local folder) nor "git" (a repository); set one';
+      problems.push({ path: ['sources', index], message: `${keyLabel(['sources', index])} ${message}` });
     }
     if (typeof source.schedule === 'string') problems.push(...checkCron(source.schedule, ['sources', index, 'schedule']));
   });
   return problems;
 }
 
-function checkCron(expression: string, path: (string | number)[]): ConfigCheckProblem[] {
+function checkCron(expression: string, path: KeyPath): ConfigCheckProblem[] {
   const result = validateDetailed(expression);
   if (result.valid) return [];
   const detail = result.errors.map((e) => e.message).join('; ');
-  return [{ path, message: `"${expression}" is not a valid cron expression${detail === '' ? '' : ` (${detail})`}` }];
+  return [{ path, message: `${keyLabel(path)} "${expression}" is not a valid cron expression${detail === '' ? '' : ` (${detail})`}` }];
 }
 
-function checkListen(listen: string, path: (string | number)[]): ConfigCheckProblem[] {
+function checkListen(listen: string, path: KeyPath): ConfigCheckProblem[] {
   const match = /:(\d{1,5})$/.exec(listen);
-  if (match !== null && Number(match[1]) > 65535) return [{ path, message: `port of "${listen}" must be between 0 and 65535` }];
+  if (match !== null && Number(match[1]) > 65535) return [{ path, message: `${keyLabel(path)} "${listen}" has a port above 65535` }];
   return [];
 }

@@ -1,6 +1,5 @@
 export type { ApiConfig, Config, GitSourceConfig, SourceConfig } from './types.js';
-export { loadConfig, parseConfig, keyPath, type LoadConfigOptions } from './load.js';
+export { loadConfig, parseConfig, type LoadConfigOptions } from './load.js';
 export { configFromFlags, type ConfigFlags } from './flags.js';
 export { resolveToken } from './token.js';
 export { ENV_OVERRIDES, isHostPort } from './env.js';
-export { CONFIG_SCHEMA_URL } from './schema.js';

@@ -23,18 +23,18 @@ export function readPolicySettings(
   file: string,
   text: string,
 ): { settings: PolicySettings; problems: SourceProblem[] } {
-  const parsed = readSettingsFile(file, text, 'policy-settings', (issue) => issue.pointer === '/enforcement-level' && issue.keyword === 'enum');
+  const parsed = readSettingsFile(file, text, 'policy-settings', (issue) => issue.keyword === 'enum' && issue.path.join('/') === 'enforcement-level');
   const problems = [...parsed.problems];
   const raw = parsed.settings ?? {};
   const level = raw['enforcement-level'];
   const levels = LEVELS_BY_KIND[kind];
   if (typeof level === 'string' && !levels.includes(level as EnforcementLevel)) {
     const message = `enforcement-level "${level}" is not valid for a${kind === 'opa' ? 'n opa' : ' native'} policy (${levels.join(', ')})`;
-    problems.push(withFile(file, parsed.source?.lineOf('/enforcement-level'), message));
+    problems.push(withFile(file, parsed.doc?.lineOf(['enforcement-level']), message));
   }
   if (kind === 'native' && 'query' in raw) {
     const message = 'query is not allowed for a native policy; remove it, or write the policy in Rego (<name>.rego) to make it opa';
-    problems.push(withFile(file, parsed.source?.lineOfKey('', 'query'), message));
+    problems.push(withFile(file, parsed.doc?.lineOfKey(['query']), message));
   }
   if (kind === 'opa' && parsed.settings !== null && !('query' in raw)) {
     problems.push(withFile(file, undefined, 'query is required for an opa policy (e.g. query: data.terraform.example.deny)'));

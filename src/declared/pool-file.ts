@@ -1,15 +1,15 @@
 import type { AgentStatus } from '../model.js';
 import type { SourceProblem } from '../errors.js';
+import type { YamlDocument } from '../yaml/index.js';
 import type { AgentCleanup, DeclaredPool } from './types.js';
 import { parseDuration } from './duration.js';
 import { readSettingsFile } from './settings-file.js';
-import type { YamlSource } from './yaml-source.js';
 
 /** A pool file read and validated on its own; cross-pool checks come later. */
 export interface PoolFile {
   pool: DeclaredPool;
   /** For the lines of later problems; null when the YAML did not parse. */
-  source: YamlSource | null;
+  doc: YamlDocument | null;
   problems: SourceProblem[];
 }
 
@@ -25,7 +25,7 @@ export function readPoolFile(name: string, file: string, text: string): PoolFile
     previousNames: stringList(raw['previous-names']) ?? [],
     agentCleanup: parsed.problems.length === 0 ? agentCleanup(raw['agent-cleanup']) : null,
   };
-  return { pool, source: parsed.source, problems: parsed.problems };
+  return { pool, doc: parsed.doc, problems: parsed.problems };
 }
 
 function agentCleanup(value: unknown): AgentCleanup | null {

@@ -1,4 +1,5 @@
 import type { SourceProblem } from '../errors.js';
+import { keyLabel } from '../yaml/index.js';
 import type { DeclaredPool } from './types.js';
 import { mapLimit } from './map-limit.js';
 import { byName, isValidName, NAME_RULE } from './resource-names.js';
@@ -46,17 +47,19 @@ function previousNameProblems(poolFiles: readonly PoolFile[]): SourceProblem[] {
   const fileByName = new Map(poolFiles.map(({ pool }) => [pool.name, pool.file]));
   const claimedBy = new Map<string, string>();
   const problems: SourceProblem[] = [];
-  for (const { pool, source } of poolFiles) {
+  for (const { pool, doc } of poolFiles) {
     for (const [index, previous] of pool.previousNames.entries()) {
-      const line = source?.lineOf(`/previous-names/${index}`);
+      const path = ['previous-names', index];
+      const at = `${keyLabel(path)} "${previous}"`;
+      const line = doc?.lineOf(path);
       const owner = fileByName.get(previous);
       const claimant = claimedBy.get(previous);
       if (previous === pool.name) {
-        problems.push(withFile(pool.file, line, `previous-names lists the pool's own name "${previous}"`));
+        problems.push(withFile(pool.file, line, `${at} is the pool's own name`));
       } else if (owner !== undefined) {
-        problems.push(withFile(pool.file, line, `previous name "${previous}" is the name of another declared pool (${owner})`));
+        problems.push(withFile(pool.file, line, `${at} is the name of another declared pool (${owner})`));
       } else if (claimant !== undefined) {
-        problems.push(withFile(pool.file, line, `previous name "${previous}" is also claimed by ${claimant}; only one pool can be renamed from it`));
+        problems.push(withFile(pool.file, line, `${at} is also claimed by ${claimant}; only one pool can be renamed from it`));
       }
       claimedBy.set(previous, claimant ?? pool.file);
     }

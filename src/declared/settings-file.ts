@@ -1,11 +1,10 @@
 import type { SourceProblem } from '../errors.js';
-import { checkSchema, type SchemaIssue, type SchemaName } from './settings-schema.js';
-import { parseYamlSource, type YamlSource } from './yaml-source.js';
+import { checkYaml, parseYaml, type SchemaIssue, type YamlDocument } from '../yaml/index.js';
 
 /** A settings file after parsing and schema validation. */
 export interface SettingsFile {
   /** Null when the YAML did not parse. */
-  source: YamlSource | null;
+  doc: YamlDocument | null;
   /** The mapping in the file (an empty file is an empty mapping); null when it is not a mapping. */
   settings: Record<string, unknown> | null;
   problems: SourceProblem[];
@@ -18,21 +17,17 @@ export interface SettingsFile {
 export function readSettingsFile(
   file: string,
   text: string,
-  schema: SchemaName,
+  schema: 'policy-settings' | 'agent-pool',
   skipIssue: (issue: SchemaIssue) => boolean = () => false,
 ): SettingsFile {
-  const parsed = parseYamlSource(text);
-  if ('problems' in parsed) {
-    const problems = parsed.problems.map((problem) => withFile(file, problem.line, problem.message));
-    return { source: null, settings: null, problems };
-  }
-  const value = parsed.source.value ?? {};
-  const issues = checkSchema(schema, parsed.source, value).filter((issue) => !skipIssue(issue));
+  const parsed = parseYaml(text, file);
+  if ('problems' in parsed) return { doc: null, settings: null, problems: parsed.problems };
+  const value = parsed.doc.value ?? {};
   const isMapping = typeof value === 'object' && !Array.isArray(value);
   return {
-    source: parsed.source,
+    doc: parsed.doc,
     settings: isMapping ? (value as Record<string, unknown>) : null,
-    problems: issues.map((issue) => withFile(file, issue.line, issue.message)),
+    problems: checkYaml(schema, parsed.doc, { value, skip: skipIssue }),
   };
 }
 
