@@ -1,11 +1,12 @@
 /**
- * Sustained request rate of the API client against the emulator at 30 req/s.
+ * Sustained request rate of the API client against the emulator at 30 req/s, in real time. Exits 1 when
+ * the client falls below 90% of the limit or meets more than 5 429s (on an idle machine).
  * Run: node --import tsx bench/api-rate.ts [requests=600] [limit=30]
  */
 import { ApiClient } from '../src/api/client.js';
 import { startEmulator } from '../src/emulator/index.js';
 import { silentLogger } from '../src/logger.js';
-import { percentile, runLoad } from '../test/helpers/api-load.js';
+import { percentile, runLoad } from './lib/load.js';
 
 async function main(): Promise<void> {
   const requests = Number(process.argv[2] ?? 600);
@@ -39,6 +40,10 @@ async function main(): Promise<void> {
       p95RoundTripMs: Number(percentile(roundTripsMs, 95).toFixed(2)),
       byStatus: stats.byStatus,
     }));
+    if (result.rate < 0.9 * limit || result.rateLimited > 5) {
+      console.log(`below target: at least ${0.9 * limit} req/s with at most 5 responses 429`);
+      process.exitCode = 1;
+    }
   } finally {
     await client.close();
     await emulator.close();
