@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { renderJson, renderMarkdown, renderText, shouldColor, summarize } from '../src/output/index.js';
-import { inlineCode } from '../src/output/markdown-escape.js';
+import { inlineCode } from '../src/output/markdown.js';
 import { planChanges } from '../src/plan/plan.js';
 import type { SourcePlan } from '../src/plan/types.js';
 import { emptyPlans, richPlans } from './helpers/output-plans.js';

@@ -1,5 +1,4 @@
-export { renderText, type TextOptions } from './text.js';
+export { renderText, shouldColor, type TextOptions } from './text.js';
 export { renderJson } from './json.js';
 export { renderMarkdown } from './markdown.js';
-export { summarize, totalChanges, type PlanSummary } from './summary.js';
-export { shouldColor } from './color.js';
+export { summarize, totalChanges, type PlanSummary } from './describe.js';

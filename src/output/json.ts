@@ -1,5 +1,5 @@
 import type { Change, SourcePlan } from '../plan/types.js';
-import { summarize } from './summary.js';
+import { summarize } from './describe.js';
 
 /** Key order is fixed by construction: the JSON plan is byte-for-byte deterministic. */
 function jsonChange(change: Change): unknown {

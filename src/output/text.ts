@@ -1,7 +1,5 @@
-import type { ChangeAction, SourcePlan } from '../plan/types.js';
-import { palette, type Palette } from './color.js';
-import { NO_CHANGES, NO_CHANGES_WITH_ERRORS, planLine, summarize, totalChanges } from './summary.js';
-import { legend, renderChange } from './text-change.js';
+import type { Change, ChangeAction, FieldChange, SourcePlan } from '../plan/types.js';
+import { codeDiffLines, describeCode, formatValue, hasCodeDiff, NO_CHANGES, NO_CHANGES_WITH_ERRORS, planLine, summarize, totalChanges } from './describe.js';
 
 export interface TextOptions {
   /** ANSI colour; the caller decides (see `shouldColor`). */
@@ -41,4 +39,110 @@ export function renderText(plans: readonly SourcePlan[], options: TextOptions): 
   if (totalChanges(summary) > 0) lines.push(p.bold(planLine(summary)));
   else lines.push(p.bold(hasErrors ? NO_CHANGES_WITH_ERRORS : NO_CHANGES));
   return `${lines.join('\n')}\n`;
+}
+
+// One change, Terraform style.
+
+const SYMBOL: Record<ChangeAction, string> = { create: '  +', update: '  ~', replace: '-/+', delete: '  -' };
+const WILL: Record<ChangeAction, string> = {
+  create: 'will be created',
+  update: 'will be updated in-place',
+  replace: 'must be replaced',
+  delete: 'will be destroyed',
+};
+
+function paintSymbol(action: ChangeAction, p: Palette): string {
+  const symbol = SYMBOL[action];
+  if (action === 'create') return p.green(symbol);
+  if (action === 'update') return p.yellow(symbol);
+  if (action === 'delete') return p.red(symbol);
+  return p.magenta(symbol);
+}
+
+/** The legend lines, Terraform style, for the actions present. */
+function legend(actions: ReadonlySet<ChangeAction>, p: Palette): string[] {
+  const words: Record<ChangeAction, string> = { create: 'create', update: 'update in-place', replace: 'replace', delete: 'delete' };
+  const order: ChangeAction[] = ['create', 'update', 'replace', 'delete'];
+  return order.filter((a) => actions.has(a)).map((a) => `${paintSymbol(a, p)} ${words[a]}`);
+}
+
+function fieldSymbol(action: ChangeAction, field: FieldChange, p: Palette): string {
+  if (action === 'create' || field.before === null) return p.green('+');
+  if (action === 'delete' || field.after === null) return p.red('-');
+  return p.yellow('~');
+}
+
+function fieldValue(name: string, action: ChangeAction, field: FieldChange): string {
+  const show = name === 'code' ? describeCode : formatValue;
+  if (action === 'create' || field.before === null) return show(field.after);
+  if (action === 'delete') return `${show(field.before)} -> null`;
+  const arrow = `${show(field.before)} -> ${show(field.after)}`;
+  return name === 'kind' && action === 'replace' ? `${arrow} # forces replacement` : arrow;
+}
+
+function diffLine(line: string, p: Palette): string {
+  if (line.startsWith('+')) return p.green(line);
+  if (line.startsWith('-')) return p.red(line);
+  if (line.startsWith('@@')) return p.cyan(line);
+  return line;
+}
+
+/** One change as a Terraform-like block: a comment with the reason, the resource heading, its fields, a code diff. */
+function renderChange(change: Change, p: Palette): string[] {
+  const lines = [
+    p.bold(`  # ${change.resource} "${change.name}" ${WILL[change.action]}`) + ` (${change.reason})`,
+    `${paintSymbol(change.action, p)} resource "${change.resource}" "${change.name}" {`,
+  ];
+  const entries = Object.entries(change.fields);
+  const width = Math.max(change.id === null ? 0 : 2, ...entries.map(([name]) => name.length));
+  if (change.id !== null) lines.push(`        ${'id'.padEnd(width)} = ${formatValue(change.id)}`);
+  for (const [name, field] of entries) {
+    if (name === 'code' && hasCodeDiff(change)) {
+      lines.push(`      ${p.yellow('~')} code:`);
+      for (const line of codeDiffLines(change)) lines.push(`          ${diffLine(line, p)}`);
+      continue;
+    }
+    lines.push(`      ${fieldSymbol(change.action, field, p)} ${name.padEnd(width)} = ${fieldValue(name, change.action, field)}`);
+  }
+  lines.push('    }');
+  return lines;
+}
+
+// Colour.
+
+/** ANSI colour for the text plan; identity functions when colour is off. */
+interface Palette {
+  green(text: string): string;
+  yellow(text: string): string;
+  red(text: string): string;
+  cyan(text: string): string;
+  magenta(text: string): string;
+  bold(text: string): string;
+}
+
+function ansi(code: number, enabled: boolean): (text: string) => string {
+  return (text) => (enabled && text !== '' ? `\u001b[${code}m${text}\u001b[0m` : text);
+}
+
+function palette(color: boolean): Palette {
+  return {
+    green: ansi(32, color),
+    yellow: ansi(33, color),
+    red: ansi(31, color),
+    cyan: ansi(36, color),
+    magenta: ansi(35, color),
+    bold: ansi(1, color),
+  };
+}
+
+/**
+ * Colour only on a terminal, never with `NO_COLOR` (any non-empty value, https://no-color.org) or
+ * `TERM=dumb`. `FORCE_COLOR` (non-empty, not `0`) turns it on for terminals that do not say they are.
+ */
+export function shouldColor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv): boolean {
+  if (env['NO_COLOR'] !== undefined && env['NO_COLOR'] !== '') return false;
+  const force = env['FORCE_COLOR'];
+  if (force !== undefined && force !== '' && force !== '0') return true;
+  if (env['TERM'] === 'dumb') return false;
+  return stream.isTTY === true;
 }

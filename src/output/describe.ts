@@ -1,0 +1,66 @@
+/** What every format says of a plan: the counts and closing lines, field values on one line, code diffs. */
+import { structuredPatch } from 'diff';
+import { normalizeLineEnds } from '../line-ends.js';
+import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
+
+export type PlanSummary = Record<ChangeAction, number>;
+
+/** Changes by action over all sources; deletions (agent clean-ups included) count like any change. */
+export function summarize(plans: readonly SourcePlan[]): PlanSummary {
+  const summary: PlanSummary = { create: 0, update: 0, replace: 0, delete: 0 };
+  for (const { plan } of plans) {
+    for (const change of plan.changes) summary[change.action] += 1;
+  }
+  return summary;
+}
+
+export function totalChanges(summary: PlanSummary): number {
+  return summary.create + summary.update + summary.replace + summary.delete;
+}
+
+/** Terraform's closing line, e.g. `Plan: 1 to create, 0 to update, 0 to replace, 2 to delete.` */
+export function planLine(summary: PlanSummary): string {
+  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.replace} to replace, ${summary.delete} to delete.`;
+}
+
+export const NO_CHANGES = 'No changes. The API matches the declared repo.';
+export const NO_CHANGES_WITH_ERRORS = 'No changes planned, but there are errors (see above).';
+
+/** A field value on one line: strings JSON-quoted (newlines escaped), lists as `["a", "b"]`, null as `null`. */
+export function formatValue(value: unknown): string {
+  if (value === undefined) return 'null';
+  if (Array.isArray(value)) return `[${value.map(formatValue).join(', ')}]`;
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** A short description of a code text, for places that do not show it whole. */
+export function describeCode(code: unknown): string {
+  if (typeof code !== 'string') return '(none)';
+  const lines = code === '' ? 0 : normalizeLineEnds(code).replace(/\n$/, '').split('\n').length;
+  const bytes = Buffer.byteLength(code, 'utf8');
+  return `(${lines} ${lines === 1 ? 'line' : 'lines'}, ${bytes} ${bytes === 1 ? 'byte' : 'bytes'})`;
+}
+
+/** Whether a change's code field is shown as a diff (both texts known) rather than described. */
+export function hasCodeDiff(change: Change): boolean {
+  const code = change.fields['code'];
+  return code !== undefined && typeof code.before === 'string' && typeof code.after === 'string';
+}
+
+/**
+ * The unified diff (3 lines of context) of a change's code, live -> declared, with line ends
+ * normalised (a line-end-only difference is not drift, so it is not shown either). Empty when none.
+ */
+export function codeDiffLines(change: Change): string[] {
+  const code = change.fields['code'];
+  if (code === undefined || typeof code.before !== 'string' || typeof code.after !== 'string') return [];
+  const before = normalizeLineEnds(code.before);
+  const after = normalizeLineEnds(code.after);
+  const newName = change.resource === 'policy' && change.declared !== null ? change.declared.file : 'declared';
+  const patch = structuredPatch(`live ${change.id ?? ''}`.trim(), newName, before, after, '', '', { context: 3 });
+  const lines = [`--- ${patch.oldFileName}`, `+++ ${patch.newFileName}`];
+  for (const hunk of patch.hunks) {
+    lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...hunk.lines);
+  }
+  return lines;
+}
