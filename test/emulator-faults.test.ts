@@ -63,8 +63,12 @@ describe('emulator fault injection', () => {
   });
 
   it('refuses a malformed fault list with 400', async () => {
-    assert.equal((await t.control('POST', '/faults', { faults: [{ kind: 'explode' }] })).status, 400);
-    assert.equal((await t.control('POST', '/faults', { faults: [{ kind: 'status', path: '(' }] })).status, 400);
+    const badKind = await t.control('POST', '/faults', { faults: [{ kind: 'explode' }] });
+    assert.equal(badKind.status, 400);
+    assert.match(badKind.json.errors[0].detail, /^faults\[0\]\.kind "explode" is not one of: status, latency, drop, lose-response$/);
+    const badPath = await t.control('POST', '/faults', { faults: [{ kind: 'status', path: '(' }] });
+    assert.equal(badPath.status, 400);
+    assert.match(badPath.json.errors[0].detail, /^faults\[0\]\.path "\(" is not a valid regular expression$/);
     assert.equal((await t.control('POST', '/faults', {})).status, 400);
   });
 });

@@ -74,16 +74,18 @@ describe('emulator seed', () => {
     assert.deepEqual(
       problems.map((p) => [p.file, p.line]),
       [
-        ['seeds/bad.yaml', 2],
         ['seeds/bad.yaml', 1],
+        ['seeds/bad.yaml', 2],
         ['seeds/bad.yaml', 8],
         ['seeds/bad.yaml', 9],
         ['seeds/bad.yaml', 10],
       ],
     );
-    assert.match(problems[0]!.message, /colour/);
+    assert.match(problems[0]!.message, /^rate-limit must be a whole number/);
+    assert.match(problems[1]!.message, /colour/);
     assert.match(problems[2]!.message, /ws-2/);
     assert.match(problems[3]!.message, /status/);
+    assert.match(problems[4]!.message, /^faults\[0\]\.kind "boom"/);
   });
 
   it('reports YAML syntax errors and duplicate organizations', () => {

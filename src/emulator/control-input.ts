@@ -1,7 +1,7 @@
 /** Validation of control endpoint bodies; problems are 400s. */
 import type { AgentStatus } from '../model.js';
 import { badRequest, isObject } from './http.js';
-import { readFault, type Checker } from './seed-fields.js';
+import { faultProblems, toFault } from './seed.js';
 import type { FaultSpec } from './types.js';
 
 const STATUSES = new Set(['idle', 'busy', 'exited', 'errored', 'unknown']);
@@ -15,11 +15,9 @@ export interface AgentFields {
 
 export function readFaultList(body: unknown): FaultSpec[] {
   if (!isObject(body) || !Array.isArray(body.faults)) throw badRequest('body must be {"faults": [...]}');
-  const problems: string[] = [];
-  const check: Checker = { problem: (path, message) => problems.push(`faults/${path.join('/')}: ${message}`) };
-  const specs = body.faults.map((item, i) => readFault(item, [i], check));
+  const problems = faultProblems(body.faults);
   if (problems.length > 0) throw badRequest(problems.join('; '));
-  return specs.filter((spec): spec is FaultSpec => spec !== null);
+  return (body.faults as FaultSpec[]).map(toFault);
 }
 
 export function readAgentFields(value: unknown, creating: boolean): AgentFields {

@@ -1,59 +1,110 @@
-/** Parsing the emulator's seed YAML (kebab-case keys) into a `Seed`; every problem names the file and line. */
-import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
-import { ValidationError, type SourceProblem } from '../errors.js';
-import type { Seed, SeedOrganization } from './types.js';
-import { readFaults, readList, readOrganization, type Checker, type Path } from './seed-fields.js';
+/**
+ * The emulator's seed: YAML with kebab-case keys, checked against `schemas/emulator-seed.schema.json`,
+ * read into a `Seed`. Every problem names the file, line and key path.
+ */
+import type { SourceProblem } from '../errors.js';
+import { checkYaml, invalidFile, keyLabel, parseYaml, schemaIssues, type YamlDocument } from '../yaml/index.js';
+import type { FaultSpec, Seed, SeedAgent, SeedAgentPool, SeedOrganization } from './types.js';
+
+/** The seed file as written, once it matches its schema. */
+interface RawSeed {
+  token?: string;
+  'rate-limit'?: number;
+  organizations?: RawOrganization[];
+  faults?: FaultSpec[];
+}
+
+interface RawOrganization {
+  name: string;
+  'max-agent-pools'?: number;
+  workspaces?: { id: string; name: string }[];
+  'policy-sets'?: string[];
+  'agent-pools'?: RawPool[];
+}
+
+interface RawPool {
+  name: string;
+  'organization-scoped'?: boolean;
+  'allowed-workspaces'?: string[];
+  agents?: { name?: string; status: SeedAgent['status']; 'ip-address'?: string; 'last-ping-at'?: string }[];
+}
 
 export function parseSeed(yamlText: string, file: string): Seed {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(yamlText, { lineCounter });
-  const problems: SourceProblem[] = doc.errors.map((error) => ({
-    file,
-    line: error.linePos?.[0]?.line,
-    message: error.message.split('\n')[0] ?? error.message,
-  }));
-  if (problems.length > 0) throw new ValidationError(`${file}: invalid seed YAML`, problems);
-  const check: Checker = { problem: (path, message) => problems.push({ file, line: lineOf(doc, lineCounter, path), message }) };
-  const seed = readSeed(doc.toJS() as unknown, check);
-  if (problems.length > 0) throw new ValidationError(`${file}: invalid emulator seed (${problems.length} problems)`, problems);
-  return seed;
+  const parsed = parseYaml(yamlText, file);
+  if ('problems' in parsed) throw invalidFile('emulator seed', file, parsed.problems);
+  const value = parsed.doc.value ?? {};
+  const problems = [...checkYaml('emulator-seed', parsed.doc, { value }), ...crossProblems(parsed.doc, value)];
+  if (problems.length > 0) throw invalidFile('emulator seed', file, problems);
+  return toSeed(value as RawSeed);
 }
 
-function readSeed(value: unknown, check: Checker): Seed {
-  const seed: Seed = { organizations: [] };
-  if (value === null || value === undefined) return seed;
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    check.problem([], 'the seed must be a mapping');
-    return seed;
-  }
-  const top = value as Record<string, unknown>;
-  for (const key of Object.keys(top)) {
-    if (!['token', 'rate-limit', 'organizations', 'faults'].includes(key)) check.problem([key], `unknown key "${key}"`);
-  }
-  if (top.token !== undefined) {
-    if (typeof top.token === 'string' && top.token !== '') seed.token = top.token;
-    else check.problem(['token'], 'token must be a non-empty string');
-  }
-  if (top['rate-limit'] !== undefined) {
-    const limit = top['rate-limit'];
-    if (typeof limit === 'number' && Number.isInteger(limit) && limit >= 0) seed.rateLimit = limit;
-    else check.problem(['rate-limit'], 'rate-limit must be a whole number of requests per second (0 turns it off)');
-  }
-  seed.organizations = readList(top.organizations, ['organizations'], check, readOrganization);
-  const names = new Set<string>();
-  seed.organizations.forEach((org: SeedOrganization, i) => {
-    if (names.has(org.name)) check.problem(['organizations', i, 'name'], `organization "${org.name}" is listed twice`);
-    names.add(org.name);
+/** The faults of a control request body, checked against the seed schema's `faults`; a list of messages, empty when valid. */
+export function faultProblems(faults: unknown): string[] {
+  return schemaIssues('emulator-seed', { faults }).map((issue) => issue.message);
+}
+
+export function toFault(raw: FaultSpec): FaultSpec {
+  return raw.method === undefined ? { ...raw } : { ...raw, method: raw.method.toUpperCase() };
+}
+
+/** What the schema cannot say: organization names are unique, and a pool allows only its organization's workspaces. */
+function crossProblems(doc: YamlDocument, value: unknown): SourceProblem[] {
+  const problems: SourceProblem[] = [];
+  const firstByName = new Map<string, number>();
+  listAt(value, 'organizations').forEach((org, i) => {
+    if (typeof org.name === 'string') {
+      const first = firstByName.get(org.name);
+      const path = ['organizations', i, 'name'];
+      if (first === undefined) firstByName.set(org.name, i);
+      else problems.push(doc.problem(path, `${keyLabel(path)} "${org.name}" is already used by ${keyLabel(['organizations', first])}`));
+    }
+    const workspaceIds = new Set(listAt(org, 'workspaces').map((ws) => ws.id));
+    listAt(org, 'agent-pools').forEach((pool, j) => {
+      const allowed: unknown[] = Array.isArray(pool['allowed-workspaces']) ? pool['allowed-workspaces'] : [];
+      allowed.forEach((id, k) => {
+        if (typeof id !== 'string' || workspaceIds.has(id)) return;
+        const path = ['organizations', i, 'agent-pools', j, 'allowed-workspaces', k];
+        problems.push(doc.problem(path, `${keyLabel(path)} "${id}" is not a workspace of organization "${String(org.name)}"`));
+      });
+    });
   });
-  if (top.faults !== undefined) seed.faults = readFaults(top.faults, ['faults'], check);
+  return problems;
+}
+
+/** The mappings in the list at `key` of `value`; anything else (which the schema reports) is skipped. */
+function listAt(value: unknown, key: string): Record<string, unknown>[] {
+  const list = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  if (!Array.isArray(list)) return [];
+  return list.map((item: unknown) => (typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : {}));
+}
+
+function toSeed(raw: RawSeed): Seed {
+  const seed: Seed = { organizations: (raw.organizations ?? []).map(toOrganization) };
+  if (raw.token !== undefined) seed.token = raw.token;
+  if (raw['rate-limit'] !== undefined) seed.rateLimit = raw['rate-limit'];
+  if (raw.faults !== undefined) seed.faults = raw.faults.map(toFault);
   return seed;
 }
 
-/** The line of the deepest node on `path` that exists. */
-function lineOf(doc: Document, lineCounter: LineCounter, path: Path): number | undefined {
-  for (let depth = path.length; depth >= 0; depth -= 1) {
-    const node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
-    if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
-  }
-  return undefined;
+function toOrganization(raw: RawOrganization): SeedOrganization {
+  const org: SeedOrganization = { name: raw.name };
+  if (raw['max-agent-pools'] !== undefined) org.maxAgentPools = raw['max-agent-pools'];
+  org.workspaces = (raw.workspaces ?? []).map((ws) => ({ id: ws.id, name: ws.name }));
+  org.policySets = [...(raw['policy-sets'] ?? [])];
+  org.agentPools = (raw['agent-pools'] ?? []).map(toPool);
+  return org;
+}
+
+function toPool(raw: RawPool): SeedAgentPool {
+  const pool: SeedAgentPool = { name: raw.name };
+  if (raw['organization-scoped'] !== undefined) pool.organizationScoped = raw['organization-scoped'];
+  pool.allowedWorkspaces = [...(raw['allowed-workspaces'] ?? [])];
+  pool.agents = (raw.agents ?? []).map((agent) => {
+    const seedAgent: SeedAgent = { status: agent.status };
+    if (agent.name !== undefined) seedAgent.name = agent.name;
+    if (agent['ip-address'] !== undefined) seedAgent.ipAddress = agent['ip-address'];
+    if (agent['last-ping-at'] !== undefined) seedAgent.lastPingAt = new Date(agent['last-ping-at']).toISOString();
+    return seedAgent;
+  });
+  return pool;
 }
