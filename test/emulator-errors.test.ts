@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { policyBody, startTestEmulator, testSeed, type TestEmulator } from './helpers/emulator-http.js';
+import { policyBody, startTestEmulator, testSeed, type RawResponse, type TestEmulator } from './helpers/emulator-http.js';
 
 const LIMIT = 10_485_760;
 
@@ -100,34 +100,31 @@ describe('emulator rate limit', () => {
   });
   after(() => t.close());
 
-  it('carries the three headers and answers 429 with the exact body over the limit', async () => {
-    // Retry in a fresh window if the burst straddled a window boundary on a slow machine.
-    for (let attempt = 0; attempt < 5; attempt += 1) {
-      const statuses: number[] = [];
-      const started = Date.now();
-      let last: Awaited<ReturnType<TestEmulator['call']>> | undefined;
-      for (let i = 0; i < 6; i += 1) {
-        last = await t.call('GET', '/organizations/org/policies');
-        statuses.push(last.status);
-        assert.equal(last.headers.get('x-ratelimit-limit'), '5');
-        assert.match(last.headers.get('x-ratelimit-remaining') ?? '', /^\d+$/);
-        assert.match(last.headers.get('x-ratelimit-reset') ?? '', /^\d+\.\d{3}$/);
-        assert.ok(Number(last.headers.get('x-ratelimit-reset')) <= 1);
-      }
-      if (Date.now() - started > 800) {
-        await new Promise((resolve) => setTimeout(resolve, 1100));
-        continue;
-      }
-      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
-      assert.deepEqual(last!.json, { errors: [{ detail: "You have exceeded the API's rate limit.", status: 429, title: 'Too many requests' }] });
-      assert.equal(last!.headers.get('x-ratelimit-remaining'), '0');
-      const state = await t.control('GET', '/state');
-      assert.equal(state.status, 200, 'control endpoints are not rate limited');
-      await new Promise((resolve) => setTimeout(resolve, Number(last!.headers.get('x-ratelimit-reset')) * 1000 + 50));
-      assert.equal((await t.call('GET', '/organizations/org/policies')).status, 200, 'a new window');
-      return;
+  it('carries the three headers and answers 429 with the exact body over the limit; a new window starts a second later', async (context) => {
+    // Date is mocked: the emulator's one-second windows run on the test's time, so no request straddles a window.
+    context.mock.timers.enable({ apis: ['Date'], now: Date.parse('2026-03-01T12:00:00.000Z') });
+    const statuses: number[] = [];
+    const resets: string[] = [];
+    let last: RawResponse | undefined;
+    for (let i = 0; i < 6; i += 1) {
+      if (i > 0) context.mock.timers.tick(100);
+      last = await t.call('GET', '/organizations/org/policies');
+      statuses.push(last.status);
+      assert.equal(last.headers.get('x-ratelimit-limit'), '5');
+      assert.equal(last.headers.get('x-ratelimit-remaining'), String(Math.max(0, 4 - i)));
+      resets.push(last.headers.get('x-ratelimit-reset') ?? '');
     }
-    assert.fail('could not fit six requests in one window');
+    assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
+    assert.deepEqual(resets, ['1.000', '0.900', '0.800', '0.700', '0.600', '0.500'], 'seconds until the window ends');
+    assert.deepEqual(last!.json, { errors: [{ detail: "You have exceeded the API's rate limit.", status: 429, title: 'Too many requests' }] });
+    const state = await t.control('GET', '/state');
+    assert.equal(state.status, 200, 'control endpoints are not rate limited');
+    context.mock.timers.tick(499);
+    assert.equal((await t.call('GET', '/organizations/org/policies')).status, 429, 'the window is still spent');
+    context.mock.timers.tick(1);
+    const fresh = await t.call('GET', '/organizations/org/policies');
+    assert.equal(fresh.status, 200, 'a new window');
+    assert.equal(fresh.headers.get('x-ratelimit-remaining'), '4');
   });
 
   it('changes the limit through the control endpoint; 0 turns it off', async () => {
