@@ -145,7 +145,7 @@ test('loadConfig reads the file; a missing file is a usage error', async (t) => 
   await assert.rejects(loadConfig(path.join(dir, 'nope.yaml'), {}), (e: unknown) => e instanceof UsageError && /nope\.yaml: no such file/.test(e.message));
 });
 
-test('config/default.yaml is valid and is the example of PRODUCT.md', async () => {
+test('config/default.yaml is valid and is the example in the README', async () => {
   const config = await loadConfig('config/default.yaml', {}, { cwd: '/project' });
   assert.equal(config.api.url, 'embedded');
   assert.equal(config.listen, '127.0.0.1:9090');

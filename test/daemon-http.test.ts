@@ -49,7 +49,7 @@ test('the real pass in-process: /metrics exposes every family, fed by the API cl
   assert.equal(sampleValue(exposition, 'policy_pool_sync_passes_total', { source: 'main', result: 'failure' }), 0);
   assert.equal(sampleValue(exposition, 'policy_pool_sync_pass_duration_seconds_count', { source: 'main' }), 1);
   assert.equal(sampleValue(exposition, 'policy_pool_sync_drift', { source: 'main' }), 2, 'two policies were created');
-  // Policies are created with 200 (SPEC), uploads are PUT.
+  // Policies are created with 200 (docs/api-behaviour.md, Statuses), uploads are PUT.
   assert.ok((sampleValue(exposition, 'policy_pool_sync_api_requests_total', { method: 'POST', status: '200' }) ?? 0) >= 2);
   assert.ok((sampleValue(exposition, 'policy_pool_sync_api_requests_total', { method: 'PUT', status: '200' }) ?? 0) >= 2);
   assert.ok((sampleValue(exposition, 'policy_pool_sync_api_requests_total', { method: 'GET', status: '200' }) ?? 0) >= 1);

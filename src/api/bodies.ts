@@ -1,4 +1,4 @@
-/** JSON:API request bodies, exactly as SPEC.md documents them. */
+/** JSON:API request bodies, exactly as docs/api-behaviour.md (Requests, Policies, Agent pools) describes them. */
 import type { CreateAgentPoolInput, CreatePolicyInput, UpdateAgentPoolInput, UpdatePolicyInput } from './types.js';
 
 type Attributes = Record<string, unknown>;

@@ -8,7 +8,7 @@ export interface RateLimitHeaders {
   resetSeconds: number | null;
 }
 
-/** Limit assumed until the first response says otherwise (NOTES.md: 30 per second). */
+/** Limit assumed until the first response says otherwise (docs/api-behaviour.md, Rate limits: 30 per second). */
 const ASSUMED_LIMIT = 30;
 /** Margin past the server's window end before sending again. */
 const WINDOW_MARGIN_MS = 5;

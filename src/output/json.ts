@@ -17,7 +17,7 @@ function jsonChange(change: Change): unknown {
   };
 }
 
-/** PRODUCT.md's JSON plan, `format_version` "1"; code fields carry the full texts before and after. */
+/** The JSON plan (`--output json`, README: Plan formats), `format_version` "1"; code fields carry the full texts before and after. */
 export function renderJson(plans: readonly SourcePlan[]): string {
   const summary = summarize(plans);
   const document = {

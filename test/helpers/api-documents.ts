@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 
-/** Checks of raw JSON:API documents against every field SPEC.md documents, so a dropped field fails a test. */
+/** Checks of raw JSON:API documents against every documented field (docs/api-behaviour.md), so a dropped field fails a test. */
 
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

@@ -1,6 +1,6 @@
 /**
- * The live state as the API returns it after a successful apply of a plan, following SPEC.md and
- * NOTES.md: the description comes back exactly as written (with the marker), `query` is null for
+ * The live state as the API returns it after a successful apply of a plan (docs/api-behaviour.md):
+ * the description comes back exactly as written (with the marker), `query` is null for
  * native policies, code comes back byte for byte, PATCH replaces `allowed-workspaces` whole, a rename
  * keeps the pool's id and agents. The bodies are those src/apply/apply.ts sends.
  */
