@@ -48,7 +48,7 @@ async function pass(label: string, codeCache?: ReturnType<typeof createCodeCache
   await api.close();
   const seen = await emulatorLog();
   console.log(
-    `${label}: ${seconds.toFixed(1)} s, ${outcome.driftCount} changes, ok=${outcome.ok}, ` +
+    `${label}: ${seconds.toFixed(1)} s, ${outcome.sourcePlan.plan === null ? 'no plan' : `${outcome.sourcePlan.plan.changes.length} changes`}, ok=${outcome.ok}, ` +
       `${seen.api} API requests (${(seen.api / seconds).toFixed(1)} req/s) + ${seen.redirected} fetches of download redirects, ` +
       `429s=${stats.rateLimited}, retries=${stats.retries}`,
   );

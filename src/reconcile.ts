@@ -1,6 +1,5 @@
 import type { PolicyApi } from './api/types.js';
-import { applyPlan } from './apply/apply.js';
-import type { ApplyResult } from './apply/types.js';
+import { applyPlan, type ActionResult } from './apply/apply.js';
 import type { SourceConfig } from './config/types.js';
 import { readDeclared } from './declared/index.js';
 import type { DeclaredState } from './declared/types.js';
@@ -8,8 +7,9 @@ import { errorMessage, formatProblem, ValidationError } from './errors.js';
 import { readLive } from './live/read-live.js';
 import type { CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
+import type { LiveState } from './model.js';
 import { planChanges } from './plan/plan.js';
-import type { Plan, SourcePlan } from './plan/types.js';
+import type { SourcePlan, UnplannedSource } from './plan/types.js';
 
 export { createCodeCache, type CodeCache } from './live/code-cache.js';
 
@@ -29,61 +29,68 @@ export interface PassRequest {
   now?: () => number;
 }
 
+/** What one pass over one source came to; the CLI renders it, the daemon reports it on /status and /metrics. */
 export interface PassOutcome {
+  /** The plan, or why none could be made (the declared repo is invalid, or the live state could not be read). */
   sourcePlan: SourcePlan;
-  /** null in plan mode, or when nothing was applied. */
-  apply: ApplyResult | null;
-  /** false when the repo was invalid, a read failed, a guard refused, or an action failed. */
+  /** One result per planned change, in plan order; empty in plan mode, or when the plan was not applied. */
+  results: ActionResult[];
+  /** false when there is no plan, a guard refused, or an action failed. */
   ok: boolean;
-  driftCount: number;
 }
 
-/** One reconcile pass over one source: read the declared repo, read the live state, plan, then apply that plan. */
+/**
+ * One reconcile pass over one source: read the declared repo, read the live state, plan, then apply that plan.
+ * An invalid repo or a failed read of the live state ends the pass without a plan. Anything else that throws
+ * (a bug of the planner, say) is not a finding about the source, and propagates with its stack.
+ */
 export async function runPass(request: PassRequest): Promise<PassOutcome> {
   const { source, logger } = request;
-  const outcome = (plan: Plan, apply: ApplyResult | null = null): PassOutcome => ({
-    sourcePlan: { name: source.name, organization: source.organization, revision: request.revision, plan },
-    apply,
-    ok: plan.errors.length === 0 && (apply === null || apply.failed === 0),
-    driftCount: plan.changes.length,
+  const header = { name: source.name, organization: source.organization, revision: request.revision };
+  const unplanned = (unreadable: UnplannedSource['unreadable'], errors: string[]): PassOutcome => ({
+    sourcePlan: { ...header, plan: null, unreadable, errors },
+    results: [],
+    ok: false,
   });
-  const failed = (errors: string[]): PassOutcome => outcome({ changes: [], warnings: [], errors });
 
   let declared: DeclaredState;
   try {
     declared = await readDeclared(request.dir, { maxAgentPools: source.maxAgentPools });
   } catch (error) {
-    if (error instanceof ValidationError) return failed(error.problems.map(formatProblem));
+    if (error instanceof ValidationError) return unplanned('declared', error.problems.map(formatProblem));
     throw error;
   }
 
-  let plan: Plan;
+  let live: LiveState;
   try {
-    const live = await readLive({ api: request.api, organization: source.organization, declared, logger, codeCache: request.codeCache });
-    plan = planChanges(declared, live, {
-      source: source.name,
-      ownership: source.ownership,
-      prune: request.prune ?? source.prune,
-      allowEmpty: source.allowEmpty,
-      maxDeletes: source.maxDeletes,
-      force: request.force ?? false,
-      now: (request.now ?? Date.now)(),
-    });
+    live = await readLive({ api: request.api, organization: source.organization, declared, logger, codeCache: request.codeCache });
   } catch (error) {
-    return failed([`reading the live state of organization ${source.organization} failed: ${errorMessage(error)}`]);
+    return unplanned('live', [`reading the live state of organization ${source.organization} failed: ${errorMessage(error)}`]);
   }
-  logger.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, 'plan made');
-  if (request.mode === 'plan' || plan.errors.length > 0 || plan.changes.length === 0) return outcome(plan);
 
-  const apply = await applyPlan(plan, {
+  const plan = planChanges(declared, live, {
+    source: source.name,
+    ownership: source.ownership,
+    prune: request.prune ?? source.prune,
+    allowEmpty: source.allowEmpty,
+    maxDeletes: source.maxDeletes,
+    force: request.force ?? false,
+    now: (request.now ?? Date.now)(),
+  });
+  logger.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, 'plan made');
+  if (request.mode === 'plan' || plan.errors.length > 0 || plan.changes.length === 0) {
+    return { sourcePlan: { ...header, plan }, results: [], ok: plan.errors.length === 0 };
+  }
+
+  const results = await applyPlan(plan, {
     api: request.api,
     organization: source.organization,
     source: source.name,
     ownership: source.ownership,
     logger,
   });
-  const failures = apply.results
+  const failures = results
     .filter((r) => r.outcome === 'failed')
     .map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}" failed: ${r.message ?? 'unknown error'}`);
-  return outcome({ ...plan, errors: [...plan.errors, ...failures] }, apply);
+  return { sourcePlan: { ...header, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0 };
 }

@@ -4,7 +4,14 @@ import { ApiError, errorMessage } from '../errors.js';
 import { withMarker } from '../plan/marker.js';
 import type { Ownership } from '../model.js';
 import type { AgentChange, Change, Plan, PolicyChange, PoolChange } from '../plan/types.js';
-import type { ActionResult, ApplyResult } from './types.js';
+
+/** What became of one planned change. */
+export interface ActionResult {
+  change: Change;
+  outcome: 'applied' | 'failed' | 'skipped';
+  /** Why it failed or was skipped. */
+  message: string | null;
+}
 
 export interface ApplyOptions {
   api: PolicyApi;
@@ -17,8 +24,9 @@ export interface ApplyOptions {
 /**
  * Executes exactly the planned changes: creates (and replaces), then uploads, then updates, deletes last.
  * One failed action does not stop the others; a policy created in this pass whose upload fails is deleted again.
+ * Resolves with one result per planned change, in plan order.
  */
-export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<ApplyResult> {
+export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<ActionResult[]> {
   const results = new Map<Change, ActionResult>();
   const record = (change: Change, outcome: ActionResult['outcome'], message: string | null = null) => {
     results.set(change, { change, outcome, message });
@@ -78,8 +86,7 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Appl
     record(change, 'applied');
   });
 
-  const ordered = plan.changes.map((c) => results.get(c) ?? { change: c, outcome: 'skipped' as const, message: null });
-  return { results: ordered, failed: ordered.filter((r) => r.outcome === 'failed').length };
+  return plan.changes.map((c) => results.get(c) ?? { change: c, outcome: 'skipped' as const, message: null });
 }
 
 function createInput(change: PolicyChange, options: ApplyOptions): CreatePolicyInput {

@@ -75,7 +75,7 @@ function render(args: CliArgs, outcomes: PassOutcome[], io: CliIo): string {
 }
 
 function applySummary(outcomes: PassOutcome[]): string {
-  const results = outcomes.flatMap((o) => o.apply?.results ?? []);
+  const results = outcomes.flatMap((o) => o.results);
   if (results.length === 0) return '';
   const count = (outcome: string, action?: string) =>
     results.filter((r) => r.outcome === outcome && (action === undefined || r.change.action === action)).length;

@@ -1,4 +1,5 @@
 import type { PolicyApi } from '../api/types.js';
+import { sourceErrors } from '../output/index.js';
 import { runPass } from '../reconcile.js';
 import { guardApi } from './api-guard.js';
 import type { DaemonPass } from './daemon-types.js';
@@ -16,9 +17,9 @@ export function reconcilePass(api: PolicyApi): DaemonPass {
       mode: 'apply',
       codeCache: request.codeCache,
     });
-    const errors = outcome.sourcePlan.plan.errors;
-    // A pass that failed before planning anything says nothing about drift.
-    const driftCount = outcome.ok || outcome.driftCount > 0 ? outcome.driftCount : null;
-    return { ok: outcome.ok, driftCount, errors, apiReached: guard.reached() };
+    const { plan } = outcome.sourcePlan;
+    // A pass that stopped before planning says nothing about drift.
+    const driftCount = plan === null ? null : plan.changes.length;
+    return { ok: outcome.ok, driftCount, errors: [...sourceErrors(outcome.sourcePlan)], apiReached: guard.reached() };
   };
 }

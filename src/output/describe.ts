@@ -9,9 +9,21 @@ export type PlanSummary = Record<ChangeAction, number>;
 export function summarize(plans: readonly SourcePlan[]): PlanSummary {
   const summary: PlanSummary = { create: 0, update: 0, replace: 0, delete: 0 };
   for (const { plan } of plans) {
-    for (const change of plan.changes) summary[change.action] += 1;
+    for (const change of plan?.changes ?? []) summary[change.action] += 1;
   }
   return summary;
+}
+
+/** Every error of a source: why no plan could be made, or the plan's refusals and failed actions. */
+export function sourceErrors(source: SourcePlan): readonly string[] {
+  return source.plan === null ? source.errors : source.plan.errors;
+}
+
+/** What a source without a plan says in place of its changes. */
+export function noPlanLine(source: SourcePlan & { plan: null }): string {
+  return source.unreadable === 'live'
+    ? 'No plan: the live state could not be read, so nothing is known about drift.'
+    : 'No plan: the declared repo is invalid.';
 }
 
 export function totalChanges(summary: PlanSummary): number {
@@ -23,8 +35,22 @@ export function planLine(summary: PlanSummary): string {
   return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.replace} to replace, ${summary.delete} to delete.`;
 }
 
-export const NO_CHANGES = 'No changes. The API matches the declared repo.';
-export const NO_CHANGES_WITH_ERRORS = 'No changes planned, but there are errors (see above).';
+const NO_CHANGES = 'No changes. The API matches the declared repo.';
+const NO_CHANGES_WITH_ERRORS = 'No changes planned, but there are errors (see above).';
+
+/**
+ * The closing line(s): the `Plan: ...` line when there are changes; a line for sources without a plan, which are
+ * never reported as in sync; otherwise whether the API matches the repo.
+ */
+export function closingLines(plans: readonly SourcePlan[]): string[] {
+  const summary = summarize(plans);
+  const unplanned = plans.filter((s) => s.plan === null).length;
+  const lines: string[] = [];
+  if (totalChanges(summary) > 0) lines.push(planLine(summary));
+  if (unplanned > 0) lines.push(`No plan for ${unplanned} of ${plans.length} source${plans.length === 1 ? '' : 's'}: see the errors above.`);
+  if (lines.length > 0) return lines;
+  return [plans.some((s) => sourceErrors(s).length > 0) ? NO_CHANGES_WITH_ERRORS : NO_CHANGES];
+}
 
 /** A field value on one line: strings JSON-quoted (newlines escaped), lists as `["a", "b"]`, null as `null`. */
 export function formatValue(value: unknown): string {

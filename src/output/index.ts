@@ -1,4 +1,4 @@
 export { renderText, shouldColor, type TextOptions } from './text.js';
 export { renderJson } from './json.js';
 export { renderMarkdown } from './markdown.js';
-export { summarize, totalChanges, type PlanSummary } from './describe.js';
+export { sourceErrors, summarize, totalChanges, type PlanSummary } from './describe.js';

@@ -1,5 +1,5 @@
 import type { Change, SourcePlan } from '../plan/types.js';
-import { summarize } from './describe.js';
+import { sourceErrors, summarize } from './describe.js';
 
 /** Key order is fixed by construction: the JSON plan is byte-for-byte deterministic. */
 function jsonChange(change: Change): unknown {
@@ -26,9 +26,9 @@ export function renderJson(plans: readonly SourcePlan[]): string {
       name: source.name,
       organization: source.organization,
       revision: source.revision,
-      changes: source.plan.changes.map(jsonChange),
-      warnings: [...source.plan.warnings],
-      errors: [...source.plan.errors],
+      changes: (source.plan?.changes ?? []).map(jsonChange),
+      warnings: [...(source.plan?.warnings ?? [])],
+      errors: [...sourceErrors(source)],
     })),
     summary: { create: summary.create, update: summary.update, replace: summary.replace, delete: summary.delete },
   };

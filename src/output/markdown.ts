@@ -1,6 +1,6 @@
 import { normalizeLineEnds } from '../line-ends.js';
 import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
-import { codeDiffLines, describeCode, formatValue, hasCodeDiff, NO_CHANGES, NO_CHANGES_WITH_ERRORS, planLine, summarize, totalChanges } from './describe.js';
+import { closingLines, codeDiffLines, describeCode, formatValue, hasCodeDiff, noPlanLine, sourceErrors, summarize } from './describe.js';
 
 /** A pull-request comment should stay well under GitHub's 65,536 characters: long diffs are cut. */
 const MAX_DIFF_LINES = 400;
@@ -43,24 +43,24 @@ function renderSource(source: SourcePlan): string[] {
   const { plan } = source;
   const revision = source.revision === null ? 'no revision' : `revision ${inlineCode(source.revision)}`;
   const lines = [`### Source ${inlineCode(source.name)}`, '', `Organization ${inlineCode(source.organization)}, ${revision}.`, ''];
-  if (plan.changes.length === 0) lines.push('No changes.', '');
+  if (plan === null) lines.push(`**${noPlanLine(source)}**`, '');
+  else if (plan.changes.length === 0) lines.push('No changes.', '');
   else lines.push(...plan.changes.flatMap(changeItem), '');
-  lines.push(...plan.changes.filter(hasCodeDiff).flatMap(diffBlock));
-  if (plan.warnings.length > 0) lines.push('**Warnings**', '', ...plan.warnings.map((w) => `- ⚠️ ${escapeText(w)}`), '');
-  if (plan.errors.length > 0) lines.push('**Errors**', '', ...plan.errors.map((e) => `- ❌ ${escapeText(e)}`), '');
+  lines.push(...(plan?.changes ?? []).filter(hasCodeDiff).flatMap(diffBlock));
+  const warnings = plan?.warnings ?? [];
+  if (warnings.length > 0) lines.push('**Warnings**', '', ...warnings.map((w) => `- ⚠️ ${escapeText(w)}`), '');
+  const errors = sourceErrors(source);
+  if (errors.length > 0) lines.push('**Errors**', '', ...errors.map((e) => `- ❌ ${escapeText(e)}`), '');
   return lines;
 }
 
 /** The plan for a pull-request comment or a CI step summary: a heading, a summary table, then each source. */
 export function renderMarkdown(plans: readonly SourcePlan[]): string {
   const summary = summarize(plans);
-  const hasErrors = plans.some((s) => s.plan.errors.length > 0);
-  const closing = totalChanges(summary) > 0 ? planLine(summary) : hasErrors ? NO_CHANGES_WITH_ERRORS : NO_CHANGES;
   const lines = [
     '## policy-pool-sync plan',
     '',
-    `**${closing}**`,
-    '',
+    ...closingLines(plans).flatMap((line) => [`**${line}**`, '']),
     '| Create | Update | Replace | Delete |',
     '| ---: | ---: | ---: | ---: |',
     `| ${summary.create} | ${summary.update} | ${summary.replace} | ${summary.delete} |`,

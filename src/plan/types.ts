@@ -70,10 +70,25 @@ export interface Plan {
   errors: string[];
 }
 
-/** What the renderers print for one source. */
-export interface SourcePlan {
+interface SourceHeader {
   name: string;
   organization: string;
+  /** The git commit, or null for a local folder. */
   revision: string | null;
+}
+
+/** A source whose plan was made (it may be empty: the API matches the repo). */
+export interface PlannedSource extends SourceHeader {
   plan: Plan;
 }
+
+/** A source whose pass stopped before planning: nothing is known about its drift. */
+export interface UnplannedSource extends SourceHeader {
+  plan: null;
+  /** What could not be read: the declared repo (it is invalid) or the live state. */
+  unreadable: 'declared' | 'live';
+  errors: string[];
+}
+
+/** What the renderers print for one source: its plan, or why there is none. */
+export type SourcePlan = PlannedSource | UnplannedSource;
