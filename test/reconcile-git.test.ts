@@ -4,7 +4,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { runCli } from './helpers/cli.js';
+import { runCli, spawnCli } from './helpers/cli.js';
 import { smallRepo } from './helpers/repos.js';
 import { ORG, tempRepo, useWorld } from './helpers/world.js';
 
@@ -35,8 +35,10 @@ describe('one-shot pass over a git source from a config file', () => {
     ].join('\n'));
     const env = { API_TOKEN: world.token, LOG_LEVEL: 'warn' };
 
-    const plan = await runCli(['--dry-run', '--config', config, '--output', 'json', '--detailed-exitcode'], { env });
+    // Through the binary: exit code 2 reaches the shell, and stdout holds the JSON plan alone (logs go to stderr).
+    const plan = await spawnCli(['--dry-run', '--config', config, '--output', 'json', '--detailed-exitcode'], { env: { ...env, LOG_LEVEL: 'info' } });
     assert.equal(plan.code, 2, plan.stderr);
+    assert.ok(plan.stderr.includes('"level":30'), 'logs went to stderr');
     const json = JSON.parse(plan.stdout) as { sources: Array<{ name: string; revision: string | null }>; summary: { create: number } };
     assert.deepEqual(json.sources.map((s) => [s.name, s.revision]), [['platform', commit]]);
     assert.equal(json.summary.create, 5);

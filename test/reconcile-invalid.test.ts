@@ -24,18 +24,32 @@ const CASES: Array<{ title: string; files: Record<string, string>; names: RegExp
   { title: 'a YAML syntax error', files: { 'policies/s.native': native, 'policies/s.yaml': 'description: "open\nenforcement-level: advisory\n' }, names: /policies\/s\.yaml:\d/ },
 ];
 
+const MODES = ['--validate', '--reconcile', '--dry-run'];
+
 describe('an invalid repo exits 1, names the file, and writes nothing', () => {
   const fixture = useWorld();
 
   async function expectRefused(dir: string, names: RegExp): Promise<void> {
     const world = fixture.world;
     await world.clearRequests();
-    for (const mode of ['--validate', '--reconcile', '--dry-run']) {
+    for (const mode of MODES) {
       const run = await world.cli(mode, dir, ['--prune']);
       assert.equal(run.code, 1, `${mode}: ${run.stdout}${run.stderr}`);
       assert.match(run.stdout + run.stderr, names, mode);
     }
     assert.deepEqual(await world.requests(), [], 'no request reaches the API from an invalid repo');
+  }
+
+  for (const mode of MODES) {
+    it(`the binary, ${mode}: exit code 1, the file and line named, no request`, async () => {
+      const world = fixture.world;
+      const dir = await fixture.repo({ ...smallRepo(), 'policies/p.native': native, 'policies/p.yaml': 'enforcement-level: mandatory\n' });
+      await world.clearRequests();
+      const run = await world.spawnCli(mode, dir, ['--prune']);
+      assert.equal(run.code, 1, `${mode}: ${run.stdout}${run.stderr}`);
+      assert.match(run.stdout + run.stderr, /policies\/p\.yaml:1/);
+      assert.deepEqual(await world.requests(), []);
+    });
   }
 
   for (const c of CASES) {
@@ -72,7 +86,8 @@ describe('an invalid repo exits 1, names the file, and writes nothing', () => {
     const dir = await fixture.repo(smallRepo());
     assert.equal((await world.cli('--reconcile', dir)).code, 0);
     const emptied = await fixture.repo({ 'policies/require-tags.native': native });
-    await world.control('POST', '/faults', { faults: [{ kind: 'status', status: 500, method: 'GET', path: '/download$|/policies/[^/]+$', count: 0 }] });
+    // A 403 is not retried, so the read fails at once.
+    await world.control('POST', '/faults', { faults: [{ kind: 'status', status: 403, method: 'GET', path: '/download$|/policies/[^/]+$', count: 0 }] });
     try {
       await world.clearRequests();
       const run = await world.cli('--reconcile', emptied, ['--prune', '--force']);

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { runCommandLine } from '../../src/cli/main.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
@@ -9,12 +11,21 @@ export interface CliRun {
   stderr: string;
 }
 
+export interface CliOptions {
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+function baseEnv(env: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...env };
+}
+
 /** Runs the built CLI as a child process, the way users and CI run it. */
-export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<CliRun> {
+export function spawnCli(args: string[], options: CliOptions = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: options.cwd,
-      env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...options.env },
+      env: baseEnv(options.env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -24,4 +35,31 @@ export function runCli(args: string[], options: { env?: Record<string, string>; 
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** A stream that keeps what is written to it. */
+function capture(): { stream: Writable; text(): string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  return { stream, text: () => chunks.join('') };
+}
+
+/**
+ * Runs the command line in this process: the same code the binary runs, from argument parsing to the exit
+ * code, with stdout and stderr captured. Much cheaper than a child process; `spawnCli` covers the binary itself.
+ */
+export async function runCli(args: string[], options: Omit<CliOptions, 'cwd'> = {}): Promise<CliRun> {
+  const stdout = capture();
+  const stderr = capture();
+  const code = await runCommandLine(args, {
+    stdout: stdout.stream as unknown as NodeJS.WriteStream,
+    stderr: stderr.stream,
+    env: baseEnv(options.env),
+  });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
 }

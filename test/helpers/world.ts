@@ -3,7 +3,7 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startEmulator, type LoggedRequest, type RunningEmulator, type Seed } from '../../src/emulator/index.js';
-import { runCli, type CliRun } from './cli.js';
+import { runCli, spawnCli, type CliRun } from './cli.js';
 
 export const ORG = 'example-org';
 export const WORKSPACES = [
@@ -49,11 +49,29 @@ export class World {
     return this.emulator.close();
   }
 
-  /** The CLI against this emulator, without a config file. Every run also checks that the token leaks nowhere. */
-  async cli(mode: string, dir: string, extra: string[] = [], logLevel = 'warn'): Promise<CliRun> {
-    const run = await runCli([mode, '--source-dir', dir, '--organization', ORG, '--api-url', this.url, ...extra], {
-      env: { API_TOKEN: this.token, LOG_LEVEL: logLevel },
-    });
+  /**
+   * The command line against this emulator, without a config file, run in this process (the code the binary runs).
+   * Every run also checks that the token leaks nowhere.
+   */
+  cli(mode: string, dir: string, extra: string[] = [], logLevel = 'warn'): Promise<CliRun> {
+    return this.checked(mode, runCli(this.argv(mode, dir, extra), { env: this.env(logLevel) }));
+  }
+
+  /** The same through the built binary in a child process, for the smoke tests of each mode. */
+  spawnCli(mode: string, dir: string, extra: string[] = [], logLevel = 'warn'): Promise<CliRun> {
+    return this.checked(mode, spawnCli(this.argv(mode, dir, extra), { env: this.env(logLevel) }));
+  }
+
+  private argv(mode: string, dir: string, extra: string[]): string[] {
+    return [mode, '--source-dir', dir, '--organization', ORG, '--api-url', this.url, ...extra];
+  }
+
+  private env(logLevel: string): Record<string, string> {
+    return { API_TOKEN: this.token, LOG_LEVEL: logLevel };
+  }
+
+  private async checked(mode: string, running: Promise<CliRun>): Promise<CliRun> {
+    const run = await running;
     if (`${run.stdout}${run.stderr}`.includes(this.token)) throw new Error(`the API token appeared in the output of ${mode}`);
     return run;
   }

@@ -1,0 +1,81 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { configFromFlags, loadConfig } from '../config/index.js';
+import type { Config } from '../config/types.js';
+import { runDaemon } from '../daemon/index.js';
+import { errorMessage, formatProblem, UsageError, ValidationError } from '../errors.js';
+import { createLogger } from '../logger.js';
+import { parseCliArgs, USAGE, type CliArgs } from './args.js';
+import { runEmulator } from './emulator-command.js';
+import { runOnce, runValidate } from './one-shot.js';
+
+const DEFAULT_CONFIG = 'config/default.yaml';
+
+/** Where a run of the command line writes, and the environment it reads. */
+export interface ProcessIo {
+  /** The plan and other results. */
+  stdout: NodeJS.WriteStream;
+  /** Logs and error messages. */
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The whole command line: parses `argv`, runs the mode, reports any error on stderr; resolves with the exit code. */
+export async function runCommandLine(argv: string[], io: ProcessIo): Promise<number> {
+  try {
+    return await main(argv, io);
+  } catch (error) {
+    return report(error, io);
+  }
+}
+
+async function main(argv: string[], io: ProcessIo): Promise<number> {
+  const args = parseCliArgs(argv);
+  if (args.help) {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+  if (args.version) {
+    io.stdout.write(`${version()}\n`);
+    return 0;
+  }
+  // The process's own stderr gets pino's synchronous file-descriptor writer, so no line is lost at exit.
+  const logger = createLogger(io.env['LOG_LEVEL'] ?? 'info', io.stderr === process.stderr ? undefined : io.stderr);
+  if (args.mode === 'emulator') return runEmulator(args, io.stdout, logger);
+  const config = await resolveConfig(args, io.env);
+  if (args.mode === 'daemon') return runDaemon({ config, logger, env: io.env });
+  const oneShotIo = { stdout: io.stdout, env: io.env, logger };
+  return args.mode === 'validate' ? runValidate(args, config, oneShotIo) : runOnce(args, config, oneShotIo);
+}
+
+/**
+ * Flags alone (`--source-dir` and `--organization`) need no config file; otherwise the file is read and validated.
+ * The API URL comes from `--api-url`, then `API_BASE_URL` (applied by the loader), then `api.url`.
+ */
+async function resolveConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config> {
+  if (args.config === null && args.sourceDir !== null && args.organization !== null) {
+    return configFromFlags({ sourceDir: args.sourceDir, organization: args.organization, apiUrl: args.apiUrl }, env);
+  }
+  const file = args.config ?? DEFAULT_CONFIG;
+  if (!existsSync(file)) {
+    throw new UsageError(`config file ${file} not found; pass --config FILE, or --source-dir DIR --organization NAME`);
+  }
+  const config = await loadConfig(file, env);
+  return args.apiUrl === null ? config : { ...config, api: { ...config.api, url: args.apiUrl } };
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function report(error: unknown, io: ProcessIo): number {
+  if (error instanceof ValidationError) {
+    io.stderr.write(`error: ${error.message}\n${error.problems.map((p) => `  ${formatProblem(p)}\n`).join('')}`);
+  } else if (error instanceof UsageError) {
+    io.stderr.write(`error: ${error.message}\n`);
+  } else {
+    io.stderr.write(`error: ${errorMessage(error)}\n`);
+    if (io.env['LOG_LEVEL'] === 'debug' && error instanceof Error) io.stderr.write(`${error.stack ?? ''}\n`);
+  }
+  return 1;
+}
