@@ -1,5 +1,5 @@
 /** Reading YAML files against the published JSON Schemas: every problem names the file, the line and the key path. */
 export { parseYaml, type YamlDocument } from './document.js';
-export { describeValue, keyLabel, type KeyPath } from './key-path.js';
-export { checkYaml, schemaIssues, schemaUrl, type SchemaIssue, type SchemaName } from './schema.js';
+export { keyLabel, type KeyPath } from './key-path.js';
+export { checkYaml, schemaIssues, type SchemaIssue } from './schema.js';
 export { invalidFile } from './invalid.js';

@@ -20,7 +20,7 @@ export interface SchemaIssue {
   at: 'value' | 'key';
 }
 
-export function schemaUrl(name: SchemaName): URL {
+function schemaUrl(name: SchemaName): URL {
   return new URL(`../../schemas/${name}.schema.json`, import.meta.url);
 }
 
