@@ -3,7 +3,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
-import { createDaemonMetrics, reconcilePass, type SourceStatus } from '../src/daemon/index.js';
+import { createDaemonMetrics, type SourceStatus } from '../src/daemon/index.js';
 import { startEmulator } from '../src/emulator/index.js';
 import { silentLogger } from '../src/logger.js';
 import { declaredTree, sleep, tempDir, waitFor, writeTree } from './helpers/daemon-fixtures.js';
@@ -27,7 +27,7 @@ test('the real pass in-process: /metrics exposes every family, fed by the API cl
     onRequest: (r) => metrics.apiRequest(r), onRateLimitWait: (s) => metrics.rateLimitWait(s),
   });
   t.after(() => api.close());
-  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: dir })], pass: reconcilePass(api), metrics });
+  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: dir })], api, metrics });
   await waitFor('the start-up pass', async () => ((await statuses(get))[0]?.result === 'success' ? true : undefined));
 
   const response = await get('/metrics');

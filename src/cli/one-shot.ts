@@ -1,6 +1,5 @@
-import { ApiClient } from '../api/client.js';
+import { createApiClient } from '../api/from-config.js';
 import type { Config, SourceConfig } from '../config/types.js';
-import { resolveToken } from '../config/index.js';
 import { readDeclared } from '../declared/index.js';
 import { formatProblem, UsageError, ValidationError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -35,18 +34,7 @@ export async function runValidate(args: CliArgs, config: Config, io: CliIo): Pro
 
 /** `--reconcile` and `--dry-run`: one pass per source, the plan to stdout, logs to stderr. */
 export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise<number> {
-  const url = config.api.url;
-  if (url === 'embedded') {
-    throw new UsageError('api.url "embedded" only serves the daemon; pass --api-url or API_BASE_URL for a one-shot pass');
-  }
-  const token = await resolveToken(config, io.env);
-  const api = new ApiClient({
-    baseUrl: url,
-    token,
-    logger: io.logger,
-    rateLimit: config.api.rateLimit,
-    concurrency: config.api.concurrency,
-  });
+  const api = await createApiClient({ config, env: io.env, logger: io.logger });
   const mode = args.mode === 'reconcile' ? 'apply' : 'plan';
   const outcomes: PassOutcome[] = [];
   try {

@@ -1,10 +1,11 @@
+import type { PolicyApi } from '../api/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
-import type { DaemonPass } from './daemon-types.js';
+import { runPass } from '../reconcile.js';
 import { startDaemonServer } from './http-server.js';
 import { createDaemonMetrics, type DaemonMetrics } from './metrics.js';
 import type { BackoffOptions, TriggerReason } from './source-loop.js';
-import { startSourceRunner, type SourceRunner } from './source-runner.js';
+import { startSourceRunner, type Reconcile, type SourceRunner } from './source-runner.js';
 import { readiness, type SourceStatus } from './status.js';
 import { handleWebhook } from './webhook.js';
 
@@ -12,8 +13,10 @@ export interface StartDaemonOptions {
   config: Config;
   logger: Logger;
   env: NodeJS.ProcessEnv;
-  /** One pass over one source: `reconcilePass(api)` in production. */
-  pass: DaemonPass;
+  /** The API every source's passes talk to. */
+  api: PolicyApi;
+  /** The pass run over each checkout, in apply mode. @default runPass */
+  reconcile?: Reconcile;
   /** @default a fresh registry with the default process metrics */
   metrics?: DaemonMetrics;
   /** Back-off after a failed pass. @default 5 s doubling to 5 min */
@@ -45,7 +48,8 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     const runner = await startSourceRunner({
       source,
       stateDir: config.stateDir,
-      pass: options.pass,
+      api: options.api,
+      reconcile: options.reconcile ?? runPass,
       metrics,
       logger,
       env: options.env,

@@ -1,18 +1,14 @@
-import { ApiClient } from '../api/client.js';
-import { resolveToken } from '../config/token.js';
+import { createApiClient } from '../api/from-config.js';
 import type { Config } from '../config/types.js';
-import type { RunningEmulator } from '../emulator/index.js';
 import type { Logger } from '../logger.js';
+import { waitForShutdownSignal } from '../signals.js';
 import { startDaemon } from './daemon.js';
 import { startEmbeddedApi } from './embedded-api.js';
 import { createDaemonMetrics } from './metrics.js';
-import { reconcilePass } from './pass-adapter.js';
-import { waitForShutdownSignal } from '../signals.js';
 
 export { startDaemon, type RunningDaemon, type StartDaemonOptions } from './daemon.js';
-export type { DaemonPass, DaemonPassReport, DaemonPassRequest } from './daemon-types.js';
 export { createDaemonMetrics, type DaemonMetrics } from './metrics.js';
-export { reconcilePass } from './pass-adapter.js';
+export type { Reconcile } from './source-runner.js';
 export type { SourceStatus, Readiness } from './status.js';
 export type { TriggerReason } from './source-loop.js';
 
@@ -28,32 +24,25 @@ export interface RunDaemonOptions {
 export async function runDaemon(options: RunDaemonOptions): Promise<number> {
   const { config, logger, env } = options;
   const shutdown = options.shutdown ?? waitForShutdownSignal(logger);
-  let emulator: RunningEmulator | null = null;
-  let url = config.api.url;
-  let token: string;
-  if (url === 'embedded') {
-    emulator = await startEmbeddedApi(config, logger);
-    url = emulator.url;
-    token = emulator.token;
-  } else {
-    token = await resolveToken(config, env);
-  }
+  const emulator = config.api.url === 'embedded' ? await startEmbeddedApi(config, logger) : null;
   const metrics = createDaemonMetrics();
-  const api = new ApiClient({
-    baseUrl: url,
-    token,
-    logger,
-    rateLimit: config.api.rateLimit,
-    concurrency: config.api.concurrency,
-    onRequest: (request) => metrics.apiRequest(request),
-    onRateLimitWait: (seconds) => metrics.rateLimitWait(seconds),
-  });
   try {
-    const daemon = await startDaemon({ config, logger, env, pass: reconcilePass(api), metrics });
-    await shutdown;
-    await daemon.stop();
+    const api = await createApiClient({
+      config,
+      env,
+      logger,
+      endpoint: emulator === null ? undefined : { url: emulator.url, token: emulator.token },
+      onRequest: (request) => metrics.apiRequest(request),
+      onRateLimitWait: (seconds) => metrics.rateLimitWait(seconds),
+    });
+    try {
+      const daemon = await startDaemon({ config, logger, env, api, metrics });
+      await shutdown;
+      await daemon.stop();
+    } finally {
+      await api.close();
+    }
   } finally {
-    await api.close();
     await emulator?.close();
   }
   return 0;

@@ -1,17 +1,23 @@
+import type { PolicyApi } from '../api/types.js';
 import type { SourceConfig } from '../config/types.js';
+import { ApiError, NetworkError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { createCodeCache } from '../reconcile.js';
-import type { DaemonPass } from './daemon-types.js';
-import { openSource, safeErrorMessage, type SourceWatch } from '../source/index.js';
+import { sourceErrors } from '../output/index.js';
+import { createCodeCache, type PassOutcome, type PassRequest } from '../reconcile.js';
+import { openSource, safeErrorMessage, type Checkout, type Source, type SourceWatch } from '../source/index.js';
 import type { DaemonMetrics } from './metrics.js';
 import { startSchedule, type Schedule } from './schedule.js';
-import { createSourceLoop, type BackoffOptions, type SourceLoop, type TriggerReason } from './source-loop.js';
+import { createSourceLoop, type BackoffOptions, type LoopPassResult, type SourceLoop, type TriggerReason } from './source-loop.js';
 import { initialStatus, resultLabel, type SourceStatus } from './status.js';
+
+/** `runPass` in production; tests pass their own to see which trigger started each pass. */
+export type Reconcile = (request: PassRequest, trigger: TriggerReason) => Promise<PassOutcome>;
 
 export interface SourceRunnerOptions {
   source: SourceConfig;
   stateDir: string;
-  pass: DaemonPass;
+  api: PolicyApi;
+  reconcile: Reconcile;
   metrics: DaemonMetrics;
   logger: Logger;
   env: NodeJS.ProcessEnv;
@@ -37,31 +43,39 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   const repo = openSource(source, { stateDir: options.stateDir, env: options.env, logger: log });
   metrics.addSource(source.name);
 
-  async function pass(trigger: TriggerReason, signal: AbortSignal) {
-    let checkout;
-    try {
-      checkout = await repo.checkout(signal);
-    } catch (error) {
-      if (repo.kind === 'git') state.gitReached = false;
-      throw error;
+  /** One pass: check the source out, then run the reconcile pass in apply mode, and record what it came to. */
+  async function pass(trigger: TriggerReason, signal: AbortSignal): Promise<LoopPassResult> {
+    const { dir, revision } = await checkout(repo, signal);
+    const guard = guardApi(options.api, signal);
+    const outcome = await options.reconcile({ source, dir, revision, api: guard.api, logger: options.logger, mode: 'apply', codeCache }, trigger);
+    state.apiReached = guard.reached() ?? state.apiReached;
+    const { plan } = outcome.sourcePlan;
+    // A pass without a plan says nothing about drift: the last known figure stays.
+    if (plan !== null) {
+      state.driftCount = plan.changes.length;
+      metrics.drift(source.name, plan.changes.length);
     }
-    const { dir, revision } = checkout;
-    if (repo.kind === 'git') {
-      state.gitReached = true;
-      state.lastAttemptedRevision = revision;
-    }
-    const report = await options.pass({ source, dir, revision, trigger, signal, codeCache, logger: options.logger });
-    state.apiReached = report.apiReached ?? state.apiReached;
-    if (report.driftCount !== null) {
-      state.driftCount = report.driftCount;
-      metrics.drift(source.name, report.driftCount);
-    }
-    if (report.ok) {
+    if (outcome.ok) {
       state.lastAppliedRevision = revision;
       state.lastSuccessAt = new Date().toISOString();
       metrics.lastSuccess(source.name, Date.now());
     }
-    return { ok: report.ok, error: report.errors.length === 0 ? null : report.errors.join('; ') };
+    const errors = sourceErrors(outcome.sourcePlan);
+    return { ok: outcome.ok, error: errors.length === 0 ? null : errors.join('; ') };
+  }
+
+  /** The checkout, and whether git could be reached, for /readyz. */
+  async function checkout(from: Source, signal: AbortSignal): Promise<Checkout> {
+    if (from.kind !== 'git') return from.checkout(signal);
+    try {
+      const result = await from.checkout(signal);
+      state.gitReached = true;
+      state.lastAttemptedRevision = result.revision;
+      return result;
+    } catch (error) {
+      state.gitReached = false;
+      throw error;
+    }
   }
 
   const loop: SourceLoop = createSourceLoop({
@@ -109,4 +123,38 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       await loop.stop();
     },
   };
+}
+
+/**
+ * The API for one pass: refuses new calls once `signal` aborts (the pass timed out), so an abandoned pass ends at
+ * its next call, and records whether the API could be reached (for /readyz): false when any call of the pass could
+ * not reach it (after the client's retries), true when calls got answers, null before any call.
+ */
+function guardApi(api: PolicyApi, signal: AbortSignal): { api: PolicyApi; reached(): boolean | null } {
+  let reached: boolean | null = null;
+  const guarded = new Proxy(api, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        signal.throwIfAborted();
+        try {
+          const result: unknown = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          reached ??= true;
+          return result;
+        } catch (error) {
+          if (unreachable(error)) reached = false;
+          else reached ??= true;
+          throw error;
+        }
+      };
+    },
+  });
+  return { api: guarded, reached: () => reached };
+}
+
+/** No answer, a server error after retries, or a refused token: the API is not usable. */
+function unreachable(error: unknown): boolean {
+  if (error instanceof NetworkError) return true;
+  return error instanceof ApiError && (error.status >= 500 || error.status === 401 || error.status === 403);
 }

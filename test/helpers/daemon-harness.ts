@@ -3,8 +3,10 @@ import type { TestContext } from 'node:test';
 import { pino, type Logger } from 'pino';
 import { sourceDefaults } from '../../src/config/to-config.js';
 import type { Config, SourceConfig } from '../../src/config/types.js';
-import { startDaemon, type DaemonPass, type DaemonPassRequest, type RunningDaemon } from '../../src/daemon/index.js';
-import type { DaemonMetrics } from '../../src/daemon/metrics.js';
+import { createApiClient } from '../../src/api/from-config.js';
+import type { PolicyApi } from '../../src/api/types.js';
+import { startDaemon, type DaemonMetrics, type Reconcile, type RunningDaemon, type TriggerReason } from '../../src/daemon/index.js';
+import type { PassOutcome, PassRequest } from '../../src/reconcile.js';
 import { tempDir } from './daemon-fixtures.js';
 
 /** Log lines written by the daemon, as text, to check what they say and that no secret is in them. */
@@ -35,13 +37,20 @@ export function testSource(name: string, overrides: Partial<SourceConfig>): Sour
   return { ...sourceDefaults(name, 'example-org'), schedule: '0 0 1 1 *', ...overrides };
 }
 
-/** A pass that records its requests and answers `ok` (or what `answer` says). */
-export function recordingPass(answer?: (request: DaemonPassRequest) => Promise<boolean> | boolean) {
-  const calls: DaemonPassRequest[] = [];
-  const pass: DaemonPass = async (request) => {
-    calls.push(request);
-    const ok = answer === undefined ? true : await answer(request);
-    return { ok, driftCount: ok ? 0 : null, errors: ok ? [] : ['declared repo is invalid'], apiReached: true };
+type RecordedPass = PassRequest & { trigger: TriggerReason };
+
+/** A pass that records its requests and answers with an empty plan (or, when `answer` says false, with no plan). */
+export function recordingPass(answer?: (request: RecordedPass) => Promise<boolean> | boolean) {
+  const calls: RecordedPass[] = [];
+  const pass: Reconcile = async (request, trigger) => {
+    const call = { ...request, trigger };
+    calls.push(call);
+    const ok = answer === undefined ? true : await answer(call);
+    const header = { name: request.source.name, organization: request.source.organization, revision: request.revision };
+    const outcome: PassOutcome = ok
+      ? { sourcePlan: { ...header, plan: { changes: [], warnings: [], errors: [] } }, results: [], ok }
+      : { sourcePlan: { ...header, plan: null, unreadable: 'declared', errors: ['declared repo is invalid'] }, results: [], ok };
+    return outcome;
   };
   return { calls, pass };
 }
@@ -53,10 +62,13 @@ export interface TestDaemon {
   post(path: string, body: string, headers: Record<string, string>): Promise<Response>;
 }
 
-/** startDaemon on 127.0.0.1:0 with the given sources and pass, stopped when the test ends. */
+/**
+ * startDaemon on 127.0.0.1:0 with the given sources, stopped when the test ends. Its passes are `pass` when given
+ * (they then make no API call), else the real pass against `api`.
+ */
 export async function startTestDaemon(
   t: TestContext,
-  options: { sources: SourceConfig[]; pass: DaemonPass; env?: NodeJS.ProcessEnv; metrics?: DaemonMetrics },
+  options: { sources: SourceConfig[]; pass?: Reconcile; api?: PolicyApi; env?: NodeJS.ProcessEnv; metrics?: DaemonMetrics },
 ): Promise<TestDaemon> {
   const logs = captureLogs();
   const config: Config = {
@@ -66,11 +78,18 @@ export async function startTestDaemon(
     webhookSecretEnv: 'TEST_WEBHOOK_SECRET',
     stateDir: await tempDir(t, 'pps-state-'),
   };
+  let api = options.api;
+  if (api === undefined) {
+    const unused = await createApiClient({ config, env: { API_TOKEN: 'unused-token' }, logger: logs.logger });
+    t.after(() => unused.close());
+    api = unused;
+  }
   const daemon = await startDaemon({
     config,
     logger: logs.logger,
     env: options.env ?? {},
-    pass: options.pass,
+    api,
+    reconcile: options.pass,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     backoff: { initialMs: 60_000, maxMs: 60_000 },
     watchDebounceMs: 100,

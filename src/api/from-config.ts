@@ -1,0 +1,38 @@
+import { resolveToken } from '../config/token.js';
+import type { Config } from '../config/types.js';
+import { UsageError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { ApiClient, type ApiClientOptions } from './client.js';
+
+export interface ApiClientSetup {
+  /** `api.url`, `api.token-file`, `api.rate-limit` and `api.concurrency` are used. */
+  config: Config;
+  /** `API_TOKEN` is read from here. */
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  /** A URL and token known otherwise (the daemon's embedded emulator); by default the config's URL and its token. */
+  endpoint?: { url: string; token: string };
+  onRequest?: ApiClientOptions['onRequest'];
+  onRateLimitWait?: ApiClientOptions['onRateLimitWait'];
+}
+
+/** The API client a config asks for: its URL, the token from `API_TOKEN` or `api.token-file`, its pacing. */
+export async function createApiClient(setup: ApiClientSetup): Promise<ApiClient> {
+  const { config } = setup;
+  let endpoint = setup.endpoint;
+  if (endpoint === undefined) {
+    if (config.api.url === 'embedded') {
+      throw new UsageError('api.url "embedded" only serves the daemon; pass --api-url or API_BASE_URL for a one-shot pass');
+    }
+    endpoint = { url: config.api.url, token: await resolveToken(config, setup.env) };
+  }
+  return new ApiClient({
+    baseUrl: endpoint.url,
+    token: endpoint.token,
+    logger: setup.logger,
+    rateLimit: config.api.rateLimit,
+    concurrency: config.api.concurrency,
+    onRequest: setup.onRequest,
+    onRateLimitWait: setup.onRateLimitWait,
+  });
+}
