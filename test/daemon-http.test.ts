@@ -134,3 +134,17 @@ test('an edited file of a local source triggers a pass after the debounce; a bur
   await waitFor('a pass for .syncignore', () => (calls.length === 3 ? true : undefined));
   assert.equal(calls[2]?.trigger, 'file-change');
 });
+
+test('a pass that throws (a bug, not a finding about the source) fails with its message on /status and its stack in the log', async (t) => {
+  const pass = async function plannerWithABug(): Promise<never> {
+    throw new TypeError('cannot read properties of undefined (reading "changes")');
+  };
+  const { get, daemon, logs } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempDir(t) })], pass });
+  await daemon.whenIdle();
+  const [status] = await statuses(get);
+  assert.equal(status?.result, 'failure');
+  assert.equal(status?.error, 'cannot read properties of undefined (reading "changes")');
+  const line = logs.text().split('\n').find((l) => l.includes('"pass threw"'));
+  assert.ok(line !== undefined, 'the throw is logged');
+  assert.match((JSON.parse(line) as { stack: string }).stack, /TypeError: cannot read properties[\s\S]*at (Object\.)?plannerWithABug/);
+});

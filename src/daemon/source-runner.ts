@@ -4,7 +4,7 @@ import { ApiError, NetworkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { sourceErrors } from '../output/index.js';
 import { createCodeCache, type PassOutcome, type PassRequest } from '../reconcile.js';
-import { openSource, safeErrorMessage, type Checkout, type Source, type SourceWatch } from '../source/index.js';
+import { openSource, redactCredentials, safeErrorMessage, type Checkout, type Source, type SourceWatch } from '../source/index.js';
 import type { DaemonMetrics } from './metrics.js';
 import { startSchedule, type Schedule } from './schedule.js';
 import { createSourceLoop, type BackoffOptions, type LoopPassResult, type SourceLoop, type TriggerReason } from './source-loop.js';
@@ -47,8 +47,16 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   async function pass(trigger: TriggerReason, signal: AbortSignal): Promise<LoopPassResult> {
     const { dir, revision } = await checkout(repo, signal);
     const guard = guardApi(options.api, signal);
-    const outcome = await options.reconcile({ source, dir, revision, api: guard.api, logger: options.logger, mode: 'apply', codeCache }, trigger);
-    state.apiReached = guard.reached() ?? state.apiReached;
+    let outcome: PassOutcome;
+    try {
+      outcome = await options.reconcile({ source, dir, revision, api: guard.api, logger: options.logger, mode: 'apply', codeCache }, trigger);
+    } catch (error) {
+      // runPass reports what is wrong with the source in its outcome; a throw is a bug or an unexpected failure.
+      if (!signal.aborted) log.error({ trigger, stack: redactCredentials(errorStack(error)) }, 'pass threw');
+      throw error;
+    } finally {
+      state.apiReached = guard.reached() ?? state.apiReached;
+    }
     const { plan } = outcome.sourcePlan;
     // A pass without a plan says nothing about drift: the last known figure stays.
     if (plan !== null) {
@@ -151,6 +159,10 @@ function guardApi(api: PolicyApi, signal: AbortSignal): { api: PolicyApi; reache
     },
   });
   return { api: guarded, reached: () => reached };
+}
+
+function errorStack(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
 /** No answer, a server error after retries, or a refused token: the API is not usable. */
