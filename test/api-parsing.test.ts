@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createPolicyBody, updatePolicyBody } from '../src/api/bodies.js';
+import { createPolicyBody, updateAgentPoolBody, updatePolicyBody } from '../src/api/bodies.js';
 import { errorDetail } from '../src/api/json-api.js';
 import { queryString } from '../src/api/paginate.js';
 import { parseAgentPool, parsePolicy } from '../src/api/resources.js';
+import { at } from './helpers/api-documents.js';
 
 describe('lenient reading of what real servers send', () => {
   it('a policy without a policy-sets relationship has none; enforce alone gives the level', () => {
@@ -16,6 +17,21 @@ describe('lenient reading of what real servers send', () => {
     assert.deepEqual([policy.policySetIds, policy.policySetCount, policy.enforcementLevel, policy.links.download, policy.organization],
       [[], 0, 'soft-mandatory', null, 'acme']);
     assert.equal(policy.query, null);
+  });
+
+  it('enforce is empty until code is uploaded: the level comes from enforcement-level, else the kind default', () => {
+    const fresh = { id: 'pol-4', attributes: { name: 'f', kind: 'native', 'enforcement-level': 'advisory', enforce: [] } };
+    assert.equal(parsePolicy(fresh).enforcementLevel, 'advisory');
+    assert.equal(parsePolicy(fresh, true).enforcementLevel, 'advisory');
+    assert.equal(parsePolicy({ id: 'pol-5', attributes: { name: 'f', kind: 'native', enforce: [] } }).enforcementLevel, 'hard-mandatory');
+  });
+
+  it('legacy-enforce reads enforce first; a native path that is not <name>.native means hard-mandatory', () => {
+    const both = { id: 'pol-6', attributes: { name: 'b', kind: 'opa', 'enforcement-level': 'advisory', enforce: [{ path: 'b.rego', mode: 'mandatory' }] } };
+    assert.equal(parsePolicy(both).enforcementLevel, 'advisory');
+    assert.equal(parsePolicy(both, true).enforcementLevel, 'mandatory');
+    const misnamed = { id: 'pol-7', attributes: { name: 'm', kind: 'native', enforce: [{ path: 'other.native', mode: 'advisory' }] } };
+    assert.equal(parsePolicy(misnamed, true).enforcementLevel, 'hard-mandatory');
   });
 
   it('a query on a native policy is ignored; opa defaults to advisory', () => {
@@ -42,27 +58,45 @@ describe('lenient reading of what real servers send', () => {
 });
 
 describe('exact in what it sends', () => {
-  it('create sends enforcement-level and a consistent enforce, query only for opa, policy sets always', () => {
-    assert.deepEqual(createPolicyBody({ name: 'n', kind: 'native', description: null, enforcementLevel: 'advisory', query: 'data.ignored', policySetIds: [] }), {
+  it('create sends enforcement-level and never enforce beside it, query only for opa, policy sets always', () => {
+    assert.deepEqual(createPolicyBody({ name: 'n', kind: 'native', description: null, enforcementLevel: 'advisory', query: 'data.ignored', policySetIds: [] }, false), {
       data: {
         type: 'policies',
-        attributes: { name: 'n', description: null, kind: 'native', 'enforcement-level': 'advisory', enforce: [{ path: 'n.native', mode: 'advisory' }] },
+        attributes: { name: 'n', description: null, kind: 'native', 'enforcement-level': 'advisory' },
         relationships: { 'policy-sets': { data: [] } },
       },
     });
-    const opa = createPolicyBody({ name: 'o', kind: 'opa', description: 'd', enforcementLevel: 'mandatory', query: 'data.o.deny', policySetIds: ['polset-1'] });
+    const opa = createPolicyBody({ name: 'o', kind: 'opa', description: 'd', enforcementLevel: 'mandatory', query: 'data.o.deny', policySetIds: ['polset-1'] }, false);
     assert.deepEqual(opa, {
       data: {
         type: 'policies',
-        attributes: { name: 'o', description: 'd', kind: 'opa', 'enforcement-level': 'mandatory', enforce: [{ path: 'o.rego', mode: 'mandatory' }], query: 'data.o.deny' },
+        attributes: { name: 'o', description: 'd', kind: 'opa', 'enforcement-level': 'mandatory', query: 'data.o.deny' },
         relationships: { 'policy-sets': { data: [{ id: 'polset-1', type: 'policy-sets' }] } },
       },
     });
   });
 
-  it('update sends only what changes', () => {
-    assert.deepEqual(updatePolicyBody({ enforcementLevel: 'advisory' }), { data: { type: 'policies', attributes: { 'enforcement-level': 'advisory' } } });
-    assert.deepEqual(updatePolicyBody({ description: null }), { data: { type: 'policies', attributes: { description: null } } });
+  it('legacy-enforce: create sends the enforce array alone, with the path of the name and kind', () => {
+    const native = createPolicyBody({ name: 'n', kind: 'native', description: null, enforcementLevel: 'soft-mandatory', query: null, policySetIds: [] }, true);
+    assert.deepEqual(at(native, 'data.attributes'), { name: 'n', description: null, kind: 'native', enforce: [{ path: 'n.native', mode: 'soft-mandatory' }] });
+    const opa = createPolicyBody({ name: 'o', kind: 'opa', description: null, enforcementLevel: 'mandatory', query: 'data.o.deny', policySetIds: [] }, true);
+    assert.deepEqual(at(opa, 'data.attributes'), { name: 'o', description: null, kind: 'opa', enforce: [{ path: 'o.rego', mode: 'mandatory' }], query: 'data.o.deny' });
+  });
+
+  it('update sends only what changes, the level in one spelling', () => {
+    const ref = { id: 'pol-1', name: 'n', kind: 'native' } as const;
+    assert.deepEqual(updatePolicyBody(ref, { enforcementLevel: 'advisory' }, false), { data: { type: 'policies', attributes: { 'enforcement-level': 'advisory' } } });
+    assert.deepEqual(updatePolicyBody(ref, { description: null }, false), { data: { type: 'policies', attributes: { description: null } } });
+    assert.deepEqual(updatePolicyBody(ref, { enforcementLevel: 'advisory' }, true),
+      { data: { type: 'policies', attributes: { enforce: [{ path: 'n.native', mode: 'advisory' }] } } });
+  });
+
+  it('a pool update always carries the name and organization-scoped', () => {
+    assert.deepEqual(updateAgentPoolBody({ name: 'p', organizationScoped: false }),
+      { data: { type: 'agent-pools', attributes: { name: 'p', 'organization-scoped': false } } });
+    assert.deepEqual(updateAgentPoolBody({ name: 'p', organizationScoped: true, allowedWorkspaceIds: [] }), {
+      data: { type: 'agent-pools', attributes: { name: 'p', 'organization-scoped': true }, relationships: { 'allowed-workspaces': { data: [] } } },
+    });
   });
 
   it('query brackets are percent-encoded', () => {

@@ -57,7 +57,7 @@ describe('policy endpoints against the emulator', () => {
     const shown = await f.client.getPolicy(created.id);
     assert.deepEqual(shown, { ...created, links: { ...created.links, download: `/api/v2/policies/${created.id}/download` } });
 
-    const updated = await f.client.updatePolicy(created.id, { description: 'tags', enforcementLevel: 'mandatory', query: 'data.terraform.tags.violations' });
+    const updated = await f.client.updatePolicy(created, { description: 'tags', enforcementLevel: 'mandatory', query: 'data.terraform.tags.violations' });
     assert.deepEqual([updated.description, updated.enforcementLevel, updated.query], ['tags', 'mandatory', 'data.terraform.tags.violations']);
     const raw = await f.control.raw('GET', `/policies/${created.id}`);
     assertPolicyResource(at(raw.json, 'data'), {
@@ -80,7 +80,7 @@ describe('policy endpoints against the emulator', () => {
     const policy = await f.client.createPolicy('acme', {
       name: 'code-roundtrip', kind: 'native', description: null, enforcementLevel: 'advisory', query: null, policySetIds: [],
     });
-    await rejectsWithStatus(f.client.downloadPolicy(policy), 404, 'GET', `/policies/${policy.id}/download`);
+    assert.equal(await f.client.downloadPolicy(policy), null, 'a 404 before any upload means no code');
     const code = 'import "tfplan/v2"\r\nmain = rule { true } # ünïcode ✓\n';
     const file = join(f.tempDir, 'code-roundtrip.native');
     await writeFile(file, code);
@@ -101,7 +101,7 @@ describe('policy endpoints against the emulator', () => {
     assert.equal(await f.client.downloadPolicy(policy), '');
   });
 
-  it('deletes a policy (204), after which it is 404 everywhere', async () => {
+  it('deletes a policy (204), after which it is 404 everywhere and deleting it again is done', async () => {
     const policy = await f.client.createPolicy('acme', {
       name: 'short-lived', kind: 'native', description: null, enforcementLevel: 'hard-mandatory', query: null, policySetIds: [],
     });
@@ -109,8 +109,10 @@ describe('policy endpoints against the emulator', () => {
     await f.client.deletePolicy(policy.id);
     assert.deepEqual((await f.control.requests()).map((r) => [r.method, r.status]), [['DELETE', 204]]);
     await rejectsWithStatus(f.client.getPolicy(policy.id), 404, 'GET', `/policies/${policy.id}`);
-    await rejectsWithStatus(f.client.deletePolicy(policy.id), 404, 'DELETE', `/policies/${policy.id}`);
-    await rejectsWithStatus(f.client.updatePolicy(policy.id, { enforcementLevel: 'advisory' }), 404, 'PATCH', `/policies/${policy.id}`);
+    await rejectsWithStatus(f.client.updatePolicy(policy, { enforcementLevel: 'advisory' }), 404, 'PATCH', `/policies/${policy.id}`);
+    await f.control.clearRequests();
+    await f.client.deletePolicy(policy.id);
+    assert.deepEqual((await f.control.requests()).map((r) => [r.method, r.status]), [['DELETE', 404]], 'a second delete is 404, and done');
     assert.equal((await f.client.listPolicies('acme', { search: 'short-lived' })).length, 0);
   });
 
@@ -130,7 +132,7 @@ describe('policy endpoints against the emulator', () => {
     assert.ok(taken.detail !== null && taken.message.endsWith(taken.detail), taken.message);
     await rejectsWithStatus(f.client.createPolicy('acme', { ...input, name: 'wrong-level', enforcementLevel: 'mandatory' }), 422, 'POST', '/organizations/acme/policies');
     const created = await f.client.createPolicy('acme', { ...input, name: 'level-check' });
-    await rejectsWithStatus(f.client.updatePolicy(created.id, { enforcementLevel: 'mandatory' }), 422, 'PATCH', `/policies/${created.id}`);
+    await rejectsWithStatus(f.client.updatePolicy(created, { enforcementLevel: 'mandatory' }), 422, 'PATCH', `/policies/${created.id}`);
     const statuses = (await f.control.requests()).map((r) => r.status);
     assert.deepEqual(statuses, [422, 422, 200, 422]);
   });

@@ -61,7 +61,7 @@ describe('agent pool and agent endpoints against the emulator', () => {
     await rejectsWithStatus(f.client.createAgentPool('acme', { name: 'second', organizationScoped: true, allowedWorkspaceIds: null }), 422, 'POST', '/organizations/acme/agent-pools');
     const one = await f.client.createAgentPool('roomy', { name: 'r-one', organizationScoped: true, allowedWorkspaceIds: null });
     await rejectsWithStatus(f.client.createAgentPool('roomy', { name: 'r-one', organizationScoped: true, allowedWorkspaceIds: null }), 422, 'POST', '/organizations/roomy/agent-pools');
-    await rejectsWithStatus(f.client.updateAgentPool(one.id, { name: 'not a name!' }), 422, 'PATCH', `/agent-pools/${one.id}`);
+    await rejectsWithStatus(f.client.updateAgentPool(one.id, { name: 'not a name!', organizationScoped: true }), 422, 'PATCH', `/agent-pools/${one.id}`);
     assert.deepEqual((await f.control.requests()).map((r) => r.status), [422, 201, 422, 422]);
     const raw = await f.control.raw('PATCH', `/agent-pools/${one.id}`, { data: { type: 'agent-pools', attributes: { name: 'not a name!' } } });
     assert.equal(raw.status, 422);
@@ -89,7 +89,7 @@ describe('agent pool and agent endpoints against the emulator', () => {
       { name: 'agent-idle', status: 'idle', ipAddress: '10.0.0.1', lastPingAt: '2026-01-01T10:00:00.000Z' });
   });
 
-  it('deletes an exited agent (204) and refuses an idle or busy one (412)', async () => {
+  it('deletes an exited agent (204), again (404, done), and refuses an idle or busy one (412)', async () => {
     const [pool] = (await f.client.listAgentPools('acme')).pools;
     assert.ok(pool);
     const agents = await f.client.listAgents(pool.id);
@@ -104,16 +104,18 @@ describe('agent pool and agent endpoints against the emulator', () => {
     await f.client.deleteAgent(gone.id);
     assert.deepEqual((await f.control.requests()).map((r) => r.status), [412, 412, 204]);
     await rejectsWithStatus(f.client.getAgent(gone.id), 404, 'GET', `/agents/${gone.id}`);
-    await rejectsWithStatus(f.client.deleteAgent(gone.id), 404, 'DELETE', `/agents/${gone.id}`);
+    await f.control.clearRequests();
+    await f.client.deleteAgent(gone.id);
+    assert.deepEqual((await f.control.requests()).map((r) => r.status), [404], 'deleting it again is a 404, and done');
     assert.deepEqual((await f.client.listAgents(pool.id)).map((a) => a.name), ['agent-idle', 'agent-busy']);
   });
 
-  it('404 for a missing organization, pool or agent', async () => {
+  it('404 for a missing organization, pool or agent; deleting a missing pool is done', async () => {
     await rejectsWithStatus(f.client.listAgentPools('no-such-org'), 404, 'GET', `/organizations/no-such-org/agent-pools${PAGE_QUERY}`);
     await rejectsWithStatus(f.client.createAgentPool('no-such-org', { name: 'p', organizationScoped: true, allowedWorkspaceIds: null }), 404, 'POST', '/organizations/no-such-org/agent-pools');
     await rejectsWithStatus(f.client.getAgentPool('apool-missing'), 404, 'GET', '/agent-pools/apool-missing');
-    await rejectsWithStatus(f.client.updateAgentPool('apool-missing', { name: 'x' }), 404, 'PATCH', '/agent-pools/apool-missing');
-    await rejectsWithStatus(f.client.deleteAgentPool('apool-missing'), 404, 'DELETE', '/agent-pools/apool-missing');
+    await rejectsWithStatus(f.client.updateAgentPool('apool-missing', { name: 'x', organizationScoped: true }), 404, 'PATCH', '/agent-pools/apool-missing');
+    await f.client.deleteAgentPool('apool-missing');
     await rejectsWithStatus(f.client.listAgents('apool-missing'), 404, 'GET', `/agent-pools/apool-missing/agents${PAGE_QUERY}`);
     await rejectsWithStatus(f.client.getAgent('agent-missing'), 404, 'GET', '/agents/agent-missing');
     assertErrorDocument((await f.control.raw('GET', '/agents/agent-missing')).json);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
-import type { CreatePolicyInput } from '../src/api/types.js';
+import type { CreatePolicyInput, Policy } from '../src/api/types.js';
 import { NetworkError } from '../src/errors.js';
 import { rejectsWithStatus } from './helpers/api-assert.js';
 import { at } from './helpers/api-documents.js';
@@ -19,9 +19,11 @@ async function policiesNamed(f: ApiFixture, name: string): Promise<number> {
 describe('retries', () => {
   let f: ApiFixture;
   let policyId: string;
+  let policy: Policy;
   before(async () => {
     f = await startApiFixture();
-    policyId = (await f.client.createPolicy('acme', policyInput('retry-target'))).id;
+    policy = await f.client.createPolicy('acme', policyInput('retry-target'));
+    policyId = policy.id;
   });
   afterEach(async () => {
     await f.control.clearFaults();
@@ -83,7 +85,7 @@ describe('retries', () => {
   });
 
   it('never retries a 422 or a 404: exactly one request each', async () => {
-    await rejectsWithStatus(f.client.updatePolicy(policyId, { enforcementLevel: 'mandatory' }), 422, 'PATCH', `/policies/${policyId}`);
+    await rejectsWithStatus(f.client.updatePolicy(policy, { enforcementLevel: 'mandatory' }), 422, 'PATCH', `/policies/${policyId}`);
     await rejectsWithStatus(f.client.getPolicy('pol-absent'), 404, 'GET', '/policies/pol-absent');
     assert.deepEqual((await f.control.requests()).map((r) => [r.method, r.status]), [['PATCH', 422], ['GET', 404]]);
   });

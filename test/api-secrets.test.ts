@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { inspect } from 'node:util';
@@ -32,8 +32,8 @@ describe('the token stays secret', () => {
       const policy = await client.createPolicy('acme', input('secret-check'));
       await capture(client.createPolicy('acme', input('secret-check')));
       await capture(client.getPolicy('pol-missing'));
-      await capture(client.updatePolicy(policy.id, { enforcementLevel: 'mandatory' }));
-      await capture(client.deleteAgent('agent-missing'));
+      await capture(client.updatePolicy(policy, { enforcementLevel: 'mandatory' }));
+      await capture(client.getAgent('agent-missing'));
       await f.control.addFaults({ kind: 'drop', method: 'GET', count: 0 });
       await capture(client.getPolicy(policy.id));
       await f.control.clearFaults();
@@ -45,7 +45,8 @@ describe('the token stays secret', () => {
       const big = join(f.tempDir, 'big.native');
       await writeFile(big, Buffer.alloc(MAX_CODE_BYTES + 1));
       await capture(client.uploadPolicy(policy.id, big));
-      await capture(client.downloadPolicy(policy));
+      assert.equal(await client.downloadPolicy(policy), null, 'no code was uploaded');
+      await capture(client.getAgentPool('apool-missing'));
       await f.control.setRateLimit(3);
       await f.control.addFaults({ kind: 'latency', 'latency-ms': 50, method: 'GET', count: 0 });
       await Promise.all(Array.from({ length: 10 }, () => client.getPolicy(policy.id)));
@@ -81,7 +82,7 @@ describe('the token stays secret', () => {
   });
 
   for (const mode of ['relative', 'other-host'] satisfies LocationMode[]) {
-    it(`sends the token to the API but not to the download's temporary URL (${mode} Location)`, async () => {
+    it(`sends the token to the API but not to the download's temporary URL (${mode} Location); User-Agent to both`, async () => {
       const proxy = await startRecordingProxy(f.emulator.origin, mode);
       const { logger } = capturingLogger();
       const client = new ApiClient({ baseUrl: `${proxy.origin}/api/v2`, token: TOKEN, logger });
@@ -98,6 +99,14 @@ describe('the token stays secret', () => {
         assert.equal(blobs.length, 1, JSON.stringify(proxy.seen.map((r) => r.url)));
         assert.equal(blobs[0]?.headers.authorization, undefined);
         if (mode === 'other-host') assert.match(String(blobs[0]?.headers.host), /^localhost:/);
+        await client.deletePolicy(policy.id);
+        const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+        const agent = `policy-pool-sync/${version}`;
+        assert.deepEqual(proxy.seen.filter((r) => r.headers['user-agent'] !== agent).map((r) => [r.method, r.url, r.headers['user-agent']]), [],
+          'every request names the client, the temporary URL included');
+        const writes = proxy.seen.filter((r) => ['POST', 'PATCH', 'DELETE'].includes(r.method));
+        assert.deepEqual(writes.map((r) => [r.method, r.headers['content-type']]),
+          [['POST', 'application/vnd.api+json'], ['DELETE', 'application/vnd.api+json']], 'a DELETE carries the JSON:API type too');
       } finally {
         await client.close();
         await proxy.close();

@@ -43,7 +43,7 @@ describe('upload limits', () => {
     const file = await fileOfSize(join(f.tempDir, 'limit.native'), MAX_CODE_BYTES);
     await f.client.uploadPolicy(policy.id, file);
     const code = await f.client.downloadPolicy(policy);
-    assert.equal(Buffer.byteLength(code), MAX_CODE_BYTES);
+    assert.equal(Buffer.byteLength(code ?? ''), MAX_CODE_BYTES);
     assert.deepEqual((await f.control.requests())[0]?.status, 200);
   });
 

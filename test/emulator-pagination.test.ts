@@ -23,25 +23,25 @@ describe('emulator pagination', () => {
     assert.equal(first.json.data.length, 20);
     assert.equal(first.json.data[0].attributes.name, 'policy-00');
     assert.deepEqual(first.json.links, { self: link(1, 20), first: link(1, 20), prev: null, next: link(2, 20), last: link(3, 20) });
-    assert.deepEqual(first.json.meta.pagination, { 'current-page': 1, 'prev-page': null, 'next-page': 2, 'total-pages': 3, 'total-count': 45 });
+    assert.deepEqual(first.json.meta.pagination, { 'current-page': 1, 'page-size': 20, 'prev-page': null, 'next-page': 2, 'total-pages': 3, 'total-count': 45 });
 
     const second = await t.call('GET', '/organizations/org/policies?page[number]=2&page[size]=20');
     assert.equal(second.json.data[0].attributes.name, 'policy-20');
     assert.deepEqual(second.json.links, { self: link(2, 20), first: link(1, 20), prev: link(1, 20), next: link(3, 20), last: link(3, 20) });
-    assert.deepEqual(second.json.meta.pagination, { 'current-page': 2, 'prev-page': 1, 'next-page': 3, 'total-pages': 3, 'total-count': 45 });
+    assert.deepEqual(second.json.meta.pagination, { 'current-page': 2, 'page-size': 20, 'prev-page': 1, 'next-page': 3, 'total-pages': 3, 'total-count': 45 });
 
     const third = await t.call('GET', '/organizations/org/policies?page%5Bnumber%5D=3&page%5Bsize%5D=20');
     assert.equal(third.json.data.length, 5);
     assert.equal(third.json.data[4].attributes.name, 'policy-44');
     assert.deepEqual(third.json.links, { self: link(3, 20), first: link(1, 20), prev: link(2, 20), next: null, last: link(3, 20) });
-    assert.deepEqual(third.json.meta.pagination, { 'current-page': 3, 'prev-page': 2, 'next-page': null, 'total-pages': 3, 'total-count': 45 });
+    assert.deepEqual(third.json.meta.pagination, { 'current-page': 3, 'page-size': 20, 'prev-page': 2, 'next-page': null, 'total-pages': 3, 'total-count': 45 });
   });
 
   it('clamps page[size]=500 to 100', async () => {
     const res = await t.call('GET', '/organizations/org/policies?page%5Bsize%5D=500');
     assert.equal(res.json.data.length, 45);
     assert.deepEqual(res.json.links, { self: link(1, 100), first: link(1, 100), prev: null, next: null, last: link(1, 100) });
-    assert.deepEqual(res.json.meta.pagination, { 'current-page': 1, 'prev-page': null, 'next-page': null, 'total-pages': 1, 'total-count': 45 });
+    assert.deepEqual(res.json.meta.pagination, { 'current-page': 1, 'page-size': 100, 'prev-page': null, 'next-page': null, 'total-pages': 1, 'total-count': 45 });
   });
 
   it('keeps other query parameters in the links, brackets encoded', async () => {

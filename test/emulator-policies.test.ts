@@ -23,7 +23,7 @@ describe('emulator policies', () => {
       description: 'd',
       kind: 'native',
       'enforcement-level': 'soft-mandatory',
-      enforce: [{ path: 'deny-all.native', mode: 'soft-mandatory' }],
+      enforce: [],
       'policy-set-count': 1,
       'updated-at': null,
     });
@@ -42,6 +42,7 @@ describe('emulator policies', () => {
     assert.equal(uploaded.status, 200);
     assert.equal(uploaded.json.data.type, 'policies');
     assert.match(uploaded.json.data.attributes['updated-at'], ISO_MS);
+    assert.deepEqual(uploaded.json.data.attributes.enforce, [{ path: 'deny-all.native', mode: 'soft-mandatory' }], 'enforce is filled once code is uploaded');
     const again = await t.call('GET', `/policies/${data.id}`);
     assert.equal(again.json.data.attributes['updated-at'], uploaded.json.data.attributes['updated-at']);
   });
@@ -55,13 +56,14 @@ describe('emulator policies', () => {
     assert.equal(attrs.kind, 'opa');
     assert.equal(attrs.query, 'data.terraform.deny');
     assert.equal(attrs['enforcement-level'], 'mandatory');
-    assert.deepEqual(attrs.enforce, [{ path: 'opa-one.rego', mode: 'mandatory' }]);
+    assert.deepEqual(attrs.enforce, [], 'empty until code is uploaded');
     assert.equal(attrs['policy-set-count'], 0);
   });
 
   it('keeps enforce and enforcement-level consistent on update, whichever is sent', async () => {
     const created = await t.call('POST', '/organizations/org/policies', { body: policyBody('levels', { 'enforcement-level': 'advisory' }) });
     const id = created.json.data.id;
+    await t.call('PUT', `/policies/${id}/upload`, { raw: 'main = rule { true }\n', contentType: 'application/octet-stream' });
     const byLevel = await t.call('PATCH', `/policies/${id}`, { body: { data: { type: 'policies', attributes: { 'enforcement-level': 'hard-mandatory' } } } });
     assert.equal(byLevel.status, 200);
     assert.equal(byLevel.json.data.attributes['enforcement-level'], 'hard-mandatory');

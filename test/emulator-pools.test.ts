@@ -54,6 +54,8 @@ describe('emulator agent pools and agents', () => {
       'authentication-tokens': { links: { related: `/api/v2/agent-pools/${data.id}/authentication-tokens` } },
       workspaces: { data: [] },
       'allowed-workspaces': { data: [{ id: WS_APP, type: 'workspaces' }] },
+      'allowed-projects': { data: [] },
+      'excluded-workspaces': { data: [] },
     });
     assert.deepEqual(data.links, { self: `/api/v2/agent-pools/${data.id}` });
     const included = await t.call('GET', `/agent-pools/${buildId}?include=workspaces`);
@@ -87,17 +89,37 @@ describe('emulator agent pools and agents', () => {
 
   it('renames in place with PATCH and replaces allowed-workspaces as a whole list', async () => {
     const agentsBefore = await t.call('GET', `/agent-pools/${buildId}/agents`);
-    const renamed = await t.call('PATCH', `/agent-pools/${buildId}`, { body: poolBody({ name: 'builders' }, [WS_OPS]) });
+    const renamed = await t.call('PATCH', `/agent-pools/${buildId}`, { body: poolBody({ name: 'builders', 'organization-scoped': false }, [WS_OPS]) });
     assert.equal(renamed.status, 200);
     assert.equal(renamed.json.data.id, buildId);
     assert.equal(renamed.json.data.attributes.name, 'builders');
-    assert.equal(renamed.json.data.attributes['organization-scoped'], false, 'unchanged when not sent');
+    assert.equal(renamed.json.data.attributes['organization-scoped'], false);
     assert.deepEqual(renamed.json.data.relationships['allowed-workspaces'].data, [{ id: WS_OPS, type: 'workspaces' }]);
-    const cleared = await t.call('PATCH', `/agent-pools/${buildId}`, { body: poolBody({}, []) });
+    const cleared = await t.call('PATCH', `/agent-pools/${buildId}`, { body: poolBody({ 'organization-scoped': false }, []) });
     assert.deepEqual(cleared.json.data.relationships['allowed-workspaces'].data, []);
     assert.equal(cleared.json.data.attributes.name, 'builders');
     const agentsAfter = await t.call('GET', `/agent-pools/${buildId}/agents`);
     assert.deepEqual(agentsAfter.json.data, agentsBefore.json.data, 'agents stay with the renamed pool');
+  });
+
+  it('a PATCH without organization-scoped sets it to true, its documented default; switched off, leaves it', async () => {
+    const pool = await t.call('POST', '/organizations/org/agent-pools', { body: poolBody({ name: 'scoped-check', 'organization-scoped': false }, [WS_APP]) });
+    const id = pool.json.data.id;
+    const renamed = await t.call('PATCH', `/agent-pools/${id}`, { body: poolBody({ name: 'scoped-check-2' }) });
+    assert.equal(renamed.json.data.attributes['organization-scoped'], true, 'a rename alone opened the pool to the organization');
+    assert.deepEqual(renamed.json.data.relationships['allowed-workspaces'].data, [{ id: WS_APP, type: 'workspaces' }]);
+    assert.deepEqual((await t.control('PUT', '/behaviour', { 'pool-patch-resets-scope': false })).json,
+      { 'pool-patch-resets-scope': false, 'reject-enforce-with-level': true, 'legacy-enforce': false });
+    try {
+      await t.call('PATCH', `/agent-pools/${id}`, { body: poolBody({ 'organization-scoped': false }) });
+      const kept = await t.call('PATCH', `/agent-pools/${id}`, { body: poolBody({ name: 'scoped-check-3' }) });
+      assert.equal(kept.json.data.attributes['organization-scoped'], false, 'switched off: unchanged when not sent');
+    } finally {
+      await t.control('PUT', '/behaviour', { 'pool-patch-resets-scope': true });
+    }
+    assert.equal((await t.control('PUT', '/behaviour', { 'pool-patch-resets-scope': 'yes' })).status, 400);
+    assert.equal((await t.control('PUT', '/behaviour', { 'no-such-switch': true })).status, 400);
+    assert.equal((await t.call('DELETE', `/agent-pools/${id}`)).status, 204);
   });
 
   it('lists agents with filter[last-ping-since] and shows one', async () => {
@@ -110,7 +132,9 @@ describe('emulator agent pools and agents', () => {
     assert.deepEqual(first, {
       id: first.id,
       type: 'agents',
-      attributes: { name: 'idle-1', status: 'idle', 'ip-address': '10.0.0.1', 'last-ping-at': '2026-01-02T00:00:00.000Z' },
+      attributes: {
+        name: 'idle-1', status: 'idle', 'ip-address': '10.0.0.1', 'last-ping-at': '2026-01-02T00:00:00.000Z', 'created-at': first.attributes['created-at'],
+      },
       links: { self: `/api/v2/agents/${first.id}` },
     });
     const recent = await t.call('GET', `/agent-pools/${buildId}/agents?filter%5Blast-ping-since%5D=2025-12-31T00:00:00Z`);
@@ -139,7 +163,9 @@ describe('emulator agent pools and agents', () => {
     assert.equal(added.status, 200);
     const [id] = added.json.ids;
     const shown = await t.call('GET', `/agents/${id}`);
-    assert.deepEqual(shown.json.data.attributes, { name: 'new-1', status: 'errored', 'ip-address': '10.1.1.1', 'last-ping-at': '2026-02-01T00:00:00.000Z' });
+    const { 'created-at': createdAt, ...attributes } = shown.json.data.attributes;
+    assert.deepEqual(attributes, { name: 'new-1', status: 'errored', 'ip-address': '10.1.1.1', 'last-ping-at': '2026-02-01T00:00:00.000Z' });
+    assert.match(createdAt, ISO_MS);
     assert.equal((await t.control('PATCH', `/agents/${id}`, { status: 'busy' })).status, 200);
     assert.equal((await t.call('DELETE', `/agents/${id}`)).status, 412, 'busy now');
     assert.equal((await t.control('POST', '/agents', { pool: 'apool-missing', agents: [] })).status, 404);

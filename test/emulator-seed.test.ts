@@ -18,6 +18,7 @@ organizations:
         agents: [{ name: runner-1, status: exited, ip-address: 10.0.0.5, last-ping-at: 2026-01-01T00:00:00Z }]
 faults:
   - { kind: latency, method: get, path: "^/policies", latency-ms: 250, count: 0 }
+behaviour: { pool-patch-resets-scope: false, legacy-enforce: true }
 `;
 
 function problemsOf(yaml: string): { file: string; line?: number; message: string }[] {
@@ -53,7 +54,13 @@ describe('emulator seed', () => {
         },
       ],
       faults: [{ kind: 'latency', method: 'GET', path: '^/policies', 'latency-ms': 250, count: 0 }],
+      behaviour: { poolPatchResetsScope: false, legacyEnforce: true },
     });
+  });
+
+  it('reports behaviour switches that are unknown or not true or false', () => {
+    const problems = problemsOf('organizations: []\nbehaviour:\n  legacy-enforce: maybe\n  lenient: true\n');
+    assert.deepEqual(problems.map((p) => [p.line, p.message]), [[4, 'unknown key "lenient"'], [3, 'legacy-enforce must be true or false']]);
   });
 
   it('reports every problem with the file and line', () => {

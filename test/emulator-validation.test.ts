@@ -52,6 +52,8 @@ describe('emulator validation', () => {
     assert422(await create(policyBody('t2', { enforce: 'advisory' })), '/data/attributes/enforce');
     assert422(await create(policyBody('t3', { enforce: [{ path: 't3.native' }] })), '/data/attributes/enforce/0');
     assert422(await create(policyBody('t4', { kind: 'opa', query: 7 })), '/data/attributes/query');
+    assert422(await create(policyBody('b1', { 'enforcement-level': 'advisory', enforce: [{ path: 'b1.native', mode: 'advisory' }] })),
+      '/data/attributes/enforce', /not both/);
     assert422(await create(policyBody('s1', { 'enforcement-level': 'advisory' }, ['polset-doesnotexist0000'])), '/data/relationships/policy-sets/data/0');
     const list = await t.call('GET', '/organizations/org/policies');
     assert.deepEqual(list.json.data.map((p: { attributes: { name: string } }) => p.attributes.name), ['taken', 'opa-x'], 'nothing was created');
@@ -62,13 +64,50 @@ describe('emulator validation', () => {
       t.call('PATCH', `/policies/${id}`, { body: { data: { type, attributes } } });
     assert422(await update(existingId, { 'enforcement-level': 'advisory' }, 'policy'), '/data/type');
     assert422(await update(existingId, { 'enforcement-level': 'mandatory' }), '/data/attributes/enforcement-level');
-    assert422(await update(existingId, { query: 'data.x' }), '/data/attributes/query');
     assert422(await update(existingId, { name: 'renamed' }), '/data/attributes/name');
     assert422(await update(existingId, { kind: 'opa' }), '/data/attributes/kind');
     assert422(await update(existingId, { description: false }), '/data/attributes/description');
     assert422(await update(opaId, { query: '' }), '/data/attributes/query');
     const shown = await t.call('GET', `/policies/${existingId}`);
     assert.equal(shown.json.data.attributes['enforcement-level'], 'advisory', 'unchanged');
+  });
+
+  it('a PATCH carrying a query for a native policy answers 200 and ignores it', async () => {
+    const res = await t.call('PATCH', `/policies/${existingId}`, { body: { data: { type: 'policies', attributes: { query: 'data.x', description: 'q' } } } });
+    assert.equal(res.status, 200);
+    assert.equal(res.json.data.attributes.description, 'q');
+    assert.equal(res.json.data.attributes.query, undefined);
+    const state = (await t.control('GET', '/state')).json;
+    const record = state.organizations[0].policies.find((p: { id: string }) => p.id === existingId);
+    assert.equal(record.query, null, 'nothing stored');
+  });
+
+  it('a create with both enforce and enforcement-level is accepted once the switch is off', async () => {
+    await t.control('PUT', '/behaviour', { 'reject-enforce-with-level': false });
+    try {
+      const res = await create(policyBody('both-ok', { 'enforcement-level': 'advisory', enforce: [{ path: 'both-ok.native', mode: 'soft-mandatory' }] }));
+      assert.equal(res.status, 200);
+      assert.equal(res.json.data.attributes['enforcement-level'], 'advisory', 'enforcement-level wins');
+      assert.equal((await t.call('DELETE', `/policies/${res.json.data.id}`)).status, 204);
+    } finally {
+      await t.control('PUT', '/behaviour', { 'reject-enforce-with-level': true });
+    }
+  });
+
+  it('answers 415 to a POST, PATCH or DELETE without the JSON:API media type, DELETE with no body included', async () => {
+    const body = JSON.stringify({ data: { type: 'policies', attributes: { description: 'x' } } });
+    const withoutType = [
+      await t.call('POST', '/organizations/org/policies', { raw: JSON.stringify(policyBody('m0', { 'enforcement-level': 'advisory' })), contentType: null }),
+      await t.call('PATCH', `/policies/${existingId}`, { raw: body, contentType: null }),
+      await t.call('PATCH', `/policies/${existingId}`, { raw: body, contentType: 'application/json' }),
+      await t.call('DELETE', `/policies/${existingId}`, { contentType: null }),
+      await t.call('DELETE', `/policies/${existingId}`, { contentType: 'application/json' }),
+      await t.call('DELETE', '/agent-pools/apool-whatever', { contentType: null }),
+      await t.call('DELETE', '/agents/agent-whatever', { contentType: null }),
+    ];
+    assert.deepEqual(withoutType.map((res) => res.status), [415, 415, 415, 415, 415, 415, 415]);
+    for (const res of withoutType) assert.equal(res.json.errors[0].status, '415');
+    assert.equal((await t.call('GET', `/policies/${existingId}`)).status, 200, 'not deleted, and a GET needs no type');
   });
 
   it('answers a wrong media type with 415 and a body that is not JSON with 400, both as error documents', async () => {

@@ -67,7 +67,12 @@ describe('drift made behind the tool', () => {
       assert.equal(created.status, 200, JSON.stringify(created.json));
     }
     await world.api('PATCH', `/agent-pools/${ids.get('pool:build')}`, {
-      data: { type: 'agent-pools', relationships: { 'allowed-workspaces': { data: [{ type: 'workspaces', id: WORKSPACES[1]!.id }] } } },
+      // Scope sent as it is: a PATCH without it opens the pool (its documented default), which the emulator models.
+      data: {
+        type: 'agent-pools',
+        attributes: { 'organization-scoped': false },
+        relationships: { 'allowed-workspaces': { data: [{ type: 'workspaces', id: WORKSPACES[1]!.id }] } },
+      },
     });
 
     await world.clearRequests();

@@ -1,35 +1,44 @@
-/** JSON:API request bodies, exactly as docs/api-behaviour.md (Requests, Policies, Agent pools) describes them. */
-import type { CreateAgentPoolInput, CreatePolicyInput, UpdateAgentPoolInput, UpdatePolicyInput } from './types.js';
+/**
+ * JSON:API request bodies, exactly as docs/api-behaviour.md (Requests, Policies, Agent pools) describes
+ * them: never two spellings of one field.
+ */
+import type { EnforcementLevel, PolicyKind } from '../model.js';
+import type { CreateAgentPoolInput, CreatePolicyInput, PolicyRef, UpdateAgentPoolInput, UpdatePolicyInput } from './types.js';
 
 type Attributes = Record<string, unknown>;
 
 /**
- * Sends `enforcement-level` and also the deprecated `enforce` array with the same level and the path
- * `<name>.native` / `<name>.rego`: servers older than mid-2023 read only `enforce`, and a consistent
- * pair means the same thing to every server (a wrong path would silently mean hard-mandatory).
+ * How an enforcement level is spelled: `enforcement-level` (every server since mid-2023), or under
+ * `legacy` the deprecated `enforce` array alone, which older servers read. Never both: the vendor's
+ * own client refuses to send the pair, and a server may reject it.
  */
-export function createPolicyBody(input: CreatePolicyInput): unknown {
-  const extension = input.kind === 'opa' ? 'rego' : 'native';
+function levelAttributes(name: string, kind: PolicyKind, level: EnforcementLevel, legacy: boolean): Attributes {
+  if (!legacy) return { 'enforcement-level': level };
+  return { enforce: [{ path: enforcePath(name, kind), mode: level }] };
+}
+
+/** `<name>.native` or `<name>.rego`: a native path that does not match would silently mean hard-mandatory. */
+export function enforcePath(name: string, kind: PolicyKind): string {
+  return `${name}.${kind === 'opa' ? 'rego' : 'native'}`;
+}
+
+export function createPolicyBody(input: CreatePolicyInput, legacy: boolean): unknown {
   const attributes: Attributes = {
     name: input.name,
     description: input.description,
     kind: input.kind,
-    'enforcement-level': input.enforcementLevel,
-    enforce: [{ path: `${input.name}.${extension}`, mode: input.enforcementLevel }],
+    ...levelAttributes(input.name, input.kind, input.enforcementLevel, legacy),
   };
   if (input.kind === 'opa' && input.query !== null) attributes.query = input.query;
   const policySets = input.policySetIds.map((id) => ({ id, type: 'policy-sets' }));
   return { data: { type: 'policies', attributes, relationships: { 'policy-sets': { data: policySets } } } };
 }
 
-/**
- * Only the fields being changed. `enforce` is not sent here: its path needs the policy's name, which
- * an update does not carry, and `enforcement-level` alone is a documented valid payload.
- */
-export function updatePolicyBody(input: UpdatePolicyInput): unknown {
+/** Only the fields being changed; `enforcement-level` alone is a documented valid payload. */
+export function updatePolicyBody(policy: PolicyRef, input: UpdatePolicyInput, legacy: boolean): unknown {
   const attributes: Attributes = {};
   if (input.description !== undefined) attributes.description = input.description;
-  if (input.enforcementLevel !== undefined) attributes['enforcement-level'] = input.enforcementLevel;
+  if (input.enforcementLevel !== undefined) Object.assign(attributes, levelAttributes(policy.name, policy.kind, input.enforcementLevel, legacy));
   if (input.query !== undefined) attributes.query = input.query;
   return { data: { type: 'policies', attributes } };
 }
@@ -40,10 +49,9 @@ export function createAgentPoolBody(input: CreateAgentPoolInput): unknown {
   return { data: { type: 'agent-pools', attributes, relationships: allowedWorkspaces(input.allowedWorkspaceIds) } };
 }
 
+/** Name and scope always: a PATCH that leaves `organization-scoped` out may set it to its documented default, true. */
 export function updateAgentPoolBody(input: UpdateAgentPoolInput): unknown {
-  const attributes: Attributes = {};
-  if (input.name !== undefined) attributes.name = input.name;
-  if (input.organizationScoped !== undefined) attributes['organization-scoped'] = input.organizationScoped;
+  const attributes: Attributes = { name: input.name, 'organization-scoped': input.organizationScoped };
   if (input.allowedWorkspaceIds === undefined) return { data: { type: 'agent-pools', attributes } };
   return { data: { type: 'agent-pools', attributes, relationships: allowedWorkspaces(input.allowedWorkspaceIds) } };
 }

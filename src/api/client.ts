@@ -11,6 +11,7 @@ import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
 import { readWith, successBody } from './responses.js';
 import { Transport, type HttpMethod, type TransportStats } from './transport.js';
+import { userAgent } from '../version.js';
 import type {
   Agent,
   AgentPool,
@@ -21,6 +22,7 @@ import type {
   ListPoliciesOptions,
   Policy,
   PolicyApi,
+  PolicyRef,
   UpdateAgentPoolInput,
   UpdatePolicyInput,
 } from './types.js';
@@ -44,6 +46,13 @@ export interface ApiClientOptions {
   onRateLimitWait?: (seconds: number) => void;
   /** Time, sleeping and jitter. @default the system clock */
   clock?: Clock;
+  /**
+   * For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array
+   * only, and read levels from `enforce` first. @default false
+   */
+  legacyEnforce?: boolean;
+  /** Sent on every request, the download redirect's included. @default `policy-pool-sync/<version>` */
+  userAgent?: string;
 }
 
 export type ApiClientStats = TransportStats;
@@ -55,10 +64,14 @@ export class ApiClient implements PolicyApi {
   private readonly transport: Transport;
   private readonly token: string;
   private readonly maxRetries: number;
+  private readonly legacy: boolean;
+  private readonly parsePolicy: (resource: unknown) => Policy;
 
   constructor(private readonly options: ApiClientOptions) {
     this.token = options.token;
     this.maxRetries = options.maxRetries ?? 5;
+    this.legacy = options.legacyEnforce ?? false;
+    this.parsePolicy = (resource) => parsePolicy(resource, this.legacy);
     this.transport = new Transport({
       baseUrl: options.baseUrl,
       token: options.token,
@@ -68,6 +81,7 @@ export class ApiClient implements PolicyApi {
       timeoutMs: options.timeoutMs ?? 30_000,
       maxRetries: this.maxRetries,
       clock: options.clock ?? systemClock(),
+      userAgent: options.userAgent ?? userAgent(),
       onRequest: options.onRequest,
       onRateLimitWait: options.onRateLimitWait,
     });
@@ -88,11 +102,11 @@ export class ApiClient implements PolicyApi {
     if (options.kind !== undefined) params.push(['filter[kind]', options.kind]);
     if (options.includePolicySets === true) params.push(['include', 'policy_sets']);
     const pages = await listAll(this.transport, this.token, `/organizations/${seg(organization)}/policies`, params);
-    return pages.flatMap((page) => page.items.map(parsePolicy));
+    return pages.flatMap((page) => page.items.map(this.parsePolicy));
   }
 
   getPolicy(id: string): Promise<Policy> {
-    return this.one('GET', `/policies/${seg(id)}`, undefined, parsePolicy);
+    return this.one('GET', `/policies/${seg(id)}`, undefined, this.parsePolicy);
   }
 
   createPolicy(organization: string, input: CreatePolicyInput): Promise<Policy> {
@@ -100,8 +114,8 @@ export class ApiClient implements PolicyApi {
       transport: this.transport,
       logger: this.options.logger,
       maxRetries: this.maxRetries,
-      request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input) },
-      read: (response) => readWith(response, this.token, (body) => parsePolicy(primary(body))),
+      request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input, this.legacy) },
+      read: (response) => readWith(response, this.token, (body) => this.parsePolicy(primary(body))),
       find: async () => (await this.listPolicies(organization, { search: input.name })).find((p) => p.name === input.name) ?? null,
     });
   }
@@ -114,17 +128,18 @@ export class ApiClient implements PolicyApi {
     successBody(await this.transport.send({ method: 'PUT', url, file: { path: filePath, size } }), this.token);
   }
 
-  downloadPolicy(policy: Policy): Promise<string> {
+  /** null: the service answered 404, which it does until code is uploaded. */
+  downloadPolicy(policy: Policy): Promise<string | null> {
     const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
     return fetchDownload(this.transport, this.token, new URL(link, this.options.baseUrl).href);
   }
 
-  updatePolicy(id: string, input: UpdatePolicyInput): Promise<Policy> {
-    return this.one('PATCH', `/policies/${seg(id)}`, updatePolicyBody(input), parsePolicy);
+  updatePolicy(policy: PolicyRef, input: UpdatePolicyInput): Promise<Policy> {
+    return this.one('PATCH', `/policies/${seg(policy.id)}`, updatePolicyBody(policy, input, this.legacy), this.parsePolicy);
   }
 
-  async deletePolicy(id: string): Promise<void> {
-    successBody(await this.transport.send({ method: 'DELETE', url: this.transport.url(`/policies/${seg(id)}`) }), this.token);
+  deletePolicy(id: string): Promise<void> {
+    return this.remove(`/policies/${seg(id)}`);
   }
 
   async listAgentPools(organization: string, options: ListAgentPoolsOptions = {}): Promise<AgentPoolList> {
@@ -159,8 +174,8 @@ export class ApiClient implements PolicyApi {
     return this.one('PATCH', `/agent-pools/${seg(id)}`, updateAgentPoolBody(input), parseAgentPool);
   }
 
-  async deleteAgentPool(id: string): Promise<void> {
-    successBody(await this.transport.send({ method: 'DELETE', url: this.transport.url(`/agent-pools/${seg(id)}`) }), this.token);
+  deleteAgentPool(id: string): Promise<void> {
+    return this.remove(`/agent-pools/${seg(id)}`);
   }
 
   async listAgents(poolId: string, options: { lastPingSince?: string } = {}): Promise<Agent[]> {
@@ -173,8 +188,21 @@ export class ApiClient implements PolicyApi {
     return this.one('GET', `/agents/${seg(id)}`, undefined, parseAgent);
   }
 
-  async deleteAgent(id: string): Promise<void> {
-    successBody(await this.transport.send({ method: 'DELETE', url: this.transport.url(`/agents/${seg(id)}`) }), this.token);
+  deleteAgent(id: string): Promise<void> {
+    return this.remove(`/agents/${seg(id)}`);
+  }
+
+  /**
+   * A DELETE answered 404 is done: what was asked for is true. That is the answer to a retry whose
+   * first answer was lost, and to a resource someone already deleted by hand.
+   */
+  private async remove(path: string): Promise<void> {
+    const response = await this.transport.send({ method: 'DELETE', url: this.transport.url(path) });
+    if (response.status === 404) {
+      this.options.logger.info({ ...response.request, status: 404 }, 'api delete: already gone, counted as deleted');
+      return;
+    }
+    successBody(response, this.token);
   }
 
   /** One request answered by a single-resource document. */

@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import { ApiClient, type ApiClientOptions } from './client.js';
 
 export interface ApiClientSetup {
-  /** `api.url`, `api.token-file`, `api.rate-limit` and `api.concurrency` are used. */
+  /** `api.url`, `api.token-file`, `api.rate-limit`, `api.concurrency` and `api.legacy-enforce` are used. */
   config: Config;
   /** `API_TOKEN` is read from here. */
   env: NodeJS.ProcessEnv;
@@ -32,6 +32,7 @@ export async function createApiClient(setup: ApiClientSetup): Promise<ApiClient>
     logger: setup.logger,
     rateLimit: config.api.rateLimit,
     concurrency: config.api.concurrency,
+    legacyEnforce: config.api.legacyEnforce,
     onRequest: setup.onRequest,
     onRateLimitWait: setup.onRateLimitWait,
   });

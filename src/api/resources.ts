@@ -1,22 +1,28 @@
 import { LEVELS_BY_KIND, type AgentStatus, type EnforcementLevel, type PolicyKind } from '../model.js';
 import type { Agent, AgentPool, Policy } from './types.js';
+import { enforcePath } from './bodies.js';
 import { field, int, relatedIds, requiredStr, str } from './json-api.js';
 
 const AGENT_STATUSES: readonly AgentStatus[] = ['idle', 'busy', 'exited', 'errored', 'unknown'];
 
-export function parsePolicy(resource: unknown): Policy {
+/**
+ * `legacy` (servers older than mid-2023): the level is read from the deprecated `enforce` first.
+ * Otherwise from `enforcement-level` first; the other spelling is the fallback either way.
+ */
+export function parsePolicy(resource: unknown, legacy = false): Policy {
   const attributes = field(resource, 'attributes');
   const links = field(resource, 'links');
   const id = requiredStr(resource, 'id', field(resource, 'id'));
   const kind: PolicyKind = field(attributes, 'kind') === 'opa' ? 'opa' : 'native';
   const policySetIds = relatedIds(resource, 'policy-sets');
+  const name = requiredStr(resource, 'attributes.name', field(attributes, 'name'));
   return {
     id,
-    name: requiredStr(resource, 'attributes.name', field(attributes, 'name')),
+    name,
     description: str(field(attributes, 'description')),
     kind,
     query: kind === 'opa' ? str(field(attributes, 'query')) : null,
-    enforcementLevel: levelOf(attributes, kind),
+    enforcementLevel: levelOf(attributes, kind, name, legacy),
     policySetCount: int(field(attributes, 'policy-set-count'), policySetIds.length),
     policySetIds,
     updatedAt: str(field(attributes, 'updated-at')),
@@ -29,16 +35,23 @@ export function parsePolicy(resource: unknown): Policy {
   };
 }
 
-/** `enforcement-level`, else the deprecated `enforce[0].mode`, else the kind's default. */
-function levelOf(attributes: unknown, kind: PolicyKind): EnforcementLevel {
-  const allowed = LEVELS_BY_KIND[kind];
-  const enforce = field(attributes, 'enforce');
-  const candidates = [field(attributes, 'enforcement-level'), Array.isArray(enforce) ? field(enforce[0], 'mode') : undefined];
-  for (const candidate of candidates) {
-    const level = allowed.find((l) => l === candidate);
-    if (level !== undefined) return level;
-  }
-  return kind === 'opa' ? 'advisory' : 'hard-mandatory';
+function levelOf(attributes: unknown, kind: PolicyKind, name: string, legacy: boolean): EnforcementLevel {
+  const explicit = LEVELS_BY_KIND[kind].find((l) => l === field(attributes, 'enforcement-level'));
+  const fromEnforce = enforceLevel(field(attributes, 'enforce'), kind, name);
+  const level = legacy ? fromEnforce ?? explicit : explicit ?? fromEnforce;
+  return level ?? (kind === 'opa' ? 'advisory' : 'hard-mandatory');
+}
+
+/**
+ * The level the deprecated `enforce` array gives: its first rule's mode, except that a native rule
+ * whose path is not `<name>.native` means hard-mandatory. Undefined when the array is empty (no code
+ * uploaded yet) or unreadable.
+ */
+function enforceLevel(enforce: unknown, kind: PolicyKind, name: string): EnforcementLevel | undefined {
+  if (!Array.isArray(enforce) || enforce.length === 0) return undefined;
+  const mode = LEVELS_BY_KIND[kind].find((l) => l === field(enforce[0], 'mode'));
+  if (mode === undefined) return undefined;
+  return kind === 'native' && field(enforce[0], 'path') !== enforcePath(name, kind) ? 'hard-mandatory' : mode;
 }
 
 export function parseAgentPool(resource: unknown): AgentPool {

@@ -37,6 +37,8 @@ export interface TransportOptions {
   timeoutMs: number;
   maxRetries: number;
   clock: Clock;
+  /** `User-Agent` of every request, temporary download URLs included. */
+  userAgent: string;
   onRequest?: (info: { method: string; status: number | 'error'; durationMs: number }) => void;
   onRateLimitWait?: (seconds: number) => void;
 }
@@ -54,6 +56,8 @@ type Outcome = { response: HttpResponse } | { failure: TransportFailure };
 /** How often one request may meet a 429 before giving up (the vendor's client uses 30). */
 const MAX_RATE_LIMITED = 30;
 const JSON_API = 'application/vnd.api+json';
+/** Methods that carry the JSON:API media type, with or without a body: the service answers 415 otherwise. */
+const MUTATING = new Set<HttpMethod>(['POST', 'PATCH', 'DELETE']);
 
 /**
  * Every HTTP exchange of one client: one keep-alive agent, one queue bounding concurrency, one pacer
@@ -179,10 +183,10 @@ export class Transport {
   }
 
   private headers(req: HttpRequest, inApi: boolean): Record<string, string> {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { 'user-agent': this.options.userAgent };
     if (inApi) headers.accept = JSON_API;
     if (inApi && req.auth !== false) headers.authorization = `Bearer ${this.options.token}`;
-    if (req.json !== undefined) headers['content-type'] = JSON_API;
+    if (MUTATING.has(req.method) || req.json !== undefined) headers['content-type'] = JSON_API;
     if (req.file) {
       headers['content-type'] = 'application/octet-stream';
       headers['content-length'] = String(req.file.size);

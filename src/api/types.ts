@@ -46,6 +46,9 @@ export interface CreatePolicyInput {
   policySetIds: string[];
 }
 
+/** The policy an update is about: its name and kind name the deprecated `enforce` path. */
+export type PolicyRef = Pick<Policy, 'id' | 'name' | 'kind'>;
+
 export interface UpdatePolicyInput {
   description?: string | null;
   enforcementLevel?: EnforcementLevel;
@@ -59,9 +62,14 @@ export interface CreateAgentPoolInput {
   allowedWorkspaceIds: string[] | null;
 }
 
+/**
+ * A pool PATCH always carries the name and the scope: the API documents `organization-scoped` as
+ * defaulting to true on PATCH, so leaving it out could open a restricted pool to the whole organization.
+ */
 export interface UpdateAgentPoolInput {
-  name?: string;
-  organizationScoped?: boolean;
+  name: string;
+  organizationScoped: boolean;
+  /** Replaces the whole list; not sent when absent. */
   allowedWorkspaceIds?: string[];
 }
 
@@ -93,17 +101,19 @@ export interface PolicyApi {
   createPolicy(organization: string, input: CreatePolicyInput): Promise<Policy>;
   /** Streams the file; refuses more than 10,485,760 bytes before sending. */
   uploadPolicy(id: string, filePath: string): Promise<void>;
-  /** Follows `links.download` and its redirect; returns the raw text. */
-  downloadPolicy(policy: Policy): Promise<string>;
-  updatePolicy(id: string, input: UpdatePolicyInput): Promise<Policy>;
+  /** Follows `links.download` and its redirect; returns the raw text, or null when the policy has no code (404). */
+  downloadPolicy(policy: Policy): Promise<string | null>;
+  updatePolicy(policy: PolicyRef, input: UpdatePolicyInput): Promise<Policy>;
+  /** A 404 counts as deleted: a retry after a lost answer, or someone deleted it already. */
   deletePolicy(id: string): Promise<void>;
   listAgentPools(organization: string, options?: ListAgentPoolsOptions): Promise<AgentPoolList>;
   getAgentPool(id: string, options?: { includeWorkspaces?: boolean }): Promise<AgentPool>;
   createAgentPool(organization: string, input: CreateAgentPoolInput): Promise<AgentPool>;
   updateAgentPool(id: string, input: UpdateAgentPoolInput): Promise<AgentPool>;
+  /** A 404 counts as deleted. */
   deleteAgentPool(id: string): Promise<void>;
   listAgents(poolId: string, options?: { lastPingSince?: string }): Promise<Agent[]>;
   getAgent(id: string): Promise<Agent>;
-  /** A 412 (the agent is idle or busy) is thrown as ApiError with status 412. */
+  /** A 412 (the agent is idle or busy) is thrown as ApiError with status 412; a 404 counts as deleted. */
   deleteAgent(id: string): Promise<void>;
 }

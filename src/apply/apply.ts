@@ -108,7 +108,7 @@ async function updatePolicy(change: PolicyChange, options: ApplyOptions): Promis
   if (change.fields['description'] !== undefined || change.adoptMarker) input.description = describe(declared.description, options);
   if (change.fields['enforcement-level'] !== undefined) input.enforcementLevel = declared.enforcementLevel;
   if (change.fields['query'] !== undefined && declared.query !== null) input.query = declared.query;
-  if (Object.keys(input).length > 0) await options.api.updatePolicy(change.id!, input);
+  if (Object.keys(input).length > 0) await options.api.updatePolicy(change.live!, input);
 }
 
 function describe(description: string | null, options: ApplyOptions): string | null {
@@ -124,11 +124,10 @@ async function createPool(change: PoolChange, options: ApplyOptions): Promise<vo
   });
 }
 
+/** Name and scope always (see UpdateAgentPoolInput); the allowed workspaces only when they drifted. */
 function poolUpdate(change: PoolChange): UpdateAgentPoolInput {
   const declared = change.declared!;
-  const input: UpdateAgentPoolInput = {};
-  if (change.fields['name'] !== undefined) input.name = declared.name;
-  if (change.fields['organization-scoped'] !== undefined) input.organizationScoped = declared.organizationScoped;
+  const input: UpdateAgentPoolInput = { name: declared.name, organizationScoped: declared.organizationScoped };
   if (change.fields['allowed-workspaces'] !== undefined && declared.allowedWorkspaces !== null) {
     input.allowedWorkspaceIds = declared.allowedWorkspaces;
   }

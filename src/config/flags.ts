@@ -22,7 +22,7 @@ export function configFromFlags(flags: ConfigFlags, env: NodeJS.ProcessEnv, cwd:
   const dir = path.resolve(cwd, flags.sourceDir);
   const name = 'default';
   const config: Config = {
-    api: { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8 },
+    api: { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false },
     sources: [{ ...sourceDefaults(name, flags.organization), path: dir }],
     listen: DEFAULT_LISTEN,
     webhookSecretEnv: 'WEBHOOK_SECRET',

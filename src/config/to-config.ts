@@ -8,7 +8,7 @@ export const DEFAULT_SCHEDULE = '*/5 * * * *';
 
 /** The config file as written (kebab-case), after schema validation. */
 export interface RawConfig {
-  api?: { url?: string; 'token-file'?: string | null; 'rate-limit'?: 'auto' | number; concurrency?: number };
+  api?: { url?: string; 'token-file'?: string | null; 'rate-limit'?: 'auto' | number; concurrency?: number; 'legacy-enforce'?: boolean };
   sources: RawSource[];
   listen?: string;
   'webhook-secret-env'?: string;
@@ -38,6 +38,7 @@ export function toConfig(raw: RawConfig, cwd: string): Config {
       tokenFile: tokenFile === null ? null : path.resolve(cwd, tokenFile),
       rateLimit: raw.api?.['rate-limit'] ?? 'auto',
       concurrency: raw.api?.concurrency ?? 8,
+      legacyEnforce: raw.api?.['legacy-enforce'] ?? false,
     },
     sources: raw.sources.map((s) => toSource(s, cwd)),
     listen: raw.listen ?? DEFAULT_LISTEN,

@@ -8,6 +8,8 @@ export interface ApiConfig {
   rateLimit: 'auto' | number;
   /** Requests in flight at once. @default 8 */
   concurrency: number;
+  /** Servers older than mid-2023: send and read the level as the deprecated `enforce` only. @default false */
+  legacyEnforce: boolean;
 }
 
 export interface GitSourceConfig {

@@ -2,9 +2,12 @@ import type { Config } from '../config/types.js';
 import { defaultSeed, startEmulator, type RunningEmulator, type Seed } from '../emulator/index.js';
 import type { Logger } from '../logger.js';
 
-/** The emulator's default seed plus every source's organization, so `api.url: embedded` works for any config. */
+/**
+ * The emulator's default seed plus every source's organization, so `api.url: embedded` works for any
+ * config; with `api.legacy-enforce` it acts as the old server that setting is for.
+ */
 export function embeddedSeed(config: Config): Seed {
-  const seed = defaultSeed();
+  const seed: Seed = { ...defaultSeed(), behaviour: { legacyEnforce: config.api.legacyEnforce } };
   for (const source of config.sources) {
     const existing = seed.organizations.find((o) => o.name === source.organization);
     if (existing === undefined) seed.organizations.push({ name: source.organization, maxAgentPools: source.maxAgentPools });

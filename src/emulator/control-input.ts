@@ -1,8 +1,8 @@
 /** Validation of control endpoint bodies; problems are 400s. */
 import type { AgentStatus } from '../model.js';
 import { badRequest, isObject } from './http.js';
-import { faultProblems, toFault } from './seed.js';
-import type { FaultSpec } from './types.js';
+import { behaviourProblems, faultProblems, toBehaviour, toFault, type RawBehaviour } from './seed.js';
+import type { Behaviour, FaultSpec } from './types.js';
 
 const STATUSES = new Set(['idle', 'busy', 'exited', 'errored', 'unknown']);
 
@@ -18,6 +18,12 @@ export function readFaultList(body: unknown): FaultSpec[] {
   const problems = faultProblems(body.faults);
   if (problems.length > 0) throw badRequest(problems.join('; '));
   return (body.faults as FaultSpec[]).map(toFault);
+}
+
+export function readBehaviourChanges(body: unknown): Partial<Behaviour> {
+  const problems = behaviourProblems(body);
+  if (problems.length > 0) throw badRequest(problems.join('; '));
+  return toBehaviour(body as RawBehaviour);
 }
 
 export function readAgentFields(value: unknown, creating: boolean): AgentFields {

@@ -1,4 +1,4 @@
-/** Control endpoints under /_emulator for tests and demos: faults, request log, agents, rate limit, state. */
+/** Control endpoints under /_emulator for tests and demos: faults, request log, agents, rate limit, behaviour, state. */
 import { agentResource } from './documents.js';
 import type { FaultList } from './faults.js';
 import { badRequest, isObject, readBody, type Reply } from './http.js';
@@ -6,13 +6,17 @@ import { requireAgent, requirePool } from './lookups.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { RequestLog } from './request-log.js';
 import type { Context, Route } from './router.js';
-import { readAgentFields, readFaultList } from './control-input.js';
+import { readAgentFields, readBehaviourChanges, readFaultList } from './control-input.js';
+import { fromBehaviour } from './seed.js';
+import type { Behaviour } from './types.js';
 import { addAgent, agentsOf, poolsOf, type Store } from './store.js';
 
 export interface ControlDeps {
   faults: FaultList;
   log: RequestLog;
   limiter: RateLimiter;
+  /** Changed in place. */
+  behaviour: Behaviour;
 }
 
 export function controlRoutes(deps: ControlDeps): Route[] {
@@ -24,6 +28,8 @@ export function controlRoutes(deps: ControlDeps): Route[] {
     { method: 'POST', pattern: '/agents', handler: addAgents },
     { method: 'PATCH', pattern: '/agents/:id', handler: updateAgent },
     { method: 'PUT', pattern: '/rate-limit', handler: async (ctx) => ok({ limit: setRateLimit(deps.limiter, await readJson(ctx)) }) },
+    { method: 'GET', pattern: '/behaviour', handler: () => ok(fromBehaviour(deps.behaviour)) },
+    { method: 'PUT', pattern: '/behaviour', handler: async (ctx) => ok(fromBehaviour(Object.assign(deps.behaviour, readBehaviourChanges(await readJson(ctx))))) },
     { method: 'GET', pattern: '/state', handler: (ctx) => ok(dumpState(ctx.store)) },
   ];
 }

@@ -8,15 +8,20 @@ const COUNTED_STATUSES = new Set(['idle', 'busy', 'unknown']);
 /** create: no download link; show, upload: all links and sets; list, update: sets omitted when empty. */
 export type PolicyView = 'create' | 'show' | 'list' | 'update';
 
-export function policyResource(policy: PolicyRecord, view: PolicyView): Record<string, unknown> {
+/**
+ * `enforce` is empty until code is uploaded, as the service answers. `legacy`: a server older than
+ * mid-2023, whose only level is `enforce`, always filled.
+ */
+export function policyResource(policy: PolicyRecord, view: PolicyView, legacy = false): Record<string, unknown> {
   const ext = policy.kind === 'opa' ? 'rego' : 'native';
+  const enforce = legacy || policy.code !== null ? [{ path: `${policy.name}.${ext}`, mode: policy.level }] : [];
   const attributes: Record<string, unknown> = {
     name: policy.name,
     description: policy.description,
     kind: policy.kind,
     ...(policy.kind === 'opa' ? { query: policy.query } : {}),
-    'enforcement-level': policy.level,
-    enforce: [{ path: `${policy.name}.${ext}`, mode: policy.level }],
+    ...(legacy ? {} : { 'enforcement-level': policy.level }),
+    enforce,
     'policy-set-count': policy.policySetIds.length,
     'updated-at': policy.updatedAt,
   };
@@ -58,6 +63,9 @@ export function poolResource(store: Store, pool: PoolRecord): Record<string, unk
       'authentication-tokens': { links: { related: `${self}/authentication-tokens` } },
       workspaces: { data: pool.workspaceIds.map(workspaceRef) },
       'allowed-workspaces': { data: pool.allowedWorkspaceIds.map(workspaceRef) },
+      // Managed elsewhere; present and empty, as the service sends them.
+      'allowed-projects': { data: [] },
+      'excluded-workspaces': { data: [] },
     },
     links: { self },
   };
@@ -91,6 +99,7 @@ export function agentResource(agent: AgentRecord): Record<string, unknown> {
       status: agent.status,
       'ip-address': agent.ipAddress,
       'last-ping-at': agent.lastPingAt,
+      'created-at': agent.createdAt,
     },
     links: { self: `${BASE}/agents/${agent.id}` },
   };

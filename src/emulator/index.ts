@@ -2,5 +2,6 @@
 export { startEmulator, type EmulatorOptions, type RunningEmulator } from './server.js';
 export { parseSeed } from './seed.js';
 export { defaultSeed } from './seed-default.js';
-export type { AgentStatus, FaultKind, FaultSpec, Seed, SeedAgent, SeedAgentPool, SeedOrganization, SeedWorkspace } from './types.js';
+export { defaultBehaviour } from './types.js';
+export type { AgentStatus, Behaviour, FaultKind, FaultSpec, Seed, SeedAgent, SeedAgentPool, SeedOrganization, SeedWorkspace } from './types.js';
 export type { LoggedRequest } from './request-log.js';

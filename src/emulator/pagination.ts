@@ -9,7 +9,10 @@ export interface Page<T> {
   pagination: Record<string, number | null>;
 }
 
-/** `listUrl` is the absolute URL of the list without query; `query` is the request's query. */
+/**
+ * `listUrl` is the absolute URL of the list without query; `query` is the request's query. A page
+ * past the end is empty, with `current-page` as asked.
+ */
 export function paginate<T>(all: T[], query: URLSearchParams, listUrl: string): Page<T> {
   const size = Math.min(MAX_PAGE_SIZE, positiveInt(query.get('page[size]')) ?? DEFAULT_PAGE_SIZE);
   const number = positiveInt(query.get('page[number]')) ?? 1;
@@ -28,6 +31,7 @@ export function paginate<T>(all: T[], query: URLSearchParams, listUrl: string): 
     },
     pagination: {
       'current-page': number,
+      'page-size': size,
       'prev-page': prev,
       'next-page': next,
       'total-pages': totalPages,

@@ -3,7 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import type { FaultList } from './faults.js';
-import { JSON_API, ReplyError, errorReply, type Reply } from './http.js';
+import { JSON_API, ReplyError, errorReply, mediaType, type Reply } from './http.js';
 import { RATE_LIMITED_BODY, type RateLimiter } from './rate-limit.js';
 import type { RequestLog } from './request-log.js';
 import type { Context, Router } from './router.js';
@@ -26,6 +26,7 @@ export async function handleApi(p: Pipeline, ctx: Context, loggedPath: string, r
   const finish = (status: number | null): void => record(p, ctx, loggedPath, status);
   if (!sameToken(presented, p.token)) return answer(res, unauthorized(), rate.headers, JSON_API, finish);
   if (!rate.allowed) return answer(res, { status: 429, body: RATE_LIMITED_BODY }, rate.headers, JSON_API, finish);
+  if (MUTATING.has(ctx.method) && mediaType(ctx.req) !== JSON_API) return answer(res, unsupportedMediaType(), rate.headers, JSON_API, finish);
   const fault = p.faults.take(ctx.method, ctx.path);
   if (fault?.kind === 'drop') return lose(ctx, res, finish);
   if (fault?.kind === 'status') {
@@ -74,6 +75,13 @@ export function answer(res: ServerResponse, reply: Reply, extra: Record<string, 
   res.writeHead(reply.status, headers);
   res.end(payload);
   done(reply.status);
+}
+
+/** POST, PATCH and DELETE carry the JSON:API media type, DELETE too with no body: the service answers 415 otherwise. */
+const MUTATING = new Set(['POST', 'PATCH', 'DELETE']);
+
+function unsupportedMediaType(): Reply {
+  return errorReply(415, [{ status: '415', title: 'unsupported media type', detail: `Content-Type must be ${JSON_API}` }]);
 }
 
 function unauthorized(): Reply {

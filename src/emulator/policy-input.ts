@@ -2,6 +2,7 @@
 import { LEVELS_BY_KIND, type EnforcementLevel, type PolicyKind } from '../model.js';
 import { invalid, isObject } from './http.js';
 import type { OrgRecord, PolicyRecord } from './store.js';
+import type { Behaviour } from './types.js';
 import { checkName, optionalString, readDocument, relationshipIds } from './validate.js';
 
 export type PolicyCreate = Pick<PolicyRecord, 'name' | 'description' | 'kind' | 'query' | 'level' | 'policySetIds'>;
@@ -12,31 +13,37 @@ export interface PolicyUpdate {
   level?: EnforcementLevel;
 }
 
-export function parsePolicyCreate(body: unknown, org: OrgRecord, nameTaken: (name: string) => boolean): PolicyCreate {
+export function parsePolicyCreate(body: unknown, org: OrgRecord, nameTaken: (name: string) => boolean, behaviour: Behaviour): PolicyCreate {
   const { attributes, relationships } = readDocument(body, 'policies');
   const name = checkName(attributes.name);
   if (nameTaken(name)) throw invalid('Name has already been taken', '/data/attributes/name');
   const kind = attributes.kind ?? 'native';
   if (kind !== 'native' && kind !== 'opa') throw invalid('kind must be native or opa', '/data/attributes/kind');
+  if (behaviour.rejectEnforceWithLevel && attributes.enforce !== undefined && attributes['enforcement-level'] !== undefined) {
+    throw invalid('send enforcement-level or the deprecated enforce, not both', '/data/attributes/enforce');
+  }
   const description = optionalString(attributes, 'description', true) ?? null;
   const query = checkQuery(kind, optionalString(attributes, 'query', false));
   if (kind === 'opa' && query === undefined) throw invalid("Query can't be blank for opa policies", '/data/attributes/query');
   const fallback: EnforcementLevel = kind === 'opa' ? 'advisory' : 'hard-mandatory';
-  const level = readLevel(attributes, kind, name) ?? fallback;
+  const level = readLevel(attributes, kind, name, behaviour.legacyEnforce) ?? fallback;
   const policySetIds = relationshipIds(relationships, 'policy-sets', 'policy-sets', (id) => org.policySets.has(id)) ?? [];
   return { name, description, kind, query: query ?? null, level, policySetIds };
 }
 
-export function parsePolicyUpdate(body: unknown, policy: PolicyRecord): PolicyUpdate {
+/** A `query` sent for a native policy is ignored (200), as the service does. */
+export function parsePolicyUpdate(body: unknown, policy: PolicyRecord, behaviour: Behaviour): PolicyUpdate {
   const { attributes } = readDocument(body, 'policies');
   if (attributes.name !== undefined && attributes.name !== policy.name) throw invalid('Name cannot be changed', '/data/attributes/name');
   if (attributes.kind !== undefined && attributes.kind !== policy.kind) throw invalid('Kind cannot be changed', '/data/attributes/kind');
   const update: PolicyUpdate = {};
   const description = optionalString(attributes, 'description', true);
   if (description !== undefined) update.description = description;
-  const query = checkQuery(policy.kind, optionalString(attributes, 'query', false));
-  if (query !== undefined) update.query = query;
-  const level = readLevel(attributes, policy.kind, policy.name);
+  if (policy.kind === 'opa') {
+    const query = checkQuery(policy.kind, optionalString(attributes, 'query', false));
+    if (query !== undefined) update.query = query;
+  }
+  const level = readLevel(attributes, policy.kind, policy.name, behaviour.legacyEnforce);
   if (level !== undefined) update.level = level;
   return update;
 }
@@ -49,10 +56,13 @@ function checkQuery(kind: PolicyKind, query: string | null | undefined): string 
   return query;
 }
 
-/** `enforcement-level` wins; else the deprecated `enforce` array decides; undefined when neither is sent. */
-function readLevel(attributes: Record<string, unknown>, kind: PolicyKind, name: string): EnforcementLevel | undefined {
+/**
+ * `enforcement-level` wins; else the deprecated `enforce` array decides; undefined when neither is
+ * sent. `legacy`: `enforcement-level` is unknown to the server and ignored.
+ */
+function readLevel(attributes: Record<string, unknown>, kind: PolicyKind, name: string, legacy: boolean): EnforcementLevel | undefined {
   const levels = LEVELS_BY_KIND[kind];
-  const explicit = attributes['enforcement-level'];
+  const explicit = legacy ? undefined : attributes['enforcement-level'];
   if (explicit !== undefined) {
     if (!levels.includes(explicit as EnforcementLevel)) {
       throw invalid(`enforcement-level must be one of ${levels.join(', ')} for ${kind} policies`, '/data/attributes/enforcement-level');

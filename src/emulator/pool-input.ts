@@ -9,8 +9,17 @@ export interface PoolChanges {
   allowedWorkspaceIds?: string[];
 }
 
-/** `nameTaken` must ignore the pool being updated. */
-export function parsePoolInput(body: unknown, org: OrgRecord, nameTaken: (name: string) => boolean, creating: boolean): PoolChanges {
+/**
+ * `nameTaken` must ignore the pool being updated. `scopeDefault`: the value an absent
+ * `organization-scoped` takes (true on create; on update too when the documented PATCH default applies).
+ */
+export function parsePoolInput(
+  body: unknown,
+  org: OrgRecord,
+  nameTaken: (name: string) => boolean,
+  creating: boolean,
+  scopeDefault: boolean | undefined,
+): PoolChanges {
   const { attributes, relationships } = readDocument(body, 'agent-pools');
   const changes: PoolChanges = {};
   if (creating || attributes.name !== undefined) {
@@ -18,7 +27,7 @@ export function parsePoolInput(body: unknown, org: OrgRecord, nameTaken: (name: 
     if (nameTaken(name)) throw invalid('Name has already been taken', '/data/attributes/name');
     changes.name = name;
   }
-  const scoped = optionalBoolean(attributes, 'organization-scoped');
+  const scoped = optionalBoolean(attributes, 'organization-scoped') ?? scopeDefault;
   if (scoped !== undefined) changes.organizationScoped = scoped;
   const allowed = relationshipIds(relationships, 'allowed-workspaces', 'workspaces', (id) => org.workspaces.has(id));
   if (allowed !== undefined) changes.allowedWorkspaceIds = allowed;

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { BlobStore } from './blobs.js';
 import type { Reply } from './http.js';
 import type { Store } from './store.js';
+import type { Behaviour } from './types.js';
 
 export interface Context {
   req: IncomingMessage;
@@ -15,6 +16,8 @@ export interface Context {
   blobs: BlobStore;
   /** `http://host:port`, for absolute URLs. */
   origin: string;
+  /** The current switches; the control endpoint changes them in place. */
+  behaviour: Behaviour;
   now: () => number;
 }
 

@@ -28,7 +28,7 @@ function listPolicies(ctx: Context): Reply {
   );
   const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`);
   const body: Record<string, unknown> = {
-    data: page.items.map((policy) => policyResource(policy, 'list')),
+    data: page.items.map((policy) => policyResource(policy, 'list', ctx.behaviour.legacyEnforce)),
     links: page.links,
     meta: { pagination: page.pagination },
   };
@@ -40,14 +40,14 @@ async function createPolicy(ctx: Context): Promise<Reply> {
   const org = requireOrg(ctx.store, ctx.params.org);
   const body = await readJsonBody(ctx.req, JSON_API);
   const taken = (name: string): boolean => [...ctx.store.policies.values()].some((p) => p.org === org.name && p.name === name);
-  const input = parsePolicyCreate(body, org, taken);
+  const input = parsePolicyCreate(body, org, taken, ctx.behaviour);
   const policy: PolicyRecord = { id: newId('pol'), org: org.name, ...input, updatedAt: null, code: null };
   ctx.store.policies.set(policy.id, policy);
-  return { status: 200, body: { data: policyResource(policy, 'create') } };
+  return { status: 200, body: { data: policyResource(policy, 'create', ctx.behaviour.legacyEnforce) } };
 }
 
 export function showPolicyReply(ctx: Context, policy: PolicyRecord): Reply {
-  const body: Record<string, unknown> = { data: policyResource(policy, 'show') };
+  const body: Record<string, unknown> = { data: policyResource(policy, 'show', ctx.behaviour.legacyEnforce) };
   if (includes(ctx.query, 'policy_sets')) body.included = includedPolicySets([policy]);
   return { status: 200, body };
 }
@@ -58,11 +58,11 @@ function showPolicy(ctx: Context): Reply {
 
 async function updatePolicy(ctx: Context): Promise<Reply> {
   const policy = requirePolicy(ctx.store, ctx.params.id);
-  const update = parsePolicyUpdate(await readJsonBody(ctx.req, JSON_API), policy);
+  const update = parsePolicyUpdate(await readJsonBody(ctx.req, JSON_API), policy, ctx.behaviour);
   if (update.description !== undefined) policy.description = update.description;
   if (update.query !== undefined) policy.query = update.query;
   if (update.level !== undefined) policy.level = update.level;
-  return { status: 200, body: { data: policyResource(policy, 'update') } };
+  return { status: 200, body: { data: policyResource(policy, 'update', ctx.behaviour.legacyEnforce) } };
 }
 
 function deletePolicy(ctx: Context): Reply {

@@ -69,7 +69,7 @@ async function createPool(ctx: Context): Promise<Reply> {
   const org = requireOrg(ctx.store, ctx.params.org);
   const body = await readJsonBody(ctx.req, JSON_API);
   const existing = poolsOf(ctx.store, org.name);
-  const changes = parsePoolInput(body, org, (name) => existing.some((pool) => pool.name === name), true);
+  const changes = parsePoolInput(body, org, (name) => existing.some((pool) => pool.name === name), true, true);
   if (existing.length >= org.maxAgentPools) {
     throw new ReplyError(422, [
       { status: '422', title: 'invalid attribute', detail: `Organization has reached its limit of ${org.maxAgentPools} agent pools`, source: { pointer: '/data' } },
@@ -97,7 +97,9 @@ async function updatePool(ctx: Context): Promise<Reply> {
   const org = requireOrg(ctx.store, pool.org);
   const body = await readJsonBody(ctx.req, JSON_API);
   const others = poolsOf(ctx.store, org.name).filter((other) => other.id !== pool.id);
-  const changes = parsePoolInput(body, org, (name) => others.some((other) => other.name === name), false);
+  // The PATCH table documents organization-scoped as "Default: true": leaving it out opens the pool.
+  const scopeDefault = ctx.behaviour.poolPatchResetsScope ? true : undefined;
+  const changes = parsePoolInput(body, org, (name) => others.some((other) => other.name === name), false, scopeDefault);
   if (changes.name !== undefined) pool.name = changes.name;
   if (changes.organizationScoped !== undefined) pool.organizationScoped = changes.organizationScoped;
   if (changes.allowedWorkspaceIds !== undefined) pool.allowedWorkspaceIds = changes.allowedWorkspaceIds;

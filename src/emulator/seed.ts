@@ -4,7 +4,7 @@
  */
 import type { SourceProblem } from '../errors.js';
 import { checkYaml, invalidFile, keyLabel, parseYaml, schemaIssues, type YamlDocument } from '../yaml/index.js';
-import type { FaultSpec, Seed, SeedAgent, SeedAgentPool, SeedOrganization } from './types.js';
+import type { Behaviour, FaultSpec, Seed, SeedAgent, SeedAgentPool, SeedOrganization } from './types.js';
 
 /** The seed file as written, once it matches its schema. */
 interface RawSeed {
@@ -12,7 +12,21 @@ interface RawSeed {
   'rate-limit'?: number;
   organizations?: RawOrganization[];
   faults?: FaultSpec[];
+  behaviour?: RawBehaviour;
 }
+
+/** The behaviour switches as the seed and the control endpoint spell them. */
+export interface RawBehaviour {
+  'pool-patch-resets-scope'?: boolean;
+  'reject-enforce-with-level'?: boolean;
+  'legacy-enforce'?: boolean;
+}
+
+const BEHAVIOUR_KEYS = {
+  'pool-patch-resets-scope': 'poolPatchResetsScope',
+  'reject-enforce-with-level': 'rejectEnforceWithLevel',
+  'legacy-enforce': 'legacyEnforce',
+} as const satisfies Record<keyof RawBehaviour, keyof Behaviour>;
 
 interface RawOrganization {
   name: string;
@@ -41,6 +55,29 @@ export function parseSeed(yamlText: string, file: string): Seed {
 /** The faults of a control request body, checked against the seed schema's `faults`; a list of messages, empty when valid. */
 export function faultProblems(faults: unknown): string[] {
   return schemaIssues('emulator-seed', { faults }).map((issue) => issue.message);
+}
+
+/** The behaviour switches of a control request body, checked against the seed schema's `behaviour`; messages, empty when valid. */
+export function behaviourProblems(behaviour: unknown): string[] {
+  return schemaIssues('emulator-seed', { behaviour }).map((issue) => issue.message);
+}
+
+export function toBehaviour(raw: RawBehaviour): Partial<Behaviour> {
+  const behaviour: Partial<Behaviour> = {};
+  for (const [key, name] of Object.entries(BEHAVIOUR_KEYS) as Array<[keyof RawBehaviour, keyof Behaviour]>) {
+    const value = raw[key];
+    if (value !== undefined) behaviour[name] = value;
+  }
+  return behaviour;
+}
+
+/** The switches in the seed's spelling. */
+export function fromBehaviour(behaviour: Behaviour): Required<RawBehaviour> {
+  return {
+    'pool-patch-resets-scope': behaviour.poolPatchResetsScope,
+    'reject-enforce-with-level': behaviour.rejectEnforceWithLevel,
+    'legacy-enforce': behaviour.legacyEnforce,
+  };
 }
 
 export function toFault(raw: FaultSpec): FaultSpec {
@@ -83,6 +120,7 @@ function toSeed(raw: RawSeed): Seed {
   if (raw.token !== undefined) seed.token = raw.token;
   if (raw['rate-limit'] !== undefined) seed.rateLimit = raw['rate-limit'];
   if (raw.faults !== undefined) seed.faults = raw.faults.map(toFault);
+  if (raw.behaviour !== undefined) seed.behaviour = toBehaviour(raw.behaviour);
   return seed;
 }
 

@@ -17,7 +17,7 @@ import { policyRoutes } from './routes-policies.js';
 import { poolRoutes } from './routes-pools.js';
 import { defaultSeed } from './seed-default.js';
 import { createStore } from './store.js';
-import type { Seed } from './types.js';
+import { defaultBehaviour, type Behaviour, type Seed } from './types.js';
 
 export interface EmulatorOptions {
   /** @default 0 (any free port) */
@@ -46,6 +46,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const host = options.host ?? '127.0.0.1';
   const now = (): number => Date.now();
   const store = createStore(seed, now);
+  const behaviour: Behaviour = { ...defaultBehaviour(), ...seed.behaviour };
   const blobs = createBlobStore(now);
   const faults = createFaultList();
   faults.add(seed.faults ?? []);
@@ -53,7 +54,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const log = createRequestLog();
   const pipeline: Pipeline = {
     api: createRouter([...policyRoutes, ...policyCodeRoutes, ...poolRoutes, ...agentRoutes]),
-    control: createRouter(controlRoutes({ faults, log, limiter })),
+    control: createRouter(controlRoutes({ faults, log, limiter, behaviour })),
     blobs: createRouter([{ method: 'GET', pattern: '/:key', handler: serveBlob }]),
     faults,
     limiter,
@@ -68,7 +69,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const url = new URL(raw, 'http://emulator');
     const at = (prefix: string): Context => ({
       req, method: req.method ?? 'GET', path: url.pathname.slice(prefix.length) || '/', query: url.searchParams,
-      params: {}, store, blobs, origin, now,
+      params: {}, store, blobs, origin, now, behaviour,
     });
     const guard = (handling: Promise<void>): void =>
       void handling.catch((error: unknown) => {

@@ -42,6 +42,7 @@ export interface AgentRecord {
   status: AgentStatus;
   ipAddress: string;
   lastPingAt: string;
+  createdAt: string;
 }
 
 export interface Store {
@@ -85,6 +86,8 @@ export function addAgent(store: Store, poolId: string, agent: SeedAgent, now: ()
     status: agent.status,
     ipAddress: agent.ipAddress ?? '127.0.0.1',
     lastPingAt: agent.lastPingAt ?? new Date(now()).toISOString(),
+    // Registered no later than its last ping.
+    createdAt: new Date(Math.min(now(), Date.parse(agent.lastPingAt ?? '') || Infinity)).toISOString(),
   };
   store.agents.set(record.id, record);
   return record;

@@ -50,6 +50,23 @@ export interface SeedOrganization {
   agentPools?: SeedAgentPool[];
 }
 
+/**
+ * Where the vendor's documents leave room, the emulator takes the reading that is hardest on a
+ * client, so that tests catch a client that relies on the lenient one. Each can be switched off.
+ */
+export interface Behaviour {
+  /** A pool PATCH without `organization-scoped` sets it to true, its documented PATCH default. @default true */
+  poolPatchResetsScope: boolean;
+  /** A policy create carrying both `enforce` and `enforcement-level` answers 422. @default true */
+  rejectEnforceWithLevel: boolean;
+  /** Act as a server older than mid-2023: read levels only from `enforce`, answer without `enforcement-level`. @default false */
+  legacyEnforce: boolean;
+}
+
+export function defaultBehaviour(): Behaviour {
+  return { poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false };
+}
+
 export interface Seed {
   /** Default: env API_TOKEN, else a random token. */
   token?: string;
@@ -57,4 +74,6 @@ export interface Seed {
   rateLimit?: number;
   organizations: SeedOrganization[];
   faults?: FaultSpec[];
+  /** Switches of the pessimistic readings; unset ones keep their defaults. */
+  behaviour?: Partial<Behaviour>;
 }

@@ -39,8 +39,9 @@ async function withCode(policy: Policy, declared: DeclaredPolicy | undefined, op
   if (policy.updatedAt === null) return livePolicy(policy, null);
   const cached = options.codeCache?.get(policy.id, policy.updatedAt);
   if (cached !== undefined && cached === codeDigest(declared.code)) return livePolicy(policy, declared.code);
+  // null: the service says this policy has no code (404), so the planner plans an upload.
   const code = await options.api.downloadPolicy(policy);
-  options.codeCache?.set(policy.id, policy.updatedAt, codeDigest(code));
+  if (code !== null) options.codeCache?.set(policy.id, policy.updatedAt, codeDigest(code));
   return livePolicy(policy, code);
 }
 

@@ -32,6 +32,11 @@ export class EmulatorControl {
     return body.ids;
   }
 
+  /** Switches of the emulator's pessimistic readings, kebab-case keys; answers all of them. */
+  async setBehaviour(changes: Record<string, boolean>): Promise<Record<string, boolean>> {
+    return (await this.call('PUT', '/_emulator/behaviour', changes)) as Record<string, boolean>;
+  }
+
   async state(): Promise<unknown> {
     return this.call('GET', '/_emulator/state');
   }
@@ -41,7 +46,7 @@ export class EmulatorControl {
     const response = await fetch(`${this.origin}/api/v2${path}`, {
       method,
       redirect: 'manual',
-      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/vnd.api+json' }) },
+      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined && method === 'GET' ? {} : { 'content-type': 'application/vnd.api+json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await response.text();

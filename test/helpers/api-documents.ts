@@ -46,7 +46,9 @@ export function assertPolicyResource(resource: unknown, expected: ExpectedPolicy
   else assert.ok(at(resource, 'attributes.query') == null, 'no query on a native policy');
   assert.equal(at(resource, 'attributes.enforcement-level'), expected.level);
   const extension = expected.kind === 'opa' ? 'rego' : 'native';
-  assert.deepEqual(at(resource, 'attributes.enforce'), [{ path: `${expected.name}.${extension}`, mode: expected.level }]);
+  // The deprecated enforce array is empty until code is uploaded.
+  const enforce = expected.uploaded ? [{ path: `${expected.name}.${extension}`, mode: expected.level }] : [];
+  assert.deepEqual(at(resource, 'attributes.enforce'), enforce);
   assert.equal(at(resource, 'attributes.policy-set-count'), expected.policySetIds.length);
   assert.ok(has(resource, 'attributes.updated-at'), 'attributes.updated-at present');
   if (expected.uploaded) assert.match(String(at(resource, 'attributes.updated-at')), TIMESTAMP);
@@ -85,6 +87,8 @@ export function assertPoolResource(resource: unknown, expected: ExpectedPool): v
   for (const ws of workspaces) assert.equal(at(ws, 'type'), 'workspaces');
   const allowed = at(resource, 'relationships.allowed-workspaces.data');
   assert.deepEqual(allowed, expected.allowedWorkspaceIds.map((wsId) => ({ id: wsId, type: 'workspaces' })));
+  assert.deepEqual(at(resource, 'relationships.allowed-projects.data'), []);
+  assert.deepEqual(at(resource, 'relationships.excluded-workspaces.data'), []);
   assert.equal(at(resource, 'links.self'), `/api/v2/agent-pools/${id}`);
 }
 
@@ -103,6 +107,8 @@ export function assertAgentResource(resource: unknown, expected: ExpectedAgent):
   assert.equal(at(resource, 'attributes.status'), expected.status);
   assert.equal(at(resource, 'attributes.ip-address'), expected.ipAddress);
   assert.equal(at(resource, 'attributes.last-ping-at'), expected.lastPingAt);
+  assert.match(String(at(resource, 'attributes.created-at')), TIMESTAMP);
+  assert.ok(String(at(resource, 'attributes.created-at')) <= expected.lastPingAt, 'created no later than its last ping');
   assert.equal(at(resource, 'links.self'), `/api/v2/agents/${id}`);
 }
 
@@ -116,6 +122,8 @@ export function assertListEnvelope(document: unknown, page: { current: number; t
   assert.equal(at(document, 'links.prev') === null, page.current === 1);
   assert.equal(at(document, 'links.next') === null, page.current === page.total);
   assert.equal(at(document, 'meta.pagination.current-page'), page.current);
+  const size = at(document, 'meta.pagination.page-size');
+  assert.ok(Number.isInteger(size) && Number(size) >= 1 && Number(size) <= 100, `meta.pagination.page-size ${String(size)}`);
   assert.equal(at(document, 'meta.pagination.prev-page'), page.current === 1 ? null : page.current - 1);
   assert.equal(at(document, 'meta.pagination.next-page'), page.current === page.total ? null : page.current + 1);
   assert.equal(at(document, 'meta.pagination.total-pages'), page.total);

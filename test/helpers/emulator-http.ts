@@ -56,7 +56,9 @@ export async function startTestEmulator(seed: Seed = testSeed()): Promise<TestEm
     let body: string | Buffer | undefined;
     if (options.raw !== undefined) body = options.raw;
     else if (options.body !== undefined) body = JSON.stringify(options.body);
-    const contentType = options.contentType === undefined ? (body === undefined ? null : 'application/vnd.api+json') : options.contentType;
+    // POST, PATCH and DELETE carry the JSON:API type even without a body, as a correct client sends them.
+    const jsonApi = body !== undefined || ['POST', 'PATCH', 'DELETE'].includes(method);
+    const contentType = options.contentType === undefined ? (jsonApi ? 'application/vnd.api+json' : null) : options.contentType;
     if (contentType !== null) headers['content-type'] = contentType;
     const url = path.startsWith('http') ? path : `${emu.url}${path}`;
     const res = await fetch(url, { method, headers, body, redirect: options.redirect ?? 'manual' });

@@ -79,7 +79,8 @@ export class World {
   async api(method: string, path: string, body?: unknown, contentType = 'application/vnd.api+json'): Promise<{ status: number; json: unknown }> {
     const response = await fetch(`${this.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': contentType }) },
+      // POST, PATCH and DELETE carry the media type even without a body, as the service requires.
+      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined && method === 'GET' ? {} : { 'content-type': contentType }) },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
     const text = await response.text();
