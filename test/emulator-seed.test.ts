@@ -60,7 +60,10 @@ describe('emulator seed', () => {
 
   it('reports behaviour switches that are unknown or not true or false', () => {
     const problems = problemsOf('organizations: []\nbehaviour:\n  legacy-enforce: maybe\n  lenient: true\n');
-    assert.deepEqual(problems.map((p) => [p.line, p.message]), [[4, 'unknown key "lenient"'], [3, 'legacy-enforce must be true or false']]);
+    assert.deepEqual(problems.map((p) => [p.line, p.message]), [
+      [3, 'behaviour.legacy-enforce must be true or false, not "maybe"'],
+      [4, 'unknown key "lenient" in behaviour (allowed: pool-patch-resets-scope, reject-enforce-with-level, legacy-enforce)'],
+    ]);
   });
 
   it('reports every problem with the file and line', () => {

@@ -1,9 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { configFromFlags, loadConfig } from '../config/index.js';
 import type { Config } from '../config/types.js';
 import { runDaemon } from '../daemon/index.js';
 import { errorMessage, formatProblem, UsageError, ValidationError } from '../errors.js';
 import { createLogger } from '../logger.js';
+import { packageVersion } from '../version.js';
 import { parseCliArgs, USAGE, type CliArgs } from './args.js';
 import { runEmulator } from './emulator-command.js';
 import { runOnce, runValidate } from './one-shot.js';
@@ -35,7 +36,7 @@ async function main(argv: string[], io: ProcessIo): Promise<number> {
     return 0;
   }
   if (args.version) {
-    io.stdout.write(`${version()}\n`);
+    io.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
   // The process's own stderr gets pino's synchronous file-descriptor writer, so no line is lost at exit.
@@ -63,10 +64,6 @@ async function resolveConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Con
   return args.apiUrl === null ? config : { ...config, api: { ...config.api, url: args.apiUrl } };
 }
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 function report(error: unknown, io: ProcessIo): number {
   if (error instanceof ValidationError) {
