@@ -3,7 +3,6 @@ import type { Logger } from '../logger.js';
 import { gitSource } from './git.js';
 import { localSource } from './local.js';
 
-export { GitFetchError } from './git.js';
 export { redactCredentials, safeErrorMessage } from './redact.js';
 
 /** Where a source's declared tree is, once checked out. */

@@ -13,7 +13,7 @@ export function localSource(dir: string): Source {
 }
 
 /** Dotfiles and `.git` are not watched at all, except `.syncignore`, which changes what the source declares. */
-export function isUnwatchedPath(root: string, file: string): boolean {
+function isUnwatchedPath(root: string, file: string): boolean {
   const relative = path.relative(root, file);
   if (relative === '' || relative.startsWith('..')) return false;
   return relative.split(path.sep).some((segment) => segment.startsWith('.') && segment !== SYNCIGNORE_FILE);
@@ -25,7 +25,7 @@ export function isUnwatchedPath(root: string, file: string): boolean {
  * cannot change the declared state (a README, a mock, anything `.syncignore` leaves out) trigger nothing.
  * Resolves once the initial scan is done, so changes made after that are seen.
  */
-export async function watchFolder(root: string, onChange: () => void, debounceMs = 300): Promise<SourceWatch> {
+async function watchFolder(root: string, onChange: () => void, debounceMs = 300): Promise<SourceWatch> {
   let filter = await loadPathFilter(root);
   let timer: NodeJS.Timeout | null = null;
   const watcher = watch(root, { ignoreInitial: true, ignored: (file) => isUnwatchedPath(root, file) });
