@@ -4,7 +4,7 @@ import { ApiError, NetworkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { sourceErrors } from '../output/index.js';
 import { createCodeCache, type PassOutcome, type PassRequest } from '../reconcile.js';
-import { openSource, redactCredentials, safeErrorMessage, type Checkout, type Source, type SourceWatch } from '../source/index.js';
+import { openSource, redactCredentials, safeErrorMessage, type Checkout, type SourceWatch } from '../source/index.js';
 import type { DaemonMetrics } from './metrics.js';
 import { startSchedule, type Schedule } from './schedule.js';
 import { createSourceLoop, type BackoffOptions, type LoopPassResult, type SourceLoop, type TriggerReason } from './source-loop.js';
@@ -45,7 +45,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
 
   /** One pass: check the source out, then run the reconcile pass in apply mode, and record what it came to. */
   async function pass(trigger: TriggerReason, signal: AbortSignal): Promise<LoopPassResult> {
-    const { dir, revision } = await checkout(repo, signal);
+    const { dir, revision } = await checkout(signal);
     const guard = guardApi(options.api, signal);
     let outcome: PassOutcome;
     try {
@@ -73,10 +73,10 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   }
 
   /** The checkout, and whether git could be reached, for /readyz. */
-  async function checkout(from: Source, signal: AbortSignal): Promise<Checkout> {
-    if (from.kind !== 'git') return from.checkout(signal);
+  async function checkout(signal: AbortSignal): Promise<Checkout> {
+    if (repo.kind !== 'git') return repo.checkout(signal);
     try {
-      const result = await from.checkout(signal);
+      const result = await repo.checkout(signal);
       state.gitReached = true;
       state.lastAttemptedRevision = result.revision;
       return result;
