@@ -4,7 +4,7 @@ import path from 'node:path';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import type { GitSourceConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
-import type { Checkout, Source } from './index.js';
+import type { Checkout, Source } from './types.js';
 import { redactCredentials, safeErrorMessage } from './redact.js';
 
 export interface GitSourceOptions {

@@ -2,35 +2,10 @@ import type { SourceConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { gitSource } from './git.js';
 import { localSource } from './local.js';
+import type { Source } from './types.js';
 
 export { redactCredentials, safeErrorMessage } from './redact.js';
-
-/** Where a source's declared tree is, once checked out. */
-export interface Checkout {
-  /** Folder holding the declared tree: the local folder, or the git checkout joined with `git.path`. */
-  dir: string;
-  /** The commit checked out, or null for a local folder. */
-  revision: string | null;
-}
-
-export interface SourceWatch {
-  close(): Promise<void>;
-}
-
-/** Where the declared tree of one configured source comes from: a local folder or a git repository. */
-export interface Source {
-  readonly kind: 'path' | 'git';
-  /**
-   * Brings the declared tree up to date (a git source fetches its ref; a local folder is read where it is).
-   * `signal` aborts a fetch under way. Errors never carry the credentials of a git URL.
-   */
-  checkout(signal?: AbortSignal): Promise<Checkout>;
-  /**
-   * Calls `onChange` once per burst of changes to files that can change the declared state, `debounceMs` after the
-   * last one. Resolves with null for a source that cannot be watched (git: its pushes arrive by webhook).
-   */
-  watch(onChange: () => void, debounceMs?: number): Promise<SourceWatch | null>;
-}
+export type { Checkout, Source, SourceWatch } from './types.js';
 
 export interface SourceContext {
   /** Git checkouts live in `stateDir/<source name>`. */

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { watch } from 'chokidar';
 import { isDeclaredPath, loadPathFilter, SYNCIGNORE_FILE, type PathFilter } from '../declared/index.js';
-import type { Source, SourceWatch } from './index.js';
+import type { Source, SourceWatch } from './types.js';
 
 /** A local folder, read where it is; a watch on it triggers passes. */
 export function localSource(dir: string): Source {

@@ -1,0 +1,26 @@
+/** Where a source's declared tree is, once checked out. */
+export interface Checkout {
+  /** Folder holding the declared tree: the local folder, or the git checkout joined with `git.path`. */
+  dir: string;
+  /** The commit checked out, or null for a local folder. */
+  revision: string | null;
+}
+
+export interface SourceWatch {
+  close(): Promise<void>;
+}
+
+/** Where the declared tree of one configured source comes from: a local folder or a git repository. */
+export interface Source {
+  readonly kind: 'path' | 'git';
+  /**
+   * Brings the declared tree up to date (a git source fetches its ref; a local folder is read where it is).
+   * `signal` aborts a fetch under way. Errors never carry the credentials of a git URL.
+   */
+  checkout(signal?: AbortSignal): Promise<Checkout>;
+  /**
+   * Calls `onChange` once per burst of changes to files that can change the declared state, `debounceMs` after the
+   * last one. Resolves with null for a source that cannot be watched (git: its pushes arrive by webhook).
+   */
+  watch(onChange: () => void, debounceMs?: number): Promise<SourceWatch | null>;
+}
