@@ -5,7 +5,7 @@ import { readDeclared } from './declared/index.js';
 import type { DeclaredState } from './declared/types.js';
 import { errorMessage, formatProblem, ValidationError } from './errors.js';
 import { readLive } from './live/read-live.js';
-import type { CodeCache } from './live/code-cache.js';
+import { codeDigest, type CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
 import type { LiveState } from './model.js';
 import { planChanges } from './plan/plan.js';
@@ -88,6 +88,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     source: source.name,
     ownership: source.ownership,
     logger,
+    onUploaded: (policyId, updatedAt, policy) => request.codeCache?.set(policyId, updatedAt, codeDigest(policy.code)),
   });
   const failures = results
     .filter((r) => r.outcome === 'failed')

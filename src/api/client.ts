@@ -120,12 +120,20 @@ export class ApiClient implements PolicyApi {
     });
   }
 
-  /** Streams the file as it is; refuses more than MAX_CODE_BYTES before anything is sent. */
-  async uploadPolicy(id: string, filePath: string): Promise<void> {
+  /**
+   * Streams the file as it is; refuses more than MAX_CODE_BYTES before anything is sent. Resolves with the policy
+   * document of the answer (its fresh `updated-at`), or null when the answer carries none.
+   */
+  async uploadPolicy(id: string, filePath: string): Promise<Policy | null> {
     const { size } = await stat(filePath);
     if (size > MAX_CODE_BYTES) throw new CodeTooLargeError(filePath, size, MAX_CODE_BYTES);
     const url = this.transport.url(`/policies/${seg(id)}/upload`);
-    successBody(await this.transport.send({ method: 'PUT', url, file: { path: filePath, size } }), this.token);
+    const body = successBody(await this.transport.send({ method: 'PUT', url, file: { path: filePath, size } }), this.token);
+    try {
+      return parsePolicy(primary(body));
+    } catch {
+      return null;
+    }
   }
 
   /** null: the service answered 404, which it does until code is uploaded. */

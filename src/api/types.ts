@@ -99,8 +99,8 @@ export interface PolicyApi {
   listPolicies(organization: string, options?: ListPoliciesOptions): Promise<Policy[]>;
   getPolicy(id: string): Promise<Policy>;
   createPolicy(organization: string, input: CreatePolicyInput): Promise<Policy>;
-  /** Streams the file; refuses more than 10,485,760 bytes before sending. */
-  uploadPolicy(id: string, filePath: string): Promise<void>;
+  /** Streams the file; refuses more than 10,485,760 bytes before sending. Resolves with the answer's policy document, if any. */
+  uploadPolicy(id: string, filePath: string): Promise<Policy | null>;
   /** Follows `links.download` and its redirect; returns the raw text, or null when the policy has no code (404). */
   downloadPolicy(policy: Policy): Promise<string | null>;
   updatePolicy(policy: PolicyRef, input: UpdatePolicyInput): Promise<Policy>;

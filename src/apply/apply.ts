@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
-import type { CreatePolicyInput, PolicyApi, UpdateAgentPoolInput, UpdatePolicyInput } from '../api/types.js';
+import type { CreatePolicyInput, Policy, PolicyApi, UpdateAgentPoolInput, UpdatePolicyInput } from '../api/types.js';
 import { ApiError, errorMessage } from '../errors.js';
+import type { DeclaredPolicy } from '../declared/types.js';
 import { withMarker } from '../plan/marker.js';
 import type { Ownership } from '../model.js';
 import type { AgentChange, Change, Plan, PolicyChange, PoolChange } from '../plan/types.js';
@@ -19,6 +20,8 @@ export interface ApplyOptions {
   source: string;
   ownership: Ownership;
   logger: Logger;
+  /** Told of each upload whose answer carries the policy's new `updated-at` (the code cache learns it). */
+  onUploaded?: (policyId: string, updatedAt: string, declared: DeclaredPolicy) => void;
 }
 
 /**
@@ -64,12 +67,15 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Acti
   await run(uploads, async (change) => {
     const id = created.get(change) ?? change.id;
     if (id === null || change.declared === null) return;
+    let uploaded: Policy | null;
     try {
-      await options.api.uploadPolicy(id, change.declared.absolutePath);
+      uploaded = await options.api.uploadPolicy(id, change.declared.absolutePath);
     } catch (error) {
       if (created.has(change)) await deleteQuietly(id, options);
       throw error;
     }
+    // The answer's `updated-at` is that of the bytes just sent: the next pass need not download them.
+    if (uploaded !== null && uploaded.updatedAt !== null) options.onUploaded?.(id, uploaded.updatedAt, change.declared);
     if (change.action !== 'update') record(change, 'applied');
   });
 

@@ -16,6 +16,10 @@ export interface CliArgs {
   sourceDir: string | null;
   organization: string | null;
   apiUrl: string | null;
+  /** --state-dir; wins over STATE_DIR and `state-dir`. */
+  stateDir: string | null;
+  /** --no-cache: the persisted code cache is neither read nor written. */
+  noCache: boolean;
   port: number;
   emulatorSeed: string | null;
   help: boolean;
@@ -40,6 +44,8 @@ Options:
   --source-dir DIR         declared repo folder, for use without a config file
   --organization NAME      organization, for use without a config file
   --api-url URL            API base URL ending in /api/v2 (else API_BASE_URL, else api.url)
+  --state-dir DIR          git clones and the code cache (else STATE_DIR, else state-dir)
+  --no-cache               neither read nor write the code cache for this run
 
 The token comes from API_TOKEN or api.token-file.
 Exit codes: 0 success, 1 error, 2 changes planned (with --detailed-exitcode).
@@ -68,6 +74,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
         'source-dir': { type: 'string' },
         organization: { type: 'string' },
         'api-url': { type: 'string' },
+        'state-dir': { type: 'string' },
+        'no-cache': { type: 'boolean' },
         port: { type: 'string', default: '0' },
         'emulator-seed': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -99,6 +107,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
     sourceDir: values['source-dir'] ?? null,
     organization: values.organization ?? null,
     apiUrl: values['api-url'] ?? null,
+    stateDir: values['state-dir'] ?? null,
+    noCache: values['no-cache'] === true,
     port,
     emulatorSeed: values['emulator-seed'] ?? null,
     help: values.help === true,

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { configFromFlags, loadConfig } from '../config/index.js';
 import type { Config } from '../config/types.js';
 import { runDaemon } from '../daemon/index.js';
@@ -43,16 +44,22 @@ async function main(argv: string[], io: ProcessIo): Promise<number> {
   const logger = createLogger(io.env['LOG_LEVEL'] ?? 'info', io.stderr === process.stderr ? undefined : io.stderr);
   if (args.mode === 'emulator') return runEmulator(args, io.stdout, logger);
   const config = await resolveConfig(args, io.env);
-  if (args.mode === 'daemon') return runDaemon({ config, logger, env: io.env });
+  if (args.mode === 'daemon') return runDaemon({ config, logger, env: io.env, noCache: args.noCache });
   const oneShotIo = { stdout: io.stdout, env: io.env, logger };
   return args.mode === 'validate' ? runValidate(args, config, oneShotIo) : runOnce(args, config, oneShotIo);
 }
 
 /**
  * Flags alone (`--source-dir` and `--organization`) need no config file; otherwise the file is read and validated.
- * The API URL comes from `--api-url`, then `API_BASE_URL` (applied by the loader), then `api.url`.
+ * The API URL comes from `--api-url`, then `API_BASE_URL` (applied by the loader), then `api.url`; the state dir
+ * from `--state-dir`, then `STATE_DIR`, then `state-dir`.
  */
 async function resolveConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config> {
+  const config = await readConfig(args, env);
+  return args.stateDir === null ? config : { ...config, stateDir: path.resolve(args.stateDir) };
+}
+
+async function readConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config> {
   if (args.config === null && args.sourceDir !== null && args.organization !== null) {
     return configFromFlags({ sourceDir: args.sourceDir, organization: args.organization, apiUrl: args.apiUrl }, env);
   }

@@ -3,6 +3,7 @@ import type { Config, SourceConfig } from '../config/types.js';
 import { readDeclared } from '../declared/index.js';
 import { formatProblem, UsageError, ValidationError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { openCodeCacheStore } from '../live/code-cache-file.js';
 import { renderJson, renderMarkdown, renderText, shouldColor, summarize } from '../output/index.js';
 import { runPass, type PassOutcome } from '../reconcile.js';
 import { openSource } from '../source/index.js';
@@ -37,14 +38,17 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   const mode = args.mode === 'reconcile' ? 'apply' : 'plan';
   const outcomes: PassOutcome[] = [];
+  const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
   try {
     for (const source of selectSources(config, args)) {
       const { dir, revision } = await openSource(source, sourceContext(config, io)).checkout();
-      outcomes.push(await runPass({ source, dir, revision, api, logger: io.logger, mode, prune: args.prune || undefined, force: args.force }));
+      const codeCache = await caches.forOrganization(source.organization);
+      outcomes.push(await runPass({ source, dir, revision, api, logger: io.logger, mode, prune: args.prune || undefined, force: args.force, codeCache }));
     }
   } finally {
     io.logger.info(api.stats(), 'api requests');
     await api.close();
+    await caches.save();
   }
   io.stdout.write(render(args, outcomes, io));
   const summary = summarize(outcomes.map((o) => o.sourcePlan));

@@ -1,6 +1,7 @@
 import type { PolicyApi } from '../api/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
+import { openCodeCacheStore } from '../live/code-cache-file.js';
 import { runPass } from '../reconcile.js';
 import { startDaemonServer } from './http-server.js';
 import { createDaemonMetrics, type DaemonMetrics } from './metrics.js';
@@ -23,6 +24,8 @@ export interface StartDaemonOptions {
   backoff?: BackoffOptions;
   /** Quiet time after the last change of a local folder before a pass. @default 300 */
   watchDebounceMs?: number;
+  /** true: the code cache lives in memory only, not in the state dir. @default false */
+  noCache?: boolean;
 }
 
 export interface RunningDaemon {
@@ -43,11 +46,14 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   const runners = new Map<string, SourceRunner>();
   let accepting = true;
   const secret = webhookSecret(config.webhookSecretEnv, options.env, logger);
+  const caches = openCodeCacheStore({ stateDir: config.stateDir, logger, persist: options.noCache !== true });
 
   for (const source of config.sources) {
     const runner = await startSourceRunner({
       source,
       stateDir: config.stateDir,
+      codeCache: await caches.forOrganization(source.organization),
+      saveCodeCache: () => caches.save(),
       api: options.api,
       reconcile: options.reconcile ?? runPass,
       metrics,

@@ -16,6 +16,8 @@ export interface RunDaemonOptions {
   config: Config;
   logger: Logger;
   env: NodeJS.ProcessEnv;
+  /** `--no-cache`: the code cache lives in memory only, not in the state dir. @default false */
+  noCache?: boolean;
   /** Resolves when the daemon should stop. @default the first SIGTERM or SIGINT */
   shutdown?: Promise<unknown>;
 }
@@ -36,7 +38,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
       onRateLimitWait: (seconds) => metrics.rateLimitWait(seconds),
     });
     try {
-      const daemon = await startDaemon({ config, logger, env, api, metrics });
+      const daemon = await startDaemon({ config, logger, env, api, metrics, noCache: options.noCache ?? false });
       await shutdown;
       await daemon.stop();
     } finally {

@@ -3,7 +3,7 @@ import type { SourceConfig } from '../config/types.js';
 import { ApiError, NetworkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { sourceErrors } from '../output/index.js';
-import { createCodeCache, type PassOutcome, type PassRequest } from '../reconcile.js';
+import { createCodeCache, type CodeCache, type PassOutcome, type PassRequest } from '../reconcile.js';
 import { openSource, redactCredentials, safeErrorMessage, type Checkout, type SourceWatch } from '../source/index.js';
 import type { DaemonMetrics } from './metrics.js';
 import { startSchedule, type Schedule } from './schedule.js';
@@ -16,6 +16,10 @@ export type Reconcile = (request: PassRequest, trigger: TriggerReason) => Promis
 export interface SourceRunnerOptions {
   source: SourceConfig;
   stateDir: string;
+  /** Shared by the sources of one organization; kept across passes. @default a cache of this runner's own */
+  codeCache?: CodeCache;
+  /** Called after each pass to persist what the code cache learnt. */
+  saveCodeCache?: () => Promise<void>;
   api: PolicyApi;
   reconcile: Reconcile;
   metrics: DaemonMetrics;
@@ -39,7 +43,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   const { source, metrics } = options;
   const log = options.logger.child({ source: source.name });
   const state = initialStatus(source);
-  const codeCache = createCodeCache();
+  const codeCache = options.codeCache ?? createCodeCache();
   const repo = openSource(source, { stateDir: options.stateDir, env: options.env, logger: log });
   metrics.addSource(source.name);
 
@@ -56,6 +60,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       throw error;
     } finally {
       state.apiReached = guard.reached() ?? state.apiReached;
+      await options.saveCodeCache?.();
     }
     const { plan } = outcome.sourcePlan;
     // A pass without a plan says nothing about drift: the last known figure stays.

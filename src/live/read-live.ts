@@ -20,6 +20,8 @@ export interface ReadLiveOptions {
 export async function readLive(options: ReadLiveOptions): Promise<LiveState> {
   const { api, organization, declared } = options;
   const [policies, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
+  // The list holds every policy of the organization: the cache forgets the ones deleted since.
+  options.codeCache?.retain(policies.map((policy) => policy.id));
   const declaredByName = new Map(declared.policies.map((p) => [p.name, p]));
   const [livePolicies, livePools] = await Promise.all([
     Promise.all(policies.map((policy) => withCode(policy, declaredByName.get(policy.name), options))),

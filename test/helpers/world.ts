@@ -22,7 +22,7 @@ export interface EmulatorState {
 
 /** An emulator on a real loopback port plus helpers to drive it the way the tests need. */
 export class World {
-  private constructor(readonly emulator: RunningEmulator) {}
+  private constructor(readonly emulator: RunningEmulator, readonly stateDir: string) {}
 
   static async start(seed: Partial<Seed> = {}): Promise<World> {
     const emulator = await startEmulator({
@@ -34,7 +34,7 @@ export class World {
         ...seed,
       },
     });
-    return new World(emulator);
+    return new World(emulator, await mkdtemp(join(tmpdir(), 'pps-state-')));
   }
 
   get url(): string {
@@ -45,8 +45,9 @@ export class World {
     return this.emulator.token;
   }
 
-  close(): Promise<void> {
-    return this.emulator.close();
+  async close(): Promise<void> {
+    await this.emulator.close();
+    await removeDir(this.stateDir);
   }
 
   /**
@@ -67,7 +68,8 @@ export class World {
   }
 
   private env(logLevel: string): Record<string, string> {
-    return { API_TOKEN: this.token, LOG_LEVEL: logLevel };
+    // The runs against one world share a state dir, and so a code cache, of their own.
+    return { API_TOKEN: this.token, LOG_LEVEL: logLevel, STATE_DIR: this.stateDir };
   }
 
   private async checked(mode: string, running: Promise<CliRun>): Promise<CliRun> {

@@ -1,0 +1,153 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { errorMessage } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { createCodeCache, MAX_CODE_CACHE_ENTRIES, type CodeCache, type CodeCacheEntry } from './code-cache.js';
+
+/** Written into every file; a file that does not carry both is not ours (or is from another version) and is rebuilt. */
+const FORMAT = 'policy-pool-sync code cache';
+const VERSION = 1;
+/** Larger than MAX_CODE_CACHE_ENTRIES entries can make; a larger file is not read. */
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
+const DIGEST = /^[0-9a-f]{64}$/;
+
+export interface CodeCacheStoreOptions {
+  /** The state dir; the files live in its `.code-cache` folder, one per organization. */
+  stateDir: string;
+  logger: Logger;
+  /** false (`--no-cache`): nothing is read or written; each organization gets an empty cache in memory. */
+  persist: boolean;
+  /** @default MAX_CODE_CACHE_ENTRIES */
+  maxEntries?: number;
+}
+
+/** The code caches of a run, one per organization, loaded from and saved to the state dir. */
+export interface CodeCacheStore {
+  /** The organization's cache, read from its file on first use; the same object on every call. */
+  forOrganization(organization: string): Promise<CodeCache>;
+  /** Writes every cache that changed since it was read or last written. A failed write is a warning, never an error. */
+  save(): Promise<void>;
+}
+
+interface Loaded {
+  cache: CodeCache;
+  file: string;
+  savedRevision: number;
+}
+
+export function openCodeCacheStore(options: CodeCacheStoreOptions): CodeCacheStore {
+  const maxEntries = options.maxEntries ?? MAX_CODE_CACHE_ENTRIES;
+  const loaded = new Map<string, Promise<Loaded>>();
+  const folder = path.join(options.stateDir, '.code-cache');
+  const log = options.logger;
+
+  async function load(organization: string): Promise<Loaded> {
+    const file = path.join(folder, fileName(organization));
+    if (!options.persist) return { cache: createCodeCache([], maxEntries), file, savedRevision: 0 };
+    const entries = await readEntries(file, organization, log);
+    return { cache: createCodeCache(entries, maxEntries), file, savedRevision: 0 };
+  }
+
+  return {
+    forOrganization(organization) {
+      let entry = loaded.get(organization);
+      if (entry === undefined) {
+        entry = load(organization);
+        loaded.set(organization, entry);
+      }
+      return entry.then((l) => l.cache);
+    },
+    async save() {
+      if (!options.persist) return;
+      for (const [organization, pending] of loaded) {
+        const entry = await pending;
+        const revision = entry.cache.revision;
+        if (revision === entry.savedRevision) continue;
+        try {
+          await writeAtomically(entry.file, serialize(organization, entry.cache));
+          entry.savedRevision = revision;
+        } catch (error) {
+          log.warn({ file: entry.file, error: errorMessage(error) }, 'could not write the code cache; the next run downloads the code again');
+        }
+      }
+    },
+  };
+}
+
+/** A readable, unique file name per organization: its name made safe, and a hash that tells apart names made alike. */
+function fileName(organization: string): string {
+  const safe = organization.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+  const hash = createHash('sha256').update(organization, 'utf8').digest('hex').slice(0, 12);
+  return `${safe}-${hash}.json`;
+}
+
+/** The entries of the file; none when it is missing, and none with one warning when it is not a code cache we can trust. */
+async function readEntries(file: string, organization: string, log: Logger): Promise<Array<[string, CodeCacheEntry]>> {
+  let text: string;
+  try {
+    const { size } = await stat(file);
+    if (size > MAX_FILE_BYTES) {
+      log.warn({ file, size }, 'the code cache file is too large and is ignored; it is rebuilt');
+      return [];
+    }
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      log.warn({ file, error: errorMessage(error) }, 'the code cache file cannot be read and is ignored; it is rebuilt');
+    }
+    return [];
+  }
+  const entries = parse(text, organization);
+  if (entries === null) {
+    log.warn({ file }, 'the code cache file is corrupt, truncated or not ours, and is ignored; it is rebuilt');
+    return [];
+  }
+  return entries;
+}
+
+/** The entries of a well-formed file of this version and organization, or null. Every entry is checked: one bad entry discards the file. */
+function parse(text: string, organization: string): Array<[string, CodeCacheEntry]> | null {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof document !== 'object' || document === null) return null;
+  const { format, version, organization: owner, entries } = document as Record<string, unknown>;
+  if (format !== FORMAT || version !== VERSION || owner !== organization || !Array.isArray(entries)) return null;
+  const result: Array<[string, CodeCacheEntry]> = [];
+  for (const entry of entries as unknown[]) {
+    if (!Array.isArray(entry) || entry.length !== 3) return null;
+    const [id, updatedAt, digest] = entry as unknown[];
+    if (typeof id !== 'string' || id === '' || typeof updatedAt !== 'string' || updatedAt === '') return null;
+    if (typeof digest !== 'string' || !DIGEST.test(digest)) return null;
+    result.push([id, { updatedAt, digest }]);
+  }
+  return result;
+}
+
+/** One entry per line: small diffs, and a truncated file never parses. */
+function serialize(organization: string, cache: CodeCache): string {
+  const lines: string[] = [];
+  for (const [id, { updatedAt, digest }] of cache.entries()) lines.push(JSON.stringify([id, updatedAt, digest]));
+  const head = `{"format":${JSON.stringify(FORMAT)},"version":${VERSION},"organization":${JSON.stringify(organization)},"entries":[`;
+  return `${head}\n${lines.join(',\n')}\n]}\n`;
+}
+
+/**
+ * Writes a temporary file of its own beside the target, then renames it over the target: a reader sees the old file
+ * or the new one, never a part, and two runs writing at once each replace the file whole (the last one wins).
+ */
+async function writeAtomically(file: string, text: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await writeFile(temporary, text, 'utf8');
+    await rename(temporary, file);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,190 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createCodeCache } from '../src/live/code-cache.js';
+import { openCodeCacheStore } from '../src/live/code-cache-file.js';
+import { capturingLogger } from './helpers/api-fixture.js';
+import { smallRepo, REQUIRE_TAGS } from './helpers/repos.js';
+import { ORG, removeDir, tempRepo, World } from './helpers/world.js';
+
+const DIGEST_A = 'a'.repeat(64);
+const DIGEST_B = 'b'.repeat(64);
+
+describe('the code cache in memory', () => {
+  it('answers for the cached updated-at only, and a set replaces the entry of that policy', () => {
+    const cache = createCodeCache();
+    cache.set('pol-1', 't1', DIGEST_A);
+    assert.equal(cache.get('pol-1', 't1'), DIGEST_A);
+    assert.equal(cache.get('pol-1', 't2'), undefined, 'a changed updated-at misses');
+    cache.set('pol-1', 't2', DIGEST_B);
+    assert.equal(cache.get('pol-1', 't1'), undefined);
+    assert.equal(cache.get('pol-1', 't2'), DIGEST_B);
+    assert.equal(cache.size, 1);
+  });
+
+  it('forgets policies that no longer exist, and past its bound the entries set longest ago', () => {
+    const cache = createCodeCache([], 3);
+    for (const id of ['pol-1', 'pol-2', 'pol-3']) cache.set(id, 't', DIGEST_A);
+    cache.set('pol-1', 't2', DIGEST_A);
+    cache.set('pol-4', 't', DIGEST_A);
+    assert.deepEqual([...cache.entries()].map(([id]) => id), ['pol-3', 'pol-1', 'pol-4']);
+    cache.retain(['pol-1', 'pol-9']);
+    assert.deepEqual([...cache.entries()].map(([id]) => id), ['pol-1']);
+  });
+
+  it('holds 20,000 policies', () => {
+    const cache = createCodeCache();
+    for (let i = 0; i < 20_000; i += 1) cache.set(`pol-${i}`, 't', DIGEST_A);
+    for (let i = 0; i < 20_000; i += 1) cache.set(`pol-${i}`, 't2', DIGEST_B);
+    assert.equal(cache.size, 20_000);
+    assert.equal(cache.get('pol-19999', 't2'), DIGEST_B);
+  });
+});
+
+describe('the code cache file', () => {
+  let stateDir: string;
+  before(async () => {
+    stateDir = await mkdtemp(path.join(tmpdir(), 'pps-cache-'));
+  });
+  after(() => rm(stateDir, { recursive: true, force: true }));
+
+  async function cacheFile(): Promise<string> {
+    const names = (await readdir(path.join(stateDir, '.code-cache'))).filter((n) => n.startsWith('acme-') && n.endsWith('.json'));
+    assert.equal(names.length, 1, names.join(', '));
+    return path.join(stateDir, '.code-cache', names[0]!);
+  }
+
+  it('keeps what one run learnt for the next', async () => {
+    const { logger } = capturingLogger();
+    const first = openCodeCacheStore({ stateDir, logger, persist: true });
+    (await first.forOrganization('acme')).set('pol-1', 't1', DIGEST_A);
+    await first.save();
+    const second = openCodeCacheStore({ stateDir, logger, persist: true });
+    assert.equal((await second.forOrganization('acme')).get('pol-1', 't1'), DIGEST_A);
+    assert.equal((await second.forOrganization('other')).get('pol-1', 't1'), undefined, 'one file per organization');
+  });
+
+  for (const [what, damage] of [
+    ['corrupt', () => 'not json at all {'],
+    ['truncated', (text: string) => text.slice(0, Math.floor(text.length / 2))],
+    ['of another format', () => JSON.stringify({ format: 'something else', version: 1, organization: 'acme', entries: [] })],
+    ['of another version', (text: string) => text.replace('"version":1', '"version":99')],
+    ['with a bad entry', (text: string) => text.replace(DIGEST_A, 'not-a-digest')],
+  ] as const) {
+    it(`a ${what} file is ignored with one warning and rebuilt`, async () => {
+      const seed = openCodeCacheStore({ stateDir, logger: capturingLogger().logger, persist: true });
+      (await seed.forOrganization('acme')).set('pol-1', 't1', DIGEST_A);
+      await seed.save();
+      const file = await cacheFile();
+      await writeFile(file, damage(await readFile(file, 'utf8')));
+
+      const { logger, lines } = capturingLogger();
+      const store = openCodeCacheStore({ stateDir, logger, persist: true });
+      const cache = await store.forOrganization('acme');
+      await store.forOrganization('acme');
+      assert.equal(cache.size, 0, 'nothing of the damaged file is used');
+      assert.equal(lines.filter((l) => l.includes('code cache')).length, 1, lines.join(''));
+      cache.set('pol-2', 't2', DIGEST_B);
+      await store.save();
+
+      const { logger: quiet, lines: after } = capturingLogger();
+      const rebuilt = await openCodeCacheStore({ stateDir, logger: quiet, persist: true }).forOrganization('acme');
+      assert.equal(rebuilt.get('pol-2', 't2'), DIGEST_B);
+      assert.deepEqual(after, []);
+    });
+  }
+
+  it('two writers at once leave a whole file, and no temporary file behind', async () => {
+    const stores = Array.from({ length: 8 }, () => openCodeCacheStore({ stateDir, logger: capturingLogger().logger, persist: true }));
+    await Promise.all(stores.map(async (store, n) => {
+      const cache = await store.forOrganization('busy');
+      for (let i = 0; i < 20_000 - n * 2_000; i += 1) cache.set(`pol-${n}-${i}`, 't', DIGEST_A);
+    }));
+    await Promise.all(stores.map((store) => store.save()));
+    const { logger, lines } = capturingLogger();
+    const read = await openCodeCacheStore({ stateDir, logger, persist: true }).forOrganization('busy');
+    assert.deepEqual(lines, [], 'the file is whole');
+    assert.ok(stores.some((_, n) => read.size === 20_000 - n * 2_000), 'the last writer wins whole');
+    assert.deepEqual((await readdir(path.join(stateDir, '.code-cache'))).filter((n) => n.endsWith('.tmp')), []);
+  });
+
+  it('without persistence nothing is read or written', async () => {
+    const file = await cacheFile();
+    const before = await readFile(file, 'utf8');
+    const store = openCodeCacheStore({ stateDir, logger: capturingLogger().logger, persist: false });
+    const cache = await store.forOrganization('acme');
+    assert.equal(cache.size, 0);
+    cache.set('pol-new', 't', DIGEST_A);
+    await store.save();
+    assert.equal(await readFile(file, 'utf8'), before);
+  });
+});
+
+describe('one-shot runs share the code cache in the state dir', () => {
+  let world: World;
+  let dir: string;
+  before(async () => {
+    world = await World.start();
+    dir = await tempRepo(smallRepo());
+  });
+  after(async () => {
+    await world.close();
+    await removeDir(dir);
+  });
+
+  const downloads = async () => (await world.requests()).filter((r) => r.method === 'GET' && r.path.endsWith('/download'));
+
+  it('after an apply, the next pass needs the list pages only', async () => {
+    const applied = await world.cli('--reconcile', dir);
+    assert.equal(applied.code, 0, applied.stderr + applied.stdout);
+    await world.clearRequests();
+    const run = await world.cli('--dry-run', dir, ['--detailed-exitcode']);
+    assert.equal(run.code, 0, run.stderr + run.stdout);
+    const requests = await world.requests();
+    assert.deepEqual(requests.map((r) => `${r.method} ${r.path.split('?')[0]}`).sort(), [
+      `GET /organizations/${ORG}/agent-pools`,
+      `GET /organizations/${ORG}/policies`,
+    ]);
+  });
+
+  it('a policy whose updated-at changed is downloaded again, and its drift is shown', async () => {
+    const list = await world.api('GET', `/organizations/${ORG}/policies`);
+    const policy = (list.json as { data: Array<{ id: string; attributes: { name: string } }> }).data.find((p) => p.attributes.name === 'require-tags')!;
+    await world.api('PUT', `/policies/${policy.id}/upload`, `${REQUIRE_TAGS}# edited by hand\n`, 'application/octet-stream');
+    await world.clearRequests();
+    const run = await world.cli('--dry-run', dir, ['--detailed-exitcode']);
+    assert.equal(run.code, 2, run.stderr + run.stdout);
+    assert.match(run.stdout, /-# edited by hand/);
+    assert.deepEqual((await downloads()).map((r) => r.path), [`/policies/${policy.id}/download`]);
+  });
+
+  it('--no-cache downloads every declared policy with code, and leaves the cache as it was', async () => {
+    const files = path.join(world.stateDir, '.code-cache');
+    const [name] = (await readdir(files)).filter((n) => n.endsWith('.json'));
+    const before = await readFile(path.join(files, name!), 'utf8');
+    await world.clearRequests();
+    const run = await world.cli('--dry-run', dir, ['--no-cache']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal((await downloads()).length, 4);
+    assert.equal(await readFile(path.join(files, name!), 'utf8'), before);
+  });
+
+  it('--state-dir wins over STATE_DIR; a corrupt file there costs one warning and the downloads, never the plan', async () => {
+    const other = await mkdtemp(path.join(tmpdir(), 'pps-state-flag-'));
+    try {
+      await world.cli('--dry-run', dir, ['--state-dir', other]);
+      const files = path.join(other, '.code-cache');
+      const [name] = await readdir(files);
+      await writeFile(path.join(files, name!), '{"format":"policy-pool-sync code cache","version":1,"entr');
+      await world.clearRequests();
+      const run = await world.cli('--dry-run', dir, ['--state-dir', other, '--detailed-exitcode']);
+      assert.equal(run.code, 2, 'the hand edit is still drift');
+      assert.equal(run.stderr.split('\n').filter((l) => l.includes('code cache')).length, 1, run.stderr);
+      assert.equal((await downloads()).length, 4);
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+  });
+});
