@@ -55,6 +55,17 @@ test('every problem of the config is reported at once, each with its key path an
   ]);
 });
 
+test('a mistyped config key gets the key that was most likely meant', async () => {
+  const text = ['api: { url: embedded, concurency: 4 }', 'sources:', '  - name: a', '    organisation: acme', '    path: p', '    max-delete: 3', ''].join('\n');
+  // The lists of allowed keys that follow are checked by the test above.
+  assert.deepEqual((await problemsOf(text)).map((p) => p.replace(/ \(allowed: .*\)$/, '')), [
+    'cfg.yaml:1: unknown key "concurency" in api: did you mean "concurrency"?',
+    'cfg.yaml:3: sources[0] is missing the key "organization"',
+    'cfg.yaml:4: unknown key "organisation" in sources[0]: did you mean "organization"?',
+    'cfg.yaml:6: unknown key "max-delete" in sources[0]: did you mean "max-deletes"?',
+  ]);
+});
+
 test('structural problems: no sources, neither path nor git, a YAML syntax error', async () => {
   assert.deepEqual(await problemsOf('listen: 127.0.0.1:9090\n'), ['cfg.yaml:1: the file is missing the key "sources"']);
   assert.deepEqual(await problemsOf('sources:\n  - name: a\n    organization: o\n'), [

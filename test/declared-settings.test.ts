@@ -79,9 +79,9 @@ describe('policy settings', () => {
     assert.match(native[0]?.message ?? '', /^query is not allowed for a native policy/);
   });
 
-  it('unknown keys are reported at the line of the key', async () => {
+  it('unknown keys are reported at the line of the key, with the key that was most likely meant', async () => {
     assert.deepEqual(await problemsFor('policies/u.native', 'description: x\n# a comment\nenforcement_level: advisory\n'), [
-      { line: 3, message: 'unknown key "enforcement_level" (allowed: description, enforcement-level, query, policy-sets)' },
+      { line: 3, message: 'unknown key "enforcement_level": did you mean "enforcement-level"? (allowed: description, enforcement-level, query, policy-sets)' },
     ]);
   });
 

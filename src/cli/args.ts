@@ -1,5 +1,6 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors.js';
+import { closest } from '../suggest.js';
 
 export type Mode = 'daemon' | 'reconcile' | 'dry-run' | 'validate' | 'emulator';
 export type OutputFormat = 'text' | 'json' | 'markdown';
@@ -13,6 +14,8 @@ export interface CliArgs {
   detailedExitcode: boolean;
   prune: boolean;
   force: boolean;
+  /** `--allow-empty`: every selected source may declare nothing, as with `allow-empty: true`. */
+  allowEmpty: boolean;
   sourceDir: string | null;
   organization: string | null;
   apiUrl: string | null;
@@ -35,21 +38,61 @@ export const USAGE = `Usage:
                                                       serve the local API emulator
 
 Options:
+  -h, --help               show this help and exit
+  -v, --version            print the version and exit
   --config FILE            config file (default config/default.yaml)
   --source NAME            only that source
   --output FORMAT          text, json or markdown (default text)
   --detailed-exitcode      exit 2 when the plan has changes and nothing failed
   --prune                  delete live resources that are not declared
   --force                  allow more deletions than max-deletes
+  --allow-empty            accept a source that declares nothing (as allow-empty: true)
   --source-dir DIR         declared repo folder, for use without a config file
-  --organization NAME      organization, for use without a config file
+  --organization NAME      organization, with --source-dir (not needed by --validate)
   --api-url URL            API base URL ending in /api/v2 (else API_BASE_URL, else api.url)
   --state-dir DIR          git clones and the code cache (else STATE_DIR, else state-dir)
   --no-cache               neither read nor write the code cache for this run
+  --port N                 --emulator: the port to listen on (default 0: any free port)
+  --emulator-seed FILE     --emulator: YAML saying what exists before the first request
 
-The token comes from API_TOKEN or api.token-file.
-Exit codes: 0 success, 1 error, 2 changes planned (with --detailed-exitcode).
+Environment:
+  API_TOKEN                the API token (else api.token-file); the emulator accepts it as its token
+  API_BASE_URL             the API URL when --api-url is not given (overrides api.url)
+  LISTEN_ADDRESS           the daemon's host:port (overrides listen)
+  STATE_DIR                git clones and the code cache (overrides state-dir; --state-dir wins)
+  WEBHOOK_SECRET           the webhook secret (the variable that webhook-secret-env names)
+  LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
+  NO_COLOR                 no colour in the text plan
+
+Exit codes:
+  0  success
+  1  any error (the message says what and where)
+  2  with --detailed-exitcode: the plan has changes (deletions count) and nothing failed
 `;
+
+/** Every flag the command line takes; `--help` lists each of them. */
+export const OPTIONS = {
+  reconcile: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  validate: { type: 'boolean' },
+  emulator: { type: 'boolean' },
+  config: { type: 'string' },
+  source: { type: 'string' },
+  output: { type: 'string', default: 'text' },
+  'detailed-exitcode': { type: 'boolean' },
+  prune: { type: 'boolean' },
+  force: { type: 'boolean' },
+  'allow-empty': { type: 'boolean' },
+  'source-dir': { type: 'string' },
+  organization: { type: 'string' },
+  'api-url': { type: 'string' },
+  'state-dir': { type: 'string' },
+  'no-cache': { type: 'boolean' },
+  port: { type: 'string', default: '0' },
+  'emulator-seed': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const satisfies ParseArgsConfig['options'];
 
 const MODES = ['reconcile', 'dry-run', 'validate', 'emulator'] as const;
 
@@ -60,30 +103,10 @@ export function parseCliArgs(argv: string[]): CliArgs {
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: {
-        reconcile: { type: 'boolean' },
-        'dry-run': { type: 'boolean' },
-        validate: { type: 'boolean' },
-        emulator: { type: 'boolean' },
-        config: { type: 'string' },
-        source: { type: 'string' },
-        output: { type: 'string', default: 'text' },
-        'detailed-exitcode': { type: 'boolean' },
-        prune: { type: 'boolean' },
-        force: { type: 'boolean' },
-        'source-dir': { type: 'string' },
-        organization: { type: 'string' },
-        'api-url': { type: 'string' },
-        'state-dir': { type: 'string' },
-        'no-cache': { type: 'boolean' },
-        port: { type: 'string', default: '0' },
-        'emulator-seed': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean' },
-      },
+      options: OPTIONS,
     }));
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n\n${USAGE}`);
+    throw new UsageError(`${unknownFlagMessage(argv) ?? (error as Error).message}\nRun policy-pool-sync --help for every flag.`);
   }
   const modes = MODES.filter((m) => values[m] === true);
   if (modes.length > 1) throw new UsageError(`choose one of --${modes.join(', --')}`);
@@ -93,17 +116,22 @@ export function parseCliArgs(argv: string[]): CliArgs {
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${values.port}"`);
-  if ((values['source-dir'] === undefined) !== (values.organization === undefined) && values.config === undefined) {
-    throw new UsageError('--source-dir and --organization go together');
+  const mode = modes[0] ?? 'daemon';
+  if (values.config === undefined && values['source-dir'] === undefined && values.organization !== undefined) {
+    throw new UsageError('--organization goes with --source-dir');
+  }
+  if (values.config === undefined && values['source-dir'] !== undefined && values.organization === undefined && mode !== 'validate') {
+    throw new UsageError('--source-dir needs --organization (only --validate does without)');
   }
   return {
-    mode: modes[0] ?? 'daemon',
+    mode,
     config: values.config ?? null,
     source: values.source ?? null,
     output,
     detailedExitcode: values['detailed-exitcode'] === true,
     prune: values.prune === true,
     force: values.force === true,
+    allowEmpty: values['allow-empty'] === true,
     sourceDir: values['source-dir'] ?? null,
     organization: values.organization ?? null,
     apiUrl: values['api-url'] ?? null,
@@ -114,4 +142,16 @@ export function parseCliArgs(argv: string[]): CliArgs {
     help: values.help === true,
     version: values.version === true,
   };
+}
+
+/** "unknown flag --sourcedir: did you mean --source-dir?" for the first flag that is not one of OPTIONS; null if every flag is known. */
+function unknownFlagMessage(argv: string[]): string | null {
+  const { tokens } = parseArgs({ args: argv, options: OPTIONS, strict: false, allowPositionals: true, tokens: true });
+  const names = Object.keys(OPTIONS);
+  for (const token of tokens) {
+    if (token.kind !== 'option' || token.name in OPTIONS) continue;
+    const guess = closest(token.name, names);
+    return `unknown flag ${token.rawName}${guess === null ? '' : `: did you mean --${guess}?`}`;
+  }
+  return null;
 }

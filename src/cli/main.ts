@@ -50,18 +50,22 @@ async function main(argv: string[], io: ProcessIo): Promise<number> {
 }
 
 /**
- * Flags alone (`--source-dir` and `--organization`) need no config file; otherwise the file is read and validated.
- * The API URL comes from `--api-url`, then `API_BASE_URL` (applied by the loader), then `api.url`; the state dir
- * from `--state-dir`, then `STATE_DIR`, then `state-dir`.
+ * Flags alone (`--source-dir`, with `--organization` except for `--validate`) need no config file; otherwise the file
+ * is read and validated. The API URL comes from `--api-url`, then `API_BASE_URL` (applied by the loader), then
+ * `api.url`; the state dir from `--state-dir`, then `STATE_DIR`, then `state-dir`. `--allow-empty` applies to every
+ * source.
  */
 async function resolveConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config> {
-  const config = await readConfig(args, env);
-  return args.stateDir === null ? config : { ...config, stateDir: path.resolve(args.stateDir) };
+  const read = await readConfig(args, env);
+  const config = args.stateDir === null ? read : { ...read, stateDir: path.resolve(args.stateDir) };
+  if (!args.allowEmpty) return config;
+  return { ...config, sources: config.sources.map((source) => ({ ...source, allowEmpty: true })) };
 }
 
 async function readConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config> {
-  if (args.config === null && args.sourceDir !== null && args.organization !== null) {
-    return configFromFlags({ sourceDir: args.sourceDir, organization: args.organization, apiUrl: args.apiUrl }, env);
+  if (args.config === null && args.sourceDir !== null) {
+    // --validate makes no API call, so the organization is not needed there.
+    return configFromFlags({ sourceDir: args.sourceDir, organization: args.organization ?? '', apiUrl: args.apiUrl }, env);
   }
   const file = args.config ?? DEFAULT_CONFIG;
   if (!existsSync(file)) {
@@ -70,7 +74,6 @@ async function readConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config
   const config = await loadConfig(file, env);
   return args.apiUrl === null ? config : { ...config, api: { ...config.api, url: args.apiUrl } };
 }
-
 
 function report(error: unknown, io: ProcessIo): number {
   if (error instanceof ValidationError) {

@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { createApiClient } from '../api/from-config.js';
 import type { Config, SourceConfig } from '../config/types.js';
 import { readDeclared } from '../declared/index.js';
@@ -22,6 +23,11 @@ export async function runValidate(args: CliArgs, config: Config, io: CliIo): Pro
     const { dir } = await openSource(source, sourceContext(config, io)).checkout();
     try {
       const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools });
+      if (declared.policies.length === 0 && declared.pools.length === 0 && !source.allowEmpty) {
+        invalid += 1;
+        io.stdout.write(`${source.name}: declares nothing in ${dir}\n  ${emptySourceHint(dir)}\n`);
+        continue;
+      }
       io.stdout.write(`${source.name}: valid (${declared.policies.length} policies, ${declared.pools.length} agent pools)\n`);
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
@@ -31,6 +37,15 @@ export async function runValidate(args: CliArgs, config: Config, io: CliIo): Pro
     }
   }
   return invalid > 0 ? 1 : 0;
+}
+
+/** What to check when a source declares nothing: most often the folder is wrong, e.g. `--source-dir` one level too deep. */
+function emptySourceHint(dir: string): string {
+  const folder = basename(dir);
+  const tooDeep = folder === 'policies' || folder === 'agent-pools'
+    ? `${dir} looks like the ${folder} folder itself: point at the folder that holds it. `
+    : '';
+  return `${tooDeep}A source holds policies/**/*.native, policies/**/*.rego and agent-pools/*.yaml; set allow-empty: true on the source (or pass --allow-empty) if it is meant to be empty.`;
 }
 
 /** `--reconcile` and `--dry-run`: one pass per source, the plan to stdout, logs to stderr. */

@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
+import { closest } from '../suggest.js';
 import { describeValue, keyLabel, type KeyPath } from './key-path.js';
 
 /** What a pattern or format in the published schemas means, for messages. Keyed as written in the schema. */
@@ -37,8 +38,11 @@ export function schemaMessage(error: ErrorObject, path: KeyPath): string {
       return `${label} must be ${expected(error.parentSchema ?? {})}, not ${value}`;
     case 'additionalProperties': {
       const allowed = Object.keys((error.parentSchema?.properties as object | undefined) ?? {});
+      const key = String(params.additionalProperty);
       const where = path.length === 0 ? '' : ` in ${label}`;
-      return `unknown key "${String(params.additionalProperty)}"${where} (allowed: ${allowed.join(', ')})`;
+      const guess = closest(key, allowed);
+      const suggestion = guess === null ? '' : `: did you mean "${guess}"?`;
+      return `unknown key "${key}"${where}${suggestion} (allowed: ${allowed.join(', ')})`;
     }
     case 'enum':
       return `${label} ${value} is not one of: ${(params.allowedValues as unknown[]).join(', ')}`;

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { runCli } from './helpers/cli.js';
+import { writeTree, type TempTree } from './helpers/declared-tree.js';
+import { useWorld } from './helpers/world.js';
+
+const trees: TempTree[] = [];
+after(() => Promise.all(trees.map((t) => t.cleanup())));
+
+async function tree(files: Record<string, string>): Promise<string> {
+  const written = await writeTree(files);
+  trees.push(written);
+  return written.dir;
+}
+
+const REPO = { 'policies/aws/tags.native': 'main = rule { true }\n', 'agent-pools/build.yaml': '{}\n' };
+
+describe('--validate', () => {
+  it('needs no --organization with --source-dir, and no API', async () => {
+    const dir = await tree(REPO);
+    const run = await runCli(['--validate', '--source-dir', dir]);
+    assert.deepEqual([run.code, run.stdout, run.stderr], [0, 'default: valid (1 policies, 1 agent pools)\n', '']);
+  });
+
+  it('refuses a source that declares nothing, saying what to check', async () => {
+    const dir = await tree({ 'README.md': '# nothing here\n' });
+    const run = await runCli(['--validate', '--source-dir', dir]);
+    assert.equal(run.code, 1);
+    assert.equal(
+      run.stdout,
+      `default: declares nothing in ${dir}\n  A source holds policies/**/*.native, policies/**/*.rego and agent-pools/*.yaml; set allow-empty: true on the source (or pass --allow-empty) if it is meant to be empty.\n`,
+    );
+  });
+
+  it('says when --source-dir points one level too deep', async () => {
+    const dir = await tree(REPO);
+    const run = await runCli(['--validate', '--source-dir', join(dir, 'policies')]);
+    assert.equal(run.code, 1);
+    assert.match(run.stdout, new RegExp(`^default: declares nothing in ${join(dir, 'policies')}\n  ${join(dir, 'policies')} looks like the policies folder itself: point at the folder that holds it\\. `));
+  });
+
+  it('accepts an empty source with --allow-empty, or allow-empty: true in the config', async () => {
+    const dir = await tree({});
+    const flagged = await runCli(['--validate', '--source-dir', dir, '--allow-empty']);
+    assert.deepEqual([flagged.code, flagged.stdout], [0, 'default: valid (0 policies, 0 agent pools)\n']);
+    const config = await tree({ 'config.yaml': `sources:\n  - { name: empty, organization: acme, path: ${JSON.stringify(dir)}, allow-empty: true }\n` });
+    const configured = await runCli(['--validate', '--config', join(config, 'config.yaml')]);
+    assert.deepEqual([configured.code, configured.stdout], [0, 'empty: valid (0 policies, 0 agent pools)\n']);
+  });
+
+  it('--dry-run and --reconcile still need --organization with --source-dir', async () => {
+    for (const mode of ['--dry-run', '--reconcile']) {
+      const run = await runCli([mode, '--source-dir', '.']);
+      assert.deepEqual([run.code, run.stderr], [1, 'error: --source-dir needs --organization (only --validate does without)\n'], mode);
+    }
+  });
+});
+
+describe('--allow-empty on a pass', () => {
+  const fixture = useWorld();
+
+  it('lets an empty source prune what it wrote, which is refused without it', async () => {
+    const { world } = fixture;
+    const full = await fixture.repo({ 'policies/tags.native': 'main = rule { true }\n' });
+    assert.equal((await world.cli('--reconcile', full)).code, 0);
+    const empty = await tree({});
+    const refused = await world.cli('--dry-run', empty, ['--prune']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stdout, /declares no policies and no agent pools, but the plan would delete 1 resource/);
+    const allowed = await world.cli('--dry-run', empty, ['--prune', '--allow-empty', '--detailed-exitcode']);
+    assert.equal(allowed.code, 2, allowed.stdout + allowed.stderr);
+    assert.match(allowed.stdout, /Plan: 0 to create, 0 to update, 0 to replace, 1 to delete\./);
+  });
+});
