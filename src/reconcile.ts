@@ -27,6 +27,8 @@ export interface PassRequest {
   force?: boolean;
   codeCache?: CodeCache;
   now?: () => number;
+  /** Changes applied at once (`api.concurrency`). @default 8 */
+  concurrency?: number;
 }
 
 /** What one pass over one source came to; the CLI renders it, the daemon reports it on /status and /metrics. */
@@ -89,6 +91,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     ownership: source.ownership,
     logger,
     onUploaded: (policyId, updatedAt, policy) => request.codeCache?.set(policyId, updatedAt, codeDigest(policy.code)),
+    concurrency: request.concurrency,
   });
   const failures = results
     .filter((r) => r.outcome === 'failed')

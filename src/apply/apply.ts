@@ -2,7 +2,9 @@ import type { Logger } from '../logger.js';
 import type { CreatePolicyInput, Policy, PolicyApi, UpdateAgentPoolInput, UpdatePolicyInput } from '../api/types.js';
 import { ApiError, errorMessage } from '../errors.js';
 import type { DeclaredPolicy } from '../declared/types.js';
-import { withMarker } from '../plan/marker.js';
+import { mapLimit } from '../declared/map-limit.js';
+import { markerSource, withMarker } from '../plan/marker.js';
+import { sameCode } from '../plan/policies.js';
 import type { Ownership } from '../model.js';
 import type { AgentChange, Change, Plan, PolicyChange, PoolChange } from '../plan/types.js';
 
@@ -22,10 +24,18 @@ export interface ApplyOptions {
   logger: Logger;
   /** Told of each upload whose answer carries the policy's new `updated-at` (the code cache learns it). */
   onUploaded?: (policyId: string, updatedAt: string, declared: DeclaredPolicy) => void;
+  /** Changes under way at once. @default 8 */
+  concurrency?: number;
+  /** Once aborted, no further change starts; those under way finish (a create with its upload). */
+  stop?: AbortSignal;
 }
 
+/** The message of a change that was never started because the run was stopped. */
+export const NOT_STARTED = 'not applied: the run was stopped before this change started';
+
 /**
- * Executes exactly the planned changes: creates (and replaces), then uploads, then updates, deletes last.
+ * Executes exactly the planned changes: creates and replaces first, each policy's upload right after its create,
+ * so an interruption leaves at most `concurrency` policies without code; then updates; deletes last.
  * One failed action does not stop the others; a policy created in this pass whose upload fails is deleted again.
  * Resolves with one result per planned change, in plan order.
  */
@@ -37,62 +47,116 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Acti
     if (outcome === 'failed') options.logger.error({ ...meta, error: message }, 'change failed');
     else options.logger.info(meta, 'change applied');
   };
+  const limit = Math.max(1, options.concurrency ?? 8);
   const run = <T extends Change>(changes: T[], step: (change: T) => Promise<void>) =>
-    Promise.all(changes.map(async (change) => {
-      if (results.get(change)?.outcome === 'failed') return;
+    mapLimit(changes, limit, async (change) => {
+      if (options.stop?.aborted === true) return;
       try {
         await step(change);
+        record(change, 'applied');
       } catch (error) {
         record(change, 'failed', errorMessage(error));
       }
-    }));
+    });
 
-  const byAction = (action: Change['action']) => plan.changes.filter((c) => c.action === action);
-  const created = new Map<PolicyChange, string>();
+  const byAction = (action: Change['action']) => plan.changes.filter((c) => c.action === action && c.resource !== 'agent');
 
   await run([...byAction('create'), ...byAction('replace')], async (change) => {
-    if (change.resource === 'agent') return;
-    if (change.resource === 'agent-pool') {
-      await createPool(change, options);
-      record(change, 'applied');
-      return;
-    }
-    if (change.action === 'replace' && change.live !== null) await options.api.deletePolicy(change.live.id);
-    const policy = await options.api.createPolicy(options.organization, createInput(change, options));
-    created.set(change, policy.id);
-    if (!change.uploadCode) record(change, 'applied');
-  });
-
-  const uploads = plan.changes.filter((c): c is PolicyChange => c.resource === 'policy' && c.uploadCode);
-  await run(uploads, async (change) => {
-    const id = created.get(change) ?? change.id;
-    if (id === null || change.declared === null) return;
-    let uploaded: Policy | null;
-    try {
-      uploaded = await options.api.uploadPolicy(id, change.declared.absolutePath);
-    } catch (error) {
-      if (created.has(change)) await deleteQuietly(id, options);
-      throw error;
-    }
-    // The answer's `updated-at` is that of the bytes just sent: the next pass need not download them.
-    if (uploaded !== null && uploaded.updatedAt !== null) options.onUploaded?.(id, uploaded.updatedAt, change.declared);
-    if (change.action !== 'update') record(change, 'applied');
+    if (change.resource === 'agent-pool') await createPool(change, options);
+    else if (change.resource === 'policy') await createPolicyWithCode(change, options);
   });
 
   await run(byAction('update'), async (change) => {
     if (change.resource === 'policy') await updatePolicy(change, options);
     else if (change.resource === 'agent-pool') await options.api.updateAgentPool(change.id!, poolUpdate(change));
-    record(change, 'applied');
   });
 
-  await run(byAction('delete'), async (change) => {
-    if (change.resource === 'agent') return deleteAgent(change, options, record);
-    if (change.resource === 'policy') await options.api.deletePolicy(change.id!);
-    else await options.api.deleteAgentPool(change.id!);
-    record(change, 'applied');
+  const deletes = plan.changes.filter((c) => c.action === 'delete');
+  await mapLimit(deletes, limit, async (change) => {
+    if (options.stop?.aborted === true) return;
+    try {
+      if (change.resource === 'agent') return await deleteAgent(change, options, record);
+      if (change.resource === 'policy') await options.api.deletePolicy(change.id!);
+      else await options.api.deleteAgentPool(change.id!);
+      record(change, 'applied');
+    } catch (error) {
+      record(change, 'failed', errorMessage(error));
+    }
   });
 
-  return plan.changes.map((c) => results.get(c) ?? { change: c, outcome: 'skipped' as const, message: null });
+  return plan.changes.map((c) => results.get(c) ?? { change: c, outcome: 'skipped' as const, message: NOT_STARTED });
+}
+
+/**
+ * A create (or a replace: delete, then create) and its upload, as one step. A create refused because the name
+ * is taken meets a policy another run made at the same time: it is looked up and used when it is this source's.
+ */
+async function createPolicyWithCode(change: PolicyChange, options: ApplyOptions): Promise<void> {
+  const declared = change.declared!;
+  if (change.action === 'replace' && change.live !== null) await options.api.deletePolicy(change.live.id);
+  let made: Made;
+  try {
+    made = await createOrFind(change, options);
+  } catch (error) {
+    throw new Error(`${errorMessage(error)}${change.action === 'replace' ? lostOnReplace(change) : ''}`, { cause: error });
+  }
+  if (!made.upload) return;
+  try {
+    await upload(made.id, declared, options);
+  } catch (error) {
+    // A replacement keeps its policy sets: it stays, without code, and the next pass uploads it.
+    if (change.action === 'replace' || made.found) throw new Error(`${errorMessage(error)}; the policy is left without its code until the next pass uploads it`, { cause: error });
+    await deleteQuietly(made.id, options);
+    throw error;
+  }
+}
+
+interface Made {
+  id: string;
+  /** Whether the policy was made by someone else (another run at the same time) and found by name. */
+  found: boolean;
+  /** Whether its code must be uploaded. */
+  upload: boolean;
+}
+
+async function createOrFind(change: PolicyChange, options: ApplyOptions): Promise<Made> {
+  const declared = change.declared!;
+  try {
+    const policy = await options.api.createPolicy(options.organization, createInput(change, options));
+    return { id: policy.id, found: false, upload: true };
+  } catch (error) {
+    if (!nameTaken(error)) throw error;
+    const existing = (await options.api.listPolicies(options.organization, { search: declared.name })).find((p) => p.name === declared.name);
+    if (existing === undefined) throw error;
+    const owner = markerSource(existing.description);
+    const ours = owner === options.source || (options.ownership === 'organization' && owner === null);
+    if (!ours || existing.kind !== declared.kind) {
+      const whose = owner === null ? 'carries no ownership marker' : `carries the ownership marker of source "${owner}"`;
+      throw new Error(`${errorMessage(error)}: a ${existing.kind} policy of that name appeared since the plan was made and ${whose}; it is left alone`, { cause: error });
+    }
+    const code = await options.api.downloadPolicy(existing);
+    options.logger.warn({ resourceName: declared.name, policyId: existing.id }, 'policy created by another run at the same time; using it');
+    return { id: existing.id, found: true, upload: code === null || !sameCode(declared.code, code) };
+  }
+}
+
+/** A 422 "has already been taken" on a create: another run created the same name since the plan was made. */
+function nameTaken(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 422 && /already been taken/i.test(error.message);
+}
+
+/** What a replace that deleted the live policy but could not create the new one has lost. */
+function lostOnReplace(change: PolicyChange): string {
+  const lost = change.live?.policySetIds ?? [];
+  if (lost.length === 0) return '; the live policy was deleted, and the next pass creates it again';
+  return `; the live policy was deleted, and its policy sets could not be restored: ${lost.join(', ')}. ` +
+    'The next pass creates it again; add it to those sets again by hand';
+}
+
+async function upload(id: string, declared: DeclaredPolicy, options: ApplyOptions): Promise<void> {
+  const uploaded: Policy | null = await options.api.uploadPolicy(id, declared.absolutePath);
+  // The answer's `updated-at` is that of the bytes just sent: the next pass need not download them.
+  if (uploaded !== null && uploaded.updatedAt !== null) options.onUploaded?.(id, uploaded.updatedAt, declared);
 }
 
 function createInput(change: PolicyChange, options: ApplyOptions): CreatePolicyInput {
@@ -114,6 +178,7 @@ async function updatePolicy(change: PolicyChange, options: ApplyOptions): Promis
   if (change.fields['description'] !== undefined || change.adoptMarker) input.description = describe(declared.description, options);
   if (change.fields['enforcement-level'] !== undefined) input.enforcementLevel = declared.enforcementLevel;
   if (change.fields['query'] !== undefined && declared.query !== null) input.query = declared.query;
+  if (change.uploadCode) await upload(change.id!, declared, options);
   if (Object.keys(input).length > 0) await options.api.updatePolicy(change.live!, input);
 }
 

@@ -58,7 +58,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
     for (const source of selectSources(config, args)) {
       const { dir, revision } = await openSource(source, sourceContext(config, io)).checkout();
       const codeCache = await caches.forOrganization(source.organization);
-      outcomes.push(await runPass({ source, dir, revision, api, logger: io.logger, mode, prune: args.prune || undefined, force: args.force, codeCache }));
+      outcomes.push(await runPass({ source, dir, revision, api, logger: io.logger, mode, prune: args.prune || undefined, force: args.force, codeCache, concurrency: config.api.concurrency }));
     }
   } finally {
     io.logger.info(api.stats(), 'api requests');

@@ -55,6 +55,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       codeCache: await caches.forOrganization(source.organization),
       saveCodeCache: () => caches.save(),
       api: options.api,
+      concurrency: config.api.concurrency,
       reconcile: options.reconcile ?? runPass,
       metrics,
       logger,

@@ -21,6 +21,8 @@ export interface SourceRunnerOptions {
   /** Called after each pass to persist what the code cache learnt. */
   saveCodeCache?: () => Promise<void>;
   api: PolicyApi;
+  /** Changes applied at once (`api.concurrency`). */
+  concurrency: number;
   reconcile: Reconcile;
   metrics: DaemonMetrics;
   logger: Logger;
@@ -53,7 +55,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     const guard = guardApi(options.api, signal);
     let outcome: PassOutcome;
     try {
-      outcome = await options.reconcile({ source, dir, revision, api: guard.api, logger: options.logger, mode: 'apply', codeCache }, trigger);
+      outcome = await options.reconcile({ source, dir, revision, api: guard.api, logger: options.logger, mode: 'apply', codeCache, concurrency: options.concurrency }, trigger);
     } catch (error) {
       // runPass reports what is wrong with the source in its outcome; a throw is a bug or an unexpected failure.
       if (!signal.aborted) log.error({ trigger, stack: redactCredentials(errorStack(error)) }, 'pass threw');

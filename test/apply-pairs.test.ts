@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { useWorld } from './helpers/world.js';
+
+/** `count` native policies, each with its own code. */
+function manyPolicies(count: number, prefix: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < count; i += 1) files[`policies/${prefix}-${i}.native`] = `main = rule { ${i} >= 0 }\n`;
+  return files;
+}
+
+describe('apply: a create and its upload as a pair', () => {
+  const fixture = useWorld();
+
+  it('uploads each created policy right after its create, so never more than `concurrency` are without code', async () => {
+    const world = fixture.world;
+    const dir = await fixture.repo(manyPolicies(40, 'pair'));
+    await world.clearRequests();
+    const run = await world.cli('--reconcile', dir);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+
+    // The request log is in the order answers went out: count the policies created but not yet uploaded at each point.
+    let withoutCode = 0;
+    let most = 0;
+    for (const request of await world.requests()) {
+      if (request.method === 'POST' && /\/policies$/.test(request.path) && request.status === 200) withoutCode += 1;
+      if (request.method === 'PUT' && /\/upload$/.test(request.path) && request.status !== null && request.status < 300) withoutCode -= 1;
+      most = Math.max(most, withoutCode);
+    }
+    assert.equal(withoutCode, 0);
+    assert.ok(most <= 8, `${most} policies were without code at once; the concurrency is 8`);
+  });
+
+  it('two runs of the same repo at once both succeed, with no duplicate and every policy with its code', async () => {
+    const world = fixture.world;
+    const dir = await fixture.repo(manyPolicies(30, 'race'));
+    // Slow creates, so that both runs plan before either has created much.
+    await world.control('POST', '/faults', { faults: [{ kind: 'latency', method: 'POST', path: '/policies$', 'latency-ms': 20, count: 0 }] });
+    try {
+      const [first, second] = await Promise.all([world.cli('--reconcile', dir), world.cli('--reconcile', dir)]);
+      assert.equal(first.code, 0, first.stdout + first.stderr);
+      assert.equal(second.code, 0, second.stdout + second.stderr);
+    } finally {
+      await world.control('DELETE', '/faults');
+    }
+    const policies = (await world.organization()).policies.filter((p) => String(p['name']).startsWith('race-'));
+    assert.equal(policies.length, 30);
+    assert.equal(new Set(policies.map((p) => p['name'])).size, 30, 'no duplicates');
+    assert.deepEqual(policies.filter((p) => p['code'] === null).map((p) => p['name']), [], 'every policy has its code');
+    assert.equal((await world.cli('--dry-run', dir, ['--detailed-exitcode'])).code, 0, 'nothing left to do');
+  });
+});
