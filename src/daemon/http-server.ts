@@ -8,6 +8,24 @@ import type { WebhookResponse } from './webhook.js';
 /** Largest webhook body accepted; GitHub caps payloads at 25 MB, pushes are far smaller. */
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
+/**
+ * What one client may hold of the server. Every route answers small requests, so a client that takes longer is
+ * slow or hostile: without these limits, a thousand connections trickling a webhook body took every file
+ * descriptor, and the passes then failed to read the declared files.
+ */
+export const HTTP_LIMITS = {
+  /** Time to send the request line and headers. */
+  headersTimeoutMs: 5_000,
+  /** Time to send the whole request, body included (GitHub itself gives up on a delivery after 10 s). */
+  requestTimeoutMs: 10_000,
+  /** How long an idle keep-alive connection stays open between requests. */
+  keepAliveTimeoutMs: 5_000,
+  /** Connections open at once; more are closed as soon as they are accepted. */
+  maxConnections: 128,
+  /** How often the two request deadlines are checked. */
+  checkIntervalMs: 1_000,
+} as const;
+
 export interface DaemonRoutes {
   statuses(): SourceStatus[];
   readiness(): Readiness;
@@ -24,12 +42,21 @@ export interface DaemonServer {
 
 /** Serves /healthz, /readyz, /metrics, /status and /webhook on `listen` (host:port). */
 export async function startDaemonServer(listen: string, routes: DaemonRoutes): Promise<DaemonServer> {
-  const server = createServer((request, response) => {
-    route(request, response, routes).catch((error: unknown) => {
-      routes.logger.error({ err: error, path: request.url }, 'HTTP handler failed');
-      if (!response.headersSent) send(response, 500, { error: 'internal error' });
-    });
-  });
+  const server = createServer(
+    {
+      headersTimeout: HTTP_LIMITS.headersTimeoutMs,
+      requestTimeout: HTTP_LIMITS.requestTimeoutMs,
+      connectionsCheckingInterval: HTTP_LIMITS.checkIntervalMs,
+    },
+    (request, response) => {
+      route(request, response, routes).catch((error: unknown) => {
+        routes.logger.error({ err: error, path: request.url }, 'HTTP handler failed');
+        if (!response.headersSent) send(response, 500, { error: 'internal error' });
+      });
+    },
+  );
+  server.keepAliveTimeout = HTTP_LIMITS.keepAliveTimeoutMs;
+  server.maxConnections = HTTP_LIMITS.maxConnections;
   const separator = listen.lastIndexOf(':');
   const host = listen.slice(0, separator).replace(/^\[(.*)\]$/, '$1');
   await new Promise<void>((resolve, reject) => {
@@ -47,7 +74,11 @@ async function route(request: IncomingMessage, response: ServerResponse, routes:
   if (path === '/webhook') {
     if (method !== 'POST') return send(response, 405, { error: 'use POST' }, { allow: 'POST' });
     const body = await readBody(request);
-    if (body === null) return send(response, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
+    if (body === 'gone') {
+      routes.logger.debug({ path }, 'webhook client went away before sending the whole body');
+      return;
+    }
+    if (body === 'too-large') return send(response, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
     const answer = routes.webhook(request, body);
     return send(response, answer.status, answer.body);
   }
@@ -77,22 +108,38 @@ function send(response: ServerResponse, status: number, body: unknown, headers: 
   response.end(`${JSON.stringify(body)}\n`);
 }
 
-/** The raw body (signatures are computed over the exact bytes), or null when it is too large. */
-async function readBody(request: IncomingMessage): Promise<Buffer | null> {
+/**
+ * The raw body (signatures are computed over the exact bytes); `too-large` past the cap; `gone` when the client
+ * closed the connection, or was cut off by the request deadline, before the end of the body.
+ */
+async function readBody(request: IncomingMessage): Promise<Buffer | 'too-large' | 'gone'> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > MAX_BODY_BYTES) return null;
-    chunks.push(buffer);
+  try {
+    for await (const chunk of request) {
+      const buffer = chunk as Buffer;
+      size += buffer.length;
+      if (size > MAX_BODY_BYTES) return 'too-large';
+      chunks.push(buffer);
+    }
+  } catch (error) {
+    if (request.destroyed || request.socket.destroyed) return 'gone';
+    throw error;
   }
-  return Buffer.concat(chunks);
+  return request.complete ? Buffer.concat(chunks) : 'gone';
 }
 
+/** Time requests in flight get to finish once the server stops listening. */
+const CLOSE_GRACE_MS = 2_000;
+
+/** Stops listening, closes idle connections at once and any other after a short grace (a slow client cannot hold it open). */
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
-    server.close(() => resolve());
+    const grace = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    server.close(() => {
+      clearTimeout(grace);
+      resolve();
+    });
     server.closeIdleConnections();
   });
 }

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { test } from 'node:test';
+import { ApiClient } from '../src/api/client.js';
+import type { SourceStatus } from '../src/daemon/index.js';
+import { startEmulator } from '../src/emulator/index.js';
+import { silentLogger } from '../src/logger.js';
+import { declaredTree, sleep, tempDir, waitFor, writeTree } from './helpers/daemon-fixtures.js';
+import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
+
+interface SlowClient {
+  socket: Socket;
+  openedAt: number;
+  closedAt: number | null;
+}
+
+/**
+ * A client that connects to `origin`, sends `prefix` at once, then trickles `trickle` one byte every `everyMs`
+ * (and an `x` per tick after it), as a slow or malicious sender would.
+ */
+function slowClient(origin: string, prefix: string, trickle: string, everyMs: number): SlowClient {
+  const { hostname, port } = new URL(origin);
+  const socket = connect({ host: hostname, port: Number(port) });
+  const client: SlowClient = { socket, openedAt: Date.now(), closedAt: null };
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (!socket.destroyed) socket.write(trickle[sent] ?? 'x');
+    sent += 1;
+  }, everyMs);
+  socket.on('error', () => {});
+  socket.on('data', () => {});
+  socket.once('connect', () => socket.write(prefix));
+  socket.once('close', () => {
+    client.closedAt = Date.now();
+    clearInterval(timer);
+  });
+  return client;
+}
+
+async function statusOf(get: (p: string) => Promise<Response>): Promise<SourceStatus | undefined> {
+  return ((await (await get('/status')).json()) as { sources: SourceStatus[] }).sources[0];
+}
+
+test('slow clients are cut off and capped: the daemon keeps serving, and its passes keep reading files', async (t) => {
+  const emulator = await startEmulator({ port: 0, seed: { rateLimit: 0, organizations: [{ name: 'example-org' }] } });
+  t.after(() => emulator.close());
+  const dir = await tempDir(t);
+  await writeTree(dir, declaredTree());
+  const api = new ApiClient({ baseUrl: emulator.url, token: emulator.token, logger: silentLogger() });
+  t.after(() => api.close());
+  const clients: SlowClient[] = [];
+  t.after(() => clients.forEach((c) => c.socket.destroy()));
+  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: dir })], api });
+  await waitFor('the start-up pass', async () => ((await statusOf(get))?.result === 'success' ? true : undefined));
+
+  const body = `POST /webhook HTTP/1.1\r\nHost: daemon\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n`;
+  // Slow bodies (headers sent at once, then a byte every 500 ms), and slow headers.
+  for (let i = 0; i < 200; i += 1) clients.push(slowClient(daemon.origin, body, '', 500));
+  for (let i = 0; i < 100; i += 1) clients.push(slowClient(daemon.origin, '', 'GET /status HTTP/1.1\r\nHost: daemon\r\n', 500));
+  const started = Date.now();
+
+  // Connections beyond the cap are closed at once.
+  await sleep(1_000);
+  const early = clients.filter((c) => c.closedAt !== null).length;
+  assert.ok(early >= 100, `only ${early} of 300 slow connections were refused at once: no connection cap`);
+
+  // While the slow clients hold their connections, a pass still reads the declared files and applies them.
+  daemon.trigger('main', 'schedule');
+  await daemon.whenIdle();
+
+  // Every slow client is cut off within the request deadline (10 s) and the checking interval.
+  await waitFor('every slow client to be cut off', () => (clients.every((c) => c.closedAt !== null) ? true : undefined), 15_000);
+  const slowest = Math.max(...clients.map((c) => (c.closedAt ?? Infinity) - started));
+  assert.ok(slowest < 13_000, `the last slow client was cut off after ${slowest} ms`);
+
+  assert.equal((await get('/healthz')).status, 200);
+  const status = await statusOf(get);
+  assert.equal(status?.lastTrigger, 'schedule');
+  assert.equal(status?.result, 'success', `the pass during the attack failed: ${status?.error ?? ''}`);
+});
+
+test('a client that drops mid-body is logged at debug, not as an error with a stack', async (t) => {
+  const { pass } = recordingPass();
+  const sources = [testSource('main', { path: await tempDir(t) })];
+  const { daemon, logs, get } = await startTestDaemon(t, { sources, pass, env: { TEST_WEBHOOK_SECRET: 'secret-1234' } });
+  await daemon.whenIdle();
+  const { hostname, port } = new URL(daemon.origin);
+  const socket = connect({ host: hostname, port: Number(port) });
+  socket.on('error', () => {});
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.write('POST /webhook HTTP/1.1\r\nHost: daemon\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"ref":');
+  await sleep(200);
+  socket.destroy();
+  await waitFor('the debug line', () => (logs.messages().includes('webhook client went away before sending the whole body') ? true : undefined), 5_000);
+  const lines = logs.text().trim().split('\n').map((l) => JSON.parse(l) as { level: number; msg: string; err?: unknown; stack?: unknown });
+  const errors = lines.filter((l) => l.level >= 50);
+  assert.deepEqual(errors.map((l) => l.msg), [], 'no error-level line');
+  assert.ok(lines.every((l) => l.err === undefined && l.stack === undefined), 'no stack in any line');
+  assert.equal((await get('/healthz')).status, 200);
+});
