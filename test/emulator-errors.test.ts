@@ -93,10 +93,10 @@ describe('emulator errors', () => {
   });
 });
 
-describe('emulator rate limit', () => {
+describe('emulator rate limit, fixed windows', () => {
   let t: TestEmulator;
   before(async () => {
-    t = await startTestEmulator(testSeed({ rateLimit: 5 }));
+    t = await startTestEmulator(testSeed({ rateLimit: 5, rateLimitWindow: 'fixed' }));
   });
   after(() => t.close());
 
@@ -127,12 +127,55 @@ describe('emulator rate limit', () => {
     assert.equal(fresh.headers.get('x-ratelimit-remaining'), '4');
   });
 
-  it('changes the limit through the control endpoint; 0 turns it off', async () => {
+  it('changes the limit and the window through the control endpoint; 0 turns it off', async () => {
     assert.equal((await t.control('PUT', '/rate-limit', { limit: 0 })).status, 200);
     for (let i = 0; i < 12; i += 1) assert.equal((await t.call('GET', '/organizations/org/policies')).status, 200);
-    assert.equal((await t.control('PUT', '/rate-limit', { limit: 50 })).status, 200);
+    assert.deepEqual((await t.control('PUT', '/rate-limit', { limit: 50 })).json, { limit: 50, window: 'fixed' });
     const res = await t.call('GET', '/organizations/org/policies');
     assert.equal(res.headers.get('x-ratelimit-limit'), '50');
     assert.equal((await t.control('PUT', '/rate-limit', { limit: -1 })).status, 400);
+    assert.equal((await t.control('PUT', '/rate-limit', { window: 'rolling' })).status, 400);
+    assert.deepEqual((await t.control('PUT', '/rate-limit', { window: 'sliding' })).json, { limit: 50, window: 'sliding' });
+  });
+});
+
+describe('emulator rate limit, sliding window (the default)', () => {
+  let t: TestEmulator;
+  before(async () => {
+    t = await startTestEmulator(testSeed({ rateLimit: 5 }));
+  });
+  after(() => t.close());
+
+  it('refuses a request while the limit was let through in the second before it; a slot frees as each request ages out', async (context) => {
+    context.mock.timers.enable({ apis: ['Date'], now: Date.parse('2026-03-01T12:00:00.000Z') });
+    const get = (): Promise<RawResponse> => t.call('GET', '/organizations/org/policies');
+    const seen: Array<[number, string | null, string | null]> = [];
+    const step = async (ms: number): Promise<void> => {
+      context.mock.timers.tick(ms);
+      const res = await get();
+      seen.push([res.status, res.headers.get('x-ratelimit-remaining'), res.headers.get('x-ratelimit-reset')]);
+    };
+    await step(0);
+    for (let i = 0; i < 5; i += 1) await step(100); // t = 100 .. 500
+    await step(499); // t = 999
+    await step(1); //   t = 1000: the request of t = 0 has aged out, one slot
+    await step(50); //  t = 1050: the window still holds 200 .. 1000 (a fixed window would have started afresh at 1000)
+    await step(50); //  t = 1100: the request of t = 100 has aged out
+    assert.deepEqual(seen, [
+      [200, '4', '1.000'], [200, '3', '0.900'], [200, '2', '0.800'], [200, '1', '0.700'], [200, '0', '0.600'],
+      [429, '0', '0.500'], [429, '0', '0.001'],
+      [200, '0', '0.100'], [429, '0', '0.050'], [200, '0', '0.100'],
+    ]);
+  });
+
+  it('GET /ping answers 204 with the rate-limit headers and counts against the limit', async (context) => {
+    context.mock.timers.enable({ apis: ['Date'], now: Date.parse('2026-03-01T13:00:00.000Z') });
+    const ping = await t.call('GET', '/ping');
+    assert.equal(ping.status, 204);
+    assert.equal(ping.text, '');
+    assert.deepEqual([ping.headers.get('x-ratelimit-limit'), ping.headers.get('x-ratelimit-remaining'), ping.headers.get('x-ratelimit-reset')], ['5', '4', '1.000']);
+    for (let i = 0; i < 4; i += 1) await t.call('GET', '/ping');
+    assert.equal((await t.call('GET', '/ping')).status, 429);
+    assert.equal((await t.call('GET', '/ping', { token: 'wrong' })).status, 401);
   });
 });

@@ -6,6 +6,7 @@ import { ValidationError } from '../src/errors.js';
 const FULL = `
 token: my-token
 rate-limit: 12
+rate-limit-window: fixed
 organizations:
   - name: example-org
     max-agent-pools: 2
@@ -37,6 +38,7 @@ describe('emulator seed', () => {
     assert.deepEqual(parseSeed(FULL, 'seed.yaml'), {
       token: 'my-token',
       rateLimit: 12,
+      rateLimitWindow: 'fixed',
       organizations: [
         {
           name: 'example-org',

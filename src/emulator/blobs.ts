@@ -9,13 +9,24 @@ export interface BlobStore {
   get(key: string): Buffer | null;
 }
 
+/**
+ * Every blob lives equally long, so a Map (which keeps insertion order) holds them oldest first:
+ * expiry drops from the front until it meets a live one, never scanning the rest.
+ */
 export function createBlobStore(now: () => number): BlobStore {
   const blobs = new Map<string, { code: Buffer; expires: number }>();
+  const dropExpired = (at: number): void => {
+    for (const [key, blob] of blobs) {
+      if (blob.expires > at) return;
+      blobs.delete(key);
+    }
+  };
   return {
     put(code) {
-      for (const [key, blob] of blobs) if (blob.expires <= now()) blobs.delete(key);
+      const at = now();
+      dropExpired(at);
       const key = randomSuffix(32);
-      blobs.set(key, { code, expires: now() + BLOB_TTL_MS });
+      blobs.set(key, { code, expires: at + BLOB_TTL_MS });
       return key;
     },
     get(key) {

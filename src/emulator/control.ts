@@ -8,8 +8,8 @@ import type { RequestLog } from './request-log.js';
 import type { Context, Route } from './router.js';
 import { readAgentFields, readBehaviourChanges, readFaultList } from './control-input.js';
 import { fromBehaviour } from './seed.js';
-import type { Behaviour } from './types.js';
-import { addAgent, agentsOf, poolsOf, type Store } from './store.js';
+import type { Behaviour, RateLimitWindow } from './types.js';
+import { addAgent, agentsOf, policiesOf, poolsOf, type Store } from './store.js';
 
 export interface ControlDeps {
   faults: FaultList;
@@ -27,7 +27,7 @@ export function controlRoutes(deps: ControlDeps): Route[] {
     { method: 'DELETE', pattern: '/requests', handler: () => (deps.log.clear(), ok({})) },
     { method: 'POST', pattern: '/agents', handler: addAgents },
     { method: 'PATCH', pattern: '/agents/:id', handler: updateAgent },
-    { method: 'PUT', pattern: '/rate-limit', handler: async (ctx) => ok({ limit: setRateLimit(deps.limiter, await readJson(ctx)) }) },
+    { method: 'PUT', pattern: '/rate-limit', handler: async (ctx) => ok(setRateLimit(deps.limiter, await readJson(ctx))) },
     { method: 'GET', pattern: '/behaviour', handler: () => ok(fromBehaviour(deps.behaviour)) },
     { method: 'PUT', pattern: '/behaviour', handler: async (ctx) => ok(fromBehaviour(Object.assign(deps.behaviour, readBehaviourChanges(await readJson(ctx))))) },
     { method: 'GET', pattern: '/state', handler: (ctx) => ok(dumpState(ctx.store)) },
@@ -53,11 +53,15 @@ function addFaults(faults: FaultList, body: unknown): number {
   return specs.length;
 }
 
-function setRateLimit(limiter: RateLimiter, body: unknown): number {
-  const limit = isObject(body) ? body.limit : undefined;
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0) throw badRequest('limit must be a whole number, 0 or more');
-  limiter.setLimit(limit);
-  return limit;
+/** `{"limit": N, "window": "sliding" | "fixed"}`, either or both; answers both as they now are. */
+function setRateLimit(limiter: RateLimiter, body: unknown): { limit: number; window: RateLimitWindow } {
+  if (!isObject(body) || (body.limit === undefined && body.window === undefined)) throw badRequest('body must be {"limit": N, "window": "sliding" | "fixed"}');
+  const { limit, window } = body;
+  if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0)) throw badRequest('limit must be a whole number, 0 or more');
+  if (window !== undefined && window !== 'sliding' && window !== 'fixed') throw badRequest('window must be sliding or fixed');
+  if (typeof limit === 'number') limiter.setLimit(limit);
+  if (window !== undefined) limiter.setWindow(window);
+  return { limit: limiter.limit(), window: limiter.window() };
 }
 
 async function addAgents(ctx: Context): Promise<Reply> {
@@ -92,19 +96,17 @@ function dumpState(store: Store): unknown {
       'max-agent-pools': org.maxAgentPools,
       workspaces: [...org.workspaces].map(([id, name]) => ({ id, name })),
       'policy-sets': [...org.policySets],
-      policies: [...store.policies.values()]
-        .filter((policy) => policy.org === org.name)
-        .map((policy) => ({
-          id: policy.id,
-          name: policy.name,
-          kind: policy.kind,
-          description: policy.description,
-          query: policy.query,
-          'enforcement-level': policy.level,
-          'policy-set-ids': policy.policySetIds,
-          'updated-at': policy.updatedAt,
-          code: policy.code === null ? null : policy.code.toString('utf8'),
-        })),
+      policies: policiesOf(store, org.name).map((policy) => ({
+        id: policy.id,
+        name: policy.name,
+        kind: policy.kind,
+        description: policy.description,
+        query: policy.query,
+        'enforcement-level': policy.level,
+        'policy-set-ids': policy.policySetIds,
+        'updated-at': policy.updatedAt,
+        code: policy.code === null ? null : policy.code.toString('utf8'),
+      })),
       'agent-pools': poolsOf(store, org.name).map((pool) => ({
         id: pool.id,
         name: pool.name,

@@ -3,5 +3,5 @@ export { startEmulator, type EmulatorOptions, type RunningEmulator } from './ser
 export { parseSeed } from './seed.js';
 export { defaultSeed } from './seed-default.js';
 export { defaultBehaviour } from './types.js';
-export type { AgentStatus, Behaviour, FaultKind, FaultSpec, Seed, SeedAgent, SeedAgentPool, SeedOrganization, SeedWorkspace } from './types.js';
+export type { AgentStatus, Behaviour, FaultKind, RateLimitWindow, FaultSpec, Seed, SeedAgent, SeedAgentPool, SeedOrganization, SeedWorkspace } from './types.js';
 export type { LoggedRequest } from './request-log.js';

@@ -13,7 +13,7 @@ export interface Page<T> {
  * `listUrl` is the absolute URL of the list without query; `query` is the request's query. A page
  * past the end is empty, with `current-page` as asked.
  */
-export function paginate<T>(all: T[], query: URLSearchParams, listUrl: string): Page<T> {
+export function paginate<T>(all: readonly T[], query: URLSearchParams, listUrl: string): Page<T> {
   const size = Math.min(MAX_PAGE_SIZE, positiveInt(query.get('page[size]')) ?? DEFAULT_PAGE_SIZE);
   const number = positiveInt(query.get('page[number]')) ?? 1;
   const totalPages = Math.max(1, Math.ceil(all.length / size));

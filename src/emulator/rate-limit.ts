@@ -1,4 +1,11 @@
-/** Per-token request counting in fixed one-second windows. */
+/**
+ * Per-user request counting over one second (a user is a token here). `sliding`, the default and the
+ * strictest reading of the service: a request is refused while `limit` requests were let through in
+ * the second before it. `fixed`: windows start with the first request after the last window ended.
+ * Refused requests do not count.
+ */
+
+import type { RateLimitWindow } from './types.js';
 
 const WINDOW_MS = 1000;
 
@@ -11,39 +18,62 @@ export interface RateDecision {
 export interface RateLimiter {
   take(key: string): RateDecision;
   setLimit(limit: number): void;
+  setWindow(window: RateLimitWindow): void;
   limit(): number;
+  window(): RateLimitWindow;
 }
 
-export function createRateLimiter(initialLimit: number, now: () => number): RateLimiter {
+/** What one key spent: the times of the requests let through that may still count, oldest first. */
+type Spent = number[];
+
+export function createRateLimiter(initialLimit: number, now: () => number, initialWindow: RateLimitWindow = 'sliding'): RateLimiter {
   let limit = initialLimit;
-  const windows = new Map<string, { start: number; count: number }>();
+  let window = initialWindow;
+  const spent = new Map<string, Spent>();
   return {
     take(key): RateDecision {
       if (limit <= 0) return { allowed: true, headers: {} };
       const at = now();
-      let window = windows.get(key);
-      if (window === undefined || at - window.start >= WINDOW_MS) {
-        window = { start: at, count: 0 };
-        windows.set(key, window);
-      }
-      window.count += 1;
-      const allowed = window.count <= limit;
-      const reset = Math.max(0, window.start + WINDOW_MS - at) / 1000;
+      const times = spent.get(key) ?? [];
+      spent.set(key, times);
+      forget(times, at, window);
+      const allowed = times.length < limit;
+      if (allowed) times.push(at);
+      // Seconds until the oldest request still counted stops counting: a slot frees (sliding) or the window ends (fixed).
+      const reset = times.length === 0 ? 0 : Math.max(0, (times[0] ?? at) + WINDOW_MS - at) / 1000;
       return {
         allowed,
         headers: {
           'x-ratelimit-limit': String(limit),
-          'x-ratelimit-remaining': String(Math.max(0, limit - window.count)),
+          'x-ratelimit-remaining': String(Math.max(0, limit - times.length)),
           'x-ratelimit-reset': reset.toFixed(3),
         },
       };
     },
     setLimit(next) {
       limit = next;
-      windows.clear();
+      spent.clear();
+    },
+    setWindow(next) {
+      window = next;
+      spent.clear();
     },
     limit: () => limit,
+    window: () => window,
   };
+}
+
+/** Drops the requests that no longer count at `at`. At most `limit` times are ever kept. */
+function forget(times: Spent, at: number, window: RateLimitWindow): void {
+  const first = times[0];
+  if (first === undefined) return;
+  if (window === 'fixed') {
+    if (at - first >= WINDOW_MS) times.length = 0;
+    return;
+  }
+  let expired = 0;
+  while (expired < times.length && at - (times[expired] ?? at) >= WINDOW_MS) expired += 1;
+  if (expired > 0) times.splice(0, expired);
 }
 
 export const RATE_LIMITED_BODY = {

@@ -4,7 +4,7 @@ import { ReplyError, badRequest, type Reply } from './http.js';
 import { requireAgent, requirePool } from './lookups.js';
 import { paginate } from './pagination.js';
 import type { Context, Route } from './router.js';
-import { agentsOf } from './store.js';
+import { agentsOf, removeAgent } from './store.js';
 
 const DELETABLE = new Set(['unknown', 'errored', 'exited']);
 
@@ -38,6 +38,6 @@ function deleteAgent(ctx: Context): Reply {
       { status: '412', title: 'precondition failed', detail: `Agent is ${agent.status}; only unknown, errored or exited agents can be deleted` },
     ]);
   }
-  ctx.store.agents.delete(agent.id);
+  removeAgent(ctx.store, agent);
   return { status: 204 };
 }

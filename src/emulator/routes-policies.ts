@@ -6,7 +6,7 @@ import { includes, requireOrg, requirePolicy } from './lookups.js';
 import { paginate } from './pagination.js';
 import { parsePolicyCreate, parsePolicyUpdate } from './policy-input.js';
 import type { Context, Route } from './router.js';
-import type { PolicyRecord } from './store.js';
+import { addPolicy, policiesOf, policyNamed, removePolicy, type PolicyRecord } from './store.js';
 
 export const policyRoutes: Route[] = [
   { method: 'GET', pattern: '/organizations/:org/policies', handler: listPolicies },
@@ -20,9 +20,10 @@ function listPolicies(ctx: Context): Reply {
   const org = requireOrg(ctx.store, ctx.params.org);
   const search = ctx.query.get('search[name]')?.toLowerCase();
   const kind = ctx.query.get('filter[kind]');
-  const matching = [...ctx.store.policies.values()].filter(
+  const all = policiesOf(ctx.store, org.name);
+  const filtered = search !== undefined || (kind !== null && kind !== '');
+  const matching = !filtered ? all : all.filter(
     (policy) =>
-      policy.org === org.name &&
       (search === undefined || policy.name.toLowerCase().includes(search)) &&
       (kind === null || kind === '' || policy.kind === kind),
   );
@@ -39,10 +40,10 @@ function listPolicies(ctx: Context): Reply {
 async function createPolicy(ctx: Context): Promise<Reply> {
   const org = requireOrg(ctx.store, ctx.params.org);
   const body = await readJsonBody(ctx.req, JSON_API);
-  const taken = (name: string): boolean => [...ctx.store.policies.values()].some((p) => p.org === org.name && p.name === name);
+  const taken = (name: string): boolean => policyNamed(ctx.store, org.name, name) !== undefined;
   const input = parsePolicyCreate(body, org, taken, ctx.behaviour);
   const policy: PolicyRecord = { id: newId('pol'), org: org.name, ...input, updatedAt: null, code: null };
-  ctx.store.policies.set(policy.id, policy);
+  addPolicy(ctx.store, policy);
   return { status: 200, body: { data: policyResource(policy, 'create', ctx.behaviour.legacyEnforce) } };
 }
 
@@ -67,6 +68,6 @@ async function updatePolicy(ctx: Context): Promise<Reply> {
 
 function deletePolicy(ctx: Context): Reply {
   const policy = requirePolicy(ctx.store, ctx.params.id);
-  ctx.store.policies.delete(policy.id);
+  removePolicy(ctx.store, policy);
   return { status: 204 };
 }

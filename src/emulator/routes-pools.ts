@@ -6,7 +6,7 @@ import { includes, requireOrg, requirePool } from './lookups.js';
 import { paginate } from './pagination.js';
 import { parsePoolInput } from './pool-input.js';
 import type { Context, Route } from './router.js';
-import { agentsOf, poolsOf, type PoolRecord, type Store } from './store.js';
+import { addPool, poolsOf, removePool, type PoolRecord, type Store } from './store.js';
 
 export const poolRoutes: Route[] = [
   { method: 'GET', pattern: '/organizations/:org/agent-pools', handler: listPools },
@@ -84,7 +84,7 @@ async function createPool(ctx: Context): Promise<Reply> {
     allowedWorkspaceIds: changes.allowedWorkspaceIds ?? [],
     workspaceIds: [],
   };
-  ctx.store.pools.set(pool.id, pool);
+  addPool(ctx.store, pool);
   return showReply(ctx, pool, 201);
 }
 
@@ -108,7 +108,6 @@ async function updatePool(ctx: Context): Promise<Reply> {
 
 function deletePool(ctx: Context): Reply {
   const pool = requirePool(ctx.store, ctx.params.id);
-  for (const agent of agentsOf(ctx.store, pool.id)) ctx.store.agents.delete(agent.id);
-  ctx.store.pools.delete(pool.id);
+  removePool(ctx.store, pool);
   return { status: 204 };
 }

@@ -4,12 +4,13 @@
  */
 import type { SourceProblem } from '../errors.js';
 import { checkYaml, invalidFile, keyLabel, parseYaml, schemaIssues, type YamlDocument } from '../yaml/index.js';
-import type { Behaviour, FaultSpec, Seed, SeedAgent, SeedAgentPool, SeedOrganization } from './types.js';
+import type { Behaviour, FaultSpec, RateLimitWindow, Seed, SeedAgent, SeedAgentPool, SeedOrganization } from './types.js';
 
 /** The seed file as written, once it matches its schema. */
 interface RawSeed {
   token?: string;
   'rate-limit'?: number;
+  'rate-limit-window'?: RateLimitWindow;
   organizations?: RawOrganization[];
   faults?: FaultSpec[];
   behaviour?: RawBehaviour;
@@ -119,6 +120,7 @@ function toSeed(raw: RawSeed): Seed {
   const seed: Seed = { organizations: (raw.organizations ?? []).map(toOrganization) };
   if (raw.token !== undefined) seed.token = raw.token;
   if (raw['rate-limit'] !== undefined) seed.rateLimit = raw['rate-limit'];
+  if (raw['rate-limit-window'] !== undefined) seed.rateLimitWindow = raw['rate-limit-window'];
   if (raw.faults !== undefined) seed.faults = raw.faults.map(toFault);
   if (raw.behaviour !== undefined) seed.behaviour = toBehaviour(raw.behaviour);
   return seed;

@@ -10,7 +10,7 @@ import { randomSuffix } from './ids.js';
 import { answer, handleApi, handleBlob, handleControl, type Pipeline } from './pipeline.js';
 import { createRateLimiter } from './rate-limit.js';
 import { createRequestLog } from './request-log.js';
-import { createRouter, type Context } from './router.js';
+import { createRouter, type Context, type Route } from './router.js';
 import { agentRoutes } from './routes-agents.js';
 import { BLOB_PREFIX, policyCodeRoutes, serveBlob } from './routes-policy-code.js';
 import { policyRoutes } from './routes-policies.js';
@@ -39,6 +39,8 @@ export interface RunningEmulator {
 }
 
 const API_PREFIX = '/api/v2';
+/** `GET /api/v2/ping`: 204 with the rate-limit headers, a cheap way to learn the limit. It counts against it. */
+const PING: Route = { method: 'GET', pattern: '/ping', handler: () => ({ status: 204 }) };
 const CONTROL_PREFIX = '/_emulator/';
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
@@ -50,10 +52,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const blobs = createBlobStore(now);
   const faults = createFaultList();
   faults.add(seed.faults ?? []);
-  const limiter = createRateLimiter(seed.rateLimit ?? 30, now);
+  const limiter = createRateLimiter(seed.rateLimit ?? 30, now, seed.rateLimitWindow ?? 'sliding');
   const log = createRequestLog();
   const pipeline: Pipeline = {
-    api: createRouter([...policyRoutes, ...policyCodeRoutes, ...poolRoutes, ...agentRoutes]),
+    api: createRouter([...policyRoutes, ...policyCodeRoutes, ...poolRoutes, ...agentRoutes, PING]),
     control: createRouter(controlRoutes({ faults, log, limiter, behaviour })),
     blobs: createRouter([{ method: 'GET', pattern: '/:key', handler: serveBlob }]),
     faults,

@@ -1,48 +1,20 @@
-/** The emulator's in-memory state, built from the seed. */
-import type { AgentStatus, EnforcementLevel, PolicyKind } from '../model.js';
+/**
+ * The emulator's in-memory state, built from the seed. Besides the records by id it keeps an index per
+ * organization (policies by name, pools) and per pool (agents), so that a request costs the same
+ * whatever else the store holds: change records only through the functions here, which keep both.
+ */
 import { newId } from './ids.js';
+import type { AgentRecord, OrgRecord, PolicyRecord, PoolRecord } from './records.js';
 import type { Seed, SeedAgent } from './types.js';
 
-export interface OrgRecord {
-  name: string;
-  maxAgentPools: number;
-  /** id → name */
-  workspaces: Map<string, string>;
-  policySets: Set<string>;
-}
+export type { AgentRecord, OrgRecord, PolicyRecord, PoolRecord } from './records.js';
 
-export interface PolicyRecord {
-  id: string;
-  org: string;
-  name: string;
-  description: string | null;
-  kind: PolicyKind;
-  query: string | null;
-  level: EnforcementLevel;
-  policySetIds: string[];
-  updatedAt: string | null;
-  code: Buffer | null;
-}
-
-export interface PoolRecord {
-  id: string;
-  org: string;
-  name: string;
-  createdAt: string;
-  organizationScoped: boolean;
-  allowedWorkspaceIds: string[];
-  /** Workspaces attached to the pool; the emulator has no endpoint that attaches one. */
-  workspaceIds: string[];
-}
-
-export interface AgentRecord {
-  id: string;
-  poolId: string;
-  name: string | null;
-  status: AgentStatus;
-  ipAddress: string;
-  lastPingAt: string;
-  createdAt: string;
+interface OrgIndex {
+  /** By name, in creation order. */
+  policies: Map<string, PolicyRecord>;
+  /** `policies` as a list; rebuilt after a change, so that paging a long list copies it once. */
+  policyList: PolicyRecord[] | null;
+  pools: Map<string, PoolRecord>;
 }
 
 export interface Store {
@@ -50,10 +22,12 @@ export interface Store {
   policies: Map<string, PolicyRecord>;
   pools: Map<string, PoolRecord>;
   agents: Map<string, AgentRecord>;
+  byOrg: Map<string, OrgIndex>;
+  agentsByPool: Map<string, Map<string, AgentRecord>>;
 }
 
 export function createStore(seed: Seed, now: () => number): Store {
-  const store: Store = { orgs: new Map(), policies: new Map(), pools: new Map(), agents: new Map() };
+  const store: Store = { orgs: new Map(), policies: new Map(), pools: new Map(), agents: new Map(), byOrg: new Map(), agentsByPool: new Map() };
   for (const org of seed.organizations) {
     store.orgs.set(org.name, {
       name: org.name,
@@ -61,8 +35,9 @@ export function createStore(seed: Seed, now: () => number): Store {
       workspaces: new Map((org.workspaces ?? []).map((ws) => [ws.id, ws.name])),
       policySets: new Set(org.policySets ?? []),
     });
+    store.byOrg.set(org.name, { policies: new Map(), policyList: null, pools: new Map() });
     for (const pool of org.agentPools ?? []) {
-      const record: PoolRecord = {
+      const record = addPool(store, {
         id: newId('apool'),
         org: org.name,
         name: pool.name,
@@ -70,12 +45,61 @@ export function createStore(seed: Seed, now: () => number): Store {
         organizationScoped: pool.organizationScoped ?? true,
         allowedWorkspaceIds: [...(pool.allowedWorkspaces ?? [])],
         workspaceIds: [],
-      };
-      store.pools.set(record.id, record);
+      });
       for (const agent of pool.agents ?? []) addAgent(store, record.id, agent, now);
     }
   }
   return store;
+}
+
+function indexOf(store: Store, org: string): OrgIndex {
+  const index = store.byOrg.get(org);
+  if (index === undefined) throw new Error(`organization ${org} is not in the store`);
+  return index;
+}
+
+export function addPolicy(store: Store, policy: PolicyRecord): void {
+  store.policies.set(policy.id, policy);
+  const index = indexOf(store, policy.org);
+  index.policies.set(policy.name, policy);
+  index.policyList = null;
+}
+
+export function removePolicy(store: Store, policy: PolicyRecord): void {
+  store.policies.delete(policy.id);
+  const index = indexOf(store, policy.org);
+  index.policies.delete(policy.name);
+  index.policyList = null;
+}
+
+/** The organization's policies in creation order; do not change the list. */
+export function policiesOf(store: Store, org: string): readonly PolicyRecord[] {
+  const index = indexOf(store, org);
+  index.policyList ??= [...index.policies.values()];
+  return index.policyList;
+}
+
+export function policyNamed(store: Store, org: string, name: string): PolicyRecord | undefined {
+  return indexOf(store, org).policies.get(name);
+}
+
+export function addPool(store: Store, pool: PoolRecord): PoolRecord {
+  store.pools.set(pool.id, pool);
+  indexOf(store, pool.org).pools.set(pool.id, pool);
+  store.agentsByPool.set(pool.id, new Map());
+  return pool;
+}
+
+/** Removes the pool and its agents. */
+export function removePool(store: Store, pool: PoolRecord): void {
+  for (const agent of agentsOf(store, pool.id)) store.agents.delete(agent.id);
+  store.agentsByPool.delete(pool.id);
+  indexOf(store, pool.org).pools.delete(pool.id);
+  store.pools.delete(pool.id);
+}
+
+export function poolsOf(store: Store, org: string): PoolRecord[] {
+  return [...indexOf(store, org).pools.values()];
 }
 
 export function addAgent(store: Store, poolId: string, agent: SeedAgent, now: () => number): AgentRecord {
@@ -90,13 +114,15 @@ export function addAgent(store: Store, poolId: string, agent: SeedAgent, now: ()
     createdAt: new Date(Math.min(now(), Date.parse(agent.lastPingAt ?? '') || Infinity)).toISOString(),
   };
   store.agents.set(record.id, record);
+  store.agentsByPool.get(poolId)?.set(record.id, record);
   return record;
 }
 
-export function poolsOf(store: Store, org: string): PoolRecord[] {
-  return [...store.pools.values()].filter((pool) => pool.org === org);
+export function removeAgent(store: Store, agent: AgentRecord): void {
+  store.agents.delete(agent.id);
+  store.agentsByPool.get(agent.poolId)?.delete(agent.id);
 }
 
 export function agentsOf(store: Store, poolId: string): AgentRecord[] {
-  return [...store.agents.values()].filter((agent) => agent.poolId === poolId);
+  return [...(store.agentsByPool.get(poolId)?.values() ?? [])];
 }

@@ -5,6 +5,8 @@ export type { AgentStatus };
 
 export type FaultKind = 'status' | 'latency' | 'drop' | 'lose-response';
 
+export type RateLimitWindow = 'sliding' | 'fixed';
+
 /** One injected fault; JSON keys are kebab-case, as in the seed and the control endpoint. */
 export interface FaultSpec {
   kind: FaultKind;
@@ -72,6 +74,8 @@ export interface Seed {
   token?: string;
   /** Requests per second per token; 0 turns it off. @default 30 */
   rateLimit?: number;
+  /** How the limit counts a second: a sliding window (the strictest reading) or fixed windows. @default 'sliding' */
+  rateLimitWindow?: RateLimitWindow;
   organizations: SeedOrganization[];
   faults?: FaultSpec[];
   /** Switches of the pessimistic readings; unset ones keep their defaults. */
