@@ -61,6 +61,7 @@ Environment:
   LISTEN_ADDRESS           the daemon's host:port (overrides listen)
   STATE_DIR                git clones and the code cache (overrides state-dir; --state-dir wins)
   WEBHOOK_SECRET           the webhook secret (the variable that webhook-secret-env names)
+  STATUS_TOKEN             a token the daemon requires on /status, /status.html and /metrics
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
   NO_COLOR                 no colour in the text plan
 

@@ -8,6 +8,7 @@ import { createDaemonMetrics, type DaemonMetrics } from './metrics.js';
 import type { BackoffOptions, TriggerReason } from './source-loop.js';
 import { startSourceRunner, type Reconcile, type SourceRunner } from './source-runner.js';
 import { readiness, type SourceStatus } from './status.js';
+import { statusToken } from './status-token.js';
 import { handleWebhook } from './webhook.js';
 
 export interface StartDaemonOptions {
@@ -46,6 +47,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   const runners = new Map<string, SourceRunner>();
   let accepting = true;
   const secret = webhookSecret(config.webhookSecretEnv, options.env, logger);
+  const token = statusToken(options.env, config.listen, logger);
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger, persist: options.noCache !== true });
 
   for (const source of config.sources) {
@@ -72,6 +74,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     readiness: () => readiness(statuses()),
     registry: metrics.registry,
     logger,
+    statusToken: token,
     webhook(request, rawBody) {
       if (!accepting) return { status: 503, body: { error: 'shutting down' } };
       return handleWebhook(request.headers, rawBody, {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../logger.js';
 import type { Readiness, SourceStatus } from './status.js';
+import { carriesToken, STATUS_CHALLENGES } from './status-token.js';
 import type { WebhookResponse } from './webhook.js';
 
 /** Largest webhook body accepted; GitHub caps payloads at 25 MB, pushes are far smaller. */
@@ -32,7 +33,12 @@ export interface DaemonRoutes {
   registry: Registry;
   webhook(request: IncomingMessage, rawBody: Buffer): WebhookResponse;
   logger: Logger;
+  /** When set, /status and /metrics answer only requests that carry it (see status-token.ts). */
+  statusToken: string | null;
 }
+
+/** The routes that show organization and source names and error text; the probes and the webhook stay open. */
+const GUARDED = new Set(['/status', '/metrics']);
 
 export interface DaemonServer {
   /** `http://host:port` actually bound (port 0 resolved). */
@@ -83,6 +89,11 @@ async function route(request: IncomingMessage, response: ServerResponse, routes:
     return send(response, answer.status, answer.body);
   }
   if (method !== 'GET' && method !== 'HEAD') return send(response, 405, { error: 'use GET' }, { allow: 'GET, HEAD' });
+  if (GUARDED.has(path) && routes.statusToken !== null && !carriesToken(request.headers.authorization, routes.statusToken)) {
+    response.writeHead(401, { 'content-type': 'application/json; charset=utf-8', 'www-authenticate': STATUS_CHALLENGES });
+    response.end(`${JSON.stringify({ error: 'unauthorized: send the status token as Authorization: Bearer <token>' })}\n`);
+    return;
+  }
   switch (path) {
     case '/healthz':
       return send(response, 200, { status: 'ok' });

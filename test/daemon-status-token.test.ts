@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { tempDir } from './helpers/daemon-fixtures.js';
+import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
+
+const TOKEN = 'status-token-Zq8xW2';
+
+async function guardedDaemon(t: import('node:test').TestContext) {
+  const { pass } = recordingPass();
+  const harness = await startTestDaemon(t, { sources: [testSource('main', { path: await tempDir(t) })], pass, env: { STATUS_TOKEN: TOKEN } });
+  await harness.daemon.whenIdle();
+  const fetchWith = (path: string, authorization?: string) =>
+    fetch(`${harness.daemon.origin}${path}`, authorization === undefined ? {} : { headers: { authorization } });
+  return { ...harness, fetchWith };
+}
+
+test('with STATUS_TOKEN, /status and /metrics need the token; /healthz, /readyz and the webhook stay open', async (t) => {
+  const { fetchWith, logs, post } = await guardedDaemon(t);
+  const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  for (const path of ['/status', '/metrics', '/status?history=1']) {
+    for (const authorization of [undefined, 'Bearer wrong', `Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`, TOKEN, `Token ${TOKEN}`, basic('admin', 'wrong'), basic(TOKEN, '')]) {
+      const response = await fetchWith(path, authorization);
+      assert.equal(response.status, 401, `${path} with ${authorization ?? 'no header'}`);
+      assert.match(response.headers.get('www-authenticate') ?? '', /Basic realm=.*Bearer realm=/);
+      assert.ok(!(await response.text()).includes(TOKEN));
+    }
+    assert.equal((await fetchWith(path, `Bearer ${TOKEN}`)).status, 200, `${path} with the bearer token`);
+    assert.equal((await fetchWith(path, `bearer ${TOKEN}`)).status, 200, 'the scheme is case-insensitive');
+    assert.equal((await fetchWith(path, basic('anyone', TOKEN))).status, 200, `${path} with the token as the Basic password`);
+  }
+  const status = (await (await fetchWith('/status', `Bearer ${TOKEN}`)).json()) as { sources: { name: string }[] };
+  assert.equal(status.sources[0]?.name, 'main');
+  assert.equal((await fetchWith('/healthz')).status, 200);
+  assert.equal((await fetchWith('/readyz')).status, 200);
+  assert.equal((await post('/webhook', '{}', {})).status, 503, 'the webhook answers by its own rules (no secret: 503), not 401');
+  assert.ok(!logs.text().includes(TOKEN), 'the token is in no log line');
+  assert.ok(logs.messages().some((m) => m.includes('require the token in STATUS_TOKEN')));
+});
+
+test('without STATUS_TOKEN the status routes are open, and a daemon listening beyond loopback says so', async (t) => {
+  const { pass } = recordingPass();
+  const { get, logs } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempDir(t) })], pass });
+  assert.equal((await get('/status')).status, 200);
+  assert.equal((await get('/metrics')).status, 200);
+  assert.ok(!logs.messages().some((m) => m.includes('open to anyone')), 'no warning on 127.0.0.1');
+});
+
+test('a STATUS_TOKEN with a line break or a non-ASCII character is refused at start-up without printing it', async (t) => {
+  const { pass } = recordingPass();
+  for (const bad of ['abc\ndef-secret', 'abc def-secret', '\u201cdef-secret\u201d']) {
+    await assert.rejects(
+      startTestDaemon(t, { sources: [testSource('main', { path: await tempDir(t) })], pass, env: { STATUS_TOKEN: bad } }),
+      (error: Error) => {
+        assert.match(error.message, /^STATUS_TOKEN holds a space, a line break, a control or a non-ASCII character/);
+        assert.ok(!error.message.includes('def-secret'));
+        return true;
+      },
+    );
+  }
+});
