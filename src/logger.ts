@@ -1,13 +1,68 @@
-import { destination, pino, type Logger } from 'pino';
+import { writeSync } from 'node:fs';
+import { destination, levels, pino, stdTimeFunctions, type DestinationStream, type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
+import { UsageError } from './errors.js';
 
 export type { Logger };
+
+export type LogFormat = 'pretty' | 'json';
 
 /** Paths of log fields that could carry secrets; pino replaces them. */
 const REDACT = ['token', 'apiToken', 'authorization', 'headers.authorization', 'webhookSecret', '*.token', '*.authorization'];
 
-/** JSON logs to stderr (or to `stream`), so stdout stays free for the plan. */
-export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', stream?: NodeJS.WritableStream): Logger {
-  return pino({ level, base: { name: 'policy-pool-sync' }, redact: { paths: REDACT, censor: '[redacted]' } }, stream ?? destination(2));
+const LEVELS = [...Object.keys(levels.values), 'silent'];
+const FORMATS: readonly LogFormat[] = ['pretty', 'json'];
+
+export interface LoggerOptions {
+  /** `LOG_LEVEL`; an unknown level is a usage error. @default 'info' */
+  level?: string;
+  /** `json`: one JSON object per line with an ISO timestamp; `pretty`: pino-pretty's readable lines. @default 'json' */
+  format?: LogFormat;
+  /** Where lines go; default: file descriptor 2, written synchronously so no line is lost at exit. */
+  stream?: DestinationStream;
+  /** Colour in pretty lines. @default false */
+  color?: boolean;
+}
+
+/** Logs to stderr (or to `stream`), so stdout stays free for the plan. */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const level = options.level ?? 'info';
+  if (!LEVELS.includes(level)) {
+    throw new UsageError(`LOG_LEVEL must be one of ${LEVELS.join(', ')}; got "${level}"`);
+  }
+  const sink: DestinationStream = options.stream ?? destination(2);
+  const out = options.format === 'pretty' ? prettyLines(sink, options.color ?? false) : sink;
+  return pino(
+    {
+      level,
+      base: { name: 'policy-pool-sync' },
+      timestamp: stdTimeFunctions.isoTime,
+      redact: { paths: REDACT, censor: '[redacted]' },
+    },
+    out,
+  );
+}
+
+/** `LOG_FORMAT`: `pretty` or `json`; unset means pretty on a terminal, JSON otherwise. */
+export function logFormat(value: string | undefined, terminal: boolean): LogFormat {
+  if (value === undefined || value === '') return terminal ? 'pretty' : 'json';
+  if (!(FORMATS as readonly string[]).includes(value)) throw new UsageError(`LOG_FORMAT must be pretty or json; got "${value}"`);
+  return value as LogFormat;
+}
+
+/** pino-pretty's formatter applied line by line, synchronously, so a line written before exit is never lost. */
+function prettyLines(sink: DestinationStream, color: boolean): DestinationStream {
+  const format = pinoPretty.prettyFactory({ colorize: color, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname,name' });
+  return {
+    write(line: string) {
+      sink.write(format(JSON.parse(line)));
+    },
+  };
+}
+
+/** A writer to file descriptor 2 that writes synchronously. */
+export function stderrWriter(): DestinationStream {
+  return { write: (text: string) => void writeSync(2, text) };
 }
 
 /** A logger that writes nothing, for library use and tests. */

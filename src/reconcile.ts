@@ -9,7 +9,8 @@ import { codeDigest, type CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
 import type { LiveState } from './model.js';
 import { planChanges } from './plan/plan.js';
-import type { SourcePlan, UnplannedSource } from './plan/types.js';
+import type { PlannedSource, SourcePlan, UnplannedSource } from './plan/types.js';
+import type { PassProgress } from './progress.js';
 
 export { createCodeCache, type CodeCache } from './live/code-cache.js';
 
@@ -29,6 +30,13 @@ export interface PassRequest {
   now?: () => number;
   /** Changes applied at once (`api.concurrency`). @default 8 */
   concurrency?: number;
+  /**
+   * Called with the plan once it is made, before the first write of the apply (the CLI prints it there);
+   * awaited. Not called when no plan could be made.
+   */
+  onPlan?: (planned: PlannedSource) => void | Promise<void>;
+  /** Where the pass stands: reading, downloading code, applying (with counts). */
+  onProgress?: (progress: PassProgress) => void;
 }
 
 /** What one pass over one source came to; the CLI renders it, the daemon reports it on /status and /metrics. */
@@ -48,6 +56,8 @@ export interface PassOutcome {
  */
 export async function runPass(request: PassRequest): Promise<PassOutcome> {
   const { source, logger } = request;
+  const progress = (phase: PassProgress['phase'], done: number, total: number | null, failed = 0) =>
+    request.onProgress?.({ source: source.name, phase, done, total, failed });
   const header = { name: source.name, organization: source.organization, revision: request.revision };
   const unplanned = (unreadable: UnplannedSource['unreadable'], errors: string[]): PassOutcome => ({
     sourcePlan: { ...header, plan: null, unreadable, errors },
@@ -55,6 +65,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     ok: false,
   });
 
+  progress('reading', 0, null);
   let declared: DeclaredState;
   try {
     declared = await readDeclared(request.dir, { maxAgentPools: source.maxAgentPools });
@@ -65,7 +76,10 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
 
   let live: LiveState;
   try {
-    live = await readLive({ api: request.api, organization: source.organization, declared, logger, codeCache: request.codeCache });
+    live = await readLive({
+      api: request.api, organization: source.organization, declared, logger, codeCache: request.codeCache,
+      onCodeProgress: (done, total) => progress('downloading', done, total),
+    });
   } catch (error) {
     return unplanned('live', [`reading the live state of organization ${source.organization} failed: ${errorMessage(error)}`]);
   }
@@ -80,10 +94,14 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     now: (request.now ?? Date.now)(),
   });
   logger.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, 'plan made');
+  await request.onPlan?.({ ...header, plan });
   if (request.mode === 'plan' || plan.errors.length > 0 || plan.changes.length === 0) {
     return { sourcePlan: { ...header, plan }, results: [], ok: plan.errors.length === 0 };
   }
 
+  let done = 0;
+  let failed = 0;
+  progress('applying', 0, plan.changes.length);
   const results = await applyPlan(plan, {
     api: request.api,
     organization: source.organization,
@@ -92,6 +110,10 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     logger,
     onUploaded: (policyId, updatedAt, policy) => request.codeCache?.set(policyId, updatedAt, codeDigest(policy.code)),
     concurrency: request.concurrency,
+    onResult: (result) => {
+      if (result.outcome === 'failed') failed += 1;
+      progress('applying', Math.min((done += 1), plan.changes.length), plan.changes.length, failed);
+    },
   });
   const failures = results
     .filter((r) => r.outcome === 'failed')

@@ -22,7 +22,10 @@ async function localDaemon(t: import('node:test').TestContext, schedule: string,
 }
 
 test('an edited local file is applied within 5 s, without waiting for the schedule', async (t) => {
-  const { api, dir } = await localDaemon(t, NEVER);
+  const { api, dir, daemon } = await localDaemon(t, NEVER);
+  const progress = daemon.logs().filter((l) => l.source === 'local' && typeof l.phase === 'string');
+  assert.ok(progress.some((l) => l.phase === 'applying' && /^applying \d+\/\d+/.test(String(l.msg))), 'the daemon logs the progress of its passes');
+  assert.ok(progress.some((l) => l.phase === 'reading'));
   assert.equal(descriptionOf(await api.policies(), 'require-tags'), 'Tags are required.');
   const editedAt = Date.now();
   await writeFile(path.join(dir, 'policies/require-tags.yaml'), 'description: Edited on disk.\n');

@@ -69,6 +69,9 @@ export class Transport {
   private readonly pacer: Pacer;
   private readonly base: URL;
   private readonly counters: TransportStats = { requests: 0, byStatus: {}, retries: 0, rateLimited: 0, rateLimitWaitSeconds: 0 };
+  /** Requests waiting for their start slot now, and since when at least one has been: waits count in wall-clock time. */
+  private waiting = 0;
+  private waitingSince = 0;
 
   constructor(private readonly options: TransportOptions) {
     this.base = new URL(options.baseUrl.replace(/\/+$/, ''));
@@ -149,7 +152,7 @@ export class Transport {
     const { clock, logger, timeoutMs } = this.options;
     const url = new URL(req.url);
     const inApi = this.inApi(url);
-    if (inApi) this.recordWait(await this.pacer.acquire());
+    if (inApi) await this.waitForSlot();
     const started = clock.now();
     const signal = AbortSignal.timeout(timeoutMs);
     try {
@@ -201,8 +204,23 @@ export class Transport {
     this.options.onRequest?.({ method, status, durationMs });
   }
 
+  /**
+   * Waits for the pacer. The time counted is the union of the waits: while several requests wait at once, the
+   * clock runs once, not once per request, so the figure never exceeds the duration of the run.
+   */
+  private async waitForSlot(): Promise<void> {
+    if (this.waiting === 0) this.waitingSince = this.options.clock.now();
+    this.waiting += 1;
+    try {
+      await this.pacer.acquire();
+    } finally {
+      this.waiting -= 1;
+      if (this.waiting === 0) this.recordWait(this.options.clock.now() - this.waitingSince);
+    }
+  }
+
   private recordWait(waitedMs: number): void {
-    if (waitedMs < 1) return;
+    if (waitedMs <= 0) return;
     this.counters.rateLimitWaitSeconds += waitedMs / 1000;
     this.options.onRateLimitWait?.(waitedMs / 1000);
   }

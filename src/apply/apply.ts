@@ -6,15 +6,10 @@ import { mapLimit } from '../declared/map-limit.js';
 import { markerSource, withMarker } from '../plan/marker.js';
 import { sameCode } from '../plan/policies.js';
 import type { Ownership } from '../model.js';
-import type { AgentChange, Change, Plan, PolicyChange, PoolChange } from '../plan/types.js';
+import type { AgentChange, Change, ChangeResult, Plan, PolicyChange, PoolChange } from '../plan/types.js';
 
 /** What became of one planned change. */
-export interface ActionResult {
-  change: Change;
-  outcome: 'applied' | 'failed' | 'skipped';
-  /** Why it failed or was skipped. */
-  message: string | null;
-}
+export type ActionResult = ChangeResult;
 
 export interface ApplyOptions {
   api: PolicyApi;
@@ -28,6 +23,8 @@ export interface ApplyOptions {
   concurrency?: number;
   /** Once aborted, no further change starts; those under way finish (a create with its upload). */
   stop?: AbortSignal;
+  /** Called as each change reaches its outcome (for progress reports). */
+  onResult?: (result: ActionResult) => void;
 }
 
 /** The message of a change that was never started because the run was stopped. */
@@ -42,7 +39,9 @@ export const NOT_STARTED = 'not applied: the run was stopped before this change 
 export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<ActionResult[]> {
   const results = new Map<Change, ActionResult>();
   const record = (change: Change, outcome: ActionResult['outcome'], message: string | null = null) => {
-    results.set(change, { change, outcome, message });
+    const result = { change, outcome, message };
+    results.set(change, result);
+    options.onResult?.(result);
     const meta = { resource: change.resource, resourceName: change.name, action: change.action, outcome };
     if (outcome === 'failed') options.logger.error({ ...meta, error: message }, 'change failed');
     else options.logger.info(meta, 'change applied');

@@ -4,7 +4,8 @@ import { configFromFlags, loadConfig } from '../config/index.js';
 import type { Config } from '../config/types.js';
 import { runDaemon } from '../daemon/index.js';
 import { errorMessage, formatProblem, UsageError, ValidationError } from '../errors.js';
-import { createLogger } from '../logger.js';
+import { createLogger, logFormat, stderrWriter } from '../logger.js';
+import { TerminalLine } from '../progress.js';
 import { packageVersion } from '../version.js';
 import { parseCliArgs, USAGE, type CliArgs } from './args.js';
 import { runEmulator } from './emulator-command.js';
@@ -40,12 +41,21 @@ async function main(argv: string[], io: ProcessIo): Promise<number> {
     io.stdout.write(`${packageVersion()}\n`);
     return 0;
   }
-  // The process's own stderr gets pino's synchronous file-descriptor writer, so no line is lost at exit.
-  const logger = createLogger(io.env['LOG_LEVEL'] ?? 'info', io.stderr === process.stderr ? undefined : io.stderr);
+  const terminal = (io.stderr as { isTTY?: boolean }).isTTY === true;
+  // The process's own stderr is written synchronously, so no line is lost at exit.
+  const sink = io.stderr === process.stderr ? stderrWriter() : io.stderr;
+  // On a terminal, a one-shot pass keeps one progress line under the log lines.
+  const line = terminal && (args.mode === 'reconcile' || args.mode === 'dry-run') ? new TerminalLine(sink) : null;
+  const logger = createLogger({
+    level: io.env['LOG_LEVEL'] || 'info',
+    format: logFormat(io.env['LOG_FORMAT'], terminal),
+    stream: line ?? sink,
+    color: terminal && !io.env['NO_COLOR'],
+  });
   if (args.mode === 'emulator') return runEmulator(args, io.stdout, logger);
   const config = await resolveConfig(args, io.env);
   if (args.mode === 'daemon') return runDaemon({ config, logger, env: io.env, noCache: args.noCache });
-  const oneShotIo = { stdout: io.stdout, env: io.env, logger };
+  const oneShotIo = { stdout: io.stdout, env: io.env, logger, terminal: line };
   return args.mode === 'validate' ? runValidate(args, config, oneShotIo) : runOnce(args, config, oneShotIo);
 }
 

@@ -6,6 +6,8 @@ import { formatProblem, UsageError, ValidationError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { openCodeCacheStore } from '../live/code-cache-file.js';
 import { renderJson, renderMarkdown, renderText, shouldColor, summarize } from '../output/index.js';
+import type { SourcePlan } from '../plan/types.js';
+import { ProgressReporter, type TerminalLine } from '../progress.js';
 import { runPass, type PassOutcome } from '../reconcile.js';
 import { openSource } from '../source/index.js';
 import type { CliArgs } from './args.js';
@@ -14,6 +16,8 @@ export interface CliIo {
   stdout: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;
   logger: Logger;
+  /** On a terminal: the progress line under the logs. */
+  terminal?: TerminalLine | null;
 }
 
 /** `--validate`: every source's declared repo, no API call. */
@@ -48,48 +52,101 @@ function emptySourceHint(dir: string): string {
   return `${tooDeep}A source holds policies/**/*.native, policies/**/*.rego and agent-pools/*.yaml; set allow-empty: true on the source (or pass --allow-empty) if it is meant to be empty.`;
 }
 
-/** `--reconcile` and `--dry-run`: one pass per source, the plan to stdout, logs to stderr. */
+/**
+ * `--reconcile` and `--dry-run`: one pass per source, the plan to stdout, logs and progress to stderr.
+ * `--reconcile` prints each source's plan (text or Markdown) before the first write for it, then the outcome of
+ * the apply; its JSON is one document at the end, carrying the plan and each change's outcome.
+ */
 export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise<number> {
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   const mode = args.mode === 'reconcile' ? 'apply' : 'plan';
+  const printsEarly = mode === 'apply' && args.output !== 'json';
+  const progress = new ProgressReporter({ logger: io.logger, terminal: io.terminal ?? null });
   const outcomes: PassOutcome[] = [];
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
   try {
     for (const source of selectSources(config, args)) {
       const { dir, revision } = await openSource(source, sourceContext(config, io)).checkout();
       const codeCache = await caches.forOrganization(source.organization);
-      outcomes.push(await runPass({ source, dir, revision, api, logger: io.logger, mode, prune: args.prune || undefined, force: args.force, codeCache, concurrency: config.api.concurrency }));
+      let printed = false;
+      const outcome = await runPass({
+        source, dir, revision, api, logger: io.logger, mode, prune: args.prune || undefined, force: args.force,
+        codeCache, concurrency: config.api.concurrency,
+        onProgress: (p) => progress.update(p),
+        onPlan: printsEarly
+          ? (planned) => {
+              progress.end();
+              io.stdout.write(renderPlan(args, [planned], io));
+              printed = true;
+            }
+          : undefined,
+      });
+      progress.end();
+      outcomes.push(outcome);
+      if (printsEarly) io.stdout.write(printed ? renderApplied(args, outcome) : renderPlan(args, [outcome.sourcePlan], io));
     }
   } finally {
+    progress.end();
     io.logger.info(api.stats(), 'api requests');
     await api.close();
     await caches.save();
   }
-  io.stdout.write(render(args, outcomes, io));
+  if (!printsEarly) io.stdout.write(render(args, outcomes, io));
+  else if (args.output === 'text') io.stdout.write(applySummary(outcomes));
   const summary = summarize(outcomes.map((o) => o.sourcePlan));
   const changes = summary.create + summary.update + summary.replace + summary.delete;
   if (outcomes.some((o) => !o.ok)) return 1;
   return args.detailedExitcode && changes > 0 ? 2 : 0;
 }
 
+function renderPlan(args: CliArgs, plans: SourcePlan[], io: CliIo): string {
+  if (args.output === 'markdown') return renderMarkdown(plans);
+  return renderText(plans, { color: shouldColor(io.stdout, io.env) });
+}
+
+/** Dry runs, and the JSON of a reconcile: every source at once. */
 function render(args: CliArgs, outcomes: PassOutcome[], io: CliIo): string {
   const plans = outcomes.map((o) => o.sourcePlan);
-  if (args.output === 'json') return renderJson(plans);
-  if (args.output === 'markdown') return renderMarkdown(plans);
-  let text = renderText(plans, { color: shouldColor(io.stdout, io.env) });
-  if (args.mode === 'reconcile') text += applySummary(outcomes);
-  return text;
+  if (args.output === 'json') {
+    return renderJson(plans, args.mode === 'reconcile' ? { results: outcomes.map((o) => o.results) } : {});
+  }
+  return renderPlan(args, plans, io);
+}
+
+/** What the apply of one source came to, printed after its plan: each failure, then the counts. */
+function renderApplied(args: CliArgs, outcome: PassOutcome): string {
+  const failures = outcome.results.filter((r) => r.outcome === 'failed');
+  const planErrors = outcome.sourcePlan.plan?.errors.length ?? 0;
+  if (outcome.results.length === 0) {
+    return planErrors > 0 ? `\nNothing applied for source "${outcome.sourcePlan.name}": the plan has errors.\n` : '';
+  }
+  const counts = outcomeCounts([outcome]);
+  if (args.output === 'markdown') {
+    const lines = ['', `#### Apply result for \`${outcome.sourcePlan.name}\``, '', `${counts}.`, ''];
+    for (const f of failures) lines.push(`- ❌ ${f.change.action} ${f.change.resource} \`${f.change.name}\` failed: ${(f.message ?? 'unknown error').replace(/\n/g, ' ')}`);
+    return `${lines.join('\n')}\n`;
+  }
+  const lines = ['', `Applied source "${outcome.sourcePlan.name}": ${counts}.`];
+  for (const f of failures) lines.push(`  - ${f.change.action} ${f.change.resource} "${f.change.name}" failed: ${f.message ?? 'unknown error'}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function outcomeCounts(outcomes: PassOutcome[]): string {
+  const results = outcomes.flatMap((o) => o.results);
+  const count = (outcome: string, action?: string) =>
+    results.filter((r) => r.outcome === outcome && (action === undefined || r.change.action === action)).length;
+  const line = `${count('applied', 'create')} created, ${count('applied', 'update')} updated, ${count('applied', 'replace')} replaced, ${count('applied', 'delete')} deleted`;
+  const failed = count('failed');
+  const skipped = count('skipped');
+  return `${line}${failed > 0 ? `, ${failed} failed` : ''}${skipped > 0 ? `, ${skipped} skipped` : ''}`;
 }
 
 function applySummary(outcomes: PassOutcome[]): string {
   const results = outcomes.flatMap((o) => o.results);
   if (results.length === 0) return '';
-  const count = (outcome: string, action?: string) =>
-    results.filter((r) => r.outcome === outcome && (action === undefined || r.change.action === action)).length;
-  const failed = count('failed');
-  const line = `${count('applied', 'create')} created, ${count('applied', 'update')} updated, ${count('applied', 'replace')} replaced, ${count('applied', 'delete')} deleted`;
-  return failed > 0
-    ? `\nApply finished with errors: ${line}, ${failed} failed.\n`
+  const line = outcomeCounts(outcomes);
+  return results.some((r) => r.outcome === 'failed')
+    ? `\nApply finished with errors: ${line}.\n`
     : `\nApply complete! Resources: ${line}.\n`;
 }
 

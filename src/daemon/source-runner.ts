@@ -3,6 +3,7 @@ import type { SourceConfig } from '../config/types.js';
 import { ApiError, NetworkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { sourceErrors } from '../output/index.js';
+import { ProgressReporter } from '../progress.js';
 import { createCodeCache, type CodeCache, type PassOutcome, type PassRequest } from '../reconcile.js';
 import { openSource, redactCredentials, safeErrorMessage, type Checkout, type SourceWatch } from '../source/index.js';
 import type { DaemonMetrics } from './metrics.js';
@@ -53,14 +54,19 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   async function pass(trigger: TriggerReason, signal: AbortSignal): Promise<LoopPassResult> {
     const { dir, revision } = await checkout(signal);
     const guard = guardApi(options.api, signal);
+    const progress = new ProgressReporter({ logger: options.logger });
     let outcome: PassOutcome;
     try {
-      outcome = await options.reconcile({ source, dir, revision, api: guard.api, logger: options.logger, mode: 'apply', codeCache, concurrency: options.concurrency }, trigger);
+      outcome = await options.reconcile(
+        { source, dir, revision, api: guard.api, logger: options.logger, mode: 'apply', codeCache, concurrency: options.concurrency, onProgress: (p) => progress.update(p) },
+        trigger,
+      );
     } catch (error) {
       // runPass reports what is wrong with the source in its outcome; a throw is a bug or an unexpected failure.
       if (!signal.aborted) log.error({ trigger, stack: redactCredentials(errorStack(error)) }, 'pass threw');
       throw error;
     } finally {
+      progress.end();
       state.apiReached = guard.reached() ?? state.apiReached;
       await options.saveCodeCache?.();
     }

@@ -10,6 +10,8 @@ export interface ReadLiveOptions {
   declared: DeclaredState;
   logger: Logger;
   codeCache?: CodeCache;
+  /** Called when the number of policies whose code must be checked is known, then after each is checked. */
+  onCodeProgress?: (done: number, total: number) => void;
 }
 
 /**
@@ -23,8 +25,16 @@ export async function readLive(options: ReadLiveOptions): Promise<LiveState> {
   // The list holds every policy of the organization: the cache forgets the ones deleted since.
   options.codeCache?.retain(policies.map((policy) => policy.id));
   const declaredByName = new Map(declared.policies.map((p) => [p.name, p]));
+  const total = policies.filter((p) => needsCode(p, declaredByName.get(p.name))).length;
+  let done = 0;
+  options.onCodeProgress?.(done, total);
+  const counted = async (policy: Policy): Promise<LivePolicy> => {
+    const result = await withCode(policy, declaredByName.get(policy.name), options);
+    if (needsCode(policy, declaredByName.get(policy.name))) options.onCodeProgress?.((done += 1), total);
+    return result;
+  };
   const [livePolicies, livePools] = await Promise.all([
-    Promise.all(policies.map((policy) => withCode(policy, declaredByName.get(policy.name), options))),
+    Promise.all(policies.map(counted)),
     Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => {
       const wantsAgents = declared.pools.some(
         (p) => p.agentCleanup !== null && (p.name === pool.name || p.previousNames.includes(pool.name)),
@@ -35,10 +45,13 @@ export async function readLive(options: ReadLiveOptions): Promise<LiveState> {
   return { policies: livePolicies, pools: livePools };
 }
 
+/** Code is compared only for a declared policy of the same kind that has code; anything else is created, replaced or pruned whole. */
+function needsCode(policy: Policy, declared: DeclaredPolicy | undefined): declared is DeclaredPolicy {
+  return declared !== undefined && declared.kind === policy.kind && policy.updatedAt !== null;
+}
+
 async function withCode(policy: Policy, declared: DeclaredPolicy | undefined, options: ReadLiveOptions): Promise<LivePolicy> {
-  // Code is compared only for a declared policy of the same kind; anything else is created, replaced or pruned whole.
-  if (declared === undefined || declared.kind !== policy.kind) return livePolicy(policy, null);
-  if (policy.updatedAt === null) return livePolicy(policy, null);
+  if (!needsCode(policy, declared) || policy.updatedAt === null) return livePolicy(policy, null);
   const cached = options.codeCache?.get(policy.id, policy.updatedAt);
   if (cached !== undefined && cached === codeDigest(declared.code)) return livePolicy(policy, declared.code);
   // null: the service says this policy has no code (404), so the planner plans an upload.

@@ -36,20 +36,37 @@ export function planLine(summary: PlanSummary): string {
 }
 
 const NO_CHANGES = 'No changes. The API matches the declared repo.';
-const NO_CHANGES_WITH_ERRORS = 'No changes planned, but there are errors (see above).';
+
+/** Where the errors are printed relative to the closing lines: below in Markdown (summary first), above in text. */
+export type ErrorsWhere = 'above' | 'below';
 
 /**
  * The closing line(s): the `Plan: ...` line when there are changes; a line for sources without a plan, which are
- * never reported as in sync; otherwise whether the API matches the repo.
+ * never reported as in sync; otherwise whether the API matches the repo, which it does not while undeclared live
+ * resources are kept.
  */
-export function closingLines(plans: readonly SourcePlan[]): string[] {
+export function closingLines(plans: readonly SourcePlan[], where: ErrorsWhere = 'above'): string[] {
   const summary = summarize(plans);
   const unplanned = plans.filter((s) => s.plan === null).length;
   const lines: string[] = [];
   if (totalChanges(summary) > 0) lines.push(planLine(summary));
-  if (unplanned > 0) lines.push(`No plan for ${unplanned} of ${plans.length} source${plans.length === 1 ? '' : 's'}: see the errors above.`);
+  if (unplanned > 0) lines.push(`No plan for ${unplanned} of ${plans.length} source${plans.length === 1 ? '' : 's'}: see the errors ${where}.`);
   if (lines.length > 0) return lines;
-  return [plans.some((s) => sourceErrors(s).length > 0) ? NO_CHANGES_WITH_ERRORS : NO_CHANGES];
+  if (plans.some((s) => sourceErrors(s).length > 0)) return [`No changes planned, but there are errors (see ${where}).`];
+  const kept = keptUndeclared(plans);
+  return [kept > 0 ? `No changes. ${keptLine(kept)}` : NO_CHANGES];
+}
+
+/** Undeclared live resources kept over all planned sources. */
+export function keptUndeclared(plans: readonly SourcePlan[]): number {
+  return plans.reduce((sum, s) => sum + (s.plan?.keptUndeclared ?? 0), 0);
+}
+
+/** e.g. `3 live resources that are not declared are kept.` */
+export function keptLine(kept: number): string {
+  return kept === 1
+    ? '1 live resource that is not declared is kept.'
+    : `${kept} live resources that are not declared are kept.`;
 }
 
 /** A field value on one line: strings JSON-quoted (newlines escaped), lists as `["a", "b"]`, null as `null`. */

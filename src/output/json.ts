@@ -1,4 +1,4 @@
-import type { Change, SourcePlan } from '../plan/types.js';
+import type { Change, ChangeOutcome, ChangeResult, SourcePlan } from '../plan/types.js';
 import { sourceErrors, summarize } from './describe.js';
 
 /** Key order is fixed by construction: the JSON plan is byte-for-byte deterministic. */
@@ -17,20 +17,42 @@ function jsonChange(change: Change): unknown {
   };
 }
 
+export interface JsonOptions {
+  /**
+   * After an apply (`--reconcile`): each source's change results, by index of `plans`. Every change then carries
+   * `outcome` and `message`, and the document a `result` summary. A change with no result was not applied (`skipped`).
+   */
+  results?: ReadonlyArray<readonly ChangeResult[]>;
+}
+
+const NOT_APPLIED = 'not applied: the plan of this source has errors';
+
 /** The JSON plan (`--output json`, README: Plan formats), `format_version` "1"; code fields carry the full texts before and after. */
-export function renderJson(plans: readonly SourcePlan[]): string {
+export function renderJson(plans: readonly SourcePlan[], options: JsonOptions = {}): string {
   const summary = summarize(plans);
+  const result: Record<ChangeOutcome, number> = { applied: 0, failed: 0, skipped: 0 };
   const document = {
     format_version: '1',
-    sources: plans.map((source) => ({
-      name: source.name,
-      organization: source.organization,
-      revision: source.revision,
-      changes: (source.plan?.changes ?? []).map(jsonChange),
-      warnings: [...(source.plan?.warnings ?? [])],
-      errors: [...sourceErrors(source)],
-    })),
+    sources: plans.map((source, index) => {
+      const results = options.results?.[index];
+      const changes = (source.plan?.changes ?? []).map((change) => {
+        if (options.results === undefined) return jsonChange(change);
+        const found = results?.find((r) => r.change === change);
+        const outcome = found?.outcome ?? 'skipped';
+        result[outcome] += 1;
+        return { ...(jsonChange(change) as object), outcome, message: found === undefined ? NOT_APPLIED : found.message };
+      });
+      return {
+        name: source.name,
+        organization: source.organization,
+        revision: source.revision,
+        changes,
+        warnings: [...(source.plan?.warnings ?? [])],
+        errors: [...sourceErrors(source)],
+      };
+    }),
     summary: { create: summary.create, update: summary.update, replace: summary.replace, delete: summary.delete },
+    ...(options.results === undefined ? {} : { result }),
   };
   return `${JSON.stringify(document, null, 2)}\n`;
 }

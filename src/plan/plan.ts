@@ -19,7 +19,16 @@ export function planChanges(declared: DeclaredState, live: LiveState, options: P
   if (prune.kept.length > 0) {
     warnings.push(`not declared and kept because prune is off: ${prune.kept.join(', ')}`);
   }
-  return { changes, warnings, errors: checkGuards(declared, changes, options) };
+  return { changes, warnings, errors: checkGuards(declared, changes, options), keptUndeclared: keptUndeclared(declared, live, pools.claimed, changes) };
+}
+
+/** Live policies and pools that no declaration matches and that this plan does not delete. */
+function keptUndeclared(declared: DeclaredState, live: LiveState, claimedPools: ReadonlySet<string>, changes: readonly Change[]): number {
+  const declaredPolicies = new Set(declared.policies.map((policy) => policy.name));
+  const deleted = new Set(changes.filter((c) => c.action === 'delete').map((c) => c.id));
+  const policies = live.policies.filter((p) => !declaredPolicies.has(p.name) && !deleted.has(p.id)).length;
+  const pools = live.pools.filter((p) => !claimedPools.has(p.id) && !deleted.has(p.id)).length;
+  return policies + pools;
 }
 
 const ACTION_ORDER: Record<ChangeAction, number> = { create: 0, replace: 1, update: 2, delete: 3 };

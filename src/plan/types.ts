@@ -68,6 +68,22 @@ export interface Plan {
   warnings: string[];
   /** Refusals (guards) and problems that forbid any write for this source. */
   errors: string[];
+  /**
+   * Live policies and agent pools of the organization that are not declared and that the plan leaves in place
+   * (prune is off, or another source owns them). Absent means unknown; the renderers then claim nothing about them.
+   */
+  keptUndeclared?: number;
+}
+
+/** What became of a planned change when the plan was applied. */
+export type ChangeOutcome = 'applied' | 'failed' | 'skipped';
+
+/** The result of one planned change. */
+export interface ChangeResult {
+  change: Change;
+  outcome: ChangeOutcome;
+  /** Why it failed or was skipped. */
+  message: string | null;
 }
 
 interface SourceHeader {
