@@ -32,7 +32,8 @@ export interface StartDaemonOptions {
 export interface RunningDaemon {
   /** `http://host:port` of the HTTP server. */
   origin: string;
-  statuses(): SourceStatus[];
+  /** What /status shows; with `history`, each source's last passes too. */
+  statuses(options?: { history?: boolean }): SourceStatus[];
   trigger(sourceName: string, reason: TriggerReason): void;
   /** Resolves once no source has a pass running or queued. */
   whenIdle(): Promise<void>;
@@ -67,7 +68,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     });
     runners.set(source.name, runner);
   }
-  const statuses = () => [...runners.values()].map((r) => r.status());
+  const statuses = (opts: { history?: boolean } = {}) => [...runners.values()].map((r) => r.status(opts));
   const stopRunners = () => Promise.all([...runners.values()].map((r) => r.stop()));
   const server = await startDaemonServer(config.listen, {
     statuses,

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../logger.js';
 import type { Readiness, SourceStatus } from './status.js';
+import { renderStatusPage, STATUS_PAGE_CSP } from './status-page.js';
 import { carriesToken, STATUS_CHALLENGES } from './status-token.js';
 import type { WebhookResponse } from './webhook.js';
 
@@ -28,7 +29,7 @@ export const HTTP_LIMITS = {
 } as const;
 
 export interface DaemonRoutes {
-  statuses(): SourceStatus[];
+  statuses(options?: { history?: boolean }): SourceStatus[];
   readiness(): Readiness;
   registry: Registry;
   webhook(request: IncomingMessage, rawBody: Buffer): WebhookResponse;
@@ -38,7 +39,7 @@ export interface DaemonRoutes {
 }
 
 /** The routes that show organization and source names and error text; the probes and the webhook stay open. */
-const GUARDED = new Set(['/status', '/metrics']);
+const GUARDED = new Set(['/status', '/status.html', '/', '/metrics']);
 
 export interface DaemonServer {
   /** `http://host:port` actually bound (port 0 resolved). */
@@ -75,7 +76,8 @@ export async function startDaemonServer(listen: string, routes: DaemonRoutes): P
 }
 
 async function route(request: IncomingMessage, response: ServerResponse, routes: DaemonRoutes): Promise<void> {
-  const path = new URL(request.url ?? '/', 'http://daemon').pathname;
+  const url = new URL(request.url ?? '/', 'http://daemon');
+  const path = url.pathname;
   const method = request.method ?? 'GET';
   if (path === '/webhook') {
     if (method !== 'POST') return send(response, 405, { error: 'use POST' }, { allow: 'POST' });
@@ -102,7 +104,18 @@ async function route(request: IncomingMessage, response: ServerResponse, routes:
       return send(response, readiness.ready ? 200 : 503, { ready: readiness.ready, reasons: readiness.reasons });
     }
     case '/status':
-      return send(response, 200, { sources: routes.statuses() });
+      return send(response, 200, { sources: routes.statuses({ history: ['1', 'true'].includes(url.searchParams.get('history') ?? '') }) });
+    case '/':
+    case '/status.html': {
+      response.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': STATUS_PAGE_CSP,
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'no-store',
+      });
+      response.end(method === 'HEAD' ? undefined : renderStatusPage(routes.statuses({ history: true }), new Date()));
+      return;
+    }
     case '/metrics': {
       const text = await routes.registry.metrics();
       response.writeHead(200, { 'content-type': routes.registry.contentType });
@@ -110,7 +123,7 @@ async function route(request: IncomingMessage, response: ServerResponse, routes:
       return;
     }
     default:
-      return send(response, 404, { error: `no route ${path}; try /healthz, /readyz, /metrics, /status or POST /webhook` });
+      return send(response, 404, { error: `no route ${path}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
   }
 }
 

@@ -9,7 +9,8 @@ import { openSource, redactCredentials, safeErrorMessage, type Checkout, type So
 import type { DaemonMetrics } from './metrics.js';
 import { startSchedule, type Schedule } from './schedule.js';
 import { createSourceLoop, type BackoffOptions, type LoopPassResult, type SourceLoop, type TriggerReason } from './source-loop.js';
-import { initialStatus, resultLabel, type SourceStatus } from './status.js';
+import { HISTORY_LENGTH, passRecord, resultLabel, type PassRecord } from './pass-record.js';
+import { initialStatus, type SourceStatus } from './status.js';
 
 /** `runPass` in production; tests pass their own to see which trigger started each pass. */
 export type Reconcile = (request: PassRequest, trigger: TriggerReason) => Promise<PassOutcome>;
@@ -36,7 +37,8 @@ export interface SourceRunnerOptions {
 export interface SourceRunner {
   source: SourceConfig;
   trigger(reason: TriggerReason): void;
-  status(): SourceStatus;
+  /** What /status shows; with `history`, the last passes too, newest first. */
+  status(options?: { history?: boolean }): SourceStatus;
   whenIdle(): Promise<void>;
   /** Stops the schedule and the watch, then waits for the pass in flight. */
   stop(): Promise<void>;
@@ -49,10 +51,24 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   const codeCache = options.codeCache ?? createCodeCache();
   const repo = openSource(source, { stateDir: options.stateDir, env: options.env, logger: log });
   metrics.addSource(source.name);
+  /** The pass under way, filled in as it goes; turned into a PassRecord when it ends. */
+  let current: { startedAt: Date; revision: string | null; outcome: PassOutcome | null } = { startedAt: new Date(), revision: null, outcome: null };
+  const history: PassRecord[] = [];
+  let lastWarnings = new Set<string>();
+
+  /** Logs each plan warning the first time it appears; a warning repeated by every pass (prune is off) is logged once. */
+  function logWarnings(warnings: readonly string[]): void {
+    const seen = lastWarnings;
+    lastWarnings = new Set(warnings);
+    const fresh = warnings.filter((w) => !seen.has(w));
+    for (const warning of fresh) log.warn({ warning }, 'plan warning');
+    if (fresh.length < warnings.length) log.debug({ repeated: warnings.length - fresh.length }, 'plan warnings unchanged since the last pass');
+  }
 
   /** One pass: check the source out, then run the reconcile pass in apply mode, and record what it came to. */
   async function pass(trigger: TriggerReason, signal: AbortSignal): Promise<LoopPassResult> {
     const { dir, revision } = await checkout(signal);
+    current.revision = revision;
     const guard = guardApi(options.api, signal);
     const progress = new ProgressReporter({ logger: options.logger });
     let outcome: PassOutcome;
@@ -70,7 +86,9 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       state.apiReached = guard.reached() ?? state.apiReached;
       await options.saveCodeCache?.();
     }
+    current.outcome = outcome;
     const { plan } = outcome.sourcePlan;
+    if (plan !== null) logWarnings(plan.warnings);
     // A pass without a plan says nothing about drift: the last known figure stays.
     if (plan !== null) {
       state.driftCount = plan.changes.length;
@@ -108,13 +126,18 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     onPassStart(trigger) {
       state.running = true;
       state.lastTrigger = trigger;
+      current = { startedAt: new Date(), revision: null, outcome: null };
       log.info({ trigger }, 'pass started');
     },
     onPassEnd(end) {
       state.running = false;
       state.result = resultLabel(end);
       state.error = end.error === null ? null : safeErrorMessage(end.error);
-      state.lastRunAt = new Date().toISOString();
+      const finishedAt = new Date();
+      state.lastRunAt = finishedAt.toISOString();
+      state.lastPass = passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error);
+      history.unshift(state.lastPass);
+      history.length = Math.min(history.length, HISTORY_LENGTH);
       metrics.passFinished(source.name, state.result, end.durationMs / 1000);
       const fields = { trigger: end.trigger, result: state.result, durationMs: end.durationMs, revision: state.lastAttemptedRevision, drift: state.driftCount };
       if (end.ok) log.info(fields, 'pass finished');
@@ -133,9 +156,11 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   return {
     source,
     trigger: (reason) => loop.trigger(reason),
-    status() {
+    status(options = {}) {
       const next = [schedule.nextRun()?.getTime(), loop.retryAt].filter((t): t is number => typeof t === 'number');
-      return { ...state, running: loop.running, nextRunAt: next.length === 0 ? null : new Date(Math.min(...next)).toISOString() };
+      const status: SourceStatus = { ...state, running: loop.running, nextRunAt: next.length === 0 ? null : new Date(Math.min(...next)).toISOString() };
+      if (options.history === true) status.history = [...history];
+      return status;
     },
     whenIdle: () => loop.whenIdle(),
     async stop() {

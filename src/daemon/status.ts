@@ -1,7 +1,8 @@
 import type { SourceConfig } from '../config/types.js';
-import type { LoopPassEnd, TriggerReason } from './source-loop.js';
+import type { PassRecord, PassResultLabel } from './pass-record.js';
+import type { TriggerReason } from './source-loop.js';
 
-export type PassResultLabel = 'success' | 'failure' | 'timeout';
+export type { PassResultLabel } from './pass-record.js';
 
 /** What `GET /status` shows for one source. Times are ISO 8601; revisions are git commits (null for a local folder). */
 export interface SourceStatus {
@@ -17,12 +18,17 @@ export interface SourceStatus {
   /** Changes the last pass planned (drift found), or null before the first pass got that far. */
   driftCount: number | null;
   lastRunAt: string | null;
+  /** When a pass last succeeded: the plan was applied in full, or there was nothing to do. */
   lastSuccessAt: string | null;
   nextRunAt: string | null;
   /** false when the last pass could not fetch the git source; null for a local folder or before the first pass. */
   gitReached: boolean | null;
   /** false when the last pass could not reach the API; null when it made no API call. */
   apiReached: boolean | null;
+  /** The last finished pass: its revision, times, changes with their outcomes, warnings and errors. */
+  lastPass: PassRecord | null;
+  /** The last passes, newest first; only with `/status?history=1`. */
+  history?: PassRecord[];
 }
 
 export interface Readiness {
@@ -47,11 +53,8 @@ export function initialStatus(source: SourceConfig): SourceStatus {
     nextRunAt: null,
     gitReached: null,
     apiReached: null,
+    lastPass: null,
   };
-}
-
-export function resultLabel(end: LoopPassEnd): PassResultLabel {
-  return end.timedOut ? 'timeout' : end.ok ? 'success' : 'failure';
 }
 
 /** Ready when every source has finished a pass, and the last one reached git (if any) and the API. */
