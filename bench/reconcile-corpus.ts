@@ -24,7 +24,7 @@ for (const name of corpus.names) {
 const emulator = await startEmulator({ port: 0, seed: { token: 'bench-token', rateLimit: 30, organizations: [{ name: ORG }] } });
 const source: SourceConfig = {
   name: 'bench', organization: ORG, path: dir, git: null, schedule: '*/5 * * * *', prune: false, ownership: 'marker',
-  maxDeletes: 10, allowEmpty: false, maxAgentPools: 1, passTimeoutSeconds: 600,
+  maxDeletes: 10, allowEmpty: false, adopt: false, maxAgentPools: 1, passTimeoutSeconds: 600,
 };
 const logger = silentLogger();
 

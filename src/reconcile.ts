@@ -91,6 +91,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     allowEmpty: source.allowEmpty,
     maxDeletes: source.maxDeletes,
     force: request.force ?? false,
+    adopt: source.adopt,
     now: (request.now ?? Date.now)(),
   });
   logger.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, 'plan made');

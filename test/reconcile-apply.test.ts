@@ -34,14 +34,14 @@ describe('apply', () => {
     assert.equal((await world.cli('--reconcile', dir)).code, 0);
 
     await world.clearRequests();
-    const refused = await world.cli('--reconcile', one, ['--prune']);
+    const refused = await world.cli('--reconcile', one, ['--prune', '--source', 'default']);
     assert.equal(refused.code, 1, refused.stdout + refused.stderr);
     assert.match(refused.stdout, /would delete \d+ resources, more than max-deletes \(10\)/);
-    const empty = await world.cli('--reconcile', nothing, ['--prune', '--force']);
+    const empty = await world.cli('--reconcile', nothing, ['--prune', '--source', 'default', '--force']);
     assert.equal(empty.code, 1, empty.stdout + empty.stderr);
     assert.deepEqual(await world.writes(), [], 'refused before any write');
 
-    const forced = await world.cli('--reconcile', one, ['--prune', '--force']);
+    const forced = await world.cli('--reconcile', one, ['--prune', '--source', 'default', '--force']);
     assert.equal(forced.code, 0, forced.stdout + forced.stderr);
     assert.deepEqual((await world.organization()).policies.map((p) => p['name']), ['bulk-0']);
   });

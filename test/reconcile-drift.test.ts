@@ -76,7 +76,7 @@ describe('drift made behind the tool', () => {
     });
 
     await world.clearRequests();
-    const { code, plan } = await dryRunJson(['--prune']);
+    const { code, plan } = await dryRunJson(['--prune', '--source', 'default']);
     assert.equal(code, 2);
     assert.deepEqual(await world.writes(), [], 'a dry run sends no write');
     const changes = plan.sources[0]!.changes;
@@ -100,9 +100,9 @@ describe('drift made behind the tool', () => {
     assert.deepEqual(field('build', 'allowed-workspaces'), { before: [WORKSPACES[1]!.id], after: [WORKSPACES[0]!.id] });
     assert.deepEqual(plan.summary, { create: 1, update: 4, replace: 0, delete: 1 });
 
-    const repaired = await world.cli('--reconcile', dir, ['--prune']);
+    const repaired = await world.cli('--reconcile', dir, ['--prune', '--source', 'default']);
     assert.equal(repaired.code, 0, repaired.stderr + repaired.stdout);
-    const again = await dryRunJson(['--prune']);
+    const again = await dryRunJson(['--prune', '--source', 'default']);
     assert.equal(again.code, 0, JSON.stringify(again.plan));
     const names = (await world.organization()).policies.map((p) => p['name']).sort();
     assert.deepEqual(names, ['audit-only', 'deny-public', 'limit-size', 'require-tags', 'stray-foreign']);

@@ -33,7 +33,7 @@ describe('an invalid repo exits 1, names the file, and writes nothing', () => {
     const world = fixture.world;
     await world.clearRequests();
     for (const mode of MODES) {
-      const run = await world.cli(mode, dir, ['--prune']);
+      const run = await world.cli(mode, dir, ['--prune', '--source', 'default']);
       assert.equal(run.code, 1, `${mode}: ${run.stdout}${run.stderr}`);
       assert.match(run.stdout + run.stderr, names, mode);
     }
@@ -45,7 +45,7 @@ describe('an invalid repo exits 1, names the file, and writes nothing', () => {
       const world = fixture.world;
       const dir = await fixture.repo({ ...smallRepo(), 'policies/p.native': native, 'policies/p.yaml': 'enforcement-level: mandatory\n' });
       await world.clearRequests();
-      const run = await world.spawnCli(mode, dir, ['--prune']);
+      const run = await world.spawnCli(mode, dir, ['--prune', '--source', 'default']);
       assert.equal(run.code, 1, `${mode}: ${run.stdout}${run.stderr}`);
       assert.match(run.stdout + run.stderr, /policies\/p\.yaml:1/);
       assert.deepEqual(await world.requests(), []);
@@ -90,7 +90,7 @@ describe('an invalid repo exits 1, names the file, and writes nothing', () => {
     await world.control('POST', '/faults', { faults: [{ kind: 'status', status: 403, method: 'GET', path: '/download$|/policies/[^/]+$', count: 0 }] });
     try {
       await world.clearRequests();
-      const run = await world.cli('--reconcile', emptied, ['--prune', '--force']);
+      const run = await world.cli('--reconcile', emptied, ['--prune', '--source', 'default', '--force']);
       assert.equal(run.code, 1, run.stdout + run.stderr);
       assert.match(run.stdout + run.stderr, /example-org/);
       assert.deepEqual(await world.writes(), []);

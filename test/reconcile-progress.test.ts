@@ -109,7 +109,7 @@ describe('reconcile --output json carries each change outcome and a result summa
   it('a refused plan: every change skipped, saying why', async () => {
     const world = fixture.world;
     const nothing = await fixture.repo({ 'README.md': 'nothing\n' });
-    const run = await world.cli('--reconcile', nothing, ['--output', 'json', '--prune', '--force']);
+    const run = await world.cli('--reconcile', nothing, ['--output', 'json', '--prune', '--source', 'default', '--force']);
     assert.equal(run.code, 1, run.stdout + run.stderr);
     const document = JSON.parse(run.stdout) as { sources: Array<{ changes: Array<{ outcome: string; message: string }> }>; result: Record<string, number> };
     const changes = document.sources[0]!.changes;

@@ -81,7 +81,7 @@ describe('one pass against the service read at its strictest (the emulator as it
     await world.control('POST', '/faults', { faults: [{ kind: 'lose-response', method: 'DELETE', count: 1 }] });
     await world.clearRequests();
 
-    const run = await world.cli('--reconcile', dir, ['--prune']);
+    const run = await world.cli('--reconcile', dir, ['--prune', '--source', 'default']);
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.match(run.stdout, /Apply complete!/);
 
@@ -101,7 +101,7 @@ describe('one pass against the service read at its strictest (the emulator as it
     const policies = await list(world, `/organizations/${ORG}/policies`);
     assert.deepEqual(policies.map((p) => p.attributes['name']).sort(), ['audit-only', 'deny-public', 'limit-size', 'require-tags', 'stray-foreign']);
 
-    const again = await world.cli('--dry-run', dir, ['--prune', '--detailed-exitcode']);
+    const again = await world.cli('--dry-run', dir, ['--prune', '--source', 'default', '--detailed-exitcode']);
     assert.equal(again.code, 0, again.stdout + again.stderr);
   });
 

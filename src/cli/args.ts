@@ -16,6 +16,10 @@ export interface CliArgs {
   force: boolean;
   /** `--allow-empty`: every selected source may declare nothing, as with `allow-empty: true`. */
   allowEmpty: boolean;
+  /** `--adopt`: every selected source takes over policies carrying another source's marker, as with `adopt: true`. */
+  adopt: boolean;
+  /** `--timeout`: seconds one one-shot pass may take. @default 1800 */
+  timeoutSeconds: number;
   sourceDir: string | null;
   organization: string | null;
   apiUrl: string | null;
@@ -41,12 +45,14 @@ Options:
   -h, --help               show this help and exit
   -v, --version            print the version and exit
   --config FILE            config file (default config/default.yaml)
-  --source NAME            only that source
+  --source NAME            only that source; with --source-dir, the source's name (written into ownership markers)
   --output FORMAT          text, json or markdown (default text)
   --detailed-exitcode      exit 2 when the plan has changes and nothing failed
   --prune                  delete live resources that are not declared
   --force                  allow more deletions than max-deletes
   --allow-empty            accept a source that declares nothing (as allow-empty: true)
+  --adopt                  take over policies that carry another source's marker (as adopt: true)
+  --timeout SECONDS        the limit of a --reconcile or --dry-run pass (default 1800)
   --source-dir DIR         declared repo folder, for use without a config file
   --organization NAME      organization, with --source-dir (not needed by --validate)
   --api-url URL            API base URL ending in /api/v2 (else API_BASE_URL, else api.url)
@@ -84,6 +90,8 @@ export const OPTIONS = {
   prune: { type: 'boolean' },
   force: { type: 'boolean' },
   'allow-empty': { type: 'boolean' },
+  adopt: { type: 'boolean' },
+  timeout: { type: 'string' },
   'source-dir': { type: 'string' },
   organization: { type: 'string' },
   'api-url': { type: 'string' },
@@ -94,6 +102,9 @@ export const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies ParseArgsConfig['options'];
+
+/** The one-shot pass limit when --timeout is not given: 30 minutes. */
+export const DEFAULT_TIMEOUT_SECONDS = 1800;
 
 const MODES = ['reconcile', 'dry-run', 'validate', 'emulator'] as const;
 
@@ -118,6 +129,14 @@ export function parseCliArgs(argv: string[]): CliArgs {
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${values.port}"`);
   const mode = modes[0] ?? 'daemon';
+  const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
+  if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError(`--timeout must be a number of seconds, not "${values.timeout}"`);
+  if (values.config === undefined && values['source-dir'] !== undefined && values.prune === true && values.source === undefined) {
+    throw new UsageError(
+      '--prune with --source-dir needs --source NAME: the name is written into the ownership marker of each policy, and prune ' +
+        'deletes only the policies that carry it. Give each repo its own name, or two repos pruning one organization delete each other\'s policies.',
+    );
+  }
   if (values.config === undefined && values['source-dir'] === undefined && values.organization !== undefined) {
     throw new UsageError('--organization goes with --source-dir');
   }
@@ -133,6 +152,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
     prune: values.prune === true,
     force: values.force === true,
     allowEmpty: values['allow-empty'] === true,
+    adopt: values.adopt === true,
+    timeoutSeconds,
     sourceDir: values['source-dir'] ?? null,
     organization: values.organization ?? null,
     apiUrl: values['api-url'] ?? null,

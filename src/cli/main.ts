@@ -62,20 +62,22 @@ async function main(argv: string[], io: ProcessIo): Promise<number> {
 /**
  * Flags alone (`--source-dir`, with `--organization` except for `--validate`) need no config file; otherwise the file
  * is read and validated. The API URL comes from `--api-url`, then `API_BASE_URL` (applied by the loader), then
- * `api.url`; the state dir from `--state-dir`, then `STATE_DIR`, then `state-dir`. `--allow-empty` applies to every
- * source.
+ * `api.url`; the state dir from `--state-dir`, then `STATE_DIR`, then `state-dir`. `--allow-empty` and `--adopt` apply
+ * to every source.
  */
 async function resolveConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config> {
   const read = await readConfig(args, env);
   const config = args.stateDir === null ? read : { ...read, stateDir: path.resolve(args.stateDir) };
-  if (!args.allowEmpty) return config;
-  return { ...config, sources: config.sources.map((source) => ({ ...source, allowEmpty: true })) };
+  return {
+    ...config,
+    sources: config.sources.map((source) => ({ ...source, allowEmpty: source.allowEmpty || args.allowEmpty, adopt: source.adopt || args.adopt })),
+  };
 }
 
 async function readConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config> {
   if (args.config === null && args.sourceDir !== null) {
     // --validate makes no API call, so the organization is not needed there.
-    return configFromFlags({ sourceDir: args.sourceDir, organization: args.organization ?? '', apiUrl: args.apiUrl }, env);
+    return configFromFlags({ sourceDir: args.sourceDir, organization: args.organization ?? '', apiUrl: args.apiUrl, name: args.source }, env);
   }
   const file = args.config ?? DEFAULT_CONFIG;
   if (!existsSync(file)) {

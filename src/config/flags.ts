@@ -9,18 +9,20 @@ export interface ConfigFlags {
   organization: string;
   /** --api-url; wins over API_BASE_URL. */
   apiUrl?: string | null;
+  /** --source: the source's name, and so its ownership marker. @default "default" */
+  name?: string | null;
 }
 
 /**
- * A config for use without a file (`--source-dir DIR --organization NAME`): one source named `default`,
- * ownership marker, prune off. The name is fixed rather than taken from the folder, because it is written into the
+ * A config for use without a file (`--source-dir DIR --organization NAME`): one source named by `--source`, else
+ * `default`, ownership marker, prune off. The name is never taken from the folder, because it is written into the
  * ownership marker: a checkout's folder name differs between CI systems and machines, and a changed name would
  * stop prune from recognising the policies the source wrote before.
  * URL: --api-url, else API_BASE_URL, else `embedded`.
  */
 export function configFromFlags(flags: ConfigFlags, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): Config {
   const dir = path.resolve(cwd, flags.sourceDir);
-  const name = 'default';
+  const name = flags.name ?? 'default';
   const config: Config = {
     api: { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false },
     sources: [{ ...sourceDefaults(name, flags.organization), path: dir }],

@@ -25,6 +25,7 @@ export interface RawSource {
   ownership?: Ownership;
   'max-deletes'?: number;
   'allow-empty'?: boolean;
+  adopt?: boolean;
   'max-agent-pools'?: number;
   'pass-timeout'?: number;
 }
@@ -57,6 +58,7 @@ function toSource(raw: RawSource, cwd: string): SourceConfig {
     ownership: raw.ownership ?? 'marker',
     maxDeletes: raw['max-deletes'] ?? 10,
     allowEmpty: raw['allow-empty'] ?? false,
+    adopt: raw.adopt ?? false,
     maxAgentPools: raw['max-agent-pools'] ?? 1,
     passTimeoutSeconds: raw['pass-timeout'] ?? 600,
   };
@@ -74,6 +76,7 @@ export function sourceDefaults(name: string, organization: string): SourceConfig
     ownership: 'marker',
     maxDeletes: 10,
     allowEmpty: false,
+    adopt: false,
     maxAgentPools: 1,
     passTimeoutSeconds: 600,
   };

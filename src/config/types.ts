@@ -36,6 +36,8 @@ export interface SourceConfig {
   maxDeletes: number;
   /** @default false */
   allowEmpty: boolean;
+  /** Take over policies that carry another source's ownership marker. @default false */
+  adopt: boolean;
   /** @default 1 */
   maxAgentPools: number;
   /** Seconds a pass may take before it is abandoned. @default 600 */

@@ -1,9 +1,9 @@
 import type { DeclaredState } from '../declared/types.js';
 import type { Change, PlanOptions } from './types.js';
 
-/** Deletions that count toward `max-deletes`: policies and pools. Replacements and agent clean-ups are routine and do not count. */
+/** Deletions that count toward `max-deletes`: policies and pools, and replaced policies (a replace deletes first). Agent clean-ups are routine and do not count. */
 function countedDeletes(changes: readonly Change[]): Change[] {
-  return changes.filter((change) => change.action === 'delete' && change.resource !== 'agent');
+  return changes.filter((change) => (change.action === 'delete' || change.action === 'replace') && change.resource !== 'agent');
 }
 
 /** Refusals that forbid any write for this source. */
@@ -19,8 +19,10 @@ export function checkGuards(declared: DeclaredState, changes: readonly Change[],
   }
   const counted = countedDeletes(changes);
   if (counted.length > options.maxDeletes && !options.force) {
+    const replaces = counted.filter((change) => change.action === 'replace').length;
+    const including = replaces === 0 ? '' : ` (${replaces} of them replaced: deleted, then created again)`;
     errors.push(
-      `the plan would delete ${count(counted.length)}, more than max-deletes (${options.maxDeletes}); refusing to apply. ` +
+      `the plan would delete ${count(counted.length)}${including}, more than max-deletes (${options.maxDeletes}); refusing to apply. ` +
         'Check the deletions above, then pass --force or raise max-deletes.',
     );
   }

@@ -19,7 +19,7 @@ export function planChanges(declared: DeclaredState, live: LiveState, options: P
   if (prune.kept.length > 0) {
     warnings.push(`not declared and kept because prune is off: ${prune.kept.join(', ')}`);
   }
-  return { changes, warnings, errors: checkGuards(declared, changes, options), keptUndeclared: keptUndeclared(declared, live, pools.claimed, changes) };
+  return { changes, warnings, errors: [...policies.conflicts, ...prune.conflicts, ...checkGuards(declared, changes, options)], keptUndeclared: keptUndeclared(declared, live, pools.claimed, changes) };
 }
 
 /** Live policies and pools that no declaration matches and that this plan does not delete. */

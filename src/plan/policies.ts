@@ -8,6 +8,8 @@ import type { PlanOptions, PolicyChange } from './types.js';
 export interface PolicyPlan {
   changes: PolicyChange[];
   warnings: string[];
+  /** Declared policies that another source owns: plan errors, never written. */
+  conflicts: string[];
 }
 
 /** Creates, replaces and updates for the declared policies (prune is decided elsewhere). */
@@ -15,17 +17,33 @@ export function planPolicies(declared: DeclaredPolicy[], live: LivePolicy[], opt
   const byName = new Map(live.map((policy) => [policy.name, policy]));
   const changes: PolicyChange[] = [];
   const warnings: string[] = [];
+  const conflicts: string[] = [];
   for (const policy of declared) {
     const current = byName.get(policy.name);
     if (current === undefined) {
       changes.push(createChange(policy));
       continue;
     }
+    const owner = markerSource(current.description);
+    if (owner !== null && owner !== options.source) {
+      if (options.adopt !== true) {
+        conflicts.push(ownedElsewhere(policy.name, owner, current.kind === policy.kind ? 'updates' : 'replaces'));
+        continue;
+      }
+      warnings.push(
+        `policy "${policy.name}" carries the ownership marker of source "${owner}"; this source adopts it (adopt is on). ` +
+          'Declare each policy in one source only, or the sources will keep taking it from each other.',
+      );
+    } else if (owner === null && options.ownership === 'marker') {
+      warnings.push(
+        `policy "${policy.name}" exists without an ownership marker (made by hand, or before markers); this source adopts it and marks it as its own.`,
+      );
+    }
     if (current.kind !== policy.kind) {
       changes.push(replaceChange(policy, current));
       continue;
     }
-    const update = updateChange(policy, current, options, warnings);
+    const update = updateChange(policy, current, options);
     if (update !== null) changes.push(update);
     if (policy.policySets !== null && !sameSet(policy.policySets, current.policySetIds)) {
       warnings.push(
@@ -35,7 +53,15 @@ export function planPolicies(declared: DeclaredPolicy[], live: LivePolicy[], opt
       );
     }
   }
-  return { changes, warnings };
+  return { changes, warnings, conflicts };
+}
+
+/** A conflict: a policy this source declares, or would prune, that carries another source's marker. */
+export function ownedElsewhere(name: string, owner: string, what: 'updates' | 'replaces' | 'deletes'): string {
+  return (
+    `conflict: policy "${name}" carries the ownership marker of source "${owner}"; this source never ${what} it. ` +
+    'Declare each policy in one source only, or take it over with --adopt (adopt: true on the source).'
+  );
 }
 
 function createChange(policy: DeclaredPolicy): PolicyChange {
@@ -53,7 +79,10 @@ function createChange(policy: DeclaredPolicy): PolicyChange {
   };
 }
 
-/** Kind cannot change: delete, then create (the apply keeps the live policy sets unless the repo names them). */
+/**
+ * Kind cannot change: delete, then create. The apply carries the live policy sets into the create unless the repo
+ * names them; the replace counts toward max-deletes.
+ */
 function replaceChange(policy: DeclaredPolicy, current: LivePolicy): PolicyChange {
   const fields: Fields = { kind: { before: current.kind, after: policy.kind } };
   diffField(fields, 'description', stripMarker(current.description), policy.description, sameText);
@@ -66,20 +95,13 @@ function replaceChange(policy: DeclaredPolicy, current: LivePolicy): PolicyChang
   };
 }
 
-function updateChange(policy: DeclaredPolicy, current: LivePolicy, options: PlanOptions, warnings: string[]): PolicyChange | null {
+function updateChange(policy: DeclaredPolicy, current: LivePolicy, options: PlanOptions): PolicyChange | null {
   const fields: Fields = {};
   diffField(fields, 'description', stripMarker(current.description), policy.description, sameText);
   diffField(fields, 'enforcement-level', current.enforcementLevel, policy.enforcementLevel, strictEqual);
   if (policy.kind === 'opa') diffField(fields, 'query', current.query, policy.query, strictEqual);
   diffField(fields, 'code', current.code, policy.code, (live, declared) => declared !== null && sameCode(declared, live));
-  const owner = markerSource(current.description);
-  const adopt = options.ownership === 'marker' && owner !== options.source;
-  if (adopt && owner !== null) {
-    warnings.push(
-      `policy "${policy.name}" carries the ownership marker of source "${owner}"; this source adopts it. ` +
-        'Declare each policy in one source only, or the sources will keep taking it from each other.',
-    );
-  }
+  const adopt = options.ownership === 'marker' && markerSource(current.description) !== options.source;
   const names = Object.keys(fields);
   if (names.length === 0 && !adopt) return null;
   const drift = names.length === 0 ? '' : `drift in ${names.join(', ')}`;

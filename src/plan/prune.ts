@@ -2,12 +2,15 @@ import type { DeclaredState } from '../declared/types.js';
 import type { LivePolicy, LivePool, LiveState } from '../model.js';
 import type { Fields } from './fields.js';
 import { markerSource, stripMarker } from './marker.js';
+import { ownedElsewhere } from './policies.js';
 import type { PlanOptions, PolicyChange, PoolChange } from './types.js';
 
 export interface PrunePlan {
   deletes: Array<PolicyChange | PoolChange>;
   /** Live resources this source owns but does not declare, kept because prune is off. */
   kept: string[];
+  /** Policies prune would take although another source's marker claims them (`ownership: organization`). */
+  conflicts: string[];
 }
 
 /**
@@ -17,19 +20,24 @@ export interface PrunePlan {
  */
 export function planPrune(declared: DeclaredState, live: LiveState, claimedPools: Set<string>, options: PlanOptions): PrunePlan {
   const declaredPolicies = new Set(declared.policies.map((policy) => policy.name));
-  const policies = live.policies.filter(
-    (policy) =>
-      !declaredPolicies.has(policy.name) &&
-      (options.ownership === 'organization' || markerSource(policy.description) === options.source),
+  const undeclared = live.policies.filter((policy) => !declaredPolicies.has(policy.name));
+  const owner = (policy: LivePolicy) => markerSource(policy.description);
+  const ownedElsewhereToo = (policy: LivePolicy) => owner(policy) !== null && owner(policy) !== options.source;
+  // Another source's policy is never pruned, under organization ownership either, unless adopt is on.
+  const policies = undeclared.filter((policy) =>
+    options.ownership === 'organization' ? options.adopt === true || !ownedElsewhereToo(policy) : owner(policy) === options.source,
   );
+  const claimed = options.ownership === 'organization' && options.adopt !== true ? undeclared.filter(ownedElsewhereToo) : [];
   const pools = options.ownership === 'organization' ? live.pools.filter((pool) => !claimedPools.has(pool.id)) : [];
   if (!options.prune) {
     return {
       deletes: [],
       kept: [...policies.map((p) => `policy "${p.name}"`).sort(), ...pools.map((p) => `agent-pool "${p.name}"`).sort()],
+      conflicts: [],
     };
   }
-  return { deletes: [...policies.map(deletePolicy), ...pools.map(deletePool)], kept: [] };
+  const conflicts = claimed.map((policy) => ownedElsewhere(policy.name, owner(policy)!, 'deletes')).sort();
+  return { deletes: [...policies.map(deletePolicy), ...pools.map(deletePool)], kept: [], conflicts };
 }
 
 function deletePolicy(policy: LivePolicy): PolicyChange {

@@ -12,6 +12,11 @@ export interface PlanOptions {
   allowEmpty: boolean;
   maxDeletes: number;
   force: boolean;
+  /**
+   * Take over policies that carry another source's ownership marker (`--adopt`, `adopt: true`). Without it they
+   * are conflicts: never updated, replaced or deleted. @default false
+   */
+  adopt?: boolean;
   /** Current time in ms since the epoch (agent clean-up ages). */
   now: number;
 }
