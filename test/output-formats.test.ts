@@ -54,7 +54,7 @@ test('errors without changes do not claim the API is in sync', () => {
   assert.ok(renderMarkdown(plans).includes('unknown key "levle"'));
 });
 
-test('JSON has exactly the format_version 1 shape, full code texts, and is deterministic', () => {
+test('JSON has exactly the format_version 1 shape, code described but never whole, and is deterministic', () => {
   const text = renderJson(richPlans());
   assert.equal(text, renderJson(richPlans()));
   assert.ok(text.endsWith('}\n'));
@@ -68,8 +68,12 @@ test('JSON has exactly the format_version 1 shape, full code texts, and is deter
     for (const field of Object.values(change.fields)) assert.deepEqual(Object.keys(field as object), ['before', 'after']);
   }
   const update = doc.sources[0].changes.find((c: { name: string }) => c.name === 'require-tags');
-  assert.ok(update.fields.code.before.includes('\r\n'), 'code before is the live text as it is');
-  assert.ok(update.fields.code.after.includes('r.tags contains "owner"'));
+  const { before, after } = update.fields.code;
+  assert.deepEqual(Object.keys(before), ['sha256', 'bytes', 'lines']);
+  assert.match(before.sha256, /^[0-9a-f]{64}$/);
+  assert.notEqual(before.sha256, after.sha256);
+  assert.ok(before.bytes > after.bytes - 40 && before.lines === after.lines, JSON.stringify(update.fields.code));
+  assert.ok(!text.includes('r.tags contains'), 'no code text in the JSON plan');
   assert.equal(doc.sources[0].changes.find((c: { action: string }) => c.action === 'create').id, null);
   assert.deepEqual(doc.summary, { create: 2, update: 2, replace: 1, delete: 3 });
 });

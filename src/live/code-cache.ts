@@ -1,10 +1,4 @@
-import { createHash } from 'node:crypto';
-import { normalizeLineEnds } from '../line-ends.js';
-
-/** sha256 (hex) of the code with line ends normalised: equal digests mean the planner sees no code drift. */
-export function codeDigest(code: string): string {
-  return createHash('sha256').update(normalizeLineEnds(code), 'utf8').digest('hex');
-}
+export { codeDigest } from '../code-digest.js';
 
 /** What the cache holds of one policy: the digest of its code as of its `updated-at`. */
 export interface CodeCacheEntry {

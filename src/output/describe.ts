@@ -90,9 +90,32 @@ export function hasCodeDiff(change: Change): boolean {
   return code !== undefined && typeof code.before === 'string' && typeof code.after === 'string';
 }
 
+/** Appends `items` one by one: a spread (`push(...items)`) of a large array overflows the call stack. */
+export function pushAll<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
+}
+
+/** A code diff shows at most this many changed lines, then says how many more there are. */
+export const MAX_DIFF_CHANGED_LINES = 200;
+/** Past this many changed lines the minimal diff is not searched for (its cost grows with the square of the change). */
+const MAX_EDIT_LENGTH = 400;
+/** Nor when the lines between the first and last the texts share are more than this many. */
+const MAX_REGION_LINES = 4000;
+const CONTEXT = 3;
+
+interface Hunk {
+  oldStart: number;
+  oldLines: number;
+  newStart: number;
+  newLines: number;
+  lines: string[];
+}
+
 /**
- * The unified diff (3 lines of context) of a change's code, live -> declared, with line ends
- * normalised (a line-end-only difference is not drift, so it is not shown either). Empty when none.
+ * The unified diff (3 lines of context) of a change's code, live -> declared, with line ends normalised (a
+ * line-end-only difference is not drift, so it is not shown either); empty when none. At most
+ * MAX_DIFF_CHANGED_LINES changed lines are shown, then a line `… N more lines changed`. A change too large for a
+ * minimal diff is shown line against line, found in linear time.
  */
 export function codeDiffLines(change: Change): string[] {
   const code = change.fields['code'];
@@ -100,10 +123,122 @@ export function codeDiffLines(change: Change): string[] {
   const before = normalizeLineEnds(code.before);
   const after = normalizeLineEnds(code.after);
   const newName = change.resource === 'policy' && change.declared !== null ? change.declared.file : 'declared';
-  const patch = structuredPatch(`live ${change.id ?? ''}`.trim(), newName, before, after, '', '', { context: 3 });
-  const lines = [`--- ${patch.oldFileName}`, `+++ ${patch.newFileName}`];
-  for (const hunk of patch.hunks) {
-    lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...hunk.lines);
+  const oldName = `live ${change.id ?? ''}`.trim();
+  const oldLines = splitLines(before);
+  const newLines = splitLines(after);
+  const [head, tail] = sharedEnds(oldLines, newLines);
+  const changedRegion = oldLines.length + newLines.length - 2 * (head + tail);
+  const hunks: Hunk[] = (changedRegion > MAX_REGION_LINES ? null : minimalHunks(oldLines, newLines, head, tail))
+    ?? lockstepHunks(oldLines, newLines, head, tail);
+  const lines = [`--- ${oldName}`, `+++ ${newName}`];
+  let shown = 0;
+  let hidden = 0;
+  for (const hunk of hunks) {
+    if (shown >= MAX_DIFF_CHANGED_LINES) {
+      hidden += hunk.lines.filter(isChanged).length;
+      continue;
+    }
+    lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
+    for (const line of hunk.lines) {
+      const changed = isChanged(line);
+      if (changed && shown >= MAX_DIFF_CHANGED_LINES) hidden += 1;
+      else if (shown < MAX_DIFF_CHANGED_LINES) {
+        lines.push(line);
+        if (changed) shown += 1;
+      }
+    }
   }
+  if (hidden > 0) lines.push(`… ${hidden} more ${hidden === 1 ? 'line' : 'lines'} changed`);
+  return lines;
+}
+
+function isChanged(line: string): boolean {
+  return line.startsWith('+') || line.startsWith('-');
+}
+
+/**
+ * The minimal diff of the lines between the shared first and last ones (with context), its line numbers those of the
+ * whole texts; null when it takes more than MAX_EDIT_LENGTH edits.
+ */
+function minimalHunks(oldLines: readonly string[], newLines: readonly string[], head: number, tail: number): Hunk[] | null {
+  const from = Math.max(0, head - CONTEXT);
+  const text = (lines: readonly string[]) => {
+    const region = lines.slice(from, Math.min(lines.length, lines.length - tail + CONTEXT));
+    return region.length === 0 ? '' : `${region.join('\n')}\n`;
+  };
+  const patch = structuredPatch('', '', text(oldLines), text(newLines), '', '', { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH });
+  if (patch === undefined) return null;
+  return patch.hunks.map((hunk) => ({ ...hunk, oldStart: hunk.oldStart + from, newStart: hunk.newStart + from }));
+}
+
+type Op = { kind: ' ' | '-' | '+'; text: string; oldLine: number; newLine: number };
+
+/**
+ * Hunks found in linear time, for a change too large for a minimal diff: the lines are paired in order, a pair that
+ * differs is removed and added, and the lines one text has past the end of the other are removed or added.
+ */
+function lockstepHunks(oldLines: readonly string[], newLines: readonly string[], head: number, tail: number): Hunk[] {
+  const ops: Op[] = [];
+  for (let i = Math.max(0, head - CONTEXT); i < head; i += 1) ops.push({ kind: ' ', text: oldLines[i]!, oldLine: i, newLine: i });
+  const oldEnd = oldLines.length - tail;
+  const newEnd = newLines.length - tail;
+  const paired = head + Math.min(oldEnd - head, newEnd - head);
+  for (let i = head; i < paired; i += 1) {
+    if (oldLines[i] === newLines[i]) ops.push({ kind: ' ', text: oldLines[i]!, oldLine: i, newLine: i });
+    else ops.push({ kind: '-', text: oldLines[i]!, oldLine: i, newLine: i }, { kind: '+', text: newLines[i]!, oldLine: i + 1, newLine: i });
+  }
+  for (let i = paired; i < oldEnd; i += 1) ops.push({ kind: '-', text: oldLines[i]!, oldLine: i, newLine: paired });
+  for (let i = paired; i < newEnd; i += 1) ops.push({ kind: '+', text: newLines[i]!, oldLine: oldEnd, newLine: i });
+  for (let i = 0; i < Math.min(CONTEXT, tail); i += 1) ops.push({ kind: ' ', text: oldLines[oldEnd + i]!, oldLine: oldEnd + i, newLine: newEnd + i });
+  const hunks: Hunk[] = [];
+  let i = 0;
+  while (i < ops.length) {
+    while (i < ops.length && ops[i]!.kind === ' ') i += 1;
+    if (i >= ops.length) break;
+    let start = i;
+    for (let c = 0; c < CONTEXT && start > 0 && ops[start - 1]!.kind === ' '; c += 1) start -= 1;
+    let end = i;
+    // A hunk runs on while the next change is within two contexts of the last.
+    for (;;) {
+      while (end < ops.length && ops[end]!.kind !== ' ') end += 1;
+      let gap = end;
+      while (gap < ops.length && ops[gap]!.kind === ' ' && gap - end < 2 * CONTEXT) gap += 1;
+      if (gap < ops.length && ops[gap]!.kind !== ' ') end = gap;
+      else {
+        end = Math.min(end + CONTEXT, gap);
+        break;
+      }
+    }
+    const slice = ops.slice(start, end);
+    const first = slice[0]!;
+    hunks.push({
+      oldStart: first.oldLine + 1,
+      oldLines: slice.filter((op) => op.kind !== '+').length,
+      newStart: first.newLine + 1,
+      newLines: slice.filter((op) => op.kind !== '-').length,
+      lines: slice.map((op) => `${op.kind}${op.text}`),
+    });
+    i = end;
+  }
+  return hunks;
+}
+
+/** How many first lines, and how many last lines (not overlapping them), the two texts share. */
+function sharedEnds(oldLines: readonly string[], newLines: readonly string[]): [number, number] {
+  let head = 0;
+  while (head < oldLines.length && head < newLines.length && oldLines[head] === newLines[head]) head += 1;
+  let tail = 0;
+  while (
+    tail < oldLines.length - head && tail < newLines.length - head &&
+    oldLines[oldLines.length - 1 - tail] === newLines[newLines.length - 1 - tail]
+  ) tail += 1;
+  return [head, tail];
+}
+
+/** The lines of a text; a final line end does not start another line. */
+function splitLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
   return lines;
 }

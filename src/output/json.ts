@@ -1,11 +1,28 @@
 import type { Change, ChangeOutcome, ChangeResult, SourcePlan } from '../plan/types.js';
+import { codeDigest } from '../code-digest.js';
+import { normalizeLineEnds } from '../line-ends.js';
 import { sourceErrors, summarize } from './describe.js';
+
+/** Code in the JSON plan: sha256 of the text as compared (see src/code-digest.ts), bytes and lines as it is; null when none. */
+function codeSummary(code: unknown): { sha256: string; bytes: number; lines: number } | null {
+  if (typeof code !== 'string') return null;
+  return { sha256: codeDigest(code), bytes: Buffer.byteLength(code, 'utf8'), lines: lineCount(code) };
+}
+
+function lineCount(code: string): number {
+  if (code === '') return 0;
+  const text = normalizeLineEnds(code);
+  let lines = 1;
+  for (let at = text.indexOf('\n'); at !== -1 && at < text.length - 1; at = text.indexOf('\n', at + 1)) lines += 1;
+  return lines;
+}
 
 /** Key order is fixed by construction: the JSON plan is byte-for-byte deterministic. */
 function jsonChange(change: Change): unknown {
   const fields: Record<string, { before: unknown; after: unknown }> = {};
   for (const [name, field] of Object.entries(change.fields)) {
-    fields[name] = { before: field.before ?? null, after: field.after ?? null };
+    const value = name === 'code' ? codeSummary : (v: unknown) => v ?? null;
+    fields[name] = { before: value(field.before), after: value(field.after) };
   }
   return {
     resource: change.resource,
@@ -27,17 +44,20 @@ export interface JsonOptions {
 
 const NOT_APPLIED = 'not applied: the plan of this source has errors';
 
-/** The JSON plan (`--output json`, README: Plan formats), `format_version` "1"; code fields carry the full texts before and after. */
+/**
+ * The JSON plan (`--output json`, README: Plan formats), `format_version` "1". Every field that differs is there; code
+ * is described by its digest, size and line count, never carried whole (a plan over large policies stays small).
+ */
 export function renderJson(plans: readonly SourcePlan[], options: JsonOptions = {}): string {
   const summary = summarize(plans);
   const result: Record<ChangeOutcome, number> = { applied: 0, failed: 0, skipped: 0 };
   const document = {
     format_version: '1',
     sources: plans.map((source, index) => {
-      const results = options.results?.[index];
+      const results = new Map((options.results?.[index] ?? []).map((r) => [r.change, r]));
       const changes = (source.plan?.changes ?? []).map((change) => {
         if (options.results === undefined) return jsonChange(change);
-        const found = results?.find((r) => r.change === change);
+        const found = results.get(change);
         const outcome = found?.outcome ?? 'skipped';
         result[outcome] += 1;
         return { ...(jsonChange(change) as object), outcome, message: found === undefined ? NOT_APPLIED : found.message };

@@ -1,6 +1,6 @@
 import { normalizeLineEnds } from '../line-ends.js';
 import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
-import { closingLines, codeDiffLines, describeCode, formatValue, hasCodeDiff, noPlanLine, sourceErrors, summarize } from './describe.js';
+import { closingLines, codeDiffLines, describeCode, formatValue, hasCodeDiff, noPlanLine, pushAll, sourceErrors, summarize } from './describe.js';
 
 /** A pull-request comment should stay well under GitHub's 65,536 characters: long diffs are cut. */
 const MAX_DIFF_LINES = 400;
@@ -28,7 +28,7 @@ function changeItem(change: Change): string[] {
 function diffBlock(change: Change): string[] {
   const all = codeDiffLines(change);
   const shown = all.slice(0, MAX_DIFF_LINES);
-  if (all.length > shown.length) shown.push(`... ${all.length - shown.length} more lines (see the text or JSON plan)`);
+  if (all.length > shown.length) shown.push(`… ${all.length - shown.length} more lines of this diff`);
   return [
     `<details><summary>Code diff of ${escapeHtml(change.resource)} <code>${escapeHtml(change.name)}</code></summary>`,
     '',
@@ -45,12 +45,23 @@ function renderSource(source: SourcePlan): string[] {
   const lines = [`### Source ${inlineCode(source.name)}`, '', `Organization ${inlineCode(source.organization)}, ${revision}.`, ''];
   if (plan === null) lines.push(`**${noPlanLine(source)}**`, '');
   else if (plan.changes.length === 0) lines.push('No changes.', '');
-  else lines.push(...plan.changes.flatMap(changeItem), '');
-  lines.push(...(plan?.changes ?? []).filter(hasCodeDiff).flatMap(diffBlock));
+  else {
+    for (const change of plan.changes) pushAll(lines, changeItem(change));
+    lines.push('');
+  }
+  for (const change of plan?.changes ?? []) if (hasCodeDiff(change)) pushAll(lines, diffBlock(change));
   const warnings = plan?.warnings ?? [];
-  if (warnings.length > 0) lines.push('**Warnings**', '', ...warnings.map((w) => `- ⚠️ ${escapeText(w)}`), '');
+  if (warnings.length > 0) {
+    lines.push('**Warnings**', '');
+    for (const warning of warnings) lines.push(`- ⚠️ ${escapeText(warning)}`);
+    lines.push('');
+  }
   const errors = sourceErrors(source);
-  if (errors.length > 0) lines.push('**Errors**', '', ...errors.map((e) => `- ❌ ${escapeText(e)}`), '');
+  if (errors.length > 0) {
+    lines.push('**Errors**', '');
+    for (const error of errors) lines.push(`- ❌ ${escapeText(error)}`);
+    lines.push('');
+  }
   return lines;
 }
 
@@ -66,7 +77,7 @@ export function renderMarkdown(plans: readonly SourcePlan[]): string {
     `| ${summary.create} | ${summary.update} | ${summary.replace} | ${summary.delete} |`,
     '',
   ];
-  for (const source of plans) lines.push(...renderSource(source));
+  for (const source of plans) pushAll(lines, renderSource(source));
   return `${lines.join('\n').replace(/\n+$/, '')}\n`;
 }
 

@@ -1,5 +1,5 @@
 import type { Change, ChangeAction, FieldChange, SourcePlan } from '../plan/types.js';
-import { closingLines, codeDiffLines, describeCode, formatValue, hasCodeDiff, noPlanLine, sourceErrors } from './describe.js';
+import { closingLines, codeDiffLines, describeCode, formatValue, hasCodeDiff, noPlanLine, pushAll, sourceErrors } from './describe.js';
 
 export interface TextOptions {
   /** ANSI colour; the caller decides (see `shouldColor`). */
@@ -16,14 +16,21 @@ function renderSource(source: SourcePlan, p: Palette): string[] {
   const lines = [p.bold(header(source)), ''];
   if (plan === null) lines.push(`  ${p.red(noPlanLine(source))}`, '');
   else if (plan.changes.length === 0) lines.push('  No changes.', '');
-  for (const change of plan?.changes ?? []) lines.push(...renderChange(change, p), '');
+  for (const change of plan?.changes ?? []) {
+    pushAll(lines, renderChange(change, p));
+    lines.push('');
+  }
   const warnings = plan?.warnings ?? [];
   if (warnings.length > 0) {
-    lines.push(p.yellow('Warnings:'), ...warnings.map((w) => `  - ${w}`), '');
+    lines.push(p.yellow('Warnings:'));
+    for (const warning of warnings) lines.push(`  - ${warning}`);
+    lines.push('');
   }
   const errors = sourceErrors(source);
   if (errors.length > 0) {
-    lines.push(p.red('Errors:'), ...errors.map((e) => `  - ${e}`), '');
+    lines.push(p.red('Errors:'));
+    for (const error of errors) lines.push(`  - ${error}`);
+    lines.push('');
   }
   return lines;
 }
@@ -36,8 +43,8 @@ export function renderText(plans: readonly SourcePlan[], options: TextOptions): 
   if (actions.size > 0) {
     lines.push('Resource actions are indicated with the following symbols:', ...legend(actions, p), '');
   }
-  for (const source of plans) lines.push(...renderSource(source, p));
-  lines.push(...closingLines(plans).map((line) => p.bold(line)));
+  for (const source of plans) pushAll(lines, renderSource(source, p));
+  for (const line of closingLines(plans)) lines.push(p.bold(line));
   return `${lines.join('\n')}\n`;
 }
 

@@ -41,7 +41,7 @@ export function planPools(declared: DeclaredPool[], live: LivePool[], options: P
     }
     const update = updateChange(pool, current);
     if (update !== null) changes.push(update);
-    changes.push(...planAgentCleanup(pool, current, options.now));
+    for (const cleanup of planAgentCleanup(pool, current, options.now)) changes.push(cleanup);
   }
   return { changes, warnings, claimed };
 }

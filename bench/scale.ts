@@ -1,0 +1,160 @@
+/**
+ * Scale: 1,000, 10,000 and 20,000 generated policies (SCALE_SIZES=1000,10000 to choose), then 20 policies of
+ * 9.9 MB (SCALE_BIG=0 to skip), then the daemon over 10,000 policies (SCALE_DAEMON=0 to skip). The built CLI runs as a child process
+ * against the emulator (rate limit off) in this process; peak RSS is the child's.
+ * Run: npm run build && node --import tsx bench/scale.ts
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import { startEmulator, type RunningEmulator } from '../src/emulator/index.js';
+import { writePolicies } from './lib/generate.js';
+
+const ORG = 'scale-org';
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const PRELOAD = fileURLToPath(new URL('./lib/peak-rss.mjs', import.meta.url));
+const SIZES = (process.env['SCALE_SIZES'] ?? '1000,10000,20000').split(',').map(Number);
+const BIG = { count: 20, bytes: 9_900_000 };
+const DAEMON_POLICIES = Number(process.env['SCALE_DAEMON'] ?? 10_000);
+
+interface Run {
+  code: number | null;
+  seconds: number;
+  requests: number;
+  rssMb: number;
+  stdoutBytes: number;
+  stderr: string;
+}
+
+const work = await mkdtemp(path.join(tmpdir(), 'pps-scale-'));
+
+async function requestCount(emulator: RunningEmulator, clear: boolean): Promise<number> {
+  const call = (method: string) =>
+    fetch(`${emulator.origin}/_emulator/requests`, { method, headers: { authorization: `Bearer ${emulator.token}` } });
+  const { requests } = (await (await call('GET')).json()) as { requests: unknown[] };
+  if (clear) await call('DELETE');
+  return requests.length;
+}
+
+/** One run of the built CLI; requests are those the emulator saw, download redirects included. */
+async function cli(emulator: RunningEmulator, args: string[], stateDir: string): Promise<Run> {
+  await requestCount(emulator, true);
+  const rssFile = path.join(work, `rss-${Date.now()}`);
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', PRELOAD, CLI, ...args, '--api-url', emulator.url], {
+    env: { PATH: process.env['PATH'] ?? '', API_TOKEN: emulator.token, STATE_DIR: stateDir, LOG_LEVEL: 'warn', NO_COLOR: '1', PPS_BENCH_RSS_FILE: rssFile },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdoutBytes = 0;
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdoutBytes += chunk.length));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const seconds = (performance.now() - started) / 1000;
+  const rssMb = Number(await readFile(rssFile, 'utf8').catch(() => '0')) / 1024;
+  return { code, seconds, requests: await requestCount(emulator, true), rssMb, stdoutBytes, stderr };
+}
+
+function check(label: string, run: Run, expected: number[]): Run {
+  if (!expected.includes(run.code ?? -1)) console.log(`  ! ${label} exited ${run.code}: ${run.stderr.slice(-2000)}`);
+  return run;
+}
+
+const rows: string[][] = [];
+const row = (...cells: Array<string | number>) => rows.push(cells.map(String));
+const s = (run: Run) => run.seconds.toFixed(1);
+const mb = (run: Run) => run.rssMb.toFixed(0);
+
+async function scaleCase(count: number, bytes?: number): Promise<void> {
+  const dir = path.join(work, `repo-${count}-${bytes ?? 0}`);
+  await writePolicies(dir, count, bytes);
+  const emulator = await startEmulator({ port: 0, seed: { token: 'bench-token', rateLimit: 0, organizations: [{ name: ORG }] } });
+  const label = bytes === undefined ? `${count}` : `${count} x ${(bytes / 1e6).toFixed(1)} MB`;
+  try {
+    const flags = ['--source-dir', dir, '--organization', ORG];
+    const state = path.join(dir, '..', `state-${count}-${bytes ?? 0}`);
+    const validate = check('validate', await cli(emulator, ['--validate', ...flags], state), [0]);
+    const dryRun = check('dry-run', await cli(emulator, ['--dry-run', ...flags, '--no-cache'], state), [0]);
+    const apply = check('reconcile', await cli(emulator, ['--reconcile', ...flags, '--no-cache'], state), [0]);
+    const cold = check('cold no-op', await cli(emulator, ['--dry-run', ...flags], state), [0]);
+    const warm = check('warm no-op', await cli(emulator, ['--dry-run', ...flags], state), [0]);
+    const pages = Math.ceil(count / 100) + 1;
+    row(label, s(validate), `${s(dryRun)} / ${mb(dryRun)}`, `${s(apply)} / ${apply.requests} / ${mb(apply)}`,
+      `${s(cold)} / ${cold.requests} / ${mb(cold)}`, `${s(warm)} / ${warm.requests} (pages+1 = ${pages}) / ${mb(warm)}`);
+  } finally {
+    await emulator.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The daemon over `count` policies already in the organization: the start-up pass (cold) and one more (warm); peak RSS from /proc. */
+async function daemonCase(count: number): Promise<void> {
+  const dir = path.join(work, `daemon-${count}`);
+  await writePolicies(dir, count);
+  const emulator = await startEmulator({ port: 0, seed: { token: 'bench-token', rateLimit: 0, organizations: [{ name: ORG }] } });
+  const state = path.join(work, `daemon-state-${count}`);
+  try {
+    check('daemon seed', await cli(emulator, ['--reconcile', '--source-dir', dir, '--organization', ORG, '--no-cache'], state), [0]);
+    const config = path.join(work, 'daemon.yaml');
+    await writeFile(config, stringify({
+      api: { url: emulator.url, 'rate-limit': 'auto', concurrency: 8 },
+      sources: [{ name: 'default', organization: ORG, path: dir, schedule: '0 0 1 1 *' }],
+      listen: '127.0.0.1:0',
+      'state-dir': state,
+    }));
+    const child = spawn(process.execPath, [CLI, '--config', config], {
+      env: { PATH: process.env['PATH'] ?? '', API_TOKEN: emulator.token, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let log = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
+    const finished = async (n: number) => {
+      const started = performance.now();
+      while ((log.match(/"msg":"pass finished"/g) ?? []).length < n) {
+        if (child.exitCode !== null) throw new Error(`the daemon exited: ${log.slice(-2000)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return (performance.now() - started) / 1000;
+    };
+    await requestCount(emulator, true);
+    const coldSeconds = await finished(1);
+    const coldRequests = await requestCount(emulator, true);
+    const afterCold = peakRss(child.pid!);
+    await utimes(path.join(dir, 'policies', 'group-0000', 'policy-000000.native'), new Date(), new Date());
+    const warmSeconds = await finished(2);
+    const warmRequests = await requestCount(emulator, true);
+    const peak = peakRss(child.pid!);
+    child.kill('SIGTERM');
+    await new Promise((r) => child.on('close', r));
+    console.log(`\ndaemon over ${count} policies: start-up pass ${coldSeconds.toFixed(1)} s, ${coldRequests} requests, peak RSS ${afterCold.toFixed(0)} MB; ` +
+      `next pass ${warmSeconds.toFixed(1)} s, ${warmRequests} requests; peak RSS ${peak.toFixed(0)} MB`);
+  } finally {
+    await emulator.close();
+  }
+}
+
+function peakRss(pid: number): number {
+  return Number(/VmHWM:\s+(\d+)/.exec(readFileSyncSafe(`/proc/${pid}/status`))?.[1] ?? 0) / 1024;
+}
+
+function readFileSyncSafe(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+try {
+  for (const count of SIZES) await scaleCase(count);
+  if (process.env['SCALE_BIG'] !== '0') await scaleCase(BIG.count, BIG.bytes);
+  console.log('\npolicies | validate s | dry-run (empty org) s / peak MB | reconcile s / requests / peak MB | cold no-op s / requests / peak MB | warm no-op s / requests / peak MB');
+  for (const cells of rows) console.log(cells.join(' | '));
+  if (DAEMON_POLICIES > 0) await daemonCase(DAEMON_POLICIES);
+} finally {
+  await rm(work, { recursive: true, force: true });
+}

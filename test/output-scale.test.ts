@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { codeDiffLines, MAX_DIFF_CHANGED_LINES } from '../src/output/describe.js';
+import { renderJson, renderMarkdown, renderText } from '../src/output/index.js';
+import { planChanges } from '../src/plan/plan.js';
+import type { Change, SourcePlan } from '../src/plan/types.js';
+import { declaredPolicy, defaultOptions, livePolicy } from './helpers/plan-fixtures.js';
+import { ORG, removeDir, tempRepo, World } from './helpers/world.js';
+
+const COUNT = 20_000;
+
+function code(index: number, lines = 3): string {
+  return Array.from({ length: lines }, (_, line) => `# policy ${index} line ${line}`).join('\n') + '\nmain = rule { true }\n';
+}
+
+/** A plan that creates 20,000 policies and updates the code of one more, as the planner makes it. */
+function hugePlan(): SourcePlan[] {
+  const declared = Array.from({ length: COUNT }, (_, i) => declaredPolicy({ name: `p-${String(i).padStart(5, '0')}`, code: code(i) }));
+  declared.push(declaredPolicy({ name: 'zz-changed', code: 'main = rule { false }\n' }));
+  const live = [livePolicy({ name: 'zz-changed', code: 'main = rule { true }\n', description: '<!-- managed-by: policy-pool-sync source=main -->' })];
+  const plan = planChanges({ policies: declared, pools: [] }, { policies: live, pools: [] }, defaultOptions({ source: 'main', maxDeletes: 10 }));
+  return [{ name: 'main', organization: 'org', revision: null, plan }];
+}
+
+function codeChange(before: string, after: string): Change {
+  return {
+    resource: 'policy', name: 'big', id: 'pol-big', action: 'update', reason: 'drift in code',
+    fields: { code: { before, after } }, declared: null, live: null, uploadCode: true, adoptMarker: false,
+  };
+}
+
+describe('a plan of 20,000 policies', () => {
+  const plans = hugePlan();
+
+  it('renders as text', () => {
+    const text = renderText(plans, { color: false });
+    assert.ok(text.endsWith(`Plan: ${COUNT} to create, 1 to update, 0 to replace, 0 to delete.\n`));
+    assert.equal(text.split('\n').filter((l) => l.startsWith('  # policy "p-')).length, COUNT);
+    assert.ok(text.includes('-main = rule { true }\n') || text.includes('-main = rule { true }'));
+  });
+
+  it('renders as JSON with every change and field, and no code text', () => {
+    const json = renderJson(plans);
+    const doc = JSON.parse(json) as { sources: Array<{ changes: Array<{ action: string; fields: Record<string, { after: unknown }> }> }>; summary: unknown };
+    assert.deepEqual(doc.summary, { create: COUNT, update: 1, replace: 0, delete: 0 });
+    const changes = doc.sources[0]!.changes;
+    assert.equal(changes.length, COUNT + 1);
+    assert.deepEqual(Object.keys(changes[0]!.fields), ['kind', 'enforcement-level', 'code']);
+    assert.deepEqual(Object.keys(changes[0]!.fields['code']!.after as object), ['sha256', 'bytes', 'lines']);
+    assert.ok(!json.includes('# policy 0 line'), 'no code text');
+  });
+
+  it('renders as Markdown', () => {
+    const md = renderMarkdown(plans);
+    assert.ok(md.includes(`| ${COUNT} | 1 | 0 | 0 |`));
+    assert.equal(md.split('\n').filter((l) => l.startsWith('- **+ create** policy')).length, COUNT);
+  });
+});
+
+describe('code diffs are capped', () => {
+  it('a small change shows whole, with its context', () => {
+    const lines = codeDiffLines(codeChange('a\nb\nc\nd\n', 'a\nb\nC\nd\n'));
+    assert.deepEqual(lines, ['--- live pol-big', '+++ declared', '@@ -1,4 +1,4 @@', ' a', ' b', '-c', '+C', ' d']);
+  });
+
+  it(`a rewrite of 1 MB shows the first ${MAX_DIFF_CHANGED_LINES} changed lines, then how many more changed`, () => {
+    const make = (tag: string) => Array.from({ length: 12_000 }, (_, i) => `line ${i} ${tag} ${'x'.repeat(70)}`).join('\n') + '\n';
+    const lines = codeDiffLines(codeChange(make('old'), make('new')));
+    const changed = lines.slice(2).filter((l) => /^[-+]/.test(l));
+    assert.equal(changed.length, MAX_DIFF_CHANGED_LINES);
+    assert.equal(lines.at(-1), `… ${24_000 - MAX_DIFF_CHANGED_LINES} more lines changed`);
+    assert.ok(changed.some((l) => l.startsWith('+line 0 new')), 'new lines show, not only removed ones');
+  });
+
+  it('lines inserted into a large file show as added, the rest as unchanged', () => {
+    const base = Array.from({ length: 12_000 }, (_, i) => `line ${i}`).join('\n') + '\n';
+    const inserted = Array.from({ length: 600 }, (_, i) => `new ${i}`).join('\n') + '\n';
+    const lines = codeDiffLines(codeChange(base, inserted + base));
+    assert.deepEqual(lines.slice(0, 4), ['--- live pol-big', '+++ declared', '@@ -1,3 +1,603 @@', '+new 0']);
+    assert.ok(lines.slice(2).every((l) => !l.startsWith('-')), 'nothing removed');
+    assert.equal(lines.at(-1), `… ${600 - MAX_DIFF_CHANGED_LINES} more lines changed`);
+  });
+
+  it('many scattered edits of a large file are shown line against line', () => {
+    const base = Array.from({ length: 12_000 }, (_, i) => `line ${i}`);
+    const edited = base.map((l, i) => (i % 10 === 5 ? `${l} edited` : l));
+    const lines = codeDiffLines(codeChange(`${base.join('\n')}\n`, `${edited.join('\n')}\n`));
+    assert.deepEqual(lines.slice(2, 10), ['@@ -3,7 +3,7 @@', ' line 2', ' line 3', ' line 4', '-line 5', '+line 5 edited', ' line 6', ' line 7']);
+    assert.equal(lines.at(-1), `… ${2 * 1_200 - MAX_DIFF_CHANGED_LINES} more lines changed`);
+  });
+});
+
+describe('one-shot runs over many policies', () => {
+  let world: World;
+  let dir: string;
+  const count = 300;
+  before(async () => {
+    world = await World.start();
+    const files: Record<string, string> = {};
+    for (let i = 0; i < count; i += 1) files[`policies/g${i % 7}/p-${i}.native`] = code(i);
+    dir = await tempRepo(files);
+  });
+  after(async () => {
+    await world.close();
+    await removeDir(dir);
+  });
+
+  it('reconcile applies everything and exits 0; the next pass needs the list pages only', async () => {
+    const applied = await world.cli('--reconcile', dir);
+    assert.equal(applied.code, 0, applied.stderr.slice(-2000));
+    assert.ok(applied.stdout.includes(`Apply complete! Resources: ${count} created, 0 updated, 0 replaced, 0 deleted.`));
+    await world.clearRequests();
+    const again = await world.cli('--dry-run', dir, ['--detailed-exitcode']);
+    assert.equal(again.code, 0, again.stdout);
+    const requests = await world.requests();
+    assert.equal(requests.length, Math.ceil(count / 100) + 1, requests.map((r) => r.path).join('\n'));
+    assert.ok(requests.every((r) => r.method === 'GET' && r.path.startsWith(`/organizations/${ORG}/`)));
+  });
+});
