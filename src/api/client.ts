@@ -5,7 +5,7 @@ import { MAX_CODE_BYTES } from '../model.js';
 import { createAgentPoolBody, createPolicyBody, updateAgentPoolBody, updatePolicyBody } from './bodies.js';
 import { systemClock, type Clock } from './clock.js';
 import { createOnce } from './create-once.js';
-import { fetchDownload } from './download.js';
+import { fetchDownload, fetchDownloadDigest, type StreamedCode } from './download.js';
 import { field, int, primary } from './json-api.js';
 import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
@@ -140,6 +140,15 @@ export class ApiClient implements PolicyApi {
   downloadPolicy(policy: Policy): Promise<string | null> {
     const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
     return fetchDownload(this.transport, this.token, new URL(link, this.options.baseUrl).href);
+  }
+
+  /**
+   * The digest of the policy's code, computed as the download streams; its text too when at most `keepTextBytes`
+   * bytes. null when the service answers 404 (no code uploaded yet).
+   */
+  downloadPolicyDigest(policy: Policy, keepTextBytes: number): Promise<StreamedCode | null> {
+    const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
+    return fetchDownloadDigest(this.transport, this.token, new URL(link, this.options.baseUrl).href, keepTextBytes);
   }
 
   updatePolicy(policy: PolicyRef, input: UpdatePolicyInput): Promise<Policy> {

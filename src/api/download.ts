@@ -1,7 +1,16 @@
+import { createCodeHasher } from './code-hasher.js';
 import { apiError, isSuccess } from './responses.js';
-import type { Transport } from './transport.js';
+import type { HttpResponse, Transport } from './transport.js';
 
 const MAX_REDIRECTS = 5;
+
+/** A download read as it streamed: the digest of its code, and its text when it was small enough to keep. */
+export interface StreamedCode {
+  /** As `codeDigest` gives it for the text. */
+  digest: string;
+  /** null when the code is larger than asked to keep. */
+  text: string | null;
+}
 
 /**
  * GETs `links.download` without following redirects, then the `Location` it names (absolute or
@@ -9,10 +18,41 @@ const MAX_REDIRECTS = 5;
  * or null when `links.download` itself answers 404: the service's way of saying no code was uploaded yet.
  */
 export async function fetchDownload(transport: Transport, secret: string, downloadUrl: string): Promise<string | null> {
+  return (await follow(transport, secret, downloadUrl))?.text ?? null;
+}
+
+/**
+ * The same download, hashed as it streams: the text is kept only up to `keepTextBytes` bytes, so a large policy
+ * costs no more memory than a chunk. null on a 404, as for fetchDownload.
+ */
+export async function fetchDownloadDigest(transport: Transport, secret: string, downloadUrl: string, keepTextBytes: number): Promise<StreamedCode | null> {
+  const consume = async (body: AsyncIterable<Uint8Array>): Promise<StreamedCode> => {
+    const hasher = createCodeHasher();
+    let kept: Uint8Array[] | null = [];
+    let size = 0;
+    for await (const chunk of body) {
+      hasher.update(chunk);
+      size += chunk.byteLength;
+      if (kept !== null && size <= keepTextBytes) kept.push(chunk);
+      else kept = null;
+    }
+    const text = kept === null ? null : new TextDecoder('utf-8').decode(Buffer.concat(kept));
+    return { digest: hasher.digest(), text };
+  };
+  const response = await follow(transport, secret, downloadUrl, consume);
+  return response === null ? null : (response.consumed as StreamedCode);
+}
+
+async function follow(
+  transport: Transport,
+  secret: string,
+  downloadUrl: string,
+  consume?: (body: AsyncIterable<Uint8Array>) => Promise<unknown>,
+): Promise<HttpResponse | null> {
   let url = downloadUrl;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
-    const response = await transport.send({ method: 'GET', url, auth: hop === 0 });
-    if (isSuccess(response)) return response.text;
+    const response = await transport.send({ method: 'GET', url, auth: hop === 0, ...(consume === undefined ? {} : { consume }) });
+    if (isSuccess(response)) return response;
     if (hop === 0 && response.status === 404) return null;
     const location = response.headers.location;
     if (response.status < 300 || response.status >= 400 || location === undefined) throw apiError(response, secret);

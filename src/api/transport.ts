@@ -19,6 +19,11 @@ export interface HttpRequest {
   auth?: boolean;
   /** 'unsent-only': a 5xx or a failure after sending is returned, not repeated (creates). @default 'always' */
   retry?: 'always' | 'unsent-only';
+  /**
+   * Reads a successful (2xx) body as it streams, instead of as text; what it resolves with is the response's
+   * `consumed`, and `text` is empty. Called again for each try.
+   */
+  consume?: (body: AsyncIterable<Uint8Array>) => Promise<unknown>;
 }
 
 export interface HttpResponse {
@@ -26,6 +31,8 @@ export interface HttpResponse {
   headers: Record<string, string>;
   text: string;
   request: FailedRequest;
+  /** What `consume` made of a successful body. */
+  consumed?: unknown;
 }
 
 export interface TransportOptions {
@@ -163,14 +170,16 @@ export class Transport {
         dispatcher: this.agent,
         signal,
       });
-      const text = await res.body.text();
+      const consume = req.consume !== undefined && res.statusCode >= 200 && res.statusCode < 300 ? req.consume : undefined;
+      const consumed = consume === undefined ? undefined : await consume(res.body);
+      const text = consume === undefined ? await res.body.text() : '';
       const headers = flatHeaders(res.headers);
       // A gateway's 5xx says nothing about the API's limit.
       if (inApi && res.statusCode < 500) this.pacer.observe(rateLimitHeaders(headers));
       const durationMs = clock.now() - started;
       this.record(req.method, res.statusCode, durationMs);
       logger.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs) }, 'api request');
-      return { response: { status: res.statusCode, headers, text, request: described } };
+      return { response: { status: res.statusCode, headers, text, request: described, ...(consume === undefined ? {} : { consumed }) } };
     } catch (error) {
       const failure = describeFailure(error, signal.aborted ? timeoutMs : null, this.options.token);
       const durationMs = clock.now() - started;

@@ -103,6 +103,8 @@ export interface PolicyApi {
   uploadPolicy(id: string, filePath: string): Promise<Policy | null>;
   /** Follows `links.download` and its redirect; returns the raw text, or null when the policy has no code (404). */
   downloadPolicy(policy: Policy): Promise<string | null>;
+  /** The digest of the code (as `codeDigest` gives it), hashed as it streams; the text too when at most `keepTextBytes` bytes. null on 404. */
+  downloadPolicyDigest(policy: Policy, keepTextBytes: number): Promise<{ digest: string; text: string | null } | null>;
   updatePolicy(policy: PolicyRef, input: UpdatePolicyInput): Promise<Policy>;
   /** A 404 counts as deleted: a retry after a lost answer, or someone deleted it already. */
   deletePolicy(id: string): Promise<void>;
