@@ -96,12 +96,12 @@ describe('pacing through the client', () => {
     const { id } = await f.client.createPolicy('acme', {
       name: 'paced', kind: 'native', description: null, enforcementLevel: 'advisory', query: null, policySetIds: [],
     });
-    await f.control.clearRequests();
+    await f.emulator.clearRequests();
     const startedAt = clock.now();
     await Promise.all(Array.from({ length: 60 }, () => f.client.getPolicy(id)));
     const elapsedMs = clock.now() - startedAt;
 
-    const logged = await f.control.requests();
+    const logged = await f.emulator.requests();
     assert.equal(logged.filter((r) => r.status === 200).length, 60);
     assert.equal(answered.length, 61, 'onRequest once per response');
     assert.ok(elapsedMs >= 60 * (1000 / 30) - EPSILON, `60 requests took ${elapsedMs} ms of the client's time: not paced`);

@@ -16,7 +16,7 @@ describe('policy endpoints against the emulator', () => {
   after(async () => { await f.close(); });
 
   it('creates a native policy: 200, exact body, every documented field', async () => {
-    await f.control.clearRequests();
+    await f.emulator.clearRequests();
     const created = await f.client.createPolicy('acme', {
       name: 'deny-public-s3', kind: 'native', description: 'No *public* buckets', enforcementLevel: 'soft-mandatory', query: null,
       policySetIds: ['polset-base', 'polset-extra'],
@@ -27,10 +27,10 @@ describe('policy endpoints against the emulator', () => {
       policySetCount: 2, policySetIds: ['polset-base', 'polset-extra'], updatedAt: null, organization: 'acme',
       links: { self: `/api/v2/policies/${created.id}`, upload: `/api/v2/policies/${created.id}/upload`, download: null },
     });
-    const [logged] = await f.control.requests();
+    const [logged] = await f.emulator.requests();
     assert.deepEqual([logged?.method, logged?.path, logged?.status, logged?.['content-type']],
       ['POST', '/organizations/acme/policies', 200, 'application/vnd.api+json']);
-    const shown = await f.control.raw('GET', `/policies/${created.id}`);
+    const shown = await f.emulator.call('GET', `/policies/${created.id}`);
     assert.equal(shown.status, 200);
     assertPolicyResource(at(shown.json, 'data'), {
       name: 'deny-public-s3', description: 'No *public* buckets', kind: 'native', query: null, level: 'soft-mandatory',
@@ -40,7 +40,7 @@ describe('policy endpoints against the emulator', () => {
 
   it('the raw creation response has every documented field and no download link', async () => {
     const body = { data: { type: 'policies', attributes: { name: 'raw-opa', kind: 'opa', query: 'data.x.deny', 'enforcement-level': 'mandatory' } } };
-    const created = await f.control.raw('POST', '/organizations/acme/policies', body);
+    const created = await f.emulator.call('POST', '/organizations/acme/policies', { body });
     assert.equal(created.status, 200);
     assertPolicyResource(at(created.json, 'data'), {
       name: 'raw-opa', description: null, kind: 'opa', query: 'data.x.deny', level: 'mandatory', policySetIds: [],
@@ -59,7 +59,7 @@ describe('policy endpoints against the emulator', () => {
 
     const updated = await f.client.updatePolicy(created, { description: 'tags', enforcementLevel: 'mandatory', query: 'data.terraform.tags.violations' });
     assert.deepEqual([updated.description, updated.enforcementLevel, updated.query], ['tags', 'mandatory', 'data.terraform.tags.violations']);
-    const raw = await f.control.raw('GET', `/policies/${created.id}`);
+    const raw = await f.emulator.call('GET', `/policies/${created.id}`);
     assertPolicyResource(at(raw.json, 'data'), {
       name: 'opa-tags', description: 'tags', kind: 'opa', query: 'data.terraform.tags.violations', level: 'mandatory', policySetIds: [],
       organization: 'acme', uploaded: false, hasDownload: true,
@@ -69,7 +69,7 @@ describe('policy endpoints against the emulator', () => {
     assert.ok(opa.length >= 2 && opa.every((p) => p.kind === 'opa'));
     const found = await f.client.listPolicies('acme', { search: 'opa-tags' });
     assert.deepEqual(found.map((p) => p.name), ['opa-tags']);
-    const rawList = await f.control.raw('GET', '/organizations/acme/policies?search%5Bname%5D=opa-tags');
+    const rawList = await f.emulator.call('GET', '/organizations/acme/policies?search%5Bname%5D=opa-tags');
     assertPolicyResource(at(rawList.json, 'data.0'), {
       name: 'opa-tags', description: 'tags', kind: 'opa', query: 'data.terraform.tags.violations', level: 'mandatory', policySetIds: [],
       organization: 'acme', uploaded: false, hasDownload: true,
@@ -84,15 +84,15 @@ describe('policy endpoints against the emulator', () => {
     const code = 'import "tfplan/v2"\r\nmain = rule { true } # ünïcode ✓\n';
     const file = join(f.tempDir, 'code-roundtrip.native');
     await writeFile(file, code);
-    await f.control.clearRequests();
+    await f.emulator.clearRequests();
     await f.client.uploadPolicy(policy.id, file);
-    const [upload] = await f.control.requests();
+    const [upload] = await f.emulator.requests();
     assert.deepEqual([upload?.method, upload?.path, upload?.status, upload?.['content-type']],
       ['PUT', `/policies/${policy.id}/upload`, 200, 'application/octet-stream']);
     const after = await f.client.getPolicy(policy.id);
     assert.match(after.updatedAt ?? '', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     assert.equal(await f.client.downloadPolicy(after), code);
-    const statuses = (await f.control.requests()).map((r) => r.status);
+    const statuses = (await f.emulator.requests()).map((r) => r.status);
     assert.ok(statuses.includes(302), `download answered with a redirect: ${statuses.join(',')}`);
 
     const empty = join(f.tempDir, 'empty.native');
@@ -105,14 +105,14 @@ describe('policy endpoints against the emulator', () => {
     const policy = await f.client.createPolicy('acme', {
       name: 'short-lived', kind: 'native', description: null, enforcementLevel: 'hard-mandatory', query: null, policySetIds: [],
     });
-    await f.control.clearRequests();
+    await f.emulator.clearRequests();
     await f.client.deletePolicy(policy.id);
-    assert.deepEqual((await f.control.requests()).map((r) => [r.method, r.status]), [['DELETE', 204]]);
+    assert.deepEqual((await f.emulator.requests()).map((r) => [r.method, r.status]), [['DELETE', 204]]);
     await rejectsWithStatus(f.client.getPolicy(policy.id), 404, 'GET', `/policies/${policy.id}`);
     await rejectsWithStatus(f.client.updatePolicy(policy, { enforcementLevel: 'advisory' }), 404, 'PATCH', `/policies/${policy.id}`);
-    await f.control.clearRequests();
+    await f.emulator.clearRequests();
     await f.client.deletePolicy(policy.id);
-    assert.deepEqual((await f.control.requests()).map((r) => [r.method, r.status]), [['DELETE', 404]], 'a second delete is 404, and done');
+    assert.deepEqual((await f.emulator.requests()).map((r) => [r.method, r.status]), [['DELETE', 404]], 'a second delete is 404, and done');
     assert.equal((await f.client.listPolicies('acme', { search: 'short-lived' })).length, 0);
   });
 
@@ -121,19 +121,19 @@ describe('policy endpoints against the emulator', () => {
     await rejectsWithStatus(f.client.createPolicy('no-such-org', input), 404, 'POST', '/organizations/no-such-org/policies');
     const error = await rejectsWithStatus(f.client.listPolicies('no-such-org'), 404, 'GET', '/organizations/no-such-org/policies?page%5Bnumber%5D=1&page%5Bsize%5D=100');
     assert.ok(error.detail !== null && error.detail.length > 0, 'the API error detail is kept');
-    assertErrorDocument((await f.control.raw('GET', '/policies/pol-nothing')).json);
+    assertErrorDocument((await f.emulator.call('GET', '/policies/pol-nothing')).json);
   });
 
   it('422 for a taken name and a level of the wrong kind, not retried, detail in the message', async () => {
     const input = { name: 'unique-one', kind: 'native', description: null, enforcementLevel: 'advisory', query: null, policySetIds: [] } satisfies CreatePolicyInput;
     await f.client.createPolicy('acme', input);
-    await f.control.clearRequests();
+    await f.emulator.clearRequests();
     const taken = await rejectsWithStatus(f.client.createPolicy('acme', input), 422, 'POST', '/organizations/acme/policies');
     assert.ok(taken.detail !== null && taken.message.endsWith(taken.detail), taken.message);
     await rejectsWithStatus(f.client.createPolicy('acme', { ...input, name: 'wrong-level', enforcementLevel: 'mandatory' }), 422, 'POST', '/organizations/acme/policies');
     const created = await f.client.createPolicy('acme', { ...input, name: 'level-check' });
     await rejectsWithStatus(f.client.updatePolicy(created, { enforcementLevel: 'mandatory' }), 422, 'PATCH', `/policies/${created.id}`);
-    const statuses = (await f.control.requests()).map((r) => r.status);
+    const statuses = (await f.emulator.requests()).map((r) => r.status);
     assert.deepEqual(statuses, [422, 422, 200, 422]);
   });
 

@@ -23,7 +23,7 @@ describe('agent pool and agent endpoints against the emulator', () => {
       id: '', createdAt: '', name: 'pool-a', organizationScoped: false, agentCount: 2, workspaceIds: [], allowedWorkspaceIds: ['ws-web'],
     });
     assert.deepEqual(list.statusCounts, { total: 1, matching: 1 });
-    const raw = await f.control.raw('GET', `/organizations/acme/agent-pools${PAGE_QUERY}`);
+    const raw = await f.emulator.call('GET', `/organizations/acme/agent-pools${PAGE_QUERY}`);
     assert.equal(raw.status, 200);
     assertListEnvelope(raw.json, { current: 1, total: 1, count: 1 });
     assert.deepEqual(at(raw.json, 'meta.status-counts'), { total: 1, matching: 1 });
@@ -34,36 +34,36 @@ describe('agent pool and agent endpoints against the emulator', () => {
   });
 
   it('creates a pool (201), shows, renames in place, replaces allowed workspaces, deletes (204)', async () => {
-    await f.control.clearRequests();
+    await f.emulator.clearRequests();
     const created = await f.client.createAgentPool('fresh', { name: 'builders', organizationScoped: false, allowedWorkspaceIds: ['ws-one'] });
     assert.deepEqual([created.name, created.organizationScoped, created.allowedWorkspaceIds], ['builders', false, ['ws-one']]);
-    const [logged] = await f.control.requests();
+    const [logged] = await f.emulator.requests();
     assert.deepEqual([logged?.method, logged?.path, logged?.status, logged?.['content-type']],
       ['POST', '/organizations/fresh/agent-pools', 201, 'application/vnd.api+json']);
     const shown = await f.client.getAgentPool(created.id, { includeWorkspaces: true });
     assert.deepEqual({ ...shown, agentCount: 0 }, { ...created, agentCount: 0 });
-    assertPoolResource(at((await f.control.raw('GET', `/agent-pools/${created.id}`)).json, 'data'),
+    assertPoolResource(at((await f.emulator.call('GET', `/agent-pools/${created.id}`)).json, 'data'),
       { name: 'builders', organizationScoped: false, allowedWorkspaceIds: ['ws-one'] });
 
     const renamed = await f.client.updateAgentPool(created.id, { name: 'builders-2', organizationScoped: true, allowedWorkspaceIds: [] });
     assert.deepEqual([renamed.id, renamed.name, renamed.organizationScoped, renamed.allowedWorkspaceIds], [created.id, 'builders-2', true, []]);
-    assertPoolResource(at((await f.control.raw('GET', `/agent-pools/${created.id}`)).json, 'data'),
+    assertPoolResource(at((await f.emulator.call('GET', `/agent-pools/${created.id}`)).json, 'data'),
       { name: 'builders-2', organizationScoped: true, allowedWorkspaceIds: [] });
 
-    await f.control.clearRequests();
+    await f.emulator.clearRequests();
     await f.client.deleteAgentPool(created.id);
-    assert.deepEqual((await f.control.requests()).map((r) => [r.method, r.status]), [['DELETE', 204]]);
+    assert.deepEqual((await f.emulator.requests()).map((r) => [r.method, r.status]), [['DELETE', 204]]);
     await rejectsWithStatus(f.client.getAgentPool(created.id), 404, 'GET', `/agent-pools/${created.id}`);
   });
 
   it('422 for a second pool, a taken name and a malformed name; never retried', async () => {
-    await f.control.clearRequests();
+    await f.emulator.clearRequests();
     await rejectsWithStatus(f.client.createAgentPool('acme', { name: 'second', organizationScoped: true, allowedWorkspaceIds: null }), 422, 'POST', '/organizations/acme/agent-pools');
     const one = await f.client.createAgentPool('roomy', { name: 'r-one', organizationScoped: true, allowedWorkspaceIds: null });
     await rejectsWithStatus(f.client.createAgentPool('roomy', { name: 'r-one', organizationScoped: true, allowedWorkspaceIds: null }), 422, 'POST', '/organizations/roomy/agent-pools');
     await rejectsWithStatus(f.client.updateAgentPool(one.id, { name: 'not a name!', organizationScoped: true }), 422, 'PATCH', `/agent-pools/${one.id}`);
-    assert.deepEqual((await f.control.requests()).map((r) => r.status), [422, 201, 422, 422]);
-    const raw = await f.control.raw('PATCH', `/agent-pools/${one.id}`, { data: { type: 'agent-pools', attributes: { name: 'not a name!' } } });
+    assert.deepEqual((await f.emulator.requests()).map((r) => r.status), [422, 201, 422, 422]);
+    const raw = await f.emulator.call('PATCH', `/agent-pools/${one.id}`, { body: { data: { type: 'agent-pools', attributes: { name: 'not a name!' } } } });
     assert.equal(raw.status, 422);
     assertErrorDocument(raw.json);
   });
@@ -82,10 +82,10 @@ describe('agent pool and agent endpoints against the emulator', () => {
     const first = agents[0];
     assert.ok(first);
     assert.deepEqual(await f.client.getAgent(first.id), first);
-    const raw = await f.control.raw('GET', `/agent-pools/${pool.id}/agents${PAGE_QUERY}`);
+    const raw = await f.emulator.call('GET', `/agent-pools/${pool.id}/agents${PAGE_QUERY}`);
     assertListEnvelope(raw.json, { current: 1, total: 1, count: 3 });
     assertAgentResource(at(raw.json, 'data.0'), { name: 'agent-idle', status: 'idle', ipAddress: '10.0.0.1', lastPingAt: '2026-01-01T10:00:00.000Z' });
-    assertAgentResource(at((await f.control.raw('GET', `/agents/${first.id}`)).json, 'data'),
+    assertAgentResource(at((await f.emulator.call('GET', `/agents/${first.id}`)).json, 'data'),
       { name: 'agent-idle', status: 'idle', ipAddress: '10.0.0.1', lastPingAt: '2026-01-01T10:00:00.000Z' });
   });
 
@@ -98,15 +98,15 @@ describe('agent pool and agent endpoints against the emulator', () => {
     const busy = byName.get('agent-busy');
     const gone = byName.get('agent-gone');
     assert.ok(idle && busy && gone);
-    await f.control.clearRequests();
+    await f.emulator.clearRequests();
     await rejectsWithStatus(f.client.deleteAgent(idle.id), 412, 'DELETE', `/agents/${idle.id}`);
     await rejectsWithStatus(f.client.deleteAgent(busy.id), 412, 'DELETE', `/agents/${busy.id}`);
     await f.client.deleteAgent(gone.id);
-    assert.deepEqual((await f.control.requests()).map((r) => r.status), [412, 412, 204]);
+    assert.deepEqual((await f.emulator.requests()).map((r) => r.status), [412, 412, 204]);
     await rejectsWithStatus(f.client.getAgent(gone.id), 404, 'GET', `/agents/${gone.id}`);
-    await f.control.clearRequests();
+    await f.emulator.clearRequests();
     await f.client.deleteAgent(gone.id);
-    assert.deepEqual((await f.control.requests()).map((r) => r.status), [404], 'deleting it again is a 404, and done');
+    assert.deepEqual((await f.emulator.requests()).map((r) => r.status), [404], 'deleting it again is a 404, and done');
     assert.deepEqual((await f.client.listAgents(pool.id)).map((a) => a.name), ['agent-idle', 'agent-busy']);
   });
 
@@ -118,6 +118,6 @@ describe('agent pool and agent endpoints against the emulator', () => {
     await f.client.deleteAgentPool('apool-missing');
     await rejectsWithStatus(f.client.listAgents('apool-missing'), 404, 'GET', `/agent-pools/apool-missing/agents${PAGE_QUERY}`);
     await rejectsWithStatus(f.client.getAgent('agent-missing'), 404, 'GET', '/agents/agent-missing');
-    assertErrorDocument((await f.control.raw('GET', '/agents/agent-missing')).json);
+    assertErrorDocument((await f.emulator.call('GET', '/agents/agent-missing')).json);
   });
 });

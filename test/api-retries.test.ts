@@ -12,7 +12,7 @@ function policyInput(name: string): CreatePolicyInput {
 }
 
 async function policiesNamed(f: ApiFixture, name: string): Promise<number> {
-  const listed = await f.control.raw('GET', `/organizations/acme/policies?search%5Bname%5D=${name}&page%5Bsize%5D=100`);
+  const listed = await f.emulator.call('GET', `/organizations/acme/policies?search%5Bname%5D=${name}&page%5Bsize%5D=100`);
   return (at(listed.json, 'data') as unknown[]).filter((p) => at(p, 'attributes.name') === name).length;
 }
 
@@ -26,22 +26,22 @@ describe('retries', () => {
     policyId = policy.id;
   });
   afterEach(async () => {
-    await f.control.clearFaults();
-    await f.control.clearRequests();
+    await f.emulator.clearFaults();
+    await f.emulator.clearRequests();
   });
   after(async () => { await f.close(); });
 
   it('retries a burst of 5xx and dropped connections, then succeeds', async () => {
-    await f.control.addFaults(
+    await f.emulator.addFaults(
       { kind: 'status', method: 'GET', path: '^/policies/', status: 503, count: 2 },
       { kind: 'drop', method: 'GET', path: '^/policies/', count: 2 },
       { kind: 'status', method: 'GET', path: '^/policies/', status: 500, count: 1 },
     );
-    await f.control.clearRequests();
+    await f.emulator.clearRequests();
     const before = f.client.stats().retries;
     const policy = await f.client.getPolicy(policyId);
     assert.equal(policy.name, 'retry-target');
-    const requests = await f.control.requests();
+    const requests = await f.emulator.requests();
     assert.equal(requests.length, 6, JSON.stringify(requests));
     assert.deepEqual([requests[0]?.status, requests[1]?.status, requests[4]?.status, requests[5]?.status], [503, 503, 500, 200]);
     assert.equal(f.client.stats().retries - before, 5);
@@ -52,12 +52,12 @@ describe('retries', () => {
     const { logger } = capturingLogger();
     const impatient = new ApiClient({ baseUrl: f.emulator.url, token: f.emulator.token, logger, timeoutMs: 300 });
     try {
-      await f.control.addFaults({ kind: 'latency', method: 'GET', path: '^/policies/', 'latency-ms': 1500, count: 1 });
+      await f.emulator.addFaults({ kind: 'latency', method: 'GET', path: '^/policies/', 'latency-ms': 1500, count: 1 });
       assert.equal((await impatient.getPolicy(policyId)).id, policyId);
       assert.equal(impatient.stats().retries, 1);
       assert.equal(impatient.stats().byStatus.error, 1);
       // The slow answer still completes on the server; wait for it so it lands in no later test's log.
-      while ((await f.control.requests()).filter((r) => r.status === 200).length < 2) await new Promise((r) => setTimeout(r, 50));
+      while ((await f.emulator.requests()).filter((r) => r.status === 200).length < 2) await new Promise((r) => setTimeout(r, 50));
     } finally {
       await impatient.close();
     }
@@ -67,17 +67,17 @@ describe('retries', () => {
     const { logger } = capturingLogger();
     const brief = new ApiClient({ baseUrl: f.emulator.url, token: f.emulator.token, logger, maxRetries: 2 });
     try {
-      await f.control.addFaults({ kind: 'status', method: 'GET', path: '^/policies/', status: 502, count: 0 });
+      await f.emulator.addFaults({ kind: 'status', method: 'GET', path: '^/policies/', status: 502, count: 0 });
       await rejectsWithStatus(brief.getPolicy(policyId), 502, 'GET', `/policies/${policyId}`);
-      assert.equal((await f.control.requests()).length, 3);
-      await f.control.clearFaults();
-      await f.control.clearRequests();
-      await f.control.addFaults({ kind: 'drop', method: 'GET', path: '^/policies/', count: 0 });
+      assert.equal((await f.emulator.requests()).length, 3);
+      await f.emulator.clearFaults();
+      await f.emulator.clearRequests();
+      await f.emulator.addFaults({ kind: 'drop', method: 'GET', path: '^/policies/', count: 0 });
       const error = await brief.getPolicy(policyId).then(() => assert.fail('expected a NetworkError'), (e: unknown) => e);
       assert.ok(error instanceof NetworkError, String(error));
       assert.deepEqual(error.request, { method: 'GET', path: `/policies/${policyId}` });
       assert.match(error.message, new RegExp(`^GET /policies/${policyId} failed: `));
-      const dropped = await f.control.requests();
+      const dropped = await f.emulator.requests();
       assert.equal(dropped.length, 3, JSON.stringify(dropped) + JSON.stringify(brief.stats()));
     } finally {
       await brief.close();
@@ -87,37 +87,37 @@ describe('retries', () => {
   it('never retries a 422 or a 404: exactly one request each', async () => {
     await rejectsWithStatus(f.client.updatePolicy(policy, { enforcementLevel: 'mandatory' }), 422, 'PATCH', `/policies/${policyId}`);
     await rejectsWithStatus(f.client.getPolicy('pol-absent'), 404, 'GET', '/policies/pol-absent');
-    assert.deepEqual((await f.control.requests()).map((r) => [r.method, r.status]), [['PATCH', 422], ['GET', 404]]);
+    assert.deepEqual((await f.emulator.requests()).map((r) => [r.method, r.status]), [['PATCH', 422], ['GET', 404]]);
   });
 
   it('a create whose response was lost is found, not repeated', async () => {
-    await f.control.addFaults({ kind: 'lose-response', method: 'POST', path: '^/organizations/acme/policies$', count: 1 });
+    await f.emulator.addFaults({ kind: 'lose-response', method: 'POST', path: '^/organizations/acme/policies$', count: 1 });
     const created = await f.client.createPolicy('acme', policyInput('lost-answer'));
     assert.equal(created.name, 'lost-answer');
     assert.equal(await policiesNamed(f, 'lost-answer'), 1);
-    const requests = await f.control.requests();
+    const requests = await f.emulator.requests();
     assert.deepEqual(requests.filter((r) => r.method === 'POST').length, 1, JSON.stringify(requests));
     assert.ok(requests.some((r) => r.method === 'GET' && r.path.includes('search%5Bname%5D=lost-answer')), 'looked before repeating');
   });
 
   it('a create dropped before the write, or answered 503, is sent again once nothing is found', async () => {
-    await f.control.addFaults(
+    await f.emulator.addFaults(
       { kind: 'drop', method: 'POST', path: '^/organizations/acme/policies$', count: 1 },
       { kind: 'status', method: 'POST', path: '^/organizations/acme/policies$', status: 503, count: 1 },
     );
     const created = await f.client.createPolicy('acme', policyInput('dropped-create'));
     assert.equal(created.name, 'dropped-create');
     assert.equal(await policiesNamed(f, 'dropped-create'), 1);
-    const posts = (await f.control.requests()).filter((r) => r.method === 'POST' && r.path.endsWith('/policies'));
+    const posts = (await f.emulator.requests()).filter((r) => r.method === 'POST' && r.path.endsWith('/policies'));
     assert.equal(posts.length, 3);
     assert.equal(posts[2]?.status, 200);
   });
 
   it('a pool create whose response was lost is found by q, not repeated', async () => {
-    await f.control.addFaults({ kind: 'lose-response', method: 'POST', path: 'agent-pools$', count: 1 });
+    await f.emulator.addFaults({ kind: 'lose-response', method: 'POST', path: 'agent-pools$', count: 1 });
     const pool = await f.client.createAgentPool('fresh', { name: 'lost-pool', organizationScoped: true, allowedWorkspaceIds: null });
     assert.equal(pool.name, 'lost-pool');
-    const requests = await f.control.requests();
+    const requests = await f.emulator.requests();
     assert.equal(requests.filter((r) => r.method === 'POST').length, 1);
     assert.ok(requests.some((r) => r.method === 'GET' && r.path.includes('q=lost-pool')), 'looked before repeating');
     assert.deepEqual((await f.client.listAgentPools('fresh')).pools.map((p) => p.name), ['lost-pool']);
@@ -128,7 +128,7 @@ describe('retries', () => {
     // Configured far above the server's limit, so only the 429 handling keeps it working.
     const eager = new ApiClient({ baseUrl: f.emulator.url, token: f.emulator.token, logger, rateLimit: 1000 });
     try {
-      await f.control.setRateLimit(5);
+      await f.emulator.setRateLimit(5);
       let limited: Response | undefined;
       for (let i = 0; i < 10 && limited === undefined; i += 1) {
         const response = await fetch(`${f.emulator.url}/policies/${policyId}`, { headers: { authorization: `Bearer ${f.emulator.token}` } });
@@ -141,7 +141,7 @@ describe('retries', () => {
       assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
       assert.match(String(limited.headers.get('x-ratelimit-reset')), /^\d+(\.\d+)?$/);
       // Slow answers keep eight requests in flight before any rate-limit header comes back.
-      await f.control.addFaults({ kind: 'latency', method: 'GET', path: '^/policies/', 'latency-ms': 100, count: 0 });
+      await f.emulator.addFaults({ kind: 'latency', method: 'GET', path: '^/policies/', 'latency-ms': 100, count: 0 });
       const results = await Promise.all(Array.from({ length: 15 }, () => eager.getPolicy(policyId)));
       assert.equal(results.length, 15);
       const stats = eager.stats();
@@ -150,7 +150,7 @@ describe('retries', () => {
       assert.ok(stats.rateLimitWaitSeconds > 0);
       assert.ok(lines.some((l) => JSON.parse(l).msg === 'api rate limited, waiting' && JSON.parse(l).level === 40));
     } finally {
-      await f.control.setRateLimit(0);
+      await f.emulator.setRateLimit(0);
       await eager.close();
     }
   });

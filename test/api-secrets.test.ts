@@ -34,25 +34,25 @@ describe('the token stays secret', () => {
       await capture(client.getPolicy('pol-missing'));
       await capture(client.updatePolicy(policy, { enforcementLevel: 'mandatory' }));
       await capture(client.getAgent('agent-missing'));
-      await f.control.addFaults({ kind: 'drop', method: 'GET', count: 0 });
+      await f.emulator.addFaults({ kind: 'drop', method: 'GET', count: 0 });
       await capture(client.getPolicy(policy.id));
-      await f.control.clearFaults();
-      await f.control.addFaults({ kind: 'status', status: 503, method: 'GET', count: 0 });
+      await f.emulator.clearFaults();
+      await f.emulator.addFaults({ kind: 'status', status: 503, method: 'GET', count: 0 });
       await capture(client.listPolicies('acme'));
-      await f.control.clearFaults();
-      await f.control.addFaults({ kind: 'lose-response', method: 'POST', count: 1 });
+      await f.emulator.clearFaults();
+      await f.emulator.addFaults({ kind: 'lose-response', method: 'POST', count: 1 });
       await client.createPolicy('acme', input('secret-lost'));
       const big = join(f.tempDir, 'big.native');
       await writeFile(big, Buffer.alloc(MAX_CODE_BYTES + 1));
       await capture(client.uploadPolicy(policy.id, big));
       assert.equal(await client.downloadPolicy(policy), null, 'no code was uploaded');
       await capture(client.getAgentPool('apool-missing'));
-      await f.control.setRateLimit(3);
-      await f.control.addFaults({ kind: 'latency', 'latency-ms': 50, method: 'GET', count: 0 });
+      await f.emulator.setRateLimit(3);
+      await f.emulator.addFaults({ kind: 'latency', 'latency-ms': 50, method: 'GET', count: 0 });
       await Promise.all(Array.from({ length: 10 }, () => client.getPolicy(policy.id)));
     } finally {
-      await f.control.clearFaults();
-      await f.control.setRateLimit(0);
+      await f.emulator.clearFaults();
+      await f.emulator.setRateLimit(0);
       await client.close();
     }
     assert.equal(errors.length, 8);

@@ -24,19 +24,19 @@ describe('upload limits', () => {
     });
   });
   afterEach(async () => {
-    await f.control.clearFaults();
-    await f.control.clearRequests();
+    await f.emulator.clearFaults();
+    await f.emulator.clearRequests();
   });
   after(async () => { await f.close(); });
 
   it('refuses code over 10,485,760 bytes before sending anything, naming the file and size', async () => {
     const file = await fileOfSize(join(f.tempDir, 'huge.native'), MAX_CODE_BYTES + 1);
-    await f.control.clearRequests();
+    await f.emulator.clearRequests();
     const error = await f.client.uploadPolicy(policy.id, file).then(() => assert.fail('expected a refusal'), (e: unknown) => e);
     assert.ok(error instanceof CodeTooLargeError, String(error));
     assert.deepEqual([error.file, error.size, error.limit], [file, MAX_CODE_BYTES + 1, MAX_CODE_BYTES]);
     assert.ok(error.message.includes(file) && error.message.includes(String(MAX_CODE_BYTES + 1)), error.message);
-    assert.deepEqual(await f.control.requests(), []);
+    assert.deepEqual(await f.emulator.requests(), []);
   });
 
   it('sends exactly 10,485,760 bytes, streamed, and gets them back', async () => {
@@ -44,15 +44,15 @@ describe('upload limits', () => {
     await f.client.uploadPolicy(policy.id, file);
     const code = await f.client.downloadPolicy(policy);
     assert.equal(Buffer.byteLength(code ?? ''), MAX_CODE_BYTES);
-    assert.deepEqual((await f.control.requests())[0]?.status, 200);
+    assert.deepEqual((await f.emulator.requests())[0]?.status, 200);
   });
 
   it('a 413 from the server is an ApiError 413 naming the request, not retried', async () => {
     const file = join(f.tempDir, 'small.native');
     await writeFile(file, 'main = rule { false }\n');
-    await f.control.addFaults({ kind: 'status', method: 'PUT', path: '/upload$', status: 413, count: 1 });
+    await f.emulator.addFaults({ kind: 'status', method: 'PUT', path: '/upload$', status: 413, count: 1 });
     await rejectsWithStatus(f.client.uploadPolicy(policy.id, file), 413, 'PUT', `/policies/${policy.id}/upload`);
-    assert.deepEqual((await f.control.requests()).map((r) => [r.method, r.status]), [['PUT', 413]]);
+    assert.deepEqual((await f.emulator.requests()).map((r) => [r.method, r.status]), [['PUT', 413]]);
   });
 
   it('the emulator answers 413 to a body over 10 MB and keeps the old code', async () => {

@@ -35,13 +35,13 @@ describe('apply: a create and its upload as a pair', () => {
     const world = fixture.world;
     const dir = await fixture.repo(manyPolicies(30, 'race'));
     // Slow creates, so that both runs plan before either has created much.
-    await world.control('POST', '/faults', { faults: [{ kind: 'latency', method: 'POST', path: '/policies$', 'latency-ms': 20, count: 0 }] });
+    await world.addFaults({ kind: 'latency', method: 'POST', path: '/policies$', 'latency-ms': 20, count: 0 });
     try {
       const [first, second] = await Promise.all([world.cli('--reconcile', dir), world.cli('--reconcile', dir)]);
       assert.equal(first.code, 0, first.stdout + first.stderr);
       assert.equal(second.code, 0, second.stdout + second.stderr);
     } finally {
-      await world.control('DELETE', '/faults');
+      await world.clearFaults();
     }
     const policies = (await world.organization()).policies.filter((p) => String(p['name']).startsWith('race-'));
     assert.equal(policies.length, 30);

@@ -7,7 +7,8 @@ import { createCodeCache } from '../src/live/code-cache.js';
 import { openCodeCacheStore } from '../src/live/code-cache-file.js';
 import { capturingLogger } from './helpers/api-fixture.js';
 import { smallRepo, REQUIRE_TAGS } from './helpers/repos.js';
-import { ORG, removeDir, tempRepo, World } from './helpers/world.js';
+import { ORG } from './helpers/emulator.js';
+import { useWorld, type World } from './helpers/world.js';
 
 const DIGEST_A = 'a'.repeat(64);
 const DIGEST_B = 'b'.repeat(64);
@@ -123,15 +124,12 @@ describe('the code cache file', () => {
 });
 
 describe('one-shot runs share the code cache in the state dir', () => {
+  const fixture = useWorld();
   let world: World;
   let dir: string;
   before(async () => {
-    world = await World.start();
-    dir = await tempRepo(smallRepo());
-  });
-  after(async () => {
-    await world.close();
-    await removeDir(dir);
+    world = fixture.world;
+    dir = await fixture.repo(smallRepo());
   });
 
   const downloads = async () => (await world.requests()).filter((r) => r.method === 'GET' && r.path.endsWith('/download'));
@@ -150,9 +148,9 @@ describe('one-shot runs share the code cache in the state dir', () => {
   });
 
   it('a policy whose updated-at changed is downloaded again, and its drift is shown', async () => {
-    const list = await world.api('GET', `/organizations/${ORG}/policies`);
+    const list = await world.call('GET', `/organizations/${ORG}/policies`);
     const policy = (list.json as { data: Array<{ id: string; attributes: { name: string } }> }).data.find((p) => p.attributes.name === 'require-tags')!;
-    await world.api('PUT', `/policies/${policy.id}/upload`, `${REQUIRE_TAGS}# edited by hand\n`, 'application/octet-stream');
+    await world.call('PUT', `/policies/${policy.id}/upload`, { raw: `${REQUIRE_TAGS}# edited by hand\n`, contentType: 'application/octet-stream' });
     await world.clearRequests();
     const run = await world.cli('--dry-run', dir, ['--detailed-exitcode']);
     assert.equal(run.code, 2, run.stderr + run.stdout);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { configFromFlags, loadConfig, parseConfig, resolveToken } from '../src/config/index.js';
 import { UsageError, ValidationError, formatProblem } from '../src/errors.js';
-import { tempDir } from './helpers/daemon-fixtures.js';
+import { tempTree } from './helpers/temp-tree.js';
 
 const MINIMAL = 'sources:\n  - { name: main, organization: acme, path: declared }\n';
 
@@ -148,7 +148,7 @@ test('environment overrides: API_BASE_URL, LISTEN_ADDRESS, STATE_DIR; bad values
 });
 
 test('loadConfig reads the file; a missing file is a usage error', async (t) => {
-  const dir = await tempDir(t);
+  const dir = await tempTree(t);
   const file = path.join(dir, 'c.yaml');
   await writeFile(file, MINIMAL);
   const config = await loadConfig(file, {}, { cwd: dir });
@@ -179,7 +179,7 @@ test('configFromFlags: one source named default (stable in ownership markers), m
 });
 
 test('resolveToken: API_TOKEN first, then api.token-file; errors never contain the token', async (t) => {
-  const dir = await tempDir(t);
+  const dir = await tempTree(t);
   const tokenFile = path.join(dir, 'token');
   await writeFile(tokenFile, 'file-token-123\n');
   const config = await parseConfig(`api: { token-file: ${tokenFile} }\n${MINIMAL}`, 'cfg.yaml', {}, { cwd: dir });

@@ -67,10 +67,10 @@ describe('the vendor client test sequences, through the client', () => {
     await f.client.createPolicy('listing', native('list-native-one'));
     await f.client.createPolicy('listing', { ...native('list-native-two'), enforcementLevel: 'hard-mandatory' });
     await f.client.createPolicy('listing', { ...native('list-opa'), kind: 'opa', query: 'data.terraform.deny', enforcementLevel: 'mandatory' });
-    await f.control.clearRequests();
+    await f.emulator.clearRequests();
     const all = await f.client.listPolicies('listing');
     assert.deepEqual(all.map((p) => p.name).sort(), ['list-native-one', 'list-native-two', 'list-opa']);
-    assert.equal((await f.control.requests()).length, 1, 'next-page null ends the listing');
+    assert.equal((await f.emulator.requests()).length, 1, 'next-page null ends the listing');
     assert.deepEqual((await f.client.listPolicies('listing', { search: 'list-native-one' })).map((p) => p.name), ['list-native-one']);
     assert.deepEqual((await f.client.listPolicies('listing', { kind: 'opa' })).map((p) => [p.name, p.query]), [['list-opa', 'data.terraform.deny']]);
     assert.deepEqual((await f.client.listPolicies('listing', { kind: 'native' })).map((p) => p.name).sort(), ['list-native-one', 'list-native-two']);
@@ -82,7 +82,7 @@ describe('the vendor client test sequences, through the client', () => {
     });
     const updated = await f.client.updatePolicy(created, { enforcementLevel: 'advisory' });
     assert.deepEqual([updated.enforcementLevel, updated.name, updated.description], ['advisory', 'level-only', 'kept as it is']);
-    const raw = await f.control.raw('GET', `/policies/${created.id}`);
+    const raw = await f.emulator.call('GET', `/policies/${created.id}`);
     assert.deepEqual([at(raw.json, 'data.attributes.enforcement-level'), at(raw.json, 'data.attributes.description')], ['advisory', 'kept as it is']);
   });
 
@@ -104,7 +104,7 @@ describe('the vendor client test sequences, through the client', () => {
 
   it('deletes: done on 204 and on the 404 of a second delete; an idle agent is refused with 412', async () => {
     const policy = await f.client.createPolicy('org', native('doomed'));
-    await f.control.clearRequests();
+    await f.emulator.clearRequests();
     await f.client.deletePolicy(policy.id);
     await f.client.deletePolicy(policy.id);
     const everyone = await pool('everyone');
@@ -115,25 +115,25 @@ describe('the vendor client test sequences, through the client', () => {
     await rejectsWithStatus(f.client.deleteAgent(idOf('idle')), 412, 'DELETE', `/agents/${idOf('idle')}`);
     await f.client.deleteAgent(idOf('exited'));
     await f.client.deleteAgent(idOf('exited'));
-    const deletes = (await f.control.requests()).filter((r) => r.method === 'DELETE').map((r) => r.status);
+    const deletes = (await f.emulator.requests()).filter((r) => r.method === 'DELETE').map((r) => r.status);
     assert.deepEqual(deletes, [204, 404, 204, 404, 412, 204, 404]);
   });
 
   it('a delete whose first answer is lost ends as deleted, for a policy, a pool and an agent', async () => {
     const policy = await f.client.createPolicy('org', native('answer-lost'));
     const opsOnly = await pool('ops-only');
-    const [stale] = await f.control.addAgents(opsOnly.id, [{ name: 'stale', status: 'errored' }]);
+    const [stale] = await f.emulator.addAgents(opsOnly.id, [{ name: 'stale', status: 'errored' }]);
     assert.ok(stale);
-    await f.control.addFaults(
+    await f.emulator.addFaults(
       { kind: 'lose-response', method: 'DELETE', path: '^/policies/', count: 1 },
       { kind: 'lose-response', method: 'DELETE', path: '^/agents/', count: 1 },
       { kind: 'lose-response', method: 'DELETE', path: '^/agent-pools/', count: 1 },
     );
-    await f.control.clearRequests();
+    await f.emulator.clearRequests();
     await f.client.deletePolicy(policy.id);
     await f.client.deleteAgent(stale);
     await f.client.deleteAgentPool(opsOnly.id);
-    const deletes = (await f.control.requests()).filter((r) => r.method === 'DELETE').map((r) => [r.path, r.status]);
+    const deletes = (await f.emulator.requests()).filter((r) => r.method === 'DELETE').map((r) => [r.path, r.status]);
     assert.deepEqual(deletes, [
       [`/policies/${policy.id}`, null], [`/policies/${policy.id}`, 404],
       [`/agents/${stale}`, null], [`/agents/${stale}`, 404],

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { contractSeed, NATIVE_CODE, WS_APP, WS_OPS } from './helpers/contract-seed.js';
-import { ISO_MS, policyBody, poolBody, startTestEmulator, type RawResponse, type TestEmulator } from './helpers/emulator-http.js';
+import { ISO_MS, policyBody, poolBody, TestEmulator, type RawResponse } from './helpers/emulator.js';
 
 type Resource = { id: string; attributes: Record<string, unknown>; relationships: Record<string, { data: Array<{ id: string }> }>; links: Record<string, string> };
 
@@ -16,7 +16,7 @@ const allowed = (resource: Resource): string[] => resource.relationships['allowe
 describe('the vendor client test sequences, against the emulator', () => {
   let t: TestEmulator;
   before(async () => {
-    t = await startTestEmulator(contractSeed());
+    t = await TestEmulator.start(contractSeed());
   });
   after(() => t.close());
 

@@ -1,21 +1,30 @@
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { githubSignature } from './helpers/webhook-signature.js';
-import { declaredTree, sleep, tempDir, waitFor, writeTree } from './helpers/daemon-fixtures.js';
-import { descriptionOf, firstSourceStatus as status, spawnDaemon, startTestApi, type LogLine } from './helpers/daemon-process.js';
+import { firstSourceStatus as status, spawnDaemon, type LogLine } from './helpers/daemon-process.js';
+import { TestEmulator, withoutMarker } from './helpers/emulator.js';
+import { REQUIRE_TAGS_DESCRIPTION, REQUIRE_TAGS_LEVEL, REQUIRE_TAGS_SETTINGS, smallRepo } from './helpers/repos.js';
+import { tempTree, type Tree } from './helpers/temp-tree.js';
+import { sleep, waitFor } from './helpers/wait.js';
 
 const NEVER = '0 0 1 1 *';
 
-async function localDaemon(t: import('node:test').TestContext, schedule: string, env: NodeJS.ProcessEnv = {}, tree = declaredTree()) {
-  const api = await startTestApi(t);
-  const dir = await tempDir(t);
-  await writeTree(dir, tree);
+/** The emulator for the daemon under test, closed when the test ends. */
+async function startApi(t: TestContext): Promise<TestEmulator> {
+  const api = await TestEmulator.start();
+  t.after(() => api.close());
+  return api;
+}
+
+async function localDaemon(t: TestContext, schedule: string, env: NodeJS.ProcessEnv = {}, tree: Tree = smallRepo()) {
+  const api = await startApi(t);
+  const dir = await tempTree(t, tree);
   const daemon = await spawnDaemon(
     t,
-    { api: { url: api.emulator.url }, sources: [{ name: 'local', organization: 'example-org', path: dir, schedule }] },
-    { API_TOKEN: api.emulator.token, ...env },
+    { api: { url: api.url }, sources: [{ name: 'local', organization: 'example-org', path: dir, schedule }] },
+    { API_TOKEN: api.token, ...env },
   );
   await waitFor('the start-up pass', async () => ((await status(daemon)).result === 'success' ? true : undefined));
   return { api, dir, daemon };
@@ -26,10 +35,10 @@ test('an edited local file is applied within 5 s, without waiting for the schedu
   const progress = daemon.logs().filter((l) => l.source === 'local' && typeof l.phase === 'string');
   assert.ok(progress.some((l) => l.phase === 'applying' && /^applying \d+\/\d+/.test(String(l.msg))), 'the daemon logs the progress of its passes');
   assert.ok(progress.some((l) => l.phase === 'reading'));
-  assert.equal(descriptionOf(await api.policies(), 'require-tags'), 'Tags are required.');
+  assert.equal(await api.description('require-tags'), REQUIRE_TAGS_DESCRIPTION);
   const editedAt = Date.now();
-  await writeFile(path.join(dir, 'policies/require-tags.yaml'), 'description: Edited on disk.\n');
-  await waitFor('the edit applied', async () => (descriptionOf(await api.policies(), 'require-tags') === 'Edited on disk.' ? true : undefined), 5_000);
+  await writeFile(path.join(dir, REQUIRE_TAGS_SETTINGS), 'description: Edited on disk.\n');
+  await waitFor('the edit applied', async () => ((await api.description('require-tags')) === 'Edited on disk.' ? true : undefined), 5_000);
   assert.ok(Date.now() - editedAt < 5_000);
 });
 
@@ -37,14 +46,14 @@ test('drift made by hand through the API is repaired on the next tick', async (t
   const { api, daemon } = await localDaemon(t, '*/2 * * * * *');
   const policy = (await api.policies()).find((p) => p.name === 'require-tags');
   assert.ok(policy !== undefined);
-  const response = await api.api('PATCH', `/policies/${policy.id}`, {
-    data: { type: 'policies', attributes: { description: 'changed by hand', 'enforcement-level': 'advisory' } },
+  const response = await api.call('PATCH', `/policies/${policy.id}`, {
+    body: { data: { type: 'policies', attributes: { description: 'changed by hand', 'enforcement-level': 'advisory' } } },
   });
   assert.equal(response.status, 200);
   assert.equal((await api.policies()).find((p) => p.name === 'require-tags')?.['enforcement-level'], 'advisory');
   await waitFor('the drift repaired', async () => {
     const p = (await api.policies()).find((x) => x.name === 'require-tags');
-    return p?.['enforcement-level'] === 'hard-mandatory' && descriptionOf([p], 'require-tags') === 'Tags are required.' ? true : undefined;
+    return p?.['enforcement-level'] === REQUIRE_TAGS_LEVEL && withoutMarker(p.description) === REQUIRE_TAGS_DESCRIPTION ? true : undefined;
   }, 8_000);
   // The daemon logs the end of the pass after its last write lands, so the line may come a little after the repair.
   await waitFor('the scheduled pass that repaired the drift to log its end', () =>
@@ -55,17 +64,17 @@ test('overlapping triggers (schedule, file changes, webhooks) never run two pass
   const secret = 'overlap-secret';
   const { api, dir, daemon } = await localDaemon(t, '* * * * * *', { WEBHOOK_SECRET: secret });
   // Slow API: every request takes 100 ms more, so passes are long and triggers pile up during them.
-  await api.control('POST', '/faults', { faults: [{ kind: 'latency', 'latency-ms': 100, count: 0 }] });
+  await api.addFaults({ kind: 'latency', 'latency-ms': 100, count: 0 });
   const body = '{}';
   const webhooks: Promise<Response>[] = [];
   for (let i = 0; i < 12; i += 1) {
-    await writeFile(path.join(dir, 'policies/require-tags.yaml'), `description: Revision ${i}.\n`);
+    await writeFile(path.join(dir, REQUIRE_TAGS_SETTINGS), `description: Revision ${i}.\n`);
     webhooks.push(daemon.post('/webhook', body, { 'x-hub-signature-256': githubSignature(secret, body) }));
     await sleep(250);
   }
   assert.ok((await Promise.all(webhooks)).every((r) => r.status === 202));
-  await api.control('DELETE', '/faults');
-  await waitFor('the last revision applied', async () => (descriptionOf(await api.policies(), 'require-tags') === 'Revision 11.' ? true : undefined), 10_000);
+  await api.clearFaults();
+  await waitFor('the last revision applied', async () => ((await api.description('require-tags')) === 'Revision 11.' ? true : undefined), 10_000);
   const events = daemon.logs().filter((l: LogLine) => l.source === 'local' && ['pass started', 'pass finished', 'pass failed'].includes(l.msg));
   let running = 0;
   for (const event of events) {
@@ -78,16 +87,15 @@ test('overlapping triggers (schedule, file changes, webhooks) never run two pass
 });
 
 test('SIGTERM during a pass: the pass finishes its writes, the process exits 0', async (t) => {
-  const tree: Record<string, string> = {};
+  const tree: Tree = {};
   for (let i = 0; i < 8; i += 1) tree[`policies/p${i}.native`] = `main = rule { ${i} >= 0 }\n`;
-  const api = await startTestApi(t);
-  const dir = await tempDir(t);
-  await writeTree(dir, tree);
-  await api.control('POST', '/faults', { faults: [{ kind: 'latency', 'latency-ms': 150, count: 0 }] });
+  const api = await startApi(t);
+  const dir = await tempTree(t, tree);
+  await api.addFaults({ kind: 'latency', 'latency-ms': 150, count: 0 });
   const daemon = await spawnDaemon(
     t,
-    { api: { url: api.emulator.url, concurrency: 2 }, sources: [{ name: 'local', organization: 'example-org', path: dir, schedule: NEVER }] },
-    { API_TOKEN: api.emulator.token },
+    { api: { url: api.url, concurrency: 2 }, sources: [{ name: 'local', organization: 'example-org', path: dir, schedule: NEVER }] },
+    { API_TOKEN: api.token },
   );
   await waitFor('the first write', () => daemon.logs().find((l) => l.msg === 'change applied'));
   assert.equal((await status(daemon)).running, true, 'the pass is still running');

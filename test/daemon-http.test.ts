@@ -4,9 +4,11 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
 import { createDaemonMetrics, type SourceStatus } from '../src/daemon/index.js';
-import { startEmulator } from '../src/emulator/index.js';
 import { silentLogger } from '../src/logger.js';
-import { declaredTree, sleep, tempDir, waitFor, writeTree } from './helpers/daemon-fixtures.js';
+import { TestEmulator } from './helpers/emulator.js';
+import { smallRepo } from './helpers/repos.js';
+import { tempTree } from './helpers/temp-tree.js';
+import { sleep, waitFor } from './helpers/wait.js';
 import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
 import { parseExposition, sampleValue } from './helpers/daemon-prometheus.js';
 
@@ -17,10 +19,9 @@ async function statuses(get: (p: string) => Promise<Response>): Promise<SourceSt
 }
 
 test('the real pass in-process: /metrics exposes every family, fed by the API client; /status shows the result', async (t) => {
-  const emulator = await startEmulator({ port: 0 });
+  const emulator = await TestEmulator.start();
   t.after(() => emulator.close());
-  const dir = await tempDir(t);
-  await writeTree(dir, declaredTree());
+  const dir = await tempTree(t, smallRepo());
   const metrics = createDaemonMetrics();
   const api = new ApiClient({
     baseUrl: emulator.url, token: emulator.token, logger: silentLogger(),
@@ -48,7 +49,7 @@ test('the real pass in-process: /metrics exposes every family, fed by the API cl
   assert.equal(sampleValue(exposition, 'policy_pool_sync_passes_total', { source: 'main', result: 'success' }), 1);
   assert.equal(sampleValue(exposition, 'policy_pool_sync_passes_total', { source: 'main', result: 'failure' }), 0);
   assert.equal(sampleValue(exposition, 'policy_pool_sync_pass_duration_seconds_count', { source: 'main' }), 1);
-  assert.equal(sampleValue(exposition, 'policy_pool_sync_drift', { source: 'main' }), 2, 'two policies were created');
+  assert.equal(sampleValue(exposition, 'policy_pool_sync_drift', { source: 'main' }), 5, 'four policies and a pool were created');
   // Policies are created with 200 (docs/api-behaviour.md, Statuses), uploads are PUT.
   assert.ok((sampleValue(exposition, 'policy_pool_sync_api_requests_total', { method: 'POST', status: '200' }) ?? 0) >= 2);
   assert.ok((sampleValue(exposition, 'policy_pool_sync_api_requests_total', { method: 'PUT', status: '200' }) ?? 0) >= 2);
@@ -85,7 +86,7 @@ test('/readyz is 503 until every source finished a pass, 200 after; /healthz is 
     await gate;
     return true;
   });
-  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempDir(t) })], pass });
+  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempTree(t) })], pass });
   assert.equal((await get('/healthz')).status, 200);
   const notReady = await get('/readyz');
   assert.equal(notReady.status, 503);
@@ -118,19 +119,18 @@ test('/readyz is 503 naming the source when its git repository cannot be fetched
 });
 
 test('an edited file of a local source triggers a pass after the debounce; a burst of edits makes one pass', async (t) => {
-  const dir = await tempDir(t);
-  await writeTree(dir, declaredTree());
+  const dir = await tempTree(t, smallRepo());
   const { pass, calls } = recordingPass();
   const { daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: dir })], pass });
   await daemon.whenIdle();
-  for (let i = 0; i < 5; i += 1) await writeFile(path.join(dir, 'policies/require-tags.native'), `main = rule { ${i} > -1 }\n`);
-  await rm(path.join(dir, 'policies/opa'), { recursive: true });
+  for (let i = 0; i < 5; i += 1) await writeFile(path.join(dir, 'policies/security/require-tags.native'), `main = rule { ${i} > -1 }\n`);
+  await rm(path.join(dir, 'policies/storage'), { recursive: true });
   await waitFor('a file-change pass', () => (calls.some((c) => c.trigger === 'file-change') ? true : undefined));
   await sleep(400);
   await daemon.whenIdle();
   assert.deepEqual(calls.map((c) => c.trigger), ['start-up', 'file-change']);
   await writeFile(path.join(dir, '.hidden-notes'), 'x');
-  await writeFile(path.join(dir, '.syncignore'), 'policies/opa/\n');
+  await writeFile(path.join(dir, '.syncignore'), 'policies/storage/\n');
   await waitFor('a pass for .syncignore', () => (calls.length === 3 ? true : undefined));
   assert.equal(calls[2]?.trigger, 'file-change');
 });
@@ -139,7 +139,7 @@ test('a pass that throws (a bug, not a finding about the source) fails with its 
   const pass = async function plannerWithABug(): Promise<never> {
     throw new TypeError('cannot read properties of undefined (reading "changes")');
   };
-  const { get, daemon, logs } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempDir(t) })], pass });
+  const { get, daemon, logs } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempTree(t) })], pass });
   await daemon.whenIdle();
   const [status] = await statuses(get);
   assert.equal(status?.result, 'failure');

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { tempDir } from './helpers/daemon-fixtures.js';
+import { tempTree } from './helpers/temp-tree.js';
 import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
 
 const TOKEN = 'status-token-Zq8xW2';
 
 async function guardedDaemon(t: import('node:test').TestContext) {
   const { pass } = recordingPass();
-  const harness = await startTestDaemon(t, { sources: [testSource('main', { path: await tempDir(t) })], pass, env: { STATUS_TOKEN: TOKEN } });
+  const harness = await startTestDaemon(t, { sources: [testSource('main', { path: await tempTree(t) })], pass, env: { STATUS_TOKEN: TOKEN } });
   await harness.daemon.whenIdle();
   const fetchWith = (path: string, authorization?: string) =>
     fetch(`${harness.daemon.origin}${path}`, authorization === undefined ? {} : { headers: { authorization } });
@@ -39,7 +39,7 @@ test('with STATUS_TOKEN, /status and /metrics need the token; /healthz, /readyz 
 
 test('without STATUS_TOKEN the status routes are open, and a daemon listening beyond loopback says so', async (t) => {
   const { pass } = recordingPass();
-  const { get, logs } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempDir(t) })], pass });
+  const { get, logs } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempTree(t) })], pass });
   assert.equal((await get('/status')).status, 200);
   assert.equal((await get('/metrics')).status, 200);
   assert.ok(!logs.messages().some((m) => m.includes('open to anyone')), 'no warning on 127.0.0.1');
@@ -49,7 +49,7 @@ test('a STATUS_TOKEN with a line break or a non-ASCII character is refused at st
   const { pass } = recordingPass();
   for (const bad of ['abc\ndef-secret', 'abc def-secret', '\u201cdef-secret\u201d']) {
     await assert.rejects(
-      startTestDaemon(t, { sources: [testSource('main', { path: await tempDir(t) })], pass, env: { STATUS_TOKEN: bad } }),
+      startTestDaemon(t, { sources: [testSource('main', { path: await tempTree(t) })], pass, env: { STATUS_TOKEN: bad } }),
       (error: Error) => {
         assert.match(error.message, /^STATUS_TOKEN holds a space, a line break, a control or a non-ASCII character/);
         assert.ok(!error.message.includes('def-secret'));

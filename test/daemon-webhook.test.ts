@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import { constantTimeEqual, verifyGithubSignature, verifyGitlabToken } from '../src/daemon/signature.js';
 import { githubSignature } from './helpers/webhook-signature.js';
 import { normalizeRepositoryUrl, sourcesForWebhook } from '../src/daemon/repository-match.js';
-import { tempDir, waitFor, sleep } from './helpers/daemon-fixtures.js';
+import { tempTree } from './helpers/temp-tree.js';
+import { sleep, waitFor } from './helpers/wait.js';
 import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
 
 const SECRET = 'webhook-secret-value-1234';
@@ -11,7 +12,7 @@ const PUSH = JSON.stringify({ ref: 'refs/heads/main', repository: { clone_url: '
 
 async function webhookDaemon(t: import('node:test').TestContext, env: NodeJS.ProcessEnv = { TEST_WEBHOOK_SECRET: SECRET }) {
   const { calls, pass } = recordingPass();
-  const sources = [testSource('local', { path: await tempDir(t) })];
+  const sources = [testSource('local', { path: await tempTree(t) })];
   const harness = await startTestDaemon(t, { sources, pass, env });
   await harness.daemon.whenIdle();
   assert.deepEqual(calls.map((c) => c.trigger), ['start-up']);

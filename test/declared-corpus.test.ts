@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readDeclared, type DeclaredPolicy } from '../src/declared/index.js';
-import { CORPUS } from './helpers/declared-tree.js';
+import { CORPUS } from './helpers/repos.js';
 
 function find(policies: readonly DeclaredPolicy[], name: string): DeclaredPolicy {
   const policy = policies.find((candidate) => candidate.name === name);

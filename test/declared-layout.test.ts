@@ -1,23 +1,16 @@
 import assert from 'node:assert/strict';
 import { truncate } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { readDeclared } from '../src/declared/index.js';
-import { problemFor, problemsOf, writeTree, type TempTree, type TreeEntry } from './helpers/declared-tree.js';
+import { problemFor, problemsOf } from './helpers/declared-problems.js';
+import { useTempTrees, writeTree, type Tree } from './helpers/temp-tree.js';
 
 const NATIVE = 'main = rule { true }\n';
 
 describe('which files of the declared repo are policies', () => {
-  const trees: TempTree[] = [];
-  afterEach(async () => {
-    await Promise.all(trees.splice(0).map((tree) => tree.cleanup()));
-  });
-  async function tree(files: Record<string, TreeEntry>): Promise<string> {
-    const made = await writeTree(files);
-    trees.push(made);
-    return made.dir;
-  }
-  async function names(files: Record<string, TreeEntry>): Promise<string[]> {
+  const tree = useTempTrees('declared-');
+  async function names(files: Tree): Promise<string[]> {
     return (await readDeclared(await tree(files))).policies.map((p) => p.name);
   }
 
@@ -143,7 +136,7 @@ describe('which files of the declared repo are policies', () => {
     const real = await tree({ 'policies/p.native': NATIVE });
     const holder = await tree({});
     const linkedRoot = path.join(holder, 'repo');
-    await writeTree({ repo: { symlink: real } }, holder);
+    await writeTree(holder, { repo: { symlink: real } });
     assert.deepEqual((await readDeclared(linkedRoot)).policies.map((p) => p.name), ['p']);
   });
 

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readDeclared } from '../src/declared/index.js';
 import type { SourceProblem } from '../src/errors.js';
-import { problemsOf, useTrees, type TreeEntry } from './helpers/declared-tree.js';
+import { problemsOf } from './helpers/declared-problems.js';
+import { useTempTrees, type TreeEntry } from './helpers/temp-tree.js';
 
 describe('agent pools', () => {
-  const dirOf = useTrees();
+  const dirOf = useTempTrees();
   async function problems(files: Record<string, TreeEntry>, maxAgentPools = 5): Promise<SourceProblem[]> {
     return problemsOf(readDeclared(await dirOf(files), { maxAgentPools }));
   }

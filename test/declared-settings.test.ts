@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readDeclared, type DeclaredPolicy } from '../src/declared/index.js';
 import type { SourceProblem } from '../src/errors.js';
-import { problemsOf, useTrees } from './helpers/declared-tree.js';
+import { problemsOf } from './helpers/declared-problems.js';
+import { useTempTrees } from './helpers/temp-tree.js';
 
 const NATIVE = 'main = rule { true }\n';
 const REGO = 'package example\n\ndeny contains msg if { false }\n';
 
 describe('policy settings', () => {
-  const dirOf = useTrees();
+  const dirOf = useTempTrees();
   async function readOne(code: string, settings: string | null): Promise<DeclaredPolicy> {
     const files: Record<string, string> = { [code]: code.endsWith('.rego') ? REGO : NATIVE };
     if (settings !== null) files[code.replace(/\.\w+$/, '.yaml')] = settings;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { policyBody, startTestEmulator, testSeed, type RawResponse, type TestEmulator } from './helpers/emulator-http.js';
+import { policyBody, type RawResponse, TestEmulator, orgSeed } from './helpers/emulator.js';
 
 const LIMIT = 10_485_760;
 
@@ -32,7 +32,7 @@ describe('emulator errors', () => {
   let t: TestEmulator;
   let policyId: string;
   before(async () => {
-    t = await startTestEmulator();
+    t = await TestEmulator.start(orgSeed());
     const res = await t.call('POST', '/organizations/org/policies', { body: policyBody('big', { 'enforcement-level': 'advisory' }) });
     policyId = res.json.data.id;
     await t.call('PUT', `/policies/${policyId}/upload`, { raw: 'original', contentType: 'application/octet-stream' });
@@ -96,7 +96,7 @@ describe('emulator errors', () => {
 describe('emulator rate limit, fixed windows', () => {
   let t: TestEmulator;
   before(async () => {
-    t = await startTestEmulator(testSeed({ rateLimit: 5, rateLimitWindow: 'fixed' }));
+    t = await TestEmulator.start(orgSeed({ rateLimit: 5, rateLimitWindow: 'fixed' }));
   });
   after(() => t.close());
 
@@ -142,7 +142,7 @@ describe('emulator rate limit, fixed windows', () => {
 describe('emulator rate limit, sliding window (the default)', () => {
   let t: TestEmulator;
   before(async () => {
-    t = await startTestEmulator(testSeed({ rateLimit: 5 }));
+    t = await TestEmulator.start(orgSeed({ rateLimit: 5 }));
   });
   after(() => t.close());
 

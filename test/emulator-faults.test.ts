@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { ISO_MS, policyBody, startTestEmulator, testSeed, type TestEmulator } from './helpers/emulator-http.js';
+import { ISO_MS, policyBody, TestEmulator, orgSeed } from './helpers/emulator.js';
 
 const CREATE_PATH = '^/organizations/[^/]+/policies$';
 const policyNames = async (t: TestEmulator): Promise<string[]> =>
@@ -9,7 +9,7 @@ const policyNames = async (t: TestEmulator): Promise<string[]> =>
 describe('emulator fault injection', () => {
   let t: TestEmulator;
   before(async () => {
-    t = await startTestEmulator();
+    t = await TestEmulator.start(orgSeed());
   });
   beforeEach(async () => {
     await t.control('DELETE', '/faults');
@@ -75,8 +75,8 @@ describe('emulator fault injection', () => {
 
 describe('emulator faults from the seed', () => {
   it('fires seeded faults in order', async () => {
-    const t = await startTestEmulator(
-      testSeed({ faults: [{ kind: 'status', path: '^/agent-pools', status: 500 }, { kind: 'status', status: 429, count: 1 }] }),
+    const t = await TestEmulator.start(
+      orgSeed({ faults: [{ kind: 'status', path: '^/agent-pools', status: 500 }, { kind: 'status', status: 429, count: 1 }] }),
     );
     try {
       assert.equal((await t.call('GET', '/agent-pools/apool-x')).status, 500);
@@ -90,7 +90,7 @@ describe('emulator faults from the seed', () => {
 
 describe('emulator request log', () => {
   it('records every /api/v2 request answered or dropped, blob downloads with their own path, and not control calls', async () => {
-    const t = await startTestEmulator();
+    const t = await TestEmulator.start(orgSeed());
     try {
       const created = await t.call('POST', '/organizations/org/policies', { body: policyBody('logged', { 'enforcement-level': 'advisory' }) });
       const id = created.json.data.id;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { policyBody, startTestEmulator, type TestEmulator } from './helpers/emulator-http.js';
+import { policyBody, TestEmulator, orgSeed } from './helpers/emulator.js';
 
 describe('emulator pagination', () => {
   let t: TestEmulator;
@@ -8,7 +8,7 @@ describe('emulator pagination', () => {
   const link = (number: number, size: number, extra = ''): string => `${base}?page%5Bnumber%5D=${number}&page%5Bsize%5D=${size}${extra}`;
 
   before(async () => {
-    t = await startTestEmulator();
+    t = await TestEmulator.start(orgSeed());
     base = `${t.emu.url}/organizations/org/policies`;
     for (let i = 0; i < 45; i += 1) {
       const name = `policy-${String(i).padStart(2, '0')}`;

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ISO_MS, policyBody, startTestEmulator, type TestEmulator } from './helpers/emulator-http.js';
+import { ISO_MS, policyBody, TestEmulator, orgSeed } from './helpers/emulator.js';
 
 const SET_A = 'polset-aaaaaaaaaaaaaaaa';
 
 describe('emulator policies', () => {
   let t: TestEmulator;
   before(async () => {
-    t = await startTestEmulator();
+    t = await TestEmulator.start(orgSeed());
   });
   after(() => t.close());
 

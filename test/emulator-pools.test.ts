@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ISO_MS, poolBody, startTestEmulator, testSeed, type TestEmulator } from './helpers/emulator-http.js';
+import { ISO_MS, poolBody, TestEmulator, orgSeed } from './helpers/emulator.js';
 
 const WS_APP = 'ws-aaaaaaaaaaaaaaaa';
 const WS_OPS = 'ws-bbbbbbbbbbbbbbbb';
@@ -10,9 +10,9 @@ describe('emulator agent pools and agents', () => {
   let t: TestEmulator;
   let buildId: string;
   before(async () => {
-    const org = testSeed().organizations[0]!;
-    t = await startTestEmulator(
-      testSeed({
+    const org = orgSeed().organizations[0]!;
+    t = await TestEmulator.start(
+      orgSeed({
         organizations: [
           {
             ...org,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { policyBody, poolBody, startTestEmulator, testSeed, type RawResponse, type TestEmulator } from './helpers/emulator-http.js';
+import { policyBody, poolBody, type RawResponse, TestEmulator, orgSeed } from './helpers/emulator.js';
 
 function assert422(res: RawResponse, pointer: string, detail?: RegExp): void {
   assert.equal(res.status, 422, res.text);
@@ -17,7 +17,7 @@ describe('emulator validation', () => {
   let existingId: string;
   let opaId: string;
   before(async () => {
-    t = await startTestEmulator(testSeed({ organizations: [{ ...testSeed().organizations[0]!, maxAgentPools: 2 }] }));
+    t = await TestEmulator.start(orgSeed({ organizations: [{ ...orgSeed().organizations[0]!, maxAgentPools: 2 }] }));
     const res = await t.call('POST', '/organizations/org/policies', { body: policyBody('taken', { 'enforcement-level': 'advisory' }) });
     existingId = res.json.data.id;
     const opa = await t.call('POST', '/organizations/org/policies', { body: policyBody('opa-x', { kind: 'opa', query: 'data.x', 'enforcement-level': 'mandatory' }) });
@@ -147,7 +147,7 @@ describe('emulator validation', () => {
   });
 
   it('allows one agent pool per organization by default', async () => {
-    const single = await startTestEmulator();
+    const single = await TestEmulator.start(orgSeed());
     try {
       const first = await single.call('POST', '/organizations/org/agent-pools', { body: poolBody({ name: 'only' }) });
       assert.equal(first.status, 201);

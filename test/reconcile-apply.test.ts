@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { smallRepo } from './helpers/repos.js';
 import { runCli } from './helpers/cli.js';
-import { ORG, useWorld } from './helpers/world.js';
+import { ORG } from './helpers/emulator.js';
+import { useWorld } from './helpers/world.js';
 
 describe('apply', () => {
   const fixture = useWorld();
@@ -10,13 +11,13 @@ describe('apply', () => {
   it('deletes again a policy whose upload failed, applies the rest, and exits 1 naming the failure', async () => {
     const world = fixture.world;
     const dir = await fixture.repo(smallRepo());
-    await world.control('POST', '/faults', { faults: [{ kind: 'status', status: 413, method: 'PUT', path: '/upload$', count: 1 }] });
+    await world.addFaults({ kind: 'status', status: 413, method: 'PUT', path: '/upload$', count: 1 });
     const run = await world.cli('--reconcile', dir);
     assert.equal(run.code, 1, run.stdout + run.stderr);
     const failed = /create policy "([\w-]+)" failed: .*413/.exec(run.stdout + run.stderr);
     assert.ok(failed, run.stdout + run.stderr);
     const names = (await world.organization()).policies.map((p) => p['name']);
-    assert.ok(!names.includes(failed[1]), `${failed[1]} was left behind without its code`);
+    assert.ok(!names.includes(String(failed[1])), `${failed[1]} was left behind without its code`);
     assert.equal(names.length, 3, 'the other policies were applied');
 
     const repaired = await world.cli('--reconcile', dir);
@@ -49,7 +50,7 @@ describe('apply', () => {
   it('keeps the token out of plans, logs and errors even at debug level and when requests fail', async () => {
     const world = fixture.world;
     const dir = await fixture.repo(smallRepo());
-    await world.control('POST', '/faults', { faults: [{ kind: 'status', status: 422, method: 'POST', count: 0 }, { kind: 'drop', method: 'GET', count: 2 }] });
+    await world.addFaults({ kind: 'status', status: 422, method: 'POST', count: 0 }, { kind: 'drop', method: 'GET', count: 2 });
     try {
       for (const output of ['text', 'json', 'markdown']) {
         const run = await world.cli('--dry-run', dir, ['--output', output], 'debug');
@@ -60,7 +61,7 @@ describe('apply', () => {
       assert.match(failing.stdout, /POST \/organizations\/example-org\/policies failed: 422/);
       assert.ok(failing.stderr.includes('"level":20'), 'debug logs were written');
     } finally {
-      await world.control('DELETE', '/faults');
+      await world.clearFaults();
     }
     const wrong = await runCli(['--dry-run', '--source-dir', dir, '--organization', ORG, '--api-url', world.url], {
       env: { API_TOKEN: 'wrong-Secret-token-42', LOG_LEVEL: 'debug' },

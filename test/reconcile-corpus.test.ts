@@ -3,7 +3,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readDeclared } from '../src/declared/index.js';
 import { stripMarker } from '../src/plan/marker.js';
-import { CORPUS } from './helpers/declared-tree.js';
+import { CORPUS } from './helpers/repos.js';
 import { World } from './helpers/world.js';
 
 const CORPORA = [

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { withMarker } from '../src/plan/marker.js';
 import { smallRepo, REQUIRE_TAGS } from './helpers/repos.js';
-import { ORG, removeDir, tempRepo, World, WORKSPACES, writeFiles } from './helpers/world.js';
+import { ORG, WORKSPACES } from './helpers/emulator.js';
+import { writeTree } from './helpers/temp-tree.js';
+import { useWorld, type World } from './helpers/world.js';
 
 interface JsonPlan {
   sources: Array<{
@@ -19,23 +21,20 @@ interface Resource {
 }
 
 describe('drift made behind the tool', () => {
+  const fixture = useWorld();
   let world: World;
   let dir: string;
   const ids = new Map<string, string>();
 
   before(async () => {
-    world = await World.start();
-    dir = await tempRepo(smallRepo());
+    world = fixture.world;
+    dir = await fixture.repo(smallRepo());
     const applied = await world.cli('--reconcile', dir);
     assert.equal(applied.code, 0, applied.stderr + applied.stdout);
-    const list = await world.api('GET', `/organizations/${ORG}/policies`);
+    const list = await world.call('GET', `/organizations/${ORG}/policies`);
     for (const p of (list.json as { data: Resource[] }).data) ids.set(p.attributes['name'] as string, p.id);
-    const pools = await world.api('GET', `/organizations/${ORG}/agent-pools`);
+    const pools = await world.call('GET', `/organizations/${ORG}/agent-pools`);
     ids.set('pool:build', (pools.json as { data: Resource[] }).data[0]!.id);
-  });
-  after(async () => {
-    await world.close();
-    await removeDir(dir);
   });
 
   async function dryRunJson(extra: string[] = []): Promise<{ code: number | null; plan: JsonPlan }> {
@@ -45,7 +44,7 @@ describe('drift made behind the tool', () => {
   }
 
   it('a change of line ends alone is not drift', async () => {
-    const upload = await world.api('PUT', `/policies/${ids.get('require-tags')}/upload`, REQUIRE_TAGS.replace(/\n/g, '\r\n'), 'application/octet-stream');
+    const upload = await world.call('PUT', `/policies/${ids.get('require-tags')}/upload`, { raw: REQUIRE_TAGS.replace(/\n/g, '\r\n'), contentType: 'application/octet-stream' });
     assert.equal(upload.status, 200);
     const { code, plan } = await dryRunJson();
     assert.equal(code, 0, JSON.stringify(plan));
@@ -55,25 +54,25 @@ describe('drift made behind the tool', () => {
   it('shows each drift exactly, exits 2, and the next reconcile repairs it', async () => {
     const source = (await dryRunJson()).plan.sources[0]!.name;
     const patch = (id: string, attributes: Record<string, unknown>) =>
-      world.api('PATCH', `/policies/${id}`, { data: { type: 'policies', attributes } });
+      world.call('PATCH', `/policies/${id}`, { body: { data: { type: 'policies', attributes } } });
     await patch(ids.get('require-tags')!, { 'enforcement-level': 'hard-mandatory' });
     await patch(ids.get('deny-public')!, { query: 'data.terraform.storage.allow' });
-    await world.api('PUT', `/policies/${ids.get('limit-size')}/upload`, 'main = rule { false }\n', 'application/octet-stream');
-    assert.equal((await world.api('DELETE', `/policies/${ids.get('audit-only')}`)).status, 204);
+    await world.call('PUT', `/policies/${ids.get('limit-size')}/upload`, { raw: 'main = rule { false }\n', contentType: 'application/octet-stream' });
+    assert.equal((await world.call('DELETE', `/policies/${ids.get('audit-only')}`)).status, 204);
     for (const [name, description] of [['stray-owned', withMarker('left behind', source)], ['stray-foreign', 'made by hand']] as const) {
-      const created = await world.api('POST', `/organizations/${ORG}/policies`, {
+      const created = await world.call('POST', `/organizations/${ORG}/policies`, { body: {
         data: { type: 'policies', attributes: { name, description, kind: 'native', 'enforcement-level': 'advisory' } },
-      });
+      } });
       assert.equal(created.status, 200, JSON.stringify(created.json));
     }
-    await world.api('PATCH', `/agent-pools/${ids.get('pool:build')}`, {
+    await world.call('PATCH', `/agent-pools/${ids.get('pool:build')}`, { body: {
       // Scope sent as it is: a PATCH without it opens the pool (its documented default), which the emulator models.
       data: {
         type: 'agent-pools',
         attributes: { 'organization-scoped': false },
         relationships: { 'allowed-workspaces': { data: [{ type: 'workspaces', id: WORKSPACES[1]!.id }] } },
       },
-    });
+    } });
 
     await world.clearRequests();
     const { code, plan } = await dryRunJson(['--prune', '--source', 'default']);
@@ -114,13 +113,13 @@ describe('drift made behind the tool', () => {
   });
 
   it('adopts a declared policy that exists without the marker by writing the marker, then sees no drift', async () => {
-    const created = await world.api('POST', `/organizations/${ORG}/policies`, {
+    const created = await world.call('POST', `/organizations/${ORG}/policies`, { body: {
       data: { type: 'policies', attributes: { name: 'hand-made', description: 'made by hand', kind: 'native', 'enforcement-level': 'advisory' } },
-    });
+    } });
     assert.equal(created.status, 200);
     const id = (created.json as { data: Resource }).data.id;
-    await world.api('PUT', `/policies/${id}/upload`, 'main = rule { true }\n', 'application/octet-stream');
-    await writeFiles(dir, { 'policies/hand-made.native': 'main = rule { true }\n', 'policies/hand-made.yaml': 'description: made by hand\n' });
+    await world.call('PUT', `/policies/${id}/upload`, { raw: 'main = rule { true }\n', contentType: 'application/octet-stream' });
+    await writeTree(dir, { 'policies/hand-made.native': 'main = rule { true }\n', 'policies/hand-made.yaml': 'description: made by hand\n' });
 
     const { code, plan } = await dryRunJson();
     assert.equal(code, 2);

@@ -1,35 +1,26 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runCli, spawnCli } from './helpers/cli.js';
+import { ORG } from './helpers/emulator.js';
+import { gitRepo } from './helpers/git-repo.js';
 import { smallRepo } from './helpers/repos.js';
-import { ORG, tempRepo, useWorld } from './helpers/world.js';
-
-function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir, encoding: 'utf8' }).trim();
-}
+import { useWorld } from './helpers/world.js';
 
 describe('one-shot pass over a git source from a config file', () => {
   const fixture = useWorld();
 
-  it('fetches the ref, plans against its commit, and reports the commit as the revision', async () => {
+  it('fetches the ref, plans against its commit, and reports the commit as the revision', async (t) => {
     const world = fixture.world;
-    const repo = await tempRepo(Object.fromEntries(Object.entries(smallRepo()).map(([p, c]) => [`declared/${p}`, c])));
-    const work = await mkdtemp(join(tmpdir(), 'pps-work-'));
-    fixture.track(repo);
-    fixture.track(work);
-    git(repo, 'init', '-q', '-b', 'main');
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-q', '-m', 'declare policies');
-    const commit = git(repo, 'rev-parse', 'HEAD');
+    const repo = await gitRepo(t);
+    const commit = await repo.commit(Object.fromEntries(Object.entries(smallRepo()).map(([p, c]) => [`declared/${p}`, c])), 'declare policies');
+    const work = await fixture.repo();
     const config = join(work, 'sync.yaml');
     await writeFile(config, [
       `api: { url: "${world.url}" }`,
       'sources:',
-      `  - { name: platform, organization: ${ORG}, git: { url: "${repo}", ref: main, path: declared } }`,
+      `  - { name: platform, organization: ${ORG}, git: { url: "${repo.dir}", ref: main, path: declared } }`,
       `state-dir: ${join(work, 'state')}`,
       '',
     ].join('\n'));

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { smallRepo } from './helpers/repos.js';
@@ -66,8 +65,7 @@ describe('an invalid repo exits 1, names the file, and writes nothing', () => {
   });
 
   it('a symlink that leaves the repo', async () => {
-    const outside = fixture.track(await mkdtemp(join(tmpdir(), 'pps-outside-')));
-    await writeFile(join(outside, 'secret.native'), native);
+    const outside = await fixture.repo({ 'secret.native': native });
     const dir = await fixture.repo(smallRepo());
     await symlink(join(outside, 'secret.native'), join(dir, 'policies/leak.native'));
     await expectRefused(dir, /policies\/leak\.native/);
@@ -87,7 +85,7 @@ describe('an invalid repo exits 1, names the file, and writes nothing', () => {
     assert.equal((await world.cli('--reconcile', dir)).code, 0);
     const emptied = await fixture.repo({ 'policies/require-tags.native': native });
     // A 403 is not retried, so the read fails at once.
-    await world.control('POST', '/faults', { faults: [{ kind: 'status', status: 403, method: 'GET', path: '/download$|/policies/[^/]+$', count: 0 }] });
+    await world.addFaults({ kind: 'status', status: 403, method: 'GET', path: '/download$|/policies/[^/]+$', count: 0 });
     try {
       await world.clearRequests();
       const run = await world.cli('--reconcile', emptied, ['--prune', '--source', 'default', '--force']);
@@ -95,7 +93,7 @@ describe('an invalid repo exits 1, names the file, and writes nothing', () => {
       assert.match(run.stdout + run.stderr, /example-org/);
       assert.deepEqual(await world.writes(), []);
     } finally {
-      await world.control('DELETE', '/faults');
+      await world.clearFaults();
     }
   });
 });

@@ -6,17 +6,18 @@ import { silentLogger } from '../src/logger.js';
 import { renderJson, renderMarkdown, renderText } from '../src/output/index.js';
 import { runPass } from '../src/reconcile.js';
 import { smallRepo } from './helpers/repos.js';
-import { ORG, useWorld } from './helpers/world.js';
+import { ORG } from './helpers/emulator.js';
+import { useWorld } from './helpers/world.js';
 
 describe('a source whose live state cannot be read has no plan, which is not an empty plan', () => {
   const fixture = useWorld();
 
   async function refusedListing<T>(run: () => Promise<T>): Promise<T> {
-    await fixture.world.control('POST', '/faults', { faults: [{ kind: 'status', status: 403, method: 'GET', path: `/organizations/${ORG}/policies`, count: 0 }] });
+    await fixture.world.addFaults({ kind: 'status', status: 403, method: 'GET', path: `/organizations/${ORG}/policies`, count: 0 });
     try {
       return await run();
     } finally {
-      await fixture.world.control('DELETE', '/faults');
+      await fixture.world.clearFaults();
     }
   }
 

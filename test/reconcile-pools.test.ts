@@ -6,7 +6,8 @@ import { readDeclared } from '../src/declared/index.js';
 import { silentLogger } from '../src/logger.js';
 import { readLive } from '../src/live/read-live.js';
 import { planChanges } from '../src/plan/plan.js';
-import { ORG, useWorld, WORKSPACES } from './helpers/world.js';
+import { ORG, WORKSPACES } from './helpers/emulator.js';
+import { useWorld } from './helpers/world.js';
 
 interface Resource {
   id: string;
@@ -35,10 +36,10 @@ describe('agent pools', () => {
   });
 
   async function pools(): Promise<Resource[]> {
-    return ((await fixture.world.api('GET', `/organizations/${ORG}/agent-pools`)).json as { data: Resource[] }).data;
+    return ((await fixture.world.call('GET', `/organizations/${ORG}/agent-pools`)).json as { data: Resource[] }).data;
   }
   async function agentNames(poolId: string): Promise<string[]> {
-    const list = (await fixture.world.api('GET', `/agent-pools/${poolId}/agents`)).json as { data: Resource[] };
+    const list = (await fixture.world.call('GET', `/agent-pools/${poolId}/agents`)).json as { data: Resource[] };
     return list.data.map((a) => a.attributes['name'] as string).sort();
   }
 
@@ -66,10 +67,7 @@ describe('agent pools', () => {
     const world = fixture.world;
     const [pool] = await pools();
     assert.ok(pool);
-    const { ids } = await world.control<{ ids: string[] }>('POST', '/agents', {
-      pool: pool.id,
-      agents: [{ name: 'flaky', status: 'unknown', 'ip-address': '10.0.0.10', 'last-ping-at': OLD }],
-    });
+    const ids = await world.addAgents(pool.id, [{ name: 'flaky', status: 'unknown', 'ip-address': '10.0.0.10', 'last-ping-at': OLD }]);
     const dir = await fixture.repo({ 'agent-pools/build.yaml': 'agent-cleanup: { statuses: [unknown], after: 30m }\n' });
     const api = new ApiClient({ baseUrl: world.url, token: world.token, logger: silentLogger() });
     try {
@@ -77,7 +75,7 @@ describe('agent pools', () => {
       const live = await readLive({ api, organization: ORG, declared, logger: silentLogger() });
       const plan = planChanges(declared, live, { source: 'default', ownership: 'marker', prune: false, allowEmpty: false, maxDeletes: 10, force: false, now: Date.now() });
       assert.deepEqual(plan.changes.map((c) => `${c.action} ${c.resource} ${c.name}`).sort(), ['delete agent flaky', 'delete agent lost']);
-      await world.control('PATCH', `/agents/${ids[0]}`, { status: 'idle' });
+      assert.equal((await world.control('PATCH', `/agents/${ids[0]}`, { status: 'idle' })).status, 200);
       const results = await applyPlan(plan, { api, organization: ORG, source: 'default', ownership: 'marker', logger: silentLogger() });
       assert.equal(results.filter((r) => r.outcome === 'failed').length, 0);
       assert.deepEqual(results.map((r) => `${r.change.name} ${r.outcome}`).sort(), ['flaky skipped', 'lost applied']);

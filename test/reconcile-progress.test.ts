@@ -9,7 +9,8 @@ import { runPass } from '../src/reconcile.js';
 import type { SourceConfig } from '../src/config/types.js';
 import { runCli } from './helpers/cli.js';
 import { smallRepo } from './helpers/repos.js';
-import { ORG, useWorld, type World } from './helpers/world.js';
+import { ORG } from './helpers/emulator.js';
+import { useWorld, type World } from './helpers/world.js';
 
 /** A stdout/stderr stand-in that remembers when each chunk arrived. */
 function timedCapture(): { stream: Writable; chunks: Array<{ at: number; text: string }>; text(): string } {
@@ -44,7 +45,7 @@ describe('reconcile prints the plan before the first write', () => {
     const world = fixture.world;
     const dir = await fixture.repo(smallRepo());
     // Slow writes: an apply that printed its plan only at the end would print it well after the first write.
-    await world.control('POST', '/faults', { faults: [{ kind: 'latency', method: 'POST', 'latency-ms': 150, count: 0 }] });
+    await world.addFaults({ kind: 'latency', method: 'POST', 'latency-ms': 150, count: 0 });
     await world.clearRequests();
     const stdout = timedCapture();
     const stderr = timedCapture();
@@ -54,7 +55,7 @@ describe('reconcile prints the plan before the first write', () => {
       });
       assert.equal(code, 0, stdout.text() + stderr.text());
     } finally {
-      await world.control('DELETE', '/faults');
+      await world.clearFaults();
     }
     const planChunk = stdout.chunks.find((c) => /Plan: \d+ to create/.test(c.text));
     assert.ok(planChunk, stdout.text());
@@ -87,9 +88,9 @@ describe('reconcile --output json carries each change outcome and a result summa
       'policies/good.native': 'main = rule { true }\n',
       'policies/bad.native': 'main = rule { false }\n',
     });
-    await world.control('POST', '/faults', { faults: [{ kind: 'status', status: 422, method: 'POST', path: '/policies$', count: 1 }] });
+    await world.addFaults({ kind: 'status', status: 422, method: 'POST', path: '/policies$', count: 1 });
     const run = await world.cli('--reconcile', dir, ['--output', 'json']);
-    await world.control('DELETE', '/faults');
+    await world.clearFaults();
     assert.equal(run.code, 1, run.stdout + run.stderr);
     const document = JSON.parse(run.stdout) as {
       sources: Array<{ changes: Array<{ name: string; outcome: string; message: string | null }>; errors: string[] }>;
@@ -169,7 +170,7 @@ describe('progress and logs', () => {
     } finally {
       reporter.end();
       await api.close();
-      await world.control('DELETE', '/faults');
+      await world.clearFaults();
     }
     const applying = logs.chunks
       .map((c) => JSON.parse(c.text) as { msg: string; phase?: string; failed?: number })

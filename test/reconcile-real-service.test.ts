@@ -11,7 +11,9 @@ import { withMarker } from '../src/plan/marker.js';
 import { planChanges } from '../src/plan/plan.js';
 import { runCli } from './helpers/cli.js';
 import { smallRepo } from './helpers/repos.js';
-import { ORG, POLICY_SET, useWorld, World, WORKSPACES } from './helpers/world.js';
+import type { FaultSpec } from '../src/emulator/index.js';
+import { ORG, POLICY_SET, WORKSPACES } from './helpers/emulator.js';
+import { useWorld, type World } from './helpers/world.js';
 
 interface Resource {
   id: string;
@@ -56,13 +58,13 @@ function seedOrganization() {
 }
 
 async function list(world: World, path: string): Promise<Resource[]> {
-  return ((await world.api('GET', path)).json as { data: Resource[] }).data;
+  return ((await world.call('GET', path)).json as { data: Resource[] }).data;
 }
 
 async function createStray(world: World, name: string, description: string): Promise<string> {
-  const created = await world.api('POST', `/organizations/${ORG}/policies`, {
+  const created = await world.call('POST', `/organizations/${ORG}/policies`, { body: {
     data: { type: 'policies', attributes: { name, description, kind: 'native', 'enforcement-level': 'advisory' } },
-  });
+  } });
   assert.equal(created.status, 200, JSON.stringify(created.json));
   return (created.json as { data: Resource }).data.id;
 }
@@ -78,7 +80,7 @@ describe('one pass against the service read at its strictest (the emulator as it
     await createStray(world, 'stray-foreign', 'made by hand');
     const dir = await fixture.repo(repoWithRename());
     // The first DELETE is done but its answer never arrives: the retry meets 404, which is "deleted".
-    await world.control('POST', '/faults', { faults: [{ kind: 'lose-response', method: 'DELETE', count: 1 }] });
+    await world.addFaults({ kind: 'lose-response', method: 'DELETE', count: 1 });
     await world.clearRequests();
 
     const run = await world.cli('--reconcile', dir, ['--prune', '--source', 'default']);
@@ -115,7 +117,7 @@ describe('one pass against the service read at its strictest (the emulator as it
       const live = await readLive({ api, organization: ORG, declared, logger: silentLogger() });
       const plan = planChanges(declared, live, { source: 'default', ownership: 'marker', prune: true, allowEmpty: false, maxDeletes: 10, force: false, now: Date.now() });
       assert.deepEqual(plan.changes.map((c) => `${c.action} ${c.resource} ${c.name}`), ['delete policy stray-late']);
-      assert.equal((await world.api('DELETE', `/policies/${strayId}`)).status, 204);
+      assert.equal((await world.call('DELETE', `/policies/${strayId}`)).status, 204);
       const results = await applyPlan(plan, { api, organization: ORG, source: 'default', ownership: 'marker', logger: silentLogger() });
       assert.deepEqual(results.map((r) => [r.outcome, r.message]), [['applied', null]]);
     } finally {
@@ -128,8 +130,8 @@ describe('one pass against the service read at its strictest (the emulator as it
     const dir = await fixture.repo(repoWithRename());
     const [limitSize] = (await list(world, `/organizations/${ORG}/policies`)).filter((p) => p.attributes['name'] === 'limit-size');
     assert.ok(limitSize);
-    const fault = { kind: 'status', status: 404, method: 'GET', path: `^/policies/${limitSize.id}/download$`, count: 2 };
-    await world.control('POST', '/faults', { faults: [fault] });
+    const fault: FaultSpec = { kind: 'status', status: 404, method: 'GET', path: `^/policies/${limitSize.id}/download$`, count: 2 };
+    await world.addFaults(fault);
 
     // Without the code cache, which knows this code from the earlier passes: the download must be asked.
     const plan = await world.cli('--dry-run', dir, ['--output', 'json', '--detailed-exitcode', '--no-cache']);

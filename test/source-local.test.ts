@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { silentLogger } from '../src/logger.js';
 import { openSource } from '../src/source/index.js';
 import { testSource } from './helpers/daemon-harness.js';
-import { declaredTree, sleep, tempDir, waitFor, writeTree } from './helpers/daemon-fixtures.js';
+import { REQUIRE_TAGS_SETTINGS, smallRepo } from './helpers/repos.js';
+import { tempTree, writeTree } from './helpers/temp-tree.js';
+import { sleep, waitFor } from './helpers/wait.js';
 
 /** Watches `dir` with a short debounce and counts the bursts it reports. */
-async function watched(t: Parameters<typeof tempDir>[0], dir: string) {
+async function watched(t: TestContext, dir: string) {
   const source = openSource(testSource('main', { path: dir }), { stateDir: dir, env: {}, logger: silentLogger() });
   let bursts = 0;
   const watch = await source.watch(() => (bursts += 1), 50);
@@ -18,14 +20,14 @@ async function watched(t: Parameters<typeof tempDir>[0], dir: string) {
 }
 
 test('a local source is read where it is, with no revision', async (t) => {
-  const dir = await tempDir(t);
+  const dir = await tempTree(t);
   const source = openSource(testSource('main', { path: dir }), { stateDir: dir, env: {}, logger: silentLogger() });
   assert.equal(source.kind, 'path');
   assert.deepEqual(await source.checkout(), { dir, revision: null });
 });
 
 test('a git source cannot be watched: its pushes arrive by webhook', async (t) => {
-  const dir = await tempDir(t);
+  const dir = await tempTree(t);
   const git = { url: 'https://example.com/acme/policies.git', ref: 'main', path: '.' };
   const source = openSource(testSource('remote', { path: null, git }), { stateDir: dir, env: {}, logger: silentLogger() });
   assert.equal(source.kind, 'git');
@@ -33,27 +35,25 @@ test('a git source cannot be watched: its pushes arrive by webhook', async (t) =
 });
 
 test('the watch of a local folder triggers only for files that can change the declared state', async (t) => {
-  const dir = await tempDir(t);
-  await writeTree(dir, declaredTree({ 'README.md': 'notes\n', 'policies/mocks/m.native': 'x\n' }));
+  const dir = await tempTree(t, { ...smallRepo(), 'README.md': 'notes\n', 'policies/mocks/m.native': 'x\n' });
   const { bursts } = await watched(t, dir);
 
   await writeFile(path.join(dir, 'README.md'), 'more notes\n');
-  await writeTree(dir, { 'lib/helper.rego': 'package lib\n', 'policies/notes.md': 'x\n', 'policies/mocks/m.native': 'y\n', 'policies/opa/a_test.rego': 'package t\n' });
+  await writeTree(dir, { 'lib/helper.rego': 'package lib\n', 'policies/notes.md': 'x\n', 'policies/mocks/m.native': 'y\n', 'policies/storage/a_test.rego': 'package t\n' });
   await writeFile(path.join(dir, '.hidden'), 'x\n');
   await sleep(500);
   assert.equal(bursts(), 0, 'no file there declares anything');
 
-  await writeFile(path.join(dir, 'policies/require-tags.native'), 'main = rule { false }\n');
+  await writeFile(path.join(dir, 'policies/security/require-tags.native'), 'main = rule { false }\n');
   await waitFor('a burst for the edited policy', () => (bursts() === 1 ? true : undefined));
-  await writeTree(dir, { 'agent-pools/build.yaml': '{}\n' });
+  await writeTree(dir, { 'agent-pools/deploy.yaml': '{}\n' });
   await waitFor('a burst for the new pool file', () => (bursts() === 2 ? true : undefined));
-  await rm(path.join(dir, 'policies/opa'), { recursive: true });
+  await rm(path.join(dir, 'policies/storage'), { recursive: true });
   await waitFor('a burst for the removed folder', () => (bursts() === 3 ? true : undefined));
 });
 
 test('.syncignore counts itself, and what it leaves out then triggers nothing', async (t) => {
-  const dir = await tempDir(t);
-  await writeTree(dir, declaredTree({ 'policies/drafts/d.native': 'x\n' }));
+  const dir = await tempTree(t, { ...smallRepo(), 'policies/drafts/d.native': 'x\n' });
   const { bursts } = await watched(t, dir);
 
   await writeFile(path.join(dir, '.syncignore'), 'drafts/\n');
@@ -62,6 +62,6 @@ test('.syncignore counts itself, and what it leaves out then triggers nothing', 
   await writeFile(path.join(dir, 'policies/drafts/d.native'), 'y\n');
   await sleep(500);
   assert.equal(bursts(), 1, 'a file the new .syncignore leaves out triggers nothing');
-  await writeFile(path.join(dir, 'policies/require-tags.yaml'), 'description: Edited.\n');
+  await writeFile(path.join(dir, REQUIRE_TAGS_SETTINGS), 'description: Edited.\n');
   await waitFor('a burst for a declared file', () => (bursts() === 2 ? true : undefined));
 });

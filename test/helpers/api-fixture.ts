@@ -4,15 +4,14 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { ApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import type { Logger } from '../../src/logger.js';
-import { startEmulator, type RunningEmulator, type Seed } from '../../src/emulator/index.js';
-import { EmulatorControl } from './api-control.js';
+import type { Seed } from '../../src/emulator/index.js';
+import { TestEmulator } from './emulator.js';
 
 export const TOKEN = 'tok-Zq9xSecretValue-31337';
 
 export interface ApiFixture {
-  emulator: RunningEmulator;
+  emulator: TestEmulator;
   client: ApiClient;
-  control: EmulatorControl;
   /** Every log line the client wrote, as JSON text. */
   logLines: string[];
   tempDir: string;
@@ -55,15 +54,13 @@ export function testSeed(overrides: Partial<Seed> = {}): Seed {
 }
 
 export async function startApiFixture(seed: Seed = testSeed(), clientOptions: Partial<ApiClientOptions> = {}): Promise<ApiFixture> {
-  const emulator = await startEmulator({ port: 0, seed });
+  const emulator = await TestEmulator.start(seed);
   const { logger, lines } = capturingLogger();
   const client = new ApiClient({ baseUrl: emulator.url, token: emulator.token, logger, ...clientOptions });
-  const control = new EmulatorControl(emulator.origin, emulator.token);
   const tempDir = await mkdtemp(join(tmpdir(), 'api-test-'));
   return {
     emulator,
     client,
-    control,
     logLines: lines,
     tempDir,
     async close() {

@@ -7,7 +7,7 @@ import { createApiClient } from '../../src/api/from-config.js';
 import type { PolicyApi } from '../../src/api/types.js';
 import { startDaemon, type DaemonMetrics, type Reconcile, type RunningDaemon, type TriggerReason } from '../../src/daemon/index.js';
 import type { PassOutcome, PassRequest } from '../../src/reconcile.js';
-import { tempDir } from './daemon-fixtures.js';
+import { tempTree } from './temp-tree.js';
 
 /** Log lines written by the daemon, as text, to check what they say and that no secret is in them. */
 export interface CapturedLogs {
@@ -76,7 +76,7 @@ export async function startTestDaemon(
     sources: options.sources,
     listen: '127.0.0.1:0',
     webhookSecretEnv: 'TEST_WEBHOOK_SECRET',
-    stateDir: await tempDir(t, 'pps-state-'),
+    stateDir: await tempTree(t, {}, 'pps-state-'),
   };
   let api = options.api;
   if (api === undefined) {

@@ -5,8 +5,8 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { stringify } from 'yaml';
 import type { SourceStatus } from '../../src/daemon/index.js';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/index.js';
-import { tempDir, waitFor } from './daemon-fixtures.js';
+import { tempTree } from './temp-tree.js';
+import { waitFor } from './wait.js';
 
 const CLI = path.resolve('dist/cli.js');
 
@@ -42,7 +42,7 @@ export async function firstSourceStatus(daemon: DaemonProcess): Promise<SourceSt
  */
 export async function spawnDaemon(t: TestContext, config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
   if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` first (npm test does)');
-  const dir = await tempDir(t, 'pps-config-');
+  const dir = await tempTree(t, {}, 'pps-config-');
   const file = path.join(dir, 'daemon.yaml');
   await writeFile(file, stringify({ listen: '127.0.0.1:0', 'state-dir': path.join(dir, 'state'), ...config }));
   const child = spawn(process.execPath, [CLI, '--config', file], {
@@ -83,47 +83,4 @@ export async function spawnDaemon(t: TestContext, config: Record<string, unknown
     get: (pathname) => fetch(`${origin}${pathname}`),
     post: (pathname, body, headers) => fetch(`${origin}${pathname}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } }),
   };
-}
-
-export interface EmulatorPolicy {
-  id: string;
-  name: string;
-  description: string | null;
-  'enforcement-level': string;
-  code: string | null;
-}
-
-export interface TestApi {
-  emulator: RunningEmulator;
-  policies(organization?: string): Promise<EmulatorPolicy[]>;
-  control(method: string, pathname: string, body?: unknown): Promise<unknown>;
-  /** A raw /api/v2 call, as a person changing things by hand would make. */
-  api(method: string, pathname: string, body?: unknown): Promise<Response>;
-}
-
-/** The emulator on a free port for the daemon under test, closed when the test ends. */
-export async function startTestApi(t: TestContext): Promise<TestApi> {
-  const emulator = await startEmulator({ port: 0, seed: { token: 'e2e-token', rateLimit: 0, organizations: [{ name: 'example-org' }] } });
-  t.after(() => emulator.close());
-  const headers = { authorization: `Bearer ${emulator.token}`, 'content-type': 'application/vnd.api+json' };
-  const control = async (method: string, pathname: string, body?: unknown) => {
-    const response = await fetch(`${emulator.origin}/_emulator${pathname}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-    return response.json() as Promise<unknown>;
-  };
-  return {
-    emulator,
-    control,
-    async policies(organization = 'example-org') {
-      const state = (await control('GET', '/state')) as { organizations: { name: string; policies: EmulatorPolicy[] }[] };
-      return state.organizations.find((o) => o.name === organization)?.policies ?? [];
-    },
-    api: (method, pathname, body) =>
-      fetch(`${emulator.url}${pathname}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }),
-  };
-}
-
-/** The description of policy `name` as the API holds it, without the ownership marker. */
-export function descriptionOf(policies: EmulatorPolicy[], name: string): string | undefined {
-  const description = policies.find((p) => p.name === name)?.description;
-  return description?.replace(/\s*<!--[\s\S]*?-->\s*$/, '');
 }

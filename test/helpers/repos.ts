@@ -1,4 +1,9 @@
-import { POLICY_SET, WORKSPACES } from './world.js';
+/** The declared repos the suites use: one small sample repo, and real-world libraries. */
+import path from 'node:path';
+import { POLICY_SET, WORKSPACES } from './emulator.js';
+
+/** Real-world declared repos kept in the repository (see its SOURCES.md). */
+export const CORPUS = path.resolve(import.meta.dirname, '../fixtures/corpus');
 
 export const REQUIRE_TAGS = `import "tfplan/v2" as tfplan
 
@@ -31,11 +36,19 @@ deny_public_buckets contains msg if {
 }
 `;
 
-/** A small repo with both kinds, settings, defaults, a policy set and a pool. */
+/** The settings file of `require-tags` in `smallRepo()`, and the description and level it declares. */
+export const REQUIRE_TAGS_SETTINGS = 'policies/security/require-tags.yaml';
+export const REQUIRE_TAGS_DESCRIPTION = 'Every resource names its `owner`.';
+export const REQUIRE_TAGS_LEVEL = 'soft-mandatory';
+
+/**
+ * The sample declared repo of the suites: both kinds, settings and defaults, a policy set and a pool, in the
+ * organization of `exampleSeed()`.
+ */
 export function smallRepo(): Record<string, string> {
   return {
     'policies/security/require-tags.native': REQUIRE_TAGS,
-    'policies/security/require-tags.yaml': 'description: Every resource names its `owner`.\nenforcement-level: soft-mandatory\n',
+    [REQUIRE_TAGS_SETTINGS]: `description: ${REQUIRE_TAGS_DESCRIPTION}\nenforcement-level: ${REQUIRE_TAGS_LEVEL}\n`,
     'policies/cost/limit-size.native': LIMIT_SIZE,
     'policies/cost/audit-only.native': 'main = rule { true }\n',
     'policies/storage/deny-public.rego': DENY_PUBLIC,
