@@ -1,18 +1,11 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { runCli } from './helpers/cli.js';
-import { writeTree, type TempTree } from './helpers/declared-tree.js';
+import { useTempTrees } from './helpers/temp-tree.js';
 import { useWorld } from './helpers/world.js';
 
-const trees: TempTree[] = [];
-after(() => Promise.all(trees.map((t) => t.cleanup())));
-
-async function tree(files: Record<string, string>): Promise<string> {
-  const written = await writeTree(files);
-  trees.push(written);
-  return written.dir;
-}
+const tree = useTempTrees();
 
 const REPO = { 'policies/aws/tags.native': 'main = rule { true }\n', 'agent-pools/build.yaml': '{}\n' };
 

@@ -3,9 +3,11 @@ import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
 import type { SourceStatus } from '../src/daemon/index.js';
-import { startEmulator } from '../src/emulator/index.js';
 import { silentLogger } from '../src/logger.js';
-import { declaredTree, sleep, tempDir, waitFor, writeTree } from './helpers/daemon-fixtures.js';
+import { TestEmulator } from './helpers/emulator.js';
+import { smallRepo } from './helpers/repos.js';
+import { tempTree } from './helpers/temp-tree.js';
+import { sleep, waitFor } from './helpers/wait.js';
 import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
 
 interface SlowClient {
@@ -42,10 +44,9 @@ async function statusOf(get: (p: string) => Promise<Response>): Promise<SourceSt
 }
 
 test('slow clients are cut off and capped: the daemon keeps serving, and its passes keep reading files', async (t) => {
-  const emulator = await startEmulator({ port: 0, seed: { rateLimit: 0, organizations: [{ name: 'example-org' }] } });
+  const emulator = await TestEmulator.start();
   t.after(() => emulator.close());
-  const dir = await tempDir(t);
-  await writeTree(dir, declaredTree());
+  const dir = await tempTree(t, smallRepo());
   const api = new ApiClient({ baseUrl: emulator.url, token: emulator.token, logger: silentLogger() });
   t.after(() => api.close());
   const clients: SlowClient[] = [];
@@ -81,7 +82,7 @@ test('slow clients are cut off and capped: the daemon keeps serving, and its pas
 
 test('a client that drops mid-body is logged at debug, not as an error with a stack', async (t) => {
   const { pass } = recordingPass();
-  const sources = [testSource('main', { path: await tempDir(t) })];
+  const sources = [testSource('main', { path: await tempTree(t) })];
   const { daemon, logs, get } = await startTestDaemon(t, { sources, pass, env: { TEST_WEBHOOK_SECRET: 'secret-1234' } });
   await daemon.whenIdle();
   const { hostname, port } = new URL(daemon.origin);
