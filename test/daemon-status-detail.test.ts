@@ -3,11 +3,13 @@ import { test } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
 import type { SourceStatus } from '../src/daemon/index.js';
 import { HISTORY_LENGTH, MAX_LISTED_CHANGES } from '../src/daemon/pass-record.js';
-import { startEmulator } from '../src/emulator/index.js';
 import { silentLogger } from '../src/logger.js';
 import type { PolicyChange } from '../src/plan/types.js';
 import type { PassOutcome } from '../src/reconcile.js';
-import { declaredTree, tempDir, waitFor, writeTree } from './helpers/daemon-fixtures.js';
+import { TestEmulator } from './helpers/emulator.js';
+import { smallRepo } from './helpers/repos.js';
+import { tempTree } from './helpers/temp-tree.js';
+import { waitFor } from './helpers/wait.js';
 import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
 import type { Reconcile } from '../src/daemon/index.js';
 
@@ -18,7 +20,7 @@ async function statusBody(get: (p: string) => Promise<Response>, path = '/status
 }
 
 test('/status shows the last pass: revision, times, changes with outcomes, warnings; the daemon logs a new plan warning once', async (t) => {
-  const emulator = await startEmulator({ port: 0, seed: { rateLimit: 0, organizations: [{ name: 'example-org' }] } });
+  const emulator = await TestEmulator.start();
   t.after(() => emulator.close());
   const handMade = await fetch(`${emulator.url}/organizations/example-org/policies`, {
     method: 'POST',
@@ -26,8 +28,7 @@ test('/status shows the last pass: revision, times, changes with outcomes, warni
     body: JSON.stringify({ data: { type: 'policies', attributes: { name: 'made-by-hand', kind: 'native', 'enforcement-level': 'advisory' } } }),
   });
   assert.ok(handMade.ok, `seeding a hand-made policy: ${handMade.status}`);
-  const dir = await tempDir(t);
-  await writeTree(dir, declaredTree());
+  const dir = await tempTree(t, smallRepo());
   const api = new ApiClient({ baseUrl: emulator.url, token: emulator.token, logger: silentLogger() });
   t.after(() => api.close());
   const { get, daemon, logs } = await startTestDaemon(t, { sources: [testSource('main', { path: dir, ownership: 'organization' })], api });
@@ -40,10 +41,16 @@ test('/status shows the last pass: revision, times, changes with outcomes, warni
   assert.equal(pass.revision, null, 'a local folder has no revision');
   assert.ok(Date.parse(pass.startedAt) <= Date.parse(pass.finishedAt));
   assert.ok(pass.durationMs >= 0);
-  assert.equal(pass.drift, 2);
+  assert.equal(pass.drift, 5);
   assert.deepEqual(
     pass.changes.map((c) => [c.action, c.resource, c.name, c.outcome, c.message]),
-    [['create', 'policy', 'deny-public', 'applied', null], ['create', 'policy', 'require-tags', 'applied', null]],
+    [
+      ['create', 'policy', 'audit-only', 'applied', null],
+      ['create', 'policy', 'deny-public', 'applied', null],
+      ['create', 'policy', 'limit-size', 'applied', null],
+      ['create', 'policy', 'require-tags', 'applied', null],
+      ['create', 'agent-pool', 'build', 'applied', null],
+    ],
   );
   assert.equal(pass.changes[0]?.reason, 'not in the live state');
   assert.equal(pass.changesOmitted, 0);
@@ -61,7 +68,7 @@ test('/status shows the last pass: revision, times, changes with outcomes, warni
   const [second] = await statusBody(get, '/status?history=1');
   assert.equal(second?.lastPass?.drift, 0);
   assert.deepEqual(second?.lastPass?.changes, []);
-  assert.deepEqual(second?.history?.map((p) => [p.trigger, p.drift]), [['schedule', 0], ['start-up', 2]], 'newest first');
+  assert.deepEqual(second?.history?.map((p) => [p.trigger, p.drift]), [['schedule', 0], ['start-up', 5]], 'newest first');
   assert.equal(warningLines().length, 1, 'an unchanged warning is not logged again at warn');
 });
 
@@ -85,7 +92,7 @@ test('a pass lists at most 100 changes with a count beyond; a refused plan lists
   const big = bigPlanPass(130);
   const refusedPass = bigPlanPass(12, true);
   const pass: Reconcile = (request, trigger) => (refused ? refusedPass(request, trigger) : big(request, trigger));
-  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempDir(t) })], pass });
+  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempTree(t) })], pass });
   await daemon.whenIdle();
   const last = (await statusBody(get))[0]?.lastPass;
   assert.equal(last?.result, 'failure');
@@ -108,7 +115,7 @@ test('a pass lists at most 100 changes with a count beyond; a refused plan lists
 test(`/status?history=1 keeps the last ${HISTORY_LENGTH} passes; a pass that never reached a plan is recorded with its error`, async (t) => {
   let n = 0;
   const { pass } = recordingPass(() => (n += 1) % 2 === 0);
-  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempDir(t) })], pass });
+  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempTree(t) })], pass });
   for (let i = 0; i < HISTORY_LENGTH + 4; i += 1) {
     await daemon.whenIdle();
     daemon.trigger('main', 'webhook');

@@ -4,7 +4,7 @@ import type { Reconcile } from '../src/daemon/index.js';
 import { escapeHtml, html } from '../src/daemon/html.js';
 import type { PolicyChange } from '../src/plan/types.js';
 import type { PassOutcome } from '../src/reconcile.js';
-import { tempDir } from './helpers/daemon-fixtures.js';
+import { tempTree } from './helpers/temp-tree.js';
 import { startTestDaemon, testSource } from './helpers/daemon-harness.js';
 
 const HOSTILE = '<img src=x onerror=alert(1)>';
@@ -39,7 +39,7 @@ test('the html tag escapes every value that is not itself html', () => {
 });
 
 test('/status.html and / render every hostile value escaped, with a policy that allows no script', async (t) => {
-  const source = testSource(`src-${HOSTILE}`, { path: await tempDir(t), organization: `org-${SCRIPT}` });
+  const source = testSource(`src-${HOSTILE}`, { path: await tempTree(t), organization: `org-${SCRIPT}` });
   const { get, daemon } = await startTestDaemon(t, { sources: [source], pass: hostilePass });
   await daemon.whenIdle();
   for (const path of ['/status.html', '/']) {
@@ -61,7 +61,7 @@ test('/status.html and / render every hostile value escaped, with a policy that 
 });
 
 test('with STATUS_TOKEN, the status page needs the token too', async (t) => {
-  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempDir(t) })], pass: hostilePass, env: { STATUS_TOKEN: 'page-token-1' } });
+  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempTree(t) })], pass: hostilePass, env: { STATUS_TOKEN: 'page-token-1' } });
   await daemon.whenIdle();
   for (const path of ['/status.html', '/']) {
     const refused = await get(path);

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { codeDiffLines, MAX_DIFF_CHANGED_LINES } from '../src/output/describe.js';
 import { renderJson, renderMarkdown, renderText } from '../src/output/index.js';
 import { planChanges } from '../src/plan/plan.js';
 import type { Change, SourcePlan } from '../src/plan/types.js';
 import { declaredPolicy, defaultOptions, livePolicy } from './helpers/plan-fixtures.js';
-import { ORG, removeDir, tempRepo, World } from './helpers/world.js';
+import { ORG } from './helpers/emulator.js';
+import { useWorld, type World } from './helpers/world.js';
 
 const COUNT = 20_000;
 
@@ -91,18 +92,15 @@ describe('code diffs are capped', () => {
 });
 
 describe('one-shot runs over many policies', () => {
+  const fixture = useWorld();
   let world: World;
   let dir: string;
   const count = 300;
   before(async () => {
-    world = await World.start();
+    world = fixture.world;
     const files: Record<string, string> = {};
     for (let i = 0; i < count; i += 1) files[`policies/g${i % 7}/p-${i}.native`] = code(i);
-    dir = await tempRepo(files);
-  });
-  after(async () => {
-    await world.close();
-    await removeDir(dir);
+    dir = await fixture.repo(files);
   });
 
   it('reconcile applies everything and exits 0; the next pass needs the list pages only', async () => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { POLICY_SET, useWorld } from './helpers/world.js';
+import { POLICY_SET } from './helpers/emulator.js';
+import { useWorld } from './helpers/world.js';
 
 const CODE = (n: number) => `main = rule { ${n} >= 0 }\n`;
 const OPA = 'package shared\n\nimport rego.v1\n\ndeny contains "no" if { false }\n';
@@ -90,7 +91,7 @@ describe('ownership between sources', () => {
     assert.deepEqual((await sets('kind-a'))?.['policy-set-ids'], [POLICY_SET], 'the replacement kept the policy set');
 
     // Back to native, with the first create refused: that policy is lost, and the error names its set.
-    await world.control('POST', '/faults', { faults: [{ kind: 'status', status: 422, method: 'POST', path: '/policies$', count: 1 }] });
+    await world.addFaults({ kind: 'status', status: 422, method: 'POST', path: '/policies$', count: 1 });
     let failed;
     try {
       failed = await world.cli('--reconcile', await fixture.repo({
@@ -98,7 +99,7 @@ describe('ownership between sources', () => {
         'policies/kind-b.native': CODE(2),
       }), ['--source', 'kinds']);
     } finally {
-      await world.control('DELETE', '/faults');
+      await world.clearFaults();
     }
     assert.equal(failed.code, 1, failed.stdout + failed.stderr);
     assert.match(failed.stdout, new RegExp(`replace policy "kind-[ab]" failed: .*422.*policy sets could not be restored: ${POLICY_SET}`));
