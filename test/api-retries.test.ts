@@ -5,7 +5,8 @@ import type { CreatePolicyInput, Policy } from '../src/api/types.js';
 import { NetworkError } from '../src/errors.js';
 import { rejectsWithStatus } from './helpers/api-assert.js';
 import { at } from './helpers/api-documents.js';
-import { capturingLogger, startApiFixture, type ApiFixture } from './helpers/api-fixture.js';
+import { capturingLogger, startApiFixture, testSeed, type ApiFixture } from './helpers/api-fixture.js';
+import { VirtualClock } from './helpers/virtual-clock.js';
 
 function policyInput(name: string): CreatePolicyInput {
   return { name, kind: 'native', description: null, enforcementLevel: 'advisory', query: null, policySetIds: [] };
@@ -20,8 +21,10 @@ describe('retries', () => {
   let f: ApiFixture;
   let policyId: string;
   let policy: Policy;
+  // Back-off waits run on a virtual clock: the retries happen at once, whatever their delays.
+  const clock = new VirtualClock({ autoAdvance: true });
   before(async () => {
-    f = await startApiFixture();
+    f = await startApiFixture(testSeed(), { clock });
     policy = await f.client.createPolicy('acme', policyInput('retry-target'));
     policyId = policy.id;
   });
@@ -50,9 +53,9 @@ describe('retries', () => {
 
   it('a request that times out is retried', async () => {
     const { logger } = capturingLogger();
-    const impatient = new ApiClient({ baseUrl: f.emulator.url, token: f.emulator.token, logger, timeoutMs: 300 });
+    const impatient = new ApiClient({ baseUrl: f.emulator.url, token: f.emulator.token, logger, timeoutMs: 300, clock });
     try {
-      await f.emulator.addFaults({ kind: 'latency', method: 'GET', path: '^/policies/', 'latency-ms': 1500, count: 1 });
+      await f.emulator.addFaults({ kind: 'latency', method: 'GET', path: '^/policies/', 'latency-ms': 800, count: 1 });
       assert.equal((await impatient.getPolicy(policyId)).id, policyId);
       assert.equal(impatient.stats().retries, 1);
       assert.equal(impatient.stats().byStatus.error, 1);
@@ -65,7 +68,7 @@ describe('retries', () => {
 
   it('gives up after maxRetries: the last 5xx as ApiError, endless drops as NetworkError', async () => {
     const { logger } = capturingLogger();
-    const brief = new ApiClient({ baseUrl: f.emulator.url, token: f.emulator.token, logger, maxRetries: 2 });
+    const brief = new ApiClient({ baseUrl: f.emulator.url, token: f.emulator.token, logger, maxRetries: 2, clock });
     try {
       await f.emulator.addFaults({ kind: 'status', method: 'GET', path: '^/policies/', status: 502, count: 0 });
       await rejectsWithStatus(brief.getPolicy(policyId), 502, 'GET', `/policies/${policyId}`);
