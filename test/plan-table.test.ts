@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { applyPlan } from '../src/apply/apply.js';
@@ -9,6 +7,7 @@ import { planChanges } from '../src/plan/plan.js';
 import type { Plan } from '../src/plan/types.js';
 import { emulateCase, organizationFor } from './helpers/plan-emulator.js';
 import { expectedFor, loadPlanCases, summarizePlan } from './helpers/plan-fixtures.js';
+import { useTempTrees } from './helpers/temp-tree.js';
 import { World } from './helpers/world.js';
 
 // Table tests over test/fixtures/plan-*/{declared,live,options,expected}.json (gitops-engine testdata style).
@@ -17,11 +16,8 @@ const cases = await loadPlanCases();
 
 // Each fixture's live state is also put into the real emulator (one organization per fixture), where its plan is applied for real.
 const world = await World.start({ organizations: cases.map(organizationFor) });
-const codeDir = await mkdtemp(path.join(tmpdir(), 'pps-plan-table-'));
-after(async () => {
-  await world.close();
-  await rm(codeDir, { recursive: true, force: true });
-});
+after(() => world.close());
+const codeDir = await useTempTrees('pps-plan-table-')();
 
 /** What two plans of the same state share whatever ids the resources got: every change without its id (an agent without a name goes by its id). */
 function withoutIds(plan: Plan): unknown {
