@@ -61,12 +61,11 @@ async function measure(size: number, dir: string): Promise<Record<string, number
   const child = await startChild(dir);
   const client = new ApiClient({ baseUrl: child.url, token: child.token, logger: silentLogger(), concurrency: 16 });
   try {
-    const file = join(dir, 'code.native');
-    await writeFile(file, 'main = rule { true }\n');
+    const code = Buffer.from('main = rule { true }\n');
     const names = Array.from({ length: size }, (_, i) => `policy-${String(i).padStart(6, '0')}`);
     await inParallel(names, 16, async (name) => {
       const policy = await client.createPolicy(ORG, { name, kind: 'native', description: null, enforcementLevel: 'advisory', query: null, policySetIds: [] });
-      await client.uploadPolicy(policy.id, file);
+      await client.uploadPolicy(policy.id, code);
     });
     const before = cpuMs(child.process.pid!);
     const started = performance.now();

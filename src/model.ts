@@ -38,8 +38,13 @@ export interface LivePolicy {
   policySetIds: string[];
   /** Time of the last code upload; null until the first upload. */
   updatedAt: string | null;
-  /** null when no code was uploaded yet, or when it was not fetched (the policy is not declared with this kind). */
+  /**
+   * The downloaded code, kept only when it differs from the declared code (a plan shows it); null otherwise, and when
+   * no code was uploaded yet or it was not fetched (the policy is not declared with this kind).
+   */
   code: string | null;
+  /** sha256 of the code as the planner compares it (see src/code-digest.ts); null when unknown (never uploaded, not fetched). */
+  codeDigest: string | null;
 }
 
 export interface LiveAgent {

@@ -1,14 +1,15 @@
 import type { PolicyApi } from './api/types.js';
 import { applyPlan, type ActionResult } from './apply/apply.js';
 import type { SourceConfig } from './config/types.js';
-import { readDeclared } from './declared/index.js';
+import { readDeclared, withCodeTexts, type DeclaredCache } from './declared/index.js';
 import type { DeclaredState } from './declared/types.js';
 import { errorMessage, formatProblem, ValidationError } from './errors.js';
 import { readLive } from './live/read-live.js';
-import { codeDigest, type CodeCache } from './live/code-cache.js';
+import type { CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
 import type { LiveState } from './model.js';
 import { planChanges } from './plan/plan.js';
+import { policiesShowingCode } from './plan/policies.js';
 import type { PlannedSource, SourcePlan, UnplannedSource } from './plan/types.js';
 import type { PassProgress } from './progress.js';
 
@@ -27,6 +28,8 @@ export interface PassRequest {
   prune?: boolean;
   force?: boolean;
   codeCache?: CodeCache;
+  /** Parsed files of the declared repo, reused while they are unchanged; kept across a daemon source's passes. */
+  declaredCache?: DeclaredCache;
   now?: () => number;
   /** Changes applied at once (`api.concurrency`). @default 8 */
   concurrency?: number;
@@ -68,7 +71,10 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   progress('reading', 0, null);
   let declared: DeclaredState;
   try {
-    declared = await readDeclared(request.dir, { maxAgentPools: source.maxAgentPools });
+    declared = await readDeclared(request.dir, {
+      maxAgentPools: source.maxAgentPools,
+      ...(request.declaredCache === undefined ? {} : { cache: request.declaredCache }),
+    });
   } catch (error) {
     if (error instanceof ValidationError) return unplanned('declared', error.problems.map(formatProblem));
     throw error;
@@ -83,8 +89,14 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   } catch (error) {
     return unplanned('live', [`reading the live state of organization ${source.organization} failed: ${errorMessage(error)}`]);
   }
+  let shown: DeclaredState;
+  try {
+    shown = await withCodeTexts(declared, policiesShowingCode(declared.policies, live.policies));
+  } catch (error) {
+    return unplanned('declared', [errorMessage(error)]);
+  }
 
-  const plan = planChanges(declared, live, {
+  const plan = planChanges(shown, live, {
     source: source.name,
     ownership: source.ownership,
     prune: request.prune ?? source.prune,
@@ -109,7 +121,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     source: source.name,
     ownership: source.ownership,
     logger,
-    onUploaded: (policyId, updatedAt, policy) => request.codeCache?.set(policyId, updatedAt, codeDigest(policy.code)),
+    onUploaded: (policyId, updatedAt, policy) => request.codeCache?.set(policyId, updatedAt, policy.codeDigest),
     concurrency: request.concurrency,
     onResult: (result) => {
       if (result.outcome === 'failed') failed += 1;

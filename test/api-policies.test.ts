@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
@@ -85,7 +85,7 @@ describe('policy endpoints against the emulator', () => {
     const file = join(f.tempDir, 'code-roundtrip.native');
     await writeFile(file, code);
     await f.emulator.clearRequests();
-    await f.client.uploadPolicy(policy.id, file);
+    await f.client.uploadPolicy(policy.id, await readFile(file));
     const [upload] = await f.emulator.requests();
     assert.deepEqual([upload?.method, upload?.path, upload?.status, upload?.['content-type']],
       ['PUT', `/policies/${policy.id}/upload`, 200, 'application/octet-stream']);
@@ -97,7 +97,7 @@ describe('policy endpoints against the emulator', () => {
 
     const empty = join(f.tempDir, 'empty.native');
     await writeFile(empty, '');
-    await f.client.uploadPolicy(policy.id, empty);
+    await f.client.uploadPolicy(policy.id, await readFile(empty));
     assert.equal(await f.client.downloadPolicy(policy), '');
   });
 

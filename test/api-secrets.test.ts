@@ -44,7 +44,7 @@ describe('the token stays secret', () => {
       await client.createPolicy('acme', input('secret-lost'));
       const big = join(f.tempDir, 'big.native');
       await writeFile(big, Buffer.alloc(MAX_CODE_BYTES + 1));
-      await capture(client.uploadPolicy(policy.id, big));
+      await capture(client.uploadPolicy(policy.id, await readFile(big)));
       assert.equal(await client.downloadPolicy(policy), null, 'no code was uploaded');
       await capture(client.getAgentPool('apool-missing'));
       await f.emulator.setRateLimit(3);
@@ -90,7 +90,7 @@ describe('the token stays secret', () => {
         const policy = await client.createPolicy('acme', input(`download-${mode}`));
         const file = join(f.tempDir, `download-${mode}.native`);
         await writeFile(file, `# ${mode}\nmain = rule { true }\n`);
-        await client.uploadPolicy(policy.id, file);
+        await client.uploadPolicy(policy.id, await readFile(file));
         assert.equal(await client.downloadPolicy(await client.getPolicy(policy.id)), `# ${mode}\nmain = rule { true }\n`);
         const api = proxy.seen.filter((r) => r.url.startsWith('/api/v2/'));
         const blobs = proxy.seen.filter((r) => !r.url.startsWith('/api/v2/'));

@@ -3,8 +3,6 @@
  * replayed through the client against the emulator as it starts, at its strictest.
  */
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
 import type { AgentPool, CreatePolicyInput } from '../src/api/types.js';
@@ -44,17 +42,13 @@ describe('the vendor client test sequences, through the client', () => {
       assert.equal(shown.links.download, `/api/v2/policies/${created.id}/download`);
       assert.equal(await legacy.downloadPolicy(shown), null, 'a 404 before any upload: no code');
 
-      const file = join(f.tempDir, 'lifecycle.native');
-      await writeFile(file, NATIVE_CODE);
-      await legacy.uploadPolicy(created.id, file);
+      await legacy.uploadPolicy(created.id, Buffer.from(NATIVE_CODE));
       const uploaded = await legacy.getPolicy(created.id);
       assert.equal(await legacy.downloadPolicy(uploaded), NATIVE_CODE);
       assert.match(uploaded.updatedAt ?? '', /^\d{4}-\d{2}-\d{2}T/);
       assert.equal(uploaded.enforcementLevel, 'soft-mandatory', 'read from the enforce array the upload filled');
 
-      const empty = join(f.tempDir, 'empty.native');
-      await writeFile(empty, '');
-      await legacy.uploadPolicy(created.id, empty);
+      await legacy.uploadPolicy(created.id, Buffer.alloc(0));
       assert.equal(await legacy.downloadPolicy(uploaded), '');
     } finally {
       await legacy.close();

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { readDeclared, type DeclaredPolicy } from '../src/declared/index.js';
+import { codeDigest } from '../src/code-digest.js';
+import { readDeclared, readVerifiedCode, type DeclaredPolicy } from '../src/declared/index.js';
 import { CORPUS } from './helpers/repos.js';
 
 function find(policies: readonly DeclaredPolicy[], name: string): DeclaredPolicy {
@@ -49,9 +50,12 @@ describe('the real-world corpora read cleanly', () => {
 
     const s3 = find(policies, 'enforce_s3_encryption');
     assert.equal(s3.file, 'policies/aws/enforce_s3_encryption.native');
-    assert.equal(s3.absolutePath, path.join(root, s3.file));
-    assert.equal(s3.code, await readFile(s3.absolutePath, 'utf8'));
-    assert.ok(s3.code.startsWith('# This policy uses the Sentinel tfplan/v2'));
+    assert.equal(s3.codeSource.path, path.join(root, s3.file));
+    assert.equal(s3.code, null, 'the text is not kept');
+    const s3Code = await readFile(s3.codeSource.path, 'utf8');
+    assert.equal(s3.codeDigest, codeDigest(s3Code));
+    assert.equal((await readVerifiedCode(s3)).toString('utf8'), s3Code);
+    assert.ok(s3Code.startsWith('# This policy uses the Sentinel tfplan/v2'));
     assert.equal(find(policies, 'check-external-http-api').file, 'policies/cloud-agnostic/http-examples/check-external-http-api.native');
     assert.equal(find(policies, 'azure-enforce-mandatory-tags').file, 'policies/azure/azure-enforce-mandatory-tags.native');
   });
@@ -92,8 +96,9 @@ describe('the real-world corpora read cleanly', () => {
     assert.equal(acr.file, 'policies/avmsec/ACRAdminAccountDisabled.rego');
     assert.equal(acr.query, 'data.avmsec.deny_AVM_SEC_137');
     assert.equal(acr.description, null);
-    assert.equal(acr.code, await readFile(acr.absolutePath, 'utf8'));
-    assert.ok(acr.code.startsWith('package avmsec\n'));
+    const acrCode = await readFile(acr.codeSource.path, 'utf8');
+    assert.equal(acr.codeDigest, codeDigest(acrCode));
+    assert.ok(acrCode.startsWith('package avmsec\n'));
     assert.ok(find(policies, 'Cosmos_NetworkRulesExist-azapi'));
 
     const deep = find(policies, 'microsoft_container_service_managedClusters_sku_standard_or_premium');

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { readDeclared } from '../src/declared/index.js';
+import { codeDigest } from '../src/code-digest.js';
+import { readDeclared, readVerifiedCode, withCodeTexts, type DeclaredPolicy } from '../src/declared/index.js';
 import { problemFor, problemsOf } from './helpers/declared-problems.js';
 import { useTempTrees, writeTree, type Tree } from './helpers/temp-tree.js';
 
@@ -29,7 +30,7 @@ describe('which files of the declared repo are policies', () => {
   });
 
   it('a repo without policies/ declares no policies', async () => {
-    assert.deepEqual(await readDeclared(await tree({ 'README.md': '# empty\n' })), { policies: [], pools: [] });
+    assert.deepEqual(await readDeclared(await tree({ 'README.md': '# empty\n' })), { policies: [], pools: [], warnings: [] });
   });
 
   it('skips test, tests, testdata and mocks folders at any depth, _test.rego files, dotfiles and dot-folders', async () => {
@@ -62,10 +63,15 @@ describe('which files of the declared repo are policies', () => {
     assert.deepEqual(found, ['keep-wip', 'live']);
   });
 
-  it('code is kept byte for byte: CRLF line ends, a byte order mark, non-ASCII text', async () => {
+  it('code is hashed, not kept, and read back byte for byte: CRLF line ends, a byte order mark, non-ASCII text', async () => {
     const code = '\uFEFF# règle — 規則\r\nmain = rule {\r\n  true\r\n}\r\n';
-    const { policies } = await readDeclared(await tree({ 'policies/crlf.native': code }));
-    assert.equal(policies[0]?.code, code);
+    const declared = await readDeclared(await tree({ 'policies/crlf.native': code }));
+    const policy = declared.policies[0] as DeclaredPolicy;
+    assert.equal(policy.code, null);
+    assert.equal(policy.codeDigest, codeDigest('# règle — 規則\nmain = rule {\n  true\n}\n'));
+    assert.deepEqual(await readVerifiedCode(policy), Buffer.from(code));
+    const shown = await withCodeTexts(declared, new Set(['crlf']));
+    assert.equal(shown.policies[0]?.code, code);
   });
 
   it('a stem that is not a valid name is an error naming the file', async () => {
@@ -110,9 +116,9 @@ describe('which files of the declared repo are policies', () => {
       'policies/set': { symlink: '../shared/set' },
     });
     const { policies } = await readDeclared(dir);
-    assert.deepEqual(policies.map((p) => [p.name, p.file, p.code]), [
-      ['linked', 'policies/linked.native', NATIVE],
-      ['linked-dir', 'policies/set/linked-dir.native', NATIVE],
+    assert.deepEqual(policies.map((p) => [p.name, p.file, p.codeDigest]), [
+      ['linked', 'policies/linked.native', codeDigest(NATIVE)],
+      ['linked-dir', 'policies/set/linked-dir.native', codeDigest(NATIVE)],
     ]);
   });
 

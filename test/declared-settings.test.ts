@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { codeDigest } from '../src/code-digest.js';
 import { readDeclared, type DeclaredPolicy } from '../src/declared/index.js';
 import type { SourceProblem } from '../src/errors.js';
 import { problemsOf } from './helpers/declared-problems.js';
@@ -29,14 +30,15 @@ describe('policy settings', () => {
       'description: |\n  Requires **tags** on `aws_instance`.\nenforcement-level: mandatory\nquery: data.example.deny\npolicy-sets: [polset-abc123, polset-XYZ]\n',
     );
     assert.deepEqual(
-      { ...policy, absolutePath: undefined },
+      { ...policy, codeSource: undefined },
       {
         name: 'full',
         kind: 'opa',
         file: 'policies/aws/full.rego',
-        absolutePath: undefined,
+        codeSource: undefined,
         settingsFile: 'policies/aws/full.yaml',
-        code: REGO,
+        codeDigest: codeDigest(REGO),
+        code: null,
         description: 'Requires **tags** on `aws_instance`.\n',
         enforcementLevel: 'mandatory',
         query: 'data.example.deny',

@@ -4,6 +4,7 @@ import { codeDigest } from '../src/live/code-cache.js';
 import { normalizeLineEnds } from '../src/line-ends.js';
 import { sameCode } from '../src/plan/policies.js';
 import { markerSource, stripMarker, withMarker } from '../src/plan/marker.js';
+import { declaredPolicy, livePolicy } from './helpers/plan-fixtures.js';
 
 test('withMarker appends an HTML comment naming the source', () => {
   assert.equal(withMarker('Requires tags.', 'main'), 'Requires tags.\n\n<!-- managed-by: policy-pool-sync source=main -->');
@@ -34,11 +35,14 @@ test('markerSource names the owning source, or null', () => {
   assert.equal(markerSource(null), null);
 });
 
-test('code compares with line ends normalised; never-uploaded code differs', () => {
+test('code compares by digest, with line ends normalised and a byte order mark dropped; never-uploaded code differs', () => {
+  const same = (declared: string, live: string | null) => sameCode(declaredPolicy({ name: 'p', code: declared }), livePolicy({ name: 'p', code: live }));
   assert.equal(normalizeLineEnds('a\r\nb\rc\n'), 'a\nb\nc\n');
-  assert.ok(sameCode('a\nb\n', 'a\r\nb\r\n'));
-  assert.ok(!sameCode('a\nb\n', 'a\nb'));
-  assert.ok(!sameCode('', null));
+  assert.ok(same('a\nb\n', 'a\r\nb\r\n'));
+  assert.ok(same('\uFEFFa\nb\n', 'a\nb\n'), 'downloads come back decoded without the byte order mark');
+  assert.ok(!same('a\nb\n', 'a\nb'));
+  assert.ok(!same('', null));
+  assert.ok(!same('\uFEFF\uFEFFa', 'a'), 'only one leading mark is dropped');
   assert.equal(codeDigest('a\r\nb'), codeDigest('a\nb'));
   assert.notEqual(codeDigest('a\nb'), codeDigest('a\nc'));
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { readDeclared } from '../src/declared/index.js';
+import { readDeclared, readVerifiedCode } from '../src/declared/index.js';
 import { stripMarker } from '../src/plan/marker.js';
 import { CORPUS } from './helpers/repos.js';
 import { World } from './helpers/world.js';
@@ -37,7 +37,7 @@ for (const corpus of CORPORA) {
         assert.equal(found['enforcement-level'], policy.enforcementLevel, policy.name);
         assert.equal(found['query'] ?? null, policy.query, policy.name);
         assert.equal(stripMarker((found['description'] as string | null) ?? null), policy.description, policy.name);
-        assert.equal(found['code'], policy.code, `${policy.name}: code bytes differ`);
+        assert.equal(found['code'], (await readVerifiedCode(policy)).toString('utf8'), `${policy.name}: code bytes differ`);
       }
 
       await world.clearRequests();

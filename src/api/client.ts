@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { CodeTooLargeError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { MAX_CODE_BYTES } from '../model.js';
@@ -121,14 +120,14 @@ export class ApiClient implements PolicyApi {
   }
 
   /**
-   * Streams the file as it is; refuses more than MAX_CODE_BYTES before anything is sent. Resolves with the policy
-   * document of the answer (its fresh `updated-at`), or null when the answer carries none.
+   * Sends `code` as it is (bytes, byte order mark and line ends untouched); refuses more than MAX_CODE_BYTES before
+   * anything is sent. Resolves with the policy document of the answer (its fresh `updated-at`), or null when the
+   * answer carries none.
    */
-  async uploadPolicy(id: string, filePath: string): Promise<Policy | null> {
-    const { size } = await stat(filePath);
-    if (size > MAX_CODE_BYTES) throw new CodeTooLargeError(filePath, size, MAX_CODE_BYTES);
+  async uploadPolicy(id: string, code: Uint8Array): Promise<Policy | null> {
+    if (code.byteLength > MAX_CODE_BYTES) throw new CodeTooLargeError(`the code of policy ${id}`, code.byteLength, MAX_CODE_BYTES);
     const url = this.transport.url(`/policies/${seg(id)}/upload`);
-    const body = successBody(await this.transport.send({ method: 'PUT', url, file: { path: filePath, size } }), this.token);
+    const body = successBody(await this.transport.send({ method: 'PUT', url, bytes: code }), this.token);
     try {
       return parsePolicy(primary(body));
     } catch {

@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import PQueue from 'p-queue';
 import { Agent, request } from 'undici';
 import { NetworkError, type FailedRequest } from '../errors.js';
@@ -14,7 +13,8 @@ export interface HttpRequest {
   /** Absolute URL. */
   url: string;
   json?: unknown;
-  file?: { path: string; size: number };
+  /** A binary body, sent as application/octet-stream. */
+  bytes?: Uint8Array;
   /** false: never send the token (temporary download URLs). @default true */
   auth?: boolean;
   /** 'unsent-only': a 5xx or a failure after sending is returned, not repeated (creates). @default 'always' */
@@ -166,7 +166,7 @@ export class Transport {
       const res = await request(url, {
         method: req.method,
         headers: this.headers(req, inApi),
-        body: req.file ? createReadStream(req.file.path) : req.json === undefined ? undefined : JSON.stringify(req.json),
+        body: req.bytes !== undefined ? req.bytes : req.json === undefined ? undefined : JSON.stringify(req.json),
         dispatcher: this.agent,
         signal,
       });
@@ -199,10 +199,7 @@ export class Transport {
     if (inApi) headers.accept = JSON_API;
     if (inApi && req.auth !== false) headers.authorization = `Bearer ${this.options.token}`;
     if (MUTATING.has(req.method) || req.json !== undefined) headers['content-type'] = JSON_API;
-    if (req.file) {
-      headers['content-type'] = 'application/octet-stream';
-      headers['content-length'] = String(req.file.size);
-    }
+    if (req.bytes !== undefined) headers['content-type'] = 'application/octet-stream';
     return headers;
   }
 

@@ -99,8 +99,8 @@ export interface PolicyApi {
   listPolicies(organization: string, options?: ListPoliciesOptions): Promise<Policy[]>;
   getPolicy(id: string): Promise<Policy>;
   createPolicy(organization: string, input: CreatePolicyInput): Promise<Policy>;
-  /** Streams the file; refuses more than 10,485,760 bytes before sending. Resolves with the answer's policy document, if any. */
-  uploadPolicy(id: string, filePath: string): Promise<Policy | null>;
+  /** Sends the code bytes as they are; refuses more than 10,485,760 bytes before sending. Resolves with the answer's policy document, if any. */
+  uploadPolicy(id: string, code: Uint8Array): Promise<Policy | null>;
   /** Follows `links.download` and its redirect; returns the raw text, or null when the policy has no code (404). */
   downloadPolicy(policy: Policy): Promise<string | null>;
   /** The digest of the code (as `codeDigest` gives it), hashed as it streams; the text too when at most `keepTextBytes` bytes. null on 404. */

@@ -1,10 +1,11 @@
 import type { Logger } from '../logger.js';
 import type { CreatePolicyInput, Policy, PolicyApi, UpdateAgentPoolInput, UpdatePolicyInput } from '../api/types.js';
+import { readVerifiedCode } from '../declared/index.js';
 import { ApiError, errorMessage } from '../errors.js';
 import type { DeclaredPolicy } from '../declared/types.js';
 import { mapLimit } from '../declared/map-limit.js';
 import { markerSource, withMarker } from '../plan/marker.js';
-import { sameCode } from '../plan/policies.js';
+import { codeDigest } from '../code-digest.js';
 import type { Ownership } from '../model.js';
 import type { AgentChange, Change, ChangeResult, Plan, PolicyChange, PoolChange } from '../plan/types.js';
 
@@ -135,7 +136,7 @@ async function createOrFind(change: PolicyChange, options: ApplyOptions): Promis
     }
     const code = await options.api.downloadPolicy(existing);
     options.logger.warn({ resourceName: declared.name, policyId: existing.id }, 'policy created by another run at the same time; using it');
-    return { id: existing.id, found: true, upload: code === null || !sameCode(declared.code, code) };
+    return { id: existing.id, found: true, upload: code === null || codeDigest(code) !== declared.codeDigest };
   }
 }
 
@@ -153,7 +154,7 @@ function lostOnReplace(change: PolicyChange): string {
 }
 
 async function upload(id: string, declared: DeclaredPolicy, options: ApplyOptions): Promise<void> {
-  const uploaded: Policy | null = await options.api.uploadPolicy(id, declared.absolutePath);
+  const uploaded: Policy | null = await options.api.uploadPolicy(id, await readVerifiedCode(declared));
   // The answer's `updated-at` is that of the bytes just sent: the next pass need not download them.
   if (uploaded !== null && uploaded.updatedAt !== null) options.onUploaded?.(id, uploaded.updatedAt, declared);
 }

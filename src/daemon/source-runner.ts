@@ -2,6 +2,7 @@ import type { PolicyApi } from '../api/types.js';
 import type { SourceConfig } from '../config/types.js';
 import { ApiError, NetworkError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { createDeclaredCache } from '../declared/index.js';
 import { sourceErrors } from '../output/index.js';
 import { ProgressReporter } from '../progress.js';
 import { createCodeCache, type CodeCache, type PassOutcome, type PassRequest } from '../reconcile.js';
@@ -49,6 +50,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   const log = options.logger.child({ source: source.name });
   const state = initialStatus(source);
   const codeCache = options.codeCache ?? createCodeCache();
+  const declaredCache = createDeclaredCache();
   const repo = openSource(source, { stateDir: options.stateDir, env: options.env, logger: log });
   metrics.addSource(source.name);
   /** The pass under way, filled in as it goes; turned into a PassRecord when it ends. */
@@ -74,7 +76,10 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     let outcome: PassOutcome;
     try {
       outcome = await options.reconcile(
-        { source, dir, revision, api: guard.api, logger: options.logger, mode: 'apply', codeCache, concurrency: options.concurrency, onProgress: (p) => progress.update(p) },
+        {
+          source, dir, revision, api: guard.api, logger: options.logger, mode: 'apply', codeCache, declaredCache,
+          concurrency: options.concurrency, onProgress: (p) => progress.update(p),
+        },
         trigger,
       );
     } catch (error) {

@@ -2,18 +2,25 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { formatProblem, ValidationError, type SourceProblem } from '../errors.js';
 import type { DeclaredState, ReadOptions } from './types.js';
-import { loadPathFilter, POLICY_FILE, POOL_FILE } from './path-filter.js';
+import { NO_CACHE } from './declared-cache.js';
+import { loadPathFilter, POLICY_FILE, POOL_FILE, policyNearMiss, poolNearMiss } from './path-filter.js';
 import { readPolicies } from './policies.js';
 import { DEFAULT_MAX_AGENT_POOLS, readPools } from './pools.js';
-import { walkFolder, type WalkOptions } from './walk.js';
+import { DEFAULT_WALK_LIMITS, walkSource } from './walk.js';
 
-export type { AgentCleanup, DeclaredPolicy, DeclaredPool, DeclaredState, ReadOptions } from './types.js';
-export { createPathFilter, isDeclaredPath, loadPathFilter, SYNCIGNORE_FILE, type PathFilter } from './path-filter.js';
+export type { AgentCleanup, CodeSource, DeclaredPolicy, DeclaredPool, DeclaredState, ReadOptions } from './types.js';
+export {
+  createPathFilter, isDeclaredPath, loadPathFilter, SYNCIGNORE_FILE, watchPathFilter, type PathFilter,
+} from './path-filter.js';
+export { createDeclaredCache, type DeclaredCache } from './declared-cache.js';
+export { CodeChangedError, readVerifiedCode, withCodeTexts } from './read-code.js';
+export { DEFAULT_WALK_LIMITS, type WalkLimits } from './walk.js';
 export { isValidName } from './resource-names.js';
 export { parseDuration } from './duration.js';
 
 /**
- * Reads the declared repo at `dir` into typed, validated desired state, sorted by name.
+ * Reads the declared repo at `dir` into typed, validated desired state, sorted by name. Policy code is hashed, not
+ * kept (`withCodeTexts` loads the texts a plan shows).
  * @throws ValidationError carrying every problem found, each naming its file (and line where YAML gives one).
  */
 export async function readDeclared(dir: string, options: ReadOptions = {}): Promise<DeclaredState> {
@@ -22,23 +29,31 @@ export async function readDeclared(dir: string, options: ReadOptions = {}): Prom
     if (error.code !== 'ENOENT') throw error;
     throw new ValidationError(`The declared repo ${root} does not exist`, [{ file: '.', message: `source folder ${root} does not exist` }]);
   });
-  const filter = await loadPathFilter(root);
-  const walk: Omit<WalkOptions, 'wanted' | 'maxDepth'> = { root, realRoot, filter };
-  const [policyFiles, poolFiles] = await Promise.all([
-    walkFolder('policies', { ...walk, wanted: (rel) => POLICY_FILE.test(rel), maxDepth: Number.POSITIVE_INFINITY }),
-    walkFolder('agent-pools', { ...walk, wanted: (rel) => POOL_FILE.test(rel), maxDepth: 0 }),
-  ]);
-  const [policies, pools] = await Promise.all([
-    readPolicies(policyFiles.files),
-    readPools(poolFiles.files, options.maxAgentPools ?? DEFAULT_MAX_AGENT_POOLS),
-  ]);
-  const problems = [...policyFiles.problems, ...poolFiles.problems, ...policies.problems, ...pools.problems];
-  if (problems.length > 0) {
-    const sorted = problems.sort(byFileAndLine);
-    const summary = `The declared repo ${root} has ${sorted.length} problem${sorted.length === 1 ? '' : 's'}:`;
-    throw new ValidationError([summary, ...sorted.map((problem) => `  ${formatProblem(problem)}`)].join('\n'), sorted);
-  }
-  return { policies: policies.policies, pools: pools.pools };
+  const loaded = loadPathFilter(root, realRoot);
+  if ('problem' in loaded) throw invalid(root, [loaded.problem]);
+  const cache = options.cache ?? NO_CACHE;
+  const walked = await walkSource(
+    [
+      { start: 'policies', maxDepth: Number.POSITIVE_INFINITY, wanted: (rel) => POLICY_FILE.test(rel), nearMiss: policyNearMiss },
+      { start: 'agent-pools', maxDepth: 0, wanted: (rel) => POOL_FILE.test(rel), nearMiss: poolNearMiss },
+    ],
+    { root, realRoot, filter: loaded.filter, limits: options.limits ?? DEFAULT_WALK_LIMITS, ...(options.signal ? { signal: options.signal } : {}) },
+  );
+  const policyFiles = walked.files.filter((file) => file.rel.startsWith('policies/'));
+  const poolFiles = walked.files.filter((file) => file.rel.startsWith('agent-pools/'));
+  const context = { realRoot, cache, ...(options.signal ? { signal: options.signal } : {}) };
+  const policies = await readPolicies(policyFiles, context);
+  const pools = readPools(poolFiles, options.maxAgentPools ?? DEFAULT_MAX_AGENT_POOLS, realRoot);
+  cache.finish();
+  const problems = [...walked.problems, ...policies.problems, ...pools.problems];
+  if (problems.length > 0) throw invalid(root, problems);
+  return { policies: policies.policies, pools: pools.pools, warnings: [...walked.warnings, ...policies.warnings].sort() };
+}
+
+function invalid(root: string, problems: SourceProblem[]): ValidationError {
+  const sorted = problems.sort(byFileAndLine);
+  const summary = `The declared repo ${root} has ${sorted.length} problem${sorted.length === 1 ? '' : 's'}:`;
+  return new ValidationError([summary, ...sorted.map((problem) => `  ${formatProblem(problem)}`)].join('\n'), sorted);
 }
 
 function byFileAndLine(a: SourceProblem, b: SourceProblem): number {

@@ -1,6 +1,9 @@
-import { readFile } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import type { SourceProblem } from '../errors.js';
+import { decodeText, readSourceFile } from './read-file.js';
 
 /** Folders whose contents are never policies, at any depth. */
 const TEST_FOLDERS: ReadonlySet<string> = new Set(['test', 'tests', 'testdata', 'mocks']);
@@ -40,18 +43,45 @@ export function createPathFilter(syncignore: string | null): PathFilter {
   };
 }
 
-/** The filter of the source at `root`: the built-in rules plus its `.syncignore`, when there is one. */
-export async function loadPathFilter(root: string): Promise<PathFilter> {
-  return createPathFilter(await readSyncignore(root));
+/** The largest `.syncignore` read. */
+export const MAX_SYNCIGNORE_BYTES = 1_048_576;
+
+/**
+ * The filter of the source at `root` (real path `realRoot`): the built-in rules plus its `.syncignore`, when there is
+ * one. A `.syncignore` that is not a readable text file inside the root (a folder, a link leaving the repo, a device,
+ * over 1 MiB) is a problem, not a crash.
+ */
+export function loadPathFilter(root: string, realRoot: string): { filter: PathFilter } | { problem: SourceProblem } {
+  const abs = path.join(root, SYNCIGNORE_FILE);
+  try {
+    lstatSync(abs);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { filter: createPathFilter(null) };
+  }
+  const read = readSourceFile(realRoot, SYNCIGNORE_FILE, abs, MAX_SYNCIGNORE_BYTES);
+  if ('problem' in read) return read;
+  const text = decodeText(SYNCIGNORE_FILE, read.bytes);
+  return 'problem' in text ? text : { filter: createPathFilter(text.text) };
 }
 
-async function readSyncignore(root: string): Promise<string | null> {
-  try {
-    return await readFile(path.join(root, SYNCIGNORE_FILE), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+/** Near misses under `policies/`: a `.yml` settings file is refused with a hint, an upper-case extension warned about. */
+export function policyNearMiss(rel: string): { problem: string } | { warning: string } | null {
+  return nearMiss(rel, /^policies\/.+\.(native|rego|ya?ml)$/i, 'settings files');
+}
+
+/** Near misses in `agent-pools/`: `<name>.yml` is refused with a hint, an upper-case extension warned about. */
+export function poolNearMiss(rel: string): { problem: string } | { warning: string } | null {
+  return nearMiss(rel, /^agent-pools\/[^/]+\.ya?ml$/i, 'agent pool files');
+}
+
+function nearMiss(rel: string, pattern: RegExp, what: string): { problem: string } | { warning: string } | null {
+  if (!pattern.test(rel)) return null;
+  const dot = rel.lastIndexOf('.');
+  const stem = rel.slice(rel.lastIndexOf('/') + 1, dot);
+  const ext = rel.slice(dot + 1);
+  if (ext === 'yml') return { problem: `is not read: ${what} end in .yaml; rename it to ${stem}.yaml` };
+  const lower = ext.toLowerCase() === 'yml' ? 'yaml' : ext.toLowerCase();
+  return { warning: `is not read: only lower-case extensions are; rename it to ${stem}.${lower} to declare it` };
 }
 
 /**
@@ -61,4 +91,10 @@ async function readSyncignore(root: string): Promise<string | null> {
 export function isDeclaredPath(relPath: string, filter: PathFilter): boolean {
   if (relPath === SYNCIGNORE_FILE) return true;
   return (POLICY_FILE.test(relPath) || POOL_FILE.test(relPath)) && !filter.isIgnored(relPath, false);
+}
+
+/** The filter a file watch judges changes by: that of `loadPathFilter`, or the built-in rules alone when `.syncignore` is unusable (the pass reports it). */
+export async function watchPathFilter(root: string): Promise<PathFilter> {
+  const loaded = loadPathFilter(root, await realpath(root));
+  return 'filter' in loaded ? loaded.filter : createPathFilter(null);
 }

@@ -1,46 +1,61 @@
 import type { PolicyKind } from '../model.js';
 import type { SourceProblem } from '../errors.js';
 import type { DeclaredPolicy } from './types.js';
-import { mapLimit } from './map-limit.js';
+import { turnTaker } from './turns.js';
+import type { DeclaredCache } from './declared-cache.js';
 import { byName, isValidName, NAME_RULE } from './resource-names.js';
 import { splitPath } from './split-path.js';
 import { defaultPolicySettings, readPolicySettings } from './policy-settings.js';
-import { readCode, readText } from './read-text.js';
+import { readCodeFile, readYamlText } from './read-code.js';
 import type { FoundFile } from './walk.js';
 
 const KIND_BY_EXT: Readonly<Record<string, PolicyKind>> = { '.native': 'native', '.rego': 'opa' };
 
-/** Files read at once. */
-const READ_CONCURRENCY = 32;
+/** Policies read between two turns of the event loop. */
+const READ_TURN = 200;
 
-interface CodeFile {
+interface PolicyFiles {
   name: string;
   kind: PolicyKind;
   code: FoundFile;
   settings: FoundFile | null;
 }
 
+interface PolicyRead {
+  policy: DeclaredPolicy | null;
+  problems: SourceProblem[];
+  warnings: string[];
+}
+
 /** Builds the declared policies from the files found under `policies/`, collecting every problem. */
-export async function readPolicies(files: readonly FoundFile[]): Promise<{ policies: DeclaredPolicy[]; problems: SourceProblem[] }> {
+export async function readPolicies(
+  files: readonly FoundFile[],
+  context: { realRoot: string; cache: DeclaredCache; signal?: AbortSignal },
+): Promise<{ policies: DeclaredPolicy[]; problems: SourceProblem[]; warnings: string[] }> {
   const { codeFiles, problems } = pairFiles(files);
   problems.push(...duplicateNames(codeFiles));
-  const results = await mapLimit(codeFiles, READ_CONCURRENCY, readPolicy);
   const policies: DeclaredPolicy[] = [];
-  for (const result of results) {
+  const warnings: string[] = [];
+  const turn = turnTaker(READ_TURN, context.signal);
+  for (const entry of codeFiles) {
+    await turn();
+    const stamp = `${entry.kind}|${entry.code.stamp}|${entry.settings?.rel ?? ''}|${entry.settings?.stamp ?? ''}`;
+    const result = context.cache.remember(`policy:${entry.code.rel}`, stamp, () => readPolicy(entry, context.realRoot));
     problems.push(...result.problems);
+    warnings.push(...result.warnings);
     if (result.policy !== null) policies.push(result.policy);
   }
-  return { policies: policies.sort(byName), problems };
+  return { policies: policies.sort(byName), problems, warnings };
 }
 
 /** Pairs each code file with the settings file of the same stem in the same folder. */
-function pairFiles(files: readonly FoundFile[]): { codeFiles: CodeFile[]; problems: SourceProblem[] } {
+function pairFiles(files: readonly FoundFile[]): { codeFiles: PolicyFiles[]; problems: SourceProblem[] } {
   const settingsByStem = new Map<string, FoundFile>();
   for (const file of files) {
     const { folder, stem, ext } = splitPath(file.rel);
     if (ext === '.yaml') settingsByStem.set(`${folder}/${stem}`, file);
   }
-  const codeFiles: CodeFile[] = [];
+  const codeFiles: PolicyFiles[] = [];
   const problems: SourceProblem[] = [];
   const paired = new Set<string>();
   for (const file of files) {
@@ -63,7 +78,7 @@ function pairFiles(files: readonly FoundFile[]): { codeFiles: CodeFile[]; proble
   return { codeFiles, problems };
 }
 
-function duplicateNames(codeFiles: readonly CodeFile[]): SourceProblem[] {
+function duplicateNames(codeFiles: readonly PolicyFiles[]): SourceProblem[] {
   const filesByName = new Map<string, string[]>();
   for (const { name, code } of codeFiles) filesByName.set(name, [...(filesByName.get(name) ?? []), code.rel]);
   const problems: SourceProblem[] = [];
@@ -75,30 +90,36 @@ function duplicateNames(codeFiles: readonly CodeFile[]): SourceProblem[] {
   return problems;
 }
 
-async function readPolicy(entry: CodeFile): Promise<{ policy: DeclaredPolicy | null; problems: SourceProblem[] }> {
-  const [code, settingsText] = await Promise.all([readCode(entry.code), entry.settings ? readText(entry.settings) : null]);
+function readPolicy(entry: PolicyFiles, realRoot: string): PolicyRead {
+  const code = readCodeFile(entry.code, realRoot);
   const problems: SourceProblem[] = [];
+  const warnings: string[] = [];
   if ('problem' in code) problems.push(code.problem);
   let settings = defaultPolicySettings();
-  if (settingsText !== null && 'problem' in settingsText) problems.push(settingsText.problem);
-  if (settingsText !== null && 'text' in settingsText && entry.settings !== null) {
-    const read = readPolicySettings(entry.kind, entry.settings.rel, settingsText.text);
-    problems.push(...read.problems);
-    settings = read.settings;
+  if (entry.settings !== null) {
+    const read = readYamlText(entry.settings, realRoot);
+    if ('problem' in read) problems.push(read.problem);
+    else {
+      const parsed = readPolicySettings(entry.kind, entry.settings.rel, read.text);
+      problems.push(...parsed.problems);
+      settings = parsed.settings;
+    }
   }
   if (entry.kind === 'opa' && entry.settings === null) {
     const message = `an opa policy needs a settings file ${entry.name}.yaml beside it with its query (e.g. query: data.terraform.example.deny)`;
     problems.push({ file: entry.code.rel, message });
   }
-  if (problems.length > 0 || !('text' in code)) return { policy: null, problems };
+  if ('empty' in code && code.empty) warnings.push(`${entry.code.rel}: is empty; the policy is declared with no code`);
+  if (problems.length > 0 || !('codeDigest' in code)) return { policy: null, problems, warnings };
   const policy: DeclaredPolicy = {
     name: entry.name,
     kind: entry.kind,
     file: entry.code.rel,
-    absolutePath: entry.code.abs,
     settingsFile: entry.settings?.rel ?? null,
-    code: code.text,
+    codeSource: code.source,
+    codeDigest: code.codeDigest,
+    code: null,
     ...settings,
   };
-  return { policy, problems };
+  return { policy, problems, warnings };
 }

@@ -1,29 +1,29 @@
 import type { SourceProblem } from '../errors.js';
 import { keyLabel } from '../yaml/index.js';
 import type { DeclaredPool } from './types.js';
-import { mapLimit } from './map-limit.js';
 import { byName, isValidName, NAME_RULE } from './resource-names.js';
 import { splitPath } from './split-path.js';
 import { readPoolFile, type PoolFile } from './pool-file.js';
 import { withFile } from './settings-file.js';
-import { readText } from './read-text.js';
+import { readYamlText } from './read-code.js';
 import type { FoundFile } from './walk.js';
 
 export const DEFAULT_MAX_AGENT_POOLS = 1;
 
 /** Builds the declared agent pools from `agent-pools/*.yaml`, collecting every problem. */
-export async function readPools(
+export function readPools(
   files: readonly FoundFile[],
   maxAgentPools: number,
-): Promise<{ pools: DeclaredPool[]; problems: SourceProblem[] }> {
+  realRoot: string,
+): { pools: DeclaredPool[]; problems: SourceProblem[] } {
   const problems: SourceProblem[] = [];
-  const read = await mapLimit(files, 8, async (file): Promise<PoolFile | null> => {
+  const read = files.map((file): PoolFile | null => {
     const name = splitPath(file.rel).stem;
     if (!isValidName(name)) {
       problems.push({ file: file.rel, message: `"${name}" is not a valid agent pool name; ${NAME_RULE} (rename the file)` });
       return null;
     }
-    const text = await readText(file);
+    const text = readYamlText(file, realRoot);
     if ('problem' in text) {
       problems.push(text.problem);
       return null;

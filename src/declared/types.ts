@@ -1,4 +1,18 @@
 import type { AgentStatus, EnforcementLevel, PolicyKind } from '../model.js';
+import type { DeclaredCache } from './declared-cache.js';
+import type { WalkLimits } from './walk.js';
+
+/** Where a policy's code was read from, and a digest of the exact bytes that were read and validated. */
+export interface CodeSource {
+  /** Real path of the source root: the code must still resolve under it when it is read again. */
+  root: string;
+  /** Path of the code file through the source root as given. */
+  path: string;
+  /** Size in bytes. */
+  size: number;
+  /** sha256 (hex) of the bytes. */
+  sha256: string;
+}
 
 /** A policy as the declared repo states it. */
 export interface DeclaredPolicy {
@@ -6,12 +20,14 @@ export interface DeclaredPolicy {
   kind: PolicyKind;
   /** Code file, relative to the source root, with `/` separators. */
   file: string;
-  /** Absolute path of the code file, for streaming the upload. */
-  absolutePath: string;
   /** Settings file relative to the source root, or null when there is none. */
   settingsFile: string | null;
-  /** The code exactly as in the file. */
-  code: string;
+  /** The upload sends exactly these bytes, read again and checked against the digest, or nothing. */
+  codeSource: CodeSource;
+  /** Digest of the code as the planner compares it (`codeDigest`: byte order mark dropped, line ends normalised). */
+  codeDigest: string;
+  /** The code exactly as in the file; kept only for policies whose code a plan shows (`withCodeTexts`), else null. */
+  code: string | null;
   /** Without any ownership marker; null when absent. */
   description: string | null;
   enforcementLevel: EnforcementLevel;
@@ -42,9 +58,19 @@ export interface DeclaredPool {
 export interface DeclaredState {
   policies: DeclaredPolicy[];
   pools: DeclaredPool[];
+  /**
+   * Files that are read but look wrong (empty code), or look declared but are not read; the plan shows them among its
+   * warnings. `readDeclared` always sets it.
+   */
+  warnings?: string[];
 }
 
 export interface ReadOptions {
   /** Number of agent pools the organization allows; default 1. */
   maxAgentPools?: number;
+  /** Stops the read between files. */
+  signal?: AbortSignal;
+  /** Files whose size, times and inode did not change since the last read are not parsed again (the daemon keeps one per source). */
+  cache?: DeclaredCache;
+  limits?: WalkLimits;
 }

@@ -1,8 +1,9 @@
-import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
+import { readdirSync, readlinkSync, realpathSync, statSync, type Dirent, type Stats } from 'node:fs';
 import path from 'node:path';
-import type { Stats } from 'node:fs';
 import type { SourceProblem } from '../errors.js';
 import type { PathFilter } from './path-filter.js';
+import { isInside, unreadable } from './read-file.js';
+import { turnTaker } from './turns.js';
 
 /** A file of the source that may declare something. */
 export interface FoundFile {
@@ -10,7 +11,19 @@ export interface FoundFile {
   rel: string;
   abs: string;
   size: number;
+  /** Size, modification time, change time and inode: equal stamps mean an unchanged file. */
+  stamp: string;
 }
+
+/** How much of a repo the walk looks at before it gives up with a clear error. */
+export interface WalkLimits {
+  /** Folders read (each real folder once). @default 50000 */
+  maxDirectories: number;
+  /** Entries (files, folders, links) seen in those folders. @default 500000 */
+  maxEntries: number;
+}
+
+export const DEFAULT_WALK_LIMITS: WalkLimits = { maxDirectories: 50_000, maxEntries: 500_000 };
 
 export interface WalkOptions {
   /** Absolute path of the source root as given. */
@@ -18,81 +31,159 @@ export interface WalkOptions {
   /** The root with every symbolic link resolved; link targets must stay under it. */
   realRoot: string;
   filter: PathFilter;
-  /** Which files to collect. */
-  wanted(rel: string): boolean;
-  /** Folders below the start folder to descend into; 0 reads only its files. */
-  maxDepth: number;
+  limits: WalkLimits;
+  signal?: AbortSignal;
 }
 
-interface Walk extends WalkOptions {
+/** What a walk found: candidate files, and problems and warnings about files that are not what they look like. */
+export interface Walked {
   files: FoundFile[];
   problems: SourceProblem[];
+  warnings: string[];
+}
+
+/** Which paths a folder's walk collects, and which near-misses it reports. */
+export interface FolderRules {
+  /** The folder, relative to the root. */
+  start: string;
+  /** Folders below the start folder to descend into; 0 reads only its files. */
+  maxDepth: number;
+  wanted(rel: string): boolean;
+  /** A problem or warning for a file that is not collected but looks meant to be; null when it is simply not ours. */
+  nearMiss(rel: string): { problem: string } | { warning: string } | null;
+}
+
+/** Entries handled between two turns of the event loop, so a daemon keeps answering while a big repo is read. */
+const YIELD_EVERY = 500;
+
+interface Folder {
+  rel: string;
+  abs: string;
+  /** Real path of the folder. */
+  real: string;
+  depth: number;
 }
 
 /**
- * Lists the wanted files under `start` (a folder relative to the root). Follows symbolic links that stay inside the
- * root and reports those that leave it, dangle or loop. A missing start folder lists nothing.
+ * Lists the candidate files under each folder of `folders` (relative to the root). Each real folder is read once, so
+ * links that reach a folder twice (or loop) cost nothing more: they are reported. Follows symbolic links that stay
+ * inside the root and reports those that leave it or dangle. A missing start folder lists nothing. Stops with a
+ * problem past `limits`.
  */
-export async function walkFolder(start: string, options: WalkOptions): Promise<{ files: FoundFile[]; problems: SourceProblem[] }> {
-  const walk: Walk = { ...options, files: [], problems: [] };
-  await visit(walk, start, 0, new Set([options.realRoot]));
-  walk.files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
-  return { files: walk.files, problems: walk.problems };
+export async function walkSource(folders: readonly FolderRules[], options: WalkOptions): Promise<Walked> {
+  const walked: Walked = { files: [], problems: [], warnings: [] };
+  const seen = new Map<string, string>([[options.realRoot, '.']]);
+  let directories = 0;
+  let entries = 0;
+  const turn = turnTaker(YIELD_EVERY, options.signal);
+  for (const rules of folders) {
+    const startAbs = path.join(options.root, ...rules.start.split('/'));
+    const start = inspect(options, rules, { rel: rules.start, abs: startAbs, real: startAbs, dirent: null }, walked);
+    if (start === null || !start.isDirectory) continue;
+    const stack: Folder[] = [{ rel: rules.start, abs: start.abs, real: start.real, depth: 0 }];
+    seen.set(start.real, rules.start);
+    while (stack.length > 0) {
+      const folder = stack.pop() as Folder;
+      directories += 1;
+      if (directories > options.limits.maxDirectories) return overLimit(walked, `more than ${options.limits.maxDirectories} folders`);
+      let names: Dirent[];
+      try {
+        names = readdirSync(folder.abs, { withFileTypes: true });
+      } catch (error) {
+        walked.problems.push(unreadable(folder.rel, error));
+        continue;
+      }
+      names.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+      for (const dirent of names) {
+        entries += 1;
+        if (entries > options.limits.maxEntries) return overLimit(walked, `more than ${options.limits.maxEntries} files and folders`);
+        await turn();
+        const rel = `${folder.rel}/${dirent.name}`;
+        const entry = { rel, abs: path.join(folder.abs, dirent.name), real: path.join(folder.real, dirent.name), dirent };
+        const found = inspect(options, rules, entry, walked);
+        if (found === null || !found.isDirectory) continue;
+        if (folder.depth >= rules.maxDepth) continue;
+        const first = seen.get(found.real);
+        if (first !== undefined) {
+          walked.problems.push({ file: rel, message: repeatMessage(folder.real, found.real, first) });
+          continue;
+        }
+        seen.set(found.real, rel);
+        stack.push({ rel, abs: found.abs, real: found.real, depth: folder.depth + 1 });
+      }
+    }
+  }
+  walked.files.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+  return walked;
 }
 
-async function visit(walk: Walk, rel: string, depth: number, ancestors: ReadonlySet<string>): Promise<void> {
-  const abs = path.join(walk.root, ...rel.split('/'));
-  const entry = await inspect(abs);
-  if (entry === null) return;
-  if (entry.kind === 'broken') {
-    if (walk.wanted(rel)) walk.problems.push({ file: rel, message: 'is a symbolic link to a missing file' });
-    return;
-  }
-  const isDirectory = entry.stats.isDirectory();
-  if (walk.filter.isIgnored(rel, isDirectory)) return;
-  if (!isDirectory && (!entry.stats.isFile() || !walk.wanted(rel))) return;
-  if (entry.real !== null && !isInside(walk.realRoot, entry.real)) {
-    const target = await readlink(abs);
-    walk.problems.push({ file: rel, message: `is a symbolic link to ${target}, outside the source root; move the target into the repo` });
-    return;
-  }
-  if (!isDirectory) {
-    walk.files.push({ rel, abs, size: entry.stats.size });
-    return;
-  }
-  const real = entry.real ?? (await realpath(abs));
-  if (ancestors.has(real)) {
-    walk.problems.push({ file: rel, message: 'is a symbolic link to one of its own parent folders' });
-    return;
-  }
-  if (depth > walk.maxDepth) return;
-  const names = await readdir(abs);
-  const below = new Set(ancestors).add(real);
-  await Promise.all(names.map((name) => visit(walk, `${rel}/${name}`, depth + 1, below)));
+function repeatMessage(parentReal: string, real: string, first: string): string {
+  if (isInside(real, parentReal)) return 'is a symbolic link to one of its own parent folders';
+  return `is a symbolic link to a folder already read as ${first}; each folder is read once, so remove one of the links`;
 }
 
-type Entry = { kind: 'found'; stats: Stats; real: string | null } | { kind: 'broken' };
+function overLimit(walked: Walked, what: string): Walked {
+  const message = `the repo holds ${what} under policies/ and agent-pools/; nothing was read. Leave folders out with .syncignore`;
+  return { files: [], problems: [...walked.problems, { file: '.', message }], warnings: walked.warnings };
+}
 
-/** Stats a path, following a symbolic link; `real` is set only for links. Null when nothing is there. */
-async function inspect(abs: string): Promise<Entry | null> {
-  let own: Stats;
-  try {
-    own = await lstat(abs);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
+interface Entry {
+  rel: string;
+  /** The path to read it by, through the root as given. */
+  abs: string;
+  /** Its real path when it is not a link itself: the real folder joined with its name. */
+  real: string;
+  /** From the folder listing; null for a start folder, which is always resolved. */
+  dirent: Dirent | null;
+}
+
+/**
+ * Looks at one entry: a collected file is added to `walked`, a problem or warning recorded, and a folder to descend
+ * into returned with its real path. The listing's entry types spare a stat for plain folders and unwanted files.
+ */
+function inspect(options: WalkOptions, rules: FolderRules, entry: Entry, walked: Walked): { isDirectory: boolean; abs: string; real: string } | null {
+  const { rel, abs, dirent } = entry;
+  if (dirent !== null && dirent.isDirectory()) {
+    return options.filter.isIgnored(rel, true) ? null : { isDirectory: true, abs, real: entry.real };
   }
-  if (!own.isSymbolicLink()) return { kind: 'found', stats: own, real: null };
+  if (dirent !== null && !dirent.isSymbolicLink() && !interesting(rules, rel)) return null;
+  let stats: Stats;
+  let real = entry.real;
   try {
-    const real = await realpath(abs);
-    return { kind: 'found', stats: await stat(real), real };
+    if (dirent === null || dirent.isSymbolicLink()) real = realpathSync(abs);
+    stats = statSync(real);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ELOOP') return { kind: 'broken' };
-    throw error;
+    if (dirent === null && code === 'ENOENT') return null;
+    if (code === 'ENOENT' || code === 'ELOOP') {
+      if (rules.wanted(rel)) walked.problems.push({ file: rel, message: 'is a symbolic link to a missing file' });
+      return null;
+    }
+    walked.problems.push(unreadable(rel, error));
+    return null;
   }
+  const isDirectory = stats.isDirectory();
+  if (options.filter.isIgnored(rel, isDirectory)) return null;
+  if (!isDirectory && !interesting(rules, rel)) return null;
+  if (!isInside(options.realRoot, real)) {
+    walked.problems.push({ file: rel, message: `is a symbolic link to ${readlinkSync(abs)}, outside the source root; move the target into the repo` });
+    return null;
+  }
+  if (isDirectory) return { isDirectory, abs, real };
+  if (!stats.isFile()) {
+    walked.problems.push({ file: rel, message: 'is not a regular file (a FIFO, socket or device); it must be a plain file' });
+    return null;
+  }
+  if (rules.wanted(rel)) {
+    walked.files.push({ rel, abs, size: stats.size, stamp: `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}` });
+    return null;
+  }
+  const miss = rules.nearMiss(rel);
+  if (miss !== null && 'problem' in miss) walked.problems.push({ file: rel, message: miss.problem });
+  if (miss !== null && 'warning' in miss) walked.warnings.push(`${rel}: ${miss.warning}`);
+  return null;
 }
 
-function isInside(root: string, target: string): boolean {
-  return target === root || target.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+function interesting(rules: FolderRules, rel: string): boolean {
+  return rules.wanted(rel) || rules.nearMiss(rel) !== null;
 }

@@ -51,18 +51,21 @@ function needsCode(policy: Policy, declared: DeclaredPolicy | undefined): declar
 }
 
 async function withCode(policy: Policy, declared: DeclaredPolicy | undefined, options: ReadLiveOptions): Promise<LivePolicy> {
-  if (!needsCode(policy, declared) || policy.updatedAt === null) return livePolicy(policy, null);
+  if (!needsCode(policy, declared) || policy.updatedAt === null) return livePolicy(policy, null, null);
   const cached = options.codeCache?.get(policy.id, policy.updatedAt);
-  if (cached !== undefined && cached === codeDigest(declared.code)) return livePolicy(policy, declared.code);
+  if (cached !== undefined && cached === declared.codeDigest) return livePolicy(policy, null, cached);
   // null: the service says this policy has no code (404), so the planner plans an upload.
   const code = await options.api.downloadPolicy(policy);
-  if (code !== null) options.codeCache?.set(policy.id, policy.updatedAt, codeDigest(code));
-  return livePolicy(policy, code);
+  if (code === null) return livePolicy(policy, null, null);
+  const digest = codeDigest(code);
+  options.codeCache?.set(policy.id, policy.updatedAt, digest);
+  // The text is kept only when a plan will show it.
+  return livePolicy(policy, digest === declared.codeDigest ? null : code, digest);
 }
 
-function livePolicy(policy: Policy, code: string | null): LivePolicy {
+function livePolicy(policy: Policy, code: string | null, digest: string | null): LivePolicy {
   const { id, name, kind, description, query, enforcementLevel, policySetIds, updatedAt } = policy;
-  return { id, name, kind, description, query, enforcementLevel, policySetIds, updatedAt, code };
+  return { id, name, kind, description, query, enforcementLevel, policySetIds, updatedAt, code, codeDigest: digest };
 }
 
 function livePool(pool: AgentPool, agents: Agent[]): LivePool {

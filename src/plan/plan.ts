@@ -15,7 +15,7 @@ export function planChanges(declared: DeclaredState, live: LiveState, options: P
   const pools = planPools(declared.pools, live.pools, options);
   const prune = planPrune(declared, live, pools.claimed, options);
   const changes: Change[] = sortChanges([...policies.changes, ...pools.changes, ...prune.deletes]);
-  const warnings = [...policies.warnings, ...pools.warnings];
+  const warnings = [...(declared.warnings ?? []), ...policies.warnings, ...pools.warnings];
   if (prune.kept.length > 0) {
     warnings.push(`not declared and kept because prune is off: ${prune.kept.join(', ')}`);
   }

@@ -88,7 +88,7 @@ function replaceChange(policy: DeclaredPolicy, current: LivePolicy): PolicyChang
   diffField(fields, 'description', stripMarker(current.description), policy.description, sameText);
   diffField(fields, 'enforcement-level', current.enforcementLevel, policy.enforcementLevel, strictEqual);
   diffField(fields, 'query', current.query, policy.kind === 'opa' ? policy.query : null, strictEqual);
-  diffField(fields, 'code', current.code, policy.code, (live, declared) => declared !== null && sameCode(declared, live));
+  if (!sameCode(policy, current)) fields['code'] = { before: current.code, after: policy.code };
   return {
     resource: 'policy', name: policy.name, id: current.id, action: 'replace', reason: 'kind changed', fields,
     declared: policy, live: current, uploadCode: true, adoptMarker: false,
@@ -100,7 +100,7 @@ function updateChange(policy: DeclaredPolicy, current: LivePolicy, options: Plan
   diffField(fields, 'description', stripMarker(current.description), policy.description, sameText);
   diffField(fields, 'enforcement-level', current.enforcementLevel, policy.enforcementLevel, strictEqual);
   if (policy.kind === 'opa') diffField(fields, 'query', current.query, policy.query, strictEqual);
-  diffField(fields, 'code', current.code, policy.code, (live, declared) => declared !== null && sameCode(declared, live));
+  if (!sameCode(policy, current)) fields['code'] = { before: current.code, after: policy.code };
   const adopt = options.ownership === 'marker' && markerSource(current.description) !== options.source;
   const names = Object.keys(fields);
   if (names.length === 0 && !adopt) return null;
@@ -112,9 +112,26 @@ function updateChange(policy: DeclaredPolicy, current: LivePolicy, options: Plan
   };
 }
 
-/** Whether live code equals the declared code; a line-end-only difference is not drift, null (never uploaded) always differs. */
-export function sameCode(declared: string, live: string | null): boolean {
-  return live !== null && normalizeLineEnds(declared) === normalizeLineEnds(live);
+/**
+ * Whether the live code equals the declared code, by digest (byte order mark and line ends do not count, see
+ * src/code-digest.ts); code never uploaded, or not fetched, always differs.
+ */
+export function sameCode(declared: DeclaredPolicy, live: LivePolicy): boolean {
+  return live.codeDigest !== null && live.codeDigest === declared.codeDigest;
+}
+
+/**
+ * The declared policies whose code a plan carries (creates, replaces, code drift): only their texts need loading
+ * (`withCodeTexts`) before planning.
+ */
+export function policiesShowingCode(declared: readonly DeclaredPolicy[], live: readonly LivePolicy[]): Set<string> {
+  const byName = new Map(live.map((policy) => [policy.name, policy]));
+  const names = new Set<string>();
+  for (const policy of declared) {
+    const current = byName.get(policy.name);
+    if (current === undefined || current.kind !== policy.kind || !sameCode(policy, current)) names.add(policy.name);
+  }
+  return names;
 }
 
 /** Text compared with line ends normalised (CRLF/CR -> LF). */

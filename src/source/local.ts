@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { watch } from 'chokidar';
-import { isDeclaredPath, loadPathFilter, SYNCIGNORE_FILE, type PathFilter } from '../declared/index.js';
+import { isDeclaredPath, SYNCIGNORE_FILE, watchPathFilter, type PathFilter } from '../declared/index.js';
 import type { Source, SourceWatch } from './types.js';
 
 /** A local folder, read where it is; a watch on it triggers passes. */
@@ -26,7 +26,7 @@ function isUnwatchedPath(root: string, file: string): boolean {
  * Resolves once the initial scan is done, so changes made after that are seen.
  */
 async function watchFolder(root: string, onChange: () => void, debounceMs = 300): Promise<SourceWatch> {
-  let filter = await loadPathFilter(root);
+  let filter = await watchPathFilter(root);
   let timer: NodeJS.Timeout | null = null;
   const watcher = watch(root, { ignoreInitial: true, ignored: (file) => isUnwatchedPath(root, file) });
   watcher.on('all', (event, file) => {
@@ -34,7 +34,7 @@ async function watchFolder(root: string, onChange: () => void, debounceMs = 300)
     const isDirectory = event === 'addDir' || event === 'unlinkDir';
     if (rel === SYNCIGNORE_FILE) {
       // Later events are judged by the new rules; this change itself always counts.
-      void loadPathFilter(root).then((next) => (filter = next), () => undefined);
+      void watchPathFilter(root).then((next) => (filter = next), () => undefined);
     } else if (!declares(rel, isDirectory, filter)) {
       return;
     }

@@ -1,12 +1,13 @@
 /**
  * A plan fixture's live state put into the real emulator, so a plan can be applied for real: one
  * organization per fixture, its pools and agents from the seed, its policies (and their code) created
- * through the API. Declared code is written to a temp folder, from where the apply uploads it.
+ * through the API. Declared code is written to a temp folder, from where the apply reads and checks it.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ApiClient } from '../../src/api/client.js';
-import type { DeclaredState } from '../../src/declared/types.js';
+import type { CodeSource, DeclaredState } from '../../src/declared/types.js';
 import type { SeedOrganization } from '../../src/emulator/index.js';
 import { readLive } from '../../src/live/read-live.js';
 import { silentLogger } from '../../src/logger.js';
@@ -64,11 +65,13 @@ export async function emulateCase(c: PlanCase, baseUrl: string, token: string, d
       query: policy.query,
       policySetIds: policy.policySetIds,
     });
-    if (policy.code !== null) await api.uploadPolicy(created.id, await writeCode(path.join(dir, 'live', `${policy.name}.code`), policy.code));
+    if (policy.code !== null) await api.uploadPolicy(created.id, Buffer.from(policy.code));
   }
+  await mkdir(path.join(dir, 'declared'), { recursive: true });
+  const root = await realpath(path.join(dir, 'declared'));
   const policies = await Promise.all(c.declared.policies.map(async (policy) => ({
     ...policy,
-    absolutePath: await writeCode(path.join(dir, 'declared', policy.file), policy.code),
+    codeSource: await writeCode(root, policy.file, policy.code ?? ''),
   })));
   const declared = { ...c.declared, policies };
   return {
@@ -78,8 +81,11 @@ export async function emulateCase(c: PlanCase, baseUrl: string, token: string, d
   };
 }
 
-async function writeCode(file: string, code: string): Promise<string> {
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, code);
-  return file;
+/** Writes a declared policy's code where the apply reads it from, with the digest the apply checks. */
+async function writeCode(root: string, file: string, code: string): Promise<CodeSource> {
+  const abs = path.join(root, file);
+  await mkdir(path.dirname(abs), { recursive: true });
+  const bytes = Buffer.from(code);
+  await writeFile(abs, bytes);
+  return { root, path: abs, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
 }

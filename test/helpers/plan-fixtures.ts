@@ -1,6 +1,7 @@
 /** Table fixtures for the pure planner: compact JSON of declared and live state, filled with defaults. */
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { codeDigest } from '../../src/code-digest.js';
 import type { DeclaredPolicy, DeclaredPool, DeclaredState } from '../../src/declared/types.js';
 import type { LiveAgent, LivePolicy, LivePool, LiveState } from '../../src/model.js';
 import type { Change, Plan, PlanOptions } from '../../src/plan/types.js';
@@ -12,9 +13,11 @@ export const UPDATE_GOLDEN = process.env['UPDATE_GOLDEN'] === '1';
 export function declaredPolicy(p: Partial<DeclaredPolicy> & { name: string }): DeclaredPolicy {
   const kind = p.kind ?? 'native';
   const file = p.file ?? `policies/${p.name}.${kind === 'opa' ? 'rego' : 'native'}`;
+  const code = p.code ?? '';
   return {
-    kind, file, absolutePath: `/repo/${file}`, settingsFile: null, code: '', description: null,
-    enforcementLevel: 'advisory', query: null, policySets: null, ...p,
+    kind, file, settingsFile: null, description: null, enforcementLevel: 'advisory', query: null, policySets: null,
+    codeSource: { root: '/repo', path: `/repo/${file}`, size: Buffer.byteLength(code), sha256: '' },
+    codeDigest: codeDigest(code), ...p, code,
   };
 }
 
@@ -27,9 +30,10 @@ export function declaredPool(p: Partial<DeclaredPool> & { name: string }): Decla
 
 export function livePolicy(p: Partial<LivePolicy> & { name: string }): LivePolicy {
   const id = p.id ?? `pol-${p.name}`;
+  const code = p.code === undefined ? '' : p.code;
   return {
     id, description: null, kind: 'native', query: null, enforcementLevel: 'advisory',
-    policySetIds: [], updatedAt: '2026-01-01T00:00:00.000Z', code: '', ...p,
+    policySetIds: [], updatedAt: '2026-01-01T00:00:00.000Z', ...p, code, codeDigest: code === null ? null : codeDigest(code),
   };
 }
 

@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import { codeDigest } from '../code-digest.js';
+import type { SourceProblem } from '../errors.js';
+import { MAX_CODE_BYTES } from '../model.js';
+import { decodeText, readSourceFile } from './read-file.js';
+import type { CodeSource, DeclaredPolicy, DeclaredState } from './types.js';
+import type { FoundFile } from './walk.js';
+
+/** The largest settings or agent pool file read. */
+export const MAX_YAML_BYTES = 1_048_576;
+
+/** Policy code read, validated and hashed; its text is not kept. */
+export interface CodeRead {
+  source: CodeSource;
+  codeDigest: string;
+  empty: boolean;
+}
+
+/** Reads policy code after checking its size from the walk, so an oversized file is never loaded. */
+export function readCodeFile(file: FoundFile, realRoot: string): CodeRead | { problem: SourceProblem } {
+  if (file.size > MAX_CODE_BYTES) {
+    const message = `is ${file.size} bytes; policy code may be at most ${MAX_CODE_BYTES} bytes (10 MiB)`;
+    return { problem: { file: file.rel, message } };
+  }
+  const read = readSourceFile(realRoot, file.rel, file.abs, MAX_CODE_BYTES);
+  if ('problem' in read) return read;
+  const text = decodeText(file.rel, read.bytes);
+  if ('problem' in text) return text;
+  const source: CodeSource = { root: realRoot, path: file.abs, size: read.bytes.length, sha256: sha256(read.bytes) };
+  return { source, codeDigest: codeDigest(text.text), empty: read.bytes.length === 0 };
+}
+
+/** Reads a settings or agent pool file as UTF-8 text. */
+export function readYamlText(file: FoundFile, realRoot: string): { text: string } | { problem: SourceProblem } {
+  const read = readSourceFile(realRoot, file.rel, file.abs, MAX_YAML_BYTES);
+  return 'problem' in read ? read : decodeText(file.rel, read.bytes);
+}
+
+/** The policy's code file changed (or was swapped for a link) after it was read and validated. */
+export class CodeChangedError extends Error {
+  override name = 'CodeChangedError';
+  constructor(readonly file: string, detail: string | null) {
+    const why = detail === null ? '' : ` (it ${detail})`;
+    super(`${file} changed since it was read and validated${why}; nothing was uploaded, the next pass reads it again`);
+  }
+}
+
+/**
+ * The code bytes of `policy` exactly as they were read and validated: read again (never through a link that leaves
+ * the source root) and checked against the digest of the bytes then.
+ * @throws CodeChangedError when they differ or cannot be read.
+ */
+export function readVerifiedCode(policy: DeclaredPolicy): Promise<Buffer> {
+  const { codeSource: source, file } = policy;
+  const read = readSourceFile(source.root, file, source.path, MAX_CODE_BYTES);
+  if ('problem' in read) return Promise.reject(new CodeChangedError(file, read.problem.message.replace(/;.*$/, '')));
+  if (read.bytes.length !== source.size || sha256(read.bytes) !== source.sha256) {
+    return Promise.reject(new CodeChangedError(file, null));
+  }
+  return Promise.resolve(read.bytes);
+}
+
+/**
+ * The declared state with the code text of the policies named in `names` loaded (checked against the digest, as for
+ * the upload), so a plan can show it; every other policy keeps no text.
+ */
+export async function withCodeTexts(declared: DeclaredState, names: ReadonlySet<string>): Promise<DeclaredState> {
+  const policies: DeclaredPolicy[] = [];
+  for (const policy of declared.policies) {
+    if (!names.has(policy.name) || policy.code !== null) {
+      policies.push(policy);
+      continue;
+    }
+    const bytes = await readVerifiedCode(policy);
+    policies.push({ ...policy, code: bytes.toString('utf8') });
+  }
+  return { ...declared, policies };
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
