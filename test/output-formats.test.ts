@@ -108,7 +108,7 @@ test('Markdown code diffs use a fence no line inside can close', () => {
     { policies: [livePolicy({ name: 'fence', code, description: '<!-- managed-by: policy-pool-sync source=main -->' })], pools: [] },
     defaultOptions());
   const md = renderMarkdown([{ name: 'main', organization: 'org', revision: null, plan }]);
-  assert.ok(md.includes('````diff\n'));
-  assert.ok(md.includes('\n-y = 2\n+y = 3\n````\n'));
-  assert.ok(md.includes('<details><summary>Code diff of policy <code>fence</code></summary>'));
+  assert.ok(md.includes('  ````diff\n'));
+  assert.ok(md.includes('\n  -y = 2\n  +y = 3\n  ````\n'));
+  assert.ok(md.includes('<details><summary><b>~ update</b> policy <code>fence</code>'));
 });

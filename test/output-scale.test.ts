@@ -51,10 +51,14 @@ describe('a plan of 20,000 policies', () => {
     assert.ok(!json.includes('# policy 0 line'), 'no code text');
   });
 
-  it('renders as Markdown', () => {
+  it('renders as Markdown within one comment, every change listed or counted', () => {
     const md = renderMarkdown(plans);
+    assert.ok(md.length <= 60_000, `${md.length} characters`);
     assert.ok(md.includes(`| ${COUNT} | 1 | 0 | 0 |`));
-    assert.equal(md.split('\n').filter((l) => l.startsWith('- **+ create** policy')).length, COUNT);
+    const listed = md.split('\n').filter((l) => /^- (\*\*\+ create\*\*|<details><summary><b>\+ create<\/b>) policy/.test(l)).length;
+    const more = /#### To create \(\d+\)\n\n(?:.*\n)*?- … and (\d+) more\n/.exec(md);
+    assert.ok(more, 'the cut list of creations says how many are left out');
+    assert.equal(listed + Number(more[1]), COUNT);
   });
 });
 

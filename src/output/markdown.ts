@@ -1,123 +1,134 @@
-import { normalizeLineEnds } from '../line-ends.js';
 import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
-import { closingLines, codeDiffLines, describeCode, formatValue, hasCodeDiff, noPlanLine, pushAll, sourceErrors, summarize } from './describe.js';
+import { closingLines, codeDiffLines, describeCode, formatValue, hasCodeDiff, keptLine, noPlanLine, sourceErrors, summarize, type PlanSummary } from './describe.js';
+import { escapeHtml, escapeText, fencedBlock, inlineCode } from './markdown-escape.js';
+import { fitToBudget, type Listing } from './markdown-budget.js';
 
-/** A pull-request comment should stay well under GitHub's 65,536 characters: long diffs are cut. */
-const MAX_DIFF_LINES = 400;
+export { inlineCode } from './markdown-escape.js';
+
+/** The whole document stays under this, so it fits in one GitHub comment (65,536 characters) with room to spare. */
+export const MARKDOWN_LIMIT = 60_000;
+/** Each code diff is cut after this many lines, and each line after this many characters. */
+const MAX_DIFF_LINES = 60;
+const MAX_DIFF_LINE = 200;
+
+const ORDER: readonly ChangeAction[] = ['create', 'replace', 'update', 'delete'];
 const LABEL: Record<ChangeAction, string> = { create: '+ create', update: '~ update', replace: '-/+ replace', delete: '- delete' };
+const GROUP: Record<ChangeAction, string> = { create: 'To create', update: 'To update in place', replace: 'To replace', delete: 'To delete' };
 
-function value(name: string, v: unknown): string {
-  return name === 'code' ? describeCode(v) : inlineCode(formatValue(v));
+/**
+ * The first line of the document: a hidden marker naming the source(s), so that a bot can find and update its own
+ * comment instead of adding one per run. Several sources make one comment naming them all, comma-separated.
+ */
+export function markerLine(plans: readonly SourcePlan[]): string {
+  const names = plans.map((p) => p.name.replace(/[^\w.-]/g, '_')).join(',');
+  return `<!-- policy-pool-sync plan source=${names} -->`;
 }
 
-function changeItem(change: Change): string[] {
-  const id = change.id === null ? '' : ` (${inlineCode(change.id)})`;
-  const lines = [`- **${LABEL[change.action]}** ${change.resource} ${inlineCode(change.name)}${id}: ${escapeText(change.reason)}`];
-  for (const [name, field] of Object.entries(change.fields)) {
-    if (name === 'code' && hasCodeDiff(change)) {
-      lines.push(`  - ${inlineCode(name)}: changed, see the diff below`);
-    } else if (change.action === 'create' || field.before === null) {
-      lines.push(`  - ${inlineCode(name)}: ${value(name, field.after)}`);
-    } else {
-      lines.push(`  - ${inlineCode(name)}: ${value(name, field.before)} → ${value(name, field.after)}`);
-    }
-  }
-  return lines;
-}
-
-function diffBlock(change: Change): string[] {
-  const all = codeDiffLines(change);
-  const shown = all.slice(0, MAX_DIFF_LINES);
-  if (all.length > shown.length) shown.push(`… ${all.length - shown.length} more lines of this diff`);
-  return [
-    `<details><summary>Code diff of ${escapeHtml(change.resource)} <code>${escapeHtml(change.name)}</code></summary>`,
-    '',
-    ...fencedBlock(shown, 'diff'),
-    '',
-    '</details>',
-    '',
-  ];
-}
-
-function renderSource(source: SourcePlan): string[] {
-  const { plan } = source;
-  const revision = source.revision === null ? 'no revision' : `revision ${inlineCode(source.revision)}`;
-  const lines = [`### Source ${inlineCode(source.name)}`, '', `Organization ${inlineCode(source.organization)}, ${revision}.`, ''];
-  if (plan === null) lines.push(`**${noPlanLine(source)}**`, '');
-  else if (plan.changes.length === 0) lines.push('No changes.', '');
-  else {
-    for (const change of plan.changes) pushAll(lines, changeItem(change));
-    lines.push('');
-  }
-  for (const change of plan?.changes ?? []) if (hasCodeDiff(change)) pushAll(lines, diffBlock(change));
-  const warnings = plan?.warnings ?? [];
-  if (warnings.length > 0) {
-    lines.push('**Warnings**', '');
-    for (const warning of warnings) lines.push(`- ⚠️ ${escapeText(warning)}`);
-    lines.push('');
-  }
-  const errors = sourceErrors(source);
-  if (errors.length > 0) {
-    lines.push('**Errors**', '');
-    for (const error of errors) lines.push(`- ❌ ${escapeText(error)}`);
-    lines.push('');
-  }
-  return lines;
-}
-
-/** The plan for a pull-request comment or a CI step summary: a heading, a summary table, then each source. */
+/**
+ * The plan for a pull-request comment or a CI step summary, at most MARKDOWN_LIMIT characters however large:
+ * the marker, the closing line and a table of counts per source first; then, per source, its errors, its changes
+ * grouped by action (each with its fields and code diff folded in `<details>`), and its warnings, folded too.
+ * What does not fit is listed more briefly, and what still does not fit ends its list with "… and N more".
+ */
 export function renderMarkdown(plans: readonly SourcePlan[]): string {
-  const summary = summarize(plans);
-  const lines = [
+  const head = [
+    markerLine(plans),
     '## policy-pool-sync plan',
     '',
-    ...closingLines(plans).flatMap((line) => [`**${line}**`, '']),
-    '| Create | Update | Replace | Delete |',
-    '| ---: | ---: | ---: | ---: |',
-    `| ${summary.create} | ${summary.update} | ${summary.replace} | ${summary.delete} |`,
+    ...closingLines(plans, 'below').flatMap((line) => [`**${line}**`, '']),
+    ...countsTable(plans),
     '',
   ];
-  for (const source of plans) pushAll(lines, renderSource(source));
-  return `${lines.join('\n').replace(/\n+$/, '')}\n`;
+  const sections = plans.map(sourceListings);
+  return fitToBudget({ head, sections, limit: MARKDOWN_LIMIT });
 }
 
-// Escaping: any text from the repo or the API must print as itself.
-
-/** Free text for Markdown: HTML special characters as entities, Markdown punctuation backslash-escaped, on one line. */
-function escapeText(text: string): string {
-  return normalizeLineEnds(text)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/([\\`*_[\]|~#!])/g, '\\$1')
-    .replace(/\n/g, ' ');
-}
-
-/** Text for inside HTML tags such as `<summary>`. */
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-function longestRun(text: string, char: string): number {
-  let longest = 0;
-  let run = 0;
-  for (const c of text) {
-    run = c === char ? run + 1 : 0;
-    longest = Math.max(longest, run);
+function countsTable(plans: readonly SourcePlan[]): string[] {
+  const row = (label: string, s: PlanSummary, status: string) =>
+    `| ${label} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${status} |`;
+  const lines = ['| Source | Create | Update | Replace | Delete | Status |', '| --- | ---: | ---: | ---: | ---: | --- |'];
+  for (const source of plans) {
+    if (source.plan === null) lines.push(`| ${inlineCode(source.name)} | – | – | – | – | ${escapeText(noPlanLine(source).replace(/^No plan: /, 'no plan: '))} |`);
+    else lines.push(row(inlineCode(source.name), summarize([source]), sourceStatus(source)));
   }
-  return longest;
+  if (plans.length > 1) lines.push(row('**Total**', summarize(plans), ''));
+  return lines;
 }
 
-/** A code span that holds any text: a fence longer than any backtick run inside, pipes escaped for tables. */
-export function inlineCode(text: string): string {
-  const oneLine = normalizeLineEnds(text).replace(/\n/g, ' ');
-  const fence = '`'.repeat(longestRun(oneLine, '`') + 1);
-  const pad = oneLine.startsWith('`') || oneLine.endsWith('`') || oneLine.startsWith(' ') ? ' ' : '';
-  return `${fence}${pad}${oneLine.replace(/\|/g, '\\|')}${pad}${fence}`;
+function sourceStatus(source: SourcePlan): string {
+  const errors = sourceErrors(source).length;
+  if (errors > 0) return `${errors} error${errors === 1 ? '' : 's'}`;
+  if ((source.plan?.changes.length ?? 0) > 0) return 'changes';
+  const kept = source.plan?.keptUndeclared ?? 0;
+  return kept > 0 ? `no changes; ${kept} undeclared kept` : 'in sync';
 }
 
-/** A fenced code block that no line inside can close early. */
-function fencedBlock(lines: readonly string[], language: string): string[] {
-  const fence = '`'.repeat(Math.max(3, longestRun(lines.join('\n'), '`') + 1));
-  return [`${fence}${language}`, ...lines, fence];
+/** One source as lists the budget can shorten: errors, the change groups, warnings. */
+function sourceListings(source: SourcePlan): { header: string[]; listings: Listing[] } {
+  const { plan } = source;
+  const revision = source.revision === null ? 'no revision' : `revision ${inlineCode(source.revision)}`;
+  const header = [`### Source ${inlineCode(source.name)}`, '', `Organization ${inlineCode(source.organization)}, ${revision}.`, ''];
+  if (plan === null) header.push(`**${noPlanLine(source)}**`, '');
+  else if (plan.changes.length === 0) header.push('No changes.', '');
+  if (plan !== null && (plan.keptUndeclared ?? 0) > 0) header.push(keptLine(plan.keptUndeclared ?? 0), '');
+
+  const listings: Listing[] = [];
+  const errors = sourceErrors(source);
+  if (errors.length > 0) {
+    listings.push({ title: ['**Errors**', ''], items: errors.map((e) => ({ brief: `- ❌ ${escapeText(clip(e, 1000))}` })), footer: [''] });
+  }
+  for (const action of ORDER) {
+    const changes = (plan?.changes ?? []).filter((c) => c.action === action);
+    if (changes.length === 0) continue;
+    listings.push({
+      title: [`#### ${GROUP[action]} (${changes.length})`, ''],
+      items: changes.map((c) => ({ brief: briefLine(c), full: () => fullItem(c) })),
+      footer: [''],
+    });
+  }
+  const warnings = plan?.warnings ?? [];
+  if (warnings.length > 0) {
+    listings.push({
+      title: [`<details><summary>⚠️ ${warnings.length} warning${warnings.length === 1 ? '' : 's'}</summary>`, ''],
+      items: warnings.map((w) => ({ brief: `- ${escapeText(clip(w, 1000))}` })),
+      footer: ['', '</details>', ''],
+    });
+  }
+  return { header, listings };
+}
+
+/** One line: the action, the resource and the reason. */
+function briefLine(change: Change): string {
+  const id = change.id === null ? '' : ` (${inlineCode(change.id)})`;
+  return `- **${LABEL[change.action]}** ${change.resource} ${inlineCode(change.name)}${id}: ${escapeText(clip(change.reason, 500))}`;
+}
+
+/** The same line opening a `<details>` with each field's before and after, and the code diff. */
+function fullItem(change: Change): string {
+  const id = change.id === null ? '' : ` (<code>${escapeHtml(change.id)}</code>)`;
+  const summary = `<b>${escapeHtml(LABEL[change.action])}</b> ${change.resource} <code>${escapeHtml(change.name)}</code>${id}: ${escapeHtml(clip(change.reason, 500))}`;
+  const lines = [`- <details><summary>${summary}</summary>`, ''];
+  for (const [name, field] of Object.entries(change.fields)) {
+    if (name === 'code' && hasCodeDiff(change)) lines.push(`  - ${inlineCode(name)}: changed, diff below`);
+    else if (change.action === 'create' || field.before === null) lines.push(`  - ${inlineCode(name)}: ${value(name, field.after)}`);
+    else lines.push(`  - ${inlineCode(name)}: ${value(name, field.before)} → ${value(name, field.after)}`);
+  }
+  if (hasCodeDiff(change)) lines.push('', ...fencedBlock(cappedDiff(change), 'diff').map((l) => `  ${l}`));
+  lines.push('', '  </details>');
+  return lines.join('\n');
+}
+
+function value(name: string, v: unknown): string {
+  return name === 'code' ? describeCode(v) : inlineCode(clip(formatValue(v), 300));
+}
+
+function cappedDiff(change: Change): string[] {
+  const all = codeDiffLines(change);
+  const shown = all.slice(0, MAX_DIFF_LINES).map((line) => clip(line, MAX_DIFF_LINE));
+  if (all.length > shown.length) shown.push(`… ${all.length - shown.length} more lines (the text and JSON plans have the whole diff)`);
+  return shown;
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

@@ -23,7 +23,7 @@ export function checkGuards(declared: DeclaredState, changes: readonly Change[],
     const including = replaces === 0 ? '' : ` (${replaces} of them replaced: deleted, then created again)`;
     errors.push(
       `the plan would delete ${count(counted.length)}${including}, more than max-deletes (${options.maxDeletes}); refusing to apply. ` +
-        'Check the deletions above, then pass --force or raise max-deletes.',
+        'Check the planned deletions, then pass --force or raise max-deletes.',
     );
   }
   return errors;

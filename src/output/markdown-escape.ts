@@ -1,0 +1,42 @@
+import { normalizeLineEnds } from '../line-ends.js';
+
+// Escaping: any text from the repo or the API must print as itself.
+
+/** Free text for Markdown: HTML special characters as entities, Markdown punctuation backslash-escaped, on one line. */
+export function escapeText(text: string): string {
+  return normalizeLineEnds(text)
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/([\\`*_[\]|~#!])/g, '\\$1')
+    .replace(/\n/g, ' ');
+}
+
+/** Text for inside HTML tags such as `<summary>`. */
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+function longestRun(text: string, char: string): number {
+  let longest = 0;
+  let run = 0;
+  for (const c of text) {
+    run = c === char ? run + 1 : 0;
+    longest = Math.max(longest, run);
+  }
+  return longest;
+}
+
+/** A code span that holds any text: a fence longer than any backtick run inside, pipes escaped for tables. */
+export function inlineCode(text: string): string {
+  const oneLine = normalizeLineEnds(text).replace(/\n/g, ' ');
+  const fence = '`'.repeat(longestRun(oneLine, '`') + 1);
+  const pad = oneLine.startsWith('`') || oneLine.endsWith('`') || oneLine.startsWith(' ') ? ' ' : '';
+  return `${fence}${pad}${oneLine.replace(/\|/g, '\\|')}${pad}${fence}`;
+}
+
+/** A fenced code block that no line inside can close early. */
+export function fencedBlock(lines: readonly string[], language: string): string[] {
+  const fence = '`'.repeat(Math.max(3, longestRun(lines.join('\n'), '`') + 1));
+  return [`${fence}${language}`, ...lines, fence];
+}
