@@ -1,54 +1,108 @@
 import type { Clock } from './clock.js';
+import type { RateLimitHeaders } from './rate-limit-headers.js';
 
-/** Rate-limit headers of one response, already parsed. */
-export interface RateLimitHeaders {
-  limit: number | null;
-  remaining: number | null;
-  /** Seconds until the server's window ends. */
-  resetSeconds: number | null;
-}
+export type { RateLimitHeaders } from './rate-limit-headers.js';
 
 /** Limit assumed until the first response says otherwise (docs/api-behaviour.md, Rate limits: 30 per second). */
 const ASSUMED_LIMIT = 30;
-/** Margin past the server's window end before sending again. */
-const WINDOW_MARGIN_MS = 5;
+/** The server counts one second; the client counts a little more, for the jitter between its clock and the server's. */
+const WINDOW_MS = 1000;
+const WINDOW_GUARD_MS = 25;
+/** Share of the budget the spacing aims for: where it starts, the most it grows to, the least it shrinks to. */
+const START_SHARE = 0.95;
+const MAX_SHARE = 0.97;
+const MIN_SHARE = 0.3;
+/** Additive increase: the share grows by this much for every budget's worth of answers that were not 429. */
+const SHARE_STEP = 0.02;
+/** Multiplicative decrease on a 429. */
+const SHARE_CUT = 0.9;
+/** Weight of the newest sample in the estimate of what other clients of the same user spend. */
+const OTHERS_WEIGHT = 0.2;
+/** How far behind its schedule the pacer may fall and still catch up. */
+const MAX_CATCH_UP_MS = 250;
+/** Margin past the moment the server's window frees a slot before sending again. */
+const RESET_MARGIN_MS = 5;
+
+/** One start slot: how long it waited, and when the request started (to match its answer with). */
+export interface Slot {
+  waitedMs: number;
+  startedAt: number;
+}
 
 /**
- * Spaces request starts evenly at the server's rate limit instead of bursting, and holds every
- * start back while the server's window is exhausted or after a 429. One pacer per client.
+ * Holds request starts to what the server's rate limit leaves this client. The limit counts every
+ * client of the same user, so the pacer learns rather than assumes:
+ * - it follows `x-ratelimit-limit` (a configured number is a ceiling on it, never a promise);
+ * - from `x-ratelimit-remaining` it estimates what other clients spend, and paces at a share of the
+ *   rest, spacing starts evenly and never starting more in any second than the rest allows;
+ * - the share grows additively while answers come back, and shrinks multiplicatively on a 429;
+ * - a window reported full, or a 429, holds every start until the server says a slot frees.
+ * One pacer per client.
  */
 export class Pacer {
-  private limit: number;
+  /** Announced by the server; null before any answer, 0 when the server announces none. */
+  private announced: number | null = null;
+  private share = START_SHARE;
+  /** Requests per window that other clients of the same user spend, as estimated. */
+  private others = 0;
+  /** Start times of this client's requests that may still count on the server, oldest first. */
+  private readonly starts: number[] = [];
   private lastSlot = -Infinity;
   private pausedUntil = -Infinity;
-  private readonly waiters: Array<() => void> = [];
+  private readonly waiters: Array<(startedAt: number) => void> = [];
   private pumping = false;
 
-  constructor(private readonly clock: Clock, private readonly configured: 'auto' | number) {
-    this.limit = configured === 'auto' ? ASSUMED_LIMIT : configured;
+  constructor(private readonly clock: Clock, private readonly configured: 'auto' | number) {}
+
+  /** The limit paced to: the announced one, capped by a configured number; 0 when nothing is to be paced. */
+  get limit(): number {
+    const ceiling = this.configured === 'auto' ? Infinity : this.configured;
+    const announced = this.announced ?? (this.configured === 'auto' ? ASSUMED_LIMIT : ceiling);
+    if (announced === 0) return this.configured === 'auto' ? 0 : ceiling;
+    return Math.min(ceiling, announced);
   }
 
+  /** Requests per second the spacing aims for now. */
   get requestsPerSecond(): number {
-    return this.limit;
+    return this.limit === 0 ? Infinity : this.budget() * this.share;
   }
 
-  /** Waits for the next start slot (first come, first served); resolves with the milliseconds waited. */
-  acquire(): Promise<number> {
+  /** Waits for the next start slot (first come, first served). */
+  acquire(): Promise<Slot> {
     const enqueued = this.clock.now();
-    const released = new Promise<void>((resolve) => this.waiters.push(resolve));
+    const released = new Promise<number>((resolve) => this.waiters.push(resolve));
     if (!this.pumping) void this.pump();
-    return released.then(() => this.clock.now() - enqueued);
+    return released.then((startedAt) => ({ waitedMs: startedAt - enqueued, startedAt }));
+  }
+
+  /** Learns from an answer that was not a 429 to the request started at `startedAt` (default: now). */
+  observe(headers: RateLimitHeaders, startedAt = this.clock.now()): void {
+    this.announced = headers.limit ?? 0;
+    if (headers.limit !== null && headers.remaining !== null) {
+      const spentOnServer = headers.limit - headers.remaining;
+      const sample = spentOnServer - this.startsWithin(startedAt - WINDOW_MS, startedAt);
+      this.others += OTHERS_WEIGHT * (sample - this.others);
+    }
+    if (this.limit > 0) this.share = Math.min(MAX_SHARE, this.share + SHARE_STEP / this.budget());
+    // Requests started after this one take slots the answer still counted as free.
+    const ahead = this.startsWithin(startedAt, Infinity);
+    if (headers.remaining !== null && headers.remaining - ahead <= 0 && headers.resetSeconds !== null) {
+      this.pauseFor(headers.resetSeconds * 1000 + RESET_MARGIN_MS);
+    }
   }
 
   /**
-   * Learns from a response: follows the limit in auto mode (a server that announces none is not
-   * paced, 429s still are), waits out an exhausted window.
+   * A 429 to the request started at `startedAt`: the server did not count it, the share shrinks, and
+   * every start waits the announced reset plus a little jitter. Returns that wait in milliseconds.
    */
-  observe(headers: RateLimitHeaders): void {
-    if (this.configured === 'auto') this.limit = headers.limit ?? 0;
-    if (headers.remaining !== null && headers.remaining <= 0 && headers.resetSeconds !== null) {
-      this.pauseFor(headers.resetSeconds * 1000 + WINDOW_MARGIN_MS);
-    }
+  rateLimited(headers: RateLimitHeaders, startedAt: number): number {
+    const index = this.starts.lastIndexOf(startedAt);
+    if (index >= 0) this.starts.splice(index, 1);
+    if (headers.limit !== null) this.announced = headers.limit;
+    this.share = Math.max(MIN_SHARE, this.share * SHARE_CUT);
+    const waitMs = (headers.resetSeconds ?? 1) * 1000 + RESET_MARGIN_MS + this.clock.random() * 50;
+    this.pauseFor(waitMs);
+    return waitMs;
   }
 
   /** Holds every start back for `ms` from now. */
@@ -56,29 +110,51 @@ export class Pacer {
     this.pausedUntil = Math.max(this.pausedUntil, this.clock.now() + ms);
   }
 
-  /**
-   * The whole limit: starts are spaced evenly, never bursted, and a response saying the window is spent
-   * (remaining 0) holds every start until the window ends, which absorbs the jitter at window edges.
-   * Measured: 99% of the limit without 429s (bench/api-rate.ts).
-   */
-  private spacing(): number {
-    return this.limit > 0 ? 1000 / this.limit : 0;
+  /** Requests per window left to this client: the limit less what the others spend, at least one. */
+  private budget(): number {
+    return Math.max(1, this.limit - Math.max(0, this.others));
   }
 
-  /** Releases waiters one at a time, each at least one spacing after the previous. */
+  private startsWithin(after: number, upTo: number): number {
+    let count = 0;
+    for (const start of this.starts) if (start > after && start <= upTo) count += 1;
+    return count;
+  }
+
+  /** The earliest start the window allows: no more than the budget in any window. */
+  private windowOpensAt(): number {
+    const cap = Math.max(1, Math.floor(this.budget()));
+    if (this.starts.length < cap) return -Infinity;
+    return (this.starts[this.starts.length - cap] ?? -Infinity) + WINDOW_MS + WINDOW_GUARD_MS;
+  }
+
+  /** Releases waiters one at a time, evenly spaced, within the window, after any pause. */
   private async pump(): Promise<void> {
     this.pumping = true;
     while (this.waiters.length > 0) {
       const now = this.clock.now();
-      const target = Math.max(this.lastSlot + this.spacing(), this.pausedUntil);
+      this.forget(now);
+      const paced = this.limit > 0;
+      const spacing = paced ? 1000 / this.requestsPerSecond : 0;
+      const target = Math.max(this.lastSlot + spacing, paced ? this.windowOpensAt() : -Infinity, this.pausedUntil);
       if (target > now) {
         await this.clock.sleep(target - now);
         continue;
       }
-      // A timer that fired a little late keeps the schedule; a long stall restarts it, never a burst.
-      this.lastSlot = now - target <= this.spacing() / 4 ? target : now;
-      this.waiters.shift()?.();
+      // Timers fire late on a busy machine: the schedule is kept, so the late starts catch up (the window
+      // check bounds how far); after a long stall it restarts instead.
+      this.lastSlot = now - target <= MAX_CATCH_UP_MS ? target : now;
+      this.starts.push(now);
+      this.waiters.shift()?.(now);
     }
     this.pumping = false;
+  }
+
+  /** Drops starts too old to matter: older than a window before any request still waiting for its answer could have started. */
+  private forget(now: number): void {
+    const horizon = now - 2 * WINDOW_MS;
+    let expired = 0;
+    while (expired < this.starts.length && (this.starts[expired] ?? Infinity) <= horizon) expired += 1;
+    if (expired > 0) this.starts.splice(0, expired);
   }
 }

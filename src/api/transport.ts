@@ -3,7 +3,8 @@ import { Agent, request } from 'undici';
 import { NetworkError, type FailedRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Clock } from './clock.js';
-import { Pacer, type RateLimitHeaders } from './pacer.js';
+import { Pacer, type Slot } from './pacer.js';
+import { readRateLimitHeaders } from './rate-limit-headers.js';
 import { describeFailure, safeCause, type TransportFailure } from './transport-failure.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -58,7 +59,8 @@ export interface TransportStats {
   rateLimitWaitSeconds: number;
 }
 
-type Outcome = { response: HttpResponse } | { failure: TransportFailure };
+/** `waitMs`: for a 429, how long the pacer now holds every start. */
+type Outcome = { response: HttpResponse; waitMs?: number } | { failure: TransportFailure };
 
 /** How often one request may meet a 429 before giving up (the vendor's client uses 30). */
 const MAX_RATE_LIMITED = 30;
@@ -119,9 +121,10 @@ export class Transport {
         if (status === 429 && limited < MAX_RATE_LIMITED) {
           limited += 1;
           this.counters.rateLimited += 1;
-          const waitMs = Math.max(100, numberHeader(headers, 'x-ratelimit-reset', 1) * 1000) + clock.random() * 300;
-          this.pacer.pauseFor(waitMs);
+          // Outside the API (a temporary download URL) there is no pacer to hold starts: wait here.
+          const waitMs = outcome.waitMs ?? (readRateLimitHeaders(headers).resetSeconds ?? 1) * 1000 + clock.random() * 50;
           logger.warn({ ...described, status, waitMs: Math.round(waitMs), attempt: limited }, 'api rate limited, waiting');
+          if (outcome.waitMs === undefined) await clock.sleep(waitMs);
           continue;
         }
         const retryable = status >= 500 && req.retry !== 'unsent-only';
@@ -159,7 +162,7 @@ export class Transport {
     const { clock, logger, timeoutMs } = this.options;
     const url = new URL(req.url);
     const inApi = this.inApi(url);
-    if (inApi) await this.waitForSlot();
+    const slot = inApi ? await this.waitForSlot() : null;
     const started = clock.now();
     const signal = AbortSignal.timeout(timeoutMs);
     try {
@@ -174,12 +177,15 @@ export class Transport {
       const consumed = consume === undefined ? undefined : await consume(res.body);
       const text = consume === undefined ? await res.body.text() : '';
       const headers = flatHeaders(res.headers);
-      // A gateway's 5xx says nothing about the API's limit.
-      if (inApi && res.statusCode < 500) this.pacer.observe(rateLimitHeaders(headers));
       const durationMs = clock.now() - started;
       this.record(req.method, res.statusCode, durationMs);
       logger.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs) }, 'api request');
-      return { response: { status: res.statusCode, headers, text, request: described, ...(consume === undefined ? {} : { consumed }) } };
+      const response = { status: res.statusCode, headers, text, request: described, ...(consume === undefined ? {} : { consumed }) };
+      // A gateway's 5xx says nothing about the API's limit.
+      if (slot === null || res.statusCode >= 500) return { response };
+      if (res.statusCode === 429) return { response, waitMs: this.pacer.rateLimited(readRateLimitHeaders(headers), slot.startedAt) };
+      this.pacer.observe(readRateLimitHeaders(headers), slot.startedAt);
+      return { response };
     } catch (error) {
       const failure = describeFailure(error, signal.aborted ? timeoutMs : null, this.options.token);
       const durationMs = clock.now() - started;
@@ -214,11 +220,11 @@ export class Transport {
    * Waits for the pacer. The time counted is the union of the waits: while several requests wait at once, the
    * clock runs once, not once per request, so the figure never exceeds the duration of the run.
    */
-  private async waitForSlot(): Promise<void> {
+  private async waitForSlot(): Promise<Slot> {
     if (this.waiting === 0) this.waitingSince = this.options.clock.now();
     this.waiting += 1;
     try {
-      await this.pacer.acquire();
+      return await this.pacer.acquire();
     } finally {
       this.waiting -= 1;
       if (this.waiting === 0) this.recordWait(this.options.clock.now() - this.waitingSince);
@@ -244,19 +250,4 @@ function flatHeaders(raw: Record<string, string | string[] | undefined>): Record
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return headers;
-}
-
-function numberHeader(headers: Record<string, string>, name: string, fallback: number): number {
-  const value = Number(headers[name]);
-  return headers[name] !== undefined && Number.isFinite(value) ? value : fallback;
-}
-
-function rateLimitHeaders(headers: Record<string, string>): RateLimitHeaders {
-  const read = (name: string): number | null => (headers[name] === undefined ? null : numberHeader(headers, name, NaN));
-  const valid = (n: number | null): number | null => (n === null || Number.isNaN(n) ? null : n);
-  return {
-    limit: valid(read('x-ratelimit-limit')),
-    remaining: valid(read('x-ratelimit-remaining')),
-    resetSeconds: valid(read('x-ratelimit-reset')),
-  };
 }
