@@ -54,17 +54,23 @@ ${fact('Last success', status.lastSuccessAt === null ? 'never' : html`${when(sta
 ${fact('Next run', status.nextRunAt === null ? 'not scheduled' : when(status.nextRunAt, now))}
 ${fact('Drift', status.driftCount === null ? 'unknown' : html`<b>${status.driftCount}</b> ${status.driftCount === 1 ? 'change' : 'changes'} in the last plan`)}
 </dl>
-${status.error === null ? '' : html`<div class="error"><b>Last error</b><pre>${status.error}</pre></div>`}
+${problems(status)}
 <div class="drift">
 <h3>Drift over the last ${history.length} ${history.length === 1 ? 'pass' : 'passes'}</h3>
 ${sparkline([...history].reverse())}
 </div>
 ${last === null ? '' : changesTable(last)}
 ${last === null || last.warnings.length === 0 ? '' : html`<h3>Warnings</h3><ul class="warnings">${last.warnings.map((w) => html`<li>${w}</li>`)}</ul>`}
-${last === null || last.errors.length === 0 ? '' : html`<h3>Errors</h3><ul class="errors">${last.errors.map((e) => html`<li><pre>${e}</pre></li>`)}</ul>`}
 ${history.length < 2 ? '' : historyTable(history, status.kind, now)}
 </section>
 `;
+}
+
+/** The last pass's errors (repo problems, refusals, failed changes), or the error that ended it before any (a fetch, a timeout). */
+function problems(status: SourceStatus): SafeHtml | '' {
+  const errors = status.lastPass?.errors ?? [];
+  if (errors.length > 0) return html`<div class="error"><b>Errors</b><ul>${errors.map((e) => html`<li><pre>${e}</pre></li>`)}</ul></div>`;
+  return status.error === null ? '' : html`<div class="error"><b>Last error</b><pre>${status.error}</pre></div>`;
 }
 
 function fact(label: string, value: unknown): SafeHtml {
@@ -131,7 +137,7 @@ function sparkline(passes: readonly PassRecord[]): SafeHtml {
     return html`<rect x="${x}" y="${(height - h).toFixed(1)}" width="${w}" height="${h.toFixed(1)}" fill="${colour}"><title>${label}</title></rect>`;
   });
   const latest = passes[passes.length - 1];
-  return html`<div class="spark"><svg role="img" aria-label="drift per pass, oldest first" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><line x1="0" y1="${height - 0.5}" x2="${width}" y2="${height - 0.5}" stroke="#cbd5e0"/>${bars}</svg><span class="quiet">max ${max} · latest ${latest?.drift ?? '–'}</span></div>`;
+  return html`<div class="spark"><svg role="img" aria-label="drift per pass, oldest first" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><line x1="0" y1="${height - 0.5}" x2="${width}" y2="${height - 0.5}" stroke="#cbd5e0"/>${bars}</svg><span class="quiet">${passes.some((p) => p.drift !== null) ? `max ${max} · latest ${latest?.drift ?? 'no plan'}` : 'no plan made yet'}</span></div>`;
 }
 
 function revision(value: string | null, kind: SourceStatus['kind']): SafeHtml {
@@ -193,7 +199,8 @@ td.name { overflow-wrap: anywhere; font-family: ui-monospace, SFMono-Regular, Me
 td.action { white-space: nowrap; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
 tr.create td.action { color: #2f855a; } tr.update td.action { color: #b7791f; } tr.replace td.action { color: #6b46c1; } tr.delete td.action { color: #c53030; }
 .message { color: #822727; font-size: 12px; margin-top: 2px; overflow-wrap: anywhere; }
-ul.warnings li, ul.errors li { margin-bottom: 4px; overflow-wrap: anywhere; }
+ul.warnings li, .error li { margin-bottom: 4px; overflow-wrap: anywhere; }
+.error ul { margin: 4px 0 0; padding-left: 18px; }
 ul.warnings { color: #7b341e; }
 details.history { margin-top: 16px; }
 details.history summary { cursor: pointer; font-weight: 600; }
