@@ -78,17 +78,17 @@ function fact(label: string, value: unknown): SafeHtml {
 }
 
 const BADGES = {
-  running: ['running', 'running'],
   success: ['in sync', 'ok'],
   failure: ['failed', 'bad'],
   timeout: ['timed out', 'warn'],
   none: ['no pass yet', 'idle'],
 } as const;
 
+/** The last pass's result (`applied` when it changed something), and `running` beside it while a pass runs. */
 function badge(status: SourceStatus): SafeHtml {
-  const [label, tone] = BADGES[status.running ? 'running' : (status.result ?? 'none')];
-  const text = status.result === 'success' && !status.running && (status.lastPass?.drift ?? 0) > 0 ? 'applied' : label;
-  return html`<span class="badge ${tone}">${text}</span>`;
+  const [label, tone] = BADGES[status.result ?? 'none'];
+  const text = status.result === 'success' && (status.lastPass?.drift ?? 0) > 0 ? 'applied' : label;
+  return html`<span class="badge result ${tone}">${text}</span>${status.running ? html` <span class="badge running">running</span>` : ''}`;
 }
 
 const ACTIONS: Record<ChangeAction, string> = { create: '+ create', update: '~ update', replace: '-/+ replace', delete: '- delete' };

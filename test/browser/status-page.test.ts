@@ -10,7 +10,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { chromium } from 'playwright-core';
 import type { SourceStatus } from '../../src/daemon/index.js';
-import { declaredTree, tempDir, waitFor, writeTree } from '../helpers/daemon-fixtures.js';
+import { tempTree } from '../helpers/temp-tree.js';
+import { waitFor } from '../helpers/wait.js';
 import { spawnDaemon } from '../helpers/daemon-process.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -21,14 +22,16 @@ const OUTPUT = path.resolve(process.env.TEST_OUTPUT_DIR ?? 'test-output');
 
 test('the status page shows both sources, the last pass, drift over time and the changes, with a hostile name as text', async (t) => {
   assert.ok(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: apt-get install -y chromium, or set CHROMIUM_PATH`);
-  const platform = await tempDir(t);
-  await writeTree(platform, declaredTree({
+  const platform = await tempTree(t, {
+    'policies/require-tags.native': 'main = rule { true }\n',
+    'policies/require-tags.yaml': 'description: Tags are required.\nenforcement-level: hard-mandatory\n',
+    'policies/opa/deny-public.rego': 'package s3\n\ndeny contains "x" if { false }\n',
+    'policies/opa/deny-public.yaml': 'query: data.s3.deny\n',
     'policies/restrict-instance-types.native': 'main = rule { true }\n',
     'policies/restrict-instance-types.yaml': 'description: Only approved instance types.\nenforcement-level: soft-mandatory\n',
     'policies/limit-monthly-cost.native': 'main = rule { true }\n',
-  }));
-  const sandbox = await tempDir(t);
-  await writeTree(sandbox, { 'policies/ok.native': 'main = rule { true }\n', [`policies/${HOSTILE}.native`]: 'main = rule { true }\n' });
+  });
+  const sandbox = await tempTree(t, { 'policies/ok.native': 'main = rule { true }\n', [`policies/${HOSTILE}.native`]: 'main = rule { true }\n' });
   const daemon = await spawnDaemon(t, {
     api: { url: 'embedded' },
     sources: [
@@ -85,8 +88,8 @@ test('the status page shows both sources, the last pass, drift over time and the
   assert.deepEqual(await page.locator('section.source h2').allInnerTexts(), ['platform', 'sandbox']);
 
   const platformSection = page.locator('section.source').nth(0);
-  assert.equal(await platformSection.locator('.head .badge').innerText(), 'applied');
-  const rows = await platformSection.locator('table.changes tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td as HTMLElement).innerText.trim())));
+  assert.equal(await platformSection.locator('.head .badge.result').innerText(), 'applied');
+  const rows = await platformSection.locator('table.changes tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())));
   assert.deepEqual(rows.map((r) => [r[0], r[2], r[4]]), [['~ update', 'require-tags', 'applied'], ['~ update', 'restrict-instance-types', 'applied']]);
   assert.match(rows[0]?.[3] ?? '', /drift in description/);
   assert.match(await platformSection.locator('ul.warnings').innerText(), /not declared and kept because prune is off: policy "limit-monthly-cost"/);
@@ -96,7 +99,7 @@ test('the status page shows both sources, the last pass, drift over time and the
   assert.match(await platformSection.locator('.drift').innerText(), /Drift over the last 2 passes/);
 
   const sandboxSection = page.locator('section.source').nth(1);
-  assert.equal(await sandboxSection.locator('.head .badge').innerText(), 'failed');
+  assert.equal(await sandboxSection.locator('.head .badge.result').innerText(), 'failed');
   assert.ok((await sandboxSection.locator('.error').innerText()).includes(`"${HOSTILE}" is not a valid policy name`), 'the hostile name is shown as text');
   assert.equal(await page.locator('img').count(), 0, 'the hostile name made no element');
   assert.equal(await page.locator('script').count(), 0);
