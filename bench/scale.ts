@@ -64,8 +64,12 @@ function check(label: string, run: Run, expected: number[]): Run {
   return run;
 }
 
+const HEADER = 'policies | validate s | dry-run (empty org) s / peak MB | reconcile s / requests / peak MB | cold no-op s / requests / peak MB | warm no-op s / requests / peak MB';
 const rows: string[][] = [];
-const row = (...cells: Array<string | number>) => rows.push(cells.map(String));
+const row = (...cells: Array<string | number>) => {
+  rows.push(cells.map(String));
+  console.log(`  ${cells.join(' | ')}`);
+};
 const s = (run: Run) => run.seconds.toFixed(1);
 const mb = (run: Run) => run.rssMb.toFixed(0);
 
@@ -152,7 +156,7 @@ function readFileSyncSafe(file: string): string {
 try {
   for (const count of SIZES) await scaleCase(count);
   if (process.env['SCALE_BIG'] !== '0') await scaleCase(BIG.count, BIG.bytes);
-  console.log('\npolicies | validate s | dry-run (empty org) s / peak MB | reconcile s / requests / peak MB | cold no-op s / requests / peak MB | warm no-op s / requests / peak MB');
+  console.log(`\n${HEADER}`);
   for (const cells of rows) console.log(cells.join(' | '));
   if (DAEMON_POLICIES > 0) await daemonCase(DAEMON_POLICIES);
 } finally {

@@ -119,3 +119,32 @@ describe('one-shot runs over many policies', () => {
     assert.ok(requests.every((r) => r.method === 'GET' && r.path.startsWith(`/organizations/${ORG}/`)));
   });
 });
+
+describe('large code is hashed as it downloads', () => {
+  const fixture = useWorld();
+  const large = (tag: string) => Array.from({ length: 5_000 }, (_, i) => `# ${tag} line ${i} ${'x'.repeat(60)}`).join('\n') + '\n';
+
+  it('equal code is downloaded once and not kept; drifted code is downloaded again for its diff', async () => {
+    const world = fixture.world;
+    const dir = await fixture.repo({ 'policies/big.native': large('same'), 'policies/small.native': 'main = rule { true }\n' });
+    assert.equal((await world.cli('--reconcile', dir)).code, 0);
+    const downloads = async () => (await world.requests()).filter((r) => r.path.endsWith('/download')).length;
+
+    await world.clearRequests();
+    const same = await world.cli('--dry-run', dir, ['--detailed-exitcode', '--no-cache']);
+    assert.equal(same.code, 0, same.stdout);
+    assert.equal(await downloads(), 2, 'one download per policy');
+
+    const policies = await world.policies();
+    const id = (name: string) => policies.find((p) => p.name === name)!.id;
+    const upload = (name: string, raw: string) => world.call('PUT', `/policies/${id(name)}/upload`, { raw, contentType: 'application/octet-stream' });
+    await upload('big', large('same').replace('# same line 7 ', '# edited line 7 '));
+    await upload('small', 'main = rule { false }\n');
+    await world.clearRequests();
+    const drifted = await world.cli('--dry-run', dir, ['--detailed-exitcode', '--no-cache']);
+    assert.equal(drifted.code, 2);
+    assert.match(drifted.stdout, /^ +-# edited line 7 x+$/m);
+    assert.match(drifted.stdout, /^ +-main = rule \{ false \}$/m);
+    assert.equal(await downloads(), 3, 'the large drifted code twice (hashed, then kept for its diff), the small one once');
+  });
+});

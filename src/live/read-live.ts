@@ -4,6 +4,9 @@ import type { Logger } from '../logger.js';
 import type { LiveAgent, LivePolicy, LivePool, LiveState } from '../model.js';
 import { codeDigest, type CodeCache } from './code-cache.js';
 
+/** Downloads up to this size keep their text while they are hashed, so a drifted small policy needs one request. */
+const KEEP_TEXT_BYTES = 256 * 1024;
+
 export interface ReadLiveOptions {
   api: PolicyApi;
   organization: string;
@@ -54,13 +57,13 @@ async function withCode(policy: Policy, declared: DeclaredPolicy | undefined, op
   if (!needsCode(policy, declared) || policy.updatedAt === null) return livePolicy(policy, null, null);
   const cached = options.codeCache?.get(policy.id, policy.updatedAt);
   if (cached !== undefined && cached === declared.codeDigest) return livePolicy(policy, null, cached);
-  // null: the service says this policy has no code (404), so the planner plans an upload.
-  const code = await options.api.downloadPolicy(policy);
-  if (code === null) return livePolicy(policy, null, null);
-  const digest = codeDigest(code);
-  options.codeCache?.set(policy.id, policy.updatedAt, digest);
-  // The text is kept only when a plan will show it.
-  return livePolicy(policy, digest === declared.codeDigest ? null : code, digest);
+  // Hashed as it streams: equal code is never held. null: the service says this policy has no code (404), so the planner plans an upload.
+  const streamed = await options.api.downloadPolicyDigest(policy, KEEP_TEXT_BYTES);
+  if (streamed === null) return livePolicy(policy, null, null);
+  options.codeCache?.set(policy.id, policy.updatedAt, streamed.digest);
+  if (streamed.digest === declared.codeDigest) return livePolicy(policy, null, streamed.digest);
+  // The plan shows this code's diff: code too large to keep while it streamed is downloaded again.
+  return livePolicy(policy, streamed.text ?? (await options.api.downloadPolicy(policy)), streamed.digest);
 }
 
 function livePolicy(policy: Policy, code: string | null, digest: string | null): LivePolicy {
