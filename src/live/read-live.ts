@@ -2,7 +2,7 @@ import type { Agent, AgentPool, Policy, PolicyApi } from '../api/types.js';
 import type { DeclaredPolicy, DeclaredState } from '../declared/types.js';
 import type { Logger } from '../logger.js';
 import type { LiveAgent, LivePolicy, LivePool, LiveState } from '../model.js';
-import { codeDigest, type CodeCache } from './code-cache.js';
+import type { CodeCache } from './code-cache.js';
 
 /** Downloads up to this size keep their text while they are hashed, so a drifted small policy needs one request. */
 const KEEP_TEXT_BYTES = 256 * 1024;
