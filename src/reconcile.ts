@@ -10,7 +10,8 @@ import type { Logger } from './logger.js';
 import type { LiveState } from './model.js';
 import { planChanges } from './plan/plan.js';
 import { policiesShowingCode } from './plan/policies.js';
-import type { PlannedSource, SourcePlan, UnplannedSource } from './plan/types.js';
+import { resolveSavedChanges, type SavedSource } from './plan/saved.js';
+import type { Plan, PlannedSource, SourcePlan, UnplannedSource } from './plan/types.js';
 import type { PassProgress } from './progress.js';
 
 export { createCodeCache, type CodeCache } from './live/code-cache.js';
@@ -40,6 +41,11 @@ export interface PassRequest {
   onPlan?: (planned: PlannedSource) => void | Promise<void>;
   /** Where the pass stands: reading, downloading code, applying (with counts). */
   onProgress?: (progress: PassProgress) => void;
+  /**
+   * A saved plan of this source (`--reconcile --plan FILE`): applied exactly instead of a new plan, provided every
+   * live resource and declaration it was planned against is unchanged; otherwise nothing is applied.
+   */
+  saved?: SavedSource;
 }
 
 /** What one pass over one source came to; the CLI renders it, the daemon reports it on /status and /metrics. */
@@ -89,23 +95,14 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   } catch (error) {
     return unplanned('live', [`reading the live state of organization ${source.organization} failed: ${errorMessage(error)}`]);
   }
-  let shown: DeclaredState;
-  try {
-    shown = await withCodeTexts(declared, policiesShowingCode(declared.policies, live.policies));
-  } catch (error) {
-    return unplanned('declared', [errorMessage(error)]);
+  let plan: Plan;
+  if (request.saved !== undefined) {
+    plan = savedPlan(request.saved, declared, live);
+  } else {
+    const made = await freshPlan(request, declared, live);
+    if (typeof made === 'string') return unplanned('declared', [made]);
+    plan = made;
   }
-
-  const plan = planChanges(shown, live, {
-    source: source.name,
-    ownership: source.ownership,
-    prune: request.prune ?? source.prune,
-    allowEmpty: source.allowEmpty,
-    maxDeletes: source.maxDeletes,
-    force: request.force ?? false,
-    adopt: source.adopt,
-    now: (request.now ?? Date.now)(),
-  });
   logger.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, 'plan made');
   await request.onPlan?.({ ...header, plan });
   if (request.mode === 'plan' || plan.errors.length > 0 || plan.changes.length === 0) {
@@ -132,4 +129,44 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     .filter((r) => r.outcome === 'failed')
     .map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}" failed: ${r.message ?? 'unknown error'}`);
   return { sourcePlan: { ...header, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0 };
+}
+
+/** The plan of a saved plan: its changes against the state now, or, when any is stale, only errors. */
+function savedPlan(saved: SavedSource, declared: DeclaredState, live: LiveState): Plan {
+  if (saved.changes === null || saved.errors.length > 0) {
+    return { changes: [], warnings: [], errors: ['the saved plan of this source has errors or no plan; it cannot be applied: make a new plan'] };
+  }
+  const resolved = resolveSavedChanges(saved.changes, declared, live);
+  if (resolved.changes === null) {
+    return {
+      changes: [],
+      warnings: [],
+      errors: [
+        `the saved plan is stale: ${resolved.stale.length} of its changes no longer match the live state or the declared repo; nothing was applied. Make a new plan.`,
+        ...resolved.stale.map((line) => `stale: ${line}`),
+      ],
+    };
+  }
+  return { changes: resolved.changes, warnings: [...saved.warnings], errors: [] };
+}
+
+/** A new plan of the declared state against the live state; a string when the code texts it shows cannot be read. */
+async function freshPlan(request: PassRequest, declared: DeclaredState, live: LiveState): Promise<Plan | string> {
+  const { source } = request;
+  let shown: DeclaredState;
+  try {
+    shown = await withCodeTexts(declared, policiesShowingCode(declared.policies, live.policies));
+  } catch (error) {
+    return errorMessage(error);
+  }
+  return planChanges(shown, live, {
+    source: source.name,
+    ownership: source.ownership,
+    prune: request.prune ?? source.prune,
+    allowEmpty: source.allowEmpty,
+    maxDeletes: source.maxDeletes,
+    force: request.force ?? false,
+    adopt: source.adopt,
+    now: (request.now ?? Date.now)(),
+  });
 }

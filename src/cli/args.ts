@@ -27,6 +27,10 @@ export interface CliArgs {
   stateDir: string | null;
   /** --no-cache: the persisted code cache is neither read nor written. */
   noCache: boolean;
+  /** `--dry-run --out FILE`: also save the plan there, to apply later with --plan. */
+  out: string | null;
+  /** `--reconcile --plan FILE`: apply exactly that saved plan. */
+  plan: string | null;
   port: number;
   emulatorSeed: string | null;
   help: boolean;
@@ -58,6 +62,8 @@ Options:
   --api-url URL            API base URL ending in /api/v2 (else API_BASE_URL, else api.url)
   --state-dir DIR          git clones and the code cache (else STATE_DIR, else state-dir)
   --no-cache               neither read nor write the code cache for this run
+  --out FILE               --dry-run: also save the plan to FILE (JSON), to apply later with --plan
+  --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale
   --port N                 --emulator: the port to listen on (default 0: any free port)
   --emulator-seed FILE     --emulator: YAML saying what exists before the first request
 
@@ -69,6 +75,7 @@ Environment:
   WEBHOOK_SECRET           the webhook secret (the variable that webhook-secret-env names)
   STATUS_TOKEN             a token the daemon requires on /status, /status.html and /metrics
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
+  LOG_FORMAT               pretty or json (default: pretty on a terminal, json otherwise)
   NO_COLOR                 no colour in the text plan
 
 Exit codes:
@@ -97,6 +104,8 @@ export const OPTIONS = {
   'api-url': { type: 'string' },
   'state-dir': { type: 'string' },
   'no-cache': { type: 'boolean' },
+  out: { type: 'string' },
+  plan: { type: 'string' },
   port: { type: 'string', default: '0' },
   'emulator-seed': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -137,6 +146,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
         'deletes only the policies that carry it. Give each repo its own name, or two repos pruning one organization delete each other\'s policies.',
     );
   }
+  if (values.out !== undefined && mode !== 'dry-run') throw new UsageError('--out FILE goes with --dry-run (it saves the plan to apply later with --reconcile --plan FILE)');
+  if (values.plan !== undefined && mode !== 'reconcile') throw new UsageError('--plan FILE goes with --reconcile (make the plan with --dry-run --out FILE)');
   if (values.config === undefined && values['source-dir'] === undefined && values.organization !== undefined) {
     throw new UsageError('--organization goes with --source-dir');
   }
@@ -159,6 +170,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
     apiUrl: values['api-url'] ?? null,
     stateDir: values['state-dir'] ?? null,
     noCache: values['no-cache'] === true,
+    out: values.out ?? null,
+    plan: values.plan ?? null,
     port,
     emulatorSeed: values['emulator-seed'] ?? null,
     help: values.help === true,

@@ -1,13 +1,15 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { createApiClient } from '../api/from-config.js';
 import type { Config, SourceConfig } from '../config/types.js';
 import { readDeclared } from '../declared/index.js';
-import { formatProblem, UsageError, ValidationError } from '../errors.js';
+import { errorMessage, formatProblem, UsageError, ValidationError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { openCodeCacheStore } from '../live/code-cache-file.js';
-import { renderJson, renderMarkdown, renderText, shouldColor, summarize } from '../output/index.js';
+import { renderJson, renderMarkdown, renderSavedPlan, renderText, shouldColor, summarize } from '../output/index.js';
 import type { SourcePlan } from '../plan/types.js';
 import { ProgressReporter, type TerminalLine } from '../progress.js';
+import { parseSavedPlan, type SavedSource } from '../plan/saved.js';
 import { runPass, type PassOutcome } from '../reconcile.js';
 import { openSource } from '../source/index.js';
 import type { CliArgs } from './args.js';
@@ -63,15 +65,18 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   const printsEarly = mode === 'apply' && args.output !== 'json';
   const progress = new ProgressReporter({ logger: io.logger, terminal: io.terminal ?? null });
   const outcomes: PassOutcome[] = [];
+  const saved = args.plan === null ? null : await readSavedPlan(args.plan, config, args);
+  const sources = saved === null ? selectSources(config, args) : saved.map(([source]) => source);
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
   try {
-    for (const source of selectSources(config, args)) {
+    for (const [index, source] of sources.entries()) {
       const { dir, revision } = await openSource(source, sourceContext(config, io)).checkout();
       const codeCache = await caches.forOrganization(source.organization);
       let printed = false;
       const outcome = await runPass({
         source, dir, revision, api, logger: io.logger, mode, prune: args.prune || undefined, force: args.force,
         codeCache, concurrency: config.api.concurrency,
+        ...(saved === null ? {} : { saved: saved[index]![1] }),
         onProgress: (p) => progress.update(p),
         onPlan: printsEarly
           ? (planned) => {
@@ -90,6 +95,10 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
     io.logger.info(api.stats(), 'api requests');
     await api.close();
     await caches.save();
+  }
+  if (args.out !== null) {
+    await writeFile(args.out, renderSavedPlan(outcomes.map((o) => o.sourcePlan)));
+    io.logger.info({ file: args.out }, 'plan saved; apply it with --reconcile --plan');
   }
   if (!printsEarly) io.stdout.write(render(args, outcomes, io));
   else if (args.output === 'text') io.stdout.write(applySummary(outcomes));
@@ -148,6 +157,42 @@ function applySummary(outcomes: PassOutcome[]): string {
   return results.some((r) => r.outcome === 'failed')
     ? `\nApply finished with errors: ${line}.\n`
     : `\nApply complete! Resources: ${line}.\n`;
+}
+
+/**
+ * A saved plan's sources, each matched with the configured source of the same name and organization: a plan made for
+ * another source or organization is refused, as is one that `--source` does not select.
+ */
+async function readSavedPlan(file: string, config: Config, args: CliArgs): Promise<Array<[SourceConfig, SavedSource]>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
+  }
+  let plan;
+  try {
+    plan = parseSavedPlan(text, file);
+  } catch (error) {
+    throw new UsageError(errorMessage(error));
+  }
+  const configured = config.sources.map((s) => s.name).join(', ');
+  const matched: Array<[SourceConfig, SavedSource]> = [];
+  for (const saved of plan.sources) {
+    if (args.source !== null && saved.name !== args.source) continue;
+    const source = config.sources.find((s) => s.name === saved.name);
+    if (source === undefined) {
+      throw new UsageError(`the saved plan ${file} is for source "${saved.name}", which is not configured here (sources: ${configured}); refusing to apply it`);
+    }
+    if (source.organization !== saved.organization) {
+      throw new UsageError(
+        `the saved plan ${file} is for organization "${saved.organization}", but source "${source.name}" syncs organization "${source.organization}"; refusing to apply it`,
+      );
+    }
+    matched.push([source, saved]);
+  }
+  if (matched.length === 0) throw new UsageError(`the saved plan ${file} has no plan for source "${args.source ?? ''}"`);
+  return matched;
 }
 
 function sourceContext(config: Config, io: CliIo) {

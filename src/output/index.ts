@@ -2,3 +2,4 @@ export { renderText, shouldColor, type TextOptions } from './text.js';
 export { renderJson } from './json.js';
 export { renderMarkdown } from './markdown.js';
 export { sourceErrors, summarize, totalChanges, type PlanSummary } from './describe.js';
+export { renderSavedPlan } from './saved-plan.js';

@@ -17,13 +17,19 @@ function lineCount(code: string): number {
   return lines;
 }
 
-/** Key order is fixed by construction: the JSON plan is byte-for-byte deterministic. */
-function jsonChange(change: Change): unknown {
+/** A change's fields as the JSON plan shows them: code as its digest, size and lines. */
+export function jsonFields(change: Change): Record<string, { before: unknown; after: unknown }> {
   const fields: Record<string, { before: unknown; after: unknown }> = {};
   for (const [name, field] of Object.entries(change.fields)) {
     const value = name === 'code' ? codeSummary : (v: unknown) => v ?? null;
     fields[name] = { before: value(field.before), after: value(field.after) };
   }
+  return fields;
+}
+
+/** Key order is fixed by construction: the JSON plan is byte-for-byte deterministic. */
+function jsonChange(change: Change): unknown {
+  const fields = jsonFields(change);
   return {
     resource: change.resource,
     name: change.name,
