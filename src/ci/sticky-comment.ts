@@ -1,0 +1,103 @@
+/**
+ * One pull-request comment per source, updated in place: the plan's first line is a hidden marker naming its source,
+ * and a later plan for the same source replaces the comment that starts with the same marker instead of adding one.
+ */
+
+/** GitHub's limit on a comment body is 65,536 characters; leave room for the note that says the plan was cut. */
+const MAX_BODY = 65_000;
+const MARKER = /^<!-- policy-pool-sync plan source=[^\n]*? -->/;
+
+export interface StickyCommentOptions {
+  /** The REST API root, `GITHUB_API_URL` (e.g. https://api.github.com). */
+  apiUrl: string;
+  /** `owner/name`, `GITHUB_REPOSITORY`. */
+  repository: string;
+  /** The pull request's number. */
+  issue: number;
+  /** The workflow's token; sent only to `apiUrl`. */
+  token: string;
+  /** The Markdown plan. */
+  body: string;
+  /** Names the marker when the plan carries none. */
+  source: string;
+  fetch: typeof globalThis.fetch;
+}
+
+export interface StickyCommentResult {
+  action: 'created' | 'updated';
+  id: number;
+  url: string;
+}
+
+interface IssueComment {
+  id: number;
+  body?: string;
+  html_url: string;
+}
+
+/** The hidden first line of a plan's comment; the plan's own when it has one. */
+export function commentMarker(body: string, source: string): string {
+  return MARKER.exec(body)?.[0] ?? `<!-- policy-pool-sync plan source=${source} -->`;
+}
+
+/** Creates the source's plan comment on the pull request, or updates the one that is already there. */
+export async function upsertStickyComment(options: StickyCommentOptions): Promise<StickyCommentResult> {
+  const marker = commentMarker(options.body, options.source);
+  const body = fitBody(options.body.startsWith(marker) ? options.body : `${marker}\n${options.body}`);
+  const repo = `${options.apiUrl.replace(/\/+$/, '')}/repos/${options.repository}`;
+  const existing = await findComment(options, `${repo}/issues/${options.issue}/comments?per_page=100`, marker);
+  const comment = existing === null
+    ? await call<IssueComment>(options, 'POST', `${repo}/issues/${options.issue}/comments`, { body })
+    : await call<IssueComment>(options, 'PATCH', `${repo}/issues/comments/${existing.id}`, { body });
+  return { action: existing === null ? 'created' : 'updated', id: comment.id, url: comment.html_url };
+}
+
+async function findComment(options: StickyCommentOptions, firstPage: string, marker: string): Promise<IssueComment | null> {
+  let url: string | null = firstPage;
+  while (url !== null) {
+    const response = await send(options, 'GET', url);
+    const comments = (await response.json()) as IssueComment[];
+    const found = comments.find((c) => c.body?.startsWith(marker) === true);
+    if (found !== undefined) return found;
+    url = nextPage(response.headers.get('link'));
+  }
+  return null;
+}
+
+async function call<T>(options: StickyCommentOptions, method: string, url: string, payload: unknown): Promise<T> {
+  return (await (await send(options, method, url, payload)).json()) as T;
+}
+
+async function send(options: StickyCommentOptions, method: string, url: string, payload?: unknown): Promise<Response> {
+  const response = await options.fetch(url, {
+    method,
+    headers: {
+      accept: 'application/vnd.github+json',
+      authorization: `Bearer ${options.token}`,
+      'x-github-api-version': '2022-11-28',
+      'user-agent': 'policy-pool-sync',
+      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: payload === undefined ? undefined : JSON.stringify(payload),
+  });
+  if (response.ok) return response;
+  const path = new URL(url).pathname;
+  const hint = response.status === 403 || response.status === 404
+    ? ': the token cannot write pull-request comments here; give the job "permissions: pull-requests: write"'
+    : '';
+  throw new Error(`GitHub answered ${response.status} to ${method} ${path}${hint}`);
+}
+
+/** The `rel="next"` URL of a GitHub `Link` header. */
+function nextPage(link: string | null): string | null {
+  for (const part of link?.split(',') ?? []) {
+    const match = /<([^>]+)>\s*;\s*rel="next"/.exec(part);
+    if (match !== null) return match[1] ?? null;
+  }
+  return null;
+}
+
+function fitBody(body: string): string {
+  if (body.length <= MAX_BODY) return body;
+  return `${body.slice(0, MAX_BODY)}\n\n… the plan was cut to fit a comment; the job's step summary holds all of it.\n`;
+}

@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { readAction, runAction, type ActionFile, type RunOptions } from './helpers/action-runner.js';
+import { startFakeGitHub, type FakeGitHub } from './helpers/fake-github.js';
+import { ORG, useWorld } from './helpers/world.js';
+
+const POLICY = { 'policies/tags.native': 'main = rule { true }\n', 'policies/tags.yaml': 'enforcement-level: soft-mandatory\n' };
+const REPOSITORY = 'acme/policies';
+const GITHUB_TOKEN = 'ghs-workflow-Token-0001';
+
+describe('action.yml', () => {
+  let action: ActionFile;
+  before(async () => {
+    action = await readAction();
+  });
+
+  it('is a composite action with the documented inputs and outputs', () => {
+    assert.equal(action.runs.using, 'composite');
+    for (const input of ['mode', 'source-dir', 'organization', 'api-url', 'token', 'prune', 'comment', 'state-dir']) {
+      assert.ok(action.inputs[input], `input ${input}`);
+    }
+    assert.equal(action.inputs['token']?.required, true);
+    assert.deepEqual(Object.keys(action.outputs).sort(), ['changes', 'exit-code', 'plan-file']);
+  });
+
+  describe('against the emulator', () => {
+    const fixture = useWorld();
+    let github: FakeGitHub;
+    before(async () => {
+      github = await startFakeGitHub(REPOSITORY, GITHUB_TOKEN);
+    });
+    after(() => github.close());
+
+    function options(dir: string, inputs: Record<string, string>, extra: Partial<RunOptions> = {}): RunOptions {
+      return {
+        cwd: dir,
+        inputs: { organization: ORG, 'api-url': fixture.world.url, token: fixture.world.token, ...inputs },
+        env: { GITHUB_API_URL: github.url, GITHUB_REPOSITORY: REPOSITORY },
+        githubToken: GITHUB_TOKEN,
+        ...extra,
+      };
+    }
+
+    async function run(dir: string, inputs: Record<string, string>, extra: Partial<RunOptions> = {}) {
+      const result = await runAction(action, options(dir, inputs, extra));
+      const everything = JSON.stringify(result);
+      assert.ok(!everything.includes(fixture.world.token), 'the API token appears in the outputs, logs or summary');
+      return result;
+    }
+
+    it('a dry run with changes succeeds, says changes=true, and puts the Markdown plan in the step summary', async () => {
+      const dir = await fixture.repo(POLICY);
+      await fixture.world.clearRequests();
+      const result = await run(dir, { mode: 'dry-run', 'source-dir': '.' });
+      assert.ok(result.ok, JSON.stringify(result.steps, null, 2));
+      assert.equal(result.outputs['changes'], 'true');
+      assert.equal(result.outputs['exit-code'], '2');
+      assert.match(result.summary, /tags/);
+      assert.match(result.summary, /create/i);
+      assert.deepEqual(await fixture.world.writes(), [], 'a dry run writes nothing');
+    });
+
+    it('reconcile applies, then a dry run of the same repo says changes=false', async () => {
+      const dir = await fixture.repo({ 'policies/applied.native': 'main = rule { true }\n' });
+      const applied = await run(dir, { mode: 'reconcile' });
+      assert.ok(applied.ok, JSON.stringify(applied.steps, null, 2));
+      assert.equal(applied.outputs['changes'], 'true');
+      assert.ok((await fixture.world.organization()).policies.some((p) => p['name'] === 'applied'));
+      const again = await run(dir, { mode: 'dry-run' });
+      assert.ok(again.ok);
+      assert.deepEqual([again.outputs['changes'], again.outputs['exit-code']], ['false', '0']);
+    });
+
+    it('an error fails the step, with exit-code 1 and the plan still in the summary', async () => {
+      const dir = await fixture.repo({ 'policies/broken.native': 'main = rule { true }\n', 'policies/broken.yaml': 'enforcement_level: advisory\n' });
+      const result = await run(dir, { mode: 'dry-run' });
+      assert.equal(result.ok, false);
+      assert.equal(result.steps.find((s) => s.name === 'Plan or apply')?.code, 1);
+      assert.equal(result.outputs['exit-code'], '1');
+      assert.match(result.summary, /policies\/broken\.yaml:1: unknown key/);
+    });
+
+    it('refuses an unknown mode', async () => {
+      const result = await run(await fixture.repo(POLICY), { mode: 'apply' });
+      assert.equal(result.ok, false);
+      assert.match(result.steps[1]?.stdout ?? '', /::error::mode must be dry-run or reconcile, not "apply"/);
+    });
+
+    it('prune and state-dir reach the command line', async () => {
+      const dir = await fixture.repo({ 'policies/kept.native': 'main = rule { true }\n', 'policies/gone.native': 'main = rule { true }\n' });
+      assert.ok((await run(dir, { mode: 'reconcile' })).ok);
+      const smaller = await fixture.repo({ 'policies/kept.native': 'main = rule { true }\n' });
+      const withoutPrune = await run(smaller, { mode: 'dry-run' });
+      assert.doesNotMatch(withoutPrune.summary, /gone[^\n]*delete|delete[^\n]*gone/i);
+      const stateDir = fixture.track(await fixture.repo({}));
+      const pruned = await run(smaller, { mode: 'dry-run', prune: 'true', 'state-dir': stateDir });
+      assert.equal(pruned.outputs['changes'], 'true');
+      assert.match(pruned.summary, /gone/);
+      assert.match(pruned.summary, /delete/i);
+    });
+
+    it('comment: creates one comment on the pull request, then updates that same comment, leaving others alone', async () => {
+      // More than a page of other comments: the plan's comment is found past the first page.
+      for (let i = 0; i < 120; i += 1) github.addComment(7, `looks good ${i}`);
+      const dir = await fixture.repo({ 'policies/first.native': 'main = rule { true }\n' });
+      const created = await run(dir, { mode: 'dry-run', comment: 'true' }, { pullRequest: 7 });
+      assert.ok(created.ok, JSON.stringify(created.steps, null, 2));
+      assert.match(created.steps[2]?.stdout ?? '', /plan comment created: /);
+      const plans = () => (github.comments.get(7) ?? []).filter((c) => c.body.startsWith('<!-- policy-pool-sync plan source='));
+      assert.equal(plans().length, 1);
+      assert.match(plans()[0]!.body, /first/);
+
+      const second = await fixture.repo({ 'policies/second.native': 'main = rule { true }\n' });
+      const updated = await run(second, { mode: 'dry-run', comment: 'true' }, { pullRequest: 7 });
+      assert.ok(updated.ok);
+      assert.match(updated.steps[2]?.stdout ?? '', /plan comment updated: /);
+      assert.equal(plans().length, 1, 'one comment per source');
+      assert.match(plans()[0]!.body, /second/);
+      assert.doesNotMatch(plans()[0]!.body, /first/);
+      assert.equal(github.comments.get(7)?.length, 121);
+      assert.equal(github.comments.get(7)?.[5]?.body, 'looks good 5');
+      assert.deepEqual(
+        github.requests.filter((r) => r.method !== 'GET').map((r) => r.method),
+        ['POST', 'PATCH'],
+      );
+      assert.ok(github.requests.every((r) => r.authorization === `Bearer ${GITHUB_TOKEN}`), 'only the workflow token goes to GitHub');
+    });
+
+    it('comment on a push (no pull request) posts nothing and says why', async () => {
+      const before = github.requests.length;
+      const result = await run(await fixture.repo(POLICY), { mode: 'dry-run', comment: 'true' });
+      assert.ok(result.ok);
+      assert.match(result.steps[2]?.stdout ?? '', /::notice::comment is on, but this run is not for a pull request/);
+      assert.equal(github.requests.length, before);
+    });
+
+    it('comment off: the comment step does nothing', async () => {
+      const before = github.requests.length;
+      const result = await run(await fixture.repo(POLICY), { mode: 'dry-run' }, { pullRequest: 8 });
+      assert.ok(result.ok);
+      assert.equal(github.requests.length, before);
+    });
+  });
+});

@@ -1,0 +1,179 @@
+/**
+ * The CI recipes users copy: the README's shell snippet, the example GitHub workflow and the example GitLab pipeline,
+ * each run as CI runs it (bash with -e and pipefail) against the emulator.
+ */
+import assert from 'node:assert/strict';
+import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parse } from 'yaml';
+import { bash, parseOutputs, readAction, REPO_ROOT, runAction, type ActionFile } from './helpers/action-runner.js';
+import { removeDir, tempRepo, World } from './helpers/world.js';
+
+const ORGANIZATION = 'acme';
+const POLICY = { 'policies/tags.native': 'main = rule { true }\n' };
+
+let world: World;
+let bin: string;
+const dirs: string[] = [];
+
+before(async () => {
+  world = await World.start({ organizations: [{ name: ORGANIZATION }] });
+  // `policy-pool-sync` on the PATH, as an install puts it there.
+  bin = await mkdtemp(join(tmpdir(), 'pps-bin-'));
+  dirs.push(bin);
+  await writeFile(join(bin, 'policy-pool-sync'), `#!/bin/sh\nexec "${process.execPath}" "${join(REPO_ROOT, 'dist/cli.js')}" "$@"\n`);
+  await chmod(join(bin, 'policy-pool-sync'), 0o755);
+});
+after(async () => {
+  await world.close();
+  await Promise.all(dirs.map(removeDir));
+});
+
+async function repo(files: Record<string, string>): Promise<string> {
+  const dir = await tempRepo(files);
+  dirs.push(dir);
+  return dir;
+}
+
+/** Runs shell lines under `bash -eo pipefail` in `dir`, with the API in the environment as a CI secret would put it. */
+async function runShell(lines: string, dir: string, env: Record<string, string> = {}) {
+  const script = join(dir, '.ci-step.sh');
+  await writeFile(script, lines);
+  const summary = join(dir, '.summary.md');
+  const output = join(dir, '.output');
+  await writeFile(summary, '');
+  await writeFile(output, '');
+  const run = await bash(script, dir, {
+    PATH: `${bin}:${process.env['PATH'] ?? ''}`,
+    NO_COLOR: '1',
+    API_TOKEN: world.token,
+    API_BASE_URL: world.url,
+    GITHUB_STEP_SUMMARY: summary,
+    GITHUB_OUTPUT: output,
+    ...env,
+  });
+  return { ...run, summary: await readFile(summary, 'utf8'), outputs: parseOutputs(await readFile(output, 'utf8')) };
+}
+
+async function livePolicies(): Promise<string[]> {
+  const response = await world.api('GET', `/organizations/${ORGANIZATION}/policies?page%5Bsize%5D=100`);
+  return (response.json as { data: Array<{ attributes: { name: string } }> }).data.map((p) => p.attributes.name).sort();
+}
+
+describe("the README's CI snippet", () => {
+  let snippet: string;
+  before(async () => {
+    const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### In CI\n'));
+    const block = /```sh\n([\s\S]*?)```/.exec(section);
+    assert.ok(block, 'the "In CI" section holds a sh block');
+    snippet = block[1]!;
+  });
+
+  it('reads the API URL from API_BASE_URL, the documented variable', () => {
+    assert.doesNotMatch(snippet, /\$API_URL\b/);
+  });
+
+  it('under bash -e: a plan with changes passes and says changes=true, then the apply, then no changes', async () => {
+    const dir = await repo({ 'policies/from-readme.native': 'main = rule { true }\n' });
+    const first = await runShell(snippet, dir);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.outputs['changes'], 'true');
+    assert.match(first.summary, /from-readme/);
+    assert.ok((await livePolicies()).includes('from-readme'), 'the main-branch line applied the plan');
+    const second = await runShell(snippet, dir);
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(second.outputs['changes'], 'false');
+  });
+
+  it('under bash -e: an invalid repo fails the step with exit 1, and its errors reach the summary', async () => {
+    const dir = await repo({ 'policies/bad.native': 'main = rule { true }\n', 'policies/bad.yaml': 'levle: advisory\n' });
+    const run = await runShell(snippet, dir);
+    assert.equal(run.code, 1);
+    assert.match(run.summary, /bad\.yaml:1: unknown key/);
+  });
+});
+
+describe('examples/ci/github-actions.yml', () => {
+  let action: ActionFile;
+  let workflow: { env: Record<string, string>; jobs: Record<string, { steps: Array<{ id?: string; uses?: string; if?: string; with?: Record<string, unknown> }> }> };
+  before(async () => {
+    action = await readAction();
+    workflow = parse(await readFile(join(REPO_ROOT, 'examples/ci/github-actions.yml'), 'utf8')) as typeof workflow;
+  });
+
+  const actionSteps = () =>
+    Object.entries(workflow.jobs).flatMap(([job, { steps }]) => steps.filter((s) => /\/policy-pool-sync@/.test(s.uses ?? '')).map((step) => ({ job, step })));
+
+  it('uses only inputs and outputs the action has, and gives every required input', () => {
+    assert.deepEqual(actionSteps().map((s) => s.job), ['plan', 'apply']);
+    for (const { job, step } of actionSteps()) {
+      for (const key of Object.keys(step.with ?? {})) assert.ok(action.inputs[key], `${job}: unknown input ${key}`);
+      for (const [name, input] of Object.entries(action.inputs)) {
+        if (input.required === true) assert.ok(step.with?.[name] !== undefined, `${job}: required input ${name} missing`);
+      }
+    }
+    for (const { steps } of Object.values(workflow.jobs)) {
+      for (const step of steps) {
+        for (const [, id, output] of (step.if ?? '').matchAll(/steps\.([\w-]+)\.outputs\.([\w-]+)/g)) {
+          assert.ok(steps.some((s) => s.id === id && /\/policy-pool-sync@/.test(s.uses ?? '')), `no step ${id}`);
+          assert.ok(action.outputs[output!], `the action has no output ${output}`);
+        }
+      }
+    }
+  });
+
+  it("each job's action step, with the example's inputs, plans and then applies", async () => {
+    const dir = await repo({ 'policies/from-workflow.native': 'main = rule { true }\n' });
+    const results = [];
+    for (const { step } of actionSteps()) {
+      const inputs = Object.fromEntries(Object.entries(step.with ?? {}).map(([key, value]) => [key, String(value)]));
+      // The secret and the comment's pull request are what the runner would supply; the URL is the emulator's.
+      inputs['token'] = world.token;
+      inputs['comment'] = 'false';
+      assert.equal(workflow.env['API_BASE_URL'], 'https://policies.example.com/api/v2');
+      results.push(await runAction(action, { cwd: dir, inputs, env: { API_BASE_URL: world.url } }));
+    }
+    const [plan, apply] = results;
+    assert.ok(plan?.ok, JSON.stringify(plan?.steps, null, 2));
+    assert.equal(plan.outputs['changes'], 'true');
+    assert.ok(apply?.ok, JSON.stringify(apply?.steps, null, 2));
+    assert.ok((await livePolicies()).includes('from-workflow'));
+  });
+});
+
+describe('examples/ci/gitlab-ci.yml', () => {
+  let pipeline: Record<string, { script?: string[]; before_script?: string[]; extends?: string }>;
+  before(async () => {
+    pipeline = parse(await readFile(join(REPO_ROOT, 'examples/ci/gitlab-ci.yml'), 'utf8')) as typeof pipeline;
+  });
+
+  it('installs with npm from git before each job', () => {
+    for (const job of ['plan', 'apply']) {
+      const base = pipeline[pipeline[job]?.extends ?? job];
+      assert.ok(base?.before_script?.some((line) => /^npm install -g "git\+https:\/\//.test(line)), job);
+    }
+  });
+
+  it('plan keeps exit code 2 as changes under set -e, and apply applies', async () => {
+    const dir = await repo(POLICY);
+    const plan = await runShell(pipeline['plan']!.script!.join('\n'), dir);
+    assert.equal(plan.code, 0, plan.stderr);
+    assert.match(plan.stdout, /tags/);
+    assert.equal(await readFile(join(dir, 'plan.env'), 'utf8'), 'POLICY_CHANGES=true\n');
+    const apply = await runShell(pipeline['apply']!.script!.join('\n'), dir);
+    assert.equal(apply.code, 0, apply.stderr);
+    assert.ok((await livePolicies()).includes('tags'));
+    const again = await runShell(pipeline['plan']!.script!.join('\n'), dir);
+    assert.equal(again.code, 0);
+    assert.equal(await readFile(join(dir, 'plan.env'), 'utf8'), 'POLICY_CHANGES=false\n');
+  });
+
+  it('plan fails the job on an invalid repo', async () => {
+    const dir = await repo({ 'policies/bad.native': 'main = rule { true }\n', 'policies/bad.yaml': 'levle: advisory\n' });
+    const plan = await runShell(pipeline['plan']!.script!.join('\n'), dir);
+    assert.equal(plan.code, 1);
+  });
+});
