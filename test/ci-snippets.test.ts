@@ -150,10 +150,10 @@ describe('examples/ci/gitlab-ci.yml', () => {
     pipeline = parse(await readFile(join(REPO_ROOT, 'examples/ci/gitlab-ci.yml'), 'utf8')) as typeof pipeline;
   });
 
-  it('installs with npm from git before each job', () => {
+  it('installs the packed git checkout with npm before each job', () => {
     for (const job of ['plan', 'apply']) {
       const base = pipeline[pipeline[job]?.extends ?? job];
-      assert.ok(base?.before_script?.some((line) => /^npm install -g "git\+https:\/\//.test(line)), job);
+      assert.ok(base?.before_script?.some((line) => /^npm install -g "\$\(npm pack --silent git\+https:\/\//.test(line)), job);
     }
   });
 
