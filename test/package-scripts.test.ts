@@ -32,6 +32,7 @@ describe('npm scripts', () => {
   it('start runs node itself (the build is prestart), so killing the npm process stops the daemon and frees its port', async () => {
     const scripts = (JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
     assert.equal(scripts['prestart'], 'npm run build');
+    assert.match(scripts['start'] ?? '', /^exec node /, 'the shell npm starts the script in is replaced by node');
     assert.equal(scripts['prepare'], 'npm run build');
 
     // --ignore-scripts skips prestart (dist/ is built already) and still runs start itself.
@@ -39,6 +40,8 @@ describe('npm scripts', () => {
       cwd: REPO_ROOT,
       env: { PATH: process.env['PATH'], HOME: process.env['HOME'], LISTEN_ADDRESS: '127.0.0.1:0', STATE_DIR: await temp('pps-start-'), LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so that the test can remove whatever the run left behind if it fails.
+      detached: true,
     });
     let stderr = '';
     npm.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -61,7 +64,11 @@ describe('npm scripts', () => {
         }
       }, 15_000);
     } finally {
-      npm.kill('SIGKILL');
+      try {
+        process.kill(-npm.pid!, 'SIGKILL');
+      } catch {
+        // The group is gone: everything stopped.
+      }
     }
   });
 });
