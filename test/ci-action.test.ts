@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { readAction, runAction, type ActionFile, type RunOptions } from './helpers/action-runner.js';
 import { startFakeGitHub, type FakeGitHub } from './helpers/fake-github.js';
-import { ORG, useWorld } from './helpers/world.js';
+import { ORG } from './helpers/emulator.js';
+import { useWorld } from './helpers/world.js';
 
 const POLICY = { 'policies/tags.native': 'main = rule { true }\n', 'policies/tags.yaml': 'enforcement-level: soft-mandatory\n' };
 const REPOSITORY = 'acme/policies';
@@ -16,7 +18,7 @@ describe('action.yml', () => {
 
   it('is a composite action with the documented inputs and outputs', () => {
     assert.equal(action.runs.using, 'composite');
-    for (const input of ['mode', 'source-dir', 'organization', 'api-url', 'token', 'prune', 'comment', 'state-dir']) {
+    for (const input of ['mode', 'source-dir', 'organization', 'source', 'api-url', 'token', 'prune', 'comment', 'state-dir']) {
       assert.ok(action.inputs[input], `input ${input}`);
     }
     assert.equal(action.inputs['token']?.required, true);
@@ -86,32 +88,36 @@ describe('action.yml', () => {
       assert.match(result.steps[1]?.stdout ?? '', /::error::mode must be dry-run or reconcile, not "apply"/);
     });
 
-    it('prune and state-dir reach the command line', async () => {
+    it('source, prune and state-dir reach the command line', async () => {
       const dir = await fixture.repo({ 'policies/kept.native': 'main = rule { true }\n', 'policies/gone.native': 'main = rule { true }\n' });
-      assert.ok((await run(dir, { mode: 'reconcile' })).ok);
+      assert.ok((await run(dir, { mode: 'reconcile', source: 'prune-test' })).ok);
       const smaller = await fixture.repo({ 'policies/kept.native': 'main = rule { true }\n' });
-      const withoutPrune = await run(smaller, { mode: 'dry-run' });
-      assert.doesNotMatch(withoutPrune.summary, /gone[^\n]*delete|delete[^\n]*gone/i);
-      const stateDir = fixture.track(await fixture.repo({}));
-      const pruned = await run(smaller, { mode: 'dry-run', prune: 'true', 'state-dir': stateDir });
+      const withoutPrune = await run(smaller, { mode: 'dry-run', source: 'prune-test' });
+      assert.equal(withoutPrune.outputs['changes'], 'false');
+      const stateDir = await fixture.repo({});
+      const pruned = await run(smaller, { mode: 'dry-run', source: 'prune-test', prune: 'true', 'state-dir': stateDir });
+      assert.ok(pruned.ok, JSON.stringify(pruned.steps, null, 2));
       assert.equal(pruned.outputs['changes'], 'true');
+      assert.match(pruned.summary, /^<!-- policy-pool-sync plan source=prune-test -->/);
       assert.match(pruned.summary, /gone/);
       assert.match(pruned.summary, /delete/i);
+      assert.ok((await readdir(stateDir)).length > 0, 'the state dir holds the code cache');
     });
 
     it('comment: creates one comment on the pull request, then updates that same comment, leaving others alone', async () => {
       // More than a page of other comments: the plan's comment is found past the first page.
       for (let i = 0; i < 120; i += 1) github.addComment(7, `looks good ${i}`);
       const dir = await fixture.repo({ 'policies/first.native': 'main = rule { true }\n' });
-      const created = await run(dir, { mode: 'dry-run', comment: 'true' }, { pullRequest: 7 });
+      const created = await run(dir, { mode: 'dry-run', comment: 'true', source: 'platform-policies' }, { pullRequest: 7 });
       assert.ok(created.ok, JSON.stringify(created.steps, null, 2));
       assert.match(created.steps[2]?.stdout ?? '', /plan comment created: /);
       const plans = () => (github.comments.get(7) ?? []).filter((c) => c.body.startsWith('<!-- policy-pool-sync plan source='));
       assert.equal(plans().length, 1);
+      assert.match(plans()[0]!.body, /^<!-- policy-pool-sync plan source=platform-policies -->\n/);
       assert.match(plans()[0]!.body, /first/);
 
       const second = await fixture.repo({ 'policies/second.native': 'main = rule { true }\n' });
-      const updated = await run(second, { mode: 'dry-run', comment: 'true' }, { pullRequest: 7 });
+      const updated = await run(second, { mode: 'dry-run', comment: 'true', source: 'platform-policies' }, { pullRequest: 7 });
       assert.ok(updated.ok);
       assert.match(updated.steps[2]?.stdout ?? '', /plan comment updated: /);
       assert.equal(plans().length, 1, 'one comment per source');

@@ -3,39 +3,29 @@
  * each run as CI runs it (bash with -e and pipefail) against the emulator.
  */
 import assert from 'node:assert/strict';
-import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { bash, parseOutputs, readAction, REPO_ROOT, runAction, type ActionFile } from './helpers/action-runner.js';
-import { removeDir, tempRepo, World } from './helpers/world.js';
+import { useTempTrees, type Tree } from './helpers/temp-tree.js';
+import { World } from './helpers/world.js';
 
 const ORGANIZATION = 'acme';
 const POLICY = { 'policies/tags.native': 'main = rule { true }\n' };
 
 let world: World;
 let bin: string;
-const dirs: string[] = [];
+const repo = useTempTrees('pps-ci-');
 
 before(async () => {
   world = await World.start({ organizations: [{ name: ORGANIZATION }] });
   // `policy-pool-sync` on the PATH, as an install puts it there.
-  bin = await mkdtemp(join(tmpdir(), 'pps-bin-'));
-  dirs.push(bin);
+  bin = await repo();
   await writeFile(join(bin, 'policy-pool-sync'), `#!/bin/sh\nexec "${process.execPath}" "${join(REPO_ROOT, 'dist/cli.js')}" "$@"\n`);
   await chmod(join(bin, 'policy-pool-sync'), 0o755);
 });
-after(async () => {
-  await world.close();
-  await Promise.all(dirs.map(removeDir));
-});
-
-async function repo(files: Record<string, string>): Promise<string> {
-  const dir = await tempRepo(files);
-  dirs.push(dir);
-  return dir;
-}
+after(() => world.close());
 
 /** Runs shell lines under `bash -eo pipefail` in `dir`, with the API in the environment as a CI secret would put it. */
 async function runShell(lines: string, dir: string, env: Record<string, string> = {}) {
@@ -58,8 +48,7 @@ async function runShell(lines: string, dir: string, env: Record<string, string> 
 }
 
 async function livePolicies(): Promise<string[]> {
-  const response = await world.api('GET', `/organizations/${ORGANIZATION}/policies?page%5Bsize%5D=100`);
-  return (response.json as { data: Array<{ attributes: { name: string } }> }).data.map((p) => p.attributes.name).sort();
+  return (await world.policies(ORGANIZATION)).map((p) => p.name).sort();
 }
 
 describe("the README's CI snippet", () => {
