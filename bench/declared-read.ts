@@ -1,14 +1,29 @@
 /**
- * Reads each corpus (bench/corpus.ts says which) as a declared repo and prints the read time and heap used.
- * Run: node --expose-gc --import tsx bench/declared-read.ts [corpus folder]
+ * Reading declared repos. Each corpus (bench/lib/corpus.ts says which), then 10,000 generated policies: the built
+ * CLI's `--validate` wall time (target ≤ 1.2 s), a cold read in this process, a warm re-read with the daemon's
+ * declared cache (unchanged files are not parsed again), and a warm daemon-style pass against the emulator (rate
+ * limit off) whose cost should be about its list requests (target ≤ 0.5 s plus those).
+ * Run: npm run build && node --expose-gc --import tsx bench/declared-read.ts [corpus folder]
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { readDeclared } from '../src/declared/index.js';
+import { fileURLToPath } from 'node:url';
+import { ApiClient } from '../src/api/client.js';
+import type { SourceConfig } from '../src/config/types.js';
+import { createDeclaredCache, readDeclared } from '../src/declared/index.js';
+import { startEmulator } from '../src/emulator/index.js';
+import { silentLogger } from '../src/logger.js';
+import { createCodeCache, runPass } from '../src/reconcile.js';
 import { findCorpus } from './lib/corpus.js';
+import { writePolicies } from './lib/generate.js';
 
 const RUNS = 5;
+const GENERATED = 10_000;
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const ORG = 'bench-org';
 
-const corpus = findCorpus(process.argv[2]);
 const gc = (globalThis as { gc?: () => void }).gc;
 const collect = gc ?? ((): void => undefined);
 
@@ -16,7 +31,19 @@ function megabytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-async function main(): Promise<void> {
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - started, value };
+}
+
+async function corpora(): Promise<void> {
+  const corpus = findCorpus(process.argv[2]);
   console.log(`${RUNS} runs each${gc ? '' : ' (run with --expose-gc for steadier heap figures)'}`);
   for (const name of corpus.names) {
     const times: number[] = [];
@@ -25,19 +52,71 @@ async function main(): Promise<void> {
     for (let run = 0; run < RUNS; run += 1) {
       collect();
       const heapBefore = process.memoryUsage().heapUsed;
-      const started = performance.now();
-      const state = await readDeclared(path.join(corpus.root, name));
-      times.push(performance.now() - started);
+      const read = await timed(() => readDeclared(path.join(corpus.root, name)));
+      times.push(read.ms);
       heapDelta = Math.max(heapDelta, process.memoryUsage().heapUsed - heapBefore);
-      count = state.policies.length;
+      count = read.value.policies.length;
     }
-    const sorted = [...times].sort((a, b) => a - b);
-    const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
     console.log(
       `${name.padEnd(18)} ${String(count).padStart(4)} policies  first ${times[0]?.toFixed(1)} ms  ` +
-        `median ${median.toFixed(1)} ms  heap +${megabytes(heapDelta)} (max over runs)  heap total ${megabytes(process.memoryUsage().heapUsed)}`,
+        `median ${median(times).toFixed(1)} ms  heap +${megabytes(heapDelta)} (max over runs)`,
     );
   }
 }
 
-await main();
+async function generated(dir: string): Promise<void> {
+  await writePolicies(dir, GENERATED);
+  console.log(`\n${GENERATED} generated policies`);
+
+  const walls: number[] = [];
+  for (let run = 0; run < 3; run += 1) {
+    const started = performance.now();
+    const result = spawnSync(process.execPath, [CLI, '--validate', '--source-dir', dir], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '' } });
+    walls.push(performance.now() - started);
+    if (result.status !== 0) throw new Error(`--validate exited ${result.status}: ${result.stdout}${result.stderr}`);
+  }
+  console.log(`  --validate (built CLI, wall)      median ${(median(walls) / 1000).toFixed(2)} s of 3   target ≤ 1.2 s`);
+
+  const cold = await timed(() => readDeclared(dir));
+  console.log(`  cold read in process               ${cold.ms.toFixed(0)} ms`);
+  const cache = createDeclaredCache();
+  await readDeclared(dir, { cache });
+  const warm: number[] = [];
+  for (let run = 0; run < RUNS; run += 1) warm.push((await timed(() => readDeclared(dir, { cache }))).ms);
+  console.log(`  warm re-read with the declared cache  median ${median(warm).toFixed(0)} ms of ${RUNS}`);
+
+  const emulator = await startEmulator({ port: 0, seed: { token: 'bench-token', rateLimit: 0, organizations: [{ name: ORG }] } });
+  const api = new ApiClient({ baseUrl: emulator.url, token: emulator.token, logger: silentLogger(), concurrency: 16 });
+  const source: SourceConfig = {
+    name: 'bench', organization: ORG, path: dir, git: null, schedule: '*/5 * * * *', prune: false, ownership: 'marker',
+    maxDeletes: 10, allowEmpty: false, maxAgentPools: 1, passTimeoutSeconds: 600, adopt: false,
+  };
+  const codeCache = createCodeCache();
+  const declaredCache = createDeclaredCache();
+  const pass = () => runPass({ source, dir, revision: null, api, logger: silentLogger(), mode: 'apply', codeCache, declaredCache, concurrency: 16 });
+  try {
+    const apply = await timed(pass);
+    if (!apply.value.ok) throw new Error('the first pass failed');
+    console.log(`  first pass (creates and uploads)   ${(apply.ms / 1000).toFixed(1)} s`);
+    const before = api.stats().requests;
+    const warmPass: number[] = [];
+    for (let run = 0; run < 3; run += 1) warmPass.push((await timed(pass)).ms);
+    const requests = (api.stats().requests - before) / 3;
+    const listOnly = await timed(() => api.listPolicies(ORG));
+    console.log(
+      `  warm pass (daemon caches)          median ${median(warmPass).toFixed(0)} ms of 3, ${requests} requests; ` +
+        `the policy list alone ${listOnly.ms.toFixed(0)} ms   target ≤ 500 ms plus the list requests`,
+    );
+  } finally {
+    await api.close();
+    await emulator.close();
+  }
+}
+
+await corpora();
+const dir = await mkdtemp(path.join(tmpdir(), 'pps-declared-read-'));
+try {
+  await generated(dir);
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { codeDigest } from '../code-digest.js';
 import type { SourceProblem } from '../errors.js';
@@ -22,17 +23,26 @@ export function readCodeFile(file: FoundFile, realRoot: string): CodeRead | { pr
     const message = `is ${file.size} bytes; policy code may be at most ${MAX_CODE_BYTES} bytes (10 MiB)`;
     return { problem: { file: file.rel, message } };
   }
-  const read = readSourceFile(realRoot, file.rel, file.abs, MAX_CODE_BYTES);
+  const read = readSourceFile(realRoot, file.rel, file.abs, MAX_CODE_BYTES, file.real);
   if ('problem' in read) return read;
-  const text = decodeText(file.rel, read.bytes);
-  if ('problem' in text) return text;
-  const source: CodeSource = { root: realRoot, path: file.abs, size: read.bytes.length, sha256: sha256(read.bytes) };
-  return { source, codeDigest: codeDigest(text.text), empty: read.bytes.length === 0 };
+  const { bytes } = read;
+  if (!isUtf8(bytes)) return { problem: { file: file.rel, message: 'is not valid UTF-8 text' } };
+  const sha = sha256(bytes);
+  const source: CodeSource = { root: realRoot, path: file.abs, size: bytes.length, sha256: sha };
+  return { source, codeDigest: comparedAsIs(bytes) ? sha : codeDigest(bytes.toString('utf8')), empty: bytes.length === 0 };
+}
+
+/**
+ * Whether the planner's digest of this code is that of its bytes: valid UTF-8 without a carriage return or a leading
+ * byte order mark is its own normalised text. Most code is, and is then hashed once, without being decoded.
+ */
+function comparedAsIs(bytes: Buffer): boolean {
+  return !bytes.includes(0x0d) && !(bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf);
 }
 
 /** Reads a settings or agent pool file as UTF-8 text. */
 export function readYamlText(file: FoundFile, realRoot: string): { text: string } | { problem: SourceProblem } {
-  const read = readSourceFile(realRoot, file.rel, file.abs, MAX_YAML_BYTES);
+  const read = readSourceFile(realRoot, file.rel, file.abs, MAX_YAML_BYTES, file.real);
   return 'problem' in read ? read : decodeText(file.rel, read.bytes);
 }
 

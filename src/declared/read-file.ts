@@ -16,11 +16,12 @@ export type FileRead = { bytes: Buffer } | { problem: SourceProblem };
  * Reads the regular file at `abs` (shown as `rel`) synchronously: synchronous reads of small files cost a tenth of the
  * promise-based ones, and hold one file descriptor at a time. Refuses, as a problem naming the file, a path that
  * resolves outside `realRoot`, anything but a regular file (without blocking on a FIFO), and more than `maxBytes`.
+ * `knownReal` is the real path when the caller has just resolved it (the walk); it is then opened without a link.
  */
-export function readSourceFile(realRoot: string, rel: string, abs: string, maxBytes: number): FileRead {
+export function readSourceFile(realRoot: string, rel: string, abs: string, maxBytes: number, knownReal?: string): FileRead {
   let real: string;
   try {
-    real = realpathSync(abs);
+    real = knownReal ?? realpathSync.native(abs);
   } catch (error) {
     return { problem: unreadable(rel, error) };
   }

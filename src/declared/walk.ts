@@ -10,6 +10,8 @@ export interface FoundFile {
   /** Relative to the source root, with `/` separators. */
   rel: string;
   abs: string;
+  /** The real path the walk resolved it to. */
+  real: string;
   size: number;
   /** Size, modification time, change time and inode: equal stamps mean an unchanged file. */
   stamp: string;
@@ -150,7 +152,7 @@ function inspect(options: WalkOptions, rules: FolderRules, entry: Entry, walked:
   let stats: Stats;
   let real = entry.real;
   try {
-    if (dirent === null || dirent.isSymbolicLink()) real = realpathSync(abs);
+    if (dirent === null || dirent.isSymbolicLink()) real = realpathSync.native(abs);
     stats = statSync(real);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -175,7 +177,7 @@ function inspect(options: WalkOptions, rules: FolderRules, entry: Entry, walked:
     return null;
   }
   if (rules.wanted(rel)) {
-    walked.files.push({ rel, abs, size: stats.size, stamp: `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}` });
+    walked.files.push({ rel, abs, real, size: stats.size, stamp: `${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}:${stats.ino}` });
     return null;
   }
   const miss = rules.nearMiss(rel);
