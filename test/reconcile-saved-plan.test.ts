@@ -80,6 +80,7 @@ describe('saved plans: --dry-run --out FILE, then --reconcile --plan FILE', () =
     const run = await world.cli('--reconcile', dir, ['--source', 'exact', '--plan', file]);
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.match(run.stdout, /1 created, 2 updated, 0 replaced, 0 deleted/);
+    assert.match(run.stdout, /code += \(1 line, 31 bytes\)/, 'the plan printed before the apply describes the saved code');
     const policies = await world.policies();
     assert.ok(policies.some((p) => p.name === 'exact-new'));
     assert.ok(!policies.some((p) => p.name === 'exact-later'), 'a file declared after the plan was applied');

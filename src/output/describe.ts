@@ -78,10 +78,22 @@ export function formatValue(value: unknown): string {
 
 /** A short description of a code text, for places that do not show it whole. */
 export function describeCode(code: unknown): string {
-  if (typeof code !== 'string') return '(none)';
-  const lines = code === '' ? 0 : normalizeLineEnds(code).replace(/\n$/, '').split('\n').length;
-  const bytes = Buffer.byteLength(code, 'utf8');
+  let lines: number;
+  let bytes: number;
+  if (typeof code === 'string') {
+    lines = code === '' ? 0 : normalizeLineEnds(code).replace(/\n$/, '').split('\n').length;
+    bytes = Buffer.byteLength(code, 'utf8');
+  } else if (isCodeSummary(code)) {
+    // A saved plan carries code as its digest, size and lines.
+    ({ lines, bytes } = code);
+  } else {
+    return '(none)';
+  }
   return `(${lines} ${lines === 1 ? 'line' : 'lines'}, ${bytes} ${bytes === 1 ? 'byte' : 'bytes'})`;
+}
+
+function isCodeSummary(value: unknown): value is { lines: number; bytes: number } {
+  return typeof value === 'object' && value !== null && typeof (value as { lines?: unknown }).lines === 'number' && typeof (value as { bytes?: unknown }).bytes === 'number';
 }
 
 /** Whether a change's code field is shown as a diff (both texts known) rather than described. */
