@@ -16,6 +16,18 @@ describe('--validate', () => {
     assert.deepEqual([run.code, run.stdout, run.stderr], [0, 'default: valid (1 policies, 1 agent pools)\n', '']);
   });
 
+  it('lists warnings under a valid source: files that look declared but are not read, empty code', async () => {
+    const dir = await tree({ ...REPO, 'policies/LOUD.NATIVE': 'main = rule { true }\n', 'policies/empty.native': '' });
+    const run = await runCli(['--validate', '--source-dir', dir]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, [
+      'default: valid (2 policies, 1 agent pools)',
+      '  warning: policies/LOUD.NATIVE: is not read: only lower-case extensions are; rename it to LOUD.native to declare it',
+      '  warning: policies/empty.native: is empty; the policy is declared with no code',
+      '',
+    ].join('\n'));
+  });
+
   it('refuses a source that declares nothing, saying what to check', async () => {
     const dir = await tree({ 'README.md': '# nothing here\n' });
     const run = await runCli(['--validate', '--source-dir', dir]);

@@ -2,14 +2,11 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { configFromFlags, loadConfig } from '../config/index.js';
 import type { Config } from '../config/types.js';
-import { runDaemon } from '../daemon/index.js';
 import { errorMessage, formatProblem, UsageError, ValidationError } from '../errors.js';
 import { createLogger, logFormat, stderrWriter } from '../logger.js';
 import { TerminalLine } from '../progress.js';
 import { packageVersion } from '../version.js';
 import { parseCliArgs, USAGE, type CliArgs } from './args.js';
-import { runEmulator } from './emulator-command.js';
-import { runOnce, runValidate } from './one-shot.js';
 
 const DEFAULT_CONFIG = 'config/default.yaml';
 
@@ -52,11 +49,13 @@ async function main(argv: string[], io: ProcessIo): Promise<number> {
     stream: line ?? sink,
     color: terminal && !io.env['NO_COLOR'],
   });
-  if (args.mode === 'emulator') return runEmulator(args, io.stdout, logger);
+  // Each mode loads its modules when chosen: --validate needs neither the HTTP client nor the daemon nor the emulator.
+  if (args.mode === 'emulator') return (await import('./emulator-command.js')).runEmulator(args, io.stdout, logger);
   const config = await resolveConfig(args, io.env);
-  if (args.mode === 'daemon') return runDaemon({ config, logger, env: io.env, noCache: args.noCache });
+  if (args.mode === 'daemon') return (await import('../daemon/index.js')).runDaemon({ config, logger, env: io.env, noCache: args.noCache });
   const oneShotIo = { stdout: io.stdout, env: io.env, logger, terminal: line };
-  return args.mode === 'validate' ? runValidate(args, config, oneShotIo) : runOnce(args, config, oneShotIo);
+  if (args.mode === 'validate') return (await import('./validate.js')).runValidate(args, config, oneShotIo);
+  return (await import('./one-shot.js')).runOnce(args, config, oneShotIo);
 }
 
 /**

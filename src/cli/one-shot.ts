@@ -1,58 +1,18 @@
 import { readFile, writeFile } from 'node:fs/promises';
-import { basename } from 'node:path';
 import { createApiClient } from '../api/from-config.js';
 import type { Config, SourceConfig } from '../config/types.js';
-import { readDeclared } from '../declared/index.js';
-import { errorMessage, formatProblem, UsageError, ValidationError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import { errorMessage, UsageError } from '../errors.js';
 import { openCodeCacheStore } from '../live/code-cache-file.js';
 import { renderJson, renderMarkdown, renderSavedPlan, renderText, shouldColor, summarize } from '../output/index.js';
 import type { SourcePlan } from '../plan/types.js';
-import { ProgressReporter, type TerminalLine } from '../progress.js';
+import { ProgressReporter } from '../progress.js';
 import { parseSavedPlan, type SavedSource } from '../plan/saved.js';
 import { runPass, type PassOutcome } from '../reconcile.js';
 import { openSource } from '../source/index.js';
 import type { CliArgs } from './args.js';
+import { selectSources, sourceContext, type CliIo } from './sources.js';
 
-export interface CliIo {
-  stdout: NodeJS.WriteStream;
-  env: NodeJS.ProcessEnv;
-  logger: Logger;
-  /** On a terminal: the progress line under the logs. */
-  terminal?: TerminalLine | null;
-}
-
-/** `--validate`: every source's declared repo, no API call. */
-export async function runValidate(args: CliArgs, config: Config, io: CliIo): Promise<number> {
-  let invalid = 0;
-  for (const source of selectSources(config, args)) {
-    const { dir } = await openSource(source, sourceContext(config, io)).checkout();
-    try {
-      const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools });
-      if (declared.policies.length === 0 && declared.pools.length === 0 && !source.allowEmpty) {
-        invalid += 1;
-        io.stdout.write(`${source.name}: declares nothing in ${dir}\n  ${emptySourceHint(dir)}\n`);
-        continue;
-      }
-      io.stdout.write(`${source.name}: valid (${declared.policies.length} policies, ${declared.pools.length} agent pools)\n`);
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      invalid += 1;
-      io.stdout.write(`${source.name}: ${error.problems.length} problem(s) in ${dir}\n`);
-      for (const problem of error.problems) io.stdout.write(`  ${formatProblem(problem)}\n`);
-    }
-  }
-  return invalid > 0 ? 1 : 0;
-}
-
-/** What to check when a source declares nothing: most often the folder is wrong, e.g. `--source-dir` one level too deep. */
-function emptySourceHint(dir: string): string {
-  const folder = basename(dir);
-  const tooDeep = folder === 'policies' || folder === 'agent-pools'
-    ? `${dir} looks like the ${folder} folder itself: point at the folder that holds it. `
-    : '';
-  return `${tooDeep}A source holds policies/**/*.native, policies/**/*.rego and agent-pools/*.yaml; set allow-empty: true on the source (or pass --allow-empty) if it is meant to be empty.`;
-}
+export type { CliIo } from './sources.js';
 
 /**
  * `--reconcile` and `--dry-run`: one pass per source, the plan to stdout, logs and progress to stderr.
@@ -193,17 +153,4 @@ async function readSavedPlan(file: string, config: Config, args: CliArgs): Promi
   }
   if (matched.length === 0) throw new UsageError(`the saved plan ${file} has no plan for source "${args.source ?? ''}"`);
   return matched;
-}
-
-function sourceContext(config: Config, io: CliIo) {
-  return { stateDir: config.stateDir, env: io.env, logger: io.logger };
-}
-
-function selectSources(config: Config, args: CliArgs): SourceConfig[] {
-  if (args.source === null) return config.sources;
-  const source = config.sources.find((s) => s.name === args.source);
-  if (source === undefined) {
-    throw new UsageError(`no source named "${args.source}" (sources: ${config.sources.map((s) => s.name).join(', ')})`);
-  }
-  return [source];
 }

@@ -1,0 +1,28 @@
+import type { Config, SourceConfig } from '../config/types.js';
+import { UsageError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { TerminalLine } from '../progress.js';
+import type { CliArgs } from './args.js';
+
+/** What a one-shot mode writes to and reads. */
+export interface CliIo {
+  stdout: NodeJS.WriteStream;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  /** On a terminal: the progress line under the logs. */
+  terminal?: TerminalLine | null;
+}
+
+export function sourceContext(config: Config, io: CliIo) {
+  return { stateDir: config.stateDir, env: io.env, logger: io.logger };
+}
+
+/** The sources a one-shot run covers: all, or the one `--source` names. */
+export function selectSources(config: Config, args: CliArgs): SourceConfig[] {
+  if (args.source === null) return config.sources;
+  const source = config.sources.find((s) => s.name === args.source);
+  if (source === undefined) {
+    throw new UsageError(`no source named "${args.source}" (sources: ${config.sources.map((s) => s.name).join(', ')})`);
+  }
+  return [source];
+}
