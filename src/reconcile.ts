@@ -4,6 +4,7 @@ import type { SourceConfig } from './config/types.js';
 import { readDeclared, withCodeTexts, type DeclaredCache } from './declared/index.js';
 import type { DeclaredState } from './declared/types.js';
 import { errorMessage, formatProblem, ValidationError } from './errors.js';
+import { liveReadFailure } from './live/read-failure.js';
 import { readLive } from './live/read-live.js';
 import type { CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
@@ -93,7 +94,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
       onCodeProgress: (done, total) => progress('downloading', done, total),
     });
   } catch (error) {
-    return unplanned('live', [`reading the live state of organization ${source.organization} failed: ${errorMessage(error)}`]);
+    return unplanned('live', [liveReadFailure(error, source.organization)]);
   }
   let plan: Plan;
   if (request.saved !== undefined) {

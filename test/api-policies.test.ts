@@ -119,7 +119,7 @@ describe('policy endpoints against the emulator', () => {
   it('404 for a missing organization on create and list, with an error document', async () => {
     const input = { name: 'x', kind: 'native', description: null, enforcementLevel: 'advisory', query: null, policySetIds: [] } satisfies CreatePolicyInput;
     await rejectsWithStatus(f.client.createPolicy('no-such-org', input), 404, 'POST', '/organizations/no-such-org/policies');
-    const error = await rejectsWithStatus(f.client.listPolicies('no-such-org'), 404, 'GET', '/organizations/no-such-org/policies?page%5Bnumber%5D=1&page%5Bsize%5D=100');
+    const error = await rejectsWithStatus(f.client.listPolicies('no-such-org'), 404, 'GET', '/organizations/no-such-org/policies?page[number]=1&page[size]=100');
     assert.ok(error.detail !== null && error.detail.length > 0, 'the API error detail is kept');
     assertErrorDocument((await f.emulator.call('GET', '/policies/pol-nothing')).json);
   });
@@ -140,7 +140,7 @@ describe('policy endpoints against the emulator', () => {
   it('401 for a wrong token', async () => {
     const stranger = new ApiClient({ baseUrl: f.emulator.url, token: 'not-the-token', logger: silentLogger() });
     try {
-      await rejectsWithStatus(stranger.listPolicies('acme'), 401, 'GET', '/organizations/acme/policies?page%5Bnumber%5D=1&page%5Bsize%5D=100');
+      await rejectsWithStatus(stranger.listPolicies('acme'), 401, 'GET', '/organizations/acme/policies?page[number]=1&page[size]=100');
       await rejectsWithStatus(stranger.getPolicy('pol-x'), 401, 'GET', '/policies/pol-x');
     } finally {
       await stranger.close();

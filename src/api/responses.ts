@@ -11,7 +11,8 @@ export function isSuccess(response: HttpResponse): boolean {
 export function apiError(response: HttpResponse, secret: string): ApiError {
   const { method, path } = response.request;
   const detail = errorDetail(parseJson(response.text)) ?? plainText(response.text);
-  const message = scrub(`${method} ${path} failed: ${response.status}${detail === null ? '' : ` ${detail}`}`, secret);
+  const hint = response.hint === undefined ? '' : `; ${response.hint}`;
+  const message = scrub(`${method} ${path} failed: ${response.status}${detail === null ? '' : ` ${detail}`}${hint}`, secret);
   return new ApiError(message, response.status, detail === null ? null : scrub(detail, secret), response.request);
 }
 

@@ -34,6 +34,8 @@ export interface HttpResponse {
   request: FailedRequest;
   /** What `consume` made of a successful body. */
   consumed?: unknown;
+  /** What to check, for an error message: set on a 404 when the base URL does not end in /api/v2. */
+  hint?: string;
 }
 
 export interface TransportOptions {
@@ -128,7 +130,7 @@ export class Transport {
           continue;
         }
         const retryable = status >= 500 && req.retry !== 'unsent-only';
-        if (!retryable || failures >= maxRetries) return outcome.response;
+        if (!retryable || failures >= maxRetries) return this.withHint(outcome.response);
         failures += 1;
         await this.backOff(described, failures, { status });
         continue;
@@ -152,10 +154,17 @@ export class Transport {
     await this.options.clock.sleep(delayMs);
   }
 
+  /** A 404 from an API whose URL lacks /api/v2 most likely means the URL is wrong, not the resource: say so. */
+  private withHint(response: HttpResponse): HttpResponse {
+    if (response.status !== 404 || /\/api\/v2$/.test(this.base.pathname)) return response;
+    const example = `${this.base.origin}/api/v2`;
+    return { ...response, hint: `the API URL ${this.base.href.replace(/\/+$/, '')} does not end in /api/v2, where the API's endpoints live (e.g. ${example}): check --api-url, API_BASE_URL or api.url` };
+  }
+
   private describe(req: HttpRequest): FailedRequest {
     const url = new URL(req.url);
     const path = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
-    return { method: req.method, path: `${path}${url.search}` };
+    return { method: req.method, path: `${path}${readableQuery(url.search)}` };
   }
 
   private async attempt(req: HttpRequest, described: FailedRequest): Promise<Outcome> {
@@ -250,4 +259,13 @@ function flatHeaders(raw: Record<string, string | string[] | undefined>): Record
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return headers;
+}
+
+/** A query string as people read it in messages and logs: `?page[number]=1`, not `?page%5Bnumber%5D=1`. */
+function readableQuery(search: string): string {
+  try {
+    return decodeURIComponent(search);
+  } catch {
+    return search;
+  }
 }

@@ -74,6 +74,7 @@ async function resolveConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Con
 }
 
 async function readConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config> {
+  checkApiUrl(args.apiUrl);
   if (args.config === null && args.sourceDir !== null) {
     // --validate makes no API call, so the organization is not needed there.
     return configFromFlags({ sourceDir: args.sourceDir, organization: args.organization ?? '', apiUrl: args.apiUrl, name: args.source }, env);
@@ -84,6 +85,13 @@ async function readConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config
   }
   const config = await loadConfig(file, env);
   return args.apiUrl === null ? config : { ...config, api: { ...config.api, url: args.apiUrl } };
+}
+
+/** `--api-url` is an http(s) URL with its scheme (or `embedded`); the message names the flag. */
+function checkApiUrl(apiUrl: string | null): void {
+  if (apiUrl === null || apiUrl === 'embedded' || /^https?:\/\/[^\s/]+/.test(apiUrl)) return;
+  const example = /^[\w.-]+(:\d+)?(\/|$)/.test(apiUrl) ? `: https://${apiUrl} or http://${apiUrl}` : ', e.g. https://policies.example.com/api/v2';
+  throw new UsageError(`--api-url "${apiUrl}" is not an http(s) URL: give it with its scheme${example}`);
 }
 
 function report(error: unknown, io: ProcessIo): number {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { UsageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Readiness, SourceStatus } from './status.js';
 import { renderStatusPage, STATUS_PAGE_CSP } from './status-page.js';
@@ -67,12 +68,21 @@ export async function startDaemonServer(listen: string, routes: DaemonRoutes): P
   const separator = listen.lastIndexOf(':');
   const host = listen.slice(0, separator).replace(/^\[(.*)\]$/, '$1');
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, listen)));
     server.listen(Number(listen.slice(separator + 1)), host, () => resolve());
   });
   const address = server.address() as AddressInfo;
   const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   return { origin, close: () => closeServer(server) };
+}
+
+/** A failure to listen, saying which setting to change. */
+function listenError(error: NodeJS.ErrnoException, listen: string): Error {
+  const fix = 'set LISTEN_ADDRESS (or listen: in the config) to a free host:port';
+  if (error.code === 'EADDRINUSE') return new UsageError(`cannot listen on ${listen}: the address is in use; ${fix}`);
+  if (error.code === 'EACCES') return new UsageError(`cannot listen on ${listen}: permission denied (ports below 1024 need privileges); ${fix}`);
+  if (error.code === 'EADDRNOTAVAIL') return new UsageError(`cannot listen on ${listen}: no such address on this machine; ${fix}`);
+  return error;
 }
 
 async function route(request: IncomingMessage, response: ServerResponse, routes: DaemonRoutes): Promise<void> {
