@@ -80,7 +80,11 @@ function pairFiles(files: readonly FoundFile[]): { codeFiles: PolicyFiles[]; pro
 
 function duplicateNames(codeFiles: readonly PolicyFiles[]): SourceProblem[] {
   const filesByName = new Map<string, string[]>();
-  for (const { name, code } of codeFiles) filesByName.set(name, [...(filesByName.get(name) ?? []), code.rel]);
+  for (const { name, code } of codeFiles) {
+    const paths = filesByName.get(name);
+    if (paths === undefined) filesByName.set(name, [code.rel]);
+    else paths.push(code.rel);
+  }
   const problems: SourceProblem[] = [];
   for (const [name, paths] of filesByName) {
     if (paths.length < 2) continue;
