@@ -1,5 +1,5 @@
 import type { PolicyApi } from './api/types.js';
-import { applyPlan, type ActionResult } from './apply/apply.js';
+import { applyPlan, NOT_STARTED, type ActionResult } from './apply/apply.js';
 import type { SourceConfig } from './config/types.js';
 import { readDeclared, withCodeTexts, type DeclaredCache } from './declared/index.js';
 import type { DeclaredState } from './declared/types.js';
@@ -35,6 +35,13 @@ export interface PassRequest {
   now?: () => number;
   /** Changes applied at once (`api.concurrency`). @default 8 */
   concurrency?: number;
+  /**
+   * Ends the pass: the walk of the declared repo and the apply stop, and `api` (which the caller binds to the same
+   * signal with `PolicyApi.withSignal`) ends every request. A pass timeout, or the end of a shutdown's grace time.
+   */
+  signal?: AbortSignal;
+  /** A shutdown began: no change starts any more (none at all if the apply has not begun); those under way finish. */
+  stop?: AbortSignal;
   /**
    * Called with the plan once it is made, before the first write of the apply (the CLI prints it there);
    * awaited. Not called when no plan could be made.
@@ -80,6 +87,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   try {
     declared = await readDeclared(request.dir, {
       maxAgentPools: source.maxAgentPools,
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
       ...(request.declaredCache === undefined ? {} : { cache: request.declaredCache }),
     });
   } catch (error) {
@@ -96,6 +104,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   } catch (error) {
     return unplanned('live', [liveReadFailure(error, source.organization)]);
   }
+  request.signal?.throwIfAborted();
   let plan: Plan;
   if (request.saved !== undefined) {
     plan = savedPlan(request.saved, declared, live);
@@ -113,7 +122,9 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   let done = 0;
   let failed = 0;
   progress('applying', 0, plan.changes.length);
+  const halt = [request.stop, request.signal].filter((s): s is AbortSignal => s !== undefined);
   const results = await applyPlan(plan, {
+    stop: halt.length === 0 ? undefined : AbortSignal.any(halt),
     api: request.api,
     organization: source.organization,
     source: source.name,
@@ -129,6 +140,12 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   const failures = results
     .filter((r) => r.outcome === 'failed')
     .map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}" failed: ${r.message ?? 'unknown error'}`);
+  const notStarted = results.filter((r) => r.outcome === 'skipped' && r.message === NOT_STARTED);
+  if (notStarted.length > 0) {
+    const why = request.signal?.aborted === true ? errorMessage(request.signal.reason) : 'the run was stopped';
+    const names = notStarted.map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}"`).join(', ');
+    failures.push(`${why}; ${notStarted.length} planned change${notStarted.length === 1 ? ' was' : 's were'} not applied: ${names}`);
+  }
   return { sourcePlan: { ...header, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0 };
 }
 

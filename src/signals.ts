@@ -15,3 +15,27 @@ export function waitForShutdownSignal(logger: Logger): Promise<NodeJS.Signals> {
     process.on('SIGTERM', onSignal);
   });
 }
+
+export type StopSignal = 'SIGINT' | 'SIGTERM';
+
+/** The exit status of a run stopped by a signal, as shells report it: 128 + the signal's number. */
+export const SIGNAL_EXIT_CODE: Readonly<Record<StopSignal, number>> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * Calls `onFirst` on the first SIGINT or SIGTERM; a second one exits at once with its status. Returns the function
+ * that removes the handlers.
+ */
+export function onStopSignal(onFirst: (signal: StopSignal) => void): () => void {
+  let received = false;
+  const handler = (signal: StopSignal) => {
+    if (received) process.exit(SIGNAL_EXIT_CODE[signal]);
+    received = true;
+    onFirst(signal);
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+}

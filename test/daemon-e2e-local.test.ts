@@ -109,6 +109,26 @@ test('SIGTERM during a pass: the pass finishes its writes, the process exits 0',
   assert.equal(messages.at(-1), 'daemon stopped');
 });
 
+test('SIGTERM during a pass stuck on a slow answer: the wait is bounded by SHUTDOWN_TIMEOUT, then the pass is aborted, exit 0', async (t) => {
+  const api = await startApi(t);
+  const dir = await tempTree(t, smallRepo());
+  // Every list answer takes 30 s: the start-up pass cannot finish any time soon.
+  await api.addFaults({ kind: 'latency', method: 'GET', 'latency-ms': 30_000, count: 0 });
+  const daemon = await spawnDaemon(
+    t,
+    { api: { url: api.url }, sources: [{ name: 'local', organization: 'example-org', path: dir, schedule: NEVER }] },
+    { API_TOKEN: api.token, SHUTDOWN_TIMEOUT: '1' },
+  );
+  await waitFor('the pass to start', () => daemon.logs().find((l) => l.msg === 'pass started'));
+  await sleep(200);
+  const signalledAt = Date.now();
+  daemon.child.kill('SIGTERM');
+  assert.equal(await daemon.exited, 0);
+  const took = Date.now() - signalledAt;
+  assert.ok(took < 4_000, `exited ${took} ms after SIGTERM with a shutdown timeout of 1 s`);
+  assert.ok(daemon.logs().some((l) => /did not finish in time; aborting it/.test(String(l.msg))), 'the abort is logged');
+});
+
 test('api.url embedded: the daemon syncs the example repo into the in-process emulator and says so loudly', async (t) => {
   const daemon = await spawnDaemon(t, {
     api: { url: 'embedded' },

@@ -243,3 +243,30 @@ test('a thrown error is a failed pass; stop waits for the pass in flight and dro
   await advance(t, 20_000);
   assert.equal(rec.starts.length, 1, 'nothing runs after stop');
 });
+
+test('stop waits for the pass in flight at most the grace time, then aborts it and waits for it to settle', async (t) => {
+  mockTime(t);
+  const aborted: { reason?: unknown } = {};
+  const loop = createSourceLoop({
+    name: 's',
+    async pass(_trigger, signal) {
+      // A pass whose requests hang until they are aborted.
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      aborted.reason = signal.reason;
+      return { ok: false, error: 'aborted' };
+    },
+    timeoutMs: 60_000,
+    logger: silentLogger(),
+  });
+  loop.trigger('start-up');
+  await advance(t, 10);
+  let stopped = false;
+  const stopping = loop.stop(2_000).then(() => (stopped = true));
+  await advance(t, 1_999);
+  assert.equal(stopped, false, 'stop waits for the pass during the grace time');
+  assert.equal(aborted.reason, undefined);
+  await advance(t, 1);
+  await stopping;
+  const reason: unknown = aborted.reason;
+  assert.ok(reason instanceof Error && /aborted after waiting 2 s/.test(reason.message), String(reason));
+});

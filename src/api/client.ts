@@ -65,6 +65,8 @@ export class ApiClient implements PolicyApi {
   private readonly maxRetries: number;
   private readonly legacy: boolean;
   private readonly parsePolicy: (resource: unknown) => Policy;
+  /** Set on a view made by `withSignal`: every request of the view ends once it aborts. */
+  private signal: AbortSignal | undefined = undefined;
 
   constructor(private readonly options: ApiClientOptions) {
     this.token = options.token;
@@ -90,6 +92,16 @@ export class ApiClient implements PolicyApi {
     return this.transport.stats();
   }
 
+  /**
+   * The same client (one queue, one pacer, one connection pool) whose every request, queued, paced, backing off or
+   * on the wire, ends once `signal` aborts, rejecting with the signal's reason.
+   */
+  withSignal(signal: AbortSignal): ApiClient {
+    const view = Object.create(this) as ApiClient;
+    view.signal = signal;
+    return view;
+  }
+
   /** Waits for requests under way, then closes the connections. */
   close(): Promise<void> {
     return this.transport.close();
@@ -100,7 +112,7 @@ export class ApiClient implements PolicyApi {
     if (options.search !== undefined) params.push(['search[name]', options.search]);
     if (options.kind !== undefined) params.push(['filter[kind]', options.kind]);
     if (options.includePolicySets === true) params.push(['include', 'policy_sets']);
-    const pages = await listAll(this.transport, this.token, `/organizations/${seg(organization)}/policies`, params);
+    const pages = await listAll(this.transport, this.token, this.signal, `/organizations/${seg(organization)}/policies`, params);
     return pages.flatMap((page) => page.items.map(this.parsePolicy));
   }
 
@@ -111,6 +123,7 @@ export class ApiClient implements PolicyApi {
   createPolicy(organization: string, input: CreatePolicyInput): Promise<Policy> {
     return createOnce({
       transport: this.transport,
+      signal: this.signal,
       logger: this.options.logger,
       maxRetries: this.maxRetries,
       request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input, this.legacy) },
@@ -127,7 +140,7 @@ export class ApiClient implements PolicyApi {
   async uploadPolicy(id: string, code: Uint8Array): Promise<Policy | null> {
     if (code.byteLength > MAX_CODE_BYTES) throw new CodeTooLargeError(`the code of policy ${id}`, code.byteLength, MAX_CODE_BYTES);
     const url = this.transport.url(`/policies/${seg(id)}/upload`);
-    const body = successBody(await this.transport.send({ method: 'PUT', url, bytes: code }), this.token);
+    const body = successBody(await this.transport.send({ method: 'PUT', url, bytes: code }, this.signal), this.token);
     try {
       return parsePolicy(primary(body));
     } catch {
@@ -138,7 +151,7 @@ export class ApiClient implements PolicyApi {
   /** null: the service answered 404, which it does until code is uploaded. */
   downloadPolicy(policy: Policy): Promise<string | null> {
     const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
-    return fetchDownload(this.transport, this.token, new URL(link, this.options.baseUrl).href);
+    return fetchDownload(this.transport, this.token, this.signal, new URL(link, this.options.baseUrl).href);
   }
 
   /**
@@ -147,7 +160,7 @@ export class ApiClient implements PolicyApi {
    */
   downloadPolicyDigest(policy: Policy, keepTextBytes: number): Promise<StreamedCode | null> {
     const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
-    return fetchDownloadDigest(this.transport, this.token, new URL(link, this.options.baseUrl).href, keepTextBytes);
+    return fetchDownloadDigest(this.transport, this.token, this.signal, new URL(link, this.options.baseUrl).href, keepTextBytes);
   }
 
   updatePolicy(policy: PolicyRef, input: UpdatePolicyInput): Promise<Policy> {
@@ -164,7 +177,7 @@ export class ApiClient implements PolicyApi {
     if (options.sort !== undefined) params.push(['sort', options.sort]);
     if (options.allowedWorkspaceName !== undefined) params.push(['filter[allowed_workspaces][name]', options.allowedWorkspaceName]);
     if (options.includeWorkspaces === true) params.push(['include', 'workspaces']);
-    const pages = await listAll(this.transport, this.token, `/organizations/${seg(organization)}/agent-pools`, params);
+    const pages = await listAll(this.transport, this.token, this.signal, `/organizations/${seg(organization)}/agent-pools`, params);
     const pools = pages.flatMap((page) => page.items.map(parseAgentPool));
     const counts = field(field(pages[0]?.document, 'meta'), 'status-counts');
     return { pools, statusCounts: { total: int(field(counts, 'total'), pools.length), matching: int(field(counts, 'matching'), pools.length) } };
@@ -178,6 +191,7 @@ export class ApiClient implements PolicyApi {
   createAgentPool(organization: string, input: CreateAgentPoolInput): Promise<AgentPool> {
     return createOnce({
       transport: this.transport,
+      signal: this.signal,
       logger: this.options.logger,
       maxRetries: this.maxRetries,
       request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/agent-pools`), json: createAgentPoolBody(input) },
@@ -196,7 +210,7 @@ export class ApiClient implements PolicyApi {
 
   async listAgents(poolId: string, options: { lastPingSince?: string } = {}): Promise<Agent[]> {
     const params: Params = options.lastPingSince === undefined ? [] : [['filter[last-ping-since]', options.lastPingSince]];
-    const pages = await listAll(this.transport, this.token, `/agent-pools/${seg(poolId)}/agents`, params);
+    const pages = await listAll(this.transport, this.token, this.signal, `/agent-pools/${seg(poolId)}/agents`, params);
     return pages.flatMap((page) => page.items.map(parseAgent));
   }
 
@@ -213,7 +227,7 @@ export class ApiClient implements PolicyApi {
    * first answer was lost, and to a resource someone already deleted by hand.
    */
   private async remove(path: string): Promise<void> {
-    const response = await this.transport.send({ method: 'DELETE', url: this.transport.url(path) });
+    const response = await this.transport.send({ method: 'DELETE', url: this.transport.url(path) }, this.signal);
     if (response.status === 404) {
       this.options.logger.info({ ...response.request, status: 404 }, 'api delete: already gone, counted as deleted');
       return;
@@ -223,7 +237,7 @@ export class ApiClient implements PolicyApi {
 
   /** One request answered by a single-resource document. */
   private async one<T>(method: HttpMethod, path: string, json: unknown, parse: (resource: unknown) => T): Promise<T> {
-    const response = await this.transport.send({ method, url: this.transport.url(path), json });
+    const response = await this.transport.send({ method, url: this.transport.url(path), json }, this.signal);
     return readWith(response, this.token, (body) => parse(primary(body)));
   }
 }

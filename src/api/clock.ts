@@ -2,7 +2,8 @@
 export interface Clock {
   /** Milliseconds, monotonic enough for pacing. */
   now(): number;
-  sleep(ms: number): Promise<void>;
+  /** Resolves after `ms`; rejects with the signal's reason as soon as `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** A number in [0, 1), for jitter. */
   random(): number;
 }
@@ -10,7 +11,22 @@ export interface Clock {
 export function systemClock(): Clock {
   return {
     now: () => performance.now(),
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))),
+    sleep: (ms, signal) => abortableSleep(ms, signal),
     random: () => Math.random(),
   };
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted === true) return reject(signal.reason as Error);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }

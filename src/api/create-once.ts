@@ -4,6 +4,8 @@ import type { HttpRequest, HttpResponse, Transport } from './transport.js';
 
 export interface CreateOnceOptions<T> {
   transport: Transport;
+  /** Ends the create, and its look-ups and back-offs, once aborted. */
+  signal?: AbortSignal;
   logger: Logger;
   maxRetries: number;
   request: HttpRequest;
@@ -22,7 +24,7 @@ export async function createOnce<T>(options: CreateOnceOptions<T>): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     let lost: ApiError | NetworkError;
     try {
-      const response = await transport.send({ ...request, retry: 'unsent-only' });
+      const response = await transport.send({ ...request, retry: 'unsent-only' }, options.signal);
       return options.read(response);
     } catch (error) {
       const unanswered = error instanceof NetworkError || (error instanceof ApiError && error.status >= 500);
@@ -34,6 +36,6 @@ export async function createOnce<T>(options: CreateOnceOptions<T>): Promise<T> {
       logger.warn({ ...lost.request, attempt }, 'api create answer was lost but the resource exists; using it');
       return existing;
     }
-    await transport.backOff(lost.request, attempt, { error: lost.message });
+    await transport.backOff(lost.request, attempt, { error: lost.message }, options.signal);
   }
 }

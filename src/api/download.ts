@@ -17,15 +17,21 @@ export interface StreamedCode {
  * relative) WITHOUT the token: it is a temporary URL, possibly on another host. Returns the raw text,
  * or null when `links.download` itself answers 404: the service's way of saying no code was uploaded yet.
  */
-export async function fetchDownload(transport: Transport, secret: string, downloadUrl: string): Promise<string | null> {
-  return (await follow(transport, secret, downloadUrl))?.text ?? null;
+export async function fetchDownload(transport: Transport, secret: string, signal: AbortSignal | undefined, downloadUrl: string): Promise<string | null> {
+  return (await follow(transport, secret, signal, downloadUrl))?.text ?? null;
 }
 
 /**
  * The same download, hashed as it streams: the text is kept only up to `keepTextBytes` bytes, so a large policy
  * costs no more memory than a chunk. null on a 404, as for fetchDownload.
  */
-export async function fetchDownloadDigest(transport: Transport, secret: string, downloadUrl: string, keepTextBytes: number): Promise<StreamedCode | null> {
+export async function fetchDownloadDigest(
+  transport: Transport,
+  secret: string,
+  signal: AbortSignal | undefined,
+  downloadUrl: string,
+  keepTextBytes: number,
+): Promise<StreamedCode | null> {
   const consume = async (body: AsyncIterable<Uint8Array>): Promise<StreamedCode> => {
     const hasher = createCodeHasher();
     let kept: Uint8Array[] | null = [];
@@ -39,19 +45,20 @@ export async function fetchDownloadDigest(transport: Transport, secret: string, 
     const text = kept === null ? null : new TextDecoder('utf-8').decode(Buffer.concat(kept));
     return { digest: hasher.digest(), text };
   };
-  const response = await follow(transport, secret, downloadUrl, consume);
+  const response = await follow(transport, secret, signal, downloadUrl, consume);
   return response === null ? null : (response.consumed as StreamedCode);
 }
 
 async function follow(
   transport: Transport,
   secret: string,
+  signal: AbortSignal | undefined,
   downloadUrl: string,
   consume?: (body: AsyncIterable<Uint8Array>) => Promise<unknown>,
 ): Promise<HttpResponse | null> {
   let url = downloadUrl;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
-    const response = await transport.send({ method: 'GET', url, auth: hop === 0, ...(consume === undefined ? {} : { consume }) });
+    const response = await transport.send({ method: 'GET', url, auth: hop === 0, ...(consume === undefined ? {} : { consume }) }, signal);
     if (isSuccess(response)) return response;
     if (hop === 0 && response.status === 404) return null;
     const location = response.headers.location;

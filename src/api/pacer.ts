@@ -67,10 +67,26 @@ export class Pacer {
     return this.limit === 0 ? Infinity : this.budget() * this.share;
   }
 
-  /** Waits for the next start slot (first come, first served). */
-  acquire(): Promise<Slot> {
+  /**
+   * Waits for the next start slot (first come, first served). Once `signal` aborts, the wait gives up its place
+   * and rejects with the signal's reason.
+   */
+  acquire(signal?: AbortSignal): Promise<Slot> {
     const enqueued = this.clock.now();
-    const released = new Promise<number>((resolve) => this.waiters.push(resolve));
+    const released = new Promise<number>((resolve, reject) => {
+      if (signal?.aborted === true) return reject(signal.reason as Error);
+      const waiter = (startedAt: number) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(startedAt);
+      };
+      const onAbort = () => {
+        const index = this.waiters.indexOf(waiter);
+        if (index >= 0) this.waiters.splice(index, 1);
+        reject(signal!.reason as Error);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
     if (!this.pumping) void this.pump();
     return released.then((startedAt) => ({ waitedMs: startedAt - enqueued, startedAt }));
   }

@@ -19,7 +19,13 @@ export function queryString(params: ReadonlyArray<readonly [string, string]>): s
  * Every page of a list, 100 at a time, following `links.next` (or `meta.pagination.next-page`)
  * until it is null. Stops rather than loop if a server sends the same page twice.
  */
-export async function listAll(transport: Transport, secret: string, path: string, params: ReadonlyArray<readonly [string, string]>): Promise<Page[]> {
+export async function listAll(
+  transport: Transport,
+  secret: string,
+  signal: AbortSignal | undefined,
+  path: string,
+  params: ReadonlyArray<readonly [string, string]>,
+): Promise<Page[]> {
   const pageUrl = (n: number): string =>
     transport.url(`${path}${queryString([...params, ['page[number]', String(n)], ['page[size]', String(PAGE_SIZE)]])}`);
   const pages: Page[] = [];
@@ -27,7 +33,7 @@ export async function listAll(transport: Transport, secret: string, path: string
   let next: string | null = pageUrl(1);
   while (next !== null && !seen.has(next)) {
     seen.add(next);
-    const response = await transport.send({ method: 'GET', url: next });
+    const response = await transport.send({ method: 'GET', url: next }, signal);
     const page: Page = readWith(response, secret, (document) => ({ items: primaryList(document), document }));
     pages.push(page);
     next = nextUrl(page.document, next, pageUrl);

@@ -110,14 +110,18 @@ export class Transport {
     await this.agent.close();
   }
 
-  /** Sends until an answer worth returning: any status but 429, and 5xx only once retries are spent. */
-  async send(req: HttpRequest): Promise<HttpResponse> {
+  /**
+   * Sends until an answer worth returning: any status but 429, and 5xx only once retries are spent. Once `signal`
+   * aborts, the request leaves the queue, the pacer, its back-off or the wire at once and rejects with the signal's reason.
+   */
+  async send(req: HttpRequest, signal?: AbortSignal): Promise<HttpResponse> {
     const { logger, clock, maxRetries } = this.options;
     const described = this.describe(req);
     let failures = 0;
     let limited = 0;
     for (;;) {
-      const outcome = await this.queue.add(() => this.attempt(req, described), { priority: failures + limited });
+      signal?.throwIfAborted();
+      const outcome = await this.queue.add(() => this.attempt(req, described, signal), { priority: failures + limited, signal });
       if ('response' in outcome) {
         const { status, headers } = outcome.response;
         if (status === 429 && limited < MAX_RATE_LIMITED) {
@@ -132,7 +136,7 @@ export class Transport {
         const retryable = status >= 500 && req.retry !== 'unsent-only';
         if (!retryable || failures >= maxRetries) return this.withHint(outcome.response);
         failures += 1;
-        await this.backOff(described, failures, { status });
+        await this.backOff(described, failures, { status }, signal);
         continue;
       }
       const { failure } = outcome;
@@ -142,16 +146,16 @@ export class Transport {
         throw new NetworkError(message, described, { cause: safeCause(failure) });
       }
       failures += 1;
-      await this.backOff(described, failures, { error: failure.code });
+      await this.backOff(described, failures, { error: failure.code }, signal);
     }
   }
 
   /** Waits before the next try of a request that failed `attempt` times; counted as a retry. */
-  async backOff(request: FailedRequest, attempt: number, reason: Record<string, unknown>): Promise<void> {
+  async backOff(request: FailedRequest, attempt: number, reason: Record<string, unknown>, signal?: AbortSignal): Promise<void> {
     const delayMs = backoffMs(attempt, this.options.clock.random());
     this.counters.retries += 1;
     this.options.logger.warn({ ...request, ...reason, attempt, delayMs: Math.round(delayMs) }, 'api request failed, retrying');
-    await this.options.clock.sleep(delayMs);
+    await this.options.clock.sleep(delayMs, signal);
   }
 
   /** A 404 from an API whose URL lacks /api/v2 most likely means the URL is wrong, not the resource: say so. */
@@ -167,13 +171,14 @@ export class Transport {
     return { method: req.method, path: `${path}${readableQuery(url.search)}` };
   }
 
-  private async attempt(req: HttpRequest, described: FailedRequest): Promise<Outcome> {
+  private async attempt(req: HttpRequest, described: FailedRequest, cancel: AbortSignal | undefined): Promise<Outcome> {
     const { clock, logger, timeoutMs } = this.options;
     const url = new URL(req.url);
     const inApi = this.inApi(url);
-    const slot = inApi ? await this.waitForSlot() : null;
+    const slot = inApi ? await this.waitForSlot(cancel) : null;
     const started = clock.now();
-    const signal = AbortSignal.timeout(timeoutMs);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = cancel === undefined ? timeout : AbortSignal.any([timeout, cancel]);
     try {
       const res = await request(url, {
         method: req.method,
@@ -196,7 +201,9 @@ export class Transport {
       this.pacer.observe(readRateLimitHeaders(headers), slot.startedAt);
       return { response };
     } catch (error) {
-      const failure = describeFailure(error, signal.aborted ? timeoutMs : null, this.options.token);
+      // Called off by the caller: not a failure of the API, never retried.
+      if (cancel?.aborted === true) throw cancel.reason;
+      const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.options.token);
       const durationMs = clock.now() - started;
       this.record(req.method, 'error', durationMs);
       logger.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs) }, 'api request got no response');
@@ -229,11 +236,11 @@ export class Transport {
    * Waits for the pacer. The time counted is the union of the waits: while several requests wait at once, the
    * clock runs once, not once per request, so the figure never exceeds the duration of the run.
    */
-  private async waitForSlot(): Promise<Slot> {
+  private async waitForSlot(signal?: AbortSignal): Promise<Slot> {
     if (this.waiting === 0) this.waitingSince = this.options.clock.now();
     this.waiting += 1;
     try {
-      return await this.pacer.acquire();
+      return await this.pacer.acquire(signal);
     } finally {
       this.waiting -= 1;
       if (this.waiting === 0) this.recordWait(this.options.clock.now() - this.waitingSince);

@@ -96,6 +96,8 @@ export interface AgentPoolList {
 
 /** What the rest of the program needs of the API. `ApiClient` (src/api/client.ts) implements it. */
 export interface PolicyApi {
+  /** The same API whose every request ends once `signal` aborts (a pass that timed out, a shutdown). */
+  withSignal(signal: AbortSignal): PolicyApi;
   listPolicies(organization: string, options?: ListPoliciesOptions): Promise<Policy[]>;
   getPolicy(id: string): Promise<Policy>;
   createPolicy(organization: string, input: CreatePolicyInput): Promise<Policy>;

@@ -72,6 +72,7 @@ Environment:
   API_BASE_URL             the API URL when --api-url is not given (overrides api.url)
   LISTEN_ADDRESS           the daemon's host:port (overrides listen)
   STATE_DIR                git clones and the code cache (overrides state-dir; --state-dir wins)
+  SHUTDOWN_TIMEOUT         seconds a stop (SIGINT, SIGTERM) waits for the changes under way (overrides shutdown-timeout)
   WEBHOOK_SECRET           the webhook secret (the variable that webhook-secret-env names)
   STATUS_TOKEN             a token the daemon requires on /status, /status.html and /metrics
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
@@ -82,6 +83,7 @@ Exit codes:
   0  success
   1  any error (the message says what and where)
   2  with --detailed-exitcode: the plan has changes (deletions count) and nothing failed
+  130, 143  stopped by SIGINT, SIGTERM (what was and was not applied is printed)
 `;
 
 /** Every flag the command line takes; `--help` lists each of them. */

@@ -9,6 +9,8 @@ import { ProgressReporter } from '../progress.js';
 import { parseSavedPlan, type SavedSource } from '../plan/saved.js';
 import { runPass, type PassOutcome } from '../reconcile.js';
 import { openSource } from '../source/index.js';
+import { onStopSignal, SIGNAL_EXIT_CODE, type StopSignal } from '../signals.js';
+import { NOT_STARTED } from '../apply/apply.js';
 import type { CliArgs } from './args.js';
 import { selectSources, sourceContext, type CliIo } from './sources.js';
 
@@ -28,14 +30,20 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   const saved = args.plan === null ? null : await readSavedPlan(args.plan, config, args);
   const sources = saved === null ? selectSources(config, args) : saved.map(([source]) => source);
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
+  const interrupt = interruption(config, io);
   try {
     for (const [index, source] of sources.entries()) {
-      const { dir, revision } = await openSource(source, sourceContext(config, io)).checkout();
+      if (interrupt.stop.aborted) {
+        io.stdout.write(`\nSource "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.\n`);
+        continue;
+      }
+      const signal = passSignal(source.name, args.timeoutSeconds, interrupt.abort);
+      const { dir, revision } = await openSource(source, sourceContext(config, io)).checkout(signal);
       const codeCache = await caches.forOrganization(source.organization);
       let printed = false;
       const outcome = await runPass({
-        source, dir, revision, api, logger: io.logger, mode, prune: args.prune || undefined, force: args.force,
-        codeCache, concurrency: config.api.concurrency,
+        source, dir, revision, api: api.withSignal(signal), logger: io.logger, mode, prune: args.prune || undefined, force: args.force,
+        codeCache, concurrency: config.api.concurrency, signal, stop: interrupt.stop,
         ...(saved === null ? {} : { saved: saved[index]![1] }),
         onProgress: (p) => progress.update(p),
         onPlan: printsEarly
@@ -51,6 +59,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
       if (printsEarly) io.stdout.write(printed ? renderApplied(args, outcome) : renderPlan(args, [outcome.sourcePlan], io));
     }
   } finally {
+    interrupt.remove();
     progress.end();
     io.logger.info(api.stats(), 'api requests');
     await api.close();
@@ -64,6 +73,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   else if (args.output === 'text') io.stdout.write(applySummary(outcomes));
   const summary = summarize(outcomes.map((o) => o.sourcePlan));
   const changes = summary.create + summary.update + summary.replace + summary.delete;
+  if (interrupt.received !== null) return SIGNAL_EXIT_CODE[interrupt.received];
   if (outcomes.some((o) => !o.ok)) return 1;
   return args.detailedExitcode && changes > 0 ? 2 : 0;
 }
@@ -93,10 +103,12 @@ function renderApplied(args: CliArgs, outcome: PassOutcome): string {
   if (args.output === 'markdown') {
     const lines = ['', `#### Apply result for \`${outcome.sourcePlan.name}\``, '', `${counts}.`, ''];
     for (const f of failures) lines.push(`- ❌ ${f.change.action} ${f.change.resource} \`${f.change.name}\` failed: ${(f.message ?? 'unknown error').replace(/\n/g, ' ')}`);
+    for (const s of outcome.results.filter((r) => r.message === NOT_STARTED)) lines.push(`- ⏹ ${s.change.action} ${s.change.resource} \`${s.change.name}\`: not applied`);
     return `${lines.join('\n')}\n`;
   }
   const lines = ['', `Applied source "${outcome.sourcePlan.name}": ${counts}.`];
   for (const f of failures) lines.push(`  - ${f.change.action} ${f.change.resource} "${f.change.name}" failed: ${f.message ?? 'unknown error'}`);
+  for (const s of outcome.results.filter((r) => r.message === NOT_STARTED)) lines.push(`  - ${s.change.action} ${s.change.resource} "${s.change.name}": not applied`);
   return `${lines.join('\n')}\n`;
 }
 
@@ -153,4 +165,29 @@ async function readSavedPlan(file: string, config: Config, args: CliArgs): Promi
   }
   if (matched.length === 0) throw new UsageError(`the saved plan ${file} has no plan for source "${args.source ?? ''}"`);
   return matched;
+}
+
+/**
+ * The first SIGINT or SIGTERM stops new changes (`stop`); the changes under way get `shutdown-timeout` seconds to
+ * finish before they are abandoned (`abort`); a second signal exits at once.
+ */
+function interruption(config: Config, io: CliIo) {
+  const stop = new AbortController();
+  const abort = new AbortController();
+  const state = { stop: stop.signal, abort: abort.signal, received: null as StopSignal | null, remove: () => {} };
+  state.remove = onStopSignal((signal) => {
+    state.received = signal;
+    const grace = config.shutdownTimeoutSeconds;
+    io.logger.warn({ signal, graceSeconds: grace }, 'signal received: no new changes; finishing those under way (send it again to exit at once)');
+    stop.abort(new Error(`stopped by ${signal}`));
+    setTimeout(() => abort.abort(new Error(`stopped by ${signal}; the changes under way were abandoned after ${grace} s`)), grace * 1000).unref();
+  });
+  return state;
+}
+
+/** Aborts when the pass of one source exceeds `--timeout`, or when a stop's grace time is over. */
+function passSignal(source: string, timeoutSeconds: number, abort: AbortSignal): AbortSignal {
+  const timeout = new AbortController();
+  setTimeout(() => timeout.abort(new Error(`the pass of source "${source}" timed out after ${timeoutSeconds} s (--timeout)`)), timeoutSeconds * 1000).unref();
+  return AbortSignal.any([timeout.signal, abort]);
 }

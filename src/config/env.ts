@@ -6,16 +6,22 @@ import type { Config } from './types.js';
  * Environment variables that override the config file (file < env < flags):
  * - `API_BASE_URL` replaces `api.url`;
  * - `LISTEN_ADDRESS` replaces `listen` (a container sets `0.0.0.0:9090`);
- * - `STATE_DIR` replaces `state-dir`.
+ * - `STATE_DIR` replaces `state-dir`;
+ * - `SHUTDOWN_TIMEOUT` replaces `shutdown-timeout` (seconds).
  * The token is not an override: `resolveToken` reads `API_TOKEN` when it is needed.
  */
-export const ENV_OVERRIDES = ['API_BASE_URL', 'LISTEN_ADDRESS', 'STATE_DIR'] as const;
+export const ENV_OVERRIDES = ['API_BASE_URL', 'LISTEN_ADDRESS', 'STATE_DIR', 'SHUTDOWN_TIMEOUT'] as const;
 
 export function applyEnvOverrides(config: Config, env: NodeJS.ProcessEnv, cwd: string): { config: Config; problems: SourceProblem[] } {
   const problems: SourceProblem[] = [];
   const url = nonEmpty(env.API_BASE_URL);
   const listen = nonEmpty(env.LISTEN_ADDRESS);
   const stateDir = nonEmpty(env.STATE_DIR);
+  const shutdown = nonEmpty(env.SHUTDOWN_TIMEOUT);
+  const shutdownSeconds = shutdown === undefined ? undefined : Number(shutdown);
+  if (shutdownSeconds !== undefined && !(Number.isFinite(shutdownSeconds) && shutdownSeconds >= 0)) {
+    problems.push({ file: 'environment', message: `SHUTDOWN_TIMEOUT "${shutdown}" must be a number of seconds, 0 or more` });
+  }
   if (url !== undefined && !/^(embedded|https?:\/\/\S+)$/.test(url)) {
     problems.push({ file: 'environment', message: 'API_BASE_URL must be "embedded" or an http(s) URL ending in /api/v2' });
   }
@@ -28,6 +34,7 @@ export function applyEnvOverrides(config: Config, env: NodeJS.ProcessEnv, cwd: s
       api: { ...config.api, url: url ?? config.api.url },
       listen: listen ?? config.listen,
       stateDir: stateDir === undefined ? config.stateDir : path.resolve(cwd, stateDir),
+      shutdownTimeoutSeconds: shutdownSeconds !== undefined && Number.isFinite(shutdownSeconds) ? shutdownSeconds : config.shutdownTimeoutSeconds,
     },
     problems,
   };

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { applyEnvOverrides } from './env.js';
-import { DEFAULT_LISTEN, DEFAULT_STATE_DIR, sourceDefaults } from './to-config.js';
+import { DEFAULT_LISTEN, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_STATE_DIR, sourceDefaults } from './to-config.js';
 import type { Config } from './types.js';
 import { ValidationError } from '../errors.js';
 
@@ -29,6 +29,7 @@ export function configFromFlags(flags: ConfigFlags, env: NodeJS.ProcessEnv, cwd:
     listen: DEFAULT_LISTEN,
     webhookSecretEnv: 'WEBHOOK_SECRET',
     stateDir: path.resolve(cwd, DEFAULT_STATE_DIR),
+    shutdownTimeoutSeconds: DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
   };
   const overridden = applyEnvOverrides(config, env, cwd);
   if (overridden.problems.length > 0) throw new ValidationError('invalid environment', overridden.problems);

@@ -4,6 +4,7 @@ import type { Config, SourceConfig } from './types.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:9090';
 export const DEFAULT_STATE_DIR = '.policy-pool-sync';
+export const DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 30;
 export const DEFAULT_SCHEDULE = '*/5 * * * *';
 
 /** The config file as written (kebab-case), after schema validation. */
@@ -13,6 +14,7 @@ export interface RawConfig {
   listen?: string;
   'webhook-secret-env'?: string;
   'state-dir'?: string;
+  'shutdown-timeout'?: number;
 }
 
 export interface RawSource {
@@ -45,6 +47,7 @@ export function toConfig(raw: RawConfig, cwd: string): Config {
     listen: raw.listen ?? DEFAULT_LISTEN,
     webhookSecretEnv: raw['webhook-secret-env'] ?? 'WEBHOOK_SECRET',
     stateDir: path.resolve(cwd, raw['state-dir'] ?? DEFAULT_STATE_DIR),
+    shutdownTimeoutSeconds: raw['shutdown-timeout'] ?? DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
   };
 }
 

@@ -53,4 +53,9 @@ export interface Config {
   webhookSecretEnv: string;
   /** Absolute (a relative path resolves against the working directory); clones live here. @default ".policy-pool-sync" */
   stateDir: string;
+  /**
+   * Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them.
+   * @default 30
+   */
+  shutdownTimeoutSeconds: number;
 }

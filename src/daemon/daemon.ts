@@ -69,7 +69,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     runners.set(source.name, runner);
   }
   const statuses = (opts: { history?: boolean } = {}) => [...runners.values()].map((r) => r.status(opts));
-  const stopRunners = () => Promise.all([...runners.values()].map((r) => r.stop()));
+  const stopRunners = (graceMs?: number) => Promise.all([...runners.values()].map((r) => r.stop(graceMs)));
   const server = await startDaemonServer(config.listen, {
     statuses,
     readiness: () => readiness(statuses()),
@@ -105,8 +105,9 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     },
     async stop() {
       accepting = false;
-      logger.info('shutting down: no new triggers; waiting for passes in flight');
-      await stopRunners();
+      const graceSeconds = config.shutdownTimeoutSeconds;
+      logger.info({ graceSeconds }, 'shutting down: no new triggers; waiting for passes in flight');
+      await stopRunners(graceSeconds * 1000);
       await server.close();
       logger.info('daemon stopped');
     },

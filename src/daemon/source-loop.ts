@@ -26,7 +26,10 @@ export interface BackoffOptions {
 
 export interface SourceLoopOptions {
   name: string;
-  /** One pass. Resolves with its result or throws; `signal` aborts when the pass exceeds `timeoutMs`. */
+  /**
+   * One pass. Resolves with its result or throws. `signal` aborts when the pass exceeds `timeoutMs`, or when a
+   * shutdown's grace time is over: everything the pass awaits ends then.
+   */
   pass(trigger: TriggerReason, signal: AbortSignal): Promise<LoopPassResult>;
   timeoutMs: number;
   backoff?: BackoffOptions;
@@ -44,8 +47,11 @@ export interface SourceLoop {
   readonly retryAt: number | null;
   /** Resolves once no pass is running or queued (a pending back-off retry does not count). */
   whenIdle(): Promise<void>;
-  /** Takes no more triggers, drops the queued pass and any retry, and waits for the pass in flight to finish. */
-  stop(): Promise<void>;
+  /**
+   * Takes no more triggers, drops the queued pass and any retry, and waits for the pass in flight to finish; after
+   * `graceMs` (when given) the pass is aborted, and its end awaited.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 5_000, maxMs: 300_000 };
@@ -67,6 +73,8 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
   let retryTimer: NodeJS.Timeout | null = null;
   let retryAt: number | null = null;
   let stopped = false;
+  /** Aborts the pass in flight (its timeout, or the end of a shutdown's grace time). */
+  let inFlight: AbortController | null = null;
   let idleWaiters: (() => void)[] = [];
 
   function trigger(reason: TriggerReason): void {
@@ -100,6 +108,7 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
 
   async function execute(reason: TriggerReason): Promise<boolean> {
     const controller = new AbortController();
+    inFlight = controller;
     const started = now();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -115,6 +124,7 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
       result = { ok: false, error: safeErrorMessage(error) };
     } finally {
       clearTimeout(timer);
+      inFlight = null;
     }
     const error = timedOut ? `pass timed out after ${options.timeoutMs / 1000} s` : result.ok ? null : (result.error ?? 'pass failed');
     const end: LoopPassEnd = { trigger: reason, ok: result.ok && !timedOut, timedOut, error, durationMs: now() - started };
@@ -150,11 +160,24 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
     whenIdle() {
       return !active ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve));
     },
-    async stop() {
+    async stop(graceMs) {
       stopped = true;
       queued = null;
       cancelRetry();
-      if (current !== null) await current;
+      if (current === null) return;
+      const pass = inFlight;
+      let grace: NodeJS.Timeout | null = null;
+      if (graceMs !== undefined && pass !== null) {
+        grace = setTimeout(() => {
+          log.warn({ graceSeconds: graceMs / 1000 }, 'shutdown: the pass in flight did not finish in time; aborting it');
+          pass.abort(new Error(`shutdown: the pass was aborted after waiting ${graceMs / 1000} s for it`));
+        }, graceMs);
+      }
+      try {
+        await current;
+      } finally {
+        if (grace !== null) clearTimeout(grace);
+      }
     },
   };
 }

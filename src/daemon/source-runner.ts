@@ -42,7 +42,7 @@ export interface SourceRunner {
   status(options?: { history?: boolean }): SourceStatus;
   whenIdle(): Promise<void>;
   /** Stops the schedule and the watch, then waits for the pass in flight. */
-  stop(): Promise<void>;
+  stop(graceMs?: number): Promise<void>;
 }
 
 export async function startSourceRunner(options: SourceRunnerOptions): Promise<SourceRunner> {
@@ -71,14 +71,14 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   async function pass(trigger: TriggerReason, signal: AbortSignal): Promise<LoopPassResult> {
     const { dir, revision } = await checkout(signal);
     current.revision = revision;
-    const guard = guardApi(options.api, signal);
+    const guard = guardApi(options.api.withSignal(signal), signal);
     const progress = new ProgressReporter({ logger: options.logger });
     let outcome: PassOutcome;
     try {
       outcome = await options.reconcile(
         {
           source, dir, revision, api: guard.api, logger: options.logger, mode: 'apply', codeCache, declaredCache,
-          concurrency: options.concurrency, onProgress: (p) => progress.update(p),
+          concurrency: options.concurrency, signal, onProgress: (p) => progress.update(p),
         },
         trigger,
       );
@@ -168,17 +168,16 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       return status;
     },
     whenIdle: () => loop.whenIdle(),
-    async stop() {
+    async stop(graceMs) {
       await schedule.stop();
       await watch?.close();
-      await loop.stop();
+      await loop.stop(graceMs);
     },
   };
 }
 
 /**
- * The API for one pass: refuses new calls once `signal` aborts (the pass timed out), so an abandoned pass ends at
- * its next call, and records whether the API could be reached (for /readyz): false when any call of the pass could
+ * The API for one pass (its requests already end with `signal`): refuses new calls once `signal` aborts, and records whether the API could be reached (for /readyz): false when any call of the pass could
  * not reach it (after the client's retries), true when calls got answers, null before any call.
  */
 function guardApi(api: PolicyApi, signal: AbortSignal): { api: PolicyApi; reached(): boolean | null } {

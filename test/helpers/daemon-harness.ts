@@ -76,6 +76,7 @@ export async function startTestDaemon(
     sources: options.sources,
     listen: '127.0.0.1:0',
     webhookSecretEnv: 'TEST_WEBHOOK_SECRET',
+    shutdownTimeoutSeconds: 30,
     stateDir: await tempTree(t, {}, 'pps-state-'),
   };
   let api = options.api;

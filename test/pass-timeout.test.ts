@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { describe, it, type TestContext } from 'node:test';
+import { ApiClient } from '../src/api/client.js';
+import { silentLogger } from '../src/logger.js';
+import { CLI } from './helpers/cli.js';
+import { startTestDaemon, testSource } from './helpers/daemon-harness.js';
+import { ORG } from './helpers/emulator.js';
+import { tempTree } from './helpers/temp-tree.js';
+import { waitFor } from './helpers/wait.js';
+import { useWorld, type World } from './helpers/world.js';
+
+function manyPolicies(count: number, prefix: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < count; i += 1) files[`policies/${prefix}-${i}.native`] = `main = rule { ${i} >= 0 }\n`;
+  return files;
+}
+
+/** Every GET of the policy list takes `ms` longer, for as long as the test runs. */
+function slowLists(world: World, ms: number): Promise<unknown> {
+  return world.addFaults({ kind: 'latency', method: 'GET', path: '/policies$', 'latency-ms': ms, count: 0 });
+}
+
+describe('a pass that times out ends', () => {
+  const fixture = useWorld();
+
+  it('one-shot: --timeout ends a pass stuck on a slow answer, says so, and exits 1', async () => {
+    const { world } = fixture;
+    const dir = await fixture.repo(manyPolicies(2, 'slow'));
+    await slowLists(world, 20_000);
+    try {
+      const started = Date.now();
+      const run = await world.cli('--reconcile', dir, ['--timeout', '1']);
+      assert.equal(run.code, 1, run.stdout + run.stderr);
+      assert.match(run.stdout + run.stderr, /timed out after 1 s \(--timeout\)/);
+      assert.ok(Date.now() - started < 3_000, `took ${Date.now() - started} ms`);
+    } finally {
+      await world.clearFaults();
+    }
+  });
+
+  it('daemon: a timed-out pass stops within a second, is reported, and the next pass runs', async (t: TestContext) => {
+    const { world } = fixture;
+    const dir = await tempTree(t, manyPolicies(2, 'daemon-slow'));
+    const api = new ApiClient({ baseUrl: world.url, token: world.token, logger: silentLogger() });
+    t.after(() => api.close());
+    await slowLists(world, 20_000);
+    const started = Date.now();
+    const { daemon } = await startTestDaemon(t, { sources: [testSource('slow', { path: dir, organization: ORG, passTimeoutSeconds: 1 })], api });
+    try {
+      const failed = await waitFor('the timed-out pass', () => {
+        const status = daemon.statuses()[0];
+        return status?.result === 'timeout' || status?.result === 'failure' ? status : undefined;
+      }, 10_000);
+      const ended = Date.now() - started;
+      assert.match(failed.error ?? '', /timed out after 1 s/);
+      assert.ok(ended < 2_500, `the pass ended ${ended} ms after it started, with a timeout of 1 s`);
+    } finally {
+      await world.clearFaults();
+    }
+    daemon.trigger('slow', 'webhook');
+    await waitFor('the next pass', () => (daemon.statuses()[0]?.result === 'success' ? true : undefined), 10_000);
+    const names = (await world.organization()).policies.map((p) => String(p['name']));
+    assert.ok(names.includes('daemon-slow-0') && names.includes('daemon-slow-1'));
+  });
+
+  it('one-shot SIGTERM: no new change, the pairs under way finish, what was and was not applied is printed, exit 143', async () => {
+    const { world } = fixture;
+    const dir = await fixture.repo(manyPolicies(60, 'term'));
+    // Slow writes, so the run is still applying when the signal comes.
+    await world.addFaults({ kind: 'latency', method: 'POST', 'latency-ms': 150, count: 0 }, { kind: 'latency', method: 'PUT', 'latency-ms': 150, count: 0 });
+    let run: { code: number | null; stdout: string; stderr: string };
+    try {
+      const child = spawn(process.execPath, [CLI, '--reconcile', '--source-dir', dir, '--organization', ORG, '--api-url', world.url], {
+        env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', API_TOKEN: world.token, LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      await waitFor('the first policies created', async () => {
+        const made = (await world.organization()).policies.filter((p) => String(p['name']).startsWith('term-'));
+        return made.length >= 10 ? true : undefined;
+      });
+      child.kill('SIGTERM');
+      run = { code: await exited, stdout, stderr };
+    } finally {
+      await world.clearFaults();
+    }
+    assert.equal(run.code, 143, run.stdout + run.stderr);
+    assert.match(run.stdout, /Applied source "default": \d+ created/);
+    assert.match(run.stdout, /create policy "term-\d+": not applied/);
+    const made = (await world.organization()).policies.filter((p) => String(p['name']).startsWith('term-'));
+    assert.ok(made.length < 60, 'the run stopped before the end');
+    assert.deepEqual(made.filter((p) => p['code'] === null).map((p) => p['name']), [], 'every policy created has its code');
+
+    const next = await world.cli('--reconcile', dir);
+    assert.equal(next.code, 0, next.stdout + next.stderr);
+    assert.equal((await world.organization()).policies.filter((p) => String(p['name']).startsWith('term-')).length, 60);
+  });
+});
