@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ORG } from './helpers/emulator.js';
 import { useWorld } from './helpers/world.js';
 
 /** `count` native policies, each with its own code. */
@@ -48,5 +49,24 @@ describe('apply: a create and its upload as a pair', () => {
     assert.equal(new Set(policies.map((p) => p['name'])).size, 30, 'no duplicates');
     assert.deepEqual(policies.filter((p) => p['code'] === null).map((p) => p['name']), [], 'every policy has its code');
     assert.equal((await world.cli('--dry-run', dir, ['--detailed-exitcode'])).code, 0, 'nothing left to do');
+  });
+  it('a next run uploads the code of policies an interrupted run left without it before anything else', async () => {
+    const world = fixture.world;
+    const half = manyPolicies(5, 'half');
+    const dir = await fixture.repo({ ...half, ...manyPolicies(20, 'later') });
+    // What a run killed between creates and uploads leaves: policies carrying this source's marker, without code.
+    for (const file of Object.keys(half)) {
+      const name = file.replace(/^policies\/|\.native$/g, '');
+      const made = await world.call('POST', `/organizations/${ORG}/policies`, {
+        body: { data: { type: 'policies', attributes: { name, kind: 'native', description: '<!-- managed-by: policy-pool-sync source=default -->', 'enforcement-level': 'advisory' } } },
+      });
+      assert.equal(made.status, 200, made.text);
+    }
+    await world.clearRequests();
+    const run = await world.cli('--reconcile', dir);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const writes = (await world.writes()).map((r) => r.method);
+    assert.deepEqual(writes.slice(0, 5), ['PUT', 'PUT', 'PUT', 'PUT', 'PUT'], `first writes: ${writes.slice(0, 8).join(' ')}`);
+    assert.deepEqual((await world.policies()).filter((p) => p.code === null).map((p) => p.name), []);
   });
 });

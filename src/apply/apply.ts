@@ -61,15 +61,20 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Acti
 
   const byAction = (action: Change['action']) => plan.changes.filter((c) => c.action === action && c.resource !== 'agent');
 
+  const update = async (change: Change) => {
+    if (change.resource === 'policy') await updatePolicy(change, options);
+    else if (change.resource === 'agent-pool') await options.api.updateAgentPool(change.id!, poolUpdate(change));
+  };
+  // Policies an interrupted run created without code get it first, so interruptions in a row do not pile them up.
+  const halfMade = (c: Change) => c.resource === 'policy' && c.uploadCode && c.live !== null && c.live.updatedAt === null;
+  await run(byAction('update').filter(halfMade), update);
+
   await run([...byAction('create'), ...byAction('replace')], async (change) => {
     if (change.resource === 'agent-pool') await createPool(change, options);
     else if (change.resource === 'policy') await createPolicyWithCode(change, options);
   });
 
-  await run(byAction('update'), async (change) => {
-    if (change.resource === 'policy') await updatePolicy(change, options);
-    else if (change.resource === 'agent-pool') await options.api.updateAgentPool(change.id!, poolUpdate(change));
-  });
+  await run(byAction('update').filter((c) => !halfMade(c)), update);
 
   const deletes = plan.changes.filter((c) => c.action === 'delete');
   await mapLimit(deletes, limit, async (change) => {
