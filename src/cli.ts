@@ -1,6 +1,5 @@
 #!/usr/bin/env node
+import { exitWhenSettled } from './cli/exit-guard.js';
 import { runCommandLine } from './cli/main.js';
 
-runCommandLine(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env }).then((code) => {
-  process.exitCode = code;
-});
+exitWhenSettled(runCommandLine(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env }), process.stderr);

@@ -3,6 +3,8 @@ import { scrub } from './scrub.js';
 
 /** Codes of failures that happen before a single byte of the request left: safe to repeat anything. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+/** Codes of requests refused before sending because of what they hold (a header, a URL): the same request fails again. */
+const INVALID_REQUEST = new Set(['UND_ERR_INVALID_ARG', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_URL', 'ERR_INVALID_CHAR', 'ERR_INVALID_HTTP_TOKEN']);
 
 export interface TransportFailure {
   /** `ECONNRESET`, `UND_ERR_SOCKET`, `timeout`, ... */
@@ -11,13 +13,16 @@ export interface TransportFailure {
   description: string;
   /** false only when the request certainly never reached the server. */
   maybeSent: boolean;
+  /** false when trying again cannot help: the request itself is invalid. */
+  retryable: boolean;
 }
 
 /** `timeoutMs` is set when the request was aborted by its timeout. */
 export function describeFailure(error: unknown, timeoutMs: number | null, secret: string): TransportFailure {
   const code = timeoutMs !== null ? 'timeout' : failureCode(error);
   const message = timeoutMs !== null ? `no response within ${timeoutMs} ms` : error instanceof Error ? error.message : String(error);
-  return { code, description: scrub(`${code}: ${message}`, secret), maybeSent: !NOT_SENT.has(code) };
+  const invalid = INVALID_REQUEST.has(code);
+  return { code, description: scrub(`${code}: ${message}`, secret), maybeSent: !NOT_SENT.has(code) && !invalid, retryable: !invalid };
 }
 
 /** A plain error to keep as `cause`: the code and message only, never the undici error with its request. */

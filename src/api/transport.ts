@@ -1,6 +1,8 @@
 import PQueue from 'p-queue';
+import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
-import { NetworkError, type FailedRequest } from '../errors.js';
+import { tokenProblem } from '../config/token.js';
+import { NetworkError, UsageError, type FailedRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Clock } from './clock.js';
 import { Pacer, type Slot } from './pacer.js';
@@ -69,6 +71,8 @@ const MAX_RATE_LIMITED = 30;
 const JSON_API = 'application/vnd.api+json';
 /** Methods that carry the JSON:API media type, with or without a body: the service answers 415 otherwise. */
 const MUTATING = new Set<HttpMethod>(['POST', 'PATCH', 'DELETE']);
+/** What an HTTP header value may hold. */
+const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
 /**
  * Every HTTP exchange of one client: one keep-alive agent, one queue bounding concurrency, one pacer
@@ -85,6 +89,10 @@ export class Transport {
   private waitingSince = 0;
 
   constructor(private readonly options: TransportOptions) {
+    // A header undici refuses fails every request, and each refusal keeps one pooled connection for good.
+    const problem = tokenProblem(options.token);
+    if (problem !== null) throw new UsageError(`the API token ${problem} (the token is not shown)`);
+    if (!HEADER_VALUE.test(options.userAgent)) throw new UsageError('the User-Agent must be printable ASCII');
     this.base = new URL(options.baseUrl.replace(/\/+$/, ''));
     this.agent = new Agent({
       connections: options.concurrency + 2,
@@ -140,7 +148,7 @@ export class Transport {
         continue;
       }
       const { failure } = outcome;
-      const retryable = req.retry !== 'unsent-only' || !failure.maybeSent;
+      const retryable = failure.retryable && (req.retry !== 'unsent-only' || !failure.maybeSent);
       if (!retryable || failures >= maxRetries) {
         const message = `${described.method} ${described.path} failed: ${failure.description}`;
         throw new NetworkError(message, described, { cause: safeCause(failure) });
@@ -179,6 +187,7 @@ export class Transport {
     const started = clock.now();
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = cancel === undefined ? timeout : AbortSignal.any([timeout, cancel]);
+    let body: Readable | undefined;
     try {
       const res = await request(url, {
         method: req.method,
@@ -187,6 +196,7 @@ export class Transport {
         dispatcher: this.agent,
         signal,
       });
+      body = res.body;
       const consume = req.consume !== undefined && res.statusCode >= 200 && res.statusCode < 300 ? req.consume : undefined;
       const consumed = consume === undefined ? undefined : await consume(res.body);
       const text = consume === undefined ? await res.body.text() : '';
@@ -208,6 +218,9 @@ export class Transport {
       this.record(req.method, 'error', durationMs);
       logger.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs) }, 'api request got no response');
       return { failure };
+    } finally {
+      // A body left unread holds its connection: whatever happened, it goes back to the pool or is closed.
+      if (body !== undefined && !body.destroyed) body.on('error', () => undefined).destroy();
     }
   }
 

@@ -2,10 +2,15 @@ import { readFile } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import type { Config } from './types.js';
 
-/** The API token: `API_TOKEN`, else the content of `api.token-file`. Errors name where it was looked for, never the token. */
+/**
+ * The API token: `API_TOKEN`, else the content of `api.token-file`. A token travels in an HTTP header, so it must be
+ * printable ASCII without spaces; one trailing line end (as editors and `echo` leave it) is dropped, anything else
+ * is refused here, at start-up, rather than failing every request. Errors name where the token came from and what
+ * is wrong with it, never the token.
+ */
 export async function resolveToken(config: Config, env: NodeJS.ProcessEnv): Promise<string> {
-  const fromEnv = env.API_TOKEN?.trim();
-  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  const fromEnv = env.API_TOKEN;
+  if (fromEnv !== undefined && fromEnv.trim() !== '') return checkedToken(fromEnv, 'API_TOKEN');
   const file = config.api.tokenFile;
   if (file === null) throw new UsageError('no API token: set API_TOKEN, or api.token-file in the config');
   let text: string;
@@ -14,7 +19,29 @@ export async function resolveToken(config: Config, env: NodeJS.ProcessEnv): Prom
   } catch (error) {
     throw new UsageError(`cannot read api.token-file ${file}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`);
   }
-  const token = text.trim();
-  if (token === '') throw new UsageError(`api.token-file ${file} is empty`);
+  if (text.trim() === '') throw new UsageError(`api.token-file ${file} is empty`);
+  return checkedToken(text, `api.token-file ${file}`);
+}
+
+/** `raw` without one trailing line end, when every other character may go in a header; else a UsageError naming `where`. */
+export function checkedToken(raw: string, where: string): string {
+  const token = raw.replace(/\r?\n$/, '');
+  const problem = tokenProblem(token);
+  if (problem !== null) throw new UsageError(`${where}: the API token ${problem}; it must be one line of printable ASCII without spaces (the token is not shown)`);
   return token;
+}
+
+/** What makes `token` unusable as a bearer token, or null. Says where, never what the token holds. */
+export function tokenProblem(token: string): string | null {
+  if (token === '') return 'is empty';
+  for (let i = 0; i < token.length; i += 1) {
+    const code = token.charCodeAt(i);
+    if (code >= 0x21 && code <= 0x7e) continue;
+    const at = `at character ${i + 1} of ${token.length}`;
+    if (code === 0x0a || code === 0x0d) return `contains a line break ${at}`;
+    if (code === 0x20 || code === 0x09) return `contains a space ${at}`;
+    if (code < 0x20 || code === 0x7f) return `contains a control character ${at}`;
+    return `contains a non-ASCII character ${at} (a typographic quote or dash from a copy-paste?)`;
+  }
+  return null;
 }
