@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { OPTIONS } from '../src/cli/args.js';
 import { ENV_OVERRIDES } from '../src/config/env.js';
 import { packageVersion } from '../src/version.js';
 import { runCli, spawnCli } from './helpers/cli.js';
+
+const SRC = join(import.meta.dirname, '../src');
 
 describe('--help', () => {
   it('lists every flag the parser takes (a mode in its usage line), with its short form', async () => {
@@ -17,7 +21,16 @@ describe('--help', () => {
 
   it('lists every environment variable the tool reads, and the exit codes', async () => {
     const { stdout } = await runCli(['-h']);
-    for (const name of [...ENV_OVERRIDES, 'API_TOKEN', 'WEBHOOK_SECRET', 'LOG_LEVEL', 'NO_COLOR']) {
+    // Every env.NAME and env['NAME'] in the sources, but the Action's comment step (src/ci) and the terminal's TERM.
+    const read = new Set<string>();
+    for (const entry of await readdir(SRC, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !entry.name.endsWith('.ts') || entry.parentPath.startsWith(join(SRC, 'ci'))) continue;
+      const text = await readFile(join(entry.parentPath, entry.name), 'utf8');
+      for (const [, bracket, dot] of text.matchAll(/env(?:\[['"]([A-Z_]+)['"]\]|\.([A-Z][A-Z_]+))/g)) read.add((bracket ?? dot)!);
+    }
+    read.delete('TERM');
+    assert.ok(read.size >= 8, [...read].join(', '));
+    for (const name of [...read, ...ENV_OVERRIDES, 'API_TOKEN', 'WEBHOOK_SECRET', 'STATUS_TOKEN', 'LOG_LEVEL', 'LOG_FORMAT', 'NO_COLOR']) {
       assert.match(stdout, new RegExp(`^  ${name}\\b`, 'm'), `${name} is missing from --help`);
     }
     assert.match(stdout, /^Exit codes:\n  0 .*\n  1 .*\n  2 .*--detailed-exitcode/m);

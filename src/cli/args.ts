@@ -78,6 +78,7 @@ Environment:
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
   LOG_FORMAT               pretty or json (default: pretty on a terminal, json otherwise)
   NO_COLOR                 no colour in the text plan
+  FORCE_COLOR              colour in the text plan even where the terminal does not say it has colour (not 0)
 
 Exit codes:
   0  success
