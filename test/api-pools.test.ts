@@ -6,6 +6,8 @@ import { startApiFixture, type ApiFixture } from './helpers/api-fixture.js';
 
 
 const PAGE_QUERY = '?page%5Bnumber%5D=1&page%5Bsize%5D=100';
+/** The same query as errors and logs show it. */
+const READABLE_PAGE_QUERY = '?page[number]=1&page[size]=100';
 
 describe('agent pool and agent endpoints against the emulator', () => {
   let f: ApiFixture;
@@ -111,12 +113,12 @@ describe('agent pool and agent endpoints against the emulator', () => {
   });
 
   it('404 for a missing organization, pool or agent; deleting a missing pool is done', async () => {
-    await rejectsWithStatus(f.client.listAgentPools('no-such-org'), 404, 'GET', `/organizations/no-such-org/agent-pools${PAGE_QUERY}`);
+    await rejectsWithStatus(f.client.listAgentPools('no-such-org'), 404, 'GET', `/organizations/no-such-org/agent-pools${READABLE_PAGE_QUERY}`);
     await rejectsWithStatus(f.client.createAgentPool('no-such-org', { name: 'p', organizationScoped: true, allowedWorkspaceIds: null }), 404, 'POST', '/organizations/no-such-org/agent-pools');
     await rejectsWithStatus(f.client.getAgentPool('apool-missing'), 404, 'GET', '/agent-pools/apool-missing');
     await rejectsWithStatus(f.client.updateAgentPool('apool-missing', { name: 'x', organizationScoped: true }), 404, 'PATCH', '/agent-pools/apool-missing');
     await f.client.deleteAgentPool('apool-missing');
-    await rejectsWithStatus(f.client.listAgents('apool-missing'), 404, 'GET', `/agent-pools/apool-missing/agents${PAGE_QUERY}`);
+    await rejectsWithStatus(f.client.listAgents('apool-missing'), 404, 'GET', `/agent-pools/apool-missing/agents${READABLE_PAGE_QUERY}`);
     await rejectsWithStatus(f.client.getAgent('agent-missing'), 404, 'GET', '/agents/agent-missing');
     assertErrorDocument((await f.emulator.call('GET', '/agents/agent-missing')).json);
   });
