@@ -8,6 +8,7 @@ import type { CreatePolicyInput } from '../src/api/types.js';
 import { MAX_CODE_BYTES } from '../src/model.js';
 import { capturingLogger, startApiFixture, TOKEN, type ApiFixture } from './helpers/api-fixture.js';
 import { startRecordingProxy, type LocationMode } from './helpers/api-proxy.js';
+import { REPO_ROOT } from './helpers/repo-root.js';
 
 function input(name: string): CreatePolicyInput {
   return { name, kind: 'native', description: null, enforcementLevel: 'advisory', query: null, policySetIds: [] };
@@ -100,7 +101,7 @@ describe('the token stays secret', () => {
         assert.equal(blobs[0]?.headers.authorization, undefined);
         if (mode === 'other-host') assert.match(String(blobs[0]?.headers.host), /^localhost:/);
         await client.deletePolicy(policy.id);
-        const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+        const { version } = JSON.parse(await readFile(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
         const agent = `policy-pool-sync/${version}`;
         assert.deepEqual(proxy.seen.filter((r) => r.headers['user-agent'] !== agent).map((r) => [r.method, r.url, r.headers['user-agent']]), [],
           'every request names the client, the temporary URL included');

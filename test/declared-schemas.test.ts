@@ -3,8 +3,9 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { REPO_ROOT } from './helpers/repo-root.js';
 
-const SCHEMAS = path.resolve(import.meta.dirname, '../schemas');
+const SCHEMAS = path.join(REPO_ROOT, 'schemas');
 
 interface SchemaNode {
   title?: unknown;

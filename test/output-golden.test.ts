@@ -5,9 +5,10 @@ import { test } from 'node:test';
 import { renderJson, renderMarkdown, renderText } from '../src/output/index.js';
 import type { SourcePlan } from '../src/plan/types.js';
 import { emptyPlans, richPlans } from './helpers/output-plans.js';
+import { REPO_ROOT } from './helpers/repo-root.js';
 
 // Golden files under test/golden/; UPDATE_GOLDEN=1 rewrites them (review the diff before committing).
-const GOLDEN = path.join(import.meta.dirname, 'golden');
+const GOLDEN = path.join(REPO_ROOT, 'test/golden');
 
 async function golden(file: string, actual: string): Promise<void> {
   const full = path.join(GOLDEN, file);

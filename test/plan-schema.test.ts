@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { useWorld } from './helpers/world.js';
+import { REPO_ROOT } from './helpers/repo-root.js';
 
-const ROOT = join(import.meta.dirname, '..');
+const ROOT = REPO_ROOT;
 let validate: ValidateFunction;
 
 before(async () => {

@@ -9,8 +9,8 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { REPO_ROOT } from './repo-root.js';
 
-export const REPO_ROOT = join(import.meta.dirname, '../..');
 
 export interface ActionInput {
   description?: string;

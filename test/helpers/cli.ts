@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { runCommandLine } from '../../src/cli/main.js';
+import { REPO_ROOT } from './repo-root.js';
 
-export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+export const CLI = join(REPO_ROOT, 'dist/cli.js');
 
 export interface CliRun {
   code: number | null;

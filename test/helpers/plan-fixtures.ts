@@ -5,8 +5,9 @@ import { codeDigest } from '../../src/code-digest.js';
 import type { DeclaredPolicy, DeclaredPool, DeclaredState } from '../../src/declared/types.js';
 import type { LiveAgent, LivePolicy, LivePool, LiveState } from '../../src/model.js';
 import type { Change, Plan, PlanOptions } from '../../src/plan/types.js';
+import { REPO_ROOT } from './repo-root.js';
 
-export const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures');
+export const FIXTURES = path.join(REPO_ROOT, 'test/fixtures');
 export const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 export const UPDATE_GOLDEN = process.env['UPDATE_GOLDEN'] === '1';
 

@@ -1,9 +1,10 @@
 /** The declared repos the suites use: one small sample repo, and real-world libraries. */
 import path from 'node:path';
 import { POLICY_SET, WORKSPACES } from './emulator.js';
+import { REPO_ROOT } from './repo-root.js';
 
 /** Real-world declared repos kept in the repository (see its SOURCES.md). */
-export const CORPUS = path.resolve(import.meta.dirname, '../fixtures/corpus');
+export const CORPUS = path.join(REPO_ROOT, 'test/fixtures/corpus');
 
 export const REQUIRE_TAGS = `import "tfplan/v2" as tfplan
 

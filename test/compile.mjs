@@ -1,0 +1,35 @@
+/**
+ * `npm test` runs the suites as plain JavaScript: this type-checks src, test and bench (as `npm run typecheck`
+ * does) and compiles them into .test-build, so no test process pays for a TypeScript loader. Everything else
+ * the code finds from its own location (package.json, schemas, dist, examples, the fixtures and goldens, ...)
+ * is linked into .test-build at the same place. One file still runs from source:
+ * `node --import tsx --test test/NAME.test.ts`.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const out = path.join(root, '.test-build');
+const COMPILED = ['src', 'test', 'bench'];
+const NEVER = ['.git', '.test-build', 'node_modules'];
+
+rmSync(out, { recursive: true, force: true });
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.test.json')], { stdio: 'inherit' });
+if (compiled.status !== 0) process.exit(compiled.status ?? 1);
+
+const holdsTypeScript = (dir) =>
+  readdirSync(dir, { withFileTypes: true }).some((e) => (e.isDirectory() ? holdsTypeScript(path.join(dir, e.name)) : e.name.endsWith('.ts')));
+
+/** Links each entry of `rel` that was not compiled: a file other than .ts, or a folder without any .ts in it. */
+function linkRest(rel) {
+  for (const entry of readdirSync(path.join(root, rel), { withFileTypes: true })) {
+    const child = path.join(rel, entry.name);
+    if (rel === '' && NEVER.includes(entry.name)) continue;
+    if (entry.isDirectory() && (COMPILED.includes(child) || (rel !== '' && holdsTypeScript(path.join(root, child))))) linkRest(child);
+    else if (entry.isDirectory() || !entry.name.endsWith('.ts')) symlinkSync(path.relative(path.join(out, rel), path.join(root, child)), path.join(out, child));
+  }
+}
+linkRest('');
