@@ -39,6 +39,7 @@ describe('policy settings', () => {
         settingsFile: 'policies/aws/full.yaml',
         codeDigest: codeDigest(REGO),
         code: null,
+        codeLines: 3,
         description: 'Requires **tags** on `aws_instance`.\n',
         enforcementLevel: 'mandatory',
         query: 'data.example.deny',

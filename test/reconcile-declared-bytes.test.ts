@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
 import type { PolicyApi } from '../src/api/types.js';
 import type { SourceConfig } from '../src/config/types.js';
+import { codeDigest } from '../src/code-digest.js';
 import { silentLogger } from '../src/logger.js';
 import { sourceErrors } from '../src/output/index.js';
 import { runPass } from '../src/reconcile.js';
@@ -68,6 +69,28 @@ describe('only the bytes that were read and validated are uploaded', () => {
     const policies = (await world.organization()).policies;
     assert.ok(policies.every((p) => !String(p['code'] ?? '').includes('root:')), 'nothing outside the repo was uploaded');
     assert.deepEqual(policies.filter((p) => ['swapped', 'rewritten'].includes(p['name'] as string)), [], 'created policies without code were deleted again');
+  });
+
+  it('a plan holds code texts only where it shows a diff; creates carry the digest, size and lines', async () => {
+    const world = fixture.world;
+    const dir = await fixture.repo({ 'policies/drifted.native': 'main = rule { true }\n' });
+    assert.equal((await world.cli('--reconcile', dir, ['--source', SOURCE.name])).code, 0);
+    await writeFile(path.join(dir, 'policies/drifted.native'), 'main = rule { false }\n');
+    await writeFile(path.join(dir, 'policies/fresh.native'), '# a\r\n# b\rmain = rule { true }');
+    const client = new ApiClient({ baseUrl: world.url, token: world.token, logger: silentLogger() });
+    try {
+      const outcome = await runPass({ source: SOURCE, dir, revision: null, api: client, logger: silentLogger(), mode: 'plan' });
+      const fields = new Map((outcome.sourcePlan.plan?.changes ?? []).map((c) => [c.name, c.fields['code']]));
+      assert.deepEqual(fields.get('drifted'), { before: 'main = rule { true }\n', after: 'main = rule { false }\n' });
+      assert.deepEqual(fields.get('fresh'), {
+        before: null,
+        after: { sha256: codeDigest('# a\n# b\nmain = rule { true }'), bytes: 29, lines: 3 },
+      });
+    } finally {
+      await client.close();
+    }
+    const text = await world.cli('--dry-run', dir, ['--source', SOURCE.name]);
+    assert.match(text.stdout, /code\s+= \(3 lines, 29 bytes\)/);
   });
 
   it('files that look declared but are not read, and empty code, are warnings in the plan', async () => {

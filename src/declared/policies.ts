@@ -123,6 +123,7 @@ function readPolicy(entry: PolicyFiles, realRoot: string): PolicyRead {
     codeSource: code.source,
     codeDigest: code.codeDigest,
     code: null,
+    codeLines: code.codeLines,
     ...settings,
   };
   return { policy, problems, warnings };

@@ -14,6 +14,7 @@ export const MAX_YAML_BYTES = 1_048_576;
 export interface CodeRead {
   source: CodeSource;
   codeDigest: string;
+  codeLines: number;
   empty: boolean;
 }
 
@@ -29,7 +30,24 @@ export function readCodeFile(file: FoundFile, realRoot: string): CodeRead | { pr
   if (!isUtf8(bytes)) return { problem: { file: file.rel, message: 'is not valid UTF-8 text' } };
   const sha = sha256(bytes);
   const source: CodeSource = { root: realRoot, path: file.abs, size: bytes.length, sha256: sha };
-  return { source, codeDigest: comparedAsIs(bytes) ? sha : codeDigest(bytes.toString('utf8')), empty: bytes.length === 0 };
+  const asIs = comparedAsIs(bytes);
+  return { source, codeDigest: asIs ? sha : codeDigest(bytes.toString('utf8')), codeLines: lineCount(bytes), empty: bytes.length === 0 };
+}
+
+/** Lines as a plan counts them: CRLF, CR and LF each end one, and a last line without an ending counts too. */
+export function lineCount(bytes: Uint8Array): number {
+  if (bytes.length === 0) return 0;
+  let ends = 0;
+  for (let at = 0; at < bytes.length; at += 1) {
+    const byte = bytes[at];
+    if (byte === 0x0a) ends += 1;
+    else if (byte === 0x0d) {
+      ends += 1;
+      if (bytes[at + 1] === 0x0a) at += 1;
+    }
+  }
+  const last = bytes[bytes.length - 1];
+  return last === 0x0a || last === 0x0d ? ends : ends + 1;
 }
 
 /**

@@ -26,8 +26,10 @@ export interface DeclaredPolicy {
   codeSource: CodeSource;
   /** Digest of the code as the planner compares it (`codeDigest`: byte order mark dropped, line ends normalised). */
   codeDigest: string;
-  /** The code exactly as in the file; kept only for policies whose code a plan shows (`withCodeTexts`), else null. */
+  /** The code exactly as in the file; kept only for policies whose code diff a plan shows (`withCodeTexts`), else null. */
   code: string | null;
+  /** Lines of the code (line ends of any kind; a last line without one counts), for plans that describe it. */
+  codeLines: number;
   /** Without any ownership marker; null when absent. */
   description: string | null;
   enforcementLevel: EnforcementLevel;

@@ -1,12 +1,17 @@
-import type { Change, ChangeOutcome, ChangeResult, SourcePlan } from '../plan/types.js';
+import type { Change, ChangeOutcome, ChangeResult, CodeSummary, SourcePlan } from '../plan/types.js';
 import { codeDigest } from '../code-digest.js';
 import { normalizeLineEnds } from '../line-ends.js';
 import { sourceErrors, summarize } from './describe.js';
 
 /** Code in the JSON plan: sha256 of the text as compared (see src/code-digest.ts), bytes and lines as it is; null when none. */
-function codeSummary(code: unknown): { sha256: string; bytes: number; lines: number } | null {
+function codeSummary(code: unknown): CodeSummary | null {
+  if (isCodeSummary(code)) return { sha256: code.sha256, bytes: code.bytes, lines: code.lines };
   if (typeof code !== 'string') return null;
   return { sha256: codeDigest(code), bytes: Buffer.byteLength(code, 'utf8'), lines: lineCount(code) };
+}
+
+function isCodeSummary(value: unknown): value is CodeSummary {
+  return typeof value === 'object' && value !== null && typeof (value as { sha256?: unknown }).sha256 === 'string';
 }
 
 function lineCount(code: string): number {

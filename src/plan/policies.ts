@@ -3,7 +3,7 @@ import { normalizeLineEnds } from '../line-ends.js';
 import type { LivePolicy } from '../model.js';
 import { created, diffField, type Fields, sameSet, sortedIds, strictEqual } from './fields.js';
 import { markerSource, stripMarker } from './marker.js';
-import type { PlanOptions, PolicyChange } from './types.js';
+import type { CodeSummary, PlanOptions, PolicyChange } from './types.js';
 
 export interface PolicyPlan {
   changes: PolicyChange[];
@@ -71,7 +71,7 @@ function createChange(policy: DeclaredPolicy): PolicyChange {
     'enforcement-level': policy.enforcementLevel,
     query: policy.kind === 'opa' ? policy.query : null,
     'policy-sets': policy.policySets === null ? null : sortedIds(policy.policySets),
-    code: policy.code,
+    code: declaredCode(policy),
   });
   return {
     resource: 'policy', name: policy.name, id: null, action: 'create', reason: 'not in the live state', fields,
@@ -88,7 +88,7 @@ function replaceChange(policy: DeclaredPolicy, current: LivePolicy): PolicyChang
   diffField(fields, 'description', stripMarker(current.description), policy.description, sameText);
   diffField(fields, 'enforcement-level', current.enforcementLevel, policy.enforcementLevel, strictEqual);
   diffField(fields, 'query', current.query, policy.kind === 'opa' ? policy.query : null, strictEqual);
-  if (!sameCode(policy, current)) fields['code'] = { before: current.code, after: policy.code };
+  if (!sameCode(policy, current)) fields['code'] = { before: current.code, after: declaredCode(policy) };
   return {
     resource: 'policy', name: policy.name, id: current.id, action: 'replace', reason: 'kind changed', fields,
     declared: policy, live: current, uploadCode: true, adoptMarker: false,
@@ -100,7 +100,7 @@ function updateChange(policy: DeclaredPolicy, current: LivePolicy, options: Plan
   diffField(fields, 'description', stripMarker(current.description), policy.description, sameText);
   diffField(fields, 'enforcement-level', current.enforcementLevel, policy.enforcementLevel, strictEqual);
   if (policy.kind === 'opa') diffField(fields, 'query', current.query, policy.query, strictEqual);
-  if (!sameCode(policy, current)) fields['code'] = { before: current.code, after: policy.code };
+  if (!sameCode(policy, current)) fields['code'] = { before: current.code, after: declaredCode(policy) };
   const adopt = options.ownership === 'marker' && markerSource(current.description) !== options.source;
   const names = Object.keys(fields);
   if (names.length === 0 && !adopt) return null;
@@ -121,17 +121,22 @@ export function sameCode(declared: DeclaredPolicy, live: LivePolicy): boolean {
 }
 
 /**
- * The declared policies whose code a plan carries (creates, replaces, code drift): only their texts need loading
- * (`withCodeTexts`) before planning.
+ * The declared policies whose code diff a plan shows (the live code was downloaded and differs): only their texts
+ * need loading (`withCodeTexts`) before planning. Creates and replaces describe the declared code by its summary.
  */
 export function policiesShowingCode(declared: readonly DeclaredPolicy[], live: readonly LivePolicy[]): Set<string> {
   const byName = new Map(live.map((policy) => [policy.name, policy]));
   const names = new Set<string>();
   for (const policy of declared) {
     const current = byName.get(policy.name);
-    if (current === undefined || current.kind !== policy.kind || !sameCode(policy, current)) names.add(policy.name);
+    if (current !== undefined && current.kind === policy.kind && current.code !== null && !sameCode(policy, current)) names.add(policy.name);
   }
   return names;
+}
+
+/** The declared side of a code field: the text when it was loaded for a diff, else its summary. */
+function declaredCode(policy: DeclaredPolicy): string | CodeSummary {
+  return policy.code ?? { sha256: policy.codeDigest, bytes: policy.codeSource.size, lines: policy.codeLines };
 }
 
 /** Text compared with line ends normalised (CRLF/CR -> LF). */

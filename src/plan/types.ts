@@ -21,6 +21,13 @@ export interface PlanOptions {
   now: number;
 }
 
+/** Code a plan describes without carrying it: the digest it is compared by (src/code-digest.ts), its size and lines. */
+export interface CodeSummary {
+  sha256: string;
+  bytes: number;
+  lines: number;
+}
+
 export interface FieldChange {
   before: unknown;
   after: unknown;
@@ -38,7 +45,10 @@ interface ChangeBase {
    * `agent clean-up in pool "<pool>": <status>, last ping <time> is older than <after>`.
    */
   reason: string;
-  /** Only the fields that differ. `code` holds the full texts; renderers diff them. */
+  /**
+   * Only the fields that differ. `code` holds the full texts where the plan shows a diff (live code drifted);
+   * elsewhere (creates, replaces) the declared side is a CodeSummary, so big code is not held for the plan.
+   */
   fields: Record<string, FieldChange>;
 }
 

@@ -2,6 +2,7 @@
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { codeDigest } from '../../src/code-digest.js';
+import { lineCount } from '../../src/declared/read-code.js';
 import type { DeclaredPolicy, DeclaredPool, DeclaredState } from '../../src/declared/types.js';
 import type { LiveAgent, LivePolicy, LivePool, LiveState } from '../../src/model.js';
 import type { Change, Plan, PlanOptions } from '../../src/plan/types.js';
@@ -18,7 +19,7 @@ export function declaredPolicy(p: Partial<DeclaredPolicy> & { name: string }): D
   return {
     kind, file, settingsFile: null, description: null, enforcementLevel: 'advisory', query: null, policySets: null,
     codeSource: { root: '/repo', path: `/repo/${file}`, size: Buffer.byteLength(code), sha256: '' },
-    codeDigest: codeDigest(code), ...p, code,
+    codeDigest: codeDigest(code), codeLines: lineCount(Buffer.from(code)), ...p, code,
   };
 }
 
