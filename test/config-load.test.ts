@@ -117,33 +117,38 @@ test('every kebab-case key maps to its camelCase field', async () => {
   const text = [
     'api: { url: "https://api.example.com/api/v2", token-file: secrets/token, rate-limit: 12.5, concurrency: 4, legacy-enforce: true }',
     'sources:',
-    '  - { name: a, organization: o, path: /abs/repo, prune: true, ownership: organization, max-deletes: 3, allow-empty: true, max-agent-pools: 2 }',
+    '  - { name: a, organization: o, path: /abs/repo, prune: true, ownership: organization, max-deletes: 3, allow-empty: true, adopt: true, max-agent-pools: 2 }',
     'listen: "[::1]:9091"',
     'webhook-secret-env: HOOK_SECRET',
     'state-dir: /var/lib/pps',
+    'shutdown-timeout: 5',
   ].join('\n');
   const config = await parseConfig(text, 'cfg.yaml', {}, { cwd: '/srv' });
   assert.deepEqual(config.api, { url: 'https://api.example.com/api/v2', tokenFile: '/srv/secrets/token', rateLimit: 12.5, concurrency: 4, legacyEnforce: true });
   assert.equal(config.listen, '[::1]:9091');
   assert.equal(config.webhookSecretEnv, 'HOOK_SECRET');
   assert.equal(config.stateDir, '/var/lib/pps');
+  assert.equal(config.shutdownTimeoutSeconds, 5);
   const source = config.sources[0];
   assert.equal(source?.path, '/abs/repo');
-  assert.deepEqual([source?.prune, source?.ownership, source?.maxDeletes, source?.allowEmpty, source?.maxAgentPools], [true, 'organization', 3, true, 2]);
+  assert.deepEqual([source?.prune, source?.ownership, source?.maxDeletes, source?.allowEmpty, source?.adopt, source?.maxAgentPools], [true, 'organization', 3, true, true, 2]);
 });
 
-test('environment overrides: API_BASE_URL, LISTEN_ADDRESS, STATE_DIR; bad values are problems', async () => {
-  const env = { API_BASE_URL: 'http://127.0.0.1:8080/api/v2', LISTEN_ADDRESS: '0.0.0.0:9090', STATE_DIR: 'state' };
+test('environment overrides: API_BASE_URL, LISTEN_ADDRESS, STATE_DIR, SHUTDOWN_TIMEOUT; bad values are problems', async () => {
+  const env = { API_BASE_URL: 'http://127.0.0.1:8080/api/v2', LISTEN_ADDRESS: '0.0.0.0:9090', STATE_DIR: 'state', SHUTDOWN_TIMEOUT: '12' };
   const config = await parseConfig(`api: { url: embedded }\n${MINIMAL}listen: 127.0.0.1:1\n`, 'cfg.yaml', env, { cwd: '/srv' });
   assert.equal(config.api.url, 'http://127.0.0.1:8080/api/v2');
   assert.equal(config.listen, '0.0.0.0:9090');
   assert.equal(config.stateDir, '/srv/state');
+  assert.equal(config.shutdownTimeoutSeconds, 12);
   const unchanged = await parseConfig(MINIMAL, 'cfg.yaml', { API_BASE_URL: '', LISTEN_ADDRESS: '' }, { cwd: '/srv' });
   assert.equal(unchanged.api.url, 'embedded', 'an empty variable does not override');
   assert.equal(unchanged.listen, '127.0.0.1:9090');
-  assert.deepEqual(await problemsOf(MINIMAL, { LISTEN_ADDRESS: 'everywhere', API_BASE_URL: 'api.example.com' }), [
+  assert.equal(unchanged.shutdownTimeoutSeconds, 30);
+  assert.deepEqual(await problemsOf(MINIMAL, { LISTEN_ADDRESS: 'everywhere', API_BASE_URL: 'api.example.com', SHUTDOWN_TIMEOUT: 'soon' }), [
     'environment: API_BASE_URL must be "embedded" or an http(s) URL ending in /api/v2',
     'environment: LISTEN_ADDRESS "everywhere" must be host:port, e.g. 0.0.0.0:9090',
+    'environment: SHUTDOWN_TIMEOUT "soon" must be a number of seconds, 0 or more',
   ]);
 });
 

@@ -19,14 +19,14 @@ export function applyEnvOverrides(config: Config, env: NodeJS.ProcessEnv, cwd: s
   const stateDir = nonEmpty(env.STATE_DIR);
   const shutdown = nonEmpty(env.SHUTDOWN_TIMEOUT);
   const shutdownSeconds = shutdown === undefined ? undefined : Number(shutdown);
-  if (shutdownSeconds !== undefined && !(Number.isFinite(shutdownSeconds) && shutdownSeconds >= 0)) {
-    problems.push({ file: 'environment', message: `SHUTDOWN_TIMEOUT "${shutdown}" must be a number of seconds, 0 or more` });
-  }
   if (url !== undefined && !/^(embedded|https?:\/\/\S+)$/.test(url)) {
     problems.push({ file: 'environment', message: 'API_BASE_URL must be "embedded" or an http(s) URL ending in /api/v2' });
   }
   if (listen !== undefined && !isHostPort(listen)) {
     problems.push({ file: 'environment', message: `LISTEN_ADDRESS "${listen}" must be host:port, e.g. 0.0.0.0:9090` });
+  }
+  if (shutdownSeconds !== undefined && !(Number.isFinite(shutdownSeconds) && shutdownSeconds >= 0)) {
+    problems.push({ file: 'environment', message: `SHUTDOWN_TIMEOUT "${shutdown}" must be a number of seconds, 0 or more` });
   }
   return {
     config: {
