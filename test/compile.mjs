@@ -1,11 +1,12 @@
 /**
- * `npm test` runs the suites as plain JavaScript: this type-checks src, test and bench (as `npm run typecheck`
- * does) and compiles them into .test-build, so no test process pays for a TypeScript loader. Everything else
- * the code finds from its own location (package.json, schemas, dist, examples, the fixtures and goldens, ...)
- * is linked into .test-build at the same place. One file still runs from source:
+ * Before `npm test` runs the suites, side by side: the build (`npm run build`: src into dist, which the tests of
+ * the binary run), and a type-check of src, test and bench (as `npm run typecheck` does) that compiles them into
+ * .test-build, so the suites run as plain JavaScript and no test process pays for a TypeScript loader.
+ * Everything else the code finds from its own location (package.json, schemas, dist, examples, the fixtures and
+ * goldens, ...) is linked into .test-build at the same place. One file still runs from source:
  * `node --import tsx --test test/NAME.test.ts`.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -17,8 +18,10 @@ const NEVER = ['.git', '.test-build', 'node_modules'];
 
 rmSync(out, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.test.json')], { stdio: 'inherit' });
-if (compiled.status !== 0) process.exit(compiled.status ?? 1);
+const compile = (project) =>
+  new Promise((resolve) => spawn(process.execPath, [tsc, '-p', path.join(root, project)], { stdio: 'inherit' }).on('close', resolve));
+const codes = await Promise.all([compile('tsconfig.json'), compile('tsconfig.test.json')]);
+if (codes.some((code) => code !== 0)) process.exit(1);
 
 const holdsTypeScript = (dir) =>
   readdirSync(dir, { withFileTypes: true }).some((e) => (e.isDirectory() ? holdsTypeScript(path.join(dir, e.name)) : e.name.endsWith('.ts')));
