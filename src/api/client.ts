@@ -112,8 +112,8 @@ export class ApiClient implements PolicyApi {
     if (options.search !== undefined) params.push(['search[name]', options.search]);
     if (options.kind !== undefined) params.push(['filter[kind]', options.kind]);
     if (options.includePolicySets === true) params.push(['include', 'policy_sets']);
-    const pages = await listAll(this.transport, this.token, this.signal, `/organizations/${seg(organization)}/policies`, params);
-    return pages.flatMap((page) => page.items.map(this.parsePolicy));
+    const pages = await listAll(this.transport, this.token, this.signal, `/organizations/${seg(organization)}/policies`, params, this.parsePolicy);
+    return pages.flatMap((page) => page.items);
   }
 
   getPolicy(id: string): Promise<Policy> {
@@ -177,8 +177,8 @@ export class ApiClient implements PolicyApi {
     if (options.sort !== undefined) params.push(['sort', options.sort]);
     if (options.allowedWorkspaceName !== undefined) params.push(['filter[allowed_workspaces][name]', options.allowedWorkspaceName]);
     if (options.includeWorkspaces === true) params.push(['include', 'workspaces']);
-    const pages = await listAll(this.transport, this.token, this.signal, `/organizations/${seg(organization)}/agent-pools`, params);
-    const pools = pages.flatMap((page) => page.items.map(parseAgentPool));
+    const pages = await listAll(this.transport, this.token, this.signal, `/organizations/${seg(organization)}/agent-pools`, params, parseAgentPool);
+    const pools = pages.flatMap((page) => page.items);
     const counts = field(field(pages[0]?.document, 'meta'), 'status-counts');
     return { pools, statusCounts: { total: int(field(counts, 'total'), pools.length), matching: int(field(counts, 'matching'), pools.length) } };
   }
@@ -210,8 +210,8 @@ export class ApiClient implements PolicyApi {
 
   async listAgents(poolId: string, options: { lastPingSince?: string } = {}): Promise<Agent[]> {
     const params: Params = options.lastPingSince === undefined ? [] : [['filter[last-ping-since]', options.lastPingSince]];
-    const pages = await listAll(this.transport, this.token, this.signal, `/agent-pools/${seg(poolId)}/agents`, params);
-    return pages.flatMap((page) => page.items.map(parseAgent));
+    const pages = await listAll(this.transport, this.token, this.signal, `/agent-pools/${seg(poolId)}/agents`, params, parseAgent);
+    return pages.flatMap((page) => page.items);
   }
 
   getAgent(id: string): Promise<Agent> {

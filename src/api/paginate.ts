@@ -1,13 +1,19 @@
+import { ApiError } from '../errors.js';
 import { field, int, primaryList, str } from './json-api.js';
 import { readWith } from './responses.js';
 import type { Transport } from './transport.js';
 
-export interface Page {
-  items: unknown[];
+export interface Page<T> {
+  /** The page's resources, parsed; a resource an earlier page already held is left out. */
+  items: T[];
   document: unknown;
 }
 
 const PAGE_SIZE = 100;
+/** The most pages any list is followed for (a million resources), whatever the server says. */
+export const MAX_PAGES = 10_000;
+/** Pages a list may take beyond what its largest `total-count` allows: room for resources created while it is read. */
+const SLACK_PAGES = 2;
 
 /** Query string with brackets percent-encoded: `?page%5Bsize%5D=100`. */
 export function queryString(params: ReadonlyArray<readonly [string, string]>): string {
@@ -16,29 +22,97 @@ export function queryString(params: ReadonlyArray<readonly [string, string]>): s
 }
 
 /**
- * Every page of a list, 100 at a time, following `links.next` (or `meta.pagination.next-page`)
- * until it is null. Stops rather than loop if a server sends the same page twice.
+ * Every page of a list, 100 at a time, following `links.next` (or `meta.pagination.next-page`) until it is null.
+ * Each page is parsed with `parse` as it comes, a malformed one failing with an error naming its request. A resource
+ * whose id an earlier page already held is dropped: offset pagination repeats resources when others are created while
+ * the list is read. A list that does not end (see `unendingList`) fails with an ApiError saying why, never loops.
  */
-export async function listAll(
+export async function listAll<T>(
   transport: Transport,
   secret: string,
   signal: AbortSignal | undefined,
   path: string,
   params: ReadonlyArray<readonly [string, string]>,
-): Promise<Page[]> {
+  parse: (resource: unknown) => T,
+): Promise<Array<Page<T>>> {
   const pageUrl = (n: number): string =>
     transport.url(`${path}${queryString([...params, ['page[number]', String(n)], ['page[size]', String(PAGE_SIZE)]])}`);
-  const pages: Page[] = [];
-  const seen = new Set<string>();
-  let next: string | null = pageUrl(1);
-  while (next !== null && !seen.has(next)) {
-    seen.add(next);
-    const response = await transport.send({ method: 'GET', url: next }, signal);
-    const page: Page = readWith(response, secret, (document) => ({ items: primaryList(document), document }));
+  const pages: Array<Page<T>> = [];
+  const listing = newListing();
+  const ids = new Set<string>();
+  let repeated = 0;
+  let url = pageUrl(1);
+  for (;;) {
+    listing.urls.add(url);
+    const response = await transport.send({ method: 'GET', url }, signal);
+    const { page, size } = readWith(response, secret, (document) => {
+      const resources = primaryList(document);
+      const fresh = resources.filter((resource) => {
+        const id = str(field(resource, 'id'));
+        if (id === null) return true;
+        if (ids.has(id)) return (repeated += 1), false;
+        ids.add(id);
+        return true;
+      });
+      return { page: { items: fresh.map(parse), document }, size: resources.length };
+    });
     pages.push(page);
-    next = nextUrl(page.document, next, pageUrl);
+    const next = nextUrl(page.document, url, pageUrl);
+    if (next === null) break;
+    const problem = unendingList(listing, { size, pagination: field(field(page.document, 'meta'), 'pagination'), next });
+    if (problem !== null) {
+      const { method } = response.request;
+      const reason = `the list does not end: ${problem}; stopped after ${pages.length} page${pages.length === 1 ? '' : 's'}`;
+      throw new ApiError(`${method} ${response.request.path} failed: ${reason}`, response.status, reason, response.request);
+    }
+    url = next;
+  }
+  if (repeated > 0) {
+    transport.logger.warn({ method: 'GET', path, repeated }, 'api list repeated resources (created while it was read); each is counted once');
   }
   return pages;
+}
+
+/** What a listing has seen so far. */
+export interface Listing {
+  urls: Set<string>;
+  /** `current-page` numbers answered. */
+  numbers: Set<number>;
+  pages: number;
+  /** The page size, from the first page: its `page-size`, else how many resources it held. */
+  pageSize: number | null;
+  /** The largest `total-count` any page announced. */
+  totalCount: number | null;
+}
+
+export function newListing(): Listing {
+  return { urls: new Set(), numbers: new Set(), pages: 0, pageSize: null, totalCount: null };
+}
+
+/**
+ * Records one page (its resource count, its `meta.pagination`, the next URL it names) and says why the list should
+ * stop although the page names a next one, or null to go on. Whichever comes first: a next page already read, an
+ * empty page, a page at or past `total-pages`, more pages than the largest `total-count` allows, MAX_PAGES.
+ */
+export function unendingList(listing: Listing, page: { size: number; pagination: unknown; next: string }): string | null {
+  listing.pages += 1;
+  const current = positive(field(page.pagination, 'current-page'));
+  const totalPages = positive(field(page.pagination, 'total-pages'));
+  const totalCount = nonNegative(field(page.pagination, 'total-count'));
+  const label = current === null ? `page ${listing.pages}` : `page ${current}`;
+  listing.pageSize ??= positive(field(page.pagination, 'page-size')) ?? (page.size > 0 ? page.size : null);
+  if (totalCount !== null) listing.totalCount = Math.max(listing.totalCount ?? 0, totalCount);
+  if (current !== null && listing.numbers.has(current)) return `${label} was answered twice`;
+  if (current !== null) listing.numbers.add(current);
+  if (listing.urls.has(page.next)) return `${label} points back to a page already read`;
+  if (page.size === 0) return `${label} is empty but points to another`;
+  if (current !== null && totalPages !== null && current >= totalPages) return `${label} of ${totalPages} (total-pages) points to another`;
+  if (listing.totalCount !== null && listing.pageSize !== null) {
+    const allowed = Math.ceil(listing.totalCount / listing.pageSize) + SLACK_PAGES;
+    if (listing.pages >= allowed) return `${listing.pages} pages read, more than the ${listing.totalCount} resources it announces (total-count) can fill`;
+  }
+  if (listing.pages >= MAX_PAGES) return `${listing.pages} pages read, the most any list is followed for`;
+  return null;
 }
 
 function nextUrl(document: unknown, current: string, pageUrl: (n: number) => string): string | null {
@@ -50,4 +124,14 @@ function nextUrl(document: unknown, current: string, pageUrl: (n: number) => str
   }
   const nextPage = int(field(field(field(document, 'meta'), 'pagination'), 'next-page'), 0);
   return nextPage > 0 ? pageUrl(nextPage) : null;
+}
+
+function positive(value: unknown): number | null {
+  const n = int(value, 0);
+  return Number.isInteger(n) && n >= 1 ? n : null;
+}
+
+function nonNegative(value: unknown): number | null {
+  const n = int(value, -1);
+  return Number.isInteger(n) && n >= 0 ? n : null;
 }

@@ -109,6 +109,10 @@ export class Transport {
     return `${this.base.href}${path}`;
   }
 
+  get logger(): Logger {
+    return this.options.logger;
+  }
+
   stats(): TransportStats {
     return { ...this.counters, byStatus: { ...this.counters.byStatus } };
   }

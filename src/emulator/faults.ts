@@ -4,34 +4,52 @@ import type { FaultSpec } from './types.js';
 interface LiveFault {
   spec: FaultSpec;
   pattern: RegExp | null;
-  /** Remaining uses; Infinity when unlimited. */
+  /** Remaining uses; Infinity when unlimited or timed. */
   remaining: number;
+  /** For a timed fault (`duration-ms`): when it ends, once it first matched. */
+  endsAt: number | null;
+}
+
+/** What a fault is matched against. */
+export interface FaultTarget {
+  method: string;
+  /** The path after /api/v2, without the query. */
+  path: string;
+  /** `page[number]` of a list request; 1 when absent. */
+  page: number;
 }
 
 export interface FaultList {
   add(specs: FaultSpec[]): void;
   clear(): void;
   /** Consumes one use of the first fault that matches. */
-  take(method: string, path: string): FaultSpec | null;
+  take(target: FaultTarget): FaultSpec | null;
 }
 
-export function createFaultList(): FaultList {
+/** `now`: the emulator's clock, which times faults with a `duration-ms`. */
+export function createFaultList(now: () => number): FaultList {
   let faults: LiveFault[] = [];
   return {
     add(specs) {
       for (const spec of specs) {
         const count = spec.count ?? 1;
-        faults.push({ spec, pattern: spec.path === undefined ? null : new RegExp(spec.path), remaining: count === 0 ? Infinity : count });
+        const unlimited = count === 0 || spec['duration-ms'] !== undefined;
+        faults.push({ spec, pattern: spec.path === undefined ? null : new RegExp(spec.path), remaining: unlimited ? Infinity : count, endsAt: null });
       }
     },
     clear() {
       faults = [];
     },
-    take(method, path) {
+    take(target) {
+      const at = now();
       for (const fault of faults) {
-        if (fault.remaining <= 0) continue;
-        if (fault.spec.method !== undefined && fault.spec.method.toUpperCase() !== method) continue;
-        if (fault.pattern !== null && !fault.pattern.test(path)) continue;
+        if (fault.remaining <= 0 || (fault.endsAt !== null && at >= fault.endsAt)) continue;
+        if (fault.spec.method !== undefined && fault.spec.method.toUpperCase() !== target.method) continue;
+        if (fault.pattern !== null && !fault.pattern.test(target.path)) continue;
+        // A first page has nothing before it to repeat.
+        if (fault.spec.kind === 'duplicate-items' && target.page <= 1) continue;
+        const duration = fault.spec['duration-ms'];
+        if (duration !== undefined) fault.endsAt ??= at + duration;
         fault.remaining -= 1;
         return fault.spec;
       }

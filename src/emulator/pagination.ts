@@ -11,9 +11,10 @@ export interface Page<T> {
 
 /**
  * `listUrl` is the absolute URL of the list without query; `query` is the request's query. A page
- * past the end is empty, with `current-page` as asked.
+ * past the end is empty, with `current-page` as asked. `repeat`: the page starts with that many resources
+ * of the page before it, as offset pagination does when resources were created while a list was read.
  */
-export function paginate<T>(all: readonly T[], query: URLSearchParams, listUrl: string): Page<T> {
+export function paginate<T>(all: readonly T[], query: URLSearchParams, listUrl: string, repeat = 0): Page<T> {
   const size = Math.min(MAX_PAGE_SIZE, positiveInt(query.get('page[size]')) ?? DEFAULT_PAGE_SIZE);
   const number = positiveInt(query.get('page[number]')) ?? 1;
   const totalPages = Math.max(1, Math.ceil(all.length / size));
@@ -21,7 +22,7 @@ export function paginate<T>(all: readonly T[], query: URLSearchParams, listUrl: 
   const next = number < totalPages ? number + 1 : null;
   const link = (page: number): string => pageUrl(listUrl, query, page, size);
   return {
-    items: all.slice((number - 1) * size, number * size),
+    items: all.slice(Math.max(0, (number - 1) * size - repeat), number * size),
     links: {
       self: link(number),
       first: link(1),

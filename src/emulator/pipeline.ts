@@ -27,16 +27,42 @@ export async function handleApi(p: Pipeline, ctx: Context, loggedPath: string, r
   if (!sameToken(presented, p.token)) return answer(res, unauthorized(), rate.headers, JSON_API, finish);
   if (!rate.allowed) return answer(res, { status: 429, body: RATE_LIMITED_BODY }, rate.headers, JSON_API, finish);
   if (MUTATING.has(ctx.method) && mediaType(ctx.req) !== JSON_API) return answer(res, unsupportedMediaType(), rate.headers, JSON_API, finish);
-  const fault = p.faults.take(ctx.method, ctx.path);
+  const fault = p.faults.take({ method: ctx.method, path: ctx.path, page: pageNumber(ctx.query) });
+  const headers = { ...rate.headers, ...fault?.headers };
   if (fault?.kind === 'drop') return lose(ctx, res, finish);
   if (fault?.kind === 'status') {
     const status = fault.status ?? 503;
-    return answer(res, errorReply(status, [{ status: String(status), title: 'injected fault', detail: `fault injected by the emulator` }]), rate.headers, JSON_API, finish);
+    return answer(res, errorReply(status, [{ status: String(status), title: 'injected fault', detail: `fault injected by the emulator` }]), headers, JSON_API, finish);
   }
   if (fault?.kind === 'latency') await sleep(fault['latency-ms'] ?? 1000);
-  const reply = await route(p.api, ctx);
+  const reply = await route(p.api, fault?.kind === 'duplicate-items' ? { ...ctx, repeatItems: fault.items ?? 5 } : ctx);
   if (fault?.kind === 'lose-response') return lose(ctx, res, finish);
-  answer(res, reply, rate.headers, JSON_API, finish);
+  if (fault?.kind === 'malformed') {
+    return answer(res, { status: 200, headers: { 'content-type': JSON_API }, body: Buffer.from(fault.body ?? MALFORMED_BODY) }, rate.headers, JSON_API, finish);
+  }
+  answer(res, fault?.kind === 'endless-pages' ? endless(reply, ctx) : reply, headers, JSON_API, finish);
+}
+
+/** What a malformed fault answers by default: a document cut off in the middle, as a proxy that gave up would send it. */
+const MALFORMED_BODY = '{"data":{"id":"pol-';
+
+function pageNumber(query: URLSearchParams): number {
+  const text = query.get('page[number]');
+  return text !== null && /^\d+$/.test(text) ? Number(text) : 1;
+}
+
+/** A list answer whose next page always points one page further than the page asked for: a list that never ends. */
+function endless(reply: Reply, ctx: Context): Reply {
+  const body = reply.body as { links?: Record<string, string | null>; meta?: { pagination?: Record<string, number | null> } } | undefined;
+  const pagination = body?.meta?.pagination;
+  if (reply.status !== 200 || pagination === undefined || body?.links === undefined) return reply;
+  const next = pageNumber(ctx.query) + 1;
+  const self = new URL(body.links.self ?? `${ctx.origin}/api/v2${ctx.path}`);
+  self.searchParams.set('page[number]', String(next));
+  return {
+    ...reply,
+    body: { ...body, links: { ...body.links, next: self.href }, meta: { ...body.meta, pagination: { ...pagination, 'next-page': next } } },
+  };
 }
 
 /** Temporary download URLs: no Authorization, no rate limit, logged with their own path. */

@@ -19,6 +19,8 @@ export interface Context {
   /** The current switches; the control endpoint changes them in place. */
   behaviour: Behaviour;
   now: () => number;
+  /** Set by a duplicate-items fault: a list page after the first starts with this many resources of the page before. */
+  repeatItems?: number;
 }
 
 export type Handler = (ctx: Context) => Promise<Reply> | Reply;

@@ -27,7 +27,7 @@ function listPolicies(ctx: Context): Reply {
       (search === undefined || policy.name.toLowerCase().includes(search)) &&
       (kind === null || kind === '' || policy.kind === kind),
   );
-  const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`);
+  const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
   const body: Record<string, unknown> = {
     data: page.items.map((policy) => policyResource(policy, 'list', ctx.behaviour.legacyEnforce)),
     links: page.links,

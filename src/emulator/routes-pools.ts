@@ -29,7 +29,7 @@ function listPools(ctx: Context): Reply {
     ),
     ctx.query.get('sort'),
   );
-  const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`);
+  const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
   const body: Record<string, unknown> = {
     data: page.items.map((pool) => poolResource(ctx.store, pool)),
     links: page.links,

@@ -27,6 +27,8 @@ export interface EmulatorOptions {
   /** @default defaultSeed() */
   seed?: Seed;
   logger?: Logger;
+  /** The emulator's clock, in milliseconds: timestamps, download expiry, the rate limit, faults with a duration. @default Date.now */
+  now?: () => number;
 }
 
 export interface RunningEmulator {
@@ -46,11 +48,11 @@ const CONTROL_PREFIX = '/_emulator/';
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const seed = options.seed ?? defaultSeed();
   const host = options.host ?? '127.0.0.1';
-  const now = (): number => Date.now();
+  const now = options.now ?? ((): number => Date.now());
   const store = createStore(seed, now);
   const behaviour: Behaviour = { ...defaultBehaviour(), ...seed.behaviour };
   const blobs = createBlobStore(now);
-  const faults = createFaultList();
+  const faults = createFaultList(now);
   faults.add(seed.faults ?? []);
   const limiter = createRateLimiter(seed.rateLimit ?? 30, now, seed.rateLimitWindow ?? 'sliding');
   const log = createRequestLog();

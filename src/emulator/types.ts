@@ -3,7 +3,7 @@ import type { AgentStatus } from '../model.js';
 
 export type { AgentStatus };
 
-export type FaultKind = 'status' | 'latency' | 'drop' | 'lose-response';
+export type FaultKind = 'status' | 'latency' | 'drop' | 'lose-response' | 'malformed' | 'headers' | 'endless-pages' | 'duplicate-items';
 
 export type RateLimitWindow = 'sliding' | 'fixed';
 
@@ -20,6 +20,14 @@ export interface FaultSpec {
   'latency-ms'?: number;
   /** How many matching requests it applies to; 0 = unlimited. @default 1 */
   count?: number;
+  /** Lasts this long from the first request it matches, applying to every matching one (an outage); `count` is then ignored. */
+  'duration-ms'?: number;
+  /** Headers a `status` or `headers` fault answers with, replacing any of the same name. */
+  headers?: Record<string, string>;
+  /** What a `malformed` fault answers with. @default a JSON document cut off in the middle */
+  body?: string;
+  /** Resources of the page before that a `duplicate-items` fault repeats. @default 5 */
+  items?: number;
 }
 
 export interface SeedAgent {
