@@ -142,7 +142,8 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     .map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}" failed: ${r.message ?? 'unknown error'}`);
   const notStarted = results.filter((r) => r.outcome === 'skipped' && r.message === NOT_STARTED);
   if (notStarted.length > 0) {
-    const why = request.signal?.aborted === true ? errorMessage(request.signal.reason) : 'the run was stopped';
+    const why = request.signal?.aborted === true ? errorMessage(request.signal.reason)
+      : request.stop?.aborted === true ? errorMessage(request.stop.reason) : 'the run was stopped';
     const names = notStarted.map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}"`).join(', ');
     failures.push(`${why}; ${notStarted.length} planned change${notStarted.length === 1 ? ' was' : 's were'} not applied: ${names}`);
   }

@@ -86,26 +86,45 @@ test('overlapping triggers (schedule, file changes, webhooks) never run two pass
   assert.ok(passes < 12 + 12 + 3, `${passes} passes: triggers were not coalesced`);
 });
 
-test('SIGTERM during a pass: the pass finishes its writes, the process exits 0', async (t) => {
+test('SIGTERM during an apply: no create starts after it, the pairs under way finish, what was not applied is logged, exit 0', async (t) => {
+  const total = 60;
+  const latencyMs = 150;
   const tree: Tree = {};
-  for (let i = 0; i < 8; i += 1) tree[`policies/p${i}.native`] = `main = rule { ${i} >= 0 }\n`;
+  for (let i = 0; i < total; i += 1) tree[`policies/p${i}.native`] = `main = rule { ${i} >= 0 }\n`;
   const api = await startApi(t);
   const dir = await tempTree(t, tree);
-  await api.addFaults({ kind: 'latency', 'latency-ms': 150, count: 0 });
+  // Slow writes: the apply of 60 create+upload pairs, two at a time, takes about 9 s.
+  await api.addFaults({ kind: 'latency', method: 'POST', 'latency-ms': latencyMs, count: 0 }, { kind: 'latency', method: 'PUT', 'latency-ms': latencyMs, count: 0 });
   const daemon = await spawnDaemon(
     t,
     { api: { url: api.url, concurrency: 2 }, sources: [{ name: 'local', organization: 'example-org', path: dir, schedule: NEVER }] },
-    { API_TOKEN: api.token },
+    { API_TOKEN: api.token, SHUTDOWN_TIMEOUT: '20' },
   );
-  await waitFor('the first write', () => daemon.logs().find((l) => l.msg === 'change applied'));
-  assert.equal((await status(daemon)).running, true, 'the pass is still running');
+  await waitFor('the first policies created', async () => ((await api.policies()).length >= 4 ? true : undefined), 10_000);
+  await sleep(200); // most likely while the next creates are under way
+  const signalledAt = Date.now();
   daemon.child.kill('SIGTERM');
   assert.equal(await daemon.exited, 0);
+  const took = Date.now() - signalledAt;
+  assert.ok(took < 3_000, `exited ${took} ms after SIGTERM: it should finish only the changes under way, well within the 20 s timeout`);
+
+  // A create is logged when its answer is sent, `latencyMs` after it arrived. Only the two under way at the signal
+  // may come after it, and none may have arrived after it (a little slack for the client's pacing).
+  const creates = (await api.requests()).filter((r) => r.method === 'POST' && r.path.endsWith('/policies'));
+  const after = creates.filter((r) => Date.parse(r.at) > signalledAt);
+  assert.ok(after.length <= 2, `${after.length} creates answered after the signal, with concurrency 2`);
+  const started = after.filter((r) => Date.parse(r.at) - latencyMs > signalledAt + 300);
+  assert.deepEqual(started.map((r) => r.at), [], 'no create started after the signal');
+
   const policies = await api.policies();
-  assert.deepEqual(policies.map((p) => p.name).sort(), Object.keys(tree).map((f) => path.basename(f, '.native')).sort());
-  assert.ok(policies.every((p) => p.code !== null), 'every policy got its code');
+  assert.ok(policies.length < total, 'the apply stopped before its end');
+  assert.deepEqual(policies.filter((p) => p.code === null).map((p) => p.name), [], 'every policy created has its code');
+  const notApplied = daemon.logs().find((l) => l.msg === 'shutdown: changes not applied (the next pass applies them)');
+  assert.ok(notApplied !== undefined, 'the changes not applied are logged');
+  assert.equal(notApplied['count'], total - policies.length);
+  assert.ok((notApplied['notApplied'] as string[]).every((c) => /^create policy "p\d+"$/.test(c)));
   const messages = daemon.logs().map((l) => l.msg);
-  assert.ok(messages.indexOf('pass finished') > messages.indexOf('shutting down: no new triggers; waiting for passes in flight'));
+  assert.ok(messages.indexOf('pass failed') > messages.indexOf('shutting down: no new triggers or changes; finishing the changes under way'));
   assert.equal(messages.at(-1), 'daemon stopped');
 });
 

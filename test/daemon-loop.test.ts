@@ -270,3 +270,33 @@ test('stop waits for the pass in flight at most the grace time, then aborts it a
   const reason: unknown = aborted.reason;
   assert.ok(reason instanceof Error && /aborted after waiting 2 s/.test(reason.message), String(reason));
 });
+
+test('stop tells the pass in flight at once to start no new change, and waits for it to finish without aborting it', async (t) => {
+  mockTime(t);
+  let stopSignal: AbortSignal | null = null;
+  let passSignal: AbortSignal | null = null;
+  let finish: (() => void) | null = null;
+  const loop = createSourceLoop({
+    name: 's',
+    async pass(_trigger, signal, stop) {
+      passSignal = signal;
+      stopSignal = stop;
+      await new Promise<void>((resolve) => (finish = resolve));
+      return { ok: true };
+    },
+    timeoutMs: 60_000,
+    logger: silentLogger(),
+  });
+  loop.trigger('start-up');
+  await advance(t, 10);
+  assert.equal(stopSignal!.aborted, false);
+  let stopped = false;
+  const stopping = loop.stop(30_000).then(() => (stopped = true));
+  assert.equal(stopSignal!.aborted, true, 'the stop reaches the pass at once');
+  assert.match(String((stopSignal!.reason as Error).message), /shutting down/);
+  await advance(t, 1_000);
+  assert.equal(stopped, false, 'the changes under way are awaited');
+  finish!();
+  await stopping;
+  assert.equal(passSignal!.aborted, false, 'a pass that finishes in time is not aborted');
+});

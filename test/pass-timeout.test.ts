@@ -64,40 +64,43 @@ describe('a pass that times out ends', () => {
     assert.ok(names.includes('daemon-slow-0') && names.includes('daemon-slow-1'));
   });
 
-  it('one-shot SIGTERM: no new change, the pairs under way finish, what was and was not applied is printed, exit 143', async () => {
-    const { world } = fixture;
-    const dir = await fixture.repo(manyPolicies(60, 'term'));
-    // Slow writes, so the run is still applying when the signal comes.
-    await world.addFaults({ kind: 'latency', method: 'POST', 'latency-ms': 150, count: 0 }, { kind: 'latency', method: 'PUT', 'latency-ms': 150, count: 0 });
-    let run: { code: number | null; stdout: string; stderr: string };
-    try {
-      const child = spawn(process.execPath, [CLI, '--reconcile', '--source-dir', dir, '--organization', ORG, '--api-url', world.url], {
-        env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', API_TOKEN: world.token, LOG_LEVEL: 'warn' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-      await waitFor('the first policies created', async () => {
-        const made = (await world.organization()).policies.filter((p) => String(p['name']).startsWith('term-'));
-        return made.length >= 10 ? true : undefined;
-      });
-      child.kill('SIGTERM');
-      run = { code: await exited, stdout, stderr };
-    } finally {
-      await world.clearFaults();
-    }
-    assert.equal(run.code, 143, run.stdout + run.stderr);
-    assert.match(run.stdout, /Applied source "default": \d+ created/);
-    assert.match(run.stdout, /create policy "term-\d+": not applied/);
-    const made = (await world.organization()).policies.filter((p) => String(p['name']).startsWith('term-'));
-    assert.ok(made.length < 60, 'the run stopped before the end');
-    assert.deepEqual(made.filter((p) => p['code'] === null).map((p) => p['name']), [], 'every policy created has its code');
+  for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
+    it(`one-shot ${signal}: no new change, the pairs under way finish, what was and was not applied is printed, exit ${code}`, async () => {
+      const { world } = fixture;
+      const prefix = signal.toLowerCase();
+      const dir = await fixture.repo(manyPolicies(60, prefix));
+      // Slow writes, so the run is still applying when the signal comes.
+      await world.addFaults({ kind: 'latency', method: 'POST', 'latency-ms': 150, count: 0 }, { kind: 'latency', method: 'PUT', 'latency-ms': 150, count: 0 });
+      let run: { code: number | null; stdout: string; stderr: string };
+      try {
+        const child = spawn(process.execPath, [CLI, '--reconcile', '--source-dir', dir, '--organization', ORG, '--api-url', world.url], {
+          env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', API_TOKEN: world.token, LOG_LEVEL: 'warn' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        const exited = new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
+        await waitFor('the first policies created', async () => {
+          const made = (await world.organization()).policies.filter((p) => String(p['name']).startsWith(`${prefix}-`));
+          return made.length >= 10 ? true : undefined;
+        });
+        child.kill(signal);
+        run = { code: await exited, stdout, stderr };
+      } finally {
+        await world.clearFaults();
+      }
+      assert.equal(run.code, code, run.stdout + run.stderr);
+      assert.match(run.stdout, /Applied source "default": \d+ created/);
+      assert.match(run.stdout, new RegExp(`create policy "${prefix}-\\d+": not applied`));
+      const made = (await world.organization()).policies.filter((p) => String(p['name']).startsWith(`${prefix}-`));
+      assert.ok(made.length < 60, 'the run stopped before the end');
+      assert.deepEqual(made.filter((p) => p['code'] === null).map((p) => p['name']), [], 'every policy created has its code');
 
-    const next = await world.cli('--reconcile', dir);
-    assert.equal(next.code, 0, next.stdout + next.stderr);
-    assert.equal((await world.organization()).policies.filter((p) => String(p['name']).startsWith('term-')).length, 60);
-  });
+      const next = await world.cli('--reconcile', dir);
+      assert.equal(next.code, 0, next.stdout + next.stderr);
+      assert.equal((await world.organization()).policies.filter((p) => String(p['name']).startsWith(`${prefix}-`)).length, 60);
+    });
+  }
 });

@@ -37,7 +37,10 @@ export interface RunningDaemon {
   trigger(sourceName: string, reason: TriggerReason): void;
   /** Resolves once no source has a pass running or queued. */
   whenIdle(): Promise<void>;
-  /** Stops taking triggers (schedule, watch, webhook), waits for the passes in flight, closes the HTTP server. */
+  /**
+   * Stops taking triggers (schedule, watch, webhook) and starting changes, waits for the changes under way (at most
+   * `shutdown-timeout`, then the passes are aborted), closes the HTTP server.
+   */
   stop(): Promise<void>;
 }
 
@@ -106,7 +109,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     async stop() {
       accepting = false;
       const graceSeconds = config.shutdownTimeoutSeconds;
-      logger.info({ graceSeconds }, 'shutting down: no new triggers; waiting for passes in flight');
+      logger.info({ graceSeconds }, 'shutting down: no new triggers or changes; finishing the changes under way');
       await stopRunners(graceSeconds * 1000);
       await server.close();
       logger.info('daemon stopped');

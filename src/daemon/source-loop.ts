@@ -28,9 +28,10 @@ export interface SourceLoopOptions {
   name: string;
   /**
    * One pass. Resolves with its result or throws. `signal` aborts when the pass exceeds `timeoutMs`, or when a
-   * shutdown's grace time is over: everything the pass awaits ends then.
+   * shutdown's grace time is over: everything the pass awaits ends then. `stop` aborts when a shutdown begins: the
+   * pass starts no new change, and finishes those under way.
    */
-  pass(trigger: TriggerReason, signal: AbortSignal): Promise<LoopPassResult>;
+  pass(trigger: TriggerReason, signal: AbortSignal, stop: AbortSignal): Promise<LoopPassResult>;
   timeoutMs: number;
   backoff?: BackoffOptions;
   logger: Logger;
@@ -48,8 +49,8 @@ export interface SourceLoop {
   /** Resolves once no pass is running or queued (a pending back-off retry does not count). */
   whenIdle(): Promise<void>;
   /**
-   * Takes no more triggers, drops the queued pass and any retry, and waits for the pass in flight to finish; after
-   * `graceMs` (when given) the pass is aborted, and its end awaited.
+   * Takes no more triggers, drops the queued pass and any retry, tells the pass in flight to start no new change, and
+   * waits for the changes under way to finish; after `graceMs` (when given) the pass is aborted, and its end awaited.
    */
   stop(graceMs?: number): Promise<void>;
 }
@@ -73,6 +74,8 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
   let retryTimer: NodeJS.Timeout | null = null;
   let retryAt: number | null = null;
   let stopped = false;
+  /** Aborted when the loop stops: the pass in flight starts no new change. */
+  const shutdown = new AbortController();
   /** Aborts the pass in flight (its timeout, or the end of a shutdown's grace time). */
   let inFlight: AbortController | null = null;
   let idleWaiters: (() => void)[] = [];
@@ -119,7 +122,7 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
     options.onPassStart?.(reason);
     let result: LoopPassResult;
     try {
-      result = await options.pass(reason, controller.signal);
+      result = await options.pass(reason, controller.signal, shutdown.signal);
     } catch (error) {
       result = { ok: false, error: safeErrorMessage(error) };
     } finally {
@@ -164,6 +167,7 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
       stopped = true;
       queued = null;
       cancelRetry();
+      shutdown.abort(new Error('the daemon is shutting down'));
       if (current === null) return;
       const pass = inFlight;
       let grace: NodeJS.Timeout | null = null;

@@ -1,4 +1,5 @@
 import type { PolicyApi } from '../api/types.js';
+import { NOT_STARTED } from '../apply/apply.js';
 import type { SourceConfig } from '../config/types.js';
 import { ApiError, NetworkError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -41,7 +42,7 @@ export interface SourceRunner {
   /** What /status shows; with `history`, the last passes too, newest first. */
   status(options?: { history?: boolean }): SourceStatus;
   whenIdle(): Promise<void>;
-  /** Stops the schedule and the watch, then waits for the pass in flight. */
+  /** Stops the schedule and the watch; the pass in flight starts no new change, and its changes under way are awaited. */
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -68,7 +69,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   }
 
   /** One pass: check the source out, then run the reconcile pass in apply mode, and record what it came to. */
-  async function pass(trigger: TriggerReason, signal: AbortSignal): Promise<LoopPassResult> {
+  async function pass(trigger: TriggerReason, signal: AbortSignal, stop: AbortSignal): Promise<LoopPassResult> {
     const { dir, revision } = await checkout(signal);
     current.revision = revision;
     const guard = guardApi(options.api.withSignal(signal), signal);
@@ -78,7 +79,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       outcome = await options.reconcile(
         {
           source, dir, revision, api: guard.api, logger: options.logger, mode: 'apply', codeCache, declaredCache,
-          concurrency: options.concurrency, signal, onProgress: (p) => progress.update(p),
+          concurrency: options.concurrency, signal, stop, onProgress: (p) => progress.update(p),
         },
         trigger,
       );
@@ -92,6 +93,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       await options.saveCodeCache?.();
     }
     current.outcome = outcome;
+    logNotApplied(outcome, stop);
     const { plan } = outcome.sourcePlan;
     if (plan !== null) logWarnings(plan.warnings);
     // A pass without a plan says nothing about drift: the last known figure stays.
@@ -106,6 +108,14 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     }
     const errors = sourceErrors(outcome.sourcePlan);
     return { ok: outcome.ok, error: errors.length === 0 ? null : errors.join('; ') };
+  }
+
+  /** A shutdown stopped the apply: names the changes it did not start; the next pass after a restart applies them. */
+  function logNotApplied(outcome: PassOutcome, stop: AbortSignal): void {
+    const skipped = outcome.results.filter((r) => r.outcome === 'skipped' && r.message === NOT_STARTED);
+    if (!stop.aborted || skipped.length === 0) return;
+    const notApplied = skipped.map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}"`);
+    log.warn({ count: notApplied.length, notApplied }, 'shutdown: changes not applied (the next pass applies them)');
   }
 
   /** The checkout, and whether git could be reached, for /readyz. */
