@@ -17,7 +17,7 @@ import { writePolicies } from './lib/generate.js';
 const ORG = 'scale-org';
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const PRELOAD = fileURLToPath(new URL('./lib/peak-rss.mjs', import.meta.url));
-const SIZES = (process.env['SCALE_SIZES'] ?? '1000,10000,20000').split(',').map(Number);
+const SIZES = (process.env['SCALE_SIZES'] ?? '1000,10000,20000').split(',').map(Number).filter((n) => n > 0);
 const BIG = { count: 20, bytes: 9_900_000 };
 const DAEMON_POLICIES = Number(process.env['SCALE_DAEMON'] ?? 10_000);
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createCodeHasher } from '../src/api/code-hasher.js';
+import { createCodeHasher } from '../src/code-hasher.js';
 import type { Policy } from '../src/api/types.js';
 import { codeDigest } from '../src/code-digest.js';
 import { startApiFixture, type ApiFixture } from './helpers/api-fixture.js';
@@ -12,11 +12,14 @@ const SAMPLES = [
   'lone\rcarriage\rreturns\r',
   '\uFEFFwith a byte order mark\r\n',
   'ends with CR\r',
+  '\uFEFF',
+  'a\n\n',
+  'no final line end',
 ];
 
-function hashInChunks(text: string, size: number): string {
+function hashInChunks(text: string, size: number, ignoreBOM = false): string {
   const bytes = Buffer.from(text, 'utf8');
-  const hasher = createCodeHasher();
+  const hasher = createCodeHasher({ ignoreBOM });
   for (let at = 0; at < bytes.length; at += size) hasher.update(bytes.subarray(at, at + size));
   return hasher.digest();
 }
@@ -24,9 +27,22 @@ function hashInChunks(text: string, size: number): string {
 describe('code hashed as it streams', () => {
   it('gives codeDigest of the text, however the bytes are cut (a CR LF or a character split across chunks)', () => {
     for (const text of SAMPLES) {
-      const expected = codeDigest(new TextDecoder().decode(Buffer.from(text, 'utf8')));
-      for (const size of [1, 2, 3, 7, 1024]) assert.equal(hashInChunks(text, size), expected, `${JSON.stringify(text)} in chunks of ${size}`);
+      const decoded = new TextDecoder().decode(Buffer.from(text, 'utf8'));
+      const expected = codeDigest(decoded);
+      for (const size of [1, 2, 3, 7, 1024]) {
+        assert.equal(hashInChunks(text, size), expected, `${JSON.stringify(text)} in chunks of ${size}`);
+        // As the declared repo reads a file: the decoder keeps the mark, the digest drops it.
+        assert.equal(hashInChunks(text, size, true), codeDigest(text));
+      }
     }
+  });
+
+  it('refuses bytes that are not UTF-8 when fatal', () => {
+    const hasher = createCodeHasher({ fatal: true });
+    assert.throws(() => {
+      hasher.update(Buffer.from([0x61, 0xff, 0x62]));
+      hasher.digest();
+    }, TypeError);
   });
 });
 

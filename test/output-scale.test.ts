@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { codeDiffLines, MAX_DIFF_CHANGED_LINES } from '../src/output/describe.js';
 import { renderJson, renderMarkdown, renderText } from '../src/output/index.js';
+import { codeDigest } from '../src/code-digest.js';
 import { planChanges } from '../src/plan/plan.js';
 import type { Change, SourcePlan } from '../src/plan/types.js';
 import { declaredPolicy, defaultOptions, livePolicy } from './helpers/plan-fixtures.js';
@@ -127,6 +128,14 @@ describe('large code is hashed as it downloads', () => {
   it('equal code is downloaded once and not kept; drifted code is downloaded again for its diff', async () => {
     const world = fixture.world;
     const dir = await fixture.repo({ 'policies/big.native': large('same'), 'policies/small.native': 'main = rule { true }\n' });
+    const planned = await world.cli('--dry-run', dir, ['--output', 'json']);
+    const creates = (JSON.parse(planned.stdout) as { sources: Array<{ changes: Array<{ name: string; fields: { code: { after: unknown } } }> }> }).sources[0]!.changes;
+    assert.deepEqual(creates.map((c) => [c.name, c.fields.code.after]), [
+      ['big', { sha256: codeDigest(large('same')), bytes: Buffer.byteLength(large('same')), lines: 5_000 }],
+      ['small', { sha256: codeDigest('main = rule { true }\n'), bytes: 21, lines: 1 }],
+    ]);
+    const text = await world.cli('--dry-run', dir);
+    assert.match(text.stdout, /\+ code += \(5000 lines, 388890 bytes\)/);
     assert.equal((await world.cli('--reconcile', dir)).code, 0);
     const downloads = async () => (await world.requests()).filter((r) => r.path.endsWith('/download')).length;
 

@@ -1,4 +1,4 @@
-import { createCodeHasher } from './code-hasher.js';
+import { createCodeHasher } from '../code-hasher.js';
 import { apiError, isSuccess } from './responses.js';
 import type { HttpResponse, Transport } from './transport.js';
 

@@ -4,6 +4,12 @@ import type { Logger } from '../logger.js';
 import type { LiveAgent, LivePolicy, LivePool, LiveState } from '../model.js';
 import type { CodeCache } from './code-cache.js';
 
+/**
+ * Policies whose code is being checked at once. The client paces and limits the requests itself; this bound keeps
+ * the work waiting for it small, instead of one pending download per policy of the organization.
+ */
+const CODE_READS_AT_ONCE = 32;
+
 /** Downloads up to this size keep their text while they are hashed, so a drifted small policy needs one request. */
 const KEEP_TEXT_BYTES = 256 * 1024;
 
@@ -37,7 +43,7 @@ export async function readLive(options: ReadLiveOptions): Promise<LiveState> {
     return result;
   };
   const [livePolicies, livePools] = await Promise.all([
-    Promise.all(policies.map(counted)),
+    mapBounded(policies, CODE_READS_AT_ONCE, counted),
     Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => {
       const wantsAgents = declared.pools.some(
         (p) => p.agentCleanup !== null && (p.name === pool.name || p.previousNames.includes(pool.name)),
@@ -79,4 +85,19 @@ function livePool(pool: AgentPool, agents: Agent[]): LivePool {
 function liveAgent(agent: Agent): LiveAgent {
   const { id, name, status, lastPingAt } = agent;
   return { id, name, status, lastPingAt };
+}
+
+/** `items.map(fn)` with at most `limit` calls under way; rejects with the first failure, like Promise.all. */
+async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await fn(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }
