@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { REPO_ROOT } from './helpers/repo-root.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
+const ROOT = REPO_ROOT;
 const GUARD = path.join(ROOT, 'src/cli/exit-guard.ts');
 
 /** Runs `body` as an ES module with the guard imported as `exitWhenSettled`, in a child process. */

@@ -6,8 +6,9 @@ import { OPTIONS } from '../src/cli/args.js';
 import { ENV_OVERRIDES } from '../src/config/env.js';
 import { packageVersion } from '../src/version.js';
 import { runCli, spawnCli } from './helpers/cli.js';
+import { REPO_ROOT } from './helpers/repo-root.js';
 
-const SRC = join(import.meta.dirname, '../src');
+const SRC = join(REPO_ROOT, 'src');
 
 describe('--help', () => {
   it('lists every flag the parser takes (a mode in its usage line), with its short form', async () => {

@@ -26,13 +26,13 @@ if (codes.some((code) => code !== 0)) process.exit(1);
 const holdsTypeScript = (dir) =>
   readdirSync(dir, { withFileTypes: true }).some((e) => (e.isDirectory() ? holdsTypeScript(path.join(dir, e.name)) : e.name.endsWith('.ts')));
 
-/** Links each entry of `rel` that was not compiled: a file other than .ts, or a folder without any .ts in it. */
+/** Links every file of `rel` beside what was compiled from it (the .ts sources too), and each folder without any .ts in it. */
 function linkRest(rel) {
   for (const entry of readdirSync(path.join(root, rel), { withFileTypes: true })) {
     const child = path.join(rel, entry.name);
     if (rel === '' && NEVER.includes(entry.name)) continue;
     if (entry.isDirectory() && (COMPILED.includes(child) || (rel !== '' && holdsTypeScript(path.join(root, child))))) linkRest(child);
-    else if (entry.isDirectory() || !entry.name.endsWith('.ts')) symlinkSync(path.relative(path.join(out, rel), path.join(root, child)), path.join(out, child));
+    else symlinkSync(path.relative(path.join(out, rel), path.join(root, child)), path.join(out, child));
   }
 }
 linkRest('');

@@ -11,8 +11,9 @@ import { parseSeed, startEmulator } from '../src/emulator/index.js';
 import { spawnDaemon } from './helpers/daemon-process.js';
 import { tempTree } from './helpers/temp-tree.js';
 import { waitFor } from './helpers/wait.js';
+import { REPO_ROOT } from './helpers/repo-root.js';
 
-const ROOT = join(import.meta.dirname, '..');
+const ROOT = REPO_ROOT;
 const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
 
 function section(heading: string): string {
