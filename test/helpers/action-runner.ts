@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { REPO_ROOT } from './repo-root.js';
 
-
 export interface ActionInput {
   description?: string;
   default?: string;

@@ -27,7 +27,8 @@ export function parseExposition(text: string): Exposition {
       (meta[1] === 'HELP' ? help : type).set(meta[2] ?? '', meta[3] ?? '');
       continue;
     }
-    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (-?[0-9.e+-]+|NaN|[+-]Inf)(?: \d+)?$/.exec(line);
+    // prom-client writes a NaN gauge (the event-loop lag before any sample) as `Nan`; Prometheus reads either spelling.
+    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (-?[0-9.e+-]+|NaN|Nan|[+-]Inf)(?: \d+)?$/.exec(line);
     assert.ok(sample !== null, `not a valid exposition line: ${line}`);
     const labels: Record<string, string> = {};
     for (const pair of (sample[2] ?? '').match(/[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\]|\\.)*"/g) ?? []) {
