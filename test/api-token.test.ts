@@ -101,7 +101,7 @@ describe('failed requests never hold a connection, and invalid ones are never re
       const { logger } = capturingLogger();
       // One connection at a time and three in the pool: a leak would stall the fourth request for good.
       const transport = new Transport({
-        baseUrl: world.url, token: world.token, logger, rateLimit: 'auto', concurrency: 1, timeoutMs: 60_000, maxRetries: 0,
+        baseUrl: world.url, token: world.token, logger, rateLimit: 'auto', concurrency: 1, timeoutMs: 60_000, maxRetries: 0, retryBudgetMs: 60_000,
         clock: new VirtualClock({ autoAdvance: true }), userAgent: 'test',
       });
       try {

@@ -98,7 +98,7 @@ test('defaults are filled in and relative paths resolve against the working dire
     {},
     { cwd: '/srv/app' },
   );
-  assert.deepEqual(config.api, { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false });
+  assert.deepEqual(config.api, { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, retryBudgetSeconds: 60 });
   assert.equal(config.listen, '127.0.0.1:9090');
   assert.equal(config.webhookSecretEnv, 'WEBHOOK_SECRET');
   assert.equal(config.stateDir, '/srv/app/.policy-pool-sync');
@@ -115,7 +115,7 @@ test('defaults are filled in and relative paths resolve against the working dire
 
 test('every kebab-case key maps to its camelCase field', async () => {
   const text = [
-    'api: { url: "https://api.example.com/api/v2", token-file: secrets/token, rate-limit: 12.5, concurrency: 4, legacy-enforce: true }',
+    'api: { url: "https://api.example.com/api/v2", token-file: secrets/token, rate-limit: 12.5, concurrency: 4, legacy-enforce: true, retry-budget: 90 }',
     'sources:',
     '  - { name: a, organization: o, path: /abs/repo, prune: true, ownership: organization, max-deletes: 3, allow-empty: true, adopt: true, max-agent-pools: 2 }',
     'listen: "[::1]:9091"',
@@ -124,7 +124,7 @@ test('every kebab-case key maps to its camelCase field', async () => {
     'shutdown-timeout: 5',
   ].join('\n');
   const config = await parseConfig(text, 'cfg.yaml', {}, { cwd: '/srv' });
-  assert.deepEqual(config.api, { url: 'https://api.example.com/api/v2', tokenFile: '/srv/secrets/token', rateLimit: 12.5, concurrency: 4, legacyEnforce: true });
+  assert.deepEqual(config.api, { url: 'https://api.example.com/api/v2', tokenFile: '/srv/secrets/token', rateLimit: 12.5, concurrency: 4, legacyEnforce: true, retryBudgetSeconds: 90 });
   assert.equal(config.listen, '[::1]:9091');
   assert.equal(config.webhookSecretEnv, 'HOOK_SECRET');
   assert.equal(config.stateDir, '/var/lib/pps');

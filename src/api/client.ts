@@ -37,8 +37,14 @@ export interface ApiClientOptions {
   concurrency?: number;
   /** Per-request timeout. @default 30000 */
   timeoutMs?: number;
-  /** Retries for 5xx, timeouts and dropped connections. @default 5 */
+  /** Tries after the first, at most, for 5xx, timeouts and dropped connections, whatever the budget leaves. @default unlimited */
   maxRetries?: number;
+  /**
+   * How long a request may keep trying: retrying 5xx, timeouts and dropped connections with exponential back-off from
+   * its first failure, and waiting on 429s from its first 429; also how long the client goes on waiting while the API
+   * answers nothing but 429. @default 60000
+   */
+  retryBudgetMs?: number;
   /** Called once per HTTP response or transport failure, for metrics. */
   onRequest?: (info: { method: string; status: number | 'error'; durationMs: number }) => void;
   /** Called with the seconds a request waited because of the rate limit (pacing or 429). */
@@ -62,7 +68,6 @@ type Params = Array<readonly [string, string]>;
 export class ApiClient implements PolicyApi {
   private readonly transport: Transport;
   private readonly token: string;
-  private readonly maxRetries: number;
   private readonly legacy: boolean;
   private readonly parsePolicy: (resource: unknown) => Policy;
   /** Set on a view made by `withSignal`: every request of the view ends once it aborts. */
@@ -70,7 +75,6 @@ export class ApiClient implements PolicyApi {
 
   constructor(private readonly options: ApiClientOptions) {
     this.token = options.token;
-    this.maxRetries = options.maxRetries ?? 5;
     this.legacy = options.legacyEnforce ?? false;
     this.parsePolicy = (resource) => parsePolicy(resource, this.legacy);
     this.transport = new Transport({
@@ -80,7 +84,8 @@ export class ApiClient implements PolicyApi {
       rateLimit: options.rateLimit ?? 'auto',
       concurrency: options.concurrency ?? 8,
       timeoutMs: options.timeoutMs ?? 30_000,
-      maxRetries: this.maxRetries,
+      maxRetries: options.maxRetries ?? Infinity,
+      retryBudgetMs: options.retryBudgetMs ?? 60_000,
       clock: options.clock ?? systemClock(),
       userAgent: options.userAgent ?? userAgent(),
       onRequest: options.onRequest,
@@ -125,7 +130,6 @@ export class ApiClient implements PolicyApi {
       transport: this.transport,
       signal: this.signal,
       logger: this.options.logger,
-      maxRetries: this.maxRetries,
       request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input, this.legacy) },
       read: (response) => readWith(response, this.token, (body) => this.parsePolicy(primary(body))),
       find: async () => (await this.listPolicies(organization, { search: input.name })).find((p) => p.name === input.name) ?? null,
@@ -193,7 +197,6 @@ export class ApiClient implements PolicyApi {
       transport: this.transport,
       signal: this.signal,
       logger: this.options.logger,
-      maxRetries: this.maxRetries,
       request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/agent-pools`), json: createAgentPoolBody(input) },
       read: (response) => readWith(response, this.token, (body) => parseAgentPool(primary(body))),
       find: async () => (await this.listAgentPools(organization, { q: input.name })).pools.find((p) => p.name === input.name) ?? null,

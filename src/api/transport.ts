@@ -47,7 +47,13 @@ export interface TransportOptions {
   rateLimit: 'auto' | number;
   concurrency: number;
   timeoutMs: number;
+  /** Tries after the first, at most, whatever the budget leaves (tests; Infinity in use). */
   maxRetries: number;
+  /**
+   * How long one request may keep trying: retrying 5xx and transport failures (from its first failure), and waiting on
+   * 429s (from its first 429). Also how long the client goes on waiting while the API answers nothing but 429.
+   */
+  retryBudgetMs: number;
   clock: Clock;
   /** `User-Agent` of every request, temporary download URLs included. */
   userAgent: string;
@@ -66,7 +72,7 @@ export interface TransportStats {
 /** `waitMs`: for a 429, how long the pacer now holds every start. */
 type Outcome = { response: HttpResponse; waitMs?: number } | { failure: TransportFailure };
 
-/** How often one request may meet a 429 before giving up (the vendor's client uses 30). */
+/** How often one request may meet a 429 before giving up, whatever the budget leaves (the vendor's client uses 30). */
 const MAX_RATE_LIMITED = 30;
 const JSON_API = 'application/vnd.api+json';
 /** Methods that carry the JSON:API media type, with or without a body: the service answers 415 otherwise. */
@@ -87,6 +93,8 @@ export class Transport {
   /** Requests waiting for their start slot now, and since when at least one has been: waits count in wall-clock time. */
   private waiting = 0;
   private waitingSince = 0;
+  /** Since when every answer of the API has been a 429; null once one was not. */
+  private onlyRateLimitedSince: number | null = null;
 
   constructor(private readonly options: TransportOptions) {
     // A header undici refuses fails every request, and each refusal keeps one pooled connection for good.
@@ -127,44 +135,88 @@ export class Transport {
    * aborts, the request leaves the queue, the pacer, its back-off or the wire at once and rejects with the signal's reason.
    */
   async send(req: HttpRequest, signal?: AbortSignal): Promise<HttpResponse> {
-    const { logger, clock, maxRetries } = this.options;
+    const { logger, clock } = this.options;
     const described = this.describe(req);
     let failures = 0;
     let limited = 0;
+    let failingSince: number | null = null;
+    let limitedSince: number | null = null;
     for (;;) {
       signal?.throwIfAborted();
       const outcome = await this.queue.add(() => this.attempt(req, described, signal), { priority: failures + limited, signal });
       if ('response' in outcome) {
         const { status, headers } = outcome.response;
-        if (status === 429 && limited < MAX_RATE_LIMITED) {
+        if (status === 429) {
+          limitedSince ??= clock.now();
+          const gaveUp = this.rateLimitSpent(limited, limitedSince);
+          if (gaveUp !== null) return { ...outcome.response, hint: gaveUp };
           limited += 1;
           this.counters.rateLimited += 1;
           // Outside the API (a temporary download URL) there is no pacer to hold starts: wait here.
           const waitMs = outcome.waitMs ?? (readRateLimitHeaders(headers).resetSeconds ?? 1) * 1000 + clock.random() * 50;
           logger.warn({ ...described, status, waitMs: Math.round(waitMs), attempt: limited }, 'api rate limited, waiting');
-          if (outcome.waitMs === undefined) await clock.sleep(waitMs);
+          if (outcome.waitMs === undefined) await clock.sleep(waitMs, signal);
           continue;
         }
         const retryable = status >= 500 && req.retry !== 'unsent-only';
-        if (!retryable || failures >= maxRetries) return this.withHint(outcome.response);
+        if (!retryable) return this.withHint(outcome.response);
+        failingSince ??= clock.now();
+        const delayMs = this.retryDelay(failures + 1, failingSince);
+        if (delayMs === null) return { ...outcome.response, hint: this.retriesSpent(failures, failingSince) };
         failures += 1;
-        await this.backOff(described, failures, { status }, signal);
+        await this.backOff(described, failures, { status }, signal, delayMs);
         continue;
       }
       const { failure } = outcome;
       const retryable = failure.retryable && (req.retry !== 'unsent-only' || !failure.maybeSent);
-      if (!retryable || failures >= maxRetries) {
-        const message = `${described.method} ${described.path} failed: ${failure.description}`;
+      failingSince ??= clock.now();
+      const delayMs = retryable ? this.retryDelay(failures + 1, failingSince) : null;
+      if (delayMs === null) {
+        const spent = retryable ? `; ${this.retriesSpent(failures, failingSince)}` : '';
+        const message = `${described.method} ${described.path} failed: ${failure.description}${spent}`;
         throw new NetworkError(message, described, { cause: safeCause(failure) });
       }
       failures += 1;
-      await this.backOff(described, failures, { error: failure.code }, signal);
+      await this.backOff(described, failures, { error: failure.code }, signal, delayMs);
     }
   }
 
-  /** Waits before the next try of a request that failed `attempt` times; counted as a retry. */
-  async backOff(request: FailedRequest, attempt: number, reason: Record<string, unknown>, signal?: AbortSignal): Promise<void> {
-    const delayMs = backoffMs(attempt, this.options.clock.random());
+  /** The clock's time now, to start a retry budget with. */
+  now(): number {
+    return this.options.clock.now();
+  }
+
+  /**
+   * How long to wait before try `attempt` + 1 of a request failing since `failingSince`: capped exponential back-off
+   * with jitter, cut to what is left of the retry budget; null once the budget (or maxRetries) is spent.
+   */
+  retryDelay(attempt: number, failingSince: number): number | null {
+    const { clock, maxRetries, retryBudgetMs } = this.options;
+    const left = retryBudgetMs - (clock.now() - failingSince);
+    if (attempt > maxRetries || left <= 0) return null;
+    return Math.min(left, backoffMs(attempt, clock.random()));
+  }
+
+  /** What an error adds when retries stopped: how many tries, over how long. */
+  retriesSpent(failures: number, failingSince: number): string {
+    const tries = failures + 1;
+    return `gave up after ${tries} ${tries === 1 ? 'try' : 'tries'} over ${seconds(this.options.clock.now() - failingSince)} (api.retry-budget: ${seconds(this.options.retryBudgetMs)})`;
+  }
+
+  /** Why a request answered 429 should wait no more, or null: the budget is spent, or the API answers nothing but 429. */
+  private rateLimitSpent(limited: number, limitedSince: number): string | null {
+    const { clock, retryBudgetMs } = this.options;
+    const now = clock.now();
+    const budget = `(api.retry-budget: ${seconds(retryBudgetMs)})`;
+    if (limited >= MAX_RATE_LIMITED) return `gave up after ${limited + 1} rate-limited tries`;
+    if (now - limitedSince >= retryBudgetMs) return `still rate limited after waiting ${seconds(now - limitedSince)} ${budget}`;
+    const only = this.onlyRateLimitedSince;
+    if (only !== null && now - only >= retryBudgetMs) return `the API has answered nothing but 429 for ${seconds(now - only)} ${budget}`;
+    return null;
+  }
+
+  /** Waits `delayMs` (default: the back-off of `attempt`) before the next try of a request that failed `attempt` times; counted as a retry. */
+  async backOff(request: FailedRequest, attempt: number, reason: Record<string, unknown>, signal?: AbortSignal, delayMs = backoffMs(attempt, this.options.clock.random())): Promise<void> {
     this.counters.retries += 1;
     this.options.logger.warn({ ...request, ...reason, attempt, delayMs: Math.round(delayMs) }, 'api request failed, retrying');
     await this.options.clock.sleep(delayMs, signal);
@@ -211,6 +263,7 @@ export class Transport {
       const response = { status: res.statusCode, headers, text, request: described, ...(consume === undefined ? {} : { consumed }) };
       // A gateway's 5xx says nothing about the API's limit.
       if (slot === null || res.statusCode >= 500) return { response };
+      this.onlyRateLimitedSince = res.statusCode === 429 ? (this.onlyRateLimitedSince ?? clock.now()) : null;
       if (res.statusCode === 429) return { response, waitMs: this.pacer.rateLimited(readRateLimitHeaders(headers), slot.startedAt) };
       this.pacer.observe(readRateLimitHeaders(headers), slot.startedAt);
       return { response };
@@ -275,6 +328,10 @@ export class Transport {
 function backoffMs(attempt: number, random: number): number {
   const ceiling = Math.min(10_000, 200 * 2 ** Math.max(0, attempt - 1));
   return ceiling / 2 + (random * ceiling) / 2;
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
 }
 
 function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {

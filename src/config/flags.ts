@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { applyEnvOverrides } from './env.js';
-import { DEFAULT_LISTEN, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_STATE_DIR, sourceDefaults } from './to-config.js';
+import { DEFAULT_LISTEN, DEFAULT_RETRY_BUDGET_SECONDS, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_STATE_DIR, sourceDefaults } from './to-config.js';
 import type { Config } from './types.js';
 import { ValidationError } from '../errors.js';
 
@@ -24,7 +24,7 @@ export function configFromFlags(flags: ConfigFlags, env: NodeJS.ProcessEnv, cwd:
   const dir = path.resolve(cwd, flags.sourceDir);
   const name = flags.name ?? 'default';
   const config: Config = {
-    api: { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false },
+    api: { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS },
     sources: [{ ...sourceDefaults(name, flags.organization), path: dir }],
     listen: DEFAULT_LISTEN,
     webhookSecretEnv: 'WEBHOOK_SECRET',

@@ -5,11 +5,13 @@ import type { Config, SourceConfig } from './types.js';
 export const DEFAULT_LISTEN = '127.0.0.1:9090';
 export const DEFAULT_STATE_DIR = '.policy-pool-sync';
 export const DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 30;
+/** Seconds one API request may keep retrying or waiting on 429s. */
+export const DEFAULT_RETRY_BUDGET_SECONDS = 60;
 export const DEFAULT_SCHEDULE = '*/5 * * * *';
 
 /** The config file as written (kebab-case), after schema validation. */
 export interface RawConfig {
-  api?: { url?: string; 'token-file'?: string | null; 'rate-limit'?: 'auto' | number; concurrency?: number; 'legacy-enforce'?: boolean };
+  api?: { url?: string; 'token-file'?: string | null; 'rate-limit'?: 'auto' | number; concurrency?: number; 'legacy-enforce'?: boolean; 'retry-budget'?: number };
   sources: RawSource[];
   listen?: string;
   'webhook-secret-env'?: string;
@@ -42,6 +44,7 @@ export function toConfig(raw: RawConfig, cwd: string): Config {
       rateLimit: raw.api?.['rate-limit'] ?? 'auto',
       concurrency: raw.api?.concurrency ?? 8,
       legacyEnforce: raw.api?.['legacy-enforce'] ?? false,
+      retryBudgetSeconds: raw.api?.['retry-budget'] ?? DEFAULT_RETRY_BUDGET_SECONDS,
     },
     sources: raw.sources.map((s) => toSource(s, cwd)),
     listen: raw.listen ?? DEFAULT_LISTEN,

@@ -53,8 +53,9 @@ export function testSeed(overrides: Partial<Seed> = {}): Seed {
   };
 }
 
-export async function startApiFixture(seed: Seed = testSeed(), clientOptions: Partial<ApiClientOptions> = {}): Promise<ApiFixture> {
-  const emulator = await TestEmulator.start(seed);
+/** `emulatorNow`: the emulator's clock, e.g. the client's virtual clock, so that its timed faults run on the same time. */
+export async function startApiFixture(seed: Seed = testSeed(), clientOptions: Partial<ApiClientOptions> = {}, emulatorNow?: () => number): Promise<ApiFixture> {
+  const emulator = await TestEmulator.start(seed, emulatorNow === undefined ? {} : { now: emulatorNow });
   const { logger, lines } = capturingLogger();
   const client = new ApiClient({ baseUrl: emulator.url, token: emulator.token, logger, ...clientOptions });
   const tempDir = await mkdtemp(join(tmpdir(), 'api-test-'));

@@ -63,9 +63,12 @@ export interface EmulatorPolicy {
 export class TestEmulator {
   constructor(readonly emu: RunningEmulator) {}
 
-  /** Starts an emulator on a free loopback port; `seed` replaces the keys of `exampleSeed()` it names. */
-  static async start<T extends TestEmulator>(this: new (emu: RunningEmulator) => T, seed: Partial<Seed> = {}): Promise<T> {
-    return new this(await startEmulator({ port: 0, seed: { ...exampleSeed(), ...seed } }));
+  /**
+   * Starts an emulator on a free loopback port; `seed` replaces the keys of `exampleSeed()` it names. `now`: its clock
+   * (a test's virtual clock, so that faults with a duration run on the same time as the client's back-off).
+   */
+  static async start<T extends TestEmulator>(this: new (emu: RunningEmulator) => T, seed: Partial<Seed> = {}, options: { now?: () => number } = {}): Promise<T> {
+    return new this(await startEmulator({ port: 0, seed: { ...exampleSeed(), ...seed }, ...options }));
   }
 
   /** `http://127.0.0.1:PORT/api/v2` */
