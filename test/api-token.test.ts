@@ -82,6 +82,19 @@ describe('an API token that cannot go in a header is refused at start-up, withou
       assert.ok(!`${run.stdout}${run.stderr}`.includes(world.token), 'the token is not shown');
       assert.deepEqual(await world.requests(), []);
     });
+
+    it('the daemon refuses to start with it: exit 1, the reason, no request', async () => {
+      const world = fixture.world;
+      const dir = await fixture.repo(smallRepo());
+      const config = path.join(await fixture.repo({}), 'config.yaml');
+      await writeFile(config, `api: { url: "${world.url}" }\nsources:\n  - { name: main, organization: ${ORG}, path: "${dir}" }\nlisten: "127.0.0.1:0"\nstate-dir: "${world.stateDir}"\n`);
+      await world.clearRequests();
+      const run = await runCli(['--config', config], { env: { API_TOKEN: `\u201C${world.token}\u201D`, LOG_LEVEL: 'warn' } });
+      assert.equal(run.code, 1, run.stdout + run.stderr);
+      assert.match(run.stderr, /error: API_TOKEN: the API token contains a non-ASCII character at character 1 /);
+      assert.ok(!`${run.stdout}${run.stderr}`.includes(world.token));
+      assert.deepEqual(await world.requests(), []);
+    });
   });
 });
 

@@ -70,6 +70,60 @@ describe('emulator fault injection', () => {
     assert.equal(badPath.status, 400);
     assert.match(badPath.json.errors[0].detail, /^faults\[0\]\.path "\(" is not a valid regular expression$/);
     assert.equal((await t.control('POST', '/faults', {})).status, 400);
+    assert.equal((await t.control('POST', '/faults', { faults: [{ kind: 'headers', headers: { 'x-ratelimit-limit': 1 } }] })).status, 400, 'header values are strings');
+    assert.equal((await t.control('POST', '/faults', { faults: [{ kind: 'status', 'duration-ms': -1 }] })).status, 400);
+    assert.equal((await t.control('POST', '/faults', { faults: [{ kind: 'duplicate-items', items: 0 }] })).status, 400);
+  });
+
+  it('malformed: does the work, then answers 200 with a body that is not a document', async () => {
+    await t.control('POST', '/faults', { faults: [{ kind: 'malformed', method: 'POST', path: CREATE_PATH }] });
+    const res = await t.call('POST', '/organizations/org/policies', { body: policyBody('garbled', { 'enforcement-level': 'advisory' }) });
+    assert.equal(res.status, 200);
+    assert.equal(res.json, undefined, 'not JSON');
+    assert.ok((await policyNames(t)).includes('garbled'));
+  });
+
+  it('headers: does the work and answers with the headers given; a status fault takes them too', async () => {
+    await t.control('POST', '/faults', { faults: [
+      { kind: 'status', status: 429, method: 'GET', headers: { 'x-ratelimit-reset': '100000000' } },
+      { kind: 'headers', method: 'GET', headers: { 'x-ratelimit-limit': '0.01' } },
+    ] });
+    const limited = await t.call('GET', '/organizations/org/policies');
+    assert.equal(limited.status, 429);
+    assert.equal(limited.headers.get('x-ratelimit-reset'), '100000000');
+    const answered = await t.call('GET', '/organizations/org/policies');
+    assert.equal(answered.status, 200);
+    assert.equal(answered.headers.get('x-ratelimit-limit'), '0.01');
+  });
+
+  it('endless-pages: the next page always points one further, past the end too', async () => {
+    await t.control('POST', '/faults', { faults: [{ kind: 'endless-pages', method: 'GET', count: 0 }] });
+    for (const page of [1, 7]) {
+      const res = await t.call('GET', `/organizations/org/policies?page%5Bnumber%5D=${page}&page%5Bsize%5D=100`);
+      assert.equal(res.json.meta.pagination['next-page'], page + 1);
+      assert.match(res.json.links.next, new RegExp(`page%5Bnumber%5D=${page + 1}&`));
+    }
+  });
+
+  it('duplicate-items: a page after the first starts with the last resources of the page before', async () => {
+    for (const name of ['d-a', 'd-b', 'd-c', 'd-d']) await t.call('POST', '/organizations/org/policies', { body: policyBody(name, { 'enforcement-level': 'advisory' }) });
+    await t.control('POST', '/faults', { faults: [{ kind: 'duplicate-items', method: 'GET', items: 1 }] });
+    const names = async (page: number): Promise<string[]> =>
+      (await t.call('GET', `/organizations/org/policies?search%5Bname%5D=d-&page%5Bnumber%5D=${page}&page%5Bsize%5D=2`)).json.data.map((p: { attributes: { name: string } }) => p.attributes.name);
+    const first = await names(1);
+    assert.equal(first.length, 2, 'a first page is answered as is');
+    const second = await names(2);
+    assert.deepEqual(second, [first[1], ...(await names(2))], 'the page before repeated once, then the page as it is');
+  });
+
+  it('duration-ms: every matching request fails from the first one it meets until the duration has passed', async () => {
+    await t.control('POST', '/faults', { faults: [{ kind: 'status', status: 503, path: '^/agent-pools', 'duration-ms': 300 }] });
+    const started = performance.now();
+    let failed = 0;
+    while ((await t.call('GET', '/agent-pools/apool-x')).status === 503) failed += 1;
+    assert.ok(performance.now() - started >= 290, 'lasted its duration');
+    assert.ok(failed >= 2, `${failed} requests failed`);
+    assert.equal((await t.call('GET', '/agent-pools/apool-x')).status, 404, 'then spent');
   });
 });
 
