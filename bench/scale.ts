@@ -1,6 +1,6 @@
 /**
  * Scale: 1,000, 10,000 and 20,000 generated policies (SCALE_SIZES=1000,10000 to choose), then 20 policies of
- * 9.9 MB (SCALE_BIG=0 to skip), then the daemon over 10,000 policies (SCALE_DAEMON=0 to skip). The built CLI runs as a child process
+ * 9.9 MB (SCALE_BIG=0 to skip), then the daemon over 10,000 policies (SCALE_DAEMON=1000,20000 for other sizes, 0 to skip). The built CLI runs as a child process
  * against the emulator (rate limit off) in this process; peak RSS is the child's.
  * Run: npm run build && node --import tsx bench/scale.ts
  */
@@ -19,7 +19,7 @@ const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const PRELOAD = fileURLToPath(new URL('./lib/peak-rss.mjs', import.meta.url));
 const SIZES = (process.env['SCALE_SIZES'] ?? '1000,10000,20000').split(',').map(Number).filter((n) => n > 0);
 const BIG = { count: 20, bytes: 9_900_000 };
-const DAEMON_POLICIES = Number(process.env['SCALE_DAEMON'] ?? 10_000);
+const DAEMON_SIZES = (process.env['SCALE_DAEMON'] ?? '10000').split(',').map(Number).filter((n) => n > 0);
 
 interface Run {
   code: number | null;
@@ -111,7 +111,7 @@ async function daemonCase(count: number): Promise<void> {
       'state-dir': state,
     }));
     const child = spawn(process.execPath, [CLI, '--config', config], {
-      env: { PATH: process.env['PATH'] ?? '', API_TOKEN: emulator.token, LOG_LEVEL: 'info' },
+      env: { PATH: process.env['PATH'] ?? '', API_TOKEN: emulator.token, LOG_LEVEL: 'info', NODE_OPTIONS: process.env['DAEMON_NODE_OPTIONS'] ?? '' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let log = '';
@@ -158,7 +158,7 @@ try {
   if (process.env['SCALE_BIG'] !== '0') await scaleCase(BIG.count, BIG.bytes);
   console.log(`\n${HEADER}`);
   for (const cells of rows) console.log(cells.join(' | '));
-  if (DAEMON_POLICIES > 0) await daemonCase(DAEMON_POLICIES);
+  for (const count of DAEMON_SIZES) await daemonCase(count);
 } finally {
   await rm(work, { recursive: true, force: true });
 }
