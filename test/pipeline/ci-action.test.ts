@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
-import { readAction, runAction, type ActionFile, type RunOptions } from './helpers/action-runner.js';
-import { startFakeGitHub, type FakeGitHub } from './helpers/fake-github.js';
-import { ORG } from './helpers/emulator.js';
-import { useWorld } from './helpers/world.js';
+import { readAction, runAction, type ActionFile, type RunOptions } from '../helpers/action-runner.js';
+import { startFakeGitHub, type FakeGitHub } from '../helpers/fake-github.js';
+import { ORG } from '../helpers/emulator.js';
+import { useWorld } from '../helpers/world.js';
 
 const POLICY = { 'policies/tags.native': 'main = rule { true }\n', 'policies/tags.yaml': 'enforcement-level: soft-mandatory\n' };
 const REPOSITORY = 'acme/policies';

@@ -7,10 +7,10 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { bash, parseOutputs, readAction, runAction, type ActionFile } from './helpers/action-runner.js';
-import { REPO_ROOT } from './helpers/repo-root.js';
-import { useTempTrees, type Tree } from './helpers/temp-tree.js';
-import { World } from './helpers/world.js';
+import { bash, parseOutputs, readAction, runAction, type ActionFile } from '../helpers/action-runner.js';
+import { REPO_ROOT } from '../helpers/repo-root.js';
+import { useTempTrees, type Tree } from '../helpers/temp-tree.js';
+import { World } from '../helpers/world.js';
 
 const ORGANIZATION = 'acme';
 const POLICY = { 'policies/tags.native': 'main = rule { true }\n' };

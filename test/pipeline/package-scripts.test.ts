@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { REPO_ROOT } from './helpers/repo-root.js';
+import { REPO_ROOT } from '../helpers/repo-root.js';
 
 const run = promisify(execFile);
 const dirs: string[] = [];
