@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { codeDigest } from '../code-digest.js';
+import { createCodeHasher } from '../code-hasher.js';
 import type { SourceProblem } from '../errors.js';
 import { MAX_CODE_BYTES } from '../model.js';
 import { decodeText, readSourceFile } from './read-file.js';
@@ -31,7 +31,7 @@ export function readCodeFile(file: FoundFile, realRoot: string): CodeRead | { pr
   const sha = sha256(bytes);
   const source: CodeSource = { root: realRoot, path: file.abs, size: bytes.length, sha256: sha };
   const asIs = comparedAsIs(bytes);
-  return { source, codeDigest: asIs ? sha : codeDigest(bytes.toString('utf8')), codeLines: lineCount(bytes), empty: bytes.length === 0 };
+  return { source, codeDigest: asIs ? sha : normalisedDigest(bytes), codeLines: lineCount(bytes), empty: bytes.length === 0 };
 }
 
 /** Lines as a plan counts them: CRLF, CR and LF each end one, and a last line without an ending counts too. */
@@ -57,6 +57,15 @@ export function lineCount(bytes: Uint8Array): number {
 function comparedAsIs(bytes: Buffer): boolean {
   return !bytes.includes(0x0d) && !(bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf);
 }
+
+/** The planner's digest of code that is not its own normalised text, hashed in slices instead of decoded whole. */
+function normalisedDigest(bytes: Buffer): string {
+  const hasher = createCodeHasher({ fatal: true, ignoreBOM: true });
+  for (let at = 0; at < bytes.length; at += HASH_SLICE) hasher.update(bytes.subarray(at, at + HASH_SLICE));
+  return hasher.digest();
+}
+
+const HASH_SLICE = 1 << 20;
 
 /** Reads a settings or agent pool file as UTF-8 text. */
 export function readYamlText(file: FoundFile, realRoot: string): { text: string } | { problem: SourceProblem } {
