@@ -127,34 +127,37 @@ describe('retries', () => {
   });
 
   it('a 429 pauses the queue and retries until the request goes through', async () => {
-    const { logger, lines } = capturingLogger();
-    // Configured far above the server's limit, so only the 429 handling keeps it working.
-    const eager = new ApiClient({ baseUrl: f.emulator.url, token: f.emulator.token, logger, rateLimit: 1000 });
+    // The emulator's one-second window and the client's waits run on one virtual clock: the resets pass at once.
+    const time = new VirtualClock({ autoAdvance: true });
+    const limited = await startApiFixture(testSeed({ rateLimit: 5 }), { clock: time, rateLimit: 1000 }, () => time.now());
     try {
-      await f.emulator.setRateLimit(5);
-      let limited: Response | undefined;
-      for (let i = 0; i < 10 && limited === undefined; i += 1) {
-        const response = await fetch(`${f.emulator.url}/policies/${policyId}`, { headers: { authorization: `Bearer ${f.emulator.token}` } });
-        if (response.status === 429) limited = response;
+      // Configured far above the server's limit, so only the 429 handling keeps it working.
+      const eager = limited.client;
+      const target = await eager.createPolicy('acme', policyInput('limited-target'));
+      let refused: Response | undefined;
+      for (let i = 0; i < 10 && refused === undefined; i += 1) {
+        const response = await fetch(`${limited.emulator.url}/policies/${target.id}`, { headers: { authorization: `Bearer ${limited.emulator.token}` } });
+        if (response.status === 429) refused = response;
         else await response.arrayBuffer();
       }
-      assert.ok(limited, 'the emulator answers 429 over the limit');
-      assert.deepEqual(await limited.json(), { errors: [{ detail: "You have exceeded the API's rate limit.", status: 429, title: 'Too many requests' }] });
-      assert.equal(limited.headers.get('x-ratelimit-limit'), '5');
-      assert.equal(limited.headers.get('x-ratelimit-remaining'), '0');
-      assert.match(String(limited.headers.get('x-ratelimit-reset')), /^\d+(\.\d+)?$/);
+      assert.ok(refused, 'the emulator answers 429 over the limit');
+      assert.deepEqual(await refused.json(), { errors: [{ detail: "You have exceeded the API's rate limit.", status: 429, title: 'Too many requests' }] });
+      assert.equal(refused.headers.get('x-ratelimit-limit'), '5');
+      assert.equal(refused.headers.get('x-ratelimit-remaining'), '0');
+      assert.match(String(refused.headers.get('x-ratelimit-reset')), /^\d+(\.\d+)?$/);
       // Slow answers keep eight requests in flight before any rate-limit header comes back.
-      await f.emulator.addFaults({ kind: 'latency', method: 'GET', path: '^/policies/', 'latency-ms': 100, count: 0 });
-      const results = await Promise.all(Array.from({ length: 15 }, () => eager.getPolicy(policyId)));
+      await limited.emulator.addFaults({ kind: 'latency', method: 'GET', path: '^/policies/', 'latency-ms': 100, count: 0 });
+      const results = await Promise.all(Array.from({ length: 15 }, () => eager.getPolicy(target.id)));
       assert.equal(results.length, 15);
       const stats = eager.stats();
       assert.ok(stats.rateLimited > 0 && stats.byStatus['429'] === stats.rateLimited, JSON.stringify(stats));
-      assert.equal(stats.byStatus['200'], 15);
+      assert.equal(stats.byStatus['200'], 15 + 1, 'the create and the 15 reads');
       assert.ok(stats.rateLimitWaitSeconds > 0);
-      assert.ok(lines.some((l) => JSON.parse(l).msg === 'api rate limited, waiting' && JSON.parse(l).level === 40));
+      const records = limited.logLines.map((l) => JSON.parse(l) as { msg: string; level: number });
+      assert.ok(records.some((r) => r.msg === 'api rate limited, waiting' && r.level === 40));
     } finally {
-      await f.emulator.setRateLimit(0);
-      await eager.close();
+      await limited.close();
     }
   });
+
 });

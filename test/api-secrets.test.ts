@@ -6,9 +6,10 @@ import { inspect } from 'node:util';
 import { ApiClient } from '../src/api/client.js';
 import type { CreatePolicyInput } from '../src/api/types.js';
 import { MAX_CODE_BYTES } from '../src/model.js';
-import { capturingLogger, startApiFixture, TOKEN, type ApiFixture } from './helpers/api-fixture.js';
+import { capturingLogger, startApiFixture, testSeed, TOKEN, type ApiFixture } from './helpers/api-fixture.js';
 import { startRecordingProxy, type LocationMode } from './helpers/api-proxy.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
+import { VirtualClock } from './helpers/virtual-clock.js';
 
 function input(name: string): CreatePolicyInput {
   return { name, kind: 'native', description: null, enforcementLevel: 'advisory', query: null, policySetIds: [] };
@@ -21,12 +22,14 @@ function everythingAbout(error: unknown): string {
 
 describe('the token stays secret', () => {
   let f: ApiFixture;
-  before(async () => { f = await startApiFixture(); });
+  // The emulator's rate-limit window and the client's back-off and 429 waits share one virtual clock: no test waits.
+  const clock = new VirtualClock({ autoAdvance: true });
+  before(async () => { f = await startApiFixture(testSeed(), {}, () => clock.now()); });
   after(async () => { await f.close(); });
 
   it('appears in no error and no log line, whatever fails', async () => {
     const { logger, lines } = capturingLogger();
-    const client = new ApiClient({ baseUrl: f.emulator.url, token: TOKEN, logger, maxRetries: 1 });
+    const client = new ApiClient({ baseUrl: f.emulator.url, token: TOKEN, logger, maxRetries: 1, clock });
     const errors: unknown[] = [];
     const capture = (p: Promise<unknown>): Promise<void> => p.then(() => undefined, (e: unknown) => void errors.push(e));
     try {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
-import type { SourceStatus } from '../src/daemon/index.js';
+import { HTTP_LIMITS, type HttpLimits, type SourceStatus } from '../src/daemon/index.js';
 import { silentLogger } from '../src/logger.js';
 import { TestEmulator } from './helpers/emulator.js';
 import { smallRepo } from './helpers/repos.js';
@@ -43,6 +43,12 @@ async function statusOf(get: (p: string) => Promise<Response>): Promise<SourceSt
   return ((await (await get('/status')).json()) as { sources: SourceStatus[] }).sources[0];
 }
 
+/**
+ * The daemon's limits scaled down for the test (a fifth of HTTP_LIMITS' deadlines), so the deadlines pass in
+ * seconds; the cap on connections is the real one.
+ */
+const LIMITS: HttpLimits = { ...HTTP_LIMITS, headersTimeoutMs: 1_000, requestTimeoutMs: 2_000, keepAliveTimeoutMs: 1_000, checkIntervalMs: 200 };
+
 test('slow clients are cut off and capped: the daemon keeps serving, and its passes keep reading files', async (t) => {
   const emulator = await TestEmulator.start();
   t.after(() => emulator.close());
@@ -51,28 +57,30 @@ test('slow clients are cut off and capped: the daemon keeps serving, and its pas
   t.after(() => api.close());
   const clients: SlowClient[] = [];
   t.after(() => clients.forEach((c) => c.socket.destroy()));
-  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: dir })], api });
+  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: dir })], api, httpLimits: LIMITS });
   await waitFor('the start-up pass', async () => ((await statusOf(get))?.result === 'success' ? true : undefined));
 
   const body = `POST /webhook HTTP/1.1\r\nHost: daemon\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n`;
-  // Slow bodies (headers sent at once, then a byte every 500 ms), and slow headers.
-  for (let i = 0; i < 200; i += 1) clients.push(slowClient(daemon.origin, body, '', 500));
-  for (let i = 0; i < 100; i += 1) clients.push(slowClient(daemon.origin, '', 'GET /status HTTP/1.1\r\nHost: daemon\r\n', 500));
+  // Slow bodies (headers sent at once, then a byte every 100 ms), and slow headers.
+  for (let i = 0; i < 200; i += 1) clients.push(slowClient(daemon.origin, body, '', 100));
+  for (let i = 0; i < 100; i += 1) clients.push(slowClient(daemon.origin, '', 'GET /status HTTP/1.1\r\nHost: daemon\r\n', 100));
 
-  // Connections beyond the cap are closed at once: well before the first deadline (headers, 5 s) could close any.
-  const refusedAtOnce = () => clients.filter((c) => c.closedAt !== null && c.closedAt - c.openedAt < 3_000).length;
-  const early = await waitFor('connections over the cap to be refused', () => (refusedAtOnce() >= 100 ? refusedAtOnce() : undefined), 3_000)
+  // Connections beyond the cap are closed as they are accepted, before the first deadline (headers) could close any.
+  const refusedAtOnce = () => clients.filter((c) => c.closedAt !== null && c.closedAt - c.openedAt < LIMITS.headersTimeoutMs).length;
+  const early = await waitFor('connections over the cap to be refused', () => (refusedAtOnce() >= 300 - LIMITS.maxConnections ? refusedAtOnce() : undefined), LIMITS.headersTimeoutMs)
     .catch(() => refusedAtOnce());
-  assert.ok(early >= 100, `only ${early} of 300 slow connections were refused at once: no connection cap`);
+  assert.ok(early >= 300 - LIMITS.maxConnections, `only ${early} of 300 slow connections were refused at once: no connection cap`);
 
   // While the slow clients hold their connections, a pass still reads the declared files and applies them.
   daemon.trigger('main', 'schedule');
   await daemon.whenIdle();
 
-  // Every slow client is cut off within the request deadline (10 s) and the checking interval.
+  // Every slow client is cut off by the request deadline and the checking interval; none is held open for ever.
   await waitFor('every slow client to be cut off', () => (clients.every((c) => c.closedAt !== null) ? true : undefined), 15_000);
+  const held = clients.filter((c) => (c.closedAt ?? Infinity) - c.openedAt >= LIMITS.headersTimeoutMs).length;
+  assert.ok(held > 0, 'the connections under the cap were held until a deadline');
   const slowest = Math.max(...clients.map((c) => (c.closedAt ?? Infinity) - c.openedAt));
-  assert.ok(slowest < 13_000, `a slow client was cut off ${slowest} ms after it connected`);
+  assert.ok(slowest < LIMITS.requestTimeoutMs + 3_000, `a slow client was cut off ${slowest} ms after it connected`);
 
   assert.equal((await get('/healthz')).status, 200);
   const status = await statusOf(get);

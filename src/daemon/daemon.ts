@@ -3,7 +3,7 @@ import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { openCodeCacheStore } from '../live/code-cache-file.js';
 import { runPass } from '../reconcile.js';
-import { startDaemonServer } from './http-server.js';
+import { startDaemonServer, type HttpLimits } from './http-server.js';
 import { createDaemonMetrics, type DaemonMetrics } from './metrics.js';
 import type { BackoffOptions, TriggerReason } from './source-loop.js';
 import { startSourceRunner, type Reconcile, type SourceRunner } from './source-runner.js';
@@ -27,6 +27,8 @@ export interface StartDaemonOptions {
   watchDebounceMs?: number;
   /** true: the code cache lives in memory only, not in the state dir. @default false */
   noCache?: boolean;
+  /** What one client may hold of the HTTP server. @default HTTP_LIMITS */
+  httpLimits?: HttpLimits;
 }
 
 export interface RunningDaemon {
@@ -88,7 +90,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
         trigger: (names) => names.forEach((name) => runners.get(name)?.trigger('webhook')),
       });
     },
-  }).catch(async (error: unknown) => {
+  }, options.httpLimits).catch(async (error: unknown) => {
     await stopRunners();
     throw error;
   });

@@ -16,7 +16,7 @@ const MAX_BODY_BYTES = 5 * 1024 * 1024;
  * slow or hostile: without these limits, a thousand connections trickling a webhook body took every file
  * descriptor, and the passes then failed to read the declared files.
  */
-export const HTTP_LIMITS = {
+export const HTTP_LIMITS: HttpLimits = {
   /** Time to send the request line and headers. */
   headersTimeoutMs: 5_000,
   /** Time to send the whole request, body included (GitHub itself gives up on a delivery after 10 s). */
@@ -27,7 +27,15 @@ export const HTTP_LIMITS = {
   maxConnections: 128,
   /** How often the two request deadlines are checked. */
   checkIntervalMs: 1_000,
-} as const;
+};
+
+export interface HttpLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
+  checkIntervalMs: number;
+}
 
 export interface DaemonRoutes {
   statuses(options?: { history?: boolean }): SourceStatus[];
@@ -49,12 +57,12 @@ export interface DaemonServer {
 }
 
 /** Serves /healthz, /readyz, /metrics, /status and /webhook on `listen` (host:port). */
-export async function startDaemonServer(listen: string, routes: DaemonRoutes): Promise<DaemonServer> {
+export async function startDaemonServer(listen: string, routes: DaemonRoutes, limits: HttpLimits = HTTP_LIMITS): Promise<DaemonServer> {
   const server = createServer(
     {
-      headersTimeout: HTTP_LIMITS.headersTimeoutMs,
-      requestTimeout: HTTP_LIMITS.requestTimeoutMs,
-      connectionsCheckingInterval: HTTP_LIMITS.checkIntervalMs,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: limits.checkIntervalMs,
     },
     (request, response) => {
       route(request, response, routes).catch((error: unknown) => {
@@ -63,8 +71,8 @@ export async function startDaemonServer(listen: string, routes: DaemonRoutes): P
       });
     },
   );
-  server.keepAliveTimeout = HTTP_LIMITS.keepAliveTimeoutMs;
-  server.maxConnections = HTTP_LIMITS.maxConnections;
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.maxConnections = limits.maxConnections;
   const separator = listen.lastIndexOf(':');
   const host = listen.slice(0, separator).replace(/^\[(.*)\]$/, '$1');
   await new Promise<void>((resolve, reject) => {

@@ -5,7 +5,7 @@ import { sourceDefaults } from '../../src/config/to-config.js';
 import type { Config, SourceConfig } from '../../src/config/types.js';
 import { createApiClient } from '../../src/api/from-config.js';
 import type { PolicyApi } from '../../src/api/types.js';
-import { startDaemon, type DaemonMetrics, type Reconcile, type RunningDaemon, type TriggerReason } from '../../src/daemon/index.js';
+import { startDaemon, type DaemonMetrics, type HttpLimits, type Reconcile, type RunningDaemon, type TriggerReason } from '../../src/daemon/index.js';
 import type { PassOutcome, PassRequest } from '../../src/reconcile.js';
 import { tempTree } from './temp-tree.js';
 
@@ -68,7 +68,7 @@ export interface TestDaemon {
  */
 export async function startTestDaemon(
   t: TestContext,
-  options: { sources: SourceConfig[]; pass?: Reconcile; api?: PolicyApi; env?: NodeJS.ProcessEnv; metrics?: DaemonMetrics },
+  options: { sources: SourceConfig[]; pass?: Reconcile; api?: PolicyApi; env?: NodeJS.ProcessEnv; metrics?: DaemonMetrics; httpLimits?: HttpLimits },
 ): Promise<TestDaemon> {
   const logs = captureLogs();
   const config: Config = {
@@ -92,6 +92,7 @@ export async function startTestDaemon(
     api,
     reconcile: options.pass,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.httpLimits === undefined ? {} : { httpLimits: options.httpLimits }),
     backoff: { initialMs: 60_000, maxMs: 60_000 },
     watchDebounceMs: 100,
   });

@@ -5,10 +5,9 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { stringify } from 'yaml';
 import type { SourceStatus } from '../../src/daemon/index.js';
+import { CLI } from './cli.js';
 import { tempTree } from './temp-tree.js';
 import { waitFor } from './wait.js';
-
-const CLI = path.resolve('dist/cli.js');
 
 export interface LogLine {
   level: number;
