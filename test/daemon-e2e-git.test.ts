@@ -5,7 +5,7 @@ import { firstSourceStatus as status, spawnDaemon } from './helpers/daemon-proce
 import { TestEmulator } from './helpers/emulator.js';
 import { gitRepo } from './helpers/git-repo.js';
 import { REQUIRE_TAGS_DESCRIPTION, REQUIRE_TAGS_SETTINGS, smallRepo } from './helpers/repos.js';
-import { sleep, waitFor } from './helpers/wait.js';
+import { waitFor } from './helpers/wait.js';
 
 const SECRET = 'e2e-webhook-secret';
 const NEVER = '0 0 1 1 *';
@@ -27,7 +27,7 @@ test('git source: start-up applies the commit, a pushed commit is applied on the
   const first = await repo.commit(smallRepo(), 'initial policies');
   const daemon = await spawnDaemon(
     t,
-    { api: { url: api.url, 'rate-limit': 'auto' }, sources: [gitSource(`file://${repo.dir}`, '*/2 * * * * *')] },
+    { api: { url: api.url, 'rate-limit': 'auto' }, sources: [gitSource(`file://${repo.dir}`, '* * * * * *')] },
     { API_TOKEN: api.token },
   );
   await waitFor('the first commit applied', async () => ((await status(daemon)).lastAppliedRevision === first ? true : undefined));
@@ -61,9 +61,10 @@ test('git source: a signed webhook applies a new commit within 5 s; a bad signat
 
   const refused = await daemon.post('/webhook', body, { 'x-hub-signature-256': githubSignature('not-the-secret', body), 'x-github-event': 'push' });
   assert.equal(refused.status, 401);
-  await sleep(1_500);
+  // A webhook starts its pass (running, lastTrigger) before it is answered, so a refused one has started nothing.
+  const afterRefusal = await status(daemon);
+  assert.deepEqual([afterRefusal.running, afterRefusal.lastTrigger, afterRefusal.lastAttemptedRevision], [false, 'start-up', first], 'no pass ran');
   assert.equal(await api.description('require-tags'), REQUIRE_TAGS_DESCRIPTION, 'nothing was applied');
-  assert.equal((await status(daemon)).lastAttemptedRevision, first, 'no pass ran');
 
   const sentAt = Date.now();
   const accepted = await daemon.post('/webhook', body, { 'x-hub-signature-256': githubSignature(SECRET, body), 'x-github-event': 'push' });
@@ -73,5 +74,7 @@ test('git source: a signed webhook applies a new commit within 5 s; a bad signat
   const latency = Date.now() - sentAt;
   assert.ok(latency < 5_000, `applied ${latency} ms after the webhook`);
   await waitFor('the status', async () => ((await status(daemon)).lastAppliedRevision === second ? true : undefined));
+  const webhookPasses = daemon.logs().filter((l) => l.msg === 'pass started' && l.trigger === 'webhook');
+  assert.equal(webhookPasses.length, 1, 'one pass, for the signed webhook only');
   assert.ok(!daemon.stderr().includes(SECRET), 'the webhook secret is in no log line');
 });
