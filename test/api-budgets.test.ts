@@ -5,7 +5,8 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
 import type { CreatePolicyInput } from '../src/api/types.js';
 import { ApiError } from '../src/errors.js';
-import { capturingLogger, startApiFixture, testSeed, type ApiFixture } from './helpers/api-fixture.js';
+import { startApiFixture, testSeed, type ApiFixture } from './helpers/api-fixture.js';
+import { captureLogs } from './helpers/logs.js';
 import { runCli } from './helpers/cli.js';
 import { ORG } from './helpers/emulator.js';
 import { smallRepo } from './helpers/repos.js';
@@ -53,7 +54,7 @@ describe('bounded waits under 429 and 5xx', () => {
 
   it('x-ratelimit-limit: 0.01 paces at one request a second, not one per 100 s', async () => {
     // A client of its own: the limit it learns here would pace the other tests.
-    const { logger } = capturingLogger();
+    const { logger } = captureLogs();
     const paced = new ApiClient({ baseUrl: f.emulator.url, token: f.emulator.token, logger, clock });
     try {
       await f.emulator.addFaults({ kind: 'headers', method: 'GET', path: '^/policies/', headers: { 'x-ratelimit-limit': '0.01' }, count: 0 });
@@ -90,7 +91,7 @@ describe('bounded waits under 429 and 5xx', () => {
   });
 
   it('the budget is configurable', async () => {
-    const { logger } = capturingLogger();
+    const { logger } = captureLogs();
     const brief = new ApiClient({ baseUrl: f.emulator.url, token: f.emulator.token, logger, clock, retryBudgetMs: 10_000 });
     try {
       await f.emulator.addFaults({ kind: 'drop', method: 'GET', path: '^/policies/', 'duration-ms': 3_600_000 });

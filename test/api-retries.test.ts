@@ -5,7 +5,8 @@ import type { CreatePolicyInput, Policy } from '../src/api/types.js';
 import { NetworkError } from '../src/errors.js';
 import { rejectsWithStatus } from './helpers/api-assert.js';
 import { at } from './helpers/api-documents.js';
-import { capturingLogger, startApiFixture, testSeed, type ApiFixture } from './helpers/api-fixture.js';
+import { startApiFixture, testSeed, type ApiFixture } from './helpers/api-fixture.js';
+import { captureLogs } from './helpers/logs.js';
 import { VirtualClock } from './helpers/virtual-clock.js';
 
 function policyInput(name: string): CreatePolicyInput {
@@ -52,7 +53,7 @@ describe('retries', () => {
   });
 
   it('a request that times out is retried', async () => {
-    const { logger } = capturingLogger();
+    const { logger } = captureLogs();
     const impatient = new ApiClient({ baseUrl: f.emulator.url, token: f.emulator.token, logger, timeoutMs: 300, clock });
     try {
       await f.emulator.addFaults({ kind: 'latency', method: 'GET', path: '^/policies/', 'latency-ms': 800, count: 1 });
@@ -67,7 +68,7 @@ describe('retries', () => {
   });
 
   it('gives up after maxRetries: the last 5xx as ApiError, endless drops as NetworkError', async () => {
-    const { logger } = capturingLogger();
+    const { logger } = captureLogs();
     const brief = new ApiClient({ baseUrl: f.emulator.url, token: f.emulator.token, logger, maxRetries: 2, clock });
     try {
       await f.emulator.addFaults({ kind: 'status', method: 'GET', path: '^/policies/', status: 502, count: 0 });

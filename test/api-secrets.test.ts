@@ -6,7 +6,8 @@ import { inspect } from 'node:util';
 import { ApiClient } from '../src/api/client.js';
 import type { CreatePolicyInput } from '../src/api/types.js';
 import { MAX_CODE_BYTES } from '../src/model.js';
-import { capturingLogger, startApiFixture, testSeed, TOKEN, type ApiFixture } from './helpers/api-fixture.js';
+import { startApiFixture, testSeed, TOKEN, type ApiFixture } from './helpers/api-fixture.js';
+import { captureLogs } from './helpers/logs.js';
 import { startRecordingProxy, type LocationMode } from './helpers/api-proxy.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
 import { VirtualClock } from './helpers/virtual-clock.js';
@@ -28,7 +29,7 @@ describe('the token stays secret', () => {
   after(async () => { await f.close(); });
 
   it('appears in no error and no log line, whatever fails', async () => {
-    const { logger, lines } = capturingLogger();
+    const { logger, lines } = captureLogs();
     const client = new ApiClient({ baseUrl: f.emulator.url, token: TOKEN, logger, maxRetries: 1, clock });
     const errors: unknown[] = [];
     const capture = (p: Promise<unknown>): Promise<void> => p.then(() => undefined, (e: unknown) => void errors.push(e));
@@ -74,7 +75,7 @@ describe('the token stays secret', () => {
 
   it('a wrong token appears in no error and no log line either', async () => {
     const wrong = 'wrong-token-Kx81vQ';
-    const { logger, lines } = capturingLogger();
+    const { logger, lines } = captureLogs();
     const client = new ApiClient({ baseUrl: f.emulator.url, token: wrong, logger });
     try {
       const error = await client.listPolicies('acme').then(() => assert.fail('expected 401'), (e: unknown) => e);
@@ -88,7 +89,7 @@ describe('the token stays secret', () => {
   for (const mode of ['relative', 'other-host'] satisfies LocationMode[]) {
     it(`sends the token to the API but not to the download's temporary URL (${mode} Location); User-Agent to both`, async () => {
       const proxy = await startRecordingProxy(f.emulator.origin, mode);
-      const { logger } = capturingLogger();
+      const { logger } = captureLogs();
       const client = new ApiClient({ baseUrl: `${proxy.origin}/api/v2`, token: TOKEN, logger });
       try {
         const policy = await client.createPolicy('acme', input(`download-${mode}`));

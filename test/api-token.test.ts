@@ -9,7 +9,7 @@ import { Transport } from '../src/api/transport.js';
 import { parseConfig } from '../src/config/load.js';
 import { resolveToken } from '../src/config/token.js';
 import { UsageError } from '../src/errors.js';
-import { capturingLogger } from './helpers/api-fixture.js';
+import { captureLogs } from './helpers/logs.js';
 import { smallRepo } from './helpers/repos.js';
 import { tempTree } from './helpers/temp-tree.js';
 import { VirtualClock } from './helpers/virtual-clock.js';
@@ -59,7 +59,7 @@ describe('an API token that cannot go in a header is refused at start-up, withou
   });
 
   it('the client refuses such a token when it is made, so no request is ever tried with it', () => {
-    const { logger } = capturingLogger();
+    const { logger } = captureLogs();
     for (const c of BROKEN) {
       assert.throws(() => new ApiClient({ baseUrl: 'http://127.0.0.1:9/api/v2', token: c.token, logger }), (e: unknown) => {
         return e instanceof UsageError && c.says.test(e.message) && !e.message.includes(SECRET);
@@ -111,7 +111,7 @@ describe('failed requests never hold a connection, and invalid ones are never re
     const fixture = useWorld();
     it('goes back to the pool: many more failures than connections, and the next request still settles', async () => {
       const world = fixture.world;
-      const { logger } = capturingLogger();
+      const { logger } = captureLogs();
       // One connection at a time and three in the pool: a leak would stall the fourth request for good.
       const transport = new Transport({
         baseUrl: world.url, token: world.token, logger, rateLimit: 'auto', concurrency: 1, timeoutMs: 60_000, maxRetries: 0, retryBudgetMs: 60_000,

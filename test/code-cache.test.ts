@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createCodeCache } from '../src/live/code-cache.js';
 import { openCodeCacheStore } from '../src/live/code-cache-file.js';
-import { capturingLogger } from './helpers/api-fixture.js';
+import { captureLogs } from './helpers/logs.js';
 import { smallRepo, REQUIRE_TAGS } from './helpers/repos.js';
 import { ORG } from './helpers/emulator.js';
 import { useWorld, type World } from './helpers/world.js';
@@ -58,7 +58,7 @@ describe('the code cache file', () => {
   }
 
   it('keeps what one run learnt for the next', async () => {
-    const { logger } = capturingLogger();
+    const { logger } = captureLogs();
     const first = openCodeCacheStore({ stateDir, logger, persist: true });
     (await first.forOrganization('acme')).set('pol-1', 't1', DIGEST_A);
     await first.save();
@@ -75,13 +75,13 @@ describe('the code cache file', () => {
     ['with a bad entry', (text: string) => text.replace(DIGEST_A, 'not-a-digest')],
   ] as const) {
     it(`a ${what} file is ignored with one warning and rebuilt`, async () => {
-      const seed = openCodeCacheStore({ stateDir, logger: capturingLogger().logger, persist: true });
+      const seed = openCodeCacheStore({ stateDir, logger: captureLogs().logger, persist: true });
       (await seed.forOrganization('acme')).set('pol-1', 't1', DIGEST_A);
       await seed.save();
       const file = await cacheFile();
       await writeFile(file, damage(await readFile(file, 'utf8')));
 
-      const { logger, lines } = capturingLogger();
+      const { logger, lines } = captureLogs();
       const store = openCodeCacheStore({ stateDir, logger, persist: true });
       const cache = await store.forOrganization('acme');
       await store.forOrganization('acme');
@@ -90,7 +90,7 @@ describe('the code cache file', () => {
       cache.set('pol-2', 't2', DIGEST_B);
       await store.save();
 
-      const { logger: quiet, lines: after } = capturingLogger();
+      const { logger: quiet, lines: after } = captureLogs();
       const rebuilt = await openCodeCacheStore({ stateDir, logger: quiet, persist: true }).forOrganization('acme');
       assert.equal(rebuilt.get('pol-2', 't2'), DIGEST_B);
       assert.deepEqual(after, []);
@@ -98,13 +98,13 @@ describe('the code cache file', () => {
   }
 
   it('two writers at once leave a whole file, and no temporary file behind', async () => {
-    const stores = Array.from({ length: 8 }, () => openCodeCacheStore({ stateDir, logger: capturingLogger().logger, persist: true }));
+    const stores = Array.from({ length: 8 }, () => openCodeCacheStore({ stateDir, logger: captureLogs().logger, persist: true }));
     await Promise.all(stores.map(async (store, n) => {
       const cache = await store.forOrganization('busy');
       for (let i = 0; i < 20_000 - n * 2_000; i += 1) cache.set(`pol-${n}-${i}`, 't', DIGEST_A);
     }));
     await Promise.all(stores.map((store) => store.save()));
-    const { logger, lines } = capturingLogger();
+    const { logger, lines } = captureLogs();
     const read = await openCodeCacheStore({ stateDir, logger, persist: true }).forOrganization('busy');
     assert.deepEqual(lines, [], 'the file is whole');
     assert.ok(stores.some((_, n) => read.size === 20_000 - n * 2_000), 'the last writer wins whole');
@@ -114,7 +114,7 @@ describe('the code cache file', () => {
   it('without persistence nothing is read or written', async () => {
     const file = await cacheFile();
     const before = await readFile(file, 'utf8');
-    const store = openCodeCacheStore({ stateDir, logger: capturingLogger().logger, persist: false });
+    const store = openCodeCacheStore({ stateDir, logger: captureLogs().logger, persist: false });
     const cache = await store.forOrganization('acme');
     assert.equal(cache.size, 0);
     cache.set('pol-new', 't', DIGEST_A);

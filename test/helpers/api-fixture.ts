@@ -1,11 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { ApiClient, type ApiClientOptions } from '../../src/api/client.js';
-import type { Logger } from '../../src/logger.js';
 import type { Seed } from '../../src/emulator/index.js';
 import { TestEmulator } from './emulator.js';
+import { captureLogs } from './logs.js';
 
 export const TOKEN = 'tok-Zq9xSecretValue-31337';
 
@@ -16,13 +15,6 @@ export interface ApiFixture {
   logLines: string[];
   tempDir: string;
   close(): Promise<void>;
-}
-
-/** pino at debug level writing into an array, without any redaction: what the client logs is what we see. */
-export function capturingLogger(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
-  return { logger, lines };
 }
 
 /** Organizations most tests use: `acme` has one pool with agents; `fresh` has none; `roomy` allows five pools. */
@@ -56,7 +48,7 @@ export function testSeed(overrides: Partial<Seed> = {}): Seed {
 /** `emulatorNow`: the emulator's clock, e.g. the client's virtual clock, so that its timed faults run on the same time. */
 export async function startApiFixture(seed: Seed = testSeed(), clientOptions: Partial<ApiClientOptions> = {}, emulatorNow?: () => number): Promise<ApiFixture> {
   const emulator = await TestEmulator.start(seed, emulatorNow === undefined ? {} : { now: emulatorNow });
-  const { logger, lines } = capturingLogger();
+  const { logger, lines } = captureLogs();
   const client = new ApiClient({ baseUrl: emulator.url, token: emulator.token, logger, ...clientOptions });
   const tempDir = await mkdtemp(join(tmpdir(), 'api-test-'));
   return {

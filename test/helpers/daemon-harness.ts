@@ -1,36 +1,12 @@
-import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
-import { pino, type Logger } from 'pino';
 import { sourceDefaults } from '../../src/config/to-config.js';
 import type { Config, SourceConfig } from '../../src/config/types.js';
 import { createApiClient } from '../../src/api/from-config.js';
 import type { PolicyApi } from '../../src/api/types.js';
 import { startDaemon, type DaemonMetrics, type HttpLimits, type Reconcile, type RunningDaemon, type TriggerReason } from '../../src/daemon/index.js';
 import type { PassOutcome, PassRequest } from '../../src/reconcile.js';
+import { captureLogs, type CapturedLogs } from './logs.js';
 import { tempTree } from './temp-tree.js';
-
-/** Log lines written by the daemon, as text, to check what they say and that no secret is in them. */
-export interface CapturedLogs {
-  logger: Logger;
-  text(): string;
-  messages(): string[];
-}
-
-export function captureLogs(): CapturedLogs {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  const logger = pino({ level: 'debug' }, stream);
-  return {
-    logger,
-    text: () => lines.join(''),
-    messages: () => lines.map((l) => (JSON.parse(l) as { msg?: string }).msg ?? ''),
-  };
-}
 
 /** A source that no schedule tick will trigger during a test. */
 export function testSource(name: string, overrides: Partial<SourceConfig>): SourceConfig {
