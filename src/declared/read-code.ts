@@ -1,9 +1,8 @@
-import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { createCodeHasher } from '../code-hasher.js';
 import type { SourceProblem } from '../errors.js';
 import { MAX_CODE_BYTES } from '../model.js';
-import { decodeText, readSourceFile } from './read-file.js';
+import { createCodeScan } from './code-scan.js';
+import { decodeText, readSourceChunks, readSourceFile } from './read-file.js';
 import type { CodeSource, DeclaredPolicy, DeclaredState } from './types.js';
 import type { FoundFile } from './walk.js';
 
@@ -18,20 +17,32 @@ export interface CodeRead {
   empty: boolean;
 }
 
-/** Reads policy code after checking its size from the walk, so an oversized file is never loaded. */
-export function readCodeFile(file: FoundFile, realRoot: string): CodeRead | { problem: SourceProblem } {
+/** Code is read through one buffer of this size, reused: a file of any size costs no more memory than it. */
+const CODE_CHUNK_BYTES = 1 << 20;
+let codeBuffer: Buffer | null = null;
+
+/**
+ * Reads policy code after checking its size from the walk, so an oversized file is never loaded, and scans it as
+ * it is read (UTF-8, digests, lines); the text is not kept. `buffer` is the one it is read through.
+ */
+export function readCodeFile(file: FoundFile, realRoot: string, buffer = sharedCodeBuffer()): CodeRead | { problem: SourceProblem } {
   if (file.size > MAX_CODE_BYTES) {
     const message = `is ${file.size} bytes; policy code may be at most ${MAX_CODE_BYTES} bytes (10 MiB)`;
     return { problem: { file: file.rel, message } };
   }
-  const read = readSourceFile(realRoot, file.rel, file.abs, MAX_CODE_BYTES, file.real);
+  const scan = createCodeScan();
+  const read = readSourceChunks(realRoot, file.rel, file.abs, MAX_CODE_BYTES, file.real, buffer, (chunk) => scan.update(chunk));
   if ('problem' in read) return read;
-  const { bytes } = read;
-  if (!isUtf8(bytes)) return { problem: { file: file.rel, message: 'is not valid UTF-8 text' } };
-  const sha = sha256(bytes);
-  const source: CodeSource = { root: realRoot, path: file.abs, size: bytes.length, sha256: sha };
-  const asIs = comparedAsIs(bytes);
-  return { source, codeDigest: asIs ? sha : normalisedDigest(bytes), codeLines: lineCount(bytes), empty: bytes.length === 0 };
+  const code = scan.finish();
+  if (!code.utf8) return { problem: { file: file.rel, message: 'is not valid UTF-8 text' } };
+  const source: CodeSource = { root: realRoot, path: file.abs, size: code.bytes, sha256: code.sha256 };
+  return { source, codeDigest: code.codeDigest, codeLines: code.lines, empty: code.bytes === 0 };
+}
+
+/** Reading is synchronous, so one buffer serves every read. */
+function sharedCodeBuffer(): Buffer {
+  codeBuffer ??= Buffer.allocUnsafeSlow(CODE_CHUNK_BYTES);
+  return codeBuffer;
 }
 
 /** Lines as a plan counts them: CRLF, CR and LF each end one, and a last line without an ending counts too. */
@@ -49,23 +60,6 @@ export function lineCount(bytes: Uint8Array): number {
   const last = bytes[bytes.length - 1];
   return last === 0x0a || last === 0x0d ? ends : ends + 1;
 }
-
-/**
- * Whether the planner's digest of this code is that of its bytes: valid UTF-8 without a carriage return or a leading
- * byte order mark is its own normalised text. Most code is, and is then hashed once, without being decoded.
- */
-function comparedAsIs(bytes: Buffer): boolean {
-  return !bytes.includes(0x0d) && !(bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf);
-}
-
-/** The planner's digest of code that is not its own normalised text, hashed in slices instead of decoded whole. */
-function normalisedDigest(bytes: Buffer): string {
-  const hasher = createCodeHasher({ fatal: true, ignoreBOM: true });
-  for (let at = 0; at < bytes.length; at += HASH_SLICE) hasher.update(bytes.subarray(at, at + HASH_SLICE));
-  return hasher.digest();
-}
-
-const HASH_SLICE = 1 << 20;
 
 /** Reads a settings or agent pool file as UTF-8 text. */
 export function readYamlText(file: FoundFile, realRoot: string): { text: string } | { problem: SourceProblem } {

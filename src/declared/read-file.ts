@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { SourceProblem } from '../errors.js';
 
@@ -19,6 +19,58 @@ export type FileRead = { bytes: Buffer } | { problem: SourceProblem };
  * `knownReal` is the real path when the caller has just resolved it (the walk); it is then opened without a link.
  */
 export function readSourceFile(realRoot: string, rel: string, abs: string, maxBytes: number, knownReal?: string): FileRead {
+  return withSourceFile(realRoot, rel, abs, maxBytes, knownReal, (fd, size) => {
+    // One byte more than allowed tells a file that grew since fstat.
+    const bytes = Buffer.allocUnsafe(size + 1);
+    const length = fillFrom(fd, bytes);
+    if (length > maxBytes) return { problem: tooLarge(rel, length, maxBytes) };
+    return { bytes: bytes.subarray(0, length) };
+  });
+}
+
+/**
+ * Reads the file as `readSourceFile` does, but through `buffer`, handing `onChunk` each part that fills it (and the
+ * last, shorter one), valid only during the call: a file of any size costs no more memory than the buffer. Reads to
+ * the end of the file, which may have grown since fstat, up to `maxBytes`.
+ */
+export function readSourceChunks(
+  realRoot: string, rel: string, abs: string, maxBytes: number, knownReal: string | undefined,
+  buffer: Buffer, onChunk: (chunk: Buffer) => void,
+): { bytes: number } | { problem: SourceProblem } {
+  return withSourceFile(realRoot, rel, abs, maxBytes, knownReal, (fd) => {
+    for (let total = 0; ;) {
+      const length = fillFrom(fd, buffer);
+      total += length;
+      if (total > maxBytes) return { problem: tooLarge(rel, total, maxBytes) };
+      if (length > 0) onChunk(buffer.subarray(0, length));
+      if (length < buffer.length) return { bytes: total };
+    }
+  });
+}
+
+/** Opens the file with the checks `readSourceFile` names and hands its descriptor and size to `read`. */
+function withSourceFile<T extends object>(
+  realRoot: string, rel: string, abs: string, maxBytes: number, knownReal: string | undefined,
+  read: (fd: number, size: number) => T | { problem: SourceProblem },
+): T | { problem: SourceProblem } {
+  const opened = openSourceFile(realRoot, rel, abs, maxBytes, knownReal);
+  if ('problem' in opened) return opened;
+  try {
+    return read(opened.fd, opened.size);
+  } catch (error) {
+    return { problem: unreadable(rel, error) };
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+/**
+ * Opens the file with the checks `readSourceFile` names, for reads the caller makes (with `fillFrom`) and ends by
+ * closing the descriptor.
+ */
+export function openSourceFile(
+  realRoot: string, rel: string, abs: string, maxBytes: number, knownReal?: string,
+): { fd: number; size: number } | { problem: SourceProblem } {
   let real: string;
   try {
     real = knownReal ?? realpathSync.native(abs);
@@ -34,20 +86,28 @@ export function readSourceFile(realRoot: string, rel: string, abs: string, maxBy
   }
   try {
     const stats = fstatSync(fd);
-    if (stats.isDirectory()) return { problem: { file: rel, message: 'is a folder; it must be a file' } };
-    if (!stats.isFile()) return { problem: { file: rel, message: 'is not a regular file (a FIFO, socket or device); it must be a plain file' } };
-    if (stats.size > maxBytes) return { problem: tooLarge(rel, stats.size, maxBytes) };
-    // One byte more than allowed tells a file that grew since fstat.
-    const bytes = Buffer.allocUnsafe(stats.size + 1);
-    let length = 0;
-    for (let read = -1; read !== 0 && length < bytes.length; length += read) read = readSync(fd, bytes, length, bytes.length - length, null);
-    if (length > maxBytes) return { problem: tooLarge(rel, length, maxBytes) };
-    return { bytes: bytes.subarray(0, length) };
-  } catch (error) {
-    return { problem: unreadable(rel, error) };
-  } finally {
+    const problem = fileProblem(rel, stats, maxBytes);
+    if (problem === null) return { fd, size: stats.size };
     closeSync(fd);
+    return { problem };
+  } catch (error) {
+    closeSync(fd);
+    return { problem: unreadable(rel, error) };
   }
+}
+
+function fileProblem(rel: string, stats: Stats, maxBytes: number): SourceProblem | null {
+  if (stats.isDirectory()) return { file: rel, message: 'is a folder; it must be a file' };
+  if (!stats.isFile()) return { file: rel, message: 'is not a regular file (a FIFO, socket or device); it must be a plain file' };
+  if (stats.size > maxBytes) return tooLarge(rel, stats.size, maxBytes);
+  return null;
+}
+
+/** Reads from the file's position until `buffer` is full or the file ends; the bytes read. */
+export function fillFrom(fd: number, buffer: Buffer): number {
+  let length = 0;
+  for (let read = -1; read !== 0 && length < buffer.length; length += read) read = readSync(fd, buffer, length, buffer.length - length, null);
+  return length;
 }
 
 /** Decodes UTF-8 strictly, byte for byte (a byte order mark is kept). */
