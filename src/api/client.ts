@@ -9,7 +9,7 @@ import { field, int, primary } from './json-api.js';
 import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
 import { readWith, successBody } from './responses.js';
-import { Transport, type HttpMethod, type TransportStats } from './transport.js';
+import { Transport, type HttpMethod, type StreamedBody, type TransportStats } from './transport.js';
 import { userAgent } from '../version.js';
 import type {
   Agent,
@@ -141,8 +141,9 @@ export class ApiClient implements PolicyApi {
    * anything is sent. Resolves with the policy document of the answer (its fresh `updated-at`), or null when the
    * answer carries none.
    */
-  async uploadPolicy(id: string, code: Uint8Array): Promise<Policy | null> {
-    if (code.byteLength > MAX_CODE_BYTES) throw new CodeTooLargeError(`the code of policy ${id}`, code.byteLength, MAX_CODE_BYTES);
+  async uploadPolicy(id: string, code: Uint8Array | StreamedBody): Promise<Policy | null> {
+    const size = 'chunks' in code ? code.length : code.byteLength;
+    if (size > MAX_CODE_BYTES) throw new CodeTooLargeError(`the code of policy ${id}`, size, MAX_CODE_BYTES);
     const url = this.transport.url(`/policies/${seg(id)}/upload`);
     const body = successBody(await this.transport.send({ method: 'PUT', url, bytes: code }, this.signal), this.token);
     try {

@@ -1,5 +1,5 @@
 import PQueue from 'p-queue';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { tokenProblem } from '../config/token.js';
 import { NetworkError, UsageError, type FailedRequest } from '../errors.js';
@@ -16,8 +16,8 @@ export interface HttpRequest {
   /** Absolute URL. */
   url: string;
   json?: unknown;
-  /** A binary body, sent as application/octet-stream. */
-  bytes?: Uint8Array;
+  /** A binary body, sent as application/octet-stream: bytes, or a body read afresh for each try. */
+  bytes?: Uint8Array | StreamedBody;
   /** false: never send the token (temporary download URLs). @default true */
   auth?: boolean;
   /** 'unsent-only': a 5xx or a failure after sending is returned, not repeated (creates). @default 'always' */
@@ -27,6 +27,15 @@ export interface HttpRequest {
    * `consumed`, and `text` is empty. Called again for each try.
    */
   consume?: (body: AsyncIterable<Uint8Array>) => Promise<unknown>;
+}
+
+/**
+ * A body of `length` bytes sent as `chunks` yields them, called again for each try. What `chunks` throws calls the
+ * request off before its body is complete, and is what the request rejects with, never retried.
+ */
+export interface StreamedBody {
+  length: number;
+  chunks(): AsyncIterable<Uint8Array>;
 }
 
 export interface HttpResponse {
@@ -244,11 +253,12 @@ export class Transport {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = cancel === undefined ? timeout : AbortSignal.any([timeout, cancel]);
     let body: Readable | undefined;
+    const streamed = req.bytes !== undefined && 'chunks' in req.bytes ? watched(req.bytes) : null;
     try {
       const res = await request(url, {
         method: req.method,
         headers: this.headers(req, inApi),
-        body: req.bytes !== undefined ? req.bytes : req.json === undefined ? undefined : JSON.stringify(req.json),
+        body: streamed?.stream ?? requestBody(req),
         dispatcher: this.agent,
         signal,
       });
@@ -256,6 +266,7 @@ export class Transport {
       const consume = req.consume !== undefined && res.statusCode >= 200 && res.statusCode < 300 ? req.consume : undefined;
       const consumed = consume === undefined ? undefined : await consume(res.body);
       const text = consume === undefined ? await res.body.text() : '';
+      if (streamed?.failed !== undefined) throw streamed.failed.error;
       const headers = flatHeaders(res.headers);
       const durationMs = clock.now() - started;
       this.record(req.method, res.statusCode, durationMs);
@@ -268,8 +279,9 @@ export class Transport {
       this.pacer.observe(readRateLimitHeaders(headers), slot.startedAt);
       return { response };
     } catch (error) {
-      // Called off by the caller: not a failure of the API, never retried.
+      // Called off by the caller or by the body: not a failure of the API, never retried.
       if (cancel?.aborted === true) throw cancel.reason;
+      if (streamed?.failed !== undefined) throw streamed.failed.error;
       const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.options.token);
       const durationMs = clock.now() - started;
       this.record(req.method, 'error', durationMs);
@@ -278,6 +290,8 @@ export class Transport {
     } finally {
       // A body left unread holds its connection: whatever happened, it goes back to the pool or is closed.
       if (body !== undefined && !body.destroyed) body.on('error', () => undefined).destroy();
+      // A request body the server did not wait for lets go of what it reads from.
+      if (streamed !== null && !streamed.stream.destroyed) streamed.stream.on('error', () => undefined).destroy();
     }
   }
 
@@ -292,6 +306,7 @@ export class Transport {
     if (inApi && req.auth !== false) headers.authorization = `Bearer ${this.options.token}`;
     if (MUTATING.has(req.method) || req.json !== undefined) headers['content-type'] = JSON_API;
     if (req.bytes !== undefined) headers['content-type'] = 'application/octet-stream';
+    if (req.bytes !== undefined && 'chunks' in req.bytes) headers['content-length'] = String(req.bytes.length);
     return headers;
   }
 
@@ -349,4 +364,24 @@ function readableQuery(search: string): string {
   } catch {
     return search;
   }
+}
+
+/** A body sent whole. */
+function requestBody(req: HttpRequest): Uint8Array | string | undefined {
+  if (req.bytes !== undefined) return 'chunks' in req.bytes ? undefined : req.bytes;
+  return req.json === undefined ? undefined : JSON.stringify(req.json);
+}
+
+/** One try of a streamed body, as a stream, and what its chunks threw, if they did. */
+function watched(body: StreamedBody): { stream: Readable; failed?: { error: unknown } } {
+  const state: { failed?: { error: unknown } } = {};
+  async function* chunks(): AsyncIterable<Uint8Array> {
+    try {
+      yield* body.chunks();
+    } catch (error) {
+      state.failed = { error };
+      throw error;
+    }
+  }
+  return Object.assign(state, { stream: Readable.from(chunks(), { objectMode: false }) });
 }

@@ -1,5 +1,6 @@
 /** The wire resources of the Policy and Agent Pool Management API, as the client returns them. */
 import type { AgentStatus, EnforcementLevel, PolicyKind } from '../model.js';
+import type { StreamedBody } from './transport.js';
 
 export interface Policy {
   id: string;
@@ -101,8 +102,11 @@ export interface PolicyApi {
   listPolicies(organization: string, options?: ListPoliciesOptions): Promise<Policy[]>;
   getPolicy(id: string): Promise<Policy>;
   createPolicy(organization: string, input: CreatePolicyInput): Promise<Policy>;
-  /** Sends the code bytes as they are; refuses more than 10,485,760 bytes before sending. Resolves with the answer's policy document, if any. */
-  uploadPolicy(id: string, code: Uint8Array): Promise<Policy | null>;
+  /**
+   * Sends the code bytes as they are, whole or as a body read for each try; refuses more than 10,485,760 bytes before
+   * sending. Resolves with the answer's policy document, if any; rejects with what a body's chunks throw.
+   */
+  uploadPolicy(id: string, code: Uint8Array | StreamedBody): Promise<Policy | null>;
   /** Follows `links.download` and its redirect; returns the raw text, or null when the policy has no code (404). */
   downloadPolicy(policy: Policy): Promise<string | null>;
   /** The digest of the code (as `codeDigest` gives it), hashed as it streams; the text too when at most `keepTextBytes` bytes. null on 404. */

@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { CreatePolicyInput, Policy, PolicyApi, UpdateAgentPoolInput, UpdatePolicyInput } from '../api/types.js';
-import { readVerifiedCode } from '../declared/index.js';
+import { codeBody } from '../declared/index.js';
 import { ApiError, errorMessage } from '../errors.js';
 import type { DeclaredPolicy } from '../declared/types.js';
 import { mapLimit } from '../declared/map-limit.js';
@@ -159,7 +159,7 @@ function lostOnReplace(change: PolicyChange): string {
 }
 
 async function upload(id: string, declared: DeclaredPolicy, options: ApplyOptions): Promise<void> {
-  const uploaded: Policy | null = await options.api.uploadPolicy(id, await readVerifiedCode(declared));
+  const uploaded: Policy | null = await options.api.uploadPolicy(id, codeBody(declared));
   // The answer's `updated-at` is that of the bytes just sent: the next pass need not download them.
   if (uploaded !== null && uploaded.updatedAt !== null) options.onUploaded?.(id, uploaded.updatedAt, declared);
 }
