@@ -19,7 +19,8 @@ FROM ${NODE_IMAGE} AS runtime
 RUN apt-get update \
  && apt-get install -y --no-install-recommends git ca-certificates \
  && rm -rf /var/lib/apt/lists/*
-# A heap cap keeps V8 from growing lazily toward the pod limit (see the README's memory sizing).
+# Under a memory limit Node sizes its heap to it; with none, V8 lets garbage grow toward the host's memory, which
+# this cap prevents (see the README's memory sizing).
 ENV NODE_ENV=production \
     NODE_OPTIONS=--max-old-space-size=192 \
     LISTEN_ADDRESS=0.0.0.0:9090 \

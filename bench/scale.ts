@@ -1,7 +1,9 @@
 /**
  * Scale: 1,000, 10,000 and 20,000 generated policies (SCALE_SIZES=1000,10000 to choose), then 20 policies of
- * 9.9 MB (SCALE_BIG=0 to skip), then the daemon over 10,000 policies (SCALE_DAEMON=1000,20000 for other sizes, 0 to skip). The built CLI runs as a child process
- * against the emulator (rate limit off) in this process; peak RSS is the child's.
+ * 9.9 MB (SCALE_BIG=0 to skip), then the daemon over 10,000 policies (SCALE_DAEMON=1000,20000 for other sizes, 0 to
+ * skip): as the image runs it, with no flags under a memory limit (when a cgroup can be made), and with no flags at
+ * all. The built CLI runs as a child process against the emulator (rate limit off) in this process; peak RSS is the
+ * child's.
  * Run: npm run build && node --import tsx bench/scale.ts
  */
 import { spawn } from 'node:child_process';
@@ -13,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { startEmulator, type RunningEmulator } from '../src/emulator/index.js';
 import { writePolicies } from './lib/generate.js';
+import { memoryCgroup, type MemoryCgroup } from './lib/memory-cgroup.js';
 
 const ORG = 'scale-org';
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -95,47 +98,82 @@ async function scaleCase(count: number, bytes?: number): Promise<void> {
   }
 }
 
+interface DaemonVariant {
+  label: string;
+  nodeOptions: string;
+  cgroup: MemoryCgroup | null;
+}
+
+/** NODE_OPTIONS as the image sets them (the Dockerfile's ENV), or DAEMON_NODE_OPTIONS. */
+function imageNodeOptions(): string {
+  const fromEnv = process.env['DAEMON_NODE_OPTIONS'];
+  if (fromEnv !== undefined) return fromEnv;
+  const dockerfile = readFileSync(fileURLToPath(new URL('../Dockerfile', import.meta.url)), 'utf8');
+  return /NODE_OPTIONS=(\S+)/.exec(dockerfile)?.[1] ?? '';
+}
+
+/**
+ * The ways the daemon is run: as the image runs it; with no flags in a memory cgroup of DAEMON_MEMORY_LIMIT_MB
+ * (default 300; needs root and a cgroup memory controller), as a pod's limit is; and with no flags and no limit.
+ */
+function daemonVariants(): DaemonVariant[] {
+  const limitMb = Number(process.env['DAEMON_MEMORY_LIMIT_MB'] ?? 300);
+  const cgroup = memoryCgroup(`pps-bench-${process.pid}`, limitMb * 1024 * 1024);
+  const image = imageNodeOptions();
+  return [
+    { label: `as the image runs it (NODE_OPTIONS=${image})`, nodeOptions: image, cgroup: null },
+    ...(cgroup === null ? [] : [{ label: `no flags, memory limit ${limitMb} MiB (as in a pod)`, nodeOptions: '', cgroup }]),
+    { label: 'no flags, no memory limit', nodeOptions: '', cgroup: null },
+  ];
+}
+
 /** The daemon over `count` policies already in the organization: the start-up pass (cold) and one more (warm); peak RSS from /proc. */
-async function daemonCase(count: number): Promise<void> {
+async function daemonCase(count: number, variants: DaemonVariant[]): Promise<void> {
   const dir = path.join(work, `daemon-${count}`);
   await writePolicies(dir, count);
   const emulator = await startEmulator({ port: 0, seed: { token: 'bench-token', rateLimit: 0, organizations: [{ name: ORG }] } });
-  const state = path.join(work, `daemon-state-${count}`);
   try {
-    check('daemon seed', await cli(emulator, ['--reconcile', '--source-dir', dir, '--organization', ORG, '--no-cache'], state), [0]);
-    const config = path.join(work, 'daemon.yaml');
-    await writeFile(config, stringify({
-      api: { url: emulator.url, 'rate-limit': 'auto', concurrency: 8 },
-      sources: [{ name: 'default', organization: ORG, path: dir, schedule: '0 0 1 1 *' }],
-      listen: '127.0.0.1:0',
-      'state-dir': state,
-    }));
-    const child = spawn(process.execPath, [CLI, '--config', config], {
-      env: { PATH: process.env['PATH'] ?? '', API_TOKEN: emulator.token, LOG_LEVEL: 'info', NODE_OPTIONS: process.env['DAEMON_NODE_OPTIONS'] ?? '' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let log = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
-    const finished = async (n: number) => {
-      const started = performance.now();
-      while ((log.match(/"msg":"pass finished"/g) ?? []).length < n) {
-        if (child.exitCode !== null) throw new Error(`the daemon exited: ${log.slice(-2000)}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return (performance.now() - started) / 1000;
-    };
-    await requestCount(emulator, true);
-    const coldSeconds = await finished(1);
-    const coldRequests = await requestCount(emulator, true);
-    const afterCold = peakRss(child.pid!);
-    await utimes(path.join(dir, 'policies', 'group-0000', 'policy-000000.native'), new Date(), new Date());
-    const warmSeconds = await finished(2);
-    const warmRequests = await requestCount(emulator, true);
-    const peak = peakRss(child.pid!);
-    child.kill('SIGTERM');
-    await new Promise((r) => child.on('close', r));
-    console.log(`\ndaemon over ${count} policies: start-up pass ${coldSeconds.toFixed(1)} s, ${coldRequests} requests, peak RSS ${afterCold.toFixed(0)} MB; ` +
-      `next pass ${warmSeconds.toFixed(1)} s, ${warmRequests} requests; peak RSS ${peak.toFixed(0)} MB`);
+    check('daemon seed', await cli(emulator, ['--reconcile', '--source-dir', dir, '--organization', ORG, '--no-cache'], path.join(work, 'seed-state')), [0]);
+    console.log(`\ndaemon over ${count} policies: a start-up pass (cold code cache), then one more`);
+    for (const [index, variant] of variants.entries()) {
+      const config = path.join(work, `daemon-${count}-${index}.yaml`);
+      await writeFile(config, stringify({
+        api: { url: emulator.url, 'rate-limit': 'auto', concurrency: 8 },
+        sources: [{ name: 'default', organization: ORG, path: dir, schedule: '0 0 1 1 *' }],
+        listen: '127.0.0.1:0',
+        'state-dir': path.join(work, `daemon-state-${count}-${index}`),
+      }));
+      const argv = [process.execPath, CLI, '--config', config];
+      const { command, args } = variant.cgroup?.wrap(argv) ?? { command: argv[0]!, args: argv.slice(1) };
+      const child = spawn(command, args, {
+        env: { PATH: process.env['PATH'] ?? '', API_TOKEN: emulator.token, LOG_LEVEL: 'info', NODE_OPTIONS: variant.nodeOptions },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let log = '';
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
+      const finished = async (n: number) => {
+        const started = performance.now();
+        while ((log.match(/"msg":"pass finished"/g) ?? []).length < n) {
+          if (child.exitCode !== null || child.signalCode !== null) {
+            throw new Error(`the daemon exited (${child.exitCode ?? child.signalCode}${variant.cgroup?.oomKilled() === true ? ', killed for memory' : ''}): ${log.slice(-2000)}`);
+          }
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        return (performance.now() - started) / 1000;
+      };
+      await requestCount(emulator, true);
+      const coldSeconds = await finished(1);
+      const coldRequests = await requestCount(emulator, true);
+      const afterCold = peakRss(child.pid!);
+      await utimes(path.join(dir, 'policies', 'group-0000', 'policy-000000.native'), new Date(), new Date());
+      const warmSeconds = await finished(2);
+      const warmRequests = await requestCount(emulator, true);
+      const peak = peakRss(child.pid!);
+      child.kill('SIGTERM');
+      await new Promise((r) => child.on('close', r));
+      console.log(`  ${variant.label}: start-up pass ${coldSeconds.toFixed(1)} s, ${coldRequests} requests, peak RSS ${afterCold.toFixed(0)} MB; ` +
+        `next pass ${warmSeconds.toFixed(1)} s, ${warmRequests} requests; peak RSS ${peak.toFixed(0)} MB`);
+    }
   } finally {
     await emulator.close();
   }
@@ -158,7 +196,12 @@ try {
   if (process.env['SCALE_BIG'] !== '0') await scaleCase(BIG.count, BIG.bytes);
   console.log(`\n${HEADER}`);
   for (const cells of rows) console.log(cells.join(' | '));
-  for (const count of DAEMON_SIZES) await daemonCase(count);
+  const variants = daemonVariants();
+  try {
+    for (const count of DAEMON_SIZES) await daemonCase(count, variants);
+  } finally {
+    for (const variant of variants) variant.cgroup?.remove();
+  }
 } finally {
   await rm(work, { recursive: true, force: true });
 }
