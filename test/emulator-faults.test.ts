@@ -178,4 +178,15 @@ describe('emulator request log', () => {
       await t.close();
     }
   });
+
+  it('keeps the most recent requests only, so a long-running emulator stays bounded', async () => {
+    const t = await TestEmulator.start(orgSeed(), { requestLogLimit: 3 });
+    try {
+      for (let page = 1; page <= 10; page += 1) await t.call('GET', `/organizations/org/policies?page[number]=${page}`);
+      const rows = (await t.control('GET', '/requests')).json.requests as { path: string }[];
+      assert.deepEqual(rows.map((r) => r.path), [8, 9, 10].map((page) => `/organizations/org/policies?page[number]=${page}`));
+    } finally {
+      await t.close();
+    }
+  });
 });

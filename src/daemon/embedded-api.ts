@@ -16,9 +16,19 @@ export function embeddedSeed(config: Config): Seed {
   return seed;
 }
 
+/** Requests the embedded emulator's log keeps. */
+export const EMBEDDED_REQUEST_LOG_LIMIT = 1_000;
+
 /** Starts the emulator in-process on a loopback port, and says loudly that nothing real is changed. */
 export async function startEmbeddedApi(config: Config, logger: Logger): Promise<RunningEmulator> {
-  const emulator = await startEmulator({ port: 0, host: '127.0.0.1', seed: embeddedSeed(config), logger: logger.child({ component: 'emulator' }) });
+  const emulator = await startEmulator({
+    port: 0,
+    host: '127.0.0.1',
+    seed: embeddedSeed(config),
+    logger: logger.child({ component: 'emulator' }),
+    // The daemon runs for days: its emulator keeps the last requests only.
+    requestLogLimit: EMBEDDED_REQUEST_LOG_LIMIT,
+  });
   logger.warn(
     { url: emulator.url, organizations: config.sources.map((s) => s.organization) },
     'api.url is "embedded": syncing against the IN-PROCESS EMULATOR; NOTHING REAL IS CHANGED and its state is lost on exit. Set api.url or API_BASE_URL to a real API.',

@@ -16,11 +16,19 @@ export interface RequestLog {
   clear(): void;
 }
 
-export function createRequestLog(): RequestLog {
+/** Requests the log keeps by default: the most recent; older ones are dropped, so a long-running emulator stays bounded. */
+export const REQUEST_LOG_LIMIT = 100_000;
+
+/** The log of the last `limit` requests. */
+export function createRequestLog(limit = REQUEST_LOG_LIMIT): RequestLog {
   let entries: LoggedRequest[] = [];
   return {
-    add: (entry) => void entries.push(entry),
-    list: () => [...entries],
+    add(entry) {
+      entries.push(entry);
+      // Trimmed in batches, so that an add costs O(1) on average and the log holds at most twice the limit.
+      if (entries.length >= 2 * limit) entries = entries.slice(-limit);
+    },
+    list: () => entries.slice(-limit),
     clear: () => void (entries = []),
   };
 }

@@ -29,6 +29,8 @@ export interface EmulatorOptions {
   logger?: Logger;
   /** The emulator's clock, in milliseconds: timestamps, download expiry, the rate limit, faults with a duration. @default Date.now */
   now?: () => number;
+  /** Requests `GET /_emulator/requests` keeps, the most recent. @default REQUEST_LOG_LIMIT (100,000) */
+  requestLogLimit?: number;
 }
 
 export interface RunningEmulator {
@@ -55,7 +57,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const faults = createFaultList(now);
   faults.add(seed.faults ?? []);
   const limiter = createRateLimiter(seed.rateLimit ?? 30, now, seed.rateLimitWindow ?? 'sliding');
-  const log = createRequestLog();
+  const log = createRequestLog(options.requestLogLimit);
   const pipeline: Pipeline = {
     api: createRouter([...policyRoutes, ...policyCodeRoutes, ...poolRoutes, ...agentRoutes, PING]),
     control: createRouter(controlRoutes({ faults, log, limiter, behaviour })),

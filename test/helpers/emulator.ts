@@ -67,7 +67,7 @@ export class TestEmulator {
    * Starts an emulator on a free loopback port; `seed` replaces the keys of `exampleSeed()` it names. `now`: its clock
    * (a test's virtual clock, so that faults with a duration run on the same time as the client's back-off).
    */
-  static async start<T extends TestEmulator>(this: new (emu: RunningEmulator) => T, seed: Partial<Seed> = {}, options: { now?: () => number } = {}): Promise<T> {
+  static async start<T extends TestEmulator>(this: new (emu: RunningEmulator) => T, seed: Partial<Seed> = {}, options: { now?: () => number; requestLogLimit?: number } = {}): Promise<T> {
     return new this(await startEmulator({ port: 0, seed: { ...exampleSeed(), ...seed }, ...options }));
   }
 
