@@ -51,7 +51,9 @@ export interface LiveAgent {
   id: string;
   name: string | null;
   status: AgentStatus;
-  lastPingAt: string;
+  /** null when the agent never pinged; agent clean-up then counts from `createdAt`. */
+  lastPingAt: string | null;
+  createdAt: string | null;
 }
 
 export interface LivePool {

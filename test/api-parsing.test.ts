@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { createPolicyBody, updateAgentPoolBody, updatePolicyBody } from '../src/api/bodies.js';
 import { errorDetail } from '../src/api/json-api.js';
 import { queryString } from '../src/api/paginate.js';
-import { parseAgentPool, parsePolicy } from '../src/api/resources.js';
+import { parseAgent, parseAgentPool, parsePolicy } from '../src/api/resources.js';
 import { at } from './helpers/api-documents.js';
 
 describe('lenient reading of what real servers send', () => {
@@ -39,6 +39,18 @@ describe('lenient reading of what real servers send', () => {
     assert.deepEqual([opa.kind, opa.query, opa.enforcementLevel], ['opa', 'data.x', 'advisory']);
     const native = parsePolicy({ id: 'pol-3', attributes: { name: 'n', query: 'data.y', 'enforcement-level': 'advisory' } });
     assert.deepEqual([native.kind, native.query], ['native', null]);
+  });
+
+  it('an agent that never pinged keeps null last-ping-at and ip-address; a missing or non-string time is null too', () => {
+    const fresh = parseAgent({
+      id: 'agent-1', type: 'agents',
+      attributes: { name: null, status: 'exited', 'ip-address': null, 'last-ping-at': null, 'created-at': '2026-01-01T00:00:00.000Z' },
+    });
+    assert.deepEqual(fresh, { id: 'agent-1', name: null, status: 'exited', ipAddress: null, lastPingAt: null, createdAt: '2026-01-01T00:00:00.000Z' });
+    const odd = parseAgent({ id: 'agent-2', attributes: { status: 'unknown', 'last-ping-at': 1767225600, 'created-at': false } });
+    assert.deepEqual([odd.ipAddress, odd.lastPingAt, odd.createdAt], [null, null, null]);
+    const pinged = parseAgent({ id: 'agent-3', attributes: { status: 'idle', 'ip-address': '10.0.0.1', 'last-ping-at': '2026-01-02T00:00:00.000Z' } });
+    assert.deepEqual([pinged.ipAddress, pinged.lastPingAt, pinged.createdAt], ['10.0.0.1', '2026-01-02T00:00:00.000Z', null]);
   });
 
   it('a resource without id or name is refused, naming what is missing', () => {

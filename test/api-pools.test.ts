@@ -75,9 +75,9 @@ describe('agent pool and agent endpoints against the emulator', () => {
     assert.ok(pool);
     const agents = await f.client.listAgents(pool.id);
     assert.deepEqual(agents.map((a) => ({ ...a, id: '' })), [
-      { id: '', name: 'agent-idle', status: 'idle', ipAddress: '10.0.0.1', lastPingAt: '2026-01-01T10:00:00.000Z' },
-      { id: '', name: 'agent-busy', status: 'busy', ipAddress: '10.0.0.2', lastPingAt: '2026-01-02T10:00:00.000Z' },
-      { id: '', name: 'agent-gone', status: 'exited', ipAddress: '10.0.0.3', lastPingAt: '2026-01-03T10:00:00.000Z' },
+      { id: '', name: 'agent-idle', status: 'idle', ipAddress: '10.0.0.1', lastPingAt: '2026-01-01T10:00:00.000Z', createdAt: '2026-01-01T10:00:00.000Z' },
+      { id: '', name: 'agent-busy', status: 'busy', ipAddress: '10.0.0.2', lastPingAt: '2026-01-02T10:00:00.000Z', createdAt: '2026-01-02T10:00:00.000Z' },
+      { id: '', name: 'agent-gone', status: 'exited', ipAddress: '10.0.0.3', lastPingAt: '2026-01-03T10:00:00.000Z', createdAt: '2026-01-03T10:00:00.000Z' },
     ]);
     const recent = await f.client.listAgents(pool.id, { lastPingSince: '2026-01-02T00:00:00.000Z' });
     assert.deepEqual(recent.map((a) => a.name), ['agent-busy', 'agent-gone']);
@@ -110,6 +110,21 @@ describe('agent pool and agent endpoints against the emulator', () => {
     await f.client.deleteAgent(gone.id);
     assert.deepEqual((await f.emulator.requests()).map((r) => r.status), [404], 'deleting it again is a 404, and done');
     assert.deepEqual((await f.client.listAgents(pool.id)).map((a) => a.name), ['agent-idle', 'agent-busy']);
+  });
+
+  it('an agent that never pinged is served and read with null last-ping-at and ip-address, and its created-at', async () => {
+    const [pool] = (await f.client.listAgentPools('acme')).pools;
+    assert.ok(pool);
+    const registered = '2026-01-01T08:00:00.000Z';
+    const [id] = await f.emulator.addAgents(pool.id, [{ name: 'never', status: 'exited', 'ip-address': null, 'last-ping-at': null, 'created-at': registered }]);
+    assert.ok(id);
+    const raw = await f.emulator.call('GET', `/agents/${id}`);
+    assert.deepEqual(at(raw.json, 'data.attributes'), { name: 'never', status: 'exited', 'ip-address': null, 'last-ping-at': null, 'created-at': registered });
+    assert.deepEqual(await f.client.getAgent(id), { id, name: 'never', status: 'exited', ipAddress: null, lastPingAt: null, createdAt: registered });
+    assert.ok((await f.client.listAgents(pool.id)).some((a) => a.id === id && a.lastPingAt === null));
+    const recent = await f.client.listAgents(pool.id, { lastPingSince: '2026-01-01T00:00:00.000Z' });
+    assert.ok(!recent.some((a) => a.id === id), 'an agent that never pinged has not pinged since any time');
+    await f.client.deleteAgent(id);
   });
 
   it('404 for a missing organization, pool or agent; deleting a missing pool is done', async () => {

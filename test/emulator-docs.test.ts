@@ -35,7 +35,7 @@ describe("the README's emulator", () => {
       const state = (await (await fetch(`${emulator.origin}/_emulator/state`, { headers: { authorization: 'Bearer dev-token' } })).json()) as {
         organizations: Array<{ name: string; 'agent-pools': Array<{ name: string; agents: unknown[] }> }>;
       };
-      assert.deepEqual(state.organizations.map((o) => [o.name, o['agent-pools'].map((p) => [p.name, p.agents.length])]), [['example-org', [['build', 1]]]]);
+      assert.deepEqual(state.organizations.map((o) => [o.name, o['agent-pools'].map((p) => [p.name, p.agents.length])]), [['example-org', [['build', 2]]]]);
     } finally {
       await emulator.close();
     }

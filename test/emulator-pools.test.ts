@@ -171,6 +171,26 @@ describe('emulator agent pools and agents', () => {
     assert.equal((await t.control('POST', '/agents', { pool: 'apool-missing', agents: [] })).status, 404);
   });
 
+  it('the control endpoints add and set agents that never pinged, with null last-ping-at and ip-address, and their created-at', async () => {
+    const registered = '2026-01-05T00:00:00.000Z';
+    const added = await t.control('POST', '/agents', { pool: buildId, agents: [{ name: 'never', status: 'exited', 'ip-address': null, 'last-ping-at': null, 'created-at': '2026-01-05T00:00:00Z' }] });
+    assert.equal(added.status, 200);
+    const [id] = added.json.ids;
+    assert.deepEqual((await t.call('GET', `/agents/${id}`)).json.data.attributes,
+      { name: 'never', status: 'exited', 'ip-address': null, 'last-ping-at': null, 'created-at': registered });
+    assert.equal((await t.control('PATCH', `/agents/${id}`, { 'last-ping-at': '2026-01-06T00:00:00Z', 'ip-address': '10.2.2.2' })).status, 200);
+    const patched = await t.control('PATCH', `/agents/${id}`, { 'last-ping-at': null, 'ip-address': null, 'created-at': '2026-01-04T00:00:00Z' });
+    assert.deepEqual(patched.json.attributes,
+      { name: 'never', status: 'exited', 'ip-address': null, 'last-ping-at': null, 'created-at': '2026-01-04T00:00:00.000Z' });
+    const state = (await t.control('GET', '/state')).json as { organizations: { 'agent-pools': { agents: { id: string }[] }[] }[] };
+    const dumped = state.organizations.flatMap((o) => o['agent-pools'].flatMap((p) => p.agents)).find((a) => a.id === id);
+    assert.deepEqual(dumped, { id, name: 'never', status: 'exited', 'ip-address': null, 'last-ping-at': null, 'created-at': '2026-01-04T00:00:00.000Z' });
+    assert.equal((await t.control('PATCH', `/agents/${id}`, { 'created-at': null })).status, 400);
+    assert.equal((await t.control('PATCH', `/agents/${id}`, { 'last-ping-at': 'soon' })).status, 400);
+    assert.equal((await t.control('PATCH', `/agents/${id}`, { 'ip-address': 5 })).status, 400);
+    assert.equal((await t.call('DELETE', `/agents/${id}`)).status, 204);
+  });
+
   it('deletes a pool with 204 and its agents with it', async () => {
     const agents = (await t.call('GET', `/agent-pools/${buildId}/agents`)).json.data as { id: string }[];
     assert.ok(agents.length > 0);

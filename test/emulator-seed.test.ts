@@ -67,6 +67,38 @@ describe('emulator seed', () => {
       [4, 'unknown key "lenient" in behaviour (allowed: pool-patch-resets-scope, reject-enforce-with-level, legacy-enforce)'],
     ]);
   });
+  it('seeds an agent that never pinged (null last-ping-at and ip-address) with its created-at, and serves it so', async () => {
+    const yaml = [
+      'token: t',
+      'organizations:',
+      '  - name: o',
+      '    agent-pools:',
+      '      - name: p',
+      '        agents:',
+      '          - { name: never, status: exited, ip-address: null, last-ping-at: null, created-at: 2026-01-01T00:00:00Z }',
+      '          - { name: fresh, status: idle, created-at: 2026-01-02T00:00:00Z }',
+    ].join('\n');
+    const seed = parseSeed(yaml, 'seed.yaml');
+    assert.deepEqual(seed.organizations[0]?.agentPools?.[0]?.agents, [
+      { name: 'never', status: 'exited', ipAddress: null, lastPingAt: null, createdAt: '2026-01-01T00:00:00.000Z' },
+      { name: 'fresh', status: 'idle', createdAt: '2026-01-02T00:00:00.000Z' },
+    ]);
+    const emulator = await startEmulator({ seed });
+    try {
+      const headers = { authorization: 'Bearer t' };
+      const pools = (await (await fetch(`${emulator.url}/organizations/o/agent-pools`, { headers })).json()) as { data: { id: string }[] };
+      const agents = (await (await fetch(`${emulator.url}/agent-pools/${pools.data[0]?.id}/agents`, { headers })).json()) as { data: { attributes: Record<string, unknown> }[] };
+      const [never, fresh] = agents.data.map((a) => a.attributes);
+      assert.deepEqual(never, { name: 'never', status: 'exited', 'ip-address': null, 'last-ping-at': null, 'created-at': '2026-01-01T00:00:00.000Z' });
+      assert.equal(fresh?.['created-at'], '2026-01-02T00:00:00.000Z');
+      assert.equal(fresh?.['ip-address'], '127.0.0.1');
+      assert.match(String(fresh?.['last-ping-at']), /^\d{4}-\d{2}-\d{2}T/, 'an agent seeded without a last ping pinged now');
+    } finally {
+      await emulator.close();
+    }
+    const bad = problemsOf('organizations:\n  - name: o\n    agent-pools:\n      - name: p\n        agents: [{ status: exited, created-at: null, last-ping-at: soon }]\n');
+    assert.deepEqual(bad.map((p) => p.line), [5, 5]);
+  });
 
   it('reports every problem with the file and line', () => {
     const problems = problemsOf(

@@ -4,7 +4,7 @@ import { renderJson, renderMarkdown, renderText, shouldColor, summarize } from '
 import { inlineCode } from '../src/output/markdown.js';
 import { planChanges } from '../src/plan/plan.js';
 import type { SourcePlan } from '../src/plan/types.js';
-import { emptyPlans, richPlans } from './helpers/output-plans.js';
+import { emptyPlans, neverPingedPlans, richPlans } from './helpers/output-plans.js';
 import { declaredPolicy, defaultOptions, livePolicy } from './helpers/plan-fixtures.js';
 
 const ESC = '\u001b[';
@@ -35,6 +35,19 @@ test('text has colour only when asked', () => {
 test('summarize counts every action, agent clean-ups and deletes included', () => {
   assert.deepEqual(summarize(richPlans()), { create: 2, update: 2, replace: 1, delete: 3 });
   assert.deepEqual(summarize(emptyPlans()), { create: 0, update: 0, replace: 0, delete: 0 });
+});
+
+test('an agent that never pinged is deleted with a null last ping in every format', () => {
+  const plans = neverPingedPlans();
+  const reason = 'agent clean-up in pool "build": exited, never pinged, registered 2026-01-01T00:00:00.000Z, older than 1h';
+  const text = renderText(plans, { color: false });
+  assert.ok(text.includes(`  # agent "runner-9" will be destroyed (${reason})`), text);
+  assert.ok(text.includes('      - last-ping-at = null -> null\n'), text);
+  const markdown = renderMarkdown(plans);
+  assert.ok(markdown.includes('  - `last-ping-at`: `null` → `null`'), markdown);
+  const change = JSON.parse(renderJson(plans)).sources[0].changes[0];
+  assert.deepEqual(change.fields, { status: { before: 'exited', after: null }, 'last-ping-at': { before: null, after: null } });
+  assert.equal(change.reason, reason);
 });
 
 test('a plan with only deletions is not "no changes"', () => {

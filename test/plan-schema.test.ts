@@ -4,6 +4,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { renderJson, renderSavedPlan } from '../src/output/index.js';
+import { neverPingedPlans } from './helpers/output-plans.js';
 import { useWorld } from './helpers/world.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
 
@@ -35,6 +37,13 @@ describe('the plan schema', () => {
     const files = [...(await planFiles(join(ROOT, 'test/golden'))), ...(await planFiles(join(ROOT, 'test/fixtures')))];
     assert.ok(files.some((f) => f.endsWith('rich.json')) && files.some((f) => f.endsWith('empty.json')), files.join('\n'));
     for (const file of files) assertPlan(JSON.parse(await readFile(file, 'utf8')), file);
+  });
+
+  it('holds a plan and a saved plan deleting an agent that never pinged (a null last ping)', () => {
+    assertPlan(JSON.parse(renderJson(neverPingedPlans())), 'JSON plan');
+    const saved = JSON.parse(renderSavedPlan(neverPingedPlans())) as { sources: { changes: { live: unknown }[] }[] };
+    assertPlan(saved, 'saved plan');
+    assert.deepEqual(saved.sources[0]?.changes[0]?.live, { id: 'agent-Nev123', status: 'exited', 'last-ping-at': null });
   });
 
   it('refuses what is not a plan: a missing summary, an unknown key, an unknown action, a code field carried whole', async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
 import { applyPlan } from '../src/apply/apply.js';
@@ -83,5 +84,55 @@ describe('agent pools', () => {
       await api.close();
     }
     assert.deepEqual(await agentNames(pool.id), ['flaky', 'just-exited', 'working']);
+  });
+});
+
+describe('agent clean-up of agents that never pinged', () => {
+  const now = Date.now();
+  const registered2h = new Date(now - 2 * 3_600_000).toISOString();
+  const registered10m = new Date(now - 10 * 60_000).toISOString();
+  const fixture = useWorld({
+    organizations: [{
+      name: ORG,
+      maxAgentPools: 1,
+      workspaces: WORKSPACES,
+      agentPools: [{
+        name: 'build',
+        agents: [
+          { name: 'never-2h', status: 'exited', ipAddress: null, lastPingAt: null, createdAt: registered2h },
+          { name: 'never-10m', status: 'exited', ipAddress: null, lastPingAt: null, createdAt: registered10m },
+          { name: 'never-idle', status: 'idle', ipAddress: null, lastPingAt: null, createdAt: registered2h },
+        ],
+      }],
+    }],
+  });
+
+  it('deletes one registered longer ago than after, keeps a recent one and an idle one, says why, and applies it from a saved plan', async () => {
+    const world = fixture.world;
+    const dir = await fixture.repo({ 'agent-pools/build.yaml': 'agent-cleanup: { statuses: [exited, errored, unknown], after: 1h }\n' });
+    const plan = await world.cli('--dry-run', dir, ['--output', 'json']);
+    assert.equal(plan.code, 0, plan.stdout + plan.stderr);
+    const changes = (JSON.parse(plan.stdout) as { sources: { changes: Record<string, unknown>[] }[] }).sources[0]?.changes ?? [];
+    assert.deepEqual(changes.map(({ id: _id, ...change }) => change), [{
+      resource: 'agent',
+      name: 'never-2h',
+      action: 'delete',
+      reason: `agent clean-up in pool "build": exited, never pinged, registered ${registered2h}, older than 1h`,
+      fields: { status: { before: 'exited', after: null }, 'last-ping-at': { before: null, after: null } },
+    }]);
+
+    // Saved, then applied as saved: the agent's fingerprint (a null last ping) is still the same.
+    const saved = join(await fixture.repo({}), 'plan.json');
+    assert.equal((await world.cli('--dry-run', dir, ['--out', saved])).code, 0);
+    const run = await world.cli('--reconcile', dir, ['--plan', saved]);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.match(run.stdout, /- last-ping-at += null -> null/);
+    const [pool] = ((await world.call('GET', `/organizations/${ORG}/agent-pools`)).json as { data: Resource[] }).data;
+    assert.ok(pool);
+    const list = (await world.call('GET', `/agent-pools/${pool.id}/agents`)).json as { data: Resource[] };
+    assert.deepEqual(list.data.map((a) => a.attributes['name']).sort(), ['never-10m', 'never-idle']);
+
+    const again = await world.cli('--dry-run', dir, ['--detailed-exitcode']);
+    assert.equal(again.code, 0, again.stdout);
   });
 });

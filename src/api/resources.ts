@@ -74,7 +74,8 @@ export function parseAgent(resource: unknown): Agent {
     id: requiredStr(resource, 'id', field(resource, 'id')),
     name: str(field(attributes, 'name')),
     status,
-    ipAddress: str(field(attributes, 'ip-address')) ?? '',
-    lastPingAt: str(field(attributes, 'last-ping-at')) ?? '',
+    ipAddress: str(field(attributes, 'ip-address')),
+    lastPingAt: str(field(attributes, 'last-ping-at')),
+    createdAt: str(field(attributes, 'created-at')),
   };
 }

@@ -33,8 +33,11 @@ export interface Agent {
   id: string;
   name: string | null;
   status: AgentStatus;
-  ipAddress: string;
-  lastPingAt: string;
+  ipAddress: string | null;
+  /** null when the agent never pinged. */
+  lastPingAt: string | null;
+  /** When the agent registered; null when the answer lacks it. */
+  createdAt: string | null;
 }
 
 export interface CreatePolicyInput {

@@ -41,7 +41,7 @@ export interface DeclaredPolicy {
 
 export interface AgentCleanup {
   statuses: AgentStatus[];
-  /** Agents whose last ping is older than this many milliseconds are deleted. */
+  /** Agents whose last ping (or registration, if they never pinged) is older than this many milliseconds are deleted. */
   afterMs: number;
   /** As written, e.g. `1h`, for display. */
   after: string;

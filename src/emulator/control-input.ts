@@ -9,8 +9,9 @@ const STATUSES = new Set(['idle', 'busy', 'exited', 'errored', 'unknown']);
 export interface AgentFields {
   name?: string | null;
   status?: AgentStatus;
-  ipAddress?: string;
-  lastPingAt?: string;
+  ipAddress?: string | null;
+  lastPingAt?: string | null;
+  createdAt?: string;
 }
 
 export function readFaultList(body: unknown): FaultSpec[] {
@@ -38,13 +39,18 @@ export function readAgentFields(value: unknown, creating: boolean): AgentFields 
     fields.name = value.name;
   }
   if (value['ip-address'] !== undefined) {
-    if (typeof value['ip-address'] !== 'string') throw badRequest('ip-address must be a string');
+    if (typeof value['ip-address'] !== 'string' && value['ip-address'] !== null) throw badRequest('ip-address must be a string or null');
     fields.ipAddress = value['ip-address'];
   }
   if (value['last-ping-at'] !== undefined) {
-    const time = typeof value['last-ping-at'] === 'string' ? Date.parse(value['last-ping-at']) : NaN;
-    if (Number.isNaN(time)) throw badRequest('last-ping-at must be an ISO 8601 date-time');
-    fields.lastPingAt = new Date(time).toISOString();
+    fields.lastPingAt = value['last-ping-at'] === null ? null : dateTime(value['last-ping-at'], 'last-ping-at must be an ISO 8601 date-time or null');
   }
+  if (value['created-at'] !== undefined) fields.createdAt = dateTime(value['created-at'], 'created-at must be an ISO 8601 date-time');
   return fields;
+}
+
+function dateTime(value: unknown, problem: string): string {
+  const time = typeof value === 'string' ? Date.parse(value) : NaN;
+  if (Number.isNaN(time)) throw badRequest(problem);
+  return new Date(time).toISOString();
 }

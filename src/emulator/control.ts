@@ -72,7 +72,7 @@ async function addAgents(ctx: Context): Promise<Reply> {
   const pool = requirePool(ctx.store, body.pool);
   const specs = body.agents.map((agent) => readAgentFields(agent, true));
   const ids = specs.map((spec) => {
-    const agent = addAgent(ctx.store, pool.id, { status: spec.status ?? 'idle', ipAddress: spec.ipAddress, lastPingAt: spec.lastPingAt }, ctx.now);
+    const agent = addAgent(ctx.store, pool.id, { status: spec.status ?? 'idle', ipAddress: spec.ipAddress, lastPingAt: spec.lastPingAt, createdAt: spec.createdAt }, ctx.now);
     agent.name = spec.name ?? null;
     return agent.id;
   });
@@ -86,6 +86,7 @@ async function updateAgent(ctx: Context): Promise<Reply> {
   if (fields.lastPingAt !== undefined) agent.lastPingAt = fields.lastPingAt;
   if (fields.name !== undefined) agent.name = fields.name;
   if (fields.ipAddress !== undefined) agent.ipAddress = fields.ipAddress;
+  if (fields.createdAt !== undefined) agent.createdAt = fields.createdAt;
   return ok(agentResource(agent));
 }
 
@@ -119,6 +120,7 @@ function dumpState(store: Store): unknown {
           status: agent.status,
           'ip-address': agent.ipAddress,
           'last-ping-at': agent.lastPingAt,
+          'created-at': agent.createdAt,
         })),
       })),
     })),

@@ -38,7 +38,8 @@ export interface AgentRecord {
   poolId: string;
   name: string | null;
   status: AgentStatus;
-  ipAddress: string;
-  lastPingAt: string;
+  ipAddress: string | null;
+  /** null: the agent never pinged. */
+  lastPingAt: string | null;
   createdAt: string;
 }

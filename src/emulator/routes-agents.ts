@@ -19,7 +19,7 @@ function listAgents(ctx: Context): Reply {
   const sinceText = ctx.query.get('filter[last-ping-since]');
   const since = sinceText === null ? null : Date.parse(sinceText);
   if (since !== null && Number.isNaN(since)) throw badRequest('filter[last-ping-since] must be an ISO 8601 date-time');
-  const matching = agentsOf(ctx.store, pool.id).filter((agent) => since === null || Date.parse(agent.lastPingAt) >= since);
+  const matching = agentsOf(ctx.store, pool.id).filter((agent) => since === null || (agent.lastPingAt !== null && Date.parse(agent.lastPingAt) >= since));
   const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
   return {
     status: 200,

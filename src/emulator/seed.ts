@@ -41,7 +41,7 @@ interface RawPool {
   name: string;
   'organization-scoped'?: boolean;
   'allowed-workspaces'?: string[];
-  agents?: { name?: string; status: SeedAgent['status']; 'ip-address'?: string; 'last-ping-at'?: string }[];
+  agents?: { name?: string; status: SeedAgent['status']; 'ip-address'?: string | null; 'last-ping-at'?: string | null; 'created-at'?: string }[];
 }
 
 export function parseSeed(yamlText: string, file: string): Seed {
@@ -143,7 +143,9 @@ function toPool(raw: RawPool): SeedAgentPool {
     const seedAgent: SeedAgent = { status: agent.status };
     if (agent.name !== undefined) seedAgent.name = agent.name;
     if (agent['ip-address'] !== undefined) seedAgent.ipAddress = agent['ip-address'];
-    if (agent['last-ping-at'] !== undefined) seedAgent.lastPingAt = new Date(agent['last-ping-at']).toISOString();
+    const lastPing = agent['last-ping-at'];
+    if (lastPing !== undefined) seedAgent.lastPingAt = lastPing === null ? null : new Date(lastPing).toISOString();
+    if (agent['created-at'] !== undefined) seedAgent.createdAt = new Date(agent['created-at']).toISOString();
     return seedAgent;
   });
   return pool;

@@ -108,10 +108,10 @@ export function addAgent(store: Store, poolId: string, agent: SeedAgent, now: ()
     poolId,
     name: agent.name ?? null,
     status: agent.status,
-    ipAddress: agent.ipAddress ?? '127.0.0.1',
-    lastPingAt: agent.lastPingAt ?? new Date(now()).toISOString(),
-    // Registered no later than its last ping.
-    createdAt: new Date(Math.min(now(), Date.parse(agent.lastPingAt ?? '') || Infinity)).toISOString(),
+    ipAddress: agent.ipAddress === undefined ? '127.0.0.1' : agent.ipAddress,
+    lastPingAt: agent.lastPingAt === undefined ? new Date(now()).toISOString() : agent.lastPingAt,
+    // Unless seeded, registered no later than its last ping.
+    createdAt: agent.createdAt ?? new Date(Math.min(now(), Date.parse(agent.lastPingAt ?? '') || Infinity)).toISOString(),
   };
   store.agents.set(record.id, record);
   store.agentsByPool.get(poolId)?.set(record.id, record);

@@ -33,8 +33,12 @@ export interface FaultSpec {
 export interface SeedAgent {
   name?: string;
   status: AgentStatus;
-  ipAddress?: string;
-  lastPingAt?: string;
+  /** null: none known. @default "127.0.0.1" */
+  ipAddress?: string | null;
+  /** null: the agent never pinged. @default now */
+  lastPingAt?: string | null;
+  /** When the agent registered. @default now, or its last ping when that is earlier */
+  createdAt?: string;
 }
 
 export interface SeedAgentPool {

@@ -83,8 +83,8 @@ function livePool(pool: AgentPool, agents: Agent[]): LivePool {
 }
 
 function liveAgent(agent: Agent): LiveAgent {
-  const { id, name, status, lastPingAt } = agent;
-  return { id, name, status, lastPingAt };
+  const { id, name, status, lastPingAt, createdAt } = agent;
+  return { id, name, status, lastPingAt, createdAt };
 }
 
 /** `items.map(fn)` with at most `limit` calls under way; rejects with the first failure, like Promise.all. */

@@ -110,7 +110,7 @@ function fullItem(change: Change): string {
   const lines = [`- <details><summary>${summary}</summary>`, ''];
   for (const [name, field] of Object.entries(change.fields)) {
     if (name === 'code' && hasCodeDiff(change)) lines.push(`  - ${inlineCode(name)}: changed, diff below`);
-    else if (change.action === 'create' || field.before === null) lines.push(`  - ${inlineCode(name)}: ${value(name, field.after)}`);
+    else if (change.action === 'create' || (field.before === null && change.action !== 'delete')) lines.push(`  - ${inlineCode(name)}: ${value(name, field.after)}`);
     else lines.push(`  - ${inlineCode(name)}: ${value(name, field.before)} → ${value(name, field.after)}`);
   }
   if (hasCodeDiff(change)) lines.push('', ...fencedBlock(cappedDiff(change), 'diff').map((l) => `  ${l}`));

@@ -74,15 +74,16 @@ function legend(actions: ReadonlySet<ChangeAction>, p: Palette): string[] {
 }
 
 function fieldSymbol(action: ChangeAction, field: FieldChange, p: Palette): string {
+  if (action === 'delete') return p.red('-');
   if (action === 'create' || field.before === null) return p.green('+');
-  if (action === 'delete' || field.after === null) return p.red('-');
+  if (field.after === null) return p.red('-');
   return p.yellow('~');
 }
 
 function fieldValue(name: string, action: ChangeAction, field: FieldChange): string {
   const show = name === 'code' ? describeCode : formatValue;
-  if (action === 'create' || field.before === null) return show(field.after);
   if (action === 'delete') return `${show(field.before)} -> null`;
+  if (action === 'create' || field.before === null) return show(field.after);
   const arrow = `${show(field.before)} -> ${show(field.after)}`;
   return name === 'kind' && action === 'replace' ? `${arrow} # forces replacement` : arrow;
 }

@@ -1,5 +1,5 @@
 import type { DeclaredPool } from '../declared/types.js';
-import type { LivePool } from '../model.js';
+import type { LiveAgent, LivePool } from '../model.js';
 import { created, diffField, type Fields, sameSet, sortedIds, strictEqual } from './fields.js';
 import type { AgentChange, PlanOptions, PoolChange } from './types.js';
 
@@ -76,7 +76,8 @@ function updateChange(pool: DeclaredPool, current: LivePool): PoolChange | null 
 
 /**
  * Agents of a declared pool with `agent-cleanup` whose status is listed and whose last ping is
- * older than `now - afterMs`. Agents with an unreadable last-ping-at are left alone.
+ * older than `now - afterMs`. An agent that never pinged (null last-ping-at) counts from its
+ * registration (created-at). Agents whose time cannot be read are left alone.
  */
 function planAgentCleanup(pool: DeclaredPool, live: LivePool, now: number): AgentChange[] {
   const cleanup = pool.agentCleanup;
@@ -84,14 +85,14 @@ function planAgentCleanup(pool: DeclaredPool, live: LivePool, now: number): Agen
   const changes: AgentChange[] = [];
   for (const agent of live.agents) {
     if (!cleanup.statuses.includes(agent.status)) continue;
-    const lastPing = Date.parse(agent.lastPingAt);
-    if (Number.isNaN(lastPing) || now - lastPing <= cleanup.afterMs) continue;
+    const seen = lastSeen(agent);
+    if (seen === null || now - seen.at <= cleanup.afterMs) continue;
     changes.push({
       resource: 'agent',
       name: agent.name ?? agent.id,
       id: agent.id,
       action: 'delete',
-      reason: `agent clean-up in pool "${pool.name}": ${agent.status}, last ping ${agent.lastPingAt} is older than ${cleanup.after}`,
+      reason: `agent clean-up in pool "${pool.name}": ${agent.status}, ${seenText(seen)} older than ${cleanup.after}`,
       fields: {
         status: { before: agent.status, after: null },
         'last-ping-at': { before: agent.lastPingAt, after: null },
@@ -101,4 +102,25 @@ function planAgentCleanup(pool: DeclaredPool, live: LivePool, now: number): Agen
     });
   }
   return changes;
+}
+
+interface Seen {
+  /** When the agent was last known alive, in epoch milliseconds. */
+  at: number;
+  /** The date as the API gave it. */
+  time: string;
+  /** false when the agent never pinged and `at` is its registration. */
+  pinged: boolean;
+}
+
+/** The agent's last ping, or its registration when it never pinged; null when that cannot be read. */
+function lastSeen(agent: LiveAgent): Seen | null {
+  const pinged = agent.lastPingAt !== null;
+  const time = agent.lastPingAt ?? agent.createdAt;
+  const at = time === null ? NaN : Date.parse(time);
+  return time === null || Number.isNaN(at) ? null : { at, time, pinged };
+}
+
+function seenText(seen: Seen): string {
+  return seen.pinged ? `last ping ${seen.time} is` : `never pinged, registered ${seen.time},`;
 }

@@ -140,7 +140,7 @@ export class TestEmulator {
   }
 
   /** Adds agents to the pool with id `pool`; resolves with their ids. */
-  async addAgents(pool: string, agents: Array<Record<string, string>>): Promise<string[]> {
+  async addAgents(pool: string, agents: Array<Record<string, string | null>>): Promise<string[]> {
     return ((await this.controlOk('POST', '/agents', { pool, agents })) as { ids: string[] }).ids;
   }
 

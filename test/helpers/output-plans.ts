@@ -45,8 +45,8 @@ export function richPlans(): SourcePlan[] {
         name: 'build',
         allowedWorkspaceIds: ['ws-a'],
         agents: [
-          { id: 'agent-AbC123', name: 'runner-1', status: 'exited', lastPingAt: '2026-01-01T00:00:00.000Z' },
-          { id: 'agent-DeF456', name: 'runner-2', status: 'idle', lastPingAt: '2026-01-01T00:00:00.000Z' },
+          { id: 'agent-AbC123', name: 'runner-1', status: 'exited', lastPingAt: '2026-01-01T00:00:00.000Z', createdAt: '2025-12-01T00:00:00.000Z' },
+          { id: 'agent-DeF456', name: 'runner-2', status: 'idle', lastPingAt: '2026-01-01T00:00:00.000Z', createdAt: '2025-12-01T00:00:00.000Z' },
         ],
       }),
     ],
@@ -61,4 +61,18 @@ export function richPlans(): SourcePlan[] {
 
 export function emptyPlans(): SourcePlan[] {
   return [{ name: 'example', organization: 'example-org', revision: null, plan: { changes: [], warnings: [], errors: [] } }];
+}
+
+/** An agent clean-up of an agent that never pinged: its `last-ping-at` is null before and after. */
+export function neverPingedPlans(): SourcePlan[] {
+  const cleanup = { statuses: ['exited' as const], afterMs: 3_600_000, after: '1h' };
+  const plan = planChanges(
+    { policies: [], pools: [declaredPool({ name: 'build', agentCleanup: cleanup })] },
+    {
+      policies: [],
+      pools: [livePool({ name: 'build', agents: [{ id: 'agent-Nev123', name: 'runner-9', status: 'exited', lastPingAt: null, createdAt: '2026-01-01T00:00:00.000Z' }] })],
+    },
+    defaultOptions(),
+  );
+  return [{ name: 'platform', organization: 'example-org', revision: null, plan }];
 }

@@ -38,6 +38,7 @@ export function organizationFor(c: PlanCase): SeedOrganization {
           ...(agent.name === null ? {} : { name: agent.name }),
           status: agent.status,
           lastPingAt: agent.lastPingAt,
+          ...(agent.createdAt === null ? {} : { createdAt: agent.createdAt }),
         })),
         // A fixture lists agents only where the planner reads them; the others only count.
         ...Array.from({ length: Math.max(0, pool.agentCount - pool.agents.length) }, () => ({ status: 'idle' as const })),

@@ -39,9 +39,13 @@ export function livePolicy(p: Partial<LivePolicy> & { name: string }): LivePolic
   };
 }
 
-export function livePool(p: Partial<LivePool> & { name: string }): LivePool {
+/** A fixture's agent; `createdAt` may be left out (null), as when the answer lacks it. */
+export type FixtureAgent = Omit<LiveAgent, 'createdAt'> & { createdAt?: string | null };
+
+export function livePool(p: Omit<Partial<LivePool>, 'agents'> & { name: string; agents?: FixtureAgent[] }): LivePool {
   return {
-    id: `apool-${p.name}`, organizationScoped: true, agentCount: 0, allowedWorkspaceIds: [], agents: [], ...p,
+    id: `apool-${p.name}`, organizationScoped: true, agentCount: 0, allowedWorkspaceIds: [], ...p,
+    agents: (p.agents ?? []).map((agent) => ({ ...agent, createdAt: agent.createdAt ?? null })),
   };
 }
 
@@ -73,7 +77,7 @@ export async function loadPlanCases(): Promise<PlanCase[]> {
   for (const name of dirs) {
     const dir = path.join(FIXTURES, name);
     const declared = await readJson<{ policies?: DeclaredPolicy[]; pools?: DeclaredPool[] }>(path.join(dir, 'declared.json'), {});
-    const live = await readJson<{ policies?: LivePolicy[]; pools?: Array<Omit<LivePool, 'agents'> & { agents?: LiveAgent[] }> }>(path.join(dir, 'live.json'), {});
+    const live = await readJson<{ policies?: LivePolicy[]; pools?: Array<Omit<LivePool, 'agents'> & { agents?: FixtureAgent[] }> }>(path.join(dir, 'live.json'), {});
     const options = await readJson<Partial<PlanOptions>>(path.join(dir, 'options.json'), {});
     cases.push({
       name,
