@@ -42,7 +42,8 @@ interface ChangeBase {
    * Why, in a few words. Creates: "not in the live state". Replaces: "kind changed". Updates: "drift in <fields>"
    * (comma-separated), for pools "renamed" and/or drift joined by "; ", for policies "adopt: add ownership marker"
    * optionally followed by "; drift in <fields>". Deletes: "not declared, prune is on". Agent clean-ups:
-   * `agent clean-up in pool "<pool>": <status>, last ping <time> is older than <after>`.
+   * `agent clean-up in pool "<pool>": <status>, last ping <time> is older than <after>`, or for an agent that never
+   * pinged `..., never pinged, registered <time>, older than <after>`.
    */
   reason: string;
   /**
