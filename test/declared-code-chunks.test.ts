@@ -6,7 +6,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { codeDigest } from '../src/code-digest.js';
 import { readDeclared, type DeclaredPolicy } from '../src/declared/index.js';
-import { lineCount, readCodeFile } from '../src/declared/read-code.js';
+import { readCodeFile } from '../src/declared/read-code.js';
+import { lineCount } from './helpers/line-count.js';
 import { problemFor, problemsOf } from './helpers/declared-problems.js';
 import { useTempTrees } from './helpers/temp-tree.js';
 

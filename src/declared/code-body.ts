@@ -1,9 +1,17 @@
 import { createHash } from 'node:crypto';
 import { closeSync } from 'node:fs';
 import { MAX_CODE_BYTES } from '../model.js';
-import { CodeChangedError } from './read-code.js';
 import { fillFrom, openSourceFile, unreadable } from './read-file.js';
-import type { DeclaredPolicy } from './types.js';
+import type { DeclaredPolicy, DeclaredState } from './types.js';
+
+/** The policy's code file changed (or was swapped for a link) after it was read and validated. */
+export class CodeChangedError extends Error {
+  override name = 'CodeChangedError';
+  constructor(readonly file: string, detail: string | null) {
+    const why = detail === null ? '' : ` (it ${detail})`;
+    super(`${file} changed since it was read and validated${why}; nothing was uploaded, the next pass reads it again`);
+  }
+}
 
 /** The code of a policy as an upload sends it: read afresh, a chunk at a time, for each try. */
 export interface CodeBody {
@@ -50,6 +58,34 @@ export function codeBody(policy: DeclaredPolicy, chunkBytes = UPLOAD_CHUNK_BYTES
       }
     },
   };
+}
+
+/**
+ * The code bytes of `policy` exactly as they were read and validated: its body (read again, never through a link
+ * that leaves the source root, and checked against the digest of the bytes then), collected whole.
+ * @throws CodeChangedError when they differ or cannot be read.
+ */
+export async function readVerifiedCode(policy: DeclaredPolicy): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of codeBody(policy, Math.max(1, policy.codeSource.size)).chunks()) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The declared state with the code text of the policies named in `names` loaded (checked against the digest, as for
+ * the upload), so a plan can show it; every other policy keeps no text.
+ */
+export async function withCodeTexts(declared: DeclaredState, names: ReadonlySet<string>): Promise<DeclaredState> {
+  const policies: DeclaredPolicy[] = [];
+  for (const policy of declared.policies) {
+    if (!names.has(policy.name) || policy.code !== null) {
+      policies.push(policy);
+      continue;
+    }
+    const bytes = await readVerifiedCode(policy);
+    policies.push({ ...policy, code: bytes.toString('utf8') });
+  }
+  return { ...declared, policies };
 }
 
 function readChunk(file: string, fd: number, chunk: Buffer): number {

@@ -2,7 +2,7 @@
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { codeDigest } from '../../src/code-digest.js';
-import { lineCount } from '../../src/declared/read-code.js';
+import { lineCount } from './line-count.js';
 import type { DeclaredPolicy, DeclaredPool, DeclaredState } from '../../src/declared/types.js';
 import type { LiveAgent, LivePolicy, LivePool, LiveState } from '../../src/model.js';
 import type { Change, Plan, PlanOptions } from '../../src/plan/types.js';
