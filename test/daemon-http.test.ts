@@ -91,7 +91,7 @@ test('/readyz is 503 until every source finished a pass, 200 after; /healthz is 
   assert.equal((await get('/healthz')).status, 200);
   const notReady = await get('/readyz');
   assert.equal(notReady.status, 503);
-  assert.deepEqual(await notReady.json(), { ready: false, reasons: ['source main: no pass has finished yet'] });
+  assert.equal(await notReady.text(), 'unready\n', 'a status and a word, never a source name or an error');
   assert.equal((await statuses(get))[0]?.running, true);
   release();
   await daemon.whenIdle();
@@ -100,7 +100,7 @@ test('/readyz is 503 until every source finished a pass, 200 after; /healthz is 
   assert.equal((await get('/webhook')).status, 405);
 });
 
-test('/readyz is 503 naming the source when its git repository cannot be fetched; /status keeps credentials out', async (t) => {
+test('/readyz is 503 when the git repository cannot be fetched; /status names it and keeps credentials out', async (t) => {
   const { pass, calls } = recordingPass();
   const git = { url: 'https://user:hunter2@127.0.0.1:1/acme/policies.git', ref: 'main', path: '.' };
   const { get, daemon, logs } = await startTestDaemon(t, { sources: [testSource('remote', { git })], pass });
@@ -108,9 +108,9 @@ test('/readyz is 503 naming the source when its git repository cannot be fetched
   assert.equal(calls.length, 0, 'no pass without a checkout');
   const response = await get('/readyz');
   assert.equal(response.status, 503);
-  const body = (await response.json()) as { reasons: string[] };
-  assert.match(body.reasons[0] ?? '', /^source remote: the last pass could not fetch the git repository: git fetch of https:\/\/\*\*\*@127\.0\.0\.1:1\/acme\/policies\.git/);
+  assert.equal(await response.text(), 'unready\n');
   const [status] = await statuses(get);
+  assert.match(status?.error ?? '', /git fetch of https:\/\/\*\*\*@127\.0\.0\.1:1\/acme\/policies\.git/);
   assert.equal(status?.result, 'failure');
   assert.equal(status?.gitReached, false);
   assert.ok(status?.nextRunAt !== null, 'a retry is scheduled');

@@ -118,8 +118,11 @@ async function route(request: IncomingMessage, response: ServerResponse, routes:
     case '/healthz':
       return send(response, 200, { status: 'ok' });
     case '/readyz': {
-      const readiness = routes.readiness();
-      return send(response, readiness.ready ? 200 : 503, { ready: readiness.ready, reasons: readiness.reasons });
+      // Open to anyone who can reach the port, so a status and a word: the reasons are on /status.
+      const ready = routes.readiness().ready;
+      response.writeHead(ready ? 200 : 503, { 'content-type': 'text/plain; charset=utf-8' });
+      response.end(ready ? 'ready\n' : 'unready\n');
+      return;
     }
     case '/status':
       return send(response, 200, { sources: routes.statuses({ history: ['1', 'true'].includes(url.searchParams.get('history') ?? '') }) });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import type { SourceProblem } from '../errors.js';
 import { decodeText, readSourceFile } from './read-file.js';
+import { lfsPointerProblem } from './lfs-pointer.js';
 
 /** Folders whose contents are never policies, at any depth. */
 const TEST_FOLDERS: ReadonlySet<string> = new Set(['test', 'tests', 'testdata', 'mocks']);
@@ -60,6 +61,8 @@ export function loadPathFilter(root: string, realRoot: string): { filter: PathFi
   }
   const read = readSourceFile(realRoot, SYNCIGNORE_FILE, abs, MAX_SYNCIGNORE_BYTES);
   if ('problem' in read) return read;
+  const pointer = lfsPointerProblem(SYNCIGNORE_FILE, read.bytes, read.bytes.length);
+  if (pointer !== null) return { problem: pointer };
   const text = decodeText(SYNCIGNORE_FILE, read.bytes);
   return 'problem' in text ? text : { filter: createPathFilter(text.text) };
 }

@@ -79,16 +79,19 @@ function pairFiles(files: readonly FoundFile[]): { codeFiles: PolicyFiles[]; pro
 }
 
 function duplicateNames(codeFiles: readonly PolicyFiles[]): SourceProblem[] {
-  const filesByName = new Map<string, string[]>();
+  // The service may not tell names apart by case, so `Foo` and `foo` are one name.
+  const filesByName = new Map<string, { name: string; paths: string[] }>();
   for (const { name, code } of codeFiles) {
-    const paths = filesByName.get(name);
-    if (paths === undefined) filesByName.set(name, [code.rel]);
-    else paths.push(code.rel);
+    const same = filesByName.get(name.toLowerCase());
+    if (same === undefined) filesByName.set(name.toLowerCase(), { name, paths: [code.rel] });
+    else same.paths.push(code.rel);
   }
   const problems: SourceProblem[] = [];
-  for (const [name, paths] of filesByName) {
+  for (const { name, paths } of filesByName.values()) {
     if (paths.length < 2) continue;
-    const message = `policy name "${name}" is used by ${paths.length} files (${paths.join(', ')}); a name must be unique across kinds and folders`;
+    const message =
+      `policy name "${name}" is used by ${paths.length} files (${paths.join(', ')}); a name must be unique across kinds and ` +
+      'folders, and names that differ only in case count as the same';
     problems.push({ file: paths[0] as string, message });
   }
   return problems;

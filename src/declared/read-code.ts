@@ -1,6 +1,7 @@
 import type { SourceProblem } from '../errors.js';
 import { MAX_CODE_BYTES } from '../model.js';
 import { createCodeScan } from './code-scan.js';
+import { lfsPointerProblem, POINTER_HEAD_BYTES } from './lfs-pointer.js';
 import { decodeText, readSourceChunks, readSourceFile } from './read-file.js';
 import type { CodeSource } from './types.js';
 import type { FoundFile } from './walk.js';
@@ -30,8 +31,14 @@ export function readCodeFile(file: FoundFile, realRoot: string, buffer = sharedC
     return { problem: { file: file.rel, message } };
   }
   const scan = createCodeScan();
-  const read = readSourceChunks(realRoot, file.rel, file.abs, MAX_CODE_BYTES, file.real, buffer, (chunk) => scan.update(chunk));
+  let head: Buffer | null = null;
+  const read = readSourceChunks(realRoot, file.rel, file.abs, MAX_CODE_BYTES, file.real, buffer, (chunk) => {
+    head ??= Buffer.from(chunk.subarray(0, POINTER_HEAD_BYTES));
+    scan.update(chunk);
+  });
   if ('problem' in read) return read;
+  const pointer = head === null ? null : lfsPointerProblem(file.rel, head, read.bytes);
+  if (pointer !== null) return { problem: pointer };
   const code = scan.finish();
   if (!code.utf8) return { problem: { file: file.rel, message: 'is not valid UTF-8 text' } };
   const source: CodeSource = { root: realRoot, path: file.abs, size: code.bytes, sha256: code.sha256 };
@@ -47,5 +54,7 @@ function sharedCodeBuffer(): Buffer {
 /** Reads a settings or agent pool file as UTF-8 text. */
 export function readYamlText(file: FoundFile, realRoot: string): { text: string } | { problem: SourceProblem } {
   const read = readSourceFile(realRoot, file.rel, file.abs, MAX_YAML_BYTES, file.real);
-  return 'problem' in read ? read : decodeText(file.rel, read.bytes);
+  if ('problem' in read) return read;
+  const pointer = lfsPointerProblem(file.rel, read.bytes, read.bytes.length);
+  return pointer === null ? decodeText(file.rel, read.bytes) : { problem: pointer };
 }

@@ -5,7 +5,9 @@ import { simpleGit, type SimpleGit } from 'simple-git';
 import type { GitSourceConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import type { Checkout, Source } from './types.js';
-import { redactCredentials, safeErrorMessage } from './redact.js';
+import { redactCredentials } from './redact.js';
+import { checkCheckout } from './checkout-checks.js';
+import { gitRemote, scrub, type GitRemote } from './git-remote.js';
 
 export interface GitSourceOptions {
   /** Source name; the checkout lives in `stateDir/<name>`. */
@@ -40,34 +42,45 @@ async function fetchCheckout(options: GitSourceOptions, signal: AbortSignal | un
   if (dir !== checkout && !dir.startsWith(checkout + path.sep)) {
     throw new GitFetchError(`git.path "${options.git.path}" of source ${options.name} leaves the repository`);
   }
-  const url = redactCredentials(options.git.url);
+  const remote = gitRemote(options.git.url, options.env);
+  const url = remote.display;
+  const safe = (error: unknown) => redactCredentials(scrub(error instanceof Error ? error.message : String(error), remote, options.git.url));
+  let fetched: { git: SimpleGit; revision: string };
   try {
-    const git = await openRepository(checkout, options, signal);
+    const git = await openRepository(checkout, options, remote, signal);
     await git.raw(['fetch', '--force', '--no-tags', '--depth', '1', 'origin', options.git.ref]);
     await git.raw(['reset', '--hard', '--quiet', 'FETCH_HEAD']);
     await git.raw(['clean', '-ffdxq']);
     const revision = (await git.revparse(['HEAD'])).trim();
     options.logger.debug({ source: options.name, url, ref: options.git.ref, revision }, 'git source fetched');
-    return { dir, revision };
+    fetched = { git, revision };
   } catch (error) {
-    if (signal?.aborted === true) throw new GitFetchError(`git fetch of ${url} aborted: ${safeErrorMessage(signal.reason)}`);
-    throw new GitFetchError(`git fetch of ${url} (ref ${options.git.ref}) failed: ${firstLines(safeErrorMessage(error))}`);
+    if (signal?.aborted === true) throw new GitFetchError(`git fetch of ${url} aborted: ${safe(signal.reason)}`);
+    throw new GitFetchError(`git fetch of ${url} (ref ${options.git.ref}) failed: ${firstLines(safe(error))}`);
   }
+  await checkCheckout(fetched.git, checkout, dir, options.git.path);
+  return { dir, revision: fetched.revision };
 }
 
-async function openRepository(checkout: string, options: GitSourceOptions, signal: AbortSignal | undefined): Promise<SimpleGit> {
+/**
+ * The checkout's repository, its remote set to the URL without credentials (which also clears them from a checkout
+ * an older version wrote). The credentials reach git through the environment (`remote.env`), which the operator
+ * controls, so simple-git's refusal of `GIT_CONFIG_COUNT` is lifted.
+ */
+async function openRepository(checkout: string, options: GitSourceOptions, remote: GitRemote, signal: AbortSignal | undefined): Promise<SimpleGit> {
   await mkdir(checkout, { recursive: true });
-  const git = simpleGit({ baseDir: checkout, ...(signal === undefined ? {} : { abort: signal }) }).env({
-    ...options.env,
-    GIT_TERMINAL_PROMPT: '0',
-  });
+  const git = simpleGit({
+    baseDir: checkout,
+    unsafe: { allowUnsafeConfigEnvCount: true },
+    ...(signal === undefined ? {} : { abort: signal }),
+  }).env({ ...options.env, ...remote.env, GIT_TERMINAL_PROMPT: '0' });
   if (!existsSync(path.join(checkout, '.git'))) {
     await git.init();
-    await git.addRemote('origin', options.git.url);
-    options.logger.info({ source: options.name, url: redactCredentials(options.git.url), checkout }, 'git source initialised');
+    await git.addRemote('origin', remote.url);
+    options.logger.info({ source: options.name, url: remote.display, checkout }, 'git source initialised');
     return git;
   }
-  await git.remote(['set-url', 'origin', options.git.url]);
+  await git.remote(['set-url', 'origin', remote.url]);
   return git;
 }
 

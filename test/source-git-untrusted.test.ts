@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { promisify } from 'node:util';
+import { ValidationError } from '../src/errors.js';
+import { openSource } from '../src/source/index.js';
+import type { SourceConfig } from '../src/config/types.js';
+import { gitRepo } from './helpers/git-repo.js';
+import { captureLogs } from './helpers/logs.js';
+import { tempTree } from './helpers/temp-tree.js';
+
+const run = promisify(execFile);
+const NATIVE = 'main = rule { true }\n';
+
+function gitSourceConfig(url: string, gitPath = '.'): SourceConfig {
+  return {
+    name: 'attacker', organization: 'acme', path: null, git: { url, ref: 'main', path: gitPath }, schedule: '* * * * *', prune: true,
+    ownership: 'marker', maxDeletes: 10, allowEmpty: false, adopt: false, maxAgentPools: 1, passTimeoutSeconds: 60,
+  };
+}
+
+async function checkoutError(config: SourceConfig, stateDir: string, env: NodeJS.ProcessEnv = process.env): Promise<Error> {
+  const logs = captureLogs();
+  const source = openSource(config, { stateDir, env, logger: logs.logger });
+  const error = await source.checkout().then(() => null, (e: unknown) => e as Error);
+  assert.ok(error !== null, 'the checkout is refused');
+  return error;
+}
+
+describe('a git source is checked before its files are read', () => {
+  it('git.path through a symbolic link to another source\'s checkout is refused, naming git.path', async (t) => {
+    const stateDir = await tempTree(t, { 'victim/policies/secret.native': NATIVE });
+    const repo = await gitRepo(t);
+    await repo.commit({ 'decl': { symlink: '../victim' }, 'README.md': 'x' });
+    const error = await checkoutError(gitSourceConfig(repo.dir, 'decl'), stateDir);
+    assert.ok(error instanceof ValidationError, String(error));
+    assert.deepEqual(error.problems.map((p) => p.file), ['decl']);
+    assert.match(error.message, /git\.path "decl" resolves outside the repository's checkout/);
+  });
+
+  it('a submodule under policies/ is an error naming it (submodules are not fetched, their policies would be pruned)', async (t) => {
+    const stateDir = await tempTree(t);
+    const repo = await gitRepo(t);
+    const head = await repo.commit({ 'declared/policies/a.native': NATIVE, 'vendor/keep': 'x' });
+    await run('git', ['update-index', '--add', '--cacheinfo', `160000,${head},declared/policies/shared`], { cwd: repo.dir });
+    await run('git', ['update-index', '--add', '--cacheinfo', `160000,${head},vendor/lib`], { cwd: repo.dir });
+    await run('git', ['commit', '--quiet', '-m', 'submodules'], { cwd: repo.dir });
+    const error = await checkoutError(gitSourceConfig(repo.dir, 'declared'), stateDir);
+    assert.ok(error instanceof ValidationError, String(error));
+    assert.deepEqual(error.problems.map((p) => p.file), ['policies/shared'], 'a submodule outside the folders read is left alone');
+    assert.match(error.message, /policies\/shared: is a git submodule; submodules are not fetched/);
+  });
+});
+
+describe('git credentials never reach the disk, a command line or a message', () => {
+  /** A server that records each request's path and Authorization header, and answers 404. */
+  async function recordingServer(t: TestContext) {
+    const seen: Array<{ url: string; authorization: string | undefined }> = [];
+    const server = createServer((request, response) => {
+      seen.push({ url: request.url ?? '', authorization: request.headers.authorization });
+      response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    return { seen, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  }
+
+  /** A `git` first on PATH that records its arguments, then runs the real one. */
+  async function argvRecorder(t: TestContext): Promise<{ env: NodeJS.ProcessEnv; argv: () => Promise<string> }> {
+    const bin = await tempTree(t);
+    const log = path.join(bin, 'argv.log');
+    const real = (await run('sh', ['-c', 'command -v git'])).stdout.trim();
+    await writeFile(path.join(bin, 'git'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${real}' "$@"\n`);
+    await chmod(path.join(bin, 'git'), 0o755);
+    await writeFile(log, '');
+    return { env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` }, argv: () => readFile(log, 'utf8') };
+  }
+
+  it('a password (with an unencoded @) goes as a header from the environment, never in argv or .git/config', async (t) => {
+    const server = await recordingServer(t);
+    const recorder = await argvRecorder(t);
+    const stateDir = await tempTree(t);
+    const url = `${server.origin.replace('//', '//deploy:s3cr@t-pw@')}/acme/policies.git`;
+    const error = await checkoutError(gitSourceConfig(url), stateDir, recorder.env);
+    assert.ok(server.seen.length > 0, 'git reached the server');
+    assert.equal(server.seen[0]?.authorization, `Basic ${Buffer.from('deploy:s3cr@t-pw').toString('base64')}`);
+    const argv = await recorder.argv();
+    assert.ok(argv.includes('fetch'), argv);
+    const config = await readFile(path.join(stateDir, 'attacker/.git/config'), 'utf8');
+    for (const [where, text] of [['argv', argv], ['.git/config', config], ['the error', error.message]] as const) {
+      assert.ok(!text.includes('s3cr') && !text.includes('t-pw') && !text.includes('deploy'), `${where}: ${text}`);
+    }
+    assert.match(error.message, /git fetch of http:\/\/\*\*\*@127\.0\.0\.1:\d+\/acme\/policies\.git/);
+  });
+
+  it('a token in the query string is hidden in the error', async (t) => {
+    const stateDir = await tempTree(t);
+    const error = await checkoutError(gitSourceConfig('https://127.0.0.1:1/acme/policies.git?private_token=glpat-0123456789'), stateDir);
+    assert.ok(!error.message.includes('glpat-0123456789'), error.message);
+    assert.match(error.message, /policies\.git\?private_token=\*\*\*/);
+  });
+});
