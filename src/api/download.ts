@@ -1,6 +1,8 @@
 import { createCodeHasher } from '../code-hasher.js';
 import { apiError, isSuccess } from './responses.js';
 import type { HttpResponse, Transport } from './transport.js';
+import { MAX_DOWNLOAD_BYTES } from './body-cap.js';
+import { downgradeError } from './download-redirect.js';
 
 const MAX_REDIRECTS = 5;
 
@@ -58,12 +60,15 @@ async function follow(
 ): Promise<HttpResponse | null> {
   let url = downloadUrl;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
-    const response = await transport.send({ method: 'GET', url, auth: hop === 0, ...(consume === undefined ? {} : { consume }) }, signal);
+    const response = await transport.send({ method: 'GET', url, auth: hop === 0, maxBytes: MAX_DOWNLOAD_BYTES, ...(consume === undefined ? {} : { consume }) }, signal);
     if (isSuccess(response)) return response;
     if (hop === 0 && response.status === 404) return null;
     const location = response.headers.location;
     if (response.status < 300 || response.status >= 400 || location === undefined) throw apiError(response, secret);
-    url = new URL(location, url).href;
+    const next = new URL(location, url);
+    const downgrade = downgradeError(response, url, next);
+    if (downgrade !== null) throw downgrade;
+    url = next.href;
   }
   throw new Error(`GET ${new URL(downloadUrl).pathname} failed: more than ${MAX_REDIRECTS} redirects`);
 }

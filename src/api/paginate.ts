@@ -45,7 +45,7 @@ export async function listAll<T>(
   for (;;) {
     listing.urls.add(url);
     const response = await transport.send({ method: 'GET', url }, signal);
-    const { page, size } = readWith(response, secret, (document) => {
+    const { page, size, fresh } = readWith(response, secret, (document) => {
       const resources = primaryList(document);
       const fresh = resources.filter((resource) => {
         const id = str(field(resource, 'id'));
@@ -54,12 +54,12 @@ export async function listAll<T>(
         ids.add(id);
         return true;
       });
-      return { page: { items: fresh.map(parse), document }, size: resources.length };
+      return { page: { items: fresh.map(parse), document }, size: resources.length, fresh: fresh.length };
     });
     pages.push(page);
     const next = nextUrl(page.document, url, pageUrl);
     if (next === null) break;
-    const problem = unendingList(listing, { size, pagination: field(field(page.document, 'meta'), 'pagination'), next });
+    const problem = unendingList(listing, { size, fresh, pagination: field(field(page.document, 'meta'), 'pagination'), next });
     if (problem !== null) {
       const { method } = response.request;
       const reason = `the list does not end: ${problem}; stopped after ${pages.length} page${pages.length === 1 ? '' : 's'}`;
@@ -92,9 +92,11 @@ export function newListing(): Listing {
 /**
  * Records one page (its resource count, its `meta.pagination`, the next URL it names) and says why the list should
  * stop although the page names a next one, or null to go on. Whichever comes first: a next page already read, an
- * empty page, a page at or past `total-pages`, more pages than the largest `total-count` allows, MAX_PAGES.
+ * empty page, a page after the first that adds no resource not already listed (`fresh`: those it added; a server
+ * whose counts grow as fast as it is read passes every other test), a page at or past `total-pages`, more pages than
+ * the largest `total-count` allows, MAX_PAGES.
  */
-export function unendingList(listing: Listing, page: { size: number; pagination: unknown; next: string }): string | null {
+export function unendingList(listing: Listing, page: { size: number; fresh?: number; pagination: unknown; next: string }): string | null {
   listing.pages += 1;
   const current = positive(field(page.pagination, 'current-page'));
   const totalPages = positive(field(page.pagination, 'total-pages'));
@@ -106,6 +108,7 @@ export function unendingList(listing: Listing, page: { size: number; pagination:
   if (current !== null) listing.numbers.add(current);
   if (listing.urls.has(page.next)) return `${label} points back to a page already read`;
   if (page.size === 0) return `${label} is empty but points to another`;
+  if (listing.pages > 1 && page.fresh === 0) return `${label} adds no resource that an earlier page did not hold, but points to another`;
   if (current !== null && totalPages !== null && current >= totalPages) return `${label} of ${totalPages} (total-pages) points to another`;
   if (listing.totalCount !== null && listing.pageSize !== null) {
     const allowed = Math.ceil(listing.totalCount / listing.pageSize) + SLACK_PAGES;

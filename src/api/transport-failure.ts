@@ -5,6 +5,8 @@ import { scrub } from './scrub.js';
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 /** Codes of requests refused before sending because of what they hold (a header, a URL): the same request fails again. */
 const INVALID_REQUEST = new Set(['UND_ERR_INVALID_ARG', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_URL', 'ERR_INVALID_CHAR', 'ERR_INVALID_HTTP_TOKEN']);
+/** Codes of a client this process closed or destroyed itself (a pass that ended): trying again on it cannot help. */
+const CLOSED_HERE = new Set(['UND_ERR_DESTROYED', 'UND_ERR_CLOSED']);
 
 export interface TransportFailure {
   /** `ECONNRESET`, `UND_ERR_SOCKET`, `timeout`, ... */
@@ -22,7 +24,8 @@ export function describeFailure(error: unknown, timeoutMs: number | null, secret
   const code = timeoutMs !== null ? 'timeout' : failureCode(error);
   const message = timeoutMs !== null ? `no response within ${timeoutMs} ms` : error instanceof Error ? error.message : String(error);
   const invalid = INVALID_REQUEST.has(code);
-  return { code, description: scrub(`${code}: ${message}`, secret), maybeSent: !NOT_SENT.has(code) && !invalid, retryable: !invalid };
+  const retryable = !invalid && !CLOSED_HERE.has(code);
+  return { code, description: scrub(`${code}: ${message}`, secret), maybeSent: !NOT_SENT.has(code) && !invalid, retryable };
 }
 
 /** A plain error to keep as `cause`: the code and message only, never the undici error with its request. */

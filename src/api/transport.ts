@@ -8,6 +8,7 @@ import type { Clock } from './clock.js';
 import { Pacer, type Slot } from './pacer.js';
 import { readRateLimitHeaders } from './rate-limit-headers.js';
 import { describeFailure, safeCause, type TransportFailure } from './transport-failure.js';
+import { BodyTooLargeError, capped, MAX_JSON_BODY_BYTES, readCapped, tooLargeError } from './body-cap.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -27,6 +28,8 @@ export interface HttpRequest {
    * `consumed`, and `text` is empty. Called again for each try.
    */
   consume?: (body: AsyncIterable<Uint8Array>) => Promise<unknown>;
+  /** The body is read up to this many bytes; a larger one is an ApiError naming the request. @default MAX_JSON_BODY_BYTES */
+  maxBytes?: number;
 }
 
 /**
@@ -253,6 +256,7 @@ export class Transport {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = cancel === undefined ? timeout : AbortSignal.any([timeout, cancel]);
     let body: Readable | undefined;
+    let status = 0;
     const streamed = req.bytes !== undefined && 'chunks' in req.bytes ? watched(req.bytes) : null;
     try {
       const res = await request(url, {
@@ -263,9 +267,12 @@ export class Transport {
         signal,
       });
       body = res.body;
+      status = res.statusCode;
       const consume = req.consume !== undefined && res.statusCode >= 200 && res.statusCode < 300 ? req.consume : undefined;
-      const consumed = consume === undefined ? undefined : await consume(res.body);
-      const text = consume === undefined ? await res.body.text() : '';
+      const limit = req.maxBytes ?? MAX_JSON_BODY_BYTES;
+      const length = flatHeaders(res.headers)['content-length'];
+      const consumed = consume === undefined ? undefined : await consume(capped(res.body, limit, length));
+      const text = consume === undefined ? await readCapped(res.body, limit, length) : '';
       if (streamed?.failed !== undefined) throw streamed.failed.error;
       const headers = flatHeaders(res.headers);
       const durationMs = clock.now() - started;
@@ -282,6 +289,8 @@ export class Transport {
       // Called off by the caller or by the body: not a failure of the API, never retried.
       if (cancel?.aborted === true) throw cancel.reason;
       if (streamed?.failed !== undefined) throw streamed.failed.error;
+      // The same answer would come again: an oversized body is never retried.
+      if (error instanceof BodyTooLargeError) throw tooLargeError(error, status, described);
       const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.options.token);
       const durationMs = clock.now() - started;
       this.record(req.method, 'error', durationMs);

@@ -3,6 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import type { FaultList } from './faults.js';
+import { faultContext, growing, hugeBody } from './hostile-replies.js';
 import { JSON_API, ReplyError, errorReply, mediaType, type Reply } from './http.js';
 import { RATE_LIMITED_BODY, type RateLimiter } from './rate-limit.js';
 import type { RequestLog } from './request-log.js';
@@ -35,12 +36,14 @@ export async function handleApi(p: Pipeline, ctx: Context, loggedPath: string, r
     return answer(res, errorReply(status, [{ status: String(status), title: 'injected fault', detail: `fault injected by the emulator` }]), headers, JSON_API, finish);
   }
   if (fault?.kind === 'latency') await sleep(fault['latency-ms'] ?? 1000);
-  const reply = await route(p.api, fault?.kind === 'duplicate-items' ? { ...ctx, repeatItems: fault.items ?? 5 } : ctx);
+  const reply = await route(p.api, faultContext(fault, ctx));
+  if (fault?.kind === 'huge-body') return hugeBody(res, fault.bytes ?? 50_000_000, finish);
   if (fault?.kind === 'lose-response') return lose(ctx, res, finish);
   if (fault?.kind === 'malformed') {
     return answer(res, { status: 200, headers: { 'content-type': JSON_API }, body: Buffer.from(fault.body ?? MALFORMED_BODY) }, rate.headers, JSON_API, finish);
   }
-  answer(res, fault?.kind === 'endless-pages' ? endless(reply, ctx) : reply, headers, JSON_API, finish);
+  const shaped = fault?.kind === 'endless-pages' ? endless(reply, ctx) : fault?.kind === 'growing-pages' ? growing(reply, ctx) : reply;
+  answer(res, shaped, headers, JSON_API, finish);
 }
 
 /** What a malformed fault answers by default: a document cut off in the middle, as a proxy that gave up would send it. */

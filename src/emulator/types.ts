@@ -3,7 +3,7 @@ import type { AgentStatus } from '../model.js';
 
 export type { AgentStatus };
 
-export type FaultKind = 'status' | 'latency' | 'drop' | 'lose-response' | 'malformed' | 'headers' | 'endless-pages' | 'duplicate-items';
+export type FaultKind = 'status' | 'latency' | 'drop' | 'lose-response' | 'malformed' | 'headers' | 'endless-pages' | 'growing-pages' | 'duplicate-items' | 'huge-body';
 
 export type RateLimitWindow = 'sliding' | 'fixed';
 
@@ -26,6 +26,8 @@ export interface FaultSpec {
   headers?: Record<string, string>;
   /** What a `malformed` fault answers with. @default a JSON document cut off in the middle */
   body?: string;
+  /** Bytes a `huge-body` fault answers with (a 200 of spaces inside a JSON string). @default 50000000 */
+  bytes?: number;
   /** Resources of the page before that a `duplicate-items` fault repeats. @default 5 */
   items?: number;
 }

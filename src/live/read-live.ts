@@ -87,7 +87,10 @@ function liveAgent(agent: Agent): LiveAgent {
   return { id, name, status, lastPingAt, createdAt };
 }
 
-/** `items.map(fn)` with at most `limit` calls under way; rejects with the first failure, like Promise.all. */
+/**
+ * `items.map(fn)` with at most `limit` calls under way; rejects with the first failure, like Promise.all, and starts
+ * no call after it: the read has failed, so the others are of no use.
+ */
 async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
@@ -95,7 +98,12 @@ async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T
     while (next < items.length) {
       const index = next;
       next += 1;
-      results[index] = await fn(items[index] as T);
+      try {
+        results[index] = await fn(items[index] as T);
+      } catch (error) {
+        next = items.length;
+        throw error;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
