@@ -13,6 +13,8 @@ export interface DaemonMetrics {
   rateLimitWait(seconds: number): void;
   drift(source: string, changes: number): void;
   lastSuccess(source: string, epochMs: number): void;
+  /** Resources another writer keeps changing back (see fight-detector.ts). */
+  fighting(source: string, resources: number): void;
 }
 
 export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}): DaemonMetrics {
@@ -54,6 +56,12 @@ export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}):
     labelNames: ['source'],
     registers: [registry],
   });
+  const fighting = new Gauge({
+    name: 'policy_pool_sync_fighting_resources',
+    help: 'Resources of a source that another writer changed back at each of the last passes (0: none).',
+    labelNames: ['source'],
+    registers: [registry],
+  });
   return {
     registry,
     passFinished(source, result, seconds) {
@@ -68,9 +76,13 @@ export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}):
     },
     addSource(source) {
       for (const result of ['success', 'failure', 'timeout']) passes.inc({ source, result }, 0);
+      fighting.set({ source }, 0);
     },
     drift(source, changes) {
       drift.set({ source }, changes);
+    },
+    fighting(source, resources) {
+      fighting.set({ source }, resources);
     },
     lastSuccess(source, epochMs) {
       lastSuccess.set({ source }, epochMs / 1000);

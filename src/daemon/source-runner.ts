@@ -13,6 +13,7 @@ import { startSchedule, type Schedule } from './schedule.js';
 import { createSourceLoop, type BackoffOptions, type LoopPassResult, type SourceLoop, type TriggerReason } from './source-loop.js';
 import { HISTORY_LENGTH, passRecord, resultLabel, type PassRecord } from './pass-record.js';
 import { initialStatus, type SourceStatus } from './status.js';
+import { createFightDetector, fightWarning } from './fight-detector.js';
 
 /** `runPass` in production; tests pass their own to see which trigger started each pass. */
 export type Reconcile = (request: PassRequest, trigger: TriggerReason) => Promise<PassOutcome>;
@@ -54,6 +55,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   const declaredCache = createDeclaredCache();
   const repo = openSource(source, { stateDir: options.stateDir, env: options.env, logger: log });
   metrics.addSource(source.name);
+  const fights = createFightDetector();
   /** The pass under way, filled in as it goes; turned into a PassRecord when it ends. */
   let current: { startedAt: Date; revision: string | null; outcome: PassOutcome | null } = { startedAt: new Date(), revision: null, outcome: null };
   const history: PassRecord[] = [];
@@ -96,6 +98,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     logNotApplied(outcome, stop);
     const { plan } = outcome.sourcePlan;
     if (plan !== null) logWarnings(plan.warnings);
+    if (plan !== null) noteFights(plan.changes, outcome.results);
     // A pass without a plan says nothing about drift: the last known figure stays.
     if (plan !== null) {
       state.driftCount = plan.changes.length;
@@ -108,6 +111,13 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     }
     const errors = sourceErrors(outcome.sourcePlan);
     return { ok: outcome.ok, error: errors.length === 0 ? null : errors.join('; ') };
+  }
+
+  /** Names, on /status, in the log and as a metric, the resources another writer keeps changing back. */
+  function noteFights(planned: PassOutcome['results'][number]['change'][], results: PassOutcome['results']): void {
+    state.fighting = fights.observe(planned, results).map(fightWarning);
+    for (const warning of state.fighting) log.warn({ warning }, 'another writer changes this source\'s resources back');
+    metrics.fighting(source.name, state.fighting.length);
   }
 
   /** A shutdown stopped the apply: names the changes it did not start; the next pass after a restart applies them. */

@@ -25,6 +25,11 @@ export interface SourceStatus {
   gitReached: boolean | null;
   /** false when the last pass could not reach the API; null when it made no API call. */
   apiReached: boolean | null;
+  /**
+   * Resources another writer keeps changing back (the same change had to be applied again two passes in a row):
+   * most likely a second daemon syncing this organization from another repo. Empty when none.
+   */
+  fighting: string[];
   /** The last finished pass: its revision, times, changes with their outcomes, warnings and errors. */
   lastPass: PassRecord | null;
   /** The last passes, newest first; only with `/status?history=1`. */
@@ -53,6 +58,7 @@ export function initialStatus(source: SourceConfig): SourceStatus {
     nextRunAt: null,
     gitReached: null,
     apiReached: null,
+    fighting: [],
     lastPass: null,
   };
 }
