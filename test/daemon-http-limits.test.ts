@@ -107,3 +107,38 @@ test('a client that drops mid-body is logged at debug, not as an error with a st
   assert.ok(lines.every((l) => l.err === undefined && l.stack === undefined), 'no stack in any line');
   assert.equal((await get('/healthz')).status, 200);
 });
+
+test('health probes are answered while 200 slow clients, reconnecting as they are cut off, trickle header lines', { timeout: 30_000 }, async (t) => {
+  const { pass } = recordingPass();
+  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempTree(t) })], pass, httpLimits: LIMITS });
+  await daemon.whenIdle();
+  let flooding = true;
+  const clients = new Set<Socket>();
+  const flood = () => {
+    if (!flooding) return;
+    const client = slowClient(daemon.origin, '', 'GET /status HTTP/1.1\r\nHost: daemon\r\nX-Slow: 1\r\n', 200);
+    clients.add(client.socket);
+    client.socket.once('close', () => {
+      clients.delete(client.socket);
+      setTimeout(flood, 20);
+    });
+  };
+  t.after(() => {
+    flooding = false;
+    for (const socket of clients) socket.destroy();
+  });
+  for (let i = 0; i < 200; i += 1) flood();
+  await sleep(500);
+  let answered = 0;
+  let failed = 0;
+  const probesUntil = Date.now() + 4_000;
+  while (Date.now() < probesUntil) {
+    const probe = await fetch(`${daemon.origin}/healthz`, { signal: AbortSignal.timeout(1_000) }).then((r) => r.status, () => 0);
+    if (probe === 200) answered += 1;
+    else failed += 1;
+    await sleep(200);
+  }
+  flooding = false;
+  assert.equal(failed, 0, `${failed} probes failed, ${answered} answered`);
+  assert.ok(answered >= 10, `${answered} probes answered`);
+});

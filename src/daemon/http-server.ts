@@ -6,6 +6,7 @@ import type { Logger } from '../logger.js';
 import type { Readiness, SourceStatus } from './status.js';
 import { renderStatusPage, STATUS_PAGE_CSP } from './status-page.js';
 import { carriesToken, STATUS_CHALLENGES } from './status-token.js';
+import { guardConnections } from './connection-guard.js';
 import type { WebhookResponse } from './webhook.js';
 
 /** Largest webhook body accepted; GitHub caps payloads at 25 MB, pushes are far smaller. */
@@ -23,7 +24,7 @@ export const HTTP_LIMITS: HttpLimits = {
   requestTimeoutMs: 10_000,
   /** How long an idle keep-alive connection stays open between requests. */
   keepAliveTimeoutMs: 5_000,
-  /** Connections open at once; more are closed as soon as they are accepted. */
+  /** Connections open at once; past it, a new one replaces the one waiting longest without a request (connection-guard.ts). */
   maxConnections: 128,
   /** How often the two request deadlines are checked. */
   checkIntervalMs: 1_000,
@@ -72,7 +73,7 @@ export async function startDaemonServer(listen: string, routes: DaemonRoutes, li
     },
   );
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  server.maxConnections = limits.maxConnections;
+  guardConnections(server, limits.maxConnections);
   const separator = listen.lastIndexOf(':');
   const host = listen.slice(0, separator).replace(/^\[(.*)\]$/, '$1');
   await new Promise<void>((resolve, reject) => {
