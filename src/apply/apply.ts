@@ -4,6 +4,7 @@ import { codeBody } from '../declared/index.js';
 import { ApiError, errorMessage } from '../errors.js';
 import type { DeclaredPolicy } from '../declared/types.js';
 import { mapLimit } from '../declared/map-limit.js';
+import { blockedDelete } from './dependent-deletes.js';
 import { markerSource, withMarker } from '../plan/marker.js';
 import { codeDigest } from '../code-digest.js';
 import type { Ownership } from '../model.js';
@@ -34,7 +35,8 @@ export const NOT_STARTED = 'not applied: the run was stopped before this change 
 /**
  * Executes exactly the planned changes: creates and replaces first, each policy's upload right after its create,
  * so an interruption leaves at most `concurrency` policies without code; then updates; deletes last.
- * One failed action does not stop the others; a policy created in this pass whose upload fails is deleted again.
+ * One failed action does not stop the others, except that a failed pool create stops the pool deletes (dependent-deletes.ts);
+ * a policy created in this pass whose upload fails is deleted again.
  * Resolves with one result per planned change, in plan order.
  */
 export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<ActionResult[]> {
@@ -79,6 +81,8 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Acti
   const deletes = plan.changes.filter((c) => c.action === 'delete');
   await mapLimit(deletes, limit, async (change) => {
     if (options.stop?.aborted === true) return;
+    const blocked = blockedDelete(change, results);
+    if (blocked !== null) return record(change, 'skipped', blocked);
     try {
       if (change.resource === 'agent') return await deleteAgent(change, options, record);
       if (change.resource === 'policy') await options.api.deletePolicy(change.id!);
