@@ -1,9 +1,12 @@
 import type { DeclaredState } from '../declared/types.js';
 import type { Change, PlanOptions } from './types.js';
 
-/** Deletions that count toward `max-deletes`: policies and pools, and replaced policies (a replace deletes first). Agent clean-ups are routine and do not count. */
+/**
+ * Deletions that count toward `max-deletes`: policies, pools and agents (an agent clean-up gone wrong, say from a
+ * misread time, must not delete a fleet), and replaced policies (a replace deletes first).
+ */
 function countedDeletes(changes: readonly Change[]): Change[] {
-  return changes.filter((change) => (change.action === 'delete' || change.action === 'replace') && change.resource !== 'agent');
+  return changes.filter((change) => change.action === 'delete' || change.action === 'replace');
 }
 
 /** Refusals that forbid any write for this source. */

@@ -1,5 +1,6 @@
 import type { DeclaredPool } from '../declared/types.js';
-import type { LiveAgent, LivePool } from '../model.js';
+import type { LivePool } from '../model.js';
+import { lastSeen, type Seen } from './agent-time.js';
 import { created, diffField, type Fields, sameSet, sortedIds, strictEqual } from './fields.js';
 import type { AgentChange, PlanOptions, PoolChange } from './types.js';
 
@@ -41,7 +42,7 @@ export function planPools(declared: DeclaredPool[], live: LivePool[], options: P
     }
     const update = updateChange(pool, current);
     if (update !== null) changes.push(update);
-    for (const cleanup of planAgentCleanup(pool, current, options.now)) changes.push(cleanup);
+    for (const cleanup of planAgentCleanup(pool, current, options.now, warnings)) changes.push(cleanup);
   }
   return { changes, warnings, claimed };
 }
@@ -77,16 +78,17 @@ function updateChange(pool: DeclaredPool, current: LivePool): PoolChange | null 
 /**
  * Agents of a declared pool with `agent-cleanup` whose status is listed and whose last ping is
  * older than `now - afterMs`. An agent that never pinged (null last-ping-at) counts from its
- * registration (created-at). Agents whose time cannot be read are left alone.
+ * registration (created-at). Agents whose time cannot be read, or lies in the future, are left alone with a warning.
  */
-function planAgentCleanup(pool: DeclaredPool, live: LivePool, now: number): AgentChange[] {
+function planAgentCleanup(pool: DeclaredPool, live: LivePool, now: number, warnings: string[]): AgentChange[] {
   const cleanup = pool.agentCleanup;
   if (cleanup === null) return [];
   const changes: AgentChange[] = [];
   for (const agent of live.agents) {
     if (!cleanup.statuses.includes(agent.status)) continue;
-    const seen = lastSeen(agent);
-    if (seen === null || now - seen.at <= cleanup.afterMs) continue;
+    const seen = lastSeen(agent, pool.name, now);
+    if (seen !== null && 'warning' in seen) warnings.push(seen.warning);
+    if (seen === null || 'warning' in seen || now - seen.at <= cleanup.afterMs) continue;
     changes.push({
       resource: 'agent',
       name: agent.name ?? agent.id,
@@ -102,23 +104,6 @@ function planAgentCleanup(pool: DeclaredPool, live: LivePool, now: number): Agen
     });
   }
   return changes;
-}
-
-interface Seen {
-  /** When the agent was last known alive, in epoch milliseconds. */
-  at: number;
-  /** The date as the API gave it. */
-  time: string;
-  /** false when the agent never pinged and `at` is its registration. */
-  pinged: boolean;
-}
-
-/** The agent's last ping, or its registration when it never pinged; null when that cannot be read. */
-function lastSeen(agent: LiveAgent): Seen | null {
-  const pinged = agent.lastPingAt !== null;
-  const time = agent.lastPingAt ?? agent.createdAt;
-  const at = time === null ? NaN : Date.parse(time);
-  return time === null || Number.isNaN(at) ? null : { at, time, pinged };
 }
 
 function seenText(seen: Seen): string {
