@@ -75,6 +75,8 @@ Environment:
   SHUTDOWN_TIMEOUT         seconds a stop (SIGINT, SIGTERM) waits for the changes under way (overrides shutdown-timeout)
   WEBHOOK_SECRET           the webhook secret (the variable that webhook-secret-env names)
   STATUS_TOKEN             a token the daemon requires on /status, /status.html and /metrics
+  GIT_CONFIG_COUNT         with GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n: git settings for git sources, e.g. a
+                           credential header (http.<repo URL>.extraHeader) kept out of the URL, .git/config and ps
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
   LOG_FORMAT               pretty or json (default: pretty on a terminal, json otherwise)
   NO_COLOR                 no colour in the text plan

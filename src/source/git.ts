@@ -64,14 +64,16 @@ async function fetchCheckout(options: GitSourceOptions, signal: AbortSignal | un
 
 /**
  * The checkout's repository, its remote set to the URL without credentials (which also clears them from a checkout
- * an older version wrote). The credentials reach git through the environment (`remote.env`), which the operator
- * controls, so simple-git's refusal of `GIT_CONFIG_COUNT` is lifted.
+ * an older version wrote). The credentials reach git through the environment (`remote.env`). The environment is the
+ * operator's, not the repo's, so simple-git's refusal of variables that change what git runs or reads (`GIT_CONFIG_*`,
+ * `GIT_SSH_COMMAND`, `GIT_ASKPASS`, `EDITOR`, `PAGER`) is lifted: a credential helper, an SSH key or an editor set in
+ * the container would otherwise fail every fetch. The arguments are the tool's own.
  */
 async function openRepository(checkout: string, options: GitSourceOptions, remote: GitRemote, signal: AbortSignal | undefined): Promise<SimpleGit> {
   await mkdir(checkout, { recursive: true });
   const git = simpleGit({
     baseDir: checkout,
-    unsafe: { allowUnsafeConfigEnvCount: true },
+    unsafe: UNSAFE_ENV_ALLOWED,
     ...(signal === undefined ? {} : { abort: signal }),
   }).env({ ...options.env, ...remote.env, GIT_TERMINAL_PROMPT: '0' });
   if (!existsSync(path.join(checkout, '.git'))) {
@@ -83,6 +85,15 @@ async function openRepository(checkout: string, options: GitSourceOptions, remot
   await git.remote(['set-url', 'origin', remote.url]);
   return git;
 }
+
+const UNSAFE_ENV_ALLOWED = {
+  allowUnsafeConfigEnvCount: true,
+  allowUnsafeConfigPaths: true,
+  allowUnsafeSshCommand: true,
+  allowUnsafeAskPass: true,
+  allowUnsafeEditor: true,
+  allowUnsafePager: true,
+} as const;
 
 function firstLines(text: string): string {
   return text.split('\n').map((l) => l.trim()).filter((l) => l !== '').slice(0, 3).join(' ');
