@@ -54,7 +54,8 @@ function describe(change: Change): string {
 export function fightWarning(fight: Fight): string {
   return (
     `${fight.resource} "${fight.name}" is fought over: the ${fight.change} this source applied was undone before each of the ` +
-    `last ${fight.passes} passes. Another writer (a second daemon or a copy left running, with another repo) changes it back, ` +
+    `last ${fight.passes} passes. Another writer (a second daemon or a copy left running, with another repo) changes it back ` +
+    '(or the API does not keep the change), ' +
     'and each pass changes it again (the last writer wins): run one replica per organization and stop the other writer'
   );
 }
