@@ -2,6 +2,7 @@ import type { PolicyApi } from './api/types.js';
 import { applyPlan, NOT_STARTED, type ActionResult } from './apply/apply.js';
 import type { SourceConfig } from './config/types.js';
 import { readDeclared, withCodeTexts, type DeclaredCache } from './declared/index.js';
+import { declaresNothing, emptySourceError } from './declared/empty-source.js';
 import type { DeclaredState } from './declared/types.js';
 import { errorMessage, formatProblem, ValidationError } from './errors.js';
 import { liveReadFailure } from './live/read-failure.js';
@@ -94,6 +95,9 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     if (error instanceof ValidationError) return unplanned('declared', error.problems.map(formatProblem));
     throw error;
   }
+  // As --validate: a source that declares nothing is refused before any request, unless it may be empty (a saved plan
+  // was checked when it was made).
+  if (declaresNothing(declared) && !source.allowEmpty && request.saved === undefined) return unplanned('declared', [emptySourceError(request.dir)]);
 
   let live: LiveState;
   try {

@@ -95,7 +95,7 @@ export const OPTIONS = {
   emulator: { type: 'boolean' },
   config: { type: 'string' },
   source: { type: 'string' },
-  output: { type: 'string', default: 'text' },
+  output: { type: 'string' },
   'detailed-exitcode': { type: 'boolean' },
   prune: { type: 'boolean' },
   force: { type: 'boolean' },
@@ -141,6 +141,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${values.port}"`);
   const mode = modes[0] ?? 'daemon';
+  if (mode === 'daemon') checkDaemonFlags(values);
   const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError(`--timeout must be a number of seconds, not "${values.timeout}"`);
   if (values.config === undefined && values['source-dir'] !== undefined && values.prune === true && values.source === undefined) {
@@ -180,6 +181,26 @@ export function parseCliArgs(argv: string[]): CliArgs {
     help: values.help === true,
     version: values.version === true,
   };
+}
+
+/** The flags of a one pass (--dry-run, --reconcile, --validate); given without a mode, they would start the daemon. */
+const ONE_SHOT_FLAGS = [
+  'source-dir', 'organization', 'api-url', 'output', 'detailed-exitcode', 'out', 'plan', 'prune', 'force', 'adopt', 'allow-empty', 'timeout', 'no-cache',
+] as const;
+
+/**
+ * Without a mode flag the daemon runs, applying for ever: it starts only from a config file (or with no flags at all),
+ * never because a one-shot flag was given and the mode forgotten. `--no-cache` goes with the daemon only beside `--config`.
+ */
+function checkDaemonFlags(values: Partial<Record<(typeof ONE_SHOT_FLAGS)[number] | 'config', unknown>>): void {
+  const given = ONE_SHOT_FLAGS.filter((flag) => values[flag] !== undefined && values[flag] !== false);
+  const misplaced = given.filter((flag) => !(flag === 'no-cache' && values.config !== undefined));
+  if (misplaced.length === 0) return;
+  const flags = misplaced.map((flag) => `--${flag}`).join(', ');
+  throw new UsageError(
+    `${flags} ${misplaced.length === 1 ? 'goes' : 'go'} with a one-shot mode: add --dry-run (print the plan), --reconcile (apply it) or --validate ` +
+      '(check the declared repo). Without a mode policy-pool-sync runs the daemon, which applies until stopped; it starts only from a config file.',
+  );
 }
 
 /** "unknown flag --sourcedir: did you mean --source-dir?" for the first flag that is not one of OPTIONS; null if every flag is known. */

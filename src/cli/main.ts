@@ -7,6 +7,7 @@ import { createLogger, logFormat, stderrWriter } from '../logger.js';
 import { TerminalLine } from '../progress.js';
 import { packageVersion } from '../version.js';
 import { parseCliArgs, USAGE, type CliArgs } from './args.js';
+import { Interrupted } from './interrupt.js';
 
 const DEFAULT_CONFIG = 'config/default.yaml';
 
@@ -95,6 +96,10 @@ function checkApiUrl(apiUrl: string | null): void {
 }
 
 function report(error: unknown, io: ProcessIo): number {
+  if (error instanceof Interrupted) {
+    io.stderr.write(`${error.message}\n`);
+    return error.exitCode;
+  }
   if (error instanceof ValidationError) {
     io.stderr.write(`error: ${error.message}\n${error.problems.map((p) => `  ${formatProblem(p)}\n`).join('')}`);
   } else if (error instanceof UsageError) {

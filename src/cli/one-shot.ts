@@ -9,9 +9,10 @@ import { ProgressReporter } from '../progress.js';
 import { parseSavedPlan, type SavedSource } from '../plan/saved.js';
 import { runPass, type PassOutcome } from '../reconcile.js';
 import { openSource } from '../source/index.js';
-import { onStopSignal, SIGNAL_EXIT_CODE, type StopSignal } from '../signals.js';
+import { SIGNAL_EXIT_CODE } from '../signals.js';
 import { NOT_STARTED } from '../apply/apply.js';
 import type { CliArgs } from './args.js';
+import { interruption } from './interrupt.js';
 import { selectSources, sourceContext, type CliIo } from './sources.js';
 
 export type { CliIo } from './sources.js';
@@ -30,9 +31,10 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   const saved = args.plan === null ? null : await readSavedPlan(args.plan, config, args);
   const sources = saved === null ? selectSources(config, args) : saved.map(([source]) => source);
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
-  const interrupt = interruption(config, io);
+  const interrupt = interruption(config.shutdownTimeoutSeconds, io.logger);
   try {
     for (const [index, source] of sources.entries()) {
+      if (interrupt.early !== null) break;
       if (interrupt.stop.aborted) {
         io.stdout.write(`\nSource "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.\n`);
         continue;
@@ -45,9 +47,13 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
         source, dir, revision, api: api.withSignal(signal), logger: io.logger, mode, prune: args.prune || undefined, force: args.force,
         codeCache, concurrency: config.api.concurrency, signal, stop: interrupt.stop,
         ...(saved === null ? {} : { saved: saved[index]![1] }),
-        onProgress: (p) => progress.update(p),
+        onProgress: (p) => {
+          interrupt.phase(p.phase);
+          progress.update(p);
+        },
         onPlan: printsEarly
           ? (planned) => {
+              if (interrupt.early !== null) return;
               progress.end();
               io.stdout.write(renderPlan(args, [planned], io));
               printed = true;
@@ -55,9 +61,12 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
           : undefined,
       });
       progress.end();
+      if (interrupt.early !== null) break;
       outcomes.push(outcome);
       if (printsEarly) io.stdout.write(printed ? renderApplied(args, outcome) : renderPlan(args, [outcome.sourcePlan], io));
     }
+  } catch (error) {
+    throw interrupt.early ?? error;
   } finally {
     interrupt.remove();
     progress.end();
@@ -65,6 +74,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
     await api.close();
     await caches.save();
   }
+  if (interrupt.early !== null) throw interrupt.early;
   if (args.out !== null) {
     await writeFile(args.out, renderSavedPlan(outcomes.map((o) => o.sourcePlan)));
     io.logger.info({ file: args.out }, 'plan saved; apply it with --reconcile --plan');
@@ -165,24 +175,6 @@ async function readSavedPlan(file: string, config: Config, args: CliArgs): Promi
   }
   if (matched.length === 0) throw new UsageError(`the saved plan ${file} has no plan for source "${args.source ?? ''}"`);
   return matched;
-}
-
-/**
- * The first SIGINT or SIGTERM stops new changes (`stop`); the changes under way get `shutdown-timeout` seconds to
- * finish before they are abandoned (`abort`); a second signal exits at once.
- */
-function interruption(config: Config, io: CliIo) {
-  const stop = new AbortController();
-  const abort = new AbortController();
-  const state = { stop: stop.signal, abort: abort.signal, received: null as StopSignal | null, remove: () => {} };
-  state.remove = onStopSignal((signal) => {
-    state.received = signal;
-    const grace = config.shutdownTimeoutSeconds;
-    io.logger.warn({ signal, graceSeconds: grace }, 'signal received: no new changes; finishing those under way (send it again to exit at once)');
-    stop.abort(new Error(`stopped by ${signal}`));
-    setTimeout(() => abort.abort(new Error(`stopped by ${signal}; the changes under way were abandoned after ${grace} s`)), grace * 1000).unref();
-  });
-  return state;
 }
 
 /** Aborts when the pass of one source exceeds `--timeout`, or when a stop's grace time is over. */

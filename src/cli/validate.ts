@@ -1,5 +1,5 @@
-import { basename } from 'node:path';
 import type { Config } from '../config/types.js';
+import { declaresNothing, emptySourceHint } from '../declared/empty-source.js';
 import { readDeclared } from '../declared/index.js';
 import { formatProblem, ValidationError } from '../errors.js';
 import { openSource } from '../source/index.js';
@@ -13,7 +13,7 @@ export async function runValidate(args: CliArgs, config: Config, io: CliIo): Pro
     const { dir } = await openSource(source, sourceContext(config, io)).checkout();
     try {
       const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools });
-      if (declared.policies.length === 0 && declared.pools.length === 0 && !source.allowEmpty) {
+      if (declaresNothing(declared) && !source.allowEmpty) {
         invalid += 1;
         io.stdout.write(`${source.name}: declares nothing in ${dir}\n  ${emptySourceHint(dir)}\n`);
         continue;
@@ -28,12 +28,4 @@ export async function runValidate(args: CliArgs, config: Config, io: CliIo): Pro
     }
   }
   return invalid > 0 ? 1 : 0;
-}
-
-function emptySourceHint(dir: string): string {
-  const folder = basename(dir);
-  const tooDeep = folder === 'policies' || folder === 'agent-pools'
-    ? `${dir} looks like the ${folder} folder itself: point at the folder that holds it. `
-    : '';
-  return `${tooDeep}A source holds policies/**/*.native, policies/**/*.rego and agent-pools/*.yaml; set allow-empty: true on the source (or pass --allow-empty) if it is meant to be empty.`;
 }
