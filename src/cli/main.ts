@@ -7,6 +7,7 @@ import { createLogger, logFormat, stderrWriter } from '../logger.js';
 import { TerminalLine } from '../progress.js';
 import { packageVersion } from '../version.js';
 import { parseCliArgs, USAGE, type CliArgs } from './args.js';
+import { writeFindings } from './error-lines.js';
 import { Interrupted } from './interrupt.js';
 
 const DEFAULT_CONFIG = 'config/default.yaml';
@@ -54,7 +55,7 @@ async function main(argv: string[], io: ProcessIo): Promise<number> {
   if (args.mode === 'emulator') return (await import('./emulator-command.js')).runEmulator(args, io.stdout, logger);
   const config = await resolveConfig(args, io.env);
   if (args.mode === 'daemon') return (await import('../daemon/index.js')).runDaemon({ config, logger, env: io.env, noCache: args.noCache });
-  const oneShotIo = { stdout: io.stdout, env: io.env, logger, terminal: line };
+  const oneShotIo = { stdout: io.stdout, env: io.env, logger, terminal: line, stderr: line ?? sink };
   if (args.mode === 'validate') return (await import('./validate.js')).runValidate(args, config, oneShotIo);
   return (await import('./one-shot.js')).runOnce(args, config, oneShotIo);
 }
@@ -102,11 +103,12 @@ function report(error: unknown, io: ProcessIo): number {
   }
   if (error instanceof ValidationError) {
     io.stderr.write(`error: ${error.message}\n${error.problems.map((p) => `  ${formatProblem(p)}\n`).join('')}`);
-  } else if (error instanceof UsageError) {
-    io.stderr.write(`error: ${error.message}\n`);
+    const findings = error.problems.map((p) => ({ level: 'error' as const, message: p.message, file: p.file, ...(p.line === undefined ? {} : { line: p.line }) }));
+    writeFindings(findings, io.stderr, io.env, { readable: false });
   } else {
     io.stderr.write(`error: ${errorMessage(error)}\n`);
-    if (io.env['LOG_LEVEL'] === 'debug' && error instanceof Error) io.stderr.write(`${error.stack ?? ''}\n`);
+    if (!(error instanceof UsageError) && io.env['LOG_LEVEL'] === 'debug' && error instanceof Error) io.stderr.write(`${error.stack ?? ''}\n`);
+    writeFindings([{ level: 'error', message: errorMessage(error) }], io.stderr, io.env, { readable: false });
   }
   return 1;
 }

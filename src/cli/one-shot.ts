@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { createApiClient } from '../api/from-config.js';
+import { checkReachable } from '../api/reachable.js';
 import type { Config, SourceConfig } from '../config/types.js';
 import { errorMessage, UsageError } from '../errors.js';
 import { openCodeCacheStore } from '../live/code-cache-file.js';
@@ -12,6 +13,7 @@ import { openSource } from '../source/index.js';
 import { SIGNAL_EXIT_CODE } from '../signals.js';
 import { NOT_STARTED } from '../apply/apply.js';
 import type { CliArgs } from './args.js';
+import { planFindings, writeFindings } from './error-lines.js';
 import { interruption } from './interrupt.js';
 import { selectSources, sourceContext, type CliIo } from './sources.js';
 
@@ -24,6 +26,10 @@ export type { CliIo } from './sources.js';
  */
 export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise<number> {
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
+  await checkReachable(config.api.url).catch(async (error: unknown) => {
+    await api.close();
+    throw error;
+  });
   const mode = args.mode === 'reconcile' ? 'apply' : 'plan';
   const printsEarly = mode === 'apply' && args.output !== 'json';
   const progress = new ProgressReporter({ logger: io.logger, terminal: io.terminal ?? null });
@@ -31,6 +37,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   const saved = args.plan === null ? null : await readSavedPlan(args.plan, config, args);
   const sources = saved === null ? selectSources(config, args) : saved.map(([source]) => source);
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
+  const dirs = new Map<string, string>();
   const interrupt = interruption(config.shutdownTimeoutSeconds, io.logger);
   try {
     for (const [index, source] of sources.entries()) {
@@ -41,6 +48,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
       }
       const signal = passSignal(source.name, args.timeoutSeconds, interrupt.abort);
       const { dir, revision } = await openSource(source, sourceContext(config, io)).checkout(signal);
+      dirs.set(source.name, dir);
       const codeCache = await caches.forOrganization(source.organization);
       let printed = false;
       const outcome = await runPass({
@@ -81,6 +89,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   }
   if (!printsEarly) io.stdout.write(render(args, outcomes, io));
   else if (args.output === 'text') io.stdout.write(applySummary(outcomes));
+  if (io.stderr !== undefined) writeFindings(planFindings(outcomes.map((o) => o.sourcePlan), dirs), io.stderr, io.env);
   const summary = summarize(outcomes.map((o) => o.sourcePlan));
   const changes = summary.create + summary.update + summary.replace + summary.delete;
   if (interrupt.received !== null) return SIGNAL_EXIT_CODE[interrupt.received];
