@@ -77,6 +77,7 @@ Environment:
   STATUS_TOKEN             a token the daemon requires on /status, /status.html and /metrics
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
   LOG_FORMAT               pretty or json (default: pretty on a terminal, json otherwise)
+  GITHUB_ACTIONS           true: each error and warning is also a workflow command, an annotation on the pull request
   NO_COLOR                 no colour in the text plan
   FORCE_COLOR              colour in the text plan even where the terminal does not say it has colour (not 0)
 
