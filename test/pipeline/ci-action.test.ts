@@ -55,6 +55,11 @@ describe('action.yml', () => {
       await fixture.world.clearRequests();
       const result = await run(dir, { mode: 'dry-run', 'source-dir': '.' });
       assert.ok(result.ok, JSON.stringify(result.steps, null, 2));
+      // The set-up installs and builds nothing: the bundle runs as it is, so the steps before the plan take well under 3 s.
+      const setUp = result.steps.slice(0, result.steps.findIndex((s) => s.name === 'Plan or apply'));
+      const setUpMs = setUp.reduce((sum, s) => sum + s.ms, 0);
+      assert.ok(setUpMs < 3_000, `set-up took ${setUpMs} ms`);
+      for (const step of action.runs.steps) assert.doesNotMatch(step.run ?? '', /npm (ci|install|run)|\btsc\b|dist\//, step.name);
       assert.equal(result.outputs['changes'], 'true');
       assert.equal(result.outputs['exit-code'], '2');
       assert.match(result.summary, /tags/);
