@@ -4,13 +4,14 @@ import { checkReachable } from '../api/reachable.js';
 import type { Config, SourceConfig } from '../config/types.js';
 import { errorMessage, UsageError } from '../errors.js';
 import { openCodeCacheStore } from '../live/code-cache-file.js';
+import { logFormat } from '../logger.js';
 import { renderJson, renderMarkdown, renderSavedPlan, renderText, shouldColor, summarize } from '../output/index.js';
 import type { SourcePlan } from '../plan/types.js';
 import { ProgressReporter } from '../progress.js';
 import { parseSavedPlan, type SavedSource } from '../plan/saved.js';
 import { runPass, type PassOutcome } from '../reconcile.js';
 import { openSource } from '../source/index.js';
-import { SIGNAL_EXIT_CODE } from '../signals.js';
+import { sharedSignal, SIGNAL_EXIT_CODE } from '../signals.js';
 import { NOT_STARTED } from '../apply/apply.js';
 import type { CliArgs } from './args.js';
 import { planFindings, writeFindings } from './error-lines.js';
@@ -78,7 +79,8 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   } finally {
     interrupt.remove();
     progress.end();
-    io.logger.info(api.stats(), 'api requests');
+    // A person at a terminal reads the plan, not the request counts: those are debug there, info in JSON logs.
+    io.logger[logFormat(io.env['LOG_FORMAT'], io.terminal != null) === 'pretty' ? 'debug' : 'info'](api.stats(), 'api requests');
     await api.close();
     await caches.save();
   }
@@ -190,5 +192,5 @@ async function readSavedPlan(file: string, config: Config, args: CliArgs): Promi
 function passSignal(source: string, timeoutSeconds: number, abort: AbortSignal): AbortSignal {
   const timeout = new AbortController();
   setTimeout(() => timeout.abort(new Error(`the pass of source "${source}" timed out after ${timeoutSeconds} s (--timeout)`)), timeoutSeconds * 1000).unref();
-  return AbortSignal.any([timeout.signal, abort]);
+  return sharedSignal(AbortSignal.any([timeout.signal, abort]));
 }
