@@ -6,6 +6,7 @@ const require = __ppsCreateRequire(import.meta.url);
 import { readFile } from "node:fs/promises";
 
 // src/ci/sticky-comment.ts
+var ACTIONS_BOT = "github-actions[bot]";
 var MAX_BODY = 65e3;
 var MARKER = /^<!-- policy-pool-sync plan source=[^\n]*? -->/;
 function commentMarker(body, source) {
@@ -16,16 +17,28 @@ async function upsertStickyComment(options) {
   const body = fitBody(options.body.startsWith(marker) ? options.body : `${marker}
 ${options.body}`);
   const repo = `${options.apiUrl.replace(/\/+$/, "")}/repos/${options.repository}`;
-  const existing = await findComment(options, `${repo}/issues/${options.issue}/comments?per_page=100`, marker);
+  const author = await tokenUser(options);
+  const existing = await findComment(options, `${repo}/issues/${options.issue}/comments?per_page=100`, marker, author);
   const comment = existing === null ? await call(options, "POST", `${repo}/issues/${options.issue}/comments`, { body }) : await call(options, "PATCH", `${repo}/issues/comments/${existing.id}`, { body });
   return { action: existing === null ? "created" : "updated", id: comment.id, url: comment.html_url };
 }
-async function findComment(options, firstPage, marker) {
+async function tokenUser(options) {
+  const response = await options.fetch(`${options.apiUrl.replace(/\/+$/, "")}/user`, {
+    headers: { accept: "application/vnd.github+json", authorization: `Bearer ${options.token}`, "x-github-api-version": "2022-11-28", "user-agent": "policy-pool-sync" }
+  });
+  if (!response.ok) {
+    await response.body?.cancel();
+    return ACTIONS_BOT;
+  }
+  const login = (await response.json()).login;
+  return typeof login === "string" ? login : ACTIONS_BOT;
+}
+async function findComment(options, firstPage, marker, author) {
   let url = firstPage;
   while (url !== null) {
     const response = await send(options, "GET", url);
     const comments = await response.json();
-    const found = comments.find((c) => c.body?.startsWith(marker) === true);
+    const found = comments.find((c) => c.body?.startsWith(marker) === true && c.user?.login === author);
     if (found !== void 0) return found;
     url = nextPage(response.headers.get("link"));
   }

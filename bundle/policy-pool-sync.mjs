@@ -25028,12 +25028,22 @@ function logFormat(value2, terminal) {
   return value2;
 }
 function prettyLines(sink, color) {
-  const format = import_pino_pretty.default.prettyFactory({ colorize: color, translateTime: "SYS:yyyy-mm-dd HH:MM:ss.l", ignore: "pid,hostname,name" });
+  const format = import_pino_pretty.default.prettyFactory({ colorize: color, translateTime: "SYS:yyyy-mm-dd HH:MM:ss.l", ignore: "pid,hostname,name", singleLine: true });
   return {
     write(line) {
-      sink.write(format(JSON.parse(line)));
+      sink.write(format(rounded(JSON.parse(line))));
     }
   };
+}
+function rounded(record2) {
+  const round = (value2) => {
+    if (typeof value2 === "number" && !Number.isInteger(value2)) return Math.round(value2 * 1e3) / 1e3;
+    if (value2 !== null && typeof value2 === "object" && !Array.isArray(value2)) {
+      return Object.fromEntries(Object.entries(value2).map(([key, inner]) => [key, round(inner)]));
+    }
+    return value2;
+  };
+  return round(record2);
 }
 function stderrWriter() {
   return { write: (text) => void writeSync(2, text) };
@@ -25230,6 +25240,7 @@ var init_error_lines = __esm({
 });
 
 // src/signals.ts
+import { setMaxListeners } from "node:events";
 function waitForShutdownSignal(logger2) {
   return new Promise((resolve5) => {
     const onSignal = (signal) => {
@@ -25257,6 +25268,10 @@ function onStopSignal(onFirst) {
     process.off("SIGINT", handler);
     process.off("SIGTERM", handler);
   };
+}
+function sharedSignal(signal) {
+  setMaxListeners(0, signal);
+  return signal;
 }
 var SIGNAL_EXIT_CODE;
 var init_signals = __esm({
@@ -48708,7 +48723,7 @@ var require_request2 = __commonJS({
     var { URLSerializer } = require_data_url();
     var { kConstruct } = require_symbols2();
     var assert = __require("node:assert");
-    var { getMaxListeners, setMaxListeners, defaultMaxListeners } = __require("node:events");
+    var { getMaxListeners, setMaxListeners: setMaxListeners2, defaultMaxListeners } = __require("node:events");
     var kAbortController = /* @__PURE__ */ Symbol("abortController");
     var requestFinalizer = new FinalizationRegistry(({ signal, abort }) => {
       signal.removeEventListener("abort", abort);
@@ -48948,7 +48963,7 @@ var require_request2 = __commonJS({
             const acRef = new WeakRef(ac);
             const abort = buildAbort(acRef);
             if (abortSignalHasEventHandlerLeakWarning && getMaxListeners(signal) === defaultMaxListeners) {
-              setMaxListeners(1500, signal);
+              setMaxListeners2(1500, signal);
             }
             util.addAbortListener(signal, abort);
             requestFinalizer.register(ac, { signal, abort }, abort);
@@ -72817,6 +72832,7 @@ function createSourceLoop(options) {
   }
   async function execute(reason) {
     const controller = new AbortController();
+    sharedSignal(controller.signal);
     inFlight = controller;
     const started = now();
     let timedOut = false;
@@ -72892,6 +72908,7 @@ var DEFAULT_BACKOFF;
 var init_source_loop = __esm({
   "src/daemon/source-loop.ts"() {
     "use strict";
+    init_signals();
     init_source();
     DEFAULT_BACKOFF = { initialMs: 5e3, maxMs: 3e5 };
   }
@@ -73601,7 +73618,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
   } finally {
     interrupt.remove();
     progress.end();
-    io.logger.info(api.stats(), "api requests");
+    io.logger[logFormat(io.env["LOG_FORMAT"], io.terminal != null) === "pretty" ? "debug" : "info"](api.stats(), "api requests");
     await api.close();
     await caches.save();
   }
@@ -73704,7 +73721,7 @@ async function readSavedPlan(file, config, args) {
 function passSignal(source, timeoutSeconds, abort) {
   const timeout = new AbortController();
   setTimeout(() => timeout.abort(new Error(`the pass of source "${source}" timed out after ${timeoutSeconds} s (--timeout)`)), timeoutSeconds * 1e3).unref();
-  return AbortSignal.any([timeout.signal, abort]);
+  return sharedSignal(AbortSignal.any([timeout.signal, abort]));
 }
 var init_one_shot = __esm({
   "src/cli/one-shot.ts"() {
@@ -73713,6 +73730,7 @@ var init_one_shot = __esm({
     init_reachable();
     init_errors();
     init_code_cache_file();
+    init_logger();
     init_output();
     init_progress();
     init_saved();

@@ -137,6 +137,19 @@ describe('action.yml', () => {
       assert.ok(github.requests.every((r) => r.authorization === `Bearer ${GITHUB_TOKEN}`), 'only the workflow token goes to GitHub');
     });
 
+    it('comment: a person\'s comment that quotes the marker is never edited; the action posts its own', async () => {
+      const quoted = '<!-- policy-pool-sync plan source=quoted -->\nThis plan deletes too much, see above.';
+      const human = github.addComment(8, quoted, 'octocat');
+      const dir = await fixture.repo({ 'policies/quoted.native': 'main = rule { true }\n' });
+      const result = await run(dir, { mode: 'dry-run', comment: 'true', source: 'quoted' }, { pullRequest: 8 });
+      assert.ok(result.ok, JSON.stringify(result.steps, null, 2));
+      assert.match(result.steps.at(-1)?.stdout ?? '', /plan comment created: /);
+      assert.equal(human.body, quoted);
+      const ours = (github.comments.get(8) ?? []).filter((c) => c.user.login === 'github-actions[bot]');
+      assert.equal(ours.length, 1);
+      assert.match(ours[0]!.body, /quoted/);
+    });
+
     it('comment on a push (no pull request) posts nothing and says why', async () => {
       const before = github.requests.length;
       const result = await run(await fixture.repo(POLICY), { mode: 'dry-run', comment: 'true' });
