@@ -15697,9 +15697,9 @@ var init_shared = __esm({
       onErrorFallback = (date, error) => {
         this.logger.error("Task failed with error!", error);
       };
-      async runCoordinated(slot, run) {
+      async runCoordinated(slot, run2) {
         if (!this.runCoordinator) {
-          await run();
+          await run2();
           return;
         }
         const key = `${this.coordinatorKeyPrefix}:${slot.toISOString()}`;
@@ -15716,7 +15716,7 @@ var init_shared = __esm({
           return;
         }
         try {
-          await run();
+          await run2();
         } finally {
           try {
             await this.runCoordinator.onComplete?.(key);
@@ -27606,13 +27606,13 @@ var init_priority_queue = __esm({
       #queue = [];
       // The queue is stored as a sorted array, but dequeued items are left before `#head` until compaction. Only items from `#head` onward are live, which keeps repeated dequeues amortized O(1).
       #head = 0;
-      enqueue(run, options) {
+      enqueue(run2, options) {
         const { priority = 0, id } = options ?? {};
         const { size } = this;
         const element = {
           priority,
           id,
-          run
+          run: run2
         };
         if (size === 0) {
           this.#queue.length = 0;
@@ -28016,7 +28016,7 @@ var init_dist = __esm({
         return new Promise((resolve5, reject) => {
           const taskSymbol = /* @__PURE__ */ Symbol(`task-${options.id}`);
           let cleanupQueueAbortHandler = () => void 0;
-          const run = async () => {
+          const run2 = async () => {
             cleanupQueueAbortHandler();
             this.#pending++;
             this.#runningTasks.set(taskSymbol, {
@@ -28070,10 +28070,10 @@ var init_dist = __esm({
               });
             }
           };
-          this.#queue.enqueue(run, options);
+          this.#queue.enqueue(run2, options);
           const removeQueuedTask = () => {
             if (this.#queue instanceof PriorityQueue) {
-              this.#queue.remove(run);
+              this.#queue.remove(run2);
               return;
             }
             this.#queue.remove?.(options.id);
@@ -41703,7 +41703,7 @@ var require_mock_interceptor = __commonJS({
 var require_mock_client = __commonJS({
   "node_modules/undici/lib/mock/mock-client.js"(exports, module) {
     "use strict";
-    var { promisify } = __require("node:util");
+    var { promisify: promisify2 } = __require("node:util");
     var Client = require_client();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -41751,7 +41751,7 @@ var require_mock_client = __commonJS({
         this[kDispatches] = [];
       }
       async [kClose]() {
-        await promisify(this[kOriginalClose])();
+        await promisify2(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -41964,7 +41964,7 @@ var require_mock_call_history = __commonJS({
 var require_mock_pool = __commonJS({
   "node_modules/undici/lib/mock/mock-pool.js"(exports, module) {
     "use strict";
-    var { promisify } = __require("node:util");
+    var { promisify: promisify2 } = __require("node:util");
     var Pool = require_pool();
     var { buildMockDispatch } = require_mock_utils();
     var {
@@ -42012,7 +42012,7 @@ var require_mock_pool = __commonJS({
         this[kDispatches] = [];
       }
       async [kClose]() {
-        await promisify(this[kOriginalClose])();
+        await promisify2(this[kOriginalClose])();
         this[kConnected] = 0;
         this[kMockAgent][Symbols.kClients].delete(this[kOrigin]);
       }
@@ -56135,7 +56135,7 @@ var require_ignore = __commonJS({
         //   ever starts again inside it -- `(\\+?) ` did, which made a long run
         //   quadratic.
         /(\\+)( ?)/g,
-        (_2, run, space) => space ? run.slice(0, run.length - run.length % 2) + SPACE : run,
+        (_2, run2, space) => space ? run2.slice(0, run2.length - run2.length % 2) + SPACE : run2,
         ESCAPE + SPACE
       ],
       // git's wildmatch() reads a run of two or more asterisks as one globstar
@@ -56320,10 +56320,10 @@ var require_ignore = __commonJS({
     };
     var REGEX_REPLACE_TRAILING_DOUBLESTAR = /\uE001$/;
     var replaceTrailingDoublestar = () => "[\\s\\S]";
-    var separatorAfter = (run, at) => {
+    var separatorAfter = (run2, at) => {
       let separator = EMPTY;
-      for (let index = at + 1; index < run.length && !run[index].wildcard; index++) {
-        separator += run[index].single;
+      for (let index = at + 1; index < run2.length && !run2[index].wildcard; index++) {
+        separator += run2[index].single;
       }
       return separator;
     };
@@ -56383,26 +56383,26 @@ var require_ignore = __commonJS({
         }
       }
       let out = EMPTY;
-      let run = [];
+      let run2 = [];
       const flush = () => {
         let lastWildcard;
-        run.forEach((token, at) => {
+        run2.forEach((token, at) => {
           if (token.wildcard) {
             lastWildcard = at;
           }
         });
-        run.forEach((token, at) => {
+        run2.forEach((token, at) => {
           if (!token.wildcard) {
             out += token.single;
             return;
           }
-          out += at === lastWildcard ? WILDCARD : `(?:(?!${separatorAfter(run, at)})[^\\/])*`;
+          out += at === lastWildcard ? WILDCARD : `(?:(?!${separatorAfter(run2, at)})[^\\/])*`;
         });
-        run = [];
+        run2 = [];
       };
       tokens.forEach((token) => {
         if (token.boundary === void 0) {
-          run.push(token);
+          run2.push(token);
           return;
         }
         flush();
@@ -57774,7 +57774,7 @@ async function applyPlan(plan, options) {
     else options.logger.info(meta, "change applied");
   };
   const limit = Math.max(1, options.concurrency ?? 8);
-  const run = (changes, step) => mapLimit(changes, limit, async (change) => {
+  const run2 = (changes, step) => mapLimit(changes, limit, async (change) => {
     if (options.stop?.aborted === true) return;
     try {
       await step(change);
@@ -57789,12 +57789,12 @@ async function applyPlan(plan, options) {
     else if (change.resource === "agent-pool") await options.api.updateAgentPool(change.id, poolUpdate(change));
   };
   const halfMade = (c3) => c3.resource === "policy" && c3.uploadCode && c3.live !== null && c3.live.updatedAt === null;
-  await run(byAction("update").filter(halfMade), update);
-  await run([...byAction("create"), ...byAction("replace")], async (change) => {
+  await run2(byAction("update").filter(halfMade), update);
+  await run2([...byAction("create"), ...byAction("replace")], async (change) => {
     if (change.resource === "agent-pool") await createPool2(change, options);
     else if (change.resource === "policy") await createPolicyWithCode(change, options);
   });
-  await run(byAction("update").filter((c3) => !halfMade(c3)), update);
+  await run2(byAction("update").filter((c3) => !halfMade(c3)), update);
   const deletes = plan.changes.filter((c3) => c3.action === "delete");
   await mapLimit(deletes, limit, async (change) => {
     if (options.stop?.aborted === true) return;
@@ -64474,7 +64474,7 @@ function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, ne
       return;
     }
     diff.push({ value: "", lines: [] });
-    function contextLines(lines) {
+    function contextLines2(lines) {
       return lines.map(function(entry) {
         return " " + entry;
       });
@@ -64490,7 +64490,7 @@ function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, ne
           oldRangeStart = oldLine;
           newRangeStart = newLine;
           if (prev) {
-            curRange = context > 0 ? contextLines(prev.lines.slice(-context)) : [];
+            curRange = context > 0 ? contextLines2(prev.lines.slice(-context)) : [];
             oldRangeStart -= curRange.length;
             newRangeStart -= curRange.length;
           }
@@ -64506,12 +64506,12 @@ function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, ne
       } else {
         if (oldRangeStart) {
           if (lines.length <= context * 2 && i2 < diff.length - 2) {
-            for (const line of contextLines(lines)) {
+            for (const line of contextLines2(lines)) {
               curRange.push(line);
             }
           } else {
             const contextSize = Math.min(lines.length, context);
-            for (const line of contextLines(lines.slice(0, contextSize))) {
+            for (const line of contextLines2(lines.slice(0, contextSize))) {
               curRange.push(line);
             }
             const hunk = {
@@ -64965,10 +64965,10 @@ function escapeHtml2(text) {
 }
 function longestRun(text, char) {
   let longest = 0;
-  let run = 0;
+  let run2 = 0;
   for (const c3 of text) {
-    run = c3 === char ? run + 1 : 0;
-    longest = Math.max(longest, run);
+    run2 = c3 === char ? run2 + 1 : 0;
+    longest = Math.max(longest, run2);
   }
   return longest;
 }
@@ -64993,7 +64993,7 @@ var init_markdown_escape = __esm({
 function fitToBudget(doc) {
   const size = (lines2) => lines2.reduce((n, line) => n + line.length + 1, 0);
   const listings = doc.sections.flatMap((s) => s.listings);
-  let left = doc.limit - 1 - size(doc.head) - doc.sections.reduce((n, s) => n + size(s.header), 0) - listings.reduce((n, l) => n + size(l.title) + size(l.footer) + MORE_LINE, 0);
+  let left = doc.limit - 1 - size(doc.head) - doc.sections.reduce((n, s) => n + size(s.header), 0) - listings.reduce((n, l) => n + size(l.title) + size(l.footer) + MORE_LINE, 0) - DETAILS_LINE;
   const shown = /* @__PURE__ */ new Map();
   for (const listing of listings) {
     let count2 = 0;
@@ -65006,23 +65006,31 @@ function fitToBudget(doc) {
     shown.set(listing, count2);
   }
   const full = /* @__PURE__ */ new Map();
+  let briefFrom = null;
   upgrade: for (const listing of listings) {
     for (const item of listing.items.slice(0, shown.get(listing))) {
       if (item.full === void 0) continue;
       const text = item.full();
       const extra = text.length - item.brief.length;
-      if (extra > left) break upgrade;
+      if (extra > left) {
+        briefFrom = item;
+        break upgrade;
+      }
       left -= extra;
       full.set(item, text);
     }
   }
+  const detailed = listings.flatMap((l) => l.items).filter((item) => item.full !== void 0).length;
   const lines = [...doc.head];
   for (const section of doc.sections) {
     lines.push(...section.header);
     for (const listing of section.listings) {
       const count2 = shown.get(listing) ?? 0;
       lines.push(...listing.title);
-      for (const item of listing.items.slice(0, count2)) lines.push(full.get(item) ?? item.brief);
+      for (const item of listing.items.slice(0, count2)) {
+        if (item === briefFrom) lines.push(`- _(details of the first ${full.size} changes; all ${detailed} in the JSON plan)_`);
+        lines.push(full.get(item) ?? item.brief);
+      }
       if (count2 < listing.items.length) lines.push(`- \u2026 and ${listing.items.length - count2} more`);
       lines.push(...listing.footer);
     }
@@ -65030,11 +65038,12 @@ function fitToBudget(doc) {
   return `${lines.join("\n").replace(/\n+$/, "")}
 `;
 }
-var MORE_LINE;
+var MORE_LINE, DETAILS_LINE;
 var init_markdown_budget = __esm({
   "src/output/markdown-budget.ts"() {
     "use strict";
     MORE_LINE = 40;
+    DETAILS_LINE = 80;
   }
 });
 
@@ -65043,17 +65052,27 @@ function markerLine(plans) {
   const names = plans.map((p2) => p2.name.replace(/[^\w.-]/g, "_")).join(",");
   return `<!-- policy-pool-sync plan source=${names} -->`;
 }
-function renderMarkdown(plans) {
+function renderMarkdown(plans, context = {}) {
+  const deletions = summarize(plans).delete;
   const head = [
     markerLine(plans),
     "## policy-pool-sync plan",
     "",
+    ...contextLines(context),
+    ...deletions > 0 ? [`**\u26A0 ${deletions} deletion${deletions === 1 ? "" : "s"}**`, ""] : [],
     ...closingLines(plans, "below").flatMap((line) => [`**${line}**`, ""]),
     ...countsTable(plans),
     ""
   ];
   const sections = plans.map(sourceListings);
   return fitToBudget({ head, sections, limit: MARKDOWN_LIMIT });
+}
+function contextLines(context) {
+  const parts = [
+    ...context.time === void 0 ? [] : [`Planned at ${escapeText(context.time)}`],
+    ...context.runUrl === void 0 ? [] : [`[workflow run](${context.runUrl.replace(/[()\s]/g, encodeURIComponent)})`]
+  ];
+  return parts.length === 0 ? [] : [`${parts.join(" \xB7 ")}.`, ""];
 }
 function countsTable(plans) {
   const row = (label, s, status) => `| ${label} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${status} |`;
@@ -73548,6 +73567,46 @@ var init_reachable = __esm({
   }
 });
 
+// src/source/work-tree-revision.ts
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+async function workTreeRevision(dir) {
+  const git = async (...args) => (await run("git", ["-C", dir, ...args], { timeout: 1e4, maxBuffer: 64 * 1024 * 1024 })).stdout;
+  try {
+    const head = (await git("rev-parse", "--verify", "--quiet", "HEAD")).trim();
+    if (!/^[0-9a-f]{40,64}$/.test(head)) return null;
+    const changes = await git("status", "--porcelain", "--untracked-files=normal", "--", ".");
+    return changes.trim() === "" ? head : `${head}-dirty`;
+  } catch {
+    return null;
+  }
+}
+var run;
+var init_work_tree_revision = __esm({
+  "src/source/work-tree-revision.ts"() {
+    "use strict";
+    run = promisify(execFile);
+  }
+});
+
+// src/cli/markdown-context.ts
+function markdownContext(env, now = /* @__PURE__ */ new Date()) {
+  const context = { time: now.toISOString().replace(/\.\d{3}Z$/, "Z") };
+  const server = env["GITHUB_SERVER_URL"] || "https://github.com";
+  const repository = env["GITHUB_REPOSITORY"];
+  const runId = env["GITHUB_RUN_ID"];
+  if (inGitHubActions(env) && repository && runId) {
+    context.runUrl = `${server.replace(/\/+$/, "")}/${repository}/actions/runs/${runId}${env["GITHUB_RUN_ATTEMPT"] ? `/attempts/${env["GITHUB_RUN_ATTEMPT"]}` : ""}`;
+  }
+  return context;
+}
+var init_markdown_context = __esm({
+  "src/cli/markdown-context.ts"() {
+    "use strict";
+    init_error_lines();
+  }
+});
+
 // src/cli/one-shot.ts
 var one_shot_exports = {};
 __export(one_shot_exports, {
@@ -73579,7 +73638,9 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
         continue;
       }
       const signal = passSignal(source.name, args.timeoutSeconds, interrupt.abort);
-      const { dir, revision: revision2 } = await openSource(source, sourceContext(config, io)).checkout(signal);
+      const checkout = await openSource(source, sourceContext(config, io)).checkout(signal);
+      const { dir } = checkout;
+      const revision2 = checkout.revision ?? await workTreeRevision(dir);
       dirs.set(source.name, dir);
       const codeCache = await caches.forOrganization(source.organization);
       let printed = false;
@@ -73637,7 +73698,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
   return args.detailedExitcode && changes > 0 ? 2 : 0;
 }
 function renderPlan(args, plans, io) {
-  if (args.output === "markdown") return renderMarkdown(plans);
+  if (args.output === "markdown") return renderMarkdown(plans, markdownContext(io.env));
   return renderText(plans, { color: shouldColor(io.stdout, io.env) });
 }
 function render2(args, outcomes, io) {
@@ -73736,16 +73797,18 @@ var init_one_shot = __esm({
     init_saved();
     init_reconcile();
     init_source();
+    init_work_tree_revision();
     init_signals();
     init_apply();
     init_error_lines();
     init_interrupt();
+    init_markdown_context();
     init_sources();
   }
 });
 
 // src/cli/exit-guard.ts
-function exitWhenSettled(run, stderr) {
+function exitWhenSettled(run2, stderr) {
   let settled = false;
   process.exitCode = 1;
   const unfinished = () => {
@@ -73754,7 +73817,7 @@ function exitWhenSettled(run, stderr) {
     process.exit(1);
   };
   process.on("beforeExit", unfinished);
-  run.then(
+  run2.then(
     (code) => {
       settled = true;
       process.off("beforeExit", unfinished);

@@ -11,11 +11,13 @@ import { ProgressReporter } from '../progress.js';
 import { parseSavedPlan, type SavedSource } from '../plan/saved.js';
 import { runPass, type PassOutcome } from '../reconcile.js';
 import { openSource } from '../source/index.js';
+import { workTreeRevision } from '../source/work-tree-revision.js';
 import { sharedSignal, SIGNAL_EXIT_CODE } from '../signals.js';
 import { NOT_STARTED } from '../apply/apply.js';
 import type { CliArgs } from './args.js';
 import { planFindings, writeFindings } from './error-lines.js';
 import { interruption } from './interrupt.js';
+import { markdownContext } from './markdown-context.js';
 import { selectSources, sourceContext, type CliIo } from './sources.js';
 
 export type { CliIo } from './sources.js';
@@ -48,7 +50,9 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
         continue;
       }
       const signal = passSignal(source.name, args.timeoutSeconds, interrupt.abort);
-      const { dir, revision } = await openSource(source, sourceContext(config, io)).checkout(signal);
+      const checkout = await openSource(source, sourceContext(config, io)).checkout(signal);
+      const { dir } = checkout;
+      const revision = checkout.revision ?? (await workTreeRevision(dir));
       dirs.set(source.name, dir);
       const codeCache = await caches.forOrganization(source.organization);
       let printed = false;
@@ -100,7 +104,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
 }
 
 function renderPlan(args: CliArgs, plans: SourcePlan[], io: CliIo): string {
-  if (args.output === 'markdown') return renderMarkdown(plans);
+  if (args.output === 'markdown') return renderMarkdown(plans, markdownContext(io.env));
   return renderText(plans, { color: shouldColor(io.stdout, io.env) });
 }
 
