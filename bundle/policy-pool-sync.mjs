@@ -25180,6 +25180,28 @@ var init_version = __esm({
   }
 });
 
+// src/cli/action-advice.ts
+function inAction(env) {
+  return env["POLICY_POOL_SYNC_ACTION"] === "true";
+}
+function adviceForAction(text) {
+  return text.replace(new RegExp(`\\b(?:pass |add |with )?--(${SWITCHES.join("|")})\\b`, "g"), "set the action's input $1: true").replace(new RegExp(`--(${VALUES.join("|")})\\b(?![\\w-])`, "g"), "the action's input $1");
+}
+function plansForReader(plans, env) {
+  if (!inAction(env)) return [...plans];
+  return plans.map(
+    (source) => source.plan === null ? { ...source, errors: source.errors.map(adviceForAction) } : { ...source, plan: { ...source.plan, errors: source.plan.errors.map(adviceForAction), warnings: source.plan.warnings.map(adviceForAction) } }
+  );
+}
+var SWITCHES, VALUES;
+var init_action_advice = __esm({
+  "src/cli/action-advice.ts"() {
+    "use strict";
+    SWITCHES = ["force", "allow-empty", "adopt", "prune"];
+    VALUES = ["timeout", "api-url", "source-dir", "organization", "source", "config", "state-dir"];
+  }
+});
+
 // src/cli/error-lines.ts
 import { isAbsolute, join, relative } from "node:path";
 function inGitHubActions(env) {
@@ -73690,14 +73712,15 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
   }
   if (!printsEarly) io.stdout.write(render2(args, outcomes, io));
   else if (args.output === "text") io.stdout.write(applySummary(outcomes));
-  if (io.stderr !== void 0) writeFindings(planFindings(outcomes.map((o2) => o2.sourcePlan), dirs), io.stderr, io.env);
+  if (io.stderr !== void 0) writeFindings(planFindings(plansForReader(outcomes.map((o2) => o2.sourcePlan), io.env), dirs), io.stderr, io.env);
   const summary = summarize(outcomes.map((o2) => o2.sourcePlan));
   const changes = summary.create + summary.update + summary.replace + summary.delete;
   if (interrupt.received !== null) return SIGNAL_EXIT_CODE[interrupt.received];
   if (outcomes.some((o2) => !o2.ok)) return 1;
   return args.detailedExitcode && changes > 0 ? 2 : 0;
 }
-function renderPlan(args, plans, io) {
+function renderPlan(args, planned, io) {
+  const plans = plansForReader(planned, io.env);
   if (args.output === "markdown") return renderMarkdown(plans, markdownContext(io.env));
   return renderText(plans, { color: shouldColor(io.stdout, io.env) });
 }
@@ -73800,6 +73823,7 @@ var init_one_shot = __esm({
     init_work_tree_revision();
     init_signals();
     init_apply();
+    init_action_advice();
     init_error_lines();
     init_interrupt();
     init_markdown_context();
@@ -74073,7 +74097,12 @@ Environment:
   STATUS_TOKEN             a token the daemon requires on /status, /status.html and /metrics
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
   LOG_FORMAT               pretty or json (default: pretty on a terminal, json otherwise)
+  POLICY_POOL_SYNC_ACTION  true (the GitHub Action sets it): advice in errors names the action's inputs, not flags
   GITHUB_ACTIONS           true: each error and warning is also a workflow command, an annotation on the pull request
+  GITHUB_SERVER_URL        with GITHUB_REPOSITORY, GITHUB_RUN_ID and GITHUB_RUN_ATTEMPT: the run the Markdown plan links to
+  GITHUB_REPOSITORY        (set by GitHub Actions)
+  GITHUB_RUN_ID            (set by GitHub Actions)
+  GITHUB_RUN_ATTEMPT       (set by GitHub Actions)
   NO_COLOR                 no colour in the text plan
   FORCE_COLOR              colour in the text plan even where the terminal does not say it has colour (not 0)
 
@@ -74209,6 +74238,7 @@ function unknownFlagMessage(argv) {
 }
 
 // src/cli/main.ts
+init_action_advice();
 init_error_lines();
 init_interrupt();
 var DEFAULT_CONFIG = "config/default.yaml";
@@ -74271,7 +74301,8 @@ function checkApiUrl(apiUrl) {
   const example = /^[\w.-]+(:\d+)?(\/|$)/.test(apiUrl) ? `: https://${apiUrl} or http://${apiUrl}` : ", e.g. https://policies.example.com/api/v2";
   throw new UsageError(`--api-url "${apiUrl}" is not an http(s) URL: give it with its scheme${example}`);
 }
-function report(error, io) {
+function report(thrown, io) {
+  const error = inAction(io.env) && thrown instanceof UsageError ? new UsageError(adviceForAction(thrown.message)) : thrown;
   if (error instanceof Interrupted) {
     io.stderr.write(`${error.message}
 `);

@@ -77,7 +77,12 @@ Environment:
   STATUS_TOKEN             a token the daemon requires on /status, /status.html and /metrics
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
   LOG_FORMAT               pretty or json (default: pretty on a terminal, json otherwise)
+  POLICY_POOL_SYNC_ACTION  true (the GitHub Action sets it): advice in errors names the action's inputs, not flags
   GITHUB_ACTIONS           true: each error and warning is also a workflow command, an annotation on the pull request
+  GITHUB_SERVER_URL        with GITHUB_REPOSITORY, GITHUB_RUN_ID and GITHUB_RUN_ATTEMPT: the run the Markdown plan links to
+  GITHUB_REPOSITORY        (set by GitHub Actions)
+  GITHUB_RUN_ID            (set by GitHub Actions)
+  GITHUB_RUN_ATTEMPT       (set by GitHub Actions)
   NO_COLOR                 no colour in the text plan
   FORCE_COLOR              colour in the text plan even where the terminal does not say it has colour (not 0)
 

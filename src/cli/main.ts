@@ -7,6 +7,7 @@ import { createLogger, logFormat, stderrWriter } from '../logger.js';
 import { TerminalLine } from '../progress.js';
 import { packageVersion } from '../version.js';
 import { parseCliArgs, USAGE, type CliArgs } from './args.js';
+import { adviceForAction, inAction } from './action-advice.js';
 import { writeFindings } from './error-lines.js';
 import { Interrupted } from './interrupt.js';
 
@@ -96,7 +97,8 @@ function checkApiUrl(apiUrl: string | null): void {
   throw new UsageError(`--api-url "${apiUrl}" is not an http(s) URL: give it with its scheme${example}`);
 }
 
-function report(error: unknown, io: ProcessIo): number {
+function report(thrown: unknown, io: ProcessIo): number {
+  const error = inAction(io.env) && thrown instanceof UsageError ? new UsageError(adviceForAction(thrown.message)) : thrown;
   if (error instanceof Interrupted) {
     io.stderr.write(`${error.message}\n`);
     return error.exitCode;

@@ -15,6 +15,7 @@ import { workTreeRevision } from '../source/work-tree-revision.js';
 import { sharedSignal, SIGNAL_EXIT_CODE } from '../signals.js';
 import { NOT_STARTED } from '../apply/apply.js';
 import type { CliArgs } from './args.js';
+import { plansForReader } from './action-advice.js';
 import { planFindings, writeFindings } from './error-lines.js';
 import { interruption } from './interrupt.js';
 import { markdownContext } from './markdown-context.js';
@@ -95,7 +96,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   }
   if (!printsEarly) io.stdout.write(render(args, outcomes, io));
   else if (args.output === 'text') io.stdout.write(applySummary(outcomes));
-  if (io.stderr !== undefined) writeFindings(planFindings(outcomes.map((o) => o.sourcePlan), dirs), io.stderr, io.env);
+  if (io.stderr !== undefined) writeFindings(planFindings(plansForReader(outcomes.map((o) => o.sourcePlan), io.env), dirs), io.stderr, io.env);
   const summary = summarize(outcomes.map((o) => o.sourcePlan));
   const changes = summary.create + summary.update + summary.replace + summary.delete;
   if (interrupt.received !== null) return SIGNAL_EXIT_CODE[interrupt.received];
@@ -103,7 +104,8 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   return args.detailedExitcode && changes > 0 ? 2 : 0;
 }
 
-function renderPlan(args: CliArgs, plans: SourcePlan[], io: CliIo): string {
+function renderPlan(args: CliArgs, planned: SourcePlan[], io: CliIo): string {
+  const plans = plansForReader(planned, io.env);
   if (args.output === 'markdown') return renderMarkdown(plans, markdownContext(io.env));
   return renderText(plans, { color: shouldColor(io.stdout, io.env) });
 }

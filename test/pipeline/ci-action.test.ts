@@ -18,7 +18,7 @@ describe('action.yml', () => {
 
   it('is a composite action with the documented inputs and outputs', () => {
     assert.equal(action.runs.using, 'composite');
-    for (const input of ['mode', 'source-dir', 'organization', 'source', 'api-url', 'token', 'prune', 'comment', 'state-dir']) {
+    for (const input of ['mode', 'source-dir', 'organization', 'source', 'api-url', 'token', 'prune', 'force', 'allow-empty', 'adopt', 'timeout', 'comment', 'state-dir']) {
       assert.ok(action.inputs[input], `input ${input}`);
     }
     assert.equal(action.inputs['token']?.required, true);
@@ -91,6 +91,28 @@ describe('action.yml', () => {
       const result = await run(await fixture.repo(POLICY), { mode: 'apply' });
       assert.equal(result.ok, false);
       assert.match(result.steps[1]?.stdout ?? '', /::error::mode must be dry-run or reconcile, not "apply"/);
+    });
+
+    it('force, allow-empty, adopt and timeout reach the command line, and errors advise the action\'s inputs', async () => {
+      const many = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`policies/forced-${i}.native`, 'main = rule { true }\n']));
+      assert.ok((await run(await fixture.repo(many), { mode: 'reconcile', source: 'force-test' })).ok);
+      const empty = await fixture.repo({ 'README.md': 'nothing declared here\n' });
+      const refused = await run(empty, { mode: 'dry-run', source: 'force-test', prune: 'true' });
+      assert.equal(refused.ok, false);
+      assert.match(refused.summary, /set the action's input allow-empty: true/);
+      assert.doesNotMatch(refused.summary, /--allow-empty/);
+      assert.match(refused.steps[1]?.stderr ?? '', /::error::.*set the action's input allow-empty: true/);
+
+      const tooMany = await run(empty, { mode: 'dry-run', source: 'force-test', prune: 'true', 'allow-empty': 'true' });
+      assert.equal(tooMany.ok, false);
+      assert.match(tooMany.summary, /more than max-deletes \(10\); refusing to apply\. Check the planned deletions, then set the action's input force: true or raise max-deletes/);
+      const forced = await run(empty, { mode: 'dry-run', source: 'force-test', prune: 'true', 'allow-empty': 'true', force: 'true', adopt: 'true', timeout: '120' });
+      assert.ok(forced.ok, JSON.stringify(forced.steps, null, 2));
+      assert.equal(forced.outputs['exit-code'], '2');
+      assert.match(forced.summary, /11 to delete/);
+
+      const timedOut = await run(await fixture.repo(POLICY), { mode: 'dry-run', timeout: 'soon' });
+      assert.match(timedOut.steps[1]?.stderr ?? '', /^::error::the action's input timeout must be a number of seconds, not "soon"$/m);
     });
 
     it('source, prune and state-dir reach the command line', async () => {
