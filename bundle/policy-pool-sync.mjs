@@ -183,17 +183,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path13) {
-      const ctrl = callVisitor(key, node, visitor, path13);
+    function visit_(key, node, visitor, path14) {
+      const ctrl = callVisitor(key, node, visitor, path14);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path13, ctrl);
-        return visit_(key, ctrl, visitor, path13);
+        replaceNode(key, path14, ctrl);
+        return visit_(key, ctrl, visitor, path14);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path13 = Object.freeze(path13.concat(node));
+          path14 = Object.freeze(path14.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path13);
+            const ci = visit_(i2, node.items[i2], visitor, path14);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -204,13 +204,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path13 = Object.freeze(path13.concat(node));
-          const ck = visit_("key", node.key, visitor, path13);
+          path14 = Object.freeze(path14.concat(node));
+          const ck = visit_("key", node.key, visitor, path14);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path13);
+          const cv = visit_("value", node.value, visitor, path14);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -231,17 +231,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path13) {
-      const ctrl = await callVisitor(key, node, visitor, path13);
+    async function visitAsync_(key, node, visitor, path14) {
+      const ctrl = await callVisitor(key, node, visitor, path14);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path13, ctrl);
-        return visitAsync_(key, ctrl, visitor, path13);
+        replaceNode(key, path14, ctrl);
+        return visitAsync_(key, ctrl, visitor, path14);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path13 = Object.freeze(path13.concat(node));
+          path14 = Object.freeze(path14.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path13);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path14);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -252,13 +252,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path13 = Object.freeze(path13.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path13);
+          path14 = Object.freeze(path14.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path14);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path13);
+          const cv = await visitAsync_("value", node.value, visitor, path14);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -285,23 +285,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path13) {
+    function callVisitor(key, node, visitor, path14) {
       if (typeof visitor === "function")
-        return visitor(key, node, path13);
+        return visitor(key, node, path14);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path13);
+        return visitor.Map?.(key, node, path14);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path13);
+        return visitor.Seq?.(key, node, path14);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path13);
+        return visitor.Pair?.(key, node, path14);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path13);
+        return visitor.Scalar?.(key, node, path14);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path13);
+        return visitor.Alias?.(key, node, path14);
       return void 0;
     }
-    function replaceNode(key, path13, node) {
-      const parent = path13[path13.length - 1];
+    function replaceNode(key, path14, node) {
+      const parent = path14[path14.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -913,10 +913,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path13, value2) {
+    function collectionFromPath(schema, path14, value2) {
       let v = value2;
-      for (let i2 = path13.length - 1; i2 >= 0; --i2) {
-        const k2 = path13[i2];
+      for (let i2 = path14.length - 1; i2 >= 0; --i2) {
+        const k2 = path14[i2];
         if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
           const a = [];
           a[k2] = v;
@@ -935,7 +935,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path13) => path13 == null || typeof path13 === "object" && !!path13[Symbol.iterator]().next().done;
+    var isEmptyPath = (path14) => path14 == null || typeof path14 === "object" && !!path14[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -965,11 +965,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path13, value2) {
-        if (isEmptyPath(path13))
+      addIn(path14, value2) {
+        if (isEmptyPath(path14))
           this.add(value2);
         else {
-          const [key, ...rest] = path13;
+          const [key, ...rest] = path14;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value2);
@@ -983,8 +983,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path13) {
-        const [key, ...rest] = path13;
+      deleteIn(path14) {
+        const [key, ...rest] = path14;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -998,8 +998,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path13, keepScalar) {
-        const [key, ...rest] = path13;
+      getIn(path14, keepScalar) {
+        const [key, ...rest] = path14;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -1017,8 +1017,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path13) {
-        const [key, ...rest] = path13;
+      hasIn(path14) {
+        const [key, ...rest] = path14;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -1028,8 +1028,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path13, value2) {
-        const [key, ...rest] = path13;
+      setIn(path14, value2) {
+        const [key, ...rest] = path14;
         if (rest.length === 0) {
           this.set(key, value2);
         } else {
@@ -3544,9 +3544,9 @@ var require_Document = __commonJS({
           this.contents.add(value2);
       }
       /** Adds a value to the document. */
-      addIn(path13, value2) {
+      addIn(path14, value2) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path13, value2);
+          this.contents.addIn(path14, value2);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3621,14 +3621,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path13) {
-        if (Collection.isEmptyPath(path13)) {
+      deleteIn(path14) {
+        if (Collection.isEmptyPath(path14)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path13) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path14) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3643,10 +3643,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path13, keepScalar) {
-        if (Collection.isEmptyPath(path13))
+      getIn(path14, keepScalar) {
+        if (Collection.isEmptyPath(path14))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path13, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path14, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3657,10 +3657,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path13) {
-        if (Collection.isEmptyPath(path13))
+      hasIn(path14) {
+        if (Collection.isEmptyPath(path14))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path13) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path14) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3677,13 +3677,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path13, value2) {
-        if (Collection.isEmptyPath(path13)) {
+      setIn(path14, value2) {
+        if (Collection.isEmptyPath(path14)) {
           this.contents = value2;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path13), value2);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path14), value2);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path13, value2);
+          this.contents.setIn(path14, value2);
         }
       }
       /**
@@ -5644,9 +5644,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path13) => {
+    visit.itemAtPath = (cst, path14) => {
       let item = cst;
-      for (const [field2, index] of path13) {
+      for (const [field2, index] of path14) {
         const tok = item?.[field2];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5655,23 +5655,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path13) => {
-      const parent = visit.itemAtPath(cst, path13.slice(0, -1));
-      const field2 = path13[path13.length - 1][0];
+    visit.parentCollection = (cst, path14) => {
+      const parent = visit.itemAtPath(cst, path14.slice(0, -1));
+      const field2 = path14[path14.length - 1][0];
       const coll = parent?.[field2];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path13, item, visitor) {
-      let ctrl = visitor(item, path13);
+    function _visit(path14, item, visitor) {
+      let ctrl = visitor(item, path14);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field2 of ["key", "value"]) {
         const token = item[field2];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path13.concat([[field2, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path14.concat([[field2, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -5682,10 +5682,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field2 === "key")
-            ctrl = ctrl(item, path13);
+            ctrl = ctrl(item, path14);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path13) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path14) : ctrl;
     }
     exports.visit = visit;
   }
@@ -7459,19 +7459,19 @@ function parseYaml(text, file) {
   const located = {
     file,
     value: value2,
-    lineOf: (path13) => lineAt(walk(doc, path13).node),
-    lineOfKey(path13) {
-      const parent = walk(doc, path13.slice(0, -1));
-      const last2 = path13.at(-1);
+    lineOf: (path14) => lineAt(walk(doc, path14).node),
+    lineOfKey(path14) {
+      const parent = walk(doc, path14.slice(0, -1));
+      const last2 = path14.at(-1);
       const map = resolve(doc, parent.node);
       if (parent.complete && typeof last2 === "string" && (0, import_yaml.isMap)(map)) {
         const pair = map.items.find((item) => (0, import_yaml.isScalar)(item.key) && String(item.key.value) === last2);
         if (pair !== void 0 && (0, import_yaml.isScalar)(pair.key)) return lineAt(pair.key);
       }
-      return located.lineOf(path13);
+      return located.lineOf(path14);
     },
-    problem(path13, message, at = "value") {
-      const line = at === "key" ? located.lineOfKey(path13) : located.lineOf(path13);
+    problem(path14, message, at = "value") {
+      const line = at === "key" ? located.lineOfKey(path14) : located.lineOf(path14);
       return line === void 0 ? { file, message } : { file, line, message };
     }
   };
@@ -7484,9 +7484,9 @@ function resolve(doc, node) {
   if (node === void 0) return null;
   return (0, import_yaml.isAlias)(node) ? node.resolve(doc) ?? null : node;
 }
-function walk(doc, path13) {
+function walk(doc, path14) {
   let node = doc.contents ?? null;
-  for (const segment of path13) {
+  for (const segment of path14) {
     const parent = resolve(doc, node);
     let child;
     if ((0, import_yaml.isMap)(parent)) {
@@ -7512,9 +7512,9 @@ var init_document = __esm({
 });
 
 // src/yaml/key-path.ts
-function keyLabel(path13) {
-  if (path13.length === 0) return "the file";
-  return path13.map((segment, i2) => typeof segment === "number" ? `[${segment}]` : i2 === 0 ? segment : `.${segment}`).join("");
+function keyLabel(path14) {
+  if (path14.length === 0) return "the file";
+  return path14.map((segment, i2) => typeof segment === "number" ? `[${segment}]` : i2 === 0 ? segment : `.${segment}`).join("");
 }
 function pointerPath(pointer) {
   if (pointer === "") return [];
@@ -7537,7 +7537,7 @@ var EMBEDDED;
 var init_embedded = __esm({
   "src/embedded.ts"() {
     "use strict";
-    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 } }, "$defs": { "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown.", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "duplicate-items"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 } } } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": "Present only in a saved plan (`--dry-run --out FILE`): the version of the fingerprints that `--reconcile --plan FILE` checks.", "const": "1" }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "upload_code": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adopt_marker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "pool": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live fingerprint", "description": "Saved plans: the values of the live resource the change was planned against (id, updated-at and the fields compared); null for a creation. The apply refuses the plan if any differs.", "type": ["object", "null"] }, "declared": { "title": "Declared fingerprint", "description": "Saved plans: the declaration the change applies (file, code digest and settings); null for a deletion. The apply refuses the plan if any differs.", "type": ["object", "null"] } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
+    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 } }, "$defs": { "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown.", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "duplicate-items"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 } } } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": "Present only in a saved plan (`--dry-run --out FILE`): the version of the fingerprints that `--reconcile --plan FILE` checks.", "const": "1" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "upload_code": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adopt_marker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "pool": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live fingerprint", "description": "Saved plans: the values of the live resource the change was planned against (id, updated-at and the fields compared); null for a creation. The apply refuses the plan if any differs.", "type": ["object", "null"] }, "declared": { "title": "Declared fingerprint", "description": "Saved plans: the declaration the change applies (file, code digest and settings); null for a deletion. The apply refuses the plan if any differs.", "type": ["object", "null"] } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
   }
 });
 
@@ -10770,8 +10770,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path13) {
-      let input = path13;
+    function removeDotSegments(path14) {
+      let input = path14;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -10845,11 +10845,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path13) {
-      if (path13 === "" || path13[0] === "/") {
-        return removeDotSegments(path13);
+    function removeDotSegmentsRelative(path14) {
+      if (path14 === "" || path14[0] === "/") {
+        return removeDotSegments(path14);
       }
-      const segments = path13.split("/");
+      const segments = path14.split("/");
       const last2 = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -11212,8 +11212,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path13 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path13 && path13 !== "/" ? path13 : void 0;
+        const path14 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path14 && path14 !== "/" ? path14 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -15057,8 +15057,8 @@ var init_suggest = __esm({
 });
 
 // src/yaml/messages.ts
-function schemaMessage(error, path13) {
-  const label = keyLabel(path13);
+function schemaMessage(error, path14) {
+  const label = keyLabel(path14);
   const params = error.params;
   const value2 = describeValue(error.data);
   switch (error.keyword) {
@@ -15070,7 +15070,7 @@ function schemaMessage(error, path13) {
     case "additionalProperties": {
       const allowed = Object.keys(error.parentSchema?.properties ?? {});
       const key = String(params.additionalProperty);
-      const where = path13.length === 0 ? "" : ` in ${label}`;
+      const where = path14.length === 0 ? "" : ` in ${label}`;
       const guess = closest(key, allowed);
       const suggestion = guess === null ? "" : `: did you mean "${guess}"?`;
       return `unknown key "${key}"${where}${suggestion} (allowed: ${allowed.join(", ")})`;
@@ -15173,18 +15173,18 @@ function checkYaml(name, doc, options = {}) {
   return issues.filter((issue) => !(options.skip?.(issue) ?? false)).map((issue) => doc.problem(issue.linePath, issue.message, issue.at));
 }
 function toIssue(error) {
-  const path13 = pointerPath(error.instancePath);
+  const path14 = pointerPath(error.instancePath);
   const params = error.params;
-  const issue = { path: path13, keyword: error.keyword, message: schemaMessage(error, path13) };
+  const issue = { path: path14, keyword: error.keyword, message: schemaMessage(error, path14) };
   switch (error.keyword) {
     case "additionalProperties":
-      return { ...issue, linePath: [...path13, String(params.additionalProperty)], at: "key" };
+      return { ...issue, linePath: [...path14, String(params.additionalProperty)], at: "key" };
     case "required":
-      return { ...issue, linePath: path13, at: "key" };
+      return { ...issue, linePath: path14, at: "key" };
     case "uniqueItems":
-      return { ...issue, linePath: [...path13, Number(params.j)], at: "value" };
+      return { ...issue, linePath: [...path14, Number(params.j)], at: "value" };
     default:
-      return { ...issue, linePath: path13, at: "value" };
+      return { ...issue, linePath: path14, at: "value" };
   }
 }
 function withoutBranchErrors(errors) {
@@ -17127,6 +17127,111 @@ var init_node_cron = __esm({
   }
 });
 
+// src/config/env.ts
+import path2 from "node:path";
+function applyEnvOverrides(config, env, cwd) {
+  const problems2 = [];
+  const url = nonEmpty(env.API_BASE_URL);
+  const listen = nonEmpty(env.LISTEN_ADDRESS);
+  const stateDir = nonEmpty(env.STATE_DIR);
+  const shutdown = nonEmpty(env.SHUTDOWN_TIMEOUT);
+  const shutdownSeconds = shutdown === void 0 ? void 0 : Number(shutdown);
+  if (url !== void 0 && !/^(embedded|https?:\/\/\S+)$/.test(url)) {
+    problems2.push({ file: "environment", message: 'API_BASE_URL must be "embedded" or an http(s) URL ending in /api/v2' });
+  }
+  if (listen !== void 0 && !isHostPort(listen)) {
+    problems2.push({ file: "environment", message: `LISTEN_ADDRESS "${listen}" must be host:port, e.g. 0.0.0.0:9090` });
+  }
+  if (shutdownSeconds !== void 0 && !(Number.isFinite(shutdownSeconds) && shutdownSeconds >= 0)) {
+    problems2.push({ file: "environment", message: `SHUTDOWN_TIMEOUT "${shutdown}" must be a number of seconds, 0 or more` });
+  }
+  return {
+    config: {
+      ...config,
+      api: { ...config.api, url: url ?? config.api.url },
+      listen: listen ?? config.listen,
+      stateDir: stateDir === void 0 ? config.stateDir : path2.resolve(cwd, stateDir),
+      shutdownTimeoutSeconds: shutdownSeconds !== void 0 && Number.isFinite(shutdownSeconds) ? shutdownSeconds : config.shutdownTimeoutSeconds
+    },
+    problems: problems2
+  };
+}
+function isHostPort(value2) {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value2);
+  return match !== null && Number(match[2]) <= 65535;
+}
+function nonEmpty(value2) {
+  return value2 === void 0 || value2.trim() === "" ? void 0 : value2.trim();
+}
+var init_env = __esm({
+  "src/config/env.ts"() {
+    "use strict";
+  }
+});
+
+// src/config/to-config.ts
+import path3 from "node:path";
+function toConfig(raw, cwd) {
+  const tokenFile = raw.api?.["token-file"] ?? null;
+  return {
+    api: {
+      url: raw.api?.url ?? "embedded",
+      tokenFile: tokenFile === null ? null : path3.resolve(cwd, tokenFile),
+      rateLimit: raw.api?.["rate-limit"] ?? "auto",
+      concurrency: raw.api?.concurrency ?? 8,
+      legacyEnforce: raw.api?.["legacy-enforce"] ?? false,
+      retryBudgetSeconds: raw.api?.["retry-budget"] ?? DEFAULT_RETRY_BUDGET_SECONDS
+    },
+    sources: raw.sources.map((s) => toSource(s, cwd)),
+    listen: raw.listen ?? DEFAULT_LISTEN,
+    webhookSecretEnv: raw["webhook-secret-env"] ?? "WEBHOOK_SECRET",
+    stateDir: path3.resolve(cwd, raw["state-dir"] ?? DEFAULT_STATE_DIR),
+    shutdownTimeoutSeconds: raw["shutdown-timeout"] ?? DEFAULT_SHUTDOWN_TIMEOUT_SECONDS
+  };
+}
+function toSource(raw, cwd) {
+  return {
+    ...sourceDefaults(raw.name, raw.organization),
+    path: raw.path === void 0 ? null : path3.resolve(cwd, raw.path),
+    git: raw.git === void 0 ? null : { url: raw.git.url, ref: raw.git.ref ?? "main", path: raw.git.path ?? "." },
+    schedule: raw.schedule ?? DEFAULT_SCHEDULE,
+    prune: raw.prune ?? false,
+    ownership: raw.ownership ?? "marker",
+    maxDeletes: raw["max-deletes"] ?? 10,
+    allowEmpty: raw["allow-empty"] ?? false,
+    adopt: raw.adopt ?? false,
+    maxAgentPools: raw["max-agent-pools"] ?? 1,
+    passTimeoutSeconds: raw["pass-timeout"] ?? 600
+  };
+}
+function sourceDefaults(name, organization) {
+  return {
+    name,
+    organization,
+    path: null,
+    git: null,
+    schedule: DEFAULT_SCHEDULE,
+    prune: false,
+    ownership: "marker",
+    maxDeletes: 10,
+    allowEmpty: false,
+    adopt: false,
+    maxAgentPools: 1,
+    passTimeoutSeconds: 600
+  };
+}
+var DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_RETRY_BUDGET_SECONDS, DEFAULT_SCHEDULE;
+var init_to_config = __esm({
+  "src/config/to-config.ts"() {
+    "use strict";
+    DEFAULT_LISTEN = "127.0.0.1:9090";
+    DEFAULT_STATE_DIR = ".policy-pool-sync";
+    DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 30;
+    DEFAULT_RETRY_BUDGET_SECONDS = 60;
+    DEFAULT_SCHEDULE = "*/5 * * * *";
+  }
+});
+
 // src/config/token.ts
 import { readFile as readFile2 } from "node:fs/promises";
 async function resolveToken(config, env) {
@@ -17432,8 +17537,8 @@ var require_req = __commonJS({
       if (req.originalUrl) {
         _req.url = req.originalUrl;
       } else {
-        const path13 = req.path;
-        _req.url = typeof path13 === "string" ? path13 : req.url ? req.url.path || req.url : void 0;
+        const path14 = req.path;
+        _req.url = typeof path14 === "string" ? path14 : req.url ? req.url.path || req.url : void 0;
       }
       if (req.query) {
         _req.query = req.query;
@@ -17598,14 +17703,14 @@ var require_redact = __commonJS({
       }
       return obj;
     }
-    function parsePath(path13) {
+    function parsePath(path14) {
       const parts = [];
       let current = "";
       let inBrackets = false;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path13.length; i2++) {
-        const char = path13[i2];
+      for (let i2 = 0; i2 < path14.length; i2++) {
+        const char = path14[i2];
         if (!inBrackets && char === ".") {
           if (current) {
             parts.push(current);
@@ -17736,10 +17841,10 @@ var require_redact = __commonJS({
       return current;
     }
     function redactPaths(obj, paths, censor, remove2 = false) {
-      for (const path13 of paths) {
-        const parts = parsePath(path13);
+      for (const path14 of paths) {
+        const parts = parsePath(path14);
         if (parts.includes("*")) {
-          redactWildcardPath(obj, parts, censor, path13, remove2);
+          redactWildcardPath(obj, parts, censor, path14, remove2);
         } else {
           if (remove2) {
             removeKey(obj, parts);
@@ -17824,8 +17929,8 @@ var require_redact = __commonJS({
           }
         } else {
           if (afterWildcard.includes("*")) {
-            const wrappedCensor = typeof censor === "function" ? (value2, path13) => {
-              const fullPath = [...pathArray.slice(0, pathLength), ...path13];
+            const wrappedCensor = typeof censor === "function" ? (value2, path14) => {
+              const fullPath = [...pathArray.slice(0, pathLength), ...path14];
               return censor(value2, fullPath);
             } : censor;
             redactWildcardPath(current, afterWildcard, wrappedCensor, originalPath, remove2);
@@ -17860,8 +17965,8 @@ var require_redact = __commonJS({
         return null;
       }
       const pathStructure = /* @__PURE__ */ new Map();
-      for (const path13 of pathsToClone) {
-        const parts = parsePath(path13);
+      for (const path14 of pathsToClone) {
+        const parts = parsePath(path14);
         let current = pathStructure;
         for (let i2 = 0; i2 < parts.length; i2++) {
           const part = parts[i2];
@@ -17913,24 +18018,24 @@ var require_redact = __commonJS({
       }
       return cloneSelectively(obj, pathStructure);
     }
-    function validatePath(path13) {
-      if (typeof path13 !== "string") {
+    function validatePath(path14) {
+      if (typeof path14 !== "string") {
         throw new Error("Paths must be (non-empty) strings");
       }
-      if (path13 === "") {
+      if (path14 === "") {
         throw new Error("Invalid redaction path ()");
       }
-      if (path13.includes("..")) {
-        throw new Error(`Invalid redaction path (${path13})`);
+      if (path14.includes("..")) {
+        throw new Error(`Invalid redaction path (${path14})`);
       }
-      if (path13.includes(",")) {
-        throw new Error(`Invalid redaction path (${path13})`);
+      if (path14.includes(",")) {
+        throw new Error(`Invalid redaction path (${path14})`);
       }
       let bracketCount = 0;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path13.length; i2++) {
-        const char = path13[i2];
+      for (let i2 = 0; i2 < path14.length; i2++) {
+        const char = path14[i2];
         if ((char === '"' || char === "'") && bracketCount > 0) {
           if (!inQuotes) {
             inQuotes = true;
@@ -17944,20 +18049,20 @@ var require_redact = __commonJS({
         } else if (char === "]" && !inQuotes) {
           bracketCount--;
           if (bracketCount < 0) {
-            throw new Error(`Invalid redaction path (${path13})`);
+            throw new Error(`Invalid redaction path (${path14})`);
           }
         }
       }
       if (bracketCount !== 0) {
-        throw new Error(`Invalid redaction path (${path13})`);
+        throw new Error(`Invalid redaction path (${path14})`);
       }
     }
     function validatePaths(paths) {
       if (!Array.isArray(paths)) {
         throw new TypeError("paths must be an array");
       }
-      for (const path13 of paths) {
-        validatePath(path13);
+      for (const path14 of paths) {
+        validatePath(path14);
       }
     }
     function slowRedact(options = {}) {
@@ -18125,8 +18230,8 @@ var require_redaction = __commonJS({
         if (shape[k2] === null) {
           o2[k2] = (value2) => topCensor(value2, [k2]);
         } else {
-          const wrappedCensor = typeof censor === "function" ? (value2, path13) => {
-            return censor(value2, [k2, ...path13]);
+          const wrappedCensor = typeof censor === "function" ? (value2, path14) => {
+            return censor(value2, [k2, ...path14]);
           } : censor;
           o2[k2] = Redact({
             paths: shape[k2],
@@ -18347,7 +18452,7 @@ var require_sonic_boom = __commonJS({
     var fs = __require("fs");
     var EventEmitter6 = __require("events");
     var inherits = __require("util").inherits;
-    var path13 = __require("path");
+    var path14 = __require("path");
     var sleep2 = require_atomic_sleep();
     var assert = __require("assert");
     var BUSY_WRITE_TIMEOUT = 100;
@@ -18401,7 +18506,7 @@ var require_sonic_boom = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs.mkdirSync(path13.dirname(file), { recursive: true });
+          if (sonic.mkdir) fs.mkdirSync(path14.dirname(file), { recursive: true });
           const fd = fs.openSync(file, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -18409,7 +18514,7 @@ var require_sonic_boom = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs.mkdir(path13.dirname(file), { recursive: true }, (err) => {
+        fs.mkdir(path14.dirname(file), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs.open(file, flags, mode, fileOpened);
         });
@@ -22304,7 +22409,7 @@ var require_sonic_boom2 = __commonJS({
     var fs = __require("node:fs");
     var EventEmitter6 = __require("node:events");
     var inherits = __require("node:util").inherits;
-    var path13 = __require("node:path");
+    var path14 = __require("node:path");
     var assert = __require("node:assert");
     var sleep2 = require_atomic_sleep();
     var BUSY_WRITE_TIMEOUT = 100;
@@ -22375,7 +22480,7 @@ var require_sonic_boom2 = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs.mkdirSync(path13.dirname(file), { recursive: true });
+          if (sonic.mkdir) fs.mkdirSync(path14.dirname(file), { recursive: true });
           const fd = fs.openSync(file, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -22383,7 +22488,7 @@ var require_sonic_boom2 = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs.mkdir(path13.dirname(file), { recursive: true }, (err) => {
+        fs.mkdir(path14.dirname(file), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs.open(file, flags, mode, fileOpened);
         });
@@ -25357,6 +25462,1323 @@ var init_interrupt = __esm({
   }
 });
 
+// src/cli/saved-run.ts
+import { readFile as readFile3 } from "node:fs/promises";
+import path5 from "node:path";
+function withSavedRun(planText, config, sources, prune) {
+  const document2 = JSON.parse(planText);
+  const run2 = {
+    api_url: config.api.url,
+    sources: sources.map((s) => ({
+      name: s.name,
+      organization: s.organization,
+      path: s.path === null ? null : path5.resolve(s.path),
+      git: s.git === null ? null : { ...s.git, url: s.git.url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/i, "$1") },
+      prune: prune || s.prune,
+      ownership: s.ownership,
+      max_deletes: s.maxDeletes,
+      allow_empty: s.allowEmpty,
+      adopt: s.adopt,
+      max_agent_pools: s.maxAgentPools
+    }))
+  };
+  return `${JSON.stringify({ ...document2, run: run2 }, null, 2)}
+`;
+}
+async function configFromSavedPlan(file, env, apiUrl, cwd = process.cwd()) {
+  let run2;
+  try {
+    run2 = JSON.parse(await readFile3(file, "utf8")).run;
+  } catch (error) {
+    throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
+  }
+  if (run2 === void 0 || typeof run2.api_url !== "string" || !Array.isArray(run2.sources)) {
+    throw new UsageError(`the saved plan ${file} does not say where its sources are (an older version saved it): pass --config FILE, or --source-dir DIR --organization NAME`);
+  }
+  const config = {
+    api: { url: run2.api_url, tokenFile: null, rateLimit: "auto", concurrency: 8, legacyEnforce: false, retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS },
+    sources: run2.sources.map((s) => ({
+      ...sourceDefaults(s.name, s.organization),
+      path: s.path,
+      git: s.git,
+      prune: s.prune,
+      ownership: s.ownership,
+      maxDeletes: s.max_deletes,
+      allowEmpty: s.allow_empty,
+      adopt: s.adopt,
+      maxAgentPools: s.max_agent_pools
+    })),
+    listen: DEFAULT_LISTEN,
+    webhookSecretEnv: "WEBHOOK_SECRET",
+    stateDir: path5.resolve(cwd, DEFAULT_STATE_DIR),
+    shutdownTimeoutSeconds: DEFAULT_SHUTDOWN_TIMEOUT_SECONDS
+  };
+  const overridden = applyEnvOverrides(config, env, cwd);
+  if (overridden.problems.length > 0) throw new ValidationError("invalid environment", overridden.problems);
+  return apiUrl === null ? overridden.config : { ...overridden.config, api: { ...overridden.config.api, url: apiUrl } };
+}
+var init_saved_run = __esm({
+  "src/cli/saved-run.ts"() {
+    "use strict";
+    init_env();
+    init_to_config();
+    init_errors();
+  }
+});
+
+// node_modules/diff/libesm/diff/base.js
+var Diff;
+var init_base = __esm({
+  "node_modules/diff/libesm/diff/base.js"() {
+    Diff = class {
+      diff(oldStr, newStr, options = {}) {
+        let callback;
+        if (typeof options === "function") {
+          callback = options;
+          options = {};
+        } else if ("callback" in options) {
+          callback = options.callback;
+        }
+        const oldString = this.castInput(oldStr, options);
+        const newString = this.castInput(newStr, options);
+        const oldTokens = this.removeEmpty(this.tokenize(oldString, options));
+        const newTokens = this.removeEmpty(this.tokenize(newString, options));
+        return this.diffWithOptionsObj(oldTokens, newTokens, options, callback);
+      }
+      diffWithOptionsObj(oldTokens, newTokens, options, callback) {
+        var _a2;
+        const done = (value2) => {
+          value2 = this.postProcess(value2, options);
+          if (callback) {
+            setTimeout(function() {
+              callback(value2);
+            }, 0);
+            return void 0;
+          } else {
+            return value2;
+          }
+        };
+        const newLen = newTokens.length, oldLen = oldTokens.length;
+        let editLength = 1;
+        let maxEditLength = newLen + oldLen;
+        if (options.maxEditLength != null) {
+          maxEditLength = Math.min(maxEditLength, options.maxEditLength);
+        }
+        const maxExecutionTime = (_a2 = options.timeout) !== null && _a2 !== void 0 ? _a2 : Infinity;
+        const abortAfterTimestamp = Date.now() + maxExecutionTime;
+        const bestPath = [{ oldPos: -1, lastComponent: void 0 }];
+        let newPos = this.extractCommon(bestPath[0], newTokens, oldTokens, 0, options);
+        if (bestPath[0].oldPos + 1 >= oldLen && newPos + 1 >= newLen) {
+          return done(this.buildValues(bestPath[0].lastComponent, newTokens, oldTokens));
+        }
+        let minDiagonalToConsider = -Infinity, maxDiagonalToConsider = Infinity;
+        const execEditLength = () => {
+          for (let diagonalPath = Math.max(minDiagonalToConsider, -editLength); diagonalPath <= Math.min(maxDiagonalToConsider, editLength); diagonalPath += 2) {
+            let basePath;
+            const removePath = bestPath[diagonalPath - 1], addPath = bestPath[diagonalPath + 1];
+            if (removePath) {
+              bestPath[diagonalPath - 1] = void 0;
+            }
+            let canAdd = false;
+            if (addPath) {
+              const addPathNewPos = addPath.oldPos - diagonalPath;
+              canAdd = addPath && 0 <= addPathNewPos && addPathNewPos < newLen;
+            }
+            const canRemove = removePath && removePath.oldPos + 1 < oldLen;
+            if (!canAdd && !canRemove) {
+              bestPath[diagonalPath] = void 0;
+              continue;
+            }
+            if (!canRemove || canAdd && removePath.oldPos < addPath.oldPos) {
+              basePath = this.addToPath(addPath, true, false, 0, options);
+            } else {
+              basePath = this.addToPath(removePath, false, true, 1, options);
+            }
+            newPos = this.extractCommon(basePath, newTokens, oldTokens, diagonalPath, options);
+            if (basePath.oldPos + 1 >= oldLen && newPos + 1 >= newLen) {
+              return done(this.buildValues(basePath.lastComponent, newTokens, oldTokens)) || true;
+            } else {
+              bestPath[diagonalPath] = basePath;
+              if (basePath.oldPos + 1 >= oldLen) {
+                maxDiagonalToConsider = Math.min(maxDiagonalToConsider, diagonalPath - 1);
+              }
+              if (newPos + 1 >= newLen) {
+                minDiagonalToConsider = Math.max(minDiagonalToConsider, diagonalPath + 1);
+              }
+            }
+          }
+          editLength++;
+        };
+        if (callback) {
+          (function exec() {
+            setTimeout(function() {
+              if (editLength > maxEditLength || Date.now() > abortAfterTimestamp) {
+                return callback(void 0);
+              }
+              if (!execEditLength()) {
+                exec();
+              }
+            }, 0);
+          })();
+        } else {
+          while (editLength <= maxEditLength && Date.now() <= abortAfterTimestamp) {
+            const ret2 = execEditLength();
+            if (ret2) {
+              return ret2;
+            }
+          }
+        }
+      }
+      addToPath(path14, added, removed2, oldPosInc, options) {
+        const last2 = path14.lastComponent;
+        if (last2 && !options.oneChangePerToken && last2.added === added && last2.removed === removed2) {
+          return {
+            oldPos: path14.oldPos + oldPosInc,
+            lastComponent: { count: last2.count + 1, added, removed: removed2, previousComponent: last2.previousComponent }
+          };
+        } else {
+          return {
+            oldPos: path14.oldPos + oldPosInc,
+            lastComponent: { count: 1, added, removed: removed2, previousComponent: last2 }
+          };
+        }
+      }
+      extractCommon(basePath, newTokens, oldTokens, diagonalPath, options) {
+        const newLen = newTokens.length, oldLen = oldTokens.length;
+        let oldPos = basePath.oldPos, newPos = oldPos - diagonalPath, commonCount = 0;
+        while (newPos + 1 < newLen && oldPos + 1 < oldLen && this.equals(oldTokens[oldPos + 1], newTokens[newPos + 1], options)) {
+          newPos++;
+          oldPos++;
+          commonCount++;
+          if (options.oneChangePerToken) {
+            basePath.lastComponent = { count: 1, previousComponent: basePath.lastComponent, added: false, removed: false };
+          }
+        }
+        if (commonCount && !options.oneChangePerToken) {
+          basePath.lastComponent = { count: commonCount, previousComponent: basePath.lastComponent, added: false, removed: false };
+        }
+        basePath.oldPos = oldPos;
+        return newPos;
+      }
+      equals(left, right, options) {
+        if (options.comparator) {
+          return options.comparator(left, right);
+        } else {
+          return left === right || !!options.ignoreCase && left.toLowerCase() === right.toLowerCase();
+        }
+      }
+      removeEmpty(array) {
+        const ret2 = [];
+        for (let i2 = 0; i2 < array.length; i2++) {
+          if (array[i2]) {
+            ret2.push(array[i2]);
+          }
+        }
+        return ret2;
+      }
+      // eslint-disable-next-line @typescript-eslint/no-unused-vars
+      castInput(value2, options) {
+        return value2;
+      }
+      // eslint-disable-next-line @typescript-eslint/no-unused-vars
+      tokenize(value2, options) {
+        return Array.from(value2);
+      }
+      join(chars) {
+        return chars.join("");
+      }
+      postProcess(changeObjects, options) {
+        return changeObjects;
+      }
+      get useLongestToken() {
+        return false;
+      }
+      buildValues(lastComponent, newTokens, oldTokens) {
+        const components = [];
+        let nextComponent;
+        while (lastComponent) {
+          components.push(lastComponent);
+          nextComponent = lastComponent.previousComponent;
+          delete lastComponent.previousComponent;
+          lastComponent = nextComponent;
+        }
+        components.reverse();
+        const componentLen = components.length;
+        let componentPos = 0, newPos = 0, oldPos = 0;
+        for (; componentPos < componentLen; componentPos++) {
+          const component = components[componentPos];
+          if (!component.removed) {
+            if (!component.added && this.useLongestToken) {
+              let value2 = newTokens.slice(newPos, newPos + component.count);
+              value2 = value2.map(function(value3, i2) {
+                const oldValue = oldTokens[oldPos + i2];
+                return oldValue.length > value3.length ? oldValue : value3;
+              });
+              component.value = this.join(value2);
+            } else {
+              component.value = this.join(newTokens.slice(newPos, newPos + component.count));
+            }
+            newPos += component.count;
+            if (!component.added) {
+              oldPos += component.count;
+            }
+          } else {
+            component.value = this.join(oldTokens.slice(oldPos, oldPos + component.count));
+            oldPos += component.count;
+          }
+        }
+        return components;
+      }
+    };
+  }
+});
+
+// node_modules/diff/libesm/diff/line.js
+function diffLines(oldStr, newStr, options) {
+  return lineDiff.diff(oldStr, newStr, options);
+}
+function tokenize(value2, options) {
+  if (options.stripTrailingCr) {
+    value2 = value2.replace(/\r\n/g, "\n");
+  }
+  const retLines = [], linesAndNewlines = value2.split(/(\n|\r\n)/);
+  if (!linesAndNewlines[linesAndNewlines.length - 1]) {
+    linesAndNewlines.pop();
+  }
+  for (let i2 = 0; i2 < linesAndNewlines.length; i2++) {
+    const line = linesAndNewlines[i2];
+    if (i2 % 2 && !options.newlineIsToken) {
+      retLines[retLines.length - 1] += line;
+    } else {
+      retLines.push(line);
+    }
+  }
+  return retLines;
+}
+var LineDiff, lineDiff;
+var init_line = __esm({
+  "node_modules/diff/libesm/diff/line.js"() {
+    init_base();
+    LineDiff = class extends Diff {
+      constructor() {
+        super(...arguments);
+        this.tokenize = tokenize;
+      }
+      equals(left, right, options) {
+        if (options.ignoreWhitespace) {
+          if (!options.newlineIsToken || !left.includes("\n")) {
+            left = left.trim();
+          }
+          if (!options.newlineIsToken || !right.includes("\n")) {
+            right = right.trim();
+          }
+        } else if (options.ignoreNewlineAtEof && !options.newlineIsToken) {
+          if (left.endsWith("\n")) {
+            left = left.slice(0, -1);
+          }
+          if (right.endsWith("\n")) {
+            right = right.slice(0, -1);
+          }
+        }
+        return super.equals(left, right, options);
+      }
+    };
+    lineDiff = new LineDiff();
+  }
+});
+
+// node_modules/diff/libesm/patch/create.js
+function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, options) {
+  let optionsObj;
+  if (!options) {
+    optionsObj = {};
+  } else if (typeof options === "function") {
+    optionsObj = { callback: options };
+  } else {
+    optionsObj = options;
+  }
+  if (typeof optionsObj.context === "undefined") {
+    optionsObj.context = 4;
+  }
+  const context = optionsObj.context;
+  if (optionsObj.newlineIsToken) {
+    throw new Error("newlineIsToken may not be used with patch-generation functions, only with diffing functions");
+  }
+  if (!optionsObj.callback) {
+    return diffLinesResultToPatch(diffLines(oldStr, newStr, optionsObj));
+  } else {
+    const { callback } = optionsObj;
+    diffLines(oldStr, newStr, Object.assign(Object.assign({}, optionsObj), { callback: (diff) => {
+      const patch = diffLinesResultToPatch(diff);
+      callback(patch);
+    } }));
+  }
+  function diffLinesResultToPatch(diff) {
+    if (!diff) {
+      return;
+    }
+    diff.push({ value: "", lines: [] });
+    function contextLines2(lines) {
+      return lines.map(function(entry) {
+        return " " + entry;
+      });
+    }
+    const hunks = [];
+    let oldRangeStart = 0, newRangeStart = 0, curRange = [], oldLine = 1, newLine = 1;
+    for (let i2 = 0; i2 < diff.length; i2++) {
+      const current = diff[i2], lines = current.lines || splitLines(current.value);
+      current.lines = lines;
+      if (current.added || current.removed) {
+        if (!oldRangeStart) {
+          const prev = diff[i2 - 1];
+          oldRangeStart = oldLine;
+          newRangeStart = newLine;
+          if (prev) {
+            curRange = context > 0 ? contextLines2(prev.lines.slice(-context)) : [];
+            oldRangeStart -= curRange.length;
+            newRangeStart -= curRange.length;
+          }
+        }
+        for (const line of lines) {
+          curRange.push((current.added ? "+" : "-") + line);
+        }
+        if (current.added) {
+          newLine += lines.length;
+        } else {
+          oldLine += lines.length;
+        }
+      } else {
+        if (oldRangeStart) {
+          if (lines.length <= context * 2 && i2 < diff.length - 2) {
+            for (const line of contextLines2(lines)) {
+              curRange.push(line);
+            }
+          } else {
+            const contextSize = Math.min(lines.length, context);
+            for (const line of contextLines2(lines.slice(0, contextSize))) {
+              curRange.push(line);
+            }
+            const hunk = {
+              oldStart: oldRangeStart,
+              oldLines: oldLine - oldRangeStart + contextSize,
+              newStart: newRangeStart,
+              newLines: newLine - newRangeStart + contextSize,
+              lines: curRange
+            };
+            hunks.push(hunk);
+            oldRangeStart = 0;
+            newRangeStart = 0;
+            curRange = [];
+          }
+        }
+        oldLine += lines.length;
+        newLine += lines.length;
+      }
+    }
+    for (const hunk of hunks) {
+      for (let i2 = 0; i2 < hunk.lines.length; i2++) {
+        if (hunk.lines[i2].endsWith("\n")) {
+          hunk.lines[i2] = hunk.lines[i2].slice(0, -1);
+        } else {
+          hunk.lines.splice(i2 + 1, 0, "\\ No newline at end of file");
+          i2++;
+        }
+      }
+    }
+    return {
+      oldFileName,
+      newFileName,
+      oldHeader,
+      newHeader,
+      hunks
+    };
+  }
+}
+function splitLines(text) {
+  const hasTrailingNl = text.endsWith("\n");
+  const result = text.split("\n").map((line) => line + "\n");
+  if (hasTrailingNl) {
+    result.pop();
+  } else {
+    result.push(result.pop().slice(0, -1));
+  }
+  return result;
+}
+var init_create = __esm({
+  "node_modules/diff/libesm/patch/create.js"() {
+    init_line();
+  }
+});
+
+// node_modules/diff/libesm/index.js
+var init_libesm = __esm({
+  "node_modules/diff/libesm/index.js"() {
+    init_create();
+  }
+});
+
+// src/line-ends.ts
+function normalizeLineEnds(text) {
+  return text.replace(/\r\n?/g, "\n");
+}
+var init_line_ends = __esm({
+  "src/line-ends.ts"() {
+    "use strict";
+  }
+});
+
+// src/output/describe.ts
+function summarize(plans) {
+  const summary = { create: 0, update: 0, replace: 0, delete: 0 };
+  for (const { plan } of plans) {
+    for (const change of plan?.changes ?? []) summary[change.action] += 1;
+  }
+  return summary;
+}
+function sourceErrors(source) {
+  return source.plan === null ? source.errors : source.plan.errors;
+}
+function noPlanLine(source) {
+  return source.unreadable === "live" ? "No plan: the live state could not be read, so nothing is known about drift." : "No plan: the declared repo is invalid.";
+}
+function totalChanges(summary) {
+  return summary.create + summary.update + summary.replace + summary.delete;
+}
+function planLine(summary) {
+  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.replace} to replace, ${summary.delete} to delete.`;
+}
+function closingLines(plans, where = "above") {
+  const summary = summarize(plans);
+  const unplanned = plans.filter((s) => s.plan === null).length;
+  const lines = [];
+  if (totalChanges(summary) > 0) lines.push(planLine(summary));
+  if (unplanned > 0) lines.push(`No plan for ${unplanned} of ${plans.length} source${plans.length === 1 ? "" : "s"}: see the errors ${where}.`);
+  if (lines.length > 0) return lines;
+  if (plans.some((s) => sourceErrors(s).length > 0)) return [`No changes planned, but there are errors (see ${where}).`];
+  const kept = keptUndeclared(plans);
+  return [kept > 0 ? `No changes. ${keptLine(kept)}` : NO_CHANGES];
+}
+function keptUndeclared(plans) {
+  return plans.reduce((sum, s) => sum + (s.plan?.keptUndeclared ?? 0), 0);
+}
+function keptLine(kept) {
+  return kept === 1 ? "1 live resource that is not declared is kept." : `${kept} live resources that are not declared are kept.`;
+}
+function formatValue(value2) {
+  if (value2 === void 0) return "null";
+  if (Array.isArray(value2)) return `[${value2.map(formatValue).join(", ")}]`;
+  return JSON.stringify(value2) ?? "null";
+}
+function describeCode(code) {
+  let lines;
+  let bytes;
+  if (typeof code === "string") {
+    lines = code === "" ? 0 : normalizeLineEnds(code).replace(/\n$/, "").split("\n").length;
+    bytes = Buffer.byteLength(code, "utf8");
+  } else if (isCodeSummary(code)) {
+    ({ lines, bytes } = code);
+  } else {
+    return "(none)";
+  }
+  return `(${lines} ${lines === 1 ? "line" : "lines"}, ${bytes} ${bytes === 1 ? "byte" : "bytes"})`;
+}
+function isCodeSummary(value2) {
+  return typeof value2 === "object" && value2 !== null && typeof value2.lines === "number" && typeof value2.bytes === "number";
+}
+function hasCodeDiff(change) {
+  const code = change.fields["code"];
+  return code !== void 0 && typeof code.before === "string" && typeof code.after === "string";
+}
+function pushAll(target, items) {
+  for (const item of items) target.push(item);
+}
+function codeDiffLines(change) {
+  const code = change.fields["code"];
+  if (code === void 0 || typeof code.before !== "string" || typeof code.after !== "string") return [];
+  const before = normalizeLineEnds(code.before);
+  const after = normalizeLineEnds(code.after);
+  const newName = change.resource === "policy" && change.declared !== null ? change.declared.file : "declared";
+  const oldName = `live ${change.id ?? ""}`.trim();
+  const oldLines = splitLines2(before);
+  const newLines = splitLines2(after);
+  const [head, tail] = sharedEnds(oldLines, newLines);
+  const changedRegion = oldLines.length + newLines.length - 2 * (head + tail);
+  const hunks = (changedRegion > MAX_REGION_LINES ? null : minimalHunks(oldLines, newLines, head, tail)) ?? lockstepHunks(oldLines, newLines, head, tail);
+  const lines = [`--- ${oldName}`, `+++ ${newName}`];
+  let shown = 0;
+  let hidden = 0;
+  for (const hunk of hunks) {
+    if (shown >= MAX_DIFF_CHANGED_LINES) {
+      hidden += hunk.lines.filter(isChanged).length;
+      continue;
+    }
+    lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
+    for (const line of hunk.lines) {
+      const changed = isChanged(line);
+      if (changed && shown >= MAX_DIFF_CHANGED_LINES) hidden += 1;
+      else if (shown < MAX_DIFF_CHANGED_LINES) {
+        lines.push(line);
+        if (changed) shown += 1;
+      }
+    }
+  }
+  if (hidden > 0) lines.push(`\u2026 ${hidden} more ${hidden === 1 ? "line" : "lines"} changed`);
+  return lines;
+}
+function isChanged(line) {
+  return line.startsWith("+") || line.startsWith("-");
+}
+function minimalHunks(oldLines, newLines, head, tail) {
+  const from = Math.max(0, head - CONTEXT);
+  const text = (lines) => {
+    const region = lines.slice(from, Math.min(lines.length, lines.length - tail + CONTEXT));
+    return region.length === 0 ? "" : `${region.join("\n")}
+`;
+  };
+  const patch = structuredPatch("", "", text(oldLines), text(newLines), "", "", { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH });
+  if (patch === void 0) return null;
+  return patch.hunks.map((hunk) => ({ ...hunk, oldStart: hunk.oldStart + from, newStart: hunk.newStart + from }));
+}
+function lockstepHunks(oldLines, newLines, head, tail) {
+  const ops = [];
+  for (let i3 = Math.max(0, head - CONTEXT); i3 < head; i3 += 1) ops.push({ kind: " ", text: oldLines[i3], oldLine: i3, newLine: i3 });
+  const oldEnd = oldLines.length - tail;
+  const newEnd = newLines.length - tail;
+  const paired = head + Math.min(oldEnd - head, newEnd - head);
+  for (let i3 = head; i3 < paired; i3 += 1) {
+    if (oldLines[i3] === newLines[i3]) ops.push({ kind: " ", text: oldLines[i3], oldLine: i3, newLine: i3 });
+    else ops.push({ kind: "-", text: oldLines[i3], oldLine: i3, newLine: i3 }, { kind: "+", text: newLines[i3], oldLine: i3 + 1, newLine: i3 });
+  }
+  for (let i3 = paired; i3 < oldEnd; i3 += 1) ops.push({ kind: "-", text: oldLines[i3], oldLine: i3, newLine: paired });
+  for (let i3 = paired; i3 < newEnd; i3 += 1) ops.push({ kind: "+", text: newLines[i3], oldLine: oldEnd, newLine: i3 });
+  for (let i3 = 0; i3 < Math.min(CONTEXT, tail); i3 += 1) ops.push({ kind: " ", text: oldLines[oldEnd + i3], oldLine: oldEnd + i3, newLine: newEnd + i3 });
+  const hunks = [];
+  let i2 = 0;
+  while (i2 < ops.length) {
+    while (i2 < ops.length && ops[i2].kind === " ") i2 += 1;
+    if (i2 >= ops.length) break;
+    let start = i2;
+    for (let c3 = 0; c3 < CONTEXT && start > 0 && ops[start - 1].kind === " "; c3 += 1) start -= 1;
+    let end = i2;
+    for (; ; ) {
+      while (end < ops.length && ops[end].kind !== " ") end += 1;
+      let gap = end;
+      while (gap < ops.length && ops[gap].kind === " " && gap - end < 2 * CONTEXT) gap += 1;
+      if (gap < ops.length && ops[gap].kind !== " ") end = gap;
+      else {
+        end = Math.min(end + CONTEXT, gap);
+        break;
+      }
+    }
+    const slice = ops.slice(start, end);
+    const first2 = slice[0];
+    hunks.push({
+      oldStart: first2.oldLine + 1,
+      oldLines: slice.filter((op) => op.kind !== "+").length,
+      newStart: first2.newLine + 1,
+      newLines: slice.filter((op) => op.kind !== "-").length,
+      lines: slice.map((op) => `${op.kind}${op.text}`)
+    });
+    i2 = end;
+  }
+  return hunks;
+}
+function sharedEnds(oldLines, newLines) {
+  let head = 0;
+  while (head < oldLines.length && head < newLines.length && oldLines[head] === newLines[head]) head += 1;
+  let tail = 0;
+  while (tail < oldLines.length - head && tail < newLines.length - head && oldLines[oldLines.length - 1 - tail] === newLines[newLines.length - 1 - tail]) tail += 1;
+  return [head, tail];
+}
+function splitLines2(text) {
+  if (text === "") return [];
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+var NO_CHANGES, MAX_DIFF_CHANGED_LINES, MAX_EDIT_LENGTH, MAX_REGION_LINES, CONTEXT;
+var init_describe = __esm({
+  "src/output/describe.ts"() {
+    "use strict";
+    init_libesm();
+    init_line_ends();
+    NO_CHANGES = "No changes. The API matches the declared repo.";
+    MAX_DIFF_CHANGED_LINES = 200;
+    MAX_EDIT_LENGTH = 400;
+    MAX_REGION_LINES = 4e3;
+    CONTEXT = 3;
+  }
+});
+
+// src/output/text.ts
+function header(source) {
+  const revision2 = source.revision === null ? "no revision" : `revision ${source.revision}`;
+  return `Source "${source.name}": organization "${source.organization}", ${revision2}`;
+}
+function renderSource(source, p2) {
+  const { plan } = source;
+  const lines = [p2.bold(header(source)), ""];
+  if (plan === null) lines.push(`  ${p2.red(noPlanLine(source))}`, "");
+  else if (plan.changes.length === 0) lines.push("  No changes.", "");
+  for (const change of plan?.changes ?? []) {
+    pushAll(lines, renderChange(change, p2));
+    lines.push("");
+  }
+  const warnings = plan?.warnings ?? [];
+  if (warnings.length > 0) {
+    lines.push(p2.yellow("Warnings:"));
+    for (const warning of warnings) lines.push(`  - ${warning}`);
+    lines.push("");
+  }
+  const errors = sourceErrors(source);
+  if (errors.length > 0) {
+    lines.push(p2.red("Errors:"));
+    for (const error of errors) lines.push(`  - ${error}`);
+    lines.push("");
+  }
+  return lines;
+}
+function renderText(plans, options) {
+  const p2 = palette(options.color);
+  const lines = [];
+  const actions = new Set(plans.flatMap((s) => (s.plan?.changes ?? []).map((c3) => c3.action)));
+  if (actions.size > 0) {
+    lines.push("Resource actions are indicated with the following symbols:", ...legend(actions, p2), "");
+  }
+  for (const source of plans) pushAll(lines, renderSource(source, p2));
+  for (const line of closingLines(plans)) lines.push(p2.bold(line));
+  return `${lines.join("\n")}
+`;
+}
+function paintSymbol(action, p2) {
+  const symbol = SYMBOL[action];
+  if (action === "create") return p2.green(symbol);
+  if (action === "update") return p2.yellow(symbol);
+  if (action === "delete") return p2.red(symbol);
+  return p2.magenta(symbol);
+}
+function legend(actions, p2) {
+  const words = { create: "create", update: "update in-place", replace: "replace", delete: "delete" };
+  const order = ["create", "update", "replace", "delete"];
+  return order.filter((a) => actions.has(a)).map((a) => `${paintSymbol(a, p2)} ${words[a]}`);
+}
+function fieldSymbol(action, field2, p2) {
+  if (action === "delete") return p2.red("-");
+  if (action === "create" || field2.before === null) return p2.green("+");
+  if (field2.after === null) return p2.red("-");
+  return p2.yellow("~");
+}
+function fieldValue(name, action, field2) {
+  const show = name === "code" ? describeCode : formatValue;
+  if (action === "delete") return `${show(field2.before)} -> null`;
+  if (action === "create" || field2.before === null) return show(field2.after);
+  const arrow = `${show(field2.before)} -> ${show(field2.after)}`;
+  return name === "kind" && action === "replace" ? `${arrow} # forces replacement` : arrow;
+}
+function diffLine(line, p2) {
+  if (line.startsWith("+")) return p2.green(line);
+  if (line.startsWith("-")) return p2.red(line);
+  if (line.startsWith("@@")) return p2.cyan(line);
+  return line;
+}
+function renderChange(change, p2) {
+  const lines = [
+    p2.bold(`  # ${change.resource} "${change.name}" ${WILL[change.action]}`) + ` (${change.reason})`,
+    `${paintSymbol(change.action, p2)} resource "${change.resource}" "${change.name}" {`
+  ];
+  const entries = Object.entries(change.fields);
+  const width = Math.max(change.id === null ? 0 : 2, ...entries.map(([name]) => name.length));
+  if (change.id !== null) lines.push(`        ${"id".padEnd(width)} = ${formatValue(change.id)}`);
+  for (const [name, field2] of entries) {
+    if (name === "code" && hasCodeDiff(change)) {
+      lines.push(`      ${p2.yellow("~")} code:`);
+      for (const line of codeDiffLines(change)) lines.push(`          ${diffLine(line, p2)}`);
+      continue;
+    }
+    lines.push(`      ${fieldSymbol(change.action, field2, p2)} ${name.padEnd(width)} = ${fieldValue(name, change.action, field2)}`);
+  }
+  lines.push("    }");
+  return lines;
+}
+function ansi(code, enabled) {
+  return (text) => enabled && text !== "" ? `\x1B[${code}m${text}\x1B[0m` : text;
+}
+function palette(color) {
+  return {
+    green: ansi(32, color),
+    yellow: ansi(33, color),
+    red: ansi(31, color),
+    cyan: ansi(36, color),
+    magenta: ansi(35, color),
+    bold: ansi(1, color)
+  };
+}
+function shouldColor(stream, env) {
+  if (env["NO_COLOR"] !== void 0 && env["NO_COLOR"] !== "") return false;
+  const force = env["FORCE_COLOR"];
+  if (force !== void 0 && force !== "" && force !== "0") return true;
+  if (env["TERM"] === "dumb") return false;
+  return stream.isTTY === true;
+}
+var SYMBOL, WILL;
+var init_text = __esm({
+  "src/output/text.ts"() {
+    "use strict";
+    init_describe();
+    SYMBOL = { create: "  +", update: "  ~", replace: "-/+", delete: "  -" };
+    WILL = {
+      create: "will be created",
+      update: "will be updated in-place",
+      replace: "must be replaced",
+      delete: "will be destroyed"
+    };
+  }
+});
+
+// src/code-digest.ts
+import { createHash } from "node:crypto";
+function codeDigest(code) {
+  const text = code.startsWith(BOM) ? code.slice(1) : code;
+  return createHash("sha256").update(normalizeLineEnds(text), "utf8").digest("hex");
+}
+var BOM;
+var init_code_digest = __esm({
+  "src/code-digest.ts"() {
+    "use strict";
+    init_line_ends();
+    BOM = "\uFEFF";
+  }
+});
+
+// src/output/json.ts
+function codeSummary(code) {
+  if (isCodeSummary2(code)) return { sha256: code.sha256, bytes: code.bytes, lines: code.lines };
+  if (typeof code !== "string") return null;
+  return { sha256: codeDigest(code), bytes: Buffer.byteLength(code, "utf8"), lines: lineCount(code) };
+}
+function isCodeSummary2(value2) {
+  return typeof value2 === "object" && value2 !== null && typeof value2.sha256 === "string";
+}
+function lineCount(code) {
+  if (code === "") return 0;
+  const text = normalizeLineEnds(code);
+  let lines = 1;
+  for (let at = text.indexOf("\n"); at !== -1 && at < text.length - 1; at = text.indexOf("\n", at + 1)) lines += 1;
+  return lines;
+}
+function jsonFields(change) {
+  const fields = {};
+  for (const [name, field2] of Object.entries(change.fields)) {
+    const value2 = name === "code" ? codeSummary : (v) => v ?? null;
+    fields[name] = { before: value2(field2.before), after: value2(field2.after) };
+  }
+  return fields;
+}
+function jsonChange(change) {
+  const fields = jsonFields(change);
+  return {
+    resource: change.resource,
+    name: change.name,
+    id: change.id,
+    action: change.action,
+    reason: change.reason,
+    fields
+  };
+}
+function renderJson(plans, options = {}) {
+  const summary = summarize(plans);
+  const result = { applied: 0, failed: 0, skipped: 0 };
+  const document2 = {
+    format_version: "1",
+    sources: plans.map((source, index) => {
+      const results = new Map((options.results?.[index] ?? []).map((r2) => [r2.change, r2]));
+      const changes = (source.plan?.changes ?? []).map((change) => {
+        if (options.results === void 0) return jsonChange(change);
+        const found = results.get(change);
+        const outcome = found?.outcome ?? "skipped";
+        result[outcome] += 1;
+        return { ...jsonChange(change), outcome, message: found === void 0 ? NOT_APPLIED : found.message };
+      });
+      return {
+        name: source.name,
+        organization: source.organization,
+        revision: source.revision,
+        changes,
+        warnings: [...source.plan?.warnings ?? []],
+        errors: [...sourceErrors(source)]
+      };
+    }),
+    summary: { create: summary.create, update: summary.update, replace: summary.replace, delete: summary.delete },
+    ...options.results === void 0 ? {} : { result }
+  };
+  return `${JSON.stringify(document2, null, 2)}
+`;
+}
+var NOT_APPLIED;
+var init_json = __esm({
+  "src/output/json.ts"() {
+    "use strict";
+    init_code_digest();
+    init_line_ends();
+    init_describe();
+    NOT_APPLIED = "not applied: the plan of this source has errors";
+  }
+});
+
+// src/output/markdown-escape.ts
+function escapeText(text) {
+  return normalizeLineEnds(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/([\\`*_[\]|~#!])/g, "\\$1").replace(/\n/g, " ");
+}
+function escapeHtml(text) {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+function longestRun(text, char) {
+  let longest = 0;
+  let run2 = 0;
+  for (const c3 of text) {
+    run2 = c3 === char ? run2 + 1 : 0;
+    longest = Math.max(longest, run2);
+  }
+  return longest;
+}
+function inlineCode(text) {
+  const oneLine2 = normalizeLineEnds(text).replace(/\n/g, " ");
+  const fence = "`".repeat(longestRun(oneLine2, "`") + 1);
+  const pad = oneLine2.startsWith("`") || oneLine2.endsWith("`") || oneLine2.startsWith(" ") ? " " : "";
+  return `${fence}${pad}${oneLine2.replace(/\|/g, "\\|")}${pad}${fence}`;
+}
+function fencedBlock(lines, language) {
+  const fence = "`".repeat(Math.max(3, longestRun(lines.join("\n"), "`") + 1));
+  return [`${fence}${language}`, ...lines, fence];
+}
+var init_markdown_escape = __esm({
+  "src/output/markdown-escape.ts"() {
+    "use strict";
+    init_line_ends();
+  }
+});
+
+// src/output/markdown-budget.ts
+function fitToBudget(doc) {
+  const size = (lines2) => lines2.reduce((n, line) => n + line.length + 1, 0);
+  const listings = doc.sections.flatMap((s) => s.listings);
+  let left = doc.limit - 1 - size(doc.head) - doc.sections.reduce((n, s) => n + size(s.header), 0) - listings.reduce((n, l) => n + size(l.title) + size(l.footer) + MORE_LINE, 0) - DETAILS_LINE;
+  const shown = /* @__PURE__ */ new Map();
+  for (const listing of listings) {
+    let count2 = 0;
+    for (const item of listing.items) {
+      const cost = item.brief.length + 1;
+      if (cost > left) break;
+      left -= cost;
+      count2 += 1;
+    }
+    shown.set(listing, count2);
+  }
+  const full = /* @__PURE__ */ new Map();
+  let briefFrom = null;
+  upgrade: for (const listing of listings) {
+    for (const item of listing.items.slice(0, shown.get(listing))) {
+      if (item.full === void 0) continue;
+      const text = item.full();
+      const extra = text.length - item.brief.length;
+      if (extra > left) {
+        briefFrom = item;
+        break upgrade;
+      }
+      left -= extra;
+      full.set(item, text);
+    }
+  }
+  const detailed = listings.flatMap((l) => l.items).filter((item) => item.full !== void 0).length;
+  const lines = [...doc.head];
+  for (const section of doc.sections) {
+    lines.push(...section.header);
+    for (const listing of section.listings) {
+      const count2 = shown.get(listing) ?? 0;
+      lines.push(...listing.title);
+      for (const item of listing.items.slice(0, count2)) {
+        if (item === briefFrom) lines.push(`- _(details of the first ${full.size} changes; all ${detailed} in the JSON plan)_`);
+        lines.push(full.get(item) ?? item.brief);
+      }
+      if (count2 < listing.items.length) lines.push(`- \u2026 and ${listing.items.length - count2} more`);
+      lines.push(...listing.footer);
+    }
+  }
+  return `${lines.join("\n").replace(/\n+$/, "")}
+`;
+}
+var MORE_LINE, DETAILS_LINE;
+var init_markdown_budget = __esm({
+  "src/output/markdown-budget.ts"() {
+    "use strict";
+    MORE_LINE = 40;
+    DETAILS_LINE = 80;
+  }
+});
+
+// src/output/markdown.ts
+function markerLine(plans) {
+  const names = plans.map((p2) => p2.name.replace(/[^\w.-]/g, "_")).join(",");
+  return `<!-- policy-pool-sync plan source=${names} -->`;
+}
+function renderMarkdown(plans, context = {}) {
+  const deletions = summarize(plans).delete;
+  const head = [
+    markerLine(plans),
+    "## policy-pool-sync plan",
+    "",
+    ...contextLines(context),
+    ...deletions > 0 ? [`**\u26A0 ${deletions} deletion${deletions === 1 ? "" : "s"}**`, ""] : [],
+    ...closingLines(plans, "below").flatMap((line) => [`**${line}**`, ""]),
+    ...countsTable(plans),
+    ""
+  ];
+  const sections = plans.map(sourceListings);
+  return fitToBudget({ head, sections, limit: MARKDOWN_LIMIT });
+}
+function contextLines(context) {
+  const parts = [
+    ...context.time === void 0 ? [] : [`Planned at ${escapeText(context.time)}`],
+    ...context.runUrl === void 0 ? [] : [`[workflow run](${context.runUrl.replace(/[()\s]/g, encodeURIComponent)})`]
+  ];
+  return parts.length === 0 ? [] : [`${parts.join(" \xB7 ")}.`, ""];
+}
+function countsTable(plans) {
+  const row = (label, s, status) => `| ${label} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${status} |`;
+  const lines = ["| Source | Create | Update | Replace | Delete | Status |", "| --- | ---: | ---: | ---: | ---: | --- |"];
+  for (const source of plans) {
+    if (source.plan === null) lines.push(`| ${inlineCode(source.name)} | \u2013 | \u2013 | \u2013 | \u2013 | ${escapeText(noPlanLine(source).replace(/^No plan: /, "no plan: "))} |`);
+    else lines.push(row(inlineCode(source.name), summarize([source]), sourceStatus(source)));
+  }
+  if (plans.length > 1) lines.push(row("**Total**", summarize(plans), ""));
+  return lines;
+}
+function sourceStatus(source) {
+  const errors = sourceErrors(source).length;
+  if (errors > 0) return `${errors} error${errors === 1 ? "" : "s"}`;
+  if ((source.plan?.changes.length ?? 0) > 0) return "changes";
+  const kept = source.plan?.keptUndeclared ?? 0;
+  return kept > 0 ? `no changes; ${kept} undeclared kept` : "in sync";
+}
+function sourceListings(source) {
+  const { plan } = source;
+  const revision2 = source.revision === null ? "no revision" : `revision ${inlineCode(source.revision)}`;
+  const header3 = [`### Source ${inlineCode(source.name)}`, "", `Organization ${inlineCode(source.organization)}, ${revision2}.`, ""];
+  if (plan === null) header3.push(`**${noPlanLine(source)}**`, "");
+  else if (plan.changes.length === 0) header3.push("No changes.", "");
+  if (plan !== null && (plan.keptUndeclared ?? 0) > 0) header3.push(keptLine(plan.keptUndeclared ?? 0), "");
+  const listings = [];
+  const errors = sourceErrors(source);
+  if (errors.length > 0) {
+    listings.push({ title: ["**Errors**", ""], items: errors.map((e) => ({ brief: `- \u274C ${escapeText(clip(e, 1e3))}` })), footer: [""] });
+  }
+  for (const action of ORDER) {
+    const changes = (plan?.changes ?? []).filter((c3) => c3.action === action);
+    if (changes.length === 0) continue;
+    listings.push({
+      title: [`#### ${GROUP[action]} (${changes.length})`, ""],
+      items: changes.map((c3) => ({ brief: briefLine(c3), full: () => fullItem(c3) })),
+      footer: [""]
+    });
+  }
+  const warnings = plan?.warnings ?? [];
+  if (warnings.length > 0) {
+    listings.push({
+      title: [`<details><summary>\u26A0\uFE0F ${warnings.length} warning${warnings.length === 1 ? "" : "s"}</summary>`, ""],
+      items: warnings.map((w) => ({ brief: `- ${escapeText(clip(w, 1e3))}` })),
+      footer: ["", "</details>", ""]
+    });
+  }
+  return { header: header3, listings };
+}
+function briefLine(change) {
+  const id = change.id === null ? "" : ` (${inlineCode(change.id)})`;
+  return `- **${LABEL[change.action]}** ${change.resource} ${inlineCode(change.name)}${id}: ${escapeText(clip(change.reason, 500))}`;
+}
+function fullItem(change) {
+  const id = change.id === null ? "" : ` (<code>${escapeHtml(change.id)}</code>)`;
+  const summary = `<b>${escapeHtml(LABEL[change.action])}</b> ${change.resource} <code>${escapeHtml(change.name)}</code>${id}: ${escapeHtml(clip(change.reason, 500))}`;
+  const lines = [`- <details><summary>${summary}</summary>`, ""];
+  for (const [name, field2] of Object.entries(change.fields)) {
+    if (name === "code" && hasCodeDiff(change)) lines.push(`  - ${inlineCode(name)}: changed, diff below`);
+    else if (change.action === "create" || field2.before === null && change.action !== "delete") lines.push(`  - ${inlineCode(name)}: ${value(name, field2.after)}`);
+    else lines.push(`  - ${inlineCode(name)}: ${value(name, field2.before)} \u2192 ${value(name, field2.after)}`);
+  }
+  if (hasCodeDiff(change)) lines.push("", ...fencedBlock(cappedDiff(change), "diff").map((l) => `  ${l}`));
+  lines.push("", "  </details>");
+  return lines.join("\n");
+}
+function value(name, v) {
+  return name === "code" ? describeCode(v) : inlineCode(clip(formatValue(v), 300));
+}
+function cappedDiff(change) {
+  const all = codeDiffLines(change);
+  const shown = all.slice(0, MAX_DIFF_LINES).map((line) => clip(line, MAX_DIFF_LINE));
+  if (all.length > shown.length) shown.push(`\u2026 ${all.length - shown.length} more lines (the text and JSON plans have the whole diff)`);
+  return shown;
+}
+function clip(text, max) {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
+}
+var MARKDOWN_LIMIT, MAX_DIFF_LINES, MAX_DIFF_LINE, ORDER, LABEL, GROUP;
+var init_markdown = __esm({
+  "src/output/markdown.ts"() {
+    "use strict";
+    init_describe();
+    init_markdown_escape();
+    init_markdown_budget();
+    init_markdown_escape();
+    MARKDOWN_LIMIT = 6e4;
+    MAX_DIFF_LINES = 60;
+    MAX_DIFF_LINE = 200;
+    ORDER = ["create", "replace", "update", "delete"];
+    LABEL = { create: "+ create", update: "~ update", replace: "-/+ replace", delete: "- delete" };
+    GROUP = { create: "To create", update: "To update in place", replace: "To replace", delete: "To delete" };
+  }
+});
+
+// src/plan/saved.ts
+function savedChange(change, fields) {
+  const base2 = { resource: change.resource, name: change.name, id: change.id, action: change.action, reason: change.reason, fields };
+  if (change.resource === "policy") {
+    return {
+      ...base2,
+      upload_code: change.uploadCode,
+      adopt_marker: change.adoptMarker,
+      live: change.live === null ? null : policyFingerprint(change.live, change.declared !== null),
+      declared: change.declared === null ? null : declaredPolicyFingerprint(change.declared)
+    };
+  }
+  if (change.resource === "agent-pool") {
+    return {
+      ...base2,
+      live: change.live === null ? null : poolFingerprint(change.live),
+      declared: change.declared === null ? null : declaredPoolFingerprint(change.declared)
+    };
+  }
+  return { ...base2, pool: change.poolName, live: agentFingerprint(change.live), declared: null };
+}
+function policyFingerprint(policy, withCode2) {
+  return {
+    id: policy.id,
+    "updated-at": policy.updatedAt,
+    name: policy.name,
+    kind: policy.kind,
+    description: policy.description,
+    "enforcement-level": policy.enforcementLevel,
+    query: policy.query,
+    "policy-sets": [...policy.policySetIds].sort(),
+    ...withCode2 ? { "code-sha256": policy.codeDigest } : {}
+  };
+}
+function poolFingerprint(pool) {
+  return {
+    id: pool.id,
+    name: pool.name,
+    "organization-scoped": pool.organizationScoped,
+    "allowed-workspaces": [...pool.allowedWorkspaceIds].sort()
+  };
+}
+function agentFingerprint(agent) {
+  return { id: agent.id, status: agent.status, "last-ping-at": agent.lastPingAt };
+}
+function declaredPolicyFingerprint(policy) {
+  return {
+    file: policy.file,
+    kind: policy.kind,
+    "code-sha256": policy.codeSource.sha256,
+    description: policy.description,
+    "enforcement-level": policy.enforcementLevel,
+    query: policy.query,
+    "policy-sets": policy.policySets
+  };
+}
+function declaredPoolFingerprint(pool) {
+  return {
+    file: pool.file,
+    "organization-scoped": pool.organizationScoped,
+    "allowed-workspaces": pool.allowedWorkspaces,
+    "previous-names": pool.previousNames,
+    "agent-cleanup": pool.agentCleanup === null ? null : { statuses: pool.agentCleanup.statuses, after: pool.agentCleanup.after }
+  };
+}
+function resolveSavedChanges(saved, declared, live) {
+  const stale = [];
+  const changes = [];
+  const policiesByName = new Map(declared.policies.map((p2) => [p2.name, p2]));
+  const poolsByName = new Map(declared.pools.map((p2) => [p2.name, p2]));
+  const agents = new Map(live.pools.flatMap((pool) => pool.agents.map((agent) => [agent.id, agent])));
+  for (const change of saved) {
+    const what = `${change.action} ${change.resource} "${change.name}"`;
+    const problem = (text) => void stale.push(`${what}: ${text}`);
+    if (change.resource === "agent") {
+      const agent = change.id === null ? void 0 : agents.get(change.id);
+      if (agent === void 0) problem("the agent is gone since the plan was made");
+      else if (!same(agentFingerprint(agent), change.live)) problem("the agent changed since the plan was made");
+      else changes.push({ ...base(change), resource: "agent", action: "delete", poolName: change.pool ?? "", live: agent });
+      continue;
+    }
+    if (change.resource === "policy") {
+      const current2 = findLive(change, live.policies, (p2) => p2.name === change.name);
+      const now2 = change.declared === null ? null : policiesByName.get(change.name);
+      const reason2 = liveProblem(change, current2, (p2) => policyFingerprint(p2, change.declared !== null)) ?? declaredProblem(change, now2, declaredPolicyFingerprint);
+      if (reason2 !== null) problem(reason2);
+      else changes.push({ ...base(change), resource: "policy", declared: now2 ?? null, live: current2 ?? null, uploadCode: change.upload_code === true, adoptMarker: change.adopt_marker === true });
+      continue;
+    }
+    const names = /* @__PURE__ */ new Set([change.name, ...poolsByName.get(change.name)?.previousNames ?? []]);
+    const current = findLive(change, live.pools, (p2) => names.has(p2.name));
+    const now = change.declared === null ? null : poolsByName.get(change.name);
+    const reason = liveProblem(change, current, poolFingerprint) ?? declaredProblem(change, now, declaredPoolFingerprint);
+    if (reason !== null) problem(reason);
+    else changes.push({ ...base(change), resource: "agent-pool", declared: now ?? null, live: current ?? null });
+  }
+  return stale.length > 0 ? { changes: null, stale } : { changes, stale: [] };
+}
+function base(change) {
+  return { name: change.name, id: change.id, action: change.action, reason: change.reason, fields: change.fields };
+}
+function findLive(change, live, sameName) {
+  return change.live === null ? live.find(sameName) : live.find((resource) => resource.id === change.id);
+}
+function liveProblem(change, current, fingerprint) {
+  if (change.live === null) return current === void 0 ? null : `a live ${change.resource} of that name was created since the plan was made`;
+  if (current === void 0) return `the live ${change.resource} was deleted since the plan was made`;
+  return same(fingerprint(current), change.live) ? null : `the live ${change.resource} changed since the plan was made`;
+}
+function declaredProblem(change, now, fingerprint) {
+  if (change.declared === null) return null;
+  if (now === void 0 || now === null) return "it is no longer declared";
+  return same(fingerprint(now), change.declared) ? null : "its declaration (settings or code) changed since the plan was made";
+}
+function same(a, b2) {
+  return b2 !== null && JSON.stringify(a) === JSON.stringify(b2);
+}
+function parseSavedPlan(text, file) {
+  let document2;
+  try {
+    document2 = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${file} is not a saved plan: ${error.message}`);
+  }
+  const plan = document2;
+  if (plan === null || typeof plan !== "object" || plan.saved_plan_version === void 0) {
+    throw new Error(`${file} is not a saved plan (no saved_plan_version); make one with --dry-run --out FILE`);
+  }
+  if (plan.saved_plan_version !== SAVED_PLAN_VERSION) {
+    throw new Error(`${file} has saved_plan_version "${String(plan.saved_plan_version)}"; this version reads "${SAVED_PLAN_VERSION}"`);
+  }
+  if (!Array.isArray(plan.sources) || plan.sources.some((s) => typeof s?.name !== "string" || typeof s.organization !== "string")) {
+    throw new Error(`${file} is not a saved plan: "sources" must list sources with a name and an organization`);
+  }
+  return plan;
+}
+var SAVED_PLAN_VERSION;
+var init_saved = __esm({
+  "src/plan/saved.ts"() {
+    "use strict";
+    SAVED_PLAN_VERSION = "1";
+  }
+});
+
+// src/output/saved-plan.ts
+function renderSavedPlan(plans) {
+  const summary = summarize(plans);
+  const document2 = {
+    format_version: "1",
+    saved_plan_version: SAVED_PLAN_VERSION,
+    sources: plans.map((source) => ({
+      name: source.name,
+      organization: source.organization,
+      revision: source.revision,
+      changes: source.plan === null ? null : source.plan.changes.map((change) => savedChange(change, jsonFields(change))),
+      warnings: [...source.plan?.warnings ?? []],
+      errors: [...sourceErrors(source)]
+    })),
+    summary: { create: summary.create, update: summary.update, replace: summary.replace, delete: summary.delete }
+  };
+  return `${JSON.stringify(document2, null, 2)}
+`;
+}
+var init_saved_plan = __esm({
+  "src/output/saved-plan.ts"() {
+    "use strict";
+    init_saved();
+    init_describe();
+    init_json();
+  }
+});
+
+// src/output/index.ts
+var init_output = __esm({
+  "src/output/index.ts"() {
+    "use strict";
+    init_text();
+    init_json();
+    init_markdown();
+    init_describe();
+    init_saved_plan();
+  }
+});
+
+// src/cli/show.ts
+var show_exports = {};
+__export(show_exports, {
+  runShow: () => runShow
+});
+import { readFile as readFile4 } from "node:fs/promises";
+async function runShow(args, stdout, env) {
+  const file = args.show ?? "";
+  let text;
+  try {
+    text = await readFile4(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
+  }
+  let saved;
+  try {
+    saved = parseSavedPlan(text, file);
+  } catch (error) {
+    throw new UsageError(errorMessage(error));
+  }
+  if (args.output === "json") {
+    stdout.write(text);
+    return 0;
+  }
+  const plans = saved.sources.map(sourcePlan);
+  stdout.write(args.output === "markdown" ? renderMarkdown(plans) : renderText(plans, { color: shouldColor(stdout, env) }));
+  return 0;
+}
+function sourcePlan(saved) {
+  const header3 = { name: saved.name, organization: saved.organization, revision: saved.revision };
+  if (saved.changes === null) return { ...header3, plan: null, unreadable: "declared", errors: [...saved.errors] };
+  return { ...header3, plan: { changes: saved.changes.map(shownChange), warnings: [...saved.warnings], errors: [...saved.errors] } };
+}
+function shownChange(saved) {
+  const shown = {
+    resource: saved.resource,
+    action: saved.action,
+    name: saved.name,
+    id: saved.id,
+    reason: saved.reason,
+    fields: saved.fields,
+    declared: null,
+    live: null,
+    uploadCode: saved.upload_code ?? false,
+    adoptMarker: saved.adopt_marker ?? false,
+    ...saved.pool === void 0 ? {} : { poolName: saved.pool }
+  };
+  return shown;
+}
+var init_show = __esm({
+  "src/cli/show.ts"() {
+    "use strict";
+    init_errors();
+    init_output();
+    init_saved();
+  }
+});
+
 // src/emulator/ids.ts
 import { randomBytes } from "node:crypto";
 function randomSuffix(length = 16) {
@@ -25743,17 +27165,17 @@ function crossProblems(doc, value2) {
   listAt(value2, "organizations").forEach((org, i2) => {
     if (typeof org.name === "string") {
       const first2 = firstByName.get(org.name);
-      const path13 = ["organizations", i2, "name"];
+      const path14 = ["organizations", i2, "name"];
       if (first2 === void 0) firstByName.set(org.name, i2);
-      else problems2.push(doc.problem(path13, `${keyLabel(path13)} "${org.name}" is already used by ${keyLabel(["organizations", first2])}`));
+      else problems2.push(doc.problem(path14, `${keyLabel(path14)} "${org.name}" is already used by ${keyLabel(["organizations", first2])}`));
     }
     const workspaceIds = new Set(listAt(org, "workspaces").map((ws) => ws.id));
     listAt(org, "agent-pools").forEach((pool, j2) => {
       const allowed = Array.isArray(pool["allowed-workspaces"]) ? pool["allowed-workspaces"] : [];
       allowed.forEach((id, k2) => {
         if (typeof id !== "string" || workspaceIds.has(id)) return;
-        const path13 = ["organizations", i2, "agent-pools", j2, "allowed-workspaces", k2];
-        problems2.push(doc.problem(path13, `${keyLabel(path13)} "${id}" is not a workspace of organization "${String(org.name)}"`));
+        const path14 = ["organizations", i2, "agent-pools", j2, "allowed-workspaces", k2];
+        problems2.push(doc.problem(path14, `${keyLabel(path14)} "${id}" is not a workspace of organization "${String(org.name)}"`));
       });
     });
   });
@@ -26064,7 +27486,7 @@ var init_rate_limit = __esm({
 });
 
 // src/emulator/pipeline.ts
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash as createHash2, timingSafeEqual } from "node:crypto";
 async function handleApi(p2, ctx, loggedPath, res) {
   const presented = bearer(ctx.req);
   const rate = p2.limiter.take(presented ?? "");
@@ -26146,10 +27568,10 @@ function lose(ctx, res, done) {
   ctx.req.socket.destroy();
   done(null);
 }
-function record(p2, ctx, path13, status) {
+function record(p2, ctx, path14, status) {
   const contentType = ctx.req.headers["content-type"] ?? null;
-  p2.log.add({ method: ctx.method, path: path13, status, "content-type": contentType, at: new Date(ctx.now()).toISOString() });
-  p2.logger.debug({ method: ctx.method, path: path13, status }, "emulator request");
+  p2.log.add({ method: ctx.method, path: path14, status, "content-type": contentType, at: new Date(ctx.now()).toISOString() });
+  p2.logger.debug({ method: ctx.method, path: path14, status }, "emulator request");
 }
 function bearer(req) {
   const header3 = req.headers.authorization ?? "";
@@ -26158,7 +27580,7 @@ function bearer(req) {
 }
 function sameToken(presented, token) {
   if (presented === null) return false;
-  const digest = (text) => createHash("sha256").update(text).digest();
+  const digest = (text) => createHash2("sha256").update(text).digest();
   return timingSafeEqual(digest(presented), digest(token));
 }
 function sleep(ms) {
@@ -26198,10 +27620,10 @@ var init_request_log = __esm({
 // src/emulator/router.ts
 function createRouter(routes) {
   const compiled2 = routes.map(compile);
-  return (method, path13) => {
+  return (method, path14) => {
     let pathMatched = false;
     for (const route3 of compiled2) {
-      const found = route3.regex.exec(path13);
+      const found = route3.regex.exec(path14);
       if (found === null) continue;
       pathMatched = true;
       if (route3.method !== method) continue;
@@ -26846,9 +28268,9 @@ var emulator_command_exports = {};
 __export(emulator_command_exports, {
   runEmulator: () => runEmulator
 });
-import { readFile as readFile3 } from "node:fs/promises";
+import { readFile as readFile5 } from "node:fs/promises";
 async function runEmulator(args, stdout, logger2) {
-  const seed = args.emulatorSeed === null ? defaultSeed() : parseSeed(await readFile3(args.emulatorSeed, "utf8"), args.emulatorSeed);
+  const seed = args.emulatorSeed === null ? defaultSeed() : parseSeed(await readFile5(args.emulatorSeed, "utf8"), args.emulatorSeed);
   const emulator = await startEmulator({ port: args.port, seed, logger: logger2 }).catch((error) => {
     if (error.code === "EADDRINUSE") throw new UsageError(`port ${args.port} is in use: pass another --port (0 picks a free one)`);
     throw error;
@@ -26978,20 +28400,10 @@ var init_create_once = __esm({
   }
 });
 
-// src/line-ends.ts
-function normalizeLineEnds(text) {
-  return text.replace(/\r\n?/g, "\n");
-}
-var init_line_ends = __esm({
-  "src/line-ends.ts"() {
-    "use strict";
-  }
-});
-
 // src/code-hasher.ts
-import { createHash as createHash2 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 function createCodeHasher(options = {}) {
-  const hash = createHash2("sha256");
+  const hash = createHash3("sha256");
   const decoder = new TextDecoder("utf-8", { fatal: options.fatal ?? false, ignoreBOM: options.ignoreBOM ?? false });
   let started = false;
   let pendingCr = false;
@@ -27000,7 +28412,7 @@ function createCodeHasher(options = {}) {
     pendingCr = false;
     if (!started && text !== "") {
       started = true;
-      if (text.startsWith(BOM)) text = text.slice(1);
+      if (text.startsWith(BOM2)) text = text.slice(1);
     }
     if (!end && text.endsWith("\r")) {
       pendingCr = true;
@@ -27017,12 +28429,12 @@ function createCodeHasher(options = {}) {
     }
   };
 }
-var BOM;
+var BOM2;
 var init_code_hasher = __esm({
   "src/code-hasher.ts"() {
     "use strict";
     init_line_ends();
-    BOM = "\uFEFF";
+    BOM2 = "\uFEFF";
   }
 });
 
@@ -27046,10 +28458,10 @@ function field(value2, key) {
 function str(value2) {
   return typeof value2 === "string" ? value2 : null;
 }
-function requiredStr(resource, path13, value2) {
+function requiredStr(resource, path14, value2) {
   if (typeof value2 === "string") return value2;
   const id = str(field(resource, "id")) ?? "resource";
-  throw new TypeError(`${id} has no ${path13}`);
+  throw new TypeError(`${id} has no ${path14}`);
 }
 function int(value2, fallback) {
   if (typeof value2 === "number" && Number.isFinite(value2)) return value2;
@@ -27095,10 +28507,10 @@ function isSuccess(response) {
   return response.status >= 200 && response.status < 300;
 }
 function apiError(response, secret) {
-  const { method, path: path13 } = response.request;
+  const { method, path: path14 } = response.request;
   const detail = errorDetail(parseJson(response.text)) ?? plainText(response.text);
   const hint = response.hint === void 0 ? "" : `; ${response.hint}`;
-  const message = scrub(`${method} ${path13} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`, secret);
+  const message = scrub(`${method} ${path14} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`, secret);
   return new ApiError(message, response.status, detail === null ? null : scrub(detail, secret), response.request);
 }
 function successBody(response, secret) {
@@ -27110,9 +28522,9 @@ function readWith(response, secret, read) {
   try {
     return read(body);
   } catch (error) {
-    const { method, path: path13 } = response.request;
+    const { method, path: path14 } = response.request;
     const reason = error instanceof Error ? error.message : String(error);
-    const message = `${method} ${path13} failed: ${response.status} but the response is unusable: ${reason}`;
+    const message = `${method} ${path14} failed: ${response.status} but the response is unusable: ${reason}`;
     throw new ApiError(message, response.status, reason, response.request, { cause: error });
   }
 }
@@ -27185,8 +28597,8 @@ function queryString(params) {
   if (params.length === 0) return "";
   return `?${params.map(([k2, v]) => `${encodeURIComponent(k2)}=${encodeURIComponent(v)}`).join("&")}`;
 }
-async function listAll(transport, secret, signal, path13, params, parse2) {
-  const pageUrl2 = (n) => transport.url(`${path13}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
+async function listAll(transport, secret, signal, path14, params, parse2) {
+  const pageUrl2 = (n) => transport.url(`${path14}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
   const pages = [];
   const listing = newListing();
   const ids = /* @__PURE__ */ new Set();
@@ -27218,7 +28630,7 @@ async function listAll(transport, secret, signal, path13, params, parse2) {
     url = next;
   }
   if (repeated > 0) {
-    transport.logger.warn({ method: "GET", path: path13, repeated }, "api list repeated resources (created while it was read); each is counted once");
+    transport.logger.warn({ method: "GET", path: path14, repeated }, "api list repeated resources (created while it was read); each is counted once");
   }
   return pages;
 }
@@ -29545,14 +30957,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path13 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path14 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path13 && path13[0] !== "/") {
-          path13 = `/${path13}`;
+        if (path14 && path14[0] !== "/") {
+          path14 = `/${path14}`;
         }
-        return new URL(`${origin}${path13}`);
+        return new URL(`${origin}${path14}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -30387,9 +31799,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path13, origin }
+            request: { method, path: path14, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path13);
+          debugLog("sending request to %s %s%s", method, origin, path14);
         }
       );
     }
@@ -30407,14 +31819,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path13, origin },
+            request: { method, path: path14, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path13,
+            path14,
             statusCode
           );
         }
@@ -30423,23 +31835,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path13, origin }
+            request: { method, path: path14, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path13);
+          debugLog("trailers received from %s %s%s", method, origin, path14);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path13, origin },
+            request: { method, path: path14, origin },
             error
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path13,
+            path14,
             error.message
           );
         }
@@ -30554,7 +31966,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path13,
+        path: path14,
         method,
         body,
         headers,
@@ -30571,11 +31983,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path13 !== "string") {
+        if (typeof path14 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path13[0] !== "/" && !(path13.startsWith("http://") || path13.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path14[0] !== "/" && !(path14.startsWith("http://") || path14.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path13)) {
+        } else if (invalidPathRegex.test(path14)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -30650,7 +32062,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path13, query) : path13;
+        this.path = query ? serializePathWithQuery(path14, query) : path14;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -35894,7 +37306,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request2) {
-      const { method, path: path13, host, upgrade, blocking, reset } = request2;
+      const { method, path: path14, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -35970,7 +37382,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request2);
-      let header3 = `${method} ${path13} HTTP/1.1\r
+      let header3 = `${method} ${path14} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header3 += `host: ${host}\r
@@ -36647,7 +38059,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request2.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request2.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path13, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
+      const { method, path: path14, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request2, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -36716,7 +38128,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path13;
+          headers[HTTP2_HEADER_PATH] = path14;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -36768,7 +38180,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path13;
+      headers[HTTP2_HEADER_PATH] = path14;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -39124,10 +40536,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path13 = "/",
+          path: path14 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path13;
+        opts.path = origin + path14;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -41287,20 +42699,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path13) {
-      if (typeof path13 !== "string") {
-        return path13;
+    function safeUrl(path14) {
+      if (typeof path14 !== "string") {
+        return path14;
       }
-      const pathSegments = path13.split("?", 3);
+      const pathSegments = path14.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path13;
+        return path14;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path13, method, body, headers }) {
-      const pathMatch = matchValue2(mockDispatch2.path, path13);
+    function matchKey(mockDispatch2, { path: path14, method, body, headers }) {
+      const pathMatch = matchValue2(mockDispatch2.path, path14);
       const methodMatch = matchValue2(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue2(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -41325,8 +42737,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path13, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue2(removeTrailingSlash(safeUrl(path13)), resolvedPathWithoutTrailingSlash) : matchValue2(safeUrl(path13), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path14, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue2(removeTrailingSlash(safeUrl(path14)), resolvedPathWithoutTrailingSlash) : matchValue2(safeUrl(path14), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -41365,19 +42777,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path13) {
-      while (path13.endsWith("/")) {
-        path13 = path13.slice(0, -1);
+    function removeTrailingSlash(path14) {
+      while (path14.endsWith("/")) {
+        path14 = path14.slice(0, -1);
       }
-      if (path13.length === 0) {
-        path13 = "/";
+      if (path14.length === 0) {
+        path14 = "/";
       }
-      return path13;
+      return path14;
     }
     function buildKey(opts) {
-      const { path: path13, method, body, headers, query } = opts;
+      const { path: path14, method, body, headers, query } = opts;
       return {
-        path: path13,
+        path: path14,
         method,
         body,
         headers,
@@ -42067,10 +43479,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path13, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path14, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path13,
+            Path: path14,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -42152,9 +43564,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path13, searchParams] = dispatchOpts.path.split("?");
+          const [path14, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path13}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path14}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -42358,7 +43770,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile3, readFile: readFile6, mkdir: mkdir3 } = __require("node:fs/promises");
+    var { writeFile: writeFile3, readFile: readFile8, mkdir: mkdir3 } = __require("node:fs/promises");
     var { dirname: dirname4, resolve: resolve5 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
@@ -42555,12 +43967,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path13 = filePath || this.#snapshotPath;
-        if (!path13) {
+        const path14 = filePath || this.#snapshotPath;
+        if (!path14) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile6(resolve5(path13), "utf8");
+          const data = await readFile8(resolve5(path14), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -42574,7 +43986,7 @@ var require_snapshot_recorder = __commonJS({
           if (error.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path13}`, { cause: error });
+            throw new UndiciError(`Failed to load snapshots from ${path14}`, { cause: error });
           }
         }
       }
@@ -42585,11 +43997,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path13 = filePath || this.#snapshotPath;
-        if (!path13) {
+        const path14 = filePath || this.#snapshotPath;
+        if (!path14) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve5(path13);
+        const resolvedPath = resolve5(path14);
         await mkdir3(dirname4(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -43230,15 +44642,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path13 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path13}`;
+        const path14 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path14}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path13;
+        this.opts.path = path14;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -45055,10 +46467,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path13) {
+    function deleteCachedUri(store, cacheKey, path14) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path13
+        path: path14
       });
       for (let i2 = 0; i2 < util.safeHTTPMethods.length; i2++) {
         const method = util.safeHTTPMethods[i2];
@@ -45066,7 +46478,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path13
+            path: path14
           });
         }
       }
@@ -45077,9 +46489,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i2 = 0; i2 < values.length; i2++) {
-        const path13 = getSameOriginPath(cacheKey, values[i2]);
-        if (path13 !== void 0) {
-          deleteCachedUri(store, cacheKey, path13);
+        const path14 = getSameOriginPath(cacheKey, values[i2]);
+        if (path14 !== void 0) {
+          deleteCachedUri(store, cacheKey, path14);
         }
       }
     }
@@ -50567,11 +51979,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        const path13 = url.pathname + url.search;
+        const path14 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve5, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path13}?` : path13,
+            path: hasTrailingQuestionMark ? `${path14}?` : path14,
             origin: url.origin,
             method: request2.method,
             body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body,
@@ -51518,9 +52930,9 @@ var require_util5 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path13) {
-      for (let i2 = 0; i2 < path13.length; ++i2) {
-        const code = path13.charCodeAt(i2);
+    function validateCookiePath(path14) {
+      for (let i2 = 0; i2 < path14.length; ++i2) {
+        const code = path14.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -54956,11 +56368,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path13 = opts.path;
+          let path14 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path13 = `/${path13}`;
+            path14 = `/${path14}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path13);
+          url = new URL(util.parseOrigin(url).origin + path14);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -55348,8 +56760,8 @@ var init_transport = __esm({
       /** Since when every answer of the API has been a 429; null once one was not. */
       onlyRateLimitedSince = null;
       /** Absolute URL of a path relative to the base URL (`/policies/pol-1`). */
-      url(path13) {
-        return `${this.base.href}${path13}`;
+      url(path14) {
+        return `${this.base.href}${path14}`;
       }
       get logger() {
         return this.options.logger;
@@ -55454,8 +56866,8 @@ var init_transport = __esm({
       }
       describe(req) {
         const url = new URL(req.url);
-        const path13 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
-        return { method: req.method, path: `${path13}${readableQuery(url.search)}` };
+        const path14 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
+        return { method: req.method, path: `${path14}${readableQuery(url.search)}` };
       }
       async attempt(req, described, cancel) {
         const { clock: clock2, logger: logger2, timeoutMs } = this.options;
@@ -55711,8 +57123,8 @@ var init_client = __esm({
        * A DELETE answered 404 is done: what was asked for is true. That is the answer to a retry whose
        * first answer was lost, and to a resource someone already deleted by hand.
        */
-      async remove(path13) {
-        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path13) }, this.signal);
+      async remove(path14) {
+        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path14) }, this.signal);
         if (response.status === 404) {
           this.options.logger.info({ ...response.request, status: 404 }, "api delete: already gone, counted as deleted");
           return;
@@ -55720,8 +57132,8 @@ var init_client = __esm({
         successBody(response, this.token);
       }
       /** One request answered by a single-resource document. */
-      async one(method, path13, json, parse2) {
-        const response = await this.transport.send({ method, url: this.transport.url(path13), json }, this.signal);
+      async one(method, path14, json, parse2) {
+        const response = await this.transport.send({ method, url: this.transport.url(path14), json }, this.signal);
         return readWith(response, this.token, (body) => parse2(primary(body)));
       }
     };
@@ -55756,21 +57168,6 @@ var init_from_config = __esm({
     init_token();
     init_errors();
     init_client();
-  }
-});
-
-// src/code-digest.ts
-import { createHash as createHash3 } from "node:crypto";
-function codeDigest(code) {
-  const text = code.startsWith(BOM2) ? code.slice(1) : code;
-  return createHash3("sha256").update(normalizeLineEnds(text), "utf8").digest("hex");
-}
-var BOM2;
-var init_code_digest = __esm({
-  "src/code-digest.ts"() {
-    "use strict";
-    init_line_ends();
-    BOM2 = "\uFEFF";
   }
 });
 
@@ -55826,15 +57223,15 @@ var init_code_cache = __esm({
 
 // src/live/code-cache-file.ts
 import { createHash as createHash4, randomBytes as randomBytes2 } from "node:crypto";
-import { mkdir, readFile as readFile4, rename, stat, unlink, writeFile } from "node:fs/promises";
-import path5 from "node:path";
+import { mkdir, readFile as readFile6, rename, stat, unlink, writeFile } from "node:fs/promises";
+import path6 from "node:path";
 function openCodeCacheStore(options) {
   const maxEntries = options.maxEntries ?? MAX_CODE_CACHE_ENTRIES;
   const loaded = /* @__PURE__ */ new Map();
-  const folder = path5.join(options.stateDir, ".code-cache");
+  const folder = path6.join(options.stateDir, ".code-cache");
   const log2 = options.logger;
   async function load(organization) {
-    const file = path5.join(folder, fileName(organization));
+    const file = path6.join(folder, fileName(organization));
     if (!options.persist) return { cache: createCodeCache([], maxEntries), file, savedRevision: 0 };
     const entries = await readEntries(file, organization, log2);
     return { cache: createCodeCache(entries, maxEntries), file, savedRevision: 0 };
@@ -55877,7 +57274,7 @@ async function readEntries(file, organization, log2) {
       log2.warn({ file, size }, "the code cache file is too large and is ignored; it is rebuilt");
       return [];
     }
-    text = await readFile4(file, "utf8");
+    text = await readFile6(file, "utf8");
   } catch (error) {
     if (error.code !== "ENOENT") {
       log2.warn({ file, error: errorMessage(error) }, "the code cache file cannot be read and is ignored; it is rebuilt");
@@ -55921,7 +57318,7 @@ ${lines.join(",\n")}
 `;
 }
 async function writeAtomically(file, text) {
-  await mkdir(path5.dirname(file), { recursive: true });
+  await mkdir(path6.dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.${randomBytes2(6).toString("hex")}.tmp`;
   try {
     await writeFile(temporary, text, "utf8");
@@ -56471,26 +57868,26 @@ var require_ignore = __commonJS({
       const index = body.indexOf(SLASH2);
       return index < 0 || index === body.length - 1;
     };
-    var basenameOf = (path13) => {
-      const end = path13.length - 1;
-      const index = path13.lastIndexOf(
+    var basenameOf = (path14) => {
+      const end = path14.length - 1;
+      const index = path14.lastIndexOf(
         SLASH2,
-        path13[end] === SLASH2 ? end - 1 : end
+        path14[end] === SLASH2 ? end - 1 : end
       );
-      return index < 0 ? path13 : path13.slice(index + 1);
+      return index < 0 ? path14 : path14.slice(index + 1);
     };
-    var parentOf = (path13) => {
-      if (path13.charCodeAt(0) === SLASH_CODE || path13.indexOf(DOUBLE_SLASH) >= 0) {
-        const slices = path13.split(SLASH2).filter(Boolean);
+    var parentOf = (path14) => {
+      if (path14.charCodeAt(0) === SLASH_CODE || path14.indexOf(DOUBLE_SLASH) >= 0) {
+        const slices = path14.split(SLASH2).filter(Boolean);
         slices.pop();
         return slices.length ? slices.join(SLASH2) + SLASH2 : EMPTY;
       }
-      const end = path13.length - 1;
-      const cut = path13.lastIndexOf(
+      const end = path14.length - 1;
+      const cut = path14.lastIndexOf(
         SLASH2,
-        path13.charCodeAt(end) === SLASH_CODE ? end - 1 : end
+        path14.charCodeAt(end) === SLASH_CODE ? end - 1 : end
       );
-      return cut < 0 ? EMPTY : path13.slice(0, cut + 1);
+      return cut < 0 ? EMPTY : path14.slice(0, cut + 1);
     };
     var isString = (subject) => typeof subject === "string";
     var checkPattern = (pattern) => pattern && isString(pattern);
@@ -56640,7 +58037,7 @@ var require_ignore = __commonJS({
       // Match the literal 'abc/' for `checkIgnore`, last rule wins. Only a rule
       //   ending in a wildcard can match it (see `checkSourceOf`), so the rest
       //   are left out once, rather than tested or compiled for every path.
-      testLiteral(path13) {
+      testLiteral(path14) {
         const rules = this._literalRules || (this._literalRules = this._rules.filter(
           ({ body }) => body[body.length - (body[body.length - 1] === SLASH2 ? 2 : 1)] === "*"
         ));
@@ -56649,7 +58046,7 @@ var require_ignore = __commonJS({
         let matchedRule;
         for (let index = rules.length - 1; index >= 0; index--) {
           const rule = rules[index];
-          if (rule.checkRegex.test(path13)) {
+          if (rule.checkRegex.test(path14)) {
             ignored = !rule.negative;
             unignored = rule.negative;
             matchedRule = rule.negative ? UNDEFINED : rule;
@@ -56669,15 +58066,15 @@ var require_ignore = __commonJS({
       //
       // - mode `string` either `MODE_IGNORE` or `MODE_CHECK_IGNORE`
       // @returns {TestResult}
-      test(path13, mode) {
+      test(path14, mode) {
         const rules = this._rules;
         const { length } = rules;
         const shortcut = this._basenameCount * 2 >= length;
-        const basename4 = shortcut ? basenameOf(path13) : path13;
+        const basename4 = shortcut ? basenameOf(path14) : path14;
         for (let index = length - 1; index >= 0; index--) {
           const rule = rules[index];
           if (rule[mode].test(
-            shortcut && rule._basenameOnly ? basename4 : path13
+            shortcut && rule._basenameOnly ? basename4 : path14
           )) {
             const { negative } = rule;
             const ret2 = {
@@ -56699,17 +58096,17 @@ var require_ignore = __commonJS({
     var throwError = (message, Ctor) => {
       throw new Ctor(message);
     };
-    var checkPath = (path13, originalPath, doThrow) => {
-      if (!isString(path13)) {
+    var checkPath = (path14, originalPath, doThrow) => {
+      if (!isString(path14)) {
         return doThrow(
           `path must be a string, but got \`${originalPath}\``,
           TypeError
         );
       }
-      if (!path13) {
+      if (!path14) {
         return doThrow(`path must not be empty`, TypeError);
       }
-      if (checkPath.isNotRelative(path13)) {
+      if (checkPath.isNotRelative(path14)) {
         const r2 = "`path.relative()`d";
         return doThrow(
           `path should be a ${r2} string, but got "${originalPath}"`,
@@ -56718,25 +58115,25 @@ var require_ignore = __commonJS({
       }
       return true;
     };
-    var isNotRelative = (path13) => {
-      const first2 = path13.charCodeAt(0);
+    var isNotRelative = (path14) => {
+      const first2 = path14.charCodeAt(0);
       if (first2 === SLASH_CODE) {
         return true;
       }
       if (first2 !== DOT_CODE) {
         return false;
       }
-      if (path13.length === 1) {
+      if (path14.length === 1) {
         return true;
       }
-      const second = path13.charCodeAt(1);
+      const second = path14.charCodeAt(1);
       if (second === SLASH_CODE) {
         return true;
       }
       if (second !== DOT_CODE) {
         return false;
       }
-      return path13.length === 2 || path13.charCodeAt(2) === SLASH_CODE;
+      return path14.length === 2 || path14.charCodeAt(2) === SLASH_CODE;
     };
     checkPath.isNotRelative = isNotRelative;
     checkPath.convert = (p2) => p2;
@@ -56767,58 +58164,58 @@ var require_ignore = __commonJS({
         return this.add(pattern);
       }
       // @returns {TestResult}
-      _test(originalPath, cache, path13) {
+      _test(originalPath, cache, path14) {
         checkPath(
-          path13,
+          path14,
           originalPath,
           this._strictPathCheck ? throwError : RETURN_FALSE
         );
-        return path13 ? this._t(path13, cache) : {
+        return path14 ? this._t(path14, cache) : {
           ignored: false,
           unignored: false
         };
       }
       checkIgnore(target) {
-        const path13 = convertPath(target);
-        if (!path13 || path13.charCodeAt(path13.length - 1) !== SLASH_CODE) {
-          return this._test(target, this._testCache, path13);
+        const path14 = convertPath(target);
+        if (!path14 || path14.charCodeAt(path14.length - 1) !== SLASH_CODE) {
+          return this._test(target, this._testCache, path14);
         }
-        const dir = this._t(path13, this._testCache);
+        const dir = this._t(path14, this._testCache);
         if (dir.ignored) {
           return dir;
         }
-        const literal = this._rules.testLiteral(path13);
+        const literal = this._rules.testLiteral(path14);
         return literal.ignored || literal.unignored ? literal : dir;
       }
-      _t(path13, cache) {
-        if (path13 in cache) {
-          return cache[path13];
+      _t(path14, cache) {
+        if (path14 in cache) {
+          return cache[path14];
         }
-        const parentPath = parentOf(path13);
+        const parentPath = parentOf(path14);
         const parent = parentPath ? this._t(parentPath, cache) : UNDEFINED;
-        return cache[path13] = parent && parent.ignored ? parent : this._rules.test(path13, MODE_IGNORE);
+        return cache[path14] = parent && parent.ignored ? parent : this._rules.test(path14, MODE_IGNORE);
       }
-      ignores(path13) {
-        return this._test(path13, this._ignoreCache, convertPath(path13)).ignored;
+      ignores(path14) {
+        return this._test(path14, this._ignoreCache, convertPath(path14)).ignored;
       }
       createFilter() {
-        return (path13) => !this.ignores(path13);
+        return (path14) => !this.ignores(path14);
       }
       filter(paths) {
         return makeArray(paths).filter(this.createFilter());
       }
       // @returns {TestResult}
-      test(path13) {
-        return this._test(path13, this._testCache, convertPath(path13));
+      test(path14) {
+        return this._test(path14, this._testCache, convertPath(path14));
       }
     };
     var factory = (options) => new Ignore(options);
-    var isPathValid = (path13) => checkPath(convertPath(path13), path13, RETURN_FALSE);
+    var isPathValid = (path14) => checkPath(convertPath(path14), path14, RETURN_FALSE);
     var setupWindows = () => {
       const makePosix = (str2) => /^\\\\\?\\/.test(str2) || /["<>|\u0000-\u001F]+/u.test(str2) ? str2 : str2.replace(/\\/g, "/");
       checkPath.convert = makePosix;
       const REGEX_TEST_WINDOWS_PATH_ABSOLUTE = /^[a-z]:\//i;
-      checkPath.isNotRelative = (path13) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path13) || isNotRelative(path13);
+      checkPath.isNotRelative = (path14) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path14) || isNotRelative(path14);
     };
     if (
       // Detect `process` so that it can run in browsers.
@@ -56835,7 +58232,7 @@ var require_ignore = __commonJS({
 
 // src/declared/read-file.ts
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
-import path6 from "node:path";
+import path7 from "node:path";
 function readSourceFile(realRoot, rel, abs, maxBytes, knownReal) {
   return withSourceFile(realRoot, rel, abs, maxBytes, knownReal, (fd, size) => {
     const bytes = Buffer.allocUnsafe(size + 1);
@@ -56912,9 +58309,9 @@ function decodeText(rel, bytes) {
 function unreadable(rel, error) {
   const code = error.code;
   if (code !== void 0 && RESOURCE_ERRORS.has(code)) throw error;
-  return { file: rel, message: `cannot be read (${describeCode(code, error)})` };
+  return { file: rel, message: `cannot be read (${describeCode2(code, error)})` };
 }
-function describeCode(code, error) {
+function describeCode2(code, error) {
   if (code === "ENAMETOOLONG") return "ENAMETOOLONG: its path is longer than the system allows; shorten the folder names";
   if (code === "ENOENT") return "ENOENT: it disappeared while the repo was read, or is a symbolic link to a missing file";
   if (code === "ELOOP") return "ELOOP: a symbolic link loop";
@@ -56925,7 +58322,7 @@ function tooLarge2(rel, size, maxBytes) {
   return { file: rel, message: `is ${size} bytes; it may be at most ${maxBytes} bytes` };
 }
 function isInside(root, target) {
-  return target === root || target.startsWith(root.endsWith(path6.sep) ? root : root + path6.sep);
+  return target === root || target.startsWith(root.endsWith(path7.sep) ? root : root + path7.sep);
 }
 var OPEN_FLAGS, utf8, RESOURCE_ERRORS;
 var init_read_file = __esm({
@@ -56940,7 +58337,7 @@ var init_read_file = __esm({
 // src/declared/path-filter.ts
 import { lstatSync } from "node:fs";
 import { realpath } from "node:fs/promises";
-import path7 from "node:path";
+import path8 from "node:path";
 function isBuiltinIgnored(relPath, isDirectory) {
   const segments = relPath.split("/");
   const last2 = segments.length - 1;
@@ -56962,7 +58359,7 @@ function createPathFilter(syncignore) {
   };
 }
 function loadPathFilter(root, realRoot) {
-  const abs = path7.join(root, SYNCIGNORE_FILE);
+  const abs = path8.join(root, SYNCIGNORE_FILE);
   try {
     lstatSync(abs);
   } catch (error) {
@@ -57456,9 +58853,9 @@ function previousNameProblems(poolFiles) {
   const problems2 = [];
   for (const { pool, doc } of poolFiles) {
     for (const [index, previous] of pool.previousNames.entries()) {
-      const path13 = ["previous-names", index];
-      const at = `${keyLabel(path13)} "${previous}"`;
-      const line = doc?.lineOf(path13);
+      const path14 = ["previous-names", index];
+      const at = `${keyLabel(path14)} "${previous}"`;
+      const line = doc?.lineOf(path14);
       const owner = fileByName.get(previous);
       const claimant = claimedBy.get(previous);
       if (previous === pool.name) {
@@ -57489,7 +58886,7 @@ var init_pools = __esm({
 
 // src/declared/walk.ts
 import { readdirSync, readlinkSync, realpathSync as realpathSync2, statSync } from "node:fs";
-import path8 from "node:path";
+import path9 from "node:path";
 async function walkSource(folders, options) {
   const walked = { files: [], problems: [], warnings: [] };
   const seen = /* @__PURE__ */ new Map([[options.realRoot, "."]]);
@@ -57497,7 +58894,7 @@ async function walkSource(folders, options) {
   let entries = 0;
   const turn = turnTaker(YIELD_EVERY, options.signal);
   for (const rules of folders) {
-    const startAbs = path8.join(options.root, ...rules.start.split("/"));
+    const startAbs = path9.join(options.root, ...rules.start.split("/"));
     const start = inspect(options, rules, { rel: rules.start, abs: startAbs, real: startAbs, dirent: null }, walked);
     if (start === null || !start.isDirectory) continue;
     const stack = [{ rel: rules.start, abs: start.abs, real: start.real, depth: 0 }];
@@ -57519,7 +58916,7 @@ async function walkSource(folders, options) {
         if (entries > options.limits.maxEntries) return overLimit(walked, `more than ${options.limits.maxEntries} files and folders`);
         await turn();
         const rel = `${folder.rel}/${dirent.name}`;
-        const entry = { rel, abs: path8.join(folder.abs, dirent.name), real: path8.join(folder.real, dirent.name), dirent };
+        const entry = { rel, abs: path9.join(folder.abs, dirent.name), real: path9.join(folder.real, dirent.name), dirent };
         const found = inspect(options, rules, entry, walked);
         if (found === null || !found.isDirectory) continue;
         if (folder.depth >= rules.maxDepth) continue;
@@ -57677,9 +59074,9 @@ var init_code_body = __esm({
 
 // src/declared/index.ts
 import { realpath as realpath2 } from "node:fs/promises";
-import path9 from "node:path";
+import path10 from "node:path";
 async function readDeclared(dir, options = {}) {
-  const root = path9.resolve(dir);
+  const root = path10.resolve(dir);
   const realRoot = await realpath2(root).catch((error) => {
     if (error.code !== "ENOENT") throw error;
     throw new ValidationError(`The declared repo ${root} does not exist`, [{ file: ".", message: `source folder ${root} does not exist` }]);
@@ -58441,9 +59838,9 @@ function planChanges(declared, live, options) {
   if (prune.kept.length > 0) {
     warnings.push(`not declared and kept because prune is off: ${prune.kept.join(", ")}`);
   }
-  return { changes, warnings, errors: [...policies.conflicts, ...prune.conflicts, ...checkGuards(declared, changes, options)], keptUndeclared: keptUndeclared(declared, live, pools.claimed, changes) };
+  return { changes, warnings, errors: [...policies.conflicts, ...prune.conflicts, ...checkGuards(declared, changes, options)], keptUndeclared: keptUndeclared2(declared, live, pools.claimed, changes) };
 }
-function keptUndeclared(declared, live, claimedPools, changes) {
+function keptUndeclared2(declared, live, claimedPools, changes) {
   const declaredPolicies = new Set(declared.policies.map((policy) => policy.name));
   const deleted = new Set(changes.filter((c3) => c3.action === "delete").map((c3) => c3.id));
   const policies = live.policies.filter((p2) => !declaredPolicies.has(p2.name) && !deleted.has(p2.id)).length;
@@ -58470,150 +59867,6 @@ var init_plan = __esm({
     init_prune();
     ACTION_ORDER = { create: 0, replace: 1, update: 2, delete: 3 };
     RESOURCE_ORDER = { policy: 0, "agent-pool": 1, agent: 2 };
-  }
-});
-
-// src/plan/saved.ts
-function savedChange(change, fields) {
-  const base2 = { resource: change.resource, name: change.name, id: change.id, action: change.action, reason: change.reason, fields };
-  if (change.resource === "policy") {
-    return {
-      ...base2,
-      upload_code: change.uploadCode,
-      adopt_marker: change.adoptMarker,
-      live: change.live === null ? null : policyFingerprint(change.live, change.declared !== null),
-      declared: change.declared === null ? null : declaredPolicyFingerprint(change.declared)
-    };
-  }
-  if (change.resource === "agent-pool") {
-    return {
-      ...base2,
-      live: change.live === null ? null : poolFingerprint(change.live),
-      declared: change.declared === null ? null : declaredPoolFingerprint(change.declared)
-    };
-  }
-  return { ...base2, pool: change.poolName, live: agentFingerprint(change.live), declared: null };
-}
-function policyFingerprint(policy, withCode2) {
-  return {
-    id: policy.id,
-    "updated-at": policy.updatedAt,
-    name: policy.name,
-    kind: policy.kind,
-    description: policy.description,
-    "enforcement-level": policy.enforcementLevel,
-    query: policy.query,
-    "policy-sets": [...policy.policySetIds].sort(),
-    ...withCode2 ? { "code-sha256": policy.codeDigest } : {}
-  };
-}
-function poolFingerprint(pool) {
-  return {
-    id: pool.id,
-    name: pool.name,
-    "organization-scoped": pool.organizationScoped,
-    "allowed-workspaces": [...pool.allowedWorkspaceIds].sort()
-  };
-}
-function agentFingerprint(agent) {
-  return { id: agent.id, status: agent.status, "last-ping-at": agent.lastPingAt };
-}
-function declaredPolicyFingerprint(policy) {
-  return {
-    file: policy.file,
-    kind: policy.kind,
-    "code-sha256": policy.codeSource.sha256,
-    description: policy.description,
-    "enforcement-level": policy.enforcementLevel,
-    query: policy.query,
-    "policy-sets": policy.policySets
-  };
-}
-function declaredPoolFingerprint(pool) {
-  return {
-    file: pool.file,
-    "organization-scoped": pool.organizationScoped,
-    "allowed-workspaces": pool.allowedWorkspaces,
-    "previous-names": pool.previousNames,
-    "agent-cleanup": pool.agentCleanup === null ? null : { statuses: pool.agentCleanup.statuses, after: pool.agentCleanup.after }
-  };
-}
-function resolveSavedChanges(saved, declared, live) {
-  const stale = [];
-  const changes = [];
-  const policiesByName = new Map(declared.policies.map((p2) => [p2.name, p2]));
-  const poolsByName = new Map(declared.pools.map((p2) => [p2.name, p2]));
-  const agents = new Map(live.pools.flatMap((pool) => pool.agents.map((agent) => [agent.id, agent])));
-  for (const change of saved) {
-    const what = `${change.action} ${change.resource} "${change.name}"`;
-    const problem = (text) => void stale.push(`${what}: ${text}`);
-    if (change.resource === "agent") {
-      const agent = change.id === null ? void 0 : agents.get(change.id);
-      if (agent === void 0) problem("the agent is gone since the plan was made");
-      else if (!same(agentFingerprint(agent), change.live)) problem("the agent changed since the plan was made");
-      else changes.push({ ...base(change), resource: "agent", action: "delete", poolName: change.pool ?? "", live: agent });
-      continue;
-    }
-    if (change.resource === "policy") {
-      const current2 = findLive(change, live.policies, (p2) => p2.name === change.name);
-      const now2 = change.declared === null ? null : policiesByName.get(change.name);
-      const reason2 = liveProblem(change, current2, (p2) => policyFingerprint(p2, change.declared !== null)) ?? declaredProblem(change, now2, declaredPolicyFingerprint);
-      if (reason2 !== null) problem(reason2);
-      else changes.push({ ...base(change), resource: "policy", declared: now2 ?? null, live: current2 ?? null, uploadCode: change.upload_code === true, adoptMarker: change.adopt_marker === true });
-      continue;
-    }
-    const names = /* @__PURE__ */ new Set([change.name, ...poolsByName.get(change.name)?.previousNames ?? []]);
-    const current = findLive(change, live.pools, (p2) => names.has(p2.name));
-    const now = change.declared === null ? null : poolsByName.get(change.name);
-    const reason = liveProblem(change, current, poolFingerprint) ?? declaredProblem(change, now, declaredPoolFingerprint);
-    if (reason !== null) problem(reason);
-    else changes.push({ ...base(change), resource: "agent-pool", declared: now ?? null, live: current ?? null });
-  }
-  return stale.length > 0 ? { changes: null, stale } : { changes, stale: [] };
-}
-function base(change) {
-  return { name: change.name, id: change.id, action: change.action, reason: change.reason, fields: change.fields };
-}
-function findLive(change, live, sameName) {
-  return change.live === null ? live.find(sameName) : live.find((resource) => resource.id === change.id);
-}
-function liveProblem(change, current, fingerprint) {
-  if (change.live === null) return current === void 0 ? null : `a live ${change.resource} of that name was created since the plan was made`;
-  if (current === void 0) return `the live ${change.resource} was deleted since the plan was made`;
-  return same(fingerprint(current), change.live) ? null : `the live ${change.resource} changed since the plan was made`;
-}
-function declaredProblem(change, now, fingerprint) {
-  if (change.declared === null) return null;
-  if (now === void 0 || now === null) return "it is no longer declared";
-  return same(fingerprint(now), change.declared) ? null : "its declaration (settings or code) changed since the plan was made";
-}
-function same(a, b2) {
-  return b2 !== null && JSON.stringify(a) === JSON.stringify(b2);
-}
-function parseSavedPlan(text, file) {
-  let document2;
-  try {
-    document2 = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`${file} is not a saved plan: ${error.message}`);
-  }
-  const plan = document2;
-  if (plan === null || typeof plan !== "object" || plan.saved_plan_version === void 0) {
-    throw new Error(`${file} is not a saved plan (no saved_plan_version); make one with --dry-run --out FILE`);
-  }
-  if (plan.saved_plan_version !== SAVED_PLAN_VERSION) {
-    throw new Error(`${file} has saved_plan_version "${String(plan.saved_plan_version)}"; this version reads "${SAVED_PLAN_VERSION}"`);
-  }
-  if (!Array.isArray(plan.sources) || plan.sources.some((s) => typeof s?.name !== "string" || typeof s.organization !== "string")) {
-    throw new Error(`${file} is not a saved plan: "sources" must list sources with a name and an organization`);
-  }
-  return plan;
-}
-var SAVED_PLAN_VERSION;
-var init_saved = __esm({
-  "src/plan/saved.ts"() {
-    "use strict";
-    SAVED_PLAN_VERSION = "1";
   }
 });
 
@@ -58747,7 +60000,7 @@ var init_reconcile = __esm({
 });
 
 // src/daemon/html.ts
-function escapeHtml(text) {
+function escapeHtml2(text) {
   return text.replace(/[&<>"']/g, (c3) => ENTITIES[c3] ?? c3);
 }
 function html(strings, ...values) {
@@ -58761,7 +60014,7 @@ function render(value2) {
   if (value2 instanceof SafeHtml) return value2.text;
   if (Array.isArray(value2)) return value2.map(render).join("");
   if (value2 === null || value2 === void 0 || value2 === false) return "";
-  return escapeHtml(String(value2));
+  return escapeHtml2(String(value2));
 }
 var SafeHtml, ENTITIES;
 var init_html = __esm({
@@ -59063,13 +60316,13 @@ function listenError(error, listen) {
 }
 async function route2(request2, response, routes) {
   const url = new URL(request2.url ?? "/", "http://daemon");
-  const path13 = url.pathname;
+  const path14 = url.pathname;
   const method = request2.method ?? "GET";
-  if (path13 === "/webhook") {
+  if (path14 === "/webhook") {
     if (method !== "POST") return send(response, 405, { error: "use POST" }, { allow: "POST" });
     const body = await readBody2(request2);
     if (body === "gone") {
-      routes.logger.debug({ path: path13 }, "webhook client went away before sending the whole body");
+      routes.logger.debug({ path: path14 }, "webhook client went away before sending the whole body");
       return;
     }
     if (body === "too-large") return send(response, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
@@ -59077,13 +60330,13 @@ async function route2(request2, response, routes) {
     return send(response, answer2.status, answer2.body);
   }
   if (method !== "GET" && method !== "HEAD") return send(response, 405, { error: "use GET" }, { allow: "GET, HEAD" });
-  if (GUARDED.has(path13) && routes.statusToken !== null && !carriesToken(request2.headers.authorization, routes.statusToken)) {
+  if (GUARDED.has(path14) && routes.statusToken !== null && !carriesToken(request2.headers.authorization, routes.statusToken)) {
     response.writeHead(401, { "content-type": "application/json; charset=utf-8", "www-authenticate": STATUS_CHALLENGES });
     response.end(`${JSON.stringify({ error: "unauthorized: send the status token as Authorization: Bearer <token>" })}
 `);
     return;
   }
-  switch (path13) {
+  switch (path14) {
     case "/healthz":
       return send(response, 200, { status: "ok" });
     case "/readyz": {
@@ -59110,7 +60363,7 @@ async function route2(request2, response, routes) {
       return;
     }
     default:
-      return send(response, 404, { error: `no route ${path13}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
+      return send(response, 404, { error: `no route ${path14}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
   }
 }
 function send(response, status, body, headers = {}) {
@@ -61164,8 +62417,8 @@ var require_pushgateway = __commonJS({
       const gatewayUrlParsed = url.parse(this.gatewayUrl);
       const gatewayUrlPath = gatewayUrlParsed.pathname && gatewayUrlParsed.pathname !== "/" ? gatewayUrlParsed.pathname : "";
       const jobPath = job ? `/job/${encodeURIComponent(job)}${generateGroupings(groupings)}` : "";
-      const path13 = `${gatewayUrlPath}/metrics${jobPath}`;
-      const target = url.resolve(this.gatewayUrl, path13);
+      const path14 = `${gatewayUrlPath}/metrics${jobPath}`;
+      const target = url.resolve(this.gatewayUrl, path14);
       const requestParams = url.parse(target);
       const httpModule = isHttps(requestParams.href) ? https : http;
       const options = Object.assign(requestParams, this.requestOptions, {
@@ -64204,1032 +65457,6 @@ var init_metrics = __esm({
   }
 });
 
-// node_modules/diff/libesm/diff/base.js
-var Diff;
-var init_base = __esm({
-  "node_modules/diff/libesm/diff/base.js"() {
-    Diff = class {
-      diff(oldStr, newStr, options = {}) {
-        let callback;
-        if (typeof options === "function") {
-          callback = options;
-          options = {};
-        } else if ("callback" in options) {
-          callback = options.callback;
-        }
-        const oldString = this.castInput(oldStr, options);
-        const newString = this.castInput(newStr, options);
-        const oldTokens = this.removeEmpty(this.tokenize(oldString, options));
-        const newTokens = this.removeEmpty(this.tokenize(newString, options));
-        return this.diffWithOptionsObj(oldTokens, newTokens, options, callback);
-      }
-      diffWithOptionsObj(oldTokens, newTokens, options, callback) {
-        var _a2;
-        const done = (value2) => {
-          value2 = this.postProcess(value2, options);
-          if (callback) {
-            setTimeout(function() {
-              callback(value2);
-            }, 0);
-            return void 0;
-          } else {
-            return value2;
-          }
-        };
-        const newLen = newTokens.length, oldLen = oldTokens.length;
-        let editLength = 1;
-        let maxEditLength = newLen + oldLen;
-        if (options.maxEditLength != null) {
-          maxEditLength = Math.min(maxEditLength, options.maxEditLength);
-        }
-        const maxExecutionTime = (_a2 = options.timeout) !== null && _a2 !== void 0 ? _a2 : Infinity;
-        const abortAfterTimestamp = Date.now() + maxExecutionTime;
-        const bestPath = [{ oldPos: -1, lastComponent: void 0 }];
-        let newPos = this.extractCommon(bestPath[0], newTokens, oldTokens, 0, options);
-        if (bestPath[0].oldPos + 1 >= oldLen && newPos + 1 >= newLen) {
-          return done(this.buildValues(bestPath[0].lastComponent, newTokens, oldTokens));
-        }
-        let minDiagonalToConsider = -Infinity, maxDiagonalToConsider = Infinity;
-        const execEditLength = () => {
-          for (let diagonalPath = Math.max(minDiagonalToConsider, -editLength); diagonalPath <= Math.min(maxDiagonalToConsider, editLength); diagonalPath += 2) {
-            let basePath;
-            const removePath = bestPath[diagonalPath - 1], addPath = bestPath[diagonalPath + 1];
-            if (removePath) {
-              bestPath[diagonalPath - 1] = void 0;
-            }
-            let canAdd = false;
-            if (addPath) {
-              const addPathNewPos = addPath.oldPos - diagonalPath;
-              canAdd = addPath && 0 <= addPathNewPos && addPathNewPos < newLen;
-            }
-            const canRemove = removePath && removePath.oldPos + 1 < oldLen;
-            if (!canAdd && !canRemove) {
-              bestPath[diagonalPath] = void 0;
-              continue;
-            }
-            if (!canRemove || canAdd && removePath.oldPos < addPath.oldPos) {
-              basePath = this.addToPath(addPath, true, false, 0, options);
-            } else {
-              basePath = this.addToPath(removePath, false, true, 1, options);
-            }
-            newPos = this.extractCommon(basePath, newTokens, oldTokens, diagonalPath, options);
-            if (basePath.oldPos + 1 >= oldLen && newPos + 1 >= newLen) {
-              return done(this.buildValues(basePath.lastComponent, newTokens, oldTokens)) || true;
-            } else {
-              bestPath[diagonalPath] = basePath;
-              if (basePath.oldPos + 1 >= oldLen) {
-                maxDiagonalToConsider = Math.min(maxDiagonalToConsider, diagonalPath - 1);
-              }
-              if (newPos + 1 >= newLen) {
-                minDiagonalToConsider = Math.max(minDiagonalToConsider, diagonalPath + 1);
-              }
-            }
-          }
-          editLength++;
-        };
-        if (callback) {
-          (function exec() {
-            setTimeout(function() {
-              if (editLength > maxEditLength || Date.now() > abortAfterTimestamp) {
-                return callback(void 0);
-              }
-              if (!execEditLength()) {
-                exec();
-              }
-            }, 0);
-          })();
-        } else {
-          while (editLength <= maxEditLength && Date.now() <= abortAfterTimestamp) {
-            const ret2 = execEditLength();
-            if (ret2) {
-              return ret2;
-            }
-          }
-        }
-      }
-      addToPath(path13, added, removed2, oldPosInc, options) {
-        const last2 = path13.lastComponent;
-        if (last2 && !options.oneChangePerToken && last2.added === added && last2.removed === removed2) {
-          return {
-            oldPos: path13.oldPos + oldPosInc,
-            lastComponent: { count: last2.count + 1, added, removed: removed2, previousComponent: last2.previousComponent }
-          };
-        } else {
-          return {
-            oldPos: path13.oldPos + oldPosInc,
-            lastComponent: { count: 1, added, removed: removed2, previousComponent: last2 }
-          };
-        }
-      }
-      extractCommon(basePath, newTokens, oldTokens, diagonalPath, options) {
-        const newLen = newTokens.length, oldLen = oldTokens.length;
-        let oldPos = basePath.oldPos, newPos = oldPos - diagonalPath, commonCount = 0;
-        while (newPos + 1 < newLen && oldPos + 1 < oldLen && this.equals(oldTokens[oldPos + 1], newTokens[newPos + 1], options)) {
-          newPos++;
-          oldPos++;
-          commonCount++;
-          if (options.oneChangePerToken) {
-            basePath.lastComponent = { count: 1, previousComponent: basePath.lastComponent, added: false, removed: false };
-          }
-        }
-        if (commonCount && !options.oneChangePerToken) {
-          basePath.lastComponent = { count: commonCount, previousComponent: basePath.lastComponent, added: false, removed: false };
-        }
-        basePath.oldPos = oldPos;
-        return newPos;
-      }
-      equals(left, right, options) {
-        if (options.comparator) {
-          return options.comparator(left, right);
-        } else {
-          return left === right || !!options.ignoreCase && left.toLowerCase() === right.toLowerCase();
-        }
-      }
-      removeEmpty(array) {
-        const ret2 = [];
-        for (let i2 = 0; i2 < array.length; i2++) {
-          if (array[i2]) {
-            ret2.push(array[i2]);
-          }
-        }
-        return ret2;
-      }
-      // eslint-disable-next-line @typescript-eslint/no-unused-vars
-      castInput(value2, options) {
-        return value2;
-      }
-      // eslint-disable-next-line @typescript-eslint/no-unused-vars
-      tokenize(value2, options) {
-        return Array.from(value2);
-      }
-      join(chars) {
-        return chars.join("");
-      }
-      postProcess(changeObjects, options) {
-        return changeObjects;
-      }
-      get useLongestToken() {
-        return false;
-      }
-      buildValues(lastComponent, newTokens, oldTokens) {
-        const components = [];
-        let nextComponent;
-        while (lastComponent) {
-          components.push(lastComponent);
-          nextComponent = lastComponent.previousComponent;
-          delete lastComponent.previousComponent;
-          lastComponent = nextComponent;
-        }
-        components.reverse();
-        const componentLen = components.length;
-        let componentPos = 0, newPos = 0, oldPos = 0;
-        for (; componentPos < componentLen; componentPos++) {
-          const component = components[componentPos];
-          if (!component.removed) {
-            if (!component.added && this.useLongestToken) {
-              let value2 = newTokens.slice(newPos, newPos + component.count);
-              value2 = value2.map(function(value3, i2) {
-                const oldValue = oldTokens[oldPos + i2];
-                return oldValue.length > value3.length ? oldValue : value3;
-              });
-              component.value = this.join(value2);
-            } else {
-              component.value = this.join(newTokens.slice(newPos, newPos + component.count));
-            }
-            newPos += component.count;
-            if (!component.added) {
-              oldPos += component.count;
-            }
-          } else {
-            component.value = this.join(oldTokens.slice(oldPos, oldPos + component.count));
-            oldPos += component.count;
-          }
-        }
-        return components;
-      }
-    };
-  }
-});
-
-// node_modules/diff/libesm/diff/line.js
-function diffLines(oldStr, newStr, options) {
-  return lineDiff.diff(oldStr, newStr, options);
-}
-function tokenize(value2, options) {
-  if (options.stripTrailingCr) {
-    value2 = value2.replace(/\r\n/g, "\n");
-  }
-  const retLines = [], linesAndNewlines = value2.split(/(\n|\r\n)/);
-  if (!linesAndNewlines[linesAndNewlines.length - 1]) {
-    linesAndNewlines.pop();
-  }
-  for (let i2 = 0; i2 < linesAndNewlines.length; i2++) {
-    const line = linesAndNewlines[i2];
-    if (i2 % 2 && !options.newlineIsToken) {
-      retLines[retLines.length - 1] += line;
-    } else {
-      retLines.push(line);
-    }
-  }
-  return retLines;
-}
-var LineDiff, lineDiff;
-var init_line = __esm({
-  "node_modules/diff/libesm/diff/line.js"() {
-    init_base();
-    LineDiff = class extends Diff {
-      constructor() {
-        super(...arguments);
-        this.tokenize = tokenize;
-      }
-      equals(left, right, options) {
-        if (options.ignoreWhitespace) {
-          if (!options.newlineIsToken || !left.includes("\n")) {
-            left = left.trim();
-          }
-          if (!options.newlineIsToken || !right.includes("\n")) {
-            right = right.trim();
-          }
-        } else if (options.ignoreNewlineAtEof && !options.newlineIsToken) {
-          if (left.endsWith("\n")) {
-            left = left.slice(0, -1);
-          }
-          if (right.endsWith("\n")) {
-            right = right.slice(0, -1);
-          }
-        }
-        return super.equals(left, right, options);
-      }
-    };
-    lineDiff = new LineDiff();
-  }
-});
-
-// node_modules/diff/libesm/patch/create.js
-function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, options) {
-  let optionsObj;
-  if (!options) {
-    optionsObj = {};
-  } else if (typeof options === "function") {
-    optionsObj = { callback: options };
-  } else {
-    optionsObj = options;
-  }
-  if (typeof optionsObj.context === "undefined") {
-    optionsObj.context = 4;
-  }
-  const context = optionsObj.context;
-  if (optionsObj.newlineIsToken) {
-    throw new Error("newlineIsToken may not be used with patch-generation functions, only with diffing functions");
-  }
-  if (!optionsObj.callback) {
-    return diffLinesResultToPatch(diffLines(oldStr, newStr, optionsObj));
-  } else {
-    const { callback } = optionsObj;
-    diffLines(oldStr, newStr, Object.assign(Object.assign({}, optionsObj), { callback: (diff) => {
-      const patch = diffLinesResultToPatch(diff);
-      callback(patch);
-    } }));
-  }
-  function diffLinesResultToPatch(diff) {
-    if (!diff) {
-      return;
-    }
-    diff.push({ value: "", lines: [] });
-    function contextLines2(lines) {
-      return lines.map(function(entry) {
-        return " " + entry;
-      });
-    }
-    const hunks = [];
-    let oldRangeStart = 0, newRangeStart = 0, curRange = [], oldLine = 1, newLine = 1;
-    for (let i2 = 0; i2 < diff.length; i2++) {
-      const current = diff[i2], lines = current.lines || splitLines(current.value);
-      current.lines = lines;
-      if (current.added || current.removed) {
-        if (!oldRangeStart) {
-          const prev = diff[i2 - 1];
-          oldRangeStart = oldLine;
-          newRangeStart = newLine;
-          if (prev) {
-            curRange = context > 0 ? contextLines2(prev.lines.slice(-context)) : [];
-            oldRangeStart -= curRange.length;
-            newRangeStart -= curRange.length;
-          }
-        }
-        for (const line of lines) {
-          curRange.push((current.added ? "+" : "-") + line);
-        }
-        if (current.added) {
-          newLine += lines.length;
-        } else {
-          oldLine += lines.length;
-        }
-      } else {
-        if (oldRangeStart) {
-          if (lines.length <= context * 2 && i2 < diff.length - 2) {
-            for (const line of contextLines2(lines)) {
-              curRange.push(line);
-            }
-          } else {
-            const contextSize = Math.min(lines.length, context);
-            for (const line of contextLines2(lines.slice(0, contextSize))) {
-              curRange.push(line);
-            }
-            const hunk = {
-              oldStart: oldRangeStart,
-              oldLines: oldLine - oldRangeStart + contextSize,
-              newStart: newRangeStart,
-              newLines: newLine - newRangeStart + contextSize,
-              lines: curRange
-            };
-            hunks.push(hunk);
-            oldRangeStart = 0;
-            newRangeStart = 0;
-            curRange = [];
-          }
-        }
-        oldLine += lines.length;
-        newLine += lines.length;
-      }
-    }
-    for (const hunk of hunks) {
-      for (let i2 = 0; i2 < hunk.lines.length; i2++) {
-        if (hunk.lines[i2].endsWith("\n")) {
-          hunk.lines[i2] = hunk.lines[i2].slice(0, -1);
-        } else {
-          hunk.lines.splice(i2 + 1, 0, "\\ No newline at end of file");
-          i2++;
-        }
-      }
-    }
-    return {
-      oldFileName,
-      newFileName,
-      oldHeader,
-      newHeader,
-      hunks
-    };
-  }
-}
-function splitLines(text) {
-  const hasTrailingNl = text.endsWith("\n");
-  const result = text.split("\n").map((line) => line + "\n");
-  if (hasTrailingNl) {
-    result.pop();
-  } else {
-    result.push(result.pop().slice(0, -1));
-  }
-  return result;
-}
-var init_create = __esm({
-  "node_modules/diff/libesm/patch/create.js"() {
-    init_line();
-  }
-});
-
-// node_modules/diff/libesm/index.js
-var init_libesm = __esm({
-  "node_modules/diff/libesm/index.js"() {
-    init_create();
-  }
-});
-
-// src/output/describe.ts
-function summarize(plans) {
-  const summary = { create: 0, update: 0, replace: 0, delete: 0 };
-  for (const { plan } of plans) {
-    for (const change of plan?.changes ?? []) summary[change.action] += 1;
-  }
-  return summary;
-}
-function sourceErrors(source) {
-  return source.plan === null ? source.errors : source.plan.errors;
-}
-function noPlanLine(source) {
-  return source.unreadable === "live" ? "No plan: the live state could not be read, so nothing is known about drift." : "No plan: the declared repo is invalid.";
-}
-function totalChanges(summary) {
-  return summary.create + summary.update + summary.replace + summary.delete;
-}
-function planLine(summary) {
-  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.replace} to replace, ${summary.delete} to delete.`;
-}
-function closingLines(plans, where = "above") {
-  const summary = summarize(plans);
-  const unplanned = plans.filter((s) => s.plan === null).length;
-  const lines = [];
-  if (totalChanges(summary) > 0) lines.push(planLine(summary));
-  if (unplanned > 0) lines.push(`No plan for ${unplanned} of ${plans.length} source${plans.length === 1 ? "" : "s"}: see the errors ${where}.`);
-  if (lines.length > 0) return lines;
-  if (plans.some((s) => sourceErrors(s).length > 0)) return [`No changes planned, but there are errors (see ${where}).`];
-  const kept = keptUndeclared2(plans);
-  return [kept > 0 ? `No changes. ${keptLine(kept)}` : NO_CHANGES];
-}
-function keptUndeclared2(plans) {
-  return plans.reduce((sum, s) => sum + (s.plan?.keptUndeclared ?? 0), 0);
-}
-function keptLine(kept) {
-  return kept === 1 ? "1 live resource that is not declared is kept." : `${kept} live resources that are not declared are kept.`;
-}
-function formatValue(value2) {
-  if (value2 === void 0) return "null";
-  if (Array.isArray(value2)) return `[${value2.map(formatValue).join(", ")}]`;
-  return JSON.stringify(value2) ?? "null";
-}
-function describeCode2(code) {
-  let lines;
-  let bytes;
-  if (typeof code === "string") {
-    lines = code === "" ? 0 : normalizeLineEnds(code).replace(/\n$/, "").split("\n").length;
-    bytes = Buffer.byteLength(code, "utf8");
-  } else if (isCodeSummary(code)) {
-    ({ lines, bytes } = code);
-  } else {
-    return "(none)";
-  }
-  return `(${lines} ${lines === 1 ? "line" : "lines"}, ${bytes} ${bytes === 1 ? "byte" : "bytes"})`;
-}
-function isCodeSummary(value2) {
-  return typeof value2 === "object" && value2 !== null && typeof value2.lines === "number" && typeof value2.bytes === "number";
-}
-function hasCodeDiff(change) {
-  const code = change.fields["code"];
-  return code !== void 0 && typeof code.before === "string" && typeof code.after === "string";
-}
-function pushAll(target, items) {
-  for (const item of items) target.push(item);
-}
-function codeDiffLines(change) {
-  const code = change.fields["code"];
-  if (code === void 0 || typeof code.before !== "string" || typeof code.after !== "string") return [];
-  const before = normalizeLineEnds(code.before);
-  const after = normalizeLineEnds(code.after);
-  const newName = change.resource === "policy" && change.declared !== null ? change.declared.file : "declared";
-  const oldName = `live ${change.id ?? ""}`.trim();
-  const oldLines = splitLines2(before);
-  const newLines = splitLines2(after);
-  const [head, tail] = sharedEnds(oldLines, newLines);
-  const changedRegion = oldLines.length + newLines.length - 2 * (head + tail);
-  const hunks = (changedRegion > MAX_REGION_LINES ? null : minimalHunks(oldLines, newLines, head, tail)) ?? lockstepHunks(oldLines, newLines, head, tail);
-  const lines = [`--- ${oldName}`, `+++ ${newName}`];
-  let shown = 0;
-  let hidden = 0;
-  for (const hunk of hunks) {
-    if (shown >= MAX_DIFF_CHANGED_LINES) {
-      hidden += hunk.lines.filter(isChanged).length;
-      continue;
-    }
-    lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
-    for (const line of hunk.lines) {
-      const changed = isChanged(line);
-      if (changed && shown >= MAX_DIFF_CHANGED_LINES) hidden += 1;
-      else if (shown < MAX_DIFF_CHANGED_LINES) {
-        lines.push(line);
-        if (changed) shown += 1;
-      }
-    }
-  }
-  if (hidden > 0) lines.push(`\u2026 ${hidden} more ${hidden === 1 ? "line" : "lines"} changed`);
-  return lines;
-}
-function isChanged(line) {
-  return line.startsWith("+") || line.startsWith("-");
-}
-function minimalHunks(oldLines, newLines, head, tail) {
-  const from = Math.max(0, head - CONTEXT);
-  const text = (lines) => {
-    const region = lines.slice(from, Math.min(lines.length, lines.length - tail + CONTEXT));
-    return region.length === 0 ? "" : `${region.join("\n")}
-`;
-  };
-  const patch = structuredPatch("", "", text(oldLines), text(newLines), "", "", { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH });
-  if (patch === void 0) return null;
-  return patch.hunks.map((hunk) => ({ ...hunk, oldStart: hunk.oldStart + from, newStart: hunk.newStart + from }));
-}
-function lockstepHunks(oldLines, newLines, head, tail) {
-  const ops = [];
-  for (let i3 = Math.max(0, head - CONTEXT); i3 < head; i3 += 1) ops.push({ kind: " ", text: oldLines[i3], oldLine: i3, newLine: i3 });
-  const oldEnd = oldLines.length - tail;
-  const newEnd = newLines.length - tail;
-  const paired = head + Math.min(oldEnd - head, newEnd - head);
-  for (let i3 = head; i3 < paired; i3 += 1) {
-    if (oldLines[i3] === newLines[i3]) ops.push({ kind: " ", text: oldLines[i3], oldLine: i3, newLine: i3 });
-    else ops.push({ kind: "-", text: oldLines[i3], oldLine: i3, newLine: i3 }, { kind: "+", text: newLines[i3], oldLine: i3 + 1, newLine: i3 });
-  }
-  for (let i3 = paired; i3 < oldEnd; i3 += 1) ops.push({ kind: "-", text: oldLines[i3], oldLine: i3, newLine: paired });
-  for (let i3 = paired; i3 < newEnd; i3 += 1) ops.push({ kind: "+", text: newLines[i3], oldLine: oldEnd, newLine: i3 });
-  for (let i3 = 0; i3 < Math.min(CONTEXT, tail); i3 += 1) ops.push({ kind: " ", text: oldLines[oldEnd + i3], oldLine: oldEnd + i3, newLine: newEnd + i3 });
-  const hunks = [];
-  let i2 = 0;
-  while (i2 < ops.length) {
-    while (i2 < ops.length && ops[i2].kind === " ") i2 += 1;
-    if (i2 >= ops.length) break;
-    let start = i2;
-    for (let c3 = 0; c3 < CONTEXT && start > 0 && ops[start - 1].kind === " "; c3 += 1) start -= 1;
-    let end = i2;
-    for (; ; ) {
-      while (end < ops.length && ops[end].kind !== " ") end += 1;
-      let gap = end;
-      while (gap < ops.length && ops[gap].kind === " " && gap - end < 2 * CONTEXT) gap += 1;
-      if (gap < ops.length && ops[gap].kind !== " ") end = gap;
-      else {
-        end = Math.min(end + CONTEXT, gap);
-        break;
-      }
-    }
-    const slice = ops.slice(start, end);
-    const first2 = slice[0];
-    hunks.push({
-      oldStart: first2.oldLine + 1,
-      oldLines: slice.filter((op) => op.kind !== "+").length,
-      newStart: first2.newLine + 1,
-      newLines: slice.filter((op) => op.kind !== "-").length,
-      lines: slice.map((op) => `${op.kind}${op.text}`)
-    });
-    i2 = end;
-  }
-  return hunks;
-}
-function sharedEnds(oldLines, newLines) {
-  let head = 0;
-  while (head < oldLines.length && head < newLines.length && oldLines[head] === newLines[head]) head += 1;
-  let tail = 0;
-  while (tail < oldLines.length - head && tail < newLines.length - head && oldLines[oldLines.length - 1 - tail] === newLines[newLines.length - 1 - tail]) tail += 1;
-  return [head, tail];
-}
-function splitLines2(text) {
-  if (text === "") return [];
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
-var NO_CHANGES, MAX_DIFF_CHANGED_LINES, MAX_EDIT_LENGTH, MAX_REGION_LINES, CONTEXT;
-var init_describe = __esm({
-  "src/output/describe.ts"() {
-    "use strict";
-    init_libesm();
-    init_line_ends();
-    NO_CHANGES = "No changes. The API matches the declared repo.";
-    MAX_DIFF_CHANGED_LINES = 200;
-    MAX_EDIT_LENGTH = 400;
-    MAX_REGION_LINES = 4e3;
-    CONTEXT = 3;
-  }
-});
-
-// src/output/text.ts
-function header(source) {
-  const revision2 = source.revision === null ? "no revision" : `revision ${source.revision}`;
-  return `Source "${source.name}": organization "${source.organization}", ${revision2}`;
-}
-function renderSource(source, p2) {
-  const { plan } = source;
-  const lines = [p2.bold(header(source)), ""];
-  if (plan === null) lines.push(`  ${p2.red(noPlanLine(source))}`, "");
-  else if (plan.changes.length === 0) lines.push("  No changes.", "");
-  for (const change of plan?.changes ?? []) {
-    pushAll(lines, renderChange(change, p2));
-    lines.push("");
-  }
-  const warnings = plan?.warnings ?? [];
-  if (warnings.length > 0) {
-    lines.push(p2.yellow("Warnings:"));
-    for (const warning of warnings) lines.push(`  - ${warning}`);
-    lines.push("");
-  }
-  const errors = sourceErrors(source);
-  if (errors.length > 0) {
-    lines.push(p2.red("Errors:"));
-    for (const error of errors) lines.push(`  - ${error}`);
-    lines.push("");
-  }
-  return lines;
-}
-function renderText(plans, options) {
-  const p2 = palette(options.color);
-  const lines = [];
-  const actions = new Set(plans.flatMap((s) => (s.plan?.changes ?? []).map((c3) => c3.action)));
-  if (actions.size > 0) {
-    lines.push("Resource actions are indicated with the following symbols:", ...legend(actions, p2), "");
-  }
-  for (const source of plans) pushAll(lines, renderSource(source, p2));
-  for (const line of closingLines(plans)) lines.push(p2.bold(line));
-  return `${lines.join("\n")}
-`;
-}
-function paintSymbol(action, p2) {
-  const symbol = SYMBOL[action];
-  if (action === "create") return p2.green(symbol);
-  if (action === "update") return p2.yellow(symbol);
-  if (action === "delete") return p2.red(symbol);
-  return p2.magenta(symbol);
-}
-function legend(actions, p2) {
-  const words = { create: "create", update: "update in-place", replace: "replace", delete: "delete" };
-  const order = ["create", "update", "replace", "delete"];
-  return order.filter((a) => actions.has(a)).map((a) => `${paintSymbol(a, p2)} ${words[a]}`);
-}
-function fieldSymbol(action, field2, p2) {
-  if (action === "delete") return p2.red("-");
-  if (action === "create" || field2.before === null) return p2.green("+");
-  if (field2.after === null) return p2.red("-");
-  return p2.yellow("~");
-}
-function fieldValue(name, action, field2) {
-  const show = name === "code" ? describeCode2 : formatValue;
-  if (action === "delete") return `${show(field2.before)} -> null`;
-  if (action === "create" || field2.before === null) return show(field2.after);
-  const arrow = `${show(field2.before)} -> ${show(field2.after)}`;
-  return name === "kind" && action === "replace" ? `${arrow} # forces replacement` : arrow;
-}
-function diffLine(line, p2) {
-  if (line.startsWith("+")) return p2.green(line);
-  if (line.startsWith("-")) return p2.red(line);
-  if (line.startsWith("@@")) return p2.cyan(line);
-  return line;
-}
-function renderChange(change, p2) {
-  const lines = [
-    p2.bold(`  # ${change.resource} "${change.name}" ${WILL[change.action]}`) + ` (${change.reason})`,
-    `${paintSymbol(change.action, p2)} resource "${change.resource}" "${change.name}" {`
-  ];
-  const entries = Object.entries(change.fields);
-  const width = Math.max(change.id === null ? 0 : 2, ...entries.map(([name]) => name.length));
-  if (change.id !== null) lines.push(`        ${"id".padEnd(width)} = ${formatValue(change.id)}`);
-  for (const [name, field2] of entries) {
-    if (name === "code" && hasCodeDiff(change)) {
-      lines.push(`      ${p2.yellow("~")} code:`);
-      for (const line of codeDiffLines(change)) lines.push(`          ${diffLine(line, p2)}`);
-      continue;
-    }
-    lines.push(`      ${fieldSymbol(change.action, field2, p2)} ${name.padEnd(width)} = ${fieldValue(name, change.action, field2)}`);
-  }
-  lines.push("    }");
-  return lines;
-}
-function ansi(code, enabled) {
-  return (text) => enabled && text !== "" ? `\x1B[${code}m${text}\x1B[0m` : text;
-}
-function palette(color) {
-  return {
-    green: ansi(32, color),
-    yellow: ansi(33, color),
-    red: ansi(31, color),
-    cyan: ansi(36, color),
-    magenta: ansi(35, color),
-    bold: ansi(1, color)
-  };
-}
-function shouldColor(stream, env) {
-  if (env["NO_COLOR"] !== void 0 && env["NO_COLOR"] !== "") return false;
-  const force = env["FORCE_COLOR"];
-  if (force !== void 0 && force !== "" && force !== "0") return true;
-  if (env["TERM"] === "dumb") return false;
-  return stream.isTTY === true;
-}
-var SYMBOL, WILL;
-var init_text = __esm({
-  "src/output/text.ts"() {
-    "use strict";
-    init_describe();
-    SYMBOL = { create: "  +", update: "  ~", replace: "-/+", delete: "  -" };
-    WILL = {
-      create: "will be created",
-      update: "will be updated in-place",
-      replace: "must be replaced",
-      delete: "will be destroyed"
-    };
-  }
-});
-
-// src/output/json.ts
-function codeSummary(code) {
-  if (isCodeSummary2(code)) return { sha256: code.sha256, bytes: code.bytes, lines: code.lines };
-  if (typeof code !== "string") return null;
-  return { sha256: codeDigest(code), bytes: Buffer.byteLength(code, "utf8"), lines: lineCount(code) };
-}
-function isCodeSummary2(value2) {
-  return typeof value2 === "object" && value2 !== null && typeof value2.sha256 === "string";
-}
-function lineCount(code) {
-  if (code === "") return 0;
-  const text = normalizeLineEnds(code);
-  let lines = 1;
-  for (let at = text.indexOf("\n"); at !== -1 && at < text.length - 1; at = text.indexOf("\n", at + 1)) lines += 1;
-  return lines;
-}
-function jsonFields(change) {
-  const fields = {};
-  for (const [name, field2] of Object.entries(change.fields)) {
-    const value2 = name === "code" ? codeSummary : (v) => v ?? null;
-    fields[name] = { before: value2(field2.before), after: value2(field2.after) };
-  }
-  return fields;
-}
-function jsonChange(change) {
-  const fields = jsonFields(change);
-  return {
-    resource: change.resource,
-    name: change.name,
-    id: change.id,
-    action: change.action,
-    reason: change.reason,
-    fields
-  };
-}
-function renderJson(plans, options = {}) {
-  const summary = summarize(plans);
-  const result = { applied: 0, failed: 0, skipped: 0 };
-  const document2 = {
-    format_version: "1",
-    sources: plans.map((source, index) => {
-      const results = new Map((options.results?.[index] ?? []).map((r2) => [r2.change, r2]));
-      const changes = (source.plan?.changes ?? []).map((change) => {
-        if (options.results === void 0) return jsonChange(change);
-        const found = results.get(change);
-        const outcome = found?.outcome ?? "skipped";
-        result[outcome] += 1;
-        return { ...jsonChange(change), outcome, message: found === void 0 ? NOT_APPLIED : found.message };
-      });
-      return {
-        name: source.name,
-        organization: source.organization,
-        revision: source.revision,
-        changes,
-        warnings: [...source.plan?.warnings ?? []],
-        errors: [...sourceErrors(source)]
-      };
-    }),
-    summary: { create: summary.create, update: summary.update, replace: summary.replace, delete: summary.delete },
-    ...options.results === void 0 ? {} : { result }
-  };
-  return `${JSON.stringify(document2, null, 2)}
-`;
-}
-var NOT_APPLIED;
-var init_json = __esm({
-  "src/output/json.ts"() {
-    "use strict";
-    init_code_digest();
-    init_line_ends();
-    init_describe();
-    NOT_APPLIED = "not applied: the plan of this source has errors";
-  }
-});
-
-// src/output/markdown-escape.ts
-function escapeText(text) {
-  return normalizeLineEnds(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/([\\`*_[\]|~#!])/g, "\\$1").replace(/\n/g, " ");
-}
-function escapeHtml2(text) {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
-function longestRun(text, char) {
-  let longest = 0;
-  let run2 = 0;
-  for (const c3 of text) {
-    run2 = c3 === char ? run2 + 1 : 0;
-    longest = Math.max(longest, run2);
-  }
-  return longest;
-}
-function inlineCode(text) {
-  const oneLine2 = normalizeLineEnds(text).replace(/\n/g, " ");
-  const fence = "`".repeat(longestRun(oneLine2, "`") + 1);
-  const pad = oneLine2.startsWith("`") || oneLine2.endsWith("`") || oneLine2.startsWith(" ") ? " " : "";
-  return `${fence}${pad}${oneLine2.replace(/\|/g, "\\|")}${pad}${fence}`;
-}
-function fencedBlock(lines, language) {
-  const fence = "`".repeat(Math.max(3, longestRun(lines.join("\n"), "`") + 1));
-  return [`${fence}${language}`, ...lines, fence];
-}
-var init_markdown_escape = __esm({
-  "src/output/markdown-escape.ts"() {
-    "use strict";
-    init_line_ends();
-  }
-});
-
-// src/output/markdown-budget.ts
-function fitToBudget(doc) {
-  const size = (lines2) => lines2.reduce((n, line) => n + line.length + 1, 0);
-  const listings = doc.sections.flatMap((s) => s.listings);
-  let left = doc.limit - 1 - size(doc.head) - doc.sections.reduce((n, s) => n + size(s.header), 0) - listings.reduce((n, l) => n + size(l.title) + size(l.footer) + MORE_LINE, 0) - DETAILS_LINE;
-  const shown = /* @__PURE__ */ new Map();
-  for (const listing of listings) {
-    let count2 = 0;
-    for (const item of listing.items) {
-      const cost = item.brief.length + 1;
-      if (cost > left) break;
-      left -= cost;
-      count2 += 1;
-    }
-    shown.set(listing, count2);
-  }
-  const full = /* @__PURE__ */ new Map();
-  let briefFrom = null;
-  upgrade: for (const listing of listings) {
-    for (const item of listing.items.slice(0, shown.get(listing))) {
-      if (item.full === void 0) continue;
-      const text = item.full();
-      const extra = text.length - item.brief.length;
-      if (extra > left) {
-        briefFrom = item;
-        break upgrade;
-      }
-      left -= extra;
-      full.set(item, text);
-    }
-  }
-  const detailed = listings.flatMap((l) => l.items).filter((item) => item.full !== void 0).length;
-  const lines = [...doc.head];
-  for (const section of doc.sections) {
-    lines.push(...section.header);
-    for (const listing of section.listings) {
-      const count2 = shown.get(listing) ?? 0;
-      lines.push(...listing.title);
-      for (const item of listing.items.slice(0, count2)) {
-        if (item === briefFrom) lines.push(`- _(details of the first ${full.size} changes; all ${detailed} in the JSON plan)_`);
-        lines.push(full.get(item) ?? item.brief);
-      }
-      if (count2 < listing.items.length) lines.push(`- \u2026 and ${listing.items.length - count2} more`);
-      lines.push(...listing.footer);
-    }
-  }
-  return `${lines.join("\n").replace(/\n+$/, "")}
-`;
-}
-var MORE_LINE, DETAILS_LINE;
-var init_markdown_budget = __esm({
-  "src/output/markdown-budget.ts"() {
-    "use strict";
-    MORE_LINE = 40;
-    DETAILS_LINE = 80;
-  }
-});
-
-// src/output/markdown.ts
-function markerLine(plans) {
-  const names = plans.map((p2) => p2.name.replace(/[^\w.-]/g, "_")).join(",");
-  return `<!-- policy-pool-sync plan source=${names} -->`;
-}
-function renderMarkdown(plans, context = {}) {
-  const deletions = summarize(plans).delete;
-  const head = [
-    markerLine(plans),
-    "## policy-pool-sync plan",
-    "",
-    ...contextLines(context),
-    ...deletions > 0 ? [`**\u26A0 ${deletions} deletion${deletions === 1 ? "" : "s"}**`, ""] : [],
-    ...closingLines(plans, "below").flatMap((line) => [`**${line}**`, ""]),
-    ...countsTable(plans),
-    ""
-  ];
-  const sections = plans.map(sourceListings);
-  return fitToBudget({ head, sections, limit: MARKDOWN_LIMIT });
-}
-function contextLines(context) {
-  const parts = [
-    ...context.time === void 0 ? [] : [`Planned at ${escapeText(context.time)}`],
-    ...context.runUrl === void 0 ? [] : [`[workflow run](${context.runUrl.replace(/[()\s]/g, encodeURIComponent)})`]
-  ];
-  return parts.length === 0 ? [] : [`${parts.join(" \xB7 ")}.`, ""];
-}
-function countsTable(plans) {
-  const row = (label, s, status) => `| ${label} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${status} |`;
-  const lines = ["| Source | Create | Update | Replace | Delete | Status |", "| --- | ---: | ---: | ---: | ---: | --- |"];
-  for (const source of plans) {
-    if (source.plan === null) lines.push(`| ${inlineCode(source.name)} | \u2013 | \u2013 | \u2013 | \u2013 | ${escapeText(noPlanLine(source).replace(/^No plan: /, "no plan: "))} |`);
-    else lines.push(row(inlineCode(source.name), summarize([source]), sourceStatus(source)));
-  }
-  if (plans.length > 1) lines.push(row("**Total**", summarize(plans), ""));
-  return lines;
-}
-function sourceStatus(source) {
-  const errors = sourceErrors(source).length;
-  if (errors > 0) return `${errors} error${errors === 1 ? "" : "s"}`;
-  if ((source.plan?.changes.length ?? 0) > 0) return "changes";
-  const kept = source.plan?.keptUndeclared ?? 0;
-  return kept > 0 ? `no changes; ${kept} undeclared kept` : "in sync";
-}
-function sourceListings(source) {
-  const { plan } = source;
-  const revision2 = source.revision === null ? "no revision" : `revision ${inlineCode(source.revision)}`;
-  const header3 = [`### Source ${inlineCode(source.name)}`, "", `Organization ${inlineCode(source.organization)}, ${revision2}.`, ""];
-  if (plan === null) header3.push(`**${noPlanLine(source)}**`, "");
-  else if (plan.changes.length === 0) header3.push("No changes.", "");
-  if (plan !== null && (plan.keptUndeclared ?? 0) > 0) header3.push(keptLine(plan.keptUndeclared ?? 0), "");
-  const listings = [];
-  const errors = sourceErrors(source);
-  if (errors.length > 0) {
-    listings.push({ title: ["**Errors**", ""], items: errors.map((e) => ({ brief: `- \u274C ${escapeText(clip(e, 1e3))}` })), footer: [""] });
-  }
-  for (const action of ORDER) {
-    const changes = (plan?.changes ?? []).filter((c3) => c3.action === action);
-    if (changes.length === 0) continue;
-    listings.push({
-      title: [`#### ${GROUP[action]} (${changes.length})`, ""],
-      items: changes.map((c3) => ({ brief: briefLine(c3), full: () => fullItem(c3) })),
-      footer: [""]
-    });
-  }
-  const warnings = plan?.warnings ?? [];
-  if (warnings.length > 0) {
-    listings.push({
-      title: [`<details><summary>\u26A0\uFE0F ${warnings.length} warning${warnings.length === 1 ? "" : "s"}</summary>`, ""],
-      items: warnings.map((w) => ({ brief: `- ${escapeText(clip(w, 1e3))}` })),
-      footer: ["", "</details>", ""]
-    });
-  }
-  return { header: header3, listings };
-}
-function briefLine(change) {
-  const id = change.id === null ? "" : ` (${inlineCode(change.id)})`;
-  return `- **${LABEL[change.action]}** ${change.resource} ${inlineCode(change.name)}${id}: ${escapeText(clip(change.reason, 500))}`;
-}
-function fullItem(change) {
-  const id = change.id === null ? "" : ` (<code>${escapeHtml2(change.id)}</code>)`;
-  const summary = `<b>${escapeHtml2(LABEL[change.action])}</b> ${change.resource} <code>${escapeHtml2(change.name)}</code>${id}: ${escapeHtml2(clip(change.reason, 500))}`;
-  const lines = [`- <details><summary>${summary}</summary>`, ""];
-  for (const [name, field2] of Object.entries(change.fields)) {
-    if (name === "code" && hasCodeDiff(change)) lines.push(`  - ${inlineCode(name)}: changed, diff below`);
-    else if (change.action === "create" || field2.before === null && change.action !== "delete") lines.push(`  - ${inlineCode(name)}: ${value(name, field2.after)}`);
-    else lines.push(`  - ${inlineCode(name)}: ${value(name, field2.before)} \u2192 ${value(name, field2.after)}`);
-  }
-  if (hasCodeDiff(change)) lines.push("", ...fencedBlock(cappedDiff(change), "diff").map((l) => `  ${l}`));
-  lines.push("", "  </details>");
-  return lines.join("\n");
-}
-function value(name, v) {
-  return name === "code" ? describeCode2(v) : inlineCode(clip(formatValue(v), 300));
-}
-function cappedDiff(change) {
-  const all = codeDiffLines(change);
-  const shown = all.slice(0, MAX_DIFF_LINES).map((line) => clip(line, MAX_DIFF_LINE));
-  if (all.length > shown.length) shown.push(`\u2026 ${all.length - shown.length} more lines (the text and JSON plans have the whole diff)`);
-  return shown;
-}
-function clip(text, max) {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
-}
-var MARKDOWN_LIMIT, MAX_DIFF_LINES, MAX_DIFF_LINE, ORDER, LABEL, GROUP;
-var init_markdown = __esm({
-  "src/output/markdown.ts"() {
-    "use strict";
-    init_describe();
-    init_markdown_escape();
-    init_markdown_budget();
-    init_markdown_escape();
-    MARKDOWN_LIMIT = 6e4;
-    MAX_DIFF_LINES = 60;
-    MAX_DIFF_LINE = 200;
-    ORDER = ["create", "replace", "update", "delete"];
-    LABEL = { create: "+ create", update: "~ update", replace: "-/+ replace", delete: "- delete" };
-    GROUP = { create: "To create", update: "To update in place", replace: "To replace", delete: "To delete" };
-  }
-});
-
-// src/output/saved-plan.ts
-function renderSavedPlan(plans) {
-  const summary = summarize(plans);
-  const document2 = {
-    format_version: "1",
-    saved_plan_version: SAVED_PLAN_VERSION,
-    sources: plans.map((source) => ({
-      name: source.name,
-      organization: source.organization,
-      revision: source.revision,
-      changes: source.plan === null ? null : source.plan.changes.map((change) => savedChange(change, jsonFields(change))),
-      warnings: [...source.plan?.warnings ?? []],
-      errors: [...sourceErrors(source)]
-    })),
-    summary: { create: summary.create, update: summary.update, replace: summary.replace, delete: summary.delete }
-  };
-  return `${JSON.stringify(document2, null, 2)}
-`;
-}
-var init_saved_plan = __esm({
-  "src/output/saved-plan.ts"() {
-    "use strict";
-    init_saved();
-    init_describe();
-    init_json();
-  }
-});
-
-// src/output/index.ts
-var init_output = __esm({
-  "src/output/index.ts"() {
-    "use strict";
-    init_text();
-    init_json();
-    init_markdown();
-    init_describe();
-    init_saved_plan();
-  }
-});
-
 // node_modules/ms/index.js
 var require_ms = __commonJS({
   "node_modules/ms/index.js"(exports, module) {
@@ -65889,10 +66116,10 @@ var require_src2 = __commonJS({
     var fs_1 = __require("fs");
     var debug_1 = __importDefault(require_src());
     var log2 = debug_1.default("@kwsites/file-exists");
-    function check(path13, isFile, isDirectory) {
-      log2(`checking %s`, path13);
+    function check(path14, isFile, isDirectory) {
+      log2(`checking %s`, path14);
       try {
-        const stat5 = fs_1.statSync(path13);
+        const stat5 = fs_1.statSync(path14);
         if (stat5.isFile() && isFile) {
           log2(`[OK] path represents a file`);
           return true;
@@ -65912,8 +66139,8 @@ var require_src2 = __commonJS({
         throw e;
       }
     }
-    function exists2(path13, type = exports.READABLE) {
-      return check(path13, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
+    function exists2(path14, type = exports.READABLE) {
+      return check(path14, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
     }
     exports.exists = exists2;
     exports.FILE = 1;
@@ -66507,8 +66734,8 @@ function toLinesWithContent(input = "", trimmed2 = true, separator = "\n") {
 function forEachLineWithContent(input, callback) {
   return toLinesWithContent(input, true).map((line) => callback(line));
 }
-function folderExists(path13) {
-  return (0, import_file_exists.exists)(path13, import_file_exists.FOLDER);
+function folderExists(path14) {
+  return (0, import_file_exists.exists)(path14, import_file_exists.FOLDER);
 }
 function append(target, item) {
   if (Array.isArray(target)) {
@@ -66699,8 +66926,8 @@ function checkIsRepoRootTask() {
     commands,
     format: "utf-8",
     onError,
-    parser(path13) {
-      return /^\.(git)?$/.test(path13.trim());
+    parser(path14) {
+      return /^\.(git)?$/.test(path14.trim());
     }
   };
 }
@@ -66956,11 +67183,11 @@ function parseGrep(grep) {
   const paths = /* @__PURE__ */ new Set();
   const results = {};
   forEachLineWithContent(grep, (input) => {
-    const [path13, line, preview] = input.split(NULL);
-    paths.add(path13);
-    (results[path13] = results[path13] || []).push({
+    const [path14, line, preview] = input.split(NULL);
+    paths.add(path14);
+    (results[path14] = results[path14] || []).push({
       line: asNumber(line),
-      path: path13,
+      path: path14,
       preview
     });
   });
@@ -67257,14 +67484,14 @@ function hashObjectTask(filePath, write) {
   }
   return straightThroughStringTask(commands, true);
 }
-function parseInit(bare, path13, text) {
+function parseInit(bare, path14, text) {
   const response = String(text).trim();
   let result;
   if (result = initResponseRegex.exec(response)) {
-    return new InitSummary(bare, path13, false, result[1]);
+    return new InitSummary(bare, path14, false, result[1]);
   }
   if (result = reInitResponseRegex.exec(response)) {
-    return new InitSummary(bare, path13, true, result[1]);
+    return new InitSummary(bare, path14, true, result[1]);
   }
   let gitDir = "";
   const tokens = response.split(" ");
@@ -67275,12 +67502,12 @@ function parseInit(bare, path13, text) {
       break;
     }
   }
-  return new InitSummary(bare, path13, /^re/i.test(response), gitDir);
+  return new InitSummary(bare, path14, /^re/i.test(response), gitDir);
 }
 function hasBareCommand(command) {
   return command.includes(bareCommand);
 }
-function initTask(bare = false, path13, customArgs) {
+function initTask(bare = false, path14, customArgs) {
   const commands = ["init", ...customArgs];
   if (bare && !hasBareCommand(commands)) {
     commands.splice(1, 0, bareCommand);
@@ -67289,7 +67516,7 @@ function initTask(bare = false, path13, customArgs) {
     commands,
     format: "utf-8",
     parser(text) {
-      return parseInit(commands.includes("--bare"), path13, text);
+      return parseInit(commands.includes("--bare"), path14, text);
     }
   };
 }
@@ -67568,14 +67795,14 @@ function splitLine(result, lineStr) {
     default:
       return;
   }
-  function data(index, workingDir, path13) {
+  function data(index, workingDir, path14) {
     const raw = `${index}${workingDir}`;
     const handler = parsers6.get(raw);
     if (handler) {
-      handler(result, path13);
+      handler(result, path14);
     }
     if (raw !== "##" && raw !== "!!") {
-      result.files.push(new FileStatusSummary(path13, index, workingDir));
+      result.files.push(new FileStatusSummary(path14, index, workingDir));
     }
   }
 }
@@ -67762,8 +67989,8 @@ function deleteBranchTask(branch, forceDelete = false) {
   return task;
 }
 function toPath(input) {
-  const path13 = input.trim().replace(/^["']|["']$/g, "");
-  return path13 && normalize(path13);
+  const path14 = input.trim().replace(/^["']|["']$/g, "");
+  return path14 && normalize(path14);
 }
 function checkIgnoreTask(paths) {
   return {
@@ -67902,8 +68129,8 @@ function stashListTask(opt = {}, customArgs) {
     parser: parser4
   };
 }
-function addSubModuleTask(repo, path13) {
-  return subModuleTask(["add", repo, path13]);
+function addSubModuleTask(repo, path14) {
+  return subModuleTask(["add", repo, path14]);
 }
 function initSubModuleTask(customArgs) {
   return subModuleTask(["init", ...customArgs]);
@@ -68274,7 +68501,7 @@ function gitInstanceFactory(baseDir, options) {
   customBinaryPlugin(plugins, config.binary, config.unsafe?.allowUnsafeCustomBinary);
   return new Git(config, plugins);
 }
-var import_file_exists, import_debug, import_promise_deferred, import_promise_deferred2, __defProp2, __getOwnPropDesc2, __getOwnPropNames2, __hasOwnProp2, __esm2, __commonJS2, __export2, __copyProps2, __toCommonJS, GitError, init_git_error, GitResponseError, init_git_response_error, TaskConfigurationError, init_task_configuration_error, NULL, NOOP, objectToString, init_util, filterArray, filterNumber, filterString, filterStringOrStringArray, filterHasLength, init_argument_filters, ExitCodes, init_exit_codes, GitOutputStreams, init_git_output_streams, LineParser, RemoteLineParser, init_line_parser, defaultOptions, init_simple_git_options, init_task_options, init_task_parser, utils_exports, init_utils, check_is_repo_exports, CheckRepoActions, onError, parser, init_check_is_repo, CleanResponse, removalRegexp, dryRunRemovalRegexp, isFolderRegexp, init_CleanSummary, task_exports, EMPTY_COMMANDS, init_task, clean_exports, CONFIG_ERROR_INTERACTIVE_MODE, CONFIG_ERROR_MODE_REQUIRED, CONFIG_ERROR_UNKNOWN_OPTION, CleanOptions, CleanOptionValues, init_clean, ConfigList, init_ConfigList, GitConfigScope, init_config, DiffNameStatus, diffNameStatus, init_diff_name_status, disallowedOptions, Query, _a, GrepQuery, init_grep, reset_exports, ResetMode, validResetModes, init_reset, init_git_logger, TasksPendingQueue, init_tasks_pending_queue, GitExecutorChain, init_git_executor_chain, git_executor_exports, GitExecutor, init_git_executor, init_task_callback, init_change_working_directory, init_checkout, parser2, init_count_objects, parsers, init_parse_commit, init_commit, init_first_commit, init_hash_object, InitSummary, initResponseRegex, reInitResponseRegex, init_InitSummary, bareCommand, init_init, logFormatRegex, init_log_format, DiffSummary, init_DiffSummary, statParser, numStatParser, nameOnlyParser, nameStatusParser, diffSummaryParsers, init_parse_diff_summary, START_BOUNDARY, COMMIT_BOUNDARY, SPLITTER, defaultFieldNames, init_parse_list_log_summary, diff_exports, init_diff, excludeOptions, init_log, MergeSummaryConflict, MergeSummaryDetail, init_MergeSummary, PullSummary, PullFailedSummary, init_PullSummary, remoteMessagesObjectParsers, init_parse_remote_objects, parsers2, RemoteMessageSummary, init_parse_remote_messages, FILE_UPDATE_REGEX, SUMMARY_REGEX, ACTION_REGEX, parsers3, errorParsers, parsePullDetail, parsePullResult, init_parse_pull, parsers4, parseMergeResult, parseMergeDetail, init_parse_merge, init_merge, parsers5, parsePushResult, parsePushDetail, init_parse_push, push_exports, init_push, init_show, fromPathRegex, FileStatusSummary, init_FileStatusSummary, StatusSummary, parsers6, parseStatusSummary, init_StatusSummary, ignoredOptions, init_status, NOT_INSTALLED, parsers7, init_version2, cloneTask, cloneMirrorTask, init_clone, simple_git_api_exports, SimpleGitApi, init_simple_git_api, scheduler_exports, createScheduledTask, Scheduler, init_scheduler, apply_patch_exports, init_apply_patch, BranchDeletionBatch, init_BranchDeleteSummary, deleteSuccessRegex, deleteErrorRegex, parsers8, parseBranchDeletions, init_parse_branch_delete, BranchSummaryResult, init_BranchSummary, parsers9, currentBranchParser, init_parse_branch, branch_exports, init_branch, parseCheckIgnore, init_CheckIgnore, check_ignore_exports, init_check_ignore, parsers10, init_parse_fetch, fetch_exports, init_fetch, parsers11, init_parse_move, move_exports, init_move, pull_exports, init_pull, init_GetRemoteSummary, remote_exports, init_remote, stash_list_exports, init_stash_list, sub_module_exports, init_sub_module, TagList, parseTagList, init_TagList, tag_exports, init_tag, require_git, GitConstructError, GitPluginError, never, WRONG_NUMBER_ERR, WRONG_CHARS_ERR, PluginStore, Git, simpleGit;
+var import_file_exists, import_debug, import_promise_deferred, import_promise_deferred2, __defProp2, __getOwnPropDesc2, __getOwnPropNames2, __hasOwnProp2, __esm2, __commonJS2, __export2, __copyProps2, __toCommonJS, GitError, init_git_error, GitResponseError, init_git_response_error, TaskConfigurationError, init_task_configuration_error, NULL, NOOP, objectToString, init_util, filterArray, filterNumber, filterString, filterStringOrStringArray, filterHasLength, init_argument_filters, ExitCodes, init_exit_codes, GitOutputStreams, init_git_output_streams, LineParser, RemoteLineParser, init_line_parser, defaultOptions, init_simple_git_options, init_task_options, init_task_parser, utils_exports, init_utils, check_is_repo_exports, CheckRepoActions, onError, parser, init_check_is_repo, CleanResponse, removalRegexp, dryRunRemovalRegexp, isFolderRegexp, init_CleanSummary, task_exports, EMPTY_COMMANDS, init_task, clean_exports, CONFIG_ERROR_INTERACTIVE_MODE, CONFIG_ERROR_MODE_REQUIRED, CONFIG_ERROR_UNKNOWN_OPTION, CleanOptions, CleanOptionValues, init_clean, ConfigList, init_ConfigList, GitConfigScope, init_config, DiffNameStatus, diffNameStatus, init_diff_name_status, disallowedOptions, Query, _a, GrepQuery, init_grep, reset_exports, ResetMode, validResetModes, init_reset, init_git_logger, TasksPendingQueue, init_tasks_pending_queue, GitExecutorChain, init_git_executor_chain, git_executor_exports, GitExecutor, init_git_executor, init_task_callback, init_change_working_directory, init_checkout, parser2, init_count_objects, parsers, init_parse_commit, init_commit, init_first_commit, init_hash_object, InitSummary, initResponseRegex, reInitResponseRegex, init_InitSummary, bareCommand, init_init, logFormatRegex, init_log_format, DiffSummary, init_DiffSummary, statParser, numStatParser, nameOnlyParser, nameStatusParser, diffSummaryParsers, init_parse_diff_summary, START_BOUNDARY, COMMIT_BOUNDARY, SPLITTER, defaultFieldNames, init_parse_list_log_summary, diff_exports, init_diff, excludeOptions, init_log, MergeSummaryConflict, MergeSummaryDetail, init_MergeSummary, PullSummary, PullFailedSummary, init_PullSummary, remoteMessagesObjectParsers, init_parse_remote_objects, parsers2, RemoteMessageSummary, init_parse_remote_messages, FILE_UPDATE_REGEX, SUMMARY_REGEX, ACTION_REGEX, parsers3, errorParsers, parsePullDetail, parsePullResult, init_parse_pull, parsers4, parseMergeResult, parseMergeDetail, init_parse_merge, init_merge, parsers5, parsePushResult, parsePushDetail, init_parse_push, push_exports, init_push, init_show2, fromPathRegex, FileStatusSummary, init_FileStatusSummary, StatusSummary, parsers6, parseStatusSummary, init_StatusSummary, ignoredOptions, init_status, NOT_INSTALLED, parsers7, init_version2, cloneTask, cloneMirrorTask, init_clone, simple_git_api_exports, SimpleGitApi, init_simple_git_api, scheduler_exports, createScheduledTask, Scheduler, init_scheduler, apply_patch_exports, init_apply_patch, BranchDeletionBatch, init_BranchDeleteSummary, deleteSuccessRegex, deleteErrorRegex, parsers8, parseBranchDeletions, init_parse_branch_delete, BranchSummaryResult, init_BranchSummary, parsers9, currentBranchParser, init_parse_branch, branch_exports, init_branch, parseCheckIgnore, init_CheckIgnore, check_ignore_exports, init_check_ignore, parsers10, init_parse_fetch, fetch_exports, init_fetch, parsers11, init_parse_move, move_exports, init_move, pull_exports, init_pull, init_GetRemoteSummary, remote_exports, init_remote, stash_list_exports, init_stash_list, sub_module_exports, init_sub_module, TagList, parseTagList, init_TagList, tag_exports, init_tag, require_git, GitConstructError, GitPluginError, never, WRONG_NUMBER_ERR, WRONG_CHARS_ERR, PluginStore, Git, simpleGit;
 var init_esm = __esm({
   "node_modules/simple-git/dist/esm/index.js"() {
     import_file_exists = __toESM(require_dist3(), 1);
@@ -69165,9 +69392,9 @@ var init_esm = __esm({
       "src/lib/responses/InitSummary.ts"() {
         "use strict";
         InitSummary = class {
-          constructor(bare, path13, existing, gitDir) {
+          constructor(bare, path14, existing, gitDir) {
             this.bare = bare;
-            this.path = path13;
+            this.path = path14;
             this.existing = existing;
             this.gitDir = gitDir;
           }
@@ -69688,7 +69915,7 @@ var init_esm = __esm({
         init_utils();
       }
     });
-    init_show = __esm2({
+    init_show2 = __esm2({
       "src/lib/tasks/show.ts"() {
         "use strict";
         init_utils();
@@ -69700,12 +69927,12 @@ var init_esm = __esm({
         "use strict";
         fromPathRegex = /^(.+)\0(.+)$/;
         FileStatusSummary = class {
-          constructor(path13, index, working_dir) {
-            this.path = path13;
+          constructor(path14, index, working_dir) {
+            this.path = path14;
             this.index = index;
             this.working_dir = working_dir;
             if (index === "R" || working_dir === "R") {
-              const detail = fromPathRegex.exec(path13) || [null, path13, path13];
+              const detail = fromPathRegex.exec(path14) || [null, path14, path14];
               this.from = detail[2] || "";
               this.path = detail[1] || "";
             }
@@ -69920,7 +70147,7 @@ var init_esm = __esm({
         init_log();
         init_merge();
         init_push();
-        init_show();
+        init_show2();
         init_status();
         init_task();
         init_version2();
@@ -69967,9 +70194,9 @@ var init_esm = __esm({
               next
             );
           }
-          hashObject(path13, write) {
+          hashObject(path14, write) {
             return this._runTask(
-              hashObjectTask(path13, write === true),
+              hashObjectTask(path14, write === true),
               trailingFunctionArgument(arguments)
             );
           }
@@ -70606,8 +70833,8 @@ var init_esm = __esm({
           }
           return this._runTask(straightThroughStringTask2(command, this._trimmed), next);
         };
-        Git2.prototype.submoduleAdd = function(repo, path13, then) {
-          return this._runTask(addSubModuleTask2(repo, path13), trailingFunctionArgument2(arguments));
+        Git2.prototype.submoduleAdd = function(repo, path14, then) {
+          return this._runTask(addSubModuleTask2(repo, path14), trailingFunctionArgument2(arguments));
         };
         Git2.prototype.submoduleUpdate = function(args, then) {
           return this._runTask(
@@ -70866,7 +71093,7 @@ var init_redact = __esm({
 // src/source/git.ts
 import { existsSync } from "node:fs";
 import { mkdir as mkdir2 } from "node:fs/promises";
-import path10 from "node:path";
+import path11 from "node:path";
 function gitSource(options) {
   return {
     kind: "git",
@@ -70875,9 +71102,9 @@ function gitSource(options) {
   };
 }
 async function fetchCheckout(options, signal) {
-  const checkout = path10.join(options.stateDir, options.name);
-  const dir = path10.resolve(checkout, options.git.path);
-  if (dir !== checkout && !dir.startsWith(checkout + path10.sep)) {
+  const checkout = path11.join(options.stateDir, options.name);
+  const dir = path11.resolve(checkout, options.git.path);
+  if (dir !== checkout && !dir.startsWith(checkout + path11.sep)) {
     throw new GitFetchError(`git.path "${options.git.path}" of source ${options.name} leaves the repository`);
   }
   const url = redactCredentials(options.git.url);
@@ -70900,7 +71127,7 @@ async function openRepository(checkout, options, signal) {
     ...options.env,
     GIT_TERMINAL_PROMPT: "0"
   });
-  if (!existsSync(path10.join(checkout, ".git"))) {
+  if (!existsSync(path11.join(checkout, ".git"))) {
     await git.init();
     await git.addRemote("origin", options.git.url);
     options.logger.info({ source: options.name, url: redactCredentials(options.git.url), checkout }, "git source initialised");
@@ -71036,7 +71263,7 @@ var init_readdirp = __esm({
         this._directoryFilter = normalizeFilter(opts.directoryFilter);
         const statMethod = opts.lstat ? lstat : stat2;
         if (wantBigintFsStats) {
-          this._stat = (path13) => statMethod(path13, { bigint: true });
+          this._stat = (path14) => statMethod(path14, { bigint: true });
         } else {
           this._stat = statMethod;
         }
@@ -71064,8 +71291,8 @@ var init_readdirp = __esm({
             const par = this.parent;
             const fil = par && par.files;
             if (fil && fil.length > 0) {
-              const { path: path13, depth } = par;
-              const slice = fil.splice(0, batch).map((dirent) => this._formatEntry(dirent, path13));
+              const { path: path14, depth } = par;
+              const slice = fil.splice(0, batch).map((dirent) => this._formatEntry(dirent, path14));
               const awaited = this._isDirent ? slice : await Promise.all(slice);
               for (const entry of awaited) {
                 if (!entry)
@@ -71124,19 +71351,19 @@ var init_readdirp = __esm({
       //   directoryFilter rejects, doesn't follow symlinked dirs, and fails
       //   wholesale (all entries lost) if anything in the subtree is unreadable,
       //   instead of emitting a 'warn' and continuing.
-      async _exploreDir(path13, depth) {
+      async _exploreDir(path14, depth) {
         let files;
         try {
-          files = await readdir(path13, this._rdOptions);
+          files = await readdir(path14, this._rdOptions);
         } catch (error) {
           this._onError(error);
         }
-        return { files, depth, path: path13 };
+        return { files, depth, path: path14 };
       }
       // Synchronous in dirent mode; returns a promise only when stats are needed.
-      _formatEntry(dirent, path13) {
+      _formatEntry(dirent, path14) {
         const basename4 = this._isDirent ? dirent.name : dirent;
-        const fullPath = pjoin(path13, basename4);
+        const fullPath = pjoin(path14, basename4);
         const entry = { path: fullPath.slice(this._relStart), fullPath, basename: basename4 };
         if (this._isDirent) {
           entry.dirent = dirent;
@@ -71208,16 +71435,16 @@ import { watch as fs_watch, unwatchFile, watchFile } from "node:fs";
 import { realpath as fsrealpath, lstat as lstat2, open, stat as stat3 } from "node:fs/promises";
 import { type as osType } from "node:os";
 import * as sp from "node:path";
-function createFsWatchInstance(path13, options, listener, errHandler, emitRaw) {
+function createFsWatchInstance(path14, options, listener, errHandler, emitRaw) {
   const handleEvent = (rawEvent, evPath) => {
-    listener(path13);
-    emitRaw(rawEvent, evPath, { watchedPath: path13 });
-    if (evPath && path13 !== evPath) {
-      fsWatchBroadcast(sp.resolve(path13, evPath), KEY_LISTENERS, sp.join(path13, evPath));
+    listener(path14);
+    emitRaw(rawEvent, evPath, { watchedPath: path14 });
+    if (evPath && path14 !== evPath) {
+      fsWatchBroadcast(sp.resolve(path14, evPath), KEY_LISTENERS, sp.join(path14, evPath));
     }
   };
   try {
-    return fs_watch(path13, {
+    return fs_watch(path14, {
       persistent: options.persistent
     }, handleEvent);
   } catch (error) {
@@ -71561,12 +71788,12 @@ var init_handler = __esm({
         listener(val1, val2, val3);
       });
     };
-    setFsWatchListener = (path13, fullPath, options, handlers) => {
+    setFsWatchListener = (path14, fullPath, options, handlers) => {
       const { listener, errHandler, rawEmitter } = handlers;
       let cont = FsWatchInstances.get(fullPath);
       let watcher;
       if (!options.persistent) {
-        watcher = createFsWatchInstance(path13, options, listener, errHandler, rawEmitter);
+        watcher = createFsWatchInstance(path14, options, listener, errHandler, rawEmitter);
         if (!watcher)
           return;
         return watcher.close.bind(watcher);
@@ -71577,7 +71804,7 @@ var init_handler = __esm({
         addAndConvert(cont, KEY_RAW, rawEmitter);
       } else {
         watcher = createFsWatchInstance(
-          path13,
+          path14,
           options,
           fsWatchBroadcast.bind(null, fullPath, KEY_LISTENERS),
           errHandler,
@@ -71592,7 +71819,7 @@ var init_handler = __esm({
             cont.watcherUnusable = true;
           if (isWindows && error.code === "EPERM") {
             try {
-              const fd = await open(path13, "r");
+              const fd = await open(path14, "r");
               await fd.close();
               broadcastErr(error);
             } catch (err) {
@@ -71623,7 +71850,7 @@ var init_handler = __esm({
       };
     };
     FsWatchFileInstances = /* @__PURE__ */ new Map();
-    setFsWatchFileListener = (path13, fullPath, options, handlers) => {
+    setFsWatchFileListener = (path14, fullPath, options, handlers) => {
       const { listener, rawEmitter } = handlers;
       let cont = FsWatchFileInstances.get(fullPath);
       const copts = cont && cont.options;
@@ -71645,7 +71872,7 @@ var init_handler = __esm({
             });
             const currmtime = curr.mtimeMs;
             if (curr.size !== prev.size || currmtime > prev.mtimeMs || currmtime === 0) {
-              foreach(cont.listeners, (listener2) => listener2(path13, curr));
+              foreach(cont.listeners, (listener2) => listener2(path14, curr));
             }
           })
         };
@@ -71675,13 +71902,13 @@ var init_handler = __esm({
        * @param listener on fs change
        * @returns closer for the watcher instance
        */
-      _watchWithNodeFs(path13, listener) {
+      _watchWithNodeFs(path14, listener) {
         const opts = this.fsw.options;
-        const directory = sp.dirname(path13);
-        const basename4 = sp.basename(path13);
+        const directory = sp.dirname(path14);
+        const basename4 = sp.basename(path14);
         const parent = this.fsw._getWatchedDir(directory);
         parent.add(basename4);
-        const absolutePath = sp.resolve(path13);
+        const absolutePath = sp.resolve(path14);
         const options = {
           persistent: opts.persistent
         };
@@ -71691,12 +71918,12 @@ var init_handler = __esm({
         if (opts.usePolling) {
           const enableBin = opts.interval !== opts.binaryInterval;
           options.interval = enableBin && isBinaryPath(basename4) ? opts.binaryInterval : opts.interval;
-          closer = setFsWatchFileListener(path13, absolutePath, options, {
+          closer = setFsWatchFileListener(path14, absolutePath, options, {
             listener,
             rawEmitter: this.fsw._emitRaw
           });
         } else {
-          closer = setFsWatchListener(path13, absolutePath, options, {
+          closer = setFsWatchListener(path14, absolutePath, options, {
             listener,
             errHandler: this._boundHandleError,
             rawEmitter: this.fsw._emitRaw
@@ -71718,7 +71945,7 @@ var init_handler = __esm({
         let prevStats = stats;
         if (parent.has(basename4))
           return;
-        const listener = async (path13, newStats) => {
+        const listener = async (path14, newStats) => {
           if (!this.fsw._throttle(THROTTLE_MODE_WATCH, file, 5))
             return;
           if (!newStats || newStats.mtimeMs === 0) {
@@ -71732,11 +71959,11 @@ var init_handler = __esm({
                 this.fsw._emit(EV.CHANGE, file, newStats2);
               }
               if ((isMacos || isLinux || isFreeBSD) && prevStats.ino !== newStats2.ino) {
-                this.fsw._closeFile(path13);
+                this.fsw._closeFile(path14);
                 prevStats = newStats2;
                 const closer2 = this._watchWithNodeFs(file, listener);
                 if (closer2)
-                  this.fsw._addPathCloser(path13, closer2);
+                  this.fsw._addPathCloser(path14, closer2);
               } else {
                 prevStats = newStats2;
               }
@@ -71768,7 +71995,7 @@ var init_handler = __esm({
        * @param item basename of this item
        * @returns true if no more processing is needed for this entry.
        */
-      async _handleSymlink(entry, directory, path13, item) {
+      async _handleSymlink(entry, directory, path14, item) {
         if (this.fsw.closed) {
           return;
         }
@@ -71778,7 +72005,7 @@ var init_handler = __esm({
           this.fsw._incrReadyCount();
           let linkPath;
           try {
-            linkPath = await fsrealpath(path13);
+            linkPath = await fsrealpath(path14);
           } catch (e) {
             this.fsw._emitReady();
             return true;
@@ -71788,12 +72015,12 @@ var init_handler = __esm({
           if (dir.has(item)) {
             if (this.fsw._symlinkPaths.get(full) !== linkPath) {
               this.fsw._symlinkPaths.set(full, linkPath);
-              this.fsw._emit(EV.CHANGE, path13, entry.stats);
+              this.fsw._emit(EV.CHANGE, path14, entry.stats);
             }
           } else {
             dir.add(item);
             this.fsw._symlinkPaths.set(full, linkPath);
-            this.fsw._emit(EV.ADD, path13, entry.stats);
+            this.fsw._emit(EV.ADD, path14, entry.stats);
           }
           this.fsw._emitReady();
           return true;
@@ -71823,9 +72050,9 @@ var init_handler = __esm({
             return;
           }
           const item = entry.path;
-          let path13 = sp.join(directory, item);
+          let path14 = sp.join(directory, item);
           current.add(item);
-          if (entry.stats.isSymbolicLink() && await this._handleSymlink(entry, directory, path13, item)) {
+          if (entry.stats.isSymbolicLink() && await this._handleSymlink(entry, directory, path14, item)) {
             return;
           }
           if (this.fsw.closed) {
@@ -71834,8 +72061,8 @@ var init_handler = __esm({
           }
           if (item === target || !target && !previous.has(item)) {
             this.fsw._incrReadyCount();
-            path13 = sp.join(dir, sp.relative(dir, path13));
-            this._addToNodeFs(path13, initialAdd, wh, depth + 1);
+            path14 = sp.join(dir, sp.relative(dir, path14));
+            this._addToNodeFs(path14, initialAdd, wh, depth + 1);
           }
         }).on(EV.ERROR, this._boundHandleError);
         return new Promise((resolve5, reject) => {
@@ -71904,13 +72131,13 @@ var init_handler = __esm({
        * @param depth Child path actually targeted for watch
        * @param target Child path actually targeted for watch
        */
-      async _addToNodeFs(path13, initialAdd, priorWh, depth, target) {
+      async _addToNodeFs(path14, initialAdd, priorWh, depth, target) {
         const ready = this.fsw._emitReady;
-        if (this.fsw._isIgnored(path13) || this.fsw.closed) {
+        if (this.fsw._isIgnored(path14) || this.fsw.closed) {
           ready();
           return false;
         }
-        const wh = this.fsw._getWatchHelpers(path13);
+        const wh = this.fsw._getWatchHelpers(path14);
         if (priorWh) {
           wh.filterPath = (entry) => priorWh.filterPath(entry);
           wh.filterDir = (entry) => priorWh.filterDir(entry);
@@ -71926,8 +72153,8 @@ var init_handler = __esm({
           const follow2 = this.fsw.options.followSymlinks;
           let closer;
           if (stats.isDirectory()) {
-            const absPath = sp.resolve(path13);
-            const targetPath = follow2 ? await fsrealpath(path13) : path13;
+            const absPath = sp.resolve(path14);
+            const targetPath = follow2 ? await fsrealpath(path14) : path14;
             if (this.fsw.closed)
               return;
             closer = await this._handleDir(wh.watchPath, stats, initialAdd, depth, target, wh, targetPath);
@@ -71937,29 +72164,29 @@ var init_handler = __esm({
               this.fsw._symlinkPaths.set(absPath, targetPath);
             }
           } else if (stats.isSymbolicLink()) {
-            const targetPath = follow2 ? await fsrealpath(path13) : path13;
+            const targetPath = follow2 ? await fsrealpath(path14) : path14;
             if (this.fsw.closed)
               return;
             const parent = sp.dirname(wh.watchPath);
             this.fsw._getWatchedDir(parent).add(wh.watchPath);
             this.fsw._emit(EV.ADD, wh.watchPath, stats);
-            closer = await this._handleDir(parent, stats, initialAdd, depth, path13, wh, targetPath);
+            closer = await this._handleDir(parent, stats, initialAdd, depth, path14, wh, targetPath);
             if (this.fsw.closed)
               return;
             if (targetPath !== void 0) {
-              this.fsw._symlinkPaths.set(sp.resolve(path13), targetPath);
+              this.fsw._symlinkPaths.set(sp.resolve(path14), targetPath);
             }
           } else {
             closer = this._handleFile(wh.watchPath, stats, initialAdd);
           }
           ready();
           if (closer)
-            this.fsw._addPathCloser(path13, closer);
+            this.fsw._addPathCloser(path14, closer);
           return false;
         } catch (error) {
           if (this.fsw._handleError(error)) {
             ready();
-            return path13;
+            return path14;
           }
         }
       }
@@ -71998,24 +72225,24 @@ function createPattern(matcher) {
   }
   return () => false;
 }
-function normalizePath(path13) {
-  if (typeof path13 !== "string")
+function normalizePath(path14) {
+  if (typeof path14 !== "string")
     throw new Error("string expected");
-  path13 = sp2.normalize(path13);
-  path13 = path13.replace(/\\/g, "/");
+  path14 = sp2.normalize(path14);
+  path14 = path14.replace(/\\/g, "/");
   let prepend = false;
-  if (path13.startsWith("//"))
+  if (path14.startsWith("//"))
     prepend = true;
-  path13 = path13.replace(DOUBLE_SLASH_RE, "/");
+  path14 = path14.replace(DOUBLE_SLASH_RE, "/");
   if (prepend)
-    path13 = "/" + path13;
-  return path13;
+    path14 = "/" + path14;
+  return path14;
 }
 function matchPatterns(patterns, testString, stats) {
-  const path13 = normalizePath(testString);
+  const path14 = normalizePath(testString);
   for (let index = 0; index < patterns.length; index++) {
     const pattern = patterns[index];
-    if (pattern(path13, stats)) {
+    if (pattern(path14, stats)) {
       return true;
     }
   }
@@ -72073,19 +72300,19 @@ var init_chokidar = __esm({
       }
       return str2;
     };
-    normalizePathToUnix = (path13) => toUnix(sp2.normalize(toUnix(path13)));
-    normalizeIgnored = (cwd = "") => (path13) => {
-      if (typeof path13 === "string") {
-        return normalizePathToUnix(sp2.isAbsolute(path13) ? path13 : sp2.join(cwd, path13));
+    normalizePathToUnix = (path14) => toUnix(sp2.normalize(toUnix(path14)));
+    normalizeIgnored = (cwd = "") => (path14) => {
+      if (typeof path14 === "string") {
+        return normalizePathToUnix(sp2.isAbsolute(path14) ? path14 : sp2.join(cwd, path14));
       } else {
-        return path13;
+        return path14;
       }
     };
-    getAbsolutePath = (path13, cwd) => {
-      if (sp2.isAbsolute(path13)) {
-        return path13;
+    getAbsolutePath = (path14, cwd) => {
+      if (sp2.isAbsolute(path14)) {
+        return path14;
       }
-      return sp2.join(cwd, path13);
+      return sp2.join(cwd, path14);
     };
     EMPTY_SET = Object.freeze(/* @__PURE__ */ new Set());
     DirEntry = class {
@@ -72150,10 +72377,10 @@ var init_chokidar = __esm({
       dirParts;
       followSymlinks;
       statMethod;
-      constructor(path13, follow2, fsw) {
+      constructor(path14, follow2, fsw) {
         this.fsw = fsw;
-        const watchPath = path13;
-        this.path = path13 = path13.replace(REPLACER_RE, "");
+        const watchPath = path14;
+        this.path = path14 = path14.replace(REPLACER_RE, "");
         this.watchPath = watchPath;
         this.fullWatchPath = sp2.resolve(watchPath);
         this.dirParts = [];
@@ -72293,20 +72520,20 @@ var init_chokidar = __esm({
         this._closePromise = void 0;
         let paths = unifyPaths(paths_);
         if (cwd) {
-          paths = paths.map((path13) => {
-            const absPath = getAbsolutePath(path13, cwd);
+          paths = paths.map((path14) => {
+            const absPath = getAbsolutePath(path14, cwd);
             return absPath;
           });
         }
-        paths.forEach((path13) => {
-          this._removeIgnoredPath(path13);
+        paths.forEach((path14) => {
+          this._removeIgnoredPath(path14);
         });
         this._userIgnored = void 0;
         if (!this._readyCount)
           this._readyCount = 0;
         this._readyCount += paths.length;
-        Promise.all(paths.map(async (path13) => {
-          const res = await this._nodeFsHandler._addToNodeFs(path13, !_internal, void 0, 0, _origAdd);
+        Promise.all(paths.map(async (path14) => {
+          const res = await this._nodeFsHandler._addToNodeFs(path14, !_internal, void 0, 0, _origAdd);
           if (res)
             this._emitReady();
           return res;
@@ -72328,17 +72555,17 @@ var init_chokidar = __esm({
           return this;
         const paths = unifyPaths(paths_);
         const { cwd } = this.options;
-        paths.forEach((path13) => {
-          if (!sp2.isAbsolute(path13) && !this._closers.has(path13)) {
+        paths.forEach((path14) => {
+          if (!sp2.isAbsolute(path14) && !this._closers.has(path14)) {
             if (cwd)
-              path13 = sp2.join(cwd, path13);
-            path13 = sp2.resolve(path13);
+              path14 = sp2.join(cwd, path14);
+            path14 = sp2.resolve(path14);
           }
-          this._closePath(path13);
-          this._addIgnoredPath(path13);
-          if (this._watched.has(path13)) {
+          this._closePath(path14);
+          this._addIgnoredPath(path14);
+          if (this._watched.has(path14)) {
             this._addIgnoredPath({
-              path: path13,
+              path: path14,
               recursive: true
             });
           }
@@ -72402,38 +72629,38 @@ var init_chokidar = __esm({
        * @param stats arguments to be passed with event
        * @returns the error if defined, otherwise the value of the FSWatcher instance's `closed` flag
        */
-      async _emit(event, path13, stats) {
+      async _emit(event, path14, stats) {
         if (this.closed)
           return;
         const opts = this.options;
         if (isWindows)
-          path13 = sp2.normalize(path13);
+          path14 = sp2.normalize(path14);
         if (opts.cwd)
-          path13 = sp2.relative(opts.cwd, path13);
-        const args = [path13];
+          path14 = sp2.relative(opts.cwd, path14);
+        const args = [path14];
         if (stats != null)
           args.push(stats);
         const awf = opts.awaitWriteFinish;
         let pw;
-        if (awf && (pw = this._pendingWrites.get(path13))) {
+        if (awf && (pw = this._pendingWrites.get(path14))) {
           pw.lastChange = /* @__PURE__ */ new Date();
           return this;
         }
         if (opts.atomic) {
           if (event === EVENTS.UNLINK) {
-            this._pendingUnlinks.set(path13, [event, ...args]);
+            this._pendingUnlinks.set(path14, [event, ...args]);
             setTimeout(() => {
-              this._pendingUnlinks.forEach((entry, path14) => {
+              this._pendingUnlinks.forEach((entry, path15) => {
                 this.emit(...entry);
                 this.emit(EVENTS.ALL, ...entry);
-                this._pendingUnlinks.delete(path14);
+                this._pendingUnlinks.delete(path15);
               });
             }, typeof opts.atomic === "number" ? opts.atomic : 100);
             return this;
           }
-          if (event === EVENTS.ADD && this._pendingUnlinks.has(path13)) {
+          if (event === EVENTS.ADD && this._pendingUnlinks.has(path14)) {
             event = EVENTS.CHANGE;
-            this._pendingUnlinks.delete(path13);
+            this._pendingUnlinks.delete(path14);
           }
         }
         if (awf && (event === EVENTS.ADD || event === EVENTS.CHANGE) && this._readyEmitted) {
@@ -72451,16 +72678,16 @@ var init_chokidar = __esm({
               this.emitWithAll(event, args);
             }
           };
-          this._awaitWriteFinish(path13, awf.stabilityThreshold, event, awfEmit);
+          this._awaitWriteFinish(path14, awf.stabilityThreshold, event, awfEmit);
           return this;
         }
         if (event === EVENTS.CHANGE) {
-          const isThrottled = !this._throttle(EVENTS.CHANGE, path13, 50);
+          const isThrottled = !this._throttle(EVENTS.CHANGE, path14, 50);
           if (isThrottled)
             return this;
         }
         if (opts.alwaysStat && stats === void 0 && (event === EVENTS.ADD || event === EVENTS.ADD_DIR || event === EVENTS.CHANGE)) {
-          const fullPath = opts.cwd ? sp2.join(opts.cwd, path13) : path13;
+          const fullPath = opts.cwd ? sp2.join(opts.cwd, path14) : path14;
           let stats2;
           try {
             stats2 = await stat4(fullPath);
@@ -72491,23 +72718,23 @@ var init_chokidar = __esm({
        * @param timeout duration of time to suppress duplicate actions
        * @returns tracking object or false if action should be suppressed
        */
-      _throttle(actionType, path13, timeout) {
+      _throttle(actionType, path14, timeout) {
         if (!this._throttled.has(actionType)) {
           this._throttled.set(actionType, /* @__PURE__ */ new Map());
         }
         const action = this._throttled.get(actionType);
         if (!action)
           throw new Error("invalid throttle");
-        const actionPath = action.get(path13);
+        const actionPath = action.get(path14);
         if (actionPath) {
           actionPath.count++;
           return false;
         }
         let timeoutObject;
         const clear = () => {
-          const item = action.get(path13);
+          const item = action.get(path14);
           const count2 = item ? item.count : 0;
-          action.delete(path13);
+          action.delete(path14);
           clearTimeout(timeoutObject);
           if (item)
             clearTimeout(item.timeoutObject);
@@ -72515,7 +72742,7 @@ var init_chokidar = __esm({
         };
         timeoutObject = setTimeout(clear, timeout);
         const thr = { timeoutObject, clear, count: 0 };
-        action.set(path13, thr);
+        action.set(path14, thr);
         return thr;
       }
       _incrReadyCount() {
@@ -72529,44 +72756,44 @@ var init_chokidar = __esm({
        * @param event
        * @param awfEmit Callback to be called when ready for event to be emitted.
        */
-      _awaitWriteFinish(path13, threshold, event, awfEmit) {
+      _awaitWriteFinish(path14, threshold, event, awfEmit) {
         const awf = this.options.awaitWriteFinish;
         if (typeof awf !== "object")
           return;
         const pollInterval = awf.pollInterval;
         let timeoutHandler;
-        let fullPath = path13;
-        if (this.options.cwd && !sp2.isAbsolute(path13)) {
-          fullPath = sp2.join(this.options.cwd, path13);
+        let fullPath = path14;
+        if (this.options.cwd && !sp2.isAbsolute(path14)) {
+          fullPath = sp2.join(this.options.cwd, path14);
         }
         const now = /* @__PURE__ */ new Date();
         const writes = this._pendingWrites;
         function awaitWriteFinishFn(prevStat) {
           statcb(fullPath, (err, curStat) => {
-            if (err || !writes.has(path13)) {
+            if (err || !writes.has(path14)) {
               if (err && err.code !== "ENOENT")
                 awfEmit(err);
               return;
             }
             const now2 = Number(/* @__PURE__ */ new Date());
             if (prevStat && curStat.size !== prevStat.size) {
-              writes.get(path13).lastChange = now2;
+              writes.get(path14).lastChange = now2;
             }
-            const pw = writes.get(path13);
+            const pw = writes.get(path14);
             const df = now2 - pw.lastChange;
             if (df >= threshold) {
-              writes.delete(path13);
+              writes.delete(path14);
               awfEmit(void 0, curStat);
             } else {
               timeoutHandler = setTimeout(awaitWriteFinishFn, pollInterval, curStat);
             }
           });
         }
-        if (!writes.has(path13)) {
-          writes.set(path13, {
+        if (!writes.has(path14)) {
+          writes.set(path14, {
             lastChange: now,
             cancelWait: () => {
-              writes.delete(path13);
+              writes.delete(path14);
               clearTimeout(timeoutHandler);
               return event;
             }
@@ -72577,8 +72804,8 @@ var init_chokidar = __esm({
       /**
        * Determines whether user has asked to ignore this path.
        */
-      _isIgnored(path13, stats) {
-        if (this.options.atomic && DOT_RE.test(path13))
+      _isIgnored(path14, stats) {
+        if (this.options.atomic && DOT_RE.test(path14))
           return true;
         if (!this._userIgnored) {
           const { cwd } = this.options;
@@ -72588,17 +72815,17 @@ var init_chokidar = __esm({
           const list = [...ignoredPaths.map(normalizeIgnored(cwd)), ...ignored];
           this._userIgnored = anymatch(list, void 0);
         }
-        return this._userIgnored(path13, stats);
+        return this._userIgnored(path14, stats);
       }
-      _isntIgnored(path13, stat5) {
-        return !this._isIgnored(path13, stat5);
+      _isntIgnored(path14, stat5) {
+        return !this._isIgnored(path14, stat5);
       }
       /**
        * Provides a set of common helpers and properties relating to symlink handling.
        * @param path file or directory pattern being watched
        */
-      _getWatchHelpers(path13) {
-        return new WatchHelper(path13, this.options.followSymlinks, this);
+      _getWatchHelpers(path14) {
+        return new WatchHelper(path14, this.options.followSymlinks, this);
       }
       // Directory helpers
       // -----------------
@@ -72630,63 +72857,63 @@ var init_chokidar = __esm({
        * @param item      base path of item/directory
        */
       _remove(directory, item, isDirectory) {
-        const path13 = sp2.join(directory, item);
-        const fullPath = sp2.resolve(path13);
-        isDirectory = isDirectory != null ? isDirectory : this._watched.has(path13) || this._watched.has(fullPath);
-        if (!this._throttle("remove", path13, 100))
+        const path14 = sp2.join(directory, item);
+        const fullPath = sp2.resolve(path14);
+        isDirectory = isDirectory != null ? isDirectory : this._watched.has(path14) || this._watched.has(fullPath);
+        if (!this._throttle("remove", path14, 100))
           return;
         if (!isDirectory && this._watched.size === 1) {
           this.add(directory, item, true);
         }
-        const wp = this._getWatchedDir(path13);
+        const wp = this._getWatchedDir(path14);
         const nestedDirectoryChildren = wp.getChildren();
-        nestedDirectoryChildren.forEach((nested) => this._remove(path13, nested));
+        nestedDirectoryChildren.forEach((nested) => this._remove(path14, nested));
         const parent = this._getWatchedDir(directory);
         const wasTracked = parent.has(item);
         parent.remove(item);
         if (this._symlinkPaths.has(fullPath)) {
           this._symlinkPaths.delete(fullPath);
         }
-        let relPath = path13;
+        let relPath = path14;
         if (this.options.cwd)
-          relPath = sp2.relative(this.options.cwd, path13);
+          relPath = sp2.relative(this.options.cwd, path14);
         if (this.options.awaitWriteFinish && this._pendingWrites.has(relPath)) {
           const event = this._pendingWrites.get(relPath).cancelWait();
           if (event === EVENTS.ADD)
             return;
         }
-        this._watched.delete(path13);
+        this._watched.delete(path14);
         this._watched.delete(fullPath);
         const eventName = isDirectory ? EVENTS.UNLINK_DIR : EVENTS.UNLINK;
-        if (wasTracked && !this._isIgnored(path13))
-          this._emit(eventName, path13);
-        this._closePath(path13);
+        if (wasTracked && !this._isIgnored(path14))
+          this._emit(eventName, path14);
+        this._closePath(path14);
       }
       /**
        * Closes all watchers for a path
        */
-      _closePath(path13) {
-        this._closeFile(path13);
-        const dir = sp2.dirname(path13);
-        this._getWatchedDir(dir).remove(sp2.basename(path13));
+      _closePath(path14) {
+        this._closeFile(path14);
+        const dir = sp2.dirname(path14);
+        this._getWatchedDir(dir).remove(sp2.basename(path14));
       }
       /**
        * Closes only file-specific watchers
        */
-      _closeFile(path13) {
-        const closers = this._closers.get(path13);
+      _closeFile(path14) {
+        const closers = this._closers.get(path14);
         if (!closers)
           return;
         closers.forEach((closer) => closer());
-        this._closers.delete(path13);
+        this._closers.delete(path14);
       }
-      _addPathCloser(path13, closer) {
+      _addPathCloser(path14, closer) {
         if (!closer)
           return;
-        let list = this._closers.get(path13);
+        let list = this._closers.get(path14);
         if (!list) {
           list = [];
-          this._closers.set(path13, list);
+          this._closers.set(path14, list);
         }
         list.push(closer);
       }
@@ -72712,7 +72939,7 @@ var init_chokidar = __esm({
 });
 
 // src/source/local.ts
-import path11 from "node:path";
+import path12 from "node:path";
 function localSource(dir) {
   return {
     kind: "path",
@@ -72721,16 +72948,16 @@ function localSource(dir) {
   };
 }
 function isUnwatchedPath(root, file) {
-  const relative5 = path11.relative(root, file);
+  const relative5 = path12.relative(root, file);
   if (relative5 === "" || relative5.startsWith("..")) return false;
-  return relative5.split(path11.sep).some((segment) => segment.startsWith(".") && segment !== SYNCIGNORE_FILE);
+  return relative5.split(path12.sep).some((segment) => segment.startsWith(".") && segment !== SYNCIGNORE_FILE);
 }
 async function watchFolder(root, onChange, debounceMs = 300) {
   let filter = await watchPathFilter(root);
   let timer = null;
   const watcher = watch(root, { ignoreInitial: true, ignored: (file) => isUnwatchedPath(root, file) });
   watcher.on("all", (event, file) => {
-    const rel = path11.relative(root, file).split(path11.sep).join("/");
+    const rel = path12.relative(root, file).split(path12.sep).join("/");
     const isDirectory = event === "addDir" || event === "unlinkDir";
     if (rel === SYNCIGNORE_FILE) {
       void watchPathFilter(root).then((next) => filter = next, () => void 0);
@@ -73634,7 +73861,7 @@ var one_shot_exports = {};
 __export(one_shot_exports, {
   runOnce: () => runOnce
 });
-import { readFile as readFile5, writeFile as writeFile2 } from "node:fs/promises";
+import { readFile as readFile7, writeFile as writeFile2 } from "node:fs/promises";
 async function runOnce(args, config, io) {
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   await checkReachable(config.api.url).catch(async (error) => {
@@ -73707,7 +73934,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
   }
   if (interrupt.early !== null) throw interrupt.early;
   if (args.out !== null) {
-    await writeFile2(args.out, renderSavedPlan(outcomes.map((o2) => o2.sourcePlan)));
+    await writeFile2(args.out, withSavedRun(renderSavedPlan(outcomes.map((o2) => o2.sourcePlan)), config, sources, args.prune));
     io.logger.info({ file: args.out }, "plan saved; apply it with --reconcile --plan");
   }
   if (!printsEarly) io.stdout.write(render2(args, outcomes, io));
@@ -73774,7 +74001,7 @@ Apply complete! Resources: ${line}.
 async function readSavedPlan(file, config, args) {
   let text;
   try {
-    text = await readFile5(file, "utf8");
+    text = await readFile7(file, "utf8");
   } catch (error) {
     throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
   }
@@ -73827,6 +74054,7 @@ var init_one_shot = __esm({
     init_error_lines();
     init_interrupt();
     init_markdown_context();
+    init_saved_run();
     init_sources();
   }
 });
@@ -73859,7 +74087,7 @@ function exitWhenSettled(run2, stderr) {
 
 // src/cli/main.ts
 import { existsSync as existsSync2 } from "node:fs";
-import path12 from "node:path";
+import path13 from "node:path";
 
 // src/config/load.ts
 init_errors();
@@ -73881,9 +74109,9 @@ function checkConfigRules(value2) {
     const source = entry;
     if (typeof source.name === "string") {
       const first2 = firstIndexByName.get(source.name);
-      const path13 = ["sources", index, "name"];
+      const path14 = ["sources", index, "name"];
       if (first2 === void 0) firstIndexByName.set(source.name, index);
-      else problems2.push({ path: path13, message: `${keyLabel(path13)} "${source.name}" is already used by ${keyLabel(["sources", first2])}` });
+      else problems2.push({ path: path14, message: `${keyLabel(path14)} "${source.name}" is already used by ${keyLabel(["sources", first2])}` });
     }
     const hasPath = source.path !== void 0;
     const hasGit = source.git !== void 0;
@@ -73895,113 +74123,21 @@ function checkConfigRules(value2) {
   });
   return problems2;
 }
-function checkCron(expression, path13) {
+function checkCron(expression, path14) {
   const result = validateDetailed(expression);
   if (result.valid) return [];
   const detail = result.errors.map((e) => e.message).join("; ");
-  return [{ path: path13, message: `${keyLabel(path13)} "${expression}" is not a valid cron expression${detail === "" ? "" : ` (${detail})`}` }];
+  return [{ path: path14, message: `${keyLabel(path14)} "${expression}" is not a valid cron expression${detail === "" ? "" : ` (${detail})`}` }];
 }
-function checkListen(listen, path13) {
+function checkListen(listen, path14) {
   const match = /:(\d{1,5})$/.exec(listen);
-  if (match !== null && Number(match[1]) > 65535) return [{ path: path13, message: `${keyLabel(path13)} "${listen}" has a port above 65535` }];
+  if (match !== null && Number(match[1]) > 65535) return [{ path: path14, message: `${keyLabel(path14)} "${listen}" has a port above 65535` }];
   return [];
 }
 
-// src/config/env.ts
-import path2 from "node:path";
-function applyEnvOverrides(config, env, cwd) {
-  const problems2 = [];
-  const url = nonEmpty(env.API_BASE_URL);
-  const listen = nonEmpty(env.LISTEN_ADDRESS);
-  const stateDir = nonEmpty(env.STATE_DIR);
-  const shutdown = nonEmpty(env.SHUTDOWN_TIMEOUT);
-  const shutdownSeconds = shutdown === void 0 ? void 0 : Number(shutdown);
-  if (url !== void 0 && !/^(embedded|https?:\/\/\S+)$/.test(url)) {
-    problems2.push({ file: "environment", message: 'API_BASE_URL must be "embedded" or an http(s) URL ending in /api/v2' });
-  }
-  if (listen !== void 0 && !isHostPort(listen)) {
-    problems2.push({ file: "environment", message: `LISTEN_ADDRESS "${listen}" must be host:port, e.g. 0.0.0.0:9090` });
-  }
-  if (shutdownSeconds !== void 0 && !(Number.isFinite(shutdownSeconds) && shutdownSeconds >= 0)) {
-    problems2.push({ file: "environment", message: `SHUTDOWN_TIMEOUT "${shutdown}" must be a number of seconds, 0 or more` });
-  }
-  return {
-    config: {
-      ...config,
-      api: { ...config.api, url: url ?? config.api.url },
-      listen: listen ?? config.listen,
-      stateDir: stateDir === void 0 ? config.stateDir : path2.resolve(cwd, stateDir),
-      shutdownTimeoutSeconds: shutdownSeconds !== void 0 && Number.isFinite(shutdownSeconds) ? shutdownSeconds : config.shutdownTimeoutSeconds
-    },
-    problems: problems2
-  };
-}
-function isHostPort(value2) {
-  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value2);
-  return match !== null && Number(match[2]) <= 65535;
-}
-function nonEmpty(value2) {
-  return value2 === void 0 || value2.trim() === "" ? void 0 : value2.trim();
-}
-
-// src/config/to-config.ts
-import path3 from "node:path";
-var DEFAULT_LISTEN = "127.0.0.1:9090";
-var DEFAULT_STATE_DIR = ".policy-pool-sync";
-var DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 30;
-var DEFAULT_RETRY_BUDGET_SECONDS = 60;
-var DEFAULT_SCHEDULE = "*/5 * * * *";
-function toConfig(raw, cwd) {
-  const tokenFile = raw.api?.["token-file"] ?? null;
-  return {
-    api: {
-      url: raw.api?.url ?? "embedded",
-      tokenFile: tokenFile === null ? null : path3.resolve(cwd, tokenFile),
-      rateLimit: raw.api?.["rate-limit"] ?? "auto",
-      concurrency: raw.api?.concurrency ?? 8,
-      legacyEnforce: raw.api?.["legacy-enforce"] ?? false,
-      retryBudgetSeconds: raw.api?.["retry-budget"] ?? DEFAULT_RETRY_BUDGET_SECONDS
-    },
-    sources: raw.sources.map((s) => toSource(s, cwd)),
-    listen: raw.listen ?? DEFAULT_LISTEN,
-    webhookSecretEnv: raw["webhook-secret-env"] ?? "WEBHOOK_SECRET",
-    stateDir: path3.resolve(cwd, raw["state-dir"] ?? DEFAULT_STATE_DIR),
-    shutdownTimeoutSeconds: raw["shutdown-timeout"] ?? DEFAULT_SHUTDOWN_TIMEOUT_SECONDS
-  };
-}
-function toSource(raw, cwd) {
-  return {
-    ...sourceDefaults(raw.name, raw.organization),
-    path: raw.path === void 0 ? null : path3.resolve(cwd, raw.path),
-    git: raw.git === void 0 ? null : { url: raw.git.url, ref: raw.git.ref ?? "main", path: raw.git.path ?? "." },
-    schedule: raw.schedule ?? DEFAULT_SCHEDULE,
-    prune: raw.prune ?? false,
-    ownership: raw.ownership ?? "marker",
-    maxDeletes: raw["max-deletes"] ?? 10,
-    allowEmpty: raw["allow-empty"] ?? false,
-    adopt: raw.adopt ?? false,
-    maxAgentPools: raw["max-agent-pools"] ?? 1,
-    passTimeoutSeconds: raw["pass-timeout"] ?? 600
-  };
-}
-function sourceDefaults(name, organization) {
-  return {
-    name,
-    organization,
-    path: null,
-    git: null,
-    schedule: DEFAULT_SCHEDULE,
-    prune: false,
-    ownership: "marker",
-    maxDeletes: 10,
-    allowEmpty: false,
-    adopt: false,
-    maxAgentPools: 1,
-    passTimeoutSeconds: 600
-  };
-}
-
 // src/config/load.ts
+init_env();
+init_to_config();
 async function loadConfig(file, env, options = {}) {
   let text;
   try {
@@ -74025,8 +74161,10 @@ async function parseConfig(text, file, env, options = {}) {
 }
 
 // src/config/flags.ts
-import path4 from "node:path";
+init_env();
+init_to_config();
 init_errors();
+import path4 from "node:path";
 function configFromFlags(flags, env, cwd = process.cwd()) {
   const dir = path4.resolve(cwd, flags.sourceDir);
   const name = flags.name ?? "default";
@@ -74046,6 +74184,7 @@ function configFromFlags(flags, env, cwd = process.cwd()) {
 
 // src/config/index.ts
 init_token();
+init_env();
 
 // src/cli/main.ts
 init_errors();
@@ -74062,6 +74201,7 @@ var USAGE = `Usage:
   policy-pool-sync --reconcile [options]              one pass, apply, exit
   policy-pool-sync --dry-run [options]                one pass, print the plan, change nothing
   policy-pool-sync --validate [options]               check the declared repo only, no API call
+  policy-pool-sync --show FILE [--output FORMAT]      print a plan saved with --out, no API call
   policy-pool-sync --emulator [--port N] [--emulator-seed FILE]
                                                       serve the local API emulator
 
@@ -74083,7 +74223,8 @@ Options:
   --state-dir DIR          git clones and the code cache (else STATE_DIR, else state-dir)
   --no-cache               neither read nor write the code cache for this run
   --out FILE               --dry-run: also save the plan to FILE (JSON), to apply later with --plan
-  --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale
+  --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale (needs no other flag)
+  --show FILE              print the plan saved in FILE as text, json or markdown (--output), with no API call
   --port N                 --emulator: the port to listen on (default 0: any free port)
   --emulator-seed FILE     --emulator: YAML saying what exists before the first request
 
@@ -74133,6 +74274,7 @@ var OPTIONS = {
   "no-cache": { type: "boolean" },
   out: { type: "string" },
   plan: { type: "string" },
+  show: { type: "string" },
   port: { type: "string", default: "0" },
   "emulator-seed": { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -74161,7 +74303,8 @@ Run policy-pool-sync --help for every flag.`);
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${values.port}"`);
-  const mode = modes[0] ?? "daemon";
+  if (values.show !== void 0 && modes.length > 0) throw new UsageError(`--show FILE prints a saved plan; it goes with no --${modes[0]}`);
+  const mode = values.show !== void 0 ? "show" : modes[0] ?? "daemon";
   if (mode === "daemon") checkDaemonFlags(values);
   const timeoutSeconds = values.timeout === void 0 ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError(`--timeout must be a number of seconds, not "${values.timeout}"`);
@@ -74196,6 +74339,7 @@ Run policy-pool-sync --help for every flag.`);
     noCache: values["no-cache"] === true,
     out: values.out ?? null,
     plan: values.plan ?? null,
+    show: values.show ?? null,
     port,
     emulatorSeed: values["emulator-seed"] ?? null,
     help: values.help === true,
@@ -74241,6 +74385,7 @@ function unknownFlagMessage(argv) {
 init_action_advice();
 init_error_lines();
 init_interrupt();
+init_saved_run();
 var DEFAULT_CONFIG = "config/default.yaml";
 async function runCommandLine(argv, io) {
   try {
@@ -74269,6 +74414,7 @@ async function main(argv, io) {
     stream: line ?? sink,
     color: terminal && !io.env["NO_COLOR"]
   });
+  if (args.mode === "show") return (await Promise.resolve().then(() => (init_show(), show_exports))).runShow(args, io.stdout, io.env);
   if (args.mode === "emulator") return (await Promise.resolve().then(() => (init_emulator_command(), emulator_command_exports))).runEmulator(args, io.stdout, logger2);
   const config = await resolveConfig(args, io.env);
   if (args.mode === "daemon") return (await Promise.resolve().then(() => (init_daemon2(), daemon_exports))).runDaemon({ config, logger: logger2, env: io.env, noCache: args.noCache });
@@ -74278,7 +74424,7 @@ async function main(argv, io) {
 }
 async function resolveConfig(args, env) {
   const read = await readConfig(args, env);
-  const config = args.stateDir === null ? read : { ...read, stateDir: path12.resolve(args.stateDir) };
+  const config = args.stateDir === null ? read : { ...read, stateDir: path13.resolve(args.stateDir) };
   return {
     ...config,
     sources: config.sources.map((source) => ({ ...source, allowEmpty: source.allowEmpty || args.allowEmpty, adopt: source.adopt || args.adopt }))
@@ -74289,6 +74435,7 @@ async function readConfig(args, env) {
   if (args.config === null && args.sourceDir !== null) {
     return configFromFlags({ sourceDir: args.sourceDir, organization: args.organization ?? "", apiUrl: args.apiUrl, name: args.source }, env);
   }
+  if (args.config === null && args.mode === "reconcile" && args.plan !== null) return configFromSavedPlan(args.plan, env, args.apiUrl);
   const file = args.config ?? DEFAULT_CONFIG;
   if (!existsSync2(file)) {
     throw new UsageError(`config file ${file} not found; pass --config FILE, or --source-dir DIR --organization NAME`);

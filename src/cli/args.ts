@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors.js';
 import { closest } from '../suggest.js';
 
-export type Mode = 'daemon' | 'reconcile' | 'dry-run' | 'validate' | 'emulator';
+export type Mode = 'daemon' | 'reconcile' | 'dry-run' | 'validate' | 'emulator' | 'show';
 export type OutputFormat = 'text' | 'json' | 'markdown';
 
 export interface CliArgs {
@@ -31,6 +31,8 @@ export interface CliArgs {
   out: string | null;
   /** `--reconcile --plan FILE`: apply exactly that saved plan. */
   plan: string | null;
+  /** `--show FILE`: print that saved plan. */
+  show: string | null;
   port: number;
   emulatorSeed: string | null;
   help: boolean;
@@ -42,6 +44,7 @@ export const USAGE = `Usage:
   policy-pool-sync --reconcile [options]              one pass, apply, exit
   policy-pool-sync --dry-run [options]                one pass, print the plan, change nothing
   policy-pool-sync --validate [options]               check the declared repo only, no API call
+  policy-pool-sync --show FILE [--output FORMAT]      print a plan saved with --out, no API call
   policy-pool-sync --emulator [--port N] [--emulator-seed FILE]
                                                       serve the local API emulator
 
@@ -63,7 +66,8 @@ Options:
   --state-dir DIR          git clones and the code cache (else STATE_DIR, else state-dir)
   --no-cache               neither read nor write the code cache for this run
   --out FILE               --dry-run: also save the plan to FILE (JSON), to apply later with --plan
-  --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale
+  --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale (needs no other flag)
+  --show FILE              print the plan saved in FILE as text, json or markdown (--output), with no API call
   --port N                 --emulator: the port to listen on (default 0: any free port)
   --emulator-seed FILE     --emulator: YAML saying what exists before the first request
 
@@ -115,6 +119,7 @@ export const OPTIONS = {
   'no-cache': { type: 'boolean' },
   out: { type: 'string' },
   plan: { type: 'string' },
+  show: { type: 'string' },
   port: { type: 'string', default: '0' },
   'emulator-seed': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -146,7 +151,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${values.port}"`);
-  const mode = modes[0] ?? 'daemon';
+  if (values.show !== undefined && modes.length > 0) throw new UsageError(`--show FILE prints a saved plan; it goes with no --${modes[0]}`);
+  const mode = values.show !== undefined ? 'show' : (modes[0] ?? 'daemon');
   if (mode === 'daemon') checkDaemonFlags(values);
   const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError(`--timeout must be a number of seconds, not "${values.timeout}"`);
@@ -182,6 +188,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     noCache: values['no-cache'] === true,
     out: values.out ?? null,
     plan: values.plan ?? null,
+    show: values.show ?? null,
     port,
     emulatorSeed: values['emulator-seed'] ?? null,
     help: values.help === true,

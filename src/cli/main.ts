@@ -10,6 +10,7 @@ import { parseCliArgs, USAGE, type CliArgs } from './args.js';
 import { adviceForAction, inAction } from './action-advice.js';
 import { writeFindings } from './error-lines.js';
 import { Interrupted } from './interrupt.js';
+import { configFromSavedPlan } from './saved-run.js';
 
 const DEFAULT_CONFIG = 'config/default.yaml';
 
@@ -53,6 +54,7 @@ async function main(argv: string[], io: ProcessIo): Promise<number> {
     color: terminal && !io.env['NO_COLOR'],
   });
   // Each mode loads its modules when chosen: --validate needs neither the HTTP client nor the daemon nor the emulator.
+  if (args.mode === 'show') return (await import('./show.js')).runShow(args, io.stdout, io.env);
   if (args.mode === 'emulator') return (await import('./emulator-command.js')).runEmulator(args, io.stdout, logger);
   const config = await resolveConfig(args, io.env);
   if (args.mode === 'daemon') return (await import('../daemon/index.js')).runDaemon({ config, logger, env: io.env, noCache: args.noCache });
@@ -82,6 +84,8 @@ async function readConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config
     // --validate makes no API call, so the organization is not needed there.
     return configFromFlags({ sourceDir: args.sourceDir, organization: args.organization ?? '', apiUrl: args.apiUrl, name: args.source }, env);
   }
+  // A saved plan names its sources and API: applying it needs no other flag.
+  if (args.config === null && args.mode === 'reconcile' && args.plan !== null) return configFromSavedPlan(args.plan, env, args.apiUrl);
   const file = args.config ?? DEFAULT_CONFIG;
   if (!existsSync(file)) {
     throw new UsageError(`config file ${file} not found; pass --config FILE, or --source-dir DIR --organization NAME`);

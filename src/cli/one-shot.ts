@@ -19,6 +19,7 @@ import { plansForReader } from './action-advice.js';
 import { planFindings, writeFindings } from './error-lines.js';
 import { interruption } from './interrupt.js';
 import { markdownContext } from './markdown-context.js';
+import { withSavedRun } from './saved-run.js';
 import { selectSources, sourceContext, type CliIo } from './sources.js';
 
 export type { CliIo } from './sources.js';
@@ -91,7 +92,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   }
   if (interrupt.early !== null) throw interrupt.early;
   if (args.out !== null) {
-    await writeFile(args.out, renderSavedPlan(outcomes.map((o) => o.sourcePlan)));
+    await writeFile(args.out, withSavedRun(renderSavedPlan(outcomes.map((o) => o.sourcePlan)), config, sources, args.prune));
     io.logger.info({ file: args.out }, 'plan saved; apply it with --reconcile --plan');
   }
   if (!printsEarly) io.stdout.write(render(args, outcomes, io));
