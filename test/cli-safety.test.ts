@@ -19,6 +19,8 @@ describe('a one-shot flag without a mode', () => {
     await world.clearRequests();
     const run = await spawnCli(['--output', 'markdown', '--detailed-exitcode', '--source-dir', dir, '--organization', ORG], {
       env: { API_BASE_URL: world.url, API_TOKEN: world.token, LISTEN_ADDRESS: '127.0.0.1:0', STATE_DIR: world.stateDir },
+      // A daemon would never end: killed, it fails the test instead of hanging it.
+      timeoutMs: 15_000,
     });
     assert.equal(run.code, 1, run.stderr);
     assert.equal(run.stdout, '');
@@ -28,7 +30,7 @@ describe('a one-shot flag without a mode', () => {
 
   for (const argv of [['--prune'], ['--force'], ['--adopt'], ['--allow-empty'], ['--timeout', '5'], ['--no-cache'], ['--plan', 'p.json'], ['--out', 'p.json'], ['--api-url', 'http://x/api/v2']]) {
     it(`${argv[0]} alone is refused too`, async () => {
-      const run = await spawnCli(argv, { env: { LISTEN_ADDRESS: '127.0.0.1:0' } });
+      const run = await spawnCli(argv, { env: { LISTEN_ADDRESS: '127.0.0.1:0' }, timeoutMs: 15_000 });
       assert.equal(run.code, 1);
       assert.match(run.stderr, new RegExp(`^error: ${argv[0]} goes with a one-shot mode: add --dry-run`));
     });
