@@ -98,7 +98,7 @@ test('defaults are filled in and relative paths resolve against the working dire
     {},
     { cwd: '/srv/app' },
   );
-  assert.deepEqual(config.api, { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, retryBudgetSeconds: 60 });
+  assert.deepEqual(config.api, { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, nativeKind: 'native', retryBudgetSeconds: 60 });
   assert.equal(config.listen, '127.0.0.1:9090');
   assert.equal(config.webhookSecretEnv, 'WEBHOOK_SECRET');
   assert.equal(config.stateDir, '/srv/app/.policy-pool-sync');

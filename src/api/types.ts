@@ -7,6 +7,8 @@ export interface Policy {
   name: string;
   description: string | null;
   kind: PolicyKind;
+  /** The kind as sent when this tool does not know it (e.g. `tfpolicy`; `kind` is then meaningless); null otherwise. */
+  foreignKind: string | null;
   /** Present only for opa policies; null otherwise. */
   query: string | null;
   enforcementLevel: EnforcementLevel;
@@ -32,7 +34,8 @@ export interface AgentPool {
 export interface Agent {
   id: string;
   name: string | null;
-  status: AgentStatus;
+  /** As sent; a status this tool does not know is kept. */
+  status: AgentStatus | (string & {});
   ipAddress: string | null;
   /** null when the agent never pinged. */
   lastPingAt: string | null;

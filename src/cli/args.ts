@@ -18,6 +18,8 @@ export interface CliArgs {
   allowEmpty: boolean;
   /** `--adopt`: every selected source takes over policies carrying another source's marker, as with `adopt: true`. */
   adopt: boolean;
+  /** `--strict-imports`: imports that fail on the service are errors in every selected source, as with `strict-imports: true`. */
+  strictImports: boolean;
   /** `--timeout`: seconds one one-shot pass may take. @default 1800 */
   timeoutSeconds: number;
   sourceDir: string | null;
@@ -31,6 +33,8 @@ export interface CliArgs {
   out: string | null;
   /** `--reconcile --plan FILE`: apply exactly that saved plan. */
   plan: string | null;
+  /** `--native-kind`: the API's word for the native kind; wins over `api.native-kind`. */
+  nativeKind: 'native' | 'sentinel' | null;
   port: number;
   emulatorSeed: string | null;
   help: boolean;
@@ -56,6 +60,7 @@ Options:
   --force                  allow more deletions than max-deletes
   --allow-empty            accept a source that declares nothing (as allow-empty: true)
   --adopt                  take over policies that carry another source's marker (as adopt: true)
+  --strict-imports         imports that fail on the service (Sentinel modules, Rego packages not declared) are errors
   --timeout SECONDS        the limit of a --reconcile or --dry-run pass (default 1800)
   --source-dir DIR         declared repo folder, for use without a config file
   --organization NAME      organization, with --source-dir (not needed by --validate)
@@ -64,6 +69,7 @@ Options:
   --no-cache               neither read nor write the code cache for this run
   --out FILE               --dry-run: also save the plan to FILE (JSON), to apply later with --plan
   --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale
+  --native-kind WORD       the API's word for the native kind: native (default) or sentinel (the hosted service)
   --port N                 --emulator: the port to listen on (default 0: any free port)
   --emulator-seed FILE     --emulator: YAML saying what exists before the first request
 
@@ -101,6 +107,7 @@ export const OPTIONS = {
   force: { type: 'boolean' },
   'allow-empty': { type: 'boolean' },
   adopt: { type: 'boolean' },
+  'strict-imports': { type: 'boolean' },
   timeout: { type: 'string' },
   'source-dir': { type: 'string' },
   organization: { type: 'string' },
@@ -109,6 +116,7 @@ export const OPTIONS = {
   'no-cache': { type: 'boolean' },
   out: { type: 'string' },
   plan: { type: 'string' },
+  'native-kind': { type: 'string' },
   port: { type: 'string', default: '0' },
   'emulator-seed': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -137,6 +145,10 @@ export function parseCliArgs(argv: string[]): CliArgs {
   const output = values.output ?? 'text';
   if (output !== 'text' && output !== 'json' && output !== 'markdown') {
     throw new UsageError(`--output must be text, json or markdown, not "${output}"`);
+  }
+  const nativeKind = values['native-kind'] ?? null;
+  if (nativeKind !== null && nativeKind !== 'native' && nativeKind !== 'sentinel') {
+    throw new UsageError(`--native-kind must be native or sentinel, not "${nativeKind}"`);
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${values.port}"`);
@@ -167,6 +179,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     force: values.force === true,
     allowEmpty: values['allow-empty'] === true,
     adopt: values.adopt === true,
+    strictImports: values['strict-imports'] === true,
     timeoutSeconds,
     sourceDir: values['source-dir'] ?? null,
     organization: values.organization ?? null,
@@ -175,6 +188,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     noCache: values['no-cache'] === true,
     out: values.out ?? null,
     plan: values.plan ?? null,
+    nativeKind,
     port,
     emulatorSeed: values['emulator-seed'] ?? null,
     help: values.help === true,

@@ -69,7 +69,8 @@ async function resolveConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Con
   const config = args.stateDir === null ? read : { ...read, stateDir: path.resolve(args.stateDir) };
   return {
     ...config,
-    sources: config.sources.map((source) => ({ ...source, allowEmpty: source.allowEmpty || args.allowEmpty, adopt: source.adopt || args.adopt })),
+    api: args.nativeKind === null ? config.api : { ...config.api, nativeKind: args.nativeKind },
+    sources: config.sources.map((source) => ({ ...source, allowEmpty: source.allowEmpty || args.allowEmpty, adopt: source.adopt || args.adopt, ...(args.strictImports ? { strictImports: true } : {}) })),
   };
 }
 

@@ -12,7 +12,7 @@ export async function runValidate(args: CliArgs, config: Config, io: CliIo): Pro
   for (const source of selectSources(config, args)) {
     const { dir } = await openSource(source, sourceContext(config, io)).checkout();
     try {
-      const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools });
+      const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools, strictImports: source.strictImports === true });
       if (declared.policies.length === 0 && declared.pools.length === 0 && !source.allowEmpty) {
         invalid += 1;
         io.stdout.write(`${source.name}: declares nothing in ${dir}\n  ${emptySourceHint(dir)}\n`);
@@ -35,5 +35,5 @@ function emptySourceHint(dir: string): string {
   const tooDeep = folder === 'policies' || folder === 'agent-pools'
     ? `${dir} looks like the ${folder} folder itself: point at the folder that holds it. `
     : '';
-  return `${tooDeep}A source holds policies/**/*.native, policies/**/*.rego and agent-pools/*.yaml; set allow-empty: true on the source (or pass --allow-empty) if it is meant to be empty.`;
+  return `${tooDeep}A source holds policies/**/*.native (or .sentinel), policies/**/*.rego and agent-pools/*.yaml; set allow-empty: true on the source (or pass --allow-empty) if it is meant to be empty.`;
 }

@@ -75,4 +75,6 @@ export interface ReadOptions {
   /** Files whose size, times and inode did not change since the last read are not parsed again (the daemon keeps one per source). */
   cache?: DeclaredCache;
   limits?: WalkLimits;
+  /** Imports that will fail on the service (a Sentinel module, a Rego package no declared file provides) are errors, not warnings. @default false */
+  strictImports?: boolean;
 }

@@ -1,4 +1,7 @@
 /** JSON:API serialisers of the emulator's records. */
+import type { NativeKindName } from '../model.js';
+import { enforceExt } from './policy-input.js';
+import { kindWord } from './records.js';
 import type { AgentRecord, PolicyRecord, PoolRecord, Store } from './store.js';
 import { agentsOf } from './store.js';
 
@@ -12,13 +15,13 @@ export type PolicyView = 'create' | 'show' | 'list' | 'update';
  * `enforce` is empty until code is uploaded, as the service answers. `legacy`: a server older than
  * mid-2023, whose only level is `enforce`, always filled.
  */
-export function policyResource(policy: PolicyRecord, view: PolicyView, legacy = false): Record<string, unknown> {
-  const ext = policy.kind === 'opa' ? 'rego' : 'native';
+export function policyResource(policy: PolicyRecord, view: PolicyView, legacy = false, nativeKind: NativeKindName = 'native'): Record<string, unknown> {
+  const ext = enforceExt(policy.kind, { nativeKind });
   const enforce = legacy || policy.code !== null ? [{ path: `${policy.name}.${ext}`, mode: policy.level }] : [];
   const attributes: Record<string, unknown> = {
     name: policy.name,
     description: policy.description,
-    kind: policy.kind,
+    kind: kindWord(policy.kind, nativeKind),
     ...(policy.kind === 'opa' ? { query: policy.query } : {}),
     ...(legacy ? {} : { 'enforcement-level': policy.level }),
     enforce,

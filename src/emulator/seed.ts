@@ -11,6 +11,8 @@ interface RawSeed {
   token?: string;
   'rate-limit'?: number;
   'rate-limit-window'?: RateLimitWindow;
+  'rate-limit-reset'?: 'real' | 'zero';
+  'native-kind'?: 'native' | 'sentinel';
   organizations?: RawOrganization[];
   faults?: FaultSpec[];
   behaviour?: RawBehaviour;
@@ -21,12 +23,14 @@ export interface RawBehaviour {
   'pool-patch-resets-scope'?: boolean;
   'reject-enforce-with-level'?: boolean;
   'legacy-enforce'?: boolean;
+  'native-kind'?: 'native' | 'sentinel';
 }
 
 const BEHAVIOUR_KEYS = {
   'pool-patch-resets-scope': 'poolPatchResetsScope',
   'reject-enforce-with-level': 'rejectEnforceWithLevel',
   'legacy-enforce': 'legacyEnforce',
+  'native-kind': 'nativeKind',
 } as const satisfies Record<keyof RawBehaviour, keyof Behaviour>;
 
 interface RawOrganization {
@@ -67,7 +71,7 @@ export function toBehaviour(raw: RawBehaviour): Partial<Behaviour> {
   const behaviour: Partial<Behaviour> = {};
   for (const [key, name] of Object.entries(BEHAVIOUR_KEYS) as Array<[keyof RawBehaviour, keyof Behaviour]>) {
     const value = raw[key];
-    if (value !== undefined) behaviour[name] = value;
+    if (value !== undefined) Object.assign(behaviour, { [name]: value });
   }
   return behaviour;
 }
@@ -78,6 +82,7 @@ export function fromBehaviour(behaviour: Behaviour): Required<RawBehaviour> {
     'pool-patch-resets-scope': behaviour.poolPatchResetsScope,
     'reject-enforce-with-level': behaviour.rejectEnforceWithLevel,
     'legacy-enforce': behaviour.legacyEnforce,
+    'native-kind': behaviour.nativeKind,
   };
 }
 
@@ -122,7 +127,9 @@ function toSeed(raw: RawSeed): Seed {
   if (raw['rate-limit'] !== undefined) seed.rateLimit = raw['rate-limit'];
   if (raw['rate-limit-window'] !== undefined) seed.rateLimitWindow = raw['rate-limit-window'];
   if (raw.faults !== undefined) seed.faults = raw.faults.map(toFault);
+  if (raw['rate-limit-reset'] !== undefined) seed.rateLimitReset = raw['rate-limit-reset'];
   if (raw.behaviour !== undefined) seed.behaviour = toBehaviour(raw.behaviour);
+  if (raw['native-kind'] !== undefined) seed.behaviour = { ...seed.behaviour, nativeKind: raw['native-kind'] };
   return seed;
 }
 

@@ -52,7 +52,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? ((): number => Date.now());
   const store = createStore(seed, now);
-  const behaviour: Behaviour = { ...defaultBehaviour(), ...seed.behaviour };
+  const behaviour: Behaviour = { ...defaultBehaviour(), ...seed.behaviour, ...(seed.nativeKind ? { nativeKind: seed.nativeKind } : {}) };
   const blobs = createBlobStore(now);
   const faults = createFaultList(now);
   faults.add(seed.faults ?? []);

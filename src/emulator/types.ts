@@ -1,7 +1,8 @@
 /** Public types of the emulator: the seed and fault specifications. */
-import type { AgentStatus } from '../model.js';
+import type { AgentStatus as KnownAgentStatus, NativeKindName } from '../model.js';
 
-export type { AgentStatus };
+/** idle, busy, exited, errored or unknown; any other word stands for a status the service may add later (never deletable). */
+export type AgentStatus = KnownAgentStatus | (string & {});
 
 export type FaultKind = 'status' | 'latency' | 'drop' | 'lose-response' | 'malformed' | 'headers' | 'endless-pages' | 'duplicate-items';
 
@@ -75,10 +76,15 @@ export interface Behaviour {
   rejectEnforceWithLevel: boolean;
   /** Act as a server older than mid-2023: read levels only from `enforce`, answer without `enforcement-level`. @default false */
   legacyEnforce: boolean;
+  /**
+   * The word for the native kind: `native` (the document) or `sentinel` (the hosted service), which then answers 422 to
+   * `native`, spells `enforce` paths `<name>.sentinel`, and also takes the beta kind `tfpolicy`. @default 'native'
+   */
+  nativeKind: NativeKindName;
 }
 
 export function defaultBehaviour(): Behaviour {
-  return { poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false };
+  return { poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false, nativeKind: 'native' };
 }
 
 export interface Seed {
@@ -90,6 +96,10 @@ export interface Seed {
   rateLimitWindow?: RateLimitWindow;
   organizations: SeedOrganization[];
   faults?: FaultSpec[];
+  /** Sets `behaviour.nativeKind` (the seed's top-level `native-kind`). */
+  nativeKind?: NativeKindName;
+  /** `zero`: every `x-ratelimit-reset` reads 0.0, as in the hosted service's sample answer. @default 'real' */
+  rateLimitReset?: 'real' | 'zero';
   /** Switches of the pessimistic readings; unset ones keep their defaults. */
   behaviour?: Partial<Behaviour>;
 }

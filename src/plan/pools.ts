@@ -84,7 +84,7 @@ function planAgentCleanup(pool: DeclaredPool, live: LivePool, now: number): Agen
   if (cleanup === null) return [];
   const changes: AgentChange[] = [];
   for (const agent of live.agents) {
-    if (!cleanup.statuses.includes(agent.status)) continue;
+    if (!(cleanup.statuses as readonly string[]).includes(agent.status)) continue;
     const seen = lastSeen(agent);
     if (seen === null || now - seen.at <= cleanup.afterMs) continue;
     changes.push({
