@@ -102,12 +102,14 @@ describe('agent statuses the tool does not know', () => {
   const fixture = useWorld({
     organizations: [{
       name: ORG, maxAgentPools: 1, workspaces: [], policySets: [],
-      agentPools: [{ name: 'build', agents: [{ name: 'drains', status: 'draining', lastPingAt: OLD }, { name: 'gone', status: 'exited', lastPingAt: OLD }] }],
+      agentPools: [{ name: 'build', agents: [{ name: 'gone', status: 'exited', lastPingAt: OLD }] }],
     }],
   });
 
   it('are kept as sent and never match a clean-up rule, unknown included', async () => {
     const { world } = fixture;
+    const pool = (await world.call('GET', `/organizations/${ORG}/agent-pools`)).json.data[0].id as string;
+    await world.addAgents(pool, [{ name: 'drains', status: 'draining', 'last-ping-at': OLD }]);
     const dir = await fixture.repo({ 'agent-pools/build.yaml': 'agent-cleanup: { statuses: [exited, errored, unknown], after: 1h }\n' });
     const dry = await world.cli('--dry-run', dir, ['--output', 'json']);
     assert.equal(dry.code, 0, dry.stderr + dry.stdout);
