@@ -4,7 +4,7 @@ import { MAX_CODE_BYTES, wireKind, type NativeKindName } from '../model.js';
 import { createAgentPoolBody, createPolicyBody, updateAgentPoolBody, updatePolicyBody, type Dialect } from './bodies.js';
 import { systemClock, type Clock } from './clock.js';
 import { createOnce } from './create-once.js';
-import { fetchDownload, fetchDownloadDigest, type StreamedCode } from './download.js';
+import { fetchDownload, fetchDownloadBytes, fetchDownloadDigest, type StreamedCode } from './download.js';
 import { field, int, primary } from './json-api.js';
 import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
@@ -161,6 +161,12 @@ export class ApiClient implements PolicyApi {
   downloadPolicy(policy: Policy): Promise<string | null> {
     const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
     return fetchDownload(this.transport, this.token, this.signal, new URL(link, this.options.baseUrl).href);
+  }
+
+  /** The policy's code as the exact bytes stored (for export); null on 404 (no code uploaded yet). */
+  downloadPolicyBytes(policy: Policy): Promise<Buffer | null> {
+    const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
+    return fetchDownloadBytes(this.transport, this.token, this.signal, new URL(link, this.options.baseUrl).href);
   }
 
   /**

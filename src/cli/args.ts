@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors.js';
 import { closest } from '../suggest.js';
 
-export type Mode = 'daemon' | 'reconcile' | 'dry-run' | 'validate' | 'emulator';
+export type Mode = 'daemon' | 'reconcile' | 'dry-run' | 'validate' | 'emulator' | 'export';
 export type OutputFormat = 'text' | 'json' | 'markdown';
 
 export interface CliArgs {
@@ -35,6 +35,8 @@ export interface CliArgs {
   plan: string | null;
   /** `--native-kind`: the API's word for the native kind; wins over `api.native-kind`. */
   nativeKind: 'native' | 'sentinel' | null;
+  /** `--export DIR`: write a declared repo from the live organization there. */
+  exportDir: string | null;
   port: number;
   emulatorSeed: string | null;
   help: boolean;
@@ -46,6 +48,7 @@ export const USAGE = `Usage:
   policy-pool-sync --reconcile [options]              one pass, apply, exit
   policy-pool-sync --dry-run [options]                one pass, print the plan, change nothing
   policy-pool-sync --validate [options]               check the declared repo only, no API call
+  policy-pool-sync --export DIR --organization NAME   write a declared repo from the live organization, no API write
   policy-pool-sync --emulator [--port N] [--emulator-seed FILE]
                                                       serve the local API emulator
 
@@ -70,6 +73,7 @@ Options:
   --out FILE               --dry-run: also save the plan to FILE (JSON), to apply later with --plan
   --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale
   --native-kind WORD       the API's word for the native kind: native (default) or sentinel (the hosted service)
+  --export DIR             write the live organization as a declared repo into DIR (new or empty; --force writes over)
   --port N                 --emulator: the port to listen on (default 0: any free port)
   --emulator-seed FILE     --emulator: YAML saying what exists before the first request
 
@@ -117,6 +121,7 @@ export const OPTIONS = {
   out: { type: 'string' },
   plan: { type: 'string' },
   'native-kind': { type: 'string' },
+  export: { type: 'string' },
   port: { type: 'string', default: '0' },
   'emulator-seed': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -152,7 +157,9 @@ export function parseCliArgs(argv: string[]): CliArgs {
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${values.port}"`);
-  const mode = modes[0] ?? 'daemon';
+  if (values.export !== undefined && modes.length > 0) throw new UsageError(`choose one of --export, --${modes.join(', --')}`);
+  const mode = values.export !== undefined ? 'export' : (modes[0] ?? 'daemon');
+  if (mode === 'export' && values.organization === undefined) throw new UsageError('--export DIR needs --organization NAME (and --api-url URL, or API_BASE_URL)');
   const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError(`--timeout must be a number of seconds, not "${values.timeout}"`);
   if (values.config === undefined && values['source-dir'] !== undefined && values.prune === true && values.source === undefined) {
@@ -163,7 +170,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
   }
   if (values.out !== undefined && mode !== 'dry-run') throw new UsageError('--out FILE goes with --dry-run (it saves the plan to apply later with --reconcile --plan FILE)');
   if (values.plan !== undefined && mode !== 'reconcile') throw new UsageError('--plan FILE goes with --reconcile (make the plan with --dry-run --out FILE)');
-  if (values.config === undefined && values['source-dir'] === undefined && values.organization !== undefined) {
+  if (values.config === undefined && values['source-dir'] === undefined && values.organization !== undefined && mode !== 'export') {
     throw new UsageError('--organization goes with --source-dir');
   }
   if (values.config === undefined && values['source-dir'] !== undefined && values.organization === undefined && mode !== 'validate') {
@@ -189,6 +196,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     out: values.out ?? null,
     plan: values.plan ?? null,
     nativeKind,
+    exportDir: values.export ?? null,
     port,
     emulatorSeed: values['emulator-seed'] ?? null,
     help: values.help === true,
