@@ -83,6 +83,12 @@ export interface LivePool {
   organizationScoped: boolean;
   agentCount: number;
   allowedWorkspaceIds: string[];
+  /** `prj-` ids of the projects whose workspaces may use the pool (the hosted service's `allowed-projects`). */
+  allowedProjectIds: string[];
+  /** `ws-` ids of workspaces refused the pool although their project is allowed (`excluded-workspaces`). */
+  excludedWorkspaceIds: string[];
+  /** `ws-` ids of the workspaces that use the pool now: while any does, the service refuses to delete it. */
+  workspaceIds: string[];
   /** Filled only for pools whose declaration asks for agent clean-up. */
   agents: LiveAgent[];
 }

@@ -51,17 +51,22 @@ export function updatePolicyBody(policy: PolicyRef, input: UpdatePolicyInput, di
 
 export function createAgentPoolBody(input: CreateAgentPoolInput): unknown {
   const attributes: Attributes = { name: input.name, 'organization-scoped': input.organizationScoped };
-  if (input.allowedWorkspaceIds === null) return { data: { type: 'agent-pools', attributes } };
-  return { data: { type: 'agent-pools', attributes, relationships: allowedWorkspaces(input.allowedWorkspaceIds) } };
+  return poolDocument(attributes, input.allowedWorkspaceIds, input.allowedProjectIds, input.excludedWorkspaceIds);
 }
 
 /** Name and scope always: a PATCH that leaves `organization-scoped` out may set it to its documented default, true. */
 export function updateAgentPoolBody(input: UpdateAgentPoolInput): unknown {
   const attributes: Attributes = { name: input.name, 'organization-scoped': input.organizationScoped };
-  if (input.allowedWorkspaceIds === undefined) return { data: { type: 'agent-pools', attributes } };
-  return { data: { type: 'agent-pools', attributes, relationships: allowedWorkspaces(input.allowedWorkspaceIds) } };
+  return poolDocument(attributes, input.allowedWorkspaceIds, input.allowedProjectIds, input.excludedWorkspaceIds);
 }
 
-function allowedWorkspaces(ids: string[]): unknown {
-  return { 'allowed-workspaces': { data: ids.map((id) => ({ id, type: 'workspaces' })) } };
+/** A pool document with each access list that is given (null or undefined: not sent, so the service keeps it). */
+function poolDocument(attributes: Attributes, allowed?: string[] | null, projects?: string[] | null, excluded?: string[] | null): unknown {
+  const relationships: Record<string, unknown> = {};
+  const refs = (ids: string[], type: string) => ({ data: ids.map((id) => ({ id, type })) });
+  if (allowed !== undefined && allowed !== null) relationships['allowed-workspaces'] = refs(allowed, 'workspaces');
+  if (projects !== undefined && projects !== null) relationships['allowed-projects'] = refs(projects, 'projects');
+  if (excluded !== undefined && excluded !== null) relationships['excluded-workspaces'] = refs(excluded, 'workspaces');
+  if (Object.keys(relationships).length === 0) return { data: { type: 'agent-pools', attributes } };
+  return { data: { type: 'agent-pools', attributes, relationships } };
 }

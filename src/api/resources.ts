@@ -68,6 +68,8 @@ export function parseAgentPool(resource: unknown): AgentPool {
     agentCount: int(field(attributes, 'agent-count'), 0),
     workspaceIds: relatedIds(resource, 'workspaces'),
     allowedWorkspaceIds: relatedIds(resource, 'allowed-workspaces'),
+    allowedProjectIds: relatedIds(resource, 'allowed-projects'),
+    excludedWorkspaceIds: relatedIds(resource, 'excluded-workspaces'),
   };
 }
 

@@ -29,6 +29,8 @@ export interface AgentPool {
   agentCount: number;
   workspaceIds: string[];
   allowedWorkspaceIds: string[];
+  allowedProjectIds: string[];
+  excludedWorkspaceIds: string[];
 }
 
 export interface Agent {
@@ -67,6 +69,10 @@ export interface CreateAgentPoolInput {
   organizationScoped: boolean;
   /** null: not sent. */
   allowedWorkspaceIds: string[] | null;
+  /** null or absent: not sent. */
+  allowedProjectIds?: string[] | null;
+  /** null or absent: not sent. */
+  excludedWorkspaceIds?: string[] | null;
 }
 
 /**
@@ -78,6 +84,10 @@ export interface UpdateAgentPoolInput {
   organizationScoped: boolean;
   /** Replaces the whole list; not sent when absent. */
   allowedWorkspaceIds?: string[];
+  /** Replaces the whole list; not sent when absent. */
+  allowedProjectIds?: string[];
+  /** Replaces the whole list; not sent when absent. */
+  excludedWorkspaceIds?: string[];
 }
 
 export interface ListPoliciesOptions {

@@ -197,6 +197,8 @@ async function createPool(change: PoolChange, options: ApplyOptions): Promise<vo
     name: declared.name,
     organizationScoped: declared.organizationScoped,
     allowedWorkspaceIds: declared.allowedWorkspaces,
+    allowedProjectIds: declared.allowedProjects ?? null,
+    excludedWorkspaceIds: declared.excludedWorkspaces ?? null,
   });
 }
 
@@ -207,6 +209,8 @@ function poolUpdate(change: PoolChange): UpdateAgentPoolInput {
   if (change.fields['allowed-workspaces'] !== undefined && declared.allowedWorkspaces !== null) {
     input.allowedWorkspaceIds = declared.allowedWorkspaces;
   }
+  if (change.fields['allowed-projects'] !== undefined && declared.allowedProjects) input.allowedProjectIds = declared.allowedProjects;
+  if (change.fields['excluded-workspaces'] !== undefined && declared.excludedWorkspaces) input.excludedWorkspaceIds = declared.excludedWorkspaces;
   return input;
 }
 

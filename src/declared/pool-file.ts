@@ -22,6 +22,8 @@ export function readPoolFile(name: string, file: string, text: string): PoolFile
     file,
     organizationScoped: typeof raw['organization-scoped'] === 'boolean' ? raw['organization-scoped'] : true,
     allowedWorkspaces: stringList(raw['allowed-workspaces']),
+    allowedProjects: stringList(raw['allowed-projects']),
+    excludedWorkspaces: stringList(raw['excluded-workspaces']),
     previousNames: stringList(raw['previous-names']) ?? [],
     agentCleanup: parsed.problems.length === 0 ? agentCleanup(raw['agent-cleanup']) : null,
   };

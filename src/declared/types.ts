@@ -53,6 +53,10 @@ export interface DeclaredPool {
   organizationScoped: boolean;
   /** null: not managed. */
   allowedWorkspaces: string[] | null;
+  /** `prj-` ids; null: not managed. */
+  allowedProjects?: string[] | null;
+  /** `ws-` ids; null: not managed. */
+  excludedWorkspaces?: string[] | null;
   previousNames: string[];
   agentCleanup: AgentCleanup | null;
 }

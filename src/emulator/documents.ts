@@ -66,9 +66,8 @@ export function poolResource(store: Store, pool: PoolRecord): Record<string, unk
       'authentication-tokens': { links: { related: `${self}/authentication-tokens` } },
       workspaces: { data: pool.workspaceIds.map(workspaceRef) },
       'allowed-workspaces': { data: pool.allowedWorkspaceIds.map(workspaceRef) },
-      // Managed elsewhere; present and empty, as the service sends them.
-      'allowed-projects': { data: [] },
-      'excluded-workspaces': { data: [] },
+      'allowed-projects': { data: pool.allowedProjectIds.map((id) => ({ id, type: 'projects' })) },
+      'excluded-workspaces': { data: pool.excludedWorkspaceIds.map(workspaceRef) },
     },
     links: { self },
   };

@@ -43,6 +43,10 @@ export interface PoolRecord {
   createdAt: string;
   organizationScoped: boolean;
   allowedWorkspaceIds: string[];
+  /** `prj-` ids (the hosted service's `allowed-projects`). */
+  allowedProjectIds: string[];
+  /** `ws-` ids (the hosted service's `excluded-workspaces`). */
+  excludedWorkspaceIds: string[];
   /** Workspaces attached to the pool; the emulator has no endpoint that attaches one. */
   workspaceIds: string[];
 }

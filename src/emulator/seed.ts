@@ -45,6 +45,7 @@ interface RawPool {
   name: string;
   'organization-scoped'?: boolean;
   'allowed-workspaces'?: string[];
+  workspaces?: string[];
   agents?: { name?: string; status: SeedAgent['status']; 'ip-address'?: string | null; 'last-ping-at'?: string | null; 'created-at'?: string }[];
 }
 
@@ -146,6 +147,7 @@ function toPool(raw: RawPool): SeedAgentPool {
   const pool: SeedAgentPool = { name: raw.name };
   if (raw['organization-scoped'] !== undefined) pool.organizationScoped = raw['organization-scoped'];
   pool.allowedWorkspaces = [...(raw['allowed-workspaces'] ?? [])];
+  if (raw.workspaces !== undefined) pool.workspaces = [...raw.workspaces];
   pool.agents = (raw.agents ?? []).map((agent) => {
     const seedAgent: SeedAgent = { status: agent.status };
     if (agent.name !== undefined) seedAgent.name = agent.name;

@@ -47,6 +47,8 @@ export interface SeedAgentPool {
   organizationScoped?: boolean;
   /** `ws-` ids of workspaces of the same organization. */
   allowedWorkspaces?: string[];
+  /** `ws-` ids of workspaces of the same organization that use the pool; while any does, a delete answers 422. */
+  workspaces?: string[];
   agents?: SeedAgent[];
 }
 

@@ -28,12 +28,15 @@ export function policyFiles(policy: Policy, code: Uint8Array, nativeKind: Native
   return files;
 }
 
-/** `agent-pools/<name>.yaml` with the scope and every access list the pool carries (each then managed exactly). */
+/** `agent-pools/<name>.yaml` with the scope and the allowed workspaces, and the projects lists where the pool has any (each then managed exactly). */
 export function poolFile(pool: AgentPool): ExportFile {
   const settings: Record<string, unknown> = {
     'organization-scoped': pool.organizationScoped,
     'allowed-workspaces': [...pool.allowedWorkspaceIds].sort(),
   };
+  // The hosted service's other access lists, where the pool has any (a server without them sends none).
+  if (pool.allowedProjectIds.length > 0) settings['allowed-projects'] = [...pool.allowedProjectIds].sort();
+  if (pool.excludedWorkspaceIds.length > 0) settings['excluded-workspaces'] = [...pool.excludedWorkspaceIds].sort();
   return { path: `agent-pools/${pool.name}.yaml`, bytes: yamlBytes(settings) };
 }
 

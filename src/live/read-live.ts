@@ -81,8 +81,8 @@ function livePolicy(policy: Policy, code: string | null, digest: string | null):
 }
 
 function livePool(pool: AgentPool, agents: Agent[]): LivePool {
-  const { id, name, organizationScoped, agentCount, allowedWorkspaceIds } = pool;
-  return { id, name, organizationScoped, agentCount, allowedWorkspaceIds, agents: agents.map(liveAgent) };
+  const { id, name, organizationScoped, agentCount, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds, workspaceIds } = pool;
+  return { id, name, organizationScoped, agentCount, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds, workspaceIds, agents: agents.map(liveAgent) };
 }
 
 function liveAgent(agent: Agent): LiveAgent {
