@@ -69,7 +69,7 @@ async function follow(
 ): Promise<HttpResponse | null> {
   let url = downloadUrl;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
-    const response = await transport.send({ method: 'GET', url, auth: hop === 0, ...(consume === undefined ? {} : { consume }) }, signal);
+    const response = await transport.send({ method: 'GET', url, auth: hop === 0, redirects: 'return', ...(consume === undefined ? {} : { consume }) }, signal);
     if (isSuccess(response)) return response;
     if (hop === 0 && response.status === 404) return null;
     const location = response.headers.location;

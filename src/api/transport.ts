@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import type { Clock } from './clock.js';
 import { Pacer, type Slot } from './pacer.js';
 import { readRateLimitHeaders } from './rate-limit-headers.js';
+import { redirectTarget } from './redirects.js';
 import { describeFailure, safeCause, type TransportFailure } from './transport-failure.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -27,6 +28,10 @@ export interface HttpRequest {
    * `consumed`, and `text` is empty. Called again for each try.
    */
   consume?: (body: AsyncIterable<Uint8Array>) => Promise<unknown>;
+  /** 'return': a redirect is the answer (the download follows its own). @default a GET follows redirects within the API's origin (api/redirects.ts) */
+  redirects?: 'return';
+  /** Set on a GET followed to a redirect's target in the API's origin: it carries the token like any API call. */
+  redirected?: true;
 }
 
 /**
@@ -143,9 +148,11 @@ export class Transport {
    * Sends until an answer worth returning: any status but 429, and 5xx only once retries are spent. Once `signal`
    * aborts, the request leaves the queue, the pacer, its back-off or the wire at once and rejects with the signal's reason.
    */
-  async send(req: HttpRequest, signal?: AbortSignal): Promise<HttpResponse> {
+  async send(first: HttpRequest, signal?: AbortSignal): Promise<HttpResponse> {
     const { logger, clock } = this.options;
-    const described = this.describe(req);
+    let req = first;
+    let described = this.describe(req);
+    let hops = 0;
     let failures = 0;
     let limited = 0;
     let failingSince: number | null = null;
@@ -168,6 +175,13 @@ export class Transport {
           continue;
         }
         const retryable = status >= 500 && req.retry !== 'unsent-only';
+        const redirect = retryable ? null : redirectTarget(req, outcome.response, this.base, hops);
+        if (redirect !== null) {
+          logger.info({ ...described, status, hop: (hops += 1) }, 'api request redirected within the API, following');
+          req = { ...req, url: redirect, redirected: true };
+          described = this.describe(req);
+          continue;
+        }
         if (!retryable) return this.withHint(outcome.response);
         failingSince ??= clock.now();
         const delayMs = this.retryDelay(failures + 1, failingSince);
@@ -303,7 +317,7 @@ export class Transport {
   private headers(req: HttpRequest, inApi: boolean): Record<string, string> {
     const headers: Record<string, string> = { 'user-agent': this.options.userAgent };
     if (inApi) headers.accept = JSON_API;
-    if (inApi && req.auth !== false) headers.authorization = `Bearer ${this.options.token}`;
+    if ((inApi || req.redirected === true) && req.auth !== false) headers.authorization = `Bearer ${this.options.token}`;
     if (MUTATING.has(req.method) || req.json !== undefined) headers['content-type'] = JSON_API;
     if (req.bytes !== undefined) headers['content-type'] = 'application/octet-stream';
     if (req.bytes !== undefined && 'chunks' in req.bytes) headers['content-length'] = String(req.bytes.length);
