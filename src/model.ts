@@ -56,6 +56,8 @@ export interface LivePolicy {
   enforcementLevel: EnforcementLevel;
   /** `polset-` ids. */
   policySetIds: string[];
+  /** How many sets hold the policy (`policy-set-count`); when above the ids' count, the list left the ids out. Absent: not known. */
+  policySetCount?: number;
   /** Time of the last code upload; null until the first upload. */
   updatedAt: string | null;
   /**

@@ -125,8 +125,9 @@ export class ApiClient implements PolicyApi {
     return pages.flatMap((page) => page.items);
   }
 
-  getPolicy(id: string): Promise<Policy> {
-    return this.one('GET', `/policies/${seg(id)}`, undefined, this.parsePolicy);
+  getPolicy(id: string, options: { includePolicySets?: boolean } = {}): Promise<Policy> {
+    const query = options.includePolicySets === true ? queryString([['include', 'policy_sets']]) : '';
+    return this.one('GET', `/policies/${seg(id)}${query}`, undefined, this.parsePolicy);
   }
 
   createPolicy(organization: string, input: CreatePolicyInput): Promise<Policy> {

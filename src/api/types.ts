@@ -116,7 +116,8 @@ export interface PolicyApi {
   /** The same API whose every request ends once `signal` aborts (a pass that timed out, a shutdown). */
   withSignal(signal: AbortSignal): PolicyApi;
   listPolicies(organization: string, options?: ListPoliciesOptions): Promise<Policy[]>;
-  getPolicy(id: string): Promise<Policy>;
+  /** `includePolicySets`: asks for the policy-set relationship with `include=policy_sets`. */
+  getPolicy(id: string, options?: { includePolicySets?: boolean }): Promise<Policy>;
   createPolicy(organization: string, input: CreatePolicyInput): Promise<Policy>;
   /**
    * Sends the code bytes as they are, whole or as a body read for each try; refuses more than 10,485,760 bytes before

@@ -15,7 +15,9 @@ export type PolicyView = 'create' | 'show' | 'list' | 'update';
  * `enforce` is empty until code is uploaded, as the service answers. `legacy`: a server older than
  * mid-2023, whose only level is `enforce`, always filled.
  */
-export function policyResource(policy: PolicyRecord, view: PolicyView, legacy = false, nativeKind: NativeKindName = 'native'): Record<string, unknown> {
+export function policyResource(
+  policy: PolicyRecord, view: PolicyView, legacy = false, nativeKind: NativeKindName = 'native', omitPolicySets = false,
+): Record<string, unknown> {
   const ext = enforceExt(policy.kind, { nativeKind });
   const enforce = legacy || policy.code !== null ? [{ path: `${policy.name}.${ext}`, mode: policy.level }] : [];
   const attributes: Record<string, unknown> = {
@@ -31,7 +33,7 @@ export function policyResource(policy: PolicyRecord, view: PolicyView, legacy = 
   const relationships: Record<string, unknown> = {
     organization: { data: { id: policy.org, type: 'organizations' } },
   };
-  const omitSets = (view === 'list' || view === 'update') && policy.policySetIds.length === 0;
+  const omitSets = omitPolicySets || ((view === 'list' || view === 'update') && policy.policySetIds.length === 0);
   if (!omitSets) relationships['policy-sets'] = { data: policy.policySetIds.map(policySetRef) };
   const self = `${BASE}/policies/${policy.id}`;
   const links: Record<string, string> = { self, upload: `${self}/upload` };

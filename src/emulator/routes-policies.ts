@@ -30,7 +30,7 @@ function listPolicies(ctx: Context): Reply {
   );
   const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
   const body: Record<string, unknown> = {
-    data: page.items.map((policy) => policyResource(policy, 'list', ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind)),
+    data: page.items.map((policy) => policyResource(policy, 'list', ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind, ctx.behaviour.listOmitsPolicySets)),
     links: page.links,
     meta: { pagination: page.pagination },
   };
@@ -49,7 +49,7 @@ async function createPolicy(ctx: Context): Promise<Reply> {
 }
 
 export function showPolicyReply(ctx: Context, policy: PolicyRecord): Reply {
-  const body: Record<string, unknown> = { data: policyResource(policy, 'show', ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind) };
+  const body: Record<string, unknown> = { data: policyResource(policy, 'show', ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind, ctx.behaviour.showOmitsPolicySets) };
   if (includes(ctx.query, 'policy_sets')) body.included = includedPolicySets([policy]);
   return { status: 200, body };
 }

@@ -24,6 +24,8 @@ export interface RawBehaviour {
   'reject-enforce-with-level'?: boolean;
   'legacy-enforce'?: boolean;
   'native-kind'?: 'native' | 'sentinel';
+  'list-omits-policy-sets'?: boolean;
+  'show-omits-policy-sets'?: boolean;
 }
 
 const BEHAVIOUR_KEYS = {
@@ -31,6 +33,8 @@ const BEHAVIOUR_KEYS = {
   'reject-enforce-with-level': 'rejectEnforceWithLevel',
   'legacy-enforce': 'legacyEnforce',
   'native-kind': 'nativeKind',
+  'list-omits-policy-sets': 'listOmitsPolicySets',
+  'show-omits-policy-sets': 'showOmitsPolicySets',
 } as const satisfies Record<keyof RawBehaviour, keyof Behaviour>;
 
 interface RawOrganization {
@@ -84,6 +88,8 @@ export function fromBehaviour(behaviour: Behaviour): Required<RawBehaviour> {
     'reject-enforce-with-level': behaviour.rejectEnforceWithLevel,
     'legacy-enforce': behaviour.legacyEnforce,
     'native-kind': behaviour.nativeKind,
+    'list-omits-policy-sets': behaviour.listOmitsPolicySets,
+    'show-omits-policy-sets': behaviour.showOmitsPolicySets,
   };
 }
 

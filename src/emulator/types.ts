@@ -83,10 +83,14 @@ export interface Behaviour {
    * `native`, spells `enforce` paths `<name>.sentinel`, and also takes the beta kind `tfpolicy`. @default 'native'
    */
   nativeKind: NativeKindName;
+  /** Lists leave out `relationships.policy-sets` even for policies in sets (`policy-set-count` still says how many). @default false */
+  listOmitsPolicySets: boolean;
+  /** So does showing one policy, `include=policy_sets` or not. @default false */
+  showOmitsPolicySets: boolean;
 }
 
 export function defaultBehaviour(): Behaviour {
-  return { poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false, nativeKind: 'native' };
+  return { poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false, nativeKind: 'native', listOmitsPolicySets: false, showOmitsPolicySets: false };
 }
 
 export interface Seed {

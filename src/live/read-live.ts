@@ -76,8 +76,8 @@ async function withCode(policy: Policy, declared: DeclaredPolicy | undefined, op
 }
 
 function livePolicy(policy: Policy, code: string | null, digest: string | null): LivePolicy {
-  const { id, name, kind, description, query, enforcementLevel, policySetIds, updatedAt } = policy;
-  return { id, name, kind, description, query, enforcementLevel, policySetIds, updatedAt, code, codeDigest: digest };
+  const { id, name, kind, description, query, enforcementLevel, policySetIds, policySetCount, updatedAt } = policy;
+  return { id, name, kind, description, query, enforcementLevel, policySetIds, policySetCount, updatedAt, code, codeDigest: digest };
 }
 
 function livePool(pool: AgentPool, agents: Agent[]): LivePool {
