@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import type { Clock } from './clock.js';
 import { Pacer, type Slot } from './pacer.js';
 import { readRateLimitHeaders } from './rate-limit-headers.js';
+import { rateLimitWaitMs } from './rate-limit-wait.js';
 import { redirectTarget } from './redirects.js';
 import { describeFailure, safeCause, type TransportFailure } from './transport-failure.js';
 
@@ -86,8 +87,6 @@ export interface TransportStats {
 /** `waitMs`: for a 429, how long the pacer now holds every start. */
 type Outcome = { response: HttpResponse; waitMs?: number } | { failure: TransportFailure };
 
-/** How often one request may meet a 429 before giving up, whatever the budget leaves (the vendor's client uses 30). */
-const MAX_RATE_LIMITED = 30;
 const JSON_API = 'application/vnd.api+json';
 /** Methods that carry the JSON:API media type, with or without a body: the service answers 415 otherwise. */
 const MUTATING = new Set<HttpMethod>(['POST', 'PATCH', 'DELETE']);
@@ -169,7 +168,7 @@ export class Transport {
           limited += 1;
           this.counters.rateLimited += 1;
           // Outside the API (a temporary download URL) there is no pacer to hold starts: wait here.
-          const waitMs = outcome.waitMs ?? (readRateLimitHeaders(headers).resetSeconds ?? 1) * 1000 + clock.random() * 50;
+          const waitMs = outcome.waitMs ?? rateLimitWaitMs(readRateLimitHeaders(headers).resetSeconds, limited + 1, clock.random());
           logger.warn({ ...described, status, waitMs: Math.round(waitMs), attempt: limited }, 'api rate limited, waiting');
           if (outcome.waitMs === undefined) await clock.sleep(waitMs, signal);
           continue;
@@ -231,7 +230,6 @@ export class Transport {
     const { clock, retryBudgetMs } = this.options;
     const now = clock.now();
     const budget = `(api.retry-budget: ${seconds(retryBudgetMs)})`;
-    if (limited >= MAX_RATE_LIMITED) return `gave up after ${limited + 1} rate-limited tries`;
     if (now - limitedSince >= retryBudgetMs) return `still rate limited after waiting ${seconds(now - limitedSince)} ${budget}`;
     const only = this.onlyRateLimitedSince;
     if (only !== null && now - only >= retryBudgetMs) return `the API has answered nothing but 429 for ${seconds(now - only)} ${budget}`;

@@ -56,7 +56,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const blobs = createBlobStore(now);
   const faults = createFaultList(now);
   faults.add(seed.faults ?? []);
-  const limiter = createRateLimiter(seed.rateLimit ?? 30, now, seed.rateLimitWindow ?? 'sliding');
+  const limiter = createRateLimiter(seed.rateLimit ?? 30, now, seed.rateLimitWindow ?? 'sliding', seed.rateLimitReset ?? 'real');
   const log = createRequestLog(options.requestLogLimit);
   const pipeline: Pipeline = {
     api: createRouter([...policyRoutes, ...policyCodeRoutes, ...poolRoutes, ...agentRoutes, PING]),
