@@ -107,7 +107,9 @@ export class Pacer {
     // Requests started after this one take slots the answer still counted as free.
     const ahead = this.startsWithin(startedAt, Infinity);
     if (headers.remaining !== null && headers.remaining - ahead <= 0 && headers.resetSeconds !== null) {
-      this.pauseFor(headers.resetSeconds * 1000 + RESET_MARGIN_MS);
+      // A reset of 0.0 with the window full says nothing (the hosted service sends it): a slot frees about every 1/limit s.
+      const untilFreeMs = Math.max(headers.resetSeconds * 1000, this.limit > 0 ? 1000 / this.limit : 0);
+      this.pauseFor(untilFreeMs + RESET_MARGIN_MS);
     }
   }
 
