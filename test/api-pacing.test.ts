@@ -170,15 +170,14 @@ describe('adapting to the server and to other clients of the same user', () => {
     const pacer = new Pacer(clock, 30);
     const waits: number[] = [];
     for (let i = 0; i < 6; i += 1) {
-      const { startedAt } = await pacer.acquire();
-      waits.push(pacer.rateLimited({ limit: 30, remaining: 0, resetSeconds: 0 }, startedAt));
-      await clock.runUntilIdle();
+      const [startedAt] = await startTimes(clock, pacer, 1);
+      waits.push(pacer.rateLimited({ limit: 30, remaining: 0, resetSeconds: 0 }, startedAt ?? 0));
     }
     const floors = [100, 200, 400, 800, 1000, 1000];
     waits.forEach((wait, i) => assert.ok(wait >= floors[i]! && wait <= floors[i]! * 1.5, `429 number ${i + 1} waits ${wait} ms`));
     pacer.observe({ limit: 30, remaining: 29, resetSeconds: 0 });
-    const { startedAt } = await pacer.acquire();
-    const again = pacer.rateLimited({ limit: 30, remaining: 0, resetSeconds: 0.01 }, startedAt);
+    const [startedAt] = await startTimes(clock, pacer, 1);
+    const again = pacer.rateLimited({ limit: 30, remaining: 0, resetSeconds: 0.01 }, startedAt ?? 0);
     assert.ok(again >= 100 && again <= 150, `after an answer that was not a 429 the back-off starts over: ${again} ms`);
   });
 });

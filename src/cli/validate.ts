@@ -35,5 +35,5 @@ function emptySourceHint(dir: string): string {
   const tooDeep = folder === 'policies' || folder === 'agent-pools'
     ? `${dir} looks like the ${folder} folder itself: point at the folder that holds it. `
     : '';
-  return `${tooDeep}A source holds policies/**/*.native (or .sentinel), policies/**/*.rego and agent-pools/*.yaml; set allow-empty: true on the source (or pass --allow-empty) if it is meant to be empty.`;
+  return `${tooDeep}A source holds policies/**/*.native, policies/**/*.rego and agent-pools/*.yaml; set allow-empty: true on the source (or pass --allow-empty) if it is meant to be empty.`;
 }
