@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runCli } from './helpers/cli.js';
@@ -89,6 +89,12 @@ describe('an API that calls the native kind sentinel (native-kind: sentinel)', (
     const applied = await configCli(world, file, ['--reconcile', '--force']);
     assert.equal(applied.code, 0, applied.stderr + applied.stdout);
     assert.ok((await world.policies()).some((p) => p.name === 'beta-policy' && p.kind === 'tfpolicy'));
+
+    const exported = join(await fixture.repo(), 'exported');
+    const exportRun = await runCli(['--export', exported, '--organization', ORG, '--api-url', world.url, '--native-kind', 'sentinel'], { env: { API_TOKEN: world.token, LOG_LEVEL: 'warn' } });
+    assert.equal(exportRun.code, 0, exportRun.stderr + exportRun.stdout);
+    assert.match(exportRun.stdout, /policy "beta-policy": kind tfpolicy is not one this tool manages/);
+    assert.equal(await readFile(join(exported, 'policies/only.sentinel'), 'utf8'), 'main = rule { true }\n');
 
     const clash = await fixture.repo({ 'policies/beta-policy.sentinel': 'main = rule { true }\n' });
     const refused = await configCli(world, await configFile(world, clash, ['native-kind: sentinel']), ['--dry-run', '--output', 'json']);
