@@ -69,6 +69,18 @@ describe('pacing on a virtual clock', () => {
     assert.ok((starts[0] ?? 0) >= 400, `started at ${starts[0]} ms, inside the spent window`);
   });
 
+  it('a window announced spent with a reset of 0.0 (the hosted service) holds starts about one slot, 1/limit s', async () => {
+    const clock = new VirtualClock();
+    const pacer = new Pacer(clock, 'auto');
+    await startTimes(clock, pacer, 1);
+    await clock.advance(1000);
+    const observedAt = clock.now();
+    pacer.observe({ limit: 10, remaining: 0, resetSeconds: 0 });
+    const [next] = await startTimes(clock, pacer, 1);
+    assert.ok((next ?? 0) - observedAt >= 100, `started ${(next ?? 0) - observedAt} ms after, inside the slot the window had no room for`);
+    assert.ok((next ?? 0) - observedAt <= 150, `started ${(next ?? 0) - observedAt} ms after: held far longer than one slot`);
+  });
+
   it('a pause (after a 429) holds every start until it ends', async () => {
     const clock = new VirtualClock();
     const pacer = new Pacer(clock, 30);
