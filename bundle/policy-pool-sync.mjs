@@ -183,17 +183,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path14) {
-      const ctrl = callVisitor(key, node, visitor, path14);
+    function visit_(key, node, visitor, path16) {
+      const ctrl = callVisitor(key, node, visitor, path16);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path14, ctrl);
-        return visit_(key, ctrl, visitor, path14);
+        replaceNode(key, path16, ctrl);
+        return visit_(key, ctrl, visitor, path16);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path14 = Object.freeze(path14.concat(node));
+          path16 = Object.freeze(path16.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path14);
+            const ci = visit_(i2, node.items[i2], visitor, path16);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -204,13 +204,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path14 = Object.freeze(path14.concat(node));
-          const ck = visit_("key", node.key, visitor, path14);
+          path16 = Object.freeze(path16.concat(node));
+          const ck = visit_("key", node.key, visitor, path16);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path14);
+          const cv = visit_("value", node.value, visitor, path16);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -231,17 +231,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path14) {
-      const ctrl = await callVisitor(key, node, visitor, path14);
+    async function visitAsync_(key, node, visitor, path16) {
+      const ctrl = await callVisitor(key, node, visitor, path16);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path14, ctrl);
-        return visitAsync_(key, ctrl, visitor, path14);
+        replaceNode(key, path16, ctrl);
+        return visitAsync_(key, ctrl, visitor, path16);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path14 = Object.freeze(path14.concat(node));
+          path16 = Object.freeze(path16.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path14);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path16);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -252,13 +252,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path14 = Object.freeze(path14.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path14);
+          path16 = Object.freeze(path16.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path16);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path14);
+          const cv = await visitAsync_("value", node.value, visitor, path16);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -285,23 +285,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path14) {
+    function callVisitor(key, node, visitor, path16) {
       if (typeof visitor === "function")
-        return visitor(key, node, path14);
+        return visitor(key, node, path16);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path14);
+        return visitor.Map?.(key, node, path16);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path14);
+        return visitor.Seq?.(key, node, path16);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path14);
+        return visitor.Pair?.(key, node, path16);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path14);
+        return visitor.Scalar?.(key, node, path16);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path14);
+        return visitor.Alias?.(key, node, path16);
       return void 0;
     }
-    function replaceNode(key, path14, node) {
-      const parent = path14[path14.length - 1];
+    function replaceNode(key, path16, node) {
+      const parent = path16[path16.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -913,10 +913,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path14, value2) {
+    function collectionFromPath(schema, path16, value2) {
       let v = value2;
-      for (let i2 = path14.length - 1; i2 >= 0; --i2) {
-        const k2 = path14[i2];
+      for (let i2 = path16.length - 1; i2 >= 0; --i2) {
+        const k2 = path16[i2];
         if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
           const a = [];
           a[k2] = v;
@@ -935,7 +935,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path14) => path14 == null || typeof path14 === "object" && !!path14[Symbol.iterator]().next().done;
+    var isEmptyPath = (path16) => path16 == null || typeof path16 === "object" && !!path16[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -965,11 +965,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path14, value2) {
-        if (isEmptyPath(path14))
+      addIn(path16, value2) {
+        if (isEmptyPath(path16))
           this.add(value2);
         else {
-          const [key, ...rest] = path14;
+          const [key, ...rest] = path16;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value2);
@@ -983,8 +983,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path14) {
-        const [key, ...rest] = path14;
+      deleteIn(path16) {
+        const [key, ...rest] = path16;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -998,8 +998,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path14, keepScalar) {
-        const [key, ...rest] = path14;
+      getIn(path16, keepScalar) {
+        const [key, ...rest] = path16;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -1017,8 +1017,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path14) {
-        const [key, ...rest] = path14;
+      hasIn(path16) {
+        const [key, ...rest] = path16;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -1028,8 +1028,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path14, value2) {
-        const [key, ...rest] = path14;
+      setIn(path16, value2) {
+        const [key, ...rest] = path16;
         if (rest.length === 0) {
           this.set(key, value2);
         } else {
@@ -1576,7 +1576,7 @@ var require_stringify = __commonJS({
         props.push(doc.directives.tagString(tag));
       return props.join(" ");
     }
-    function stringify(item, ctx, onComment, onChompKeep) {
+    function stringify2(item, ctx, onComment, onChompKeep) {
       if (identity.isPair(item))
         return item.toString(ctx, onComment, onChompKeep);
       if (identity.isAlias(item)) {
@@ -1605,7 +1605,7 @@ var require_stringify = __commonJS({
 ${ctx.indent}${str2}`;
     }
     exports.createStringifyContext = createStringifyContext;
-    exports.stringify = stringify;
+    exports.stringify = stringify2;
   }
 });
 
@@ -1615,7 +1615,7 @@ var require_stringifyPair = __commonJS({
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyPair({ key, value: value2 }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
@@ -1637,7 +1637,7 @@ var require_stringifyPair = __commonJS({
       });
       let keyCommentDone = false;
       let chompKeep = false;
-      let str2 = stringify.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
+      let str2 = stringify2.stringify(key, ctx, () => keyCommentDone = true, () => chompKeep = true);
       if (!explicitKey && !ctx.inFlow && str2.length > 1024) {
         if (simpleKeys)
           throw new Error("With simple keys, single line scalar must not span more than 1024 characters");
@@ -1689,7 +1689,7 @@ ${indent}:`;
         ctx.indent = ctx.indent.substring(2);
       }
       let valueCommentDone = false;
-      const valueStr = stringify.stringify(value2, ctx, () => valueCommentDone = true, () => chompKeep = true);
+      const valueStr = stringify2.stringify(value2, ctx, () => valueCommentDone = true, () => chompKeep = true);
       let ws = " ";
       if (keyComment || vsb || vcb) {
         ws = vsb ? "\n" : "";
@@ -1830,7 +1830,7 @@ var require_addPairToJSMap = __commonJS({
     "use strict";
     var log2 = require_log();
     var merge = require_merge();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify();
     var identity = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map, { key, value: value2 }) {
@@ -1866,7 +1866,7 @@ var require_addPairToJSMap = __commonJS({
       if (typeof jsKey !== "object")
         return String(jsKey);
       if (identity.isNode(key) && ctx?.doc) {
-        const strCtx = stringify.createStringifyContext(ctx.doc, {});
+        const strCtx = stringify2.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node of ctx.anchors.keys())
           strCtx.anchors.add(node.anchor);
@@ -1933,12 +1933,12 @@ var require_stringifyCollection = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyCollection(collection, ctx, options) {
       const flow = ctx.inFlow ?? collection.flow;
-      const stringify2 = flow ? stringifyFlowCollection : stringifyBlockCollection;
-      return stringify2(collection, ctx, options);
+      const stringify3 = flow ? stringifyFlowCollection : stringifyBlockCollection;
+      return stringify3(collection, ctx, options);
     }
     function stringifyBlockCollection({ comment, items }, ctx, { blockItemPrefix, flowChars, itemIndent, onChompKeep, onComment }) {
       const { indent, options: { commentString } } = ctx;
@@ -1963,7 +1963,7 @@ var require_stringifyCollection = __commonJS({
           }
         }
         chompKeep = false;
-        let str3 = stringify.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
+        let str3 = stringify2.stringify(item, itemCtx, () => comment2 = null, () => chompKeep = true);
         if (comment2)
           str3 += stringifyComment.lineComment(str3, itemIndent, commentString(comment2));
         if (chompKeep && comment2)
@@ -2030,7 +2030,7 @@ ${indent}${line}` : "\n";
         }
         if (comment)
           reqNewline = true;
-        let str2 = stringify.stringify(item, itemCtx, () => comment = null);
+        let str2 = stringify2.stringify(item, itemCtx, () => comment = null);
         reqNewline || (reqNewline = lines.length > linesAtValue || str2.includes("\n"));
         if (i2 < items.length - 1) {
           str2 += ",";
@@ -3391,7 +3391,7 @@ var require_stringifyDocument = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var stringify = require_stringify();
+    var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyDocument(doc, options) {
       const lines = [];
@@ -3406,7 +3406,7 @@ var require_stringifyDocument = __commonJS({
       }
       if (hasDirectives)
         lines.push("---");
-      const ctx = stringify.createStringifyContext(doc, options);
+      const ctx = stringify2.createStringifyContext(doc, options);
       const { commentString } = ctx.options;
       if (doc.commentBefore) {
         if (lines.length !== 1)
@@ -3428,7 +3428,7 @@ var require_stringifyDocument = __commonJS({
           contentComment = doc.contents.comment;
         }
         const onChompKeep = contentComment ? void 0 : () => chompKeep = true;
-        let body = stringify.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
+        let body = stringify2.stringify(doc.contents, ctx, () => contentComment = null, onChompKeep);
         if (contentComment)
           body += stringifyComment.lineComment(body, "", commentString(contentComment));
         if ((body[0] === "|" || body[0] === ">") && lines[lines.length - 1] === "---") {
@@ -3436,7 +3436,7 @@ var require_stringifyDocument = __commonJS({
         } else
           lines.push(body);
       } else {
-        lines.push(stringify.stringify(doc.contents, ctx));
+        lines.push(stringify2.stringify(doc.contents, ctx));
       }
       if (doc.directives?.docEnd) {
         if (doc.comment) {
@@ -3544,9 +3544,9 @@ var require_Document = __commonJS({
           this.contents.add(value2);
       }
       /** Adds a value to the document. */
-      addIn(path14, value2) {
+      addIn(path16, value2) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path14, value2);
+          this.contents.addIn(path16, value2);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3621,14 +3621,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path14) {
-        if (Collection.isEmptyPath(path14)) {
+      deleteIn(path16) {
+        if (Collection.isEmptyPath(path16)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path14) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path16) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3643,10 +3643,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path14, keepScalar) {
-        if (Collection.isEmptyPath(path14))
+      getIn(path16, keepScalar) {
+        if (Collection.isEmptyPath(path16))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path14, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path16, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3657,10 +3657,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path14) {
-        if (Collection.isEmptyPath(path14))
+      hasIn(path16) {
+        if (Collection.isEmptyPath(path16))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path14) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path16) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3677,13 +3677,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path14, value2) {
-        if (Collection.isEmptyPath(path14)) {
+      setIn(path16, value2) {
+        if (Collection.isEmptyPath(path16)) {
           this.contents = value2;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path14), value2);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path16), value2);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path14, value2);
+          this.contents.setIn(path16, value2);
         }
       }
       /**
@@ -5572,7 +5572,7 @@ var require_cst_scalar = __commonJS({
 var require_cst_stringify = __commonJS({
   "node_modules/yaml/dist/parse/cst-stringify.js"(exports) {
     "use strict";
-    var stringify = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
+    var stringify2 = (cst) => "type" in cst ? stringifyToken(cst) : stringifyItem(cst);
     function stringifyToken(token) {
       switch (token.type) {
         case "block-scalar": {
@@ -5625,7 +5625,7 @@ var require_cst_stringify = __commonJS({
         res += stringifyToken(value2);
       return res;
     }
-    exports.stringify = stringify;
+    exports.stringify = stringify2;
   }
 });
 
@@ -5644,9 +5644,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path14) => {
+    visit.itemAtPath = (cst, path16) => {
       let item = cst;
-      for (const [field2, index] of path14) {
+      for (const [field2, index] of path16) {
         const tok = item?.[field2];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5655,23 +5655,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path14) => {
-      const parent = visit.itemAtPath(cst, path14.slice(0, -1));
-      const field2 = path14[path14.length - 1][0];
+    visit.parentCollection = (cst, path16) => {
+      const parent = visit.itemAtPath(cst, path16.slice(0, -1));
+      const field2 = path16[path16.length - 1][0];
       const coll = parent?.[field2];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path14, item, visitor) {
-      let ctrl = visitor(item, path14);
+    function _visit(path16, item, visitor) {
+      let ctrl = visitor(item, path16);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field2 of ["key", "value"]) {
         const token = item[field2];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path14.concat([[field2, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path16.concat([[field2, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -5682,10 +5682,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field2 === "key")
-            ctrl = ctrl(item, path14);
+            ctrl = ctrl(item, path16);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path14) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path16) : ctrl;
     }
     exports.visit = visit;
   }
@@ -7336,7 +7336,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse2(src, reviver, options) {
+    function parse3(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -7355,7 +7355,7 @@ var require_public_api = __commonJS({
       }
       return doc.toJS(Object.assign({ reviver: _reviver }, options));
     }
-    function stringify(value2, replacer, options) {
+    function stringify2(value2, replacer, options) {
       let _replacer = null;
       if (typeof replacer === "function" || Array.isArray(replacer)) {
         _replacer = replacer;
@@ -7377,10 +7377,10 @@ var require_public_api = __commonJS({
         return value2.toString(options);
       return new Document.Document(value2, _replacer, options).toString(options);
     }
-    exports.parse = parse2;
+    exports.parse = parse3;
     exports.parseAllDocuments = parseAllDocuments;
     exports.parseDocument = parseDocument2;
-    exports.stringify = stringify;
+    exports.stringify = stringify2;
   }
 });
 
@@ -7459,19 +7459,19 @@ function parseYaml(text, file) {
   const located = {
     file,
     value: value2,
-    lineOf: (path14) => lineAt(walk(doc, path14).node),
-    lineOfKey(path14) {
-      const parent = walk(doc, path14.slice(0, -1));
-      const last2 = path14.at(-1);
+    lineOf: (path16) => lineAt(walk(doc, path16).node),
+    lineOfKey(path16) {
+      const parent = walk(doc, path16.slice(0, -1));
+      const last2 = path16.at(-1);
       const map = resolve(doc, parent.node);
       if (parent.complete && typeof last2 === "string" && (0, import_yaml.isMap)(map)) {
         const pair = map.items.find((item) => (0, import_yaml.isScalar)(item.key) && String(item.key.value) === last2);
         if (pair !== void 0 && (0, import_yaml.isScalar)(pair.key)) return lineAt(pair.key);
       }
-      return located.lineOf(path14);
+      return located.lineOf(path16);
     },
-    problem(path14, message, at = "value") {
-      const line = at === "key" ? located.lineOfKey(path14) : located.lineOf(path14);
+    problem(path16, message, at = "value") {
+      const line = at === "key" ? located.lineOfKey(path16) : located.lineOf(path16);
       return line === void 0 ? { file, message } : { file, line, message };
     }
   };
@@ -7484,9 +7484,9 @@ function resolve(doc, node) {
   if (node === void 0) return null;
   return (0, import_yaml.isAlias)(node) ? node.resolve(doc) ?? null : node;
 }
-function walk(doc, path14) {
+function walk(doc, path16) {
   let node = doc.contents ?? null;
-  for (const segment of path14) {
+  for (const segment of path16) {
     const parent = resolve(doc, node);
     let child;
     if ((0, import_yaml.isMap)(parent)) {
@@ -7512,9 +7512,9 @@ var init_document = __esm({
 });
 
 // src/yaml/key-path.ts
-function keyLabel(path14) {
-  if (path14.length === 0) return "the file";
-  return path14.map((segment, i2) => typeof segment === "number" ? `[${segment}]` : i2 === 0 ? segment : `.${segment}`).join("");
+function keyLabel(path16) {
+  if (path16.length === 0) return "the file";
+  return path16.map((segment, i2) => typeof segment === "number" ? `[${segment}]` : i2 === 0 ? segment : `.${segment}`).join("");
 }
 function pointerPath(pointer) {
   if (pointer === "") return [];
@@ -7537,7 +7537,7 @@ var EMBEDDED;
 var init_embedded = __esm({
   "src/embedded.ts"() {
     "use strict";
-    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 } }, "$defs": { "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown.", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "duplicate-items"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 } } } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": "Present only in a saved plan (`--dry-run --out FILE`): the version of the fingerprints that `--reconcile --plan FILE` checks.", "const": "1" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "upload_code": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adopt_marker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "pool": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live fingerprint", "description": "Saved plans: the values of the live resource the change was planned against (id, updated-at and the fields compared); null for a creation. The apply refuses the plan if any differs.", "type": ["object", "null"] }, "declared": { "title": "Declared fingerprint", "description": "Saved plans: the declaration the change applies (file, code digest and settings); null for a deletion. The apply refuses the plan if any differs.", "type": ["object", "null"] } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
+    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind.", "enum": ["native", "sentinel"], "default": "native" }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 } }, "$defs": { "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "duplicate-items"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 } } } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": "Present only in a saved plan (`--dry-run --out FILE`): the version of the fingerprints that `--reconcile --plan FILE` checks.", "const": "1" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan: the API's word for the native kind.", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools, strict_imports.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "upload_code": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adopt_marker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "pool": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live fingerprint", "description": "Saved plans: the values of the live resource the change was planned against (id, updated-at and the fields compared); null for a creation. The apply refuses the plan if any differs.", "type": ["object", "null"] }, "declared": { "title": "Declared fingerprint", "description": "Saved plans: the declaration the change applies (file, code digest and settings); null for a deletion. The apply refuses the plan if any differs.", "type": ["object", "null"] } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
   }
 });
 
@@ -7669,10 +7669,10 @@ var require_code = __commonJS({
     function interpolate(x2) {
       return typeof x2 == "number" || typeof x2 == "boolean" || x2 === null ? x2 : safeStringify(Array.isArray(x2) ? x2.join(",") : x2);
     }
-    function stringify(x2) {
+    function stringify2(x2) {
       return new _Code(safeStringify(x2));
     }
-    exports.stringify = stringify;
+    exports.stringify = stringify2;
     function safeStringify(x2) {
       return JSON.stringify(x2).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
     }
@@ -10770,8 +10770,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path14) {
-      let input = path14;
+    function removeDotSegments(path16) {
+      let input = path16;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -10845,11 +10845,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path14) {
-      if (path14 === "" || path14[0] === "/") {
-        return removeDotSegments(path14);
+    function removeDotSegmentsRelative(path16) {
+      if (path16 === "" || path16[0] === "/") {
+        return removeDotSegments(path16);
       }
-      const segments = path14.split("/");
+      const segments = path16.split("/");
       const last2 = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -11212,8 +11212,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path14 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path14 && path14 !== "/" ? path14 : void 0;
+        const path16 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path16 && path16 !== "/" ? path16 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -11379,7 +11379,7 @@ var require_fast_uri = __commonJS({
         normalizeString(uri, options);
       } else if (typeof uri === "object") {
         uri = /** @type {T} */
-        parse2(serialize2(uri, options), options);
+        parse3(serialize2(uri, options), options);
       }
       return uri;
     }
@@ -11422,8 +11422,8 @@ var require_fast_uri = __commonJS({
     function resolveComponent(base2, relative5, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base2 = parse2(serialize2(base2, options), options);
-        relative5 = parse2(serialize2(relative5, options), options);
+        base2 = parse3(serialize2(base2, options), options);
+        relative5 = parse3(serialize2(relative5, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative5.scheme) {
@@ -11741,7 +11741,7 @@ var require_fast_uri = __commonJS({
       }
       return { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
     }
-    function parse2(uri, opts) {
+    function parse3(uri, opts) {
       return parseWithStatus(uri, opts).parsed;
     }
     function normalizeString(uri, opts) {
@@ -11778,7 +11778,7 @@ var require_fast_uri = __commonJS({
       resolveComponent,
       equal,
       serialize: serialize2,
-      parse: parse2
+      parse: parse3
     };
     module.exports = fastUri;
     module.exports.default = fastUri;
@@ -15057,8 +15057,8 @@ var init_suggest = __esm({
 });
 
 // src/yaml/messages.ts
-function schemaMessage(error, path14) {
-  const label = keyLabel(path14);
+function schemaMessage(error, path16) {
+  const label = keyLabel(path16);
   const params = error.params;
   const value2 = describeValue(error.data);
   switch (error.keyword) {
@@ -15070,7 +15070,7 @@ function schemaMessage(error, path14) {
     case "additionalProperties": {
       const allowed = Object.keys(error.parentSchema?.properties ?? {});
       const key = String(params.additionalProperty);
-      const where = path14.length === 0 ? "" : ` in ${label}`;
+      const where = path16.length === 0 ? "" : ` in ${label}`;
       const guess = closest(key, allowed);
       const suggestion = guess === null ? "" : `: did you mean "${guess}"?`;
       return `unknown key "${key}"${where}${suggestion} (allowed: ${allowed.join(", ")})`;
@@ -15173,18 +15173,18 @@ function checkYaml(name, doc, options = {}) {
   return issues.filter((issue) => !(options.skip?.(issue) ?? false)).map((issue) => doc.problem(issue.linePath, issue.message, issue.at));
 }
 function toIssue(error) {
-  const path14 = pointerPath(error.instancePath);
+  const path16 = pointerPath(error.instancePath);
   const params = error.params;
-  const issue = { path: path14, keyword: error.keyword, message: schemaMessage(error, path14) };
+  const issue = { path: path16, keyword: error.keyword, message: schemaMessage(error, path16) };
   switch (error.keyword) {
     case "additionalProperties":
-      return { ...issue, linePath: [...path14, String(params.additionalProperty)], at: "key" };
+      return { ...issue, linePath: [...path16, String(params.additionalProperty)], at: "key" };
     case "required":
-      return { ...issue, linePath: path14, at: "key" };
+      return { ...issue, linePath: path16, at: "key" };
     case "uniqueItems":
-      return { ...issue, linePath: [...path14, Number(params.j)], at: "value" };
+      return { ...issue, linePath: [...path16, Number(params.j)], at: "value" };
     default:
-      return { ...issue, linePath: path14, at: "value" };
+      return { ...issue, linePath: path16, at: "value" };
   }
 }
 function withoutBranchErrors(errors) {
@@ -17180,6 +17180,7 @@ function toConfig(raw, cwd) {
       rateLimit: raw.api?.["rate-limit"] ?? "auto",
       concurrency: raw.api?.concurrency ?? 8,
       legacyEnforce: raw.api?.["legacy-enforce"] ?? false,
+      nativeKind: raw.api?.["native-kind"] ?? "native",
       retryBudgetSeconds: raw.api?.["retry-budget"] ?? DEFAULT_RETRY_BUDGET_SECONDS
     },
     sources: raw.sources.map((s) => toSource(s, cwd)),
@@ -17200,6 +17201,7 @@ function toSource(raw, cwd) {
     maxDeletes: raw["max-deletes"] ?? 10,
     allowEmpty: raw["allow-empty"] ?? false,
     adopt: raw.adopt ?? false,
+    ...raw["strict-imports"] === true ? { strictImports: true } : {},
     maxAgentPools: raw["max-agent-pools"] ?? 1,
     passTimeoutSeconds: raw["pass-timeout"] ?? 600
   };
@@ -17537,8 +17539,8 @@ var require_req = __commonJS({
       if (req.originalUrl) {
         _req.url = req.originalUrl;
       } else {
-        const path14 = req.path;
-        _req.url = typeof path14 === "string" ? path14 : req.url ? req.url.path || req.url : void 0;
+        const path16 = req.path;
+        _req.url = typeof path16 === "string" ? path16 : req.url ? req.url.path || req.url : void 0;
       }
       if (req.query) {
         _req.query = req.query;
@@ -17703,14 +17705,14 @@ var require_redact = __commonJS({
       }
       return obj;
     }
-    function parsePath(path14) {
+    function parsePath(path16) {
       const parts = [];
       let current = "";
       let inBrackets = false;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path14.length; i2++) {
-        const char = path14[i2];
+      for (let i2 = 0; i2 < path16.length; i2++) {
+        const char = path16[i2];
         if (!inBrackets && char === ".") {
           if (current) {
             parts.push(current);
@@ -17841,10 +17843,10 @@ var require_redact = __commonJS({
       return current;
     }
     function redactPaths(obj, paths, censor, remove2 = false) {
-      for (const path14 of paths) {
-        const parts = parsePath(path14);
+      for (const path16 of paths) {
+        const parts = parsePath(path16);
         if (parts.includes("*")) {
-          redactWildcardPath(obj, parts, censor, path14, remove2);
+          redactWildcardPath(obj, parts, censor, path16, remove2);
         } else {
           if (remove2) {
             removeKey(obj, parts);
@@ -17929,8 +17931,8 @@ var require_redact = __commonJS({
           }
         } else {
           if (afterWildcard.includes("*")) {
-            const wrappedCensor = typeof censor === "function" ? (value2, path14) => {
-              const fullPath = [...pathArray.slice(0, pathLength), ...path14];
+            const wrappedCensor = typeof censor === "function" ? (value2, path16) => {
+              const fullPath = [...pathArray.slice(0, pathLength), ...path16];
               return censor(value2, fullPath);
             } : censor;
             redactWildcardPath(current, afterWildcard, wrappedCensor, originalPath, remove2);
@@ -17965,8 +17967,8 @@ var require_redact = __commonJS({
         return null;
       }
       const pathStructure = /* @__PURE__ */ new Map();
-      for (const path14 of pathsToClone) {
-        const parts = parsePath(path14);
+      for (const path16 of pathsToClone) {
+        const parts = parsePath(path16);
         let current = pathStructure;
         for (let i2 = 0; i2 < parts.length; i2++) {
           const part = parts[i2];
@@ -18018,24 +18020,24 @@ var require_redact = __commonJS({
       }
       return cloneSelectively(obj, pathStructure);
     }
-    function validatePath(path14) {
-      if (typeof path14 !== "string") {
+    function validatePath(path16) {
+      if (typeof path16 !== "string") {
         throw new Error("Paths must be (non-empty) strings");
       }
-      if (path14 === "") {
+      if (path16 === "") {
         throw new Error("Invalid redaction path ()");
       }
-      if (path14.includes("..")) {
-        throw new Error(`Invalid redaction path (${path14})`);
+      if (path16.includes("..")) {
+        throw new Error(`Invalid redaction path (${path16})`);
       }
-      if (path14.includes(",")) {
-        throw new Error(`Invalid redaction path (${path14})`);
+      if (path16.includes(",")) {
+        throw new Error(`Invalid redaction path (${path16})`);
       }
       let bracketCount = 0;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path14.length; i2++) {
-        const char = path14[i2];
+      for (let i2 = 0; i2 < path16.length; i2++) {
+        const char = path16[i2];
         if ((char === '"' || char === "'") && bracketCount > 0) {
           if (!inQuotes) {
             inQuotes = true;
@@ -18049,20 +18051,20 @@ var require_redact = __commonJS({
         } else if (char === "]" && !inQuotes) {
           bracketCount--;
           if (bracketCount < 0) {
-            throw new Error(`Invalid redaction path (${path14})`);
+            throw new Error(`Invalid redaction path (${path16})`);
           }
         }
       }
       if (bracketCount !== 0) {
-        throw new Error(`Invalid redaction path (${path14})`);
+        throw new Error(`Invalid redaction path (${path16})`);
       }
     }
     function validatePaths(paths) {
       if (!Array.isArray(paths)) {
         throw new TypeError("paths must be an array");
       }
-      for (const path14 of paths) {
-        validatePath(path14);
+      for (const path16 of paths) {
+        validatePath(path16);
       }
     }
     function slowRedact(options = {}) {
@@ -18230,8 +18232,8 @@ var require_redaction = __commonJS({
         if (shape[k2] === null) {
           o2[k2] = (value2) => topCensor(value2, [k2]);
         } else {
-          const wrappedCensor = typeof censor === "function" ? (value2, path14) => {
-            return censor(value2, [k2, ...path14]);
+          const wrappedCensor = typeof censor === "function" ? (value2, path16) => {
+            return censor(value2, [k2, ...path16]);
           } : censor;
           o2[k2] = Redact({
             paths: shape[k2],
@@ -18452,7 +18454,7 @@ var require_sonic_boom = __commonJS({
     var fs = __require("fs");
     var EventEmitter6 = __require("events");
     var inherits = __require("util").inherits;
-    var path14 = __require("path");
+    var path16 = __require("path");
     var sleep2 = require_atomic_sleep();
     var assert = __require("assert");
     var BUSY_WRITE_TIMEOUT = 100;
@@ -18506,7 +18508,7 @@ var require_sonic_boom = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs.mkdirSync(path14.dirname(file), { recursive: true });
+          if (sonic.mkdir) fs.mkdirSync(path16.dirname(file), { recursive: true });
           const fd = fs.openSync(file, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -18514,7 +18516,7 @@ var require_sonic_boom = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs.mkdir(path14.dirname(file), { recursive: true }, (err) => {
+        fs.mkdir(path16.dirname(file), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs.open(file, flags, mode, fileOpened);
         });
@@ -18526,7 +18528,7 @@ var require_sonic_boom = __commonJS({
       if (!(this instanceof SonicBoom)) {
         return new SonicBoom(opts);
       }
-      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append: append2 = true, mkdir: mkdir3, retryEAGAIN, fsync, contentMode, mode } = opts || {};
+      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append: append2 = true, mkdir: mkdir4, retryEAGAIN, fsync, contentMode, mode } = opts || {};
       fd = fd || dest;
       this._len = 0;
       this.fd = -1;
@@ -18551,7 +18553,7 @@ var require_sonic_boom = __commonJS({
       this.append = append2 || false;
       this.mode = mode;
       this.retryEAGAIN = retryEAGAIN || (() => true);
-      this.mkdir = mkdir3 || false;
+      this.mkdir = mkdir4 || false;
       let fsWriteSync;
       let fsWrite;
       if (contentMode === kContentModeBuffer) {
@@ -19949,7 +19951,7 @@ var require_tools = __commonJS({
       return asJsonChan.traceSync(_asJson, store, this, obj, msg, num, time);
     }
     function _asJson(obj, msg, num, time) {
-      const stringify2 = this[stringifySym];
+      const stringify3 = this[stringifySym];
       const stringifySafe = this[stringifySafeSym];
       const stringifiers = this[stringifiersSym];
       const end = this[endSym];
@@ -19991,7 +19993,7 @@ var require_tools = __commonJS({
               value2 = (stringifier || asString)(value2);
               break;
             default:
-              value2 = (stringifier || stringify2)(value2, stringifySafe);
+              value2 = (stringifier || stringify3)(value2, stringifySafe);
           }
           if (value2 === void 0) continue;
           const strKey = asString(key);
@@ -20019,7 +20021,7 @@ var require_tools = __commonJS({
             msgStr = ',"' + messageKey + '":' + value2;
             break;
           default:
-            value2 = (stringifier || stringify2)(value2, stringifySafe);
+            value2 = (stringifier || stringify3)(value2, stringifySafe);
             msgStr = ',"' + messageKey + '":' + value2;
         }
       }
@@ -20032,7 +20034,7 @@ var require_tools = __commonJS({
     function asChindings(instance, bindings) {
       let value2;
       let data = instance[chindingsSym];
-      const stringify2 = instance[stringifySym];
+      const stringify3 = instance[stringifySym];
       const stringifySafe = instance[stringifySafeSym];
       const stringifiers = instance[stringifiersSym];
       const wildcardStringifier = stringifiers[wildcardFirstSym];
@@ -20044,7 +20046,7 @@ var require_tools = __commonJS({
         const valid = (key.length < 5 || key !== "level" && key !== "serializers" && key !== "formatters" && key !== "customLevels") && bindings.hasOwnProperty(key) && value2 !== void 0;
         if (valid === true) {
           value2 = serializers[key] ? serializers[key](value2) : value2;
-          value2 = (stringifiers[key] || wildcardStringifier || stringify2)(value2, stringifySafe);
+          value2 = (stringifiers[key] || wildcardStringifier || stringify3)(value2, stringifySafe);
           if (value2 === void 0) continue;
           data += ',"' + key + '":' + value2;
         }
@@ -20134,13 +20136,13 @@ var require_tools = __commonJS({
         return { opts, stream };
       };
     }
-    function stringify(obj, stringifySafeFn) {
+    function stringify2(obj, stringifySafeFn) {
       try {
         return JSON.stringify(obj);
       } catch (_2) {
         try {
-          const stringify2 = stringifySafeFn || this[stringifySafeSym];
-          return stringify2(obj);
+          const stringify3 = stringifySafeFn || this[stringifySafeSym];
+          return stringify3(obj);
         } catch (_3) {
           return '"[unable to serialize, circular reference is too complex to analyze]"';
         }
@@ -20170,7 +20172,7 @@ var require_tools = __commonJS({
       asJson,
       genLog,
       createArgsNormalizer,
-      stringify,
+      stringify: stringify2,
       buildFormatters,
       normalizeDestFileDescriptor
     };
@@ -20445,7 +20447,7 @@ var require_proto = __commonJS({
       asChindings,
       asJson,
       buildFormatters,
-      stringify,
+      stringify: stringify2,
       noop
     } = require_tools();
     var {
@@ -20553,9 +20555,9 @@ var require_proto = __commonJS({
       }
       if (typeof options.redact === "object" && options.redact !== null || Array.isArray(options.redact)) {
         instance.redact = options.redact;
-        const stringifiers = redaction(instance.redact, stringify);
+        const stringifiers = redaction(instance.redact, stringify2);
         const formatOpts = { stringify: stringifiers[redactFmtSym] };
-        instance[stringifySym] = stringify;
+        instance[stringifySym] = stringify2;
         instance[stringifiersSym] = stringifiers;
         instance[formatOptsSym] = formatOpts;
       }
@@ -20636,13 +20638,13 @@ var require_safe_stable_stringify = __commonJS({
   "node_modules/safe-stable-stringify/index.js"(exports, module) {
     "use strict";
     var { hasOwnProperty } = Object.prototype;
-    var stringify = configure();
-    stringify.configure = configure;
-    stringify.stringify = stringify;
-    stringify.default = stringify;
-    exports.stringify = stringify;
+    var stringify2 = configure();
+    stringify2.configure = configure;
+    stringify2.stringify = stringify2;
+    stringify2.default = stringify2;
+    exports.stringify = stringify2;
     exports.configure = configure;
-    module.exports = stringify;
+    module.exports = stringify2;
     var strEscapeSequencesRegExp = /[\u0000-\u001f\u0022\u005c\ud800-\udfff]/;
     function strEscape(str2) {
       if (str2.length < 5e3 && !strEscapeSequencesRegExp.test(str2)) {
@@ -21200,7 +21202,7 @@ ${originalIndentation}`;
             return fail ? fail(value2) : void 0;
         }
       }
-      function stringify2(value2, replacer, space) {
+      function stringify3(value2, replacer, space) {
         if (arguments.length > 1) {
           let spacer = "";
           if (typeof space === "number") {
@@ -21222,7 +21224,7 @@ ${originalIndentation}`;
         }
         return stringifySimple("", value2, []);
       }
-      return stringify2;
+      return stringify3;
     }
   }
 });
@@ -21414,7 +21416,7 @@ var require_pino = __commonJS({
       asChindings,
       buildSafeSonicBoom,
       buildFormatters,
-      stringify,
+      stringify: stringify2,
       normalizeDestFileDescriptor,
       noop
     } = require_tools();
@@ -21518,7 +21520,7 @@ var require_pino = __commonJS({
         formatters.bindings,
         formatters.log
       );
-      const stringifyFn = stringify.bind({
+      const stringifyFn = stringify2.bind({
         [stringifySafeSym]: stringifySafe
       });
       const stringifiers = redact ? redaction(redact, stringifyFn) : {};
@@ -21528,7 +21530,7 @@ var require_pino = __commonJS({
         [chindingsSym]: "",
         [serializersSym]: serializers2,
         [stringifiersSym]: stringifiers,
-        [stringifySym]: stringify,
+        [stringifySym]: stringify2,
         [stringifySafeSym]: stringifySafe,
         [formattersSym]: allFormatters
       });
@@ -21559,7 +21561,7 @@ var require_pino = __commonJS({
         [streamSym]: stream,
         [timeSym]: time2,
         [timeSliceIndexSym]: timeSliceIndex,
-        [stringifySym]: stringify,
+        [stringifySym]: stringify2,
         [stringifySafeSym]: stringifySafe,
         [stringifiersSym]: stringifiers,
         [endSym]: end,
@@ -22409,7 +22411,7 @@ var require_sonic_boom2 = __commonJS({
     var fs = __require("node:fs");
     var EventEmitter6 = __require("node:events");
     var inherits = __require("node:util").inherits;
-    var path14 = __require("node:path");
+    var path16 = __require("node:path");
     var assert = __require("node:assert");
     var sleep2 = require_atomic_sleep();
     var BUSY_WRITE_TIMEOUT = 100;
@@ -22480,7 +22482,7 @@ var require_sonic_boom2 = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs.mkdirSync(path14.dirname(file), { recursive: true });
+          if (sonic.mkdir) fs.mkdirSync(path16.dirname(file), { recursive: true });
           const fd = fs.openSync(file, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -22488,7 +22490,7 @@ var require_sonic_boom2 = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs.mkdir(path14.dirname(file), { recursive: true }, (err) => {
+        fs.mkdir(path16.dirname(file), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs.open(file, flags, mode, fileOpened);
         });
@@ -22500,7 +22502,7 @@ var require_sonic_boom2 = __commonJS({
       if (!(this instanceof SonicBoom)) {
         return new SonicBoom(opts);
       }
-      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append: append2 = true, mkdir: mkdir3, retryEAGAIN, maxWriteRetries, fsync, contentMode, mode } = opts || {};
+      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append: append2 = true, mkdir: mkdir4, retryEAGAIN, maxWriteRetries, fsync, contentMode, mode } = opts || {};
       fd = fd || dest;
       this._len = 0;
       this.fd = -1;
@@ -22531,7 +22533,7 @@ var require_sonic_boom2 = __commonJS({
       this.retryEAGAIN = retryEAGAIN || (() => true);
       this.maxWriteRetries = maxWriteRetries || 0;
       this._writeRetries = 0;
-      this.mkdir = mkdir3 || false;
+      this.mkdir = mkdir4 || false;
       let fsWriteSync;
       let fsWrite;
       if (contentMode === kContentModeBuffer) {
@@ -24197,10 +24199,10 @@ var require_parse_factory_options = __commonJS({
 // node_modules/fast-safe-stringify/index.js
 var require_fast_safe_stringify = __commonJS({
   "node_modules/fast-safe-stringify/index.js"(exports, module) {
-    module.exports = stringify;
-    stringify.default = stringify;
-    stringify.stable = deterministicStringify;
-    stringify.stableStringify = deterministicStringify;
+    module.exports = stringify2;
+    stringify2.default = stringify2;
+    stringify2.stable = deterministicStringify;
+    stringify2.stableStringify = deterministicStringify;
     var LIMIT_REPLACE_NODE = "[...]";
     var CIRCULAR_REPLACE_NODE = "[Circular]";
     var arr = [];
@@ -24211,7 +24213,7 @@ var require_fast_safe_stringify = __commonJS({
         edgesLimit: Number.MAX_SAFE_INTEGER
       };
     }
-    function stringify(obj, replacer, spacer, options) {
+    function stringify2(obj, replacer, spacer, options) {
       if (typeof options === "undefined") {
         options = defaultOptions3();
       }
@@ -24810,7 +24812,7 @@ var require_secure_json_parse = __commonJS({
       }
       return obj;
     }
-    function parse2(text, reviver, options) {
+    function parse3(text, reviver, options) {
       const { stackTraceLimit } = Error;
       Error.stackTraceLimit = 0;
       try {
@@ -24832,9 +24834,9 @@ var require_secure_json_parse = __commonJS({
       }
       return result;
     }
-    module.exports = parse2;
-    module.exports.default = parse2;
-    module.exports.parse = parse2;
+    module.exports = parse3;
+    module.exports.default = parse3;
+    module.exports.parse = parse3;
     module.exports.safeParse = safeParse;
     module.exports.scan = filter;
   }
@@ -25469,6 +25471,8 @@ function withSavedRun(planText, config, sources, prune) {
   const document2 = JSON.parse(planText);
   const run2 = {
     api_url: config.api.url,
+    native_kind: config.api.nativeKind,
+    legacy_enforce: config.api.legacyEnforce,
     sources: sources.map((s) => ({
       name: s.name,
       organization: s.organization,
@@ -25479,7 +25483,8 @@ function withSavedRun(planText, config, sources, prune) {
       max_deletes: s.maxDeletes,
       allow_empty: s.allowEmpty,
       adopt: s.adopt,
-      max_agent_pools: s.maxAgentPools
+      max_agent_pools: s.maxAgentPools,
+      strict_imports: s.strictImports === true
     }))
   };
   return `${JSON.stringify({ ...document2, run: run2 }, null, 2)}
@@ -25496,7 +25501,15 @@ async function configFromSavedPlan(file, env, apiUrl, cwd = process.cwd()) {
     throw new UsageError(`the saved plan ${file} does not say where its sources are (an older version saved it): pass --config FILE, or --source-dir DIR --organization NAME`);
   }
   const config = {
-    api: { url: run2.api_url, tokenFile: null, rateLimit: "auto", concurrency: 8, legacyEnforce: false, retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS },
+    api: {
+      url: run2.api_url,
+      tokenFile: null,
+      rateLimit: "auto",
+      concurrency: 8,
+      legacyEnforce: run2.legacy_enforce === true,
+      retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS,
+      nativeKind: run2.native_kind === "sentinel" ? "sentinel" : "native"
+    },
     sources: run2.sources.map((s) => ({
       ...sourceDefaults(s.name, s.organization),
       path: s.path,
@@ -25506,7 +25519,8 @@ async function configFromSavedPlan(file, env, apiUrl, cwd = process.cwd()) {
       maxDeletes: s.max_deletes,
       allowEmpty: s.allow_empty,
       adopt: s.adopt,
-      maxAgentPools: s.max_agent_pools
+      maxAgentPools: s.max_agent_pools,
+      strictImports: s.strict_imports === true
     })),
     listen: DEFAULT_LISTEN,
     webhookSecretEnv: "WEBHOOK_SECRET",
@@ -25629,16 +25643,16 @@ var init_base = __esm({
           }
         }
       }
-      addToPath(path14, added, removed2, oldPosInc, options) {
-        const last2 = path14.lastComponent;
+      addToPath(path16, added, removed2, oldPosInc, options) {
+        const last2 = path16.lastComponent;
         if (last2 && !options.oneChangePerToken && last2.added === added && last2.removed === removed2) {
           return {
-            oldPos: path14.oldPos + oldPosInc,
+            oldPos: path16.oldPos + oldPosInc,
             lastComponent: { count: last2.count + 1, added, removed: removed2, previousComponent: last2.previousComponent }
           };
         } else {
           return {
-            oldPos: path14.oldPos + oldPosInc,
+            oldPos: path16.oldPos + oldPosInc,
             lastComponent: { count: 1, added, removed: removed2, previousComponent: last2 }
           };
         }
@@ -26005,20 +26019,20 @@ function codeDiffLines(change) {
   const changedRegion = oldLines.length + newLines.length - 2 * (head + tail);
   const hunks = (changedRegion > MAX_REGION_LINES ? null : minimalHunks(oldLines, newLines, head, tail)) ?? lockstepHunks(oldLines, newLines, head, tail);
   const lines = [`--- ${oldName}`, `+++ ${newName}`];
-  let shown = 0;
+  let shown2 = 0;
   let hidden = 0;
   for (const hunk of hunks) {
-    if (shown >= MAX_DIFF_CHANGED_LINES) {
+    if (shown2 >= MAX_DIFF_CHANGED_LINES) {
       hidden += hunk.lines.filter(isChanged).length;
       continue;
     }
     lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
     for (const line of hunk.lines) {
       const changed = isChanged(line);
-      if (changed && shown >= MAX_DIFF_CHANGED_LINES) hidden += 1;
-      else if (shown < MAX_DIFF_CHANGED_LINES) {
+      if (changed && shown2 >= MAX_DIFF_CHANGED_LINES) hidden += 1;
+      else if (shown2 < MAX_DIFF_CHANGED_LINES) {
         lines.push(line);
-        if (changed) shown += 1;
+        if (changed) shown2 += 1;
       }
     }
   }
@@ -26363,7 +26377,7 @@ function fitToBudget(doc) {
   const size = (lines2) => lines2.reduce((n, line) => n + line.length + 1, 0);
   const listings = doc.sections.flatMap((s) => s.listings);
   let left = doc.limit - 1 - size(doc.head) - doc.sections.reduce((n, s) => n + size(s.header), 0) - listings.reduce((n, l) => n + size(l.title) + size(l.footer) + MORE_LINE, 0) - DETAILS_LINE;
-  const shown = /* @__PURE__ */ new Map();
+  const shown2 = /* @__PURE__ */ new Map();
   for (const listing of listings) {
     let count2 = 0;
     for (const item of listing.items) {
@@ -26372,12 +26386,12 @@ function fitToBudget(doc) {
       left -= cost;
       count2 += 1;
     }
-    shown.set(listing, count2);
+    shown2.set(listing, count2);
   }
   const full = /* @__PURE__ */ new Map();
   let briefFrom = null;
   upgrade: for (const listing of listings) {
-    for (const item of listing.items.slice(0, shown.get(listing))) {
+    for (const item of listing.items.slice(0, shown2.get(listing))) {
       if (item.full === void 0) continue;
       const text = item.full();
       const extra = text.length - item.brief.length;
@@ -26394,7 +26408,7 @@ function fitToBudget(doc) {
   for (const section of doc.sections) {
     lines.push(...section.header);
     for (const listing of section.listings) {
-      const count2 = shown.get(listing) ?? 0;
+      const count2 = shown2.get(listing) ?? 0;
       lines.push(...listing.title);
       for (const item of listing.items.slice(0, count2)) {
         if (item === briefFrom) lines.push(`- _(details of the first ${full.size} changes; all ${detailed} in the JSON plan)_`);
@@ -26513,9 +26527,9 @@ function value(name, v) {
 }
 function cappedDiff(change) {
   const all = codeDiffLines(change);
-  const shown = all.slice(0, MAX_DIFF_LINES).map((line) => clip(line, MAX_DIFF_LINE));
-  if (all.length > shown.length) shown.push(`\u2026 ${all.length - shown.length} more lines (the text and JSON plans have the whole diff)`);
-  return shown;
+  const shown2 = all.slice(0, MAX_DIFF_LINES).map((line) => clip(line, MAX_DIFF_LINE));
+  if (all.length > shown2.length) shown2.push(`\u2026 ${all.length - shown2.length} more lines (the text and JSON plans have the whole diff)`);
+  return shown2;
 }
 function clip(text, max) {
   return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
@@ -26576,7 +26590,9 @@ function poolFingerprint(pool) {
     id: pool.id,
     name: pool.name,
     "organization-scoped": pool.organizationScoped,
-    "allowed-workspaces": [...pool.allowedWorkspaceIds].sort()
+    "allowed-workspaces": [...pool.allowedWorkspaceIds].sort(),
+    "allowed-projects": [...pool.allowedProjectIds].sort(),
+    "excluded-workspaces": [...pool.excludedWorkspaceIds].sort()
   };
 }
 function agentFingerprint(agent) {
@@ -26598,6 +26614,8 @@ function declaredPoolFingerprint(pool) {
     file: pool.file,
     "organization-scoped": pool.organizationScoped,
     "allowed-workspaces": pool.allowedWorkspaces,
+    "allowed-projects": pool.allowedProjects ?? null,
+    "excluded-workspaces": pool.excludedWorkspaces ?? null,
     "previous-names": pool.previousNames,
     "agent-cleanup": pool.agentCleanup === null ? null : { statuses: pool.agentCleanup.statuses, after: pool.agentCleanup.after }
   };
@@ -26755,7 +26773,7 @@ function sourcePlan(saved) {
   return { ...header3, plan: { changes: saved.changes.map(shownChange), warnings: [...saved.warnings], errors: [...saved.errors] } };
 }
 function shownChange(saved) {
-  const shown = {
+  const shown2 = {
     resource: saved.resource,
     action: saved.action,
     name: saved.name,
@@ -26768,7 +26786,7 @@ function shownChange(saved) {
     adoptMarker: saved.adopt_marker ?? false,
     ...saved.pool === void 0 ? {} : { poolName: saved.pool }
   };
-  return shown;
+  return shown2;
 }
 var init_show = __esm({
   "src/cli/show.ts"() {
@@ -26831,193 +26849,37 @@ var init_blobs = __esm({
   }
 });
 
-// src/emulator/store.ts
-function createStore(seed, now) {
-  const store = { orgs: /* @__PURE__ */ new Map(), policies: /* @__PURE__ */ new Map(), pools: /* @__PURE__ */ new Map(), agents: /* @__PURE__ */ new Map(), byOrg: /* @__PURE__ */ new Map(), agentsByPool: /* @__PURE__ */ new Map() };
-  for (const org of seed.organizations) {
-    store.orgs.set(org.name, {
-      name: org.name,
-      maxAgentPools: org.maxAgentPools ?? 1,
-      workspaces: new Map((org.workspaces ?? []).map((ws) => [ws.id, ws.name])),
-      policySets: new Set(org.policySets ?? [])
-    });
-    store.byOrg.set(org.name, { policies: /* @__PURE__ */ new Map(), policyList: null, pools: /* @__PURE__ */ new Map() });
-    for (const pool of org.agentPools ?? []) {
-      const record2 = addPool(store, {
-        id: newId("apool"),
-        org: org.name,
-        name: pool.name,
-        createdAt: new Date(now()).toISOString(),
-        organizationScoped: pool.organizationScoped ?? true,
-        allowedWorkspaceIds: [...pool.allowedWorkspaces ?? []],
-        workspaceIds: []
-      });
-      for (const agent of pool.agents ?? []) addAgent(store, record2.id, agent, now);
-    }
-  }
-  return store;
+// src/model.ts
+function wireKind(kind, nativeKind) {
+  return kind === "opa" ? "opa" : nativeKind;
 }
-function indexOf(store, org) {
-  const index = store.byOrg.get(org);
-  if (index === void 0) throw new Error(`organization ${org} is not in the store`);
-  return index;
+function kindOfWire(word) {
+  if (word === "opa") return "opa";
+  return word === "native" || word === "sentinel" || word === void 0 || word === null ? "native" : null;
 }
-function addPolicy(store, policy) {
-  store.policies.set(policy.id, policy);
-  const index = indexOf(store, policy.org);
-  index.policies.set(policy.name, policy);
-  index.policyList = null;
-}
-function removePolicy(store, policy) {
-  store.policies.delete(policy.id);
-  const index = indexOf(store, policy.org);
-  index.policies.delete(policy.name);
-  index.policyList = null;
-}
-function policiesOf(store, org) {
-  const index = indexOf(store, org);
-  index.policyList ??= [...index.policies.values()];
-  return index.policyList;
-}
-function policyNamed(store, org, name) {
-  return indexOf(store, org).policies.get(name);
-}
-function addPool(store, pool) {
-  store.pools.set(pool.id, pool);
-  indexOf(store, pool.org).pools.set(pool.id, pool);
-  store.agentsByPool.set(pool.id, /* @__PURE__ */ new Map());
-  return pool;
-}
-function removePool(store, pool) {
-  for (const agent of agentsOf(store, pool.id)) store.agents.delete(agent.id);
-  store.agentsByPool.delete(pool.id);
-  indexOf(store, pool.org).pools.delete(pool.id);
-  store.pools.delete(pool.id);
-}
-function poolsOf(store, org) {
-  return [...indexOf(store, org).pools.values()];
-}
-function addAgent(store, poolId, agent, now) {
-  const record2 = {
-    id: newId("agent"),
-    poolId,
-    name: agent.name ?? null,
-    status: agent.status,
-    ipAddress: agent.ipAddress === void 0 ? "127.0.0.1" : agent.ipAddress,
-    lastPingAt: agent.lastPingAt === void 0 ? new Date(now()).toISOString() : agent.lastPingAt,
-    // Unless seeded, registered no later than its last ping.
-    createdAt: agent.createdAt ?? new Date(Math.min(now(), Date.parse(agent.lastPingAt ?? "") || Infinity)).toISOString()
-  };
-  store.agents.set(record2.id, record2);
-  store.agentsByPool.get(poolId)?.set(record2.id, record2);
-  return record2;
-}
-function removeAgent(store, agent) {
-  store.agents.delete(agent.id);
-  store.agentsByPool.get(agent.poolId)?.delete(agent.id);
-}
-function agentsOf(store, poolId) {
-  return [...store.agentsByPool.get(poolId)?.values() ?? []];
-}
-var init_store = __esm({
-  "src/emulator/store.ts"() {
+var LEVELS_BY_KIND, MAX_CODE_BYTES;
+var init_model = __esm({
+  "src/model.ts"() {
     "use strict";
-    init_ids();
+    LEVELS_BY_KIND = {
+      native: ["hard-mandatory", "soft-mandatory", "advisory"],
+      opa: ["mandatory", "advisory"]
+    };
+    MAX_CODE_BYTES = 10485760;
   }
 });
 
-// src/emulator/documents.ts
-function policyResource(policy, view, legacy = false) {
-  const ext = policy.kind === "opa" ? "rego" : "native";
-  const enforce = legacy || policy.code !== null ? [{ path: `${policy.name}.${ext}`, mode: policy.level }] : [];
-  const attributes = {
-    name: policy.name,
-    description: policy.description,
-    kind: policy.kind,
-    ...policy.kind === "opa" ? { query: policy.query } : {},
-    ...legacy ? {} : { "enforcement-level": policy.level },
-    enforce,
-    "policy-set-count": policy.policySetIds.length,
-    "updated-at": policy.updatedAt
-  };
-  const relationships = {
-    organization: { data: { id: policy.org, type: "organizations" } }
-  };
-  const omitSets = (view === "list" || view === "update") && policy.policySetIds.length === 0;
-  if (!omitSets) relationships["policy-sets"] = { data: policy.policySetIds.map(policySetRef) };
-  const self2 = `${BASE}/policies/${policy.id}`;
-  const links = { self: self2, upload: `${self2}/upload` };
-  if (view !== "create") links.download = `${self2}/download`;
-  return { id: policy.id, type: "policies", attributes, relationships, links };
+// src/emulator/records.ts
+function levelsOf(kind) {
+  return LEVELS_BY_KIND[kind === "tfpolicy" ? "opa" : kind];
 }
-function policySetRef(id) {
-  return { id, type: "policy-sets" };
+function kindWord(kind, nativeKind) {
+  return kind === "native" ? nativeKind : kind;
 }
-function includedPolicySets(policies) {
-  const ids = new Set(policies.flatMap((policy) => policy.policySetIds));
-  return [...ids].map(policySetRef);
-}
-function poolResource(store, pool) {
-  const self2 = `${BASE}/agent-pools/${pool.id}`;
-  const agentCount = agentsOf(store, pool.id).filter((agent) => COUNTED_STATUSES.has(agent.status)).length;
-  return {
-    id: pool.id,
-    type: "agent-pools",
-    attributes: {
-      name: pool.name,
-      "created-at": pool.createdAt,
-      "organization-scoped": pool.organizationScoped,
-      "agent-count": agentCount
-    },
-    relationships: {
-      agents: { links: { related: `${self2}/agents` } },
-      "authentication-tokens": { links: { related: `${self2}/authentication-tokens` } },
-      workspaces: { data: pool.workspaceIds.map(workspaceRef) },
-      "allowed-workspaces": { data: pool.allowedWorkspaceIds.map(workspaceRef) },
-      // Managed elsewhere; present and empty, as the service sends them.
-      "allowed-projects": { data: [] },
-      "excluded-workspaces": { data: [] }
-    },
-    links: { self: self2 }
-  };
-}
-function workspaceRef(id) {
-  return { id, type: "workspaces" };
-}
-function includedWorkspaces(store, pools) {
-  const out = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const pool of pools) {
-    const names = store.orgs.get(pool.org)?.workspaces;
-    for (const id of [...pool.workspaceIds, ...pool.allowedWorkspaceIds]) {
-      if (seen.has(id)) continue;
-      seen.add(id);
-      out.push({ ...workspaceRef(id), attributes: { name: names?.get(id) ?? null }, links: { self: `${BASE}/workspaces/${id}` } });
-    }
-  }
-  return out;
-}
-function agentResource(agent) {
-  return {
-    id: agent.id,
-    type: "agents",
-    attributes: {
-      name: agent.name,
-      status: agent.status,
-      "ip-address": agent.ipAddress,
-      "last-ping-at": agent.lastPingAt,
-      "created-at": agent.createdAt
-    },
-    links: { self: `${BASE}/agents/${agent.id}` }
-  };
-}
-var BASE, COUNTED_STATUSES;
-var init_documents = __esm({
-  "src/emulator/documents.ts"() {
+var init_records = __esm({
+  "src/emulator/records.ts"() {
     "use strict";
-    init_store();
-    BASE = "/api/v2";
-    COUNTED_STATUSES = /* @__PURE__ */ new Set(["idle", "busy", "unknown"]);
+    init_model();
   }
 });
 
@@ -27095,6 +26957,334 @@ var init_http = __esm({
   }
 });
 
+// src/emulator/validate.ts
+function readDocument(body, type) {
+  if (!isObject(body) || !isObject(body.data)) throw invalid("data must be an object", "/data");
+  const { data } = body;
+  if (data.type !== type) throw invalid(`type must be ${type}`, "/data/type");
+  const attributes = data.attributes ?? {};
+  if (!isObject(attributes)) throw invalid("attributes must be an object", "/data/attributes");
+  const relationships = data.relationships ?? {};
+  if (!isObject(relationships)) throw invalid("relationships must be an object", "/data/relationships");
+  return { attributes, relationships };
+}
+function checkName(value2) {
+  const pointer = "/data/attributes/name";
+  if (value2 === void 0 || value2 === null || value2 === "") throw invalid("Name can't be blank", pointer);
+  if (typeof value2 !== "string") throw invalid("Name must be a string", pointer);
+  if (!NAME_PATTERN.test(value2)) throw invalid("Name can only contain letters, numbers, -, and _", pointer);
+  return value2;
+}
+function optionalString(attributes, key, nullable) {
+  const value2 = attributes[key];
+  if (value2 === void 0) return void 0;
+  if (typeof value2 === "string" || nullable && value2 === null) return value2;
+  throw invalid(`${key} must be a string${nullable ? " or null" : ""}`, `/data/attributes/${key}`);
+}
+function optionalBoolean(attributes, key) {
+  const value2 = attributes[key];
+  if (value2 === void 0) return void 0;
+  if (typeof value2 === "boolean") return value2;
+  throw invalid(`${key} must be true or false`, `/data/attributes/${key}`);
+}
+function relationshipIds(relationships, key, type, exists2) {
+  const relationship = relationships[key];
+  if (relationship === void 0) return void 0;
+  const pointer = `/data/relationships/${key}`;
+  if (!isObject(relationship) || !Array.isArray(relationship.data)) throw invalid(`${key} data must be an array`, pointer);
+  const ids = [];
+  for (const [i2, item] of relationship.data.entries()) {
+    if (!isObject(item) || typeof item.id !== "string" || item.type !== type) {
+      throw invalid(`each ${key} element needs an id and type ${type}`, `${pointer}/data/${i2}`);
+    }
+    if (!exists2(item.id)) throw invalid(`${type} ${item.id} not found`, `${pointer}/data/${i2}`);
+    if (!ids.includes(item.id)) ids.push(item.id);
+  }
+  return ids;
+}
+var NAME_PATTERN;
+var init_validate = __esm({
+  "src/emulator/validate.ts"() {
+    "use strict";
+    init_http();
+    NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
+  }
+});
+
+// src/emulator/policy-input.ts
+function parsePolicyCreate(body, org, nameTaken2, behaviour) {
+  const { attributes, relationships } = readDocument(body, "policies");
+  const name = checkName(attributes.name);
+  if (nameTaken2(name)) throw invalid("Name has already been taken", "/data/attributes/name");
+  const kind = recordKind(attributes.kind ?? behaviour.nativeKind, behaviour);
+  if (behaviour.rejectEnforceWithLevel && attributes.enforce !== void 0 && attributes["enforcement-level"] !== void 0) {
+    throw invalid("send enforcement-level or the deprecated enforce, not both", "/data/attributes/enforce");
+  }
+  const description = optionalString(attributes, "description", true) ?? null;
+  const query = checkQuery(kind, optionalString(attributes, "query", false));
+  if (kind === "opa" && query === void 0) throw invalid("Query can't be blank for opa policies", "/data/attributes/query");
+  const fallback = kind === "opa" ? "advisory" : "hard-mandatory";
+  const level = readLevel(attributes, kind, name, behaviour) ?? fallback;
+  const policySetIds = relationshipIds(relationships, "policy-sets", "policy-sets", (id) => org.policySets.has(id)) ?? [];
+  return { name, description, kind, query: query ?? null, level, policySetIds };
+}
+function parsePolicyUpdate(body, policy, behaviour) {
+  const { attributes } = readDocument(body, "policies");
+  if (attributes.name !== void 0 && attributes.name !== policy.name) throw invalid("Name cannot be changed", "/data/attributes/name");
+  if (attributes.kind !== void 0 && attributes.kind !== kindWord(policy.kind, behaviour.nativeKind)) throw invalid("Kind cannot be changed", "/data/attributes/kind");
+  const update = {};
+  const description = optionalString(attributes, "description", true);
+  if (description !== void 0) update.description = description;
+  if (policy.kind === "opa") {
+    const query = checkQuery(policy.kind, optionalString(attributes, "query", false));
+    if (query !== void 0) update.query = query;
+  }
+  const level = readLevel(attributes, policy.kind, policy.name, behaviour);
+  if (level !== void 0) update.level = level;
+  return update;
+}
+function recordKind(word, behaviour) {
+  const words = behaviour.nativeKind === "sentinel" ? ["sentinel", "opa", "tfpolicy"] : ["native", "opa"];
+  if (typeof word !== "string" || !words.includes(word)) throw invalid(`kind must be one of ${words.join(", ")}`, "/data/attributes/kind");
+  return word === behaviour.nativeKind ? "native" : word;
+}
+function checkQuery(kind, query) {
+  if (query === void 0 || query === null) return void 0;
+  const pointer = "/data/attributes/query";
+  if (kind !== "opa") throw invalid("query is only valid for opa policies", pointer);
+  if (query.trim() === "") throw invalid("Query can't be blank for opa policies", pointer);
+  return query;
+}
+function readLevel(attributes, kind, name, behaviour) {
+  const legacy = behaviour.legacyEnforce;
+  const levels2 = levelsOf(kind);
+  const explicit = legacy ? void 0 : attributes["enforcement-level"];
+  if (explicit !== void 0) {
+    if (!levels2.includes(explicit)) {
+      throw invalid(`enforcement-level must be one of ${levels2.join(", ")} for ${kind} policies`, "/data/attributes/enforcement-level");
+    }
+  }
+  const enforce = attributes.enforce;
+  if (enforce === void 0) return explicit;
+  if (!Array.isArray(enforce)) throw invalid("enforce must be an array", "/data/attributes/enforce");
+  let fromEnforce;
+  for (const [i2, rule] of enforce.entries()) {
+    const pointer = `/data/attributes/enforce/${i2}`;
+    if (!isObject(rule) || typeof rule.path !== "string" || typeof rule.mode !== "string") {
+      throw invalid("each enforce element needs a path and a mode", pointer);
+    }
+    if (!levels2.includes(rule.mode)) throw invalid(`mode must be one of ${levels2.join(", ")} for ${kind} policies`, `${pointer}/mode`);
+    const matches = rule.path === `${name}.${enforceExt(kind, behaviour)}`;
+    fromEnforce ??= kind === "native" && !matches ? "hard-mandatory" : rule.mode;
+  }
+  return explicit ?? fromEnforce;
+}
+function enforceExt(kind, behaviour) {
+  if (kind === "native") return behaviour.nativeKind;
+  return kind === "opa" ? "rego" : kind;
+}
+var init_policy_input = __esm({
+  "src/emulator/policy-input.ts"() {
+    "use strict";
+    init_http();
+    init_records();
+    init_validate();
+  }
+});
+
+// src/emulator/store.ts
+function createStore(seed, now) {
+  const store = { orgs: /* @__PURE__ */ new Map(), policies: /* @__PURE__ */ new Map(), pools: /* @__PURE__ */ new Map(), agents: /* @__PURE__ */ new Map(), byOrg: /* @__PURE__ */ new Map(), agentsByPool: /* @__PURE__ */ new Map() };
+  for (const org of seed.organizations) {
+    store.orgs.set(org.name, {
+      name: org.name,
+      maxAgentPools: org.maxAgentPools ?? 1,
+      workspaces: new Map((org.workspaces ?? []).map((ws) => [ws.id, ws.name])),
+      policySets: new Set(org.policySets ?? [])
+    });
+    store.byOrg.set(org.name, { policies: /* @__PURE__ */ new Map(), policyList: null, pools: /* @__PURE__ */ new Map() });
+    for (const pool of org.agentPools ?? []) {
+      const record2 = addPool(store, {
+        id: newId("apool"),
+        org: org.name,
+        name: pool.name,
+        createdAt: new Date(now()).toISOString(),
+        organizationScoped: pool.organizationScoped ?? true,
+        allowedWorkspaceIds: [...pool.allowedWorkspaces ?? []],
+        allowedProjectIds: [],
+        excludedWorkspaceIds: [],
+        workspaceIds: [...pool.workspaces ?? []]
+      });
+      for (const agent of pool.agents ?? []) addAgent(store, record2.id, agent, now);
+    }
+  }
+  return store;
+}
+function indexOf(store, org) {
+  const index = store.byOrg.get(org);
+  if (index === void 0) throw new Error(`organization ${org} is not in the store`);
+  return index;
+}
+function addPolicy(store, policy) {
+  store.policies.set(policy.id, policy);
+  const index = indexOf(store, policy.org);
+  index.policies.set(policy.name, policy);
+  index.policyList = null;
+}
+function removePolicy(store, policy) {
+  store.policies.delete(policy.id);
+  const index = indexOf(store, policy.org);
+  index.policies.delete(policy.name);
+  index.policyList = null;
+}
+function policiesOf(store, org) {
+  const index = indexOf(store, org);
+  index.policyList ??= [...index.policies.values()];
+  return index.policyList;
+}
+function policyNamed(store, org, name) {
+  return indexOf(store, org).policies.get(name);
+}
+function addPool(store, pool) {
+  store.pools.set(pool.id, pool);
+  indexOf(store, pool.org).pools.set(pool.id, pool);
+  store.agentsByPool.set(pool.id, /* @__PURE__ */ new Map());
+  return pool;
+}
+function removePool(store, pool) {
+  for (const agent of agentsOf(store, pool.id)) store.agents.delete(agent.id);
+  store.agentsByPool.delete(pool.id);
+  indexOf(store, pool.org).pools.delete(pool.id);
+  store.pools.delete(pool.id);
+}
+function poolsOf(store, org) {
+  return [...indexOf(store, org).pools.values()];
+}
+function addAgent(store, poolId, agent, now) {
+  const record2 = {
+    id: newId("agent"),
+    poolId,
+    name: agent.name ?? null,
+    status: agent.status,
+    ipAddress: agent.ipAddress === void 0 ? "127.0.0.1" : agent.ipAddress,
+    lastPingAt: agent.lastPingAt === void 0 ? new Date(now()).toISOString() : agent.lastPingAt,
+    // Unless seeded, registered no later than its last ping.
+    createdAt: agent.createdAt ?? new Date(Math.min(now(), Date.parse(agent.lastPingAt ?? "") || Infinity)).toISOString()
+  };
+  store.agents.set(record2.id, record2);
+  store.agentsByPool.get(poolId)?.set(record2.id, record2);
+  return record2;
+}
+function removeAgent(store, agent) {
+  store.agents.delete(agent.id);
+  store.agentsByPool.get(agent.poolId)?.delete(agent.id);
+}
+function agentsOf(store, poolId) {
+  return [...store.agentsByPool.get(poolId)?.values() ?? []];
+}
+var init_store = __esm({
+  "src/emulator/store.ts"() {
+    "use strict";
+    init_ids();
+  }
+});
+
+// src/emulator/documents.ts
+function policyResource(policy, view, legacy = false, nativeKind = "native", omitPolicySets = false) {
+  const ext = enforceExt(policy.kind, { nativeKind });
+  const enforce = legacy || policy.code !== null ? [{ path: `${policy.name}.${ext}`, mode: policy.level }] : [];
+  const attributes = {
+    name: policy.name,
+    description: policy.description,
+    kind: kindWord(policy.kind, nativeKind),
+    ...policy.kind === "opa" ? { query: policy.query } : {},
+    ...legacy ? {} : { "enforcement-level": policy.level },
+    enforce,
+    "policy-set-count": policy.policySetIds.length,
+    "updated-at": policy.updatedAt
+  };
+  const relationships = {
+    organization: { data: { id: policy.org, type: "organizations" } }
+  };
+  const omitSets = omitPolicySets || (view === "list" || view === "update") && policy.policySetIds.length === 0;
+  if (!omitSets) relationships["policy-sets"] = { data: policy.policySetIds.map(policySetRef) };
+  const self2 = `${BASE}/policies/${policy.id}`;
+  const links = { self: self2, upload: `${self2}/upload` };
+  if (view !== "create") links.download = `${self2}/download`;
+  return { id: policy.id, type: "policies", attributes, relationships, links };
+}
+function policySetRef(id) {
+  return { id, type: "policy-sets" };
+}
+function includedPolicySets(policies) {
+  const ids = new Set(policies.flatMap((policy) => policy.policySetIds));
+  return [...ids].map(policySetRef);
+}
+function poolResource(store, pool) {
+  const self2 = `${BASE}/agent-pools/${pool.id}`;
+  const agentCount = agentsOf(store, pool.id).filter((agent) => COUNTED_STATUSES.has(agent.status)).length;
+  return {
+    id: pool.id,
+    type: "agent-pools",
+    attributes: {
+      name: pool.name,
+      "created-at": pool.createdAt,
+      "organization-scoped": pool.organizationScoped,
+      "agent-count": agentCount
+    },
+    relationships: {
+      agents: { links: { related: `${self2}/agents` } },
+      "authentication-tokens": { links: { related: `${self2}/authentication-tokens` } },
+      workspaces: { data: pool.workspaceIds.map(workspaceRef) },
+      "allowed-workspaces": { data: pool.allowedWorkspaceIds.map(workspaceRef) },
+      "allowed-projects": { data: pool.allowedProjectIds.map((id) => ({ id, type: "projects" })) },
+      "excluded-workspaces": { data: pool.excludedWorkspaceIds.map(workspaceRef) }
+    },
+    links: { self: self2 }
+  };
+}
+function workspaceRef(id) {
+  return { id, type: "workspaces" };
+}
+function includedWorkspaces(store, pools) {
+  const out = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const pool of pools) {
+    const names = store.orgs.get(pool.org)?.workspaces;
+    for (const id of [...pool.workspaceIds, ...pool.allowedWorkspaceIds]) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      out.push({ ...workspaceRef(id), attributes: { name: names?.get(id) ?? null }, links: { self: `${BASE}/workspaces/${id}` } });
+    }
+  }
+  return out;
+}
+function agentResource(agent) {
+  return {
+    id: agent.id,
+    type: "agents",
+    attributes: {
+      name: agent.name,
+      status: agent.status,
+      "ip-address": agent.ipAddress,
+      "last-ping-at": agent.lastPingAt,
+      "created-at": agent.createdAt
+    },
+    links: { self: `${BASE}/agents/${agent.id}` }
+  };
+}
+var BASE, COUNTED_STATUSES;
+var init_documents = __esm({
+  "src/emulator/documents.ts"() {
+    "use strict";
+    init_policy_input();
+    init_records();
+    init_store();
+    BASE = "/api/v2";
+    COUNTED_STATUSES = /* @__PURE__ */ new Set(["idle", "busy", "unknown"]);
+  }
+});
+
 // src/emulator/lookups.ts
 function requireOrg(store, name) {
   const org = name === void 0 ? void 0 : store.orgs.get(name);
@@ -27145,7 +27335,7 @@ function toBehaviour(raw) {
   const behaviour = {};
   for (const [key, name] of Object.entries(BEHAVIOUR_KEYS)) {
     const value2 = raw[key];
-    if (value2 !== void 0) behaviour[name] = value2;
+    if (value2 !== void 0) Object.assign(behaviour, { [name]: value2 });
   }
   return behaviour;
 }
@@ -27153,7 +27343,10 @@ function fromBehaviour(behaviour) {
   return {
     "pool-patch-resets-scope": behaviour.poolPatchResetsScope,
     "reject-enforce-with-level": behaviour.rejectEnforceWithLevel,
-    "legacy-enforce": behaviour.legacyEnforce
+    "legacy-enforce": behaviour.legacyEnforce,
+    "native-kind": behaviour.nativeKind,
+    "list-omits-policy-sets": behaviour.listOmitsPolicySets,
+    "show-omits-policy-sets": behaviour.showOmitsPolicySets
   };
 }
 function toFault(raw) {
@@ -27165,17 +27358,17 @@ function crossProblems(doc, value2) {
   listAt(value2, "organizations").forEach((org, i2) => {
     if (typeof org.name === "string") {
       const first2 = firstByName.get(org.name);
-      const path14 = ["organizations", i2, "name"];
+      const path16 = ["organizations", i2, "name"];
       if (first2 === void 0) firstByName.set(org.name, i2);
-      else problems2.push(doc.problem(path14, `${keyLabel(path14)} "${org.name}" is already used by ${keyLabel(["organizations", first2])}`));
+      else problems2.push(doc.problem(path16, `${keyLabel(path16)} "${org.name}" is already used by ${keyLabel(["organizations", first2])}`));
     }
     const workspaceIds = new Set(listAt(org, "workspaces").map((ws) => ws.id));
     listAt(org, "agent-pools").forEach((pool, j2) => {
       const allowed = Array.isArray(pool["allowed-workspaces"]) ? pool["allowed-workspaces"] : [];
       allowed.forEach((id, k2) => {
         if (typeof id !== "string" || workspaceIds.has(id)) return;
-        const path14 = ["organizations", i2, "agent-pools", j2, "allowed-workspaces", k2];
-        problems2.push(doc.problem(path14, `${keyLabel(path14)} "${id}" is not a workspace of organization "${String(org.name)}"`));
+        const path16 = ["organizations", i2, "agent-pools", j2, "allowed-workspaces", k2];
+        problems2.push(doc.problem(path16, `${keyLabel(path16)} "${id}" is not a workspace of organization "${String(org.name)}"`));
       });
     });
   });
@@ -27192,7 +27385,9 @@ function toSeed(raw) {
   if (raw["rate-limit"] !== void 0) seed.rateLimit = raw["rate-limit"];
   if (raw["rate-limit-window"] !== void 0) seed.rateLimitWindow = raw["rate-limit-window"];
   if (raw.faults !== void 0) seed.faults = raw.faults.map(toFault);
+  if (raw["rate-limit-reset"] !== void 0) seed.rateLimitReset = raw["rate-limit-reset"];
   if (raw.behaviour !== void 0) seed.behaviour = toBehaviour(raw.behaviour);
+  if (raw["native-kind"] !== void 0) seed.behaviour = { ...seed.behaviour, nativeKind: raw["native-kind"] };
   return seed;
 }
 function toOrganization(raw) {
@@ -27207,6 +27402,7 @@ function toPool(raw) {
   const pool = { name: raw.name };
   if (raw["organization-scoped"] !== void 0) pool.organizationScoped = raw["organization-scoped"];
   pool.allowedWorkspaces = [...raw["allowed-workspaces"] ?? []];
+  if (raw.workspaces !== void 0) pool.workspaces = [...raw.workspaces];
   pool.agents = (raw.agents ?? []).map((agent) => {
     const seedAgent = { status: agent.status };
     if (agent.name !== void 0) seedAgent.name = agent.name;
@@ -27226,7 +27422,10 @@ var init_seed = __esm({
     BEHAVIOUR_KEYS = {
       "pool-patch-resets-scope": "poolPatchResetsScope",
       "reject-enforce-with-level": "rejectEnforceWithLevel",
-      "legacy-enforce": "legacyEnforce"
+      "legacy-enforce": "legacyEnforce",
+      "native-kind": "nativeKind",
+      "list-omits-policy-sets": "listOmitsPolicySets",
+      "show-omits-policy-sets": "showOmitsPolicySets"
     };
   }
 });
@@ -27247,7 +27446,9 @@ function readAgentFields(value2, creating) {
   if (!isObject(value2)) throw badRequest("an agent must be an object");
   const fields = {};
   if (value2.status !== void 0 || creating) {
-    if (typeof value2.status !== "string" || !STATUSES.has(value2.status)) throw badRequest("status must be idle, busy, exited, errored or unknown");
+    if (typeof value2.status !== "string" || !STATUS_WORD.test(value2.status)) {
+      throw badRequest("status must be idle, busy, exited, errored or unknown (or another lower-case word, a status the service may add later)");
+    }
     fields.status = value2.status;
   }
   if (value2.name !== void 0) {
@@ -27269,13 +27470,13 @@ function dateTime(value2, problem) {
   if (Number.isNaN(time)) throw badRequest(problem);
   return new Date(time).toISOString();
 }
-var STATUSES;
+var STATUS_WORD;
 var init_control_input = __esm({
   "src/emulator/control-input.ts"() {
     "use strict";
     init_http();
     init_seed();
-    STATUSES = /* @__PURE__ */ new Set(["idle", "busy", "exited", "errored", "unknown"]);
+    STATUS_WORD = /^[a-z][a-z_-]*$/;
   }
 });
 
@@ -27291,7 +27492,7 @@ function controlRoutes(deps) {
     { method: "PUT", pattern: "/rate-limit", handler: async (ctx) => ok(setRateLimit(deps.limiter, await readJson(ctx))) },
     { method: "GET", pattern: "/behaviour", handler: () => ok(fromBehaviour(deps.behaviour)) },
     { method: "PUT", pattern: "/behaviour", handler: async (ctx) => ok(fromBehaviour(Object.assign(deps.behaviour, readBehaviourChanges(await readJson(ctx))))) },
-    { method: "GET", pattern: "/state", handler: (ctx) => ok(dumpState(ctx.store)) }
+    { method: "GET", pattern: "/state", handler: (ctx) => ok(dumpState(ctx.store, ctx.behaviour.nativeKind)) }
   ];
 }
 function ok(body) {
@@ -27343,7 +27544,7 @@ async function updateAgent(ctx) {
   if (fields.createdAt !== void 0) agent.createdAt = fields.createdAt;
   return ok(agentResource(agent));
 }
-function dumpState(store) {
+function dumpState(store, nativeKind) {
   return {
     organizations: [...store.orgs.values()].map((org) => ({
       name: org.name,
@@ -27353,7 +27554,7 @@ function dumpState(store) {
       policies: policiesOf(store, org.name).map((policy) => ({
         id: policy.id,
         name: policy.name,
-        kind: policy.kind,
+        kind: kindWord(policy.kind, nativeKind),
         description: policy.description,
         query: policy.query,
         "enforcement-level": policy.level,
@@ -27382,6 +27583,7 @@ function dumpState(store) {
 var init_control = __esm({
   "src/emulator/control.ts"() {
     "use strict";
+    init_records();
     init_documents();
     init_http();
     init_lookups();
@@ -27428,7 +27630,7 @@ var init_faults = __esm({
 });
 
 // src/emulator/rate-limit.ts
-function createRateLimiter(initialLimit, now, initialWindow = "sliding") {
+function createRateLimiter(initialLimit, now, initialWindow = "sliding", reset = "real") {
   let limit = initialLimit;
   let window2 = initialWindow;
   const spent = /* @__PURE__ */ new Map();
@@ -27441,13 +27643,13 @@ function createRateLimiter(initialLimit, now, initialWindow = "sliding") {
       forget(times, at, window2);
       const allowed = times.length < limit;
       if (allowed) times.push(at);
-      const reset = times.length === 0 ? 0 : Math.max(0, (times[0] ?? at) + WINDOW_MS - at) / 1e3;
+      const seconds2 = times.length === 0 ? 0 : Math.max(0, (times[0] ?? at) + WINDOW_MS - at) / 1e3;
       return {
         allowed,
         headers: {
           "x-ratelimit-limit": String(limit),
           "x-ratelimit-remaining": String(Math.max(0, limit - times.length)),
-          "x-ratelimit-reset": reset.toFixed(3)
+          "x-ratelimit-reset": reset === "zero" ? "0.0" : seconds2.toFixed(3)
         }
       };
     },
@@ -27568,10 +27770,10 @@ function lose(ctx, res, done) {
   ctx.req.socket.destroy();
   done(null);
 }
-function record(p2, ctx, path14, status) {
+function record(p2, ctx, path16, status) {
   const contentType = ctx.req.headers["content-type"] ?? null;
-  p2.log.add({ method: ctx.method, path: path14, status, "content-type": contentType, at: new Date(ctx.now()).toISOString() });
-  p2.logger.debug({ method: ctx.method, path: path14, status }, "emulator request");
+  p2.log.add({ method: ctx.method, path: path16, status, "content-type": contentType, at: new Date(ctx.now()).toISOString() });
+  p2.logger.debug({ method: ctx.method, path: path16, status }, "emulator request");
 }
 function bearer(req) {
   const header3 = req.headers.authorization ?? "";
@@ -27620,10 +27822,10 @@ var init_request_log = __esm({
 // src/emulator/router.ts
 function createRouter(routes) {
   const compiled2 = routes.map(compile);
-  return (method, path14) => {
+  return (method, path16) => {
     let pathMatched = false;
     for (const route3 of compiled2) {
-      const found = route3.regex.exec(path14);
+      const found = route3.regex.exec(path16);
       if (found === null) continue;
       pathMatched = true;
       if (route3.method !== method) continue;
@@ -27748,145 +27950,6 @@ var init_routes_agents = __esm({
   }
 });
 
-// src/model.ts
-var LEVELS_BY_KIND, MAX_CODE_BYTES;
-var init_model = __esm({
-  "src/model.ts"() {
-    "use strict";
-    LEVELS_BY_KIND = {
-      native: ["hard-mandatory", "soft-mandatory", "advisory"],
-      opa: ["mandatory", "advisory"]
-    };
-    MAX_CODE_BYTES = 10485760;
-  }
-});
-
-// src/emulator/validate.ts
-function readDocument(body, type) {
-  if (!isObject(body) || !isObject(body.data)) throw invalid("data must be an object", "/data");
-  const { data } = body;
-  if (data.type !== type) throw invalid(`type must be ${type}`, "/data/type");
-  const attributes = data.attributes ?? {};
-  if (!isObject(attributes)) throw invalid("attributes must be an object", "/data/attributes");
-  const relationships = data.relationships ?? {};
-  if (!isObject(relationships)) throw invalid("relationships must be an object", "/data/relationships");
-  return { attributes, relationships };
-}
-function checkName(value2) {
-  const pointer = "/data/attributes/name";
-  if (value2 === void 0 || value2 === null || value2 === "") throw invalid("Name can't be blank", pointer);
-  if (typeof value2 !== "string") throw invalid("Name must be a string", pointer);
-  if (!NAME_PATTERN.test(value2)) throw invalid("Name can only contain letters, numbers, -, and _", pointer);
-  return value2;
-}
-function optionalString(attributes, key, nullable) {
-  const value2 = attributes[key];
-  if (value2 === void 0) return void 0;
-  if (typeof value2 === "string" || nullable && value2 === null) return value2;
-  throw invalid(`${key} must be a string${nullable ? " or null" : ""}`, `/data/attributes/${key}`);
-}
-function optionalBoolean(attributes, key) {
-  const value2 = attributes[key];
-  if (value2 === void 0) return void 0;
-  if (typeof value2 === "boolean") return value2;
-  throw invalid(`${key} must be true or false`, `/data/attributes/${key}`);
-}
-function relationshipIds(relationships, key, type, exists2) {
-  const relationship = relationships[key];
-  if (relationship === void 0) return void 0;
-  const pointer = `/data/relationships/${key}`;
-  if (!isObject(relationship) || !Array.isArray(relationship.data)) throw invalid(`${key} data must be an array`, pointer);
-  const ids = [];
-  for (const [i2, item] of relationship.data.entries()) {
-    if (!isObject(item) || typeof item.id !== "string" || item.type !== type) {
-      throw invalid(`each ${key} element needs an id and type ${type}`, `${pointer}/data/${i2}`);
-    }
-    if (!exists2(item.id)) throw invalid(`${type} ${item.id} not found`, `${pointer}/data/${i2}`);
-    if (!ids.includes(item.id)) ids.push(item.id);
-  }
-  return ids;
-}
-var NAME_PATTERN;
-var init_validate = __esm({
-  "src/emulator/validate.ts"() {
-    "use strict";
-    init_http();
-    NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
-  }
-});
-
-// src/emulator/policy-input.ts
-function parsePolicyCreate(body, org, nameTaken2, behaviour) {
-  const { attributes, relationships } = readDocument(body, "policies");
-  const name = checkName(attributes.name);
-  if (nameTaken2(name)) throw invalid("Name has already been taken", "/data/attributes/name");
-  const kind = attributes.kind ?? "native";
-  if (kind !== "native" && kind !== "opa") throw invalid("kind must be native or opa", "/data/attributes/kind");
-  if (behaviour.rejectEnforceWithLevel && attributes.enforce !== void 0 && attributes["enforcement-level"] !== void 0) {
-    throw invalid("send enforcement-level or the deprecated enforce, not both", "/data/attributes/enforce");
-  }
-  const description = optionalString(attributes, "description", true) ?? null;
-  const query = checkQuery(kind, optionalString(attributes, "query", false));
-  if (kind === "opa" && query === void 0) throw invalid("Query can't be blank for opa policies", "/data/attributes/query");
-  const fallback = kind === "opa" ? "advisory" : "hard-mandatory";
-  const level = readLevel(attributes, kind, name, behaviour.legacyEnforce) ?? fallback;
-  const policySetIds = relationshipIds(relationships, "policy-sets", "policy-sets", (id) => org.policySets.has(id)) ?? [];
-  return { name, description, kind, query: query ?? null, level, policySetIds };
-}
-function parsePolicyUpdate(body, policy, behaviour) {
-  const { attributes } = readDocument(body, "policies");
-  if (attributes.name !== void 0 && attributes.name !== policy.name) throw invalid("Name cannot be changed", "/data/attributes/name");
-  if (attributes.kind !== void 0 && attributes.kind !== policy.kind) throw invalid("Kind cannot be changed", "/data/attributes/kind");
-  const update = {};
-  const description = optionalString(attributes, "description", true);
-  if (description !== void 0) update.description = description;
-  if (policy.kind === "opa") {
-    const query = checkQuery(policy.kind, optionalString(attributes, "query", false));
-    if (query !== void 0) update.query = query;
-  }
-  const level = readLevel(attributes, policy.kind, policy.name, behaviour.legacyEnforce);
-  if (level !== void 0) update.level = level;
-  return update;
-}
-function checkQuery(kind, query) {
-  if (query === void 0 || query === null) return void 0;
-  const pointer = "/data/attributes/query";
-  if (kind !== "opa") throw invalid("query is only valid for opa policies", pointer);
-  if (query.trim() === "") throw invalid("Query can't be blank for opa policies", pointer);
-  return query;
-}
-function readLevel(attributes, kind, name, legacy) {
-  const levels2 = LEVELS_BY_KIND[kind];
-  const explicit = legacy ? void 0 : attributes["enforcement-level"];
-  if (explicit !== void 0) {
-    if (!levels2.includes(explicit)) {
-      throw invalid(`enforcement-level must be one of ${levels2.join(", ")} for ${kind} policies`, "/data/attributes/enforcement-level");
-    }
-  }
-  const enforce = attributes.enforce;
-  if (enforce === void 0) return explicit;
-  if (!Array.isArray(enforce)) throw invalid("enforce must be an array", "/data/attributes/enforce");
-  let fromEnforce;
-  for (const [i2, rule] of enforce.entries()) {
-    const pointer = `/data/attributes/enforce/${i2}`;
-    if (!isObject(rule) || typeof rule.path !== "string" || typeof rule.mode !== "string") {
-      throw invalid("each enforce element needs a path and a mode", pointer);
-    }
-    if (!levels2.includes(rule.mode)) throw invalid(`mode must be one of ${levels2.join(", ")} for ${kind} policies`, `${pointer}/mode`);
-    const matches = rule.path === `${name}.${kind === "opa" ? "rego" : "native"}`;
-    fromEnforce ??= kind === "native" && !matches ? "hard-mandatory" : rule.mode;
-  }
-  return explicit ?? fromEnforce;
-}
-var init_policy_input = __esm({
-  "src/emulator/policy-input.ts"() {
-    "use strict";
-    init_model();
-    init_http();
-    init_validate();
-  }
-});
-
 // src/emulator/routes-policies.ts
 function listPolicies(ctx) {
   const org = requireOrg(ctx.store, ctx.params.org);
@@ -27895,11 +27958,11 @@ function listPolicies(ctx) {
   const all = policiesOf(ctx.store, org.name);
   const filtered = search !== void 0 || kind !== null && kind !== "";
   const matching = !filtered ? all : all.filter(
-    (policy) => (search === void 0 || policy.name.toLowerCase().includes(search)) && (kind === null || kind === "" || policy.kind === kind)
+    (policy) => (search === void 0 || policy.name.toLowerCase().includes(search)) && (kind === null || kind === "" || kindWord(policy.kind, ctx.behaviour.nativeKind) === kind)
   );
   const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
   const body = {
-    data: page.items.map((policy) => policyResource(policy, "list", ctx.behaviour.legacyEnforce)),
+    data: page.items.map((policy) => policyResource(policy, "list", ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind, ctx.behaviour.listOmitsPolicySets)),
     links: page.links,
     meta: { pagination: page.pagination }
   };
@@ -27913,10 +27976,10 @@ async function createPolicy(ctx) {
   const input = parsePolicyCreate(body, org, taken, ctx.behaviour);
   const policy = { id: newId("pol"), org: org.name, ...input, updatedAt: null, code: null };
   addPolicy(ctx.store, policy);
-  return { status: 200, body: { data: policyResource(policy, "create", ctx.behaviour.legacyEnforce) } };
+  return { status: 200, body: { data: policyResource(policy, "create", ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind) } };
 }
 function showPolicyReply(ctx, policy) {
-  const body = { data: policyResource(policy, "show", ctx.behaviour.legacyEnforce) };
+  const body = { data: policyResource(policy, "show", ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind, ctx.behaviour.showOmitsPolicySets) };
   if (includes(ctx.query, "policy_sets")) body.included = includedPolicySets([policy]);
   return { status: 200, body };
 }
@@ -27929,7 +27992,7 @@ async function updatePolicy(ctx) {
   if (update.description !== void 0) policy.description = update.description;
   if (update.query !== void 0) policy.query = update.query;
   if (update.level !== void 0) policy.level = update.level;
-  return { status: 200, body: { data: policyResource(policy, "update", ctx.behaviour.legacyEnforce) } };
+  return { status: 200, body: { data: policyResource(policy, "update", ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind) } };
 }
 function deletePolicy(ctx) {
   const policy = requirePolicy(ctx.store, ctx.params.id);
@@ -27945,6 +28008,7 @@ var init_routes_policies = __esm({
     init_ids();
     init_lookups();
     init_pagination();
+    init_records();
     init_policy_input();
     init_store();
     policyRoutes = [
@@ -28007,6 +28071,10 @@ function parsePoolInput(body, org, nameTaken2, creating, scopeDefault) {
   if (scoped !== void 0) changes.organizationScoped = scoped;
   const allowed = relationshipIds(relationships, "allowed-workspaces", "workspaces", (id) => org.workspaces.has(id));
   if (allowed !== void 0) changes.allowedWorkspaceIds = allowed;
+  const projects = relationshipIds(relationships, "allowed-projects", "projects", (id) => /^prj-[A-Za-z0-9_-]+$/.test(id));
+  if (projects !== void 0) changes.allowedProjectIds = projects;
+  const excluded = relationshipIds(relationships, "excluded-workspaces", "workspaces", (id) => org.workspaces.has(id));
+  if (excluded !== void 0) changes.excludedWorkspaceIds = excluded;
   return changes;
 }
 var init_pool_input = __esm({
@@ -28077,6 +28145,8 @@ async function createPool(ctx) {
     createdAt: new Date(ctx.now()).toISOString(),
     organizationScoped: changes.organizationScoped ?? true,
     allowedWorkspaceIds: changes.allowedWorkspaceIds ?? [],
+    allowedProjectIds: changes.allowedProjectIds ?? [],
+    excludedWorkspaceIds: changes.excludedWorkspaceIds ?? [],
     workspaceIds: []
   };
   addPool(ctx.store, pool);
@@ -28095,10 +28165,17 @@ async function updatePool(ctx) {
   if (changes.name !== void 0) pool.name = changes.name;
   if (changes.organizationScoped !== void 0) pool.organizationScoped = changes.organizationScoped;
   if (changes.allowedWorkspaceIds !== void 0) pool.allowedWorkspaceIds = changes.allowedWorkspaceIds;
+  if (changes.allowedProjectIds !== void 0) pool.allowedProjectIds = changes.allowedProjectIds;
+  if (changes.excludedWorkspaceIds !== void 0) pool.excludedWorkspaceIds = changes.excludedWorkspaceIds;
   return showReply(ctx, pool, 200);
 }
 function deletePool(ctx) {
   const pool = requirePool(ctx.store, ctx.params.id);
+  if (pool.workspaceIds.length > 0) {
+    throw new ReplyError(422, [
+      { status: "422", title: "invalid attribute", detail: `Agent pool is still being used by workspaces: ${pool.workspaceIds.join(", ")}`, source: { pointer: "/data" } }
+    ]);
+  }
   removePool(ctx.store, pool);
   return { status: 204 };
 }
@@ -28148,7 +28225,7 @@ var init_seed_default = __esm({
 
 // src/emulator/types.ts
 function defaultBehaviour() {
-  return { poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false };
+  return { poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false, nativeKind: "native", listOmitsPolicySets: false, showOmitsPolicySets: false };
 }
 var init_types = __esm({
   "src/emulator/types.ts"() {
@@ -28163,11 +28240,11 @@ async function startEmulator(options = {}) {
   const host = options.host ?? "127.0.0.1";
   const now = options.now ?? (() => Date.now());
   const store = createStore(seed, now);
-  const behaviour = { ...defaultBehaviour(), ...seed.behaviour };
+  const behaviour = { ...defaultBehaviour(), ...seed.behaviour, ...seed.nativeKind ? { nativeKind: seed.nativeKind } : {} };
   const blobs = createBlobStore(now);
   const faults = createFaultList(now);
   faults.add(seed.faults ?? []);
-  const limiter = createRateLimiter(seed.rateLimit ?? 30, now, seed.rateLimitWindow ?? "sliding");
+  const limiter = createRateLimiter(seed.rateLimit ?? 30, now, seed.rateLimitWindow ?? "sliding", seed.rateLimitReset ?? "real");
   const log2 = createRequestLog(options.requestLogLimit);
   const pipeline = {
     api: createRouter([...policyRoutes, ...policyCodeRoutes, ...poolRoutes, ...agentRoutes, PING]),
@@ -28292,47 +28369,52 @@ var init_emulator_command = __esm({
 });
 
 // src/api/bodies.ts
-function levelAttributes(name, kind, level, legacy) {
-  if (!legacy) return { "enforcement-level": level };
-  return { enforce: [{ path: enforcePath(name, kind), mode: level }] };
+function levelAttributes(name, kind, level, dialect) {
+  if (!dialect.legacy) return { "enforcement-level": level };
+  return { enforce: [{ path: enforcePath(name, kind, dialect.nativeKind), mode: level }] };
 }
-function enforcePath(name, kind) {
-  return `${name}.${kind === "opa" ? "rego" : "native"}`;
+function enforcePath(name, kind, nativeKind) {
+  return `${name}.${kind === "opa" ? "rego" : nativeKind}`;
 }
-function createPolicyBody(input, legacy) {
+function createPolicyBody(input, dialect) {
   const attributes = {
     name: input.name,
     description: input.description,
-    kind: input.kind,
-    ...levelAttributes(input.name, input.kind, input.enforcementLevel, legacy)
+    kind: wireKind(input.kind, dialect.nativeKind),
+    ...levelAttributes(input.name, input.kind, input.enforcementLevel, dialect)
   };
   if (input.kind === "opa" && input.query !== null) attributes.query = input.query;
   const policySets = input.policySetIds.map((id) => ({ id, type: "policy-sets" }));
   return { data: { type: "policies", attributes, relationships: { "policy-sets": { data: policySets } } } };
 }
-function updatePolicyBody(policy, input, legacy) {
+function updatePolicyBody(policy, input, dialect) {
   const attributes = {};
   if (input.description !== void 0) attributes.description = input.description;
-  if (input.enforcementLevel !== void 0) Object.assign(attributes, levelAttributes(policy.name, policy.kind, input.enforcementLevel, legacy));
+  if (input.enforcementLevel !== void 0) Object.assign(attributes, levelAttributes(policy.name, policy.kind, input.enforcementLevel, dialect));
   if (input.query !== void 0) attributes.query = input.query;
   return { data: { type: "policies", attributes } };
 }
 function createAgentPoolBody(input) {
   const attributes = { name: input.name, "organization-scoped": input.organizationScoped };
-  if (input.allowedWorkspaceIds === null) return { data: { type: "agent-pools", attributes } };
-  return { data: { type: "agent-pools", attributes, relationships: allowedWorkspaces(input.allowedWorkspaceIds) } };
+  return poolDocument(attributes, input.allowedWorkspaceIds, input.allowedProjectIds, input.excludedWorkspaceIds);
 }
 function updateAgentPoolBody(input) {
   const attributes = { name: input.name, "organization-scoped": input.organizationScoped };
-  if (input.allowedWorkspaceIds === void 0) return { data: { type: "agent-pools", attributes } };
-  return { data: { type: "agent-pools", attributes, relationships: allowedWorkspaces(input.allowedWorkspaceIds) } };
+  return poolDocument(attributes, input.allowedWorkspaceIds, input.allowedProjectIds, input.excludedWorkspaceIds);
 }
-function allowedWorkspaces(ids) {
-  return { "allowed-workspaces": { data: ids.map((id) => ({ id, type: "workspaces" })) } };
+function poolDocument(attributes, allowed, projects, excluded) {
+  const relationships = {};
+  const refs = (ids, type) => ({ data: ids.map((id) => ({ id, type })) });
+  if (allowed !== void 0 && allowed !== null) relationships["allowed-workspaces"] = refs(allowed, "workspaces");
+  if (projects !== void 0 && projects !== null) relationships["allowed-projects"] = refs(projects, "projects");
+  if (excluded !== void 0 && excluded !== null) relationships["excluded-workspaces"] = refs(excluded, "workspaces");
+  if (Object.keys(relationships).length === 0) return { data: { type: "agent-pools", attributes } };
+  return { data: { type: "agent-pools", attributes, relationships } };
 }
 var init_bodies = __esm({
   "src/api/bodies.ts"() {
     "use strict";
+    init_model();
   }
 });
 
@@ -28458,10 +28540,10 @@ function field(value2, key) {
 function str(value2) {
   return typeof value2 === "string" ? value2 : null;
 }
-function requiredStr(resource, path14, value2) {
+function requiredStr(resource, path16, value2) {
   if (typeof value2 === "string") return value2;
   const id = str(field(resource, "id")) ?? "resource";
-  throw new TypeError(`${id} has no ${path14}`);
+  throw new TypeError(`${id} has no ${path16}`);
 }
 function int(value2, fallback) {
   if (typeof value2 === "number" && Number.isFinite(value2)) return value2;
@@ -28507,10 +28589,10 @@ function isSuccess(response) {
   return response.status >= 200 && response.status < 300;
 }
 function apiError(response, secret) {
-  const { method, path: path14 } = response.request;
+  const { method, path: path16 } = response.request;
   const detail = errorDetail(parseJson(response.text)) ?? plainText(response.text);
   const hint = response.hint === void 0 ? "" : `; ${response.hint}`;
-  const message = scrub(`${method} ${path14} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`, secret);
+  const message = scrub(`${method} ${path16} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`, secret);
   return new ApiError(message, response.status, detail === null ? null : scrub(detail, secret), response.request);
 }
 function successBody(response, secret) {
@@ -28522,9 +28604,9 @@ function readWith(response, secret, read) {
   try {
     return read(body);
   } catch (error) {
-    const { method, path: path14 } = response.request;
+    const { method, path: path16 } = response.request;
     const reason = error instanceof Error ? error.message : String(error);
-    const message = `${method} ${path14} failed: ${response.status} but the response is unusable: ${reason}`;
+    const message = `${method} ${path16} failed: ${response.status} but the response is unusable: ${reason}`;
     throw new ApiError(message, response.status, reason, response.request, { cause: error });
   }
 }
@@ -28553,6 +28635,15 @@ var init_responses = __esm({
 async function fetchDownload(transport, secret, signal, downloadUrl) {
   return (await follow(transport, secret, signal, downloadUrl))?.text ?? null;
 }
+async function fetchDownloadBytes(transport, secret, signal, downloadUrl) {
+  const consume = async (body) => {
+    const chunks = [];
+    for await (const chunk of body) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  };
+  const response = await follow(transport, secret, signal, downloadUrl, consume);
+  return response === null ? null : response.consumed;
+}
 async function fetchDownloadDigest(transport, secret, signal, downloadUrl, keepTextBytes) {
   const consume = async (body) => {
     const hasher = createCodeHasher();
@@ -28573,7 +28664,7 @@ async function fetchDownloadDigest(transport, secret, signal, downloadUrl, keepT
 async function follow(transport, secret, signal, downloadUrl, consume) {
   let url = downloadUrl;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
-    const response = await transport.send({ method: "GET", url, auth: hop === 0, ...consume === void 0 ? {} : { consume } }, signal);
+    const response = await transport.send({ method: "GET", url, auth: hop === 0, redirects: "return", ...consume === void 0 ? {} : { consume } }, signal);
     if (isSuccess(response)) return response;
     if (hop === 0 && response.status === 404) return null;
     const location = response.headers.location;
@@ -28597,8 +28688,8 @@ function queryString(params) {
   if (params.length === 0) return "";
   return `?${params.map(([k2, v]) => `${encodeURIComponent(k2)}=${encodeURIComponent(v)}`).join("&")}`;
 }
-async function listAll(transport, secret, signal, path14, params, parse2) {
-  const pageUrl2 = (n) => transport.url(`${path14}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
+async function listAll(transport, secret, signal, path16, params, parse3) {
+  const pageUrl2 = (n) => transport.url(`${path16}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
   const pages = [];
   const listing = newListing();
   const ids = /* @__PURE__ */ new Set();
@@ -28616,7 +28707,7 @@ async function listAll(transport, secret, signal, path14, params, parse2) {
         ids.add(id);
         return true;
       });
-      return { page: { items: fresh.map(parse2), document: document2 }, size: resources.length };
+      return { page: { items: fresh.map(parse3), document: document2 }, size: resources.length };
     });
     pages.push(page);
     const next = nextUrl(page.document, url, pageUrl2);
@@ -28630,7 +28721,7 @@ async function listAll(transport, secret, signal, path14, params, parse2) {
     url = next;
   }
   if (repeated > 0) {
-    transport.logger.warn({ method: "GET", path: path14, repeated }, "api list repeated resources (created while it was read); each is counted once");
+    transport.logger.warn({ method: "GET", path: path16, repeated }, "api list repeated resources (created while it was read); each is counted once");
   }
   return pages;
 }
@@ -28692,7 +28783,9 @@ function parsePolicy(resource, legacy = false) {
   const attributes = field(resource, "attributes");
   const links = field(resource, "links");
   const id = requiredStr(resource, "id", field(resource, "id"));
-  const kind = field(attributes, "kind") === "opa" ? "opa" : "native";
+  const wire = field(attributes, "kind");
+  const known = kindOfWire(wire);
+  const kind = known ?? "native";
   const policySetIds = relatedIds(resource, "policy-sets");
   const name = requiredStr(resource, "attributes.name", field(attributes, "name"));
   return {
@@ -28700,6 +28793,7 @@ function parsePolicy(resource, legacy = false) {
     name,
     description: str(field(attributes, "description")),
     kind,
+    foreignKind: known === null ? str(wire) ?? "" : null,
     query: kind === "opa" ? str(field(attributes, "query")) : null,
     enforcementLevel: levelOf(attributes, kind, name, legacy),
     policySetCount: int(field(attributes, "policy-set-count"), policySetIds.length),
@@ -28723,7 +28817,9 @@ function enforceLevel(enforce, kind, name) {
   if (!Array.isArray(enforce) || enforce.length === 0) return void 0;
   const mode = LEVELS_BY_KIND[kind].find((l) => l === field(enforce[0], "mode"));
   if (mode === void 0) return void 0;
-  return kind === "native" && field(enforce[0], "path") !== enforcePath(name, kind) ? "hard-mandatory" : mode;
+  const path16 = field(enforce[0], "path");
+  const matches = path16 === enforcePath(name, kind, "native") || path16 === enforcePath(name, kind, "sentinel");
+  return kind === "native" && !matches ? "hard-mandatory" : mode;
 }
 function parseAgentPool(resource) {
   const attributes = field(resource, "attributes");
@@ -28734,12 +28830,14 @@ function parseAgentPool(resource) {
     organizationScoped: field(attributes, "organization-scoped") !== false,
     agentCount: int(field(attributes, "agent-count"), 0),
     workspaceIds: relatedIds(resource, "workspaces"),
-    allowedWorkspaceIds: relatedIds(resource, "allowed-workspaces")
+    allowedWorkspaceIds: relatedIds(resource, "allowed-workspaces"),
+    allowedProjectIds: relatedIds(resource, "allowed-projects"),
+    excludedWorkspaceIds: relatedIds(resource, "excluded-workspaces")
   };
 }
 function parseAgent(resource) {
   const attributes = field(resource, "attributes");
-  const status = AGENT_STATUSES.find((s) => s === field(attributes, "status")) ?? "unknown";
+  const status = str(field(attributes, "status")) ?? "";
   return {
     id: requiredStr(resource, "id", field(resource, "id")),
     name: str(field(attributes, "name")),
@@ -28749,14 +28847,12 @@ function parseAgent(resource) {
     createdAt: str(field(attributes, "created-at"))
   };
 }
-var AGENT_STATUSES;
 var init_resources = __esm({
   "src/api/resources.ts"() {
     "use strict";
     init_model();
     init_bodies();
     init_json_api();
-    AGENT_STATUSES = ["idle", "busy", "exited", "errored", "unknown"];
   }
 });
 
@@ -30846,7 +30942,7 @@ var require_util2 = __commonJS({
     var { IncomingMessage } = __require("node:http");
     var stream = __require("node:stream");
     var net = __require("node:net");
-    var { stringify } = __require("node:querystring");
+    var { stringify: stringify2 } = __require("node:querystring");
     var { EventEmitter: EE } = __require("node:events");
     var timers = require_timers();
     var { InvalidArgumentError, ConnectTimeoutError } = require_errors3();
@@ -30912,7 +31008,7 @@ var require_util2 = __commonJS({
       if (pathHasQueryOrFragment(url)) {
         throw new Error('Query params cannot be passed when url already contains "?" or "#".');
       }
-      const stringified = stringify(queryParams);
+      const stringified = stringify2(queryParams);
       if (stringified) {
         url += "?" + stringified;
       }
@@ -30957,14 +31053,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path14 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path16 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path14 && path14[0] !== "/") {
-          path14 = `/${path14}`;
+        if (path16 && path16[0] !== "/") {
+          path16 = `/${path16}`;
         }
-        return new URL(`${origin}${path14}`);
+        return new URL(`${origin}${path16}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -31799,9 +31895,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path14, origin }
+            request: { method, path: path16, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path14);
+          debugLog("sending request to %s %s%s", method, origin, path16);
         }
       );
     }
@@ -31819,14 +31915,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path14, origin },
+            request: { method, path: path16, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path14,
+            path16,
             statusCode
           );
         }
@@ -31835,23 +31931,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path14, origin }
+            request: { method, path: path16, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path14);
+          debugLog("trailers received from %s %s%s", method, origin, path16);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path14, origin },
+            request: { method, path: path16, origin },
             error
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path14,
+            path16,
             error.message
           );
         }
@@ -31966,7 +32062,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path14,
+        path: path16,
         method,
         body,
         headers,
@@ -31983,11 +32079,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path14 !== "string") {
+        if (typeof path16 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path14[0] !== "/" && !(path14.startsWith("http://") || path14.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path16[0] !== "/" && !(path16.startsWith("http://") || path16.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path14)) {
+        } else if (invalidPathRegex.test(path16)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -32062,7 +32158,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path14, query) : path14;
+        this.path = query ? serializePathWithQuery(path16, query) : path16;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -37306,7 +37402,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request2) {
-      const { method, path: path14, host, upgrade, blocking, reset } = request2;
+      const { method, path: path16, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -37382,7 +37478,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request2);
-      let header3 = `${method} ${path14} HTTP/1.1\r
+      let header3 = `${method} ${path16} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header3 += `host: ${host}\r
@@ -38059,7 +38155,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request2.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request2.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path14, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
+      const { method, path: path16, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request2, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -38128,7 +38224,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path14;
+          headers[HTTP2_HEADER_PATH] = path16;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -38180,7 +38276,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path14;
+      headers[HTTP2_HEADER_PATH] = path16;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -40536,10 +40632,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path14 = "/",
+          path: path16 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path14;
+        opts.path = origin + path16;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -42699,20 +42795,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path14) {
-      if (typeof path14 !== "string") {
-        return path14;
+    function safeUrl(path16) {
+      if (typeof path16 !== "string") {
+        return path16;
       }
-      const pathSegments = path14.split("?", 3);
+      const pathSegments = path16.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path14;
+        return path16;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path14, method, body, headers }) {
-      const pathMatch = matchValue2(mockDispatch2.path, path14);
+    function matchKey(mockDispatch2, { path: path16, method, body, headers }) {
+      const pathMatch = matchValue2(mockDispatch2.path, path16);
       const methodMatch = matchValue2(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue2(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -42737,8 +42833,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path14, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue2(removeTrailingSlash(safeUrl(path14)), resolvedPathWithoutTrailingSlash) : matchValue2(safeUrl(path14), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path16, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue2(removeTrailingSlash(safeUrl(path16)), resolvedPathWithoutTrailingSlash) : matchValue2(safeUrl(path16), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -42777,19 +42873,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path14) {
-      while (path14.endsWith("/")) {
-        path14 = path14.slice(0, -1);
+    function removeTrailingSlash(path16) {
+      while (path16.endsWith("/")) {
+        path16 = path16.slice(0, -1);
       }
-      if (path14.length === 0) {
-        path14 = "/";
+      if (path16.length === 0) {
+        path16 = "/";
       }
-      return path14;
+      return path16;
     }
     function buildKey(opts) {
-      const { path: path14, method, body, headers, query } = opts;
+      const { path: path16, method, body, headers, query } = opts;
       return {
-        path: path14,
+        path: path16,
         method,
         body,
         headers,
@@ -43479,10 +43575,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path14, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path16, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path14,
+            Path: path16,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -43564,9 +43660,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path14, searchParams] = dispatchOpts.path.split("?");
+          const [path16, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path14}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path16}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -43770,7 +43866,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile3, readFile: readFile8, mkdir: mkdir3 } = __require("node:fs/promises");
+    var { writeFile: writeFile4, readFile: readFile8, mkdir: mkdir4 } = __require("node:fs/promises");
     var { dirname: dirname4, resolve: resolve5 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
@@ -43967,12 +44063,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path14 = filePath || this.#snapshotPath;
-        if (!path14) {
+        const path16 = filePath || this.#snapshotPath;
+        if (!path16) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile8(resolve5(path14), "utf8");
+          const data = await readFile8(resolve5(path16), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -43986,7 +44082,7 @@ var require_snapshot_recorder = __commonJS({
           if (error.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path14}`, { cause: error });
+            throw new UndiciError(`Failed to load snapshots from ${path16}`, { cause: error });
           }
         }
       }
@@ -43997,17 +44093,17 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path14 = filePath || this.#snapshotPath;
-        if (!path14) {
+        const path16 = filePath || this.#snapshotPath;
+        if (!path16) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve5(path14);
-        await mkdir3(dirname4(resolvedPath), { recursive: true });
+        const resolvedPath = resolve5(path16);
+        await mkdir4(dirname4(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
           snapshot
         }));
-        await writeFile3(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
+        await writeFile4(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
       }
       /**
        * Clears all recorded snapshots
@@ -44642,15 +44738,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path14 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path14}`;
+        const path16 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path16}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path14;
+        this.opts.path = path16;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -46467,10 +46563,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path14) {
+    function deleteCachedUri(store, cacheKey, path16) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path14
+        path: path16
       });
       for (let i2 = 0; i2 < util.safeHTTPMethods.length; i2++) {
         const method = util.safeHTTPMethods[i2];
@@ -46478,7 +46574,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path14
+            path: path16
           });
         }
       }
@@ -46489,9 +46585,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i2 = 0; i2 < values.length; i2++) {
-        const path14 = getSameOriginPath(cacheKey, values[i2]);
-        if (path14 !== void 0) {
-          deleteCachedUri(store, cacheKey, path14);
+        const path16 = getSameOriginPath(cacheKey, values[i2]);
+        if (path16 !== void 0) {
+          deleteCachedUri(store, cacheKey, path16);
         }
       }
     }
@@ -51979,11 +52075,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        const path14 = url.pathname + url.search;
+        const path16 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve5, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path14}?` : path14,
+            path: hasTrailingQuestionMark ? `${path16}?` : path16,
             origin: url.origin,
             method: request2.method,
             body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body,
@@ -52930,9 +53026,9 @@ var require_util5 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path14) {
-      for (let i2 = 0; i2 < path14.length; ++i2) {
-        const code = path14.charCodeAt(i2);
+    function validateCookiePath(path16) {
+      for (let i2 = 0; i2 < path16.length; ++i2) {
+        const code = path16.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -53014,7 +53110,7 @@ var require_util5 = __commonJS({
         throw new Error("Invalid cookie max-age");
       }
     }
-    function stringify(cookie) {
+    function stringify2(cookie) {
       if (cookie.name.length === 0) {
         return null;
       }
@@ -53076,7 +53172,7 @@ var require_util5 = __commonJS({
       validateCookiePath,
       validateCookieValue,
       toIMFDate,
-      stringify
+      stringify: stringify2
     };
   }
 });
@@ -53223,7 +53319,7 @@ var require_cookies = __commonJS({
   "node_modules/undici/lib/web/cookies/index.js"(exports, module) {
     "use strict";
     var { parseSetCookie } = require_parse();
-    var { stringify } = require_util5();
+    var { stringify: stringify2 } = require_util5();
     var { webidl } = require_webidl();
     var { Headers } = require_headers();
     var brandChecks = webidl.brandCheckMultiple([Headers, globalThis.Headers].filter(Boolean));
@@ -53271,7 +53367,7 @@ var require_cookies = __commonJS({
       webidl.argumentLengthCheck(arguments, 2, "setCookie");
       brandChecks(headers);
       cookie = webidl.converters.Cookie(cookie);
-      const str2 = stringify(cookie);
+      const str2 = stringify2(cookie);
       if (str2) {
         headers.append("set-cookie", str2, true);
       }
@@ -56368,11 +56464,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path14 = opts.path;
+          let path16 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path14 = `/${path14}`;
+            path16 = `/${path16}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path14);
+          url = new URL(util.parseOrigin(url).origin + path16);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -56481,11 +56577,29 @@ ${captureLines}` : capture.stack;
   }
 });
 
+// src/api/rate-limit-wait.ts
+function rateLimitWaitMs(resetSeconds, consecutive, random) {
+  const resetMs = (resetSeconds ?? 1) * 1e3;
+  if (resetMs >= MIN_WAIT_MS) return resetMs + RESET_MARGIN_MS + random * 50;
+  const floor = Math.min(MAX_WAIT_MS, MIN_WAIT_MS * 2 ** Math.max(0, consecutive - 1));
+  return floor + random * (floor / 2);
+}
+var MIN_WAIT_MS, MAX_WAIT_MS, RESET_MARGIN_MS;
+var init_rate_limit_wait = __esm({
+  "src/api/rate-limit-wait.ts"() {
+    "use strict";
+    MIN_WAIT_MS = 100;
+    MAX_WAIT_MS = 1e3;
+    RESET_MARGIN_MS = 5;
+  }
+});
+
 // src/api/pacer.ts
-var ASSUMED_LIMIT, WINDOW_MS2, WINDOW_GUARD_MS, START_SHARE, MAX_SHARE, MIN_SHARE, SHARE_STEP, SHARE_CUT, OTHERS_WEIGHT, MAX_CATCH_UP_MS, RESET_MARGIN_MS, Pacer;
+var ASSUMED_LIMIT, WINDOW_MS2, WINDOW_GUARD_MS, START_SHARE, MAX_SHARE, MIN_SHARE, SHARE_STEP, SHARE_CUT, OTHERS_WEIGHT, MAX_CATCH_UP_MS, RESET_MARGIN_MS2, Pacer;
 var init_pacer = __esm({
   "src/api/pacer.ts"() {
     "use strict";
+    init_rate_limit_wait();
     ASSUMED_LIMIT = 30;
     WINDOW_MS2 = 1e3;
     WINDOW_GUARD_MS = 25;
@@ -56496,7 +56610,7 @@ var init_pacer = __esm({
     SHARE_CUT = 0.9;
     OTHERS_WEIGHT = 0.2;
     MAX_CATCH_UP_MS = 250;
-    RESET_MARGIN_MS = 5;
+    RESET_MARGIN_MS2 = 5;
     Pacer = class {
       constructor(clock2, configured) {
         this.clock = clock2;
@@ -56515,6 +56629,8 @@ var init_pacer = __esm({
       pausedUntil = -Infinity;
       waiters = [];
       pumping = false;
+      /** 429s in a row, with no other answer between them. */
+      consecutive429 = 0;
       /** The limit paced to: the announced one, capped by a configured number; 0 when nothing is to be paced. */
       get limit() {
         const ceiling = this.configured === "auto" ? Infinity : this.configured;
@@ -56551,6 +56667,7 @@ var init_pacer = __esm({
       }
       /** Learns from an answer that was not a 429 to the request started at `startedAt` (default: now). */
       observe(headers, startedAt = this.clock.now()) {
+        this.consecutive429 = 0;
         this.announced = headers.limit ?? 0;
         if (headers.limit !== null && headers.remaining !== null) {
           const spentOnServer = headers.limit - headers.remaining;
@@ -56560,19 +56677,22 @@ var init_pacer = __esm({
         if (this.limit > 0) this.share = Math.min(MAX_SHARE, this.share + SHARE_STEP / this.budget());
         const ahead = this.startsWithin(startedAt, Infinity);
         if (headers.remaining !== null && headers.remaining - ahead <= 0 && headers.resetSeconds !== null) {
-          this.pauseFor(headers.resetSeconds * 1e3 + RESET_MARGIN_MS);
+          const untilFreeMs = Math.max(headers.resetSeconds * 1e3, this.limit > 0 ? 1e3 / this.limit : 0);
+          this.pauseFor(untilFreeMs + RESET_MARGIN_MS2);
         }
       }
       /**
        * A 429 to the request started at `startedAt`: the server did not count it, the share shrinks, and
-       * every start waits the announced reset plus a little jitter. Returns that wait in milliseconds.
+       * every start waits the announced reset plus a little jitter, or, when the reset is tiny, at least 100 ms, backing
+       * off over consecutive 429s (rate-limit-wait.ts). Returns that wait in milliseconds.
        */
       rateLimited(headers, startedAt) {
         const index = this.starts.lastIndexOf(startedAt);
         if (index >= 0) this.starts.splice(index, 1);
         if (headers.limit !== null) this.announced = headers.limit;
         this.share = Math.max(MIN_SHARE, this.share * SHARE_CUT);
-        const waitMs = (headers.resetSeconds ?? 1) * 1e3 + RESET_MARGIN_MS + this.clock.random() * 50;
+        this.consecutive429 += 1;
+        const waitMs = rateLimitWaitMs(headers.resetSeconds, this.consecutive429, this.clock.random());
         this.pauseFor(waitMs);
         return waitMs;
       }
@@ -56650,6 +56770,43 @@ var init_rate_limit_headers = __esm({
   }
 });
 
+// src/api/redirects.ts
+function redirectTarget(req, response, base2, hops) {
+  const location = response.headers.location;
+  if (req.redirects === "return" || !REDIRECTS.has(response.status) || location === void 0) return null;
+  const from = shown(new URL(req.url));
+  let target;
+  try {
+    target = new URL(location, req.url);
+  } catch {
+    throw redirectError(req, response, `answered ${response.status} with a Location that is not a URL`);
+  }
+  const to = shown(target);
+  if (req.method !== "GET") {
+    throw redirectError(req, response, `was answered ${response.status}, a redirect from ${from} to ${to}; a write is never repeated to another URL: fix --api-url (or API_BASE_URL, api.url) to the URL the API answers at`);
+  }
+  if (target.origin !== base2.origin) {
+    throw redirectError(req, response, `was redirected (${response.status}) to ${to}, outside ${base2.origin}; the token is never sent to another origin: fix --api-url (or API_BASE_URL, api.url) to the URL the API answers at`);
+  }
+  if (hops >= MAX_API_REDIRECTS) throw redirectError(req, response, `was redirected more than ${MAX_API_REDIRECTS} times (last to ${to})`);
+  return target.href;
+}
+function shown(url) {
+  return `${url.origin}${url.pathname}${url.search === "" ? "" : "?\u2026"}`;
+}
+function redirectError(req, response, what) {
+  return new ApiError(`${response.request.method} ${response.request.path} ${what}`, response.status, null, response.request);
+}
+var MAX_API_REDIRECTS, REDIRECTS;
+var init_redirects = __esm({
+  "src/api/redirects.ts"() {
+    "use strict";
+    init_errors();
+    MAX_API_REDIRECTS = 5;
+    REDIRECTS = /* @__PURE__ */ new Set([301, 302, 307, 308]);
+  }
+});
+
 // src/api/transport-failure.ts
 function describeFailure(error, timeoutMs, secret) {
   const code = timeoutMs !== null ? "timeout" : failureCode(error);
@@ -56717,7 +56874,7 @@ function watched(body) {
   }
   return Object.assign(state, { stream: Readable.from(chunks(), { objectMode: false }) });
 }
-var import_undici, MAX_RATE_LIMITED, JSON_API2, MUTATING2, HEADER_VALUE, Transport;
+var import_undici, JSON_API2, MUTATING2, HEADER_VALUE, Transport;
 var init_transport = __esm({
   "src/api/transport.ts"() {
     "use strict";
@@ -56727,8 +56884,9 @@ var init_transport = __esm({
     init_errors();
     init_pacer();
     init_rate_limit_headers();
+    init_rate_limit_wait();
+    init_redirects();
     init_transport_failure();
-    MAX_RATE_LIMITED = 30;
     JSON_API2 = "application/vnd.api+json";
     MUTATING2 = /* @__PURE__ */ new Set(["POST", "PATCH", "DELETE"]);
     HEADER_VALUE = /^[\t\x20-\x7e]*$/;
@@ -56760,8 +56918,8 @@ var init_transport = __esm({
       /** Since when every answer of the API has been a 429; null once one was not. */
       onlyRateLimitedSince = null;
       /** Absolute URL of a path relative to the base URL (`/policies/pol-1`). */
-      url(path14) {
-        return `${this.base.href}${path14}`;
+      url(path16) {
+        return `${this.base.href}${path16}`;
       }
       get logger() {
         return this.options.logger;
@@ -56777,9 +56935,11 @@ var init_transport = __esm({
        * Sends until an answer worth returning: any status but 429, and 5xx only once retries are spent. Once `signal`
        * aborts, the request leaves the queue, the pacer, its back-off or the wire at once and rejects with the signal's reason.
        */
-      async send(req, signal) {
+      async send(first2, signal) {
         const { logger: logger2, clock: clock2 } = this.options;
-        const described = this.describe(req);
+        let req = first2;
+        let described = this.describe(req);
+        let hops = 0;
         let failures = 0;
         let limited = 0;
         let failingSince = null;
@@ -56795,12 +56955,19 @@ var init_transport = __esm({
               if (gaveUp !== null) return { ...outcome.response, hint: gaveUp };
               limited += 1;
               this.counters.rateLimited += 1;
-              const waitMs = outcome.waitMs ?? (readRateLimitHeaders(headers).resetSeconds ?? 1) * 1e3 + clock2.random() * 50;
+              const waitMs = outcome.waitMs ?? rateLimitWaitMs(readRateLimitHeaders(headers).resetSeconds, limited + 1, clock2.random());
               logger2.warn({ ...described, status, waitMs: Math.round(waitMs), attempt: limited }, "api rate limited, waiting");
               if (outcome.waitMs === void 0) await clock2.sleep(waitMs, signal);
               continue;
             }
             const retryable2 = status >= 500 && req.retry !== "unsent-only";
+            const redirect = retryable2 ? null : redirectTarget(req, outcome.response, this.base, hops);
+            if (redirect !== null) {
+              logger2.info({ ...described, status, hop: hops += 1 }, "api request redirected within the API, following");
+              req = { ...req, url: redirect, redirected: true };
+              described = this.describe(req);
+              continue;
+            }
             if (!retryable2) return this.withHint(outcome.response);
             failingSince ??= clock2.now();
             const delayMs2 = this.retryDelay(failures + 1, failingSince);
@@ -56846,7 +57013,6 @@ var init_transport = __esm({
         const { clock: clock2, retryBudgetMs } = this.options;
         const now = clock2.now();
         const budget = `(api.retry-budget: ${seconds(retryBudgetMs)})`;
-        if (limited >= MAX_RATE_LIMITED) return `gave up after ${limited + 1} rate-limited tries`;
         if (now - limitedSince >= retryBudgetMs) return `still rate limited after waiting ${seconds(now - limitedSince)} ${budget}`;
         const only = this.onlyRateLimitedSince;
         if (only !== null && now - only >= retryBudgetMs) return `the API has answered nothing but 429 for ${seconds(now - only)} ${budget}`;
@@ -56866,8 +57032,8 @@ var init_transport = __esm({
       }
       describe(req) {
         const url = new URL(req.url);
-        const path14 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
-        return { method: req.method, path: `${path14}${readableQuery(url.search)}` };
+        const path16 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
+        return { method: req.method, path: `${path16}${readableQuery(url.search)}` };
       }
       async attempt(req, described, cancel) {
         const { clock: clock2, logger: logger2, timeoutMs } = this.options;
@@ -56922,7 +57088,7 @@ var init_transport = __esm({
       headers(req, inApi) {
         const headers = { "user-agent": this.options.userAgent };
         if (inApi) headers.accept = JSON_API2;
-        if (inApi && req.auth !== false) headers.authorization = `Bearer ${this.options.token}`;
+        if ((inApi || req.redirected === true) && req.auth !== false) headers.authorization = `Bearer ${this.options.token}`;
         if (MUTATING2.has(req.method) || req.json !== void 0) headers["content-type"] = JSON_API2;
         if (req.bytes !== void 0) headers["content-type"] = "application/octet-stream";
         if (req.bytes !== void 0 && "chunks" in req.bytes) headers["content-length"] = String(req.bytes.length);
@@ -56982,6 +57148,7 @@ var init_client = __esm({
         this.options = options;
         this.token = options.token;
         this.legacy = options.legacyEnforce ?? false;
+        this.dialect = { legacy: this.legacy, nativeKind: options.nativeKind ?? "native" };
         this.parsePolicy = (resource) => parsePolicy(resource, this.legacy);
         this.transport = new Transport({
           baseUrl: options.baseUrl,
@@ -57002,6 +57169,7 @@ var init_client = __esm({
       transport;
       token;
       legacy;
+      dialect;
       parsePolicy;
       /** Set on a view made by `withSignal`: every request of the view ends once it aborts. */
       signal = void 0;
@@ -57024,20 +57192,21 @@ var init_client = __esm({
       async listPolicies(organization, options = {}) {
         const params = [];
         if (options.search !== void 0) params.push(["search[name]", options.search]);
-        if (options.kind !== void 0) params.push(["filter[kind]", options.kind]);
+        if (options.kind !== void 0) params.push(["filter[kind]", wireKind(options.kind, this.dialect.nativeKind)]);
         if (options.includePolicySets === true) params.push(["include", "policy_sets"]);
         const pages = await listAll(this.transport, this.token, this.signal, `/organizations/${seg(organization)}/policies`, params, this.parsePolicy);
         return pages.flatMap((page) => page.items);
       }
-      getPolicy(id) {
-        return this.one("GET", `/policies/${seg(id)}`, void 0, this.parsePolicy);
+      getPolicy(id, options = {}) {
+        const query = options.includePolicySets === true ? queryString([["include", "policy_sets"]]) : "";
+        return this.one("GET", `/policies/${seg(id)}${query}`, void 0, this.parsePolicy);
       }
       createPolicy(organization, input) {
         return createOnce({
           transport: this.transport,
           signal: this.signal,
           logger: this.options.logger,
-          request: { method: "POST", url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input, this.legacy) },
+          request: { method: "POST", url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input, this.dialect) },
           read: (response) => readWith(response, this.token, (body) => this.parsePolicy(primary(body))),
           find: async () => (await this.listPolicies(organization, { search: input.name })).find((p2) => p2.name === input.name) ?? null
         });
@@ -57063,6 +57232,11 @@ var init_client = __esm({
         const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
         return fetchDownload(this.transport, this.token, this.signal, new URL(link, this.options.baseUrl).href);
       }
+      /** The policy's code as the exact bytes stored (for export); null on 404 (no code uploaded yet). */
+      downloadPolicyBytes(policy) {
+        const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
+        return fetchDownloadBytes(this.transport, this.token, this.signal, new URL(link, this.options.baseUrl).href);
+      }
       /**
        * The digest of the policy's code, computed as the download streams; its text too when at most `keepTextBytes`
        * bytes. null when the service answers 404 (no code uploaded yet).
@@ -57072,7 +57246,7 @@ var init_client = __esm({
         return fetchDownloadDigest(this.transport, this.token, this.signal, new URL(link, this.options.baseUrl).href, keepTextBytes);
       }
       updatePolicy(policy, input) {
-        return this.one("PATCH", `/policies/${seg(policy.id)}`, updatePolicyBody(policy, input, this.legacy), this.parsePolicy);
+        return this.one("PATCH", `/policies/${seg(policy.id)}`, updatePolicyBody(policy, input, this.dialect), this.parsePolicy);
       }
       deletePolicy(id) {
         return this.remove(`/policies/${seg(id)}`);
@@ -57123,8 +57297,8 @@ var init_client = __esm({
        * A DELETE answered 404 is done: what was asked for is true. That is the answer to a retry whose
        * first answer was lost, and to a resource someone already deleted by hand.
        */
-      async remove(path14) {
-        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path14) }, this.signal);
+      async remove(path16) {
+        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path16) }, this.signal);
         if (response.status === 404) {
           this.options.logger.info({ ...response.request, status: 404 }, "api delete: already gone, counted as deleted");
           return;
@@ -57132,9 +57306,9 @@ var init_client = __esm({
         successBody(response, this.token);
       }
       /** One request answered by a single-resource document. */
-      async one(method, path14, json, parse2) {
-        const response = await this.transport.send({ method, url: this.transport.url(path14), json }, this.signal);
-        return readWith(response, this.token, (body) => parse2(primary(body)));
+      async one(method, path16, json, parse3) {
+        const response = await this.transport.send({ method, url: this.transport.url(path16), json }, this.signal);
+        return readWith(response, this.token, (body) => parse3(primary(body)));
       }
     };
   }
@@ -57157,6 +57331,7 @@ async function createApiClient(setup) {
     rateLimit: config.api.rateLimit,
     concurrency: config.api.concurrency,
     legacyEnforce: config.api.legacyEnforce,
+    nativeKind: config.api.nativeKind,
     retryBudgetMs: config.api.retryBudgetSeconds * 1e3,
     onRequest: setup.onRequest,
     onRateLimitWait: setup.onRateLimitWait
@@ -57338,6 +57513,26 @@ var init_code_cache_file = __esm({
     VERSION = 1;
     MAX_FILE_BYTES = 64 * 1024 * 1024;
     DIGEST = /^[0-9a-f]{64}$/;
+  }
+});
+
+// src/apply/replace-sets.ts
+async function withKnownSets(change, api) {
+  const live = change.live;
+  if (change.action !== "replace" || live === null || change.declared?.policySets != null) return change;
+  const count2 = live.policySetCount ?? live.policySetIds.length;
+  if (count2 <= live.policySetIds.length) return change;
+  const read = await api.getPolicy(live.id, { includePolicySets: true });
+  if (read.policySetIds.length < Math.max(count2, read.policySetCount)) {
+    throw new Error(
+      `policy "${live.name}" is in ${Math.max(count2, read.policySetCount)} policy sets, but the API names only ${read.policySetIds.length} of them; the replace (delete, then create) is refused so that the policy is not dropped from its sets. Name its sets in policy-sets in its settings file, or replace it by hand`
+    );
+  }
+  return { ...change, live: { ...live, policySetIds: read.policySetIds, policySetCount: read.policySetCount } };
+}
+var init_replace_sets = __esm({
+  "src/apply/replace-sets.ts"() {
+    "use strict";
   }
 });
 
@@ -57868,26 +58063,26 @@ var require_ignore = __commonJS({
       const index = body.indexOf(SLASH2);
       return index < 0 || index === body.length - 1;
     };
-    var basenameOf = (path14) => {
-      const end = path14.length - 1;
-      const index = path14.lastIndexOf(
+    var basenameOf = (path16) => {
+      const end = path16.length - 1;
+      const index = path16.lastIndexOf(
         SLASH2,
-        path14[end] === SLASH2 ? end - 1 : end
+        path16[end] === SLASH2 ? end - 1 : end
       );
-      return index < 0 ? path14 : path14.slice(index + 1);
+      return index < 0 ? path16 : path16.slice(index + 1);
     };
-    var parentOf = (path14) => {
-      if (path14.charCodeAt(0) === SLASH_CODE || path14.indexOf(DOUBLE_SLASH) >= 0) {
-        const slices = path14.split(SLASH2).filter(Boolean);
+    var parentOf = (path16) => {
+      if (path16.charCodeAt(0) === SLASH_CODE || path16.indexOf(DOUBLE_SLASH) >= 0) {
+        const slices = path16.split(SLASH2).filter(Boolean);
         slices.pop();
         return slices.length ? slices.join(SLASH2) + SLASH2 : EMPTY;
       }
-      const end = path14.length - 1;
-      const cut = path14.lastIndexOf(
+      const end = path16.length - 1;
+      const cut = path16.lastIndexOf(
         SLASH2,
-        path14.charCodeAt(end) === SLASH_CODE ? end - 1 : end
+        path16.charCodeAt(end) === SLASH_CODE ? end - 1 : end
       );
-      return cut < 0 ? EMPTY : path14.slice(0, cut + 1);
+      return cut < 0 ? EMPTY : path16.slice(0, cut + 1);
     };
     var isString = (subject) => typeof subject === "string";
     var checkPattern = (pattern) => pattern && isString(pattern);
@@ -58037,7 +58232,7 @@ var require_ignore = __commonJS({
       // Match the literal 'abc/' for `checkIgnore`, last rule wins. Only a rule
       //   ending in a wildcard can match it (see `checkSourceOf`), so the rest
       //   are left out once, rather than tested or compiled for every path.
-      testLiteral(path14) {
+      testLiteral(path16) {
         const rules = this._literalRules || (this._literalRules = this._rules.filter(
           ({ body }) => body[body.length - (body[body.length - 1] === SLASH2 ? 2 : 1)] === "*"
         ));
@@ -58046,7 +58241,7 @@ var require_ignore = __commonJS({
         let matchedRule;
         for (let index = rules.length - 1; index >= 0; index--) {
           const rule = rules[index];
-          if (rule.checkRegex.test(path14)) {
+          if (rule.checkRegex.test(path16)) {
             ignored = !rule.negative;
             unignored = rule.negative;
             matchedRule = rule.negative ? UNDEFINED : rule;
@@ -58066,15 +58261,15 @@ var require_ignore = __commonJS({
       //
       // - mode `string` either `MODE_IGNORE` or `MODE_CHECK_IGNORE`
       // @returns {TestResult}
-      test(path14, mode) {
+      test(path16, mode) {
         const rules = this._rules;
         const { length } = rules;
         const shortcut = this._basenameCount * 2 >= length;
-        const basename4 = shortcut ? basenameOf(path14) : path14;
+        const basename4 = shortcut ? basenameOf(path16) : path16;
         for (let index = length - 1; index >= 0; index--) {
           const rule = rules[index];
           if (rule[mode].test(
-            shortcut && rule._basenameOnly ? basename4 : path14
+            shortcut && rule._basenameOnly ? basename4 : path16
           )) {
             const { negative } = rule;
             const ret2 = {
@@ -58096,17 +58291,17 @@ var require_ignore = __commonJS({
     var throwError = (message, Ctor) => {
       throw new Ctor(message);
     };
-    var checkPath = (path14, originalPath, doThrow) => {
-      if (!isString(path14)) {
+    var checkPath = (path16, originalPath, doThrow) => {
+      if (!isString(path16)) {
         return doThrow(
           `path must be a string, but got \`${originalPath}\``,
           TypeError
         );
       }
-      if (!path14) {
+      if (!path16) {
         return doThrow(`path must not be empty`, TypeError);
       }
-      if (checkPath.isNotRelative(path14)) {
+      if (checkPath.isNotRelative(path16)) {
         const r2 = "`path.relative()`d";
         return doThrow(
           `path should be a ${r2} string, but got "${originalPath}"`,
@@ -58115,25 +58310,25 @@ var require_ignore = __commonJS({
       }
       return true;
     };
-    var isNotRelative = (path14) => {
-      const first2 = path14.charCodeAt(0);
+    var isNotRelative = (path16) => {
+      const first2 = path16.charCodeAt(0);
       if (first2 === SLASH_CODE) {
         return true;
       }
       if (first2 !== DOT_CODE) {
         return false;
       }
-      if (path14.length === 1) {
+      if (path16.length === 1) {
         return true;
       }
-      const second = path14.charCodeAt(1);
+      const second = path16.charCodeAt(1);
       if (second === SLASH_CODE) {
         return true;
       }
       if (second !== DOT_CODE) {
         return false;
       }
-      return path14.length === 2 || path14.charCodeAt(2) === SLASH_CODE;
+      return path16.length === 2 || path16.charCodeAt(2) === SLASH_CODE;
     };
     checkPath.isNotRelative = isNotRelative;
     checkPath.convert = (p2) => p2;
@@ -58164,58 +58359,58 @@ var require_ignore = __commonJS({
         return this.add(pattern);
       }
       // @returns {TestResult}
-      _test(originalPath, cache, path14) {
+      _test(originalPath, cache, path16) {
         checkPath(
-          path14,
+          path16,
           originalPath,
           this._strictPathCheck ? throwError : RETURN_FALSE
         );
-        return path14 ? this._t(path14, cache) : {
+        return path16 ? this._t(path16, cache) : {
           ignored: false,
           unignored: false
         };
       }
       checkIgnore(target) {
-        const path14 = convertPath(target);
-        if (!path14 || path14.charCodeAt(path14.length - 1) !== SLASH_CODE) {
-          return this._test(target, this._testCache, path14);
+        const path16 = convertPath(target);
+        if (!path16 || path16.charCodeAt(path16.length - 1) !== SLASH_CODE) {
+          return this._test(target, this._testCache, path16);
         }
-        const dir = this._t(path14, this._testCache);
+        const dir = this._t(path16, this._testCache);
         if (dir.ignored) {
           return dir;
         }
-        const literal = this._rules.testLiteral(path14);
+        const literal = this._rules.testLiteral(path16);
         return literal.ignored || literal.unignored ? literal : dir;
       }
-      _t(path14, cache) {
-        if (path14 in cache) {
-          return cache[path14];
+      _t(path16, cache) {
+        if (path16 in cache) {
+          return cache[path16];
         }
-        const parentPath = parentOf(path14);
+        const parentPath = parentOf(path16);
         const parent = parentPath ? this._t(parentPath, cache) : UNDEFINED;
-        return cache[path14] = parent && parent.ignored ? parent : this._rules.test(path14, MODE_IGNORE);
+        return cache[path16] = parent && parent.ignored ? parent : this._rules.test(path16, MODE_IGNORE);
       }
-      ignores(path14) {
-        return this._test(path14, this._ignoreCache, convertPath(path14)).ignored;
+      ignores(path16) {
+        return this._test(path16, this._ignoreCache, convertPath(path16)).ignored;
       }
       createFilter() {
-        return (path14) => !this.ignores(path14);
+        return (path16) => !this.ignores(path16);
       }
       filter(paths) {
         return makeArray(paths).filter(this.createFilter());
       }
       // @returns {TestResult}
-      test(path14) {
-        return this._test(path14, this._testCache, convertPath(path14));
+      test(path16) {
+        return this._test(path16, this._testCache, convertPath(path16));
       }
     };
     var factory = (options) => new Ignore(options);
-    var isPathValid = (path14) => checkPath(convertPath(path14), path14, RETURN_FALSE);
+    var isPathValid = (path16) => checkPath(convertPath(path16), path16, RETURN_FALSE);
     var setupWindows = () => {
       const makePosix = (str2) => /^\\\\\?\\/.test(str2) || /["<>|\u0000-\u001F]+/u.test(str2) ? str2 : str2.replace(/\\/g, "/");
       checkPath.convert = makePosix;
       const REGEX_TEST_WINDOWS_PATH_ABSOLUTE = /^[a-z]:\//i;
-      checkPath.isNotRelative = (path14) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path14) || isNotRelative(path14);
+      checkPath.isNotRelative = (path16) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path16) || isNotRelative(path16);
     };
     if (
       // Detect `process` so that it can run in browsers.
@@ -58371,7 +58566,7 @@ function loadPathFilter(root, realRoot) {
   return "problem" in text ? text : { filter: createPathFilter(text.text) };
 }
 function policyNearMiss(rel) {
-  return nearMiss(rel, /^policies\/.+\.(native|rego|ya?ml)$/i, "settings files");
+  return nearMiss(rel, /^policies\/.+\.(native|sentinel|rego|ya?ml)$/i, "settings files");
 }
 function poolNearMiss(rel) {
   return nearMiss(rel, /^agent-pools\/[^/]+\.ya?ml$/i, "agent pool files");
@@ -58401,7 +58596,7 @@ var init_path_filter = __esm({
     init_read_file();
     TEST_FOLDERS = /* @__PURE__ */ new Set(["test", "tests", "testdata", "mocks"]);
     SYNCIGNORE_FILE = ".syncignore";
-    POLICY_FILE = /^policies\/.+\.(native|rego|yaml)$/;
+    POLICY_FILE = /^policies\/.+\.(native|sentinel|rego|yaml)$/;
     POOL_FILE = /^agent-pools\/[^/]+\.yaml$/;
     MAX_SYNCIGNORE_BYTES = 1048576;
   }
@@ -58629,13 +58824,16 @@ var init_code_scan = __esm({
 });
 
 // src/declared/read-code.ts
-function readCodeFile(file, realRoot, buffer = sharedCodeBuffer()) {
+function readCodeFile(file, realRoot, buffer = sharedCodeBuffer(), observe) {
   if (file.size > MAX_CODE_BYTES) {
     const message = `is ${file.size} bytes; policy code may be at most ${MAX_CODE_BYTES} bytes (10 MiB)`;
     return { problem: { file: file.rel, message } };
   }
   const scan = createCodeScan();
-  const read = readSourceChunks(realRoot, file.rel, file.abs, MAX_CODE_BYTES, file.real, buffer, (chunk) => scan.update(chunk));
+  const read = readSourceChunks(realRoot, file.rel, file.abs, MAX_CODE_BYTES, file.real, buffer, (chunk) => {
+    scan.update(chunk);
+    observe?.(chunk);
+  });
   if ("problem" in read) return read;
   const code = scan.finish();
   if (!code.utf8) return { problem: { file: file.rel, message: "is not valid UTF-8 text" } };
@@ -58663,12 +58861,100 @@ var init_read_code = __esm({
   }
 });
 
+// src/declared/imports.ts
+function createImportScan(kind) {
+  const decoder = new TextDecoder("utf-8");
+  const facts = { imports: [], regoPackage: null };
+  let carry = "";
+  let lineNumber = 0;
+  const take = (line) => {
+    lineNumber += 1;
+    if (kind === "opa") {
+      const found2 = REGO_IMPORT.exec(line);
+      if (found2 !== null) facts.imports.push({ target: found2[1], line: lineNumber });
+      const pkg = facts.regoPackage === null ? REGO_PACKAGE.exec(line) : null;
+      if (pkg !== null) facts.regoPackage = pkg[1];
+      return;
+    }
+    const found = SENTINEL_IMPORT.exec(line);
+    if (found !== null) facts.imports.push({ target: found[1], line: lineNumber });
+  };
+  const feed = (text, last2) => {
+    const lines = (carry + text).split("\n");
+    carry = last2 ? "" : lines.pop().slice(0, MAX_LINE_CHARS);
+    for (const line of lines) take(line);
+  };
+  return {
+    update: (chunk) => feed(decoder.decode(chunk, { stream: true }), false),
+    finish: () => {
+      feed(decoder.decode(), true);
+      return facts;
+    }
+  };
+}
+function importProblems(files) {
+  const packages = new Set(files.flatMap((f) => f.kind === "opa" && f.regoPackage !== null ? [f.regoPackage] : []));
+  const provided = (target) => {
+    for (let path16 = target; path16 !== ""; path16 = path16.slice(0, Math.max(0, path16.lastIndexOf(".")))) {
+      if (packages.has(path16)) return true;
+    }
+    return false;
+  };
+  const problems2 = [];
+  for (const file of files) {
+    for (const { target, line } of file.imports) {
+      if (file.kind === "opa" && !provided(target)) {
+        const message = `imports data.${target}, a package no declared .rego file declares: a policy is uploaded alone, so the import fails when it runs`;
+        problems2.push({ file: file.file, line, message });
+      } else if (file.kind === "native" && !SENTINEL_STANDARD_IMPORTS.has(target)) {
+        const message = `imports "${target}", neither a standard nor a plan import: a policy is uploaded alone, without modules, so the import fails when it runs`;
+        problems2.push({ file: file.file, line, message });
+      }
+    }
+  }
+  return problems2;
+}
+var SENTINEL_STANDARD_IMPORTS, MAX_LINE_CHARS, SENTINEL_IMPORT, REGO_IMPORT, REGO_PACKAGE;
+var init_imports = __esm({
+  "src/declared/imports.ts"() {
+    "use strict";
+    SENTINEL_STANDARD_IMPORTS = /* @__PURE__ */ new Set([
+      "tfplan",
+      "tfplan/v2",
+      "tfconfig",
+      "tfconfig/v2",
+      "tfstate",
+      "tfstate/v2",
+      "tfrun",
+      "strings",
+      "time",
+      "json",
+      "decimal",
+      "types",
+      "units",
+      "base64",
+      "http",
+      "runtime",
+      "sockaddr",
+      "version",
+      "collection",
+      "collection/lists",
+      "collection/maps"
+    ]);
+    MAX_LINE_CHARS = 4096;
+    SENTINEL_IMPORT = /^\s*import\s+"([^"]+)"/;
+    REGO_IMPORT = /^\s*import\s+data\.([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)/;
+    REGO_PACKAGE = /^\s*package\s+([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)/;
+  }
+});
+
 // src/declared/policies.ts
 async function readPolicies(files, context) {
   const { codeFiles, problems: problems2 } = pairFiles(files);
   problems2.push(...duplicateNames(codeFiles));
   const policies = [];
   const warnings = [];
+  const imports = [];
   const turn = turnTaker(READ_TURN, context.signal);
   for (const entry of codeFiles) {
     await turn();
@@ -58676,9 +58962,10 @@ async function readPolicies(files, context) {
     const result = context.cache.remember(`policy:${entry.code.rel}`, stamp, () => readPolicy(entry, context.realRoot));
     problems2.push(...result.problems);
     warnings.push(...result.warnings);
+    if (result.imports !== null) imports.push(result.imports);
     if (result.policy !== null) policies.push(result.policy);
   }
-  return { policies: policies.sort(byName), problems: problems2, warnings };
+  return { policies: policies.sort(byName), problems: problems2, warnings, importProblems: importProblems(imports) };
 }
 function pairFiles(files) {
   const settingsByStem = /* @__PURE__ */ new Map();
@@ -58704,7 +58991,7 @@ function pairFiles(files) {
   for (const [key, file] of settingsByStem) {
     if (paired.has(key)) continue;
     const stem = splitPath(file.rel).stem;
-    problems2.push({ file: file.rel, message: `settings file without policy code: expected ${stem}.native or ${stem}.rego in the same folder` });
+    problems2.push({ file: file.rel, message: `settings file without policy code: expected ${stem}.native, ${stem}.sentinel or ${stem}.rego in the same folder` });
   }
   return { codeFiles, problems: problems2 };
 }
@@ -58724,7 +59011,9 @@ function duplicateNames(codeFiles) {
   return problems2;
 }
 function readPolicy(entry, realRoot) {
-  const code = readCodeFile(entry.code, realRoot);
+  const scan = createImportScan(entry.kind);
+  const code = readCodeFile(entry.code, realRoot, void 0, (chunk) => scan.update(chunk));
+  const imports = "problem" in code ? null : { file: entry.code.rel, kind: entry.kind, ...scan.finish() };
   const problems2 = [];
   const warnings = [];
   if ("problem" in code) problems2.push(code.problem);
@@ -58743,7 +59032,7 @@ function readPolicy(entry, realRoot) {
     problems2.push({ file: entry.code.rel, message });
   }
   if ("empty" in code && code.empty) warnings.push(`${entry.code.rel}: is empty; the policy is declared with no code`);
-  if (problems2.length > 0 || !("codeDigest" in code)) return { policy: null, problems: problems2, warnings };
+  if (problems2.length > 0 || !("codeDigest" in code)) return { policy: null, problems: problems2, warnings, imports };
   const policy = {
     name: entry.name,
     kind: entry.kind,
@@ -58755,7 +59044,7 @@ function readPolicy(entry, realRoot) {
     codeLines: code.codeLines,
     ...settings
   };
-  return { policy, problems: problems2, warnings };
+  return { policy, problems: problems2, warnings, imports };
 }
 var KIND_BY_EXT, READ_TURN;
 var init_policies = __esm({
@@ -58766,7 +59055,8 @@ var init_policies = __esm({
     init_split_path();
     init_policy_settings();
     init_read_code();
-    KIND_BY_EXT = { ".native": "native", ".rego": "opa" };
+    init_imports();
+    KIND_BY_EXT = { ".native": "native", ".sentinel": "native", ".rego": "opa" };
     READ_TURN = 200;
   }
 });
@@ -58800,6 +59090,8 @@ function readPoolFile(name, file, text) {
     file,
     organizationScoped: typeof raw["organization-scoped"] === "boolean" ? raw["organization-scoped"] : true,
     allowedWorkspaces: stringList(raw["allowed-workspaces"]),
+    ...managedList("allowedProjects", raw["allowed-projects"]),
+    ...managedList("excludedWorkspaces", raw["excluded-workspaces"]),
     previousNames: stringList(raw["previous-names"]) ?? [],
     agentCleanup: parsed.problems.length === 0 ? agentCleanup(raw["agent-cleanup"]) : null
   };
@@ -58813,6 +59105,10 @@ function agentCleanup(value2) {
 }
 function stringList(value2) {
   return Array.isArray(value2) ? value2.filter((item) => typeof item === "string") : null;
+}
+function managedList(key, value2) {
+  const list = stringList(value2);
+  return list === null ? {} : { [key]: list };
 }
 var init_pool_file = __esm({
   "src/declared/pool-file.ts"() {
@@ -58839,13 +59135,13 @@ function readPools(files, maxAgentPools, realRoot) {
     return readPoolFile(name, file.rel, text.text);
   });
   const poolFiles = read.filter((item) => item !== null).sort((a, b2) => byName(a.pool, b2.pool));
-  for (const poolFile of poolFiles) problems2.push(...poolFile.problems);
+  for (const poolFile2 of poolFiles) problems2.push(...poolFile2.problems);
   problems2.push(...previousNameProblems(poolFiles));
   if (files.length > maxAgentPools) {
     const message = `declares ${files.length} agent pools (${files.map((file) => file.rel).join(", ")}) but the organization allows ${maxAgentPools}; remove pools or raise max-agent-pools in the config`;
     problems2.push({ file: "agent-pools", message });
   }
-  return { pools: poolFiles.map((poolFile) => poolFile.pool), problems: problems2 };
+  return { pools: poolFiles.map((poolFile2) => poolFile2.pool), problems: problems2 };
 }
 function previousNameProblems(poolFiles) {
   const fileByName = new Map(poolFiles.map(({ pool }) => [pool.name, pool.file]));
@@ -58853,9 +59149,9 @@ function previousNameProblems(poolFiles) {
   const problems2 = [];
   for (const { pool, doc } of poolFiles) {
     for (const [index, previous] of pool.previousNames.entries()) {
-      const path14 = ["previous-names", index];
-      const at = `${keyLabel(path14)} "${previous}"`;
-      const line = doc?.lineOf(path14);
+      const path16 = ["previous-names", index];
+      const at = `${keyLabel(path16)} "${previous}"`;
+      const line = doc?.lineOf(path16);
       const owner = fileByName.get(previous);
       const claimant = claimedBy.get(previous);
       if (previous === pool.name) {
@@ -59091,15 +59387,17 @@ async function readDeclared(dir, options = {}) {
     ],
     { root, realRoot, filter: loaded.filter, limits: options.limits ?? DEFAULT_WALK_LIMITS, ...options.signal ? { signal: options.signal } : {} }
   );
-  const policyFiles = walked.files.filter((file) => file.rel.startsWith("policies/"));
+  const policyFiles2 = walked.files.filter((file) => file.rel.startsWith("policies/"));
   const poolFiles = walked.files.filter((file) => file.rel.startsWith("agent-pools/"));
   const context = { realRoot, cache, ...options.signal ? { signal: options.signal } : {} };
-  const policies = await readPolicies(policyFiles, context);
+  const policies = await readPolicies(policyFiles2, context);
   const pools = readPools(poolFiles, options.maxAgentPools ?? DEFAULT_MAX_AGENT_POOLS, realRoot);
   cache.finish();
-  const problems2 = [...walked.problems, ...policies.problems, ...pools.problems];
+  const strict = options.strictImports === true;
+  const problems2 = [...walked.problems, ...policies.problems, ...pools.problems, ...strict ? policies.importProblems : []];
   if (problems2.length > 0) throw invalid2(root, problems2);
-  return { policies: policies.policies, pools: pools.pools, warnings: [...walked.warnings, ...policies.warnings].sort() };
+  const importWarnings = strict ? [] : policies.importProblems.map((p2) => `${formatProblem(p2)} (--strict-imports makes this an error)`);
+  return { policies: policies.policies, pools: pools.pools, warnings: [...walked.warnings, ...policies.warnings, ...importWarnings].sort() };
 }
 function invalid2(root, problems2) {
   const sorted2 = problems2.sort(byFileAndLine);
@@ -59228,7 +59526,8 @@ async function applyPlan(plan, options) {
   });
   return plan.changes.map((c3) => results.get(c3) ?? { change: c3, outcome: "skipped", message: NOT_STARTED });
 }
-async function createPolicyWithCode(change, options) {
+async function createPolicyWithCode(planned, options) {
+  const change = await withKnownSets(planned, options.api);
   const declared = change.declared;
   if (change.action === "replace" && change.live !== null) await options.api.deletePolicy(change.live.id);
   let made;
@@ -59307,7 +59606,9 @@ async function createPool2(change, options) {
   await options.api.createAgentPool(options.organization, {
     name: declared.name,
     organizationScoped: declared.organizationScoped,
-    allowedWorkspaceIds: declared.allowedWorkspaces
+    allowedWorkspaceIds: declared.allowedWorkspaces,
+    allowedProjectIds: declared.allowedProjects ?? null,
+    excludedWorkspaceIds: declared.excludedWorkspaces ?? null
   });
 }
 function poolUpdate(change) {
@@ -59316,6 +59617,8 @@ function poolUpdate(change) {
   if (change.fields["allowed-workspaces"] !== void 0 && declared.allowedWorkspaces !== null) {
     input.allowedWorkspaceIds = declared.allowedWorkspaces;
   }
+  if (change.fields["allowed-projects"] !== void 0 && declared.allowedProjects) input.allowedProjectIds = declared.allowedProjects;
+  if (change.fields["excluded-workspaces"] !== void 0 && declared.excludedWorkspaces) input.excludedWorkspaceIds = declared.excludedWorkspaces;
   return input;
 }
 async function deleteAgent2(change, options, record2) {
@@ -59338,6 +59641,7 @@ var NOT_STARTED;
 var init_apply = __esm({
   "src/apply/apply.ts"() {
     "use strict";
+    init_replace_sets();
     init_declared();
     init_errors();
     init_map_limit();
@@ -59387,8 +59691,10 @@ var init_read_failure = __esm({
 // src/live/read-live.ts
 async function readLive(options) {
   const { api, organization, declared } = options;
-  const [policies, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
-  options.codeCache?.retain(policies.map((policy) => policy.id));
+  const [listed, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
+  options.codeCache?.retain(listed.map((policy) => policy.id));
+  const policies = listed.filter((policy) => policy.foreignKind === null);
+  const foreignPolicies = listed.flatMap((p2) => p2.foreignKind === null ? [] : [{ id: p2.id, name: p2.name, kind: p2.foreignKind }]);
   const declaredByName = new Map(declared.policies.map((p2) => [p2.name, p2]));
   const total = policies.filter((p2) => needsCode(p2, declaredByName.get(p2.name))).length;
   let done = 0;
@@ -59407,7 +59713,7 @@ async function readLive(options) {
       return livePool(pool, wantsAgents ? await api.listAgents(pool.id) : []);
     }))
   ]);
-  return { policies: livePolicies, pools: livePools };
+  return { policies: livePolicies, pools: livePools, ...foreignPolicies.length > 0 ? { foreignPolicies } : {} };
 }
 function needsCode(policy, declared) {
   return declared !== void 0 && declared.kind === policy.kind && policy.updatedAt !== null;
@@ -59423,12 +59729,12 @@ async function withCode(policy, declared, options) {
   return livePolicy(policy, streamed.text ?? await options.api.downloadPolicy(policy), streamed.digest);
 }
 function livePolicy(policy, code, digest) {
-  const { id, name, kind, description, query, enforcementLevel, policySetIds, updatedAt } = policy;
-  return { id, name, kind, description, query, enforcementLevel, policySetIds, updatedAt, code, codeDigest: digest };
+  const { id, name, kind, description, query, enforcementLevel, policySetIds, policySetCount, updatedAt } = policy;
+  return { id, name, kind, description, query, enforcementLevel, policySetIds, policySetCount, updatedAt, code, codeDigest: digest };
 }
 function livePool(pool, agents) {
-  const { id, name, organizationScoped, agentCount, allowedWorkspaceIds } = pool;
-  return { id, name, organizationScoped, agentCount, allowedWorkspaceIds, agents: agents.map(liveAgent) };
+  const { id, name, organizationScoped, agentCount, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds, workspaceIds } = pool;
+  return { id, name, organizationScoped, agentCount, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds, workspaceIds, agents: agents.map(liveAgent) };
 }
 function liveAgent(agent) {
   const { id, name, status, lastPingAt, createdAt } = agent;
@@ -59453,6 +59759,25 @@ var init_read_live = __esm({
     "use strict";
     CODE_READS_AT_ONCE = 32;
     KEEP_TEXT_BYTES = 256 * 1024;
+  }
+});
+
+// src/plan/foreign.ts
+function planForeign(declared, foreign) {
+  if (foreign.length === 0) return { warnings: [], errors: [] };
+  const names = foreign.map((p2) => `${p2.name} (${p2.kind})`).sort();
+  const warnings = [`policies of a kind this tool does not manage, left as they are: ${names.join(", ")}`];
+  const byName2 = new Map(foreign.map((p2) => [p2.name, p2]));
+  const errors = declared.flatMap((policy) => {
+    const live = byName2.get(policy.name);
+    if (live === void 0) return [];
+    return [`policy "${policy.name}" (${policy.file}) exists as a ${live.kind} policy (${live.id}), a kind this tool does not manage; rename the declared policy or remove the live one by hand`];
+  });
+  return { warnings, errors };
+}
+var init_foreign = __esm({
+  "src/plan/foreign.ts"() {
+    "use strict";
   }
 });
 
@@ -59652,6 +59977,35 @@ var init_policies2 = __esm({
   }
 });
 
+// src/plan/pool-access.ts
+function accessLists(pool) {
+  const values = {};
+  for (const list of LISTS) {
+    const declared = pool[list.declared];
+    if (declared !== void 0 && declared !== null) values[list.field] = sortedIds(declared);
+  }
+  return values;
+}
+function diffAccessLists(fields, pool, current) {
+  for (const list of LISTS) {
+    const declared = pool[list.declared];
+    if (declared === void 0 || declared === null) continue;
+    const live = current[list.live];
+    if (!sameSet(live, declared)) fields[list.field] = { before: sortedIds(live), after: sortedIds(declared) };
+  }
+}
+var LISTS;
+var init_pool_access = __esm({
+  "src/plan/pool-access.ts"() {
+    "use strict";
+    init_fields();
+    LISTS = [
+      { field: "allowed-projects", declared: "allowedProjects", live: "allowedProjectIds" },
+      { field: "excluded-workspaces", declared: "excludedWorkspaces", live: "excludedWorkspaceIds" }
+    ];
+  }
+});
+
 // src/plan/pools.ts
 function planPools(declared, live, options) {
   const byName2 = new Map(live.map((pool) => [pool.name, pool]));
@@ -59694,7 +60048,7 @@ function createChange2(pool) {
     id: null,
     action: "create",
     reason: "not in the live state",
-    fields: created({ "organization-scoped": pool.organizationScoped, "allowed-workspaces": workspaces }),
+    fields: created({ "organization-scoped": pool.organizationScoped, "allowed-workspaces": workspaces, ...accessLists(pool) }),
     declared: pool,
     live: null
   };
@@ -59706,6 +60060,7 @@ function updateChange2(pool, current) {
   if (pool.allowedWorkspaces !== null && !sameSet(current.allowedWorkspaceIds, pool.allowedWorkspaces)) {
     fields["allowed-workspaces"] = { before: sortedIds(current.allowedWorkspaceIds), after: sortedIds(pool.allowedWorkspaces) };
   }
+  diffAccessLists(fields, pool, current);
   const names = Object.keys(fields);
   if (names.length === 0) return null;
   const drift = names.filter((name) => name !== "name");
@@ -59758,6 +60113,7 @@ var init_pools2 = __esm({
   "src/plan/pools.ts"() {
     "use strict";
     init_fields();
+    init_pool_access();
   }
 });
 
@@ -59780,7 +60136,10 @@ function planPrune(declared, live, claimedPools, options) {
     };
   }
   const conflicts2 = claimed.map((policy) => ownedElsewhere(policy.name, owner(policy), "deletes")).sort();
-  return { deletes: [...policies.map(deletePolicy2), ...pools.map(deletePool2)], kept: [], conflicts: conflicts2 };
+  const inUse = pools.filter((pool) => pool.workspaceIds.length > 0);
+  conflicts2.push(...inUse.map(poolInUse));
+  const deletable = pools.filter((pool) => pool.workspaceIds.length === 0);
+  return { deletes: [...policies.map(deletePolicy2), ...deletable.map(deletePool2)], kept: [], conflicts: conflicts2 };
 }
 function deletePolicy2(policy) {
   return {
@@ -59813,6 +60172,10 @@ function deletePool2(pool) {
     live: pool
   };
 }
+function poolInUse(pool) {
+  const ids = [...pool.workspaceIds].sort().join(", ");
+  return `agent-pool "${pool.name}" is not declared and prune would delete it, but workspaces use it (${ids}); the API refuses to delete a pool in use. Move those workspaces to another pool, or declare the pool.`;
+}
 function removed(values) {
   const fields = {};
   for (const [key, value2] of Object.entries(values)) {
@@ -59834,11 +60197,12 @@ function planChanges(declared, live, options) {
   const pools = planPools(declared.pools, live.pools, options);
   const prune = planPrune(declared, live, pools.claimed, options);
   const changes = sortChanges([...policies.changes, ...pools.changes, ...prune.deletes]);
-  const warnings = [...declared.warnings ?? [], ...policies.warnings, ...pools.warnings];
+  const foreign = planForeign(declared.policies, live.foreignPolicies ?? []);
+  const warnings = [...declared.warnings ?? [], ...policies.warnings, ...pools.warnings, ...foreign.warnings];
   if (prune.kept.length > 0) {
     warnings.push(`not declared and kept because prune is off: ${prune.kept.join(", ")}`);
   }
-  return { changes, warnings, errors: [...policies.conflicts, ...prune.conflicts, ...checkGuards(declared, changes, options)], keptUndeclared: keptUndeclared2(declared, live, pools.claimed, changes) };
+  return { changes, warnings, errors: [...policies.conflicts, ...prune.conflicts, ...foreign.errors, ...checkGuards(declared, changes, options)], keptUndeclared: keptUndeclared2(declared, live, pools.claimed, changes) };
 }
 function keptUndeclared2(declared, live, claimedPools, changes) {
   const declaredPolicies = new Set(declared.policies.map((policy) => policy.name));
@@ -59861,6 +60225,7 @@ var ACTION_ORDER, RESOURCE_ORDER;
 var init_plan = __esm({
   "src/plan/plan.ts"() {
     "use strict";
+    init_foreign();
     init_guards();
     init_policies2();
     init_pools2();
@@ -59885,6 +60250,7 @@ async function runPass(request2) {
   try {
     declared = await readDeclared(request2.dir, {
       maxAgentPools: source.maxAgentPools,
+      strictImports: source.strictImports === true,
       ...request2.signal === void 0 ? {} : { signal: request2.signal },
       ...request2.declaredCache === void 0 ? {} : { cache: request2.declaredCache }
     });
@@ -59966,13 +60332,13 @@ function savedPlan(saved, declared, live) {
 }
 async function freshPlan(request2, declared, live) {
   const { source } = request2;
-  let shown;
+  let shown2;
   try {
-    shown = await withCodeTexts(declared, policiesShowingCode(declared.policies, live.policies));
+    shown2 = await withCodeTexts(declared, policiesShowingCode(declared.policies, live.policies));
   } catch (error) {
     return errorMessage(error);
   }
-  return planChanges(shown, live, {
+  return planChanges(shown2, live, {
     source: source.name,
     ownership: source.ownership,
     prune: request2.prune ?? source.prune,
@@ -60316,13 +60682,13 @@ function listenError(error, listen) {
 }
 async function route2(request2, response, routes) {
   const url = new URL(request2.url ?? "/", "http://daemon");
-  const path14 = url.pathname;
+  const path16 = url.pathname;
   const method = request2.method ?? "GET";
-  if (path14 === "/webhook") {
+  if (path16 === "/webhook") {
     if (method !== "POST") return send(response, 405, { error: "use POST" }, { allow: "POST" });
     const body = await readBody2(request2);
     if (body === "gone") {
-      routes.logger.debug({ path: path14 }, "webhook client went away before sending the whole body");
+      routes.logger.debug({ path: path16 }, "webhook client went away before sending the whole body");
       return;
     }
     if (body === "too-large") return send(response, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
@@ -60330,13 +60696,13 @@ async function route2(request2, response, routes) {
     return send(response, answer2.status, answer2.body);
   }
   if (method !== "GET" && method !== "HEAD") return send(response, 405, { error: "use GET" }, { allow: "GET, HEAD" });
-  if (GUARDED.has(path14) && routes.statusToken !== null && !carriesToken(request2.headers.authorization, routes.statusToken)) {
+  if (GUARDED.has(path16) && routes.statusToken !== null && !carriesToken(request2.headers.authorization, routes.statusToken)) {
     response.writeHead(401, { "content-type": "application/json; charset=utf-8", "www-authenticate": STATUS_CHALLENGES });
     response.end(`${JSON.stringify({ error: "unauthorized: send the status token as Authorization: Bearer <token>" })}
 `);
     return;
   }
-  switch (path14) {
+  switch (path16) {
     case "/healthz":
       return send(response, 200, { status: "ok" });
     case "/readyz": {
@@ -60363,7 +60729,7 @@ async function route2(request2, response, routes) {
       return;
     }
     default:
-      return send(response, 404, { error: `no route ${path14}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
+      return send(response, 404, { error: `no route ${path16}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
   }
 }
 function send(response, status, body, headers = {}) {
@@ -62417,8 +62783,8 @@ var require_pushgateway = __commonJS({
       const gatewayUrlParsed = url.parse(this.gatewayUrl);
       const gatewayUrlPath = gatewayUrlParsed.pathname && gatewayUrlParsed.pathname !== "/" ? gatewayUrlParsed.pathname : "";
       const jobPath = job ? `/job/${encodeURIComponent(job)}${generateGroupings(groupings)}` : "";
-      const path14 = `${gatewayUrlPath}/metrics${jobPath}`;
-      const target = url.resolve(this.gatewayUrl, path14);
+      const path16 = `${gatewayUrlPath}/metrics${jobPath}`;
+      const target = url.resolve(this.gatewayUrl, path16);
       const requestParams = url.parse(target);
       const httpModule = isHttps(requestParams.href) ? https : http;
       const options = Object.assign(requestParams, this.requestOptions, {
@@ -65470,7 +65836,7 @@ var require_ms = __commonJS({
       options = options || {};
       var type = typeof val;
       if (type === "string" && val.length > 0) {
-        return parse2(val);
+        return parse3(val);
       } else if (type === "number" && isFinite(val)) {
         return options.long ? fmtLong(val) : fmtShort(val);
       }
@@ -65478,7 +65844,7 @@ var require_ms = __commonJS({
         "val is not a non-empty string or a valid number. val=" + JSON.stringify(val)
       );
     };
-    function parse2(str2) {
+    function parse3(str2) {
       str2 = String(str2);
       if (str2.length > 100) {
         return;
@@ -66116,10 +66482,10 @@ var require_src2 = __commonJS({
     var fs_1 = __require("fs");
     var debug_1 = __importDefault(require_src());
     var log2 = debug_1.default("@kwsites/file-exists");
-    function check(path14, isFile, isDirectory) {
-      log2(`checking %s`, path14);
+    function check(path16, isFile, isDirectory) {
+      log2(`checking %s`, path16);
       try {
-        const stat5 = fs_1.statSync(path14);
+        const stat5 = fs_1.statSync(path16);
         if (stat5.isFile() && isFile) {
           log2(`[OK] path represents a file`);
           return true;
@@ -66139,8 +66505,8 @@ var require_src2 = __commonJS({
         throw e;
       }
     }
-    function exists2(path14, type = exports.READABLE) {
-      return check(path14, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
+    function exists2(path16, type = exports.READABLE) {
+      return check(path16, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
     }
     exports.exists = exists2;
     exports.FILE = 1;
@@ -66734,8 +67100,8 @@ function toLinesWithContent(input = "", trimmed2 = true, separator = "\n") {
 function forEachLineWithContent(input, callback) {
   return toLinesWithContent(input, true).map((line) => callback(line));
 }
-function folderExists(path14) {
-  return (0, import_file_exists.exists)(path14, import_file_exists.FOLDER);
+function folderExists(path16) {
+  return (0, import_file_exists.exists)(path16, import_file_exists.FOLDER);
 }
 function append(target, item) {
   if (Array.isArray(target)) {
@@ -66900,7 +67266,7 @@ function parseStringResponse(result, parsers12, texts, trim = true) {
         }
         return lines[i2 + offset];
       };
-      parsers12.some(({ parse: parse2 }) => parse2(line, result));
+      parsers12.some(({ parse: parse3 }) => parse3(line, result));
     }
   });
   return result;
@@ -66926,8 +67292,8 @@ function checkIsRepoRootTask() {
     commands,
     format: "utf-8",
     onError,
-    parser(path14) {
-      return /^\.(git)?$/.test(path14.trim());
+    parser(path16) {
+      return /^\.(git)?$/.test(path16.trim());
     }
   };
 }
@@ -67183,11 +67549,11 @@ function parseGrep(grep) {
   const paths = /* @__PURE__ */ new Set();
   const results = {};
   forEachLineWithContent(grep, (input) => {
-    const [path14, line, preview] = input.split(NULL);
-    paths.add(path14);
-    (results[path14] = results[path14] || []).push({
+    const [path16, line, preview] = input.split(NULL);
+    paths.add(path16);
+    (results[path16] = results[path16] || []).push({
       line: asNumber(line),
-      path: path14,
+      path: path16,
       preview
     });
   });
@@ -67484,14 +67850,14 @@ function hashObjectTask(filePath, write) {
   }
   return straightThroughStringTask(commands, true);
 }
-function parseInit(bare, path14, text) {
+function parseInit(bare, path16, text) {
   const response = String(text).trim();
   let result;
   if (result = initResponseRegex.exec(response)) {
-    return new InitSummary(bare, path14, false, result[1]);
+    return new InitSummary(bare, path16, false, result[1]);
   }
   if (result = reInitResponseRegex.exec(response)) {
-    return new InitSummary(bare, path14, true, result[1]);
+    return new InitSummary(bare, path16, true, result[1]);
   }
   let gitDir = "";
   const tokens = response.split(" ");
@@ -67502,12 +67868,12 @@ function parseInit(bare, path14, text) {
       break;
     }
   }
-  return new InitSummary(bare, path14, /^re/i.test(response), gitDir);
+  return new InitSummary(bare, path16, /^re/i.test(response), gitDir);
 }
 function hasBareCommand(command) {
   return command.includes(bareCommand);
 }
-function initTask(bare = false, path14, customArgs) {
+function initTask(bare = false, path16, customArgs) {
   const commands = ["init", ...customArgs];
   if (bare && !hasBareCommand(commands)) {
     commands.splice(1, 0, bareCommand);
@@ -67516,7 +67882,7 @@ function initTask(bare = false, path14, customArgs) {
     commands,
     format: "utf-8",
     parser(text) {
-      return parseInit(commands.includes("--bare"), path14, text);
+      return parseInit(commands.includes("--bare"), path16, text);
     }
   };
 }
@@ -67795,14 +68161,14 @@ function splitLine(result, lineStr) {
     default:
       return;
   }
-  function data(index, workingDir, path14) {
+  function data(index, workingDir, path16) {
     const raw = `${index}${workingDir}`;
     const handler = parsers6.get(raw);
     if (handler) {
-      handler(result, path14);
+      handler(result, path16);
     }
     if (raw !== "##" && raw !== "!!") {
-      result.files.push(new FileStatusSummary(path14, index, workingDir));
+      result.files.push(new FileStatusSummary(path16, index, workingDir));
     }
   }
 }
@@ -67989,8 +68355,8 @@ function deleteBranchTask(branch, forceDelete = false) {
   return task;
 }
 function toPath(input) {
-  const path14 = input.trim().replace(/^["']|["']$/g, "");
-  return path14 && normalize(path14);
+  const path16 = input.trim().replace(/^["']|["']$/g, "");
+  return path16 && normalize(path16);
 }
 function checkIgnoreTask(paths) {
   return {
@@ -68129,8 +68495,8 @@ function stashListTask(opt = {}, customArgs) {
     parser: parser4
   };
 }
-function addSubModuleTask(repo, path14) {
-  return subModuleTask(["add", repo, path14]);
+function addSubModuleTask(repo, path16) {
+  return subModuleTask(["add", repo, path16]);
 }
 function initSubModuleTask(customArgs) {
   return subModuleTask(["init", ...customArgs]);
@@ -69392,9 +69758,9 @@ var init_esm = __esm({
       "src/lib/responses/InitSummary.ts"() {
         "use strict";
         InitSummary = class {
-          constructor(bare, path14, existing, gitDir) {
+          constructor(bare, path16, existing, gitDir) {
             this.bare = bare;
-            this.path = path14;
+            this.path = path16;
             this.existing = existing;
             this.gitDir = gitDir;
           }
@@ -69927,12 +70293,12 @@ var init_esm = __esm({
         "use strict";
         fromPathRegex = /^(.+)\0(.+)$/;
         FileStatusSummary = class {
-          constructor(path14, index, working_dir) {
-            this.path = path14;
+          constructor(path16, index, working_dir) {
+            this.path = path16;
             this.index = index;
             this.working_dir = working_dir;
             if (index === "R" || working_dir === "R") {
-              const detail = fromPathRegex.exec(path14) || [null, path14, path14];
+              const detail = fromPathRegex.exec(path16) || [null, path16, path16];
               this.from = detail[2] || "";
               this.path = detail[1] || "";
             }
@@ -70194,9 +70560,9 @@ var init_esm = __esm({
               next
             );
           }
-          hashObject(path14, write) {
+          hashObject(path16, write) {
             return this._runTask(
-              hashObjectTask(path14, write === true),
+              hashObjectTask(path16, write === true),
               trailingFunctionArgument(arguments)
             );
           }
@@ -70833,8 +71199,8 @@ var init_esm = __esm({
           }
           return this._runTask(straightThroughStringTask2(command, this._trimmed), next);
         };
-        Git2.prototype.submoduleAdd = function(repo, path14, then) {
-          return this._runTask(addSubModuleTask2(repo, path14), trailingFunctionArgument2(arguments));
+        Git2.prototype.submoduleAdd = function(repo, path16, then) {
+          return this._runTask(addSubModuleTask2(repo, path16), trailingFunctionArgument2(arguments));
         };
         Git2.prototype.submoduleUpdate = function(args, then) {
           return this._runTask(
@@ -71263,7 +71629,7 @@ var init_readdirp = __esm({
         this._directoryFilter = normalizeFilter(opts.directoryFilter);
         const statMethod = opts.lstat ? lstat : stat2;
         if (wantBigintFsStats) {
-          this._stat = (path14) => statMethod(path14, { bigint: true });
+          this._stat = (path16) => statMethod(path16, { bigint: true });
         } else {
           this._stat = statMethod;
         }
@@ -71291,8 +71657,8 @@ var init_readdirp = __esm({
             const par = this.parent;
             const fil = par && par.files;
             if (fil && fil.length > 0) {
-              const { path: path14, depth } = par;
-              const slice = fil.splice(0, batch).map((dirent) => this._formatEntry(dirent, path14));
+              const { path: path16, depth } = par;
+              const slice = fil.splice(0, batch).map((dirent) => this._formatEntry(dirent, path16));
               const awaited = this._isDirent ? slice : await Promise.all(slice);
               for (const entry of awaited) {
                 if (!entry)
@@ -71351,19 +71717,19 @@ var init_readdirp = __esm({
       //   directoryFilter rejects, doesn't follow symlinked dirs, and fails
       //   wholesale (all entries lost) if anything in the subtree is unreadable,
       //   instead of emitting a 'warn' and continuing.
-      async _exploreDir(path14, depth) {
+      async _exploreDir(path16, depth) {
         let files;
         try {
-          files = await readdir(path14, this._rdOptions);
+          files = await readdir(path16, this._rdOptions);
         } catch (error) {
           this._onError(error);
         }
-        return { files, depth, path: path14 };
+        return { files, depth, path: path16 };
       }
       // Synchronous in dirent mode; returns a promise only when stats are needed.
-      _formatEntry(dirent, path14) {
+      _formatEntry(dirent, path16) {
         const basename4 = this._isDirent ? dirent.name : dirent;
-        const fullPath = pjoin(path14, basename4);
+        const fullPath = pjoin(path16, basename4);
         const entry = { path: fullPath.slice(this._relStart), fullPath, basename: basename4 };
         if (this._isDirent) {
           entry.dirent = dirent;
@@ -71435,16 +71801,16 @@ import { watch as fs_watch, unwatchFile, watchFile } from "node:fs";
 import { realpath as fsrealpath, lstat as lstat2, open, stat as stat3 } from "node:fs/promises";
 import { type as osType } from "node:os";
 import * as sp from "node:path";
-function createFsWatchInstance(path14, options, listener, errHandler, emitRaw) {
+function createFsWatchInstance(path16, options, listener, errHandler, emitRaw) {
   const handleEvent = (rawEvent, evPath) => {
-    listener(path14);
-    emitRaw(rawEvent, evPath, { watchedPath: path14 });
-    if (evPath && path14 !== evPath) {
-      fsWatchBroadcast(sp.resolve(path14, evPath), KEY_LISTENERS, sp.join(path14, evPath));
+    listener(path16);
+    emitRaw(rawEvent, evPath, { watchedPath: path16 });
+    if (evPath && path16 !== evPath) {
+      fsWatchBroadcast(sp.resolve(path16, evPath), KEY_LISTENERS, sp.join(path16, evPath));
     }
   };
   try {
-    return fs_watch(path14, {
+    return fs_watch(path16, {
       persistent: options.persistent
     }, handleEvent);
   } catch (error) {
@@ -71788,12 +72154,12 @@ var init_handler = __esm({
         listener(val1, val2, val3);
       });
     };
-    setFsWatchListener = (path14, fullPath, options, handlers) => {
+    setFsWatchListener = (path16, fullPath, options, handlers) => {
       const { listener, errHandler, rawEmitter } = handlers;
       let cont = FsWatchInstances.get(fullPath);
       let watcher;
       if (!options.persistent) {
-        watcher = createFsWatchInstance(path14, options, listener, errHandler, rawEmitter);
+        watcher = createFsWatchInstance(path16, options, listener, errHandler, rawEmitter);
         if (!watcher)
           return;
         return watcher.close.bind(watcher);
@@ -71804,7 +72170,7 @@ var init_handler = __esm({
         addAndConvert(cont, KEY_RAW, rawEmitter);
       } else {
         watcher = createFsWatchInstance(
-          path14,
+          path16,
           options,
           fsWatchBroadcast.bind(null, fullPath, KEY_LISTENERS),
           errHandler,
@@ -71819,7 +72185,7 @@ var init_handler = __esm({
             cont.watcherUnusable = true;
           if (isWindows && error.code === "EPERM") {
             try {
-              const fd = await open(path14, "r");
+              const fd = await open(path16, "r");
               await fd.close();
               broadcastErr(error);
             } catch (err) {
@@ -71850,7 +72216,7 @@ var init_handler = __esm({
       };
     };
     FsWatchFileInstances = /* @__PURE__ */ new Map();
-    setFsWatchFileListener = (path14, fullPath, options, handlers) => {
+    setFsWatchFileListener = (path16, fullPath, options, handlers) => {
       const { listener, rawEmitter } = handlers;
       let cont = FsWatchFileInstances.get(fullPath);
       const copts = cont && cont.options;
@@ -71872,7 +72238,7 @@ var init_handler = __esm({
             });
             const currmtime = curr.mtimeMs;
             if (curr.size !== prev.size || currmtime > prev.mtimeMs || currmtime === 0) {
-              foreach(cont.listeners, (listener2) => listener2(path14, curr));
+              foreach(cont.listeners, (listener2) => listener2(path16, curr));
             }
           })
         };
@@ -71902,13 +72268,13 @@ var init_handler = __esm({
        * @param listener on fs change
        * @returns closer for the watcher instance
        */
-      _watchWithNodeFs(path14, listener) {
+      _watchWithNodeFs(path16, listener) {
         const opts = this.fsw.options;
-        const directory = sp.dirname(path14);
-        const basename4 = sp.basename(path14);
+        const directory = sp.dirname(path16);
+        const basename4 = sp.basename(path16);
         const parent = this.fsw._getWatchedDir(directory);
         parent.add(basename4);
-        const absolutePath = sp.resolve(path14);
+        const absolutePath = sp.resolve(path16);
         const options = {
           persistent: opts.persistent
         };
@@ -71918,12 +72284,12 @@ var init_handler = __esm({
         if (opts.usePolling) {
           const enableBin = opts.interval !== opts.binaryInterval;
           options.interval = enableBin && isBinaryPath(basename4) ? opts.binaryInterval : opts.interval;
-          closer = setFsWatchFileListener(path14, absolutePath, options, {
+          closer = setFsWatchFileListener(path16, absolutePath, options, {
             listener,
             rawEmitter: this.fsw._emitRaw
           });
         } else {
-          closer = setFsWatchListener(path14, absolutePath, options, {
+          closer = setFsWatchListener(path16, absolutePath, options, {
             listener,
             errHandler: this._boundHandleError,
             rawEmitter: this.fsw._emitRaw
@@ -71945,7 +72311,7 @@ var init_handler = __esm({
         let prevStats = stats;
         if (parent.has(basename4))
           return;
-        const listener = async (path14, newStats) => {
+        const listener = async (path16, newStats) => {
           if (!this.fsw._throttle(THROTTLE_MODE_WATCH, file, 5))
             return;
           if (!newStats || newStats.mtimeMs === 0) {
@@ -71959,11 +72325,11 @@ var init_handler = __esm({
                 this.fsw._emit(EV.CHANGE, file, newStats2);
               }
               if ((isMacos || isLinux || isFreeBSD) && prevStats.ino !== newStats2.ino) {
-                this.fsw._closeFile(path14);
+                this.fsw._closeFile(path16);
                 prevStats = newStats2;
                 const closer2 = this._watchWithNodeFs(file, listener);
                 if (closer2)
-                  this.fsw._addPathCloser(path14, closer2);
+                  this.fsw._addPathCloser(path16, closer2);
               } else {
                 prevStats = newStats2;
               }
@@ -71995,7 +72361,7 @@ var init_handler = __esm({
        * @param item basename of this item
        * @returns true if no more processing is needed for this entry.
        */
-      async _handleSymlink(entry, directory, path14, item) {
+      async _handleSymlink(entry, directory, path16, item) {
         if (this.fsw.closed) {
           return;
         }
@@ -72005,7 +72371,7 @@ var init_handler = __esm({
           this.fsw._incrReadyCount();
           let linkPath;
           try {
-            linkPath = await fsrealpath(path14);
+            linkPath = await fsrealpath(path16);
           } catch (e) {
             this.fsw._emitReady();
             return true;
@@ -72015,12 +72381,12 @@ var init_handler = __esm({
           if (dir.has(item)) {
             if (this.fsw._symlinkPaths.get(full) !== linkPath) {
               this.fsw._symlinkPaths.set(full, linkPath);
-              this.fsw._emit(EV.CHANGE, path14, entry.stats);
+              this.fsw._emit(EV.CHANGE, path16, entry.stats);
             }
           } else {
             dir.add(item);
             this.fsw._symlinkPaths.set(full, linkPath);
-            this.fsw._emit(EV.ADD, path14, entry.stats);
+            this.fsw._emit(EV.ADD, path16, entry.stats);
           }
           this.fsw._emitReady();
           return true;
@@ -72050,9 +72416,9 @@ var init_handler = __esm({
             return;
           }
           const item = entry.path;
-          let path14 = sp.join(directory, item);
+          let path16 = sp.join(directory, item);
           current.add(item);
-          if (entry.stats.isSymbolicLink() && await this._handleSymlink(entry, directory, path14, item)) {
+          if (entry.stats.isSymbolicLink() && await this._handleSymlink(entry, directory, path16, item)) {
             return;
           }
           if (this.fsw.closed) {
@@ -72061,8 +72427,8 @@ var init_handler = __esm({
           }
           if (item === target || !target && !previous.has(item)) {
             this.fsw._incrReadyCount();
-            path14 = sp.join(dir, sp.relative(dir, path14));
-            this._addToNodeFs(path14, initialAdd, wh, depth + 1);
+            path16 = sp.join(dir, sp.relative(dir, path16));
+            this._addToNodeFs(path16, initialAdd, wh, depth + 1);
           }
         }).on(EV.ERROR, this._boundHandleError);
         return new Promise((resolve5, reject) => {
@@ -72131,13 +72497,13 @@ var init_handler = __esm({
        * @param depth Child path actually targeted for watch
        * @param target Child path actually targeted for watch
        */
-      async _addToNodeFs(path14, initialAdd, priorWh, depth, target) {
+      async _addToNodeFs(path16, initialAdd, priorWh, depth, target) {
         const ready = this.fsw._emitReady;
-        if (this.fsw._isIgnored(path14) || this.fsw.closed) {
+        if (this.fsw._isIgnored(path16) || this.fsw.closed) {
           ready();
           return false;
         }
-        const wh = this.fsw._getWatchHelpers(path14);
+        const wh = this.fsw._getWatchHelpers(path16);
         if (priorWh) {
           wh.filterPath = (entry) => priorWh.filterPath(entry);
           wh.filterDir = (entry) => priorWh.filterDir(entry);
@@ -72153,8 +72519,8 @@ var init_handler = __esm({
           const follow2 = this.fsw.options.followSymlinks;
           let closer;
           if (stats.isDirectory()) {
-            const absPath = sp.resolve(path14);
-            const targetPath = follow2 ? await fsrealpath(path14) : path14;
+            const absPath = sp.resolve(path16);
+            const targetPath = follow2 ? await fsrealpath(path16) : path16;
             if (this.fsw.closed)
               return;
             closer = await this._handleDir(wh.watchPath, stats, initialAdd, depth, target, wh, targetPath);
@@ -72164,29 +72530,29 @@ var init_handler = __esm({
               this.fsw._symlinkPaths.set(absPath, targetPath);
             }
           } else if (stats.isSymbolicLink()) {
-            const targetPath = follow2 ? await fsrealpath(path14) : path14;
+            const targetPath = follow2 ? await fsrealpath(path16) : path16;
             if (this.fsw.closed)
               return;
             const parent = sp.dirname(wh.watchPath);
             this.fsw._getWatchedDir(parent).add(wh.watchPath);
             this.fsw._emit(EV.ADD, wh.watchPath, stats);
-            closer = await this._handleDir(parent, stats, initialAdd, depth, path14, wh, targetPath);
+            closer = await this._handleDir(parent, stats, initialAdd, depth, path16, wh, targetPath);
             if (this.fsw.closed)
               return;
             if (targetPath !== void 0) {
-              this.fsw._symlinkPaths.set(sp.resolve(path14), targetPath);
+              this.fsw._symlinkPaths.set(sp.resolve(path16), targetPath);
             }
           } else {
             closer = this._handleFile(wh.watchPath, stats, initialAdd);
           }
           ready();
           if (closer)
-            this.fsw._addPathCloser(path14, closer);
+            this.fsw._addPathCloser(path16, closer);
           return false;
         } catch (error) {
           if (this.fsw._handleError(error)) {
             ready();
-            return path14;
+            return path16;
           }
         }
       }
@@ -72225,24 +72591,24 @@ function createPattern(matcher) {
   }
   return () => false;
 }
-function normalizePath(path14) {
-  if (typeof path14 !== "string")
+function normalizePath(path16) {
+  if (typeof path16 !== "string")
     throw new Error("string expected");
-  path14 = sp2.normalize(path14);
-  path14 = path14.replace(/\\/g, "/");
+  path16 = sp2.normalize(path16);
+  path16 = path16.replace(/\\/g, "/");
   let prepend = false;
-  if (path14.startsWith("//"))
+  if (path16.startsWith("//"))
     prepend = true;
-  path14 = path14.replace(DOUBLE_SLASH_RE, "/");
+  path16 = path16.replace(DOUBLE_SLASH_RE, "/");
   if (prepend)
-    path14 = "/" + path14;
-  return path14;
+    path16 = "/" + path16;
+  return path16;
 }
 function matchPatterns(patterns, testString, stats) {
-  const path14 = normalizePath(testString);
+  const path16 = normalizePath(testString);
   for (let index = 0; index < patterns.length; index++) {
     const pattern = patterns[index];
-    if (pattern(path14, stats)) {
+    if (pattern(path16, stats)) {
       return true;
     }
   }
@@ -72300,19 +72666,19 @@ var init_chokidar = __esm({
       }
       return str2;
     };
-    normalizePathToUnix = (path14) => toUnix(sp2.normalize(toUnix(path14)));
-    normalizeIgnored = (cwd = "") => (path14) => {
-      if (typeof path14 === "string") {
-        return normalizePathToUnix(sp2.isAbsolute(path14) ? path14 : sp2.join(cwd, path14));
+    normalizePathToUnix = (path16) => toUnix(sp2.normalize(toUnix(path16)));
+    normalizeIgnored = (cwd = "") => (path16) => {
+      if (typeof path16 === "string") {
+        return normalizePathToUnix(sp2.isAbsolute(path16) ? path16 : sp2.join(cwd, path16));
       } else {
-        return path14;
+        return path16;
       }
     };
-    getAbsolutePath = (path14, cwd) => {
-      if (sp2.isAbsolute(path14)) {
-        return path14;
+    getAbsolutePath = (path16, cwd) => {
+      if (sp2.isAbsolute(path16)) {
+        return path16;
       }
-      return sp2.join(cwd, path14);
+      return sp2.join(cwd, path16);
     };
     EMPTY_SET = Object.freeze(/* @__PURE__ */ new Set());
     DirEntry = class {
@@ -72377,10 +72743,10 @@ var init_chokidar = __esm({
       dirParts;
       followSymlinks;
       statMethod;
-      constructor(path14, follow2, fsw) {
+      constructor(path16, follow2, fsw) {
         this.fsw = fsw;
-        const watchPath = path14;
-        this.path = path14 = path14.replace(REPLACER_RE, "");
+        const watchPath = path16;
+        this.path = path16 = path16.replace(REPLACER_RE, "");
         this.watchPath = watchPath;
         this.fullWatchPath = sp2.resolve(watchPath);
         this.dirParts = [];
@@ -72520,20 +72886,20 @@ var init_chokidar = __esm({
         this._closePromise = void 0;
         let paths = unifyPaths(paths_);
         if (cwd) {
-          paths = paths.map((path14) => {
-            const absPath = getAbsolutePath(path14, cwd);
+          paths = paths.map((path16) => {
+            const absPath = getAbsolutePath(path16, cwd);
             return absPath;
           });
         }
-        paths.forEach((path14) => {
-          this._removeIgnoredPath(path14);
+        paths.forEach((path16) => {
+          this._removeIgnoredPath(path16);
         });
         this._userIgnored = void 0;
         if (!this._readyCount)
           this._readyCount = 0;
         this._readyCount += paths.length;
-        Promise.all(paths.map(async (path14) => {
-          const res = await this._nodeFsHandler._addToNodeFs(path14, !_internal, void 0, 0, _origAdd);
+        Promise.all(paths.map(async (path16) => {
+          const res = await this._nodeFsHandler._addToNodeFs(path16, !_internal, void 0, 0, _origAdd);
           if (res)
             this._emitReady();
           return res;
@@ -72555,17 +72921,17 @@ var init_chokidar = __esm({
           return this;
         const paths = unifyPaths(paths_);
         const { cwd } = this.options;
-        paths.forEach((path14) => {
-          if (!sp2.isAbsolute(path14) && !this._closers.has(path14)) {
+        paths.forEach((path16) => {
+          if (!sp2.isAbsolute(path16) && !this._closers.has(path16)) {
             if (cwd)
-              path14 = sp2.join(cwd, path14);
-            path14 = sp2.resolve(path14);
+              path16 = sp2.join(cwd, path16);
+            path16 = sp2.resolve(path16);
           }
-          this._closePath(path14);
-          this._addIgnoredPath(path14);
-          if (this._watched.has(path14)) {
+          this._closePath(path16);
+          this._addIgnoredPath(path16);
+          if (this._watched.has(path16)) {
             this._addIgnoredPath({
-              path: path14,
+              path: path16,
               recursive: true
             });
           }
@@ -72629,38 +72995,38 @@ var init_chokidar = __esm({
        * @param stats arguments to be passed with event
        * @returns the error if defined, otherwise the value of the FSWatcher instance's `closed` flag
        */
-      async _emit(event, path14, stats) {
+      async _emit(event, path16, stats) {
         if (this.closed)
           return;
         const opts = this.options;
         if (isWindows)
-          path14 = sp2.normalize(path14);
+          path16 = sp2.normalize(path16);
         if (opts.cwd)
-          path14 = sp2.relative(opts.cwd, path14);
-        const args = [path14];
+          path16 = sp2.relative(opts.cwd, path16);
+        const args = [path16];
         if (stats != null)
           args.push(stats);
         const awf = opts.awaitWriteFinish;
         let pw;
-        if (awf && (pw = this._pendingWrites.get(path14))) {
+        if (awf && (pw = this._pendingWrites.get(path16))) {
           pw.lastChange = /* @__PURE__ */ new Date();
           return this;
         }
         if (opts.atomic) {
           if (event === EVENTS.UNLINK) {
-            this._pendingUnlinks.set(path14, [event, ...args]);
+            this._pendingUnlinks.set(path16, [event, ...args]);
             setTimeout(() => {
-              this._pendingUnlinks.forEach((entry, path15) => {
+              this._pendingUnlinks.forEach((entry, path17) => {
                 this.emit(...entry);
                 this.emit(EVENTS.ALL, ...entry);
-                this._pendingUnlinks.delete(path15);
+                this._pendingUnlinks.delete(path17);
               });
             }, typeof opts.atomic === "number" ? opts.atomic : 100);
             return this;
           }
-          if (event === EVENTS.ADD && this._pendingUnlinks.has(path14)) {
+          if (event === EVENTS.ADD && this._pendingUnlinks.has(path16)) {
             event = EVENTS.CHANGE;
-            this._pendingUnlinks.delete(path14);
+            this._pendingUnlinks.delete(path16);
           }
         }
         if (awf && (event === EVENTS.ADD || event === EVENTS.CHANGE) && this._readyEmitted) {
@@ -72678,16 +73044,16 @@ var init_chokidar = __esm({
               this.emitWithAll(event, args);
             }
           };
-          this._awaitWriteFinish(path14, awf.stabilityThreshold, event, awfEmit);
+          this._awaitWriteFinish(path16, awf.stabilityThreshold, event, awfEmit);
           return this;
         }
         if (event === EVENTS.CHANGE) {
-          const isThrottled = !this._throttle(EVENTS.CHANGE, path14, 50);
+          const isThrottled = !this._throttle(EVENTS.CHANGE, path16, 50);
           if (isThrottled)
             return this;
         }
         if (opts.alwaysStat && stats === void 0 && (event === EVENTS.ADD || event === EVENTS.ADD_DIR || event === EVENTS.CHANGE)) {
-          const fullPath = opts.cwd ? sp2.join(opts.cwd, path14) : path14;
+          const fullPath = opts.cwd ? sp2.join(opts.cwd, path16) : path16;
           let stats2;
           try {
             stats2 = await stat4(fullPath);
@@ -72718,23 +73084,23 @@ var init_chokidar = __esm({
        * @param timeout duration of time to suppress duplicate actions
        * @returns tracking object or false if action should be suppressed
        */
-      _throttle(actionType, path14, timeout) {
+      _throttle(actionType, path16, timeout) {
         if (!this._throttled.has(actionType)) {
           this._throttled.set(actionType, /* @__PURE__ */ new Map());
         }
         const action = this._throttled.get(actionType);
         if (!action)
           throw new Error("invalid throttle");
-        const actionPath = action.get(path14);
+        const actionPath = action.get(path16);
         if (actionPath) {
           actionPath.count++;
           return false;
         }
         let timeoutObject;
         const clear = () => {
-          const item = action.get(path14);
+          const item = action.get(path16);
           const count2 = item ? item.count : 0;
-          action.delete(path14);
+          action.delete(path16);
           clearTimeout(timeoutObject);
           if (item)
             clearTimeout(item.timeoutObject);
@@ -72742,7 +73108,7 @@ var init_chokidar = __esm({
         };
         timeoutObject = setTimeout(clear, timeout);
         const thr = { timeoutObject, clear, count: 0 };
-        action.set(path14, thr);
+        action.set(path16, thr);
         return thr;
       }
       _incrReadyCount() {
@@ -72756,44 +73122,44 @@ var init_chokidar = __esm({
        * @param event
        * @param awfEmit Callback to be called when ready for event to be emitted.
        */
-      _awaitWriteFinish(path14, threshold, event, awfEmit) {
+      _awaitWriteFinish(path16, threshold, event, awfEmit) {
         const awf = this.options.awaitWriteFinish;
         if (typeof awf !== "object")
           return;
         const pollInterval = awf.pollInterval;
         let timeoutHandler;
-        let fullPath = path14;
-        if (this.options.cwd && !sp2.isAbsolute(path14)) {
-          fullPath = sp2.join(this.options.cwd, path14);
+        let fullPath = path16;
+        if (this.options.cwd && !sp2.isAbsolute(path16)) {
+          fullPath = sp2.join(this.options.cwd, path16);
         }
         const now = /* @__PURE__ */ new Date();
         const writes = this._pendingWrites;
         function awaitWriteFinishFn(prevStat) {
           statcb(fullPath, (err, curStat) => {
-            if (err || !writes.has(path14)) {
+            if (err || !writes.has(path16)) {
               if (err && err.code !== "ENOENT")
                 awfEmit(err);
               return;
             }
             const now2 = Number(/* @__PURE__ */ new Date());
             if (prevStat && curStat.size !== prevStat.size) {
-              writes.get(path14).lastChange = now2;
+              writes.get(path16).lastChange = now2;
             }
-            const pw = writes.get(path14);
+            const pw = writes.get(path16);
             const df = now2 - pw.lastChange;
             if (df >= threshold) {
-              writes.delete(path14);
+              writes.delete(path16);
               awfEmit(void 0, curStat);
             } else {
               timeoutHandler = setTimeout(awaitWriteFinishFn, pollInterval, curStat);
             }
           });
         }
-        if (!writes.has(path14)) {
-          writes.set(path14, {
+        if (!writes.has(path16)) {
+          writes.set(path16, {
             lastChange: now,
             cancelWait: () => {
-              writes.delete(path14);
+              writes.delete(path16);
               clearTimeout(timeoutHandler);
               return event;
             }
@@ -72804,8 +73170,8 @@ var init_chokidar = __esm({
       /**
        * Determines whether user has asked to ignore this path.
        */
-      _isIgnored(path14, stats) {
-        if (this.options.atomic && DOT_RE.test(path14))
+      _isIgnored(path16, stats) {
+        if (this.options.atomic && DOT_RE.test(path16))
           return true;
         if (!this._userIgnored) {
           const { cwd } = this.options;
@@ -72815,17 +73181,17 @@ var init_chokidar = __esm({
           const list = [...ignoredPaths.map(normalizeIgnored(cwd)), ...ignored];
           this._userIgnored = anymatch(list, void 0);
         }
-        return this._userIgnored(path14, stats);
+        return this._userIgnored(path16, stats);
       }
-      _isntIgnored(path14, stat5) {
-        return !this._isIgnored(path14, stat5);
+      _isntIgnored(path16, stat5) {
+        return !this._isIgnored(path16, stat5);
       }
       /**
        * Provides a set of common helpers and properties relating to symlink handling.
        * @param path file or directory pattern being watched
        */
-      _getWatchHelpers(path14) {
-        return new WatchHelper(path14, this.options.followSymlinks, this);
+      _getWatchHelpers(path16) {
+        return new WatchHelper(path16, this.options.followSymlinks, this);
       }
       // Directory helpers
       // -----------------
@@ -72857,63 +73223,63 @@ var init_chokidar = __esm({
        * @param item      base path of item/directory
        */
       _remove(directory, item, isDirectory) {
-        const path14 = sp2.join(directory, item);
-        const fullPath = sp2.resolve(path14);
-        isDirectory = isDirectory != null ? isDirectory : this._watched.has(path14) || this._watched.has(fullPath);
-        if (!this._throttle("remove", path14, 100))
+        const path16 = sp2.join(directory, item);
+        const fullPath = sp2.resolve(path16);
+        isDirectory = isDirectory != null ? isDirectory : this._watched.has(path16) || this._watched.has(fullPath);
+        if (!this._throttle("remove", path16, 100))
           return;
         if (!isDirectory && this._watched.size === 1) {
           this.add(directory, item, true);
         }
-        const wp = this._getWatchedDir(path14);
+        const wp = this._getWatchedDir(path16);
         const nestedDirectoryChildren = wp.getChildren();
-        nestedDirectoryChildren.forEach((nested) => this._remove(path14, nested));
+        nestedDirectoryChildren.forEach((nested) => this._remove(path16, nested));
         const parent = this._getWatchedDir(directory);
         const wasTracked = parent.has(item);
         parent.remove(item);
         if (this._symlinkPaths.has(fullPath)) {
           this._symlinkPaths.delete(fullPath);
         }
-        let relPath = path14;
+        let relPath = path16;
         if (this.options.cwd)
-          relPath = sp2.relative(this.options.cwd, path14);
+          relPath = sp2.relative(this.options.cwd, path16);
         if (this.options.awaitWriteFinish && this._pendingWrites.has(relPath)) {
           const event = this._pendingWrites.get(relPath).cancelWait();
           if (event === EVENTS.ADD)
             return;
         }
-        this._watched.delete(path14);
+        this._watched.delete(path16);
         this._watched.delete(fullPath);
         const eventName = isDirectory ? EVENTS.UNLINK_DIR : EVENTS.UNLINK;
-        if (wasTracked && !this._isIgnored(path14))
-          this._emit(eventName, path14);
-        this._closePath(path14);
+        if (wasTracked && !this._isIgnored(path16))
+          this._emit(eventName, path16);
+        this._closePath(path16);
       }
       /**
        * Closes all watchers for a path
        */
-      _closePath(path14) {
-        this._closeFile(path14);
-        const dir = sp2.dirname(path14);
-        this._getWatchedDir(dir).remove(sp2.basename(path14));
+      _closePath(path16) {
+        this._closeFile(path16);
+        const dir = sp2.dirname(path16);
+        this._getWatchedDir(dir).remove(sp2.basename(path16));
       }
       /**
        * Closes only file-specific watchers
        */
-      _closeFile(path14) {
-        const closers = this._closers.get(path14);
+      _closeFile(path16) {
+        const closers = this._closers.get(path16);
         if (!closers)
           return;
         closers.forEach((closer) => closer());
-        this._closers.delete(path14);
+        this._closers.delete(path16);
       }
-      _addPathCloser(path14, closer) {
+      _addPathCloser(path16, closer) {
         if (!closer)
           return;
-        let list = this._closers.get(path14);
+        let list = this._closers.get(path16);
         if (!list) {
           list = [];
-          this._closers.set(path14, list);
+          this._closers.set(path16, list);
         }
         list.push(closer);
       }
@@ -73617,7 +73983,7 @@ var init_daemon = __esm({
 
 // src/daemon/embedded-api.ts
 function embeddedSeed(config) {
-  const seed = { ...defaultSeed(), behaviour: { legacyEnforce: config.api.legacyEnforce } };
+  const seed = { ...defaultSeed(), behaviour: { legacyEnforce: config.api.legacyEnforce, nativeKind: config.api.nativeKind } };
   for (const source of config.sources) {
     const existing = seed.organizations.find((o2) => o2.name === source.organization);
     if (existing === void 0) seed.organizations.push({ name: source.organization, maxAgentPools: source.maxAgentPools });
@@ -73697,6 +74063,185 @@ var init_daemon2 = __esm({
   }
 });
 
+// src/export/files.ts
+function policyFiles(policy, code, nativeKind) {
+  const ext = policy.kind === "opa" ? "rego" : nativeKind;
+  const files = [{ path: `policies/${policy.name}.${ext}`, bytes: code }];
+  const settings = {};
+  const description = stripMarker(policy.description);
+  if (description !== null) settings.description = description;
+  if (policy.enforcementLevel !== "advisory") settings["enforcement-level"] = policy.enforcementLevel;
+  if (policy.kind === "opa" && policy.query !== null) settings.query = policy.query;
+  if (policy.policySetIds.length > 0) settings["policy-sets"] = [...policy.policySetIds].sort();
+  if (Object.keys(settings).length > 0) files.push({ path: `policies/${policy.name}.yaml`, bytes: yamlBytes(settings) });
+  return files;
+}
+function poolFile(pool) {
+  const settings = {
+    "organization-scoped": pool.organizationScoped,
+    "allowed-workspaces": [...pool.allowedWorkspaceIds].sort()
+  };
+  if (pool.allowedProjectIds.length > 0) settings["allowed-projects"] = [...pool.allowedProjectIds].sort();
+  if (pool.excludedWorkspaceIds.length > 0) settings["excluded-workspaces"] = [...pool.excludedWorkspaceIds].sort();
+  return { path: `agent-pools/${pool.name}.yaml`, bytes: yamlBytes(settings) };
+}
+function yamlBytes(value2) {
+  const plain = (0, import_yaml7.stringify)(value2, { lineWidth: 0 });
+  if (sameValue((0, import_yaml7.parse)(plain), value2)) return Buffer.from(plain, "utf8");
+  return Buffer.from((0, import_yaml7.stringify)(value2, { lineWidth: 0, defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" }), "utf8");
+}
+function sameValue(a, b2) {
+  return JSON.stringify(a) === JSON.stringify(b2);
+}
+var import_yaml7;
+var init_files = __esm({
+  "src/export/files.ts"() {
+    "use strict";
+    import_yaml7 = __toESM(require_dist(), 1);
+    init_marker();
+  }
+});
+
+// src/export/export.ts
+async function exportOrganization(api, organization, nativeKind) {
+  const [policies, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
+  const notExported = [];
+  const files = [];
+  let exportedPolicies = 0;
+  const results = await mapLimited(policies, READS_AT_ONCE, (policy) => policyExport(api, policy, nativeKind));
+  for (const result of results) {
+    if ("reason" in result) notExported.push(result);
+    else {
+      files.push(...result.files);
+      exportedPolicies += 1;
+    }
+  }
+  let pools = 0;
+  for (const pool of poolList.pools) {
+    if (!isValidName(pool.name)) {
+      notExported.push({ resource: "agent-pool", name: pool.name, reason: "the name is not a valid file name here (letters, digits, - and _)" });
+      continue;
+    }
+    files.push(poolFile(pool));
+    pools += 1;
+  }
+  files.sort((a, b2) => a.path < b2.path ? -1 : a.path > b2.path ? 1 : 0);
+  notExported.sort((a, b2) => a.name < b2.name ? -1 : a.name > b2.name ? 1 : 0);
+  return { files, policies: exportedPolicies, pools, notExported };
+}
+async function policyExport(api, listed, nativeKind) {
+  const skip = (reason) => ({ resource: "policy", name: listed.name, reason });
+  if (listed.foreignKind !== null) return skip(`kind ${listed.foreignKind || "(none)"} is not one this tool manages`);
+  if (!isValidName(listed.name)) return skip("the name is not a valid file name here (letters, digits, - and _)");
+  const policy = listed.policySetCount > listed.policySetIds.length ? await api.getPolicy(listed.id) : listed;
+  if (policy.policySetCount > policy.policySetIds.length) return skip(`it is in ${policy.policySetCount} policy sets, but the API does not say which`);
+  const code = listed.updatedAt === null ? null : await api.downloadPolicyBytes(policy);
+  if (code === null) return skip("no code was ever uploaded");
+  return { files: policyFiles(policy, code, nativeKind) };
+}
+async function mapLimited(items, limit, fn) {
+  const results = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < items.length; index = next++) results[index] = await fn(items[index]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+var READS_AT_ONCE;
+var init_export = __esm({
+  "src/export/export.ts"() {
+    "use strict";
+    init_declared();
+    init_files();
+    READS_AT_ONCE = 16;
+  }
+});
+
+// src/export/write-tree.ts
+import { mkdir as mkdir3, readdir as readdir3, writeFile as writeFile2 } from "node:fs/promises";
+import path13 from "node:path";
+async function checkTarget(dir, force) {
+  const entries = await readdir3(dir).catch((error) => {
+    if (error.code === "ENOENT") return [];
+    throw error;
+  });
+  if (entries.length > 0 && !force) {
+    throw new UsageError(`--export ${dir}: the folder is not empty; export into a new or empty folder, or pass --force to write over files of the same names`);
+  }
+}
+async function writeFiles(dir, files) {
+  for (const file of files) {
+    const abs = path13.join(dir, ...file.path.split("/"));
+    await mkdir3(path13.dirname(abs), { recursive: true });
+    await writeFile2(abs, file.bytes);
+  }
+}
+var init_write_tree = __esm({
+  "src/export/write-tree.ts"() {
+    "use strict";
+    init_errors();
+  }
+});
+
+// src/export/summary.ts
+function exportSummary(result, organization, dir) {
+  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const lines = [`Exported ${organization} to ${dir}: ${plural(result.policies, "policy").replace(/policys$/, "policies")}, ${plural(result.pools, "agent pool")} (${plural(result.files.length, "file")}).`];
+  if (result.pools > 1) lines.push(`The organization has ${result.pools} agent pools: set max-agent-pools: ${result.pools} on the source (the default is 1).`);
+  if (result.notExported.length > 0) {
+    lines.push(`Not exported (${result.notExported.length}):`);
+    for (const item of result.notExported) lines.push(`  ${item.resource} "${item.name}": ${item.reason}`);
+  }
+  lines.push("Review the files, commit them, then run --dry-run against the organization: it should show no changes but adoptions.");
+  return `${lines.join("\n")}
+`;
+}
+var init_summary = __esm({
+  "src/export/summary.ts"() {
+    "use strict";
+  }
+});
+
+// src/export/index.ts
+var init_export2 = __esm({
+  "src/export/index.ts"() {
+    "use strict";
+    init_export();
+    init_files();
+    init_write_tree();
+    init_summary();
+  }
+});
+
+// src/cli/export-command.ts
+var export_command_exports = {};
+__export(export_command_exports, {
+  runExport: () => runExport
+});
+import path14 from "node:path";
+async function runExport(args, config, io) {
+  const dir = path14.resolve(args.exportDir);
+  const organization = args.organization;
+  await checkTarget(dir, args.force);
+  const api = await createApiClient({ config, env: io.env, logger: io.logger });
+  try {
+    const result = await exportOrganization(api, organization, config.api.nativeKind);
+    await writeFiles(dir, result.files);
+    io.stdout.write(exportSummary(result, organization, dir));
+    return 0;
+  } finally {
+    await api.close();
+  }
+}
+var init_export_command = __esm({
+  "src/cli/export-command.ts"() {
+    "use strict";
+    init_from_config();
+    init_export2();
+  }
+});
+
 // src/cli/sources.ts
 function sourceContext(config, io) {
   return { stateDir: config.stateDir, env: io.env, logger: io.logger };
@@ -73727,7 +74272,7 @@ async function runValidate(args, config, io) {
   for (const source of selectSources(config, args)) {
     const { dir } = await openSource(source, sourceContext(config, io)).checkout();
     try {
-      const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools });
+      const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools, strictImports: source.strictImports === true });
       if (declaresNothing(declared) && !source.allowEmpty) {
         invalid3 += 1;
         io.stdout.write(`${source.name}: declares nothing in ${dir}
@@ -73861,7 +74406,7 @@ var one_shot_exports = {};
 __export(one_shot_exports, {
   runOnce: () => runOnce
 });
-import { readFile as readFile7, writeFile as writeFile2 } from "node:fs/promises";
+import { readFile as readFile7, writeFile as writeFile3 } from "node:fs/promises";
 async function runOnce(args, config, io) {
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   await checkReachable(config.api.url).catch(async (error) => {
@@ -73934,7 +74479,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
   }
   if (interrupt.early !== null) throw interrupt.early;
   if (args.out !== null) {
-    await writeFile2(args.out, withSavedRun(renderSavedPlan(outcomes.map((o2) => o2.sourcePlan)), config, sources, args.prune));
+    await writeFile3(args.out, withSavedRun(renderSavedPlan(outcomes.map((o2) => o2.sourcePlan)), config, sources, args.prune));
     io.logger.info({ file: args.out }, "plan saved; apply it with --reconcile --plan");
   }
   if (!printsEarly) io.stdout.write(render2(args, outcomes, io));
@@ -74087,7 +74632,7 @@ function exitWhenSettled(run2, stderr) {
 
 // src/cli/main.ts
 import { existsSync as existsSync2 } from "node:fs";
-import path13 from "node:path";
+import path15 from "node:path";
 
 // src/config/load.ts
 init_errors();
@@ -74109,9 +74654,9 @@ function checkConfigRules(value2) {
     const source = entry;
     if (typeof source.name === "string") {
       const first2 = firstIndexByName.get(source.name);
-      const path14 = ["sources", index, "name"];
+      const path16 = ["sources", index, "name"];
       if (first2 === void 0) firstIndexByName.set(source.name, index);
-      else problems2.push({ path: path14, message: `${keyLabel(path14)} "${source.name}" is already used by ${keyLabel(["sources", first2])}` });
+      else problems2.push({ path: path16, message: `${keyLabel(path16)} "${source.name}" is already used by ${keyLabel(["sources", first2])}` });
     }
     const hasPath = source.path !== void 0;
     const hasGit = source.git !== void 0;
@@ -74123,15 +74668,15 @@ function checkConfigRules(value2) {
   });
   return problems2;
 }
-function checkCron(expression, path14) {
+function checkCron(expression, path16) {
   const result = validateDetailed(expression);
   if (result.valid) return [];
   const detail = result.errors.map((e) => e.message).join("; ");
-  return [{ path: path14, message: `${keyLabel(path14)} "${expression}" is not a valid cron expression${detail === "" ? "" : ` (${detail})`}` }];
+  return [{ path: path16, message: `${keyLabel(path16)} "${expression}" is not a valid cron expression${detail === "" ? "" : ` (${detail})`}` }];
 }
-function checkListen(listen, path14) {
+function checkListen(listen, path16) {
   const match = /:(\d{1,5})$/.exec(listen);
-  if (match !== null && Number(match[1]) > 65535) return [{ path: path14, message: `${keyLabel(path14)} "${listen}" has a port above 65535` }];
+  if (match !== null && Number(match[1]) > 65535) return [{ path: path16, message: `${keyLabel(path16)} "${listen}" has a port above 65535` }];
   return [];
 }
 
@@ -74169,7 +74714,7 @@ function configFromFlags(flags, env, cwd = process.cwd()) {
   const dir = path4.resolve(cwd, flags.sourceDir);
   const name = flags.name ?? "default";
   const config = {
-    api: { url: "embedded", tokenFile: null, rateLimit: "auto", concurrency: 8, legacyEnforce: false, retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS },
+    api: { url: "embedded", tokenFile: null, rateLimit: "auto", concurrency: 8, legacyEnforce: false, nativeKind: "native", retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS },
     sources: [{ ...sourceDefaults(name, flags.organization), path: dir }],
     listen: DEFAULT_LISTEN,
     webhookSecretEnv: "WEBHOOK_SECRET",
@@ -74202,6 +74747,7 @@ var USAGE = `Usage:
   policy-pool-sync --dry-run [options]                one pass, print the plan, change nothing
   policy-pool-sync --validate [options]               check the declared repo only, no API call
   policy-pool-sync --show FILE [--output FORMAT]      print a plan saved with --out, no API call
+  policy-pool-sync --export DIR --organization NAME   write a declared repo from the live organization, no API write
   policy-pool-sync --emulator [--port N] [--emulator-seed FILE]
                                                       serve the local API emulator
 
@@ -74216,6 +74762,7 @@ Options:
   --force                  allow more deletions than max-deletes
   --allow-empty            accept a source that declares nothing (as allow-empty: true)
   --adopt                  take over policies that carry another source's marker (as adopt: true)
+  --strict-imports         imports that fail on the service (Sentinel modules, Rego packages not declared) are errors
   --timeout SECONDS        the limit of a --reconcile or --dry-run pass (default 1800)
   --source-dir DIR         declared repo folder, for use without a config file
   --organization NAME      organization, with --source-dir (not needed by --validate)
@@ -74225,6 +74772,8 @@ Options:
   --out FILE               --dry-run: also save the plan to FILE (JSON), to apply later with --plan
   --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale (needs no other flag)
   --show FILE              print the plan saved in FILE as text, json or markdown (--output), with no API call
+  --native-kind WORD       the API's word for the native kind: native (default) or sentinel (the hosted service)
+  --export DIR             write the live organization as a declared repo into DIR (new or empty; --force writes over)
   --port N                 --emulator: the port to listen on (default 0: any free port)
   --emulator-seed FILE     --emulator: YAML saying what exists before the first request
 
@@ -74266,6 +74815,7 @@ var OPTIONS = {
   force: { type: "boolean" },
   "allow-empty": { type: "boolean" },
   adopt: { type: "boolean" },
+  "strict-imports": { type: "boolean" },
   timeout: { type: "string" },
   "source-dir": { type: "string" },
   organization: { type: "string" },
@@ -74275,6 +74825,8 @@ var OPTIONS = {
   out: { type: "string" },
   plan: { type: "string" },
   show: { type: "string" },
+  "native-kind": { type: "string" },
+  export: { type: "string" },
   port: { type: "string", default: "0" },
   "emulator-seed": { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -74301,11 +74853,17 @@ Run policy-pool-sync --help for every flag.`);
   if (output !== "text" && output !== "json" && output !== "markdown") {
     throw new UsageError(`--output must be text, json or markdown, not "${output}"`);
   }
+  const nativeKind = values["native-kind"] ?? null;
+  if (nativeKind !== null && nativeKind !== "native" && nativeKind !== "sentinel") {
+    throw new UsageError(`--native-kind must be native or sentinel, not "${nativeKind}"`);
+  }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${values.port}"`);
   if (values.show !== void 0 && modes.length > 0) throw new UsageError(`--show FILE prints a saved plan; it goes with no --${modes[0]}`);
-  const mode = values.show !== void 0 ? "show" : modes[0] ?? "daemon";
+  if (values.export !== void 0 && (modes.length > 0 || values.show !== void 0)) throw new UsageError(`choose one of --export, --${[...modes, ...values.show === void 0 ? [] : ["show"]].join(", --")}`);
+  const mode = values.export !== void 0 ? "export" : values.show !== void 0 ? "show" : modes[0] ?? "daemon";
   if (mode === "daemon") checkDaemonFlags(values);
+  if (mode === "export" && values.organization === void 0) throw new UsageError("--export DIR needs --organization NAME (and --api-url URL, or API_BASE_URL)");
   const timeoutSeconds = values.timeout === void 0 ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError(`--timeout must be a number of seconds, not "${values.timeout}"`);
   if (values.config === void 0 && values["source-dir"] !== void 0 && values.prune === true && values.source === void 0) {
@@ -74315,7 +74873,7 @@ Run policy-pool-sync --help for every flag.`);
   }
   if (values.out !== void 0 && mode !== "dry-run") throw new UsageError("--out FILE goes with --dry-run (it saves the plan to apply later with --reconcile --plan FILE)");
   if (values.plan !== void 0 && mode !== "reconcile") throw new UsageError("--plan FILE goes with --reconcile (make the plan with --dry-run --out FILE)");
-  if (values.config === void 0 && values["source-dir"] === void 0 && values.organization !== void 0) {
+  if (values.config === void 0 && values["source-dir"] === void 0 && values.organization !== void 0 && mode !== "export") {
     throw new UsageError("--organization goes with --source-dir");
   }
   if (values.config === void 0 && values["source-dir"] !== void 0 && values.organization === void 0 && mode !== "validate") {
@@ -74331,6 +74889,7 @@ Run policy-pool-sync --help for every flag.`);
     force: values.force === true,
     allowEmpty: values["allow-empty"] === true,
     adopt: values.adopt === true,
+    strictImports: values["strict-imports"] === true,
     timeoutSeconds,
     sourceDir: values["source-dir"] ?? null,
     organization: values.organization ?? null,
@@ -74340,6 +74899,8 @@ Run policy-pool-sync --help for every flag.`);
     out: values.out ?? null,
     plan: values.plan ?? null,
     show: values.show ?? null,
+    nativeKind,
+    exportDir: values.export ?? null,
     port,
     emulatorSeed: values["emulator-seed"] ?? null,
     help: values.help === true,
@@ -74359,7 +74920,9 @@ var ONE_SHOT_FLAGS = [
   "adopt",
   "allow-empty",
   "timeout",
-  "no-cache"
+  "no-cache",
+  "strict-imports",
+  "native-kind"
 ];
 function checkDaemonFlags(values) {
   const given = ONE_SHOT_FLAGS.filter((flag) => values[flag] !== void 0 && values[flag] !== false);
@@ -74419,19 +74982,24 @@ async function main(argv, io) {
   const config = await resolveConfig(args, io.env);
   if (args.mode === "daemon") return (await Promise.resolve().then(() => (init_daemon2(), daemon_exports))).runDaemon({ config, logger: logger2, env: io.env, noCache: args.noCache });
   const oneShotIo = { stdout: io.stdout, env: io.env, logger: logger2, terminal: line, stderr: line ?? sink };
+  if (args.mode === "export") return (await Promise.resolve().then(() => (init_export_command(), export_command_exports))).runExport(args, config, oneShotIo);
   if (args.mode === "validate") return (await Promise.resolve().then(() => (init_validate2(), validate_exports))).runValidate(args, config, oneShotIo);
   return (await Promise.resolve().then(() => (init_one_shot(), one_shot_exports))).runOnce(args, config, oneShotIo);
 }
 async function resolveConfig(args, env) {
   const read = await readConfig(args, env);
-  const config = args.stateDir === null ? read : { ...read, stateDir: path13.resolve(args.stateDir) };
+  const config = args.stateDir === null ? read : { ...read, stateDir: path15.resolve(args.stateDir) };
   return {
     ...config,
-    sources: config.sources.map((source) => ({ ...source, allowEmpty: source.allowEmpty || args.allowEmpty, adopt: source.adopt || args.adopt }))
+    api: args.nativeKind === null ? config.api : { ...config.api, nativeKind: args.nativeKind },
+    sources: config.sources.map((source) => ({ ...source, allowEmpty: source.allowEmpty || args.allowEmpty, adopt: source.adopt || args.adopt, ...args.strictImports ? { strictImports: true } : {} }))
   };
 }
 async function readConfig(args, env) {
   checkApiUrl(args.apiUrl);
+  if (args.config === null && args.mode === "export") {
+    return configFromFlags({ sourceDir: args.exportDir ?? ".", organization: args.organization ?? "", apiUrl: args.apiUrl }, env);
+  }
   if (args.config === null && args.sourceDir !== null) {
     return configFromFlags({ sourceDir: args.sourceDir, organization: args.organization ?? "", apiUrl: args.apiUrl, name: args.source }, env);
   }

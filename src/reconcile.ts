@@ -88,6 +88,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   try {
     declared = await readDeclared(request.dir, {
       maxAgentPools: source.maxAgentPools,
+      strictImports: source.strictImports === true,
       ...(request.signal === undefined ? {} : { signal: request.signal }),
       ...(request.declaredCache === undefined ? {} : { cache: request.declaredCache }),
     });

@@ -52,6 +52,14 @@ describe('bounded waits under 429 and 5xx', () => {
     assert.deepEqual((await f.emulator.requests()).map((r) => r.status), [429, 200]);
   });
 
+  it('40 429s in a row announcing a reset of 0.0 are waited through (at least 100 ms each, backing off): only the budget ends the waits', async () => {
+    await f.emulator.addFaults({ kind: 'status', status: 429, method: 'GET', path: '^/policies/', count: 40, headers: { 'x-ratelimit-reset': '0.0' } });
+    const { result, ms } = await timed(() => f.client.getPolicy(policyId));
+    assert.equal(result.status, 'fulfilled', String((result as PromiseRejectedResult).reason));
+    assert.equal((await f.emulator.requests()).filter((r) => r.status === 429).length, 40);
+    assert.ok(ms >= 100 + 200 + 400 + 800 + 36 * 1000 && ms < 60_000, `waited ${ms} ms`);
+  });
+
   it('x-ratelimit-limit: 0.01 paces at one request a second, not one per 100 s', async () => {
     // A client of its own: the limit it learns here would pace the other tests.
     const { logger } = captureLogs();

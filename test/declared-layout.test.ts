@@ -91,7 +91,7 @@ describe('which files of the declared repo are policies', () => {
 
   it('a settings file without code beside it is an error', async () => {
     const problems = await problemsOf(readDeclared(await tree({ 'policies/a/lonely.yaml': 'description: x\n', 'policies/b/lonely.native': NATIVE })));
-    assert.match(problemFor(problems, 'policies/a/lonely.yaml').message, /settings file without policy code: expected lonely\.native or lonely\.rego/);
+    assert.match(problemFor(problems, 'policies/a/lonely.yaml').message, /settings file without policy code: expected lonely\.native, lonely\.sentinel or lonely\.rego/);
   });
 
   it('code over 10,485,760 bytes is an error naming the file and its size', async () => {

@@ -1,10 +1,10 @@
 import { CodeTooLargeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { MAX_CODE_BYTES } from '../model.js';
-import { createAgentPoolBody, createPolicyBody, updateAgentPoolBody, updatePolicyBody } from './bodies.js';
+import { MAX_CODE_BYTES, wireKind, type NativeKindName } from '../model.js';
+import { createAgentPoolBody, createPolicyBody, updateAgentPoolBody, updatePolicyBody, type Dialect } from './bodies.js';
 import { systemClock, type Clock } from './clock.js';
 import { createOnce } from './create-once.js';
-import { fetchDownload, fetchDownloadDigest, type StreamedCode } from './download.js';
+import { fetchDownload, fetchDownloadBytes, fetchDownloadDigest, type StreamedCode } from './download.js';
 import { field, int, primary } from './json-api.js';
 import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
@@ -56,6 +56,8 @@ export interface ApiClientOptions {
    * only, and read levels from `enforce` first. @default false
    */
   legacyEnforce?: boolean;
+  /** The API's word for the native kind, sent in `kind`, `filter[kind]` and `enforce` paths; both are read. @default 'native' */
+  nativeKind?: NativeKindName;
   /** Sent on every request, the download redirect's included. @default `policy-pool-sync/<version>` */
   userAgent?: string;
 }
@@ -69,6 +71,7 @@ export class ApiClient implements PolicyApi {
   private readonly transport: Transport;
   private readonly token: string;
   private readonly legacy: boolean;
+  private readonly dialect: Dialect;
   private readonly parsePolicy: (resource: unknown) => Policy;
   /** Set on a view made by `withSignal`: every request of the view ends once it aborts. */
   private signal: AbortSignal | undefined = undefined;
@@ -76,6 +79,7 @@ export class ApiClient implements PolicyApi {
   constructor(private readonly options: ApiClientOptions) {
     this.token = options.token;
     this.legacy = options.legacyEnforce ?? false;
+    this.dialect = { legacy: this.legacy, nativeKind: options.nativeKind ?? 'native' };
     this.parsePolicy = (resource) => parsePolicy(resource, this.legacy);
     this.transport = new Transport({
       baseUrl: options.baseUrl,
@@ -115,14 +119,15 @@ export class ApiClient implements PolicyApi {
   async listPolicies(organization: string, options: ListPoliciesOptions = {}): Promise<Policy[]> {
     const params: Params = [];
     if (options.search !== undefined) params.push(['search[name]', options.search]);
-    if (options.kind !== undefined) params.push(['filter[kind]', options.kind]);
+    if (options.kind !== undefined) params.push(['filter[kind]', wireKind(options.kind, this.dialect.nativeKind)]);
     if (options.includePolicySets === true) params.push(['include', 'policy_sets']);
     const pages = await listAll(this.transport, this.token, this.signal, `/organizations/${seg(organization)}/policies`, params, this.parsePolicy);
     return pages.flatMap((page) => page.items);
   }
 
-  getPolicy(id: string): Promise<Policy> {
-    return this.one('GET', `/policies/${seg(id)}`, undefined, this.parsePolicy);
+  getPolicy(id: string, options: { includePolicySets?: boolean } = {}): Promise<Policy> {
+    const query = options.includePolicySets === true ? queryString([['include', 'policy_sets']]) : '';
+    return this.one('GET', `/policies/${seg(id)}${query}`, undefined, this.parsePolicy);
   }
 
   createPolicy(organization: string, input: CreatePolicyInput): Promise<Policy> {
@@ -130,7 +135,7 @@ export class ApiClient implements PolicyApi {
       transport: this.transport,
       signal: this.signal,
       logger: this.options.logger,
-      request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input, this.legacy) },
+      request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input, this.dialect) },
       read: (response) => readWith(response, this.token, (body) => this.parsePolicy(primary(body))),
       find: async () => (await this.listPolicies(organization, { search: input.name })).find((p) => p.name === input.name) ?? null,
     });
@@ -159,6 +164,12 @@ export class ApiClient implements PolicyApi {
     return fetchDownload(this.transport, this.token, this.signal, new URL(link, this.options.baseUrl).href);
   }
 
+  /** The policy's code as the exact bytes stored (for export); null on 404 (no code uploaded yet). */
+  downloadPolicyBytes(policy: Policy): Promise<Buffer | null> {
+    const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
+    return fetchDownloadBytes(this.transport, this.token, this.signal, new URL(link, this.options.baseUrl).href);
+  }
+
   /**
    * The digest of the policy's code, computed as the download streams; its text too when at most `keepTextBytes`
    * bytes. null when the service answers 404 (no code uploaded yet).
@@ -169,7 +180,7 @@ export class ApiClient implements PolicyApi {
   }
 
   updatePolicy(policy: PolicyRef, input: UpdatePolicyInput): Promise<Policy> {
-    return this.one('PATCH', `/policies/${seg(policy.id)}`, updatePolicyBody(policy, input, this.legacy), this.parsePolicy);
+    return this.one('PATCH', `/policies/${seg(policy.id)}`, updatePolicyBody(policy, input, this.dialect), this.parsePolicy);
   }
 
   deletePolicy(id: string): Promise<void> {

@@ -21,6 +21,17 @@ export async function fetchDownload(transport: Transport, secret: string, signal
   return (await follow(transport, secret, signal, downloadUrl))?.text ?? null;
 }
 
+/** The same download as bytes exactly as stored (byte order mark and line ends untouched), for export; null on a 404. */
+export async function fetchDownloadBytes(transport: Transport, secret: string, signal: AbortSignal | undefined, downloadUrl: string): Promise<Buffer | null> {
+  const consume = async (body: AsyncIterable<Uint8Array>): Promise<Buffer> => {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of body) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  };
+  const response = await follow(transport, secret, signal, downloadUrl, consume);
+  return response === null ? null : (response.consumed as Buffer);
+}
+
 /**
  * The same download, hashed as it streams: the text is kept only up to `keepTextBytes` bytes, so a large policy
  * costs no more memory than a chunk. null on a 404, as for fetchDownload.
@@ -58,7 +69,7 @@ async function follow(
 ): Promise<HttpResponse | null> {
   let url = downloadUrl;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
-    const response = await transport.send({ method: 'GET', url, auth: hop === 0, ...(consume === undefined ? {} : { consume }) }, signal);
+    const response = await transport.send({ method: 'GET', url, auth: hop === 0, redirects: 'return', ...(consume === undefined ? {} : { consume }) }, signal);
     if (isSuccess(response)) return response;
     if (hop === 0 && response.status === 404) return null;
     const location = response.headers.location;

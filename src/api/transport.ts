@@ -7,6 +7,8 @@ import type { Logger } from '../logger.js';
 import type { Clock } from './clock.js';
 import { Pacer, type Slot } from './pacer.js';
 import { readRateLimitHeaders } from './rate-limit-headers.js';
+import { rateLimitWaitMs } from './rate-limit-wait.js';
+import { redirectTarget } from './redirects.js';
 import { describeFailure, safeCause, type TransportFailure } from './transport-failure.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -27,6 +29,10 @@ export interface HttpRequest {
    * `consumed`, and `text` is empty. Called again for each try.
    */
   consume?: (body: AsyncIterable<Uint8Array>) => Promise<unknown>;
+  /** 'return': a redirect is the answer (the download follows its own). @default a GET follows redirects within the API's origin (api/redirects.ts) */
+  redirects?: 'return';
+  /** Set on a GET followed to a redirect's target in the API's origin: it carries the token like any API call. */
+  redirected?: true;
 }
 
 /**
@@ -81,8 +87,6 @@ export interface TransportStats {
 /** `waitMs`: for a 429, how long the pacer now holds every start. */
 type Outcome = { response: HttpResponse; waitMs?: number } | { failure: TransportFailure };
 
-/** How often one request may meet a 429 before giving up, whatever the budget leaves (the vendor's client uses 30). */
-const MAX_RATE_LIMITED = 30;
 const JSON_API = 'application/vnd.api+json';
 /** Methods that carry the JSON:API media type, with or without a body: the service answers 415 otherwise. */
 const MUTATING = new Set<HttpMethod>(['POST', 'PATCH', 'DELETE']);
@@ -143,9 +147,11 @@ export class Transport {
    * Sends until an answer worth returning: any status but 429, and 5xx only once retries are spent. Once `signal`
    * aborts, the request leaves the queue, the pacer, its back-off or the wire at once and rejects with the signal's reason.
    */
-  async send(req: HttpRequest, signal?: AbortSignal): Promise<HttpResponse> {
+  async send(first: HttpRequest, signal?: AbortSignal): Promise<HttpResponse> {
     const { logger, clock } = this.options;
-    const described = this.describe(req);
+    let req = first;
+    let described = this.describe(req);
+    let hops = 0;
     let failures = 0;
     let limited = 0;
     let failingSince: number | null = null;
@@ -162,12 +168,19 @@ export class Transport {
           limited += 1;
           this.counters.rateLimited += 1;
           // Outside the API (a temporary download URL) there is no pacer to hold starts: wait here.
-          const waitMs = outcome.waitMs ?? (readRateLimitHeaders(headers).resetSeconds ?? 1) * 1000 + clock.random() * 50;
+          const waitMs = outcome.waitMs ?? rateLimitWaitMs(readRateLimitHeaders(headers).resetSeconds, limited + 1, clock.random());
           logger.warn({ ...described, status, waitMs: Math.round(waitMs), attempt: limited }, 'api rate limited, waiting');
           if (outcome.waitMs === undefined) await clock.sleep(waitMs, signal);
           continue;
         }
         const retryable = status >= 500 && req.retry !== 'unsent-only';
+        const redirect = retryable ? null : redirectTarget(req, outcome.response, this.base, hops);
+        if (redirect !== null) {
+          logger.info({ ...described, status, hop: (hops += 1) }, 'api request redirected within the API, following');
+          req = { ...req, url: redirect, redirected: true };
+          described = this.describe(req);
+          continue;
+        }
         if (!retryable) return this.withHint(outcome.response);
         failingSince ??= clock.now();
         const delayMs = this.retryDelay(failures + 1, failingSince);
@@ -217,7 +230,6 @@ export class Transport {
     const { clock, retryBudgetMs } = this.options;
     const now = clock.now();
     const budget = `(api.retry-budget: ${seconds(retryBudgetMs)})`;
-    if (limited >= MAX_RATE_LIMITED) return `gave up after ${limited + 1} rate-limited tries`;
     if (now - limitedSince >= retryBudgetMs) return `still rate limited after waiting ${seconds(now - limitedSince)} ${budget}`;
     const only = this.onlyRateLimitedSince;
     if (only !== null && now - only >= retryBudgetMs) return `the API has answered nothing but 429 for ${seconds(now - only)} ${budget}`;
@@ -303,7 +315,7 @@ export class Transport {
   private headers(req: HttpRequest, inApi: boolean): Record<string, string> {
     const headers: Record<string, string> = { 'user-agent': this.options.userAgent };
     if (inApi) headers.accept = JSON_API;
-    if (inApi && req.auth !== false) headers.authorization = `Bearer ${this.options.token}`;
+    if ((inApi || req.redirected === true) && req.auth !== false) headers.authorization = `Bearer ${this.options.token}`;
     if (MUTATING.has(req.method) || req.json !== undefined) headers['content-type'] = JSON_API;
     if (req.bytes !== undefined) headers['content-type'] = 'application/octet-stream';
     if (req.bytes !== undefined && 'chunks' in req.bytes) headers['content-length'] = String(req.bytes.length);

@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import { withKnownSets } from './replace-sets.js';
 import type { CreatePolicyInput, Policy, PolicyApi, UpdateAgentPoolInput, UpdatePolicyInput } from '../api/types.js';
 import { codeBody } from '../declared/index.js';
 import { ApiError, errorMessage } from '../errors.js';
@@ -96,7 +97,8 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Acti
  * A create (or a replace: delete, then create) and its upload, as one step. A create refused because the name
  * is taken meets a policy another run made at the same time: it is looked up and used when it is this source's.
  */
-async function createPolicyWithCode(change: PolicyChange, options: ApplyOptions): Promise<void> {
+async function createPolicyWithCode(planned: PolicyChange, options: ApplyOptions): Promise<void> {
+  const change = await withKnownSets(planned, options.api);
   const declared = change.declared!;
   if (change.action === 'replace' && change.live !== null) await options.api.deletePolicy(change.live.id);
   let made: Made;
@@ -197,6 +199,8 @@ async function createPool(change: PoolChange, options: ApplyOptions): Promise<vo
     name: declared.name,
     organizationScoped: declared.organizationScoped,
     allowedWorkspaceIds: declared.allowedWorkspaces,
+    allowedProjectIds: declared.allowedProjects ?? null,
+    excludedWorkspaceIds: declared.excludedWorkspaces ?? null,
   });
 }
 
@@ -207,6 +211,8 @@ function poolUpdate(change: PoolChange): UpdateAgentPoolInput {
   if (change.fields['allowed-workspaces'] !== undefined && declared.allowedWorkspaces !== null) {
     input.allowedWorkspaceIds = declared.allowedWorkspaces;
   }
+  if (change.fields['allowed-projects'] !== undefined && declared.allowedProjects) input.allowedProjectIds = declared.allowedProjects;
+  if (change.fields['excluded-workspaces'] !== undefined && declared.excludedWorkspaces) input.excludedWorkspaceIds = declared.excludedWorkspaces;
   return input;
 }
 

@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors.js';
 import { closest } from '../suggest.js';
 
-export type Mode = 'daemon' | 'reconcile' | 'dry-run' | 'validate' | 'emulator' | 'show';
+export type Mode = 'daemon' | 'reconcile' | 'dry-run' | 'validate' | 'emulator' | 'show' | 'export';
 export type OutputFormat = 'text' | 'json' | 'markdown';
 
 export interface CliArgs {
@@ -18,6 +18,8 @@ export interface CliArgs {
   allowEmpty: boolean;
   /** `--adopt`: every selected source takes over policies carrying another source's marker, as with `adopt: true`. */
   adopt: boolean;
+  /** `--strict-imports`: imports that fail on the service are errors in every selected source, as with `strict-imports: true`. */
+  strictImports: boolean;
   /** `--timeout`: seconds one one-shot pass may take. @default 1800 */
   timeoutSeconds: number;
   sourceDir: string | null;
@@ -33,6 +35,10 @@ export interface CliArgs {
   plan: string | null;
   /** `--show FILE`: print that saved plan. */
   show: string | null;
+  /** `--native-kind`: the API's word for the native kind; wins over `api.native-kind`. */
+  nativeKind: 'native' | 'sentinel' | null;
+  /** `--export DIR`: write a declared repo from the live organization there. */
+  exportDir: string | null;
   port: number;
   emulatorSeed: string | null;
   help: boolean;
@@ -45,6 +51,7 @@ export const USAGE = `Usage:
   policy-pool-sync --dry-run [options]                one pass, print the plan, change nothing
   policy-pool-sync --validate [options]               check the declared repo only, no API call
   policy-pool-sync --show FILE [--output FORMAT]      print a plan saved with --out, no API call
+  policy-pool-sync --export DIR --organization NAME   write a declared repo from the live organization, no API write
   policy-pool-sync --emulator [--port N] [--emulator-seed FILE]
                                                       serve the local API emulator
 
@@ -59,6 +66,7 @@ Options:
   --force                  allow more deletions than max-deletes
   --allow-empty            accept a source that declares nothing (as allow-empty: true)
   --adopt                  take over policies that carry another source's marker (as adopt: true)
+  --strict-imports         imports that fail on the service (Sentinel modules, Rego packages not declared) are errors
   --timeout SECONDS        the limit of a --reconcile or --dry-run pass (default 1800)
   --source-dir DIR         declared repo folder, for use without a config file
   --organization NAME      organization, with --source-dir (not needed by --validate)
@@ -68,6 +76,8 @@ Options:
   --out FILE               --dry-run: also save the plan to FILE (JSON), to apply later with --plan
   --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale (needs no other flag)
   --show FILE              print the plan saved in FILE as text, json or markdown (--output), with no API call
+  --native-kind WORD       the API's word for the native kind: native (default) or sentinel (the hosted service)
+  --export DIR             write the live organization as a declared repo into DIR (new or empty; --force writes over)
   --port N                 --emulator: the port to listen on (default 0: any free port)
   --emulator-seed FILE     --emulator: YAML saying what exists before the first request
 
@@ -111,6 +121,7 @@ export const OPTIONS = {
   force: { type: 'boolean' },
   'allow-empty': { type: 'boolean' },
   adopt: { type: 'boolean' },
+  'strict-imports': { type: 'boolean' },
   timeout: { type: 'string' },
   'source-dir': { type: 'string' },
   organization: { type: 'string' },
@@ -120,6 +131,8 @@ export const OPTIONS = {
   out: { type: 'string' },
   plan: { type: 'string' },
   show: { type: 'string' },
+  'native-kind': { type: 'string' },
+  export: { type: 'string' },
   port: { type: 'string', default: '0' },
   'emulator-seed': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -149,11 +162,17 @@ export function parseCliArgs(argv: string[]): CliArgs {
   if (output !== 'text' && output !== 'json' && output !== 'markdown') {
     throw new UsageError(`--output must be text, json or markdown, not "${output}"`);
   }
+  const nativeKind = values['native-kind'] ?? null;
+  if (nativeKind !== null && nativeKind !== 'native' && nativeKind !== 'sentinel') {
+    throw new UsageError(`--native-kind must be native or sentinel, not "${nativeKind}"`);
+  }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${values.port}"`);
   if (values.show !== undefined && modes.length > 0) throw new UsageError(`--show FILE prints a saved plan; it goes with no --${modes[0]}`);
-  const mode = values.show !== undefined ? 'show' : (modes[0] ?? 'daemon');
+  if (values.export !== undefined && (modes.length > 0 || values.show !== undefined)) throw new UsageError(`choose one of --export, --${[...modes, ...(values.show === undefined ? [] : ['show'])].join(', --')}`);
+  const mode = values.export !== undefined ? 'export' : values.show !== undefined ? 'show' : (modes[0] ?? 'daemon');
   if (mode === 'daemon') checkDaemonFlags(values);
+  if (mode === 'export' && values.organization === undefined) throw new UsageError('--export DIR needs --organization NAME (and --api-url URL, or API_BASE_URL)');
   const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError(`--timeout must be a number of seconds, not "${values.timeout}"`);
   if (values.config === undefined && values['source-dir'] !== undefined && values.prune === true && values.source === undefined) {
@@ -164,7 +183,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
   }
   if (values.out !== undefined && mode !== 'dry-run') throw new UsageError('--out FILE goes with --dry-run (it saves the plan to apply later with --reconcile --plan FILE)');
   if (values.plan !== undefined && mode !== 'reconcile') throw new UsageError('--plan FILE goes with --reconcile (make the plan with --dry-run --out FILE)');
-  if (values.config === undefined && values['source-dir'] === undefined && values.organization !== undefined) {
+  if (values.config === undefined && values['source-dir'] === undefined && values.organization !== undefined && mode !== 'export') {
     throw new UsageError('--organization goes with --source-dir');
   }
   if (values.config === undefined && values['source-dir'] !== undefined && values.organization === undefined && mode !== 'validate') {
@@ -180,6 +199,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     force: values.force === true,
     allowEmpty: values['allow-empty'] === true,
     adopt: values.adopt === true,
+    strictImports: values['strict-imports'] === true,
     timeoutSeconds,
     sourceDir: values['source-dir'] ?? null,
     organization: values.organization ?? null,
@@ -189,6 +209,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
     out: values.out ?? null,
     plan: values.plan ?? null,
     show: values.show ?? null,
+    nativeKind,
+    exportDir: values.export ?? null,
     port,
     emulatorSeed: values['emulator-seed'] ?? null,
     help: values.help === true,
@@ -198,7 +220,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
 
 /** The flags of a one pass (--dry-run, --reconcile, --validate); given without a mode, they would start the daemon. */
 const ONE_SHOT_FLAGS = [
-  'source-dir', 'organization', 'api-url', 'output', 'detailed-exitcode', 'out', 'plan', 'prune', 'force', 'adopt', 'allow-empty', 'timeout', 'no-cache',
+  'source-dir', 'organization', 'api-url', 'output', 'detailed-exitcode', 'out', 'plan', 'prune', 'force', 'adopt', 'allow-empty', 'timeout', 'no-cache', 'strict-imports', 'native-kind',
 ] as const;
 
 /**

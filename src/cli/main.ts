@@ -59,6 +59,7 @@ async function main(argv: string[], io: ProcessIo): Promise<number> {
   const config = await resolveConfig(args, io.env);
   if (args.mode === 'daemon') return (await import('../daemon/index.js')).runDaemon({ config, logger, env: io.env, noCache: args.noCache });
   const oneShotIo = { stdout: io.stdout, env: io.env, logger, terminal: line, stderr: line ?? sink };
+  if (args.mode === 'export') return (await import('./export-command.js')).runExport(args, config, oneShotIo);
   if (args.mode === 'validate') return (await import('./validate.js')).runValidate(args, config, oneShotIo);
   return (await import('./one-shot.js')).runOnce(args, config, oneShotIo);
 }
@@ -74,12 +75,16 @@ async function resolveConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Con
   const config = args.stateDir === null ? read : { ...read, stateDir: path.resolve(args.stateDir) };
   return {
     ...config,
-    sources: config.sources.map((source) => ({ ...source, allowEmpty: source.allowEmpty || args.allowEmpty, adopt: source.adopt || args.adopt })),
+    api: args.nativeKind === null ? config.api : { ...config.api, nativeKind: args.nativeKind },
+    sources: config.sources.map((source) => ({ ...source, allowEmpty: source.allowEmpty || args.allowEmpty, adopt: source.adopt || args.adopt, ...(args.strictImports ? { strictImports: true } : {}) })),
   };
 }
 
 async function readConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config> {
   checkApiUrl(args.apiUrl);
+  if (args.config === null && args.mode === 'export') {
+    return configFromFlags({ sourceDir: args.exportDir ?? '.', organization: args.organization ?? '', apiUrl: args.apiUrl }, env);
+  }
   if (args.config === null && args.sourceDir !== null) {
     // --validate makes no API call, so the organization is not needed there.
     return configFromFlags({ sourceDir: args.sourceDir, organization: args.organization ?? '', apiUrl: args.apiUrl, name: args.source }, env);

@@ -8,7 +8,7 @@ import { applyEnvOverrides } from '../config/env.js';
 import { DEFAULT_LISTEN, DEFAULT_RETRY_BUDGET_SECONDS, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_STATE_DIR, sourceDefaults } from '../config/to-config.js';
 import type { Config, SourceConfig } from '../config/types.js';
 import { errorMessage, UsageError, ValidationError } from '../errors.js';
-import type { Ownership } from '../model.js';
+import type { NativeKindName, Ownership } from '../model.js';
 
 /** One source as the run that saved the plan had it; a git URL never carries credentials. */
 export interface SavedRunSource {
@@ -23,10 +23,14 @@ export interface SavedRunSource {
   allow_empty: boolean;
   adopt: boolean;
   max_agent_pools: number;
+  strict_imports?: boolean;
 }
 
 export interface SavedRun {
   api_url: string;
+  /** The API's word for the native kind and its enforcement dialect; absent in plans saved before they were recorded. */
+  native_kind?: NativeKindName;
+  legacy_enforce?: boolean;
   sources: SavedRunSource[];
 }
 
@@ -35,6 +39,8 @@ export function withSavedRun(planText: string, config: Config, sources: readonly
   const document = JSON.parse(planText) as Record<string, unknown>;
   const run: SavedRun = {
     api_url: config.api.url,
+    native_kind: config.api.nativeKind,
+    legacy_enforce: config.api.legacyEnforce,
     sources: sources.map((s) => ({
       name: s.name,
       organization: s.organization,
@@ -46,6 +52,7 @@ export function withSavedRun(planText: string, config: Config, sources: readonly
       allow_empty: s.allowEmpty,
       adopt: s.adopt,
       max_agent_pools: s.maxAgentPools,
+      strict_imports: s.strictImports === true,
     })),
   };
   return `${JSON.stringify({ ...document, run }, null, 2)}\n`;
@@ -66,7 +73,8 @@ export async function configFromSavedPlan(file: string, env: NodeJS.ProcessEnv, 
     throw new UsageError(`the saved plan ${file} does not say where its sources are (an older version saved it): pass --config FILE, or --source-dir DIR --organization NAME`);
   }
   const config: Config = {
-    api: { url: run.api_url, tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS },
+    api: { url: run.api_url, tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: run.legacy_enforce === true,
+      retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS, nativeKind: run.native_kind === 'sentinel' ? 'sentinel' : 'native' },
     sources: run.sources.map((s) => ({
       ...sourceDefaults(s.name, s.organization),
       path: s.path,
@@ -77,6 +85,7 @@ export async function configFromSavedPlan(file: string, env: NodeJS.ProcessEnv, 
       allowEmpty: s.allow_empty,
       adopt: s.adopt,
       maxAgentPools: s.max_agent_pools,
+      strictImports: s.strict_imports === true,
     })),
     listen: DEFAULT_LISTEN,
     webhookSecretEnv: 'WEBHOOK_SECRET',

@@ -24,13 +24,18 @@ let codeBuffer: Buffer | null = null;
  * Reads policy code after checking its size from the walk, so an oversized file is never loaded, and scans it as
  * it is read (UTF-8, digests, lines); the text is not kept. `buffer` is the one it is read through.
  */
-export function readCodeFile(file: FoundFile, realRoot: string, buffer = sharedCodeBuffer()): CodeRead | { problem: SourceProblem } {
+export function readCodeFile(
+  file: FoundFile, realRoot: string, buffer = sharedCodeBuffer(), observe?: (chunk: Buffer) => void,
+): CodeRead | { problem: SourceProblem } {
   if (file.size > MAX_CODE_BYTES) {
     const message = `is ${file.size} bytes; policy code may be at most ${MAX_CODE_BYTES} bytes (10 MiB)`;
     return { problem: { file: file.rel, message } };
   }
   const scan = createCodeScan();
-  const read = readSourceChunks(realRoot, file.rel, file.abs, MAX_CODE_BYTES, file.real, buffer, (chunk) => scan.update(chunk));
+  const read = readSourceChunks(realRoot, file.rel, file.abs, MAX_CODE_BYTES, file.real, buffer, (chunk) => {
+    scan.update(chunk);
+    observe?.(chunk);
+  });
   if ('problem' in read) return read;
   const code = scan.finish();
   if (!code.utf8) return { problem: { file: file.rel, message: 'is not valid UTF-8 text' } };

@@ -30,9 +30,12 @@ export interface ReadLiveOptions {
  */
 export async function readLive(options: ReadLiveOptions): Promise<LiveState> {
   const { api, organization, declared } = options;
-  const [policies, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
+  const [listed, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
   // The list holds every policy of the organization: the cache forgets the ones deleted since.
-  options.codeCache?.retain(policies.map((policy) => policy.id));
+  options.codeCache?.retain(listed.map((policy) => policy.id));
+  // A kind this tool does not know is set aside whole: never compared, updated, replaced or deleted.
+  const policies = listed.filter((policy) => policy.foreignKind === null);
+  const foreignPolicies = listed.flatMap((p) => (p.foreignKind === null ? [] : [{ id: p.id, name: p.name, kind: p.foreignKind }]));
   const declaredByName = new Map(declared.policies.map((p) => [p.name, p]));
   const total = policies.filter((p) => needsCode(p, declaredByName.get(p.name))).length;
   let done = 0;
@@ -51,7 +54,7 @@ export async function readLive(options: ReadLiveOptions): Promise<LiveState> {
       return livePool(pool, wantsAgents ? await api.listAgents(pool.id) : []);
     })),
   ]);
-  return { policies: livePolicies, pools: livePools };
+  return { policies: livePolicies, pools: livePools, ...(foreignPolicies.length > 0 ? { foreignPolicies } : {}) };
 }
 
 /** Code is compared only for a declared policy of the same kind that has code; anything else is created, replaced or pruned whole. */
@@ -73,13 +76,13 @@ async function withCode(policy: Policy, declared: DeclaredPolicy | undefined, op
 }
 
 function livePolicy(policy: Policy, code: string | null, digest: string | null): LivePolicy {
-  const { id, name, kind, description, query, enforcementLevel, policySetIds, updatedAt } = policy;
-  return { id, name, kind, description, query, enforcementLevel, policySetIds, updatedAt, code, codeDigest: digest };
+  const { id, name, kind, description, query, enforcementLevel, policySetIds, policySetCount, updatedAt } = policy;
+  return { id, name, kind, description, query, enforcementLevel, policySetIds, policySetCount, updatedAt, code, codeDigest: digest };
 }
 
 function livePool(pool: AgentPool, agents: Agent[]): LivePool {
-  const { id, name, organizationScoped, agentCount, allowedWorkspaceIds } = pool;
-  return { id, name, organizationScoped, agentCount, allowedWorkspaceIds, agents: agents.map(liveAgent) };
+  const { id, name, organizationScoped, agentCount, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds, workspaceIds } = pool;
+  return { id, name, organizationScoped, agentCount, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds, workspaceIds, agents: agents.map(liveAgent) };
 }
 
 function liveAgent(agent: Agent): LiveAgent {

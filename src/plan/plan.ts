@@ -1,5 +1,6 @@
 import type { DeclaredState } from '../declared/types.js';
 import type { LiveState } from '../model.js';
+import { planForeign } from './foreign.js';
 import { checkGuards } from './guards.js';
 import { planPolicies } from './policies.js';
 import { planPools } from './pools.js';
@@ -15,11 +16,12 @@ export function planChanges(declared: DeclaredState, live: LiveState, options: P
   const pools = planPools(declared.pools, live.pools, options);
   const prune = planPrune(declared, live, pools.claimed, options);
   const changes: Change[] = sortChanges([...policies.changes, ...pools.changes, ...prune.deletes]);
-  const warnings = [...(declared.warnings ?? []), ...policies.warnings, ...pools.warnings];
+  const foreign = planForeign(declared.policies, live.foreignPolicies ?? []);
+  const warnings = [...(declared.warnings ?? []), ...policies.warnings, ...pools.warnings, ...foreign.warnings];
   if (prune.kept.length > 0) {
     warnings.push(`not declared and kept because prune is off: ${prune.kept.join(', ')}`);
   }
-  return { changes, warnings, errors: [...policies.conflicts, ...prune.conflicts, ...checkGuards(declared, changes, options)], keptUndeclared: keptUndeclared(declared, live, pools.claimed, changes) };
+  return { changes, warnings, errors: [...policies.conflicts, ...prune.conflicts, ...foreign.errors, ...checkGuards(declared, changes, options)], keptUndeclared: keptUndeclared(declared, live, pools.claimed, changes) };
 }
 
 /** Live policies and pools that no declaration matches and that this plan does not delete. */

@@ -1,6 +1,7 @@
 import type { DeclaredPool } from '../declared/types.js';
 import type { LiveAgent, LivePool } from '../model.js';
 import { created, diffField, type Fields, sameSet, sortedIds, strictEqual } from './fields.js';
+import { accessLists, diffAccessLists } from './pool-access.js';
 import type { AgentChange, PlanOptions, PoolChange } from './types.js';
 
 export interface PoolPlan {
@@ -50,7 +51,7 @@ function createChange(pool: DeclaredPool): PoolChange {
   const workspaces = pool.allowedWorkspaces === null ? null : sortedIds(pool.allowedWorkspaces);
   return {
     resource: 'agent-pool', name: pool.name, id: null, action: 'create', reason: 'not in the live state',
-    fields: created({ 'organization-scoped': pool.organizationScoped, 'allowed-workspaces': workspaces }),
+    fields: created({ 'organization-scoped': pool.organizationScoped, 'allowed-workspaces': workspaces, ...accessLists(pool) }),
     declared: pool, live: null,
   };
 }
@@ -62,6 +63,7 @@ function updateChange(pool: DeclaredPool, current: LivePool): PoolChange | null 
   if (pool.allowedWorkspaces !== null && !sameSet(current.allowedWorkspaceIds, pool.allowedWorkspaces)) {
     fields['allowed-workspaces'] = { before: sortedIds(current.allowedWorkspaceIds), after: sortedIds(pool.allowedWorkspaces) };
   }
+  diffAccessLists(fields, pool, current);
   const names = Object.keys(fields);
   if (names.length === 0) return null;
   const drift = names.filter((name) => name !== 'name');
@@ -84,7 +86,7 @@ function planAgentCleanup(pool: DeclaredPool, live: LivePool, now: number): Agen
   if (cleanup === null) return [];
   const changes: AgentChange[] = [];
   for (const agent of live.agents) {
-    if (!cleanup.statuses.includes(agent.status)) continue;
+    if (!(cleanup.statuses as readonly string[]).includes(agent.status)) continue;
     const seen = lastSeen(agent);
     if (seen === null || now - seen.at <= cleanup.afterMs) continue;
     changes.push({

@@ -37,7 +37,11 @@ export function planPrune(declared: DeclaredState, live: LiveState, claimedPools
     };
   }
   const conflicts = claimed.map((policy) => ownedElsewhere(policy.name, owner(policy)!, 'deletes')).sort();
-  return { deletes: [...policies.map(deletePolicy), ...pools.map(deletePool)], kept: [], conflicts };
+  // The service refuses to delete a pool that workspaces use: never planned, an error names them instead.
+  const inUse = pools.filter((pool) => pool.workspaceIds.length > 0);
+  conflicts.push(...inUse.map(poolInUse));
+  const deletable = pools.filter((pool) => pool.workspaceIds.length === 0);
+  return { deletes: [...policies.map(deletePolicy), ...deletable.map(deletePool)], kept: [], conflicts };
 }
 
 function deletePolicy(policy: LivePolicy): PolicyChange {
@@ -59,6 +63,11 @@ function deletePool(pool: LivePool): PoolChange {
     fields: removed({ 'organization-scoped': pool.organizationScoped, 'agent-count': pool.agentCount }),
     declared: null, live: pool,
   };
+}
+
+function poolInUse(pool: LivePool): string {
+  const ids = [...pool.workspaceIds].sort().join(', ');
+  return `agent-pool "${pool.name}" is not declared and prune would delete it, but workspaces use it (${ids}); the API refuses to delete a pool in use. Move those workspaces to another pool, or declare the pool.`;
 }
 
 /** Every non-null entry as a deletion (after null). */

@@ -89,6 +89,8 @@ function poolFingerprint(pool: LivePool): Fingerprint {
     name: pool.name,
     'organization-scoped': pool.organizationScoped,
     'allowed-workspaces': [...pool.allowedWorkspaceIds].sort(),
+    'allowed-projects': [...pool.allowedProjectIds].sort(),
+    'excluded-workspaces': [...pool.excludedWorkspaceIds].sort(),
   };
 }
 
@@ -114,6 +116,8 @@ function declaredPoolFingerprint(pool: DeclaredPool): Fingerprint {
     file: pool.file,
     'organization-scoped': pool.organizationScoped,
     'allowed-workspaces': pool.allowedWorkspaces,
+    'allowed-projects': pool.allowedProjects ?? null,
+    'excluded-workspaces': pool.excludedWorkspaces ?? null,
     'previous-names': pool.previousNames,
     'agent-cleanup': pool.agentCleanup === null ? null : { statuses: pool.agentCleanup.statuses, after: pool.agentCleanup.after },
   };

@@ -44,7 +44,7 @@ export type FixtureAgent = Omit<LiveAgent, 'createdAt'> & { createdAt?: string |
 
 export function livePool(p: Omit<Partial<LivePool>, 'agents'> & { name: string; agents?: FixtureAgent[] }): LivePool {
   return {
-    id: `apool-${p.name}`, organizationScoped: true, agentCount: 0, allowedWorkspaceIds: [], ...p,
+    id: `apool-${p.name}`, organizationScoped: true, agentCount: 0, allowedWorkspaceIds: [], allowedProjectIds: [], excludedWorkspaceIds: [], workspaceIds: [], ...p,
     agents: (p.agents ?? []).map((agent) => ({ ...agent, createdAt: agent.createdAt ?? null })),
   };
 }
