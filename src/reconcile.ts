@@ -11,7 +11,7 @@ import type { Logger } from './logger.js';
 import type { LiveState } from './model.js';
 import { planChanges } from './plan/plan.js';
 import { policiesShowingCode } from './plan/policies.js';
-import { resolveSavedChanges, type SavedSource } from './plan/saved.js';
+import { checkSavedChanges, type SavedSource } from './plan/saved.js';
 import type { Plan, PlannedSource, SourcePlan, UnplannedSource } from './plan/types.js';
 import type { PassProgress } from './progress.js';
 
@@ -105,14 +105,9 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     return unplanned('live', [liveReadFailure(error, source.organization)]);
   }
   request.signal?.throwIfAborted();
-  let plan: Plan;
-  if (request.saved !== undefined) {
-    plan = savedPlan(request.saved, declared, live);
-  } else {
-    const made = await freshPlan(request, declared, live);
-    if (typeof made === 'string') return unplanned('declared', [made]);
-    plan = made;
-  }
+  const fresh = await freshPlan(request, declared, live);
+  if (typeof fresh === 'string') return unplanned('declared', [fresh]);
+  const plan = request.saved === undefined ? fresh : savedPlan(request.saved, fresh, declared, live);
   logger.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, 'plan made');
   await request.onPlan?.({ ...header, plan });
   if (request.mode === 'plan' || plan.errors.length > 0 || plan.changes.length === 0) {
@@ -150,23 +145,27 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   return { sourcePlan: { ...header, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0 };
 }
 
-/** The plan of a saved plan: its changes against the state now, or, when any is stale, only errors. */
-function savedPlan(saved: SavedSource, declared: DeclaredState, live: LiveState): Plan {
+/**
+ * The plan of a saved plan: its changes as the plan made now (`fresh`) has them, each identical to the saved one;
+ * otherwise, or when the plan made now is refused (its guards, conflicts), only errors and no change.
+ */
+function savedPlan(saved: SavedSource, fresh: Plan, declared: DeclaredState, live: LiveState): Plan {
+  const refuse = (errors: string[]): Plan => ({ changes: [], warnings: [], errors });
   if (saved.changes === null || saved.errors.length > 0) {
-    return { changes: [], warnings: [], errors: ['the saved plan of this source has errors or no plan; it cannot be applied: make a new plan'] };
+    return refuse(['the saved plan of this source has errors or no plan; it cannot be applied: make a new plan']);
   }
-  const resolved = resolveSavedChanges(saved.changes, declared, live);
-  if (resolved.changes === null) {
-    return {
-      changes: [],
-      warnings: [],
-      errors: [
-        `the saved plan is stale: ${resolved.stale.length} of its changes no longer match the live state or the declared repo; nothing was applied. Make a new plan.`,
-        ...resolved.stale.map((line) => `stale: ${line}`),
-      ],
-    };
+  const checked = checkSavedChanges(saved.changes, fresh.changes, declared, live);
+  if (checked.changes === null) {
+    const stale = checked.refused.filter((line) => line.startsWith('stale: ')).length;
+    const head = stale === checked.refused.length
+      ? `the saved plan is stale: ${stale} of its changes no longer match the live state or the declared repo; nothing was applied. Make a new plan.`
+      : `the saved plan is refused: ${checked.refused.length} of its changes are not what a plan made now would do; nothing was applied. Make a new plan.`;
+    return refuse([head, ...checked.refused]);
   }
-  return { changes: resolved.changes, warnings: [...saved.warnings], errors: [] };
+  if (fresh.errors.length > 0) {
+    return refuse(['the saved plan is refused: a plan made now has errors; nothing was applied', ...fresh.errors]);
+  }
+  return { changes: checked.changes, warnings: [...saved.warnings], errors: [] };
 }
 
 /** A new plan of the declared state against the live state; a string when the code texts it shows cannot be read. */
