@@ -8,6 +8,7 @@ import type { Clock } from './clock.js';
 import { Pacer, type Slot } from './pacer.js';
 import { readRateLimitHeaders } from './rate-limit-headers.js';
 import { describeFailure, safeCause, type TransportFailure } from './transport-failure.js';
+import { scrub } from './scrub.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -241,7 +242,8 @@ export class Transport {
   private describe(req: HttpRequest): FailedRequest {
     const url = new URL(req.url);
     const path = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
-    return { method: req.method, path: `${path}${readableQuery(url.search)}` };
+    // The one place a request's URL becomes text: a URL the server named (a link, a redirect) may echo the token.
+    return { method: req.method, path: scrub(`${path}${readableQuery(url.search)}`, this.options.token) };
   }
 
   private async attempt(req: HttpRequest, described: FailedRequest, cancel: AbortSignal | undefined): Promise<Outcome> {

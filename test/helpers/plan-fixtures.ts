@@ -105,6 +105,7 @@ export function summarizePlan(plan: Plan): unknown {
     })),
     warnings: plan.warnings,
     errors: plan.errors,
+    keptUndeclared: plan.keptUndeclared,
   };
 }
 
