@@ -1,4 +1,4 @@
-import { createCodeHasher } from '../code-hasher.js';
+import { createCodeScan } from '../code-content.js';
 import { apiError, isSuccess } from './responses.js';
 import type { HttpResponse, Transport } from './transport.js';
 
@@ -6,7 +6,7 @@ const MAX_REDIRECTS = 5;
 
 /** A download read as it streamed: the digest of its code, and its text when it was small enough to keep. */
 export interface StreamedCode {
-  /** As `codeDigest` gives it for the text. */
+  /** The code's digest as compared (src/code-content.ts), from its bytes. */
   digest: string;
   /** null when the code is larger than asked to keep. */
   text: string | null;
@@ -33,17 +33,18 @@ export async function fetchDownloadDigest(
   keepTextBytes: number,
 ): Promise<StreamedCode | null> {
   const consume = async (body: AsyncIterable<Uint8Array>): Promise<StreamedCode> => {
-    const hasher = createCodeHasher();
+    const scan = createCodeScan();
     let kept: Uint8Array[] | null = [];
     let size = 0;
     for await (const chunk of body) {
-      hasher.update(chunk);
+      scan.update(chunk);
       size += chunk.byteLength;
       if (kept !== null && size <= keepTextBytes) kept.push(chunk);
       else kept = null;
     }
-    const text = kept === null ? null : new TextDecoder('utf-8').decode(Buffer.concat(kept));
-    return { digest: hasher.digest(), text };
+    // Decoded keeping a byte order mark: the text is the bytes, as the declared side reads its files.
+    const text = kept === null ? null : new TextDecoder('utf-8', { ignoreBOM: true }).decode(Buffer.concat(kept));
+    return { digest: scan.finish().codeDigest, text };
   };
   const response = await follow(transport, secret, signal, downloadUrl, consume);
   return response === null ? null : (response.consumed as StreamedCode);

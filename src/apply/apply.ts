@@ -5,7 +5,7 @@ import { ApiError, errorMessage } from '../errors.js';
 import type { DeclaredPolicy } from '../declared/types.js';
 import { mapLimit } from '../declared/map-limit.js';
 import { markerSource, withMarker } from '../plan/marker.js';
-import { codeDigest } from '../code-digest.js';
+
 import type { Ownership } from '../model.js';
 import type { AgentChange, Change, ChangeResult, Plan, PolicyChange, PoolChange } from '../plan/types.js';
 
@@ -139,9 +139,9 @@ async function createOrFind(change: PolicyChange, options: ApplyOptions): Promis
       const whose = owner === null ? 'carries no ownership marker' : `carries the ownership marker of source "${owner}"`;
       throw new Error(`${errorMessage(error)}: a ${existing.kind} policy of that name appeared since the plan was made and ${whose}; it is left alone`, { cause: error });
     }
-    const code = await options.api.downloadPolicy(existing);
+    const code = await options.api.downloadPolicyDigest(existing, 0);
     options.logger.warn({ resourceName: declared.name, policyId: existing.id }, 'policy created by another run at the same time; using it');
-    return { id: existing.id, found: true, upload: code === null || codeDigest(code) !== declared.codeDigest };
+    return { id: existing.id, found: true, upload: code === null || code.digest !== declared.codeDigest };
   }
 }
 

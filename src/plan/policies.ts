@@ -114,7 +114,7 @@ function updateChange(policy: DeclaredPolicy, current: LivePolicy, options: Plan
 
 /**
  * Whether the live code equals the declared code, by digest (byte order mark and line ends do not count, see
- * src/code-digest.ts); code never uploaded, or not fetched, always differs.
+ * src/code-content.ts); code never uploaded, or not fetched, always differs.
  */
 export function sameCode(declared: DeclaredPolicy, live: LivePolicy): boolean {
   return live.codeDigest !== null && live.codeDigest === declared.codeDigest;

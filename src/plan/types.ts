@@ -21,12 +21,7 @@ export interface PlanOptions {
   now: number;
 }
 
-/** Code a plan describes without carrying it: the digest it is compared by (src/code-digest.ts), its size and lines. */
-export interface CodeSummary {
-  sha256: string;
-  bytes: number;
-  lines: number;
-}
+export type { CodeSummary } from '../code-content.js';
 
 export interface FieldChange {
   before: unknown;
