@@ -3,7 +3,6 @@ import type { Logger } from '../logger.js';
 import { MAX_CODE_BYTES } from '../model.js';
 import { createAgentPoolBody, createPolicyBody, updateAgentPoolBody, updatePolicyBody } from './bodies.js';
 import { systemClock, type Clock } from './clock.js';
-import { createOnce } from './create-once.js';
 import { fetchDownload, fetchDownloadDigest, type StreamedCode } from './download.js';
 import { field, int, primary } from './json-api.js';
 import { listAll, queryString } from './paginate.js';
@@ -67,14 +66,12 @@ type Params = Array<readonly [string, string]>;
 /** The Policy and Agent Pool Management API, one method per endpoint; see PolicyApi. */
 export class ApiClient implements PolicyApi {
   private readonly transport: Transport;
-  private readonly token: string;
   private readonly legacy: boolean;
   private readonly parsePolicy: (resource: unknown) => Policy;
   /** Set on a view made by `withSignal`: every request of the view ends once it aborts. */
   private signal: AbortSignal | undefined = undefined;
 
   constructor(private readonly options: ApiClientOptions) {
-    this.token = options.token;
     this.legacy = options.legacyEnforce ?? false;
     this.parsePolicy = (resource) => parsePolicy(resource, this.legacy);
     this.transport = new Transport({
@@ -117,7 +114,7 @@ export class ApiClient implements PolicyApi {
     if (options.search !== undefined) params.push(['search[name]', options.search]);
     if (options.kind !== undefined) params.push(['filter[kind]', options.kind]);
     if (options.includePolicySets === true) params.push(['include', 'policy_sets']);
-    const pages = await listAll(this.transport, this.token, this.signal, `/organizations/${seg(organization)}/policies`, params, this.parsePolicy);
+    const pages = await listAll(this.transport, this.signal, `/organizations/${seg(organization)}/policies`, params, this.parsePolicy);
     return pages.flatMap((page) => page.items);
   }
 
@@ -126,14 +123,11 @@ export class ApiClient implements PolicyApi {
   }
 
   createPolicy(organization: string, input: CreatePolicyInput): Promise<Policy> {
-    return createOnce({
-      transport: this.transport,
-      signal: this.signal,
-      logger: this.options.logger,
+    return this.transport.create({
       request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input, this.legacy) },
-      read: (response) => readWith(response, this.token, (body) => this.parsePolicy(primary(body))),
+      read: (response) => readWith(response, (body) => this.parsePolicy(primary(body))),
       find: async () => (await this.listPolicies(organization, { search: input.name })).find((p) => p.name === input.name) ?? null,
-    });
+    }, this.signal);
   }
 
   /**
@@ -145,7 +139,7 @@ export class ApiClient implements PolicyApi {
     const size = 'chunks' in code ? code.length : code.byteLength;
     if (size > MAX_CODE_BYTES) throw new CodeTooLargeError(`the code of policy ${id}`, size, MAX_CODE_BYTES);
     const url = this.transport.url(`/policies/${seg(id)}/upload`);
-    const body = successBody(await this.transport.send({ method: 'PUT', url, bytes: code }, this.signal), this.token);
+    const body = successBody(await this.transport.send({ method: 'PUT', url, bytes: code }, this.signal));
     try {
       return parsePolicy(primary(body));
     } catch {
@@ -156,7 +150,7 @@ export class ApiClient implements PolicyApi {
   /** null: the service answered 404, which it does until code is uploaded. */
   downloadPolicy(policy: Policy): Promise<string | null> {
     const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
-    return fetchDownload(this.transport, this.token, this.signal, new URL(link, this.options.baseUrl).href);
+    return fetchDownload(this.transport, this.signal, new URL(link, this.options.baseUrl).href);
   }
 
   /**
@@ -165,7 +159,7 @@ export class ApiClient implements PolicyApi {
    */
   downloadPolicyDigest(policy: Policy, keepTextBytes: number): Promise<StreamedCode | null> {
     const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
-    return fetchDownloadDigest(this.transport, this.token, this.signal, new URL(link, this.options.baseUrl).href, keepTextBytes);
+    return fetchDownloadDigest(this.transport, this.signal, new URL(link, this.options.baseUrl).href, keepTextBytes);
   }
 
   updatePolicy(policy: PolicyRef, input: UpdatePolicyInput): Promise<Policy> {
@@ -182,7 +176,7 @@ export class ApiClient implements PolicyApi {
     if (options.sort !== undefined) params.push(['sort', options.sort]);
     if (options.allowedWorkspaceName !== undefined) params.push(['filter[allowed_workspaces][name]', options.allowedWorkspaceName]);
     if (options.includeWorkspaces === true) params.push(['include', 'workspaces']);
-    const pages = await listAll(this.transport, this.token, this.signal, `/organizations/${seg(organization)}/agent-pools`, params, parseAgentPool);
+    const pages = await listAll(this.transport, this.signal, `/organizations/${seg(organization)}/agent-pools`, params, parseAgentPool);
     const pools = pages.flatMap((page) => page.items);
     const counts = field(field(pages[0]?.document, 'meta'), 'status-counts');
     return { pools, statusCounts: { total: int(field(counts, 'total'), pools.length), matching: int(field(counts, 'matching'), pools.length) } };
@@ -194,14 +188,11 @@ export class ApiClient implements PolicyApi {
   }
 
   createAgentPool(organization: string, input: CreateAgentPoolInput): Promise<AgentPool> {
-    return createOnce({
-      transport: this.transport,
-      signal: this.signal,
-      logger: this.options.logger,
+    return this.transport.create({
       request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/agent-pools`), json: createAgentPoolBody(input) },
-      read: (response) => readWith(response, this.token, (body) => parseAgentPool(primary(body))),
+      read: (response) => readWith(response, (body) => parseAgentPool(primary(body))),
       find: async () => (await this.listAgentPools(organization, { q: input.name })).pools.find((p) => p.name === input.name) ?? null,
-    });
+    }, this.signal);
   }
 
   updateAgentPool(id: string, input: UpdateAgentPoolInput): Promise<AgentPool> {
@@ -214,7 +205,7 @@ export class ApiClient implements PolicyApi {
 
   async listAgents(poolId: string, options: { lastPingSince?: string } = {}): Promise<Agent[]> {
     const params: Params = options.lastPingSince === undefined ? [] : [['filter[last-ping-since]', options.lastPingSince]];
-    const pages = await listAll(this.transport, this.token, this.signal, `/agent-pools/${seg(poolId)}/agents`, params, parseAgent);
+    const pages = await listAll(this.transport, this.signal, `/agent-pools/${seg(poolId)}/agents`, params, parseAgent);
     return pages.flatMap((page) => page.items);
   }
 
@@ -236,13 +227,13 @@ export class ApiClient implements PolicyApi {
       this.options.logger.info({ ...response.request, status: 404 }, 'api delete: already gone, counted as deleted');
       return;
     }
-    successBody(response, this.token);
+    successBody(response);
   }
 
   /** One request answered by a single-resource document. */
   private async one<T>(method: HttpMethod, path: string, json: unknown, parse: (resource: unknown) => T): Promise<T> {
     const response = await this.transport.send({ method, url: this.transport.url(path), json }, this.signal);
-    return readWith(response, this.token, (body) => parse(primary(body)));
+    return readWith(response, (body) => parse(primary(body)));
   }
 }
 

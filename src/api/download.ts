@@ -17,8 +17,8 @@ export interface StreamedCode {
  * relative) WITHOUT the token: it is a temporary URL, possibly on another host. Returns the raw text,
  * or null when `links.download` itself answers 404: the service's way of saying no code was uploaded yet.
  */
-export async function fetchDownload(transport: Transport, secret: string, signal: AbortSignal | undefined, downloadUrl: string): Promise<string | null> {
-  return (await follow(transport, secret, signal, downloadUrl))?.text ?? null;
+export async function fetchDownload(transport: Transport, signal: AbortSignal | undefined, downloadUrl: string): Promise<string | null> {
+  return (await follow(transport, signal, downloadUrl))?.text ?? null;
 }
 
 /**
@@ -27,7 +27,6 @@ export async function fetchDownload(transport: Transport, secret: string, signal
  */
 export async function fetchDownloadDigest(
   transport: Transport,
-  secret: string,
   signal: AbortSignal | undefined,
   downloadUrl: string,
   keepTextBytes: number,
@@ -46,13 +45,12 @@ export async function fetchDownloadDigest(
     const text = kept === null ? null : new TextDecoder('utf-8', { ignoreBOM: true }).decode(Buffer.concat(kept));
     return { digest: scan.finish().codeDigest, text };
   };
-  const response = await follow(transport, secret, signal, downloadUrl, consume);
+  const response = await follow(transport, signal, downloadUrl, consume);
   return response === null ? null : (response.consumed as StreamedCode);
 }
 
 async function follow(
   transport: Transport,
-  secret: string,
   signal: AbortSignal | undefined,
   downloadUrl: string,
   consume?: (body: AsyncIterable<Uint8Array>) => Promise<unknown>,
@@ -63,7 +61,7 @@ async function follow(
     if (isSuccess(response)) return response;
     if (hop === 0 && response.status === 404) return null;
     const location = response.headers.location;
-    if (response.status < 300 || response.status >= 400 || location === undefined) throw apiError(response, secret);
+    if (response.status < 300 || response.status >= 400 || location === undefined) throw apiError(response);
     url = new URL(location, url).href;
   }
   throw new Error(`GET ${new URL(downloadUrl).pathname} failed: more than ${MAX_REDIRECTS} redirects`);

@@ -2,13 +2,14 @@ import PQueue from 'p-queue';
 import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { tokenProblem } from '../config/token.js';
-import { NetworkError, UsageError, type FailedRequest } from '../errors.js';
+import { ApiError, NetworkError, UsageError, type FailedRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Clock } from './clock.js';
 import { Pacer, type Slot } from './pacer.js';
 import { readRateLimitHeaders } from './rate-limit-headers.js';
 import { describeFailure, safeCause, type TransportFailure } from './transport-failure.js';
-import { scrub } from './scrub.js';
+import { scrub } from '../redact.js';
+import { flatHeaders, readableQuery, requestBody, watched } from './request-parts.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -77,6 +78,14 @@ export interface TransportStats {
   retries: number;
   rateLimited: number;
   rateLimitWaitSeconds: number;
+}
+
+/** A create as `Transport.create` sends it: the request, how to read its answer, how to find what it made. */
+export interface LostCreate<T> {
+  request: HttpRequest;
+  read: (response: HttpResponse) => T;
+  /** Looks the resource up by its exact name; null when it does not exist. */
+  find: () => Promise<T | null>;
 }
 
 /** `waitMs`: for a 429, how long the pacer now holds every start. */
@@ -191,16 +200,39 @@ export class Transport {
     }
   }
 
-  /** The clock's time now, to start a retry budget with. */
-  now(): number {
-    return this.options.clock.now();
+  /**
+   * A create, which is not idempotent: when its answer is lost (a 5xx, or the connection failed after the request
+   * went out) the write may still have happened. The resource is looked for first (`find`) and returned if it is
+   * there; only otherwise is the create sent again, within the same retry budget as any request.
+   */
+  async create<T>(create: LostCreate<T>, signal?: AbortSignal): Promise<T> {
+    let failingSince: number | null = null;
+    for (let attempt = 1; ; attempt += 1) {
+      let lost: ApiError | NetworkError;
+      try {
+        return create.read(await this.send({ ...create.request, retry: 'unsent-only' }, signal));
+      } catch (error) {
+        const unanswered = error instanceof NetworkError || (error instanceof ApiError && error.status >= 500);
+        if (!unanswered) throw error;
+        lost = error;
+      }
+      failingSince ??= this.options.clock.now();
+      const existing = await create.find();
+      if (existing !== null) {
+        this.options.logger.warn({ ...lost.request, attempt }, 'api create answer was lost but the resource exists; using it');
+        return existing;
+      }
+      const delayMs = this.retryDelay(attempt, failingSince);
+      if (delayMs === null) throw withNote(lost, this.retriesSpent(attempt - 1, failingSince));
+      await this.backOff(lost.request, attempt, { error: lost.message }, signal, delayMs);
+    }
   }
 
   /**
    * How long to wait before try `attempt` + 1 of a request failing since `failingSince`: capped exponential back-off
    * with jitter, cut to what is left of the retry budget; null once the budget (or maxRetries) is spent.
    */
-  retryDelay(attempt: number, failingSince: number): number | null {
+  private retryDelay(attempt: number, failingSince: number): number | null {
     const { clock, maxRetries, retryBudgetMs } = this.options;
     const left = retryBudgetMs - (clock.now() - failingSince);
     if (attempt > maxRetries || left <= 0) return null;
@@ -208,7 +240,7 @@ export class Transport {
   }
 
   /** What an error adds when retries stopped: how many tries, over how long. */
-  retriesSpent(failures: number, failingSince: number): string {
+  private retriesSpent(failures: number, failingSince: number): string {
     const tries = failures + 1;
     return `gave up after ${tries} ${tries === 1 ? 'try' : 'tries'} over ${seconds(this.options.clock.now() - failingSince)} (api.retry-budget: ${seconds(this.options.retryBudgetMs)})`;
   }
@@ -226,7 +258,7 @@ export class Transport {
   }
 
   /** Waits `delayMs` (default: the back-off of `attempt`) before the next try of a request that failed `attempt` times; counted as a retry. */
-  async backOff(request: FailedRequest, attempt: number, reason: Record<string, unknown>, signal?: AbortSignal, delayMs = backoffMs(attempt, this.options.clock.random())): Promise<void> {
+  private async backOff(request: FailedRequest, attempt: number, reason: Record<string, unknown>, signal?: AbortSignal, delayMs = backoffMs(attempt, this.options.clock.random())): Promise<void> {
     this.counters.retries += 1;
     this.options.logger.warn({ ...request, ...reason, attempt, delayMs: Math.round(delayMs) }, 'api request failed, retrying');
     await this.options.clock.sleep(delayMs, signal);
@@ -273,7 +305,9 @@ export class Transport {
       const durationMs = clock.now() - started;
       this.record(req.method, res.statusCode, durationMs);
       logger.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs) }, 'api request');
-      const response = { status: res.statusCode, headers, text, request: described, ...(consume === undefined ? {} : { consumed }) };
+      // An answer that is not a success becomes error messages: the token it may echo is redacted here, once.
+      const said = res.statusCode >= 200 && res.statusCode < 300 ? text : scrub(text, this.options.token);
+      const response = { status: res.statusCode, headers, text: said, request: described, ...(consume === undefined ? {} : { consumed }) };
       // A gateway's 5xx says nothing about the API's limit.
       if (slot === null || res.statusCode >= 500) return { response };
       this.onlyRateLimitedSince = res.statusCode === 429 ? (this.onlyRateLimitedSince ?? clock.now()) : null;
@@ -341,6 +375,14 @@ export class Transport {
   }
 }
 
+/** The same error, its message ending with `note`. */
+function withNote(error: ApiError | NetworkError, note: string): ApiError | NetworkError {
+  const message = `${error.message}; ${note}`;
+  return error instanceof ApiError
+    ? new ApiError(message, error.status, error.detail, error.request, { cause: error.cause })
+    : new NetworkError(message, error.request, { cause: error.cause });
+}
+
 /** Capped exponential back-off with jitter: half fixed, half random. */
 function backoffMs(attempt: number, random: number): number {
   const ceiling = Math.min(10_000, 200 * 2 ** Math.max(0, attempt - 1));
@@ -349,41 +391,4 @@ function backoffMs(attempt: number, random: number): number {
 
 function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
-}
-
-function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
-}
-
-/** A query string as people read it in messages and logs: `?page[number]=1`, not `?page%5Bnumber%5D=1`. */
-function readableQuery(search: string): string {
-  try {
-    return decodeURIComponent(search);
-  } catch {
-    return search;
-  }
-}
-
-/** A body sent whole. */
-function requestBody(req: HttpRequest): Uint8Array | string | undefined {
-  if (req.bytes !== undefined) return 'chunks' in req.bytes ? undefined : req.bytes;
-  return req.json === undefined ? undefined : JSON.stringify(req.json);
-}
-
-/** One try of a streamed body, as a stream, and what its chunks threw, if they did. */
-function watched(body: StreamedBody): { stream: Readable; failed?: { error: unknown } } {
-  const state: { failed?: { error: unknown } } = {};
-  async function* chunks(): AsyncIterable<Uint8Array> {
-    try {
-      yield* body.chunks();
-    } catch (error) {
-      state.failed = { error };
-      throw error;
-    }
-  }
-  return Object.assign(state, { stream: Readable.from(chunks(), { objectMode: false }) });
 }

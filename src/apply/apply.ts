@@ -3,7 +3,7 @@ import type { CreatePolicyInput, Policy, PolicyApi, UpdateAgentPoolInput, Update
 import { codeBody } from '../declared/index.js';
 import { ApiError, errorMessage } from '../errors.js';
 import type { DeclaredPolicy } from '../declared/types.js';
-import { mapLimit } from '../declared/map-limit.js';
+import { mapLimit } from '../map-limit.js';
 import { markerSource, withMarker } from '../plan/marker.js';
 
 import type { Ownership } from '../model.js';

@@ -1,0 +1,40 @@
+/** The parts of an HTTP exchange the transport builds and reads: bodies, headers, the query as messages show it. */
+import { Readable } from 'node:stream';
+import type { HttpRequest, StreamedBody } from './transport.js';
+
+export function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+/** A query string as people read it in messages and logs: `?page[number]=1`, not `?page%5Bnumber%5D=1`. */
+export function readableQuery(search: string): string {
+  try {
+    return decodeURIComponent(search);
+  } catch {
+    return search;
+  }
+}
+
+/** A body sent whole. */
+export function requestBody(req: HttpRequest): Uint8Array | string | undefined {
+  if (req.bytes !== undefined) return 'chunks' in req.bytes ? undefined : req.bytes;
+  return req.json === undefined ? undefined : JSON.stringify(req.json);
+}
+
+/** One try of a streamed body, as a stream, and what its chunks threw, if they did. */
+export function watched(body: StreamedBody): { stream: Readable; failed?: { error: unknown } } {
+  const state: { failed?: { error: unknown } } = {};
+  async function* chunks(): AsyncIterable<Uint8Array> {
+    try {
+      yield* body.chunks();
+    } catch (error) {
+      state.failed = { error };
+      throw error;
+    }
+  }
+  return Object.assign(state, { stream: Readable.from(chunks(), { objectMode: false }) });
+}
