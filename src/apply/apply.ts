@@ -7,7 +7,7 @@ import { mapLimit } from '../map-limit.js';
 import { markerSource, withMarker } from '../plan/marker.js';
 
 import type { Ownership } from '../model.js';
-import type { AgentChange, Change, ChangeResult, Plan, PolicyChange, PoolChange } from '../plan/types.js';
+import { NOT_STARTED, type AgentChange, type Change, type ChangeResult, type Plan, type PolicyChange, type PoolChange } from '../plan/types.js';
 
 /** What became of one planned change. */
 export type ActionResult = ChangeResult;
@@ -28,8 +28,7 @@ export interface ApplyOptions {
   onResult?: (result: ActionResult) => void;
 }
 
-/** The message of a change that was never started because the run was stopped. */
-export const NOT_STARTED = 'not applied: the run was stopped before this change started';
+export { NOT_STARTED } from '../plan/types.js';
 
 /**
  * Executes exactly the planned changes: creates and replaces first, each policy's upload right after its create,

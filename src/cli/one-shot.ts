@@ -3,14 +3,13 @@ import { createApiClient } from '../api/from-config.js';
 import type { Config, SourceConfig } from '../config/types.js';
 import { errorMessage, UsageError } from '../errors.js';
 import { openCodeCacheStore } from '../live/code-cache-file.js';
-import { renderJson, renderMarkdown, renderSavedPlan, renderText, shouldColor, summarize } from '../output/index.js';
+import { applySummary, renderApplied, renderJson, renderMarkdown, renderSavedPlan, renderText, shouldColor, summarize } from '../output/index.js';
 import type { SourcePlan } from '../plan/types.js';
 import { ProgressReporter } from '../progress.js';
 import { parseSavedPlan, type SavedSource } from '../plan/saved.js';
 import { runPass, type PassOutcome } from '../reconcile.js';
 import { openSource } from '../source/index.js';
 import { onStopSignal, SIGNAL_EXIT_CODE, type StopSignal } from '../signals.js';
-import { NOT_STARTED } from '../apply/apply.js';
 import type { CliArgs } from './args.js';
 import { selectSources, sourceContext, type CliIo } from './sources.js';
 
@@ -56,7 +55,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
       });
       progress.end();
       outcomes.push(outcome);
-      if (printsEarly) io.stdout.write(printed ? renderApplied(args, outcome) : renderPlan(args, [outcome.sourcePlan], io));
+      if (printsEarly) io.stdout.write(printed ? renderApplied(outcome, args.output === 'markdown' ? 'markdown' : 'text') : renderPlan(args, [outcome.sourcePlan], io));
     }
   } finally {
     interrupt.remove();
@@ -90,45 +89,6 @@ function render(args: CliArgs, outcomes: PassOutcome[], io: CliIo): string {
     return renderJson(plans, args.mode === 'reconcile' ? { results: outcomes.map((o) => o.results) } : {});
   }
   return renderPlan(args, plans, io);
-}
-
-/** What the apply of one source came to, printed after its plan: each failure, then the counts. */
-function renderApplied(args: CliArgs, outcome: PassOutcome): string {
-  const failures = outcome.results.filter((r) => r.outcome === 'failed');
-  const planErrors = outcome.sourcePlan.plan?.errors.length ?? 0;
-  if (outcome.results.length === 0) {
-    return planErrors > 0 ? `\nNothing applied for source "${outcome.sourcePlan.name}": the plan has errors.\n` : '';
-  }
-  const counts = outcomeCounts([outcome]);
-  if (args.output === 'markdown') {
-    const lines = ['', `#### Apply result for \`${outcome.sourcePlan.name}\``, '', `${counts}.`, ''];
-    for (const f of failures) lines.push(`- ❌ ${f.change.action} ${f.change.resource} \`${f.change.name}\` failed: ${(f.message ?? 'unknown error').replace(/\n/g, ' ')}`);
-    for (const s of outcome.results.filter((r) => r.message === NOT_STARTED)) lines.push(`- ⏹ ${s.change.action} ${s.change.resource} \`${s.change.name}\`: not applied`);
-    return `${lines.join('\n')}\n`;
-  }
-  const lines = ['', `Applied source "${outcome.sourcePlan.name}": ${counts}.`];
-  for (const f of failures) lines.push(`  - ${f.change.action} ${f.change.resource} "${f.change.name}" failed: ${f.message ?? 'unknown error'}`);
-  for (const s of outcome.results.filter((r) => r.message === NOT_STARTED)) lines.push(`  - ${s.change.action} ${s.change.resource} "${s.change.name}": not applied`);
-  return `${lines.join('\n')}\n`;
-}
-
-function outcomeCounts(outcomes: PassOutcome[]): string {
-  const results = outcomes.flatMap((o) => o.results);
-  const count = (outcome: string, action?: string) =>
-    results.filter((r) => r.outcome === outcome && (action === undefined || r.change.action === action)).length;
-  const line = `${count('applied', 'create')} created, ${count('applied', 'update')} updated, ${count('applied', 'replace')} replaced, ${count('applied', 'delete')} deleted`;
-  const failed = count('failed');
-  const skipped = count('skipped');
-  return `${line}${failed > 0 ? `, ${failed} failed` : ''}${skipped > 0 ? `, ${skipped} skipped` : ''}`;
-}
-
-function applySummary(outcomes: PassOutcome[]): string {
-  const results = outcomes.flatMap((o) => o.results);
-  if (results.length === 0) return '';
-  const line = outcomeCounts(outcomes);
-  return results.some((r) => r.outcome === 'failed')
-    ? `\nApply finished with errors: ${line}.\n`
-    : `\nApply complete! Resources: ${line}.\n`;
 }
 
 /**

@@ -89,6 +89,9 @@ export interface Plan {
 /** What became of a planned change when the plan was applied. */
 export type ChangeOutcome = 'applied' | 'failed' | 'skipped';
 
+/** The message of a change that was never started because the run was stopped. */
+export const NOT_STARTED = 'not applied: the run was stopped before this change started';
+
 /** The result of one planned change. */
 export interface ChangeResult {
   change: Change;
