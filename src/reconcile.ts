@@ -10,6 +10,7 @@ import type { CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
 import type { LiveState } from './model.js';
 import { planChanges } from './plan/plan.js';
+import { pairPolicies } from './plan/pairs.js';
 import { policiesShowingCode } from './plan/policies.js';
 import { checkSavedChanges, type SavedSource } from './plan/saved.js';
 import type { Plan, PlannedSource, SourcePlan, UnplannedSource } from './plan/types.js';
@@ -171,13 +172,7 @@ function savedPlan(saved: SavedSource, fresh: Plan, declared: DeclaredState, liv
 /** A new plan of the declared state against the live state; a string when the code texts it shows cannot be read. */
 async function freshPlan(request: PassRequest, declared: DeclaredState, live: LiveState): Promise<Plan | string> {
   const { source } = request;
-  let shown: DeclaredState;
-  try {
-    shown = await withCodeTexts(declared, policiesShowingCode(declared.policies, live.policies));
-  } catch (error) {
-    return errorMessage(error);
-  }
-  return planChanges(shown, live, {
+  const options = {
     source: source.name,
     ownership: source.ownership,
     prune: request.prune ?? source.prune,
@@ -186,5 +181,12 @@ async function freshPlan(request: PassRequest, declared: DeclaredState, live: Li
     force: request.force ?? false,
     adopt: source.adopt,
     now: (request.now ?? Date.now)(),
-  });
+  };
+  let shown: DeclaredState;
+  try {
+    shown = await withCodeTexts(declared, policiesShowingCode(pairPolicies(declared.policies, live.policies, options)));
+  } catch (error) {
+    return errorMessage(error);
+  }
+  return planChanges(shown, live, options);
 }

@@ -5,6 +5,7 @@ import { ApiError, errorMessage } from '../errors.js';
 import type { DeclaredPolicy } from '../declared/types.js';
 import { mapLimit } from '../map-limit.js';
 import { markerSource, withMarker } from '../plan/marker.js';
+import { ownerOf, ownsUndeclared } from '../plan/pairs.js';
 
 import type { Ownership } from '../model.js';
 import { NOT_STARTED, type AgentChange, type Change, type ChangeResult, type Plan, type PolicyChange, type PoolChange } from '../plan/types.js';
@@ -133,7 +134,8 @@ async function createOrFind(change: PolicyChange, options: ApplyOptions): Promis
     const existing = (await options.api.listPolicies(options.organization, { search: declared.name })).find((p) => p.name === declared.name);
     if (existing === undefined) throw error;
     const owner = markerSource(existing.description);
-    const ours = owner === options.source || (options.ownership === 'organization' && owner === null);
+    // Made meanwhile, not planned against: this source's only as an undeclared resource would be (adopt aside).
+    const ours = ownsUndeclared(ownerOf(owner, false, options), { source: options.source, ownership: options.ownership });
     if (!ours || existing.kind !== declared.kind) {
       const whose = owner === null ? 'carries no ownership marker' : `carries the ownership marker of source "${owner}"`;
       throw new Error(`${errorMessage(error)}: a ${existing.kind} policy of that name appeared since the plan was made and ${whose}; it is left alone`, { cause: error });
