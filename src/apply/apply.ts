@@ -32,8 +32,10 @@ export interface ApplyOptions {
 export { NOT_STARTED } from '../plan/types.js';
 
 /**
- * Executes exactly the planned changes: creates and replaces first, each policy's upload right after its create,
- * so an interruption leaves at most `concurrency` policies without code; then updates; deletes last.
+ * Executes exactly the planned changes, in four rounds: first the uploads of policies an interrupted run created
+ * without code (so interruptions in a row do not pile them up); then creates and replaces, each policy's upload right
+ * after its create, so an interruption leaves at most `concurrency` policies without code; then the other updates;
+ * deletes last. A fresh plan and a checked saved plan (see plan/saved.ts) both come here.
  * One failed action does not stop the others; a policy created in this pass whose upload fails is deleted again.
  * Resolves with one result per planned change, in plan order.
  */
