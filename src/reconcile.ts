@@ -15,6 +15,7 @@ import { policiesShowingCode } from './plan/policies.js';
 import { checkSavedChanges, type SavedSource } from './plan/saved.js';
 import type { Plan, PlannedSource, SourcePlan, UnplannedSource } from './plan/types.js';
 import type { PassProgress } from './progress.js';
+import { openPassSession, type PassSession } from './session.js';
 
 export { createCodeCache, type CodeCache } from './live/code-cache.js';
 
@@ -37,8 +38,8 @@ export interface PassRequest {
   /** Changes applied at once (`api.concurrency`). @default 8 */
   concurrency?: number;
   /**
-   * Ends the pass: the walk of the declared repo and the apply stop, and `api` (which the caller binds to the same
-   * signal with `PolicyApi.withSignal`) ends every request. A pass timeout, or the end of a shutdown's grace time.
+   * Ends the pass: the walk of the declared repo and the apply stop, and every request of `api`, which the pass binds
+   * to it (its PassSession, src/session.ts). A pass timeout, or the end of a shutdown's grace time.
    */
   signal?: AbortSignal;
   /** A shutdown began: no change starts any more (none at all if the apply has not begun); those under way finish. */
@@ -74,6 +75,7 @@ export interface PassOutcome {
  */
 export async function runPass(request: PassRequest): Promise<PassOutcome> {
   const { source, logger } = request;
+  const session = openPassSession(request.api, request.signal, request.now);
   const progress = (phase: PassProgress['phase'], done: number, total: number | null, failed = 0) =>
     request.onProgress?.({ source: source.name, phase, done, total, failed });
   const header = { name: source.name, organization: source.organization, revision: request.revision };
@@ -88,7 +90,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   try {
     declared = await readDeclared(request.dir, {
       maxAgentPools: source.maxAgentPools,
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
+      ...(session.signal === undefined ? {} : { signal: session.signal }),
       ...(request.declaredCache === undefined ? {} : { cache: request.declaredCache }),
     });
   } catch (error) {
@@ -99,14 +101,14 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   let live: LiveState;
   try {
     live = await readLive({
-      api: request.api, organization: source.organization, declared, logger, codeCache: request.codeCache,
+      api: session.api, organization: source.organization, declared, logger, codeCache: request.codeCache,
       onCodeProgress: (done, total) => progress('downloading', done, total),
     });
   } catch (error) {
     return unplanned('live', [liveReadFailure(error, source.organization)]);
   }
-  request.signal?.throwIfAborted();
-  const fresh = await freshPlan(request, declared, live);
+  session.signal?.throwIfAborted();
+  const fresh = await freshPlan(request, session, declared, live);
   if (typeof fresh === 'string') return unplanned('declared', [fresh]);
   const plan = request.saved === undefined ? fresh : savedPlan(request.saved, fresh, declared, live);
   logger.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, 'plan made');
@@ -118,10 +120,10 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   let done = 0;
   let failed = 0;
   progress('applying', 0, plan.changes.length);
-  const halt = [request.stop, request.signal].filter((s): s is AbortSignal => s !== undefined);
+  const halt = [request.stop, session.signal].filter((s): s is AbortSignal => s !== undefined);
   const results = await applyPlan(plan, {
     stop: halt.length === 0 ? undefined : AbortSignal.any(halt),
-    api: request.api,
+    api: session.api,
     organization: source.organization,
     source: source.name,
     ownership: source.ownership,
@@ -138,7 +140,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     .map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}" failed: ${r.message ?? 'unknown error'}`);
   const notStarted = results.filter((r) => r.outcome === 'skipped' && r.message === NOT_STARTED);
   if (notStarted.length > 0) {
-    const why = request.signal?.aborted === true ? errorMessage(request.signal.reason)
+    const why = session.signal?.aborted === true ? errorMessage(session.signal.reason)
       : request.stop?.aborted === true ? errorMessage(request.stop.reason) : 'the run was stopped';
     const names = notStarted.map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}"`).join(', ');
     failures.push(`${why}; ${notStarted.length} planned change${notStarted.length === 1 ? ' was' : 's were'} not applied: ${names}`);
@@ -170,7 +172,7 @@ function savedPlan(saved: SavedSource, fresh: Plan, declared: DeclaredState, liv
 }
 
 /** A new plan of the declared state against the live state; a string when the code texts it shows cannot be read. */
-async function freshPlan(request: PassRequest, declared: DeclaredState, live: LiveState): Promise<Plan | string> {
+async function freshPlan(request: PassRequest, session: PassSession, declared: DeclaredState, live: LiveState): Promise<Plan | string> {
   const { source } = request;
   const options = {
     source: source.name,
@@ -180,7 +182,7 @@ async function freshPlan(request: PassRequest, declared: DeclaredState, live: Li
     maxDeletes: source.maxDeletes,
     force: request.force ?? false,
     adopt: source.adopt,
-    now: (request.now ?? Date.now)(),
+    now: session.now(),
   };
   let shown: DeclaredState;
   try {

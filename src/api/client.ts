@@ -104,6 +104,10 @@ export class ApiClient implements PolicyApi {
     return view;
   }
 
+  reached(signal: AbortSignal): boolean | null {
+    return this.transport.reached(signal);
+  }
+
   /** Waits for requests under way, then closes the connections. */
   close(): Promise<void> {
     return this.transport.close();

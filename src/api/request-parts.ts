@@ -1,5 +1,9 @@
-/** The parts of an HTTP exchange the transport builds and reads: bodies, headers, the query as messages show it. */
+/**
+ * The parts of an HTTP exchange the transport builds and reads: bodies, headers, the query as messages show it, the
+ * back-off between tries, and the note an error gets when the tries are spent.
+ */
 import { Readable } from 'node:stream';
+import { ApiError, NetworkError } from '../errors.js';
 import type { HttpRequest, StreamedBody } from './transport.js';
 
 export function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -37,4 +41,22 @@ export function watched(body: StreamedBody): { stream: Readable; failed?: { erro
     }
   }
   return Object.assign(state, { stream: Readable.from(chunks(), { objectMode: false }) });
+}
+
+/** The same error, its message ending with `note`. */
+export function withNote(error: ApiError | NetworkError, note: string): ApiError | NetworkError {
+  const message = `${error.message}; ${note}`;
+  return error instanceof ApiError
+    ? new ApiError(message, error.status, error.detail, error.request, { cause: error.cause })
+    : new NetworkError(message, error.request, { cause: error.cause });
+}
+
+/** Capped exponential back-off with jitter: half fixed, half random. */
+export function backoffMs(attempt: number, random: number): number {
+  const ceiling = Math.min(10_000, 200 * 2 ** Math.max(0, attempt - 1));
+  return ceiling / 2 + (random * ceiling) / 2;
+}
+
+export function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
 }

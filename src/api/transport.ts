@@ -9,7 +9,7 @@ import { Pacer, type Slot } from './pacer.js';
 import { readRateLimitHeaders } from './rate-limit-headers.js';
 import { describeFailure, safeCause, type TransportFailure } from './transport-failure.js';
 import { scrub } from '../redact.js';
-import { flatHeaders, readableQuery, requestBody, watched } from './request-parts.js';
+import { backoffMs, flatHeaders, readableQuery, requestBody, seconds, watched, withNote } from './request-parts.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -112,6 +112,8 @@ export class Transport {
   /** Requests waiting for their start slot now, and since when at least one has been: waits count in wall-clock time. */
   private waiting = 0;
   private waitingSince = 0;
+  /** Per pass signal: whether its requests could use the API (see `reached`). */
+  private readonly reach = new WeakMap<AbortSignal, boolean>();
   /** Since when every answer of the API has been a 429; null once one was not. */
   private onlyRateLimitedSince: number | null = null;
 
@@ -154,6 +156,30 @@ export class Transport {
    * aborts, the request leaves the queue, the pacer, its back-off or the wire at once and rejects with the signal's reason.
    */
   async send(req: HttpRequest, signal?: AbortSignal): Promise<HttpResponse> {
+    try {
+      const response = await this.sendUntilAnswered(req, signal);
+      if (signal !== undefined) this.noteReach(signal, !(response.status >= 500 || response.status === 401 || response.status === 403));
+      return response;
+    } catch (error) {
+      if (signal !== undefined && error instanceof NetworkError) this.noteReach(signal, false);
+      throw error;
+    }
+  }
+
+  /**
+   * Whether the requests sent with `signal` (one pass's) could use the API: false once one could not (no answer or a
+   * 5xx after retries, or a refused token), true once one got another answer, null before any.
+   */
+  reached(signal: AbortSignal): boolean | null {
+    return this.reach.get(signal) ?? null;
+  }
+
+  private noteReach(signal: AbortSignal, reached: boolean): void {
+    if (!reached) this.reach.set(signal, false);
+    else if (!this.reach.has(signal)) this.reach.set(signal, true);
+  }
+
+  private async sendUntilAnswered(req: HttpRequest, signal?: AbortSignal): Promise<HttpResponse> {
     const { logger, clock } = this.options;
     const described = this.describe(req);
     let failures = 0;
@@ -373,22 +399,4 @@ export class Transport {
     this.counters.rateLimitWaitSeconds += waitedMs / 1000;
     this.options.onRateLimitWait?.(waitedMs / 1000);
   }
-}
-
-/** The same error, its message ending with `note`. */
-function withNote(error: ApiError | NetworkError, note: string): ApiError | NetworkError {
-  const message = `${error.message}; ${note}`;
-  return error instanceof ApiError
-    ? new ApiError(message, error.status, error.detail, error.request, { cause: error.cause })
-    : new NetworkError(message, error.request, { cause: error.cause });
-}
-
-/** Capped exponential back-off with jitter: half fixed, half random. */
-function backoffMs(attempt: number, random: number): number {
-  const ceiling = Math.min(10_000, 200 * 2 ** Math.max(0, attempt - 1));
-  return ceiling / 2 + (random * ceiling) / 2;
-}
-
-function seconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10} s`;
 }

@@ -41,7 +41,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
       const codeCache = await caches.forOrganization(source.organization);
       let printed = false;
       const outcome = await runPass({
-        source, dir, revision, api: api.withSignal(signal), logger: io.logger, mode, prune: args.prune || undefined, force: args.force,
+        source, dir, revision, api, logger: io.logger, mode, prune: args.prune || undefined, force: args.force,
         codeCache, concurrency: config.api.concurrency, signal, stop: interrupt.stop,
         ...(saved === null ? {} : { saved: saved[index]![1] }),
         onProgress: (p) => progress.update(p),
