@@ -10,10 +10,10 @@ import type { CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
 import type { LiveState } from './model.js';
 import { planChanges } from './plan/plan.js';
-import { pairPolicies } from './plan/pairs.js';
+import { pairPolicies, pairResources, type Pairing } from './plan/pairs.js';
 import { policiesShowingCode } from './plan/policies.js';
 import { checkSavedChanges, type SavedSource } from './plan/saved.js';
-import type { Plan, PlannedSource, SourcePlan, UnplannedSource } from './plan/types.js';
+import type { Plan, PlannedSource, PlanOptions, SourcePlan, UnplannedSource } from './plan/types.js';
 import type { PassProgress } from './progress.js';
 import { openPassSession, type PassSession } from './session.js';
 
@@ -108,9 +108,10 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     return unplanned('live', [liveReadFailure(error, source.organization)]);
   }
   session.signal?.throwIfAborted();
-  const fresh = await freshPlan(request, session, declared, live);
+  const options = planOptions(request, session);
+  const fresh = await freshPlan(declared, live, options);
   if (typeof fresh === 'string') return unplanned('declared', [fresh]);
-  const plan = request.saved === undefined ? fresh : savedPlan(request.saved, fresh, declared, live);
+  const plan = request.saved === undefined ? fresh : savedPlan(request.saved, fresh, pairResources(declared, live, options));
   logger.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, 'plan made');
   await request.onPlan?.({ ...header, plan });
   if (request.mode === 'plan' || plan.errors.length > 0 || plan.changes.length === 0) {
@@ -152,12 +153,12 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
  * The plan of a saved plan: its changes as the plan made now (`fresh`) has them, each identical to the saved one;
  * otherwise, or when the plan made now is refused (its guards, conflicts), only errors and no change.
  */
-function savedPlan(saved: SavedSource, fresh: Plan, declared: DeclaredState, live: LiveState): Plan {
+function savedPlan(saved: SavedSource, fresh: Plan, pairing: Pairing): Plan {
   const refuse = (errors: string[]): Plan => ({ changes: [], warnings: [], errors });
   if (saved.changes === null || saved.errors.length > 0) {
     return refuse(['the saved plan of this source has errors or no plan; it cannot be applied: make a new plan']);
   }
-  const checked = checkSavedChanges(saved.changes, fresh.changes, declared, live);
+  const checked = checkSavedChanges(saved.changes, fresh.changes, pairing);
   if (checked.changes === null) {
     const stale = checked.refused.filter((line) => line.startsWith('stale: ')).length;
     const head = stale === checked.refused.length
@@ -171,10 +172,10 @@ function savedPlan(saved: SavedSource, fresh: Plan, declared: DeclaredState, liv
   return { changes: checked.changes, warnings: [...saved.warnings], errors: [] };
 }
 
-/** A new plan of the declared state against the live state; a string when the code texts it shows cannot be read. */
-async function freshPlan(request: PassRequest, session: PassSession, declared: DeclaredState, live: LiveState): Promise<Plan | string> {
+/** The planner's options of this pass: the source's settings, the run's flags, the session's clock. */
+function planOptions(request: PassRequest, session: PassSession): PlanOptions {
   const { source } = request;
-  const options = {
+  return {
     source: source.name,
     ownership: source.ownership,
     prune: request.prune ?? source.prune,
@@ -184,6 +185,10 @@ async function freshPlan(request: PassRequest, session: PassSession, declared: D
     adopt: source.adopt,
     now: session.now(),
   };
+}
+
+/** A new plan of the declared state against the live state; a string when the code texts it shows cannot be read. */
+async function freshPlan(declared: DeclaredState, live: LiveState, options: PlanOptions): Promise<Plan | string> {
   let shown: DeclaredState;
   try {
     shown = await withCodeTexts(declared, policiesShowingCode(pairPolicies(declared.policies, live.policies, options)));

@@ -4,8 +4,9 @@
  * against and of the declaration it applies; applying re-reads both and refuses the whole plan if any differs.
  * Pure: no I/O.
  */
-import type { DeclaredPolicy, DeclaredPool, DeclaredState } from '../declared/types.js';
-import type { LiveAgent, LivePolicy, LivePool, LiveState } from '../model.js';
+import type { DeclaredPolicy, DeclaredPool } from '../declared/types.js';
+import type { LiveAgent, LivePolicy, LivePool } from '../model.js';
+import type { Pair, Pairing } from './pairs.js';
 import { plainFields } from './plain-fields.js';
 import type { Change, ChangeAction, FieldChange, ResourceType } from './types.js';
 
@@ -129,13 +130,13 @@ export type Resolved = { changes: Change[]; refused: [] } | { changes: null; ref
  * means ownership, prune and the live state (that id has that name) allow it. The changes applied are then those of
  * the fresh plan, so a saved plan and a new one go through one apply. Any difference refuses the whole saved plan.
  */
-export function checkSavedChanges(saved: readonly SavedChange[], fresh: readonly Change[], declared: DeclaredState, live: LiveState): Resolved {
+export function checkSavedChanges(saved: readonly SavedChange[], fresh: readonly Change[], pairing: Pairing): Resolved {
   const refused: string[] = [];
   const changes = new Set<Change>();
   const freshByKey = new Map(fresh.map((change) => [changeKey(change), change]));
   for (const change of saved) {
     const what = `${change.action} ${change.resource} "${change.name}"`;
-    const stale = staleness(change, declared, live);
+    const stale = staleness(change, pairing);
     const match = freshByKey.get(changeKey(change));
     if (stale !== null) refused.push(`stale: ${what}: ${stale}`);
     else if (match === undefined || changes.has(match)) refused.push(`refused: ${what}: ${notPlannedNow(change, fresh)}`);
@@ -178,27 +179,28 @@ function canonical(value: unknown): string {
   );
 }
 
-/** Why a saved change was planned against something that is no longer so: its live resource or its declaration. */
-function staleness(change: SavedChange, declared: DeclaredState, live: LiveState): string | null {
+/**
+ * Why a saved change was planned against something that is no longer so: its live resource or its declaration, as
+ * the pairing of the state now finds them for the change's resource (an agent by its id).
+ */
+function staleness(change: SavedChange, pairing: Pairing): string | null {
   if (change.resource === 'agent') {
-    const agent = live.pools.flatMap((pool) => pool.agents).find((a) => a.id === change.id);
+    const agent = pairing.pools.flatMap((pair) => pair.live?.agents ?? []).find((a) => a.id === change.id);
     if (agent === undefined) return 'the agent is gone since the plan was made';
     return same(agentFingerprint(agent), change.live) ? null : 'the agent changed since the plan was made';
   }
   if (change.resource === 'policy') {
-    const current = findLive(change, live.policies, (p) => p.name === change.name);
-    const now = change.declared === null ? null : declared.policies.find((p) => p.name === change.name);
-    return liveProblem(change, current, (p) => policyFingerprint(p, change.declared !== null)) ?? declaredProblem(change, now, declaredPolicyFingerprint);
+    const pair = pairFor(change, pairing.policies);
+    return liveProblem(change, pair?.live ?? undefined, (p) => policyFingerprint(p, change.declared !== null)) ??
+      declaredProblem(change, change.declared === null ? null : pair?.declared, declaredPolicyFingerprint);
   }
-  const pool = declared.pools.find((p) => p.name === change.name);
-  const names = new Set([change.name, ...(pool?.previousNames ?? [])]);
-  const current = findLive(change, live.pools, (p) => names.has(p.name));
-  return liveProblem(change, current, poolFingerprint) ?? declaredProblem(change, change.declared === null ? null : pool, declaredPoolFingerprint);
+  const pair = pairFor(change, pairing.pools);
+  return liveProblem(change, pair?.live ?? undefined, poolFingerprint) ?? declaredProblem(change, change.declared === null ? null : pair?.declared, declaredPoolFingerprint);
 }
 
-/** The live resource a change was planned against (by id), or for a creation whatever now has its name. */
-function findLive<T extends { id: string }>(change: SavedChange, live: readonly T[], sameName: (resource: T) => boolean): T | undefined {
-  return change.live === null ? live.find(sameName) : live.find((resource) => resource.id === change.id);
+/** The pair a change is about: the declared resource of its name, or else the undeclared live one. */
+function pairFor<D extends { name: string }, L extends { name: string }>(change: SavedChange, pairs: ReadonlyArray<Pair<D, L>>): Pair<D, L> | undefined {
+  return pairs.find((pair) => pair.declared?.name === change.name) ?? pairs.find((pair) => pair.declared === null && pair.live?.name === change.name);
 }
 
 function liveProblem<T>(change: SavedChange, current: T | undefined, fingerprint: (resource: T) => Fingerprint): string | null {
