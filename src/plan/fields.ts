@@ -1,3 +1,9 @@
+/**
+ * Fields and how the planner compares them: both sides of a comparison go through the same normaliser here (ids as
+ * sorted sets, text with its line ends normalised); code is compared by digest (src/code-content.ts), descriptions
+ * without their ownership marker (marker.ts).
+ */
+import { normalizeLineEnds } from '../line-ends.js';
 import type { FieldChange } from './types.js';
 
 export type Fields = Record<string, FieldChange>;
@@ -16,6 +22,12 @@ export function sameSet(a: readonly string[], b: readonly string[]): boolean {
 /** Adds `field` to `fields` when before and after differ by `same`. */
 export function diffField<T>(fields: Fields, field: string, before: T, after: T, same: (a: T, b: T) => boolean): void {
   if (!same(before, after)) fields[field] = { before, after };
+}
+
+/** Text compared with line ends normalised (CRLF/CR -> LF). */
+export function sameText(a: string | null, b: string | null): boolean {
+  if (a === null || b === null) return a === b;
+  return normalizeLineEnds(a) === normalizeLineEnds(b);
 }
 
 export function strictEqual<T>(a: T, b: T): boolean {

@@ -1,7 +1,6 @@
 import type { DeclaredPolicy } from '../declared/types.js';
-import { normalizeLineEnds } from '../line-ends.js';
 import type { LivePolicy } from '../model.js';
-import { created, diffField, type Fields, sameSet, sortedIds, strictEqual } from './fields.js';
+import { created, diffField, type Fields, sameSet, sameText, sortedIds, strictEqual } from './fields.js';
 import { stripMarker } from './marker.js';
 import type { Owner, PolicyPair } from './pairs.js';
 import type { CodeSummary, PlanOptions, PolicyChange } from './types.js';
@@ -135,10 +134,4 @@ export function policiesShowingCode(pairs: readonly PolicyPair[]): Set<string> {
 /** The declared side of a code field: the text when it was loaded for a diff, else its summary. */
 function declaredCode(policy: DeclaredPolicy): string | CodeSummary {
   return policy.code ?? { sha256: policy.codeDigest, bytes: policy.codeSource.size, lines: policy.codeLines };
-}
-
-/** Text compared with line ends normalised (CRLF/CR -> LF). */
-function sameText(a: string | null, b: string | null): boolean {
-  if (a === null || b === null) return a === b;
-  return normalizeLineEnds(a) === normalizeLineEnds(b);
 }
