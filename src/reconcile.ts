@@ -52,8 +52,9 @@ export interface PassRequest {
   /** Where the pass stands: reading, downloading code, applying (with counts). */
   onProgress?: (progress: PassProgress) => void;
   /**
-   * A saved plan of this source (`--reconcile --plan FILE`): applied exactly instead of a new plan, provided every
-   * live resource and declaration it was planned against is unchanged; otherwise nothing is applied.
+   * A saved plan of this source (`--reconcile --plan FILE`): its changes are applied, and nothing else, provided every
+   * live resource and declaration it was planned against is unchanged and the plan made now holds each identical
+   * change (plan/saved.ts, `checkSavedChanges`); otherwise nothing is applied.
    */
   saved?: SavedSource;
 }

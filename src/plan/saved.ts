@@ -1,8 +1,9 @@
 /**
  * Saved plans (`--dry-run --out FILE`, `--reconcile --plan FILE`): what a plan must record so that applying it later
  * does exactly what was reviewed, or nothing. Each change records a fingerprint of the live resource it was planned
- * against and of the declaration it applies; applying re-reads both and refuses the whole plan if any differs.
- * Pure: no I/O.
+ * against and of the declaration it applies. A saved plan is input, never trusted as written: applying it plans the
+ * same repo against the live state again and refuses the whole plan unless each saved change is still exactly so and
+ * the plan made now holds the identical change (`checkSavedChanges`). Pure: no I/O.
  */
 import type { DeclaredPolicy, DeclaredPool } from '../declared/types.js';
 import type { LiveAgent, LivePolicy, LivePool } from '../model.js';
