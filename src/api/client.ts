@@ -68,13 +68,15 @@ export class ApiClient implements PolicyApi {
   private readonly transport: Transport;
   private readonly legacy: boolean;
   private readonly parsePolicy: (resource: unknown) => Policy;
-  /** Set on a view made by `withSignal`: every request of the view ends once it aborts. */
-  private signal: AbortSignal | undefined = undefined;
+  /** Set on a client made by `withSignal`: every request of it ends once it aborts. */
+  private readonly signal: AbortSignal | undefined;
 
-  constructor(private readonly options: ApiClientOptions) {
+  /** `bound`: the transport of the client `withSignal` was called on, and the signal; only `withSignal` passes it. */
+  constructor(private readonly options: ApiClientOptions, bound?: { transport: Transport; signal: AbortSignal }) {
     this.legacy = options.legacyEnforce ?? false;
     this.parsePolicy = (resource) => parsePolicy(resource, this.legacy);
-    this.transport = new Transport({
+    this.signal = bound?.signal;
+    this.transport = bound?.transport ?? new Transport({
       baseUrl: options.baseUrl,
       token: options.token,
       logger: options.logger,
@@ -99,9 +101,7 @@ export class ApiClient implements PolicyApi {
    * on the wire, ends once `signal` aborts, rejecting with the signal's reason.
    */
   withSignal(signal: AbortSignal): ApiClient {
-    const view = Object.create(this) as ApiClient;
-    view.signal = signal;
-    return view;
+    return new ApiClient(this.options, { transport: this.transport, signal });
   }
 
   reached(signal: AbortSignal): boolean | null {
