@@ -4,7 +4,7 @@
  * without their ownership marker (marker.ts).
  */
 import { normalizeLineEnds } from '../line-ends.js';
-import type { FieldChange } from './types.js';
+import type { FieldChange, FieldValue } from './types.js';
 
 export type Fields = Record<string, FieldChange>;
 
@@ -20,7 +20,7 @@ export function sameSet(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** Adds `field` to `fields` when before and after differ by `same`. */
-export function diffField<T>(fields: Fields, field: string, before: T, after: T, same: (a: T, b: T) => boolean): void {
+export function diffField<T extends FieldValue>(fields: Fields, field: string, before: T, after: T, same: (a: T, b: T) => boolean): void {
   if (!same(before, after)) fields[field] = { before, after };
 }
 
@@ -35,10 +35,19 @@ export function strictEqual<T>(a: T, b: T): boolean {
 }
 
 /** Every non-null entry as a creation (before null). */
-export function created(values: Record<string, unknown>): Fields {
+export function created(values: Record<string, FieldValue>): Fields {
   const fields: Fields = {};
   for (const [key, value] of Object.entries(values)) {
     if (value !== null) fields[key] = { before: null, after: value };
+  }
+  return fields;
+}
+
+/** Every non-null entry as a deletion (after null). */
+export function removed(values: Record<string, FieldValue>): Fields {
+  const fields: Fields = {};
+  for (const [key, value] of Object.entries(values)) {
+    if (value !== null) fields[key] = { before: value, after: null };
   }
   return fields;
 }

@@ -1,5 +1,5 @@
 import { codeSummary } from '../code-content.js';
-import type { Change, FieldChange } from './types.js';
+import type { Change, FieldChange, FieldValue } from './types.js';
 
 /**
  * A change's fields as plain data, the form every plan document shows and a saved plan is checked by: each value
@@ -8,7 +8,7 @@ import type { Change, FieldChange } from './types.js';
 export function plainFields(change: Change): Record<string, FieldChange> {
   const fields: Record<string, FieldChange> = {};
   for (const [name, field] of Object.entries(change.fields)) {
-    const value = name === 'code' ? codeSummary : (v: unknown) => v ?? null;
+    const value = name === 'code' ? codeSummary : (v: FieldValue) => v ?? null;
     fields[name] = { before: value(field.before), after: value(field.after) };
   }
   return fields;

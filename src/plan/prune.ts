@@ -1,5 +1,5 @@
 import type { LivePolicy, LivePool } from '../model.js';
-import type { Fields } from './fields.js';
+import { removed } from './fields.js';
 import { stripMarker } from './marker.js';
 import { ownsUndeclared, type Pair, type Pairing } from './pairs.js';
 import { ownedElsewhere } from './policies.js';
@@ -53,13 +53,4 @@ function deletePool(pool: LivePool): PoolChange {
     fields: removed({ 'organization-scoped': pool.organizationScoped, 'agent-count': pool.agentCount }),
     declared: null, live: pool,
   };
-}
-
-/** Every non-null entry as a deletion (after null). */
-function removed(values: Record<string, unknown>): Fields {
-  const fields: Fields = {};
-  for (const [key, value] of Object.entries(values)) {
-    if (value !== null) fields[key] = { before: value, after: null };
-  }
-  return fields;
 }

@@ -21,11 +21,19 @@ export interface PlanOptions {
   now: number;
 }
 
-export type { CodeSummary } from '../code-content.js';
+import type { CodeSummary } from '../code-content.js';
+
+export type { CodeSummary };
+
+/**
+ * A field's value in a plan: a setting as it is (text, a number, a flag, a set of ids as a sorted list), null for
+ * none, and code either as its text (where the plan shows its diff) or as its CodeSummary (digest, bytes, lines).
+ */
+export type FieldValue = string | number | boolean | readonly string[] | CodeSummary | null;
 
 export interface FieldChange {
-  before: unknown;
-  after: unknown;
+  before: FieldValue;
+  after: FieldValue;
 }
 
 interface ChangeBase {
