@@ -1916,8 +1916,8 @@ var require_Pair = __commonJS({
         return new _Pair(key, value2);
       }
       toJSON(_2, ctx) {
-        const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
-        return addPairToJSMap.addPairToJSMap(ctx, pair, this);
+        const pair2 = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
+        return addPairToJSMap.addPairToJSMap(ctx, pair2, this);
       }
       toString(ctx, onComment, onChompKeep) {
         return ctx?.doc ? stringifyPair.stringifyPair(this, ctx, onComment, onChompKeep) : JSON.stringify(this);
@@ -2142,14 +2142,14 @@ var require_YAMLMap = __commonJS({
        * @param overwrite - If not set `true`, using a key that is already in the
        *   collection will throw. Otherwise, overwrites the previous value.
        */
-      add(pair, overwrite) {
+      add(pair2, overwrite) {
         let _pair;
-        if (identity.isPair(pair))
-          _pair = pair;
-        else if (!pair || typeof pair !== "object" || !("key" in pair)) {
-          _pair = new Pair.Pair(pair, pair?.value);
+        if (identity.isPair(pair2))
+          _pair = pair2;
+        else if (!pair2 || typeof pair2 !== "object" || !("key" in pair2)) {
+          _pair = new Pair.Pair(pair2, pair2?.value);
         } else
-          _pair = new Pair.Pair(pair.key, pair.value);
+          _pair = new Pair.Pair(pair2.key, pair2.value);
         const prev = findPair(this.items, _pair.key);
         const sortEntries = this.schema?.sortMapEntries;
         if (prev) {
@@ -2740,16 +2740,16 @@ var require_pairs = __commonJS({
           else if (identity.isMap(item)) {
             if (item.items.length > 1)
               onError2("Each pair must have its own sequence indicator");
-            const pair = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
+            const pair2 = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
             if (item.commentBefore)
-              pair.key.commentBefore = pair.key.commentBefore ? `${item.commentBefore}
-${pair.key.commentBefore}` : item.commentBefore;
+              pair2.key.commentBefore = pair2.key.commentBefore ? `${item.commentBefore}
+${pair2.key.commentBefore}` : item.commentBefore;
             if (item.comment) {
-              const cn = pair.value ?? pair.key;
+              const cn = pair2.value ?? pair2.key;
               cn.comment = cn.comment ? `${item.comment}
 ${cn.comment}` : item.comment;
             }
-            item = pair;
+            item = pair2;
           }
           seq.items[i2] = identity.isPair(item) ? item : new Pair.Pair(item);
         }
@@ -2830,13 +2830,13 @@ var require_omap = __commonJS({
         const map = /* @__PURE__ */ new Map();
         if (ctx?.onCreate)
           ctx.onCreate(map);
-        for (const pair of this.items) {
+        for (const pair2 of this.items) {
           let key, value2;
-          if (identity.isPair(pair)) {
-            key = toJS.toJS(pair.key, "", ctx);
-            value2 = toJS.toJS(pair.value, key, ctx);
+          if (identity.isPair(pair2)) {
+            key = toJS.toJS(pair2.key, "", ctx);
+            value2 = toJS.toJS(pair2.value, key, ctx);
           } else {
-            key = toJS.toJS(pair, "", ctx);
+            key = toJS.toJS(pair2, "", ctx);
           }
           if (map.has(key))
             throw new Error("Ordered maps must not include duplicate keys");
@@ -3052,24 +3052,24 @@ var require_set = __commonJS({
         this.tag = _YAMLSet.tag;
       }
       add(key) {
-        let pair;
+        let pair2;
         if (identity.isPair(key))
-          pair = key;
+          pair2 = key;
         else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
-          pair = new Pair.Pair(key.key, null);
+          pair2 = new Pair.Pair(key.key, null);
         else
-          pair = new Pair.Pair(key, null);
-        const prev = YAMLMap.findPair(this.items, pair.key);
+          pair2 = new Pair.Pair(key, null);
+        const prev = YAMLMap.findPair(this.items, pair2.key);
         if (!prev)
-          this.items.push(pair);
+          this.items.push(pair2);
       }
       /**
        * If `keepPair` is `true`, returns the Pair matching `key`.
        * Otherwise, returns the value of that Pair's key.
        */
       get(key, keepPair) {
-        const pair = YAMLMap.findPair(this.items, key);
-        return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
+        const pair2 = YAMLMap.findPair(this.items, key);
+        return !keepPair && identity.isPair(pair2) ? identity.isScalar(pair2.key) ? pair2.key.value : pair2.key : pair2;
       }
       set(key, value2) {
         if (typeof value2 !== "boolean")
@@ -4044,7 +4044,7 @@ var require_util_map_includes = __commonJS({
       if (uniqueKeys === false)
         return false;
       const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b2) => a === b2 || identity.isScalar(a) && identity.isScalar(b2) && a.value === b2.value;
-      return items.some((pair) => isEqual(pair.key, search));
+      return items.some((pair2) => isEqual(pair2.key, search));
     }
     exports.mapIncludes = mapIncludes;
   }
@@ -4130,10 +4130,10 @@ var require_resolve_block_map = __commonJS({
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value2, onError2);
           offset = valueNode.range[2];
-          const pair = new Pair.Pair(keyNode, valueNode);
+          const pair2 = new Pair.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
-            pair.srcToken = collItem;
-          map.items.push(pair);
+            pair2.srcToken = collItem;
+          map.items.push(pair2);
         } else {
           if (implicitKey)
             onError2(keyNode.range, "MISSING_CHAR", "Implicit map keys need to be followed by map values");
@@ -4143,10 +4143,10 @@ var require_resolve_block_map = __commonJS({
             else
               keyNode.comment = valueProps.comment;
           }
-          const pair = new Pair.Pair(keyNode);
+          const pair2 = new Pair.Pair(keyNode);
           if (ctx.options.keepSourceTokens)
-            pair.srcToken = collItem;
-          map.items.push(pair);
+            pair2.srcToken = collItem;
+          map.items.push(pair2);
         }
       }
       if (commentEnd && commentEnd < offset)
@@ -4397,18 +4397,18 @@ var require_resolve_flow_collection = __commonJS({
             else
               keyNode.comment = valueProps.comment;
           }
-          const pair = new Pair.Pair(keyNode, valueNode);
+          const pair2 = new Pair.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
-            pair.srcToken = collItem;
+            pair2.srcToken = collItem;
           if (isMap2) {
             const map = coll;
             if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
               onError2(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-            map.items.push(pair);
+            map.items.push(pair2);
           } else {
             const map = new YAMLMap.YAMLMap(ctx.schema);
             map.flow = true;
-            map.items.push(pair);
+            map.items.push(pair2);
             const endRange = (valueNode ?? keyNode).range;
             map.range = [keyNode.range[0], endRange[1], endRange[2]];
             coll.items.push(map);
@@ -5698,7 +5698,7 @@ var require_cst = __commonJS({
     var cstScalar = require_cst_scalar();
     var cstStringify = require_cst_stringify();
     var cstVisit = require_cst_visit();
-    var BOM4 = "\uFEFF";
+    var BOM2 = "\uFEFF";
     var DOCUMENT = "";
     var FLOW_END = "";
     var SCALAR = "";
@@ -5706,7 +5706,7 @@ var require_cst = __commonJS({
     var isScalar2 = (token) => !!token && (token.type === "scalar" || token.type === "single-quoted-scalar" || token.type === "double-quoted-scalar" || token.type === "block-scalar");
     function prettyToken(token) {
       switch (token) {
-        case BOM4:
+        case BOM2:
           return "<BOM>";
         case DOCUMENT:
           return "<DOC>";
@@ -5720,7 +5720,7 @@ var require_cst = __commonJS({
     }
     function tokenType(source) {
       switch (source) {
-        case BOM4:
+        case BOM2:
           return "byte-order-mark";
         case DOCUMENT:
           return "doc-mode";
@@ -5782,7 +5782,7 @@ var require_cst = __commonJS({
     exports.setScalarValue = cstScalar.setScalarValue;
     exports.stringify = cstStringify.stringify;
     exports.visit = cstVisit.visit;
-    exports.BOM = BOM4;
+    exports.BOM = BOM2;
     exports.DOCUMENT = DOCUMENT;
     exports.FLOW_END = FLOW_END;
     exports.SCALAR = SCALAR;
@@ -7465,8 +7465,8 @@ function parseYaml(text, file) {
       const last2 = path16.at(-1);
       const map = resolve(doc, parent.node);
       if (parent.complete && typeof last2 === "string" && (0, import_yaml.isMap)(map)) {
-        const pair = map.items.find((item) => (0, import_yaml.isScalar)(item.key) && String(item.key.value) === last2);
-        if (pair !== void 0 && (0, import_yaml.isScalar)(pair.key)) return lineAt(pair.key);
+        const pair2 = map.items.find((item) => (0, import_yaml.isScalar)(item.key) && String(item.key.value) === last2);
+        if (pair2 !== void 0 && (0, import_yaml.isScalar)(pair2.key)) return lineAt(pair2.key);
       }
       return located.lineOf(path16);
     },
@@ -11419,10 +11419,10 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize2(resolved, schemelessOptions);
     }
-    function resolveComponent(base2, relative5, options, skipNormalization) {
+    function resolveComponent(base, relative5, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base2 = parse3(serialize2(base2, options), options);
+        base = parse3(serialize2(base, options), options);
         relative5 = parse3(serialize2(relative5, options), options);
       }
       options = options || {};
@@ -11442,33 +11442,33 @@ var require_fast_uri = __commonJS({
           target.query = relative5.query;
         } else {
           if (!relative5.path) {
-            target.path = base2.path;
+            target.path = base.path;
             if (relative5.query !== void 0) {
               target.query = relative5.query;
             } else {
-              target.query = base2.query;
+              target.query = base.query;
             }
           } else {
             if (relative5.path[0] === "/") {
               target.path = removeDotSegments(relative5.path);
             } else {
-              const baseHasAuthority = base2.userinfo !== void 0 || base2.host !== void 0 || base2.port !== void 0;
-              if (baseHasAuthority && !base2.path) {
+              const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
+              if (baseHasAuthority && !base.path) {
                 target.path = "/" + relative5.path;
-              } else if (!base2.path) {
+              } else if (!base.path) {
                 target.path = relative5.path;
               } else {
-                target.path = base2.path.slice(0, base2.path.lastIndexOf("/") + 1) + relative5.path;
+                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative5.path;
               }
-              target.path = base2.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
+              target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
             target.query = relative5.query;
           }
-          target.userinfo = base2.userinfo;
-          target.host = base2.host;
-          target.port = base2.port;
+          target.userinfo = base.userinfo;
+          target.host = base.host;
+          target.port = base.port;
         }
-        target.scheme = base2.scheme;
+        target.scheme = base.scheme;
       }
       target.fragment = relative5.fragment;
       return target;
@@ -21496,7 +21496,7 @@ var require_pino = __commonJS({
         messageKey,
         errorKey,
         nestedKey,
-        base: base2,
+        base,
         name,
         level,
         customLevels,
@@ -21535,11 +21535,11 @@ var require_pino = __commonJS({
         [formattersSym]: allFormatters
       });
       let chindings = "";
-      if (base2 !== null) {
+      if (base !== null) {
         if (name === void 0) {
-          chindings = coreChindings(base2);
+          chindings = coreChindings(base);
         } else {
-          chindings = coreChindings(Object.assign({}, base2, { name }));
+          chindings = coreChindings(Object.assign({}, base, { name }));
         }
       }
       const time2 = timestamp instanceof Function ? timestamp : timestamp ? epochTime : nullTime;
@@ -25941,6 +25941,129 @@ var init_line_ends = __esm({
   }
 });
 
+// src/code-content.ts
+import { isUtf8 } from "node:buffer";
+import { createHash } from "node:crypto";
+function createCodeScan() {
+  const raw = createHash("sha256");
+  let normalised = null;
+  let head = NONE;
+  let cut = NONE;
+  let utf82 = true;
+  let bytes = 0;
+  let lines = 0;
+  let last2 = -1;
+  const checkUtf8 = (chunk) => {
+    let from = 0;
+    if (cut.length > 0) {
+      from = Math.min(chunk.length, sequenceLength(cut[0]) - cut.length);
+      cut = Buffer.concat([cut, chunk.subarray(0, from)]);
+      if (cut.length < sequenceLength(cut[0])) return true;
+      if (!isUtf8(cut)) return false;
+    }
+    const end = cutCharacter(chunk, from);
+    if (end === chunk.length && from === 0) return isUtf8(chunk);
+    cut = end === chunk.length ? NONE : Buffer.from(chunk.subarray(end));
+    return isUtf8(chunk.subarray(from, end));
+  };
+  const feed = (chunk) => {
+    if (utf82) utf82 = checkUtf8(chunk);
+    if (normalised === null && chunk.includes(CR)) normalised = raw.copy();
+    raw.update(chunk);
+    bytes += chunk.length;
+    lines += countLines(chunk, last2 === CR, normalised);
+    last2 = chunk[chunk.length - 1];
+  };
+  return {
+    update(input) {
+      if (input.length === 0) return;
+      let chunk = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.length);
+      if (head !== null) {
+        if (head.length > 0) chunk = Buffer.concat([head, chunk]);
+        if (chunk.length < BOM.length) {
+          head = Buffer.from(chunk);
+          return;
+        }
+        head = null;
+        if (chunk[0] === BOM[0] && chunk[1] === BOM[1] && chunk[2] === BOM[2]) {
+          normalised = createHash("sha256");
+          raw.update(BOM);
+          bytes = BOM.length;
+          last2 = BOM[BOM.length - 1];
+          chunk = chunk.subarray(BOM.length);
+          if (chunk.length === 0) return;
+        }
+      }
+      feed(chunk);
+    },
+    finish() {
+      if (head !== null && head.length > 0) feed(head);
+      if (cut.length > 0) utf82 = false;
+      if (bytes > 0 && last2 !== LF && last2 !== CR) lines += 1;
+      const sha256 = raw.digest("hex");
+      return { utf8: utf82, bytes, sha256, codeDigest: normalised === null ? sha256 : normalised.digest("hex"), lines };
+    }
+  };
+}
+function countLines(chunk, afterCr, normalised) {
+  let ends = 0;
+  for (let lf = chunk.indexOf(LF); lf !== -1; lf = chunk.indexOf(LF, lf + 1)) ends += 1;
+  if (normalised === null) return ends;
+  let from = 0;
+  if (afterCr && chunk[0] === LF) {
+    from = 1;
+    ends -= 1;
+  }
+  for (let cr = chunk.indexOf(CR, from); cr !== -1; cr = chunk.indexOf(CR, from)) {
+    normalised.update(chunk.subarray(from, cr));
+    normalised.update(LF_BYTE);
+    from = cr + 1;
+    if (chunk[from] === LF) from += 1;
+    else ends += 1;
+  }
+  normalised.update(chunk.subarray(from));
+  return ends;
+}
+function cutCharacter(chunk, from) {
+  for (let at = chunk.length - 1; at >= Math.max(from, chunk.length - 3); at -= 1) {
+    const byte = chunk[at];
+    if ((byte & 192) === 128) continue;
+    return at + sequenceLength(byte) > chunk.length ? at : chunk.length;
+  }
+  return chunk.length;
+}
+function sequenceLength(lead) {
+  if (lead >= 240 && lead <= 244) return 4;
+  if (lead >= 224 && lead <= 239) return 3;
+  if (lead >= 194 && lead <= 223) return 2;
+  return 1;
+}
+function scanText(text) {
+  const scan = createCodeScan();
+  scan.update(Buffer.from(text, "utf8"));
+  return scan.finish();
+}
+function codeSummary(code) {
+  if (isCodeSummary(code)) return { sha256: code.sha256, bytes: code.bytes, lines: code.lines };
+  if (typeof code !== "string") return null;
+  const scanned = scanText(code);
+  return { sha256: scanned.codeDigest, bytes: scanned.bytes, lines: scanned.lines };
+}
+function isCodeSummary(value2) {
+  return typeof value2 === "object" && value2 !== null && typeof value2.sha256 === "string" && typeof value2.bytes === "number" && typeof value2.lines === "number";
+}
+var LF, CR, LF_BYTE, BOM, NONE;
+var init_code_content = __esm({
+  "src/code-content.ts"() {
+    "use strict";
+    LF = 10;
+    CR = 13;
+    LF_BYTE = Buffer.from([LF]);
+    BOM = Buffer.from([239, 187, 191]);
+    NONE = Buffer.alloc(0);
+  }
+});
+
 // src/output/describe.ts
 function summarize(plans) {
   const summary = { create: 0, update: 0, replace: 0, delete: 0 };
@@ -25984,20 +26107,10 @@ function formatValue(value2) {
   return JSON.stringify(value2) ?? "null";
 }
 function describeCode(code) {
-  let lines;
-  let bytes;
-  if (typeof code === "string") {
-    lines = code === "" ? 0 : normalizeLineEnds(code).replace(/\n$/, "").split("\n").length;
-    bytes = Buffer.byteLength(code, "utf8");
-  } else if (isCodeSummary(code)) {
-    ({ lines, bytes } = code);
-  } else {
-    return "(none)";
-  }
+  const summary = codeSummary(code);
+  if (summary === null) return "(none)";
+  const { lines, bytes } = summary;
   return `(${lines} ${lines === 1 ? "line" : "lines"}, ${bytes} ${bytes === 1 ? "byte" : "bytes"})`;
-}
-function isCodeSummary(value2) {
-  return typeof value2 === "object" && value2 !== null && typeof value2.lines === "number" && typeof value2.bytes === "number";
 }
 function hasCodeDiff(change) {
   const code = change.fields["code"];
@@ -26116,6 +26229,7 @@ var init_describe = __esm({
     "use strict";
     init_libesm();
     init_line_ends();
+    init_code_content();
     NO_CHANGES = "No changes. The API matches the declared repo.";
     MAX_DIFF_CHANGED_LINES = 200;
     MAX_EDIT_LENGTH = 400;
@@ -26249,38 +26363,8 @@ var init_text = __esm({
   }
 });
 
-// src/code-digest.ts
-import { createHash } from "node:crypto";
-function codeDigest(code) {
-  const text = code.startsWith(BOM) ? code.slice(1) : code;
-  return createHash("sha256").update(normalizeLineEnds(text), "utf8").digest("hex");
-}
-var BOM;
-var init_code_digest = __esm({
-  "src/code-digest.ts"() {
-    "use strict";
-    init_line_ends();
-    BOM = "\uFEFF";
-  }
-});
-
-// src/output/json.ts
-function codeSummary(code) {
-  if (isCodeSummary2(code)) return { sha256: code.sha256, bytes: code.bytes, lines: code.lines };
-  if (typeof code !== "string") return null;
-  return { sha256: codeDigest(code), bytes: Buffer.byteLength(code, "utf8"), lines: lineCount(code) };
-}
-function isCodeSummary2(value2) {
-  return typeof value2 === "object" && value2 !== null && typeof value2.sha256 === "string";
-}
-function lineCount(code) {
-  if (code === "") return 0;
-  const text = normalizeLineEnds(code);
-  let lines = 1;
-  for (let at = text.indexOf("\n"); at !== -1 && at < text.length - 1; at = text.indexOf("\n", at + 1)) lines += 1;
-  return lines;
-}
-function jsonFields(change) {
+// src/plan/plain-fields.ts
+function plainFields(change) {
   const fields = {};
   for (const [name, field2] of Object.entries(change.fields)) {
     const value2 = name === "code" ? codeSummary : (v) => v ?? null;
@@ -26288,6 +26372,14 @@ function jsonFields(change) {
   }
   return fields;
 }
+var init_plain_fields = __esm({
+  "src/plan/plain-fields.ts"() {
+    "use strict";
+    init_code_content();
+  }
+});
+
+// src/output/json.ts
 function jsonChange(change) {
   const fields = jsonFields(change);
   return {
@@ -26328,13 +26420,13 @@ function renderJson(plans, options = {}) {
   return `${JSON.stringify(document2, null, 2)}
 `;
 }
-var NOT_APPLIED;
+var jsonFields, NOT_APPLIED;
 var init_json = __esm({
   "src/output/json.ts"() {
     "use strict";
-    init_code_digest();
-    init_line_ends();
+    init_plain_fields();
     init_describe();
+    jsonFields = plainFields;
     NOT_APPLIED = "not applied: the plan of this source has errors";
   }
 });
@@ -26553,10 +26645,10 @@ var init_markdown = __esm({
 
 // src/plan/saved.ts
 function savedChange(change, fields) {
-  const base2 = { resource: change.resource, name: change.name, id: change.id, action: change.action, reason: change.reason, fields };
+  const base = { resource: change.resource, name: change.name, id: change.id, action: change.action, reason: change.reason, fields };
   if (change.resource === "policy") {
     return {
-      ...base2,
+      ...base,
       upload_code: change.uploadCode,
       adopt_marker: change.adoptMarker,
       live: change.live === null ? null : policyFingerprint(change.live, change.declared !== null),
@@ -26565,12 +26657,12 @@ function savedChange(change, fields) {
   }
   if (change.resource === "agent-pool") {
     return {
-      ...base2,
+      ...base,
       live: change.live === null ? null : poolFingerprint(change.live),
       declared: change.declared === null ? null : declaredPoolFingerprint(change.declared)
     };
   }
-  return { ...base2, pool: change.poolName, live: agentFingerprint(change.live), declared: null };
+  return { ...base, pool: change.poolName, live: agentFingerprint(change.live), declared: null };
 }
 function policyFingerprint(policy, withCode2) {
   return {
@@ -26620,44 +26712,60 @@ function declaredPoolFingerprint(pool) {
     "agent-cleanup": pool.agentCleanup === null ? null : { statuses: pool.agentCleanup.statuses, after: pool.agentCleanup.after }
   };
 }
-function resolveSavedChanges(saved, declared, live) {
-  const stale = [];
-  const changes = [];
-  const policiesByName = new Map(declared.policies.map((p2) => [p2.name, p2]));
-  const poolsByName = new Map(declared.pools.map((p2) => [p2.name, p2]));
-  const agents = new Map(live.pools.flatMap((pool) => pool.agents.map((agent) => [agent.id, agent])));
+function checkSavedChanges(saved, fresh, pairing) {
+  const refused = [];
+  const changes = /* @__PURE__ */ new Set();
+  const freshByKey = new Map(fresh.map((change) => [changeKey(change), change]));
   for (const change of saved) {
     const what = `${change.action} ${change.resource} "${change.name}"`;
-    const problem = (text) => void stale.push(`${what}: ${text}`);
-    if (change.resource === "agent") {
-      const agent = change.id === null ? void 0 : agents.get(change.id);
-      if (agent === void 0) problem("the agent is gone since the plan was made");
-      else if (!same(agentFingerprint(agent), change.live)) problem("the agent changed since the plan was made");
-      else changes.push({ ...base(change), resource: "agent", action: "delete", poolName: change.pool ?? "", live: agent });
-      continue;
-    }
-    if (change.resource === "policy") {
-      const current2 = findLive(change, live.policies, (p2) => p2.name === change.name);
-      const now2 = change.declared === null ? null : policiesByName.get(change.name);
-      const reason2 = liveProblem(change, current2, (p2) => policyFingerprint(p2, change.declared !== null)) ?? declaredProblem(change, now2, declaredPolicyFingerprint);
-      if (reason2 !== null) problem(reason2);
-      else changes.push({ ...base(change), resource: "policy", declared: now2 ?? null, live: current2 ?? null, uploadCode: change.upload_code === true, adoptMarker: change.adopt_marker === true });
-      continue;
-    }
-    const names = /* @__PURE__ */ new Set([change.name, ...poolsByName.get(change.name)?.previousNames ?? []]);
-    const current = findLive(change, live.pools, (p2) => names.has(p2.name));
-    const now = change.declared === null ? null : poolsByName.get(change.name);
-    const reason = liveProblem(change, current, poolFingerprint) ?? declaredProblem(change, now, declaredPoolFingerprint);
-    if (reason !== null) problem(reason);
-    else changes.push({ ...base(change), resource: "agent-pool", declared: now ?? null, live: current ?? null });
+    const stale = staleness(change, pairing);
+    const match = freshByKey.get(changeKey(change));
+    if (stale !== null) refused.push(`stale: ${what}: ${stale}`);
+    else if (match === void 0 || changes.has(match)) refused.push(`refused: ${what}: ${notPlannedNow(change, fresh)}`);
+    else if (!sameChange(savedChange(match, plainFields(match)), change)) refused.push(`refused: ${what}: a plan made now would ${describeChange(match)} instead`);
+    else changes.add(match);
   }
-  return stale.length > 0 ? { changes: null, stale } : { changes, stale: [] };
+  if (refused.length > 0) return { changes: null, refused };
+  return { changes: fresh.filter((change) => changes.has(change)), refused: [] };
 }
-function base(change) {
-  return { name: change.name, id: change.id, action: change.action, reason: change.reason, fields: change.fields };
+function changeKey(change) {
+  return JSON.stringify([change.resource, change.name, change.resource === "agent" ? change.id : null]);
 }
-function findLive(change, live, sameName) {
-  return change.live === null ? live.find(sameName) : live.find((resource) => resource.id === change.id);
+function describeChange(change) {
+  const fields = Object.keys(change.fields);
+  return `${change.action} it (id ${change.id ?? "none"}${fields.length > 0 ? `, fields ${fields.join(", ")}` : ""})`;
+}
+function notPlannedNow(change, fresh) {
+  const other = fresh.find((c3) => c3.resource === change.resource && c3.name === change.name);
+  if (other !== void 0) return `a plan made now would ${describeChange(other)} instead`;
+  return "a plan made now has no such change (the declared repo, ownership or prune do not call for it)";
+}
+function sameChange(now, saved) {
+  const { reason: _now, ...a } = now;
+  const { reason: _saved, ...b2 } = saved;
+  return canonical(a) === canonical(b2);
+}
+function canonical(value2) {
+  return JSON.stringify(
+    value2,
+    (_key, v) => v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([x2], [y2]) => x2 < y2 ? -1 : x2 > y2 ? 1 : 0)) : v
+  );
+}
+function staleness(change, pairing) {
+  if (change.resource === "agent") {
+    const agent = pairing.pools.flatMap((pair3) => pair3.live?.agents ?? []).find((a) => a.id === change.id);
+    if (agent === void 0) return "the agent is gone since the plan was made";
+    return same(agentFingerprint(agent), change.live) ? null : "the agent changed since the plan was made";
+  }
+  if (change.resource === "policy") {
+    const pair3 = pairFor(change, pairing.policies);
+    return liveProblem(change, pair3?.live ?? void 0, (p2) => policyFingerprint(p2, change.declared !== null)) ?? declaredProblem(change, change.declared === null ? null : pair3?.declared, declaredPolicyFingerprint);
+  }
+  const pair2 = pairFor(change, pairing.pools);
+  return liveProblem(change, pair2?.live ?? void 0, poolFingerprint) ?? declaredProblem(change, change.declared === null ? null : pair2?.declared, declaredPoolFingerprint);
+}
+function pairFor(change, pairs) {
+  return pairs.find((pair2) => pair2.declared?.name === change.name) ?? pairs.find((pair2) => pair2.declared === null && pair2.live?.name === change.name);
 }
 function liveProblem(change, current, fingerprint) {
   if (change.live === null) return current === void 0 ? null : `a live ${change.resource} of that name was created since the plan was made`;
@@ -26684,18 +26792,42 @@ function parseSavedPlan(text, file) {
     throw new Error(`${file} is not a saved plan (no saved_plan_version); make one with --dry-run --out FILE`);
   }
   if (plan.saved_plan_version !== SAVED_PLAN_VERSION) {
-    throw new Error(`${file} has saved_plan_version "${String(plan.saved_plan_version)}"; this version reads "${SAVED_PLAN_VERSION}"`);
+    throw new Error(`${file} has saved_plan_version ${quoted(plan.saved_plan_version)}; this version reads "${SAVED_PLAN_VERSION}"`);
   }
   if (!Array.isArray(plan.sources) || plan.sources.some((s) => typeof s?.name !== "string" || typeof s.organization !== "string")) {
     throw new Error(`${file} is not a saved plan: "sources" must list sources with a name and an organization`);
   }
+  const seen = /* @__PURE__ */ new Set();
+  for (const source of plan.sources) {
+    if (seen.has(source.name)) throw new Error(`${file} lists source "${source.name}" twice; refusing to apply it`);
+    seen.add(source.name);
+    for (const change of source.changes ?? []) {
+      const problem = changeProblem(change);
+      if (problem !== null) throw new Error(`${file}: source "${source.name}": ${problem}; refusing to apply it`);
+    }
+  }
   return plan;
 }
-var SAVED_PLAN_VERSION;
+function changeProblem(change) {
+  if (change === null || typeof change !== "object" || typeof change.name !== "string") return "a change has no name";
+  const what = `the change of ${quoted(change.resource)} "${change.name}"`;
+  if (!RESOURCES.includes(change.resource)) return `${what} is of an unknown resource ${quoted(change.resource)}`;
+  if (!ACTIONS.includes(change.action)) return `${what} has an unknown action ${quoted(change.action)}`;
+  return null;
+}
+function quoted(value2) {
+  if (typeof value2 === "string") return JSON.stringify(value2);
+  const type = value2 === null ? "null" : Array.isArray(value2) ? "an array" : typeof value2 === "object" ? "an object" : `a ${typeof value2}`;
+  return `${JSON.stringify(value2) ?? String(value2)} (${type})`;
+}
+var SAVED_PLAN_VERSION, RESOURCES, ACTIONS;
 var init_saved = __esm({
   "src/plan/saved.ts"() {
     "use strict";
+    init_plain_fields();
     SAVED_PLAN_VERSION = "1";
+    RESOURCES = ["policy", "agent-pool", "agent"];
+    ACTIONS = ["create", "update", "replace", "delete"];
   }
 });
 
@@ -26709,7 +26841,7 @@ function renderSavedPlan(plans) {
       name: source.name,
       organization: source.organization,
       revision: source.revision,
-      changes: source.plan === null ? null : source.plan.changes.map((change) => savedChange(change, jsonFields(change))),
+      changes: source.plan === null ? null : source.plan.changes.map((change) => savedChange(change, plainFields(change))),
       warnings: [...source.plan?.warnings ?? []],
       errors: [...sourceErrors(source)]
     })),
@@ -26723,7 +26855,64 @@ var init_saved_plan = __esm({
     "use strict";
     init_saved();
     init_describe();
-    init_json();
+    init_plain_fields();
+  }
+});
+
+// src/plan/types.ts
+var NOT_STARTED;
+var init_types = __esm({
+  "src/plan/types.ts"() {
+    "use strict";
+    NOT_STARTED = "not applied: the run was stopped before this change started";
+  }
+});
+
+// src/output/applied.ts
+function renderApplied(outcome, format) {
+  const failures = outcome.results.filter((r2) => r2.outcome === "failed");
+  const planErrors = outcome.sourcePlan.plan?.errors.length ?? 0;
+  if (outcome.results.length === 0) {
+    return planErrors > 0 ? `
+Nothing applied for source "${outcome.sourcePlan.name}": the plan has errors.
+` : "";
+  }
+  const counts = outcomeCounts([outcome]);
+  if (format === "markdown") {
+    const lines2 = ["", `#### Apply result for \`${outcome.sourcePlan.name}\``, "", `${counts}.`, ""];
+    for (const f of failures) lines2.push(`- \u274C ${f.change.action} ${f.change.resource} \`${f.change.name}\` failed: ${(f.message ?? "unknown error").replace(/\n/g, " ")}`);
+    for (const s of outcome.results.filter((r2) => r2.message === NOT_STARTED)) lines2.push(`- \u23F9 ${s.change.action} ${s.change.resource} \`${s.change.name}\`: not applied`);
+    return `${lines2.join("\n")}
+`;
+  }
+  const lines = ["", `Applied source "${outcome.sourcePlan.name}": ${counts}.`];
+  for (const f of failures) lines.push(`  - ${f.change.action} ${f.change.resource} "${f.change.name}" failed: ${f.message ?? "unknown error"}`);
+  for (const s of outcome.results.filter((r2) => r2.message === NOT_STARTED)) lines.push(`  - ${s.change.action} ${s.change.resource} "${s.change.name}": not applied`);
+  return `${lines.join("\n")}
+`;
+}
+function outcomeCounts(outcomes) {
+  const results = outcomes.flatMap((o2) => o2.results);
+  const count2 = (outcome, action) => results.filter((r2) => r2.outcome === outcome && (action === void 0 || r2.change.action === action)).length;
+  const line = `${count2("applied", "create")} created, ${count2("applied", "update")} updated, ${count2("applied", "replace")} replaced, ${count2("applied", "delete")} deleted`;
+  const failed = count2("failed");
+  const skipped = count2("skipped");
+  return `${line}${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}`;
+}
+function applySummary(outcomes) {
+  const results = outcomes.flatMap((o2) => o2.results);
+  if (results.length === 0) return "";
+  const line = outcomeCounts(outcomes);
+  return results.some((r2) => r2.outcome === "failed") ? `
+Apply finished with errors: ${line}.
+` : `
+Apply complete! Resources: ${line}.
+`;
+}
+var init_applied = __esm({
+  "src/output/applied.ts"() {
+    "use strict";
+    init_types();
   }
 });
 
@@ -26736,6 +26925,7 @@ var init_output = __esm({
     init_markdown();
     init_describe();
     init_saved_plan();
+    init_applied();
   }
 });
 
@@ -28227,7 +28417,7 @@ var init_seed_default = __esm({
 function defaultBehaviour() {
   return { poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false, nativeKind: "native", listOmitsPolicySets: false, showOmitsPolicySets: false };
 }
-var init_types = __esm({
+var init_types2 = __esm({
   "src/emulator/types.ts"() {
     "use strict";
   }
@@ -28322,7 +28512,7 @@ var init_server = __esm({
     init_routes_pools();
     init_seed_default();
     init_store();
-    init_types();
+    init_types2();
     API_PREFIX = "/api/v2";
     PING = { method: "GET", pattern: "/ping", handler: () => ({ status: 204 }) };
     CONTROL_PREFIX = "/_emulator/";
@@ -28336,7 +28526,7 @@ var init_emulator = __esm({
     init_server();
     init_seed();
     init_seed_default();
-    init_types();
+    init_types2();
   }
 });
 
@@ -28446,90 +28636,6 @@ var init_clock = __esm({
   }
 });
 
-// src/api/create-once.ts
-async function createOnce(options) {
-  const { transport, logger: logger2, request: request2 } = options;
-  let failingSince = null;
-  for (let attempt = 1; ; attempt += 1) {
-    let lost;
-    try {
-      const response = await transport.send({ ...request2, retry: "unsent-only" }, options.signal);
-      return options.read(response);
-    } catch (error) {
-      const unanswered = error instanceof NetworkError || error instanceof ApiError && error.status >= 500;
-      if (!unanswered) throw error;
-      lost = error;
-    }
-    failingSince ??= transport.now();
-    const existing = await options.find();
-    if (existing !== null) {
-      logger2.warn({ ...lost.request, attempt }, "api create answer was lost but the resource exists; using it");
-      return existing;
-    }
-    const delayMs = transport.retryDelay(attempt, failingSince);
-    if (delayMs === null) throw withNote(lost, transport.retriesSpent(attempt - 1, failingSince));
-    await transport.backOff(lost.request, attempt, { error: lost.message }, options.signal, delayMs);
-  }
-}
-function withNote(error, note) {
-  const message = `${error.message}; ${note}`;
-  return error instanceof ApiError ? new ApiError(message, error.status, error.detail, error.request, { cause: error.cause }) : new NetworkError(message, error.request, { cause: error.cause });
-}
-var init_create_once = __esm({
-  "src/api/create-once.ts"() {
-    "use strict";
-    init_errors();
-  }
-});
-
-// src/code-hasher.ts
-import { createHash as createHash3 } from "node:crypto";
-function createCodeHasher(options = {}) {
-  const hash = createHash3("sha256");
-  const decoder = new TextDecoder("utf-8", { fatal: options.fatal ?? false, ignoreBOM: options.ignoreBOM ?? false });
-  let started = false;
-  let pendingCr = false;
-  const feed = (decoded, end) => {
-    let text = pendingCr ? `\r${decoded}` : decoded;
-    pendingCr = false;
-    if (!started && text !== "") {
-      started = true;
-      if (text.startsWith(BOM2)) text = text.slice(1);
-    }
-    if (!end && text.endsWith("\r")) {
-      pendingCr = true;
-      text = text.slice(0, -1);
-    }
-    if (text === "") return;
-    hash.update(normalizeLineEnds(text), "utf8");
-  };
-  return {
-    update: (chunk) => feed(decoder.decode(chunk, { stream: true }), false),
-    digest() {
-      feed(decoder.decode(), true);
-      return hash.digest("hex");
-    }
-  };
-}
-var BOM2;
-var init_code_hasher = __esm({
-  "src/code-hasher.ts"() {
-    "use strict";
-    init_line_ends();
-    BOM2 = "\uFEFF";
-  }
-});
-
-// src/api/scrub.ts
-function scrub(text, secret) {
-  return secret.length < 6 ? text : text.split(secret).join("[redacted]");
-}
-var init_scrub = __esm({
-  "src/api/scrub.ts"() {
-    "use strict";
-  }
-});
-
 // src/api/json-api.ts
 function isObject2(value2) {
   return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
@@ -28588,19 +28694,19 @@ var init_json_api = __esm({
 function isSuccess(response) {
   return response.status >= 200 && response.status < 300;
 }
-function apiError(response, secret) {
+function apiError(response) {
   const { method, path: path16 } = response.request;
   const detail = errorDetail(parseJson(response.text)) ?? plainText(response.text);
   const hint = response.hint === void 0 ? "" : `; ${response.hint}`;
-  const message = scrub(`${method} ${path16} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`, secret);
-  return new ApiError(message, response.status, detail === null ? null : scrub(detail, secret), response.request);
+  const message = `${method} ${path16} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`;
+  return new ApiError(message, response.status, detail, response.request);
 }
-function successBody(response, secret) {
-  if (!isSuccess(response)) throw apiError(response, secret);
+function successBody(response) {
+  if (!isSuccess(response)) throw apiError(response);
   return parseJson(response.text);
 }
-function readWith(response, secret, read) {
-  const body = successBody(response, secret);
+function readWith(response, read) {
+  const body = successBody(response);
   try {
     return read(body);
   } catch (error) {
@@ -28626,49 +28732,48 @@ var init_responses = __esm({
   "src/api/responses.ts"() {
     "use strict";
     init_errors();
-    init_scrub();
     init_json_api();
   }
 });
 
 // src/api/download.ts
-async function fetchDownload(transport, secret, signal, downloadUrl) {
-  return (await follow(transport, secret, signal, downloadUrl))?.text ?? null;
+async function fetchDownload(transport, signal, downloadUrl) {
+  return (await follow(transport, signal, downloadUrl))?.text ?? null;
 }
-async function fetchDownloadBytes(transport, secret, signal, downloadUrl) {
+async function fetchDownloadBytes(transport, signal, downloadUrl) {
   const consume = async (body) => {
     const chunks = [];
     for await (const chunk of body) chunks.push(chunk);
     return Buffer.concat(chunks);
   };
-  const response = await follow(transport, secret, signal, downloadUrl, consume);
+  const response = await follow(transport, signal, downloadUrl, consume);
   return response === null ? null : response.consumed;
 }
-async function fetchDownloadDigest(transport, secret, signal, downloadUrl, keepTextBytes) {
+async function fetchDownloadDigest(transport, signal, downloadUrl, keepTextBytes) {
   const consume = async (body) => {
-    const hasher = createCodeHasher();
+    const scan = createCodeScan();
     let kept = [];
     let size = 0;
     for await (const chunk of body) {
-      hasher.update(chunk);
+      scan.update(chunk);
       size += chunk.byteLength;
       if (kept !== null && size <= keepTextBytes) kept.push(chunk);
       else kept = null;
     }
-    const text = kept === null ? null : new TextDecoder("utf-8").decode(Buffer.concat(kept));
-    return { digest: hasher.digest(), text };
+    const text = kept === null ? null : new TextDecoder("utf-8", { ignoreBOM: true }).decode(Buffer.concat(kept));
+    return { digest: scan.finish().codeDigest, text };
   };
-  const response = await follow(transport, secret, signal, downloadUrl, consume);
+  const response = await follow(transport, signal, downloadUrl, consume);
   return response === null ? null : response.consumed;
 }
-async function follow(transport, secret, signal, downloadUrl, consume) {
+async function follow(transport, signal, downloadUrl, consume) {
   let url = downloadUrl;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
     const response = await transport.send({ method: "GET", url, auth: hop === 0, redirects: "return", ...consume === void 0 ? {} : { consume } }, signal);
     if (isSuccess(response)) return response;
     if (hop === 0 && response.status === 404) return null;
     const location = response.headers.location;
-    if (response.status < 300 || response.status >= 400 || location === void 0) throw apiError(response, secret);
+    if (response.status < 300 || response.status >= 400 || location === void 0) throw apiError(response);
     url = new URL(location, url).href;
   }
   throw new Error(`GET ${new URL(downloadUrl).pathname} failed: more than ${MAX_REDIRECTS} redirects`);
@@ -28677,7 +28782,7 @@ var MAX_REDIRECTS;
 var init_download = __esm({
   "src/api/download.ts"() {
     "use strict";
-    init_code_hasher();
+    init_code_content();
     init_responses();
     MAX_REDIRECTS = 5;
   }
@@ -28688,7 +28793,7 @@ function queryString(params) {
   if (params.length === 0) return "";
   return `?${params.map(([k2, v]) => `${encodeURIComponent(k2)}=${encodeURIComponent(v)}`).join("&")}`;
 }
-async function listAll(transport, secret, signal, path16, params, parse3) {
+async function listAll(transport, signal, path16, params, parse3) {
   const pageUrl2 = (n) => transport.url(`${path16}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
   const pages = [];
   const listing = newListing();
@@ -28698,7 +28803,7 @@ async function listAll(transport, secret, signal, path16, params, parse3) {
   for (; ; ) {
     listing.urls.add(url);
     const response = await transport.send({ method: "GET", url }, signal);
-    const { page, size } = readWith(response, secret, (document2) => {
+    const { page, size } = readWith(response, (document2) => {
       const resources = primaryList(document2);
       const fresh = resources.filter((resource) => {
         const id = str(field(resource, "id"));
@@ -53357,7 +53462,7 @@ var require_cookies = __commonJS({
       if (!cookies) {
         return [];
       }
-      return cookies.map((pair) => parseSetCookie(pair));
+      return cookies.map((pair2) => parseSetCookie(pair2));
     }
     function parseCookie(cookie) {
       cookie = webidl.converters.DOMString(cookie);
@@ -53859,8 +53964,8 @@ var require_util6 = __commonJS({
       const position = { position: 0 };
       const extensionList = /* @__PURE__ */ new Map();
       while (position.position < extensions.length) {
-        const pair = collectASequenceOfCodePointsFast(";", extensions, position);
-        const [name, value2 = ""] = pair.split("=", 2);
+        const pair2 = collectASequenceOfCodePointsFast(";", extensions, position);
+        const [name, value2 = ""] = pair2.split("=", 2);
         extensionList.set(
           removeHTTPWhitespace(name, true, false),
           removeHTTPWhitespace(value2, false, true)
@@ -55663,7 +55768,7 @@ var require_eventsource_stream = __commonJS({
     var buffer = __require("node:buffer");
     var { Transform } = __require("node:stream");
     var { isASCIINumber, isValidLastEventId } = require_util7();
-    var BOM4 = [239, 187, 191];
+    var BOM2 = [239, 187, 191];
     var LF2 = 10;
     var CR2 = 13;
     var COLON = 58;
@@ -56036,20 +56141,20 @@ ${value2}`;
         const second = this.peekBufferedByte(1);
         const third = this.peekBufferedByte(2);
         if (second === void 0) {
-          if (first2 === BOM4[0]) {
+          if (first2 === BOM2[0]) {
             return true;
           }
           this.checkBOM = false;
           return true;
         }
         if (third === void 0) {
-          if (first2 === BOM4[0] && second === BOM4[1]) {
+          if (first2 === BOM2[0] && second === BOM2[1]) {
             return true;
           }
           this.checkBOM = false;
           return false;
         }
-        if (first2 === BOM4[0] && second === BOM4[1] && third === BOM4[2]) {
+        if (first2 === BOM2[0] && second === BOM2[1] && third === BOM2[2]) {
           this.discardLeadingBytes(3);
         }
         this.checkBOM = false;
@@ -56771,7 +56876,7 @@ var init_rate_limit_headers = __esm({
 });
 
 // src/api/redirects.ts
-function redirectTarget(req, response, base2, hops) {
+function redirectTarget(req, response, base, hops) {
   const location = response.headers.location;
   if (req.redirects === "return" || !REDIRECTS.has(response.status) || location === void 0) return null;
   const from = shown(new URL(req.url));
@@ -56785,8 +56890,8 @@ function redirectTarget(req, response, base2, hops) {
   if (req.method !== "GET") {
     throw redirectError(req, response, `was answered ${response.status}, a redirect from ${from} to ${to}; a write is never repeated to another URL: fix --api-url (or API_BASE_URL, api.url) to the URL the API answers at`);
   }
-  if (target.origin !== base2.origin) {
-    throw redirectError(req, response, `was redirected (${response.status}) to ${to}, outside ${base2.origin}; the token is never sent to another origin: fix --api-url (or API_BASE_URL, api.url) to the URL the API answers at`);
+  if (target.origin !== base.origin) {
+    throw redirectError(req, response, `was redirected (${response.status}) to ${to}, outside ${base.origin}; the token is never sent to another origin: fix --api-url (or API_BASE_URL, api.url) to the URL the API answers at`);
   }
   if (hops >= MAX_API_REDIRECTS) throw redirectError(req, response, `was redirected more than ${MAX_API_REDIRECTS} times (last to ${to})`);
   return target.href;
@@ -56804,6 +56909,22 @@ var init_redirects = __esm({
     init_errors();
     MAX_API_REDIRECTS = 5;
     REDIRECTS = /* @__PURE__ */ new Set([301, 302, 307, 308]);
+  }
+});
+
+// src/redact.ts
+function scrub(text, secret) {
+  return secret.length < 6 ? text : text.split(secret).join("[redacted]");
+}
+function redactCredentials(text) {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, "$1***@");
+}
+function safeErrorMessage(error) {
+  return redactCredentials(error instanceof Error ? error.message : String(error));
+}
+var init_redact = __esm({
+  "src/redact.ts"() {
+    "use strict";
   }
 });
 
@@ -56829,21 +56950,14 @@ var NOT_SENT, INVALID_REQUEST;
 var init_transport_failure = __esm({
   "src/api/transport-failure.ts"() {
     "use strict";
-    init_scrub();
+    init_redact();
     NOT_SENT = /* @__PURE__ */ new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
     INVALID_REQUEST = /* @__PURE__ */ new Set(["UND_ERR_INVALID_ARG", "ERR_INVALID_ARG_TYPE", "ERR_INVALID_ARG_VALUE", "ERR_INVALID_URL", "ERR_INVALID_CHAR", "ERR_INVALID_HTTP_TOKEN"]);
   }
 });
 
-// src/api/transport.ts
+// src/api/request-parts.ts
 import { Readable } from "node:stream";
-function backoffMs(attempt, random) {
-  const ceiling = Math.min(1e4, 200 * 2 ** Math.max(0, attempt - 1));
-  return ceiling / 2 + random * ceiling / 2;
-}
-function seconds(ms) {
-  return `${Math.round(ms / 100) / 10} s`;
-}
 function flatHeaders(raw) {
   const headers = {};
   for (const [name, value2] of Object.entries(raw)) {
@@ -56874,6 +56988,25 @@ function watched(body) {
   }
   return Object.assign(state, { stream: Readable.from(chunks(), { objectMode: false }) });
 }
+function withNote(error, note) {
+  const message = `${error.message}; ${note}`;
+  return error instanceof ApiError ? new ApiError(message, error.status, error.detail, error.request, { cause: error.cause }) : new NetworkError(message, error.request, { cause: error.cause });
+}
+function backoffMs(attempt, random) {
+  const ceiling = Math.min(1e4, 200 * 2 ** Math.max(0, attempt - 1));
+  return ceiling / 2 + random * ceiling / 2;
+}
+function seconds(ms) {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+var init_request_parts = __esm({
+  "src/api/request-parts.ts"() {
+    "use strict";
+    init_errors();
+  }
+});
+
+// src/api/transport.ts
 var import_undici, JSON_API2, MUTATING2, HEADER_VALUE, Transport;
 var init_transport = __esm({
   "src/api/transport.ts"() {
@@ -56887,6 +57020,8 @@ var init_transport = __esm({
     init_rate_limit_wait();
     init_redirects();
     init_transport_failure();
+    init_redact();
+    init_request_parts();
     JSON_API2 = "application/vnd.api+json";
     MUTATING2 = /* @__PURE__ */ new Set(["POST", "PATCH", "DELETE"]);
     HEADER_VALUE = /^[\t\x20-\x7e]*$/;
@@ -56915,6 +57050,8 @@ var init_transport = __esm({
       /** Requests waiting for their start slot now, and since when at least one has been: waits count in wall-clock time. */
       waiting = 0;
       waitingSince = 0;
+      /** Per pass signal: whether its requests could use the API (see `reached`). */
+      reach = /* @__PURE__ */ new WeakMap();
       /** Since when every answer of the API has been a 429; null once one was not. */
       onlyRateLimitedSince = null;
       /** Absolute URL of a path relative to the base URL (`/policies/pol-1`). */
@@ -56935,7 +57072,28 @@ var init_transport = __esm({
        * Sends until an answer worth returning: any status but 429, and 5xx only once retries are spent. Once `signal`
        * aborts, the request leaves the queue, the pacer, its back-off or the wire at once and rejects with the signal's reason.
        */
-      async send(first2, signal) {
+      async send(req, signal) {
+        try {
+          const response = await this.sendUntilAnswered(req, signal);
+          if (signal !== void 0) this.noteReach(signal, !(response.status >= 500 || response.status === 401 || response.status === 403));
+          return response;
+        } catch (error) {
+          if (signal !== void 0 && error instanceof NetworkError) this.noteReach(signal, false);
+          throw error;
+        }
+      }
+      /**
+       * Whether the requests sent with `signal` (one pass's) could use the API: false once one could not (no answer or a
+       * 5xx after retries, or a refused token), true once one got another answer, null before any.
+       */
+      reached(signal) {
+        return this.reach.get(signal) ?? null;
+      }
+      noteReach(signal, reached) {
+        if (!reached) this.reach.set(signal, false);
+        else if (!this.reach.has(signal)) this.reach.set(signal, true);
+      }
+      async sendUntilAnswered(first2, signal) {
         const { logger: logger2, clock: clock2 } = this.options;
         let req = first2;
         let described = this.describe(req);
@@ -56989,9 +57147,32 @@ var init_transport = __esm({
           await this.backOff(described, failures, { error: failure.code }, signal, delayMs);
         }
       }
-      /** The clock's time now, to start a retry budget with. */
-      now() {
-        return this.options.clock.now();
+      /**
+       * A create, which is not idempotent: when its answer is lost (a 5xx, or the connection failed after the request
+       * went out) the write may still have happened. The resource is looked for first (`find`) and returned if it is
+       * there; only otherwise is the create sent again, within the same retry budget as any request.
+       */
+      async create(create, signal) {
+        let failingSince = null;
+        for (let attempt = 1; ; attempt += 1) {
+          let lost;
+          try {
+            return create.read(await this.send({ ...create.request, retry: "unsent-only" }, signal));
+          } catch (error) {
+            const unanswered = error instanceof NetworkError || error instanceof ApiError && error.status >= 500;
+            if (!unanswered) throw error;
+            lost = error;
+          }
+          failingSince ??= this.options.clock.now();
+          const existing = await create.find();
+          if (existing !== null) {
+            this.options.logger.warn({ ...lost.request, attempt }, "api create answer was lost but the resource exists; using it");
+            return existing;
+          }
+          const delayMs = this.retryDelay(attempt, failingSince);
+          if (delayMs === null) throw withNote(lost, this.retriesSpent(attempt - 1, failingSince));
+          await this.backOff(lost.request, attempt, { error: lost.message }, signal, delayMs);
+        }
       }
       /**
        * How long to wait before try `attempt` + 1 of a request failing since `failingSince`: capped exponential back-off
@@ -57033,7 +57214,7 @@ var init_transport = __esm({
       describe(req) {
         const url = new URL(req.url);
         const path16 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
-        return { method: req.method, path: `${path16}${readableQuery(url.search)}` };
+        return { method: req.method, path: scrub(`${path16}${readableQuery(url.search)}`, this.options.token) };
       }
       async attempt(req, described, cancel) {
         const { clock: clock2, logger: logger2, timeoutMs } = this.options;
@@ -57062,7 +57243,8 @@ var init_transport = __esm({
           const durationMs = clock2.now() - started;
           this.record(req.method, res.statusCode, durationMs);
           logger2.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs) }, "api request");
-          const response = { status: res.statusCode, headers, text, request: described, ...consume === void 0 ? {} : { consumed } };
+          const said = res.statusCode >= 200 && res.statusCode < 300 ? text : scrub(text, this.options.token);
+          const response = { status: res.statusCode, headers, text: said, request: described, ...consume === void 0 ? {} : { consumed } };
           if (slot === null || res.statusCode >= 500) return { response };
           this.onlyRateLimitedSince = res.statusCode === 429 ? this.onlyRateLimitedSince ?? clock2.now() : null;
           if (res.statusCode === 429) return { response, waitMs: this.pacer.rateLimited(readRateLimitHeaders(headers), slot.startedAt) };
@@ -57135,7 +57317,6 @@ var init_client = __esm({
     init_model();
     init_bodies();
     init_clock();
-    init_create_once();
     init_download();
     init_json_api();
     init_paginate();
@@ -57143,14 +57324,15 @@ var init_client = __esm({
     init_responses();
     init_transport();
     init_version();
-    ApiClient = class {
-      constructor(options) {
+    ApiClient = class _ApiClient {
+      /** `bound`: the transport of the client `withSignal` was called on, and the signal; only `withSignal` passes it. */
+      constructor(options, bound) {
         this.options = options;
-        this.token = options.token;
         this.legacy = options.legacyEnforce ?? false;
         this.dialect = { legacy: this.legacy, nativeKind: options.nativeKind ?? "native" };
         this.parsePolicy = (resource) => parsePolicy(resource, this.legacy);
-        this.transport = new Transport({
+        this.signal = bound?.signal;
+        this.transport = bound?.transport ?? new Transport({
           baseUrl: options.baseUrl,
           token: options.token,
           logger: options.logger,
@@ -57167,12 +57349,11 @@ var init_client = __esm({
       }
       options;
       transport;
-      token;
       legacy;
       dialect;
       parsePolicy;
-      /** Set on a view made by `withSignal`: every request of the view ends once it aborts. */
-      signal = void 0;
+      /** Set on a client made by `withSignal`: every request of it ends once it aborts. */
+      signal;
       stats() {
         return this.transport.stats();
       }
@@ -57181,9 +57362,10 @@ var init_client = __esm({
        * on the wire, ends once `signal` aborts, rejecting with the signal's reason.
        */
       withSignal(signal) {
-        const view = Object.create(this);
-        view.signal = signal;
-        return view;
+        return new _ApiClient(this.options, { transport: this.transport, signal });
+      }
+      reached(signal) {
+        return this.transport.reached(signal);
       }
       /** Waits for requests under way, then closes the connections. */
       close() {
@@ -57194,7 +57376,7 @@ var init_client = __esm({
         if (options.search !== void 0) params.push(["search[name]", options.search]);
         if (options.kind !== void 0) params.push(["filter[kind]", wireKind(options.kind, this.dialect.nativeKind)]);
         if (options.includePolicySets === true) params.push(["include", "policy_sets"]);
-        const pages = await listAll(this.transport, this.token, this.signal, `/organizations/${seg(organization)}/policies`, params, this.parsePolicy);
+        const pages = await listAll(this.transport, this.signal, `/organizations/${seg(organization)}/policies`, params, this.parsePolicy);
         return pages.flatMap((page) => page.items);
       }
       getPolicy(id, options = {}) {
@@ -57202,14 +57384,11 @@ var init_client = __esm({
         return this.one("GET", `/policies/${seg(id)}${query}`, void 0, this.parsePolicy);
       }
       createPolicy(organization, input) {
-        return createOnce({
-          transport: this.transport,
-          signal: this.signal,
-          logger: this.options.logger,
+        return this.transport.create({
           request: { method: "POST", url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input, this.dialect) },
-          read: (response) => readWith(response, this.token, (body) => this.parsePolicy(primary(body))),
+          read: (response) => readWith(response, (body) => this.parsePolicy(primary(body))),
           find: async () => (await this.listPolicies(organization, { search: input.name })).find((p2) => p2.name === input.name) ?? null
-        });
+        }, this.signal);
       }
       /**
        * Sends `code` as it is (bytes, byte order mark and line ends untouched); refuses more than MAX_CODE_BYTES before
@@ -57220,7 +57399,7 @@ var init_client = __esm({
         const size = "chunks" in code ? code.length : code.byteLength;
         if (size > MAX_CODE_BYTES) throw new CodeTooLargeError(`the code of policy ${id}`, size, MAX_CODE_BYTES);
         const url = this.transport.url(`/policies/${seg(id)}/upload`);
-        const body = successBody(await this.transport.send({ method: "PUT", url, bytes: code }, this.signal), this.token);
+        const body = successBody(await this.transport.send({ method: "PUT", url, bytes: code }, this.signal));
         try {
           return parsePolicy(primary(body));
         } catch {
@@ -57230,12 +57409,12 @@ var init_client = __esm({
       /** null: the service answered 404, which it does until code is uploaded. */
       downloadPolicy(policy) {
         const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
-        return fetchDownload(this.transport, this.token, this.signal, new URL(link, this.options.baseUrl).href);
+        return fetchDownload(this.transport, this.signal, new URL(link, this.options.baseUrl).href);
       }
       /** The policy's code as the exact bytes stored (for export); null on 404 (no code uploaded yet). */
       downloadPolicyBytes(policy) {
         const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
-        return fetchDownloadBytes(this.transport, this.token, this.signal, new URL(link, this.options.baseUrl).href);
+        return fetchDownloadBytes(this.transport, this.signal, new URL(link, this.options.baseUrl).href);
       }
       /**
        * The digest of the policy's code, computed as the download streams; its text too when at most `keepTextBytes`
@@ -57243,7 +57422,7 @@ var init_client = __esm({
        */
       downloadPolicyDigest(policy, keepTextBytes) {
         const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
-        return fetchDownloadDigest(this.transport, this.token, this.signal, new URL(link, this.options.baseUrl).href, keepTextBytes);
+        return fetchDownloadDigest(this.transport, this.signal, new URL(link, this.options.baseUrl).href, keepTextBytes);
       }
       updatePolicy(policy, input) {
         return this.one("PATCH", `/policies/${seg(policy.id)}`, updatePolicyBody(policy, input, this.dialect), this.parsePolicy);
@@ -57257,7 +57436,7 @@ var init_client = __esm({
         if (options.sort !== void 0) params.push(["sort", options.sort]);
         if (options.allowedWorkspaceName !== void 0) params.push(["filter[allowed_workspaces][name]", options.allowedWorkspaceName]);
         if (options.includeWorkspaces === true) params.push(["include", "workspaces"]);
-        const pages = await listAll(this.transport, this.token, this.signal, `/organizations/${seg(organization)}/agent-pools`, params, parseAgentPool);
+        const pages = await listAll(this.transport, this.signal, `/organizations/${seg(organization)}/agent-pools`, params, parseAgentPool);
         const pools = pages.flatMap((page) => page.items);
         const counts = field(field(pages[0]?.document, "meta"), "status-counts");
         return { pools, statusCounts: { total: int(field(counts, "total"), pools.length), matching: int(field(counts, "matching"), pools.length) } };
@@ -57267,14 +57446,11 @@ var init_client = __esm({
         return this.one("GET", `/agent-pools/${seg(id)}${query}`, void 0, parseAgentPool);
       }
       createAgentPool(organization, input) {
-        return createOnce({
-          transport: this.transport,
-          signal: this.signal,
-          logger: this.options.logger,
+        return this.transport.create({
           request: { method: "POST", url: this.transport.url(`/organizations/${seg(organization)}/agent-pools`), json: createAgentPoolBody(input) },
-          read: (response) => readWith(response, this.token, (body) => parseAgentPool(primary(body))),
+          read: (response) => readWith(response, (body) => parseAgentPool(primary(body))),
           find: async () => (await this.listAgentPools(organization, { q: input.name })).pools.find((p2) => p2.name === input.name) ?? null
-        });
+        }, this.signal);
       }
       updateAgentPool(id, input) {
         return this.one("PATCH", `/agent-pools/${seg(id)}`, updateAgentPoolBody(input), parseAgentPool);
@@ -57284,7 +57460,7 @@ var init_client = __esm({
       }
       async listAgents(poolId, options = {}) {
         const params = options.lastPingSince === void 0 ? [] : [["filter[last-ping-since]", options.lastPingSince]];
-        const pages = await listAll(this.transport, this.token, this.signal, `/agent-pools/${seg(poolId)}/agents`, params, parseAgent);
+        const pages = await listAll(this.transport, this.signal, `/agent-pools/${seg(poolId)}/agents`, params, parseAgent);
         return pages.flatMap((page) => page.items);
       }
       getAgent(id) {
@@ -57303,12 +57479,12 @@ var init_client = __esm({
           this.options.logger.info({ ...response.request, status: 404 }, "api delete: already gone, counted as deleted");
           return;
         }
-        successBody(response, this.token);
+        successBody(response);
       }
       /** One request answered by a single-resource document. */
       async one(method, path16, json, parse3) {
         const response = await this.transport.send({ method, url: this.transport.url(path16), json }, this.signal);
-        return readWith(response, this.token, (body) => parse3(primary(body)));
+        return readWith(response, (body) => parse3(primary(body)));
       }
     };
   }
@@ -57391,13 +57567,13 @@ var MAX_CODE_CACHE_ENTRIES;
 var init_code_cache = __esm({
   "src/live/code-cache.ts"() {
     "use strict";
-    init_code_digest();
+    init_code_content();
     MAX_CODE_CACHE_ENTRIES = 2e5;
   }
 });
 
 // src/live/code-cache-file.ts
-import { createHash as createHash4, randomBytes as randomBytes2 } from "node:crypto";
+import { createHash as createHash3, randomBytes as randomBytes2 } from "node:crypto";
 import { mkdir, readFile as readFile6, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path6 from "node:path";
 function openCodeCacheStore(options) {
@@ -57438,7 +57614,7 @@ function openCodeCacheStore(options) {
 }
 function fileName(organization) {
   const safe = organization.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
-  const hash = createHash4("sha256").update(organization, "utf8").digest("hex").slice(0, 12);
+  const hash = createHash3("sha256").update(organization, "utf8").digest("hex").slice(0, 12);
   return `${safe}-${hash}.json`;
 }
 async function readEntries(file, organization, log2) {
@@ -57572,7 +57748,7 @@ var require_ignore = __commonJS({
     var SPACE = " ";
     var ESCAPE = "\\";
     var REGEX_LITERAL_SPECIAL = /[.*+?()[\]{}^$|\\/]/;
-    var BOM4 = "\uFEFF";
+    var BOM2 = "\uFEFF";
     var REGEX_ANCHORED_GLOBSTAR = /^\/\*{2,}$/;
     var REGEX_REPLACE_LEADING_EXCAPED_EXCLAMATION = /^\\!/;
     var REGEX_REPLACE_LEADING_EXCAPED_HASH = /^\\#/;
@@ -58159,7 +58335,7 @@ var require_ignore = __commonJS({
       return backslashes % 2 ? body.slice(0, end - 1) + SPACE : body.slice(0, end);
     };
     var createRule = (pattern, mark, ignoreCase, stripLineEnd, stripBOM) => {
-      let body = stripBOM && pattern[0] === BOM4 ? pattern.slice(1) : pattern;
+      let body = stripBOM && pattern[0] === BOM2 ? pattern.slice(1) : pattern;
       if (body[0] === "#") {
         return;
       }
@@ -58220,7 +58396,7 @@ var require_ignore = __commonJS({
       add(pattern) {
         this._added = false;
         this._split = isString(pattern);
-        this._stripBOM = !this._split || pattern[0] === BOM4;
+        this._stripBOM = !this._split || pattern[0] === BOM2;
         makeArray(
           this._split ? splitPattern(pattern) : pattern
         ).forEach(this._add, this);
@@ -58642,10 +58818,10 @@ var init_resource_names = __esm({
 function splitPath(rel) {
   const slash = rel.lastIndexOf("/");
   const folder = slash < 0 ? "" : rel.slice(0, slash);
-  const base2 = rel.slice(slash + 1);
-  const dot = base2.lastIndexOf(".");
-  if (dot <= 0) return { folder, stem: base2, ext: "" };
-  return { folder, stem: base2.slice(0, dot), ext: base2.slice(dot) };
+  const base = rel.slice(slash + 1);
+  const dot = base.lastIndexOf(".");
+  if (dot <= 0) return { folder, stem: base, ext: "" };
+  return { folder, stem: base.slice(0, dot), ext: base.slice(dot) };
 }
 var init_split_path = __esm({
   "src/declared/split-path.ts"() {
@@ -58714,115 +58890,6 @@ var init_policy_settings = __esm({
   }
 });
 
-// src/declared/code-scan.ts
-import { isUtf8 } from "node:buffer";
-import { createHash as createHash5 } from "node:crypto";
-function createCodeScan() {
-  const raw = createHash5("sha256");
-  let normalised = null;
-  let head = NONE;
-  let cut = NONE;
-  let utf82 = true;
-  let bytes = 0;
-  let lines = 0;
-  let last2 = -1;
-  const checkUtf8 = (chunk) => {
-    let from = 0;
-    if (cut.length > 0) {
-      from = Math.min(chunk.length, sequenceLength(cut[0]) - cut.length);
-      cut = Buffer.concat([cut, chunk.subarray(0, from)]);
-      if (cut.length < sequenceLength(cut[0])) return true;
-      if (!isUtf8(cut)) return false;
-    }
-    const end = cutCharacter(chunk, from);
-    if (end === chunk.length && from === 0) return isUtf8(chunk);
-    cut = end === chunk.length ? NONE : Buffer.from(chunk.subarray(end));
-    return isUtf8(chunk.subarray(from, end));
-  };
-  const feed = (chunk) => {
-    if (utf82) utf82 = checkUtf8(chunk);
-    if (normalised === null && chunk.includes(CR)) normalised = raw.copy();
-    raw.update(chunk);
-    bytes += chunk.length;
-    lines += countLines(chunk, last2 === CR, normalised);
-    last2 = chunk[chunk.length - 1];
-  };
-  return {
-    update(input) {
-      if (input.length === 0) return;
-      let chunk = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.length);
-      if (head !== null) {
-        if (head.length > 0) chunk = Buffer.concat([head, chunk]);
-        if (chunk.length < BOM3.length) {
-          head = Buffer.from(chunk);
-          return;
-        }
-        head = null;
-        if (chunk[0] === BOM3[0] && chunk[1] === BOM3[1] && chunk[2] === BOM3[2]) {
-          normalised = createHash5("sha256");
-          raw.update(BOM3);
-          bytes = BOM3.length;
-          last2 = BOM3[BOM3.length - 1];
-          chunk = chunk.subarray(BOM3.length);
-          if (chunk.length === 0) return;
-        }
-      }
-      feed(chunk);
-    },
-    finish() {
-      if (head !== null && head.length > 0) feed(head);
-      if (cut.length > 0) utf82 = false;
-      if (bytes > 0 && last2 !== LF && last2 !== CR) lines += 1;
-      const sha256 = raw.digest("hex");
-      return { utf8: utf82, bytes, sha256, codeDigest: normalised === null ? sha256 : normalised.digest("hex"), lines };
-    }
-  };
-}
-function countLines(chunk, afterCr, normalised) {
-  let ends = 0;
-  for (let lf = chunk.indexOf(LF); lf !== -1; lf = chunk.indexOf(LF, lf + 1)) ends += 1;
-  if (normalised === null) return ends;
-  let from = 0;
-  if (afterCr && chunk[0] === LF) {
-    from = 1;
-    ends -= 1;
-  }
-  for (let cr = chunk.indexOf(CR, from); cr !== -1; cr = chunk.indexOf(CR, from)) {
-    normalised.update(chunk.subarray(from, cr));
-    normalised.update(LF_BYTE);
-    from = cr + 1;
-    if (chunk[from] === LF) from += 1;
-    else ends += 1;
-  }
-  normalised.update(chunk.subarray(from));
-  return ends;
-}
-function cutCharacter(chunk, from) {
-  for (let at = chunk.length - 1; at >= Math.max(from, chunk.length - 3); at -= 1) {
-    const byte = chunk[at];
-    if ((byte & 192) === 128) continue;
-    return at + sequenceLength(byte) > chunk.length ? at : chunk.length;
-  }
-  return chunk.length;
-}
-function sequenceLength(lead) {
-  if (lead >= 240 && lead <= 244) return 4;
-  if (lead >= 224 && lead <= 239) return 3;
-  if (lead >= 194 && lead <= 223) return 2;
-  return 1;
-}
-var LF, CR, LF_BYTE, BOM3, NONE;
-var init_code_scan = __esm({
-  "src/declared/code-scan.ts"() {
-    "use strict";
-    LF = 10;
-    CR = 13;
-    LF_BYTE = Buffer.from([LF]);
-    BOM3 = Buffer.from([239, 187, 191]);
-    NONE = Buffer.alloc(0);
-  }
-});
-
 // src/declared/read-code.ts
 function readCodeFile(file, realRoot, buffer = sharedCodeBuffer(), observe) {
   if (file.size > MAX_CODE_BYTES) {
@@ -58853,7 +58920,7 @@ var init_read_code = __esm({
   "src/declared/read-code.ts"() {
     "use strict";
     init_model();
-    init_code_scan();
+    init_code_content();
     init_read_file();
     MAX_YAML_BYTES = 1048576;
     CODE_CHUNK_BYTES = 1 << 20;
@@ -59294,7 +59361,7 @@ var init_walk = __esm({
 });
 
 // src/declared/code-body.ts
-import { createHash as createHash6 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 import { closeSync as closeSync2 } from "node:fs";
 function codeBody(policy, chunkBytes = UPLOAD_CHUNK_BYTES) {
   const { codeSource: source, file } = policy;
@@ -59304,7 +59371,7 @@ function codeBody(policy, chunkBytes = UPLOAD_CHUNK_BYTES) {
       const opened = openSourceFile(source.root, file, source.path, MAX_CODE_BYTES);
       if ("problem" in opened) throw new CodeChangedError(file, opened.problem.message.replace(/;.*$/, ""));
       try {
-        const hash = createHash6("sha256");
+        const hash = createHash4("sha256");
         let held = null;
         let total = 0;
         for (; ; ) {
@@ -59426,7 +59493,7 @@ var init_declared = __esm({
   }
 });
 
-// src/declared/map-limit.ts
+// src/map-limit.ts
 async function mapLimit(items, limit, fn) {
   const results = new Array(items.length);
   let next = 0;
@@ -59441,7 +59508,7 @@ async function mapLimit(items, limit, fn) {
   return results;
 }
 var init_map_limit = __esm({
-  "src/declared/map-limit.ts"() {
+  "src/map-limit.ts"() {
     "use strict";
   }
 });
@@ -59476,6 +59543,66 @@ var init_marker = __esm({
     SUFFIX = " -->";
     SEPARATOR = "\n\n";
     TRAILING_MARKER = /<!-- managed-by: policy-pool-sync source=(.+?) -->[ \t\r\n]*$/;
+  }
+});
+
+// src/plan/pairs.ts
+function pairResources(declared, live, options) {
+  const pools = pairPools(declared.pools, live.pools, options);
+  return { policies: pairPolicies(declared.policies, live.policies, options), pools: pools.pairs, warnings: pools.warnings };
+}
+function pairPolicies(declared, live, options) {
+  const byName2 = new Map(live.map((policy) => [policy.name, policy]));
+  const declaredNames = new Set(declared.map((policy) => policy.name));
+  return [
+    ...declared.map((policy) => pair(policy, byName2.get(policy.name) ?? null, options)),
+    ...live.filter((policy) => !declaredNames.has(policy.name)).map((policy) => pair(null, policy, options))
+  ];
+}
+function pairPools(declared, live, options) {
+  const byName2 = new Map(live.map((pool) => [pool.name, pool]));
+  const claimed = /* @__PURE__ */ new Set();
+  for (const pool of declared) {
+    const current = byName2.get(pool.name);
+    if (current !== void 0) claimed.add(current.id);
+  }
+  const pairs = [];
+  const warnings = [];
+  for (const pool of declared) {
+    let current = byName2.get(pool.name);
+    if (current === void 0) {
+      current = pool.previousNames.map((name) => byName2.get(name)).find((p2) => p2 !== void 0 && !claimed.has(p2.id));
+      if (current !== void 0) claimed.add(current.id);
+    } else {
+      for (const old of pool.previousNames.filter((name) => byName2.has(name))) {
+        warnings.push(
+          `agent-pool "${pool.name}": a live pool still has its previous name "${old}" but "${pool.name}" exists too; nothing is renamed. Remove one of them, or drop the name from previous-names.`
+        );
+      }
+    }
+    pairs.push(pair(pool, current ?? null, options));
+  }
+  for (const pool of live) if (!claimed.has(pool.id)) pairs.push(pair(null, pool, options));
+  return { pairs, warnings };
+}
+function pair(declared, live, options) {
+  const markedBy = live !== null && "description" in live ? markerSource(live.description) : null;
+  return { declared, live, owner: ownerOf(markedBy, declared !== null, options), markedBy };
+}
+function ownerOf(markedBy, declared, options) {
+  if (markedBy === options.source) return "this-source";
+  if (markedBy !== null) return "another-source";
+  return declared || options.ownership === "organization" ? "nobody" : "not-ours";
+}
+function ownsUndeclared(owner, options) {
+  if (owner === "this-source") return true;
+  if (options.ownership !== "organization") return false;
+  return owner === "nobody" || owner === "another-source" && options.adopt === true;
+}
+var init_pairs = __esm({
+  "src/plan/pairs.ts"() {
+    "use strict";
+    init_marker();
   }
 });
 
@@ -59555,14 +59682,14 @@ async function createOrFind(change, options) {
     const existing = (await options.api.listPolicies(options.organization, { search: declared.name })).find((p2) => p2.name === declared.name);
     if (existing === void 0) throw error;
     const owner = markerSource(existing.description);
-    const ours = owner === options.source || options.ownership === "organization" && owner === null;
+    const ours = ownsUndeclared(ownerOf(owner, false, options), { source: options.source, ownership: options.ownership });
     if (!ours || existing.kind !== declared.kind) {
       const whose = owner === null ? "carries no ownership marker" : `carries the ownership marker of source "${owner}"`;
       throw new Error(`${errorMessage(error)}: a ${existing.kind} policy of that name appeared since the plan was made and ${whose}; it is left alone`, { cause: error });
     }
-    const code = await options.api.downloadPolicy(existing);
+    const code = await options.api.downloadPolicyDigest(existing, 0);
     options.logger.warn({ resourceName: declared.name, policyId: existing.id }, "policy created by another run at the same time; using it");
-    return { id: existing.id, found: true, upload: code === null || codeDigest(code) !== declared.codeDigest };
+    return { id: existing.id, found: true, upload: code === null || code.digest !== declared.codeDigest };
   }
 }
 function nameTaken(error) {
@@ -59637,7 +59764,6 @@ async function deleteQuietly(id, options) {
     options.logger.error({ policyId: id, error: errorMessage(error) }, "could not delete a policy created without its code");
   }
 }
-var NOT_STARTED;
 var init_apply = __esm({
   "src/apply/apply.ts"() {
     "use strict";
@@ -59646,8 +59772,9 @@ var init_apply = __esm({
     init_errors();
     init_map_limit();
     init_marker();
-    init_code_digest();
-    NOT_STARTED = "not applied: the run was stopped before this change started";
+    init_pairs();
+    init_types();
+    init_types();
   }
 });
 
@@ -59705,7 +59832,7 @@ async function readLive(options) {
     return result;
   };
   const [livePolicies, livePools] = await Promise.all([
-    mapBounded(policies, CODE_READS_AT_ONCE, counted),
+    mapLimit(policies, CODE_READS_AT_ONCE, counted),
     Promise.all(poolList.pools.map(async (pool) => {
       const wantsAgents = declared.pools.some(
         (p2) => p2.agentCleanup !== null && (p2.name === pool.name || p2.previousNames.includes(pool.name))
@@ -59740,23 +59867,11 @@ function liveAgent(agent) {
   const { id, name, status, lastPingAt, createdAt } = agent;
   return { id, name, status, lastPingAt, createdAt };
 }
-async function mapBounded(items, limit, fn) {
-  const results = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next;
-      next += 1;
-      results[index] = await fn(items[index]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
 var CODE_READS_AT_ONCE, KEEP_TEXT_BYTES;
 var init_read_live = __esm({
   "src/live/read-live.ts"() {
     "use strict";
+    init_map_limit();
     CODE_READS_AT_ONCE = 32;
     KEEP_TEXT_BYTES = 256 * 1024;
   }
@@ -59825,6 +59940,10 @@ function sameSet(a, b2) {
 function diffField(fields, field2, before, after, same2) {
   if (!same2(before, after)) fields[field2] = { before, after };
 }
+function sameText(a, b2) {
+  if (a === null || b2 === null) return a === b2;
+  return normalizeLineEnds(a) === normalizeLineEnds(b2);
+}
 function strictEqual(a, b2) {
   return a === b2;
 }
@@ -59835,34 +59954,40 @@ function created(values) {
   }
   return fields;
 }
+function removed(values) {
+  const fields = {};
+  for (const [key, value2] of Object.entries(values)) {
+    if (value2 !== null) fields[key] = { before: value2, after: null };
+  }
+  return fields;
+}
 var init_fields = __esm({
   "src/plan/fields.ts"() {
     "use strict";
+    init_line_ends();
   }
 });
 
 // src/plan/policies.ts
-function planPolicies(declared, live, options) {
-  const byName2 = new Map(live.map((policy) => [policy.name, policy]));
+function planPolicies(pairs, options) {
   const changes = [];
   const warnings = [];
   const conflicts2 = [];
-  for (const policy of declared) {
-    const current = byName2.get(policy.name);
-    if (current === void 0) {
+  for (const { declared: policy, live: current, owner, markedBy } of pairs) {
+    if (policy === null) continue;
+    if (current === null) {
       changes.push(createChange(policy));
       continue;
     }
-    const owner = markerSource(current.description);
-    if (owner !== null && owner !== options.source) {
+    if (owner === "another-source") {
       if (options.adopt !== true) {
-        conflicts2.push(ownedElsewhere(policy.name, owner, current.kind === policy.kind ? "updates" : "replaces"));
+        conflicts2.push(ownedElsewhere(policy.name, markedBy, current.kind === policy.kind ? "updates" : "replaces"));
         continue;
       }
       warnings.push(
-        `policy "${policy.name}" carries the ownership marker of source "${owner}"; this source adopts it (adopt is on). Declare each policy in one source only, or the sources will keep taking it from each other.`
+        `policy "${policy.name}" carries the ownership marker of source "${markedBy}"; this source adopts it (adopt is on). Declare each policy in one source only, or the sources will keep taking it from each other.`
       );
-    } else if (owner === null && options.ownership === "marker") {
+    } else if (owner === "nobody" && options.ownership === "marker") {
       warnings.push(
         `policy "${policy.name}" exists without an ownership marker (made by hand, or before markers); this source adopts it and marks it as its own.`
       );
@@ -59871,7 +59996,7 @@ function planPolicies(declared, live, options) {
       changes.push(replaceChange(policy, current));
       continue;
     }
-    const update = updateChange(policy, current, options);
+    const update = updateChange(policy, current, owner, options);
     if (update !== null) changes.push(update);
     if (policy.policySets !== null && !sameSet(policy.policySets, current.policySetIds)) {
       warnings.push(
@@ -59925,13 +60050,13 @@ function replaceChange(policy, current) {
     adoptMarker: false
   };
 }
-function updateChange(policy, current, options) {
+function updateChange(policy, current, owner, options) {
   const fields = {};
   diffField(fields, "description", stripMarker(current.description), policy.description, sameText);
   diffField(fields, "enforcement-level", current.enforcementLevel, policy.enforcementLevel, strictEqual);
   if (policy.kind === "opa") diffField(fields, "query", current.query, policy.query, strictEqual);
   if (!sameCode(policy, current)) fields["code"] = { before: current.code, after: declaredCode(policy) };
-  const adopt = options.ownership === "marker" && markerSource(current.description) !== options.source;
+  const adopt = options.ownership === "marker" && owner !== "this-source";
   const names = Object.keys(fields);
   if (names.length === 0 && !adopt) return null;
   const drift = names.length === 0 ? "" : `drift in ${names.join(", ")}`;
@@ -59952,26 +60077,19 @@ function updateChange(policy, current, options) {
 function sameCode(declared, live) {
   return live.codeDigest !== null && live.codeDigest === declared.codeDigest;
 }
-function policiesShowingCode(declared, live) {
-  const byName2 = new Map(live.map((policy) => [policy.name, policy]));
+function policiesShowingCode(pairs) {
   const names = /* @__PURE__ */ new Set();
-  for (const policy of declared) {
-    const current = byName2.get(policy.name);
-    if (current !== void 0 && current.kind === policy.kind && current.code !== null && !sameCode(policy, current)) names.add(policy.name);
+  for (const { declared: policy, live: current } of pairs) {
+    if (policy !== null && current !== null && current.kind === policy.kind && current.code !== null && !sameCode(policy, current)) names.add(policy.name);
   }
   return names;
 }
 function declaredCode(policy) {
   return policy.code ?? { sha256: policy.codeDigest, bytes: policy.codeSource.size, lines: policy.codeLines };
 }
-function sameText(a, b2) {
-  if (a === null || b2 === null) return a === b2;
-  return normalizeLineEnds(a) === normalizeLineEnds(b2);
-}
 var init_policies2 = __esm({
   "src/plan/policies.ts"() {
     "use strict";
-    init_line_ends();
     init_fields();
     init_marker();
   }
@@ -60007,30 +60125,11 @@ var init_pool_access = __esm({
 });
 
 // src/plan/pools.ts
-function planPools(declared, live, options) {
-  const byName2 = new Map(live.map((pool) => [pool.name, pool]));
-  const claimed = /* @__PURE__ */ new Set();
-  for (const pool of declared) {
-    const current = byName2.get(pool.name);
-    if (current !== void 0) claimed.add(current.id);
-  }
+function planPools(pairs, options) {
   const changes = [];
-  const warnings = [];
-  for (const pool of declared) {
-    let current = byName2.get(pool.name);
-    if (current === void 0) {
-      current = pool.previousNames.map((name) => byName2.get(name)).find((p2) => p2 !== void 0 && !claimed.has(p2.id));
-      if (current !== void 0) claimed.add(current.id);
-    } else {
-      for (const old of pool.previousNames) {
-        if (byName2.has(old)) {
-          warnings.push(
-            `agent-pool "${pool.name}": a live pool still has its previous name "${old}" but "${pool.name}" exists too; nothing is renamed. Remove one of them, or drop the name from previous-names.`
-          );
-        }
-      }
-    }
-    if (current === void 0) {
+  for (const { declared: pool, live: current } of pairs) {
+    if (pool === null) continue;
+    if (current === null) {
       changes.push(createChange2(pool));
       continue;
     }
@@ -60038,7 +60137,7 @@ function planPools(declared, live, options) {
     if (update !== null) changes.push(update);
     for (const cleanup of planAgentCleanup(pool, current, options.now)) changes.push(cleanup);
   }
-  return { changes, warnings, claimed };
+  return { changes };
 }
 function createChange2(pool) {
   const workspaces = pool.allowedWorkspaces === null ? null : sortedIds(pool.allowedWorkspaces);
@@ -60118,16 +60217,11 @@ var init_pools2 = __esm({
 });
 
 // src/plan/prune.ts
-function planPrune(declared, live, claimedPools, options) {
-  const declaredPolicies = new Set(declared.policies.map((policy) => policy.name));
-  const undeclared = live.policies.filter((policy) => !declaredPolicies.has(policy.name));
-  const owner = (policy) => markerSource(policy.description);
-  const ownedElsewhereToo = (policy) => owner(policy) !== null && owner(policy) !== options.source;
-  const policies = undeclared.filter(
-    (policy) => options.ownership === "organization" ? options.adopt === true || !ownedElsewhereToo(policy) : owner(policy) === options.source
-  );
-  const claimed = options.ownership === "organization" && options.adopt !== true ? undeclared.filter(ownedElsewhereToo) : [];
-  const pools = options.ownership === "organization" ? live.pools.filter((pool) => !claimedPools.has(pool.id)) : [];
+function planPrune(pairing, options) {
+  const undeclared = (pairs) => pairs.filter((pair2) => pair2.declared === null && pair2.live !== null);
+  const owned = (pairs) => undeclared(pairs).filter((pair2) => ownsUndeclared(pair2.owner, options)).map((pair2) => pair2.live);
+  const policies = owned(pairing.policies);
+  const pools = owned(pairing.pools);
   if (!options.prune) {
     return {
       deletes: [],
@@ -60135,7 +60229,8 @@ function planPrune(declared, live, claimedPools, options) {
       conflicts: []
     };
   }
-  const conflicts2 = claimed.map((policy) => ownedElsewhere(policy.name, owner(policy), "deletes")).sort();
+  const claimed = options.ownership === "organization" ? undeclared(pairing.policies).filter((pair2) => !ownsUndeclared(pair2.owner, options)) : [];
+  const conflicts2 = claimed.map((pair2) => ownedElsewhere(pair2.live.name, pair2.markedBy, "deletes")).sort();
   const inUse = pools.filter((pool) => pool.workspaceIds.length > 0);
   conflicts2.push(...inUse.map(poolInUse));
   const deletable = pools.filter((pool) => pool.workspaceIds.length === 0);
@@ -60176,40 +60271,39 @@ function poolInUse(pool) {
   const ids = [...pool.workspaceIds].sort().join(", ");
   return `agent-pool "${pool.name}" is not declared and prune would delete it, but workspaces use it (${ids}); the API refuses to delete a pool in use. Move those workspaces to another pool, or declare the pool.`;
 }
-function removed(values) {
-  const fields = {};
-  for (const [key, value2] of Object.entries(values)) {
-    if (value2 !== null) fields[key] = { before: value2, after: null };
-  }
-  return fields;
-}
 var init_prune = __esm({
   "src/plan/prune.ts"() {
     "use strict";
+    init_fields();
     init_marker();
+    init_pairs();
     init_policies2();
   }
 });
 
 // src/plan/plan.ts
 function planChanges(declared, live, options) {
-  const policies = planPolicies(declared.policies, live.policies, options);
-  const pools = planPools(declared.pools, live.pools, options);
-  const prune = planPrune(declared, live, pools.claimed, options);
+  const pairing = pairResources(declared, live, options);
+  const policies = planPolicies(pairing.policies, options);
+  const pools = planPools(pairing.pools, options);
+  const prune = planPrune(pairing, options);
   const changes = sortChanges([...policies.changes, ...pools.changes, ...prune.deletes]);
   const foreign = planForeign(declared.policies, live.foreignPolicies ?? []);
-  const warnings = [...declared.warnings ?? [], ...policies.warnings, ...pools.warnings, ...foreign.warnings];
+  const warnings = [...declared.warnings ?? [], ...policies.warnings, ...pairing.warnings, ...foreign.warnings];
   if (prune.kept.length > 0) {
     warnings.push(`not declared and kept because prune is off: ${prune.kept.join(", ")}`);
   }
-  return { changes, warnings, errors: [...policies.conflicts, ...prune.conflicts, ...foreign.errors, ...checkGuards(declared, changes, options)], keptUndeclared: keptUndeclared2(declared, live, pools.claimed, changes) };
+  return {
+    changes,
+    warnings,
+    errors: [...policies.conflicts, ...prune.conflicts, ...foreign.errors, ...checkGuards(declared, changes, options)],
+    keptUndeclared: keptUndeclared2(pairing, changes)
+  };
 }
-function keptUndeclared2(declared, live, claimedPools, changes) {
-  const declaredPolicies = new Set(declared.policies.map((policy) => policy.name));
+function keptUndeclared2(pairing, changes) {
   const deleted = new Set(changes.filter((c3) => c3.action === "delete").map((c3) => c3.id));
-  const policies = live.policies.filter((p2) => !declaredPolicies.has(p2.name) && !deleted.has(p2.id)).length;
-  const pools = live.pools.filter((p2) => !claimedPools.has(p2.id) && !deleted.has(p2.id)).length;
-  return policies + pools;
+  const kept = (pair2) => pair2.declared === null && pair2.live !== null && !deleted.has(pair2.live.id);
+  return pairing.policies.filter(kept).length + pairing.pools.filter(kept).length;
 }
 function compareText(a, b2) {
   if (a === b2) return 0;
@@ -60227,6 +60321,7 @@ var init_plan = __esm({
     "use strict";
     init_foreign();
     init_guards();
+    init_pairs();
     init_policies2();
     init_pools2();
     init_prune();
@@ -60235,9 +60330,21 @@ var init_plan = __esm({
   }
 });
 
+// src/session.ts
+function openPassSession(api, signal, now = Date.now) {
+  const bound = signal === void 0 ? api : api.withSignal(signal);
+  return { signal, api: bound, now, apiReached: () => signal === void 0 ? null : api.reached(signal) };
+}
+var init_session = __esm({
+  "src/session.ts"() {
+    "use strict";
+  }
+});
+
 // src/reconcile.ts
 async function runPass(request2) {
   const { source, logger: logger2 } = request2;
+  const session = openPassSession(request2.api, request2.signal, request2.now);
   const progress = (phase, done2, total, failed2 = 0) => request2.onProgress?.({ source: source.name, phase, done: done2, total, failed: failed2 });
   const header3 = { name: source.name, organization: source.organization, revision: request2.revision };
   const unplanned = (unreadable2, errors) => ({
@@ -60251,7 +60358,7 @@ async function runPass(request2) {
     declared = await readDeclared(request2.dir, {
       maxAgentPools: source.maxAgentPools,
       strictImports: source.strictImports === true,
-      ...request2.signal === void 0 ? {} : { signal: request2.signal },
+      ...session.signal === void 0 ? {} : { signal: session.signal },
       ...request2.declaredCache === void 0 ? {} : { cache: request2.declaredCache }
     });
   } catch (error) {
@@ -60262,7 +60369,7 @@ async function runPass(request2) {
   let live;
   try {
     live = await readLive({
-      api: request2.api,
+      api: session.api,
       organization: source.organization,
       declared,
       logger: logger2,
@@ -60272,15 +60379,11 @@ async function runPass(request2) {
   } catch (error) {
     return unplanned("live", [liveReadFailure(error, source.organization)]);
   }
-  request2.signal?.throwIfAborted();
-  let plan;
-  if (request2.saved !== void 0) {
-    plan = savedPlan(request2.saved, declared, live);
-  } else {
-    const made = await freshPlan(request2, declared, live);
-    if (typeof made === "string") return unplanned("declared", [made]);
-    plan = made;
-  }
+  session.signal?.throwIfAborted();
+  const options = planOptions(request2, session);
+  const fresh = await freshPlan(declared, live, options);
+  if (typeof fresh === "string") return unplanned("declared", [fresh]);
+  const plan = request2.saved === void 0 ? fresh : savedPlan(request2.saved, fresh, pairResources(declared, live, options));
   logger2.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, "plan made");
   await request2.onPlan?.({ ...header3, plan });
   if (request2.mode === "plan" || plan.errors.length > 0 || plan.changes.length === 0) {
@@ -60289,10 +60392,10 @@ async function runPass(request2) {
   let done = 0;
   let failed = 0;
   progress("applying", 0, plan.changes.length);
-  const halt = [request2.stop, request2.signal].filter((s) => s !== void 0);
+  const halt = [request2.stop, session.signal].filter((s) => s !== void 0);
   const results = await applyPlan(plan, {
     stop: halt.length === 0 ? void 0 : AbortSignal.any(halt),
-    api: request2.api,
+    api: session.api,
     organization: source.organization,
     source: source.name,
     ownership: source.ownership,
@@ -60307,38 +60410,31 @@ async function runPass(request2) {
   const failures = results.filter((r2) => r2.outcome === "failed").map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}" failed: ${r2.message ?? "unknown error"}`);
   const notStarted = results.filter((r2) => r2.outcome === "skipped" && r2.message === NOT_STARTED);
   if (notStarted.length > 0) {
-    const why = request2.signal?.aborted === true ? errorMessage(request2.signal.reason) : request2.stop?.aborted === true ? errorMessage(request2.stop.reason) : "the run was stopped";
+    const why = session.signal?.aborted === true ? errorMessage(session.signal.reason) : request2.stop?.aborted === true ? errorMessage(request2.stop.reason) : "the run was stopped";
     const names = notStarted.map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}"`).join(", ");
     failures.push(`${why}; ${notStarted.length} planned change${notStarted.length === 1 ? " was" : "s were"} not applied: ${names}`);
   }
   return { sourcePlan: { ...header3, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0 };
 }
-function savedPlan(saved, declared, live) {
+function savedPlan(saved, fresh, pairing) {
+  const refuse = (errors) => ({ changes: [], warnings: [], errors });
   if (saved.changes === null || saved.errors.length > 0) {
-    return { changes: [], warnings: [], errors: ["the saved plan of this source has errors or no plan; it cannot be applied: make a new plan"] };
+    return refuse(["the saved plan of this source has errors or no plan; it cannot be applied: make a new plan"]);
   }
-  const resolved = resolveSavedChanges(saved.changes, declared, live);
-  if (resolved.changes === null) {
-    return {
-      changes: [],
-      warnings: [],
-      errors: [
-        `the saved plan is stale: ${resolved.stale.length} of its changes no longer match the live state or the declared repo; nothing was applied. Make a new plan.`,
-        ...resolved.stale.map((line) => `stale: ${line}`)
-      ]
-    };
+  const checked = checkSavedChanges(saved.changes, fresh.changes, pairing);
+  if (checked.changes === null) {
+    const stale = checked.refused.filter((line) => line.startsWith("stale: ")).length;
+    const head = stale === checked.refused.length ? `the saved plan is stale: ${stale} of its changes no longer match the live state or the declared repo; nothing was applied. Make a new plan.` : `the saved plan is refused: ${checked.refused.length} of its changes are not what a plan made now would do; nothing was applied. Make a new plan.`;
+    return refuse([head, ...checked.refused]);
   }
-  return { changes: resolved.changes, warnings: [...saved.warnings], errors: [] };
+  if (fresh.errors.length > 0) {
+    return refuse(["the saved plan is refused: a plan made now has errors; nothing was applied", ...fresh.errors]);
+  }
+  return { changes: checked.changes, warnings: [...saved.warnings], errors: [] };
 }
-async function freshPlan(request2, declared, live) {
+function planOptions(request2, session) {
   const { source } = request2;
-  let shown2;
-  try {
-    shown2 = await withCodeTexts(declared, policiesShowingCode(declared.policies, live.policies));
-  } catch (error) {
-    return errorMessage(error);
-  }
-  return planChanges(shown2, live, {
+  return {
     source: source.name,
     ownership: source.ownership,
     prune: request2.prune ?? source.prune,
@@ -60346,8 +60442,17 @@ async function freshPlan(request2, declared, live) {
     maxDeletes: source.maxDeletes,
     force: request2.force ?? false,
     adopt: source.adopt,
-    now: (request2.now ?? Date.now)()
-  });
+    now: session.now()
+  };
+}
+async function freshPlan(declared, live, options) {
+  let shown2;
+  try {
+    shown2 = await withCodeTexts(declared, policiesShowingCode(pairPolicies(declared.policies, live.policies, options)));
+  } catch (error) {
+    return errorMessage(error);
+  }
+  return planChanges(shown2, live, options);
 }
 var init_reconcile = __esm({
   "src/reconcile.ts"() {
@@ -60359,8 +60464,10 @@ var init_reconcile = __esm({
     init_read_failure();
     init_read_live();
     init_plan();
+    init_pairs();
     init_policies2();
     init_saved();
+    init_session();
     init_code_cache();
   }
 });
@@ -60470,7 +60577,7 @@ function changesTable(pass) {
 <table class="changes">
 <thead><tr><th>Action</th><th>Resource</th><th>Name</th><th>Reason</th><th>Outcome</th></tr></thead>
 <tbody>
-${pass.changes.map((c3) => html`<tr class="${c3.action}"><td class="action">${ACTIONS[c3.action]}</td><td>${c3.resource}</td><td class="name">${c3.name}</td><td>${c3.reason}</td><td><span class="badge ${OUTCOME_TONES[c3.outcome] ?? "idle"}">${c3.outcome}</span>${c3.message === null ? "" : html`<div class="message">${c3.message}</div>`}</td></tr>`)}
+${pass.changes.map((c3) => html`<tr class="${c3.action}"><td class="action">${ACTIONS2[c3.action]}</td><td>${c3.resource}</td><td class="name">${c3.name}</td><td>${c3.reason}</td><td><span class="badge ${OUTCOME_TONES[c3.outcome] ?? "idle"}">${c3.outcome}</span>${c3.message === null ? "" : html`<div class="message">${c3.message}</div>`}</td></tr>`)}
 ${pass.changesOmitted === 0 ? "" : html`<tr><td colspan="5" class="quiet">… and ${pass.changesOmitted} more</td></tr>`}
 </tbody>
 </table>`;
@@ -60520,7 +60627,7 @@ function relative2(deltaMs) {
 function duration2(ms) {
   return ms < 1e3 ? `${ms} ms` : `${(ms / 1e3).toFixed(1)} s`;
 }
-var REFRESH_SECONDS, STATUS_PAGE_CSP, BADGES, ACTIONS, OUTCOME_TONES, RESULT_TONES, BAR_COLOURS, STYLE;
+var REFRESH_SECONDS, STATUS_PAGE_CSP, BADGES, ACTIONS2, OUTCOME_TONES, RESULT_TONES, BAR_COLOURS, STYLE;
 var init_status_page = __esm({
   "src/daemon/status-page.ts"() {
     "use strict";
@@ -60533,7 +60640,7 @@ var init_status_page = __esm({
       timeout: ["timed out", "warn"],
       none: ["no pass yet", "idle"]
     };
-    ACTIONS = { create: "+ create", update: "~ update", replace: "-/+ replace", delete: "- delete" };
+    ACTIONS2 = { create: "+ create", update: "~ update", replace: "-/+ replace", delete: "- delete" };
     OUTCOME_TONES = { applied: "ok", failed: "bad", skipped: "idle", "not-applied": "idle" };
     RESULT_TONES = { success: "ok", failure: "bad", timeout: "warn" };
     BAR_COLOURS = { success: "#2f855a", failure: "#c53030", timeout: "#b7791f" };
@@ -60582,10 +60689,10 @@ details.history summary { cursor: pointer; font-weight: 600; }
 });
 
 // src/daemon/signature.ts
-import { createHash as createHash7, createHmac, timingSafeEqual as timingSafeEqual2 } from "node:crypto";
+import { createHash as createHash5, createHmac, timingSafeEqual as timingSafeEqual2 } from "node:crypto";
 function constantTimeEqual(actual, expected2) {
-  const a = createHash7("sha256").update(actual, "utf8").digest();
-  const b2 = createHash7("sha256").update(expected2, "utf8").digest();
+  const a = createHash5("sha256").update(actual, "utf8").digest();
+  const b2 = createHash5("sha256").update(expected2, "utf8").digest();
   return timingSafeEqual2(a, b2);
 }
 function verifyGithubSignature(secret, rawBody, header3) {
@@ -71443,19 +71550,6 @@ var init_esm = __esm({
   }
 });
 
-// src/source/redact.ts
-function redactCredentials(text) {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, "$1***@");
-}
-function safeErrorMessage(error) {
-  return redactCredentials(error instanceof Error ? error.message : String(error));
-}
-var init_redact = __esm({
-  "src/source/redact.ts"() {
-    "use strict";
-  }
-});
-
 // src/source/git.ts
 import { existsSync } from "node:fs";
 import { mkdir as mkdir2 } from "node:fs/promises";
@@ -73649,7 +73743,7 @@ async function startSourceRunner(options) {
   async function pass(trigger, signal, stop) {
     const { dir, revision: revision2 } = await checkout(signal);
     current.revision = revision2;
-    const guard = guardApi(options.api.withSignal(signal), signal);
+    const session = openPassSession(options.api, signal);
     const progress = new ProgressReporter({ logger: options.logger });
     let outcome;
     try {
@@ -73658,7 +73752,7 @@ async function startSourceRunner(options) {
           source,
           dir,
           revision: revision2,
-          api: guard.api,
+          api: session.api,
           logger: options.logger,
           mode: "apply",
           codeCache,
@@ -73675,7 +73769,7 @@ async function startSourceRunner(options) {
       throw error;
     } finally {
       progress.end();
-      state.apiReached = guard.reached() ?? state.apiReached;
+      state.apiReached = session.apiReached() ?? state.apiReached;
       await options.saveCodeCache?.();
     }
     current.outcome = outcome;
@@ -73763,44 +73857,18 @@ async function startSourceRunner(options) {
     }
   };
 }
-function guardApi(api, signal) {
-  let reached = null;
-  const guarded = new Proxy(api, {
-    get(target, property, receiver) {
-      const value2 = Reflect.get(target, property, receiver);
-      if (typeof value2 !== "function") return value2;
-      return async (...args) => {
-        signal.throwIfAborted();
-        try {
-          const result = await value2.apply(target, args);
-          reached ??= true;
-          return result;
-        } catch (error) {
-          if (unreachable(error)) reached = false;
-          else reached ??= true;
-          throw error;
-        }
-      };
-    }
-  });
-  return { api: guarded, reached: () => reached };
-}
 function errorStack(error) {
   return error instanceof Error ? error.stack ?? error.message : String(error);
-}
-function unreachable(error) {
-  if (error instanceof NetworkError) return true;
-  return error instanceof ApiError && (error.status >= 500 || error.status === 401 || error.status === 403);
 }
 var init_source_runner = __esm({
   "src/daemon/source-runner.ts"() {
     "use strict";
     init_apply();
-    init_errors();
     init_declared();
     init_output();
     init_progress();
     init_reconcile();
+    init_session();
     init_source();
     init_schedule();
     init_source_loop();
@@ -74442,7 +74510,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
         source,
         dir,
         revision: revision2,
-        api: api.withSignal(signal),
+        api,
         logger: io.logger,
         mode,
         prune: args.prune || void 0,
@@ -74466,7 +74534,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
       progress.end();
       if (interrupt.early !== null) break;
       outcomes.push(outcome);
-      if (printsEarly) io.stdout.write(printed ? renderApplied(args, outcome) : renderPlan(args, [outcome.sourcePlan], io));
+      if (printsEarly) io.stdout.write(printed ? renderApplied(outcome, args.output === "markdown" ? "markdown" : "text") : renderPlan(args, [outcome.sourcePlan], io));
     }
   } catch (error) {
     throw interrupt.early ?? error;
@@ -74502,46 +74570,6 @@ function render2(args, outcomes, io) {
     return renderJson(plans, args.mode === "reconcile" ? { results: outcomes.map((o2) => o2.results) } : {});
   }
   return renderPlan(args, plans, io);
-}
-function renderApplied(args, outcome) {
-  const failures = outcome.results.filter((r2) => r2.outcome === "failed");
-  const planErrors = outcome.sourcePlan.plan?.errors.length ?? 0;
-  if (outcome.results.length === 0) {
-    return planErrors > 0 ? `
-Nothing applied for source "${outcome.sourcePlan.name}": the plan has errors.
-` : "";
-  }
-  const counts = outcomeCounts([outcome]);
-  if (args.output === "markdown") {
-    const lines2 = ["", `#### Apply result for \`${outcome.sourcePlan.name}\``, "", `${counts}.`, ""];
-    for (const f of failures) lines2.push(`- \u274C ${f.change.action} ${f.change.resource} \`${f.change.name}\` failed: ${(f.message ?? "unknown error").replace(/\n/g, " ")}`);
-    for (const s of outcome.results.filter((r2) => r2.message === NOT_STARTED)) lines2.push(`- \u23F9 ${s.change.action} ${s.change.resource} \`${s.change.name}\`: not applied`);
-    return `${lines2.join("\n")}
-`;
-  }
-  const lines = ["", `Applied source "${outcome.sourcePlan.name}": ${counts}.`];
-  for (const f of failures) lines.push(`  - ${f.change.action} ${f.change.resource} "${f.change.name}" failed: ${f.message ?? "unknown error"}`);
-  for (const s of outcome.results.filter((r2) => r2.message === NOT_STARTED)) lines.push(`  - ${s.change.action} ${s.change.resource} "${s.change.name}": not applied`);
-  return `${lines.join("\n")}
-`;
-}
-function outcomeCounts(outcomes) {
-  const results = outcomes.flatMap((o2) => o2.results);
-  const count2 = (outcome, action) => results.filter((r2) => r2.outcome === outcome && (action === void 0 || r2.change.action === action)).length;
-  const line = `${count2("applied", "create")} created, ${count2("applied", "update")} updated, ${count2("applied", "replace")} replaced, ${count2("applied", "delete")} deleted`;
-  const failed = count2("failed");
-  const skipped = count2("skipped");
-  return `${line}${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}`;
-}
-function applySummary(outcomes) {
-  const results = outcomes.flatMap((o2) => o2.results);
-  if (results.length === 0) return "";
-  const line = outcomeCounts(outcomes);
-  return results.some((r2) => r2.outcome === "failed") ? `
-Apply finished with errors: ${line}.
-` : `
-Apply complete! Resources: ${line}.
-`;
 }
 async function readSavedPlan(file, config, args) {
   let text;
@@ -74594,7 +74622,6 @@ var init_one_shot = __esm({
     init_source();
     init_work_tree_revision();
     init_signals();
-    init_apply();
     init_action_advice();
     init_error_lines();
     init_interrupt();

@@ -65,7 +65,7 @@ export interface LivePolicy {
    * no code was uploaded yet or it was not fetched (the policy is not declared with this kind).
    */
   code: string | null;
-  /** sha256 of the code as the planner compares it (see src/code-digest.ts); null when unknown (never uploaded, not fetched). */
+  /** sha256 of the code as the planner compares it (see src/code-content.ts); null when unknown (never uploaded, not fetched). */
   codeDigest: string | null;
 }
 

@@ -21,7 +21,7 @@ function policyInput(name: string): CreatePolicyInput {
  * The client's waits and the emulator's timed faults run on one virtual clock: a minute of back-off or a 6 s
  * outage pass at once, and the figures below are the time a real run would take, whatever the machine's speed.
  */
-describe('bounded waits under 429 and 5xx', () => {
+describe('bounded waits under 429 and 5xx', { timeout: 30_000 }, () => {
   let f: ApiFixture;
   let clock: VirtualClock;
   let policyId: string;
@@ -136,7 +136,7 @@ describe('bounded waits under 429 and 5xx', () => {
   });
 });
 
-describe('--reconcile against a server refusing every write, with api.retry-budget set', () => {
+describe('--reconcile against a server refusing every write, with api.retry-budget set', { timeout: 30_000 }, () => {
   const fixture = useWorld();
   it('ends within the budget, exit 1, naming each change that was not made', async () => {
     const world = fixture.world;

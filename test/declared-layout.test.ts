@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { codeDigest } from '../src/code-digest.js';
+import { codeDigest } from '../src/code-content.js';
 import { readDeclared, readVerifiedCode, withCodeTexts, type DeclaredPolicy } from '../src/declared/index.js';
 import { problemFor, problemsOf } from './helpers/declared-problems.js';
 import { useTempTrees, writeTree, type Tree } from './helpers/temp-tree.js';

@@ -115,6 +115,11 @@ export interface AgentPoolList {
 export interface PolicyApi {
   /** The same API whose every request ends once `signal` aborts (a pass that timed out, a shutdown). */
   withSignal(signal: AbortSignal): PolicyApi;
+  /**
+   * Whether the requests made through `withSignal(signal)` could use the API: false once one could not (no answer or a
+   * server error after retries, or a refused token), true once one got another answer, null before any.
+   */
+  reached(signal: AbortSignal): boolean | null;
   listPolicies(organization: string, options?: ListPoliciesOptions): Promise<Policy[]>;
   /** `includePolicySets`: asks for the policy-set relationship with `include=policy_sets`. */
   getPolicy(id: string, options?: { includePolicySets?: boolean }): Promise<Policy>;

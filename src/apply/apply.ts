@@ -4,11 +4,12 @@ import type { CreatePolicyInput, Policy, PolicyApi, UpdateAgentPoolInput, Update
 import { codeBody } from '../declared/index.js';
 import { ApiError, errorMessage } from '../errors.js';
 import type { DeclaredPolicy } from '../declared/types.js';
-import { mapLimit } from '../declared/map-limit.js';
+import { mapLimit } from '../map-limit.js';
 import { markerSource, withMarker } from '../plan/marker.js';
-import { codeDigest } from '../code-digest.js';
+import { ownerOf, ownsUndeclared } from '../plan/pairs.js';
+
 import type { Ownership } from '../model.js';
-import type { AgentChange, Change, ChangeResult, Plan, PolicyChange, PoolChange } from '../plan/types.js';
+import { NOT_STARTED, type AgentChange, type Change, type ChangeResult, type Plan, type PolicyChange, type PoolChange } from '../plan/types.js';
 
 /** What became of one planned change. */
 export type ActionResult = ChangeResult;
@@ -29,12 +30,13 @@ export interface ApplyOptions {
   onResult?: (result: ActionResult) => void;
 }
 
-/** The message of a change that was never started because the run was stopped. */
-export const NOT_STARTED = 'not applied: the run was stopped before this change started';
+export { NOT_STARTED } from '../plan/types.js';
 
 /**
- * Executes exactly the planned changes: creates and replaces first, each policy's upload right after its create,
- * so an interruption leaves at most `concurrency` policies without code; then updates; deletes last.
+ * Executes exactly the planned changes, in four rounds: first the uploads of policies an interrupted run created
+ * without code (so interruptions in a row do not pile them up); then creates and replaces, each policy's upload right
+ * after its create, so an interruption leaves at most `concurrency` policies without code; then the other updates;
+ * deletes last. A fresh plan and a checked saved plan (see plan/saved.ts) both come here.
  * One failed action does not stop the others; a policy created in this pass whose upload fails is deleted again.
  * Resolves with one result per planned change, in plan order.
  */
@@ -136,14 +138,15 @@ async function createOrFind(change: PolicyChange, options: ApplyOptions): Promis
     const existing = (await options.api.listPolicies(options.organization, { search: declared.name })).find((p) => p.name === declared.name);
     if (existing === undefined) throw error;
     const owner = markerSource(existing.description);
-    const ours = owner === options.source || (options.ownership === 'organization' && owner === null);
+    // Made meanwhile, not planned against: this source's only as an undeclared resource would be (adopt aside).
+    const ours = ownsUndeclared(ownerOf(owner, false, options), { source: options.source, ownership: options.ownership });
     if (!ours || existing.kind !== declared.kind) {
       const whose = owner === null ? 'carries no ownership marker' : `carries the ownership marker of source "${owner}"`;
       throw new Error(`${errorMessage(error)}: a ${existing.kind} policy of that name appeared since the plan was made and ${whose}; it is left alone`, { cause: error });
     }
-    const code = await options.api.downloadPolicy(existing);
+    const code = await options.api.downloadPolicyDigest(existing, 0);
     options.logger.warn({ resourceName: declared.name, policyId: existing.id }, 'policy created by another run at the same time; using it');
-    return { id: existing.id, found: true, upload: code === null || codeDigest(code) !== declared.codeDigest };
+    return { id: existing.id, found: true, upload: code === null || code.digest !== declared.codeDigest };
   }
 }
 

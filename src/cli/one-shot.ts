@@ -5,7 +5,7 @@ import type { Config, SourceConfig } from '../config/types.js';
 import { errorMessage, UsageError } from '../errors.js';
 import { openCodeCacheStore } from '../live/code-cache-file.js';
 import { logFormat } from '../logger.js';
-import { renderJson, renderMarkdown, renderSavedPlan, renderText, shouldColor, summarize } from '../output/index.js';
+import { applySummary, renderApplied, renderJson, renderMarkdown, renderSavedPlan, renderText, shouldColor, summarize } from '../output/index.js';
 import type { SourcePlan } from '../plan/types.js';
 import { ProgressReporter } from '../progress.js';
 import { parseSavedPlan, type SavedSource } from '../plan/saved.js';
@@ -13,7 +13,6 @@ import { runPass, type PassOutcome } from '../reconcile.js';
 import { openSource } from '../source/index.js';
 import { workTreeRevision } from '../source/work-tree-revision.js';
 import { sharedSignal, SIGNAL_EXIT_CODE } from '../signals.js';
-import { NOT_STARTED } from '../apply/apply.js';
 import type { CliArgs } from './args.js';
 import { plansForReader } from './action-advice.js';
 import { planFindings, writeFindings } from './error-lines.js';
@@ -59,7 +58,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
       const codeCache = await caches.forOrganization(source.organization);
       let printed = false;
       const outcome = await runPass({
-        source, dir, revision, api: api.withSignal(signal), logger: io.logger, mode, prune: args.prune || undefined, force: args.force,
+        source, dir, revision, api, logger: io.logger, mode, prune: args.prune || undefined, force: args.force,
         codeCache, concurrency: config.api.concurrency, signal, stop: interrupt.stop,
         ...(saved === null ? {} : { saved: saved[index]![1] }),
         onProgress: (p) => {
@@ -78,7 +77,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
       progress.end();
       if (interrupt.early !== null) break;
       outcomes.push(outcome);
-      if (printsEarly) io.stdout.write(printed ? renderApplied(args, outcome) : renderPlan(args, [outcome.sourcePlan], io));
+      if (printsEarly) io.stdout.write(printed ? renderApplied(outcome, args.output === 'markdown' ? 'markdown' : 'text') : renderPlan(args, [outcome.sourcePlan], io));
     }
   } catch (error) {
     throw interrupt.early ?? error;
@@ -118,45 +117,6 @@ function render(args: CliArgs, outcomes: PassOutcome[], io: CliIo): string {
     return renderJson(plans, args.mode === 'reconcile' ? { results: outcomes.map((o) => o.results) } : {});
   }
   return renderPlan(args, plans, io);
-}
-
-/** What the apply of one source came to, printed after its plan: each failure, then the counts. */
-function renderApplied(args: CliArgs, outcome: PassOutcome): string {
-  const failures = outcome.results.filter((r) => r.outcome === 'failed');
-  const planErrors = outcome.sourcePlan.plan?.errors.length ?? 0;
-  if (outcome.results.length === 0) {
-    return planErrors > 0 ? `\nNothing applied for source "${outcome.sourcePlan.name}": the plan has errors.\n` : '';
-  }
-  const counts = outcomeCounts([outcome]);
-  if (args.output === 'markdown') {
-    const lines = ['', `#### Apply result for \`${outcome.sourcePlan.name}\``, '', `${counts}.`, ''];
-    for (const f of failures) lines.push(`- ❌ ${f.change.action} ${f.change.resource} \`${f.change.name}\` failed: ${(f.message ?? 'unknown error').replace(/\n/g, ' ')}`);
-    for (const s of outcome.results.filter((r) => r.message === NOT_STARTED)) lines.push(`- ⏹ ${s.change.action} ${s.change.resource} \`${s.change.name}\`: not applied`);
-    return `${lines.join('\n')}\n`;
-  }
-  const lines = ['', `Applied source "${outcome.sourcePlan.name}": ${counts}.`];
-  for (const f of failures) lines.push(`  - ${f.change.action} ${f.change.resource} "${f.change.name}" failed: ${f.message ?? 'unknown error'}`);
-  for (const s of outcome.results.filter((r) => r.message === NOT_STARTED)) lines.push(`  - ${s.change.action} ${s.change.resource} "${s.change.name}": not applied`);
-  return `${lines.join('\n')}\n`;
-}
-
-function outcomeCounts(outcomes: PassOutcome[]): string {
-  const results = outcomes.flatMap((o) => o.results);
-  const count = (outcome: string, action?: string) =>
-    results.filter((r) => r.outcome === outcome && (action === undefined || r.change.action === action)).length;
-  const line = `${count('applied', 'create')} created, ${count('applied', 'update')} updated, ${count('applied', 'replace')} replaced, ${count('applied', 'delete')} deleted`;
-  const failed = count('failed');
-  const skipped = count('skipped');
-  return `${line}${failed > 0 ? `, ${failed} failed` : ''}${skipped > 0 ? `, ${skipped} skipped` : ''}`;
-}
-
-function applySummary(outcomes: PassOutcome[]): string {
-  const results = outcomes.flatMap((o) => o.results);
-  if (results.length === 0) return '';
-  const line = outcomeCounts(outcomes);
-  return results.some((r) => r.outcome === 'failed')
-    ? `\nApply finished with errors: ${line}.\n`
-    : `\nApply complete! Resources: ${line}.\n`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { SourceProblem } from '../errors.js';
 import { MAX_CODE_BYTES } from '../model.js';
-import { createCodeScan } from './code-scan.js';
+import { createCodeScan } from '../code-content.js';
 import { decodeText, readSourceChunks, readSourceFile } from './read-file.js';
 import type { CodeSource } from './types.js';
 import type { FoundFile } from './walk.js';

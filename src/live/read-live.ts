@@ -3,6 +3,7 @@ import type { DeclaredPolicy, DeclaredState } from '../declared/types.js';
 import type { Logger } from '../logger.js';
 import type { LiveAgent, LivePolicy, LivePool, LiveState } from '../model.js';
 import type { CodeCache } from './code-cache.js';
+import { mapLimit } from '../map-limit.js';
 
 /**
  * Policies whose code is being checked at once. The client paces and limits the requests itself; this bound keeps
@@ -46,7 +47,7 @@ export async function readLive(options: ReadLiveOptions): Promise<LiveState> {
     return result;
   };
   const [livePolicies, livePools] = await Promise.all([
-    mapBounded(policies, CODE_READS_AT_ONCE, counted),
+    mapLimit(policies, CODE_READS_AT_ONCE, counted),
     Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => {
       const wantsAgents = declared.pools.some(
         (p) => p.agentCleanup !== null && (p.name === pool.name || p.previousNames.includes(pool.name)),
@@ -90,17 +91,3 @@ function liveAgent(agent: Agent): LiveAgent {
   return { id, name, status, lastPingAt, createdAt };
 }
 
-/** `items.map(fn)` with at most `limit` calls under way; rejects with the first failure, like Promise.all. */
-async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next;
-      next += 1;
-      results[index] = await fn(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}

@@ -2,41 +2,19 @@ import type { DeclaredPool } from '../declared/types.js';
 import type { LiveAgent, LivePool } from '../model.js';
 import { created, diffField, type Fields, sameSet, sortedIds, strictEqual } from './fields.js';
 import { accessLists, diffAccessLists } from './pool-access.js';
+import type { PoolPair } from './pairs.js';
 import type { AgentChange, PlanOptions, PoolChange } from './types.js';
 
 export interface PoolPlan {
   changes: Array<PoolChange | AgentChange>;
-  warnings: string[];
-  /** Ids of the live pools a declared pool claimed (by name or previous name). */
-  claimed: Set<string>;
 }
 
-/** Matches declared pools to live ones (name first, then `previous-names`), then creates, updates, renames and agent clean-ups. */
-export function planPools(declared: DeclaredPool[], live: LivePool[], options: PlanOptions): PoolPlan {
-  const byName = new Map(live.map((pool) => [pool.name, pool]));
-  const claimed = new Set<string>();
-  for (const pool of declared) {
-    const current = byName.get(pool.name);
-    if (current !== undefined) claimed.add(current.id);
-  }
+/** Creates, updates, renames and agent clean-ups for the declared pools, from their pairs (see pairs.ts for renames). */
+export function planPools(pairs: readonly PoolPair[], options: PlanOptions): PoolPlan {
   const changes: Array<PoolChange | AgentChange> = [];
-  const warnings: string[] = [];
-  for (const pool of declared) {
-    let current = byName.get(pool.name);
-    if (current === undefined) {
-      current = pool.previousNames.map((name) => byName.get(name)).find((p) => p !== undefined && !claimed.has(p.id));
-      if (current !== undefined) claimed.add(current.id);
-    } else {
-      for (const old of pool.previousNames) {
-        if (byName.has(old)) {
-          warnings.push(
-            `agent-pool "${pool.name}": a live pool still has its previous name "${old}" but "${pool.name}" exists too; ` +
-              'nothing is renamed. Remove one of them, or drop the name from previous-names.',
-          );
-        }
-      }
-    }
-    if (current === undefined) {
+  for (const { declared: pool, live: current } of pairs) {
+    if (pool === null) continue;
+    if (current === null) {
       changes.push(createChange(pool));
       continue;
     }
@@ -44,7 +22,7 @@ export function planPools(declared: DeclaredPool[], live: LivePool[], options: P
     if (update !== null) changes.push(update);
     for (const cleanup of planAgentCleanup(pool, current, options.now)) changes.push(cleanup);
   }
-  return { changes, warnings, claimed };
+  return { changes };
 }
 
 function createChange(pool: DeclaredPool): PoolChange {

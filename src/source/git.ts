@@ -5,7 +5,7 @@ import { simpleGit, type SimpleGit } from 'simple-git';
 import type { GitSourceConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import type { Checkout, Source } from './types.js';
-import { redactCredentials, safeErrorMessage } from './redact.js';
+import { redactCredentials, safeErrorMessage } from '../redact.js';
 
 export interface GitSourceOptions {
   /** Source name; the checkout lives in `stateDir/<name>`. */

@@ -1,7 +1,7 @@
 /** Table fixtures for the pure planner: compact JSON of declared and live state, filled with defaults. */
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { codeDigest } from '../../src/code-digest.js';
+import { codeDigest } from '../../src/code-content.js';
 import { lineCount } from './line-count.js';
 import type { DeclaredPolicy, DeclaredPool, DeclaredState } from '../../src/declared/types.js';
 import type { LiveAgent, LivePolicy, LivePool, LiveState } from '../../src/model.js';
@@ -105,6 +105,7 @@ export function summarizePlan(plan: Plan): unknown {
     })),
     warnings: plan.warnings,
     errors: plan.errors,
+    keptUndeclared: plan.keptUndeclared,
   };
 }
 
