@@ -52,12 +52,24 @@ export function logFormat(value: string | undefined, terminal: boolean): LogForm
 
 /** pino-pretty's formatter applied line by line, synchronously, so a line written before exit is never lost. */
 function prettyLines(sink: DestinationStream, color: boolean): DestinationStream {
-  const format = pinoPretty.prettyFactory({ colorize: color, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname,name' });
+  const format = pinoPretty.prettyFactory({ colorize: color, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname,name', singleLine: true });
   return {
     write(line: string) {
-      sink.write(format(JSON.parse(line)));
+      sink.write(format(rounded(JSON.parse(line) as Record<string, unknown>)));
     },
   };
+}
+
+/** A record's fractional numbers (durations, mostly) to three decimals, for a person to read; JSON logs keep them whole. */
+function rounded(record: Record<string, unknown>): Record<string, unknown> {
+  const round = (value: unknown): unknown => {
+    if (typeof value === 'number' && !Number.isInteger(value)) return Math.round(value * 1000) / 1000;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, round(inner)]));
+    }
+    return value;
+  };
+  return round(record) as Record<string, unknown>;
 }
 
 /** A writer to file descriptor 2 that writes synchronously. */

@@ -9,6 +9,26 @@ export type OpaLevel = 'mandatory' | 'advisory';
 export type EnforcementLevel = NativeLevel | OpaLevel;
 export type AgentStatus = 'idle' | 'busy' | 'exited' | 'errored' | 'unknown';
 
+/**
+ * The word the API uses for the native kind, in `kind` and in the `enforce` path: the document says `native`, the
+ * hosted service `sentinel`. Either is read as the native kind; this one is sent.
+ */
+export type NativeKindName = 'native' | 'sentinel';
+
+/** The kind word sent for `kind` to an API that calls the native kind `nativeKind`. */
+export function wireKind(kind: PolicyKind, nativeKind: NativeKindName): string {
+  return kind === 'opa' ? 'opa' : nativeKind;
+}
+
+/**
+ * The kind a word from the API names, whatever the API calls the native kind (an absent kind is the document's default,
+ * native); null for a kind this tool does not know.
+ */
+export function kindOfWire(word: unknown): PolicyKind | null {
+  if (word === 'opa') return 'opa';
+  return word === 'native' || word === 'sentinel' || word === undefined || word === null ? 'native' : null;
+}
+
 /** The enforcement levels each kind accepts. */
 export const LEVELS_BY_KIND: Readonly<Record<PolicyKind, readonly EnforcementLevel[]>> = {
   native: ['hard-mandatory', 'soft-mandatory', 'advisory'],
@@ -36,6 +56,8 @@ export interface LivePolicy {
   enforcementLevel: EnforcementLevel;
   /** `polset-` ids. */
   policySetIds: string[];
+  /** How many sets hold the policy (`policy-set-count`); when above the ids' count, the list left the ids out. Absent: not known. */
+  policySetCount?: number;
   /** Time of the last code upload; null until the first upload. */
   updatedAt: string | null;
   /**
@@ -43,14 +65,15 @@ export interface LivePolicy {
    * no code was uploaded yet or it was not fetched (the policy is not declared with this kind).
    */
   code: string | null;
-  /** sha256 of the code as the planner compares it (see src/code-digest.ts); null when unknown (never uploaded, not fetched). */
+  /** sha256 of the code as the planner compares it (see src/code-content.ts); null when unknown (never uploaded, not fetched). */
   codeDigest: string | null;
 }
 
 export interface LiveAgent {
   id: string;
   name: string | null;
-  status: AgentStatus;
+  /** As the API sent it: a status this tool does not know is kept, and matches no clean-up rule. */
+  status: AgentStatus | (string & {});
   /** null when the agent never pinged; agent clean-up then counts from `createdAt`. */
   lastPingAt: string | null;
   createdAt: string | null;
@@ -62,12 +85,28 @@ export interface LivePool {
   organizationScoped: boolean;
   agentCount: number;
   allowedWorkspaceIds: string[];
+  /** `prj-` ids of the projects whose workspaces may use the pool (the hosted service's `allowed-projects`). */
+  allowedProjectIds: string[];
+  /** `ws-` ids of workspaces refused the pool although their project is allowed (`excluded-workspaces`). */
+  excludedWorkspaceIds: string[];
+  /** `ws-` ids of the workspaces that use the pool now: while any does, the service refuses to delete it. */
+  workspaceIds: string[];
   /** Filled only for pools whose declaration asks for agent clean-up. */
   agents: LiveAgent[];
+}
+
+/** A live policy of a kind this tool does not know (the vendor's beta `tfpolicy`): never updated, replaced or deleted. */
+export interface ForeignPolicy {
+  id: string;
+  name: string;
+  /** The kind as the API sent it. */
+  kind: string;
 }
 
 /** What the planner knows of one organization. */
 export interface LiveState {
   policies: LivePolicy[];
   pools: LivePool[];
+  /** Policies of kinds this tool does not know; the plan names them once and leaves them alone. Absent: none. */
+  foreignPolicies?: ForeignPolicy[];
 }

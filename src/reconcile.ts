@@ -2,6 +2,7 @@ import type { PolicyApi } from './api/types.js';
 import { applyPlan, NOT_STARTED, type ActionResult } from './apply/apply.js';
 import type { SourceConfig } from './config/types.js';
 import { readDeclared, withCodeTexts, type DeclaredCache } from './declared/index.js';
+import { declaresNothing, emptySourceError } from './declared/empty-source.js';
 import type { DeclaredState } from './declared/types.js';
 import { errorMessage, formatProblem, ValidationError } from './errors.js';
 import { liveReadFailure } from './live/read-failure.js';
@@ -10,10 +11,12 @@ import type { CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
 import type { LiveState } from './model.js';
 import { planChanges } from './plan/plan.js';
+import { pairPolicies, pairResources, type Pairing } from './plan/pairs.js';
 import { policiesShowingCode } from './plan/policies.js';
-import { resolveSavedChanges, type SavedSource } from './plan/saved.js';
-import type { Plan, PlannedSource, SourcePlan, UnplannedSource } from './plan/types.js';
+import { checkSavedChanges, type SavedSource } from './plan/saved.js';
+import type { Plan, PlannedSource, PlanOptions, SourcePlan, UnplannedSource } from './plan/types.js';
 import type { PassProgress } from './progress.js';
+import { openPassSession, type PassSession } from './session.js';
 
 export { createCodeCache, type CodeCache } from './live/code-cache.js';
 
@@ -36,8 +39,8 @@ export interface PassRequest {
   /** Changes applied at once (`api.concurrency`). @default 8 */
   concurrency?: number;
   /**
-   * Ends the pass: the walk of the declared repo and the apply stop, and `api` (which the caller binds to the same
-   * signal with `PolicyApi.withSignal`) ends every request. A pass timeout, or the end of a shutdown's grace time.
+   * Ends the pass: the walk of the declared repo and the apply stop, and every request of `api`, which the pass binds
+   * to it (its PassSession, src/session.ts). A pass timeout, or the end of a shutdown's grace time.
    */
   signal?: AbortSignal;
   /** A shutdown began: no change starts any more (none at all if the apply has not begun); those under way finish. */
@@ -50,8 +53,9 @@ export interface PassRequest {
   /** Where the pass stands: reading, downloading code, applying (with counts). */
   onProgress?: (progress: PassProgress) => void;
   /**
-   * A saved plan of this source (`--reconcile --plan FILE`): applied exactly instead of a new plan, provided every
-   * live resource and declaration it was planned against is unchanged; otherwise nothing is applied.
+   * A saved plan of this source (`--reconcile --plan FILE`): its changes are applied, and nothing else, provided every
+   * live resource and declaration it was planned against is unchanged and the plan made now holds each identical
+   * change (plan/saved.ts, `checkSavedChanges`); otherwise nothing is applied.
    */
   saved?: SavedSource;
 }
@@ -73,6 +77,7 @@ export interface PassOutcome {
  */
 export async function runPass(request: PassRequest): Promise<PassOutcome> {
   const { source, logger } = request;
+  const session = openPassSession(request.api, request.signal, request.now);
   const progress = (phase: PassProgress['phase'], done: number, total: number | null, failed = 0) =>
     request.onProgress?.({ source: source.name, phase, done, total, failed });
   const header = { name: source.name, organization: source.organization, revision: request.revision };
@@ -87,32 +92,32 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   try {
     declared = await readDeclared(request.dir, {
       maxAgentPools: source.maxAgentPools,
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
+      strictImports: source.strictImports === true,
+      ...(session.signal === undefined ? {} : { signal: session.signal }),
       ...(request.declaredCache === undefined ? {} : { cache: request.declaredCache }),
     });
   } catch (error) {
     if (error instanceof ValidationError) return unplanned('declared', error.problems.map(formatProblem));
     throw error;
   }
+  // As --validate: a source that declares nothing is refused before any request, unless it may be empty (a saved plan
+  // was checked when it was made).
+  if (declaresNothing(declared) && !source.allowEmpty && request.saved === undefined) return unplanned('declared', [emptySourceError(request.dir)]);
 
   let live: LiveState;
   try {
     live = await readLive({
-      api: request.api, organization: source.organization, declared, logger, codeCache: request.codeCache,
+      api: session.api, organization: source.organization, declared, logger, codeCache: request.codeCache,
       onCodeProgress: (done, total) => progress('downloading', done, total),
     });
   } catch (error) {
     return unplanned('live', [liveReadFailure(error, source.organization)]);
   }
-  request.signal?.throwIfAborted();
-  let plan: Plan;
-  if (request.saved !== undefined) {
-    plan = savedPlan(request.saved, declared, live);
-  } else {
-    const made = await freshPlan(request, declared, live);
-    if (typeof made === 'string') return unplanned('declared', [made]);
-    plan = made;
-  }
+  session.signal?.throwIfAborted();
+  const options = planOptions(request, session);
+  const fresh = await freshPlan(declared, live, options);
+  if (typeof fresh === 'string') return unplanned('declared', [fresh]);
+  const plan = request.saved === undefined ? fresh : savedPlan(request.saved, fresh, pairResources(declared, live, options));
   logger.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, 'plan made');
   await request.onPlan?.({ ...header, plan });
   if (request.mode === 'plan' || plan.errors.length > 0 || plan.changes.length === 0) {
@@ -122,10 +127,10 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   let done = 0;
   let failed = 0;
   progress('applying', 0, plan.changes.length);
-  const halt = [request.stop, request.signal].filter((s): s is AbortSignal => s !== undefined);
+  const halt = [request.stop, session.signal].filter((s): s is AbortSignal => s !== undefined);
   const results = await applyPlan(plan, {
     stop: halt.length === 0 ? undefined : AbortSignal.any(halt),
-    api: request.api,
+    api: session.api,
     organization: source.organization,
     source: source.name,
     ownership: source.ownership,
@@ -142,7 +147,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     .map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}" failed: ${r.message ?? 'unknown error'}`);
   const notStarted = results.filter((r) => r.outcome === 'skipped' && r.message === NOT_STARTED);
   if (notStarted.length > 0) {
-    const why = request.signal?.aborted === true ? errorMessage(request.signal.reason)
+    const why = session.signal?.aborted === true ? errorMessage(session.signal.reason)
       : request.stop?.aborted === true ? errorMessage(request.stop.reason) : 'the run was stopped';
     const names = notStarted.map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}"`).join(', ');
     failures.push(`${why}; ${notStarted.length} planned change${notStarted.length === 1 ? ' was' : 's were'} not applied: ${names}`);
@@ -150,35 +155,33 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   return { sourcePlan: { ...header, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0 };
 }
 
-/** The plan of a saved plan: its changes against the state now, or, when any is stale, only errors. */
-function savedPlan(saved: SavedSource, declared: DeclaredState, live: LiveState): Plan {
+/**
+ * The plan of a saved plan: its changes as the plan made now (`fresh`) has them, each identical to the saved one;
+ * otherwise, or when the plan made now is refused (its guards, conflicts), only errors and no change.
+ */
+function savedPlan(saved: SavedSource, fresh: Plan, pairing: Pairing): Plan {
+  const refuse = (errors: string[]): Plan => ({ changes: [], warnings: [], errors });
   if (saved.changes === null || saved.errors.length > 0) {
-    return { changes: [], warnings: [], errors: ['the saved plan of this source has errors or no plan; it cannot be applied: make a new plan'] };
+    return refuse(['the saved plan of this source has errors or no plan; it cannot be applied: make a new plan']);
   }
-  const resolved = resolveSavedChanges(saved.changes, declared, live);
-  if (resolved.changes === null) {
-    return {
-      changes: [],
-      warnings: [],
-      errors: [
-        `the saved plan is stale: ${resolved.stale.length} of its changes no longer match the live state or the declared repo; nothing was applied. Make a new plan.`,
-        ...resolved.stale.map((line) => `stale: ${line}`),
-      ],
-    };
+  const checked = checkSavedChanges(saved.changes, fresh.changes, pairing);
+  if (checked.changes === null) {
+    const stale = checked.refused.filter((line) => line.startsWith('stale: ')).length;
+    const head = stale === checked.refused.length
+      ? `the saved plan is stale: ${stale} of its changes no longer match the live state or the declared repo; nothing was applied. Make a new plan.`
+      : `the saved plan is refused: ${checked.refused.length} of its changes are not what a plan made now would do; nothing was applied. Make a new plan.`;
+    return refuse([head, ...checked.refused]);
   }
-  return { changes: resolved.changes, warnings: [...saved.warnings], errors: [] };
+  if (fresh.errors.length > 0) {
+    return refuse(['the saved plan is refused: a plan made now has errors; nothing was applied', ...fresh.errors]);
+  }
+  return { changes: checked.changes, warnings: [...saved.warnings], errors: [] };
 }
 
-/** A new plan of the declared state against the live state; a string when the code texts it shows cannot be read. */
-async function freshPlan(request: PassRequest, declared: DeclaredState, live: LiveState): Promise<Plan | string> {
+/** The planner's options of this pass: the source's settings, the run's flags, the session's clock. */
+function planOptions(request: PassRequest, session: PassSession): PlanOptions {
   const { source } = request;
-  let shown: DeclaredState;
-  try {
-    shown = await withCodeTexts(declared, policiesShowingCode(declared.policies, live.policies));
-  } catch (error) {
-    return errorMessage(error);
-  }
-  return planChanges(shown, live, {
+  return {
     source: source.name,
     ownership: source.ownership,
     prune: request.prune ?? source.prune,
@@ -186,6 +189,17 @@ async function freshPlan(request: PassRequest, declared: DeclaredState, live: Li
     maxDeletes: source.maxDeletes,
     force: request.force ?? false,
     adopt: source.adopt,
-    now: (request.now ?? Date.now)(),
-  });
+    now: session.now(),
+  };
+}
+
+/** A new plan of the declared state against the live state; a string when the code texts it shows cannot be read. */
+async function freshPlan(declared: DeclaredState, live: LiveState, options: PlanOptions): Promise<Plan | string> {
+  let shown: DeclaredState;
+  try {
+    shown = await withCodeTexts(declared, policiesShowingCode(pairPolicies(declared.policies, live.policies, options)));
+  } catch (error) {
+    return errorMessage(error);
+  }
+  return planChanges(shown, live, options);
 }

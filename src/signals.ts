@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Logger } from './logger.js';
 
 /** Resolves on the first SIGTERM or SIGINT; a second one while shutting down exits at once with 1. */
@@ -38,4 +39,13 @@ export function onStopSignal(onFirst: (signal: StopSignal) => void): () => void 
     process.off('SIGINT', handler);
     process.off('SIGTERM', handler);
   };
+}
+
+/**
+ * A signal that every request of a pass listens to: each request queued or waiting for its turn adds one abort listener
+ * and removes it when done, so hundreds at once are normal, not a leak, and Node's MaxListenersExceededWarning is off.
+ */
+export function sharedSignal<T extends AbortSignal>(signal: T): T {
+  setMaxListeners(0, signal);
+  return signal;
 }

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { EMBEDDED } from './embedded.js';
 
 let cached: string | null = null;
 
-/** The `version` of package.json (read once; the file ships next to `dist`). */
+/** The `version` of package.json (read once; the file ships next to `dist`, and inside the bundle). */
 export function packageVersion(): string {
-  cached ??= (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  cached ??= EMBEDDED?.version ?? (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   return cached;
 }
 

@@ -62,7 +62,7 @@ describe('download redirects', () => {
         return Promise.resolve({ status: 302, headers: { location: 'http://blobs.example/code?sig=x' }, text: '', request: { method: 'GET', path } });
       },
     } as unknown as Transport;
-    const error = await apiErrorOf(fetchDownload(transport, 'secret', undefined, 'https://api.example/api/v2/policies/pol-1/download'));
+    const error = await apiErrorOf(fetchDownload(transport, undefined, 'https://api.example/api/v2/policies/pol-1/download'));
     assert.match(error.message, /^GET \/api\/v2\/policies\/pol-1\/download failed: redirects from https to http \(blobs\.example\); refused/);
     assert.deepEqual(sent, ['https://api.example/api/v2/policies/pol-1/download'], 'the http URL was never requested');
   });

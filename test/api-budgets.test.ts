@@ -21,7 +21,7 @@ function policyInput(name: string): CreatePolicyInput {
  * The client's waits and the emulator's timed faults run on one virtual clock: a minute of back-off or a 6 s
  * outage pass at once, and the figures below are the time a real run would take, whatever the machine's speed.
  */
-describe('bounded waits under 429 and 5xx', () => {
+describe('bounded waits under 429 and 5xx', { timeout: 30_000 }, () => {
   let f: ApiFixture;
   let clock: VirtualClock;
   let policyId: string;
@@ -50,6 +50,14 @@ describe('bounded waits under 429 and 5xx', () => {
     assert.equal(result.status, 'fulfilled', String((result as PromiseRejectedResult).reason));
     assert.ok(ms >= 60_000 && ms < 61_000, `waited ${ms} ms`);
     assert.deepEqual((await f.emulator.requests()).map((r) => r.status), [429, 200]);
+  });
+
+  it('40 429s in a row announcing a reset of 0.0 are waited through (at least 100 ms each, backing off): only the budget ends the waits', async () => {
+    await f.emulator.addFaults({ kind: 'status', status: 429, method: 'GET', path: '^/policies/', count: 40, headers: { 'x-ratelimit-reset': '0.0' } });
+    const { result, ms } = await timed(() => f.client.getPolicy(policyId));
+    assert.equal(result.status, 'fulfilled', String((result as PromiseRejectedResult).reason));
+    assert.equal((await f.emulator.requests()).filter((r) => r.status === 429).length, 40);
+    assert.ok(ms >= 100 + 200 + 400 + 800 + 36 * 1000 && ms < 60_000, `waited ${ms} ms`);
   });
 
   it('x-ratelimit-limit: 0.01 paces at one request a second, not one per 100 s', async () => {
@@ -128,7 +136,7 @@ describe('bounded waits under 429 and 5xx', () => {
   });
 });
 
-describe('--reconcile against a server refusing every write, with api.retry-budget set', () => {
+describe('--reconcile against a server refusing every write, with api.retry-budget set', { timeout: 30_000 }, () => {
   const fixture = useWorld();
   it('ends within the budget, exit 1, naming each change that was not made', async () => {
     const world = fixture.world;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createCodeHasher } from '../src/code-hasher.js';
 import type { Policy } from '../src/api/types.js';
-import { codeDigest } from '../src/code-digest.js';
+import { codeDigest, createCodeScan } from '../src/code-content.js';
 import { startApiFixture, type ApiFixture } from './helpers/api-fixture.js';
 
 const SAMPLES = [
@@ -17,32 +17,32 @@ const SAMPLES = [
   'no final line end',
 ];
 
-function hashInChunks(text: string, size: number, ignoreBOM = false): string {
+function scanInChunks(text: string, size: number): string {
   const bytes = Buffer.from(text, 'utf8');
-  const hasher = createCodeHasher({ ignoreBOM });
-  for (let at = 0; at < bytes.length; at += size) hasher.update(bytes.subarray(at, at + size));
-  return hasher.digest();
+  const scan = createCodeScan();
+  for (let at = 0; at < bytes.length; at += size) scan.update(bytes.subarray(at, at + size));
+  return scan.finish().codeDigest;
 }
 
-describe('code hashed as it streams', () => {
-  it('gives codeDigest of the text, however the bytes are cut (a CR LF or a character split across chunks)', () => {
-    for (const text of SAMPLES) {
-      const decoded = new TextDecoder().decode(Buffer.from(text, 'utf8'));
-      const expected = codeDigest(decoded);
-      for (const size of [1, 2, 3, 7, 1024]) {
-        assert.equal(hashInChunks(text, size), expected, `${JSON.stringify(text)} in chunks of ${size}`);
-        // As the declared repo reads a file: the decoder keeps the mark, the digest drops it.
-        assert.equal(hashInChunks(text, size, true), codeDigest(text));
-      }
+describe('code scanned as it streams', () => {
+  it('gives codeDigest of the text, however the bytes are cut (a CR LF, a mark or a character split across chunks)', () => {
+    for (const text of [...SAMPLES, '\uFEFF\uFEFFtwo marks\n']) {
+      const expected = codeDigest(text);
+      for (const size of [1, 2, 3, 7, 1024]) assert.equal(scanInChunks(text, size), expected, `${JSON.stringify(text)} in chunks of ${size}`);
     }
   });
 
-  it('refuses bytes that are not UTF-8 when fatal', () => {
-    const hasher = createCodeHasher({ fatal: true });
-    assert.throws(() => {
-      hasher.update(Buffer.from([0x61, 0xff, 0x62]));
-      hasher.digest();
-    }, TypeError);
+  it('drops one leading byte order mark, never two', () => {
+    assert.equal(codeDigest('\uFEFFx\n'), codeDigest('x\n'));
+    const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+    assert.equal(codeDigest('\uFEFF\uFEFFx\n'), sha256('\uFEFFx\n'), 'the second mark is part of the code');
+    assert.notEqual(codeDigest('\uFEFF\uFEFFx\n'), codeDigest('x\n'));
+  });
+
+  it('tells bytes that are not UTF-8', () => {
+    const scan = createCodeScan();
+    scan.update(Buffer.from([0x61, 0xff, 0x62]));
+    assert.equal(scan.finish().utf8, false);
   });
 });
 

@@ -69,6 +69,18 @@ describe('pacing on a virtual clock', () => {
     assert.ok((starts[0] ?? 0) >= 400, `started at ${starts[0]} ms, inside the spent window`);
   });
 
+  it('a window announced spent with a reset of 0.0 (the hosted service) holds starts about one slot, 1/limit s', async () => {
+    const clock = new VirtualClock();
+    const pacer = new Pacer(clock, 'auto');
+    await startTimes(clock, pacer, 1);
+    await clock.advance(1000);
+    const observedAt = clock.now();
+    pacer.observe({ limit: 10, remaining: 0, resetSeconds: 0 });
+    const [next] = await startTimes(clock, pacer, 1);
+    assert.ok((next ?? 0) - observedAt >= 100, `started ${(next ?? 0) - observedAt} ms after, inside the slot the window had no room for`);
+    assert.ok((next ?? 0) - observedAt <= 150, `started ${(next ?? 0) - observedAt} ms after: held far longer than one slot`);
+  });
+
   it('a pause (after a 429) holds every start until it ends', async () => {
     const clock = new VirtualClock();
     const pacer = new Pacer(clock, 30);
@@ -159,10 +171,26 @@ describe('adapting to the server and to other clients of the same user', () => {
     const clock = new VirtualClock();
     const pacer = new Pacer(clock, 30);
     const { startedAt } = await pacer.acquire();
-    const waitMs = pacer.rateLimited({ limit: 30, remaining: 0, resetSeconds: 0.01 }, startedAt);
-    assert.ok(waitMs >= 10 && waitMs <= 65, `waits ${waitMs} ms for a reset of 10 ms`);
+    const waitMs = pacer.rateLimited({ limit: 30, remaining: 0, resetSeconds: 0.3 }, startedAt);
+    assert.ok(waitMs >= 300 && waitMs <= 355, `waits ${waitMs} ms for a reset of 300 ms`);
     const [next] = await startTimes(clock, pacer, 1);
     assert.ok((next ?? 0) >= waitMs - EPSILON && (next ?? 0) <= waitMs + 1000 / 30, `the next start at ${next} ms`);
+  });
+
+  it('a 429 whose reset is under 100 ms (the service sends 0.0) waits at least 100 ms plus jitter, backing off while 429s follow', async () => {
+    const clock = new VirtualClock();
+    const pacer = new Pacer(clock, 30);
+    const waits: number[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      const [startedAt] = await startTimes(clock, pacer, 1);
+      waits.push(pacer.rateLimited({ limit: 30, remaining: 0, resetSeconds: 0 }, startedAt ?? 0));
+    }
+    const floors = [100, 200, 400, 800, 1000, 1000];
+    waits.forEach((wait, i) => assert.ok(wait >= floors[i]! && wait <= floors[i]! * 1.5, `429 number ${i + 1} waits ${wait} ms`));
+    pacer.observe({ limit: 30, remaining: 29, resetSeconds: 0 });
+    const [startedAt] = await startTimes(clock, pacer, 1);
+    const again = pacer.rateLimited({ limit: 30, remaining: 0, resetSeconds: 0.01 }, startedAt ?? 0);
+    assert.ok(again >= 100 && again <= 150, `after an answer that was not a 429 the back-off starts over: ${again} ms`);
   });
 });
 

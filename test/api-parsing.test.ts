@@ -71,14 +71,14 @@ describe('lenient reading of what real servers send', () => {
 
 describe('exact in what it sends', () => {
   it('create sends enforcement-level and never enforce beside it, query only for opa, policy sets always', () => {
-    assert.deepEqual(createPolicyBody({ name: 'n', kind: 'native', description: null, enforcementLevel: 'advisory', query: 'data.ignored', policySetIds: [] }, false), {
+    assert.deepEqual(createPolicyBody({ name: 'n', kind: 'native', description: null, enforcementLevel: 'advisory', query: 'data.ignored', policySetIds: [] }, { legacy: false, nativeKind: 'native' }), {
       data: {
         type: 'policies',
         attributes: { name: 'n', description: null, kind: 'native', 'enforcement-level': 'advisory' },
         relationships: { 'policy-sets': { data: [] } },
       },
     });
-    const opa = createPolicyBody({ name: 'o', kind: 'opa', description: 'd', enforcementLevel: 'mandatory', query: 'data.o.deny', policySetIds: ['polset-1'] }, false);
+    const opa = createPolicyBody({ name: 'o', kind: 'opa', description: 'd', enforcementLevel: 'mandatory', query: 'data.o.deny', policySetIds: ['polset-1'] }, { legacy: false, nativeKind: 'native' });
     assert.deepEqual(opa, {
       data: {
         type: 'policies',
@@ -89,17 +89,17 @@ describe('exact in what it sends', () => {
   });
 
   it('legacy-enforce: create sends the enforce array alone, with the path of the name and kind', () => {
-    const native = createPolicyBody({ name: 'n', kind: 'native', description: null, enforcementLevel: 'soft-mandatory', query: null, policySetIds: [] }, true);
+    const native = createPolicyBody({ name: 'n', kind: 'native', description: null, enforcementLevel: 'soft-mandatory', query: null, policySetIds: [] }, { legacy: true, nativeKind: 'native' });
     assert.deepEqual(at(native, 'data.attributes'), { name: 'n', description: null, kind: 'native', enforce: [{ path: 'n.native', mode: 'soft-mandatory' }] });
-    const opa = createPolicyBody({ name: 'o', kind: 'opa', description: null, enforcementLevel: 'mandatory', query: 'data.o.deny', policySetIds: [] }, true);
+    const opa = createPolicyBody({ name: 'o', kind: 'opa', description: null, enforcementLevel: 'mandatory', query: 'data.o.deny', policySetIds: [] }, { legacy: true, nativeKind: 'native' });
     assert.deepEqual(at(opa, 'data.attributes'), { name: 'o', description: null, kind: 'opa', enforce: [{ path: 'o.rego', mode: 'mandatory' }], query: 'data.o.deny' });
   });
 
   it('update sends only what changes, the level in one spelling', () => {
     const ref = { id: 'pol-1', name: 'n', kind: 'native' } as const;
-    assert.deepEqual(updatePolicyBody(ref, { enforcementLevel: 'advisory' }, false), { data: { type: 'policies', attributes: { 'enforcement-level': 'advisory' } } });
-    assert.deepEqual(updatePolicyBody(ref, { description: null }, false), { data: { type: 'policies', attributes: { description: null } } });
-    assert.deepEqual(updatePolicyBody(ref, { enforcementLevel: 'advisory' }, true),
+    assert.deepEqual(updatePolicyBody(ref, { enforcementLevel: 'advisory' }, { legacy: false, nativeKind: 'native' }), { data: { type: 'policies', attributes: { 'enforcement-level': 'advisory' } } });
+    assert.deepEqual(updatePolicyBody(ref, { description: null }, { legacy: false, nativeKind: 'native' }), { data: { type: 'policies', attributes: { description: null } } });
+    assert.deepEqual(updatePolicyBody(ref, { enforcementLevel: 'advisory' }, { legacy: true, nativeKind: 'native' }),
       { data: { type: 'policies', attributes: { enforce: [{ path: 'n.native', mode: 'advisory' }] } } });
   });
 

@@ -22,7 +22,7 @@ describe('agent pool and agent endpoints against the emulator', () => {
     assert.match(pool.id, /^apool-/);
     assert.match(pool.createdAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     assert.deepEqual({ ...pool, id: '', createdAt: '' }, {
-      id: '', createdAt: '', name: 'pool-a', organizationScoped: false, agentCount: 2, workspaceIds: [], allowedWorkspaceIds: ['ws-web'],
+      id: '', createdAt: '', name: 'pool-a', organizationScoped: false, agentCount: 2, workspaceIds: [], allowedWorkspaceIds: ['ws-web'], allowedProjectIds: [], excludedWorkspaceIds: [],
     });
     assert.deepEqual(list.statusCounts, { total: 1, matching: 1 });
     const raw = await f.emulator.call('GET', `/organizations/acme/agent-pools${PAGE_QUERY}`);

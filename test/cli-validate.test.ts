@@ -72,7 +72,7 @@ describe('--allow-empty on a pass', () => {
     const empty = await tree({});
     const refused = await world.cli('--dry-run', empty, ['--prune', '--source', 'default']);
     assert.equal(refused.code, 1);
-    assert.match(refused.stdout, /declares no policies and no agent pools, but the plan would delete 1 resource/);
+    assert.match(refused.stdout, /the source declares nothing in .*set allow-empty: true on the source \(or pass --allow-empty\)/);
     const allowed = await world.cli('--dry-run', empty, ['--prune', '--source', 'default', '--allow-empty', '--detailed-exitcode']);
     assert.equal(allowed.code, 2, allowed.stdout + allowed.stderr);
     assert.match(allowed.stdout, /Plan: 0 to create, 0 to update, 0 to replace, 1 to delete\./);

@@ -73,6 +73,8 @@ describe('the code cache file', () => {
     ['of another format', () => JSON.stringify({ format: 'something else', version: 1, organization: 'acme', entries: [] })],
     ['of another version', (text: string) => text.replace('"version":1', '"version":99')],
     ['with a bad entry', (text: string) => text.replace(DIGEST_A, 'not-a-digest')],
+    // Another organization's file copied over this one (its ids could name other policies here).
+    ['misplaced (another organization\'s)', (text: string) => text.replace('"organization":"acme"', '"organization":"acme-other"')],
   ] as const) {
     it(`a ${what} file is ignored with one warning and rebuilt`, async () => {
       const seed = openCodeCacheStore({ stateDir, logger: captureLogs().logger, persist: true });

@@ -44,7 +44,7 @@ test('every problem of the config is reported at once, each with its key path an
     'cfg.yaml:3: sources[0] has both "path" and "git"; set only one',
     'cfg.yaml:7: sources[0].schedule "61 * * * *" is not a valid cron expression (61 is a invalid expression for minute)',
     'cfg.yaml:8: sources[0].max-deletes must be 0 or more, not -1',
-    'cfg.yaml:9: unknown key "colour" in sources[0] (allowed: name, organization, path, git, schedule, prune, ownership, max-deletes, allow-empty, adopt, max-agent-pools, pass-timeout)',
+    'cfg.yaml:9: unknown key "colour" in sources[0] (allowed: name, organization, path, git, schedule, prune, ownership, max-deletes, allow-empty, adopt, strict-imports, max-agent-pools, pass-timeout)',
     'cfg.yaml:10: sources[1].name "platform" is already used by sources[0]',
     'cfg.yaml:13: sources[2] is missing the key "organization"',
     'cfg.yaml:13: sources[2].name "has space" is not a valid name (letters, digits, - and _)',
@@ -98,7 +98,7 @@ test('defaults are filled in and relative paths resolve against the working dire
     {},
     { cwd: '/srv/app' },
   );
-  assert.deepEqual(config.api, { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, retryBudgetSeconds: 60 });
+  assert.deepEqual(config.api, { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, nativeKind: 'native', retryBudgetSeconds: 60 });
   assert.equal(config.listen, '127.0.0.1:9090');
   assert.equal(config.webhookSecretEnv, 'WEBHOOK_SECRET');
   assert.equal(config.stateDir, '/srv/app/.policy-pool-sync');
@@ -124,7 +124,7 @@ test('every kebab-case key maps to its camelCase field', async () => {
     'shutdown-timeout: 5',
   ].join('\n');
   const config = await parseConfig(text, 'cfg.yaml', {}, { cwd: '/srv' });
-  assert.deepEqual(config.api, { url: 'https://api.example.com/api/v2', tokenFile: '/srv/secrets/token', rateLimit: 12.5, concurrency: 4, legacyEnforce: true, retryBudgetSeconds: 90 });
+  assert.deepEqual(config.api, { url: 'https://api.example.com/api/v2', tokenFile: '/srv/secrets/token', rateLimit: 12.5, concurrency: 4, legacyEnforce: true, nativeKind: 'native', retryBudgetSeconds: 90 });
   assert.equal(config.listen, '[::1]:9091');
   assert.equal(config.webhookSecretEnv, 'HOOK_SECRET');
   assert.equal(config.stateDir, '/var/lib/pps');

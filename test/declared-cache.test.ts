@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { codeDigest } from '../src/code-digest.js';
+import { codeDigest } from '../src/code-content.js';
 import { createDeclaredCache, readDeclared } from '../src/declared/index.js';
 import { problemsOf } from './helpers/declared-problems.js';
 import { useTempTrees } from './helpers/temp-tree.js';

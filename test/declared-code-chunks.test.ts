@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { codeDigest } from '../src/code-digest.js';
+import { codeDigest } from '../src/code-content.js';
 import { readDeclared, type DeclaredPolicy } from '../src/declared/index.js';
 import { readCodeFile } from '../src/declared/read-code.js';
 import { lineCount } from './helpers/line-count.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { codeDigest } from '../src/code-digest.js';
+import { codeDigest } from '../src/code-content.js';
 import { readDeclared, readVerifiedCode, type DeclaredPolicy } from '../src/declared/index.js';
 import { CORPUS } from './helpers/repos.js';
 

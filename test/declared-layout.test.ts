@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { codeDigest } from '../src/code-digest.js';
+import { codeDigest } from '../src/code-content.js';
 import { readDeclared, readVerifiedCode, withCodeTexts, type DeclaredPolicy } from '../src/declared/index.js';
 import { problemFor, problemsOf } from './helpers/declared-problems.js';
 import { useTempTrees, writeTree, type Tree } from './helpers/temp-tree.js';
@@ -91,7 +91,7 @@ describe('which files of the declared repo are policies', () => {
 
   it('a settings file without code beside it is an error', async () => {
     const problems = await problemsOf(readDeclared(await tree({ 'policies/a/lonely.yaml': 'description: x\n', 'policies/b/lonely.native': NATIVE })));
-    assert.match(problemFor(problems, 'policies/a/lonely.yaml').message, /settings file without policy code: expected lonely\.native or lonely\.rego/);
+    assert.match(problemFor(problems, 'policies/a/lonely.yaml').message, /settings file without policy code: expected lonely\.native, lonely\.sentinel or lonely\.rego/);
   });
 
   it('code over 10,485,760 bytes is an error naming the file and its size', async () => {

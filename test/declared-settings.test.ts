@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { codeDigest } from '../src/code-digest.js';
+import { codeDigest } from '../src/code-content.js';
 import { readDeclared, type DeclaredPolicy } from '../src/declared/index.js';
 import type { SourceProblem } from '../src/errors.js';
 import { problemsOf } from './helpers/declared-problems.js';

@@ -1,5 +1,5 @@
 /**
- * The README's account of the emulator, done as written: the seed example parses and is what the emulator serves, the
+ * The emulator's page (docs/emulator.md), done as written: the seed example parses and is what the emulator serves, the
  * control endpoints table lists exactly the routes there are, and the embedded emulator of `npm start` takes API_TOKEN,
  * so a policy changed by hand through the API comes back on the next scheduled pass.
  */
@@ -14,19 +14,19 @@ import { waitFor } from './helpers/wait.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
 
 const ROOT = REPO_ROOT;
-const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+const readme = await readFile(join(ROOT, 'docs/emulator.md'), 'utf8');
 
 function section(heading: string): string {
   const start = readme.indexOf(heading);
-  assert.ok(start >= 0, `README has "${heading}"`);
+  assert.ok(start >= 0, `docs/emulator.md has "${heading}"`);
   return readme.slice(start);
 }
 
-describe("the README's emulator", () => {
+describe("the emulator's page", () => {
   it('seed example: valid, and served as written (token, organization, faults)', async () => {
     const yaml = /```yaml\n([\s\S]*?)```/.exec(section('**Its seed**'))?.[1];
     assert.ok(yaml);
-    const seed = parseSeed(yaml, 'README.md');
+    const seed = parseSeed(yaml, 'docs/emulator.md');
     const emulator = await startEmulator({ port: 0, seed });
     try {
       assert.equal(emulator.token, 'dev-token');

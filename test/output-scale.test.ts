@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { codeDiffLines, MAX_DIFF_CHANGED_LINES } from '../src/output/describe.js';
 import { renderJson, renderMarkdown, renderText } from '../src/output/index.js';
-import { codeDigest } from '../src/code-digest.js';
+import { codeDigest } from '../src/code-content.js';
 import { planChanges } from '../src/plan/plan.js';
 import type { Change, SourcePlan } from '../src/plan/types.js';
 import { declaredPolicy, defaultOptions, livePolicy } from './helpers/plan-fixtures.js';

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
 import type { PolicyApi } from '../src/api/types.js';
 import type { SourceConfig } from '../src/config/types.js';
-import { codeDigest } from '../src/code-digest.js';
+import { codeDigest } from '../src/code-content.js';
 import { silentLogger } from '../src/logger.js';
 import { sourceErrors } from '../src/output/index.js';
 import { runPass } from '../src/reconcile.js';
@@ -40,6 +40,19 @@ describe('only the bytes that were read and validated are uploaded', () => {
     assert.equal(live?.['code'], code, 'the declared bytes, mark and line ends included');
     const again = await world.cli('--dry-run', dir, ['--detailed-exitcode']);
     assert.equal(again.code, 0, again.stdout);
+  });
+
+  it('code that starts with two byte order marks converges, with and without the code cache', async () => {
+    const world = fixture.world;
+    const code = '\uFEFF\uFEFF# two marks\nmain = rule { true }\n';
+    const dir = await fixture.repo({ 'policies/two-marks.native': code });
+    const applied = await world.cli('--reconcile', dir);
+    assert.equal(applied.code, 0, applied.stdout + applied.stderr);
+    assert.equal((await world.organization()).policies.find((p) => p['name'] === 'two-marks')?.['code'], code);
+    for (const cache of [[], ['--no-cache']]) {
+      const again = await world.cli('--dry-run', dir, ['--detailed-exitcode', ...cache]);
+      assert.equal(again.code, 0, `${cache.join(' ')}: ${again.stdout}`);
+    }
   });
 
   it('a code file swapped for a link leaving the repo, or rewritten, after the plan is not uploaded', async () => {

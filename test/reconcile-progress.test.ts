@@ -109,8 +109,11 @@ describe('reconcile --output json carries each change outcome and a result summa
 
   it('a refused plan: every change skipped, saying why', async () => {
     const world = fixture.world;
-    const nothing = await fixture.repo({ 'README.md': 'nothing\n' });
-    const run = await world.cli('--reconcile', nothing, ['--output', 'json', '--prune', '--source', 'default', '--force']);
+    // Refused by max-deletes (10): the source now declares one other policy, and its 11 earlier ones are to go.
+    const eleven = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`policies/refused-${i}.native`, 'main = rule { true }\n']));
+    assert.equal((await world.cli('--reconcile', await fixture.repo(eleven), ['--source', 'default'])).code, 0);
+    const other = await fixture.repo({ 'policies/other.native': 'main = rule { true }\n' });
+    const run = await world.cli('--reconcile', other, ['--output', 'json', '--prune', '--source', 'default']);
     assert.equal(run.code, 1, run.stdout + run.stderr);
     const document = JSON.parse(run.stdout) as { sources: Array<{ changes: Array<{ outcome: string; message: string }> }>; result: Record<string, number> };
     const changes = document.sources[0]!.changes;

@@ -2,7 +2,7 @@
  * JSON:API request bodies, exactly as docs/api-behaviour.md (Requests, Policies, Agent pools) describes
  * them: never two spellings of one field.
  */
-import type { EnforcementLevel, PolicyKind } from '../model.js';
+import { wireKind, type EnforcementLevel, type NativeKindName, type PolicyKind } from '../model.js';
 import type { CreateAgentPoolInput, CreatePolicyInput, PolicyRef, UpdateAgentPoolInput, UpdatePolicyInput } from './types.js';
 
 type Attributes = Record<string, unknown>;
@@ -12,22 +12,28 @@ type Attributes = Record<string, unknown>;
  * `legacy` the deprecated `enforce` array alone, which older servers read. Never both: the vendor's
  * own client refuses to send the pair, and a server may reject it.
  */
-function levelAttributes(name: string, kind: PolicyKind, level: EnforcementLevel, legacy: boolean): Attributes {
-  if (!legacy) return { 'enforcement-level': level };
-  return { enforce: [{ path: enforcePath(name, kind), mode: level }] };
+function levelAttributes(name: string, kind: PolicyKind, level: EnforcementLevel, dialect: Dialect): Attributes {
+  if (!dialect.legacy) return { 'enforcement-level': level };
+  return { enforce: [{ path: enforcePath(name, kind, dialect.nativeKind), mode: level }] };
 }
 
-/** `<name>.native` or `<name>.rego`: a native path that does not match would silently mean hard-mandatory. */
-export function enforcePath(name: string, kind: PolicyKind): string {
-  return `${name}.${kind === 'opa' ? 'rego' : 'native'}`;
+/** How the API spells what differs between servers: the level (`legacy`: `enforce` only) and the native kind's word. */
+export interface Dialect {
+  legacy: boolean;
+  nativeKind: NativeKindName;
 }
 
-export function createPolicyBody(input: CreatePolicyInput, legacy: boolean): unknown {
+/** `<name>.native` (`<name>.sentinel`) or `<name>.rego`: a native path that does not match would silently mean hard-mandatory. */
+export function enforcePath(name: string, kind: PolicyKind, nativeKind: NativeKindName): string {
+  return `${name}.${kind === 'opa' ? 'rego' : nativeKind}`;
+}
+
+export function createPolicyBody(input: CreatePolicyInput, dialect: Dialect): unknown {
   const attributes: Attributes = {
     name: input.name,
     description: input.description,
-    kind: input.kind,
-    ...levelAttributes(input.name, input.kind, input.enforcementLevel, legacy),
+    kind: wireKind(input.kind, dialect.nativeKind),
+    ...levelAttributes(input.name, input.kind, input.enforcementLevel, dialect),
   };
   if (input.kind === 'opa' && input.query !== null) attributes.query = input.query;
   const policySets = input.policySetIds.map((id) => ({ id, type: 'policy-sets' }));
@@ -35,27 +41,32 @@ export function createPolicyBody(input: CreatePolicyInput, legacy: boolean): unk
 }
 
 /** Only the fields being changed; `enforcement-level` alone is a documented valid payload. */
-export function updatePolicyBody(policy: PolicyRef, input: UpdatePolicyInput, legacy: boolean): unknown {
+export function updatePolicyBody(policy: PolicyRef, input: UpdatePolicyInput, dialect: Dialect): unknown {
   const attributes: Attributes = {};
   if (input.description !== undefined) attributes.description = input.description;
-  if (input.enforcementLevel !== undefined) Object.assign(attributes, levelAttributes(policy.name, policy.kind, input.enforcementLevel, legacy));
+  if (input.enforcementLevel !== undefined) Object.assign(attributes, levelAttributes(policy.name, policy.kind, input.enforcementLevel, dialect));
   if (input.query !== undefined) attributes.query = input.query;
   return { data: { type: 'policies', attributes } };
 }
 
 export function createAgentPoolBody(input: CreateAgentPoolInput): unknown {
   const attributes: Attributes = { name: input.name, 'organization-scoped': input.organizationScoped };
-  if (input.allowedWorkspaceIds === null) return { data: { type: 'agent-pools', attributes } };
-  return { data: { type: 'agent-pools', attributes, relationships: allowedWorkspaces(input.allowedWorkspaceIds) } };
+  return poolDocument(attributes, input.allowedWorkspaceIds, input.allowedProjectIds, input.excludedWorkspaceIds);
 }
 
 /** Name and scope always: a PATCH that leaves `organization-scoped` out may set it to its documented default, true. */
 export function updateAgentPoolBody(input: UpdateAgentPoolInput): unknown {
   const attributes: Attributes = { name: input.name, 'organization-scoped': input.organizationScoped };
-  if (input.allowedWorkspaceIds === undefined) return { data: { type: 'agent-pools', attributes } };
-  return { data: { type: 'agent-pools', attributes, relationships: allowedWorkspaces(input.allowedWorkspaceIds) } };
+  return poolDocument(attributes, input.allowedWorkspaceIds, input.allowedProjectIds, input.excludedWorkspaceIds);
 }
 
-function allowedWorkspaces(ids: string[]): unknown {
-  return { 'allowed-workspaces': { data: ids.map((id) => ({ id, type: 'workspaces' })) } };
+/** A pool document with each access list that is given (null or undefined: not sent, so the service keeps it). */
+function poolDocument(attributes: Attributes, allowed?: string[] | null, projects?: string[] | null, excluded?: string[] | null): unknown {
+  const relationships: Record<string, unknown> = {};
+  const refs = (ids: string[], type: string) => ({ data: ids.map((id) => ({ id, type })) });
+  if (allowed !== undefined && allowed !== null) relationships['allowed-workspaces'] = refs(allowed, 'workspaces');
+  if (projects !== undefined && projects !== null) relationships['allowed-projects'] = refs(projects, 'projects');
+  if (excluded !== undefined && excluded !== null) relationships['excluded-workspaces'] = refs(excluded, 'workspaces');
+  if (Object.keys(relationships).length === 0) return { data: { type: 'agent-pools', attributes } };
+  return { data: { type: 'agent-pools', attributes, relationships } };
 }

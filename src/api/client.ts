@@ -1,10 +1,9 @@
 import { CodeTooLargeError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { MAX_CODE_BYTES } from '../model.js';
-import { createAgentPoolBody, createPolicyBody, updateAgentPoolBody, updatePolicyBody } from './bodies.js';
+import { MAX_CODE_BYTES, wireKind, type NativeKindName } from '../model.js';
+import { createAgentPoolBody, createPolicyBody, updateAgentPoolBody, updatePolicyBody, type Dialect } from './bodies.js';
 import { systemClock, type Clock } from './clock.js';
-import { createOnce } from './create-once.js';
-import { fetchDownload, fetchDownloadDigest, type StreamedCode } from './download.js';
+import { fetchDownload, fetchDownloadBytes, fetchDownloadDigest, type StreamedCode } from './download.js';
 import { field, int, primary } from './json-api.js';
 import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
@@ -56,6 +55,8 @@ export interface ApiClientOptions {
    * only, and read levels from `enforce` first. @default false
    */
   legacyEnforce?: boolean;
+  /** The API's word for the native kind, sent in `kind`, `filter[kind]` and `enforce` paths; both are read. @default 'native' */
+  nativeKind?: NativeKindName;
   /** Sent on every request, the download redirect's included. @default `policy-pool-sync/<version>` */
   userAgent?: string;
 }
@@ -67,17 +68,19 @@ type Params = Array<readonly [string, string]>;
 /** The Policy and Agent Pool Management API, one method per endpoint; see PolicyApi. */
 export class ApiClient implements PolicyApi {
   private readonly transport: Transport;
-  private readonly token: string;
   private readonly legacy: boolean;
+  private readonly dialect: Dialect;
   private readonly parsePolicy: (resource: unknown) => Policy;
-  /** Set on a view made by `withSignal`: every request of the view ends once it aborts. */
-  private signal: AbortSignal | undefined = undefined;
+  /** Set on a client made by `withSignal`: every request of it ends once it aborts. */
+  private readonly signal: AbortSignal | undefined;
 
-  constructor(private readonly options: ApiClientOptions) {
-    this.token = options.token;
+  /** `bound`: the transport of the client `withSignal` was called on, and the signal; only `withSignal` passes it. */
+  constructor(private readonly options: ApiClientOptions, bound?: { transport: Transport; signal: AbortSignal }) {
     this.legacy = options.legacyEnforce ?? false;
+    this.dialect = { legacy: this.legacy, nativeKind: options.nativeKind ?? 'native' };
     this.parsePolicy = (resource) => parsePolicy(resource, this.legacy);
-    this.transport = new Transport({
+    this.signal = bound?.signal;
+    this.transport = bound?.transport ?? new Transport({
       baseUrl: options.baseUrl,
       token: options.token,
       logger: options.logger,
@@ -102,9 +105,11 @@ export class ApiClient implements PolicyApi {
    * on the wire, ends once `signal` aborts, rejecting with the signal's reason.
    */
   withSignal(signal: AbortSignal): ApiClient {
-    const view = Object.create(this) as ApiClient;
-    view.signal = signal;
-    return view;
+    return new ApiClient(this.options, { transport: this.transport, signal });
+  }
+
+  reached(signal: AbortSignal): boolean | null {
+    return this.transport.reached(signal);
   }
 
   /** Waits for requests under way, then closes the connections. */
@@ -115,25 +120,23 @@ export class ApiClient implements PolicyApi {
   async listPolicies(organization: string, options: ListPoliciesOptions = {}): Promise<Policy[]> {
     const params: Params = [];
     if (options.search !== undefined) params.push(['search[name]', options.search]);
-    if (options.kind !== undefined) params.push(['filter[kind]', options.kind]);
+    if (options.kind !== undefined) params.push(['filter[kind]', wireKind(options.kind, this.dialect.nativeKind)]);
     if (options.includePolicySets === true) params.push(['include', 'policy_sets']);
-    const pages = await listAll(this.transport, this.token, this.signal, `/organizations/${seg(organization)}/policies`, params, this.parsePolicy);
+    const pages = await listAll(this.transport, this.signal, `/organizations/${seg(organization)}/policies`, params, this.parsePolicy);
     return pages.flatMap((page) => page.items);
   }
 
-  getPolicy(id: string): Promise<Policy> {
-    return this.one('GET', `/policies/${seg(id)}`, undefined, this.parsePolicy);
+  getPolicy(id: string, options: { includePolicySets?: boolean } = {}): Promise<Policy> {
+    const query = options.includePolicySets === true ? queryString([['include', 'policy_sets']]) : '';
+    return this.one('GET', `/policies/${seg(id)}${query}`, undefined, this.parsePolicy);
   }
 
   createPolicy(organization: string, input: CreatePolicyInput): Promise<Policy> {
-    return createOnce({
-      transport: this.transport,
-      signal: this.signal,
-      logger: this.options.logger,
-      request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input, this.legacy) },
-      read: (response) => readWith(response, this.token, (body) => this.parsePolicy(primary(body))),
+    return this.transport.create({
+      request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input, this.dialect) },
+      read: (response) => readWith(response, (body) => this.parsePolicy(primary(body))),
       find: async () => (await this.listPolicies(organization, { search: input.name })).find((p) => p.name === input.name) ?? null,
-    });
+    }, this.signal);
   }
 
   /**
@@ -145,7 +148,7 @@ export class ApiClient implements PolicyApi {
     const size = 'chunks' in code ? code.length : code.byteLength;
     if (size > MAX_CODE_BYTES) throw new CodeTooLargeError(`the code of policy ${id}`, size, MAX_CODE_BYTES);
     const url = this.transport.url(`/policies/${seg(id)}/upload`);
-    const body = successBody(await this.transport.send({ method: 'PUT', url, bytes: code }, this.signal), this.token);
+    const body = successBody(await this.transport.send({ method: 'PUT', url, bytes: code }, this.signal));
     try {
       return parsePolicy(primary(body));
     } catch {
@@ -156,7 +159,13 @@ export class ApiClient implements PolicyApi {
   /** null: the service answered 404, which it does until code is uploaded. */
   downloadPolicy(policy: Policy): Promise<string | null> {
     const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
-    return fetchDownload(this.transport, this.token, this.signal, new URL(link, this.options.baseUrl).href);
+    return fetchDownload(this.transport, this.signal, new URL(link, this.options.baseUrl).href);
+  }
+
+  /** The policy's code as the exact bytes stored (for export); null on 404 (no code uploaded yet). */
+  downloadPolicyBytes(policy: Policy): Promise<Buffer | null> {
+    const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
+    return fetchDownloadBytes(this.transport, this.signal, new URL(link, this.options.baseUrl).href);
   }
 
   /**
@@ -165,11 +174,11 @@ export class ApiClient implements PolicyApi {
    */
   downloadPolicyDigest(policy: Policy, keepTextBytes: number): Promise<StreamedCode | null> {
     const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
-    return fetchDownloadDigest(this.transport, this.token, this.signal, new URL(link, this.options.baseUrl).href, keepTextBytes);
+    return fetchDownloadDigest(this.transport, this.signal, new URL(link, this.options.baseUrl).href, keepTextBytes);
   }
 
   updatePolicy(policy: PolicyRef, input: UpdatePolicyInput): Promise<Policy> {
-    return this.one('PATCH', `/policies/${seg(policy.id)}`, updatePolicyBody(policy, input, this.legacy), this.parsePolicy);
+    return this.one('PATCH', `/policies/${seg(policy.id)}`, updatePolicyBody(policy, input, this.dialect), this.parsePolicy);
   }
 
   deletePolicy(id: string): Promise<void> {
@@ -182,7 +191,7 @@ export class ApiClient implements PolicyApi {
     if (options.sort !== undefined) params.push(['sort', options.sort]);
     if (options.allowedWorkspaceName !== undefined) params.push(['filter[allowed_workspaces][name]', options.allowedWorkspaceName]);
     if (options.includeWorkspaces === true) params.push(['include', 'workspaces']);
-    const pages = await listAll(this.transport, this.token, this.signal, `/organizations/${seg(organization)}/agent-pools`, params, parseAgentPool);
+    const pages = await listAll(this.transport, this.signal, `/organizations/${seg(organization)}/agent-pools`, params, parseAgentPool);
     const pools = pages.flatMap((page) => page.items);
     const counts = field(field(pages[0]?.document, 'meta'), 'status-counts');
     return { pools, statusCounts: { total: int(field(counts, 'total'), pools.length), matching: int(field(counts, 'matching'), pools.length) } };
@@ -194,14 +203,11 @@ export class ApiClient implements PolicyApi {
   }
 
   createAgentPool(organization: string, input: CreateAgentPoolInput): Promise<AgentPool> {
-    return createOnce({
-      transport: this.transport,
-      signal: this.signal,
-      logger: this.options.logger,
+    return this.transport.create({
       request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/agent-pools`), json: createAgentPoolBody(input) },
-      read: (response) => readWith(response, this.token, (body) => parseAgentPool(primary(body))),
+      read: (response) => readWith(response, (body) => parseAgentPool(primary(body))),
       find: async () => (await this.listAgentPools(organization, { q: input.name })).pools.find((p) => p.name === input.name) ?? null,
-    });
+    }, this.signal);
   }
 
   updateAgentPool(id: string, input: UpdateAgentPoolInput): Promise<AgentPool> {
@@ -214,7 +220,7 @@ export class ApiClient implements PolicyApi {
 
   async listAgents(poolId: string, options: { lastPingSince?: string } = {}): Promise<Agent[]> {
     const params: Params = options.lastPingSince === undefined ? [] : [['filter[last-ping-since]', options.lastPingSince]];
-    const pages = await listAll(this.transport, this.token, this.signal, `/agent-pools/${seg(poolId)}/agents`, params, parseAgent);
+    const pages = await listAll(this.transport, this.signal, `/agent-pools/${seg(poolId)}/agents`, params, parseAgent);
     return pages.flatMap((page) => page.items);
   }
 
@@ -236,13 +242,13 @@ export class ApiClient implements PolicyApi {
       this.options.logger.info({ ...response.request, status: 404 }, 'api delete: already gone, counted as deleted');
       return;
     }
-    successBody(response, this.token);
+    successBody(response);
   }
 
   /** One request answered by a single-resource document. */
   private async one<T>(method: HttpMethod, path: string, json: unknown, parse: (resource: unknown) => T): Promise<T> {
     const response = await this.transport.send({ method, url: this.transport.url(path), json }, this.signal);
-    return readWith(response, this.token, (body) => parse(primary(body)));
+    return readWith(response, (body) => parse(primary(body)));
   }
 }
 

@@ -1,4 +1,4 @@
-import { createCodeHasher } from '../code-hasher.js';
+import { createCodeScan } from '../code-content.js';
 import { apiError, isSuccess } from './responses.js';
 import type { HttpResponse, Transport } from './transport.js';
 import { MAX_DOWNLOAD_BYTES } from './body-cap.js';
@@ -8,7 +8,7 @@ const MAX_REDIRECTS = 5;
 
 /** A download read as it streamed: the digest of its code, and its text when it was small enough to keep. */
 export interface StreamedCode {
-  /** As `codeDigest` gives it for the text. */
+  /** The code's digest as compared (src/code-content.ts), from its bytes. */
   digest: string;
   /** null when the code is larger than asked to keep. */
   text: string | null;
@@ -19,8 +19,19 @@ export interface StreamedCode {
  * relative) WITHOUT the token: it is a temporary URL, possibly on another host. Returns the raw text,
  * or null when `links.download` itself answers 404: the service's way of saying no code was uploaded yet.
  */
-export async function fetchDownload(transport: Transport, secret: string, signal: AbortSignal | undefined, downloadUrl: string): Promise<string | null> {
-  return (await follow(transport, secret, signal, downloadUrl))?.text ?? null;
+export async function fetchDownload(transport: Transport, signal: AbortSignal | undefined, downloadUrl: string): Promise<string | null> {
+  return (await follow(transport, signal, downloadUrl))?.text ?? null;
+}
+
+/** The same download as bytes exactly as stored (byte order mark and line ends untouched), for export; null on a 404. */
+export async function fetchDownloadBytes(transport: Transport, signal: AbortSignal | undefined, downloadUrl: string): Promise<Buffer | null> {
+  const consume = async (body: AsyncIterable<Uint8Array>): Promise<Buffer> => {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of body) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  };
+  const response = await follow(transport, signal, downloadUrl, consume);
+  return response === null ? null : (response.consumed as Buffer);
 }
 
 /**
@@ -29,42 +40,41 @@ export async function fetchDownload(transport: Transport, secret: string, signal
  */
 export async function fetchDownloadDigest(
   transport: Transport,
-  secret: string,
   signal: AbortSignal | undefined,
   downloadUrl: string,
   keepTextBytes: number,
 ): Promise<StreamedCode | null> {
   const consume = async (body: AsyncIterable<Uint8Array>): Promise<StreamedCode> => {
-    const hasher = createCodeHasher();
+    const scan = createCodeScan();
     let kept: Uint8Array[] | null = [];
     let size = 0;
     for await (const chunk of body) {
-      hasher.update(chunk);
+      scan.update(chunk);
       size += chunk.byteLength;
       if (kept !== null && size <= keepTextBytes) kept.push(chunk);
       else kept = null;
     }
-    const text = kept === null ? null : new TextDecoder('utf-8').decode(Buffer.concat(kept));
-    return { digest: hasher.digest(), text };
+    // Decoded keeping a byte order mark: the text is the bytes, as the declared side reads its files.
+    const text = kept === null ? null : new TextDecoder('utf-8', { ignoreBOM: true }).decode(Buffer.concat(kept));
+    return { digest: scan.finish().codeDigest, text };
   };
-  const response = await follow(transport, secret, signal, downloadUrl, consume);
+  const response = await follow(transport, signal, downloadUrl, consume);
   return response === null ? null : (response.consumed as StreamedCode);
 }
 
 async function follow(
   transport: Transport,
-  secret: string,
   signal: AbortSignal | undefined,
   downloadUrl: string,
   consume?: (body: AsyncIterable<Uint8Array>) => Promise<unknown>,
 ): Promise<HttpResponse | null> {
   let url = downloadUrl;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
-    const response = await transport.send({ method: 'GET', url, auth: hop === 0, maxBytes: MAX_DOWNLOAD_BYTES, ...(consume === undefined ? {} : { consume }) }, signal);
+    const response = await transport.send({ method: 'GET', url, auth: hop === 0, redirects: 'return', maxBytes: MAX_DOWNLOAD_BYTES, ...(consume === undefined ? {} : { consume }) }, signal);
     if (isSuccess(response)) return response;
     if (hop === 0 && response.status === 404) return null;
     const location = response.headers.location;
-    if (response.status < 300 || response.status >= 400 || location === undefined) throw apiError(response, secret);
+    if (response.status < 300 || response.status >= 400 || location === undefined) throw apiError(response);
     const next = new URL(location, url);
     const downgrade = downgradeError(response, url, next);
     if (downgrade !== null) throw downgrade;

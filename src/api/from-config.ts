@@ -33,6 +33,7 @@ export async function createApiClient(setup: ApiClientSetup): Promise<ApiClient>
     rateLimit: config.api.rateLimit,
     concurrency: config.api.concurrency,
     legacyEnforce: config.api.legacyEnforce,
+    nativeKind: config.api.nativeKind,
     retryBudgetMs: config.api.retryBudgetSeconds * 1000,
     onRequest: setup.onRequest,
     onRateLimitWait: setup.onRateLimitWait,

@@ -1,5 +1,6 @@
 import type { Clock } from './clock.js';
 import type { RateLimitHeaders } from './rate-limit-headers.js';
+import { rateLimitWaitMs } from './rate-limit-wait.js';
 
 export type { RateLimitHeaders } from './rate-limit-headers.js';
 
@@ -51,6 +52,8 @@ export class Pacer {
   private pausedUntil = -Infinity;
   private readonly waiters: Array<(startedAt: number) => void> = [];
   private pumping = false;
+  /** 429s in a row, with no other answer between them. */
+  private consecutive429 = 0;
 
   constructor(private readonly clock: Clock, private readonly configured: 'auto' | number) {}
 
@@ -93,6 +96,7 @@ export class Pacer {
 
   /** Learns from an answer that was not a 429 to the request started at `startedAt` (default: now). */
   observe(headers: RateLimitHeaders, startedAt = this.clock.now()): void {
+    this.consecutive429 = 0;
     this.announced = headers.limit ?? 0;
     if (headers.limit !== null && headers.remaining !== null) {
       const spentOnServer = headers.limit - headers.remaining;
@@ -103,20 +107,24 @@ export class Pacer {
     // Requests started after this one take slots the answer still counted as free.
     const ahead = this.startsWithin(startedAt, Infinity);
     if (headers.remaining !== null && headers.remaining - ahead <= 0 && headers.resetSeconds !== null) {
-      this.pauseFor(headers.resetSeconds * 1000 + RESET_MARGIN_MS);
+      // A reset of 0.0 with the window full says nothing (the hosted service sends it): a slot frees about every 1/limit s.
+      const untilFreeMs = Math.max(headers.resetSeconds * 1000, this.limit > 0 ? 1000 / this.limit : 0);
+      this.pauseFor(untilFreeMs + RESET_MARGIN_MS);
     }
   }
 
   /**
    * A 429 to the request started at `startedAt`: the server did not count it, the share shrinks, and
-   * every start waits the announced reset plus a little jitter. Returns that wait in milliseconds.
+   * every start waits the announced reset plus a little jitter, or, when the reset is tiny, at least 100 ms, backing
+   * off over consecutive 429s (rate-limit-wait.ts). Returns that wait in milliseconds.
    */
   rateLimited(headers: RateLimitHeaders, startedAt: number): number {
     const index = this.starts.lastIndexOf(startedAt);
     if (index >= 0) this.starts.splice(index, 1);
     if (headers.limit !== null) this.announced = headers.limit;
     this.share = Math.max(MIN_SHARE, this.share * SHARE_CUT);
-    const waitMs = (headers.resetSeconds ?? 1) * 1000 + RESET_MARGIN_MS + this.clock.random() * 50;
+    this.consecutive429 += 1;
+    const waitMs = rateLimitWaitMs(headers.resetSeconds, this.consecutive429, this.clock.random());
     this.pauseFor(waitMs);
     return waitMs;
   }

@@ -29,7 +29,6 @@ export function queryString(params: ReadonlyArray<readonly [string, string]>): s
  */
 export async function listAll<T>(
   transport: Transport,
-  secret: string,
   signal: AbortSignal | undefined,
   path: string,
   params: ReadonlyArray<readonly [string, string]>,
@@ -45,7 +44,7 @@ export async function listAll<T>(
   for (;;) {
     listing.urls.add(url);
     const response = await transport.send({ method: 'GET', url }, signal);
-    const { page, size, fresh } = readWith(response, secret, (document) => {
+    const { page, size, fresh } = readWith(response, (document) => {
       const resources = primaryList(document);
       const fresh = resources.filter((resource) => {
         const id = str(field(resource, 'id'));

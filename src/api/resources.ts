@@ -1,9 +1,7 @@
-import { LEVELS_BY_KIND, type AgentStatus, type EnforcementLevel, type PolicyKind } from '../model.js';
+import { kindOfWire, LEVELS_BY_KIND, type EnforcementLevel, type PolicyKind } from '../model.js';
 import type { Agent, AgentPool, Policy } from './types.js';
 import { enforcePath } from './bodies.js';
 import { field, int, relatedIds, requiredStr, str } from './json-api.js';
-
-const AGENT_STATUSES: readonly AgentStatus[] = ['idle', 'busy', 'exited', 'errored', 'unknown'];
 
 /**
  * `legacy` (servers older than mid-2023): the level is read from the deprecated `enforce` first.
@@ -13,7 +11,10 @@ export function parsePolicy(resource: unknown, legacy = false): Policy {
   const attributes = field(resource, 'attributes');
   const links = field(resource, 'links');
   const id = requiredStr(resource, 'id', field(resource, 'id'));
-  const kind: PolicyKind = field(attributes, 'kind') === 'opa' ? 'opa' : 'native';
+  // `native` and `sentinel` both read as the native kind; a kind this tool does not know is kept aside, never coerced.
+  const wire = field(attributes, 'kind');
+  const known = kindOfWire(wire);
+  const kind: PolicyKind = known ?? 'native';
   const policySetIds = relatedIds(resource, 'policy-sets');
   const name = requiredStr(resource, 'attributes.name', field(attributes, 'name'));
   return {
@@ -21,6 +22,7 @@ export function parsePolicy(resource: unknown, legacy = false): Policy {
     name,
     description: str(field(attributes, 'description')),
     kind,
+    foreignKind: known === null ? (str(wire) ?? '') : null,
     query: kind === 'opa' ? str(field(attributes, 'query')) : null,
     enforcementLevel: levelOf(attributes, kind, name, legacy),
     policySetCount: int(field(attributes, 'policy-set-count'), policySetIds.length),
@@ -44,14 +46,16 @@ function levelOf(attributes: unknown, kind: PolicyKind, name: string, legacy: bo
 
 /**
  * The level the deprecated `enforce` array gives: its first rule's mode, except that a native rule
- * whose path is not `<name>.native` means hard-mandatory. Undefined when the array is empty (no code
+ * whose path is neither `<name>.native` nor `<name>.sentinel` means hard-mandatory. Undefined when the array is empty (no code
  * uploaded yet) or unreadable.
  */
 function enforceLevel(enforce: unknown, kind: PolicyKind, name: string): EnforcementLevel | undefined {
   if (!Array.isArray(enforce) || enforce.length === 0) return undefined;
   const mode = LEVELS_BY_KIND[kind].find((l) => l === field(enforce[0], 'mode'));
   if (mode === undefined) return undefined;
-  return kind === 'native' && field(enforce[0], 'path') !== enforcePath(name, kind) ? 'hard-mandatory' : mode;
+  const path = field(enforce[0], 'path');
+  const matches = path === enforcePath(name, kind, 'native') || path === enforcePath(name, kind, 'sentinel');
+  return kind === 'native' && !matches ? 'hard-mandatory' : mode;
 }
 
 export function parseAgentPool(resource: unknown): AgentPool {
@@ -64,12 +68,15 @@ export function parseAgentPool(resource: unknown): AgentPool {
     agentCount: int(field(attributes, 'agent-count'), 0),
     workspaceIds: relatedIds(resource, 'workspaces'),
     allowedWorkspaceIds: relatedIds(resource, 'allowed-workspaces'),
+    allowedProjectIds: relatedIds(resource, 'allowed-projects'),
+    excludedWorkspaceIds: relatedIds(resource, 'excluded-workspaces'),
   };
 }
 
 export function parseAgent(resource: unknown): Agent {
   const attributes = field(resource, 'attributes');
-  const status = AGENT_STATUSES.find((s) => s === field(attributes, 'status')) ?? 'unknown';
+  // Kept as sent: a status this tool does not know matches no clean-up rule (reading it as `unknown` would).
+  const status = str(field(attributes, 'status')) ?? '';
   return {
     id: requiredStr(resource, 'id', field(resource, 'id')),
     name: str(field(attributes, 'name')),

@@ -1,5 +1,4 @@
 import { ApiError } from '../errors.js';
-import { scrub } from './scrub.js';
 import { errorDetail } from './json-api.js';
 import type { HttpResponse } from './transport.js';
 
@@ -7,24 +6,27 @@ export function isSuccess(response: HttpResponse): boolean {
   return response.status >= 200 && response.status < 300;
 }
 
-/** `PATCH /policies/pol-x failed: 422 invalid attribute: Name has already been taken` */
-export function apiError(response: HttpResponse, secret: string): ApiError {
+/**
+ * `PATCH /policies/pol-x failed: 422 invalid attribute: Name has already been taken`. The transport has already
+ * redacted the token from the request's path and from the text of an answer that is not a success.
+ */
+export function apiError(response: HttpResponse): ApiError {
   const { method, path } = response.request;
   const detail = errorDetail(parseJson(response.text)) ?? plainText(response.text);
   const hint = response.hint === undefined ? '' : `; ${response.hint}`;
-  const message = scrub(`${method} ${path} failed: ${response.status}${detail === null ? '' : ` ${detail}`}${hint}`, secret);
-  return new ApiError(message, response.status, detail === null ? null : scrub(detail, secret), response.request);
+  const message = `${method} ${path} failed: ${response.status}${detail === null ? '' : ` ${detail}`}${hint}`;
+  return new ApiError(message, response.status, detail, response.request);
 }
 
 /** The JSON body of a successful response; throws ApiError for any other status or an unreadable body. */
-export function successBody(response: HttpResponse, secret: string): unknown {
-  if (!isSuccess(response)) throw apiError(response, secret);
+export function successBody(response: HttpResponse): unknown {
+  if (!isSuccess(response)) throw apiError(response);
   return parseJson(response.text);
 }
 
 /** Runs a reader over a successful body, turning a malformed document into an ApiError naming the request. */
-export function readWith<T>(response: HttpResponse, secret: string, read: (body: unknown) => T): T {
-  const body = successBody(response, secret);
+export function readWith<T>(response: HttpResponse, read: (body: unknown) => T): T {
+  const body = successBody(response);
   try {
     return read(body);
   } catch (error) {

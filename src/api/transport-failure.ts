@@ -1,5 +1,5 @@
 /** Classifies and describes transport failures without carrying request headers along. */
-import { scrub } from './scrub.js';
+import { scrub } from '../redact.js';
 
 /** Codes of failures that happen before a single byte of the request left: safe to repeat anything. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);

@@ -2,13 +2,17 @@ import PQueue from 'p-queue';
 import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { tokenProblem } from '../config/token.js';
-import { NetworkError, UsageError, type FailedRequest } from '../errors.js';
+import { ApiError, NetworkError, UsageError, type FailedRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Clock } from './clock.js';
 import { Pacer, type Slot } from './pacer.js';
 import { readRateLimitHeaders } from './rate-limit-headers.js';
+import { rateLimitWaitMs } from './rate-limit-wait.js';
+import { redirectTarget } from './redirects.js';
 import { describeFailure, safeCause, type TransportFailure } from './transport-failure.js';
 import { BodyTooLargeError, capped, MAX_JSON_BODY_BYTES, readCapped, tooLargeError } from './body-cap.js';
+import { scrub } from '../redact.js';
+import { backoffMs, flatHeaders, readableQuery, requestBody, seconds, watched, withNote } from './request-parts.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -30,6 +34,10 @@ export interface HttpRequest {
   consume?: (body: AsyncIterable<Uint8Array>) => Promise<unknown>;
   /** The body is read up to this many bytes; a larger one is an ApiError naming the request. @default MAX_JSON_BODY_BYTES */
   maxBytes?: number;
+  /** 'return': a redirect is the answer (the download follows its own). @default a GET follows redirects within the API's origin (api/redirects.ts) */
+  redirects?: 'return';
+  /** Set on a GET followed to a redirect's target in the API's origin: it carries the token like any API call. */
+  redirected?: true;
 }
 
 /**
@@ -81,11 +89,17 @@ export interface TransportStats {
   rateLimitWaitSeconds: number;
 }
 
+/** A create as `Transport.create` sends it: the request, how to read its answer, how to find what it made. */
+export interface LostCreate<T> {
+  request: HttpRequest;
+  read: (response: HttpResponse) => T;
+  /** Looks the resource up by its exact name; null when it does not exist. */
+  find: () => Promise<T | null>;
+}
+
 /** `waitMs`: for a 429, how long the pacer now holds every start. */
 type Outcome = { response: HttpResponse; waitMs?: number } | { failure: TransportFailure };
 
-/** How often one request may meet a 429 before giving up, whatever the budget leaves (the vendor's client uses 30). */
-const MAX_RATE_LIMITED = 30;
 const JSON_API = 'application/vnd.api+json';
 /** Methods that carry the JSON:API media type, with or without a body: the service answers 415 otherwise. */
 const MUTATING = new Set<HttpMethod>(['POST', 'PATCH', 'DELETE']);
@@ -105,6 +119,8 @@ export class Transport {
   /** Requests waiting for their start slot now, and since when at least one has been: waits count in wall-clock time. */
   private waiting = 0;
   private waitingSince = 0;
+  /** Per pass signal: whether its requests could use the API (see `reached`). */
+  private readonly reach = new WeakMap<AbortSignal, boolean>();
   /** Since when every answer of the API has been a 429; null once one was not. */
   private onlyRateLimitedSince: number | null = null;
 
@@ -147,8 +163,34 @@ export class Transport {
    * aborts, the request leaves the queue, the pacer, its back-off or the wire at once and rejects with the signal's reason.
    */
   async send(req: HttpRequest, signal?: AbortSignal): Promise<HttpResponse> {
+    try {
+      const response = await this.sendUntilAnswered(req, signal);
+      if (signal !== undefined) this.noteReach(signal, !(response.status >= 500 || response.status === 401 || response.status === 403));
+      return response;
+    } catch (error) {
+      if (signal !== undefined && error instanceof NetworkError) this.noteReach(signal, false);
+      throw error;
+    }
+  }
+
+  /**
+   * Whether the requests sent with `signal` (one pass's) could use the API: false once one could not (no answer or a
+   * 5xx after retries, or a refused token), true once one got another answer, null before any.
+   */
+  reached(signal: AbortSignal): boolean | null {
+    return this.reach.get(signal) ?? null;
+  }
+
+  private noteReach(signal: AbortSignal, reached: boolean): void {
+    if (!reached) this.reach.set(signal, false);
+    else if (!this.reach.has(signal)) this.reach.set(signal, true);
+  }
+
+  private async sendUntilAnswered(first: HttpRequest, signal?: AbortSignal): Promise<HttpResponse> {
     const { logger, clock } = this.options;
-    const described = this.describe(req);
+    let req = first;
+    let described = this.describe(req);
+    let hops = 0;
     let failures = 0;
     let limited = 0;
     let failingSince: number | null = null;
@@ -165,12 +207,19 @@ export class Transport {
           limited += 1;
           this.counters.rateLimited += 1;
           // Outside the API (a temporary download URL) there is no pacer to hold starts: wait here.
-          const waitMs = outcome.waitMs ?? (readRateLimitHeaders(headers).resetSeconds ?? 1) * 1000 + clock.random() * 50;
+          const waitMs = outcome.waitMs ?? rateLimitWaitMs(readRateLimitHeaders(headers).resetSeconds, limited + 1, clock.random());
           logger.warn({ ...described, status, waitMs: Math.round(waitMs), attempt: limited }, 'api rate limited, waiting');
           if (outcome.waitMs === undefined) await clock.sleep(waitMs, signal);
           continue;
         }
         const retryable = status >= 500 && req.retry !== 'unsent-only';
+        const redirect = retryable ? null : redirectTarget(req, outcome.response, this.base, hops);
+        if (redirect !== null) {
+          logger.info({ ...described, status, hop: (hops += 1) }, 'api request redirected within the API, following');
+          req = { ...req, url: redirect, redirected: true };
+          described = this.describe(req);
+          continue;
+        }
         if (!retryable) return this.withHint(outcome.response);
         failingSince ??= clock.now();
         const delayMs = this.retryDelay(failures + 1, failingSince);
@@ -193,16 +242,39 @@ export class Transport {
     }
   }
 
-  /** The clock's time now, to start a retry budget with. */
-  now(): number {
-    return this.options.clock.now();
+  /**
+   * A create, which is not idempotent: when its answer is lost (a 5xx, or the connection failed after the request
+   * went out) the write may still have happened. The resource is looked for first (`find`) and returned if it is
+   * there; only otherwise is the create sent again, within the same retry budget as any request.
+   */
+  async create<T>(create: LostCreate<T>, signal?: AbortSignal): Promise<T> {
+    let failingSince: number | null = null;
+    for (let attempt = 1; ; attempt += 1) {
+      let lost: ApiError | NetworkError;
+      try {
+        return create.read(await this.send({ ...create.request, retry: 'unsent-only' }, signal));
+      } catch (error) {
+        const unanswered = error instanceof NetworkError || (error instanceof ApiError && error.status >= 500);
+        if (!unanswered) throw error;
+        lost = error;
+      }
+      failingSince ??= this.options.clock.now();
+      const existing = await create.find();
+      if (existing !== null) {
+        this.options.logger.warn({ ...lost.request, attempt }, 'api create answer was lost but the resource exists; using it');
+        return existing;
+      }
+      const delayMs = this.retryDelay(attempt, failingSince);
+      if (delayMs === null) throw withNote(lost, this.retriesSpent(attempt - 1, failingSince));
+      await this.backOff(lost.request, attempt, { error: lost.message }, signal, delayMs);
+    }
   }
 
   /**
    * How long to wait before try `attempt` + 1 of a request failing since `failingSince`: capped exponential back-off
    * with jitter, cut to what is left of the retry budget; null once the budget (or maxRetries) is spent.
    */
-  retryDelay(attempt: number, failingSince: number): number | null {
+  private retryDelay(attempt: number, failingSince: number): number | null {
     const { clock, maxRetries, retryBudgetMs } = this.options;
     const left = retryBudgetMs - (clock.now() - failingSince);
     if (attempt > maxRetries || left <= 0) return null;
@@ -210,7 +282,7 @@ export class Transport {
   }
 
   /** What an error adds when retries stopped: how many tries, over how long. */
-  retriesSpent(failures: number, failingSince: number): string {
+  private retriesSpent(failures: number, failingSince: number): string {
     const tries = failures + 1;
     return `gave up after ${tries} ${tries === 1 ? 'try' : 'tries'} over ${seconds(this.options.clock.now() - failingSince)} (api.retry-budget: ${seconds(this.options.retryBudgetMs)})`;
   }
@@ -220,7 +292,6 @@ export class Transport {
     const { clock, retryBudgetMs } = this.options;
     const now = clock.now();
     const budget = `(api.retry-budget: ${seconds(retryBudgetMs)})`;
-    if (limited >= MAX_RATE_LIMITED) return `gave up after ${limited + 1} rate-limited tries`;
     if (now - limitedSince >= retryBudgetMs) return `still rate limited after waiting ${seconds(now - limitedSince)} ${budget}`;
     const only = this.onlyRateLimitedSince;
     if (only !== null && now - only >= retryBudgetMs) return `the API has answered nothing but 429 for ${seconds(now - only)} ${budget}`;
@@ -228,7 +299,7 @@ export class Transport {
   }
 
   /** Waits `delayMs` (default: the back-off of `attempt`) before the next try of a request that failed `attempt` times; counted as a retry. */
-  async backOff(request: FailedRequest, attempt: number, reason: Record<string, unknown>, signal?: AbortSignal, delayMs = backoffMs(attempt, this.options.clock.random())): Promise<void> {
+  private async backOff(request: FailedRequest, attempt: number, reason: Record<string, unknown>, signal?: AbortSignal, delayMs = backoffMs(attempt, this.options.clock.random())): Promise<void> {
     this.counters.retries += 1;
     this.options.logger.warn({ ...request, ...reason, attempt, delayMs: Math.round(delayMs) }, 'api request failed, retrying');
     await this.options.clock.sleep(delayMs, signal);
@@ -244,7 +315,8 @@ export class Transport {
   private describe(req: HttpRequest): FailedRequest {
     const url = new URL(req.url);
     const path = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
-    return { method: req.method, path: `${path}${readableQuery(url.search)}` };
+    // The one place a request's URL becomes text: a URL the server named (a link, a redirect) may echo the token.
+    return { method: req.method, path: scrub(`${path}${readableQuery(url.search)}`, this.options.token) };
   }
 
   private async attempt(req: HttpRequest, described: FailedRequest, cancel: AbortSignal | undefined): Promise<Outcome> {
@@ -278,7 +350,9 @@ export class Transport {
       const durationMs = clock.now() - started;
       this.record(req.method, res.statusCode, durationMs);
       logger.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs) }, 'api request');
-      const response = { status: res.statusCode, headers, text, request: described, ...(consume === undefined ? {} : { consumed }) };
+      // An answer that is not a success becomes error messages: the token it may echo is redacted here, once.
+      const said = res.statusCode >= 200 && res.statusCode < 300 ? text : scrub(text, this.options.token);
+      const response = { status: res.statusCode, headers, text: said, request: described, ...(consume === undefined ? {} : { consumed }) };
       // A gateway's 5xx says nothing about the API's limit.
       if (slot === null || res.statusCode >= 500) return { response };
       this.onlyRateLimitedSince = res.statusCode === 429 ? (this.onlyRateLimitedSince ?? clock.now()) : null;
@@ -312,7 +386,7 @@ export class Transport {
   private headers(req: HttpRequest, inApi: boolean): Record<string, string> {
     const headers: Record<string, string> = { 'user-agent': this.options.userAgent };
     if (inApi) headers.accept = JSON_API;
-    if (inApi && req.auth !== false) headers.authorization = `Bearer ${this.options.token}`;
+    if ((inApi || req.redirected === true) && req.auth !== false) headers.authorization = `Bearer ${this.options.token}`;
     if (MUTATING.has(req.method) || req.json !== undefined) headers['content-type'] = JSON_API;
     if (req.bytes !== undefined) headers['content-type'] = 'application/octet-stream';
     if (req.bytes !== undefined && 'chunks' in req.bytes) headers['content-length'] = String(req.bytes.length);
@@ -346,51 +420,4 @@ export class Transport {
     this.counters.rateLimitWaitSeconds += waitedMs / 1000;
     this.options.onRateLimitWait?.(waitedMs / 1000);
   }
-}
-
-/** Capped exponential back-off with jitter: half fixed, half random. */
-function backoffMs(attempt: number, random: number): number {
-  const ceiling = Math.min(10_000, 200 * 2 ** Math.max(0, attempt - 1));
-  return ceiling / 2 + (random * ceiling) / 2;
-}
-
-function seconds(ms: number): string {
-  return `${Math.round(ms / 100) / 10} s`;
-}
-
-function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  return headers;
-}
-
-/** A query string as people read it in messages and logs: `?page[number]=1`, not `?page%5Bnumber%5D=1`. */
-function readableQuery(search: string): string {
-  try {
-    return decodeURIComponent(search);
-  } catch {
-    return search;
-  }
-}
-
-/** A body sent whole. */
-function requestBody(req: HttpRequest): Uint8Array | string | undefined {
-  if (req.bytes !== undefined) return 'chunks' in req.bytes ? undefined : req.bytes;
-  return req.json === undefined ? undefined : JSON.stringify(req.json);
-}
-
-/** One try of a streamed body, as a stream, and what its chunks threw, if they did. */
-function watched(body: StreamedBody): { stream: Readable; failed?: { error: unknown } } {
-  const state: { failed?: { error: unknown } } = {};
-  async function* chunks(): AsyncIterable<Uint8Array> {
-    try {
-      yield* body.chunks();
-    } catch (error) {
-      state.failed = { error };
-      throw error;
-    }
-  }
-  return Object.assign(state, { stream: Readable.from(chunks(), { objectMode: false }) });
 }

@@ -7,6 +7,8 @@ export interface Policy {
   name: string;
   description: string | null;
   kind: PolicyKind;
+  /** The kind as sent when this tool does not know it (e.g. `tfpolicy`; `kind` is then meaningless); null otherwise. */
+  foreignKind: string | null;
   /** Present only for opa policies; null otherwise. */
   query: string | null;
   enforcementLevel: EnforcementLevel;
@@ -27,12 +29,15 @@ export interface AgentPool {
   agentCount: number;
   workspaceIds: string[];
   allowedWorkspaceIds: string[];
+  allowedProjectIds: string[];
+  excludedWorkspaceIds: string[];
 }
 
 export interface Agent {
   id: string;
   name: string | null;
-  status: AgentStatus;
+  /** As sent; a status this tool does not know is kept. */
+  status: AgentStatus | (string & {});
   ipAddress: string | null;
   /** null when the agent never pinged. */
   lastPingAt: string | null;
@@ -64,6 +69,10 @@ export interface CreateAgentPoolInput {
   organizationScoped: boolean;
   /** null: not sent. */
   allowedWorkspaceIds: string[] | null;
+  /** null or absent: not sent. */
+  allowedProjectIds?: string[] | null;
+  /** null or absent: not sent. */
+  excludedWorkspaceIds?: string[] | null;
 }
 
 /**
@@ -75,6 +84,10 @@ export interface UpdateAgentPoolInput {
   organizationScoped: boolean;
   /** Replaces the whole list; not sent when absent. */
   allowedWorkspaceIds?: string[];
+  /** Replaces the whole list; not sent when absent. */
+  allowedProjectIds?: string[];
+  /** Replaces the whole list; not sent when absent. */
+  excludedWorkspaceIds?: string[];
 }
 
 export interface ListPoliciesOptions {
@@ -102,8 +115,14 @@ export interface AgentPoolList {
 export interface PolicyApi {
   /** The same API whose every request ends once `signal` aborts (a pass that timed out, a shutdown). */
   withSignal(signal: AbortSignal): PolicyApi;
+  /**
+   * Whether the requests made through `withSignal(signal)` could use the API: false once one could not (no answer or a
+   * server error after retries, or a refused token), true once one got another answer, null before any.
+   */
+  reached(signal: AbortSignal): boolean | null;
   listPolicies(organization: string, options?: ListPoliciesOptions): Promise<Policy[]>;
-  getPolicy(id: string): Promise<Policy>;
+  /** `includePolicySets`: asks for the policy-set relationship with `include=policy_sets`. */
+  getPolicy(id: string, options?: { includePolicySets?: boolean }): Promise<Policy>;
   createPolicy(organization: string, input: CreatePolicyInput): Promise<Policy>;
   /**
    * Sends the code bytes as they are, whole or as a body read for each try; refuses more than 10,485,760 bytes before

@@ -1,14 +1,16 @@
 import type { Logger } from '../logger.js';
+import { withKnownSets } from './replace-sets.js';
 import type { CreatePolicyInput, Policy, PolicyApi, UpdateAgentPoolInput, UpdatePolicyInput } from '../api/types.js';
 import { codeBody } from '../declared/index.js';
 import { ApiError, errorMessage } from '../errors.js';
 import type { DeclaredPolicy } from '../declared/types.js';
-import { mapLimit } from '../declared/map-limit.js';
+import { mapLimit } from '../map-limit.js';
 import { blockedDelete } from './dependent-deletes.js';
 import { markerSource, withMarker } from '../plan/marker.js';
-import { codeDigest } from '../code-digest.js';
+import { ownerOf, ownsUndeclared } from '../plan/pairs.js';
+
 import type { Ownership } from '../model.js';
-import type { AgentChange, Change, ChangeResult, Plan, PolicyChange, PoolChange } from '../plan/types.js';
+import { NOT_STARTED, type AgentChange, type Change, type ChangeResult, type Plan, type PolicyChange, type PoolChange } from '../plan/types.js';
 
 /** What became of one planned change. */
 export type ActionResult = ChangeResult;
@@ -29,14 +31,15 @@ export interface ApplyOptions {
   onResult?: (result: ActionResult) => void;
 }
 
-/** The message of a change that was never started because the run was stopped. */
-export const NOT_STARTED = 'not applied: the run was stopped before this change started';
+export { NOT_STARTED } from '../plan/types.js';
 
 /**
- * Executes exactly the planned changes: creates and replaces first, each policy's upload right after its create,
- * so an interruption leaves at most `concurrency` policies without code; then updates; deletes last.
- * One failed action does not stop the others, except that a failed pool create stops the pool deletes (dependent-deletes.ts);
- * a policy created in this pass whose upload fails is deleted again.
+ * Executes exactly the planned changes, in four rounds: first the uploads of policies an interrupted run created
+ * without code (so interruptions in a row do not pile them up); then creates and replaces, each policy's upload right
+ * after its create, so an interruption leaves at most `concurrency` policies without code; then the other updates;
+ * deletes last. A fresh plan and a checked saved plan (see plan/saved.ts) both come here.
+ * One failed action does not stop the others, except that a failed pool create stops the pool deletes
+ * (dependent-deletes.ts); a policy created in this pass whose upload fails is deleted again.
  * Resolves with one result per planned change, in plan order.
  */
 export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<ActionResult[]> {
@@ -100,7 +103,8 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Acti
  * A create (or a replace: delete, then create) and its upload, as one step. A create refused because the name
  * is taken meets a policy another run made at the same time: it is looked up and used when it is this source's.
  */
-async function createPolicyWithCode(change: PolicyChange, options: ApplyOptions): Promise<void> {
+async function createPolicyWithCode(planned: PolicyChange, options: ApplyOptions): Promise<void> {
+  const change = await withKnownSets(planned, options.api);
   const declared = change.declared!;
   if (change.action === 'replace' && change.live !== null) await options.api.deletePolicy(change.live.id);
   let made: Made;
@@ -138,14 +142,15 @@ async function createOrFind(change: PolicyChange, options: ApplyOptions): Promis
     const existing = (await options.api.listPolicies(options.organization, { search: declared.name })).find((p) => p.name === declared.name);
     if (existing === undefined) throw error;
     const owner = markerSource(existing.description);
-    const ours = owner === options.source || (options.ownership === 'organization' && owner === null);
+    // Made meanwhile, not planned against: this source's only as an undeclared resource would be (adopt aside).
+    const ours = ownsUndeclared(ownerOf(owner, false, options), { source: options.source, ownership: options.ownership });
     if (!ours || existing.kind !== declared.kind) {
       const whose = owner === null ? 'carries no ownership marker' : `carries the ownership marker of source "${owner}"`;
       throw new Error(`${errorMessage(error)}: a ${existing.kind} policy of that name appeared since the plan was made and ${whose}; it is left alone`, { cause: error });
     }
-    const code = await options.api.downloadPolicy(existing);
+    const code = await options.api.downloadPolicyDigest(existing, 0);
     options.logger.warn({ resourceName: declared.name, policyId: existing.id }, 'policy created by another run at the same time; using it');
-    return { id: existing.id, found: true, upload: code === null || codeDigest(code) !== declared.codeDigest };
+    return { id: existing.id, found: true, upload: code === null || code.digest !== declared.codeDigest };
   }
 }
 
@@ -201,6 +206,8 @@ async function createPool(change: PoolChange, options: ApplyOptions): Promise<vo
     name: declared.name,
     organizationScoped: declared.organizationScoped,
     allowedWorkspaceIds: declared.allowedWorkspaces,
+    allowedProjectIds: declared.allowedProjects ?? null,
+    excludedWorkspaceIds: declared.excludedWorkspaces ?? null,
   });
 }
 
@@ -211,6 +218,8 @@ function poolUpdate(change: PoolChange): UpdateAgentPoolInput {
   if (change.fields['allowed-workspaces'] !== undefined && declared.allowedWorkspaces !== null) {
     input.allowedWorkspaceIds = declared.allowedWorkspaces;
   }
+  if (change.fields['allowed-projects'] !== undefined && declared.allowedProjects) input.allowedProjectIds = declared.allowedProjects;
+  if (change.fields['excluded-workspaces'] !== undefined && declared.excludedWorkspaces) input.excludedWorkspaceIds = declared.excludedWorkspaces;
   return input;
 }
 

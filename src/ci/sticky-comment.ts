@@ -1,7 +1,11 @@
 /**
  * One pull-request comment per source, updated in place: the plan's first line is a hidden marker naming its source,
- * and a later plan for the same source replaces the comment that starts with the same marker instead of adding one.
+ * and a later plan for the same source replaces the comment that starts with the same marker, and that the token's own
+ * user wrote, instead of adding one. A person's comment that quotes the marker is never edited.
  */
+
+/** Who a workflow's token (an installation token, which may not read /user) comments as. */
+const ACTIONS_BOT = 'github-actions[bot]';
 
 /** GitHub's limit on a comment body is 65,536 characters; leave room for the note that says the plan was cut. */
 const MAX_BODY = 65_000;
@@ -33,6 +37,7 @@ interface IssueComment {
   id: number;
   body?: string;
   html_url: string;
+  user?: { login?: string } | null;
 }
 
 /** The hidden first line of a plan's comment; the plan's own when it has one. */
@@ -45,19 +50,33 @@ export async function upsertStickyComment(options: StickyCommentOptions): Promis
   const marker = commentMarker(options.body, options.source);
   const body = fitBody(options.body.startsWith(marker) ? options.body : `${marker}\n${options.body}`);
   const repo = `${options.apiUrl.replace(/\/+$/, '')}/repos/${options.repository}`;
-  const existing = await findComment(options, `${repo}/issues/${options.issue}/comments?per_page=100`, marker);
+  const author = await tokenUser(options);
+  const existing = await findComment(options, `${repo}/issues/${options.issue}/comments?per_page=100`, marker, author);
   const comment = existing === null
     ? await call<IssueComment>(options, 'POST', `${repo}/issues/${options.issue}/comments`, { body })
     : await call<IssueComment>(options, 'PATCH', `${repo}/issues/comments/${existing.id}`, { body });
   return { action: existing === null ? 'created' : 'updated', id: comment.id, url: comment.html_url };
 }
 
-async function findComment(options: StickyCommentOptions, firstPage: string, marker: string): Promise<IssueComment | null> {
+/** The login the token comments as: its user's, or, for a workflow's installation token, which cannot read it, the Actions bot. */
+async function tokenUser(options: StickyCommentOptions): Promise<string> {
+  const response = await options.fetch(`${options.apiUrl.replace(/\/+$/, '')}/user`, {
+    headers: { accept: 'application/vnd.github+json', authorization: `Bearer ${options.token}`, 'x-github-api-version': '2022-11-28', 'user-agent': 'policy-pool-sync' },
+  });
+  if (!response.ok) {
+    await response.body?.cancel();
+    return ACTIONS_BOT;
+  }
+  const login = ((await response.json()) as { login?: unknown }).login;
+  return typeof login === 'string' ? login : ACTIONS_BOT;
+}
+
+async function findComment(options: StickyCommentOptions, firstPage: string, marker: string, author: string): Promise<IssueComment | null> {
   let url: string | null = firstPage;
   while (url !== null) {
     const response = await send(options, 'GET', url);
     const comments = (await response.json()) as IssueComment[];
-    const found = comments.find((c) => c.body?.startsWith(marker) === true);
+    const found = comments.find((c) => c.body?.startsWith(marker) === true && c.user?.login === author);
     if (found !== undefined) return found;
     url = nextPage(response.headers.get('link'));
   }

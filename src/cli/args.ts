@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors.js';
 import { closest } from '../suggest.js';
 
-export type Mode = 'daemon' | 'reconcile' | 'dry-run' | 'validate' | 'emulator';
+export type Mode = 'daemon' | 'reconcile' | 'dry-run' | 'validate' | 'emulator' | 'show' | 'export';
 export type OutputFormat = 'text' | 'json' | 'markdown';
 
 export interface CliArgs {
@@ -18,6 +18,8 @@ export interface CliArgs {
   allowEmpty: boolean;
   /** `--adopt`: every selected source takes over policies carrying another source's marker, as with `adopt: true`. */
   adopt: boolean;
+  /** `--strict-imports`: imports that fail on the service are errors in every selected source, as with `strict-imports: true`. */
+  strictImports: boolean;
   /** `--timeout`: seconds one one-shot pass may take. @default 1800 */
   timeoutSeconds: number;
   sourceDir: string | null;
@@ -31,6 +33,12 @@ export interface CliArgs {
   out: string | null;
   /** `--reconcile --plan FILE`: apply exactly that saved plan. */
   plan: string | null;
+  /** `--show FILE`: print that saved plan. */
+  show: string | null;
+  /** `--native-kind`: the API's word for the native kind; wins over `api.native-kind`. */
+  nativeKind: 'native' | 'sentinel' | null;
+  /** `--export DIR`: write a declared repo from the live organization there. */
+  exportDir: string | null;
   port: number;
   emulatorSeed: string | null;
   help: boolean;
@@ -42,6 +50,8 @@ export const USAGE = `Usage:
   policy-pool-sync --reconcile [options]              one pass, apply, exit
   policy-pool-sync --dry-run [options]                one pass, print the plan, change nothing
   policy-pool-sync --validate [options]               check the declared repo only, no API call
+  policy-pool-sync --show FILE [--output FORMAT]      print a plan saved with --out, no API call
+  policy-pool-sync --export DIR --organization NAME   write a declared repo from the live organization, no API write
   policy-pool-sync --emulator [--port N] [--emulator-seed FILE]
                                                       serve the local API emulator
 
@@ -56,6 +66,7 @@ Options:
   --force                  allow more deletions than max-deletes
   --allow-empty            accept a source that declares nothing (as allow-empty: true)
   --adopt                  take over policies that carry another source's marker (as adopt: true)
+  --strict-imports         imports that fail on the service (Sentinel modules, Rego packages not declared) are errors
   --timeout SECONDS        the limit of a --reconcile or --dry-run pass (default 1800)
   --source-dir DIR         declared repo folder, for use without a config file
   --organization NAME      organization, with --source-dir (not needed by --validate)
@@ -63,7 +74,10 @@ Options:
   --state-dir DIR          git clones and the code cache (else STATE_DIR, else state-dir)
   --no-cache               neither read nor write the code cache for this run
   --out FILE               --dry-run: also save the plan to FILE (JSON), to apply later with --plan
-  --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale
+  --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale (needs no other flag)
+  --show FILE              print the plan saved in FILE as text, json or markdown (--output), with no API call
+  --native-kind WORD       the API's word for the native kind: native (default) or sentinel (the hosted service)
+  --export DIR             write the live organization as a declared repo into DIR (new or empty; --force writes over)
   --port N                 --emulator: the port to listen on (default 0: any free port)
   --emulator-seed FILE     --emulator: YAML saying what exists before the first request
 
@@ -79,6 +93,12 @@ Environment:
                            credential header (http.<repo URL>.extraHeader) kept out of the URL, .git/config and ps
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
   LOG_FORMAT               pretty or json (default: pretty on a terminal, json otherwise)
+  POLICY_POOL_SYNC_ACTION  true (the GitHub Action sets it): advice in errors names the action's inputs, not flags
+  GITHUB_ACTIONS           true: each error and warning is also a workflow command, an annotation on the pull request
+  GITHUB_SERVER_URL        with GITHUB_REPOSITORY, GITHUB_RUN_ID and GITHUB_RUN_ATTEMPT: the run the Markdown plan links to
+  GITHUB_REPOSITORY        (set by GitHub Actions)
+  GITHUB_RUN_ID            (set by GitHub Actions)
+  GITHUB_RUN_ATTEMPT       (set by GitHub Actions)
   NO_COLOR                 no colour in the text plan
   FORCE_COLOR              colour in the text plan even where the terminal does not say it has colour (not 0)
 
@@ -97,12 +117,13 @@ export const OPTIONS = {
   emulator: { type: 'boolean' },
   config: { type: 'string' },
   source: { type: 'string' },
-  output: { type: 'string', default: 'text' },
+  output: { type: 'string' },
   'detailed-exitcode': { type: 'boolean' },
   prune: { type: 'boolean' },
   force: { type: 'boolean' },
   'allow-empty': { type: 'boolean' },
   adopt: { type: 'boolean' },
+  'strict-imports': { type: 'boolean' },
   timeout: { type: 'string' },
   'source-dir': { type: 'string' },
   organization: { type: 'string' },
@@ -111,6 +132,9 @@ export const OPTIONS = {
   'no-cache': { type: 'boolean' },
   out: { type: 'string' },
   plan: { type: 'string' },
+  show: { type: 'string' },
+  'native-kind': { type: 'string' },
+  export: { type: 'string' },
   port: { type: 'string', default: '0' },
   'emulator-seed': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -140,9 +164,17 @@ export function parseCliArgs(argv: string[]): CliArgs {
   if (output !== 'text' && output !== 'json' && output !== 'markdown') {
     throw new UsageError(`--output must be text, json or markdown, not "${output}"`);
   }
+  const nativeKind = values['native-kind'] ?? null;
+  if (nativeKind !== null && nativeKind !== 'native' && nativeKind !== 'sentinel') {
+    throw new UsageError(`--native-kind must be native or sentinel, not "${nativeKind}"`);
+  }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${values.port}"`);
-  const mode = modes[0] ?? 'daemon';
+  if (values.show !== undefined && modes.length > 0) throw new UsageError(`--show FILE prints a saved plan; it goes with no --${modes[0]}`);
+  if (values.export !== undefined && (modes.length > 0 || values.show !== undefined)) throw new UsageError(`choose one of --export, --${[...modes, ...(values.show === undefined ? [] : ['show'])].join(', --')}`);
+  const mode = values.export !== undefined ? 'export' : values.show !== undefined ? 'show' : (modes[0] ?? 'daemon');
+  if (mode === 'daemon') checkDaemonFlags(values);
+  if (mode === 'export' && values.organization === undefined) throw new UsageError('--export DIR needs --organization NAME (and --api-url URL, or API_BASE_URL)');
   const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError(`--timeout must be a number of seconds, not "${values.timeout}"`);
   if (values.config === undefined && values['source-dir'] !== undefined && values.prune === true && values.source === undefined) {
@@ -153,7 +185,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
   }
   if (values.out !== undefined && mode !== 'dry-run') throw new UsageError('--out FILE goes with --dry-run (it saves the plan to apply later with --reconcile --plan FILE)');
   if (values.plan !== undefined && mode !== 'reconcile') throw new UsageError('--plan FILE goes with --reconcile (make the plan with --dry-run --out FILE)');
-  if (values.config === undefined && values['source-dir'] === undefined && values.organization !== undefined) {
+  if (values.config === undefined && values['source-dir'] === undefined && values.organization !== undefined && mode !== 'export') {
     throw new UsageError('--organization goes with --source-dir');
   }
   if (values.config === undefined && values['source-dir'] !== undefined && values.organization === undefined && mode !== 'validate') {
@@ -169,6 +201,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     force: values.force === true,
     allowEmpty: values['allow-empty'] === true,
     adopt: values.adopt === true,
+    strictImports: values['strict-imports'] === true,
     timeoutSeconds,
     sourceDir: values['source-dir'] ?? null,
     organization: values.organization ?? null,
@@ -177,11 +210,34 @@ export function parseCliArgs(argv: string[]): CliArgs {
     noCache: values['no-cache'] === true,
     out: values.out ?? null,
     plan: values.plan ?? null,
+    show: values.show ?? null,
+    nativeKind,
+    exportDir: values.export ?? null,
     port,
     emulatorSeed: values['emulator-seed'] ?? null,
     help: values.help === true,
     version: values.version === true,
   };
+}
+
+/** The flags of a one pass (--dry-run, --reconcile, --validate); given without a mode, they would start the daemon. */
+const ONE_SHOT_FLAGS = [
+  'source-dir', 'organization', 'api-url', 'output', 'detailed-exitcode', 'out', 'plan', 'prune', 'force', 'adopt', 'allow-empty', 'timeout', 'no-cache', 'strict-imports', 'native-kind',
+] as const;
+
+/**
+ * Without a mode flag the daemon runs, applying for ever: it starts only from a config file (or with no flags at all),
+ * never because a one-shot flag was given and the mode forgotten. `--no-cache` goes with the daemon only beside `--config`.
+ */
+function checkDaemonFlags(values: Partial<Record<(typeof ONE_SHOT_FLAGS)[number] | 'config', unknown>>): void {
+  const given = ONE_SHOT_FLAGS.filter((flag) => values[flag] !== undefined && values[flag] !== false);
+  const misplaced = given.filter((flag) => !(flag === 'no-cache' && values.config !== undefined));
+  if (misplaced.length === 0) return;
+  const flags = misplaced.map((flag) => `--${flag}`).join(', ');
+  throw new UsageError(
+    `${flags} ${misplaced.length === 1 ? 'goes' : 'go'} with a one-shot mode: add --dry-run (print the plan), --reconcile (apply it) or --validate ` +
+      '(check the declared repo). Without a mode policy-pool-sync runs the daemon, which applies until stopped; it starts only from a config file.',
+  );
 }
 
 /** "unknown flag --sourcedir: did you mean --source-dir?" for the first flag that is not one of OPTIONS; null if every flag is known. */

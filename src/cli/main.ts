@@ -7,6 +7,10 @@ import { createLogger, logFormat, stderrWriter } from '../logger.js';
 import { TerminalLine } from '../progress.js';
 import { packageVersion } from '../version.js';
 import { parseCliArgs, USAGE, type CliArgs } from './args.js';
+import { adviceForAction, inAction } from './action-advice.js';
+import { writeFindings } from './error-lines.js';
+import { Interrupted } from './interrupt.js';
+import { configFromSavedPlan } from './saved-run.js';
 
 const DEFAULT_CONFIG = 'config/default.yaml';
 
@@ -50,10 +54,12 @@ async function main(argv: string[], io: ProcessIo): Promise<number> {
     color: terminal && !io.env['NO_COLOR'],
   });
   // Each mode loads its modules when chosen: --validate needs neither the HTTP client nor the daemon nor the emulator.
+  if (args.mode === 'show') return (await import('./show.js')).runShow(args, io.stdout, io.env);
   if (args.mode === 'emulator') return (await import('./emulator-command.js')).runEmulator(args, io.stdout, logger);
   const config = await resolveConfig(args, io.env);
   if (args.mode === 'daemon') return (await import('../daemon/index.js')).runDaemon({ config, logger, env: io.env, noCache: args.noCache });
-  const oneShotIo = { stdout: io.stdout, env: io.env, logger, terminal: line };
+  const oneShotIo = { stdout: io.stdout, env: io.env, logger, terminal: line, stderr: line ?? sink };
+  if (args.mode === 'export') return (await import('./export-command.js')).runExport(args, config, oneShotIo);
   if (args.mode === 'validate') return (await import('./validate.js')).runValidate(args, config, oneShotIo);
   return (await import('./one-shot.js')).runOnce(args, config, oneShotIo);
 }
@@ -69,16 +75,22 @@ async function resolveConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Con
   const config = args.stateDir === null ? read : { ...read, stateDir: path.resolve(args.stateDir) };
   return {
     ...config,
-    sources: config.sources.map((source) => ({ ...source, allowEmpty: source.allowEmpty || args.allowEmpty, adopt: source.adopt || args.adopt })),
+    api: args.nativeKind === null ? config.api : { ...config.api, nativeKind: args.nativeKind },
+    sources: config.sources.map((source) => ({ ...source, allowEmpty: source.allowEmpty || args.allowEmpty, adopt: source.adopt || args.adopt, ...(args.strictImports ? { strictImports: true } : {}) })),
   };
 }
 
 async function readConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config> {
   checkApiUrl(args.apiUrl);
+  if (args.config === null && args.mode === 'export') {
+    return configFromFlags({ sourceDir: args.exportDir ?? '.', organization: args.organization ?? '', apiUrl: args.apiUrl }, env);
+  }
   if (args.config === null && args.sourceDir !== null) {
     // --validate makes no API call, so the organization is not needed there.
     return configFromFlags({ sourceDir: args.sourceDir, organization: args.organization ?? '', apiUrl: args.apiUrl, name: args.source }, env);
   }
+  // A saved plan names its sources and API: applying it needs no other flag.
+  if (args.config === null && args.mode === 'reconcile' && args.plan !== null) return configFromSavedPlan(args.plan, env, args.apiUrl);
   const file = args.config ?? DEFAULT_CONFIG;
   if (!existsSync(file)) {
     throw new UsageError(`config file ${file} not found; pass --config FILE, or --source-dir DIR --organization NAME`);
@@ -94,14 +106,20 @@ function checkApiUrl(apiUrl: string | null): void {
   throw new UsageError(`--api-url "${apiUrl}" is not an http(s) URL: give it with its scheme${example}`);
 }
 
-function report(error: unknown, io: ProcessIo): number {
+function report(thrown: unknown, io: ProcessIo): number {
+  const error = inAction(io.env) && thrown instanceof UsageError ? new UsageError(adviceForAction(thrown.message)) : thrown;
+  if (error instanceof Interrupted) {
+    io.stderr.write(`${error.message}\n`);
+    return error.exitCode;
+  }
   if (error instanceof ValidationError) {
     io.stderr.write(`error: ${error.message}\n${error.problems.map((p) => `  ${formatProblem(p)}\n`).join('')}`);
-  } else if (error instanceof UsageError) {
-    io.stderr.write(`error: ${error.message}\n`);
+    const findings = error.problems.map((p) => ({ level: 'error' as const, message: p.message, file: p.file, ...(p.line === undefined ? {} : { line: p.line }) }));
+    writeFindings(findings, io.stderr, io.env, { readable: false });
   } else {
     io.stderr.write(`error: ${errorMessage(error)}\n`);
-    if (io.env['LOG_LEVEL'] === 'debug' && error instanceof Error) io.stderr.write(`${error.stack ?? ''}\n`);
+    if (!(error instanceof UsageError) && io.env['LOG_LEVEL'] === 'debug' && error instanceof Error) io.stderr.write(`${error.stack ?? ''}\n`);
+    writeFindings([{ level: 'error', message: errorMessage(error) }], io.stderr, io.env, { readable: false });
   }
   return 1;
 }

@@ -3,12 +3,15 @@ import { UsageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { TerminalLine } from '../progress.js';
 import type { CliArgs } from './args.js';
+import type { LineSink } from './error-lines.js';
 
 /** What a one-shot mode writes to and reads. */
 export interface CliIo {
   stdout: NodeJS.WriteStream;
   env: NodeJS.ProcessEnv;
   logger: Logger;
+  /** Where each error is also written as one line (stderr); none in library use. */
+  stderr?: LineSink;
   /** On a terminal: the progress line under the logs. */
   terminal?: TerminalLine | null;
 }

@@ -1,39 +1,37 @@
-import { basename } from 'node:path';
 import type { Config } from '../config/types.js';
+import { declaresNothing, emptySourceHint } from '../declared/empty-source.js';
 import { readDeclared } from '../declared/index.js';
 import { formatProblem, ValidationError } from '../errors.js';
 import { openSource } from '../source/index.js';
 import type { CliArgs } from './args.js';
+import { fileProblem, writeFindings, type Finding } from './error-lines.js';
 import { selectSources, sourceContext, type CliIo } from './sources.js';
 
 /** `--validate`: every source's declared repo, no API call; warnings (files that look declared but are not read) are listed too. */
 export async function runValidate(args: CliArgs, config: Config, io: CliIo): Promise<number> {
   let invalid = 0;
+  const findings: Finding[] = [];
   for (const source of selectSources(config, args)) {
     const { dir } = await openSource(source, sourceContext(config, io)).checkout();
     try {
-      const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools });
-      if (declared.policies.length === 0 && declared.pools.length === 0 && !source.allowEmpty) {
+      const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools, strictImports: source.strictImports === true });
+      if (declaresNothing(declared) && !source.allowEmpty) {
         invalid += 1;
         io.stdout.write(`${source.name}: declares nothing in ${dir}\n  ${emptySourceHint(dir)}\n`);
+        findings.push({ level: 'error', message: `${source.name}: declares nothing in ${dir}. ${emptySourceHint(dir)}` });
         continue;
       }
       io.stdout.write(`${source.name}: valid (${declared.policies.length} policies, ${declared.pools.length} agent pools)\n`);
       for (const warning of declared.warnings ?? []) io.stdout.write(`  warning: ${warning}\n`);
+      findings.push(...(declared.warnings ?? []).map((warning) => ({ level: 'warning' as const, message: `${source.name}: ${warning}` })));
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       invalid += 1;
       io.stdout.write(`${source.name}: ${error.problems.length} problem(s) in ${dir}\n`);
       for (const problem of error.problems) io.stdout.write(`  ${formatProblem(problem)}\n`);
+      findings.push(...error.problems.map((problem) => ({ level: 'error' as const, ...(fileProblem(formatProblem(problem), dir) ?? { message: formatProblem(problem) }) })));
     }
   }
+  if (io.stderr !== undefined) writeFindings(findings, io.stderr, io.env);
   return invalid > 0 ? 1 : 0;
-}
-
-function emptySourceHint(dir: string): string {
-  const folder = basename(dir);
-  const tooDeep = folder === 'policies' || folder === 'agent-pools'
-    ? `${dir} looks like the ${folder} folder itself: point at the folder that holds it. `
-    : '';
-  return `${tooDeep}A source holds policies/**/*.native, policies/**/*.rego and agent-pools/*.yaml; set allow-empty: true on the source (or pass --allow-empty) if it is meant to be empty.`;
 }

@@ -24,7 +24,7 @@ export function configFromFlags(flags: ConfigFlags, env: NodeJS.ProcessEnv, cwd:
   const dir = path.resolve(cwd, flags.sourceDir);
   const name = flags.name ?? 'default';
   const config: Config = {
-    api: { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS },
+    api: { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, nativeKind: 'native', retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS },
     sources: [{ ...sourceDefaults(name, flags.organization), path: dir }],
     listen: DEFAULT_LISTEN,
     webhookSecretEnv: 'WEBHOOK_SECRET',

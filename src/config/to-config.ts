@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Ownership } from '../model.js';
+import type { NativeKindName, Ownership } from '../model.js';
 import type { Config, SourceConfig } from './types.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:9090';
@@ -11,7 +11,7 @@ export const DEFAULT_SCHEDULE = '*/5 * * * *';
 
 /** The config file as written (kebab-case), after schema validation. */
 export interface RawConfig {
-  api?: { url?: string; 'token-file'?: string | null; 'rate-limit'?: 'auto' | number; concurrency?: number; 'legacy-enforce'?: boolean; 'retry-budget'?: number };
+  api?: { url?: string; 'token-file'?: string | null; 'rate-limit'?: 'auto' | number; concurrency?: number; 'legacy-enforce'?: boolean; 'native-kind'?: NativeKindName; 'retry-budget'?: number };
   sources: RawSource[];
   listen?: string;
   'webhook-secret-env'?: string;
@@ -30,6 +30,7 @@ export interface RawSource {
   'max-deletes'?: number;
   'allow-empty'?: boolean;
   adopt?: boolean;
+  'strict-imports'?: boolean;
   'max-agent-pools'?: number;
   'pass-timeout'?: number;
 }
@@ -44,6 +45,7 @@ export function toConfig(raw: RawConfig, cwd: string): Config {
       rateLimit: raw.api?.['rate-limit'] ?? 'auto',
       concurrency: raw.api?.concurrency ?? 8,
       legacyEnforce: raw.api?.['legacy-enforce'] ?? false,
+      nativeKind: raw.api?.['native-kind'] ?? 'native',
       retryBudgetSeconds: raw.api?.['retry-budget'] ?? DEFAULT_RETRY_BUDGET_SECONDS,
     },
     sources: raw.sources.map((s) => toSource(s, cwd)),
@@ -65,6 +67,7 @@ function toSource(raw: RawSource, cwd: string): SourceConfig {
     maxDeletes: raw['max-deletes'] ?? 10,
     allowEmpty: raw['allow-empty'] ?? false,
     adopt: raw.adopt ?? false,
+    ...(raw['strict-imports'] === true ? { strictImports: true } : {}),
     maxAgentPools: raw['max-agent-pools'] ?? 1,
     passTimeoutSeconds: raw['pass-timeout'] ?? 600,
   };

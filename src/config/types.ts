@@ -1,4 +1,4 @@
-import type { Ownership } from '../model.js';
+import type { NativeKindName, Ownership } from '../model.js';
 
 export interface ApiConfig {
   /** An API base URL ending in `/api/v2`, or `embedded` to start the emulator in-process. */
@@ -10,6 +10,8 @@ export interface ApiConfig {
   concurrency: number;
   /** Servers older than mid-2023: send and read the level as the deprecated `enforce` only. @default false */
   legacyEnforce: boolean;
+  /** The API's word for the native kind: `native` (the document) or `sentinel` (the hosted service). @default "native" */
+  nativeKind: NativeKindName;
   /**
    * Seconds a request may keep trying: retrying 5xx, timeouts and dropped connections with exponential back-off, and
    * waiting on 429s; also how long the client waits while the API answers nothing but 429. @default 60
@@ -45,6 +47,8 @@ export interface SourceConfig {
   adopt: boolean;
   /** @default 1 */
   maxAgentPools: number;
+  /** Imports that will fail on the service are errors, not warnings (`--strict-imports`, `strict-imports: true`). @default false */
+  strictImports?: boolean;
   /** Seconds a pass may take before it is abandoned. @default 600 */
   passTimeoutSeconds: number;
 }

@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import { sharedSignal } from '../signals.js';
 import { safeErrorMessage } from '../source/index.js';
 
 export type TriggerReason = 'start-up' | 'schedule' | 'file-change' | 'webhook' | 'retry';
@@ -111,6 +112,7 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
 
   async function execute(reason: TriggerReason): Promise<boolean> {
     const controller = new AbortController();
+    sharedSignal(controller.signal);
     inFlight = controller;
     const started = now();
     let timedOut = false;

@@ -1,12 +1,12 @@
 import type { PolicyApi } from '../api/types.js';
 import { NOT_STARTED } from '../apply/apply.js';
 import type { SourceConfig } from '../config/types.js';
-import { ApiError, NetworkError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { createDeclaredCache } from '../declared/index.js';
 import { sourceErrors } from '../output/index.js';
 import { ProgressReporter } from '../progress.js';
 import { createCodeCache, type CodeCache, type PassOutcome, type PassRequest } from '../reconcile.js';
+import { openPassSession } from '../session.js';
 import { openSource, redactCredentials, safeErrorMessage, type Checkout, type SourceWatch } from '../source/index.js';
 import type { DaemonMetrics } from './metrics.js';
 import { startSchedule, type Schedule } from './schedule.js';
@@ -74,13 +74,13 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   async function pass(trigger: TriggerReason, signal: AbortSignal, stop: AbortSignal): Promise<LoopPassResult> {
     const { dir, revision } = await checkout(signal);
     current.revision = revision;
-    const guard = guardApi(options.api.withSignal(signal), signal);
+    const session = openPassSession(options.api, signal);
     const progress = new ProgressReporter({ logger: options.logger });
     let outcome: PassOutcome;
     try {
       outcome = await options.reconcile(
         {
-          source, dir, revision, api: guard.api, logger: options.logger, mode: 'apply', codeCache, declaredCache,
+          source, dir, revision, api: session.api, logger: options.logger, mode: 'apply', codeCache, declaredCache,
           concurrency: options.concurrency, signal, stop, onProgress: (p) => progress.update(p),
         },
         trigger,
@@ -91,7 +91,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       throw error;
     } finally {
       progress.end();
-      state.apiReached = guard.reached() ?? state.apiReached;
+      state.apiReached = session.apiReached() ?? state.apiReached;
       await options.saveCodeCache?.();
     }
     current.outcome = outcome;
@@ -196,39 +196,6 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   };
 }
 
-/**
- * The API for one pass (its requests already end with `signal`): refuses new calls once `signal` aborts, and records whether the API could be reached (for /readyz): false when any call of the pass could
- * not reach it (after the client's retries), true when calls got answers, null before any call.
- */
-function guardApi(api: PolicyApi, signal: AbortSignal): { api: PolicyApi; reached(): boolean | null } {
-  let reached: boolean | null = null;
-  const guarded = new Proxy(api, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
-      return async (...args: unknown[]) => {
-        signal.throwIfAborted();
-        try {
-          const result: unknown = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-          reached ??= true;
-          return result;
-        } catch (error) {
-          if (unreachable(error)) reached = false;
-          else reached ??= true;
-          throw error;
-        }
-      };
-    },
-  });
-  return { api: guarded, reached: () => reached };
-}
-
 function errorStack(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
-}
-
-/** No answer, a server error after retries, or a refused token: the API is not usable. */
-function unreachable(error: unknown): boolean {
-  if (error instanceof NetworkError) return true;
-  return error instanceof ApiError && (error.status >= 500 || error.status === 401 || error.status === 403);
 }

@@ -45,9 +45,11 @@ export async function readDeclared(dir: string, options: ReadOptions = {}): Prom
   const policies = await readPolicies(policyFiles, context);
   const pools = readPools(poolFiles, options.maxAgentPools ?? DEFAULT_MAX_AGENT_POOLS, realRoot);
   cache.finish();
-  const problems = [...walked.problems, ...policies.problems, ...pools.problems];
+  const strict = options.strictImports === true;
+  const problems = [...walked.problems, ...policies.problems, ...pools.problems, ...(strict ? policies.importProblems : [])];
   if (problems.length > 0) throw invalid(root, problems);
-  return { policies: policies.policies, pools: pools.pools, warnings: [...walked.warnings, ...policies.warnings].sort() };
+  const importWarnings = strict ? [] : policies.importProblems.map((p) => `${formatProblem(p)} (--strict-imports makes this an error)`);
+  return { policies: policies.policies, pools: pools.pools, warnings: [...walked.warnings, ...policies.warnings, ...importWarnings].sort() };
 }
 
 function invalid(root: string, problems: SourceProblem[]): ValidationError {

@@ -10,8 +10,8 @@ import { lfsPointerProblem } from './lfs-pointer.js';
 const TEST_FOLDERS: ReadonlySet<string> = new Set(['test', 'tests', 'testdata', 'mocks']);
 
 export const SYNCIGNORE_FILE = '.syncignore';
-/** Policy code and settings: `<name>.native`, `.rego` or `.yaml` at any depth under `policies/`. */
-export const POLICY_FILE = /^policies\/.+\.(native|rego|yaml)$/;
+/** Policy code and settings: `<name>.native` (or the vendor's `.sentinel`), `.rego` or `.yaml` at any depth under `policies/`. */
+export const POLICY_FILE = /^policies\/.+\.(native|sentinel|rego|yaml)$/;
 /** Agent pools: `agent-pools/<name>.yaml`, no subfolders. */
 export const POOL_FILE = /^agent-pools\/[^/]+\.yaml$/;
 
@@ -69,7 +69,7 @@ export function loadPathFilter(root: string, realRoot: string): { filter: PathFi
 
 /** Near misses under `policies/`: a `.yml` settings file is refused with a hint, an upper-case extension warned about. */
 export function policyNearMiss(rel: string): { problem: string } | { warning: string } | null {
-  return nearMiss(rel, /^policies\/.+\.(native|rego|ya?ml)$/i, 'settings files');
+  return nearMiss(rel, /^policies\/.+\.(native|sentinel|rego|ya?ml)$/i, 'settings files');
 }
 
 /** Near misses in `agent-pools/`: `<name>.yml` is refused with a hint, an upper-case extension warned about. */

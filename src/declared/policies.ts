@@ -7,9 +7,11 @@ import { byName, isValidName, NAME_RULE } from './resource-names.js';
 import { splitPath } from './split-path.js';
 import { defaultPolicySettings, readPolicySettings } from './policy-settings.js';
 import { readCodeFile, readYamlText } from './read-code.js';
+import { createImportScan, importProblems, type FileImports } from './imports.js';
 import type { FoundFile } from './walk.js';
 
-const KIND_BY_EXT: Readonly<Record<string, PolicyKind>> = { '.native': 'native', '.rego': 'opa' };
+/** `.sentinel` is the vendor's name for the native kind's files: the same kind as `.native`. */
+const KIND_BY_EXT: Readonly<Record<string, PolicyKind>> = { '.native': 'native', '.sentinel': 'native', '.rego': 'opa' };
 
 /** Policies read between two turns of the event loop. */
 const READ_TURN = 200;
@@ -25,17 +27,19 @@ interface PolicyRead {
   policy: DeclaredPolicy | null;
   problems: SourceProblem[];
   warnings: string[];
+  imports: FileImports | null;
 }
 
 /** Builds the declared policies from the files found under `policies/`, collecting every problem. */
 export async function readPolicies(
   files: readonly FoundFile[],
   context: { realRoot: string; cache: DeclaredCache; signal?: AbortSignal },
-): Promise<{ policies: DeclaredPolicy[]; problems: SourceProblem[]; warnings: string[] }> {
+): Promise<{ policies: DeclaredPolicy[]; problems: SourceProblem[]; warnings: string[]; importProblems: SourceProblem[] }> {
   const { codeFiles, problems } = pairFiles(files);
   problems.push(...duplicateNames(codeFiles));
   const policies: DeclaredPolicy[] = [];
   const warnings: string[] = [];
+  const imports: FileImports[] = [];
   const turn = turnTaker(READ_TURN, context.signal);
   for (const entry of codeFiles) {
     await turn();
@@ -43,9 +47,10 @@ export async function readPolicies(
     const result = context.cache.remember(`policy:${entry.code.rel}`, stamp, () => readPolicy(entry, context.realRoot));
     problems.push(...result.problems);
     warnings.push(...result.warnings);
+    if (result.imports !== null) imports.push(result.imports);
     if (result.policy !== null) policies.push(result.policy);
   }
-  return { policies: policies.sort(byName), problems, warnings };
+  return { policies: policies.sort(byName), problems, warnings, importProblems: importProblems(imports) };
 }
 
 /** Pairs each code file with the settings file of the same stem in the same folder. */
@@ -73,7 +78,7 @@ function pairFiles(files: readonly FoundFile[]): { codeFiles: PolicyFiles[]; pro
   for (const [key, file] of settingsByStem) {
     if (paired.has(key)) continue;
     const stem = splitPath(file.rel).stem;
-    problems.push({ file: file.rel, message: `settings file without policy code: expected ${stem}.native or ${stem}.rego in the same folder` });
+    problems.push({ file: file.rel, message: `settings file without policy code: expected ${stem}.native, ${stem}.sentinel or ${stem}.rego in the same folder` });
   }
   return { codeFiles, problems };
 }
@@ -98,7 +103,9 @@ function duplicateNames(codeFiles: readonly PolicyFiles[]): SourceProblem[] {
 }
 
 function readPolicy(entry: PolicyFiles, realRoot: string): PolicyRead {
-  const code = readCodeFile(entry.code, realRoot);
+  const scan = createImportScan(entry.kind);
+  const code = readCodeFile(entry.code, realRoot, undefined, (chunk) => scan.update(chunk));
+  const imports: FileImports | null = 'problem' in code ? null : { file: entry.code.rel, kind: entry.kind, ...scan.finish() };
   const problems: SourceProblem[] = [];
   const warnings: string[] = [];
   if ('problem' in code) problems.push(code.problem);
@@ -117,7 +124,7 @@ function readPolicy(entry: PolicyFiles, realRoot: string): PolicyRead {
     problems.push({ file: entry.code.rel, message });
   }
   if ('empty' in code && code.empty) warnings.push(`${entry.code.rel}: is empty; the policy is declared with no code`);
-  if (problems.length > 0 || !('codeDigest' in code)) return { policy: null, problems, warnings };
+  if (problems.length > 0 || !('codeDigest' in code)) return { policy: null, problems, warnings, imports };
   const policy: DeclaredPolicy = {
     name: entry.name,
     kind: entry.kind,
@@ -129,5 +136,5 @@ function readPolicy(entry: PolicyFiles, realRoot: string): PolicyRead {
     codeLines: code.codeLines,
     ...settings,
   };
-  return { policy, problems, warnings };
+  return { policy, problems, warnings, imports };
 }

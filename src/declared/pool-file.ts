@@ -22,6 +22,8 @@ export function readPoolFile(name: string, file: string, text: string): PoolFile
     file,
     organizationScoped: typeof raw['organization-scoped'] === 'boolean' ? raw['organization-scoped'] : true,
     allowedWorkspaces: stringList(raw['allowed-workspaces']),
+    ...managedList('allowedProjects', raw['allowed-projects']),
+    ...managedList('excludedWorkspaces', raw['excluded-workspaces']),
     previousNames: stringList(raw['previous-names']) ?? [],
     agentCleanup: parsed.problems.length === 0 ? agentCleanup(raw['agent-cleanup']) : null,
   };
@@ -37,4 +39,10 @@ function agentCleanup(value: unknown): AgentCleanup | null {
 
 function stringList(value: unknown): string[] | null {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : null;
+}
+
+/** The hosted service's other access lists: set only when the file names them (absent: not managed). */
+function managedList<K extends 'allowedProjects' | 'excludedWorkspaces'>(key: K, value: unknown): Partial<Record<K, string[]>> {
+  const list = stringList(value);
+  return list === null ? {} : ({ [key]: list } as Partial<Record<K, string[]>>);
 }

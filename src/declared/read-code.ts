@@ -1,6 +1,6 @@
 import type { SourceProblem } from '../errors.js';
 import { MAX_CODE_BYTES } from '../model.js';
-import { createCodeScan } from './code-scan.js';
+import { createCodeScan } from '../code-content.js';
 import { lfsPointerProblem, POINTER_HEAD_BYTES } from './lfs-pointer.js';
 import { decodeText, readSourceChunks, readSourceFile } from './read-file.js';
 import type { CodeSource } from './types.js';
@@ -25,7 +25,9 @@ let codeBuffer: Buffer | null = null;
  * Reads policy code after checking its size from the walk, so an oversized file is never loaded, and scans it as
  * it is read (UTF-8, digests, lines); the text is not kept. `buffer` is the one it is read through.
  */
-export function readCodeFile(file: FoundFile, realRoot: string, buffer = sharedCodeBuffer()): CodeRead | { problem: SourceProblem } {
+export function readCodeFile(
+  file: FoundFile, realRoot: string, buffer = sharedCodeBuffer(), observe?: (chunk: Buffer) => void,
+): CodeRead | { problem: SourceProblem } {
   if (file.size > MAX_CODE_BYTES) {
     const message = `is ${file.size} bytes; policy code may be at most ${MAX_CODE_BYTES} bytes (10 MiB)`;
     return { problem: { file: file.rel, message } };
@@ -35,6 +37,7 @@ export function readCodeFile(file: FoundFile, realRoot: string, buffer = sharedC
   const read = readSourceChunks(realRoot, file.rel, file.abs, MAX_CODE_BYTES, file.real, buffer, (chunk) => {
     head ??= Buffer.from(chunk.subarray(0, POINTER_HEAD_BYTES));
     scan.update(chunk);
+    observe?.(chunk);
   });
   if ('problem' in read) return read;
   const pointer = head === null ? null : lfsPointerProblem(file.rel, head, read.bytes);

@@ -53,6 +53,10 @@ export interface DeclaredPool {
   organizationScoped: boolean;
   /** null: not managed. */
   allowedWorkspaces: string[] | null;
+  /** `prj-` ids; null: not managed. */
+  allowedProjects?: string[] | null;
+  /** `ws-` ids; null: not managed. */
+  excludedWorkspaces?: string[] | null;
   previousNames: string[];
   agentCleanup: AgentCleanup | null;
 }
@@ -75,4 +79,6 @@ export interface ReadOptions {
   /** Files whose size, times and inode did not change since the last read are not parsed again (the daemon keeps one per source). */
   cache?: DeclaredCache;
   limits?: WalkLimits;
+  /** Imports that will fail on the service (a Sentinel module, a Rego package no declared file provides) are errors, not warnings. @default false */
+  strictImports?: boolean;
 }

@@ -1,10 +1,10 @@
 /** Validation of control endpoint bodies; problems are 400s. */
-import type { AgentStatus } from '../model.js';
+import type { AgentStatus } from './types.js';
 import { badRequest, isObject } from './http.js';
 import { behaviourProblems, faultProblems, toBehaviour, toFault, type RawBehaviour } from './seed.js';
 import type { Behaviour, FaultSpec } from './types.js';
 
-const STATUSES = new Set(['idle', 'busy', 'exited', 'errored', 'unknown']);
+const STATUS_WORD = /^[a-z][a-z_-]*$/;
 
 export interface AgentFields {
   name?: string | null;
@@ -31,7 +31,9 @@ export function readAgentFields(value: unknown, creating: boolean): AgentFields 
   if (!isObject(value)) throw badRequest('an agent must be an object');
   const fields: AgentFields = {};
   if (value.status !== undefined || creating) {
-    if (typeof value.status !== 'string' || !STATUSES.has(value.status)) throw badRequest('status must be idle, busy, exited, errored or unknown');
+    if (typeof value.status !== 'string' || !STATUS_WORD.test(value.status)) {
+      throw badRequest('status must be idle, busy, exited, errored or unknown (or another lower-case word, a status the service may add later)');
+    }
     fields.status = value.status as AgentStatus;
   }
   if (value.name !== undefined) {

@@ -1,4 +1,6 @@
 /** Control endpoints under /_emulator for tests and demos: faults, request log, agents, rate limit, behaviour, state. */
+import type { NativeKindName } from '../model.js';
+import { kindWord } from './records.js';
 import { agentResource } from './documents.js';
 import type { FaultList } from './faults.js';
 import { badRequest, isObject, readBody, type Reply } from './http.js';
@@ -30,7 +32,7 @@ export function controlRoutes(deps: ControlDeps): Route[] {
     { method: 'PUT', pattern: '/rate-limit', handler: async (ctx) => ok(setRateLimit(deps.limiter, await readJson(ctx))) },
     { method: 'GET', pattern: '/behaviour', handler: () => ok(fromBehaviour(deps.behaviour)) },
     { method: 'PUT', pattern: '/behaviour', handler: async (ctx) => ok(fromBehaviour(Object.assign(deps.behaviour, readBehaviourChanges(await readJson(ctx))))) },
-    { method: 'GET', pattern: '/state', handler: (ctx) => ok(dumpState(ctx.store)) },
+    { method: 'GET', pattern: '/state', handler: (ctx) => ok(dumpState(ctx.store, ctx.behaviour.nativeKind)) },
   ];
 }
 
@@ -90,7 +92,7 @@ async function updateAgent(ctx: Context): Promise<Reply> {
   return ok(agentResource(agent));
 }
 
-function dumpState(store: Store): unknown {
+function dumpState(store: Store, nativeKind: NativeKindName): unknown {
   return {
     organizations: [...store.orgs.values()].map((org) => ({
       name: org.name,
@@ -100,7 +102,7 @@ function dumpState(store: Store): unknown {
       policies: policiesOf(store, org.name).map((policy) => ({
         id: policy.id,
         name: policy.name,
-        kind: policy.kind,
+        kind: kindWord(policy.kind, nativeKind),
         description: policy.description,
         query: policy.query,
         'enforcement-level': policy.level,

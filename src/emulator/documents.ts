@@ -1,4 +1,7 @@
 /** JSON:API serialisers of the emulator's records. */
+import type { NativeKindName } from '../model.js';
+import { enforceExt } from './policy-input.js';
+import { kindWord } from './records.js';
 import type { AgentRecord, PolicyRecord, PoolRecord, Store } from './store.js';
 import { agentsOf } from './store.js';
 
@@ -12,13 +15,15 @@ export type PolicyView = 'create' | 'show' | 'list' | 'update';
  * `enforce` is empty until code is uploaded, as the service answers. `legacy`: a server older than
  * mid-2023, whose only level is `enforce`, always filled.
  */
-export function policyResource(policy: PolicyRecord, view: PolicyView, legacy = false): Record<string, unknown> {
-  const ext = policy.kind === 'opa' ? 'rego' : 'native';
+export function policyResource(
+  policy: PolicyRecord, view: PolicyView, legacy = false, nativeKind: NativeKindName = 'native', omitPolicySets = false,
+): Record<string, unknown> {
+  const ext = enforceExt(policy.kind, { nativeKind });
   const enforce = legacy || policy.code !== null ? [{ path: `${policy.name}.${ext}`, mode: policy.level }] : [];
   const attributes: Record<string, unknown> = {
     name: policy.name,
     description: policy.description,
-    kind: policy.kind,
+    kind: kindWord(policy.kind, nativeKind),
     ...(policy.kind === 'opa' ? { query: policy.query } : {}),
     ...(legacy ? {} : { 'enforcement-level': policy.level }),
     enforce,
@@ -28,7 +33,7 @@ export function policyResource(policy: PolicyRecord, view: PolicyView, legacy = 
   const relationships: Record<string, unknown> = {
     organization: { data: { id: policy.org, type: 'organizations' } },
   };
-  const omitSets = (view === 'list' || view === 'update') && policy.policySetIds.length === 0;
+  const omitSets = omitPolicySets || ((view === 'list' || view === 'update') && policy.policySetIds.length === 0);
   if (!omitSets) relationships['policy-sets'] = { data: policy.policySetIds.map(policySetRef) };
   const self = `${BASE}/policies/${policy.id}`;
   const links: Record<string, string> = { self, upload: `${self}/upload` };
@@ -63,9 +68,8 @@ export function poolResource(store: Store, pool: PoolRecord): Record<string, unk
       'authentication-tokens': { links: { related: `${self}/authentication-tokens` } },
       workspaces: { data: pool.workspaceIds.map(workspaceRef) },
       'allowed-workspaces': { data: pool.allowedWorkspaceIds.map(workspaceRef) },
-      // Managed elsewhere; present and empty, as the service sends them.
-      'allowed-projects': { data: [] },
-      'excluded-workspaces': { data: [] },
+      'allowed-projects': { data: pool.allowedProjectIds.map((id) => ({ id, type: 'projects' })) },
+      'excluded-workspaces': { data: pool.excludedWorkspaceIds.map(workspaceRef) },
     },
     links: { self },
   };

@@ -1,6 +1,7 @@
 /** Validation of policy create and update bodies. */
-import { LEVELS_BY_KIND, type EnforcementLevel, type PolicyKind } from '../model.js';
+import type { EnforcementLevel } from '../model.js';
 import { invalid, isObject } from './http.js';
+import { kindWord, levelsOf, type RecordKind } from './records.js';
 import type { OrgRecord, PolicyRecord } from './store.js';
 import type { Behaviour } from './types.js';
 import { checkName, optionalString, readDocument, relationshipIds } from './validate.js';
@@ -17,8 +18,7 @@ export function parsePolicyCreate(body: unknown, org: OrgRecord, nameTaken: (nam
   const { attributes, relationships } = readDocument(body, 'policies');
   const name = checkName(attributes.name);
   if (nameTaken(name)) throw invalid('Name has already been taken', '/data/attributes/name');
-  const kind = attributes.kind ?? 'native';
-  if (kind !== 'native' && kind !== 'opa') throw invalid('kind must be native or opa', '/data/attributes/kind');
+  const kind = recordKind(attributes.kind ?? behaviour.nativeKind, behaviour);
   if (behaviour.rejectEnforceWithLevel && attributes.enforce !== undefined && attributes['enforcement-level'] !== undefined) {
     throw invalid('send enforcement-level or the deprecated enforce, not both', '/data/attributes/enforce');
   }
@@ -26,7 +26,7 @@ export function parsePolicyCreate(body: unknown, org: OrgRecord, nameTaken: (nam
   const query = checkQuery(kind, optionalString(attributes, 'query', false));
   if (kind === 'opa' && query === undefined) throw invalid("Query can't be blank for opa policies", '/data/attributes/query');
   const fallback: EnforcementLevel = kind === 'opa' ? 'advisory' : 'hard-mandatory';
-  const level = readLevel(attributes, kind, name, behaviour.legacyEnforce) ?? fallback;
+  const level = readLevel(attributes, kind, name, behaviour) ?? fallback;
   const policySetIds = relationshipIds(relationships, 'policy-sets', 'policy-sets', (id) => org.policySets.has(id)) ?? [];
   return { name, description, kind, query: query ?? null, level, policySetIds };
 }
@@ -35,7 +35,7 @@ export function parsePolicyCreate(body: unknown, org: OrgRecord, nameTaken: (nam
 export function parsePolicyUpdate(body: unknown, policy: PolicyRecord, behaviour: Behaviour): PolicyUpdate {
   const { attributes } = readDocument(body, 'policies');
   if (attributes.name !== undefined && attributes.name !== policy.name) throw invalid('Name cannot be changed', '/data/attributes/name');
-  if (attributes.kind !== undefined && attributes.kind !== policy.kind) throw invalid('Kind cannot be changed', '/data/attributes/kind');
+  if (attributes.kind !== undefined && attributes.kind !== kindWord(policy.kind, behaviour.nativeKind)) throw invalid('Kind cannot be changed', '/data/attributes/kind');
   const update: PolicyUpdate = {};
   const description = optionalString(attributes, 'description', true);
   if (description !== undefined) update.description = description;
@@ -43,12 +43,19 @@ export function parsePolicyUpdate(body: unknown, policy: PolicyRecord, behaviour
     const query = checkQuery(policy.kind, optionalString(attributes, 'query', false));
     if (query !== undefined) update.query = query;
   }
-  const level = readLevel(attributes, policy.kind, policy.name, behaviour.legacyEnforce);
+  const level = readLevel(attributes, policy.kind, policy.name, behaviour);
   if (level !== undefined) update.level = level;
   return update;
 }
 
-function checkQuery(kind: PolicyKind, query: string | null | undefined): string | undefined {
+/** The kinds a server takes: the document's `native` and `opa`, or the hosted service's `sentinel`, `opa` and beta `tfpolicy`. */
+function recordKind(word: unknown, behaviour: Behaviour): RecordKind {
+  const words = behaviour.nativeKind === 'sentinel' ? ['sentinel', 'opa', 'tfpolicy'] : ['native', 'opa'];
+  if (typeof word !== 'string' || !words.includes(word)) throw invalid(`kind must be one of ${words.join(', ')}`, '/data/attributes/kind');
+  return word === behaviour.nativeKind ? 'native' : (word as RecordKind);
+}
+
+function checkQuery(kind: RecordKind, query: string | null | undefined): string | undefined {
   if (query === undefined || query === null) return undefined;
   const pointer = '/data/attributes/query';
   if (kind !== 'opa') throw invalid('query is only valid for opa policies', pointer);
@@ -60,8 +67,9 @@ function checkQuery(kind: PolicyKind, query: string | null | undefined): string 
  * `enforcement-level` wins; else the deprecated `enforce` array decides; undefined when neither is
  * sent. `legacy`: `enforcement-level` is unknown to the server and ignored.
  */
-function readLevel(attributes: Record<string, unknown>, kind: PolicyKind, name: string, legacy: boolean): EnforcementLevel | undefined {
-  const levels = LEVELS_BY_KIND[kind];
+function readLevel(attributes: Record<string, unknown>, kind: RecordKind, name: string, behaviour: Behaviour): EnforcementLevel | undefined {
+  const legacy = behaviour.legacyEnforce;
+  const levels = levelsOf(kind);
   const explicit = legacy ? undefined : attributes['enforcement-level'];
   if (explicit !== undefined) {
     if (!levels.includes(explicit as EnforcementLevel)) {
@@ -78,8 +86,14 @@ function readLevel(attributes: Record<string, unknown>, kind: PolicyKind, name: 
       throw invalid('each enforce element needs a path and a mode', pointer);
     }
     if (!levels.includes(rule.mode as EnforcementLevel)) throw invalid(`mode must be one of ${levels.join(', ')} for ${kind} policies`, `${pointer}/mode`);
-    const matches = rule.path === `${name}.${kind === 'opa' ? 'rego' : 'native'}`;
+    const matches = rule.path === `${name}.${enforceExt(kind, behaviour)}`;
     fromEnforce ??= kind === 'native' && !matches ? 'hard-mandatory' : (rule.mode as EnforcementLevel);
   }
   return (explicit as EnforcementLevel | undefined) ?? fromEnforce;
+}
+
+/** The extension of a policy's `enforce` path. */
+export function enforceExt(kind: RecordKind, behaviour: Pick<Behaviour, 'nativeKind'>): string {
+  if (kind === 'native') return behaviour.nativeKind;
+  return kind === 'opa' ? 'rego' : kind;
 }

@@ -7,6 +7,8 @@ export interface PoolChanges {
   name?: string;
   organizationScoped?: boolean;
   allowedWorkspaceIds?: string[];
+  allowedProjectIds?: string[];
+  excludedWorkspaceIds?: string[];
 }
 
 /**
@@ -31,5 +33,10 @@ export function parsePoolInput(
   if (scoped !== undefined) changes.organizationScoped = scoped;
   const allowed = relationshipIds(relationships, 'allowed-workspaces', 'workspaces', (id) => org.workspaces.has(id));
   if (allowed !== undefined) changes.allowedWorkspaceIds = allowed;
+  // Projects are not seeded: any `prj-` id is taken. A PATCH without these lists keeps them, as the service does.
+  const projects = relationshipIds(relationships, 'allowed-projects', 'projects', (id) => /^prj-[A-Za-z0-9_-]+$/.test(id));
+  if (projects !== undefined) changes.allowedProjectIds = projects;
+  const excluded = relationshipIds(relationships, 'excluded-workspaces', 'workspaces', (id) => org.workspaces.has(id));
+  if (excluded !== undefined) changes.excludedWorkspaceIds = excluded;
   return changes;
 }

@@ -26,7 +26,13 @@ export interface RateLimiter {
 /** What one key spent: the times of the requests let through that may still count, oldest first. */
 type Spent = number[];
 
-export function createRateLimiter(initialLimit: number, now: () => number, initialWindow: RateLimitWindow = 'sliding'): RateLimiter {
+/**
+ * `reset`: `zero` answers every `x-ratelimit-reset` with 0.0, as in the hosted service's sample answer, whatever the
+ * window holds.
+ */
+export function createRateLimiter(
+  initialLimit: number, now: () => number, initialWindow: RateLimitWindow = 'sliding', reset: 'real' | 'zero' = 'real',
+): RateLimiter {
   let limit = initialLimit;
   let window = initialWindow;
   const spent = new Map<string, Spent>();
@@ -40,13 +46,13 @@ export function createRateLimiter(initialLimit: number, now: () => number, initi
       const allowed = times.length < limit;
       if (allowed) times.push(at);
       // Seconds until the oldest request still counted stops counting: a slot frees (sliding) or the window ends (fixed).
-      const reset = times.length === 0 ? 0 : Math.max(0, (times[0] ?? at) + WINDOW_MS - at) / 1000;
+      const seconds = times.length === 0 ? 0 : Math.max(0, (times[0] ?? at) + WINDOW_MS - at) / 1000;
       return {
         allowed,
         headers: {
           'x-ratelimit-limit': String(limit),
           'x-ratelimit-remaining': String(Math.max(0, limit - times.length)),
-          'x-ratelimit-reset': reset.toFixed(3),
+          'x-ratelimit-reset': reset === 'zero' ? '0.0' : seconds.toFixed(3),
         },
       };
     },

@@ -1,5 +1,18 @@
 /** The emulator's records: one organization, policy, pool or agent as the store holds it. */
-import type { AgentStatus, EnforcementLevel, PolicyKind } from '../model.js';
+import type { AgentStatus } from './types.js';
+import { LEVELS_BY_KIND, type EnforcementLevel, type NativeKindName, type PolicyKind } from '../model.js';
+
+export type RecordKind = PolicyKind | 'tfpolicy';
+
+/** The levels a record's kind takes: the beta `tfpolicy` takes opa's. */
+export function levelsOf(kind: RecordKind): readonly EnforcementLevel[] {
+  return LEVELS_BY_KIND[kind === 'tfpolicy' ? 'opa' : kind];
+}
+
+/** The word a record's kind is sent as. */
+export function kindWord(kind: RecordKind, nativeKind: NativeKindName): string {
+  return kind === 'native' ? nativeKind : kind;
+}
 
 export interface OrgRecord {
   name: string;
@@ -14,7 +27,8 @@ export interface PolicyRecord {
   org: string;
   name: string;
   description: string | null;
-  kind: PolicyKind;
+  /** `native` whatever the API calls it (see Behaviour.nativeKind); `tfpolicy`, the vendor's beta kind, only under `sentinel`. */
+  kind: RecordKind;
   query: string | null;
   level: EnforcementLevel;
   policySetIds: string[];
@@ -29,6 +43,10 @@ export interface PoolRecord {
   createdAt: string;
   organizationScoped: boolean;
   allowedWorkspaceIds: string[];
+  /** `prj-` ids (the hosted service's `allowed-projects`). */
+  allowedProjectIds: string[];
+  /** `ws-` ids (the hosted service's `excluded-workspaces`). */
+  excludedWorkspaceIds: string[];
   /** Workspaces attached to the pool; the emulator has no endpoint that attaches one. */
   workspaceIds: string[];
 }

@@ -4,6 +4,7 @@ import { JSON_API, readJsonBody, type Reply } from './http.js';
 import { newId } from './ids.js';
 import { includes, requireOrg, requirePolicy } from './lookups.js';
 import { paginate } from './pagination.js';
+import { kindWord } from './records.js';
 import { parsePolicyCreate, parsePolicyUpdate } from './policy-input.js';
 import type { Context, Route } from './router.js';
 import { addPolicy, policiesOf, policyNamed, removePolicy, type PolicyRecord } from './store.js';
@@ -25,11 +26,11 @@ function listPolicies(ctx: Context): Reply {
   const matching = !filtered ? all : all.filter(
     (policy) =>
       (search === undefined || policy.name.toLowerCase().includes(search)) &&
-      (kind === null || kind === '' || policy.kind === kind),
+      (kind === null || kind === '' || kindWord(policy.kind, ctx.behaviour.nativeKind) === kind),
   );
   const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
   const body: Record<string, unknown> = {
-    data: page.items.map((policy) => policyResource(policy, 'list', ctx.behaviour.legacyEnforce)),
+    data: page.items.map((policy) => policyResource(policy, 'list', ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind, ctx.behaviour.listOmitsPolicySets)),
     links: page.links,
     meta: { pagination: page.pagination },
   };
@@ -44,11 +45,11 @@ async function createPolicy(ctx: Context): Promise<Reply> {
   const input = parsePolicyCreate(body, org, taken, ctx.behaviour);
   const policy: PolicyRecord = { id: newId('pol'), org: org.name, ...input, updatedAt: null, code: null };
   addPolicy(ctx.store, policy);
-  return { status: 200, body: { data: policyResource(policy, 'create', ctx.behaviour.legacyEnforce) } };
+  return { status: 200, body: { data: policyResource(policy, 'create', ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind) } };
 }
 
 export function showPolicyReply(ctx: Context, policy: PolicyRecord): Reply {
-  const body: Record<string, unknown> = { data: policyResource(policy, 'show', ctx.behaviour.legacyEnforce) };
+  const body: Record<string, unknown> = { data: policyResource(policy, 'show', ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind, ctx.behaviour.showOmitsPolicySets) };
   if (includes(ctx.query, 'policy_sets')) body.included = includedPolicySets([policy]);
   return { status: 200, body };
 }
@@ -63,7 +64,7 @@ async function updatePolicy(ctx: Context): Promise<Reply> {
   if (update.description !== undefined) policy.description = update.description;
   if (update.query !== undefined) policy.query = update.query;
   if (update.level !== undefined) policy.level = update.level;
-  return { status: 200, body: { data: policyResource(policy, 'update', ctx.behaviour.legacyEnforce) } };
+  return { status: 200, body: { data: policyResource(policy, 'update', ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind) } };
 }
 
 function deletePolicy(ctx: Context): Reply {

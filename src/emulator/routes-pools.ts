@@ -82,6 +82,8 @@ async function createPool(ctx: Context): Promise<Reply> {
     createdAt: new Date(ctx.now()).toISOString(),
     organizationScoped: changes.organizationScoped ?? true,
     allowedWorkspaceIds: changes.allowedWorkspaceIds ?? [],
+    allowedProjectIds: changes.allowedProjectIds ?? [],
+    excludedWorkspaceIds: changes.excludedWorkspaceIds ?? [],
     workspaceIds: [],
   };
   addPool(ctx.store, pool);
@@ -103,11 +105,18 @@ async function updatePool(ctx: Context): Promise<Reply> {
   if (changes.name !== undefined) pool.name = changes.name;
   if (changes.organizationScoped !== undefined) pool.organizationScoped = changes.organizationScoped;
   if (changes.allowedWorkspaceIds !== undefined) pool.allowedWorkspaceIds = changes.allowedWorkspaceIds;
+  if (changes.allowedProjectIds !== undefined) pool.allowedProjectIds = changes.allowedProjectIds;
+  if (changes.excludedWorkspaceIds !== undefined) pool.excludedWorkspaceIds = changes.excludedWorkspaceIds;
   return showReply(ctx, pool, 200);
 }
 
 function deletePool(ctx: Context): Reply {
   const pool = requirePool(ctx.store, ctx.params.id);
+  if (pool.workspaceIds.length > 0) {
+    throw new ReplyError(422, [
+      { status: '422', title: 'invalid attribute', detail: `Agent pool is still being used by workspaces: ${pool.workspaceIds.join(', ')}`, source: { pointer: '/data' } },
+    ]);
+  }
   removePool(ctx.store, pool);
   return { status: 204 };
 }

@@ -11,6 +11,8 @@ interface RawSeed {
   token?: string;
   'rate-limit'?: number;
   'rate-limit-window'?: RateLimitWindow;
+  'rate-limit-reset'?: 'real' | 'zero';
+  'native-kind'?: 'native' | 'sentinel';
   organizations?: RawOrganization[];
   faults?: FaultSpec[];
   behaviour?: RawBehaviour;
@@ -21,12 +23,18 @@ export interface RawBehaviour {
   'pool-patch-resets-scope'?: boolean;
   'reject-enforce-with-level'?: boolean;
   'legacy-enforce'?: boolean;
+  'native-kind'?: 'native' | 'sentinel';
+  'list-omits-policy-sets'?: boolean;
+  'show-omits-policy-sets'?: boolean;
 }
 
 const BEHAVIOUR_KEYS = {
   'pool-patch-resets-scope': 'poolPatchResetsScope',
   'reject-enforce-with-level': 'rejectEnforceWithLevel',
   'legacy-enforce': 'legacyEnforce',
+  'native-kind': 'nativeKind',
+  'list-omits-policy-sets': 'listOmitsPolicySets',
+  'show-omits-policy-sets': 'showOmitsPolicySets',
 } as const satisfies Record<keyof RawBehaviour, keyof Behaviour>;
 
 interface RawOrganization {
@@ -41,6 +49,7 @@ interface RawPool {
   name: string;
   'organization-scoped'?: boolean;
   'allowed-workspaces'?: string[];
+  workspaces?: string[];
   agents?: { name?: string; status: SeedAgent['status']; 'ip-address'?: string | null; 'last-ping-at'?: string | null; 'created-at'?: string }[];
 }
 
@@ -67,7 +76,7 @@ export function toBehaviour(raw: RawBehaviour): Partial<Behaviour> {
   const behaviour: Partial<Behaviour> = {};
   for (const [key, name] of Object.entries(BEHAVIOUR_KEYS) as Array<[keyof RawBehaviour, keyof Behaviour]>) {
     const value = raw[key];
-    if (value !== undefined) behaviour[name] = value;
+    if (value !== undefined) Object.assign(behaviour, { [name]: value });
   }
   return behaviour;
 }
@@ -78,6 +87,9 @@ export function fromBehaviour(behaviour: Behaviour): Required<RawBehaviour> {
     'pool-patch-resets-scope': behaviour.poolPatchResetsScope,
     'reject-enforce-with-level': behaviour.rejectEnforceWithLevel,
     'legacy-enforce': behaviour.legacyEnforce,
+    'native-kind': behaviour.nativeKind,
+    'list-omits-policy-sets': behaviour.listOmitsPolicySets,
+    'show-omits-policy-sets': behaviour.showOmitsPolicySets,
   };
 }
 
@@ -122,7 +134,9 @@ function toSeed(raw: RawSeed): Seed {
   if (raw['rate-limit'] !== undefined) seed.rateLimit = raw['rate-limit'];
   if (raw['rate-limit-window'] !== undefined) seed.rateLimitWindow = raw['rate-limit-window'];
   if (raw.faults !== undefined) seed.faults = raw.faults.map(toFault);
+  if (raw['rate-limit-reset'] !== undefined) seed.rateLimitReset = raw['rate-limit-reset'];
   if (raw.behaviour !== undefined) seed.behaviour = toBehaviour(raw.behaviour);
+  if (raw['native-kind'] !== undefined) seed.behaviour = { ...seed.behaviour, nativeKind: raw['native-kind'] };
   return seed;
 }
 
@@ -139,6 +153,7 @@ function toPool(raw: RawPool): SeedAgentPool {
   const pool: SeedAgentPool = { name: raw.name };
   if (raw['organization-scoped'] !== undefined) pool.organizationScoped = raw['organization-scoped'];
   pool.allowedWorkspaces = [...(raw['allowed-workspaces'] ?? [])];
+  if (raw.workspaces !== undefined) pool.workspaces = [...raw.workspaces];
   pool.agents = (raw.agents ?? []).map((agent) => {
     const seedAgent: SeedAgent = { status: agent.status };
     if (agent.name !== undefined) seedAgent.name = agent.name;

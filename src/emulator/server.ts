@@ -52,11 +52,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? ((): number => Date.now());
   const store = createStore(seed, now);
-  const behaviour: Behaviour = { ...defaultBehaviour(), ...seed.behaviour };
+  const behaviour: Behaviour = { ...defaultBehaviour(), ...seed.behaviour, ...(seed.nativeKind ? { nativeKind: seed.nativeKind } : {}) };
   const blobs = createBlobStore(now);
   const faults = createFaultList(now);
   faults.add(seed.faults ?? []);
-  const limiter = createRateLimiter(seed.rateLimit ?? 30, now, seed.rateLimitWindow ?? 'sliding');
+  const limiter = createRateLimiter(seed.rateLimit ?? 30, now, seed.rateLimitWindow ?? 'sliding', seed.rateLimitReset ?? 'real');
   const log = createRequestLog(options.requestLogLimit);
   const pipeline: Pipeline = {
     api: createRouter([...policyRoutes, ...policyCodeRoutes, ...poolRoutes, ...agentRoutes, PING]),

@@ -44,7 +44,9 @@ export function createStore(seed: Seed, now: () => number): Store {
         createdAt: new Date(now()).toISOString(),
         organizationScoped: pool.organizationScoped ?? true,
         allowedWorkspaceIds: [...(pool.allowedWorkspaces ?? [])],
-        workspaceIds: [],
+        allowedProjectIds: [],
+        excludedWorkspaceIds: [],
+        workspaceIds: [...(pool.workspaces ?? [])],
       });
       for (const agent of pool.agents ?? []) addAgent(store, record.id, agent, now);
     }

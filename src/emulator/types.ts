@@ -1,7 +1,8 @@
 /** Public types of the emulator: the seed and fault specifications. */
-import type { AgentStatus } from '../model.js';
+import type { AgentStatus as KnownAgentStatus, NativeKindName } from '../model.js';
 
-export type { AgentStatus };
+/** idle, busy, exited, errored or unknown; any other word stands for a status the service may add later (never deletable). */
+export type AgentStatus = KnownAgentStatus | (string & {});
 
 export type FaultKind = 'status' | 'latency' | 'drop' | 'lose-response' | 'malformed' | 'headers' | 'endless-pages' | 'growing-pages' | 'duplicate-items' | 'huge-body';
 
@@ -48,6 +49,8 @@ export interface SeedAgentPool {
   organizationScoped?: boolean;
   /** `ws-` ids of workspaces of the same organization. */
   allowedWorkspaces?: string[];
+  /** `ws-` ids of workspaces of the same organization that use the pool; while any does, a delete answers 422. */
+  workspaces?: string[];
   agents?: SeedAgent[];
 }
 
@@ -77,10 +80,19 @@ export interface Behaviour {
   rejectEnforceWithLevel: boolean;
   /** Act as a server older than mid-2023: read levels only from `enforce`, answer without `enforcement-level`. @default false */
   legacyEnforce: boolean;
+  /**
+   * The word for the native kind: `native` (the document) or `sentinel` (the hosted service), which then answers 422 to
+   * `native`, spells `enforce` paths `<name>.sentinel`, and also takes the beta kind `tfpolicy`. @default 'native'
+   */
+  nativeKind: NativeKindName;
+  /** Lists leave out `relationships.policy-sets` even for policies in sets (`policy-set-count` still says how many). @default false */
+  listOmitsPolicySets: boolean;
+  /** So does showing one policy, `include=policy_sets` or not. @default false */
+  showOmitsPolicySets: boolean;
 }
 
 export function defaultBehaviour(): Behaviour {
-  return { poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false };
+  return { poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false, nativeKind: 'native', listOmitsPolicySets: false, showOmitsPolicySets: false };
 }
 
 export interface Seed {
@@ -92,6 +104,10 @@ export interface Seed {
   rateLimitWindow?: RateLimitWindow;
   organizations: SeedOrganization[];
   faults?: FaultSpec[];
+  /** Sets `behaviour.nativeKind` (the seed's top-level `native-kind`). */
+  nativeKind?: NativeKindName;
+  /** `zero`: every `x-ratelimit-reset` reads 0.0, as in the hosted service's sample answer. @default 'real' */
+  rateLimitReset?: 'real' | 'zero';
   /** Switches of the pessimistic readings; unset ones keep their defaults. */
   behaviour?: Partial<Behaviour>;
 }

@@ -1,4 +1,4 @@
-export { codeDigest } from '../code-digest.js';
+export { codeDigest } from '../code-content.js';
 
 /** What the cache holds of one policy: the digest of its code as of its `updated-at`. */
 export interface CodeCacheEntry {

@@ -9,5 +9,8 @@ export function liveReadFailure(error: unknown, organization: string): string {
   if (error instanceof ApiError && error.status === 404 && error.request.path.startsWith(`/organizations/${organization}/`)) {
     return `${prefix}: organization "${organization}" not found, or the token cannot see it (${error.message})`;
   }
+  if (error instanceof ApiError && error.status === 401) {
+    return `${prefix}: the API refused the token (${error.message}): check API_TOKEN (or api.token-file), and whether the token has expired`;
+  }
   return `${prefix}: ${errorMessage(error)}`;
 }

@@ -3,6 +3,7 @@ import type { DeclaredPolicy, DeclaredState } from '../declared/types.js';
 import type { Logger } from '../logger.js';
 import type { LiveAgent, LivePolicy, LivePool, LiveState } from '../model.js';
 import type { CodeCache } from './code-cache.js';
+import { mapLimit } from '../map-limit.js';
 
 /**
  * Policies whose code is being checked at once. The client paces and limits the requests itself; this bound keeps
@@ -30,9 +31,12 @@ export interface ReadLiveOptions {
  */
 export async function readLive(options: ReadLiveOptions): Promise<LiveState> {
   const { api, organization, declared } = options;
-  const [policies, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
+  const [listed, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
   // The list holds every policy of the organization: the cache forgets the ones deleted since.
-  options.codeCache?.retain(policies.map((policy) => policy.id));
+  options.codeCache?.retain(listed.map((policy) => policy.id));
+  // A kind this tool does not know is set aside whole: never compared, updated, replaced or deleted.
+  const policies = listed.filter((policy) => policy.foreignKind === null);
+  const foreignPolicies = listed.flatMap((p) => (p.foreignKind === null ? [] : [{ id: p.id, name: p.name, kind: p.foreignKind }]));
   const declaredByName = new Map(declared.policies.map((p) => [p.name, p]));
   const total = policies.filter((p) => needsCode(p, declaredByName.get(p.name))).length;
   let done = 0;
@@ -43,7 +47,7 @@ export async function readLive(options: ReadLiveOptions): Promise<LiveState> {
     return result;
   };
   const [livePolicies, livePools] = await Promise.all([
-    mapBounded(policies, CODE_READS_AT_ONCE, counted),
+    mapLimit(policies, CODE_READS_AT_ONCE, counted),
     Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => {
       const wantsAgents = declared.pools.some(
         (p) => p.agentCleanup !== null && (p.name === pool.name || p.previousNames.includes(pool.name)),
@@ -51,7 +55,7 @@ export async function readLive(options: ReadLiveOptions): Promise<LiveState> {
       return livePool(pool, wantsAgents ? await api.listAgents(pool.id) : []);
     })),
   ]);
-  return { policies: livePolicies, pools: livePools };
+  return { policies: livePolicies, pools: livePools, ...(foreignPolicies.length > 0 ? { foreignPolicies } : {}) };
 }
 
 /** Code is compared only for a declared policy of the same kind that has code; anything else is created, replaced or pruned whole. */
@@ -73,13 +77,13 @@ async function withCode(policy: Policy, declared: DeclaredPolicy | undefined, op
 }
 
 function livePolicy(policy: Policy, code: string | null, digest: string | null): LivePolicy {
-  const { id, name, kind, description, query, enforcementLevel, policySetIds, updatedAt } = policy;
-  return { id, name, kind, description, query, enforcementLevel, policySetIds, updatedAt, code, codeDigest: digest };
+  const { id, name, kind, description, query, enforcementLevel, policySetIds, policySetCount, updatedAt } = policy;
+  return { id, name, kind, description, query, enforcementLevel, policySetIds, policySetCount, updatedAt, code, codeDigest: digest };
 }
 
 function livePool(pool: AgentPool, agents: Agent[]): LivePool {
-  const { id, name, organizationScoped, agentCount, allowedWorkspaceIds } = pool;
-  return { id, name, organizationScoped, agentCount, allowedWorkspaceIds, agents: agents.map(liveAgent) };
+  const { id, name, organizationScoped, agentCount, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds, workspaceIds } = pool;
+  return { id, name, organizationScoped, agentCount, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds, workspaceIds, agents: agents.map(liveAgent) };
 }
 
 function liveAgent(agent: Agent): LiveAgent {
@@ -87,25 +91,3 @@ function liveAgent(agent: Agent): LiveAgent {
   return { id, name, status, lastPingAt, createdAt };
 }
 
-/**
- * `items.map(fn)` with at most `limit` calls under way; rejects with the first failure, like Promise.all, and starts
- * no call after it: the read has failed, so the others are of no use.
- */
-async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next;
-      next += 1;
-      try {
-        results[index] = await fn(items[index] as T);
-      } catch (error) {
-        next = items.length;
-        throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}

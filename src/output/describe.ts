@@ -1,6 +1,7 @@
 /** What every format says of a plan: the counts and closing lines, field values on one line, code diffs. */
 import { structuredPatch } from 'diff';
 import { normalizeLineEnds } from '../line-ends.js';
+import { codeSummary } from '../code-content.js';
 import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
 
 export type PlanSummary = Record<ChangeAction, number>;
@@ -76,24 +77,12 @@ export function formatValue(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** A short description of a code text, for places that do not show it whole. */
+/** A short description of a code text (or of a saved plan's code summary), for places that do not show it whole. */
 export function describeCode(code: unknown): string {
-  let lines: number;
-  let bytes: number;
-  if (typeof code === 'string') {
-    lines = code === '' ? 0 : normalizeLineEnds(code).replace(/\n$/, '').split('\n').length;
-    bytes = Buffer.byteLength(code, 'utf8');
-  } else if (isCodeSummary(code)) {
-    // A saved plan carries code as its digest, size and lines.
-    ({ lines, bytes } = code);
-  } else {
-    return '(none)';
-  }
+  const summary = codeSummary(code);
+  if (summary === null) return '(none)';
+  const { lines, bytes } = summary;
   return `(${lines} ${lines === 1 ? 'line' : 'lines'}, ${bytes} ${bytes === 1 ? 'byte' : 'bytes'})`;
-}
-
-function isCodeSummary(value: unknown): value is { lines: number; bytes: number } {
-  return typeof value === 'object' && value !== null && typeof (value as { lines?: unknown }).lines === 'number' && typeof (value as { bytes?: unknown }).bytes === 'number';
 }
 
 /** Whether a change's code field is shown as a diff (both texts known) rather than described. */

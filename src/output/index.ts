@@ -3,3 +3,4 @@ export { renderJson } from './json.js';
 export { renderMarkdown } from './markdown.js';
 export { sourceErrors, summarize, totalChanges, type PlanSummary } from './describe.js';
 export { renderSavedPlan } from './saved-plan.js';
+export { applySummary, renderApplied, type AppliedSource } from './applied.js';

@@ -1,36 +1,9 @@
-import type { Change, ChangeOutcome, ChangeResult, CodeSummary, SourcePlan } from '../plan/types.js';
-import { codeDigest } from '../code-digest.js';
-import { normalizeLineEnds } from '../line-ends.js';
+import type { Change, ChangeOutcome, ChangeResult, SourcePlan } from '../plan/types.js';
+import { plainFields } from '../plan/plain-fields.js';
 import { sourceErrors, summarize } from './describe.js';
 
-/** Code in the JSON plan: sha256 of the text as compared (see src/code-digest.ts), bytes and lines as it is; null when none. */
-function codeSummary(code: unknown): CodeSummary | null {
-  if (isCodeSummary(code)) return { sha256: code.sha256, bytes: code.bytes, lines: code.lines };
-  if (typeof code !== 'string') return null;
-  return { sha256: codeDigest(code), bytes: Buffer.byteLength(code, 'utf8'), lines: lineCount(code) };
-}
-
-function isCodeSummary(value: unknown): value is CodeSummary {
-  return typeof value === 'object' && value !== null && typeof (value as { sha256?: unknown }).sha256 === 'string';
-}
-
-function lineCount(code: string): number {
-  if (code === '') return 0;
-  const text = normalizeLineEnds(code);
-  let lines = 1;
-  for (let at = text.indexOf('\n'); at !== -1 && at < text.length - 1; at = text.indexOf('\n', at + 1)) lines += 1;
-  return lines;
-}
-
 /** A change's fields as the JSON plan shows them: code as its digest, size and lines. */
-export function jsonFields(change: Change): Record<string, { before: unknown; after: unknown }> {
-  const fields: Record<string, { before: unknown; after: unknown }> = {};
-  for (const [name, field] of Object.entries(change.fields)) {
-    const value = name === 'code' ? codeSummary : (v: unknown) => v ?? null;
-    fields[name] = { before: value(field.before), after: value(field.after) };
-  }
-  return fields;
-}
+export const jsonFields = plainFields;
 
 /** Key order is fixed by construction: the JSON plan is byte-for-byte deterministic. */
 function jsonChange(change: Change): unknown {

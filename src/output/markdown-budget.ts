@@ -22,6 +22,8 @@ export interface Document {
 
 /** Room kept for each list's "… and N more" line. */
 const MORE_LINE = 40;
+/** Room kept for the line that says where the details end. */
+const DETAILS_LINE = 80;
 
 /**
  * Lays the document out within `limit` characters: the head, headers, titles and footers first; then, in order,
@@ -33,7 +35,8 @@ export function fitToBudget(doc: Document): string {
   const listings = doc.sections.flatMap((s) => s.listings);
   let left = doc.limit - 1 - size(doc.head)
     - doc.sections.reduce((n, s) => n + size(s.header), 0)
-    - listings.reduce((n, l) => n + size(l.title) + size(l.footer) + MORE_LINE, 0);
+    - listings.reduce((n, l) => n + size(l.title) + size(l.footer) + MORE_LINE, 0)
+    - DETAILS_LINE;
 
   const shown = new Map<Listing, number>();
   for (const listing of listings) {
@@ -47,16 +50,22 @@ export function fitToBudget(doc: Document): string {
     shown.set(listing, count);
   }
   const full = new Map<ListItem, string>();
+  // The first item left brief for want of room: a line there says where the details end.
+  let briefFrom: ListItem | null = null;
   upgrade: for (const listing of listings) {
     for (const item of listing.items.slice(0, shown.get(listing))) {
       if (item.full === undefined) continue;
       const text = item.full();
       const extra = text.length - item.brief.length;
-      if (extra > left) break upgrade;
+      if (extra > left) {
+        briefFrom = item;
+        break upgrade;
+      }
       left -= extra;
       full.set(item, text);
     }
   }
+  const detailed = listings.flatMap((l) => l.items).filter((item) => item.full !== undefined).length;
 
   const lines = [...doc.head];
   for (const section of doc.sections) {
@@ -64,7 +73,10 @@ export function fitToBudget(doc: Document): string {
     for (const listing of section.listings) {
       const count = shown.get(listing) ?? 0;
       lines.push(...listing.title);
-      for (const item of listing.items.slice(0, count)) lines.push(full.get(item) ?? item.brief);
+      for (const item of listing.items.slice(0, count)) {
+        if (item === briefFrom) lines.push(`- _(details of the first ${full.size} changes; all ${detailed} in the JSON plan)_`);
+        lines.push(full.get(item) ?? item.brief);
+      }
       if (count < listing.items.length) lines.push(`- … and ${listing.items.length - count} more`);
       lines.push(...listing.footer);
     }

@@ -30,17 +30,35 @@ export function markerLine(plans: readonly SourcePlan[]): string {
  * grouped by action (each with its fields and code diff folded in `<details>`), and its warnings, folded too.
  * What does not fit is listed more briefly, and what still does not fit ends its list with "… and N more".
  */
-export function renderMarkdown(plans: readonly SourcePlan[]): string {
+export function renderMarkdown(plans: readonly SourcePlan[], context: MarkdownContext = {}): string {
+  const deletions = summarize(plans).delete;
   const head = [
     markerLine(plans),
     '## policy-pool-sync plan',
     '',
+    ...contextLines(context),
+    ...(deletions > 0 ? [`**⚠ ${deletions} deletion${deletions === 1 ? '' : 's'}**`, ''] : []),
     ...closingLines(plans, 'below').flatMap((line) => [`**${line}**`, '']),
     ...countsTable(plans),
     '',
   ];
   const sections = plans.map(sourceListings);
   return fitToBudget({ head, sections, limit: MARKDOWN_LIMIT });
+}
+
+/** When and where the plan was made, for a reader of the comment: the time, and under GitHub Actions a link to the run. */
+export interface MarkdownContext {
+  /** ISO 8601. */
+  time?: string;
+  runUrl?: string;
+}
+
+function contextLines(context: MarkdownContext): string[] {
+  const parts = [
+    ...(context.time === undefined ? [] : [`Planned at ${escapeText(context.time)}`]),
+    ...(context.runUrl === undefined ? [] : [`[workflow run](${context.runUrl.replace(/[()\s]/g, encodeURIComponent)})`]),
+  ];
+  return parts.length === 0 ? [] : [`${parts.join(' · ')}.`, ''];
 }
 
 function countsTable(plans: readonly SourcePlan[]): string[] {

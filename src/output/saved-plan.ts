@@ -1,7 +1,7 @@
 import { SAVED_PLAN_VERSION, savedChange, type SavedPlan } from '../plan/saved.js';
 import type { SourcePlan } from '../plan/types.js';
 import { sourceErrors, summarize } from './describe.js';
-import { jsonFields } from './json.js';
+import { plainFields } from '../plan/plain-fields.js';
 
 /**
  * The saved plan (`--dry-run --out FILE`): the JSON plan (`format_version` "1", same sources, changes and summary)
@@ -17,7 +17,7 @@ export function renderSavedPlan(plans: readonly SourcePlan[]): string {
       name: source.name,
       organization: source.organization,
       revision: source.revision,
-      changes: source.plan === null ? null : source.plan.changes.map((change) => savedChange(change, jsonFields(change))),
+      changes: source.plan === null ? null : source.plan.changes.map((change) => savedChange(change, plainFields(change))),
       warnings: [...(source.plan?.warnings ?? [])],
       errors: [...sourceErrors(source)],
     })),

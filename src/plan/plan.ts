@@ -1,6 +1,8 @@
 import type { DeclaredState } from '../declared/types.js';
 import type { LiveState } from '../model.js';
+import { planForeign } from './foreign.js';
 import { checkGuards } from './guards.js';
+import { pairResources, type Pairing } from './pairs.js';
 import { planPolicies } from './policies.js';
 import { planPools } from './pools.js';
 import { planPrune } from './prune.js';
@@ -11,24 +13,29 @@ import type { Change, ChangeAction, Plan, PlanOptions, ResourceType } from './ty
  * No I/O, no clock (`options.now`), no logger. A plan with errors must not be applied.
  */
 export function planChanges(declared: DeclaredState, live: LiveState, options: PlanOptions): Plan {
-  const policies = planPolicies(declared.policies, live.policies, options);
-  const pools = planPools(declared.pools, live.pools, options);
-  const prune = planPrune(declared, live, pools.claimed, options);
+  const pairing = pairResources(declared, live, options);
+  const policies = planPolicies(pairing.policies, options);
+  const pools = planPools(pairing.pools, options);
+  const prune = planPrune(pairing, options);
   const changes: Change[] = sortChanges([...policies.changes, ...pools.changes, ...prune.deletes]);
-  const warnings = [...(declared.warnings ?? []), ...policies.warnings, ...pools.warnings];
+  const foreign = planForeign(declared.policies, live.foreignPolicies ?? []);
+  const warnings = [...(declared.warnings ?? []), ...policies.warnings, ...pairing.warnings, ...pools.warnings, ...foreign.warnings];
   if (prune.kept.length > 0) {
     warnings.push(`not declared and kept because prune is off: ${prune.kept.join(', ')}`);
   }
-  return { changes, warnings, errors: [...policies.conflicts, ...prune.conflicts, ...checkGuards(declared, changes, options)], keptUndeclared: keptUndeclared(declared, live, pools.claimed, changes) };
+  return {
+    changes,
+    warnings,
+    errors: [...policies.conflicts, ...prune.conflicts, ...foreign.errors, ...checkGuards(declared, changes, options)],
+    keptUndeclared: keptUndeclared(pairing, changes),
+  };
 }
 
 /** Live policies and pools that no declaration matches and that this plan does not delete. */
-function keptUndeclared(declared: DeclaredState, live: LiveState, claimedPools: ReadonlySet<string>, changes: readonly Change[]): number {
-  const declaredPolicies = new Set(declared.policies.map((policy) => policy.name));
+function keptUndeclared(pairing: Pairing, changes: readonly Change[]): number {
   const deleted = new Set(changes.filter((c) => c.action === 'delete').map((c) => c.id));
-  const policies = live.policies.filter((p) => !declaredPolicies.has(p.name) && !deleted.has(p.id)).length;
-  const pools = live.pools.filter((p) => !claimedPools.has(p.id) && !deleted.has(p.id)).length;
-  return policies + pools;
+  const kept = (pair: { declared: unknown; live: { id: string } | null }) => pair.declared === null && pair.live !== null && !deleted.has(pair.live.id);
+  return pairing.policies.filter(kept).length + pairing.pools.filter(kept).length;
 }
 
 const ACTION_ORDER: Record<ChangeAction, number> = { create: 0, replace: 1, update: 2, delete: 3 };

@@ -1,8 +1,8 @@
 import type { DeclaredPolicy } from '../declared/types.js';
-import { normalizeLineEnds } from '../line-ends.js';
 import type { LivePolicy } from '../model.js';
-import { created, diffField, type Fields, sameSet, sortedIds, strictEqual } from './fields.js';
-import { markerSource, stripMarker } from './marker.js';
+import { created, diffField, type Fields, sameSet, sameText, sortedIds, strictEqual } from './fields.js';
+import { stripMarker } from './marker.js';
+import type { Owner, PolicyPair } from './pairs.js';
 import type { CodeSummary, PlanOptions, PolicyChange } from './types.js';
 
 export interface PolicyPlan {
@@ -12,29 +12,27 @@ export interface PolicyPlan {
   conflicts: string[];
 }
 
-/** Creates, replaces and updates for the declared policies (prune is decided elsewhere). */
-export function planPolicies(declared: DeclaredPolicy[], live: LivePolicy[], options: PlanOptions): PolicyPlan {
-  const byName = new Map(live.map((policy) => [policy.name, policy]));
+/** Creates, replaces and updates for the declared policies (prune is decided elsewhere), from their pairs. */
+export function planPolicies(pairs: readonly PolicyPair[], options: PlanOptions): PolicyPlan {
   const changes: PolicyChange[] = [];
   const warnings: string[] = [];
   const conflicts: string[] = [];
-  for (const policy of declared) {
-    const current = byName.get(policy.name);
-    if (current === undefined) {
+  for (const { declared: policy, live: current, owner, markedBy } of pairs) {
+    if (policy === null) continue;
+    if (current === null) {
       changes.push(createChange(policy));
       continue;
     }
-    const owner = markerSource(current.description);
-    if (owner !== null && owner !== options.source) {
+    if (owner === 'another-source') {
       if (options.adopt !== true) {
-        conflicts.push(ownedElsewhere(policy.name, owner, current.kind === policy.kind ? 'updates' : 'replaces'));
+        conflicts.push(ownedElsewhere(policy.name, markedBy!, current.kind === policy.kind ? 'updates' : 'replaces'));
         continue;
       }
       warnings.push(
-        `policy "${policy.name}" carries the ownership marker of source "${owner}"; this source adopts it (adopt is on). ` +
+        `policy "${policy.name}" carries the ownership marker of source "${markedBy!}"; this source adopts it (adopt is on). ` +
           'Declare each policy in one source only, or the sources will keep taking it from each other.',
       );
-    } else if (owner === null && options.ownership === 'marker') {
+    } else if (owner === 'nobody' && options.ownership === 'marker') {
       warnings.push(
         `policy "${policy.name}" exists without an ownership marker (made by hand, or before markers); this source adopts it and marks it as its own.`,
       );
@@ -43,7 +41,7 @@ export function planPolicies(declared: DeclaredPolicy[], live: LivePolicy[], opt
       changes.push(replaceChange(policy, current));
       continue;
     }
-    const update = updateChange(policy, current, options);
+    const update = updateChange(policy, current, owner, options);
     if (update !== null) changes.push(update);
     if (policy.policySets !== null && !sameSet(policy.policySets, current.policySetIds)) {
       warnings.push(
@@ -95,13 +93,14 @@ function replaceChange(policy: DeclaredPolicy, current: LivePolicy): PolicyChang
   };
 }
 
-function updateChange(policy: DeclaredPolicy, current: LivePolicy, options: PlanOptions): PolicyChange | null {
+function updateChange(policy: DeclaredPolicy, current: LivePolicy, owner: Owner, options: PlanOptions): PolicyChange | null {
   const fields: Fields = {};
   diffField(fields, 'description', stripMarker(current.description), policy.description, sameText);
   diffField(fields, 'enforcement-level', current.enforcementLevel, policy.enforcementLevel, strictEqual);
   if (policy.kind === 'opa') diffField(fields, 'query', current.query, policy.query, strictEqual);
   if (!sameCode(policy, current)) fields['code'] = { before: current.code, after: declaredCode(policy) };
-  const adopt = options.ownership === 'marker' && markerSource(current.description) !== options.source;
+  // Under `ownership: marker` a policy this source writes carries its marker: one without it gets it.
+  const adopt = options.ownership === 'marker' && owner !== 'this-source';
   const names = Object.keys(fields);
   if (names.length === 0 && !adopt) return null;
   const drift = names.length === 0 ? '' : `drift in ${names.join(', ')}`;
@@ -114,7 +113,7 @@ function updateChange(policy: DeclaredPolicy, current: LivePolicy, options: Plan
 
 /**
  * Whether the live code equals the declared code, by digest (byte order mark and line ends do not count, see
- * src/code-digest.ts); code never uploaded, or not fetched, always differs.
+ * src/code-content.ts); code never uploaded, or not fetched, always differs.
  */
 export function sameCode(declared: DeclaredPolicy, live: LivePolicy): boolean {
   return live.codeDigest !== null && live.codeDigest === declared.codeDigest;
@@ -124,12 +123,10 @@ export function sameCode(declared: DeclaredPolicy, live: LivePolicy): boolean {
  * The declared policies whose code diff a plan shows (the live code was downloaded and differs): only their texts
  * need loading (`withCodeTexts`) before planning. Creates and replaces describe the declared code by its summary.
  */
-export function policiesShowingCode(declared: readonly DeclaredPolicy[], live: readonly LivePolicy[]): Set<string> {
-  const byName = new Map(live.map((policy) => [policy.name, policy]));
+export function policiesShowingCode(pairs: readonly PolicyPair[]): Set<string> {
   const names = new Set<string>();
-  for (const policy of declared) {
-    const current = byName.get(policy.name);
-    if (current !== undefined && current.kind === policy.kind && current.code !== null && !sameCode(policy, current)) names.add(policy.name);
+  for (const { declared: policy, live: current } of pairs) {
+    if (policy !== null && current !== null && current.kind === policy.kind && current.code !== null && !sameCode(policy, current)) names.add(policy.name);
   }
   return names;
 }
@@ -137,10 +134,4 @@ export function policiesShowingCode(declared: readonly DeclaredPolicy[], live: r
 /** The declared side of a code field: the text when it was loaded for a diff, else its summary. */
 function declaredCode(policy: DeclaredPolicy): string | CodeSummary {
   return policy.code ?? { sha256: policy.codeDigest, bytes: policy.codeSource.size, lines: policy.codeLines };
-}
-
-/** Text compared with line ends normalised (CRLF/CR -> LF). */
-function sameText(a: string | null, b: string | null): boolean {
-  if (a === null || b === null) return a === b;
-  return normalizeLineEnds(a) === normalizeLineEnds(b);
 }

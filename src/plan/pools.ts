@@ -2,41 +2,23 @@ import type { DeclaredPool } from '../declared/types.js';
 import type { LivePool } from '../model.js';
 import { lastSeen, type Seen } from './agent-time.js';
 import { created, diffField, type Fields, sameSet, sortedIds, strictEqual } from './fields.js';
+import { accessLists, diffAccessLists } from './pool-access.js';
+import type { PoolPair } from './pairs.js';
 import type { AgentChange, PlanOptions, PoolChange } from './types.js';
 
 export interface PoolPlan {
   changes: Array<PoolChange | AgentChange>;
+  /** Agents the clean-up leaves alone because their time cannot be believed. */
   warnings: string[];
-  /** Ids of the live pools a declared pool claimed (by name or previous name). */
-  claimed: Set<string>;
 }
 
-/** Matches declared pools to live ones (name first, then `previous-names`), then creates, updates, renames and agent clean-ups. */
-export function planPools(declared: DeclaredPool[], live: LivePool[], options: PlanOptions): PoolPlan {
-  const byName = new Map(live.map((pool) => [pool.name, pool]));
-  const claimed = new Set<string>();
-  for (const pool of declared) {
-    const current = byName.get(pool.name);
-    if (current !== undefined) claimed.add(current.id);
-  }
+/** Creates, updates, renames and agent clean-ups for the declared pools, from their pairs (see pairs.ts for renames). */
+export function planPools(pairs: readonly PoolPair[], options: PlanOptions): PoolPlan {
   const changes: Array<PoolChange | AgentChange> = [];
   const warnings: string[] = [];
-  for (const pool of declared) {
-    let current = byName.get(pool.name);
-    if (current === undefined) {
-      current = pool.previousNames.map((name) => byName.get(name)).find((p) => p !== undefined && !claimed.has(p.id));
-      if (current !== undefined) claimed.add(current.id);
-    } else {
-      for (const old of pool.previousNames) {
-        if (byName.has(old)) {
-          warnings.push(
-            `agent-pool "${pool.name}": a live pool still has its previous name "${old}" but "${pool.name}" exists too; ` +
-              'nothing is renamed. Remove one of them, or drop the name from previous-names.',
-          );
-        }
-      }
-    }
-    if (current === undefined) {
+  for (const { declared: pool, live: current } of pairs) {
+    if (pool === null) continue;
+    if (current === null) {
       changes.push(createChange(pool));
       continue;
     }
@@ -44,14 +26,14 @@ export function planPools(declared: DeclaredPool[], live: LivePool[], options: P
     if (update !== null) changes.push(update);
     for (const cleanup of planAgentCleanup(pool, current, options.now, warnings)) changes.push(cleanup);
   }
-  return { changes, warnings, claimed };
+  return { changes, warnings };
 }
 
 function createChange(pool: DeclaredPool): PoolChange {
   const workspaces = pool.allowedWorkspaces === null ? null : sortedIds(pool.allowedWorkspaces);
   return {
     resource: 'agent-pool', name: pool.name, id: null, action: 'create', reason: 'not in the live state',
-    fields: created({ 'organization-scoped': pool.organizationScoped, 'allowed-workspaces': workspaces }),
+    fields: created({ 'organization-scoped': pool.organizationScoped, 'allowed-workspaces': workspaces, ...accessLists(pool) }),
     declared: pool, live: null,
   };
 }
@@ -63,6 +45,7 @@ function updateChange(pool: DeclaredPool, current: LivePool): PoolChange | null 
   if (pool.allowedWorkspaces !== null && !sameSet(current.allowedWorkspaceIds, pool.allowedWorkspaces)) {
     fields['allowed-workspaces'] = { before: sortedIds(current.allowedWorkspaceIds), after: sortedIds(pool.allowedWorkspaces) };
   }
+  diffAccessLists(fields, pool, current);
   const names = Object.keys(fields);
   if (names.length === 0) return null;
   const drift = names.filter((name) => name !== 'name');
@@ -85,7 +68,7 @@ function planAgentCleanup(pool: DeclaredPool, live: LivePool, now: number, warni
   if (cleanup === null) return [];
   const changes: AgentChange[] = [];
   for (const agent of live.agents) {
-    if (!cleanup.statuses.includes(agent.status)) continue;
+    if (!(cleanup.statuses as readonly string[]).includes(agent.status)) continue;
     const seen = lastSeen(agent, pool.name, now);
     if (seen !== null && 'warning' in seen) warnings.push(seen.warning);
     if (seen === null || 'warning' in seen || now - seen.at <= cleanup.afterMs) continue;

@@ -1,7 +1,7 @@
-import type { DeclaredState } from '../declared/types.js';
-import type { LivePolicy, LivePool, LiveState } from '../model.js';
-import type { Fields } from './fields.js';
-import { markerSource, stripMarker } from './marker.js';
+import type { LivePolicy, LivePool } from '../model.js';
+import { removed } from './fields.js';
+import { stripMarker } from './marker.js';
+import { ownsUndeclared, type Pair, type Pairing } from './pairs.js';
 import { ownedElsewhere } from './policies.js';
 import type { PlanOptions, PolicyChange, PoolChange } from './types.js';
 
@@ -14,21 +14,14 @@ export interface PrunePlan {
 }
 
 /**
- * Owned live resources that are not declared. `ownership: marker` owns the policies carrying this
- * source's marker (never pools: they have no description); `ownership: organization` owns every
- * policy and pool. They are deleted with prune on, and only listed otherwise.
+ * Owned live resources that are not declared (see `ownsUndeclared`): deleted with prune on, only listed otherwise.
+ * Under `ownership: organization`, prune meeting a policy another source's marker claims is a conflict, unless adopt is on.
  */
-export function planPrune(declared: DeclaredState, live: LiveState, claimedPools: Set<string>, options: PlanOptions): PrunePlan {
-  const declaredPolicies = new Set(declared.policies.map((policy) => policy.name));
-  const undeclared = live.policies.filter((policy) => !declaredPolicies.has(policy.name));
-  const owner = (policy: LivePolicy) => markerSource(policy.description);
-  const ownedElsewhereToo = (policy: LivePolicy) => owner(policy) !== null && owner(policy) !== options.source;
-  // Another source's policy is never pruned, under organization ownership either, unless adopt is on.
-  const policies = undeclared.filter((policy) =>
-    options.ownership === 'organization' ? options.adopt === true || !ownedElsewhereToo(policy) : owner(policy) === options.source,
-  );
-  const claimed = options.ownership === 'organization' && options.adopt !== true ? undeclared.filter(ownedElsewhereToo) : [];
-  const pools = options.ownership === 'organization' ? live.pools.filter((pool) => !claimedPools.has(pool.id)) : [];
+export function planPrune(pairing: Pairing, options: PlanOptions): PrunePlan {
+  const undeclared = <D, L>(pairs: ReadonlyArray<Pair<D, L>>) => pairs.filter((pair): pair is Pair<D, L> & { live: L } => pair.declared === null && pair.live !== null);
+  const owned = <D, L>(pairs: ReadonlyArray<Pair<D, L>>) => undeclared(pairs).filter((pair) => ownsUndeclared(pair.owner, options)).map((pair) => pair.live);
+  const policies = owned(pairing.policies);
+  const pools = owned(pairing.pools);
   if (!options.prune) {
     return {
       deletes: [],
@@ -36,8 +29,13 @@ export function planPrune(declared: DeclaredState, live: LiveState, claimedPools
       conflicts: [],
     };
   }
-  const conflicts = claimed.map((policy) => ownedElsewhere(policy.name, owner(policy)!, 'deletes')).sort();
-  return { deletes: [...policies.map(deletePolicy), ...pools.map(deletePool)], kept: [], conflicts };
+  const claimed = options.ownership === 'organization' ? undeclared(pairing.policies).filter((pair) => !ownsUndeclared(pair.owner, options)) : [];
+  const conflicts = claimed.map((pair) => ownedElsewhere(pair.live.name, pair.markedBy!, 'deletes')).sort();
+  // The service refuses to delete a pool that workspaces use: never planned, an error names them instead.
+  const inUse = pools.filter((pool) => pool.workspaceIds.length > 0);
+  conflicts.push(...inUse.map(poolInUse));
+  const deletable = pools.filter((pool) => pool.workspaceIds.length === 0);
+  return { deletes: [...policies.map(deletePolicy), ...deletable.map(deletePool)], kept: [], conflicts };
 }
 
 function deletePolicy(policy: LivePolicy): PolicyChange {
@@ -61,11 +59,7 @@ function deletePool(pool: LivePool): PoolChange {
   };
 }
 
-/** Every non-null entry as a deletion (after null). */
-function removed(values: Record<string, unknown>): Fields {
-  const fields: Fields = {};
-  for (const [key, value] of Object.entries(values)) {
-    if (value !== null) fields[key] = { before: value, after: null };
-  }
-  return fields;
+function poolInUse(pool: LivePool): string {
+  const ids = [...pool.workspaceIds].sort().join(', ');
+  return `agent-pool "${pool.name}" is not declared and prune would delete it, but workspaces use it (${ids}); the API refuses to delete a pool in use. Move those workspaces to another pool, or declare the pool.`;
 }

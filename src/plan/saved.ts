@@ -1,11 +1,14 @@
 /**
  * Saved plans (`--dry-run --out FILE`, `--reconcile --plan FILE`): what a plan must record so that applying it later
  * does exactly what was reviewed, or nothing. Each change records a fingerprint of the live resource it was planned
- * against and of the declaration it applies; applying re-reads both and refuses the whole plan if any differs.
- * Pure: no I/O.
+ * against and of the declaration it applies. A saved plan is input, never trusted as written: applying it plans the
+ * same repo against the live state again and refuses the whole plan unless each saved change is still exactly so and
+ * the plan made now holds the identical change (`checkSavedChanges`). Pure: no I/O.
  */
-import type { DeclaredPolicy, DeclaredPool, DeclaredState } from '../declared/types.js';
-import type { LiveAgent, LivePolicy, LivePool, LiveState } from '../model.js';
+import type { DeclaredPolicy, DeclaredPool } from '../declared/types.js';
+import type { LiveAgent, LivePolicy, LivePool } from '../model.js';
+import type { Pair, Pairing } from './pairs.js';
+import { plainFields } from './plain-fields.js';
 import type { Change, ChangeAction, FieldChange, ResourceType } from './types.js';
 
 export const SAVED_PLAN_VERSION = '1';
@@ -89,6 +92,8 @@ function poolFingerprint(pool: LivePool): Fingerprint {
     name: pool.name,
     'organization-scoped': pool.organizationScoped,
     'allowed-workspaces': [...pool.allowedWorkspaceIds].sort(),
+    'allowed-projects': [...pool.allowedProjectIds].sort(),
+    'excluded-workspaces': [...pool.excludedWorkspaceIds].sort(),
   };
 }
 
@@ -114,58 +119,93 @@ function declaredPoolFingerprint(pool: DeclaredPool): Fingerprint {
     file: pool.file,
     'organization-scoped': pool.organizationScoped,
     'allowed-workspaces': pool.allowedWorkspaces,
+    'allowed-projects': pool.allowedProjects ?? null,
+    'excluded-workspaces': pool.excludedWorkspaces ?? null,
     'previous-names': pool.previousNames,
     'agent-cleanup': pool.agentCleanup === null ? null : { statuses: pool.agentCleanup.statuses, after: pool.agentCleanup.after },
   };
 }
 
-export type Resolved = { changes: Change[]; stale: [] } | { changes: null; stale: string[] };
+export type Resolved = { changes: Change[]; refused: [] } | { changes: null; refused: string[] };
 
 /**
- * The saved changes of one source against the state now: each live resource and declaration they were planned
- * against must be exactly as it was. Any difference makes the change stale, and then nothing is applied.
+ * The saved changes of one source checked against a plan made now (`fresh`, of the same declared repo against the
+ * live state now, with the same options): each must be exactly as it was planned (its live resource and declaration
+ * unchanged), and the plan made now must hold the identical change (same action, id, fields and fingerprints), which
+ * means ownership, prune and the live state (that id has that name) allow it. The changes applied are then those of
+ * the fresh plan, so a saved plan and a new one go through one apply. Any difference refuses the whole saved plan.
  */
-export function resolveSavedChanges(saved: readonly SavedChange[], declared: DeclaredState, live: LiveState): Resolved {
-  const stale: string[] = [];
-  const changes: Change[] = [];
-  const policiesByName = new Map(declared.policies.map((p) => [p.name, p]));
-  const poolsByName = new Map(declared.pools.map((p) => [p.name, p]));
-  const agents = new Map(live.pools.flatMap((pool) => pool.agents.map((agent) => [agent.id, agent] as const)));
+export function checkSavedChanges(saved: readonly SavedChange[], fresh: readonly Change[], pairing: Pairing): Resolved {
+  const refused: string[] = [];
+  const changes = new Set<Change>();
+  const freshByKey = new Map(fresh.map((change) => [changeKey(change), change]));
   for (const change of saved) {
     const what = `${change.action} ${change.resource} "${change.name}"`;
-    const problem = (text: string) => void stale.push(`${what}: ${text}`);
-    if (change.resource === 'agent') {
-      const agent = change.id === null ? undefined : agents.get(change.id);
-      if (agent === undefined) problem('the agent is gone since the plan was made');
-      else if (!same(agentFingerprint(agent), change.live)) problem('the agent changed since the plan was made');
-      else changes.push({ ...base(change), resource: 'agent', action: 'delete', poolName: change.pool ?? '', live: agent });
-      continue;
-    }
-    if (change.resource === 'policy') {
-      const current = findLive(change, live.policies, (p) => p.name === change.name);
-      const now = change.declared === null ? null : policiesByName.get(change.name);
-      const reason = liveProblem(change, current, (p) => policyFingerprint(p, change.declared !== null)) ?? declaredProblem(change, now, declaredPolicyFingerprint);
-      if (reason !== null) problem(reason);
-      else changes.push({ ...base(change), resource: 'policy', declared: now ?? null, live: current ?? null, uploadCode: change.upload_code === true, adoptMarker: change.adopt_marker === true });
-      continue;
-    }
-    const names = new Set([change.name, ...(poolsByName.get(change.name)?.previousNames ?? [])]);
-    const current = findLive(change, live.pools, (p) => names.has(p.name));
-    const now = change.declared === null ? null : poolsByName.get(change.name);
-    const reason = liveProblem(change, current, poolFingerprint) ?? declaredProblem(change, now, declaredPoolFingerprint);
-    if (reason !== null) problem(reason);
-    else changes.push({ ...base(change), resource: 'agent-pool', declared: now ?? null, live: current ?? null });
+    const stale = staleness(change, pairing);
+    const match = freshByKey.get(changeKey(change));
+    if (stale !== null) refused.push(`stale: ${what}: ${stale}`);
+    else if (match === undefined || changes.has(match)) refused.push(`refused: ${what}: ${notPlannedNow(change, fresh)}`);
+    else if (!sameChange(savedChange(match, plainFields(match)), change)) refused.push(`refused: ${what}: a plan made now would ${describeChange(match)} instead`);
+    else changes.add(match);
   }
-  return stale.length > 0 ? { changes: null, stale } : { changes, stale: [] };
+  if (refused.length > 0) return { changes: null, refused };
+  return { changes: fresh.filter((change) => changes.has(change)), refused: [] };
 }
 
-function base(change: SavedChange) {
-  return { name: change.name, id: change.id, action: change.action, reason: change.reason, fields: change.fields };
+/** Changes of one resource share a key: its kind and name (and for agents, the agent). */
+function changeKey(change: { resource: string; name: string; id: string | null }): string {
+  return JSON.stringify([change.resource, change.name, change.resource === 'agent' ? change.id : null]);
 }
 
-/** The live resource a change was planned against (by id), or for a creation whatever now has its name. */
-function findLive<T extends { id: string }>(change: SavedChange, live: readonly T[], sameName: (resource: T) => boolean): T | undefined {
-  return change.live === null ? live.find(sameName) : live.find((resource) => resource.id === change.id);
+function describeChange(change: Change): string {
+  const fields = Object.keys(change.fields);
+  return `${change.action} it (id ${change.id ?? 'none'}${fields.length > 0 ? `, fields ${fields.join(', ')}` : ''})`;
+}
+
+function notPlannedNow(change: SavedChange, fresh: readonly Change[]): string {
+  const other = fresh.find((c) => c.resource === change.resource && c.name === change.name);
+  if (other !== undefined) return `a plan made now would ${describeChange(other)} instead`;
+  return 'a plan made now has no such change (the declared repo, ownership or prune do not call for it)';
+}
+
+/** Action, id, fields, what the apply does and the fingerprints; the reason is only prose. */
+function sameChange(now: SavedChange, saved: SavedChange): boolean {
+  const { reason: _now, ...a } = now;
+  const { reason: _saved, ...b } = saved;
+  return canonical(a) === canonical(b);
+}
+
+/** JSON with object keys sorted, so that a saved plan rewritten with other key orders still compares equal. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+      : v,
+  );
+}
+
+/**
+ * Why a saved change was planned against something that is no longer so: its live resource or its declaration, as
+ * the pairing of the state now finds them for the change's resource (an agent by its id).
+ */
+function staleness(change: SavedChange, pairing: Pairing): string | null {
+  if (change.resource === 'agent') {
+    const agent = pairing.pools.flatMap((pair) => pair.live?.agents ?? []).find((a) => a.id === change.id);
+    if (agent === undefined) return 'the agent is gone since the plan was made';
+    return same(agentFingerprint(agent), change.live) ? null : 'the agent changed since the plan was made';
+  }
+  if (change.resource === 'policy') {
+    const pair = pairFor(change, pairing.policies);
+    return liveProblem(change, pair?.live ?? undefined, (p) => policyFingerprint(p, change.declared !== null)) ??
+      declaredProblem(change, change.declared === null ? null : pair?.declared, declaredPolicyFingerprint);
+  }
+  const pair = pairFor(change, pairing.pools);
+  return liveProblem(change, pair?.live ?? undefined, poolFingerprint) ?? declaredProblem(change, change.declared === null ? null : pair?.declared, declaredPoolFingerprint);
+}
+
+/** The pair a change is about: the declared resource of its name, or else the undeclared live one. */
+function pairFor<D extends { name: string }, L extends { name: string }>(change: SavedChange, pairs: ReadonlyArray<Pair<D, L>>): Pair<D, L> | undefined {
+  return pairs.find((pair) => pair.declared?.name === change.name) ?? pairs.find((pair) => pair.declared === null && pair.live?.name === change.name);
 }
 
 function liveProblem<T>(change: SavedChange, current: T | undefined, fingerprint: (resource: T) => Fingerprint): string | null {
@@ -197,10 +237,38 @@ export function parseSavedPlan(text: string, file: string): SavedPlan {
     throw new Error(`${file} is not a saved plan (no saved_plan_version); make one with --dry-run --out FILE`);
   }
   if (plan.saved_plan_version !== SAVED_PLAN_VERSION) {
-    throw new Error(`${file} has saved_plan_version "${String(plan.saved_plan_version)}"; this version reads "${SAVED_PLAN_VERSION}"`);
+    throw new Error(`${file} has saved_plan_version ${quoted(plan.saved_plan_version)}; this version reads "${SAVED_PLAN_VERSION}"`);
   }
   if (!Array.isArray(plan.sources) || plan.sources.some((s) => typeof s?.name !== 'string' || typeof s.organization !== 'string')) {
     throw new Error(`${file} is not a saved plan: "sources" must list sources with a name and an organization`);
   }
+  const seen = new Set<string>();
+  for (const source of plan.sources) {
+    if (seen.has(source.name)) throw new Error(`${file} lists source "${source.name}" twice; refusing to apply it`);
+    seen.add(source.name);
+    for (const change of source.changes ?? []) {
+      const problem = changeProblem(change);
+      if (problem !== null) throw new Error(`${file}: source "${source.name}": ${problem}; refusing to apply it`);
+    }
+  }
   return plan as SavedPlan;
+}
+
+const RESOURCES: readonly string[] = ['policy', 'agent-pool', 'agent'] satisfies ResourceType[];
+const ACTIONS: readonly string[] = ['create', 'update', 'replace', 'delete'] satisfies ChangeAction[];
+
+/** What makes a saved change unreadable: a resource or action this version does not know, or a missing name. */
+function changeProblem(change: Partial<SavedChange> | null): string | null {
+  if (change === null || typeof change !== 'object' || typeof change.name !== 'string') return 'a change has no name';
+  const what = `the change of ${quoted(change.resource)} "${change.name}"`;
+  if (!RESOURCES.includes(change.resource as string)) return `${what} is of an unknown resource ${quoted(change.resource)}`;
+  if (!ACTIONS.includes(change.action as string)) return `${what} has an unknown action ${quoted(change.action)}`;
+  return null;
+}
+
+/** A value as a message quotes it: a string in quotes, anything else as JSON with its type. */
+function quoted(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  const type = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+  return `${JSON.stringify(value) ?? String(value)} (${type})`;
 }

@@ -21,16 +21,19 @@ export interface PlanOptions {
   now: number;
 }
 
-/** Code a plan describes without carrying it: the digest it is compared by (src/code-digest.ts), its size and lines. */
-export interface CodeSummary {
-  sha256: string;
-  bytes: number;
-  lines: number;
-}
+import type { CodeSummary } from '../code-content.js';
+
+export type { CodeSummary };
+
+/**
+ * A field's value in a plan: a setting as it is (text, a number, a flag, a set of ids as a sorted list), null for
+ * none, and code either as its text (where the plan shows its diff) or as its CodeSummary (digest, bytes, lines).
+ */
+export type FieldValue = string | number | boolean | readonly string[] | CodeSummary | null;
 
 export interface FieldChange {
-  before: unknown;
-  after: unknown;
+  before: FieldValue;
+  after: FieldValue;
 }
 
 interface ChangeBase {
@@ -93,6 +96,9 @@ export interface Plan {
 
 /** What became of a planned change when the plan was applied. */
 export type ChangeOutcome = 'applied' | 'failed' | 'skipped';
+
+/** The message of a change that was never started because the run was stopped. */
+export const NOT_STARTED = 'not applied: the run was stopped before this change started';
 
 /** The result of one planned change. */
 export interface ChangeResult {

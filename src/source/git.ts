@@ -5,7 +5,7 @@ import { simpleGit, type SimpleGit } from 'simple-git';
 import type { GitSourceConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import type { Checkout, Source } from './types.js';
-import { redactCredentials } from './redact.js';
+import { redactCredentials } from '../redact.js';
 import { checkCheckout } from './checkout-checks.js';
 import { gitRemote, scrub, type GitRemote } from './git-remote.js';
 

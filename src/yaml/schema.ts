@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { EMBEDDED } from '../embedded.js';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { SourceProblem } from '../errors.js';
 import type { YamlDocument } from './document.js';
@@ -43,7 +44,7 @@ const compiled = new Map<SchemaName, ValidateFunction>();
 function validatorFor(name: SchemaName): ValidateFunction {
   let validate = compiled.get(name);
   if (validate === undefined) {
-    const schema = JSON.parse(readFileSync(schemaUrl(name), 'utf8')) as object;
+    const schema = EMBEDDED?.schemas[name] ?? (JSON.parse(readFileSync(schemaUrl(name), 'utf8')) as object);
     const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true, formats: FORMATS });
     validate = ajv.compile(schema);
     compiled.set(name, validate);

@@ -55,6 +55,8 @@ export interface StepRun {
   code: number;
   stdout: string;
   stderr: string;
+  /** How long the step ran, in ms. */
+  ms: number;
 }
 
 export interface ActionRun {
@@ -79,7 +81,7 @@ export async function runAction(action: ActionFile, options: RunOptions): Promis
     if (step.shell !== 'bash' || step.run === undefined) throw new Error(`${name}: expected a bash run step`);
     const context = { action, options, stepOutputs };
     if (!condition(step.if, failed, context)) {
-      steps.push({ name, skipped: true, code: 0, stdout: '', stderr: '' });
+      steps.push({ name, skipped: true, code: 0, stdout: '', stderr: '', ms: 0 });
       continue;
     }
     const outputFile = join(temp, `output-${index}`);
@@ -100,8 +102,9 @@ export async function runAction(action: ActionFile, options: RunOptions): Promis
       GITHUB_OUTPUT: outputFile,
     };
     for (const [key, value] of Object.entries(step.env ?? {})) env[key] = expand(value, context);
+    const started = performance.now();
     const result = await bash(script, options.cwd, env);
-    steps.push({ name, skipped: false, ...result });
+    steps.push({ name, skipped: false, ...result, ms: performance.now() - started });
     if (step.id !== undefined) stepOutputs[step.id] = parseOutputs(await readFile(outputFile, 'utf8'));
     if (result.code !== 0) failed = true;
   }

@@ -15,6 +15,8 @@ export interface CliRun {
 export interface CliOptions {
   env?: Record<string, string>;
   cwd?: string;
+  /** Kills the process (SIGKILL) after this long: for a run that must end by itself. */
+  timeoutMs?: number;
 }
 
 function baseEnv(env: Record<string, string> = {}): Record<string, string> {
@@ -28,6 +30,7 @@ export function spawnCli(args: string[], options: CliOptions = {}): Promise<CliR
       cwd: options.cwd,
       env: baseEnv(options.env),
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs, killSignal: 'SIGKILL' as const }),
     });
     let stdout = '';
     let stderr = '';

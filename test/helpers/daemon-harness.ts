@@ -48,7 +48,7 @@ export async function startTestDaemon(
 ): Promise<TestDaemon> {
   const logs = captureLogs();
   const config: Config = {
-    api: { url: 'http://127.0.0.1:1/api/v2', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, retryBudgetSeconds: 60 },
+    api: { url: 'http://127.0.0.1:1/api/v2', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, nativeKind: 'native', retryBudgetSeconds: 60 },
     sources: options.sources,
     listen: '127.0.0.1:0',
     webhookSecretEnv: 'TEST_WEBHOOK_SECRET',

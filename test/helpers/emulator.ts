@@ -121,8 +121,8 @@ export class TestEmulator {
   }
 
   /** Switches of the emulator's pessimistic readings, kebab-case keys; answers all of them. */
-  async setBehaviour(changes: Record<string, boolean>): Promise<Record<string, boolean>> {
-    return (await this.controlOk('PUT', '/behaviour', changes)) as Record<string, boolean>;
+  async setBehaviour(changes: Record<string, boolean | string>): Promise<Record<string, boolean | string>> {
+    return (await this.controlOk('PUT', '/behaviour', changes)) as Record<string, boolean | string>;
   }
 
   /** Every request since the log was last cleared. */

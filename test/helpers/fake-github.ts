@@ -6,7 +6,11 @@ export interface FakeComment {
   id: number;
   body: string;
   html_url: string;
+  user: { login: string; type: string };
 }
+
+/** Who the workflow's token comments as; GET /user refuses that token, as GitHub does for an installation token. */
+export const ACTIONS_BOT = 'github-actions[bot]';
 
 export interface FakeRequest {
   method: string;
@@ -19,7 +23,8 @@ export interface FakeGitHub {
   /** Comments by issue number. */
   comments: Map<number, FakeComment[]>;
   requests: FakeRequest[];
-  addComment(issue: number, body: string): FakeComment;
+  /** A comment by `login` (default: the workflow's bot, as an earlier run of the action posts it). */
+  addComment(issue: number, body: string, login?: string): FakeComment;
   close(): Promise<void>;
 }
 
@@ -27,8 +32,9 @@ export async function startFakeGitHub(repository: string, token: string): Promis
   const comments = new Map<number, FakeComment[]>();
   const requests: FakeRequest[] = [];
   let nextId = 1000;
-  const addComment = (issue: number, body: string): FakeComment => {
-    const comment = { id: (nextId += 1), body, html_url: `https://github.example/${repository}/pull/${issue}#issuecomment-${nextId}` };
+  const addComment = (issue: number, body: string, login = ACTIONS_BOT): FakeComment => {
+    const user = { login, type: login.endsWith('[bot]') ? 'Bot' : 'User' };
+    const comment = { id: (nextId += 1), body, html_url: `https://github.example/${repository}/pull/${issue}#issuecomment-${nextId}`, user };
     comments.set(issue, [...(comments.get(issue) ?? []), comment]);
     return comment;
   };
@@ -42,6 +48,7 @@ export async function startFakeGitHub(repository: string, token: string): Promis
       if (request.headers.authorization !== `Bearer ${token}`) return send(401, { message: 'Bad credentials' });
       const list = new RegExp(`^/repos/${repository}/issues/(\\d+)/comments$`).exec(url.pathname);
       const one = new RegExp(`^/repos/${repository}/issues/comments/(\\d+)$`).exec(url.pathname);
+      if (url.pathname === '/user' && request.method === 'GET') return send(403, { message: 'Resource not accessible by integration' });
       if (list !== null && request.method === 'GET') {
         const all = comments.get(Number(list[1])) ?? [];
         const size = Number(url.searchParams.get('per_page') ?? 30);

@@ -1,7 +1,7 @@
 /** Table fixtures for the pure planner: compact JSON of declared and live state, filled with defaults. */
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { codeDigest } from '../../src/code-digest.js';
+import { codeDigest } from '../../src/code-content.js';
 import { lineCount } from './line-count.js';
 import type { DeclaredPolicy, DeclaredPool, DeclaredState } from '../../src/declared/types.js';
 import type { LiveAgent, LivePolicy, LivePool, LiveState } from '../../src/model.js';
@@ -44,7 +44,7 @@ export type FixtureAgent = Omit<LiveAgent, 'createdAt'> & { createdAt?: string |
 
 export function livePool(p: Omit<Partial<LivePool>, 'agents'> & { name: string; agents?: FixtureAgent[] }): LivePool {
   return {
-    id: `apool-${p.name}`, organizationScoped: true, agentCount: 0, allowedWorkspaceIds: [], ...p,
+    id: `apool-${p.name}`, organizationScoped: true, agentCount: 0, allowedWorkspaceIds: [], allowedProjectIds: [], excludedWorkspaceIds: [], workspaceIds: [], ...p,
     agents: (p.agents ?? []).map((agent) => ({ ...agent, createdAt: agent.createdAt ?? null })),
   };
 }
@@ -105,6 +105,7 @@ export function summarizePlan(plan: Plan): unknown {
     })),
     warnings: plan.warnings,
     errors: plan.errors,
+    keptUndeclared: plan.keptUndeclared,
   };
 }
 

@@ -31,8 +31,8 @@ export class World extends TestEmulator {
   }
 
   /** The same through the built binary in a child process, for the smoke tests of each mode. */
-  spawnCli(mode: string, dir: string, extra: string[] = [], logLevel = 'warn'): Promise<CliRun> {
-    return this.checked(mode, spawnCli(this.argv(mode, dir, extra), { env: this.env(logLevel) }));
+  spawnCli(mode: string, dir: string, extra: string[] = [], logLevel = 'warn', env: Record<string, string> = {}): Promise<CliRun> {
+    return this.checked(mode, spawnCli(this.argv(mode, dir, extra), { env: { ...this.env(logLevel), ...env } }));
   }
 
   private argv(mode: string, dir: string, extra: string[]): string[] {

@@ -18,7 +18,7 @@ describe('action.yml', () => {
 
   it('is a composite action with the documented inputs and outputs', () => {
     assert.equal(action.runs.using, 'composite');
-    for (const input of ['mode', 'source-dir', 'organization', 'source', 'api-url', 'token', 'prune', 'comment', 'state-dir']) {
+    for (const input of ['mode', 'source-dir', 'organization', 'source', 'api-url', 'token', 'prune', 'force', 'allow-empty', 'adopt', 'timeout', 'comment', 'state-dir']) {
       assert.ok(action.inputs[input], `input ${input}`);
     }
     assert.equal(action.inputs['token']?.required, true);
@@ -55,6 +55,11 @@ describe('action.yml', () => {
       await fixture.world.clearRequests();
       const result = await run(dir, { mode: 'dry-run', 'source-dir': '.' });
       assert.ok(result.ok, JSON.stringify(result.steps, null, 2));
+      // The set-up installs and builds nothing: the bundle runs as it is, so the steps before the plan take well under 3 s.
+      const setUp = result.steps.slice(0, result.steps.findIndex((s) => s.name === 'Plan or apply'));
+      const setUpMs = setUp.reduce((sum, s) => sum + s.ms, 0);
+      assert.ok(setUpMs < 3_000, `set-up took ${setUpMs} ms`);
+      for (const step of action.runs.steps) assert.doesNotMatch(step.run ?? '', /npm (ci|install|run)|\btsc\b|dist\//, step.name);
       assert.equal(result.outputs['changes'], 'true');
       assert.equal(result.outputs['exit-code'], '2');
       assert.match(result.summary, /tags/);
@@ -86,6 +91,28 @@ describe('action.yml', () => {
       const result = await run(await fixture.repo(POLICY), { mode: 'apply' });
       assert.equal(result.ok, false);
       assert.match(result.steps[1]?.stdout ?? '', /::error::mode must be dry-run or reconcile, not "apply"/);
+    });
+
+    it('force, allow-empty, adopt and timeout reach the command line, and errors advise the action\'s inputs', async () => {
+      const many = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`policies/forced-${i}.native`, 'main = rule { true }\n']));
+      assert.ok((await run(await fixture.repo(many), { mode: 'reconcile', source: 'force-test' })).ok);
+      const empty = await fixture.repo({ 'README.md': 'nothing declared here\n' });
+      const refused = await run(empty, { mode: 'dry-run', source: 'force-test', prune: 'true' });
+      assert.equal(refused.ok, false);
+      assert.match(refused.summary, /set the action's input allow-empty: true/);
+      assert.doesNotMatch(refused.summary, /--allow-empty/);
+      assert.match(refused.steps[1]?.stderr ?? '', /::error::.*set the action's input allow-empty: true/);
+
+      const tooMany = await run(empty, { mode: 'dry-run', source: 'force-test', prune: 'true', 'allow-empty': 'true' });
+      assert.equal(tooMany.ok, false);
+      assert.match(tooMany.summary, /more than max-deletes \(10\); refusing to apply\. Check the planned deletions, then set the action's input force: true or raise max-deletes/);
+      const forced = await run(empty, { mode: 'dry-run', source: 'force-test', prune: 'true', 'allow-empty': 'true', force: 'true', adopt: 'true', timeout: '120' });
+      assert.ok(forced.ok, JSON.stringify(forced.steps, null, 2));
+      assert.equal(forced.outputs['exit-code'], '2');
+      assert.match(forced.summary, /11 to delete/);
+
+      const timedOut = await run(await fixture.repo(POLICY), { mode: 'dry-run', timeout: 'soon' });
+      assert.match(timedOut.steps[1]?.stderr ?? '', /^::error::the action's input timeout must be a number of seconds, not "soon"$/m);
     });
 
     it('source, prune and state-dir reach the command line', async () => {
@@ -130,6 +157,19 @@ describe('action.yml', () => {
         ['POST', 'PATCH'],
       );
       assert.ok(github.requests.every((r) => r.authorization === `Bearer ${GITHUB_TOKEN}`), 'only the workflow token goes to GitHub');
+    });
+
+    it('comment: a person\'s comment that quotes the marker is never edited; the action posts its own', async () => {
+      const quoted = '<!-- policy-pool-sync plan source=quoted -->\nThis plan deletes too much, see above.';
+      const human = github.addComment(8, quoted, 'octocat');
+      const dir = await fixture.repo({ 'policies/quoted.native': 'main = rule { true }\n' });
+      const result = await run(dir, { mode: 'dry-run', comment: 'true', source: 'quoted' }, { pullRequest: 8 });
+      assert.ok(result.ok, JSON.stringify(result.steps, null, 2));
+      assert.match(result.steps.at(-1)?.stdout ?? '', /plan comment created: /);
+      assert.equal(human.body, quoted);
+      const ours = (github.comments.get(8) ?? []).filter((c) => c.user.login === 'github-actions[bot]');
+      assert.equal(ours.length, 1);
+      assert.match(ours[0]!.body, /quoted/);
     });
 
     it('comment on a push (no pull request) posts nothing and says why', async () => {

@@ -1,5 +1,5 @@
 /**
- * The CI recipes users copy: the README's shell snippet, the example GitHub workflow and the example GitLab pipeline,
+ * The CI recipes users copy: the CI page's shell snippet (docs/ci.md), the example GitHub workflow and the example GitLab pipeline,
  * each run as CI runs it (bash with -e and pipefail) against the emulator.
  */
 import assert from 'node:assert/strict';
@@ -52,13 +52,12 @@ async function livePolicies(): Promise<string[]> {
   return (await world.policies(ORGANIZATION)).map((p) => p.name).sort();
 }
 
-describe("the README's CI snippet", () => {
+describe("the CI page's shell snippet", () => {
   let snippet: string;
   before(async () => {
-    const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### In CI\n'));
+    const section = await readFile(join(REPO_ROOT, 'docs/ci.md'), 'utf8');
     const block = /```sh\n([\s\S]*?)```/.exec(section);
-    assert.ok(block, 'the "In CI" section holds a sh block');
+    assert.ok(block, 'the CI page opens with a sh block');
     snippet = block[1]!;
   });
 

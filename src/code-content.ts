@@ -7,6 +7,14 @@ const LF_BYTE = Buffer.from([LF]);
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const NONE = Buffer.alloc(0);
 
+/**
+ * Policy code as content: the one normaliser every reader of code goes through, so that the declared file, the
+ * downloaded copy and a text held in memory are compared alike. A leading byte order mark is dropped once (from the
+ * bytes, never by a decoder), CRLF and lone CR count as LF; the scan also checks UTF-8, counts the bytes and the lines,
+ * and digests the bytes as they are. Declared files (declared/read-code.ts) and downloads (api/download.ts) are scanned
+ * as they stream; a string is scanned as its UTF-8 bytes (`scanText`).
+ */
+
 /** What a scan of policy code found. */
 export interface ScannedCode {
   /** Whether the bytes are UTF-8; when not, the digests are of no use. */
@@ -139,4 +147,36 @@ function sequenceLength(lead: number): number {
   if (lead >= 0xe0 && lead <= 0xef) return 3;
   if (lead >= 0xc2 && lead <= 0xdf) return 2;
   return 1;
+}
+
+/** A text held in memory, scanned as its UTF-8 bytes. */
+export function scanText(text: string): ScannedCode {
+  const scan = createCodeScan();
+  scan.update(Buffer.from(text, 'utf8'));
+  return scan.finish();
+}
+
+/** sha256 (hex) of policy code as the planner compares it (see `createCodeScan`). Equal digests mean no code drift. */
+export function codeDigest(code: string): string {
+  return scanText(code).codeDigest;
+}
+
+/** Code a plan describes without carrying it: the digest it is compared by, its size and lines. */
+export interface CodeSummary {
+  sha256: string;
+  bytes: number;
+  lines: number;
+}
+
+/** Code as its summary, whether held as a text or already summarised; null when there is none. */
+export function codeSummary(code: unknown): CodeSummary | null {
+  if (isCodeSummary(code)) return { sha256: code.sha256, bytes: code.bytes, lines: code.lines };
+  if (typeof code !== 'string') return null;
+  const scanned = scanText(code);
+  return { sha256: scanned.codeDigest, bytes: scanned.bytes, lines: scanned.lines };
+}
+
+function isCodeSummary(value: unknown): value is CodeSummary {
+  return typeof value === 'object' && value !== null && typeof (value as { sha256?: unknown }).sha256 === 'string' &&
+    typeof (value as { bytes?: unknown }).bytes === 'number' && typeof (value as { lines?: unknown }).lines === 'number';
 }

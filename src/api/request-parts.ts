@@ -1,0 +1,62 @@
+/**
+ * The parts of an HTTP exchange the transport builds and reads: bodies, headers, the query as messages show it, the
+ * back-off between tries, and the note an error gets when the tries are spent.
+ */
+import { Readable } from 'node:stream';
+import { ApiError, NetworkError } from '../errors.js';
+import type { HttpRequest, StreamedBody } from './transport.js';
+
+export function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+/** A query string as people read it in messages and logs: `?page[number]=1`, not `?page%5Bnumber%5D=1`. */
+export function readableQuery(search: string): string {
+  try {
+    return decodeURIComponent(search);
+  } catch {
+    return search;
+  }
+}
+
+/** A body sent whole. */
+export function requestBody(req: HttpRequest): Uint8Array | string | undefined {
+  if (req.bytes !== undefined) return 'chunks' in req.bytes ? undefined : req.bytes;
+  return req.json === undefined ? undefined : JSON.stringify(req.json);
+}
+
+/** One try of a streamed body, as a stream, and what its chunks threw, if they did. */
+export function watched(body: StreamedBody): { stream: Readable; failed?: { error: unknown } } {
+  const state: { failed?: { error: unknown } } = {};
+  async function* chunks(): AsyncIterable<Uint8Array> {
+    try {
+      yield* body.chunks();
+    } catch (error) {
+      state.failed = { error };
+      throw error;
+    }
+  }
+  return Object.assign(state, { stream: Readable.from(chunks(), { objectMode: false }) });
+}
+
+/** The same error, its message ending with `note`. */
+export function withNote(error: ApiError | NetworkError, note: string): ApiError | NetworkError {
+  const message = `${error.message}; ${note}`;
+  return error instanceof ApiError
+    ? new ApiError(message, error.status, error.detail, error.request, { cause: error.cause })
+    : new NetworkError(message, error.request, { cause: error.cause });
+}
+
+/** Capped exponential back-off with jitter: half fixed, half random. */
+export function backoffMs(attempt: number, random: number): number {
+  const ceiling = Math.min(10_000, 200 * 2 ** Math.max(0, attempt - 1));
+  return ceiling / 2 + (random * ceiling) / 2;
+}
+
+export function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}

@@ -1,0 +1,80 @@
+import { isAbsolute, join, relative } from 'node:path';
+import type { SourcePlan } from '../plan/types.js';
+
+/** Where error lines go: stderr, through the progress line on a terminal. */
+export interface LineSink {
+  write(text: string): unknown;
+}
+
+export interface Finding {
+  level: 'error' | 'warning';
+  message: string;
+  /** Path from the working directory, when the finding is about a file. */
+  file?: string;
+  line?: number;
+}
+
+/** Under GitHub Actions each error and warning is also a workflow command, shown as an annotation on the pull request. */
+export function inGitHubActions(env: NodeJS.ProcessEnv): boolean {
+  return env['GITHUB_ACTIONS'] === 'true';
+}
+
+/**
+ * Each error as one readable line on stderr, whatever `--output` is, so that a CI log shows it; under GitHub Actions
+ * each error and warning also as an annotation (`::error file=…,line=…::…`).
+ */
+export function writeFindings(findings: readonly Finding[], sink: LineSink, env: NodeJS.ProcessEnv, options: { readable?: boolean } = {}): void {
+  const actions = inGitHubActions(env);
+  let text = '';
+  for (const f of findings) {
+    const where = f.file === undefined ? '' : `${f.file}${f.line === undefined ? '' : `:${f.line}`}: `;
+    if (f.level === 'error' && options.readable !== false) text += `error: ${where}${oneLine(f.message)}\n`;
+    if (actions) text += workflowCommand(f);
+  }
+  if (text !== '') sink.write(text);
+}
+
+/** The errors and warnings of each source's plan; a declared repo's problems (`file:line: message`) name their file. */
+export function planFindings(plans: readonly SourcePlan[], dirs: ReadonlyMap<string, string>): Finding[] {
+  const findings: Finding[] = [];
+  for (const plan of plans) {
+    const prefix = plans.length > 1 ? `source "${plan.name}": ` : '';
+    const dir = dirs.get(plan.name);
+    const errors = plan.plan === null ? plan.errors : plan.plan.errors;
+    for (const error of errors) {
+      const problem = plan.plan === null && plan.unreadable === 'declared' && dir !== undefined ? fileProblem(error, dir) : null;
+      findings.push(problem === null ? { level: 'error', message: `${prefix}${error}` } : { level: 'error', ...problem });
+    }
+    for (const warning of plan.plan?.warnings ?? []) findings.push({ level: 'warning', message: `${prefix}${warning}` });
+  }
+  return findings;
+}
+
+/** `file:line: message` of a declared repo's problem, its file made relative to the working directory. */
+export function fileProblem(text: string, dir: string): Pick<Finding, 'file' | 'line' | 'message'> | null {
+  const match = /^([^\s:][^:]*?)(?::(\d+))?: (.+)$/s.exec(text);
+  if (match === null || match[1]!.includes(' ')) return null;
+  const file = isAbsolute(match[1]!) ? match[1]! : join(dir, match[1]!);
+  return { file: relative(process.cwd(), file) || '.', ...(match[2] === undefined ? {} : { line: Number(match[2]) }), message: match[3]! };
+}
+
+function workflowCommand(f: Finding): string {
+  const properties = [
+    ...(f.file === undefined ? [] : [`file=${escapeProperty(f.file)}`]),
+    ...(f.line === undefined ? [] : [`line=${f.line}`]),
+  ];
+  return `::${f.level}${properties.length === 0 ? '' : ` ${properties.join(',')}`}::${escapeData(f.message)}\n`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ');
+}
+
+/** GitHub's escaping of a workflow command's message. */
+function escapeData(text: string): string {
+  return text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+function escapeProperty(text: string): string {
+  return escapeData(text).replace(/:/g, '%3A').replace(/,/g, '%2C');
+}

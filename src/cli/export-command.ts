@@ -1,0 +1,25 @@
+import path from 'node:path';
+import { createApiClient } from '../api/from-config.js';
+import type { Config } from '../config/types.js';
+import { checkTarget, exportOrganization, exportSummary, writeFiles } from '../export/index.js';
+import type { Logger } from '../logger.js';
+import type { CliArgs } from './args.js';
+
+/**
+ * `--export DIR --organization ORG`: writes a declared repo from the live organization into DIR (new or empty, or any
+ * with --force), then prints what it wrote and what it could not. No write to the API.
+ */
+export async function runExport(args: CliArgs, config: Config, io: { stdout: NodeJS.WriteStream; env: NodeJS.ProcessEnv; logger: Logger }): Promise<number> {
+  const dir = path.resolve(args.exportDir as string);
+  const organization = args.organization as string;
+  await checkTarget(dir, args.force);
+  const api = await createApiClient({ config, env: io.env, logger: io.logger });
+  try {
+    const result = await exportOrganization(api, organization, config.api.nativeKind);
+    await writeFiles(dir, result.files);
+    io.stdout.write(exportSummary(result, organization, dir));
+    return 0;
+  } finally {
+    await api.close();
+  }
+}

@@ -1,0 +1,14 @@
+import type { ExportResult } from './export.js';
+
+/** What an export wrote and what it could not, for the terminal. */
+export function exportSummary(result: ExportResult, organization: string, dir: string): string {
+  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const lines = [`Exported ${organization} to ${dir}: ${plural(result.policies, 'policy').replace(/policys$/, 'policies')}, ${plural(result.pools, 'agent pool')} (${plural(result.files.length, 'file')}).`];
+  if (result.pools > 1) lines.push(`The organization has ${result.pools} agent pools: set max-agent-pools: ${result.pools} on the source (the default is 1).`);
+  if (result.notExported.length > 0) {
+    lines.push(`Not exported (${result.notExported.length}):`);
+    for (const item of result.notExported) lines.push(`  ${item.resource} "${item.name}": ${item.reason}`);
+  }
+  lines.push('Review the files, commit them, then run --dry-run against the organization: it should show no changes but adoptions.');
+  return `${lines.join('\n')}\n`;
+}

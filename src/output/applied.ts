@@ -1,0 +1,49 @@
+/** What an apply came to, printed after each source's plan (text and Markdown; JSON carries it per change). */
+import { NOT_STARTED, type ChangeResult, type SourcePlan } from '../plan/types.js';
+
+/** One source's plan and the result of each of its changes (a PassOutcome). */
+export interface AppliedSource {
+  sourcePlan: SourcePlan;
+  results: readonly ChangeResult[];
+}
+
+/** What the apply of one source came to, printed after its plan: each failure, then the counts. */
+export function renderApplied(outcome: AppliedSource, format: 'text' | 'markdown'): string {
+  const failures = outcome.results.filter((r) => r.outcome === 'failed');
+  const planErrors = outcome.sourcePlan.plan?.errors.length ?? 0;
+  if (outcome.results.length === 0) {
+    return planErrors > 0 ? `\nNothing applied for source "${outcome.sourcePlan.name}": the plan has errors.\n` : '';
+  }
+  const counts = outcomeCounts([outcome]);
+  if (format === 'markdown') {
+    const lines = ['', `#### Apply result for \`${outcome.sourcePlan.name}\``, '', `${counts}.`, ''];
+    for (const f of failures) lines.push(`- ❌ ${f.change.action} ${f.change.resource} \`${f.change.name}\` failed: ${(f.message ?? 'unknown error').replace(/\n/g, ' ')}`);
+    for (const s of outcome.results.filter((r) => r.message === NOT_STARTED)) lines.push(`- ⏹ ${s.change.action} ${s.change.resource} \`${s.change.name}\`: not applied`);
+    return `${lines.join('\n')}\n`;
+  }
+  const lines = ['', `Applied source "${outcome.sourcePlan.name}": ${counts}.`];
+  for (const f of failures) lines.push(`  - ${f.change.action} ${f.change.resource} "${f.change.name}" failed: ${f.message ?? 'unknown error'}`);
+  for (const s of outcome.results.filter((r) => r.message === NOT_STARTED)) lines.push(`  - ${s.change.action} ${s.change.resource} "${s.change.name}": not applied`);
+  return `${lines.join('\n')}\n`;
+}
+
+function outcomeCounts(outcomes: readonly AppliedSource[]): string {
+  const results = outcomes.flatMap((o) => o.results);
+  const count = (outcome: string, action?: string) =>
+    results.filter((r) => r.outcome === outcome && (action === undefined || r.change.action === action)).length;
+  const line = `${count('applied', 'create')} created, ${count('applied', 'update')} updated, ${count('applied', 'replace')} replaced, ${count('applied', 'delete')} deleted`;
+  const failed = count('failed');
+  const skipped = count('skipped');
+  return `${line}${failed > 0 ? `, ${failed} failed` : ''}${skipped > 0 ? `, ${skipped} skipped` : ''}`;
+}
+
+/** The closing line of an apply in text: complete, or finished with errors, with the counts. */
+export function applySummary(outcomes: readonly AppliedSource[]): string {
+  const results = outcomes.flatMap((o) => o.results);
+  if (results.length === 0) return '';
+  const line = outcomeCounts(outcomes);
+  return results.some((r) => r.outcome === 'failed')
+    ? `\nApply finished with errors: ${line}.\n`
+    : `\nApply complete! Resources: ${line}.\n`;
+}
+

@@ -1,0 +1,115 @@
+/**
+ * The one pairing step: each declared resource with the live one it describes, each live resource no declaration
+ * describes on its own, and who owns each. Every later step (the diffs, prune, the count of what is kept, the apply
+ * meeting a resource made meanwhile) reads these pairs and asks `ownsUndeclared`; a new resource kind or ownership
+ * rule is taught here once. Pure.
+ */
+import type { DeclaredPolicy, DeclaredPool, DeclaredState } from '../declared/types.js';
+import type { LivePolicy, LivePool, LiveState, Ownership } from '../model.js';
+import { markerSource } from './marker.js';
+
+/**
+ * Who owns a live resource, as this source sees it: itself (its marker), another source (that source's marker),
+ * nobody (no marker, and this source may take it: it declares it, or owns the organization), or nobody that makes it
+ * this source's to touch (no marker, not declared, under `ownership: marker`; pools, which carry no marker, alike).
+ */
+export type Owner = 'this-source' | 'another-source' | 'nobody' | 'not-ours';
+
+export interface Pair<D, L> {
+  /** null: a live resource no declaration describes. */
+  declared: D | null;
+  /** null: nothing live of that name (a creation). */
+  live: L | null;
+  owner: Owner;
+  /** The source the live resource's marker names, or null. */
+  markedBy: string | null;
+}
+
+export type PolicyPair = Pair<DeclaredPolicy, LivePolicy>;
+export type PoolPair = Pair<DeclaredPool, LivePool>;
+
+export interface OwnershipOptions {
+  source: string;
+  ownership: Ownership;
+  adopt?: boolean;
+}
+
+export interface Pairing {
+  /** The declared policies in their order, then the undeclared live ones in theirs. */
+  policies: PolicyPair[];
+  /** The declared pools in their order, then the live pools none of them claimed, in theirs. */
+  pools: PoolPair[];
+  /** What the pairing of pools could not settle (a previous name still live beside the new one). */
+  warnings: string[];
+}
+
+export function pairResources(declared: DeclaredState, live: LiveState, options: OwnershipOptions): Pairing {
+  const pools = pairPools(declared.pools, live.pools, options);
+  return { policies: pairPolicies(declared.policies, live.policies, options), pools: pools.pairs, warnings: pools.warnings };
+}
+
+/** Policies pair by name. */
+export function pairPolicies(declared: readonly DeclaredPolicy[], live: readonly LivePolicy[], options: OwnershipOptions): PolicyPair[] {
+  const byName = new Map(live.map((policy) => [policy.name, policy]));
+  const declaredNames = new Set(declared.map((policy) => policy.name));
+  return [
+    ...declared.map((policy) => pair(policy, byName.get(policy.name) ?? null, options)),
+    ...live.filter((policy) => !declaredNames.has(policy.name)).map((policy) => pair<DeclaredPolicy, LivePolicy>(null, policy, options)),
+  ];
+}
+
+/**
+ * Pools pair by name first; a declared pool with no live pool of its name takes one of its `previous-names` that no
+ * other declared pool claimed by name (a rename).
+ */
+function pairPools(declared: readonly DeclaredPool[], live: readonly LivePool[], options: OwnershipOptions): { pairs: PoolPair[]; warnings: string[] } {
+  const byName = new Map(live.map((pool) => [pool.name, pool]));
+  const claimed = new Set<string>();
+  for (const pool of declared) {
+    const current = byName.get(pool.name);
+    if (current !== undefined) claimed.add(current.id);
+  }
+  const pairs: PoolPair[] = [];
+  const warnings: string[] = [];
+  for (const pool of declared) {
+    let current = byName.get(pool.name);
+    if (current === undefined) {
+      current = pool.previousNames.map((name) => byName.get(name)).find((p) => p !== undefined && !claimed.has(p.id));
+      if (current !== undefined) claimed.add(current.id);
+    } else {
+      for (const old of pool.previousNames.filter((name) => byName.has(name))) {
+        warnings.push(
+          `agent-pool "${pool.name}": a live pool still has its previous name "${old}" but "${pool.name}" exists too; ` +
+            'nothing is renamed. Remove one of them, or drop the name from previous-names.',
+        );
+      }
+    }
+    pairs.push(pair(pool, current ?? null, options));
+  }
+  for (const pool of live) if (!claimed.has(pool.id)) pairs.push(pair<DeclaredPool, LivePool>(null, pool, options));
+  return { pairs, warnings };
+}
+
+/** Policies carry their owner in their description's marker; pools carry none. */
+function pair<D, L extends LivePolicy | LivePool>(declared: D | null, live: L | null, options: OwnershipOptions): Pair<D, L> {
+  const markedBy = live !== null && 'description' in live ? markerSource(live.description) : null;
+  return { declared, live, owner: ownerOf(markedBy, declared !== null, options), markedBy };
+}
+
+/** Whose a live resource is, from the marker it carries (null: none) and whether this source declares it. */
+export function ownerOf(markedBy: string | null, declared: boolean, options: OwnershipOptions): Owner {
+  if (markedBy === options.source) return 'this-source';
+  if (markedBy !== null) return 'another-source';
+  return declared || options.ownership === 'organization' ? 'nobody' : 'not-ours';
+}
+
+/**
+ * Whether a live resource that this source does not declare is its own: prune deletes it, and a create that meets
+ * it (made meanwhile) uses it. Under `ownership: marker`, what carries this source's marker; under `organization`,
+ * everything but what another source's marker claims, unless adopt is on.
+ */
+export function ownsUndeclared(owner: Owner, options: OwnershipOptions): boolean {
+  if (owner === 'this-source') return true;
+  if (options.ownership !== 'organization') return false;
+  return owner === 'nobody' || (owner === 'another-source' && options.adopt === true);
+}

@@ -1,0 +1,89 @@
+/** The command line never does what it was not asked to: no daemon from a forgotten mode, no green run of an empty folder, a prompt stop. */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { CLI, spawnCli } from './helpers/cli.js';
+import { ORG } from './helpers/emulator.js';
+import { sleep } from './helpers/wait.js';
+import { useWorld } from './helpers/world.js';
+
+const POLICY = { 'policies/a.native': 'main = rule { true }\n' };
+
+describe('a one-shot flag without a mode', () => {
+  const fixture = useWorld();
+
+  it('is an error that names the modes, and starts no daemon', async () => {
+    const { world } = fixture;
+    const dir = await fixture.repo(POLICY);
+    await world.clearRequests();
+    const run = await spawnCli(['--output', 'markdown', '--detailed-exitcode', '--source-dir', dir, '--organization', ORG], {
+      env: { API_BASE_URL: world.url, API_TOKEN: world.token, LISTEN_ADDRESS: '127.0.0.1:0', STATE_DIR: world.stateDir },
+      // A daemon would never end: killed, it fails the test instead of hanging it.
+      timeoutMs: 15_000,
+    });
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, /^error: --source-dir, --organization, --output, --detailed-exitcode go with a one-shot mode: add --dry-run \(print the plan\), --reconcile \(apply it\) or --validate/);
+    assert.deepEqual(await world.requests(), []);
+  });
+
+  for (const argv of [['--prune'], ['--force'], ['--adopt'], ['--allow-empty'], ['--timeout', '5'], ['--no-cache'], ['--plan', 'p.json'], ['--out', 'p.json'], ['--api-url', 'http://x/api/v2']]) {
+    it(`${argv[0]} alone is refused too`, async () => {
+      const run = await spawnCli(argv, { env: { LISTEN_ADDRESS: '127.0.0.1:0' }, timeoutMs: 15_000 });
+      assert.equal(run.code, 1);
+      assert.match(run.stderr, new RegExp(`^error: ${argv[0]} goes with a one-shot mode: add --dry-run`));
+    });
+  }
+});
+
+describe('a source that declares nothing', () => {
+  const fixture = useWorld();
+
+  for (const mode of ['--dry-run', '--reconcile']) {
+    it(`${mode} refuses the policies folder itself, as --validate does, before any request`, async () => {
+      const { world } = fixture;
+      const dir = join(await fixture.repo(POLICY), 'policies');
+      await world.clearRequests();
+      const run = await world.spawnCli(mode, dir, ['--detailed-exitcode']);
+      assert.equal(run.code, 1, run.stdout + run.stderr);
+      assert.match(run.stdout + run.stderr, new RegExp(`${dir} looks like the policies folder itself: point at the folder that holds it`));
+      assert.doesNotMatch(run.stdout, /No changes/);
+      assert.deepEqual(await world.requests(), []);
+    });
+  }
+});
+
+describe('a signal before the first write', () => {
+  const fixture = useWorld();
+
+  for (const [mode, signal, code] of [['--reconcile', 'SIGINT', 130], ['--dry-run', 'SIGTERM', 143]] as const) {
+    it(`${mode} ${signal} while reading: stops at once, one line, exit ${code}, nothing changed`, async () => {
+      const { world } = fixture;
+      const dir = await fixture.repo(POLICY);
+      await world.addFaults({ kind: 'latency', method: 'GET', path: '/policies$', 'latency-ms': 20_000, count: 0 });
+      try {
+        const child = spawn(process.execPath, [CLI, mode, '--source-dir', dir, '--organization', ORG, '--api-url', world.url], {
+          env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', API_TOKEN: world.token, LOG_LEVEL: 'warn', STATE_DIR: world.stateDir },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+        const exited = new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
+        await sleep(1_500);
+        const sent = Date.now();
+        child.kill(signal);
+        const exitCode = await exited;
+        assert.ok(Date.now() - sent < 2_000, `exited ${Date.now() - sent} ms after the signal`);
+        assert.equal(exitCode, code, stdout + stderr);
+        assert.equal(stdout, '');
+        assert.match(stderr, /^interrupted while reading the declared repo and the live state; nothing was changed\n$/);
+      } finally {
+        await world.clearFaults();
+      }
+      assert.deepEqual(await world.writes(), []);
+    });
+  }
+});
