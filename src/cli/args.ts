@@ -44,6 +44,8 @@ export const USAGE = `Usage:
   policy-pool-sync --validate [options]               check the declared repo only, no API call
   policy-pool-sync --emulator [--port N] [--emulator-seed FILE]
                                                       serve the local API emulator
+  policy-pool-sync status|sync|suspend|resume [--source NAME] [--daemon URL]
+                                                      ask a running daemon (policy-pool-sync sync --help)
 
 Options:
   -h, --help               show this help and exit

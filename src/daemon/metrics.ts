@@ -13,6 +13,9 @@ export interface DaemonMetrics {
   rateLimitWait(seconds: number): void;
   drift(source: string, changes: number): void;
   lastSuccess(source: string, epochMs: number): void;
+  suspended(source: string, suspended: boolean): void;
+  /** A notification's fate: `sent`, `failed` (after its retries) or `dropped` (the receiver's queue was full). */
+  notification(receiver: string, event: string, result: 'sent' | 'failed' | 'dropped'): void;
 }
 
 export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}): DaemonMetrics {
@@ -54,8 +57,26 @@ export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}):
     labelNames: ['source'],
     registers: [registry],
   });
+  const suspended = new Gauge({
+    name: 'policy_pool_sync_suspended',
+    help: 'Whether a source is suspended (1): no trigger but sync starts a pass.',
+    labelNames: ['source'],
+    registers: [registry],
+  });
+  const notifications = new Counter({
+    name: 'policy_pool_sync_notifications_total',
+    help: 'Notifications by receiver, event and result (sent; failed after retries; dropped from a full queue).',
+    labelNames: ['receiver', 'event', 'result'],
+    registers: [registry],
+  });
   return {
     registry,
+    suspended(source, value) {
+      suspended.set({ source }, value ? 1 : 0);
+    },
+    notification(receiver, event, result) {
+      notifications.inc({ receiver, event, result });
+    },
     passFinished(source, result, seconds) {
       passes.inc({ source, result });
       duration.observe({ source }, seconds);
