@@ -86,13 +86,15 @@ function receiverUrl(config: NotificationConfig, env: NodeJS.ProcessEnv): string
   if (config.urlEnv !== null) {
     value = nonEmpty(env[config.urlEnv]);
     if (value === null) throw new UsageError(`notification receiver "${config.name}": the environment variable ${config.urlEnv} (url-env) is not set`);
+  } else if (config.urlFile === null) {
+    throw new UsageError(`notification receiver "${config.name}" needs url-env or url-file`);
   } else {
     try {
-      value = nonEmpty(readFileSync(config.urlFile ?? '', 'utf8'));
+      value = nonEmpty(readFileSync(config.urlFile, 'utf8'));
     } catch {
       value = null;
     }
-    if (value === null) throw new UsageError(`notification receiver "${config.name}": cannot read a URL from ${config.urlFile ?? ''} (url-file)`);
+    if (value === null) throw new UsageError(`notification receiver "${config.name}": cannot read a URL from ${config.urlFile} (url-file)`);
   }
   // The URL itself is never quoted: a Slack URL is a secret.
   if (!/^https?:\/\/\S+$/.test(value)) throw new UsageError(`notification receiver "${config.name}": the URL is not an http(s) URL`);
