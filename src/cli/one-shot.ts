@@ -13,6 +13,7 @@ import { onStopSignal, SIGNAL_EXIT_CODE, type StopSignal } from '../signals.js';
 import { NOT_STARTED } from '../apply/apply.js';
 import type { CliArgs } from './args.js';
 import { selectSources, sourceContext, type CliIo } from './sources.js';
+import { oneShotNotifications } from './one-shot-notify.js';
 
 export type { CliIo } from './sources.js';
 
@@ -31,6 +32,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   const sources = saved === null ? selectSources(config, args) : saved.map(([source]) => source);
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
   const interrupt = interruption(config, io);
+  const notify = oneShotNotifications(config, mode, io.env, io.logger);
   try {
     for (const [index, source] of sources.entries()) {
       if (interrupt.stop.aborted) {
@@ -40,6 +42,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
       const signal = passSignal(source.name, args.timeoutSeconds, interrupt.abort);
       const { dir, revision } = await openSource(source, sourceContext(config, io)).checkout(signal);
       const codeCache = await caches.forOrganization(source.organization);
+      notify.started(source, revision);
       let printed = false;
       const outcome = await runPass({
         source, dir, revision, api: api.withSignal(signal), logger: io.logger, mode, prune: args.prune || undefined, force: args.force,
@@ -56,6 +59,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
       });
       progress.end();
       outcomes.push(outcome);
+      notify.finished(source, revision, outcome);
       if (printsEarly) io.stdout.write(printed ? renderApplied(args, outcome) : renderPlan(args, [outcome.sourcePlan], io));
     }
   } finally {
@@ -64,6 +68,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
     io.logger.info(api.stats(), 'api requests');
     await api.close();
     await caches.save();
+    await notify.close();
   }
   if (args.out !== null) {
     await writeFile(args.out, renderSavedPlan(outcomes.map((o) => o.sourcePlan)));
