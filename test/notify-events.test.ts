@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ApiClient } from '../src/api/client.js';
 import { createDaemonMetrics } from '../src/daemon/index.js';
 import { silentLogger } from '../src/logger.js';
@@ -14,6 +15,7 @@ import { startReceiver } from './helpers/receiver.js';
 import { REQUIRE_TAGS_SETTINGS, smallRepo } from './helpers/repos.js';
 import { tempTree } from './helpers/temp-tree.js';
 import { waitFor } from './helpers/wait.js';
+import { REPO_ROOT } from './helpers/repo-root.js';
 
 const SECRET = 'hmac-Secret-7';
 
@@ -90,6 +92,11 @@ test('every event reaches a signed webhook and Slack, once per failure streak, w
   assert.match(firstLines[2]!, / recovered: /);
   assert.match(slack.received[0]!.json.text, /^policy-pool-sync: source "main" \(example-org\) failed: /);
   assert.equal(slack.received[0]!.path, '/services/T0/B0/xyz');
+
+  // schemas/notification.schema.json describes every body.
+  const schema = JSON.parse(await readFile(path.join(REPO_ROOT, 'schemas/notification.schema.json'), 'utf8')) as object;
+  const validate = new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true }).compile(schema);
+  for (const r of hook.received) assert.ok(validate(r.json), `${r.json.event}: ${JSON.stringify(validate.errors)}`);
 
   const exposition = parseExposition(await (await get('/metrics')).text());
   assert.equal(sampleValue(exposition, 'policy_pool_sync_notifications_total', { receiver: 'ops', event: 'drift', result: 'sent' }), 1);
