@@ -14,6 +14,8 @@ export interface DaemonMetrics {
   drift(source: string, changes: number): void;
   lastSuccess(source: string, epochMs: number): void;
   suspended(source: string, suspended: boolean): void;
+  /** A pool's agents by status, and the age of its newest ping (NaN: none ever pinged). */
+  poolHealth(organization: string, pool: string, agents: Record<string, number>, newestPingAgeSeconds: number | null): void;
   /** A notification's fate: `sent`, `failed` (after its retries) or `dropped` (the receiver's queue was full). */
   notification(receiver: string, event: string, result: 'sent' | 'failed' | 'dropped'): void;
 }
@@ -69,8 +71,25 @@ export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}):
     labelNames: ['receiver', 'event', 'result'],
     registers: [registry],
   });
+  const poolAgents = new Gauge({
+    name: 'policy_pool_sync_pool_agents',
+    help: 'Agents of an agent pool by status (idle, busy, exited, errored, unknown), as the last successful pass found them.',
+    labelNames: ['organization', 'pool', 'status'],
+    registers: [registry],
+  });
+  const newestPing = new Gauge({
+    name: 'policy_pool_sync_pool_newest_ping_age_seconds',
+    help: 'Seconds since any agent of an agent pool last pinged (absent: none ever did).',
+    labelNames: ['organization', 'pool'],
+    registers: [registry],
+  });
   return {
     registry,
+    poolHealth(organization, pool, agents, age) {
+      for (const [status, count] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count);
+      if (age === null) newestPing.remove({ organization, pool });
+      else newestPing.set({ organization, pool }, age);
+    },
     suspended(source, value) {
       suspended.set({ source }, value ? 1 : 0);
     },

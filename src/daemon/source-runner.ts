@@ -18,6 +18,7 @@ import { openPassHistory } from './history-file.js';
 import { createPassWaiters } from './pass-waiters.js';
 import type { Suspensions } from './suspensions.js';
 import { windowState } from './sync-windows.js';
+import { readPoolHealth } from './pool-health.js';
 
 /** `runPass` in production; tests pass their own to see which trigger started each pass. */
 export type Reconcile = (request: PassRequest, trigger: TriggerReason) => Promise<PassOutcome>;
@@ -135,6 +136,8 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       metrics.drift(source.name, plan.changes.length);
     }
     state.waitingForWindow = current.windowClosed && plan !== null ? plan.changes.length : null;
+    // Only after a pass that reached the API: the pools' health costs a request per pool.
+    if (outcome.ok && guard.reached() === true) await checkPools(options.api.withSignal(signal));
     if (outcome.ok && !current.windowClosed) {
       state.lastAppliedRevision = revision;
       state.lastSuccessAt = new Date().toISOString();
@@ -142,6 +145,20 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     }
     const errors = sourceErrors(outcome.sourcePlan);
     return { ok: outcome.ok, error: errors.length === 0 ? null : errors.join('; ') };
+  }
+
+  /** The organization's pools and agents after a successful pass, for /status, the page and the metrics; a failed read is logged, not a failure. */
+  async function checkPools(api: PolicyApi): Promise<void> {
+    try {
+      const pools = await readPoolHealth(api, source.organization);
+      state.pools = pools;
+      for (const pool of pools) {
+        metrics.poolHealth(source.organization, pool.name, pool.agents, pool.newestPingAt === null ? null : (now().getTime() - Date.parse(pool.newestPingAt)) / 1000);
+        if (pool.warning !== null) log.warn({ pool: pool.name }, pool.warning);
+      }
+    } catch (error) {
+      log.debug({ error: safeErrorMessage(error) }, 'cannot read the agent pools\' health');
+    }
   }
 
   /** A shutdown stopped the apply: names the changes it did not start; the next pass after a restart applies them. */
@@ -196,7 +213,8 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
         }),
       );
       metrics.passFinished(source.name, state.result, end.durationMs / 1000);
-      const fields = { trigger: end.trigger, result: state.result, durationMs: end.durationMs, revision: state.lastAttemptedRevision, drift: state.driftCount };
+      // The pass's own figure: a pass that made no plan has none (the last known one stays on /status).
+      const fields = { trigger: end.trigger, result: state.result, durationMs: end.durationMs, revision: state.lastAttemptedRevision, drift: state.lastPass.drift };
       if (end.ok) log.info(fields, 'pass finished');
       else log.warn({ ...fields, error: state.error }, 'pass failed');
     },

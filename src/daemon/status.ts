@@ -2,6 +2,7 @@ import type { SourceConfig } from '../config/types.js';
 import type { PassRecord, PassResultLabel } from './pass-record.js';
 import type { TriggerReason } from './source-loop.js';
 import type { WindowState } from './sync-windows.js';
+import type { PoolHealth } from './pool-health.js';
 
 export type { PassResultLabel } from './pass-record.js';
 
@@ -36,6 +37,8 @@ export interface SourceStatus {
   syncWindow: WindowState | null;
   /** Changes the last pass held back because a sync window was closed, or null. */
   waitingForWindow: number | null;
+  /** The organization's agent pools as the last successful pass found them; absent before. */
+  pools?: PoolHealth[];
   /** The last passes, newest first, kept across restarts; only with `/status?history=1`. */
   history?: PassRecord[];
 }
