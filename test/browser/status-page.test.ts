@@ -111,7 +111,8 @@ test('the status page shows both sources, the last pass, drift over time and the
   await platformSection.locator('details.history summary').click();
   await writeFile(path.join(platform, 'policies/require-tags.yaml'), 'description: Tags are required, a third time.\nenforcement-level: hard-mandatory\n');
   await platformPass('file-change', 3);
-  await page.waitForFunction("document.querySelectorAll('section.source details.history tbody tr').length === 3", undefined, { timeout: 25_000 });
+  const passRows = page.locator('section.source').nth(0).locator('details.history tbody tr');
+  await waitFor('the page to update itself', async () => ((await passRows.count()) === 3 ? true : undefined), 25_000);
   assert.equal(await page.locator('section.source').nth(0).locator('details.history').getAttribute('open'), '', 'still open after the update');
   assert.match(await page.locator('section.source').nth(0).locator('details.history tbody tr').first().innerText(), /~ require-tags/);
   assert.deepEqual(pageErrors, []);
