@@ -37,11 +37,21 @@ test('the control endpoints answer 403 without CONTROL_TOKEN, 401 without the to
   assert.match(((await refused.json()) as { error: string }).error, /CONTROL_TOKEN/);
   assert.equal((await post(open.daemon.origin, '/sources/local/suspend')).status, 403);
 
-  const guarded = await controlDaemon(t, { env: { CONTROL_TOKEN: CONTROL } });
+  const guarded = await controlDaemon(t, { env: { CONTROL_TOKEN: CONTROL, STATUS_TOKEN: 'status-Token-1' } });
   assert.equal((await post(guarded.daemon.origin, '/sources/local/sync')).status, 401);
   assert.equal((await post(guarded.daemon.origin, '/sources/local/suspend', 'wrong')).status, 401);
   assert.equal((await post(guarded.daemon.origin, '/sources/nope/sync', CONTROL)).status, 404);
   assert.equal((await fetch(`${guarded.daemon.origin}/sources/local/sync`)).status, 405);
+  // With --source a command needs only CONTROL_TOKEN; status needs STATUS_TOKEN.
+  const resumed = await spawnCli(['resume', '--daemon', guarded.daemon.origin, '--source', 'local'], { env: { CONTROL_TOKEN: CONTROL } });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const unknown = await spawnCli(['suspend', '--daemon', guarded.daemon.origin, '--source', 'nope'], { env: { CONTROL_TOKEN: CONTROL } });
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /404: no source named "nope"/);
+  const status = await spawnCli(['status', '--daemon', guarded.daemon.origin], { env: { CONTROL_TOKEN: CONTROL } });
+  assert.equal(status.code, 1);
+  assert.match(status.stderr, /401.*\(set STATUS_TOKEN to the daemon's token\)/);
+  assert.equal((await spawnCli(['status', '--daemon', guarded.daemon.origin], { env: { STATUS_TOKEN: 'status-Token-1' } })).code, 0);
   assert.ok(!guarded.daemon.stderr().includes(CONTROL), 'the token is never logged');
 });
 

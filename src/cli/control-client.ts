@@ -22,8 +22,8 @@ export function controlClient(origin: string, env: NodeJS.ProcessEnv): DaemonCli
     try {
       response = await fetch(`${origin}${path}`, { method, headers: bearer(tokenEnv), dispatcher: patient });
     } catch (error) {
-      const code = (error as { cause?: { code?: string } }).cause?.code;
-      throw new UsageError(`cannot reach the daemon at ${origin}: ${code ?? errorMessage(error)}; give its address with --daemon URL`);
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new UsageError(`cannot reach the daemon at ${origin}: ${cause?.code ?? cause?.message ?? errorMessage(error)}; give its address with --daemon URL`);
     }
     const text = await response.text();
     let body: unknown = null;

@@ -46,12 +46,14 @@ export async function runControlCommand(argv: string[], io: ControlIo): Promise<
   }
   // Loaded here: telling whether argv is a control command must not load the HTTP client.
   const client = (await import('./control-client.js')).controlClient(args.daemon, io.env);
-  const sources = await sourceNames(client, args.source);
   if (command === 'status') {
+    const sources = await sourceNames(client, args.source);
     const rows = (await client.statuses()).filter((s) => sources.includes(s.name));
     io.stdout.write(args.output === 'json' ? `${JSON.stringify({ sources: rows }, null, 2)}\n` : renderStatusTable(rows));
     return 0;
   }
+  // With --source, only CONTROL_TOKEN is needed (the daemon answers 404 for an unknown source); without, the list comes from /status.
+  const sources = args.source === null ? await sourceNames(client, null) : [args.source];
   if (command === 'suspend' || command === 'resume') {
     for (const name of sources) {
       await client.post(name, command, {});
