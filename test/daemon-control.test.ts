@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
+import { HTTP_LIMITS } from '../src/daemon/index.js';
 import { spawnCli } from './helpers/cli.js';
+import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
 import { firstSourceStatus as status, spawnDaemon } from './helpers/daemon-process.js';
 import { parseExposition, sampleValue } from './helpers/daemon-prometheus.js';
 import { TestEmulator } from './helpers/emulator.js';
@@ -127,4 +129,25 @@ test('a suspended source takes no trigger, stays suspended across a restart, and
   await waitFor('the pass after resume', async () => ((await status(second.daemon)).result === 'success' ? true : undefined));
   assert.equal((await status(second.daemon)).suspended, false);
   assert.equal(await first.api.description('require-tags'), 'Edited while suspended.');
+});
+
+test('sync?wait=1 outlasts the request deadline: the answer comes when the pass ends', async (t) => {
+  const { calls, pass } = recordingPass(async (call) => {
+    if (call.trigger === 'sync') await sleep(1_500);
+    return true;
+  });
+  const { daemon } = await startTestDaemon(t, {
+    sources: [testSource('main', { path: await tempTree(t, {}) })],
+    pass,
+    env: { CONTROL_TOKEN: CONTROL },
+    httpLimits: { ...HTTP_LIMITS, requestTimeoutMs: 500, headersTimeoutMs: 500, checkIntervalMs: 100 },
+  });
+  await daemon.whenIdle();
+  const started = Date.now();
+  const response = await post(daemon.origin, '/sources/main/sync?wait=1', CONTROL);
+  assert.equal(response.status, 200);
+  const body = (await response.json()) as { pass: { trigger: string; result: string } };
+  assert.ok(Date.now() - started >= 1_400);
+  assert.deepEqual([body.pass.trigger, body.pass.result], ['sync', 'success']);
+  assert.deepEqual(calls.map((c) => c.trigger), ['start-up', 'sync']);
 });
