@@ -183,17 +183,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path17) {
-      const ctrl = callVisitor(key, node, visitor, path17);
+    function visit_(key, node, visitor, path20) {
+      const ctrl = callVisitor(key, node, visitor, path20);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path17, ctrl);
-        return visit_(key, ctrl, visitor, path17);
+        replaceNode(key, path20, ctrl);
+        return visit_(key, ctrl, visitor, path20);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path17 = Object.freeze(path17.concat(node));
+          path20 = Object.freeze(path20.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path17);
+            const ci = visit_(i2, node.items[i2], visitor, path20);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -204,13 +204,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path17 = Object.freeze(path17.concat(node));
-          const ck = visit_("key", node.key, visitor, path17);
+          path20 = Object.freeze(path20.concat(node));
+          const ck = visit_("key", node.key, visitor, path20);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path17);
+          const cv = visit_("value", node.value, visitor, path20);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -231,17 +231,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path17) {
-      const ctrl = await callVisitor(key, node, visitor, path17);
+    async function visitAsync_(key, node, visitor, path20) {
+      const ctrl = await callVisitor(key, node, visitor, path20);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path17, ctrl);
-        return visitAsync_(key, ctrl, visitor, path17);
+        replaceNode(key, path20, ctrl);
+        return visitAsync_(key, ctrl, visitor, path20);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path17 = Object.freeze(path17.concat(node));
+          path20 = Object.freeze(path20.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path17);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path20);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -252,13 +252,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path17 = Object.freeze(path17.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path17);
+          path20 = Object.freeze(path20.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path20);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path17);
+          const cv = await visitAsync_("value", node.value, visitor, path20);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -285,23 +285,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path17) {
+    function callVisitor(key, node, visitor, path20) {
       if (typeof visitor === "function")
-        return visitor(key, node, path17);
+        return visitor(key, node, path20);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path17);
+        return visitor.Map?.(key, node, path20);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path17);
+        return visitor.Seq?.(key, node, path20);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path17);
+        return visitor.Pair?.(key, node, path20);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path17);
+        return visitor.Scalar?.(key, node, path20);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path17);
+        return visitor.Alias?.(key, node, path20);
       return void 0;
     }
-    function replaceNode(key, path17, node) {
-      const parent = path17[path17.length - 1];
+    function replaceNode(key, path20, node) {
+      const parent = path20[path20.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -674,8 +674,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count2, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count2);
+          for (const { count: count3, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count3);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -783,13 +783,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity.isCollection(node)) {
-        let count2 = 0;
+        let count3 = 0;
         for (const item of node.items) {
           const c3 = getAliasCount(doc, item, anchors2);
-          if (c3 > count2)
-            count2 = c3;
+          if (c3 > count3)
+            count3 = c3;
         }
-        return count2;
+        return count3;
       } else if (identity.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -913,10 +913,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path17, value2) {
+    function collectionFromPath(schema, path20, value2) {
       let v = value2;
-      for (let i2 = path17.length - 1; i2 >= 0; --i2) {
-        const k2 = path17[i2];
+      for (let i2 = path20.length - 1; i2 >= 0; --i2) {
+        const k2 = path20[i2];
         if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
           const a = [];
           a[k2] = v;
@@ -935,7 +935,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path17) => path17 == null || typeof path17 === "object" && !!path17[Symbol.iterator]().next().done;
+    var isEmptyPath = (path20) => path20 == null || typeof path20 === "object" && !!path20[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -965,11 +965,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path17, value2) {
-        if (isEmptyPath(path17))
+      addIn(path20, value2) {
+        if (isEmptyPath(path20))
           this.add(value2);
         else {
-          const [key, ...rest] = path17;
+          const [key, ...rest] = path20;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value2);
@@ -983,8 +983,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path17) {
-        const [key, ...rest] = path17;
+      deleteIn(path20) {
+        const [key, ...rest] = path20;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -998,8 +998,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path17, keepScalar) {
-        const [key, ...rest] = path17;
+      getIn(path20, keepScalar) {
+        const [key, ...rest] = path20;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -1017,8 +1017,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path17) {
-        const [key, ...rest] = path17;
+      hasIn(path20) {
+        const [key, ...rest] = path20;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -1028,8 +1028,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path17, value2) {
-        const [key, ...rest] = path17;
+      setIn(path20, value2) {
+        const [key, ...rest] = path20;
         if (rest.length === 0) {
           this.set(key, value2);
         } else {
@@ -3544,9 +3544,9 @@ var require_Document = __commonJS({
           this.contents.add(value2);
       }
       /** Adds a value to the document. */
-      addIn(path17, value2) {
+      addIn(path20, value2) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path17, value2);
+          this.contents.addIn(path20, value2);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3621,14 +3621,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path17) {
-        if (Collection.isEmptyPath(path17)) {
+      deleteIn(path20) {
+        if (Collection.isEmptyPath(path20)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path17) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path20) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3643,10 +3643,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path17, keepScalar) {
-        if (Collection.isEmptyPath(path17))
+      getIn(path20, keepScalar) {
+        if (Collection.isEmptyPath(path20))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path17, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path20, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3657,10 +3657,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path17) {
-        if (Collection.isEmptyPath(path17))
+      hasIn(path20) {
+        if (Collection.isEmptyPath(path20))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path17) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path20) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3677,13 +3677,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path17, value2) {
-        if (Collection.isEmptyPath(path17)) {
+      setIn(path20, value2) {
+        if (Collection.isEmptyPath(path20)) {
           this.contents = value2;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path17), value2);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path20), value2);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path17, value2);
+          this.contents.setIn(path20, value2);
         }
       }
       /**
@@ -3742,8 +3742,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count2, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count2);
+          for (const { count: count3, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count3);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -3820,12 +3820,12 @@ var require_errors = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count2 = 1;
+        let count3 = 1;
         const end = error.linePos[1];
         if (end?.line === line && end.col > col) {
-          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count3 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count2);
+        const pointer = " ".repeat(ci) + "^".repeat(count3);
         error.message += `:
 
 ${lineStr}
@@ -5644,10 +5644,10 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path17) => {
+    visit.itemAtPath = (cst, path20) => {
       let item = cst;
-      for (const [field2, index] of path17) {
-        const tok = item?.[field2];
+      for (const [field3, index] of path20) {
+        const tok = item?.[field3];
         if (tok && "items" in tok) {
           item = tok.items[index];
         } else
@@ -5655,23 +5655,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path17) => {
-      const parent = visit.itemAtPath(cst, path17.slice(0, -1));
-      const field2 = path17[path17.length - 1][0];
-      const coll = parent?.[field2];
+    visit.parentCollection = (cst, path20) => {
+      const parent = visit.itemAtPath(cst, path20.slice(0, -1));
+      const field3 = path20[path20.length - 1][0];
+      const coll = parent?.[field3];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path17, item, visitor) {
-      let ctrl = visitor(item, path17);
+    function _visit(path20, item, visitor) {
+      let ctrl = visitor(item, path20);
       if (typeof ctrl === "symbol")
         return ctrl;
-      for (const field2 of ["key", "value"]) {
-        const token = item[field2];
+      for (const field3 of ["key", "value"]) {
+        const token = item[field3];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path17.concat([[field2, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path20.concat([[field3, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -5681,11 +5681,11 @@ var require_cst_visit = __commonJS({
               i2 -= 1;
             }
           }
-          if (typeof ctrl === "function" && field2 === "key")
-            ctrl = ctrl(item, path17);
+          if (typeof ctrl === "function" && field3 === "key")
+            ctrl = ctrl(item, path20);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path17) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path20) : ctrl;
     }
     exports.visit = visit;
   }
@@ -7459,19 +7459,19 @@ function parseYaml(text, file) {
   const located = {
     file,
     value: value2,
-    lineOf: (path17) => lineAt(walk(doc, path17).node),
-    lineOfKey(path17) {
-      const parent = walk(doc, path17.slice(0, -1));
-      const last2 = path17.at(-1);
+    lineOf: (path20) => lineAt(walk(doc, path20).node),
+    lineOfKey(path20) {
+      const parent = walk(doc, path20.slice(0, -1));
+      const last2 = path20.at(-1);
       const map = resolve(doc, parent.node);
       if (parent.complete && typeof last2 === "string" && (0, import_yaml.isMap)(map)) {
         const pair2 = map.items.find((item) => (0, import_yaml.isScalar)(item.key) && String(item.key.value) === last2);
         if (pair2 !== void 0 && (0, import_yaml.isScalar)(pair2.key)) return lineAt(pair2.key);
       }
-      return located.lineOf(path17);
+      return located.lineOf(path20);
     },
-    problem(path17, message, at = "value") {
-      const line = at === "key" ? located.lineOfKey(path17) : located.lineOf(path17);
+    problem(path20, message, at = "value") {
+      const line = at === "key" ? located.lineOfKey(path20) : located.lineOf(path20);
       return line === void 0 ? { file, message } : { file, line, message };
     }
   };
@@ -7484,9 +7484,9 @@ function resolve(doc, node) {
   if (node === void 0) return null;
   return (0, import_yaml.isAlias)(node) ? node.resolve(doc) ?? null : node;
 }
-function walk(doc, path17) {
+function walk(doc, path20) {
   let node = doc.contents ?? null;
-  for (const segment of path17) {
+  for (const segment of path20) {
     const parent = resolve(doc, node);
     let child;
     if ((0, import_yaml.isMap)(parent)) {
@@ -7512,9 +7512,9 @@ var init_document = __esm({
 });
 
 // src/yaml/key-path.ts
-function keyLabel(path17) {
-  if (path17.length === 0) return "the file";
-  return path17.map((segment, i2) => typeof segment === "number" ? `[${segment}]` : i2 === 0 ? segment : `.${segment}`).join("");
+function keyLabel(path20) {
+  if (path20.length === 0) return "the file";
+  return path20.map((segment, i2) => typeof segment === "number" ? `[${segment}]` : i2 === 0 ? segment : `.${segment}`).join("");
 }
 function pointerPath(pointer) {
   if (pointer === "") return [];
@@ -7537,7 +7537,7 @@ var EMBEDDED;
 var init_embedded = __esm({
   "src/embedded.ts"() {
     "use strict";
-    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind.", "enum": ["native", "sentinel"], "default": "native" }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 } }, "$defs": { "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": "Present only in a saved plan (`--dry-run --out FILE`): the version of the fingerprints that `--reconcile --plan FILE` checks.", "const": "1" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan: the API's word for the native kind.", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools, strict_imports.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "upload_code": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adopt_marker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "pool": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live fingerprint", "description": "Saved plans: the values of the live resource the change was planned against (id, updated-at and the fields compared); null for a creation. The apply refuses the plan if any differs.", "type": ["object", "null"] }, "declared": { "title": "Declared fingerprint", "description": "Saved plans: the declaration the change applies (file, code digest and settings); null for a deletion. The apply refuses the plan if any differs.", "type": ["object", "null"] } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
+    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind.", "enum": ["native", "sentinel"], "default": "native" }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": "Present only in a saved plan (`--dry-run --out FILE`): the version of the fingerprints that `--reconcile --plan FILE` checks.", "const": "1" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan: the API's word for the native kind.", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools, strict_imports.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "upload_code": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adopt_marker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "pool": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live fingerprint", "description": "Saved plans: the values of the live resource the change was planned against (id, updated-at and the fields compared); null for a creation. The apply refuses the plan if any differs.", "type": ["object", "null"] }, "declared": { "title": "Declared fingerprint", "description": "Saved plans: the declaration the change applies (file, code digest and settings); null for a deletion. The apply refuses the plan if any differs.", "type": ["object", "null"] } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
   }
 });
 
@@ -9728,20 +9728,20 @@ var require_resolve = __commonJS({
       return false;
     }
     function countKeys(schema) {
-      let count2 = 0;
+      let count3 = 0;
       for (const key in schema) {
         if (key === "$ref")
           return Infinity;
-        count2++;
+        count3++;
         if (SIMPLE_INLINED.has(key))
           continue;
         if (typeof schema[key] == "object") {
-          (0, util_1.eachItem)(schema[key], (sch) => count2 += countKeys(sch));
+          (0, util_1.eachItem)(schema[key], (sch) => count3 += countKeys(sch));
         }
-        if (count2 === Infinity)
+        if (count3 === Infinity)
           return Infinity;
       }
-      return count2;
+      return count3;
     }
     function getFullPath(resolver, id = "", normalize3) {
       if (normalize3 !== false)
@@ -10770,8 +10770,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path17) {
-      let input = path17;
+    function removeDotSegments(path20) {
+      let input = path20;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -10845,11 +10845,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path17) {
-      if (path17 === "" || path17[0] === "/") {
-        return removeDotSegments(path17);
+    function removeDotSegmentsRelative(path20) {
+      if (path20 === "" || path20[0] === "/") {
+        return removeDotSegments(path20);
       }
-      const segments = path17.split("/");
+      const segments = path20.split("/");
       const last2 = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -11212,8 +11212,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path17 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path17 && path17 !== "/" ? path17 : void 0;
+        const path20 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path20 && path20 !== "/" ? path20 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -13279,8 +13279,8 @@ var require_contains = __commonJS({
         cxt.result(valid, () => cxt.reset());
         function validateItemsWithCount() {
           const schValid = gen.name("_valid");
-          const count2 = gen.let("count", 0);
-          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count2)));
+          const count3 = gen.let("count", 0);
+          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count3)));
         }
         function validateItems(_valid, block) {
           gen.forRange("i", 0, len, (i2) => {
@@ -13293,16 +13293,16 @@ var require_contains = __commonJS({
             block();
           });
         }
-        function checkLimits(count2) {
-          gen.code((0, codegen_1._)`${count2}++`);
+        function checkLimits(count3) {
+          gen.code((0, codegen_1._)`${count3}++`);
           if (max === void 0) {
-            gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true).break());
+            gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true).break());
           } else {
-            gen.if((0, codegen_1._)`${count2} > ${max}`, () => gen.assign(valid, false).break());
+            gen.if((0, codegen_1._)`${count3} > ${max}`, () => gen.assign(valid, false).break());
             if (min === 1)
               gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true));
+              gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -15057,8 +15057,8 @@ var init_suggest = __esm({
 });
 
 // src/yaml/messages.ts
-function schemaMessage(error, path17) {
-  const label = keyLabel(path17);
+function schemaMessage(error, path20) {
+  const label = keyLabel(path20);
   const params = error.params;
   const value2 = describeValue(error.data);
   switch (error.keyword) {
@@ -15070,7 +15070,7 @@ function schemaMessage(error, path17) {
     case "additionalProperties": {
       const allowed = Object.keys(error.parentSchema?.properties ?? {});
       const key = String(params.additionalProperty);
-      const where = path17.length === 0 ? "" : ` in ${label}`;
+      const where = path20.length === 0 ? "" : ` in ${label}`;
       const guess = closest(key, allowed);
       const suggestion = guess === null ? "" : `: did you mean "${guess}"?`;
       return `unknown key "${key}"${where}${suggestion} (allowed: ${allowed.join(", ")})`;
@@ -15173,18 +15173,18 @@ function checkYaml(name, doc, options = {}) {
   return issues.filter((issue) => !(options.skip?.(issue) ?? false)).map((issue) => doc.problem(issue.linePath, issue.message, issue.at));
 }
 function toIssue(error) {
-  const path17 = pointerPath(error.instancePath);
+  const path20 = pointerPath(error.instancePath);
   const params = error.params;
-  const issue = { path: path17, keyword: error.keyword, message: schemaMessage(error, path17) };
+  const issue = { path: path20, keyword: error.keyword, message: schemaMessage(error, path20) };
   switch (error.keyword) {
     case "additionalProperties":
-      return { ...issue, linePath: [...path17, String(params.additionalProperty)], at: "key" };
+      return { ...issue, linePath: [...path20, String(params.additionalProperty)], at: "key" };
     case "required":
-      return { ...issue, linePath: path17, at: "key" };
+      return { ...issue, linePath: path20, at: "key" };
     case "uniqueItems":
-      return { ...issue, linePath: [...path17, Number(params.j)], at: "value" };
+      return { ...issue, linePath: [...path20, Number(params.j)], at: "value" };
     default:
-      return { ...issue, linePath: path17, at: "value" };
+      return { ...issue, linePath: path20, at: "value" };
   }
 }
 function withoutBranchErrors(errors) {
@@ -15221,9 +15221,9 @@ var init_schema = __esm({
 
 // src/yaml/invalid.ts
 function invalidFile(what, file, problems2) {
-  const count2 = problems2.length === 1 ? "1 problem" : `${problems2.length} problems`;
+  const count3 = problems2.length === 1 ? "1 problem" : `${problems2.length} problems`;
   const sorted2 = [...problems2].sort((a, b2) => (a.line ?? 0) - (b2.line ?? 0));
-  return new ValidationError(`${what} ${file} is invalid (${count2})`, sorted2);
+  return new ValidationError(`${what} ${file} is invalid (${count3})`, sorted2);
 }
 var init_invalid = __esm({
   "src/yaml/invalid.ts"() {
@@ -15453,8 +15453,8 @@ function nearestWeekday(year, month, target) {
     return target === last2 ? target - 2 : target + 1;
   return target;
 }
-function matchesDayOfMonth(field2, year, month, day) {
-  for (const value2 of field2) {
+function matchesDayOfMonth(field3, year, month, day) {
+  for (const value2 of field3) {
     if (value2 === day)
       return true;
     if (value2 === LAST_DAY_TOKEN && day === lastDayOfMonth(year, month))
@@ -15516,8 +15516,8 @@ function matchesNthWeekday(token, year, month, day) {
     return false;
   return occurrenceInMonth(day) === parsed.nth;
 }
-function matchesDayOfWeek(field2, year, month, day, weekday) {
-  for (const value2 of field2) {
+function matchesDayOfWeek(field3, year, month, day, weekday) {
+  for (const value2 of field3) {
     if (value2 === weekday)
       return true;
     if (isNthWeekdayToken(value2)) {
@@ -16332,10 +16332,10 @@ var init_shared = __esm({
         }
         return null;
       }
-      getNextRuns(count2) {
+      getNextRuns(count3) {
         const runs = [];
         let from = /* @__PURE__ */ new Date();
-        for (let i2 = 0; i2 < count2; i2++) {
+        for (let i2 = 0; i2 < count3; i2++) {
           from = this.timeMatcher.getNextMatch(from);
           runs.push(from);
         }
@@ -16773,10 +16773,10 @@ var init_node_cron = __esm({
         }
         return null;
       }
-      getNextRuns(count2) {
+      getNextRuns(count3) {
         const runs = [];
         let from = /* @__PURE__ */ new Date();
-        for (let i2 = 0; i2 < count2; i2++) {
+        for (let i2 = 0; i2 < count3; i2++) {
           from = this.timeMatcher.getNextMatch(from);
           runs.push(from);
         }
@@ -17187,7 +17187,8 @@ function toConfig(raw, cwd) {
     listen: raw.listen ?? DEFAULT_LISTEN,
     webhookSecretEnv: raw["webhook-secret-env"] ?? "WEBHOOK_SECRET",
     stateDir: path3.resolve(cwd, raw["state-dir"] ?? DEFAULT_STATE_DIR),
-    shutdownTimeoutSeconds: raw["shutdown-timeout"] ?? DEFAULT_SHUTDOWN_TIMEOUT_SECONDS
+    shutdownTimeoutSeconds: raw["shutdown-timeout"] ?? DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
+    notifications: (raw.notifications ?? []).map((n) => toNotification(n, cwd))
   };
 }
 function toSource(raw, cwd) {
@@ -17203,8 +17204,26 @@ function toSource(raw, cwd) {
     adopt: raw.adopt ?? false,
     ...raw["strict-imports"] === true ? { strictImports: true } : {},
     maxAgentPools: raw["max-agent-pools"] ?? 1,
-    passTimeoutSeconds: raw["pass-timeout"] ?? 600
+    passTimeoutSeconds: raw["pass-timeout"] ?? 600,
+    ...raw["sync-windows"] === void 0 ? {} : { syncWindows: raw["sync-windows"].map(toSyncWindow) }
   };
+}
+function toNotification(raw, cwd) {
+  return {
+    name: raw.name,
+    type: raw.type,
+    urlEnv: raw["url-env"] ?? null,
+    urlFile: raw["url-file"] === void 0 ? null : path3.resolve(cwd, raw["url-file"]),
+    secretEnv: raw["secret-env"] ?? null,
+    events: raw.events ?? null,
+    sources: raw.sources ?? null,
+    statusUrl: raw["status-url"] ?? null
+  };
+}
+function toSyncWindow(raw) {
+  const match = /^(?:(\d+)h)?(?:(\d+)m)?$/.exec(raw.duration);
+  const minutes = Number(match?.[1] ?? 0) * 60 + Number(match?.[2] ?? 0);
+  return { kind: raw.kind, schedule: raw.schedule, durationMinutes: minutes, timezone: raw.timezone ?? "UTC" };
 }
 function sourceDefaults(name, organization) {
   return {
@@ -17539,8 +17558,8 @@ var require_req = __commonJS({
       if (req.originalUrl) {
         _req.url = req.originalUrl;
       } else {
-        const path17 = req.path;
-        _req.url = typeof path17 === "string" ? path17 : req.url ? req.url.path || req.url : void 0;
+        const path20 = req.path;
+        _req.url = typeof path20 === "string" ? path20 : req.url ? req.url.path || req.url : void 0;
       }
       if (req.query) {
         _req.query = req.query;
@@ -17705,14 +17724,14 @@ var require_redact = __commonJS({
       }
       return obj;
     }
-    function parsePath(path17) {
+    function parsePath(path20) {
       const parts = [];
       let current = "";
       let inBrackets = false;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path17.length; i2++) {
-        const char = path17[i2];
+      for (let i2 = 0; i2 < path20.length; i2++) {
+        const char = path20[i2];
         if (!inBrackets && char === ".") {
           if (current) {
             parts.push(current);
@@ -17843,10 +17862,10 @@ var require_redact = __commonJS({
       return current;
     }
     function redactPaths(obj, paths, censor, remove2 = false) {
-      for (const path17 of paths) {
-        const parts = parsePath(path17);
+      for (const path20 of paths) {
+        const parts = parsePath(path20);
         if (parts.includes("*")) {
-          redactWildcardPath(obj, parts, censor, path17, remove2);
+          redactWildcardPath(obj, parts, censor, path20, remove2);
         } else {
           if (remove2) {
             removeKey(obj, parts);
@@ -17931,8 +17950,8 @@ var require_redact = __commonJS({
           }
         } else {
           if (afterWildcard.includes("*")) {
-            const wrappedCensor = typeof censor === "function" ? (value2, path17) => {
-              const fullPath = [...pathArray.slice(0, pathLength), ...path17];
+            const wrappedCensor = typeof censor === "function" ? (value2, path20) => {
+              const fullPath = [...pathArray.slice(0, pathLength), ...path20];
               return censor(value2, fullPath);
             } : censor;
             redactWildcardPath(current, afterWildcard, wrappedCensor, originalPath, remove2);
@@ -17967,8 +17986,8 @@ var require_redact = __commonJS({
         return null;
       }
       const pathStructure = /* @__PURE__ */ new Map();
-      for (const path17 of pathsToClone) {
-        const parts = parsePath(path17);
+      for (const path20 of pathsToClone) {
+        const parts = parsePath(path20);
         let current = pathStructure;
         for (let i2 = 0; i2 < parts.length; i2++) {
           const part = parts[i2];
@@ -18020,24 +18039,24 @@ var require_redact = __commonJS({
       }
       return cloneSelectively(obj, pathStructure);
     }
-    function validatePath(path17) {
-      if (typeof path17 !== "string") {
+    function validatePath(path20) {
+      if (typeof path20 !== "string") {
         throw new Error("Paths must be (non-empty) strings");
       }
-      if (path17 === "") {
+      if (path20 === "") {
         throw new Error("Invalid redaction path ()");
       }
-      if (path17.includes("..")) {
-        throw new Error(`Invalid redaction path (${path17})`);
+      if (path20.includes("..")) {
+        throw new Error(`Invalid redaction path (${path20})`);
       }
-      if (path17.includes(",")) {
-        throw new Error(`Invalid redaction path (${path17})`);
+      if (path20.includes(",")) {
+        throw new Error(`Invalid redaction path (${path20})`);
       }
       let bracketCount = 0;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path17.length; i2++) {
-        const char = path17[i2];
+      for (let i2 = 0; i2 < path20.length; i2++) {
+        const char = path20[i2];
         if ((char === '"' || char === "'") && bracketCount > 0) {
           if (!inQuotes) {
             inQuotes = true;
@@ -18051,20 +18070,20 @@ var require_redact = __commonJS({
         } else if (char === "]" && !inQuotes) {
           bracketCount--;
           if (bracketCount < 0) {
-            throw new Error(`Invalid redaction path (${path17})`);
+            throw new Error(`Invalid redaction path (${path20})`);
           }
         }
       }
       if (bracketCount !== 0) {
-        throw new Error(`Invalid redaction path (${path17})`);
+        throw new Error(`Invalid redaction path (${path20})`);
       }
     }
     function validatePaths(paths) {
       if (!Array.isArray(paths)) {
         throw new TypeError("paths must be an array");
       }
-      for (const path17 of paths) {
-        validatePath(path17);
+      for (const path20 of paths) {
+        validatePath(path20);
       }
     }
     function slowRedact(options = {}) {
@@ -18232,8 +18251,8 @@ var require_redaction = __commonJS({
         if (shape[k2] === null) {
           o2[k2] = (value2) => topCensor(value2, [k2]);
         } else {
-          const wrappedCensor = typeof censor === "function" ? (value2, path17) => {
-            return censor(value2, [k2, ...path17]);
+          const wrappedCensor = typeof censor === "function" ? (value2, path20) => {
+            return censor(value2, [k2, ...path20]);
           } : censor;
           o2[k2] = Redact({
             paths: shape[k2],
@@ -18417,7 +18436,7 @@ var require_atomic_sleep = __commonJS({
   "node_modules/atomic-sleep/index.js"(exports, module) {
     "use strict";
     if (typeof SharedArrayBuffer !== "undefined" && typeof Atomics !== "undefined") {
-      let sleep2 = function(ms) {
+      let sleep3 = function(ms) {
         const valid = ms > 0 && ms < Infinity;
         if (valid === false) {
           if (typeof ms !== "number" && typeof ms !== "bigint") {
@@ -18428,9 +18447,9 @@ var require_atomic_sleep = __commonJS({
         Atomics.wait(nil, 0, 0, Number(ms));
       };
       const nil = new Int32Array(new SharedArrayBuffer(4));
-      module.exports = sleep2;
+      module.exports = sleep3;
     } else {
-      let sleep2 = function(ms) {
+      let sleep3 = function(ms) {
         const valid = ms > 0 && ms < Infinity;
         if (valid === false) {
           if (typeof ms !== "number" && typeof ms !== "bigint") {
@@ -18442,7 +18461,7 @@ var require_atomic_sleep = __commonJS({
         while (target > Date.now()) {
         }
       };
-      module.exports = sleep2;
+      module.exports = sleep3;
     }
   }
 });
@@ -18454,8 +18473,8 @@ var require_sonic_boom = __commonJS({
     var fs = __require("fs");
     var EventEmitter6 = __require("events");
     var inherits = __require("util").inherits;
-    var path17 = __require("path");
-    var sleep2 = require_atomic_sleep();
+    var path20 = __require("path");
+    var sleep3 = require_atomic_sleep();
     var assert = __require("assert");
     var BUSY_WRITE_TIMEOUT = 100;
     var kEmptyBuffer = Buffer.allocUnsafe(0);
@@ -18508,7 +18527,7 @@ var require_sonic_boom = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs.mkdirSync(path17.dirname(file), { recursive: true });
+          if (sonic.mkdir) fs.mkdirSync(path20.dirname(file), { recursive: true });
           const fd = fs.openSync(file, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -18516,7 +18535,7 @@ var require_sonic_boom = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs.mkdir(path17.dirname(file), { recursive: true }, (err) => {
+        fs.mkdir(path20.dirname(file), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs.open(file, flags, mode, fileOpened);
         });
@@ -18528,7 +18547,7 @@ var require_sonic_boom = __commonJS({
       if (!(this instanceof SonicBoom)) {
         return new SonicBoom(opts);
       }
-      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append: append2 = true, mkdir: mkdir4, retryEAGAIN, fsync, contentMode, mode } = opts || {};
+      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append: append2 = true, mkdir: mkdir5, retryEAGAIN, fsync, contentMode, mode } = opts || {};
       fd = fd || dest;
       this._len = 0;
       this.fd = -1;
@@ -18553,7 +18572,7 @@ var require_sonic_boom = __commonJS({
       this.append = append2 || false;
       this.mode = mode;
       this.retryEAGAIN = retryEAGAIN || (() => true);
-      this.mkdir = mkdir4 || false;
+      this.mkdir = mkdir5 || false;
       let fsWriteSync;
       let fsWrite;
       if (contentMode === kContentModeBuffer) {
@@ -18601,7 +18620,7 @@ var require_sonic_boom = __commonJS({
           if ((err.code === "EAGAIN" || err.code === "EBUSY") && this.retryEAGAIN(err, this._writingBuf.length, this._len - this._writingBuf.length)) {
             if (this.sync) {
               try {
-                sleep2(BUSY_WRITE_TIMEOUT);
+                sleep3(BUSY_WRITE_TIMEOUT);
                 this.release(void 0, 0);
               } catch (err2) {
                 this.release(err2);
@@ -18914,7 +18933,7 @@ var require_sonic_boom = __commonJS({
           if (shouldRetry && !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
             throw err;
           }
-          sleep2(BUSY_WRITE_TIMEOUT);
+          sleep3(BUSY_WRITE_TIMEOUT);
         }
       }
       try {
@@ -18951,7 +18970,7 @@ var require_sonic_boom = __commonJS({
           if (shouldRetry && !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
             throw err;
           }
-          sleep2(BUSY_WRITE_TIMEOUT);
+          sleep3(BUSY_WRITE_TIMEOUT);
         }
       }
     }
@@ -19718,7 +19737,7 @@ var require_transport = __commonJS({
     var { createRequire } = __require("module");
     var getCallers = require_caller();
     var { join: join4, isAbsolute: isAbsolute3, sep } = __require("node:path");
-    var sleep2 = require_atomic_sleep();
+    var sleep3 = require_atomic_sleep();
     var onExit = require_on_exit_leak_free();
     var ThreadStream = require_thread_stream();
     function setupOnExit(stream) {
@@ -19752,7 +19771,7 @@ var require_transport = __commonJS({
           return;
         }
         stream.flushSync();
-        sleep2(100);
+        sleep3(100);
         stream.end();
       }
       return stream;
@@ -22411,9 +22430,9 @@ var require_sonic_boom2 = __commonJS({
     var fs = __require("node:fs");
     var EventEmitter6 = __require("node:events");
     var inherits = __require("node:util").inherits;
-    var path17 = __require("node:path");
+    var path20 = __require("node:path");
     var assert = __require("node:assert");
-    var sleep2 = require_atomic_sleep();
+    var sleep3 = require_atomic_sleep();
     var BUSY_WRITE_TIMEOUT = 100;
     var kEmptyBuffer = Buffer.allocUnsafe(0);
     var MAX_WRITE = 16 * 1024;
@@ -22482,7 +22501,7 @@ var require_sonic_boom2 = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs.mkdirSync(path17.dirname(file), { recursive: true });
+          if (sonic.mkdir) fs.mkdirSync(path20.dirname(file), { recursive: true });
           const fd = fs.openSync(file, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -22490,7 +22509,7 @@ var require_sonic_boom2 = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs.mkdir(path17.dirname(file), { recursive: true }, (err) => {
+        fs.mkdir(path20.dirname(file), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs.open(file, flags, mode, fileOpened);
         });
@@ -22502,7 +22521,7 @@ var require_sonic_boom2 = __commonJS({
       if (!(this instanceof SonicBoom)) {
         return new SonicBoom(opts);
       }
-      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append: append2 = true, mkdir: mkdir4, retryEAGAIN, maxWriteRetries, fsync, contentMode, mode } = opts || {};
+      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append: append2 = true, mkdir: mkdir5, retryEAGAIN, maxWriteRetries, fsync, contentMode, mode } = opts || {};
       fd = fd || dest;
       this._len = 0;
       this.fd = -1;
@@ -22533,7 +22552,7 @@ var require_sonic_boom2 = __commonJS({
       this.retryEAGAIN = retryEAGAIN || (() => true);
       this.maxWriteRetries = maxWriteRetries || 0;
       this._writeRetries = 0;
-      this.mkdir = mkdir4 || false;
+      this.mkdir = mkdir5 || false;
       let fsWriteSync;
       let fsWrite;
       if (contentMode === kContentModeBuffer) {
@@ -22586,7 +22605,7 @@ var require_sonic_boom2 = __commonJS({
           if (isRetryableErr && !retriesExhausted && this.retryEAGAIN(err, this._writingBuf.length, this._len - this._writingBuf.length)) {
             if (this.sync) {
               try {
-                sleep2(BUSY_WRITE_TIMEOUT);
+                sleep3(BUSY_WRITE_TIMEOUT);
                 this.release(void 0, 0);
               } catch (err2) {
                 this.release(err2);
@@ -23019,7 +23038,7 @@ var require_sonic_boom2 = __commonJS({
             if (!shouldRetry || retriesExhausted || !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
               throw err;
             }
-            sleep2(BUSY_WRITE_TIMEOUT);
+            sleep3(BUSY_WRITE_TIMEOUT);
           }
         }
       } finally {
@@ -23061,7 +23080,7 @@ var require_sonic_boom2 = __commonJS({
             if (!shouldRetry || retriesExhausted || !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
               throw err;
             }
-            sleep2(BUSY_WRITE_TIMEOUT);
+            sleep3(BUSY_WRITE_TIMEOUT);
           }
         }
       } finally {
@@ -25540,4618 +25559,43 @@ var init_saved_run = __esm({
   }
 });
 
-// node_modules/diff/libesm/diff/base.js
-var Diff;
-var init_base = __esm({
-  "node_modules/diff/libesm/diff/base.js"() {
-    Diff = class {
-      diff(oldStr, newStr, options = {}) {
-        let callback;
-        if (typeof options === "function") {
-          callback = options;
-          options = {};
-        } else if ("callback" in options) {
-          callback = options.callback;
-        }
-        const oldString = this.castInput(oldStr, options);
-        const newString = this.castInput(newStr, options);
-        const oldTokens = this.removeEmpty(this.tokenize(oldString, options));
-        const newTokens = this.removeEmpty(this.tokenize(newString, options));
-        return this.diffWithOptionsObj(oldTokens, newTokens, options, callback);
-      }
-      diffWithOptionsObj(oldTokens, newTokens, options, callback) {
-        var _a2;
-        const done = (value2) => {
-          value2 = this.postProcess(value2, options);
-          if (callback) {
-            setTimeout(function() {
-              callback(value2);
-            }, 0);
-            return void 0;
-          } else {
-            return value2;
-          }
-        };
-        const newLen = newTokens.length, oldLen = oldTokens.length;
-        let editLength = 1;
-        let maxEditLength = newLen + oldLen;
-        if (options.maxEditLength != null) {
-          maxEditLength = Math.min(maxEditLength, options.maxEditLength);
-        }
-        const maxExecutionTime = (_a2 = options.timeout) !== null && _a2 !== void 0 ? _a2 : Infinity;
-        const abortAfterTimestamp = Date.now() + maxExecutionTime;
-        const bestPath = [{ oldPos: -1, lastComponent: void 0 }];
-        let newPos = this.extractCommon(bestPath[0], newTokens, oldTokens, 0, options);
-        if (bestPath[0].oldPos + 1 >= oldLen && newPos + 1 >= newLen) {
-          return done(this.buildValues(bestPath[0].lastComponent, newTokens, oldTokens));
-        }
-        let minDiagonalToConsider = -Infinity, maxDiagonalToConsider = Infinity;
-        const execEditLength = () => {
-          for (let diagonalPath = Math.max(minDiagonalToConsider, -editLength); diagonalPath <= Math.min(maxDiagonalToConsider, editLength); diagonalPath += 2) {
-            let basePath;
-            const removePath = bestPath[diagonalPath - 1], addPath = bestPath[diagonalPath + 1];
-            if (removePath) {
-              bestPath[diagonalPath - 1] = void 0;
-            }
-            let canAdd = false;
-            if (addPath) {
-              const addPathNewPos = addPath.oldPos - diagonalPath;
-              canAdd = addPath && 0 <= addPathNewPos && addPathNewPos < newLen;
-            }
-            const canRemove = removePath && removePath.oldPos + 1 < oldLen;
-            if (!canAdd && !canRemove) {
-              bestPath[diagonalPath] = void 0;
-              continue;
-            }
-            if (!canRemove || canAdd && removePath.oldPos < addPath.oldPos) {
-              basePath = this.addToPath(addPath, true, false, 0, options);
-            } else {
-              basePath = this.addToPath(removePath, false, true, 1, options);
-            }
-            newPos = this.extractCommon(basePath, newTokens, oldTokens, diagonalPath, options);
-            if (basePath.oldPos + 1 >= oldLen && newPos + 1 >= newLen) {
-              return done(this.buildValues(basePath.lastComponent, newTokens, oldTokens)) || true;
-            } else {
-              bestPath[diagonalPath] = basePath;
-              if (basePath.oldPos + 1 >= oldLen) {
-                maxDiagonalToConsider = Math.min(maxDiagonalToConsider, diagonalPath - 1);
-              }
-              if (newPos + 1 >= newLen) {
-                minDiagonalToConsider = Math.max(minDiagonalToConsider, diagonalPath + 1);
-              }
-            }
-          }
-          editLength++;
-        };
-        if (callback) {
-          (function exec() {
-            setTimeout(function() {
-              if (editLength > maxEditLength || Date.now() > abortAfterTimestamp) {
-                return callback(void 0);
-              }
-              if (!execEditLength()) {
-                exec();
-              }
-            }, 0);
-          })();
-        } else {
-          while (editLength <= maxEditLength && Date.now() <= abortAfterTimestamp) {
-            const ret2 = execEditLength();
-            if (ret2) {
-              return ret2;
-            }
-          }
-        }
-      }
-      addToPath(path17, added, removed2, oldPosInc, options) {
-        const last2 = path17.lastComponent;
-        if (last2 && !options.oneChangePerToken && last2.added === added && last2.removed === removed2) {
-          return {
-            oldPos: path17.oldPos + oldPosInc,
-            lastComponent: { count: last2.count + 1, added, removed: removed2, previousComponent: last2.previousComponent }
-          };
-        } else {
-          return {
-            oldPos: path17.oldPos + oldPosInc,
-            lastComponent: { count: 1, added, removed: removed2, previousComponent: last2 }
-          };
-        }
-      }
-      extractCommon(basePath, newTokens, oldTokens, diagonalPath, options) {
-        const newLen = newTokens.length, oldLen = oldTokens.length;
-        let oldPos = basePath.oldPos, newPos = oldPos - diagonalPath, commonCount = 0;
-        while (newPos + 1 < newLen && oldPos + 1 < oldLen && this.equals(oldTokens[oldPos + 1], newTokens[newPos + 1], options)) {
-          newPos++;
-          oldPos++;
-          commonCount++;
-          if (options.oneChangePerToken) {
-            basePath.lastComponent = { count: 1, previousComponent: basePath.lastComponent, added: false, removed: false };
-          }
-        }
-        if (commonCount && !options.oneChangePerToken) {
-          basePath.lastComponent = { count: commonCount, previousComponent: basePath.lastComponent, added: false, removed: false };
-        }
-        basePath.oldPos = oldPos;
-        return newPos;
-      }
-      equals(left, right, options) {
-        if (options.comparator) {
-          return options.comparator(left, right);
-        } else {
-          return left === right || !!options.ignoreCase && left.toLowerCase() === right.toLowerCase();
-        }
-      }
-      removeEmpty(array) {
-        const ret2 = [];
-        for (let i2 = 0; i2 < array.length; i2++) {
-          if (array[i2]) {
-            ret2.push(array[i2]);
-          }
-        }
-        return ret2;
-      }
-      // eslint-disable-next-line @typescript-eslint/no-unused-vars
-      castInput(value2, options) {
-        return value2;
-      }
-      // eslint-disable-next-line @typescript-eslint/no-unused-vars
-      tokenize(value2, options) {
-        return Array.from(value2);
-      }
-      join(chars) {
-        return chars.join("");
-      }
-      postProcess(changeObjects, options) {
-        return changeObjects;
-      }
-      get useLongestToken() {
-        return false;
-      }
-      buildValues(lastComponent, newTokens, oldTokens) {
-        const components = [];
-        let nextComponent;
-        while (lastComponent) {
-          components.push(lastComponent);
-          nextComponent = lastComponent.previousComponent;
-          delete lastComponent.previousComponent;
-          lastComponent = nextComponent;
-        }
-        components.reverse();
-        const componentLen = components.length;
-        let componentPos = 0, newPos = 0, oldPos = 0;
-        for (; componentPos < componentLen; componentPos++) {
-          const component = components[componentPos];
-          if (!component.removed) {
-            if (!component.added && this.useLongestToken) {
-              let value2 = newTokens.slice(newPos, newPos + component.count);
-              value2 = value2.map(function(value3, i2) {
-                const oldValue = oldTokens[oldPos + i2];
-                return oldValue.length > value3.length ? oldValue : value3;
-              });
-              component.value = this.join(value2);
-            } else {
-              component.value = this.join(newTokens.slice(newPos, newPos + component.count));
-            }
-            newPos += component.count;
-            if (!component.added) {
-              oldPos += component.count;
-            }
-          } else {
-            component.value = this.join(oldTokens.slice(oldPos, oldPos + component.count));
-            oldPos += component.count;
-          }
-        }
-        return components;
-      }
-    };
-  }
-});
-
-// node_modules/diff/libesm/diff/line.js
-function diffLines(oldStr, newStr, options) {
-  return lineDiff.diff(oldStr, newStr, options);
-}
-function tokenize(value2, options) {
-  if (options.stripTrailingCr) {
-    value2 = value2.replace(/\r\n/g, "\n");
-  }
-  const retLines = [], linesAndNewlines = value2.split(/(\n|\r\n)/);
-  if (!linesAndNewlines[linesAndNewlines.length - 1]) {
-    linesAndNewlines.pop();
-  }
-  for (let i2 = 0; i2 < linesAndNewlines.length; i2++) {
-    const line = linesAndNewlines[i2];
-    if (i2 % 2 && !options.newlineIsToken) {
-      retLines[retLines.length - 1] += line;
-    } else {
-      retLines.push(line);
-    }
-  }
-  return retLines;
-}
-var LineDiff, lineDiff;
-var init_line = __esm({
-  "node_modules/diff/libesm/diff/line.js"() {
-    init_base();
-    LineDiff = class extends Diff {
-      constructor() {
-        super(...arguments);
-        this.tokenize = tokenize;
-      }
-      equals(left, right, options) {
-        if (options.ignoreWhitespace) {
-          if (!options.newlineIsToken || !left.includes("\n")) {
-            left = left.trim();
-          }
-          if (!options.newlineIsToken || !right.includes("\n")) {
-            right = right.trim();
-          }
-        } else if (options.ignoreNewlineAtEof && !options.newlineIsToken) {
-          if (left.endsWith("\n")) {
-            left = left.slice(0, -1);
-          }
-          if (right.endsWith("\n")) {
-            right = right.slice(0, -1);
-          }
-        }
-        return super.equals(left, right, options);
-      }
-    };
-    lineDiff = new LineDiff();
-  }
-});
-
-// node_modules/diff/libesm/patch/create.js
-function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, options) {
-  let optionsObj;
-  if (!options) {
-    optionsObj = {};
-  } else if (typeof options === "function") {
-    optionsObj = { callback: options };
-  } else {
-    optionsObj = options;
-  }
-  if (typeof optionsObj.context === "undefined") {
-    optionsObj.context = 4;
-  }
-  const context = optionsObj.context;
-  if (optionsObj.newlineIsToken) {
-    throw new Error("newlineIsToken may not be used with patch-generation functions, only with diffing functions");
-  }
-  if (!optionsObj.callback) {
-    return diffLinesResultToPatch(diffLines(oldStr, newStr, optionsObj));
-  } else {
-    const { callback } = optionsObj;
-    diffLines(oldStr, newStr, Object.assign(Object.assign({}, optionsObj), { callback: (diff) => {
-      const patch = diffLinesResultToPatch(diff);
-      callback(patch);
-    } }));
-  }
-  function diffLinesResultToPatch(diff) {
-    if (!diff) {
-      return;
-    }
-    diff.push({ value: "", lines: [] });
-    function contextLines2(lines) {
-      return lines.map(function(entry) {
-        return " " + entry;
-      });
-    }
-    const hunks = [];
-    let oldRangeStart = 0, newRangeStart = 0, curRange = [], oldLine = 1, newLine = 1;
-    for (let i2 = 0; i2 < diff.length; i2++) {
-      const current = diff[i2], lines = current.lines || splitLines(current.value);
-      current.lines = lines;
-      if (current.added || current.removed) {
-        if (!oldRangeStart) {
-          const prev = diff[i2 - 1];
-          oldRangeStart = oldLine;
-          newRangeStart = newLine;
-          if (prev) {
-            curRange = context > 0 ? contextLines2(prev.lines.slice(-context)) : [];
-            oldRangeStart -= curRange.length;
-            newRangeStart -= curRange.length;
-          }
-        }
-        for (const line of lines) {
-          curRange.push((current.added ? "+" : "-") + line);
-        }
-        if (current.added) {
-          newLine += lines.length;
-        } else {
-          oldLine += lines.length;
-        }
-      } else {
-        if (oldRangeStart) {
-          if (lines.length <= context * 2 && i2 < diff.length - 2) {
-            for (const line of contextLines2(lines)) {
-              curRange.push(line);
-            }
-          } else {
-            const contextSize = Math.min(lines.length, context);
-            for (const line of contextLines2(lines.slice(0, contextSize))) {
-              curRange.push(line);
-            }
-            const hunk = {
-              oldStart: oldRangeStart,
-              oldLines: oldLine - oldRangeStart + contextSize,
-              newStart: newRangeStart,
-              newLines: newLine - newRangeStart + contextSize,
-              lines: curRange
-            };
-            hunks.push(hunk);
-            oldRangeStart = 0;
-            newRangeStart = 0;
-            curRange = [];
-          }
-        }
-        oldLine += lines.length;
-        newLine += lines.length;
-      }
-    }
-    for (const hunk of hunks) {
-      for (let i2 = 0; i2 < hunk.lines.length; i2++) {
-        if (hunk.lines[i2].endsWith("\n")) {
-          hunk.lines[i2] = hunk.lines[i2].slice(0, -1);
-        } else {
-          hunk.lines.splice(i2 + 1, 0, "\\ No newline at end of file");
-          i2++;
-        }
-      }
-    }
-    return {
-      oldFileName,
-      newFileName,
-      oldHeader,
-      newHeader,
-      hunks
-    };
-  }
-}
-function splitLines(text) {
-  const hasTrailingNl = text.endsWith("\n");
-  const result = text.split("\n").map((line) => line + "\n");
-  if (hasTrailingNl) {
-    result.pop();
-  } else {
-    result.push(result.pop().slice(0, -1));
-  }
-  return result;
-}
-var init_create = __esm({
-  "node_modules/diff/libesm/patch/create.js"() {
-    init_line();
-  }
-});
-
-// node_modules/diff/libesm/index.js
-var init_libesm = __esm({
-  "node_modules/diff/libesm/index.js"() {
-    init_create();
-  }
-});
-
-// src/line-ends.ts
-function normalizeLineEnds(text) {
-  return text.replace(/\r\n?/g, "\n");
-}
-var init_line_ends = __esm({
-  "src/line-ends.ts"() {
-    "use strict";
-  }
-});
-
-// src/code-content.ts
-import { isUtf8 } from "node:buffer";
-import { createHash } from "node:crypto";
-function createCodeScan() {
-  const raw = createHash("sha256");
-  let normalised = null;
-  let head = NONE;
-  let cut = NONE;
-  let utf82 = true;
-  let bytes = 0;
-  let lines = 0;
-  let last2 = -1;
-  const checkUtf8 = (chunk) => {
-    let from = 0;
-    if (cut.length > 0) {
-      from = Math.min(chunk.length, sequenceLength(cut[0]) - cut.length);
-      cut = Buffer.concat([cut, chunk.subarray(0, from)]);
-      if (cut.length < sequenceLength(cut[0])) return true;
-      if (!isUtf8(cut)) return false;
-    }
-    const end = cutCharacter(chunk, from);
-    if (end === chunk.length && from === 0) return isUtf8(chunk);
-    cut = end === chunk.length ? NONE : Buffer.from(chunk.subarray(end));
-    return isUtf8(chunk.subarray(from, end));
-  };
-  const feed = (chunk) => {
-    if (utf82) utf82 = checkUtf8(chunk);
-    if (normalised === null && chunk.includes(CR)) normalised = raw.copy();
-    raw.update(chunk);
-    bytes += chunk.length;
-    lines += countLines(chunk, last2 === CR, normalised);
-    last2 = chunk[chunk.length - 1];
-  };
-  return {
-    update(input) {
-      if (input.length === 0) return;
-      let chunk = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.length);
-      if (head !== null) {
-        if (head.length > 0) chunk = Buffer.concat([head, chunk]);
-        if (chunk.length < BOM.length) {
-          head = Buffer.from(chunk);
-          return;
-        }
-        head = null;
-        if (chunk[0] === BOM[0] && chunk[1] === BOM[1] && chunk[2] === BOM[2]) {
-          normalised = createHash("sha256");
-          raw.update(BOM);
-          bytes = BOM.length;
-          last2 = BOM[BOM.length - 1];
-          chunk = chunk.subarray(BOM.length);
-          if (chunk.length === 0) return;
-        }
-      }
-      feed(chunk);
-    },
-    finish() {
-      if (head !== null && head.length > 0) feed(head);
-      if (cut.length > 0) utf82 = false;
-      if (bytes > 0 && last2 !== LF && last2 !== CR) lines += 1;
-      const sha256 = raw.digest("hex");
-      return { utf8: utf82, bytes, sha256, codeDigest: normalised === null ? sha256 : normalised.digest("hex"), lines };
-    }
-  };
-}
-function countLines(chunk, afterCr, normalised) {
-  let ends = 0;
-  for (let lf = chunk.indexOf(LF); lf !== -1; lf = chunk.indexOf(LF, lf + 1)) ends += 1;
-  if (normalised === null) return ends;
-  let from = 0;
-  if (afterCr && chunk[0] === LF) {
-    from = 1;
-    ends -= 1;
-  }
-  for (let cr = chunk.indexOf(CR, from); cr !== -1; cr = chunk.indexOf(CR, from)) {
-    normalised.update(chunk.subarray(from, cr));
-    normalised.update(LF_BYTE);
-    from = cr + 1;
-    if (chunk[from] === LF) from += 1;
-    else ends += 1;
-  }
-  normalised.update(chunk.subarray(from));
-  return ends;
-}
-function cutCharacter(chunk, from) {
-  for (let at = chunk.length - 1; at >= Math.max(from, chunk.length - 3); at -= 1) {
-    const byte = chunk[at];
-    if ((byte & 192) === 128) continue;
-    return at + sequenceLength(byte) > chunk.length ? at : chunk.length;
-  }
-  return chunk.length;
-}
-function sequenceLength(lead) {
-  if (lead >= 240 && lead <= 244) return 4;
-  if (lead >= 224 && lead <= 239) return 3;
-  if (lead >= 194 && lead <= 223) return 2;
-  return 1;
-}
-function scanText(text) {
-  const scan = createCodeScan();
-  scan.update(Buffer.from(text, "utf8"));
-  return scan.finish();
-}
-function codeSummary(code) {
-  if (isCodeSummary(code)) return { sha256: code.sha256, bytes: code.bytes, lines: code.lines };
-  if (typeof code !== "string") return null;
-  const scanned = scanText(code);
-  return { sha256: scanned.codeDigest, bytes: scanned.bytes, lines: scanned.lines };
-}
-function isCodeSummary(value2) {
-  return typeof value2 === "object" && value2 !== null && typeof value2.sha256 === "string" && typeof value2.bytes === "number" && typeof value2.lines === "number";
-}
-var LF, CR, LF_BYTE, BOM, NONE;
-var init_code_content = __esm({
-  "src/code-content.ts"() {
-    "use strict";
-    LF = 10;
-    CR = 13;
-    LF_BYTE = Buffer.from([LF]);
-    BOM = Buffer.from([239, 187, 191]);
-    NONE = Buffer.alloc(0);
-  }
-});
-
-// src/output/describe.ts
-function summarize(plans) {
-  const summary = { create: 0, update: 0, replace: 0, delete: 0 };
-  for (const { plan } of plans) {
-    for (const change of plan?.changes ?? []) summary[change.action] += 1;
-  }
-  return summary;
-}
-function sourceErrors(source) {
-  return source.plan === null ? source.errors : source.plan.errors;
-}
-function noPlanLine(source) {
-  return source.unreadable === "live" ? "No plan: the live state could not be read, so nothing is known about drift." : "No plan: the declared repo is invalid.";
-}
-function totalChanges(summary) {
-  return summary.create + summary.update + summary.replace + summary.delete;
-}
-function planLine(summary) {
-  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.replace} to replace, ${summary.delete} to delete.`;
-}
-function closingLines(plans, where = "above") {
-  const summary = summarize(plans);
-  const unplanned = plans.filter((s) => s.plan === null).length;
-  const lines = [];
-  if (totalChanges(summary) > 0) lines.push(planLine(summary));
-  if (unplanned > 0) lines.push(`No plan for ${unplanned} of ${plans.length} source${plans.length === 1 ? "" : "s"}: see the errors ${where}.`);
-  if (lines.length > 0) return lines;
-  if (plans.some((s) => sourceErrors(s).length > 0)) return [`No changes planned, but there are errors (see ${where}).`];
-  const kept = keptUndeclared(plans);
-  return [kept > 0 ? `No changes. ${keptLine(kept)}` : NO_CHANGES];
-}
-function keptUndeclared(plans) {
-  return plans.reduce((sum, s) => sum + (s.plan?.keptUndeclared ?? 0), 0);
-}
-function keptLine(kept) {
-  return kept === 1 ? "1 live resource that is not declared is kept." : `${kept} live resources that are not declared are kept.`;
-}
-function formatValue(value2) {
-  if (value2 === void 0) return "null";
-  if (Array.isArray(value2)) return `[${value2.map(formatValue).join(", ")}]`;
-  return JSON.stringify(value2) ?? "null";
-}
-function describeCode(code) {
-  const summary = codeSummary(code);
-  if (summary === null) return "(none)";
-  const { lines, bytes } = summary;
-  return `(${lines} ${lines === 1 ? "line" : "lines"}, ${bytes} ${bytes === 1 ? "byte" : "bytes"})`;
-}
-function hasCodeDiff(change) {
-  const code = change.fields["code"];
-  return code !== void 0 && typeof code.before === "string" && typeof code.after === "string";
-}
-function pushAll(target, items) {
-  for (const item of items) target.push(item);
-}
-function codeDiffLines(change) {
-  const code = change.fields["code"];
-  if (code === void 0 || typeof code.before !== "string" || typeof code.after !== "string") return [];
-  const before = normalizeLineEnds(code.before);
-  const after = normalizeLineEnds(code.after);
-  const newName = change.resource === "policy" && change.declared !== null ? change.declared.file : "declared";
-  const oldName = `live ${change.id ?? ""}`.trim();
-  const oldLines = splitLines2(before);
-  const newLines = splitLines2(after);
-  const [head, tail] = sharedEnds(oldLines, newLines);
-  const changedRegion = oldLines.length + newLines.length - 2 * (head + tail);
-  const hunks = (changedRegion > MAX_REGION_LINES ? null : minimalHunks(oldLines, newLines, head, tail)) ?? lockstepHunks(oldLines, newLines, head, tail);
-  const lines = [`--- ${oldName}`, `+++ ${newName}`];
-  let shown2 = 0;
-  let hidden = 0;
-  for (const hunk of hunks) {
-    if (shown2 >= MAX_DIFF_CHANGED_LINES) {
-      hidden += hunk.lines.filter(isChanged).length;
-      continue;
-    }
-    lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
-    for (const line of hunk.lines) {
-      const changed = isChanged(line);
-      if (changed && shown2 >= MAX_DIFF_CHANGED_LINES) hidden += 1;
-      else if (shown2 < MAX_DIFF_CHANGED_LINES) {
-        lines.push(line);
-        if (changed) shown2 += 1;
-      }
-    }
-  }
-  if (hidden > 0) lines.push(`\u2026 ${hidden} more ${hidden === 1 ? "line" : "lines"} changed`);
-  return lines;
-}
-function isChanged(line) {
-  return line.startsWith("+") || line.startsWith("-");
-}
-function minimalHunks(oldLines, newLines, head, tail) {
-  const from = Math.max(0, head - CONTEXT);
-  const text = (lines) => {
-    const region = lines.slice(from, Math.min(lines.length, lines.length - tail + CONTEXT));
-    return region.length === 0 ? "" : `${region.join("\n")}
-`;
-  };
-  const patch = structuredPatch("", "", text(oldLines), text(newLines), "", "", { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH });
-  if (patch === void 0) return null;
-  return patch.hunks.map((hunk) => ({ ...hunk, oldStart: hunk.oldStart + from, newStart: hunk.newStart + from }));
-}
-function lockstepHunks(oldLines, newLines, head, tail) {
-  const ops = [];
-  for (let i3 = Math.max(0, head - CONTEXT); i3 < head; i3 += 1) ops.push({ kind: " ", text: oldLines[i3], oldLine: i3, newLine: i3 });
-  const oldEnd = oldLines.length - tail;
-  const newEnd = newLines.length - tail;
-  const paired = head + Math.min(oldEnd - head, newEnd - head);
-  for (let i3 = head; i3 < paired; i3 += 1) {
-    if (oldLines[i3] === newLines[i3]) ops.push({ kind: " ", text: oldLines[i3], oldLine: i3, newLine: i3 });
-    else ops.push({ kind: "-", text: oldLines[i3], oldLine: i3, newLine: i3 }, { kind: "+", text: newLines[i3], oldLine: i3 + 1, newLine: i3 });
-  }
-  for (let i3 = paired; i3 < oldEnd; i3 += 1) ops.push({ kind: "-", text: oldLines[i3], oldLine: i3, newLine: paired });
-  for (let i3 = paired; i3 < newEnd; i3 += 1) ops.push({ kind: "+", text: newLines[i3], oldLine: oldEnd, newLine: i3 });
-  for (let i3 = 0; i3 < Math.min(CONTEXT, tail); i3 += 1) ops.push({ kind: " ", text: oldLines[oldEnd + i3], oldLine: oldEnd + i3, newLine: newEnd + i3 });
-  const hunks = [];
-  let i2 = 0;
-  while (i2 < ops.length) {
-    while (i2 < ops.length && ops[i2].kind === " ") i2 += 1;
-    if (i2 >= ops.length) break;
-    let start = i2;
-    for (let c3 = 0; c3 < CONTEXT && start > 0 && ops[start - 1].kind === " "; c3 += 1) start -= 1;
-    let end = i2;
-    for (; ; ) {
-      while (end < ops.length && ops[end].kind !== " ") end += 1;
-      let gap = end;
-      while (gap < ops.length && ops[gap].kind === " " && gap - end < 2 * CONTEXT) gap += 1;
-      if (gap < ops.length && ops[gap].kind !== " ") end = gap;
-      else {
-        end = Math.min(end + CONTEXT, gap);
-        break;
-      }
-    }
-    const slice = ops.slice(start, end);
-    const first2 = slice[0];
-    hunks.push({
-      oldStart: first2.oldLine + 1,
-      oldLines: slice.filter((op) => op.kind !== "+").length,
-      newStart: first2.newLine + 1,
-      newLines: slice.filter((op) => op.kind !== "-").length,
-      lines: slice.map((op) => `${op.kind}${op.text}`)
-    });
-    i2 = end;
-  }
-  return hunks;
-}
-function sharedEnds(oldLines, newLines) {
-  let head = 0;
-  while (head < oldLines.length && head < newLines.length && oldLines[head] === newLines[head]) head += 1;
-  let tail = 0;
-  while (tail < oldLines.length - head && tail < newLines.length - head && oldLines[oldLines.length - 1 - tail] === newLines[newLines.length - 1 - tail]) tail += 1;
-  return [head, tail];
-}
-function splitLines2(text) {
-  if (text === "") return [];
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
-var NO_CHANGES, MAX_DIFF_CHANGED_LINES, MAX_EDIT_LENGTH, MAX_REGION_LINES, CONTEXT;
-var init_describe = __esm({
-  "src/output/describe.ts"() {
-    "use strict";
-    init_libesm();
-    init_line_ends();
-    init_code_content();
-    NO_CHANGES = "No changes. The API matches the declared repo.";
-    MAX_DIFF_CHANGED_LINES = 200;
-    MAX_EDIT_LENGTH = 400;
-    MAX_REGION_LINES = 4e3;
-    CONTEXT = 3;
-  }
-});
-
-// src/output/text.ts
-function header(source) {
-  const revision2 = source.revision === null ? "no revision" : `revision ${source.revision}`;
-  return `Source "${source.name}": organization "${source.organization}", ${revision2}`;
-}
-function renderSource(source, p2) {
-  const { plan } = source;
-  const lines = [p2.bold(header(source)), ""];
-  if (plan === null) lines.push(`  ${p2.red(noPlanLine(source))}`, "");
-  else if (plan.changes.length === 0) lines.push("  No changes.", "");
-  for (const change of plan?.changes ?? []) {
-    pushAll(lines, renderChange(change, p2));
-    lines.push("");
-  }
-  const warnings = plan?.warnings ?? [];
-  if (warnings.length > 0) {
-    lines.push(p2.yellow("Warnings:"));
-    for (const warning of warnings) lines.push(`  - ${warning}`);
-    lines.push("");
-  }
-  const errors = sourceErrors(source);
-  if (errors.length > 0) {
-    lines.push(p2.red("Errors:"));
-    for (const error of errors) lines.push(`  - ${error}`);
-    lines.push("");
-  }
-  return lines;
-}
-function renderText(plans, options) {
-  const p2 = palette(options.color);
-  const lines = [];
-  const actions = new Set(plans.flatMap((s) => (s.plan?.changes ?? []).map((c3) => c3.action)));
-  if (actions.size > 0) {
-    lines.push("Resource actions are indicated with the following symbols:", ...legend(actions, p2), "");
-  }
-  for (const source of plans) pushAll(lines, renderSource(source, p2));
-  for (const line of closingLines(plans)) lines.push(p2.bold(line));
-  return `${lines.join("\n")}
-`;
-}
-function paintSymbol(action, p2) {
-  const symbol = SYMBOL[action];
-  if (action === "create") return p2.green(symbol);
-  if (action === "update") return p2.yellow(symbol);
-  if (action === "delete") return p2.red(symbol);
-  return p2.magenta(symbol);
-}
-function legend(actions, p2) {
-  const words = { create: "create", update: "update in-place", replace: "replace", delete: "delete" };
-  const order = ["create", "update", "replace", "delete"];
-  return order.filter((a) => actions.has(a)).map((a) => `${paintSymbol(a, p2)} ${words[a]}`);
-}
-function fieldSymbol(action, field2, p2) {
-  if (action === "delete") return p2.red("-");
-  if (action === "create" || field2.before === null) return p2.green("+");
-  if (field2.after === null) return p2.red("-");
-  return p2.yellow("~");
-}
-function fieldValue(name, action, field2) {
-  const show = name === "code" ? describeCode : formatValue;
-  if (action === "delete") return `${show(field2.before)} -> null`;
-  if (action === "create" || field2.before === null) return show(field2.after);
-  const arrow = `${show(field2.before)} -> ${show(field2.after)}`;
-  return name === "kind" && action === "replace" ? `${arrow} # forces replacement` : arrow;
-}
-function diffLine(line, p2) {
-  if (line.startsWith("+")) return p2.green(line);
-  if (line.startsWith("-")) return p2.red(line);
-  if (line.startsWith("@@")) return p2.cyan(line);
-  return line;
-}
-function renderChange(change, p2) {
-  const lines = [
-    p2.bold(`  # ${change.resource} "${change.name}" ${WILL[change.action]}`) + ` (${change.reason})`,
-    `${paintSymbol(change.action, p2)} resource "${change.resource}" "${change.name}" {`
+// src/cli/control-output.ts
+function renderStatusTable(rows) {
+  const table = [
+    ["SOURCE", "REVISION", "RESULT", "DRIFT", "NEXT RUN", "SUSPENDED"],
+    ...rows.map((r2) => [
+      r2.name,
+      (r2.lastAttemptedRevision ?? r2.lastAppliedRevision)?.slice(0, 12) ?? "-",
+      r2.running ? "running" : r2.result ?? "never run",
+      r2.driftCount === null ? "-" : String(r2.driftCount) + (r2.waitingForWindow != null ? " (waiting for the window)" : ""),
+      r2.nextRunAt ?? "-",
+      r2.suspended === true ? "yes" : "no"
+    ])
   ];
-  const entries = Object.entries(change.fields);
-  const width = Math.max(change.id === null ? 0 : 2, ...entries.map(([name]) => name.length));
-  if (change.id !== null) lines.push(`        ${"id".padEnd(width)} = ${formatValue(change.id)}`);
-  for (const [name, field2] of entries) {
-    if (name === "code" && hasCodeDiff(change)) {
-      lines.push(`      ${p2.yellow("~")} code:`);
-      for (const line of codeDiffLines(change)) lines.push(`          ${diffLine(line, p2)}`);
-      continue;
-    }
-    lines.push(`      ${fieldSymbol(change.action, field2, p2)} ${name.padEnd(width)} = ${fieldValue(name, change.action, field2)}`);
-  }
-  lines.push("    }");
-  return lines;
+  const widths = table[0].map((_2, i2) => Math.max(...table.map((row) => row[i2].length)));
+  return table.map((row) => row.map((cell, i2) => i2 === row.length - 1 ? cell : cell.padEnd(widths[i2])).join("  ")).join("\n") + "\n";
 }
-function ansi(code, enabled) {
-  return (text) => enabled && text !== "" ? `\x1B[${code}m${text}\x1B[0m` : text;
-}
-function palette(color) {
-  return {
-    green: ansi(32, color),
-    yellow: ansi(33, color),
-    red: ansi(31, color),
-    cyan: ansi(36, color),
-    magenta: ansi(35, color),
-    bold: ansi(1, color)
-  };
-}
-function shouldColor(stream, env) {
-  if (env["NO_COLOR"] !== void 0 && env["NO_COLOR"] !== "") return false;
-  const force = env["FORCE_COLOR"];
-  if (force !== void 0 && force !== "" && force !== "0") return true;
-  if (env["TERM"] === "dumb") return false;
-  return stream.isTTY === true;
-}
-var SYMBOL, WILL;
-var init_text = __esm({
-  "src/output/text.ts"() {
-    "use strict";
-    init_describe();
-    SYMBOL = { create: "  +", update: "  ~", replace: "-/+", delete: "  -" };
-    WILL = {
-      create: "will be created",
-      update: "will be updated in-place",
-      replace: "must be replaced",
-      delete: "will be destroyed"
-    };
-  }
-});
-
-// src/plan/plain-fields.ts
-function plainFields(change) {
-  const fields = {};
-  for (const [name, field2] of Object.entries(change.fields)) {
-    const value2 = name === "code" ? codeSummary : (v) => v ?? null;
-    fields[name] = { before: value2(field2.before), after: value2(field2.after) };
-  }
-  return fields;
-}
-var init_plain_fields = __esm({
-  "src/plan/plain-fields.ts"() {
-    "use strict";
-    init_code_content();
-  }
-});
-
-// src/output/json.ts
-function jsonChange(change) {
-  const fields = jsonFields(change);
-  return {
-    resource: change.resource,
-    name: change.name,
-    id: change.id,
-    action: change.action,
-    reason: change.reason,
-    fields
-  };
-}
-function renderJson(plans, options = {}) {
-  const summary = summarize(plans);
-  const result = { applied: 0, failed: 0, skipped: 0 };
-  const document2 = {
-    format_version: "1",
-    sources: plans.map((source, index) => {
-      const results = new Map((options.results?.[index] ?? []).map((r2) => [r2.change, r2]));
-      const changes = (source.plan?.changes ?? []).map((change) => {
-        if (options.results === void 0) return jsonChange(change);
-        const found = results.get(change);
-        const outcome = found?.outcome ?? "skipped";
-        result[outcome] += 1;
-        return { ...jsonChange(change), outcome, message: found === void 0 ? NOT_APPLIED : found.message };
-      });
-      return {
-        name: source.name,
-        organization: source.organization,
-        revision: source.revision,
-        changes,
-        warnings: [...source.plan?.warnings ?? []],
-        errors: [...sourceErrors(source)]
-      };
-    }),
-    summary: { create: summary.create, update: summary.update, replace: summary.replace, delete: summary.delete },
-    ...options.results === void 0 ? {} : { result }
-  };
-  return `${JSON.stringify(document2, null, 2)}
+function renderSyncResult(passes) {
+  return passes.map(({ source, pass }) => {
+    if (pass === null) return `source "${source}": the daemon stopped before the pass ended
 `;
-}
-var jsonFields, NOT_APPLIED;
-var init_json = __esm({
-  "src/output/json.ts"() {
-    "use strict";
-    init_plain_fields();
-    init_describe();
-    jsonFields = plainFields;
-    NOT_APPLIED = "not applied: the plan of this source has errors";
-  }
-});
-
-// src/output/markdown-escape.ts
-function escapeText(text) {
-  return normalizeLineEnds(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/([\\`*_[\]|~#!])/g, "\\$1").replace(/\n/g, " ");
-}
-function escapeHtml(text) {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
-}
-function longestRun(text, char) {
-  let longest = 0;
-  let run2 = 0;
-  for (const c3 of text) {
-    run2 = c3 === char ? run2 + 1 : 0;
-    longest = Math.max(longest, run2);
-  }
-  return longest;
-}
-function inlineCode(text) {
-  const oneLine2 = normalizeLineEnds(text).replace(/\n/g, " ");
-  const fence = "`".repeat(longestRun(oneLine2, "`") + 1);
-  const pad = oneLine2.startsWith("`") || oneLine2.endsWith("`") || oneLine2.startsWith(" ") ? " " : "";
-  return `${fence}${pad}${oneLine2.replace(/\|/g, "\\|")}${pad}${fence}`;
-}
-function fencedBlock(lines, language) {
-  const fence = "`".repeat(Math.max(3, longestRun(lines.join("\n"), "`") + 1));
-  return [`${fence}${language}`, ...lines, fence];
-}
-var init_markdown_escape = __esm({
-  "src/output/markdown-escape.ts"() {
-    "use strict";
-    init_line_ends();
-  }
-});
-
-// src/output/markdown-budget.ts
-function fitToBudget(doc) {
-  const size = (lines2) => lines2.reduce((n, line) => n + line.length + 1, 0);
-  const listings = doc.sections.flatMap((s) => s.listings);
-  let left = doc.limit - 1 - size(doc.head) - doc.sections.reduce((n, s) => n + size(s.header), 0) - listings.reduce((n, l) => n + size(l.title) + size(l.footer) + MORE_LINE, 0) - DETAILS_LINE;
-  const shown2 = /* @__PURE__ */ new Map();
-  for (const listing of listings) {
-    let count2 = 0;
-    for (const item of listing.items) {
-      const cost = item.brief.length + 1;
-      if (cost > left) break;
-      left -= cost;
-      count2 += 1;
-    }
-    shown2.set(listing, count2);
-  }
-  const full = /* @__PURE__ */ new Map();
-  let briefFrom = null;
-  upgrade: for (const listing of listings) {
-    for (const item of listing.items.slice(0, shown2.get(listing))) {
-      if (item.full === void 0) continue;
-      const text = item.full();
-      const extra = text.length - item.brief.length;
-      if (extra > left) {
-        briefFrom = item;
-        break upgrade;
-      }
-      left -= extra;
-      full.set(item, text);
-    }
-  }
-  const detailed = listings.flatMap((l) => l.items).filter((item) => item.full !== void 0).length;
-  const lines = [...doc.head];
-  for (const section of doc.sections) {
-    lines.push(...section.header);
-    for (const listing of section.listings) {
-      const count2 = shown2.get(listing) ?? 0;
-      lines.push(...listing.title);
-      for (const item of listing.items.slice(0, count2)) {
-        if (item === briefFrom) lines.push(`- _(details of the first ${full.size} changes; all ${detailed} in the JSON plan)_`);
-        lines.push(full.get(item) ?? item.brief);
-      }
-      if (count2 < listing.items.length) lines.push(`- \u2026 and ${listing.items.length - count2} more`);
-      lines.push(...listing.footer);
-    }
-  }
-  return `${lines.join("\n").replace(/\n+$/, "")}
+    const applied = appliedCount(pass);
+    const revision2 = pass.revision === null ? "" : ` at ${pass.revision.slice(0, 12)}`;
+    const what = pass.result === "success" ? `${applied} change${applied === 1 ? "" : "s"} applied` : pass.error ?? "failed";
+    return `source "${source}"${revision2}: ${pass.result}, ${what}
 `;
+  }).join("");
 }
-var MORE_LINE, DETAILS_LINE;
-var init_markdown_budget = __esm({
-  "src/output/markdown-budget.ts"() {
+function syncExitCode(passes, detailed) {
+  if (passes.some((p2) => p2.pass === null || p2.pass.result !== "success")) return 1;
+  return detailed && passes.some((p2) => appliedCount(p2.pass) > 0) ? 2 : 0;
+}
+function appliedCount(pass) {
+  return pass.changes.filter((c3) => c3.outcome === "applied").length;
+}
+var init_control_output = __esm({
+  "src/cli/control-output.ts"() {
     "use strict";
-    MORE_LINE = 40;
-    DETAILS_LINE = 80;
-  }
-});
-
-// src/output/markdown.ts
-function markerLine(plans) {
-  const names = plans.map((p2) => p2.name.replace(/[^\w.-]/g, "_")).join(",");
-  return `<!-- policy-pool-sync plan source=${names} -->`;
-}
-function renderMarkdown(plans, context = {}) {
-  const deletions = summarize(plans).delete;
-  const head = [
-    markerLine(plans),
-    "## policy-pool-sync plan",
-    "",
-    ...contextLines(context),
-    ...deletions > 0 ? [`**\u26A0 ${deletions} deletion${deletions === 1 ? "" : "s"}**`, ""] : [],
-    ...closingLines(plans, "below").flatMap((line) => [`**${line}**`, ""]),
-    ...countsTable(plans),
-    ""
-  ];
-  const sections = plans.map(sourceListings);
-  return fitToBudget({ head, sections, limit: MARKDOWN_LIMIT });
-}
-function contextLines(context) {
-  const parts = [
-    ...context.time === void 0 ? [] : [`Planned at ${escapeText(context.time)}`],
-    ...context.runUrl === void 0 ? [] : [`[workflow run](${context.runUrl.replace(/[()\s]/g, encodeURIComponent)})`]
-  ];
-  return parts.length === 0 ? [] : [`${parts.join(" \xB7 ")}.`, ""];
-}
-function countsTable(plans) {
-  const row = (label, s, status) => `| ${label} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${status} |`;
-  const lines = ["| Source | Create | Update | Replace | Delete | Status |", "| --- | ---: | ---: | ---: | ---: | --- |"];
-  for (const source of plans) {
-    if (source.plan === null) lines.push(`| ${inlineCode(source.name)} | \u2013 | \u2013 | \u2013 | \u2013 | ${escapeText(noPlanLine(source).replace(/^No plan: /, "no plan: "))} |`);
-    else lines.push(row(inlineCode(source.name), summarize([source]), sourceStatus(source)));
-  }
-  if (plans.length > 1) lines.push(row("**Total**", summarize(plans), ""));
-  return lines;
-}
-function sourceStatus(source) {
-  const errors = sourceErrors(source).length;
-  if (errors > 0) return `${errors} error${errors === 1 ? "" : "s"}`;
-  if ((source.plan?.changes.length ?? 0) > 0) return "changes";
-  const kept = source.plan?.keptUndeclared ?? 0;
-  return kept > 0 ? `no changes; ${kept} undeclared kept` : "in sync";
-}
-function sourceListings(source) {
-  const { plan } = source;
-  const revision2 = source.revision === null ? "no revision" : `revision ${inlineCode(source.revision)}`;
-  const header3 = [`### Source ${inlineCode(source.name)}`, "", `Organization ${inlineCode(source.organization)}, ${revision2}.`, ""];
-  if (plan === null) header3.push(`**${noPlanLine(source)}**`, "");
-  else if (plan.changes.length === 0) header3.push("No changes.", "");
-  if (plan !== null && (plan.keptUndeclared ?? 0) > 0) header3.push(keptLine(plan.keptUndeclared ?? 0), "");
-  const listings = [];
-  const errors = sourceErrors(source);
-  if (errors.length > 0) {
-    listings.push({ title: ["**Errors**", ""], items: errors.map((e) => ({ brief: `- \u274C ${escapeText(clip(e, 1e3))}` })), footer: [""] });
-  }
-  for (const action of ORDER) {
-    const changes = (plan?.changes ?? []).filter((c3) => c3.action === action);
-    if (changes.length === 0) continue;
-    listings.push({
-      title: [`#### ${GROUP[action]} (${changes.length})`, ""],
-      items: changes.map((c3) => ({ brief: briefLine(c3), full: () => fullItem(c3) })),
-      footer: [""]
-    });
-  }
-  const warnings = plan?.warnings ?? [];
-  if (warnings.length > 0) {
-    listings.push({
-      title: [`<details><summary>\u26A0\uFE0F ${warnings.length} warning${warnings.length === 1 ? "" : "s"}</summary>`, ""],
-      items: warnings.map((w) => ({ brief: `- ${escapeText(clip(w, 1e3))}` })),
-      footer: ["", "</details>", ""]
-    });
-  }
-  return { header: header3, listings };
-}
-function briefLine(change) {
-  const id = change.id === null ? "" : ` (${inlineCode(change.id)})`;
-  return `- **${LABEL[change.action]}** ${change.resource} ${inlineCode(change.name)}${id}: ${escapeText(clip(change.reason, 500))}`;
-}
-function fullItem(change) {
-  const id = change.id === null ? "" : ` (<code>${escapeHtml(change.id)}</code>)`;
-  const summary = `<b>${escapeHtml(LABEL[change.action])}</b> ${change.resource} <code>${escapeHtml(change.name)}</code>${id}: ${escapeHtml(clip(change.reason, 500))}`;
-  const lines = [`- <details><summary>${summary}</summary>`, ""];
-  for (const [name, field2] of Object.entries(change.fields)) {
-    if (name === "code" && hasCodeDiff(change)) lines.push(`  - ${inlineCode(name)}: changed, diff below`);
-    else if (change.action === "create" || field2.before === null && change.action !== "delete") lines.push(`  - ${inlineCode(name)}: ${value(name, field2.after)}`);
-    else lines.push(`  - ${inlineCode(name)}: ${value(name, field2.before)} \u2192 ${value(name, field2.after)}`);
-  }
-  if (hasCodeDiff(change)) lines.push("", ...fencedBlock(cappedDiff(change), "diff").map((l) => `  ${l}`));
-  lines.push("", "  </details>");
-  return lines.join("\n");
-}
-function value(name, v) {
-  return name === "code" ? describeCode(v) : inlineCode(clip(formatValue(v), 300));
-}
-function cappedDiff(change) {
-  const all = codeDiffLines(change);
-  const shown2 = all.slice(0, MAX_DIFF_LINES).map((line) => clip(line, MAX_DIFF_LINE));
-  if (all.length > shown2.length) shown2.push(`\u2026 ${all.length - shown2.length} more lines (the text and JSON plans have the whole diff)`);
-  return shown2;
-}
-function clip(text, max) {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
-}
-var MARKDOWN_LIMIT, MAX_DIFF_LINES, MAX_DIFF_LINE, ORDER, LABEL, GROUP;
-var init_markdown = __esm({
-  "src/output/markdown.ts"() {
-    "use strict";
-    init_describe();
-    init_markdown_escape();
-    init_markdown_budget();
-    init_markdown_escape();
-    MARKDOWN_LIMIT = 6e4;
-    MAX_DIFF_LINES = 60;
-    MAX_DIFF_LINE = 200;
-    ORDER = ["create", "replace", "update", "delete"];
-    LABEL = { create: "+ create", update: "~ update", replace: "-/+ replace", delete: "- delete" };
-    GROUP = { create: "To create", update: "To update in place", replace: "To replace", delete: "To delete" };
-  }
-});
-
-// src/plan/saved.ts
-function savedChange(change, fields) {
-  const base = { resource: change.resource, name: change.name, id: change.id, action: change.action, reason: change.reason, fields };
-  if (change.resource === "policy") {
-    return {
-      ...base,
-      upload_code: change.uploadCode,
-      adopt_marker: change.adoptMarker,
-      live: change.live === null ? null : policyFingerprint(change.live, change.declared !== null),
-      declared: change.declared === null ? null : declaredPolicyFingerprint(change.declared)
-    };
-  }
-  if (change.resource === "agent-pool") {
-    return {
-      ...base,
-      live: change.live === null ? null : poolFingerprint(change.live),
-      declared: change.declared === null ? null : declaredPoolFingerprint(change.declared)
-    };
-  }
-  return { ...base, pool: change.poolName, live: agentFingerprint(change.live), declared: null };
-}
-function policyFingerprint(policy, withCode2) {
-  return {
-    id: policy.id,
-    "updated-at": policy.updatedAt,
-    name: policy.name,
-    kind: policy.kind,
-    description: policy.description,
-    "enforcement-level": policy.enforcementLevel,
-    query: policy.query,
-    "policy-sets": [...policy.policySetIds].sort(),
-    ...withCode2 ? { "code-sha256": policy.codeDigest } : {}
-  };
-}
-function poolFingerprint(pool) {
-  return {
-    id: pool.id,
-    name: pool.name,
-    "organization-scoped": pool.organizationScoped,
-    "allowed-workspaces": [...pool.allowedWorkspaceIds].sort(),
-    "allowed-projects": [...pool.allowedProjectIds].sort(),
-    "excluded-workspaces": [...pool.excludedWorkspaceIds].sort()
-  };
-}
-function agentFingerprint(agent) {
-  return { id: agent.id, status: agent.status, "last-ping-at": agent.lastPingAt };
-}
-function declaredPolicyFingerprint(policy) {
-  return {
-    file: policy.file,
-    kind: policy.kind,
-    "code-sha256": policy.codeSource.sha256,
-    description: policy.description,
-    "enforcement-level": policy.enforcementLevel,
-    query: policy.query,
-    "policy-sets": policy.policySets
-  };
-}
-function declaredPoolFingerprint(pool) {
-  return {
-    file: pool.file,
-    "organization-scoped": pool.organizationScoped,
-    "allowed-workspaces": pool.allowedWorkspaces,
-    "allowed-projects": pool.allowedProjects ?? null,
-    "excluded-workspaces": pool.excludedWorkspaces ?? null,
-    "previous-names": pool.previousNames,
-    "agent-cleanup": pool.agentCleanup === null ? null : { statuses: pool.agentCleanup.statuses, after: pool.agentCleanup.after }
-  };
-}
-function checkSavedChanges(saved, fresh, pairing) {
-  const refused = [];
-  const changes = /* @__PURE__ */ new Set();
-  const freshByKey = new Map(fresh.map((change) => [changeKey(change), change]));
-  for (const change of saved) {
-    const what = `${change.action} ${change.resource} "${change.name}"`;
-    const stale = staleness(change, pairing);
-    const match = freshByKey.get(changeKey(change));
-    if (stale !== null) refused.push(`stale: ${what}: ${stale}`);
-    else if (match === void 0 || changes.has(match)) refused.push(`refused: ${what}: ${notPlannedNow(change, fresh)}`);
-    else if (!sameChange(savedChange(match, plainFields(match)), change)) refused.push(`refused: ${what}: a plan made now would ${describeChange(match)} instead`);
-    else changes.add(match);
-  }
-  if (refused.length > 0) return { changes: null, refused };
-  return { changes: fresh.filter((change) => changes.has(change)), refused: [] };
-}
-function changeKey(change) {
-  return JSON.stringify([change.resource, change.name, change.resource === "agent" ? change.id : null]);
-}
-function describeChange(change) {
-  const fields = Object.keys(change.fields);
-  return `${change.action} it (id ${change.id ?? "none"}${fields.length > 0 ? `, fields ${fields.join(", ")}` : ""})`;
-}
-function notPlannedNow(change, fresh) {
-  const other = fresh.find((c3) => c3.resource === change.resource && c3.name === change.name);
-  if (other !== void 0) return `a plan made now would ${describeChange(other)} instead`;
-  return "a plan made now has no such change (the declared repo, ownership or prune do not call for it)";
-}
-function sameChange(now, saved) {
-  const { reason: _now, ...a } = now;
-  const { reason: _saved, ...b2 } = saved;
-  return canonical(a) === canonical(b2);
-}
-function canonical(value2) {
-  return JSON.stringify(
-    value2,
-    (_key, v) => v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([x2], [y2]) => x2 < y2 ? -1 : x2 > y2 ? 1 : 0)) : v
-  );
-}
-function staleness(change, pairing) {
-  if (change.resource === "agent") {
-    const agent = pairing.pools.flatMap((pair3) => pair3.live?.agents ?? []).find((a) => a.id === change.id);
-    if (agent === void 0) return "the agent is gone since the plan was made";
-    return same(agentFingerprint(agent), change.live) ? null : "the agent changed since the plan was made";
-  }
-  if (change.resource === "policy") {
-    const pair3 = pairFor(change, pairing.policies);
-    return liveProblem(change, pair3?.live ?? void 0, (p2) => policyFingerprint(p2, change.declared !== null)) ?? declaredProblem(change, change.declared === null ? null : pair3?.declared, declaredPolicyFingerprint);
-  }
-  const pair2 = pairFor(change, pairing.pools);
-  return liveProblem(change, pair2?.live ?? void 0, poolFingerprint) ?? declaredProblem(change, change.declared === null ? null : pair2?.declared, declaredPoolFingerprint);
-}
-function pairFor(change, pairs) {
-  return pairs.find((pair2) => pair2.declared?.name === change.name) ?? pairs.find((pair2) => pair2.declared === null && pair2.live?.name === change.name);
-}
-function liveProblem(change, current, fingerprint) {
-  if (change.live === null) return current === void 0 ? null : `a live ${change.resource} of that name was created since the plan was made`;
-  if (current === void 0) return `the live ${change.resource} was deleted since the plan was made`;
-  return same(fingerprint(current), change.live) ? null : `the live ${change.resource} changed since the plan was made`;
-}
-function declaredProblem(change, now, fingerprint) {
-  if (change.declared === null) return null;
-  if (now === void 0 || now === null) return "it is no longer declared";
-  return same(fingerprint(now), change.declared) ? null : "its declaration (settings or code) changed since the plan was made";
-}
-function same(a, b2) {
-  return b2 !== null && JSON.stringify(a) === JSON.stringify(b2);
-}
-function parseSavedPlan(text, file) {
-  let document2;
-  try {
-    document2 = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`${file} is not a saved plan: ${error.message}`);
-  }
-  const plan = document2;
-  if (plan === null || typeof plan !== "object" || plan.saved_plan_version === void 0) {
-    throw new Error(`${file} is not a saved plan (no saved_plan_version); make one with --dry-run --out FILE`);
-  }
-  if (plan.saved_plan_version !== SAVED_PLAN_VERSION) {
-    throw new Error(`${file} has saved_plan_version ${quoted(plan.saved_plan_version)}; this version reads "${SAVED_PLAN_VERSION}"`);
-  }
-  if (!Array.isArray(plan.sources) || plan.sources.some((s) => typeof s?.name !== "string" || typeof s.organization !== "string")) {
-    throw new Error(`${file} is not a saved plan: "sources" must list sources with a name and an organization`);
-  }
-  const seen = /* @__PURE__ */ new Set();
-  for (const source of plan.sources) {
-    if (seen.has(source.name)) throw new Error(`${file} lists source "${source.name}" twice; refusing to apply it`);
-    seen.add(source.name);
-    for (const change of source.changes ?? []) {
-      const problem = changeProblem(change);
-      if (problem !== null) throw new Error(`${file}: source "${source.name}": ${problem}; refusing to apply it`);
-    }
-  }
-  return plan;
-}
-function changeProblem(change) {
-  if (change === null || typeof change !== "object" || typeof change.name !== "string") return "a change has no name";
-  const what = `the change of ${quoted(change.resource)} "${change.name}"`;
-  if (!RESOURCES.includes(change.resource)) return `${what} is of an unknown resource ${quoted(change.resource)}`;
-  if (!ACTIONS.includes(change.action)) return `${what} has an unknown action ${quoted(change.action)}`;
-  return null;
-}
-function quoted(value2) {
-  if (typeof value2 === "string") return JSON.stringify(value2);
-  const type = value2 === null ? "null" : Array.isArray(value2) ? "an array" : typeof value2 === "object" ? "an object" : `a ${typeof value2}`;
-  return `${JSON.stringify(value2) ?? String(value2)} (${type})`;
-}
-var SAVED_PLAN_VERSION, RESOURCES, ACTIONS;
-var init_saved = __esm({
-  "src/plan/saved.ts"() {
-    "use strict";
-    init_plain_fields();
-    SAVED_PLAN_VERSION = "1";
-    RESOURCES = ["policy", "agent-pool", "agent"];
-    ACTIONS = ["create", "update", "replace", "delete"];
-  }
-});
-
-// src/output/saved-plan.ts
-function renderSavedPlan(plans) {
-  const summary = summarize(plans);
-  const document2 = {
-    format_version: "1",
-    saved_plan_version: SAVED_PLAN_VERSION,
-    sources: plans.map((source) => ({
-      name: source.name,
-      organization: source.organization,
-      revision: source.revision,
-      changes: source.plan === null ? null : source.plan.changes.map((change) => savedChange(change, plainFields(change))),
-      warnings: [...source.plan?.warnings ?? []],
-      errors: [...sourceErrors(source)]
-    })),
-    summary: { create: summary.create, update: summary.update, replace: summary.replace, delete: summary.delete }
-  };
-  return `${JSON.stringify(document2, null, 2)}
-`;
-}
-var init_saved_plan = __esm({
-  "src/output/saved-plan.ts"() {
-    "use strict";
-    init_saved();
-    init_describe();
-    init_plain_fields();
-  }
-});
-
-// src/plan/types.ts
-var NOT_STARTED;
-var init_types = __esm({
-  "src/plan/types.ts"() {
-    "use strict";
-    NOT_STARTED = "not applied: the run was stopped before this change started";
-  }
-});
-
-// src/output/applied.ts
-function renderApplied(outcome, format) {
-  const failures = outcome.results.filter((r2) => r2.outcome === "failed");
-  const planErrors = outcome.sourcePlan.plan?.errors.length ?? 0;
-  if (outcome.results.length === 0) {
-    return planErrors > 0 ? `
-Nothing applied for source "${outcome.sourcePlan.name}": the plan has errors.
-` : "";
-  }
-  const counts = outcomeCounts([outcome]);
-  if (format === "markdown") {
-    const lines2 = ["", `#### Apply result for \`${outcome.sourcePlan.name}\``, "", `${counts}.`, ""];
-    for (const f of failures) lines2.push(`- \u274C ${f.change.action} ${f.change.resource} \`${f.change.name}\` failed: ${(f.message ?? "unknown error").replace(/\n/g, " ")}`);
-    for (const s of outcome.results.filter((r2) => r2.message === NOT_STARTED)) lines2.push(`- \u23F9 ${s.change.action} ${s.change.resource} \`${s.change.name}\`: not applied`);
-    return `${lines2.join("\n")}
-`;
-  }
-  const lines = ["", `Applied source "${outcome.sourcePlan.name}": ${counts}.`];
-  for (const f of failures) lines.push(`  - ${f.change.action} ${f.change.resource} "${f.change.name}" failed: ${f.message ?? "unknown error"}`);
-  for (const s of outcome.results.filter((r2) => r2.message === NOT_STARTED)) lines.push(`  - ${s.change.action} ${s.change.resource} "${s.change.name}": not applied`);
-  return `${lines.join("\n")}
-`;
-}
-function outcomeCounts(outcomes) {
-  const results = outcomes.flatMap((o2) => o2.results);
-  const count2 = (outcome, action) => results.filter((r2) => r2.outcome === outcome && (action === void 0 || r2.change.action === action)).length;
-  const line = `${count2("applied", "create")} created, ${count2("applied", "update")} updated, ${count2("applied", "replace")} replaced, ${count2("applied", "delete")} deleted`;
-  const failed = count2("failed");
-  const skipped = count2("skipped");
-  return `${line}${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}`;
-}
-function applySummary(outcomes) {
-  const results = outcomes.flatMap((o2) => o2.results);
-  if (results.length === 0) return "";
-  const line = outcomeCounts(outcomes);
-  return results.some((r2) => r2.outcome === "failed") ? `
-Apply finished with errors: ${line}.
-` : `
-Apply complete! Resources: ${line}.
-`;
-}
-var init_applied = __esm({
-  "src/output/applied.ts"() {
-    "use strict";
-    init_types();
-  }
-});
-
-// src/output/index.ts
-var init_output = __esm({
-  "src/output/index.ts"() {
-    "use strict";
-    init_text();
-    init_json();
-    init_markdown();
-    init_describe();
-    init_saved_plan();
-    init_applied();
-  }
-});
-
-// src/cli/show.ts
-var show_exports = {};
-__export(show_exports, {
-  runShow: () => runShow
-});
-import { readFile as readFile4 } from "node:fs/promises";
-async function runShow(args, stdout, env) {
-  const file = args.show ?? "";
-  let text;
-  try {
-    text = await readFile4(file, "utf8");
-  } catch (error) {
-    throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
-  }
-  let saved;
-  try {
-    saved = parseSavedPlan(text, file);
-  } catch (error) {
-    throw new UsageError(errorMessage(error));
-  }
-  if (args.output === "json") {
-    stdout.write(text);
-    return 0;
-  }
-  const plans = saved.sources.map(sourcePlan);
-  stdout.write(args.output === "markdown" ? renderMarkdown(plans) : renderText(plans, { color: shouldColor(stdout, env) }));
-  return 0;
-}
-function sourcePlan(saved) {
-  const header3 = { name: saved.name, organization: saved.organization, revision: saved.revision };
-  if (saved.changes === null) return { ...header3, plan: null, unreadable: "declared", errors: [...saved.errors] };
-  return { ...header3, plan: { changes: saved.changes.map(shownChange), warnings: [...saved.warnings], errors: [...saved.errors] } };
-}
-function shownChange(saved) {
-  const shown2 = {
-    resource: saved.resource,
-    action: saved.action,
-    name: saved.name,
-    id: saved.id,
-    reason: saved.reason,
-    fields: saved.fields,
-    declared: null,
-    live: null,
-    uploadCode: saved.upload_code ?? false,
-    adoptMarker: saved.adopt_marker ?? false,
-    ...saved.pool === void 0 ? {} : { poolName: saved.pool }
-  };
-  return shown2;
-}
-var init_show = __esm({
-  "src/cli/show.ts"() {
-    "use strict";
-    init_errors();
-    init_output();
-    init_saved();
-  }
-});
-
-// src/emulator/ids.ts
-import { randomBytes } from "node:crypto";
-function randomSuffix(length = 16) {
-  const bytes = randomBytes(length);
-  let out = "";
-  for (const byte of bytes) out += ALPHABET[byte % ALPHABET.length];
-  return out;
-}
-function newId(prefix) {
-  return `${prefix}-${randomSuffix()}`;
-}
-var ALPHABET;
-var init_ids = __esm({
-  "src/emulator/ids.ts"() {
-    "use strict";
-    ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-  }
-});
-
-// src/emulator/blobs.ts
-function createBlobStore(now) {
-  const blobs = /* @__PURE__ */ new Map();
-  const dropExpired = (at) => {
-    for (const [key, blob] of blobs) {
-      if (blob.expires > at) return;
-      blobs.delete(key);
-    }
-  };
-  return {
-    put(code) {
-      const at = now();
-      dropExpired(at);
-      const key = randomSuffix(32);
-      blobs.set(key, { code, expires: at + BLOB_TTL_MS });
-      return key;
-    },
-    get(key) {
-      const blob = blobs.get(key);
-      if (blob === void 0 || blob.expires <= now()) return null;
-      return blob.code;
-    }
-  };
-}
-var BLOB_TTL_MS;
-var init_blobs = __esm({
-  "src/emulator/blobs.ts"() {
-    "use strict";
-    init_ids();
-    BLOB_TTL_MS = 5 * 60 * 1e3;
-  }
-});
-
-// src/model.ts
-function wireKind(kind, nativeKind) {
-  return kind === "opa" ? "opa" : nativeKind;
-}
-function kindOfWire(word) {
-  if (word === "opa") return "opa";
-  return word === "native" || word === "sentinel" || word === void 0 || word === null ? "native" : null;
-}
-var LEVELS_BY_KIND, MAX_CODE_BYTES;
-var init_model = __esm({
-  "src/model.ts"() {
-    "use strict";
-    LEVELS_BY_KIND = {
-      native: ["hard-mandatory", "soft-mandatory", "advisory"],
-      opa: ["mandatory", "advisory"]
-    };
-    MAX_CODE_BYTES = 10485760;
-  }
-});
-
-// src/emulator/records.ts
-function levelsOf(kind) {
-  return LEVELS_BY_KIND[kind === "tfpolicy" ? "opa" : kind];
-}
-function kindWord(kind, nativeKind) {
-  return kind === "native" ? nativeKind : kind;
-}
-var init_records = __esm({
-  "src/emulator/records.ts"() {
-    "use strict";
-    init_model();
-  }
-});
-
-// src/emulator/http.ts
-function errorReply(status, errors) {
-  return { status, body: { errors } };
-}
-function notFound() {
-  return new ReplyError(404, [{ status: "404", title: "not found" }]);
-}
-function invalid(detail, pointer) {
-  return new ReplyError(422, [{ status: "422", title: "invalid attribute", detail, source: { pointer } }]);
-}
-function badRequest(detail) {
-  return new ReplyError(400, [{ status: "400", title: "bad request", detail }]);
-}
-function mediaType(req) {
-  return (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-}
-function requireMediaType(req, expected2) {
-  if (mediaType(req) === expected2) return;
-  throw new ReplyError(415, [{ status: "415", title: "unsupported media type", detail: `Content-Type must be ${expected2}` }]);
-}
-function tooLarge(limit) {
-  return new ReplyError(413, [{ status: "413", title: "payload too large", detail: `request body larger than ${limit} bytes` }]);
-}
-function readBody(req, limit) {
-  const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
-  return new Promise((resolve5, reject) => {
-    const chunks = [];
-    let size = 0;
-    const onData = (chunk) => {
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
-      req.off("data", onData);
-      req.off("end", onEnd);
-      chunks.length = 0;
-      req.resume();
-      reject(tooLarge(limit));
-    };
-    const onEnd = () => resolve5(Buffer.concat(chunks));
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", reject);
-  });
-}
-async function readJsonBody(req, expectedType, limit = 1048576) {
-  requireMediaType(req, expectedType);
-  const raw = await readBody(req, limit);
-  try {
-    return JSON.parse(raw.toString("utf8"));
-  } catch {
-    throw badRequest("request body is not valid JSON");
-  }
-}
-function isObject(value2) {
-  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
-}
-var JSON_API, ReplyError;
-var init_http = __esm({
-  "src/emulator/http.ts"() {
-    "use strict";
-    JSON_API = "application/vnd.api+json";
-    ReplyError = class extends Error {
-      constructor(status, errors) {
-        super(errors[0]?.detail ?? errors[0]?.title ?? String(status));
-        this.status = status;
-        this.errors = errors;
-      }
-      status;
-      errors;
-      name = "ReplyError";
-    };
-  }
-});
-
-// src/emulator/validate.ts
-function readDocument(body, type) {
-  if (!isObject(body) || !isObject(body.data)) throw invalid("data must be an object", "/data");
-  const { data } = body;
-  if (data.type !== type) throw invalid(`type must be ${type}`, "/data/type");
-  const attributes = data.attributes ?? {};
-  if (!isObject(attributes)) throw invalid("attributes must be an object", "/data/attributes");
-  const relationships = data.relationships ?? {};
-  if (!isObject(relationships)) throw invalid("relationships must be an object", "/data/relationships");
-  return { attributes, relationships };
-}
-function checkName(value2) {
-  const pointer = "/data/attributes/name";
-  if (value2 === void 0 || value2 === null || value2 === "") throw invalid("Name can't be blank", pointer);
-  if (typeof value2 !== "string") throw invalid("Name must be a string", pointer);
-  if (!NAME_PATTERN.test(value2)) throw invalid("Name can only contain letters, numbers, -, and _", pointer);
-  return value2;
-}
-function optionalString(attributes, key, nullable) {
-  const value2 = attributes[key];
-  if (value2 === void 0) return void 0;
-  if (typeof value2 === "string" || nullable && value2 === null) return value2;
-  throw invalid(`${key} must be a string${nullable ? " or null" : ""}`, `/data/attributes/${key}`);
-}
-function optionalBoolean(attributes, key) {
-  const value2 = attributes[key];
-  if (value2 === void 0) return void 0;
-  if (typeof value2 === "boolean") return value2;
-  throw invalid(`${key} must be true or false`, `/data/attributes/${key}`);
-}
-function relationshipIds(relationships, key, type, exists2) {
-  const relationship = relationships[key];
-  if (relationship === void 0) return void 0;
-  const pointer = `/data/relationships/${key}`;
-  if (!isObject(relationship) || !Array.isArray(relationship.data)) throw invalid(`${key} data must be an array`, pointer);
-  const ids = [];
-  for (const [i2, item] of relationship.data.entries()) {
-    if (!isObject(item) || typeof item.id !== "string" || item.type !== type) {
-      throw invalid(`each ${key} element needs an id and type ${type}`, `${pointer}/data/${i2}`);
-    }
-    if (!exists2(item.id)) throw invalid(`${type} ${item.id} not found`, `${pointer}/data/${i2}`);
-    if (!ids.includes(item.id)) ids.push(item.id);
-  }
-  return ids;
-}
-var NAME_PATTERN;
-var init_validate = __esm({
-  "src/emulator/validate.ts"() {
-    "use strict";
-    init_http();
-    NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
-  }
-});
-
-// src/emulator/policy-input.ts
-function parsePolicyCreate(body, org, nameTaken2, behaviour) {
-  const { attributes, relationships } = readDocument(body, "policies");
-  const name = checkName(attributes.name);
-  if (nameTaken2(name)) throw invalid("Name has already been taken", "/data/attributes/name");
-  const kind = recordKind(attributes.kind ?? behaviour.nativeKind, behaviour);
-  if (behaviour.rejectEnforceWithLevel && attributes.enforce !== void 0 && attributes["enforcement-level"] !== void 0) {
-    throw invalid("send enforcement-level or the deprecated enforce, not both", "/data/attributes/enforce");
-  }
-  const description = optionalString(attributes, "description", true) ?? null;
-  const query = checkQuery(kind, optionalString(attributes, "query", false));
-  if (kind === "opa" && query === void 0) throw invalid("Query can't be blank for opa policies", "/data/attributes/query");
-  const fallback = kind === "opa" ? "advisory" : "hard-mandatory";
-  const level = readLevel(attributes, kind, name, behaviour) ?? fallback;
-  const policySetIds = relationshipIds(relationships, "policy-sets", "policy-sets", (id) => org.policySets.has(id)) ?? [];
-  return { name, description, kind, query: query ?? null, level, policySetIds };
-}
-function parsePolicyUpdate(body, policy, behaviour) {
-  const { attributes } = readDocument(body, "policies");
-  if (attributes.name !== void 0 && attributes.name !== policy.name) throw invalid("Name cannot be changed", "/data/attributes/name");
-  if (attributes.kind !== void 0 && attributes.kind !== kindWord(policy.kind, behaviour.nativeKind)) throw invalid("Kind cannot be changed", "/data/attributes/kind");
-  const update = {};
-  const description = optionalString(attributes, "description", true);
-  if (description !== void 0) update.description = description;
-  if (policy.kind === "opa") {
-    const query = checkQuery(policy.kind, optionalString(attributes, "query", false));
-    if (query !== void 0) update.query = query;
-  }
-  const level = readLevel(attributes, policy.kind, policy.name, behaviour);
-  if (level !== void 0) update.level = level;
-  return update;
-}
-function recordKind(word, behaviour) {
-  const words = behaviour.nativeKind === "sentinel" ? ["sentinel", "opa", "tfpolicy"] : ["native", "opa"];
-  if (typeof word !== "string" || !words.includes(word)) throw invalid(`kind must be one of ${words.join(", ")}`, "/data/attributes/kind");
-  return word === behaviour.nativeKind ? "native" : word;
-}
-function checkQuery(kind, query) {
-  if (query === void 0 || query === null) return void 0;
-  const pointer = "/data/attributes/query";
-  if (kind !== "opa") throw invalid("query is only valid for opa policies", pointer);
-  if (query.trim() === "") throw invalid("Query can't be blank for opa policies", pointer);
-  return query;
-}
-function readLevel(attributes, kind, name, behaviour) {
-  const legacy = behaviour.legacyEnforce;
-  const levels2 = levelsOf(kind);
-  const explicit = legacy ? void 0 : attributes["enforcement-level"];
-  if (explicit !== void 0) {
-    if (!levels2.includes(explicit)) {
-      throw invalid(`enforcement-level must be one of ${levels2.join(", ")} for ${kind} policies`, "/data/attributes/enforcement-level");
-    }
-  }
-  const enforce = attributes.enforce;
-  if (enforce === void 0) return explicit;
-  if (!Array.isArray(enforce)) throw invalid("enforce must be an array", "/data/attributes/enforce");
-  let fromEnforce;
-  for (const [i2, rule] of enforce.entries()) {
-    const pointer = `/data/attributes/enforce/${i2}`;
-    if (!isObject(rule) || typeof rule.path !== "string" || typeof rule.mode !== "string") {
-      throw invalid("each enforce element needs a path and a mode", pointer);
-    }
-    if (!levels2.includes(rule.mode)) throw invalid(`mode must be one of ${levels2.join(", ")} for ${kind} policies`, `${pointer}/mode`);
-    const matches = rule.path === `${name}.${enforceExt(kind, behaviour)}`;
-    fromEnforce ??= kind === "native" && !matches ? "hard-mandatory" : rule.mode;
-  }
-  return explicit ?? fromEnforce;
-}
-function enforceExt(kind, behaviour) {
-  if (kind === "native") return behaviour.nativeKind;
-  return kind === "opa" ? "rego" : kind;
-}
-var init_policy_input = __esm({
-  "src/emulator/policy-input.ts"() {
-    "use strict";
-    init_http();
-    init_records();
-    init_validate();
-  }
-});
-
-// src/emulator/store.ts
-function createStore(seed, now) {
-  const store = { orgs: /* @__PURE__ */ new Map(), policies: /* @__PURE__ */ new Map(), pools: /* @__PURE__ */ new Map(), agents: /* @__PURE__ */ new Map(), byOrg: /* @__PURE__ */ new Map(), agentsByPool: /* @__PURE__ */ new Map() };
-  for (const org of seed.organizations) {
-    store.orgs.set(org.name, {
-      name: org.name,
-      maxAgentPools: org.maxAgentPools ?? 1,
-      workspaces: new Map((org.workspaces ?? []).map((ws) => [ws.id, ws.name])),
-      policySets: new Set(org.policySets ?? [])
-    });
-    store.byOrg.set(org.name, { policies: /* @__PURE__ */ new Map(), policyList: null, pools: /* @__PURE__ */ new Map() });
-    for (const pool of org.agentPools ?? []) {
-      const record2 = addPool(store, {
-        id: newId("apool"),
-        org: org.name,
-        name: pool.name,
-        createdAt: new Date(now()).toISOString(),
-        organizationScoped: pool.organizationScoped ?? true,
-        allowedWorkspaceIds: [...pool.allowedWorkspaces ?? []],
-        allowedProjectIds: [],
-        excludedWorkspaceIds: [],
-        workspaceIds: [...pool.workspaces ?? []]
-      });
-      for (const agent of pool.agents ?? []) addAgent(store, record2.id, agent, now);
-    }
-  }
-  return store;
-}
-function indexOf(store, org) {
-  const index = store.byOrg.get(org);
-  if (index === void 0) throw new Error(`organization ${org} is not in the store`);
-  return index;
-}
-function addPolicy(store, policy) {
-  store.policies.set(policy.id, policy);
-  const index = indexOf(store, policy.org);
-  index.policies.set(policy.name, policy);
-  index.policyList = null;
-}
-function removePolicy(store, policy) {
-  store.policies.delete(policy.id);
-  const index = indexOf(store, policy.org);
-  index.policies.delete(policy.name);
-  index.policyList = null;
-}
-function policiesOf(store, org) {
-  const index = indexOf(store, org);
-  index.policyList ??= [...index.policies.values()];
-  return index.policyList;
-}
-function policyNamed(store, org, name) {
-  return indexOf(store, org).policies.get(name);
-}
-function addPool(store, pool) {
-  store.pools.set(pool.id, pool);
-  indexOf(store, pool.org).pools.set(pool.id, pool);
-  store.agentsByPool.set(pool.id, /* @__PURE__ */ new Map());
-  return pool;
-}
-function removePool(store, pool) {
-  for (const agent of agentsOf(store, pool.id)) store.agents.delete(agent.id);
-  store.agentsByPool.delete(pool.id);
-  indexOf(store, pool.org).pools.delete(pool.id);
-  store.pools.delete(pool.id);
-}
-function poolsOf(store, org) {
-  return [...indexOf(store, org).pools.values()];
-}
-function addAgent(store, poolId, agent, now) {
-  const record2 = {
-    id: newId("agent"),
-    poolId,
-    name: agent.name ?? null,
-    status: agent.status,
-    ipAddress: agent.ipAddress === void 0 ? "127.0.0.1" : agent.ipAddress,
-    lastPingAt: agent.lastPingAt === void 0 ? new Date(now()).toISOString() : agent.lastPingAt,
-    // Unless seeded, registered no later than its last ping.
-    createdAt: agent.createdAt ?? new Date(Math.min(now(), Date.parse(agent.lastPingAt ?? "") || Infinity)).toISOString()
-  };
-  store.agents.set(record2.id, record2);
-  store.agentsByPool.get(poolId)?.set(record2.id, record2);
-  return record2;
-}
-function removeAgent(store, agent) {
-  store.agents.delete(agent.id);
-  store.agentsByPool.get(agent.poolId)?.delete(agent.id);
-}
-function agentsOf(store, poolId) {
-  return [...store.agentsByPool.get(poolId)?.values() ?? []];
-}
-var init_store = __esm({
-  "src/emulator/store.ts"() {
-    "use strict";
-    init_ids();
-  }
-});
-
-// src/emulator/documents.ts
-function policyResource(policy, view, legacy = false, nativeKind = "native", omitPolicySets = false) {
-  const ext = enforceExt(policy.kind, { nativeKind });
-  const enforce = legacy || policy.code !== null ? [{ path: `${policy.name}.${ext}`, mode: policy.level }] : [];
-  const attributes = {
-    name: policy.name,
-    description: policy.description,
-    kind: kindWord(policy.kind, nativeKind),
-    ...policy.kind === "opa" ? { query: policy.query } : {},
-    ...legacy ? {} : { "enforcement-level": policy.level },
-    enforce,
-    "policy-set-count": policy.policySetIds.length,
-    "updated-at": policy.updatedAt
-  };
-  const relationships = {
-    organization: { data: { id: policy.org, type: "organizations" } }
-  };
-  const omitSets = omitPolicySets || (view === "list" || view === "update") && policy.policySetIds.length === 0;
-  if (!omitSets) relationships["policy-sets"] = { data: policy.policySetIds.map(policySetRef) };
-  const self2 = `${BASE}/policies/${policy.id}`;
-  const links = { self: self2, upload: `${self2}/upload` };
-  if (view !== "create") links.download = `${self2}/download`;
-  return { id: policy.id, type: "policies", attributes, relationships, links };
-}
-function policySetRef(id) {
-  return { id, type: "policy-sets" };
-}
-function includedPolicySets(policies) {
-  const ids = new Set(policies.flatMap((policy) => policy.policySetIds));
-  return [...ids].map(policySetRef);
-}
-function poolResource(store, pool) {
-  const self2 = `${BASE}/agent-pools/${pool.id}`;
-  const agentCount = agentsOf(store, pool.id).filter((agent) => COUNTED_STATUSES.has(agent.status)).length;
-  return {
-    id: pool.id,
-    type: "agent-pools",
-    attributes: {
-      name: pool.name,
-      "created-at": pool.createdAt,
-      "organization-scoped": pool.organizationScoped,
-      "agent-count": agentCount
-    },
-    relationships: {
-      agents: { links: { related: `${self2}/agents` } },
-      "authentication-tokens": { links: { related: `${self2}/authentication-tokens` } },
-      workspaces: { data: pool.workspaceIds.map(workspaceRef) },
-      "allowed-workspaces": { data: pool.allowedWorkspaceIds.map(workspaceRef) },
-      "allowed-projects": { data: pool.allowedProjectIds.map((id) => ({ id, type: "projects" })) },
-      "excluded-workspaces": { data: pool.excludedWorkspaceIds.map(workspaceRef) }
-    },
-    links: { self: self2 }
-  };
-}
-function workspaceRef(id) {
-  return { id, type: "workspaces" };
-}
-function includedWorkspaces(store, pools) {
-  const out = [];
-  const seen = /* @__PURE__ */ new Set();
-  for (const pool of pools) {
-    const names = store.orgs.get(pool.org)?.workspaces;
-    for (const id of [...pool.workspaceIds, ...pool.allowedWorkspaceIds]) {
-      if (seen.has(id)) continue;
-      seen.add(id);
-      out.push({ ...workspaceRef(id), attributes: { name: names?.get(id) ?? null }, links: { self: `${BASE}/workspaces/${id}` } });
-    }
-  }
-  return out;
-}
-function agentResource(agent) {
-  return {
-    id: agent.id,
-    type: "agents",
-    attributes: {
-      name: agent.name,
-      status: agent.status,
-      "ip-address": agent.ipAddress,
-      "last-ping-at": agent.lastPingAt,
-      "created-at": agent.createdAt
-    },
-    links: { self: `${BASE}/agents/${agent.id}` }
-  };
-}
-var BASE, COUNTED_STATUSES;
-var init_documents = __esm({
-  "src/emulator/documents.ts"() {
-    "use strict";
-    init_policy_input();
-    init_records();
-    init_store();
-    BASE = "/api/v2";
-    COUNTED_STATUSES = /* @__PURE__ */ new Set(["idle", "busy", "unknown"]);
-  }
-});
-
-// src/emulator/lookups.ts
-function requireOrg(store, name) {
-  const org = name === void 0 ? void 0 : store.orgs.get(name);
-  if (org === void 0) throw notFound();
-  return org;
-}
-function requirePolicy(store, id) {
-  const policy = id === void 0 ? void 0 : store.policies.get(id);
-  if (policy === void 0) throw notFound();
-  return policy;
-}
-function requirePool(store, id) {
-  const pool = id === void 0 ? void 0 : store.pools.get(id);
-  if (pool === void 0) throw notFound();
-  return pool;
-}
-function requireAgent(store, id) {
-  const agent = id === void 0 ? void 0 : store.agents.get(id);
-  if (agent === void 0) throw notFound();
-  return agent;
-}
-function includes(query, resource) {
-  return (query.get("include") ?? "").split(",").map((part) => part.trim()).includes(resource);
-}
-var init_lookups = __esm({
-  "src/emulator/lookups.ts"() {
-    "use strict";
-    init_http();
-  }
-});
-
-// src/emulator/seed.ts
-function parseSeed(yamlText, file) {
-  const parsed = parseYaml(yamlText, file);
-  if ("problems" in parsed) throw invalidFile("emulator seed", file, parsed.problems);
-  const value2 = parsed.doc.value ?? {};
-  const problems2 = [...checkYaml("emulator-seed", parsed.doc, { value: value2 }), ...crossProblems(parsed.doc, value2)];
-  if (problems2.length > 0) throw invalidFile("emulator seed", file, problems2);
-  return toSeed(value2);
-}
-function faultProblems(faults) {
-  return schemaIssues("emulator-seed", { faults }).map((issue) => issue.message);
-}
-function behaviourProblems(behaviour) {
-  return schemaIssues("emulator-seed", { behaviour }).map((issue) => issue.message);
-}
-function toBehaviour(raw) {
-  const behaviour = {};
-  for (const [key, name] of Object.entries(BEHAVIOUR_KEYS)) {
-    const value2 = raw[key];
-    if (value2 !== void 0) Object.assign(behaviour, { [name]: value2 });
-  }
-  return behaviour;
-}
-function fromBehaviour(behaviour) {
-  return {
-    "pool-patch-resets-scope": behaviour.poolPatchResetsScope,
-    "reject-enforce-with-level": behaviour.rejectEnforceWithLevel,
-    "legacy-enforce": behaviour.legacyEnforce,
-    "native-kind": behaviour.nativeKind,
-    "list-omits-policy-sets": behaviour.listOmitsPolicySets,
-    "show-omits-policy-sets": behaviour.showOmitsPolicySets
-  };
-}
-function toFault(raw) {
-  return raw.method === void 0 ? { ...raw } : { ...raw, method: raw.method.toUpperCase() };
-}
-function crossProblems(doc, value2) {
-  const problems2 = [];
-  const firstByName = /* @__PURE__ */ new Map();
-  listAt(value2, "organizations").forEach((org, i2) => {
-    if (typeof org.name === "string") {
-      const first2 = firstByName.get(org.name);
-      const path17 = ["organizations", i2, "name"];
-      if (first2 === void 0) firstByName.set(org.name, i2);
-      else problems2.push(doc.problem(path17, `${keyLabel(path17)} "${org.name}" is already used by ${keyLabel(["organizations", first2])}`));
-    }
-    const workspaceIds = new Set(listAt(org, "workspaces").map((ws) => ws.id));
-    listAt(org, "agent-pools").forEach((pool, j2) => {
-      const allowed = Array.isArray(pool["allowed-workspaces"]) ? pool["allowed-workspaces"] : [];
-      allowed.forEach((id, k2) => {
-        if (typeof id !== "string" || workspaceIds.has(id)) return;
-        const path17 = ["organizations", i2, "agent-pools", j2, "allowed-workspaces", k2];
-        problems2.push(doc.problem(path17, `${keyLabel(path17)} "${id}" is not a workspace of organization "${String(org.name)}"`));
-      });
-    });
-  });
-  return problems2;
-}
-function listAt(value2, key) {
-  const list = typeof value2 === "object" && value2 !== null ? value2[key] : void 0;
-  if (!Array.isArray(list)) return [];
-  return list.map((item) => typeof item === "object" && item !== null && !Array.isArray(item) ? item : {});
-}
-function toSeed(raw) {
-  const seed = { organizations: (raw.organizations ?? []).map(toOrganization) };
-  if (raw.token !== void 0) seed.token = raw.token;
-  if (raw["rate-limit"] !== void 0) seed.rateLimit = raw["rate-limit"];
-  if (raw["rate-limit-window"] !== void 0) seed.rateLimitWindow = raw["rate-limit-window"];
-  if (raw.faults !== void 0) seed.faults = raw.faults.map(toFault);
-  if (raw["rate-limit-reset"] !== void 0) seed.rateLimitReset = raw["rate-limit-reset"];
-  if (raw.behaviour !== void 0) seed.behaviour = toBehaviour(raw.behaviour);
-  if (raw["native-kind"] !== void 0) seed.behaviour = { ...seed.behaviour, nativeKind: raw["native-kind"] };
-  return seed;
-}
-function toOrganization(raw) {
-  const org = { name: raw.name };
-  if (raw["max-agent-pools"] !== void 0) org.maxAgentPools = raw["max-agent-pools"];
-  org.workspaces = (raw.workspaces ?? []).map((ws) => ({ id: ws.id, name: ws.name }));
-  org.policySets = [...raw["policy-sets"] ?? []];
-  org.agentPools = (raw["agent-pools"] ?? []).map(toPool);
-  return org;
-}
-function toPool(raw) {
-  const pool = { name: raw.name };
-  if (raw["organization-scoped"] !== void 0) pool.organizationScoped = raw["organization-scoped"];
-  pool.allowedWorkspaces = [...raw["allowed-workspaces"] ?? []];
-  if (raw.workspaces !== void 0) pool.workspaces = [...raw.workspaces];
-  pool.agents = (raw.agents ?? []).map((agent) => {
-    const seedAgent = { status: agent.status };
-    if (agent.name !== void 0) seedAgent.name = agent.name;
-    if (agent["ip-address"] !== void 0) seedAgent.ipAddress = agent["ip-address"];
-    const lastPing = agent["last-ping-at"];
-    if (lastPing !== void 0) seedAgent.lastPingAt = lastPing === null ? null : new Date(lastPing).toISOString();
-    if (agent["created-at"] !== void 0) seedAgent.createdAt = new Date(agent["created-at"]).toISOString();
-    return seedAgent;
-  });
-  return pool;
-}
-var BEHAVIOUR_KEYS;
-var init_seed = __esm({
-  "src/emulator/seed.ts"() {
-    "use strict";
-    init_yaml();
-    BEHAVIOUR_KEYS = {
-      "pool-patch-resets-scope": "poolPatchResetsScope",
-      "reject-enforce-with-level": "rejectEnforceWithLevel",
-      "legacy-enforce": "legacyEnforce",
-      "native-kind": "nativeKind",
-      "list-omits-policy-sets": "listOmitsPolicySets",
-      "show-omits-policy-sets": "showOmitsPolicySets"
-    };
-  }
-});
-
-// src/emulator/control-input.ts
-function readFaultList(body) {
-  if (!isObject(body) || !Array.isArray(body.faults)) throw badRequest('body must be {"faults": [...]}');
-  const problems2 = faultProblems(body.faults);
-  if (problems2.length > 0) throw badRequest(problems2.join("; "));
-  return body.faults.map(toFault);
-}
-function readBehaviourChanges(body) {
-  const problems2 = behaviourProblems(body);
-  if (problems2.length > 0) throw badRequest(problems2.join("; "));
-  return toBehaviour(body);
-}
-function readAgentFields(value2, creating) {
-  if (!isObject(value2)) throw badRequest("an agent must be an object");
-  const fields = {};
-  if (value2.status !== void 0 || creating) {
-    if (typeof value2.status !== "string" || !STATUS_WORD.test(value2.status)) {
-      throw badRequest("status must be idle, busy, exited, errored or unknown (or another lower-case word, a status the service may add later)");
-    }
-    fields.status = value2.status;
-  }
-  if (value2.name !== void 0) {
-    if (typeof value2.name !== "string" && value2.name !== null) throw badRequest("name must be a string or null");
-    fields.name = value2.name;
-  }
-  if (value2["ip-address"] !== void 0) {
-    if (typeof value2["ip-address"] !== "string" && value2["ip-address"] !== null) throw badRequest("ip-address must be a string or null");
-    fields.ipAddress = value2["ip-address"];
-  }
-  if (value2["last-ping-at"] !== void 0) {
-    fields.lastPingAt = value2["last-ping-at"] === null ? null : dateTime(value2["last-ping-at"], "last-ping-at must be an ISO 8601 date-time or null");
-  }
-  if (value2["created-at"] !== void 0) fields.createdAt = dateTime(value2["created-at"], "created-at must be an ISO 8601 date-time");
-  return fields;
-}
-function dateTime(value2, problem) {
-  const time = typeof value2 === "string" ? Date.parse(value2) : NaN;
-  if (Number.isNaN(time)) throw badRequest(problem);
-  return new Date(time).toISOString();
-}
-var STATUS_WORD;
-var init_control_input = __esm({
-  "src/emulator/control-input.ts"() {
-    "use strict";
-    init_http();
-    init_seed();
-    STATUS_WORD = /^[a-z][a-z_-]*$/;
-  }
-});
-
-// src/emulator/control.ts
-function controlRoutes(deps) {
-  return [
-    { method: "POST", pattern: "/faults", handler: async (ctx) => ok({ added: addFaults(deps.faults, await readJson(ctx)) }) },
-    { method: "DELETE", pattern: "/faults", handler: () => (deps.faults.clear(), ok({})) },
-    { method: "GET", pattern: "/requests", handler: () => ok({ requests: deps.log.list() }) },
-    { method: "DELETE", pattern: "/requests", handler: () => (deps.log.clear(), ok({})) },
-    { method: "POST", pattern: "/agents", handler: addAgents },
-    { method: "PATCH", pattern: "/agents/:id", handler: updateAgent },
-    { method: "PUT", pattern: "/rate-limit", handler: async (ctx) => ok(setRateLimit(deps.limiter, await readJson(ctx))) },
-    { method: "GET", pattern: "/behaviour", handler: () => ok(fromBehaviour(deps.behaviour)) },
-    { method: "PUT", pattern: "/behaviour", handler: async (ctx) => ok(fromBehaviour(Object.assign(deps.behaviour, readBehaviourChanges(await readJson(ctx))))) },
-    { method: "GET", pattern: "/state", handler: (ctx) => ok(dumpState(ctx.store, ctx.behaviour.nativeKind)) }
-  ];
-}
-function ok(body) {
-  return { status: 200, headers: { "content-type": "application/json" }, body };
-}
-async function readJson(ctx) {
-  const raw = await readBody(ctx.req, 1048576);
-  try {
-    return JSON.parse(raw.toString("utf8"));
-  } catch {
-    throw badRequest("body is not valid JSON");
-  }
-}
-function addFaults(faults, body) {
-  const specs = readFaultList(body);
-  faults.add(specs);
-  return specs.length;
-}
-function setRateLimit(limiter, body) {
-  if (!isObject(body) || body.limit === void 0 && body.window === void 0) throw badRequest('body must be {"limit": N, "window": "sliding" | "fixed"}');
-  const { limit, window: window2 } = body;
-  if (limit !== void 0 && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 0)) throw badRequest("limit must be a whole number, 0 or more");
-  if (window2 !== void 0 && window2 !== "sliding" && window2 !== "fixed") throw badRequest("window must be sliding or fixed");
-  if (typeof limit === "number") limiter.setLimit(limit);
-  if (window2 !== void 0) limiter.setWindow(window2);
-  return { limit: limiter.limit(), window: limiter.window() };
-}
-async function addAgents(ctx) {
-  const body = await readJson(ctx);
-  if (!isObject(body) || typeof body.pool !== "string" || !Array.isArray(body.agents)) {
-    throw badRequest('body must be {"pool": "apool-...", "agents": [...]}');
-  }
-  const pool = requirePool(ctx.store, body.pool);
-  const specs = body.agents.map((agent) => readAgentFields(agent, true));
-  const ids = specs.map((spec) => {
-    const agent = addAgent(ctx.store, pool.id, { status: spec.status ?? "idle", ipAddress: spec.ipAddress, lastPingAt: spec.lastPingAt, createdAt: spec.createdAt }, ctx.now);
-    agent.name = spec.name ?? null;
-    return agent.id;
-  });
-  return ok({ ids });
-}
-async function updateAgent(ctx) {
-  const agent = requireAgent(ctx.store, ctx.params.id);
-  const fields = readAgentFields(await readJson(ctx), false);
-  if (fields.status !== void 0) agent.status = fields.status;
-  if (fields.lastPingAt !== void 0) agent.lastPingAt = fields.lastPingAt;
-  if (fields.name !== void 0) agent.name = fields.name;
-  if (fields.ipAddress !== void 0) agent.ipAddress = fields.ipAddress;
-  if (fields.createdAt !== void 0) agent.createdAt = fields.createdAt;
-  return ok(agentResource(agent));
-}
-function dumpState(store, nativeKind) {
-  return {
-    organizations: [...store.orgs.values()].map((org) => ({
-      name: org.name,
-      "max-agent-pools": org.maxAgentPools,
-      workspaces: [...org.workspaces].map(([id, name]) => ({ id, name })),
-      "policy-sets": [...org.policySets],
-      policies: policiesOf(store, org.name).map((policy) => ({
-        id: policy.id,
-        name: policy.name,
-        kind: kindWord(policy.kind, nativeKind),
-        description: policy.description,
-        query: policy.query,
-        "enforcement-level": policy.level,
-        "policy-set-ids": policy.policySetIds,
-        "updated-at": policy.updatedAt,
-        code: policy.code === null ? null : policy.code.toString("utf8")
-      })),
-      "agent-pools": poolsOf(store, org.name).map((pool) => ({
-        id: pool.id,
-        name: pool.name,
-        "created-at": pool.createdAt,
-        "organization-scoped": pool.organizationScoped,
-        "allowed-workspaces": pool.allowedWorkspaceIds,
-        agents: agentsOf(store, pool.id).map((agent) => ({
-          id: agent.id,
-          name: agent.name,
-          status: agent.status,
-          "ip-address": agent.ipAddress,
-          "last-ping-at": agent.lastPingAt,
-          "created-at": agent.createdAt
-        }))
-      }))
-    }))
-  };
-}
-var init_control = __esm({
-  "src/emulator/control.ts"() {
-    "use strict";
-    init_records();
-    init_documents();
-    init_http();
-    init_lookups();
-    init_control_input();
-    init_seed();
-    init_store();
-  }
-});
-
-// src/emulator/faults.ts
-function createFaultList(now) {
-  let faults = [];
-  return {
-    add(specs) {
-      for (const spec of specs) {
-        const count2 = spec.count ?? 1;
-        const unlimited = count2 === 0 || spec["duration-ms"] !== void 0;
-        faults.push({ spec, pattern: spec.path === void 0 ? null : new RegExp(spec.path), remaining: unlimited ? Infinity : count2, endsAt: null });
-      }
-    },
-    clear() {
-      faults = [];
-    },
-    take(target) {
-      const at = now();
-      for (const fault of faults) {
-        if (fault.remaining <= 0 || fault.endsAt !== null && at >= fault.endsAt) continue;
-        if (fault.spec.method !== void 0 && fault.spec.method.toUpperCase() !== target.method) continue;
-        if (fault.pattern !== null && !fault.pattern.test(target.path)) continue;
-        if (fault.spec.kind === "duplicate-items" && target.page <= 1) continue;
-        const duration3 = fault.spec["duration-ms"];
-        if (duration3 !== void 0) fault.endsAt ??= at + duration3;
-        fault.remaining -= 1;
-        return fault.spec;
-      }
-      return null;
-    }
-  };
-}
-var init_faults = __esm({
-  "src/emulator/faults.ts"() {
-    "use strict";
-  }
-});
-
-// src/emulator/hostile-replies.ts
-function faultContext(fault, ctx) {
-  if (fault?.kind === "duplicate-items") return { ...ctx, repeatItems: fault.items ?? 5 };
-  if (fault?.kind !== "growing-pages") return ctx;
-  const query = new URLSearchParams(ctx.query);
-  query.set("page[number]", "1");
-  return { ...ctx, query };
-}
-function growing(reply, ctx) {
-  const body = reply.body;
-  const pagination = body?.meta?.pagination;
-  if (reply.status !== 200 || pagination === void 0 || body?.links === void 0) return reply;
-  const asked = ctx.query.get("page[number]");
-  const current = asked !== null && /^\d+$/.test(asked) ? Number(asked) : 1;
-  const size = pagination["page-size"] ?? 20;
-  const self2 = new URL(body.links.self ?? `${ctx.origin}/api/v2${ctx.path}`);
-  self2.searchParams.set("page[number]", String(current + 1));
-  const grown = { ...pagination, "current-page": current, "next-page": current + 1, "total-pages": current + 1, "total-count": (current + 1) * size };
-  return { ...reply, body: { ...body, links: { ...body.links, next: self2.href }, meta: { ...body.meta, pagination: grown } } };
-}
-function hugeBody(res, bytes, done) {
-  const head = Buffer.from('{"data":"');
-  const tail = Buffer.from('"}');
-  const chunk = Buffer.alloc(64 * 1024, 32);
-  let left = Math.max(0, bytes - head.length - tail.length);
-  res.writeHead(200, { "content-type": "application/vnd.api+json", "content-length": String(head.length + left + tail.length) });
-  res.write(head);
-  done(200);
-  const pump = () => {
-    while (left > 0) {
-      const part = left >= chunk.length ? chunk : chunk.subarray(0, left);
-      left -= part.length;
-      if (!res.write(part)) return void res.once("drain", pump);
-    }
-    res.end(tail);
-  };
-  res.on("close", () => left = 0);
-  pump();
-}
-var init_hostile_replies = __esm({
-  "src/emulator/hostile-replies.ts"() {
-    "use strict";
-  }
-});
-
-// src/emulator/rate-limit.ts
-function createRateLimiter(initialLimit, now, initialWindow = "sliding", reset = "real") {
-  let limit = initialLimit;
-  let window2 = initialWindow;
-  const spent = /* @__PURE__ */ new Map();
-  return {
-    take(key) {
-      if (limit <= 0) return { allowed: true, headers: {} };
-      const at = now();
-      const times = spent.get(key) ?? [];
-      spent.set(key, times);
-      forget(times, at, window2);
-      const allowed = times.length < limit;
-      if (allowed) times.push(at);
-      const seconds2 = times.length === 0 ? 0 : Math.max(0, (times[0] ?? at) + WINDOW_MS - at) / 1e3;
-      return {
-        allowed,
-        headers: {
-          "x-ratelimit-limit": String(limit),
-          "x-ratelimit-remaining": String(Math.max(0, limit - times.length)),
-          "x-ratelimit-reset": reset === "zero" ? "0.0" : seconds2.toFixed(3)
-        }
-      };
-    },
-    setLimit(next) {
-      limit = next;
-      spent.clear();
-    },
-    setWindow(next) {
-      window2 = next;
-      spent.clear();
-    },
-    limit: () => limit,
-    window: () => window2
-  };
-}
-function forget(times, at, window2) {
-  const first2 = times[0];
-  if (first2 === void 0) return;
-  if (window2 === "fixed") {
-    if (at - first2 >= WINDOW_MS) times.length = 0;
-    return;
-  }
-  let expired = 0;
-  while (expired < times.length && at - (times[expired] ?? at) >= WINDOW_MS) expired += 1;
-  if (expired > 0) times.splice(0, expired);
-}
-var WINDOW_MS, RATE_LIMITED_BODY;
-var init_rate_limit = __esm({
-  "src/emulator/rate-limit.ts"() {
-    "use strict";
-    WINDOW_MS = 1e3;
-    RATE_LIMITED_BODY = {
-      errors: [{ detail: "You have exceeded the API's rate limit.", status: 429, title: "Too many requests" }]
-    };
-  }
-});
-
-// src/emulator/pipeline.ts
-import { createHash as createHash2, timingSafeEqual } from "node:crypto";
-async function handleApi(p2, ctx, loggedPath, res) {
-  const presented = bearer(ctx.req);
-  const rate = p2.limiter.take(presented ?? "");
-  const finish = (status) => record(p2, ctx, loggedPath, status);
-  if (!sameToken(presented, p2.token)) return answer(res, unauthorized(), rate.headers, JSON_API, finish);
-  if (!rate.allowed) return answer(res, { status: 429, body: RATE_LIMITED_BODY }, rate.headers, JSON_API, finish);
-  if (MUTATING.has(ctx.method) && mediaType(ctx.req) !== JSON_API) return answer(res, unsupportedMediaType(), rate.headers, JSON_API, finish);
-  const fault = p2.faults.take({ method: ctx.method, path: ctx.path, page: pageNumber(ctx.query) });
-  const headers = { ...rate.headers, ...fault?.headers };
-  if (fault?.kind === "drop") return lose(ctx, res, finish);
-  if (fault?.kind === "status") {
-    const status = fault.status ?? 503;
-    return answer(res, errorReply(status, [{ status: String(status), title: "injected fault", detail: `fault injected by the emulator` }]), headers, JSON_API, finish);
-  }
-  if (fault?.kind === "latency") await sleep(fault["latency-ms"] ?? 1e3);
-  const reply = await route(p2.api, faultContext(fault, ctx));
-  if (fault?.kind === "huge-body") return hugeBody(res, fault.bytes ?? 5e7, finish);
-  if (fault?.kind === "lose-response") return lose(ctx, res, finish);
-  if (fault?.kind === "malformed") {
-    return answer(res, { status: 200, headers: { "content-type": JSON_API }, body: Buffer.from(fault.body ?? MALFORMED_BODY) }, rate.headers, JSON_API, finish);
-  }
-  const shaped = fault?.kind === "endless-pages" ? endless(reply, ctx) : fault?.kind === "growing-pages" ? growing(reply, ctx) : reply;
-  answer(res, shaped, headers, JSON_API, finish);
-}
-function pageNumber(query) {
-  const text = query.get("page[number]");
-  return text !== null && /^\d+$/.test(text) ? Number(text) : 1;
-}
-function endless(reply, ctx) {
-  const body = reply.body;
-  const pagination = body?.meta?.pagination;
-  if (reply.status !== 200 || pagination === void 0 || body?.links === void 0) return reply;
-  const next = pageNumber(ctx.query) + 1;
-  const self2 = new URL(body.links.self ?? `${ctx.origin}/api/v2${ctx.path}`);
-  self2.searchParams.set("page[number]", String(next));
-  return {
-    ...reply,
-    body: { ...body, links: { ...body.links, next: self2.href }, meta: { ...body.meta, pagination: { ...pagination, "next-page": next } } }
-  };
-}
-async function handleBlob(p2, ctx, loggedPath, res) {
-  const reply = await route(p2.blobs, ctx);
-  answer(res, reply, {}, JSON_API, (status) => record(p2, ctx, loggedPath, status));
-}
-async function handleControl(p2, ctx, res) {
-  const reply = sameToken(bearer(ctx.req), p2.token) ? await route(p2.control, ctx) : unauthorized();
-  answer(res, reply, {}, "application/json", () => void 0);
-}
-async function route(router, ctx) {
-  try {
-    const match = router(ctx.method, ctx.path);
-    if (match === null) return errorReply(404, [{ status: "404", title: "not found" }]);
-    if (match === "method-not-allowed") return errorReply(405, [{ status: "405", title: "method not allowed" }]);
-    return await match.handler({ ...ctx, params: match.params });
-  } catch (error) {
-    if (error instanceof ReplyError) return errorReply(error.status, error.errors);
-    return errorReply(500, [{ status: "500", title: "internal error", detail: error instanceof Error ? error.message : String(error) }]);
-  }
-}
-function answer(res, reply, extra, jsonType, done) {
-  const headers = { ...extra, ...reply.headers };
-  let payload;
-  if (Buffer.isBuffer(reply.body)) payload = reply.body;
-  else if (reply.body !== void 0) {
-    payload = Buffer.from(JSON.stringify(reply.body));
-    headers["content-type"] ??= jsonType;
-  }
-  if (payload !== void 0) headers["content-length"] = String(payload.length);
-  res.writeHead(reply.status, headers);
-  res.end(payload);
-  done(reply.status);
-}
-function unsupportedMediaType() {
-  return errorReply(415, [{ status: "415", title: "unsupported media type", detail: `Content-Type must be ${JSON_API}` }]);
-}
-function unauthorized() {
-  return errorReply(401, [{ status: "401", title: "unauthorized", detail: "a valid Authorization: Bearer token is required" }]);
-}
-function lose(ctx, res, done) {
-  res.destroy();
-  ctx.req.socket.destroy();
-  done(null);
-}
-function record(p2, ctx, path17, status) {
-  const contentType = ctx.req.headers["content-type"] ?? null;
-  p2.log.add({ method: ctx.method, path: path17, status, "content-type": contentType, at: new Date(ctx.now()).toISOString() });
-  p2.logger.debug({ method: ctx.method, path: path17, status }, "emulator request");
-}
-function bearer(req) {
-  const header3 = req.headers.authorization ?? "";
-  const match = /^Bearer (.+)$/i.exec(header3.trim());
-  return match?.[1] ?? null;
-}
-function sameToken(presented, token) {
-  if (presented === null) return false;
-  const digest = (text) => createHash2("sha256").update(text).digest();
-  return timingSafeEqual(digest(presented), digest(token));
-}
-function sleep(ms) {
-  return new Promise((resolve5) => setTimeout(resolve5, ms).unref());
-}
-var MALFORMED_BODY, MUTATING;
-var init_pipeline = __esm({
-  "src/emulator/pipeline.ts"() {
-    "use strict";
-    init_hostile_replies();
-    init_http();
-    init_rate_limit();
-    MALFORMED_BODY = '{"data":{"id":"pol-';
-    MUTATING = /* @__PURE__ */ new Set(["POST", "PATCH", "DELETE"]);
-  }
-});
-
-// src/emulator/request-log.ts
-function createRequestLog(limit = REQUEST_LOG_LIMIT) {
-  let entries = [];
-  return {
-    add(entry) {
-      entries.push(entry);
-      if (entries.length >= 2 * limit) entries = entries.slice(-limit);
-    },
-    list: () => entries.slice(-limit),
-    clear: () => void (entries = [])
-  };
-}
-var REQUEST_LOG_LIMIT;
-var init_request_log = __esm({
-  "src/emulator/request-log.ts"() {
-    "use strict";
-    REQUEST_LOG_LIMIT = 1e5;
-  }
-});
-
-// src/emulator/router.ts
-function createRouter(routes) {
-  const compiled2 = routes.map(compile);
-  return (method, path17) => {
-    let pathMatched = false;
-    for (const route3 of compiled2) {
-      const found = route3.regex.exec(path17);
-      if (found === null) continue;
-      pathMatched = true;
-      if (route3.method !== method) continue;
-      const params = {};
-      route3.names.forEach((name, i2) => params[name] = safeDecode(found[i2 + 1] ?? ""));
-      return { handler: route3.handler, params };
-    }
-    return pathMatched ? "method-not-allowed" : null;
-  };
-}
-function compile(route3) {
-  const names = [];
-  const source = route3.pattern.replace(/:([a-z_]+)/g, (_2, name) => {
-    names.push(name);
-    return "([^/]+)";
-  });
-  return { ...route3, regex: new RegExp(`^${source}/?$`), names };
-}
-function safeDecode(text) {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-var init_router = __esm({
-  "src/emulator/router.ts"() {
-    "use strict";
-  }
-});
-
-// src/emulator/pagination.ts
-function paginate(all, query, listUrl, repeat = 0) {
-  const size = Math.min(MAX_PAGE_SIZE, positiveInt(query.get("page[size]")) ?? DEFAULT_PAGE_SIZE);
-  const number = positiveInt(query.get("page[number]")) ?? 1;
-  const totalPages = Math.max(1, Math.ceil(all.length / size));
-  const prev = number > 1 ? Math.min(number - 1, totalPages) : null;
-  const next = number < totalPages ? number + 1 : null;
-  const link = (page) => pageUrl(listUrl, query, page, size);
-  return {
-    items: all.slice(Math.max(0, (number - 1) * size - repeat), number * size),
-    links: {
-      self: link(number),
-      first: link(1),
-      prev: prev === null ? null : link(prev),
-      next: next === null ? null : link(next),
-      last: link(totalPages)
-    },
-    pagination: {
-      "current-page": number,
-      "page-size": size,
-      "prev-page": prev,
-      "next-page": next,
-      "total-pages": totalPages,
-      "total-count": all.length
-    }
-  };
-}
-function positiveInt(text) {
-  if (text === null || !/^\d+$/.test(text)) return void 0;
-  const value2 = Number(text);
-  return value2 >= 1 ? value2 : void 0;
-}
-function pageUrl(listUrl, query, page, size) {
-  const parts = [`page%5Bnumber%5D=${page}`, `page%5Bsize%5D=${size}`];
-  for (const [key, value2] of query) {
-    if (key === "page[number]" || key === "page[size]") continue;
-    parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(value2)}`);
-  }
-  return `${listUrl}?${parts.join("&")}`;
-}
-var DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE;
-var init_pagination = __esm({
-  "src/emulator/pagination.ts"() {
-    "use strict";
-    DEFAULT_PAGE_SIZE = 20;
-    MAX_PAGE_SIZE = 100;
-  }
-});
-
-// src/emulator/routes-agents.ts
-function listAgents(ctx) {
-  const pool = requirePool(ctx.store, ctx.params.id);
-  const sinceText = ctx.query.get("filter[last-ping-since]");
-  const since = sinceText === null ? null : Date.parse(sinceText);
-  if (since !== null && Number.isNaN(since)) throw badRequest("filter[last-ping-since] must be an ISO 8601 date-time");
-  const matching = agentsOf(ctx.store, pool.id).filter((agent) => since === null || agent.lastPingAt !== null && Date.parse(agent.lastPingAt) >= since);
-  const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
-  return {
-    status: 200,
-    body: { data: page.items.map(agentResource), links: page.links, meta: { pagination: page.pagination } }
-  };
-}
-function showAgent(ctx) {
-  return { status: 200, body: { data: agentResource(requireAgent(ctx.store, ctx.params.id)) } };
-}
-function deleteAgent(ctx) {
-  const agent = requireAgent(ctx.store, ctx.params.id);
-  if (!DELETABLE.has(agent.status)) {
-    throw new ReplyError(412, [
-      { status: "412", title: "precondition failed", detail: `Agent is ${agent.status}; only unknown, errored or exited agents can be deleted` }
-    ]);
-  }
-  removeAgent(ctx.store, agent);
-  return { status: 204 };
-}
-var DELETABLE, agentRoutes;
-var init_routes_agents = __esm({
-  "src/emulator/routes-agents.ts"() {
-    "use strict";
-    init_documents();
-    init_http();
-    init_lookups();
-    init_pagination();
-    init_store();
-    DELETABLE = /* @__PURE__ */ new Set(["unknown", "errored", "exited"]);
-    agentRoutes = [
-      { method: "GET", pattern: "/agent-pools/:id/agents", handler: listAgents },
-      { method: "GET", pattern: "/agents/:id", handler: showAgent },
-      { method: "DELETE", pattern: "/agents/:id", handler: deleteAgent }
-    ];
-  }
-});
-
-// src/emulator/routes-policies.ts
-function listPolicies(ctx) {
-  const org = requireOrg(ctx.store, ctx.params.org);
-  const search = ctx.query.get("search[name]")?.toLowerCase();
-  const kind = ctx.query.get("filter[kind]");
-  const all = policiesOf(ctx.store, org.name);
-  const filtered = search !== void 0 || kind !== null && kind !== "";
-  const matching = !filtered ? all : all.filter(
-    (policy) => (search === void 0 || policy.name.toLowerCase().includes(search)) && (kind === null || kind === "" || kindWord(policy.kind, ctx.behaviour.nativeKind) === kind)
-  );
-  const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
-  const body = {
-    data: page.items.map((policy) => policyResource(policy, "list", ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind, ctx.behaviour.listOmitsPolicySets)),
-    links: page.links,
-    meta: { pagination: page.pagination }
-  };
-  if (includes(ctx.query, "policy_sets")) body.included = includedPolicySets(page.items);
-  return { status: 200, body };
-}
-async function createPolicy(ctx) {
-  const org = requireOrg(ctx.store, ctx.params.org);
-  const body = await readJsonBody(ctx.req, JSON_API);
-  const taken = (name) => policyNamed(ctx.store, org.name, name) !== void 0;
-  const input = parsePolicyCreate(body, org, taken, ctx.behaviour);
-  const policy = { id: newId("pol"), org: org.name, ...input, updatedAt: null, code: null };
-  addPolicy(ctx.store, policy);
-  return { status: 200, body: { data: policyResource(policy, "create", ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind) } };
-}
-function showPolicyReply(ctx, policy) {
-  const body = { data: policyResource(policy, "show", ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind, ctx.behaviour.showOmitsPolicySets) };
-  if (includes(ctx.query, "policy_sets")) body.included = includedPolicySets([policy]);
-  return { status: 200, body };
-}
-function showPolicy(ctx) {
-  return showPolicyReply(ctx, requirePolicy(ctx.store, ctx.params.id));
-}
-async function updatePolicy(ctx) {
-  const policy = requirePolicy(ctx.store, ctx.params.id);
-  const update = parsePolicyUpdate(await readJsonBody(ctx.req, JSON_API), policy, ctx.behaviour);
-  if (update.description !== void 0) policy.description = update.description;
-  if (update.query !== void 0) policy.query = update.query;
-  if (update.level !== void 0) policy.level = update.level;
-  return { status: 200, body: { data: policyResource(policy, "update", ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind) } };
-}
-function deletePolicy(ctx) {
-  const policy = requirePolicy(ctx.store, ctx.params.id);
-  removePolicy(ctx.store, policy);
-  return { status: 204 };
-}
-var policyRoutes;
-var init_routes_policies = __esm({
-  "src/emulator/routes-policies.ts"() {
-    "use strict";
-    init_documents();
-    init_http();
-    init_ids();
-    init_lookups();
-    init_pagination();
-    init_records();
-    init_policy_input();
-    init_store();
-    policyRoutes = [
-      { method: "GET", pattern: "/organizations/:org/policies", handler: listPolicies },
-      { method: "POST", pattern: "/organizations/:org/policies", handler: createPolicy },
-      { method: "GET", pattern: "/policies/:id", handler: showPolicy },
-      { method: "PATCH", pattern: "/policies/:id", handler: updatePolicy },
-      { method: "DELETE", pattern: "/policies/:id", handler: deletePolicy }
-    ];
-  }
-});
-
-// src/emulator/routes-policy-code.ts
-async function uploadPolicy(ctx) {
-  requirePolicy(ctx.store, ctx.params.id);
-  requireMediaType(ctx.req, "application/octet-stream");
-  const code = await readBody(ctx.req, MAX_CODE_BYTES);
-  const policy = requirePolicy(ctx.store, ctx.params.id);
-  policy.code = code;
-  policy.updatedAt = new Date(ctx.now()).toISOString();
-  return showPolicyReply(ctx, policy);
-}
-function downloadPolicy(ctx) {
-  const policy = requirePolicy(ctx.store, ctx.params.id);
-  if (policy.code === null) throw notFound();
-  const key = ctx.blobs.put(policy.code);
-  return { status: 302, headers: { location: `${ctx.origin}${BLOB_PREFIX}${key}` } };
-}
-function serveBlob(ctx) {
-  const code = ctx.blobs.get(ctx.params.key ?? "");
-  if (code === null) throw notFound();
-  return { status: 200, headers: { "content-type": "text/plain" }, body: code };
-}
-var BLOB_PREFIX, policyCodeRoutes;
-var init_routes_policy_code = __esm({
-  "src/emulator/routes-policy-code.ts"() {
-    "use strict";
-    init_model();
-    init_http();
-    init_lookups();
-    init_routes_policies();
-    BLOB_PREFIX = "/_emulator/blobs/";
-    policyCodeRoutes = [
-      { method: "PUT", pattern: "/policies/:id/upload", handler: uploadPolicy },
-      { method: "GET", pattern: "/policies/:id/download", handler: downloadPolicy }
-    ];
-  }
-});
-
-// src/emulator/pool-input.ts
-function parsePoolInput(body, org, nameTaken2, creating, scopeDefault) {
-  const { attributes, relationships } = readDocument(body, "agent-pools");
-  const changes = {};
-  if (creating || attributes.name !== void 0) {
-    const name = checkName(attributes.name);
-    if (nameTaken2(name)) throw invalid("Name has already been taken", "/data/attributes/name");
-    changes.name = name;
-  }
-  const scoped = optionalBoolean(attributes, "organization-scoped") ?? scopeDefault;
-  if (scoped !== void 0) changes.organizationScoped = scoped;
-  const allowed = relationshipIds(relationships, "allowed-workspaces", "workspaces", (id) => org.workspaces.has(id));
-  if (allowed !== void 0) changes.allowedWorkspaceIds = allowed;
-  const projects = relationshipIds(relationships, "allowed-projects", "projects", (id) => /^prj-[A-Za-z0-9_-]+$/.test(id));
-  if (projects !== void 0) changes.allowedProjectIds = projects;
-  const excluded = relationshipIds(relationships, "excluded-workspaces", "workspaces", (id) => org.workspaces.has(id));
-  if (excluded !== void 0) changes.excludedWorkspaceIds = excluded;
-  return changes;
-}
-var init_pool_input = __esm({
-  "src/emulator/pool-input.ts"() {
-    "use strict";
-    init_http();
-    init_validate();
-  }
-});
-
-// src/emulator/routes-pools.ts
-function listPools(ctx) {
-  const org = requireOrg(ctx.store, ctx.params.org);
-  const all = poolsOf(ctx.store, org.name);
-  const q2 = ctx.query.get("q")?.toLowerCase();
-  const workspaceName = ctx.query.get("filter[allowed_workspaces][name]");
-  const matching = sortPools(
-    all.filter(
-      (pool) => (q2 === void 0 || pool.name.toLowerCase().includes(q2)) && (workspaceName === null || allowsWorkspaceNamed(ctx.store, pool, workspaceName))
-    ),
-    ctx.query.get("sort")
-  );
-  const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
-  const body = {
-    data: page.items.map((pool) => poolResource(ctx.store, pool)),
-    links: page.links,
-    meta: { pagination: page.pagination, "status-counts": { total: all.length, matching: matching.length } }
-  };
-  if (includes(ctx.query, "workspaces")) body.included = includedWorkspaces(ctx.store, page.items);
-  return { status: 200, body };
-}
-function allowsWorkspaceNamed(store, pool, name) {
-  const workspaces = store.orgs.get(pool.org)?.workspaces ?? /* @__PURE__ */ new Map();
-  const ids = [...workspaces].filter(([, wsName]) => wsName === name).map(([id]) => id);
-  if (ids.length === 0) return false;
-  return pool.organizationScoped || ids.some((id) => pool.allowedWorkspaceIds.includes(id));
-}
-function sortPools(pools, sort) {
-  if (sort === null || sort === "") return pools;
-  const descending = sort.startsWith("-");
-  const key = descending ? sort.slice(1) : sort;
-  if (key !== "name" && key !== "created-at") {
-    throw new ReplyError(400, [{ status: "400", title: "bad request", detail: "sort must be name or created-at, optionally with a leading -" }]);
-  }
-  const field2 = (pool) => key === "name" ? pool.name : pool.createdAt;
-  const sorted2 = [...pools].sort((a, b2) => field2(a) < field2(b2) ? -1 : field2(a) > field2(b2) ? 1 : 0);
-  return descending ? sorted2.reverse() : sorted2;
-}
-function showReply(ctx, pool, status) {
-  const body = { data: poolResource(ctx.store, pool) };
-  if (includes(ctx.query, "workspaces")) body.included = includedWorkspaces(ctx.store, [pool]);
-  return { status, body };
-}
-async function createPool(ctx) {
-  const org = requireOrg(ctx.store, ctx.params.org);
-  const body = await readJsonBody(ctx.req, JSON_API);
-  const existing = poolsOf(ctx.store, org.name);
-  const changes = parsePoolInput(body, org, (name) => existing.some((pool2) => pool2.name === name), true, true);
-  if (existing.length >= org.maxAgentPools) {
-    throw new ReplyError(422, [
-      { status: "422", title: "invalid attribute", detail: `Organization has reached its limit of ${org.maxAgentPools} agent pools`, source: { pointer: "/data" } }
-    ]);
-  }
-  const pool = {
-    id: newId("apool"),
-    org: org.name,
-    name: changes.name ?? "",
-    createdAt: new Date(ctx.now()).toISOString(),
-    organizationScoped: changes.organizationScoped ?? true,
-    allowedWorkspaceIds: changes.allowedWorkspaceIds ?? [],
-    allowedProjectIds: changes.allowedProjectIds ?? [],
-    excludedWorkspaceIds: changes.excludedWorkspaceIds ?? [],
-    workspaceIds: []
-  };
-  addPool(ctx.store, pool);
-  return showReply(ctx, pool, 201);
-}
-function showPool(ctx) {
-  return showReply(ctx, requirePool(ctx.store, ctx.params.id), 200);
-}
-async function updatePool(ctx) {
-  const pool = requirePool(ctx.store, ctx.params.id);
-  const org = requireOrg(ctx.store, pool.org);
-  const body = await readJsonBody(ctx.req, JSON_API);
-  const others = poolsOf(ctx.store, org.name).filter((other) => other.id !== pool.id);
-  const scopeDefault = ctx.behaviour.poolPatchResetsScope ? true : void 0;
-  const changes = parsePoolInput(body, org, (name) => others.some((other) => other.name === name), false, scopeDefault);
-  if (changes.name !== void 0) pool.name = changes.name;
-  if (changes.organizationScoped !== void 0) pool.organizationScoped = changes.organizationScoped;
-  if (changes.allowedWorkspaceIds !== void 0) pool.allowedWorkspaceIds = changes.allowedWorkspaceIds;
-  if (changes.allowedProjectIds !== void 0) pool.allowedProjectIds = changes.allowedProjectIds;
-  if (changes.excludedWorkspaceIds !== void 0) pool.excludedWorkspaceIds = changes.excludedWorkspaceIds;
-  return showReply(ctx, pool, 200);
-}
-function deletePool(ctx) {
-  const pool = requirePool(ctx.store, ctx.params.id);
-  if (pool.workspaceIds.length > 0) {
-    throw new ReplyError(422, [
-      { status: "422", title: "invalid attribute", detail: `Agent pool is still being used by workspaces: ${pool.workspaceIds.join(", ")}`, source: { pointer: "/data" } }
-    ]);
-  }
-  removePool(ctx.store, pool);
-  return { status: 204 };
-}
-var poolRoutes;
-var init_routes_pools = __esm({
-  "src/emulator/routes-pools.ts"() {
-    "use strict";
-    init_documents();
-    init_http();
-    init_ids();
-    init_lookups();
-    init_pagination();
-    init_pool_input();
-    init_store();
-    poolRoutes = [
-      { method: "GET", pattern: "/organizations/:org/agent-pools", handler: listPools },
-      { method: "POST", pattern: "/organizations/:org/agent-pools", handler: createPool },
-      { method: "GET", pattern: "/agent-pools/:id", handler: showPool },
-      { method: "PATCH", pattern: "/agent-pools/:id", handler: updatePool },
-      { method: "DELETE", pattern: "/agent-pools/:id", handler: deletePool }
-    ];
-  }
-});
-
-// src/emulator/seed-default.ts
-function defaultSeed() {
-  return {
-    organizations: [
-      {
-        name: "example-org",
-        maxAgentPools: 1,
-        workspaces: [
-          { id: "ws-ExampleApp0000001", name: "app" },
-          { id: "ws-ExampleOps0000001", name: "ops" }
-        ],
-        policySets: ["polset-ExampleSet000001"],
-        agentPools: []
-      }
-    ]
-  };
-}
-var init_seed_default = __esm({
-  "src/emulator/seed-default.ts"() {
-    "use strict";
-  }
-});
-
-// src/emulator/types.ts
-function defaultBehaviour() {
-  return { poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false, nativeKind: "native", listOmitsPolicySets: false, showOmitsPolicySets: false };
-}
-var init_types2 = __esm({
-  "src/emulator/types.ts"() {
-    "use strict";
-  }
-});
-
-// src/emulator/server.ts
-import { createServer } from "node:http";
-async function startEmulator(options = {}) {
-  const seed = options.seed ?? defaultSeed();
-  const host = options.host ?? "127.0.0.1";
-  const now = options.now ?? (() => Date.now());
-  const store = createStore(seed, now);
-  const behaviour = { ...defaultBehaviour(), ...seed.behaviour, ...seed.nativeKind ? { nativeKind: seed.nativeKind } : {} };
-  const blobs = createBlobStore(now);
-  const faults = createFaultList(now);
-  faults.add(seed.faults ?? []);
-  const limiter = createRateLimiter(seed.rateLimit ?? 30, now, seed.rateLimitWindow ?? "sliding", seed.rateLimitReset ?? "real");
-  const log2 = createRequestLog(options.requestLogLimit);
-  const pipeline = {
-    api: createRouter([...policyRoutes, ...policyCodeRoutes, ...poolRoutes, ...agentRoutes, PING]),
-    control: createRouter(controlRoutes({ faults, log: log2, limiter, behaviour })),
-    blobs: createRouter([{ method: "GET", pattern: "/:key", handler: serveBlob }]),
-    faults,
-    limiter,
-    log: log2,
-    logger: options.logger ?? silentLogger(),
-    token: seed.token ?? process.env.API_TOKEN ?? randomSuffix(32)
-  };
-  let origin = "";
-  const server = createServer((req, res) => {
-    const raw = req.url ?? "/";
-    const url = new URL(raw, "http://emulator");
-    const at = (prefix) => ({
-      req,
-      method: req.method ?? "GET",
-      path: url.pathname.slice(prefix.length) || "/",
-      query: url.searchParams,
-      params: {},
-      store,
-      blobs,
-      origin,
-      now,
-      behaviour
-    });
-    const guard = (handling) => void handling.catch((error) => {
-      pipeline.logger.error({ err: error, method: req.method, path: url.pathname }, "emulator request failed");
-      res.destroy();
-    });
-    if (url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`)) {
-      guard(handleApi(pipeline, at(API_PREFIX), raw.slice(API_PREFIX.length), res));
-    } else if (url.pathname.startsWith(BLOB_PREFIX)) {
-      guard(handleBlob(pipeline, at(BLOB_PREFIX.slice(0, -1)), raw, res));
-    } else if (url.pathname.startsWith(CONTROL_PREFIX)) {
-      guard(handleControl(pipeline, at(CONTROL_PREFIX.slice(0, -1)), res));
-    } else {
-      answer(res, errorReply(404, [{ status: "404", title: "not found" }]), {}, JSON_API, () => void 0);
-    }
-  });
-  await new Promise((resolve5, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => resolve5());
-  });
-  const { port } = server.address();
-  origin = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  return {
-    url: `${origin}${API_PREFIX}`,
-    origin,
-    token: pipeline.token,
-    close: () => new Promise((resolve5, reject) => {
-      server.close((error) => error ? reject(error) : resolve5());
-      server.closeAllConnections();
-    })
-  };
-}
-var API_PREFIX, PING, CONTROL_PREFIX;
-var init_server = __esm({
-  "src/emulator/server.ts"() {
-    "use strict";
-    init_logger();
-    init_blobs();
-    init_control();
-    init_faults();
-    init_http();
-    init_ids();
-    init_pipeline();
-    init_rate_limit();
-    init_request_log();
-    init_router();
-    init_routes_agents();
-    init_routes_policy_code();
-    init_routes_policies();
-    init_routes_pools();
-    init_seed_default();
-    init_store();
-    init_types2();
-    API_PREFIX = "/api/v2";
-    PING = { method: "GET", pattern: "/ping", handler: () => ({ status: 204 }) };
-    CONTROL_PREFIX = "/_emulator/";
-  }
-});
-
-// src/emulator/index.ts
-var init_emulator = __esm({
-  "src/emulator/index.ts"() {
-    "use strict";
-    init_server();
-    init_seed();
-    init_seed_default();
-    init_types2();
-  }
-});
-
-// src/cli/emulator-command.ts
-var emulator_command_exports = {};
-__export(emulator_command_exports, {
-  runEmulator: () => runEmulator
-});
-import { readFile as readFile5 } from "node:fs/promises";
-async function runEmulator(args, stdout, logger2) {
-  const seed = args.emulatorSeed === null ? defaultSeed() : parseSeed(await readFile5(args.emulatorSeed, "utf8"), args.emulatorSeed);
-  const emulator = await startEmulator({ port: args.port, seed, logger: logger2 }).catch((error) => {
-    if (error.code === "EADDRINUSE") throw new UsageError(`port ${args.port} is in use: pass another --port (0 picks a free one)`);
-    throw error;
-  });
-  stdout.write(`${JSON.stringify({ url: emulator.url, token: emulator.token })}
-`);
-  logger2.warn({ url: emulator.url }, "emulator serving; it keeps everything in memory and changes nothing real");
-  await waitForShutdownSignal(logger2);
-  await emulator.close();
-  return 0;
-}
-var init_emulator_command = __esm({
-  "src/cli/emulator-command.ts"() {
-    "use strict";
-    init_emulator();
-    init_errors();
-    init_signals();
-  }
-});
-
-// src/api/bodies.ts
-function levelAttributes(name, kind, level, dialect) {
-  if (!dialect.legacy) return { "enforcement-level": level };
-  return { enforce: [{ path: enforcePath(name, kind, dialect.nativeKind), mode: level }] };
-}
-function enforcePath(name, kind, nativeKind) {
-  return `${name}.${kind === "opa" ? "rego" : nativeKind}`;
-}
-function createPolicyBody(input, dialect) {
-  const attributes = {
-    name: input.name,
-    description: input.description,
-    kind: wireKind(input.kind, dialect.nativeKind),
-    ...levelAttributes(input.name, input.kind, input.enforcementLevel, dialect)
-  };
-  if (input.kind === "opa" && input.query !== null) attributes.query = input.query;
-  const policySets = input.policySetIds.map((id) => ({ id, type: "policy-sets" }));
-  return { data: { type: "policies", attributes, relationships: { "policy-sets": { data: policySets } } } };
-}
-function updatePolicyBody(policy, input, dialect) {
-  const attributes = {};
-  if (input.description !== void 0) attributes.description = input.description;
-  if (input.enforcementLevel !== void 0) Object.assign(attributes, levelAttributes(policy.name, policy.kind, input.enforcementLevel, dialect));
-  if (input.query !== void 0) attributes.query = input.query;
-  return { data: { type: "policies", attributes } };
-}
-function createAgentPoolBody(input) {
-  const attributes = { name: input.name, "organization-scoped": input.organizationScoped };
-  return poolDocument(attributes, input.allowedWorkspaceIds, input.allowedProjectIds, input.excludedWorkspaceIds);
-}
-function updateAgentPoolBody(input) {
-  const attributes = { name: input.name, "organization-scoped": input.organizationScoped };
-  return poolDocument(attributes, input.allowedWorkspaceIds, input.allowedProjectIds, input.excludedWorkspaceIds);
-}
-function poolDocument(attributes, allowed, projects, excluded) {
-  const relationships = {};
-  const refs = (ids, type) => ({ data: ids.map((id) => ({ id, type })) });
-  if (allowed !== void 0 && allowed !== null) relationships["allowed-workspaces"] = refs(allowed, "workspaces");
-  if (projects !== void 0 && projects !== null) relationships["allowed-projects"] = refs(projects, "projects");
-  if (excluded !== void 0 && excluded !== null) relationships["excluded-workspaces"] = refs(excluded, "workspaces");
-  if (Object.keys(relationships).length === 0) return { data: { type: "agent-pools", attributes } };
-  return { data: { type: "agent-pools", attributes, relationships } };
-}
-var init_bodies = __esm({
-  "src/api/bodies.ts"() {
-    "use strict";
-    init_model();
-  }
-});
-
-// src/api/clock.ts
-function systemClock() {
-  return {
-    now: () => performance.now(),
-    sleep: (ms, signal) => abortableSleep(ms, signal),
-    random: () => Math.random()
-  };
-}
-function abortableSleep(ms, signal) {
-  return new Promise((resolve5, reject) => {
-    if (signal?.aborted === true) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve5();
-    }, Math.max(0, ms));
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-var init_clock = __esm({
-  "src/api/clock.ts"() {
-    "use strict";
-  }
-});
-
-// src/api/json-api.ts
-function isObject2(value2) {
-  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
-}
-function field(value2, key) {
-  return isObject2(value2) ? value2[key] : void 0;
-}
-function str(value2) {
-  return typeof value2 === "string" ? value2 : null;
-}
-function requiredStr(resource, path17, value2) {
-  if (typeof value2 === "string") return value2;
-  const id = str(field(resource, "id")) ?? "resource";
-  throw new TypeError(`${id} has no ${path17}`);
-}
-function int(value2, fallback) {
-  if (typeof value2 === "number" && Number.isFinite(value2)) return value2;
-  if (typeof value2 === "string" && value2.trim() !== "" && Number.isFinite(Number(value2))) return Number(value2);
-  return fallback;
-}
-function relatedIds(resource, name) {
-  const data = field(field(field(resource, "relationships"), name), "data");
-  if (!Array.isArray(data)) return [];
-  return data.map((item) => str(field(item, "id"))).filter((id) => id !== null);
-}
-function primary(document2) {
-  const data = field(document2, "data");
-  if (!isObject2(data)) throw new TypeError("document has no data object");
-  return data;
-}
-function primaryList(document2) {
-  const data = field(document2, "data");
-  if (!Array.isArray(data)) throw new TypeError("document has no data array");
-  return data;
-}
-function errorDetail(document2) {
-  const errors = field(document2, "errors");
-  if (!Array.isArray(errors)) return null;
-  const parts = errors.map(errorText).filter((text) => text !== "");
-  return parts.length > 0 ? parts.join("; ") : null;
-}
-function errorText(error) {
-  if (typeof error === "string") return error;
-  const title = str(field(error, "title"));
-  const detail = str(field(error, "detail"));
-  if (title !== null && detail !== null && title !== detail) return `${title}: ${detail}`;
-  return detail ?? title ?? "";
-}
-var init_json_api = __esm({
-  "src/api/json-api.ts"() {
-    "use strict";
-  }
-});
-
-// src/api/responses.ts
-function isSuccess(response) {
-  return response.status >= 200 && response.status < 300;
-}
-function apiError(response) {
-  const { method, path: path17 } = response.request;
-  const detail = errorDetail(parseJson(response.text)) ?? plainText(response.text);
-  const hint = response.hint === void 0 ? "" : `; ${response.hint}`;
-  const message = `${method} ${path17} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`;
-  return new ApiError(message, response.status, detail, response.request);
-}
-function successBody(response) {
-  if (!isSuccess(response)) throw apiError(response);
-  return parseJson(response.text);
-}
-function readWith(response, read) {
-  const body = successBody(response);
-  try {
-    return read(body);
-  } catch (error) {
-    const { method, path: path17 } = response.request;
-    const reason = error instanceof Error ? error.message : String(error);
-    const message = `${method} ${path17} failed: ${response.status} but the response is unusable: ${reason}`;
-    throw new ApiError(message, response.status, reason, response.request, { cause: error });
-  }
-}
-function parseJson(text) {
-  if (text.trim() === "") return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
-  }
-}
-function plainText(text) {
-  const line = text.trim().split("\n")[0]?.slice(0, 200) ?? "";
-  return line === "" || line.startsWith("{") ? null : line;
-}
-var init_responses = __esm({
-  "src/api/responses.ts"() {
-    "use strict";
-    init_errors();
-    init_json_api();
-  }
-});
-
-// src/api/body-cap.ts
-async function* capped(body, limit, contentLength) {
-  if (contentLength !== void 0 && Number(contentLength) > limit) throw new BodyTooLargeError(limit);
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.byteLength;
-    if (size > limit) throw new BodyTooLargeError(limit);
-    yield chunk;
-  }
-}
-async function readCapped(body, limit, contentLength) {
-  const chunks = [];
-  for await (const chunk of capped(body, limit, contentLength)) chunks.push(chunk);
-  return Buffer.concat(chunks).toString("utf8");
-}
-function tooLargeError(error, status, request2) {
-  const reason = `${error.message}, more than any answer of the API should be; not read further`;
-  return new ApiError(`${request2.method} ${request2.path} failed: ${reason}`, status, reason, request2, { cause: error });
-}
-var MAX_JSON_BODY_BYTES, MAX_DOWNLOAD_BYTES, BodyTooLargeError;
-var init_body_cap = __esm({
-  "src/api/body-cap.ts"() {
-    "use strict";
-    init_errors();
-    init_model();
-    MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
-    MAX_DOWNLOAD_BYTES = MAX_CODE_BYTES + 1024 * 1024;
-    BodyTooLargeError = class extends Error {
-      constructor(limit) {
-        super(`the response body is larger than ${limit} bytes`);
-        this.limit = limit;
-      }
-      limit;
-      name = "BodyTooLargeError";
-    };
-  }
-});
-
-// src/api/download-redirect.ts
-function downgradeError(response, from, to) {
-  if (new URL(from).protocol !== "https:" || to.protocol === "https:") return null;
-  const { method, path: path17 } = response.request;
-  const reason = `redirects from https to ${to.protocol.replace(/:$/, "")} (${to.host}); refused, the download would travel in clear`;
-  return new ApiError(`${method} ${path17} failed: ${reason}`, response.status, reason, response.request);
-}
-var init_download_redirect = __esm({
-  "src/api/download-redirect.ts"() {
-    "use strict";
-    init_errors();
-  }
-});
-
-// src/api/download.ts
-async function fetchDownload(transport, signal, downloadUrl) {
-  return (await follow(transport, signal, downloadUrl))?.text ?? null;
-}
-async function fetchDownloadBytes(transport, signal, downloadUrl) {
-  const consume = async (body) => {
-    const chunks = [];
-    for await (const chunk of body) chunks.push(chunk);
-    return Buffer.concat(chunks);
-  };
-  const response = await follow(transport, signal, downloadUrl, consume);
-  return response === null ? null : response.consumed;
-}
-async function fetchDownloadDigest(transport, signal, downloadUrl, keepTextBytes) {
-  const consume = async (body) => {
-    const scan = createCodeScan();
-    let kept = [];
-    let size = 0;
-    for await (const chunk of body) {
-      scan.update(chunk);
-      size += chunk.byteLength;
-      if (kept !== null && size <= keepTextBytes) kept.push(chunk);
-      else kept = null;
-    }
-    const text = kept === null ? null : new TextDecoder("utf-8", { ignoreBOM: true }).decode(Buffer.concat(kept));
-    return { digest: scan.finish().codeDigest, text };
-  };
-  const response = await follow(transport, signal, downloadUrl, consume);
-  return response === null ? null : response.consumed;
-}
-async function follow(transport, signal, downloadUrl, consume) {
-  let url = downloadUrl;
-  for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
-    const response = await transport.send({ method: "GET", url, auth: hop === 0, redirects: "return", maxBytes: MAX_DOWNLOAD_BYTES, ...consume === void 0 ? {} : { consume } }, signal);
-    if (isSuccess(response)) return response;
-    if (hop === 0 && response.status === 404) return null;
-    const location = response.headers.location;
-    if (response.status < 300 || response.status >= 400 || location === void 0) throw apiError(response);
-    const next = new URL(location, url);
-    const downgrade = downgradeError(response, url, next);
-    if (downgrade !== null) throw downgrade;
-    url = next.href;
-  }
-  throw new Error(`GET ${new URL(downloadUrl).pathname} failed: more than ${MAX_REDIRECTS} redirects`);
-}
-var MAX_REDIRECTS;
-var init_download = __esm({
-  "src/api/download.ts"() {
-    "use strict";
-    init_code_content();
-    init_responses();
-    init_body_cap();
-    init_download_redirect();
-    MAX_REDIRECTS = 5;
-  }
-});
-
-// src/api/paginate.ts
-function queryString(params) {
-  if (params.length === 0) return "";
-  return `?${params.map(([k2, v]) => `${encodeURIComponent(k2)}=${encodeURIComponent(v)}`).join("&")}`;
-}
-async function listAll(transport, signal, path17, params, parse3) {
-  const pageUrl2 = (n) => transport.url(`${path17}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
-  const pages = [];
-  const listing = newListing();
-  const ids = /* @__PURE__ */ new Set();
-  let repeated = 0;
-  let url = pageUrl2(1);
-  for (; ; ) {
-    listing.urls.add(url);
-    const response = await transport.send({ method: "GET", url }, signal);
-    const { page, size, fresh } = readWith(response, (document2) => {
-      const resources = primaryList(document2);
-      const fresh2 = resources.filter((resource) => {
-        const id = str(field(resource, "id"));
-        if (id === null) return true;
-        if (ids.has(id)) return repeated += 1, false;
-        ids.add(id);
-        return true;
-      });
-      return { page: { items: fresh2.map(parse3), document: document2 }, size: resources.length, fresh: fresh2.length };
-    });
-    pages.push(page);
-    const next = nextUrl(page.document, url, pageUrl2);
-    if (next === null) break;
-    const problem = unendingList(listing, { size, fresh, pagination: field(field(page.document, "meta"), "pagination"), next });
-    if (problem !== null) {
-      const { method } = response.request;
-      const reason = `the list does not end: ${problem}; stopped after ${pages.length} page${pages.length === 1 ? "" : "s"}`;
-      throw new ApiError(`${method} ${response.request.path} failed: ${reason}`, response.status, reason, response.request);
-    }
-    url = next;
-  }
-  if (repeated > 0) {
-    transport.logger.warn({ method: "GET", path: path17, repeated }, "api list repeated resources (created while it was read); each is counted once");
-  }
-  return pages;
-}
-function newListing() {
-  return { urls: /* @__PURE__ */ new Set(), numbers: /* @__PURE__ */ new Set(), pages: 0, pageSize: null, totalCount: null };
-}
-function unendingList(listing, page) {
-  listing.pages += 1;
-  const current = positive(field(page.pagination, "current-page"));
-  const totalPages = positive(field(page.pagination, "total-pages"));
-  const totalCount = nonNegative(field(page.pagination, "total-count"));
-  const label = current === null ? `page ${listing.pages}` : `page ${current}`;
-  listing.pageSize ??= positive(field(page.pagination, "page-size")) ?? (page.size > 0 ? page.size : null);
-  if (totalCount !== null) listing.totalCount = Math.max(listing.totalCount ?? 0, totalCount);
-  if (current !== null && listing.numbers.has(current)) return `${label} was answered twice`;
-  if (current !== null) listing.numbers.add(current);
-  if (listing.urls.has(page.next)) return `${label} points back to a page already read`;
-  if (page.size === 0) return `${label} is empty but points to another`;
-  if (listing.pages > 1 && page.fresh === 0) return `${label} adds no resource that an earlier page did not hold, but points to another`;
-  if (current !== null && totalPages !== null && current >= totalPages) return `${label} of ${totalPages} (total-pages) points to another`;
-  if (listing.totalCount !== null && listing.pageSize !== null) {
-    const allowed = Math.ceil(listing.totalCount / listing.pageSize) + SLACK_PAGES;
-    if (listing.pages >= allowed) return `${listing.pages} pages read, more than the ${listing.totalCount} resources it announces (total-count) can fill`;
-  }
-  if (listing.pages >= MAX_PAGES) return `${listing.pages} pages read, the most any list is followed for`;
-  return null;
-}
-function nextUrl(document2, current, pageUrl2) {
-  const link = str(field(field(document2, "links"), "next"));
-  if (link !== null) {
-    const url = new URL(link, current);
-    if (url.origin === new URL(current).origin) return `${url.origin}${url.pathname}${url.search.replaceAll("[", "%5B").replaceAll("]", "%5D")}`;
-  }
-  const nextPage = int(field(field(field(document2, "meta"), "pagination"), "next-page"), 0);
-  return nextPage > 0 ? pageUrl2(nextPage) : null;
-}
-function positive(value2) {
-  const n = int(value2, 0);
-  return Number.isInteger(n) && n >= 1 ? n : null;
-}
-function nonNegative(value2) {
-  const n = int(value2, -1);
-  return Number.isInteger(n) && n >= 0 ? n : null;
-}
-var PAGE_SIZE, MAX_PAGES, SLACK_PAGES;
-var init_paginate = __esm({
-  "src/api/paginate.ts"() {
-    "use strict";
-    init_errors();
-    init_json_api();
-    init_responses();
-    PAGE_SIZE = 100;
-    MAX_PAGES = 1e4;
-    SLACK_PAGES = 2;
-  }
-});
-
-// src/api/resources.ts
-function parsePolicy(resource, legacy = false) {
-  const attributes = field(resource, "attributes");
-  const links = field(resource, "links");
-  const id = requiredStr(resource, "id", field(resource, "id"));
-  const wire = field(attributes, "kind");
-  const known = kindOfWire(wire);
-  const kind = known ?? "native";
-  const policySetIds = relatedIds(resource, "policy-sets");
-  const name = requiredStr(resource, "attributes.name", field(attributes, "name"));
-  return {
-    id,
-    name,
-    description: str(field(attributes, "description")),
-    kind,
-    foreignKind: known === null ? str(wire) ?? "" : null,
-    query: kind === "opa" ? str(field(attributes, "query")) : null,
-    enforcementLevel: levelOf(attributes, kind, name, legacy),
-    policySetCount: int(field(attributes, "policy-set-count"), policySetIds.length),
-    policySetIds,
-    updatedAt: str(field(attributes, "updated-at")),
-    organization: str(field(field(field(field(resource, "relationships"), "organization"), "data"), "id")) ?? "",
-    links: {
-      self: str(field(links, "self")) ?? `/api/v2/policies/${id}`,
-      upload: str(field(links, "upload")) ?? `/api/v2/policies/${id}/upload`,
-      download: str(field(links, "download"))
-    }
-  };
-}
-function levelOf(attributes, kind, name, legacy) {
-  const explicit = LEVELS_BY_KIND[kind].find((l) => l === field(attributes, "enforcement-level"));
-  const fromEnforce = enforceLevel(field(attributes, "enforce"), kind, name);
-  const level = legacy ? fromEnforce ?? explicit : explicit ?? fromEnforce;
-  return level ?? (kind === "opa" ? "advisory" : "hard-mandatory");
-}
-function enforceLevel(enforce, kind, name) {
-  if (!Array.isArray(enforce) || enforce.length === 0) return void 0;
-  const mode = LEVELS_BY_KIND[kind].find((l) => l === field(enforce[0], "mode"));
-  if (mode === void 0) return void 0;
-  const path17 = field(enforce[0], "path");
-  const matches = path17 === enforcePath(name, kind, "native") || path17 === enforcePath(name, kind, "sentinel");
-  return kind === "native" && !matches ? "hard-mandatory" : mode;
-}
-function parseAgentPool(resource) {
-  const attributes = field(resource, "attributes");
-  return {
-    id: requiredStr(resource, "id", field(resource, "id")),
-    name: requiredStr(resource, "attributes.name", field(attributes, "name")),
-    createdAt: str(field(attributes, "created-at")) ?? "",
-    organizationScoped: field(attributes, "organization-scoped") !== false,
-    agentCount: int(field(attributes, "agent-count"), 0),
-    workspaceIds: relatedIds(resource, "workspaces"),
-    allowedWorkspaceIds: relatedIds(resource, "allowed-workspaces"),
-    allowedProjectIds: relatedIds(resource, "allowed-projects"),
-    excludedWorkspaceIds: relatedIds(resource, "excluded-workspaces")
-  };
-}
-function parseAgent(resource) {
-  const attributes = field(resource, "attributes");
-  const status = str(field(attributes, "status")) ?? "";
-  return {
-    id: requiredStr(resource, "id", field(resource, "id")),
-    name: str(field(attributes, "name")),
-    status,
-    ipAddress: str(field(attributes, "ip-address")),
-    lastPingAt: str(field(attributes, "last-ping-at")),
-    createdAt: str(field(attributes, "created-at"))
-  };
-}
-var init_resources = __esm({
-  "src/api/resources.ts"() {
-    "use strict";
-    init_model();
-    init_bodies();
-    init_json_api();
-  }
-});
-
-// node_modules/eventemitter3/index.js
-var require_eventemitter3 = __commonJS({
-  "node_modules/eventemitter3/index.js"(exports, module) {
-    "use strict";
-    var has = Object.prototype.hasOwnProperty;
-    var prefix = "~";
-    function Events() {
-    }
-    if (Object.create) {
-      Events.prototype = /* @__PURE__ */ Object.create(null);
-      if (!new Events().__proto__) prefix = false;
-    }
-    function EE(fn, context, once) {
-      this.fn = fn;
-      this.context = context;
-      this.once = once || false;
-    }
-    function addListener(emitter, event, fn, context, once) {
-      if (typeof fn !== "function") {
-        throw new TypeError("The listener must be a function");
-      }
-      var listener = new EE(fn, context || emitter, once), evt = prefix ? prefix + event : event;
-      if (!emitter._events[evt]) emitter._events[evt] = listener, emitter._eventsCount++;
-      else if (!emitter._events[evt].fn) emitter._events[evt].push(listener);
-      else emitter._events[evt] = [emitter._events[evt], listener];
-      return emitter;
-    }
-    function clearEvent(emitter, evt) {
-      if (--emitter._eventsCount === 0) emitter._events = new Events();
-      else delete emitter._events[evt];
-    }
-    function EventEmitter6() {
-      this._events = new Events();
-      this._eventsCount = 0;
-    }
-    EventEmitter6.prototype.eventNames = function eventNames() {
-      var names = [], events, name;
-      if (this._eventsCount === 0) return names;
-      for (name in events = this._events) {
-        if (has.call(events, name)) names.push(prefix ? name.slice(1) : name);
-      }
-      if (Object.getOwnPropertySymbols) {
-        return names.concat(Object.getOwnPropertySymbols(events));
-      }
-      return names;
-    };
-    EventEmitter6.prototype.listeners = function listeners(event) {
-      var evt = prefix ? prefix + event : event, handlers = this._events[evt];
-      if (!handlers) return [];
-      if (handlers.fn) return [handlers.fn];
-      for (var i2 = 0, l = handlers.length, ee2 = new Array(l); i2 < l; i2++) {
-        ee2[i2] = handlers[i2].fn;
-      }
-      return ee2;
-    };
-    EventEmitter6.prototype.listenerCount = function listenerCount(event) {
-      var evt = prefix ? prefix + event : event, listeners = this._events[evt];
-      if (!listeners) return 0;
-      if (listeners.fn) return 1;
-      return listeners.length;
-    };
-    EventEmitter6.prototype.emit = function emit(event, a1, a2, a3, a4, a5) {
-      var evt = prefix ? prefix + event : event;
-      if (!this._events[evt]) return false;
-      var listeners = this._events[evt], len = arguments.length, args, i2;
-      if (listeners.fn) {
-        if (listeners.once) this.removeListener(event, listeners.fn, void 0, true);
-        switch (len) {
-          case 1:
-            return listeners.fn.call(listeners.context), true;
-          case 2:
-            return listeners.fn.call(listeners.context, a1), true;
-          case 3:
-            return listeners.fn.call(listeners.context, a1, a2), true;
-          case 4:
-            return listeners.fn.call(listeners.context, a1, a2, a3), true;
-          case 5:
-            return listeners.fn.call(listeners.context, a1, a2, a3, a4), true;
-          case 6:
-            return listeners.fn.call(listeners.context, a1, a2, a3, a4, a5), true;
-        }
-        for (i2 = 1, args = new Array(len - 1); i2 < len; i2++) {
-          args[i2 - 1] = arguments[i2];
-        }
-        listeners.fn.apply(listeners.context, args);
-      } else {
-        var length = listeners.length, j2;
-        for (i2 = 0; i2 < length; i2++) {
-          if (listeners[i2].once) this.removeListener(event, listeners[i2].fn, void 0, true);
-          switch (len) {
-            case 1:
-              listeners[i2].fn.call(listeners[i2].context);
-              break;
-            case 2:
-              listeners[i2].fn.call(listeners[i2].context, a1);
-              break;
-            case 3:
-              listeners[i2].fn.call(listeners[i2].context, a1, a2);
-              break;
-            case 4:
-              listeners[i2].fn.call(listeners[i2].context, a1, a2, a3);
-              break;
-            default:
-              if (!args) for (j2 = 1, args = new Array(len - 1); j2 < len; j2++) {
-                args[j2 - 1] = arguments[j2];
-              }
-              listeners[i2].fn.apply(listeners[i2].context, args);
-          }
-        }
-      }
-      return true;
-    };
-    EventEmitter6.prototype.on = function on(event, fn, context) {
-      return addListener(this, event, fn, context, false);
-    };
-    EventEmitter6.prototype.once = function once(event, fn, context) {
-      return addListener(this, event, fn, context, true);
-    };
-    EventEmitter6.prototype.removeListener = function removeListener(event, fn, context, once) {
-      var evt = prefix ? prefix + event : event;
-      if (!this._events[evt]) return this;
-      if (!fn) {
-        clearEvent(this, evt);
-        return this;
-      }
-      var listeners = this._events[evt];
-      if (listeners.fn) {
-        if (listeners.fn === fn && (!once || listeners.once) && (!context || listeners.context === context)) {
-          clearEvent(this, evt);
-        }
-      } else {
-        for (var i2 = 0, events = [], length = listeners.length; i2 < length; i2++) {
-          if (listeners[i2].fn !== fn || once && !listeners[i2].once || context && listeners[i2].context !== context) {
-            events.push(listeners[i2]);
-          }
-        }
-        if (events.length) this._events[evt] = events.length === 1 ? events[0] : events;
-        else clearEvent(this, evt);
-      }
-      return this;
-    };
-    EventEmitter6.prototype.removeAllListeners = function removeAllListeners(event) {
-      var evt;
-      if (event) {
-        evt = prefix ? prefix + event : event;
-        if (this._events[evt]) clearEvent(this, evt);
-      } else {
-        this._events = new Events();
-        this._eventsCount = 0;
-      }
-      return this;
-    };
-    EventEmitter6.prototype.off = EventEmitter6.prototype.removeListener;
-    EventEmitter6.prototype.addListener = EventEmitter6.prototype.on;
-    EventEmitter6.prefixed = prefix;
-    EventEmitter6.EventEmitter = EventEmitter6;
-    if ("undefined" !== typeof module) {
-      module.exports = EventEmitter6;
-    }
-  }
-});
-
-// node_modules/eventemitter3/index.mjs
-var import_index;
-var init_eventemitter3 = __esm({
-  "node_modules/eventemitter3/index.mjs"() {
-    import_index = __toESM(require_eventemitter3(), 1);
-  }
-});
-
-// node_modules/p-timeout/index.js
-function pTimeout(promise, options) {
-  const {
-    milliseconds,
-    fallback,
-    message,
-    customTimers = { setTimeout, clearTimeout },
-    signal
-  } = options;
-  let timer;
-  let abortHandler;
-  const wrappedPromise = new Promise((resolve5, reject) => {
-    if (typeof milliseconds !== "number" || Math.sign(milliseconds) !== 1) {
-      throw new TypeError(`Expected \`milliseconds\` to be a positive number, got \`${milliseconds}\``);
-    }
-    if (signal?.aborted) {
-      reject(getAbortedReason(signal));
-      promise.then(resolve5, reject);
-      return;
-    }
-    if (signal) {
-      abortHandler = () => {
-        reject(getAbortedReason(signal));
-      };
-      signal.addEventListener("abort", abortHandler, { once: true });
-    }
-    promise.then(resolve5, reject);
-    if (milliseconds === Number.POSITIVE_INFINITY) {
-      return;
-    }
-    const timeoutError = new TimeoutError();
-    timer = customTimers.setTimeout.call(void 0, () => {
-      if (fallback) {
-        try {
-          resolve5(fallback());
-        } catch (error) {
-          reject(error);
-        }
-        return;
-      }
-      if (typeof promise.cancel === "function") {
-        promise.cancel();
-      }
-      if (message === false) {
-        resolve5();
-      } else if (message instanceof Error) {
-        reject(message);
-      } else {
-        timeoutError.message = message ?? `Promise timed out after ${milliseconds} milliseconds`;
-        reject(timeoutError);
-      }
-    }, milliseconds);
-  });
-  const cancelablePromise = wrappedPromise.finally(() => {
-    cancelablePromise.clear();
-    if (abortHandler && signal) {
-      signal.removeEventListener("abort", abortHandler);
-    }
-  });
-  cancelablePromise.clear = () => {
-    customTimers.clearTimeout.call(void 0, timer);
-    timer = void 0;
-  };
-  return cancelablePromise;
-}
-var TimeoutError, getAbortedReason;
-var init_p_timeout = __esm({
-  "node_modules/p-timeout/index.js"() {
-    TimeoutError = class _TimeoutError extends Error {
-      name = "TimeoutError";
-      constructor(message, options) {
-        super(message, options);
-        Error.captureStackTrace?.(this, _TimeoutError);
-      }
-    };
-    getAbortedReason = (signal) => signal.reason ?? new DOMException("This operation was aborted.", "AbortError");
-  }
-});
-
-// node_modules/p-queue/dist/lower-bound.js
-function lowerBound(array, value2, comparator) {
-  let first2 = 0;
-  let count2 = array.length;
-  while (count2 > 0) {
-    const step = Math.trunc(count2 / 2);
-    let it = first2 + step;
-    if (comparator(array[it], value2) <= 0) {
-      first2 = ++it;
-      count2 -= step + 1;
-    } else {
-      count2 = step;
-    }
-  }
-  return first2;
-}
-var init_lower_bound = __esm({
-  "node_modules/p-queue/dist/lower-bound.js"() {
-  }
-});
-
-// node_modules/p-queue/dist/priority-queue.js
-var compactionThreshold, PriorityQueue;
-var init_priority_queue = __esm({
-  "node_modules/p-queue/dist/priority-queue.js"() {
-    init_lower_bound();
-    compactionThreshold = 100;
-    PriorityQueue = class {
-      #queue = [];
-      // The queue is stored as a sorted array, but dequeued items are left before `#head` until compaction. Only items from `#head` onward are live, which keeps repeated dequeues amortized O(1).
-      #head = 0;
-      enqueue(run2, options) {
-        const { priority = 0, id } = options ?? {};
-        const { size } = this;
-        const element = {
-          priority,
-          id,
-          run: run2
-        };
-        if (size === 0) {
-          this.#queue.length = 0;
-          this.#head = 0;
-          this.#queue.push(element);
-          return;
-        }
-        if (this.#queue.at(-1).priority >= priority) {
-          this.#queue.push(element);
-          return;
-        }
-        this.#compact();
-        const index = lowerBound(this.#queue, element, (a, b2) => b2.priority - a.priority);
-        this.#queue.splice(index, 0, element);
-      }
-      setPriority(id, priority) {
-        const index = this.#queue.findIndex((element, index2) => index2 >= this.#head && element.id === id);
-        if (index === -1) {
-          throw new ReferenceError(`No promise function with the id "${id}" exists in the queue.`);
-        }
-        const [item] = this.#queue.splice(index, 1);
-        this.enqueue(item.run, { priority, id });
-      }
-      remove(idOrRun) {
-        const index = this.#queue.findIndex((element, index2) => {
-          if (index2 < this.#head) {
-            return false;
-          }
-          if (typeof idOrRun === "string") {
-            return element.id === idOrRun;
-          }
-          return element.run === idOrRun;
-        });
-        if (index !== -1) {
-          this.#queue.splice(index, 1);
-        }
-      }
-      dequeue() {
-        if (this.#head === this.#queue.length) {
-          return void 0;
-        }
-        const item = this.#queue[this.#head];
-        this.#head++;
-        if (this.#head === this.#queue.length) {
-          this.#queue.length = 0;
-          this.#head = 0;
-        } else if (this.#head > compactionThreshold && this.#head > this.#queue.length / 2) {
-          this.#compact();
-        }
-        return item?.run;
-      }
-      filter(options) {
-        const result = [];
-        for (let index = this.#head; index < this.#queue.length; index++) {
-          const element = this.#queue[index];
-          if (element.priority === options.priority) {
-            result.push(element.run);
-          }
-        }
-        return result;
-      }
-      get size() {
-        return this.#queue.length - this.#head;
-      }
-      #compact() {
-        if (this.#head === 0) {
-          return;
-        }
-        this.#queue.splice(0, this.#head);
-        this.#head = 0;
-      }
-    };
-  }
-});
-
-// node_modules/p-queue/dist/index.js
-var PQueue;
-var init_dist = __esm({
-  "node_modules/p-queue/dist/index.js"() {
-    init_eventemitter3();
-    init_p_timeout();
-    init_priority_queue();
-    PQueue = class extends import_index.default {
-      #carryoverIntervalCount;
-      #isIntervalIgnored;
-      #intervalCount = 0;
-      #intervalCap;
-      #rateLimitedInInterval = false;
-      #rateLimitFlushScheduled = false;
-      #interval;
-      /*
-      Timestamp when the current interval window ends. Kept accurate at every window transition: `#initializeIntervalIfNeeded` sets it when a window starts and `#onInterval` advances it as the recurring timer rolls into each new window. This is the source of truth for whether a task added after the queue goes idle belongs to a fresh window, so it must not go stale.
-      */
-      #intervalEnd = 0;
-      // Recurring timer that drives windows while the queue is actively processing. Absent (`undefined`) once the queue goes idle.
-      #intervalId;
-      // One-shot timer used while idle to resume at the next window boundary, since `#intervalId` is cleared when idle.
-      #timeoutId;
-      #strict;
-      // Circular buffer implementation for better performance
-      #strictTicks = [];
-      #strictTicksStartIndex = 0;
-      #queue;
-      #queueClass;
-      #pending = 0;
-      // The `!` is needed because of https://github.com/microsoft/TypeScript/issues/32194
-      #concurrency;
-      #isPaused;
-      // Use to assign a unique identifier to a promise function, if not explicitly specified
-      #idAssigner = 1n;
-      // Track currently running tasks for debugging
-      #runningTasks = /* @__PURE__ */ new Map();
-      #queueAbortListenerCleanupFunctions = /* @__PURE__ */ new Set();
-      /**
-          Get or set the default timeout for all tasks. Can be changed at runtime.
-      
-          Operations will throw a `TimeoutError` if they don't complete within the specified time.
-      
-          The timeout begins when the operation is dequeued and starts execution, not while it's waiting in the queue.
-      
-          @example
-          ```
-          const queue = new PQueue({timeout: 5000});
-      
-          // Change timeout for all future tasks
-          queue.timeout = 10000;
-          ```
-          */
-      timeout;
-      constructor(options) {
-        super();
-        options = {
-          carryoverIntervalCount: false,
-          intervalCap: Number.POSITIVE_INFINITY,
-          interval: 0,
-          concurrency: Number.POSITIVE_INFINITY,
-          autoStart: true,
-          queueClass: PriorityQueue,
-          strict: false,
-          ...options
-        };
-        if (!(typeof options.intervalCap === "number" && options.intervalCap >= 1)) {
-          throw new TypeError(`Expected \`intervalCap\` to be a number from 1 and up, got \`${options.intervalCap?.toString() ?? ""}\` (${typeof options.intervalCap})`);
-        }
-        if (options.interval === void 0 || !(Number.isFinite(options.interval) && options.interval >= 0)) {
-          throw new TypeError(`Expected \`interval\` to be a finite number >= 0, got \`${options.interval?.toString() ?? ""}\` (${typeof options.interval})`);
-        }
-        if (options.strict && options.interval === 0) {
-          throw new TypeError("The `strict` option requires a non-zero `interval`");
-        }
-        if (options.strict && options.intervalCap === Number.POSITIVE_INFINITY) {
-          throw new TypeError("The `strict` option requires a finite `intervalCap`");
-        }
-        this.#carryoverIntervalCount = options.carryoverIntervalCount ?? options.carryoverConcurrencyCount ?? false;
-        this.#isIntervalIgnored = options.intervalCap === Number.POSITIVE_INFINITY || options.interval === 0;
-        this.#intervalCap = options.intervalCap;
-        this.#interval = options.interval;
-        this.#strict = options.strict;
-        this.#queue = new options.queueClass();
-        this.#queueClass = options.queueClass;
-        this.concurrency = options.concurrency;
-        if (options.timeout !== void 0 && !(Number.isFinite(options.timeout) && options.timeout > 0)) {
-          throw new TypeError(`Expected \`timeout\` to be a positive finite number, got \`${options.timeout}\` (${typeof options.timeout})`);
-        }
-        this.timeout = options.timeout;
-        this.#isPaused = options.autoStart === false;
-        this.#setupRateLimitTracking();
-      }
-      #cleanupStrictTicks(now) {
-        while (this.#strictTicksStartIndex < this.#strictTicks.length) {
-          const oldestTick = this.#strictTicks[this.#strictTicksStartIndex];
-          if (oldestTick !== void 0 && now - oldestTick >= this.#interval) {
-            this.#strictTicksStartIndex++;
-          } else {
-            break;
-          }
-        }
-        const shouldCompact = this.#strictTicksStartIndex > 100 && this.#strictTicksStartIndex > this.#strictTicks.length / 2 || this.#strictTicksStartIndex === this.#strictTicks.length;
-        if (shouldCompact) {
-          this.#strictTicks = this.#strictTicks.slice(this.#strictTicksStartIndex);
-          this.#strictTicksStartIndex = 0;
-        }
-      }
-      // Helper methods for interval consumption
-      #consumeIntervalSlot(now) {
-        if (this.#strict) {
-          this.#strictTicks.push(now);
-        } else {
-          this.#intervalCount++;
-        }
-      }
-      #rollbackIntervalSlot() {
-        if (this.#strict) {
-          if (this.#strictTicks.length > this.#strictTicksStartIndex) {
-            this.#strictTicks.pop();
-          }
-        } else if (this.#intervalCount > 0) {
-          this.#intervalCount--;
-        }
-      }
-      #getActiveTicksCount() {
-        return this.#strictTicks.length - this.#strictTicksStartIndex;
-      }
-      get #doesIntervalAllowAnother() {
-        if (this.#isIntervalIgnored) {
-          return true;
-        }
-        if (this.#strict) {
-          return this.#getActiveTicksCount() < this.#intervalCap;
-        }
-        return this.#intervalCount < this.#intervalCap;
-      }
-      get #doesConcurrentAllowAnother() {
-        return this.#pending < this.#concurrency;
-      }
-      #next() {
-        this.#pending--;
-        if (this.#pending === 0) {
-          this.emit("pendingZero");
-        }
-        this.#tryToStartAnother();
-        this.emit("next");
-      }
-      #onResumeInterval() {
-        this.#timeoutId = void 0;
-        this.#onInterval();
-        this.#initializeIntervalIfNeeded();
-      }
-      #isIntervalPausedAt(now) {
-        if (this.#strict) {
-          this.#cleanupStrictTicks(now);
-          const activeTicksCount = this.#getActiveTicksCount();
-          if (activeTicksCount >= this.#intervalCap) {
-            const oldestTick = this.#strictTicks[this.#strictTicksStartIndex];
-            const delay2 = this.#interval - (now - oldestTick);
-            this.#createIntervalTimeout(delay2);
-            return true;
-          }
-          return false;
-        }
-        if (this.#intervalId === void 0) {
-          const delay2 = this.#intervalEnd - now;
-          if (delay2 < 0) {
-            this.#intervalCount = this.#carryoverIntervalCount ? this.#pending : 0;
-          } else {
-            this.#createIntervalTimeout(delay2);
-            return true;
-          }
-        }
-        return false;
-      }
-      #createIntervalTimeout(delay2) {
-        if (this.#timeoutId !== void 0) {
-          return;
-        }
-        this.#timeoutId = setTimeout(() => {
-          this.#onResumeInterval();
-        }, delay2);
-      }
-      #clearIntervalTimer() {
-        if (this.#intervalId) {
-          clearInterval(this.#intervalId);
-          this.#intervalId = void 0;
-        }
-      }
-      #clearTimeoutTimer() {
-        if (this.#timeoutId) {
-          clearTimeout(this.#timeoutId);
-          this.#timeoutId = void 0;
-        }
-      }
-      #tryToStartAnother() {
-        if (this.#queue.size === 0) {
-          this.#clearIntervalTimer();
-          this.emit("empty");
-          if (this.#pending === 0) {
-            this.#clearTimeoutTimer();
-            if (this.#strict && this.#strictTicksStartIndex > 0) {
-              const now = Date.now();
-              this.#cleanupStrictTicks(now);
-            }
-            this.emit("idle");
-          }
-          return false;
-        }
-        let taskStarted = false;
-        if (!this.#isPaused) {
-          const now = Date.now();
-          const canInitializeInterval = !this.#isIntervalPausedAt(now);
-          if (this.#doesIntervalAllowAnother && this.#doesConcurrentAllowAnother) {
-            const job = this.#queue.dequeue();
-            if (!this.#isIntervalIgnored) {
-              this.#consumeIntervalSlot(now);
-              this.#scheduleRateLimitUpdate();
-            }
-            if (canInitializeInterval) {
-              this.#initializeIntervalIfNeeded();
-            }
-            job();
-            this.emit("active");
-            taskStarted = true;
-          }
-        }
-        return taskStarted;
-      }
-      #initializeIntervalIfNeeded() {
-        if (this.#isIntervalIgnored || this.#intervalId !== void 0) {
-          return;
-        }
-        if (this.#strict) {
-          return;
-        }
-        this.#intervalId = setInterval(() => {
-          this.#onInterval();
-        }, this.#interval);
-        this.#intervalEnd = Date.now() + this.#interval;
-      }
-      #onInterval() {
-        if (!this.#strict) {
-          if (this.#intervalId !== void 0) {
-            if (this.#intervalCount === 0 && this.#pending === 0) {
-              this.#clearIntervalTimer();
-            } else {
-              this.#intervalEnd = Date.now() + this.#interval;
-            }
-          }
-          this.#intervalCount = this.#carryoverIntervalCount ? this.#pending : 0;
-        }
-        this.#processQueue();
-        this.#scheduleRateLimitUpdate();
-      }
-      /**
-      Executes all queued functions until it reaches the limit.
-      */
-      #processQueue() {
-        while (this.#tryToStartAnother()) {
-        }
-      }
-      get concurrency() {
-        return this.#concurrency;
-      }
-      set concurrency(newConcurrency) {
-        if (!(typeof newConcurrency === "number" && newConcurrency >= 1)) {
-          throw new TypeError(`Expected \`concurrency\` to be a number from 1 and up, got \`${newConcurrency}\` (${typeof newConcurrency})`);
-        }
-        this.#concurrency = newConcurrency;
-        this.#processQueue();
-      }
-      /**
-          Updates the priority of a promise function by its id, affecting its execution order. Requires a defined concurrency limit to take effect.
-      
-          For example, this can be used to prioritize a promise function to run earlier.
-      
-          ```js
-          import PQueue from 'p-queue';
-      
-          const queue = new PQueue({concurrency: 1});
-      
-          queue.add(async () => '🦄', {priority: 1});
-          queue.add(async () => '🦀', {priority: 0, id: '🦀'});
-          queue.add(async () => '🦄', {priority: 1});
-          queue.add(async () => '🦄', {priority: 1});
-      
-          queue.setPriority('🦀', 2);
-          ```
-      
-          In this case, the promise function with `id: '🦀'` runs second.
-      
-          You can also deprioritize a promise function to delay its execution:
-      
-          ```js
-          import PQueue from 'p-queue';
-      
-          const queue = new PQueue({concurrency: 1});
-      
-          queue.add(async () => '🦄', {priority: 1});
-          queue.add(async () => '🦀', {priority: 1, id: '🦀'});
-          queue.add(async () => '🦄');
-          queue.add(async () => '🦄', {priority: 0});
-      
-          queue.setPriority('🦀', -1);
-          ```
-          Here, the promise function with `id: '🦀'` executes last.
-          */
-      setPriority(id, priority) {
-        if (typeof priority !== "number" || !Number.isFinite(priority)) {
-          throw new TypeError(`Expected \`priority\` to be a finite number, got \`${priority}\` (${typeof priority})`);
-        }
-        this.#queue.setPriority(id, priority);
-      }
-      async add(function_, options = {}) {
-        options = {
-          timeout: this.timeout,
-          ...options,
-          // Assign unique ID if not provided
-          id: options.id ?? (this.#idAssigner++).toString()
-        };
-        if (options.timeout !== void 0 && !(Number.isFinite(options.timeout) && options.timeout > 0)) {
-          throw new TypeError(`Expected \`timeout\` to be a positive finite number, got \`${options.timeout}\` (${typeof options.timeout})`);
-        }
-        return new Promise((resolve5, reject) => {
-          const taskSymbol = /* @__PURE__ */ Symbol(`task-${options.id}`);
-          let cleanupQueueAbortHandler = () => void 0;
-          const run2 = async () => {
-            cleanupQueueAbortHandler();
-            this.#pending++;
-            this.#runningTasks.set(taskSymbol, {
-              id: options.id,
-              priority: options.priority ?? 0,
-              // Match priority-queue default
-              startTime: Date.now(),
-              timeout: options.timeout
-            });
-            let eventListener;
-            try {
-              try {
-                options.signal?.throwIfAborted();
-              } catch (error) {
-                this.#rollbackIntervalConsumption();
-                this.#runningTasks.delete(taskSymbol);
-                throw error;
-              }
-              let operation = function_({ signal: options.signal });
-              if (options.timeout !== void 0) {
-                operation = pTimeout(Promise.resolve(operation), {
-                  milliseconds: options.timeout,
-                  message: `Task timed out after ${options.timeout}ms (queue has ${this.#pending} running, ${this.#queue.size} waiting)`
-                });
-              }
-              if (options.signal) {
-                const { signal } = options;
-                operation = Promise.race([operation, new Promise((_resolve, reject2) => {
-                  eventListener = () => {
-                    reject2(signal.reason);
-                  };
-                  signal.addEventListener("abort", eventListener, { once: true });
-                  if (signal.aborted) {
-                    eventListener();
-                  }
-                })]);
-              }
-              const result = await operation;
-              resolve5(result);
-              this.emit("completed", result);
-            } catch (error) {
-              reject(error);
-              this.emit("error", error);
-            } finally {
-              if (eventListener) {
-                options.signal?.removeEventListener("abort", eventListener);
-              }
-              this.#runningTasks.delete(taskSymbol);
-              queueMicrotask(() => {
-                this.#next();
-              });
-            }
-          };
-          this.#queue.enqueue(run2, options);
-          const removeQueuedTask = () => {
-            if (this.#queue instanceof PriorityQueue) {
-              this.#queue.remove(run2);
-              return;
-            }
-            this.#queue.remove?.(options.id);
-          };
-          if (options.signal) {
-            const { signal } = options;
-            const queueAbortHandler = () => {
-              cleanupQueueAbortHandler();
-              removeQueuedTask();
-              reject(signal.reason);
-              this.#tryToStartAnother();
-              this.emit("next");
-            };
-            cleanupQueueAbortHandler = () => {
-              signal.removeEventListener("abort", queueAbortHandler);
-              this.#queueAbortListenerCleanupFunctions.delete(cleanupQueueAbortHandler);
-            };
-            if (signal.aborted) {
-              queueAbortHandler();
-              return;
-            }
-            signal.addEventListener("abort", queueAbortHandler, { once: true });
-            this.#queueAbortListenerCleanupFunctions.add(cleanupQueueAbortHandler);
-          }
-          this.emit("add");
-          this.#tryToStartAnother();
-        });
-      }
-      async addAll(functions, options) {
-        return Promise.all(functions.map(async (function_) => this.add(function_, options)));
-      }
-      /**
-      Start (or resume) executing enqueued tasks within concurrency limit. No need to call this if queue is not paused (via `options.autoStart = false` or by `.pause()` method.)
-      */
-      start() {
-        if (!this.#isPaused) {
-          return this;
-        }
-        this.#isPaused = false;
-        this.#processQueue();
-        return this;
-      }
-      /**
-      Put queue execution on hold.
-      */
-      pause() {
-        this.#isPaused = true;
-      }
-      /**
-      Clear the queue.
-      */
-      clear() {
-        for (const cleanupQueueAbortHandler of this.#queueAbortListenerCleanupFunctions) {
-          cleanupQueueAbortHandler();
-        }
-        this.#queue = new this.#queueClass();
-        this.#clearIntervalTimer();
-        this.#updateRateLimitState();
-        this.emit("empty");
-        if (this.#pending === 0) {
-          this.#clearTimeoutTimer();
-          this.emit("idle");
-        }
-        this.emit("next");
-      }
-      /**
-          Can be called multiple times. Useful if you for example add additional items at a later time.
-      
-          @returns A promise that settles when the queue becomes empty.
-          */
-      async onEmpty() {
-        if (this.#queue.size === 0) {
-          return;
-        }
-        await this.#onEvent("empty");
-      }
-      /**
-          @returns A promise that settles when the queue size is less than the given limit: `queue.size < limit`.
-      
-          If you want to avoid having the queue grow beyond a certain size you can `await queue.onSizeLessThan()` before adding a new item.
-      
-          Note that this only limits the number of items waiting to start. There could still be up to `concurrency` jobs already running that this call does not include in its calculation.
-          */
-      async onSizeLessThan(limit) {
-        if (this.#queue.size < limit) {
-          return;
-        }
-        await this.#onEvent(["next", "active"], () => this.#queue.size < limit);
-      }
-      /**
-          The difference with `.onEmpty` is that `.onIdle` guarantees that all work from the queue has finished. `.onEmpty` merely signals that the queue is empty, but it could mean that some promises haven't completed yet.
-      
-          @returns A promise that settles when the queue becomes empty, and all promises have completed; `queue.size === 0 && queue.pending === 0`.
-          */
-      async onIdle() {
-        if (this.#pending === 0 && this.#queue.size === 0) {
-          return;
-        }
-        await this.#onEvent("idle");
-      }
-      /**
-          The difference with `.onIdle` is that `.onPendingZero` only waits for currently running tasks to finish, ignoring queued tasks.
-      
-          @returns A promise that settles when all currently running tasks have completed; `queue.pending === 0`.
-          */
-      async onPendingZero() {
-        if (this.#pending === 0) {
-          return;
-        }
-        await this.#onEvent("pendingZero");
-      }
-      /**
-      @returns A promise that settles when the queue becomes rate-limited due to intervalCap.
-      */
-      async onRateLimit() {
-        if (this.isRateLimited) {
-          return;
-        }
-        await this.#onEvent("rateLimit");
-      }
-      /**
-      @returns A promise that settles when the queue is no longer rate-limited.
-      */
-      async onRateLimitCleared() {
-        if (!this.isRateLimited) {
-          return;
-        }
-        await this.#onEvent("rateLimitCleared");
-      }
-      /**
-          @returns A promise that rejects when any task in the queue errors.
-      
-          Use with `Promise.race([queue.onError(), queue.onIdle()])` to fail fast on the first error while still resolving normally when the queue goes idle.
-      
-          Important: The promise returned by `add()` still rejects. You must handle each `add()` promise (for example, `.catch(() => {})`) to avoid unhandled rejections.
-      
-          @example
-          ```
-          import PQueue from 'p-queue';
-      
-          const queue = new PQueue({concurrency: 2});
-      
-          queue.add(() => fetchData(1)).catch(() => {});
-          queue.add(() => fetchData(2)).catch(() => {});
-          queue.add(() => fetchData(3)).catch(() => {});
-      
-          // Stop processing on first error
-          try {
-              await Promise.race([
-                  queue.onError(),
-                  queue.onIdle()
-              ]);
-          } catch (error) {
-              queue.pause(); // Stop processing remaining tasks
-              console.error('Queue failed:', error);
-          }
-          ```
-          */
-      // eslint-disable-next-line @typescript-eslint/promise-function-async
-      onError() {
-        return new Promise((_resolve, reject) => {
-          const handleError = (error) => {
-            this.off("error", handleError);
-            reject(error);
-          };
-          this.on("error", handleError);
-        });
-      }
-      async #onEvent(events, filter) {
-        const eventList = Array.isArray(events) ? events : [events];
-        return new Promise((resolve5) => {
-          const listener = () => {
-            if (filter && !filter()) {
-              return;
-            }
-            for (const event of eventList) {
-              this.off(event, listener);
-            }
-            resolve5();
-          };
-          for (const event of eventList) {
-            this.on(event, listener);
-          }
-        });
-      }
-      /**
-      Size of the queue, the number of queued items waiting to run.
-      */
-      get size() {
-        return this.#queue.size;
-      }
-      /**
-          Size of the queue, filtered by the given options.
-      
-          For example, this can be used to find the number of items remaining in the queue with a specific priority level.
-          */
-      sizeBy(options) {
-        return this.#queue.filter(options).length;
-      }
-      /**
-      Number of running items (no longer in the queue).
-      */
-      get pending() {
-        return this.#pending;
-      }
-      /**
-      Whether the queue is currently paused.
-      */
-      get isPaused() {
-        return this.#isPaused;
-      }
-      #setupRateLimitTracking() {
-        if (this.#isIntervalIgnored) {
-          return;
-        }
-        this.on("add", () => {
-          if (this.#queue.size > 0) {
-            this.#scheduleRateLimitUpdate();
-          }
-        });
-        this.on("next", () => {
-          this.#scheduleRateLimitUpdate();
-        });
-      }
-      #scheduleRateLimitUpdate() {
-        if (this.#isIntervalIgnored || this.#rateLimitFlushScheduled) {
-          return;
-        }
-        this.#rateLimitFlushScheduled = true;
-        queueMicrotask(() => {
-          this.#rateLimitFlushScheduled = false;
-          this.#updateRateLimitState();
-        });
-      }
-      #rollbackIntervalConsumption() {
-        if (this.#isIntervalIgnored) {
-          return;
-        }
-        this.#rollbackIntervalSlot();
-        this.#scheduleRateLimitUpdate();
-      }
-      #updateRateLimitState() {
-        const previous = this.#rateLimitedInInterval;
-        if (this.#isIntervalIgnored || this.#queue.size === 0) {
-          if (previous) {
-            this.#rateLimitedInInterval = false;
-            this.emit("rateLimitCleared");
-          }
-          return;
-        }
-        let count2;
-        if (this.#strict) {
-          const now = Date.now();
-          this.#cleanupStrictTicks(now);
-          count2 = this.#getActiveTicksCount();
-        } else {
-          count2 = this.#intervalCount;
-        }
-        const shouldBeRateLimited = count2 >= this.#intervalCap;
-        if (shouldBeRateLimited !== previous) {
-          this.#rateLimitedInInterval = shouldBeRateLimited;
-          this.emit(shouldBeRateLimited ? "rateLimit" : "rateLimitCleared");
-        }
-      }
-      /**
-      Whether the queue is currently rate-limited due to intervalCap.
-      */
-      get isRateLimited() {
-        return this.#rateLimitedInInterval;
-      }
-      /**
-          Whether the queue is saturated. Returns `true` when:
-          - All concurrency slots are occupied and tasks are waiting, OR
-          - The queue is rate-limited and tasks are waiting
-      
-          Useful for detecting backpressure and potential hanging tasks.
-      
-          ```js
-          import PQueue from 'p-queue';
-      
-          const queue = new PQueue({concurrency: 2});
-      
-          // Backpressure handling
-          if (queue.isSaturated) {
-              console.log('Queue is saturated, waiting for capacity...');
-              await queue.onSizeLessThan(queue.concurrency);
-          }
-      
-          // Monitoring for stuck tasks
-          setInterval(() => {
-              if (queue.isSaturated) {
-                  console.warn(`Queue saturated: ${queue.pending} running, ${queue.size} waiting`);
-              }
-          }, 60000);
-          ```
-          */
-      get isSaturated() {
-        return this.#pending === this.#concurrency && this.#queue.size > 0 || this.isRateLimited && this.#queue.size > 0;
-      }
-      /**
-          The tasks currently being executed. Each task includes its `id`, `priority`, `startTime`, `timeout` (if set), and `timeoutRemaining` (milliseconds until the task times out, or `undefined` if no timeout is set).
-      
-          Returns an array of task info objects.
-      
-          ```js
-          import PQueue from 'p-queue';
-      
-          const queue = new PQueue({concurrency: 2, timeout: 10000});
-      
-          // Add tasks with IDs for better debugging
-          queue.add(() => fetchUser(123), {id: 'user-123'});
-          queue.add(() => fetchPosts(456), {id: 'posts-456', priority: 1});
-      
-          // Check what's running
-          console.log(queue.runningTasks);
-          // => [{
-          //   id: 'user-123',
-          //   priority: 0,
-          //   startTime: 1759253001716,
-          //   timeout: 10000,
-          //   timeoutRemaining: 9700
-          // }, {
-          //   id: 'posts-456',
-          //   priority: 1,
-          //   startTime: 1759253001916,
-          //   timeout: 10000,
-          //   timeoutRemaining: 9900
-          // }]
-          ```
-          */
-      get runningTasks() {
-        return [...this.#runningTasks.values()].map((task) => ({
-          ...task,
-          timeoutRemaining: task.timeout ? Math.max(0, task.startTime + task.timeout - Date.now()) : void 0
-        }));
-      }
-    };
   }
 });
 
@@ -31264,14 +26708,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path17 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path20 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path17 && path17[0] !== "/") {
-          path17 = `/${path17}`;
+        if (path20 && path20[0] !== "/") {
+          path20 = `/${path20}`;
         }
-        return new URL(`${origin}${path17}`);
+        return new URL(`${origin}${path20}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -32106,9 +27550,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path17, origin }
+            request: { method, path: path20, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path17);
+          debugLog("sending request to %s %s%s", method, origin, path20);
         }
       );
     }
@@ -32126,14 +27570,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path17, origin },
+            request: { method, path: path20, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path17,
+            path20,
             statusCode
           );
         }
@@ -32142,23 +27586,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path17, origin }
+            request: { method, path: path20, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path17);
+          debugLog("trailers received from %s %s%s", method, origin, path20);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path17, origin },
+            request: { method, path: path20, origin },
             error
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path17,
+            path20,
             error.message
           );
         }
@@ -32273,7 +27717,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path17,
+        path: path20,
         method,
         body,
         headers,
@@ -32290,11 +27734,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path17 !== "string") {
+        if (typeof path20 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path17[0] !== "/" && !(path17.startsWith("http://") || path17.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path20[0] !== "/" && !(path20.startsWith("http://") || path20.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path17)) {
+        } else if (invalidPathRegex.test(path20)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -32369,7 +27813,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path17, query) : path17;
+        this.path = query ? serializePathWithQuery(path20, query) : path20;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -37613,7 +33057,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request2) {
-      const { method, path: path17, host, upgrade, blocking, reset } = request2;
+      const { method, path: path20, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -37689,7 +33133,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request2);
-      let header3 = `${method} ${path17} HTTP/1.1\r
+      let header3 = `${method} ${path20} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header3 += `host: ${host}\r
@@ -38366,7 +33810,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request2.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request2.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path17, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
+      const { method, path: path20, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request2, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -38435,7 +33879,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path17;
+          headers[HTTP2_HEADER_PATH] = path20;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -38487,7 +33931,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path17;
+      headers[HTTP2_HEADER_PATH] = path20;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -39969,7 +35413,7 @@ var require_agent = __commonJS({
     function defaultFactory(origin, opts) {
       return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool(origin, opts);
     }
-    var Agent2 = class extends DispatcherBase {
+    var Agent3 = class extends DispatcherBase {
       constructor({ factory = defaultFactory, maxOrigins = Infinity, connect, tls, ...options } = {}) {
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
@@ -40081,7 +35525,7 @@ var require_agent = __commonJS({
         return allClientStats;
       }
     };
-    module.exports = Agent2;
+    module.exports = Agent3;
   }
 });
 
@@ -40787,7 +36231,7 @@ var require_proxy_agent = __commonJS({
   "node_modules/undici/lib/dispatcher/proxy-agent.js"(exports, module) {
     "use strict";
     var { kProxy, kClose, kDestroy, kDispatch } = require_symbols2();
-    var Agent2 = require_agent();
+    var Agent3 = require_agent();
     var Pool = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = require_errors3();
@@ -40843,10 +36287,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path17 = "/",
+          path: path20 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path17;
+        opts.path = origin + path20;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -40918,7 +36362,7 @@ var require_proxy_agent = __commonJS({
         } else {
           this[kClient] = clientFactory(url, { connect });
         }
-        this[kAgent] = new Agent2({
+        this[kAgent] = new Agent3({
           ...opts,
           factory,
           connect: async (opts2, callback) => {
@@ -41046,7 +36490,7 @@ var require_env_http_proxy_agent = __commonJS({
     var DispatcherBase = require_dispatcher_base();
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols2();
     var ProxyAgent = require_proxy_agent();
-    var Agent2 = require_agent();
+    var Agent3 = require_agent();
     var DEFAULT_PORTS = {
       "http:": 80,
       "https:": 443
@@ -41059,7 +36503,7 @@ var require_env_http_proxy_agent = __commonJS({
         super();
         this.#opts = opts;
         const { httpProxy, httpsProxy, noProxy, ...agentOpts } = opts;
-        this[kNoProxyAgent] = new Agent2(agentOpts);
+        this[kNoProxyAgent] = new Agent3(agentOpts);
         const HTTP_PROXY = httpProxy ?? process.env.http_proxy ?? process.env.HTTP_PROXY;
         if (HTTP_PROXY) {
           this[kHttpProxyAgent] = new ProxyAgent({ ...agentOpts, uri: HTTP_PROXY });
@@ -43006,20 +38450,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path17) {
-      if (typeof path17 !== "string") {
-        return path17;
+    function safeUrl(path20) {
+      if (typeof path20 !== "string") {
+        return path20;
       }
-      const pathSegments = path17.split("?", 3);
+      const pathSegments = path20.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path17;
+        return path20;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path17, method, body, headers }) {
-      const pathMatch = matchValue2(mockDispatch2.path, path17);
+    function matchKey(mockDispatch2, { path: path20, method, body, headers }) {
+      const pathMatch = matchValue2(mockDispatch2.path, path20);
       const methodMatch = matchValue2(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue2(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -43044,8 +38488,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path17, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue2(removeTrailingSlash(safeUrl(path17)), resolvedPathWithoutTrailingSlash) : matchValue2(safeUrl(path17), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path20, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue2(removeTrailingSlash(safeUrl(path20)), resolvedPathWithoutTrailingSlash) : matchValue2(safeUrl(path20), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -43084,19 +38528,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path17) {
-      while (path17.endsWith("/")) {
-        path17 = path17.slice(0, -1);
+    function removeTrailingSlash(path20) {
+      while (path20.endsWith("/")) {
+        path20 = path20.slice(0, -1);
       }
-      if (path17.length === 0) {
-        path17 = "/";
+      if (path20.length === 0) {
+        path20 = "/";
       }
-      return path17;
+      return path20;
     }
     function buildKey(opts) {
-      const { path: path17, method, body, headers, query } = opts;
+      const { path: path20, method, body, headers, query } = opts;
       return {
-        path: path17,
+        path: path20,
         method,
         body,
         headers,
@@ -43786,10 +39230,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path17, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path20, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path17,
+            Path: path20,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -43808,7 +39252,7 @@ var require_mock_agent = __commonJS({
   "node_modules/undici/lib/mock/mock-agent.js"(exports, module) {
     "use strict";
     var { kClients } = require_symbols2();
-    var Agent2 = require_agent();
+    var Agent3 = require_agent();
     var {
       kAgent,
       kMockAgentSet,
@@ -43846,7 +39290,7 @@ var require_mock_agent = __commonJS({
         if (opts?.agent && typeof opts.agent.dispatch !== "function") {
           throw new InvalidArgumentError("Argument opts.agent must implement Agent");
         }
-        const agent = opts?.agent ? opts.agent : new Agent2(opts);
+        const agent = opts?.agent ? opts.agent : new Agent3(opts);
         this[kAgent] = agent;
         this[kClients] = agent[kClients];
         this[kOptions] = mockOptions;
@@ -43871,9 +39315,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path17, searchParams] = dispatchOpts.path.split("?");
+          const [path20, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path17}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path20}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -44077,7 +39521,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile4, readFile: readFile8, mkdir: mkdir4 } = __require("node:fs/promises");
+    var { writeFile: writeFile5, readFile: readFile9, mkdir: mkdir5 } = __require("node:fs/promises");
     var { dirname: dirname4, resolve: resolve5 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
@@ -44274,12 +39718,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path17 = filePath || this.#snapshotPath;
-        if (!path17) {
+        const path20 = filePath || this.#snapshotPath;
+        if (!path20) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile8(resolve5(path17), "utf8");
+          const data = await readFile9(resolve5(path20), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -44293,7 +39737,7 @@ var require_snapshot_recorder = __commonJS({
           if (error.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path17}`, { cause: error });
+            throw new UndiciError(`Failed to load snapshots from ${path20}`, { cause: error });
           }
         }
       }
@@ -44304,17 +39748,17 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path17 = filePath || this.#snapshotPath;
-        if (!path17) {
+        const path20 = filePath || this.#snapshotPath;
+        if (!path20) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve5(path17);
-        await mkdir4(dirname4(resolvedPath), { recursive: true });
+        const resolvedPath = resolve5(path20);
+        await mkdir5(dirname4(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
           snapshot
         }));
-        await writeFile4(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
+        await writeFile5(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
       }
       /**
        * Clears all recorded snapshots
@@ -44453,7 +39897,7 @@ var require_snapshot_recorder = __commonJS({
 var require_snapshot_agent = __commonJS({
   "node_modules/undici/lib/mock/snapshot-agent.js"(exports, module) {
     "use strict";
-    var Agent2 = require_agent();
+    var Agent3 = require_agent();
     var MockAgent = require_mock_agent();
     var { SnapshotRecorder } = require_snapshot_recorder();
     var WrapHandler = require_wrap_handler();
@@ -44504,7 +39948,7 @@ var require_snapshot_agent = __commonJS({
         });
         this[kSnapshotLoaded] = false;
         if (this[kSnapshotMode] === "record" || this[kSnapshotMode] === "update" || this[kSnapshotMode] === "playback" && opts.excludeUrls && opts.excludeUrls.length > 0) {
-          this[kRealAgent] = new Agent2(opts);
+          this[kRealAgent] = new Agent3(opts);
         }
         if ((this[kSnapshotMode] === "playback" || this[kSnapshotMode] === "update") && this[kSnapshotPath]) {
           this.loadSnapshots().catch(() => {
@@ -44743,9 +40187,9 @@ var require_global2 = __commonJS({
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.2");
     var legacyGlobalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
     var { InvalidArgumentError } = require_errors3();
-    var Agent2 = require_agent();
+    var Agent3 = require_agent();
     if (getGlobalDispatcher() === void 0) {
-      setGlobalDispatcher(new Agent2());
+      setGlobalDispatcher(new Agent3());
     }
     function setGlobalDispatcher(agent) {
       if (!agent || typeof agent.dispatch !== "function") {
@@ -44949,15 +40393,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path17 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path17}`;
+        const path20 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path20}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path17;
+        this.opts.path = path20;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -46774,10 +42218,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path17) {
+    function deleteCachedUri(store, cacheKey, path20) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path17
+        path: path20
       });
       for (let i2 = 0; i2 < util.safeHTTPMethods.length; i2++) {
         const method = util.safeHTTPMethods[i2];
@@ -46785,7 +42229,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path17
+            path: path20
           });
         }
       }
@@ -46796,9 +42240,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i2 = 0; i2 < values.length; i2++) {
-        const path17 = getSameOriginPath(cacheKey, values[i2]);
-        if (path17 !== void 0) {
-          deleteCachedUri(store, cacheKey, path17);
+        const path20 = getSameOriginPath(cacheKey, values[i2]);
+        if (path20 !== void 0) {
+          deleteCachedUri(store, cacheKey, path20);
         }
       }
     }
@@ -51436,7 +46880,7 @@ var require_fetch = __commonJS({
     function handleFetchDone(response) {
       finalizeAndReportTiming(response, "fetch");
     }
-    function fetch(input, init = void 0) {
+    function fetch3(input, init = void 0) {
       webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
       let p2 = createDeferredPromise();
       let requestObject;
@@ -52286,11 +47730,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        const path17 = url.pathname + url.search;
+        const path20 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve5, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path17}?` : path17,
+            path: hasTrailingQuestionMark ? `${path20}?` : path20,
             origin: url.origin,
             method: request2.method,
             body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body,
@@ -52466,7 +47910,7 @@ var require_fetch = __commonJS({
       }
     }
     module.exports = {
-      fetch,
+      fetch: fetch3,
       Fetch,
       fetching,
       finalizeAndReportTiming
@@ -53237,9 +48681,9 @@ var require_util5 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path17) {
-      for (let i2 = 0; i2 < path17.length; ++i2) {
-        const code = path17.charCodeAt(i2);
+    function validateCookiePath(path20) {
+      for (let i2 = 0; i2 < path20.length; ++i2) {
+        const code = path20.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -55906,12 +51350,12 @@ var require_eventsource_stream = __commonJS({
       }
       return true;
     }
-    function isFieldName(line, length, field2) {
-      if (length !== field2.length) {
+    function isFieldName(line, length, field3) {
+      if (length !== field3.length) {
         return false;
       }
       for (let i2 = 0; i2 < length; i2++) {
-        if (line[i2] !== field2[i2]) {
+        if (line[i2] !== field3[i2]) {
           return false;
         }
       }
@@ -56113,13 +51557,13 @@ ${value2}`;
           }
         }
       }
-      setEventFieldSize(field2, size) {
-        const eventSize = this.eventSize - this.eventFieldSizes[field2] + size;
+      setEventFieldSize(field3, size) {
+        const eventSize = this.eventSize - this.eventFieldSizes[field3] + size;
         if (this.maxEventSize > 0 && eventSize > this.maxEventSize) {
           throw createMaxEventSizeExceededError();
         }
         this.eventSize = eventSize;
-        this.eventFieldSizes[field2] = size;
+        this.eventFieldSizes[field3] = size;
       }
       /**
        * @param {EventSourceStreamEvent} event
@@ -56225,15 +51669,15 @@ ${value2}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count2) {
-        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count3) {
+        while (count3 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count2 < remaining) {
-            this.linePos += count2;
-            count2 = 0;
+          if (count3 < remaining) {
+            this.linePos += count3;
+            count3 = 0;
           } else {
-            count2 -= remaining;
+            count3 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -56602,7 +52046,7 @@ var require_undici = __commonJS({
     var Pool = require_pool();
     var BalancedPool = require_balanced_pool();
     var RoundRobinPool = require_round_robin_pool();
-    var Agent2 = require_agent();
+    var Agent3 = require_agent();
     var ProxyAgent = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
     var EnvHttpProxyAgent = require_env_http_proxy_agent();
@@ -56629,7 +52073,7 @@ var require_undici = __commonJS({
     module.exports.Pool = Pool;
     module.exports.BalancedPool = BalancedPool;
     module.exports.RoundRobinPool = RoundRobinPool;
-    module.exports.Agent = Agent2;
+    module.exports.Agent = Agent3;
     module.exports.ProxyAgent = ProxyAgent;
     module.exports.Socks5ProxyAgent = Socks5ProxyAgent;
     module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent;
@@ -56675,11 +52119,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path17 = opts.path;
+          let path20 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path17 = `/${path17}`;
+            path20 = `/${path20}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path17);
+          url = new URL(util.parseOrigin(url).origin + path20);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -56720,7 +52164,7 @@ var require_undici = __commonJS({
       err.stack = stack ? `${stack}
 ${captureLines}` : capture.stack;
     }
-    module.exports.fetch = function fetch(init, options = void 0) {
+    module.exports.fetch = function fetch3(init, options = void 0) {
       return fetchImpl(init, options).catch((err) => {
         if (currentFilename) {
           appendFetchStackTrace(err, currentFilename);
@@ -56785,6 +52229,4784 @@ ${captureLines}` : capture.stack;
       globalThis.EventSource = module.exports.EventSource;
     }
     module.exports.install = install;
+  }
+});
+
+// src/cli/control-client.ts
+var control_client_exports = {};
+__export(control_client_exports, {
+  controlClient: () => controlClient
+});
+function controlClient(origin, env) {
+  const bearer2 = (name) => {
+    const token = env[name];
+    return token === void 0 || token === "" ? {} : { authorization: `Bearer ${token}` };
+  };
+  async function request2(method, path20, tokenEnv) {
+    let response;
+    try {
+      response = await (0, import_undici.fetch)(`${origin}${path20}`, { method, headers: bearer2(tokenEnv), dispatcher: patient });
+    } catch (error) {
+      const cause = error.cause;
+      throw new UsageError(`cannot reach the daemon at ${origin}: ${cause?.code ?? cause?.message ?? errorMessage(error)}; give its address with --daemon URL`);
+    }
+    const text = await response.text();
+    let body = null;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = null;
+    }
+    if (response.ok) return body;
+    const said = body?.error;
+    const hint = response.status === 401 ? ` (set ${tokenEnv} to the daemon's token)` : "";
+    throw new UsageError(`the daemon answered ${method} ${path20} with ${response.status}: ${typeof said === "string" ? said : text.slice(0, 200)}${hint}`);
+  }
+  return {
+    async statuses() {
+      const body = await request2("GET", "/status", "STATUS_TOKEN");
+      return body?.sources ?? [];
+    },
+    post(source, action, query) {
+      const search = new URLSearchParams(query).toString();
+      return request2("POST", `/sources/${encodeURIComponent(source)}/${action}${search === "" ? "" : `?${search}`}`, "CONTROL_TOKEN");
+    }
+  };
+}
+var import_undici, patient;
+var init_control_client = __esm({
+  "src/cli/control-client.ts"() {
+    "use strict";
+    import_undici = __toESM(require_undici(), 1);
+    init_errors();
+    patient = new import_undici.Agent({ headersTimeout: 0, bodyTimeout: 0 });
+  }
+});
+
+// src/cli/control-command.ts
+var control_command_exports = {};
+__export(control_command_exports, {
+  CONTROL_COMMANDS: () => CONTROL_COMMANDS,
+  CONTROL_USAGE: () => CONTROL_USAGE,
+  DEFAULT_DAEMON_URL: () => DEFAULT_DAEMON_URL,
+  isControlCommand: () => isControlCommand,
+  runControlCommand: () => runControlCommand
+});
+import { parseArgs as parseArgs2 } from "node:util";
+function isControlCommand(word) {
+  return CONTROL_COMMANDS.includes(word ?? "");
+}
+async function runControlCommand(argv, io) {
+  const [command, ...rest] = argv;
+  if (!isControlCommand(command)) throw new UsageError(`unknown command ${command ?? ""}`);
+  const args = parseControlArgs(rest);
+  if (args.help) {
+    io.stdout.write(CONTROL_USAGE);
+    return 0;
+  }
+  const client = (await Promise.resolve().then(() => (init_control_client(), control_client_exports))).controlClient(args.daemon, io.env);
+  if (command === "status") {
+    const sources2 = await sourceNames(client, args.source);
+    const rows = (await client.statuses()).filter((s) => sources2.includes(s.name));
+    io.stdout.write(args.output === "json" ? `${JSON.stringify({ sources: rows }, null, 2)}
+` : renderStatusTable(rows));
+    return 0;
+  }
+  const sources = args.source === null ? await sourceNames(client, null) : [args.source];
+  if (command === "suspend" || command === "resume") {
+    for (const name of sources) {
+      await client.post(name, command, {});
+      io.stdout.write(`source "${name}" ${command === "suspend" ? "suspended" : "resumed"}
+`);
+    }
+    return 0;
+  }
+  const passes = [];
+  for (const name of sources) {
+    const body = await client.post(name, "sync", { wait: "1", ...args.overrideWindow ? { "override-window": "1" } : {} });
+    passes.push({ source: name, pass: body.pass });
+  }
+  io.stdout.write(args.output === "json" ? `${JSON.stringify({ passes }, null, 2)}
+` : renderSyncResult(passes));
+  return syncExitCode(passes, args.detailedExitcode);
+}
+async function sourceNames(client, source) {
+  const all = (await client.statuses()).map((s) => s.name);
+  if (source === null) return all;
+  if (!all.includes(source)) throw new UsageError(`the daemon has no source named "${source}" (sources: ${all.join(", ")})`);
+  return [source];
+}
+function parseControlArgs(argv) {
+  let values;
+  try {
+    ({ values } = parseArgs2({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        daemon: { type: "string" },
+        source: { type: "string" },
+        output: { type: "string" },
+        "detailed-exitcode": { type: "boolean" },
+        "override-window": { type: "boolean" },
+        help: { type: "boolean", short: "h" }
+      }
+    }));
+  } catch (error) {
+    throw new UsageError(`${error.message}
+${CONTROL_USAGE}`);
+  }
+  const output = values.output ?? "text";
+  if (output !== "text" && output !== "json") throw new UsageError(`--output must be text or json, not "${output}"`);
+  const daemon = values.daemon ?? DEFAULT_DAEMON_URL;
+  if (!/^https?:\/\/[^\s/]+/.test(daemon)) throw new UsageError(`--daemon "${daemon}" is not an http(s) URL, e.g. ${DEFAULT_DAEMON_URL}`);
+  return {
+    daemon: daemon.replace(/\/+$/, ""),
+    source: values.source ?? null,
+    output,
+    detailedExitcode: values["detailed-exitcode"] === true,
+    overrideWindow: values["override-window"] === true,
+    help: values.help === true
+  };
+}
+var CONTROL_COMMANDS, DEFAULT_DAEMON_URL, CONTROL_USAGE;
+var init_control_command = __esm({
+  "src/cli/control-command.ts"() {
+    "use strict";
+    init_errors();
+    init_control_output();
+    CONTROL_COMMANDS = ["status", "sync", "suspend", "resume"];
+    DEFAULT_DAEMON_URL = "http://127.0.0.1:9090";
+    CONTROL_USAGE = `Usage:
+  policy-pool-sync status  [--source NAME] [--daemon URL] [--output text|json]
+  policy-pool-sync sync    [--source NAME] [--daemon URL] [--output text|json] [--detailed-exitcode] [--override-window]
+  policy-pool-sync suspend [--source NAME] [--daemon URL]
+  policy-pool-sync resume  [--source NAME] [--daemon URL]
+
+  --daemon URL           the daemon's HTTP address (default ${DEFAULT_DAEMON_URL})
+  --source NAME          only that source (default: every source)
+  --output FORMAT        text (a table) or json
+  --detailed-exitcode    sync: exit 2 when the pass applied changes and nothing failed
+  --override-window      sync: apply even in a closed sync window (the log and notifications say so)
+
+Environment: CONTROL_TOKEN (sync, suspend, resume), STATUS_TOKEN (status, and the source list of the others).
+Exit codes: 0 success; 1 an error or a failed pass; 2 see --detailed-exitcode.
+`;
+  }
+});
+
+// node_modules/diff/libesm/diff/base.js
+var Diff;
+var init_base = __esm({
+  "node_modules/diff/libesm/diff/base.js"() {
+    Diff = class {
+      diff(oldStr, newStr, options = {}) {
+        let callback;
+        if (typeof options === "function") {
+          callback = options;
+          options = {};
+        } else if ("callback" in options) {
+          callback = options.callback;
+        }
+        const oldString = this.castInput(oldStr, options);
+        const newString = this.castInput(newStr, options);
+        const oldTokens = this.removeEmpty(this.tokenize(oldString, options));
+        const newTokens = this.removeEmpty(this.tokenize(newString, options));
+        return this.diffWithOptionsObj(oldTokens, newTokens, options, callback);
+      }
+      diffWithOptionsObj(oldTokens, newTokens, options, callback) {
+        var _a2;
+        const done = (value2) => {
+          value2 = this.postProcess(value2, options);
+          if (callback) {
+            setTimeout(function() {
+              callback(value2);
+            }, 0);
+            return void 0;
+          } else {
+            return value2;
+          }
+        };
+        const newLen = newTokens.length, oldLen = oldTokens.length;
+        let editLength = 1;
+        let maxEditLength = newLen + oldLen;
+        if (options.maxEditLength != null) {
+          maxEditLength = Math.min(maxEditLength, options.maxEditLength);
+        }
+        const maxExecutionTime = (_a2 = options.timeout) !== null && _a2 !== void 0 ? _a2 : Infinity;
+        const abortAfterTimestamp = Date.now() + maxExecutionTime;
+        const bestPath = [{ oldPos: -1, lastComponent: void 0 }];
+        let newPos = this.extractCommon(bestPath[0], newTokens, oldTokens, 0, options);
+        if (bestPath[0].oldPos + 1 >= oldLen && newPos + 1 >= newLen) {
+          return done(this.buildValues(bestPath[0].lastComponent, newTokens, oldTokens));
+        }
+        let minDiagonalToConsider = -Infinity, maxDiagonalToConsider = Infinity;
+        const execEditLength = () => {
+          for (let diagonalPath = Math.max(minDiagonalToConsider, -editLength); diagonalPath <= Math.min(maxDiagonalToConsider, editLength); diagonalPath += 2) {
+            let basePath;
+            const removePath = bestPath[diagonalPath - 1], addPath = bestPath[diagonalPath + 1];
+            if (removePath) {
+              bestPath[diagonalPath - 1] = void 0;
+            }
+            let canAdd = false;
+            if (addPath) {
+              const addPathNewPos = addPath.oldPos - diagonalPath;
+              canAdd = addPath && 0 <= addPathNewPos && addPathNewPos < newLen;
+            }
+            const canRemove = removePath && removePath.oldPos + 1 < oldLen;
+            if (!canAdd && !canRemove) {
+              bestPath[diagonalPath] = void 0;
+              continue;
+            }
+            if (!canRemove || canAdd && removePath.oldPos < addPath.oldPos) {
+              basePath = this.addToPath(addPath, true, false, 0, options);
+            } else {
+              basePath = this.addToPath(removePath, false, true, 1, options);
+            }
+            newPos = this.extractCommon(basePath, newTokens, oldTokens, diagonalPath, options);
+            if (basePath.oldPos + 1 >= oldLen && newPos + 1 >= newLen) {
+              return done(this.buildValues(basePath.lastComponent, newTokens, oldTokens)) || true;
+            } else {
+              bestPath[diagonalPath] = basePath;
+              if (basePath.oldPos + 1 >= oldLen) {
+                maxDiagonalToConsider = Math.min(maxDiagonalToConsider, diagonalPath - 1);
+              }
+              if (newPos + 1 >= newLen) {
+                minDiagonalToConsider = Math.max(minDiagonalToConsider, diagonalPath + 1);
+              }
+            }
+          }
+          editLength++;
+        };
+        if (callback) {
+          (function exec() {
+            setTimeout(function() {
+              if (editLength > maxEditLength || Date.now() > abortAfterTimestamp) {
+                return callback(void 0);
+              }
+              if (!execEditLength()) {
+                exec();
+              }
+            }, 0);
+          })();
+        } else {
+          while (editLength <= maxEditLength && Date.now() <= abortAfterTimestamp) {
+            const ret2 = execEditLength();
+            if (ret2) {
+              return ret2;
+            }
+          }
+        }
+      }
+      addToPath(path20, added, removed2, oldPosInc, options) {
+        const last2 = path20.lastComponent;
+        if (last2 && !options.oneChangePerToken && last2.added === added && last2.removed === removed2) {
+          return {
+            oldPos: path20.oldPos + oldPosInc,
+            lastComponent: { count: last2.count + 1, added, removed: removed2, previousComponent: last2.previousComponent }
+          };
+        } else {
+          return {
+            oldPos: path20.oldPos + oldPosInc,
+            lastComponent: { count: 1, added, removed: removed2, previousComponent: last2 }
+          };
+        }
+      }
+      extractCommon(basePath, newTokens, oldTokens, diagonalPath, options) {
+        const newLen = newTokens.length, oldLen = oldTokens.length;
+        let oldPos = basePath.oldPos, newPos = oldPos - diagonalPath, commonCount = 0;
+        while (newPos + 1 < newLen && oldPos + 1 < oldLen && this.equals(oldTokens[oldPos + 1], newTokens[newPos + 1], options)) {
+          newPos++;
+          oldPos++;
+          commonCount++;
+          if (options.oneChangePerToken) {
+            basePath.lastComponent = { count: 1, previousComponent: basePath.lastComponent, added: false, removed: false };
+          }
+        }
+        if (commonCount && !options.oneChangePerToken) {
+          basePath.lastComponent = { count: commonCount, previousComponent: basePath.lastComponent, added: false, removed: false };
+        }
+        basePath.oldPos = oldPos;
+        return newPos;
+      }
+      equals(left, right, options) {
+        if (options.comparator) {
+          return options.comparator(left, right);
+        } else {
+          return left === right || !!options.ignoreCase && left.toLowerCase() === right.toLowerCase();
+        }
+      }
+      removeEmpty(array) {
+        const ret2 = [];
+        for (let i2 = 0; i2 < array.length; i2++) {
+          if (array[i2]) {
+            ret2.push(array[i2]);
+          }
+        }
+        return ret2;
+      }
+      // eslint-disable-next-line @typescript-eslint/no-unused-vars
+      castInput(value2, options) {
+        return value2;
+      }
+      // eslint-disable-next-line @typescript-eslint/no-unused-vars
+      tokenize(value2, options) {
+        return Array.from(value2);
+      }
+      join(chars) {
+        return chars.join("");
+      }
+      postProcess(changeObjects, options) {
+        return changeObjects;
+      }
+      get useLongestToken() {
+        return false;
+      }
+      buildValues(lastComponent, newTokens, oldTokens) {
+        const components = [];
+        let nextComponent;
+        while (lastComponent) {
+          components.push(lastComponent);
+          nextComponent = lastComponent.previousComponent;
+          delete lastComponent.previousComponent;
+          lastComponent = nextComponent;
+        }
+        components.reverse();
+        const componentLen = components.length;
+        let componentPos = 0, newPos = 0, oldPos = 0;
+        for (; componentPos < componentLen; componentPos++) {
+          const component = components[componentPos];
+          if (!component.removed) {
+            if (!component.added && this.useLongestToken) {
+              let value2 = newTokens.slice(newPos, newPos + component.count);
+              value2 = value2.map(function(value3, i2) {
+                const oldValue = oldTokens[oldPos + i2];
+                return oldValue.length > value3.length ? oldValue : value3;
+              });
+              component.value = this.join(value2);
+            } else {
+              component.value = this.join(newTokens.slice(newPos, newPos + component.count));
+            }
+            newPos += component.count;
+            if (!component.added) {
+              oldPos += component.count;
+            }
+          } else {
+            component.value = this.join(oldTokens.slice(oldPos, oldPos + component.count));
+            oldPos += component.count;
+          }
+        }
+        return components;
+      }
+    };
+  }
+});
+
+// node_modules/diff/libesm/diff/line.js
+function diffLines(oldStr, newStr, options) {
+  return lineDiff.diff(oldStr, newStr, options);
+}
+function tokenize(value2, options) {
+  if (options.stripTrailingCr) {
+    value2 = value2.replace(/\r\n/g, "\n");
+  }
+  const retLines = [], linesAndNewlines = value2.split(/(\n|\r\n)/);
+  if (!linesAndNewlines[linesAndNewlines.length - 1]) {
+    linesAndNewlines.pop();
+  }
+  for (let i2 = 0; i2 < linesAndNewlines.length; i2++) {
+    const line = linesAndNewlines[i2];
+    if (i2 % 2 && !options.newlineIsToken) {
+      retLines[retLines.length - 1] += line;
+    } else {
+      retLines.push(line);
+    }
+  }
+  return retLines;
+}
+var LineDiff, lineDiff;
+var init_line = __esm({
+  "node_modules/diff/libesm/diff/line.js"() {
+    init_base();
+    LineDiff = class extends Diff {
+      constructor() {
+        super(...arguments);
+        this.tokenize = tokenize;
+      }
+      equals(left, right, options) {
+        if (options.ignoreWhitespace) {
+          if (!options.newlineIsToken || !left.includes("\n")) {
+            left = left.trim();
+          }
+          if (!options.newlineIsToken || !right.includes("\n")) {
+            right = right.trim();
+          }
+        } else if (options.ignoreNewlineAtEof && !options.newlineIsToken) {
+          if (left.endsWith("\n")) {
+            left = left.slice(0, -1);
+          }
+          if (right.endsWith("\n")) {
+            right = right.slice(0, -1);
+          }
+        }
+        return super.equals(left, right, options);
+      }
+    };
+    lineDiff = new LineDiff();
+  }
+});
+
+// node_modules/diff/libesm/patch/create.js
+function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, newHeader, options) {
+  let optionsObj;
+  if (!options) {
+    optionsObj = {};
+  } else if (typeof options === "function") {
+    optionsObj = { callback: options };
+  } else {
+    optionsObj = options;
+  }
+  if (typeof optionsObj.context === "undefined") {
+    optionsObj.context = 4;
+  }
+  const context = optionsObj.context;
+  if (optionsObj.newlineIsToken) {
+    throw new Error("newlineIsToken may not be used with patch-generation functions, only with diffing functions");
+  }
+  if (!optionsObj.callback) {
+    return diffLinesResultToPatch(diffLines(oldStr, newStr, optionsObj));
+  } else {
+    const { callback } = optionsObj;
+    diffLines(oldStr, newStr, Object.assign(Object.assign({}, optionsObj), { callback: (diff) => {
+      const patch = diffLinesResultToPatch(diff);
+      callback(patch);
+    } }));
+  }
+  function diffLinesResultToPatch(diff) {
+    if (!diff) {
+      return;
+    }
+    diff.push({ value: "", lines: [] });
+    function contextLines2(lines) {
+      return lines.map(function(entry) {
+        return " " + entry;
+      });
+    }
+    const hunks = [];
+    let oldRangeStart = 0, newRangeStart = 0, curRange = [], oldLine = 1, newLine = 1;
+    for (let i2 = 0; i2 < diff.length; i2++) {
+      const current = diff[i2], lines = current.lines || splitLines(current.value);
+      current.lines = lines;
+      if (current.added || current.removed) {
+        if (!oldRangeStart) {
+          const prev = diff[i2 - 1];
+          oldRangeStart = oldLine;
+          newRangeStart = newLine;
+          if (prev) {
+            curRange = context > 0 ? contextLines2(prev.lines.slice(-context)) : [];
+            oldRangeStart -= curRange.length;
+            newRangeStart -= curRange.length;
+          }
+        }
+        for (const line of lines) {
+          curRange.push((current.added ? "+" : "-") + line);
+        }
+        if (current.added) {
+          newLine += lines.length;
+        } else {
+          oldLine += lines.length;
+        }
+      } else {
+        if (oldRangeStart) {
+          if (lines.length <= context * 2 && i2 < diff.length - 2) {
+            for (const line of contextLines2(lines)) {
+              curRange.push(line);
+            }
+          } else {
+            const contextSize = Math.min(lines.length, context);
+            for (const line of contextLines2(lines.slice(0, contextSize))) {
+              curRange.push(line);
+            }
+            const hunk = {
+              oldStart: oldRangeStart,
+              oldLines: oldLine - oldRangeStart + contextSize,
+              newStart: newRangeStart,
+              newLines: newLine - newRangeStart + contextSize,
+              lines: curRange
+            };
+            hunks.push(hunk);
+            oldRangeStart = 0;
+            newRangeStart = 0;
+            curRange = [];
+          }
+        }
+        oldLine += lines.length;
+        newLine += lines.length;
+      }
+    }
+    for (const hunk of hunks) {
+      for (let i2 = 0; i2 < hunk.lines.length; i2++) {
+        if (hunk.lines[i2].endsWith("\n")) {
+          hunk.lines[i2] = hunk.lines[i2].slice(0, -1);
+        } else {
+          hunk.lines.splice(i2 + 1, 0, "\\ No newline at end of file");
+          i2++;
+        }
+      }
+    }
+    return {
+      oldFileName,
+      newFileName,
+      oldHeader,
+      newHeader,
+      hunks
+    };
+  }
+}
+function splitLines(text) {
+  const hasTrailingNl = text.endsWith("\n");
+  const result = text.split("\n").map((line) => line + "\n");
+  if (hasTrailingNl) {
+    result.pop();
+  } else {
+    result.push(result.pop().slice(0, -1));
+  }
+  return result;
+}
+var init_create = __esm({
+  "node_modules/diff/libesm/patch/create.js"() {
+    init_line();
+  }
+});
+
+// node_modules/diff/libesm/index.js
+var init_libesm = __esm({
+  "node_modules/diff/libesm/index.js"() {
+    init_create();
+  }
+});
+
+// src/line-ends.ts
+function normalizeLineEnds(text) {
+  return text.replace(/\r\n?/g, "\n");
+}
+var init_line_ends = __esm({
+  "src/line-ends.ts"() {
+    "use strict";
+  }
+});
+
+// src/code-content.ts
+import { isUtf8 } from "node:buffer";
+import { createHash } from "node:crypto";
+function createCodeScan() {
+  const raw = createHash("sha256");
+  let normalised = null;
+  let head = NONE;
+  let cut = NONE;
+  let utf82 = true;
+  let bytes = 0;
+  let lines = 0;
+  let last2 = -1;
+  const checkUtf8 = (chunk) => {
+    let from = 0;
+    if (cut.length > 0) {
+      from = Math.min(chunk.length, sequenceLength(cut[0]) - cut.length);
+      cut = Buffer.concat([cut, chunk.subarray(0, from)]);
+      if (cut.length < sequenceLength(cut[0])) return true;
+      if (!isUtf8(cut)) return false;
+    }
+    const end = cutCharacter(chunk, from);
+    if (end === chunk.length && from === 0) return isUtf8(chunk);
+    cut = end === chunk.length ? NONE : Buffer.from(chunk.subarray(end));
+    return isUtf8(chunk.subarray(from, end));
+  };
+  const feed = (chunk) => {
+    if (utf82) utf82 = checkUtf8(chunk);
+    if (normalised === null && chunk.includes(CR)) normalised = raw.copy();
+    raw.update(chunk);
+    bytes += chunk.length;
+    lines += countLines(chunk, last2 === CR, normalised);
+    last2 = chunk[chunk.length - 1];
+  };
+  return {
+    update(input) {
+      if (input.length === 0) return;
+      let chunk = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.length);
+      if (head !== null) {
+        if (head.length > 0) chunk = Buffer.concat([head, chunk]);
+        if (chunk.length < BOM.length) {
+          head = Buffer.from(chunk);
+          return;
+        }
+        head = null;
+        if (chunk[0] === BOM[0] && chunk[1] === BOM[1] && chunk[2] === BOM[2]) {
+          normalised = createHash("sha256");
+          raw.update(BOM);
+          bytes = BOM.length;
+          last2 = BOM[BOM.length - 1];
+          chunk = chunk.subarray(BOM.length);
+          if (chunk.length === 0) return;
+        }
+      }
+      feed(chunk);
+    },
+    finish() {
+      if (head !== null && head.length > 0) feed(head);
+      if (cut.length > 0) utf82 = false;
+      if (bytes > 0 && last2 !== LF && last2 !== CR) lines += 1;
+      const sha256 = raw.digest("hex");
+      return { utf8: utf82, bytes, sha256, codeDigest: normalised === null ? sha256 : normalised.digest("hex"), lines };
+    }
+  };
+}
+function countLines(chunk, afterCr, normalised) {
+  let ends = 0;
+  for (let lf = chunk.indexOf(LF); lf !== -1; lf = chunk.indexOf(LF, lf + 1)) ends += 1;
+  if (normalised === null) return ends;
+  let from = 0;
+  if (afterCr && chunk[0] === LF) {
+    from = 1;
+    ends -= 1;
+  }
+  for (let cr = chunk.indexOf(CR, from); cr !== -1; cr = chunk.indexOf(CR, from)) {
+    normalised.update(chunk.subarray(from, cr));
+    normalised.update(LF_BYTE);
+    from = cr + 1;
+    if (chunk[from] === LF) from += 1;
+    else ends += 1;
+  }
+  normalised.update(chunk.subarray(from));
+  return ends;
+}
+function cutCharacter(chunk, from) {
+  for (let at = chunk.length - 1; at >= Math.max(from, chunk.length - 3); at -= 1) {
+    const byte = chunk[at];
+    if ((byte & 192) === 128) continue;
+    return at + sequenceLength(byte) > chunk.length ? at : chunk.length;
+  }
+  return chunk.length;
+}
+function sequenceLength(lead) {
+  if (lead >= 240 && lead <= 244) return 4;
+  if (lead >= 224 && lead <= 239) return 3;
+  if (lead >= 194 && lead <= 223) return 2;
+  return 1;
+}
+function scanText(text) {
+  const scan = createCodeScan();
+  scan.update(Buffer.from(text, "utf8"));
+  return scan.finish();
+}
+function codeSummary(code) {
+  if (isCodeSummary(code)) return { sha256: code.sha256, bytes: code.bytes, lines: code.lines };
+  if (typeof code !== "string") return null;
+  const scanned = scanText(code);
+  return { sha256: scanned.codeDigest, bytes: scanned.bytes, lines: scanned.lines };
+}
+function isCodeSummary(value2) {
+  return typeof value2 === "object" && value2 !== null && typeof value2.sha256 === "string" && typeof value2.bytes === "number" && typeof value2.lines === "number";
+}
+var LF, CR, LF_BYTE, BOM, NONE;
+var init_code_content = __esm({
+  "src/code-content.ts"() {
+    "use strict";
+    LF = 10;
+    CR = 13;
+    LF_BYTE = Buffer.from([LF]);
+    BOM = Buffer.from([239, 187, 191]);
+    NONE = Buffer.alloc(0);
+  }
+});
+
+// src/output/describe.ts
+function summarize(plans) {
+  const summary = { create: 0, update: 0, replace: 0, delete: 0 };
+  for (const { plan } of plans) {
+    for (const change of plan?.changes ?? []) summary[change.action] += 1;
+  }
+  return summary;
+}
+function sourceErrors(source) {
+  return source.plan === null ? source.errors : source.plan.errors;
+}
+function noPlanLine(source) {
+  return source.unreadable === "live" ? "No plan: the live state could not be read, so nothing is known about drift." : "No plan: the declared repo is invalid.";
+}
+function totalChanges(summary) {
+  return summary.create + summary.update + summary.replace + summary.delete;
+}
+function planLine(summary) {
+  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.replace} to replace, ${summary.delete} to delete.`;
+}
+function closingLines(plans, where = "above") {
+  const summary = summarize(plans);
+  const unplanned = plans.filter((s) => s.plan === null).length;
+  const lines = [];
+  if (totalChanges(summary) > 0) lines.push(planLine(summary));
+  if (unplanned > 0) lines.push(`No plan for ${unplanned} of ${plans.length} source${plans.length === 1 ? "" : "s"}: see the errors ${where}.`);
+  if (lines.length > 0) return lines;
+  if (plans.some((s) => sourceErrors(s).length > 0)) return [`No changes planned, but there are errors (see ${where}).`];
+  const kept = keptUndeclared(plans);
+  return [kept > 0 ? `No changes. ${keptLine(kept)}` : NO_CHANGES];
+}
+function keptUndeclared(plans) {
+  return plans.reduce((sum, s) => sum + (s.plan?.keptUndeclared ?? 0), 0);
+}
+function keptLine(kept) {
+  return kept === 1 ? "1 live resource that is not declared is kept." : `${kept} live resources that are not declared are kept.`;
+}
+function formatValue(value2) {
+  if (value2 === void 0) return "null";
+  if (Array.isArray(value2)) return `[${value2.map(formatValue).join(", ")}]`;
+  return JSON.stringify(value2) ?? "null";
+}
+function describeCode(code) {
+  const summary = codeSummary(code);
+  if (summary === null) return "(none)";
+  const { lines, bytes } = summary;
+  return `(${lines} ${lines === 1 ? "line" : "lines"}, ${bytes} ${bytes === 1 ? "byte" : "bytes"})`;
+}
+function hasCodeDiff(change) {
+  const code = change.fields["code"];
+  return code !== void 0 && typeof code.before === "string" && typeof code.after === "string";
+}
+function pushAll(target, items) {
+  for (const item of items) target.push(item);
+}
+function codeDiffLines(change) {
+  const code = change.fields["code"];
+  if (code === void 0 || typeof code.before !== "string" || typeof code.after !== "string") return [];
+  const before = normalizeLineEnds(code.before);
+  const after = normalizeLineEnds(code.after);
+  const newName = change.resource === "policy" && change.declared !== null ? change.declared.file : "declared";
+  const oldName = `live ${change.id ?? ""}`.trim();
+  const oldLines = splitLines2(before);
+  const newLines = splitLines2(after);
+  const [head, tail] = sharedEnds(oldLines, newLines);
+  const changedRegion = oldLines.length + newLines.length - 2 * (head + tail);
+  const hunks = (changedRegion > MAX_REGION_LINES ? null : minimalHunks(oldLines, newLines, head, tail)) ?? lockstepHunks(oldLines, newLines, head, tail);
+  const lines = [`--- ${oldName}`, `+++ ${newName}`];
+  let shown2 = 0;
+  let hidden = 0;
+  for (const hunk of hunks) {
+    if (shown2 >= MAX_DIFF_CHANGED_LINES) {
+      hidden += hunk.lines.filter(isChanged).length;
+      continue;
+    }
+    lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
+    for (const line of hunk.lines) {
+      const changed = isChanged(line);
+      if (changed && shown2 >= MAX_DIFF_CHANGED_LINES) hidden += 1;
+      else if (shown2 < MAX_DIFF_CHANGED_LINES) {
+        lines.push(line);
+        if (changed) shown2 += 1;
+      }
+    }
+  }
+  if (hidden > 0) lines.push(`\u2026 ${hidden} more ${hidden === 1 ? "line" : "lines"} changed`);
+  return lines;
+}
+function isChanged(line) {
+  return line.startsWith("+") || line.startsWith("-");
+}
+function minimalHunks(oldLines, newLines, head, tail) {
+  const from = Math.max(0, head - CONTEXT);
+  const text = (lines) => {
+    const region = lines.slice(from, Math.min(lines.length, lines.length - tail + CONTEXT));
+    return region.length === 0 ? "" : `${region.join("\n")}
+`;
+  };
+  const patch = structuredPatch("", "", text(oldLines), text(newLines), "", "", { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH });
+  if (patch === void 0) return null;
+  return patch.hunks.map((hunk) => ({ ...hunk, oldStart: hunk.oldStart + from, newStart: hunk.newStart + from }));
+}
+function lockstepHunks(oldLines, newLines, head, tail) {
+  const ops = [];
+  for (let i3 = Math.max(0, head - CONTEXT); i3 < head; i3 += 1) ops.push({ kind: " ", text: oldLines[i3], oldLine: i3, newLine: i3 });
+  const oldEnd = oldLines.length - tail;
+  const newEnd = newLines.length - tail;
+  const paired = head + Math.min(oldEnd - head, newEnd - head);
+  for (let i3 = head; i3 < paired; i3 += 1) {
+    if (oldLines[i3] === newLines[i3]) ops.push({ kind: " ", text: oldLines[i3], oldLine: i3, newLine: i3 });
+    else ops.push({ kind: "-", text: oldLines[i3], oldLine: i3, newLine: i3 }, { kind: "+", text: newLines[i3], oldLine: i3 + 1, newLine: i3 });
+  }
+  for (let i3 = paired; i3 < oldEnd; i3 += 1) ops.push({ kind: "-", text: oldLines[i3], oldLine: i3, newLine: paired });
+  for (let i3 = paired; i3 < newEnd; i3 += 1) ops.push({ kind: "+", text: newLines[i3], oldLine: oldEnd, newLine: i3 });
+  for (let i3 = 0; i3 < Math.min(CONTEXT, tail); i3 += 1) ops.push({ kind: " ", text: oldLines[oldEnd + i3], oldLine: oldEnd + i3, newLine: newEnd + i3 });
+  const hunks = [];
+  let i2 = 0;
+  while (i2 < ops.length) {
+    while (i2 < ops.length && ops[i2].kind === " ") i2 += 1;
+    if (i2 >= ops.length) break;
+    let start = i2;
+    for (let c3 = 0; c3 < CONTEXT && start > 0 && ops[start - 1].kind === " "; c3 += 1) start -= 1;
+    let end = i2;
+    for (; ; ) {
+      while (end < ops.length && ops[end].kind !== " ") end += 1;
+      let gap = end;
+      while (gap < ops.length && ops[gap].kind === " " && gap - end < 2 * CONTEXT) gap += 1;
+      if (gap < ops.length && ops[gap].kind !== " ") end = gap;
+      else {
+        end = Math.min(end + CONTEXT, gap);
+        break;
+      }
+    }
+    const slice = ops.slice(start, end);
+    const first2 = slice[0];
+    hunks.push({
+      oldStart: first2.oldLine + 1,
+      oldLines: slice.filter((op) => op.kind !== "+").length,
+      newStart: first2.newLine + 1,
+      newLines: slice.filter((op) => op.kind !== "-").length,
+      lines: slice.map((op) => `${op.kind}${op.text}`)
+    });
+    i2 = end;
+  }
+  return hunks;
+}
+function sharedEnds(oldLines, newLines) {
+  let head = 0;
+  while (head < oldLines.length && head < newLines.length && oldLines[head] === newLines[head]) head += 1;
+  let tail = 0;
+  while (tail < oldLines.length - head && tail < newLines.length - head && oldLines[oldLines.length - 1 - tail] === newLines[newLines.length - 1 - tail]) tail += 1;
+  return [head, tail];
+}
+function splitLines2(text) {
+  if (text === "") return [];
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+var NO_CHANGES, MAX_DIFF_CHANGED_LINES, MAX_EDIT_LENGTH, MAX_REGION_LINES, CONTEXT;
+var init_describe = __esm({
+  "src/output/describe.ts"() {
+    "use strict";
+    init_libesm();
+    init_line_ends();
+    init_code_content();
+    NO_CHANGES = "No changes. The API matches the declared repo.";
+    MAX_DIFF_CHANGED_LINES = 200;
+    MAX_EDIT_LENGTH = 400;
+    MAX_REGION_LINES = 4e3;
+    CONTEXT = 3;
+  }
+});
+
+// src/output/text.ts
+function header(source) {
+  const revision2 = source.revision === null ? "no revision" : `revision ${source.revision}`;
+  return `Source "${source.name}": organization "${source.organization}", ${revision2}`;
+}
+function renderSource(source, p2) {
+  const { plan } = source;
+  const lines = [p2.bold(header(source)), ""];
+  if (plan === null) lines.push(`  ${p2.red(noPlanLine(source))}`, "");
+  else if (plan.changes.length === 0) lines.push("  No changes.", "");
+  for (const change of plan?.changes ?? []) {
+    pushAll(lines, renderChange(change, p2));
+    lines.push("");
+  }
+  const warnings = plan?.warnings ?? [];
+  if (warnings.length > 0) {
+    lines.push(p2.yellow("Warnings:"));
+    for (const warning of warnings) lines.push(`  - ${warning}`);
+    lines.push("");
+  }
+  const errors = sourceErrors(source);
+  if (errors.length > 0) {
+    lines.push(p2.red("Errors:"));
+    for (const error of errors) lines.push(`  - ${error}`);
+    lines.push("");
+  }
+  return lines;
+}
+function renderText(plans, options) {
+  const p2 = palette(options.color);
+  const lines = [];
+  const actions = new Set(plans.flatMap((s) => (s.plan?.changes ?? []).map((c3) => c3.action)));
+  if (actions.size > 0) {
+    lines.push("Resource actions are indicated with the following symbols:", ...legend(actions, p2), "");
+  }
+  for (const source of plans) pushAll(lines, renderSource(source, p2));
+  for (const line of closingLines(plans)) lines.push(p2.bold(line));
+  return `${lines.join("\n")}
+`;
+}
+function paintSymbol(action, p2) {
+  const symbol = SYMBOL[action];
+  if (action === "create") return p2.green(symbol);
+  if (action === "update") return p2.yellow(symbol);
+  if (action === "delete") return p2.red(symbol);
+  return p2.magenta(symbol);
+}
+function legend(actions, p2) {
+  const words = { create: "create", update: "update in-place", replace: "replace", delete: "delete" };
+  const order = ["create", "update", "replace", "delete"];
+  return order.filter((a) => actions.has(a)).map((a) => `${paintSymbol(a, p2)} ${words[a]}`);
+}
+function fieldSymbol(action, field3, p2) {
+  if (action === "delete") return p2.red("-");
+  if (action === "create" || field3.before === null) return p2.green("+");
+  if (field3.after === null) return p2.red("-");
+  return p2.yellow("~");
+}
+function fieldValue(name, action, field3) {
+  const show = name === "code" ? describeCode : formatValue;
+  if (action === "delete") return `${show(field3.before)} -> null`;
+  if (action === "create" || field3.before === null) return show(field3.after);
+  const arrow = `${show(field3.before)} -> ${show(field3.after)}`;
+  return name === "kind" && action === "replace" ? `${arrow} # forces replacement` : arrow;
+}
+function diffLine(line, p2) {
+  if (line.startsWith("+")) return p2.green(line);
+  if (line.startsWith("-")) return p2.red(line);
+  if (line.startsWith("@@")) return p2.cyan(line);
+  return line;
+}
+function renderChange(change, p2) {
+  const lines = [
+    p2.bold(`  # ${change.resource} "${change.name}" ${WILL[change.action]}`) + ` (${change.reason})`,
+    `${paintSymbol(change.action, p2)} resource "${change.resource}" "${change.name}" {`
+  ];
+  const entries = Object.entries(change.fields);
+  const width = Math.max(change.id === null ? 0 : 2, ...entries.map(([name]) => name.length));
+  if (change.id !== null) lines.push(`        ${"id".padEnd(width)} = ${formatValue(change.id)}`);
+  for (const [name, field3] of entries) {
+    if (name === "code" && hasCodeDiff(change)) {
+      lines.push(`      ${p2.yellow("~")} code:`);
+      for (const line of codeDiffLines(change)) lines.push(`          ${diffLine(line, p2)}`);
+      continue;
+    }
+    lines.push(`      ${fieldSymbol(change.action, field3, p2)} ${name.padEnd(width)} = ${fieldValue(name, change.action, field3)}`);
+  }
+  lines.push("    }");
+  return lines;
+}
+function ansi(code, enabled) {
+  return (text) => enabled && text !== "" ? `\x1B[${code}m${text}\x1B[0m` : text;
+}
+function palette(color) {
+  return {
+    green: ansi(32, color),
+    yellow: ansi(33, color),
+    red: ansi(31, color),
+    cyan: ansi(36, color),
+    magenta: ansi(35, color),
+    bold: ansi(1, color)
+  };
+}
+function shouldColor(stream, env) {
+  if (env["NO_COLOR"] !== void 0 && env["NO_COLOR"] !== "") return false;
+  const force = env["FORCE_COLOR"];
+  if (force !== void 0 && force !== "" && force !== "0") return true;
+  if (env["TERM"] === "dumb") return false;
+  return stream.isTTY === true;
+}
+var SYMBOL, WILL;
+var init_text = __esm({
+  "src/output/text.ts"() {
+    "use strict";
+    init_describe();
+    SYMBOL = { create: "  +", update: "  ~", replace: "-/+", delete: "  -" };
+    WILL = {
+      create: "will be created",
+      update: "will be updated in-place",
+      replace: "must be replaced",
+      delete: "will be destroyed"
+    };
+  }
+});
+
+// src/plan/plain-fields.ts
+function plainFields(change) {
+  const fields = {};
+  for (const [name, field3] of Object.entries(change.fields)) {
+    const value2 = name === "code" ? codeSummary : (v) => v ?? null;
+    fields[name] = { before: value2(field3.before), after: value2(field3.after) };
+  }
+  return fields;
+}
+var init_plain_fields = __esm({
+  "src/plan/plain-fields.ts"() {
+    "use strict";
+    init_code_content();
+  }
+});
+
+// src/output/json.ts
+function jsonChange(change) {
+  const fields = jsonFields(change);
+  return {
+    resource: change.resource,
+    name: change.name,
+    id: change.id,
+    action: change.action,
+    reason: change.reason,
+    fields
+  };
+}
+function renderJson(plans, options = {}) {
+  const summary = summarize(plans);
+  const result = { applied: 0, failed: 0, skipped: 0 };
+  const document2 = {
+    format_version: "1",
+    sources: plans.map((source, index) => {
+      const results = new Map((options.results?.[index] ?? []).map((r2) => [r2.change, r2]));
+      const changes = (source.plan?.changes ?? []).map((change) => {
+        if (options.results === void 0) return jsonChange(change);
+        const found = results.get(change);
+        const outcome = found?.outcome ?? "skipped";
+        result[outcome] += 1;
+        return { ...jsonChange(change), outcome, message: found === void 0 ? NOT_APPLIED : found.message };
+      });
+      return {
+        name: source.name,
+        organization: source.organization,
+        revision: source.revision,
+        changes,
+        warnings: [...source.plan?.warnings ?? []],
+        errors: [...sourceErrors(source)]
+      };
+    }),
+    summary: { create: summary.create, update: summary.update, replace: summary.replace, delete: summary.delete },
+    ...options.results === void 0 ? {} : { result }
+  };
+  return `${JSON.stringify(document2, null, 2)}
+`;
+}
+var jsonFields, NOT_APPLIED;
+var init_json = __esm({
+  "src/output/json.ts"() {
+    "use strict";
+    init_plain_fields();
+    init_describe();
+    jsonFields = plainFields;
+    NOT_APPLIED = "not applied: the plan of this source has errors";
+  }
+});
+
+// src/output/markdown-escape.ts
+function escapeText(text) {
+  return normalizeLineEnds(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/([\\`*_[\]|~#!])/g, "\\$1").replace(/\n/g, " ");
+}
+function escapeHtml(text) {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+function longestRun(text, char) {
+  let longest = 0;
+  let run2 = 0;
+  for (const c3 of text) {
+    run2 = c3 === char ? run2 + 1 : 0;
+    longest = Math.max(longest, run2);
+  }
+  return longest;
+}
+function inlineCode(text) {
+  const oneLine2 = normalizeLineEnds(text).replace(/\n/g, " ");
+  const fence = "`".repeat(longestRun(oneLine2, "`") + 1);
+  const pad = oneLine2.startsWith("`") || oneLine2.endsWith("`") || oneLine2.startsWith(" ") ? " " : "";
+  return `${fence}${pad}${oneLine2.replace(/\|/g, "\\|")}${pad}${fence}`;
+}
+function fencedBlock(lines, language) {
+  const fence = "`".repeat(Math.max(3, longestRun(lines.join("\n"), "`") + 1));
+  return [`${fence}${language}`, ...lines, fence];
+}
+var init_markdown_escape = __esm({
+  "src/output/markdown-escape.ts"() {
+    "use strict";
+    init_line_ends();
+  }
+});
+
+// src/output/markdown-budget.ts
+function fitToBudget(doc) {
+  const size = (lines2) => lines2.reduce((n, line) => n + line.length + 1, 0);
+  const listings = doc.sections.flatMap((s) => s.listings);
+  let left = doc.limit - 1 - size(doc.head) - doc.sections.reduce((n, s) => n + size(s.header), 0) - listings.reduce((n, l) => n + size(l.title) + size(l.footer) + MORE_LINE, 0) - DETAILS_LINE;
+  const shown2 = /* @__PURE__ */ new Map();
+  for (const listing of listings) {
+    let count3 = 0;
+    for (const item of listing.items) {
+      const cost = item.brief.length + 1;
+      if (cost > left) break;
+      left -= cost;
+      count3 += 1;
+    }
+    shown2.set(listing, count3);
+  }
+  const full = /* @__PURE__ */ new Map();
+  let briefFrom = null;
+  upgrade: for (const listing of listings) {
+    for (const item of listing.items.slice(0, shown2.get(listing))) {
+      if (item.full === void 0) continue;
+      const text = item.full();
+      const extra = text.length - item.brief.length;
+      if (extra > left) {
+        briefFrom = item;
+        break upgrade;
+      }
+      left -= extra;
+      full.set(item, text);
+    }
+  }
+  const detailed = listings.flatMap((l) => l.items).filter((item) => item.full !== void 0).length;
+  const lines = [...doc.head];
+  for (const section of doc.sections) {
+    lines.push(...section.header);
+    for (const listing of section.listings) {
+      const count3 = shown2.get(listing) ?? 0;
+      lines.push(...listing.title);
+      for (const item of listing.items.slice(0, count3)) {
+        if (item === briefFrom) lines.push(`- _(details of the first ${full.size} changes; all ${detailed} in the JSON plan)_`);
+        lines.push(full.get(item) ?? item.brief);
+      }
+      if (count3 < listing.items.length) lines.push(`- \u2026 and ${listing.items.length - count3} more`);
+      lines.push(...listing.footer);
+    }
+  }
+  return `${lines.join("\n").replace(/\n+$/, "")}
+`;
+}
+var MORE_LINE, DETAILS_LINE;
+var init_markdown_budget = __esm({
+  "src/output/markdown-budget.ts"() {
+    "use strict";
+    MORE_LINE = 40;
+    DETAILS_LINE = 80;
+  }
+});
+
+// src/output/markdown.ts
+function markerLine(plans) {
+  const names = plans.map((p2) => p2.name.replace(/[^\w.-]/g, "_")).join(",");
+  return `<!-- policy-pool-sync plan source=${names} -->`;
+}
+function renderMarkdown(plans, context = {}) {
+  const deletions = summarize(plans).delete;
+  const head = [
+    markerLine(plans),
+    "## policy-pool-sync plan",
+    "",
+    ...contextLines(context),
+    ...deletions > 0 ? [`**\u26A0 ${deletions} deletion${deletions === 1 ? "" : "s"}**`, ""] : [],
+    ...closingLines(plans, "below").flatMap((line) => [`**${line}**`, ""]),
+    ...countsTable(plans),
+    ""
+  ];
+  const sections = plans.map(sourceListings);
+  return fitToBudget({ head, sections, limit: MARKDOWN_LIMIT });
+}
+function contextLines(context) {
+  const parts = [
+    ...context.time === void 0 ? [] : [`Planned at ${escapeText(context.time)}`],
+    ...context.runUrl === void 0 ? [] : [`[workflow run](${context.runUrl.replace(/[()\s]/g, encodeURIComponent)})`]
+  ];
+  return parts.length === 0 ? [] : [`${parts.join(" \xB7 ")}.`, ""];
+}
+function countsTable(plans) {
+  const row = (label, s, status) => `| ${label} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${status} |`;
+  const lines = ["| Source | Create | Update | Replace | Delete | Status |", "| --- | ---: | ---: | ---: | ---: | --- |"];
+  for (const source of plans) {
+    if (source.plan === null) lines.push(`| ${inlineCode(source.name)} | \u2013 | \u2013 | \u2013 | \u2013 | ${escapeText(noPlanLine(source).replace(/^No plan: /, "no plan: "))} |`);
+    else lines.push(row(inlineCode(source.name), summarize([source]), sourceStatus(source)));
+  }
+  if (plans.length > 1) lines.push(row("**Total**", summarize(plans), ""));
+  return lines;
+}
+function sourceStatus(source) {
+  const errors = sourceErrors(source).length;
+  if (errors > 0) return `${errors} error${errors === 1 ? "" : "s"}`;
+  if ((source.plan?.changes.length ?? 0) > 0) return "changes";
+  const kept = source.plan?.keptUndeclared ?? 0;
+  return kept > 0 ? `no changes; ${kept} undeclared kept` : "in sync";
+}
+function sourceListings(source) {
+  const { plan } = source;
+  const revision2 = source.revision === null ? "no revision" : `revision ${inlineCode(source.revision)}`;
+  const header3 = [`### Source ${inlineCode(source.name)}`, "", `Organization ${inlineCode(source.organization)}, ${revision2}.`, ""];
+  if (plan === null) header3.push(`**${noPlanLine(source)}**`, "");
+  else if (plan.changes.length === 0) header3.push("No changes.", "");
+  if (plan !== null && (plan.keptUndeclared ?? 0) > 0) header3.push(keptLine(plan.keptUndeclared ?? 0), "");
+  const listings = [];
+  const errors = sourceErrors(source);
+  if (errors.length > 0) {
+    listings.push({ title: ["**Errors**", ""], items: errors.map((e) => ({ brief: `- \u274C ${escapeText(clip(e, 1e3))}` })), footer: [""] });
+  }
+  for (const action of ORDER) {
+    const changes = (plan?.changes ?? []).filter((c3) => c3.action === action);
+    if (changes.length === 0) continue;
+    listings.push({
+      title: [`#### ${GROUP[action]} (${changes.length})`, ""],
+      items: changes.map((c3) => ({ brief: briefLine(c3), full: () => fullItem(c3) })),
+      footer: [""]
+    });
+  }
+  const warnings = plan?.warnings ?? [];
+  if (warnings.length > 0) {
+    listings.push({
+      title: [`<details><summary>\u26A0\uFE0F ${warnings.length} warning${warnings.length === 1 ? "" : "s"}</summary>`, ""],
+      items: warnings.map((w) => ({ brief: `- ${escapeText(clip(w, 1e3))}` })),
+      footer: ["", "</details>", ""]
+    });
+  }
+  return { header: header3, listings };
+}
+function briefLine(change) {
+  const id = change.id === null ? "" : ` (${inlineCode(change.id)})`;
+  return `- **${LABEL[change.action]}** ${change.resource} ${inlineCode(change.name)}${id}: ${escapeText(clip(change.reason, 500))}`;
+}
+function fullItem(change) {
+  const id = change.id === null ? "" : ` (<code>${escapeHtml(change.id)}</code>)`;
+  const summary = `<b>${escapeHtml(LABEL[change.action])}</b> ${change.resource} <code>${escapeHtml(change.name)}</code>${id}: ${escapeHtml(clip(change.reason, 500))}`;
+  const lines = [`- <details><summary>${summary}</summary>`, ""];
+  for (const [name, field3] of Object.entries(change.fields)) {
+    if (name === "code" && hasCodeDiff(change)) lines.push(`  - ${inlineCode(name)}: changed, diff below`);
+    else if (change.action === "create" || field3.before === null && change.action !== "delete") lines.push(`  - ${inlineCode(name)}: ${value(name, field3.after)}`);
+    else lines.push(`  - ${inlineCode(name)}: ${value(name, field3.before)} \u2192 ${value(name, field3.after)}`);
+  }
+  if (hasCodeDiff(change)) lines.push("", ...fencedBlock(cappedDiff(change), "diff").map((l) => `  ${l}`));
+  lines.push("", "  </details>");
+  return lines.join("\n");
+}
+function value(name, v) {
+  return name === "code" ? describeCode(v) : inlineCode(clip(formatValue(v), 300));
+}
+function cappedDiff(change) {
+  const all = codeDiffLines(change);
+  const shown2 = all.slice(0, MAX_DIFF_LINES).map((line) => clip(line, MAX_DIFF_LINE));
+  if (all.length > shown2.length) shown2.push(`\u2026 ${all.length - shown2.length} more lines (the text and JSON plans have the whole diff)`);
+  return shown2;
+}
+function clip(text, max) {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
+}
+var MARKDOWN_LIMIT, MAX_DIFF_LINES, MAX_DIFF_LINE, ORDER, LABEL, GROUP;
+var init_markdown = __esm({
+  "src/output/markdown.ts"() {
+    "use strict";
+    init_describe();
+    init_markdown_escape();
+    init_markdown_budget();
+    init_markdown_escape();
+    MARKDOWN_LIMIT = 6e4;
+    MAX_DIFF_LINES = 60;
+    MAX_DIFF_LINE = 200;
+    ORDER = ["create", "replace", "update", "delete"];
+    LABEL = { create: "+ create", update: "~ update", replace: "-/+ replace", delete: "- delete" };
+    GROUP = { create: "To create", update: "To update in place", replace: "To replace", delete: "To delete" };
+  }
+});
+
+// src/plan/saved.ts
+function savedChange(change, fields) {
+  const base = { resource: change.resource, name: change.name, id: change.id, action: change.action, reason: change.reason, fields };
+  if (change.resource === "policy") {
+    return {
+      ...base,
+      upload_code: change.uploadCode,
+      adopt_marker: change.adoptMarker,
+      live: change.live === null ? null : policyFingerprint(change.live, change.declared !== null),
+      declared: change.declared === null ? null : declaredPolicyFingerprint(change.declared)
+    };
+  }
+  if (change.resource === "agent-pool") {
+    return {
+      ...base,
+      live: change.live === null ? null : poolFingerprint(change.live),
+      declared: change.declared === null ? null : declaredPoolFingerprint(change.declared)
+    };
+  }
+  return { ...base, pool: change.poolName, live: agentFingerprint(change.live), declared: null };
+}
+function policyFingerprint(policy, withCode2) {
+  return {
+    id: policy.id,
+    "updated-at": policy.updatedAt,
+    name: policy.name,
+    kind: policy.kind,
+    description: policy.description,
+    "enforcement-level": policy.enforcementLevel,
+    query: policy.query,
+    "policy-sets": [...policy.policySetIds].sort(),
+    ...withCode2 ? { "code-sha256": policy.codeDigest } : {}
+  };
+}
+function poolFingerprint(pool) {
+  return {
+    id: pool.id,
+    name: pool.name,
+    "organization-scoped": pool.organizationScoped,
+    "allowed-workspaces": [...pool.allowedWorkspaceIds].sort(),
+    "allowed-projects": [...pool.allowedProjectIds].sort(),
+    "excluded-workspaces": [...pool.excludedWorkspaceIds].sort()
+  };
+}
+function agentFingerprint(agent) {
+  return { id: agent.id, status: agent.status, "last-ping-at": agent.lastPingAt };
+}
+function declaredPolicyFingerprint(policy) {
+  return {
+    file: policy.file,
+    kind: policy.kind,
+    "code-sha256": policy.codeSource.sha256,
+    description: policy.description,
+    "enforcement-level": policy.enforcementLevel,
+    query: policy.query,
+    "policy-sets": policy.policySets
+  };
+}
+function declaredPoolFingerprint(pool) {
+  return {
+    file: pool.file,
+    "organization-scoped": pool.organizationScoped,
+    "allowed-workspaces": pool.allowedWorkspaces,
+    "allowed-projects": pool.allowedProjects ?? null,
+    "excluded-workspaces": pool.excludedWorkspaces ?? null,
+    "previous-names": pool.previousNames,
+    "agent-cleanup": pool.agentCleanup === null ? null : { statuses: pool.agentCleanup.statuses, after: pool.agentCleanup.after }
+  };
+}
+function checkSavedChanges(saved, fresh, pairing) {
+  const refused = [];
+  const changes = /* @__PURE__ */ new Set();
+  const freshByKey = new Map(fresh.map((change) => [changeKey(change), change]));
+  for (const change of saved) {
+    const what = `${change.action} ${change.resource} "${change.name}"`;
+    const stale = staleness(change, pairing);
+    const match = freshByKey.get(changeKey(change));
+    if (stale !== null) refused.push(`stale: ${what}: ${stale}`);
+    else if (match === void 0 || changes.has(match)) refused.push(`refused: ${what}: ${notPlannedNow(change, fresh)}`);
+    else if (!sameChange(savedChange(match, plainFields(match)), change)) refused.push(`refused: ${what}: a plan made now would ${describeChange(match)} instead`);
+    else changes.add(match);
+  }
+  if (refused.length > 0) return { changes: null, refused };
+  return { changes: fresh.filter((change) => changes.has(change)), refused: [] };
+}
+function changeKey(change) {
+  return JSON.stringify([change.resource, change.name, change.resource === "agent" ? change.id : null]);
+}
+function describeChange(change) {
+  const fields = Object.keys(change.fields);
+  return `${change.action} it (id ${change.id ?? "none"}${fields.length > 0 ? `, fields ${fields.join(", ")}` : ""})`;
+}
+function notPlannedNow(change, fresh) {
+  const other = fresh.find((c3) => c3.resource === change.resource && c3.name === change.name);
+  if (other !== void 0) return `a plan made now would ${describeChange(other)} instead`;
+  return "a plan made now has no such change (the declared repo, ownership or prune do not call for it)";
+}
+function sameChange(now, saved) {
+  const { reason: _now, ...a } = now;
+  const { reason: _saved, ...b2 } = saved;
+  return canonical(a) === canonical(b2);
+}
+function canonical(value2) {
+  return JSON.stringify(
+    value2,
+    (_key, v) => v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([x2], [y2]) => x2 < y2 ? -1 : x2 > y2 ? 1 : 0)) : v
+  );
+}
+function staleness(change, pairing) {
+  if (change.resource === "agent") {
+    const agent = pairing.pools.flatMap((pair3) => pair3.live?.agents ?? []).find((a) => a.id === change.id);
+    if (agent === void 0) return "the agent is gone since the plan was made";
+    return same(agentFingerprint(agent), change.live) ? null : "the agent changed since the plan was made";
+  }
+  if (change.resource === "policy") {
+    const pair3 = pairFor(change, pairing.policies);
+    return liveProblem(change, pair3?.live ?? void 0, (p2) => policyFingerprint(p2, change.declared !== null)) ?? declaredProblem(change, change.declared === null ? null : pair3?.declared, declaredPolicyFingerprint);
+  }
+  const pair2 = pairFor(change, pairing.pools);
+  return liveProblem(change, pair2?.live ?? void 0, poolFingerprint) ?? declaredProblem(change, change.declared === null ? null : pair2?.declared, declaredPoolFingerprint);
+}
+function pairFor(change, pairs) {
+  return pairs.find((pair2) => pair2.declared?.name === change.name) ?? pairs.find((pair2) => pair2.declared === null && pair2.live?.name === change.name);
+}
+function liveProblem(change, current, fingerprint) {
+  if (change.live === null) return current === void 0 ? null : `a live ${change.resource} of that name was created since the plan was made`;
+  if (current === void 0) return `the live ${change.resource} was deleted since the plan was made`;
+  return same(fingerprint(current), change.live) ? null : `the live ${change.resource} changed since the plan was made`;
+}
+function declaredProblem(change, now, fingerprint) {
+  if (change.declared === null) return null;
+  if (now === void 0 || now === null) return "it is no longer declared";
+  return same(fingerprint(now), change.declared) ? null : "its declaration (settings or code) changed since the plan was made";
+}
+function same(a, b2) {
+  return b2 !== null && JSON.stringify(a) === JSON.stringify(b2);
+}
+function parseSavedPlan(text, file) {
+  let document2;
+  try {
+    document2 = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${file} is not a saved plan: ${error.message}`);
+  }
+  const plan = document2;
+  if (plan === null || typeof plan !== "object" || plan.saved_plan_version === void 0) {
+    throw new Error(`${file} is not a saved plan (no saved_plan_version); make one with --dry-run --out FILE`);
+  }
+  if (plan.saved_plan_version !== SAVED_PLAN_VERSION) {
+    throw new Error(`${file} has saved_plan_version ${quoted(plan.saved_plan_version)}; this version reads "${SAVED_PLAN_VERSION}"`);
+  }
+  if (!Array.isArray(plan.sources) || plan.sources.some((s) => typeof s?.name !== "string" || typeof s.organization !== "string")) {
+    throw new Error(`${file} is not a saved plan: "sources" must list sources with a name and an organization`);
+  }
+  const seen = /* @__PURE__ */ new Set();
+  for (const source of plan.sources) {
+    if (seen.has(source.name)) throw new Error(`${file} lists source "${source.name}" twice; refusing to apply it`);
+    seen.add(source.name);
+    for (const change of source.changes ?? []) {
+      const problem = changeProblem(change);
+      if (problem !== null) throw new Error(`${file}: source "${source.name}": ${problem}; refusing to apply it`);
+    }
+  }
+  return plan;
+}
+function changeProblem(change) {
+  if (change === null || typeof change !== "object" || typeof change.name !== "string") return "a change has no name";
+  const what = `the change of ${quoted(change.resource)} "${change.name}"`;
+  if (!RESOURCES.includes(change.resource)) return `${what} is of an unknown resource ${quoted(change.resource)}`;
+  if (!ACTIONS.includes(change.action)) return `${what} has an unknown action ${quoted(change.action)}`;
+  return null;
+}
+function quoted(value2) {
+  if (typeof value2 === "string") return JSON.stringify(value2);
+  const type = value2 === null ? "null" : Array.isArray(value2) ? "an array" : typeof value2 === "object" ? "an object" : `a ${typeof value2}`;
+  return `${JSON.stringify(value2) ?? String(value2)} (${type})`;
+}
+var SAVED_PLAN_VERSION, RESOURCES, ACTIONS;
+var init_saved = __esm({
+  "src/plan/saved.ts"() {
+    "use strict";
+    init_plain_fields();
+    SAVED_PLAN_VERSION = "1";
+    RESOURCES = ["policy", "agent-pool", "agent"];
+    ACTIONS = ["create", "update", "replace", "delete"];
+  }
+});
+
+// src/output/saved-plan.ts
+function renderSavedPlan(plans) {
+  const summary = summarize(plans);
+  const document2 = {
+    format_version: "1",
+    saved_plan_version: SAVED_PLAN_VERSION,
+    sources: plans.map((source) => ({
+      name: source.name,
+      organization: source.organization,
+      revision: source.revision,
+      changes: source.plan === null ? null : source.plan.changes.map((change) => savedChange(change, plainFields(change))),
+      warnings: [...source.plan?.warnings ?? []],
+      errors: [...sourceErrors(source)]
+    })),
+    summary: { create: summary.create, update: summary.update, replace: summary.replace, delete: summary.delete }
+  };
+  return `${JSON.stringify(document2, null, 2)}
+`;
+}
+var init_saved_plan = __esm({
+  "src/output/saved-plan.ts"() {
+    "use strict";
+    init_saved();
+    init_describe();
+    init_plain_fields();
+  }
+});
+
+// src/plan/types.ts
+var NOT_STARTED;
+var init_types = __esm({
+  "src/plan/types.ts"() {
+    "use strict";
+    NOT_STARTED = "not applied: the run was stopped before this change started";
+  }
+});
+
+// src/output/applied.ts
+function renderApplied(outcome, format) {
+  const failures = outcome.results.filter((r2) => r2.outcome === "failed");
+  const planErrors = outcome.sourcePlan.plan?.errors.length ?? 0;
+  if (outcome.results.length === 0) {
+    return planErrors > 0 ? `
+Nothing applied for source "${outcome.sourcePlan.name}": the plan has errors.
+` : "";
+  }
+  const counts = outcomeCounts([outcome]);
+  if (format === "markdown") {
+    const lines2 = ["", `#### Apply result for \`${outcome.sourcePlan.name}\``, "", `${counts}.`, ""];
+    for (const f of failures) lines2.push(`- \u274C ${f.change.action} ${f.change.resource} \`${f.change.name}\` failed: ${(f.message ?? "unknown error").replace(/\n/g, " ")}`);
+    for (const s of outcome.results.filter((r2) => r2.message === NOT_STARTED)) lines2.push(`- \u23F9 ${s.change.action} ${s.change.resource} \`${s.change.name}\`: not applied`);
+    return `${lines2.join("\n")}
+`;
+  }
+  const lines = ["", `Applied source "${outcome.sourcePlan.name}": ${counts}.`];
+  for (const f of failures) lines.push(`  - ${f.change.action} ${f.change.resource} "${f.change.name}" failed: ${f.message ?? "unknown error"}`);
+  for (const s of outcome.results.filter((r2) => r2.message === NOT_STARTED)) lines.push(`  - ${s.change.action} ${s.change.resource} "${s.change.name}": not applied`);
+  return `${lines.join("\n")}
+`;
+}
+function outcomeCounts(outcomes) {
+  const results = outcomes.flatMap((o2) => o2.results);
+  const count3 = (outcome, action) => results.filter((r2) => r2.outcome === outcome && (action === void 0 || r2.change.action === action)).length;
+  const line = `${count3("applied", "create")} created, ${count3("applied", "update")} updated, ${count3("applied", "replace")} replaced, ${count3("applied", "delete")} deleted`;
+  const failed = count3("failed");
+  const skipped = count3("skipped");
+  return `${line}${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}`;
+}
+function applySummary(outcomes) {
+  const results = outcomes.flatMap((o2) => o2.results);
+  if (results.length === 0) return "";
+  const line = outcomeCounts(outcomes);
+  return results.some((r2) => r2.outcome === "failed") ? `
+Apply finished with errors: ${line}.
+` : `
+Apply complete! Resources: ${line}.
+`;
+}
+var init_applied = __esm({
+  "src/output/applied.ts"() {
+    "use strict";
+    init_types();
+  }
+});
+
+// src/output/index.ts
+var init_output = __esm({
+  "src/output/index.ts"() {
+    "use strict";
+    init_text();
+    init_json();
+    init_markdown();
+    init_describe();
+    init_saved_plan();
+    init_applied();
+  }
+});
+
+// src/cli/show.ts
+var show_exports = {};
+__export(show_exports, {
+  runShow: () => runShow
+});
+import { readFile as readFile4 } from "node:fs/promises";
+async function runShow(args, stdout, env) {
+  const file = args.show ?? "";
+  let text;
+  try {
+    text = await readFile4(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
+  }
+  let saved;
+  try {
+    saved = parseSavedPlan(text, file);
+  } catch (error) {
+    throw new UsageError(errorMessage(error));
+  }
+  if (args.output === "json") {
+    stdout.write(text);
+    return 0;
+  }
+  const plans = saved.sources.map(sourcePlan);
+  stdout.write(args.output === "markdown" ? renderMarkdown(plans) : renderText(plans, { color: shouldColor(stdout, env) }));
+  return 0;
+}
+function sourcePlan(saved) {
+  const header3 = { name: saved.name, organization: saved.organization, revision: saved.revision };
+  if (saved.changes === null) return { ...header3, plan: null, unreadable: "declared", errors: [...saved.errors] };
+  return { ...header3, plan: { changes: saved.changes.map(shownChange), warnings: [...saved.warnings], errors: [...saved.errors] } };
+}
+function shownChange(saved) {
+  const shown2 = {
+    resource: saved.resource,
+    action: saved.action,
+    name: saved.name,
+    id: saved.id,
+    reason: saved.reason,
+    fields: saved.fields,
+    declared: null,
+    live: null,
+    uploadCode: saved.upload_code ?? false,
+    adoptMarker: saved.adopt_marker ?? false,
+    ...saved.pool === void 0 ? {} : { poolName: saved.pool }
+  };
+  return shown2;
+}
+var init_show = __esm({
+  "src/cli/show.ts"() {
+    "use strict";
+    init_errors();
+    init_output();
+    init_saved();
+  }
+});
+
+// src/emulator/ids.ts
+import { randomBytes } from "node:crypto";
+function randomSuffix(length = 16) {
+  const bytes = randomBytes(length);
+  let out = "";
+  for (const byte of bytes) out += ALPHABET[byte % ALPHABET.length];
+  return out;
+}
+function newId(prefix) {
+  return `${prefix}-${randomSuffix()}`;
+}
+var ALPHABET;
+var init_ids = __esm({
+  "src/emulator/ids.ts"() {
+    "use strict";
+    ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  }
+});
+
+// src/emulator/blobs.ts
+function createBlobStore(now) {
+  const blobs = /* @__PURE__ */ new Map();
+  const dropExpired = (at) => {
+    for (const [key, blob] of blobs) {
+      if (blob.expires > at) return;
+      blobs.delete(key);
+    }
+  };
+  return {
+    put(code) {
+      const at = now();
+      dropExpired(at);
+      const key = randomSuffix(32);
+      blobs.set(key, { code, expires: at + BLOB_TTL_MS });
+      return key;
+    },
+    get(key) {
+      const blob = blobs.get(key);
+      if (blob === void 0 || blob.expires <= now()) return null;
+      return blob.code;
+    }
+  };
+}
+var BLOB_TTL_MS;
+var init_blobs = __esm({
+  "src/emulator/blobs.ts"() {
+    "use strict";
+    init_ids();
+    BLOB_TTL_MS = 5 * 60 * 1e3;
+  }
+});
+
+// src/model.ts
+function wireKind(kind, nativeKind) {
+  return kind === "opa" ? "opa" : nativeKind;
+}
+function kindOfWire(word) {
+  if (word === "opa") return "opa";
+  return word === "native" || word === "sentinel" || word === void 0 || word === null ? "native" : null;
+}
+var LEVELS_BY_KIND, MAX_CODE_BYTES;
+var init_model = __esm({
+  "src/model.ts"() {
+    "use strict";
+    LEVELS_BY_KIND = {
+      native: ["hard-mandatory", "soft-mandatory", "advisory"],
+      opa: ["mandatory", "advisory"]
+    };
+    MAX_CODE_BYTES = 10485760;
+  }
+});
+
+// src/emulator/records.ts
+function levelsOf(kind) {
+  return LEVELS_BY_KIND[kind === "tfpolicy" ? "opa" : kind];
+}
+function kindWord(kind, nativeKind) {
+  return kind === "native" ? nativeKind : kind;
+}
+var init_records = __esm({
+  "src/emulator/records.ts"() {
+    "use strict";
+    init_model();
+  }
+});
+
+// src/emulator/http.ts
+function errorReply(status, errors) {
+  return { status, body: { errors } };
+}
+function notFound() {
+  return new ReplyError(404, [{ status: "404", title: "not found" }]);
+}
+function invalid(detail, pointer) {
+  return new ReplyError(422, [{ status: "422", title: "invalid attribute", detail, source: { pointer } }]);
+}
+function badRequest(detail) {
+  return new ReplyError(400, [{ status: "400", title: "bad request", detail }]);
+}
+function mediaType(req) {
+  return (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+function requireMediaType(req, expected2) {
+  if (mediaType(req) === expected2) return;
+  throw new ReplyError(415, [{ status: "415", title: "unsupported media type", detail: `Content-Type must be ${expected2}` }]);
+}
+function tooLarge(limit) {
+  return new ReplyError(413, [{ status: "413", title: "payload too large", detail: `request body larger than ${limit} bytes` }]);
+}
+function readBody(req, limit) {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
+  return new Promise((resolve5, reject) => {
+    const chunks = [];
+    let size = 0;
+    const onData = (chunk) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      req.off("data", onData);
+      req.off("end", onEnd);
+      chunks.length = 0;
+      req.resume();
+      reject(tooLarge(limit));
+    };
+    const onEnd = () => resolve5(Buffer.concat(chunks));
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", reject);
+  });
+}
+async function readJsonBody(req, expectedType, limit = 1048576) {
+  requireMediaType(req, expectedType);
+  const raw = await readBody(req, limit);
+  try {
+    return JSON.parse(raw.toString("utf8"));
+  } catch {
+    throw badRequest("request body is not valid JSON");
+  }
+}
+function isObject(value2) {
+  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
+}
+var JSON_API, ReplyError;
+var init_http = __esm({
+  "src/emulator/http.ts"() {
+    "use strict";
+    JSON_API = "application/vnd.api+json";
+    ReplyError = class extends Error {
+      constructor(status, errors) {
+        super(errors[0]?.detail ?? errors[0]?.title ?? String(status));
+        this.status = status;
+        this.errors = errors;
+      }
+      status;
+      errors;
+      name = "ReplyError";
+    };
+  }
+});
+
+// src/emulator/validate.ts
+function readDocument(body, type) {
+  if (!isObject(body) || !isObject(body.data)) throw invalid("data must be an object", "/data");
+  const { data } = body;
+  if (data.type !== type) throw invalid(`type must be ${type}`, "/data/type");
+  const attributes = data.attributes ?? {};
+  if (!isObject(attributes)) throw invalid("attributes must be an object", "/data/attributes");
+  const relationships = data.relationships ?? {};
+  if (!isObject(relationships)) throw invalid("relationships must be an object", "/data/relationships");
+  return { attributes, relationships };
+}
+function checkName(value2) {
+  const pointer = "/data/attributes/name";
+  if (value2 === void 0 || value2 === null || value2 === "") throw invalid("Name can't be blank", pointer);
+  if (typeof value2 !== "string") throw invalid("Name must be a string", pointer);
+  if (!NAME_PATTERN.test(value2)) throw invalid("Name can only contain letters, numbers, -, and _", pointer);
+  return value2;
+}
+function optionalString(attributes, key, nullable) {
+  const value2 = attributes[key];
+  if (value2 === void 0) return void 0;
+  if (typeof value2 === "string" || nullable && value2 === null) return value2;
+  throw invalid(`${key} must be a string${nullable ? " or null" : ""}`, `/data/attributes/${key}`);
+}
+function optionalBoolean(attributes, key) {
+  const value2 = attributes[key];
+  if (value2 === void 0) return void 0;
+  if (typeof value2 === "boolean") return value2;
+  throw invalid(`${key} must be true or false`, `/data/attributes/${key}`);
+}
+function relationshipIds(relationships, key, type, exists2) {
+  const relationship = relationships[key];
+  if (relationship === void 0) return void 0;
+  const pointer = `/data/relationships/${key}`;
+  if (!isObject(relationship) || !Array.isArray(relationship.data)) throw invalid(`${key} data must be an array`, pointer);
+  const ids = [];
+  for (const [i2, item] of relationship.data.entries()) {
+    if (!isObject(item) || typeof item.id !== "string" || item.type !== type) {
+      throw invalid(`each ${key} element needs an id and type ${type}`, `${pointer}/data/${i2}`);
+    }
+    if (!exists2(item.id)) throw invalid(`${type} ${item.id} not found`, `${pointer}/data/${i2}`);
+    if (!ids.includes(item.id)) ids.push(item.id);
+  }
+  return ids;
+}
+var NAME_PATTERN;
+var init_validate = __esm({
+  "src/emulator/validate.ts"() {
+    "use strict";
+    init_http();
+    NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
+  }
+});
+
+// src/emulator/policy-input.ts
+function parsePolicyCreate(body, org, nameTaken2, behaviour) {
+  const { attributes, relationships } = readDocument(body, "policies");
+  const name = checkName(attributes.name);
+  if (nameTaken2(name)) throw invalid("Name has already been taken", "/data/attributes/name");
+  const kind = recordKind(attributes.kind ?? behaviour.nativeKind, behaviour);
+  if (behaviour.rejectEnforceWithLevel && attributes.enforce !== void 0 && attributes["enforcement-level"] !== void 0) {
+    throw invalid("send enforcement-level or the deprecated enforce, not both", "/data/attributes/enforce");
+  }
+  const description = optionalString(attributes, "description", true) ?? null;
+  const query = checkQuery(kind, optionalString(attributes, "query", false));
+  if (kind === "opa" && query === void 0) throw invalid("Query can't be blank for opa policies", "/data/attributes/query");
+  const fallback = kind === "opa" ? "advisory" : "hard-mandatory";
+  const level = readLevel(attributes, kind, name, behaviour) ?? fallback;
+  const policySetIds = relationshipIds(relationships, "policy-sets", "policy-sets", (id) => org.policySets.has(id)) ?? [];
+  return { name, description, kind, query: query ?? null, level, policySetIds };
+}
+function parsePolicyUpdate(body, policy, behaviour) {
+  const { attributes } = readDocument(body, "policies");
+  if (attributes.name !== void 0 && attributes.name !== policy.name) throw invalid("Name cannot be changed", "/data/attributes/name");
+  if (attributes.kind !== void 0 && attributes.kind !== kindWord(policy.kind, behaviour.nativeKind)) throw invalid("Kind cannot be changed", "/data/attributes/kind");
+  const update = {};
+  const description = optionalString(attributes, "description", true);
+  if (description !== void 0) update.description = description;
+  if (policy.kind === "opa") {
+    const query = checkQuery(policy.kind, optionalString(attributes, "query", false));
+    if (query !== void 0) update.query = query;
+  }
+  const level = readLevel(attributes, policy.kind, policy.name, behaviour);
+  if (level !== void 0) update.level = level;
+  return update;
+}
+function recordKind(word, behaviour) {
+  const words = behaviour.nativeKind === "sentinel" ? ["sentinel", "opa", "tfpolicy"] : ["native", "opa"];
+  if (typeof word !== "string" || !words.includes(word)) throw invalid(`kind must be one of ${words.join(", ")}`, "/data/attributes/kind");
+  return word === behaviour.nativeKind ? "native" : word;
+}
+function checkQuery(kind, query) {
+  if (query === void 0 || query === null) return void 0;
+  const pointer = "/data/attributes/query";
+  if (kind !== "opa") throw invalid("query is only valid for opa policies", pointer);
+  if (query.trim() === "") throw invalid("Query can't be blank for opa policies", pointer);
+  return query;
+}
+function readLevel(attributes, kind, name, behaviour) {
+  const legacy = behaviour.legacyEnforce;
+  const levels2 = levelsOf(kind);
+  const explicit = legacy ? void 0 : attributes["enforcement-level"];
+  if (explicit !== void 0) {
+    if (!levels2.includes(explicit)) {
+      throw invalid(`enforcement-level must be one of ${levels2.join(", ")} for ${kind} policies`, "/data/attributes/enforcement-level");
+    }
+  }
+  const enforce = attributes.enforce;
+  if (enforce === void 0) return explicit;
+  if (!Array.isArray(enforce)) throw invalid("enforce must be an array", "/data/attributes/enforce");
+  let fromEnforce;
+  for (const [i2, rule] of enforce.entries()) {
+    const pointer = `/data/attributes/enforce/${i2}`;
+    if (!isObject(rule) || typeof rule.path !== "string" || typeof rule.mode !== "string") {
+      throw invalid("each enforce element needs a path and a mode", pointer);
+    }
+    if (!levels2.includes(rule.mode)) throw invalid(`mode must be one of ${levels2.join(", ")} for ${kind} policies`, `${pointer}/mode`);
+    const matches = rule.path === `${name}.${enforceExt(kind, behaviour)}`;
+    fromEnforce ??= kind === "native" && !matches ? "hard-mandatory" : rule.mode;
+  }
+  return explicit ?? fromEnforce;
+}
+function enforceExt(kind, behaviour) {
+  if (kind === "native") return behaviour.nativeKind;
+  return kind === "opa" ? "rego" : kind;
+}
+var init_policy_input = __esm({
+  "src/emulator/policy-input.ts"() {
+    "use strict";
+    init_http();
+    init_records();
+    init_validate();
+  }
+});
+
+// src/emulator/store.ts
+function createStore(seed, now) {
+  const store = { orgs: /* @__PURE__ */ new Map(), policies: /* @__PURE__ */ new Map(), pools: /* @__PURE__ */ new Map(), agents: /* @__PURE__ */ new Map(), byOrg: /* @__PURE__ */ new Map(), agentsByPool: /* @__PURE__ */ new Map() };
+  for (const org of seed.organizations) {
+    store.orgs.set(org.name, {
+      name: org.name,
+      maxAgentPools: org.maxAgentPools ?? 1,
+      workspaces: new Map((org.workspaces ?? []).map((ws) => [ws.id, ws.name])),
+      policySets: new Set(org.policySets ?? [])
+    });
+    store.byOrg.set(org.name, { policies: /* @__PURE__ */ new Map(), policyList: null, pools: /* @__PURE__ */ new Map() });
+    for (const pool of org.agentPools ?? []) {
+      const record2 = addPool(store, {
+        id: newId("apool"),
+        org: org.name,
+        name: pool.name,
+        createdAt: new Date(now()).toISOString(),
+        organizationScoped: pool.organizationScoped ?? true,
+        allowedWorkspaceIds: [...pool.allowedWorkspaces ?? []],
+        allowedProjectIds: [],
+        excludedWorkspaceIds: [],
+        workspaceIds: [...pool.workspaces ?? []]
+      });
+      for (const agent of pool.agents ?? []) addAgent(store, record2.id, agent, now);
+    }
+  }
+  return store;
+}
+function indexOf(store, org) {
+  const index = store.byOrg.get(org);
+  if (index === void 0) throw new Error(`organization ${org} is not in the store`);
+  return index;
+}
+function addPolicy(store, policy) {
+  store.policies.set(policy.id, policy);
+  const index = indexOf(store, policy.org);
+  index.policies.set(policy.name, policy);
+  index.policyList = null;
+}
+function removePolicy(store, policy) {
+  store.policies.delete(policy.id);
+  const index = indexOf(store, policy.org);
+  index.policies.delete(policy.name);
+  index.policyList = null;
+}
+function policiesOf(store, org) {
+  const index = indexOf(store, org);
+  index.policyList ??= [...index.policies.values()];
+  return index.policyList;
+}
+function policyNamed(store, org, name) {
+  return indexOf(store, org).policies.get(name);
+}
+function addPool(store, pool) {
+  store.pools.set(pool.id, pool);
+  indexOf(store, pool.org).pools.set(pool.id, pool);
+  store.agentsByPool.set(pool.id, /* @__PURE__ */ new Map());
+  return pool;
+}
+function removePool(store, pool) {
+  for (const agent of agentsOf(store, pool.id)) store.agents.delete(agent.id);
+  store.agentsByPool.delete(pool.id);
+  indexOf(store, pool.org).pools.delete(pool.id);
+  store.pools.delete(pool.id);
+}
+function poolsOf(store, org) {
+  return [...indexOf(store, org).pools.values()];
+}
+function addAgent(store, poolId, agent, now) {
+  const record2 = {
+    id: newId("agent"),
+    poolId,
+    name: agent.name ?? null,
+    status: agent.status,
+    ipAddress: agent.ipAddress === void 0 ? "127.0.0.1" : agent.ipAddress,
+    lastPingAt: agent.lastPingAt === void 0 ? new Date(now()).toISOString() : agent.lastPingAt,
+    // Unless seeded, registered no later than its last ping.
+    createdAt: agent.createdAt ?? new Date(Math.min(now(), Date.parse(agent.lastPingAt ?? "") || Infinity)).toISOString()
+  };
+  store.agents.set(record2.id, record2);
+  store.agentsByPool.get(poolId)?.set(record2.id, record2);
+  return record2;
+}
+function removeAgent(store, agent) {
+  store.agents.delete(agent.id);
+  store.agentsByPool.get(agent.poolId)?.delete(agent.id);
+}
+function agentsOf(store, poolId) {
+  return [...store.agentsByPool.get(poolId)?.values() ?? []];
+}
+var init_store = __esm({
+  "src/emulator/store.ts"() {
+    "use strict";
+    init_ids();
+  }
+});
+
+// src/emulator/documents.ts
+function policyResource(policy, view, legacy = false, nativeKind = "native", omitPolicySets = false) {
+  const ext = enforceExt(policy.kind, { nativeKind });
+  const enforce = legacy || policy.code !== null ? [{ path: `${policy.name}.${ext}`, mode: policy.level }] : [];
+  const attributes = {
+    name: policy.name,
+    description: policy.description,
+    kind: kindWord(policy.kind, nativeKind),
+    ...policy.kind === "opa" ? { query: policy.query } : {},
+    ...legacy ? {} : { "enforcement-level": policy.level },
+    enforce,
+    "policy-set-count": policy.policySetIds.length,
+    "updated-at": policy.updatedAt
+  };
+  const relationships = {
+    organization: { data: { id: policy.org, type: "organizations" } }
+  };
+  const omitSets = omitPolicySets || (view === "list" || view === "update") && policy.policySetIds.length === 0;
+  if (!omitSets) relationships["policy-sets"] = { data: policy.policySetIds.map(policySetRef) };
+  const self2 = `${BASE}/policies/${policy.id}`;
+  const links = { self: self2, upload: `${self2}/upload` };
+  if (view !== "create") links.download = `${self2}/download`;
+  return { id: policy.id, type: "policies", attributes, relationships, links };
+}
+function policySetRef(id) {
+  return { id, type: "policy-sets" };
+}
+function includedPolicySets(policies) {
+  const ids = new Set(policies.flatMap((policy) => policy.policySetIds));
+  return [...ids].map(policySetRef);
+}
+function poolResource(store, pool) {
+  const self2 = `${BASE}/agent-pools/${pool.id}`;
+  const agentCount = agentsOf(store, pool.id).filter((agent) => COUNTED_STATUSES.has(agent.status)).length;
+  return {
+    id: pool.id,
+    type: "agent-pools",
+    attributes: {
+      name: pool.name,
+      "created-at": pool.createdAt,
+      "organization-scoped": pool.organizationScoped,
+      "agent-count": agentCount
+    },
+    relationships: {
+      agents: { links: { related: `${self2}/agents` } },
+      "authentication-tokens": { links: { related: `${self2}/authentication-tokens` } },
+      workspaces: { data: pool.workspaceIds.map(workspaceRef) },
+      "allowed-workspaces": { data: pool.allowedWorkspaceIds.map(workspaceRef) },
+      "allowed-projects": { data: pool.allowedProjectIds.map((id) => ({ id, type: "projects" })) },
+      "excluded-workspaces": { data: pool.excludedWorkspaceIds.map(workspaceRef) }
+    },
+    links: { self: self2 }
+  };
+}
+function workspaceRef(id) {
+  return { id, type: "workspaces" };
+}
+function includedWorkspaces(store, pools) {
+  const out = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const pool of pools) {
+    const names = store.orgs.get(pool.org)?.workspaces;
+    for (const id of [...pool.workspaceIds, ...pool.allowedWorkspaceIds]) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      out.push({ ...workspaceRef(id), attributes: { name: names?.get(id) ?? null }, links: { self: `${BASE}/workspaces/${id}` } });
+    }
+  }
+  return out;
+}
+function agentResource(agent) {
+  return {
+    id: agent.id,
+    type: "agents",
+    attributes: {
+      name: agent.name,
+      status: agent.status,
+      "ip-address": agent.ipAddress,
+      "last-ping-at": agent.lastPingAt,
+      "created-at": agent.createdAt
+    },
+    links: { self: `${BASE}/agents/${agent.id}` }
+  };
+}
+var BASE, COUNTED_STATUSES;
+var init_documents = __esm({
+  "src/emulator/documents.ts"() {
+    "use strict";
+    init_policy_input();
+    init_records();
+    init_store();
+    BASE = "/api/v2";
+    COUNTED_STATUSES = /* @__PURE__ */ new Set(["idle", "busy", "unknown"]);
+  }
+});
+
+// src/emulator/lookups.ts
+function requireOrg(store, name) {
+  const org = name === void 0 ? void 0 : store.orgs.get(name);
+  if (org === void 0) throw notFound();
+  return org;
+}
+function requirePolicy(store, id) {
+  const policy = id === void 0 ? void 0 : store.policies.get(id);
+  if (policy === void 0) throw notFound();
+  return policy;
+}
+function requirePool(store, id) {
+  const pool = id === void 0 ? void 0 : store.pools.get(id);
+  if (pool === void 0) throw notFound();
+  return pool;
+}
+function requireAgent(store, id) {
+  const agent = id === void 0 ? void 0 : store.agents.get(id);
+  if (agent === void 0) throw notFound();
+  return agent;
+}
+function includes(query, resource) {
+  return (query.get("include") ?? "").split(",").map((part) => part.trim()).includes(resource);
+}
+var init_lookups = __esm({
+  "src/emulator/lookups.ts"() {
+    "use strict";
+    init_http();
+  }
+});
+
+// src/emulator/seed.ts
+function parseSeed(yamlText, file) {
+  const parsed = parseYaml(yamlText, file);
+  if ("problems" in parsed) throw invalidFile("emulator seed", file, parsed.problems);
+  const value2 = parsed.doc.value ?? {};
+  const problems2 = [...checkYaml("emulator-seed", parsed.doc, { value: value2 }), ...crossProblems(parsed.doc, value2)];
+  if (problems2.length > 0) throw invalidFile("emulator seed", file, problems2);
+  return toSeed(value2);
+}
+function faultProblems(faults) {
+  return schemaIssues("emulator-seed", { faults }).map((issue) => issue.message);
+}
+function behaviourProblems(behaviour) {
+  return schemaIssues("emulator-seed", { behaviour }).map((issue) => issue.message);
+}
+function toBehaviour(raw) {
+  const behaviour = {};
+  for (const [key, name] of Object.entries(BEHAVIOUR_KEYS)) {
+    const value2 = raw[key];
+    if (value2 !== void 0) Object.assign(behaviour, { [name]: value2 });
+  }
+  return behaviour;
+}
+function fromBehaviour(behaviour) {
+  return {
+    "pool-patch-resets-scope": behaviour.poolPatchResetsScope,
+    "reject-enforce-with-level": behaviour.rejectEnforceWithLevel,
+    "legacy-enforce": behaviour.legacyEnforce,
+    "native-kind": behaviour.nativeKind,
+    "list-omits-policy-sets": behaviour.listOmitsPolicySets,
+    "show-omits-policy-sets": behaviour.showOmitsPolicySets
+  };
+}
+function toFault(raw) {
+  return raw.method === void 0 ? { ...raw } : { ...raw, method: raw.method.toUpperCase() };
+}
+function crossProblems(doc, value2) {
+  const problems2 = [];
+  const firstByName = /* @__PURE__ */ new Map();
+  listAt(value2, "organizations").forEach((org, i2) => {
+    if (typeof org.name === "string") {
+      const first2 = firstByName.get(org.name);
+      const path20 = ["organizations", i2, "name"];
+      if (first2 === void 0) firstByName.set(org.name, i2);
+      else problems2.push(doc.problem(path20, `${keyLabel(path20)} "${org.name}" is already used by ${keyLabel(["organizations", first2])}`));
+    }
+    const workspaceIds = new Set(listAt(org, "workspaces").map((ws) => ws.id));
+    listAt(org, "agent-pools").forEach((pool, j2) => {
+      const allowed = Array.isArray(pool["allowed-workspaces"]) ? pool["allowed-workspaces"] : [];
+      allowed.forEach((id, k2) => {
+        if (typeof id !== "string" || workspaceIds.has(id)) return;
+        const path20 = ["organizations", i2, "agent-pools", j2, "allowed-workspaces", k2];
+        problems2.push(doc.problem(path20, `${keyLabel(path20)} "${id}" is not a workspace of organization "${String(org.name)}"`));
+      });
+    });
+  });
+  return problems2;
+}
+function listAt(value2, key) {
+  const list = typeof value2 === "object" && value2 !== null ? value2[key] : void 0;
+  if (!Array.isArray(list)) return [];
+  return list.map((item) => typeof item === "object" && item !== null && !Array.isArray(item) ? item : {});
+}
+function toSeed(raw) {
+  const seed = { organizations: (raw.organizations ?? []).map(toOrganization) };
+  if (raw.token !== void 0) seed.token = raw.token;
+  if (raw["rate-limit"] !== void 0) seed.rateLimit = raw["rate-limit"];
+  if (raw["rate-limit-window"] !== void 0) seed.rateLimitWindow = raw["rate-limit-window"];
+  if (raw.faults !== void 0) seed.faults = raw.faults.map(toFault);
+  if (raw["rate-limit-reset"] !== void 0) seed.rateLimitReset = raw["rate-limit-reset"];
+  if (raw.behaviour !== void 0) seed.behaviour = toBehaviour(raw.behaviour);
+  if (raw["native-kind"] !== void 0) seed.behaviour = { ...seed.behaviour, nativeKind: raw["native-kind"] };
+  return seed;
+}
+function toOrganization(raw) {
+  const org = { name: raw.name };
+  if (raw["max-agent-pools"] !== void 0) org.maxAgentPools = raw["max-agent-pools"];
+  org.workspaces = (raw.workspaces ?? []).map((ws) => ({ id: ws.id, name: ws.name }));
+  org.policySets = [...raw["policy-sets"] ?? []];
+  org.agentPools = (raw["agent-pools"] ?? []).map(toPool);
+  return org;
+}
+function toPool(raw) {
+  const pool = { name: raw.name };
+  if (raw["organization-scoped"] !== void 0) pool.organizationScoped = raw["organization-scoped"];
+  pool.allowedWorkspaces = [...raw["allowed-workspaces"] ?? []];
+  if (raw.workspaces !== void 0) pool.workspaces = [...raw.workspaces];
+  pool.agents = (raw.agents ?? []).map((agent) => {
+    const seedAgent = { status: agent.status };
+    if (agent.name !== void 0) seedAgent.name = agent.name;
+    if (agent["ip-address"] !== void 0) seedAgent.ipAddress = agent["ip-address"];
+    const lastPing = agent["last-ping-at"];
+    if (lastPing !== void 0) seedAgent.lastPingAt = lastPing === null ? null : new Date(lastPing).toISOString();
+    if (agent["created-at"] !== void 0) seedAgent.createdAt = new Date(agent["created-at"]).toISOString();
+    return seedAgent;
+  });
+  return pool;
+}
+var BEHAVIOUR_KEYS;
+var init_seed = __esm({
+  "src/emulator/seed.ts"() {
+    "use strict";
+    init_yaml();
+    BEHAVIOUR_KEYS = {
+      "pool-patch-resets-scope": "poolPatchResetsScope",
+      "reject-enforce-with-level": "rejectEnforceWithLevel",
+      "legacy-enforce": "legacyEnforce",
+      "native-kind": "nativeKind",
+      "list-omits-policy-sets": "listOmitsPolicySets",
+      "show-omits-policy-sets": "showOmitsPolicySets"
+    };
+  }
+});
+
+// src/emulator/control-input.ts
+function readFaultList(body) {
+  if (!isObject(body) || !Array.isArray(body.faults)) throw badRequest('body must be {"faults": [...]}');
+  const problems2 = faultProblems(body.faults);
+  if (problems2.length > 0) throw badRequest(problems2.join("; "));
+  return body.faults.map(toFault);
+}
+function readBehaviourChanges(body) {
+  const problems2 = behaviourProblems(body);
+  if (problems2.length > 0) throw badRequest(problems2.join("; "));
+  return toBehaviour(body);
+}
+function readAgentFields(value2, creating) {
+  if (!isObject(value2)) throw badRequest("an agent must be an object");
+  const fields = {};
+  if (value2.status !== void 0 || creating) {
+    if (typeof value2.status !== "string" || !STATUS_WORD.test(value2.status)) {
+      throw badRequest("status must be idle, busy, exited, errored or unknown (or another lower-case word, a status the service may add later)");
+    }
+    fields.status = value2.status;
+  }
+  if (value2.name !== void 0) {
+    if (typeof value2.name !== "string" && value2.name !== null) throw badRequest("name must be a string or null");
+    fields.name = value2.name;
+  }
+  if (value2["ip-address"] !== void 0) {
+    if (typeof value2["ip-address"] !== "string" && value2["ip-address"] !== null) throw badRequest("ip-address must be a string or null");
+    fields.ipAddress = value2["ip-address"];
+  }
+  if (value2["last-ping-at"] !== void 0) {
+    fields.lastPingAt = value2["last-ping-at"] === null ? null : dateTime(value2["last-ping-at"], "last-ping-at must be an ISO 8601 date-time or null");
+  }
+  if (value2["created-at"] !== void 0) fields.createdAt = dateTime(value2["created-at"], "created-at must be an ISO 8601 date-time");
+  return fields;
+}
+function dateTime(value2, problem) {
+  const time = typeof value2 === "string" ? Date.parse(value2) : NaN;
+  if (Number.isNaN(time)) throw badRequest(problem);
+  return new Date(time).toISOString();
+}
+var STATUS_WORD;
+var init_control_input = __esm({
+  "src/emulator/control-input.ts"() {
+    "use strict";
+    init_http();
+    init_seed();
+    STATUS_WORD = /^[a-z][a-z_-]*$/;
+  }
+});
+
+// src/emulator/control.ts
+function controlRoutes(deps) {
+  return [
+    { method: "POST", pattern: "/faults", handler: async (ctx) => ok({ added: addFaults(deps.faults, await readJson(ctx)) }) },
+    { method: "DELETE", pattern: "/faults", handler: () => (deps.faults.clear(), ok({})) },
+    { method: "GET", pattern: "/requests", handler: () => ok({ requests: deps.log.list() }) },
+    { method: "DELETE", pattern: "/requests", handler: () => (deps.log.clear(), ok({})) },
+    { method: "POST", pattern: "/agents", handler: addAgents },
+    { method: "PATCH", pattern: "/agents/:id", handler: updateAgent },
+    { method: "PUT", pattern: "/rate-limit", handler: async (ctx) => ok(setRateLimit(deps.limiter, await readJson(ctx))) },
+    { method: "GET", pattern: "/behaviour", handler: () => ok(fromBehaviour(deps.behaviour)) },
+    { method: "PUT", pattern: "/behaviour", handler: async (ctx) => ok(fromBehaviour(Object.assign(deps.behaviour, readBehaviourChanges(await readJson(ctx))))) },
+    { method: "GET", pattern: "/state", handler: (ctx) => ok(dumpState(ctx.store, ctx.behaviour.nativeKind)) }
+  ];
+}
+function ok(body) {
+  return { status: 200, headers: { "content-type": "application/json" }, body };
+}
+async function readJson(ctx) {
+  const raw = await readBody(ctx.req, 1048576);
+  try {
+    return JSON.parse(raw.toString("utf8"));
+  } catch {
+    throw badRequest("body is not valid JSON");
+  }
+}
+function addFaults(faults, body) {
+  const specs = readFaultList(body);
+  faults.add(specs);
+  return specs.length;
+}
+function setRateLimit(limiter, body) {
+  if (!isObject(body) || body.limit === void 0 && body.window === void 0) throw badRequest('body must be {"limit": N, "window": "sliding" | "fixed"}');
+  const { limit, window: window2 } = body;
+  if (limit !== void 0 && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 0)) throw badRequest("limit must be a whole number, 0 or more");
+  if (window2 !== void 0 && window2 !== "sliding" && window2 !== "fixed") throw badRequest("window must be sliding or fixed");
+  if (typeof limit === "number") limiter.setLimit(limit);
+  if (window2 !== void 0) limiter.setWindow(window2);
+  return { limit: limiter.limit(), window: limiter.window() };
+}
+async function addAgents(ctx) {
+  const body = await readJson(ctx);
+  if (!isObject(body) || typeof body.pool !== "string" || !Array.isArray(body.agents)) {
+    throw badRequest('body must be {"pool": "apool-...", "agents": [...]}');
+  }
+  const pool = requirePool(ctx.store, body.pool);
+  const specs = body.agents.map((agent) => readAgentFields(agent, true));
+  const ids = specs.map((spec) => {
+    const agent = addAgent(ctx.store, pool.id, { status: spec.status ?? "idle", ipAddress: spec.ipAddress, lastPingAt: spec.lastPingAt, createdAt: spec.createdAt }, ctx.now);
+    agent.name = spec.name ?? null;
+    return agent.id;
+  });
+  return ok({ ids });
+}
+async function updateAgent(ctx) {
+  const agent = requireAgent(ctx.store, ctx.params.id);
+  const fields = readAgentFields(await readJson(ctx), false);
+  if (fields.status !== void 0) agent.status = fields.status;
+  if (fields.lastPingAt !== void 0) agent.lastPingAt = fields.lastPingAt;
+  if (fields.name !== void 0) agent.name = fields.name;
+  if (fields.ipAddress !== void 0) agent.ipAddress = fields.ipAddress;
+  if (fields.createdAt !== void 0) agent.createdAt = fields.createdAt;
+  return ok(agentResource(agent));
+}
+function dumpState(store, nativeKind) {
+  return {
+    organizations: [...store.orgs.values()].map((org) => ({
+      name: org.name,
+      "max-agent-pools": org.maxAgentPools,
+      workspaces: [...org.workspaces].map(([id, name]) => ({ id, name })),
+      "policy-sets": [...org.policySets],
+      policies: policiesOf(store, org.name).map((policy) => ({
+        id: policy.id,
+        name: policy.name,
+        kind: kindWord(policy.kind, nativeKind),
+        description: policy.description,
+        query: policy.query,
+        "enforcement-level": policy.level,
+        "policy-set-ids": policy.policySetIds,
+        "updated-at": policy.updatedAt,
+        code: policy.code === null ? null : policy.code.toString("utf8")
+      })),
+      "agent-pools": poolsOf(store, org.name).map((pool) => ({
+        id: pool.id,
+        name: pool.name,
+        "created-at": pool.createdAt,
+        "organization-scoped": pool.organizationScoped,
+        "allowed-workspaces": pool.allowedWorkspaceIds,
+        agents: agentsOf(store, pool.id).map((agent) => ({
+          id: agent.id,
+          name: agent.name,
+          status: agent.status,
+          "ip-address": agent.ipAddress,
+          "last-ping-at": agent.lastPingAt,
+          "created-at": agent.createdAt
+        }))
+      }))
+    }))
+  };
+}
+var init_control = __esm({
+  "src/emulator/control.ts"() {
+    "use strict";
+    init_records();
+    init_documents();
+    init_http();
+    init_lookups();
+    init_control_input();
+    init_seed();
+    init_store();
+  }
+});
+
+// src/emulator/faults.ts
+function createFaultList(now) {
+  let faults = [];
+  return {
+    add(specs) {
+      for (const spec of specs) {
+        const count3 = spec.count ?? 1;
+        const unlimited = count3 === 0 || spec["duration-ms"] !== void 0;
+        faults.push({ spec, pattern: spec.path === void 0 ? null : new RegExp(spec.path), remaining: unlimited ? Infinity : count3, endsAt: null });
+      }
+    },
+    clear() {
+      faults = [];
+    },
+    take(target) {
+      const at = now();
+      for (const fault of faults) {
+        if (fault.remaining <= 0 || fault.endsAt !== null && at >= fault.endsAt) continue;
+        if (fault.spec.method !== void 0 && fault.spec.method.toUpperCase() !== target.method) continue;
+        if (fault.pattern !== null && !fault.pattern.test(target.path)) continue;
+        if (fault.spec.kind === "duplicate-items" && target.page <= 1) continue;
+        const duration3 = fault.spec["duration-ms"];
+        if (duration3 !== void 0) fault.endsAt ??= at + duration3;
+        fault.remaining -= 1;
+        return fault.spec;
+      }
+      return null;
+    }
+  };
+}
+var init_faults = __esm({
+  "src/emulator/faults.ts"() {
+    "use strict";
+  }
+});
+
+// src/emulator/hostile-replies.ts
+function faultContext(fault, ctx) {
+  if (fault?.kind === "duplicate-items") return { ...ctx, repeatItems: fault.items ?? 5 };
+  if (fault?.kind !== "growing-pages") return ctx;
+  const query = new URLSearchParams(ctx.query);
+  query.set("page[number]", "1");
+  return { ...ctx, query };
+}
+function growing(reply, ctx) {
+  const body = reply.body;
+  const pagination = body?.meta?.pagination;
+  if (reply.status !== 200 || pagination === void 0 || body?.links === void 0) return reply;
+  const asked = ctx.query.get("page[number]");
+  const current = asked !== null && /^\d+$/.test(asked) ? Number(asked) : 1;
+  const size = pagination["page-size"] ?? 20;
+  const self2 = new URL(body.links.self ?? `${ctx.origin}/api/v2${ctx.path}`);
+  self2.searchParams.set("page[number]", String(current + 1));
+  const grown = { ...pagination, "current-page": current, "next-page": current + 1, "total-pages": current + 1, "total-count": (current + 1) * size };
+  return { ...reply, body: { ...body, links: { ...body.links, next: self2.href }, meta: { ...body.meta, pagination: grown } } };
+}
+function hugeBody(res, bytes, done) {
+  const head = Buffer.from('{"data":"');
+  const tail = Buffer.from('"}');
+  const chunk = Buffer.alloc(64 * 1024, 32);
+  let left = Math.max(0, bytes - head.length - tail.length);
+  res.writeHead(200, { "content-type": "application/vnd.api+json", "content-length": String(head.length + left + tail.length) });
+  res.write(head);
+  done(200);
+  const pump = () => {
+    while (left > 0) {
+      const part = left >= chunk.length ? chunk : chunk.subarray(0, left);
+      left -= part.length;
+      if (!res.write(part)) return void res.once("drain", pump);
+    }
+    res.end(tail);
+  };
+  res.on("close", () => left = 0);
+  pump();
+}
+var init_hostile_replies = __esm({
+  "src/emulator/hostile-replies.ts"() {
+    "use strict";
+  }
+});
+
+// src/emulator/rate-limit.ts
+function createRateLimiter(initialLimit, now, initialWindow = "sliding", reset = "real") {
+  let limit = initialLimit;
+  let window2 = initialWindow;
+  const spent = /* @__PURE__ */ new Map();
+  return {
+    take(key) {
+      if (limit <= 0) return { allowed: true, headers: {} };
+      const at = now();
+      const times = spent.get(key) ?? [];
+      spent.set(key, times);
+      forget(times, at, window2);
+      const allowed = times.length < limit;
+      if (allowed) times.push(at);
+      const seconds2 = times.length === 0 ? 0 : Math.max(0, (times[0] ?? at) + WINDOW_MS - at) / 1e3;
+      return {
+        allowed,
+        headers: {
+          "x-ratelimit-limit": String(limit),
+          "x-ratelimit-remaining": String(Math.max(0, limit - times.length)),
+          "x-ratelimit-reset": reset === "zero" ? "0.0" : seconds2.toFixed(3)
+        }
+      };
+    },
+    setLimit(next) {
+      limit = next;
+      spent.clear();
+    },
+    setWindow(next) {
+      window2 = next;
+      spent.clear();
+    },
+    limit: () => limit,
+    window: () => window2
+  };
+}
+function forget(times, at, window2) {
+  const first2 = times[0];
+  if (first2 === void 0) return;
+  if (window2 === "fixed") {
+    if (at - first2 >= WINDOW_MS) times.length = 0;
+    return;
+  }
+  let expired = 0;
+  while (expired < times.length && at - (times[expired] ?? at) >= WINDOW_MS) expired += 1;
+  if (expired > 0) times.splice(0, expired);
+}
+var WINDOW_MS, RATE_LIMITED_BODY;
+var init_rate_limit = __esm({
+  "src/emulator/rate-limit.ts"() {
+    "use strict";
+    WINDOW_MS = 1e3;
+    RATE_LIMITED_BODY = {
+      errors: [{ detail: "You have exceeded the API's rate limit.", status: 429, title: "Too many requests" }]
+    };
+  }
+});
+
+// src/emulator/pipeline.ts
+import { createHash as createHash2, timingSafeEqual } from "node:crypto";
+async function handleApi(p2, ctx, loggedPath, res) {
+  const presented = bearer(ctx.req);
+  const rate = p2.limiter.take(presented ?? "");
+  const finish = (status) => record(p2, ctx, loggedPath, status);
+  if (!sameToken(presented, p2.token)) return answer(res, unauthorized(), rate.headers, JSON_API, finish);
+  if (!rate.allowed) return answer(res, { status: 429, body: RATE_LIMITED_BODY }, rate.headers, JSON_API, finish);
+  if (MUTATING.has(ctx.method) && mediaType(ctx.req) !== JSON_API) return answer(res, unsupportedMediaType(), rate.headers, JSON_API, finish);
+  const fault = p2.faults.take({ method: ctx.method, path: ctx.path, page: pageNumber(ctx.query) });
+  const headers = { ...rate.headers, ...fault?.headers };
+  if (fault?.kind === "drop") return lose(ctx, res, finish);
+  if (fault?.kind === "status") {
+    const status = fault.status ?? 503;
+    return answer(res, errorReply(status, [{ status: String(status), title: "injected fault", detail: `fault injected by the emulator` }]), headers, JSON_API, finish);
+  }
+  if (fault?.kind === "latency") await sleep(fault["latency-ms"] ?? 1e3);
+  const reply = await route(p2.api, faultContext(fault, ctx));
+  if (fault?.kind === "huge-body") return hugeBody(res, fault.bytes ?? 5e7, finish);
+  if (fault?.kind === "lose-response") return lose(ctx, res, finish);
+  if (fault?.kind === "malformed") {
+    return answer(res, { status: 200, headers: { "content-type": JSON_API }, body: Buffer.from(fault.body ?? MALFORMED_BODY) }, rate.headers, JSON_API, finish);
+  }
+  const shaped = fault?.kind === "endless-pages" ? endless(reply, ctx) : fault?.kind === "growing-pages" ? growing(reply, ctx) : reply;
+  answer(res, shaped, headers, JSON_API, finish);
+}
+function pageNumber(query) {
+  const text = query.get("page[number]");
+  return text !== null && /^\d+$/.test(text) ? Number(text) : 1;
+}
+function endless(reply, ctx) {
+  const body = reply.body;
+  const pagination = body?.meta?.pagination;
+  if (reply.status !== 200 || pagination === void 0 || body?.links === void 0) return reply;
+  const next = pageNumber(ctx.query) + 1;
+  const self2 = new URL(body.links.self ?? `${ctx.origin}/api/v2${ctx.path}`);
+  self2.searchParams.set("page[number]", String(next));
+  return {
+    ...reply,
+    body: { ...body, links: { ...body.links, next: self2.href }, meta: { ...body.meta, pagination: { ...pagination, "next-page": next } } }
+  };
+}
+async function handleBlob(p2, ctx, loggedPath, res) {
+  const reply = await route(p2.blobs, ctx);
+  answer(res, reply, {}, JSON_API, (status) => record(p2, ctx, loggedPath, status));
+}
+async function handleControl(p2, ctx, res) {
+  const reply = sameToken(bearer(ctx.req), p2.token) ? await route(p2.control, ctx) : unauthorized();
+  answer(res, reply, {}, "application/json", () => void 0);
+}
+async function route(router, ctx) {
+  try {
+    const match = router(ctx.method, ctx.path);
+    if (match === null) return errorReply(404, [{ status: "404", title: "not found" }]);
+    if (match === "method-not-allowed") return errorReply(405, [{ status: "405", title: "method not allowed" }]);
+    return await match.handler({ ...ctx, params: match.params });
+  } catch (error) {
+    if (error instanceof ReplyError) return errorReply(error.status, error.errors);
+    return errorReply(500, [{ status: "500", title: "internal error", detail: error instanceof Error ? error.message : String(error) }]);
+  }
+}
+function answer(res, reply, extra, jsonType, done) {
+  const headers = { ...extra, ...reply.headers };
+  let payload;
+  if (Buffer.isBuffer(reply.body)) payload = reply.body;
+  else if (reply.body !== void 0) {
+    payload = Buffer.from(JSON.stringify(reply.body));
+    headers["content-type"] ??= jsonType;
+  }
+  if (payload !== void 0) headers["content-length"] = String(payload.length);
+  res.writeHead(reply.status, headers);
+  res.end(payload);
+  done(reply.status);
+}
+function unsupportedMediaType() {
+  return errorReply(415, [{ status: "415", title: "unsupported media type", detail: `Content-Type must be ${JSON_API}` }]);
+}
+function unauthorized() {
+  return errorReply(401, [{ status: "401", title: "unauthorized", detail: "a valid Authorization: Bearer token is required" }]);
+}
+function lose(ctx, res, done) {
+  res.destroy();
+  ctx.req.socket.destroy();
+  done(null);
+}
+function record(p2, ctx, path20, status) {
+  const contentType = ctx.req.headers["content-type"] ?? null;
+  p2.log.add({ method: ctx.method, path: path20, status, "content-type": contentType, at: new Date(ctx.now()).toISOString() });
+  p2.logger.debug({ method: ctx.method, path: path20, status }, "emulator request");
+}
+function bearer(req) {
+  const header3 = req.headers.authorization ?? "";
+  const match = /^Bearer (.+)$/i.exec(header3.trim());
+  return match?.[1] ?? null;
+}
+function sameToken(presented, token) {
+  if (presented === null) return false;
+  const digest = (text) => createHash2("sha256").update(text).digest();
+  return timingSafeEqual(digest(presented), digest(token));
+}
+function sleep(ms) {
+  return new Promise((resolve5) => setTimeout(resolve5, ms).unref());
+}
+var MALFORMED_BODY, MUTATING;
+var init_pipeline = __esm({
+  "src/emulator/pipeline.ts"() {
+    "use strict";
+    init_hostile_replies();
+    init_http();
+    init_rate_limit();
+    MALFORMED_BODY = '{"data":{"id":"pol-';
+    MUTATING = /* @__PURE__ */ new Set(["POST", "PATCH", "DELETE"]);
+  }
+});
+
+// src/emulator/request-log.ts
+function createRequestLog(limit = REQUEST_LOG_LIMIT) {
+  let entries = [];
+  return {
+    add(entry) {
+      entries.push(entry);
+      if (entries.length >= 2 * limit) entries = entries.slice(-limit);
+    },
+    list: () => entries.slice(-limit),
+    clear: () => void (entries = [])
+  };
+}
+var REQUEST_LOG_LIMIT;
+var init_request_log = __esm({
+  "src/emulator/request-log.ts"() {
+    "use strict";
+    REQUEST_LOG_LIMIT = 1e5;
+  }
+});
+
+// src/emulator/router.ts
+function createRouter(routes) {
+  const compiled2 = routes.map(compile);
+  return (method, path20) => {
+    let pathMatched = false;
+    for (const route3 of compiled2) {
+      const found = route3.regex.exec(path20);
+      if (found === null) continue;
+      pathMatched = true;
+      if (route3.method !== method) continue;
+      const params = {};
+      route3.names.forEach((name, i2) => params[name] = safeDecode(found[i2 + 1] ?? ""));
+      return { handler: route3.handler, params };
+    }
+    return pathMatched ? "method-not-allowed" : null;
+  };
+}
+function compile(route3) {
+  const names = [];
+  const source = route3.pattern.replace(/:([a-z_]+)/g, (_2, name) => {
+    names.push(name);
+    return "([^/]+)";
+  });
+  return { ...route3, regex: new RegExp(`^${source}/?$`), names };
+}
+function safeDecode(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+var init_router = __esm({
+  "src/emulator/router.ts"() {
+    "use strict";
+  }
+});
+
+// src/emulator/pagination.ts
+function paginate(all, query, listUrl, repeat = 0) {
+  const size = Math.min(MAX_PAGE_SIZE, positiveInt(query.get("page[size]")) ?? DEFAULT_PAGE_SIZE);
+  const number = positiveInt(query.get("page[number]")) ?? 1;
+  const totalPages = Math.max(1, Math.ceil(all.length / size));
+  const prev = number > 1 ? Math.min(number - 1, totalPages) : null;
+  const next = number < totalPages ? number + 1 : null;
+  const link = (page) => pageUrl(listUrl, query, page, size);
+  return {
+    items: all.slice(Math.max(0, (number - 1) * size - repeat), number * size),
+    links: {
+      self: link(number),
+      first: link(1),
+      prev: prev === null ? null : link(prev),
+      next: next === null ? null : link(next),
+      last: link(totalPages)
+    },
+    pagination: {
+      "current-page": number,
+      "page-size": size,
+      "prev-page": prev,
+      "next-page": next,
+      "total-pages": totalPages,
+      "total-count": all.length
+    }
+  };
+}
+function positiveInt(text) {
+  if (text === null || !/^\d+$/.test(text)) return void 0;
+  const value2 = Number(text);
+  return value2 >= 1 ? value2 : void 0;
+}
+function pageUrl(listUrl, query, page, size) {
+  const parts = [`page%5Bnumber%5D=${page}`, `page%5Bsize%5D=${size}`];
+  for (const [key, value2] of query) {
+    if (key === "page[number]" || key === "page[size]") continue;
+    parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(value2)}`);
+  }
+  return `${listUrl}?${parts.join("&")}`;
+}
+var DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE;
+var init_pagination = __esm({
+  "src/emulator/pagination.ts"() {
+    "use strict";
+    DEFAULT_PAGE_SIZE = 20;
+    MAX_PAGE_SIZE = 100;
+  }
+});
+
+// src/emulator/routes-agents.ts
+function listAgents(ctx) {
+  const pool = requirePool(ctx.store, ctx.params.id);
+  const sinceText = ctx.query.get("filter[last-ping-since]");
+  const since = sinceText === null ? null : Date.parse(sinceText);
+  if (since !== null && Number.isNaN(since)) throw badRequest("filter[last-ping-since] must be an ISO 8601 date-time");
+  const matching = agentsOf(ctx.store, pool.id).filter((agent) => since === null || agent.lastPingAt !== null && Date.parse(agent.lastPingAt) >= since);
+  const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
+  return {
+    status: 200,
+    body: { data: page.items.map(agentResource), links: page.links, meta: { pagination: page.pagination } }
+  };
+}
+function showAgent(ctx) {
+  return { status: 200, body: { data: agentResource(requireAgent(ctx.store, ctx.params.id)) } };
+}
+function deleteAgent(ctx) {
+  const agent = requireAgent(ctx.store, ctx.params.id);
+  if (!DELETABLE.has(agent.status)) {
+    throw new ReplyError(412, [
+      { status: "412", title: "precondition failed", detail: `Agent is ${agent.status}; only unknown, errored or exited agents can be deleted` }
+    ]);
+  }
+  removeAgent(ctx.store, agent);
+  return { status: 204 };
+}
+var DELETABLE, agentRoutes;
+var init_routes_agents = __esm({
+  "src/emulator/routes-agents.ts"() {
+    "use strict";
+    init_documents();
+    init_http();
+    init_lookups();
+    init_pagination();
+    init_store();
+    DELETABLE = /* @__PURE__ */ new Set(["unknown", "errored", "exited"]);
+    agentRoutes = [
+      { method: "GET", pattern: "/agent-pools/:id/agents", handler: listAgents },
+      { method: "GET", pattern: "/agents/:id", handler: showAgent },
+      { method: "DELETE", pattern: "/agents/:id", handler: deleteAgent }
+    ];
+  }
+});
+
+// src/emulator/routes-policies.ts
+function listPolicies(ctx) {
+  const org = requireOrg(ctx.store, ctx.params.org);
+  const search = ctx.query.get("search[name]")?.toLowerCase();
+  const kind = ctx.query.get("filter[kind]");
+  const all = policiesOf(ctx.store, org.name);
+  const filtered = search !== void 0 || kind !== null && kind !== "";
+  const matching = !filtered ? all : all.filter(
+    (policy) => (search === void 0 || policy.name.toLowerCase().includes(search)) && (kind === null || kind === "" || kindWord(policy.kind, ctx.behaviour.nativeKind) === kind)
+  );
+  const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
+  const body = {
+    data: page.items.map((policy) => policyResource(policy, "list", ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind, ctx.behaviour.listOmitsPolicySets)),
+    links: page.links,
+    meta: { pagination: page.pagination }
+  };
+  if (includes(ctx.query, "policy_sets")) body.included = includedPolicySets(page.items);
+  return { status: 200, body };
+}
+async function createPolicy(ctx) {
+  const org = requireOrg(ctx.store, ctx.params.org);
+  const body = await readJsonBody(ctx.req, JSON_API);
+  const taken = (name) => policyNamed(ctx.store, org.name, name) !== void 0;
+  const input = parsePolicyCreate(body, org, taken, ctx.behaviour);
+  const policy = { id: newId("pol"), org: org.name, ...input, updatedAt: null, code: null };
+  addPolicy(ctx.store, policy);
+  return { status: 200, body: { data: policyResource(policy, "create", ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind) } };
+}
+function showPolicyReply(ctx, policy) {
+  const body = { data: policyResource(policy, "show", ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind, ctx.behaviour.showOmitsPolicySets) };
+  if (includes(ctx.query, "policy_sets")) body.included = includedPolicySets([policy]);
+  return { status: 200, body };
+}
+function showPolicy(ctx) {
+  return showPolicyReply(ctx, requirePolicy(ctx.store, ctx.params.id));
+}
+async function updatePolicy(ctx) {
+  const policy = requirePolicy(ctx.store, ctx.params.id);
+  const update = parsePolicyUpdate(await readJsonBody(ctx.req, JSON_API), policy, ctx.behaviour);
+  if (update.description !== void 0) policy.description = update.description;
+  if (update.query !== void 0) policy.query = update.query;
+  if (update.level !== void 0) policy.level = update.level;
+  return { status: 200, body: { data: policyResource(policy, "update", ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind) } };
+}
+function deletePolicy(ctx) {
+  const policy = requirePolicy(ctx.store, ctx.params.id);
+  removePolicy(ctx.store, policy);
+  return { status: 204 };
+}
+var policyRoutes;
+var init_routes_policies = __esm({
+  "src/emulator/routes-policies.ts"() {
+    "use strict";
+    init_documents();
+    init_http();
+    init_ids();
+    init_lookups();
+    init_pagination();
+    init_records();
+    init_policy_input();
+    init_store();
+    policyRoutes = [
+      { method: "GET", pattern: "/organizations/:org/policies", handler: listPolicies },
+      { method: "POST", pattern: "/organizations/:org/policies", handler: createPolicy },
+      { method: "GET", pattern: "/policies/:id", handler: showPolicy },
+      { method: "PATCH", pattern: "/policies/:id", handler: updatePolicy },
+      { method: "DELETE", pattern: "/policies/:id", handler: deletePolicy }
+    ];
+  }
+});
+
+// src/emulator/routes-policy-code.ts
+async function uploadPolicy(ctx) {
+  requirePolicy(ctx.store, ctx.params.id);
+  requireMediaType(ctx.req, "application/octet-stream");
+  const code = await readBody(ctx.req, MAX_CODE_BYTES);
+  const policy = requirePolicy(ctx.store, ctx.params.id);
+  policy.code = code;
+  policy.updatedAt = new Date(ctx.now()).toISOString();
+  return showPolicyReply(ctx, policy);
+}
+function downloadPolicy(ctx) {
+  const policy = requirePolicy(ctx.store, ctx.params.id);
+  if (policy.code === null) throw notFound();
+  const key = ctx.blobs.put(policy.code);
+  return { status: 302, headers: { location: `${ctx.origin}${BLOB_PREFIX}${key}` } };
+}
+function serveBlob(ctx) {
+  const code = ctx.blobs.get(ctx.params.key ?? "");
+  if (code === null) throw notFound();
+  return { status: 200, headers: { "content-type": "text/plain" }, body: code };
+}
+var BLOB_PREFIX, policyCodeRoutes;
+var init_routes_policy_code = __esm({
+  "src/emulator/routes-policy-code.ts"() {
+    "use strict";
+    init_model();
+    init_http();
+    init_lookups();
+    init_routes_policies();
+    BLOB_PREFIX = "/_emulator/blobs/";
+    policyCodeRoutes = [
+      { method: "PUT", pattern: "/policies/:id/upload", handler: uploadPolicy },
+      { method: "GET", pattern: "/policies/:id/download", handler: downloadPolicy }
+    ];
+  }
+});
+
+// src/emulator/pool-input.ts
+function parsePoolInput(body, org, nameTaken2, creating, scopeDefault) {
+  const { attributes, relationships } = readDocument(body, "agent-pools");
+  const changes = {};
+  if (creating || attributes.name !== void 0) {
+    const name = checkName(attributes.name);
+    if (nameTaken2(name)) throw invalid("Name has already been taken", "/data/attributes/name");
+    changes.name = name;
+  }
+  const scoped = optionalBoolean(attributes, "organization-scoped") ?? scopeDefault;
+  if (scoped !== void 0) changes.organizationScoped = scoped;
+  const allowed = relationshipIds(relationships, "allowed-workspaces", "workspaces", (id) => org.workspaces.has(id));
+  if (allowed !== void 0) changes.allowedWorkspaceIds = allowed;
+  const projects = relationshipIds(relationships, "allowed-projects", "projects", (id) => /^prj-[A-Za-z0-9_-]+$/.test(id));
+  if (projects !== void 0) changes.allowedProjectIds = projects;
+  const excluded = relationshipIds(relationships, "excluded-workspaces", "workspaces", (id) => org.workspaces.has(id));
+  if (excluded !== void 0) changes.excludedWorkspaceIds = excluded;
+  return changes;
+}
+var init_pool_input = __esm({
+  "src/emulator/pool-input.ts"() {
+    "use strict";
+    init_http();
+    init_validate();
+  }
+});
+
+// src/emulator/routes-pools.ts
+function listPools(ctx) {
+  const org = requireOrg(ctx.store, ctx.params.org);
+  const all = poolsOf(ctx.store, org.name);
+  const q2 = ctx.query.get("q")?.toLowerCase();
+  const workspaceName = ctx.query.get("filter[allowed_workspaces][name]");
+  const matching = sortPools(
+    all.filter(
+      (pool) => (q2 === void 0 || pool.name.toLowerCase().includes(q2)) && (workspaceName === null || allowsWorkspaceNamed(ctx.store, pool, workspaceName))
+    ),
+    ctx.query.get("sort")
+  );
+  const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
+  const body = {
+    data: page.items.map((pool) => poolResource(ctx.store, pool)),
+    links: page.links,
+    meta: { pagination: page.pagination, "status-counts": { total: all.length, matching: matching.length } }
+  };
+  if (includes(ctx.query, "workspaces")) body.included = includedWorkspaces(ctx.store, page.items);
+  return { status: 200, body };
+}
+function allowsWorkspaceNamed(store, pool, name) {
+  const workspaces = store.orgs.get(pool.org)?.workspaces ?? /* @__PURE__ */ new Map();
+  const ids = [...workspaces].filter(([, wsName]) => wsName === name).map(([id]) => id);
+  if (ids.length === 0) return false;
+  return pool.organizationScoped || ids.some((id) => pool.allowedWorkspaceIds.includes(id));
+}
+function sortPools(pools, sort) {
+  if (sort === null || sort === "") return pools;
+  const descending = sort.startsWith("-");
+  const key = descending ? sort.slice(1) : sort;
+  if (key !== "name" && key !== "created-at") {
+    throw new ReplyError(400, [{ status: "400", title: "bad request", detail: "sort must be name or created-at, optionally with a leading -" }]);
+  }
+  const field3 = (pool) => key === "name" ? pool.name : pool.createdAt;
+  const sorted2 = [...pools].sort((a, b2) => field3(a) < field3(b2) ? -1 : field3(a) > field3(b2) ? 1 : 0);
+  return descending ? sorted2.reverse() : sorted2;
+}
+function showReply(ctx, pool, status) {
+  const body = { data: poolResource(ctx.store, pool) };
+  if (includes(ctx.query, "workspaces")) body.included = includedWorkspaces(ctx.store, [pool]);
+  return { status, body };
+}
+async function createPool(ctx) {
+  const org = requireOrg(ctx.store, ctx.params.org);
+  const body = await readJsonBody(ctx.req, JSON_API);
+  const existing = poolsOf(ctx.store, org.name);
+  const changes = parsePoolInput(body, org, (name) => existing.some((pool2) => pool2.name === name), true, true);
+  if (existing.length >= org.maxAgentPools) {
+    throw new ReplyError(422, [
+      { status: "422", title: "invalid attribute", detail: `Organization has reached its limit of ${org.maxAgentPools} agent pools`, source: { pointer: "/data" } }
+    ]);
+  }
+  const pool = {
+    id: newId("apool"),
+    org: org.name,
+    name: changes.name ?? "",
+    createdAt: new Date(ctx.now()).toISOString(),
+    organizationScoped: changes.organizationScoped ?? true,
+    allowedWorkspaceIds: changes.allowedWorkspaceIds ?? [],
+    allowedProjectIds: changes.allowedProjectIds ?? [],
+    excludedWorkspaceIds: changes.excludedWorkspaceIds ?? [],
+    workspaceIds: []
+  };
+  addPool(ctx.store, pool);
+  return showReply(ctx, pool, 201);
+}
+function showPool(ctx) {
+  return showReply(ctx, requirePool(ctx.store, ctx.params.id), 200);
+}
+async function updatePool(ctx) {
+  const pool = requirePool(ctx.store, ctx.params.id);
+  const org = requireOrg(ctx.store, pool.org);
+  const body = await readJsonBody(ctx.req, JSON_API);
+  const others = poolsOf(ctx.store, org.name).filter((other) => other.id !== pool.id);
+  const scopeDefault = ctx.behaviour.poolPatchResetsScope ? true : void 0;
+  const changes = parsePoolInput(body, org, (name) => others.some((other) => other.name === name), false, scopeDefault);
+  if (changes.name !== void 0) pool.name = changes.name;
+  if (changes.organizationScoped !== void 0) pool.organizationScoped = changes.organizationScoped;
+  if (changes.allowedWorkspaceIds !== void 0) pool.allowedWorkspaceIds = changes.allowedWorkspaceIds;
+  if (changes.allowedProjectIds !== void 0) pool.allowedProjectIds = changes.allowedProjectIds;
+  if (changes.excludedWorkspaceIds !== void 0) pool.excludedWorkspaceIds = changes.excludedWorkspaceIds;
+  return showReply(ctx, pool, 200);
+}
+function deletePool(ctx) {
+  const pool = requirePool(ctx.store, ctx.params.id);
+  if (pool.workspaceIds.length > 0) {
+    throw new ReplyError(422, [
+      { status: "422", title: "invalid attribute", detail: `Agent pool is still being used by workspaces: ${pool.workspaceIds.join(", ")}`, source: { pointer: "/data" } }
+    ]);
+  }
+  removePool(ctx.store, pool);
+  return { status: 204 };
+}
+var poolRoutes;
+var init_routes_pools = __esm({
+  "src/emulator/routes-pools.ts"() {
+    "use strict";
+    init_documents();
+    init_http();
+    init_ids();
+    init_lookups();
+    init_pagination();
+    init_pool_input();
+    init_store();
+    poolRoutes = [
+      { method: "GET", pattern: "/organizations/:org/agent-pools", handler: listPools },
+      { method: "POST", pattern: "/organizations/:org/agent-pools", handler: createPool },
+      { method: "GET", pattern: "/agent-pools/:id", handler: showPool },
+      { method: "PATCH", pattern: "/agent-pools/:id", handler: updatePool },
+      { method: "DELETE", pattern: "/agent-pools/:id", handler: deletePool }
+    ];
+  }
+});
+
+// src/emulator/seed-default.ts
+function defaultSeed() {
+  return {
+    organizations: [
+      {
+        name: "example-org",
+        maxAgentPools: 1,
+        workspaces: [
+          { id: "ws-ExampleApp0000001", name: "app" },
+          { id: "ws-ExampleOps0000001", name: "ops" }
+        ],
+        policySets: ["polset-ExampleSet000001"],
+        agentPools: []
+      }
+    ]
+  };
+}
+var init_seed_default = __esm({
+  "src/emulator/seed-default.ts"() {
+    "use strict";
+  }
+});
+
+// src/emulator/types.ts
+function defaultBehaviour() {
+  return { poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false, nativeKind: "native", listOmitsPolicySets: false, showOmitsPolicySets: false };
+}
+var init_types2 = __esm({
+  "src/emulator/types.ts"() {
+    "use strict";
+  }
+});
+
+// src/emulator/server.ts
+import { createServer } from "node:http";
+async function startEmulator(options = {}) {
+  const seed = options.seed ?? defaultSeed();
+  const host = options.host ?? "127.0.0.1";
+  const now = options.now ?? (() => Date.now());
+  const store = createStore(seed, now);
+  const behaviour = { ...defaultBehaviour(), ...seed.behaviour, ...seed.nativeKind ? { nativeKind: seed.nativeKind } : {} };
+  const blobs = createBlobStore(now);
+  const faults = createFaultList(now);
+  faults.add(seed.faults ?? []);
+  const limiter = createRateLimiter(seed.rateLimit ?? 30, now, seed.rateLimitWindow ?? "sliding", seed.rateLimitReset ?? "real");
+  const log2 = createRequestLog(options.requestLogLimit);
+  const pipeline = {
+    api: createRouter([...policyRoutes, ...policyCodeRoutes, ...poolRoutes, ...agentRoutes, PING]),
+    control: createRouter(controlRoutes({ faults, log: log2, limiter, behaviour })),
+    blobs: createRouter([{ method: "GET", pattern: "/:key", handler: serveBlob }]),
+    faults,
+    limiter,
+    log: log2,
+    logger: options.logger ?? silentLogger(),
+    token: seed.token ?? process.env.API_TOKEN ?? randomSuffix(32)
+  };
+  let origin = "";
+  const server = createServer((req, res) => {
+    const raw = req.url ?? "/";
+    const url = new URL(raw, "http://emulator");
+    const at = (prefix) => ({
+      req,
+      method: req.method ?? "GET",
+      path: url.pathname.slice(prefix.length) || "/",
+      query: url.searchParams,
+      params: {},
+      store,
+      blobs,
+      origin,
+      now,
+      behaviour
+    });
+    const guard = (handling) => void handling.catch((error) => {
+      pipeline.logger.error({ err: error, method: req.method, path: url.pathname }, "emulator request failed");
+      res.destroy();
+    });
+    if (url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`)) {
+      guard(handleApi(pipeline, at(API_PREFIX), raw.slice(API_PREFIX.length), res));
+    } else if (url.pathname.startsWith(BLOB_PREFIX)) {
+      guard(handleBlob(pipeline, at(BLOB_PREFIX.slice(0, -1)), raw, res));
+    } else if (url.pathname.startsWith(CONTROL_PREFIX)) {
+      guard(handleControl(pipeline, at(CONTROL_PREFIX.slice(0, -1)), res));
+    } else {
+      answer(res, errorReply(404, [{ status: "404", title: "not found" }]), {}, JSON_API, () => void 0);
+    }
+  });
+  await new Promise((resolve5, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => resolve5());
+  });
+  const { port } = server.address();
+  origin = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  return {
+    url: `${origin}${API_PREFIX}`,
+    origin,
+    token: pipeline.token,
+    close: () => new Promise((resolve5, reject) => {
+      server.close((error) => error ? reject(error) : resolve5());
+      server.closeAllConnections();
+    })
+  };
+}
+var API_PREFIX, PING, CONTROL_PREFIX;
+var init_server = __esm({
+  "src/emulator/server.ts"() {
+    "use strict";
+    init_logger();
+    init_blobs();
+    init_control();
+    init_faults();
+    init_http();
+    init_ids();
+    init_pipeline();
+    init_rate_limit();
+    init_request_log();
+    init_router();
+    init_routes_agents();
+    init_routes_policy_code();
+    init_routes_policies();
+    init_routes_pools();
+    init_seed_default();
+    init_store();
+    init_types2();
+    API_PREFIX = "/api/v2";
+    PING = { method: "GET", pattern: "/ping", handler: () => ({ status: 204 }) };
+    CONTROL_PREFIX = "/_emulator/";
+  }
+});
+
+// src/emulator/index.ts
+var init_emulator = __esm({
+  "src/emulator/index.ts"() {
+    "use strict";
+    init_server();
+    init_seed();
+    init_seed_default();
+    init_types2();
+  }
+});
+
+// src/cli/emulator-command.ts
+var emulator_command_exports = {};
+__export(emulator_command_exports, {
+  runEmulator: () => runEmulator
+});
+import { readFile as readFile5 } from "node:fs/promises";
+async function runEmulator(args, stdout, logger2) {
+  const seed = args.emulatorSeed === null ? defaultSeed() : parseSeed(await readFile5(args.emulatorSeed, "utf8"), args.emulatorSeed);
+  const emulator = await startEmulator({ port: args.port, seed, logger: logger2 }).catch((error) => {
+    if (error.code === "EADDRINUSE") throw new UsageError(`port ${args.port} is in use: pass another --port (0 picks a free one)`);
+    throw error;
+  });
+  stdout.write(`${JSON.stringify({ url: emulator.url, token: emulator.token })}
+`);
+  logger2.warn({ url: emulator.url }, "emulator serving; it keeps everything in memory and changes nothing real");
+  await waitForShutdownSignal(logger2);
+  await emulator.close();
+  return 0;
+}
+var init_emulator_command = __esm({
+  "src/cli/emulator-command.ts"() {
+    "use strict";
+    init_emulator();
+    init_errors();
+    init_signals();
+  }
+});
+
+// src/api/bodies.ts
+function levelAttributes(name, kind, level, dialect) {
+  if (!dialect.legacy) return { "enforcement-level": level };
+  return { enforce: [{ path: enforcePath(name, kind, dialect.nativeKind), mode: level }] };
+}
+function enforcePath(name, kind, nativeKind) {
+  return `${name}.${kind === "opa" ? "rego" : nativeKind}`;
+}
+function createPolicyBody(input, dialect) {
+  const attributes = {
+    name: input.name,
+    description: input.description,
+    kind: wireKind(input.kind, dialect.nativeKind),
+    ...levelAttributes(input.name, input.kind, input.enforcementLevel, dialect)
+  };
+  if (input.kind === "opa" && input.query !== null) attributes.query = input.query;
+  const policySets = input.policySetIds.map((id) => ({ id, type: "policy-sets" }));
+  return { data: { type: "policies", attributes, relationships: { "policy-sets": { data: policySets } } } };
+}
+function updatePolicyBody(policy, input, dialect) {
+  const attributes = {};
+  if (input.description !== void 0) attributes.description = input.description;
+  if (input.enforcementLevel !== void 0) Object.assign(attributes, levelAttributes(policy.name, policy.kind, input.enforcementLevel, dialect));
+  if (input.query !== void 0) attributes.query = input.query;
+  return { data: { type: "policies", attributes } };
+}
+function createAgentPoolBody(input) {
+  const attributes = { name: input.name, "organization-scoped": input.organizationScoped };
+  return poolDocument(attributes, input.allowedWorkspaceIds, input.allowedProjectIds, input.excludedWorkspaceIds);
+}
+function updateAgentPoolBody(input) {
+  const attributes = { name: input.name, "organization-scoped": input.organizationScoped };
+  return poolDocument(attributes, input.allowedWorkspaceIds, input.allowedProjectIds, input.excludedWorkspaceIds);
+}
+function poolDocument(attributes, allowed, projects, excluded) {
+  const relationships = {};
+  const refs = (ids, type) => ({ data: ids.map((id) => ({ id, type })) });
+  if (allowed !== void 0 && allowed !== null) relationships["allowed-workspaces"] = refs(allowed, "workspaces");
+  if (projects !== void 0 && projects !== null) relationships["allowed-projects"] = refs(projects, "projects");
+  if (excluded !== void 0 && excluded !== null) relationships["excluded-workspaces"] = refs(excluded, "workspaces");
+  if (Object.keys(relationships).length === 0) return { data: { type: "agent-pools", attributes } };
+  return { data: { type: "agent-pools", attributes, relationships } };
+}
+var init_bodies = __esm({
+  "src/api/bodies.ts"() {
+    "use strict";
+    init_model();
+  }
+});
+
+// src/api/clock.ts
+function systemClock() {
+  return {
+    now: () => performance.now(),
+    sleep: (ms, signal) => abortableSleep(ms, signal),
+    random: () => Math.random()
+  };
+}
+function abortableSleep(ms, signal) {
+  return new Promise((resolve5, reject) => {
+    if (signal?.aborted === true) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve5();
+    }, Math.max(0, ms));
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+var init_clock = __esm({
+  "src/api/clock.ts"() {
+    "use strict";
+  }
+});
+
+// src/api/json-api.ts
+function isObject2(value2) {
+  return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
+}
+function field(value2, key) {
+  return isObject2(value2) ? value2[key] : void 0;
+}
+function str(value2) {
+  return typeof value2 === "string" ? value2 : null;
+}
+function requiredStr(resource, path20, value2) {
+  if (typeof value2 === "string") return value2;
+  const id = str(field(resource, "id")) ?? "resource";
+  throw new TypeError(`${id} has no ${path20}`);
+}
+function int(value2, fallback) {
+  if (typeof value2 === "number" && Number.isFinite(value2)) return value2;
+  if (typeof value2 === "string" && value2.trim() !== "" && Number.isFinite(Number(value2))) return Number(value2);
+  return fallback;
+}
+function relatedIds(resource, name) {
+  const data = field(field(field(resource, "relationships"), name), "data");
+  if (!Array.isArray(data)) return [];
+  return data.map((item) => str(field(item, "id"))).filter((id) => id !== null);
+}
+function primary(document2) {
+  const data = field(document2, "data");
+  if (!isObject2(data)) throw new TypeError("document has no data object");
+  return data;
+}
+function primaryList(document2) {
+  const data = field(document2, "data");
+  if (!Array.isArray(data)) throw new TypeError("document has no data array");
+  return data;
+}
+function errorDetail(document2) {
+  const errors = field(document2, "errors");
+  if (!Array.isArray(errors)) return null;
+  const parts = errors.map(errorText).filter((text) => text !== "");
+  return parts.length > 0 ? parts.join("; ") : null;
+}
+function errorText(error) {
+  if (typeof error === "string") return error;
+  const title = str(field(error, "title"));
+  const detail = str(field(error, "detail"));
+  if (title !== null && detail !== null && title !== detail) return `${title}: ${detail}`;
+  return detail ?? title ?? "";
+}
+var init_json_api = __esm({
+  "src/api/json-api.ts"() {
+    "use strict";
+  }
+});
+
+// src/api/responses.ts
+function isSuccess(response) {
+  return response.status >= 200 && response.status < 300;
+}
+function apiError(response) {
+  const { method, path: path20 } = response.request;
+  const detail = errorDetail(parseJson(response.text)) ?? plainText(response.text);
+  const hint = response.hint === void 0 ? "" : `; ${response.hint}`;
+  const message = `${method} ${path20} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`;
+  return new ApiError(message, response.status, detail, response.request);
+}
+function successBody(response) {
+  if (!isSuccess(response)) throw apiError(response);
+  return parseJson(response.text);
+}
+function readWith(response, read) {
+  const body = successBody(response);
+  try {
+    return read(body);
+  } catch (error) {
+    const { method, path: path20 } = response.request;
+    const reason = error instanceof Error ? error.message : String(error);
+    const message = `${method} ${path20} failed: ${response.status} but the response is unusable: ${reason}`;
+    throw new ApiError(message, response.status, reason, response.request, { cause: error });
+  }
+}
+function parseJson(text) {
+  if (text.trim() === "") return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+function plainText(text) {
+  const line = text.trim().split("\n")[0]?.slice(0, 200) ?? "";
+  return line === "" || line.startsWith("{") ? null : line;
+}
+var init_responses = __esm({
+  "src/api/responses.ts"() {
+    "use strict";
+    init_errors();
+    init_json_api();
+  }
+});
+
+// src/api/body-cap.ts
+async function* capped(body, limit, contentLength) {
+  if (contentLength !== void 0 && Number(contentLength) > limit) throw new BodyTooLargeError(limit);
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.byteLength;
+    if (size > limit) throw new BodyTooLargeError(limit);
+    yield chunk;
+  }
+}
+async function readCapped(body, limit, contentLength) {
+  const chunks = [];
+  for await (const chunk of capped(body, limit, contentLength)) chunks.push(chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+function tooLargeError(error, status, request2) {
+  const reason = `${error.message}, more than any answer of the API should be; not read further`;
+  return new ApiError(`${request2.method} ${request2.path} failed: ${reason}`, status, reason, request2, { cause: error });
+}
+var MAX_JSON_BODY_BYTES, MAX_DOWNLOAD_BYTES, BodyTooLargeError;
+var init_body_cap = __esm({
+  "src/api/body-cap.ts"() {
+    "use strict";
+    init_errors();
+    init_model();
+    MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
+    MAX_DOWNLOAD_BYTES = MAX_CODE_BYTES + 1024 * 1024;
+    BodyTooLargeError = class extends Error {
+      constructor(limit) {
+        super(`the response body is larger than ${limit} bytes`);
+        this.limit = limit;
+      }
+      limit;
+      name = "BodyTooLargeError";
+    };
+  }
+});
+
+// src/api/download-redirect.ts
+function downgradeError(response, from, to) {
+  if (new URL(from).protocol !== "https:" || to.protocol === "https:") return null;
+  const { method, path: path20 } = response.request;
+  const reason = `redirects from https to ${to.protocol.replace(/:$/, "")} (${to.host}); refused, the download would travel in clear`;
+  return new ApiError(`${method} ${path20} failed: ${reason}`, response.status, reason, response.request);
+}
+var init_download_redirect = __esm({
+  "src/api/download-redirect.ts"() {
+    "use strict";
+    init_errors();
+  }
+});
+
+// src/api/download.ts
+async function fetchDownload(transport, signal, downloadUrl) {
+  return (await follow(transport, signal, downloadUrl))?.text ?? null;
+}
+async function fetchDownloadBytes(transport, signal, downloadUrl) {
+  const consume = async (body) => {
+    const chunks = [];
+    for await (const chunk of body) chunks.push(chunk);
+    return Buffer.concat(chunks);
+  };
+  const response = await follow(transport, signal, downloadUrl, consume);
+  return response === null ? null : response.consumed;
+}
+async function fetchDownloadDigest(transport, signal, downloadUrl, keepTextBytes) {
+  const consume = async (body) => {
+    const scan = createCodeScan();
+    let kept = [];
+    let size = 0;
+    for await (const chunk of body) {
+      scan.update(chunk);
+      size += chunk.byteLength;
+      if (kept !== null && size <= keepTextBytes) kept.push(chunk);
+      else kept = null;
+    }
+    const text = kept === null ? null : new TextDecoder("utf-8", { ignoreBOM: true }).decode(Buffer.concat(kept));
+    return { digest: scan.finish().codeDigest, text };
+  };
+  const response = await follow(transport, signal, downloadUrl, consume);
+  return response === null ? null : response.consumed;
+}
+async function follow(transport, signal, downloadUrl, consume) {
+  let url = downloadUrl;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
+    const response = await transport.send({ method: "GET", url, auth: hop === 0, redirects: "return", maxBytes: MAX_DOWNLOAD_BYTES, ...consume === void 0 ? {} : { consume } }, signal);
+    if (isSuccess(response)) return response;
+    if (hop === 0 && response.status === 404) return null;
+    const location = response.headers.location;
+    if (response.status < 300 || response.status >= 400 || location === void 0) throw apiError(response);
+    const next = new URL(location, url);
+    const downgrade = downgradeError(response, url, next);
+    if (downgrade !== null) throw downgrade;
+    url = next.href;
+  }
+  throw new Error(`GET ${new URL(downloadUrl).pathname} failed: more than ${MAX_REDIRECTS} redirects`);
+}
+var MAX_REDIRECTS;
+var init_download = __esm({
+  "src/api/download.ts"() {
+    "use strict";
+    init_code_content();
+    init_responses();
+    init_body_cap();
+    init_download_redirect();
+    MAX_REDIRECTS = 5;
+  }
+});
+
+// src/api/paginate.ts
+function queryString(params) {
+  if (params.length === 0) return "";
+  return `?${params.map(([k2, v]) => `${encodeURIComponent(k2)}=${encodeURIComponent(v)}`).join("&")}`;
+}
+async function listAll(transport, signal, path20, params, parse3) {
+  const pageUrl2 = (n) => transport.url(`${path20}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
+  const pages = [];
+  const listing = newListing();
+  const ids = /* @__PURE__ */ new Set();
+  let repeated = 0;
+  let url = pageUrl2(1);
+  for (; ; ) {
+    listing.urls.add(url);
+    const response = await transport.send({ method: "GET", url }, signal);
+    const { page, size, fresh } = readWith(response, (document2) => {
+      const resources = primaryList(document2);
+      const fresh2 = resources.filter((resource) => {
+        const id = str(field(resource, "id"));
+        if (id === null) return true;
+        if (ids.has(id)) return repeated += 1, false;
+        ids.add(id);
+        return true;
+      });
+      return { page: { items: fresh2.map(parse3), document: document2 }, size: resources.length, fresh: fresh2.length };
+    });
+    pages.push(page);
+    const next = nextUrl(page.document, url, pageUrl2);
+    if (next === null) break;
+    const problem = unendingList(listing, { size, fresh, pagination: field(field(page.document, "meta"), "pagination"), next });
+    if (problem !== null) {
+      const { method } = response.request;
+      const reason = `the list does not end: ${problem}; stopped after ${pages.length} page${pages.length === 1 ? "" : "s"}`;
+      throw new ApiError(`${method} ${response.request.path} failed: ${reason}`, response.status, reason, response.request);
+    }
+    url = next;
+  }
+  if (repeated > 0) {
+    transport.logger.warn({ method: "GET", path: path20, repeated }, "api list repeated resources (created while it was read); each is counted once");
+  }
+  return pages;
+}
+function newListing() {
+  return { urls: /* @__PURE__ */ new Set(), numbers: /* @__PURE__ */ new Set(), pages: 0, pageSize: null, totalCount: null };
+}
+function unendingList(listing, page) {
+  listing.pages += 1;
+  const current = positive(field(page.pagination, "current-page"));
+  const totalPages = positive(field(page.pagination, "total-pages"));
+  const totalCount = nonNegative(field(page.pagination, "total-count"));
+  const label = current === null ? `page ${listing.pages}` : `page ${current}`;
+  listing.pageSize ??= positive(field(page.pagination, "page-size")) ?? (page.size > 0 ? page.size : null);
+  if (totalCount !== null) listing.totalCount = Math.max(listing.totalCount ?? 0, totalCount);
+  if (current !== null && listing.numbers.has(current)) return `${label} was answered twice`;
+  if (current !== null) listing.numbers.add(current);
+  if (listing.urls.has(page.next)) return `${label} points back to a page already read`;
+  if (page.size === 0) return `${label} is empty but points to another`;
+  if (listing.pages > 1 && page.fresh === 0) return `${label} adds no resource that an earlier page did not hold, but points to another`;
+  if (current !== null && totalPages !== null && current >= totalPages) return `${label} of ${totalPages} (total-pages) points to another`;
+  if (listing.totalCount !== null && listing.pageSize !== null) {
+    const allowed = Math.ceil(listing.totalCount / listing.pageSize) + SLACK_PAGES;
+    if (listing.pages >= allowed) return `${listing.pages} pages read, more than the ${listing.totalCount} resources it announces (total-count) can fill`;
+  }
+  if (listing.pages >= MAX_PAGES) return `${listing.pages} pages read, the most any list is followed for`;
+  return null;
+}
+function nextUrl(document2, current, pageUrl2) {
+  const link = str(field(field(document2, "links"), "next"));
+  if (link !== null) {
+    const url = new URL(link, current);
+    if (url.origin === new URL(current).origin) return `${url.origin}${url.pathname}${url.search.replaceAll("[", "%5B").replaceAll("]", "%5D")}`;
+  }
+  const nextPage = int(field(field(field(document2, "meta"), "pagination"), "next-page"), 0);
+  return nextPage > 0 ? pageUrl2(nextPage) : null;
+}
+function positive(value2) {
+  const n = int(value2, 0);
+  return Number.isInteger(n) && n >= 1 ? n : null;
+}
+function nonNegative(value2) {
+  const n = int(value2, -1);
+  return Number.isInteger(n) && n >= 0 ? n : null;
+}
+var PAGE_SIZE, MAX_PAGES, SLACK_PAGES;
+var init_paginate = __esm({
+  "src/api/paginate.ts"() {
+    "use strict";
+    init_errors();
+    init_json_api();
+    init_responses();
+    PAGE_SIZE = 100;
+    MAX_PAGES = 1e4;
+    SLACK_PAGES = 2;
+  }
+});
+
+// src/api/resources.ts
+function parsePolicy(resource, legacy = false) {
+  const attributes = field(resource, "attributes");
+  const links = field(resource, "links");
+  const id = requiredStr(resource, "id", field(resource, "id"));
+  const wire = field(attributes, "kind");
+  const known = kindOfWire(wire);
+  const kind = known ?? "native";
+  const policySetIds = relatedIds(resource, "policy-sets");
+  const name = requiredStr(resource, "attributes.name", field(attributes, "name"));
+  return {
+    id,
+    name,
+    description: str(field(attributes, "description")),
+    kind,
+    foreignKind: known === null ? str(wire) ?? "" : null,
+    query: kind === "opa" ? str(field(attributes, "query")) : null,
+    enforcementLevel: levelOf(attributes, kind, name, legacy),
+    policySetCount: int(field(attributes, "policy-set-count"), policySetIds.length),
+    policySetIds,
+    updatedAt: str(field(attributes, "updated-at")),
+    organization: str(field(field(field(field(resource, "relationships"), "organization"), "data"), "id")) ?? "",
+    links: {
+      self: str(field(links, "self")) ?? `/api/v2/policies/${id}`,
+      upload: str(field(links, "upload")) ?? `/api/v2/policies/${id}/upload`,
+      download: str(field(links, "download"))
+    }
+  };
+}
+function levelOf(attributes, kind, name, legacy) {
+  const explicit = LEVELS_BY_KIND[kind].find((l) => l === field(attributes, "enforcement-level"));
+  const fromEnforce = enforceLevel(field(attributes, "enforce"), kind, name);
+  const level = legacy ? fromEnforce ?? explicit : explicit ?? fromEnforce;
+  return level ?? (kind === "opa" ? "advisory" : "hard-mandatory");
+}
+function enforceLevel(enforce, kind, name) {
+  if (!Array.isArray(enforce) || enforce.length === 0) return void 0;
+  const mode = LEVELS_BY_KIND[kind].find((l) => l === field(enforce[0], "mode"));
+  if (mode === void 0) return void 0;
+  const path20 = field(enforce[0], "path");
+  const matches = path20 === enforcePath(name, kind, "native") || path20 === enforcePath(name, kind, "sentinel");
+  return kind === "native" && !matches ? "hard-mandatory" : mode;
+}
+function parseAgentPool(resource) {
+  const attributes = field(resource, "attributes");
+  return {
+    id: requiredStr(resource, "id", field(resource, "id")),
+    name: requiredStr(resource, "attributes.name", field(attributes, "name")),
+    createdAt: str(field(attributes, "created-at")) ?? "",
+    organizationScoped: field(attributes, "organization-scoped") !== false,
+    agentCount: int(field(attributes, "agent-count"), 0),
+    workspaceIds: relatedIds(resource, "workspaces"),
+    allowedWorkspaceIds: relatedIds(resource, "allowed-workspaces"),
+    allowedProjectIds: relatedIds(resource, "allowed-projects"),
+    excludedWorkspaceIds: relatedIds(resource, "excluded-workspaces")
+  };
+}
+function parseAgent(resource) {
+  const attributes = field(resource, "attributes");
+  const status = str(field(attributes, "status")) ?? "";
+  return {
+    id: requiredStr(resource, "id", field(resource, "id")),
+    name: str(field(attributes, "name")),
+    status,
+    ipAddress: str(field(attributes, "ip-address")),
+    lastPingAt: str(field(attributes, "last-ping-at")),
+    createdAt: str(field(attributes, "created-at"))
+  };
+}
+var init_resources = __esm({
+  "src/api/resources.ts"() {
+    "use strict";
+    init_model();
+    init_bodies();
+    init_json_api();
+  }
+});
+
+// node_modules/eventemitter3/index.js
+var require_eventemitter3 = __commonJS({
+  "node_modules/eventemitter3/index.js"(exports, module) {
+    "use strict";
+    var has = Object.prototype.hasOwnProperty;
+    var prefix = "~";
+    function Events() {
+    }
+    if (Object.create) {
+      Events.prototype = /* @__PURE__ */ Object.create(null);
+      if (!new Events().__proto__) prefix = false;
+    }
+    function EE(fn, context, once) {
+      this.fn = fn;
+      this.context = context;
+      this.once = once || false;
+    }
+    function addListener(emitter, event, fn, context, once) {
+      if (typeof fn !== "function") {
+        throw new TypeError("The listener must be a function");
+      }
+      var listener = new EE(fn, context || emitter, once), evt = prefix ? prefix + event : event;
+      if (!emitter._events[evt]) emitter._events[evt] = listener, emitter._eventsCount++;
+      else if (!emitter._events[evt].fn) emitter._events[evt].push(listener);
+      else emitter._events[evt] = [emitter._events[evt], listener];
+      return emitter;
+    }
+    function clearEvent(emitter, evt) {
+      if (--emitter._eventsCount === 0) emitter._events = new Events();
+      else delete emitter._events[evt];
+    }
+    function EventEmitter6() {
+      this._events = new Events();
+      this._eventsCount = 0;
+    }
+    EventEmitter6.prototype.eventNames = function eventNames() {
+      var names = [], events, name;
+      if (this._eventsCount === 0) return names;
+      for (name in events = this._events) {
+        if (has.call(events, name)) names.push(prefix ? name.slice(1) : name);
+      }
+      if (Object.getOwnPropertySymbols) {
+        return names.concat(Object.getOwnPropertySymbols(events));
+      }
+      return names;
+    };
+    EventEmitter6.prototype.listeners = function listeners(event) {
+      var evt = prefix ? prefix + event : event, handlers = this._events[evt];
+      if (!handlers) return [];
+      if (handlers.fn) return [handlers.fn];
+      for (var i2 = 0, l = handlers.length, ee2 = new Array(l); i2 < l; i2++) {
+        ee2[i2] = handlers[i2].fn;
+      }
+      return ee2;
+    };
+    EventEmitter6.prototype.listenerCount = function listenerCount(event) {
+      var evt = prefix ? prefix + event : event, listeners = this._events[evt];
+      if (!listeners) return 0;
+      if (listeners.fn) return 1;
+      return listeners.length;
+    };
+    EventEmitter6.prototype.emit = function emit(event, a1, a2, a3, a4, a5) {
+      var evt = prefix ? prefix + event : event;
+      if (!this._events[evt]) return false;
+      var listeners = this._events[evt], len = arguments.length, args, i2;
+      if (listeners.fn) {
+        if (listeners.once) this.removeListener(event, listeners.fn, void 0, true);
+        switch (len) {
+          case 1:
+            return listeners.fn.call(listeners.context), true;
+          case 2:
+            return listeners.fn.call(listeners.context, a1), true;
+          case 3:
+            return listeners.fn.call(listeners.context, a1, a2), true;
+          case 4:
+            return listeners.fn.call(listeners.context, a1, a2, a3), true;
+          case 5:
+            return listeners.fn.call(listeners.context, a1, a2, a3, a4), true;
+          case 6:
+            return listeners.fn.call(listeners.context, a1, a2, a3, a4, a5), true;
+        }
+        for (i2 = 1, args = new Array(len - 1); i2 < len; i2++) {
+          args[i2 - 1] = arguments[i2];
+        }
+        listeners.fn.apply(listeners.context, args);
+      } else {
+        var length = listeners.length, j2;
+        for (i2 = 0; i2 < length; i2++) {
+          if (listeners[i2].once) this.removeListener(event, listeners[i2].fn, void 0, true);
+          switch (len) {
+            case 1:
+              listeners[i2].fn.call(listeners[i2].context);
+              break;
+            case 2:
+              listeners[i2].fn.call(listeners[i2].context, a1);
+              break;
+            case 3:
+              listeners[i2].fn.call(listeners[i2].context, a1, a2);
+              break;
+            case 4:
+              listeners[i2].fn.call(listeners[i2].context, a1, a2, a3);
+              break;
+            default:
+              if (!args) for (j2 = 1, args = new Array(len - 1); j2 < len; j2++) {
+                args[j2 - 1] = arguments[j2];
+              }
+              listeners[i2].fn.apply(listeners[i2].context, args);
+          }
+        }
+      }
+      return true;
+    };
+    EventEmitter6.prototype.on = function on(event, fn, context) {
+      return addListener(this, event, fn, context, false);
+    };
+    EventEmitter6.prototype.once = function once(event, fn, context) {
+      return addListener(this, event, fn, context, true);
+    };
+    EventEmitter6.prototype.removeListener = function removeListener(event, fn, context, once) {
+      var evt = prefix ? prefix + event : event;
+      if (!this._events[evt]) return this;
+      if (!fn) {
+        clearEvent(this, evt);
+        return this;
+      }
+      var listeners = this._events[evt];
+      if (listeners.fn) {
+        if (listeners.fn === fn && (!once || listeners.once) && (!context || listeners.context === context)) {
+          clearEvent(this, evt);
+        }
+      } else {
+        for (var i2 = 0, events = [], length = listeners.length; i2 < length; i2++) {
+          if (listeners[i2].fn !== fn || once && !listeners[i2].once || context && listeners[i2].context !== context) {
+            events.push(listeners[i2]);
+          }
+        }
+        if (events.length) this._events[evt] = events.length === 1 ? events[0] : events;
+        else clearEvent(this, evt);
+      }
+      return this;
+    };
+    EventEmitter6.prototype.removeAllListeners = function removeAllListeners(event) {
+      var evt;
+      if (event) {
+        evt = prefix ? prefix + event : event;
+        if (this._events[evt]) clearEvent(this, evt);
+      } else {
+        this._events = new Events();
+        this._eventsCount = 0;
+      }
+      return this;
+    };
+    EventEmitter6.prototype.off = EventEmitter6.prototype.removeListener;
+    EventEmitter6.prototype.addListener = EventEmitter6.prototype.on;
+    EventEmitter6.prefixed = prefix;
+    EventEmitter6.EventEmitter = EventEmitter6;
+    if ("undefined" !== typeof module) {
+      module.exports = EventEmitter6;
+    }
+  }
+});
+
+// node_modules/eventemitter3/index.mjs
+var import_index;
+var init_eventemitter3 = __esm({
+  "node_modules/eventemitter3/index.mjs"() {
+    import_index = __toESM(require_eventemitter3(), 1);
+  }
+});
+
+// node_modules/p-timeout/index.js
+function pTimeout(promise, options) {
+  const {
+    milliseconds,
+    fallback,
+    message,
+    customTimers = { setTimeout, clearTimeout },
+    signal
+  } = options;
+  let timer;
+  let abortHandler;
+  const wrappedPromise = new Promise((resolve5, reject) => {
+    if (typeof milliseconds !== "number" || Math.sign(milliseconds) !== 1) {
+      throw new TypeError(`Expected \`milliseconds\` to be a positive number, got \`${milliseconds}\``);
+    }
+    if (signal?.aborted) {
+      reject(getAbortedReason(signal));
+      promise.then(resolve5, reject);
+      return;
+    }
+    if (signal) {
+      abortHandler = () => {
+        reject(getAbortedReason(signal));
+      };
+      signal.addEventListener("abort", abortHandler, { once: true });
+    }
+    promise.then(resolve5, reject);
+    if (milliseconds === Number.POSITIVE_INFINITY) {
+      return;
+    }
+    const timeoutError = new TimeoutError();
+    timer = customTimers.setTimeout.call(void 0, () => {
+      if (fallback) {
+        try {
+          resolve5(fallback());
+        } catch (error) {
+          reject(error);
+        }
+        return;
+      }
+      if (typeof promise.cancel === "function") {
+        promise.cancel();
+      }
+      if (message === false) {
+        resolve5();
+      } else if (message instanceof Error) {
+        reject(message);
+      } else {
+        timeoutError.message = message ?? `Promise timed out after ${milliseconds} milliseconds`;
+        reject(timeoutError);
+      }
+    }, milliseconds);
+  });
+  const cancelablePromise = wrappedPromise.finally(() => {
+    cancelablePromise.clear();
+    if (abortHandler && signal) {
+      signal.removeEventListener("abort", abortHandler);
+    }
+  });
+  cancelablePromise.clear = () => {
+    customTimers.clearTimeout.call(void 0, timer);
+    timer = void 0;
+  };
+  return cancelablePromise;
+}
+var TimeoutError, getAbortedReason;
+var init_p_timeout = __esm({
+  "node_modules/p-timeout/index.js"() {
+    TimeoutError = class _TimeoutError extends Error {
+      name = "TimeoutError";
+      constructor(message, options) {
+        super(message, options);
+        Error.captureStackTrace?.(this, _TimeoutError);
+      }
+    };
+    getAbortedReason = (signal) => signal.reason ?? new DOMException("This operation was aborted.", "AbortError");
+  }
+});
+
+// node_modules/p-queue/dist/lower-bound.js
+function lowerBound(array, value2, comparator) {
+  let first2 = 0;
+  let count3 = array.length;
+  while (count3 > 0) {
+    const step = Math.trunc(count3 / 2);
+    let it = first2 + step;
+    if (comparator(array[it], value2) <= 0) {
+      first2 = ++it;
+      count3 -= step + 1;
+    } else {
+      count3 = step;
+    }
+  }
+  return first2;
+}
+var init_lower_bound = __esm({
+  "node_modules/p-queue/dist/lower-bound.js"() {
+  }
+});
+
+// node_modules/p-queue/dist/priority-queue.js
+var compactionThreshold, PriorityQueue;
+var init_priority_queue = __esm({
+  "node_modules/p-queue/dist/priority-queue.js"() {
+    init_lower_bound();
+    compactionThreshold = 100;
+    PriorityQueue = class {
+      #queue = [];
+      // The queue is stored as a sorted array, but dequeued items are left before `#head` until compaction. Only items from `#head` onward are live, which keeps repeated dequeues amortized O(1).
+      #head = 0;
+      enqueue(run2, options) {
+        const { priority = 0, id } = options ?? {};
+        const { size } = this;
+        const element = {
+          priority,
+          id,
+          run: run2
+        };
+        if (size === 0) {
+          this.#queue.length = 0;
+          this.#head = 0;
+          this.#queue.push(element);
+          return;
+        }
+        if (this.#queue.at(-1).priority >= priority) {
+          this.#queue.push(element);
+          return;
+        }
+        this.#compact();
+        const index = lowerBound(this.#queue, element, (a, b2) => b2.priority - a.priority);
+        this.#queue.splice(index, 0, element);
+      }
+      setPriority(id, priority) {
+        const index = this.#queue.findIndex((element, index2) => index2 >= this.#head && element.id === id);
+        if (index === -1) {
+          throw new ReferenceError(`No promise function with the id "${id}" exists in the queue.`);
+        }
+        const [item] = this.#queue.splice(index, 1);
+        this.enqueue(item.run, { priority, id });
+      }
+      remove(idOrRun) {
+        const index = this.#queue.findIndex((element, index2) => {
+          if (index2 < this.#head) {
+            return false;
+          }
+          if (typeof idOrRun === "string") {
+            return element.id === idOrRun;
+          }
+          return element.run === idOrRun;
+        });
+        if (index !== -1) {
+          this.#queue.splice(index, 1);
+        }
+      }
+      dequeue() {
+        if (this.#head === this.#queue.length) {
+          return void 0;
+        }
+        const item = this.#queue[this.#head];
+        this.#head++;
+        if (this.#head === this.#queue.length) {
+          this.#queue.length = 0;
+          this.#head = 0;
+        } else if (this.#head > compactionThreshold && this.#head > this.#queue.length / 2) {
+          this.#compact();
+        }
+        return item?.run;
+      }
+      filter(options) {
+        const result = [];
+        for (let index = this.#head; index < this.#queue.length; index++) {
+          const element = this.#queue[index];
+          if (element.priority === options.priority) {
+            result.push(element.run);
+          }
+        }
+        return result;
+      }
+      get size() {
+        return this.#queue.length - this.#head;
+      }
+      #compact() {
+        if (this.#head === 0) {
+          return;
+        }
+        this.#queue.splice(0, this.#head);
+        this.#head = 0;
+      }
+    };
+  }
+});
+
+// node_modules/p-queue/dist/index.js
+var PQueue;
+var init_dist = __esm({
+  "node_modules/p-queue/dist/index.js"() {
+    init_eventemitter3();
+    init_p_timeout();
+    init_priority_queue();
+    PQueue = class extends import_index.default {
+      #carryoverIntervalCount;
+      #isIntervalIgnored;
+      #intervalCount = 0;
+      #intervalCap;
+      #rateLimitedInInterval = false;
+      #rateLimitFlushScheduled = false;
+      #interval;
+      /*
+      Timestamp when the current interval window ends. Kept accurate at every window transition: `#initializeIntervalIfNeeded` sets it when a window starts and `#onInterval` advances it as the recurring timer rolls into each new window. This is the source of truth for whether a task added after the queue goes idle belongs to a fresh window, so it must not go stale.
+      */
+      #intervalEnd = 0;
+      // Recurring timer that drives windows while the queue is actively processing. Absent (`undefined`) once the queue goes idle.
+      #intervalId;
+      // One-shot timer used while idle to resume at the next window boundary, since `#intervalId` is cleared when idle.
+      #timeoutId;
+      #strict;
+      // Circular buffer implementation for better performance
+      #strictTicks = [];
+      #strictTicksStartIndex = 0;
+      #queue;
+      #queueClass;
+      #pending = 0;
+      // The `!` is needed because of https://github.com/microsoft/TypeScript/issues/32194
+      #concurrency;
+      #isPaused;
+      // Use to assign a unique identifier to a promise function, if not explicitly specified
+      #idAssigner = 1n;
+      // Track currently running tasks for debugging
+      #runningTasks = /* @__PURE__ */ new Map();
+      #queueAbortListenerCleanupFunctions = /* @__PURE__ */ new Set();
+      /**
+          Get or set the default timeout for all tasks. Can be changed at runtime.
+      
+          Operations will throw a `TimeoutError` if they don't complete within the specified time.
+      
+          The timeout begins when the operation is dequeued and starts execution, not while it's waiting in the queue.
+      
+          @example
+          ```
+          const queue = new PQueue({timeout: 5000});
+      
+          // Change timeout for all future tasks
+          queue.timeout = 10000;
+          ```
+          */
+      timeout;
+      constructor(options) {
+        super();
+        options = {
+          carryoverIntervalCount: false,
+          intervalCap: Number.POSITIVE_INFINITY,
+          interval: 0,
+          concurrency: Number.POSITIVE_INFINITY,
+          autoStart: true,
+          queueClass: PriorityQueue,
+          strict: false,
+          ...options
+        };
+        if (!(typeof options.intervalCap === "number" && options.intervalCap >= 1)) {
+          throw new TypeError(`Expected \`intervalCap\` to be a number from 1 and up, got \`${options.intervalCap?.toString() ?? ""}\` (${typeof options.intervalCap})`);
+        }
+        if (options.interval === void 0 || !(Number.isFinite(options.interval) && options.interval >= 0)) {
+          throw new TypeError(`Expected \`interval\` to be a finite number >= 0, got \`${options.interval?.toString() ?? ""}\` (${typeof options.interval})`);
+        }
+        if (options.strict && options.interval === 0) {
+          throw new TypeError("The `strict` option requires a non-zero `interval`");
+        }
+        if (options.strict && options.intervalCap === Number.POSITIVE_INFINITY) {
+          throw new TypeError("The `strict` option requires a finite `intervalCap`");
+        }
+        this.#carryoverIntervalCount = options.carryoverIntervalCount ?? options.carryoverConcurrencyCount ?? false;
+        this.#isIntervalIgnored = options.intervalCap === Number.POSITIVE_INFINITY || options.interval === 0;
+        this.#intervalCap = options.intervalCap;
+        this.#interval = options.interval;
+        this.#strict = options.strict;
+        this.#queue = new options.queueClass();
+        this.#queueClass = options.queueClass;
+        this.concurrency = options.concurrency;
+        if (options.timeout !== void 0 && !(Number.isFinite(options.timeout) && options.timeout > 0)) {
+          throw new TypeError(`Expected \`timeout\` to be a positive finite number, got \`${options.timeout}\` (${typeof options.timeout})`);
+        }
+        this.timeout = options.timeout;
+        this.#isPaused = options.autoStart === false;
+        this.#setupRateLimitTracking();
+      }
+      #cleanupStrictTicks(now) {
+        while (this.#strictTicksStartIndex < this.#strictTicks.length) {
+          const oldestTick = this.#strictTicks[this.#strictTicksStartIndex];
+          if (oldestTick !== void 0 && now - oldestTick >= this.#interval) {
+            this.#strictTicksStartIndex++;
+          } else {
+            break;
+          }
+        }
+        const shouldCompact = this.#strictTicksStartIndex > 100 && this.#strictTicksStartIndex > this.#strictTicks.length / 2 || this.#strictTicksStartIndex === this.#strictTicks.length;
+        if (shouldCompact) {
+          this.#strictTicks = this.#strictTicks.slice(this.#strictTicksStartIndex);
+          this.#strictTicksStartIndex = 0;
+        }
+      }
+      // Helper methods for interval consumption
+      #consumeIntervalSlot(now) {
+        if (this.#strict) {
+          this.#strictTicks.push(now);
+        } else {
+          this.#intervalCount++;
+        }
+      }
+      #rollbackIntervalSlot() {
+        if (this.#strict) {
+          if (this.#strictTicks.length > this.#strictTicksStartIndex) {
+            this.#strictTicks.pop();
+          }
+        } else if (this.#intervalCount > 0) {
+          this.#intervalCount--;
+        }
+      }
+      #getActiveTicksCount() {
+        return this.#strictTicks.length - this.#strictTicksStartIndex;
+      }
+      get #doesIntervalAllowAnother() {
+        if (this.#isIntervalIgnored) {
+          return true;
+        }
+        if (this.#strict) {
+          return this.#getActiveTicksCount() < this.#intervalCap;
+        }
+        return this.#intervalCount < this.#intervalCap;
+      }
+      get #doesConcurrentAllowAnother() {
+        return this.#pending < this.#concurrency;
+      }
+      #next() {
+        this.#pending--;
+        if (this.#pending === 0) {
+          this.emit("pendingZero");
+        }
+        this.#tryToStartAnother();
+        this.emit("next");
+      }
+      #onResumeInterval() {
+        this.#timeoutId = void 0;
+        this.#onInterval();
+        this.#initializeIntervalIfNeeded();
+      }
+      #isIntervalPausedAt(now) {
+        if (this.#strict) {
+          this.#cleanupStrictTicks(now);
+          const activeTicksCount = this.#getActiveTicksCount();
+          if (activeTicksCount >= this.#intervalCap) {
+            const oldestTick = this.#strictTicks[this.#strictTicksStartIndex];
+            const delay2 = this.#interval - (now - oldestTick);
+            this.#createIntervalTimeout(delay2);
+            return true;
+          }
+          return false;
+        }
+        if (this.#intervalId === void 0) {
+          const delay2 = this.#intervalEnd - now;
+          if (delay2 < 0) {
+            this.#intervalCount = this.#carryoverIntervalCount ? this.#pending : 0;
+          } else {
+            this.#createIntervalTimeout(delay2);
+            return true;
+          }
+        }
+        return false;
+      }
+      #createIntervalTimeout(delay2) {
+        if (this.#timeoutId !== void 0) {
+          return;
+        }
+        this.#timeoutId = setTimeout(() => {
+          this.#onResumeInterval();
+        }, delay2);
+      }
+      #clearIntervalTimer() {
+        if (this.#intervalId) {
+          clearInterval(this.#intervalId);
+          this.#intervalId = void 0;
+        }
+      }
+      #clearTimeoutTimer() {
+        if (this.#timeoutId) {
+          clearTimeout(this.#timeoutId);
+          this.#timeoutId = void 0;
+        }
+      }
+      #tryToStartAnother() {
+        if (this.#queue.size === 0) {
+          this.#clearIntervalTimer();
+          this.emit("empty");
+          if (this.#pending === 0) {
+            this.#clearTimeoutTimer();
+            if (this.#strict && this.#strictTicksStartIndex > 0) {
+              const now = Date.now();
+              this.#cleanupStrictTicks(now);
+            }
+            this.emit("idle");
+          }
+          return false;
+        }
+        let taskStarted = false;
+        if (!this.#isPaused) {
+          const now = Date.now();
+          const canInitializeInterval = !this.#isIntervalPausedAt(now);
+          if (this.#doesIntervalAllowAnother && this.#doesConcurrentAllowAnother) {
+            const job = this.#queue.dequeue();
+            if (!this.#isIntervalIgnored) {
+              this.#consumeIntervalSlot(now);
+              this.#scheduleRateLimitUpdate();
+            }
+            if (canInitializeInterval) {
+              this.#initializeIntervalIfNeeded();
+            }
+            job();
+            this.emit("active");
+            taskStarted = true;
+          }
+        }
+        return taskStarted;
+      }
+      #initializeIntervalIfNeeded() {
+        if (this.#isIntervalIgnored || this.#intervalId !== void 0) {
+          return;
+        }
+        if (this.#strict) {
+          return;
+        }
+        this.#intervalId = setInterval(() => {
+          this.#onInterval();
+        }, this.#interval);
+        this.#intervalEnd = Date.now() + this.#interval;
+      }
+      #onInterval() {
+        if (!this.#strict) {
+          if (this.#intervalId !== void 0) {
+            if (this.#intervalCount === 0 && this.#pending === 0) {
+              this.#clearIntervalTimer();
+            } else {
+              this.#intervalEnd = Date.now() + this.#interval;
+            }
+          }
+          this.#intervalCount = this.#carryoverIntervalCount ? this.#pending : 0;
+        }
+        this.#processQueue();
+        this.#scheduleRateLimitUpdate();
+      }
+      /**
+      Executes all queued functions until it reaches the limit.
+      */
+      #processQueue() {
+        while (this.#tryToStartAnother()) {
+        }
+      }
+      get concurrency() {
+        return this.#concurrency;
+      }
+      set concurrency(newConcurrency) {
+        if (!(typeof newConcurrency === "number" && newConcurrency >= 1)) {
+          throw new TypeError(`Expected \`concurrency\` to be a number from 1 and up, got \`${newConcurrency}\` (${typeof newConcurrency})`);
+        }
+        this.#concurrency = newConcurrency;
+        this.#processQueue();
+      }
+      /**
+          Updates the priority of a promise function by its id, affecting its execution order. Requires a defined concurrency limit to take effect.
+      
+          For example, this can be used to prioritize a promise function to run earlier.
+      
+          ```js
+          import PQueue from 'p-queue';
+      
+          const queue = new PQueue({concurrency: 1});
+      
+          queue.add(async () => '🦄', {priority: 1});
+          queue.add(async () => '🦀', {priority: 0, id: '🦀'});
+          queue.add(async () => '🦄', {priority: 1});
+          queue.add(async () => '🦄', {priority: 1});
+      
+          queue.setPriority('🦀', 2);
+          ```
+      
+          In this case, the promise function with `id: '🦀'` runs second.
+      
+          You can also deprioritize a promise function to delay its execution:
+      
+          ```js
+          import PQueue from 'p-queue';
+      
+          const queue = new PQueue({concurrency: 1});
+      
+          queue.add(async () => '🦄', {priority: 1});
+          queue.add(async () => '🦀', {priority: 1, id: '🦀'});
+          queue.add(async () => '🦄');
+          queue.add(async () => '🦄', {priority: 0});
+      
+          queue.setPriority('🦀', -1);
+          ```
+          Here, the promise function with `id: '🦀'` executes last.
+          */
+      setPriority(id, priority) {
+        if (typeof priority !== "number" || !Number.isFinite(priority)) {
+          throw new TypeError(`Expected \`priority\` to be a finite number, got \`${priority}\` (${typeof priority})`);
+        }
+        this.#queue.setPriority(id, priority);
+      }
+      async add(function_, options = {}) {
+        options = {
+          timeout: this.timeout,
+          ...options,
+          // Assign unique ID if not provided
+          id: options.id ?? (this.#idAssigner++).toString()
+        };
+        if (options.timeout !== void 0 && !(Number.isFinite(options.timeout) && options.timeout > 0)) {
+          throw new TypeError(`Expected \`timeout\` to be a positive finite number, got \`${options.timeout}\` (${typeof options.timeout})`);
+        }
+        return new Promise((resolve5, reject) => {
+          const taskSymbol = /* @__PURE__ */ Symbol(`task-${options.id}`);
+          let cleanupQueueAbortHandler = () => void 0;
+          const run2 = async () => {
+            cleanupQueueAbortHandler();
+            this.#pending++;
+            this.#runningTasks.set(taskSymbol, {
+              id: options.id,
+              priority: options.priority ?? 0,
+              // Match priority-queue default
+              startTime: Date.now(),
+              timeout: options.timeout
+            });
+            let eventListener;
+            try {
+              try {
+                options.signal?.throwIfAborted();
+              } catch (error) {
+                this.#rollbackIntervalConsumption();
+                this.#runningTasks.delete(taskSymbol);
+                throw error;
+              }
+              let operation = function_({ signal: options.signal });
+              if (options.timeout !== void 0) {
+                operation = pTimeout(Promise.resolve(operation), {
+                  milliseconds: options.timeout,
+                  message: `Task timed out after ${options.timeout}ms (queue has ${this.#pending} running, ${this.#queue.size} waiting)`
+                });
+              }
+              if (options.signal) {
+                const { signal } = options;
+                operation = Promise.race([operation, new Promise((_resolve, reject2) => {
+                  eventListener = () => {
+                    reject2(signal.reason);
+                  };
+                  signal.addEventListener("abort", eventListener, { once: true });
+                  if (signal.aborted) {
+                    eventListener();
+                  }
+                })]);
+              }
+              const result = await operation;
+              resolve5(result);
+              this.emit("completed", result);
+            } catch (error) {
+              reject(error);
+              this.emit("error", error);
+            } finally {
+              if (eventListener) {
+                options.signal?.removeEventListener("abort", eventListener);
+              }
+              this.#runningTasks.delete(taskSymbol);
+              queueMicrotask(() => {
+                this.#next();
+              });
+            }
+          };
+          this.#queue.enqueue(run2, options);
+          const removeQueuedTask = () => {
+            if (this.#queue instanceof PriorityQueue) {
+              this.#queue.remove(run2);
+              return;
+            }
+            this.#queue.remove?.(options.id);
+          };
+          if (options.signal) {
+            const { signal } = options;
+            const queueAbortHandler = () => {
+              cleanupQueueAbortHandler();
+              removeQueuedTask();
+              reject(signal.reason);
+              this.#tryToStartAnother();
+              this.emit("next");
+            };
+            cleanupQueueAbortHandler = () => {
+              signal.removeEventListener("abort", queueAbortHandler);
+              this.#queueAbortListenerCleanupFunctions.delete(cleanupQueueAbortHandler);
+            };
+            if (signal.aborted) {
+              queueAbortHandler();
+              return;
+            }
+            signal.addEventListener("abort", queueAbortHandler, { once: true });
+            this.#queueAbortListenerCleanupFunctions.add(cleanupQueueAbortHandler);
+          }
+          this.emit("add");
+          this.#tryToStartAnother();
+        });
+      }
+      async addAll(functions, options) {
+        return Promise.all(functions.map(async (function_) => this.add(function_, options)));
+      }
+      /**
+      Start (or resume) executing enqueued tasks within concurrency limit. No need to call this if queue is not paused (via `options.autoStart = false` or by `.pause()` method.)
+      */
+      start() {
+        if (!this.#isPaused) {
+          return this;
+        }
+        this.#isPaused = false;
+        this.#processQueue();
+        return this;
+      }
+      /**
+      Put queue execution on hold.
+      */
+      pause() {
+        this.#isPaused = true;
+      }
+      /**
+      Clear the queue.
+      */
+      clear() {
+        for (const cleanupQueueAbortHandler of this.#queueAbortListenerCleanupFunctions) {
+          cleanupQueueAbortHandler();
+        }
+        this.#queue = new this.#queueClass();
+        this.#clearIntervalTimer();
+        this.#updateRateLimitState();
+        this.emit("empty");
+        if (this.#pending === 0) {
+          this.#clearTimeoutTimer();
+          this.emit("idle");
+        }
+        this.emit("next");
+      }
+      /**
+          Can be called multiple times. Useful if you for example add additional items at a later time.
+      
+          @returns A promise that settles when the queue becomes empty.
+          */
+      async onEmpty() {
+        if (this.#queue.size === 0) {
+          return;
+        }
+        await this.#onEvent("empty");
+      }
+      /**
+          @returns A promise that settles when the queue size is less than the given limit: `queue.size < limit`.
+      
+          If you want to avoid having the queue grow beyond a certain size you can `await queue.onSizeLessThan()` before adding a new item.
+      
+          Note that this only limits the number of items waiting to start. There could still be up to `concurrency` jobs already running that this call does not include in its calculation.
+          */
+      async onSizeLessThan(limit) {
+        if (this.#queue.size < limit) {
+          return;
+        }
+        await this.#onEvent(["next", "active"], () => this.#queue.size < limit);
+      }
+      /**
+          The difference with `.onEmpty` is that `.onIdle` guarantees that all work from the queue has finished. `.onEmpty` merely signals that the queue is empty, but it could mean that some promises haven't completed yet.
+      
+          @returns A promise that settles when the queue becomes empty, and all promises have completed; `queue.size === 0 && queue.pending === 0`.
+          */
+      async onIdle() {
+        if (this.#pending === 0 && this.#queue.size === 0) {
+          return;
+        }
+        await this.#onEvent("idle");
+      }
+      /**
+          The difference with `.onIdle` is that `.onPendingZero` only waits for currently running tasks to finish, ignoring queued tasks.
+      
+          @returns A promise that settles when all currently running tasks have completed; `queue.pending === 0`.
+          */
+      async onPendingZero() {
+        if (this.#pending === 0) {
+          return;
+        }
+        await this.#onEvent("pendingZero");
+      }
+      /**
+      @returns A promise that settles when the queue becomes rate-limited due to intervalCap.
+      */
+      async onRateLimit() {
+        if (this.isRateLimited) {
+          return;
+        }
+        await this.#onEvent("rateLimit");
+      }
+      /**
+      @returns A promise that settles when the queue is no longer rate-limited.
+      */
+      async onRateLimitCleared() {
+        if (!this.isRateLimited) {
+          return;
+        }
+        await this.#onEvent("rateLimitCleared");
+      }
+      /**
+          @returns A promise that rejects when any task in the queue errors.
+      
+          Use with `Promise.race([queue.onError(), queue.onIdle()])` to fail fast on the first error while still resolving normally when the queue goes idle.
+      
+          Important: The promise returned by `add()` still rejects. You must handle each `add()` promise (for example, `.catch(() => {})`) to avoid unhandled rejections.
+      
+          @example
+          ```
+          import PQueue from 'p-queue';
+      
+          const queue = new PQueue({concurrency: 2});
+      
+          queue.add(() => fetchData(1)).catch(() => {});
+          queue.add(() => fetchData(2)).catch(() => {});
+          queue.add(() => fetchData(3)).catch(() => {});
+      
+          // Stop processing on first error
+          try {
+              await Promise.race([
+                  queue.onError(),
+                  queue.onIdle()
+              ]);
+          } catch (error) {
+              queue.pause(); // Stop processing remaining tasks
+              console.error('Queue failed:', error);
+          }
+          ```
+          */
+      // eslint-disable-next-line @typescript-eslint/promise-function-async
+      onError() {
+        return new Promise((_resolve, reject) => {
+          const handleError = (error) => {
+            this.off("error", handleError);
+            reject(error);
+          };
+          this.on("error", handleError);
+        });
+      }
+      async #onEvent(events, filter) {
+        const eventList = Array.isArray(events) ? events : [events];
+        return new Promise((resolve5) => {
+          const listener = () => {
+            if (filter && !filter()) {
+              return;
+            }
+            for (const event of eventList) {
+              this.off(event, listener);
+            }
+            resolve5();
+          };
+          for (const event of eventList) {
+            this.on(event, listener);
+          }
+        });
+      }
+      /**
+      Size of the queue, the number of queued items waiting to run.
+      */
+      get size() {
+        return this.#queue.size;
+      }
+      /**
+          Size of the queue, filtered by the given options.
+      
+          For example, this can be used to find the number of items remaining in the queue with a specific priority level.
+          */
+      sizeBy(options) {
+        return this.#queue.filter(options).length;
+      }
+      /**
+      Number of running items (no longer in the queue).
+      */
+      get pending() {
+        return this.#pending;
+      }
+      /**
+      Whether the queue is currently paused.
+      */
+      get isPaused() {
+        return this.#isPaused;
+      }
+      #setupRateLimitTracking() {
+        if (this.#isIntervalIgnored) {
+          return;
+        }
+        this.on("add", () => {
+          if (this.#queue.size > 0) {
+            this.#scheduleRateLimitUpdate();
+          }
+        });
+        this.on("next", () => {
+          this.#scheduleRateLimitUpdate();
+        });
+      }
+      #scheduleRateLimitUpdate() {
+        if (this.#isIntervalIgnored || this.#rateLimitFlushScheduled) {
+          return;
+        }
+        this.#rateLimitFlushScheduled = true;
+        queueMicrotask(() => {
+          this.#rateLimitFlushScheduled = false;
+          this.#updateRateLimitState();
+        });
+      }
+      #rollbackIntervalConsumption() {
+        if (this.#isIntervalIgnored) {
+          return;
+        }
+        this.#rollbackIntervalSlot();
+        this.#scheduleRateLimitUpdate();
+      }
+      #updateRateLimitState() {
+        const previous = this.#rateLimitedInInterval;
+        if (this.#isIntervalIgnored || this.#queue.size === 0) {
+          if (previous) {
+            this.#rateLimitedInInterval = false;
+            this.emit("rateLimitCleared");
+          }
+          return;
+        }
+        let count3;
+        if (this.#strict) {
+          const now = Date.now();
+          this.#cleanupStrictTicks(now);
+          count3 = this.#getActiveTicksCount();
+        } else {
+          count3 = this.#intervalCount;
+        }
+        const shouldBeRateLimited = count3 >= this.#intervalCap;
+        if (shouldBeRateLimited !== previous) {
+          this.#rateLimitedInInterval = shouldBeRateLimited;
+          this.emit(shouldBeRateLimited ? "rateLimit" : "rateLimitCleared");
+        }
+      }
+      /**
+      Whether the queue is currently rate-limited due to intervalCap.
+      */
+      get isRateLimited() {
+        return this.#rateLimitedInInterval;
+      }
+      /**
+          Whether the queue is saturated. Returns `true` when:
+          - All concurrency slots are occupied and tasks are waiting, OR
+          - The queue is rate-limited and tasks are waiting
+      
+          Useful for detecting backpressure and potential hanging tasks.
+      
+          ```js
+          import PQueue from 'p-queue';
+      
+          const queue = new PQueue({concurrency: 2});
+      
+          // Backpressure handling
+          if (queue.isSaturated) {
+              console.log('Queue is saturated, waiting for capacity...');
+              await queue.onSizeLessThan(queue.concurrency);
+          }
+      
+          // Monitoring for stuck tasks
+          setInterval(() => {
+              if (queue.isSaturated) {
+                  console.warn(`Queue saturated: ${queue.pending} running, ${queue.size} waiting`);
+              }
+          }, 60000);
+          ```
+          */
+      get isSaturated() {
+        return this.#pending === this.#concurrency && this.#queue.size > 0 || this.isRateLimited && this.#queue.size > 0;
+      }
+      /**
+          The tasks currently being executed. Each task includes its `id`, `priority`, `startTime`, `timeout` (if set), and `timeoutRemaining` (milliseconds until the task times out, or `undefined` if no timeout is set).
+      
+          Returns an array of task info objects.
+      
+          ```js
+          import PQueue from 'p-queue';
+      
+          const queue = new PQueue({concurrency: 2, timeout: 10000});
+      
+          // Add tasks with IDs for better debugging
+          queue.add(() => fetchUser(123), {id: 'user-123'});
+          queue.add(() => fetchPosts(456), {id: 'posts-456', priority: 1});
+      
+          // Check what's running
+          console.log(queue.runningTasks);
+          // => [{
+          //   id: 'user-123',
+          //   priority: 0,
+          //   startTime: 1759253001716,
+          //   timeout: 10000,
+          //   timeoutRemaining: 9700
+          // }, {
+          //   id: 'posts-456',
+          //   priority: 1,
+          //   startTime: 1759253001916,
+          //   timeout: 10000,
+          //   timeoutRemaining: 9900
+          // }]
+          ```
+          */
+      get runningTasks() {
+        return [...this.#runningTasks.values()].map((task) => ({
+          ...task,
+          timeoutRemaining: task.timeout ? Math.max(0, task.startTime + task.timeout - Date.now()) : void 0
+        }));
+      }
+    };
   }
 });
 
@@ -56916,9 +57138,9 @@ var init_pacer = __esm({
         return Math.max(1, this.limit - Math.max(0, this.others));
       }
       startsWithin(after, upTo) {
-        let count2 = 0;
-        for (const start of this.starts) if (start > after && start <= upTo) count2 += 1;
-        return count2;
+        let count3 = 0;
+        for (const start of this.starts) if (start > after && start <= upTo) count3 += 1;
+        return count3;
       }
       /** The earliest start the window allows: no more than the budget in any window. */
       windowOpensAt() {
@@ -57115,12 +57337,12 @@ var init_request_parts = __esm({
 });
 
 // src/api/transport.ts
-var import_undici, JSON_API2, MUTATING2, HEADER_VALUE, Transport;
+var import_undici2, JSON_API2, MUTATING2, HEADER_VALUE, Transport;
 var init_transport = __esm({
   "src/api/transport.ts"() {
     "use strict";
     init_dist();
-    import_undici = __toESM(require_undici(), 1);
+    import_undici2 = __toESM(require_undici(), 1);
     init_token();
     init_errors();
     init_pacer();
@@ -57141,7 +57363,7 @@ var init_transport = __esm({
         if (problem !== null) throw new UsageError(`the API token ${problem} (the token is not shown)`);
         if (!HEADER_VALUE.test(options.userAgent)) throw new UsageError("the User-Agent must be printable ASCII");
         this.base = new URL(options.baseUrl.replace(/\/+$/, ""));
-        this.agent = new import_undici.Agent({
+        this.agent = new import_undici2.Agent({
           connections: options.concurrency + 2,
           keepAliveTimeout: 3e4,
           headersTimeout: options.timeoutMs,
@@ -57164,8 +57386,8 @@ var init_transport = __esm({
       /** Since when every answer of the API has been a 429; null once one was not. */
       onlyRateLimitedSince = null;
       /** Absolute URL of a path relative to the base URL (`/policies/pol-1`). */
-      url(path17) {
-        return `${this.base.href}${path17}`;
+      url(path20) {
+        return `${this.base.href}${path20}`;
       }
       get logger() {
         return this.options.logger;
@@ -57322,8 +57544,8 @@ var init_transport = __esm({
       }
       describe(req) {
         const url = new URL(req.url);
-        const path17 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
-        return { method: req.method, path: scrub(`${path17}${readableQuery(url.search)}`, this.options.token) };
+        const path20 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
+        return { method: req.method, path: scrub(`${path20}${readableQuery(url.search)}`, this.options.token) };
       }
       async attempt(req, described, cancel) {
         const { clock: clock2, logger: logger2, timeoutMs } = this.options;
@@ -57337,7 +57559,7 @@ var init_transport = __esm({
         let status = 0;
         const streamed = req.bytes !== void 0 && "chunks" in req.bytes ? watched(req.bytes) : null;
         try {
-          const res = await (0, import_undici.request)(url, {
+          const res = await (0, import_undici2.request)(url, {
             method: req.method,
             headers: this.headers(req, inApi),
             body: streamed?.stream ?? requestBody(req),
@@ -57587,8 +57809,8 @@ var init_client = __esm({
        * A DELETE answered 404 is done: what was asked for is true. That is the answer to a retry whose
        * first answer was lost, and to a resource someone already deleted by hand.
        */
-      async remove(path17) {
-        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path17) }, this.signal);
+      async remove(path20) {
+        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path20) }, this.signal);
         if (response.status === 404) {
           this.options.logger.info({ ...response.request, status: 404 }, "api delete: already gone, counted as deleted");
           return;
@@ -57596,8 +57818,8 @@ var init_client = __esm({
         successBody(response);
       }
       /** One request answered by a single-resource document. */
-      async one(method, path17, json, parse3) {
-        const response = await this.transport.send({ method, url: this.transport.url(path17), json }, this.signal);
+      async one(method, path20, json, parse3) {
+        const response = await this.transport.send({ method, url: this.transport.url(path20), json }, this.signal);
         return readWith(response, (body) => parse3(primary(body)));
       }
     };
@@ -57810,12 +58032,12 @@ var init_code_cache_file = __esm({
 async function withKnownSets(change, api) {
   const live = change.live;
   if (change.action !== "replace" || live === null || change.declared?.policySets != null) return change;
-  const count2 = live.policySetCount ?? live.policySetIds.length;
-  if (count2 <= live.policySetIds.length) return change;
+  const count3 = live.policySetCount ?? live.policySetIds.length;
+  if (count3 <= live.policySetIds.length) return change;
   const read = await api.getPolicy(live.id, { includePolicySets: true });
-  if (read.policySetIds.length < Math.max(count2, read.policySetCount)) {
+  if (read.policySetIds.length < Math.max(count3, read.policySetCount)) {
     throw new Error(
-      `policy "${live.name}" is in ${Math.max(count2, read.policySetCount)} policy sets, but the API names only ${read.policySetIds.length} of them; the replace (delete, then create) is refused so that the policy is not dropped from its sets. Name its sets in policy-sets in its settings file, or replace it by hand`
+      `policy "${live.name}" is in ${Math.max(count3, read.policySetCount)} policy sets, but the API names only ${read.policySetIds.length} of them; the replace (delete, then create) is refused so that the policy is not dropped from its sets. Name its sets in policy-sets in its settings file, or replace it by hand`
     );
   }
   return { ...change, live: { ...live, policySetIds: read.policySetIds, policySetCount: read.policySetCount } };
@@ -58353,26 +58575,26 @@ var require_ignore = __commonJS({
       const index = body.indexOf(SLASH2);
       return index < 0 || index === body.length - 1;
     };
-    var basenameOf = (path17) => {
-      const end = path17.length - 1;
-      const index = path17.lastIndexOf(
+    var basenameOf = (path20) => {
+      const end = path20.length - 1;
+      const index = path20.lastIndexOf(
         SLASH2,
-        path17[end] === SLASH2 ? end - 1 : end
+        path20[end] === SLASH2 ? end - 1 : end
       );
-      return index < 0 ? path17 : path17.slice(index + 1);
+      return index < 0 ? path20 : path20.slice(index + 1);
     };
-    var parentOf = (path17) => {
-      if (path17.charCodeAt(0) === SLASH_CODE || path17.indexOf(DOUBLE_SLASH) >= 0) {
-        const slices = path17.split(SLASH2).filter(Boolean);
+    var parentOf = (path20) => {
+      if (path20.charCodeAt(0) === SLASH_CODE || path20.indexOf(DOUBLE_SLASH) >= 0) {
+        const slices = path20.split(SLASH2).filter(Boolean);
         slices.pop();
         return slices.length ? slices.join(SLASH2) + SLASH2 : EMPTY;
       }
-      const end = path17.length - 1;
-      const cut = path17.lastIndexOf(
+      const end = path20.length - 1;
+      const cut = path20.lastIndexOf(
         SLASH2,
-        path17.charCodeAt(end) === SLASH_CODE ? end - 1 : end
+        path20.charCodeAt(end) === SLASH_CODE ? end - 1 : end
       );
-      return cut < 0 ? EMPTY : path17.slice(0, cut + 1);
+      return cut < 0 ? EMPTY : path20.slice(0, cut + 1);
     };
     var isString = (subject) => typeof subject === "string";
     var checkPattern = (pattern) => pattern && isString(pattern);
@@ -58417,11 +58639,11 @@ var require_ignore = __commonJS({
       }
     };
     var hasTrailingBackslash = (str2) => {
-      let count2 = 0;
-      while (str2[str2.length - count2 - 1] === ESCAPE) {
-        count2++;
+      let count3 = 0;
+      while (str2[str2.length - count3 - 1] === ESCAPE) {
+        count3++;
       }
-      return count2 % 2 === 1;
+      return count3 % 2 === 1;
     };
     var trimEnd = (body, stripLineEnd) => {
       let lineEnd = body.length;
@@ -58522,7 +58744,7 @@ var require_ignore = __commonJS({
       // Match the literal 'abc/' for `checkIgnore`, last rule wins. Only a rule
       //   ending in a wildcard can match it (see `checkSourceOf`), so the rest
       //   are left out once, rather than tested or compiled for every path.
-      testLiteral(path17) {
+      testLiteral(path20) {
         const rules = this._literalRules || (this._literalRules = this._rules.filter(
           ({ body }) => body[body.length - (body[body.length - 1] === SLASH2 ? 2 : 1)] === "*"
         ));
@@ -58531,7 +58753,7 @@ var require_ignore = __commonJS({
         let matchedRule;
         for (let index = rules.length - 1; index >= 0; index--) {
           const rule = rules[index];
-          if (rule.checkRegex.test(path17)) {
+          if (rule.checkRegex.test(path20)) {
             ignored = !rule.negative;
             unignored = rule.negative;
             matchedRule = rule.negative ? UNDEFINED : rule;
@@ -58551,15 +58773,15 @@ var require_ignore = __commonJS({
       //
       // - mode `string` either `MODE_IGNORE` or `MODE_CHECK_IGNORE`
       // @returns {TestResult}
-      test(path17, mode) {
+      test(path20, mode) {
         const rules = this._rules;
         const { length } = rules;
         const shortcut = this._basenameCount * 2 >= length;
-        const basename4 = shortcut ? basenameOf(path17) : path17;
+        const basename4 = shortcut ? basenameOf(path20) : path20;
         for (let index = length - 1; index >= 0; index--) {
           const rule = rules[index];
           if (rule[mode].test(
-            shortcut && rule._basenameOnly ? basename4 : path17
+            shortcut && rule._basenameOnly ? basename4 : path20
           )) {
             const { negative } = rule;
             const ret2 = {
@@ -58581,17 +58803,17 @@ var require_ignore = __commonJS({
     var throwError = (message, Ctor) => {
       throw new Ctor(message);
     };
-    var checkPath = (path17, originalPath, doThrow) => {
-      if (!isString(path17)) {
+    var checkPath = (path20, originalPath, doThrow) => {
+      if (!isString(path20)) {
         return doThrow(
           `path must be a string, but got \`${originalPath}\``,
           TypeError
         );
       }
-      if (!path17) {
+      if (!path20) {
         return doThrow(`path must not be empty`, TypeError);
       }
-      if (checkPath.isNotRelative(path17)) {
+      if (checkPath.isNotRelative(path20)) {
         const r2 = "`path.relative()`d";
         return doThrow(
           `path should be a ${r2} string, but got "${originalPath}"`,
@@ -58600,25 +58822,25 @@ var require_ignore = __commonJS({
       }
       return true;
     };
-    var isNotRelative = (path17) => {
-      const first2 = path17.charCodeAt(0);
+    var isNotRelative = (path20) => {
+      const first2 = path20.charCodeAt(0);
       if (first2 === SLASH_CODE) {
         return true;
       }
       if (first2 !== DOT_CODE) {
         return false;
       }
-      if (path17.length === 1) {
+      if (path20.length === 1) {
         return true;
       }
-      const second = path17.charCodeAt(1);
+      const second = path20.charCodeAt(1);
       if (second === SLASH_CODE) {
         return true;
       }
       if (second !== DOT_CODE) {
         return false;
       }
-      return path17.length === 2 || path17.charCodeAt(2) === SLASH_CODE;
+      return path20.length === 2 || path20.charCodeAt(2) === SLASH_CODE;
     };
     checkPath.isNotRelative = isNotRelative;
     checkPath.convert = (p2) => p2;
@@ -58649,58 +58871,58 @@ var require_ignore = __commonJS({
         return this.add(pattern);
       }
       // @returns {TestResult}
-      _test(originalPath, cache, path17) {
+      _test(originalPath, cache, path20) {
         checkPath(
-          path17,
+          path20,
           originalPath,
           this._strictPathCheck ? throwError : RETURN_FALSE
         );
-        return path17 ? this._t(path17, cache) : {
+        return path20 ? this._t(path20, cache) : {
           ignored: false,
           unignored: false
         };
       }
       checkIgnore(target) {
-        const path17 = convertPath(target);
-        if (!path17 || path17.charCodeAt(path17.length - 1) !== SLASH_CODE) {
-          return this._test(target, this._testCache, path17);
+        const path20 = convertPath(target);
+        if (!path20 || path20.charCodeAt(path20.length - 1) !== SLASH_CODE) {
+          return this._test(target, this._testCache, path20);
         }
-        const dir = this._t(path17, this._testCache);
+        const dir = this._t(path20, this._testCache);
         if (dir.ignored) {
           return dir;
         }
-        const literal = this._rules.testLiteral(path17);
+        const literal = this._rules.testLiteral(path20);
         return literal.ignored || literal.unignored ? literal : dir;
       }
-      _t(path17, cache) {
-        if (path17 in cache) {
-          return cache[path17];
+      _t(path20, cache) {
+        if (path20 in cache) {
+          return cache[path20];
         }
-        const parentPath = parentOf(path17);
+        const parentPath = parentOf(path20);
         const parent = parentPath ? this._t(parentPath, cache) : UNDEFINED;
-        return cache[path17] = parent && parent.ignored ? parent : this._rules.test(path17, MODE_IGNORE);
+        return cache[path20] = parent && parent.ignored ? parent : this._rules.test(path20, MODE_IGNORE);
       }
-      ignores(path17) {
-        return this._test(path17, this._ignoreCache, convertPath(path17)).ignored;
+      ignores(path20) {
+        return this._test(path20, this._ignoreCache, convertPath(path20)).ignored;
       }
       createFilter() {
-        return (path17) => !this.ignores(path17);
+        return (path20) => !this.ignores(path20);
       }
       filter(paths) {
         return makeArray(paths).filter(this.createFilter());
       }
       // @returns {TestResult}
-      test(path17) {
-        return this._test(path17, this._testCache, convertPath(path17));
+      test(path20) {
+        return this._test(path20, this._testCache, convertPath(path20));
       }
     };
     var factory = (options) => new Ignore(options);
-    var isPathValid = (path17) => checkPath(convertPath(path17), path17, RETURN_FALSE);
+    var isPathValid = (path20) => checkPath(convertPath(path20), path20, RETURN_FALSE);
     var setupWindows = () => {
       const makePosix = (str2) => /^\\\\\?\\/.test(str2) || /["<>|\u0000-\u001F]+/u.test(str2) ? str2 : str2.replace(/\\/g, "/");
       checkPath.convert = makePosix;
       const REGEX_TEST_WINDOWS_PATH_ABSOLUTE = /^[a-z]:\//i;
-      checkPath.isNotRelative = (path17) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path17) || isNotRelative(path17);
+      checkPath.isNotRelative = (path20) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path20) || isNotRelative(path20);
     };
     if (
       // Detect `process` so that it can run in browsers.
@@ -59104,8 +59326,8 @@ function createImportScan(kind) {
 function importProblems(files) {
   const packages = new Set(files.flatMap((f) => f.kind === "opa" && f.regoPackage !== null ? [f.regoPackage] : []));
   const provided = (target) => {
-    for (let path17 = target; path17 !== ""; path17 = path17.slice(0, Math.max(0, path17.lastIndexOf(".")))) {
-      if (packages.has(path17)) return true;
+    for (let path20 = target; path20 !== ""; path20 = path20.slice(0, Math.max(0, path20.lastIndexOf(".")))) {
+      if (packages.has(path20)) return true;
     }
     return false;
   };
@@ -59358,9 +59580,9 @@ function previousNameProblems(poolFiles) {
   const problems2 = [];
   for (const { pool, doc } of poolFiles) {
     for (const [index, previous] of pool.previousNames.entries()) {
-      const path17 = ["previous-names", index];
-      const at = `${keyLabel(path17)} "${previous}"`;
-      const line = doc?.lineOf(path17);
+      const path20 = ["previous-names", index];
+      const at = `${keyLabel(path20)} "${previous}"`;
+      const line = doc?.lineOf(path20);
       const owner = fileByName.get(previous);
       const claimant = claimedBy.get(previous);
       if (previous === pool.name) {
@@ -60103,8 +60325,8 @@ function sameSet(a, b2) {
   const right = sortedIds(b2);
   return left.length === right.length && left.every((id, i2) => id === right[i2]);
 }
-function diffField(fields, field2, before, after, same2) {
-  if (!same2(before, after)) fields[field2] = { before, after };
+function diffField(fields, field3, before, after, same2) {
+  if (!same2(before, after)) fields[field3] = { before, after };
 }
 function sameText(a, b2) {
   if (a === null || b2 === null) return a === b2;
@@ -60266,11 +60488,11 @@ function lastSeen(agent, poolName, now) {
   const pinged = agent.lastPingAt !== null;
   const time = agent.lastPingAt ?? agent.createdAt;
   if (time === null) return null;
-  const field2 = pinged ? "last-ping-at" : "created-at";
+  const field3 = pinged ? "last-ping-at" : "created-at";
   const who = `agent "${agent.name ?? agent.id}" of pool "${poolName}"`;
   const at = TIMESTAMP.test(time) ? Date.parse(time) : NaN;
-  if (Number.isNaN(at)) return { warning: `${who} has ${field2} ${JSON.stringify(time)}, not a full ISO 8601 timestamp; agent clean-up leaves it alone` };
-  if (at > now) return { warning: `${who} has ${field2} ${time}, in the future; agent clean-up leaves it alone (check the clocks)` };
+  if (Number.isNaN(at)) return { warning: `${who} has ${field3} ${JSON.stringify(time)}, not a full ISO 8601 timestamp; agent clean-up leaves it alone` };
+  if (at > now) return { warning: `${who} has ${field3} ${time}, in the future; agent clean-up leaves it alone (check the clocks)` };
   return { at, time, pinged };
 }
 var TIMESTAMP;
@@ -60655,222 +60877,6 @@ var init_reconcile = __esm({
   }
 });
 
-// src/daemon/html.ts
-function escapeHtml2(text) {
-  return text.replace(/[&<>"']/g, (c3) => ENTITIES[c3] ?? c3);
-}
-function html(strings, ...values) {
-  let out = strings[0] ?? "";
-  values.forEach((value2, i2) => {
-    out += render(value2) + (strings[i2 + 1] ?? "");
-  });
-  return new SafeHtml(out);
-}
-function render(value2) {
-  if (value2 instanceof SafeHtml) return value2.text;
-  if (Array.isArray(value2)) return value2.map(render).join("");
-  if (value2 === null || value2 === void 0 || value2 === false) return "";
-  return escapeHtml2(String(value2));
-}
-var SafeHtml, ENTITIES;
-var init_html = __esm({
-  "src/daemon/html.ts"() {
-    "use strict";
-    SafeHtml = class {
-      constructor(text) {
-        this.text = text;
-      }
-      text;
-      toString() {
-        return this.text;
-      }
-    };
-    ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-  }
-});
-
-// src/daemon/status-page.ts
-function renderStatusPage(statuses, now) {
-  const page = html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="refresh" content="${REFRESH_SECONDS}">
-<title>policy-pool-sync status</title>
-<style>${new SafeHtml(STYLE)}</style>
-</head>
-<body>
-<header>
-<h1>policy-pool-sync</h1>
-<p class="meta">${statuses.length} ${statuses.length === 1 ? "source" : "sources"} · as of ${clock(now.toISOString())} · reloads every ${REFRESH_SECONDS} s · <a href="/status?history=1">JSON</a></p>
-</header>
-<main>
-${statuses.length === 0 ? html`<p>No source is configured.</p>` : statuses.map((s) => sourceSection(s, now))}
-</main>
-</body>
-</html>
-`;
-  return page.text;
-}
-function sourceSection(status, now) {
-  const last2 = status.lastPass;
-  const history = status.history ?? (last2 === null ? [] : [last2]);
-  return html`<section class="source">
-<div class="head">
-<h2>${status.name}</h2>
-${badge(status)}
-<span class="sub">organization <b>${status.organization}</b> · ${status.kind === "git" ? "git repository" : "local folder"}</span>
-</div>
-<dl class="facts">
-${fact("Last pass", last2 === null ? "none yet" : html`${last2.trigger}, ${when(last2.finishedAt, now)}, took ${duration2(last2.durationMs)}`)}
-${fact("Revision", last2 === null ? "\u2013" : revision(last2.revision, status.kind))}
-${fact("Last success", status.lastSuccessAt === null ? "never" : html`${when(status.lastSuccessAt, now)}${status.kind === "git" ? html`, revision ${revision(status.lastAppliedRevision, status.kind)}` : ""}`)}
-${fact("Next run", status.nextRunAt === null ? "not scheduled" : when(status.nextRunAt, now))}
-${fact("Drift", status.driftCount === null ? "unknown" : html`<b>${status.driftCount}</b> ${status.driftCount === 1 ? "change" : "changes"} in the last plan`)}
-</dl>
-${problems(status)}
-<div class="drift">
-<h3>Drift over the last ${history.length} ${history.length === 1 ? "pass" : "passes"}</h3>
-${sparkline([...history].reverse())}
-</div>
-${last2 === null ? "" : changesTable(last2)}
-${last2 === null || last2.warnings.length === 0 ? "" : html`<h3>Warnings</h3><ul class="warnings">${last2.warnings.map((w) => html`<li>${w}</li>`)}</ul>`}
-${history.length < 2 ? "" : historyTable(history, status.kind, now)}
-</section>
-`;
-}
-function problems(status) {
-  const errors = status.lastPass?.errors ?? [];
-  if (errors.length > 0) return html`<div class="error"><b>Errors</b><ul>${errors.map((e) => html`<li><pre>${e}</pre></li>`)}</ul></div>`;
-  return status.error === null ? "" : html`<div class="error"><b>Last error</b><pre>${status.error}</pre></div>`;
-}
-function fact(label, value2) {
-  return html`<div><dt>${label}</dt><dd>${value2}</dd></div>`;
-}
-function badge(status) {
-  const [label, tone] = BADGES[status.result ?? "none"];
-  const text = status.result === "success" && (status.lastPass?.drift ?? 0) > 0 ? "applied" : label;
-  return html`<span class="badge result ${tone}">${text}</span>${status.running ? html` <span class="badge running">running</span>` : ""}`;
-}
-function changesTable(pass) {
-  if (pass.drift === null) return html`<h3>Changes</h3><p class="quiet">The pass made no plan, so nothing is known about drift.</p>`;
-  if (pass.drift === 0) return html`<h3>Changes</h3><p class="quiet">None: the API matched the declared repo.</p>`;
-  return html`<h3>Changes of the last pass (${pass.drift})</h3>
-<table class="changes">
-<thead><tr><th>Action</th><th>Resource</th><th>Name</th><th>Reason</th><th>Outcome</th></tr></thead>
-<tbody>
-${pass.changes.map((c3) => html`<tr class="${c3.action}"><td class="action">${ACTIONS2[c3.action]}</td><td>${c3.resource}</td><td class="name">${c3.name}</td><td>${c3.reason}</td><td><span class="badge ${OUTCOME_TONES[c3.outcome] ?? "idle"}">${c3.outcome}</span>${c3.message === null ? "" : html`<div class="message">${c3.message}</div>`}</td></tr>`)}
-${pass.changesOmitted === 0 ? "" : html`<tr><td colspan="5" class="quiet">… and ${pass.changesOmitted} more</td></tr>`}
-</tbody>
-</table>`;
-}
-function historyTable(history, kind, now) {
-  return html`<details class="history"><summary>Recent passes</summary>
-<table>
-<thead><tr><th>Finished</th><th>Trigger</th><th>Result</th><th>Drift</th><th>Took</th>${kind === "git" ? html`<th>Revision</th>` : ""}</tr></thead>
-<tbody>
-${history.map((p2) => html`<tr><td>${when(p2.finishedAt, now)}</td><td>${p2.trigger}</td><td><span class="badge ${RESULT_TONES[p2.result]}">${p2.result}</span></td><td>${p2.drift ?? "\u2013"}</td><td>${duration2(p2.durationMs)}</td>${kind === "git" ? html`<td>${revision(p2.revision, kind)}</td>` : ""}</tr>`)}
-</tbody>
-</table>
-</details>`;
-}
-function sparkline(passes) {
-  if (passes.length === 0) return html`<p class="quiet">No pass has finished yet.</p>`;
-  const width = 320;
-  const height = 48;
-  const step = width / Math.max(passes.length, 10);
-  const max = Math.max(1, ...passes.map((p2) => p2.drift ?? 0));
-  const bars = passes.map((p2, i2) => {
-    const x2 = (i2 * step + 1).toFixed(1);
-    const w = Math.max(2, step - 2).toFixed(1);
-    const h2 = p2.drift === null ? 3 : Math.max(2, p2.drift / max * (height - 4));
-    const colour = p2.drift === null ? "#a0aec0" : BAR_COLOURS[p2.result];
-    const label = `${p2.finishedAt}: ${p2.drift === null ? "no plan" : `drift ${p2.drift}`}, ${p2.result}`;
-    return html`<rect x="${x2}" y="${(height - h2).toFixed(1)}" width="${w}" height="${h2.toFixed(1)}" fill="${colour}"><title>${label}</title></rect>`;
-  });
-  const latest = passes[passes.length - 1];
-  return html`<div class="spark"><svg role="img" aria-label="drift per pass, oldest first" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><line x1="0" y1="${height - 0.5}" x2="${width}" y2="${height - 0.5}" stroke="#cbd5e0"/>${bars}</svg><span class="quiet">${passes.some((p2) => p2.drift !== null) ? `max ${max} \xB7 latest ${latest?.drift ?? "no plan"}` : "no plan made yet"}</span></div>`;
-}
-function revision(value2, kind) {
-  if (value2 === null) return html`<span class="quiet">${kind === "git" ? "not fetched" : "local folder"}</span>`;
-  return html`<code title="${value2}">${value2.slice(0, 12)}</code>`;
-}
-function when(iso, now) {
-  return html`<time datetime="${iso}">${clock(iso)}</time> <span class="quiet">(${relative2(Date.parse(iso) - now.getTime())})</span>`;
-}
-function clock(iso) {
-  return iso.replace("T", " ").replace(/(\.\d+)?Z$/, " UTC");
-}
-function relative2(deltaMs) {
-  const seconds2 = Math.round(Math.abs(deltaMs) / 1e3);
-  const text = seconds2 < 60 ? `${seconds2} s` : seconds2 < 3600 ? `${Math.round(seconds2 / 60)} min` : seconds2 < 172800 ? `${Math.round(seconds2 / 3600)} h` : `${Math.round(seconds2 / 86400)} d`;
-  return deltaMs > 0 ? `in ${text}` : `${text} ago`;
-}
-function duration2(ms) {
-  return ms < 1e3 ? `${ms} ms` : `${(ms / 1e3).toFixed(1)} s`;
-}
-var REFRESH_SECONDS, STATUS_PAGE_CSP, BADGES, ACTIONS2, OUTCOME_TONES, RESULT_TONES, BAR_COLOURS, STYLE;
-var init_status_page = __esm({
-  "src/daemon/status-page.ts"() {
-    "use strict";
-    init_html();
-    REFRESH_SECONDS = 15;
-    STATUS_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-    BADGES = {
-      success: ["in sync", "ok"],
-      failure: ["failed", "bad"],
-      timeout: ["timed out", "warn"],
-      none: ["no pass yet", "idle"]
-    };
-    ACTIONS2 = { create: "+ create", update: "~ update", replace: "-/+ replace", delete: "- delete" };
-    OUTCOME_TONES = { applied: "ok", failed: "bad", skipped: "idle", "not-applied": "idle" };
-    RESULT_TONES = { success: "ok", failure: "bad", timeout: "warn" };
-    BAR_COLOURS = { success: "#2f855a", failure: "#c53030", timeout: "#b7791f" };
-    STYLE = `
-:root { color-scheme: light; --fg: #1a202c; --muted: #5a6578; --line: #e2e8f0; --bg: #f7f8fa; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
-header { padding: 16px 24px; background: #1a202c; color: #fff; }
-header h1 { margin: 0; font-size: 20px; }
-header .meta { margin: 4px 0 0; color: #cbd5e0; }
-header a { color: #90cdf4; }
-main { padding: 16px 24px; max-width: 1200px; }
-.source { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 16px 20px; margin-bottom: 16px; }
-.head { display: flex; align-items: baseline; gap: 12px; flex-wrap: wrap; }
-.head h2 { margin: 0; font-size: 18px; overflow-wrap: anywhere; }
-.sub { color: var(--muted); }
-h3 { font-size: 14px; margin: 16px 0 6px; }
-.facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(260px, 1fr)); gap: 6px 24px; margin: 12px 0 0; }
-.facts dt { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
-.facts dd { margin: 0; }
-.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600; }
-.ok { background: #c6f6d5; color: #22543d; }
-.bad { background: #fed7d7; color: #822727; }
-.warn { background: #feebc8; color: #7b341e; }
-.running { background: #bee3f8; color: #2a4365; }
-.idle { background: #edf2f7; color: #4a5568; }
-.quiet { color: var(--muted); }
-.error { margin-top: 12px; padding: 8px 12px; border-left: 4px solid #c53030; background: #fff5f5; }
-pre { margin: 4px 0 0; white-space: pre-wrap; overflow-wrap: anywhere; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
-.spark { display: flex; align-items: flex-end; gap: 12px; }
-.spark svg { background: #fbfcfd; border: 1px solid var(--line); border-radius: 4px; }
-table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
-th { font-size: 12px; color: var(--muted); font-weight: 600; }
-td.name { overflow-wrap: anywhere; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
-td.action { white-space: nowrap; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
-tr.create td.action { color: #2f855a; } tr.update td.action { color: #b7791f; } tr.replace td.action { color: #6b46c1; } tr.delete td.action { color: #c53030; }
-.message { color: #822727; font-size: 12px; margin-top: 2px; overflow-wrap: anywhere; }
-ul.warnings li, .error li { margin-bottom: 4px; overflow-wrap: anywhere; }
-.error ul { margin: 4px 0 0; padding-left: 18px; }
-ul.warnings { color: #7b341e; }
-details.history { margin-top: 16px; }
-details.history summary { cursor: pointer; font-weight: 600; }
-`;
-  }
-});
-
 // src/daemon/signature.ts
 import { createHash as createHash5, createHmac, timingSafeEqual as timingSafeEqual2 } from "node:crypto";
 function constantTimeEqual(actual, expected2) {
@@ -60932,6 +60938,358 @@ var init_status_token = __esm({
     init_signature();
     STATUS_TOKEN_ENV = "STATUS_TOKEN";
     STATUS_CHALLENGES = ['Basic realm="policy-pool-sync status", charset="UTF-8"', 'Bearer realm="policy-pool-sync status"'];
+  }
+});
+
+// src/daemon/control-token.ts
+function controlToken(env, logger2) {
+  const value2 = env[CONTROL_TOKEN_ENV];
+  if (value2 === void 0 || value2 === "") {
+    logger2.info(`the control endpoints (sync, suspend, resume) are disabled: set ${CONTROL_TOKEN_ENV} to enable them`);
+    return null;
+  }
+  if (!/^[\x21-\x7e]+$/.test(value2)) {
+    throw new UsageError(`${CONTROL_TOKEN_ENV} holds a space, a line break, a control or a non-ASCII character: set it to printable ASCII only`);
+  }
+  return value2;
+}
+var CONTROL_TOKEN_ENV;
+var init_control_token = __esm({
+  "src/daemon/control-token.ts"() {
+    "use strict";
+    init_errors();
+    CONTROL_TOKEN_ENV = "CONTROL_TOKEN";
+  }
+});
+
+// src/daemon/control.ts
+function isControlPath(path20) {
+  return path20.startsWith("/sources/");
+}
+async function handleControl2(request2, url, token, target) {
+  const match = ROUTE.exec(url.pathname);
+  if (match === null) return { status: 404, body: { error: `no route ${url.pathname}; try POST /sources/<name>/sync, /suspend or /resume` } };
+  if (request2.method !== "POST") return { status: 405, body: { error: "use POST" } };
+  if (token === null) return { status: 403, body: { error: `the control endpoints are disabled: set ${CONTROL_TOKEN_ENV} on the daemon to enable them` } };
+  if (!carriesToken(request2.headers.authorization, token)) {
+    return { status: 401, body: { error: `unauthorized: send the control token as Authorization: Bearer <token>` } };
+  }
+  const source = decodeURIComponent(match[1] ?? "");
+  const action = match[2];
+  if (!target.has(source)) return { status: 404, body: { error: `no source named "${source}"` } };
+  switch (action) {
+    case "suspend":
+      await target.suspend(source);
+      return { status: 200, body: { source, suspended: true } };
+    case "resume":
+      await target.resume(source);
+      return { status: 200, body: { source, suspended: false } };
+    case "sync": {
+      if (target.suspended(source)) return { status: 409, body: { error: `source "${source}" is suspended; resume it first` } };
+      const wait = flag(url, "wait");
+      const pass = await target.sync(source, { wait, overrideWindow: flag(url, "override-window") });
+      if (pass === "stopped") return { status: 503, body: { error: "the daemon stopped before the pass ended" } };
+      return wait ? { status: 200, body: { source, pass } } : { status: 202, body: { source, accepted: true } };
+    }
+  }
+}
+function flag(url, name) {
+  return ["1", "true"].includes(url.searchParams.get(name) ?? "");
+}
+var ROUTE;
+var init_control2 = __esm({
+  "src/daemon/control.ts"() {
+    "use strict";
+    init_status_token();
+    init_control_token();
+    ROUTE = /^\/sources\/([^/]+)\/(sync|suspend|resume)$/;
+  }
+});
+
+// src/daemon/html.ts
+function escapeHtml2(text) {
+  return text.replace(/[&<>"']/g, (c3) => ENTITIES[c3] ?? c3);
+}
+function html(strings, ...values) {
+  let out = strings[0] ?? "";
+  values.forEach((value2, i2) => {
+    out += render(value2) + (strings[i2 + 1] ?? "");
+  });
+  return new SafeHtml(out);
+}
+function render(value2) {
+  if (value2 instanceof SafeHtml) return value2.text;
+  if (Array.isArray(value2)) return value2.map(render).join("");
+  if (value2 === null || value2 === void 0 || value2 === false) return "";
+  return escapeHtml2(String(value2));
+}
+var SafeHtml, ENTITIES;
+var init_html = __esm({
+  "src/daemon/html.ts"() {
+    "use strict";
+    SafeHtml = class {
+      constructor(text) {
+        this.text = text;
+      }
+      text;
+      toString() {
+        return this.text;
+      }
+    };
+    ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+  }
+});
+
+// src/daemon/status-page-script.ts
+import { createHash as createHash6 } from "node:crypto";
+var UPDATE_SECONDS, STATUS_PAGE_SCRIPT, STATUS_PAGE_SCRIPT_HASH;
+var init_status_page_script = __esm({
+  "src/daemon/status-page-script.ts"() {
+    "use strict";
+    UPDATE_SECONDS = 15;
+    STATUS_PAGE_SCRIPT = `(() => {
+  const update = async () => {
+    try {
+      const response = await fetch(location.pathname, { cache: 'no-store', credentials: 'same-origin' });
+      if (!response.ok) return;
+      const next = new DOMParser().parseFromString(await response.text(), 'text/html');
+      const open = new Set([...document.querySelectorAll('section.source')].filter((s) => s.querySelector('details[open]')).map((s) => s.dataset.source));
+      const main = next.querySelector('main');
+      const meta = next.querySelector('header .meta');
+      if (main === null) return;
+      document.querySelector('main').replaceWith(main);
+      if (meta !== null) document.querySelector('header .meta').replaceWith(meta);
+      for (const section of document.querySelectorAll('section.source')) {
+        const details = section.querySelector('details');
+        if (details !== null && open.has(section.dataset.source)) details.open = true;
+      }
+    } catch {}
+  };
+  setInterval(update, ${UPDATE_SECONDS * 1e3});
+})();`;
+    STATUS_PAGE_SCRIPT_HASH = `'sha256-${createHash6("sha256").update(STATUS_PAGE_SCRIPT).digest("base64")}'`;
+  }
+});
+
+// src/daemon/status-page-parts.ts
+function driftFact(status) {
+  if (status.lastPass !== null && status.lastPass.drift === null) return "unknown: the last pass made no plan";
+  if (status.driftCount === null) return "unknown";
+  const waiting = status.waitingForWindow === null ? "" : html` · <b>${status.waitingForWindow}</b> waiting for the sync window`;
+  return html`<b>${status.driftCount}</b> ${status.driftCount === 1 ? "change" : "changes"} in the last plan${waiting}`;
+}
+function stateFacts(status) {
+  const facts = [];
+  if (status.suspended) facts.push(html`<div><dt>Suspended</dt><dd><span class="badge warn">suspended</span> since ${status.suspendedAt ?? ""}</dd></div>`);
+  if (status.syncWindow !== null) {
+    const { closed, reason } = status.syncWindow;
+    facts.push(html`<div><dt>Sync window</dt><dd><span class="badge ${closed ? "warn" : "ok"}">${closed ? "closed" : "open"}</span> ${reason ?? ""}</dd></div>`);
+  }
+  return facts;
+}
+function poolWarnings(status) {
+  const stuck = (status.pools ?? []).filter((p2) => p2.warning !== null);
+  if (stuck.length === 0) return "";
+  return html`<div class="error"><b>Agent pools</b><ul>${stuck.map((p2) => html`<li>${p2.warning}</li>`)}</ul></div>`;
+}
+function changedNames(pass) {
+  const changed = pass.changes.filter((c3) => c3.outcome === "applied" || c3.outcome === "failed");
+  const listed = changed.slice(0, NAMES_PER_PASS).map((c3) => `${SIGNS[c3.action]} ${c3.name}${c3.outcome === "failed" ? " (failed)" : ""}`);
+  const more = changed.length - listed.length + pass.changesOmitted;
+  return `${listed.join(", ")}${more > 0 ? `, \u2026 ${more} more` : ""}` || "\u2013";
+}
+var NAMES_PER_PASS, SIGNS;
+var init_status_page_parts = __esm({
+  "src/daemon/status-page-parts.ts"() {
+    "use strict";
+    init_html();
+    NAMES_PER_PASS = 8;
+    SIGNS = { create: "+", update: "~", replace: "-/+", delete: "-" };
+  }
+});
+
+// src/daemon/status-page.ts
+function renderStatusPage(statuses, now) {
+  const page = html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>policy-pool-sync status</title>
+<style>${new SafeHtml(STYLE)}</style>
+</head>
+<body>
+<header>
+<h1>policy-pool-sync</h1>
+<p class="meta">${statuses.length} ${statuses.length === 1 ? "source" : "sources"} · as of ${clock(now.toISOString())} · updates every ${UPDATE_SECONDS} s · <a href="/status?history=1">JSON</a></p>
+</header>
+<main>
+${statuses.length === 0 ? html`<p>No source is configured.</p>` : statuses.map((s) => sourceSection(s, now))}
+</main>
+<script>${new SafeHtml(STATUS_PAGE_SCRIPT)}</script>
+</body>
+</html>
+`;
+  return page.text;
+}
+function sourceSection(status, now) {
+  const last2 = status.lastPass;
+  const history = status.history ?? (last2 === null ? [] : [last2]);
+  return html`<section class="source" data-source="${status.name}">
+<div class="head">
+<h2>${status.name}</h2>
+${badge(status)}
+<span class="sub">organization <b>${status.organization}</b> · ${status.kind === "git" ? "git repository" : "local folder"}</span>
+</div>
+<dl class="facts">
+${fact("Last pass", last2 === null ? "none yet" : html`${last2.trigger}, ${when(last2.finishedAt, now)}, took ${duration2(last2.durationMs)}`)}
+${fact("Revision", last2 === null ? "\u2013" : revision(last2.revision, status.kind))}
+${fact("Last success", status.lastSuccessAt === null ? "never" : html`${when(status.lastSuccessAt, now)}${status.kind === "git" ? html`, revision ${revision(status.lastAppliedRevision, status.kind)}` : ""}`)}
+${fact("Next run", status.nextRunAt === null ? "not scheduled" : when(status.nextRunAt, now))}
+${fact("Changes", driftFact(status))}
+${stateFacts(status)}
+</dl>
+${poolWarnings(status)}
+${problems(status)}
+<div class="drift">
+<h3>Changes over the last ${history.length} ${history.length === 1 ? "pass" : "passes"}</h3>
+${sparkline([...history].reverse())}
+</div>
+${last2 === null ? "" : changesTable(last2)}
+${last2 === null || last2.warnings.length === 0 ? "" : html`<h3>Warnings</h3><ul class="warnings">${last2.warnings.map((w) => html`<li>${w}</li>`)}</ul>`}
+${history.length < 2 ? "" : historyTable(history, status.kind, now)}
+</section>
+`;
+}
+function problems(status) {
+  const errors = status.lastPass?.errors ?? [];
+  if (errors.length > 0) return html`<div class="error"><b>Errors</b><ul>${errors.map((e) => html`<li><pre>${e}</pre></li>`)}</ul></div>`;
+  return status.error === null ? "" : html`<div class="error"><b>Last error</b><pre>${status.error}</pre></div>`;
+}
+function fact(label, value2) {
+  return html`<div><dt>${label}</dt><dd>${value2}</dd></div>`;
+}
+function badge(status) {
+  const [label, tone] = BADGES[status.result ?? "none"];
+  const text = status.result === "success" && (status.lastPass?.drift ?? 0) > 0 ? "applied" : label;
+  return html`<span class="badge result ${tone}">${text}</span>${status.running ? html` <span class="badge running">running</span>` : ""}`;
+}
+function changesTable(pass) {
+  if (pass.drift === null) return html`<h3>Changes</h3><p class="quiet">The pass made no plan, so nothing is known about drift.</p>`;
+  if (pass.drift === 0) return html`<h3>Changes</h3><p class="quiet">None: the API matched the declared repo.</p>`;
+  return html`<h3>Changes of the last pass (${pass.drift})</h3>
+<table class="changes">
+<thead><tr><th>Action</th><th>Resource</th><th>Name</th><th>Reason</th><th>Outcome</th></tr></thead>
+<tbody>
+${pass.changes.map((c3) => html`<tr class="${c3.action}"><td class="action">${ACTIONS2[c3.action]}</td><td>${c3.resource}</td><td class="name">${c3.name}</td><td>${c3.reason}</td><td><span class="badge ${OUTCOME_TONES[c3.outcome] ?? "idle"}">${c3.outcome}</span>${c3.message === null ? "" : html`<div class="message">${c3.message}</div>`}</td></tr>`)}
+${pass.changesOmitted === 0 ? "" : html`<tr><td colspan="5" class="quiet">… and ${pass.changesOmitted} more</td></tr>`}
+</tbody>
+</table>`;
+}
+function historyTable(history, kind, now) {
+  return html`<details class="history"><summary>Recent passes</summary>
+<table>
+<thead><tr><th>Finished</th><th>Trigger</th><th>Result</th><th>Changes</th><th>Took</th>${kind === "git" ? html`<th>Revision</th>` : ""}<th>Changed</th></tr></thead>
+<tbody>
+${history.map((p2) => html`<tr><td>${when(p2.finishedAt, now)}</td><td>${p2.trigger}</td><td><span class="badge ${RESULT_TONES[p2.result]}">${p2.result}</span></td><td>${p2.drift ?? "\u2013"}</td><td>${duration2(p2.durationMs)}</td>${kind === "git" ? html`<td>${revision(p2.revision, kind)}</td>` : ""}<td class="name">${changedNames(p2)}</td></tr>`)}
+</tbody>
+</table>
+</details>`;
+}
+function sparkline(passes) {
+  if (passes.length === 0) return html`<p class="quiet">No pass has finished yet.</p>`;
+  const width = 320;
+  const height = 48;
+  const step = width / Math.max(passes.length, 10);
+  const max = Math.max(1, ...passes.map((p2) => p2.drift ?? 0));
+  const bars = passes.map((p2, i2) => {
+    const x2 = (i2 * step + 1).toFixed(1);
+    const w = Math.max(2, step - 2).toFixed(1);
+    const h2 = p2.drift === null ? 3 : Math.max(2, p2.drift / max * (height - 4));
+    const colour = p2.drift === null ? "#a0aec0" : BAR_COLOURS[p2.result];
+    const label = `${p2.finishedAt}: ${p2.drift === null ? "no plan" : `drift ${p2.drift}`}, ${p2.result}`;
+    return html`<rect x="${x2}" y="${(height - h2).toFixed(1)}" width="${w}" height="${h2.toFixed(1)}" fill="${colour}"><title>${label}</title></rect>`;
+  });
+  const latest = passes[passes.length - 1];
+  return html`<div class="spark"><svg role="img" aria-label="drift per pass, oldest first" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><line x1="0" y1="${height - 0.5}" x2="${width}" y2="${height - 0.5}" stroke="#cbd5e0"/>${bars}</svg><span class="quiet">${passes.some((p2) => p2.drift !== null) ? `max ${max} \xB7 latest ${latest?.drift ?? "no plan"}` : "no plan made yet"}</span></div>`;
+}
+function revision(value2, kind) {
+  if (value2 === null) return html`<span class="quiet">${kind === "git" ? "not fetched" : "local folder"}</span>`;
+  return html`<code title="${value2}">${value2.slice(0, 12)}</code>`;
+}
+function when(iso, now) {
+  return html`<time datetime="${iso}">${clock(iso)}</time> <span class="quiet">(${relative2(Date.parse(iso) - now.getTime())})</span>`;
+}
+function clock(iso) {
+  return iso.replace("T", " ").replace(/(\.\d+)?Z$/, " UTC");
+}
+function relative2(deltaMs) {
+  const seconds2 = Math.round(Math.abs(deltaMs) / 1e3);
+  const text = seconds2 < 60 ? `${seconds2} s` : seconds2 < 3600 ? `${Math.round(seconds2 / 60)} min` : seconds2 < 172800 ? `${Math.round(seconds2 / 3600)} h` : `${Math.round(seconds2 / 86400)} d`;
+  return deltaMs > 0 ? `in ${text}` : `${text} ago`;
+}
+function duration2(ms) {
+  return ms < 1e3 ? `${ms} ms` : `${(ms / 1e3).toFixed(1)} s`;
+}
+var STATUS_PAGE_CSP, BADGES, ACTIONS2, OUTCOME_TONES, RESULT_TONES, BAR_COLOURS, STYLE;
+var init_status_page = __esm({
+  "src/daemon/status-page.ts"() {
+    "use strict";
+    init_html();
+    init_status_page_script();
+    init_status_page_parts();
+    STATUS_PAGE_CSP = `default-src 'none'; style-src 'unsafe-inline'; script-src ${STATUS_PAGE_SCRIPT_HASH}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+    BADGES = {
+      success: ["in sync", "ok"],
+      failure: ["failed", "bad"],
+      timeout: ["timed out", "warn"],
+      none: ["no pass yet", "idle"]
+    };
+    ACTIONS2 = { create: "+ create", update: "~ update", replace: "-/+ replace", delete: "- delete" };
+    OUTCOME_TONES = { applied: "ok", failed: "bad", skipped: "idle", "not-applied": "idle" };
+    RESULT_TONES = { success: "ok", failure: "bad", timeout: "warn" };
+    BAR_COLOURS = { success: "#2f855a", failure: "#c53030", timeout: "#b7791f" };
+    STYLE = `
+:root { color-scheme: light; --fg: #1a202c; --muted: #5a6578; --line: #e2e8f0; --bg: #f7f8fa; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
+header { padding: 16px 24px; background: #1a202c; color: #fff; }
+header h1 { margin: 0; font-size: 20px; }
+header .meta { margin: 4px 0 0; color: #cbd5e0; }
+header a { color: #90cdf4; }
+main { padding: 16px 24px; max-width: 1200px; }
+.source { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 16px 20px; margin-bottom: 16px; }
+.head { display: flex; align-items: baseline; gap: 12px; flex-wrap: wrap; }
+.head h2 { margin: 0; font-size: 18px; overflow-wrap: anywhere; }
+.sub { color: var(--muted); }
+h3 { font-size: 14px; margin: 16px 0 6px; }
+.facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(260px, 1fr)); gap: 6px 24px; margin: 12px 0 0; }
+.facts dt { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+.facts dd { margin: 0; }
+.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600; }
+.ok { background: #c6f6d5; color: #22543d; }
+.bad { background: #fed7d7; color: #822727; }
+.warn { background: #feebc8; color: #7b341e; }
+.running { background: #bee3f8; color: #2a4365; }
+.idle { background: #edf2f7; color: #4a5568; }
+.quiet { color: var(--muted); }
+.error { margin-top: 12px; padding: 8px 12px; border-left: 4px solid #c53030; background: #fff5f5; }
+pre { margin: 4px 0 0; white-space: pre-wrap; overflow-wrap: anywhere; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
+.spark { display: flex; align-items: flex-end; gap: 12px; }
+.spark svg { background: #fbfcfd; border: 1px solid var(--line); border-radius: 4px; }
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-size: 12px; color: var(--muted); font-weight: 600; }
+td.name { overflow-wrap: anywhere; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
+td.action { white-space: nowrap; font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
+tr.create td.action { color: #2f855a; } tr.update td.action { color: #b7791f; } tr.replace td.action { color: #6b46c1; } tr.delete td.action { color: #c53030; }
+.message { color: #822727; font-size: 12px; margin-top: 2px; overflow-wrap: anywhere; }
+ul.warnings li, .error li { margin-bottom: 4px; overflow-wrap: anywhere; }
+.error ul { margin: 4px 0 0; padding-left: 18px; }
+ul.warnings { color: #7b341e; }
+details.history { margin-top: 16px; }
+details.history summary { cursor: pointer; font-weight: 600; }
+`;
   }
 });
 
@@ -61014,13 +61372,18 @@ function listenError(error, listen) {
 }
 async function route2(request2, response, routes) {
   const url = new URL(request2.url ?? "/", "http://daemon");
-  const path17 = url.pathname;
+  const path20 = url.pathname;
   const method = request2.method ?? "GET";
-  if (path17 === "/webhook") {
+  if (routes.control !== void 0 && isControlPath(path20)) {
+    request2.resume();
+    const answer2 = await routes.control(request2, url);
+    return send(response, answer2.status, answer2.body);
+  }
+  if (path20 === "/webhook") {
     if (method !== "POST") return send(response, 405, { error: "use POST" }, { allow: "POST" });
     const body = await readBody2(request2);
     if (body === "gone") {
-      routes.logger.debug({ path: path17 }, "webhook client went away before sending the whole body");
+      routes.logger.debug({ path: path20 }, "webhook client went away before sending the whole body");
       return;
     }
     if (body === "too-large") return send(response, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
@@ -61028,13 +61391,13 @@ async function route2(request2, response, routes) {
     return send(response, answer2.status, answer2.body);
   }
   if (method !== "GET" && method !== "HEAD") return send(response, 405, { error: "use GET" }, { allow: "GET, HEAD" });
-  if (GUARDED.has(path17) && routes.statusToken !== null && !carriesToken(request2.headers.authorization, routes.statusToken)) {
+  if (GUARDED.has(path20) && routes.statusToken !== null && !carriesToken(request2.headers.authorization, routes.statusToken)) {
     response.writeHead(401, { "content-type": "application/json; charset=utf-8", "www-authenticate": STATUS_CHALLENGES });
     response.end(`${JSON.stringify({ error: "unauthorized: send the status token as Authorization: Bearer <token>" })}
 `);
     return;
   }
-  switch (path17) {
+  switch (path20) {
     case "/healthz":
       return send(response, 200, { status: "ok" });
     case "/readyz": {
@@ -61063,7 +61426,7 @@ async function route2(request2, response, routes) {
       return;
     }
     default:
-      return send(response, 404, { error: `no route ${path17}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
+      return send(response, 404, { error: `no route ${path20}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
   }
 }
 function send(response, status, body, headers = {}) {
@@ -61102,6 +61465,7 @@ var init_http_server = __esm({
   "src/daemon/http-server.ts"() {
     "use strict";
     init_errors();
+    init_control2();
     init_status_page();
     init_status_token();
     init_connection_guard();
@@ -63118,8 +63482,8 @@ var require_pushgateway = __commonJS({
       const gatewayUrlParsed = url.parse(this.gatewayUrl);
       const gatewayUrlPath = gatewayUrlParsed.pathname && gatewayUrlParsed.pathname !== "/" ? gatewayUrlParsed.pathname : "";
       const jobPath = job ? `/job/${encodeURIComponent(job)}${generateGroupings(groupings)}` : "";
-      const path17 = `${gatewayUrlPath}/metrics${jobPath}`;
-      const target = url.resolve(this.gatewayUrl, path17);
+      const path20 = `${gatewayUrlPath}/metrics${jobPath}`;
+      const target = url.resolve(this.gatewayUrl, path20);
       const requestParams = url.parse(target);
       const httpModule = isHttps(requestParams.href) ? https : http;
       const options = Object.assign(requestParams, this.requestOptions, {
@@ -63185,28 +63549,28 @@ var require_pushgateway = __commonJS({
 var require_bucketGenerators = __commonJS({
   "node_modules/prom-client/lib/bucketGenerators.js"(exports) {
     "use strict";
-    exports.linearBuckets = (start, width, count2) => {
-      if (count2 < 1) {
+    exports.linearBuckets = (start, width, count3) => {
+      if (count3 < 1) {
         throw new Error("Linear buckets needs a positive count");
       }
-      const buckets = new Array(count2);
-      for (let i2 = 0; i2 < count2; i2++) {
+      const buckets = new Array(count3);
+      for (let i2 = 0; i2 < count3; i2++) {
         buckets[i2] = start + i2 * width;
       }
       return buckets;
     };
-    exports.exponentialBuckets = (start, factor, count2) => {
+    exports.exponentialBuckets = (start, factor, count3) => {
       if (start <= 0) {
         throw new Error("Exponential buckets needs a positive start");
       }
-      if (count2 < 1) {
+      if (count3 < 1) {
         throw new Error("Exponential buckets needs a positive count");
       }
       if (factor <= 1) {
         throw new Error("Exponential buckets needs a factor greater than 1");
       }
-      const buckets = new Array(count2);
-      for (let i2 = 0; i2 < count2; i2++) {
+      const buckets = new Array(count3);
+      for (let i2 = 0; i2 < count3; i2++) {
         buckets[i2] = start;
         start *= factor;
       }
@@ -66133,8 +66497,43 @@ function createDaemonMetrics(options = {}) {
     labelNames: ["source"],
     registers: [registry2]
   });
+  const suspended = new import_prom_client.Gauge({
+    name: "policy_pool_sync_suspended",
+    help: "Whether a source is suspended (1): no trigger but sync starts a pass.",
+    labelNames: ["source"],
+    registers: [registry2]
+  });
+  const notifications = new import_prom_client.Counter({
+    name: "policy_pool_sync_notifications_total",
+    help: "Notifications by receiver, event and result (sent; failed after retries; dropped from a full queue).",
+    labelNames: ["receiver", "event", "result"],
+    registers: [registry2]
+  });
+  const poolAgents = new import_prom_client.Gauge({
+    name: "policy_pool_sync_pool_agents",
+    help: "Agents of an agent pool by status (idle, busy, exited, errored, unknown), as the last successful pass found them.",
+    labelNames: ["organization", "pool", "status"],
+    registers: [registry2]
+  });
+  const newestPing = new import_prom_client.Gauge({
+    name: "policy_pool_sync_pool_newest_ping_age_seconds",
+    help: "Seconds since any agent of an agent pool last pinged (absent: none ever did).",
+    labelNames: ["organization", "pool"],
+    registers: [registry2]
+  });
   return {
     registry: registry2,
+    poolHealth(organization, pool, agents, age) {
+      for (const [status, count3] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count3);
+      if (age === null) newestPing.remove({ organization, pool });
+      else newestPing.set({ organization, pool }, age);
+    },
+    suspended(source, value2) {
+      suspended.set({ source }, value2 ? 1 : 0);
+    },
+    notification(receiver, event, result) {
+      notifications.inc({ receiver, event, result });
+    },
     passFinished(source, result, seconds2) {
       passes.inc({ source, result });
       duration3.observe({ source }, seconds2);
@@ -66827,10 +67226,10 @@ var require_src2 = __commonJS({
     var fs_1 = __require("fs");
     var debug_1 = __importDefault(require_src());
     var log2 = debug_1.default("@kwsites/file-exists");
-    function check(path17, isFile, isDirectory) {
-      log2(`checking %s`, path17);
+    function check(path20, isFile, isDirectory) {
+      log2(`checking %s`, path20);
       try {
-        const stat5 = fs_1.statSync(path17);
+        const stat5 = fs_1.statSync(path20);
         if (stat5.isFile() && isFile) {
           log2(`[OK] path represents a file`);
           return true;
@@ -66850,8 +67249,8 @@ var require_src2 = __commonJS({
         throw e;
       }
     }
-    function exists2(path17, type = exports.READABLE) {
-      return check(path17, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
+    function exists2(path20, type = exports.READABLE) {
+      return check(path20, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
     }
     exports.exists = exists2;
     exports.FILE = 1;
@@ -67445,8 +67844,8 @@ function toLinesWithContent(input = "", trimmed2 = true, separator = "\n") {
 function forEachLineWithContent(input, callback) {
   return toLinesWithContent(input, true).map((line) => callback(line));
 }
-function folderExists(path17) {
-  return (0, import_file_exists.exists)(path17, import_file_exists.FOLDER);
+function folderExists(path20) {
+  return (0, import_file_exists.exists)(path20, import_file_exists.FOLDER);
 }
 function append(target, item) {
   if (Array.isArray(target)) {
@@ -67637,8 +68036,8 @@ function checkIsRepoRootTask() {
     commands,
     format: "utf-8",
     onError,
-    parser(path17) {
-      return /^\.(git)?$/.test(path17.trim());
+    parser(path20) {
+      return /^\.(git)?$/.test(path20.trim());
     }
   };
 }
@@ -67894,11 +68293,11 @@ function parseGrep(grep) {
   const paths = /* @__PURE__ */ new Set();
   const results = {};
   forEachLineWithContent(grep, (input) => {
-    const [path17, line, preview] = input.split(NULL);
-    paths.add(path17);
-    (results[path17] = results[path17] || []).push({
+    const [path20, line, preview] = input.split(NULL);
+    paths.add(path20);
+    (results[path20] = results[path20] || []).push({
       line: asNumber(line),
-      path: path17,
+      path: path20,
       preview
     });
   });
@@ -68195,14 +68594,14 @@ function hashObjectTask(filePath, write) {
   }
   return straightThroughStringTask(commands, true);
 }
-function parseInit(bare, path17, text) {
+function parseInit(bare, path20, text) {
   const response = String(text).trim();
   let result;
   if (result = initResponseRegex.exec(response)) {
-    return new InitSummary(bare, path17, false, result[1]);
+    return new InitSummary(bare, path20, false, result[1]);
   }
   if (result = reInitResponseRegex.exec(response)) {
-    return new InitSummary(bare, path17, true, result[1]);
+    return new InitSummary(bare, path20, true, result[1]);
   }
   let gitDir = "";
   const tokens = response.split(" ");
@@ -68213,12 +68612,12 @@ function parseInit(bare, path17, text) {
       break;
     }
   }
-  return new InitSummary(bare, path17, /^re/i.test(response), gitDir);
+  return new InitSummary(bare, path20, /^re/i.test(response), gitDir);
 }
 function hasBareCommand(command) {
   return command.includes(bareCommand);
 }
-function initTask(bare = false, path17, customArgs) {
+function initTask(bare = false, path20, customArgs) {
   const commands = ["init", ...customArgs];
   if (bare && !hasBareCommand(commands)) {
     commands.splice(1, 0, bareCommand);
@@ -68227,7 +68626,7 @@ function initTask(bare = false, path17, customArgs) {
     commands,
     format: "utf-8",
     parser(text) {
-      return parseInit(commands.includes("--bare"), path17, text);
+      return parseInit(commands.includes("--bare"), path20, text);
     }
   };
 }
@@ -68249,8 +68648,8 @@ function getDiffParser(format = "") {
 }
 function lineBuilder(tokens, fields) {
   return fields.reduce(
-    (line, field2, index) => {
-      line[field2] = tokens[index] || "";
+    (line, field3, index) => {
+      line[field3] = tokens[index] || "";
       return line;
     },
     /* @__PURE__ */ Object.create({ diff: null })
@@ -68308,9 +68707,9 @@ function validateLogFormatConfig(customArgs) {
 function prettyFormat(format, splitter) {
   const fields = [];
   const formatStr = [];
-  Object.keys(format).forEach((field2) => {
-    fields.push(field2);
-    formatStr.push(String(format[field2]));
+  Object.keys(format).forEach((field3) => {
+    fields.push(field3);
+    formatStr.push(String(format[field3]));
   });
   return [fields, formatStr.join(splitter)];
 }
@@ -68397,10 +68796,10 @@ function objectEnumerationResult(remoteMessages) {
   };
 }
 function asObjectCount(source) {
-  const count2 = /^\s*(\d+)/.exec(source);
+  const count3 = /^\s*(\d+)/.exec(source);
   const delta = /delta (\d+)/i.exec(source);
   return {
-    count: asNumber(count2 && count2[1] || "0"),
+    count: asNumber(count3 && count3[1] || "0"),
     delta: asNumber(delta && delta[1] || "0")
   };
 }
@@ -68506,14 +68905,14 @@ function splitLine(result, lineStr) {
     default:
       return;
   }
-  function data(index, workingDir, path17) {
+  function data(index, workingDir, path20) {
     const raw = `${index}${workingDir}`;
     const handler = parsers6.get(raw);
     if (handler) {
-      handler(result, path17);
+      handler(result, path20);
     }
     if (raw !== "##" && raw !== "!!") {
-      result.files.push(new FileStatusSummary(path17, index, workingDir));
+      result.files.push(new FileStatusSummary(path20, index, workingDir));
     }
   }
 }
@@ -68700,8 +69099,8 @@ function deleteBranchTask(branch, forceDelete = false) {
   return task;
 }
 function toPath(input) {
-  const path17 = input.trim().replace(/^["']|["']$/g, "");
-  return path17 && normalize(path17);
+  const path20 = input.trim().replace(/^["']|["']$/g, "");
+  return path20 && normalize(path20);
 }
 function checkIgnoreTask(paths) {
   return {
@@ -68840,8 +69239,8 @@ function stashListTask(opt = {}, customArgs) {
     parser: parser4
   };
 }
-function addSubModuleTask(repo, path17) {
-  return subModuleTask(["add", repo, path17]);
+function addSubModuleTask(repo, path20) {
+  return subModuleTask(["add", repo, path20]);
 }
 function initSubModuleTask(customArgs) {
   return subModuleTask(["init", ...customArgs]);
@@ -68983,11 +69382,11 @@ function completionDetectionPlugin({
       result
     };
   }
-  function configureTimeout(flag, event, timeout) {
-    if (flag === false) {
+  function configureTimeout(flag2, event, timeout) {
+    if (flag2 === false) {
       return;
     }
-    (flag === true ? event.promise : event.promise.then(() => delay(flag))).then(timeout.done);
+    (flag2 === true ? event.promise : event.promise.then(() => delay(flag2))).then(timeout.done);
   }
   return {
     type: "spawn.after",
@@ -70067,11 +70466,11 @@ var init_esm = __esm({
             /^(\d+)[^,]*(?:,\s*(\d+)[^(]+\(([+-]))?/,
             (result, [changes, lines, direction]) => {
               result.summary.changes = parseInt(changes, 10) || 0;
-              const count2 = parseInt(lines, 10) || 0;
+              const count3 = parseInt(lines, 10) || 0;
               if (direction === "-") {
-                result.summary.deletions = count2;
+                result.summary.deletions = count3;
               } else if (direction === "+") {
-                result.summary.insertions = count2;
+                result.summary.insertions = count3;
               }
             }
           )
@@ -70103,9 +70502,9 @@ var init_esm = __esm({
       "src/lib/responses/InitSummary.ts"() {
         "use strict";
         InitSummary = class {
-          constructor(bare, path17, existing, gitDir) {
+          constructor(bare, path20, existing, gitDir) {
             this.bare = bare;
-            this.path = path17;
+            this.path = path20;
             this.existing = existing;
             this.gitDir = gitDir;
           }
@@ -70395,18 +70794,18 @@ var init_esm = __esm({
         remoteMessagesObjectParsers = [
           new RemoteLineParser(
             /^remote:\s*(enumerating|counting|compressing) objects: (\d+),/i,
-            (result, [action, count2]) => {
+            (result, [action, count3]) => {
               const key = action.toLowerCase();
               const enumeration = objectEnumerationResult(result.remoteMessages);
-              Object.assign(enumeration, { [key]: asNumber(count2) });
+              Object.assign(enumeration, { [key]: asNumber(count3) });
             }
           ),
           new RemoteLineParser(
             /^remote:\s*(enumerating|counting|compressing) objects: \d+% \(\d+\/(\d+)\),/i,
-            (result, [action, count2]) => {
+            (result, [action, count3]) => {
               const key = action.toLowerCase();
               const enumeration = objectEnumerationResult(result.remoteMessages);
-              Object.assign(enumeration, { [key]: asNumber(count2) });
+              Object.assign(enumeration, { [key]: asNumber(count3) });
             }
           ),
           new RemoteLineParser(
@@ -70440,9 +70839,9 @@ var init_esm = __esm({
           ),
           new RemoteLineParser(
             [/found (\d+) vulnerabilities.+\(([^)]+)\)/i, /\s(https?:\/\/\S+)$/],
-            (result, [count2, summary, url]) => {
+            (result, [count3, summary, url]) => {
               result.remoteMessages.vulnerabilities = {
-                count: asNumber(count2),
+                count: asNumber(count3),
                 summary,
                 url
               };
@@ -70638,12 +71037,12 @@ var init_esm = __esm({
         "use strict";
         fromPathRegex = /^(.+)\0(.+)$/;
         FileStatusSummary = class {
-          constructor(path17, index, working_dir) {
-            this.path = path17;
+          constructor(path20, index, working_dir) {
+            this.path = path20;
             this.index = index;
             this.working_dir = working_dir;
             if (index === "R" || working_dir === "R") {
-              const detail = fromPathRegex.exec(path17) || [null, path17, path17];
+              const detail = fromPathRegex.exec(path20) || [null, path20, path20];
               this.from = detail[2] || "";
               this.path = detail[1] || "";
             }
@@ -70905,9 +71304,9 @@ var init_esm = __esm({
               next
             );
           }
-          hashObject(path17, write) {
+          hashObject(path20, write) {
             return this._runTask(
-              hashObjectTask(path17, write === true),
+              hashObjectTask(path20, write === true),
               trailingFunctionArgument(arguments)
             );
           }
@@ -71544,8 +71943,8 @@ var init_esm = __esm({
           }
           return this._runTask(straightThroughStringTask2(command, this._trimmed), next);
         };
-        Git2.prototype.submoduleAdd = function(repo, path17, then) {
-          return this._runTask(addSubModuleTask2(repo, path17), trailingFunctionArgument2(arguments));
+        Git2.prototype.submoduleAdd = function(repo, path20, then) {
+          return this._runTask(addSubModuleTask2(repo, path20), trailingFunctionArgument2(arguments));
         };
         Git2.prototype.submoduleUpdate = function(args, then) {
           return this._runTask(
@@ -72079,7 +72478,7 @@ var init_readdirp = __esm({
         this._directoryFilter = normalizeFilter(opts.directoryFilter);
         const statMethod = opts.lstat ? lstat : stat2;
         if (wantBigintFsStats) {
-          this._stat = (path17) => statMethod(path17, { bigint: true });
+          this._stat = (path20) => statMethod(path20, { bigint: true });
         } else {
           this._stat = statMethod;
         }
@@ -72107,8 +72506,8 @@ var init_readdirp = __esm({
             const par = this.parent;
             const fil = par && par.files;
             if (fil && fil.length > 0) {
-              const { path: path17, depth } = par;
-              const slice = fil.splice(0, batch).map((dirent) => this._formatEntry(dirent, path17));
+              const { path: path20, depth } = par;
+              const slice = fil.splice(0, batch).map((dirent) => this._formatEntry(dirent, path20));
               const awaited = this._isDirent ? slice : await Promise.all(slice);
               for (const entry of awaited) {
                 if (!entry)
@@ -72167,19 +72566,19 @@ var init_readdirp = __esm({
       //   directoryFilter rejects, doesn't follow symlinked dirs, and fails
       //   wholesale (all entries lost) if anything in the subtree is unreadable,
       //   instead of emitting a 'warn' and continuing.
-      async _exploreDir(path17, depth) {
+      async _exploreDir(path20, depth) {
         let files;
         try {
-          files = await readdir(path17, this._rdOptions);
+          files = await readdir(path20, this._rdOptions);
         } catch (error) {
           this._onError(error);
         }
-        return { files, depth, path: path17 };
+        return { files, depth, path: path20 };
       }
       // Synchronous in dirent mode; returns a promise only when stats are needed.
-      _formatEntry(dirent, path17) {
+      _formatEntry(dirent, path20) {
         const basename4 = this._isDirent ? dirent.name : dirent;
-        const fullPath = pjoin(path17, basename4);
+        const fullPath = pjoin(path20, basename4);
         const entry = { path: fullPath.slice(this._relStart), fullPath, basename: basename4 };
         if (this._isDirent) {
           entry.dirent = dirent;
@@ -72251,16 +72650,16 @@ import { watch as fs_watch, unwatchFile, watchFile } from "node:fs";
 import { realpath as fsrealpath, lstat as lstat2, open, stat as stat3 } from "node:fs/promises";
 import { type as osType } from "node:os";
 import * as sp from "node:path";
-function createFsWatchInstance(path17, options, listener, errHandler, emitRaw) {
+function createFsWatchInstance(path20, options, listener, errHandler, emitRaw) {
   const handleEvent = (rawEvent, evPath) => {
-    listener(path17);
-    emitRaw(rawEvent, evPath, { watchedPath: path17 });
-    if (evPath && path17 !== evPath) {
-      fsWatchBroadcast(sp.resolve(path17, evPath), KEY_LISTENERS, sp.join(path17, evPath));
+    listener(path20);
+    emitRaw(rawEvent, evPath, { watchedPath: path20 });
+    if (evPath && path20 !== evPath) {
+      fsWatchBroadcast(sp.resolve(path20, evPath), KEY_LISTENERS, sp.join(path20, evPath));
     }
   };
   try {
-    return fs_watch(path17, {
+    return fs_watch(path20, {
       persistent: options.persistent
     }, handleEvent);
   } catch (error) {
@@ -72604,12 +73003,12 @@ var init_handler = __esm({
         listener(val1, val2, val3);
       });
     };
-    setFsWatchListener = (path17, fullPath, options, handlers) => {
+    setFsWatchListener = (path20, fullPath, options, handlers) => {
       const { listener, errHandler, rawEmitter } = handlers;
       let cont = FsWatchInstances.get(fullPath);
       let watcher;
       if (!options.persistent) {
-        watcher = createFsWatchInstance(path17, options, listener, errHandler, rawEmitter);
+        watcher = createFsWatchInstance(path20, options, listener, errHandler, rawEmitter);
         if (!watcher)
           return;
         return watcher.close.bind(watcher);
@@ -72620,7 +73019,7 @@ var init_handler = __esm({
         addAndConvert(cont, KEY_RAW, rawEmitter);
       } else {
         watcher = createFsWatchInstance(
-          path17,
+          path20,
           options,
           fsWatchBroadcast.bind(null, fullPath, KEY_LISTENERS),
           errHandler,
@@ -72635,7 +73034,7 @@ var init_handler = __esm({
             cont.watcherUnusable = true;
           if (isWindows && error.code === "EPERM") {
             try {
-              const fd = await open(path17, "r");
+              const fd = await open(path20, "r");
               await fd.close();
               broadcastErr(error);
             } catch (err) {
@@ -72666,7 +73065,7 @@ var init_handler = __esm({
       };
     };
     FsWatchFileInstances = /* @__PURE__ */ new Map();
-    setFsWatchFileListener = (path17, fullPath, options, handlers) => {
+    setFsWatchFileListener = (path20, fullPath, options, handlers) => {
       const { listener, rawEmitter } = handlers;
       let cont = FsWatchFileInstances.get(fullPath);
       const copts = cont && cont.options;
@@ -72688,7 +73087,7 @@ var init_handler = __esm({
             });
             const currmtime = curr.mtimeMs;
             if (curr.size !== prev.size || currmtime > prev.mtimeMs || currmtime === 0) {
-              foreach(cont.listeners, (listener2) => listener2(path17, curr));
+              foreach(cont.listeners, (listener2) => listener2(path20, curr));
             }
           })
         };
@@ -72718,13 +73117,13 @@ var init_handler = __esm({
        * @param listener on fs change
        * @returns closer for the watcher instance
        */
-      _watchWithNodeFs(path17, listener) {
+      _watchWithNodeFs(path20, listener) {
         const opts = this.fsw.options;
-        const directory = sp.dirname(path17);
-        const basename4 = sp.basename(path17);
+        const directory = sp.dirname(path20);
+        const basename4 = sp.basename(path20);
         const parent = this.fsw._getWatchedDir(directory);
         parent.add(basename4);
-        const absolutePath = sp.resolve(path17);
+        const absolutePath = sp.resolve(path20);
         const options = {
           persistent: opts.persistent
         };
@@ -72734,12 +73133,12 @@ var init_handler = __esm({
         if (opts.usePolling) {
           const enableBin = opts.interval !== opts.binaryInterval;
           options.interval = enableBin && isBinaryPath(basename4) ? opts.binaryInterval : opts.interval;
-          closer = setFsWatchFileListener(path17, absolutePath, options, {
+          closer = setFsWatchFileListener(path20, absolutePath, options, {
             listener,
             rawEmitter: this.fsw._emitRaw
           });
         } else {
-          closer = setFsWatchListener(path17, absolutePath, options, {
+          closer = setFsWatchListener(path20, absolutePath, options, {
             listener,
             errHandler: this._boundHandleError,
             rawEmitter: this.fsw._emitRaw
@@ -72761,7 +73160,7 @@ var init_handler = __esm({
         let prevStats = stats;
         if (parent.has(basename4))
           return;
-        const listener = async (path17, newStats) => {
+        const listener = async (path20, newStats) => {
           if (!this.fsw._throttle(THROTTLE_MODE_WATCH, file, 5))
             return;
           if (!newStats || newStats.mtimeMs === 0) {
@@ -72775,11 +73174,11 @@ var init_handler = __esm({
                 this.fsw._emit(EV.CHANGE, file, newStats2);
               }
               if ((isMacos || isLinux || isFreeBSD) && prevStats.ino !== newStats2.ino) {
-                this.fsw._closeFile(path17);
+                this.fsw._closeFile(path20);
                 prevStats = newStats2;
                 const closer2 = this._watchWithNodeFs(file, listener);
                 if (closer2)
-                  this.fsw._addPathCloser(path17, closer2);
+                  this.fsw._addPathCloser(path20, closer2);
               } else {
                 prevStats = newStats2;
               }
@@ -72811,7 +73210,7 @@ var init_handler = __esm({
        * @param item basename of this item
        * @returns true if no more processing is needed for this entry.
        */
-      async _handleSymlink(entry, directory, path17, item) {
+      async _handleSymlink(entry, directory, path20, item) {
         if (this.fsw.closed) {
           return;
         }
@@ -72821,7 +73220,7 @@ var init_handler = __esm({
           this.fsw._incrReadyCount();
           let linkPath;
           try {
-            linkPath = await fsrealpath(path17);
+            linkPath = await fsrealpath(path20);
           } catch (e) {
             this.fsw._emitReady();
             return true;
@@ -72831,12 +73230,12 @@ var init_handler = __esm({
           if (dir.has(item)) {
             if (this.fsw._symlinkPaths.get(full) !== linkPath) {
               this.fsw._symlinkPaths.set(full, linkPath);
-              this.fsw._emit(EV.CHANGE, path17, entry.stats);
+              this.fsw._emit(EV.CHANGE, path20, entry.stats);
             }
           } else {
             dir.add(item);
             this.fsw._symlinkPaths.set(full, linkPath);
-            this.fsw._emit(EV.ADD, path17, entry.stats);
+            this.fsw._emit(EV.ADD, path20, entry.stats);
           }
           this.fsw._emitReady();
           return true;
@@ -72866,9 +73265,9 @@ var init_handler = __esm({
             return;
           }
           const item = entry.path;
-          let path17 = sp.join(directory, item);
+          let path20 = sp.join(directory, item);
           current.add(item);
-          if (entry.stats.isSymbolicLink() && await this._handleSymlink(entry, directory, path17, item)) {
+          if (entry.stats.isSymbolicLink() && await this._handleSymlink(entry, directory, path20, item)) {
             return;
           }
           if (this.fsw.closed) {
@@ -72877,8 +73276,8 @@ var init_handler = __esm({
           }
           if (item === target || !target && !previous.has(item)) {
             this.fsw._incrReadyCount();
-            path17 = sp.join(dir, sp.relative(dir, path17));
-            this._addToNodeFs(path17, initialAdd, wh, depth + 1);
+            path20 = sp.join(dir, sp.relative(dir, path20));
+            this._addToNodeFs(path20, initialAdd, wh, depth + 1);
           }
         }).on(EV.ERROR, this._boundHandleError);
         return new Promise((resolve5, reject) => {
@@ -72947,13 +73346,13 @@ var init_handler = __esm({
        * @param depth Child path actually targeted for watch
        * @param target Child path actually targeted for watch
        */
-      async _addToNodeFs(path17, initialAdd, priorWh, depth, target) {
+      async _addToNodeFs(path20, initialAdd, priorWh, depth, target) {
         const ready = this.fsw._emitReady;
-        if (this.fsw._isIgnored(path17) || this.fsw.closed) {
+        if (this.fsw._isIgnored(path20) || this.fsw.closed) {
           ready();
           return false;
         }
-        const wh = this.fsw._getWatchHelpers(path17);
+        const wh = this.fsw._getWatchHelpers(path20);
         if (priorWh) {
           wh.filterPath = (entry) => priorWh.filterPath(entry);
           wh.filterDir = (entry) => priorWh.filterDir(entry);
@@ -72969,8 +73368,8 @@ var init_handler = __esm({
           const follow2 = this.fsw.options.followSymlinks;
           let closer;
           if (stats.isDirectory()) {
-            const absPath = sp.resolve(path17);
-            const targetPath = follow2 ? await fsrealpath(path17) : path17;
+            const absPath = sp.resolve(path20);
+            const targetPath = follow2 ? await fsrealpath(path20) : path20;
             if (this.fsw.closed)
               return;
             closer = await this._handleDir(wh.watchPath, stats, initialAdd, depth, target, wh, targetPath);
@@ -72980,29 +73379,29 @@ var init_handler = __esm({
               this.fsw._symlinkPaths.set(absPath, targetPath);
             }
           } else if (stats.isSymbolicLink()) {
-            const targetPath = follow2 ? await fsrealpath(path17) : path17;
+            const targetPath = follow2 ? await fsrealpath(path20) : path20;
             if (this.fsw.closed)
               return;
             const parent = sp.dirname(wh.watchPath);
             this.fsw._getWatchedDir(parent).add(wh.watchPath);
             this.fsw._emit(EV.ADD, wh.watchPath, stats);
-            closer = await this._handleDir(parent, stats, initialAdd, depth, path17, wh, targetPath);
+            closer = await this._handleDir(parent, stats, initialAdd, depth, path20, wh, targetPath);
             if (this.fsw.closed)
               return;
             if (targetPath !== void 0) {
-              this.fsw._symlinkPaths.set(sp.resolve(path17), targetPath);
+              this.fsw._symlinkPaths.set(sp.resolve(path20), targetPath);
             }
           } else {
             closer = this._handleFile(wh.watchPath, stats, initialAdd);
           }
           ready();
           if (closer)
-            this.fsw._addPathCloser(path17, closer);
+            this.fsw._addPathCloser(path20, closer);
           return false;
         } catch (error) {
           if (this.fsw._handleError(error)) {
             ready();
-            return path17;
+            return path20;
           }
         }
       }
@@ -73041,24 +73440,24 @@ function createPattern(matcher) {
   }
   return () => false;
 }
-function normalizePath(path17) {
-  if (typeof path17 !== "string")
+function normalizePath(path20) {
+  if (typeof path20 !== "string")
     throw new Error("string expected");
-  path17 = sp2.normalize(path17);
-  path17 = path17.replace(/\\/g, "/");
+  path20 = sp2.normalize(path20);
+  path20 = path20.replace(/\\/g, "/");
   let prepend = false;
-  if (path17.startsWith("//"))
+  if (path20.startsWith("//"))
     prepend = true;
-  path17 = path17.replace(DOUBLE_SLASH_RE, "/");
+  path20 = path20.replace(DOUBLE_SLASH_RE, "/");
   if (prepend)
-    path17 = "/" + path17;
-  return path17;
+    path20 = "/" + path20;
+  return path20;
 }
 function matchPatterns(patterns, testString, stats) {
-  const path17 = normalizePath(testString);
+  const path20 = normalizePath(testString);
   for (let index = 0; index < patterns.length; index++) {
     const pattern = patterns[index];
-    if (pattern(path17, stats)) {
+    if (pattern(path20, stats)) {
       return true;
     }
   }
@@ -73116,19 +73515,19 @@ var init_chokidar = __esm({
       }
       return str2;
     };
-    normalizePathToUnix = (path17) => toUnix(sp2.normalize(toUnix(path17)));
-    normalizeIgnored = (cwd = "") => (path17) => {
-      if (typeof path17 === "string") {
-        return normalizePathToUnix(sp2.isAbsolute(path17) ? path17 : sp2.join(cwd, path17));
+    normalizePathToUnix = (path20) => toUnix(sp2.normalize(toUnix(path20)));
+    normalizeIgnored = (cwd = "") => (path20) => {
+      if (typeof path20 === "string") {
+        return normalizePathToUnix(sp2.isAbsolute(path20) ? path20 : sp2.join(cwd, path20));
       } else {
-        return path17;
+        return path20;
       }
     };
-    getAbsolutePath = (path17, cwd) => {
-      if (sp2.isAbsolute(path17)) {
-        return path17;
+    getAbsolutePath = (path20, cwd) => {
+      if (sp2.isAbsolute(path20)) {
+        return path20;
       }
-      return sp2.join(cwd, path17);
+      return sp2.join(cwd, path20);
     };
     EMPTY_SET = Object.freeze(/* @__PURE__ */ new Set());
     DirEntry = class {
@@ -73193,10 +73592,10 @@ var init_chokidar = __esm({
       dirParts;
       followSymlinks;
       statMethod;
-      constructor(path17, follow2, fsw) {
+      constructor(path20, follow2, fsw) {
         this.fsw = fsw;
-        const watchPath = path17;
-        this.path = path17 = path17.replace(REPLACER_RE, "");
+        const watchPath = path20;
+        this.path = path20 = path20.replace(REPLACER_RE, "");
         this.watchPath = watchPath;
         this.fullWatchPath = sp2.resolve(watchPath);
         this.dirParts = [];
@@ -73336,20 +73735,20 @@ var init_chokidar = __esm({
         this._closePromise = void 0;
         let paths = unifyPaths(paths_);
         if (cwd) {
-          paths = paths.map((path17) => {
-            const absPath = getAbsolutePath(path17, cwd);
+          paths = paths.map((path20) => {
+            const absPath = getAbsolutePath(path20, cwd);
             return absPath;
           });
         }
-        paths.forEach((path17) => {
-          this._removeIgnoredPath(path17);
+        paths.forEach((path20) => {
+          this._removeIgnoredPath(path20);
         });
         this._userIgnored = void 0;
         if (!this._readyCount)
           this._readyCount = 0;
         this._readyCount += paths.length;
-        Promise.all(paths.map(async (path17) => {
-          const res = await this._nodeFsHandler._addToNodeFs(path17, !_internal, void 0, 0, _origAdd);
+        Promise.all(paths.map(async (path20) => {
+          const res = await this._nodeFsHandler._addToNodeFs(path20, !_internal, void 0, 0, _origAdd);
           if (res)
             this._emitReady();
           return res;
@@ -73371,17 +73770,17 @@ var init_chokidar = __esm({
           return this;
         const paths = unifyPaths(paths_);
         const { cwd } = this.options;
-        paths.forEach((path17) => {
-          if (!sp2.isAbsolute(path17) && !this._closers.has(path17)) {
+        paths.forEach((path20) => {
+          if (!sp2.isAbsolute(path20) && !this._closers.has(path20)) {
             if (cwd)
-              path17 = sp2.join(cwd, path17);
-            path17 = sp2.resolve(path17);
+              path20 = sp2.join(cwd, path20);
+            path20 = sp2.resolve(path20);
           }
-          this._closePath(path17);
-          this._addIgnoredPath(path17);
-          if (this._watched.has(path17)) {
+          this._closePath(path20);
+          this._addIgnoredPath(path20);
+          if (this._watched.has(path20)) {
             this._addIgnoredPath({
-              path: path17,
+              path: path20,
               recursive: true
             });
           }
@@ -73445,38 +73844,38 @@ var init_chokidar = __esm({
        * @param stats arguments to be passed with event
        * @returns the error if defined, otherwise the value of the FSWatcher instance's `closed` flag
        */
-      async _emit(event, path17, stats) {
+      async _emit(event, path20, stats) {
         if (this.closed)
           return;
         const opts = this.options;
         if (isWindows)
-          path17 = sp2.normalize(path17);
+          path20 = sp2.normalize(path20);
         if (opts.cwd)
-          path17 = sp2.relative(opts.cwd, path17);
-        const args = [path17];
+          path20 = sp2.relative(opts.cwd, path20);
+        const args = [path20];
         if (stats != null)
           args.push(stats);
         const awf = opts.awaitWriteFinish;
         let pw;
-        if (awf && (pw = this._pendingWrites.get(path17))) {
+        if (awf && (pw = this._pendingWrites.get(path20))) {
           pw.lastChange = /* @__PURE__ */ new Date();
           return this;
         }
         if (opts.atomic) {
           if (event === EVENTS.UNLINK) {
-            this._pendingUnlinks.set(path17, [event, ...args]);
+            this._pendingUnlinks.set(path20, [event, ...args]);
             setTimeout(() => {
-              this._pendingUnlinks.forEach((entry, path18) => {
+              this._pendingUnlinks.forEach((entry, path21) => {
                 this.emit(...entry);
                 this.emit(EVENTS.ALL, ...entry);
-                this._pendingUnlinks.delete(path18);
+                this._pendingUnlinks.delete(path21);
               });
             }, typeof opts.atomic === "number" ? opts.atomic : 100);
             return this;
           }
-          if (event === EVENTS.ADD && this._pendingUnlinks.has(path17)) {
+          if (event === EVENTS.ADD && this._pendingUnlinks.has(path20)) {
             event = EVENTS.CHANGE;
-            this._pendingUnlinks.delete(path17);
+            this._pendingUnlinks.delete(path20);
           }
         }
         if (awf && (event === EVENTS.ADD || event === EVENTS.CHANGE) && this._readyEmitted) {
@@ -73494,16 +73893,16 @@ var init_chokidar = __esm({
               this.emitWithAll(event, args);
             }
           };
-          this._awaitWriteFinish(path17, awf.stabilityThreshold, event, awfEmit);
+          this._awaitWriteFinish(path20, awf.stabilityThreshold, event, awfEmit);
           return this;
         }
         if (event === EVENTS.CHANGE) {
-          const isThrottled = !this._throttle(EVENTS.CHANGE, path17, 50);
+          const isThrottled = !this._throttle(EVENTS.CHANGE, path20, 50);
           if (isThrottled)
             return this;
         }
         if (opts.alwaysStat && stats === void 0 && (event === EVENTS.ADD || event === EVENTS.ADD_DIR || event === EVENTS.CHANGE)) {
-          const fullPath = opts.cwd ? sp2.join(opts.cwd, path17) : path17;
+          const fullPath = opts.cwd ? sp2.join(opts.cwd, path20) : path20;
           let stats2;
           try {
             stats2 = await stat4(fullPath);
@@ -73534,31 +73933,31 @@ var init_chokidar = __esm({
        * @param timeout duration of time to suppress duplicate actions
        * @returns tracking object or false if action should be suppressed
        */
-      _throttle(actionType, path17, timeout) {
+      _throttle(actionType, path20, timeout) {
         if (!this._throttled.has(actionType)) {
           this._throttled.set(actionType, /* @__PURE__ */ new Map());
         }
         const action = this._throttled.get(actionType);
         if (!action)
           throw new Error("invalid throttle");
-        const actionPath = action.get(path17);
+        const actionPath = action.get(path20);
         if (actionPath) {
           actionPath.count++;
           return false;
         }
         let timeoutObject;
         const clear = () => {
-          const item = action.get(path17);
-          const count2 = item ? item.count : 0;
-          action.delete(path17);
+          const item = action.get(path20);
+          const count3 = item ? item.count : 0;
+          action.delete(path20);
           clearTimeout(timeoutObject);
           if (item)
             clearTimeout(item.timeoutObject);
-          return count2;
+          return count3;
         };
         timeoutObject = setTimeout(clear, timeout);
         const thr = { timeoutObject, clear, count: 0 };
-        action.set(path17, thr);
+        action.set(path20, thr);
         return thr;
       }
       _incrReadyCount() {
@@ -73572,44 +73971,44 @@ var init_chokidar = __esm({
        * @param event
        * @param awfEmit Callback to be called when ready for event to be emitted.
        */
-      _awaitWriteFinish(path17, threshold, event, awfEmit) {
+      _awaitWriteFinish(path20, threshold, event, awfEmit) {
         const awf = this.options.awaitWriteFinish;
         if (typeof awf !== "object")
           return;
         const pollInterval = awf.pollInterval;
         let timeoutHandler;
-        let fullPath = path17;
-        if (this.options.cwd && !sp2.isAbsolute(path17)) {
-          fullPath = sp2.join(this.options.cwd, path17);
+        let fullPath = path20;
+        if (this.options.cwd && !sp2.isAbsolute(path20)) {
+          fullPath = sp2.join(this.options.cwd, path20);
         }
         const now = /* @__PURE__ */ new Date();
         const writes = this._pendingWrites;
         function awaitWriteFinishFn(prevStat) {
           statcb(fullPath, (err, curStat) => {
-            if (err || !writes.has(path17)) {
+            if (err || !writes.has(path20)) {
               if (err && err.code !== "ENOENT")
                 awfEmit(err);
               return;
             }
             const now2 = Number(/* @__PURE__ */ new Date());
             if (prevStat && curStat.size !== prevStat.size) {
-              writes.get(path17).lastChange = now2;
+              writes.get(path20).lastChange = now2;
             }
-            const pw = writes.get(path17);
+            const pw = writes.get(path20);
             const df = now2 - pw.lastChange;
             if (df >= threshold) {
-              writes.delete(path17);
+              writes.delete(path20);
               awfEmit(void 0, curStat);
             } else {
               timeoutHandler = setTimeout(awaitWriteFinishFn, pollInterval, curStat);
             }
           });
         }
-        if (!writes.has(path17)) {
-          writes.set(path17, {
+        if (!writes.has(path20)) {
+          writes.set(path20, {
             lastChange: now,
             cancelWait: () => {
-              writes.delete(path17);
+              writes.delete(path20);
               clearTimeout(timeoutHandler);
               return event;
             }
@@ -73620,8 +74019,8 @@ var init_chokidar = __esm({
       /**
        * Determines whether user has asked to ignore this path.
        */
-      _isIgnored(path17, stats) {
-        if (this.options.atomic && DOT_RE.test(path17))
+      _isIgnored(path20, stats) {
+        if (this.options.atomic && DOT_RE.test(path20))
           return true;
         if (!this._userIgnored) {
           const { cwd } = this.options;
@@ -73631,17 +74030,17 @@ var init_chokidar = __esm({
           const list = [...ignoredPaths.map(normalizeIgnored(cwd)), ...ignored];
           this._userIgnored = anymatch(list, void 0);
         }
-        return this._userIgnored(path17, stats);
+        return this._userIgnored(path20, stats);
       }
-      _isntIgnored(path17, stat5) {
-        return !this._isIgnored(path17, stat5);
+      _isntIgnored(path20, stat5) {
+        return !this._isIgnored(path20, stat5);
       }
       /**
        * Provides a set of common helpers and properties relating to symlink handling.
        * @param path file or directory pattern being watched
        */
-      _getWatchHelpers(path17) {
-        return new WatchHelper(path17, this.options.followSymlinks, this);
+      _getWatchHelpers(path20) {
+        return new WatchHelper(path20, this.options.followSymlinks, this);
       }
       // Directory helpers
       // -----------------
@@ -73673,63 +74072,63 @@ var init_chokidar = __esm({
        * @param item      base path of item/directory
        */
       _remove(directory, item, isDirectory) {
-        const path17 = sp2.join(directory, item);
-        const fullPath = sp2.resolve(path17);
-        isDirectory = isDirectory != null ? isDirectory : this._watched.has(path17) || this._watched.has(fullPath);
-        if (!this._throttle("remove", path17, 100))
+        const path20 = sp2.join(directory, item);
+        const fullPath = sp2.resolve(path20);
+        isDirectory = isDirectory != null ? isDirectory : this._watched.has(path20) || this._watched.has(fullPath);
+        if (!this._throttle("remove", path20, 100))
           return;
         if (!isDirectory && this._watched.size === 1) {
           this.add(directory, item, true);
         }
-        const wp = this._getWatchedDir(path17);
+        const wp = this._getWatchedDir(path20);
         const nestedDirectoryChildren = wp.getChildren();
-        nestedDirectoryChildren.forEach((nested) => this._remove(path17, nested));
+        nestedDirectoryChildren.forEach((nested) => this._remove(path20, nested));
         const parent = this._getWatchedDir(directory);
         const wasTracked = parent.has(item);
         parent.remove(item);
         if (this._symlinkPaths.has(fullPath)) {
           this._symlinkPaths.delete(fullPath);
         }
-        let relPath = path17;
+        let relPath = path20;
         if (this.options.cwd)
-          relPath = sp2.relative(this.options.cwd, path17);
+          relPath = sp2.relative(this.options.cwd, path20);
         if (this.options.awaitWriteFinish && this._pendingWrites.has(relPath)) {
           const event = this._pendingWrites.get(relPath).cancelWait();
           if (event === EVENTS.ADD)
             return;
         }
-        this._watched.delete(path17);
+        this._watched.delete(path20);
         this._watched.delete(fullPath);
         const eventName = isDirectory ? EVENTS.UNLINK_DIR : EVENTS.UNLINK;
-        if (wasTracked && !this._isIgnored(path17))
-          this._emit(eventName, path17);
-        this._closePath(path17);
+        if (wasTracked && !this._isIgnored(path20))
+          this._emit(eventName, path20);
+        this._closePath(path20);
       }
       /**
        * Closes all watchers for a path
        */
-      _closePath(path17) {
-        this._closeFile(path17);
-        const dir = sp2.dirname(path17);
-        this._getWatchedDir(dir).remove(sp2.basename(path17));
+      _closePath(path20) {
+        this._closeFile(path20);
+        const dir = sp2.dirname(path20);
+        this._getWatchedDir(dir).remove(sp2.basename(path20));
       }
       /**
        * Closes only file-specific watchers
        */
-      _closeFile(path17) {
-        const closers = this._closers.get(path17);
+      _closeFile(path20) {
+        const closers = this._closers.get(path20);
         if (!closers)
           return;
         closers.forEach((closer) => closer());
-        this._closers.delete(path17);
+        this._closers.delete(path20);
       }
-      _addPathCloser(path17, closer) {
+      _addPathCloser(path20, closer) {
         if (!closer)
           return;
-        let list = this._closers.get(path17);
+        let list = this._closers.get(path20);
         if (!list) {
           list = [];
-          this._closers.set(path17, list);
+          this._closers.set(path20, list);
         }
         list.push(closer);
       }
@@ -73889,6 +74288,10 @@ function createSourceLoop(options) {
   let idleWaiters = [];
   function trigger(reason) {
     if (stopped) return;
+    if (options.accepts?.(reason) === false) {
+      log2.debug({ trigger: reason }, "trigger ignored: the source is suspended");
+      return;
+    }
     cancelRetry();
     if (active) {
       if (queued === null) log2.debug({ trigger: reason }, "pass running; one more pass queued");
@@ -74060,7 +74463,11 @@ function initialStatus(source) {
     gitReached: null,
     apiReached: null,
     fighting: [],
-    lastPass: null
+    lastPass: null,
+    suspended: false,
+    suspendedAt: null,
+    syncWindow: null,
+    waitingForWindow: null
   };
 }
 function readiness(statuses) {
@@ -74119,6 +74526,622 @@ var init_fight_detector = __esm({
   }
 });
 
+// src/notify/delivery.ts
+function createDeliveryQueue(options) {
+  const limits = { ...DELIVERY_DEFAULTS, ...options.limits };
+  const log2 = options.logger.child({ receiver: options.receiver });
+  const waiting = [];
+  let worker = null;
+  const closing = new AbortController();
+  const result = (message, outcome) => options.onResult?.(options.receiver, message.event, outcome);
+  async function work() {
+    for (let message = waiting.shift(); message !== void 0; message = waiting.shift()) {
+      result(message, await deliver(message));
+    }
+    worker = null;
+  }
+  async function deliver(message) {
+    for (let attempt = 1; ; attempt += 1) {
+      const answer2 = await attemptOnce(message);
+      if (answer2 === "ok") {
+        log2.debug({ event: message.event, attempt }, "notification sent");
+        return "sent";
+      }
+      const retry = answer2.retry && attempt < limits.attempts && !closing.signal.aborted;
+      log2.warn({ event: message.event, attempt, reason: answer2.reason, retrying: retry }, "notification not delivered");
+      if (!retry) return "failed";
+      await sleep2(limits.backoffMs * 2 ** (attempt - 1), closing.signal);
+    }
+  }
+  async function attemptOnce(message) {
+    try {
+      const response = await fetch(message.url, {
+        method: "POST",
+        headers: message.headers,
+        body: message.body,
+        redirect: "manual",
+        signal: AbortSignal.any([AbortSignal.timeout(limits.timeoutMs), closing.signal])
+      });
+      await response.body?.cancel().catch(() => void 0);
+      if (response.status >= 200 && response.status < 300) return "ok";
+      return { retry: response.status >= 500 || response.status === 429, reason: `HTTP ${response.status}` };
+    } catch (error) {
+      const reason = error instanceof Error && error.name === "TimeoutError" ? `no answer in ${limits.timeoutMs / 1e3} s` : connectionReason(error);
+      return { retry: true, reason };
+    }
+  }
+  return {
+    push(message) {
+      waiting.push(message);
+      while (waiting.length > limits.queueLength) {
+        const dropped = waiting.shift();
+        log2.warn({ event: dropped.event, queueLength: limits.queueLength }, "notification queue full: the oldest message was dropped");
+        result(dropped, "dropped");
+      }
+      worker ??= work();
+    },
+    async drain(timeoutMs) {
+      if (worker === null) return;
+      const timer = setTimeout(() => closing.abort(new Error("the notification queue is closing")), timeoutMs);
+      try {
+        await worker;
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  };
+}
+function connectionReason(error) {
+  const cause = error.cause;
+  if (typeof cause?.code === "string") return `connection failed (${cause.code})`;
+  return error instanceof Error && error.name === "AbortError" ? "aborted: the queue is closing" : `connection failed (${errorMessage(error).split("\n")[0]?.slice(0, 80) ?? ""})`;
+}
+function sleep2(ms, signal) {
+  return new Promise((resolve5) => {
+    if (signal.aborted) return resolve5();
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve5();
+    }
+  });
+}
+var DELIVERY_DEFAULTS;
+var init_delivery = __esm({
+  "src/notify/delivery.ts"() {
+    "use strict";
+    init_errors();
+    DELIVERY_DEFAULTS = { queueLength: 100, attempts: 5, timeoutMs: 1e4, backoffMs: 1e3 };
+  }
+});
+
+// src/notify/events.ts
+function freshMemory() {
+  return { failing: false, appliedRevision: null, succeeded: false, waiting: null };
+}
+function passEvents(report2, memory) {
+  if (!report2.ok) {
+    const events2 = memory.failing ? [] : [failureKind(report2)];
+    return { events: events2, memory: { ...memory, failing: true } };
+  }
+  const events = [];
+  if (memory.failing) events.push("recovered");
+  const applied = report2.changes.filter((c3) => c3.outcome === "applied").length;
+  let waiting = null;
+  if (report2.windowClosed && report2.changes.length > 0) {
+    waiting = report2.changes.length;
+    if (memory.waiting !== waiting) events.push("window");
+  } else if (applied > 0) {
+    events.push(isDrift(report2, memory) ? "drift" : "applied");
+  }
+  const appliedRevision = report2.windowClosed ? memory.appliedRevision : report2.revision;
+  return { events, memory: { failing: false, appliedRevision, succeeded: memory.succeeded || !report2.windowClosed, waiting } };
+}
+function isDrift(report2, memory) {
+  if (!memory.succeeded) return false;
+  if (report2.kind === "git") return report2.revision !== null && report2.revision === memory.appliedRevision;
+  return report2.trigger !== "file-change" && report2.trigger !== "start-up";
+}
+function failureKind(report2) {
+  if (report2.errors.some((e) => e.startsWith("conflict:"))) return "conflict";
+  if (report2.errors.some((e) => /refusing to apply/.test(e) && /max-deletes|allow-empty/.test(e))) return "guard";
+  return "failed";
+}
+var init_events = __esm({
+  "src/notify/events.ts"() {
+    "use strict";
+  }
+});
+
+// src/notify/messages.ts
+function summaryLine(event, report2) {
+  const where = `source "${report2.source}" (${report2.organization})${report2.revision === null ? "" : ` at ${report2.revision.slice(0, 12)}`}`;
+  const applied = report2.changes.filter((c3) => c3.outcome === "applied").length;
+  const override = report2.overrideWindow ? " (the sync window was overridden)" : "";
+  switch (event) {
+    case "applied":
+      return `policy-pool-sync: ${where} applied ${count2(applied)}${override}`;
+    case "drift":
+      return `policy-pool-sync: ${where} found drift and repaired ${count2(applied)}${override}`;
+    case "failed":
+      return `policy-pool-sync: ${where} failed: ${report2.error ?? "unknown error"}`;
+    case "conflict":
+      return `policy-pool-sync: ${where} has a conflict with another source: ${report2.errors.find((e) => e.startsWith("conflict:")) ?? report2.error ?? ""}`;
+    case "guard":
+      return `policy-pool-sync: ${where} refused to apply: ${report2.errors.find((e) => e.includes("refusing to apply")) ?? report2.error ?? ""}`;
+    case "recovered":
+      return `policy-pool-sync: ${where} recovered: the pass succeeded after failures`;
+    case "window":
+      return `policy-pool-sync: ${where} has ${count2(report2.changes.length)} waiting for the sync window`;
+  }
+}
+function changeLine(change) {
+  return `${change.action} ${change.resource} "${change.name}" (${change.outcome})`;
+}
+function webhookPayload(event, report2, time) {
+  return {
+    version: 1,
+    event,
+    time: time.toISOString(),
+    summary: summaryLine(event, report2),
+    source: report2.source,
+    organization: report2.organization,
+    revision: report2.revision,
+    trigger: report2.trigger,
+    ok: report2.ok,
+    error: report2.error,
+    errors: report2.errors,
+    changes: report2.changes.slice(0, MAX_CHANGES_IN_MESSAGE),
+    changesOmitted: Math.max(0, report2.changes.length - MAX_CHANGES_IN_MESSAGE),
+    windowClosed: report2.windowClosed,
+    overrideWindow: report2.overrideWindow
+  };
+}
+function slackPayload(event, report2) {
+  const listed = report2.changes.slice(0, MAX_CHANGES_IN_MESSAGE).map((c3) => `\u2022 ${changeLine(c3)}`);
+  const omitted = report2.changes.length - listed.length;
+  if (omitted > 0) listed.push(`\u2026 and ${omitted} more`);
+  const text = [summaryLine(event, report2), ...listed].join("\n");
+  return { text };
+}
+function count2(n) {
+  return `${n} change${n === 1 ? "" : "s"}`;
+}
+var MAX_CHANGES_IN_MESSAGE;
+var init_messages2 = __esm({
+  "src/notify/messages.ts"() {
+    "use strict";
+    MAX_CHANGES_IN_MESSAGE = 50;
+  }
+});
+
+// src/notify/receivers.ts
+import { createHmac as createHmac2 } from "node:crypto";
+import { readFileSync as readFileSync3 } from "node:fs";
+function openReceiver(config, env) {
+  const url = receiverUrl(config, env);
+  const secret = config.secretEnv === null ? null : nonEmpty2(env[config.secretEnv]);
+  if (config.secretEnv !== null && secret === null) {
+    throw new UsageError(`notification receiver "${config.name}": the environment variable ${config.secretEnv} (secret-env) is not set`);
+  }
+  const json = (event, body, headers = {}) => ({
+    event,
+    url,
+    headers: { "content-type": "application/json", "user-agent": "policy-pool-sync", ...headers },
+    body: JSON.stringify(body)
+  });
+  switch (config.type) {
+    case "webhook":
+      return {
+        config,
+        event(event, report2, time) {
+          const message = json(event, webhookPayload(event, report2, time));
+          if (secret !== null) message.headers[SIGNATURE_HEADER] = `sha256=${createHmac2("sha256", secret).update(message.body).digest("hex")}`;
+          return message;
+        },
+        status: () => null
+      };
+    case "slack":
+      return { config, event: (event, report2) => json(event, slackPayload(event, report2)), status: () => null };
+    case "github-status":
+      return {
+        config,
+        event: () => null,
+        status(state, report2, description) {
+          if (report2.revision === null) return null;
+          const body = { state, context: `policy-pool-sync/${report2.source}`, description: description.slice(0, 140), ...config.statusUrl === null ? {} : { target_url: config.statusUrl } };
+          const auth = secret === null ? {} : { authorization: `Bearer ${secret}` };
+          return { ...json(state, body, { accept: "application/vnd.github+json", ...auth }), url: `${url.replace(/\/$/, "")}/statuses/${report2.revision}` };
+        }
+      };
+    case "gitlab-status":
+      return {
+        config,
+        event: () => null,
+        status(state, report2, description) {
+          if (report2.revision === null) return null;
+          const gitlabState = state === "failure" ? "failed" : state === "pending" ? "running" : "success";
+          const body = { state: gitlabState, name: `policy-pool-sync/${report2.source}`, description: description.slice(0, 255), ...config.statusUrl === null ? {} : { target_url: config.statusUrl } };
+          const auth = secret === null ? {} : { "private-token": secret };
+          return { ...json(state, body, auth), url: `${url.replace(/\/$/, "")}/statuses/${report2.revision}` };
+        }
+      };
+  }
+}
+function statusDescription(report2) {
+  if (!report2.ok) return summaryLine("failed", report2).replace(/^policy-pool-sync: /, "");
+  const applied = report2.changes.filter((c3) => c3.outcome === "applied").length;
+  if (report2.windowClosed) return `${report2.changes.length} changes waiting for the sync window`;
+  return applied === 0 ? "in sync: nothing to change" : `applied ${applied} change${applied === 1 ? "" : "s"}`;
+}
+function receiverUrl(config, env) {
+  let value2;
+  if (config.urlEnv !== null) {
+    value2 = nonEmpty2(env[config.urlEnv]);
+    if (value2 === null) throw new UsageError(`notification receiver "${config.name}": the environment variable ${config.urlEnv} (url-env) is not set`);
+  } else if (config.urlFile === null) {
+    throw new UsageError(`notification receiver "${config.name}" needs url-env or url-file`);
+  } else {
+    try {
+      value2 = nonEmpty2(readFileSync3(config.urlFile, "utf8"));
+    } catch {
+      value2 = null;
+    }
+    if (value2 === null) throw new UsageError(`notification receiver "${config.name}": cannot read a URL from ${config.urlFile} (url-file)`);
+  }
+  if (!/^https?:\/\/\S+$/.test(value2)) throw new UsageError(`notification receiver "${config.name}": the URL is not an http(s) URL`);
+  return value2;
+}
+function nonEmpty2(value2) {
+  return value2 === void 0 || value2.trim() === "" ? null : value2.trim();
+}
+var SIGNATURE_HEADER;
+var init_receivers = __esm({
+  "src/notify/receivers.ts"() {
+    "use strict";
+    init_errors();
+    init_messages2();
+    SIGNATURE_HEADER = "x-policy-pool-sync-signature-256";
+  }
+});
+
+// src/notify/notifier.ts
+function createNotifier(options) {
+  const receivers = (options.config.notifications ?? []).map((c3) => ({
+    receiver: openReceiver(c3, options.env),
+    queue: createDeliveryQueue({
+      receiver: c3.name,
+      logger: options.logger,
+      ...options.onResult === void 0 ? {} : { onResult: options.onResult },
+      ...options.limits === void 0 ? {} : { limits: options.limits }
+    })
+  }));
+  const memories = /* @__PURE__ */ new Map();
+  const now = options.now ?? (() => /* @__PURE__ */ new Date());
+  const forSource = (source) => receivers.filter(({ receiver }) => receiver.config.sources === null || receiver.config.sources.includes(source));
+  const push = (queue, message) => message !== null && queue.push(message);
+  return {
+    passStarted(source, revision2) {
+      const report2 = { source: source.name, organization: source.organization, revision: revision2 };
+      for (const { receiver, queue } of forSource(source.name)) push(queue, receiver.status("pending", report2, "a pass is running"));
+    },
+    passFinished(source, report2) {
+      const { events, memory } = passEvents(report2, memories.get(source.name) ?? freshMemory());
+      memories.set(source.name, memory);
+      if (events.length > 0) options.logger.info({ source: source.name, events }, "pass events");
+      const time = now();
+      for (const { receiver, queue } of forSource(source.name)) {
+        push(queue, receiver.status(report2.ok ? "success" : "failure", report2, statusDescription(report2)));
+        for (const event of events) {
+          if (receiver.config.events === null || receiver.config.events.includes(event)) push(queue, receiver.event(event, report2, time));
+        }
+      }
+      return events;
+    },
+    async close(timeoutMs) {
+      await Promise.all(receivers.map(({ queue }) => queue.drain(timeoutMs)));
+    }
+  };
+}
+var init_notifier = __esm({
+  "src/notify/notifier.ts"() {
+    "use strict";
+    init_delivery();
+    init_events();
+    init_receivers();
+  }
+});
+
+// src/notify/report.ts
+function passReport(source, outcome, context) {
+  const plan = outcome?.sourcePlan.plan ?? null;
+  const results = new Map((outcome?.results ?? []).map((r2) => [r2.change, r2.outcome]));
+  const errors = outcome === null ? [] : [...sourceErrors(outcome.sourcePlan)];
+  return {
+    source: source.name,
+    organization: source.organization,
+    kind: source.git === null ? "path" : "git",
+    trigger: context.trigger,
+    revision: context.revision,
+    ok: context.ok,
+    error: context.ok ? null : context.error ?? (errors.join("; ") || "the pass failed"),
+    planned: plan !== null,
+    changes: (plan?.changes ?? []).map((c3) => ({ resource: c3.resource, name: c3.name, action: c3.action, outcome: results.get(c3) ?? "not-applied" })),
+    errors,
+    windowClosed: context.windowClosed ?? false,
+    overrideWindow: context.overrideWindow ?? false
+  };
+}
+var init_report = __esm({
+  "src/notify/report.ts"() {
+    "use strict";
+    init_output();
+  }
+});
+
+// src/notify/index.ts
+var init_notify = __esm({
+  "src/notify/index.ts"() {
+    "use strict";
+    init_notifier();
+    init_report();
+    init_events();
+    init_receivers();
+    init_delivery();
+  }
+});
+
+// src/daemon/state-file.ts
+import { randomBytes as randomBytes3 } from "node:crypto";
+import { mkdir as mkdir3, readFile as readFile7, rename as rename2, unlink as unlink2, writeFile as writeFile2 } from "node:fs/promises";
+import path14 from "node:path";
+async function readStateFile(file, check, logger2) {
+  let text;
+  try {
+    text = await readFile7(file, "utf8");
+  } catch (error) {
+    if (error.code === "ENOENT") return null;
+    logger2.warn({ file, error: errorMessage(error) }, "cannot read a state file; ignoring it");
+    return null;
+  }
+  try {
+    if (text.length > MAX_STATE_FILE_BYTES) throw new Error("the file is too large");
+    const value2 = JSON.parse(text);
+    if (check(value2)) return value2;
+    throw new Error("unexpected content");
+  } catch (error) {
+    logger2.warn({ file, error: errorMessage(error) }, "a state file is corrupt; ignoring it");
+    return null;
+  }
+}
+async function writeStateFile(file, value2) {
+  await mkdir3(path14.dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.${randomBytes3(6).toString("hex")}.tmp`;
+  try {
+    await writeFile2(temporary, `${JSON.stringify(value2)}
+`, "utf8");
+    await rename2(temporary, file);
+  } catch (error) {
+    await unlink2(temporary).catch(() => void 0);
+    throw error;
+  }
+}
+function sourceFileName(source, suffix) {
+  return `${source.replace(/[^A-Za-z0-9._-]/g, (c3) => `%${c3.charCodeAt(0).toString(16).padStart(2, "0")}`)}${suffix}`;
+}
+var MAX_STATE_FILE_BYTES;
+var init_state_file = __esm({
+  "src/daemon/state-file.ts"() {
+    "use strict";
+    init_errors();
+    MAX_STATE_FILE_BYTES = 16 * 1024 * 1024;
+  }
+});
+
+// src/daemon/history-file.ts
+import path15 from "node:path";
+async function openPassHistory(stateDir, source, logger2) {
+  const file = path15.join(stateDir, "history", sourceFileName(source, ".json"));
+  const read = await readStateFile(file, isHistoryFile, logger2);
+  const passes = read !== null && read.source === source ? read.passes.slice(0, HISTORY_LENGTH) : [];
+  let writing = Promise.resolve();
+  return {
+    passes,
+    add(record2) {
+      passes.unshift(record2);
+      passes.length = Math.min(passes.length, HISTORY_LENGTH);
+      const snapshot = { source, passes: [...passes] };
+      writing = writing.then(
+        () => writeStateFile(file, snapshot).catch((error) => logger2.warn({ file, error: errorMessage(error) }, "cannot save the pass history"))
+      );
+      return writing;
+    }
+  };
+}
+function isHistoryFile(value2) {
+  if (typeof value2 !== "object" || value2 === null) return false;
+  const { source, passes } = value2;
+  return typeof source === "string" && Array.isArray(passes) && passes.every(isPassRecord);
+}
+function isPassRecord(value2) {
+  if (typeof value2 !== "object" || value2 === null) return false;
+  const r2 = value2;
+  return typeof r2["startedAt"] === "string" && typeof r2["finishedAt"] === "string" && typeof r2["result"] === "string" && Array.isArray(r2["changes"]) && Array.isArray(r2["warnings"]) && Array.isArray(r2["errors"]);
+}
+var init_history_file = __esm({
+  "src/daemon/history-file.ts"() {
+    "use strict";
+    init_errors();
+    init_pass_record();
+    init_state_file();
+  }
+});
+
+// src/daemon/pass-waiters.ts
+function createPassWaiters() {
+  let started = 0;
+  let waiting = [];
+  return {
+    next() {
+      const after = started;
+      return new Promise((resolve5) => waiting.push({ after, resolve: resolve5 }));
+    },
+    started() {
+      started += 1;
+    },
+    ended(record2) {
+      const done = waiting.filter((w) => w.after < started);
+      waiting = waiting.filter((w) => w.after >= started);
+      for (const w of done) w.resolve(record2);
+    },
+    close() {
+      for (const w of waiting) w.resolve(null);
+      waiting = [];
+    }
+  };
+}
+var init_pass_waiters = __esm({
+  "src/daemon/pass-waiters.ts"() {
+    "use strict";
+  }
+});
+
+// src/daemon/cron-match.ts
+function parseCron(expression) {
+  const parts = expression.trim().split(/\s+/);
+  if (parts.length !== 5) throw new Error(`"${expression}" is not a five-field cron expression`);
+  const [minute, hour, day, month, weekday] = parts;
+  const sets = {
+    minute: field2(minute, 0, 59, []),
+    hour: field2(hour, 0, 23, []),
+    day: field2(day, 1, 31, []),
+    month: field2(month, 1, 12, MONTHS, 1),
+    weekday: field2(weekday, 0, 7, DAYS)
+  };
+  if (sets.weekday.has(7)) sets.weekday.add(0);
+  const dayRestricted = day !== "*";
+  const weekdayRestricted = weekday !== "*";
+  return {
+    matches(t2) {
+      if (!sets.minute.has(t2.minute) || !sets.hour.has(t2.hour) || !sets.month.has(t2.month)) return false;
+      if (dayRestricted && weekdayRestricted) return sets.day.has(t2.day) || sets.weekday.has(t2.weekday);
+      return sets.day.has(t2.day) && sets.weekday.has(t2.weekday);
+    }
+  };
+}
+function field2(text, min, max, names, nameBase = 0) {
+  const values = /* @__PURE__ */ new Set();
+  const value2 = (v) => {
+    const named = names.indexOf(v.toLowerCase());
+    const n = named >= 0 ? named + nameBase : /^\d+$/.test(v) ? Number(v) : NaN;
+    if (!(n >= min && n <= max)) throw new Error(`cron field "${text}": "${v}" is not between ${min} and ${max}`);
+    return n;
+  };
+  for (const item of text.split(",")) {
+    const [range = "", stepText] = item.split("/");
+    const step = stepText === void 0 ? 1 : Number(stepText);
+    if (!Number.isInteger(step) || step < 1) throw new Error(`cron field "${text}": bad step "${stepText ?? ""}"`);
+    let from;
+    let to;
+    if (range === "*") [from, to] = [min, max];
+    else if (range.includes("-")) {
+      const [a = "", b2 = ""] = range.split("-");
+      [from, to] = [value2(a), value2(b2)];
+    } else [from, to] = [value2(range), stepText === void 0 ? value2(range) : max];
+    for (let n = from; n <= to; n += step) values.add(n);
+  }
+  return values;
+}
+function wallClock(time, timeZone) {
+  let format = FORMATS3.get(timeZone);
+  if (format === void 0) {
+    format = new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", minute: "numeric", hour: "numeric", day: "numeric", month: "numeric", weekday: "short" });
+    FORMATS3.set(timeZone, format);
+  }
+  const parts = format.formatToParts(time);
+  const get = (type) => parts.find((p2) => p2.type === type)?.value ?? "";
+  return {
+    minute: Number(get("minute")),
+    hour: Number(get("hour")),
+    day: Number(get("day")),
+    month: Number(get("month")),
+    weekday: DAYS.indexOf(get("weekday").toLowerCase().slice(0, 3))
+  };
+}
+var MONTHS, DAYS, FORMATS3;
+var init_cron_match = __esm({
+  "src/daemon/cron-match.ts"() {
+    "use strict";
+    MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+    DAYS = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
+    FORMATS3 = /* @__PURE__ */ new Map();
+  }
+});
+
+// src/daemon/sync-windows.ts
+function windowState(windows, now) {
+  const deny = windows.find((w) => w.kind === "deny" && isOpen(w, now));
+  if (deny !== void 0) return { closed: true, reason: describe3(deny) };
+  const allows = windows.filter((w) => w.kind === "allow");
+  if (allows.length === 0) return { closed: false, reason: null };
+  const allow = allows.find((w) => isOpen(w, now));
+  return allow === void 0 ? { closed: true, reason: `outside every allow window: ${allows.map(describe3).join(", ")}` } : { closed: false, reason: describe3(allow) };
+}
+function isOpen(window2, now) {
+  const matcher = parseCron(window2.schedule);
+  const start = Math.floor(now.getTime() / MINUTE) * MINUTE;
+  for (let back = 0; back < window2.durationMinutes; back += 1) {
+    if (matcher.matches(wallClock(new Date(start - back * MINUTE), window2.timezone))) return true;
+  }
+  return false;
+}
+function describe3(window2) {
+  return `${window2.kind} "${window2.schedule}" for ${window2.durationMinutes} min (${window2.timezone})`;
+}
+function windowProblem(window2) {
+  try {
+    parseCron(window2.schedule);
+    wallClock(/* @__PURE__ */ new Date(0), window2.timezone);
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+var MINUTE;
+var init_sync_windows = __esm({
+  "src/daemon/sync-windows.ts"() {
+    "use strict";
+    init_cron_match();
+    MINUTE = 6e4;
+  }
+});
+
+// src/daemon/pool-health.ts
+async function readPoolHealth(api, organization) {
+  const { pools } = await api.listAgentPools(organization, { includeWorkspaces: true });
+  return Promise.all(
+    pools.map(async (pool) => {
+      const agents = await api.listAgents(pool.id);
+      const counts = Object.fromEntries(STATUSES.map((s) => [s, agents.filter((a) => a.status === s).length]));
+      const pings = agents.map((a) => a.lastPingAt).filter((p2) => p2 !== null && !Number.isNaN(Date.parse(p2)));
+      const newest = pings.length === 0 ? null : new Date(Math.max(...pings.map((p2) => Date.parse(p2)))).toISOString();
+      const workspaces = (/* @__PURE__ */ new Set([...pool.workspaceIds, ...pool.allowedWorkspaceIds])).size;
+      const able = counts.idle + counts.busy;
+      const warning = workspaces > 0 && able === 0 ? `agent pool "${pool.name}" has ${workspaces} workspace${workspaces === 1 ? "" : "s"} attached or allowed, and no idle or busy agent (${agents.length} agent${agents.length === 1 ? "" : "s"} in all): their runs cannot start` : null;
+      return { name: pool.name, workspaces, agents: counts, newestPingAt: newest, warning };
+    })
+  );
+}
+var STATUSES;
+var init_pool_health = __esm({
+  "src/daemon/pool-health.ts"() {
+    "use strict";
+    STATUSES = ["idle", "busy", "exited", "errored", "unknown"];
+  }
+});
+
 // src/daemon/source-runner.ts
 async function startSourceRunner(options) {
   const { source, metrics } = options;
@@ -74129,8 +75152,14 @@ async function startSourceRunner(options) {
   const repo = openSource(source, { stateDir: options.stateDir, env: options.env, logger: log2 });
   metrics.addSource(source.name);
   const fights = createFightDetector();
-  let current = { startedAt: /* @__PURE__ */ new Date(), revision: null, outcome: null };
-  const history = [];
+  let current = { startedAt: /* @__PURE__ */ new Date(), revision: null, outcome: null, windowClosed: false, overrideWindow: false };
+  const history = await openPassHistory(options.stateDir, source.name, log2);
+  let historyWritten = Promise.resolve();
+  const waiters = createPassWaiters();
+  const suspensions = options.suspensions;
+  const now = options.now ?? (() => /* @__PURE__ */ new Date());
+  let overrideRequested = false;
+  metrics.suspended(source.name, suspensions?.since(source.name) != null);
   let lastWarnings = /* @__PURE__ */ new Set();
   function logWarnings(warnings) {
     const seen = lastWarnings;
@@ -74142,6 +75171,12 @@ async function startSourceRunner(options) {
   async function pass(trigger, signal, stop) {
     const { dir, revision: revision2 } = await checkout(signal);
     current.revision = revision2;
+    if (source.git !== null) options.notifier?.passStarted(source, revision2);
+    const window2 = windowState(source.syncWindows ?? [], now());
+    current.overrideWindow = trigger === "sync" && overrideRequested && window2.closed;
+    overrideRequested = false;
+    current.windowClosed = window2.closed && !current.overrideWindow;
+    if (current.overrideWindow) log2.warn({ window: window2.reason }, "the sync window is closed; applying anyway, as sync --override-window asked");
     const session = openPassSession(options.api, signal);
     const progress = new ProgressReporter({ logger: options.logger });
     let outcome;
@@ -74153,7 +75188,7 @@ async function startSourceRunner(options) {
           revision: revision2,
           api: session.api,
           logger: options.logger,
-          mode: "apply",
+          mode: current.windowClosed ? "plan" : "apply",
           codeCache,
           declaredCache,
           concurrency: options.concurrency,
@@ -74176,11 +75211,16 @@ async function startSourceRunner(options) {
     const { plan } = outcome.sourcePlan;
     if (plan !== null) logWarnings(plan.warnings);
     if (plan !== null) noteFights(plan.changes, outcome.results);
+    if (plan !== null && current.windowClosed && plan.changes.length > 0) {
+      log2.info({ waiting: plan.changes.length, window: windowState(source.syncWindows ?? [], now()).reason }, `${plan.changes.length} changes waiting for the window`);
+    }
     if (plan !== null) {
       state.driftCount = plan.changes.length;
       metrics.drift(source.name, plan.changes.length);
     }
-    if (outcome.ok) {
+    state.waitingForWindow = current.windowClosed && plan !== null ? plan.changes.length : null;
+    if (outcome.ok && session.apiReached() === true) await checkPools(session.api);
+    if (outcome.ok && !current.windowClosed) {
       state.lastAppliedRevision = revision2;
       state.lastSuccessAt = (/* @__PURE__ */ new Date()).toISOString();
       metrics.lastSuccess(source.name, Date.now());
@@ -74192,6 +75232,18 @@ async function startSourceRunner(options) {
     state.fighting = fights.observe(planned, results).map(fightWarning);
     for (const warning of state.fighting) log2.warn({ warning }, "another writer changes this source's resources back");
     metrics.fighting(source.name, state.fighting.length);
+  }
+  async function checkPools(api) {
+    try {
+      const pools = await readPoolHealth(api, source.organization);
+      state.pools = pools;
+      for (const pool of pools) {
+        metrics.poolHealth(source.organization, pool.name, pool.agents, pool.newestPingAt === null ? null : (now().getTime() - Date.parse(pool.newestPingAt)) / 1e3);
+        if (pool.warning !== null) log2.warn({ pool: pool.name }, pool.warning);
+      }
+    } catch (error) {
+      log2.debug({ error: safeErrorMessage(error) }, "cannot read the agent pools' health");
+    }
   }
   function logNotApplied(outcome, stop) {
     const skipped = outcome.results.filter((r2) => r2.outcome === "skipped" && r2.message === NOT_STARTED);
@@ -74220,9 +75272,11 @@ async function startSourceRunner(options) {
     onPassStart(trigger) {
       state.running = true;
       state.lastTrigger = trigger;
-      current = { startedAt: /* @__PURE__ */ new Date(), revision: null, outcome: null };
+      current = { startedAt: /* @__PURE__ */ new Date(), revision: null, outcome: null, windowClosed: false, overrideWindow: false };
+      waiters.started();
       log2.info({ trigger }, "pass started");
     },
+    accepts: (reason) => reason === "sync" || suspensions?.since(source.name) == null,
     onPassEnd(end) {
       state.running = false;
       state.result = resultLabel(end);
@@ -74230,10 +75284,21 @@ async function startSourceRunner(options) {
       const finishedAt = /* @__PURE__ */ new Date();
       state.lastRunAt = finishedAt.toISOString();
       state.lastPass = passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error);
-      history.unshift(state.lastPass);
-      history.length = Math.min(history.length, HISTORY_LENGTH);
+      historyWritten = history.add(state.lastPass);
+      waiters.ended(state.lastPass);
+      options.notifier?.passFinished(
+        source,
+        passReport(source, current.outcome, {
+          trigger: end.trigger,
+          revision: current.revision,
+          ok: end.ok,
+          error: state.error,
+          windowClosed: current.windowClosed,
+          overrideWindow: current.overrideWindow
+        })
+      );
       metrics.passFinished(source.name, state.result, end.durationMs / 1e3);
-      const fields = { trigger: end.trigger, result: state.result, durationMs: end.durationMs, revision: state.lastAttemptedRevision, drift: state.driftCount };
+      const fields = { trigger: end.trigger, result: state.result, durationMs: end.durationMs, revision: state.lastAttemptedRevision, drift: state.lastPass.drift };
       if (end.ok) log2.info(fields, "pass finished");
       else log2.warn({ ...fields, error: state.error }, "pass failed");
     }
@@ -74250,15 +75315,46 @@ async function startSourceRunner(options) {
     trigger: (reason) => loop.trigger(reason),
     status(options2 = {}) {
       const next = [schedule2.nextRun()?.getTime(), loop.retryAt].filter((t2) => typeof t2 === "number");
-      const status = { ...state, running: loop.running, nextRunAt: next.length === 0 ? null : new Date(Math.min(...next)).toISOString() };
-      if (options2.history === true) status.history = [...history];
+      const suspendedAt = suspensions?.since(source.name) ?? null;
+      const status = {
+        ...state,
+        running: loop.running,
+        nextRunAt: suspendedAt !== null || next.length === 0 ? null : new Date(Math.min(...next)).toISOString(),
+        suspended: suspendedAt !== null,
+        suspendedAt,
+        syncWindow: source.syncWindows === void 0 || source.syncWindows.length === 0 ? null : windowState(source.syncWindows, now())
+      };
+      if (options2.history === true) status.history = [...history.passes];
       return status;
     },
     whenIdle: () => loop.whenIdle(),
+    sync({ overrideWindow }) {
+      const ended = waiters.next();
+      overrideRequested = overrideWindow;
+      log2.info({ overrideWindow }, "sync asked for");
+      loop.trigger("sync");
+      return ended;
+    },
+    get suspended() {
+      return suspensions?.since(source.name) != null;
+    },
+    async suspend() {
+      await suspensions?.suspend(source.name, now());
+      metrics.suspended(source.name, true);
+      log2.warn("source suspended: no trigger starts a pass until it is resumed");
+    },
+    async resume() {
+      await suspensions?.resume(source.name);
+      metrics.suspended(source.name, false);
+      log2.info("source resumed");
+      loop.trigger("sync");
+    },
     async stop(graceMs) {
       await schedule2.stop();
       await watch2?.close();
       await loop.stop(graceMs);
+      waiters.close();
+      await historyWritten;
     }
   };
 }
@@ -74280,6 +75376,11 @@ var init_source_runner = __esm({
     init_pass_record();
     init_status2();
     init_fight_detector();
+    init_notify();
+    init_history_file();
+    init_pass_waiters();
+    init_sync_windows();
+    init_pool_health();
   }
 });
 
@@ -74363,6 +75464,72 @@ var init_webhook = __esm({
   }
 });
 
+// src/daemon/control-target.ts
+function controlTarget(runners) {
+  const runner = (name) => {
+    const found = runners.get(name);
+    if (found === void 0) throw new Error(`no source named ${name}`);
+    return found;
+  };
+  return {
+    has: (name) => runners.has(name),
+    suspended: (name) => runner(name).suspended,
+    async sync(name, { wait, overrideWindow }) {
+      const ended = runner(name).sync({ overrideWindow });
+      if (!wait) return null;
+      return await ended ?? "stopped";
+    },
+    suspend: (name) => runner(name).suspend(),
+    resume: (name) => runner(name).resume()
+  };
+}
+var init_control_target = __esm({
+  "src/daemon/control-target.ts"() {
+    "use strict";
+  }
+});
+
+// src/daemon/suspensions.ts
+import path16 from "node:path";
+async function openSuspensions(stateDir, logger2) {
+  const file = path16.join(stateDir, SUSPENSIONS_FILE);
+  const read = await readStateFile(file, isSuspensionFile, logger2);
+  const suspended = new Map(Object.entries(read?.suspended ?? {}));
+  async function save() {
+    try {
+      await writeStateFile(file, { suspended: Object.fromEntries(suspended) });
+    } catch (error) {
+      logger2.warn({ file, error: errorMessage(error) }, "cannot save the suspended sources; the change holds until a restart");
+    }
+  }
+  return {
+    since: (source) => suspended.get(source) ?? null,
+    async suspend(source, at) {
+      if (suspended.has(source)) return;
+      suspended.set(source, at.toISOString());
+      await save();
+    },
+    async resume(source) {
+      if (!suspended.delete(source)) return;
+      await save();
+    }
+  };
+}
+function isSuspensionFile(value2) {
+  if (typeof value2 !== "object" || value2 === null) return false;
+  const suspended = value2.suspended;
+  return typeof suspended === "object" && suspended !== null && Object.values(suspended).every((v) => typeof v === "string");
+}
+var SUSPENSIONS_FILE;
+var init_suspensions = __esm({
+  "src/daemon/suspensions.ts"() {
+    "use strict";
+    init_errors();
+    init_state_file();
+    SUSPENSIONS_FILE = "suspended.json";
+  }
+});
+
 // src/daemon/daemon.ts
 async function startDaemon(options) {
   const { config, logger: logger2 } = options;
@@ -74371,6 +75538,16 @@ async function startDaemon(options) {
   let accepting = true;
   const secret = webhookSecret(config.webhookSecretEnv, options.env, logger2);
   const token = statusToken(options.env, config.listen, logger2);
+  const control = controlToken(options.env, logger2);
+  checkSyncWindows(config);
+  const suspensions = await openSuspensions(config.stateDir, logger2);
+  const notifier = createNotifier({
+    config,
+    env: options.env,
+    logger: logger2,
+    onResult: (receiver, event, result) => metrics.notification(receiver, event, result),
+    ...options.notificationLimits === void 0 ? {} : { limits: options.notificationLimits }
+  });
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: logger2, persist: options.noCache !== true });
   for (const source of config.sources) {
     const runner = await startSourceRunner({
@@ -74384,6 +75561,9 @@ async function startDaemon(options) {
       metrics,
       logger: logger2,
       env: options.env,
+      suspensions,
+      notifier,
+      ...options.now === void 0 ? {} : { now: options.now },
       ...options.backoff === void 0 ? {} : { backoff: options.backoff },
       ...options.watchDebounceMs === void 0 ? {} : { watchDebounceMs: options.watchDebounceMs }
     });
@@ -74397,6 +75577,7 @@ async function startDaemon(options) {
     registry: metrics.registry,
     logger: logger2,
     statusToken: token,
+    control: (request2, url) => accepting ? handleControl2(request2, url, control, controlTarget(runners)) : Promise.resolve({ status: 503, body: { error: "shutting down" } }),
     webhook(request2, rawBody) {
       if (!accepting) return { status: 503, body: { error: "shutting down" } };
       return handleWebhook(request2.headers, rawBody, {
@@ -74429,6 +75610,7 @@ async function startDaemon(options) {
       logger2.info({ graceSeconds }, "shutting down: no new triggers or changes; finishing the changes under way");
       await stopRunners(graceSeconds * 1e3);
       await server.close();
+      await notifier.close(NOTIFY_CLOSE_MS);
       logger2.info("daemon stopped");
     }
   };
@@ -74441,6 +75623,15 @@ function webhookSecret(name, env, logger2) {
   }
   return value2;
 }
+function checkSyncWindows(config) {
+  for (const source of config.sources) {
+    for (const [index, window2] of (source.syncWindows ?? []).entries()) {
+      const problem = windowProblem(window2);
+      if (problem !== null) throw new UsageError(`source "${source.name}": sync-windows[${index}]: ${problem}`);
+    }
+  }
+}
+var NOTIFY_CLOSE_MS;
 var init_daemon = __esm({
   "src/daemon/daemon.ts"() {
     "use strict";
@@ -74452,6 +75643,14 @@ var init_daemon = __esm({
     init_status2();
     init_status_token();
     init_webhook();
+    init_errors();
+    init_notify();
+    init_control_target();
+    init_control2();
+    init_control_token();
+    init_suspensions();
+    init_sync_windows();
+    NOTIFY_CLOSE_MS = 5e3;
   }
 });
 
@@ -74633,8 +75832,8 @@ var init_export = __esm({
 });
 
 // src/export/write-tree.ts
-import { mkdir as mkdir3, readdir as readdir3, writeFile as writeFile2 } from "node:fs/promises";
-import path14 from "node:path";
+import { mkdir as mkdir4, readdir as readdir3, writeFile as writeFile3 } from "node:fs/promises";
+import path17 from "node:path";
 async function checkTarget(dir, force) {
   const entries = await readdir3(dir).catch((error) => {
     if (error.code === "ENOENT") return [];
@@ -74646,9 +75845,9 @@ async function checkTarget(dir, force) {
 }
 async function writeFiles(dir, files) {
   for (const file of files) {
-    const abs = path14.join(dir, ...file.path.split("/"));
-    await mkdir3(path14.dirname(abs), { recursive: true });
-    await writeFile2(abs, file.bytes);
+    const abs = path17.join(dir, ...file.path.split("/"));
+    await mkdir4(path17.dirname(abs), { recursive: true });
+    await writeFile3(abs, file.bytes);
   }
 }
 var init_write_tree = __esm({
@@ -74693,9 +75892,9 @@ var export_command_exports = {};
 __export(export_command_exports, {
   runExport: () => runExport
 });
-import path15 from "node:path";
+import path18 from "node:path";
 async function runExport(args, config, io) {
-  const dir = path15.resolve(args.exportDir);
+  const dir = path18.resolve(args.exportDir);
   const organization = args.organization;
   await checkTarget(dir, args.force);
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
@@ -74875,12 +76074,34 @@ var init_markdown_context = __esm({
   }
 });
 
+// src/cli/one-shot-notify.ts
+function oneShotNotifications(config, mode, env, logger2) {
+  const notifier = mode === "apply" && (config.notifications ?? []).length > 0 ? createNotifier({ config, env, logger: logger2 }) : null;
+  return {
+    started(source, revision2) {
+      if (source.git !== null) notifier?.passStarted(source, revision2);
+    },
+    finished(source, revision2, outcome) {
+      notifier?.passFinished(source, passReport(source, outcome, { trigger: "reconcile", revision: revision2, ok: outcome.ok, error: null }));
+    },
+    close: async () => notifier?.close(NOTIFY_CLOSE_MS2)
+  };
+}
+var NOTIFY_CLOSE_MS2;
+var init_one_shot_notify = __esm({
+  "src/cli/one-shot-notify.ts"() {
+    "use strict";
+    init_notify();
+    NOTIFY_CLOSE_MS2 = 15e3;
+  }
+});
+
 // src/cli/one-shot.ts
 var one_shot_exports = {};
 __export(one_shot_exports, {
   runOnce: () => runOnce
 });
-import { readFile as readFile7, writeFile as writeFile3 } from "node:fs/promises";
+import { readFile as readFile8, writeFile as writeFile4 } from "node:fs/promises";
 async function runOnce(args, config, io) {
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   await checkReachable(config.api.url).catch(async (error) => {
@@ -74896,6 +76117,7 @@ async function runOnce(args, config, io) {
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
   const dirs = /* @__PURE__ */ new Map();
   const interrupt = interruption(config.shutdownTimeoutSeconds, io.logger);
+  const notify = oneShotNotifications(config, mode, io.env, io.logger);
   try {
     for (const [index, source] of sources.entries()) {
       if (interrupt.early !== null) break;
@@ -74911,6 +76133,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
       const revision2 = checkout.revision ?? await workTreeRevision(dir);
       dirs.set(source.name, dir);
       const codeCache = await caches.forOrganization(source.organization);
+      notify.started(source, revision2);
       let printed = false;
       const outcome = await runPass({
         source,
@@ -74940,6 +76163,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
       progress.end();
       if (interrupt.early !== null) break;
       outcomes.push(outcome);
+      notify.finished(source, revision2, outcome);
       if (printsEarly) io.stdout.write(printed ? renderApplied(outcome, args.output === "markdown" ? "markdown" : "text") : renderPlan(args, [outcome.sourcePlan], io));
     }
   } catch (error) {
@@ -74950,10 +76174,11 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
     io.logger[logFormat(io.env["LOG_FORMAT"], io.terminal != null) === "pretty" ? "debug" : "info"](api.stats(), "api requests");
     await api.close();
     await caches.save();
+    await notify.close();
   }
   if (interrupt.early !== null) throw interrupt.early;
   if (args.out !== null) {
-    await writeFile3(args.out, withSavedRun(renderSavedPlan(outcomes.map((o2) => o2.sourcePlan)), config, sources, args.prune));
+    await writeFile4(args.out, withSavedRun(renderSavedPlan(outcomes.map((o2) => o2.sourcePlan)), config, sources, args.prune));
     io.logger.info({ file: args.out }, "plan saved; apply it with --reconcile --plan");
   }
   if (!printsEarly) io.stdout.write(render2(args, outcomes, io));
@@ -74980,7 +76205,7 @@ function render2(args, outcomes, io) {
 async function readSavedPlan(file, config, args) {
   let text;
   try {
-    text = await readFile7(file, "utf8");
+    text = await readFile8(file, "utf8");
   } catch (error) {
     throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
   }
@@ -75034,6 +76259,7 @@ var init_one_shot = __esm({
     init_markdown_context();
     init_saved_run();
     init_sources();
+    init_one_shot_notify();
   }
 });
 
@@ -75065,7 +76291,7 @@ function exitWhenSettled(run2, stderr) {
 
 // src/cli/main.ts
 import { existsSync as existsSync2 } from "node:fs";
-import path16 from "node:path";
+import path19 from "node:path";
 
 // src/config/load.ts
 init_errors();
@@ -75087,9 +76313,9 @@ function checkConfigRules(value2) {
     const source = entry;
     if (typeof source.name === "string") {
       const first2 = firstIndexByName.get(source.name);
-      const path17 = ["sources", index, "name"];
+      const path20 = ["sources", index, "name"];
       if (first2 === void 0) firstIndexByName.set(source.name, index);
-      else problems2.push({ path: path17, message: `${keyLabel(path17)} "${source.name}" is already used by ${keyLabel(["sources", first2])}` });
+      else problems2.push({ path: path20, message: `${keyLabel(path20)} "${source.name}" is already used by ${keyLabel(["sources", first2])}` });
     }
     const hasPath = source.path !== void 0;
     const hasGit = source.git !== void 0;
@@ -75101,15 +76327,15 @@ function checkConfigRules(value2) {
   });
   return problems2;
 }
-function checkCron(expression, path17) {
+function checkCron(expression, path20) {
   const result = validateDetailed(expression);
   if (result.valid) return [];
   const detail = result.errors.map((e) => e.message).join("; ");
-  return [{ path: path17, message: `${keyLabel(path17)} "${expression}" is not a valid cron expression${detail === "" ? "" : ` (${detail})`}` }];
+  return [{ path: path20, message: `${keyLabel(path20)} "${expression}" is not a valid cron expression${detail === "" ? "" : ` (${detail})`}` }];
 }
-function checkListen(listen, path17) {
+function checkListen(listen, path20) {
   const match = /:(\d{1,5})$/.exec(listen);
-  if (match !== null && Number(match[1]) > 65535) return [{ path: path17, message: `${keyLabel(path17)} "${listen}" has a port above 65535` }];
+  if (match !== null && Number(match[1]) > 65535) return [{ path: path20, message: `${keyLabel(path20)} "${listen}" has a port above 65535` }];
   return [];
 }
 
@@ -75183,6 +76409,8 @@ var USAGE = `Usage:
   policy-pool-sync --export DIR --organization NAME   write a declared repo from the live organization, no API write
   policy-pool-sync --emulator [--port N] [--emulator-seed FILE]
                                                       serve the local API emulator
+  policy-pool-sync status|sync|suspend|resume [--source NAME] [--daemon URL]
+                                                      ask a running daemon (policy-pool-sync sync --help)
 
 Options:
   -h, --help               show this help and exit
@@ -75220,6 +76448,7 @@ Environment:
   STATUS_TOKEN             a token the daemon requires on /status, /status.html and /metrics
   GIT_CONFIG_COUNT         with GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n: git settings for git sources, e.g. a
                            credential header (http.<repo URL>.extraHeader) kept out of the URL, .git/config and ps
+  CONTROL_TOKEN            the token of POST /sources/NAME/sync|suspend|resume (without it they answer 403)
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
   LOG_FORMAT               pretty or json (default: pretty on a terminal, json otherwise)
   POLICY_POOL_SYNC_ACTION  true (the GitHub Action sets it): advice in errors names the action's inputs, not flags
@@ -75360,10 +76589,10 @@ var ONE_SHOT_FLAGS = [
   "native-kind"
 ];
 function checkDaemonFlags(values) {
-  const given = ONE_SHOT_FLAGS.filter((flag) => values[flag] !== void 0 && values[flag] !== false);
-  const misplaced = given.filter((flag) => !(flag === "no-cache" && values.config !== void 0));
+  const given = ONE_SHOT_FLAGS.filter((flag2) => values[flag2] !== void 0 && values[flag2] !== false);
+  const misplaced = given.filter((flag2) => !(flag2 === "no-cache" && values.config !== void 0));
   if (misplaced.length === 0) return;
-  const flags = misplaced.map((flag) => `--${flag}`).join(", ");
+  const flags = misplaced.map((flag2) => `--${flag2}`).join(", ");
   throw new UsageError(
     `${flags} ${misplaced.length === 1 ? "goes" : "go"} with a one-shot mode: add --dry-run (print the plan), --reconcile (apply it) or --validate (check the declared repo). Without a mode policy-pool-sync runs the daemon, which applies until stopped; it starts only from a config file.`
   );
@@ -75393,6 +76622,8 @@ async function runCommandLine(argv, io) {
   }
 }
 async function main(argv, io) {
+  const control = await Promise.resolve().then(() => (init_control_command(), control_command_exports));
+  if (control.isControlCommand(argv[0])) return control.runControlCommand(argv, io);
   const args = parseCliArgs(argv);
   if (args.help) {
     io.stdout.write(USAGE);
@@ -75423,7 +76654,7 @@ async function main(argv, io) {
 }
 async function resolveConfig(args, env) {
   const read = await readConfig(args, env);
-  const config = args.stateDir === null ? read : { ...read, stateDir: path16.resolve(args.stateDir) };
+  const config = args.stateDir === null ? read : { ...read, stateDir: path19.resolve(args.stateDir) };
   return {
     ...config,
     api: args.nativeKind === null ? config.api : { ...config.api, nativeKind: args.nativeKind },

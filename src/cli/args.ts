@@ -54,6 +54,8 @@ export const USAGE = `Usage:
   policy-pool-sync --export DIR --organization NAME   write a declared repo from the live organization, no API write
   policy-pool-sync --emulator [--port N] [--emulator-seed FILE]
                                                       serve the local API emulator
+  policy-pool-sync status|sync|suspend|resume [--source NAME] [--daemon URL]
+                                                      ask a running daemon (policy-pool-sync sync --help)
 
 Options:
   -h, --help               show this help and exit
@@ -91,6 +93,7 @@ Environment:
   STATUS_TOKEN             a token the daemon requires on /status, /status.html and /metrics
   GIT_CONFIG_COUNT         with GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n: git settings for git sources, e.g. a
                            credential header (http.<repo URL>.extraHeader) kept out of the URL, .git/config and ps
+  CONTROL_TOKEN            the token of POST /sources/NAME/sync|suspend|resume (without it they answer 403)
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
   LOG_FORMAT               pretty or json (default: pretty on a terminal, json otherwise)
   POLICY_POOL_SYNC_ACTION  true (the GitHub Action sets it): advice in errors names the action's inputs, not flags

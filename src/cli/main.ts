@@ -33,6 +33,8 @@ export async function runCommandLine(argv: string[], io: ProcessIo): Promise<num
 }
 
 async function main(argv: string[], io: ProcessIo): Promise<number> {
+  const control = await import('./control-command.js');
+  if (control.isControlCommand(argv[0])) return control.runControlCommand(argv, io);
   const args = parseCliArgs(argv);
   if (args.help) {
     io.stdout.write(USAGE);

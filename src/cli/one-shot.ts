@@ -20,6 +20,7 @@ import { interruption } from './interrupt.js';
 import { markdownContext } from './markdown-context.js';
 import { withSavedRun } from './saved-run.js';
 import { selectSources, sourceContext, type CliIo } from './sources.js';
+import { oneShotNotifications } from './one-shot-notify.js';
 
 export type { CliIo } from './sources.js';
 
@@ -43,6 +44,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
   const dirs = new Map<string, string>();
   const interrupt = interruption(config.shutdownTimeoutSeconds, io.logger);
+  const notify = oneShotNotifications(config, mode, io.env, io.logger);
   try {
     for (const [index, source] of sources.entries()) {
       if (interrupt.early !== null) break;
@@ -56,6 +58,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
       const revision = checkout.revision ?? (await workTreeRevision(dir));
       dirs.set(source.name, dir);
       const codeCache = await caches.forOrganization(source.organization);
+      notify.started(source, revision);
       let printed = false;
       const outcome = await runPass({
         source, dir, revision, api, logger: io.logger, mode, prune: args.prune || undefined, force: args.force,
@@ -77,6 +80,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
       progress.end();
       if (interrupt.early !== null) break;
       outcomes.push(outcome);
+      notify.finished(source, revision, outcome);
       if (printsEarly) io.stdout.write(printed ? renderApplied(outcome, args.output === 'markdown' ? 'markdown' : 'text') : renderPlan(args, [outcome.sourcePlan], io));
     }
   } catch (error) {
@@ -88,6 +92,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
     io.logger[logFormat(io.env['LOG_FORMAT'], io.terminal != null) === 'pretty' ? 'debug' : 'info'](api.stats(), 'api requests');
     await api.close();
     await caches.save();
+    await notify.close();
   }
   if (interrupt.early !== null) throw interrupt.early;
   if (args.out !== null) {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { NativeKindName, Ownership } from '../model.js';
-import type { Config, SourceConfig } from './types.js';
+import type { Config, NotificationConfig, SourceConfig, SyncWindow } from './types.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:9090';
 export const DEFAULT_STATE_DIR = '.policy-pool-sync';
@@ -17,6 +17,25 @@ export interface RawConfig {
   'webhook-secret-env'?: string;
   'state-dir'?: string;
   'shutdown-timeout'?: number;
+  notifications?: RawNotification[];
+}
+
+export interface RawNotification {
+  name: string;
+  type: NotificationConfig['type'];
+  'url-env'?: string;
+  'url-file'?: string;
+  'secret-env'?: string;
+  events?: string[];
+  sources?: string[];
+  'status-url'?: string;
+}
+
+export interface RawSyncWindow {
+  kind: 'allow' | 'deny';
+  schedule: string;
+  duration: string;
+  timezone?: string;
 }
 
 export interface RawSource {
@@ -33,6 +52,7 @@ export interface RawSource {
   'strict-imports'?: boolean;
   'max-agent-pools'?: number;
   'pass-timeout'?: number;
+  'sync-windows'?: RawSyncWindow[];
 }
 
 /** Fills defaults and resolves relative paths against `cwd` (the working directory, so `npm start` works from the project root). */
@@ -53,6 +73,7 @@ export function toConfig(raw: RawConfig, cwd: string): Config {
     webhookSecretEnv: raw['webhook-secret-env'] ?? 'WEBHOOK_SECRET',
     stateDir: path.resolve(cwd, raw['state-dir'] ?? DEFAULT_STATE_DIR),
     shutdownTimeoutSeconds: raw['shutdown-timeout'] ?? DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
+    notifications: (raw.notifications ?? []).map((n) => toNotification(n, cwd)),
   };
 }
 
@@ -70,7 +91,28 @@ function toSource(raw: RawSource, cwd: string): SourceConfig {
     ...(raw['strict-imports'] === true ? { strictImports: true } : {}),
     maxAgentPools: raw['max-agent-pools'] ?? 1,
     passTimeoutSeconds: raw['pass-timeout'] ?? 600,
+    ...(raw['sync-windows'] === undefined ? {} : { syncWindows: raw['sync-windows'].map(toSyncWindow) }),
   };
+}
+
+function toNotification(raw: RawNotification, cwd: string): NotificationConfig {
+  return {
+    name: raw.name,
+    type: raw.type,
+    urlEnv: raw['url-env'] ?? null,
+    urlFile: raw['url-file'] === undefined ? null : path.resolve(cwd, raw['url-file']),
+    secretEnv: raw['secret-env'] ?? null,
+    events: raw.events ?? null,
+    sources: raw.sources ?? null,
+    statusUrl: raw['status-url'] ?? null,
+  };
+}
+
+/** `duration` is `90m`, `2h` or `1h30m` (the schema checks the form). */
+function toSyncWindow(raw: RawSyncWindow): SyncWindow {
+  const match = /^(?:(\d+)h)?(?:(\d+)m)?$/.exec(raw.duration);
+  const minutes = Number(match?.[1] ?? 0) * 60 + Number(match?.[2] ?? 0);
+  return { kind: raw.kind, schedule: raw.schedule, durationMinutes: minutes, timezone: raw.timezone ?? 'UTC' };
 }
 
 /** A source with every optional setting at its default; `path` and `git` still to be set. */

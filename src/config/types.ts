@@ -51,6 +51,35 @@ export interface SourceConfig {
   strictImports?: boolean;
   /** Seconds a pass may take before it is abandoned. @default 600 */
   passTimeoutSeconds: number;
+  /** When changes may be applied (`sync-windows`); none: always. */
+  syncWindows?: SyncWindow[];
+}
+
+/** `sync-windows:` one window: `deny` closes the source while it is open; with `allow` windows, only they open it. */
+export interface SyncWindow {
+  kind: 'allow' | 'deny';
+  /** A five-field cron expression: when the window starts. */
+  schedule: string;
+  /** How long it stays open, in minutes. */
+  durationMinutes: number;
+  /** IANA time zone of the schedule. @default "UTC" */
+  timezone: string;
+}
+
+/** `notifications:` one receiver. Exactly one of `urlEnv` and `urlFile` is set. */
+export interface NotificationConfig {
+  name: string;
+  type: 'webhook' | 'slack' | 'github-status' | 'gitlab-status';
+  urlEnv: string | null;
+  urlFile: string | null;
+  /** webhook: the HMAC key; github-status and gitlab-status: the API token. */
+  secretEnv: string | null;
+  /** The events sent; null: all of them (commit statuses follow every pass). */
+  events: string[] | null;
+  /** Only these sources; null: all of them. */
+  sources: string[] | null;
+  /** The status page's address, linked from commit statuses. */
+  statusUrl: string | null;
 }
 
 export interface Config {
@@ -67,4 +96,6 @@ export interface Config {
    * @default 30
    */
   shutdownTimeoutSeconds: number;
+  /** Where pass events are sent (`notifications:`). @default [] */
+  notifications?: NotificationConfig[];
 }

@@ -10,6 +10,13 @@ import { startSourceRunner, type Reconcile, type SourceRunner } from './source-r
 import { readiness, type SourceStatus } from './status.js';
 import { statusToken } from './status-token.js';
 import { handleWebhook } from './webhook.js';
+import { UsageError } from '../errors.js';
+import { createNotifier, type DeliveryLimits } from '../notify/index.js';
+import { controlTarget } from './control-target.js';
+import { handleControl } from './control.js';
+import { controlToken } from './control-token.js';
+import { openSuspensions } from './suspensions.js';
+import { windowProblem } from './sync-windows.js';
 
 export interface StartDaemonOptions {
   config: Config;
@@ -29,6 +36,10 @@ export interface StartDaemonOptions {
   noCache?: boolean;
   /** What one client may hold of the HTTP server. @default HTTP_LIMITS */
   httpLimits?: HttpLimits;
+  /** The clock of the sync windows. @default the system clock */
+  now?: () => Date;
+  /** Queue length, attempts, timeout and back-off of notification delivery. @default DELIVERY_DEFAULTS */
+  notificationLimits?: Partial<DeliveryLimits>;
 }
 
 export interface RunningDaemon {
@@ -54,6 +65,13 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   let accepting = true;
   const secret = webhookSecret(config.webhookSecretEnv, options.env, logger);
   const token = statusToken(options.env, config.listen, logger);
+  const control = controlToken(options.env, logger);
+  checkSyncWindows(config);
+  const suspensions = await openSuspensions(config.stateDir, logger);
+  const notifier = createNotifier({
+    config, env: options.env, logger, onResult: (receiver, event, result) => metrics.notification(receiver, event, result),
+    ...(options.notificationLimits === undefined ? {} : { limits: options.notificationLimits }),
+  });
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger, persist: options.noCache !== true });
 
   for (const source of config.sources) {
@@ -68,6 +86,9 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       metrics,
       logger,
       env: options.env,
+      suspensions,
+      notifier,
+      ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
       ...(options.watchDebounceMs === undefined ? {} : { watchDebounceMs: options.watchDebounceMs }),
     });
@@ -81,6 +102,8 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     registry: metrics.registry,
     logger,
     statusToken: token,
+    control: (request, url) =>
+      accepting ? handleControl(request, url, control, controlTarget(runners)) : Promise.resolve({ status: 503, body: { error: 'shutting down' } }),
     webhook(request, rawBody) {
       if (!accepting) return { status: 503, body: { error: 'shutting down' } };
       return handleWebhook(request.headers, rawBody, {
@@ -114,6 +137,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       logger.info({ graceSeconds }, 'shutting down: no new triggers or changes; finishing the changes under way');
       await stopRunners(graceSeconds * 1000);
       await server.close();
+      await notifier.close(NOTIFY_CLOSE_MS);
       logger.info('daemon stopped');
     },
   };
@@ -127,4 +151,17 @@ function webhookSecret(name: string, env: NodeJS.ProcessEnv, logger: Logger): st
     return null;
   }
   return value;
+}
+
+/** How long a stop waits for queued notifications. */
+const NOTIFY_CLOSE_MS = 5_000;
+
+/** Every sync window's cron expression and time zone can be read, or the daemon does not start. */
+function checkSyncWindows(config: Config): void {
+  for (const source of config.sources) {
+    for (const [index, window] of (source.syncWindows ?? []).entries()) {
+      const problem = windowProblem(window);
+      if (problem !== null) throw new UsageError(`source "${source.name}": sync-windows[${index}]: ${problem}`);
+    }
+  }
 }

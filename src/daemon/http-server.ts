@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { isControlPath, type ControlAnswer } from './control.js';
 import type { Readiness, SourceStatus } from './status.js';
 import { renderStatusPage, STATUS_PAGE_CSP } from './status-page.js';
 import { carriesToken, STATUS_CHALLENGES } from './status-token.js';
@@ -46,6 +47,8 @@ export interface DaemonRoutes {
   logger: Logger;
   /** When set, /status and /metrics answer only requests that carry it (see status-token.ts). */
   statusToken: string | null;
+  /** `POST /sources/<name>/sync|suspend|resume` (control.ts). */
+  control?(request: IncomingMessage, url: URL): Promise<ControlAnswer>;
 }
 
 /** The routes that show organization and source names and error text; the probes and the webhook stay open. */
@@ -98,6 +101,11 @@ async function route(request: IncomingMessage, response: ServerResponse, routes:
   const url = new URL(request.url ?? '/', 'http://daemon');
   const path = url.pathname;
   const method = request.method ?? 'GET';
+  if (routes.control !== undefined && isControlPath(path)) {
+    request.resume();
+    const answer = await routes.control(request, url);
+    return send(response, answer.status, answer.body);
+  }
   if (path === '/webhook') {
     if (method !== 'POST') return send(response, 405, { error: 'use POST' }, { allow: 'POST' });
     const body = await readBody(request);

@@ -15,6 +15,11 @@ export interface DaemonMetrics {
   lastSuccess(source: string, epochMs: number): void;
   /** Resources another writer keeps changing back (see fight-detector.ts). */
   fighting(source: string, resources: number): void;
+  suspended(source: string, suspended: boolean): void;
+  /** A pool's agents by status, and the age of its newest ping (NaN: none ever pinged). */
+  poolHealth(organization: string, pool: string, agents: Record<string, number>, newestPingAgeSeconds: number | null): void;
+  /** A notification's fate: `sent`, `failed` (after its retries) or `dropped` (the receiver's queue was full). */
+  notification(receiver: string, event: string, result: 'sent' | 'failed' | 'dropped'): void;
 }
 
 export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}): DaemonMetrics {
@@ -62,8 +67,43 @@ export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}):
     labelNames: ['source'],
     registers: [registry],
   });
+  const suspended = new Gauge({
+    name: 'policy_pool_sync_suspended',
+    help: 'Whether a source is suspended (1): no trigger but sync starts a pass.',
+    labelNames: ['source'],
+    registers: [registry],
+  });
+  const notifications = new Counter({
+    name: 'policy_pool_sync_notifications_total',
+    help: 'Notifications by receiver, event and result (sent; failed after retries; dropped from a full queue).',
+    labelNames: ['receiver', 'event', 'result'],
+    registers: [registry],
+  });
+  const poolAgents = new Gauge({
+    name: 'policy_pool_sync_pool_agents',
+    help: 'Agents of an agent pool by status (idle, busy, exited, errored, unknown), as the last successful pass found them.',
+    labelNames: ['organization', 'pool', 'status'],
+    registers: [registry],
+  });
+  const newestPing = new Gauge({
+    name: 'policy_pool_sync_pool_newest_ping_age_seconds',
+    help: 'Seconds since any agent of an agent pool last pinged (absent: none ever did).',
+    labelNames: ['organization', 'pool'],
+    registers: [registry],
+  });
   return {
     registry,
+    poolHealth(organization, pool, agents, age) {
+      for (const [status, count] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count);
+      if (age === null) newestPing.remove({ organization, pool });
+      else newestPing.set({ organization, pool }, age);
+    },
+    suspended(source, value) {
+      suspended.set({ source }, value ? 1 : 0);
+    },
+    notification(receiver, event, result) {
+      notifications.inc({ receiver, event, result });
+    },
     passFinished(source, result, seconds) {
       passes.inc({ source, result });
       duration.observe({ source }, seconds);

@@ -2,7 +2,8 @@ import type { Logger } from '../logger.js';
 import { sharedSignal } from '../signals.js';
 import { safeErrorMessage } from '../source/index.js';
 
-export type TriggerReason = 'start-up' | 'schedule' | 'file-change' | 'webhook' | 'retry';
+/** `sync`: asked for through `POST /sources/<name>/sync` (the `sync` command). */
+export type TriggerReason = 'start-up' | 'schedule' | 'file-change' | 'webhook' | 'retry' | 'sync';
 
 export interface LoopPassResult {
   ok: boolean;
@@ -38,6 +39,8 @@ export interface SourceLoopOptions {
   logger: Logger;
   onPassStart?(trigger: TriggerReason): void;
   onPassEnd?(end: LoopPassEnd): void;
+  /** Whether a trigger is taken; a suspended source takes none but `sync`. @default every trigger */
+  accepts?(reason: TriggerReason): boolean;
   now?: () => number;
 }
 
@@ -83,6 +86,10 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
 
   function trigger(reason: TriggerReason): void {
     if (stopped) return;
+    if (options.accepts?.(reason) === false) {
+      log.debug({ trigger: reason }, 'trigger ignored: the source is suspended');
+      return;
+    }
     cancelRetry();
     if (active) {
       if (queued === null) log.debug({ trigger: reason }, 'pass running; one more pass queued');

@@ -11,9 +11,15 @@ import { openSource, redactCredentials, safeErrorMessage, type Checkout, type So
 import type { DaemonMetrics } from './metrics.js';
 import { startSchedule, type Schedule } from './schedule.js';
 import { createSourceLoop, type BackoffOptions, type LoopPassResult, type SourceLoop, type TriggerReason } from './source-loop.js';
-import { HISTORY_LENGTH, passRecord, resultLabel, type PassRecord } from './pass-record.js';
+import { passRecord, resultLabel, type PassRecord } from './pass-record.js';
 import { initialStatus, type SourceStatus } from './status.js';
 import { createFightDetector, fightWarning } from './fight-detector.js';
+import { passReport, type Notifier } from '../notify/index.js';
+import { openPassHistory } from './history-file.js';
+import { createPassWaiters } from './pass-waiters.js';
+import type { Suspensions } from './suspensions.js';
+import { windowState } from './sync-windows.js';
+import { readPoolHealth } from './pool-health.js';
 
 /** `runPass` in production; tests pass their own to see which trigger started each pass. */
 export type Reconcile = (request: PassRequest, trigger: TriggerReason) => Promise<PassOutcome>;
@@ -34,6 +40,12 @@ export interface SourceRunnerOptions {
   env: NodeJS.ProcessEnv;
   backoff?: BackoffOptions;
   watchDebounceMs?: number;
+  /** Which sources are suspended (shared by the daemon's sources). @default none is */
+  suspensions?: Suspensions;
+  /** Told of each pass's start and end. @default none */
+  notifier?: Notifier;
+  /** The clock of the sync windows. @default the system clock */
+  now?: () => Date;
 }
 
 /** One source in the daemon: its loop, its schedule, its folder watch, and what /status says about it. */
@@ -43,6 +55,12 @@ export interface SourceRunner {
   /** What /status shows; with `history`, the last passes too, newest first. */
   status(options?: { history?: boolean }): SourceStatus;
   whenIdle(): Promise<void>;
+  /** Starts a pass now (even in a closed sync window with `overrideWindow`); resolves with its record once it ended, or null if the daemon stopped first. */
+  sync(options: { overrideWindow: boolean }): Promise<PassRecord | null>;
+  readonly suspended: boolean;
+  /** Takes no trigger but `sync` until resumed, across restarts; the pass under way finishes. */
+  suspend(): Promise<void>;
+  resume(): Promise<void>;
   /** Stops the schedule and the watch; the pass in flight starts no new change, and its changes under way are awaited. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -57,8 +75,15 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   metrics.addSource(source.name);
   const fights = createFightDetector();
   /** The pass under way, filled in as it goes; turned into a PassRecord when it ends. */
-  let current: { startedAt: Date; revision: string | null; outcome: PassOutcome | null } = { startedAt: new Date(), revision: null, outcome: null };
-  const history: PassRecord[] = [];
+  let current: PassUnderWay = { startedAt: new Date(), revision: null, outcome: null, windowClosed: false, overrideWindow: false };
+  const history = await openPassHistory(options.stateDir, source.name, log);
+  let historyWritten = Promise.resolve();
+  const waiters = createPassWaiters();
+  const suspensions = options.suspensions;
+  const now = options.now ?? (() => new Date());
+  /** `sync --override-window` asked for the next `sync` pass to apply in a closed window. */
+  let overrideRequested = false;
+  metrics.suspended(source.name, suspensions?.since(source.name) != null);
   let lastWarnings = new Set<string>();
 
   /** Logs each plan warning the first time it appears; a warning repeated by every pass (prune is off) is logged once. */
@@ -74,13 +99,19 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   async function pass(trigger: TriggerReason, signal: AbortSignal, stop: AbortSignal): Promise<LoopPassResult> {
     const { dir, revision } = await checkout(signal);
     current.revision = revision;
+    if (source.git !== null) options.notifier?.passStarted(source, revision);
+    const window = windowState(source.syncWindows ?? [], now());
+    current.overrideWindow = trigger === 'sync' && overrideRequested && window.closed;
+    overrideRequested = false;
+    current.windowClosed = window.closed && !current.overrideWindow;
+    if (current.overrideWindow) log.warn({ window: window.reason }, 'the sync window is closed; applying anyway, as sync --override-window asked');
     const session = openPassSession(options.api, signal);
     const progress = new ProgressReporter({ logger: options.logger });
     let outcome: PassOutcome;
     try {
       outcome = await options.reconcile(
         {
-          source, dir, revision, api: session.api, logger: options.logger, mode: 'apply', codeCache, declaredCache,
+          source, dir, revision, api: session.api, logger: options.logger, mode: current.windowClosed ? 'plan' : 'apply', codeCache, declaredCache,
           concurrency: options.concurrency, signal, stop, onProgress: (p) => progress.update(p),
         },
         trigger,
@@ -99,12 +130,18 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     const { plan } = outcome.sourcePlan;
     if (plan !== null) logWarnings(plan.warnings);
     if (plan !== null) noteFights(plan.changes, outcome.results);
+    if (plan !== null && current.windowClosed && plan.changes.length > 0) {
+      log.info({ waiting: plan.changes.length, window: windowState(source.syncWindows ?? [], now()).reason }, `${plan.changes.length} changes waiting for the window`);
+    }
     // A pass without a plan says nothing about drift: the last known figure stays.
     if (plan !== null) {
       state.driftCount = plan.changes.length;
       metrics.drift(source.name, plan.changes.length);
     }
-    if (outcome.ok) {
+    state.waitingForWindow = current.windowClosed && plan !== null ? plan.changes.length : null;
+    // Only after a pass that reached the API: the pools' health costs a request per pool.
+    if (outcome.ok && session.apiReached() === true) await checkPools(session.api);
+    if (outcome.ok && !current.windowClosed) {
       state.lastAppliedRevision = revision;
       state.lastSuccessAt = new Date().toISOString();
       metrics.lastSuccess(source.name, Date.now());
@@ -118,6 +155,20 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     state.fighting = fights.observe(planned, results).map(fightWarning);
     for (const warning of state.fighting) log.warn({ warning }, 'another writer changes this source\'s resources back');
     metrics.fighting(source.name, state.fighting.length);
+  }
+
+  /** The organization's pools and agents after a successful pass, for /status, the page and the metrics; a failed read is logged, not a failure. */
+  async function checkPools(api: PolicyApi): Promise<void> {
+    try {
+      const pools = await readPoolHealth(api, source.organization);
+      state.pools = pools;
+      for (const pool of pools) {
+        metrics.poolHealth(source.organization, pool.name, pool.agents, pool.newestPingAt === null ? null : (now().getTime() - Date.parse(pool.newestPingAt)) / 1000);
+        if (pool.warning !== null) log.warn({ pool: pool.name }, pool.warning);
+      }
+    } catch (error) {
+      log.debug({ error: safeErrorMessage(error) }, 'cannot read the agent pools\' health');
+    }
   }
 
   /** A shutdown stopped the apply: names the changes it did not start; the next pass after a restart applies them. */
@@ -151,9 +202,11 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     onPassStart(trigger) {
       state.running = true;
       state.lastTrigger = trigger;
-      current = { startedAt: new Date(), revision: null, outcome: null };
+      current = { startedAt: new Date(), revision: null, outcome: null, windowClosed: false, overrideWindow: false };
+      waiters.started();
       log.info({ trigger }, 'pass started');
     },
+    accepts: (reason) => reason === 'sync' || suspensions?.since(source.name) == null,
     onPassEnd(end) {
       state.running = false;
       state.result = resultLabel(end);
@@ -161,10 +214,17 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       const finishedAt = new Date();
       state.lastRunAt = finishedAt.toISOString();
       state.lastPass = passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error);
-      history.unshift(state.lastPass);
-      history.length = Math.min(history.length, HISTORY_LENGTH);
+      historyWritten = history.add(state.lastPass);
+      waiters.ended(state.lastPass);
+      options.notifier?.passFinished(
+        source,
+        passReport(source, current.outcome, {
+          trigger: end.trigger, revision: current.revision, ok: end.ok, error: state.error, windowClosed: current.windowClosed, overrideWindow: current.overrideWindow,
+        }),
+      );
       metrics.passFinished(source.name, state.result, end.durationMs / 1000);
-      const fields = { trigger: end.trigger, result: state.result, durationMs: end.durationMs, revision: state.lastAttemptedRevision, drift: state.driftCount };
+      // The pass's own figure: a pass that made no plan has none (the last known one stays on /status).
+      const fields = { trigger: end.trigger, result: state.result, durationMs: end.durationMs, revision: state.lastAttemptedRevision, drift: state.lastPass.drift };
       if (end.ok) log.info(fields, 'pass finished');
       else log.warn({ ...fields, error: state.error }, 'pass failed');
     },
@@ -183,17 +243,55 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     trigger: (reason) => loop.trigger(reason),
     status(options = {}) {
       const next = [schedule.nextRun()?.getTime(), loop.retryAt].filter((t): t is number => typeof t === 'number');
-      const status: SourceStatus = { ...state, running: loop.running, nextRunAt: next.length === 0 ? null : new Date(Math.min(...next)).toISOString() };
-      if (options.history === true) status.history = [...history];
+      const suspendedAt = suspensions?.since(source.name) ?? null;
+      const status: SourceStatus = {
+        ...state, running: loop.running, nextRunAt: suspendedAt !== null || next.length === 0 ? null : new Date(Math.min(...next)).toISOString(),
+        suspended: suspendedAt !== null, suspendedAt, syncWindow: source.syncWindows === undefined || source.syncWindows.length === 0 ? null : windowState(source.syncWindows, now()),
+      };
+      if (options.history === true) status.history = [...history.passes];
       return status;
     },
     whenIdle: () => loop.whenIdle(),
+    sync({ overrideWindow }) {
+      const ended = waiters.next();
+      overrideRequested = overrideWindow;
+      log.info({ overrideWindow }, 'sync asked for');
+      loop.trigger('sync');
+      return ended;
+    },
+    get suspended() {
+      return suspensions?.since(source.name) != null;
+    },
+    async suspend() {
+      await suspensions?.suspend(source.name, now());
+      metrics.suspended(source.name, true);
+      log.warn('source suspended: no trigger starts a pass until it is resumed');
+    },
+    async resume() {
+      await suspensions?.resume(source.name);
+      metrics.suspended(source.name, false);
+      log.info('source resumed');
+      loop.trigger('sync');
+    },
     async stop(graceMs) {
       await schedule.stop();
       await watch?.close();
       await loop.stop(graceMs);
+      waiters.close();
+      await historyWritten;
     },
   };
+}
+
+/** What the runner knows of the pass under way; turned into a PassRecord when it ends. */
+interface PassUnderWay {
+  startedAt: Date;
+  revision: string | null;
+  outcome: PassOutcome | null;
+  /** A closed sync window: the pass plans and applies nothing. */
+  windowClosed: boolean;
+  /** `sync --override-window` applied in a closed window. */
+  overrideWindow: boolean;
 }
 
 function errorStack(error: unknown): string {

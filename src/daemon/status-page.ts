@@ -2,12 +2,15 @@ import type { ChangeAction } from '../plan/types.js';
 import { html, SafeHtml } from './html.js';
 import type { PassChangeOutcome, PassRecord } from './pass-record.js';
 import type { SourceStatus } from './status.js';
+import { STATUS_PAGE_SCRIPT, STATUS_PAGE_SCRIPT_HASH, UPDATE_SECONDS } from './status-page-script.js';
+import { changedNames, driftFact, poolWarnings, stateFacts } from './status-page-parts.js';
 
-/** Seconds between the page's own reloads. */
-const REFRESH_SECONDS = 15;
-
-/** What the page may load: nothing but its own inline style (no script, no image, no external asset). */
-export const STATUS_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/**
+ * What the page may load: its own inline style, its one script (by hash), and the page itself again (the script's
+ * update); no image, no other script, no external asset.
+ */
+export const STATUS_PAGE_CSP =
+  `default-src 'none'; style-src 'unsafe-inline'; script-src ${STATUS_PAGE_SCRIPT_HASH}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
 /**
  * The read-only status page (`/status.html` and `/`): each source's last pass, its drift over the kept history
@@ -20,18 +23,18 @@ export function renderStatusPage(statuses: readonly SourceStatus[], now: Date): 
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="refresh" content="${REFRESH_SECONDS}">
 <title>policy-pool-sync status</title>
 <style>${new SafeHtml(STYLE)}</style>
 </head>
 <body>
 <header>
 <h1>policy-pool-sync</h1>
-<p class="meta">${statuses.length} ${statuses.length === 1 ? 'source' : 'sources'} · as of ${clock(now.toISOString())} · reloads every ${REFRESH_SECONDS} s · <a href="/status?history=1">JSON</a></p>
+<p class="meta">${statuses.length} ${statuses.length === 1 ? 'source' : 'sources'} · as of ${clock(now.toISOString())} · updates every ${UPDATE_SECONDS} s · <a href="/status?history=1">JSON</a></p>
 </header>
 <main>
 ${statuses.length === 0 ? html`<p>No source is configured.</p>` : statuses.map((s) => sourceSection(s, now))}
 </main>
+<script>${new SafeHtml(STATUS_PAGE_SCRIPT)}</script>
 </body>
 </html>
 `;
@@ -41,7 +44,7 @@ ${statuses.length === 0 ? html`<p>No source is configured.</p>` : statuses.map((
 function sourceSection(status: SourceStatus, now: Date): SafeHtml {
   const last = status.lastPass;
   const history = status.history ?? (last === null ? [] : [last]);
-  return html`<section class="source">
+  return html`<section class="source" data-source="${status.name}">
 <div class="head">
 <h2>${status.name}</h2>
 ${badge(status)}
@@ -52,11 +55,13 @@ ${fact('Last pass', last === null ? 'none yet' : html`${last.trigger}, ${when(la
 ${fact('Revision', last === null ? '–' : revision(last.revision, status.kind))}
 ${fact('Last success', status.lastSuccessAt === null ? 'never' : html`${when(status.lastSuccessAt, now)}${status.kind === 'git' ? html`, revision ${revision(status.lastAppliedRevision, status.kind)}` : ''}`)}
 ${fact('Next run', status.nextRunAt === null ? 'not scheduled' : when(status.nextRunAt, now))}
-${fact('Drift', status.driftCount === null ? 'unknown' : html`<b>${status.driftCount}</b> ${status.driftCount === 1 ? 'change' : 'changes'} in the last plan`)}
+${fact('Changes', driftFact(status))}
+${stateFacts(status)}
 </dl>
+${poolWarnings(status)}
 ${problems(status)}
 <div class="drift">
-<h3>Drift over the last ${history.length} ${history.length === 1 ? 'pass' : 'passes'}</h3>
+<h3>Changes over the last ${history.length} ${history.length === 1 ? 'pass' : 'passes'}</h3>
 ${sparkline([...history].reverse())}
 </div>
 ${last === null ? '' : changesTable(last)}
@@ -110,9 +115,9 @@ ${pass.changesOmitted === 0 ? '' : html`<tr><td colspan="5" class="quiet">… an
 function historyTable(history: readonly PassRecord[], kind: SourceStatus['kind'], now: Date): SafeHtml {
   return html`<details class="history"><summary>Recent passes</summary>
 <table>
-<thead><tr><th>Finished</th><th>Trigger</th><th>Result</th><th>Drift</th><th>Took</th>${kind === 'git' ? html`<th>Revision</th>` : ''}</tr></thead>
+<thead><tr><th>Finished</th><th>Trigger</th><th>Result</th><th>Changes</th><th>Took</th>${kind === 'git' ? html`<th>Revision</th>` : ''}<th>Changed</th></tr></thead>
 <tbody>
-${history.map((p) => html`<tr><td>${when(p.finishedAt, now)}</td><td>${p.trigger}</td><td><span class="badge ${RESULT_TONES[p.result]}">${p.result}</span></td><td>${p.drift ?? '–'}</td><td>${duration(p.durationMs)}</td>${kind === 'git' ? html`<td>${revision(p.revision, kind)}</td>` : ''}</tr>`)}
+${history.map((p) => html`<tr><td>${when(p.finishedAt, now)}</td><td>${p.trigger}</td><td><span class="badge ${RESULT_TONES[p.result]}">${p.result}</span></td><td>${p.drift ?? '–'}</td><td>${duration(p.durationMs)}</td>${kind === 'git' ? html`<td>${revision(p.revision, kind)}</td>` : ''}<td class="name">${changedNames(p)}</td></tr>`)}
 </tbody>
 </table>
 </details>`;

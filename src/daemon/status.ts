@@ -1,6 +1,8 @@
 import type { SourceConfig } from '../config/types.js';
 import type { PassRecord, PassResultLabel } from './pass-record.js';
 import type { TriggerReason } from './source-loop.js';
+import type { WindowState } from './sync-windows.js';
+import type { PoolHealth } from './pool-health.js';
 
 export type { PassResultLabel } from './pass-record.js';
 
@@ -32,7 +34,17 @@ export interface SourceStatus {
   fighting: string[];
   /** The last finished pass: its revision, times, changes with their outcomes, warnings and errors. */
   lastPass: PassRecord | null;
-  /** The last passes, newest first; only with `/status?history=1`. */
+  /** Suspended (`suspend`): no trigger but `sync` starts a pass. */
+  suspended: boolean;
+  /** When it was suspended, or null. */
+  suspendedAt: string | null;
+  /** The source's sync windows now, or null when it has none. */
+  syncWindow: WindowState | null;
+  /** Changes the last pass held back because a sync window was closed, or null. */
+  waitingForWindow: number | null;
+  /** The organization's agent pools as the last successful pass found them; absent before. */
+  pools?: PoolHealth[];
+  /** The last passes, newest first, kept across restarts; only with `/status?history=1`. */
   history?: PassRecord[];
 }
 
@@ -60,6 +72,10 @@ export function initialStatus(source: SourceConfig): SourceStatus {
     apiReached: null,
     fighting: [],
     lastPass: null,
+    suspended: false,
+    suspendedAt: null,
+    syncWindow: null,
+    waitingForWindow: null,
   };
 }
 

@@ -96,14 +96,25 @@ test('the status page shows both sources, the last pass, drift over time and the
   const bars = await platformSection.locator('.drift svg rect').evaluateAll((rects) => rects.map((r) => Number(r.getAttribute('height'))));
   assert.equal(bars.length, 2, 'one bar per pass');
   assert.ok((bars[0] ?? 0) > (bars[1] ?? 0), 'four changes, then two: the first bar is the taller');
-  assert.match(await platformSection.locator('.drift').innerText(), /Drift over the last 2 passes/);
+  assert.match(await platformSection.locator('.drift').innerText(), /Changes over the last 2 passes/);
 
   const sandboxSection = page.locator('section.source').nth(1);
   assert.equal(await sandboxSection.locator('.head .badge.result').innerText(), 'failed');
   assert.ok((await sandboxSection.locator('.error').innerText()).includes(`"${HOSTILE}" is not a valid policy name`), 'the hostile name is shown as text');
   assert.equal(await page.locator('img').count(), 0, 'the hostile name made no element');
-  assert.equal(await page.locator('script').count(), 0);
+  assert.equal(await page.locator('script').count(), 1, 'the page\'s own update script, and no other');
   assert.deepEqual(dialogs, [], 'no script ran');
+  assert.deepEqual(pageErrors, []);
+  assert.ok(requests.every((url) => url.startsWith(daemon.origin)), `only the daemon was asked: ${requests.join(', ')}`);
+
+  // The page updates itself from the daemon without a reload: an opened "Recent passes" stays open.
+  await platformSection.locator('details.history summary').click();
+  await writeFile(path.join(platform, 'policies/require-tags.yaml'), 'description: Tags are required, a third time.\nenforcement-level: hard-mandatory\n');
+  await platformPass('file-change', 3);
+  const passRows = page.locator('section.source').nth(0).locator('details.history tbody tr');
+  await waitFor('the page to update itself', async () => ((await passRows.count()) === 3 ? true : undefined), 25_000);
+  assert.equal(await page.locator('section.source').nth(0).locator('details.history').getAttribute('open'), '', 'still open after the update');
+  assert.match(await page.locator('section.source').nth(0).locator('details.history tbody tr').first().innerText(), /~ require-tags/);
   assert.deepEqual(pageErrors, []);
   assert.ok(requests.every((url) => url.startsWith(daemon.origin)), `only the daemon was asked: ${requests.join(', ')}`);
 

@@ -1,12 +1,15 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { sourceDefaults } from '../../src/config/to-config.js';
-import type { Config, SourceConfig } from '../../src/config/types.js';
+import type { Config, NotificationConfig, SourceConfig } from '../../src/config/types.js';
+import type { DeliveryLimits } from '../../src/notify/index.js';
 import { createApiClient } from '../../src/api/from-config.js';
 import type { PolicyApi } from '../../src/api/types.js';
 import { startDaemon, type DaemonMetrics, type HttpLimits, type Reconcile, type RunningDaemon, type TriggerReason } from '../../src/daemon/index.js';
 import type { PassOutcome, PassRequest } from '../../src/reconcile.js';
 import { captureLogs, type CapturedLogs } from './logs.js';
-import { tempTree } from './temp-tree.js';
 
 /** A source that no schedule tick will trigger during a test. */
 export function testSource(name: string, overrides: Partial<SourceConfig>): SourceConfig {
@@ -44,7 +47,10 @@ export interface TestDaemon {
  */
 export async function startTestDaemon(
   t: TestContext,
-  options: { sources: SourceConfig[]; pass?: Reconcile; api?: PolicyApi; env?: NodeJS.ProcessEnv; metrics?: DaemonMetrics; httpLimits?: HttpLimits },
+  options: {
+    sources: SourceConfig[]; pass?: Reconcile; api?: PolicyApi; env?: NodeJS.ProcessEnv; metrics?: DaemonMetrics; httpLimits?: HttpLimits;
+    notifications?: NotificationConfig[]; notificationLimits?: Partial<DeliveryLimits>; now?: () => Date; stateDir?: string;
+  },
 ): Promise<TestDaemon> {
   const logs = captureLogs();
   const config: Config = {
@@ -53,7 +59,9 @@ export async function startTestDaemon(
     listen: '127.0.0.1:0',
     webhookSecretEnv: 'TEST_WEBHOOK_SECRET',
     shutdownTimeoutSeconds: 30,
-    stateDir: await tempTree(t, {}, 'pps-state-'),
+    // Removed only once the daemon has stopped: it writes its history and suspensions there until then.
+    stateDir: options.stateDir ?? (await mkdtemp(path.join(os.tmpdir(), 'pps-state-'))),
+    notifications: options.notifications ?? [],
   };
   let api = options.api;
   if (api === undefined) {
@@ -69,10 +77,15 @@ export async function startTestDaemon(
     reconcile: options.pass,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     ...(options.httpLimits === undefined ? {} : { httpLimits: options.httpLimits }),
+    ...(options.notificationLimits === undefined ? {} : { notificationLimits: options.notificationLimits }),
+    ...(options.now === undefined ? {} : { now: options.now }),
     backoff: { initialMs: 60_000, maxMs: 60_000 },
     watchDebounceMs: 100,
   });
-  t.after(() => daemon.stop());
+  t.after(async () => {
+    await daemon.stop();
+    if (options.stateDir === undefined) await rm(config.stateDir, { recursive: true, force: true });
+  });
   return {
     daemon,
     logs,

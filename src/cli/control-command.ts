@@ -1,0 +1,117 @@
+import { parseArgs } from 'node:util';
+import { UsageError } from '../errors.js';
+import type { DaemonClient } from './control-client.js';
+import { renderStatusTable, renderSyncResult, syncExitCode, type PassSummary, type StatusRow } from './control-output.js';
+
+/** The commands that talk to a running daemon: `policy-pool-sync status|sync|suspend|resume`. */
+export const CONTROL_COMMANDS = ['status', 'sync', 'suspend', 'resume'] as const;
+export type ControlCommand = (typeof CONTROL_COMMANDS)[number];
+
+export function isControlCommand(word: string | undefined): word is ControlCommand {
+  return (CONTROL_COMMANDS as readonly string[]).includes(word ?? '');
+}
+
+/** The daemon's address when --daemon is not given: the default `listen`. */
+export const DEFAULT_DAEMON_URL = 'http://127.0.0.1:9090';
+
+export const CONTROL_USAGE = `Usage:
+  policy-pool-sync status  [--source NAME] [--daemon URL] [--output text|json]
+  policy-pool-sync sync    [--source NAME] [--daemon URL] [--output text|json] [--detailed-exitcode] [--override-window]
+  policy-pool-sync suspend [--source NAME] [--daemon URL]
+  policy-pool-sync resume  [--source NAME] [--daemon URL]
+
+  --daemon URL           the daemon's HTTP address (default ${DEFAULT_DAEMON_URL})
+  --source NAME          only that source (default: every source)
+  --output FORMAT        text (a table) or json
+  --detailed-exitcode    sync: exit 2 when the pass applied changes and nothing failed
+  --override-window      sync: apply even in a closed sync window (the log and notifications say so)
+
+Environment: CONTROL_TOKEN (sync, suspend, resume), STATUS_TOKEN (status, and the source list of the others).
+Exit codes: 0 success; 1 an error or a failed pass; 2 see --detailed-exitcode.
+`;
+
+interface ControlIo {
+  stdout: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Runs one control command against the daemon; resolves with the exit code. */
+export async function runControlCommand(argv: string[], io: ControlIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!isControlCommand(command)) throw new UsageError(`unknown command ${command ?? ''}`);
+  const args = parseControlArgs(rest);
+  if (args.help) {
+    io.stdout.write(CONTROL_USAGE);
+    return 0;
+  }
+  // Loaded here: telling whether argv is a control command must not load the HTTP client.
+  const client = (await import('./control-client.js')).controlClient(args.daemon, io.env);
+  if (command === 'status') {
+    const sources = await sourceNames(client, args.source);
+    const rows = (await client.statuses()).filter((s) => sources.includes(s.name));
+    io.stdout.write(args.output === 'json' ? `${JSON.stringify({ sources: rows }, null, 2)}\n` : renderStatusTable(rows));
+    return 0;
+  }
+  // With --source, only CONTROL_TOKEN is needed (the daemon answers 404 for an unknown source); without, the list comes from /status.
+  const sources = args.source === null ? await sourceNames(client, null) : [args.source];
+  if (command === 'suspend' || command === 'resume') {
+    for (const name of sources) {
+      await client.post(name, command, {});
+      io.stdout.write(`source "${name}" ${command === 'suspend' ? 'suspended' : 'resumed'}\n`);
+    }
+    return 0;
+  }
+  const passes: PassSummary[] = [];
+  for (const name of sources) {
+    const body = (await client.post(name, 'sync', { wait: '1', ...(args.overrideWindow ? { 'override-window': '1' } : {}) })) as { pass: PassSummary['pass'] };
+    passes.push({ source: name, pass: body.pass });
+  }
+  io.stdout.write(args.output === 'json' ? `${JSON.stringify({ passes }, null, 2)}\n` : renderSyncResult(passes));
+  return syncExitCode(passes, args.detailedExitcode);
+}
+
+/** `--source`, checked against the daemon's sources; else all of them. */
+async function sourceNames(client: DaemonClient, source: string | null): Promise<string[]> {
+  const all = (await client.statuses()).map((s: StatusRow) => s.name);
+  if (source === null) return all;
+  if (!all.includes(source)) throw new UsageError(`the daemon has no source named "${source}" (sources: ${all.join(', ')})`);
+  return [source];
+}
+
+interface ControlArgs {
+  daemon: string;
+  source: string | null;
+  output: 'text' | 'json';
+  detailedExitcode: boolean;
+  overrideWindow: boolean;
+  help: boolean;
+}
+
+function parseControlArgs(argv: string[]): ControlArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        daemon: { type: 'string' }, source: { type: 'string' }, output: { type: 'string' },
+        'detailed-exitcode': { type: 'boolean' }, 'override-window': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n${CONTROL_USAGE}`);
+  }
+  const output = values.output ?? 'text';
+  if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be text or json, not "${output}"`);
+  const daemon = values.daemon ?? DEFAULT_DAEMON_URL;
+  if (!/^https?:\/\/[^\s/]+/.test(daemon)) throw new UsageError(`--daemon "${daemon}" is not an http(s) URL, e.g. ${DEFAULT_DAEMON_URL}`);
+  return {
+    daemon: daemon.replace(/\/+$/, ''),
+    source: values.source ?? null,
+    output,
+    detailedExitcode: values['detailed-exitcode'] === true,
+    overrideWindow: values['override-window'] === true,
+    help: values.help === true,
+  };
+}

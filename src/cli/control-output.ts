@@ -1,0 +1,57 @@
+/** What the control commands read of a source's `/status` entry. */
+export interface StatusRow {
+  name: string;
+  lastAttemptedRevision: string | null;
+  lastAppliedRevision: string | null;
+  result: string | null;
+  driftCount: number | null;
+  nextRunAt: string | null;
+  suspended?: boolean;
+  running: boolean;
+  waitingForWindow?: number | null;
+}
+
+/** The pass a `sync` started, as the daemon answered. */
+export interface PassSummary {
+  source: string;
+  pass: { result: string; revision: string | null; error: string | null; drift: number | null; changes: { outcome: string }[]; changesOmitted: number } | null;
+}
+
+/** A table a person reads: source, revision, last result, drift, next run, suspended. */
+export function renderStatusTable(rows: readonly StatusRow[]): string {
+  const table = [
+    ['SOURCE', 'REVISION', 'RESULT', 'DRIFT', 'NEXT RUN', 'SUSPENDED'],
+    ...rows.map((r) => [
+      r.name,
+      (r.lastAttemptedRevision ?? r.lastAppliedRevision)?.slice(0, 12) ?? '-',
+      r.running ? 'running' : (r.result ?? 'never run'),
+      r.driftCount === null ? '-' : String(r.driftCount) + (r.waitingForWindow != null ? ' (waiting for the window)' : ''),
+      r.nextRunAt ?? '-',
+      r.suspended === true ? 'yes' : 'no',
+    ]),
+  ];
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+  return table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
+}
+
+export function renderSyncResult(passes: readonly PassSummary[]): string {
+  return passes
+    .map(({ source, pass }) => {
+      if (pass === null) return `source "${source}": the daemon stopped before the pass ended\n`;
+      const applied = appliedCount(pass);
+      const revision = pass.revision === null ? '' : ` at ${pass.revision.slice(0, 12)}`;
+      const what = pass.result === 'success' ? `${applied} change${applied === 1 ? '' : 's'} applied` : (pass.error ?? 'failed');
+      return `source "${source}"${revision}: ${pass.result}, ${what}\n`;
+    })
+    .join('');
+}
+
+/** 1 when a pass failed (or did not end); with `detailed`, 2 when one applied changes; else 0. */
+export function syncExitCode(passes: readonly PassSummary[], detailed: boolean): number {
+  if (passes.some((p) => p.pass === null || p.pass.result !== 'success')) return 1;
+  return detailed && passes.some((p) => appliedCount(p.pass!) > 0) ? 2 : 0;
+}
+
+function appliedCount(pass: NonNullable<PassSummary['pass']>): number {
+  return pass.changes.filter((c) => c.outcome === 'applied').length;
+}

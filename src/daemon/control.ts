@@ -1,0 +1,64 @@
+import type { IncomingMessage } from 'node:http';
+import type { PassRecord } from './pass-record.js';
+import { carriesToken } from './status-token.js';
+import { CONTROL_TOKEN_ENV } from './control-token.js';
+
+export type ControlAction = 'sync' | 'suspend' | 'resume';
+
+/** What the control endpoints act on: the daemon's sources, by name. */
+export interface ControlTarget {
+  has(source: string): boolean;
+  suspended(source: string): boolean;
+  /** Starts a pass; resolves with its record once it ended when `wait`, else at once with null. */
+  sync(source: string, options: { wait: boolean; overrideWindow: boolean }): Promise<PassRecord | null | 'stopped'>;
+  suspend(source: string): Promise<void>;
+  resume(source: string): Promise<void>;
+}
+
+export interface ControlAnswer {
+  status: number;
+  body: unknown;
+}
+
+const ROUTE = /^\/sources\/([^/]+)\/(sync|suspend|resume)$/;
+
+/** Whether `path` is a control endpoint. */
+export function isControlPath(path: string): boolean {
+  return path.startsWith('/sources/');
+}
+
+/**
+ * `POST /sources/<name>/sync|suspend|resume`, guarded by the bearer token in CONTROL_TOKEN: without a token set,
+ * they answer 403, never open. `sync?wait=1` answers once the pass it started ended, with that pass's record.
+ */
+export async function handleControl(request: IncomingMessage, url: URL, token: string | null, target: ControlTarget): Promise<ControlAnswer> {
+  const match = ROUTE.exec(url.pathname);
+  if (match === null) return { status: 404, body: { error: `no route ${url.pathname}; try POST /sources/<name>/sync, /suspend or /resume` } };
+  if (request.method !== 'POST') return { status: 405, body: { error: 'use POST' } };
+  if (token === null) return { status: 403, body: { error: `the control endpoints are disabled: set ${CONTROL_TOKEN_ENV} on the daemon to enable them` } };
+  if (!carriesToken(request.headers.authorization, token)) {
+    return { status: 401, body: { error: `unauthorized: send the control token as Authorization: Bearer <token>` } };
+  }
+  const source = decodeURIComponent(match[1] ?? '');
+  const action = match[2] as ControlAction;
+  if (!target.has(source)) return { status: 404, body: { error: `no source named "${source}"` } };
+  switch (action) {
+    case 'suspend':
+      await target.suspend(source);
+      return { status: 200, body: { source, suspended: true } };
+    case 'resume':
+      await target.resume(source);
+      return { status: 200, body: { source, suspended: false } };
+    case 'sync': {
+      if (target.suspended(source)) return { status: 409, body: { error: `source "${source}" is suspended; resume it first` } };
+      const wait = flag(url, 'wait');
+      const pass = await target.sync(source, { wait, overrideWindow: flag(url, 'override-window') });
+      if (pass === 'stopped') return { status: 503, body: { error: 'the daemon stopped before the pass ended' } };
+      return wait ? { status: 200, body: { source, pass } } : { status: 202, body: { source, accepted: true } };
+    }
+  }
+}
+
+function flag(url: URL, name: string): boolean {
+  return ['1', 'true'].includes(url.searchParams.get(name) ?? '');
+}

@@ -1,0 +1,35 @@
+import type { PolicyApi } from '../api/types.js';
+import type { AgentStatus } from '../model.js';
+
+const STATUSES: readonly AgentStatus[] = ['idle', 'busy', 'exited', 'errored', 'unknown'];
+
+/** One agent pool of a source's organization: its agents by status, and whether anything can run on it. */
+export interface PoolHealth {
+  name: string;
+  /** Workspaces that use the pool or are allowed to (their runs need its agents). */
+  workspaces: number;
+  agents: Record<AgentStatus, number>;
+  /** The newest ping of any of its agents, or null when none ever pinged. */
+  newestPingAt: string | null;
+  /** Set when workspaces are attached and no agent is idle or busy: their runs wait for ever. */
+  warning: string | null;
+}
+
+/** Reads the organization's pools and their agents (one request per pool). */
+export async function readPoolHealth(api: PolicyApi, organization: string): Promise<PoolHealth[]> {
+  const { pools } = await api.listAgentPools(organization, { includeWorkspaces: true });
+  return Promise.all(
+    pools.map(async (pool): Promise<PoolHealth> => {
+      const agents = await api.listAgents(pool.id);
+      const counts = Object.fromEntries(STATUSES.map((s) => [s, agents.filter((a) => a.status === s).length])) as Record<AgentStatus, number>;
+      const pings = agents.map((a) => a.lastPingAt).filter((p): p is string => p !== null && !Number.isNaN(Date.parse(p)));
+      const newest = pings.length === 0 ? null : new Date(Math.max(...pings.map((p) => Date.parse(p)))).toISOString();
+      const workspaces = new Set([...pool.workspaceIds, ...pool.allowedWorkspaceIds]).size;
+      const able = counts.idle + counts.busy;
+      const warning = workspaces > 0 && able === 0
+        ? `agent pool "${pool.name}" has ${workspaces} workspace${workspaces === 1 ? '' : 's'} attached or allowed, and no idle or busy agent (${agents.length} agent${agents.length === 1 ? '' : 's'} in all): their runs cannot start`
+        : null;
+      return { name: pool.name, workspaces, agents: counts, newestPingAt: newest, warning };
+    }),
+  );
+}

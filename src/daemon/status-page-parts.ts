@@ -1,0 +1,41 @@
+import { html, type SafeHtml } from './html.js';
+import type { PassRecord } from './pass-record.js';
+import type { SourceStatus } from './status.js';
+
+/** Names listed per pass in "Recent passes"; the rest are counted. */
+const NAMES_PER_PASS = 8;
+const SIGNS = { create: '+', update: '~', replace: '-/+', delete: '-' } as const;
+
+/** The changes of the last plan; after a pass that made no plan, no figure (the one before it is stale). */
+export function driftFact(status: SourceStatus): SafeHtml | string {
+  if (status.lastPass !== null && status.lastPass.drift === null) return 'unknown: the last pass made no plan';
+  if (status.driftCount === null) return 'unknown';
+  const waiting = status.waitingForWindow === null ? '' : html` · <b>${status.waitingForWindow}</b> waiting for the sync window`;
+  return html`<b>${status.driftCount}</b> ${status.driftCount === 1 ? 'change' : 'changes'} in the last plan${waiting}`;
+}
+
+/** Suspension and the sync window, when they apply. */
+export function stateFacts(status: SourceStatus): SafeHtml[] {
+  const facts: SafeHtml[] = [];
+  if (status.suspended) facts.push(html`<div><dt>Suspended</dt><dd><span class="badge warn">suspended</span> since ${status.suspendedAt ?? ''}</dd></div>`);
+  if (status.syncWindow !== null) {
+    const { closed, reason } = status.syncWindow;
+    facts.push(html`<div><dt>Sync window</dt><dd><span class="badge ${closed ? 'warn' : 'ok'}">${closed ? 'closed' : 'open'}</span> ${reason ?? ''}</dd></div>`);
+  }
+  return facts;
+}
+
+/** A warning per pool that has workspaces but no agent able to run anything. */
+export function poolWarnings(status: SourceStatus): SafeHtml | '' {
+  const stuck = (status.pools ?? []).filter((p) => p.warning !== null);
+  if (stuck.length === 0) return '';
+  return html`<div class="error"><b>Agent pools</b><ul>${stuck.map((p) => html`<li>${p.warning}</li>`)}</ul></div>`;
+}
+
+/** `~ require-tags, + limit-size, … 3 more`: which resources a pass changed, by name. */
+export function changedNames(pass: PassRecord): string {
+  const changed = pass.changes.filter((c) => c.outcome === 'applied' || c.outcome === 'failed');
+  const listed = changed.slice(0, NAMES_PER_PASS).map((c) => `${SIGNS[c.action]} ${c.name}${c.outcome === 'failed' ? ' (failed)' : ''}`);
+  const more = changed.length - listed.length + pass.changesOmitted;
+  return `${listed.join(', ')}${more > 0 ? `, … ${more} more` : ''}` || '–';
+}
