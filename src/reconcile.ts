@@ -135,7 +135,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     source: source.name,
     ownership: source.ownership,
     logger,
-    onUploaded: (policyId, updatedAt, policy) => request.codeCache?.set(policyId, updatedAt, policy.codeDigest),
+    onUploaded: (policyId, updatedAt, digest) => request.codeCache?.set(policyId, updatedAt, digest),
     concurrency: request.concurrency,
     onResult: (result) => {
       if (result.outcome === 'failed') failed += 1;

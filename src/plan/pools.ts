@@ -3,6 +3,7 @@ import type { LiveAgent, LivePool } from '../model.js';
 import { created, diffField, type Fields, sameSet, sortedIds, strictEqual } from './fields.js';
 import { accessLists, diffAccessLists } from './pool-access.js';
 import type { PoolPair } from './pairs.js';
+import { liveAgentRef, livePoolRef, poolSpec } from './refs.js';
 import type { AgentChange, PlanOptions, PoolChange } from './types.js';
 
 export interface PoolPlan {
@@ -30,7 +31,7 @@ function createChange(pool: DeclaredPool): PoolChange {
   return {
     resource: 'agent-pool', name: pool.name, id: null, action: 'create', reason: 'not in the live state',
     fields: created({ 'organization-scoped': pool.organizationScoped, 'allowed-workspaces': workspaces, ...accessLists(pool) }),
-    declared: pool, live: null,
+    declared: poolSpec(pool), live: null,
   };
 }
 
@@ -50,7 +51,7 @@ function updateChange(pool: DeclaredPool, current: LivePool): PoolChange | null 
     .join('; ');
   return {
     resource: 'agent-pool', name: pool.name, id: current.id, action: 'update', reason, fields,
-    declared: pool, live: current,
+    declared: poolSpec(pool), live: livePoolRef(current),
   };
 }
 
@@ -78,7 +79,7 @@ function planAgentCleanup(pool: DeclaredPool, live: LivePool, now: number): Agen
         'last-ping-at': { before: agent.lastPingAt, after: null },
       },
       poolName: pool.name,
-      live: agent,
+      live: liveAgentRef(agent),
     });
   }
   return changes;
