@@ -59607,13 +59607,10 @@ var init_marker = __esm({
 function pairResources(declared, live, options) {
   const pools = matchPools(declared.pools, live.pools);
   return {
-    policies: pairPolicies(declared.policies, live.policies, options),
+    policies: matchPolicies(declared.policies, live.policies).map((m) => pair(m.declared, m.live, options)),
     pools: pools.matches.map((m) => pair(m.declared, m.live, options)),
     warnings: pools.warnings
   };
-}
-function pairPolicies(declared, live, options) {
-  return matchPolicies(declared, live).map((m) => pair(m.declared, m.live, options));
 }
 function matchPolicies(declared, live) {
   const byName2 = new Map(live.map((policy) => [policy.name, policy]));
@@ -60346,8 +60343,7 @@ var init_prune = __esm({
 });
 
 // src/plan/plan.ts
-function planChanges(declared, live, options) {
-  const pairing = pairResources(declared, live, options);
+function planPairs(pairing, declared, live, options) {
   const policies = planPolicies(pairing.policies, options);
   const pools = planPools(pairing.pools, options);
   const prune = planPrune(pairing, options);
@@ -60447,7 +60443,7 @@ async function runPass(request2) {
   const options = planOptions(request2, session);
   const fresh = await freshPlan(declared, live, options);
   if (typeof fresh === "string") return unplanned("declared", [fresh]);
-  const plan = request2.saved === void 0 ? fresh : savedPlan(request2.saved, fresh, pairResources(declared, live, options));
+  const plan = request2.saved === void 0 ? fresh.plan : savedPlan(request2.saved, fresh.plan, fresh.pairing);
   logger2.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, "plan made");
   await request2.onPlan?.({ ...header3, plan });
   if (request2.mode === "plan" || plan.errors.length > 0 || plan.changes.length === 0) {
@@ -60512,11 +60508,12 @@ function planOptions(request2, session) {
 async function freshPlan(declared, live, options) {
   let shown2;
   try {
-    shown2 = await withCodeTexts(declared, policiesShowingCode(pairPolicies(declared.policies, live.policies, options)));
+    shown2 = await withCodeTexts(declared, policiesShowingCode(matchPolicies(declared.policies, live.policies)));
   } catch (error) {
     return errorMessage(error);
   }
-  return planChanges(shown2, live, options);
+  const pairing = pairResources(shown2, live, options);
+  return { plan: planPairs(pairing, shown2, live, options), pairing };
 }
 var init_reconcile = __esm({
   "src/reconcile.ts"() {

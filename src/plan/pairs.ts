@@ -46,15 +46,10 @@ export interface Pairing {
 export function pairResources(declared: DeclaredState, live: LiveState, options: OwnershipOptions): Pairing {
   const pools = matchPools(declared.pools, live.pools);
   return {
-    policies: pairPolicies(declared.policies, live.policies, options),
+    policies: matchPolicies(declared.policies, live.policies).map((m) => pair(m.declared, m.live, options)),
     pools: pools.matches.map((m) => pair(m.declared, m.live, options)),
     warnings: pools.warnings,
   };
-}
-
-/** Policies pair by name. */
-export function pairPolicies(declared: readonly DeclaredPolicy[], live: readonly LivePolicy[], options: OwnershipOptions): PolicyPair[] {
-  return matchPolicies(declared, live).map((m) => pair(m.declared, m.live, options));
 }
 
 /** A declared resource and the live one it describes, before ownership is asked (reading the live state uses these). */

@@ -2,7 +2,7 @@ import type { DeclaredPolicy } from '../declared/types.js';
 import type { LivePolicy } from '../model.js';
 import { created, diffField, type Fields, sameSet, sameText, sortedIds, strictEqual } from './fields.js';
 import { stripMarker } from './marker.js';
-import type { Owner, PolicyPair } from './pairs.js';
+import type { Match, Owner, PolicyPair } from './pairs.js';
 import { livePolicyRef, policySpec } from './refs.js';
 import type { CodeSummary, PlanOptions, PolicyChange } from './types.js';
 
@@ -124,7 +124,7 @@ export function sameCode(declared: DeclaredPolicy, live: LivePolicy): boolean {
  * The declared policies whose code diff a plan shows (the live code was downloaded and differs): only their texts
  * need loading (`withCodeTexts`) before planning. Creates and replaces describe the declared code by its summary.
  */
-export function policiesShowingCode(pairs: readonly PolicyPair[]): Set<string> {
+export function policiesShowingCode(pairs: ReadonlyArray<Match<DeclaredPolicy, LivePolicy>>): Set<string> {
   const names = new Set<string>();
   for (const { declared: policy, live: current } of pairs) {
     if (policy !== null && current !== null && current.kind === policy.kind && current.code !== null && !sameCode(policy, current)) names.add(policy.name);
