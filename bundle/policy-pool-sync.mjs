@@ -26687,7 +26687,7 @@ function agentFingerprint(agent) {
 }
 function declaredPolicyFingerprint(policy) {
   return {
-    file: policy.file,
+    file: policy.code.file,
     kind: policy.kind,
     "code-sha256": policy.code.source.sha256,
     description: policy.description,
@@ -26717,7 +26717,7 @@ var init_fingerprints = __esm({
 function policySpec(policy) {
   const { file, kind, description, enforcementLevel, query, policySets, codeSource, codeDigest: codeDigest2, codeLines } = policy;
   const code = { sha256: codeDigest2, bytes: codeSource.size, lines: codeLines, file, source: { ...codeSource } };
-  return { file, kind, description, enforcementLevel, query, policySets: policySets === null ? null : [...policySets], code };
+  return { kind, description, enforcementLevel, query, policySets: policySets === null ? null : [...policySets], code };
 }
 function livePolicyRef(policy) {
   const { code: _text, policySetIds, ...rest } = policy;

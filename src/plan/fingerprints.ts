@@ -66,7 +66,7 @@ export function agentFingerprint(agent: LiveAgentRef): Fingerprint {
 /** The exact bytes of the code file, and every setting. */
 export function declaredPolicyFingerprint(policy: PolicySpec): Fingerprint {
   return {
-    file: policy.file,
+    file: policy.code.file,
     kind: policy.kind,
     'code-sha256': policy.code.source.sha256,
     description: policy.description,

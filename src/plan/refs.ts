@@ -15,8 +15,8 @@ export interface CodeRef extends CodeSummary {
   source: CodeSource;
 }
 
-/** A declared policy as a change applies it; the name is the change's. */
-export interface PolicySpec extends Pick<DeclaredPolicy, 'file' | 'kind' | 'description' | 'enforcementLevel' | 'query' | 'policySets'> {
+/** A declared policy as a change applies it; the name is the change's, the file its code's. */
+export interface PolicySpec extends Pick<DeclaredPolicy, 'kind' | 'description' | 'enforcementLevel' | 'query' | 'policySets'> {
   code: CodeRef;
 }
 
@@ -38,7 +38,7 @@ export type LiveAgentRef = Pick<LiveAgent, 'id' | 'status' | 'lastPingAt'>;
 export function policySpec(policy: DeclaredPolicy): PolicySpec {
   const { file, kind, description, enforcementLevel, query, policySets, codeSource, codeDigest, codeLines } = policy;
   const code = { sha256: codeDigest, bytes: codeSource.size, lines: codeLines, file, source: { ...codeSource } };
-  return { file, kind, description, enforcementLevel, query, policySets: policySets === null ? null : [...policySets], code };
+  return { kind, description, enforcementLevel, query, policySets: policySets === null ? null : [...policySets], code };
 }
 
 export function livePolicyRef(policy: LivePolicy): LivePolicyRef {
