@@ -52979,7 +52979,7 @@ function codeDiffLines(change) {
   if (code === void 0 || typeof code.before !== "string" || typeof code.after !== "string") return [];
   const before = normalizeLineEnds(code.before);
   const after = normalizeLineEnds(code.after);
-  const newName = change.resource === "policy" && change.declared !== null ? change.declared.file : "declared";
+  const newName = change.resource === "policy" && change.declared !== null ? change.declared.code.file : "declared";
   const oldName = `live ${change.id ?? ""}`.trim();
   const oldLines = splitLines2(before);
   const newLines = splitLines2(after);
@@ -53498,26 +53498,21 @@ var init_markdown = __esm({
   }
 });
 
-// src/plan/saved.ts
-function savedChange(change, fields) {
-  const base = { resource: change.resource, name: change.name, id: change.id, action: change.action, reason: change.reason, fields };
+// src/plan/fingerprints.ts
+function fingerprints(change) {
   if (change.resource === "policy") {
     return {
-      ...base,
-      upload_code: change.uploadCode,
-      adopt_marker: change.adoptMarker,
       live: change.live === null ? null : policyFingerprint(change.live, change.declared !== null),
       declared: change.declared === null ? null : declaredPolicyFingerprint(change.declared)
     };
   }
   if (change.resource === "agent-pool") {
     return {
-      ...base,
       live: change.live === null ? null : poolFingerprint(change.live),
       declared: change.declared === null ? null : declaredPoolFingerprint(change.declared)
     };
   }
-  return { ...base, pool: change.poolName, live: agentFingerprint(change.live), declared: null };
+  return { live: agentFingerprint(change.live), declared: null };
 }
 function policyFingerprint(policy, withCode2) {
   return {
@@ -53547,9 +53542,9 @@ function agentFingerprint(agent) {
 }
 function declaredPolicyFingerprint(policy) {
   return {
-    file: policy.file,
+    file: policy.code.file,
     kind: policy.kind,
-    "code-sha256": policy.codeSource.sha256,
+    "code-sha256": policy.code.source.sha256,
     description: policy.description,
     "enforcement-level": policy.enforcementLevel,
     query: policy.query,
@@ -53561,11 +53556,68 @@ function declaredPoolFingerprint(pool) {
     file: pool.file,
     "organization-scoped": pool.organizationScoped,
     "allowed-workspaces": pool.allowedWorkspaces,
-    "allowed-projects": pool.allowedProjects ?? null,
-    "excluded-workspaces": pool.excludedWorkspaces ?? null,
+    "allowed-projects": pool.allowedProjects,
+    "excluded-workspaces": pool.excludedWorkspaces,
     "previous-names": pool.previousNames,
     "agent-cleanup": pool.agentCleanup === null ? null : { statuses: pool.agentCleanup.statuses, after: pool.agentCleanup.after }
   };
+}
+var init_fingerprints = __esm({
+  "src/plan/fingerprints.ts"() {
+    "use strict";
+  }
+});
+
+// src/plan/refs.ts
+function policySpec(policy) {
+  const { file, kind, description, enforcementLevel, query, policySets, codeSource, codeDigest: codeDigest2, codeLines } = policy;
+  const code = { sha256: codeDigest2, bytes: codeSource.size, lines: codeLines, file, source: { ...codeSource } };
+  return { kind, description, enforcementLevel, query, policySets: policySets === null ? null : [...policySets], code };
+}
+function livePolicyRef(policy) {
+  const { code: _text, policySetIds, ...rest } = policy;
+  return { ...rest, policySetIds: [...policySetIds] };
+}
+function poolSpec(pool) {
+  const copy = (ids) => ids === null || ids === void 0 ? null : [...ids];
+  const { file, organizationScoped, allowedWorkspaces, allowedProjects, excludedWorkspaces, previousNames, agentCleanup: agentCleanup2 } = pool;
+  return {
+    file,
+    organizationScoped,
+    allowedWorkspaces: copy(allowedWorkspaces),
+    allowedProjects: copy(allowedProjects),
+    excludedWorkspaces: copy(excludedWorkspaces),
+    previousNames: [...previousNames],
+    agentCleanup: agentCleanup2 === null ? null : { ...agentCleanup2, statuses: [...agentCleanup2.statuses] }
+  };
+}
+function livePoolRef(pool) {
+  const { id, name, organizationScoped, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds } = pool;
+  return {
+    id,
+    name,
+    organizationScoped,
+    allowedWorkspaceIds: [...allowedWorkspaceIds],
+    allowedProjectIds: [...allowedProjectIds],
+    excludedWorkspaceIds: [...excludedWorkspaceIds]
+  };
+}
+function liveAgentRef(agent) {
+  return { id: agent.id, status: agent.status, lastPingAt: agent.lastPingAt };
+}
+var init_refs = __esm({
+  "src/plan/refs.ts"() {
+    "use strict";
+  }
+});
+
+// src/plan/saved.ts
+function savedChange(change, fields) {
+  const base = { resource: change.resource, name: change.name, id: change.id, action: change.action, reason: change.reason, fields };
+  const { live, declared } = fingerprints(change);
+  if (change.resource === "policy") return { ...base, upload_code: change.uploadCode, adopt_marker: change.adoptMarker, live, declared };
+  if (change.resource === "agent-pool") return { ...base, live, declared };
+  return { ...base, pool: change.poolName, live, declared };
 }
 function checkSavedChanges(saved, fresh, pairing) {
   const refused = [];
@@ -53610,14 +53662,14 @@ function staleness(change, pairing) {
   if (change.resource === "agent") {
     const agent = pairing.pools.flatMap((pair3) => pair3.live?.agents ?? []).find((a) => a.id === change.id);
     if (agent === void 0) return "the agent is gone since the plan was made";
-    return same(agentFingerprint(agent), change.live) ? null : "the agent changed since the plan was made";
+    return same(agentFingerprint(liveAgentRef(agent)), change.live) ? null : "the agent changed since the plan was made";
   }
   if (change.resource === "policy") {
     const pair3 = pairFor(change, pairing.policies);
-    return liveProblem(change, pair3?.live ?? void 0, (p2) => policyFingerprint(p2, change.declared !== null)) ?? declaredProblem(change, change.declared === null ? null : pair3?.declared, declaredPolicyFingerprint);
+    return liveProblem(change, pair3?.live ?? void 0, (p2) => policyFingerprint(livePolicyRef(p2), change.declared !== null)) ?? declaredProblem(change, change.declared === null ? null : pair3?.declared, (p2) => declaredPolicyFingerprint(policySpec(p2)));
   }
   const pair2 = pairFor(change, pairing.pools);
-  return liveProblem(change, pair2?.live ?? void 0, poolFingerprint) ?? declaredProblem(change, change.declared === null ? null : pair2?.declared, declaredPoolFingerprint);
+  return liveProblem(change, pair2?.live ?? void 0, (p2) => poolFingerprint(livePoolRef(p2))) ?? declaredProblem(change, change.declared === null ? null : pair2?.declared, (p2) => declaredPoolFingerprint(poolSpec(p2)));
 }
 function pairFor(change, pairs) {
   return pairs.find((pair2) => pair2.declared?.name === change.name) ?? pairs.find((pair2) => pair2.declared === null && pair2.live?.name === change.name);
@@ -53679,6 +53731,8 @@ var SAVED_PLAN_VERSION, RESOURCES, ACTIONS;
 var init_saved = __esm({
   "src/plan/saved.ts"() {
     "use strict";
+    init_fingerprints();
+    init_refs();
     init_plain_fields();
     SAVED_PLAN_VERSION = "1";
     RESOURCES = ["policy", "agent-pool", "agent"];
@@ -59727,8 +59781,11 @@ var init_walk = __esm({
 // src/declared/code-body.ts
 import { createHash as createHash4 } from "node:crypto";
 import { closeSync as closeSync2 } from "node:fs";
-function codeBody(policy, chunkBytes = UPLOAD_CHUNK_BYTES) {
-  const { codeSource: source, file } = policy;
+function codeAt(policy) {
+  return { file: policy.file, source: policy.codeSource };
+}
+function codeBody(code, chunkBytes = UPLOAD_CHUNK_BYTES) {
+  const { source, file } = code;
   return {
     length: source.size,
     async *chunks() {
@@ -59758,7 +59815,7 @@ function codeBody(policy, chunkBytes = UPLOAD_CHUNK_BYTES) {
 }
 async function readVerifiedCode(policy) {
   const chunks = [];
-  for await (const chunk of codeBody(policy, Math.max(1, policy.codeSource.size)).chunks()) chunks.push(chunk);
+  for await (const chunk of codeBody(codeAt(policy), Math.max(1, policy.codeSource.size)).chunks()) chunks.push(chunk);
   return Buffer.concat(chunks);
 }
 async function withCodeTexts(declared, names) {
@@ -59933,25 +59990,29 @@ var init_marker = __esm({
 
 // src/plan/pairs.ts
 function pairResources(declared, live, options) {
-  const pools = pairPools(declared.pools, live.pools, options);
-  return { policies: pairPolicies(declared.policies, live.policies, options), pools: pools.pairs, warnings: pools.warnings };
+  const pools = matchPools(declared.pools, live.pools);
+  return {
+    policies: matchPolicies(declared.policies, live.policies).map((m) => pair(m.declared, m.live, options)),
+    pools: pools.matches.map((m) => pair(m.declared, m.live, options)),
+    warnings: pools.warnings
+  };
 }
-function pairPolicies(declared, live, options) {
+function matchPolicies(declared, live) {
   const byName2 = new Map(live.map((policy) => [policy.name, policy]));
   const declaredNames = new Set(declared.map((policy) => policy.name));
   return [
-    ...declared.map((policy) => pair(policy, byName2.get(policy.name) ?? null, options)),
-    ...live.filter((policy) => !declaredNames.has(policy.name)).map((policy) => pair(null, policy, options))
+    ...declared.map((policy) => ({ declared: policy, live: byName2.get(policy.name) ?? null })),
+    ...live.filter((policy) => !declaredNames.has(policy.name)).map((policy) => ({ declared: null, live: policy }))
   ];
 }
-function pairPools(declared, live, options) {
+function matchPools(declared, live) {
   const byName2 = new Map(live.map((pool) => [pool.name, pool]));
   const claimed = /* @__PURE__ */ new Set();
   for (const pool of declared) {
     const current = byName2.get(pool.name);
     if (current !== void 0) claimed.add(current.id);
   }
-  const pairs = [];
+  const matches = [];
   const warnings = [];
   for (const pool of declared) {
     let current = byName2.get(pool.name);
@@ -59965,10 +60026,10 @@ function pairPools(declared, live, options) {
         );
       }
     }
-    pairs.push(pair(pool, current ?? null, options));
+    matches.push({ declared: pool, live: current ?? null });
   }
-  for (const pool of live) if (!claimed.has(pool.id)) pairs.push(pair(null, pool, options));
-  return { pairs, warnings };
+  for (const pool of live) if (!claimed.has(pool.id)) matches.push({ declared: null, live: pool });
+  return { matches, warnings };
 }
 function pair(declared, live, options) {
   const markedBy = live !== null && "description" in live ? markerSource(live.description) : null;
@@ -60052,7 +60113,7 @@ async function createPolicyWithCode(planned, options) {
   }
   if (!made.upload) return;
   try {
-    await upload(made.id, declared, options);
+    await upload(made.id, declared.code, options);
   } catch (error) {
     if (change.action === "replace" || made.found) throw new Error(`${errorMessage(error)}; the policy is left without its code until the next pass uploads it`, { cause: error });
     await deleteQuietly(made.id, options);
@@ -60066,7 +60127,7 @@ async function createOrFind(change, options) {
     return { id: policy.id, found: false, upload: true };
   } catch (error) {
     if (!nameTaken(error)) throw error;
-    const existing = (await options.api.listPolicies(options.organization, { search: declared.name })).find((p2) => p2.name === declared.name);
+    const existing = (await options.api.listPolicies(options.organization, { search: change.name })).find((p2) => p2.name === change.name);
     if (existing === void 0) throw error;
     const owner = markerSource(existing.description);
     const ours = ownsUndeclared(ownerOf(owner, false, options), { source: options.source, ownership: options.ownership });
@@ -60075,8 +60136,8 @@ async function createOrFind(change, options) {
       throw new Error(`${errorMessage(error)}: a ${existing.kind} policy of that name appeared since the plan was made and ${whose}; it is left alone`, { cause: error });
     }
     const code = await options.api.downloadPolicyDigest(existing, 0);
-    options.logger.warn({ resourceName: declared.name, policyId: existing.id }, "policy created by another run at the same time; using it");
-    return { id: existing.id, found: true, upload: code === null || code.digest !== declared.codeDigest };
+    options.logger.warn({ resourceName: change.name, policyId: existing.id }, "policy created by another run at the same time; using it");
+    return { id: existing.id, found: true, upload: code === null || code.digest !== declared.code.sha256 };
   }
 }
 function nameTaken(error) {
@@ -60087,14 +60148,14 @@ function lostOnReplace(change) {
   if (lost.length === 0) return "; the live policy was deleted, and the next pass creates it again";
   return `; the live policy was deleted, and its policy sets could not be restored: ${lost.join(", ")}. The next pass creates it again; add it to those sets again by hand`;
 }
-async function upload(id, declared, options) {
-  const uploaded = await options.api.uploadPolicy(id, codeBody(declared));
-  if (uploaded !== null && uploaded.updatedAt !== null) options.onUploaded?.(id, uploaded.updatedAt, declared);
+async function upload(id, code, options) {
+  const uploaded = await options.api.uploadPolicy(id, codeBody(code));
+  if (uploaded !== null && uploaded.updatedAt !== null) options.onUploaded?.(id, uploaded.updatedAt, code.sha256);
 }
 function createInput(change, options) {
   const declared = change.declared;
   return {
-    name: declared.name,
+    name: change.name,
     kind: declared.kind,
     description: describe(declared.description, options),
     enforcementLevel: declared.enforcementLevel,
@@ -60109,7 +60170,7 @@ async function updatePolicy2(change, options) {
   if (change.fields["description"] !== void 0 || change.adoptMarker) input.description = describe(declared.description, options);
   if (change.fields["enforcement-level"] !== void 0) input.enforcementLevel = declared.enforcementLevel;
   if (change.fields["query"] !== void 0 && declared.query !== null) input.query = declared.query;
-  if (change.uploadCode) await upload(change.id, declared, options);
+  if (change.uploadCode) await upload(change.id, declared.code, options);
   if (Object.keys(input).length > 0) await options.api.updatePolicy(change.live, input);
 }
 function describe(description, options) {
@@ -60118,16 +60179,16 @@ function describe(description, options) {
 async function createPool2(change, options) {
   const declared = change.declared;
   await options.api.createAgentPool(options.organization, {
-    name: declared.name,
+    name: change.name,
     organizationScoped: declared.organizationScoped,
     allowedWorkspaceIds: declared.allowedWorkspaces,
-    allowedProjectIds: declared.allowedProjects ?? null,
-    excludedWorkspaceIds: declared.excludedWorkspaces ?? null
+    allowedProjectIds: declared.allowedProjects,
+    excludedWorkspaceIds: declared.excludedWorkspaces
   });
 }
 function poolUpdate(change) {
   const declared = change.declared;
-  const input = { name: declared.name, organizationScoped: declared.organizationScoped };
+  const input = { name: change.name, organizationScoped: declared.organizationScoped };
   if (change.fields["allowed-workspaces"] !== void 0 && declared.allowedWorkspaces !== null) {
     input.allowedWorkspaceIds = declared.allowedWorkspaces;
   }
@@ -60210,23 +60271,19 @@ async function readLive(options) {
   options.codeCache?.retain(listed.map((policy) => policy.id));
   const policies = listed.filter((policy) => policy.foreignKind === null);
   const foreignPolicies = listed.flatMap((p2) => p2.foreignKind === null ? [] : [{ id: p2.id, name: p2.name, kind: p2.foreignKind }]);
-  const declaredByName = new Map(declared.policies.map((p2) => [p2.name, p2]));
-  const total = policies.filter((p2) => needsCode(p2, declaredByName.get(p2.name))).length;
+  const declaredOf = new Map(matchPolicies(declared.policies, policies).flatMap((m) => m.live === null || m.declared === null ? [] : [[m.live, m.declared]]));
+  const cleanedUp = new Set(matchPools(declared.pools, poolList.pools).matches.flatMap((m) => m.live !== null && m.declared?.agentCleanup != null ? [m.live] : []));
+  const total = policies.filter((p2) => needsCode(p2, declaredOf.get(p2))).length;
   let done = 0;
   options.onCodeProgress?.(done, total);
   const counted = async (policy) => {
-    const result = await withCode(policy, declaredByName.get(policy.name), options);
-    if (needsCode(policy, declaredByName.get(policy.name))) options.onCodeProgress?.(done += 1, total);
+    const result = await withCode(policy, declaredOf.get(policy), options);
+    if (needsCode(policy, declaredOf.get(policy))) options.onCodeProgress?.(done += 1, total);
     return result;
   };
   const [livePolicies, livePools] = await Promise.all([
     mapLimit(policies, CODE_READS_AT_ONCE, counted),
-    Promise.all(poolList.pools.map(async (pool) => {
-      const wantsAgents = declared.pools.some(
-        (p2) => p2.agentCleanup !== null && (p2.name === pool.name || p2.previousNames.includes(pool.name))
-      );
-      return livePool(pool, wantsAgents ? await api.listAgents(pool.id) : []);
-    }))
+    Promise.all(poolList.pools.map(async (pool) => livePool(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : [])))
   ]);
   return { policies: livePolicies, pools: livePools, ...foreignPolicies.length > 0 ? { foreignPolicies } : {} };
 }
@@ -60260,6 +60317,7 @@ var init_read_live = __esm({
   "src/live/read-live.ts"() {
     "use strict";
     init_map_limit();
+    init_pairs();
     CODE_READS_AT_ONCE = 32;
     KEEP_TEXT_BYTES = 256 * 1024;
   }
@@ -60413,7 +60471,7 @@ function createChange(policy) {
     action: "create",
     reason: "not in the live state",
     fields,
-    declared: policy,
+    declared: policySpec(policy),
     live: null,
     uploadCode: true,
     adoptMarker: false
@@ -60432,8 +60490,8 @@ function replaceChange(policy, current) {
     action: "replace",
     reason: "kind changed",
     fields,
-    declared: policy,
-    live: current,
+    declared: policySpec(policy),
+    live: livePolicyRef(current),
     uploadCode: true,
     adoptMarker: false
   };
@@ -60456,8 +60514,8 @@ function updateChange(policy, current, owner, options) {
     action: "update",
     reason,
     fields,
-    declared: policy,
-    live: current,
+    declared: policySpec(policy),
+    live: livePolicyRef(current),
     uploadCode: "code" in fields,
     adoptMarker: adopt
   };
@@ -60480,6 +60538,7 @@ var init_policies2 = __esm({
     "use strict";
     init_fields();
     init_marker();
+    init_refs();
   }
 });
 
@@ -60557,7 +60616,7 @@ function createChange2(pool) {
     action: "create",
     reason: "not in the live state",
     fields: created({ "organization-scoped": pool.organizationScoped, "allowed-workspaces": workspaces, ...accessLists(pool) }),
-    declared: pool,
+    declared: poolSpec(pool),
     live: null
   };
 }
@@ -60580,8 +60639,8 @@ function updateChange2(pool, current) {
     action: "update",
     reason,
     fields,
-    declared: pool,
-    live: current
+    declared: poolSpec(pool),
+    live: livePoolRef(current)
   };
 }
 function planAgentCleanup(pool, live, now, warnings) {
@@ -60604,7 +60663,7 @@ function planAgentCleanup(pool, live, now, warnings) {
         "last-ping-at": { before: agent.lastPingAt, after: null }
       },
       poolName: pool.name,
-      live: agent
+      live: liveAgentRef(agent)
     });
   }
   return changes;
@@ -60618,6 +60677,7 @@ var init_pools2 = __esm({
     init_agent_time();
     init_fields();
     init_pool_access();
+    init_refs();
   }
 });
 
@@ -60655,7 +60715,7 @@ function deletePolicy2(policy) {
       query: policy.query
     }),
     declared: null,
-    live: policy,
+    live: livePolicyRef(policy),
     uploadCode: false,
     adoptMarker: false
   };
@@ -60669,7 +60729,7 @@ function deletePool2(pool) {
     reason: "not declared, prune is on",
     fields: removed({ "organization-scoped": pool.organizationScoped, "agent-count": pool.agentCount }),
     declared: null,
-    live: pool
+    live: livePoolRef(pool)
   };
 }
 function poolInUse(pool) {
@@ -60683,12 +60743,12 @@ var init_prune = __esm({
     init_marker();
     init_pairs();
     init_policies2();
+    init_refs();
   }
 });
 
 // src/plan/plan.ts
-function planChanges(declared, live, options) {
-  const pairing = pairResources(declared, live, options);
+function planPairs(pairing, declared, live, options) {
   const policies = planPolicies(pairing.policies, options);
   const pools = planPools(pairing.pools, options);
   const prune = planPrune(pairing, options);
@@ -60788,7 +60848,7 @@ async function runPass(request2) {
   const options = planOptions(request2, session);
   const fresh = await freshPlan(declared, live, options);
   if (typeof fresh === "string") return unplanned("declared", [fresh]);
-  const plan = request2.saved === void 0 ? fresh : savedPlan(request2.saved, fresh, pairResources(declared, live, options));
+  const plan = request2.saved === void 0 ? fresh.plan : savedPlan(request2.saved, fresh.plan, fresh.pairing);
   logger2.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, "plan made");
   await request2.onPlan?.({ ...header3, plan });
   if (request2.mode === "plan" || plan.errors.length > 0 || plan.changes.length === 0) {
@@ -60805,7 +60865,7 @@ async function runPass(request2) {
     source: source.name,
     ownership: source.ownership,
     logger: logger2,
-    onUploaded: (policyId, updatedAt, policy) => request2.codeCache?.set(policyId, updatedAt, policy.codeDigest),
+    onUploaded: (policyId, updatedAt, digest) => request2.codeCache?.set(policyId, updatedAt, digest),
     concurrency: request2.concurrency,
     onResult: (result) => {
       if (result.outcome === "failed") failed += 1;
@@ -60853,11 +60913,12 @@ function planOptions(request2, session) {
 async function freshPlan(declared, live, options) {
   let shown2;
   try {
-    shown2 = await withCodeTexts(declared, policiesShowingCode(pairPolicies(declared.policies, live.policies, options)));
+    shown2 = await withCodeTexts(declared, policiesShowingCode(matchPolicies(declared.policies, live.policies)));
   } catch (error) {
     return errorMessage(error);
   }
-  return planChanges(shown2, live, options);
+  const pairing = pairResources(shown2, live, options);
+  return { plan: planPairs(pairing, shown2, live, options), pairing };
 }
 var init_reconcile = __esm({
   "src/reconcile.ts"() {

@@ -10,8 +10,8 @@ import { readLive } from './live/read-live.js';
 import type { CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
 import type { LiveState } from './model.js';
-import { planChanges } from './plan/plan.js';
-import { pairPolicies, pairResources, type Pairing } from './plan/pairs.js';
+import { planPairs } from './plan/plan.js';
+import { matchPolicies, pairResources, type Pairing } from './plan/pairs.js';
 import { policiesShowingCode } from './plan/policies.js';
 import { checkSavedChanges, type SavedSource } from './plan/saved.js';
 import type { Plan, PlannedSource, PlanOptions, SourcePlan, UnplannedSource } from './plan/types.js';
@@ -117,7 +117,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   const options = planOptions(request, session);
   const fresh = await freshPlan(declared, live, options);
   if (typeof fresh === 'string') return unplanned('declared', [fresh]);
-  const plan = request.saved === undefined ? fresh : savedPlan(request.saved, fresh, pairResources(declared, live, options));
+  const plan = request.saved === undefined ? fresh.plan : savedPlan(request.saved, fresh.plan, fresh.pairing);
   logger.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, 'plan made');
   await request.onPlan?.({ ...header, plan });
   if (request.mode === 'plan' || plan.errors.length > 0 || plan.changes.length === 0) {
@@ -135,7 +135,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     source: source.name,
     ownership: source.ownership,
     logger,
-    onUploaded: (policyId, updatedAt, policy) => request.codeCache?.set(policyId, updatedAt, policy.codeDigest),
+    onUploaded: (policyId, updatedAt, digest) => request.codeCache?.set(policyId, updatedAt, digest),
     concurrency: request.concurrency,
     onResult: (result) => {
       if (result.outcome === 'failed') failed += 1;
@@ -193,13 +193,17 @@ function planOptions(request: PassRequest, session: PassSession): PlanOptions {
   };
 }
 
-/** A new plan of the declared state against the live state; a string when the code texts it shows cannot be read. */
-async function freshPlan(declared: DeclaredState, live: LiveState, options: PlanOptions): Promise<Plan | string> {
+/**
+ * A new plan of the declared state against the live state, and the one pairing it was made from (a saved plan is
+ * checked against the same pairs); a string when the code texts it shows cannot be read.
+ */
+async function freshPlan(declared: DeclaredState, live: LiveState, options: PlanOptions): Promise<{ plan: Plan; pairing: Pairing } | string> {
   let shown: DeclaredState;
   try {
-    shown = await withCodeTexts(declared, policiesShowingCode(pairPolicies(declared.policies, live.policies, options)));
+    shown = await withCodeTexts(declared, policiesShowingCode(matchPolicies(declared.policies, live.policies)));
   } catch (error) {
     return errorMessage(error);
   }
-  return planChanges(shown, live, options);
+  const pairing = pairResources(shown, live, options);
+  return { plan: planPairs(pairing, shown, live, options), pairing };
 }

@@ -3,7 +3,7 @@ import { rename, symlink, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Policy } from '../src/api/types.js';
-import { CodeChangedError, codeBody, readDeclared, type DeclaredPolicy } from '../src/declared/index.js';
+import { CodeChangedError, codeAt, codeBody, readDeclared, type DeclaredPolicy } from '../src/declared/index.js';
 import { startApiFixture, testSeed, type ApiFixture } from './helpers/api-fixture.js';
 import { useTempTrees } from './helpers/temp-tree.js';
 import { VirtualClock } from './helpers/virtual-clock.js';
@@ -36,7 +36,7 @@ describe('an upload sends the code as it reads it, and only the bytes that were 
   it('yields the bytes in chunks of the size asked, the last one only once all of them proved to be those read', async () => {
     const bytes = codeOfSize(1000);
     const { policies } = await declared({ 'policies/p.native': bytes });
-    const body = codeBody(policies.get('p')!, 64);
+    const body = codeBody(codeAt(policies.get('p')!), 64);
     assert.equal(body.length, 1000);
     for (let run = 0; run < 2; run += 1) {
       const { sent, error } = await collect(body.chunks());
@@ -61,12 +61,12 @@ describe('an upload sends the code as it reads it, and only the bytes that were 
     await symlink(path.join(outside, 'outside.native'), file('link'));
     await rename(file('link'), file('linked'));
     for (const name of ['last-byte', 'first-byte', 'grown', 'cut', 'linked']) {
-      const { sent, error } = await collect(codeBody(policies.get(name)!, 64).chunks());
+      const { sent, error } = await collect(codeBody(codeAt(policies.get(name)!), 64).chunks());
       assert.ok(error instanceof CodeChangedError, `${name}: ${String(error)}`);
       assert.match(error.message, new RegExp(`^policies/${name}\\.native changed since it was read and validated`));
       assert.ok(Buffer.concat(sent).length < 1000, `${name}: never all of it`);
     }
-    const linked = await collect(codeBody(policies.get('linked')!, 64).chunks());
+    const linked = await collect(codeBody(codeAt(policies.get('linked')!), 64).chunks());
     assert.match(String(linked.error), /\(it resolves outside the source root/);
     assert.deepEqual(linked.sent, [], 'nothing read through the link');
   });
@@ -93,7 +93,7 @@ describe('an upload sends the code as it reads it, and only the bytes that were 
     it('a file of several chunks arrives byte for byte, mark and line ends included', async () => {
       const bytes = codeOfSize(700_000);
       const { policies } = await declared({ 'policies/streamed.native': bytes });
-      const uploaded = await f.client.uploadPolicy(policy.id, codeBody(policies.get('streamed')!));
+      const uploaded = await f.client.uploadPolicy(policy.id, codeBody(codeAt(policies.get('streamed')!)));
       assert.equal(uploaded?.id, policy.id);
       assert.equal(await liveCode(), bytes.toString('utf8'));
       assert.deepEqual((await f.emulator.writes()).map((r) => [r.method, r.status]), [['PUT', 200]]);
@@ -103,7 +103,7 @@ describe('an upload sends the code as it reads it, and only the bytes that were 
       const bytes = codeOfSize(300_000, 'again');
       const { policies } = await declared({ 'policies/streamed.native': bytes });
       await f.emulator.addFaults({ kind: 'status', method: 'PUT', path: '/upload$', status: 500, count: 1 });
-      await f.client.uploadPolicy(policy.id, codeBody(policies.get('streamed')!));
+      await f.client.uploadPolicy(policy.id, codeBody(codeAt(policies.get('streamed')!)));
       assert.equal(await liveCode(), bytes.toString('utf8'));
       assert.deepEqual((await f.emulator.writes()).map((r) => [r.method, r.status]), [['PUT', 500], ['PUT', 200]]);
     });
@@ -116,7 +116,7 @@ describe('an upload sends the code as it reads it, and only the bytes that were 
       // Changed at its end: most of the body has gone out when the difference shows.
       await writeFile(path.join(dir, 'policies/streamed.native'), codeOfSize(700_000, 'edit'));
       const retries = f.client.stats().retries;
-      const error = await f.client.uploadPolicy(policy.id, codeBody(policies.get('streamed')!)).then(() => assert.fail('expected a refusal'), (e: unknown) => e);
+      const error = await f.client.uploadPolicy(policy.id, codeBody(codeAt(policies.get('streamed')!))).then(() => assert.fail('expected a refusal'), (e: unknown) => e);
       assert.ok(error instanceof CodeChangedError, String(error));
       assert.equal(await liveCode(), before);
       assert.equal(f.client.stats().retries, retries);

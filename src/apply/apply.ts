@@ -3,13 +3,13 @@ import { withKnownSets } from './replace-sets.js';
 import type { CreatePolicyInput, Policy, PolicyApi, UpdateAgentPoolInput, UpdatePolicyInput } from '../api/types.js';
 import { codeBody } from '../declared/index.js';
 import { ApiError, errorMessage } from '../errors.js';
-import type { DeclaredPolicy } from '../declared/types.js';
 import { mapLimit } from '../map-limit.js';
 import { blockedDelete } from './dependent-deletes.js';
 import { markerSource, withMarker } from '../plan/marker.js';
 import { ownerOf, ownsUndeclared } from '../plan/pairs.js';
 
 import type { Ownership } from '../model.js';
+import type { CodeRef } from '../plan/refs.js';
 import { NOT_STARTED, type AgentChange, type Change, type ChangeResult, type Plan, type PolicyChange, type PoolChange } from '../plan/types.js';
 
 /** What became of one planned change. */
@@ -21,8 +21,8 @@ export interface ApplyOptions {
   source: string;
   ownership: Ownership;
   logger: Logger;
-  /** Told of each upload whose answer carries the policy's new `updated-at` (the code cache learns it). */
-  onUploaded?: (policyId: string, updatedAt: string, declared: DeclaredPolicy) => void;
+  /** Told of each upload whose answer carries the policy's new `updated-at`, with the code's digest (the code cache learns it). */
+  onUploaded?: (policyId: string, updatedAt: string, codeDigest: string) => void;
   /** Changes under way at once. @default 8 */
   concurrency?: number;
   /** Once aborted, no further change starts; those under way finish (a create with its upload). */
@@ -115,7 +115,7 @@ async function createPolicyWithCode(planned: PolicyChange, options: ApplyOptions
   }
   if (!made.upload) return;
   try {
-    await upload(made.id, declared, options);
+    await upload(made.id, declared.code, options);
   } catch (error) {
     // A replacement keeps its policy sets: it stays, without code, and the next pass uploads it.
     if (change.action === 'replace' || made.found) throw new Error(`${errorMessage(error)}; the policy is left without its code until the next pass uploads it`, { cause: error });
@@ -139,7 +139,7 @@ async function createOrFind(change: PolicyChange, options: ApplyOptions): Promis
     return { id: policy.id, found: false, upload: true };
   } catch (error) {
     if (!nameTaken(error)) throw error;
-    const existing = (await options.api.listPolicies(options.organization, { search: declared.name })).find((p) => p.name === declared.name);
+    const existing = (await options.api.listPolicies(options.organization, { search: change.name })).find((p) => p.name === change.name);
     if (existing === undefined) throw error;
     const owner = markerSource(existing.description);
     // Made meanwhile, not planned against: this source's only as an undeclared resource would be (adopt aside).
@@ -149,8 +149,8 @@ async function createOrFind(change: PolicyChange, options: ApplyOptions): Promis
       throw new Error(`${errorMessage(error)}: a ${existing.kind} policy of that name appeared since the plan was made and ${whose}; it is left alone`, { cause: error });
     }
     const code = await options.api.downloadPolicyDigest(existing, 0);
-    options.logger.warn({ resourceName: declared.name, policyId: existing.id }, 'policy created by another run at the same time; using it');
-    return { id: existing.id, found: true, upload: code === null || code.digest !== declared.codeDigest };
+    options.logger.warn({ resourceName: change.name, policyId: existing.id }, 'policy created by another run at the same time; using it');
+    return { id: existing.id, found: true, upload: code === null || code.digest !== declared.code.sha256 };
   }
 }
 
@@ -167,16 +167,16 @@ function lostOnReplace(change: PolicyChange): string {
     'The next pass creates it again; add it to those sets again by hand';
 }
 
-async function upload(id: string, declared: DeclaredPolicy, options: ApplyOptions): Promise<void> {
-  const uploaded: Policy | null = await options.api.uploadPolicy(id, codeBody(declared));
+async function upload(id: string, code: CodeRef, options: ApplyOptions): Promise<void> {
+  const uploaded: Policy | null = await options.api.uploadPolicy(id, codeBody(code));
   // The answer's `updated-at` is that of the bytes just sent: the next pass need not download them.
-  if (uploaded !== null && uploaded.updatedAt !== null) options.onUploaded?.(id, uploaded.updatedAt, declared);
+  if (uploaded !== null && uploaded.updatedAt !== null) options.onUploaded?.(id, uploaded.updatedAt, code.sha256);
 }
 
 function createInput(change: PolicyChange, options: ApplyOptions): CreatePolicyInput {
   const declared = change.declared!;
   return {
-    name: declared.name,
+    name: change.name,
     kind: declared.kind,
     description: describe(declared.description, options),
     enforcementLevel: declared.enforcementLevel,
@@ -192,7 +192,7 @@ async function updatePolicy(change: PolicyChange, options: ApplyOptions): Promis
   if (change.fields['description'] !== undefined || change.adoptMarker) input.description = describe(declared.description, options);
   if (change.fields['enforcement-level'] !== undefined) input.enforcementLevel = declared.enforcementLevel;
   if (change.fields['query'] !== undefined && declared.query !== null) input.query = declared.query;
-  if (change.uploadCode) await upload(change.id!, declared, options);
+  if (change.uploadCode) await upload(change.id!, declared.code, options);
   if (Object.keys(input).length > 0) await options.api.updatePolicy(change.live!, input);
 }
 
@@ -203,18 +203,18 @@ function describe(description: string | null, options: ApplyOptions): string | n
 async function createPool(change: PoolChange, options: ApplyOptions): Promise<void> {
   const declared = change.declared!;
   await options.api.createAgentPool(options.organization, {
-    name: declared.name,
+    name: change.name,
     organizationScoped: declared.organizationScoped,
     allowedWorkspaceIds: declared.allowedWorkspaces,
-    allowedProjectIds: declared.allowedProjects ?? null,
-    excludedWorkspaceIds: declared.excludedWorkspaces ?? null,
+    allowedProjectIds: declared.allowedProjects,
+    excludedWorkspaceIds: declared.excludedWorkspaces,
   });
 }
 
 /** Name and scope always (see UpdateAgentPoolInput); the allowed workspaces only when they drifted. */
 function poolUpdate(change: PoolChange): UpdateAgentPoolInput {
   const declared = change.declared!;
-  const input: UpdateAgentPoolInput = { name: declared.name, organizationScoped: declared.organizationScoped };
+  const input: UpdateAgentPoolInput = { name: change.name, organizationScoped: declared.organizationScoped };
   if (change.fields['allowed-workspaces'] !== undefined && declared.allowedWorkspaces !== null) {
     input.allowedWorkspaceIds = declared.allowedWorkspaces;
   }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync } from 'node:fs';
 import { MAX_CODE_BYTES } from '../model.js';
 import { fillFrom, openSourceFile, unreadable } from './read-file.js';
-import type { DeclaredPolicy, DeclaredState } from './types.js';
+import type { CodeSource, DeclaredPolicy, DeclaredState } from './types.js';
 
 /** The policy's code file changed (or was swapped for a link) after it was read and validated. */
 export class CodeChangedError extends Error {
@@ -27,9 +27,20 @@ export interface CodeBody {
 
 const UPLOAD_CHUNK_BYTES = 256 * 1024;
 
-/** The upload of `policy`'s code: a large file costs a chunk or two per upload under way, never its size. */
-export function codeBody(policy: DeclaredPolicy, chunkBytes = UPLOAD_CHUNK_BYTES): CodeBody {
-  const { codeSource: source, file } = policy;
+/** Where a policy's code bytes are: its file (relative to the source root), and where and what those bytes were. */
+export interface CodeAt {
+  file: string;
+  source: CodeSource;
+}
+
+/** Where a declared policy's code bytes are. */
+export function codeAt(policy: DeclaredPolicy): CodeAt {
+  return { file: policy.file, source: policy.codeSource };
+}
+
+/** The upload of the code at `code`: a large file costs a chunk or two per upload under way, never its size. */
+export function codeBody(code: CodeAt, chunkBytes = UPLOAD_CHUNK_BYTES): CodeBody {
+  const { source, file } = code;
   return {
     length: source.size,
     async *chunks() {
@@ -67,7 +78,7 @@ export function codeBody(policy: DeclaredPolicy, chunkBytes = UPLOAD_CHUNK_BYTES
  */
 export async function readVerifiedCode(policy: DeclaredPolicy): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
-  for await (const chunk of codeBody(policy, Math.max(1, policy.codeSource.size)).chunks()) chunks.push(chunk);
+  for await (const chunk of codeBody(codeAt(policy), Math.max(1, policy.codeSource.size)).chunks()) chunks.push(chunk);
   return Buffer.concat(chunks);
 }
 

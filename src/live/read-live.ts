@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import type { LiveAgent, LivePolicy, LivePool, LiveState } from '../model.js';
 import type { CodeCache } from './code-cache.js';
 import { mapLimit } from '../map-limit.js';
+import { matchPools, matchPolicies } from '../plan/pairs.js';
 
 /**
  * Policies whose code is being checked at once. The client paces and limits the requests itself; this bound keeps
@@ -37,23 +38,20 @@ export async function readLive(options: ReadLiveOptions): Promise<LiveState> {
   // A kind this tool does not know is set aside whole: never compared, updated, replaced or deleted.
   const policies = listed.filter((policy) => policy.foreignKind === null);
   const foreignPolicies = listed.flatMap((p) => (p.foreignKind === null ? [] : [{ id: p.id, name: p.name, kind: p.foreignKind }]));
-  const declaredByName = new Map(declared.policies.map((p) => [p.name, p]));
-  const total = policies.filter((p) => needsCode(p, declaredByName.get(p.name))).length;
+  // Each live resource is read against the declaration the planner will pair it with (plan/pairs.ts).
+  const declaredOf = new Map(matchPolicies(declared.policies, policies).flatMap((m) => (m.live === null || m.declared === null ? [] : [[m.live, m.declared] as const])));
+  const cleanedUp = new Set(matchPools(declared.pools, poolList.pools).matches.flatMap((m) => (m.live !== null && m.declared?.agentCleanup != null ? [m.live] : [])));
+  const total = policies.filter((p) => needsCode(p, declaredOf.get(p))).length;
   let done = 0;
   options.onCodeProgress?.(done, total);
   const counted = async (policy: Policy): Promise<LivePolicy> => {
-    const result = await withCode(policy, declaredByName.get(policy.name), options);
-    if (needsCode(policy, declaredByName.get(policy.name))) options.onCodeProgress?.((done += 1), total);
+    const result = await withCode(policy, declaredOf.get(policy), options);
+    if (needsCode(policy, declaredOf.get(policy))) options.onCodeProgress?.((done += 1), total);
     return result;
   };
   const [livePolicies, livePools] = await Promise.all([
     mapLimit(policies, CODE_READS_AT_ONCE, counted),
-    Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => {
-      const wantsAgents = declared.pools.some(
-        (p) => p.agentCleanup !== null && (p.name === pool.name || p.previousNames.includes(pool.name)),
-      );
-      return livePool(pool, wantsAgents ? await api.listAgents(pool.id) : []);
-    })),
+    Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => livePool(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : []))),
   ]);
   return { policies: livePolicies, pools: livePools, ...(foreignPolicies.length > 0 ? { foreignPolicies } : {}) };
 }

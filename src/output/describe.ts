@@ -123,7 +123,7 @@ export function codeDiffLines(change: Change): string[] {
   if (code === undefined || typeof code.before !== 'string' || typeof code.after !== 'string') return [];
   const before = normalizeLineEnds(code.before);
   const after = normalizeLineEnds(code.after);
-  const newName = change.resource === 'policy' && change.declared !== null ? change.declared.file : 'declared';
+  const newName = change.resource === 'policy' && change.declared !== null ? change.declared.code.file : 'declared';
   const oldName = `live ${change.id ?? ''}`.trim();
   const oldLines = splitLines(before);
   const newLines = splitLines(after);

@@ -44,32 +44,45 @@ export interface Pairing {
 }
 
 export function pairResources(declared: DeclaredState, live: LiveState, options: OwnershipOptions): Pairing {
-  const pools = pairPools(declared.pools, live.pools, options);
-  return { policies: pairPolicies(declared.policies, live.policies, options), pools: pools.pairs, warnings: pools.warnings };
+  const pools = matchPools(declared.pools, live.pools);
+  return {
+    policies: matchPolicies(declared.policies, live.policies).map((m) => pair(m.declared, m.live, options)),
+    pools: pools.matches.map((m) => pair(m.declared, m.live, options)),
+    warnings: pools.warnings,
+  };
 }
 
-/** Policies pair by name. */
-export function pairPolicies(declared: readonly DeclaredPolicy[], live: readonly LivePolicy[], options: OwnershipOptions): PolicyPair[] {
+/** A declared resource and the live one it describes, before ownership is asked (reading the live state uses these). */
+export interface Match<D, L> {
+  declared: D | null;
+  live: L | null;
+}
+
+/** Policies match by name: the declared ones in their order, then the live ones no declaration names, in theirs. */
+export function matchPolicies<L extends { name: string }>(declared: readonly DeclaredPolicy[], live: readonly L[]): Array<Match<DeclaredPolicy, L>> {
   const byName = new Map(live.map((policy) => [policy.name, policy]));
   const declaredNames = new Set(declared.map((policy) => policy.name));
   return [
-    ...declared.map((policy) => pair(policy, byName.get(policy.name) ?? null, options)),
-    ...live.filter((policy) => !declaredNames.has(policy.name)).map((policy) => pair<DeclaredPolicy, LivePolicy>(null, policy, options)),
+    ...declared.map((policy) => ({ declared: policy, live: byName.get(policy.name) ?? null })),
+    ...live.filter((policy) => !declaredNames.has(policy.name)).map((policy) => ({ declared: null, live: policy })),
   ];
 }
 
 /**
- * Pools pair by name first; a declared pool with no live pool of its name takes one of its `previous-names` that no
- * other declared pool claimed by name (a rename).
+ * Pools match by name first; a declared pool with no live pool of its name takes one of its `previous-names` that no
+ * other declared pool claimed by name (a rename). The live pools none of them claimed follow, in their order.
  */
-function pairPools(declared: readonly DeclaredPool[], live: readonly LivePool[], options: OwnershipOptions): { pairs: PoolPair[]; warnings: string[] } {
+export function matchPools<L extends { id: string; name: string }>(
+  declared: readonly DeclaredPool[],
+  live: readonly L[],
+): { matches: Array<Match<DeclaredPool, L>>; warnings: string[] } {
   const byName = new Map(live.map((pool) => [pool.name, pool]));
   const claimed = new Set<string>();
   for (const pool of declared) {
     const current = byName.get(pool.name);
     if (current !== undefined) claimed.add(current.id);
   }
-  const pairs: PoolPair[] = [];
+  const matches: Array<Match<DeclaredPool, L>> = [];
   const warnings: string[] = [];
   for (const pool of declared) {
     let current = byName.get(pool.name);
@@ -84,10 +97,10 @@ function pairPools(declared: readonly DeclaredPool[], live: readonly LivePool[],
         );
       }
     }
-    pairs.push(pair(pool, current ?? null, options));
+    matches.push({ declared: pool, live: current ?? null });
   }
-  for (const pool of live) if (!claimed.has(pool.id)) pairs.push(pair<DeclaredPool, LivePool>(null, pool, options));
-  return { pairs, warnings };
+  for (const pool of live) if (!claimed.has(pool.id)) matches.push({ declared: null, live: pool });
+  return { matches, warnings };
 }
 
 /** Policies carry their owner in their description's marker; pools carry none. */

@@ -13,7 +13,11 @@ import type { Change, ChangeAction, Plan, PlanOptions, ResourceType } from './ty
  * No I/O, no clock (`options.now`), no logger. A plan with errors must not be applied.
  */
 export function planChanges(declared: DeclaredState, live: LiveState, options: PlanOptions): Plan {
-  const pairing = pairResources(declared, live, options);
+  return planPairs(pairResources(declared, live, options), declared, live, options);
+}
+
+/** The plan of a pairing already made of `declared` and `live` (a pass pairs once, and checks a saved plan against the same pairs). */
+export function planPairs(pairing: Pairing, declared: DeclaredState, live: LiveState, options: PlanOptions): Plan {
   const policies = planPolicies(pairing.policies, options);
   const pools = planPools(pairing.pools, options);
   const prune = planPrune(pairing, options);

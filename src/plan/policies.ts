@@ -2,7 +2,8 @@ import type { DeclaredPolicy } from '../declared/types.js';
 import type { LivePolicy } from '../model.js';
 import { created, diffField, type Fields, sameSet, sameText, sortedIds, strictEqual } from './fields.js';
 import { stripMarker } from './marker.js';
-import type { Owner, PolicyPair } from './pairs.js';
+import type { Match, Owner, PolicyPair } from './pairs.js';
+import { livePolicyRef, policySpec } from './refs.js';
 import type { CodeSummary, PlanOptions, PolicyChange } from './types.js';
 
 export interface PolicyPlan {
@@ -73,7 +74,7 @@ function createChange(policy: DeclaredPolicy): PolicyChange {
   });
   return {
     resource: 'policy', name: policy.name, id: null, action: 'create', reason: 'not in the live state', fields,
-    declared: policy, live: null, uploadCode: true, adoptMarker: false,
+    declared: policySpec(policy), live: null, uploadCode: true, adoptMarker: false,
   };
 }
 
@@ -89,7 +90,7 @@ function replaceChange(policy: DeclaredPolicy, current: LivePolicy): PolicyChang
   if (!sameCode(policy, current)) fields['code'] = { before: current.code, after: declaredCode(policy) };
   return {
     resource: 'policy', name: policy.name, id: current.id, action: 'replace', reason: 'kind changed', fields,
-    declared: policy, live: current, uploadCode: true, adoptMarker: false,
+    declared: policySpec(policy), live: livePolicyRef(current), uploadCode: true, adoptMarker: false,
   };
 }
 
@@ -107,7 +108,7 @@ function updateChange(policy: DeclaredPolicy, current: LivePolicy, owner: Owner,
   const reason = adopt ? ['adopt: add ownership marker', drift].filter(Boolean).join('; ') : drift;
   return {
     resource: 'policy', name: policy.name, id: current.id, action: 'update', reason, fields,
-    declared: policy, live: current, uploadCode: 'code' in fields, adoptMarker: adopt,
+    declared: policySpec(policy), live: livePolicyRef(current), uploadCode: 'code' in fields, adoptMarker: adopt,
   };
 }
 
@@ -123,7 +124,7 @@ export function sameCode(declared: DeclaredPolicy, live: LivePolicy): boolean {
  * The declared policies whose code diff a plan shows (the live code was downloaded and differs): only their texts
  * need loading (`withCodeTexts`) before planning. Creates and replaces describe the declared code by its summary.
  */
-export function policiesShowingCode(pairs: readonly PolicyPair[]): Set<string> {
+export function policiesShowingCode(pairs: ReadonlyArray<Match<DeclaredPolicy, LivePolicy>>): Set<string> {
   const names = new Set<string>();
   for (const { declared: policy, live: current } of pairs) {
     if (policy !== null && current !== null && current.kind === policy.kind && current.code !== null && !sameCode(policy, current)) names.add(policy.name);

@@ -4,6 +4,7 @@ import { lastSeen, type Seen } from './agent-time.js';
 import { created, diffField, type Fields, sameSet, sortedIds, strictEqual } from './fields.js';
 import { accessLists, diffAccessLists } from './pool-access.js';
 import type { PoolPair } from './pairs.js';
+import { liveAgentRef, livePoolRef, poolSpec } from './refs.js';
 import type { AgentChange, PlanOptions, PoolChange } from './types.js';
 
 export interface PoolPlan {
@@ -34,7 +35,7 @@ function createChange(pool: DeclaredPool): PoolChange {
   return {
     resource: 'agent-pool', name: pool.name, id: null, action: 'create', reason: 'not in the live state',
     fields: created({ 'organization-scoped': pool.organizationScoped, 'allowed-workspaces': workspaces, ...accessLists(pool) }),
-    declared: pool, live: null,
+    declared: poolSpec(pool), live: null,
   };
 }
 
@@ -54,7 +55,7 @@ function updateChange(pool: DeclaredPool, current: LivePool): PoolChange | null 
     .join('; ');
   return {
     resource: 'agent-pool', name: pool.name, id: current.id, action: 'update', reason, fields,
-    declared: pool, live: current,
+    declared: poolSpec(pool), live: livePoolRef(current),
   };
 }
 
@@ -83,7 +84,7 @@ function planAgentCleanup(pool: DeclaredPool, live: LivePool, now: number, warni
         'last-ping-at': { before: agent.lastPingAt, after: null },
       },
       poolName: pool.name,
-      live: agent,
+      live: liveAgentRef(agent),
     });
   }
   return changes;

@@ -3,6 +3,7 @@ import { removed } from './fields.js';
 import { stripMarker } from './marker.js';
 import { ownsUndeclared, type Pair, type Pairing } from './pairs.js';
 import { ownedElsewhere } from './policies.js';
+import { livePolicyRef, livePoolRef } from './refs.js';
 import type { PlanOptions, PolicyChange, PoolChange } from './types.js';
 
 export interface PrunePlan {
@@ -47,7 +48,7 @@ function deletePolicy(policy: LivePolicy): PolicyChange {
       'enforcement-level': policy.enforcementLevel,
       query: policy.query,
     }),
-    declared: null, live: policy, uploadCode: false, adoptMarker: false,
+    declared: null, live: livePolicyRef(policy), uploadCode: false, adoptMarker: false,
   };
 }
 
@@ -55,7 +56,7 @@ function deletePool(pool: LivePool): PoolChange {
   return {
     resource: 'agent-pool', name: pool.name, id: pool.id, action: 'delete', reason: 'not declared, prune is on',
     fields: removed({ 'organization-scoped': pool.organizationScoped, 'agent-count': pool.agentCount }),
-    declared: null, live: pool,
+    declared: null, live: livePoolRef(pool),
   };
 }
 

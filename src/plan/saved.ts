@@ -5,16 +5,17 @@
  * same repo against the live state again and refuses the whole plan unless each saved change is still exactly so and
  * the plan made now holds the identical change (`checkSavedChanges`). Pure: no I/O.
  */
-import type { DeclaredPolicy, DeclaredPool } from '../declared/types.js';
-import type { LiveAgent, LivePolicy, LivePool } from '../model.js';
+import {
+  agentFingerprint, declaredPolicyFingerprint, declaredPoolFingerprint, type Fingerprint, fingerprints, policyFingerprint, poolFingerprint,
+} from './fingerprints.js';
 import type { Pair, Pairing } from './pairs.js';
+import { liveAgentRef, livePolicyRef, livePoolRef, policySpec, poolSpec } from './refs.js';
 import { plainFields } from './plain-fields.js';
 import type { Change, ChangeAction, FieldChange, ResourceType } from './types.js';
 
 export const SAVED_PLAN_VERSION = '1';
 
-/** A fingerprint: the values compared, with a fixed key order so that equal fingerprints serialise equally. */
-export type Fingerprint = Record<string, unknown>;
+export type { Fingerprint } from './fingerprints.js';
 
 /** One change as saved: the JSON plan's fields, plus what the apply needs and the fingerprints. */
 export interface SavedChange {
@@ -52,78 +53,10 @@ export interface SavedPlan {
 
 export function savedChange(change: Change, fields: Record<string, FieldChange>): SavedChange {
   const base = { resource: change.resource, name: change.name, id: change.id, action: change.action, reason: change.reason, fields };
-  if (change.resource === 'policy') {
-    return {
-      ...base,
-      upload_code: change.uploadCode,
-      adopt_marker: change.adoptMarker,
-      live: change.live === null ? null : policyFingerprint(change.live, change.declared !== null),
-      declared: change.declared === null ? null : declaredPolicyFingerprint(change.declared),
-    };
-  }
-  if (change.resource === 'agent-pool') {
-    return {
-      ...base,
-      live: change.live === null ? null : poolFingerprint(change.live),
-      declared: change.declared === null ? null : declaredPoolFingerprint(change.declared),
-    };
-  }
-  return { ...base, pool: change.poolName, live: agentFingerprint(change.live), declared: null };
-}
-
-/** Code is part of a policy's fingerprint only where the plan compared it (the policy is declared). */
-function policyFingerprint(policy: LivePolicy, withCode: boolean): Fingerprint {
-  return {
-    id: policy.id,
-    'updated-at': policy.updatedAt,
-    name: policy.name,
-    kind: policy.kind,
-    description: policy.description,
-    'enforcement-level': policy.enforcementLevel,
-    query: policy.query,
-    'policy-sets': [...policy.policySetIds].sort(),
-    ...(withCode ? { 'code-sha256': policy.codeDigest } : {}),
-  };
-}
-
-function poolFingerprint(pool: LivePool): Fingerprint {
-  return {
-    id: pool.id,
-    name: pool.name,
-    'organization-scoped': pool.organizationScoped,
-    'allowed-workspaces': [...pool.allowedWorkspaceIds].sort(),
-    'allowed-projects': [...pool.allowedProjectIds].sort(),
-    'excluded-workspaces': [...pool.excludedWorkspaceIds].sort(),
-  };
-}
-
-function agentFingerprint(agent: LiveAgent): Fingerprint {
-  return { id: agent.id, status: agent.status, 'last-ping-at': agent.lastPingAt };
-}
-
-/** The exact bytes of the code file, and every setting. */
-function declaredPolicyFingerprint(policy: DeclaredPolicy): Fingerprint {
-  return {
-    file: policy.file,
-    kind: policy.kind,
-    'code-sha256': policy.codeSource.sha256,
-    description: policy.description,
-    'enforcement-level': policy.enforcementLevel,
-    query: policy.query,
-    'policy-sets': policy.policySets,
-  };
-}
-
-function declaredPoolFingerprint(pool: DeclaredPool): Fingerprint {
-  return {
-    file: pool.file,
-    'organization-scoped': pool.organizationScoped,
-    'allowed-workspaces': pool.allowedWorkspaces,
-    'allowed-projects': pool.allowedProjects ?? null,
-    'excluded-workspaces': pool.excludedWorkspaces ?? null,
-    'previous-names': pool.previousNames,
-    'agent-cleanup': pool.agentCleanup === null ? null : { statuses: pool.agentCleanup.statuses, after: pool.agentCleanup.after },
-  };
+  const { live, declared } = fingerprints(change);
+  if (change.resource === 'policy') return { ...base, upload_code: change.uploadCode, adopt_marker: change.adoptMarker, live, declared };
+  if (change.resource === 'agent-pool') return { ...base, live, declared };
+  return { ...base, pool: change.poolName, live, declared };
 }
 
 export type Resolved = { changes: Change[]; refused: [] } | { changes: null; refused: string[] };
@@ -192,15 +125,16 @@ function staleness(change: SavedChange, pairing: Pairing): string | null {
   if (change.resource === 'agent') {
     const agent = pairing.pools.flatMap((pair) => pair.live?.agents ?? []).find((a) => a.id === change.id);
     if (agent === undefined) return 'the agent is gone since the plan was made';
-    return same(agentFingerprint(agent), change.live) ? null : 'the agent changed since the plan was made';
+    return same(agentFingerprint(liveAgentRef(agent)), change.live) ? null : 'the agent changed since the plan was made';
   }
   if (change.resource === 'policy') {
     const pair = pairFor(change, pairing.policies);
-    return liveProblem(change, pair?.live ?? undefined, (p) => policyFingerprint(p, change.declared !== null)) ??
-      declaredProblem(change, change.declared === null ? null : pair?.declared, declaredPolicyFingerprint);
+    return liveProblem(change, pair?.live ?? undefined, (p) => policyFingerprint(livePolicyRef(p), change.declared !== null)) ??
+      declaredProblem(change, change.declared === null ? null : pair?.declared, (p) => declaredPolicyFingerprint(policySpec(p)));
   }
   const pair = pairFor(change, pairing.pools);
-  return liveProblem(change, pair?.live ?? undefined, poolFingerprint) ?? declaredProblem(change, change.declared === null ? null : pair?.declared, declaredPoolFingerprint);
+  return liveProblem(change, pair?.live ?? undefined, (p) => poolFingerprint(livePoolRef(p))) ??
+    declaredProblem(change, change.declared === null ? null : pair?.declared, (p) => declaredPoolFingerprint(poolSpec(p)));
 }
 
 /** The pair a change is about: the declared resource of its name, or else the undeclared live one. */

@@ -1,5 +1,5 @@
-import type { DeclaredPolicy, DeclaredPool } from '../declared/types.js';
-import type { LiveAgent, LivePolicy, LivePool, Ownership } from '../model.js';
+import type { Ownership } from '../model.js';
+import type { LiveAgentRef, LivePolicyRef, LivePoolRef, PolicySpec, PoolSpec } from './refs.js';
 
 export type ResourceType = 'policy' | 'agent-pool' | 'agent';
 export type ChangeAction = 'create' | 'update' | 'replace' | 'delete';
@@ -36,6 +36,12 @@ export interface FieldChange {
   after: FieldValue;
 }
 
+/**
+ * A change is plain data (it serialises whole): the JSON plan's `resource, name, id, action, reason, fields`, plus
+ * what the apply needs of the declaration and of the live resource it was planned against (refs.ts), whose values
+ * are also what a saved plan fingerprints (fingerprints.ts). A fresh plan and a checked saved plan hold these same
+ * changes, applied by one `applyPlan` and rendered by one set of renderers.
+ */
 interface ChangeBase {
   name: string;
   /** null for creations. */
@@ -58,8 +64,10 @@ interface ChangeBase {
 
 export interface PolicyChange extends ChangeBase {
   resource: 'policy';
-  declared: DeclaredPolicy | null;
-  live: LivePolicy | null;
+  /** The declaration applied, with its code's reference; null for deletions. */
+  declared: PolicySpec | null;
+  /** The live policy planned against; null for creations. */
+  live: LivePolicyRef | null;
   /** Whether the apply must upload code (create, replace, or code drift). */
   uploadCode: boolean;
   /** Whether an update must rewrite the description to carry this source's ownership marker (adoption), even if it did not drift. */
@@ -68,8 +76,10 @@ export interface PolicyChange extends ChangeBase {
 
 export interface PoolChange extends ChangeBase {
   resource: 'agent-pool';
-  declared: DeclaredPool | null;
-  live: LivePool | null;
+  /** The declaration applied; null for deletions. */
+  declared: PoolSpec | null;
+  /** The live pool planned against; null for creations. */
+  live: LivePoolRef | null;
 }
 
 export interface AgentChange extends ChangeBase {
@@ -77,7 +87,7 @@ export interface AgentChange extends ChangeBase {
   action: 'delete';
   /** The pool the agent belongs to. */
   poolName: string;
-  live: LiveAgent;
+  live: LiveAgentRef;
 }
 
 export type Change = PolicyChange | PoolChange | AgentChange;

@@ -1,0 +1,69 @@
+/**
+ * What a change carries of the declaration and the live resource it was planned from: plain data (what the apply
+ * writes, what it acts on, what a saved plan fingerprints), copied here once from the pairs, never the objects
+ * themselves. A change can be serialised whole, and holds no code text but the one its diff shows. Pure.
+ */
+import type { CodeSummary } from '../code-content.js';
+import type { CodeSource, DeclaredPolicy, DeclaredPool } from '../declared/types.js';
+import type { LiveAgent, LivePolicy, LivePool } from '../model.js';
+
+/** A policy's code: what it is (the digest it is compared by, its size and lines), and where its bytes are. */
+export interface CodeRef extends CodeSummary {
+  /** The code file, relative to the source root, with `/` separators. */
+  file: string;
+  /** Where the bytes are (the source root and the file's path through it) and the digest of those exact bytes. */
+  source: CodeSource;
+}
+
+/** A declared policy as a change applies it; the name is the change's, the file its code's. */
+export interface PolicySpec extends Pick<DeclaredPolicy, 'kind' | 'description' | 'enforcementLevel' | 'query' | 'policySets'> {
+  code: CodeRef;
+}
+
+/** A live policy as a change was planned against it: every field compared, with its code's digest, not its text. */
+export type LivePolicyRef = Omit<LivePolicy, 'code'>;
+
+/** A declared pool as a change applies it; the name is the change's. A list that is not managed is null. */
+export interface PoolSpec extends Omit<DeclaredPool, 'name' | 'allowedProjects' | 'excludedWorkspaces'> {
+  allowedProjects: string[] | null;
+  excludedWorkspaces: string[] | null;
+}
+
+/** A live pool as a change was planned against it. */
+export type LivePoolRef = Pick<LivePool, 'id' | 'name' | 'organizationScoped' | 'allowedWorkspaceIds' | 'allowedProjectIds' | 'excludedWorkspaceIds'>;
+
+/** A live agent as its clean-up was planned against it. */
+export type LiveAgentRef = Pick<LiveAgent, 'id' | 'status' | 'lastPingAt'>;
+
+export function policySpec(policy: DeclaredPolicy): PolicySpec {
+  const { file, kind, description, enforcementLevel, query, policySets, codeSource, codeDigest, codeLines } = policy;
+  const code = { sha256: codeDigest, bytes: codeSource.size, lines: codeLines, file, source: { ...codeSource } };
+  return { kind, description, enforcementLevel, query, policySets: policySets === null ? null : [...policySets], code };
+}
+
+export function livePolicyRef(policy: LivePolicy): LivePolicyRef {
+  const { code: _text, policySetIds, ...rest } = policy;
+  return { ...rest, policySetIds: [...policySetIds] };
+}
+
+export function poolSpec(pool: DeclaredPool): PoolSpec {
+  const copy = (ids: string[] | null | undefined) => (ids === null || ids === undefined ? null : [...ids]);
+  const { file, organizationScoped, allowedWorkspaces, allowedProjects, excludedWorkspaces, previousNames, agentCleanup } = pool;
+  return {
+    file, organizationScoped, allowedWorkspaces: copy(allowedWorkspaces), allowedProjects: copy(allowedProjects),
+    excludedWorkspaces: copy(excludedWorkspaces), previousNames: [...previousNames],
+    agentCleanup: agentCleanup === null ? null : { ...agentCleanup, statuses: [...agentCleanup.statuses] },
+  };
+}
+
+export function livePoolRef(pool: LivePool): LivePoolRef {
+  const { id, name, organizationScoped, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds } = pool;
+  return {
+    id, name, organizationScoped, allowedWorkspaceIds: [...allowedWorkspaceIds], allowedProjectIds: [...allowedProjectIds],
+    excludedWorkspaceIds: [...excludedWorkspaceIds],
+  };
+}
+
+export function liveAgentRef(agent: LiveAgent): LiveAgentRef {
+  return { id: agent.id, status: agent.status, lastPingAt: agent.lastPingAt };
+}
