@@ -102,7 +102,8 @@ const OUTCOME_TONES: Record<PassChangeOutcome, string> = { applied: 'ok', failed
 function changesTable(pass: PassRecord): SafeHtml {
   if (pass.drift === null) return html`<h3>Changes</h3><p class="quiet">The pass made no plan, so nothing is known about drift.</p>`;
   if (pass.drift === 0) return html`<h3>Changes</h3><p class="quiet">None: the API matched the declared repo.</p>`;
-  return html`<h3>Changes of the last pass (${pass.drift})</h3>
+  const title = pass.liveDrift ? 'Drift found by the last pass: live values changed, the repo did not' : 'Changes of the last pass';
+  return html`<h3>${title} (${pass.drift})</h3>
 <table class="changes">
 <thead><tr><th>Action</th><th>Resource</th><th>Name</th><th>Reason</th><th>Outcome</th></tr></thead>
 <tbody>
