@@ -75213,9 +75213,9 @@ async function readPoolHealth(api, organization) {
       const counts = Object.fromEntries(STATUSES.map((s) => [s, agents.filter((a) => a.status === s).length]));
       const pings = agents.map((a) => a.lastPingAt).filter((p2) => p2 !== null && !Number.isNaN(Date.parse(p2)));
       const newest = pings.length === 0 ? null : new Date(Math.max(...pings.map((p2) => Date.parse(p2)))).toISOString();
-      const workspaces = (/* @__PURE__ */ new Set([...pool.workspaceIds, ...pool.allowedWorkspaceIds])).size;
+      const workspaces = new Set(pool.workspaceIds).size;
       const able = counts.idle + counts.busy;
-      const warning = workspaces > 0 && able === 0 ? `agent pool "${pool.name}" has ${workspaces} workspace${workspaces === 1 ? "" : "s"} attached or allowed, and no idle or busy agent (${agents.length} agent${agents.length === 1 ? "" : "s"} in all): their runs cannot start` : null;
+      const warning = workspaces > 0 && able === 0 ? `agent pool "${pool.name}" has ${workspaces} workspace${workspaces === 1 ? "" : "s"} attached, and no idle or busy agent (${agents.length} agent${agents.length === 1 ? "" : "s"} in all): their runs cannot start` : null;
       return { name: pool.name, workspaces, agents: counts, newestPingAt: newest, warning };
     })
   );
