@@ -75228,6 +75228,83 @@ var init_pool_health = __esm({
   }
 });
 
+// src/api/reachable.ts
+import { lookup } from "node:dns/promises";
+import { connect as netConnect } from "node:net";
+import { connect as tlsConnect } from "node:tls";
+async function checkReachable(url, timeoutMs = 5e3) {
+  const target = new URL(url);
+  const host = target.hostname.replace(/^\[|\]$/g, "");
+  const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
+  const fail = (what) => new UnreachableError(`cannot reach the API at ${url}: ${what}; ${WHERE}`);
+  try {
+    await lookup(host);
+  } catch (error) {
+    const code = error.code ?? "error";
+    if (code === "ENOTFOUND" || code === "EAI_NONAME" || code === "EAI_NODATA") throw fail(`the host name "${host}" does not resolve (${code})`);
+    return;
+  }
+  const failure = await connectOnce(target.protocol === "https:", host, port, timeoutMs);
+  if (failure === null) return;
+  if (failure.code === "ECONNREFUSED") throw fail(`nothing accepts connections on ${host}:${port} (connection refused): check the host and the port`);
+  if (failure.tls) {
+    const plain = /wrong version number|packet length too long|http request/i.test(failure.message) ? ": the server seems to speak plain HTTP; is the URL http:// rather than https://?" : "";
+    throw fail(`the TLS handshake with ${host}:${port} failed (${failure.code ?? failure.message})${plain}`);
+  }
+}
+function connectOnce(secure, host, port, timeoutMs) {
+  return new Promise((resolve5) => {
+    let connected = false;
+    const socket = secure ? tlsConnect({ host, port, servername: /^[\d.:]+$/.test(host) ? void 0 : host, ALPNProtocols: ["http/1.1"] }, () => done(null)) : netConnect({ host, port }, () => done(null));
+    socket.once("connect", () => connected = true);
+    const timer = setTimeout(() => done(null), timeoutMs);
+    socket.once("error", (error) => done({ code: error.code, message: error.message, tls: secure && connected }));
+    function done(result) {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve5(result);
+    }
+  });
+}
+var UnreachableError, WHERE;
+var init_reachable = __esm({
+  "src/api/reachable.ts"() {
+    "use strict";
+    init_errors();
+    UnreachableError = class extends UsageError {
+      name = "UnreachableError";
+    };
+    WHERE = "check --api-url, API_BASE_URL or api.url";
+  }
+});
+
+// src/daemon/api-unreachable.ts
+async function warnIfUnreachable(url, logger2) {
+  if (!/^https?:\/\//.test(url)) return;
+  const shown2 = withoutCredentials(url);
+  try {
+    await checkReachable(shown2, CHECK_TIMEOUT_MS);
+  } catch (error) {
+    if (!(error instanceof UnreachableError)) return;
+    logger2.warn({ url: shown2 }, `${error.message}; retrying on the next pass`);
+  }
+}
+function withoutCredentials(url) {
+  const parsed = new URL(url);
+  if (parsed.username === "" && parsed.password === "") return url;
+  parsed.username = "";
+  parsed.password = "";
+  return parsed.href;
+}
+var CHECK_TIMEOUT_MS;
+var init_api_unreachable = __esm({
+  "src/daemon/api-unreachable.ts"() {
+    "use strict";
+    init_reachable();
+    CHECK_TIMEOUT_MS = 3e3;
+  }
+});
+
 // src/daemon/source-runner.ts
 async function startSourceRunner(options) {
   const { source, metrics } = options;
@@ -75294,6 +75371,7 @@ async function startSourceRunner(options) {
     } finally {
       progress.end();
       state.apiReached = session.apiReached() ?? state.apiReached;
+      if (session.apiReached() !== true && options.apiUrl !== void 0 && !stop.aborted) await warnIfUnreachable(options.apiUrl, log2);
       await options.saveCodeCache?.();
     }
     current.outcome = outcome;
@@ -75474,6 +75552,7 @@ var init_source_runner = __esm({
     init_pass_waiters();
     init_sync_windows();
     init_pool_health();
+    init_api_unreachable();
   }
 });
 
@@ -75650,6 +75729,7 @@ async function startDaemon(options) {
       saveCodeCache: () => caches.save(),
       api: options.api,
       concurrency: config.api.concurrency,
+      apiUrl: config.api.url,
       reconcile: options.reconcile ?? runPass,
       metrics,
       logger: logger2,
@@ -76074,56 +76154,6 @@ var init_validate2 = __esm({
     init_source();
     init_error_lines();
     init_sources();
-  }
-});
-
-// src/api/reachable.ts
-import { lookup } from "node:dns/promises";
-import { connect as netConnect } from "node:net";
-import { connect as tlsConnect } from "node:tls";
-async function checkReachable(url, timeoutMs = 5e3) {
-  const target = new URL(url);
-  const host = target.hostname.replace(/^\[|\]$/g, "");
-  const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
-  const fail = (what) => new UnreachableError(`cannot reach the API at ${url}: ${what}; ${WHERE}`);
-  try {
-    await lookup(host);
-  } catch (error) {
-    const code = error.code ?? "error";
-    if (code === "ENOTFOUND" || code === "EAI_NONAME" || code === "EAI_NODATA") throw fail(`the host name "${host}" does not resolve (${code})`);
-    return;
-  }
-  const failure = await connectOnce(target.protocol === "https:", host, port, timeoutMs);
-  if (failure === null) return;
-  if (failure.code === "ECONNREFUSED") throw fail(`nothing accepts connections on ${host}:${port} (connection refused): check the host and the port`);
-  if (failure.tls) {
-    const plain = /wrong version number|packet length too long|http request/i.test(failure.message) ? ": the server seems to speak plain HTTP; is the URL http:// rather than https://?" : "";
-    throw fail(`the TLS handshake with ${host}:${port} failed (${failure.code ?? failure.message})${plain}`);
-  }
-}
-function connectOnce(secure, host, port, timeoutMs) {
-  return new Promise((resolve5) => {
-    let connected = false;
-    const socket = secure ? tlsConnect({ host, port, servername: /^[\d.:]+$/.test(host) ? void 0 : host, ALPNProtocols: ["http/1.1"] }, () => done(null)) : netConnect({ host, port }, () => done(null));
-    socket.once("connect", () => connected = true);
-    const timer = setTimeout(() => done(null), timeoutMs);
-    socket.once("error", (error) => done({ code: error.code, message: error.message, tls: secure && connected }));
-    function done(result) {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve5(result);
-    }
-  });
-}
-var UnreachableError, WHERE;
-var init_reachable = __esm({
-  "src/api/reachable.ts"() {
-    "use strict";
-    init_errors();
-    UnreachableError = class extends UsageError {
-      name = "UnreachableError";
-    };
-    WHERE = "check --api-url, API_BASE_URL or api.url";
   }
 });
 

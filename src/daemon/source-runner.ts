@@ -20,6 +20,7 @@ import { createPassWaiters } from './pass-waiters.js';
 import type { Suspensions } from './suspensions.js';
 import { windowState } from './sync-windows.js';
 import { readPoolHealth } from './pool-health.js';
+import { warnIfUnreachable } from './api-unreachable.js';
 
 /** `runPass` in production; tests pass their own to see which trigger started each pass. */
 export type Reconcile = (request: PassRequest, trigger: TriggerReason) => Promise<PassOutcome>;
@@ -46,6 +47,8 @@ export interface SourceRunnerOptions {
   notifier?: Notifier;
   /** The clock of the sync windows. @default the system clock */
   now?: () => Date;
+  /** The API's URL (`api.url`), checked after a pass that did not reach the API. @default not checked */
+  apiUrl?: string;
 }
 
 /** One source in the daemon: its loop, its schedule, its folder watch, and what /status says about it. */
@@ -127,6 +130,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     } finally {
       progress.end();
       state.apiReached = session.apiReached() ?? state.apiReached;
+      if (session.apiReached() !== true && options.apiUrl !== undefined && !stop.aborted) await warnIfUnreachable(options.apiUrl, log);
       await options.saveCodeCache?.();
     }
     current.outcome = outcome;
