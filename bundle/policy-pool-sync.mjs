@@ -57437,6 +57437,8 @@ var init_transport = __esm({
       waitingSince = 0;
       /** Per pass signal: whether its requests could use the API (see `reached`). */
       reach = /* @__PURE__ */ new WeakMap();
+      /** A signal derived from a pass's (see `reachAs`), and the pass's signal its requests count for. */
+      reachKeys = /* @__PURE__ */ new WeakMap();
       /** Since when every answer of the API has been a 429; null once one was not. */
       onlyRateLimitedSince = null;
       /** Absolute URL of a path relative to the base URL (`/policies/pol-1`). */
@@ -57474,7 +57476,15 @@ var init_transport = __esm({
       reached(signal) {
         return this.reach.get(signal) ?? null;
       }
-      noteReach(signal, reached) {
+      /**
+       * Counts the requests sent with `derived` (a signal that also ends part of a pass early) as requests of `key`'s,
+       * so that `reached(key)` still tells whether the pass could use the API.
+       */
+      reachAs(derived, key) {
+        this.reachKeys.set(derived, this.reachKeys.get(key) ?? key);
+      }
+      noteReach(sentWith, reached) {
+        const signal = this.reachKeys.get(sentWith) ?? sentWith;
         if (!reached) this.reach.set(signal, false);
         else if (!this.reach.has(signal)) this.reach.set(signal, true);
       }
@@ -57752,7 +57762,10 @@ var init_client = __esm({
        * on the wire, ends once `signal` aborts, rejecting with the signal's reason.
        */
       withSignal(signal) {
-        return new _ApiClient(this.options, { transport: this.transport, signal });
+        if (this.signal === void 0) return new _ApiClient(this.options, { transport: this.transport, signal });
+        const both = AbortSignal.any([this.signal, signal]);
+        this.transport.reachAs(both, this.signal);
+        return new _ApiClient(this.options, { transport: this.transport, signal: both });
       }
       reached(signal) {
         return this.transport.reached(signal);
@@ -60265,9 +60278,15 @@ var init_read_failure = __esm({
 });
 
 // src/live/read-live.ts
-async function readLive(options) {
+async function readLive(given) {
+  const cancel = new AbortController();
+  const options = { ...given, api: given.api.withSignal(cancel.signal) };
+  const failFast = (read) => read.catch((error) => {
+    cancel.abort(error);
+    throw error;
+  });
   const { api, organization, declared } = options;
-  const [listed, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
+  const [listed, poolList] = await Promise.all([failFast(api.listPolicies(organization)), failFast(api.listAgentPools(organization))]);
   options.codeCache?.retain(listed.map((policy) => policy.id));
   const policies = listed.filter((policy) => policy.foreignKind === null);
   const foreignPolicies = listed.flatMap((p2) => p2.foreignKind === null ? [] : [{ id: p2.id, name: p2.name, kind: p2.foreignKind }]);
@@ -60281,10 +60300,8 @@ async function readLive(options) {
     if (needsCode(policy, declaredOf.get(policy))) options.onCodeProgress?.(done += 1, total);
     return result;
   };
-  const [livePolicies, livePools] = await Promise.all([
-    mapLimit(policies, CODE_READS_AT_ONCE, counted),
-    Promise.all(poolList.pools.map(async (pool) => livePool(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : [])))
-  ]);
+  const pools = failFast(Promise.all(poolList.pools.map(async (pool) => livePool(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : []))));
+  const [livePools, livePolicies] = await Promise.all([pools, failFast(mapLimit(policies, CODE_READS_AT_ONCE, counted))]);
   return { policies: livePolicies, pools: livePools, ...foreignPolicies.length > 0 ? { foreignPolicies } : {} };
 }
 function needsCode(policy, declared) {
