@@ -61303,11 +61303,11 @@ function sparkline(passes) {
     const w = Math.max(2, step - 2).toFixed(1);
     const h2 = p2.drift === null ? 3 : Math.max(2, p2.drift / max * (height - 4));
     const colour = p2.drift === null ? "#a0aec0" : BAR_COLOURS[p2.result];
-    const label = `${p2.finishedAt}: ${p2.drift === null ? "no plan" : `drift ${p2.drift}`}, ${p2.result}`;
+    const label = `${p2.finishedAt}: ${p2.drift === null ? "no plan" : `${p2.drift} ${p2.drift === 1 ? "change" : "changes"}${p2.liveDrift ? " (drift)" : ""}`}, ${p2.result}`;
     return html`<rect x="${x2}" y="${(height - h2).toFixed(1)}" width="${w}" height="${h2.toFixed(1)}" fill="${colour}"><title>${label}</title></rect>`;
   });
   const latest = passes[passes.length - 1];
-  return html`<div class="spark"><svg role="img" aria-label="drift per pass, oldest first" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><line x1="0" y1="${height - 0.5}" x2="${width}" y2="${height - 0.5}" stroke="#cbd5e0"/>${bars}</svg><span class="quiet">${passes.some((p2) => p2.drift !== null) ? `max ${max} \xB7 latest ${latest?.drift ?? "no plan"}` : "no plan made yet"}</span></div>`;
+  return html`<div class="spark"><svg role="img" aria-label="changes per pass, oldest first" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><line x1="0" y1="${height - 0.5}" x2="${width}" y2="${height - 0.5}" stroke="#cbd5e0"/>${bars}</svg><span class="quiet">${passes.some((p2) => p2.drift !== null) ? `max ${max} \xB7 latest ${latest?.drift ?? "no plan"}` : "no plan made yet"}</span></div>`;
 }
 function revision(value2, kind) {
   if (value2 === null) return html`<span class="quiet">${kind === "git" ? "not fetched" : "local folder"}</span>`;

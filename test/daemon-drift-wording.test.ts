@@ -57,6 +57,8 @@ test('a change the repo asked for "differs"; the daemon calls it drift only when
   const page = await (await daemon.get('/status.html')).text();
   assert.match(page, /Drift found by the last pass/);
   assert.match(page, /drift in enforcement-level/);
+  assert.match(page, /: 1 change, success</, 'the bar of the pass the repo asked for');
+  assert.match(page, /: 1 change \(drift\), success</, 'the bar of the pass that repaired drift');
   await waitFor('the drift event', () => hookChange('drift'));
   assert.equal(hookChange('drift')?.reason, 'drift in enforcement-level');
   assert.match(hook.received.find((r) => r.json.event === 'drift')?.json.summary, /found drift and repaired 1 change/);
