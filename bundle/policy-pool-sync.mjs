@@ -7537,7 +7537,7 @@ var EMBEDDED;
 var init_embedded = __esm({
   "src/embedded.ts"() {
     "use strict";
-    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind.", "enum": ["native", "sentinel"], "default": "native" }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": "Present only in a saved plan (`--dry-run --out FILE`): the version of the fingerprints that `--reconcile --plan FILE` checks.", "const": "1" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan: the API's word for the native kind.", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools, strict_imports.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "upload_code": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adopt_marker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "pool": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live fingerprint", "description": "Saved plans: the values of the live resource the change was planned against (id, updated-at and the fields compared); null for a creation. The apply refuses the plan if any differs.", "type": ["object", "null"] }, "declared": { "title": "Declared fingerprint", "description": "Saved plans: the declaration the change applies (file, code digest and settings); null for a deletion. The apply refuses the plan if any differs.", "type": ["object", "null"] } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
+    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind.", "enum": ["native", "sentinel"], "default": "native" }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": "Present only in a saved plan (`--dry-run --out FILE`): the version of the fingerprints that `--reconcile --plan FILE` checks.", "const": "1" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan: the API's word for the native kind.", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools, strict_imports.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "upload_code": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adopt_marker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "pool": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live fingerprint", "description": "Saved plans: the values of the live resource the change was planned against (id, updated-at and the fields compared); null for a creation. The apply refuses the plan if any differs.", "type": ["object", "null"] }, "declared": { "title": "Declared fingerprint", "description": "Saved plans: the declaration the change applies (file, code digest and settings); null for a deletion. The apply refuses the plan if any differs.", "type": ["object", "null"] } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
   }
 });
 
@@ -57437,6 +57437,8 @@ var init_transport = __esm({
       waitingSince = 0;
       /** Per pass signal: whether its requests could use the API (see `reached`). */
       reach = /* @__PURE__ */ new WeakMap();
+      /** A signal derived from a pass's (see `reachAs`), and the pass's signal its requests count for. */
+      reachKeys = /* @__PURE__ */ new WeakMap();
       /** Since when every answer of the API has been a 429; null once one was not. */
       onlyRateLimitedSince = null;
       /** Absolute URL of a path relative to the base URL (`/policies/pol-1`). */
@@ -57474,7 +57476,15 @@ var init_transport = __esm({
       reached(signal) {
         return this.reach.get(signal) ?? null;
       }
-      noteReach(signal, reached) {
+      /**
+       * Counts the requests sent with `derived` (a signal that also ends part of a pass early) as requests of `key`'s,
+       * so that `reached(key)` still tells whether the pass could use the API.
+       */
+      reachAs(derived, key) {
+        this.reachKeys.set(derived, this.reachKeys.get(key) ?? key);
+      }
+      noteReach(sentWith, reached) {
+        const signal = this.reachKeys.get(sentWith) ?? sentWith;
         if (!reached) this.reach.set(signal, false);
         else if (!this.reach.has(signal)) this.reach.set(signal, true);
       }
@@ -57752,7 +57762,10 @@ var init_client = __esm({
        * on the wire, ends once `signal` aborts, rejecting with the signal's reason.
        */
       withSignal(signal) {
-        return new _ApiClient(this.options, { transport: this.transport, signal });
+        if (this.signal === void 0) return new _ApiClient(this.options, { transport: this.transport, signal });
+        const both = AbortSignal.any([this.signal, signal]);
+        this.transport.reachAs(both, this.signal);
+        return new _ApiClient(this.options, { transport: this.transport, signal: both });
       }
       reached(signal) {
         return this.transport.reached(signal);
@@ -60265,9 +60278,15 @@ var init_read_failure = __esm({
 });
 
 // src/live/read-live.ts
-async function readLive(options) {
+async function readLive(given) {
+  const cancel = new AbortController();
+  const options = { ...given, api: given.api.withSignal(cancel.signal) };
+  const failFast = (read) => read.catch((error) => {
+    cancel.abort(error);
+    throw error;
+  });
   const { api, organization, declared } = options;
-  const [listed, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
+  const [listed, poolList] = await Promise.all([failFast(api.listPolicies(organization)), failFast(api.listAgentPools(organization))]);
   options.codeCache?.retain(listed.map((policy) => policy.id));
   const policies = listed.filter((policy) => policy.foreignKind === null);
   const foreignPolicies = listed.flatMap((p2) => p2.foreignKind === null ? [] : [{ id: p2.id, name: p2.name, kind: p2.foreignKind }]);
@@ -60281,10 +60300,8 @@ async function readLive(options) {
     if (needsCode(policy, declaredOf.get(policy))) options.onCodeProgress?.(done += 1, total);
     return result;
   };
-  const [livePolicies, livePools] = await Promise.all([
-    mapLimit(policies, CODE_READS_AT_ONCE, counted),
-    Promise.all(poolList.pools.map(async (pool) => livePool(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : [])))
-  ]);
+  const pools = failFast(Promise.all(poolList.pools.map(async (pool) => livePool(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : []))));
+  const [livePools, livePolicies] = await Promise.all([pools, failFast(mapLimit(policies, CODE_READS_AT_ONCE, counted))]);
   return { policies: livePolicies, pools: livePools, ...foreignPolicies.length > 0 ? { foreignPolicies } : {} };
 }
 function needsCode(policy, declared) {
@@ -60414,6 +60431,22 @@ var init_fields = __esm({
   }
 });
 
+// src/plan/reasons.ts
+function differsIn(fields) {
+  return fields.length === 0 ? "" : `${DIFFERS}${fields.join(", ")}`;
+}
+function asDrift(reason) {
+  return reason.replace(DIFFERS, DRIFT);
+}
+var DIFFERS, DRIFT;
+var init_reasons = __esm({
+  "src/plan/reasons.ts"() {
+    "use strict";
+    DIFFERS = "differs in ";
+    DRIFT = "drift in ";
+  }
+});
+
 // src/plan/policies.ts
 function planPolicies(pairs, options) {
   const changes = [];
@@ -60505,8 +60538,8 @@ function updateChange(policy, current, owner, options) {
   const adopt = options.ownership === "marker" && owner !== "this-source";
   const names = Object.keys(fields);
   if (names.length === 0 && !adopt) return null;
-  const drift = names.length === 0 ? "" : `drift in ${names.join(", ")}`;
-  const reason = adopt ? ["adopt: add ownership marker", drift].filter(Boolean).join("; ") : drift;
+  const differs = differsIn(names);
+  const reason = adopt ? ["adopt: add ownership marker", differs].filter(Boolean).join("; ") : differs;
   return {
     resource: "policy",
     name: policy.name,
@@ -60538,6 +60571,7 @@ var init_policies2 = __esm({
     "use strict";
     init_fields();
     init_marker();
+    init_reasons();
     init_refs();
   }
 });
@@ -60630,8 +60664,7 @@ function updateChange2(pool, current) {
   diffAccessLists(fields, pool, current);
   const names = Object.keys(fields);
   if (names.length === 0) return null;
-  const drift = names.filter((name) => name !== "name");
-  const reason = ["name" in fields ? "renamed" : "", drift.length > 0 ? `drift in ${drift.join(", ")}` : ""].filter(Boolean).join("; ");
+  const reason = ["name" in fields ? "renamed" : "", differsIn(names.filter((name) => name !== "name"))].filter(Boolean).join("; ");
   return {
     resource: "agent-pool",
     name: pool.name,
@@ -60677,6 +60710,7 @@ var init_pools2 = __esm({
     init_agent_time();
     init_fields();
     init_pool_access();
+    init_reasons();
     init_refs();
   }
 });
@@ -61238,7 +61272,8 @@ function badge(status) {
 function changesTable(pass) {
   if (pass.drift === null) return html`<h3>Changes</h3><p class="quiet">The pass made no plan, so nothing is known about drift.</p>`;
   if (pass.drift === 0) return html`<h3>Changes</h3><p class="quiet">None: the API matched the declared repo.</p>`;
-  return html`<h3>Changes of the last pass (${pass.drift})</h3>
+  const title = pass.liveDrift ? "Drift found by the last pass: live values changed, the repo did not" : "Changes of the last pass";
+  return html`<h3>${title} (${pass.drift})</h3>
 <table class="changes">
 <thead><tr><th>Action</th><th>Resource</th><th>Name</th><th>Reason</th><th>Outcome</th></tr></thead>
 <tbody>
@@ -61268,11 +61303,11 @@ function sparkline(passes) {
     const w = Math.max(2, step - 2).toFixed(1);
     const h2 = p2.drift === null ? 3 : Math.max(2, p2.drift / max * (height - 4));
     const colour = p2.drift === null ? "#a0aec0" : BAR_COLOURS[p2.result];
-    const label = `${p2.finishedAt}: ${p2.drift === null ? "no plan" : `drift ${p2.drift}`}, ${p2.result}`;
+    const label = `${p2.finishedAt}: ${p2.drift === null ? "no plan" : `${p2.drift} ${p2.drift === 1 ? "change" : "changes"}${p2.liveDrift ? " (drift)" : ""}`}, ${p2.result}`;
     return html`<rect x="${x2}" y="${(height - h2).toFixed(1)}" width="${w}" height="${h2.toFixed(1)}" fill="${colour}"><title>${label}</title></rect>`;
   });
   const latest = passes[passes.length - 1];
-  return html`<div class="spark"><svg role="img" aria-label="drift per pass, oldest first" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><line x1="0" y1="${height - 0.5}" x2="${width}" y2="${height - 0.5}" stroke="#cbd5e0"/>${bars}</svg><span class="quiet">${passes.some((p2) => p2.drift !== null) ? `max ${max} \xB7 latest ${latest?.drift ?? "no plan"}` : "no plan made yet"}</span></div>`;
+  return html`<div class="spark"><svg role="img" aria-label="changes per pass, oldest first" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><line x1="0" y1="${height - 0.5}" x2="${width}" y2="${height - 0.5}" stroke="#cbd5e0"/>${bars}</svg><span class="quiet">${passes.some((p2) => p2.drift !== null) ? `max ${max} \xB7 latest ${latest?.drift ?? "no plan"}` : "no plan made yet"}</span></div>`;
 }
 function revision(value2, kind) {
   if (value2 === null) return html`<span class="quiet">${kind === "git" ? "not fetched" : "local folder"}</span>`;
@@ -74466,7 +74501,7 @@ var init_source_loop = __esm({
 function resultLabel(end) {
   return end.timedOut ? "timeout" : end.ok ? "success" : "failure";
 }
-function passRecord(end, startedAt, finishedAt, revision2, outcome, error) {
+function passRecord(end, startedAt, finishedAt, revision2, outcome, error, liveDrift) {
   const plan = outcome?.sourcePlan.plan ?? null;
   const results = new Map((outcome?.results ?? []).map((r2) => [r2.change, r2]));
   const changes = (plan?.changes ?? []).slice(0, MAX_LISTED_CHANGES).map((change) => {
@@ -74475,7 +74510,7 @@ function passRecord(end, startedAt, finishedAt, revision2, outcome, error) {
       resource: change.resource,
       name: change.name,
       action: change.action,
-      reason: change.reason,
+      reason: liveDrift ? asDrift(change.reason) : change.reason,
       outcome: result?.outcome ?? "not-applied",
       message: result?.message ?? null
     };
@@ -74489,6 +74524,7 @@ function passRecord(end, startedAt, finishedAt, revision2, outcome, error) {
     result: resultLabel(end),
     error,
     drift: plan === null ? null : plan.changes.length,
+    liveDrift: liveDrift && plan !== null,
     changes,
     changesOmitted: Math.max(0, (plan?.changes.length ?? 0) - MAX_LISTED_CHANGES),
     warnings: plan?.warnings ?? [],
@@ -74500,6 +74536,7 @@ var init_pass_record = __esm({
   "src/daemon/pass-record.ts"() {
     "use strict";
     init_output();
+    init_reasons();
     HISTORY_LENGTH = 20;
     MAX_LISTED_CHANGES = 100;
   }
@@ -74695,15 +74732,15 @@ function passEvents(report2, memory) {
     waiting = report2.changes.length;
     if (memory.waiting !== waiting) events.push("window");
   } else if (applied > 0) {
-    events.push(isDrift(report2, memory) ? "drift" : "applied");
+    events.push(declaredUnchanged(report2, memory) ? "drift" : "applied");
   }
   const appliedRevision = report2.windowClosed ? memory.appliedRevision : report2.revision;
   return { events, memory: { failing: false, appliedRevision, succeeded: memory.succeeded || !report2.windowClosed, waiting } };
 }
-function isDrift(report2, memory) {
-  if (!memory.succeeded) return false;
-  if (report2.kind === "git") return report2.revision !== null && report2.revision === memory.appliedRevision;
-  return report2.trigger !== "file-change" && report2.trigger !== "start-up";
+function declaredUnchanged(pass, before) {
+  if (!before.succeeded) return false;
+  if (pass.kind === "git") return pass.revision !== null && pass.revision === before.appliedRevision;
+  return pass.trigger !== "file-change" && pass.trigger !== "start-up";
 }
 function failureKind(report2) {
   if (report2.errors.some((e) => e.startsWith("conflict:"))) return "conflict";
@@ -74739,7 +74776,11 @@ function summaryLine(event, report2) {
   }
 }
 function changeLine(change) {
-  return `${change.action} ${change.resource} "${change.name}" (${change.outcome})`;
+  return `${change.action} ${change.resource} "${change.name}"${change.reason === "" ? "" : `: ${change.reason}`} (${change.outcome})`;
+}
+function listedChanges(event, report2) {
+  const listed = report2.changes.slice(0, MAX_CHANGES_IN_MESSAGE);
+  return event === "drift" ? listed.map((c3) => ({ ...c3, reason: asDrift(c3.reason) })) : listed;
 }
 function webhookPayload(event, report2, time) {
   return {
@@ -74754,14 +74795,14 @@ function webhookPayload(event, report2, time) {
     ok: report2.ok,
     error: report2.error,
     errors: report2.errors,
-    changes: report2.changes.slice(0, MAX_CHANGES_IN_MESSAGE),
+    changes: listedChanges(event, report2),
     changesOmitted: Math.max(0, report2.changes.length - MAX_CHANGES_IN_MESSAGE),
     windowClosed: report2.windowClosed,
     overrideWindow: report2.overrideWindow
   };
 }
 function slackPayload(event, report2) {
-  const listed = report2.changes.slice(0, MAX_CHANGES_IN_MESSAGE).map((c3) => `\u2022 ${changeLine(c3)}`);
+  const listed = listedChanges(event, report2).map((c3) => `\u2022 ${changeLine(c3)}`);
   const omitted = report2.changes.length - listed.length;
   if (omitted > 0) listed.push(`\u2026 and ${omitted} more`);
   const text = [summaryLine(event, report2), ...listed].join("\n");
@@ -74774,6 +74815,7 @@ var MAX_CHANGES_IN_MESSAGE;
 var init_messages2 = __esm({
   "src/notify/messages.ts"() {
     "use strict";
+    init_reasons();
     MAX_CHANGES_IN_MESSAGE = 50;
   }
 });
@@ -74929,7 +74971,7 @@ function passReport(source, outcome, context) {
     ok: context.ok,
     error: context.ok ? null : context.error ?? (errors.join("; ") || "the pass failed"),
     planned: plan !== null,
-    changes: (plan?.changes ?? []).map((c3) => ({ resource: c3.resource, name: c3.name, action: c3.action, outcome: results.get(c3) ?? "not-applied" })),
+    changes: (plan?.changes ?? []).map((c3) => ({ resource: c3.resource, name: c3.name, action: c3.action, reason: c3.reason, outcome: results.get(c3) ?? "not-applied" })),
     errors,
     windowClosed: context.windowClosed ?? false,
     overrideWindow: context.overrideWindow ?? false
@@ -75188,9 +75230,9 @@ async function readPoolHealth(api, organization) {
       const counts = Object.fromEntries(STATUSES.map((s) => [s, agents.filter((a) => a.status === s).length]));
       const pings = agents.map((a) => a.lastPingAt).filter((p2) => p2 !== null && !Number.isNaN(Date.parse(p2)));
       const newest = pings.length === 0 ? null : new Date(Math.max(...pings.map((p2) => Date.parse(p2)))).toISOString();
-      const workspaces = (/* @__PURE__ */ new Set([...pool.workspaceIds, ...pool.allowedWorkspaceIds])).size;
+      const workspaces = new Set(pool.workspaceIds).size;
       const able = counts.idle + counts.busy;
-      const warning = workspaces > 0 && able === 0 ? `agent pool "${pool.name}" has ${workspaces} workspace${workspaces === 1 ? "" : "s"} attached or allowed, and no idle or busy agent (${agents.length} agent${agents.length === 1 ? "" : "s"} in all): their runs cannot start` : null;
+      const warning = workspaces > 0 && able === 0 ? `agent pool "${pool.name}" has ${workspaces} workspace${workspaces === 1 ? "" : "s"} attached, and no idle or busy agent (${agents.length} agent${agents.length === 1 ? "" : "s"} in all): their runs cannot start` : null;
       return { name: pool.name, workspaces, agents: counts, newestPingAt: newest, warning };
     })
   );
@@ -75200,6 +75242,83 @@ var init_pool_health = __esm({
   "src/daemon/pool-health.ts"() {
     "use strict";
     STATUSES = ["idle", "busy", "exited", "errored", "unknown"];
+  }
+});
+
+// src/api/reachable.ts
+import { lookup } from "node:dns/promises";
+import { connect as netConnect } from "node:net";
+import { connect as tlsConnect } from "node:tls";
+async function checkReachable(url, timeoutMs = 5e3) {
+  const target = new URL(url);
+  const host = target.hostname.replace(/^\[|\]$/g, "");
+  const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
+  const fail = (what) => new UnreachableError(`cannot reach the API at ${url}: ${what}; ${WHERE}`);
+  try {
+    await lookup(host);
+  } catch (error) {
+    const code = error.code ?? "error";
+    if (code === "ENOTFOUND" || code === "EAI_NONAME" || code === "EAI_NODATA") throw fail(`the host name "${host}" does not resolve (${code})`);
+    return;
+  }
+  const failure = await connectOnce(target.protocol === "https:", host, port, timeoutMs);
+  if (failure === null) return;
+  if (failure.code === "ECONNREFUSED") throw fail(`nothing accepts connections on ${host}:${port} (connection refused): check the host and the port`);
+  if (failure.tls) {
+    const plain = /wrong version number|packet length too long|http request/i.test(failure.message) ? ": the server seems to speak plain HTTP; is the URL http:// rather than https://?" : "";
+    throw fail(`the TLS handshake with ${host}:${port} failed (${failure.code ?? failure.message})${plain}`);
+  }
+}
+function connectOnce(secure, host, port, timeoutMs) {
+  return new Promise((resolve5) => {
+    let connected = false;
+    const socket = secure ? tlsConnect({ host, port, servername: /^[\d.:]+$/.test(host) ? void 0 : host, ALPNProtocols: ["http/1.1"] }, () => done(null)) : netConnect({ host, port }, () => done(null));
+    socket.once("connect", () => connected = true);
+    const timer = setTimeout(() => done(null), timeoutMs);
+    socket.once("error", (error) => done({ code: error.code, message: error.message, tls: secure && connected }));
+    function done(result) {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve5(result);
+    }
+  });
+}
+var UnreachableError, WHERE;
+var init_reachable = __esm({
+  "src/api/reachable.ts"() {
+    "use strict";
+    init_errors();
+    UnreachableError = class extends UsageError {
+      name = "UnreachableError";
+    };
+    WHERE = "check --api-url, API_BASE_URL or api.url";
+  }
+});
+
+// src/daemon/api-unreachable.ts
+async function warnIfUnreachable(url, logger2) {
+  if (!/^https?:\/\//.test(url)) return;
+  const shown2 = withoutCredentials(url);
+  try {
+    await checkReachable(shown2, CHECK_TIMEOUT_MS);
+  } catch (error) {
+    if (!(error instanceof UnreachableError)) return;
+    logger2.warn({ url: shown2 }, `${error.message}; retrying on the next pass`);
+  }
+}
+function withoutCredentials(url) {
+  const parsed = new URL(url);
+  if (parsed.username === "" && parsed.password === "") return url;
+  parsed.username = "";
+  parsed.password = "";
+  return parsed.href;
+}
+var CHECK_TIMEOUT_MS;
+var init_api_unreachable = __esm({
+  "src/daemon/api-unreachable.ts"() {
+    "use strict";
+    init_reachable();
+    CHECK_TIMEOUT_MS = 3e3;
   }
 });
 
@@ -75213,7 +75332,7 @@ async function startSourceRunner(options) {
   const repo = openSource(source, { stateDir: options.stateDir, env: options.env, logger: log2 });
   metrics.addSource(source.name);
   const fights = createFightDetector();
-  let current = { startedAt: /* @__PURE__ */ new Date(), revision: null, outcome: null, windowClosed: false, overrideWindow: false };
+  let current = newPass();
   const history = await openPassHistory(options.stateDir, source.name, log2);
   let historyWritten = Promise.resolve();
   const waiters = createPassWaiters();
@@ -75232,6 +75351,10 @@ async function startSourceRunner(options) {
   async function pass(trigger, signal, stop) {
     const { dir, revision: revision2 } = await checkout(signal);
     current.revision = revision2;
+    current.liveDrift = declaredUnchanged(
+      { kind: state.kind, revision: revision2, trigger },
+      { succeeded: state.lastSuccessAt !== null, appliedRevision: state.lastAppliedRevision }
+    );
     if (source.git !== null) options.notifier?.passStarted(source, revision2);
     const window2 = windowState(source.syncWindows ?? [], now());
     current.overrideWindow = trigger === "sync" && overrideRequested && window2.closed;
@@ -75265,6 +75388,7 @@ async function startSourceRunner(options) {
     } finally {
       progress.end();
       state.apiReached = session.apiReached() ?? state.apiReached;
+      if (session.apiReached() !== true && options.apiUrl !== void 0 && !stop.aborted) await warnIfUnreachable(options.apiUrl, log2);
       await options.saveCodeCache?.();
     }
     current.outcome = outcome;
@@ -75333,7 +75457,7 @@ async function startSourceRunner(options) {
     onPassStart(trigger) {
       state.running = true;
       state.lastTrigger = trigger;
-      current = { startedAt: /* @__PURE__ */ new Date(), revision: null, outcome: null, windowClosed: false, overrideWindow: false };
+      current = newPass();
       waiters.started();
       log2.info({ trigger }, "pass started");
     },
@@ -75344,7 +75468,7 @@ async function startSourceRunner(options) {
       state.error = end.error === null ? null : safeErrorMessage(end.error);
       const finishedAt = /* @__PURE__ */ new Date();
       state.lastRunAt = finishedAt.toISOString();
-      state.lastPass = passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error);
+      state.lastPass = passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error, current.liveDrift);
       historyWritten = history.add(state.lastPass);
       waiters.ended(state.lastPass);
       options.notifier?.passFinished(
@@ -75419,6 +75543,9 @@ async function startSourceRunner(options) {
     }
   };
 }
+function newPass() {
+  return { startedAt: /* @__PURE__ */ new Date(), revision: null, outcome: null, windowClosed: false, overrideWindow: false, liveDrift: false };
+}
 function errorStack(error) {
   return error instanceof Error ? error.stack ?? error.message : String(error);
 }
@@ -75442,6 +75569,7 @@ var init_source_runner = __esm({
     init_pass_waiters();
     init_sync_windows();
     init_pool_health();
+    init_api_unreachable();
   }
 });
 
@@ -75618,6 +75746,7 @@ async function startDaemon(options) {
       saveCodeCache: () => caches.save(),
       api: options.api,
       concurrency: config.api.concurrency,
+      apiUrl: config.api.url,
       reconcile: options.reconcile ?? runPass,
       metrics,
       logger: logger2,
@@ -76042,56 +76171,6 @@ var init_validate2 = __esm({
     init_source();
     init_error_lines();
     init_sources();
-  }
-});
-
-// src/api/reachable.ts
-import { lookup } from "node:dns/promises";
-import { connect as netConnect } from "node:net";
-import { connect as tlsConnect } from "node:tls";
-async function checkReachable(url, timeoutMs = 5e3) {
-  const target = new URL(url);
-  const host = target.hostname.replace(/^\[|\]$/g, "");
-  const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
-  const fail = (what) => new UnreachableError(`cannot reach the API at ${url}: ${what}; ${WHERE}`);
-  try {
-    await lookup(host);
-  } catch (error) {
-    const code = error.code ?? "error";
-    if (code === "ENOTFOUND" || code === "EAI_NONAME" || code === "EAI_NODATA") throw fail(`the host name "${host}" does not resolve (${code})`);
-    return;
-  }
-  const failure = await connectOnce(target.protocol === "https:", host, port, timeoutMs);
-  if (failure === null) return;
-  if (failure.code === "ECONNREFUSED") throw fail(`nothing accepts connections on ${host}:${port} (connection refused): check the host and the port`);
-  if (failure.tls) {
-    const plain = /wrong version number|packet length too long|http request/i.test(failure.message) ? ": the server seems to speak plain HTTP; is the URL http:// rather than https://?" : "";
-    throw fail(`the TLS handshake with ${host}:${port} failed (${failure.code ?? failure.message})${plain}`);
-  }
-}
-function connectOnce(secure, host, port, timeoutMs) {
-  return new Promise((resolve5) => {
-    let connected = false;
-    const socket = secure ? tlsConnect({ host, port, servername: /^[\d.:]+$/.test(host) ? void 0 : host, ALPNProtocols: ["http/1.1"] }, () => done(null)) : netConnect({ host, port }, () => done(null));
-    socket.once("connect", () => connected = true);
-    const timer = setTimeout(() => done(null), timeoutMs);
-    socket.once("error", (error) => done({ code: error.code, message: error.message, tls: secure && connected }));
-    function done(result) {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve5(result);
-    }
-  });
-}
-var UnreachableError, WHERE;
-var init_reachable = __esm({
-  "src/api/reachable.ts"() {
-    "use strict";
-    init_errors();
-    UnreachableError = class extends UsageError {
-      name = "UnreachableError";
-    };
-    WHERE = "check --api-url, API_BASE_URL or api.url";
   }
 });
 

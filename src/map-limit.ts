@@ -1,7 +1,7 @@
 /**
  * Maps `items` through `fn` with at most `limit` calls in flight; results keep the order of `items`. Rejects with the
  * first failure, like Promise.all, and starts no call after it: the results are lost anyway (a live read that failed
- * stops its other downloads).
+ * also aborts the calls in flight, see live/read-live.ts).
  */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);

@@ -2,13 +2,20 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { firstSourceStatus as status, spawnDaemon } from './helpers/daemon-process.js';
 import { parseExposition, sampleValue } from './helpers/daemon-prometheus.js';
-import { TestEmulator } from './helpers/emulator.js';
+import { ORG, POLICY_SET, TestEmulator, WORKSPACES } from './helpers/emulator.js';
 import { smallRepo } from './helpers/repos.js';
 import { tempTree } from './helpers/temp-tree.js';
 import { waitFor } from './helpers/wait.js';
 
-test('a pool with workspaces and no idle or busy agent is flagged on /status, the page, the log and the metrics', async (t) => {
-  const api = await TestEmulator.start();
+test('a pool with workspaces attached and no idle or busy agent is flagged on /status, the page, the log and the metrics', async (t) => {
+  // `build` is used by a workspace; `spare` only allows one, so its lack of agents stops no run.
+  const [app] = WORKSPACES.map((w) => w.id);
+  const api = await TestEmulator.start({
+    organizations: [{
+      name: ORG, maxAgentPools: 2, workspaces: WORKSPACES, policySets: [POLICY_SET],
+      agentPools: [{ name: 'build', allowedWorkspaces: [app!], workspaces: [app!] }, { name: 'spare', allowedWorkspaces: [app!] }],
+    }],
+  });
   t.after(() => api.close());
   const dir = await tempTree(t, smallRepo());
   const daemon = await spawnDaemon(
@@ -17,10 +24,13 @@ test('a pool with workspaces and no idle or busy agent is flagged on /status, th
     { API_TOKEN: api.token, CONTROL_TOKEN: 'c-token' },
   );
   await waitFor('the start-up pass', async () => ((await status(daemon)).pools !== undefined ? true : undefined));
-  const [build] = (await status(daemon)).pools ?? [];
-  assert.equal(build?.name, 'build');
+  const pools = (await status(daemon)).pools ?? [];
+  const build = pools.find((p) => p.name === 'build');
   assert.equal(build?.workspaces, 1);
-  assert.match(build?.warning ?? '', /agent pool "build" has 1 workspace attached or allowed, and no idle or busy agent \(0 agents in all\)/);
+  assert.match(build?.warning ?? '', /agent pool "build" has 1 workspace attached, and no idle or busy agent \(0 agents in all\)/);
+  const spare = pools.find((p) => p.name === 'spare');
+  assert.deepEqual([spare?.workspaces, spare?.warning], [0, null], 'allowed, not used: no warning');
+  assert.ok(!daemon.logs().some((l) => l.pool === 'spare' && /no idle or busy agent/.test(l.msg)));
   assert.ok(daemon.logs().some((l) => l.pool === 'build' && /no idle or busy agent/.test(l.msg)));
   assert.match(await (await daemon.get('/status.html')).text(), /Agent pools<\/b><ul><li>agent pool &quot;build&quot; has 1 workspace/);
 
@@ -30,7 +40,7 @@ test('a pool with workspaces and no idle or busy agent is flagged on /status, th
   assert.equal(added.status, 200);
   const sync = await fetch(`${daemon.origin}/sources/local/sync?wait=1`, { method: 'POST', headers: { authorization: 'Bearer c-token' } });
   assert.equal(sync.status, 200);
-  const healthy = (await status(daemon)).pools?.[0];
+  const healthy = (await status(daemon)).pools?.find((p) => p.name === 'build');
   assert.deepEqual(healthy?.agents, { idle: 1, busy: 0, exited: 0, errored: 1, unknown: 0 });
   assert.equal(healthy?.warning, null);
   assert.equal(healthy?.newestPingAt, ping);

@@ -62,7 +62,7 @@ test('/status.html and / render every hostile value escaped, with a policy that 
     assert.ok(page.includes(escapeHtml(HOSTILE)), 'the hostile name is shown as text');
     assert.ok(page.includes('&amp;amp;'), 'an entity in a value is shown as typed');
     for (const text of ['src-', 'org-', 'drift in', 'kept: ', '422 ', 'failed: ']) assert.ok(page.includes(escapeHtml(text)), text);
-    assert.match(page, /<svg[^>]*aria-label="drift per pass/);
+    assert.match(page, /<svg[^>]*aria-label="changes per pass/);
   }
   assert.equal((await get('/status.html?x=1')).status, 200);
 });

@@ -21,7 +21,7 @@ const ids = (relationship: { data: Array<{ id: string }> } | undefined) => (rela
 describe('pool allowed-projects and excluded-workspaces', () => {
   const fixture = useWorld({ organizations: [{ name: ORG, maxAgentPools: 2, workspaces: WORKSPACES, policySets: [] }] });
 
-  it('are created, shown as drift in every format, set back, and kept when not declared', async () => {
+  it('are created, shown as differing in every format, set back, and kept when not declared', async () => {
     const { world } = fixture;
     const dir = await fixture.repo({ 'agent-pools/build.yaml': `organization-scoped: false\nallowed-projects: [prj-Alpha0001, prj-Beta00002]\nexcluded-workspaces: [${DATA}]\n` });
     const created = await world.cli('--reconcile', dir);
@@ -44,7 +44,7 @@ describe('pool allowed-projects and excluded-workspaces', () => {
       'allowed-projects': { before: ['prj-Other0003'], after: ['prj-Alpha0001', 'prj-Beta00002'] },
       'excluded-workspaces': { before: [], after: [DATA] },
     });
-    assert.equal(json.sources[0].changes[0].reason, 'drift in allowed-projects, excluded-workspaces');
+    assert.equal(json.sources[0].changes[0].reason, 'differs in allowed-projects, excluded-workspaces');
     const markdown = await world.cli('--dry-run', dir, ['--output', 'markdown']);
     assert.match(markdown.stdout, /allowed-projects/);
 

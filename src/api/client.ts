@@ -105,7 +105,11 @@ export class ApiClient implements PolicyApi {
    * on the wire, ends once `signal` aborts, rejecting with the signal's reason.
    */
   withSignal(signal: AbortSignal): ApiClient {
-    return new ApiClient(this.options, { transport: this.transport, signal });
+    if (this.signal === undefined) return new ApiClient(this.options, { transport: this.transport, signal });
+    // Bound already (a pass's client): its requests end with either signal, and still count for the pass's reach.
+    const both = AbortSignal.any([this.signal, signal]);
+    this.transport.reachAs(both, this.signal);
+    return new ApiClient(this.options, { transport: this.transport, signal: both });
   }
 
   reached(signal: AbortSignal): boolean | null {

@@ -121,6 +121,8 @@ export class Transport {
   private waitingSince = 0;
   /** Per pass signal: whether its requests could use the API (see `reached`). */
   private readonly reach = new WeakMap<AbortSignal, boolean>();
+  /** A signal derived from a pass's (see `reachAs`), and the pass's signal its requests count for. */
+  private readonly reachKeys = new WeakMap<AbortSignal, AbortSignal>();
   /** Since when every answer of the API has been a 429; null once one was not. */
   private onlyRateLimitedSince: number | null = null;
 
@@ -181,7 +183,16 @@ export class Transport {
     return this.reach.get(signal) ?? null;
   }
 
-  private noteReach(signal: AbortSignal, reached: boolean): void {
+  /**
+   * Counts the requests sent with `derived` (a signal that also ends part of a pass early) as requests of `key`'s,
+   * so that `reached(key)` still tells whether the pass could use the API.
+   */
+  reachAs(derived: AbortSignal, key: AbortSignal): void {
+    this.reachKeys.set(derived, this.reachKeys.get(key) ?? key);
+  }
+
+  private noteReach(sentWith: AbortSignal, reached: boolean): void {
+    const signal = this.reachKeys.get(sentWith) ?? sentWith;
     if (!reached) this.reach.set(signal, false);
     else if (!this.reach.has(signal)) this.reach.set(signal, true);
   }

@@ -113,7 +113,10 @@ export interface AgentPoolList {
 
 /** What the rest of the program needs of the API. `ApiClient` (src/api/client.ts) implements it. */
 export interface PolicyApi {
-  /** The same API whose every request ends once `signal` aborts (a pass that timed out, a shutdown). */
+  /**
+   * The same API whose every request ends once `signal` aborts (a pass that timed out, a shutdown). Called on an API
+   * bound already, its requests end once either signal aborts, and count for the first one's `reached`.
+   */
   withSignal(signal: AbortSignal): PolicyApi;
   /**
    * Whether the requests made through `withSignal(signal)` could use the API: false once one could not (no answer or a

@@ -82,6 +82,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       saveCodeCache: () => caches.save(),
       api: options.api,
       concurrency: config.api.concurrency,
+      apiUrl: config.api.url,
       reconcile: options.reconcile ?? runPass,
       metrics,
       logger,

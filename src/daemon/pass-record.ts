@@ -1,5 +1,6 @@
 import type { ActionResult } from '../apply/apply.js';
 import { sourceErrors } from '../output/index.js';
+import { asDrift } from '../plan/reasons.js';
 import type { ChangeAction, ResourceType } from '../plan/types.js';
 import type { PassOutcome } from '../reconcile.js';
 import type { LoopPassEnd, TriggerReason } from './source-loop.js';
@@ -34,8 +35,13 @@ export interface PassRecord {
   durationMs: number;
   result: PassResultLabel;
   error: string | null;
-  /** Changes planned (drift found); null when the pass made no plan. */
+  /** Changes planned; null when the pass made no plan. */
   drift: number | null;
+  /**
+   * The pass read the declared side as the last successful pass left it, so its changes are drift: live values
+   * changed behind the tool's back (their reasons say "drift in"). false when the repo asked for them, or unknown.
+   */
+  liveDrift: boolean;
   /** The first MAX_LISTED_CHANGES changes, in plan order, with their outcomes. */
   changes: PassChange[];
   changesOmitted: number;
@@ -50,7 +56,9 @@ export function resultLabel(end: LoopPassEnd): PassResultLabel {
 }
 
 /** The record of a pass that ended as `end`; `outcome` is null when the pass ended before runPass answered (a failed fetch, a throw). */
-export function passRecord(end: LoopPassEnd, startedAt: Date, finishedAt: Date, revision: string | null, outcome: PassOutcome | null, error: string | null): PassRecord {
+export function passRecord(
+  end: LoopPassEnd, startedAt: Date, finishedAt: Date, revision: string | null, outcome: PassOutcome | null, error: string | null, liveDrift: boolean,
+): PassRecord {
   const plan = outcome?.sourcePlan.plan ?? null;
   const results = new Map<unknown, ActionResult>((outcome?.results ?? []).map((r) => [r.change, r]));
   const changes = (plan?.changes ?? []).slice(0, MAX_LISTED_CHANGES).map((change): PassChange => {
@@ -59,7 +67,7 @@ export function passRecord(end: LoopPassEnd, startedAt: Date, finishedAt: Date, 
       resource: change.resource,
       name: change.name,
       action: change.action,
-      reason: change.reason,
+      reason: liveDrift ? asDrift(change.reason) : change.reason,
       outcome: result?.outcome ?? 'not-applied',
       message: result?.message ?? null,
     };
@@ -73,6 +81,7 @@ export function passRecord(end: LoopPassEnd, startedAt: Date, finishedAt: Date, 
     result: resultLabel(end),
     error,
     drift: plan === null ? null : plan.changes.length,
+    liveDrift: liveDrift && plan !== null,
     changes,
     changesOmitted: Math.max(0, (plan?.changes.length ?? 0) - MAX_LISTED_CHANGES),
     warnings: plan?.warnings ?? [],

@@ -6,7 +6,7 @@ const STATUSES: readonly AgentStatus[] = ['idle', 'busy', 'exited', 'errored', '
 /** One agent pool of a source's organization: its agents by status, and whether anything can run on it. */
 export interface PoolHealth {
   name: string;
-  /** Workspaces that use the pool or are allowed to (their runs need its agents). */
+  /** Workspaces attached to the pool, that use it (their runs need its agents); those only allowed to are not counted. */
   workspaces: number;
   agents: Record<AgentStatus, number>;
   /** The newest ping of any of its agents, or null when none ever pinged. */
@@ -24,10 +24,10 @@ export async function readPoolHealth(api: PolicyApi, organization: string): Prom
       const counts = Object.fromEntries(STATUSES.map((s) => [s, agents.filter((a) => a.status === s).length])) as Record<AgentStatus, number>;
       const pings = agents.map((a) => a.lastPingAt).filter((p): p is string => p !== null && !Number.isNaN(Date.parse(p)));
       const newest = pings.length === 0 ? null : new Date(Math.max(...pings.map((p) => Date.parse(p)))).toISOString();
-      const workspaces = new Set([...pool.workspaceIds, ...pool.allowedWorkspaceIds]).size;
+      const workspaces = new Set(pool.workspaceIds).size;
       const able = counts.idle + counts.busy;
       const warning = workspaces > 0 && able === 0
-        ? `agent pool "${pool.name}" has ${workspaces} workspace${workspaces === 1 ? '' : 's'} attached or allowed, and no idle or busy agent (${agents.length} agent${agents.length === 1 ? '' : 's'} in all): their runs cannot start`
+        ? `agent pool "${pool.name}" has ${workspaces} workspace${workspaces === 1 ? '' : 's'} attached, and no idle or busy agent (${agents.length} agent${agents.length === 1 ? '' : 's'} in all): their runs cannot start`
         : null;
       return { name: pool.name, workspaces, agents: counts, newestPingAt: newest, warning };
     }),

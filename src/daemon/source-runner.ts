@@ -14,12 +14,13 @@ import { createSourceLoop, type BackoffOptions, type LoopPassResult, type Source
 import { passRecord, resultLabel, type PassRecord } from './pass-record.js';
 import { initialStatus, type SourceStatus } from './status.js';
 import { createFightDetector, fightWarning } from './fight-detector.js';
-import { passReport, type Notifier } from '../notify/index.js';
+import { declaredUnchanged, passReport, type Notifier } from '../notify/index.js';
 import { openPassHistory } from './history-file.js';
 import { createPassWaiters } from './pass-waiters.js';
 import type { Suspensions } from './suspensions.js';
 import { windowState } from './sync-windows.js';
 import { readPoolHealth } from './pool-health.js';
+import { warnIfUnreachable } from './api-unreachable.js';
 
 /** `runPass` in production; tests pass their own to see which trigger started each pass. */
 export type Reconcile = (request: PassRequest, trigger: TriggerReason) => Promise<PassOutcome>;
@@ -46,6 +47,8 @@ export interface SourceRunnerOptions {
   notifier?: Notifier;
   /** The clock of the sync windows. @default the system clock */
   now?: () => Date;
+  /** The API's URL (`api.url`), checked after a pass that did not reach the API. @default not checked */
+  apiUrl?: string;
 }
 
 /** One source in the daemon: its loop, its schedule, its folder watch, and what /status says about it. */
@@ -75,7 +78,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   metrics.addSource(source.name);
   const fights = createFightDetector();
   /** The pass under way, filled in as it goes; turned into a PassRecord when it ends. */
-  let current: PassUnderWay = { startedAt: new Date(), revision: null, outcome: null, windowClosed: false, overrideWindow: false };
+  let current: PassUnderWay = newPass();
   const history = await openPassHistory(options.stateDir, source.name, log);
   let historyWritten = Promise.resolve();
   const waiters = createPassWaiters();
@@ -99,6 +102,10 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   async function pass(trigger: TriggerReason, signal: AbortSignal, stop: AbortSignal): Promise<LoopPassResult> {
     const { dir, revision } = await checkout(signal);
     current.revision = revision;
+    current.liveDrift = declaredUnchanged(
+      { kind: state.kind, revision, trigger },
+      { succeeded: state.lastSuccessAt !== null, appliedRevision: state.lastAppliedRevision },
+    );
     if (source.git !== null) options.notifier?.passStarted(source, revision);
     const window = windowState(source.syncWindows ?? [], now());
     current.overrideWindow = trigger === 'sync' && overrideRequested && window.closed;
@@ -123,6 +130,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     } finally {
       progress.end();
       state.apiReached = session.apiReached() ?? state.apiReached;
+      if (session.apiReached() !== true && options.apiUrl !== undefined && !stop.aborted) await warnIfUnreachable(options.apiUrl, log);
       await options.saveCodeCache?.();
     }
     current.outcome = outcome;
@@ -202,7 +210,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     onPassStart(trigger) {
       state.running = true;
       state.lastTrigger = trigger;
-      current = { startedAt: new Date(), revision: null, outcome: null, windowClosed: false, overrideWindow: false };
+      current = newPass();
       waiters.started();
       log.info({ trigger }, 'pass started');
     },
@@ -213,7 +221,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       state.error = end.error === null ? null : safeErrorMessage(end.error);
       const finishedAt = new Date();
       state.lastRunAt = finishedAt.toISOString();
-      state.lastPass = passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error);
+      state.lastPass = passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error, current.liveDrift);
       historyWritten = history.add(state.lastPass);
       waiters.ended(state.lastPass);
       options.notifier?.passFinished(
@@ -292,6 +300,12 @@ interface PassUnderWay {
   windowClosed: boolean;
   /** `sync --override-window` applied in a closed window. */
   overrideWindow: boolean;
+  /** The declared side is as the last successful pass left it: the changes are drift. */
+  liveDrift: boolean;
+}
+
+function newPass(): PassUnderWay {
+  return { startedAt: new Date(), revision: null, outcome: null, windowClosed: false, overrideWindow: false, liveDrift: false };
 }
 
 function errorStack(error: unknown): string {

@@ -102,7 +102,8 @@ const OUTCOME_TONES: Record<PassChangeOutcome, string> = { applied: 'ok', failed
 function changesTable(pass: PassRecord): SafeHtml {
   if (pass.drift === null) return html`<h3>Changes</h3><p class="quiet">The pass made no plan, so nothing is known about drift.</p>`;
   if (pass.drift === 0) return html`<h3>Changes</h3><p class="quiet">None: the API matched the declared repo.</p>`;
-  return html`<h3>Changes of the last pass (${pass.drift})</h3>
+  const title = pass.liveDrift ? 'Drift found by the last pass: live values changed, the repo did not' : 'Changes of the last pass';
+  return html`<h3>${title} (${pass.drift})</h3>
 <table class="changes">
 <thead><tr><th>Action</th><th>Resource</th><th>Name</th><th>Reason</th><th>Outcome</th></tr></thead>
 <tbody>
@@ -126,7 +127,7 @@ ${history.map((p) => html`<tr><td>${when(p.finishedAt, now)}</td><td>${p.trigger
 const RESULT_TONES: Record<PassRecord['result'], string> = { success: 'ok', failure: 'bad', timeout: 'warn' };
 const BAR_COLOURS: Record<PassRecord['result'], string> = { success: '#2f855a', failure: '#c53030', timeout: '#b7791f' };
 
-/** One bar per pass, oldest on the left, as high as its drift; a pass without a plan is a grey tick. */
+/** One bar per pass, oldest on the left, as high as its changes; a pass without a plan is a grey tick. */
 function sparkline(passes: readonly PassRecord[]): SafeHtml {
   if (passes.length === 0) return html`<p class="quiet">No pass has finished yet.</p>`;
   const width = 320;
@@ -138,11 +139,11 @@ function sparkline(passes: readonly PassRecord[]): SafeHtml {
     const w = Math.max(2, step - 2).toFixed(1);
     const h = p.drift === null ? 3 : Math.max(2, (p.drift / max) * (height - 4));
     const colour = p.drift === null ? '#a0aec0' : BAR_COLOURS[p.result];
-    const label = `${p.finishedAt}: ${p.drift === null ? 'no plan' : `drift ${p.drift}`}, ${p.result}`;
+    const label = `${p.finishedAt}: ${p.drift === null ? 'no plan' : `${p.drift} ${p.drift === 1 ? 'change' : 'changes'}${p.liveDrift ? ' (drift)' : ''}`}, ${p.result}`;
     return html`<rect x="${x}" y="${(height - h).toFixed(1)}" width="${w}" height="${h.toFixed(1)}" fill="${colour}"><title>${label}</title></rect>`;
   });
   const latest = passes[passes.length - 1];
-  return html`<div class="spark"><svg role="img" aria-label="drift per pass, oldest first" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><line x1="0" y1="${height - 0.5}" x2="${width}" y2="${height - 0.5}" stroke="#cbd5e0"/>${bars}</svg><span class="quiet">${passes.some((p) => p.drift !== null) ? `max ${max} · latest ${latest?.drift ?? 'no plan'}` : 'no plan made yet'}</span></div>`;
+  return html`<div class="spark"><svg role="img" aria-label="changes per pass, oldest first" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><line x1="0" y1="${height - 0.5}" x2="${width}" y2="${height - 0.5}" stroke="#cbd5e0"/>${bars}</svg><span class="quiet">${passes.some((p) => p.drift !== null) ? `max ${max} · latest ${latest?.drift ?? 'no plan'}` : 'no plan made yet'}</span></div>`;
 }
 
 function revision(value: string | null, kind: SourceStatus['kind']): SafeHtml {

@@ -28,11 +28,19 @@ export interface ReadLiveOptions {
 /**
  * Reads what the planner needs of the organization: every policy (all pages) with the code of each
  * declared one of the same kind, every pool, and the agents of pools that ask for agent clean-up.
- * Any failed request fails the whole read, so nothing is planned (and nothing pruned) from half a picture.
+ * Any failed request fails the whole read, so nothing is planned (and nothing pruned) from half a picture; it also
+ * ends the other reads at once, those in flight and those waiting, so the pass ends with the first error.
  */
-export async function readLive(options: ReadLiveOptions): Promise<LiveState> {
+export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
+  const cancel = new AbortController();
+  const options: ReadLiveOptions = { ...given, api: given.api.withSignal(cancel.signal) };
+  const failFast = <T>(read: Promise<T>): Promise<T> =>
+    read.catch((error: unknown) => {
+      cancel.abort(error);
+      throw error;
+    });
   const { api, organization, declared } = options;
-  const [listed, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
+  const [listed, poolList] = await Promise.all([failFast(api.listPolicies(organization)), failFast(api.listAgentPools(organization))]);
   // The list holds every policy of the organization: the cache forgets the ones deleted since.
   options.codeCache?.retain(listed.map((policy) => policy.id));
   // A kind this tool does not know is set aside whole: never compared, updated, replaced or deleted.
@@ -49,10 +57,9 @@ export async function readLive(options: ReadLiveOptions): Promise<LiveState> {
     if (needsCode(policy, declaredOf.get(policy))) options.onCodeProgress?.((done += 1), total);
     return result;
   };
-  const [livePolicies, livePools] = await Promise.all([
-    mapLimit(policies, CODE_READS_AT_ONCE, counted),
-    Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => livePool(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : []))),
-  ]);
+  // The few agent lists first: they do not wait behind the downloads.
+  const pools = failFast(Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => livePool(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : []))));
+  const [livePools, livePolicies] = await Promise.all([pools, failFast(mapLimit(policies, CODE_READS_AT_ONCE, counted))]);
   return { policies: livePolicies, pools: livePools, ...(foreignPolicies.length > 0 ? { foreignPolicies } : {}) };
 }
 

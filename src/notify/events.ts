@@ -41,17 +41,24 @@ export function passEvents(report: PassReport, memory: SourceMemory): { events: 
     waiting = report.changes.length;
     if (memory.waiting !== waiting) events.push('window');
   } else if (applied > 0) {
-    events.push(isDrift(report, memory) ? 'drift' : 'applied');
+    events.push(declaredUnchanged(report, memory) ? 'drift' : 'applied');
   }
   const appliedRevision = report.windowClosed ? memory.appliedRevision : report.revision;
   return { events, memory: { failing: false, appliedRevision, succeeded: memory.succeeded || !report.windowClosed, waiting } };
 }
 
-/** Changes made while the declared side stayed as the last successful pass left it. */
-function isDrift(report: PassReport, memory: SourceMemory): boolean {
-  if (!memory.succeeded) return false;
-  if (report.kind === 'git') return report.revision !== null && report.revision === memory.appliedRevision;
-  return report.trigger !== 'file-change' && report.trigger !== 'start-up';
+/**
+ * Whether a pass read the declared side as the last successful pass left it (the same git revision; for a local
+ * folder, a pass no file change started): then every change it plans is drift, a live value changed behind the
+ * tool's back. Unknown before a first success: false.
+ */
+export function declaredUnchanged(
+  pass: { kind: 'path' | 'git'; revision: string | null; trigger: string },
+  before: { succeeded: boolean; appliedRevision: string | null },
+): boolean {
+  if (!before.succeeded) return false;
+  if (pass.kind === 'git') return pass.revision !== null && pass.revision === before.appliedRevision;
+  return pass.trigger !== 'file-change' && pass.trigger !== 'start-up';
 }
 
 function failureKind(report: PassReport): NotifyEvent {

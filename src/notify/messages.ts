@@ -1,3 +1,4 @@
+import { asDrift } from '../plan/reasons.js';
 import type { NotifyEvent } from './events.js';
 import type { PassReport, ReportChange } from './report.js';
 
@@ -28,7 +29,13 @@ export function summaryLine(event: NotifyEvent, report: PassReport): string {
 }
 
 export function changeLine(change: ReportChange): string {
-  return `${change.action} ${change.resource} "${change.name}" (${change.outcome})`;
+  return `${change.action} ${change.resource} "${change.name}"${change.reason === '' ? '' : `: ${change.reason}`} (${change.outcome})`;
+}
+
+/** The changes a message lists: a `drift` event (the repo did not change) words their reasons as drift. */
+function listedChanges(event: NotifyEvent, report: PassReport): ReportChange[] {
+  const listed = report.changes.slice(0, MAX_CHANGES_IN_MESSAGE);
+  return event === 'drift' ? listed.map((c) => ({ ...c, reason: asDrift(c.reason) })) : listed;
 }
 
 /** The body of a `webhook` receiver: documented by schemas/notification.schema.json. */
@@ -45,7 +52,7 @@ export function webhookPayload(event: NotifyEvent, report: PassReport, time: Dat
     ok: report.ok,
     error: report.error,
     errors: report.errors,
-    changes: report.changes.slice(0, MAX_CHANGES_IN_MESSAGE),
+    changes: listedChanges(event, report),
     changesOmitted: Math.max(0, report.changes.length - MAX_CHANGES_IN_MESSAGE),
     windowClosed: report.windowClosed,
     overrideWindow: report.overrideWindow,
@@ -54,7 +61,7 @@ export function webhookPayload(event: NotifyEvent, report: PassReport, time: Dat
 
 /** Slack's incoming-webhook format: the summary line, then the changes. */
 export function slackPayload(event: NotifyEvent, report: PassReport): Record<string, unknown> {
-  const listed = report.changes.slice(0, MAX_CHANGES_IN_MESSAGE).map((c) => `• ${changeLine(c)}`);
+  const listed = listedChanges(event, report).map((c) => `• ${changeLine(c)}`);
   const omitted = report.changes.length - listed.length;
   if (omitted > 0) listed.push(`… and ${omitted} more`);
   const text = [summaryLine(event, report), ...listed].join('\n');

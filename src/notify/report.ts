@@ -7,6 +7,8 @@ export interface ReportChange {
   resource: string;
   name: string;
   action: string;
+  /** Why, as the plan says it ("differs in description"); a `drift` event says "drift in". */
+  reason: string;
   /** `applied`, `failed`, `skipped`, or `not-applied` (the plan was refused, or a closed sync window held it). */
   outcome: string;
 }
@@ -57,7 +59,7 @@ export function passReport(source: SourceConfig, outcome: PassOutcome | null, co
     ok: context.ok,
     error: context.ok ? null : (context.error ?? (errors.join('; ') || 'the pass failed')),
     planned: plan !== null,
-    changes: (plan?.changes ?? []).map((c) => ({ resource: c.resource, name: c.name, action: c.action, outcome: results.get(c) ?? 'not-applied' })),
+    changes: (plan?.changes ?? []).map((c) => ({ resource: c.resource, name: c.name, action: c.action, reason: c.reason, outcome: results.get(c) ?? 'not-applied' })),
     errors,
     windowClosed: context.windowClosed ?? false,
     overrideWindow: context.overrideWindow ?? false,

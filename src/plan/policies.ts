@@ -2,6 +2,7 @@ import type { DeclaredPolicy } from '../declared/types.js';
 import type { LivePolicy } from '../model.js';
 import { created, diffField, type Fields, sameSet, sameText, sortedIds, strictEqual } from './fields.js';
 import { stripMarker } from './marker.js';
+import { differsIn } from './reasons.js';
 import type { Match, Owner, PolicyPair } from './pairs.js';
 import { livePolicyRef, policySpec } from './refs.js';
 import type { CodeSummary, PlanOptions, PolicyChange } from './types.js';
@@ -104,8 +105,8 @@ function updateChange(policy: DeclaredPolicy, current: LivePolicy, owner: Owner,
   const adopt = options.ownership === 'marker' && owner !== 'this-source';
   const names = Object.keys(fields);
   if (names.length === 0 && !adopt) return null;
-  const drift = names.length === 0 ? '' : `drift in ${names.join(', ')}`;
-  const reason = adopt ? ['adopt: add ownership marker', drift].filter(Boolean).join('; ') : drift;
+  const differs = differsIn(names);
+  const reason = adopt ? ['adopt: add ownership marker', differs].filter(Boolean).join('; ') : differs;
   return {
     resource: 'policy', name: policy.name, id: current.id, action: 'update', reason, fields,
     declared: policySpec(policy), live: livePolicyRef(current), uploadCode: 'code' in fields, adoptMarker: adopt,

@@ -3,6 +3,7 @@ import type { LivePool } from '../model.js';
 import { lastSeen, type Seen } from './agent-time.js';
 import { created, diffField, type Fields, sameSet, sortedIds, strictEqual } from './fields.js';
 import { accessLists, diffAccessLists } from './pool-access.js';
+import { differsIn } from './reasons.js';
 import type { PoolPair } from './pairs.js';
 import { liveAgentRef, livePoolRef, poolSpec } from './refs.js';
 import type { AgentChange, PlanOptions, PoolChange } from './types.js';
@@ -49,8 +50,7 @@ function updateChange(pool: DeclaredPool, current: LivePool): PoolChange | null 
   diffAccessLists(fields, pool, current);
   const names = Object.keys(fields);
   if (names.length === 0) return null;
-  const drift = names.filter((name) => name !== 'name');
-  const reason = ['name' in fields ? 'renamed' : '', drift.length > 0 ? `drift in ${drift.join(', ')}` : '']
+  const reason = ['name' in fields ? 'renamed' : '', differsIn(names.filter((name) => name !== 'name'))]
     .filter(Boolean)
     .join('; ');
   return {

@@ -48,9 +48,10 @@ interface ChangeBase {
   id: string | null;
   action: ChangeAction;
   /**
-   * Why, in a few words. Creates: "not in the live state". Replaces: "kind changed". Updates: "drift in <fields>"
-   * (comma-separated), for pools "renamed" and/or drift joined by "; ", for policies "adopt: add ownership marker"
-   * optionally followed by "; drift in <fields>". Deletes: "not declared, prune is on". Agent clean-ups:
+   * Why, in a few words. Creates: "not in the live state". Replaces: "kind changed". Updates: "differs in <fields>"
+   * (comma-separated), for pools "renamed" and/or "differs in" joined by "; ", for policies "adopt: add ownership
+   * marker" optionally followed by "; differs in <fields>" (the daemon says "drift in" when the repo did not change,
+   * see plan/reasons.ts). Deletes: "not declared, prune is on". Agent clean-ups:
    * `agent clean-up in pool "<pool>": <status>, last ping <time> is older than <after>`, or for an agent that never
    * pinged `..., never pinged, registered <time>, older than <after>`.
    */

@@ -91,7 +91,7 @@ test('the status page shows both sources, the last pass, drift over time and the
   assert.equal(await platformSection.locator('.head .badge.result').innerText(), 'applied');
   const rows = await platformSection.locator('table.changes tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim())));
   assert.deepEqual(rows.map((r) => [r[0], r[2], r[4]]), [['~ update', 'require-tags', 'applied'], ['~ update', 'restrict-instance-types', 'applied']]);
-  assert.match(rows[0]?.[3] ?? '', /drift in description/);
+  assert.match(rows[0]?.[3] ?? '', /differs in description/);
   assert.match(await platformSection.locator('ul.warnings').innerText(), /not declared and kept because prune is off: policy "limit-monthly-cost"/);
   const bars = await platformSection.locator('.drift svg rect').evaluateAll((rects) => rects.map((r) => Number(r.getAttribute('height'))));
   assert.equal(bars.length, 2, 'one bar per pass');

@@ -1,0 +1,31 @@
+import { checkReachable, UnreachableError } from '../api/reachable.js';
+import type { Logger } from '../logger.js';
+
+/** How long the check may wait for a connection: a slow API is the requests' business, not this check's. */
+const CHECK_TIMEOUT_MS = 3_000;
+
+/**
+ * After a pass that did not reach the API: when the API cannot be reached at all (the name does not resolve, the
+ * connection is refused, the TLS handshake fails), one warning naming the URL and what to check. The daemon keeps
+ * retrying, since a network blip is normal for a long-running process; a one-shot run fails at once instead
+ * (see cli/one-shot.ts). Any other answer (a slow or failing API) logs nothing here: the requests' logs say it.
+ */
+export async function warnIfUnreachable(url: string, logger: Logger): Promise<void> {
+  if (!/^https?:\/\//.test(url)) return;
+  const shown = withoutCredentials(url);
+  try {
+    await checkReachable(shown, CHECK_TIMEOUT_MS);
+  } catch (error) {
+    if (!(error instanceof UnreachableError)) return;
+    logger.warn({ url: shown }, `${error.message}; retrying on the next pass`);
+  }
+}
+
+/** The URL without a user name or password, which would be a secret. */
+function withoutCredentials(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.username === '' && parsed.password === '') return url;
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.href;
+}
