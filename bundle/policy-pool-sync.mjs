@@ -17253,6 +17253,36 @@ var init_to_config = __esm({
   }
 });
 
+// src/config/flags.ts
+import path4 from "node:path";
+function configFromFlags(flags, env, cwd = process.cwd()) {
+  const dir = path4.resolve(cwd, flags.sourceDir);
+  const name = flags.name ?? "default";
+  const api = { url: "embedded", tokenFile: null, rateLimit: "auto", concurrency: 8, legacyEnforce: false, nativeKind: "native", retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS };
+  return configWithDefaults(api, [{ ...sourceDefaults(name, flags.organization), path: dir }], env, flags.apiUrl ?? null, cwd);
+}
+function configWithDefaults(api, sources, env, apiUrl, cwd) {
+  const config = {
+    api,
+    sources,
+    listen: DEFAULT_LISTEN,
+    webhookSecretEnv: "WEBHOOK_SECRET",
+    stateDir: path4.resolve(cwd, DEFAULT_STATE_DIR),
+    shutdownTimeoutSeconds: DEFAULT_SHUTDOWN_TIMEOUT_SECONDS
+  };
+  const overridden = applyEnvOverrides(config, env, cwd);
+  if (overridden.problems.length > 0) throw new ValidationError("invalid environment", overridden.problems);
+  return apiUrl === null ? overridden.config : { ...overridden.config, api: { ...overridden.config.api, url: apiUrl } };
+}
+var init_flags = __esm({
+  "src/config/flags.ts"() {
+    "use strict";
+    init_env();
+    init_to_config();
+    init_errors();
+  }
+});
+
 // src/config/token.ts
 import { readFile as readFile2 } from "node:fs/promises";
 async function resolveToken(config, env) {
@@ -25519,41 +25549,33 @@ async function configFromSavedPlan(file, env, apiUrl, cwd = process.cwd()) {
   if (run2 === void 0 || typeof run2.api_url !== "string" || !Array.isArray(run2.sources)) {
     throw new UsageError(`the saved plan ${file} does not say where its sources are (an older version saved it): pass --config FILE, or --source-dir DIR --organization NAME`);
   }
-  const config = {
-    api: {
-      url: run2.api_url,
-      tokenFile: null,
-      rateLimit: "auto",
-      concurrency: 8,
-      legacyEnforce: run2.legacy_enforce === true,
-      retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS,
-      nativeKind: run2.native_kind === "sentinel" ? "sentinel" : "native"
-    },
-    sources: run2.sources.map((s) => ({
-      ...sourceDefaults(s.name, s.organization),
-      path: s.path,
-      git: s.git,
-      prune: s.prune,
-      ownership: s.ownership,
-      maxDeletes: s.max_deletes,
-      allowEmpty: s.allow_empty,
-      adopt: s.adopt,
-      maxAgentPools: s.max_agent_pools,
-      strictImports: s.strict_imports === true
-    })),
-    listen: DEFAULT_LISTEN,
-    webhookSecretEnv: "WEBHOOK_SECRET",
-    stateDir: path5.resolve(cwd, DEFAULT_STATE_DIR),
-    shutdownTimeoutSeconds: DEFAULT_SHUTDOWN_TIMEOUT_SECONDS
+  const api = {
+    url: run2.api_url,
+    tokenFile: null,
+    rateLimit: "auto",
+    concurrency: 8,
+    legacyEnforce: run2.legacy_enforce === true,
+    retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS,
+    nativeKind: run2.native_kind === "sentinel" ? "sentinel" : "native"
   };
-  const overridden = applyEnvOverrides(config, env, cwd);
-  if (overridden.problems.length > 0) throw new ValidationError("invalid environment", overridden.problems);
-  return apiUrl === null ? overridden.config : { ...overridden.config, api: { ...overridden.config.api, url: apiUrl } };
+  const sources = run2.sources.map((s) => ({
+    ...sourceDefaults(s.name, s.organization),
+    path: s.path,
+    git: s.git,
+    prune: s.prune,
+    ownership: s.ownership,
+    maxDeletes: s.max_deletes,
+    allowEmpty: s.allow_empty,
+    adopt: s.adopt,
+    maxAgentPools: s.max_agent_pools,
+    strictImports: s.strict_imports === true
+  }));
+  return configWithDefaults(api, sources, env, apiUrl, cwd);
 }
 var init_saved_run = __esm({
   "src/cli/saved-run.ts"() {
     "use strict";
-    init_env();
+    init_flags();
     init_to_config();
     init_errors();
   }
@@ -76504,29 +76526,8 @@ async function parseConfig(text, file, env, options = {}) {
   return overridden.config;
 }
 
-// src/config/flags.ts
-init_env();
-init_to_config();
-init_errors();
-import path4 from "node:path";
-function configFromFlags(flags, env, cwd = process.cwd()) {
-  const dir = path4.resolve(cwd, flags.sourceDir);
-  const name = flags.name ?? "default";
-  const config = {
-    api: { url: "embedded", tokenFile: null, rateLimit: "auto", concurrency: 8, legacyEnforce: false, nativeKind: "native", retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS },
-    sources: [{ ...sourceDefaults(name, flags.organization), path: dir }],
-    listen: DEFAULT_LISTEN,
-    webhookSecretEnv: "WEBHOOK_SECRET",
-    stateDir: path4.resolve(cwd, DEFAULT_STATE_DIR),
-    shutdownTimeoutSeconds: DEFAULT_SHUTDOWN_TIMEOUT_SECONDS
-  };
-  const overridden = applyEnvOverrides(config, env, cwd);
-  if (overridden.problems.length > 0) throw new ValidationError("invalid environment", overridden.problems);
-  const apiUrl = flags.apiUrl ?? null;
-  return apiUrl === null ? overridden.config : { ...overridden.config, api: { ...overridden.config.api, url: apiUrl } };
-}
-
 // src/config/index.ts
+init_flags();
 init_token();
 init_env();
 

@@ -4,10 +4,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { applyEnvOverrides } from '../config/env.js';
-import { DEFAULT_LISTEN, DEFAULT_RETRY_BUDGET_SECONDS, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_STATE_DIR, sourceDefaults } from '../config/to-config.js';
-import type { Config, SourceConfig } from '../config/types.js';
-import { errorMessage, UsageError, ValidationError } from '../errors.js';
+import { configWithDefaults } from '../config/flags.js';
+import { DEFAULT_RETRY_BUDGET_SECONDS, sourceDefaults } from '../config/to-config.js';
+import type { ApiConfig, Config, SourceConfig } from '../config/types.js';
+import { errorMessage, UsageError } from '../errors.js';
 import type { NativeKindName, Ownership } from '../model.js';
 
 /** One source as the run that saved the plan had it; a git URL never carries credentials. */
@@ -72,27 +72,21 @@ export async function configFromSavedPlan(file: string, env: NodeJS.ProcessEnv, 
   if (run === undefined || typeof run.api_url !== 'string' || !Array.isArray(run.sources)) {
     throw new UsageError(`the saved plan ${file} does not say where its sources are (an older version saved it): pass --config FILE, or --source-dir DIR --organization NAME`);
   }
-  const config: Config = {
-    api: { url: run.api_url, tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: run.legacy_enforce === true,
-      retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS, nativeKind: run.native_kind === 'sentinel' ? 'sentinel' : 'native' },
-    sources: run.sources.map((s) => ({
-      ...sourceDefaults(s.name, s.organization),
-      path: s.path,
-      git: s.git,
-      prune: s.prune,
-      ownership: s.ownership,
-      maxDeletes: s.max_deletes,
-      allowEmpty: s.allow_empty,
-      adopt: s.adopt,
-      maxAgentPools: s.max_agent_pools,
-      strictImports: s.strict_imports === true,
-    })),
-    listen: DEFAULT_LISTEN,
-    webhookSecretEnv: 'WEBHOOK_SECRET',
-    stateDir: path.resolve(cwd, DEFAULT_STATE_DIR),
-    shutdownTimeoutSeconds: DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
+  const api: ApiConfig = {
+    url: run.api_url, tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: run.legacy_enforce === true,
+    retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS, nativeKind: run.native_kind === 'sentinel' ? 'sentinel' : 'native',
   };
-  const overridden = applyEnvOverrides(config, env, cwd);
-  if (overridden.problems.length > 0) throw new ValidationError('invalid environment', overridden.problems);
-  return apiUrl === null ? overridden.config : { ...overridden.config, api: { ...overridden.config.api, url: apiUrl } };
+  const sources: SourceConfig[] = run.sources.map((s) => ({
+    ...sourceDefaults(s.name, s.organization),
+    path: s.path,
+    git: s.git,
+    prune: s.prune,
+    ownership: s.ownership,
+    maxDeletes: s.max_deletes,
+    allowEmpty: s.allow_empty,
+    adopt: s.adopt,
+    maxAgentPools: s.max_agent_pools,
+    strictImports: s.strict_imports === true,
+  }));
+  return configWithDefaults(api, sources, env, apiUrl, cwd);
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { applyEnvOverrides } from './env.js';
 import { DEFAULT_LISTEN, DEFAULT_RETRY_BUDGET_SECONDS, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_STATE_DIR, sourceDefaults } from './to-config.js';
-import type { Config } from './types.js';
+import type { ApiConfig, Config, SourceConfig } from './types.js';
 import { ValidationError } from '../errors.js';
 
 export interface ConfigFlags {
@@ -23,9 +23,18 @@ export interface ConfigFlags {
 export function configFromFlags(flags: ConfigFlags, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): Config {
   const dir = path.resolve(cwd, flags.sourceDir);
   const name = flags.name ?? 'default';
+  const api: ApiConfig = { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, nativeKind: 'native', retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS };
+  return configWithDefaults(api, [{ ...sourceDefaults(name, flags.organization), path: dir }], env, flags.apiUrl ?? null, cwd);
+}
+
+/**
+ * A config of `api` and `sources` without a file: the daemon's settings at their defaults, then the environment's
+ * overrides; `apiUrl` (--api-url) wins over the URL of both.
+ */
+export function configWithDefaults(api: ApiConfig, sources: SourceConfig[], env: NodeJS.ProcessEnv, apiUrl: string | null, cwd: string): Config {
   const config: Config = {
-    api: { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, nativeKind: 'native', retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS },
-    sources: [{ ...sourceDefaults(name, flags.organization), path: dir }],
+    api,
+    sources,
     listen: DEFAULT_LISTEN,
     webhookSecretEnv: 'WEBHOOK_SECRET',
     stateDir: path.resolve(cwd, DEFAULT_STATE_DIR),
@@ -33,6 +42,5 @@ export function configFromFlags(flags: ConfigFlags, env: NodeJS.ProcessEnv, cwd:
   };
   const overridden = applyEnvOverrides(config, env, cwd);
   if (overridden.problems.length > 0) throw new ValidationError('invalid environment', overridden.problems);
-  const apiUrl = flags.apiUrl ?? null;
   return apiUrl === null ? overridden.config : { ...overridden.config, api: { ...overridden.config.api, url: apiUrl } };
 }
