@@ -674,8 +674,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count3, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count3);
+          for (const { count: count4, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count4);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -783,13 +783,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity.isCollection(node)) {
-        let count3 = 0;
+        let count4 = 0;
         for (const item of node.items) {
           const c3 = getAliasCount(doc, item, anchors2);
-          if (c3 > count3)
-            count3 = c3;
+          if (c3 > count4)
+            count4 = c3;
         }
-        return count3;
+        return count4;
       } else if (identity.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -1073,14 +1073,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text;
+        return text2;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text.length <= endStep)
-        return text;
+      if (text2.length <= endStep)
+        return text2;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent.length;
@@ -1097,14 +1097,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i2 = consumeMoreIndentedLines(text, i2, indent.length);
+        i2 = consumeMoreIndentedLines(text2, i2, indent.length);
         if (i2 !== -1)
           end = i2 + endStep;
       }
-      for (let ch; ch = text[i2 += 1]; ) {
+      for (let ch; ch = text2[i2 += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i2;
-          switch (text[i2 + 1]) {
+          switch (text2[i2 + 1]) {
             case "x":
               i2 += 3;
               break;
@@ -1121,12 +1121,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i2 = consumeMoreIndentedLines(text, i2, indent.length);
+            i2 = consumeMoreIndentedLines(text2, i2, indent.length);
           end = i2 + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text[i2 + 1];
+            const next = text2[i2 + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i2;
           }
@@ -1138,12 +1138,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text[i2 += 1];
+                ch = text2[i2 += 1];
                 overflow = true;
               }
               const j2 = i2 > escEnd + 1 ? i2 - 2 : escStart - 1;
               if (escapedFolds[j2])
-                return text;
+                return text2;
               folds.push(j2);
               escapedFolds[j2] = true;
               end = j2 + endStep;
@@ -1158,39 +1158,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text;
+        return text2;
       if (onFold)
         onFold();
-      let res = text.slice(0, folds[0]);
+      let res = text2.slice(0, folds[0]);
       for (let i3 = 0; i3 < folds.length; ++i3) {
         const fold2 = folds[i3];
-        const end2 = folds[i3 + 1] || text.length;
+        const end2 = folds[i3 + 1] || text2.length;
         if (fold2 === 0)
           res = `
-${indent}${text.slice(0, end2)}`;
+${indent}${text2.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold2])
-            res += `${text[fold2]}\\`;
+            res += `${text2[fold2]}\\`;
           res += `
-${indent}${text.slice(fold2 + 1, end2)}`;
+${indent}${text2.slice(fold2 + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text, i2, indent) {
+    function consumeMoreIndentedLines(text2, i2, indent) {
       let end = i2;
       let start = i2 + 1;
-      let ch = text[start];
+      let ch = text2[start];
       while (ch === " " || ch === "	") {
         if (i2 < start + indent) {
-          ch = text[++i2];
+          ch = text2[++i2];
         } else {
           do {
-            ch = text[++i2];
+            ch = text2[++i2];
           } while (ch && ch !== "\n");
           end = i2;
           start = i2 + 1;
-          ch = text[start];
+          ch = text2[start];
         }
       }
       return end;
@@ -3742,8 +3742,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count3, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count3);
+          for (const { count: count4, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count4);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -3820,12 +3820,12 @@ var require_errors = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count3 = 1;
+        let count4 = 1;
         const end = error.linePos[1];
         if (end?.line === line && end.col > col) {
-          count3 = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count4 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count3);
+        const pointer = " ".repeat(ci) + "^".repeat(count4);
         error.message += `:
 
 ${lineStr}
@@ -7437,11 +7437,11 @@ var require_dist = __commonJS({
 });
 
 // src/yaml/document.ts
-function parseYaml(text, file) {
+function parseYaml(text2, file) {
   const lines = new import_yaml.LineCounter();
-  const doc = (0, import_yaml.parseDocument)(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const doc = (0, import_yaml.parseDocument)(text2, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
-    const lastText = Math.max(0, text.trimEnd().length - 1);
+    const lastText = Math.max(0, text2.trimEnd().length - 1);
     const problems2 = doc.errors.map((error) => ({
       file,
       line: lines.linePos(Math.min(error.pos[0], lastText)).line,
@@ -7537,7 +7537,7 @@ var EMBEDDED;
 var init_embedded = __esm({
   "src/embedded.ts"() {
     "use strict";
-    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind.", "enum": ["native", "sentinel"], "default": "native" }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": "Present only in a saved plan (`--dry-run --out FILE`): the version of the fingerprints that `--reconcile --plan FILE` checks.", "const": "1" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan: the API's word for the native kind.", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools, strict_imports.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "upload_code": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adopt_marker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "pool": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live fingerprint", "description": "Saved plans: the values of the live resource the change was planned against (id, updated-at and the fields compared); null for a creation. The apply refuses the plan if any differs.", "type": ["object", "null"] }, "declared": { "title": "Declared fingerprint", "description": "Saved plans: the declaration the change applies (file, code digest and settings); null for a deletion. The apply refuses the plan if any differs.", "type": ["object", "null"] } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
+    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind.", "enum": ["native", "sentinel"], "default": "native" }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": 'Present only in a saved plan (`--dry-run --out FILE`): the version of the saved changes that `--reconcile --plan FILE` reads and checks. "2": each change is saved whole, as the plan holds it (`uploadCode`, `adoptMarker`, `poolName`, `live`, `declared`); a plan saved as "1" is refused: make a new plan.', "const": "2" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan: the API's word for the native kind.", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools, strict_imports.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "uploadCode": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adoptMarker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "poolName": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live resource", "description": "Saved plans: the live resource the change was planned against, as the plan holds it (the values compared, a policy's code as its digest); null for a creation. The apply refuses the plan if it changed since.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicy" }, { "$ref": "#/$defs/livePool" }, { "$ref": "#/$defs/liveAgent" }] }, "declared": { "title": "Declaration", "description": "Saved plans: the declaration the change applies, as the plan holds it (its settings; a policy's code as its digest, size, lines, file and where its bytes were); null for a deletion. The apply refuses the plan if it changed since. Where the bytes were (`code.source.root` and `path`) may differ between machines and is not compared.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySpec" }, { "$ref": "#/$defs/poolSpec" }] } } }, "ids": { "type": "array", "items": { "type": "string" } }, "idsOrNull": { "type": ["array", "null"], "items": { "type": "string" } }, "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "livePolicy": { "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "query": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "policySetIds": { "$ref": "#/$defs/ids" }, "policySetCount": { "$ref": "#/$defs/count" }, "updatedAt": { "type": ["string", "null"] }, "codeDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] } } }, "livePool": { "type": "object", "additionalProperties": false, "required": ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaceIds": { "$ref": "#/$defs/ids" }, "allowedProjectIds": { "$ref": "#/$defs/ids" }, "excludedWorkspaceIds": { "$ref": "#/$defs/ids" } } }, "liveAgent": { "type": "object", "additionalProperties": false, "required": ["id", "status", "lastPingAt"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "lastPingAt": { "type": ["string", "null"] } } }, "policySpec": { "type": "object", "additionalProperties": false, "required": ["kind", "description", "enforcementLevel", "query", "policySets", "code"], "properties": { "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "query": { "type": ["string", "null"] }, "policySets": { "$ref": "#/$defs/idsOrNull" }, "code": { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines", "file", "source"], "properties": { "sha256": { "$ref": "#/$defs/sha256" }, "bytes": { "$ref": "#/$defs/count" }, "lines": { "$ref": "#/$defs/count" }, "file": { "description": "The code file, relative to the source root.", "type": "string" }, "source": { "description": "Where the bytes were read on the machine that made the plan, and the digest of those exact bytes.", "type": "object", "additionalProperties": false, "required": ["root", "path", "size", "sha256"], "properties": { "root": { "type": "string" }, "path": { "type": "string" }, "size": { "$ref": "#/$defs/count" }, "sha256": { "$ref": "#/$defs/sha256" } } } } } } }, "poolSpec": { "type": "object", "additionalProperties": false, "required": ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"], "properties": { "file": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "allowedProjects": { "$ref": "#/$defs/idsOrNull" }, "excludedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "previousNames": { "$ref": "#/$defs/ids" }, "agentCleanup": { "type": ["object", "null"], "additionalProperties": false, "required": ["statuses", "afterMs", "after"], "properties": { "statuses": { "$ref": "#/$defs/ids" }, "afterMs": { "$ref": "#/$defs/count" }, "after": { "type": "string" } } } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
   }
 });
 
@@ -9728,20 +9728,20 @@ var require_resolve = __commonJS({
       return false;
     }
     function countKeys(schema) {
-      let count3 = 0;
+      let count4 = 0;
       for (const key in schema) {
         if (key === "$ref")
           return Infinity;
-        count3++;
+        count4++;
         if (SIMPLE_INLINED.has(key))
           continue;
         if (typeof schema[key] == "object") {
-          (0, util_1.eachItem)(schema[key], (sch) => count3 += countKeys(sch));
+          (0, util_1.eachItem)(schema[key], (sch) => count4 += countKeys(sch));
         }
-        if (count3 === Infinity)
+        if (count4 === Infinity)
           return Infinity;
       }
-      return count3;
+      return count4;
     }
     function getFullPath(resolver, id = "", normalize3) {
       if (normalize3 !== false)
@@ -11419,10 +11419,10 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize2(resolved, schemelessOptions);
     }
-    function resolveComponent(base, relative5, options, skipNormalization) {
+    function resolveComponent(base2, relative5, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base = parse3(serialize2(base, options), options);
+        base2 = parse3(serialize2(base2, options), options);
         relative5 = parse3(serialize2(relative5, options), options);
       }
       options = options || {};
@@ -11442,33 +11442,33 @@ var require_fast_uri = __commonJS({
           target.query = relative5.query;
         } else {
           if (!relative5.path) {
-            target.path = base.path;
+            target.path = base2.path;
             if (relative5.query !== void 0) {
               target.query = relative5.query;
             } else {
-              target.query = base.query;
+              target.query = base2.query;
             }
           } else {
             if (relative5.path[0] === "/") {
               target.path = removeDotSegments(relative5.path);
             } else {
-              const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
-              if (baseHasAuthority && !base.path) {
+              const baseHasAuthority = base2.userinfo !== void 0 || base2.host !== void 0 || base2.port !== void 0;
+              if (baseHasAuthority && !base2.path) {
                 target.path = "/" + relative5.path;
-              } else if (!base.path) {
+              } else if (!base2.path) {
                 target.path = relative5.path;
               } else {
-                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative5.path;
+                target.path = base2.path.slice(0, base2.path.lastIndexOf("/") + 1) + relative5.path;
               }
-              target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
+              target.path = base2.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
             target.query = relative5.query;
           }
-          target.userinfo = base.userinfo;
-          target.host = base.host;
-          target.port = base.port;
+          target.userinfo = base2.userinfo;
+          target.host = base2.host;
+          target.port = base2.port;
         }
-        target.scheme = base.scheme;
+        target.scheme = base2.scheme;
       }
       target.fragment = relative5.fragment;
       return target;
@@ -12189,7 +12189,7 @@ var require_core = __commonJS({
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
         if (!errors || errors.length === 0)
           return "No errors";
-        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text, msg) => text + separator + msg);
+        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text2, msg) => text2 + separator + msg);
       }
       $dataMetaSchema(metaSchema, keywordsJsonPointers) {
         const rules = this.RULES.all;
@@ -13279,8 +13279,8 @@ var require_contains = __commonJS({
         cxt.result(valid, () => cxt.reset());
         function validateItemsWithCount() {
           const schValid = gen.name("_valid");
-          const count3 = gen.let("count", 0);
-          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count3)));
+          const count4 = gen.let("count", 0);
+          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count4)));
         }
         function validateItems(_valid, block) {
           gen.forRange("i", 0, len, (i2) => {
@@ -13293,16 +13293,16 @@ var require_contains = __commonJS({
             block();
           });
         }
-        function checkLimits(count3) {
-          gen.code((0, codegen_1._)`${count3}++`);
+        function checkLimits(count4) {
+          gen.code((0, codegen_1._)`${count4}++`);
           if (max === void 0) {
-            gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true).break());
+            gen.if((0, codegen_1._)`${count4} >= ${min}`, () => gen.assign(valid, true).break());
           } else {
-            gen.if((0, codegen_1._)`${count3} > ${max}`, () => gen.assign(valid, false).break());
+            gen.if((0, codegen_1._)`${count4} > ${max}`, () => gen.assign(valid, false).break());
             if (min === 1)
               gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true));
+              gen.if((0, codegen_1._)`${count4} >= ${min}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -14460,7 +14460,7 @@ var require_discriminator = __commonJS({
       error,
       code(cxt) {
         const { gen, data, schema, parentSchema, it } = cxt;
-        const { oneOf } = parentSchema;
+        const { oneOf: oneOf2 } = parentSchema;
         if (!it.opts.discriminator) {
           throw new Error("discriminator: requires discriminator option");
         }
@@ -14469,7 +14469,7 @@ var require_discriminator = __commonJS({
           throw new Error("discriminator: requires propertyName");
         if (schema.mapping)
           throw new Error("discriminator: mapping is not supported");
-        if (!oneOf)
+        if (!oneOf2)
           throw new Error("discriminator: requires oneOf keyword");
         const valid = gen.let("valid", false);
         const tag = gen.const("tag", (0, codegen_1._)`${data}${(0, codegen_1.getProperty)(tagName)}`);
@@ -14497,8 +14497,8 @@ var require_discriminator = __commonJS({
           const oneOfMapping = {};
           const topRequired = hasRequired(parentSchema);
           let tagRequired = true;
-          for (let i2 = 0; i2 < oneOf.length; i2++) {
-            let sch = oneOf[i2];
+          for (let i2 = 0; i2 < oneOf2.length; i2++) {
+            let sch = oneOf2[i2];
             if ((sch === null || sch === void 0 ? void 0 : sch.$ref) && !(0, util_1.schemaHasRulesButRef)(sch, it.self.RULES)) {
               const ref = sch.$ref;
               sch = compile_1.resolveRef.call(it.self, it.schemaEnv.root, it.baseId, ref);
@@ -15205,10 +15205,10 @@ var init_schema = __esm({
     init_key_path();
     init_messages();
     FORMATS = {
-      "date-time": (text) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text)),
-      regex: (text) => {
+      "date-time": (text2) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text2) && !Number.isNaN(Date.parse(text2)),
+      regex: (text2) => {
         try {
-          new RegExp(text);
+          new RegExp(text2);
           return true;
         } catch {
           return false;
@@ -15221,9 +15221,9 @@ var init_schema = __esm({
 
 // src/yaml/invalid.ts
 function invalidFile(what, file, problems2) {
-  const count3 = problems2.length === 1 ? "1 problem" : `${problems2.length} problems`;
+  const count4 = problems2.length === 1 ? "1 problem" : `${problems2.length} problems`;
   const sorted2 = [...problems2].sort((a, b2) => (a.line ?? 0) - (b2.line ?? 0));
-  return new ValidationError(`${what} ${file} is invalid (${count3})`, sorted2);
+  return new ValidationError(`${what} ${file} is invalid (${count4})`, sorted2);
 }
 var init_invalid = __esm({
   "src/yaml/invalid.ts"() {
@@ -16332,10 +16332,10 @@ var init_shared = __esm({
         }
         return null;
       }
-      getNextRuns(count3) {
+      getNextRuns(count4) {
         const runs = [];
         let from = /* @__PURE__ */ new Date();
-        for (let i2 = 0; i2 < count3; i2++) {
+        for (let i2 = 0; i2 < count4; i2++) {
           from = this.timeMatcher.getNextMatch(from);
           runs.push(from);
         }
@@ -16773,10 +16773,10 @@ var init_node_cron = __esm({
         }
         return null;
       }
-      getNextRuns(count3) {
+      getNextRuns(count4) {
         const runs = [];
         let from = /* @__PURE__ */ new Date();
-        for (let i2 = 0; i2 < count3; i2++) {
+        for (let i2 = 0; i2 < count4; i2++) {
           from = this.timeMatcher.getNextMatch(from);
           runs.push(from);
         }
@@ -17290,14 +17290,14 @@ async function resolveToken(config, env) {
   if (fromEnv !== void 0 && fromEnv.trim() !== "") return checkedToken(fromEnv, "API_TOKEN");
   const file = config.api.tokenFile;
   if (file === null) throw new UsageError("no API token: set API_TOKEN, or api.token-file in the config");
-  let text;
+  let text2;
   try {
-    text = await readFile2(file, "utf8");
+    text2 = await readFile2(file, "utf8");
   } catch (error) {
     throw new UsageError(`cannot read api.token-file ${file}: ${error.code ?? "unreadable"}`);
   }
-  if (text.trim() === "") throw new UsageError(`api.token-file ${file} is empty`);
-  return checkedToken(text, `api.token-file ${file}`);
+  if (text2.trim() === "") throw new UsageError(`api.token-file ${file} is empty`);
+  return checkedToken(text2, `api.token-file ${file}`);
 }
 function checkedToken(raw, where) {
   const token = raw.replace(/\r?\n$/, "");
@@ -17712,9 +17712,9 @@ var require_caller = __commonJS({
       if (!Array.isArray(stack)) {
         return void 0;
       }
-      const entries = stack.slice(2);
+      const entries2 = stack.slice(2);
       const fileNames = [];
-      for (const entry of entries) {
+      for (const entry of entries2) {
         if (!entry) {
           continue;
         }
@@ -21545,7 +21545,7 @@ var require_pino = __commonJS({
         messageKey,
         errorKey,
         nestedKey,
-        base,
+        base: base2,
         name,
         level,
         customLevels,
@@ -21584,11 +21584,11 @@ var require_pino = __commonJS({
         [formattersSym]: allFormatters
       });
       let chindings = "";
-      if (base !== null) {
+      if (base2 !== null) {
         if (name === void 0) {
-          chindings = coreChindings(base);
+          chindings = coreChindings(base2);
         } else {
-          chindings = coreChindings(Object.assign({}, base, { name }));
+          chindings = coreChindings(Object.assign({}, base2, { name }));
         }
       }
       const time2 = timestamp instanceof Function ? timestamp : timestamp ? epochTime : nullTime;
@@ -22342,9 +22342,9 @@ var require_get_level_label_data = __commonJS({
   "node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports, module) {
     "use strict";
     module.exports = getLevelLabelData;
-    var { LEVELS: LEVELS2, LEVEL_NAMES } = require_constants2();
+    var { LEVELS: LEVELS3, LEVEL_NAMES } = require_constants2();
     function getLevelLabelData(useOnlyCustomProps, customLevels, customLevelNames) {
-      const levels2 = useOnlyCustomProps ? customLevels || LEVELS2 : Object.assign({}, LEVELS2, customLevels);
+      const levels2 = useOnlyCustomProps ? customLevels || LEVELS3 : Object.assign({}, LEVELS3, customLevels);
       const levelNames = useOnlyCustomProps ? customLevelNames || LEVEL_NAMES : Object.assign({}, LEVEL_NAMES, customLevelNames);
       return function(level) {
         let levelNum = "default";
@@ -24643,7 +24643,7 @@ var require_prettify_message = __commonJS({
     "use strict";
     module.exports = prettifyMessage;
     var {
-      LEVELS: LEVELS2
+      LEVELS: LEVELS3
     } = require_constants2();
     var getPropertyValue = require_get_property_value();
     var interpretConditionals = require_interpret_conditionals();
@@ -24666,7 +24666,7 @@ var require_prettify_message = __commonJS({
             let level;
             if (p1 === levelLabel && (level = getPropertyValue(log2, levelKey)) !== void 0) {
               const condition = useOnlyCustomProps ? customLevels === void 0 : customLevels[level] === void 0;
-              return condition ? LEVELS2[level] : customLevels[level];
+              return condition ? LEVELS3[level] : customLevels[level];
             }
             const value2 = getPropertyValue(log2, p1);
             return value2 !== void 0 ? value2 : "";
@@ -24792,20 +24792,20 @@ var require_secure_json_parse = __commonJS({
     var hasBuffer = typeof Buffer !== "undefined";
     var suspectProtoRx = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
     var suspectConstructorRx = /"(?:c|\\u0063)(?:o|\\u006[Ff])(?:n|\\u006[Ee])(?:s|\\u0073)(?:t|\\u0074)(?:r|\\u0072)(?:u|\\u0075)(?:c|\\u0063)(?:t|\\u0074)(?:o|\\u006[Ff])(?:r|\\u0072)"\s*:/;
-    function _parse(text, reviver, options) {
+    function _parse(text2, reviver, options) {
       if (options == null) {
         if (reviver !== null && typeof reviver === "object") {
           options = reviver;
           reviver = void 0;
         }
       }
-      if (hasBuffer && Buffer.isBuffer(text)) {
-        text = text.toString();
+      if (hasBuffer && Buffer.isBuffer(text2)) {
+        text2 = text2.toString();
       }
-      if (text && text.charCodeAt(0) === 65279) {
-        text = text.slice(1);
+      if (text2 && text2.charCodeAt(0) === 65279) {
+        text2 = text2.slice(1);
       }
-      const obj = JSON.parse(text, reviver);
+      const obj = JSON.parse(text2, reviver);
       if (obj === null || typeof obj !== "object") {
         return obj;
       }
@@ -24815,15 +24815,15 @@ var require_secure_json_parse = __commonJS({
         return obj;
       }
       if (protoAction !== "ignore" && constructorAction !== "ignore") {
-        if (suspectProtoRx.test(text) === false && suspectConstructorRx.test(text) === false) {
+        if (suspectProtoRx.test(text2) === false && suspectConstructorRx.test(text2) === false) {
           return obj;
         }
       } else if (protoAction !== "ignore" && constructorAction === "ignore") {
-        if (suspectProtoRx.test(text) === false) {
+        if (suspectProtoRx.test(text2) === false) {
           return obj;
         }
       } else {
-        if (suspectConstructorRx.test(text) === false) {
+        if (suspectConstructorRx.test(text2) === false) {
           return obj;
         }
       }
@@ -24861,21 +24861,21 @@ var require_secure_json_parse = __commonJS({
       }
       return obj;
     }
-    function parse3(text, reviver, options) {
+    function parse3(text2, reviver, options) {
       const { stackTraceLimit } = Error;
       Error.stackTraceLimit = 0;
       try {
-        return _parse(text, reviver, options);
+        return _parse(text2, reviver, options);
       } finally {
         Error.stackTraceLimit = stackTraceLimit;
       }
     }
-    function safeParse(text, reviver) {
+    function safeParse(text2, reviver) {
       const { stackTraceLimit } = Error;
       Error.stackTraceLimit = 0;
       let result;
       try {
-        result = _parse(text, reviver, { safe: true });
+        result = _parse(text2, reviver, { safe: true });
       } catch {
         result = void 0;
       } finally {
@@ -24906,7 +24906,7 @@ var require_pretty = __commonJS({
     var prettifyTime = require_prettify_time();
     var filterLog = require_filter_log();
     var {
-      LEVELS: LEVELS2,
+      LEVELS: LEVELS3,
       LEVEL_KEY,
       LEVEL_NAMES
     } = require_constants2();
@@ -24942,7 +24942,7 @@ var require_pretty = __commonJS({
           minimum = LEVEL_NAMES[this.minimumLevel];
         }
         if (!minimum) {
-          minimum = typeof this.minimumLevel === "string" ? LEVEL_NAMES[this.minimumLevel] : LEVEL_NAMES[LEVELS2[this.minimumLevel].toLowerCase()];
+          minimum = typeof this.minimumLevel === "string" ? LEVEL_NAMES[this.minimumLevel] : LEVEL_NAMES[LEVELS3[this.minimumLevel].toLowerCase()];
         }
         const level = log2[this.levelKey === void 0 ? LEVEL_KEY : this.levelKey];
         if (level < minimum) return;
@@ -25191,7 +25191,7 @@ function prettyLines(sink, color) {
     }
   };
 }
-function rounded(record2) {
+function rounded(record3) {
   const round = (value2) => {
     if (typeof value2 === "number" && !Number.isInteger(value2)) return Math.round(value2 * 1e3) / 1e3;
     if (value2 !== null && typeof value2 === "object" && !Array.isArray(value2)) {
@@ -25199,10 +25199,10 @@ function rounded(record2) {
     }
     return value2;
   };
-  return round(record2);
+  return round(record3);
 }
 function stderrWriter() {
-  return { write: (text) => void writeSync(2, text) };
+  return { write: (text2) => void writeSync(2, text2) };
 }
 function silentLogger() {
   return (0, import_pino.pino)({ level: "silent" });
@@ -25248,8 +25248,8 @@ var init_progress = __esm({
       }
       out;
       shown = "";
-      write(text) {
-        this.out.write(`${this.shown === "" ? "" : "\r\x1B[2K"}${text}${this.shown}`);
+      write(text2) {
+        this.out.write(`${this.shown === "" ? "" : "\r\x1B[2K"}${text2}${this.shown}`);
       }
       show(line) {
         if (line === this.shown) return;
@@ -25340,8 +25340,8 @@ var init_version = __esm({
 function inAction(env) {
   return env["POLICY_POOL_SYNC_ACTION"] === "true";
 }
-function adviceForAction(text) {
-  return text.replace(new RegExp(`\\b(?:pass |add |with )?--(${SWITCHES.join("|")})\\b`, "g"), "set the action's input $1: true").replace(new RegExp(`--(${VALUES.join("|")})\\b(?![\\w-])`, "g"), "the action's input $1");
+function adviceForAction(text2) {
+  return text2.replace(new RegExp(`\\b(?:pass |add |with )?--(${SWITCHES.join("|")})\\b`, "g"), "set the action's input $1: true").replace(new RegExp(`--(${VALUES.join("|")})\\b(?![\\w-])`, "g"), "the action's input $1");
 }
 function plansForReader(plans, env) {
   if (!inAction(env)) return [...plans];
@@ -25365,14 +25365,14 @@ function inGitHubActions(env) {
 }
 function writeFindings(findings, sink, env, options = {}) {
   const actions = inGitHubActions(env);
-  let text = "";
+  let text2 = "";
   for (const f of findings) {
     const where = f.file === void 0 ? "" : `${f.file}${f.line === void 0 ? "" : `:${f.line}`}: `;
-    if (f.level === "error" && options.readable !== false) text += `error: ${where}${oneLine(f.message)}
+    if (f.level === "error" && options.readable !== false) text2 += `error: ${where}${oneLine(f.message)}
 `;
-    if (actions) text += workflowCommand(f);
+    if (actions) text2 += workflowCommand(f);
   }
-  if (text !== "") sink.write(text);
+  if (text2 !== "") sink.write(text2);
 }
 function planFindings(plans, dirs) {
   const findings = [];
@@ -25388,8 +25388,8 @@ function planFindings(plans, dirs) {
   }
   return findings;
 }
-function fileProblem(text, dir) {
-  const match = /^([^\s:][^:]*?)(?::(\d+))?: (.+)$/s.exec(text);
+function fileProblem(text2, dir) {
+  const match = /^([^\s:][^:]*?)(?::(\d+))?: (.+)$/s.exec(text2);
   if (match === null || match[1].includes(" ")) return null;
   const file = isAbsolute(match[1]) ? match[1] : join(dir, match[1]);
   return { file: relative(process.cwd(), file) || ".", ...match[2] === void 0 ? {} : { line: Number(match[2]) }, message: match[3] };
@@ -25402,14 +25402,14 @@ function workflowCommand(f) {
   return `::${f.level}${properties.length === 0 ? "" : ` ${properties.join(",")}`}::${escapeData(f.message)}
 `;
 }
-function oneLine(text) {
-  return text.replace(/\s*\n\s*/g, " ");
+function oneLine(text2) {
+  return text2.replace(/\s*\n\s*/g, " ");
 }
-function escapeData(text) {
-  return text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+function escapeData(text2) {
+  return text2.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
-function escapeProperty(text) {
-  return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
+function escapeProperty(text2) {
+  return escapeData(text2).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 var init_error_lines = __esm({
   "src/cli/error-lines.ts"() {
@@ -31077,7 +31077,7 @@ var require_util3 = __commonJS({
           writable: true,
           enumerable: true,
           configurable: true,
-          value: function entries() {
+          value: function entries2() {
             webidl.brandCheck(this, object);
             return makeIterator(this, "key+value");
           }
@@ -32136,9 +32136,9 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
                   return fd;
                 }
                 case "application/x-www-form-urlencoded": {
-                  const entries = new URLSearchParams(value2.toString());
+                  const entries2 = new URLSearchParams(value2.toString());
                   const fd = new FormData();
-                  for (const [name, value3] of entries) {
+                  for (const [name, value3] of entries2) {
                     fd.append(name, value3);
                   }
                   return fd;
@@ -38421,11 +38421,11 @@ var require_mock_utils = __commonJS({
     }
     function buildHeadersFromArray(headers) {
       const clone = headers.slice();
-      const entries = [];
+      const entries2 = [];
       for (let index = 0; index < clone.length; index += 2) {
-        entries.push([clone[index], clone[index + 1]]);
+        entries2.push([clone[index], clone[index + 1]]);
       }
-      return Object.fromEntries(entries);
+      return Object.fromEntries(entries2);
     }
     function matchHeaders(mockDispatch2, headers) {
       if (typeof mockDispatch2.headers === "function") {
@@ -40474,8 +40474,8 @@ var require_redirect_handler = __commonJS({
           }
         }
       } else if (headers && typeof headers === "object") {
-        const entries = util.hasSafeIterator(headers) ? headers : Object.entries(headers);
-        for (const [key, value2] of entries) {
+        const entries2 = util.hasSafeIterator(headers) ? headers : Object.entries(headers);
+        for (const [key, value2] of entries2) {
           if (!shouldRemoveHeader(key, removeContent, unknownOrigin)) {
             ret2.push(key, value2);
           }
@@ -40977,17 +40977,17 @@ var require_dns = __commonJS({
         const timestamp = Date.now();
         const records = { records: { 4: null, 6: null } };
         let minTTL = this.#maxTTL;
-        for (const record2 of addresses) {
-          record2.timestamp = timestamp;
-          if (typeof record2.ttl === "number") {
-            record2.ttl = Math.min(record2.ttl, this.#maxTTL);
-            minTTL = Math.min(minTTL, record2.ttl);
+        for (const record3 of addresses) {
+          record3.timestamp = timestamp;
+          if (typeof record3.ttl === "number") {
+            record3.ttl = Math.min(record3.ttl, this.#maxTTL);
+            minTTL = Math.min(minTTL, record3.ttl);
           } else {
-            record2.ttl = this.#maxTTL;
+            record3.ttl = this.#maxTTL;
           }
-          const familyRecords = records.records[record2.family] ?? { ips: [] };
-          familyRecords.ips.push(record2);
-          records.records[record2.family] = familyRecords;
+          const familyRecords = records.records[record3.family] ?? { ips: [] };
+          familyRecords.ips.push(record3);
+          records.records[record3.family] = familyRecords;
         }
         this.storage.set(origin.hostname, records, { ttl: minTTL });
       }
@@ -42965,8 +42965,8 @@ var require_memory_cache_store = __commonJS({
         assertCacheKey(key);
         const topLevelKey = `${key.origin}:${key.path}`;
         const now = Date.now();
-        const entries = this.#entries.get(topLevelKey);
-        const entry = entries ? findEntry(key, entries, now) : null;
+        const entries2 = this.#entries.get(topLevelKey);
+        const entry = entries2 ? findEntry(key, entries2, now) : null;
         return entry == null ? void 0 : {
           statusMessage: entry.statusMessage,
           statusCode: entry.statusCode,
@@ -43005,18 +43005,18 @@ var require_memory_cache_store = __commonJS({
             callback(null);
           },
           final(callback) {
-            let entries = store.#entries.get(topLevelKey);
-            if (!entries) {
-              entries = [];
-              store.#entries.set(topLevelKey, entries);
+            let entries2 = store.#entries.get(topLevelKey);
+            if (!entries2) {
+              entries2 = [];
+              store.#entries.set(topLevelKey, entries2);
             }
-            const previousEntry = findEntry(key, entries, Date.now());
+            const previousEntry = findEntry(key, entries2, Date.now());
             if (previousEntry) {
-              const index = entries.indexOf(previousEntry);
-              entries.splice(index, 1, entry);
+              const index = entries2.indexOf(previousEntry);
+              entries2.splice(index, 1, entry);
               store.#size -= previousEntry.size;
             } else {
-              entries.push(entry);
+              entries2.push(entry);
               store.#count += 1;
             }
             store.#size += entry.size;
@@ -43030,12 +43030,12 @@ var require_memory_cache_store = __commonJS({
                 });
                 store.#hasEmittedMaxSizeEvent = true;
               }
-              for (const [key2, entries2] of store.#entries) {
-                for (const entry2 of entries2.splice(0, entries2.length / 2)) {
+              for (const [key2, entries3] of store.#entries) {
+                for (const entry2 of entries3.splice(0, entries3.length / 2)) {
                   store.#size -= entry2.size;
                   store.#count -= 1;
                 }
-                if (entries2.length === 0) {
+                if (entries3.length === 0) {
                   store.#entries.delete(key2);
                 }
               }
@@ -43062,9 +43062,9 @@ var require_memory_cache_store = __commonJS({
         this.#entries.delete(topLevelKey);
       }
     };
-    function findEntry(key, entries, now) {
-      for (let i2 = 0; i2 < entries.length; i2++) {
-        const entry = entries[i2];
+    function findEntry(key, entries2, now) {
+      for (let i2 = 0; i2 < entries2.length; i2++) {
+        const entry = entries2[i2];
         if (entry.deleteAt > now && entry.method === key.method && varyMatches(key, entry)) {
           return entry;
         }
@@ -48074,8 +48074,8 @@ var require_cache3 = __commonJS({
                 }));
               } else if (response.headersList.contains("vary")) {
                 const fieldValues = getFieldValues(response.headersList.get("vary"));
-                for (const fieldValue2 of fieldValues) {
-                  if (fieldValue2 === "*") {
+                for (const fieldValue3 of fieldValues) {
+                  if (fieldValue3 === "*") {
                     responsePromise.reject(webidl.errors.exception({
                       header: "Cache.addAll",
                       message: "invalid vary field value"
@@ -48157,8 +48157,8 @@ var require_cache3 = __commonJS({
         }
         if (innerResponse.headersList.contains("vary")) {
           const fieldValues = getFieldValues(innerResponse.headersList.get("vary"));
-          for (const fieldValue2 of fieldValues) {
-            if (fieldValue2 === "*") {
+          for (const fieldValue3 of fieldValues) {
+            if (fieldValue3 === "*") {
               throw webidl.errors.exception({
                 header: prefix,
                 message: "Got * vary field value"
@@ -48422,12 +48422,12 @@ var require_cache3 = __commonJS({
           return true;
         }
         const fieldValues = getFieldValues(response.headersList.get("vary"));
-        for (const fieldValue2 of fieldValues) {
-          if (fieldValue2 === "*") {
+        for (const fieldValue3 of fieldValues) {
+          if (fieldValue3 === "*") {
             return false;
           }
-          const requestValue = request2.headersList.get(fieldValue2);
-          const queryValue = requestQuery.headersList.get(fieldValue2);
+          const requestValue = request2.headersList.get(fieldValue3);
+          const queryValue = requestQuery.headersList.get(fieldValue3);
           if (requestValue !== queryValue) {
             return false;
           }
@@ -49805,8 +49805,8 @@ var require_connection = __commonJS({
             return;
           }
           const secWSAccept = response.headersList.get("Sec-WebSocket-Accept");
-          const digest = crypto.hash("sha1", keyValue + uid, "base64");
-          if (secWSAccept !== digest) {
+          const digest2 = crypto.hash("sha1", keyValue + uid, "base64");
+          if (secWSAccept !== digest2) {
             failHandshake(handler, response, 1002, "Incorrect hash received in Sec-WebSocket-Accept header.");
             return;
           }
@@ -51691,15 +51691,15 @@ ${value2}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count3) {
-        while (count3 > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count4) {
+        while (count4 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count3 < remaining) {
-            this.linePos += count3;
-            count3 = 0;
+          if (count4 < remaining) {
+            this.linePos += count4;
+            count4 = 0;
           } else {
-            count3 -= remaining;
+            count4 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -52272,17 +52272,17 @@ function controlClient(origin, env) {
       const cause = error.cause;
       throw new UsageError(`cannot reach the daemon at ${origin}: ${cause?.code ?? cause?.message ?? errorMessage(error)}; give its address with --daemon URL`);
     }
-    const text = await response.text();
+    const text2 = await response.text();
     let body = null;
     try {
-      body = JSON.parse(text);
+      body = JSON.parse(text2);
     } catch {
       body = null;
     }
     if (response.ok) return body;
     const said = body?.error;
     const hint = response.status === 401 ? ` (set ${tokenEnv} to the daemon's token)` : "";
-    throw new UsageError(`the daemon answered ${method} ${path20} with ${response.status}: ${typeof said === "string" ? said : text.slice(0, 200)}${hint}`);
+    throw new UsageError(`the daemon answered ${method} ${path20} with ${response.status}: ${typeof said === "string" ? said : text2.slice(0, 200)}${hint}`);
   }
   return {
     async statuses() {
@@ -52785,9 +52785,9 @@ function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, ne
     };
   }
 }
-function splitLines(text) {
-  const hasTrailingNl = text.endsWith("\n");
-  const result = text.split("\n").map((line) => line + "\n");
+function splitLines(text2) {
+  const hasTrailingNl = text2.endsWith("\n");
+  const result = text2.split("\n").map((line) => line + "\n");
   if (hasTrailingNl) {
     result.pop();
   } else {
@@ -52809,8 +52809,8 @@ var init_libesm = __esm({
 });
 
 // src/line-ends.ts
-function normalizeLineEnds(text) {
-  return text.replace(/\r\n?/g, "\n");
+function normalizeLineEnds(text2) {
+  return text2.replace(/\r\n?/g, "\n");
 }
 var init_line_ends = __esm({
   "src/line-ends.ts"() {
@@ -52915,9 +52915,9 @@ function sequenceLength(lead) {
   if (lead >= 194 && lead <= 223) return 2;
   return 1;
 }
-function scanText(text) {
+function scanText(text2) {
   const scan = createCodeScan();
-  scan.update(Buffer.from(text, "utf8"));
+  scan.update(Buffer.from(text2, "utf8"));
   return scan.finish();
 }
 function codeSummary(code) {
@@ -53034,12 +53034,12 @@ function isChanged(line) {
 }
 function minimalHunks(oldLines, newLines, head, tail) {
   const from = Math.max(0, head - CONTEXT);
-  const text = (lines) => {
+  const text2 = (lines) => {
     const region = lines.slice(from, Math.min(lines.length, lines.length - tail + CONTEXT));
     return region.length === 0 ? "" : `${region.join("\n")}
 `;
   };
-  const patch = structuredPatch("", "", text(oldLines), text(newLines), "", "", { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH });
+  const patch = structuredPatch("", "", text2(oldLines), text2(newLines), "", "", { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH });
   if (patch === void 0) return null;
   return patch.hunks.map((hunk) => ({ ...hunk, oldStart: hunk.oldStart + from, newStart: hunk.newStart + from }));
 }
@@ -53094,9 +53094,9 @@ function sharedEnds(oldLines, newLines) {
   while (tail < oldLines.length - head && tail < newLines.length - head && oldLines[oldLines.length - 1 - tail] === newLines[newLines.length - 1 - tail]) tail += 1;
   return [head, tail];
 }
-function splitLines2(text) {
-  if (text === "") return [];
-  const lines = text.split("\n");
+function splitLines2(text2) {
+  if (text2 === "") return [];
+  const lines = text2.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
   return lines;
 }
@@ -53191,10 +53191,10 @@ function renderChange(change, p2) {
     p2.bold(`  # ${change.resource} "${change.name}" ${WILL[change.action]}`) + ` (${change.reason})`,
     `${paintSymbol(change.action, p2)} resource "${change.resource}" "${change.name}" {`
   ];
-  const entries = Object.entries(change.fields);
-  const width = Math.max(change.id === null ? 0 : 2, ...entries.map(([name]) => name.length));
+  const entries2 = Object.entries(change.fields);
+  const width = Math.max(change.id === null ? 0 : 2, ...entries2.map(([name]) => name.length));
   if (change.id !== null) lines.push(`        ${"id".padEnd(width)} = ${formatValue(change.id)}`);
-  for (const [name, field3] of entries) {
+  for (const [name, field3] of entries2) {
     if (name === "code" && hasCodeDiff(change)) {
       lines.push(`      ${p2.yellow("~")} code:`);
       for (const line of codeDiffLines(change)) lines.push(`          ${diffLine(line, p2)}`);
@@ -53206,7 +53206,7 @@ function renderChange(change, p2) {
   return lines;
 }
 function ansi(code, enabled) {
-  return (text) => enabled && text !== "" ? `\x1B[${code}m${text}\x1B[0m` : text;
+  return (text2) => enabled && text2 !== "" ? `\x1B[${code}m${text2}\x1B[0m` : text2;
 }
 function palette(color) {
   return {
@@ -53275,7 +53275,7 @@ function renderJson(plans, options = {}) {
     format_version: "1",
     sources: plans.map((source, index) => {
       const results = new Map((options.results?.[index] ?? []).map((r2) => [r2.change, r2]));
-      const changes = (source.plan?.changes ?? []).map((change) => {
+      const changes2 = (source.plan?.changes ?? []).map((change) => {
         if (options.results === void 0) return jsonChange(change);
         const found = results.get(change);
         const outcome = found?.outcome ?? "skipped";
@@ -53286,7 +53286,7 @@ function renderJson(plans, options = {}) {
         name: source.name,
         organization: source.organization,
         revision: source.revision,
-        changes,
+        changes: changes2,
         warnings: [...source.plan?.warnings ?? []],
         errors: [...sourceErrors(source)]
       };
@@ -53309,23 +53309,23 @@ var init_json = __esm({
 });
 
 // src/output/markdown-escape.ts
-function escapeText(text) {
-  return normalizeLineEnds(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/([\\`*_[\]|~#!])/g, "\\$1").replace(/\n/g, " ");
+function escapeText(text2) {
+  return normalizeLineEnds(text2).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/([\\`*_[\]|~#!])/g, "\\$1").replace(/\n/g, " ");
 }
-function escapeHtml(text) {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+function escapeHtml(text2) {
+  return text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
-function longestRun(text, char) {
+function longestRun(text2, char) {
   let longest = 0;
   let run2 = 0;
-  for (const c3 of text) {
+  for (const c3 of text2) {
     run2 = c3 === char ? run2 + 1 : 0;
     longest = Math.max(longest, run2);
   }
   return longest;
 }
-function inlineCode(text) {
-  const oneLine2 = normalizeLineEnds(text).replace(/\n/g, " ");
+function inlineCode(text2) {
+  const oneLine2 = normalizeLineEnds(text2).replace(/\n/g, " ");
   const fence = "`".repeat(longestRun(oneLine2, "`") + 1);
   const pad = oneLine2.startsWith("`") || oneLine2.endsWith("`") || oneLine2.startsWith(" ") ? " " : "";
   return `${fence}${pad}${oneLine2.replace(/\|/g, "\\|")}${pad}${fence}`;
@@ -53348,28 +53348,28 @@ function fitToBudget(doc) {
   let left = doc.limit - 1 - size(doc.head) - doc.sections.reduce((n, s) => n + size(s.header), 0) - listings.reduce((n, l) => n + size(l.title) + size(l.footer) + MORE_LINE, 0) - DETAILS_LINE;
   const shown2 = /* @__PURE__ */ new Map();
   for (const listing of listings) {
-    let count3 = 0;
+    let count4 = 0;
     for (const item of listing.items) {
       const cost = item.brief.length + 1;
       if (cost > left) break;
       left -= cost;
-      count3 += 1;
+      count4 += 1;
     }
-    shown2.set(listing, count3);
+    shown2.set(listing, count4);
   }
   const full = /* @__PURE__ */ new Map();
   let briefFrom = null;
   upgrade: for (const listing of listings) {
     for (const item of listing.items.slice(0, shown2.get(listing))) {
       if (item.full === void 0) continue;
-      const text = item.full();
-      const extra = text.length - item.brief.length;
+      const text2 = item.full();
+      const extra = text2.length - item.brief.length;
       if (extra > left) {
         briefFrom = item;
         break upgrade;
       }
       left -= extra;
-      full.set(item, text);
+      full.set(item, text2);
     }
   }
   const detailed = listings.flatMap((l) => l.items).filter((item) => item.full !== void 0).length;
@@ -53377,13 +53377,13 @@ function fitToBudget(doc) {
   for (const section of doc.sections) {
     lines.push(...section.header);
     for (const listing of section.listings) {
-      const count3 = shown2.get(listing) ?? 0;
+      const count4 = shown2.get(listing) ?? 0;
       lines.push(...listing.title);
-      for (const item of listing.items.slice(0, count3)) {
+      for (const item of listing.items.slice(0, count4)) {
         if (item === briefFrom) lines.push(`- _(details of the first ${full.size} changes; all ${detailed} in the JSON plan)_`);
         lines.push(full.get(item) ?? item.brief);
       }
-      if (count3 < listing.items.length) lines.push(`- \u2026 and ${listing.items.length - count3} more`);
+      if (count4 < listing.items.length) lines.push(`- \u2026 and ${listing.items.length - count4} more`);
       lines.push(...listing.footer);
     }
   }
@@ -53456,11 +53456,11 @@ function sourceListings(source) {
     listings.push({ title: ["**Errors**", ""], items: errors.map((e) => ({ brief: `- \u274C ${escapeText(clip(e, 1e3))}` })), footer: [""] });
   }
   for (const action of ORDER) {
-    const changes = (plan?.changes ?? []).filter((c3) => c3.action === action);
-    if (changes.length === 0) continue;
+    const changes2 = (plan?.changes ?? []).filter((c3) => c3.action === action);
+    if (changes2.length === 0) continue;
     listings.push({
-      title: [`#### ${GROUP[action]} (${changes.length})`, ""],
-      items: changes.map((c3) => ({ brief: briefLine(c3), full: () => fullItem(c3) })),
+      title: [`#### ${GROUP[action]} (${changes2.length})`, ""],
+      items: changes2.map((c3) => ({ brief: briefLine(c3), full: () => fullItem(c3) })),
       footer: [""]
     });
   }
@@ -53500,8 +53500,8 @@ function cappedDiff(change) {
   if (all.length > shown2.length) shown2.push(`\u2026 ${all.length - shown2.length} more lines (the text and JSON plans have the whole diff)`);
   return shown2;
 }
-function clip(text, max) {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
+function clip(text2, max) {
+  return text2.length <= max ? text2 : `${text2.slice(0, max - 1)}\u2026`;
 }
 var MARKDOWN_LIMIT, MAX_DIFF_LINES, MAX_DIFF_LINE, ORDER, LABEL, GROUP;
 var init_markdown = __esm({
@@ -53601,8 +53601,8 @@ function livePolicyRef(policy) {
   return { ...rest, policySetIds: [...policySetIds] };
 }
 function poolSpec(pool) {
-  const copy = (ids) => ids === null || ids === void 0 ? null : [...ids];
-  const { file, organizationScoped, allowedWorkspaces, allowedProjects, excludedWorkspaces, previousNames, agentCleanup: agentCleanup2 } = pool;
+  const copy = (ids2) => ids2 === null || ids2 === void 0 ? null : [...ids2];
+  const { file, organizationScoped, allowedWorkspaces, allowedProjects, excludedWorkspaces, previousNames, agentCleanup: agentCleanup3 } = pool;
   return {
     file,
     organizationScoped,
@@ -53610,7 +53610,7 @@ function poolSpec(pool) {
     allowedProjects: copy(allowedProjects),
     excludedWorkspaces: copy(excludedWorkspaces),
     previousNames: [...previousNames],
-    agentCleanup: agentCleanup2 === null ? null : { ...agentCleanup2, statuses: [...agentCleanup2.statuses] }
+    agentCleanup: agentCleanup3 === null ? null : { ...agentCleanup3, statuses: [...agentCleanup3.statuses] }
   };
 }
 function livePoolRef(pool) {
@@ -53634,28 +53634,25 @@ var init_refs = __esm({
 });
 
 // src/plan/saved.ts
-function savedChange(change, fields) {
-  const base = { resource: change.resource, name: change.name, id: change.id, action: change.action, reason: change.reason, fields };
-  const { live, declared } = fingerprints(change);
-  if (change.resource === "policy") return { ...base, upload_code: change.uploadCode, adopt_marker: change.adoptMarker, live, declared };
-  if (change.resource === "agent-pool") return { ...base, live, declared };
-  return { ...base, pool: change.poolName, live, declared };
+function savedChange(change) {
+  return { ...change, fields: plainFields(change) };
 }
 function checkSavedChanges(saved, fresh, pairing) {
   const refused = [];
-  const changes = /* @__PURE__ */ new Set();
+  const changes2 = /* @__PURE__ */ new Set();
   const freshByKey = new Map(fresh.map((change) => [changeKey(change), change]));
   for (const change of saved) {
     const what = `${change.action} ${change.resource} "${change.name}"`;
     const stale = staleness(change, pairing);
     const match = freshByKey.get(changeKey(change));
+    const differences = match === void 0 ? [] : differingKeys(savedChange(match), change);
     if (stale !== null) refused.push(`stale: ${what}: ${stale}`);
-    else if (match === void 0 || changes.has(match)) refused.push(`refused: ${what}: ${notPlannedNow(change, fresh)}`);
-    else if (!sameChange(savedChange(match, plainFields(match)), change)) refused.push(`refused: ${what}: a plan made now would ${describeChange(match)} instead`);
-    else changes.add(match);
+    else if (match === void 0 || changes2.has(match)) refused.push(`refused: ${what}: ${notPlannedNow(change, fresh)}`);
+    else if (differences.length > 0) refused.push(`refused: ${what}: a plan made now would ${describeChange(match)} instead (it differs in ${differences.join(", ")})`);
+    else changes2.add(match);
   }
   if (refused.length > 0) return { changes: null, refused };
-  return { changes: fresh.filter((change) => changes.has(change)), refused: [] };
+  return { changes: fresh.filter((change) => changes2.has(change)), refused: [] };
 }
 function changeKey(change) {
   return JSON.stringify([change.resource, change.name, change.resource === "agent" ? change.id : null]);
@@ -53669,96 +53666,62 @@ function notPlannedNow(change, fresh) {
   if (other !== void 0) return `a plan made now would ${describeChange(other)} instead`;
   return "a plan made now has no such change (the declared repo, ownership or prune do not call for it)";
 }
-function sameChange(now, saved) {
-  const { reason: _now, ...a } = now;
-  const { reason: _saved, ...b2 } = saved;
-  return canonical(a) === canonical(b2);
+function differingKeys(now, saved) {
+  const a = comparable(now);
+  const b2 = comparable(saved);
+  const keys = [.../* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b2)])].sort();
+  return keys.filter((key) => canonical(a[key]) !== canonical(b2[key]));
+}
+function comparable(change) {
+  const { reason: _reason, ...rest } = change;
+  if (rest.resource !== "policy" || rest.declared === null) return rest;
+  const { root: _root, path: _path, ...bytes } = rest.declared.code.source;
+  return { ...rest, declared: { ...rest.declared, code: { ...rest.declared.code, source: bytes } } };
 }
 function canonical(value2) {
   return JSON.stringify(
     value2,
     (_key, v) => v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([x2], [y2]) => x2 < y2 ? -1 : x2 > y2 ? 1 : 0)) : v
-  );
+  ) ?? "undefined";
 }
 function staleness(change, pairing) {
+  const saved = fingerprints(change);
   if (change.resource === "agent") {
     const agent = pairing.pools.flatMap((pair3) => pair3.live?.agents ?? []).find((a) => a.id === change.id);
     if (agent === void 0) return "the agent is gone since the plan was made";
-    return same(agentFingerprint(liveAgentRef(agent)), change.live) ? null : "the agent changed since the plan was made";
+    return same(agentFingerprint(liveAgentRef(agent)), saved.live) ? null : "the agent changed since the plan was made";
   }
   if (change.resource === "policy") {
     const pair3 = pairFor(change, pairing.policies);
-    return liveProblem(change, pair3?.live ?? void 0, (p2) => policyFingerprint(livePolicyRef(p2), change.declared !== null)) ?? declaredProblem(change, change.declared === null ? null : pair3?.declared, (p2) => declaredPolicyFingerprint(policySpec(p2)));
+    return liveProblem(change, saved.live, pair3?.live ?? void 0, (p2) => policyFingerprint(livePolicyRef(p2), change.declared !== null)) ?? declaredProblem(saved.declared, change.declared === null ? null : pair3?.declared, (p2) => declaredPolicyFingerprint(policySpec(p2)));
   }
   const pair2 = pairFor(change, pairing.pools);
-  return liveProblem(change, pair2?.live ?? void 0, (p2) => poolFingerprint(livePoolRef(p2))) ?? declaredProblem(change, change.declared === null ? null : pair2?.declared, (p2) => declaredPoolFingerprint(poolSpec(p2)));
+  return liveProblem(change, saved.live, pair2?.live ?? void 0, (p2) => poolFingerprint(livePoolRef(p2))) ?? declaredProblem(saved.declared, change.declared === null ? null : pair2?.declared, (p2) => declaredPoolFingerprint(poolSpec(p2)));
 }
 function pairFor(change, pairs) {
   return pairs.find((pair2) => pair2.declared?.name === change.name) ?? pairs.find((pair2) => pair2.declared === null && pair2.live?.name === change.name);
 }
-function liveProblem(change, current, fingerprint) {
-  if (change.live === null) return current === void 0 ? null : `a live ${change.resource} of that name was created since the plan was made`;
+function liveProblem(change, saved, current, fingerprint) {
+  if (saved === null) return current === void 0 ? null : `a live ${change.resource} of that name was created since the plan was made`;
   if (current === void 0) return `the live ${change.resource} was deleted since the plan was made`;
-  return same(fingerprint(current), change.live) ? null : `the live ${change.resource} changed since the plan was made`;
+  return same(fingerprint(current), saved) ? null : `the live ${change.resource} changed since the plan was made`;
 }
-function declaredProblem(change, now, fingerprint) {
-  if (change.declared === null) return null;
+function declaredProblem(saved, now, fingerprint) {
+  if (saved === null) return null;
   if (now === void 0 || now === null) return "it is no longer declared";
-  return same(fingerprint(now), change.declared) ? null : "its declaration (settings or code) changed since the plan was made";
+  return same(fingerprint(now), saved) ? null : "its declaration (settings or code) changed since the plan was made";
 }
 function same(a, b2) {
   return b2 !== null && JSON.stringify(a) === JSON.stringify(b2);
 }
-function parseSavedPlan(text, file) {
-  let document2;
-  try {
-    document2 = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`${file} is not a saved plan: ${error.message}`);
-  }
-  const plan = document2;
-  if (plan === null || typeof plan !== "object" || plan.saved_plan_version === void 0) {
-    throw new Error(`${file} is not a saved plan (no saved_plan_version); make one with --dry-run --out FILE`);
-  }
-  if (plan.saved_plan_version !== SAVED_PLAN_VERSION) {
-    throw new Error(`${file} has saved_plan_version ${quoted(plan.saved_plan_version)}; this version reads "${SAVED_PLAN_VERSION}"`);
-  }
-  if (!Array.isArray(plan.sources) || plan.sources.some((s) => typeof s?.name !== "string" || typeof s.organization !== "string")) {
-    throw new Error(`${file} is not a saved plan: "sources" must list sources with a name and an organization`);
-  }
-  const seen = /* @__PURE__ */ new Set();
-  for (const source of plan.sources) {
-    if (seen.has(source.name)) throw new Error(`${file} lists source "${source.name}" twice; refusing to apply it`);
-    seen.add(source.name);
-    for (const change of source.changes ?? []) {
-      const problem = changeProblem(change);
-      if (problem !== null) throw new Error(`${file}: source "${source.name}": ${problem}; refusing to apply it`);
-    }
-  }
-  return plan;
-}
-function changeProblem(change) {
-  if (change === null || typeof change !== "object" || typeof change.name !== "string") return "a change has no name";
-  const what = `the change of ${quoted(change.resource)} "${change.name}"`;
-  if (!RESOURCES.includes(change.resource)) return `${what} is of an unknown resource ${quoted(change.resource)}`;
-  if (!ACTIONS.includes(change.action)) return `${what} has an unknown action ${quoted(change.action)}`;
-  return null;
-}
-function quoted(value2) {
-  if (typeof value2 === "string") return JSON.stringify(value2);
-  const type = value2 === null ? "null" : Array.isArray(value2) ? "an array" : typeof value2 === "object" ? "an object" : `a ${typeof value2}`;
-  return `${JSON.stringify(value2) ?? String(value2)} (${type})`;
-}
-var SAVED_PLAN_VERSION, RESOURCES, ACTIONS;
+var SAVED_PLAN_VERSION;
 var init_saved = __esm({
   "src/plan/saved.ts"() {
     "use strict";
     init_fingerprints();
     init_refs();
     init_plain_fields();
-    SAVED_PLAN_VERSION = "1";
-    RESOURCES = ["policy", "agent-pool", "agent"];
-    ACTIONS = ["create", "update", "replace", "delete"];
+    SAVED_PLAN_VERSION = "2";
   }
 });
 
@@ -53772,7 +53735,7 @@ function renderSavedPlan(plans) {
       name: source.name,
       organization: source.organization,
       revision: source.revision,
-      changes: source.plan === null ? null : source.plan.changes.map((change) => savedChange(change, plainFields(change))),
+      changes: source.plan === null ? null : source.plan.changes.map(savedChange),
       warnings: [...source.plan?.warnings ?? []],
       errors: [...sourceErrors(source)]
     })),
@@ -53786,7 +53749,6 @@ var init_saved_plan = __esm({
     "use strict";
     init_saved();
     init_describe();
-    init_plain_fields();
   }
 });
 
@@ -53824,10 +53786,10 @@ Nothing applied for source "${outcome.sourcePlan.name}": the plan has errors.
 }
 function outcomeCounts(outcomes) {
   const results = outcomes.flatMap((o2) => o2.results);
-  const count3 = (outcome, action) => results.filter((r2) => r2.outcome === outcome && (action === void 0 || r2.change.action === action)).length;
-  const line = `${count3("applied", "create")} created, ${count3("applied", "update")} updated, ${count3("applied", "replace")} replaced, ${count3("applied", "delete")} deleted`;
-  const failed = count3("failed");
-  const skipped = count3("skipped");
+  const count4 = (outcome, action) => results.filter((r2) => r2.outcome === outcome && (action === void 0 || r2.change.action === action)).length;
+  const line = `${count4("applied", "create")} created, ${count4("applied", "update")} updated, ${count4("applied", "replace")} replaced, ${count4("applied", "delete")} deleted`;
+  const failed = count4("failed");
+  const skipped = count4("skipped");
   return `${line}${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}`;
 }
 function applySummary(outcomes) {
@@ -53860,6 +53822,300 @@ var init_output = __esm({
   }
 });
 
+// src/plan/read-shape.ts
+function expect(at, what, value2) {
+  throw new ShapeError(at, `must be ${what}, not ${quoted(value2)}`);
+}
+function nullable(read) {
+  return (value2, at) => value2 === null ? null : read(value2, at);
+}
+function listOf(read) {
+  return (value2, at) => Array.isArray(value2) ? value2.map((item, index) => read(item, `${at}[${index}]`)) : expect(at, "a list", value2);
+}
+function oneOf(values) {
+  return (value2, at) => values.find((v) => v === value2) ?? expect(at, `one of ${values.map((v) => JSON.stringify(v)).join(", ")}`, value2);
+}
+function entries(value2, at, required, optional = []) {
+  const found = record(value2, at);
+  const missing = required.find((key) => !found.has(key));
+  if (missing !== void 0) throw new ShapeError(at, `has no ${JSON.stringify(missing)}`);
+  const unknown = [...found.keys()].find((key) => !required.includes(key) && !optional.includes(key));
+  if (unknown !== void 0) throw new ShapeError(at, `has an unknown key ${JSON.stringify(unknown)}`);
+  return found;
+}
+function record(value2, at) {
+  if (value2 === null || typeof value2 !== "object" || Array.isArray(value2)) expect(at, "an object", value2);
+  return new Map(Object.entries(value2).filter(([, v]) => v !== void 0));
+}
+function below(at, key) {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) return `${at}[${JSON.stringify(key)}]`;
+  return at === "" ? key : `${at}.${key}`;
+}
+function quoted(value2) {
+  if (typeof value2 === "string") return JSON.stringify(value2);
+  const type = value2 === null ? "null" : Array.isArray(value2) ? "an array" : typeof value2 === "object" ? "an object" : `a ${typeof value2}`;
+  return `${JSON.stringify(value2) ?? String(value2)} (${type})`;
+}
+var ShapeError, text, flag, count, digest;
+var init_read_shape = __esm({
+  "src/plan/read-shape.ts"() {
+    "use strict";
+    ShapeError = class extends Error {
+      constructor(at, problem) {
+        super(`${at === "" ? "it" : at} ${problem}`);
+        this.at = at;
+        this.problem = problem;
+      }
+      at;
+      problem;
+    };
+    text = (value2, at) => typeof value2 === "string" ? value2 : expect(at, "a string", value2);
+    flag = (value2, at) => typeof value2 === "boolean" ? value2 : expect(at, "true or false", value2);
+    count = (value2, at) => typeof value2 === "number" && Number.isSafeInteger(value2) && value2 >= 0 ? value2 : expect(at, "a whole number, 0 or more", value2);
+    digest = (value2, at) => typeof value2 === "string" && /^[0-9a-f]{64}$/.test(value2) ? value2 : expect(at, "a sha256 digest (64 hex digits)", value2);
+  }
+});
+
+// src/plan/read-change.ts
+function readChange(value2, at = "") {
+  const common = ["resource", "name", "id", "action", "reason", "fields"];
+  const kind = record(value2, at).get("resource");
+  const resource = oneOf(RESOURCES)(kind, below(at, "resource"));
+  if (resource === "policy") {
+    const e2 = entries(value2, at, [...common, "declared", "live", "uploadCode", "adoptMarker"]);
+    const change2 = {
+      ...base(e2, at),
+      resource,
+      declared: nullable(policySpec2)(e2.get("declared"), below(at, "declared")),
+      live: nullable(livePolicy)(e2.get("live"), below(at, "live")),
+      uploadCode: flag(e2.get("uploadCode"), below(at, "uploadCode")),
+      adoptMarker: flag(e2.get("adoptMarker"), below(at, "adoptMarker"))
+    };
+    return change2;
+  }
+  if (resource === "agent-pool") {
+    const e2 = entries(value2, at, [...common, "declared", "live"]);
+    const change2 = {
+      ...base(e2, at),
+      resource,
+      declared: nullable(poolSpec2)(e2.get("declared"), below(at, "declared")),
+      live: nullable(livePool)(e2.get("live"), below(at, "live"))
+    };
+    return change2;
+  }
+  const e = entries(value2, at, [...common, "poolName", "live"]);
+  const change = {
+    ...base(e, at),
+    resource,
+    action: oneOf(["delete"])(e.get("action"), below(at, "action")),
+    poolName: text(e.get("poolName"), below(at, "poolName")),
+    live: liveAgent(e.get("live"), below(at, "live"))
+  };
+  return change;
+}
+function base(e, at) {
+  return {
+    name: text(e.get("name"), below(at, "name")),
+    id: optionalText(e.get("id"), below(at, "id")),
+    action: oneOf(ACTIONS)(e.get("action"), below(at, "action")),
+    reason: text(e.get("reason"), below(at, "reason")),
+    fields: fieldChanges(e.get("fields"), below(at, "fields"))
+  };
+}
+function fieldChanges(value2, at) {
+  const fields = {};
+  for (const [name, field3] of record(value2, at)) {
+    const where = below(at, name);
+    const e = entries(field3, where, ["before", "after"]);
+    const read = name === "code" ? nullable(codeSummary2) : fieldValue2;
+    fields[name] = { before: read(e.get("before"), below(where, "before")), after: read(e.get("after"), below(where, "after")) };
+  }
+  return fields;
+}
+var RESOURCES, ACTIONS, KINDS, LEVELS2, STATUSES, ids, optionalText, fieldValue2, codeSummary2, codeRef, policySpec2, livePolicy, poolSpec2, agentCleanup, livePool, liveAgent;
+var init_read_change = __esm({
+  "src/plan/read-change.ts"() {
+    "use strict";
+    init_read_shape();
+    RESOURCES = ["policy", "agent-pool", "agent"];
+    ACTIONS = ["create", "update", "replace", "delete"];
+    KINDS = ["native", "opa"];
+    LEVELS2 = ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"];
+    STATUSES = ["idle", "busy", "exited", "errored", "unknown"];
+    ids = listOf(text);
+    optionalText = nullable(text);
+    fieldValue2 = (value2, at) => {
+      if (value2 === null || typeof value2 === "string" || typeof value2 === "boolean") return value2;
+      if (typeof value2 === "number" && Number.isFinite(value2)) return value2;
+      if (Array.isArray(value2)) return ids(value2, at);
+      throw new ShapeError(at, "must be a text, a number, true or false, a list of texts or null");
+    };
+    codeSummary2 = (value2, at) => {
+      const e = entries(value2, at, ["sha256", "bytes", "lines"]);
+      return { sha256: digest(e.get("sha256"), below(at, "sha256")), bytes: count(e.get("bytes"), below(at, "bytes")), lines: count(e.get("lines"), below(at, "lines")) };
+    };
+    codeRef = (value2, at) => {
+      const e = entries(value2, at, ["sha256", "bytes", "lines", "file", "source"]);
+      const where = below(at, "source");
+      const s = entries(e.get("source"), where, ["root", "path", "size", "sha256"]);
+      return {
+        ...codeSummary2({ sha256: e.get("sha256"), bytes: e.get("bytes"), lines: e.get("lines") }, at),
+        file: text(e.get("file"), below(at, "file")),
+        source: {
+          root: text(s.get("root"), below(where, "root")),
+          path: text(s.get("path"), below(where, "path")),
+          size: count(s.get("size"), below(where, "size")),
+          sha256: digest(s.get("sha256"), below(where, "sha256"))
+        }
+      };
+    };
+    policySpec2 = (value2, at) => {
+      const e = entries(value2, at, ["kind", "description", "enforcementLevel", "query", "policySets", "code"]);
+      return {
+        kind: oneOf(KINDS)(e.get("kind"), below(at, "kind")),
+        description: optionalText(e.get("description"), below(at, "description")),
+        enforcementLevel: oneOf(LEVELS2)(e.get("enforcementLevel"), below(at, "enforcementLevel")),
+        query: optionalText(e.get("query"), below(at, "query")),
+        policySets: nullable(ids)(e.get("policySets"), below(at, "policySets")),
+        code: codeRef(e.get("code"), below(at, "code"))
+      };
+    };
+    livePolicy = (value2, at) => {
+      const e = entries(value2, at, ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], ["policySetCount"]);
+      const policySetCount = e.get("policySetCount");
+      return {
+        id: text(e.get("id"), below(at, "id")),
+        name: text(e.get("name"), below(at, "name")),
+        kind: oneOf(KINDS)(e.get("kind"), below(at, "kind")),
+        description: optionalText(e.get("description"), below(at, "description")),
+        query: optionalText(e.get("query"), below(at, "query")),
+        enforcementLevel: oneOf(LEVELS2)(e.get("enforcementLevel"), below(at, "enforcementLevel")),
+        policySetIds: ids(e.get("policySetIds"), below(at, "policySetIds")),
+        ...policySetCount === void 0 ? {} : { policySetCount: count(policySetCount, below(at, "policySetCount")) },
+        updatedAt: optionalText(e.get("updatedAt"), below(at, "updatedAt")),
+        codeDigest: nullable(digest)(e.get("codeDigest"), below(at, "codeDigest"))
+      };
+    };
+    poolSpec2 = (value2, at) => {
+      const keys = ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"];
+      const e = entries(value2, at, keys);
+      return {
+        file: text(e.get("file"), below(at, "file")),
+        organizationScoped: flag(e.get("organizationScoped"), below(at, "organizationScoped")),
+        allowedWorkspaces: nullable(ids)(e.get("allowedWorkspaces"), below(at, "allowedWorkspaces")),
+        allowedProjects: nullable(ids)(e.get("allowedProjects"), below(at, "allowedProjects")),
+        excludedWorkspaces: nullable(ids)(e.get("excludedWorkspaces"), below(at, "excludedWorkspaces")),
+        previousNames: ids(e.get("previousNames"), below(at, "previousNames")),
+        agentCleanup: nullable(agentCleanup)(e.get("agentCleanup"), below(at, "agentCleanup"))
+      };
+    };
+    agentCleanup = (value2, at) => {
+      const e = entries(value2, at, ["statuses", "afterMs", "after"]);
+      return {
+        statuses: listOf(oneOf(STATUSES))(e.get("statuses"), below(at, "statuses")),
+        afterMs: count(e.get("afterMs"), below(at, "afterMs")),
+        after: text(e.get("after"), below(at, "after"))
+      };
+    };
+    livePool = (value2, at) => {
+      const e = entries(value2, at, ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"]);
+      return {
+        id: text(e.get("id"), below(at, "id")),
+        name: text(e.get("name"), below(at, "name")),
+        organizationScoped: flag(e.get("organizationScoped"), below(at, "organizationScoped")),
+        allowedWorkspaceIds: ids(e.get("allowedWorkspaceIds"), below(at, "allowedWorkspaceIds")),
+        allowedProjectIds: ids(e.get("allowedProjectIds"), below(at, "allowedProjectIds")),
+        excludedWorkspaceIds: ids(e.get("excludedWorkspaceIds"), below(at, "excludedWorkspaceIds"))
+      };
+    };
+    liveAgent = (value2, at) => {
+      const e = entries(value2, at, ["id", "status", "lastPingAt"]);
+      return {
+        id: text(e.get("id"), below(at, "id")),
+        status: text(e.get("status"), below(at, "status")),
+        lastPingAt: optionalText(e.get("lastPingAt"), below(at, "lastPingAt"))
+      };
+    };
+  }
+});
+
+// src/plan/saved-read.ts
+function parseSavedPlan(content, file) {
+  let document2;
+  try {
+    document2 = JSON.parse(content);
+  } catch (error) {
+    throw new Error(`${file} is not a saved plan: ${errorMessage(error)}`);
+  }
+  const top = document2 !== null && typeof document2 === "object" && !Array.isArray(document2) ? record(document2, "the plan") : /* @__PURE__ */ new Map();
+  const version = top.get("saved_plan_version");
+  if (version === void 0) throw new Error(`${file} is not a saved plan (no saved_plan_version); ${MAKE_ONE}`);
+  if (version === "1") {
+    throw new Error(`${file} was saved by an older version (saved_plan_version "1"), whose changes this version cannot check; make a new plan with --dry-run --out FILE`);
+  }
+  if (version !== SAVED_PLAN_VERSION) throw new Error(`${file} has saved_plan_version ${quoted(version)}; this version reads "${SAVED_PLAN_VERSION}"`);
+  const sources = top.get("sources");
+  if (!Array.isArray(sources)) throw new Error(`${file} is not a saved plan: "sources" must list sources with a name and an organization`);
+  const seen = /* @__PURE__ */ new Set();
+  const read = sources.map((source, index) => {
+    const saved = savedSource(source, file, index);
+    if (seen.has(saved.name)) throw new Error(`${file} lists source "${saved.name}" twice; refusing to apply it`);
+    seen.add(saved.name);
+    return saved;
+  });
+  return { saved_plan_version: SAVED_PLAN_VERSION, sources: read };
+}
+function savedSource(value2, file, index) {
+  let e;
+  let name;
+  try {
+    e = entries(value2, "it", ["name", "organization", "revision", "changes", "warnings", "errors"]);
+    name = text(e.get("name"), "its name");
+  } catch (error) {
+    throw new Error(`${file}: source ${index + 1} is not a source with a name and an organization: ${errorMessage(error)}`);
+  }
+  const at = `${file}: source "${name}"`;
+  try {
+    return {
+      name,
+      organization: text(e.get("organization"), "organization"),
+      revision: nullable(text)(e.get("revision"), "revision"),
+      changes: nullable(changes(at))(e.get("changes"), "changes"),
+      warnings: listOf(text)(e.get("warnings"), "warnings"),
+      errors: listOf(text)(e.get("errors"), "errors")
+    };
+  } catch (error) {
+    if (error instanceof ShapeError) throw new Error(`${at}: ${error.message}; refusing to apply it`);
+    throw error;
+  }
+}
+function changes(at) {
+  return (value2, key) => listOf((change, index) => {
+    try {
+      return readChange(change);
+    } catch (error) {
+      throw new Error(`${at}: ${changeName(change, index)}: ${errorMessage(error)}; refusing to apply it`);
+    }
+  })(value2, key);
+}
+function changeName(change, index) {
+  const e = change !== null && typeof change === "object" && !Array.isArray(change) ? record(change, index) : /* @__PURE__ */ new Map();
+  const name = e.get("name");
+  if (typeof name !== "string") return `the change ${index} (it has no name)`;
+  return `the change of ${quoted(e.get("resource"))} "${name}"`;
+}
+var MAKE_ONE;
+var init_saved_read = __esm({
+  "src/plan/saved-read.ts"() {
+    "use strict";
+    init_errors();
+    init_read_change();
+    init_read_shape();
+    init_saved();
+    MAKE_ONE = "make one with --dry-run --out FILE";
+  }
+});
+
 // src/cli/show.ts
 var show_exports = {};
 __export(show_exports, {
@@ -53868,20 +54124,20 @@ __export(show_exports, {
 import { readFile as readFile4 } from "node:fs/promises";
 async function runShow(args, stdout, env) {
   const file = args.show ?? "";
-  let text;
+  let text2;
   try {
-    text = await readFile4(file, "utf8");
+    text2 = await readFile4(file, "utf8");
   } catch (error) {
     throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
   }
   let saved;
   try {
-    saved = parseSavedPlan(text, file);
+    saved = parseSavedPlan(text2, file);
   } catch (error) {
     throw new UsageError(errorMessage(error));
   }
   if (args.output === "json") {
-    stdout.write(text);
+    stdout.write(text2);
     return 0;
   }
   const plans = saved.sources.map(sourcePlan);
@@ -53891,30 +54147,14 @@ async function runShow(args, stdout, env) {
 function sourcePlan(saved) {
   const header3 = { name: saved.name, organization: saved.organization, revision: saved.revision };
   if (saved.changes === null) return { ...header3, plan: null, unreadable: "declared", errors: [...saved.errors] };
-  return { ...header3, plan: { changes: saved.changes.map(shownChange), warnings: [...saved.warnings], errors: [...saved.errors] } };
-}
-function shownChange(saved) {
-  const shown2 = {
-    resource: saved.resource,
-    action: saved.action,
-    name: saved.name,
-    id: saved.id,
-    reason: saved.reason,
-    fields: saved.fields,
-    declared: null,
-    live: null,
-    uploadCode: saved.upload_code ?? false,
-    adoptMarker: saved.adopt_marker ?? false,
-    ...saved.pool === void 0 ? {} : { poolName: saved.pool }
-  };
-  return shown2;
+  return { ...header3, plan: { changes: saved.changes, warnings: [...saved.warnings], errors: [...saved.errors] } };
 }
 var init_show = __esm({
   "src/cli/show.ts"() {
     "use strict";
     init_errors();
     init_output();
-    init_saved();
+    init_saved_read();
   }
 });
 
@@ -54096,11 +54336,11 @@ function checkName(value2) {
   if (!NAME_PATTERN.test(value2)) throw invalid("Name can only contain letters, numbers, -, and _", pointer);
   return value2;
 }
-function optionalString(attributes, key, nullable) {
+function optionalString(attributes, key, nullable2) {
   const value2 = attributes[key];
   if (value2 === void 0) return void 0;
-  if (typeof value2 === "string" || nullable && value2 === null) return value2;
-  throw invalid(`${key} must be a string${nullable ? " or null" : ""}`, `/data/attributes/${key}`);
+  if (typeof value2 === "string" || nullable2 && value2 === null) return value2;
+  throw invalid(`${key} must be a string${nullable2 ? " or null" : ""}`, `/data/attributes/${key}`);
 }
 function optionalBoolean(attributes, key) {
   const value2 = attributes[key];
@@ -54113,15 +54353,15 @@ function relationshipIds(relationships, key, type, exists2) {
   if (relationship === void 0) return void 0;
   const pointer = `/data/relationships/${key}`;
   if (!isObject(relationship) || !Array.isArray(relationship.data)) throw invalid(`${key} data must be an array`, pointer);
-  const ids = [];
+  const ids2 = [];
   for (const [i2, item] of relationship.data.entries()) {
     if (!isObject(item) || typeof item.id !== "string" || item.type !== type) {
       throw invalid(`each ${key} element needs an id and type ${type}`, `${pointer}/data/${i2}`);
     }
     if (!exists2(item.id)) throw invalid(`${type} ${item.id} not found`, `${pointer}/data/${i2}`);
-    if (!ids.includes(item.id)) ids.push(item.id);
+    if (!ids2.includes(item.id)) ids2.push(item.id);
   }
-  return ids;
+  return ids2;
 }
 var NAME_PATTERN;
 var init_validate = __esm({
@@ -54225,7 +54465,7 @@ function createStore(seed, now) {
     });
     store.byOrg.set(org.name, { policies: /* @__PURE__ */ new Map(), policyList: null, pools: /* @__PURE__ */ new Map() });
     for (const pool of org.agentPools ?? []) {
-      const record2 = addPool(store, {
+      const record3 = addPool(store, {
         id: newId("apool"),
         org: org.name,
         name: pool.name,
@@ -54236,7 +54476,7 @@ function createStore(seed, now) {
         excludedWorkspaceIds: [],
         workspaceIds: [...pool.workspaces ?? []]
       });
-      for (const agent of pool.agents ?? []) addAgent(store, record2.id, agent, now);
+      for (const agent of pool.agents ?? []) addAgent(store, record3.id, agent, now);
     }
   }
   return store;
@@ -54282,7 +54522,7 @@ function poolsOf(store, org) {
   return [...indexOf(store, org).pools.values()];
 }
 function addAgent(store, poolId, agent, now) {
-  const record2 = {
+  const record3 = {
     id: newId("agent"),
     poolId,
     name: agent.name ?? null,
@@ -54292,9 +54532,9 @@ function addAgent(store, poolId, agent, now) {
     // Unless seeded, registered no later than its last ping.
     createdAt: agent.createdAt ?? new Date(Math.min(now(), Date.parse(agent.lastPingAt ?? "") || Infinity)).toISOString()
   };
-  store.agents.set(record2.id, record2);
-  store.agentsByPool.get(poolId)?.set(record2.id, record2);
-  return record2;
+  store.agents.set(record3.id, record3);
+  store.agentsByPool.get(poolId)?.set(record3.id, record3);
+  return record3;
 }
 function removeAgent(store, agent) {
   store.agents.delete(agent.id);
@@ -54338,8 +54578,8 @@ function policySetRef(id) {
   return { id, type: "policy-sets" };
 }
 function includedPolicySets(policies) {
-  const ids = new Set(policies.flatMap((policy) => policy.policySetIds));
-  return [...ids].map(policySetRef);
+  const ids2 = new Set(policies.flatMap((policy) => policy.policySetIds));
+  return [...ids2].map(policySetRef);
 }
 function poolResource(store, pool) {
   const self2 = `${BASE}/agent-pools/${pool.id}`;
@@ -54648,12 +54888,12 @@ async function addAgents(ctx) {
   }
   const pool = requirePool(ctx.store, body.pool);
   const specs = body.agents.map((agent) => readAgentFields(agent, true));
-  const ids = specs.map((spec) => {
+  const ids2 = specs.map((spec) => {
     const agent = addAgent(ctx.store, pool.id, { status: spec.status ?? "idle", ipAddress: spec.ipAddress, lastPingAt: spec.lastPingAt, createdAt: spec.createdAt }, ctx.now);
     agent.name = spec.name ?? null;
     return agent.id;
   });
-  return ok({ ids });
+  return ok({ ids: ids2 });
 }
 async function updateAgent(ctx) {
   const agent = requireAgent(ctx.store, ctx.params.id);
@@ -54720,9 +54960,9 @@ function createFaultList(now) {
   return {
     add(specs) {
       for (const spec of specs) {
-        const count3 = spec.count ?? 1;
-        const unlimited = count3 === 0 || spec["duration-ms"] !== void 0;
-        faults.push({ spec, pattern: spec.path === void 0 ? null : new RegExp(spec.path), remaining: unlimited ? Infinity : count3, endsAt: null });
+        const count4 = spec.count ?? 1;
+        const unlimited = count4 === 0 || spec["duration-ms"] !== void 0;
+        faults.push({ spec, pattern: spec.path === void 0 ? null : new RegExp(spec.path), remaining: unlimited ? Infinity : count4, endsAt: null });
       }
     },
     clear() {
@@ -54858,7 +55098,7 @@ import { createHash as createHash2, timingSafeEqual } from "node:crypto";
 async function handleApi(p2, ctx, loggedPath, res) {
   const presented = bearer(ctx.req);
   const rate = p2.limiter.take(presented ?? "");
-  const finish = (status) => record(p2, ctx, loggedPath, status);
+  const finish = (status) => record2(p2, ctx, loggedPath, status);
   if (!sameToken(presented, p2.token)) return answer(res, unauthorized(), rate.headers, JSON_API, finish);
   if (!rate.allowed) return answer(res, { status: 429, body: RATE_LIMITED_BODY }, rate.headers, JSON_API, finish);
   if (MUTATING.has(ctx.method) && mediaType(ctx.req) !== JSON_API) return answer(res, unsupportedMediaType(), rate.headers, JSON_API, finish);
@@ -54880,8 +55120,8 @@ async function handleApi(p2, ctx, loggedPath, res) {
   answer(res, shaped, headers, JSON_API, finish);
 }
 function pageNumber(query) {
-  const text = query.get("page[number]");
-  return text !== null && /^\d+$/.test(text) ? Number(text) : 1;
+  const text2 = query.get("page[number]");
+  return text2 !== null && /^\d+$/.test(text2) ? Number(text2) : 1;
 }
 function endless(reply, ctx) {
   const body = reply.body;
@@ -54897,7 +55137,7 @@ function endless(reply, ctx) {
 }
 async function handleBlob(p2, ctx, loggedPath, res) {
   const reply = await route(p2.blobs, ctx);
-  answer(res, reply, {}, JSON_API, (status) => record(p2, ctx, loggedPath, status));
+  answer(res, reply, {}, JSON_API, (status) => record2(p2, ctx, loggedPath, status));
 }
 async function handleControl(p2, ctx, res) {
   const reply = sameToken(bearer(ctx.req), p2.token) ? await route(p2.control, ctx) : unauthorized();
@@ -54938,7 +55178,7 @@ function lose(ctx, res, done) {
   ctx.req.socket.destroy();
   done(null);
 }
-function record(p2, ctx, path20, status) {
+function record2(p2, ctx, path20, status) {
   const contentType = ctx.req.headers["content-type"] ?? null;
   p2.log.add({ method: ctx.method, path: path20, status, "content-type": contentType, at: new Date(ctx.now()).toISOString() });
   p2.logger.debug({ method: ctx.method, path: path20, status }, "emulator request");
@@ -54950,8 +55190,8 @@ function bearer(req) {
 }
 function sameToken(presented, token) {
   if (presented === null) return false;
-  const digest = (text) => createHash2("sha256").update(text).digest();
-  return timingSafeEqual(digest(presented), digest(token));
+  const digest2 = (text2) => createHash2("sha256").update(text2).digest();
+  return timingSafeEqual(digest2(presented), digest2(token));
 }
 function sleep(ms) {
   return new Promise((resolve5) => setTimeout(resolve5, ms).unref());
@@ -54970,14 +55210,14 @@ var init_pipeline = __esm({
 
 // src/emulator/request-log.ts
 function createRequestLog(limit = REQUEST_LOG_LIMIT) {
-  let entries = [];
+  let entries2 = [];
   return {
     add(entry) {
-      entries.push(entry);
-      if (entries.length >= 2 * limit) entries = entries.slice(-limit);
+      entries2.push(entry);
+      if (entries2.length >= 2 * limit) entries2 = entries2.slice(-limit);
     },
-    list: () => entries.slice(-limit),
-    clear: () => void (entries = [])
+    list: () => entries2.slice(-limit),
+    clear: () => void (entries2 = [])
   };
 }
 var REQUEST_LOG_LIMIT;
@@ -55013,11 +55253,11 @@ function compile(route3) {
   });
   return { ...route3, regex: new RegExp(`^${source}/?$`), names };
 }
-function safeDecode(text) {
+function safeDecode(text2) {
   try {
-    return decodeURIComponent(text);
+    return decodeURIComponent(text2);
   } catch {
-    return text;
+    return text2;
   }
 }
 var init_router = __esm({
@@ -55053,9 +55293,9 @@ function paginate(all, query, listUrl, repeat = 0) {
     }
   };
 }
-function positiveInt(text) {
-  if (text === null || !/^\d+$/.test(text)) return void 0;
-  const value2 = Number(text);
+function positiveInt(text2) {
+  if (text2 === null || !/^\d+$/.test(text2)) return void 0;
+  const value2 = Number(text2);
   return value2 >= 1 ? value2 : void 0;
 }
 function pageUrl(listUrl, query, page, size) {
@@ -55230,21 +55470,21 @@ var init_routes_policy_code = __esm({
 // src/emulator/pool-input.ts
 function parsePoolInput(body, org, nameTaken2, creating, scopeDefault) {
   const { attributes, relationships } = readDocument(body, "agent-pools");
-  const changes = {};
+  const changes2 = {};
   if (creating || attributes.name !== void 0) {
     const name = checkName(attributes.name);
     if (nameTaken2(name)) throw invalid("Name has already been taken", "/data/attributes/name");
-    changes.name = name;
+    changes2.name = name;
   }
   const scoped = optionalBoolean(attributes, "organization-scoped") ?? scopeDefault;
-  if (scoped !== void 0) changes.organizationScoped = scoped;
+  if (scoped !== void 0) changes2.organizationScoped = scoped;
   const allowed = relationshipIds(relationships, "allowed-workspaces", "workspaces", (id) => org.workspaces.has(id));
-  if (allowed !== void 0) changes.allowedWorkspaceIds = allowed;
+  if (allowed !== void 0) changes2.allowedWorkspaceIds = allowed;
   const projects = relationshipIds(relationships, "allowed-projects", "projects", (id) => /^prj-[A-Za-z0-9_-]+$/.test(id));
-  if (projects !== void 0) changes.allowedProjectIds = projects;
+  if (projects !== void 0) changes2.allowedProjectIds = projects;
   const excluded = relationshipIds(relationships, "excluded-workspaces", "workspaces", (id) => org.workspaces.has(id));
-  if (excluded !== void 0) changes.excludedWorkspaceIds = excluded;
-  return changes;
+  if (excluded !== void 0) changes2.excludedWorkspaceIds = excluded;
+  return changes2;
 }
 var init_pool_input = __esm({
   "src/emulator/pool-input.ts"() {
@@ -55277,9 +55517,9 @@ function listPools(ctx) {
 }
 function allowsWorkspaceNamed(store, pool, name) {
   const workspaces = store.orgs.get(pool.org)?.workspaces ?? /* @__PURE__ */ new Map();
-  const ids = [...workspaces].filter(([, wsName]) => wsName === name).map(([id]) => id);
-  if (ids.length === 0) return false;
-  return pool.organizationScoped || ids.some((id) => pool.allowedWorkspaceIds.includes(id));
+  const ids2 = [...workspaces].filter(([, wsName]) => wsName === name).map(([id]) => id);
+  if (ids2.length === 0) return false;
+  return pool.organizationScoped || ids2.some((id) => pool.allowedWorkspaceIds.includes(id));
 }
 function sortPools(pools, sort) {
   if (sort === null || sort === "") return pools;
@@ -55301,7 +55541,7 @@ async function createPool(ctx) {
   const org = requireOrg(ctx.store, ctx.params.org);
   const body = await readJsonBody(ctx.req, JSON_API);
   const existing = poolsOf(ctx.store, org.name);
-  const changes = parsePoolInput(body, org, (name) => existing.some((pool2) => pool2.name === name), true, true);
+  const changes2 = parsePoolInput(body, org, (name) => existing.some((pool2) => pool2.name === name), true, true);
   if (existing.length >= org.maxAgentPools) {
     throw new ReplyError(422, [
       { status: "422", title: "invalid attribute", detail: `Organization has reached its limit of ${org.maxAgentPools} agent pools`, source: { pointer: "/data" } }
@@ -55310,12 +55550,12 @@ async function createPool(ctx) {
   const pool = {
     id: newId("apool"),
     org: org.name,
-    name: changes.name ?? "",
+    name: changes2.name ?? "",
     createdAt: new Date(ctx.now()).toISOString(),
-    organizationScoped: changes.organizationScoped ?? true,
-    allowedWorkspaceIds: changes.allowedWorkspaceIds ?? [],
-    allowedProjectIds: changes.allowedProjectIds ?? [],
-    excludedWorkspaceIds: changes.excludedWorkspaceIds ?? [],
+    organizationScoped: changes2.organizationScoped ?? true,
+    allowedWorkspaceIds: changes2.allowedWorkspaceIds ?? [],
+    allowedProjectIds: changes2.allowedProjectIds ?? [],
+    excludedWorkspaceIds: changes2.excludedWorkspaceIds ?? [],
     workspaceIds: []
   };
   addPool(ctx.store, pool);
@@ -55330,12 +55570,12 @@ async function updatePool(ctx) {
   const body = await readJsonBody(ctx.req, JSON_API);
   const others = poolsOf(ctx.store, org.name).filter((other) => other.id !== pool.id);
   const scopeDefault = ctx.behaviour.poolPatchResetsScope ? true : void 0;
-  const changes = parsePoolInput(body, org, (name) => others.some((other) => other.name === name), false, scopeDefault);
-  if (changes.name !== void 0) pool.name = changes.name;
-  if (changes.organizationScoped !== void 0) pool.organizationScoped = changes.organizationScoped;
-  if (changes.allowedWorkspaceIds !== void 0) pool.allowedWorkspaceIds = changes.allowedWorkspaceIds;
-  if (changes.allowedProjectIds !== void 0) pool.allowedProjectIds = changes.allowedProjectIds;
-  if (changes.excludedWorkspaceIds !== void 0) pool.excludedWorkspaceIds = changes.excludedWorkspaceIds;
+  const changes2 = parsePoolInput(body, org, (name) => others.some((other) => other.name === name), false, scopeDefault);
+  if (changes2.name !== void 0) pool.name = changes2.name;
+  if (changes2.organizationScoped !== void 0) pool.organizationScoped = changes2.organizationScoped;
+  if (changes2.allowedWorkspaceIds !== void 0) pool.allowedWorkspaceIds = changes2.allowedWorkspaceIds;
+  if (changes2.allowedProjectIds !== void 0) pool.allowedProjectIds = changes2.allowedProjectIds;
+  if (changes2.excludedWorkspaceIds !== void 0) pool.excludedWorkspaceIds = changes2.excludedWorkspaceIds;
   return showReply(ctx, pool, 200);
 }
 function deletePool(ctx) {
@@ -55573,7 +55813,7 @@ function updateAgentPoolBody(input) {
 }
 function poolDocument(attributes, allowed, projects, excluded) {
   const relationships = {};
-  const refs = (ids, type) => ({ data: ids.map((id) => ({ id, type })) });
+  const refs = (ids2, type) => ({ data: ids2.map((id) => ({ id, type })) });
   if (allowed !== void 0 && allowed !== null) relationships["allowed-workspaces"] = refs(allowed, "workspaces");
   if (projects !== void 0 && projects !== null) relationships["allowed-projects"] = refs(projects, "projects");
   if (excluded !== void 0 && excluded !== null) relationships["excluded-workspaces"] = refs(excluded, "workspaces");
@@ -55653,7 +55893,7 @@ function primaryList(document2) {
 function errorDetail(document2) {
   const errors = field(document2, "errors");
   if (!Array.isArray(errors)) return null;
-  const parts = errors.map(errorText).filter((text) => text !== "");
+  const parts = errors.map(errorText).filter((text2) => text2 !== "");
   return parts.length > 0 ? parts.join("; ") : null;
 }
 function errorText(error) {
@@ -55695,16 +55935,16 @@ function readWith(response, read) {
     throw new ApiError(message, response.status, reason, response.request, { cause: error });
   }
 }
-function parseJson(text) {
-  if (text.trim() === "") return null;
+function parseJson(text2) {
+  if (text2.trim() === "") return null;
   try {
-    return JSON.parse(text);
+    return JSON.parse(text2);
   } catch {
     return null;
   }
 }
-function plainText(text) {
-  const line = text.trim().split("\n")[0]?.slice(0, 200) ?? "";
+function plainText(text2) {
+  const line = text2.trim().split("\n")[0]?.slice(0, 200) ?? "";
   return line === "" || line.startsWith("{") ? null : line;
 }
 var init_responses = __esm({
@@ -55791,8 +56031,8 @@ async function fetchDownloadDigest(transport, signal, downloadUrl, keepTextBytes
       if (kept !== null && size <= keepTextBytes) kept.push(chunk);
       else kept = null;
     }
-    const text = kept === null ? null : new TextDecoder("utf-8", { ignoreBOM: true }).decode(Buffer.concat(kept));
-    return { digest: scan.finish().codeDigest, text };
+    const text2 = kept === null ? null : new TextDecoder("utf-8", { ignoreBOM: true }).decode(Buffer.concat(kept));
+    return { digest: scan.finish().codeDigest, text: text2 };
   };
   const response = await follow(transport, signal, downloadUrl, consume);
   return response === null ? null : response.consumed;
@@ -55833,7 +56073,7 @@ async function listAll(transport, signal, path20, params, parse3) {
   const pageUrl2 = (n) => transport.url(`${path20}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
   const pages = [];
   const listing = newListing();
-  const ids = /* @__PURE__ */ new Set();
+  const ids2 = /* @__PURE__ */ new Set();
   let repeated = 0;
   let url = pageUrl2(1);
   for (; ; ) {
@@ -55844,8 +56084,8 @@ async function listAll(transport, signal, path20, params, parse3) {
       const fresh2 = resources.filter((resource) => {
         const id = str(field(resource, "id"));
         if (id === null) return true;
-        if (ids.has(id)) return repeated += 1, false;
-        ids.add(id);
+        if (ids2.has(id)) return repeated += 1, false;
+        ids2.add(id);
         return true;
       });
       return { page: { items: fresh2.map(parse3), document: document2 }, size: resources.length, fresh: fresh2.length };
@@ -56250,15 +56490,15 @@ var init_p_timeout = __esm({
 // node_modules/p-queue/dist/lower-bound.js
 function lowerBound(array, value2, comparator) {
   let first2 = 0;
-  let count3 = array.length;
-  while (count3 > 0) {
-    const step = Math.trunc(count3 / 2);
+  let count4 = array.length;
+  while (count4 > 0) {
+    const step = Math.trunc(count4 / 2);
     let it = first2 + step;
     if (comparator(array[it], value2) <= 0) {
       first2 = ++it;
-      count3 -= step + 1;
+      count4 -= step + 1;
     } else {
-      count3 = step;
+      count4 = step;
     }
   }
   return first2;
@@ -56996,15 +57236,15 @@ var init_dist = __esm({
           }
           return;
         }
-        let count3;
+        let count4;
         if (this.#strict) {
           const now = Date.now();
           this.#cleanupStrictTicks(now);
-          count3 = this.#getActiveTicksCount();
+          count4 = this.#getActiveTicksCount();
         } else {
-          count3 = this.#intervalCount;
+          count4 = this.#intervalCount;
         }
-        const shouldBeRateLimited = count3 >= this.#intervalCap;
+        const shouldBeRateLimited = count4 >= this.#intervalCap;
         if (shouldBeRateLimited !== previous) {
           this.#rateLimitedInInterval = shouldBeRateLimited;
           this.emit(shouldBeRateLimited ? "rateLimit" : "rateLimitCleared");
@@ -57214,9 +57454,9 @@ var init_pacer = __esm({
         return Math.max(1, this.limit - Math.max(0, this.others));
       }
       startsWithin(after, upTo) {
-        let count3 = 0;
-        for (const start of this.starts) if (start > after && start <= upTo) count3 += 1;
-        return count3;
+        let count4 = 0;
+        for (const start of this.starts) if (start > after && start <= upTo) count4 += 1;
+        return count4;
       }
       /** The earliest start the window allows: no more than the budget in any window. */
       windowOpensAt() {
@@ -57266,9 +57506,9 @@ function readRateLimitHeaders(headers) {
     resetSeconds: reset === null ? null : Math.min(Math.max(0, reset), MAX_RESET_SECONDS)
   };
 }
-function numberOrNull(text) {
-  if (text === void 0 || text.trim() === "") return null;
-  const value2 = Number(text);
+function numberOrNull(text2) {
+  if (text2 === void 0 || text2.trim() === "") return null;
+  const value2 = Number(text2);
   return Number.isFinite(value2) ? value2 : null;
 }
 var MAX_RESET_SECONDS;
@@ -57280,7 +57520,7 @@ var init_rate_limit_headers = __esm({
 });
 
 // src/api/redirects.ts
-function redirectTarget(req, response, base, hops) {
+function redirectTarget(req, response, base2, hops) {
   const location = response.headers.location;
   if (req.redirects === "return" || !REDIRECTS.has(response.status) || location === void 0) return null;
   const from = shown(new URL(req.url));
@@ -57294,8 +57534,8 @@ function redirectTarget(req, response, base, hops) {
   if (req.method !== "GET") {
     throw redirectError(req, response, `was answered ${response.status}, a redirect from ${from} to ${to}; a write is never repeated to another URL: fix --api-url (or API_BASE_URL, api.url) to the URL the API answers at`);
   }
-  if (target.origin !== base.origin) {
-    throw redirectError(req, response, `was redirected (${response.status}) to ${to}, outside ${base.origin}; the token is never sent to another origin: fix --api-url (or API_BASE_URL, api.url) to the URL the API answers at`);
+  if (target.origin !== base2.origin) {
+    throw redirectError(req, response, `was redirected (${response.status}) to ${to}, outside ${base2.origin}; the token is never sent to another origin: fix --api-url (or API_BASE_URL, api.url) to the URL the API answers at`);
   }
   if (hops >= MAX_API_REDIRECTS) throw redirectError(req, response, `was redirected more than ${MAX_API_REDIRECTS} times (last to ${to})`);
   return target.href;
@@ -57317,11 +57557,11 @@ var init_redirects = __esm({
 });
 
 // src/redact.ts
-function scrub(text, secret) {
-  return secret.length < 6 ? text : text.split(secret).join("[redacted]");
+function scrub(text2, secret) {
+  return secret.length < 6 ? text2 : text2.split(secret).join("[redacted]");
 }
-function redactCredentials(text) {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, "$1***@");
+function redactCredentials(text2) {
+  return text2.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, "$1***@");
 }
 function safeErrorMessage(error) {
   return redactCredentials(error instanceof Error ? error.message : String(error));
@@ -57658,13 +57898,13 @@ var init_transport = __esm({
           const limit = req.maxBytes ?? MAX_JSON_BODY_BYTES;
           const length = flatHeaders(res.headers)["content-length"];
           const consumed = consume === void 0 ? void 0 : await consume(capped(res.body, limit, length));
-          const text = consume === void 0 ? await readCapped(res.body, limit, length) : "";
+          const text2 = consume === void 0 ? await readCapped(res.body, limit, length) : "";
           if (streamed?.failed !== void 0) throw streamed.failed.error;
           const headers = flatHeaders(res.headers);
           const durationMs = clock2.now() - started;
           this.record(req.method, res.statusCode, durationMs);
           logger2.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs) }, "api request");
-          const said = res.statusCode >= 200 && res.statusCode < 300 ? text : scrub(text, this.options.token);
+          const said = res.statusCode >= 200 && res.statusCode < 300 ? text2 : scrub(text2, this.options.token);
           const response = { status: res.statusCode, headers, text: said, request: described, ...consume === void 0 ? {} : { consumed } };
           if (slot === null || res.statusCode >= 500) return { response };
           this.onlyRateLimitedSince = res.statusCode === 429 ? this.onlyRateLimitedSince ?? clock2.now() : null;
@@ -57949,39 +58189,39 @@ var init_from_config = __esm({
 
 // src/live/code-cache.ts
 function createCodeCache(initial = [], maxEntries = MAX_CODE_CACHE_ENTRIES) {
-  const entries = new Map(initial);
+  const entries2 = new Map(initial);
   let revision2 = 0;
   const trim = () => {
-    for (const id of entries.keys()) {
-      if (entries.size <= maxEntries) break;
-      entries.delete(id);
+    for (const id of entries2.keys()) {
+      if (entries2.size <= maxEntries) break;
+      entries2.delete(id);
     }
   };
   trim();
   return {
     get(id, updatedAt) {
-      const entry = entries.get(id);
+      const entry = entries2.get(id);
       return entry !== void 0 && entry.updatedAt === updatedAt ? entry.digest : void 0;
     },
-    set(id, updatedAt, digest) {
-      const entry = entries.get(id);
-      if (entry !== void 0 && entry.updatedAt === updatedAt && entry.digest === digest) return;
-      entries.delete(id);
-      entries.set(id, { updatedAt, digest });
+    set(id, updatedAt, digest2) {
+      const entry = entries2.get(id);
+      if (entry !== void 0 && entry.updatedAt === updatedAt && entry.digest === digest2) return;
+      entries2.delete(id);
+      entries2.set(id, { updatedAt, digest: digest2 });
       trim();
       revision2 += 1;
     },
-    retain(ids) {
-      const keep = new Set(ids);
-      for (const id of entries.keys()) {
+    retain(ids2) {
+      const keep = new Set(ids2);
+      for (const id of entries2.keys()) {
         if (keep.has(id)) continue;
-        entries.delete(id);
+        entries2.delete(id);
         revision2 += 1;
       }
     },
-    entries: () => entries.entries(),
+    entries: () => entries2.entries(),
     get size() {
-      return entries.size;
+      return entries2.size;
     },
     get revision() {
       return revision2;
@@ -58009,8 +58249,8 @@ function openCodeCacheStore(options) {
   async function load(organization) {
     const file = path6.join(folder, fileName(organization));
     if (!options.persist) return { cache: createCodeCache([], maxEntries), file, savedRevision: 0 };
-    const entries = await readEntries(file, organization, log2);
-    return { cache: createCodeCache(entries, maxEntries), file, savedRevision: 0 };
+    const entries2 = await readEntries(file, organization, log2);
+    return { cache: createCodeCache(entries2, maxEntries), file, savedRevision: 0 };
   }
   return {
     forOrganization(organization) {
@@ -58043,61 +58283,61 @@ function fileName(organization) {
   return `${safe}-${hash}.json`;
 }
 async function readEntries(file, organization, log2) {
-  let text;
+  let text2;
   try {
     const { size } = await stat(file);
     if (size > MAX_FILE_BYTES) {
       log2.warn({ file, size }, "the code cache file is too large and is ignored; it is rebuilt");
       return [];
     }
-    text = await readFile6(file, "utf8");
+    text2 = await readFile6(file, "utf8");
   } catch (error) {
     if (error.code !== "ENOENT") {
       log2.warn({ file, error: errorMessage(error) }, "the code cache file cannot be read and is ignored; it is rebuilt");
     }
     return [];
   }
-  const entries = parse(text, organization);
-  if (entries === null) {
+  const entries2 = parse(text2, organization);
+  if (entries2 === null) {
     log2.warn({ file }, "the code cache file is corrupt, truncated or not ours, and is ignored; it is rebuilt");
     return [];
   }
-  return entries;
+  return entries2;
 }
-function parse(text, organization) {
+function parse(text2, organization) {
   let document2;
   try {
-    document2 = JSON.parse(text);
+    document2 = JSON.parse(text2);
   } catch {
     return null;
   }
   if (typeof document2 !== "object" || document2 === null) return null;
-  const { format, version, organization: owner, entries } = document2;
-  if (format !== FORMAT || version !== VERSION || owner !== organization || !Array.isArray(entries)) return null;
+  const { format, version, organization: owner, entries: entries2 } = document2;
+  if (format !== FORMAT || version !== VERSION || owner !== organization || !Array.isArray(entries2)) return null;
   const result = [];
-  for (const entry of entries) {
+  for (const entry of entries2) {
     if (!Array.isArray(entry) || entry.length !== 3) return null;
-    const [id, updatedAt, digest] = entry;
+    const [id, updatedAt, digest2] = entry;
     if (typeof id !== "string" || id === "" || typeof updatedAt !== "string" || updatedAt === "") return null;
-    if (typeof digest !== "string" || !DIGEST.test(digest)) return null;
-    result.push([id, { updatedAt, digest }]);
+    if (typeof digest2 !== "string" || !DIGEST.test(digest2)) return null;
+    result.push([id, { updatedAt, digest: digest2 }]);
   }
   return result;
 }
 function serialize(organization, cache) {
   const lines = [];
-  for (const [id, { updatedAt, digest }] of cache.entries()) lines.push(JSON.stringify([id, updatedAt, digest]));
+  for (const [id, { updatedAt, digest: digest2 }] of cache.entries()) lines.push(JSON.stringify([id, updatedAt, digest2]));
   const head = `{"format":${JSON.stringify(FORMAT)},"version":${VERSION},"organization":${JSON.stringify(organization)},"entries":[`;
   return `${head}
 ${lines.join(",\n")}
 ]}
 `;
 }
-async function writeAtomically(file, text) {
+async function writeAtomically(file, text2) {
   await mkdir(path6.dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.${randomBytes2(6).toString("hex")}.tmp`;
   try {
-    await writeFile(temporary, text, "utf8");
+    await writeFile(temporary, text2, "utf8");
     await rename(temporary, file);
   } catch (error) {
     await unlink(temporary).catch(() => void 0);
@@ -58121,12 +58361,12 @@ var init_code_cache_file = __esm({
 async function withKnownSets(change, api) {
   const live = change.live;
   if (change.action !== "replace" || live === null || change.declared?.policySets != null) return change;
-  const count3 = live.policySetCount ?? live.policySetIds.length;
-  if (count3 <= live.policySetIds.length) return change;
+  const count4 = live.policySetCount ?? live.policySetIds.length;
+  if (count4 <= live.policySetIds.length) return change;
   const read = await api.getPolicy(live.id, { includePolicySets: true });
-  if (read.policySetIds.length < Math.max(count3, read.policySetCount)) {
+  if (read.policySetIds.length < Math.max(count4, read.policySetCount)) {
     throw new Error(
-      `policy "${live.name}" is in ${Math.max(count3, read.policySetCount)} policy sets, but the API names only ${read.policySetIds.length} of them; the replace (delete, then create) is refused so that the policy is not dropped from its sets. Name its sets in policy-sets in its settings file, or replace it by hand`
+      `policy "${live.name}" is in ${Math.max(count4, read.policySetCount)} policy sets, but the API names only ${read.policySetIds.length} of them; the replace (delete, then create) is refused so that the policy is not dropped from its sets. Name its sets in policy-sets in its settings file, or replace it by hand`
     );
   }
   return { ...change, live: { ...live, policySetIds: read.policySetIds, policySetCount: read.policySetCount } };
@@ -58728,11 +58968,11 @@ var require_ignore = __commonJS({
       }
     };
     var hasTrailingBackslash = (str2) => {
-      let count3 = 0;
-      while (str2[str2.length - count3 - 1] === ESCAPE) {
-        count3++;
+      let count4 = 0;
+      while (str2[str2.length - count4 - 1] === ESCAPE) {
+        count4++;
       }
-      return count3 % 2 === 1;
+      return count4 % 2 === 1;
     };
     var trimEnd = (body, stripLineEnd) => {
       let lineEnd = body.length;
@@ -59133,8 +59373,8 @@ var init_read_file = __esm({
 // src/declared/lfs-pointer.ts
 function lfsPointerProblem(rel, head, size) {
   if (size > MAX_POINTER_BYTES) return null;
-  const text = typeof head === "string" ? head.slice(0, POINTER_HEAD_BYTES) : Buffer.from(head.subarray(0, POINTER_HEAD_BYTES)).toString("latin1");
-  if (!POINTER_START.test(text)) return null;
+  const text2 = typeof head === "string" ? head.slice(0, POINTER_HEAD_BYTES) : Buffer.from(head.subarray(0, POINTER_HEAD_BYTES)).toString("latin1");
+  if (!POINTER_START.test(text2)) return null;
   const message = "is a Git LFS pointer, not the file: fetch the LFS objects (git lfs install && git lfs pull), or stop tracking this path with LFS in .gitattributes";
   return { file: rel, message };
 }
@@ -59183,8 +59423,8 @@ function loadPathFilter(root, realRoot) {
   if ("problem" in read) return read;
   const pointer = lfsPointerProblem(SYNCIGNORE_FILE, read.bytes, read.bytes.length);
   if (pointer !== null) return { problem: pointer };
-  const text = decodeText(SYNCIGNORE_FILE, read.bytes);
-  return "problem" in text ? text : { filter: createPathFilter(text.text) };
+  const text2 = decodeText(SYNCIGNORE_FILE, read.bytes);
+  return "problem" in text2 ? text2 : { filter: createPathFilter(text2.text) };
 }
 function policyNearMiss(rel) {
   return nearMiss(rel, /^policies\/.+\.(native|sentinel|rego|ya?ml)$/i, "settings files");
@@ -59264,10 +59504,10 @@ var init_resource_names = __esm({
 function splitPath(rel) {
   const slash = rel.lastIndexOf("/");
   const folder = slash < 0 ? "" : rel.slice(0, slash);
-  const base = rel.slice(slash + 1);
-  const dot = base.lastIndexOf(".");
-  if (dot <= 0) return { folder, stem: base, ext: "" };
-  return { folder, stem: base.slice(0, dot), ext: base.slice(dot) };
+  const base2 = rel.slice(slash + 1);
+  const dot = base2.lastIndexOf(".");
+  if (dot <= 0) return { folder, stem: base2, ext: "" };
+  return { folder, stem: base2.slice(0, dot), ext: base2.slice(dot) };
 }
 var init_split_path = __esm({
   "src/declared/split-path.ts"() {
@@ -59276,8 +59516,8 @@ var init_split_path = __esm({
 });
 
 // src/declared/settings-file.ts
-function readSettingsFile(file, text, schema, skipIssue = () => false) {
-  const parsed = parseYaml(text, file);
+function readSettingsFile(file, text2, schema, skipIssue = () => false) {
+  const parsed = parseYaml(text2, file);
   if ("problems" in parsed) return { doc: null, settings: null, problems: parsed.problems };
   const value2 = parsed.doc.value ?? {};
   const isMapping = typeof value2 === "object" && !Array.isArray(value2);
@@ -59301,8 +59541,8 @@ var init_settings_file = __esm({
 function defaultPolicySettings() {
   return { description: null, enforcementLevel: DEFAULT_LEVEL, query: null, policySets: null };
 }
-function readPolicySettings(kind, file, text) {
-  const parsed = readSettingsFile(file, text, "policy-settings", (issue) => issue.keyword === "enum" && issue.path.join("/") === "enforcement-level");
+function readPolicySettings(kind, file, text2) {
+  const parsed = readSettingsFile(file, text2, "policy-settings", (issue) => issue.keyword === "enum" && issue.path.join("/") === "enforcement-level");
   const problems2 = [...parsed.problems];
   const raw = parsed.settings ?? {};
   const level = raw["enforcement-level"];
@@ -59399,8 +59639,8 @@ function createImportScan(kind) {
     const found = SENTINEL_IMPORT.exec(line);
     if (found !== null) facts.imports.push({ target: found[1], line: lineNumber });
   };
-  const feed = (text, last2) => {
-    const lines = (carry + text).split("\n");
+  const feed = (text2, last2) => {
+    const lines = (carry + text2).split("\n");
     carry = last2 ? "" : lines.pop().slice(0, MAX_LINE_CHARS);
     for (const line of lines) take(line);
   };
@@ -59582,8 +59822,8 @@ var init_policies = __esm({
 });
 
 // src/declared/duration.ts
-function parseDuration(text) {
-  const match = /^([1-9][0-9]*)([smhd])$/.exec(text);
+function parseDuration(text2) {
+  const match = /^([1-9][0-9]*)([smhd])$/.exec(text2);
   if (!match) return null;
   const unit = UNIT_MS[match[2] ?? ""];
   return unit === void 0 ? null : Number(match[1]) * unit;
@@ -59602,8 +59842,8 @@ var init_duration = __esm({
 });
 
 // src/declared/pool-file.ts
-function readPoolFile(name, file, text) {
-  const parsed = readSettingsFile(file, text, "agent-pool");
+function readPoolFile(name, file, text2) {
+  const parsed = readSettingsFile(file, text2, "agent-pool");
   const raw = parsed.settings ?? {};
   const pool = {
     name,
@@ -59613,11 +59853,11 @@ function readPoolFile(name, file, text) {
     ...managedList("allowedProjects", raw["allowed-projects"]),
     ...managedList("excludedWorkspaces", raw["excluded-workspaces"]),
     previousNames: stringList(raw["previous-names"]) ?? [],
-    agentCleanup: parsed.problems.length === 0 ? agentCleanup(raw["agent-cleanup"]) : null
+    agentCleanup: parsed.problems.length === 0 ? agentCleanup2(raw["agent-cleanup"]) : null
   };
   return { pool, doc: parsed.doc, problems: parsed.problems };
 }
-function agentCleanup(value2) {
+function agentCleanup2(value2) {
   if (typeof value2 !== "object" || value2 === null) return null;
   const { statuses, after } = value2;
   const afterMs = parseDuration(after);
@@ -59647,12 +59887,12 @@ function readPools(files, maxAgentPools, realRoot) {
       problems2.push({ file: file.rel, message: `"${name}" is not a valid agent pool name; ${NAME_RULE} (rename the file)` });
       return null;
     }
-    const text = readYamlText(file, realRoot);
-    if ("problem" in text) {
-      problems2.push(text.problem);
+    const text2 = readYamlText(file, realRoot);
+    if ("problem" in text2) {
+      problems2.push(text2.problem);
       return null;
     }
-    return readPoolFile(name, file.rel, text.text);
+    return readPoolFile(name, file.rel, text2.text);
   });
   const poolFiles = read.filter((item) => item !== null).sort((a, b2) => byName(a.pool, b2.pool));
   for (const poolFile2 of poolFiles) problems2.push(...poolFile2.problems);
@@ -59707,7 +59947,7 @@ async function walkSource(folders, options) {
   const walked = { files: [], problems: [], warnings: [] };
   const seen = /* @__PURE__ */ new Map([[options.realRoot, "."]]);
   let directories = 0;
-  let entries = 0;
+  let entries2 = 0;
   const turn = turnTaker(YIELD_EVERY, options.signal);
   for (const rules of folders) {
     const startAbs = path9.join(options.root, ...rules.start.split("/"));
@@ -59728,8 +59968,8 @@ async function walkSource(folders, options) {
       }
       names.sort((a, b2) => a.name < b2.name ? 1 : a.name > b2.name ? -1 : 0);
       for (const dirent of names) {
-        entries += 1;
-        if (entries > options.limits.maxEntries) return overLimit(walked, `more than ${options.limits.maxEntries} files and folders`);
+        entries2 += 1;
+        if (entries2 > options.limits.maxEntries) return overLimit(walked, `more than ${options.limits.maxEntries} files and folders`);
         await turn();
         const rel = `${folder.rel}/${dirent.name}`;
         const entry = { rel, abs: path9.join(folder.abs, dirent.name), real: path9.join(folder.real, dirent.name), dirent };
@@ -60090,7 +60330,7 @@ var init_pairs = __esm({
 // src/apply/apply.ts
 async function applyPlan(plan, options) {
   const results = /* @__PURE__ */ new Map();
-  const record2 = (change, outcome, message = null) => {
+  const record3 = (change, outcome, message = null) => {
     const result = { change, outcome, message };
     results.set(change, result);
     options.onResult?.(result);
@@ -60099,13 +60339,13 @@ async function applyPlan(plan, options) {
     else options.logger.info(meta, "change applied");
   };
   const limit = Math.max(1, options.concurrency ?? 8);
-  const run2 = (changes, step) => mapLimit(changes, limit, async (change) => {
+  const run2 = (changes2, step) => mapLimit(changes2, limit, async (change) => {
     if (options.stop?.aborted === true) return;
     try {
       await step(change);
-      record2(change, "applied");
+      record3(change, "applied");
     } catch (error) {
-      record2(change, "failed", errorMessage(error));
+      record3(change, "failed", errorMessage(error));
     }
   });
   const byAction = (action) => plan.changes.filter((c3) => c3.action === action && c3.resource !== "agent");
@@ -60124,14 +60364,14 @@ async function applyPlan(plan, options) {
   await mapLimit(deletes, limit, async (change) => {
     if (options.stop?.aborted === true) return;
     const blocked = blockedDelete(change, results);
-    if (blocked !== null) return record2(change, "skipped", blocked);
+    if (blocked !== null) return record3(change, "skipped", blocked);
     try {
-      if (change.resource === "agent") return await deleteAgent2(change, options, record2);
+      if (change.resource === "agent") return await deleteAgent2(change, options, record3);
       if (change.resource === "policy") await options.api.deletePolicy(change.id);
       else await options.api.deleteAgentPool(change.id);
-      record2(change, "applied");
+      record3(change, "applied");
     } catch (error) {
-      record2(change, "failed", errorMessage(error));
+      record3(change, "failed", errorMessage(error));
     }
   });
   return plan.changes.map((c3) => results.get(c3) ?? { change: c3, outcome: "skipped", message: NOT_STARTED });
@@ -60231,12 +60471,12 @@ function poolUpdate(change) {
   if (change.fields["excluded-workspaces"] !== void 0 && declared.excludedWorkspaces) input.excludedWorkspaceIds = declared.excludedWorkspaces;
   return input;
 }
-async function deleteAgent2(change, options, record2) {
+async function deleteAgent2(change, options, record3) {
   try {
     await options.api.deleteAgent(change.live.id);
-    record2(change, "applied");
+    record3(change, "applied");
   } catch (error) {
-    if (error instanceof ApiError && error.status === 412) record2(change, "skipped", "agent is active again");
+    if (error instanceof ApiError && error.status === 412) record3(change, "skipped", "agent is active again");
     else throw error;
   }
 }
@@ -60322,7 +60562,7 @@ async function readLive(given) {
     if (needsCode(policy, declaredOf.get(policy))) options.onCodeProgress?.(done += 1, total);
     return result;
   };
-  const pools = failFast(Promise.all(poolList.pools.map(async (pool) => livePool(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : []))));
+  const pools = failFast(Promise.all(poolList.pools.map(async (pool) => livePool2(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : []))));
   const [livePools, livePolicies] = await Promise.all([pools, failFast(mapLimit(policies, CODE_READS_AT_ONCE, counted))]);
   return { policies: livePolicies, pools: livePools, ...foreignPolicies.length > 0 ? { foreignPolicies } : {} };
 }
@@ -60330,24 +60570,24 @@ function needsCode(policy, declared) {
   return declared !== void 0 && declared.kind === policy.kind && policy.updatedAt !== null;
 }
 async function withCode(policy, declared, options) {
-  if (!needsCode(policy, declared) || policy.updatedAt === null) return livePolicy(policy, null, null);
+  if (!needsCode(policy, declared) || policy.updatedAt === null) return livePolicy2(policy, null, null);
   const cached2 = options.codeCache?.get(policy.id, policy.updatedAt);
-  if (cached2 !== void 0 && cached2 === declared.codeDigest) return livePolicy(policy, null, cached2);
+  if (cached2 !== void 0 && cached2 === declared.codeDigest) return livePolicy2(policy, null, cached2);
   const streamed = await options.api.downloadPolicyDigest(policy, KEEP_TEXT_BYTES);
-  if (streamed === null) return livePolicy(policy, null, null);
+  if (streamed === null) return livePolicy2(policy, null, null);
   options.codeCache?.set(policy.id, policy.updatedAt, streamed.digest);
-  if (streamed.digest === declared.codeDigest) return livePolicy(policy, null, streamed.digest);
-  return livePolicy(policy, streamed.text ?? await options.api.downloadPolicy(policy), streamed.digest);
+  if (streamed.digest === declared.codeDigest) return livePolicy2(policy, null, streamed.digest);
+  return livePolicy2(policy, streamed.text ?? await options.api.downloadPolicy(policy), streamed.digest);
 }
-function livePolicy(policy, code, digest) {
+function livePolicy2(policy, code, digest2) {
   const { id, name, kind, description, query, enforcementLevel, policySetIds, policySetCount, updatedAt } = policy;
-  return { id, name, kind, description, query, enforcementLevel, policySetIds, policySetCount, updatedAt, code, codeDigest: digest };
+  return { id, name, kind, description, query, enforcementLevel, policySetIds, policySetCount, updatedAt, code, codeDigest: digest2 };
 }
-function livePool(pool, agents) {
+function livePool2(pool, agents) {
   const { id, name, organizationScoped, agentCount, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds, workspaceIds } = pool;
-  return { id, name, organizationScoped, agentCount, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds, workspaceIds, agents: agents.map(liveAgent) };
+  return { id, name, organizationScoped, agentCount, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds, workspaceIds, agents: agents.map(liveAgent2) };
 }
-function liveAgent(agent) {
+function liveAgent2(agent) {
   const { id, name, status, lastPingAt, createdAt } = agent;
   return { id, name, status, lastPingAt, createdAt };
 }
@@ -60382,29 +60622,29 @@ var init_foreign = __esm({
 });
 
 // src/plan/guards.ts
-function countedDeletes(changes) {
-  return changes.filter((change) => change.action === "delete" || change.action === "replace");
+function countedDeletes(changes2) {
+  return changes2.filter((change) => change.action === "delete" || change.action === "replace");
 }
-function checkGuards(declared, changes, options) {
+function checkGuards(declared, changes2, options) {
   const errors = [];
-  const deletes = changes.filter((change) => change.action === "delete");
+  const deletes = changes2.filter((change) => change.action === "delete");
   const declaresNothing2 = declared.policies.length === 0 && declared.pools.length === 0;
   if (declaresNothing2 && deletes.length > 0 && !options.allowEmpty) {
     errors.push(
-      `source "${options.source}" declares no policies and no agent pools, but the plan would delete ${count(deletes.length)}; refusing to apply. Check that the source points at the right folder or ref, or set allow-empty: true on the source if emptying the organization is intended.`
+      `source "${options.source}" declares no policies and no agent pools, but the plan would delete ${count2(deletes.length)}; refusing to apply. Check that the source points at the right folder or ref, or set allow-empty: true on the source if emptying the organization is intended.`
     );
   }
-  const counted = countedDeletes(changes);
+  const counted = countedDeletes(changes2);
   if (counted.length > options.maxDeletes && !options.force) {
     const replaces = counted.filter((change) => change.action === "replace").length;
     const including2 = replaces === 0 ? "" : ` (${replaces} of them replaced: deleted, then created again)`;
     errors.push(
-      `the plan would delete ${count(counted.length)}${including2}, more than max-deletes (${options.maxDeletes}); refusing to apply. Check the planned deletions, then pass --force or raise max-deletes.`
+      `the plan would delete ${count2(counted.length)}${including2}, more than max-deletes (${options.maxDeletes}); refusing to apply. Check the planned deletions, then pass --force or raise max-deletes.`
     );
   }
   return errors;
 }
-function count(n) {
+function count2(n) {
   return n === 1 ? "1 resource" : `${n} resources`;
 }
 var init_guards = __esm({
@@ -60414,8 +60654,8 @@ var init_guards = __esm({
 });
 
 // src/plan/fields.ts
-function sortedIds(ids) {
-  return [...new Set(ids)].sort();
+function sortedIds(ids2) {
+  return [...new Set(ids2)].sort();
 }
 function sameSet(a, b2) {
   const left = sortedIds(a);
@@ -60471,13 +60711,13 @@ var init_reasons = __esm({
 
 // src/plan/policies.ts
 function planPolicies(pairs, options) {
-  const changes = [];
+  const changes2 = [];
   const warnings = [];
   const conflicts2 = [];
   for (const { declared: policy, live: current, owner, markedBy } of pairs) {
     if (policy === null) continue;
     if (current === null) {
-      changes.push(createChange(policy));
+      changes2.push(createChange(policy));
       continue;
     }
     if (owner === "another-source") {
@@ -60494,18 +60734,18 @@ function planPolicies(pairs, options) {
       );
     }
     if (current.kind !== policy.kind) {
-      changes.push(replaceChange(policy, current));
+      changes2.push(replaceChange(policy, current));
       continue;
     }
     const update = updateChange(policy, current, owner, options);
-    if (update !== null) changes.push(update);
+    if (update !== null) changes2.push(update);
     if (policy.policySets !== null && !sameSet(policy.policySets, current.policySetIds)) {
       warnings.push(
         `policy "${policy.name}": policy-sets differ (live ${JSON.stringify(sortedIds(current.policySetIds))}, declared ${JSON.stringify(sortedIds(policy.policySets))}); the API cannot change them after creation, so nothing is done. Change the policy set itself, or delete the policy to have it re-created.`
       );
     }
   }
-  return { changes, warnings, conflicts: conflicts2 };
+  return { changes: changes2, warnings, conflicts: conflicts2 };
 }
 function ownedElsewhere(name, owner, what) {
   return `conflict: policy "${name}" carries the ownership marker of source "${owner}"; this source never ${what} it. Declare each policy in one source only, or take it over with --adopt (adopt: true on the source).`;
@@ -60649,19 +60889,19 @@ var init_pool_access = __esm({
 
 // src/plan/pools.ts
 function planPools(pairs, options) {
-  const changes = [];
+  const changes2 = [];
   const warnings = [];
   for (const { declared: pool, live: current } of pairs) {
     if (pool === null) continue;
     if (current === null) {
-      changes.push(createChange2(pool));
+      changes2.push(createChange2(pool));
       continue;
     }
     const update = updateChange2(pool, current);
-    if (update !== null) changes.push(update);
-    for (const cleanup of planAgentCleanup(pool, current, options.now, warnings)) changes.push(cleanup);
+    if (update !== null) changes2.push(update);
+    for (const cleanup of planAgentCleanup(pool, current, options.now, warnings)) changes2.push(cleanup);
   }
-  return { changes, warnings };
+  return { changes: changes2, warnings };
 }
 function createChange2(pool) {
   const workspaces = pool.allowedWorkspaces === null ? null : sortedIds(pool.allowedWorkspaces);
@@ -60701,13 +60941,13 @@ function updateChange2(pool, current) {
 function planAgentCleanup(pool, live, now, warnings) {
   const cleanup = pool.agentCleanup;
   if (cleanup === null) return [];
-  const changes = [];
+  const changes2 = [];
   for (const agent of live.agents) {
     if (!cleanup.statuses.includes(agent.status)) continue;
     const seen = lastSeen(agent, pool.name, now);
     if (seen !== null && "warning" in seen) warnings.push(seen.warning);
     if (seen === null || "warning" in seen || now - seen.at <= cleanup.afterMs) continue;
-    changes.push({
+    changes2.push({
       resource: "agent",
       name: agent.name ?? agent.id,
       id: agent.id,
@@ -60721,7 +60961,7 @@ function planAgentCleanup(pool, live, now, warnings) {
       live: liveAgentRef(agent)
     });
   }
-  return changes;
+  return changes2;
 }
 function seenText(seen) {
   return seen.pinged ? `last ping ${seen.time} is` : `never pinged, registered ${seen.time},`;
@@ -60789,8 +61029,8 @@ function deletePool2(pool) {
   };
 }
 function poolInUse(pool) {
-  const ids = [...pool.workspaceIds].sort().join(", ");
-  return `agent-pool "${pool.name}" is not declared and prune would delete it, but workspaces use it (${ids}); the API refuses to delete a pool in use. Move those workspaces to another pool, or declare the pool.`;
+  const ids2 = [...pool.workspaceIds].sort().join(", ");
+  return `agent-pool "${pool.name}" is not declared and prune would delete it, but workspaces use it (${ids2}); the API refuses to delete a pool in use. Move those workspaces to another pool, or declare the pool.`;
 }
 var init_prune = __esm({
   "src/plan/prune.ts"() {
@@ -60808,21 +61048,21 @@ function planPairs(pairing, declared, live, options) {
   const policies = planPolicies(pairing.policies, options);
   const pools = planPools(pairing.pools, options);
   const prune = planPrune(pairing, options);
-  const changes = sortChanges([...policies.changes, ...pools.changes, ...prune.deletes]);
+  const changes2 = sortChanges([...policies.changes, ...pools.changes, ...prune.deletes]);
   const foreign = planForeign(declared.policies, live.foreignPolicies ?? []);
   const warnings = [...declared.warnings ?? [], ...policies.warnings, ...pairing.warnings, ...pools.warnings, ...foreign.warnings];
   if (prune.kept.length > 0) {
     warnings.push(`not declared and kept because prune is off: ${prune.kept.join(", ")}`);
   }
   return {
-    changes,
+    changes: changes2,
     warnings,
-    errors: [...policies.conflicts, ...prune.conflicts, ...foreign.errors, ...checkGuards(declared, changes, options)],
-    keptUndeclared: keptUndeclared2(pairing, changes)
+    errors: [...policies.conflicts, ...prune.conflicts, ...foreign.errors, ...checkGuards(declared, changes2, options)],
+    keptUndeclared: keptUndeclared2(pairing, changes2)
   };
 }
-function keptUndeclared2(pairing, changes) {
-  const deleted = new Set(changes.filter((c3) => c3.action === "delete").map((c3) => c3.id));
+function keptUndeclared2(pairing, changes2) {
+  const deleted = new Set(changes2.filter((c3) => c3.action === "delete").map((c3) => c3.id));
   const kept = (pair2) => pair2.declared === null && pair2.live !== null && !deleted.has(pair2.live.id);
   return pairing.policies.filter(kept).length + pairing.pools.filter(kept).length;
 }
@@ -60833,8 +61073,8 @@ function compareText(a, b2) {
 function compareChanges(a, b2) {
   return ACTION_ORDER[a.action] - ACTION_ORDER[b2.action] || RESOURCE_ORDER[a.resource] - RESOURCE_ORDER[b2.resource] || compareText(a.name, b2.name) || compareText(a.id ?? "", b2.id ?? "");
 }
-function sortChanges(changes) {
-  return [...changes].sort(compareChanges);
+function sortChanges(changes2) {
+  return [...changes2].sort(compareChanges);
 }
 var ACTION_ORDER, RESOURCE_ORDER;
 var init_plan = __esm({
@@ -60921,7 +61161,7 @@ async function runPass(request2) {
     source: source.name,
     ownership: source.ownership,
     logger: logger2,
-    onUploaded: (policyId, updatedAt, digest) => request2.codeCache?.set(policyId, updatedAt, digest),
+    onUploaded: (policyId, updatedAt, digest2) => request2.codeCache?.set(policyId, updatedAt, digest2),
     concurrency: request2.concurrency,
     onResult: (result) => {
       if (result.outcome === "failed") failed += 1;
@@ -61103,14 +61343,14 @@ async function handleControl2(request2, url, token, target) {
       return { status: 200, body: { source, suspended: false } };
     case "sync": {
       if (target.suspended(source)) return { status: 409, body: { error: `source "${source}" is suspended; resume it first` } };
-      const wait = flag(url, "wait");
-      const pass = await target.sync(source, { wait, overrideWindow: flag(url, "override-window") });
+      const wait = flag2(url, "wait");
+      const pass = await target.sync(source, { wait, overrideWindow: flag2(url, "override-window") });
       if (pass === "stopped") return { status: 503, body: { error: "the daemon stopped before the pass ended" } };
       return wait ? { status: 200, body: { source, pass } } : { status: 202, body: { source, accepted: true } };
     }
   }
 }
-function flag(url, name) {
+function flag2(url, name) {
   return ["1", "true"].includes(url.searchParams.get(name) ?? "");
 }
 var ROUTE;
@@ -61124,8 +61364,8 @@ var init_control2 = __esm({
 });
 
 // src/daemon/html.ts
-function escapeHtml2(text) {
-  return text.replace(/[&<>"']/g, (c3) => ENTITIES[c3] ?? c3);
+function escapeHtml2(text2) {
+  return text2.replace(/[&<>"']/g, (c3) => ENTITIES[c3] ?? c3);
 }
 function html(strings, ...values) {
   let out = strings[0] ?? "";
@@ -61145,8 +61385,8 @@ var init_html = __esm({
   "src/daemon/html.ts"() {
     "use strict";
     SafeHtml = class {
-      constructor(text) {
-        this.text = text;
+      constructor(text2) {
+        this.text = text2;
       }
       text;
       toString() {
@@ -61288,8 +61528,8 @@ function fact(label, value2) {
 }
 function badge(status) {
   const [label, tone] = BADGES[status.result ?? "none"];
-  const text = status.result === "success" && (status.lastPass?.drift ?? 0) > 0 ? "applied" : label;
-  return html`<span class="badge result ${tone}">${text}</span>${status.running ? html` <span class="badge running">running</span>` : ""}`;
+  const text2 = status.result === "success" && (status.lastPass?.drift ?? 0) > 0 ? "applied" : label;
+  return html`<span class="badge result ${tone}">${text2}</span>${status.running ? html` <span class="badge running">running</span>` : ""}`;
 }
 function changesTable(pass) {
   if (pass.drift === null) return html`<h3>Changes</h3><p class="quiet">The pass made no plan, so nothing is known about drift.</p>`;
@@ -61343,8 +61583,8 @@ function clock(iso) {
 }
 function relative2(deltaMs) {
   const seconds2 = Math.round(Math.abs(deltaMs) / 1e3);
-  const text = seconds2 < 60 ? `${seconds2} s` : seconds2 < 3600 ? `${Math.round(seconds2 / 60)} min` : seconds2 < 172800 ? `${Math.round(seconds2 / 3600)} h` : `${Math.round(seconds2 / 86400)} d`;
-  return deltaMs > 0 ? `in ${text}` : `${text} ago`;
+  const text2 = seconds2 < 60 ? `${seconds2} s` : seconds2 < 3600 ? `${Math.round(seconds2 / 60)} min` : seconds2 < 172800 ? `${Math.round(seconds2 / 3600)} h` : `${Math.round(seconds2 / 86400)} d`;
+  return deltaMs > 0 ? `in ${text2}` : `${text2} ago`;
 }
 function duration2(ms) {
   return ms < 1e3 ? `${ms} ms` : `${(ms / 1e3).toFixed(1)} s`;
@@ -61538,9 +61778,9 @@ async function route2(request2, response, routes) {
       return;
     }
     case "/metrics": {
-      const text = await routes.registry.metrics();
+      const text2 = await routes.registry.metrics();
       response.writeHead(200, { "content-type": routes.registry.contentType });
-      response.end(text);
+      response.end(text2);
       return;
     }
     default:
@@ -63667,28 +63907,28 @@ var require_pushgateway = __commonJS({
 var require_bucketGenerators = __commonJS({
   "node_modules/prom-client/lib/bucketGenerators.js"(exports) {
     "use strict";
-    exports.linearBuckets = (start, width, count3) => {
-      if (count3 < 1) {
+    exports.linearBuckets = (start, width, count4) => {
+      if (count4 < 1) {
         throw new Error("Linear buckets needs a positive count");
       }
-      const buckets = new Array(count3);
-      for (let i2 = 0; i2 < count3; i2++) {
+      const buckets = new Array(count4);
+      for (let i2 = 0; i2 < count4; i2++) {
         buckets[i2] = start + i2 * width;
       }
       return buckets;
     };
-    exports.exponentialBuckets = (start, factor, count3) => {
+    exports.exponentialBuckets = (start, factor, count4) => {
       if (start <= 0) {
         throw new Error("Exponential buckets needs a positive start");
       }
-      if (count3 < 1) {
+      if (count4 < 1) {
         throw new Error("Exponential buckets needs a positive count");
       }
       if (factor <= 1) {
         throw new Error("Exponential buckets needs a factor greater than 1");
       }
-      const buckets = new Array(count3);
-      for (let i2 = 0; i2 < count3; i2++) {
+      const buckets = new Array(count4);
+      for (let i2 = 0; i2 < count4; i2++) {
         buckets[i2] = start;
         start *= factor;
       }
@@ -63957,8 +64197,8 @@ var require_diag = __commonJS({
 var require_baggage_impl = __commonJS({
   "node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs"(exports) {
     var BaggageImpl = class BaggageImpl2 {
-      constructor(entries) {
-        this._entries = entries ? new Map(entries) : /* @__PURE__ */ new Map();
+      constructor(entries2) {
+        this._entries = entries2 ? new Map(entries2) : /* @__PURE__ */ new Map();
       }
       getEntry(key) {
         const entry = this._entries.get(key);
@@ -64006,8 +64246,8 @@ var require_utils4 = __commonJS({
     var require_baggage_impl2 = require_baggage_impl();
     var require_symbol2 = require_symbol();
     var diag = require_diag2.DiagAPI.instance();
-    function createBaggage(entries = {}) {
-      return new require_baggage_impl2.BaggageImpl(new Map(Object.entries(entries)));
+    function createBaggage(entries2 = {}) {
+      return new require_baggage_impl2.BaggageImpl(new Map(Object.entries(entries2)));
     }
     function baggageEntryMetadataFromString(str2) {
       if (typeof str2 !== "string") {
@@ -66642,7 +66882,7 @@ function createDaemonMetrics(options = {}) {
   return {
     registry: registry2,
     poolHealth(organization, pool, agents, age) {
-      for (const [status, count3] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count3);
+      for (const [status, count4] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count4);
       if (age === null) newestPing.remove({ organization, pool });
       else newestPing.set({ organization, pool }, age);
     },
@@ -66666,8 +66906,8 @@ function createDaemonMetrics(options = {}) {
       for (const result of ["success", "failure", "timeout"]) passes.inc({ source, result }, 0);
       fighting.set({ source }, 0);
     },
-    drift(source, changes) {
-      drift.set({ source }, changes);
+    drift(source, changes2) {
+      drift.set({ source }, changes2);
     },
     fighting(source, resources) {
       fighting.set({ source }, resources);
@@ -68120,8 +68360,8 @@ function callTaskParser(parser4, streams) {
   return parser4(streams.stdOut, streams.stdErr);
 }
 function parseStringResponse(result, parsers12, texts, trim = true) {
-  asArray(texts).forEach((text) => {
-    for (let lines = toLinesWithContent(text, trim), i2 = 0, max = lines.length; i2 < max; i2++) {
+  asArray(texts).forEach((text2) => {
+    for (let lines = toLinesWithContent(text2, trim), i2 = 0, max = lines.length; i2 < max; i2++) {
       const line = (offset = 0) => {
         if (i2 + offset >= max) {
           return;
@@ -68171,10 +68411,10 @@ function checkIsBareRepoTask() {
 function isNotRepoMessage(error) {
   return /(Not a git repository|Kein Git-Repository)/i.test(String(error));
 }
-function cleanSummaryParser(dryRun, text) {
+function cleanSummaryParser(dryRun, text2) {
   const summary = new CleanResponse(dryRun);
   const regexp = dryRun ? dryRunRemovalRegexp : removalRegexp;
-  toLinesWithContent(text).forEach((line) => {
+  toLinesWithContent(text2).forEach((line) => {
     const removed2 = line.replace(regexp, "");
     summary.paths.push(removed2);
     (isFolderRegexp.test(removed2) ? summary.folders : summary.files).push(removed2);
@@ -68201,8 +68441,8 @@ function straightThroughStringTask(commands, trimmed2 = false) {
   return {
     commands,
     format: "utf-8",
-    parser(text) {
-      return trimmed2 ? String(text).trim() : text;
+    parser(text2) {
+      return trimmed2 ? String(text2).trim() : text2;
     }
   };
 }
@@ -68240,8 +68480,8 @@ function cleanTask(mode, customArgs) {
   return {
     commands,
     format: "utf-8",
-    parser(text) {
-      return cleanSummaryParser(mode === "n", text);
+    parser(text2) {
+      return cleanSummaryParser(mode === "n", text2);
     }
   };
 }
@@ -68278,18 +68518,18 @@ function isInteractiveMode(option) {
   }
   return option === "--interactive";
 }
-function configListParser(text) {
+function configListParser(text2) {
   const config = new ConfigList();
-  for (const item of configParser(text)) {
+  for (const item of configParser(text2)) {
     config.addValue(item.file, String(item.key), item.value);
   }
   return config;
 }
-function configGetParser(text, key) {
+function configGetParser(text2, key) {
   let value2 = null;
   const values = [];
   const scopes = /* @__PURE__ */ new Map();
-  for (const item of configParser(text, key)) {
+  for (const item of configParser(text2, key)) {
     if (item.key !== key) {
       continue;
     }
@@ -68310,8 +68550,8 @@ function configGetParser(text, key) {
 function configFilePath(filePath) {
   return filePath.replace(/^(file):/, "");
 }
-function* configParser(text, requestedKey = null) {
-  const lines = text.split("\0");
+function* configParser(text2, requestedKey = null) {
+  const lines = text2.split("\0");
   for (let i2 = 0, max = lines.length - 1; i2 < max; ) {
     const file = configFilePath(lines[i2++]);
     let value2 = lines[i2++];
@@ -68339,8 +68579,8 @@ function addConfigTask(key, value2, append2, scope) {
   return {
     commands,
     format: "utf-8",
-    parser(text) {
-      return text;
+    parser(text2) {
+      return text2;
     }
   };
 }
@@ -68352,8 +68592,8 @@ function getConfigTask(key, scope) {
   return {
     commands,
     format: "utf-8",
-    parser(text) {
-      return configGetParser(text, key);
+    parser(text2) {
+      return configGetParser(text2, key);
     }
   };
 }
@@ -68365,8 +68605,8 @@ function listConfigTask(scope) {
   return {
     commands,
     format: "utf-8",
-    parser(text) {
-      return configListParser(text);
+    parser(text2) {
+      return configListParser(text2);
     }
   };
 }
@@ -68712,8 +68952,8 @@ function hashObjectTask(filePath, write) {
   }
   return straightThroughStringTask(commands, true);
 }
-function parseInit(bare, path20, text) {
-  const response = String(text).trim();
+function parseInit(bare, path20, text2) {
+  const response = String(text2).trim();
   let result;
   if (result = initResponseRegex.exec(response)) {
     return new InitSummary(bare, path20, false, result[1]);
@@ -68743,8 +68983,8 @@ function initTask(bare = false, path20, customArgs) {
   return {
     commands,
     format: "utf-8",
-    parser(text) {
-      return parseInit(commands.includes("--bare"), path20, text);
+    parser(text2) {
+      return parseInit(commands.includes("--bare"), path20, text2);
     }
   };
 }
@@ -68914,10 +69154,10 @@ function objectEnumerationResult(remoteMessages) {
   };
 }
 function asObjectCount(source) {
-  const count3 = /^\s*(\d+)/.exec(source);
+  const count4 = /^\s*(\d+)/.exec(source);
   const delta = /delta (\d+)/i.exec(source);
   return {
-    count: asNumber(count3 && count3[1] || "0"),
+    count: asNumber(count4 && count4[1] || "0"),
     delta: asNumber(delta && delta[1] || "0")
   };
 }
@@ -69046,8 +69286,8 @@ function statusTask(customArgs) {
   return {
     format: "utf-8",
     commands,
-    parser(text) {
-      return parseStatusSummary(text);
+    parser(text2) {
+      return parseStatusSummary(text2);
     }
   };
 }
@@ -69289,14 +69529,14 @@ function pullTask(remote, branch, customArgs) {
     }
   };
 }
-function parseGetRemotes(text) {
+function parseGetRemotes(text2) {
   const remotes = {};
-  forEach(text, ([name]) => remotes[name] = { name });
+  forEach(text2, ([name]) => remotes[name] = { name });
   return Object.values(remotes);
 }
-function parseGetRemotesVerbose(text) {
+function parseGetRemotesVerbose(text2) {
   const remotes = {};
-  forEach(text, ([name, url, purpose]) => {
+  forEach(text2, ([name, url, purpose]) => {
     if (!Object.hasOwn(remotes, name)) {
       remotes[name] = {
         name,
@@ -69309,8 +69549,8 @@ function parseGetRemotesVerbose(text) {
   });
   return Object.values(remotes);
 }
-function forEach(text, handler) {
-  forEachLineWithContent(text, (line) => handler(line.split(/\s+/)));
+function forEach(text2, handler) {
+  forEachLineWithContent(text2, (line) => handler(line.split(/\s+/)));
 }
 function addRemoteTask(remoteName, remoteRepo, customArgs) {
   return straightThroughStringTask(["remote", "add", ...customArgs, remoteName, remoteRepo]);
@@ -69398,8 +69638,8 @@ function tagListTask(customArgs = []) {
   return {
     format: "utf-8",
     commands: ["tag", "-l", ...customArgs],
-    parser(text) {
-      return parseTagList(text, hasCustomSort);
+    parser(text2) {
+      return parseTagList(text2, hasCustomSort);
     }
   };
 }
@@ -69500,11 +69740,11 @@ function completionDetectionPlugin({
       result
     };
   }
-  function configureTimeout(flag2, event, timeout) {
-    if (flag2 === false) {
+  function configureTimeout(flag3, event, timeout) {
+    if (flag3 === false) {
       return;
     }
-    (flag2 === true ? event.promise : event.promise.then(() => delay(flag2))).then(timeout.done);
+    (flag3 === true ? event.promise : event.promise.then(() => delay(flag3))).then(timeout.done);
   }
   return {
     type: "spawn.after",
@@ -70015,8 +70255,8 @@ var init_esm = __esm({
           }
           fail(error);
         };
-        parser = (text) => {
-          return text.trim() === "true";
+        parser = (text2) => {
+          return text2.trim() === "true";
         };
       }
     });
@@ -70574,21 +70814,21 @@ var init_esm = __esm({
           }),
           new LineParser(
             /(\d+)[^,]*(?:,\s*(\d+)[^,]*)(?:,\s*(\d+))/g,
-            (result, [changes, insertions, deletions]) => {
-              result.summary.changes = parseInt(changes, 10) || 0;
+            (result, [changes2, insertions, deletions]) => {
+              result.summary.changes = parseInt(changes2, 10) || 0;
               result.summary.insertions = parseInt(insertions, 10) || 0;
               result.summary.deletions = parseInt(deletions, 10) || 0;
             }
           ),
           new LineParser(
             /^(\d+)[^,]*(?:,\s*(\d+)[^(]+\(([+-]))?/,
-            (result, [changes, lines, direction]) => {
-              result.summary.changes = parseInt(changes, 10) || 0;
-              const count3 = parseInt(lines, 10) || 0;
+            (result, [changes2, lines, direction]) => {
+              result.summary.changes = parseInt(changes2, 10) || 0;
+              const count4 = parseInt(lines, 10) || 0;
               if (direction === "-") {
-                result.summary.deletions = count3;
+                result.summary.deletions = count4;
               } else if (direction === "+") {
-                result.summary.insertions = count3;
+                result.summary.insertions = count4;
               }
             }
           )
@@ -70667,10 +70907,10 @@ var init_esm = __esm({
         statParser = [
           new LineParser(
             /^(.+)\s+\|\s+(\d+)(\s+[+\-]+)?$/,
-            (result, [file, changes, alterations = ""]) => {
+            (result, [file, changes2, alterations = ""]) => {
               result.files.push({
                 file: file.trim(),
-                changes: asNumber(changes),
+                changes: asNumber(changes2),
                 insertions: alterations.replace(/[^+]/g, "").length,
                 deletions: alterations.replace(/[^-]/g, "").length,
                 binary: false
@@ -70912,18 +71152,18 @@ var init_esm = __esm({
         remoteMessagesObjectParsers = [
           new RemoteLineParser(
             /^remote:\s*(enumerating|counting|compressing) objects: (\d+),/i,
-            (result, [action, count3]) => {
+            (result, [action, count4]) => {
               const key = action.toLowerCase();
               const enumeration = objectEnumerationResult(result.remoteMessages);
-              Object.assign(enumeration, { [key]: asNumber(count3) });
+              Object.assign(enumeration, { [key]: asNumber(count4) });
             }
           ),
           new RemoteLineParser(
             /^remote:\s*(enumerating|counting|compressing) objects: \d+% \(\d+\/(\d+)\),/i,
-            (result, [action, count3]) => {
+            (result, [action, count4]) => {
               const key = action.toLowerCase();
               const enumeration = objectEnumerationResult(result.remoteMessages);
-              Object.assign(enumeration, { [key]: asNumber(count3) });
+              Object.assign(enumeration, { [key]: asNumber(count4) });
             }
           ),
           new RemoteLineParser(
@@ -70944,8 +71184,8 @@ var init_esm = __esm({
         init_utils();
         init_parse_remote_objects();
         parsers2 = [
-          new RemoteLineParser(/^remote:\s*(.+)$/, (result, [text]) => {
-            result.remoteMessages.all.push(text.trim());
+          new RemoteLineParser(/^remote:\s*(.+)$/, (result, [text2]) => {
+            result.remoteMessages.all.push(text2.trim());
             return false;
           }),
           ...remoteMessagesObjectParsers,
@@ -70957,9 +71197,9 @@ var init_esm = __esm({
           ),
           new RemoteLineParser(
             [/found (\d+) vulnerabilities.+\(([^)]+)\)/i, /\s(https?:\/\/\S+)$/],
-            (result, [count3, summary, url]) => {
+            (result, [count4, summary, url]) => {
               result.remoteMessages.vulnerabilities = {
-                count: asNumber(count3),
+                count: asNumber(count4),
                 summary,
                 url
               };
@@ -70992,9 +71232,9 @@ var init_esm = __esm({
               result.deletions[file] = deletions.length;
             }
           }),
-          new LineParser(SUMMARY_REGEX, (result, [changes, , insertions, , deletions]) => {
+          new LineParser(SUMMARY_REGEX, (result, [changes2, , insertions, , deletions]) => {
             if (insertions !== void 0 || deletions !== void 0) {
-              result.summary.changes = +changes || 0;
+              result.summary.changes = +changes2 || 0;
               result.summary.insertions = +insertions || 0;
               result.summary.deletions = +deletions || 0;
               return true;
@@ -71290,8 +71530,8 @@ var init_esm = __esm({
             }
           ]
         ]);
-        parseStatusSummary = function(text) {
-          const lines = text.split(NULL);
+        parseStatusSummary = function(text2) {
+          const lines = text2.split(NULL);
           const status = new StatusSummary();
           for (let i2 = 0, l = lines.length; i2 < l; ) {
             let line = lines[i2++].trim();
@@ -71672,8 +71912,8 @@ var init_esm = __esm({
     init_CheckIgnore = __esm2({
       "src/lib/responses/CheckIgnore.ts"() {
         "use strict";
-        parseCheckIgnore = (text) => {
-          return text.split(/\n/g).map(toPath).filter(Boolean);
+        parseCheckIgnore = (text2) => {
+          return text2.split(/\n/g).map(toPath).filter(Boolean);
         };
       }
     });
@@ -72327,14 +72567,14 @@ async function escapeProblems(checkout, dir, gitPath) {
   return [{ file: gitPath, message }];
 }
 async function submoduleProblems(git, checkout, dir) {
-  const base = path11.relative(checkout, dir).split(path11.sep).join("/");
-  const prefixes = READ_FOLDERS.map((folder) => base === "" ? folder : `${base}/${folder}`);
+  const base2 = path11.relative(checkout, dir).split(path11.sep).join("/");
+  const prefixes = READ_FOLDERS.map((folder) => base2 === "" ? folder : `${base2}/${folder}`);
   const staged = await git.raw(["ls-files", "--stage", "-z", "--", ...prefixes]);
   const problems2 = [];
   for (const entry of staged.split("\0")) {
     const match = /^160000 [0-9a-f]+ \d\t(.+)$/.exec(entry);
     if (match === null) continue;
-    const rel = path11.posix.relative(base === "" ? "." : base, match[1]);
+    const rel = path11.posix.relative(base2 === "" ? "." : base2, match[1]);
     const message = "is a git submodule; submodules are not fetched, so what it declares would be missing (and pruned): move its files into the repo";
     problems2.push({ file: rel, message });
   }
@@ -72379,8 +72619,8 @@ function gitRemote(raw, env) {
   }
   return { url: url.href, display: display.href, env: extra, secrets: secrets.filter((s) => s.length >= 3).sort((a, b2) => b2.length - a.length) };
 }
-function scrub2(text, remote, raw) {
-  let out = text.split(raw).join(remote.display);
+function scrub2(text2, remote, raw) {
+  let out = text2.split(raw).join(remote.display);
   for (const secret of remote.secrets) out = out.split(secret).join(HIDDEN);
   return out;
 }
@@ -72459,8 +72699,8 @@ async function openRepository(checkout, options, remote, signal) {
   await git.remote(["set-url", "origin", remote.url]);
   return git;
 }
-function firstLines(text) {
-  return text.split("\n").map((l) => l.trim()).filter((l) => l !== "").slice(0, 3).join(" ");
+function firstLines(text2) {
+  return text2.split("\n").map((l) => l.trim()).filter((l) => l !== "").slice(0, 3).join(" ");
 }
 var GitFetchError, UNSAFE_ENV_ALLOWED;
 var init_git = __esm({
@@ -74066,12 +74306,12 @@ var init_chokidar = __esm({
         let timeoutObject;
         const clear = () => {
           const item = action.get(path20);
-          const count3 = item ? item.count : 0;
+          const count4 = item ? item.count : 0;
           action.delete(path20);
           clearTimeout(timeoutObject);
           if (item)
             clearTimeout(item.timeoutObject);
-          return count3;
+          return count4;
         };
         timeoutObject = setTimeout(clear, timeout);
         const thr = { timeoutObject, clear, count: 0 };
@@ -74526,7 +74766,7 @@ function resultLabel(end) {
 function passRecord(end, startedAt, finishedAt, revision2, outcome, error, liveDrift) {
   const plan = outcome?.sourcePlan.plan ?? null;
   const results = new Map((outcome?.results ?? []).map((r2) => [r2.change, r2]));
-  const changes = (plan?.changes ?? []).slice(0, MAX_LISTED_CHANGES).map((change) => {
+  const changes2 = (plan?.changes ?? []).slice(0, MAX_LISTED_CHANGES).map((change) => {
     const result = results.get(change);
     return {
       resource: change.resource,
@@ -74547,7 +74787,7 @@ function passRecord(end, startedAt, finishedAt, revision2, outcome, error, liveD
     error,
     drift: plan === null ? null : plan.changes.length,
     liveDrift: liveDrift && plan !== null,
-    changes,
+    changes: changes2,
     changesOmitted: Math.max(0, (plan?.changes.length ?? 0) - MAX_LISTED_CHANGES),
     warnings: plan?.warnings ?? [],
     errors: outcome === null ? [] : [...sourceErrors(outcome.sourcePlan)]
@@ -74782,9 +75022,9 @@ function summaryLine(event, report2) {
   const override = report2.overrideWindow ? " (the sync window was overridden)" : "";
   switch (event) {
     case "applied":
-      return `policy-pool-sync: ${where} applied ${count2(applied)}${override}`;
+      return `policy-pool-sync: ${where} applied ${count3(applied)}${override}`;
     case "drift":
-      return `policy-pool-sync: ${where} found drift and repaired ${count2(applied)}${override}`;
+      return `policy-pool-sync: ${where} found drift and repaired ${count3(applied)}${override}`;
     case "failed":
       return `policy-pool-sync: ${where} failed: ${report2.error ?? "unknown error"}`;
     case "conflict":
@@ -74794,7 +75034,7 @@ function summaryLine(event, report2) {
     case "recovered":
       return `policy-pool-sync: ${where} recovered: the pass succeeded after failures`;
     case "window":
-      return `policy-pool-sync: ${where} has ${count2(report2.changes.length)} waiting for the sync window`;
+      return `policy-pool-sync: ${where} has ${count3(report2.changes.length)} waiting for the sync window`;
   }
 }
 function changeLine(change) {
@@ -74827,10 +75067,10 @@ function slackPayload(event, report2) {
   const listed = listedChanges(event, report2).map((c3) => `\u2022 ${changeLine(c3)}`);
   const omitted = report2.changes.length - listed.length;
   if (omitted > 0) listed.push(`\u2026 and ${omitted} more`);
-  const text = [summaryLine(event, report2), ...listed].join("\n");
-  return { text };
+  const text2 = [summaryLine(event, report2), ...listed].join("\n");
+  return { text: text2 };
 }
-function count2(n) {
+function count3(n) {
   return `${n} change${n === 1 ? "" : "s"}`;
 }
 var MAX_CHANGES_IN_MESSAGE;
@@ -75023,17 +75263,17 @@ import { randomBytes as randomBytes3 } from "node:crypto";
 import { mkdir as mkdir3, readFile as readFile7, rename as rename2, unlink as unlink2, writeFile as writeFile2 } from "node:fs/promises";
 import path14 from "node:path";
 async function readStateFile(file, check, logger2) {
-  let text;
+  let text2;
   try {
-    text = await readFile7(file, "utf8");
+    text2 = await readFile7(file, "utf8");
   } catch (error) {
     if (error.code === "ENOENT") return null;
     logger2.warn({ file, error: errorMessage(error) }, "cannot read a state file; ignoring it");
     return null;
   }
   try {
-    if (text.length > MAX_STATE_FILE_BYTES) throw new Error("the file is too large");
-    const value2 = JSON.parse(text);
+    if (text2.length > MAX_STATE_FILE_BYTES) throw new Error("the file is too large");
+    const value2 = JSON.parse(text2);
     if (check(value2)) return value2;
     throw new Error("unexpected content");
   } catch (error) {
@@ -75074,8 +75314,8 @@ async function openPassHistory(stateDir, source, logger2) {
   let writing = Promise.resolve();
   return {
     passes,
-    add(record2) {
-      passes.unshift(record2);
+    add(record3) {
+      passes.unshift(record3);
       passes.length = Math.min(passes.length, HISTORY_LENGTH);
       const snapshot = { source, passes: [...passes] };
       writing = writing.then(
@@ -75116,10 +75356,10 @@ function createPassWaiters() {
     started() {
       started += 1;
     },
-    ended(record2) {
+    ended(record3) {
       const done = waiting.filter((w) => w.after < started);
       waiting = waiting.filter((w) => w.after >= started);
-      for (const w of done) w.resolve(record2);
+      for (const w of done) w.resolve(record3);
     },
     close() {
       for (const w of waiting) w.resolve(null);
@@ -75156,18 +75396,18 @@ function parseCron(expression) {
     }
   };
 }
-function field2(text, min, max, names, nameBase = 0) {
+function field2(text2, min, max, names, nameBase = 0) {
   const values = /* @__PURE__ */ new Set();
   const value2 = (v) => {
     const named = names.indexOf(v.toLowerCase());
     const n = named >= 0 ? named + nameBase : /^\d+$/.test(v) ? Number(v) : NaN;
-    if (!(n >= min && n <= max)) throw new Error(`cron field "${text}": "${v}" is not between ${min} and ${max}`);
+    if (!(n >= min && n <= max)) throw new Error(`cron field "${text2}": "${v}" is not between ${min} and ${max}`);
     return n;
   };
-  for (const item of text.split(",")) {
+  for (const item of text2.split(",")) {
     const [range = "", stepText] = item.split("/");
     const step = stepText === void 0 ? 1 : Number(stepText);
-    if (!Number.isInteger(step) || step < 1) throw new Error(`cron field "${text}": bad step "${stepText ?? ""}"`);
+    if (!Number.isInteger(step) || step < 1) throw new Error(`cron field "${text2}": bad step "${stepText ?? ""}"`);
     let from;
     let to;
     if (range === "*") [from, to] = [min, max];
@@ -75249,7 +75489,7 @@ async function readPoolHealth(api, organization) {
   return Promise.all(
     pools.map(async (pool) => {
       const agents = await api.listAgents(pool.id);
-      const counts = Object.fromEntries(STATUSES.map((s) => [s, agents.filter((a) => a.status === s).length]));
+      const counts = Object.fromEntries(STATUSES2.map((s) => [s, agents.filter((a) => a.status === s).length]));
       const pings = agents.map((a) => a.lastPingAt).filter((p2) => p2 !== null && !Number.isNaN(Date.parse(p2)));
       const newest = pings.length === 0 ? null : new Date(Math.max(...pings.map((p2) => Date.parse(p2)))).toISOString();
       const workspaces = new Set(pool.workspaceIds).size;
@@ -75259,11 +75499,11 @@ async function readPoolHealth(api, organization) {
     })
   );
 }
-var STATUSES;
+var STATUSES2;
 var init_pool_health = __esm({
   "src/daemon/pool-health.ts"() {
     "use strict";
-    STATUSES = ["idle", "busy", "exited", "errored", "unknown"];
+    STATUSES2 = ["idle", "busy", "exited", "errored", "unknown"];
   }
 });
 
@@ -76047,11 +76287,11 @@ var init_export = __esm({
 import { mkdir as mkdir4, readdir as readdir3, writeFile as writeFile3 } from "node:fs/promises";
 import path17 from "node:path";
 async function checkTarget(dir, force) {
-  const entries = await readdir3(dir).catch((error) => {
+  const entries2 = await readdir3(dir).catch((error) => {
     if (error.code === "ENOENT") return [];
     throw error;
   });
-  if (entries.length > 0 && !force) {
+  if (entries2.length > 0 && !force) {
     throw new UsageError(`--export ${dir}: the folder is not empty; export into a new or empty folder, or pass --force to write over files of the same names`);
   }
 }
@@ -76204,8 +76444,8 @@ async function workTreeRevision(dir) {
   try {
     const head = (await git("rev-parse", "--verify", "--quiet", "HEAD")).trim();
     if (!/^[0-9a-f]{40,64}$/.test(head)) return null;
-    const changes = await git("status", "--porcelain", "--untracked-files=normal", "--", ".");
-    return changes.trim() === "" ? head : `${head}-dirty`;
+    const changes2 = await git("status", "--porcelain", "--untracked-files=normal", "--", ".");
+    return changes2.trim() === "" ? head : `${head}-dirty`;
   } catch {
     return null;
   }
@@ -76347,10 +76587,10 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
   else if (args.output === "text") io.stdout.write(applySummary(outcomes));
   if (io.stderr !== void 0) writeFindings(planFindings(plansForReader(outcomes.map((o2) => o2.sourcePlan), io.env), dirs), io.stderr, io.env);
   const summary = summarize(outcomes.map((o2) => o2.sourcePlan));
-  const changes = summary.create + summary.update + summary.replace + summary.delete;
+  const changes2 = summary.create + summary.update + summary.replace + summary.delete;
   if (interrupt.received !== null) return SIGNAL_EXIT_CODE[interrupt.received];
   if (outcomes.some((o2) => !o2.ok)) return 1;
-  return args.detailedExitcode && changes > 0 ? 2 : 0;
+  return args.detailedExitcode && changes2 > 0 ? 2 : 0;
 }
 function renderPlan(args, planned, io) {
   const plans = plansForReader(planned, io.env);
@@ -76365,15 +76605,15 @@ function render2(args, outcomes, io) {
   return renderPlan(args, plans, io);
 }
 async function readSavedPlan(file, config, args) {
-  let text;
+  let text2;
   try {
-    text = await readFile8(file, "utf8");
+    text2 = await readFile8(file, "utf8");
   } catch (error) {
     throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
   }
   let plan;
   try {
-    plan = parseSavedPlan(text, file);
+    plan = parseSavedPlan(text2, file);
   } catch (error) {
     throw new UsageError(errorMessage(error));
   }
@@ -76410,7 +76650,7 @@ var init_one_shot = __esm({
     init_logger();
     init_output();
     init_progress();
-    init_saved();
+    init_saved_read();
     init_reconcile();
     init_source();
     init_work_tree_revision();
@@ -76505,18 +76745,18 @@ function checkListen(listen, path20) {
 init_env();
 init_to_config();
 async function loadConfig(file, env, options = {}) {
-  let text;
+  let text2;
   try {
-    text = await readFile(file, "utf8");
+    text2 = await readFile(file, "utf8");
   } catch (error) {
     const reason = error.code === "ENOENT" ? "no such file" : error.message;
     throw new UsageError(`cannot read config file ${file}: ${reason}; pass --config FILE, or --source-dir and --organization`);
   }
-  return parseConfig(text, file, env, options);
+  return parseConfig(text2, file, env, options);
 }
-async function parseConfig(text, file, env, options = {}) {
+async function parseConfig(text2, file, env, options = {}) {
   const cwd = options.cwd ?? process.cwd();
-  const parsed = parseYaml(text, file);
+  const parsed = parseYaml(text2, file);
   if ("problems" in parsed) throw invalidFile("config", file, parsed.problems);
   const { doc } = parsed;
   const problems2 = [...checkYaml("config", doc), ...checkConfigRules(doc.value).map((p2) => doc.problem(p2.path, p2.message))];
@@ -76730,10 +76970,10 @@ var ONE_SHOT_FLAGS = [
   "native-kind"
 ];
 function checkDaemonFlags(values) {
-  const given = ONE_SHOT_FLAGS.filter((flag2) => values[flag2] !== void 0 && values[flag2] !== false);
-  const misplaced = given.filter((flag2) => !(flag2 === "no-cache" && values.config !== void 0));
+  const given = ONE_SHOT_FLAGS.filter((flag3) => values[flag3] !== void 0 && values[flag3] !== false);
+  const misplaced = given.filter((flag3) => !(flag3 === "no-cache" && values.config !== void 0));
   if (misplaced.length === 0) return;
-  const flags = misplaced.map((flag2) => `--${flag2}`).join(", ");
+  const flags = misplaced.map((flag3) => `--${flag3}`).join(", ");
   throw new UsageError(
     `${flags} ${misplaced.length === 1 ? "goes" : "go"} with a one-shot mode: add --dry-run (print the plan), --reconcile (apply it) or --validate (check the declared repo). Without a mode policy-pool-sync runs the daemon, which applies until stopped; it starts only from a config file.`
   );

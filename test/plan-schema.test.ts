@@ -43,7 +43,7 @@ describe('the plan schema', () => {
     assertPlan(JSON.parse(renderJson(neverPingedPlans())), 'JSON plan');
     const saved = JSON.parse(renderSavedPlan(neverPingedPlans())) as { sources: { changes: { live: unknown }[] }[] };
     assertPlan(saved, 'saved plan');
-    assert.deepEqual(saved.sources[0]?.changes[0]?.live, { id: 'agent-Nev123', status: 'exited', 'last-ping-at': null });
+    assert.deepEqual(saved.sources[0]?.changes[0]?.live, { id: 'agent-Nev123', status: 'exited', lastPingAt: null });
   });
 
   it('refuses what is not a plan: a missing summary, an unknown key, an unknown action, a code field carried whole', async () => {
@@ -78,7 +78,7 @@ describe('the plan schema', () => {
       const out = await world.cli('--dry-run', dir, ['--out', saved, '--source', 'schema']);
       assert.equal(out.code, 0, out.stderr);
       const savedPlan = JSON.parse(await readFile(saved, 'utf8')) as { saved_plan_version?: string };
-      assert.equal(savedPlan.saved_plan_version, '1');
+      assert.equal(savedPlan.saved_plan_version, '2');
       assertPlan(savedPlan, 'saved plan');
 
       // The pool's create is refused: one change fails, the others apply.

@@ -1,7 +1,7 @@
 /**
  * A saved plan is input, like the repo: applying it re-checks everything a new plan would. A change is applied
  * only when planning the same declared repo against the live state now makes the identical change (same action,
- * fields and fingerprints), and ownership, prune and the guards allow it; anything else is refused with no write.
+ * fields, live resource and declaration), and ownership, prune and the guards allow it; anything else is refused with no write.
  */
 import assert from 'node:assert/strict';
 import { readFile, unlink, writeFile } from 'node:fs/promises';
@@ -90,7 +90,7 @@ describe('saved plans are re-checked against a plan made now', () => {
     const change = mine.sources[0]!.changes.find((c) => c.name === 'ia-two')!;
     change.id = target.id;
     // What the API shows of ib-one; its code is not read for a source that does not declare it.
-    change.live = { ...target.live, 'code-sha256': null };
+    change.live = { ...target.live, codeDigest: null };
     await writePlan(file, mine);
     await refused(world, dirA, 'ia', file, /update policy "ia-two"/);
     const policy = (await world.policies()).find((p) => p.name === 'ib-one');

@@ -58,7 +58,7 @@ describe('saved plans: --dry-run --out FILE, then --reconcile --plan FILE', () =
     const { file } = await planned('saved');
     const document = JSON.parse(await readFile(file, 'utf8')) as SavedDocument;
     await unlink(file);
-    assert.equal(document.saved_plan_version, '1');
+    assert.equal(document.saved_plan_version, '2');
     assert.equal(document.format_version, '1');
     const source = document.sources[0]!;
     assert.deepEqual([source.name, source.organization, source.revision], ['saved', ORG, null]);
@@ -66,9 +66,9 @@ describe('saved plans: --dry-run --out FILE, then --reconcile --plan FILE', () =
     const update = source.changes.find((c) => c.name === 'saved-keep-level')!;
     assert.deepEqual(update.fields['enforcement-level'], { before: 'advisory', after: 'hard-mandatory' });
     assert.equal(update.live?.['id'], await policyId(world, 'saved-keep-level'));
-    assert.ok('updated-at' in update.live!);
-    assert.equal(update.live?.['enforcement-level'], 'advisory');
-    assert.match(String(update.declared?.['code-sha256']), /^[0-9a-f]{64}$/);
+    assert.ok('updatedAt' in update.live!);
+    assert.equal(update.live?.['enforcementLevel'], 'advisory');
+    assert.match(String((update.declared?.['code'] as { sha256?: unknown } | undefined)?.sha256), /^[0-9a-f]{64}$/);
     const create = source.changes.find((c) => c.action === 'create')!;
     assert.equal(create.live, null, 'a creation was planned against nothing of that name');
   });

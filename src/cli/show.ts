@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { errorMessage, UsageError } from '../errors.js';
 import { renderMarkdown, renderText, shouldColor } from '../output/index.js';
-import { parseSavedPlan, type SavedChange, type SavedSource } from '../plan/saved.js';
-import type { Change, SourcePlan } from '../plan/types.js';
+import type { SavedSource } from '../plan/saved.js';
+import { parseSavedPlan } from '../plan/saved-read.js';
+import type { SourcePlan } from '../plan/types.js';
 import type { CliArgs } from './args.js';
 
 /**
@@ -32,29 +33,9 @@ export async function runShow(args: CliArgs, stdout: NodeJS.WriteStream, env: No
   return 0;
 }
 
+/** A saved source as the renderers read a fresh one: its saved changes are the changes of a plan, as they are. */
 function sourcePlan(saved: SavedSource): SourcePlan {
   const header = { name: saved.name, organization: saved.organization, revision: saved.revision };
   if (saved.changes === null) return { ...header, plan: null, unreadable: 'declared', errors: [...saved.errors] };
-  return { ...header, plan: { changes: saved.changes.map(shownChange), warnings: [...saved.warnings], errors: [...saved.errors] } };
-}
-
-/**
- * A saved change as the renderers read it: its action, resource, name, id, reason and fields. What only the apply
- * needs (the declared and live resources) is not saved, so it is absent here; the renderers do not read it.
- */
-function shownChange(saved: SavedChange): Change {
-  const shown = {
-    resource: saved.resource,
-    action: saved.action,
-    name: saved.name,
-    id: saved.id,
-    reason: saved.reason,
-    fields: saved.fields,
-    declared: null,
-    live: null,
-    uploadCode: saved.upload_code ?? false,
-    adoptMarker: saved.adopt_marker ?? false,
-    ...(saved.pool === undefined ? {} : { poolName: saved.pool }),
-  };
-  return shown as unknown as Change;
+  return { ...header, plan: { changes: saved.changes, warnings: [...saved.warnings], errors: [...saved.errors] } };
 }

@@ -1,12 +1,12 @@
 import { SAVED_PLAN_VERSION, savedChange, type SavedPlan } from '../plan/saved.js';
 import type { SourcePlan } from '../plan/types.js';
 import { sourceErrors, summarize } from './describe.js';
-import { plainFields } from '../plan/plain-fields.js';
 
 /**
- * The saved plan (`--dry-run --out FILE`): the JSON plan (`format_version` "1", same sources, changes and summary)
- * plus `saved_plan_version` and, for each change, the fingerprints of the live resource and the declaration it was
- * planned against, and what the apply needs to do it again exactly.
+ * The saved plan (`--dry-run --out FILE`): the JSON plan (`format_version` "1", same sources and summary) plus
+ * `saved_plan_version`, with each change saved whole as the plan holds it (plan/saved.ts `savedChange`): besides the
+ * JSON plan's keys, the live resource and the declaration it was planned against and what the apply does, from which
+ * the check of the saved plan computes its fingerprints.
  */
 export function renderSavedPlan(plans: readonly SourcePlan[]): string {
   const summary = summarize(plans);
@@ -17,7 +17,7 @@ export function renderSavedPlan(plans: readonly SourcePlan[]): string {
       name: source.name,
       organization: source.organization,
       revision: source.revision,
-      changes: source.plan === null ? null : source.plan.changes.map((change) => savedChange(change, plainFields(change))),
+      changes: source.plan === null ? null : source.plan.changes.map(savedChange),
       warnings: [...(source.plan?.warnings ?? [])],
       errors: [...sourceErrors(source)],
     })),

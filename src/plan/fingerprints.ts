@@ -1,8 +1,8 @@
 /**
- * The fingerprints a saved plan records per change, computed from the change's plain data (refs.ts): the live
- * resource it was planned against and the declaration it applies. The check of a saved plan computes them again from
- * the pairs of the state now, through the same functions. Key order is fixed, so equal fingerprints serialise
- * equally. Pure.
+ * The fingerprints of a change, computed from its plain data (refs.ts): what of the live resource it was planned
+ * against and of the declaration it applies must still hold when a saved plan is applied. The check of a saved plan
+ * computes them from the saved change and again from the pairs of the state now, through the same functions, and a
+ * difference makes the change stale. Key order is fixed, so equal fingerprints serialise equally. Pure.
  */
 import type { LiveAgentRef, LivePolicyRef, LivePoolRef, PolicySpec, PoolSpec } from './refs.js';
 import type { Change } from './types.js';

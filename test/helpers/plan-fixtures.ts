@@ -1,4 +1,5 @@
 /** Table fixtures for the pure planner: compact JSON of declared and live state, filled with defaults. */
+import { createHash } from 'node:crypto';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { codeDigest } from '../../src/code-content.js';
@@ -18,7 +19,7 @@ export function declaredPolicy(p: Partial<DeclaredPolicy> & { name: string }): D
   const code = p.code ?? '';
   return {
     kind, file, settingsFile: null, description: null, enforcementLevel: 'advisory', query: null, policySets: null,
-    codeSource: { root: '/repo', path: `/repo/${file}`, size: Buffer.byteLength(code), sha256: '' },
+    codeSource: { root: '/repo', path: `/repo/${file}`, size: Buffer.byteLength(code), sha256: createHash('sha256').update(code).digest('hex') },
     codeDigest: codeDigest(code), codeLines: lineCount(Buffer.from(code)), ...p, code,
   };
 }
