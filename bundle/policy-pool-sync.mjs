@@ -61128,6 +61128,7 @@ async function runPass(request2) {
   }
   if (declaresNothing(declared) && !source.allowEmpty && request2.saved === void 0) return unplanned("declared", [emptySourceError(request2.dir)]);
   let live;
+  await request2.beforeLive?.();
   try {
     live = await readLive({
       api: session.api,
@@ -76506,10 +76507,8 @@ __export(one_shot_exports, {
 import { readFile as readFile8, writeFile as writeFile4 } from "node:fs/promises";
 async function runOnce(args, config, io) {
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
-  await checkReachable(config.api.url).catch(async (error) => {
-    await api.close();
-    throw error;
-  });
+  let reachable = null;
+  const beforeLive = () => reachable ??= checkReachable(config.api.url);
   const mode = args.mode === "reconcile" ? "apply" : "plan";
   const printsEarly = mode === "apply" && args.output !== "json";
   const progress = new ProgressReporter({ logger: io.logger, terminal: io.terminal ?? null });
@@ -76550,6 +76549,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
         concurrency: config.api.concurrency,
         signal,
         stop: interrupt.stop,
+        beforeLive,
         ...saved === null ? {} : { saved: saved[index][1] },
         onProgress: (p2) => {
           interrupt.phase(p2.phase);

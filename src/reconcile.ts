@@ -50,6 +50,11 @@ export interface PassRequest {
    * awaited. Not called when no plan could be made.
    */
   onPlan?: (planned: PlannedSource) => void | Promise<void>;
+  /**
+   * Awaited once the declared repo is read and valid, before the first request: the one-shot modes check there that
+   * the API can be reached at all, so that a wrong folder is reported as such whatever the URL. What it throws ends the pass.
+   */
+  beforeLive?: () => Promise<void>;
   /** Where the pass stands: reading, downloading code, applying (with counts). */
   onProgress?: (progress: PassProgress) => void;
   /**
@@ -105,6 +110,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   if (declaresNothing(declared) && !source.allowEmpty && request.saved === undefined) return unplanned('declared', [emptySourceError(request.dir)]);
 
   let live: LiveState;
+  await request.beforeLive?.();
   try {
     live = await readLive({
       api: session.api, organization: source.organization, declared, logger, codeCache: request.codeCache,

@@ -76,6 +76,17 @@ describe('an API that cannot be reached', () => {
   it('https:// against the plain-HTTP emulator fails at once and suggests http://', () =>
     quickFailure(fixture.world.url.replace(/^http:/, 'https:'), /the TLS handshake with 127\.0\.0\.1:\d+ failed .*is the URL http:\/\/ rather than https:\/\/\?/));
 
+  it('a folder that declares nothing is reported as such, before the API is tried', async () => {
+    const dir = await fixture.repo(POLICY);
+    const run = await spawnCli(['--dry-run', '--source-dir', join(dir, 'policies'), '--organization', ORG, '--api-url', 'http://policies.invalid/api/v2'], {
+      env: { API_TOKEN: 'x', LOG_LEVEL: 'error', STATE_DIR: fixture.world.stateDir },
+    });
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stderr, /declares nothing/);
+    assert.match(run.stderr, /policies folder itself/);
+    assert.doesNotMatch(run.stderr, /cannot reach the API/);
+  });
+
   it('the right URL still works', async () => {
     const run = await fixture.world.spawnCli('--dry-run', join(await fixture.repo(POLICY)), ['--detailed-exitcode']);
     assert.equal(run.code, 2, run.stdout + run.stderr);

@@ -32,10 +32,9 @@ export type { CliIo } from './sources.js';
  */
 export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise<number> {
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
-  await checkReachable(config.api.url).catch(async (error: unknown) => {
-    await api.close();
-    throw error;
-  });
+  // Checked once, before the first request of the first source whose repo is valid: a wrong folder is reported first.
+  let reachable: Promise<void> | null = null;
+  const beforeLive = () => (reachable ??= checkReachable(config.api.url));
   const mode = args.mode === 'reconcile' ? 'apply' : 'plan';
   const printsEarly = mode === 'apply' && args.output !== 'json';
   const progress = new ProgressReporter({ logger: io.logger, terminal: io.terminal ?? null });
@@ -63,7 +62,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
       let printed = false;
       const outcome = await runPass({
         source, dir, revision, api, logger: io.logger, mode, prune: args.prune || undefined, force: args.force,
-        codeCache, concurrency: config.api.concurrency, signal, stop: interrupt.stop,
+        codeCache, concurrency: config.api.concurrency, signal, stop: interrupt.stop, beforeLive,
         ...(saved === null ? {} : { saved: saved[index]![1] }),
         onProgress: (p) => {
           interrupt.phase(p.phase);
