@@ -25513,8 +25513,670 @@ var init_interrupt = __esm({
   }
 });
 
-// src/cli/saved-run.ts
+// src/plan/read-shape.ts
+function expect(at, what, value2) {
+  throw new ShapeError(at, `must be ${what}, not ${quoted(value2)}`);
+}
+function nullable(read) {
+  return (value2, at) => value2 === null ? null : read(value2, at);
+}
+function listOf(read) {
+  return (value2, at) => Array.isArray(value2) ? value2.map((item, index) => read(item, `${at}[${index}]`)) : expect(at, "a list", value2);
+}
+function oneOf(values) {
+  return (value2, at) => values.find((v) => v === value2) ?? expect(at, `one of ${values.map((v) => JSON.stringify(v)).join(", ")}`, value2);
+}
+function entries(value2, at, required, optional = []) {
+  const found = record(value2, at);
+  const missing = required.find((key) => !found.has(key));
+  if (missing !== void 0) throw new ShapeError(at, `has no ${JSON.stringify(missing)}`);
+  const unknown = [...found.keys()].find((key) => !required.includes(key) && !optional.includes(key));
+  if (unknown !== void 0) throw new ShapeError(at, `has an unknown key ${JSON.stringify(unknown)}`);
+  return found;
+}
+function record(value2, at) {
+  if (value2 === null || typeof value2 !== "object" || Array.isArray(value2)) expect(at, "an object", value2);
+  return new Map(Object.entries(value2).filter(([, v]) => v !== void 0));
+}
+function below(at, key) {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) return `${at}[${JSON.stringify(key)}]`;
+  return at === "" ? key : `${at}.${key}`;
+}
+function quoted(value2) {
+  if (typeof value2 === "string") return JSON.stringify(value2);
+  const type = value2 === null ? "null" : Array.isArray(value2) ? "an array" : typeof value2 === "object" ? "an object" : `a ${typeof value2}`;
+  return `${JSON.stringify(value2) ?? String(value2)} (${type})`;
+}
+var ShapeError, text, flag, count, digest;
+var init_read_shape = __esm({
+  "src/plan/read-shape.ts"() {
+    "use strict";
+    ShapeError = class extends Error {
+      constructor(at, problem) {
+        super(`${at === "" ? "it" : at} ${problem}`);
+        this.at = at;
+        this.problem = problem;
+      }
+      at;
+      problem;
+    };
+    text = (value2, at) => typeof value2 === "string" ? value2 : expect(at, "a string", value2);
+    flag = (value2, at) => typeof value2 === "boolean" ? value2 : expect(at, "true or false", value2);
+    count = (value2, at) => typeof value2 === "number" && Number.isSafeInteger(value2) && value2 >= 0 ? value2 : expect(at, "a whole number, 0 or more", value2);
+    digest = (value2, at) => typeof value2 === "string" && /^[0-9a-f]{64}$/.test(value2) ? value2 : expect(at, "a sha256 digest (64 hex digits)", value2);
+  }
+});
+
+// src/plan/read-change.ts
+function readChange(value2, at = "") {
+  const common = ["resource", "name", "id", "action", "reason", "fields"];
+  const kind = record(value2, at).get("resource");
+  const resource = oneOf(RESOURCES)(kind, below(at, "resource"));
+  if (resource === "policy") {
+    const e2 = entries(value2, at, [...common, "declared", "live", "uploadCode", "adoptMarker"]);
+    const change2 = {
+      ...base(e2, at),
+      resource,
+      declared: nullable(policySpec)(e2.get("declared"), below(at, "declared")),
+      live: nullable(livePolicy)(e2.get("live"), below(at, "live")),
+      uploadCode: flag(e2.get("uploadCode"), below(at, "uploadCode")),
+      adoptMarker: flag(e2.get("adoptMarker"), below(at, "adoptMarker"))
+    };
+    return change2;
+  }
+  if (resource === "agent-pool") {
+    const e2 = entries(value2, at, [...common, "declared", "live"]);
+    const change2 = {
+      ...base(e2, at),
+      resource,
+      declared: nullable(poolSpec)(e2.get("declared"), below(at, "declared")),
+      live: nullable(livePool)(e2.get("live"), below(at, "live"))
+    };
+    return change2;
+  }
+  const e = entries(value2, at, [...common, "poolName", "live"]);
+  const change = {
+    ...base(e, at),
+    resource,
+    action: oneOf(["delete"])(e.get("action"), below(at, "action")),
+    poolName: text(e.get("poolName"), below(at, "poolName")),
+    live: liveAgent(e.get("live"), below(at, "live"))
+  };
+  return change;
+}
+function base(e, at) {
+  return {
+    name: text(e.get("name"), below(at, "name")),
+    id: optionalText(e.get("id"), below(at, "id")),
+    action: oneOf(ACTIONS)(e.get("action"), below(at, "action")),
+    reason: text(e.get("reason"), below(at, "reason")),
+    fields: fieldChanges(e.get("fields"), below(at, "fields"))
+  };
+}
+function fieldChanges(value2, at) {
+  const fields = {};
+  for (const [name, field3] of record(value2, at)) {
+    const where = below(at, name);
+    const e = entries(field3, where, ["before", "after"]);
+    const read = name === "code" ? nullable(codeSummary) : fieldValue;
+    fields[name] = { before: read(e.get("before"), below(where, "before")), after: read(e.get("after"), below(where, "after")) };
+  }
+  return fields;
+}
+var RESOURCES, ACTIONS, KINDS, LEVELS2, STATUSES, ids, optionalText, fieldValue, codeSummary, codeRef, policySpec, livePolicy, poolSpec, agentCleanup, livePool, liveAgent;
+var init_read_change = __esm({
+  "src/plan/read-change.ts"() {
+    "use strict";
+    init_read_shape();
+    RESOURCES = ["policy", "agent-pool", "agent"];
+    ACTIONS = ["create", "update", "replace", "delete"];
+    KINDS = ["native", "opa"];
+    LEVELS2 = ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"];
+    STATUSES = ["idle", "busy", "exited", "errored", "unknown"];
+    ids = listOf(text);
+    optionalText = nullable(text);
+    fieldValue = (value2, at) => {
+      if (value2 === null || typeof value2 === "string" || typeof value2 === "boolean") return value2;
+      if (typeof value2 === "number" && Number.isFinite(value2)) return value2;
+      if (Array.isArray(value2)) return ids(value2, at);
+      throw new ShapeError(at, "must be a text, a number, true or false, a list of texts or null");
+    };
+    codeSummary = (value2, at) => {
+      const e = entries(value2, at, ["sha256", "bytes", "lines"]);
+      return { sha256: digest(e.get("sha256"), below(at, "sha256")), bytes: count(e.get("bytes"), below(at, "bytes")), lines: count(e.get("lines"), below(at, "lines")) };
+    };
+    codeRef = (value2, at) => {
+      const e = entries(value2, at, ["sha256", "bytes", "lines", "file", "source"]);
+      const where = below(at, "source");
+      const s = entries(e.get("source"), where, ["root", "path", "size", "sha256"]);
+      return {
+        ...codeSummary({ sha256: e.get("sha256"), bytes: e.get("bytes"), lines: e.get("lines") }, at),
+        file: text(e.get("file"), below(at, "file")),
+        source: {
+          root: text(s.get("root"), below(where, "root")),
+          path: text(s.get("path"), below(where, "path")),
+          size: count(s.get("size"), below(where, "size")),
+          sha256: digest(s.get("sha256"), below(where, "sha256"))
+        }
+      };
+    };
+    policySpec = (value2, at) => {
+      const e = entries(value2, at, ["kind", "description", "enforcementLevel", "query", "policySets", "code"]);
+      return {
+        kind: oneOf(KINDS)(e.get("kind"), below(at, "kind")),
+        description: optionalText(e.get("description"), below(at, "description")),
+        enforcementLevel: oneOf(LEVELS2)(e.get("enforcementLevel"), below(at, "enforcementLevel")),
+        query: optionalText(e.get("query"), below(at, "query")),
+        policySets: nullable(ids)(e.get("policySets"), below(at, "policySets")),
+        code: codeRef(e.get("code"), below(at, "code"))
+      };
+    };
+    livePolicy = (value2, at) => {
+      const e = entries(value2, at, ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], ["policySetCount"]);
+      const policySetCount = e.get("policySetCount");
+      return {
+        id: text(e.get("id"), below(at, "id")),
+        name: text(e.get("name"), below(at, "name")),
+        kind: oneOf(KINDS)(e.get("kind"), below(at, "kind")),
+        description: optionalText(e.get("description"), below(at, "description")),
+        query: optionalText(e.get("query"), below(at, "query")),
+        enforcementLevel: oneOf(LEVELS2)(e.get("enforcementLevel"), below(at, "enforcementLevel")),
+        policySetIds: ids(e.get("policySetIds"), below(at, "policySetIds")),
+        ...policySetCount === void 0 ? {} : { policySetCount: count(policySetCount, below(at, "policySetCount")) },
+        updatedAt: optionalText(e.get("updatedAt"), below(at, "updatedAt")),
+        codeDigest: nullable(digest)(e.get("codeDigest"), below(at, "codeDigest"))
+      };
+    };
+    poolSpec = (value2, at) => {
+      const keys = ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"];
+      const e = entries(value2, at, keys);
+      return {
+        file: text(e.get("file"), below(at, "file")),
+        organizationScoped: flag(e.get("organizationScoped"), below(at, "organizationScoped")),
+        allowedWorkspaces: nullable(ids)(e.get("allowedWorkspaces"), below(at, "allowedWorkspaces")),
+        allowedProjects: nullable(ids)(e.get("allowedProjects"), below(at, "allowedProjects")),
+        excludedWorkspaces: nullable(ids)(e.get("excludedWorkspaces"), below(at, "excludedWorkspaces")),
+        previousNames: ids(e.get("previousNames"), below(at, "previousNames")),
+        agentCleanup: nullable(agentCleanup)(e.get("agentCleanup"), below(at, "agentCleanup"))
+      };
+    };
+    agentCleanup = (value2, at) => {
+      const e = entries(value2, at, ["statuses", "afterMs", "after"]);
+      return {
+        statuses: listOf(oneOf(STATUSES))(e.get("statuses"), below(at, "statuses")),
+        afterMs: count(e.get("afterMs"), below(at, "afterMs")),
+        after: text(e.get("after"), below(at, "after"))
+      };
+    };
+    livePool = (value2, at) => {
+      const e = entries(value2, at, ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"]);
+      return {
+        id: text(e.get("id"), below(at, "id")),
+        name: text(e.get("name"), below(at, "name")),
+        organizationScoped: flag(e.get("organizationScoped"), below(at, "organizationScoped")),
+        allowedWorkspaceIds: ids(e.get("allowedWorkspaceIds"), below(at, "allowedWorkspaceIds")),
+        allowedProjectIds: ids(e.get("allowedProjectIds"), below(at, "allowedProjectIds")),
+        excludedWorkspaceIds: ids(e.get("excludedWorkspaceIds"), below(at, "excludedWorkspaceIds"))
+      };
+    };
+    liveAgent = (value2, at) => {
+      const e = entries(value2, at, ["id", "status", "lastPingAt"]);
+      return {
+        id: text(e.get("id"), below(at, "id")),
+        status: text(e.get("status"), below(at, "status")),
+        lastPingAt: optionalText(e.get("lastPingAt"), below(at, "lastPingAt"))
+      };
+    };
+  }
+});
+
+// src/plan/fingerprints.ts
+function fingerprints(change) {
+  if (change.resource === "policy") {
+    return {
+      live: change.live === null ? null : policyFingerprint(change.live, change.declared !== null),
+      declared: change.declared === null ? null : declaredPolicyFingerprint(change.declared)
+    };
+  }
+  if (change.resource === "agent-pool") {
+    return {
+      live: change.live === null ? null : poolFingerprint(change.live),
+      declared: change.declared === null ? null : declaredPoolFingerprint(change.declared)
+    };
+  }
+  return { live: agentFingerprint(change.live), declared: null };
+}
+function policyFingerprint(policy, withCode2) {
+  return {
+    id: policy.id,
+    "updated-at": policy.updatedAt,
+    name: policy.name,
+    kind: policy.kind,
+    description: policy.description,
+    "enforcement-level": policy.enforcementLevel,
+    query: policy.query,
+    "policy-sets": [...policy.policySetIds].sort(),
+    ...withCode2 ? { "code-sha256": policy.codeDigest } : {}
+  };
+}
+function poolFingerprint(pool) {
+  return {
+    id: pool.id,
+    name: pool.name,
+    "organization-scoped": pool.organizationScoped,
+    "allowed-workspaces": [...pool.allowedWorkspaceIds].sort(),
+    "allowed-projects": [...pool.allowedProjectIds].sort(),
+    "excluded-workspaces": [...pool.excludedWorkspaceIds].sort()
+  };
+}
+function agentFingerprint(agent) {
+  return { id: agent.id, status: agent.status, "last-ping-at": agent.lastPingAt };
+}
+function declaredPolicyFingerprint(policy) {
+  return {
+    file: policy.code.file,
+    kind: policy.kind,
+    "code-sha256": policy.code.source.sha256,
+    description: policy.description,
+    "enforcement-level": policy.enforcementLevel,
+    query: policy.query,
+    "policy-sets": policy.policySets
+  };
+}
+function declaredPoolFingerprint(pool) {
+  return {
+    file: pool.file,
+    "organization-scoped": pool.organizationScoped,
+    "allowed-workspaces": pool.allowedWorkspaces,
+    "allowed-projects": pool.allowedProjects,
+    "excluded-workspaces": pool.excludedWorkspaces,
+    "previous-names": pool.previousNames,
+    "agent-cleanup": pool.agentCleanup === null ? null : { statuses: pool.agentCleanup.statuses, after: pool.agentCleanup.after }
+  };
+}
+var init_fingerprints = __esm({
+  "src/plan/fingerprints.ts"() {
+    "use strict";
+  }
+});
+
+// src/plan/refs.ts
+function policySpec2(policy) {
+  const { file, kind, description, enforcementLevel, query, policySets, codeSource, codeDigest: codeDigest2, codeLines } = policy;
+  const code = { sha256: codeDigest2, bytes: codeSource.size, lines: codeLines, file, source: { ...codeSource } };
+  return { kind, description, enforcementLevel, query, policySets: policySets === null ? null : [...policySets], code };
+}
+function livePolicyRef(policy) {
+  const { code: _text, policySetIds, ...rest } = policy;
+  return { ...rest, policySetIds: [...policySetIds] };
+}
+function poolSpec2(pool) {
+  const copy = (ids2) => ids2 === null || ids2 === void 0 ? null : [...ids2];
+  const { file, organizationScoped, allowedWorkspaces, allowedProjects, excludedWorkspaces, previousNames, agentCleanup: agentCleanup3 } = pool;
+  return {
+    file,
+    organizationScoped,
+    allowedWorkspaces: copy(allowedWorkspaces),
+    allowedProjects: copy(allowedProjects),
+    excludedWorkspaces: copy(excludedWorkspaces),
+    previousNames: [...previousNames],
+    agentCleanup: agentCleanup3 === null ? null : { ...agentCleanup3, statuses: [...agentCleanup3.statuses] }
+  };
+}
+function livePoolRef(pool) {
+  const { id, name, organizationScoped, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds } = pool;
+  return {
+    id,
+    name,
+    organizationScoped,
+    allowedWorkspaceIds: [...allowedWorkspaceIds],
+    allowedProjectIds: [...allowedProjectIds],
+    excludedWorkspaceIds: [...excludedWorkspaceIds]
+  };
+}
+function liveAgentRef(agent) {
+  return { id: agent.id, status: agent.status, lastPingAt: agent.lastPingAt };
+}
+var init_refs = __esm({
+  "src/plan/refs.ts"() {
+    "use strict";
+  }
+});
+
+// src/code-content.ts
+import { isUtf8 } from "node:buffer";
+import { createHash } from "node:crypto";
+function createCodeScan() {
+  const raw = createHash("sha256");
+  let normalised = null;
+  let head = NONE;
+  let cut = NONE;
+  let utf82 = true;
+  let bytes = 0;
+  let lines = 0;
+  let last2 = -1;
+  const checkUtf8 = (chunk) => {
+    let from = 0;
+    if (cut.length > 0) {
+      from = Math.min(chunk.length, sequenceLength(cut[0]) - cut.length);
+      cut = Buffer.concat([cut, chunk.subarray(0, from)]);
+      if (cut.length < sequenceLength(cut[0])) return true;
+      if (!isUtf8(cut)) return false;
+    }
+    const end = cutCharacter(chunk, from);
+    if (end === chunk.length && from === 0) return isUtf8(chunk);
+    cut = end === chunk.length ? NONE : Buffer.from(chunk.subarray(end));
+    return isUtf8(chunk.subarray(from, end));
+  };
+  const feed = (chunk) => {
+    if (utf82) utf82 = checkUtf8(chunk);
+    if (normalised === null && chunk.includes(CR)) normalised = raw.copy();
+    raw.update(chunk);
+    bytes += chunk.length;
+    lines += countLines(chunk, last2 === CR, normalised);
+    last2 = chunk[chunk.length - 1];
+  };
+  return {
+    update(input) {
+      if (input.length === 0) return;
+      let chunk = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.length);
+      if (head !== null) {
+        if (head.length > 0) chunk = Buffer.concat([head, chunk]);
+        if (chunk.length < BOM.length) {
+          head = Buffer.from(chunk);
+          return;
+        }
+        head = null;
+        if (chunk[0] === BOM[0] && chunk[1] === BOM[1] && chunk[2] === BOM[2]) {
+          normalised = createHash("sha256");
+          raw.update(BOM);
+          bytes = BOM.length;
+          last2 = BOM[BOM.length - 1];
+          chunk = chunk.subarray(BOM.length);
+          if (chunk.length === 0) return;
+        }
+      }
+      feed(chunk);
+    },
+    finish() {
+      if (head !== null && head.length > 0) feed(head);
+      if (cut.length > 0) utf82 = false;
+      if (bytes > 0 && last2 !== LF && last2 !== CR) lines += 1;
+      const sha256 = raw.digest("hex");
+      return { utf8: utf82, bytes, sha256, codeDigest: normalised === null ? sha256 : normalised.digest("hex"), lines };
+    }
+  };
+}
+function countLines(chunk, afterCr, normalised) {
+  let ends = 0;
+  for (let lf = chunk.indexOf(LF); lf !== -1; lf = chunk.indexOf(LF, lf + 1)) ends += 1;
+  if (normalised === null) return ends;
+  let from = 0;
+  if (afterCr && chunk[0] === LF) {
+    from = 1;
+    ends -= 1;
+  }
+  for (let cr = chunk.indexOf(CR, from); cr !== -1; cr = chunk.indexOf(CR, from)) {
+    normalised.update(chunk.subarray(from, cr));
+    normalised.update(LF_BYTE);
+    from = cr + 1;
+    if (chunk[from] === LF) from += 1;
+    else ends += 1;
+  }
+  normalised.update(chunk.subarray(from));
+  return ends;
+}
+function cutCharacter(chunk, from) {
+  for (let at = chunk.length - 1; at >= Math.max(from, chunk.length - 3); at -= 1) {
+    const byte = chunk[at];
+    if ((byte & 192) === 128) continue;
+    return at + sequenceLength(byte) > chunk.length ? at : chunk.length;
+  }
+  return chunk.length;
+}
+function sequenceLength(lead) {
+  if (lead >= 240 && lead <= 244) return 4;
+  if (lead >= 224 && lead <= 239) return 3;
+  if (lead >= 194 && lead <= 223) return 2;
+  return 1;
+}
+function scanText(text2) {
+  const scan = createCodeScan();
+  scan.update(Buffer.from(text2, "utf8"));
+  return scan.finish();
+}
+function codeSummary2(code) {
+  if (isCodeSummary(code)) return { sha256: code.sha256, bytes: code.bytes, lines: code.lines };
+  if (typeof code !== "string") return null;
+  const scanned = scanText(code);
+  return { sha256: scanned.codeDigest, bytes: scanned.bytes, lines: scanned.lines };
+}
+function isCodeSummary(value2) {
+  return typeof value2 === "object" && value2 !== null && typeof value2.sha256 === "string" && typeof value2.bytes === "number" && typeof value2.lines === "number";
+}
+var LF, CR, LF_BYTE, BOM, NONE;
+var init_code_content = __esm({
+  "src/code-content.ts"() {
+    "use strict";
+    LF = 10;
+    CR = 13;
+    LF_BYTE = Buffer.from([LF]);
+    BOM = Buffer.from([239, 187, 191]);
+    NONE = Buffer.alloc(0);
+  }
+});
+
+// src/plan/plain-fields.ts
+function plainFields(change) {
+  const fields = {};
+  for (const [name, field3] of Object.entries(change.fields)) {
+    const value2 = name === "code" ? codeSummary2 : (v) => v ?? null;
+    fields[name] = { before: value2(field3.before), after: value2(field3.after) };
+  }
+  return fields;
+}
+var init_plain_fields = __esm({
+  "src/plan/plain-fields.ts"() {
+    "use strict";
+    init_code_content();
+  }
+});
+
+// src/plan/saved.ts
+function savedChange(change) {
+  return { ...change, fields: plainFields(change) };
+}
+function checkSavedChanges(saved, fresh, pairing) {
+  const refused = [];
+  const changes2 = /* @__PURE__ */ new Set();
+  const freshByKey = new Map(fresh.map((change) => [changeKey(change), change]));
+  for (const change of saved) {
+    const what = `${change.action} ${change.resource} "${change.name}"`;
+    const stale = staleness(change, pairing);
+    const match = freshByKey.get(changeKey(change));
+    const differences = match === void 0 ? [] : differingKeys(savedChange(match), change);
+    if (stale !== null) refused.push(`stale: ${what}: ${stale}`);
+    else if (match === void 0 || changes2.has(match)) refused.push(`refused: ${what}: ${notPlannedNow(change, fresh)}`);
+    else if (differences.length > 0) refused.push(`refused: ${what}: a plan made now would ${describeChange(match)} instead (it differs in ${differences.join(", ")})`);
+    else changes2.add(match);
+  }
+  if (refused.length > 0) return { changes: null, refused };
+  return { changes: fresh.filter((change) => changes2.has(change)), refused: [] };
+}
+function changeKey(change) {
+  return JSON.stringify([change.resource, change.name, change.resource === "agent" ? change.id : null]);
+}
+function describeChange(change) {
+  const fields = Object.keys(change.fields);
+  return `${change.action} it (id ${change.id ?? "none"}${fields.length > 0 ? `, fields ${fields.join(", ")}` : ""})`;
+}
+function notPlannedNow(change, fresh) {
+  const other = fresh.find((c3) => c3.resource === change.resource && c3.name === change.name);
+  if (other !== void 0) return `a plan made now would ${describeChange(other)} instead`;
+  return "a plan made now has no such change (the declared repo, ownership or prune do not call for it)";
+}
+function differingKeys(now, saved) {
+  const a = comparable(now);
+  const b2 = comparable(saved);
+  const keys = [.../* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b2)])].sort();
+  return keys.filter((key) => canonical(a[key]) !== canonical(b2[key]));
+}
+function comparable(change) {
+  const { reason: _reason, ...rest } = change;
+  if (rest.resource !== "policy" || rest.declared === null) return rest;
+  const { root: _root, path: _path, ...bytes } = rest.declared.code.source;
+  return { ...rest, declared: { ...rest.declared, code: { ...rest.declared.code, source: bytes } } };
+}
+function canonical(value2) {
+  return JSON.stringify(
+    value2,
+    (_key, v) => v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([x2], [y2]) => x2 < y2 ? -1 : x2 > y2 ? 1 : 0)) : v
+  ) ?? "undefined";
+}
+function staleness(change, pairing) {
+  const saved = fingerprints(change);
+  if (change.resource === "agent") {
+    const agent = pairing.pools.flatMap((pair3) => pair3.live?.agents ?? []).find((a) => a.id === change.id);
+    if (agent === void 0) return "the agent is gone since the plan was made";
+    return same(agentFingerprint(liveAgentRef(agent)), saved.live) ? null : "the agent changed since the plan was made";
+  }
+  if (change.resource === "policy") {
+    const pair3 = pairFor(change, pairing.policies);
+    return liveProblem(change, saved.live, pair3?.live ?? void 0, (p2) => policyFingerprint(livePolicyRef(p2), change.declared !== null)) ?? declaredProblem(saved.declared, change.declared === null ? null : pair3?.declared, (p2) => declaredPolicyFingerprint(policySpec2(p2)));
+  }
+  const pair2 = pairFor(change, pairing.pools);
+  return liveProblem(change, saved.live, pair2?.live ?? void 0, (p2) => poolFingerprint(livePoolRef(p2))) ?? declaredProblem(saved.declared, change.declared === null ? null : pair2?.declared, (p2) => declaredPoolFingerprint(poolSpec2(p2)));
+}
+function pairFor(change, pairs) {
+  return pairs.find((pair2) => pair2.declared?.name === change.name) ?? pairs.find((pair2) => pair2.declared === null && pair2.live?.name === change.name);
+}
+function liveProblem(change, saved, current, fingerprint) {
+  if (saved === null) return current === void 0 ? null : `a live ${change.resource} of that name was created since the plan was made`;
+  if (current === void 0) return `the live ${change.resource} was deleted since the plan was made`;
+  return same(fingerprint(current), saved) ? null : `the live ${change.resource} changed since the plan was made`;
+}
+function declaredProblem(saved, now, fingerprint) {
+  if (saved === null) return null;
+  if (now === void 0 || now === null) return "it is no longer declared";
+  return same(fingerprint(now), saved) ? null : "its declaration (settings or code) changed since the plan was made";
+}
+function same(a, b2) {
+  return b2 !== null && JSON.stringify(a) === JSON.stringify(b2);
+}
+var SAVED_PLAN_VERSION;
+var init_saved = __esm({
+  "src/plan/saved.ts"() {
+    "use strict";
+    init_fingerprints();
+    init_refs();
+    init_plain_fields();
+    SAVED_PLAN_VERSION = "2";
+  }
+});
+
+// src/plan/saved-read.ts
+function parseSavedPlan(content, file) {
+  let document2;
+  try {
+    document2 = JSON.parse(content);
+  } catch (error) {
+    throw new Error(`${file} is not a saved plan: ${errorMessage(error)}`);
+  }
+  const top = document2 !== null && typeof document2 === "object" && !Array.isArray(document2) ? record(document2, "the plan") : /* @__PURE__ */ new Map();
+  const version = top.get("saved_plan_version");
+  if (version === void 0) throw new Error(`${file} is not a saved plan (no saved_plan_version); ${MAKE_ONE}`);
+  if (version === "1") {
+    throw new Error(`${file} was saved by an older version (saved_plan_version "1"), whose changes this version cannot check; make a new plan with --dry-run --out FILE`);
+  }
+  if (version !== SAVED_PLAN_VERSION) throw new Error(`${file} has saved_plan_version ${quoted(version)}; this version reads "${SAVED_PLAN_VERSION}"`);
+  const sources = top.get("sources");
+  if (!Array.isArray(sources)) throw new Error(`${file} is not a saved plan: "sources" must list sources with a name and an organization`);
+  const seen = /* @__PURE__ */ new Set();
+  const read = sources.map((source, index) => {
+    const saved = savedSource(source, file, index);
+    if (seen.has(saved.name)) throw new Error(`${file} lists source "${saved.name}" twice; refusing to apply it`);
+    seen.add(saved.name);
+    return saved;
+  });
+  return { saved_plan_version: SAVED_PLAN_VERSION, sources: read };
+}
+function savedSource(value2, file, index) {
+  let e;
+  let name;
+  try {
+    e = entries(value2, "it", ["name", "organization", "revision", "changes", "warnings", "errors"]);
+    name = text(e.get("name"), "its name");
+  } catch (error) {
+    throw new Error(`${file}: source ${index + 1} is not a source with a name and an organization: ${errorMessage(error)}`);
+  }
+  const at = `${file}: source "${name}"`;
+  try {
+    return {
+      name,
+      organization: text(e.get("organization"), "organization"),
+      revision: nullable(text)(e.get("revision"), "revision"),
+      changes: nullable(changes(at))(e.get("changes"), "changes"),
+      warnings: listOf(text)(e.get("warnings"), "warnings"),
+      errors: listOf(text)(e.get("errors"), "errors")
+    };
+  } catch (error) {
+    if (error instanceof ShapeError) throw new Error(`${at}: ${error.message}; refusing to apply it`);
+    throw error;
+  }
+}
+function changes(at) {
+  return (value2, key) => listOf((change, index) => {
+    try {
+      return readChange(change);
+    } catch (error) {
+      throw new Error(`${at}: ${changeName(change, index)}: ${errorMessage(error)}; refusing to apply it`);
+    }
+  })(value2, key);
+}
+function changeName(change, index) {
+  const e = change !== null && typeof change === "object" && !Array.isArray(change) ? record(change, index) : /* @__PURE__ */ new Map();
+  const name = e.get("name");
+  if (typeof name !== "string") return `the change ${index} (it has no name)`;
+  return `the change of ${quoted(e.get("resource"))} "${name}"`;
+}
+var MAKE_ONE;
+var init_saved_read = __esm({
+  "src/plan/saved-read.ts"() {
+    "use strict";
+    init_errors();
+    init_read_change();
+    init_read_shape();
+    init_saved();
+    MAKE_ONE = "make one with --dry-run --out FILE";
+  }
+});
+
+// src/cli/saved-plan-file.ts
 import { readFile as readFile3 } from "node:fs/promises";
+async function readSavedPlanText(file) {
+  try {
+    return await readFile3(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
+  }
+}
+async function readSavedPlanFile(file) {
+  const text2 = await readSavedPlanText(file);
+  try {
+    return { text: text2, plan: parseSavedPlan(text2, file) };
+  } catch (error) {
+    throw new UsageError(errorMessage(error));
+  }
+}
+var init_saved_plan_file = __esm({
+  "src/cli/saved-plan-file.ts"() {
+    "use strict";
+    init_errors();
+    init_saved_read();
+  }
+});
+
+// src/cli/saved-run.ts
 import path5 from "node:path";
 function withSavedRun(planText, config, sources, prune) {
   const document2 = JSON.parse(planText);
@@ -25540,9 +26202,10 @@ function withSavedRun(planText, config, sources, prune) {
 `;
 }
 async function configFromSavedPlan(file, env, apiUrl, cwd = process.cwd()) {
+  const text2 = await readSavedPlanText(file);
   let run2;
   try {
-    run2 = JSON.parse(await readFile3(file, "utf8")).run;
+    run2 = JSON.parse(text2).run;
   } catch (error) {
     throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
   }
@@ -25578,6 +26241,7 @@ var init_saved_run = __esm({
     init_flags();
     init_to_config();
     init_errors();
+    init_saved_plan_file();
   }
 });
 
@@ -39543,7 +40207,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile5, readFile: readFile9, mkdir: mkdir5 } = __require("node:fs/promises");
+    var { writeFile: writeFile5, readFile: readFile7, mkdir: mkdir5 } = __require("node:fs/promises");
     var { dirname: dirname4, resolve: resolve5 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
@@ -39745,7 +40409,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile9(resolve5(path20), "utf8");
+          const data = await readFile7(resolve5(path20), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -52818,129 +53482,6 @@ var init_line_ends = __esm({
   }
 });
 
-// src/code-content.ts
-import { isUtf8 } from "node:buffer";
-import { createHash } from "node:crypto";
-function createCodeScan() {
-  const raw = createHash("sha256");
-  let normalised = null;
-  let head = NONE;
-  let cut = NONE;
-  let utf82 = true;
-  let bytes = 0;
-  let lines = 0;
-  let last2 = -1;
-  const checkUtf8 = (chunk) => {
-    let from = 0;
-    if (cut.length > 0) {
-      from = Math.min(chunk.length, sequenceLength(cut[0]) - cut.length);
-      cut = Buffer.concat([cut, chunk.subarray(0, from)]);
-      if (cut.length < sequenceLength(cut[0])) return true;
-      if (!isUtf8(cut)) return false;
-    }
-    const end = cutCharacter(chunk, from);
-    if (end === chunk.length && from === 0) return isUtf8(chunk);
-    cut = end === chunk.length ? NONE : Buffer.from(chunk.subarray(end));
-    return isUtf8(chunk.subarray(from, end));
-  };
-  const feed = (chunk) => {
-    if (utf82) utf82 = checkUtf8(chunk);
-    if (normalised === null && chunk.includes(CR)) normalised = raw.copy();
-    raw.update(chunk);
-    bytes += chunk.length;
-    lines += countLines(chunk, last2 === CR, normalised);
-    last2 = chunk[chunk.length - 1];
-  };
-  return {
-    update(input) {
-      if (input.length === 0) return;
-      let chunk = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.length);
-      if (head !== null) {
-        if (head.length > 0) chunk = Buffer.concat([head, chunk]);
-        if (chunk.length < BOM.length) {
-          head = Buffer.from(chunk);
-          return;
-        }
-        head = null;
-        if (chunk[0] === BOM[0] && chunk[1] === BOM[1] && chunk[2] === BOM[2]) {
-          normalised = createHash("sha256");
-          raw.update(BOM);
-          bytes = BOM.length;
-          last2 = BOM[BOM.length - 1];
-          chunk = chunk.subarray(BOM.length);
-          if (chunk.length === 0) return;
-        }
-      }
-      feed(chunk);
-    },
-    finish() {
-      if (head !== null && head.length > 0) feed(head);
-      if (cut.length > 0) utf82 = false;
-      if (bytes > 0 && last2 !== LF && last2 !== CR) lines += 1;
-      const sha256 = raw.digest("hex");
-      return { utf8: utf82, bytes, sha256, codeDigest: normalised === null ? sha256 : normalised.digest("hex"), lines };
-    }
-  };
-}
-function countLines(chunk, afterCr, normalised) {
-  let ends = 0;
-  for (let lf = chunk.indexOf(LF); lf !== -1; lf = chunk.indexOf(LF, lf + 1)) ends += 1;
-  if (normalised === null) return ends;
-  let from = 0;
-  if (afterCr && chunk[0] === LF) {
-    from = 1;
-    ends -= 1;
-  }
-  for (let cr = chunk.indexOf(CR, from); cr !== -1; cr = chunk.indexOf(CR, from)) {
-    normalised.update(chunk.subarray(from, cr));
-    normalised.update(LF_BYTE);
-    from = cr + 1;
-    if (chunk[from] === LF) from += 1;
-    else ends += 1;
-  }
-  normalised.update(chunk.subarray(from));
-  return ends;
-}
-function cutCharacter(chunk, from) {
-  for (let at = chunk.length - 1; at >= Math.max(from, chunk.length - 3); at -= 1) {
-    const byte = chunk[at];
-    if ((byte & 192) === 128) continue;
-    return at + sequenceLength(byte) > chunk.length ? at : chunk.length;
-  }
-  return chunk.length;
-}
-function sequenceLength(lead) {
-  if (lead >= 240 && lead <= 244) return 4;
-  if (lead >= 224 && lead <= 239) return 3;
-  if (lead >= 194 && lead <= 223) return 2;
-  return 1;
-}
-function scanText(text2) {
-  const scan = createCodeScan();
-  scan.update(Buffer.from(text2, "utf8"));
-  return scan.finish();
-}
-function codeSummary(code) {
-  if (isCodeSummary(code)) return { sha256: code.sha256, bytes: code.bytes, lines: code.lines };
-  if (typeof code !== "string") return null;
-  const scanned = scanText(code);
-  return { sha256: scanned.codeDigest, bytes: scanned.bytes, lines: scanned.lines };
-}
-function isCodeSummary(value2) {
-  return typeof value2 === "object" && value2 !== null && typeof value2.sha256 === "string" && typeof value2.bytes === "number" && typeof value2.lines === "number";
-}
-var LF, CR, LF_BYTE, BOM, NONE;
-var init_code_content = __esm({
-  "src/code-content.ts"() {
-    "use strict";
-    LF = 10;
-    CR = 13;
-    LF_BYTE = Buffer.from([LF]);
-    BOM = Buffer.from([239, 187, 191]);
-    NONE = Buffer.alloc(0);
-  }
-});
-
 // src/output/describe.ts
 function summarize(plans) {
   const summary = { create: 0, update: 0, replace: 0, delete: 0 };
@@ -52984,7 +53525,7 @@ function formatValue(value2) {
   return JSON.stringify(value2) ?? "null";
 }
 function describeCode(code) {
-  const summary = codeSummary(code);
+  const summary = codeSummary2(code);
   if (summary === null) return "(none)";
   const { lines, bytes } = summary;
   return `(${lines} ${lines === 1 ? "line" : "lines"}, ${bytes} ${bytes === 1 ? "byte" : "bytes"})`;
@@ -53173,7 +53714,7 @@ function fieldSymbol(action, field3, p2) {
   if (field3.after === null) return p2.red("-");
   return p2.yellow("~");
 }
-function fieldValue(name, action, field3) {
+function fieldValue2(name, action, field3) {
   const show = name === "code" ? describeCode : formatValue;
   if (action === "delete") return `${show(field3.before)} -> null`;
   if (action === "create" || field3.before === null) return show(field3.after);
@@ -53200,7 +53741,7 @@ function renderChange(change, p2) {
       for (const line of codeDiffLines(change)) lines.push(`          ${diffLine(line, p2)}`);
       continue;
     }
-    lines.push(`      ${fieldSymbol(change.action, field3, p2)} ${name.padEnd(width)} = ${fieldValue(name, change.action, field3)}`);
+    lines.push(`      ${fieldSymbol(change.action, field3, p2)} ${name.padEnd(width)} = ${fieldValue2(name, change.action, field3)}`);
   }
   lines.push("    }");
   return lines;
@@ -53237,22 +53778,6 @@ var init_text = __esm({
       replace: "must be replaced",
       delete: "will be destroyed"
     };
-  }
-});
-
-// src/plan/plain-fields.ts
-function plainFields(change) {
-  const fields = {};
-  for (const [name, field3] of Object.entries(change.fields)) {
-    const value2 = name === "code" ? codeSummary : (v) => v ?? null;
-    fields[name] = { before: value2(field3.before), after: value2(field3.after) };
-  }
-  return fields;
-}
-var init_plain_fields = __esm({
-  "src/plan/plain-fields.ts"() {
-    "use strict";
-    init_code_content();
   }
 });
 
@@ -53520,211 +54045,6 @@ var init_markdown = __esm({
   }
 });
 
-// src/plan/fingerprints.ts
-function fingerprints(change) {
-  if (change.resource === "policy") {
-    return {
-      live: change.live === null ? null : policyFingerprint(change.live, change.declared !== null),
-      declared: change.declared === null ? null : declaredPolicyFingerprint(change.declared)
-    };
-  }
-  if (change.resource === "agent-pool") {
-    return {
-      live: change.live === null ? null : poolFingerprint(change.live),
-      declared: change.declared === null ? null : declaredPoolFingerprint(change.declared)
-    };
-  }
-  return { live: agentFingerprint(change.live), declared: null };
-}
-function policyFingerprint(policy, withCode2) {
-  return {
-    id: policy.id,
-    "updated-at": policy.updatedAt,
-    name: policy.name,
-    kind: policy.kind,
-    description: policy.description,
-    "enforcement-level": policy.enforcementLevel,
-    query: policy.query,
-    "policy-sets": [...policy.policySetIds].sort(),
-    ...withCode2 ? { "code-sha256": policy.codeDigest } : {}
-  };
-}
-function poolFingerprint(pool) {
-  return {
-    id: pool.id,
-    name: pool.name,
-    "organization-scoped": pool.organizationScoped,
-    "allowed-workspaces": [...pool.allowedWorkspaceIds].sort(),
-    "allowed-projects": [...pool.allowedProjectIds].sort(),
-    "excluded-workspaces": [...pool.excludedWorkspaceIds].sort()
-  };
-}
-function agentFingerprint(agent) {
-  return { id: agent.id, status: agent.status, "last-ping-at": agent.lastPingAt };
-}
-function declaredPolicyFingerprint(policy) {
-  return {
-    file: policy.code.file,
-    kind: policy.kind,
-    "code-sha256": policy.code.source.sha256,
-    description: policy.description,
-    "enforcement-level": policy.enforcementLevel,
-    query: policy.query,
-    "policy-sets": policy.policySets
-  };
-}
-function declaredPoolFingerprint(pool) {
-  return {
-    file: pool.file,
-    "organization-scoped": pool.organizationScoped,
-    "allowed-workspaces": pool.allowedWorkspaces,
-    "allowed-projects": pool.allowedProjects,
-    "excluded-workspaces": pool.excludedWorkspaces,
-    "previous-names": pool.previousNames,
-    "agent-cleanup": pool.agentCleanup === null ? null : { statuses: pool.agentCleanup.statuses, after: pool.agentCleanup.after }
-  };
-}
-var init_fingerprints = __esm({
-  "src/plan/fingerprints.ts"() {
-    "use strict";
-  }
-});
-
-// src/plan/refs.ts
-function policySpec(policy) {
-  const { file, kind, description, enforcementLevel, query, policySets, codeSource, codeDigest: codeDigest2, codeLines } = policy;
-  const code = { sha256: codeDigest2, bytes: codeSource.size, lines: codeLines, file, source: { ...codeSource } };
-  return { kind, description, enforcementLevel, query, policySets: policySets === null ? null : [...policySets], code };
-}
-function livePolicyRef(policy) {
-  const { code: _text, policySetIds, ...rest } = policy;
-  return { ...rest, policySetIds: [...policySetIds] };
-}
-function poolSpec(pool) {
-  const copy = (ids2) => ids2 === null || ids2 === void 0 ? null : [...ids2];
-  const { file, organizationScoped, allowedWorkspaces, allowedProjects, excludedWorkspaces, previousNames, agentCleanup: agentCleanup3 } = pool;
-  return {
-    file,
-    organizationScoped,
-    allowedWorkspaces: copy(allowedWorkspaces),
-    allowedProjects: copy(allowedProjects),
-    excludedWorkspaces: copy(excludedWorkspaces),
-    previousNames: [...previousNames],
-    agentCleanup: agentCleanup3 === null ? null : { ...agentCleanup3, statuses: [...agentCleanup3.statuses] }
-  };
-}
-function livePoolRef(pool) {
-  const { id, name, organizationScoped, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds } = pool;
-  return {
-    id,
-    name,
-    organizationScoped,
-    allowedWorkspaceIds: [...allowedWorkspaceIds],
-    allowedProjectIds: [...allowedProjectIds],
-    excludedWorkspaceIds: [...excludedWorkspaceIds]
-  };
-}
-function liveAgentRef(agent) {
-  return { id: agent.id, status: agent.status, lastPingAt: agent.lastPingAt };
-}
-var init_refs = __esm({
-  "src/plan/refs.ts"() {
-    "use strict";
-  }
-});
-
-// src/plan/saved.ts
-function savedChange(change) {
-  return { ...change, fields: plainFields(change) };
-}
-function checkSavedChanges(saved, fresh, pairing) {
-  const refused = [];
-  const changes2 = /* @__PURE__ */ new Set();
-  const freshByKey = new Map(fresh.map((change) => [changeKey(change), change]));
-  for (const change of saved) {
-    const what = `${change.action} ${change.resource} "${change.name}"`;
-    const stale = staleness(change, pairing);
-    const match = freshByKey.get(changeKey(change));
-    const differences = match === void 0 ? [] : differingKeys(savedChange(match), change);
-    if (stale !== null) refused.push(`stale: ${what}: ${stale}`);
-    else if (match === void 0 || changes2.has(match)) refused.push(`refused: ${what}: ${notPlannedNow(change, fresh)}`);
-    else if (differences.length > 0) refused.push(`refused: ${what}: a plan made now would ${describeChange(match)} instead (it differs in ${differences.join(", ")})`);
-    else changes2.add(match);
-  }
-  if (refused.length > 0) return { changes: null, refused };
-  return { changes: fresh.filter((change) => changes2.has(change)), refused: [] };
-}
-function changeKey(change) {
-  return JSON.stringify([change.resource, change.name, change.resource === "agent" ? change.id : null]);
-}
-function describeChange(change) {
-  const fields = Object.keys(change.fields);
-  return `${change.action} it (id ${change.id ?? "none"}${fields.length > 0 ? `, fields ${fields.join(", ")}` : ""})`;
-}
-function notPlannedNow(change, fresh) {
-  const other = fresh.find((c3) => c3.resource === change.resource && c3.name === change.name);
-  if (other !== void 0) return `a plan made now would ${describeChange(other)} instead`;
-  return "a plan made now has no such change (the declared repo, ownership or prune do not call for it)";
-}
-function differingKeys(now, saved) {
-  const a = comparable(now);
-  const b2 = comparable(saved);
-  const keys = [.../* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b2)])].sort();
-  return keys.filter((key) => canonical(a[key]) !== canonical(b2[key]));
-}
-function comparable(change) {
-  const { reason: _reason, ...rest } = change;
-  if (rest.resource !== "policy" || rest.declared === null) return rest;
-  const { root: _root, path: _path, ...bytes } = rest.declared.code.source;
-  return { ...rest, declared: { ...rest.declared, code: { ...rest.declared.code, source: bytes } } };
-}
-function canonical(value2) {
-  return JSON.stringify(
-    value2,
-    (_key, v) => v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([x2], [y2]) => x2 < y2 ? -1 : x2 > y2 ? 1 : 0)) : v
-  ) ?? "undefined";
-}
-function staleness(change, pairing) {
-  const saved = fingerprints(change);
-  if (change.resource === "agent") {
-    const agent = pairing.pools.flatMap((pair3) => pair3.live?.agents ?? []).find((a) => a.id === change.id);
-    if (agent === void 0) return "the agent is gone since the plan was made";
-    return same(agentFingerprint(liveAgentRef(agent)), saved.live) ? null : "the agent changed since the plan was made";
-  }
-  if (change.resource === "policy") {
-    const pair3 = pairFor(change, pairing.policies);
-    return liveProblem(change, saved.live, pair3?.live ?? void 0, (p2) => policyFingerprint(livePolicyRef(p2), change.declared !== null)) ?? declaredProblem(saved.declared, change.declared === null ? null : pair3?.declared, (p2) => declaredPolicyFingerprint(policySpec(p2)));
-  }
-  const pair2 = pairFor(change, pairing.pools);
-  return liveProblem(change, saved.live, pair2?.live ?? void 0, (p2) => poolFingerprint(livePoolRef(p2))) ?? declaredProblem(saved.declared, change.declared === null ? null : pair2?.declared, (p2) => declaredPoolFingerprint(poolSpec(p2)));
-}
-function pairFor(change, pairs) {
-  return pairs.find((pair2) => pair2.declared?.name === change.name) ?? pairs.find((pair2) => pair2.declared === null && pair2.live?.name === change.name);
-}
-function liveProblem(change, saved, current, fingerprint) {
-  if (saved === null) return current === void 0 ? null : `a live ${change.resource} of that name was created since the plan was made`;
-  if (current === void 0) return `the live ${change.resource} was deleted since the plan was made`;
-  return same(fingerprint(current), saved) ? null : `the live ${change.resource} changed since the plan was made`;
-}
-function declaredProblem(saved, now, fingerprint) {
-  if (saved === null) return null;
-  if (now === void 0 || now === null) return "it is no longer declared";
-  return same(fingerprint(now), saved) ? null : "its declaration (settings or code) changed since the plan was made";
-}
-function same(a, b2) {
-  return b2 !== null && JSON.stringify(a) === JSON.stringify(b2);
-}
-var SAVED_PLAN_VERSION;
-var init_saved = __esm({
-  "src/plan/saved.ts"() {
-    "use strict";
-    init_fingerprints();
-    init_refs();
-    init_plain_fields();
-    SAVED_PLAN_VERSION = "2";
-  }
-});
-
 // src/output/saved-plan.ts
 function renderSavedPlan(plans) {
   const summary = summarize(plans);
@@ -53822,320 +54142,13 @@ var init_output = __esm({
   }
 });
 
-// src/plan/read-shape.ts
-function expect(at, what, value2) {
-  throw new ShapeError(at, `must be ${what}, not ${quoted(value2)}`);
-}
-function nullable(read) {
-  return (value2, at) => value2 === null ? null : read(value2, at);
-}
-function listOf(read) {
-  return (value2, at) => Array.isArray(value2) ? value2.map((item, index) => read(item, `${at}[${index}]`)) : expect(at, "a list", value2);
-}
-function oneOf(values) {
-  return (value2, at) => values.find((v) => v === value2) ?? expect(at, `one of ${values.map((v) => JSON.stringify(v)).join(", ")}`, value2);
-}
-function entries(value2, at, required, optional = []) {
-  const found = record(value2, at);
-  const missing = required.find((key) => !found.has(key));
-  if (missing !== void 0) throw new ShapeError(at, `has no ${JSON.stringify(missing)}`);
-  const unknown = [...found.keys()].find((key) => !required.includes(key) && !optional.includes(key));
-  if (unknown !== void 0) throw new ShapeError(at, `has an unknown key ${JSON.stringify(unknown)}`);
-  return found;
-}
-function record(value2, at) {
-  if (value2 === null || typeof value2 !== "object" || Array.isArray(value2)) expect(at, "an object", value2);
-  return new Map(Object.entries(value2).filter(([, v]) => v !== void 0));
-}
-function below(at, key) {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) return `${at}[${JSON.stringify(key)}]`;
-  return at === "" ? key : `${at}.${key}`;
-}
-function quoted(value2) {
-  if (typeof value2 === "string") return JSON.stringify(value2);
-  const type = value2 === null ? "null" : Array.isArray(value2) ? "an array" : typeof value2 === "object" ? "an object" : `a ${typeof value2}`;
-  return `${JSON.stringify(value2) ?? String(value2)} (${type})`;
-}
-var ShapeError, text, flag, count, digest;
-var init_read_shape = __esm({
-  "src/plan/read-shape.ts"() {
-    "use strict";
-    ShapeError = class extends Error {
-      constructor(at, problem) {
-        super(`${at === "" ? "it" : at} ${problem}`);
-        this.at = at;
-        this.problem = problem;
-      }
-      at;
-      problem;
-    };
-    text = (value2, at) => typeof value2 === "string" ? value2 : expect(at, "a string", value2);
-    flag = (value2, at) => typeof value2 === "boolean" ? value2 : expect(at, "true or false", value2);
-    count = (value2, at) => typeof value2 === "number" && Number.isSafeInteger(value2) && value2 >= 0 ? value2 : expect(at, "a whole number, 0 or more", value2);
-    digest = (value2, at) => typeof value2 === "string" && /^[0-9a-f]{64}$/.test(value2) ? value2 : expect(at, "a sha256 digest (64 hex digits)", value2);
-  }
-});
-
-// src/plan/read-change.ts
-function readChange(value2, at = "") {
-  const common = ["resource", "name", "id", "action", "reason", "fields"];
-  const kind = record(value2, at).get("resource");
-  const resource = oneOf(RESOURCES)(kind, below(at, "resource"));
-  if (resource === "policy") {
-    const e2 = entries(value2, at, [...common, "declared", "live", "uploadCode", "adoptMarker"]);
-    const change2 = {
-      ...base(e2, at),
-      resource,
-      declared: nullable(policySpec2)(e2.get("declared"), below(at, "declared")),
-      live: nullable(livePolicy)(e2.get("live"), below(at, "live")),
-      uploadCode: flag(e2.get("uploadCode"), below(at, "uploadCode")),
-      adoptMarker: flag(e2.get("adoptMarker"), below(at, "adoptMarker"))
-    };
-    return change2;
-  }
-  if (resource === "agent-pool") {
-    const e2 = entries(value2, at, [...common, "declared", "live"]);
-    const change2 = {
-      ...base(e2, at),
-      resource,
-      declared: nullable(poolSpec2)(e2.get("declared"), below(at, "declared")),
-      live: nullable(livePool)(e2.get("live"), below(at, "live"))
-    };
-    return change2;
-  }
-  const e = entries(value2, at, [...common, "poolName", "live"]);
-  const change = {
-    ...base(e, at),
-    resource,
-    action: oneOf(["delete"])(e.get("action"), below(at, "action")),
-    poolName: text(e.get("poolName"), below(at, "poolName")),
-    live: liveAgent(e.get("live"), below(at, "live"))
-  };
-  return change;
-}
-function base(e, at) {
-  return {
-    name: text(e.get("name"), below(at, "name")),
-    id: optionalText(e.get("id"), below(at, "id")),
-    action: oneOf(ACTIONS)(e.get("action"), below(at, "action")),
-    reason: text(e.get("reason"), below(at, "reason")),
-    fields: fieldChanges(e.get("fields"), below(at, "fields"))
-  };
-}
-function fieldChanges(value2, at) {
-  const fields = {};
-  for (const [name, field3] of record(value2, at)) {
-    const where = below(at, name);
-    const e = entries(field3, where, ["before", "after"]);
-    const read = name === "code" ? nullable(codeSummary2) : fieldValue2;
-    fields[name] = { before: read(e.get("before"), below(where, "before")), after: read(e.get("after"), below(where, "after")) };
-  }
-  return fields;
-}
-var RESOURCES, ACTIONS, KINDS, LEVELS2, STATUSES, ids, optionalText, fieldValue2, codeSummary2, codeRef, policySpec2, livePolicy, poolSpec2, agentCleanup, livePool, liveAgent;
-var init_read_change = __esm({
-  "src/plan/read-change.ts"() {
-    "use strict";
-    init_read_shape();
-    RESOURCES = ["policy", "agent-pool", "agent"];
-    ACTIONS = ["create", "update", "replace", "delete"];
-    KINDS = ["native", "opa"];
-    LEVELS2 = ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"];
-    STATUSES = ["idle", "busy", "exited", "errored", "unknown"];
-    ids = listOf(text);
-    optionalText = nullable(text);
-    fieldValue2 = (value2, at) => {
-      if (value2 === null || typeof value2 === "string" || typeof value2 === "boolean") return value2;
-      if (typeof value2 === "number" && Number.isFinite(value2)) return value2;
-      if (Array.isArray(value2)) return ids(value2, at);
-      throw new ShapeError(at, "must be a text, a number, true or false, a list of texts or null");
-    };
-    codeSummary2 = (value2, at) => {
-      const e = entries(value2, at, ["sha256", "bytes", "lines"]);
-      return { sha256: digest(e.get("sha256"), below(at, "sha256")), bytes: count(e.get("bytes"), below(at, "bytes")), lines: count(e.get("lines"), below(at, "lines")) };
-    };
-    codeRef = (value2, at) => {
-      const e = entries(value2, at, ["sha256", "bytes", "lines", "file", "source"]);
-      const where = below(at, "source");
-      const s = entries(e.get("source"), where, ["root", "path", "size", "sha256"]);
-      return {
-        ...codeSummary2({ sha256: e.get("sha256"), bytes: e.get("bytes"), lines: e.get("lines") }, at),
-        file: text(e.get("file"), below(at, "file")),
-        source: {
-          root: text(s.get("root"), below(where, "root")),
-          path: text(s.get("path"), below(where, "path")),
-          size: count(s.get("size"), below(where, "size")),
-          sha256: digest(s.get("sha256"), below(where, "sha256"))
-        }
-      };
-    };
-    policySpec2 = (value2, at) => {
-      const e = entries(value2, at, ["kind", "description", "enforcementLevel", "query", "policySets", "code"]);
-      return {
-        kind: oneOf(KINDS)(e.get("kind"), below(at, "kind")),
-        description: optionalText(e.get("description"), below(at, "description")),
-        enforcementLevel: oneOf(LEVELS2)(e.get("enforcementLevel"), below(at, "enforcementLevel")),
-        query: optionalText(e.get("query"), below(at, "query")),
-        policySets: nullable(ids)(e.get("policySets"), below(at, "policySets")),
-        code: codeRef(e.get("code"), below(at, "code"))
-      };
-    };
-    livePolicy = (value2, at) => {
-      const e = entries(value2, at, ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], ["policySetCount"]);
-      const policySetCount = e.get("policySetCount");
-      return {
-        id: text(e.get("id"), below(at, "id")),
-        name: text(e.get("name"), below(at, "name")),
-        kind: oneOf(KINDS)(e.get("kind"), below(at, "kind")),
-        description: optionalText(e.get("description"), below(at, "description")),
-        query: optionalText(e.get("query"), below(at, "query")),
-        enforcementLevel: oneOf(LEVELS2)(e.get("enforcementLevel"), below(at, "enforcementLevel")),
-        policySetIds: ids(e.get("policySetIds"), below(at, "policySetIds")),
-        ...policySetCount === void 0 ? {} : { policySetCount: count(policySetCount, below(at, "policySetCount")) },
-        updatedAt: optionalText(e.get("updatedAt"), below(at, "updatedAt")),
-        codeDigest: nullable(digest)(e.get("codeDigest"), below(at, "codeDigest"))
-      };
-    };
-    poolSpec2 = (value2, at) => {
-      const keys = ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"];
-      const e = entries(value2, at, keys);
-      return {
-        file: text(e.get("file"), below(at, "file")),
-        organizationScoped: flag(e.get("organizationScoped"), below(at, "organizationScoped")),
-        allowedWorkspaces: nullable(ids)(e.get("allowedWorkspaces"), below(at, "allowedWorkspaces")),
-        allowedProjects: nullable(ids)(e.get("allowedProjects"), below(at, "allowedProjects")),
-        excludedWorkspaces: nullable(ids)(e.get("excludedWorkspaces"), below(at, "excludedWorkspaces")),
-        previousNames: ids(e.get("previousNames"), below(at, "previousNames")),
-        agentCleanup: nullable(agentCleanup)(e.get("agentCleanup"), below(at, "agentCleanup"))
-      };
-    };
-    agentCleanup = (value2, at) => {
-      const e = entries(value2, at, ["statuses", "afterMs", "after"]);
-      return {
-        statuses: listOf(oneOf(STATUSES))(e.get("statuses"), below(at, "statuses")),
-        afterMs: count(e.get("afterMs"), below(at, "afterMs")),
-        after: text(e.get("after"), below(at, "after"))
-      };
-    };
-    livePool = (value2, at) => {
-      const e = entries(value2, at, ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"]);
-      return {
-        id: text(e.get("id"), below(at, "id")),
-        name: text(e.get("name"), below(at, "name")),
-        organizationScoped: flag(e.get("organizationScoped"), below(at, "organizationScoped")),
-        allowedWorkspaceIds: ids(e.get("allowedWorkspaceIds"), below(at, "allowedWorkspaceIds")),
-        allowedProjectIds: ids(e.get("allowedProjectIds"), below(at, "allowedProjectIds")),
-        excludedWorkspaceIds: ids(e.get("excludedWorkspaceIds"), below(at, "excludedWorkspaceIds"))
-      };
-    };
-    liveAgent = (value2, at) => {
-      const e = entries(value2, at, ["id", "status", "lastPingAt"]);
-      return {
-        id: text(e.get("id"), below(at, "id")),
-        status: text(e.get("status"), below(at, "status")),
-        lastPingAt: optionalText(e.get("lastPingAt"), below(at, "lastPingAt"))
-      };
-    };
-  }
-});
-
-// src/plan/saved-read.ts
-function parseSavedPlan(content, file) {
-  let document2;
-  try {
-    document2 = JSON.parse(content);
-  } catch (error) {
-    throw new Error(`${file} is not a saved plan: ${errorMessage(error)}`);
-  }
-  const top = document2 !== null && typeof document2 === "object" && !Array.isArray(document2) ? record(document2, "the plan") : /* @__PURE__ */ new Map();
-  const version = top.get("saved_plan_version");
-  if (version === void 0) throw new Error(`${file} is not a saved plan (no saved_plan_version); ${MAKE_ONE}`);
-  if (version === "1") {
-    throw new Error(`${file} was saved by an older version (saved_plan_version "1"), whose changes this version cannot check; make a new plan with --dry-run --out FILE`);
-  }
-  if (version !== SAVED_PLAN_VERSION) throw new Error(`${file} has saved_plan_version ${quoted(version)}; this version reads "${SAVED_PLAN_VERSION}"`);
-  const sources = top.get("sources");
-  if (!Array.isArray(sources)) throw new Error(`${file} is not a saved plan: "sources" must list sources with a name and an organization`);
-  const seen = /* @__PURE__ */ new Set();
-  const read = sources.map((source, index) => {
-    const saved = savedSource(source, file, index);
-    if (seen.has(saved.name)) throw new Error(`${file} lists source "${saved.name}" twice; refusing to apply it`);
-    seen.add(saved.name);
-    return saved;
-  });
-  return { saved_plan_version: SAVED_PLAN_VERSION, sources: read };
-}
-function savedSource(value2, file, index) {
-  let e;
-  let name;
-  try {
-    e = entries(value2, "it", ["name", "organization", "revision", "changes", "warnings", "errors"]);
-    name = text(e.get("name"), "its name");
-  } catch (error) {
-    throw new Error(`${file}: source ${index + 1} is not a source with a name and an organization: ${errorMessage(error)}`);
-  }
-  const at = `${file}: source "${name}"`;
-  try {
-    return {
-      name,
-      organization: text(e.get("organization"), "organization"),
-      revision: nullable(text)(e.get("revision"), "revision"),
-      changes: nullable(changes(at))(e.get("changes"), "changes"),
-      warnings: listOf(text)(e.get("warnings"), "warnings"),
-      errors: listOf(text)(e.get("errors"), "errors")
-    };
-  } catch (error) {
-    if (error instanceof ShapeError) throw new Error(`${at}: ${error.message}; refusing to apply it`);
-    throw error;
-  }
-}
-function changes(at) {
-  return (value2, key) => listOf((change, index) => {
-    try {
-      return readChange(change);
-    } catch (error) {
-      throw new Error(`${at}: ${changeName(change, index)}: ${errorMessage(error)}; refusing to apply it`);
-    }
-  })(value2, key);
-}
-function changeName(change, index) {
-  const e = change !== null && typeof change === "object" && !Array.isArray(change) ? record(change, index) : /* @__PURE__ */ new Map();
-  const name = e.get("name");
-  if (typeof name !== "string") return `the change ${index} (it has no name)`;
-  return `the change of ${quoted(e.get("resource"))} "${name}"`;
-}
-var MAKE_ONE;
-var init_saved_read = __esm({
-  "src/plan/saved-read.ts"() {
-    "use strict";
-    init_errors();
-    init_read_change();
-    init_read_shape();
-    init_saved();
-    MAKE_ONE = "make one with --dry-run --out FILE";
-  }
-});
-
 // src/cli/show.ts
 var show_exports = {};
 __export(show_exports, {
   runShow: () => runShow
 });
-import { readFile as readFile4 } from "node:fs/promises";
 async function runShow(args, stdout, env) {
-  const file = args.show ?? "";
-  let text2;
-  try {
-    text2 = await readFile4(file, "utf8");
-  } catch (error) {
-    throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
-  }
-  let saved;
-  try {
-    saved = parseSavedPlan(text2, file);
-  } catch (error) {
-    throw new UsageError(errorMessage(error));
-  }
+  const { text: text2, plan: saved } = await readSavedPlanFile(args.show ?? "");
   if (args.output === "json") {
     stdout.write(text2);
     return 0;
@@ -54152,9 +54165,8 @@ function sourcePlan(saved) {
 var init_show = __esm({
   "src/cli/show.ts"() {
     "use strict";
-    init_errors();
     init_output();
-    init_saved_read();
+    init_saved_plan_file();
   }
 });
 
@@ -55754,9 +55766,9 @@ var emulator_command_exports = {};
 __export(emulator_command_exports, {
   runEmulator: () => runEmulator
 });
-import { readFile as readFile5 } from "node:fs/promises";
+import { readFile as readFile4 } from "node:fs/promises";
 async function runEmulator(args, stdout, logger2) {
-  const seed = args.emulatorSeed === null ? defaultSeed() : parseSeed(await readFile5(args.emulatorSeed, "utf8"), args.emulatorSeed);
+  const seed = args.emulatorSeed === null ? defaultSeed() : parseSeed(await readFile4(args.emulatorSeed, "utf8"), args.emulatorSeed);
   const emulator = await startEmulator({ port: args.port, seed, logger: logger2 }).catch((error) => {
     if (error.code === "EADDRINUSE") throw new UsageError(`port ${args.port} is in use: pass another --port (0 picks a free one)`);
     throw error;
@@ -58239,7 +58251,7 @@ var init_code_cache = __esm({
 
 // src/live/code-cache-file.ts
 import { createHash as createHash3, randomBytes as randomBytes2 } from "node:crypto";
-import { mkdir, readFile as readFile6, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile as readFile5, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path6 from "node:path";
 function openCodeCacheStore(options) {
   const maxEntries = options.maxEntries ?? MAX_CODE_CACHE_ENTRIES;
@@ -58290,7 +58302,7 @@ async function readEntries(file, organization, log2) {
       log2.warn({ file, size }, "the code cache file is too large and is ignored; it is rebuilt");
       return [];
     }
-    text2 = await readFile6(file, "utf8");
+    text2 = await readFile5(file, "utf8");
   } catch (error) {
     if (error.code !== "ENOENT") {
       log2.warn({ file, error: errorMessage(error) }, "the code cache file cannot be read and is ignored; it is rebuilt");
@@ -60766,7 +60778,7 @@ function createChange(policy) {
     action: "create",
     reason: "not in the live state",
     fields,
-    declared: policySpec(policy),
+    declared: policySpec2(policy),
     live: null,
     uploadCode: true,
     adoptMarker: false
@@ -60785,7 +60797,7 @@ function replaceChange(policy, current) {
     action: "replace",
     reason: "kind changed",
     fields,
-    declared: policySpec(policy),
+    declared: policySpec2(policy),
     live: livePolicyRef(current),
     uploadCode: true,
     adoptMarker: false
@@ -60809,7 +60821,7 @@ function updateChange(policy, current, owner, options) {
     action: "update",
     reason,
     fields,
-    declared: policySpec(policy),
+    declared: policySpec2(policy),
     live: livePolicyRef(current),
     uploadCode: "code" in fields,
     adoptMarker: adopt
@@ -60912,7 +60924,7 @@ function createChange2(pool) {
     action: "create",
     reason: "not in the live state",
     fields: created({ "organization-scoped": pool.organizationScoped, "allowed-workspaces": workspaces, ...accessLists(pool) }),
-    declared: poolSpec(pool),
+    declared: poolSpec2(pool),
     live: null
   };
 }
@@ -60934,7 +60946,7 @@ function updateChange2(pool, current) {
     action: "update",
     reason,
     fields,
-    declared: poolSpec(pool),
+    declared: poolSpec2(pool),
     live: livePoolRef(current)
   };
 }
@@ -75261,12 +75273,12 @@ var init_notify = __esm({
 
 // src/daemon/state-file.ts
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { mkdir as mkdir3, readFile as readFile7, rename as rename2, unlink as unlink2, writeFile as writeFile2 } from "node:fs/promises";
+import { mkdir as mkdir3, readFile as readFile6, rename as rename2, unlink as unlink2, writeFile as writeFile2 } from "node:fs/promises";
 import path14 from "node:path";
 async function readStateFile(file, check, logger2) {
   let text2;
   try {
-    text2 = await readFile7(file, "utf8");
+    text2 = await readFile6(file, "utf8");
   } catch (error) {
     if (error.code === "ENOENT") return null;
     logger2.warn({ file, error: errorMessage(error) }, "cannot read a state file; ignoring it");
@@ -76504,7 +76516,7 @@ var one_shot_exports = {};
 __export(one_shot_exports, {
   runOnce: () => runOnce
 });
-import { readFile as readFile8, writeFile as writeFile4 } from "node:fs/promises";
+import { writeFile as writeFile4 } from "node:fs/promises";
 async function runOnce(args, config, io) {
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   let reachable = null;
@@ -76605,18 +76617,7 @@ function render2(args, outcomes, io) {
   return renderPlan(args, plans, io);
 }
 async function readSavedPlan(file, config, args) {
-  let text2;
-  try {
-    text2 = await readFile8(file, "utf8");
-  } catch (error) {
-    throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
-  }
-  let plan;
-  try {
-    plan = parseSavedPlan(text2, file);
-  } catch (error) {
-    throw new UsageError(errorMessage(error));
-  }
+  const { plan } = await readSavedPlanFile(file);
   const configured = config.sources.map((s) => s.name).join(", ");
   const matched = [];
   for (const saved of plan.sources) {
@@ -76650,7 +76651,6 @@ var init_one_shot = __esm({
     init_logger();
     init_output();
     init_progress();
-    init_saved_read();
     init_reconcile();
     init_source();
     init_work_tree_revision();
@@ -76659,6 +76659,7 @@ var init_one_shot = __esm({
     init_error_lines();
     init_interrupt();
     init_markdown_context();
+    init_saved_plan_file();
     init_saved_run();
     init_sources();
     init_one_shot_notify();

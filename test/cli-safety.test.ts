@@ -1,9 +1,8 @@
 /** The command line never does what it was not asked to: no daemon from a forgotten mode, no green run of an empty folder, a prompt stop. */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { CLI, spawnCli } from './helpers/cli.js';
+import { spawnCli, startCli } from './helpers/cli.js';
 import { ORG } from './helpers/emulator.js';
 import { sleep } from './helpers/wait.js';
 import { useWorld } from './helpers/world.js';
@@ -63,19 +62,13 @@ describe('a signal before the first write', () => {
       const dir = await fixture.repo(POLICY);
       await world.addFaults({ kind: 'latency', method: 'GET', path: '/policies$', 'latency-ms': 20_000, count: 0 });
       try {
-        const child = spawn(process.execPath, [CLI, mode, '--source-dir', dir, '--organization', ORG, '--api-url', world.url], {
-          env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', API_TOKEN: world.token, LOG_LEVEL: 'warn', STATE_DIR: world.stateDir },
-          stdio: ['ignore', 'pipe', 'pipe'],
+        const { child, done } = startCli([mode, '--source-dir', dir, '--organization', ORG, '--api-url', world.url], {
+          env: { API_TOKEN: world.token, LOG_LEVEL: 'warn', STATE_DIR: world.stateDir },
         });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-        const exited = new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
         await sleep(1_500);
         const sent = Date.now();
         child.kill(signal);
-        const exitCode = await exited;
+        const { code: exitCode, stdout, stderr } = await done;
         assert.ok(Date.now() - sent < 2_000, `exited ${Date.now() - sent} ms after the signal`);
         assert.equal(exitCode, code, stdout + stderr);
         assert.equal(stdout, '');

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { describe, it, type TestContext } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
 import { silentLogger } from '../src/logger.js';
-import { CLI } from './helpers/cli.js';
+import { startCli } from './helpers/cli.js';
 import { startTestDaemon, testSource } from './helpers/daemon-harness.js';
 import { ORG } from './helpers/emulator.js';
 import { tempTree } from './helpers/temp-tree.js';
@@ -73,21 +72,15 @@ describe('a pass that times out ends', () => {
       await world.addFaults({ kind: 'latency', method: 'POST', 'latency-ms': 150, count: 0 }, { kind: 'latency', method: 'PUT', 'latency-ms': 150, count: 0 });
       let run: { code: number | null; stdout: string; stderr: string };
       try {
-        const child = spawn(process.execPath, [CLI, '--reconcile', '--source-dir', dir, '--organization', ORG, '--api-url', world.url], {
-          env: { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', API_TOKEN: world.token, LOG_LEVEL: 'warn' },
-          stdio: ['ignore', 'pipe', 'pipe'],
+        const { child, done } = startCli(['--reconcile', '--source-dir', dir, '--organization', ORG, '--api-url', world.url], {
+          env: { API_TOKEN: world.token, LOG_LEVEL: 'warn' },
         });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-        child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-        const exited = new Promise<number | null>((resolve) => child.on('close', (exitCode) => resolve(exitCode)));
         await waitFor('the first policies created', async () => {
           const made = (await world.organization()).policies.filter((p) => String(p['name']).startsWith(`${prefix}-`));
           return made.length >= 10 ? true : undefined;
         });
         child.kill(signal);
-        run = { code: await exited, stdout, stderr };
+        run = await done;
       } finally {
         await world.clearFaults();
       }

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createApiClient } from '../api/from-config.js';
 import { checkReachable } from '../api/reachable.js';
 import type { Config, SourceConfig } from '../config/types.js';
@@ -9,7 +9,6 @@ import { applySummary, renderApplied, renderJson, renderMarkdown, renderSavedPla
 import type { SourcePlan } from '../plan/types.js';
 import { ProgressReporter } from '../progress.js';
 import type { SavedSource } from '../plan/saved.js';
-import { parseSavedPlan } from '../plan/saved-read.js';
 import { runPass, type PassOutcome } from '../reconcile.js';
 import { openSource } from '../source/index.js';
 import { workTreeRevision } from '../source/work-tree-revision.js';
@@ -19,6 +18,7 @@ import { plansForReader } from './action-advice.js';
 import { planFindings, writeFindings } from './error-lines.js';
 import { interruption } from './interrupt.js';
 import { markdownContext } from './markdown-context.js';
+import { readSavedPlanFile } from './saved-plan-file.js';
 import { withSavedRun } from './saved-run.js';
 import { selectSources, sourceContext, type CliIo } from './sources.js';
 import { oneShotNotifications } from './one-shot-notify.js';
@@ -129,18 +129,7 @@ function render(args: CliArgs, outcomes: PassOutcome[], io: CliIo): string {
  * another source or organization is refused, as is one that `--source` does not select.
  */
 async function readSavedPlan(file: string, config: Config, args: CliArgs): Promise<Array<[SourceConfig, SavedSource]>> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
-  }
-  let plan;
-  try {
-    plan = parseSavedPlan(text, file);
-  } catch (error) {
-    throw new UsageError(errorMessage(error));
-  }
+  const { plan } = await readSavedPlanFile(file);
   const configured = config.sources.map((s) => s.name).join(', ');
   const matched: Array<[SourceConfig, SavedSource]> = [];
   for (const saved of plan.sources) {

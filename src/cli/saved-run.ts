@@ -2,13 +2,13 @@
  * Where a saved plan's sources live and which API it was made against, saved beside the plan (`run`), so that
  * `--reconcile --plan FILE` needs nothing more than the token: the config is rebuilt from the file.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { configWithDefaults } from '../config/flags.js';
 import { DEFAULT_RETRY_BUDGET_SECONDS, sourceDefaults } from '../config/to-config.js';
 import type { ApiConfig, Config, SourceConfig } from '../config/types.js';
 import { errorMessage, UsageError } from '../errors.js';
 import type { NativeKindName, Ownership } from '../model.js';
+import { readSavedPlanText } from './saved-plan-file.js';
 
 /** One source as the run that saved the plan had it; a git URL never carries credentials. */
 export interface SavedRunSource {
@@ -63,9 +63,10 @@ export function withSavedRun(planText: string, config: Config, sources: readonly
  * plan was made with. `--api-url`, then API_BASE_URL, win over the saved URL; STATE_DIR and the other variables apply.
  */
 export async function configFromSavedPlan(file: string, env: NodeJS.ProcessEnv, apiUrl: string | null, cwd = process.cwd()): Promise<Config> {
+  const text = await readSavedPlanText(file);
   let run: SavedRun | undefined;
   try {
-    run = (JSON.parse(await readFile(file, 'utf8')) as { run?: SavedRun }).run;
+    run = (JSON.parse(text) as { run?: SavedRun }).run;
   } catch (error) {
     throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
   }

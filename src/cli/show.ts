@@ -1,29 +1,15 @@
-import { readFile } from 'node:fs/promises';
-import { errorMessage, UsageError } from '../errors.js';
 import { renderMarkdown, renderText, shouldColor } from '../output/index.js';
 import type { SavedSource } from '../plan/saved.js';
-import { parseSavedPlan } from '../plan/saved-read.js';
 import type { SourcePlan } from '../plan/types.js';
 import type { CliArgs } from './args.js';
+import { readSavedPlanFile } from './saved-plan-file.js';
 
 /**
  * `--show FILE`: a saved plan as text or Markdown (or its JSON as saved), with no API call and no declared repo:
  * what `--reconcile --plan FILE` would apply, for a reviewer.
  */
 export async function runShow(args: CliArgs, stdout: NodeJS.WriteStream, env: NodeJS.ProcessEnv): Promise<number> {
-  const file = args.show ?? '';
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
-  }
-  let saved;
-  try {
-    saved = parseSavedPlan(text, file);
-  } catch (error) {
-    throw new UsageError(errorMessage(error));
-  }
+  const { text, plan: saved } = await readSavedPlanFile(args.show ?? '');
   if (args.output === 'json') {
     stdout.write(text);
     return 0;

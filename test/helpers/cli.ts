@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { runCommandLine } from '../../src/cli/main.js';
@@ -25,20 +25,26 @@ function baseEnv(env: Record<string, string> = {}): Record<string, string> {
 
 /** Runs the built CLI as a child process, the way users and CI run it. */
 export function spawnCli(args: string[], options: CliOptions = {}): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: options.cwd,
-      env: baseEnv(options.env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs, killSignal: 'SIGKILL' as const }),
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return startCli(args, options).done;
+}
+
+/** Starts the built CLI as a child process: `child` to signal it while it runs, `done` once it has exited. */
+export function startCli(args: string[], options: CliOptions = {}): { child: ChildProcess; done: Promise<CliRun> } {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
+    env: baseEnv(options.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs, killSignal: 'SIGKILL' as const }),
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const done = new Promise<CliRun>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+  return { child, done };
 }
 
 /** A stream that keeps what is written to it. */
