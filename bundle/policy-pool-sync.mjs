@@ -674,8 +674,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count4, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count4);
+          for (const { count: count5, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count5);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -783,13 +783,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity.isCollection(node)) {
-        let count4 = 0;
+        let count5 = 0;
         for (const item of node.items) {
           const c3 = getAliasCount(doc, item, anchors2);
-          if (c3 > count4)
-            count4 = c3;
+          if (c3 > count5)
+            count5 = c3;
         }
-        return count4;
+        return count5;
       } else if (identity.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -3742,8 +3742,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count4, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count4);
+          for (const { count: count5, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count5);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -3820,12 +3820,12 @@ var require_errors = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count4 = 1;
+        let count5 = 1;
         const end = error.linePos[1];
         if (end?.line === line && end.col > col) {
-          count4 = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count5 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count4);
+        const pointer = " ".repeat(ci) + "^".repeat(count5);
         error.message += `:
 
 ${lineStr}
@@ -9728,20 +9728,20 @@ var require_resolve = __commonJS({
       return false;
     }
     function countKeys(schema) {
-      let count4 = 0;
+      let count5 = 0;
       for (const key in schema) {
         if (key === "$ref")
           return Infinity;
-        count4++;
+        count5++;
         if (SIMPLE_INLINED.has(key))
           continue;
         if (typeof schema[key] == "object") {
-          (0, util_1.eachItem)(schema[key], (sch) => count4 += countKeys(sch));
+          (0, util_1.eachItem)(schema[key], (sch) => count5 += countKeys(sch));
         }
-        if (count4 === Infinity)
+        if (count5 === Infinity)
           return Infinity;
       }
-      return count4;
+      return count5;
     }
     function getFullPath(resolver, id = "", normalize3) {
       if (normalize3 !== false)
@@ -13279,8 +13279,8 @@ var require_contains = __commonJS({
         cxt.result(valid, () => cxt.reset());
         function validateItemsWithCount() {
           const schValid = gen.name("_valid");
-          const count4 = gen.let("count", 0);
-          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count4)));
+          const count5 = gen.let("count", 0);
+          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count5)));
         }
         function validateItems(_valid, block) {
           gen.forRange("i", 0, len, (i2) => {
@@ -13293,16 +13293,16 @@ var require_contains = __commonJS({
             block();
           });
         }
-        function checkLimits(count4) {
-          gen.code((0, codegen_1._)`${count4}++`);
+        function checkLimits(count5) {
+          gen.code((0, codegen_1._)`${count5}++`);
           if (max === void 0) {
-            gen.if((0, codegen_1._)`${count4} >= ${min}`, () => gen.assign(valid, true).break());
+            gen.if((0, codegen_1._)`${count5} >= ${min}`, () => gen.assign(valid, true).break());
           } else {
-            gen.if((0, codegen_1._)`${count4} > ${max}`, () => gen.assign(valid, false).break());
+            gen.if((0, codegen_1._)`${count5} > ${max}`, () => gen.assign(valid, false).break());
             if (min === 1)
               gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count4} >= ${min}`, () => gen.assign(valid, true));
+              gen.if((0, codegen_1._)`${count5} >= ${min}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -15221,9 +15221,9 @@ var init_schema = __esm({
 
 // src/yaml/invalid.ts
 function invalidFile(what, file, problems2) {
-  const count4 = problems2.length === 1 ? "1 problem" : `${problems2.length} problems`;
+  const count5 = problems2.length === 1 ? "1 problem" : `${problems2.length} problems`;
   const sorted2 = [...problems2].sort((a, b2) => (a.line ?? 0) - (b2.line ?? 0));
-  return new ValidationError(`${what} ${file} is invalid (${count4})`, sorted2);
+  return new ValidationError(`${what} ${file} is invalid (${count5})`, sorted2);
 }
 var init_invalid = __esm({
   "src/yaml/invalid.ts"() {
@@ -16332,10 +16332,10 @@ var init_shared = __esm({
         }
         return null;
       }
-      getNextRuns(count4) {
+      getNextRuns(count5) {
         const runs = [];
         let from = /* @__PURE__ */ new Date();
-        for (let i2 = 0; i2 < count4; i2++) {
+        for (let i2 = 0; i2 < count5; i2++) {
           from = this.timeMatcher.getNextMatch(from);
           runs.push(from);
         }
@@ -16773,10 +16773,10 @@ var init_node_cron = __esm({
         }
         return null;
       }
-      getNextRuns(count4) {
+      getNextRuns(count5) {
         const runs = [];
         let from = /* @__PURE__ */ new Date();
-        for (let i2 = 0; i2 < count4; i2++) {
+        for (let i2 = 0; i2 < count5; i2++) {
           from = this.timeMatcher.getNextMatch(from);
           runs.push(from);
         }
@@ -25239,7 +25239,7 @@ var init_progress = __esm({
     "use strict";
     PHASE_WORDS = {
       reading: "reading the declared repo and the live state",
-      downloading: "downloading code",
+      downloading: "checking live code",
       applying: "applying"
     };
     TerminalLine = class {
@@ -25507,7 +25507,7 @@ var init_interrupt = __esm({
     WHILE = {
       starting: "reading the declared repo",
       reading: "reading the declared repo and the live state",
-      downloading: "downloading code",
+      downloading: "checking live code",
       applying: "applying"
     };
   }
@@ -52355,15 +52355,15 @@ ${value2}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count4) {
-        while (count4 > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count5) {
+        while (count5 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count4 < remaining) {
-            this.linePos += count4;
-            count4 = 0;
+          if (count5 < remaining) {
+            this.linePos += count5;
+            count5 = 0;
           } else {
-            count4 -= remaining;
+            count5 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -53482,6 +53482,16 @@ var init_line_ends = __esm({
   }
 });
 
+// src/plural.ts
+function count2(n, singular, plural = `${singular}s`) {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
+var init_plural = __esm({
+  "src/plural.ts"() {
+    "use strict";
+  }
+});
+
 // src/output/describe.ts
 function summarize(plans) {
   const summary = { create: 0, update: 0, replace: 0, delete: 0 };
@@ -53507,7 +53517,7 @@ function closingLines(plans, where = "above") {
   const unplanned = plans.filter((s) => s.plan === null).length;
   const lines = [];
   if (totalChanges(summary) > 0) lines.push(planLine(summary));
-  if (unplanned > 0) lines.push(`No plan for ${unplanned} of ${plans.length} source${plans.length === 1 ? "" : "s"}: see the errors ${where}.`);
+  if (unplanned > 0) lines.push(`No plan for ${unplanned} of ${count2(plans.length, "source")}: see the errors ${where}.`);
   if (lines.length > 0) return lines;
   if (plans.some((s) => sourceErrors(s).length > 0)) return [`No changes planned, but there are errors (see ${where}).`];
   const kept = keptUndeclared(plans);
@@ -53648,6 +53658,7 @@ var init_describe = __esm({
     init_libesm();
     init_line_ends();
     init_code_content();
+    init_plural();
     NO_CHANGES = "No changes. The API matches the declared repo.";
     MAX_DIFF_CHANGED_LINES = 200;
     MAX_EDIT_LENGTH = 400;
@@ -53873,14 +53884,14 @@ function fitToBudget(doc) {
   let left = doc.limit - 1 - size(doc.head) - doc.sections.reduce((n, s) => n + size(s.header), 0) - listings.reduce((n, l) => n + size(l.title) + size(l.footer) + MORE_LINE, 0) - DETAILS_LINE;
   const shown2 = /* @__PURE__ */ new Map();
   for (const listing of listings) {
-    let count4 = 0;
+    let count5 = 0;
     for (const item of listing.items) {
       const cost = item.brief.length + 1;
       if (cost > left) break;
       left -= cost;
-      count4 += 1;
+      count5 += 1;
     }
-    shown2.set(listing, count4);
+    shown2.set(listing, count5);
   }
   const full = /* @__PURE__ */ new Map();
   let briefFrom = null;
@@ -53902,13 +53913,13 @@ function fitToBudget(doc) {
   for (const section of doc.sections) {
     lines.push(...section.header);
     for (const listing of section.listings) {
-      const count4 = shown2.get(listing) ?? 0;
+      const count5 = shown2.get(listing) ?? 0;
       lines.push(...listing.title);
-      for (const item of listing.items.slice(0, count4)) {
+      for (const item of listing.items.slice(0, count5)) {
         if (item === briefFrom) lines.push(`- _(details of the first ${full.size} changes; all ${detailed} in the JSON plan)_`);
         lines.push(full.get(item) ?? item.brief);
       }
-      if (count4 < listing.items.length) lines.push(`- \u2026 and ${listing.items.length - count4} more`);
+      if (count5 < listing.items.length) lines.push(`- \u2026 and ${listing.items.length - count5} more`);
       lines.push(...listing.footer);
     }
   }
@@ -53936,7 +53947,7 @@ function renderMarkdown(plans, context = {}) {
     "## policy-pool-sync plan",
     "",
     ...contextLines(context),
-    ...deletions > 0 ? [`**\u26A0 ${deletions} deletion${deletions === 1 ? "" : "s"}**`, ""] : [],
+    ...deletions > 0 ? [`**\u26A0 ${count2(deletions, "deletion")}**`, ""] : [],
     ...closingLines(plans, "below").flatMap((line) => [`**${line}**`, ""]),
     ...countsTable(plans),
     ""
@@ -53963,7 +53974,7 @@ function countsTable(plans) {
 }
 function sourceStatus(source) {
   const errors = sourceErrors(source).length;
-  if (errors > 0) return `${errors} error${errors === 1 ? "" : "s"}`;
+  if (errors > 0) return count2(errors, "error");
   if ((source.plan?.changes.length ?? 0) > 0) return "changes";
   const kept = source.plan?.keptUndeclared ?? 0;
   return kept > 0 ? `no changes; ${kept} undeclared kept` : "in sync";
@@ -53992,7 +54003,7 @@ function sourceListings(source) {
   const warnings = plan?.warnings ?? [];
   if (warnings.length > 0) {
     listings.push({
-      title: [`<details><summary>\u26A0\uFE0F ${warnings.length} warning${warnings.length === 1 ? "" : "s"}</summary>`, ""],
+      title: [`<details><summary>\u26A0\uFE0F ${count2(warnings.length, "warning")}</summary>`, ""],
       items: warnings.map((w) => ({ brief: `- ${escapeText(clip(w, 1e3))}` })),
       footer: ["", "</details>", ""]
     });
@@ -54035,6 +54046,7 @@ var init_markdown = __esm({
     init_describe();
     init_markdown_escape();
     init_markdown_budget();
+    init_plural();
     init_markdown_escape();
     MARKDOWN_LIMIT = 6e4;
     MAX_DIFF_LINES = 60;
@@ -54106,10 +54118,10 @@ Nothing applied for source "${outcome.sourcePlan.name}": the plan has errors.
 }
 function outcomeCounts(outcomes) {
   const results = outcomes.flatMap((o2) => o2.results);
-  const count4 = (outcome, action) => results.filter((r2) => r2.outcome === outcome && (action === void 0 || r2.change.action === action)).length;
-  const line = `${count4("applied", "create")} created, ${count4("applied", "update")} updated, ${count4("applied", "replace")} replaced, ${count4("applied", "delete")} deleted`;
-  const failed = count4("failed");
-  const skipped = count4("skipped");
+  const count5 = (outcome, action) => results.filter((r2) => r2.outcome === outcome && (action === void 0 || r2.change.action === action)).length;
+  const line = `${count5("applied", "create")} created, ${count5("applied", "update")} updated, ${count5("applied", "replace")} replaced, ${count5("applied", "delete")} deleted`;
+  const failed = count5("failed");
+  const skipped = count5("skipped");
   return `${line}${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}`;
 }
 function applySummary(outcomes) {
@@ -54972,9 +54984,9 @@ function createFaultList(now) {
   return {
     add(specs) {
       for (const spec of specs) {
-        const count4 = spec.count ?? 1;
-        const unlimited = count4 === 0 || spec["duration-ms"] !== void 0;
-        faults.push({ spec, pattern: spec.path === void 0 ? null : new RegExp(spec.path), remaining: unlimited ? Infinity : count4, endsAt: null });
+        const count5 = spec.count ?? 1;
+        const unlimited = count5 === 0 || spec["duration-ms"] !== void 0;
+        faults.push({ spec, pattern: spec.path === void 0 ? null : new RegExp(spec.path), remaining: unlimited ? Infinity : count5, endsAt: null });
       }
     },
     clear() {
@@ -56108,7 +56120,7 @@ async function listAll(transport, signal, path20, params, parse3) {
     const problem = unendingList(listing, { size, fresh, pagination: field(field(page.document, "meta"), "pagination"), next });
     if (problem !== null) {
       const { method } = response.request;
-      const reason = `the list does not end: ${problem}; stopped after ${pages.length} page${pages.length === 1 ? "" : "s"}`;
+      const reason = `the list does not end: ${problem}; stopped after ${count2(pages.length, "page")}`;
       throw new ApiError(`${method} ${response.request.path} failed: ${reason}`, response.status, reason, response.request);
     }
     url = next;
@@ -56166,6 +56178,7 @@ var init_paginate = __esm({
     init_errors();
     init_json_api();
     init_responses();
+    init_plural();
     PAGE_SIZE = 100;
     MAX_PAGES = 1e4;
     SLACK_PAGES = 2;
@@ -56502,15 +56515,15 @@ var init_p_timeout = __esm({
 // node_modules/p-queue/dist/lower-bound.js
 function lowerBound(array, value2, comparator) {
   let first2 = 0;
-  let count4 = array.length;
-  while (count4 > 0) {
-    const step = Math.trunc(count4 / 2);
+  let count5 = array.length;
+  while (count5 > 0) {
+    const step = Math.trunc(count5 / 2);
     let it = first2 + step;
     if (comparator(array[it], value2) <= 0) {
       first2 = ++it;
-      count4 -= step + 1;
+      count5 -= step + 1;
     } else {
-      count4 = step;
+      count5 = step;
     }
   }
   return first2;
@@ -57248,15 +57261,15 @@ var init_dist = __esm({
           }
           return;
         }
-        let count4;
+        let count5;
         if (this.#strict) {
           const now = Date.now();
           this.#cleanupStrictTicks(now);
-          count4 = this.#getActiveTicksCount();
+          count5 = this.#getActiveTicksCount();
         } else {
-          count4 = this.#intervalCount;
+          count5 = this.#intervalCount;
         }
-        const shouldBeRateLimited = count4 >= this.#intervalCap;
+        const shouldBeRateLimited = count5 >= this.#intervalCap;
         if (shouldBeRateLimited !== previous) {
           this.#rateLimitedInInterval = shouldBeRateLimited;
           this.emit(shouldBeRateLimited ? "rateLimit" : "rateLimitCleared");
@@ -57466,9 +57479,9 @@ var init_pacer = __esm({
         return Math.max(1, this.limit - Math.max(0, this.others));
       }
       startsWithin(after, upTo) {
-        let count4 = 0;
-        for (const start of this.starts) if (start > after && start <= upTo) count4 += 1;
-        return count4;
+        let count5 = 0;
+        for (const start of this.starts) if (start > after && start <= upTo) count5 += 1;
+        return count5;
       }
       /** The earliest start the window allows: no more than the budget in any window. */
       windowOpensAt() {
@@ -58373,12 +58386,12 @@ var init_code_cache_file = __esm({
 async function withKnownSets(change, api) {
   const live = change.live;
   if (change.action !== "replace" || live === null || change.declared?.policySets != null) return change;
-  const count4 = live.policySetCount ?? live.policySetIds.length;
-  if (count4 <= live.policySetIds.length) return change;
+  const count5 = live.policySetCount ?? live.policySetIds.length;
+  if (count5 <= live.policySetIds.length) return change;
   const read = await api.getPolicy(live.id, { includePolicySets: true });
-  if (read.policySetIds.length < Math.max(count4, read.policySetCount)) {
+  if (read.policySetIds.length < Math.max(count5, read.policySetCount)) {
     throw new Error(
-      `policy "${live.name}" is in ${Math.max(count4, read.policySetCount)} policy sets, but the API names only ${read.policySetIds.length} of them; the replace (delete, then create) is refused so that the policy is not dropped from its sets. Name its sets in policy-sets in its settings file, or replace it by hand`
+      `policy "${live.name}" is in ${Math.max(count5, read.policySetCount)} policy sets, but the API names only ${read.policySetIds.length} of them; the replace (delete, then create) is refused so that the policy is not dropped from its sets. Name its sets in policy-sets in its settings file, or replace it by hand`
     );
   }
   return { ...change, live: { ...live, policySetIds: read.policySetIds, policySetCount: read.policySetCount } };
@@ -58386,6 +58399,107 @@ async function withKnownSets(change, api) {
 var init_replace_sets = __esm({
   "src/apply/replace-sets.ts"() {
     "use strict";
+  }
+});
+
+// src/declared/imports.ts
+function createImportScan(kind) {
+  const decoder = new TextDecoder("utf-8");
+  const facts = { imports: [], regoPackage: null };
+  let carry = "";
+  let lineNumber = 0;
+  const take = (line) => {
+    lineNumber += 1;
+    if (kind === "opa") {
+      const found2 = REGO_IMPORT.exec(line);
+      if (found2 !== null) facts.imports.push({ target: found2[1], line: lineNumber });
+      const pkg = facts.regoPackage === null ? REGO_PACKAGE.exec(line) : null;
+      if (pkg !== null) facts.regoPackage = pkg[1];
+      return;
+    }
+    const found = SENTINEL_IMPORT.exec(line);
+    if (found !== null) facts.imports.push({ target: found[1], line: lineNumber });
+  };
+  const feed = (text2, last2) => {
+    const lines = (carry + text2).split("\n");
+    carry = last2 ? "" : lines.pop().slice(0, MAX_LINE_CHARS);
+    for (const line of lines) take(line);
+  };
+  return {
+    update: (chunk) => feed(decoder.decode(chunk, { stream: true }), false),
+    finish: () => {
+      feed(decoder.decode(), true);
+      return facts;
+    }
+  };
+}
+function unresolvedImports(files) {
+  const packages = new Set(files.flatMap((f) => f.kind === "opa" && f.regoPackage !== null ? [f.regoPackage] : []));
+  const provided = (target) => {
+    for (let path20 = target; path20 !== ""; path20 = path20.slice(0, Math.max(0, path20.lastIndexOf(".")))) {
+      if (packages.has(path20)) return true;
+    }
+    return false;
+  };
+  const found = [];
+  for (const file of files) {
+    for (const { target, line } of file.imports) {
+      if (file.kind === "opa" && !provided(target)) {
+        found.push({ file: file.file, line, target: `data.${target}`, reason: "a package no declared .rego file declares: a policy is uploaded alone, so the import fails when it runs" });
+      } else if (file.kind === "native" && !SENTINEL_STANDARD_IMPORTS.has(target)) {
+        found.push({ file: file.file, line, target: `"${target}"`, reason: "neither a standard nor a plan import: a policy is uploaded alone, without modules, so the import fails when it runs" });
+      }
+    }
+  }
+  return found.sort((a, b2) => a.file === b2.file ? a.line - b2.line : a.file < b2.file ? -1 : 1);
+}
+function importProblems(imports) {
+  return imports.map(({ file, line, target, reason }) => ({ file, line, message: `imports ${target}, ${reason}` }));
+}
+function importWarnings(imports, advice) {
+  const byTarget = /* @__PURE__ */ new Map();
+  for (const found of imports) byTarget.set(found.target, [...byTarget.get(found.target) ?? [], found]);
+  return [...byTarget.values()].map((all) => {
+    const first2 = all[0];
+    if (all.length === 1) return `${first2.file}:${first2.line}: imports ${first2.target}, ${first2.reason} (${advice})`;
+    const files = new Set(all.map((found) => found.file)).size;
+    const named = all.slice(0, FILES_NAMED).map((found) => `${found.file}:${found.line}`);
+    const more = all.length > FILES_NAMED ? `, and ${all.length - FILES_NAMED} more` : "";
+    return `imports ${first2.target} in ${files} policies (${named.join(", ")}${more}): ${first2.reason} (${advice})`;
+  });
+}
+var SENTINEL_STANDARD_IMPORTS, MAX_LINE_CHARS, SENTINEL_IMPORT, REGO_IMPORT, REGO_PACKAGE, FILES_NAMED;
+var init_imports = __esm({
+  "src/declared/imports.ts"() {
+    "use strict";
+    SENTINEL_STANDARD_IMPORTS = /* @__PURE__ */ new Set([
+      "tfplan",
+      "tfplan/v2",
+      "tfconfig",
+      "tfconfig/v2",
+      "tfstate",
+      "tfstate/v2",
+      "tfrun",
+      "strings",
+      "time",
+      "json",
+      "decimal",
+      "types",
+      "units",
+      "base64",
+      "http",
+      "runtime",
+      "sockaddr",
+      "version",
+      "collection",
+      "collection/lists",
+      "collection/maps"
+    ]);
+    MAX_LINE_CHARS = 4096;
+    SENTINEL_IMPORT = /^\s*import\s+"([^"]+)"/;
+    REGO_IMPORT = /^\s*import\s+data\.([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)/;
+    REGO_PACKAGE = /^\s*package\s+([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)/;
+    FILES_NAMED = 3;
   }
 });
 
@@ -58980,11 +59094,11 @@ var require_ignore = __commonJS({
       }
     };
     var hasTrailingBackslash = (str2) => {
-      let count4 = 0;
-      while (str2[str2.length - count4 - 1] === ESCAPE) {
-        count4++;
+      let count5 = 0;
+      while (str2[str2.length - count5 - 1] === ESCAPE) {
+        count5++;
       }
-      return count4 % 2 === 1;
+      return count5 % 2 === 1;
     };
     var trimEnd = (body, stripLineEnd) => {
       let lineEnd = body.length;
@@ -59633,93 +59747,6 @@ var init_read_code = __esm({
   }
 });
 
-// src/declared/imports.ts
-function createImportScan(kind) {
-  const decoder = new TextDecoder("utf-8");
-  const facts = { imports: [], regoPackage: null };
-  let carry = "";
-  let lineNumber = 0;
-  const take = (line) => {
-    lineNumber += 1;
-    if (kind === "opa") {
-      const found2 = REGO_IMPORT.exec(line);
-      if (found2 !== null) facts.imports.push({ target: found2[1], line: lineNumber });
-      const pkg = facts.regoPackage === null ? REGO_PACKAGE.exec(line) : null;
-      if (pkg !== null) facts.regoPackage = pkg[1];
-      return;
-    }
-    const found = SENTINEL_IMPORT.exec(line);
-    if (found !== null) facts.imports.push({ target: found[1], line: lineNumber });
-  };
-  const feed = (text2, last2) => {
-    const lines = (carry + text2).split("\n");
-    carry = last2 ? "" : lines.pop().slice(0, MAX_LINE_CHARS);
-    for (const line of lines) take(line);
-  };
-  return {
-    update: (chunk) => feed(decoder.decode(chunk, { stream: true }), false),
-    finish: () => {
-      feed(decoder.decode(), true);
-      return facts;
-    }
-  };
-}
-function importProblems(files) {
-  const packages = new Set(files.flatMap((f) => f.kind === "opa" && f.regoPackage !== null ? [f.regoPackage] : []));
-  const provided = (target) => {
-    for (let path20 = target; path20 !== ""; path20 = path20.slice(0, Math.max(0, path20.lastIndexOf(".")))) {
-      if (packages.has(path20)) return true;
-    }
-    return false;
-  };
-  const problems2 = [];
-  for (const file of files) {
-    for (const { target, line } of file.imports) {
-      if (file.kind === "opa" && !provided(target)) {
-        const message = `imports data.${target}, a package no declared .rego file declares: a policy is uploaded alone, so the import fails when it runs`;
-        problems2.push({ file: file.file, line, message });
-      } else if (file.kind === "native" && !SENTINEL_STANDARD_IMPORTS.has(target)) {
-        const message = `imports "${target}", neither a standard nor a plan import: a policy is uploaded alone, without modules, so the import fails when it runs`;
-        problems2.push({ file: file.file, line, message });
-      }
-    }
-  }
-  return problems2;
-}
-var SENTINEL_STANDARD_IMPORTS, MAX_LINE_CHARS, SENTINEL_IMPORT, REGO_IMPORT, REGO_PACKAGE;
-var init_imports = __esm({
-  "src/declared/imports.ts"() {
-    "use strict";
-    SENTINEL_STANDARD_IMPORTS = /* @__PURE__ */ new Set([
-      "tfplan",
-      "tfplan/v2",
-      "tfconfig",
-      "tfconfig/v2",
-      "tfstate",
-      "tfstate/v2",
-      "tfrun",
-      "strings",
-      "time",
-      "json",
-      "decimal",
-      "types",
-      "units",
-      "base64",
-      "http",
-      "runtime",
-      "sockaddr",
-      "version",
-      "collection",
-      "collection/lists",
-      "collection/maps"
-    ]);
-    MAX_LINE_CHARS = 4096;
-    SENTINEL_IMPORT = /^\s*import\s+"([^"]+)"/;
-    REGO_IMPORT = /^\s*import\s+data\.([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)/;
-    REGO_PACKAGE = /^\s*package\s+([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)/;
-  }
-});
-
 // src/declared/policies.ts
 async function readPolicies(files, context) {
   const { codeFiles, problems: problems2 } = pairFiles(files);
@@ -59737,7 +59764,7 @@ async function readPolicies(files, context) {
     if (result.imports !== null) imports.push(result.imports);
     if (result.policy !== null) policies.push(result.policy);
   }
-  return { policies: policies.sort(byName), problems: problems2, warnings, importProblems: importProblems(imports) };
+  return { policies: policies.sort(byName), problems: problems2, warnings, unresolvedImports: unresolvedImports(imports) };
 }
 function pairFiles(files) {
   const settingsByStem = /* @__PURE__ */ new Map();
@@ -60169,14 +60196,14 @@ async function readDeclared(dir, options = {}) {
   const pools = readPools(poolFiles, options.maxAgentPools ?? DEFAULT_MAX_AGENT_POOLS, realRoot);
   cache.finish();
   const strict = options.strictImports === true;
-  const problems2 = [...walked.problems, ...policies.problems, ...pools.problems, ...strict ? policies.importProblems : []];
+  const problems2 = [...walked.problems, ...policies.problems, ...pools.problems, ...strict ? importProblems(policies.unresolvedImports) : []];
   if (problems2.length > 0) throw invalid2(root, problems2);
-  const importWarnings = strict ? [] : policies.importProblems.map((p2) => `${formatProblem(p2)} (--strict-imports makes this an error)`);
-  return { policies: policies.policies, pools: pools.pools, warnings: [...walked.warnings, ...policies.warnings, ...importWarnings].sort() };
+  const imports = strict ? [] : importWarnings(policies.unresolvedImports, "--strict-imports makes this an error");
+  return { policies: policies.policies, pools: pools.pools, warnings: [...[...walked.warnings, ...policies.warnings].sort(), ...imports] };
 }
 function invalid2(root, problems2) {
   const sorted2 = problems2.sort(byFileAndLine);
-  const summary = `The declared repo ${root} has ${sorted2.length} problem${sorted2.length === 1 ? "" : "s"}:`;
+  const summary = `The declared repo ${root} has ${count2(sorted2.length, "problem")}:`;
   return new ValidationError([summary, ...sorted2.map((problem) => `  ${formatProblem(problem)}`)].join("\n"), sorted2);
 }
 function byFileAndLine(a, b2) {
@@ -60187,11 +60214,13 @@ var init_declared = __esm({
   "src/declared/index.ts"() {
     "use strict";
     init_errors();
+    init_imports();
     init_declared_cache();
     init_path_filter();
     init_policies();
     init_pools();
     init_walk();
+    init_plural();
     init_path_filter();
     init_declared_cache();
     init_code_body();
@@ -60348,7 +60377,7 @@ async function applyPlan(plan, options) {
     options.onResult?.(result);
     const meta = { resource: change.resource, resourceName: change.name, action: change.action, outcome };
     if (outcome === "failed") options.logger.error({ ...meta, error: message }, "change failed");
-    else options.logger.info(meta, "change applied");
+    else options.logger[options.appliedLogLevel ?? "info"](meta, "change applied");
   };
   const limit = Math.max(1, options.concurrency ?? 8);
   const run2 = (changes2, step) => mapLimit(changes2, limit, async (change) => {
@@ -60568,7 +60597,7 @@ async function readLive(given) {
   const cleanedUp = new Set(matchPools(declared.pools, poolList.pools).matches.flatMap((m) => m.live !== null && m.declared?.agentCleanup != null ? [m.live] : []));
   const total = policies.filter((p2) => needsCode(p2, declaredOf.get(p2))).length;
   let done = 0;
-  options.onCodeProgress?.(done, total);
+  if (total > 0) options.onCodeProgress?.(done, total);
   const counted = async (policy) => {
     const result = await withCode(policy, declaredOf.get(policy), options);
     if (needsCode(policy, declaredOf.get(policy))) options.onCodeProgress?.(done += 1, total);
@@ -60643,7 +60672,7 @@ function checkGuards(declared, changes2, options) {
   const declaresNothing2 = declared.policies.length === 0 && declared.pools.length === 0;
   if (declaresNothing2 && deletes.length > 0 && !options.allowEmpty) {
     errors.push(
-      `source "${options.source}" declares no policies and no agent pools, but the plan would delete ${count2(deletes.length)}; refusing to apply. Check that the source points at the right folder or ref, or set allow-empty: true on the source if emptying the organization is intended.`
+      `source "${options.source}" declares no policies and no agent pools, but the plan would delete ${count3(deletes.length)}; refusing to apply. Check that the source points at the right folder or ref, or set allow-empty: true on the source if emptying the organization is intended.`
     );
   }
   const counted = countedDeletes(changes2);
@@ -60651,12 +60680,12 @@ function checkGuards(declared, changes2, options) {
     const replaces = counted.filter((change) => change.action === "replace").length;
     const including2 = replaces === 0 ? "" : ` (${replaces} of them replaced: deleted, then created again)`;
     errors.push(
-      `the plan would delete ${count2(counted.length)}${including2}, more than max-deletes (${options.maxDeletes}); refusing to apply. Check the planned deletions, then pass --force or raise max-deletes.`
+      `the plan would delete ${count3(counted.length)}${including2}, more than max-deletes (${options.maxDeletes}); refusing to apply. Check the planned deletions, then pass --force or raise max-deletes.`
     );
   }
   return errors;
 }
-function count2(n) {
+function count3(n) {
   return n === 1 ? "1 resource" : `${n} resources`;
 }
 var init_guards = __esm({
@@ -61176,6 +61205,7 @@ async function runPass(request2) {
     logger: logger2,
     onUploaded: (policyId, updatedAt, digest2) => request2.codeCache?.set(policyId, updatedAt, digest2),
     concurrency: request2.concurrency,
+    ...request2.appliedLogLevel === void 0 ? {} : { appliedLogLevel: request2.appliedLogLevel },
     onResult: (result) => {
       if (result.outcome === "failed") failed += 1;
       progress("applying", Math.min(done += 1, plan.changes.length), plan.changes.length, failed);
@@ -63920,28 +63950,28 @@ var require_pushgateway = __commonJS({
 var require_bucketGenerators = __commonJS({
   "node_modules/prom-client/lib/bucketGenerators.js"(exports) {
     "use strict";
-    exports.linearBuckets = (start, width, count4) => {
-      if (count4 < 1) {
+    exports.linearBuckets = (start, width, count5) => {
+      if (count5 < 1) {
         throw new Error("Linear buckets needs a positive count");
       }
-      const buckets = new Array(count4);
-      for (let i2 = 0; i2 < count4; i2++) {
+      const buckets = new Array(count5);
+      for (let i2 = 0; i2 < count5; i2++) {
         buckets[i2] = start + i2 * width;
       }
       return buckets;
     };
-    exports.exponentialBuckets = (start, factor, count4) => {
+    exports.exponentialBuckets = (start, factor, count5) => {
       if (start <= 0) {
         throw new Error("Exponential buckets needs a positive start");
       }
-      if (count4 < 1) {
+      if (count5 < 1) {
         throw new Error("Exponential buckets needs a positive count");
       }
       if (factor <= 1) {
         throw new Error("Exponential buckets needs a factor greater than 1");
       }
-      const buckets = new Array(count4);
-      for (let i2 = 0; i2 < count4; i2++) {
+      const buckets = new Array(count5);
+      for (let i2 = 0; i2 < count5; i2++) {
         buckets[i2] = start;
         start *= factor;
       }
@@ -66895,7 +66925,7 @@ function createDaemonMetrics(options = {}) {
   return {
     registry: registry2,
     poolHealth(organization, pool, agents, age) {
-      for (const [status, count4] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count4);
+      for (const [status, count5] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count5);
       if (age === null) newestPing.remove({ organization, pool });
       else newestPing.set({ organization, pool }, age);
     },
@@ -69167,10 +69197,10 @@ function objectEnumerationResult(remoteMessages) {
   };
 }
 function asObjectCount(source) {
-  const count4 = /^\s*(\d+)/.exec(source);
+  const count5 = /^\s*(\d+)/.exec(source);
   const delta = /delta (\d+)/i.exec(source);
   return {
-    count: asNumber(count4 && count4[1] || "0"),
+    count: asNumber(count5 && count5[1] || "0"),
     delta: asNumber(delta && delta[1] || "0")
   };
 }
@@ -70837,11 +70867,11 @@ var init_esm = __esm({
             /^(\d+)[^,]*(?:,\s*(\d+)[^(]+\(([+-]))?/,
             (result, [changes2, lines, direction]) => {
               result.summary.changes = parseInt(changes2, 10) || 0;
-              const count4 = parseInt(lines, 10) || 0;
+              const count5 = parseInt(lines, 10) || 0;
               if (direction === "-") {
-                result.summary.deletions = count4;
+                result.summary.deletions = count5;
               } else if (direction === "+") {
-                result.summary.insertions = count4;
+                result.summary.insertions = count5;
               }
             }
           )
@@ -71165,18 +71195,18 @@ var init_esm = __esm({
         remoteMessagesObjectParsers = [
           new RemoteLineParser(
             /^remote:\s*(enumerating|counting|compressing) objects: (\d+),/i,
-            (result, [action, count4]) => {
+            (result, [action, count5]) => {
               const key = action.toLowerCase();
               const enumeration = objectEnumerationResult(result.remoteMessages);
-              Object.assign(enumeration, { [key]: asNumber(count4) });
+              Object.assign(enumeration, { [key]: asNumber(count5) });
             }
           ),
           new RemoteLineParser(
             /^remote:\s*(enumerating|counting|compressing) objects: \d+% \(\d+\/(\d+)\),/i,
-            (result, [action, count4]) => {
+            (result, [action, count5]) => {
               const key = action.toLowerCase();
               const enumeration = objectEnumerationResult(result.remoteMessages);
-              Object.assign(enumeration, { [key]: asNumber(count4) });
+              Object.assign(enumeration, { [key]: asNumber(count5) });
             }
           ),
           new RemoteLineParser(
@@ -71210,9 +71240,9 @@ var init_esm = __esm({
           ),
           new RemoteLineParser(
             [/found (\d+) vulnerabilities.+\(([^)]+)\)/i, /\s(https?:\/\/\S+)$/],
-            (result, [count4, summary, url]) => {
+            (result, [count5, summary, url]) => {
               result.remoteMessages.vulnerabilities = {
-                count: asNumber(count4),
+                count: asNumber(count5),
                 summary,
                 url
               };
@@ -72564,7 +72594,7 @@ import path11 from "node:path";
 async function checkCheckout(git, checkout, dir, gitPath) {
   const problems2 = [...await escapeProblems(checkout, dir, gitPath), ...await submoduleProblems(git, checkout, dir)];
   if (problems2.length === 0) return;
-  const summary = `The declared repo ${dir} has ${problems2.length} problem${problems2.length === 1 ? "" : "s"}:`;
+  const summary = `The declared repo ${dir} has ${count2(problems2.length, "problem")}:`;
   throw new ValidationError([summary, ...problems2.map((p2) => `  ${p2.file}: ${p2.message}`)].join("\n"), problems2);
 }
 async function escapeProblems(checkout, dir, gitPath) {
@@ -72598,6 +72628,7 @@ var init_checkout_checks = __esm({
   "src/source/checkout-checks.ts"() {
     "use strict";
     init_errors();
+    init_plural();
     READ_FOLDERS = ["policies", "agent-pools"];
   }
 });
@@ -74319,12 +74350,12 @@ var init_chokidar = __esm({
         let timeoutObject;
         const clear = () => {
           const item = action.get(path20);
-          const count4 = item ? item.count : 0;
+          const count5 = item ? item.count : 0;
           action.delete(path20);
           clearTimeout(timeoutObject);
           if (item)
             clearTimeout(item.timeoutObject);
-          return count4;
+          return count5;
         };
         timeoutObject = setTimeout(clear, timeout);
         const thr = { timeoutObject, clear, count: 0 };
@@ -75035,9 +75066,9 @@ function summaryLine(event, report2) {
   const override = report2.overrideWindow ? " (the sync window was overridden)" : "";
   switch (event) {
     case "applied":
-      return `policy-pool-sync: ${where} applied ${count3(applied)}${override}`;
+      return `policy-pool-sync: ${where} applied ${count4(applied)}${override}`;
     case "drift":
-      return `policy-pool-sync: ${where} found drift and repaired ${count3(applied)}${override}`;
+      return `policy-pool-sync: ${where} found drift and repaired ${count4(applied)}${override}`;
     case "failed":
       return `policy-pool-sync: ${where} failed: ${report2.error ?? "unknown error"}`;
     case "conflict":
@@ -75047,7 +75078,7 @@ function summaryLine(event, report2) {
     case "recovered":
       return `policy-pool-sync: ${where} recovered: the pass succeeded after failures`;
     case "window":
-      return `policy-pool-sync: ${where} has ${count3(report2.changes.length)} waiting for the sync window`;
+      return `policy-pool-sync: ${where} has ${count4(report2.changes.length)} waiting for the sync window`;
   }
 }
 function changeLine(change) {
@@ -75083,7 +75114,7 @@ function slackPayload(event, report2) {
   const text2 = [summaryLine(event, report2), ...listed].join("\n");
   return { text: text2 };
 }
-function count3(n) {
+function count4(n) {
   return `${n} change${n === 1 ? "" : "s"}`;
 }
 var MAX_CHANGES_IN_MESSAGE;
@@ -76419,7 +76450,7 @@ async function runValidate(args, config, io) {
         findings.push({ level: "error", message: `${source.name}: declares nothing in ${dir}. ${emptySourceHint(dir)}` });
         continue;
       }
-      io.stdout.write(`${source.name}: valid (${declared.policies.length} policies, ${declared.pools.length} agent pools)
+      io.stdout.write(`${source.name}: valid (${count2(declared.policies.length, "policy", "policies")}, ${count2(declared.pools.length, "agent pool")})
 `);
       for (const warning of declared.warnings ?? []) io.stdout.write(`  warning: ${warning}
 `);
@@ -76427,7 +76458,7 @@ async function runValidate(args, config, io) {
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       invalid3 += 1;
-      io.stdout.write(`${source.name}: ${error.problems.length} problem(s) in ${dir}
+      io.stdout.write(`${source.name}: ${count2(error.problems.length, "problem")} in ${dir}
 `);
       for (const problem of error.problems) io.stdout.write(`  ${formatProblem(problem)}
 `);
@@ -76446,6 +76477,7 @@ var init_validate2 = __esm({
     init_source();
     init_error_lines();
     init_sources();
+    init_plural();
   }
 });
 
@@ -76524,6 +76556,7 @@ async function runOnce(args, config, io) {
   const mode = args.mode === "reconcile" ? "apply" : "plan";
   const printsEarly = mode === "apply" && args.output !== "json";
   const progress = new ProgressReporter({ logger: io.logger, terminal: io.terminal ?? null });
+  const forReader = logFormat(io.env["LOG_FORMAT"], io.terminal != null) === "pretty";
   const outcomes = [];
   const saved = args.plan === null ? null : await readSavedPlan(args.plan, config, args);
   const sources = saved === null ? selectSources(config, args) : saved.map(([source]) => source);
@@ -76562,6 +76595,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
         signal,
         stop: interrupt.stop,
         beforeLive,
+        appliedLogLevel: forReader ? "debug" : "info",
         ...saved === null ? {} : { saved: saved[index][1] },
         onProgress: (p2) => {
           interrupt.phase(p2.phase);
@@ -76585,7 +76619,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
   } finally {
     interrupt.remove();
     progress.end();
-    io.logger[logFormat(io.env["LOG_FORMAT"], io.terminal != null) === "pretty" ? "debug" : "info"](api.stats(), "api requests");
+    io.logger[forReader ? "debug" : "info"](api.stats(), "api requests");
     await api.close();
     await caches.save();
     await notify.close();

@@ -15,7 +15,7 @@ export interface PassProgress {
 
 const PHASE_WORDS: Record<PassPhase, string> = {
   reading: 'reading the declared repo and the live state',
-  downloading: 'downloading code',
+  downloading: 'checking live code',
   applying: 'applying',
 };
 

@@ -38,6 +38,8 @@ export interface PassRequest {
   now?: () => number;
   /** Changes applied at once (`api.concurrency`). @default 8 */
   concurrency?: number;
+  /** The level of each applied change's log record (see `ApplyOptions`). @default 'info' */
+  appliedLogLevel?: 'info' | 'debug';
   /**
    * Ends the pass: the walk of the declared repo and the apply stop, and every request of `api`, which the pass binds
    * to it (its PassSession, src/session.ts). A pass timeout, or the end of a shutdown's grace time.
@@ -143,6 +145,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     logger,
     onUploaded: (policyId, updatedAt, digest) => request.codeCache?.set(policyId, updatedAt, digest),
     concurrency: request.concurrency,
+    ...(request.appliedLogLevel === undefined ? {} : { appliedLogLevel: request.appliedLogLevel }),
     onResult: (result) => {
       if (result.outcome === 'failed') failed += 1;
       progress('applying', Math.min((done += 1), plan.changes.length), plan.changes.length, failed);

@@ -31,6 +31,7 @@ describe('a 300-policy reconcile on a terminal', () => {
     assert.match(text, /INFO: plan made \{"source":"default","changes":300,"errors":0\}/, 'a record and its fields on one line');
     assert.doesNotMatch(text, /^\s+(source|changes|errors|resourceName): /m, 'no field on a line of its own');
     assert.doesNotMatch(text, /api requests|rateLimitWaitSeconds/);
+    assert.doesNotMatch(text, /change applied/, 'the plan and the summary say what was applied');
     assert.doesNotMatch(text, /Warning|\(node:\d+\)/);
     assert.equal((await world.policies()).filter((p) => String(p.name).startsWith('term-')).length, 300);
   });

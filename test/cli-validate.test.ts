@@ -13,7 +13,7 @@ describe('--validate', () => {
   it('needs no --organization with --source-dir, and no API', async () => {
     const dir = await tree(REPO);
     const run = await runCli(['--validate', '--source-dir', dir]);
-    assert.deepEqual([run.code, run.stdout, run.stderr], [0, 'default: valid (1 policies, 1 agent pools)\n', '']);
+    assert.deepEqual([run.code, run.stdout, run.stderr], [0, 'default: valid (1 policy, 1 agent pool)\n', '']);
   });
 
   it('lists warnings under a valid source: files that look declared but are not read, empty code', async () => {
@@ -21,7 +21,7 @@ describe('--validate', () => {
     const run = await runCli(['--validate', '--source-dir', dir]);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, [
-      'default: valid (2 policies, 1 agent pools)',
+      'default: valid (2 policies, 1 agent pool)',
       '  warning: policies/LOUD.NATIVE: is not read: only lower-case extensions are; rename it to LOUD.native to declare it',
       '  warning: policies/empty.native: is empty; the policy is declared with no code',
       '',

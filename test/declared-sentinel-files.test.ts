@@ -72,6 +72,30 @@ describe('imports that fail on the service', () => {
     assert.match(imports[1]!, /^policies\/uses-module\.sentinel:2: imports "tfplan-functions", neither a standard nor a plan import/);
   });
 
+  it('are grouped by what is imported: one line per module, naming how many policies and the first files in order', async (t) => {
+    const files: Record<string, string> = {};
+    for (let i = 1; i <= 12; i += 1) files[`policies/p${i}.sentinel`] = 'import "report"\nimport "tfresources"\nmain = rule { true }\n';
+    files['policies/lone.sentinel'] = '\n\nimport "helpers"\nmain = rule { true }\n';
+    const declared = await readDeclared(await tempTree(t, files));
+    const imports = (declared.warnings ?? []).filter((w) => w.includes('import'));
+    assert.deepEqual(imports.map((w) => w.replace(/\): neither.*$/, ')').replace(/, neither.*$/, '')), [
+      'policies/lone.sentinel:3: imports "helpers"',
+      'imports "report" in 12 policies (policies/p1.sentinel:1, policies/p10.sentinel:1, policies/p11.sentinel:1, and 9 more)',
+      'imports "tfresources" in 12 policies (policies/p1.sentinel:2, policies/p10.sentinel:2, policies/p11.sentinel:2, and 9 more)',
+    ]);
+    assert.ok(imports.every((w) => w.endsWith('(--strict-imports makes this an error)')), imports.join('\n'));
+    const strict = await readDeclared(await tempTree(t, files), { strictImports: true }).then(() => null, (e: unknown) => e);
+    assert.ok(strict instanceof ValidationError);
+    assert.equal(strict.problems.length, 25, 'each import is its own problem once they are errors');
+  });
+
+  it('sort a file\'s lines as numbers', async (t) => {
+    const code = Array.from({ length: 10 }, () => '').concat('import "b"', 'main = rule { true }').join('\n');
+    const declared = await readDeclared(await tempTree(t, { 'policies/x.sentinel': `import "a"\n${code}` }));
+    const imports = (declared.warnings ?? []).filter((w) => w.includes('import'));
+    assert.deepEqual(imports.map((w) => w.slice(0, w.indexOf(','))), ['policies/x.sentinel:1: imports "a"', 'policies/x.sentinel:12: imports "b"']);
+  });
+
   it('--validate lists them and exits 0; --strict-imports makes them errors', async (t) => {
     const dir = await tempTree(t, tree);
     const warned = await runCli(['--validate', '--source-dir', dir]);
@@ -79,7 +103,7 @@ describe('imports that fail on the service', () => {
     assert.match(warned.stdout, /warning: policies\/uses-module\.sentinel:2: imports "tfplan-functions"/);
     const strict = await runCli(['--validate', '--source-dir', dir, '--strict-imports']);
     assert.equal(strict.code, 1);
-    assert.match(strict.stdout, /2 problem\(s\)/);
+    assert.match(strict.stdout, /2 problems in/);
     assert.match(strict.stdout, /policies\/checks\.rego:6: imports data\.shared\.missing/);
   });
 });

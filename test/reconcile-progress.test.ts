@@ -151,7 +151,7 @@ describe('progress and logs', () => {
     assert.ok(lines.some((l) => l.phase === 'reading'), 'the reading phase is reported too');
 
     const dry = await runCli(argv(world, '--dry-run', dir), { env: { API_TOKEN: world.token, LOG_LEVEL: 'info' } });
-    assert.match(dry.stderr, /"phase":"downloading".*"msg":"downloading code 0\/12"/);
+    assert.match(dry.stderr, /"phase":"downloading".*"msg":"checking live code 0\/12"/);
   });
 
   it('reports at least every interval while a phase lasts, with the failures and the time left', async () => {

@@ -2,6 +2,7 @@ import { ApiError } from '../errors.js';
 import { field, int, primaryList, str } from './json-api.js';
 import { readWith } from './responses.js';
 import type { Transport } from './transport.js';
+import { count } from '../plural.js';
 
 export interface Page<T> {
   /** The page's resources, parsed; a resource an earlier page already held is left out. */
@@ -61,7 +62,7 @@ export async function listAll<T>(
     const problem = unendingList(listing, { size, fresh, pagination: field(field(page.document, 'meta'), 'pagination'), next });
     if (problem !== null) {
       const { method } = response.request;
-      const reason = `the list does not end: ${problem}; stopped after ${pages.length} page${pages.length === 1 ? '' : 's'}`;
+      const reason = `the list does not end: ${problem}; stopped after ${count(pages.length, 'page')}`;
       throw new ApiError(`${method} ${response.request.path} failed: ${reason}`, response.status, reason, response.request);
     }
     url = next;

@@ -27,6 +27,11 @@ export interface ApplyOptions {
   concurrency?: number;
   /** Once aborted, no further change starts; those under way finish (a create with its upload). */
   stop?: AbortSignal;
+  /**
+   * The level of the record each applied change logs: `debug` where a person reads the plan and the summary after it
+   * (a terminal), `info` for JSON logs. A failed change is always an error record. @default 'info'
+   */
+  appliedLogLevel?: 'info' | 'debug';
   /** Called as each change reaches its outcome (for progress reports). */
   onResult?: (result: ActionResult) => void;
 }
@@ -50,7 +55,7 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Acti
     options.onResult?.(result);
     const meta = { resource: change.resource, resourceName: change.name, action: change.action, outcome };
     if (outcome === 'failed') options.logger.error({ ...meta, error: message }, 'change failed');
-    else options.logger.info(meta, 'change applied');
+    else options.logger[options.appliedLogLevel ?? 'info'](meta, 'change applied');
   };
   const limit = Math.max(1, options.concurrency ?? 8);
   const run = <T extends Change>(changes: T[], step: (change: T) => Promise<void>) =>

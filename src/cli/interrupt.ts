@@ -13,7 +13,7 @@ export class Interrupted extends Error {
 const WHILE: Record<PassPhase | 'starting', string> = {
   starting: 'reading the declared repo',
   reading: 'reading the declared repo and the live state',
-  downloading: 'downloading code',
+  downloading: 'checking live code',
   applying: 'applying',
 };
 

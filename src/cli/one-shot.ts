@@ -38,6 +38,9 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   const mode = args.mode === 'reconcile' ? 'apply' : 'plan';
   const printsEarly = mode === 'apply' && args.output !== 'json';
   const progress = new ProgressReporter({ logger: io.logger, terminal: io.terminal ?? null });
+  // A person at a terminal reads the plan, the progress line and the summary: the records that repeat them (each change
+  // applied, the request counts) are debug there, info in JSON logs.
+  const forReader = logFormat(io.env['LOG_FORMAT'], io.terminal != null) === 'pretty';
   const outcomes: PassOutcome[] = [];
   const saved = args.plan === null ? null : await readSavedPlan(args.plan, config, args);
   const sources = saved === null ? selectSources(config, args) : saved.map(([source]) => source);
@@ -63,6 +66,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
       const outcome = await runPass({
         source, dir, revision, api, logger: io.logger, mode, prune: args.prune || undefined, force: args.force,
         codeCache, concurrency: config.api.concurrency, signal, stop: interrupt.stop, beforeLive,
+        appliedLogLevel: forReader ? 'debug' : 'info',
         ...(saved === null ? {} : { saved: saved[index]![1] }),
         onProgress: (p) => {
           interrupt.phase(p.phase);
@@ -88,8 +92,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   } finally {
     interrupt.remove();
     progress.end();
-    // A person at a terminal reads the plan, not the request counts: those are debug there, info in JSON logs.
-    io.logger[logFormat(io.env['LOG_FORMAT'], io.terminal != null) === 'pretty' ? 'debug' : 'info'](api.stats(), 'api requests');
+    io.logger[forReader ? 'debug' : 'info'](api.stats(), 'api requests');
     await api.close();
     await caches.save();
     await notify.close();

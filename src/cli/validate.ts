@@ -6,6 +6,7 @@ import { openSource } from '../source/index.js';
 import type { CliArgs } from './args.js';
 import { fileProblem, writeFindings, type Finding } from './error-lines.js';
 import { selectSources, sourceContext, type CliIo } from './sources.js';
+import { count } from '../plural.js';
 
 /** `--validate`: every source's declared repo, no API call; warnings (files that look declared but are not read) are listed too. */
 export async function runValidate(args: CliArgs, config: Config, io: CliIo): Promise<number> {
@@ -21,13 +22,13 @@ export async function runValidate(args: CliArgs, config: Config, io: CliIo): Pro
         findings.push({ level: 'error', message: `${source.name}: declares nothing in ${dir}. ${emptySourceHint(dir)}` });
         continue;
       }
-      io.stdout.write(`${source.name}: valid (${declared.policies.length} policies, ${declared.pools.length} agent pools)\n`);
+      io.stdout.write(`${source.name}: valid (${count(declared.policies.length, 'policy', 'policies')}, ${count(declared.pools.length, 'agent pool')})\n`);
       for (const warning of declared.warnings ?? []) io.stdout.write(`  warning: ${warning}\n`);
       findings.push(...(declared.warnings ?? []).map((warning) => ({ level: 'warning' as const, message: `${source.name}: ${warning}` })));
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       invalid += 1;
-      io.stdout.write(`${source.name}: ${error.problems.length} problem(s) in ${dir}\n`);
+      io.stdout.write(`${source.name}: ${count(error.problems.length, 'problem')} in ${dir}\n`);
       for (const problem of error.problems) io.stdout.write(`  ${formatProblem(problem)}\n`);
       findings.push(...error.problems.map((problem) => ({ level: 'error' as const, ...(fileProblem(formatProblem(problem), dir) ?? { message: formatProblem(problem) }) })));
     }

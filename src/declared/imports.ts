@@ -70,12 +70,25 @@ export interface FileImports extends ImportFacts {
   kind: PolicyKind;
 }
 
+/** An import that will fail on the service: what it names, where, and why. */
+export interface UnresolvedImport {
+  file: string;
+  line: number;
+  /** `"name"` for a Sentinel import, `data.package` for a Rego one: as the code writes it. */
+  target: string;
+  /** Why it fails on the service. */
+  reason: string;
+}
+
+/** How many files a grouped import warning names before it counts the rest. */
+const FILES_NAMED = 3;
+
 /**
- * The imports that will fail on the service, one problem each naming the file, the line and the import: a Sentinel
- * import that is neither standard nor a plan import (a module of the repo), and a Rego `import data.<package>` that no
- * declared `.rego` file declares.
+ * The imports that will fail on the service, one each naming the file, the line and the import: a Sentinel import that
+ * is neither standard nor a plan import (a module of the repo), and a Rego `import data.<package>` that no declared
+ * `.rego` file declares. Sorted by file, then line as a number.
  */
-export function importProblems(files: readonly FileImports[]): SourceProblem[] {
+export function unresolvedImports(files: readonly FileImports[]): UnresolvedImport[] {
   const packages = new Set(files.flatMap((f) => (f.kind === 'opa' && f.regoPackage !== null ? [f.regoPackage] : [])));
   const provided = (target: string): boolean => {
     for (let path = target; path !== ''; path = path.slice(0, Math.max(0, path.lastIndexOf('.')))) {
@@ -83,17 +96,38 @@ export function importProblems(files: readonly FileImports[]): SourceProblem[] {
     }
     return false;
   };
-  const problems: SourceProblem[] = [];
+  const found: UnresolvedImport[] = [];
   for (const file of files) {
     for (const { target, line } of file.imports) {
       if (file.kind === 'opa' && !provided(target)) {
-        const message = `imports data.${target}, a package no declared .rego file declares: a policy is uploaded alone, so the import fails when it runs`;
-        problems.push({ file: file.file, line, message });
+        found.push({ file: file.file, line, target: `data.${target}`, reason: 'a package no declared .rego file declares: a policy is uploaded alone, so the import fails when it runs' });
       } else if (file.kind === 'native' && !SENTINEL_STANDARD_IMPORTS.has(target)) {
-        const message = `imports "${target}", neither a standard nor a plan import: a policy is uploaded alone, without modules, so the import fails when it runs`;
-        problems.push({ file: file.file, line, message });
+        found.push({ file: file.file, line, target: `"${target}"`, reason: 'neither a standard nor a plan import: a policy is uploaded alone, without modules, so the import fails when it runs' });
       }
     }
   }
-  return problems;
+  return found.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
+}
+
+/** Each unresolved import as a problem of its own (`--strict-imports` makes them errors). */
+export function importProblems(imports: readonly UnresolvedImport[]): SourceProblem[] {
+  return imports.map(({ file, line, target, reason }) => ({ file, line, message: `imports ${target}, ${reason}` }));
+}
+
+/**
+ * The warning lines for unresolved imports, one per thing imported: an import found in one file is named with its file
+ * and line; one found in several names how many policies, the first few files and how many more. In the order of the
+ * first file that imports each.
+ */
+export function importWarnings(imports: readonly UnresolvedImport[], advice: string): string[] {
+  const byTarget = new Map<string, UnresolvedImport[]>();
+  for (const found of imports) byTarget.set(found.target, [...(byTarget.get(found.target) ?? []), found]);
+  return [...byTarget.values()].map((all) => {
+    const first = all[0] as UnresolvedImport;
+    if (all.length === 1) return `${first.file}:${first.line}: imports ${first.target}, ${first.reason} (${advice})`;
+    const files = new Set(all.map((found) => found.file)).size;
+    const named = all.slice(0, FILES_NAMED).map((found) => `${found.file}:${found.line}`);
+    const more = all.length > FILES_NAMED ? `, and ${all.length - FILES_NAMED} more` : '';
+    return `imports ${first.target} in ${files} policies (${named.join(', ')}${more}): ${first.reason} (${advice})`;
+  });
 }

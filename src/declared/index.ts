@@ -1,12 +1,14 @@
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { formatProblem, ValidationError, type SourceProblem } from '../errors.js';
+import { importProblems, importWarnings } from './imports.js';
 import type { DeclaredState, ReadOptions } from './types.js';
 import { NO_CACHE } from './declared-cache.js';
 import { loadPathFilter, POLICY_FILE, POOL_FILE, policyNearMiss, poolNearMiss } from './path-filter.js';
 import { readPolicies } from './policies.js';
 import { DEFAULT_MAX_AGENT_POOLS, readPools } from './pools.js';
 import { DEFAULT_WALK_LIMITS, walkSource } from './walk.js';
+import { count } from '../plural.js';
 
 export type { AgentCleanup, CodeSource, DeclaredPolicy, DeclaredPool, DeclaredState, ReadOptions } from './types.js';
 export {
@@ -46,15 +48,15 @@ export async function readDeclared(dir: string, options: ReadOptions = {}): Prom
   const pools = readPools(poolFiles, options.maxAgentPools ?? DEFAULT_MAX_AGENT_POOLS, realRoot);
   cache.finish();
   const strict = options.strictImports === true;
-  const problems = [...walked.problems, ...policies.problems, ...pools.problems, ...(strict ? policies.importProblems : [])];
+  const problems = [...walked.problems, ...policies.problems, ...pools.problems, ...(strict ? importProblems(policies.unresolvedImports) : [])];
   if (problems.length > 0) throw invalid(root, problems);
-  const importWarnings = strict ? [] : policies.importProblems.map((p) => `${formatProblem(p)} (--strict-imports makes this an error)`);
-  return { policies: policies.policies, pools: pools.pools, warnings: [...walked.warnings, ...policies.warnings, ...importWarnings].sort() };
+  const imports = strict ? [] : importWarnings(policies.unresolvedImports, '--strict-imports makes this an error');
+  return { policies: policies.policies, pools: pools.pools, warnings: [...[...walked.warnings, ...policies.warnings].sort(), ...imports] };
 }
 
 function invalid(root: string, problems: SourceProblem[]): ValidationError {
   const sorted = problems.sort(byFileAndLine);
-  const summary = `The declared repo ${root} has ${sorted.length} problem${sorted.length === 1 ? '' : 's'}:`;
+  const summary = `The declared repo ${root} has ${count(sorted.length, 'problem')}:`;
   return new ValidationError([summary, ...sorted.map((problem) => `  ${formatProblem(problem)}`)].join('\n'), sorted);
 }
 

@@ -7,7 +7,7 @@ import { byName, isValidName, NAME_RULE } from './resource-names.js';
 import { splitPath } from './split-path.js';
 import { defaultPolicySettings, readPolicySettings } from './policy-settings.js';
 import { readCodeFile, readYamlText } from './read-code.js';
-import { createImportScan, importProblems, type FileImports } from './imports.js';
+import { createImportScan, unresolvedImports, type FileImports, type UnresolvedImport } from './imports.js';
 import type { FoundFile } from './walk.js';
 
 /** `.sentinel` is the vendor's name for the native kind's files: the same kind as `.native`. */
@@ -34,7 +34,7 @@ interface PolicyRead {
 export async function readPolicies(
   files: readonly FoundFile[],
   context: { realRoot: string; cache: DeclaredCache; signal?: AbortSignal },
-): Promise<{ policies: DeclaredPolicy[]; problems: SourceProblem[]; warnings: string[]; importProblems: SourceProblem[] }> {
+): Promise<{ policies: DeclaredPolicy[]; problems: SourceProblem[]; warnings: string[]; unresolvedImports: UnresolvedImport[] }> {
   const { codeFiles, problems } = pairFiles(files);
   problems.push(...duplicateNames(codeFiles));
   const policies: DeclaredPolicy[] = [];
@@ -50,7 +50,7 @@ export async function readPolicies(
     if (result.imports !== null) imports.push(result.imports);
     if (result.policy !== null) policies.push(result.policy);
   }
-  return { policies: policies.sort(byName), problems, warnings, importProblems: importProblems(imports) };
+  return { policies: policies.sort(byName), problems, warnings, unresolvedImports: unresolvedImports(imports) };
 }
 
 /** Pairs each code file with the settings file of the same stem in the same folder. */

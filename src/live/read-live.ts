@@ -21,7 +21,7 @@ export interface ReadLiveOptions {
   declared: DeclaredState;
   logger: Logger;
   codeCache?: CodeCache;
-  /** Called when the number of policies whose code must be checked is known, then after each is checked. */
+  /** Called when the number of policies whose code must be checked is known (unless none is), then after each is checked. */
   onCodeProgress?: (done: number, total: number) => void;
 }
 
@@ -51,7 +51,7 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
   const cleanedUp = new Set(matchPools(declared.pools, poolList.pools).matches.flatMap((m) => (m.live !== null && m.declared?.agentCleanup != null ? [m.live] : [])));
   const total = policies.filter((p) => needsCode(p, declaredOf.get(p))).length;
   let done = 0;
-  options.onCodeProgress?.(done, total);
+  if (total > 0) options.onCodeProgress?.(done, total);
   const counted = async (policy: Policy): Promise<LivePolicy> => {
     const result = await withCode(policy, declaredOf.get(policy), options);
     if (needsCode(policy, declaredOf.get(policy))) options.onCodeProgress?.((done += 1), total);

@@ -3,6 +3,7 @@ import { structuredPatch } from 'diff';
 import { normalizeLineEnds } from '../line-ends.js';
 import { codeSummary } from '../code-content.js';
 import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
+import { count } from '../plural.js';
 
 export type PlanSummary = Record<ChangeAction, number>;
 
@@ -51,7 +52,7 @@ export function closingLines(plans: readonly SourcePlan[], where: ErrorsWhere = 
   const unplanned = plans.filter((s) => s.plan === null).length;
   const lines: string[] = [];
   if (totalChanges(summary) > 0) lines.push(planLine(summary));
-  if (unplanned > 0) lines.push(`No plan for ${unplanned} of ${plans.length} source${plans.length === 1 ? '' : 's'}: see the errors ${where}.`);
+  if (unplanned > 0) lines.push(`No plan for ${unplanned} of ${count(plans.length, 'source')}: see the errors ${where}.`);
   if (lines.length > 0) return lines;
   if (plans.some((s) => sourceErrors(s).length > 0)) return [`No changes planned, but there are errors (see ${where}).`];
   const kept = keptUndeclared(plans);

@@ -2,6 +2,7 @@ import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
 import { closingLines, codeDiffLines, describeCode, formatValue, hasCodeDiff, keptLine, noPlanLine, sourceErrors, summarize, type PlanSummary } from './describe.js';
 import { escapeHtml, escapeText, fencedBlock, inlineCode } from './markdown-escape.js';
 import { fitToBudget, type Listing } from './markdown-budget.js';
+import { count } from '../plural.js';
 
 export { inlineCode } from './markdown-escape.js';
 
@@ -37,7 +38,7 @@ export function renderMarkdown(plans: readonly SourcePlan[], context: MarkdownCo
     '## policy-pool-sync plan',
     '',
     ...contextLines(context),
-    ...(deletions > 0 ? [`**⚠ ${deletions} deletion${deletions === 1 ? '' : 's'}**`, ''] : []),
+    ...(deletions > 0 ? [`**⚠ ${count(deletions, 'deletion')}**`, ''] : []),
     ...closingLines(plans, 'below').flatMap((line) => [`**${line}**`, '']),
     ...countsTable(plans),
     '',
@@ -75,7 +76,7 @@ function countsTable(plans: readonly SourcePlan[]): string[] {
 
 function sourceStatus(source: SourcePlan): string {
   const errors = sourceErrors(source).length;
-  if (errors > 0) return `${errors} error${errors === 1 ? '' : 's'}`;
+  if (errors > 0) return count(errors, 'error');
   if ((source.plan?.changes.length ?? 0) > 0) return 'changes';
   const kept = source.plan?.keptUndeclared ?? 0;
   return kept > 0 ? `no changes; ${kept} undeclared kept` : 'in sync';
@@ -107,7 +108,7 @@ function sourceListings(source: SourcePlan): { header: string[]; listings: Listi
   const warnings = plan?.warnings ?? [];
   if (warnings.length > 0) {
     listings.push({
-      title: [`<details><summary>⚠️ ${warnings.length} warning${warnings.length === 1 ? '' : 's'}</summary>`, ''],
+      title: [`<details><summary>⚠️ ${count(warnings.length, 'warning')}</summary>`, ''],
       items: warnings.map((w) => ({ brief: `- ${escapeText(clip(w, 1000))}` })),
       footer: ['', '</details>', ''],
     });

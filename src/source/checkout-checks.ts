@@ -2,6 +2,7 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { SimpleGit } from 'simple-git';
 import { ValidationError, type SourceProblem } from '../errors.js';
+import { count } from '../plural.js';
 
 /** The folders of the declared tree that are read; a submodule in them would hide what it declares. */
 const READ_FOLDERS = ['policies', 'agent-pools'];
@@ -16,7 +17,7 @@ const READ_FOLDERS = ['policies', 'agent-pools'];
 export async function checkCheckout(git: SimpleGit, checkout: string, dir: string, gitPath: string): Promise<void> {
   const problems = [...(await escapeProblems(checkout, dir, gitPath)), ...(await submoduleProblems(git, checkout, dir))];
   if (problems.length === 0) return;
-  const summary = `The declared repo ${dir} has ${problems.length} problem${problems.length === 1 ? '' : 's'}:`;
+  const summary = `The declared repo ${dir} has ${count(problems.length, 'problem')}:`;
   throw new ValidationError([summary, ...problems.map((p) => `  ${p.file}: ${p.message}`)].join('\n'), problems);
 }
 
