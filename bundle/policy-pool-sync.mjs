@@ -15030,7 +15030,9 @@ function closest(word, candidates) {
     const distance = editDistance(typed, fold(candidate));
     if (distance <= limit && (best === null || distance < best.distance)) best = { candidate, distance };
   }
-  return best?.candidate ?? null;
+  if (best !== null) return best.candidate;
+  const prefixed = typed.length >= MIN_PREFIX ? candidates.filter((candidate) => fold(candidate).startsWith(typed)) : [];
+  return prefixed.length === 1 ? prefixed[0] : null;
 }
 function fold(word) {
   return word.toLowerCase().replace(/_/g, "-");
@@ -15050,9 +15052,11 @@ function editDistance(a, b2) {
   }
   return rows[a.length][b2.length];
 }
+var MIN_PREFIX;
 var init_suggest = __esm({
   "src/suggest.ts"() {
     "use strict";
+    MIN_PREFIX = 3;
   }
 });
 
@@ -58010,6 +58014,7 @@ var init_client = __esm({
     init_resources();
     init_responses();
     init_transport();
+    init_signals();
     init_version();
     ApiClient = class _ApiClient {
       /** `bound`: the transport of the client `withSignal` was called on, and the signal; only `withSignal` passes it. */
@@ -58049,8 +58054,9 @@ var init_client = __esm({
        * on the wire, ends once `signal` aborts, rejecting with the signal's reason.
        */
       withSignal(signal) {
-        if (this.signal === void 0) return new _ApiClient(this.options, { transport: this.transport, signal });
-        const both = AbortSignal.any([this.signal, signal]);
+        if (signal === this.signal) return this;
+        if (this.signal === void 0) return new _ApiClient(this.options, { transport: this.transport, signal: sharedSignal(signal) });
+        const both = sharedSignal(AbortSignal.any([this.signal, signal]));
         this.transport.reachAs(both, this.signal);
         return new _ApiClient(this.options, { transport: this.transport, signal: both });
       }
@@ -58186,7 +58192,7 @@ async function createApiClient(setup) {
   let endpoint = setup.endpoint;
   if (endpoint === void 0) {
     if (config.api.url === "embedded") {
-      throw new UsageError('api.url "embedded" only serves the daemon; pass --api-url or API_BASE_URL for a one-shot pass');
+      throw new UsageError('no API URL was given: pass --api-url URL (ending in /api/v2) or set API_BASE_URL (api.url "embedded" is an emulator only the daemon starts)');
     }
     endpoint = { url: config.api.url, token: await resolveToken(config, setup.env) };
   }
@@ -76195,6 +76201,7 @@ __export(daemon_exports, {
 async function runDaemon(options) {
   const { config, logger: logger2, env } = options;
   const shutdown = options.shutdown ?? waitForShutdownSignal(logger2);
+  logStart(config, env, logger2);
   const emulator = config.api.url === "embedded" ? await startEmbeddedApi(config, logger2) : null;
   const metrics = createDaemonMetrics();
   try {
@@ -76218,10 +76225,23 @@ async function runDaemon(options) {
   }
   return 0;
 }
+function logStart(config, env, logger2) {
+  const fromEnvironment = (env["API_BASE_URL"] ?? "").trim() !== "";
+  const apiUrl = redactCredentials(config.api.url);
+  logger2.info({ apiUrl, from: fromEnvironment ? "API_BASE_URL" : "api.url in the config file" }, `API: ${apiUrl}`);
+  if (fromEnvironment) {
+    logger2.warn({ apiUrl }, "API_BASE_URL is set in the environment: it overrides api.url of the config file (unset it to use the file)");
+  }
+  for (const source of config.sources) {
+    const from = source.git === null ? { path: source.path } : { git: redactCredentials(source.git.url), ref: source.git.ref, gitPath: source.git.path };
+    logger2.info({ source: source.name, organization: source.organization, ...from }, `source "${source.name}": organization ${source.organization}`);
+  }
+}
 var init_daemon2 = __esm({
   "src/daemon/index.ts"() {
     "use strict";
     init_from_config();
+    init_redact();
     init_signals();
     init_daemon();
     init_embedded_api();

@@ -1,7 +1,8 @@
 /**
  * The candidate a mistyped word most likely meant, for "did you mean …?" in messages about unknown flags and keys;
  * null when none is close. Case and the choice between `-` and `_` are ignored; a swap of two neighbouring letters
- * counts as one edit. Close means at most one edit per three letters of the word (at least one).
+ * counts as one edit. Close means at most one edit per three letters of the word (at least one); failing that, a word
+ * of three letters or more that begins exactly one candidate (`--org` for `--organization`) means that candidate.
  */
 export function closest(word: string, candidates: readonly string[]): string | null {
   const typed = fold(word);
@@ -11,8 +12,13 @@ export function closest(word: string, candidates: readonly string[]): string | n
     const distance = editDistance(typed, fold(candidate));
     if (distance <= limit && (best === null || distance < best.distance)) best = { candidate, distance };
   }
-  return best?.candidate ?? null;
+  if (best !== null) return best.candidate;
+  const prefixed = typed.length >= MIN_PREFIX ? candidates.filter((candidate) => fold(candidate).startsWith(typed)) : [];
+  return prefixed.length === 1 ? (prefixed[0] as string) : null;
 }
+
+/** The shortest word read as the beginning of a longer one. */
+const MIN_PREFIX = 3;
 
 function fold(word: string): string {
   return word.toLowerCase().replace(/_/g, '-');

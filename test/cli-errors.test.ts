@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { spawnCli } from './helpers/cli.js';
 import { ORG } from './helpers/emulator.js';
+import { tempTree } from './helpers/temp-tree.js';
 import { useWorld } from './helpers/world.js';
 
 const POLICY = { 'policies/a.native': 'main = rule { true }\n' };
@@ -44,6 +45,18 @@ describe('every error on stderr', () => {
     assert.equal(run.code, 1);
     assert.match(run.stderr, /^error: .*agent-pools\/build\.yaml:1: unknown key "bogus"/m);
     assert.doesNotMatch(run.stderr, /::error/);
+  });
+});
+
+describe('no API URL', () => {
+  it('--export and --dry-run without --api-url say to pass it', async (t) => {
+    const out = await tempTree(t, { 'policies/a.native': 'main = rule { true }\n' });
+    const env = { API_TOKEN: 'some-token', LOG_LEVEL: 'error', STATE_DIR: out };
+    for (const argv of [['--export', join(out, 'exported'), '--organization', ORG], ['--dry-run', '--source-dir', out, '--organization', ORG]]) {
+      const run = await spawnCli(argv, { env });
+      assert.equal(run.code, 1, argv[0]);
+      assert.match(run.stderr, /^error: no API URL was given: pass --api-url URL \(ending in \/api\/v2\) or set API_BASE_URL/m, argv[0]);
+    }
   });
 });
 

@@ -51,6 +51,7 @@ describe('a mistyped flag', () => {
     [['--dry-run', '--source-dir', 'x', '--organisation', 'o'], 'unknown flag --organisation: did you mean --organization?'],
     [['--reconcile', '--detailed-exit-code'], 'unknown flag --detailed-exit-code: did you mean --detailed-exitcode?'],
     [['--dryrun'], 'unknown flag --dryrun: did you mean --dry-run?'],
+    [['--dry-run', '--org', 'o'], 'unknown flag --org: did you mean --organization?'],
     [['--api_url=http://x/api/v2'], 'unknown flag --api_url: did you mean --api-url?'],
   ];
   for (const [argv, message] of cases) {

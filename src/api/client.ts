@@ -9,6 +9,7 @@ import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
 import { readWith, successBody } from './responses.js';
 import { Transport, type HttpMethod, type StreamedBody, type TransportStats } from './transport.js';
+import { sharedSignal } from '../signals.js';
 import { userAgent } from '../version.js';
 import type {
   Agent,
@@ -105,9 +106,10 @@ export class ApiClient implements PolicyApi {
    * on the wire, ends once `signal` aborts, rejecting with the signal's reason.
    */
   withSignal(signal: AbortSignal): ApiClient {
-    if (this.signal === undefined) return new ApiClient(this.options, { transport: this.transport, signal });
+    if (signal === this.signal) return this;
+    if (this.signal === undefined) return new ApiClient(this.options, { transport: this.transport, signal: sharedSignal(signal) });
     // Bound already (a pass's client): its requests end with either signal, and still count for the pass's reach.
-    const both = AbortSignal.any([this.signal, signal]);
+    const both = sharedSignal(AbortSignal.any([this.signal, signal]));
     this.transport.reachAs(both, this.signal);
     return new ApiClient(this.options, { transport: this.transport, signal: both });
   }

@@ -22,7 +22,7 @@ export async function createApiClient(setup: ApiClientSetup): Promise<ApiClient>
   let endpoint = setup.endpoint;
   if (endpoint === undefined) {
     if (config.api.url === 'embedded') {
-      throw new UsageError('api.url "embedded" only serves the daemon; pass --api-url or API_BASE_URL for a one-shot pass');
+      throw new UsageError('no API URL was given: pass --api-url URL (ending in /api/v2) or set API_BASE_URL (api.url "embedded" is an emulator only the daemon starts)');
     }
     endpoint = { url: config.api.url, token: await resolveToken(config, setup.env) };
   }

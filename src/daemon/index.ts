@@ -1,6 +1,7 @@
 import { createApiClient } from '../api/from-config.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
+import { redactCredentials } from '../redact.js';
 import { waitForShutdownSignal } from '../signals.js';
 import { startDaemon } from './daemon.js';
 import { startEmbeddedApi } from './embedded-api.js';
@@ -27,6 +28,7 @@ export interface RunDaemonOptions {
 export async function runDaemon(options: RunDaemonOptions): Promise<number> {
   const { config, logger, env } = options;
   const shutdown = options.shutdown ?? waitForShutdownSignal(logger);
+  logStart(config, env, logger);
   const emulator = config.api.url === 'embedded' ? await startEmbeddedApi(config, logger) : null;
   const metrics = createDaemonMetrics();
   try {
@@ -49,4 +51,21 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
     await emulator?.close();
   }
   return 0;
+}
+
+/**
+ * Says at start which API the daemon talks to and where that came from, and each source: a leftover `API_BASE_URL`
+ * in the environment silently outranks the config file, so that is said as a warning.
+ */
+function logStart(config: Config, env: NodeJS.ProcessEnv, logger: Logger): void {
+  const fromEnvironment = (env['API_BASE_URL'] ?? '').trim() !== '';
+  const apiUrl = redactCredentials(config.api.url);
+  logger.info({ apiUrl, from: fromEnvironment ? 'API_BASE_URL' : 'api.url in the config file' }, `API: ${apiUrl}`);
+  if (fromEnvironment) {
+    logger.warn({ apiUrl }, 'API_BASE_URL is set in the environment: it overrides api.url of the config file (unset it to use the file)');
+  }
+  for (const source of config.sources) {
+    const from = source.git === null ? { path: source.path } : { git: redactCredentials(source.git.url), ref: source.git.ref, gitPath: source.git.path };
+    logger.info({ source: source.name, organization: source.organization, ...from }, `source "${source.name}": organization ${source.organization}`);
+  }
 }
