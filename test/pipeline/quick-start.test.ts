@@ -37,9 +37,11 @@ describe("the README's quick start", () => {
       child.on('close', (code) => resolve({ code, stdout, stderr }));
     });
     assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
-    assert.match(result.stdout, /^default: valid \(\d+ policies, 1 agent pools\)$/m);
+    assert.match(result.stdout, /^default: valid \(\d+ policies, 1 agent pool\)$/m);
     assert.match(result.stdout, /Plan: \d+ to create, 0 to update, 0 to replace, 0 to delete\./);
     assert.match(result.stdout, /Apply complete! Resources: \d+ created/);
     assert.match(result.stdout, /"name":"require-mandatory-tags"|require-mandatory-tags/);
+    const { stdout: status } = await run('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: clone });
+    assert.equal(status, '', 'the quick start leaves no file behind in the clone');
   });
 });
