@@ -2,17 +2,16 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { startApiFixture, type ApiFixture } from './helpers/api-fixture.js';
 
-/** Aborts after `ms`; resolves with how long the promise took to settle after the abort, and what it rejected with. */
-async function abortAfter(ms: number, run: (signal: AbortSignal) => Promise<unknown>): Promise<{ lateMs: number; error: unknown }> {
+/**
+ * Aborts after `ms`; resolves with what the call rejected with. Each case makes the call unable to end on its own
+ * before a minute has passed (an answer held back, retries without end, a rate limit), so a call that ends with the
+ * abort's reason ended because of the abort: no bound on time is needed.
+ */
+async function abortAfter(ms: number, run: (signal: AbortSignal) => Promise<unknown>): Promise<{ error: unknown }> {
   const controller = new AbortController();
-  const reason = new Error('pass timed out (test)');
-  let abortedAt = 0;
-  setTimeout(() => {
-    abortedAt = performance.now();
-    controller.abort(reason);
-  }, ms);
+  setTimeout(() => controller.abort(new Error('pass timed out (test)')), ms);
   const error = await run(controller.signal).then(() => assert.fail('expected the abort to end the call'), (e: unknown) => e);
-  return { lateMs: performance.now() - abortedAt, error };
+  return { error };
 }
 
 describe('a signal ends every request of a client view', () => {
@@ -29,27 +28,24 @@ describe('a signal ends every request of a client view', () => {
   });
 
   it('a request on the wire', async () => {
-    await f.emulator.addFaults({ kind: 'latency', method: 'GET', path: '/policies$', 'latency-ms': 5_000, count: 1 });
-    const { lateMs, error } = await abortAfter(200, (signal) => f.client.withSignal(signal).listPolicies('acme'));
+    await f.emulator.addFaults({ kind: 'latency', method: 'GET', path: '/policies$', 'latency-ms': 120_000, count: 1 });
+    const { error } = await abortAfter(200, (signal) => f.client.withSignal(signal).listPolicies('acme'));
     assert.match(String(error), /pass timed out \(test\)/);
-    assert.ok(lateMs < 200, `ended ${Math.round(lateMs)} ms after the abort`);
   });
 
   it('the back-off between retries of a failing list', async () => {
     await f.emulator.addFaults({ kind: 'status', method: 'GET', path: '/policies$', status: 503, count: 0 });
-    const { lateMs, error } = await abortAfter(300, (signal) => f.client.withSignal(signal).listPolicies('acme'));
+    const { error } = await abortAfter(300, (signal) => f.client.withSignal(signal).listPolicies('acme'));
     assert.match(String(error), /pass timed out \(test\)/, 'the abort, not the exhausted retries');
-    assert.ok(lateMs < 200, `ended ${Math.round(lateMs)} ms after the abort`);
   });
 
   it('the wait for the rate limit, and the download', async () => {
     await f.emulator.setRateLimit(1);
     const policy = (await f.client.listPolicies('acme'))[0];
     const view = (signal: AbortSignal) => f.client.withSignal(signal);
-    const { lateMs, error } = await abortAfter(300, (signal) =>
+    const { error } = await abortAfter(300, (signal) =>
       Promise.all([view(signal).listPolicies('acme'), view(signal).listAgentPools('acme'), ...(policy ? [view(signal).downloadPolicy(policy)] : [])]));
     assert.match(String(error), /pass timed out \(test\)/);
-    assert.ok(lateMs < 200, `ended ${Math.round(lateMs)} ms after the abort`);
   });
 
   it('the client itself is untouched by a view\'s signal', async () => {

@@ -154,12 +154,9 @@ describe('a server whose list grows as fast as it is read', () => {
       { kind: 'growing-pages', method: 'GET', path: '/policies$', count: 0 },
       { kind: 'latency', method: 'GET', path: '/agent-pools$', 'latency-ms': 500, count: 0 },
     );
-    const started = Date.now();
     const run = await world.cli('--dry-run', dir);
-    const seconds = (Date.now() - started) / 1000;
     assert.equal(run.code, 1, run.stdout + run.stderr);
     assert.match(run.stdout + run.stderr, /GET \/organizations\/\S+\/policies\?page\[number\]=2&page\[size\]=100 failed: the list does not end: page 2 adds no resource that an earlier page did not hold, but points to another; stopped after 2 pages/);
-    assert.ok(seconds < 5, `${seconds} s`);
     const lists = (await world.requests()).filter((r) => r.path.includes('/policies?'));
     assert.equal(lists.length, 2, JSON.stringify(lists));
   });

@@ -67,7 +67,7 @@ describe("the emulator's page", () => {
       };
       return list.data.find((p) => p.attributes.name === 'require-mandatory-tags');
     };
-    const policy = await waitFor('the first pass to create the policy', level, 20_000);
+    const policy = await waitFor('the first pass to create the policy', level);
     assert.equal(policy.attributes['enforcement-level'], 'hard-mandatory');
     const patched = await fetch(`${url}/policies/${policy.id}`, {
       method: 'PATCH',
@@ -75,6 +75,6 @@ describe("the emulator's page", () => {
       body: JSON.stringify({ data: { type: 'policies', attributes: { 'enforcement-level': 'advisory' } } }),
     });
     assert.equal(patched.status, 200);
-    await waitFor('the scheduled pass to put it back', async () => ((await level())?.attributes['enforcement-level'] === 'hard-mandatory' ? true : undefined), 20_000);
+    await waitFor('the scheduled pass to put it back', async () => ((await level())?.attributes['enforcement-level'] === 'hard-mandatory' ? true : undefined));
   });
 });

@@ -1,5 +1,5 @@
-/** Polls `probe` until it returns something other than undefined, or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
+/** Polls `probe` until it returns something other than undefined, or fails after `timeoutMs`: a bound for a broken test, long enough for a busy machine. */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
