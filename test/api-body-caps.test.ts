@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { MAX_DOWNLOAD_BYTES, MAX_JSON_BODY_BYTES } from '../src/api/body-cap.js';
 import { fetchDownload } from '../src/api/download.js';
-import type { HttpRequest, HttpResponse, Transport } from '../src/api/transport.js';
+import type { HttpRequest, HttpResponse } from '../src/api/http-types.js';
+import type { Transport } from '../src/api/transport.js';
 import { ApiError } from '../src/errors.js';
 import { startApiFixture, type ApiFixture } from './helpers/api-fixture.js';
 

@@ -8,7 +8,8 @@ import { field, int, primary } from './json-api.js';
 import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
 import { readWith, successBody } from './responses.js';
-import { Transport, type HttpMethod, type StreamedBody, type TransportStats } from './transport.js';
+import type { HttpMethod, StreamedBody, TransportStats } from './http-types.js';
+import { Transport } from './transport.js';
 import { sharedSignal } from '../signals.js';
 import { userAgent } from '../version.js';
 import type {

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import type { HttpResponse } from './transport.js';
+import type { HttpResponse } from './http-types.js';
 
 /**
  * A redirect of a download from https to plain http would send the code, and its temporary URL, in clear: an

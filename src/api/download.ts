@@ -1,6 +1,7 @@
 import { createCodeScan } from '../code-content.js';
 import { apiError, isSuccess } from './responses.js';
-import type { HttpResponse, Transport } from './transport.js';
+import type { HttpResponse } from './http-types.js';
+import type { Transport } from './transport.js';
 import { MAX_DOWNLOAD_BYTES } from './body-cap.js';
 import { downgradeError } from './download-redirect.js';
 

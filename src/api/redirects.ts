@@ -3,7 +3,7 @@
  * the API's origin, so the token never goes anywhere else. The download redirect has its own rules (download.ts).
  */
 import { ApiError } from '../errors.js';
-import type { HttpRequest, HttpResponse } from './transport.js';
+import type { HttpRequest, HttpResponse } from './http-types.js';
 
 /** Redirects followed for one GET, at most (the vendor's v2 client follows up to 5). */
 export const MAX_API_REDIRECTS = 5;

@@ -4,7 +4,7 @@
  */
 import { Readable } from 'node:stream';
 import { ApiError, NetworkError } from '../errors.js';
-import type { HttpRequest, StreamedBody } from './transport.js';
+import type { HttpRequest, StreamedBody } from './http-types.js';
 
 export function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const headers: Record<string, string> = {};

@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.js';
 import { errorDetail } from './json-api.js';
-import type { HttpResponse } from './transport.js';
+import type { HttpResponse } from './http-types.js';
 
 export function isSuccess(response: HttpResponse): boolean {
   return response.status >= 200 && response.status < 300;

@@ -1,6 +1,6 @@
 /** The wire resources of the Policy and Agent Pool Management API, as the client returns them. */
 import type { AgentStatus, EnforcementLevel, PolicyKind } from '../model.js';
-import type { StreamedBody } from './transport.js';
+import type { StreamedBody } from './http-types.js';
 
 export interface Policy {
   id: string;

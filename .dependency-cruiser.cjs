@@ -1,0 +1,60 @@
+/**
+ * The layers of src/ (see ARCHITECTURE.md, "Allowed import directions"), held by `npm test` (test/architecture.test.ts).
+ * A folder (or top-level file) imports only from layers below it, or from a folder named beside it in `beside`; the
+ * emulator stands apart: it imports only the base, and only the daemon and the command line start it. No cycles,
+ * type-only imports included.
+ */
+const LAYERS = [
+  ['embedded', 'model', 'errors', 'line-ends', 'suggest', 'plural', 'code-content', 'redact', 'map-limit'],
+  ['logger', 'version', 'yaml'],
+  ['signals', 'progress', 'config'],
+  ['api', 'declared'],
+  ['plan', 'source', 'live'],
+  ['apply', 'output', 'export'],
+  ['session', 'reconcile'],
+  ['notify'],
+  ['daemon', 'cli', 'ci', 'healthcheck'],
+];
+/** Imports within one layer that the design allows: from → to. */
+const BESIDE = [
+  ['live', 'plan'],
+  ['reconcile', 'session'],
+  ['cli', 'daemon'],
+  ['cli', 'ci'],
+  ['daemon', 'ci'],
+];
+const APART = ['emulator'];
+const STARTS_APART = ['daemon', 'cli'];
+
+/** `src/<name>/…` or `src/<name>.ts`. */
+const at = (names) => `^src/(${names.join('|')})(/|\\.ts$)`;
+const layerOf = new Map(LAYERS.flatMap((names, index) => names.map((name) => [name, index])));
+const forbidden = [
+  { name: 'no-circular', severity: 'error', comment: 'An import cycle, type-only imports included.', from: {}, to: { circular: true } },
+  { name: 'no-unknown-folder', severity: 'error', comment: 'Every folder of src/ has a layer: add a new one to LAYERS here and to ARCHITECTURE.md.', from: { path: '^src/', pathNot: at([...layerOf.keys(), ...APART, 'cli\\.ts']) }, to: {} },
+];
+for (const [name, layer] of layerOf) {
+  const above = [...layerOf].filter(([other, otherLayer]) => otherLayer > layer || (otherLayer === layer && other !== name && !BESIDE.some(([from, to]) => from === name && to === other)));
+  if (above.length === 0) continue;
+  forbidden.push({
+    name: `layer-${name}`,
+    severity: 'error',
+    comment: `${name} (layer ${layer + 1}) imports only from layers below it${BESIDE.some(([from]) => from === name) ? ' and the folders beside it' : ''}.`,
+    from: { path: at([name]) },
+    to: { path: at(above.map(([other]) => other)) },
+  });
+}
+forbidden.push(
+  { name: 'emulator-apart', severity: 'error', comment: 'The emulator imports only the base layers (1 and 2).', from: { path: at(APART) }, to: { path: '^src/', pathNot: at([...APART, ...LAYERS[0], ...LAYERS[1]]) } },
+  { name: 'emulator-started-by', severity: 'error', comment: 'Only the daemon (embedded mode) and the command line start the emulator.', from: { path: '^src/', pathNot: at([...APART, ...STARTS_APART]) }, to: { path: at(APART) } },
+);
+
+module.exports = {
+  forbidden,
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    includeOnly: '^src/',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};

@@ -1,0 +1,25 @@
+/** The layers of src/ as ARCHITECTURE.md draws them, held by dependency-cruiser (.dependency-cruiser.cjs): no upward import, no cycle. */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { REPO_ROOT } from './helpers/repo-root.js';
+
+const run = promisify(execFile);
+
+test('src/ keeps its layers and has no import cycle (dependency-cruiser)', async () => {
+  const bin = path.join(REPO_ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
+  const result = await run(process.execPath, [bin, 'src', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 })
+    .then(({ stdout }) => ({ code: 0, stdout }), (error: { code?: number; stdout?: string }) => ({ code: error.code ?? 1, stdout: error.stdout ?? '' }));
+  assert.equal(result.code, 0, result.stdout);
+  assert.match(result.stdout, /no dependency violations found/);
+});
+
+test('ARCHITECTURE.md names every folder of src/', () => {
+  const text = readFileSync(path.join(REPO_ROOT, 'ARCHITECTURE.md'), 'utf8');
+  const folders = readdirSync(path.join(REPO_ROOT, 'src'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  const missing = folders.filter((folder) => !text.includes(`\`${folder}\``) && !text.includes(`src/${folder}/`));
+  assert.deepEqual(missing, [], 'folders of src/ that ARCHITECTURE.md does not name');
+});
