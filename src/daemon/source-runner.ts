@@ -18,7 +18,7 @@ import { declaredUnchanged, passReport, type Notifier } from '../notify/index.js
 import { openPassHistory } from './history-file.js';
 import { createPassWaiters } from './pass-waiters.js';
 import type { Suspensions } from './suspensions.js';
-import { windowState } from './sync-windows.js';
+import { openSyncWindows } from './sync-windows.js';
 import { readPoolHealth } from './pool-health.js';
 import { warnIfUnreachable } from './api-unreachable.js';
 
@@ -84,6 +84,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   const waiters = createPassWaiters();
   const suspensions = options.suspensions;
   const now = options.now ?? (() => new Date());
+  const windows = openSyncWindows(source.syncWindows ?? []);
   /** `sync --override-window` asked for the next `sync` pass to apply in a closed window. */
   let overrideRequested = false;
   metrics.suspended(source.name, suspensions?.since(source.name) != null);
@@ -107,7 +108,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       { succeeded: state.lastSuccessAt !== null, appliedRevision: state.lastAppliedRevision },
     );
     if (source.git !== null) options.notifier?.passStarted(source, revision);
-    const window = windowState(source.syncWindows ?? [], now());
+    const window = windows.state(now());
     current.overrideWindow = trigger === 'sync' && overrideRequested && window.closed;
     overrideRequested = false;
     current.windowClosed = window.closed && !current.overrideWindow;
@@ -139,7 +140,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     if (plan !== null) logWarnings(plan.warnings);
     if (plan !== null) noteFights(plan.changes, outcome.results);
     if (plan !== null && current.windowClosed && plan.changes.length > 0) {
-      log.info({ waiting: plan.changes.length, window: windowState(source.syncWindows ?? [], now()).reason }, `${plan.changes.length} changes waiting for the window`);
+      log.info({ waiting: plan.changes.length, window: windows.state(now()).reason }, `${plan.changes.length} changes waiting for the window`);
     }
     // A pass without a plan says nothing about drift: the last known figure stays.
     if (plan !== null) {
@@ -254,7 +255,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       const suspendedAt = suspensions?.since(source.name) ?? null;
       const status: SourceStatus = {
         ...state, running: loop.running, nextRunAt: suspendedAt !== null || next.length === 0 ? null : new Date(Math.min(...next)).toISOString(),
-        suspended: suspendedAt !== null, suspendedAt, syncWindow: source.syncWindows === undefined || source.syncWindows.length === 0 ? null : windowState(source.syncWindows, now()),
+        suspended: suspendedAt !== null, suspendedAt, syncWindow: source.syncWindows === undefined || source.syncWindows.length === 0 ? null : windows.state(now()),
       };
       if (options.history === true) status.history = [...history.passes];
       return status;
