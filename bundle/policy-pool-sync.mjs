@@ -56,7 +56,7 @@ function formatProblem(p2) {
 function errorMessage(error) {
   return error instanceof Error ? error.message : String(error);
 }
-var ApiError, NetworkError, CodeTooLargeError, ValidationError, UsageError;
+var ApiError, NetworkError, CodeTooLargeError, ValidationError, UsageError, StateFileError;
 var init_errors = __esm({
   "src/errors.ts"() {
     "use strict";
@@ -102,6 +102,16 @@ var init_errors = __esm({
     };
     UsageError = class extends Error {
       name = "UsageError";
+    };
+    StateFileError = class extends Error {
+      constructor(file, reason, message, options) {
+        super(message, options);
+        this.file = file;
+        this.reason = reason;
+      }
+      file;
+      reason;
+      name = "StateFileError";
     };
   }
 });
@@ -183,17 +193,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path19) {
-      const ctrl = callVisitor(key, node, visitor, path19);
+    function visit_(key, node, visitor, path17) {
+      const ctrl = callVisitor(key, node, visitor, path17);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path19, ctrl);
-        return visit_(key, ctrl, visitor, path19);
+        replaceNode(key, path17, ctrl);
+        return visit_(key, ctrl, visitor, path17);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path19 = Object.freeze(path19.concat(node));
+          path17 = Object.freeze(path17.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path19);
+            const ci = visit_(i2, node.items[i2], visitor, path17);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -204,13 +214,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path19 = Object.freeze(path19.concat(node));
-          const ck = visit_("key", node.key, visitor, path19);
+          path17 = Object.freeze(path17.concat(node));
+          const ck = visit_("key", node.key, visitor, path17);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path19);
+          const cv = visit_("value", node.value, visitor, path17);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -231,17 +241,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path19) {
-      const ctrl = await callVisitor(key, node, visitor, path19);
+    async function visitAsync_(key, node, visitor, path17) {
+      const ctrl = await callVisitor(key, node, visitor, path17);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path19, ctrl);
-        return visitAsync_(key, ctrl, visitor, path19);
+        replaceNode(key, path17, ctrl);
+        return visitAsync_(key, ctrl, visitor, path17);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path19 = Object.freeze(path19.concat(node));
+          path17 = Object.freeze(path17.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path19);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path17);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -252,13 +262,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path19 = Object.freeze(path19.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path19);
+          path17 = Object.freeze(path17.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path17);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path19);
+          const cv = await visitAsync_("value", node.value, visitor, path17);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -285,23 +295,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path19) {
+    function callVisitor(key, node, visitor, path17) {
       if (typeof visitor === "function")
-        return visitor(key, node, path19);
+        return visitor(key, node, path17);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path19);
+        return visitor.Map?.(key, node, path17);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path19);
+        return visitor.Seq?.(key, node, path17);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path19);
+        return visitor.Pair?.(key, node, path17);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path19);
+        return visitor.Scalar?.(key, node, path17);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path19);
+        return visitor.Alias?.(key, node, path17);
       return void 0;
     }
-    function replaceNode(key, path19, node) {
-      const parent = path19[path19.length - 1];
+    function replaceNode(key, path17, node) {
+      const parent = path17[path17.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -913,10 +923,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path19, value2) {
+    function collectionFromPath(schema, path17, value2) {
       let v2 = value2;
-      for (let i2 = path19.length - 1; i2 >= 0; --i2) {
-        const k3 = path19[i2];
+      for (let i2 = path17.length - 1; i2 >= 0; --i2) {
+        const k3 = path17[i2];
         if (typeof k3 === "number" && Number.isInteger(k3) && k3 >= 0) {
           const a = [];
           a[k3] = v2;
@@ -935,7 +945,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path19) => path19 == null || typeof path19 === "object" && !!path19[Symbol.iterator]().next().done;
+    var isEmptyPath = (path17) => path17 == null || typeof path17 === "object" && !!path17[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -965,11 +975,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path19, value2) {
-        if (isEmptyPath(path19))
+      addIn(path17, value2) {
+        if (isEmptyPath(path17))
           this.add(value2);
         else {
-          const [key, ...rest] = path19;
+          const [key, ...rest] = path17;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value2);
@@ -983,8 +993,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path19) {
-        const [key, ...rest] = path19;
+      deleteIn(path17) {
+        const [key, ...rest] = path17;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -998,8 +1008,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path19, keepScalar) {
-        const [key, ...rest] = path19;
+      getIn(path17, keepScalar) {
+        const [key, ...rest] = path17;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -1017,8 +1027,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path19) {
-        const [key, ...rest] = path19;
+      hasIn(path17) {
+        const [key, ...rest] = path17;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -1028,8 +1038,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path19, value2) {
-        const [key, ...rest] = path19;
+      setIn(path17, value2) {
+        const [key, ...rest] = path17;
         if (rest.length === 0) {
           this.set(key, value2);
         } else {
@@ -3544,9 +3554,9 @@ var require_Document = __commonJS({
           this.contents.add(value2);
       }
       /** Adds a value to the document. */
-      addIn(path19, value2) {
+      addIn(path17, value2) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path19, value2);
+          this.contents.addIn(path17, value2);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3621,14 +3631,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path19) {
-        if (Collection.isEmptyPath(path19)) {
+      deleteIn(path17) {
+        if (Collection.isEmptyPath(path17)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path19) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path17) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3643,10 +3653,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path19, keepScalar) {
-        if (Collection.isEmptyPath(path19))
+      getIn(path17, keepScalar) {
+        if (Collection.isEmptyPath(path17))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path19, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path17, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3657,10 +3667,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path19) {
-        if (Collection.isEmptyPath(path19))
+      hasIn(path17) {
+        if (Collection.isEmptyPath(path17))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path19) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path17) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3677,13 +3687,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path19, value2) {
-        if (Collection.isEmptyPath(path19)) {
+      setIn(path17, value2) {
+        if (Collection.isEmptyPath(path17)) {
           this.contents = value2;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path19), value2);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path17), value2);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path19, value2);
+          this.contents.setIn(path17, value2);
         }
       }
       /**
@@ -5644,9 +5654,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path19) => {
+    visit.itemAtPath = (cst, path17) => {
       let item = cst;
-      for (const [field2, index] of path19) {
+      for (const [field2, index] of path17) {
         const tok = item?.[field2];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5655,23 +5665,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path19) => {
-      const parent = visit.itemAtPath(cst, path19.slice(0, -1));
-      const field2 = path19[path19.length - 1][0];
+    visit.parentCollection = (cst, path17) => {
+      const parent = visit.itemAtPath(cst, path17.slice(0, -1));
+      const field2 = path17[path17.length - 1][0];
       const coll = parent?.[field2];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path19, item, visitor) {
-      let ctrl = visitor(item, path19);
+    function _visit(path17, item, visitor) {
+      let ctrl = visitor(item, path17);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field2 of ["key", "value"]) {
         const token = item[field2];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path19.concat([[field2, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path17.concat([[field2, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -5682,10 +5692,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field2 === "key")
-            ctrl = ctrl(item, path19);
+            ctrl = ctrl(item, path17);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path19) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path17) : ctrl;
     }
     exports.visit = visit;
   }
@@ -7459,19 +7469,19 @@ function parseYaml(text2, file) {
   const located = {
     file,
     value: value2,
-    lineOf: (path19) => lineAt(walk(doc, path19).node),
-    lineOfKey(path19) {
-      const parent = walk(doc, path19.slice(0, -1));
-      const last2 = path19.at(-1);
+    lineOf: (path17) => lineAt(walk(doc, path17).node),
+    lineOfKey(path17) {
+      const parent = walk(doc, path17.slice(0, -1));
+      const last2 = path17.at(-1);
       const map = resolve(doc, parent.node);
       if (parent.complete && typeof last2 === "string" && (0, import_yaml.isMap)(map)) {
         const pair2 = map.items.find((item) => (0, import_yaml.isScalar)(item.key) && String(item.key.value) === last2);
         if (pair2 !== void 0 && (0, import_yaml.isScalar)(pair2.key)) return lineAt(pair2.key);
       }
-      return located.lineOf(path19);
+      return located.lineOf(path17);
     },
-    problem(path19, message, at = "value") {
-      const line = at === "key" ? located.lineOfKey(path19) : located.lineOf(path19);
+    problem(path17, message, at = "value") {
+      const line = at === "key" ? located.lineOfKey(path17) : located.lineOf(path17);
       return line === void 0 ? { file, message } : { file, line, message };
     }
   };
@@ -7484,9 +7494,9 @@ function resolve(doc, node) {
   if (node === void 0) return null;
   return (0, import_yaml.isAlias)(node) ? node.resolve(doc) ?? null : node;
 }
-function walk(doc, path19) {
+function walk(doc, path17) {
   let node = doc.contents ?? null;
-  for (const segment of path19) {
+  for (const segment of path17) {
     const parent = resolve(doc, node);
     let child;
     if ((0, import_yaml.isMap)(parent)) {
@@ -7512,9 +7522,9 @@ var init_document = __esm({
 });
 
 // src/yaml/key-path.ts
-function keyLabel(path19) {
-  if (path19.length === 0) return "the file";
-  return path19.map((segment, i2) => typeof segment === "number" ? `[${segment}]` : i2 === 0 ? segment : `.${segment}`).join("");
+function keyLabel(path17) {
+  if (path17.length === 0) return "the file";
+  return path17.map((segment, i2) => typeof segment === "number" ? `[${segment}]` : i2 === 0 ? segment : `.${segment}`).join("");
 }
 function pointerPath(pointer) {
   if (pointer === "") return [];
@@ -10770,8 +10780,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path19) {
-      let input = path19;
+    function removeDotSegments(path17) {
+      let input = path17;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -10845,11 +10855,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path19) {
-      if (path19 === "" || path19[0] === "/") {
-        return removeDotSegments(path19);
+    function removeDotSegmentsRelative(path17) {
+      if (path17 === "" || path17[0] === "/") {
+        return removeDotSegments(path17);
       }
-      const segments = path19.split("/");
+      const segments = path17.split("/");
       const last2 = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -11212,8 +11222,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path19 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path19 && path19 !== "/" ? path19 : void 0;
+        const path17 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path17 && path17 !== "/" ? path17 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -15057,8 +15067,8 @@ var init_suggest = __esm({
 });
 
 // src/yaml/messages.ts
-function schemaMessage(error, path19) {
-  const label = keyLabel(path19);
+function schemaMessage(error, path17) {
+  const label = keyLabel(path17);
   const params = error.params;
   const value2 = describeValue(error.data);
   switch (error.keyword) {
@@ -15070,7 +15080,7 @@ function schemaMessage(error, path19) {
     case "additionalProperties": {
       const allowed = Object.keys(error.parentSchema?.properties ?? {});
       const key = String(params.additionalProperty);
-      const where = path19.length === 0 ? "" : ` in ${label}`;
+      const where = path17.length === 0 ? "" : ` in ${label}`;
       const guess = closest(key, allowed);
       const suggestion = guess === null ? "" : `: did you mean "${guess}"?`;
       return `unknown key "${key}"${where}${suggestion} (allowed: ${allowed.join(", ")})`;
@@ -15173,18 +15183,18 @@ function checkYaml(name, doc, options = {}) {
   return issues.filter((issue) => !(options.skip?.(issue) ?? false)).map((issue) => doc.problem(issue.linePath, issue.message, issue.at));
 }
 function toIssue(error) {
-  const path19 = pointerPath(error.instancePath);
+  const path17 = pointerPath(error.instancePath);
   const params = error.params;
-  const issue = { path: path19, keyword: error.keyword, message: schemaMessage(error, path19) };
+  const issue = { path: path17, keyword: error.keyword, message: schemaMessage(error, path17) };
   switch (error.keyword) {
     case "additionalProperties":
-      return { ...issue, linePath: [...path19, String(params.additionalProperty)], at: "key" };
+      return { ...issue, linePath: [...path17, String(params.additionalProperty)], at: "key" };
     case "required":
-      return { ...issue, linePath: path19, at: "key" };
+      return { ...issue, linePath: path17, at: "key" };
     case "uniqueItems":
-      return { ...issue, linePath: [...path19, Number(params.j)], at: "value" };
+      return { ...issue, linePath: [...path17, Number(params.j)], at: "value" };
     default:
-      return { ...issue, linePath: path19, at: "value" };
+      return { ...issue, linePath: path17, at: "value" };
   }
 }
 function withoutBranchErrors(errors) {
@@ -16595,8 +16605,8 @@ var require_req = __commonJS({
       if (req.originalUrl) {
         _req.url = req.originalUrl;
       } else {
-        const path19 = req.path;
-        _req.url = typeof path19 === "string" ? path19 : req.url ? req.url.path || req.url : void 0;
+        const path17 = req.path;
+        _req.url = typeof path17 === "string" ? path17 : req.url ? req.url.path || req.url : void 0;
       }
       if (req.query) {
         _req.query = req.query;
@@ -16761,14 +16771,14 @@ var require_redact = __commonJS({
       }
       return obj;
     }
-    function parsePath(path19) {
+    function parsePath(path17) {
       const parts = [];
       let current = "";
       let inBrackets = false;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path19.length; i2++) {
-        const char = path19[i2];
+      for (let i2 = 0; i2 < path17.length; i2++) {
+        const char = path17[i2];
         if (!inBrackets && char === ".") {
           if (current) {
             parts.push(current);
@@ -16899,10 +16909,10 @@ var require_redact = __commonJS({
       return current;
     }
     function redactPaths(obj, paths, censor, remove2 = false) {
-      for (const path19 of paths) {
-        const parts = parsePath(path19);
+      for (const path17 of paths) {
+        const parts = parsePath(path17);
         if (parts.includes("*")) {
-          redactWildcardPath(obj, parts, censor, path19, remove2);
+          redactWildcardPath(obj, parts, censor, path17, remove2);
         } else {
           if (remove2) {
             removeKey(obj, parts);
@@ -16987,8 +16997,8 @@ var require_redact = __commonJS({
           }
         } else {
           if (afterWildcard.includes("*")) {
-            const wrappedCensor = typeof censor === "function" ? (value2, path19) => {
-              const fullPath = [...pathArray.slice(0, pathLength), ...path19];
+            const wrappedCensor = typeof censor === "function" ? (value2, path17) => {
+              const fullPath = [...pathArray.slice(0, pathLength), ...path17];
               return censor(value2, fullPath);
             } : censor;
             redactWildcardPath(current, afterWildcard, wrappedCensor, originalPath, remove2);
@@ -17023,8 +17033,8 @@ var require_redact = __commonJS({
         return null;
       }
       const pathStructure = /* @__PURE__ */ new Map();
-      for (const path19 of pathsToClone) {
-        const parts = parsePath(path19);
+      for (const path17 of pathsToClone) {
+        const parts = parsePath(path17);
         let current = pathStructure;
         for (let i2 = 0; i2 < parts.length; i2++) {
           const part = parts[i2];
@@ -17076,24 +17086,24 @@ var require_redact = __commonJS({
       }
       return cloneSelectively(obj, pathStructure);
     }
-    function validatePath(path19) {
-      if (typeof path19 !== "string") {
+    function validatePath(path17) {
+      if (typeof path17 !== "string") {
         throw new Error("Paths must be (non-empty) strings");
       }
-      if (path19 === "") {
+      if (path17 === "") {
         throw new Error("Invalid redaction path ()");
       }
-      if (path19.includes("..")) {
-        throw new Error(`Invalid redaction path (${path19})`);
+      if (path17.includes("..")) {
+        throw new Error(`Invalid redaction path (${path17})`);
       }
-      if (path19.includes(",")) {
-        throw new Error(`Invalid redaction path (${path19})`);
+      if (path17.includes(",")) {
+        throw new Error(`Invalid redaction path (${path17})`);
       }
       let bracketCount = 0;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path19.length; i2++) {
-        const char = path19[i2];
+      for (let i2 = 0; i2 < path17.length; i2++) {
+        const char = path17[i2];
         if ((char === '"' || char === "'") && bracketCount > 0) {
           if (!inQuotes) {
             inQuotes = true;
@@ -17107,20 +17117,20 @@ var require_redact = __commonJS({
         } else if (char === "]" && !inQuotes) {
           bracketCount--;
           if (bracketCount < 0) {
-            throw new Error(`Invalid redaction path (${path19})`);
+            throw new Error(`Invalid redaction path (${path17})`);
           }
         }
       }
       if (bracketCount !== 0) {
-        throw new Error(`Invalid redaction path (${path19})`);
+        throw new Error(`Invalid redaction path (${path17})`);
       }
     }
     function validatePaths(paths) {
       if (!Array.isArray(paths)) {
         throw new TypeError("paths must be an array");
       }
-      for (const path19 of paths) {
-        validatePath(path19);
+      for (const path17 of paths) {
+        validatePath(path17);
       }
     }
     function slowRedact(options = {}) {
@@ -17288,8 +17298,8 @@ var require_redaction = __commonJS({
         if (shape[k3] === null) {
           o2[k3] = (value2) => topCensor(value2, [k3]);
         } else {
-          const wrappedCensor = typeof censor === "function" ? (value2, path19) => {
-            return censor(value2, [k3, ...path19]);
+          const wrappedCensor = typeof censor === "function" ? (value2, path17) => {
+            return censor(value2, [k3, ...path17]);
           } : censor;
           o2[k3] = Redact({
             paths: shape[k3],
@@ -17510,7 +17520,7 @@ var require_sonic_boom = __commonJS({
     var fs = __require("fs");
     var EventEmitter4 = __require("events");
     var inherits = __require("util").inherits;
-    var path19 = __require("path");
+    var path17 = __require("path");
     var sleep3 = require_atomic_sleep();
     var assert = __require("assert");
     var BUSY_WRITE_TIMEOUT = 100;
@@ -17564,7 +17574,7 @@ var require_sonic_boom = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs.mkdirSync(path19.dirname(file), { recursive: true });
+          if (sonic.mkdir) fs.mkdirSync(path17.dirname(file), { recursive: true });
           const fd = fs.openSync(file, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -17572,7 +17582,7 @@ var require_sonic_boom = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs.mkdir(path19.dirname(file), { recursive: true }, (err) => {
+        fs.mkdir(path17.dirname(file), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs.open(file, flags, mode, fileOpened);
         });
@@ -17584,7 +17594,7 @@ var require_sonic_boom = __commonJS({
       if (!(this instanceof SonicBoom)) {
         return new SonicBoom(opts);
       }
-      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append: append2 = true, mkdir: mkdir5, retryEAGAIN, fsync, contentMode, mode } = opts || {};
+      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append: append2 = true, mkdir: mkdir3, retryEAGAIN, fsync, contentMode, mode } = opts || {};
       fd = fd || dest;
       this._len = 0;
       this.fd = -1;
@@ -17609,7 +17619,7 @@ var require_sonic_boom = __commonJS({
       this.append = append2 || false;
       this.mode = mode;
       this.retryEAGAIN = retryEAGAIN || (() => true);
-      this.mkdir = mkdir5 || false;
+      this.mkdir = mkdir3 || false;
       let fsWriteSync;
       let fsWrite;
       if (contentMode === kContentModeBuffer) {
@@ -20702,15 +20712,15 @@ var require_colorette = __commonJS({
     var isCI = "CI" in env && ("GITHUB_ACTIONS" in env || "GITLAB_CI" in env || "CIRCLECI" in env);
     var isColorSupported = !isDisabled && (isForced || isWindows2 && !isDumbTerminal || isCompatibleTerminal || isCI);
     var replaceClose = (index, string, close, replace, head = string.substring(0, index) + replace, tail = string.substring(index + close.length), next = tail.indexOf(close)) => head + (next < 0 ? tail : replaceClose(next, tail, close, replace));
-    var clearBleed = (index, string, open2, close, replace) => index < 0 ? open2 + string + close : open2 + replaceClose(index, string, close, replace) + close;
-    var filterEmpty = (open2, close, replace = open2, at = open2.length + 1) => (string) => string || !(string === "" || string === void 0) ? clearBleed(
+    var clearBleed = (index, string, open3, close, replace) => index < 0 ? open3 + string + close : open3 + replaceClose(index, string, close, replace) + close;
+    var filterEmpty = (open3, close, replace = open3, at = open3.length + 1) => (string) => string || !(string === "" || string === void 0) ? clearBleed(
       ("" + string).indexOf(close, at),
       string,
-      open2,
+      open3,
       close,
       replace
     ) : "";
-    var init = (open2, close, replace) => filterEmpty(`\x1B[${open2}m`, `\x1B[${close}m`, replace);
+    var init = (open3, close, replace) => filterEmpty(`\x1B[${open3}m`, `\x1B[${close}m`, replace);
     var colors = {
       reset: init(0, 0),
       bold: init(1, 22, "\x1B[22m\x1B[1m"),
@@ -21467,7 +21477,7 @@ var require_sonic_boom2 = __commonJS({
     var fs = __require("node:fs");
     var EventEmitter4 = __require("node:events");
     var inherits = __require("node:util").inherits;
-    var path19 = __require("node:path");
+    var path17 = __require("node:path");
     var assert = __require("node:assert");
     var sleep3 = require_atomic_sleep();
     var BUSY_WRITE_TIMEOUT = 100;
@@ -21538,7 +21548,7 @@ var require_sonic_boom2 = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs.mkdirSync(path19.dirname(file), { recursive: true });
+          if (sonic.mkdir) fs.mkdirSync(path17.dirname(file), { recursive: true });
           const fd = fs.openSync(file, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -21546,7 +21556,7 @@ var require_sonic_boom2 = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs.mkdir(path19.dirname(file), { recursive: true }, (err) => {
+        fs.mkdir(path17.dirname(file), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs.open(file, flags, mode, fileOpened);
         });
@@ -21558,7 +21568,7 @@ var require_sonic_boom2 = __commonJS({
       if (!(this instanceof SonicBoom)) {
         return new SonicBoom(opts);
       }
-      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append: append2 = true, mkdir: mkdir5, retryEAGAIN, maxWriteRetries, fsync, contentMode, mode } = opts || {};
+      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append: append2 = true, mkdir: mkdir3, retryEAGAIN, maxWriteRetries, fsync, contentMode, mode } = opts || {};
       fd = fd || dest;
       this._len = 0;
       this.fd = -1;
@@ -21589,7 +21599,7 @@ var require_sonic_boom2 = __commonJS({
       this.retryEAGAIN = retryEAGAIN || (() => true);
       this.maxWriteRetries = maxWriteRetries || 0;
       this._writeRetries = 0;
-      this.mkdir = mkdir5 || false;
+      this.mkdir = mkdir3 || false;
       let fsWriteSync;
       let fsWrite;
       if (contentMode === kContentModeBuffer) {
@@ -26401,14 +26411,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path19 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path17 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path19 && path19[0] !== "/") {
-          path19 = `/${path19}`;
+        if (path17 && path17[0] !== "/") {
+          path17 = `/${path17}`;
         }
-        return new URL(`${origin}${path19}`);
+        return new URL(`${origin}${path17}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -27243,9 +27253,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path19, origin }
+            request: { method, path: path17, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path19);
+          debugLog("sending request to %s %s%s", method, origin, path17);
         }
       );
     }
@@ -27263,14 +27273,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path19, origin },
+            request: { method, path: path17, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path19,
+            path17,
             statusCode
           );
         }
@@ -27279,23 +27289,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path19, origin }
+            request: { method, path: path17, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path19);
+          debugLog("trailers received from %s %s%s", method, origin, path17);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path19, origin },
+            request: { method, path: path17, origin },
             error
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path19,
+            path17,
             error.message
           );
         }
@@ -27410,7 +27420,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path19,
+        path: path17,
         method,
         body,
         headers,
@@ -27427,11 +27437,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path19 !== "string") {
+        if (typeof path17 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path19[0] !== "/" && !(path19.startsWith("http://") || path19.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path17[0] !== "/" && !(path17.startsWith("http://") || path17.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path19)) {
+        } else if (invalidPathRegex.test(path17)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -27506,7 +27516,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path19, query) : path19;
+        this.path = query ? serializePathWithQuery(path17, query) : path17;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -32750,7 +32760,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request2) {
-      const { method, path: path19, host, upgrade, blocking, reset } = request2;
+      const { method, path: path17, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -32826,7 +32836,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request2);
-      let header3 = `${method} ${path19} HTTP/1.1\r
+      let header3 = `${method} ${path17} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header3 += `host: ${host}\r
@@ -33503,7 +33513,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request2.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request2.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path19, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
+      const { method, path: path17, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request2, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -33572,7 +33582,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path19;
+          headers[HTTP2_HEADER_PATH] = path17;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -33624,7 +33634,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path19;
+      headers[HTTP2_HEADER_PATH] = path17;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -35980,10 +35990,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path19 = "/",
+          path: path17 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path19;
+        opts.path = origin + path17;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -38143,20 +38153,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path19) {
-      if (typeof path19 !== "string") {
-        return path19;
+    function safeUrl(path17) {
+      if (typeof path17 !== "string") {
+        return path17;
       }
-      const pathSegments = path19.split("?", 3);
+      const pathSegments = path17.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path19;
+        return path17;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path19, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path19);
+    function matchKey(mockDispatch2, { path: path17, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path17);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -38181,8 +38191,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path19, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path19)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path19), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path17, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path17)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path17), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -38221,19 +38231,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path19) {
-      while (path19.endsWith("/")) {
-        path19 = path19.slice(0, -1);
+    function removeTrailingSlash(path17) {
+      while (path17.endsWith("/")) {
+        path17 = path17.slice(0, -1);
       }
-      if (path19.length === 0) {
-        path19 = "/";
+      if (path17.length === 0) {
+        path17 = "/";
       }
-      return path19;
+      return path17;
     }
     function buildKey(opts) {
-      const { path: path19, method, body, headers, query } = opts;
+      const { path: path17, method, body, headers, query } = opts;
       return {
-        path: path19,
+        path: path17,
         method,
         body,
         headers,
@@ -38923,10 +38933,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path19, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path17, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path19,
+            Path: path17,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -39008,9 +39018,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path19, searchParams] = dispatchOpts.path.split("?");
+          const [path17, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path19}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path17}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -39214,7 +39224,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile5, readFile: readFile7, mkdir: mkdir5 } = __require("node:fs/promises");
+    var { writeFile: writeFile3, readFile: readFile5, mkdir: mkdir3 } = __require("node:fs/promises");
     var { dirname: dirname3, resolve: resolve4 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
@@ -39411,12 +39421,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path19 = filePath || this.#snapshotPath;
-        if (!path19) {
+        const path17 = filePath || this.#snapshotPath;
+        if (!path17) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile7(resolve4(path19), "utf8");
+          const data = await readFile5(resolve4(path17), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -39430,7 +39440,7 @@ var require_snapshot_recorder = __commonJS({
           if (error.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path19}`, { cause: error });
+            throw new UndiciError(`Failed to load snapshots from ${path17}`, { cause: error });
           }
         }
       }
@@ -39441,17 +39451,17 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path19 = filePath || this.#snapshotPath;
-        if (!path19) {
+        const path17 = filePath || this.#snapshotPath;
+        if (!path17) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve4(path19);
-        await mkdir5(dirname3(resolvedPath), { recursive: true });
+        const resolvedPath = resolve4(path17);
+        await mkdir3(dirname3(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
           snapshot
         }));
-        await writeFile5(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
+        await writeFile3(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
       }
       /**
        * Clears all recorded snapshots
@@ -40086,15 +40096,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path19 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path19}`;
+        const path17 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path17}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path19;
+        this.opts.path = path17;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -41911,10 +41921,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path19) {
+    function deleteCachedUri(store, cacheKey, path17) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path19
+        path: path17
       });
       for (let i2 = 0; i2 < util.safeHTTPMethods.length; i2++) {
         const method = util.safeHTTPMethods[i2];
@@ -41922,7 +41932,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path19
+            path: path17
           });
         }
       }
@@ -41933,9 +41943,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i2 = 0; i2 < values.length; i2++) {
-        const path19 = getSameOriginPath(cacheKey, values[i2]);
-        if (path19 !== void 0) {
-          deleteCachedUri(store, cacheKey, path19);
+        const path17 = getSameOriginPath(cacheKey, values[i2]);
+        if (path17 !== void 0) {
+          deleteCachedUri(store, cacheKey, path17);
         }
       }
     }
@@ -47423,11 +47433,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        const path19 = url.pathname + url.search;
+        const path17 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve4, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path19}?` : path19,
+            path: hasTrailingQuestionMark ? `${path17}?` : path17,
             origin: url.origin,
             method: request2.method,
             body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body,
@@ -48374,9 +48384,9 @@ var require_util5 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path19) {
-      for (let i2 = 0; i2 < path19.length; ++i2) {
-        const code = path19.charCodeAt(i2);
+    function validateCookiePath(path17) {
+      for (let i2 = 0; i2 < path17.length; ++i2) {
+        const code = path17.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -51812,11 +51822,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path19 = opts.path;
+          let path17 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path19 = `/${path19}`;
+            path17 = `/${path17}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path19);
+          url = new URL(util.parseOrigin(url).origin + path17);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -51935,10 +51945,10 @@ function controlClient(origin, env) {
     const token = env[name];
     return token === void 0 || token === "" ? {} : { authorization: `Bearer ${token}` };
   };
-  async function request2(method, path19, tokenEnv) {
+  async function request2(method, path17, tokenEnv) {
     let response;
     try {
-      response = await (0, import_undici.fetch)(`${origin}${path19}`, { method, headers: bearer2(tokenEnv), dispatcher: patient });
+      response = await (0, import_undici.fetch)(`${origin}${path17}`, { method, headers: bearer2(tokenEnv), dispatcher: patient });
     } catch (error) {
       const cause = error.cause;
       throw new UsageError(`cannot reach the daemon at ${origin}: ${cause?.code ?? cause?.message ?? errorMessage(error)}; give its address with --daemon URL`);
@@ -51953,7 +51963,7 @@ function controlClient(origin, env) {
     if (response.ok) return body;
     const said = body?.error;
     const hint = response.status === 401 ? ` (set ${tokenEnv} to the daemon's token)` : "";
-    throw new UsageError(`the daemon answered ${method} ${path19} with ${response.status}: ${typeof said === "string" ? said : text2.slice(0, 200)}${hint}`);
+    throw new UsageError(`the daemon answered ${method} ${path17} with ${response.status}: ${typeof said === "string" ? said : text2.slice(0, 200)}${hint}`);
   }
   return {
     async statuses() {
@@ -52191,16 +52201,16 @@ var init_base = __esm({
           }
         }
       }
-      addToPath(path19, added, removed2, oldPosInc, options) {
-        const last2 = path19.lastComponent;
+      addToPath(path17, added, removed2, oldPosInc, options) {
+        const last2 = path17.lastComponent;
         if (last2 && !options.oneChangePerToken && last2.added === added && last2.removed === removed2) {
           return {
-            oldPos: path19.oldPos + oldPosInc,
+            oldPos: path17.oldPos + oldPosInc,
             lastComponent: { count: last2.count + 1, added, removed: removed2, previousComponent: last2.previousComponent }
           };
         } else {
           return {
-            oldPos: path19.oldPos + oldPosInc,
+            oldPos: path17.oldPos + oldPosInc,
             lastComponent: { count: 1, added, removed: removed2, previousComponent: last2 }
           };
         }
@@ -53738,17 +53748,17 @@ function crossProblems(doc, value2) {
   listAt(value2, "organizations").forEach((org, i2) => {
     if (typeof org.name === "string") {
       const first2 = firstByName.get(org.name);
-      const path19 = ["organizations", i2, "name"];
+      const path17 = ["organizations", i2, "name"];
       if (first2 === void 0) firstByName.set(org.name, i2);
-      else problems2.push(doc.problem(path19, `${keyLabel(path19)} "${org.name}" is already used by ${keyLabel(["organizations", first2])}`));
+      else problems2.push(doc.problem(path17, `${keyLabel(path17)} "${org.name}" is already used by ${keyLabel(["organizations", first2])}`));
     }
     const workspaceIds = new Set(listAt(org, "workspaces").map((ws) => ws.id));
     listAt(org, "agent-pools").forEach((pool, j3) => {
       const allowed = Array.isArray(pool["allowed-workspaces"]) ? pool["allowed-workspaces"] : [];
       allowed.forEach((id, k3) => {
         if (typeof id !== "string" || workspaceIds.has(id)) return;
-        const path19 = ["organizations", i2, "agent-pools", j3, "allowed-workspaces", k3];
-        problems2.push(doc.problem(path19, `${keyLabel(path19)} "${id}" is not a workspace of organization "${String(org.name)}"`));
+        const path17 = ["organizations", i2, "agent-pools", j3, "allowed-workspaces", k3];
+        problems2.push(doc.problem(path17, `${keyLabel(path17)} "${id}" is not a workspace of organization "${String(org.name)}"`));
       });
     });
   });
@@ -54197,10 +54207,10 @@ function lose(ctx, res, done) {
   ctx.req.socket.destroy();
   done(null);
 }
-function record2(p2, ctx, path19, status) {
+function record2(p2, ctx, path17, status) {
   const contentType = ctx.req.headers["content-type"] ?? null;
-  p2.log.add({ method: ctx.method, path: path19, status, "content-type": contentType, at: new Date(ctx.now()).toISOString() });
-  p2.logger.debug({ method: ctx.method, path: path19, status }, "emulator request");
+  p2.log.add({ method: ctx.method, path: path17, status, "content-type": contentType, at: new Date(ctx.now()).toISOString() });
+  p2.logger.debug({ method: ctx.method, path: path17, status }, "emulator request");
 }
 function bearer(req) {
   const header3 = req.headers.authorization ?? "";
@@ -54250,10 +54260,10 @@ var init_request_log = __esm({
 // src/emulator/router.ts
 function createRouter(routes) {
   const compiled2 = routes.map(compile);
-  return (method, path19) => {
+  return (method, path17) => {
     let pathMatched = false;
     for (const route3 of compiled2) {
-      const found = route3.regex.exec(path19);
+      const found = route3.regex.exec(path17);
       if (found === null) continue;
       pathMatched = true;
       if (route3.method !== method) continue;
@@ -54884,10 +54894,10 @@ function field(value2, key) {
 function str(value2) {
   return typeof value2 === "string" ? value2 : null;
 }
-function requiredStr(resource, path19, value2) {
+function requiredStr(resource, path17, value2) {
   if (typeof value2 === "string") return value2;
   const id = str(field(resource, "id")) ?? "resource";
-  throw new TypeError(`${id} has no ${path19}`);
+  throw new TypeError(`${id} has no ${path17}`);
 }
 function int(value2, fallback) {
   if (typeof value2 === "number" && Number.isFinite(value2)) return value2;
@@ -54933,10 +54943,10 @@ function isSuccess(response) {
   return response.status >= 200 && response.status < 300;
 }
 function apiError(response) {
-  const { method, path: path19 } = response.request;
+  const { method, path: path17 } = response.request;
   const detail = errorDetail(parseJson(response.text)) ?? plainText(response.text);
   const hint = response.hint === void 0 ? "" : `; ${response.hint}`;
-  const message = `${method} ${path19} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`;
+  const message = `${method} ${path17} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`;
   return new ApiError(message, response.status, detail, response.request);
 }
 function successBody(response) {
@@ -54948,9 +54958,9 @@ function readWith(response, read) {
   try {
     return read(body);
   } catch (error) {
-    const { method, path: path19 } = response.request;
+    const { method, path: path17 } = response.request;
     const reason = error instanceof Error ? error.message : String(error);
-    const message = `${method} ${path19} failed: ${response.status} but the response is unusable: ${reason}`;
+    const message = `${method} ${path17} failed: ${response.status} but the response is unusable: ${reason}`;
     throw new ApiError(message, response.status, reason, response.request, { cause: error });
   }
 }
@@ -55015,9 +55025,9 @@ var init_body_cap = __esm({
 // src/api/download-redirect.ts
 function downgradeError(response, from, to) {
   if (new URL(from).protocol !== "https:" || to.protocol === "https:") return null;
-  const { method, path: path19 } = response.request;
+  const { method, path: path17 } = response.request;
   const reason = `redirects from https to ${to.protocol.replace(/:$/, "")} (${to.host}); refused, the download would travel in clear`;
-  return new ApiError(`${method} ${path19} failed: ${reason}`, response.status, reason, response.request);
+  return new ApiError(`${method} ${path17} failed: ${reason}`, response.status, reason, response.request);
 }
 var init_download_redirect = __esm({
   "src/api/download-redirect.ts"() {
@@ -55088,8 +55098,8 @@ function queryString(params) {
   if (params.length === 0) return "";
   return `?${params.map(([k3, v2]) => `${encodeURIComponent(k3)}=${encodeURIComponent(v2)}`).join("&")}`;
 }
-async function listAll(transport, signal, path19, params, parse3) {
-  const pageUrl2 = (n) => transport.url(`${path19}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
+async function listAll(transport, signal, path17, params, parse3) {
+  const pageUrl2 = (n) => transport.url(`${path17}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
   const pages = [];
   const listing = newListing();
   const ids2 = /* @__PURE__ */ new Set();
@@ -55121,7 +55131,7 @@ async function listAll(transport, signal, path19, params, parse3) {
     url = next;
   }
   if (repeated > 0) {
-    transport.logger.warn({ method: "GET", path: path19, repeated }, "api list repeated resources (created while it was read); each is counted once");
+    transport.logger.warn({ method: "GET", path: path17, repeated }, "api list repeated resources (created while it was read); each is counted once");
   }
   return pages;
 }
@@ -55218,8 +55228,8 @@ function enforceLevel(enforce, kind, name) {
   if (!Array.isArray(enforce) || enforce.length === 0) return void 0;
   const mode = LEVELS_BY_KIND[kind].find((l) => l === field(enforce[0], "mode"));
   if (mode === void 0) return void 0;
-  const path19 = field(enforce[0], "path");
-  const matches = path19 === enforcePath(name, kind, "native") || path19 === enforcePath(name, kind, "sentinel");
+  const path17 = field(enforce[0], "path");
+  const matches = path17 === enforcePath(name, kind, "native") || path17 === enforcePath(name, kind, "sentinel");
   return kind === "native" && !matches ? "hard-mandatory" : mode;
 }
 function parseAgentPool(resource) {
@@ -56723,8 +56733,8 @@ var init_transport = __esm({
       /** Since when every answer of the API has been a 429; null once one was not. */
       onlyRateLimitedSince = null;
       /** Absolute URL of a path relative to the base URL (`/policies/pol-1`). */
-      url(path19) {
-        return `${this.base.href}${path19}`;
+      url(path17) {
+        return `${this.base.href}${path17}`;
       }
       get logger() {
         return this.options.logger;
@@ -56889,8 +56899,8 @@ var init_transport = __esm({
       }
       describe(req) {
         const url = new URL(req.url);
-        const path19 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
-        return { method: req.method, path: scrub(`${path19}${readableQuery(url.search)}`, this.options.token) };
+        const path17 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
+        return { method: req.method, path: scrub(`${path17}${readableQuery(url.search)}`, this.options.token) };
       }
       async attempt(req, described, cancel) {
         const { clock: clock2, logger, timeoutMs } = this.options;
@@ -57157,8 +57167,8 @@ var init_client = __esm({
        * A DELETE answered 404 is done: what was asked for is true. That is the answer to a retry whose
        * first answer was lost, and to a resource someone already deleted by hand.
        */
-      async remove(path19) {
-        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path19) }, this.signal);
+      async remove(path17) {
+        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path17) }, this.signal);
         if (response.status === 404) {
           this.options.logger.info({ ...response.request, status: 404 }, "api delete: already gone, counted as deleted");
           return;
@@ -57166,8 +57176,8 @@ var init_client = __esm({
         successBody(response);
       }
       /** One request answered by a single-resource document. */
-      async one(method, path19, json, parse3) {
-        const response = await this.transport.send({ method, url: this.transport.url(path19), json }, this.signal);
+      async one(method, path17, json, parse3) {
+        const response = await this.transport.send({ method, url: this.transport.url(path17), json }, this.signal);
         return readWith(response, (body) => parse3(primary(body)));
       }
     };
@@ -57203,6 +57213,91 @@ var init_from_config = __esm({
     init_token();
     init_errors();
     init_client();
+  }
+});
+
+// src/state-dir.ts
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { chmod, mkdir, open, rename, unlink } from "node:fs/promises";
+import path5 from "node:path";
+function stateDirLayout(stateDir) {
+  return {
+    checkout: (source) => path5.join(stateDir, "git", source),
+    history: (source) => path5.join(stateDir, "history", sourceFileName(source, ".json")),
+    suspensions: path5.join(stateDir, "suspensions", "suspended.json"),
+    oldSuspensions: path5.join(stateDir, "suspended.json"),
+    codeCache: path5.join(stateDir, ".code-cache")
+  };
+}
+function sourceFileName(source, suffix) {
+  return `${source.replace(/[^A-Za-z0-9._-]/g, (c4) => `%${c4.charCodeAt(0).toString(16).padStart(2, "0")}`)}${suffix}`;
+}
+async function readStateText(file, maxBytes) {
+  let handle;
+  try {
+    handle = await open(file, "r");
+  } catch (error) {
+    if (error.code === "ENOENT") return null;
+    throw new StateFileError(file, "unreadable", `cannot read ${file}: ${error.message}`, { cause: error });
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size > maxBytes) {
+      throw new StateFileError(file, "too-large", `${file} is ${size} bytes, more than the ${maxBytes} a state file of this kind can hold; it is not read`);
+    }
+    return await handle.readFile("utf8");
+  } catch (error) {
+    if (error instanceof StateFileError) throw error;
+    throw new StateFileError(file, "unreadable", `cannot read ${file}: ${error.message}`, { cause: error });
+  } finally {
+    await handle.close();
+  }
+}
+async function readStateJson(file, maxBytes, check) {
+  const text2 = await readStateText(file, maxBytes);
+  if (text2 === null) return null;
+  let value2;
+  try {
+    value2 = JSON.parse(text2);
+  } catch (error) {
+    throw new StateFileError(file, "corrupt", `${file} is not valid JSON (truncated, or written by something else): ${error.message}`, { cause: error });
+  }
+  if (!check(value2)) throw new StateFileError(file, "corrupt", `${file} does not hold what the daemon writes there`);
+  return value2;
+}
+async function writeStateText(file, text2) {
+  await makeStateDir(path5.dirname(file));
+  const temporary = `${file}.${process.pid}.${randomBytes2(6).toString("hex")}.tmp`;
+  try {
+    const handle = await open(temporary, "wx", STATE_FILE_MODE);
+    try {
+      await handle.chmod(STATE_FILE_MODE);
+      await handle.writeFile(text2, "utf8");
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, file);
+  } catch (error) {
+    await unlink(temporary).catch(() => void 0);
+    throw error;
+  }
+}
+async function makeStateDir(dir) {
+  const first2 = await mkdir(dir, { recursive: true, mode: STATE_DIR_MODE });
+  if (first2 === void 0) return;
+  for (let folder = dir; ; folder = path5.dirname(folder)) {
+    await chmod(folder, STATE_DIR_MODE);
+    if (folder === first2 || path5.dirname(folder) === folder) break;
+  }
+}
+var STATE_FILE_MODE, STATE_DIR_MODE;
+var init_state_dir = __esm({
+  "src/state-dir.ts"() {
+    "use strict";
+    init_errors();
+    STATE_FILE_MODE = 436;
+    STATE_DIR_MODE = 509;
   }
 });
 
@@ -57257,16 +57352,15 @@ var init_code_cache = __esm({
 });
 
 // src/live/code-cache-file.ts
-import { createHash as createHash3, randomBytes as randomBytes2 } from "node:crypto";
-import { mkdir, readFile as readFile5, rename, stat, unlink, writeFile } from "node:fs/promises";
-import path5 from "node:path";
+import { createHash as createHash3 } from "node:crypto";
+import path6 from "node:path";
 function openCodeCacheStore(options) {
   const maxEntries = options.maxEntries ?? MAX_CODE_CACHE_ENTRIES;
   const loaded = /* @__PURE__ */ new Map();
-  const folder = path5.join(options.stateDir, ".code-cache");
+  const folder = stateDirLayout(options.stateDir).codeCache;
   const log = options.logger;
   async function load(organization) {
-    const file = path5.join(folder, fileName(organization));
+    const file = path6.join(folder, fileName(organization));
     if (!options.persist) return { cache: createCodeCache([], maxEntries), file, savedRevision: 0 };
     const entries2 = await readEntries(file, organization, log);
     return { cache: createCodeCache(entries2, maxEntries), file, savedRevision: 0 };
@@ -57287,7 +57381,7 @@ function openCodeCacheStore(options) {
         const revision2 = entry.cache.revision;
         if (revision2 === entry.savedRevision) continue;
         try {
-          await writeAtomically(entry.file, serialize(organization, entry.cache));
+          await writeStateText(entry.file, serialize(organization, entry.cache));
           entry.savedRevision = revision2;
         } catch (error) {
           log.warn({ file: entry.file, error: errorMessage(error) }, "could not write the code cache; the next run downloads the code again");
@@ -57304,18 +57398,12 @@ function fileName(organization) {
 async function readEntries(file, organization, log) {
   let text2;
   try {
-    const { size } = await stat(file);
-    if (size > MAX_FILE_BYTES) {
-      log.warn({ file, size }, "the code cache file is too large and is ignored; it is rebuilt");
-      return [];
-    }
-    text2 = await readFile5(file, "utf8");
+    text2 = await readStateText(file, MAX_FILE_BYTES);
   } catch (error) {
-    if (error.code !== "ENOENT") {
-      log.warn({ file, error: errorMessage(error) }, "the code cache file cannot be read and is ignored; it is rebuilt");
-    }
+    log.warn({ file, error: errorMessage(error) }, "the code cache file is ignored; it is rebuilt");
     return [];
   }
+  if (text2 === null) return [];
   const entries2 = parse(text2, organization);
   if (entries2 === null) {
     log.warn({ file }, "the code cache file is corrupt, truncated or not ours, and is ignored; it is rebuilt");
@@ -57352,22 +57440,12 @@ ${lines.join(",\n")}
 ]}
 `;
 }
-async function writeAtomically(file, text2) {
-  await mkdir(path5.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.${randomBytes2(6).toString("hex")}.tmp`;
-  try {
-    await writeFile(temporary, text2, "utf8");
-    await rename(temporary, file);
-  } catch (error) {
-    await unlink(temporary).catch(() => void 0);
-    throw error;
-  }
-}
 var FORMAT, VERSION, MAX_FILE_BYTES, DIGEST;
 var init_code_cache_file = __esm({
   "src/live/code-cache-file.ts"() {
     "use strict";
     init_errors();
+    init_state_dir();
     init_code_cache();
     FORMAT = "policy-pool-sync code cache";
     VERSION = 1;
@@ -57923,26 +58001,26 @@ var require_ignore = __commonJS({
       const index = body.indexOf(SLASH2);
       return index < 0 || index === body.length - 1;
     };
-    var basenameOf = (path19) => {
-      const end = path19.length - 1;
-      const index = path19.lastIndexOf(
+    var basenameOf = (path17) => {
+      const end = path17.length - 1;
+      const index = path17.lastIndexOf(
         SLASH2,
-        path19[end] === SLASH2 ? end - 1 : end
+        path17[end] === SLASH2 ? end - 1 : end
       );
-      return index < 0 ? path19 : path19.slice(index + 1);
+      return index < 0 ? path17 : path17.slice(index + 1);
     };
-    var parentOf = (path19) => {
-      if (path19.charCodeAt(0) === SLASH_CODE || path19.indexOf(DOUBLE_SLASH) >= 0) {
-        const slices = path19.split(SLASH2).filter(Boolean);
+    var parentOf = (path17) => {
+      if (path17.charCodeAt(0) === SLASH_CODE || path17.indexOf(DOUBLE_SLASH) >= 0) {
+        const slices = path17.split(SLASH2).filter(Boolean);
         slices.pop();
         return slices.length ? slices.join(SLASH2) + SLASH2 : EMPTY;
       }
-      const end = path19.length - 1;
-      const cut = path19.lastIndexOf(
+      const end = path17.length - 1;
+      const cut = path17.lastIndexOf(
         SLASH2,
-        path19.charCodeAt(end) === SLASH_CODE ? end - 1 : end
+        path17.charCodeAt(end) === SLASH_CODE ? end - 1 : end
       );
-      return cut < 0 ? EMPTY : path19.slice(0, cut + 1);
+      return cut < 0 ? EMPTY : path17.slice(0, cut + 1);
     };
     var isString = (subject) => typeof subject === "string";
     var checkPattern = (pattern) => pattern && isString(pattern);
@@ -58092,7 +58170,7 @@ var require_ignore = __commonJS({
       // Match the literal 'abc/' for `checkIgnore`, last rule wins. Only a rule
       //   ending in a wildcard can match it (see `checkSourceOf`), so the rest
       //   are left out once, rather than tested or compiled for every path.
-      testLiteral(path19) {
+      testLiteral(path17) {
         const rules = this._literalRules || (this._literalRules = this._rules.filter(
           ({ body }) => body[body.length - (body[body.length - 1] === SLASH2 ? 2 : 1)] === "*"
         ));
@@ -58101,7 +58179,7 @@ var require_ignore = __commonJS({
         let matchedRule;
         for (let index = rules.length - 1; index >= 0; index--) {
           const rule = rules[index];
-          if (rule.checkRegex.test(path19)) {
+          if (rule.checkRegex.test(path17)) {
             ignored = !rule.negative;
             unignored = rule.negative;
             matchedRule = rule.negative ? UNDEFINED : rule;
@@ -58121,15 +58199,15 @@ var require_ignore = __commonJS({
       //
       // - mode `string` either `MODE_IGNORE` or `MODE_CHECK_IGNORE`
       // @returns {TestResult}
-      test(path19, mode) {
+      test(path17, mode) {
         const rules = this._rules;
         const { length } = rules;
         const shortcut = this._basenameCount * 2 >= length;
-        const basename4 = shortcut ? basenameOf(path19) : path19;
+        const basename4 = shortcut ? basenameOf(path17) : path17;
         for (let index = length - 1; index >= 0; index--) {
           const rule = rules[index];
           if (rule[mode].test(
-            shortcut && rule._basenameOnly ? basename4 : path19
+            shortcut && rule._basenameOnly ? basename4 : path17
           )) {
             const { negative } = rule;
             const ret2 = {
@@ -58151,17 +58229,17 @@ var require_ignore = __commonJS({
     var throwError = (message, Ctor) => {
       throw new Ctor(message);
     };
-    var checkPath = (path19, originalPath, doThrow) => {
-      if (!isString(path19)) {
+    var checkPath = (path17, originalPath, doThrow) => {
+      if (!isString(path17)) {
         return doThrow(
           `path must be a string, but got \`${originalPath}\``,
           TypeError
         );
       }
-      if (!path19) {
+      if (!path17) {
         return doThrow(`path must not be empty`, TypeError);
       }
-      if (checkPath.isNotRelative(path19)) {
+      if (checkPath.isNotRelative(path17)) {
         const r2 = "`path.relative()`d";
         return doThrow(
           `path should be a ${r2} string, but got "${originalPath}"`,
@@ -58170,25 +58248,25 @@ var require_ignore = __commonJS({
       }
       return true;
     };
-    var isNotRelative = (path19) => {
-      const first2 = path19.charCodeAt(0);
+    var isNotRelative = (path17) => {
+      const first2 = path17.charCodeAt(0);
       if (first2 === SLASH_CODE) {
         return true;
       }
       if (first2 !== DOT_CODE) {
         return false;
       }
-      if (path19.length === 1) {
+      if (path17.length === 1) {
         return true;
       }
-      const second = path19.charCodeAt(1);
+      const second = path17.charCodeAt(1);
       if (second === SLASH_CODE) {
         return true;
       }
       if (second !== DOT_CODE) {
         return false;
       }
-      return path19.length === 2 || path19.charCodeAt(2) === SLASH_CODE;
+      return path17.length === 2 || path17.charCodeAt(2) === SLASH_CODE;
     };
     checkPath.isNotRelative = isNotRelative;
     checkPath.convert = (p2) => p2;
@@ -58219,58 +58297,58 @@ var require_ignore = __commonJS({
         return this.add(pattern);
       }
       // @returns {TestResult}
-      _test(originalPath, cache, path19) {
+      _test(originalPath, cache, path17) {
         checkPath(
-          path19,
+          path17,
           originalPath,
           this._strictPathCheck ? throwError : RETURN_FALSE
         );
-        return path19 ? this._t(path19, cache) : {
+        return path17 ? this._t(path17, cache) : {
           ignored: false,
           unignored: false
         };
       }
       checkIgnore(target) {
-        const path19 = convertPath(target);
-        if (!path19 || path19.charCodeAt(path19.length - 1) !== SLASH_CODE) {
-          return this._test(target, this._testCache, path19);
+        const path17 = convertPath(target);
+        if (!path17 || path17.charCodeAt(path17.length - 1) !== SLASH_CODE) {
+          return this._test(target, this._testCache, path17);
         }
-        const dir = this._t(path19, this._testCache);
+        const dir = this._t(path17, this._testCache);
         if (dir.ignored) {
           return dir;
         }
-        const literal = this._rules.testLiteral(path19);
+        const literal = this._rules.testLiteral(path17);
         return literal.ignored || literal.unignored ? literal : dir;
       }
-      _t(path19, cache) {
-        if (path19 in cache) {
-          return cache[path19];
+      _t(path17, cache) {
+        if (path17 in cache) {
+          return cache[path17];
         }
-        const parentPath = parentOf(path19);
+        const parentPath = parentOf(path17);
         const parent = parentPath ? this._t(parentPath, cache) : UNDEFINED;
-        return cache[path19] = parent && parent.ignored ? parent : this._rules.test(path19, MODE_IGNORE);
+        return cache[path17] = parent && parent.ignored ? parent : this._rules.test(path17, MODE_IGNORE);
       }
-      ignores(path19) {
-        return this._test(path19, this._ignoreCache, convertPath(path19)).ignored;
+      ignores(path17) {
+        return this._test(path17, this._ignoreCache, convertPath(path17)).ignored;
       }
       createFilter() {
-        return (path19) => !this.ignores(path19);
+        return (path17) => !this.ignores(path17);
       }
       filter(paths) {
         return makeArray(paths).filter(this.createFilter());
       }
       // @returns {TestResult}
-      test(path19) {
-        return this._test(path19, this._testCache, convertPath(path19));
+      test(path17) {
+        return this._test(path17, this._testCache, convertPath(path17));
       }
     };
     var factory = (options) => new Ignore(options);
-    var isPathValid = (path19) => checkPath(convertPath(path19), path19, RETURN_FALSE);
+    var isPathValid = (path17) => checkPath(convertPath(path17), path17, RETURN_FALSE);
     var setupWindows = () => {
       const makePosix = (str2) => /^\\\\\?\\/.test(str2) || /["<>|\u0000-\u001F]+/u.test(str2) ? str2 : str2.replace(/\\/g, "/");
       checkPath.convert = makePosix;
       const REGEX_TEST_WINDOWS_PATH_ABSOLUTE = /^[a-z]:\//i;
-      checkPath.isNotRelative = (path19) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path19) || isNotRelative(path19);
+      checkPath.isNotRelative = (path17) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path17) || isNotRelative(path17);
     };
     if (
       // Detect `process` so that it can run in browsers.
@@ -58287,7 +58365,7 @@ var require_ignore = __commonJS({
 
 // src/declared/read-file.ts
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from "node:fs";
-import path6 from "node:path";
+import path7 from "node:path";
 function readSourceFile(realRoot, rel, abs, maxBytes, knownReal) {
   return withSourceFile(realRoot, rel, abs, maxBytes, knownReal, (fd, size) => {
     const bytes = Buffer.allocUnsafe(size + 1);
@@ -58377,7 +58455,7 @@ function tooLarge2(rel, size, maxBytes) {
   return { file: rel, message: `is ${size} bytes; it may be at most ${maxBytes} bytes` };
 }
 function isInside(root, target) {
-  return target === root || target.startsWith(root.endsWith(path6.sep) ? root : root + path6.sep);
+  return target === root || target.startsWith(root.endsWith(path7.sep) ? root : root + path7.sep);
 }
 var OPEN_FLAGS, utf8, RESOURCE_ERRORS;
 var init_read_file = __esm({
@@ -58410,7 +58488,7 @@ var init_lfs_pointer = __esm({
 // src/declared/path-filter.ts
 import { lstatSync } from "node:fs";
 import { realpath } from "node:fs/promises";
-import path7 from "node:path";
+import path8 from "node:path";
 function isBuiltinIgnored(relPath, isDirectory) {
   const segments = relPath.split("/");
   const last2 = segments.length - 1;
@@ -58432,7 +58510,7 @@ function createPathFilter(syncignore) {
   };
 }
 function loadPathFilter(root, realRoot) {
-  const abs = path7.join(root, SYNCIGNORE_FILE);
+  const abs = path8.join(root, SYNCIGNORE_FILE);
   try {
     lstatSync(abs);
   } catch (error) {
@@ -58674,8 +58752,8 @@ function createImportScan(kind) {
 function importProblems(files) {
   const packages = new Set(files.flatMap((f2) => f2.kind === "opa" && f2.regoPackage !== null ? [f2.regoPackage] : []));
   const provided = (target) => {
-    for (let path19 = target; path19 !== ""; path19 = path19.slice(0, Math.max(0, path19.lastIndexOf(".")))) {
-      if (packages.has(path19)) return true;
+    for (let path17 = target; path17 !== ""; path17 = path17.slice(0, Math.max(0, path17.lastIndexOf(".")))) {
+      if (packages.has(path17)) return true;
     }
     return false;
   };
@@ -58928,9 +59006,9 @@ function previousNameProblems(poolFiles) {
   const problems2 = [];
   for (const { pool, doc } of poolFiles) {
     for (const [index, previous] of pool.previousNames.entries()) {
-      const path19 = ["previous-names", index];
-      const at = `${keyLabel(path19)} "${previous}"`;
-      const line = doc?.lineOf(path19);
+      const path17 = ["previous-names", index];
+      const at = `${keyLabel(path17)} "${previous}"`;
+      const line = doc?.lineOf(path17);
       const owner = fileByName.get(previous);
       const claimant = claimedBy.get(previous);
       if (previous === pool.name) {
@@ -58961,7 +59039,7 @@ var init_pools = __esm({
 
 // src/declared/walk.ts
 import { readdirSync, readlinkSync, realpathSync as realpathSync2, statSync } from "node:fs";
-import path8 from "node:path";
+import path9 from "node:path";
 async function walkSource(folders, options) {
   const walked = { files: [], problems: [], warnings: [] };
   const seen = /* @__PURE__ */ new Map([[options.realRoot, "."]]);
@@ -58969,7 +59047,7 @@ async function walkSource(folders, options) {
   let entries2 = 0;
   const turn = turnTaker(YIELD_EVERY, options.signal);
   for (const rules of folders) {
-    const startAbs = path8.join(options.root, ...rules.start.split("/"));
+    const startAbs = path9.join(options.root, ...rules.start.split("/"));
     const start = inspect(options, rules, { rel: rules.start, abs: startAbs, real: startAbs, dirent: null }, walked);
     if (start === null || !start.isDirectory) continue;
     const stack = [{ rel: rules.start, abs: start.abs, real: start.real, depth: 0 }];
@@ -58991,7 +59069,7 @@ async function walkSource(folders, options) {
         if (entries2 > options.limits.maxEntries) return overLimit(walked, `more than ${options.limits.maxEntries} files and folders`);
         await turn();
         const rel = `${folder.rel}/${dirent.name}`;
-        const entry = { rel, abs: path8.join(folder.abs, dirent.name), real: path8.join(folder.real, dirent.name), dirent };
+        const entry = { rel, abs: path9.join(folder.abs, dirent.name), real: path9.join(folder.real, dirent.name), dirent };
         const found = inspect(options, rules, entry, walked);
         if (found === null || !found.isDirectory) continue;
         if (folder.depth >= rules.maxDepth) continue;
@@ -59152,9 +59230,9 @@ var init_code_body = __esm({
 
 // src/declared/index.ts
 import { realpath as realpath2 } from "node:fs/promises";
-import path9 from "node:path";
+import path10 from "node:path";
 async function readDeclared(dir, options = {}) {
-  const root = path9.resolve(dir);
+  const root = path10.resolve(dir);
   const realRoot = await realpath2(root).catch((error) => {
     if (error.code !== "ENOENT") throw error;
     throw new ValidationError(`The declared repo ${root} does not exist`, [{ file: ".", message: `source folder ${root} does not exist` }]);
@@ -60340,8 +60418,8 @@ var init_control_token = __esm({
 });
 
 // src/daemon/control.ts
-function isControlPath(path19) {
-  return path19.startsWith("/sources/");
+function isControlPath(path17) {
+  return path17.startsWith("/sources/");
 }
 async function handleControl2(request2, url, token, target) {
   const match = ROUTE.exec(url.pathname);
@@ -60356,11 +60434,14 @@ async function handleControl2(request2, url, token, target) {
   if (!target.has(source)) return { status: 404, body: { error: `no source named "${source}"` } };
   switch (action) {
     case "suspend":
-      await target.suspend(source);
-      return { status: 200, body: { source, suspended: true } };
-    case "resume":
-      await target.resume(source);
-      return { status: 200, body: { source, suspended: false } };
+    case "resume": {
+      try {
+        await (action === "suspend" ? target.suspend(source) : target.resume(source));
+      } catch (error) {
+        return { status: 500, body: { source, suspended: target.suspended(source), error: error instanceof Error ? error.message : String(error) } };
+      }
+      return { status: 200, body: { source, suspended: action === "suspend" } };
+    }
     case "sync": {
       if (target.suspended(source)) return { status: 409, body: { error: `source "${source}" is suspended; resume it first` } };
       const wait = flag2(url, "wait");
@@ -60673,22 +60754,22 @@ details.history summary { cursor: pointer; font-weight: 600; }
 
 // src/daemon/connection-guard.ts
 function guardConnections(server, max, now = Date.now) {
-  const open2 = /* @__PURE__ */ new Map();
+  const open3 = /* @__PURE__ */ new Map();
   server.on("connection", (socket) => {
-    if (open2.size >= max) {
-      const longest = longestWaiting(open2);
+    if (open3.size >= max) {
+      const longest = longestWaiting(open3);
       if (longest === null) {
         socket.destroy();
         return;
       }
-      open2.delete(longest);
+      open3.delete(longest);
       longest.destroy();
     }
-    open2.set(socket, { since: now(), serving: false });
-    socket.once("close", () => open2.delete(socket));
+    open3.set(socket, { since: now(), serving: false });
+    socket.once("close", () => open3.delete(socket));
   });
   server.on("request", (request2, response) => {
-    const held = open2.get(request2.socket);
+    const held = open3.get(request2.socket);
     if (held === void 0) return;
     held.serving = true;
     response.once("close", () => {
@@ -60697,10 +60778,10 @@ function guardConnections(server, max, now = Date.now) {
     });
   });
 }
-function longestWaiting(open2) {
+function longestWaiting(open3) {
   let found = null;
   let since = Infinity;
-  for (const [socket, held] of open2) {
+  for (const [socket, held] of open3) {
     if (held.serving || held.since >= since) continue;
     found = socket;
     since = held.since;
@@ -60750,18 +60831,18 @@ function listenError(error, listen) {
 }
 async function route2(request2, response, routes) {
   const url = new URL(request2.url ?? "/", "http://daemon");
-  const path19 = url.pathname;
+  const path17 = url.pathname;
   const method = request2.method ?? "GET";
-  if (routes.control !== void 0 && isControlPath(path19)) {
+  if (routes.control !== void 0 && isControlPath(path17)) {
     request2.resume();
     const answer2 = await routes.control(request2, url);
     return send(response, answer2.status, answer2.body);
   }
-  if (path19 === "/webhook") {
+  if (path17 === "/webhook") {
     if (method !== "POST") return send(response, 405, { error: "use POST" }, { allow: "POST" });
     const body = await readBody2(request2);
     if (body === "gone") {
-      routes.logger.debug({ path: path19 }, "webhook client went away before sending the whole body");
+      routes.logger.debug({ path: path17 }, "webhook client went away before sending the whole body");
       return;
     }
     if (body === "too-large") return send(response, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
@@ -60769,13 +60850,13 @@ async function route2(request2, response, routes) {
     return send(response, answer2.status, answer2.body);
   }
   if (method !== "GET" && method !== "HEAD") return send(response, 405, { error: "use GET" }, { allow: "GET, HEAD" });
-  if (GUARDED.has(path19) && routes.statusToken !== null && !carriesToken(request2.headers.authorization, routes.statusToken)) {
+  if (GUARDED.has(path17) && routes.statusToken !== null && !carriesToken(request2.headers.authorization, routes.statusToken)) {
     response.writeHead(401, { "content-type": "application/json; charset=utf-8", "www-authenticate": STATUS_CHALLENGES });
     response.end(`${JSON.stringify({ error: "unauthorized: send the status token as Authorization: Bearer <token>" })}
 `);
     return;
   }
-  switch (path19) {
+  switch (path17) {
     case "/healthz":
       return send(response, 200, { status: "ok" });
     case "/readyz": {
@@ -60804,7 +60885,7 @@ async function route2(request2, response, routes) {
       return;
     }
     default:
-      return send(response, 404, { error: `no route ${path19}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
+      return send(response, 404, { error: `no route ${path17}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
   }
 }
 function send(response, status, body, headers = {}) {
@@ -62860,8 +62941,8 @@ var require_pushgateway = __commonJS({
       const gatewayUrlParsed = url.parse(this.gatewayUrl);
       const gatewayUrlPath = gatewayUrlParsed.pathname && gatewayUrlParsed.pathname !== "/" ? gatewayUrlParsed.pathname : "";
       const jobPath = job ? `/job/${encodeURIComponent(job)}${generateGroupings(groupings)}` : "";
-      const path19 = `${gatewayUrlPath}/metrics${jobPath}`;
-      const target = url.resolve(this.gatewayUrl, path19);
+      const path17 = `${gatewayUrlPath}/metrics${jobPath}`;
+      const target = url.resolve(this.gatewayUrl, path17);
       const requestParams = url.parse(target);
       const httpModule = isHttps(requestParams.href) ? https : http;
       const options = Object.assign(requestParams, this.requestOptions, {
@@ -64866,8 +64947,8 @@ var require_osMemoryHeapLinux = __commonJS({
         // Use this one metric's `collect` to set all metrics' values.
         collect() {
           try {
-            const stat5 = fs.readFileSync("/proc/self/status", "utf8");
-            const structuredOutput = structureOutput(stat5);
+            const stat4 = fs.readFileSync("/proc/self/status", "utf8");
+            const structuredOutput = structureOutput(stat4);
             residentMemGauge.set(labels, structuredOutput.VmRSS);
             virtualMemGauge.set(labels, structuredOutput.VmSize);
             heapSizeMemGauge.set(labels, structuredOutput.VmData);
@@ -66604,15 +66685,15 @@ var require_src2 = __commonJS({
     var fs_1 = __require("fs");
     var debug_1 = __importDefault(require_src());
     var log = debug_1.default("@kwsites/file-exists");
-    function check(path19, isFile, isDirectory) {
-      log(`checking %s`, path19);
+    function check(path17, isFile, isDirectory) {
+      log(`checking %s`, path17);
       try {
-        const stat5 = fs_1.statSync(path19);
-        if (stat5.isFile() && isFile) {
+        const stat4 = fs_1.statSync(path17);
+        if (stat4.isFile() && isFile) {
           log(`[OK] path represents a file`);
           return true;
         }
-        if (stat5.isDirectory() && isDirectory) {
+        if (stat4.isDirectory() && isDirectory) {
           log(`[OK] path represents a directory`);
           return true;
         }
@@ -66627,8 +66708,8 @@ var require_src2 = __commonJS({
         throw e;
       }
     }
-    function exists2(path19, type = exports.READABLE) {
-      return check(path19, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
+    function exists2(path17, type = exports.READABLE) {
+      return check(path17, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
     }
     exports.exists = exists2;
     exports.FILE = 1;
@@ -67222,8 +67303,8 @@ function toLinesWithContent(input = "", trimmed2 = true, separator = "\n") {
 function forEachLineWithContent(input, callback) {
   return toLinesWithContent(input, true).map((line) => callback(line));
 }
-function folderExists(path19) {
-  return (0, import_file_exists.exists)(path19, import_file_exists.FOLDER);
+function folderExists(path17) {
+  return (0, import_file_exists.exists)(path17, import_file_exists.FOLDER);
 }
 function append(target, item) {
   if (Array.isArray(target)) {
@@ -67414,8 +67495,8 @@ function checkIsRepoRootTask() {
     commands,
     format: "utf-8",
     onError,
-    parser(path19) {
-      return /^\.(git)?$/.test(path19.trim());
+    parser(path17) {
+      return /^\.(git)?$/.test(path17.trim());
     }
   };
 }
@@ -67671,11 +67752,11 @@ function parseGrep(grep) {
   const paths = /* @__PURE__ */ new Set();
   const results = {};
   forEachLineWithContent(grep, (input) => {
-    const [path19, line, preview] = input.split(NULL);
-    paths.add(path19);
-    (results[path19] = results[path19] || []).push({
+    const [path17, line, preview] = input.split(NULL);
+    paths.add(path17);
+    (results[path17] = results[path17] || []).push({
       line: asNumber(line),
-      path: path19,
+      path: path17,
       preview
     });
   });
@@ -67972,14 +68053,14 @@ function hashObjectTask(filePath, write) {
   }
   return straightThroughStringTask(commands, true);
 }
-function parseInit(bare, path19, text2) {
+function parseInit(bare, path17, text2) {
   const response = String(text2).trim();
   let result;
   if (result = initResponseRegex.exec(response)) {
-    return new InitSummary(bare, path19, false, result[1]);
+    return new InitSummary(bare, path17, false, result[1]);
   }
   if (result = reInitResponseRegex.exec(response)) {
-    return new InitSummary(bare, path19, true, result[1]);
+    return new InitSummary(bare, path17, true, result[1]);
   }
   let gitDir = "";
   const tokens = response.split(" ");
@@ -67990,12 +68071,12 @@ function parseInit(bare, path19, text2) {
       break;
     }
   }
-  return new InitSummary(bare, path19, /^re/i.test(response), gitDir);
+  return new InitSummary(bare, path17, /^re/i.test(response), gitDir);
 }
 function hasBareCommand(command) {
   return command.includes(bareCommand);
 }
-function initTask(bare = false, path19, customArgs) {
+function initTask(bare = false, path17, customArgs) {
   const commands = ["init", ...customArgs];
   if (bare && !hasBareCommand(commands)) {
     commands.splice(1, 0, bareCommand);
@@ -68004,7 +68085,7 @@ function initTask(bare = false, path19, customArgs) {
     commands,
     format: "utf-8",
     parser(text2) {
-      return parseInit(commands.includes("--bare"), path19, text2);
+      return parseInit(commands.includes("--bare"), path17, text2);
     }
   };
 }
@@ -68283,14 +68364,14 @@ function splitLine(result, lineStr) {
     default:
       return;
   }
-  function data(index, workingDir, path19) {
+  function data(index, workingDir, path17) {
     const raw = `${index}${workingDir}`;
     const handler = parsers6.get(raw);
     if (handler) {
-      handler(result, path19);
+      handler(result, path17);
     }
     if (raw !== "##" && raw !== "!!") {
-      result.files.push(new FileStatusSummary(path19, index, workingDir));
+      result.files.push(new FileStatusSummary(path17, index, workingDir));
     }
   }
 }
@@ -68477,8 +68558,8 @@ function deleteBranchTask(branch, forceDelete = false) {
   return task;
 }
 function toPath(input) {
-  const path19 = input.trim().replace(/^["']|["']$/g, "");
-  return path19 && normalize(path19);
+  const path17 = input.trim().replace(/^["']|["']$/g, "");
+  return path17 && normalize(path17);
 }
 function checkIgnoreTask(paths) {
   return {
@@ -68617,8 +68698,8 @@ function stashListTask(opt = {}, customArgs) {
     parser: parser4
   };
 }
-function addSubModuleTask(repo, path19) {
-  return subModuleTask(["add", repo, path19]);
+function addSubModuleTask(repo, path17) {
+  return subModuleTask(["add", repo, path17]);
 }
 function initSubModuleTask(customArgs) {
   return subModuleTask(["init", ...customArgs]);
@@ -69880,9 +69961,9 @@ var init_esm = __esm({
       "src/lib/responses/InitSummary.ts"() {
         "use strict";
         InitSummary = class {
-          constructor(bare, path19, existing, gitDir) {
+          constructor(bare, path17, existing, gitDir) {
             this.bare = bare;
-            this.path = path19;
+            this.path = path17;
             this.existing = existing;
             this.gitDir = gitDir;
           }
@@ -70415,12 +70496,12 @@ var init_esm = __esm({
         "use strict";
         fromPathRegex = /^(.+)\0(.+)$/;
         FileStatusSummary = class {
-          constructor(path19, index, working_dir) {
-            this.path = path19;
+          constructor(path17, index, working_dir) {
+            this.path = path17;
             this.index = index;
             this.working_dir = working_dir;
             if (index === "R" || working_dir === "R") {
-              const detail = fromPathRegex.exec(path19) || [null, path19, path19];
+              const detail = fromPathRegex.exec(path17) || [null, path17, path17];
               this.from = detail[2] || "";
               this.path = detail[1] || "";
             }
@@ -70682,9 +70763,9 @@ var init_esm = __esm({
               next
             );
           }
-          hashObject(path19, write) {
+          hashObject(path17, write) {
             return this._runTask(
-              hashObjectTask(path19, write === true),
+              hashObjectTask(path17, write === true),
               trailingFunctionArgument(arguments)
             );
           }
@@ -71321,8 +71402,8 @@ var init_esm = __esm({
           }
           return this._runTask(straightThroughStringTask2(command, this._trimmed), next);
         };
-        Git2.prototype.submoduleAdd = function(repo, path19, then) {
-          return this._runTask(addSubModuleTask2(repo, path19), trailingFunctionArgument2(arguments));
+        Git2.prototype.submoduleAdd = function(repo, path17, then) {
+          return this._runTask(addSubModuleTask2(repo, path17), trailingFunctionArgument2(arguments));
         };
         Git2.prototype.submoduleUpdate = function(args, then) {
           return this._runTask(
@@ -71567,7 +71648,7 @@ var init_esm = __esm({
 
 // src/source/checkout-checks.ts
 import { realpath as realpath3 } from "node:fs/promises";
-import path10 from "node:path";
+import path11 from "node:path";
 async function checkCheckout(git, checkout, dir, gitPath) {
   const problems2 = [...await escapeProblems(checkout, dir, gitPath), ...await submoduleProblems(git, checkout, dir)];
   if (problems2.length === 0) return;
@@ -71582,19 +71663,19 @@ async function escapeProblems(checkout, dir, gitPath) {
     return [];
   }
   const root = await realpath3(checkout);
-  if (real === root || real.startsWith(root + path10.sep)) return [];
+  if (real === root || real.startsWith(root + path11.sep)) return [];
   const message = `git.path "${gitPath}" resolves outside the repository's checkout (through a symbolic link in the repo); point git.path at a real folder of the repo`;
   return [{ file: gitPath, message }];
 }
 async function submoduleProblems(git, checkout, dir) {
-  const base2 = path10.relative(checkout, dir).split(path10.sep).join("/");
+  const base2 = path11.relative(checkout, dir).split(path11.sep).join("/");
   const prefixes = READ_FOLDERS.map((folder) => base2 === "" ? folder : `${base2}/${folder}`);
   const staged = await git.raw(["ls-files", "--stage", "-z", "--", ...prefixes]);
   const problems2 = [];
   for (const entry of staged.split("\0")) {
     const match = /^160000 [0-9a-f]+ \d\t(.+)$/.exec(entry);
     if (match === null) continue;
-    const rel = path10.posix.relative(base2 === "" ? "." : base2, match[1]);
+    const rel = path11.posix.relative(base2 === "" ? "." : base2, match[1]);
     const message = "is a git submodule; submodules are not fetched, so what it declares would be missing (and pruned): move its files into the repo";
     problems2.push({ file: rel, message });
   }
@@ -71669,8 +71750,7 @@ var init_git_remote = __esm({
 
 // src/source/git.ts
 import { existsSync } from "node:fs";
-import { mkdir as mkdir2 } from "node:fs/promises";
-import path11 from "node:path";
+import path12 from "node:path";
 function gitSource(options) {
   return {
     kind: "git",
@@ -71679,9 +71759,9 @@ function gitSource(options) {
   };
 }
 async function fetchCheckout(options, signal) {
-  const checkout = path11.join(options.stateDir, options.name);
-  const dir = path11.resolve(checkout, options.git.path);
-  if (dir !== checkout && !dir.startsWith(checkout + path11.sep)) {
+  const checkout = stateDirLayout(options.stateDir).checkout(options.name);
+  const dir = path12.resolve(checkout, options.git.path);
+  if (dir !== checkout && !dir.startsWith(checkout + path12.sep)) {
     throw new GitFetchError(`git.path "${options.git.path}" of source ${options.name} leaves the repository`);
   }
   const remote = gitRemote(options.git.url, options.env);
@@ -71704,13 +71784,13 @@ async function fetchCheckout(options, signal) {
   return { dir, revision: fetched.revision };
 }
 async function openRepository(checkout, options, remote, signal) {
-  await mkdir2(checkout, { recursive: true });
+  await makeStateDir(checkout);
   const git = simpleGit({
     baseDir: checkout,
     unsafe: UNSAFE_ENV_ALLOWED,
     ...signal === void 0 ? {} : { abort: signal }
   }).env({ ...options.env, ...remote.env, GIT_TERMINAL_PROMPT: "0" });
-  if (!existsSync(path11.join(checkout, ".git"))) {
+  if (!existsSync(path12.join(checkout, ".git"))) {
     await git.init();
     await git.addRemote("origin", remote.url);
     options.logger.info({ source: options.name, url: remote.display, checkout }, "git source initialised");
@@ -71728,6 +71808,7 @@ var init_git = __esm({
     "use strict";
     init_esm();
     init_redact();
+    init_state_dir();
     init_checkout_checks();
     init_git_remote();
     GitFetchError = class extends Error {
@@ -71745,7 +71826,7 @@ var init_git = __esm({
 });
 
 // node_modules/readdirp/index.js
-import { lstat, readdir, realpath as realpath4, stat as stat2 } from "node:fs/promises";
+import { lstat, readdir, realpath as realpath4, stat } from "node:fs/promises";
 import { join as pjoin, resolve as presolve, sep as psep } from "node:path";
 import { Readable as Readable2 } from "node:stream";
 function readdirp(root, options = {}) {
@@ -71854,9 +71935,9 @@ var init_readdirp = __esm({
         const type = opts.type ?? defaultOptions2.type;
         this._fileFilter = normalizeFilter(opts.fileFilter);
         this._directoryFilter = normalizeFilter(opts.directoryFilter);
-        const statMethod = opts.lstat ? lstat : stat2;
+        const statMethod = opts.lstat ? lstat : stat;
         if (wantBigintFsStats) {
-          this._stat = (path19) => statMethod(path19, { bigint: true });
+          this._stat = (path17) => statMethod(path17, { bigint: true });
         } else {
           this._stat = statMethod;
         }
@@ -71884,8 +71965,8 @@ var init_readdirp = __esm({
             const par = this.parent;
             const fil = par && par.files;
             if (fil && fil.length > 0) {
-              const { path: path19, depth } = par;
-              const slice = fil.splice(0, batch).map((dirent) => this._formatEntry(dirent, path19));
+              const { path: path17, depth } = par;
+              const slice = fil.splice(0, batch).map((dirent) => this._formatEntry(dirent, path17));
               const awaited = this._isDirent ? slice : await Promise.all(slice);
               for (const entry of awaited) {
                 if (!entry)
@@ -71944,19 +72025,19 @@ var init_readdirp = __esm({
       //   directoryFilter rejects, doesn't follow symlinked dirs, and fails
       //   wholesale (all entries lost) if anything in the subtree is unreadable,
       //   instead of emitting a 'warn' and continuing.
-      async _exploreDir(path19, depth) {
+      async _exploreDir(path17, depth) {
         let files;
         try {
-          files = await readdir(path19, this._rdOptions);
+          files = await readdir(path17, this._rdOptions);
         } catch (error) {
           this._onError(error);
         }
-        return { files, depth, path: path19 };
+        return { files, depth, path: path17 };
       }
       // Synchronous in dirent mode; returns a promise only when stats are needed.
-      _formatEntry(dirent, path19) {
+      _formatEntry(dirent, path17) {
         const basename4 = this._isDirent ? dirent.name : dirent;
-        const fullPath = pjoin(path19, basename4);
+        const fullPath = pjoin(path17, basename4);
         const entry = { path: fullPath.slice(this._relStart), fullPath, basename: basename4 };
         if (this._isDirent) {
           entry.dirent = dirent;
@@ -72025,19 +72106,19 @@ var init_readdirp = __esm({
 
 // node_modules/chokidar/handler.js
 import { watch as fs_watch, unwatchFile, watchFile } from "node:fs";
-import { realpath as fsrealpath, lstat as lstat2, open, stat as stat3 } from "node:fs/promises";
+import { realpath as fsrealpath, lstat as lstat2, open as open2, stat as stat2 } from "node:fs/promises";
 import { type as osType } from "node:os";
 import * as sp from "node:path";
-function createFsWatchInstance(path19, options, listener, errHandler, emitRaw) {
+function createFsWatchInstance(path17, options, listener, errHandler, emitRaw) {
   const handleEvent = (rawEvent, evPath) => {
-    listener(path19);
-    emitRaw(rawEvent, evPath, { watchedPath: path19 });
-    if (evPath && path19 !== evPath) {
-      fsWatchBroadcast(sp.resolve(path19, evPath), KEY_LISTENERS, sp.join(path19, evPath));
+    listener(path17);
+    emitRaw(rawEvent, evPath, { watchedPath: path17 });
+    if (evPath && path17 !== evPath) {
+      fsWatchBroadcast(sp.resolve(path17, evPath), KEY_LISTENERS, sp.join(path17, evPath));
     }
   };
   try {
-    return fs_watch(path19, {
+    return fs_watch(path17, {
       persistent: options.persistent
     }, handleEvent);
   } catch (error) {
@@ -72072,7 +72153,7 @@ var init_handler = __esm({
     };
     EV = EVENTS;
     THROTTLE_MODE_WATCH = "watch";
-    statMethods = { lstat: lstat2, stat: stat3 };
+    statMethods = { lstat: lstat2, stat: stat2 };
     KEY_LISTENERS = "listeners";
     KEY_ERR = "errHandlers";
     KEY_RAW = "rawEmitters";
@@ -72381,12 +72462,12 @@ var init_handler = __esm({
         listener(val1, val2, val3);
       });
     };
-    setFsWatchListener = (path19, fullPath, options, handlers) => {
+    setFsWatchListener = (path17, fullPath, options, handlers) => {
       const { listener, errHandler, rawEmitter } = handlers;
       let cont = FsWatchInstances.get(fullPath);
       let watcher;
       if (!options.persistent) {
-        watcher = createFsWatchInstance(path19, options, listener, errHandler, rawEmitter);
+        watcher = createFsWatchInstance(path17, options, listener, errHandler, rawEmitter);
         if (!watcher)
           return;
         return watcher.close.bind(watcher);
@@ -72397,7 +72478,7 @@ var init_handler = __esm({
         addAndConvert(cont, KEY_RAW, rawEmitter);
       } else {
         watcher = createFsWatchInstance(
-          path19,
+          path17,
           options,
           fsWatchBroadcast.bind(null, fullPath, KEY_LISTENERS),
           errHandler,
@@ -72412,7 +72493,7 @@ var init_handler = __esm({
             cont.watcherUnusable = true;
           if (isWindows && error.code === "EPERM") {
             try {
-              const fd = await open(path19, "r");
+              const fd = await open2(path17, "r");
               await fd.close();
               broadcastErr(error);
             } catch (err) {
@@ -72443,7 +72524,7 @@ var init_handler = __esm({
       };
     };
     FsWatchFileInstances = /* @__PURE__ */ new Map();
-    setFsWatchFileListener = (path19, fullPath, options, handlers) => {
+    setFsWatchFileListener = (path17, fullPath, options, handlers) => {
       const { listener, rawEmitter } = handlers;
       let cont = FsWatchFileInstances.get(fullPath);
       const copts = cont && cont.options;
@@ -72465,7 +72546,7 @@ var init_handler = __esm({
             });
             const currmtime = curr.mtimeMs;
             if (curr.size !== prev.size || currmtime > prev.mtimeMs || currmtime === 0) {
-              foreach(cont.listeners, (listener2) => listener2(path19, curr));
+              foreach(cont.listeners, (listener2) => listener2(path17, curr));
             }
           })
         };
@@ -72495,13 +72576,13 @@ var init_handler = __esm({
        * @param listener on fs change
        * @returns closer for the watcher instance
        */
-      _watchWithNodeFs(path19, listener) {
+      _watchWithNodeFs(path17, listener) {
         const opts = this.fsw.options;
-        const directory = sp.dirname(path19);
-        const basename4 = sp.basename(path19);
+        const directory = sp.dirname(path17);
+        const basename4 = sp.basename(path17);
         const parent = this.fsw._getWatchedDir(directory);
         parent.add(basename4);
-        const absolutePath = sp.resolve(path19);
+        const absolutePath = sp.resolve(path17);
         const options = {
           persistent: opts.persistent
         };
@@ -72511,12 +72592,12 @@ var init_handler = __esm({
         if (opts.usePolling) {
           const enableBin = opts.interval !== opts.binaryInterval;
           options.interval = enableBin && isBinaryPath(basename4) ? opts.binaryInterval : opts.interval;
-          closer = setFsWatchFileListener(path19, absolutePath, options, {
+          closer = setFsWatchFileListener(path17, absolutePath, options, {
             listener,
             rawEmitter: this.fsw._emitRaw
           });
         } else {
-          closer = setFsWatchListener(path19, absolutePath, options, {
+          closer = setFsWatchListener(path17, absolutePath, options, {
             listener,
             errHandler: this._boundHandleError,
             rawEmitter: this.fsw._emitRaw
@@ -72538,12 +72619,12 @@ var init_handler = __esm({
         let prevStats = stats;
         if (parent.has(basename4))
           return;
-        const listener = async (path19, newStats) => {
+        const listener = async (path17, newStats) => {
           if (!this.fsw._throttle(THROTTLE_MODE_WATCH, file, 5))
             return;
           if (!newStats || newStats.mtimeMs === 0) {
             try {
-              const newStats2 = await stat3(file);
+              const newStats2 = await stat2(file);
               if (this.fsw.closed)
                 return;
               const at = newStats2.atimeMs;
@@ -72552,11 +72633,11 @@ var init_handler = __esm({
                 this.fsw._emit(EV.CHANGE, file, newStats2);
               }
               if ((isMacos || isLinux || isFreeBSD) && prevStats.ino !== newStats2.ino) {
-                this.fsw._closeFile(path19);
+                this.fsw._closeFile(path17);
                 prevStats = newStats2;
                 const closer2 = this._watchWithNodeFs(file, listener);
                 if (closer2)
-                  this.fsw._addPathCloser(path19, closer2);
+                  this.fsw._addPathCloser(path17, closer2);
               } else {
                 prevStats = newStats2;
               }
@@ -72588,7 +72669,7 @@ var init_handler = __esm({
        * @param item basename of this item
        * @returns true if no more processing is needed for this entry.
        */
-      async _handleSymlink(entry, directory, path19, item) {
+      async _handleSymlink(entry, directory, path17, item) {
         if (this.fsw.closed) {
           return;
         }
@@ -72598,7 +72679,7 @@ var init_handler = __esm({
           this.fsw._incrReadyCount();
           let linkPath;
           try {
-            linkPath = await fsrealpath(path19);
+            linkPath = await fsrealpath(path17);
           } catch (e) {
             this.fsw._emitReady();
             return true;
@@ -72608,12 +72689,12 @@ var init_handler = __esm({
           if (dir.has(item)) {
             if (this.fsw._symlinkPaths.get(full) !== linkPath) {
               this.fsw._symlinkPaths.set(full, linkPath);
-              this.fsw._emit(EV.CHANGE, path19, entry.stats);
+              this.fsw._emit(EV.CHANGE, path17, entry.stats);
             }
           } else {
             dir.add(item);
             this.fsw._symlinkPaths.set(full, linkPath);
-            this.fsw._emit(EV.ADD, path19, entry.stats);
+            this.fsw._emit(EV.ADD, path17, entry.stats);
           }
           this.fsw._emitReady();
           return true;
@@ -72643,9 +72724,9 @@ var init_handler = __esm({
             return;
           }
           const item = entry.path;
-          let path19 = sp.join(directory, item);
+          let path17 = sp.join(directory, item);
           current.add(item);
-          if (entry.stats.isSymbolicLink() && await this._handleSymlink(entry, directory, path19, item)) {
+          if (entry.stats.isSymbolicLink() && await this._handleSymlink(entry, directory, path17, item)) {
             return;
           }
           if (this.fsw.closed) {
@@ -72654,8 +72735,8 @@ var init_handler = __esm({
           }
           if (item === target || !target && !previous.has(item)) {
             this.fsw._incrReadyCount();
-            path19 = sp.join(dir, sp.relative(dir, path19));
-            this._addToNodeFs(path19, initialAdd, wh, depth + 1);
+            path17 = sp.join(dir, sp.relative(dir, path17));
+            this._addToNodeFs(path17, initialAdd, wh, depth + 1);
           }
         }).on(EV.ERROR, this._boundHandleError);
         return new Promise((resolve4, reject) => {
@@ -72724,13 +72805,13 @@ var init_handler = __esm({
        * @param depth Child path actually targeted for watch
        * @param target Child path actually targeted for watch
        */
-      async _addToNodeFs(path19, initialAdd, priorWh, depth, target) {
+      async _addToNodeFs(path17, initialAdd, priorWh, depth, target) {
         const ready = this.fsw._emitReady;
-        if (this.fsw._isIgnored(path19) || this.fsw.closed) {
+        if (this.fsw._isIgnored(path17) || this.fsw.closed) {
           ready();
           return false;
         }
-        const wh = this.fsw._getWatchHelpers(path19);
+        const wh = this.fsw._getWatchHelpers(path17);
         if (priorWh) {
           wh.filterPath = (entry) => priorWh.filterPath(entry);
           wh.filterDir = (entry) => priorWh.filterDir(entry);
@@ -72746,8 +72827,8 @@ var init_handler = __esm({
           const follow2 = this.fsw.options.followSymlinks;
           let closer;
           if (stats.isDirectory()) {
-            const absPath = sp.resolve(path19);
-            const targetPath = follow2 ? await fsrealpath(path19) : path19;
+            const absPath = sp.resolve(path17);
+            const targetPath = follow2 ? await fsrealpath(path17) : path17;
             if (this.fsw.closed)
               return;
             closer = await this._handleDir(wh.watchPath, stats, initialAdd, depth, target, wh, targetPath);
@@ -72757,29 +72838,29 @@ var init_handler = __esm({
               this.fsw._symlinkPaths.set(absPath, targetPath);
             }
           } else if (stats.isSymbolicLink()) {
-            const targetPath = follow2 ? await fsrealpath(path19) : path19;
+            const targetPath = follow2 ? await fsrealpath(path17) : path17;
             if (this.fsw.closed)
               return;
             const parent = sp.dirname(wh.watchPath);
             this.fsw._getWatchedDir(parent).add(wh.watchPath);
             this.fsw._emit(EV.ADD, wh.watchPath, stats);
-            closer = await this._handleDir(parent, stats, initialAdd, depth, path19, wh, targetPath);
+            closer = await this._handleDir(parent, stats, initialAdd, depth, path17, wh, targetPath);
             if (this.fsw.closed)
               return;
             if (targetPath !== void 0) {
-              this.fsw._symlinkPaths.set(sp.resolve(path19), targetPath);
+              this.fsw._symlinkPaths.set(sp.resolve(path17), targetPath);
             }
           } else {
             closer = this._handleFile(wh.watchPath, stats, initialAdd);
           }
           ready();
           if (closer)
-            this.fsw._addPathCloser(path19, closer);
+            this.fsw._addPathCloser(path17, closer);
           return false;
         } catch (error) {
           if (this.fsw._handleError(error)) {
             ready();
-            return path19;
+            return path17;
           }
         }
       }
@@ -72790,7 +72871,7 @@ var init_handler = __esm({
 // node_modules/chokidar/index.js
 import { EventEmitter as EventEmitter3 } from "node:events";
 import { stat as statcb, Stats } from "node:fs";
-import { readdir as readdir2, stat as stat4 } from "node:fs/promises";
+import { readdir as readdir2, stat as stat3 } from "node:fs/promises";
 import * as sp2 from "node:path";
 function arrify(item) {
   return Array.isArray(item) ? item : [item];
@@ -72818,24 +72899,24 @@ function createPattern(matcher) {
   }
   return () => false;
 }
-function normalizePath(path19) {
-  if (typeof path19 !== "string")
+function normalizePath(path17) {
+  if (typeof path17 !== "string")
     throw new Error("string expected");
-  path19 = sp2.normalize(path19);
-  path19 = path19.replace(/\\/g, "/");
+  path17 = sp2.normalize(path17);
+  path17 = path17.replace(/\\/g, "/");
   let prepend = false;
-  if (path19.startsWith("//"))
+  if (path17.startsWith("//"))
     prepend = true;
-  path19 = path19.replace(DOUBLE_SLASH_RE, "/");
+  path17 = path17.replace(DOUBLE_SLASH_RE, "/");
   if (prepend)
-    path19 = "/" + path19;
-  return path19;
+    path17 = "/" + path17;
+  return path17;
 }
 function matchPatterns(patterns, testString, stats) {
-  const path19 = normalizePath(testString);
+  const path17 = normalizePath(testString);
   for (let index = 0; index < patterns.length; index++) {
     const pattern = patterns[index];
-    if (pattern(path19, stats)) {
+    if (pattern(path17, stats)) {
       return true;
     }
   }
@@ -72893,19 +72974,19 @@ var init_chokidar = __esm({
       }
       return str2;
     };
-    normalizePathToUnix = (path19) => toUnix(sp2.normalize(toUnix(path19)));
-    normalizeIgnored = (cwd = "") => (path19) => {
-      if (typeof path19 === "string") {
-        return normalizePathToUnix(sp2.isAbsolute(path19) ? path19 : sp2.join(cwd, path19));
+    normalizePathToUnix = (path17) => toUnix(sp2.normalize(toUnix(path17)));
+    normalizeIgnored = (cwd = "") => (path17) => {
+      if (typeof path17 === "string") {
+        return normalizePathToUnix(sp2.isAbsolute(path17) ? path17 : sp2.join(cwd, path17));
       } else {
-        return path19;
+        return path17;
       }
     };
-    getAbsolutePath = (path19, cwd) => {
-      if (sp2.isAbsolute(path19)) {
-        return path19;
+    getAbsolutePath = (path17, cwd) => {
+      if (sp2.isAbsolute(path17)) {
+        return path17;
       }
-      return sp2.join(cwd, path19);
+      return sp2.join(cwd, path17);
     };
     EMPTY_SET = Object.freeze(/* @__PURE__ */ new Set());
     DirEntry = class {
@@ -72970,10 +73051,10 @@ var init_chokidar = __esm({
       dirParts;
       followSymlinks;
       statMethod;
-      constructor(path19, follow2, fsw) {
+      constructor(path17, follow2, fsw) {
         this.fsw = fsw;
-        const watchPath = path19;
-        this.path = path19 = path19.replace(REPLACER_RE, "");
+        const watchPath = path17;
+        this.path = path17 = path17.replace(REPLACER_RE, "");
         this.watchPath = watchPath;
         this.fullWatchPath = sp2.resolve(watchPath);
         this.dirParts = [];
@@ -73113,20 +73194,20 @@ var init_chokidar = __esm({
         this._closePromise = void 0;
         let paths = unifyPaths(paths_);
         if (cwd) {
-          paths = paths.map((path19) => {
-            const absPath = getAbsolutePath(path19, cwd);
+          paths = paths.map((path17) => {
+            const absPath = getAbsolutePath(path17, cwd);
             return absPath;
           });
         }
-        paths.forEach((path19) => {
-          this._removeIgnoredPath(path19);
+        paths.forEach((path17) => {
+          this._removeIgnoredPath(path17);
         });
         this._userIgnored = void 0;
         if (!this._readyCount)
           this._readyCount = 0;
         this._readyCount += paths.length;
-        Promise.all(paths.map(async (path19) => {
-          const res = await this._nodeFsHandler._addToNodeFs(path19, !_internal, void 0, 0, _origAdd);
+        Promise.all(paths.map(async (path17) => {
+          const res = await this._nodeFsHandler._addToNodeFs(path17, !_internal, void 0, 0, _origAdd);
           if (res)
             this._emitReady();
           return res;
@@ -73148,17 +73229,17 @@ var init_chokidar = __esm({
           return this;
         const paths = unifyPaths(paths_);
         const { cwd } = this.options;
-        paths.forEach((path19) => {
-          if (!sp2.isAbsolute(path19) && !this._closers.has(path19)) {
+        paths.forEach((path17) => {
+          if (!sp2.isAbsolute(path17) && !this._closers.has(path17)) {
             if (cwd)
-              path19 = sp2.join(cwd, path19);
-            path19 = sp2.resolve(path19);
+              path17 = sp2.join(cwd, path17);
+            path17 = sp2.resolve(path17);
           }
-          this._closePath(path19);
-          this._addIgnoredPath(path19);
-          if (this._watched.has(path19)) {
+          this._closePath(path17);
+          this._addIgnoredPath(path17);
+          if (this._watched.has(path17)) {
             this._addIgnoredPath({
-              path: path19,
+              path: path17,
               recursive: true
             });
           }
@@ -73222,38 +73303,38 @@ var init_chokidar = __esm({
        * @param stats arguments to be passed with event
        * @returns the error if defined, otherwise the value of the FSWatcher instance's `closed` flag
        */
-      async _emit(event, path19, stats) {
+      async _emit(event, path17, stats) {
         if (this.closed)
           return;
         const opts = this.options;
         if (isWindows)
-          path19 = sp2.normalize(path19);
+          path17 = sp2.normalize(path17);
         if (opts.cwd)
-          path19 = sp2.relative(opts.cwd, path19);
-        const args = [path19];
+          path17 = sp2.relative(opts.cwd, path17);
+        const args = [path17];
         if (stats != null)
           args.push(stats);
         const awf = opts.awaitWriteFinish;
         let pw;
-        if (awf && (pw = this._pendingWrites.get(path19))) {
+        if (awf && (pw = this._pendingWrites.get(path17))) {
           pw.lastChange = /* @__PURE__ */ new Date();
           return this;
         }
         if (opts.atomic) {
           if (event === EVENTS.UNLINK) {
-            this._pendingUnlinks.set(path19, [event, ...args]);
+            this._pendingUnlinks.set(path17, [event, ...args]);
             setTimeout(() => {
-              this._pendingUnlinks.forEach((entry, path20) => {
+              this._pendingUnlinks.forEach((entry, path18) => {
                 this.emit(...entry);
                 this.emit(EVENTS.ALL, ...entry);
-                this._pendingUnlinks.delete(path20);
+                this._pendingUnlinks.delete(path18);
               });
             }, typeof opts.atomic === "number" ? opts.atomic : 100);
             return this;
           }
-          if (event === EVENTS.ADD && this._pendingUnlinks.has(path19)) {
+          if (event === EVENTS.ADD && this._pendingUnlinks.has(path17)) {
             event = EVENTS.CHANGE;
-            this._pendingUnlinks.delete(path19);
+            this._pendingUnlinks.delete(path17);
           }
         }
         if (awf && (event === EVENTS.ADD || event === EVENTS.CHANGE) && this._readyEmitted) {
@@ -73271,19 +73352,19 @@ var init_chokidar = __esm({
               this.emitWithAll(event, args);
             }
           };
-          this._awaitWriteFinish(path19, awf.stabilityThreshold, event, awfEmit);
+          this._awaitWriteFinish(path17, awf.stabilityThreshold, event, awfEmit);
           return this;
         }
         if (event === EVENTS.CHANGE) {
-          const isThrottled = !this._throttle(EVENTS.CHANGE, path19, 50);
+          const isThrottled = !this._throttle(EVENTS.CHANGE, path17, 50);
           if (isThrottled)
             return this;
         }
         if (opts.alwaysStat && stats === void 0 && (event === EVENTS.ADD || event === EVENTS.ADD_DIR || event === EVENTS.CHANGE)) {
-          const fullPath = opts.cwd ? sp2.join(opts.cwd, path19) : path19;
+          const fullPath = opts.cwd ? sp2.join(opts.cwd, path17) : path17;
           let stats2;
           try {
-            stats2 = await stat4(fullPath);
+            stats2 = await stat3(fullPath);
           } catch (err) {
           }
           if (!stats2 || this.closed)
@@ -73311,23 +73392,23 @@ var init_chokidar = __esm({
        * @param timeout duration of time to suppress duplicate actions
        * @returns tracking object or false if action should be suppressed
        */
-      _throttle(actionType, path19, timeout) {
+      _throttle(actionType, path17, timeout) {
         if (!this._throttled.has(actionType)) {
           this._throttled.set(actionType, /* @__PURE__ */ new Map());
         }
         const action = this._throttled.get(actionType);
         if (!action)
           throw new Error("invalid throttle");
-        const actionPath = action.get(path19);
+        const actionPath = action.get(path17);
         if (actionPath) {
           actionPath.count++;
           return false;
         }
         let timeoutObject;
         const clear = () => {
-          const item = action.get(path19);
+          const item = action.get(path17);
           const count4 = item ? item.count : 0;
-          action.delete(path19);
+          action.delete(path17);
           clearTimeout(timeoutObject);
           if (item)
             clearTimeout(item.timeoutObject);
@@ -73335,7 +73416,7 @@ var init_chokidar = __esm({
         };
         timeoutObject = setTimeout(clear, timeout);
         const thr = { timeoutObject, clear, count: 0 };
-        action.set(path19, thr);
+        action.set(path17, thr);
         return thr;
       }
       _incrReadyCount() {
@@ -73349,44 +73430,44 @@ var init_chokidar = __esm({
        * @param event
        * @param awfEmit Callback to be called when ready for event to be emitted.
        */
-      _awaitWriteFinish(path19, threshold, event, awfEmit) {
+      _awaitWriteFinish(path17, threshold, event, awfEmit) {
         const awf = this.options.awaitWriteFinish;
         if (typeof awf !== "object")
           return;
         const pollInterval = awf.pollInterval;
         let timeoutHandler;
-        let fullPath = path19;
-        if (this.options.cwd && !sp2.isAbsolute(path19)) {
-          fullPath = sp2.join(this.options.cwd, path19);
+        let fullPath = path17;
+        if (this.options.cwd && !sp2.isAbsolute(path17)) {
+          fullPath = sp2.join(this.options.cwd, path17);
         }
         const now = /* @__PURE__ */ new Date();
         const writes = this._pendingWrites;
         function awaitWriteFinishFn(prevStat) {
           statcb(fullPath, (err, curStat) => {
-            if (err || !writes.has(path19)) {
+            if (err || !writes.has(path17)) {
               if (err && err.code !== "ENOENT")
                 awfEmit(err);
               return;
             }
             const now2 = Number(/* @__PURE__ */ new Date());
             if (prevStat && curStat.size !== prevStat.size) {
-              writes.get(path19).lastChange = now2;
+              writes.get(path17).lastChange = now2;
             }
-            const pw = writes.get(path19);
+            const pw = writes.get(path17);
             const df = now2 - pw.lastChange;
             if (df >= threshold) {
-              writes.delete(path19);
+              writes.delete(path17);
               awfEmit(void 0, curStat);
             } else {
               timeoutHandler = setTimeout(awaitWriteFinishFn, pollInterval, curStat);
             }
           });
         }
-        if (!writes.has(path19)) {
-          writes.set(path19, {
+        if (!writes.has(path17)) {
+          writes.set(path17, {
             lastChange: now,
             cancelWait: () => {
-              writes.delete(path19);
+              writes.delete(path17);
               clearTimeout(timeoutHandler);
               return event;
             }
@@ -73397,8 +73478,8 @@ var init_chokidar = __esm({
       /**
        * Determines whether user has asked to ignore this path.
        */
-      _isIgnored(path19, stats) {
-        if (this.options.atomic && DOT_RE.test(path19))
+      _isIgnored(path17, stats) {
+        if (this.options.atomic && DOT_RE.test(path17))
           return true;
         if (!this._userIgnored) {
           const { cwd } = this.options;
@@ -73408,17 +73489,17 @@ var init_chokidar = __esm({
           const list = [...ignoredPaths.map(normalizeIgnored(cwd)), ...ignored];
           this._userIgnored = anymatch(list, void 0);
         }
-        return this._userIgnored(path19, stats);
+        return this._userIgnored(path17, stats);
       }
-      _isntIgnored(path19, stat5) {
-        return !this._isIgnored(path19, stat5);
+      _isntIgnored(path17, stat4) {
+        return !this._isIgnored(path17, stat4);
       }
       /**
        * Provides a set of common helpers and properties relating to symlink handling.
        * @param path file or directory pattern being watched
        */
-      _getWatchHelpers(path19) {
-        return new WatchHelper(path19, this.options.followSymlinks, this);
+      _getWatchHelpers(path17) {
+        return new WatchHelper(path17, this.options.followSymlinks, this);
       }
       // Directory helpers
       // -----------------
@@ -73450,63 +73531,63 @@ var init_chokidar = __esm({
        * @param item      base path of item/directory
        */
       _remove(directory, item, isDirectory) {
-        const path19 = sp2.join(directory, item);
-        const fullPath = sp2.resolve(path19);
-        isDirectory = isDirectory != null ? isDirectory : this._watched.has(path19) || this._watched.has(fullPath);
-        if (!this._throttle("remove", path19, 100))
+        const path17 = sp2.join(directory, item);
+        const fullPath = sp2.resolve(path17);
+        isDirectory = isDirectory != null ? isDirectory : this._watched.has(path17) || this._watched.has(fullPath);
+        if (!this._throttle("remove", path17, 100))
           return;
         if (!isDirectory && this._watched.size === 1) {
           this.add(directory, item, true);
         }
-        const wp = this._getWatchedDir(path19);
+        const wp = this._getWatchedDir(path17);
         const nestedDirectoryChildren = wp.getChildren();
-        nestedDirectoryChildren.forEach((nested) => this._remove(path19, nested));
+        nestedDirectoryChildren.forEach((nested) => this._remove(path17, nested));
         const parent = this._getWatchedDir(directory);
         const wasTracked = parent.has(item);
         parent.remove(item);
         if (this._symlinkPaths.has(fullPath)) {
           this._symlinkPaths.delete(fullPath);
         }
-        let relPath = path19;
+        let relPath = path17;
         if (this.options.cwd)
-          relPath = sp2.relative(this.options.cwd, path19);
+          relPath = sp2.relative(this.options.cwd, path17);
         if (this.options.awaitWriteFinish && this._pendingWrites.has(relPath)) {
           const event = this._pendingWrites.get(relPath).cancelWait();
           if (event === EVENTS.ADD)
             return;
         }
-        this._watched.delete(path19);
+        this._watched.delete(path17);
         this._watched.delete(fullPath);
         const eventName = isDirectory ? EVENTS.UNLINK_DIR : EVENTS.UNLINK;
-        if (wasTracked && !this._isIgnored(path19))
-          this._emit(eventName, path19);
-        this._closePath(path19);
+        if (wasTracked && !this._isIgnored(path17))
+          this._emit(eventName, path17);
+        this._closePath(path17);
       }
       /**
        * Closes all watchers for a path
        */
-      _closePath(path19) {
-        this._closeFile(path19);
-        const dir = sp2.dirname(path19);
-        this._getWatchedDir(dir).remove(sp2.basename(path19));
+      _closePath(path17) {
+        this._closeFile(path17);
+        const dir = sp2.dirname(path17);
+        this._getWatchedDir(dir).remove(sp2.basename(path17));
       }
       /**
        * Closes only file-specific watchers
        */
-      _closeFile(path19) {
-        const closers = this._closers.get(path19);
+      _closeFile(path17) {
+        const closers = this._closers.get(path17);
         if (!closers)
           return;
         closers.forEach((closer) => closer());
-        this._closers.delete(path19);
+        this._closers.delete(path17);
       }
-      _addPathCloser(path19, closer) {
+      _addPathCloser(path17, closer) {
         if (!closer)
           return;
-        let list = this._closers.get(path19);
+        let list = this._closers.get(path17);
         if (!list) {
           list = [];
-          this._closers.set(path19, list);
+          this._closers.set(path17, list);
         }
         list.push(closer);
       }
@@ -73532,7 +73613,7 @@ var init_chokidar = __esm({
 });
 
 // src/source/local.ts
-import path12 from "node:path";
+import path13 from "node:path";
 function localSource(dir) {
   return {
     kind: "path",
@@ -73541,16 +73622,16 @@ function localSource(dir) {
   };
 }
 function isUnwatchedPath(root, file) {
-  const relative5 = path12.relative(root, file);
+  const relative5 = path13.relative(root, file);
   if (relative5 === "" || relative5.startsWith("..")) return false;
-  return relative5.split(path12.sep).some((segment) => segment.startsWith(".") && segment !== SYNCIGNORE_FILE);
+  return relative5.split(path13.sep).some((segment) => segment.startsWith(".") && segment !== SYNCIGNORE_FILE);
 }
 async function watchFolder(root, onChange, debounceMs = 300) {
   let filter = await watchPathFilter(root);
   let timer = null;
   const watcher = watch(root, { ignoreInitial: true, ignored: (file) => isUnwatchedPath(root, file) });
   watcher.on("all", (event, file) => {
-    const rel = path12.relative(root, file).split(path12.sep).join("/");
+    const rel = path13.relative(root, file).split(path13.sep).join("/");
     const isDirectory = event === "addDir" || event === "unlinkDir";
     if (rel === SYNCIGNORE_FILE) {
       void watchPathFilter(root).then((next) => filter = next, () => void 0);
@@ -74270,58 +74351,13 @@ var init_notify = __esm({
   }
 });
 
-// src/daemon/state-file.ts
-import { randomBytes as randomBytes3 } from "node:crypto";
-import { mkdir as mkdir3, readFile as readFile6, rename as rename2, unlink as unlink2, writeFile as writeFile2 } from "node:fs/promises";
-import path13 from "node:path";
-async function readStateFile(file, check, logger) {
-  let text2;
-  try {
-    text2 = await readFile6(file, "utf8");
-  } catch (error) {
-    if (error.code === "ENOENT") return null;
-    logger.warn({ file, error: errorMessage(error) }, "cannot read a state file; ignoring it");
-    return null;
-  }
-  try {
-    if (text2.length > MAX_STATE_FILE_BYTES) throw new Error("the file is too large");
-    const value2 = JSON.parse(text2);
-    if (check(value2)) return value2;
-    throw new Error("unexpected content");
-  } catch (error) {
-    logger.warn({ file, error: errorMessage(error) }, "a state file is corrupt; ignoring it");
-    return null;
-  }
-}
-async function writeStateFile(file, value2) {
-  await mkdir3(path13.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.${randomBytes3(6).toString("hex")}.tmp`;
-  try {
-    await writeFile2(temporary, `${JSON.stringify(value2)}
-`, "utf8");
-    await rename2(temporary, file);
-  } catch (error) {
-    await unlink2(temporary).catch(() => void 0);
-    throw error;
-  }
-}
-function sourceFileName(source, suffix) {
-  return `${source.replace(/[^A-Za-z0-9._-]/g, (c4) => `%${c4.charCodeAt(0).toString(16).padStart(2, "0")}`)}${suffix}`;
-}
-var MAX_STATE_FILE_BYTES;
-var init_state_file = __esm({
-  "src/daemon/state-file.ts"() {
-    "use strict";
-    init_errors();
-    MAX_STATE_FILE_BYTES = 16 * 1024 * 1024;
-  }
-});
-
 // src/daemon/history-file.ts
-import path14 from "node:path";
 async function openPassHistory(stateDir, source, logger) {
-  const file = path14.join(stateDir, "history", sourceFileName(source, ".json"));
-  const read = await readStateFile(file, isHistoryFile, logger);
+  const file = stateDirLayout(stateDir).history(source);
+  const read = await readStateJson(file, MAX_HISTORY_BYTES, isHistoryFile).catch((error) => {
+    logger.warn({ file, error: errorMessage(error) }, "the pass history file is ignored; the history starts afresh");
+    return null;
+  });
   const passes = read !== null && read.source === source ? read.passes.slice(0, HISTORY_LENGTH) : [];
   let writing = Promise.resolve();
   return {
@@ -74329,9 +74365,10 @@ async function openPassHistory(stateDir, source, logger) {
     add(record3) {
       passes.unshift(record3);
       passes.length = Math.min(passes.length, HISTORY_LENGTH);
-      const snapshot = { source, passes: [...passes] };
+      const text2 = `${JSON.stringify({ source, passes })}
+`;
       writing = writing.then(
-        () => writeStateFile(file, snapshot).catch((error) => logger.warn({ file, error: errorMessage(error) }, "cannot save the pass history"))
+        () => writeStateText(file, text2).catch((error) => logger.warn({ file, error: errorMessage(error) }, "cannot save the pass history"))
       );
       return writing;
     }
@@ -74347,12 +74384,14 @@ function isPassRecord(value2) {
   const r2 = value2;
   return typeof r2["startedAt"] === "string" && typeof r2["finishedAt"] === "string" && typeof r2["result"] === "string" && Array.isArray(r2["changes"]) && Array.isArray(r2["warnings"]) && Array.isArray(r2["errors"]);
 }
+var MAX_HISTORY_BYTES;
 var init_history_file = __esm({
   "src/daemon/history-file.ts"() {
     "use strict";
     init_errors();
+    init_state_dir();
     init_pass_record();
-    init_state_file();
+    MAX_HISTORY_BYTES = 16 * 1024 * 1024;
   }
 });
 
@@ -74740,12 +74779,23 @@ async function startSourceRunner(options) {
       return suspensions?.since(source.name) != null;
     },
     async suspend() {
-      await suspensions?.suspend(source.name, now());
+      try {
+        await suspensions?.suspend(source.name, now());
+      } catch (error) {
+        metrics.suspended(source.name, true);
+        log.error({ error: safeErrorMessage(error) }, "source suspended until the daemon stops, but the suspension could not be saved");
+        throw error;
+      }
       metrics.suspended(source.name, true);
       log.warn("source suspended: no trigger starts a pass until it is resumed");
     },
     async resume() {
-      await suspensions?.resume(source.name);
+      try {
+        await suspensions?.resume(source.name);
+      } catch (error) {
+        log.error({ error: safeErrorMessage(error) }, "the source stays suspended: its resumption could not be saved");
+        throw error;
+      }
       metrics.suspended(source.name, false);
       log.info("source resumed");
       loop.trigger("sync");
@@ -74895,18 +74945,21 @@ var init_control_target = __esm({
 });
 
 // src/daemon/suspensions.ts
-import path15 from "node:path";
+import { rm } from "node:fs/promises";
 async function openSuspensions(stateDir, logger) {
-  const file = path15.join(stateDir, SUSPENSIONS_FILE);
-  const read = await readStateFile(file, isSuspensionFile, logger);
-  const suspended = new Map(Object.entries(read?.suspended ?? {}));
-  async function save() {
-    try {
-      await writeStateFile(file, { suspended: Object.fromEntries(suspended) });
-    } catch (error) {
-      logger.warn({ file, error: errorMessage(error) }, "cannot save the suspended sources; the change holds until a restart");
+  const layout = stateDirLayout(stateDir);
+  const file = layout.suspensions;
+  let read = await readRecord(file);
+  if (read === null) {
+    read = await readRecord(layout.oldSuspensions);
+    if (read !== null) {
+      await writeRecord(file, read);
+      await rm(layout.oldSuspensions, { force: true });
+      logger.info({ from: layout.oldSuspensions, to: file }, "suspended sources moved to their folder of the state dir");
     }
   }
+  const suspended = new Map(Object.entries(read?.suspended ?? {}));
+  const save = () => writeRecord(file, { suspended: Object.fromEntries(suspended) });
   return {
     since: (source) => suspended.get(source) ?? null,
     async suspend(source, at) {
@@ -74915,23 +74968,48 @@ async function openSuspensions(stateDir, logger) {
       await save();
     },
     async resume(source) {
-      if (!suspended.delete(source)) return;
-      await save();
+      const since = suspended.get(source);
+      if (since === void 0) return;
+      suspended.delete(source);
+      try {
+        await save();
+      } catch (error) {
+        suspended.set(source, since);
+        throw error;
+      }
     }
   };
+}
+async function readRecord(file) {
+  try {
+    return await readStateJson(file, MAX_SUSPENSIONS_BYTES, isSuspensionFile);
+  } catch (error) {
+    throw new UsageError(
+      `the record of suspended sources cannot be used: ${errorMessage(error)}. The daemon does not start, as it cannot tell which sources were suspended: restore ${file} from a backup, or delete it to resume every source`,
+      { cause: error }
+    );
+  }
+}
+async function writeRecord(file, record3) {
+  try {
+    await writeStateText(file, `${JSON.stringify(record3)}
+`);
+  } catch (error) {
+    throw new Error(`cannot save the suspended sources to ${file}: ${errorMessage(error)}`, { cause: error });
+  }
 }
 function isSuspensionFile(value2) {
   if (typeof value2 !== "object" || value2 === null) return false;
   const suspended = value2.suspended;
-  return typeof suspended === "object" && suspended !== null && Object.values(suspended).every((v2) => typeof v2 === "string");
+  return typeof suspended === "object" && suspended !== null && !Array.isArray(suspended) && Object.values(suspended).every((v2) => typeof v2 === "string");
 }
-var SUSPENSIONS_FILE;
+var MAX_SUSPENSIONS_BYTES;
 var init_suspensions = __esm({
   "src/daemon/suspensions.ts"() {
     "use strict";
     init_errors();
-    init_state_file();
-    SUSPENSIONS_FILE = "suspended.json";
+    init_state_dir();
+    MAX_SUSPENSIONS_BYTES = 1024 * 1024;
   }
 });
 
@@ -75105,6 +75183,7 @@ __export(daemon_exports, {
 async function runDaemon(options) {
   const { config, logger, env } = options;
   const shutdown = options.shutdown ?? waitForShutdownSignal(logger);
+  allowGroupWrites();
   const emulator = config.api.url === "embedded" ? await startEmbeddedApi(config, logger) : null;
   const metrics = createDaemonMetrics();
   try {
@@ -75127,6 +75206,10 @@ async function runDaemon(options) {
     await emulator?.close();
   }
   return 0;
+}
+function allowGroupWrites() {
+  const umask = process.umask(2);
+  process.umask(umask & ~16);
 }
 var init_daemon2 = __esm({
   "src/daemon/index.ts"() {
@@ -75238,8 +75321,8 @@ var init_export = __esm({
 });
 
 // src/export/write-tree.ts
-import { mkdir as mkdir4, readdir as readdir3, writeFile as writeFile3 } from "node:fs/promises";
-import path16 from "node:path";
+import { mkdir as mkdir2, readdir as readdir3, writeFile } from "node:fs/promises";
+import path14 from "node:path";
 async function checkTarget(dir, force) {
   const entries2 = await readdir3(dir).catch((error) => {
     if (error.code === "ENOENT") return [];
@@ -75251,9 +75334,9 @@ async function checkTarget(dir, force) {
 }
 async function writeFiles(dir, files) {
   for (const file of files) {
-    const abs = path16.join(dir, ...file.path.split("/"));
-    await mkdir4(path16.dirname(abs), { recursive: true });
-    await writeFile3(abs, file.bytes);
+    const abs = path14.join(dir, ...file.path.split("/"));
+    await mkdir2(path14.dirname(abs), { recursive: true });
+    await writeFile(abs, file.bytes);
   }
 }
 var init_write_tree = __esm({
@@ -75298,9 +75381,9 @@ var export_command_exports = {};
 __export(export_command_exports, {
   runExport: () => runExport
 });
-import path17 from "node:path";
+import path15 from "node:path";
 async function runExport(args, config, io) {
-  const dir = path17.resolve(args.exportDir);
+  const dir = path15.resolve(args.exportDir);
   const organization = args.organization;
   await checkTarget(dir, args.force);
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
@@ -75457,7 +75540,7 @@ var one_shot_exports = {};
 __export(one_shot_exports, {
   runOnce: () => runOnce
 });
-import { writeFile as writeFile4 } from "node:fs/promises";
+import { writeFile as writeFile2 } from "node:fs/promises";
 async function runOnce(args, config, io) {
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   let reachable = null;
@@ -75533,7 +75616,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
   }
   if (interrupt.early !== null) throw interrupt.early;
   if (args.out !== null) {
-    await writeFile4(args.out, withSavedRun(renderSavedPlan(outcomes.map((o2) => o2.sourcePlan)), config, sources, args.prune));
+    await writeFile2(args.out, withSavedRun(renderSavedPlan(outcomes.map((o2) => o2.sourcePlan)), config, sources, args.prune));
     io.logger.info({ file: args.out }, "plan saved; apply it with --reconcile --plan");
   }
   if (!printsEarly) io.stdout.write(render2(args, outcomes, io));
@@ -75635,7 +75718,7 @@ function exitWhenSettled(run2, stderr) {
 
 // src/cli/main.ts
 import { existsSync as existsSync2 } from "node:fs";
-import path18 from "node:path";
+import path16 from "node:path";
 
 // src/config/load.ts
 init_errors();
@@ -75657,9 +75740,9 @@ function checkConfigRules(value2) {
     const source = entry;
     if (typeof source.name === "string") {
       const first2 = firstIndexByName.get(source.name);
-      const path19 = ["sources", index, "name"];
+      const path17 = ["sources", index, "name"];
       if (first2 === void 0) firstIndexByName.set(source.name, index);
-      else problems2.push({ path: path19, message: `${keyLabel(path19)} "${source.name}" is already used by ${keyLabel(["sources", first2])}` });
+      else problems2.push({ path: path17, message: `${keyLabel(path17)} "${source.name}" is already used by ${keyLabel(["sources", first2])}` });
     }
     const hasPath = source.path !== void 0;
     const hasGit = source.git !== void 0;
@@ -75671,17 +75754,17 @@ function checkConfigRules(value2) {
   });
   return problems2;
 }
-function checkCron(expression, path19) {
+function checkCron(expression, path17) {
   try {
     parseCron(expression);
     return [];
   } catch (error) {
-    return [{ path: path19, message: `${keyLabel(path19)} ${error instanceof Error ? error.message : String(error)}` }];
+    return [{ path: path17, message: `${keyLabel(path17)} ${error instanceof Error ? error.message : String(error)}` }];
   }
 }
-function checkListen(listen, path19) {
+function checkListen(listen, path17) {
   const match = /:(\d{1,5})$/.exec(listen);
-  if (match !== null && Number(match[1]) > 65535) return [{ path: path19, message: `${keyLabel(path19)} "${listen}" has a port above 65535` }];
+  if (match !== null && Number(match[1]) > 65535) return [{ path: path17, message: `${keyLabel(path17)} "${listen}" has a port above 65535` }];
   return [];
 }
 
@@ -75979,7 +76062,7 @@ async function main(argv, io) {
 }
 async function resolveConfig(args, env) {
   const read = await readConfig(args, env);
-  const config = args.stateDir === null ? read : { ...read, stateDir: path18.resolve(args.stateDir) };
+  const config = args.stateDir === null ? read : { ...read, stateDir: path16.resolve(args.stateDir) };
   return {
     ...config,
     api: args.nativeKind === null ? config.api : { ...config.api, nativeKind: args.nativeKind },

@@ -27,6 +27,7 @@ export interface RunDaemonOptions {
 export async function runDaemon(options: RunDaemonOptions): Promise<number> {
   const { config, logger, env } = options;
   const shutdown = options.shutdown ?? waitForShutdownSignal(logger);
+  allowGroupWrites();
   const emulator = config.api.url === 'embedded' ? await startEmbeddedApi(config, logger) : null;
   const metrics = createDaemonMetrics();
   try {
@@ -49,4 +50,13 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
     await emulator?.close();
   }
   return 0;
+}
+
+/**
+ * Clears the group-write bit of the umask, so that what the daemon and its git create in the state dir (checkouts
+ * included) stays writable by another UID of the same group: OpenShift runs each pod under an arbitrary UID in group 0.
+ */
+function allowGroupWrites(): void {
+  const umask = process.umask(0o002);
+  process.umask(umask & ~0o020);
 }

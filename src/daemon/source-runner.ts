@@ -272,12 +272,23 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       return suspensions?.since(source.name) != null;
     },
     async suspend() {
-      await suspensions?.suspend(source.name, now());
+      try {
+        await suspensions?.suspend(source.name, now());
+      } catch (error) {
+        metrics.suspended(source.name, true);
+        log.error({ error: safeErrorMessage(error) }, 'source suspended until the daemon stops, but the suspension could not be saved');
+        throw error;
+      }
       metrics.suspended(source.name, true);
       log.warn('source suspended: no trigger starts a pass until it is resumed');
     },
     async resume() {
-      await suspensions?.resume(source.name);
+      try {
+        await suspensions?.resume(source.name);
+      } catch (error) {
+        log.error({ error: safeErrorMessage(error) }, 'the source stays suspended: its resumption could not be saved');
+        throw error;
+      }
       metrics.suspended(source.name, false);
       log.info('source resumed');
       loop.trigger('sync');
