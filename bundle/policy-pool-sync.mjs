@@ -25285,7 +25285,8 @@ function renderSyncResult(passes) {
     const applied = appliedCount(pass);
     const revision2 = pass.revision === null ? "" : ` at ${pass.revision.slice(0, 12)}`;
     const what = pass.result === "success" ? `${applied} change${applied === 1 ? "" : "s"} applied` : pass.error ?? "failed";
-    return `source "${source}"${revision2}: ${pass.result}, ${what}
+    const held = pass.window === "closed" ? `; ${pass.drift ?? 0} waiting for the sync window` : pass.window === "overridden" ? "; the sync window was overridden" : "";
+    return `source "${source}"${revision2}: ${pass.result}, ${what}${held} (the ${pass.trigger} pass started ${pass.startedAt})
 `;
   }).join("");
 }
@@ -74612,8 +74613,7 @@ async function startSourceRunner(options) {
     );
     if (source.git !== null) options.notifier?.passStarted(source, revision2);
     const window2 = windows.state(now());
-    current.overrideWindow = trigger === "sync" && overrideRequested && window2.closed;
-    overrideRequested = false;
+    current.overrideWindow = current.overrideAsked && window2.closed;
     current.windowClosed = window2.closed && !current.overrideWindow;
     if (current.overrideWindow) log.warn({ window: window2.reason }, "the sync window is closed; applying anyway, as sync --override-window asked");
     const session = openPassSession(options.api, signal);
@@ -74713,6 +74713,8 @@ async function startSourceRunner(options) {
       state.running = true;
       state.lastTrigger = trigger;
       current = newPass();
+      current.overrideAsked = overrideRequested;
+      overrideRequested = false;
       waiters.started();
       log.info({ trigger }, "pass started");
     },
@@ -74723,7 +74725,10 @@ async function startSourceRunner(options) {
       state.error = end.error === null ? null : safeErrorMessage(end.error);
       const finishedAt = /* @__PURE__ */ new Date();
       state.lastRunAt = finishedAt.toISOString();
-      state.lastPass = passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error, current.liveDrift);
+      state.lastPass = {
+        ...passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error, current.liveDrift),
+        ...current.overrideWindow ? { window: "overridden" } : current.windowClosed ? { window: "closed" } : {}
+      };
       historyWritten = history.add(state.lastPass);
       waiters.ended(state.lastPass);
       options.notifier?.passFinished(
@@ -74810,7 +74815,7 @@ async function startSourceRunner(options) {
   };
 }
 function newPass() {
-  return { startedAt: /* @__PURE__ */ new Date(), revision: null, outcome: null, windowClosed: false, overrideWindow: false, liveDrift: false };
+  return { startedAt: /* @__PURE__ */ new Date(), revision: null, outcome: null, windowClosed: false, overrideAsked: false, overrideWindow: false, liveDrift: false };
 }
 function errorStack(error) {
   return error instanceof Error ? error.stack ?? error.message : String(error);

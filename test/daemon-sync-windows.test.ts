@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
 import { openSyncWindows, windowProblem, windowState } from '../src/daemon/sync-windows.js';
 import { silentLogger } from '../src/logger.js';
-import { startTestDaemon, testSource } from './helpers/daemon-harness.js';
+import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
+import { runCli } from './helpers/cli.js';
 import { TestEmulator } from './helpers/emulator.js';
 import { startReceiver } from './helpers/receiver.js';
 import { smallRepo } from './helpers/repos.js';
@@ -11,6 +12,7 @@ import { tempTree } from './helpers/temp-tree.js';
 import { waitFor } from './helpers/wait.js';
 
 /** Friday evenings from 22:00 Berlin time, for two hours (Berlin is UTC+1 in November). */
+const CONTROL = 'control-token-of-the-test';
 const FRIDAY_FREEZE = { kind: 'deny' as const, schedule: '0 22 * * 5', durationMinutes: 120, timezone: 'Europe/Berlin' };
 
 test('windows follow their cron schedule, duration and time zone; allow windows close everything else', () => {
@@ -134,4 +136,28 @@ test('a window\'s state comes from its previous occurrence: a year-long window i
   const once = [{ kind: 'deny' as const, schedule: '0 0 1 1 *', durationMinutes: 60, timezone: 'UTC' }];
   assert.equal(windowState(once, new Date('2026-01-01T00:59:00Z')).closed, true);
   assert.equal(windowState(once, new Date('2026-01-01T01:00:00Z')).closed, false);
+});
+
+test('sync --override-window while a webhook pass is queued: that pass applies, and the answer names it', async (t) => {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const { calls, pass } = recordingPass(async (call) => {
+    if (call.trigger === 'start-up') await gate;
+    return true;
+  });
+  const { daemon, logs } = await startTestDaemon(t, {
+    sources: [testSource('main', { path: '.', syncWindows: [FRIDAY_FREEZE] })], pass, now: () => new Date('2026-11-27T21:30:00Z'), env: { CONTROL_TOKEN: CONTROL },
+  });
+  await waitFor('the start-up pass', () => (calls.length === 1 ? true : undefined));
+  daemon.trigger('main', 'webhook');
+  const cli = runCli(['sync', '--daemon', daemon.origin, '--source', 'main', '--override-window'], { env: { CONTROL_TOKEN: CONTROL } });
+  await waitFor('the sync request', () => (logs.messages().includes('sync asked for') ? true : undefined));
+  release();
+  const { code, stdout, stderr } = await cli;
+  assert.equal(code, 0, stderr);
+  assert.deepEqual(calls.map((c) => [c.trigger, c.mode]), [['start-up', 'plan'], ['webhook', 'apply']], 'the queued pass took the override');
+  assert.match(stdout, /source "main": success, 0 changes applied; the sync window was overridden \(the webhook pass started 20\d\d-/);
+  assert.ok(logs.messages().includes('the sync window is closed; applying anyway, as sync --override-window asked'));
+  await daemon.whenIdle();
+  assert.equal(calls.length, 2, 'one pass for the webhook and the sync together');
 });

@@ -85,7 +85,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   const suspensions = options.suspensions;
   const now = options.now ?? (() => new Date());
   const windows = openSyncWindows(source.syncWindows ?? []);
-  /** `sync --override-window` asked for the next `sync` pass to apply in a closed window. */
+  /** `sync --override-window` asked for the next pass to start to apply in a closed window. */
   let overrideRequested = false;
   metrics.suspended(source.name, suspensions?.since(source.name) != null);
   let lastWarnings = new Set<string>();
@@ -109,8 +109,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     );
     if (source.git !== null) options.notifier?.passStarted(source, revision);
     const window = windows.state(now());
-    current.overrideWindow = trigger === 'sync' && overrideRequested && window.closed;
-    overrideRequested = false;
+    current.overrideWindow = current.overrideAsked && window.closed;
     current.windowClosed = window.closed && !current.overrideWindow;
     if (current.overrideWindow) log.warn({ window: window.reason }, 'the sync window is closed; applying anyway, as sync --override-window asked');
     const session = openPassSession(options.api, signal);
@@ -212,6 +211,10 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       state.running = true;
       state.lastTrigger = trigger;
       current = newPass();
+      // The first pass that starts after `sync --override-window` takes the override, whatever its trigger: a sync
+      // asked for while another pass is queued is coalesced into that pass, and its waiter gets that pass's record.
+      current.overrideAsked = overrideRequested;
+      overrideRequested = false;
       waiters.started();
       log.info({ trigger }, 'pass started');
     },
@@ -222,7 +225,10 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       state.error = end.error === null ? null : safeErrorMessage(end.error);
       const finishedAt = new Date();
       state.lastRunAt = finishedAt.toISOString();
-      state.lastPass = passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error, current.liveDrift);
+      state.lastPass = {
+        ...passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error, current.liveDrift),
+        ...(current.overrideWindow ? { window: 'overridden' as const } : current.windowClosed ? { window: 'closed' as const } : {}),
+      };
       historyWritten = history.add(state.lastPass);
       waiters.ended(state.lastPass);
       options.notifier?.passFinished(
@@ -310,6 +316,8 @@ interface PassUnderWay {
   outcome: PassOutcome | null;
   /** A closed sync window: the pass plans and applies nothing. */
   windowClosed: boolean;
+  /** `sync --override-window` was asked for before this pass started. */
+  overrideAsked: boolean;
   /** `sync --override-window` applied in a closed window. */
   overrideWindow: boolean;
   /** The declared side is as the last successful pass left it: the changes are drift. */
@@ -317,7 +325,7 @@ interface PassUnderWay {
 }
 
 function newPass(): PassUnderWay {
-  return { startedAt: new Date(), revision: null, outcome: null, windowClosed: false, overrideWindow: false, liveDrift: false };
+  return { startedAt: new Date(), revision: null, outcome: null, windowClosed: false, overrideAsked: false, overrideWindow: false, liveDrift: false };
 }
 
 function errorStack(error: unknown): string {
