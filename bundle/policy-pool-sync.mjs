@@ -73940,26 +73940,41 @@ var init_status2 = __esm({
 });
 
 // src/daemon/fight-detector.ts
-function createFightDetector() {
-  let applied = /* @__PURE__ */ new Map();
+function createFightDetector(now = () => /* @__PURE__ */ new Date()) {
+  const memory = /* @__PURE__ */ new Map();
   return {
     observe(planned, results) {
-      const undone = /* @__PURE__ */ new Map();
+      const at = now().getTime();
+      forget2(memory, at);
       for (const change of planned) {
-        const before = applied.get(keyOf(change));
-        if (before !== void 0 && before.change === describe2(change)) undone.set(keyOf(change), before.passes + 1);
+        const before = memory.get(keyOf(change));
+        if (before?.standing === true && before.change === describe2(change)) {
+          before.standing = false;
+          before.undoneAt.push(at);
+        }
       }
-      const next = /* @__PURE__ */ new Map();
-      const fights = [];
       for (const { change, outcome } of results) {
-        const passes = undone.get(keyOf(change)) ?? 0;
-        if (outcome === "applied") next.set(keyOf(change), { change: describe2(change), passes });
-        if (passes >= FIGHT_PASSES) fights.push({ resource: change.resource, name: change.name, change: describe2(change), passes });
+        if (outcome !== "applied") continue;
+        const before = memory.get(keyOf(change));
+        const described = describe2(change);
+        if (before !== void 0 && before.change === described) Object.assign(before, { appliedAt: at, standing: true });
+        else memory.set(keyOf(change), { change: described, appliedAt: at, standing: true, undoneAt: [] });
       }
-      applied = next;
+      const fights = [];
+      for (const [key, applied] of memory) {
+        if (applied.undoneAt.length < FIGHT_UNDOS) continue;
+        const [resource, ...name] = key.split(":");
+        fights.push({ resource, name: name.join(":"), change: applied.change, undone: applied.undoneAt.length });
+      }
       return fights;
     }
   };
+}
+function forget2(memory, at) {
+  for (const [key, applied] of memory) {
+    applied.undoneAt = applied.undoneAt.filter((t2) => at - t2 < FIGHT_WINDOW_MS);
+    if (applied.undoneAt.length === 0 && at - applied.appliedAt >= FIGHT_WINDOW_MS) memory.delete(key);
+  }
 }
 function keyOf(change) {
   return `${change.resource}:${change.name}`;
@@ -73970,13 +73985,14 @@ function describe2(change) {
   return fields.size === 0 || change.action !== "update" ? change.action : `${change.action} (${[...fields].sort().join(", ")})`;
 }
 function fightWarning(fight) {
-  return `${fight.resource} "${fight.name}" is fought over: the ${fight.change} this source applied was undone before each of the last ${fight.passes} passes. Another writer (a second daemon or a copy left running, with another repo) changes it back (or the API does not keep the change), and each pass changes it again (the last writer wins): run one replica per organization and stop the other writer`;
+  return `${fight.resource} "${fight.name}" is fought over: the ${fight.change} this source applied was undone ${fight.undone} times in the last ${FIGHT_WINDOW_MS / 6e4} minutes. Another writer (a second daemon or a copy left running, with another repo) changes it back (or the API does not keep the change), and each pass changes it again (the last writer wins): run one replica per organization and stop the other writer`;
 }
-var FIGHT_PASSES;
+var FIGHT_UNDOS, FIGHT_WINDOW_MS;
 var init_fight_detector = __esm({
   "src/daemon/fight-detector.ts"() {
     "use strict";
-    FIGHT_PASSES = 2;
+    FIGHT_UNDOS = 2;
+    FIGHT_WINDOW_MS = 60 * 6e4;
   }
 });
 
@@ -74586,7 +74602,6 @@ async function startSourceRunner(options) {
   const declaredCache = createDeclaredCache();
   const repo = openSource(source, { stateDir: options.stateDir, env: options.env, logger: log });
   metrics.addSource(source.name);
-  const fights = createFightDetector();
   let current = newPass();
   const history = await openPassHistory(options.stateDir, source.name, log);
   let historyWritten = Promise.resolve();
@@ -74594,6 +74609,7 @@ async function startSourceRunner(options) {
   const suspensions = options.suspensions;
   const now = options.now ?? (() => /* @__PURE__ */ new Date());
   const windows = openSyncWindows(source.syncWindows ?? []);
+  const fights = createFightDetector(now);
   let overrideRequested = false;
   metrics.suspended(source.name, suspensions?.since(source.name) != null);
   let lastWarnings = /* @__PURE__ */ new Set();

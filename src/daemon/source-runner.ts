@@ -45,7 +45,7 @@ export interface SourceRunnerOptions {
   suspensions?: Suspensions;
   /** Told of each pass's start and end. @default none */
   notifier?: Notifier;
-  /** The clock of the sync windows. @default the system clock */
+  /** The clock of the sync windows and the fight detector. @default the system clock */
   now?: () => Date;
   /** The API's URL (`api.url`), checked after a pass that did not reach the API. @default not checked */
   apiUrl?: string;
@@ -76,7 +76,6 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   const declaredCache = createDeclaredCache();
   const repo = openSource(source, { stateDir: options.stateDir, env: options.env, logger: log });
   metrics.addSource(source.name);
-  const fights = createFightDetector();
   /** The pass under way, filled in as it goes; turned into a PassRecord when it ends. */
   let current: PassUnderWay = newPass();
   const history = await openPassHistory(options.stateDir, source.name, log);
@@ -85,6 +84,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   const suspensions = options.suspensions;
   const now = options.now ?? (() => new Date());
   const windows = openSyncWindows(source.syncWindows ?? []);
+  const fights = createFightDetector(now);
   /** `sync --override-window` asked for the next pass to start to apply in a closed window. */
   let overrideRequested = false;
   metrics.suspended(source.name, suspensions?.since(source.name) != null);
