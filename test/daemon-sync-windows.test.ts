@@ -161,3 +161,21 @@ test('sync --override-window while a webhook pass is queued: that pass applies, 
   await daemon.whenIdle();
   assert.equal(calls.length, 2, 'one pass for the webhook and the sync together');
 });
+
+test('a source\'s window state is worked out once per minute, however often a probe asks', () => {
+  let reads = 0;
+  const counted = {
+    kind: 'deny' as const, schedule: '0 18 * * 5', timezone: 'Europe/Berlin',
+    get durationMinutes() {
+      reads += 1;
+      return 62 * 60;
+    },
+  };
+  const windows = openSyncWindows([counted]);
+  assert.equal(windows.state(new Date('2026-11-28T12:00:00Z')).closed, true);
+  const once = reads;
+  for (let second = 1; second < 60; second += 1) assert.equal(windows.state(new Date(Date.parse('2026-11-28T12:00:00Z') + second * 1000)).closed, true);
+  assert.equal(reads, once, 'one computation for the minute');
+  assert.equal(windows.state(new Date('2026-11-28T12:01:00Z')).closed, true);
+  assert.ok(reads > once, 'and one more for the next');
+});
