@@ -74791,7 +74791,7 @@ async function startSourceRunner(options) {
     whenIdle: () => loop.whenIdle(),
     sync({ overrideWindow }) {
       const ended = waiters.next();
-      overrideRequested = overrideWindow;
+      overrideRequested ||= overrideWindow;
       log.info({ overrideWindow }, "sync asked for");
       loop.trigger("sync");
       return ended;

@@ -152,6 +152,9 @@ test('sync --override-window while a webhook pass is queued: that pass applies, 
   daemon.trigger('main', 'webhook');
   const cli = runCli(['sync', '--daemon', daemon.origin, '--source', 'main', '--override-window'], { env: { CONTROL_TOKEN: CONTROL } });
   await waitFor('the sync request', () => (logs.messages().includes('sync asked for') ? true : undefined));
+  // A plain sync asked for before that pass starts joins it, and does not cancel the override.
+  const plain = await fetch(`${daemon.origin}/sources/main/sync`, { method: 'POST', headers: { authorization: `Bearer ${CONTROL}` } });
+  assert.equal(plain.status, 202);
   release();
   const { code, stdout, stderr } = await cli;
   assert.equal(code, 0, stderr);

@@ -269,7 +269,8 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     whenIdle: () => loop.whenIdle(),
     sync({ overrideWindow }) {
       const ended = waiters.next();
-      overrideRequested = overrideWindow;
+      // A plain sync coalesced with an override does not cancel it.
+      overrideRequested ||= overrideWindow;
       log.info({ overrideWindow }, 'sync asked for');
       loop.trigger('sync');
       return ended;
