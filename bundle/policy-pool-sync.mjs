@@ -57274,7 +57274,6 @@ async function writeStateText(file, text2) {
     try {
       await handle.chmod(STATE_FILE_MODE);
       await handle.writeFile(text2, "utf8");
-      await handle.sync();
     } finally {
       await handle.close();
     }

@@ -100,7 +100,6 @@ export async function writeStateText(file: string, text: string): Promise<void> 
     try {
       await handle.chmod(STATE_FILE_MODE);
       await handle.writeFile(text, 'utf8');
-      await handle.sync();
     } finally {
       await handle.close();
     }
