@@ -6,7 +6,7 @@
  */
 const LAYERS = [
   ['embedded', 'model', 'errors', 'line-ends', 'suggest', 'plural', 'code-content', 'redact', 'map-limit'],
-  ['logger', 'version', 'yaml'],
+  ['logger', 'version', 'yaml', 'cron', 'state-dir'],
   ['signals', 'progress', 'config'],
   ['api', 'declared'],
   ['plan', 'source', 'live'],

@@ -7,11 +7,11 @@ var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
 var __getOwnPropNames = Object.getOwnPropertyNames;
 var __getProtoOf = Object.getPrototypeOf;
 var __hasOwnProp = Object.prototype.hasOwnProperty;
-var __require = /* @__PURE__ */ ((x2) => typeof require !== "undefined" ? require : typeof Proxy !== "undefined" ? new Proxy(x2, {
-  get: (a, b2) => (typeof require !== "undefined" ? require : a)[b2]
-}) : x2)(function(x2) {
+var __require = /* @__PURE__ */ ((x3) => typeof require !== "undefined" ? require : typeof Proxy !== "undefined" ? new Proxy(x3, {
+  get: (a, b3) => (typeof require !== "undefined" ? require : a)[b3]
+}) : x3)(function(x3) {
   if (typeof require !== "undefined") return require.apply(this, arguments);
-  throw Error('Dynamic require of "' + x2 + '" is not supported');
+  throw Error('Dynamic require of "' + x3 + '" is not supported');
 });
 var __esm = (fn, res, err) => function __init() {
   if (err) throw err[0];
@@ -56,7 +56,7 @@ function formatProblem(p2) {
 function errorMessage(error) {
   return error instanceof Error ? error.message : String(error);
 }
-var ApiError, NetworkError, CodeTooLargeError, ValidationError, UsageError;
+var ApiError, NetworkError, CodeTooLargeError, ValidationError, UsageError, StateFileError;
 var init_errors = __esm({
   "src/errors.ts"() {
     "use strict";
@@ -102,6 +102,16 @@ var init_errors = __esm({
     };
     UsageError = class extends Error {
       name = "UsageError";
+    };
+    StateFileError = class extends Error {
+      constructor(file, reason, message, options) {
+        super(message, options);
+        this.file = file;
+        this.reason = reason;
+      }
+      file;
+      reason;
+      name = "StateFileError";
     };
   }
 });
@@ -183,17 +193,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path20) {
-      const ctrl = callVisitor(key, node, visitor, path20);
+    function visit_(key, node, visitor, path17) {
+      const ctrl = callVisitor(key, node, visitor, path17);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path20, ctrl);
-        return visit_(key, ctrl, visitor, path20);
+        replaceNode(key, path17, ctrl);
+        return visit_(key, ctrl, visitor, path17);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path20 = Object.freeze(path20.concat(node));
+          path17 = Object.freeze(path17.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path20);
+            const ci = visit_(i2, node.items[i2], visitor, path17);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -204,13 +214,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path20 = Object.freeze(path20.concat(node));
-          const ck = visit_("key", node.key, visitor, path20);
+          path17 = Object.freeze(path17.concat(node));
+          const ck = visit_("key", node.key, visitor, path17);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path20);
+          const cv = visit_("value", node.value, visitor, path17);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -231,17 +241,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path20) {
-      const ctrl = await callVisitor(key, node, visitor, path20);
+    async function visitAsync_(key, node, visitor, path17) {
+      const ctrl = await callVisitor(key, node, visitor, path17);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path20, ctrl);
-        return visitAsync_(key, ctrl, visitor, path20);
+        replaceNode(key, path17, ctrl);
+        return visitAsync_(key, ctrl, visitor, path17);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path20 = Object.freeze(path20.concat(node));
+          path17 = Object.freeze(path17.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path20);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path17);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -252,13 +262,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path20 = Object.freeze(path20.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path20);
+          path17 = Object.freeze(path17.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path17);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path20);
+          const cv = await visitAsync_("value", node.value, visitor, path17);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -285,23 +295,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path20) {
+    function callVisitor(key, node, visitor, path17) {
       if (typeof visitor === "function")
-        return visitor(key, node, path20);
+        return visitor(key, node, path17);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path20);
+        return visitor.Map?.(key, node, path17);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path20);
+        return visitor.Seq?.(key, node, path17);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path20);
+        return visitor.Pair?.(key, node, path17);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path20);
+        return visitor.Scalar?.(key, node, path17);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path20);
+        return visitor.Alias?.(key, node, path17);
       return void 0;
     }
-    function replaceNode(key, path20, node) {
-      const parent = path20[path20.length - 1];
+    function replaceNode(key, path17, node) {
+      const parent = path17[path17.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -578,13 +588,13 @@ var require_applyReviver = __commonJS({
               val[i2] = v1;
           }
         } else if (val instanceof Map) {
-          for (const k2 of Array.from(val.keys())) {
-            const v0 = val.get(k2);
-            const v1 = applyReviver(reviver, val, k2, v0);
+          for (const k3 of Array.from(val.keys())) {
+            const v0 = val.get(k3);
+            const v1 = applyReviver(reviver, val, k3, v0);
             if (v1 === void 0)
-              val.delete(k2);
+              val.delete(k3);
             else if (v1 !== v0)
-              val.set(k2, v1);
+              val.set(k3, v1);
           }
         } else if (val instanceof Set) {
           for (const v0 of Array.from(val)) {
@@ -597,12 +607,12 @@ var require_applyReviver = __commonJS({
             }
           }
         } else {
-          for (const [k2, v0] of Object.entries(val)) {
-            const v1 = applyReviver(reviver, val, k2, v0);
+          for (const [k3, v0] of Object.entries(val)) {
+            const v1 = applyReviver(reviver, val, k3, v0);
             if (v1 === void 0)
-              delete val[k2];
+              delete val[k3];
             else if (v1 !== v0)
-              val[k2] = v1;
+              val[k3] = v1;
           }
         }
       }
@@ -619,7 +629,7 @@ var require_toJS = __commonJS({
     var identity = require_identity();
     function toJS(value2, arg, ctx) {
       if (Array.isArray(value2))
-        return value2.map((v, i2) => toJS(v, String(i2), ctx));
+        return value2.map((v2, i2) => toJS(v2, String(i2), ctx));
       if (value2 && typeof value2.toJSON === "function") {
         if (!ctx || !identity.hasAnchor(value2))
           return value2.toJSON(arg, ctx);
@@ -785,9 +795,9 @@ var require_Alias = __commonJS({
       } else if (identity.isCollection(node)) {
         let count5 = 0;
         for (const item of node.items) {
-          const c3 = getAliasCount(doc, item, anchors2);
-          if (c3 > count5)
-            count5 = c3;
+          const c4 = getAliasCount(doc, item, anchors2);
+          if (c4 > count5)
+            count5 = c4;
         }
         return count5;
       } else if (identity.isPair(node)) {
@@ -913,19 +923,19 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path20, value2) {
-      let v = value2;
-      for (let i2 = path20.length - 1; i2 >= 0; --i2) {
-        const k2 = path20[i2];
-        if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
+    function collectionFromPath(schema, path17, value2) {
+      let v2 = value2;
+      for (let i2 = path17.length - 1; i2 >= 0; --i2) {
+        const k3 = path17[i2];
+        if (typeof k3 === "number" && Number.isInteger(k3) && k3 >= 0) {
           const a = [];
-          a[k2] = v;
-          v = a;
+          a[k3] = v2;
+          v2 = a;
         } else {
-          v = /* @__PURE__ */ new Map([[k2, v]]);
+          v2 = /* @__PURE__ */ new Map([[k3, v2]]);
         }
       }
-      return createNode.createNode(v, void 0, {
+      return createNode.createNode(v2, void 0, {
         aliasDuplicateObjects: false,
         keepUndefined: false,
         onAnchor: () => {
@@ -935,7 +945,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path20) => path20 == null || typeof path20 === "object" && !!path20[Symbol.iterator]().next().done;
+    var isEmptyPath = (path17) => path17 == null || typeof path17 === "object" && !!path17[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -965,11 +975,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path20, value2) {
-        if (isEmptyPath(path20))
+      addIn(path17, value2) {
+        if (isEmptyPath(path17))
           this.add(value2);
         else {
-          const [key, ...rest] = path20;
+          const [key, ...rest] = path17;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value2);
@@ -983,8 +993,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path20) {
-        const [key, ...rest] = path20;
+      deleteIn(path17) {
+        const [key, ...rest] = path17;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -998,8 +1008,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path20, keepScalar) {
-        const [key, ...rest] = path20;
+      getIn(path17, keepScalar) {
+        const [key, ...rest] = path17;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -1017,8 +1027,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path20) {
-        const [key, ...rest] = path20;
+      hasIn(path17) {
+        const [key, ...rest] = path17;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -1028,8 +1038,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path20, value2) {
-        const [key, ...rest] = path20;
+      setIn(path17, value2) {
+        const [key, ...rest] = path17;
         if (rest.length === 0) {
           this.set(key, value2);
         } else {
@@ -1141,12 +1151,12 @@ var require_foldFlowLines = __commonJS({
                 ch = text2[i2 += 1];
                 overflow = true;
               }
-              const j2 = i2 > escEnd + 1 ? i2 - 2 : escStart - 1;
-              if (escapedFolds[j2])
+              const j3 = i2 > escEnd + 1 ? i2 - 2 : escStart - 1;
+              if (escapedFolds[j3])
                 return text2;
-              folds.push(j2);
-              escapedFolds[j2] = true;
-              end = j2 + endStep;
+              folds.push(j3);
+              escapedFolds[j3] = true;
+              end = j3 + endStep;
               split = void 0;
             } else {
               overflow = true;
@@ -1828,7 +1838,7 @@ var require_merge = __commonJS({
 var require_addPairToJSMap = __commonJS({
   "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
     "use strict";
-    var log2 = require_log();
+    var log = require_log();
     var merge = require_merge();
     var stringify2 = require_stringify();
     var identity = require_identity();
@@ -1877,7 +1887,7 @@ var require_addPairToJSMap = __commonJS({
           let jsonStr = JSON.stringify(strKey);
           if (jsonStr.length > 40)
             jsonStr = jsonStr.substring(0, 36) + '..."';
-          log2.warn(ctx.doc.options.logLevel, `Keys with collection values will be stringified due to JS Object restrictions: ${jsonStr}. Set mapAsMap: true to use object keys.`);
+          log.warn(ctx.doc.options.logLevel, `Keys with collection values will be stringified due to JS Object restrictions: ${jsonStr}. Set mapAsMap: true to use object keys.`);
           ctx.mapKeyWarned = true;
         }
         return strKey;
@@ -1897,9 +1907,9 @@ var require_Pair = __commonJS({
     var addPairToJSMap = require_addPairToJSMap();
     var identity = require_identity();
     function createPair(key, value2, ctx) {
-      const k2 = createNode.createNode(key, void 0, ctx);
-      const v = createNode.createNode(value2, void 0, ctx);
-      return new Pair(k2, v);
+      const k3 = createNode.createNode(key, void 0, ctx);
+      const v2 = createNode.createNode(value2, void 0, ctx);
+      return new Pair(k3, v2);
     }
     var Pair = class _Pair {
       constructor(key, value2 = null) {
@@ -1915,7 +1925,7 @@ var require_Pair = __commonJS({
           value2 = value2.clone(schema);
         return new _Pair(key, value2);
       }
-      toJSON(_2, ctx) {
+      toJSON(_3, ctx) {
         const pair2 = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
         return addPairToJSMap.addPairToJSMap(ctx, pair2, this);
       }
@@ -2090,12 +2100,12 @@ var require_YAMLMap = __commonJS({
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     function findPair(items, key) {
-      const k2 = identity.isScalar(key) ? key.value : key;
+      const k3 = identity.isScalar(key) ? key.value : key;
       for (const it of items) {
         if (identity.isPair(it)) {
-          if (it.key === key || it.key === k2)
+          if (it.key === key || it.key === k3)
             return it;
-          if (identity.isScalar(it.key) && it.key.value === k2)
+          if (identity.isScalar(it.key) && it.key.value === k3)
             return it;
         }
       }
@@ -2192,7 +2202,7 @@ var require_YAMLMap = __commonJS({
        * @param {Class} Type - If set, forces the returned collection type
        * @returns Instance of Type, Map, or Object
        */
-      toJSON(_2, ctx, Type) {
+      toJSON(_3, ctx, Type) {
         const map = Type ? new Type() : ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
         if (ctx?.onCreate)
           ctx.onCreate(map);
@@ -2315,7 +2325,7 @@ var require_YAMLSeq = __commonJS({
         else
           this.items[idx] = value2;
       }
-      toJSON(_2, ctx) {
+      toJSON(_3, ctx) {
         const seq = [];
         if (ctx?.onCreate)
           ctx.onCreate(seq);
@@ -2699,10 +2709,10 @@ var require_binary = __commonJS({
         if (typeof node_buffer.Buffer === "function") {
           str2 = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
         } else if (typeof btoa === "function") {
-          let s = "";
+          let s3 = "";
           for (let i2 = 0; i2 < buf.length; ++i2)
-            s += String.fromCharCode(buf[i2]);
-          str2 = btoa(s);
+            s3 += String.fromCharCode(buf[i2]);
+          str2 = btoa(s3);
         } else {
           throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
         }
@@ -2824,9 +2834,9 @@ var require_omap = __commonJS({
        * If `ctx` is given, the return type is actually `Map<unknown, unknown>`,
        * but TypeScript won't allow widening the signature of a child method.
        */
-      toJSON(_2, ctx) {
+      toJSON(_3, ctx) {
         if (!ctx)
-          return super.toJSON(_2);
+          return super.toJSON(_3);
         const map = /* @__PURE__ */ new Map();
         if (ctx?.onCreate)
           ctx.onCreate(map);
@@ -2946,9 +2956,9 @@ var require_float2 = __commonJS({
         const node = new Scalar.Scalar(parseFloat(str2.replace(/_/g, "")));
         const dot = str2.indexOf(".");
         if (dot !== -1) {
-          const f = str2.substring(dot + 1).replace(/_/g, "");
-          if (f[f.length - 1] === "0")
-            node.minFractionDigits = f.length;
+          const f2 = str2.substring(dot + 1).replace(/_/g, "");
+          if (f2[f2.length - 1] === "0")
+            node.minFractionDigits = f2.length;
         }
         return node;
       },
@@ -3081,8 +3091,8 @@ var require_set = __commonJS({
           this.items.push(new Pair.Pair(key));
         }
       }
-      toJSON(_2, ctx) {
-        return super.toJSON(_2, ctx, Set);
+      toJSON(_3, ctx) {
+        return super.toJSON(_3, ctx, Set);
       }
       toString(ctx, onComment, onChompKeep) {
         if (!ctx)
@@ -3363,7 +3373,7 @@ var require_Schema = __commonJS({
     var seq = require_seq();
     var string = require_string();
     var tags = require_tags();
-    var sortMapEntriesByKey = (a, b2) => a.key < b2.key ? -1 : a.key > b2.key ? 1 : 0;
+    var sortMapEntriesByKey = (a, b3) => a.key < b3.key ? -1 : a.key > b3.key ? 1 : 0;
     var Schema = class _Schema {
       constructor({ compat, customTags, merge, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
         this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
@@ -3544,9 +3554,9 @@ var require_Document = __commonJS({
           this.contents.add(value2);
       }
       /** Adds a value to the document. */
-      addIn(path20, value2) {
+      addIn(path17, value2) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path20, value2);
+          this.contents.addIn(path17, value2);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3571,7 +3581,7 @@ var require_Document = __commonJS({
           value2 = replacer.call({ "": value2 }, "", value2);
           _replacer = replacer;
         } else if (Array.isArray(replacer)) {
-          const keyToStr = (v) => typeof v === "number" || v instanceof String || v instanceof Number;
+          const keyToStr = (v2) => typeof v2 === "number" || v2 instanceof String || v2 instanceof Number;
           const asStr = replacer.filter(keyToStr).map(String);
           if (asStr.length > 0)
             replacer = replacer.concat(asStr);
@@ -3606,9 +3616,9 @@ var require_Document = __commonJS({
        * recursively wrapping all values as `Scalar` or `Collection` nodes.
        */
       createPair(key, value2, options = {}) {
-        const k2 = this.createNode(key, null, options);
-        const v = this.createNode(value2, null, options);
-        return new Pair.Pair(k2, v);
+        const k3 = this.createNode(key, null, options);
+        const v2 = this.createNode(value2, null, options);
+        return new Pair.Pair(k3, v2);
       }
       /**
        * Removes a value from the document.
@@ -3621,14 +3631,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path20) {
-        if (Collection.isEmptyPath(path20)) {
+      deleteIn(path17) {
+        if (Collection.isEmptyPath(path17)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path20) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path17) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3643,10 +3653,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path20, keepScalar) {
-        if (Collection.isEmptyPath(path20))
+      getIn(path17, keepScalar) {
+        if (Collection.isEmptyPath(path17))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path20, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path17, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3657,10 +3667,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path20) {
-        if (Collection.isEmptyPath(path20))
+      hasIn(path17) {
+        if (Collection.isEmptyPath(path17))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path20) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path17) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3677,13 +3687,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path20, value2) {
-        if (Collection.isEmptyPath(path20)) {
+      setIn(path17, value2) {
+        if (Collection.isEmptyPath(path17)) {
           this.contents = value2;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path20), value2);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path17), value2);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path20, value2);
+          this.contents.setIn(path17, value2);
         }
       }
       /**
@@ -3760,8 +3770,8 @@ var require_Document = __commonJS({
         if (this.errors.length > 0)
           throw new Error("Document with errors cannot be stringified");
         if ("indent" in options && (!Number.isInteger(options.indent) || Number(options.indent) <= 0)) {
-          const s = JSON.stringify(options.indent);
-          throw new Error(`"indent" option must be a positive integer, not ${s}`);
+          const s3 = JSON.stringify(options.indent);
+          throw new Error(`"indent" option must be a positive integer, not ${s3}`);
         }
         return stringifyDocument.stringifyDocument(this, options);
       }
@@ -4043,7 +4053,7 @@ var require_util_map_includes = __commonJS({
       const { uniqueKeys } = ctx.options;
       if (uniqueKeys === false)
         return false;
-      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b2) => a === b2 || identity.isScalar(a) && identity.isScalar(b2) && a.value === b2.value;
+      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b3) => a === b3 || identity.isScalar(a) && identity.isScalar(b3) && a.value === b3.value;
       return items.some((pair2) => isEqual(pair2.key, search));
     }
     exports.mapIncludes = mapIncludes;
@@ -5644,10 +5654,10 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path20) => {
+    visit.itemAtPath = (cst, path17) => {
       let item = cst;
-      for (const [field3, index] of path20) {
-        const tok = item?.[field3];
+      for (const [field2, index] of path17) {
+        const tok = item?.[field2];
         if (tok && "items" in tok) {
           item = tok.items[index];
         } else
@@ -5655,23 +5665,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path20) => {
-      const parent = visit.itemAtPath(cst, path20.slice(0, -1));
-      const field3 = path20[path20.length - 1][0];
-      const coll = parent?.[field3];
+    visit.parentCollection = (cst, path17) => {
+      const parent = visit.itemAtPath(cst, path17.slice(0, -1));
+      const field2 = path17[path17.length - 1][0];
+      const coll = parent?.[field2];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path20, item, visitor) {
-      let ctrl = visitor(item, path20);
+    function _visit(path17, item, visitor) {
+      let ctrl = visitor(item, path17);
       if (typeof ctrl === "symbol")
         return ctrl;
-      for (const field3 of ["key", "value"]) {
-        const token = item[field3];
+      for (const field2 of ["key", "value"]) {
+        const token = item[field2];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path20.concat([[field3, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path17.concat([[field2, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -5681,11 +5691,11 @@ var require_cst_visit = __commonJS({
               i2 -= 1;
             }
           }
-          if (typeof ctrl === "function" && field3 === "key")
-            ctrl = ctrl(item, path20);
+          if (typeof ctrl === "function" && field2 === "key")
+            ctrl = ctrl(item, path17);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path20) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path17) : ctrl;
     }
     exports.visit = visit;
   }
@@ -5974,12 +5984,12 @@ var require_lexer = __commonJS({
         if (ch === "-" || ch === ".") {
           if (!this.atEnd && !this.hasChars(4))
             return this.setNext("line-start");
-          const s = this.peek(3);
-          if ((s === "---" || s === "...") && isEmpty(this.charAt(3))) {
+          const s3 = this.peek(3);
+          if ((s3 === "---" || s3 === "...") && isEmpty(this.charAt(3))) {
             yield* this.pushCount(3);
             this.indentValue = 0;
             this.indentNext = 0;
-            return s === "---" ? "doc" : "stream";
+            return s3 === "---" ? "doc" : "stream";
           }
         }
         this.indentValue = yield* this.pushSpaces(false);
@@ -6284,11 +6294,11 @@ var require_lexer = __commonJS({
         return 0;
       }
       *pushToIndex(i2, allowEmpty) {
-        const s = this.buffer.slice(this.pos, i2);
-        if (s) {
-          yield s;
-          this.pos += s.length;
-          return s.length;
+        const s3 = this.buffer.slice(this.pos, i2);
+        if (s3) {
+          yield s3;
+          this.pos += s3.length;
+          return s3.length;
         } else if (allowEmpty)
           yield "";
         return 0;
@@ -7294,7 +7304,7 @@ var require_public_api = __commonJS({
     var composer = require_composer();
     var Document = require_Document();
     var errors = require_errors();
-    var log2 = require_log();
+    var log = require_log();
     var identity = require_identity();
     var lineCounter = require_line_counter();
     var parser4 = require_parser();
@@ -7346,7 +7356,7 @@ var require_public_api = __commonJS({
       const doc = parseDocument2(src, options);
       if (!doc)
         return null;
-      doc.warnings.forEach((warning) => log2.warn(doc.options.logLevel, warning));
+      doc.warnings.forEach((warning) => log.warn(doc.options.logLevel, warning));
       if (doc.errors.length > 0) {
         if (doc.options.logLevel !== "silent")
           throw doc.errors[0];
@@ -7459,19 +7469,19 @@ function parseYaml(text2, file) {
   const located = {
     file,
     value: value2,
-    lineOf: (path20) => lineAt(walk(doc, path20).node),
-    lineOfKey(path20) {
-      const parent = walk(doc, path20.slice(0, -1));
-      const last2 = path20.at(-1);
+    lineOf: (path17) => lineAt(walk(doc, path17).node),
+    lineOfKey(path17) {
+      const parent = walk(doc, path17.slice(0, -1));
+      const last2 = path17.at(-1);
       const map = resolve(doc, parent.node);
       if (parent.complete && typeof last2 === "string" && (0, import_yaml.isMap)(map)) {
         const pair2 = map.items.find((item) => (0, import_yaml.isScalar)(item.key) && String(item.key.value) === last2);
         if (pair2 !== void 0 && (0, import_yaml.isScalar)(pair2.key)) return lineAt(pair2.key);
       }
-      return located.lineOf(path20);
+      return located.lineOf(path17);
     },
-    problem(path20, message, at = "value") {
-      const line = at === "key" ? located.lineOfKey(path20) : located.lineOf(path20);
+    problem(path17, message, at = "value") {
+      const line = at === "key" ? located.lineOfKey(path17) : located.lineOf(path17);
       return line === void 0 ? { file, message } : { file, line, message };
     }
   };
@@ -7484,9 +7494,9 @@ function resolve(doc, node) {
   if (node === void 0) return null;
   return (0, import_yaml.isAlias)(node) ? node.resolve(doc) ?? null : node;
 }
-function walk(doc, path20) {
+function walk(doc, path17) {
   let node = doc.contents ?? null;
-  for (const segment of path20) {
+  for (const segment of path17) {
     const parent = resolve(doc, node);
     let child;
     if ((0, import_yaml.isMap)(parent)) {
@@ -7512,9 +7522,9 @@ var init_document = __esm({
 });
 
 // src/yaml/key-path.ts
-function keyLabel(path20) {
-  if (path20.length === 0) return "the file";
-  return path20.map((segment, i2) => typeof segment === "number" ? `[${segment}]` : i2 === 0 ? segment : `.${segment}`).join("");
+function keyLabel(path17) {
+  if (path17.length === 0) return "the file";
+  return path17.map((segment, i2) => typeof segment === "number" ? `[${segment}]` : i2 === 0 ? segment : `.${segment}`).join("");
 }
 function pointerPath(pointer) {
   if (pointer === "") return [];
@@ -7552,11 +7562,11 @@ var require_code = __commonJS({
     exports._CodeOrName = _CodeOrName;
     exports.IDENTIFIER = /^[a-z$_][a-z$_0-9]*$/i;
     var Name = class extends _CodeOrName {
-      constructor(s) {
+      constructor(s3) {
         super();
-        if (!exports.IDENTIFIER.test(s))
+        if (!exports.IDENTIFIER.test(s3))
           throw new Error("CodeGen: name must be a valid identifier");
-        this.str = s;
+        this.str = s3;
       }
       toString() {
         return this.str;
@@ -7585,20 +7595,20 @@ var require_code = __commonJS({
       }
       get str() {
         var _a2;
-        return (_a2 = this._str) !== null && _a2 !== void 0 ? _a2 : this._str = this._items.reduce((s, c3) => `${s}${c3}`, "");
+        return (_a2 = this._str) !== null && _a2 !== void 0 ? _a2 : this._str = this._items.reduce((s3, c4) => `${s3}${c4}`, "");
       }
       get names() {
         var _a2;
-        return (_a2 = this._names) !== null && _a2 !== void 0 ? _a2 : this._names = this._items.reduce((names, c3) => {
-          if (c3 instanceof Name)
-            names[c3.str] = (names[c3.str] || 0) + 1;
+        return (_a2 = this._names) !== null && _a2 !== void 0 ? _a2 : this._names = this._items.reduce((names, c4) => {
+          if (c4 instanceof Name)
+            names[c4.str] = (names[c4.str] || 0) + 1;
           return names;
         }, {});
       }
     };
     exports._Code = _Code;
     exports.nil = new _Code("");
-    function _2(strs, ...args) {
+    function _3(strs, ...args) {
       const code = [strs[0]];
       let i2 = 0;
       while (i2 < args.length) {
@@ -7607,7 +7617,7 @@ var require_code = __commonJS({
       }
       return new _Code(code);
     }
-    exports._ = _2;
+    exports._ = _3;
     var plus = new _Code("+");
     function str2(strs, ...args) {
       const expr = [safeStringify(strs[0])];
@@ -7644,41 +7654,41 @@ var require_code = __commonJS({
         i2++;
       }
     }
-    function mergeExprItems(a, b2) {
-      if (b2 === '""')
+    function mergeExprItems(a, b3) {
+      if (b3 === '""')
         return a;
       if (a === '""')
-        return b2;
+        return b3;
       if (typeof a == "string") {
-        if (b2 instanceof Name || a[a.length - 1] !== '"')
+        if (b3 instanceof Name || a[a.length - 1] !== '"')
           return;
-        if (typeof b2 != "string")
-          return `${a.slice(0, -1)}${b2}"`;
-        if (b2[0] === '"')
-          return a.slice(0, -1) + b2.slice(1);
+        if (typeof b3 != "string")
+          return `${a.slice(0, -1)}${b3}"`;
+        if (b3[0] === '"')
+          return a.slice(0, -1) + b3.slice(1);
         return;
       }
-      if (typeof b2 == "string" && b2[0] === '"' && !(a instanceof Name))
-        return `"${a}${b2.slice(1)}`;
+      if (typeof b3 == "string" && b3[0] === '"' && !(a instanceof Name))
+        return `"${a}${b3.slice(1)}`;
       return;
     }
     function strConcat(c1, c22) {
       return c22.emptyStr() ? c1 : c1.emptyStr() ? c22 : str2`${c1}${c22}`;
     }
     exports.strConcat = strConcat;
-    function interpolate(x2) {
-      return typeof x2 == "number" || typeof x2 == "boolean" || x2 === null ? x2 : safeStringify(Array.isArray(x2) ? x2.join(",") : x2);
+    function interpolate(x3) {
+      return typeof x3 == "number" || typeof x3 == "boolean" || x3 === null ? x3 : safeStringify(Array.isArray(x3) ? x3.join(",") : x3);
     }
-    function stringify2(x2) {
-      return new _Code(safeStringify(x2));
+    function stringify2(x3) {
+      return new _Code(safeStringify(x3));
     }
     exports.stringify = stringify2;
-    function safeStringify(x2) {
-      return JSON.stringify(x2).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+    function safeStringify(x3) {
+      return JSON.stringify(x3).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
     }
     exports.safeStringify = safeStringify;
     function getProperty(key) {
-      return typeof key == "string" && exports.IDENTIFIER.test(key) ? new _Code(`.${key}`) : _2`[${key}]`;
+      return typeof key == "string" && exports.IDENTIFIER.test(key) ? new _Code(`.${key}`) : _3`[${key}]`;
     }
     exports.getProperty = getProperty;
     function getEsmExportName(key) {
@@ -7784,9 +7794,9 @@ var require_scope = __commonJS({
           vs = this._values[prefix] = /* @__PURE__ */ new Map();
         }
         vs.set(valueKey, name);
-        const s = this._scope[prefix] || (this._scope[prefix] = []);
-        const itemIndex = s.length;
-        s[itemIndex] = value2.ref;
+        const s3 = this._scope[prefix] || (this._scope[prefix] = []);
+        const itemIndex = s3.length;
+        s3[itemIndex] = value2.ref;
         name.setValue(value2, { property: prefix, itemIndex });
         return name;
       }
@@ -7821,12 +7831,12 @@ var require_scope = __commonJS({
             if (nameSet.has(name))
               return;
             nameSet.set(name, UsedValueState.Started);
-            let c3 = valueCode(name);
-            if (c3) {
+            let c4 = valueCode(name);
+            if (c4) {
               const def = this.opts.es5 ? exports.varKinds.var : exports.varKinds.const;
-              code = (0, code_1._)`${code}${def} ${name} = ${c3};${this.opts._n}`;
-            } else if (c3 = getCode === null || getCode === void 0 ? void 0 : getCode(name)) {
-              code = (0, code_1._)`${code}${c3}${this.opts._n}`;
+              code = (0, code_1._)`${code}${def} ${name} = ${c4};${this.opts._n}`;
+            } else if (c4 = getCode === null || getCode === void 0 ? void 0 : getCode(name)) {
+              code = (0, code_1._)`${code}${c4}${this.opts._n}`;
             } else {
               throw new ValueError(name);
             }
@@ -8302,11 +8312,11 @@ var require_codegen = __commonJS({
         return this._leafNode(new AssignOp(lhs, exports.operators.ADD, rhs));
       }
       // appends passed SafeExpr to code or executes Block
-      code(c3) {
-        if (typeof c3 == "function")
-          c3();
-        else if (c3 !== code_1.nil)
-          this._leafNode(new AnyCode(c3));
+      code(c4) {
+        if (typeof c4 == "function")
+          c4();
+        else if (c4 !== code_1.nil)
+          this._leafNode(new AnyCode(c4));
         return this;
       }
       // returns code for object literal for the passed argument list of key-value pairs
@@ -8471,13 +8481,13 @@ var require_codegen = __commonJS({
         this._currNode.nodes.push(node);
         this._nodes.push(node);
       }
-      _endBlockNode(N1, N2) {
+      _endBlockNode(N1, N22) {
         const n = this._currNode;
-        if (n instanceof N1 || N2 && n instanceof N2) {
+        if (n instanceof N1 || N22 && n instanceof N22) {
           this._nodes.pop();
           return this;
         }
-        throw new Error(`CodeGen: not in block "${N2 ? `${N1.kind}/${N2.kind}` : N1.kind}"`);
+        throw new Error(`CodeGen: not in block "${N22 ? `${N1.kind}/${N22.kind}` : N1.kind}"`);
       }
       _elseNode(node) {
         const n = this._currNode;
@@ -8513,32 +8523,32 @@ var require_codegen = __commonJS({
         return replaceName(expr);
       if (!canOptimize(expr))
         return expr;
-      return new code_1._Code(expr._items.reduce((items, c3) => {
-        if (c3 instanceof code_1.Name)
-          c3 = replaceName(c3);
-        if (c3 instanceof code_1._Code)
-          items.push(...c3._items);
+      return new code_1._Code(expr._items.reduce((items, c4) => {
+        if (c4 instanceof code_1.Name)
+          c4 = replaceName(c4);
+        if (c4 instanceof code_1._Code)
+          items.push(...c4._items);
         else
-          items.push(c3);
+          items.push(c4);
         return items;
       }, []));
       function replaceName(n) {
-        const c3 = constants2[n.str];
-        if (c3 === void 0 || names[n.str] !== 1)
+        const c4 = constants2[n.str];
+        if (c4 === void 0 || names[n.str] !== 1)
           return n;
         delete names[n.str];
-        return c3;
+        return c4;
       }
       function canOptimize(e) {
-        return e instanceof code_1._Code && e._items.some((c3) => c3 instanceof code_1.Name && names[c3.str] === 1 && constants2[c3.str] !== void 0);
+        return e instanceof code_1._Code && e._items.some((c4) => c4 instanceof code_1.Name && names[c4.str] === 1 && constants2[c4.str] !== void 0);
       }
     }
     function subtractNames(names, from) {
       for (const n in from)
         names[n] = (names[n] || 0) - (from[n] || 0);
     }
-    function not(x2) {
-      return typeof x2 == "boolean" || typeof x2 == "number" || x2 === null ? !x2 : (0, code_1._)`!${par(x2)}`;
+    function not(x3) {
+      return typeof x3 == "boolean" || typeof x3 == "number" || x3 === null ? !x3 : (0, code_1._)`!${par(x3)}`;
     }
     exports.not = not;
     var andCode = mappend(exports.operators.AND);
@@ -8552,10 +8562,10 @@ var require_codegen = __commonJS({
     }
     exports.or = or;
     function mappend(op) {
-      return (x2, y2) => x2 === code_1.nil ? y2 : y2 === code_1.nil ? x2 : (0, code_1._)`${par(x2)} ${op} ${par(y2)}`;
+      return (x3, y3) => x3 === code_1.nil ? y3 : y3 === code_1.nil ? x3 : (0, code_1._)`${par(x3)} ${op} ${par(y3)}`;
     }
-    function par(x2) {
-      return x2 instanceof code_1.Name ? x2 : (0, code_1._)`(${x2})`;
+    function par(x3) {
+      return x3 instanceof code_1.Name ? x3 : (0, code_1._)`(${x3})`;
     }
   }
 });
@@ -8643,12 +8653,12 @@ var require_util = __commonJS({
       return str2.replace(/~1/g, "/").replace(/~0/g, "~");
     }
     exports.unescapeJsonPointer = unescapeJsonPointer;
-    function eachItem(xs, f) {
+    function eachItem(xs, f2) {
       if (Array.isArray(xs)) {
-        for (const x2 of xs)
-          f(x2);
+        for (const x3 of xs)
+          f2(x3);
       } else {
-        f(xs);
+        f2(xs);
       }
     }
     exports.eachItem = eachItem;
@@ -8695,10 +8705,10 @@ var require_util = __commonJS({
     }
     exports.setEvaluated = setEvaluated;
     var snippets = {};
-    function useFunc(gen, f) {
+    function useFunc(gen, f2) {
       return gen.scopeValue("func", {
-        ref: f,
-        code: snippets[f.code] || (snippets[f.code] = new code_1._Code(f.code))
+        ref: f2,
+        code: snippets[f2.code] || (snippets[f2.code] = new code_1._Code(f2.code))
       });
     }
     exports.useFunc = useFunc;
@@ -8836,7 +8846,7 @@ var require_errors2 = __commonJS({
         gen.return(false);
       }
     }
-    var E2 = {
+    var E3 = {
       keyword: new codegen_1.Name("keyword"),
       schemaPath: new codegen_1.Name("schemaPath"),
       // also used in JTD errors
@@ -8870,20 +8880,20 @@ var require_errors2 = __commonJS({
       if (schemaPath) {
         schPath = (0, codegen_1.str)`${schPath}${(0, util_1.getErrorPath)(schemaPath, util_1.Type.Str)}`;
       }
-      return [E2.schemaPath, schPath];
+      return [E3.schemaPath, schPath];
     }
     function extraErrorProps(cxt, { params, message }, keyValues) {
       const { keyword, data, schemaValue, it } = cxt;
       const { opts, propertyName, topSchemaRef, schemaPath } = it;
-      keyValues.push([E2.keyword, keyword], [E2.params, typeof params == "function" ? params(cxt) : params || (0, codegen_1._)`{}`]);
+      keyValues.push([E3.keyword, keyword], [E3.params, typeof params == "function" ? params(cxt) : params || (0, codegen_1._)`{}`]);
       if (opts.messages) {
-        keyValues.push([E2.message, typeof message == "function" ? message(cxt) : message]);
+        keyValues.push([E3.message, typeof message == "function" ? message(cxt) : message]);
       }
       if (opts.verbose) {
-        keyValues.push([E2.schema, schemaValue], [E2.parentSchema, (0, codegen_1._)`${topSchemaRef}${schemaPath}`], [names_1.default.data, data]);
+        keyValues.push([E3.schema, schemaValue], [E3.parentSchema, (0, codegen_1._)`${topSchemaRef}${schemaPath}`], [names_1.default.data, data]);
       }
       if (propertyName)
-        keyValues.push([E2.propertyName, propertyName]);
+        keyValues.push([E3.propertyName, propertyName]);
     }
   }
 });
@@ -8947,8 +8957,8 @@ var require_rules = __commonJS({
     exports.getRules = exports.isJSONType = void 0;
     var _jsonTypes = ["string", "number", "integer", "boolean", "null", "object", "array"];
     var jsonTypes = new Set(_jsonTypes);
-    function isJSONType(x2) {
-      return typeof x2 == "string" && jsonTypes.has(x2);
+    function isJSONType(x3) {
+      return typeof x3 == "string" && jsonTypes.has(x3);
     }
     exports.isJSONType = isJSONType;
     function getRules() {
@@ -9552,33 +9562,33 @@ var require_subschema = __commonJS({
 var require_fast_deep_equal = __commonJS({
   "node_modules/fast-deep-equal/index.js"(exports, module) {
     "use strict";
-    module.exports = function equal(a, b2) {
-      if (a === b2) return true;
-      if (a && b2 && typeof a == "object" && typeof b2 == "object") {
-        if (a.constructor !== b2.constructor) return false;
+    module.exports = function equal(a, b3) {
+      if (a === b3) return true;
+      if (a && b3 && typeof a == "object" && typeof b3 == "object") {
+        if (a.constructor !== b3.constructor) return false;
         var length, i2, keys;
         if (Array.isArray(a)) {
           length = a.length;
-          if (length != b2.length) return false;
+          if (length != b3.length) return false;
           for (i2 = length; i2-- !== 0; )
-            if (!equal(a[i2], b2[i2])) return false;
+            if (!equal(a[i2], b3[i2])) return false;
           return true;
         }
-        if (a.constructor === RegExp) return a.source === b2.source && a.flags === b2.flags;
-        if (a.valueOf !== Object.prototype.valueOf) return a.valueOf() === b2.valueOf();
-        if (a.toString !== Object.prototype.toString) return a.toString() === b2.toString();
+        if (a.constructor === RegExp) return a.source === b3.source && a.flags === b3.flags;
+        if (a.valueOf !== Object.prototype.valueOf) return a.valueOf() === b3.valueOf();
+        if (a.toString !== Object.prototype.toString) return a.toString() === b3.toString();
         keys = Object.keys(a);
         length = keys.length;
-        if (length !== Object.keys(b2).length) return false;
+        if (length !== Object.keys(b3).length) return false;
         for (i2 = length; i2-- !== 0; )
-          if (!Object.prototype.hasOwnProperty.call(b2, keys[i2])) return false;
+          if (!Object.prototype.hasOwnProperty.call(b3, keys[i2])) return false;
         for (i2 = length; i2-- !== 0; ) {
           var key = keys[i2];
-          if (!equal(a[key], b2[key])) return false;
+          if (!equal(a[key], b3[key])) return false;
         }
         return true;
       }
-      return a !== a && b2 !== b2;
+      return a !== a && b3 !== b3;
     };
   }
 });
@@ -9775,7 +9785,7 @@ var require_resolve = __commonJS({
       const pathPrefix = getFullPath(uriResolver, schId, false);
       const localRefs = {};
       const schemaRefs = /* @__PURE__ */ new Set();
-      traverse(schema, { allKeys: true }, (sch, jsonPtr, _2, parentJsonPtr) => {
+      traverse(schema, { allKeys: true }, (sch, jsonPtr, _3, parentJsonPtr) => {
         if (parentJsonPtr === void 0)
           return;
         const fullPath = pathPrefix + jsonPtr;
@@ -10492,7 +10502,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve5.call(this, root, ref);
+      let _sch = resolve4.call(this, root, ref);
       if (_sch === void 0) {
         const schema = (_a2 = root.localRefs) === null || _a2 === void 0 ? void 0 : _a2[ref];
         const { schemaId } = this.opts;
@@ -10516,10 +10526,10 @@ var require_compile = __commonJS({
       }
     }
     exports.getCompilingSchema = getCompilingSchema;
-    function sameSchemaEnv(s1, s2) {
-      return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
+    function sameSchemaEnv(s1, s22) {
+      return s1.schema === s22.schema && s1.root === s22.root && s1.baseId === s22.baseId;
     }
-    function resolve5(root, ref) {
+    function resolve4(root, ref) {
       let sch;
       while (typeof (sch = this.refs[ref]) == "string")
         ref = sch;
@@ -10770,8 +10780,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path20) {
-      let input = path20;
+    function removeDotSegments(path17) {
+      let input = path17;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -10845,11 +10855,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path20) {
-      if (path20 === "" || path20[0] === "/") {
-        return removeDotSegments(path20);
+    function removeDotSegmentsRelative(path17) {
+      if (path17 === "" || path17[0] === "/") {
+        return removeDotSegments(path17);
       }
-      const segments = path20.split("/");
+      const segments = path17.split("/");
       const last2 = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -11212,8 +11222,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path20 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path20 && path20 !== "/" ? path20 : void 0;
+        const path17 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path17 && path17 !== "/" ? path17 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -11383,7 +11393,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve5(baseURI, relativeURI, options) {
+    function resolve4(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -11527,17 +11537,17 @@ var require_fast_uri = __commonJS({
         }
       }
       if (component.path !== void 0) {
-        let s = component.path;
+        let s3 = component.path;
         if (!options.absolutePath && (!schemeHandler || !schemeHandler.absolutePath)) {
-          s = schemelessReference && s[0] !== "/" ? removeDotSegmentsRelative(s) : removeDotSegments(s);
+          s3 = schemelessReference && s3[0] !== "/" ? removeDotSegmentsRelative(s3) : removeDotSegments(s3);
         }
         if (schemelessReference) {
-          s = serializePathEncoding(s, true);
+          s3 = serializePathEncoding(s3, true);
         }
-        if (authority === void 0 && s[0] === "/" && s[1] === "/") {
-          s = "/%2F" + s.slice(2);
+        if (authority === void 0 && s3[0] === "/" && s3[1] === "/") {
+          s3 = "/%2F" + s3.slice(2);
         }
-        uriTokens.push(s);
+        uriTokens.push(s3);
       }
       if (component.query !== void 0) {
         uriTokens.push("?", encodeQuery(component.query));
@@ -11774,7 +11784,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize: normalize3,
-      resolve: resolve5,
+      resolve: resolve4,
       resolveComponent,
       equal,
       serialize: serialize2,
@@ -11879,17 +11889,17 @@ var require_core = __commonJS({
     var MAX_EXPRESSION = 200;
     function requiredOptions(o2) {
       var _a2, _b, _c, _d, _e, _f, _g, _h, _j, _k, _l, _m, _o, _p, _q, _r, _s, _t, _u, _v, _w, _x, _y, _z, _0;
-      const s = o2.strict;
+      const s3 = o2.strict;
       const _optz = (_a2 = o2.code) === null || _a2 === void 0 ? void 0 : _a2.optimize;
       const optimize = _optz === true || _optz === void 0 ? 1 : _optz || 0;
       const regExp = (_c = (_b = o2.code) === null || _b === void 0 ? void 0 : _b.regExp) !== null && _c !== void 0 ? _c : defaultRegExp;
       const uriResolver = (_d = o2.uriResolver) !== null && _d !== void 0 ? _d : uri_1.default;
       return {
-        strictSchema: (_f = (_e = o2.strictSchema) !== null && _e !== void 0 ? _e : s) !== null && _f !== void 0 ? _f : true,
-        strictNumbers: (_h = (_g = o2.strictNumbers) !== null && _g !== void 0 ? _g : s) !== null && _h !== void 0 ? _h : true,
-        strictTypes: (_k = (_j = o2.strictTypes) !== null && _j !== void 0 ? _j : s) !== null && _k !== void 0 ? _k : "log",
-        strictTuples: (_m = (_l = o2.strictTuples) !== null && _l !== void 0 ? _l : s) !== null && _m !== void 0 ? _m : "log",
-        strictRequired: (_p = (_o = o2.strictRequired) !== null && _o !== void 0 ? _o : s) !== null && _p !== void 0 ? _p : false,
+        strictSchema: (_f = (_e = o2.strictSchema) !== null && _e !== void 0 ? _e : s3) !== null && _f !== void 0 ? _f : true,
+        strictNumbers: (_h = (_g = o2.strictNumbers) !== null && _g !== void 0 ? _g : s3) !== null && _h !== void 0 ? _h : true,
+        strictTypes: (_k = (_j = o2.strictTypes) !== null && _j !== void 0 ? _j : s3) !== null && _k !== void 0 ? _k : "log",
+        strictTuples: (_m = (_l = o2.strictTuples) !== null && _l !== void 0 ? _l : s3) !== null && _m !== void 0 ? _m : "log",
+        strictRequired: (_p = (_o = o2.strictRequired) !== null && _o !== void 0 ? _o : s3) !== null && _p !== void 0 ? _p : false,
         code: o2.code ? { ...o2.code, optimize, regExp } : { optimize, regExp },
         loopRequired: (_q = o2.loopRequired) !== null && _q !== void 0 ? _q : MAX_EXPRESSION,
         loopEnum: (_r = o2.loopEnum) !== null && _r !== void 0 ? _r : MAX_EXPRESSION,
@@ -11953,17 +11963,17 @@ var require_core = __commonJS({
         return this.opts.defaultMeta = typeof meta == "object" ? meta[schemaId] || meta : void 0;
       }
       validate(schemaKeyRef, data) {
-        let v;
+        let v2;
         if (typeof schemaKeyRef == "string") {
-          v = this.getSchema(schemaKeyRef);
-          if (!v)
+          v2 = this.getSchema(schemaKeyRef);
+          if (!v2)
             throw new Error(`no schema with key or ref "${schemaKeyRef}"`);
         } else {
-          v = this.compile(schemaKeyRef);
+          v2 = this.compile(schemaKeyRef);
         }
-        const valid = v(data);
-        if (!("$async" in v))
-          this.errors = v.errors;
+        const valid = v2(data);
+        if (!("$async" in v2))
+          this.errors = v2.errors;
         return valid;
       }
       compile(schema, _meta) {
@@ -12160,7 +12170,7 @@ var require_core = __commonJS({
           type: (0, dataType_1.getJSONTypes)(def.type),
           schemaType: (0, dataType_1.getJSONTypes)(def.schemaType)
         };
-        (0, util_1.eachItem)(keyword, definition.type.length === 0 ? (k2) => addRule.call(this, k2, definition) : (k2) => definition.type.forEach((t2) => addRule.call(this, k2, definition, t2)));
+        (0, util_1.eachItem)(keyword, definition.type.length === 0 ? (k3) => addRule.call(this, k3, definition) : (k3) => definition.type.forEach((t2) => addRule.call(this, k3, definition, t2)));
         return this;
       }
       getKeyword(keyword) {
@@ -12278,11 +12288,11 @@ var require_core = __commonJS({
     Ajv.ValidationError = validation_error_1.default;
     Ajv.MissingRefError = ref_error_1.default;
     exports.default = Ajv;
-    function checkOptions(checkOpts, options, msg, log2 = "error") {
+    function checkOptions(checkOpts, options, msg, log = "error") {
       for (const key in checkOpts) {
         const opt = key;
         if (opt in options)
-          this.logger[log2](`${msg}: option ${key}. ${checkOpts[opt]}`);
+          this.logger[log](`${msg}: option ${key}. ${checkOpts[opt]}`);
       }
     }
     function getSchEnv(keyRef) {
@@ -12329,13 +12339,13 @@ var require_core = __commonJS({
     }, warn() {
     }, error() {
     } };
-    function getLogger(logger2) {
-      if (logger2 === false)
+    function getLogger(logger) {
+      if (logger === false)
         return noLogs;
-      if (logger2 === void 0)
+      if (logger === void 0)
         return console;
-      if (logger2.log && logger2.warn && logger2.error)
-        return logger2;
+      if (logger.log && logger.warn && logger.error)
+        return logger;
       throw new Error("logger must implement log, warn and error methods");
     }
     var KEYWORD_NAME = /^[a-z_$][a-z0-9_$:-]*$/i;
@@ -12457,8 +12467,8 @@ var require_ref = __commonJS({
           return callRef(cxt, (0, codegen_1._)`${rootName}.validate`, root, root.$async);
         }
         function callValidate(sch) {
-          const v = getValidate(cxt, sch);
-          callRef(cxt, v, sch, sch.$async);
+          const v2 = getValidate(cxt, sch);
+          callRef(cxt, v2, sch, sch.$async);
         }
         function inlineRefSchema(sch) {
           const schName = gen.scopeValue("schema", opts.code.source === true ? { ref: sch, code: (0, codegen_1.stringify)(sch) } : { ref: sch });
@@ -12480,7 +12490,7 @@ var require_ref = __commonJS({
       return sch.validate ? gen.scopeValue("validate", { ref: sch.validate }) : (0, codegen_1._)`${gen.scopeValue("wrapper", { ref: sch })}.validate`;
     }
     exports.getValidate = getValidate;
-    function callRef(cxt, v, sch, $async) {
+    function callRef(cxt, v2, sch, $async) {
       const { gen, it } = cxt;
       const { allErrors, schemaEnv: env, opts } = it;
       const passCxt = opts.passContext ? names_1.default.this : codegen_1.nil;
@@ -12493,8 +12503,8 @@ var require_ref = __commonJS({
           throw new Error("async schema referenced by sync schema");
         const valid = gen.let("valid");
         gen.try(() => {
-          gen.code((0, codegen_1._)`await ${(0, code_1.callValidateCode)(cxt, v, passCxt)}`);
-          addEvaluatedFrom(v);
+          gen.code((0, codegen_1._)`await ${(0, code_1.callValidateCode)(cxt, v2, passCxt)}`);
+          addEvaluatedFrom(v2);
           if (!allErrors)
             gen.assign(valid, true);
         }, (e) => {
@@ -12506,7 +12516,7 @@ var require_ref = __commonJS({
         cxt.ok(valid);
       }
       function callSyncRef() {
-        cxt.result((0, code_1.callValidateCode)(cxt, v, passCxt), () => addEvaluatedFrom(v), () => addErrorsFrom(v));
+        cxt.result((0, code_1.callValidateCode)(cxt, v2, passCxt), () => addEvaluatedFrom(v2), () => addErrorsFrom(v2));
       }
       function addErrorsFrom(source) {
         const errs = (0, codegen_1._)`${source}.errors`;
@@ -12882,8 +12892,8 @@ var require_uniqueItems = __commonJS({
     var util_1 = require_util();
     var equal_1 = require_equal();
     var error = {
-      message: ({ params: { i: i2, j: j2 } }) => (0, codegen_1.str)`must NOT have duplicate items (items ## ${j2} and ${i2} are identical)`,
-      params: ({ params: { i: i2, j: j2 } }) => (0, codegen_1._)`{i: ${i2}, j: ${j2}}`
+      message: ({ params: { i: i2, j: j3 } }) => (0, codegen_1.str)`must NOT have duplicate items (items ## ${j3} and ${i2} are identical)`,
+      params: ({ params: { i: i2, j: j3 } }) => (0, codegen_1._)`{i: ${i2}, j: ${j3}}`
     };
     var def = {
       keyword: "uniqueItems",
@@ -12901,15 +12911,15 @@ var require_uniqueItems = __commonJS({
         cxt.ok(valid);
         function validateUniqueItems() {
           const i2 = gen.let("i", (0, codegen_1._)`${data}.length`);
-          const j2 = gen.let("j");
-          cxt.setParams({ i: i2, j: j2 });
+          const j3 = gen.let("j");
+          cxt.setParams({ i: i2, j: j3 });
           gen.assign(valid, true);
-          gen.if((0, codegen_1._)`${i2} > 1`, () => (canOptimize() ? loopN : loopN2)(i2, j2));
+          gen.if((0, codegen_1._)`${i2} > 1`, () => (canOptimize() ? loopN : loopN2)(i2, j3));
         }
         function canOptimize() {
           return itemTypes.length > 0 && !itemTypes.some((t2) => t2 === "object" || t2 === "array");
         }
-        function loopN(i2, j2) {
+        function loopN(i2, j3) {
           const item = gen.name("item");
           const wrongType = (0, dataType_1.checkDataTypes)(itemTypes, item, it.opts.strictNumbers, dataType_1.DataType.Wrong);
           const indices = gen.const("indices", (0, codegen_1._)`{}`);
@@ -12919,16 +12929,16 @@ var require_uniqueItems = __commonJS({
             if (itemTypes.length > 1)
               gen.if((0, codegen_1._)`typeof ${item} == "string"`, (0, codegen_1._)`${item} += "_"`);
             gen.if((0, codegen_1._)`typeof ${indices}[${item}] == "number"`, () => {
-              gen.assign(j2, (0, codegen_1._)`${indices}[${item}]`);
+              gen.assign(j3, (0, codegen_1._)`${indices}[${item}]`);
               cxt.error();
               gen.assign(valid, false).break();
             }).code((0, codegen_1._)`${indices}[${item}] = ${i2}`);
           });
         }
-        function loopN2(i2, j2) {
+        function loopN2(i2, j3) {
           const eql = (0, util_1.useFunc)(gen, equal_1.default);
           const outer = gen.name("outer");
-          gen.label(outer).for((0, codegen_1._)`;${i2}--;`, () => gen.for((0, codegen_1._)`${j2} = ${i2}; ${j2}--;`, () => gen.if((0, codegen_1._)`${eql}(${data}[${i2}], ${data}[${j2}])`, () => {
+          gen.label(outer).for((0, codegen_1._)`;${i2}--;`, () => gen.for((0, codegen_1._)`${j3} = ${i2}; ${j3}--;`, () => gen.if((0, codegen_1._)`${eql}(${data}[${i2}], ${data}[${j3}])`, () => {
             cxt.error();
             gen.assign(valid, false).break(outer);
           })));
@@ -13005,7 +13015,7 @@ var require_enum = __commonJS({
         cxt.pass(valid);
         function loopEnum() {
           gen.assign(valid, false);
-          gen.forOf("v", schemaCode, (v) => gen.if((0, codegen_1._)`${getEql()}(${data}, ${v})`, () => gen.assign(valid, true).break()));
+          gen.forOf("v", schemaCode, (v2) => gen.if((0, codegen_1._)`${getEql()}(${data}, ${v2})`, () => gen.assign(valid, true).break()));
         }
         function equalCode(vSchema, i2) {
           const sch = schema[i2];
@@ -13972,9 +13982,9 @@ var require_dynamicAnchor = __commonJS({
     function dynamicAnchor(cxt, anchor) {
       const { gen, it } = cxt;
       it.schemaEnv.root.dynamicAnchors[anchor] = true;
-      const v = (0, codegen_1._)`${names_1.default.dynamicAnchors}${(0, codegen_1.getProperty)(anchor)}`;
+      const v2 = (0, codegen_1._)`${names_1.default.dynamicAnchors}${(0, codegen_1.getProperty)(anchor)}`;
       const validate = it.errSchemaPath === "#" ? it.validateName : _getValidate(cxt);
-      gen.if((0, codegen_1._)`!${v}`, () => gen.assign(v, validate));
+      gen.if((0, codegen_1._)`!${v2}`, () => gen.assign(v2, validate));
     }
     exports.dynamicAnchor = dynamicAnchor;
     function _getValidate(cxt) {
@@ -14017,8 +14027,8 @@ var require_dynamicRef = __commonJS({
       }
       function _dynamicRef(valid) {
         if (it.schemaEnv.root.dynamicAnchors[anchor]) {
-          const v = gen.let("_v", (0, codegen_1._)`${names_1.default.dynamicAnchors}${(0, codegen_1.getProperty)(anchor)}`);
-          gen.if(v, _callRef(v, valid), _callRef(it.validateName, valid));
+          const v2 = gen.let("_v", (0, codegen_1._)`${names_1.default.dynamicAnchors}${(0, codegen_1.getProperty)(anchor)}`);
+          gen.if(v2, _callRef(v2, valid), _callRef(it.validateName, valid));
         } else {
           _callRef(it.validateName, valid)();
         }
@@ -14966,7 +14976,7 @@ var require__ = __commonJS({
       }
       _addVocabularies() {
         super._addVocabularies();
-        draft2020_1.default.forEach((v) => this.addVocabulary(v));
+        draft2020_1.default.forEach((v2) => this.addVocabulary(v2));
         if (this.opts.discriminator)
           this.addKeyword(discriminator_1.default);
       }
@@ -15037,20 +15047,20 @@ function closest(word, candidates) {
 function fold(word) {
   return word.toLowerCase().replace(/_/g, "-");
 }
-function editDistance(a, b2) {
-  const rows = Array.from({ length: a.length + 1 }, (_2, i2) => [i2, ...new Array(b2.length).fill(0)]);
+function editDistance(a, b3) {
+  const rows = Array.from({ length: a.length + 1 }, (_3, i2) => [i2, ...new Array(b3.length).fill(0)]);
   const row0 = rows[0];
-  for (let j2 = 0; j2 <= b2.length; j2 += 1) row0[j2] = j2;
+  for (let j3 = 0; j3 <= b3.length; j3 += 1) row0[j3] = j3;
   for (let i2 = 1; i2 <= a.length; i2 += 1) {
     const row = rows[i2];
     const previous = rows[i2 - 1];
-    for (let j2 = 1; j2 <= b2.length; j2 += 1) {
-      const cost = a[i2 - 1] === b2[j2 - 1] ? 0 : 1;
-      row[j2] = Math.min(previous[j2] + 1, row[j2 - 1] + 1, previous[j2 - 1] + cost);
-      if (i2 > 1 && j2 > 1 && a[i2 - 1] === b2[j2 - 2] && a[i2 - 2] === b2[j2 - 1]) row[j2] = Math.min(row[j2], rows[i2 - 2][j2 - 2] + 1);
+    for (let j3 = 1; j3 <= b3.length; j3 += 1) {
+      const cost = a[i2 - 1] === b3[j3 - 1] ? 0 : 1;
+      row[j3] = Math.min(previous[j3] + 1, row[j3 - 1] + 1, previous[j3 - 1] + cost);
+      if (i2 > 1 && j3 > 1 && a[i2 - 1] === b3[j3 - 2] && a[i2 - 2] === b3[j3 - 1]) row[j3] = Math.min(row[j3], rows[i2 - 2][j3 - 2] + 1);
     }
   }
-  return rows[a.length][b2.length];
+  return rows[a.length][b3.length];
 }
 var MIN_PREFIX;
 var init_suggest = __esm({
@@ -15061,8 +15071,8 @@ var init_suggest = __esm({
 });
 
 // src/yaml/messages.ts
-function schemaMessage(error, path20) {
-  const label = keyLabel(path20);
+function schemaMessage(error, path17) {
+  const label = keyLabel(path17);
   const params = error.params;
   const value2 = describeValue(error.data);
   switch (error.keyword) {
@@ -15074,7 +15084,7 @@ function schemaMessage(error, path20) {
     case "additionalProperties": {
       const allowed = Object.keys(error.parentSchema?.properties ?? {});
       const key = String(params.additionalProperty);
-      const where = path20.length === 0 ? "" : ` in ${label}`;
+      const where = path17.length === 0 ? "" : ` in ${label}`;
       const guess = closest(key, allowed);
       const suggestion = guess === null ? "" : `: did you mean "${guess}"?`;
       return `unknown key "${key}"${where}${suggestion} (allowed: ${allowed.join(", ")})`;
@@ -15177,18 +15187,18 @@ function checkYaml(name, doc, options = {}) {
   return issues.filter((issue) => !(options.skip?.(issue) ?? false)).map((issue) => doc.problem(issue.linePath, issue.message, issue.at));
 }
 function toIssue(error) {
-  const path20 = pointerPath(error.instancePath);
+  const path17 = pointerPath(error.instancePath);
   const params = error.params;
-  const issue = { path: path20, keyword: error.keyword, message: schemaMessage(error, path20) };
+  const issue = { path: path17, keyword: error.keyword, message: schemaMessage(error, path17) };
   switch (error.keyword) {
     case "additionalProperties":
-      return { ...issue, linePath: [...path20, String(params.additionalProperty)], at: "key" };
+      return { ...issue, linePath: [...path17, String(params.additionalProperty)], at: "key" };
     case "required":
-      return { ...issue, linePath: path20, at: "key" };
+      return { ...issue, linePath: path17, at: "key" };
     case "uniqueItems":
-      return { ...issue, linePath: [...path20, Number(params.j)], at: "value" };
+      return { ...issue, linePath: [...path17, Number(params.j)], at: "value" };
     default:
-      return { ...issue, linePath: path20, at: "value" };
+      return { ...issue, linePath: path17, at: "value" };
   }
 }
 function withoutBranchErrors(errors) {
@@ -15226,7 +15236,7 @@ var init_schema = __esm({
 // src/yaml/invalid.ts
 function invalidFile(what, file, problems2) {
   const count5 = problems2.length === 1 ? "1 problem" : `${problems2.length} problems`;
-  const sorted2 = [...problems2].sort((a, b2) => (a.line ?? 0) - (b2.line ?? 0));
+  const sorted2 = [...problems2].sort((a, b3) => (a.line ?? 0) - (b3.line ?? 0));
   return new ValidationError(`${what} ${file} is invalid (${count5})`, sorted2);
 }
 var init_invalid = __esm({
@@ -15247,1892 +15257,899 @@ var init_yaml = __esm({
   }
 });
 
-// node_modules/node-cron/dist/_shared.js
-import { EventEmitter } from "events";
-import { randomUUID } from "node:crypto";
-function createID() {
-  return randomUUID();
+// node_modules/croner/dist/croner.js
+function g(s3, e, t2, n = 0, r2 = 0, a = 0, i2 = 0) {
+  let o2 = s3 >= 0 && s3 < 100, u = Date.UTC(o2 ? s3 + 400 : s3, e, t2, n, r2, a, i2);
+  return o2 ? u - 126227808e5 : u;
 }
-function log(level, message, extra) {
-  const timestamp = (/* @__PURE__ */ new Date()).toISOString();
-  const color = levelColors[level];
-  const prefix = `[${timestamp}] [PID: ${process.pid}] ${GREEN}[NODE-CRON]${GREEN} ${color}[${level}]${RESET}`;
-  const output = `${prefix} ${message}`;
-  switch (level) {
-    case "ERROR":
-      console.error(output, extra ?? "");
-      break;
-    case "DEBUG":
-      console.debug(output, extra ?? "");
-      break;
-    case "WARN":
-      console.warn(output);
-      break;
-    case "INFO":
-    default:
-      console.info(output);
-      break;
+function D(s3) {
+  return g(s3.y, s3.m - 1, s3.d, s3.h, s3.i, s3.s);
+}
+function w(s3, e) {
+  return s3.y === e.y && s3.m === e.m && s3.d === e.d && s3.h === e.h && s3.i === e.i && s3.s === e.s;
+}
+function O(s3) {
+  let e = s3.substring(9);
+  return e.includes("Z") || e.includes("+") || e.includes("-");
+}
+function Z(s3, e) {
+  let t2 = new Date(Date.parse(s3));
+  if (isNaN(t2)) throw new Error("Invalid ISO8601 passed to timezone parser.");
+  return O(s3) ? { tp: T(t2.getUTCFullYear(), t2.getUTCMonth() + 1, t2.getUTCDate(), t2.getUTCHours(), t2.getUTCMinutes(), t2.getUTCSeconds(), "Etc/UTC"), ms: t2.getUTCMilliseconds() } : { tp: T(t2.getFullYear(), t2.getMonth() + 1, t2.getDate(), t2.getHours(), t2.getMinutes(), t2.getSeconds(), e), ms: t2.getMilliseconds() };
+}
+function v(s3, e, t2) {
+  let { tp: n, ms: r2 } = Z(s3, e);
+  return new Date(N(n, t2).getTime() + r2);
+}
+function N(s3, e) {
+  let t2 = _(s3);
+  if (t2.kind === "single") return t2.date;
+  if (t2.kind === "ambiguous") return t2.earlier;
+  if (e) throw new Error("Invalid date passed to fromTZ()");
+  return t2.after;
+}
+function _(s3) {
+  let e = D(s3), t2 = (i2) => R(new Date(i2), s3.tz), n = e - t2(e), r2 = y(new Date(n), s3.tz);
+  if (w(r2, s3)) {
+    let i2 = D(r2) - n, o2 = n - (t2(n - E) - i2);
+    if (o2 < n && w(y(new Date(o2), s3.tz), s3)) return { kind: "ambiguous", earlier: new Date(o2), later: new Date(n) };
+    let u = n + (i2 - t2(n + E));
+    return u > n && w(y(new Date(u), s3.tz), s3) ? { kind: "ambiguous", earlier: new Date(n), later: new Date(u) } : { kind: "single", date: new Date(n) };
   }
+  let a = e - (D(r2) - n);
+  return w(y(new Date(a), s3.tz), s3) ? { kind: "single", date: new Date(a) } : { kind: "gap", before: new Date(Math.min(n, a)), after: new Date(Math.max(n, a)) };
 }
-function planBeat(expected2, now, toleranceMs, getNextMatch) {
-  const missed = [];
-  let slot = expected2;
-  while (true) {
-    const nowMs = now.getTime();
-    const slotMs = slot.getTime();
-    if (nowMs < slotMs) {
-      return { missed, next: slot };
-    }
-    const next = getNextMatch(slot);
-    if (next.getTime() <= slotMs) {
-      return { missed, next: getNextMatch(now) };
-    }
-    const gap = next.getTime() - slotMs;
-    const lateBy = nowMs - slotMs;
-    if (lateBy <= toleranceMs && lateBy < gap) {
-      return { missed, run: slot, next };
-    }
-    missed.push(slot);
-    slot = next;
+function R(s3, e) {
+  return D(y(s3, e)) - (s3.getTime() - s3.getUTCMilliseconds());
+}
+function k(s3, e, t2) {
+  let n = R(new Date(s3), t2);
+  for (; e - s3 > 1e3; ) {
+    let r2 = s3 + Math.floor((e - s3) / 2e3) * 1e3;
+    R(new Date(r2), t2) === n ? s3 = r2 : e = r2;
   }
+  return e;
 }
-function emptyOnFn() {
+function U(s3, e) {
+  let t2 = _(y(new Date(s3), e));
+  if (t2.kind === "ambiguous") return s3 < t2.later.getTime() ? "earlier" : "later";
 }
-function emptySkipFn() {
-}
-function emptyHookFn() {
-  return true;
-}
-async function runAsync(fn, date, onError2) {
+function y(s3, e) {
+  if (e === void 0) return T(s3.getFullYear(), s3.getMonth() + 1, s3.getDate(), s3.getHours(), s3.getMinutes(), s3.getSeconds());
+  let t2 = W.get(e), n;
   try {
-    await fn(date);
-  } catch (error) {
-    onError2(date, error);
+    t2 || (t2 = new Intl.DateTimeFormat("en-US", { timeZone: e, year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric", hour12: false }), W.set(e, t2)), n = t2.formatToParts(s3);
+  } catch (i2) {
+    let o2 = i2 instanceof Error ? i2.message : String(i2);
+    throw new RangeError(`toTZ: Invalid timezone '${e}' or date. Please provide a valid IANA timezone (e.g., 'America/New_York', 'Europe/Stockholm'). Original error: ${o2}`);
   }
+  let r2 = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 };
+  for (let i2 of n) (i2.type === "year" || i2.type === "month" || i2.type === "day" || i2.type === "hour" || i2.type === "minute" || i2.type === "second") && (r2[i2.type] = parseInt(i2.value, 10));
+  if (isNaN(r2.year) || isNaN(r2.month) || isNaN(r2.day) || isNaN(r2.hour) || isNaN(r2.minute) || isNaN(r2.second)) throw new Error(`toTZ: Failed to parse all date components from timezone '${e}'. This may indicate an invalid date or timezone configuration. Parsed components: ${JSON.stringify(r2)}`);
+  let a = s3.getTime() - H;
+  return (a < -S || a < S && r2.month === 12) && (r2.year = 1 - r2.year), r2.hour === 24 && (r2.hour = 0), { y: r2.year, m: r2.month, d: r2.day, h: r2.hour, i: r2.minute, s: r2.second, tz: e };
 }
-function getDelay(nextRun) {
-  const maxDelay = 864e5;
-  const now = /* @__PURE__ */ new Date();
-  const delay2 = nextRun.getTime() - now.getTime();
-  if (delay2 > maxDelay) {
-    return maxDelay;
+function T(s3, e, t2, n, r2, a, i2) {
+  return { y: s3, m: e, d: t2, h: n, i: r2, s: a, tz: i2 };
+}
+function F(s3) {
+  s3 === void 0 && (s3 = {}), delete s3.name, s3.legacyMode !== void 0 && s3.domAndDow === void 0 ? s3.domAndDow = !s3.legacyMode : s3.domAndDow === void 0 && (s3.domAndDow = false), s3.legacyMode = !s3.domAndDow;
+  let e = (n, r2) => n === void 0 ? r2 : n;
+  if (s3.paused = e(s3.paused, false), s3.maxRuns = e(s3.maxRuns, 1 / 0), s3.catch = e(s3.catch, false), s3.unref = e(s3.unref, false), s3.mode = e(s3.mode, "auto"), s3.alternativeWeekdays = e(s3.alternativeWeekdays, false), s3.sloppyRanges = e(s3.sloppyRanges, false), s3.fixedTimeRule = e(s3.fixedTimeRule, "single-value"), s3.allowPast = e(s3.allowPast, false), s3.interval = s3.interval === void 0 ? 0 : parseInt(s3.interval.toString(), 10), s3.utcOffset = s3.utcOffset === void 0 ? void 0 : parseInt(s3.utcOffset.toString(), 10), s3.dayOffset = s3.dayOffset === void 0 ? 0 : parseInt(s3.dayOffset.toString(), 10), !["auto", "5-part", "6-part", "7-part", "5-or-6-parts", "6-or-7-parts"].includes(s3.mode)) throw new Error("CronOptions: mode must be one of 'auto', '5-part', '6-part', '7-part', '5-or-6-parts', or '6-or-7-parts'.");
+  if (!["single-value", "no-wildcard"].includes(s3.fixedTimeRule)) throw new Error("CronOptions: fixedTimeRule must be one of 'single-value' or 'no-wildcard'.");
+  s3.timezone === "" && (s3.timezone = void 0);
+  let t2 = s3.timezone ?? s3.utcOffset;
+  if (s3.startAt && (s3.startAt = I(new c(s3.startAt, t2))), s3.stopAt && (s3.stopAt = I(new c(s3.stopAt, t2))), s3.interval !== null) {
+    if (isNaN(s3.interval)) throw new Error("CronOptions: Supplied value for interval is not a number");
+    if (s3.interval < 0) throw new Error("CronOptions: Supplied value for interval can not be negative");
   }
-  return Math.max(0, delay2);
-}
-function nowWithoutMs() {
-  const date = /* @__PURE__ */ new Date();
-  date.setMilliseconds(0);
-  return date;
-}
-function resolveNickname(expression) {
-  const key = expression.trim().toLowerCase();
-  return NICKNAMES[key] ?? expression;
-}
-function getOffsetMinutes(date, timezone) {
-  const offset = parseOffsetMinutes(getTimezoneGMT(date, timezone).replace(/^GMT/, "") || "Z");
-  return offset ?? 0;
-}
-function readsBackTo(timestamp, parts, timezone) {
-  const p2 = buildDateParts(new Date(timestamp), timezone);
-  return p2.year === parts.year && p2.month === parts.month && p2.day === parts.day && p2.hour === parts.hour && p2.minute === parts.minute && p2.second === parts.second;
-}
-function localTimeToTimestamp(parts, timezone) {
-  const guess = Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second, parts.millisecond);
-  const firstOffset = getOffsetMinutes(new Date(guess), timezone);
-  const candidate1 = guess - firstOffset * 6e4;
-  const secondOffset = getOffsetMinutes(new Date(candidate1), timezone);
-  if (secondOffset === firstOffset) {
-    return candidate1;
+  if (s3.utcOffset !== void 0) {
+    if (isNaN(s3.utcOffset)) throw new Error("CronOptions: Invalid value passed for utcOffset, should be number representing minutes offset from UTC.");
+    if (s3.utcOffset < -870 || s3.utcOffset > 870) throw new Error("CronOptions: utcOffset out of bounds.");
+    if (s3.utcOffset !== void 0 && s3.timezone) throw new Error("CronOptions: Combining 'utcOffset' with 'timezone' is not allowed.");
   }
-  const candidate2 = guess - secondOffset * 6e4;
-  if (readsBackTo(candidate1, parts, timezone))
-    return candidate1;
-  if (readsBackTo(candidate2, parts, timezone))
-    return candidate2;
-  return Math.max(candidate1, candidate2);
+  if (s3.unref !== true && s3.unref !== false) throw new Error("CronOptions: Unref should be either true, false or undefined(false).");
+  if (s3.dayOffset !== void 0 && s3.dayOffset !== 0 && isNaN(s3.dayOffset)) throw new Error("CronOptions: Invalid value passed for dayOffset, should be a number representing days to offset.");
+  return s3;
 }
-function getPartsFormatter(timezone) {
-  const key = timezone ?? "";
-  let formatter = partsFormatterCache.get(key);
-  if (!formatter) {
-    const dftOptions = {
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-      weekday: "short",
-      hour12: false
-    };
-    if (timezone) {
-      dftOptions.timeZone = timezone;
-    }
-    formatter = new Intl.DateTimeFormat("en-US", dftOptions);
-    partsFormatterCache.set(key, formatter);
-  }
-  return formatter;
+function I(s3) {
+  return s3.ms ? (s3.ms = 0, new c(new Date(s3.getTime() + 1e3), s3.tz)) : s3;
 }
-function getOffsetFormatter(timezone) {
-  const key = timezone ?? "";
-  let formatter = offsetFormatterCache.get(key);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat("en-US", {
-      timeZone: timezone,
-      timeZoneName: "shortOffset"
-    });
-    offsetFormatterCache.set(key, formatter);
-  }
-  return formatter;
+function b(s3) {
+  return typeof s3 == "function";
 }
-function buildDateParts(date, timezone) {
-  const dateFormat = getPartsFormatter(timezone);
-  const parts = dateFormat.formatToParts(date).filter((part) => {
-    return part.type !== "literal";
-  }).reduce((acc, part) => {
-    acc[part.type] = part.value;
-    return acc;
-  }, {});
-  const result = {
-    day: parseInt(parts.day),
-    month: parseInt(parts.month),
-    year: parseInt(parts.year),
-    hour: parts.hour === "24" ? 0 : parseInt(parts.hour),
-    minute: parseInt(parts.minute),
-    second: parseInt(parts.second),
-    millisecond: date.getMilliseconds(),
-    weekday: parts.weekday
-  };
-  let gmt;
-  Object.defineProperty(result, "gmt", {
-    enumerable: true,
-    configurable: true,
-    get() {
-      return gmt ??= getTimezoneGMT(date, timezone);
-    }
-  });
-  return result;
+function L(s3) {
+  return b(s3);
 }
-function parseOffsetMinutes(isoString) {
-  if (isoString.endsWith("Z"))
-    return 0;
-  const match = isoString.match(/([+-])(\d{2}):(\d{2})$/);
-  if (!match)
-    return null;
-  const sign = match[1] === "+" ? 1 : -1;
-  return sign * (parseInt(match[2]) * 60 + parseInt(match[3]));
+function Y(s3) {
+  typeof Deno < "u" && typeof Deno.unrefTimer < "u" ? Deno.unrefTimer(s3) : s3 && typeof s3.unref < "u" && s3.unref();
 }
-function getTimezoneGMT(date, timezone) {
-  const fmt = getOffsetFormatter(timezone);
-  const parts = fmt.formatToParts(date);
-  const tzPart = parts.find((p2) => p2.type === "timeZoneName");
-  if (!tzPart)
-    return "Z";
-  const tzValue = tzPart.value;
-  if (tzValue === "GMT")
-    return "Z";
-  const match = tzValue.match(/^GMT([+-])(\d{1,2})(?::(\d{2}))?$/);
-  if (!match)
-    return "Z";
-  const sign = match[1];
-  const hoursNum = parseInt(match[2]);
-  const minutesNum = parseInt(match[3] || "0");
-  if (hoursNum === 0 && minutesNum === 0)
-    return "Z";
-  const hours = match[2].padStart(2, "0");
-  const minutes = (match[3] || "00").padStart(2, "0");
-  return `GMT${sign}${hours}:${minutes}`;
-}
-function lastDayOfMonth(year, month) {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
-function nearestWeekday(year, month, target) {
-  const last2 = lastDayOfMonth(year, month);
-  if (target < 1 || target > last2)
-    return -1;
-  const weekday = new Date(Date.UTC(year, month - 1, target)).getUTCDay();
-  if (weekday === 6)
-    return target === 1 ? target + 2 : target - 1;
-  if (weekday === 0)
-    return target === last2 ? target - 2 : target + 1;
-  return target;
-}
-function matchesDayOfMonth(field3, year, month, day) {
-  for (const value2 of field3) {
-    if (value2 === day)
-      return true;
-    if (value2 === LAST_DAY_TOKEN && day === lastDayOfMonth(year, month))
-      return true;
-    if (typeof value2 === "string") {
-      const weekdayMatch = WEEKDAY_TOKEN.exec(value2);
-      if (weekdayMatch) {
-        const target = weekdayMatch[1] === LAST_DAY_TOKEN ? lastDayOfMonth(year, month) : parseInt(weekdayMatch[1], 10);
-        if (nearestWeekday(year, month, target) === day)
-          return true;
-      }
-      const offsetMatch = LAST_DAY_OFFSET_TOKEN.exec(value2);
-      if (offsetMatch) {
-        const target = lastDayOfMonth(year, month) - parseInt(offsetMatch[1], 10);
-        if (target >= 1 && target === day)
-          return true;
-      }
-    }
-  }
-  return false;
-}
-function parseLastWeekdayToken(value2) {
-  if (typeof value2 !== "string")
-    return null;
-  const match = LAST_WEEKDAY_REGEX.exec(value2);
-  if (!match)
-    return null;
-  const weekday = parseInt(match[1], 10);
-  return weekday === 7 ? 0 : weekday;
-}
-function isLastWeekdayOfMonth(year, month, day) {
-  const date = new Date(Date.UTC(year, month - 1, day));
-  const inSevenDays = new Date(date.getTime());
-  inSevenDays.setUTCDate(inSevenDays.getUTCDate() + 7);
-  return inSevenDays.getUTCMonth() + 1 !== month;
-}
-function isNthWeekdayToken(value2) {
-  return typeof value2 === "string" && NTH_WEEKDAY_REGEX.test(value2);
-}
-function parseNthWeekday(value2) {
-  if (typeof value2 !== "string")
-    return null;
-  const match = NTH_WEEKDAY_REGEX.exec(value2);
-  if (!match)
-    return null;
-  const weekday = parseInt(match[1], 10) % 7;
-  const nth = parseInt(match[2], 10);
-  return { weekday, nth };
-}
-function occurrenceInMonth(day) {
-  return Math.floor((day - 1) / 7) + 1;
-}
-function matchesNthWeekday(token, year, month, day) {
-  const parsed = parseNthWeekday(token);
-  if (!parsed)
-    return false;
-  const weekday = new Date(Date.UTC(year, month - 1, day)).getUTCDay();
-  if (weekday !== parsed.weekday)
-    return false;
-  return occurrenceInMonth(day) === parsed.nth;
-}
-function matchesDayOfWeek(field3, year, month, day, weekday) {
-  for (const value2 of field3) {
-    if (value2 === weekday)
-      return true;
-    if (isNthWeekdayToken(value2)) {
-      if (matchesNthWeekday(value2, year, month, day))
-        return true;
-      continue;
-    }
-    const lastWeekday = parseLastWeekdayToken(value2);
-    if (lastWeekday !== null && lastWeekday === weekday && isLastWeekdayOfMonth(year, month, day)) {
-      return true;
-    }
-  }
-  return false;
-}
-function nextDay(year, month, day) {
-  const d = new Date(Date.UTC(year, month - 1, day + 1));
-  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
-}
-function sortedAsc(values) {
-  return [...values].sort((a, b2) => a - b2);
-}
-function isLaterInDay(hour, minute, second, bound) {
-  return hour * 3600 + minute * 60 + second > bound.hour * 3600 + bound.minute * 60 + bound.second;
-}
-function matchValue(allowedValues, value2) {
-  return allowedValues.indexOf(value2) !== -1;
-}
-function resolveRunCoordinator(perTask) {
-  return perTask ?? globalRunCoordinator ?? new EnvVarRunCoordinator();
-}
-function safeEmit(emitter, event, context, onError2) {
-  for (const listener of emitter.listeners(event)) {
-    try {
-      Promise.resolve(listener(context)).catch(onError2);
-    } catch (error) {
-      onError2(error);
-    }
-  }
-}
-var levelColors, GREEN, RESET, defaultLogger, activeLogger, logger, TrackedPromise, DEFAULT_MISSED_EXECUTION_TOLERANCE, DEFAULT_COORDINATOR_TTL, Runner, monthNamesConversion, weekDayNamesConversion, convertAsterisksToRanges, convertRanges, NICKNAMES, convertExpression, LocalizedTime, partsFormatterCache, offsetFormatterCache, LAST_DAY_TOKEN, WEEKDAY_TOKEN, LAST_DAY_OFFSET_TOKEN, LAST_WEEKDAY_REGEX, NTH_WEEKDAY_REGEX, MAX_DAYS, MatcherWalker, TimeMatcher, allowedTransitions, StateMachine, EnvVarRunCoordinator, globalRunCoordinator, TaskEmitter, InlineScheduledTask;
-var init_shared = __esm({
-  "node_modules/node-cron/dist/_shared.js"() {
-    levelColors = {
-      INFO: "\x1B[36m",
-      WARN: "\x1B[33m",
-      ERROR: "\x1B[31m",
-      DEBUG: "\x1B[35m"
-    };
-    GREEN = "\x1B[32m";
-    RESET = "\x1B[0m";
-    defaultLogger = {
-      info(message) {
-        log("INFO", message);
-      },
-      warn(message) {
-        log("WARN", message);
-      },
-      error(message, err) {
-        if (message instanceof Error) {
-          log("ERROR", message.message, message);
-        } else {
-          log("ERROR", message, err);
-        }
-      },
-      debug(message, err) {
-        if (message instanceof Error) {
-          log("DEBUG", message.message, message);
-        } else {
-          log("DEBUG", message, err);
-        }
-      }
-    };
-    activeLogger = defaultLogger;
-    logger = {
-      info: (message) => activeLogger.info(message),
-      warn: (message) => activeLogger.warn(message),
-      error: (message, err) => activeLogger.error(message, err),
-      debug: (message, err) => activeLogger.debug(message, err)
-    };
-    TrackedPromise = class {
-      promise;
-      error;
-      state;
-      value;
-      constructor(executor) {
-        this.state = "pending";
-        this.promise = new Promise((resolve5, reject) => {
-          executor((value2) => {
-            this.state = "fulfilled";
-            this.value = value2;
-            resolve5(value2);
-          }, (error) => {
-            this.state = "rejected";
-            this.error = error;
-            reject(error);
-          });
-        });
-      }
-      getPromise() {
-        return this.promise;
-      }
-      getState() {
-        return this.state;
-      }
-      isPending() {
-        return this.state === "pending";
-      }
-      isFulfilled() {
-        return this.state === "fulfilled";
-      }
-      isRejected() {
-        return this.state === "rejected";
-      }
-      getValue() {
-        return this.value;
-      }
-      getError() {
-        return this.error;
-      }
-      then(onfulfilled, onrejected) {
-        return this.promise.then(onfulfilled, onrejected);
-      }
-      catch(onrejected) {
-        return this.promise.catch(onrejected);
-      }
-      finally(onfinally) {
-        return this.promise.finally(onfinally);
-      }
-    };
-    DEFAULT_MISSED_EXECUTION_TOLERANCE = 1e3;
-    DEFAULT_COORDINATOR_TTL = 3e4;
-    Runner = class {
-      timeMatcher;
-      onMatch;
-      noOverlap;
-      maxExecutions;
-      maxRandomDelay;
-      missedExecutionTolerance;
-      runCount;
-      running;
-      heartBeatTimeout;
-      jitterTimeout;
-      logger;
-      onMissedExecution;
-      onOverlap;
-      onError;
-      beforeRun;
-      onFinished;
-      onMaxExecutions;
-      runCoordinator;
-      coordinatorKeyPrefix;
-      coordinatorTtl;
-      onSkipped;
-      unref;
-      constructor(timeMatcher, onMatch, options) {
-        this.timeMatcher = timeMatcher;
-        this.onMatch = onMatch;
-        this.noOverlap = options == void 0 || options.noOverlap === void 0 ? false : options.noOverlap;
-        this.maxExecutions = options?.maxExecutions;
-        this.maxRandomDelay = options?.maxRandomDelay || 0;
-        this.missedExecutionTolerance = options?.missedExecutionTolerance ?? DEFAULT_MISSED_EXECUTION_TOLERANCE;
-        this.logger = options?.logger || logger;
-        this.onMissedExecution = options?.onMissedExecution || emptyOnFn;
-        this.onOverlap = options?.onOverlap || emptyOnFn;
-        this.onError = options?.onError || ((date, error) => this.logger.error("Task failed with error!", error));
-        this.onFinished = options?.onFinished || emptyHookFn;
-        this.beforeRun = options?.beforeRun || emptyHookFn;
-        this.onMaxExecutions = options?.onMaxExecutions || emptyOnFn;
-        this.runCoordinator = options?.runCoordinator;
-        this.coordinatorKeyPrefix = options?.coordinatorKeyPrefix || "";
-        this.coordinatorTtl = options?.coordinatorTtl ?? DEFAULT_COORDINATOR_TTL;
-        this.onSkipped = options?.onSkipped || emptySkipFn;
-        this.unref = options?.unref ?? false;
-        this.runCount = 0;
-        this.running = false;
-      }
-      onErrorFallback = (date, error) => {
-        this.logger.error("Task failed with error!", error);
-      };
-      async runCoordinated(slot, run2) {
-        if (!this.runCoordinator) {
-          await run2();
-          return;
-        }
-        const key = `${this.coordinatorKeyPrefix}:${slot.toISOString()}`;
-        let allowed;
-        try {
-          allowed = await this.runCoordinator.shouldRun(key, this.coordinatorTtl);
-        } catch (err) {
-          this.logger.error("Run coordinator failed; skipping execution (fail-closed)", err);
-          this.emitSkipped(slot, "coordinator-error");
-          return;
-        }
-        if (!allowed) {
-          this.emitSkipped(slot, "not-elected");
-          return;
-        }
-        try {
-          await run2();
-        } finally {
-          try {
-            await this.runCoordinator.onComplete?.(key);
-          } catch (err) {
-            this.logger.error("Run coordinator onComplete failed", err);
-          }
-        }
-      }
-      emitSkipped(slot, reason) {
-        Promise.resolve(this.onSkipped(slot, reason)).catch((err) => this.onErrorFallback(slot, err));
-      }
-      start() {
-        this.running = true;
-        let lastExecution;
-        let expectedNextExecution = this.timeMatcher.getNextMatch(nowWithoutMs());
-        const armHeartBeat = () => {
-          if (this.running) {
-            clearTimeout(this.heartBeatTimeout);
-            this.heartBeatTimeout = setTimeout(heartBeat, getDelay(expectedNextExecution));
-            if (this.unref)
-              this.heartBeatTimeout.unref();
-          }
-        };
-        const runTask = async (date) => {
-          const execution = {
-            id: createID(),
-            reason: "scheduled"
-          };
-          let shouldExecute;
-          try {
-            shouldExecute = await this.beforeRun(date, execution);
-          } catch (error) {
-            this.onError(date, error, execution);
-            return;
-          }
-          if (!shouldExecute)
-            return;
-          const execute = async () => {
-            try {
-              this.runCount++;
-              execution.startedAt = /* @__PURE__ */ new Date();
-              const result = await this.onMatch(date, execution);
-              execution.finishedAt = /* @__PURE__ */ new Date();
-              execution.result = result;
-            } catch (error) {
-              execution.finishedAt = /* @__PURE__ */ new Date();
-              execution.error = error;
-              try {
-                this.onError(date, error, execution);
-              } catch (hookError) {
-                this.onErrorFallback(date, hookError);
-              }
-              return;
-            }
-            try {
-              await this.onFinished(date, execution);
-            } catch (hookError) {
-              this.onErrorFallback(date, hookError);
-            }
-            if (this.maxExecutions && this.runCount >= this.maxExecutions) {
-              this.onMaxExecutions(date);
-              this.stop();
-            }
-          };
-          const randomDelay = Math.floor(Math.random() * this.maxRandomDelay);
-          if (randomDelay > 0) {
-            await new Promise((resolve5) => {
-              this.jitterTimeout = setTimeout(() => {
-                execute().then(() => resolve5(), () => resolve5());
-              }, randomDelay);
-              if (this.unref)
-                this.jitterTimeout.unref();
-            });
-          } else {
-            await execute();
-          }
-        };
-        const heartBeat = async () => {
-          const currentDate = nowWithoutMs();
-          const plan = planBeat(expectedNextExecution, currentDate, this.missedExecutionTolerance, (date) => this.timeMatcher.getNextMatch(date));
-          expectedNextExecution = plan.next;
-          for (const missedSlot of plan.missed) {
-            runAsync(this.onMissedExecution, missedSlot, this.onErrorFallback);
-          }
-          if (plan.run) {
-            if (lastExecution && lastExecution.getState() === "pending") {
-              runAsync(this.onOverlap, plan.run, this.onErrorFallback);
-              if (this.noOverlap) {
-                this.logger.warn("task still running, new execution blocked by overlap prevention!");
-                armHeartBeat();
-                return;
-              }
-            }
-            const slot = plan.run;
-            lastExecution = new TrackedPromise(async (resolve5, reject) => {
-              try {
-                await this.runCoordinated(slot, () => runTask(slot));
-                resolve5(true);
-              } catch (err) {
-                reject(err);
-              }
-            });
-            lastExecution.catch(() => {
-            });
-          }
-          armHeartBeat();
-        };
-        armHeartBeat();
-      }
-      nextRun() {
-        return this.timeMatcher.getNextMatch(/* @__PURE__ */ new Date());
-      }
-      stop() {
-        this.running = false;
-        if (this.heartBeatTimeout) {
-          clearTimeout(this.heartBeatTimeout);
-          this.heartBeatTimeout = void 0;
-        }
-        if (this.jitterTimeout) {
-          clearTimeout(this.jitterTimeout);
-          this.jitterTimeout = void 0;
-        }
-      }
-      isStarted() {
-        return !!this.heartBeatTimeout && this.running;
-      }
-      isStopped() {
-        return !this.isStarted();
-      }
-      setUnref(value2) {
-        this.unref = value2;
-        if (this.heartBeatTimeout) {
-          if (value2)
-            this.heartBeatTimeout.unref();
-          else
-            this.heartBeatTimeout.ref();
-        }
-        if (this.jitterTimeout) {
-          if (value2)
-            this.jitterTimeout.unref();
-          else
-            this.jitterTimeout.ref();
-        }
-      }
-      async execute(executionId) {
-        const date = /* @__PURE__ */ new Date();
-        const execution = {
-          id: executionId ?? createID(),
-          reason: "invoked"
-        };
-        try {
-          const shouldExecute = await this.beforeRun(date, execution);
-          if (!shouldExecute)
-            return;
-          execution.startedAt = /* @__PURE__ */ new Date();
-          const result = await this.onMatch(date, execution);
-          execution.finishedAt = /* @__PURE__ */ new Date();
-          execution.result = result;
-        } catch (error) {
-          execution.finishedAt = /* @__PURE__ */ new Date();
-          execution.error = error;
-          this.onError(date, error, execution);
-          return;
-        }
-        try {
-          await this.onFinished(date, execution);
-        } catch (hookError) {
-          this.onErrorFallback(date, hookError);
-        }
-      }
-    };
-    monthNamesConversion = /* @__PURE__ */ (() => {
-      const months = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december"
-      ];
-      const shortMonths = [
-        "jan",
-        "feb",
-        "mar",
-        "apr",
-        "may",
-        "jun",
-        "jul",
-        "aug",
-        "sep",
-        "oct",
-        "nov",
-        "dec"
-      ];
-      function convertMonthName(expression, items) {
-        for (let i2 = 0; i2 < items.length; i2++) {
-          expression = expression.replace(new RegExp(items[i2], "gi"), i2 + 1);
-        }
-        return expression;
-      }
-      function interpret(monthExpression) {
-        monthExpression = convertMonthName(monthExpression, months);
-        monthExpression = convertMonthName(monthExpression, shortMonths);
-        return monthExpression;
-      }
-      return interpret;
-    })();
-    weekDayNamesConversion = /* @__PURE__ */ (() => {
-      const weekDays = [
-        "sunday",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday"
-      ];
-      const shortWeekDays = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
-      function convertWeekDayName(expression, items) {
-        for (let i2 = 0; i2 < items.length; i2++) {
-          expression = expression.replace(new RegExp(items[i2], "gi"), i2);
-        }
-        return expression;
-      }
-      function convertWeekDays(expression) {
-        expression = convertWeekDayName(expression, weekDays);
-        return convertWeekDayName(expression, shortWeekDays);
-      }
-      return convertWeekDays;
-    })();
-    convertAsterisksToRanges = /* @__PURE__ */ (() => {
-      function convertAsterisk(expression, replecement) {
-        return expression.split(",").map((token) => token.indexOf("*") !== -1 ? token.replace("*", replecement) : token).join(",");
-      }
-      function convertAsterisksToRanges2(expressions) {
-        expressions[0] = convertAsterisk(expressions[0], "0-59");
-        expressions[1] = convertAsterisk(expressions[1], "0-59");
-        expressions[2] = convertAsterisk(expressions[2], "0-23");
-        expressions[3] = convertAsterisk(expressions[3], "1-31");
-        expressions[4] = convertAsterisk(expressions[4], "1-12");
-        expressions[5] = convertAsterisk(expressions[5], "0-6");
-        return expressions;
-      }
-      return convertAsterisksToRanges2;
-    })();
-    convertRanges = /* @__PURE__ */ (() => {
-      const rangeRegEx = /^(\d+)-(\d+)(?:\/(\d+))?$/;
-      const FIELD_BOUNDS = [
-        { min: 0, max: 59 },
-        { min: 0, max: 59 },
-        { min: 0, max: 23 },
-        { min: 1, max: 31 },
-        { min: 1, max: 12 },
-        { min: 0, max: 6 }
-      ];
-      function expandRange(initTxt, endTxt, stepTxt, bounds2) {
-        const step = parseInt(stepTxt, 10);
-        if (!(step >= 1))
-          return `${initTxt}-${endTxt}/${stepTxt}`;
-        const first2 = parseInt(initTxt, 10);
-        const last2 = parseInt(endTxt, 10);
-        const numbers = [];
-        if (first2 <= last2) {
-          for (let i2 = first2; i2 <= last2; i2 += step) {
-            numbers.push(i2);
-          }
-          return numbers.join();
-        }
-        const { min, max } = bounds2;
-        const size = max - min + 1;
-        const span = ((last2 - first2) % size + size) % size;
-        for (let offset = 0; offset <= span; offset += step) {
-          let value2 = first2 + offset;
-          if (value2 > max)
-            value2 -= size;
-          numbers.push(value2);
-        }
-        return numbers.join();
-      }
-      function convertRange(expression, bounds2) {
-        return expression.split(",").map((token) => {
-          const match = rangeRegEx.exec(token.trim());
-          return match ? expandRange(match[1], match[2], match[3] || "1", bounds2) : token;
-        }).join();
-      }
-      function convertAllRanges(expressions) {
-        for (let i2 = 0; i2 < expressions.length; i2++) {
-          expressions[i2] = convertRange(expressions[i2], FIELD_BOUNDS[i2]);
-        }
-        return expressions;
-      }
-      return convertAllRanges;
-    })();
-    NICKNAMES = {
-      "@yearly": "0 0 1 1 *",
-      "@annually": "0 0 1 1 *",
-      "@monthly": "0 0 1 * *",
-      "@weekly": "0 0 * * 0",
-      "@daily": "0 0 * * *",
-      "@midnight": "0 0 * * *",
-      "@hourly": "0 * * * *"
-    };
-    convertExpression = /* @__PURE__ */ (() => {
-      function appendSecondExpression(expressions) {
-        if (expressions.length === 5) {
-          return ["0"].concat(expressions);
-        }
-        return expressions;
-      }
-      function removeSpaces(str2) {
-        return str2.replace(/\s{2,}/g, " ").trim();
-      }
-      function normalizeIntegers(expressions) {
-        for (let i2 = 0; i2 < expressions.length; i2++) {
-          const numbers = expressions[i2].split(",");
-          for (let j2 = 0; j2 < numbers.length; j2++) {
-            const token = String(numbers[j2]).trim();
-            if (/^l$/i.test(token)) {
-              numbers[j2] = "L";
-            } else if (/^l-\d{1,2}$/i.test(token)) {
-              numbers[j2] = token.toUpperCase();
-            } else if (/^[0-7]l$/i.test(token)) {
-              numbers[j2] = token.toUpperCase();
-            } else if (/w/i.test(token)) {
-              numbers[j2] = token.toUpperCase();
-            } else if (token.indexOf("#") !== -1) {
-              numbers[j2] = token;
-            } else if (/^\d+$/.test(token)) {
-              numbers[j2] = parseInt(token, 10);
-            } else {
-              numbers[j2] = token;
-            }
-          }
-          expressions[i2] = numbers;
-        }
-        return expressions;
-      }
-      function convertQuestionMarks(expressions) {
-        if (expressions[3] === "?")
-          expressions[3] = "*";
-        if (expressions[5] === "?")
-          expressions[5] = "*";
-        return expressions;
-      }
-      function interpret(expression) {
-        let expressions = removeSpaces(resolveNickname(`${expression}`)).split(" ");
-        expressions = appendSecondExpression(expressions);
-        expressions = convertQuestionMarks(expressions);
-        expressions[4] = monthNamesConversion(expressions[4]);
-        expressions[5] = weekDayNamesConversion(expressions[5]);
-        expressions = convertAsterisksToRanges(expressions);
-        expressions = convertRanges(expressions);
-        expressions = normalizeIntegers(expressions);
-        const weekdays = expressions[5];
-        for (let i2 = 0; i2 < weekdays.length; i2++) {
-          if (weekdays[i2] === 7)
-            weekdays[i2] = 0;
-          else if (typeof weekdays[i2] === "string" && weekdays[i2].startsWith("7")) {
-            weekdays[i2] = "0" + weekdays[i2].slice(1);
-          }
-        }
-        expressions[5] = [...new Set(weekdays)];
-        return expressions;
-      }
-      return interpret;
-    })();
-    LocalizedTime = class {
-      timestamp;
-      parts;
-      timezone;
-      constructor(date, timezone) {
-        this.timestamp = date.getTime();
-        this.timezone = timezone;
-        this.parts = buildDateParts(date, timezone);
-      }
-      toDate() {
-        return new Date(this.timestamp);
-      }
-      toISO() {
-        const gmt = this.parts.gmt.replace(/^GMT/, "");
-        const offset = gmt ? gmt : "Z";
-        const pad = (n) => String(n).padStart(2, "0");
-        return `${this.parts.year}-${pad(this.parts.month)}-${pad(this.parts.day)}T${pad(this.parts.hour)}:${pad(this.parts.minute)}:${pad(this.parts.second)}.${String(this.parts.millisecond).padStart(3, "0")}` + offset;
-      }
-      getParts() {
-        return this.parts;
-      }
-    };
-    partsFormatterCache = /* @__PURE__ */ new Map();
-    offsetFormatterCache = /* @__PURE__ */ new Map();
-    LAST_DAY_TOKEN = "L";
-    WEEKDAY_TOKEN = /^(\d{1,2}|L)W$/;
-    LAST_DAY_OFFSET_TOKEN = /^L-(\d{1,2})$/;
-    LAST_WEEKDAY_REGEX = /^([0-7])L$/i;
-    NTH_WEEKDAY_REGEX = /^([0-7])#([1-5])$/;
-    MAX_DAYS = 366 * 100;
-    MatcherWalker = class {
-      baseDate;
-      timeMatcher;
-      timezone;
-      seconds;
-      minutes;
-      hours;
-      days;
-      months;
-      weekdays;
-      constructor(timeMatcher, baseDate, timezone) {
-        this.baseDate = baseDate;
-        this.timeMatcher = timeMatcher;
-        this.timezone = timezone;
-        const expressions = timeMatcher.expressions;
-        this.seconds = sortedAsc(expressions[0]);
-        this.minutes = sortedAsc(expressions[1]);
-        this.hours = sortedAsc(expressions[2]);
-        this.days = expressions[3];
-        this.months = expressions[4];
-        this.weekdays = expressions[5];
-      }
-      isMatching() {
-        return this.timeMatcher.match(this.baseDate);
-      }
-      matchNext() {
-        const months = this.months;
-        const days = this.days;
-        const baseMs = Math.floor(this.baseDate.getTime() / 1e3) * 1e3;
-        const baseParts = new LocalizedTime(new Date(baseMs), this.timezone).getParts();
-        let { year, month, day } = baseParts;
-        for (let i2 = 0; i2 < MAX_DAYS; i2++) {
-          if (months.includes(month) && matchesDayOfMonth(days, year, month, day) && this.matchesWeekday(year, month, day)) {
-            const lowerBound2 = i2 === 0 ? baseParts : null;
-            const found = this.firstTimeOnDay(year, month, day, lowerBound2, baseMs);
-            if (found !== null) {
-              return new LocalizedTime(new Date(found), this.timezone);
-            }
-          }
-          ({ year, month, day } = nextDay(year, month, day));
-        }
-        throw new Error("Could not find next matching date within reasonable time range");
-      }
-      firstTimeOnDay(year, month, day, lowerBound2, baseMs) {
-        const { seconds: seconds2, minutes, hours } = this;
-        for (const hour of hours) {
-          if (lowerBound2 && hour < lowerBound2.hour)
-            continue;
-          for (const minute of minutes) {
-            for (const second of seconds2) {
-              if (lowerBound2 && !isLaterInDay(hour, minute, second, lowerBound2))
-                continue;
-              const ts = localTimeToTimestamp({ year, month, day, hour, minute, second, millisecond: 0 }, this.timezone);
-              if (ts > baseMs && this.timeMatcher.match(new Date(ts))) {
-                return ts;
-              }
-            }
-          }
-        }
-        return null;
-      }
-      matchesWeekday(year, month, day) {
-        const weekday = new Date(Date.UTC(year, month - 1, day)).getUTCDay();
-        return matchesDayOfWeek(this.weekdays, year, month, day, weekday);
-      }
-    };
-    TimeMatcher = class {
-      timezone;
+var E, H, S, W, x, C, B, f, c, P, $, M, j, A;
+var init_croner = __esm({
+  "node_modules/croner/dist/croner.js"() {
+    E = 3 * 36e5;
+    H = g(1, 0, 1);
+    S = 864e5;
+    W = /* @__PURE__ */ new Map();
+    x = [1, 2, 4, 8, 16];
+    C = class s {
       pattern;
-      expressions;
-      constructor(pattern, timezone) {
-        this.timezone = timezone;
-        this.pattern = pattern;
-        this.expressions = convertExpression(pattern);
-      }
-      match(date) {
-        const localizedTime = new LocalizedTime(date, this.timezone);
-        const parts = localizedTime.getParts();
-        const runOnSecond = matchValue(this.expressions[0], parts.second);
-        const runOnMinute = matchValue(this.expressions[1], parts.minute);
-        const runOnHour = matchValue(this.expressions[2], parts.hour);
-        const runOnDay = matchesDayOfMonth(this.expressions[3], parts.year, parts.month, parts.day);
-        const runOnMonth = matchValue(this.expressions[4], parts.month);
-        const weekday = parseInt(weekDayNamesConversion(parts.weekday));
-        const runOnWeekDay = matchesDayOfWeek(this.expressions[5], parts.year, parts.month, parts.day, weekday);
-        return runOnSecond && runOnMinute && runOnHour && runOnDay && runOnMonth && runOnWeekDay;
-      }
-      getNextMatch(date) {
-        const walker = new MatcherWalker(this, date, this.timezone);
-        const next = walker.matchNext();
-        return next.toDate();
-      }
-    };
-    allowedTransitions = {
-      "stopped": ["stopped", "idle", "destroyed"],
-      "idle": ["idle", "running", "stopped", "destroyed"],
-      "running": ["running", "idle", "stopped", "destroyed"],
-      "destroyed": ["destroyed"]
-    };
-    StateMachine = class {
-      state;
-      constructor(initial = "stopped") {
-        this.state = initial;
-      }
-      changeState(state) {
-        if (allowedTransitions[this.state].includes(state)) {
-          this.state = state;
-        } else {
-          throw new Error(`invalid transition from ${this.state} to ${state}`);
-        }
-      }
-    };
-    EnvVarRunCoordinator = class {
-      envName;
-      constructor(envName = "NODE_CRON_RUN") {
-        this.envName = envName;
-        this.read();
-      }
-      shouldRun() {
-        return this.read();
-      }
-      read() {
-        const value2 = process.env[this.envName];
-        if (value2 !== "true" && value2 !== "false") {
-          throw new Error(`node-cron: a \`distributed\` task needs ${this.envName} set to 'true' or 'false'. Set it to 'true' on exactly one instance and 'false' on the others, or provide a coordinator via cron.setRunCoordinator(...).`);
-        }
-        return value2 === "true";
-      }
-    };
-    TaskEmitter = class extends EventEmitter {
-    };
-    InlineScheduledTask = class {
-      emitter;
-      cronExpression;
-      timeMatcher;
-      runner;
-      id;
-      name;
-      stateMachine;
       timezone;
-      logger;
-      suppressMissedWarning;
-      _lastRun = null;
-      constructor(cronExpression, taskFn, options) {
-        this.emitter = new TaskEmitter();
-        this.cronExpression = cronExpression;
-        this.id = createID();
-        this.name = options?.name || this.id;
-        this.timezone = options?.timezone;
-        this.logger = options?.logger || logger;
-        this.suppressMissedWarning = options?.suppressMissedWarning || false;
-        this.timeMatcher = new TimeMatcher(cronExpression, options?.timezone);
-        this.stateMachine = new StateMachine();
-        const runnerOptions = {
-          timezone: options?.timezone,
-          noOverlap: options?.noOverlap,
-          maxExecutions: options?.maxExecutions,
-          maxRandomDelay: options?.maxRandomDelay,
-          missedExecutionTolerance: options?.missedExecutionTolerance,
-          logger: this.logger,
-          beforeRun: (date, execution) => {
-            if (execution.reason === "scheduled") {
-              this.changeState("running");
-            }
-            this.emit("execution:started", this.createContext(date, execution));
-            return true;
-          },
-          onFinished: (date, execution) => {
-            if (execution.reason === "scheduled") {
-              this.changeState("idle");
-            }
-            this.recordLastRun(execution);
-            this.emit("execution:finished", this.createContext(date, execution));
-            return true;
-          },
-          onError: (date, error, execution) => {
-            this.logger.error(error);
-            this.recordLastRun(execution);
-            this.emit("execution:failed", this.createContext(date, execution));
-            this.changeState("idle");
-          },
-          onOverlap: (date) => {
-            this.emit("execution:overlap", this.createContext(date));
-          },
-          onMissedExecution: (date) => {
-            const handled = this.emitter.listenerCount("execution:missed") > 0;
-            if (!this.suppressMissedWarning && !handled) {
-              this.logger.warn(`missed execution at ${date}! Possible blocking IO or high CPU user at the same process used by node-cron.`);
-            }
-            this.emit("execution:missed", this.createContext(date));
-          },
-          onMaxExecutions: (date) => {
-            this.emit("execution:maxReached", this.createContext(date));
-            this.destroy();
-          },
-          runCoordinator: options?.distributed ? resolveRunCoordinator(options?.runCoordinator) : void 0,
-          coordinatorKeyPrefix: this.name,
-          coordinatorTtl: options?.distributedLease,
-          onSkipped: (date, reason) => {
-            this.emit("execution:skipped", this.createContext(date, void 0, reason));
-          },
-          unref: options?.unref
-        };
-        this.runner = new Runner(this.timeMatcher, (date, execution) => {
-          return taskFn(this.createContext(date, execution));
-        }, runnerOptions);
+      mode;
+      alternativeWeekdays;
+      sloppyRanges;
+      fixedTimeRule;
+      second;
+      minute;
+      hour;
+      day;
+      month;
+      dayOfWeek;
+      year;
+      lastDayOfMonth;
+      lastWeekday;
+      nearestWeekdays;
+      starDOM;
+      starDOW;
+      starYear;
+      useAndLogic;
+      isFixedTime;
+      constructor(e, t2, n) {
+        this.pattern = e, this.timezone = t2, this.mode = n?.mode ?? "auto", this.alternativeWeekdays = n?.alternativeWeekdays ?? false, this.sloppyRanges = n?.sloppyRanges ?? false, this.fixedTimeRule = n?.fixedTimeRule ?? "single-value", this.second = Array(60).fill(0), this.minute = Array(60).fill(0), this.hour = Array(24).fill(0), this.day = Array(31).fill(0), this.month = Array(12).fill(0), this.dayOfWeek = Array(7).fill(0), this.year = [], this.lastDayOfMonth = false, this.lastWeekday = false, this.nearestWeekdays = Array(31).fill(0), this.starDOM = false, this.starDOW = false, this.starYear = false, this.useAndLogic = false, this.isFixedTime = false, this.parse();
       }
-      getNextRun() {
-        if (this.stateMachine.state !== "stopped") {
-          return this.runner.nextRun();
+      parse() {
+        if (!(typeof this.pattern == "string" || this.pattern instanceof String)) throw new TypeError("CronPattern: Pattern has to be of type string.");
+        this.pattern.indexOf("@") >= 0 && (this.pattern = this.handleNicknames(this.pattern).trim());
+        let e = this.pattern.match(/\S+/g) || [""], t2 = e.length;
+        if (e.length < 5 || e.length > 7) throw new TypeError("CronPattern: invalid configuration format ('" + this.pattern + "'), exactly five, six, or seven space separated parts are required.");
+        if (this.mode !== "auto") {
+          let i2;
+          switch (this.mode) {
+            case "5-part":
+              i2 = 5;
+              break;
+            case "6-part":
+              i2 = 6;
+              break;
+            case "7-part":
+              i2 = 7;
+              break;
+            case "5-or-6-parts":
+              i2 = [5, 6];
+              break;
+            case "6-or-7-parts":
+              i2 = [6, 7];
+              break;
+            default:
+              i2 = 0;
+          }
+          if (!(Array.isArray(i2) ? i2.includes(t2) : t2 === i2)) {
+            let u = Array.isArray(i2) ? i2.join(" or ") : i2.toString();
+            throw new TypeError(`CronPattern: mode '${this.mode}' requires exactly ${u} parts, but pattern '${this.pattern}' has ${t2} parts.`);
+          }
         }
-        return null;
-      }
-      getNextRuns(count5) {
-        const runs = [];
-        let from = /* @__PURE__ */ new Date();
-        for (let i2 = 0; i2 < count5; i2++) {
-          from = this.timeMatcher.getNextMatch(from);
-          runs.push(from);
+        if (e.length === 5 && e.unshift("0"), e.length === 6 && e.push("*"), this.pattern.indexOf("?") >= 0) for (let i2 = 0; i2 < e.length; i2++) e[i2] = e[i2].replace(/\?/g, "*");
+        if (e[3].toUpperCase() === "LW") this.lastWeekday = true, e[3] = "";
+        else if (e[3].toUpperCase().indexOf("L") >= 0) {
+          let i2 = e[3].split(",");
+          if (i2.length > 1 && i2.some((o2) => o2.toUpperCase() === "LW")) throw new TypeError(`CronPattern: Syntax error, LW can not be in a list in day-of-month ('${e[3]}').`);
+          if (i2.some((o2) => o2 === "" || o2.toUpperCase() !== "L" && /l/i.test(o2))) throw new TypeError("CronPattern: Syntax error, L has to be a value of its own in day-of-month ('" + e[3] + "').");
+          e[3] = i2.filter((o2) => o2.toUpperCase() !== "L").join(","), this.lastDayOfMonth = true;
         }
-        return runs;
+        if (e[3] == "*" && (this.starDOM = true), e[6] == "*" && (this.starYear = true), e[4].length >= 3 && (e[4] = this.replaceAlpha(e[4], s.MONTH_NAMES)), e[5].length >= 3 && (e[5] = this.alternativeWeekdays ? this.replaceAlpha(e[5], s.DAY_NAMES_QUARTZ) : this.replaceAlpha(e[5], s.DAY_NAMES)), e[5].startsWith("+") && (this.useAndLogic = true, e[5] = e[5].substring(1), e[5] === "")) throw new TypeError("CronPattern: Day-of-week field cannot be empty after '+' modifier.");
+        switch (e[5] == "*" && (this.starDOW = true), this.mode) {
+          case "5-part":
+            e[0] = "0", e[6] = "*";
+            break;
+          case "6-part":
+            e[6] = "*";
+            break;
+          case "5-or-6-parts":
+            e[6] = "*";
+            break;
+          case "6-or-7-parts":
+            break;
+          case "7-part":
+          case "auto":
+            break;
+        }
+        this.throwAtIllegalCharacters(e), this.partToArray("second", e[0], 0, 1), this.partToArray("minute", e[1], 0, 1), this.partToArray("hour", e[2], 0, 1), this.partToArray("day", e[3], -1, 1), this.partToArray("month", e[4], -1, 1);
+        let n = this.alternativeWeekdays ? -1 : 0;
+        this.partToArray("dayOfWeek", e[5], n, 63), e[6] === "*" ? this.year = Array(1e4).fill(1) : (this.year = Array(1e4).fill(0), this.partToArray("year", e[6], 0, 1)), !this.alternativeWeekdays && this.dayOfWeek[7] && (this.dayOfWeek[0] = this.dayOfWeek[7]);
+        let r2 = this.fixedTimeRule === "single-value", a = (i2, o2) => !i2.includes("*") && !i2.includes("/") && (!r2 || o2.filter((u) => u).length === 1);
+        this.isFixedTime = a(e[0], this.second) && a(e[1], this.minute) && a(e[2], this.hour);
       }
-      match(date) {
-        return this.timeMatcher.match(date);
+      partToArray(e, t2, n, r2) {
+        let a = this[e];
+        if (t2 === "" && !(e === "day" && (this.lastDayOfMonth || this.lastWeekday))) throw new TypeError("CronPattern: configuration entry " + e + " (" + t2 + ") is empty, check for trailing spaces.");
+        if (t2 === "*") return a.fill(r2);
+        let i2 = t2.split(",");
+        if (i2.length > 1) for (let o2 of i2) this.partToArray(e, o2, n, r2);
+        else t2.includes("-") && t2.includes("/") ? this.handleRangeWithStepping(t2, e, n, r2) : t2.includes("-") ? this.handleRange(t2, e, n, r2) : t2.includes("/") ? this.handleStepping(t2, e, n, r2) : t2 !== "" && this.handleNumber(t2, e, n, r2);
       }
-      msToNext() {
-        const next = this.getNextRun();
-        return next ? next.getTime() - Date.now() : null;
+      throwAtIllegalCharacters(e) {
+        for (let t2 = 0; t2 < e.length; t2++) if ((t2 === 3 ? /[^/*0-9,\-WwLl]+/ : t2 === 5 ? /[^/*0-9,\-#Ll]+/ : /[^/*0-9,\-]+/).test(e[t2])) throw new TypeError("CronPattern: configuration entry " + t2 + " (" + e[t2] + ") contains illegal characters.");
       }
-      isBusy() {
-        return this.getStatus() === "running";
+      handleNumber(e, t2, n, r2) {
+        let a = this.extractNth(e, t2), i2 = e.toUpperCase().includes("W");
+        if (t2 !== "day" && i2) throw new TypeError("CronPattern: Nearest weekday modifier (W) only allowed in day-of-month.");
+        i2 && (t2 = "nearestWeekdays");
+        let o2 = i2 ? a[0].replace(/W$/i, "") : a[0], u = s.toNumber(o2) + n;
+        if (isNaN(u)) throw new TypeError("CronPattern: " + t2 + " is not a number: '" + e + "'");
+        this.setPart(t2, u, a[1] || r2);
       }
-      runsLeft() {
-        if (this.runner.maxExecutions == null)
-          return void 0;
-        return Math.max(0, this.runner.maxExecutions - this.runner.runCount);
+      setPart(e, t2, n) {
+        if (!Object.prototype.hasOwnProperty.call(this, e)) throw new TypeError("CronPattern: Invalid part specified: " + e);
+        if (e === "dayOfWeek") {
+          if (t2 === 7 && (t2 = 0), t2 < 0 || t2 > 6) throw new RangeError("CronPattern: Invalid value for dayOfWeek: " + t2);
+          this.setNthWeekdayOfMonth(t2, n);
+          return;
+        }
+        if (e === "second" || e === "minute") {
+          if (t2 < 0 || t2 >= 60) throw new RangeError("CronPattern: Invalid value for " + e + ": " + t2);
+        } else if (e === "hour") {
+          if (t2 < 0 || t2 >= 24) throw new RangeError("CronPattern: Invalid value for " + e + ": " + t2);
+        } else if (e === "day" || e === "nearestWeekdays") {
+          if (t2 < 0 || t2 >= 31) throw new RangeError("CronPattern: Invalid value for " + e + ": " + t2);
+        } else if (e === "month") {
+          if (t2 < 0 || t2 >= 12) throw new RangeError("CronPattern: Invalid value for " + e + ": " + t2);
+        } else if (e === "year" && (t2 < 1 || t2 >= 1e4)) throw new RangeError("CronPattern: Invalid value for " + e + ": " + t2 + " (supported range: 1-9999)");
+        this[e][t2] = n;
+      }
+      static toNumber(e) {
+        return /^\d+$/.test(e) ? parseInt(e, 10) : NaN;
+      }
+      validateNotNaN(e, t2) {
+        if (isNaN(e)) throw new TypeError(t2);
+      }
+      validateRange(e, t2, n, r2, a) {
+        if (e > t2) throw new TypeError("CronPattern: From value is larger than to value: '" + a + "'");
+        if (n !== void 0) {
+          if (n === 0) throw new TypeError("CronPattern: Syntax error, illegal stepping: 0");
+          if (n > this[r2].length) throw new TypeError("CronPattern: Syntax error, steps cannot be greater than maximum value of part (" + this[r2].length + ")");
+        }
+      }
+      handleRangeWithStepping(e, t2, n, r2) {
+        if (e.toUpperCase().includes("W")) throw new TypeError("CronPattern: Syntax error, W is not allowed in ranges with stepping.");
+        let a = this.extractNth(e, t2), i2 = a[0].match(/^(\d+)-(\d+)\/(\d+)$/);
+        if (i2 === null) throw new TypeError("CronPattern: Syntax error, illegal range with stepping: '" + e + "'");
+        let [, o2, u, l] = i2, h2 = parseInt(o2, 10) + n, m = parseInt(u, 10) + n, d = parseInt(l, 10);
+        this.validateNotNaN(h2, "CronPattern: Syntax error, illegal lower range (NaN)"), this.validateNotNaN(m, "CronPattern: Syntax error, illegal upper range (NaN)"), this.validateNotNaN(d, "CronPattern: Syntax error, illegal stepping: (NaN)"), this.validateRange(h2, m, d, t2, e);
+        for (let p2 = h2; p2 <= m; p2 += d) this.setPart(t2, p2, a[1] || r2);
+      }
+      extractNth(e, t2) {
+        let n = e, r2;
+        if (n.includes("#")) {
+          if (t2 !== "dayOfWeek") throw new Error("CronPattern: nth (#) only allowed in day-of-week field");
+          let a = n.split("#");
+          if (a.length !== 2 || a[1] === "") throw new TypeError("CronPattern: Syntax error, illegal nth weekday: '" + e + "'");
+          n = a[0], r2 = a[1];
+        } else if (n.toUpperCase().endsWith("L")) {
+          if (t2 !== "dayOfWeek") throw new Error("CronPattern: L modifier only allowed in day-of-week field (use L alone for day-of-month)");
+          r2 = "L", n = n.slice(0, -1);
+        }
+        return [n, r2];
+      }
+      handleRange(e, t2, n, r2) {
+        if (e.toUpperCase().includes("W")) throw new TypeError("CronPattern: Syntax error, W is not allowed in a range.");
+        let a = this.extractNth(e, t2), i2 = a[0].split("-");
+        if (i2.length !== 2) throw new TypeError("CronPattern: Syntax error, illegal range: '" + e + "'");
+        let o2 = s.toNumber(i2[0]) + n, u = s.toNumber(i2[1]) + n;
+        this.validateNotNaN(o2, "CronPattern: Syntax error, illegal lower range (NaN)"), this.validateNotNaN(u, "CronPattern: Syntax error, illegal upper range (NaN)"), this.validateRange(o2, u, void 0, t2, e);
+        for (let l = o2; l <= u; l++) this.setPart(t2, l, a[1] || r2);
+      }
+      handleStepping(e, t2, n, r2) {
+        if (e.toUpperCase().includes("W")) throw new TypeError("CronPattern: Syntax error, W is not allowed in parts with stepping.");
+        let a = this.extractNth(e, t2), i2 = a[0].split("/");
+        if (i2.length !== 2) throw new TypeError("CronPattern: Syntax error, illegal stepping: '" + e + "'");
+        if (this.sloppyRanges) i2[0] === "" && (i2[0] = "*");
+        else {
+          if (i2[0] === "") throw new TypeError("CronPattern: Syntax error, stepping with missing prefix ('" + e + "') is not allowed. Use wildcard (*/step) or range (min-max/step) instead.");
+          if (i2[0] !== "*") throw new TypeError("CronPattern: Syntax error, stepping with numeric prefix ('" + e + "') is not allowed. Use wildcard (*/step) or range (min-max/step) instead.");
+        }
+        let o2 = 0;
+        i2[0] !== "*" && (o2 = s.toNumber(i2[0]) + n, this.validateNotNaN(o2, "CronPattern: Syntax error, illegal stepping start (NaN)"));
+        let u = s.toNumber(i2[1]);
+        this.validateNotNaN(u, "CronPattern: Syntax error, illegal stepping: (NaN)"), this.validateRange(0, this[t2].length - 1, u, t2, e);
+        for (let l = o2; l < this[t2].length; l += u) t2 === "year" && l === 0 || this.setPart(t2, l, a[1] || r2);
+      }
+      replaceAlpha(e, t2) {
+        let n = e;
+        for (let [r2, a] of Object.entries(t2)) n = n.replace(new RegExp(r2, "gi"), (i2, o2, u) => {
+          let l = o2 + i2.length - 3, h2 = u.charAt(l - 1), m = u.charAt(l + 3);
+          if (/[a-z\d/#]/i.test(h2) || /[a-km-z\d]/i.test(m)) throw new TypeError(`CronPattern: Syntax error, a month or day name has to stand alone ('${e}').`);
+          return a;
+        });
+        return n;
+      }
+      static DAY_NAMES = { "-sun": "-7", sun: "0", mon: "1", tue: "2", wed: "3", thu: "4", fri: "5", sat: "6" };
+      static DAY_NAMES_QUARTZ = { sun: "1", mon: "2", tue: "3", wed: "4", thu: "5", fri: "6", sat: "7" };
+      static MONTH_NAMES = { jan: "1", feb: "2", mar: "3", apr: "4", may: "5", jun: "6", jul: "7", aug: "8", sep: "9", oct: "10", nov: "11", dec: "12" };
+      static NICKNAME_MAP = { "@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *", "@monthly": "0 0 1 * *", "@weekly": "0 0 * * SUN", "@daily": "0 0 * * *", "@midnight": "0 0 * * *", "@hourly": "0 * * * *" };
+      handleNicknames(e) {
+        let t2 = e.trim().toLowerCase();
+        if (t2 === "@reboot") throw new TypeError("CronPattern: @reboot is not supported in this environment. This is an event-based trigger that requires system startup detection.");
+        return s.NICKNAME_MAP[t2] || e;
+      }
+      setNthWeekdayOfMonth(e, t2) {
+        if (typeof t2 != "number" && t2.toUpperCase() === "L") this.dayOfWeek[e] = this.dayOfWeek[e] | 32;
+        else if (t2 === 63) this.dayOfWeek[e] = 63;
+        else if (t2 < 6 && t2 > 0) this.dayOfWeek[e] = this.dayOfWeek[e] | x[t2 - 1];
+        else throw new TypeError(`CronPattern: nth weekday out of range, should be 1-5 or L. Value: ${t2}, Type: ${typeof t2}`);
+      }
+    };
+    B = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    f = [["month", "year", 0], ["day", "month", -1], ["hour", "day", 0], ["minute", "hour", 0], ["second", "minute", 0]];
+    c = class s2 {
+      tz;
+      instantMs;
+      instantFields;
+      ms;
+      second;
+      minute;
+      hour;
+      day;
+      month;
+      year;
+      constructor(e, t2) {
+        if (this.tz = t2, e && e instanceof Date) if (!isNaN(e)) this.fromDate(e);
+        else throw new TypeError("CronDate: Invalid date passed to CronDate constructor");
+        else if (e == null) this.fromDate(/* @__PURE__ */ new Date());
+        else if (e && typeof e == "string") this.fromString(e);
+        else if (e instanceof s2) this.fromCronDate(e);
+        else throw new TypeError("CronDate: Invalid type (" + typeof e + ") passed to CronDate constructor");
+      }
+      getLastDayOfMonth(e, t2) {
+        return t2 !== 1 ? B[t2] : new Date(g(e, t2 + 1, 0)).getUTCDate();
+      }
+      getLastWeekday(e, t2) {
+        let n = this.getLastDayOfMonth(e, t2), a = new Date(g(e, t2, n)).getUTCDay();
+        return a === 0 ? n - 2 : a === 6 ? n - 1 : n;
+      }
+      getNearestWeekday(e, t2, n) {
+        let r2 = this.getLastDayOfMonth(e, t2);
+        if (n > r2) return -1;
+        let i2 = new Date(g(e, t2, n)).getUTCDay();
+        return i2 === 0 ? n === r2 ? n - 2 : n + 1 : i2 === 6 ? n === 1 ? n + 2 : n - 1 : n;
+      }
+      isNthWeekdayOfMonth(e, t2, n, r2) {
+        let i2 = new Date(g(e, t2, n)).getUTCDay(), o2 = 0;
+        for (let u = 1; u <= n; u++) new Date(g(e, t2, u)).getUTCDay() === i2 && o2++;
+        if (r2 & 63 && x[o2 - 1] & r2) return true;
+        if (r2 & 32) {
+          let u = this.getLastDayOfMonth(e, t2);
+          for (let l = n + 1; l <= u; l++) if (new Date(g(e, t2, l)).getUTCDay() === i2) return false;
+          return true;
+        }
+        return false;
+      }
+      fromDate(e) {
+        if (this.tz !== void 0) if (typeof this.tz == "number") this.ms = e.getUTCMilliseconds(), this.second = e.getUTCSeconds(), this.minute = e.getUTCMinutes() + this.tz, this.hour = e.getUTCHours(), this.day = e.getUTCDate(), this.month = e.getUTCMonth(), this.year = e.getUTCFullYear(), this.apply();
+        else try {
+          let t2 = y(e, this.tz);
+          this.ms = e.getMilliseconds(), this.second = t2.s, this.minute = t2.i, this.hour = t2.h, this.day = t2.d, this.month = t2.m - 1, this.year = t2.y, this.cacheInstant(e.getTime() - this.ms);
+        } catch (t2) {
+          let n = t2 instanceof Error ? t2.message : String(t2);
+          throw new TypeError(`CronDate: Failed to convert date to timezone '${this.tz}'. This may happen with invalid timezone names or dates. Original error: ${n}`);
+        }
+        else this.ms = e.getMilliseconds(), this.second = e.getSeconds(), this.minute = e.getMinutes(), this.hour = e.getHours(), this.day = e.getDate(), this.month = e.getMonth(), this.year = e.getFullYear(), this.cacheInstant(e.getTime() - this.ms);
+      }
+      cacheInstant(e) {
+        this.instantMs = e;
+        let { year: t2, month: n, day: r2, hour: a, minute: i2, second: o2 } = this;
+        this.instantFields = [t2, n, r2, a, i2, o2, this.tz];
+      }
+      cachedInstant() {
+        let e = this.instantFields;
+        if (!(e === void 0 || e[6] !== this.tz) && !(e[5] !== this.second || e[4] !== this.minute || e[3] !== this.hour) && !(e[2] !== this.day || e[1] !== this.month || e[0] !== this.year)) return this.instantMs;
+      }
+      fromCronDate(e) {
+        this.tz = e.tz, this.year = e.year, this.month = e.month, this.day = e.day, this.hour = e.hour, this.minute = e.minute, this.second = e.second, this.ms = e.ms, this.instantMs = e.instantMs, this.instantFields = e.instantFields;
+      }
+      apply() {
+        if (this.month > 11 || this.month < 0 || this.day > this.getLastDayOfMonth(this.year, this.month) || this.day < 1 || this.hour > 23 || this.minute > 59 || this.second > 59 || this.hour < 0 || this.minute < 0 || this.second < 0) {
+          let e = /* @__PURE__ */ new Date(0);
+          return e.setUTCFullYear(this.year, this.month, this.day), e.setUTCHours(this.hour, this.minute, this.second, this.ms), this.ms = e.getUTCMilliseconds(), this.second = e.getUTCSeconds(), this.minute = e.getUTCMinutes(), this.hour = e.getUTCHours(), this.day = e.getUTCDate(), this.month = e.getUTCMonth(), this.year = e.getUTCFullYear(), true;
+        } else return false;
+      }
+      fromString(e) {
+        if (typeof this.tz == "number") {
+          if (O(e)) return this.fromDate(v(e));
+          let t2 = v(e, "Etc/UTC");
+          this.ms = t2.getUTCMilliseconds(), this.second = t2.getUTCSeconds(), this.minute = t2.getUTCMinutes(), this.hour = t2.getUTCHours(), this.day = t2.getUTCDate(), this.month = t2.getUTCMonth(), this.year = t2.getUTCFullYear(), this.apply();
+        } else return this.fromDate(v(e, this.tz));
+      }
+      findNext(e, t2, n, r2) {
+        return this._findMatch(e, t2, n, r2, 1);
+      }
+      _matchDayValue(e, t2, n, r2) {
+        let a = e;
+        if (!a) {
+          for (let i2 = 0; i2 < n.nearestWeekdays.length; i2++) if (n.nearestWeekdays[i2]) {
+            let o2 = this.getNearestWeekday(this.year, this.month, i2 + 1);
+            if (o2 !== -1 && o2 === t2) {
+              a = 1;
+              break;
+            }
+          }
+        }
+        if (n.lastWeekday) {
+          let i2 = this.getLastWeekday(this.year, this.month);
+          t2 === i2 && (a = 1);
+        }
+        if (n.lastDayOfMonth) {
+          let i2 = this.getLastDayOfMonth(this.year, this.month);
+          t2 === i2 && (a = 1);
+        }
+        if (!n.starDOW) {
+          let i2 = new Date(g(this.year, this.month, 1, 0, 0, 0, 0)).getUTCDay(), o2 = n.dayOfWeek[(i2 + (t2 - 1)) % 7];
+          o2 && o2 & 63 && (o2 = this.isNthWeekdayOfMonth(this.year, this.month, t2, o2) ? 1 : 0), n.useAndLogic ? a = a && o2 : !r2.domAndDow && !n.starDOM ? a = a || o2 : a = a && o2;
+        }
+        return a;
+      }
+      _findMatch(e, t2, n, r2, a) {
+        let i2 = this[t2], o2 = t2 === "day" ? this.getLastDayOfMonth(this.year, this.month) : 0, u = this[t2] + r2, l = a === 1 ? (h2) => h2 < n[t2].length : (h2) => h2 >= 0;
+        for (let h2 = u; l(h2); h2 += a) {
+          let m = n[t2][h2];
+          if (t2 === "day") {
+            if (h2 - r2 > o2) continue;
+            m = this._matchDayValue(m, h2 - r2, n, e);
+          }
+          if (m) return this[t2] = h2 - r2, i2 !== this[t2] ? 2 : 1;
+        }
+        return 3;
+      }
+      recurse(e, t2, n) {
+        let r2 = this.year, a = n;
+        for (; typeof a == "number"; ) {
+          if (e.starYear && Math.abs(this.year - r2) > 400) return null;
+          a = this.recurseStep(e, t2, a);
+        }
+        return a;
+      }
+      recurseStep(e, t2, n) {
+        if (n === 0 && !e.starYear) {
+          if (this.year >= 0 && this.year < e.year.length && e.year[this.year] === 0) {
+            let a = -1;
+            for (let i2 = this.year + 1; i2 < e.year.length && i2 < 1e4; i2++) if (e.year[i2] === 1) {
+              a = i2;
+              break;
+            }
+            if (a === -1) return null;
+            this.year = a, this.month = 0, this.day = 1, this.hour = 0, this.minute = 0, this.second = 0, this.ms = 0;
+          }
+          if (this.year >= 1e4) return null;
+        }
+        let r2 = this.findNext(t2, f[n][0], e, f[n][2]);
+        if (r2 > 1) {
+          let a = n + 1;
+          for (; a < f.length; ) this[f[a][0]] = -f[a][2], a++;
+          if (r2 === 3) {
+            if (this[f[n][1]]++, this[f[n][0]] = -f[n][2], this.apply(), n === 0 && !e.starYear) {
+              for (; this.year >= 0 && this.year < e.year.length && e.year[this.year] === 0 && this.year < 1e4; ) this.year++;
+              if (this.year >= 1e4 || this.year >= e.year.length) return null;
+            }
+            return 0;
+          } else if (this.apply()) return n - 1;
+        }
+        return n += 1, n >= f.length ? this : (e.starYear ? this.year >= 3e3 : this.year >= 1e4) ? null : n;
+      }
+      increment(e, t2, n) {
+        return this.instantMs = void 0, this.instantFields = void 0, this.second += t2.interval !== void 0 && t2.interval > 1 && n ? t2.interval : 1, this.ms = 0, this.apply(), this.recurse(e, t2, 0);
+      }
+      decrement(e, t2, n = true) {
+        this.instantMs = void 0, this.instantFields = void 0;
+        let r2 = t2.interval !== void 0 && t2.interval >= 1;
+        return (this.ms === 0 || r2) && (this.second -= r2 && n ? t2.interval : 1), this.ms = 0, this.apply(), this.year < 1 ? null : this.recurseBackward(e, t2, 0);
+      }
+      recurseBackward(e, t2, n) {
+        let r2 = this.year, a = n;
+        for (; typeof a == "number"; ) {
+          if (e.starYear && Math.abs(this.year - r2) > 400) return null;
+          a = this.recurseBackwardStep(e, t2, a);
+        }
+        return a;
+      }
+      recurseBackwardStep(e, t2, n) {
+        if (n === 0 && !e.starYear) {
+          if (this.year >= 0 && this.year < e.year.length && e.year[this.year] === 0) {
+            let a = -1;
+            for (let i2 = this.year - 1; i2 >= 0; i2--) if (e.year[i2] === 1) {
+              a = i2;
+              break;
+            }
+            if (a === -1) return null;
+            this.year = a, this.month = 11, this.day = 31, this.hour = 23, this.minute = 59, this.second = 59, this.ms = 0;
+          }
+          if (this.year < 1) return null;
+        }
+        let r2 = this.findPrevious(t2, f[n][0], e, f[n][2]);
+        if (r2 > 1) {
+          let a = n + 1;
+          for (; a < f.length; ) {
+            let i2 = f[a][0], o2 = f[a][2], u = this.getMaxPatternValue(i2, e, o2);
+            this[i2] = u, a++;
+          }
+          if (r2 === 3) {
+            if (this[f[n][1]]--, n === 0) {
+              let u = this.getLastDayOfMonth(this.year, this.month);
+              this.day > u && (this.day = u);
+            }
+            if (n === 1) if (this.day <= 0) this.day = 1;
+            else {
+              let u = this.year, l = this.month;
+              for (; l < 0; ) l += 12, u--;
+              for (; l > 11; ) l -= 12, u++;
+              let h2 = this.getLastDayOfMonth(u, l);
+              this.day > h2 && (this.day = h2);
+            }
+            this.apply();
+            let i2 = f[n][0], o2 = f[n][2];
+            if (this[i2] = this.getMaxPatternValue(i2, e, o2), this.apply(), n === 0) {
+              let u = f[1][2], l = this.getMaxPatternValue("day", e, u);
+              l !== this.day && (this.day = l, this.hour = this.getMaxPatternValue("hour", e, f[2][2]), this.minute = this.getMaxPatternValue("minute", e, f[3][2]), this.second = this.getMaxPatternValue("second", e, f[4][2]));
+            }
+            if (n === 0 && !e.starYear) {
+              for (; this.year >= 0 && this.year < e.year.length && e.year[this.year] === 0; ) this.year--;
+              if (this.year < 1) return null;
+            }
+            return 0;
+          } else if (this.apply()) return n - 1;
+        }
+        return n += 1, n >= f.length ? this : this.year < 1 ? null : n;
+      }
+      getMaxPatternValue(e, t2, n) {
+        let r2 = t2[e].length - 1 - n;
+        for (let a = t2[e].length - 1; a >= 0; a--) if (t2[e][a]) {
+          r2 = a - n;
+          break;
+        }
+        if (e === "day") {
+          let a = this.getLastDayOfMonth(this.year, this.month);
+          return t2.lastWeekday || t2.nearestWeekdays.some((i2) => i2) || t2.lastDayOfMonth || !t2.starDOW ? a : Math.min(r2, a);
+        }
+        return r2;
+      }
+      findPrevious(e, t2, n, r2) {
+        return this._findMatch(e, t2, n, r2, -1);
+      }
+      getDate(e) {
+        if (!e && typeof this.tz != "number") {
+          let t2 = this.cachedInstant();
+          if (t2 !== void 0) return new Date(t2 + (this.tz === void 0 ? this.ms : 0));
+        }
+        if (e || this.tz === void 0) {
+          if (this.year >= 0 && this.year < 100) {
+            let t2 = /* @__PURE__ */ new Date(0);
+            return t2.setFullYear(this.year, this.month, this.day), t2.setHours(this.hour, this.minute, this.second, this.ms), t2;
+          }
+          return new Date(this.year, this.month, this.day, this.hour, this.minute, this.second, this.ms);
+        } else return typeof this.tz == "number" ? new Date(g(this.year, this.month, this.day, this.hour, this.minute - this.tz, this.second, this.ms)) : N(T(this.year, this.month + 1, this.day, this.hour, this.minute, this.second, this.tz), false);
+      }
+      getTime() {
+        return this.getDate(false).getTime();
+      }
+      match(e, t2) {
+        if (!e.starYear && (this.year < 0 || this.year >= e.year.length || e.year[this.year] === 0)) return false;
+        for (let n = 0; n < f.length; n++) {
+          let r2 = f[n][0], a = f[n][2], i2 = this[r2];
+          if (i2 + a < 0 || i2 + a >= e[r2].length) return false;
+          let o2 = e[r2][i2 + a];
+          if (r2 === "day" && (o2 = this._matchDayValue(o2, i2, e, t2)), !o2) return false;
+        }
+        return true;
+      }
+    };
+    P = 1440 * 60 * 1e3;
+    $ = 30 * 1e3;
+    M = [];
+    j = class {
+      name;
+      options;
+      _states;
+      fn;
+      _startAtRoundingMs = 0;
+      getTz() {
+        return this.options.timezone ?? this.options.utcOffset;
+      }
+      applyDayOffset(e) {
+        let t2 = this._offsetMs();
+        return t2 ? new Date(e.getTime() + t2) : e;
+      }
+      _offsetMs() {
+        return (this.options.dayOffset ?? 0) * P;
+      }
+      get _startAt() {
+        return this.options.startAt;
+      }
+      get _stopAt() {
+        return this.options.stopAt;
+      }
+      _nextTarget(e, t2) {
+        let n = this._offsetMs(), r2 = this._next(this._shift(e), new Date(t2.getTime() - n), { startAt: this._shift(this._startAt), stopAt: this._shift(this._stopAt) });
+        return r2 ? this.applyDayOffset(r2.getDate(false)) : null;
+      }
+      _previousTarget(e, t2) {
+        let n = this._toMs(e ?? t2) - this._offsetMs(), r2 = this._previous(new Date(n), { startAt: this._shift(this._startAt), stopAt: this._shift(this._stopAt) });
+        return r2 ? this.applyDayOffset(r2.getDate(false)) : null;
+      }
+      _shift(e) {
+        if (e != null) return new c(new Date(this._toMs(e) - this._offsetMs()), this.getTz());
+      }
+      constructor(e, t2, n) {
+        let r2, a;
+        if (b(t2)) a = t2;
+        else if (typeof t2 == "object") r2 = t2;
+        else if (t2 !== void 0) throw new Error("Cron: Invalid argument passed for optionsIn. Should be one of function, or object (options).");
+        if (b(n)) a = n;
+        else if (typeof n == "object") r2 = n;
+        else if (n !== void 0) throw new Error("Cron: Invalid argument passed for funcIn. Should be one of function, or object (options).");
+        this.name = r2?.name;
+        let i2 = r2?.startAt;
+        this.options = F(r2), i2 && this._startAt && (this._startAtRoundingMs = this._startAt.getTime() - new c(i2, this.getTz()).getTime());
+        let o2 = !!e && (e instanceof Date || typeof e == "string" && e.indexOf(":") > 0);
+        if (this._states = { kill: false, blocking: false, previousRun: void 0, currentRun: void 0, once: void 0, currentTimeout: void 0, maxRuns: r2 ? r2.maxRuns : void 0, paused: r2 ? r2.paused : false, pattern: o2 ? new C("* * * * *", void 0, { mode: "auto" }) : new C(e, this.options.timezone, { mode: this.options.mode, alternativeWeekdays: this.options.alternativeWeekdays, sloppyRanges: this.options.sloppyRanges, fixedTimeRule: this.options.fixedTimeRule }) }, o2 && (this._states.once = new c(e, this.getTz())), this.name) {
+          if (M.find((l) => l.name === this.name)) throw new Error("Cron: Tried to initialize new named job '" + this.name + "', but name already taken.");
+          M.push(this);
+        }
+        return a !== void 0 && L(a) && (this.fn = a, this.schedule()), this;
+      }
+      nextRun(e) {
+        return this._nextTarget(e, /* @__PURE__ */ new Date());
+      }
+      nextRuns(e, t2) {
+        this._states.maxRuns !== void 0 && e > this._states.maxRuns && (e = this._states.maxRuns);
+        let n = t2 || this._states.currentRun || void 0;
+        return this._enumerateRuns(e, n, "next");
+      }
+      previousRuns(e, t2) {
+        return this._enumerateRuns(e, t2 || void 0, "previous");
+      }
+      enumerate(e) {
+        return new A(this, e);
+      }
+      _enumerateRuns(e, t2, n) {
+        let r2 = [], a = /* @__PURE__ */ new Date(), i2 = t2;
+        for (; e-- > 0; ) {
+          let o2 = n === "next" ? this._nextTarget(i2, a) : this._previousTarget(i2, a);
+          if (!o2) break;
+          r2.push(o2), i2 = o2;
+        }
+        return r2;
+      }
+      match(e) {
+        if (this._states.once) {
+          let n = new c(e, this.getTz());
+          n.ms = 0;
+          let r2 = new c(this._states.once, this.getTz());
+          return r2.ms = 0, n.getTime() === r2.getTime();
+        }
+        let t2 = new c(e, this.getTz());
+        return t2.ms = 0, t2.match(this._states.pattern, this.options);
       }
       getPattern() {
-        return this.cronExpression;
+        if (!this._states.once) return this._states.pattern ? this._states.pattern.pattern : void 0;
       }
-      lastRun() {
-        return this._lastRun;
+      getOnce() {
+        return this._states.once ? this._states.once.getDate() : null;
       }
-      recordLastRun(execution) {
-        const date = execution.finishedAt;
-        const lastRun = { date };
-        if (execution.error) {
-          lastRun.error = execution.error;
-        } else {
-          lastRun.result = execution.result;
-        }
-        this._lastRun = lastRun;
+      isRunning() {
+        return !this._states.paused && !this._states.kill && this.fn !== void 0 && this._nextTarget(this._states.currentRun, /* @__PURE__ */ new Date()) !== null;
       }
-      emit(event, context) {
-        safeEmit(this.emitter, event, context, (error) => this.logger.error(error));
+      isStopped() {
+        return this._states.kill;
       }
-      changeState(state) {
-        if (this.runner.isStarted()) {
-          this.stateMachine.changeState(state);
-        }
+      isBusy() {
+        return this._states.blocking;
       }
-      start() {
-        if (this.stateMachine.state === "destroyed")
-          return;
-        if (this.runner.isStopped()) {
-          this.runner.start();
-          this.stateMachine.changeState("idle");
-          this.emit("task:started", this.createContext(/* @__PURE__ */ new Date()));
-        }
+      currentRun() {
+        return this._states.currentRun ? this._states.currentRun.getDate() : null;
+      }
+      previousRun() {
+        return this._states.previousRun ? this._states.previousRun.getDate() : null;
+      }
+      msToNext(e) {
+        let t2 = /* @__PURE__ */ new Date(), n = this._nextTarget(e, t2);
+        return n ? n.getTime() - this._toMs(e ?? t2) : null;
       }
       stop() {
-        if (this.runner.isStarted()) {
-          this.runner.stop();
-          this.stateMachine.changeState("stopped");
-          this.emit("task:stopped", this.createContext(/* @__PURE__ */ new Date()));
+        this._states.kill = true, this._states.currentTimeout && clearTimeout(this._states.currentTimeout);
+        let e = M.indexOf(this);
+        e >= 0 && M.splice(e, 1);
+      }
+      pause() {
+        return this._states.paused = true, !this._states.kill;
+      }
+      resume() {
+        return this._states.paused = false, !this._states.kill;
+      }
+      schedule(e) {
+        return this._schedule(e);
+      }
+      _schedule(e, t2) {
+        if (e && this.fn) throw new Error("Cron: It is not allowed to schedule two functions using the same Croner instance.");
+        e && (this.fn = e);
+        let n = t2 ?? /* @__PURE__ */ new Date(), r2 = this._nextTarget(void 0, n), a = r2 ? r2.getTime() - n.getTime() : null, i2 = this._states.currentRun;
+        i2 && i2.getTime() > n.getTime() && (i2 = void 0);
+        let o2 = this._nextTarget(i2, n);
+        return a === null || isNaN(a) || o2 === null ? this : (a > $ && (a = $), a < 0 && (a = this._states.paused ? 1e3 : 0), this._states.currentTimeout = setTimeout(() => this._checkTrigger(o2), a), this._states.currentTimeout && this.options.unref && Y(this._states.currentTimeout), this);
+      }
+      async _trigger(e = /* @__PURE__ */ new Date()) {
+        this._states.blocking = true, this._states.currentRun = new c(e, this.getTz());
+        try {
+          if (this.options.catch) try {
+            this.fn !== void 0 && await this.fn(this, this.options.context);
+          } catch (t2) {
+            if (b(this.options.catch)) try {
+              Promise.resolve(this.options.catch(t2, this)).catch(() => {
+              });
+            } catch {
+            }
+          }
+          else this.fn !== void 0 && await this.fn(this, this.options.context);
+        } finally {
+          this._states.previousRun = new c(e, this.getTz()), this._states.blocking = false;
         }
       }
-      getStatus() {
-        return this.stateMachine.state;
+      async trigger() {
+        await this._trigger();
       }
-      unref() {
-        this.runner.setUnref(true);
+      runsLeft() {
+        return this._states.maxRuns;
       }
-      ref() {
-        this.runner.setUnref(false);
+      _checkTrigger(e) {
+        let t2 = /* @__PURE__ */ new Date(), n = !this._states.paused && t2.getTime() >= e.getTime(), r2 = this._states.blocking && this.options.protect;
+        n && !r2 ? (this._states.maxRuns !== void 0 && this._states.maxRuns--, this._trigger(t2)) : n && r2 && b(this.options.protect) && setTimeout(() => this.options.protect(this), 0), this._schedule(void 0, n ? void 0 : t2);
       }
-      destroy() {
-        if (this.stateMachine.state === "destroyed")
-          return;
-        this.stop();
-        this.stateMachine.changeState("destroyed");
-        this.emit("task:destroyed", this.createContext(/* @__PURE__ */ new Date()));
+      _next(e, t2, n) {
+        let r2 = n ? n.startAt : this._startAt, a = n ? n.stopAt : this._stopAt, i2 = !!e, o2 = !!(e || this._states.currentRun), u = false;
+        !e && r2 && this.options.interval && (e = this._calculatePreviousRun(r2, t2), e && (o2 = true), u = !e);
+        let l = e ?? t2 ?? /* @__PURE__ */ new Date(), h2 = this._toMs(l);
+        e = new c(l, this.getTz()), r2 && h2 < r2.getTime() && (e = u ? r2 : new c(new Date(r2.getTime() - 1e3), this.getTz()), h2 = e.getTime());
+        let m = this._states.once || new c(e, this.getTz());
+        if (!u && m !== this._states.once && (m = this._findOccurrence(e, h2, 1, o2)), this._states.once) {
+          let d = this._states.once.getTime(), p2 = h2 - d;
+          if (r2 && d < r2.getTime() - this._startAtRoundingMs || this._states.currentRun && this.applyDayOffset(this._states.once.getDate()).getTime() <= this._states.currentRun.getTime() || (i2 ? p2 >= 0 : p2 > 1e3 && !this.options.allowPast)) return null;
+        }
+        return m === null || this._states.maxRuns !== void 0 && this._states.maxRuns <= 0 || this._states.kill || a && m.getTime() >= a.getTime() ? null : m;
       }
-      execute(executionId) {
-        const id = executionId ?? createID();
-        return new Promise((resolve5, reject) => {
-          const onFail = (context) => {
-            if (context.execution?.id !== id)
-              return;
-            this.off("execution:finished", onFinished);
-            this.off("execution:failed", onFail);
-            reject(context.execution?.error);
-          };
-          const onFinished = (context) => {
-            if (context.execution?.id !== id)
-              return;
-            this.off("execution:finished", onFinished);
-            this.off("execution:failed", onFail);
-            resolve5(context.execution?.result);
-          };
-          this.on("execution:finished", onFinished);
-          this.on("execution:failed", onFail);
-          this.runner.execute(id);
-        });
+      _previous(e, t2) {
+        let n = this._toMs(e ?? /* @__PURE__ */ new Date());
+        if (t2.stopAt && n > t2.stopAt.getTime() && (n = t2.stopAt.getTime()), this._states.once) return this._states.once.getTime() < n ? this._states.once : null;
+        let r2 = this._findOccurrence(new c(new Date(n), this.getTz()), n, -1);
+        return r2 === null || t2.startAt && r2.getTime() < t2.startAt.getTime() ? null : r2;
       }
-      on(event, fun) {
-        this.emitter.on(event, fun);
+      _toMs(e) {
+        if (e instanceof Date) return e.getTime();
+        let t2 = new c(e, this.getTz());
+        return t2.getTime() + (typeof t2.tz == "string" ? t2.ms : 0);
       }
-      off(event, fun) {
-        this.emitter.off(event, fun);
+      _findOccurrence(e, t2, n, r2 = false) {
+        let a = this.options.interval ?? 0;
+        if (a > 1 && (n === -1 || r2)) {
+          t2 += (a - 1) * 1e3 * n;
+          let m = new Date(t2);
+          if (isNaN(m.getTime()) || (e = new c(m, this.getTz()), !(e.year >= 1 && e.year <= 9999))) return null;
+          r2 = false;
+        }
+        let i2 = this._walk(e, t2, n, r2), o2 = this.getTz();
+        if (this._states.pattern.isFixedTime && n === 1 || typeof o2 == "number" || U(t2, o2) !== (n === 1 ? "earlier" : "later")) return i2;
+        let u = Math.floor(t2 / 1e3) * 1e3, l = n === 1 ? k(u, u + P, o2) : k(u - P, u, o2) - 1e3;
+        if (i2 && (l - i2.getTime()) * n > 0) return i2;
+        let h2 = this._walk(new c(new Date(l), o2), l - n, n, false, true);
+        return !i2 || !h2 ? i2 ?? h2 : (i2.getTime() - h2.getTime()) * n > 0 ? h2 : i2;
       }
-      once(event, fun) {
-        this.emitter.once(event, fun);
+      _walk(e, t2, n, r2, a = false) {
+        let i2 = this._states.pattern, o2 = (l, h2) => n === 1 ? l.increment(i2, this.options, h2) : l.decrement(i2, this.options, h2), u = new c(e, this.getTz());
+        for ((!a || !u.match(i2, this.options)) && (u = o2(u, r2)); u; ) {
+          let l = this._runAt(u, t2, n);
+          if (l) return new c(l, this.getTz());
+          u = o2(u, false);
+        }
+        return null;
       }
-      createContext(executionDate, execution, reason) {
-        const localTime = new LocalizedTime(executionDate, this.timezone);
-        const ctx = {
-          date: localTime.toDate(),
-          dateLocalIso: localTime.toISO(),
-          triggeredAt: /* @__PURE__ */ new Date(),
-          task: this,
-          execution
-        };
-        if (reason)
-          ctx.reason = reason;
-        return ctx;
+      _runAt(e, t2, n) {
+        let r2 = (d) => (d.getTime() - t2) * n > 0, a = e.tz;
+        if (typeof a == "number") {
+          let d = e.getDate();
+          return r2(d) ? d : null;
+        }
+        let i2 = T(e.year, e.month + 1, e.day, e.hour, e.minute, e.second, a), o2 = _(i2), u = this._states.pattern.isFixedTime;
+        if (o2.kind === "single") return r2(o2.date) ? o2.date : null;
+        if (o2.kind === "ambiguous") {
+          let { earlier: d, later: p2 } = o2;
+          return (u ? [d] : n === 1 ? [d, p2] : [p2, d]).find(r2) ?? null;
+        }
+        if (!u) return null;
+        let l = new Date(k(o2.before.getTime(), o2.after.getTime(), a)), h2 = y(l, a);
+        return h2.y === i2.y && h2.m === i2.m && h2.d === i2.d && r2(l) ? l : null;
+      }
+      _calculatePreviousRun(e, t2) {
+        let n = new c(t2, this.getTz()).getTime();
+        if (e.getTime() > n) return;
+        let r2 = this.options.interval * 1e3, a = e;
+        for (; a.getTime() + r2 <= n; ) {
+          let i2 = this._findOccurrence(a, a.getTime(), 1, true);
+          if (i2 === null) break;
+          a = i2;
+        }
+        return a;
+      }
+    };
+    A = class {
+      cron;
+      cursor;
+      now;
+      done;
+      initialMaxRuns;
+      remainingRuns;
+      constructor(e, t2) {
+        this.cron = e, this.initialMaxRuns = e.runsLeft() ?? 1 / 0, this.reset(t2);
+      }
+      next() {
+        if (this.done || this.remainingRuns <= 0) return this.done = true, { value: void 0, done: true };
+        let e = this.cron._nextTarget(this.cursor, this.now);
+        return e === null ? (this.done = true, { value: void 0, done: true }) : (this.cursor = e, this.remainingRuns--, { value: e, done: false });
+      }
+      peek() {
+        return this.done || this.remainingRuns <= 0 ? null : this.cron._nextTarget(this.cursor, this.now);
+      }
+      reset(e) {
+        this.cursor = e instanceof Date ? new Date(e.getTime()) : e ?? void 0, this.now = /* @__PURE__ */ new Date(), this.done = false, this.remainingRuns = this.initialMaxRuns;
+      }
+      [Symbol.iterator]() {
+        return this;
       }
     };
   }
 });
 
-// node_modules/node-cron/dist/node-cron.js
-import path, { resolve as resolve2, dirname } from "path";
-import { fileURLToPath, pathToFileURL } from "url";
-import { fork } from "child_process";
-import { EventEmitter as EventEmitter2 } from "events";
-function splitFields(resolved) {
-  return resolved.replace(/\s{2,}/g, " ").trim().split(" ");
-}
-function isValidExpression(expression, min, max) {
-  const options = expression;
-  for (const option of options) {
-    const optionAsInt = parseInt(option, 10);
-    if (!Number.isNaN(optionAsInt) && (optionAsInt < min || optionAsInt > max) || !validationRegex.test(option))
-      return false;
-  }
-  return true;
-}
-function isInvalidSecond(expression) {
-  return !isValidExpression(expression, 0, 59);
-}
-function isInvalidMinute(expression) {
-  return !isValidExpression(expression, 0, 59);
-}
-function isInvalidHour(expression) {
-  return !isValidExpression(expression, 0, 23);
-}
-function isInvalidDayOfMonth(expression) {
-  const days = expression.filter((value2) => {
-    if (value2 === "L")
-      return false;
-    const weekday = DAY_OF_MONTH_W_TOKEN.exec(String(value2));
-    if (weekday) {
-      if (weekday[1] === "L")
-        return false;
-      const target = parseInt(weekday[1], 10);
-      return target < 1 || target > 31;
-    }
-    const offset = DAY_OF_MONTH_OFFSET_TOKEN.exec(String(value2));
-    if (offset) {
-      const n = parseInt(offset[1], 10);
-      return n < 1 || n > 30;
-    }
-    return true;
-  });
-  return !isValidExpression(days, 1, 31);
-}
-function hasInvalidWModifier(rawDayOfMonth) {
-  if (!/w/i.test(rawDayOfMonth))
-    return false;
-  return rawDayOfMonth.split(",").some((token) => {
-    const value2 = token.trim();
-    if (!/w/i.test(value2))
-      return false;
-    return !DAY_OF_MONTH_W_TOKEN.test(value2);
-  });
-}
-function isInvalidMonth(expression) {
-  return !isValidExpression(expression, 1, 12);
-}
-function isInvalidWeekDay(expression) {
-  const days = expression.filter((value2) => !isNthWeekdayToken(value2) && !/^[0-7]L$/.test(value2));
-  return !isValidExpression(days, 0, 7);
-}
-function isImpossibleDayOfMonth(days, months) {
-  if (days.some((day) => typeof day !== "number"))
-    return false;
-  return !months.some((month) => days.some((day) => day <= MAX_DAYS_IN_MONTH[month]));
-}
-function validateDetailed$1(pattern) {
-  if (typeof pattern !== "string")
-    return { valid: false, errors: [{ field: "expression", message: "pattern must be a string" }] };
-  const resolved = resolveNickname(pattern);
-  if (!ALLOWED_CHARS_REGEX.test(resolved))
-    return { valid: false, errors: [{ field: "expression", value: pattern, message: "pattern includes illegal characters" }] };
-  const raw = splitFields(resolved);
-  if (raw.length !== 5 && raw.length !== 6)
-    return { valid: false, errors: [{ field: "expression", value: pattern, message: `expected 5 or 6 fields but got ${raw.length}` }] };
-  const patterns = raw.length === 5 ? ["0", ...raw] : raw;
-  const executable = convertExpression(pattern);
-  const errors = [];
-  FIELDS.forEach((f, i2) => {
-    const rawWMisuse = f.key === "dayOfMonth" && hasInvalidWModifier(patterns[i2]);
-    if (f.invalid(executable[i2]) || rawWMisuse)
-      errors.push({ field: f.key, value: patterns[i2], message: `${patterns[i2]} is a invalid expression for ${f.label}` });
-  });
-  if (!errors.length && isImpossibleDayOfMonth(executable[3], executable[4])) {
-    errors.push({
-      field: "dayOfMonth",
-      value: patterns[3],
-      message: `${patterns[3]} ${patterns[4]} is an impossible day of month for the given month`
-    });
-  }
-  if (errors.length)
-    return { valid: false, errors };
+// src/cron.ts
+function parseCron(expression, timeZone) {
+  const cron = newCron(expression, timeZone);
+  if (cron.nextRun() === null) throw new Error(`"${expression}" never occurs (no date matches every field)`);
   return {
-    valid: true,
-    errors: [],
-    fields: {
-      second: executable[0],
-      minute: executable[1],
-      hour: executable[2],
-      dayOfMonth: executable[3],
-      month: executable[4],
-      dayOfWeek: executable[5]
-    }
+    previous: (time) => cron.previousRuns(1, new Date(time.getTime() + 1))[0] ?? null,
+    next: (time) => cron.nextRun(time)
   };
 }
-function parse$1(pattern) {
-  const result = validateDetailed$1(pattern);
-  if (!result.valid)
-    throw new Error(result.errors[0].message);
-  return result.fields;
+function scheduleCron(expression, onTick, onError2) {
+  return new j(expression, { ...DIALECT, catch: (error) => onError2(error) }, onTick);
 }
-function serializableOptions(options) {
-  if (!options)
-    return options;
-  const { logger: _logger, runCoordinator: _runCoordinator, ...rest } = options;
-  return rest;
-}
-function deserializeError(str2) {
-  const data = JSON.parse(str2);
-  const Err = globalThis[data.name] || Error;
-  const err = new Err(data.message);
-  if (data.stack) {
-    err.stack = data.stack;
-  }
-  Object.keys(data).forEach((key) => {
-    if (!["name", "message", "stack"].includes(key)) {
-      err[key] = data[key];
-    }
-  });
-  return err;
-}
-function schedule(expression, func, options) {
-  const task = createTask(expression, func, options);
-  let started;
+function newCron(expression, timeZone) {
+  if (timeZone !== void 0) checkTimeZone(timeZone);
   try {
-    started = task.start();
+    return new j(expression, { ...DIALECT, paused: true, ...timeZone === void 0 ? {} : { timezone: timeZone } });
   } catch (error) {
-    registry.remove(task);
-    throw error;
+    throw new Error(cronMessage(expression, error));
   }
-  if (started && typeof started.catch === "function") {
-    started.catch((error) => {
-      (options?.logger || logger).error(`Failed to start scheduled task: ${error?.message ?? error}`);
-    });
-  }
-  return task;
 }
-function createTask(expression, func, options) {
-  parse$1(expression);
-  if (options?.distributed && !options.name) {
-    throw new Error("`distributed` requires a `name` (it forms the coordination key shared across instances).");
+function cronMessage(expression, error) {
+  const detail = (error instanceof Error ? error.message : String(error)).replace(/^CronPattern: /, "");
+  const backwards = /From value is larger than to value: '(\d+)-(\d+)'/.exec(detail);
+  if (backwards !== null) {
+    return `"${expression}" has a range that runs backwards (${backwards[1]}-${backwards[2]}), which never matches; a range goes from low to high: split one that wraps around into a list, e.g. "fri-mon" as "fri-sun,mon" or "23-1" as "23,0-1"`;
   }
-  let task;
-  if (func instanceof Function) {
-    task = new InlineScheduledTask(expression, func, options);
-  } else {
-    const taskPath = solvePath(func);
-    task = new BackgroundScheduledTask(expression, taskPath, options);
-  }
-  registry.add(task);
-  return task;
+  return `"${expression}" is not a valid cron expression (${detail})`;
 }
-function solvePath(filePath) {
-  if (path.isAbsolute(filePath))
-    return pathToFileURL(filePath).href;
-  if (filePath.startsWith("file://"))
-    return filePath;
-  const stackLines = new Error().stack?.split("\n");
-  if (stackLines) {
-    stackLines?.shift();
-    const callerLine = stackLines?.find((line) => {
-      return line.indexOf(moduleFilename) === -1;
-    });
-    const match = callerLine?.match(/(file:\/\/)?(((\/?)(\w:))?([/\\].+)):\d+:\d+/);
-    if (match) {
-      const dir = `${match[5] ?? ""}${path.dirname(match[6])}`;
-      return pathToFileURL(path.resolve(dir, filePath)).href;
-    }
+function checkTimeZone(timeZone) {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone });
+  } catch {
+    throw new Error(`"${timeZone}" is not a time zone: use an IANA name such as "Europe/Berlin" or "UTC"`);
   }
-  throw new Error(`Could not locate task file ${filePath}`);
 }
-var tasks, TaskRegistry, validationRegex, ALLOWED_CHARS_REGEX, DAY_OF_MONTH_W_TOKEN, DAY_OF_MONTH_OFFSET_TOKEN, MAX_DAYS_IN_MONTH, FIELDS, daemonPath, TaskEmitter2, BackgroundScheduledTask, moduleFilename, registry, validateDetailed, getTasks, getTask;
-var init_node_cron = __esm({
-  "node_modules/node-cron/dist/node-cron.js"() {
-    init_shared();
-    tasks = /* @__PURE__ */ new Map();
-    TaskRegistry = class {
-      add(task) {
-        if (this.has(task.id)) {
-          throw Error(`task ${task.id} already registered!`);
-        }
-        tasks.set(task.id, task);
-        task.on("task:destroyed", () => {
-          this.remove(task);
-        });
-      }
-      get(taskId) {
-        return tasks.get(taskId);
-      }
-      remove(task) {
-        if (this.has(task.id)) {
-          tasks.delete(task.id);
-          task.destroy();
-        }
-      }
-      all() {
-        return tasks;
-      }
-      has(taskId) {
-        return tasks.has(taskId);
-      }
-      killAll() {
-        tasks.forEach((id) => this.remove(id));
-      }
-    };
-    validationRegex = /^(?:\d+|\*|\*\/\d+)$/;
-    ALLOWED_CHARS_REGEX = /^[a-zA-Z0-9-*/,#? ]+$/;
-    DAY_OF_MONTH_W_TOKEN = /^(\d{1,2}|L)W$/i;
-    DAY_OF_MONTH_OFFSET_TOKEN = /^L-(\d{1,2})$/i;
-    MAX_DAYS_IN_MONTH = {
-      1: 31,
-      2: 29,
-      3: 31,
-      4: 30,
-      5: 31,
-      6: 30,
-      7: 31,
-      8: 31,
-      9: 30,
-      10: 31,
-      11: 30,
-      12: 31
-    };
-    FIELDS = [
-      { key: "second", label: "second", invalid: isInvalidSecond },
-      { key: "minute", label: "minute", invalid: isInvalidMinute },
-      { key: "hour", label: "hour", invalid: isInvalidHour },
-      { key: "dayOfMonth", label: "day of month", invalid: isInvalidDayOfMonth },
-      { key: "month", label: "month", invalid: isInvalidMonth },
-      { key: "dayOfWeek", label: "week day", invalid: isInvalidWeekDay }
-    ];
-    daemonPath = resolve2(dirname(fileURLToPath(import.meta.url)), "daemon.js");
-    TaskEmitter2 = class extends EventEmitter2 {
-    };
-    BackgroundScheduledTask = class {
-      emitter;
-      id;
-      name;
-      cronExpression;
-      taskPath;
-      options;
-      forkProcess;
-      stateMachine;
-      logger;
-      suppressMissedWarning;
-      timeMatcher;
-      runCount;
-      runCoordinator;
-      _lastRun = null;
-      executing = false;
-      killPending = false;
-      pendingKillCleanup;
-      currentExecution;
-      killRequested = false;
-      startPromise;
-      constructor(cronExpression, taskPath, options) {
-        this.cronExpression = cronExpression;
-        this.taskPath = taskPath;
-        this.options = options;
-        this.id = createID();
-        this.name = options?.name || this.id;
-        this.emitter = new TaskEmitter2();
-        this.stateMachine = new StateMachine("stopped");
-        this.timeMatcher = new TimeMatcher(cronExpression, options?.timezone);
-        this.runCount = 0;
-        this.on("execution:started", (context) => {
-          if (context?.execution?.reason === "scheduled")
-            this.runCount++;
-          this.executing = true;
-          this.currentExecution = context?.execution;
-        });
-        this.on("execution:finished", (context) => {
-          this.executing = false;
-          this.currentExecution = void 0;
-          this.recordLastRun(context.execution);
-        });
-        this.on("execution:failed", (context) => {
-          this.executing = false;
-          this.currentExecution = void 0;
-          this.recordLastRun(context.execution);
-        });
-        this.logger = options?.logger || logger;
-        this.suppressMissedWarning = options?.suppressMissedWarning || false;
-        this.runCoordinator = options?.distributed ? resolveRunCoordinator(options?.runCoordinator) : void 0;
-        this.on("task:stopped", () => {
-          this.killForkWhenSettled();
-          if (this.stateMachine.state !== "destroyed") {
-            this.stateMachine.changeState("stopped");
-          }
-        });
-        this.on("task:destroyed", () => {
-          this.killForkWhenSettled();
-          this.stateMachine.changeState("destroyed");
-        });
-      }
-      getNextRun() {
-        if (this.stateMachine.state !== "stopped") {
-          return this.timeMatcher.getNextMatch(/* @__PURE__ */ new Date());
-        }
-        return null;
-      }
-      getNextRuns(count5) {
-        const runs = [];
-        let from = /* @__PURE__ */ new Date();
-        for (let i2 = 0; i2 < count5; i2++) {
-          from = this.timeMatcher.getNextMatch(from);
-          runs.push(from);
-        }
-        return runs;
-      }
-      match(date) {
-        return this.timeMatcher.match(date);
-      }
-      msToNext() {
-        const next = this.getNextRun();
-        return next ? next.getTime() - Date.now() : null;
-      }
-      isBusy() {
-        return this.getStatus() === "running";
-      }
-      runsLeft() {
-        if (this.options?.maxExecutions == null)
-          return void 0;
-        return Math.max(0, this.options.maxExecutions - this.runCount);
-      }
-      getPattern() {
-        return this.cronExpression;
-      }
-      lastRun() {
-        return this._lastRun;
-      }
-      recordLastRun(execution) {
-        if (!execution)
-          return;
-        const raw = execution.finishedAt ?? execution.startedAt;
-        const date = raw ? new Date(raw) : /* @__PURE__ */ new Date();
-        const lastRun = { date };
-        if (execution.error) {
-          lastRun.error = execution.error;
-        } else {
-          lastRun.result = execution.result;
-        }
-        this._lastRun = lastRun;
-      }
-      killForkWhenSettled() {
-        if (!this.forkProcess)
-          return;
-        if (!this.executing) {
-          this.killFork();
-          return;
-        }
-        if (this.killPending)
-          return;
-        this.killPending = true;
-        const onSettled = () => this.killFork();
-        this.once("execution:finished", onSettled);
-        this.once("execution:failed", onSettled);
-        this.pendingKillCleanup = () => {
-          this.off("execution:finished", onSettled);
-          this.off("execution:failed", onSettled);
-        };
-      }
-      clearPendingKillWait() {
-        this.pendingKillCleanup?.();
-        this.pendingKillCleanup = void 0;
-        this.killPending = false;
-      }
-      killFork() {
-        this.clearPendingKillWait();
-        this.killRequested = true;
-        this.forkProcess?.kill();
-        this.forkProcess = void 0;
-      }
-      handleUnexpectedExit(code, signal) {
-        this.clearPendingKillWait();
-        const erro = new Error(`daemon exited unexpectedly (code ${code}, signal ${signal})`);
-        this.logger.error(erro);
-        if (this.executing) {
-          const execution = { id: createID(), reason: "scheduled", ...this.currentExecution, error: erro, finishedAt: /* @__PURE__ */ new Date() };
-          this.emitter.emit("execution:failed", this.createContext(/* @__PURE__ */ new Date(), execution));
-        }
-        try {
-          this.stateMachine.changeState("stopped");
-        } catch (err) {
-          this.logger.error(err);
-        }
-        const context = this.createContext(/* @__PURE__ */ new Date());
-        context.error = erro;
-        this.emitter.emit("task:failed", context);
-        this.forkProcess = void 0;
-      }
-      start() {
-        if (this.stateMachine.state === "destroyed") {
-          return Promise.resolve();
-        }
-        if (this.startPromise) {
-          return this.startPromise;
-        }
-        if (this.forkProcess) {
-          return Promise.resolve();
-        }
-        this.startPromise = this.forkAndStart().finally(() => {
-          this.startPromise = void 0;
-        });
-        return this.startPromise;
-      }
-      forkAndStart() {
-        return new Promise((resolve5, reject) => {
-          const startTimeout = this.options?.startTimeout ?? 5e3;
-          const failStart = (error) => {
-            clearTimeout(timeout);
-            this.killFork();
-            reject(error);
-          };
-          const timeout = setTimeout(() => {
-            failStart(new Error(`Start operation timed out after ${startTimeout}ms. The background task file may have failed to load or taken too long to import; verify it runs on its own and consider increasing the \`startTimeout\` option.`));
-          }, startTimeout);
-          this.killRequested = false;
-          let startSucceeded = false;
-          try {
-            this.forkProcess = fork(daemonPath);
-            this.forkProcess.on("error", (err) => {
-              failStart(new Error(`Error on daemon: ${err.message}`));
-            });
-            this.forkProcess.on("exit", (code, signal) => {
-              if (this.killRequested) {
-                this.killRequested = false;
-                return;
-              }
-              if (code !== 0 && signal !== "SIGTERM") {
-                if (startSucceeded) {
-                  this.handleUnexpectedExit(code, signal);
-                  return;
-                }
-                const erro = new Error(`node-cron daemon exited with code ${code || signal}`);
-                this.logger.error(erro);
-                failStart(erro);
-              }
-            });
-            this.forkProcess.on("message", (message) => {
-              if (message.type === "coordinator:shouldRun") {
-                void this.handleShouldRun(message);
-                return;
-              }
-              if (message.type === "coordinator:complete") {
-                this.runCoordinator?.onComplete?.(message.key)?.catch?.((err) => this.logger.error("Run coordinator onComplete failed", err));
-                return;
-              }
-              if (message.event === "daemon:error") {
-                failStart(message.jsonError ? deserializeError(message.jsonError) : new Error("Background task failed to start"));
-                return;
-              }
-              if (message.jsonError) {
-                if (message.context?.execution) {
-                  message.context.execution.error = deserializeError(message.jsonError);
-                  delete message.jsonError;
-                }
-              }
-              if (message.context?.task?.state) {
-                this.stateMachine.changeState(message.context?.task?.state);
-              }
-              if (message.context) {
-                const execution = message.context?.execution;
-                delete execution?.hasError;
-                const context = this.createContext(new Date(message.context.date), execution, message.context.reason);
-                this.logEvent(message.event, context);
-                this.emitter.emit(message.event, context);
-              }
-            });
-            this.once("task:started", () => {
-              startSucceeded = true;
-              this.stateMachine.changeState("idle");
-              clearTimeout(timeout);
-              resolve5(void 0);
-            });
-            this.forkProcess.send({
-              command: "task:start",
-              path: this.taskPath,
-              cron: this.cronExpression,
-              options: serializableOptions(this.options)
-            });
-          } catch (error) {
-            failStart(error);
-          }
-        });
-      }
-      stop() {
-        return new Promise((resolve5, reject) => {
-          if (this.stateMachine.state === "destroyed") {
-            return resolve5(void 0);
-          }
-          if (!this.forkProcess) {
-            this.emitter.emit("task:stopped");
-            return resolve5(void 0);
-          }
-          const timeoutId = setTimeout(() => {
-            clearTimeout(timeoutId);
-            this.killFork();
-            reject(new Error("Stop operation timed out"));
-          }, 5e3);
-          const cleanupAndResolve = () => {
-            clearTimeout(timeoutId);
-            this.off("task:stopped", onStopped);
-            resolve5(void 0);
-          };
-          const onStopped = () => {
-            cleanupAndResolve();
-          };
-          this.once("task:stopped", onStopped);
-          this.forkProcess.send({
-            command: "task:stop"
-          });
-        });
-      }
-      getStatus() {
-        return this.stateMachine.state;
-      }
-      unref() {
-        if (!this.forkProcess)
-          return;
-        this.forkProcess.unref();
-        this.forkProcess.channel?.unref();
-      }
-      ref() {
-        if (!this.forkProcess)
-          return;
-        this.forkProcess.ref();
-        this.forkProcess.channel?.ref();
-      }
-      destroy() {
-        return new Promise((resolve5, reject) => {
-          if (this.stateMachine.state === "destroyed") {
-            return resolve5(void 0);
-          }
-          if (!this.forkProcess) {
-            this.emitter.emit("task:destroyed");
-            return resolve5(void 0);
-          }
-          const timeoutId = setTimeout(() => {
-            clearTimeout(timeoutId);
-            this.killFork();
-            reject(new Error("Destroy operation timed out"));
-          }, 5e3);
-          const onDestroy = () => {
-            clearTimeout(timeoutId);
-            this.off("task:destroyed", onDestroy);
-            resolve5(void 0);
-          };
-          this.once("task:destroyed", onDestroy);
-          this.forkProcess.send({
-            command: "task:destroy"
-          });
-        });
-      }
-      execute() {
-        return new Promise((resolve5, reject) => {
-          if (!this.forkProcess) {
-            return reject(new Error("Cannot execute background task because it hasn't been started yet. Please initialize the task using the start() method before attempting to execute it."));
-          }
-          const executionId = createID();
-          let timeoutId;
-          if (typeof this.options?.executeTimeout === "number") {
-            timeoutId = setTimeout(() => {
-              cleanupListeners();
-              reject(new Error("Execution timeout exceeded"));
-            }, this.options.executeTimeout);
-          }
-          const cleanupListeners = () => {
-            if (timeoutId)
-              clearTimeout(timeoutId);
-            this.off("execution:finished", onFinished);
-            this.off("execution:failed", onFail);
-          };
-          const onFinished = (context) => {
-            if (context.execution?.id !== executionId)
-              return;
-            cleanupListeners();
-            resolve5(context.execution?.result);
-          };
-          const onFail = (context) => {
-            if (context.execution?.id !== executionId)
-              return;
-            cleanupListeners();
-            reject(context.execution?.error || new Error("Execution failed without specific error"));
-          };
-          this.on("execution:finished", onFinished);
-          this.on("execution:failed", onFail);
-          this.forkProcess.send({
-            command: "task:execute",
-            executionId
-          });
-        });
-      }
-      async handleShouldRun(message) {
-        let allowed = false;
-        let error;
-        try {
-          allowed = this.runCoordinator ? await this.runCoordinator.shouldRun(message.key, message.ttlMs) : false;
-        } catch (err) {
-          error = err?.message ?? String(err);
-        }
-        this.forkProcess?.send({ type: "coordinator:result", reqId: message.reqId, allowed, error });
-      }
-      on(event, fun) {
-        this.emitter.on(event, fun);
-      }
-      off(event, fun) {
-        this.emitter.off(event, fun);
-      }
-      once(event, fun) {
-        this.emitter.once(event, fun);
-      }
-      logEvent(event, context) {
-        switch (event) {
-          case "execution:missed": {
-            const handled = this.emitter.listenerCount("execution:missed") > 0;
-            if (!this.suppressMissedWarning && !handled) {
-              this.logger.warn(`missed execution at ${context.date}! Possible blocking IO or high CPU user at the same process used by node-cron.`);
-            }
-            break;
-          }
-          case "execution:overlap":
-            if (this.options?.noOverlap) {
-              this.logger.warn("task still running, new execution blocked by overlap prevention!");
-            }
-            break;
-          case "execution:failed":
-            if (context.execution?.error) {
-              this.logger.error(context.execution.error);
-            }
-            break;
-        }
-      }
-      createContext(executionDate, execution, reason) {
-        const localTime = new LocalizedTime(executionDate, this.options?.timezone);
-        const ctx = {
-          date: localTime.toDate(),
-          dateLocalIso: localTime.toISO(),
-          triggeredAt: /* @__PURE__ */ new Date(),
-          task: this,
-          execution
-        };
-        if (reason)
-          ctx.reason = reason;
-        return ctx;
-      }
-    };
-    moduleFilename = fileURLToPath(import.meta.url);
-    registry = new TaskRegistry();
-    validateDetailed = validateDetailed$1;
-    getTasks = registry.all;
-    getTask = registry.get;
+var DIALECT;
+var init_cron = __esm({
+  "src/cron.ts"() {
+    "use strict";
+    init_croner();
+    DIALECT = { mode: "5-or-6-parts", domAndDow: false };
   }
 });
 
 // src/config/env.ts
-import path2 from "node:path";
+import path from "node:path";
 function applyEnvOverrides(config, env, cwd) {
   const problems2 = [];
   const url = nonEmpty(env.API_BASE_URL);
@@ -17154,7 +16171,7 @@ function applyEnvOverrides(config, env, cwd) {
       ...config,
       api: { ...config.api, url: url ?? config.api.url },
       listen: listen ?? config.listen,
-      stateDir: stateDir === void 0 ? config.stateDir : path2.resolve(cwd, stateDir),
+      stateDir: stateDir === void 0 ? config.stateDir : path.resolve(cwd, stateDir),
       shutdownTimeoutSeconds: shutdownSeconds !== void 0 && Number.isFinite(shutdownSeconds) ? shutdownSeconds : config.shutdownTimeoutSeconds
     },
     problems: problems2
@@ -17174,23 +16191,23 @@ var init_env = __esm({
 });
 
 // src/config/to-config.ts
-import path3 from "node:path";
+import path2 from "node:path";
 function toConfig(raw, cwd) {
   const tokenFile = raw.api?.["token-file"] ?? null;
   return {
     api: {
       url: raw.api?.url ?? "embedded",
-      tokenFile: tokenFile === null ? null : path3.resolve(cwd, tokenFile),
+      tokenFile: tokenFile === null ? null : path2.resolve(cwd, tokenFile),
       rateLimit: raw.api?.["rate-limit"] ?? "auto",
       concurrency: raw.api?.concurrency ?? 8,
       legacyEnforce: raw.api?.["legacy-enforce"] ?? false,
       nativeKind: raw.api?.["native-kind"] ?? "native",
       retryBudgetSeconds: raw.api?.["retry-budget"] ?? DEFAULT_RETRY_BUDGET_SECONDS
     },
-    sources: raw.sources.map((s) => toSource(s, cwd)),
+    sources: raw.sources.map((s3) => toSource(s3, cwd)),
     listen: raw.listen ?? DEFAULT_LISTEN,
     webhookSecretEnv: raw["webhook-secret-env"] ?? "WEBHOOK_SECRET",
-    stateDir: path3.resolve(cwd, raw["state-dir"] ?? DEFAULT_STATE_DIR),
+    stateDir: path2.resolve(cwd, raw["state-dir"] ?? DEFAULT_STATE_DIR),
     shutdownTimeoutSeconds: raw["shutdown-timeout"] ?? DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
     notifications: (raw.notifications ?? []).map((n) => toNotification(n, cwd))
   };
@@ -17198,7 +16215,7 @@ function toConfig(raw, cwd) {
 function toSource(raw, cwd) {
   return {
     ...sourceDefaults(raw.name, raw.organization),
-    path: raw.path === void 0 ? null : path3.resolve(cwd, raw.path),
+    path: raw.path === void 0 ? null : path2.resolve(cwd, raw.path),
     git: raw.git === void 0 ? null : { url: raw.git.url, ref: raw.git.ref ?? "main", path: raw.git.path ?? "." },
     schedule: raw.schedule ?? DEFAULT_SCHEDULE,
     prune: raw.prune ?? false,
@@ -17217,7 +16234,7 @@ function toNotification(raw, cwd) {
     name: raw.name,
     type: raw.type,
     urlEnv: raw["url-env"] ?? null,
-    urlFile: raw["url-file"] === void 0 ? null : path3.resolve(cwd, raw["url-file"]),
+    urlFile: raw["url-file"] === void 0 ? null : path2.resolve(cwd, raw["url-file"]),
     secretEnv: raw["secret-env"] ?? null,
     events: raw.events ?? null,
     sources: raw.sources ?? null,
@@ -17258,9 +16275,9 @@ var init_to_config = __esm({
 });
 
 // src/config/flags.ts
-import path4 from "node:path";
+import path3 from "node:path";
 function configFromFlags(flags, env, cwd = process.cwd()) {
-  const dir = path4.resolve(cwd, flags.sourceDir);
+  const dir = path3.resolve(cwd, flags.sourceDir);
   const name = flags.name ?? "default";
   const api = { url: "embedded", tokenFile: null, rateLimit: "auto", concurrency: 8, legacyEnforce: false, nativeKind: "native", retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS };
   return configWithDefaults(api, [{ ...sourceDefaults(name, flags.organization), path: dir }], env, flags.apiUrl ?? null, cwd);
@@ -17271,7 +16288,7 @@ function configWithDefaults(api, sources, env, apiUrl, cwd) {
     sources,
     listen: DEFAULT_LISTEN,
     webhookSecretEnv: "WEBHOOK_SECRET",
-    stateDir: path4.resolve(cwd, DEFAULT_STATE_DIR),
+    stateDir: path3.resolve(cwd, DEFAULT_STATE_DIR),
     shutdownTimeoutSeconds: DEFAULT_SHUTDOWN_TIMEOUT_SECONDS
   };
   const overridden = applyEnvOverrides(config, env, cwd);
@@ -17592,8 +16609,8 @@ var require_req = __commonJS({
       if (req.originalUrl) {
         _req.url = req.originalUrl;
       } else {
-        const path20 = req.path;
-        _req.url = typeof path20 === "string" ? path20 : req.url ? req.url.path || req.url : void 0;
+        const path17 = req.path;
+        _req.url = typeof path17 === "string" ? path17 : req.url ? req.url.path || req.url : void 0;
       }
       if (req.query) {
         _req.query = req.query;
@@ -17705,7 +16722,7 @@ var require_pino_std_serializers = __commonJS({
 var require_caller = __commonJS({
   "node_modules/pino/lib/caller.js"(exports, module) {
     "use strict";
-    function noOpPrepareStackTrace(_2, stack) {
+    function noOpPrepareStackTrace(_3, stack) {
       return stack;
     }
     module.exports = function getCallers() {
@@ -17758,14 +16775,14 @@ var require_redact = __commonJS({
       }
       return obj;
     }
-    function parsePath(path20) {
+    function parsePath(path17) {
       const parts = [];
       let current = "";
       let inBrackets = false;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path20.length; i2++) {
-        const char = path20[i2];
+      for (let i2 = 0; i2 < path17.length; i2++) {
+        const char = path17[i2];
         if (!inBrackets && char === ".") {
           if (current) {
             parts.push(current);
@@ -17896,10 +16913,10 @@ var require_redact = __commonJS({
       return current;
     }
     function redactPaths(obj, paths, censor, remove2 = false) {
-      for (const path20 of paths) {
-        const parts = parsePath(path20);
+      for (const path17 of paths) {
+        const parts = parsePath(path17);
         if (parts.includes("*")) {
-          redactWildcardPath(obj, parts, censor, path20, remove2);
+          redactWildcardPath(obj, parts, censor, path17, remove2);
         } else {
           if (remove2) {
             removeKey(obj, parts);
@@ -17984,8 +17001,8 @@ var require_redact = __commonJS({
           }
         } else {
           if (afterWildcard.includes("*")) {
-            const wrappedCensor = typeof censor === "function" ? (value2, path20) => {
-              const fullPath = [...pathArray.slice(0, pathLength), ...path20];
+            const wrappedCensor = typeof censor === "function" ? (value2, path17) => {
+              const fullPath = [...pathArray.slice(0, pathLength), ...path17];
               return censor(value2, fullPath);
             } : censor;
             redactWildcardPath(current, afterWildcard, wrappedCensor, originalPath, remove2);
@@ -18020,8 +17037,8 @@ var require_redact = __commonJS({
         return null;
       }
       const pathStructure = /* @__PURE__ */ new Map();
-      for (const path20 of pathsToClone) {
-        const parts = parsePath(path20);
+      for (const path17 of pathsToClone) {
+        const parts = parsePath(path17);
         let current = pathStructure;
         for (let i2 = 0; i2 < parts.length; i2++) {
           const part = parts[i2];
@@ -18073,24 +17090,24 @@ var require_redact = __commonJS({
       }
       return cloneSelectively(obj, pathStructure);
     }
-    function validatePath(path20) {
-      if (typeof path20 !== "string") {
+    function validatePath(path17) {
+      if (typeof path17 !== "string") {
         throw new Error("Paths must be (non-empty) strings");
       }
-      if (path20 === "") {
+      if (path17 === "") {
         throw new Error("Invalid redaction path ()");
       }
-      if (path20.includes("..")) {
-        throw new Error(`Invalid redaction path (${path20})`);
+      if (path17.includes("..")) {
+        throw new Error(`Invalid redaction path (${path17})`);
       }
-      if (path20.includes(",")) {
-        throw new Error(`Invalid redaction path (${path20})`);
+      if (path17.includes(",")) {
+        throw new Error(`Invalid redaction path (${path17})`);
       }
       let bracketCount = 0;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path20.length; i2++) {
-        const char = path20[i2];
+      for (let i2 = 0; i2 < path17.length; i2++) {
+        const char = path17[i2];
         if ((char === '"' || char === "'") && bracketCount > 0) {
           if (!inQuotes) {
             inQuotes = true;
@@ -18104,20 +17121,20 @@ var require_redact = __commonJS({
         } else if (char === "]" && !inQuotes) {
           bracketCount--;
           if (bracketCount < 0) {
-            throw new Error(`Invalid redaction path (${path20})`);
+            throw new Error(`Invalid redaction path (${path17})`);
           }
         }
       }
       if (bracketCount !== 0) {
-        throw new Error(`Invalid redaction path (${path20})`);
+        throw new Error(`Invalid redaction path (${path17})`);
       }
     }
     function validatePaths(paths) {
       if (!Array.isArray(paths)) {
         throw new TypeError("paths must be an array");
       }
-      for (const path20 of paths) {
-        validatePath(path20);
+      for (const path17 of paths) {
+        validatePath(path17);
       }
     }
     function slowRedact(options = {}) {
@@ -18266,9 +17283,9 @@ var require_redaction = __commonJS({
           o2[ns].push(...o2[wildcardFirstSym] || []);
         }
         if (ns === wildcardFirstSym) {
-          Object.keys(o2).forEach(function(k2) {
-            if (o2[k2]) {
-              o2[k2].push(nextPath);
+          Object.keys(o2).forEach(function(k3) {
+            if (o2[k3]) {
+              o2[k3].push(nextPath);
             }
           });
         }
@@ -18281,15 +17298,15 @@ var require_redaction = __commonJS({
       const topCensor = (...args) => {
         return typeof censor === "function" ? serialize2(censor(...args)) : serialize2(censor);
       };
-      return [...Object.keys(shape), ...Object.getOwnPropertySymbols(shape)].reduce((o2, k2) => {
-        if (shape[k2] === null) {
-          o2[k2] = (value2) => topCensor(value2, [k2]);
+      return [...Object.keys(shape), ...Object.getOwnPropertySymbols(shape)].reduce((o2, k3) => {
+        if (shape[k3] === null) {
+          o2[k3] = (value2) => topCensor(value2, [k3]);
         } else {
-          const wrappedCensor = typeof censor === "function" ? (value2, path20) => {
-            return censor(value2, [k2, ...path20]);
+          const wrappedCensor = typeof censor === "function" ? (value2, path17) => {
+            return censor(value2, [k3, ...path17]);
           } : censor;
-          o2[k2] = Redact({
-            paths: shape[k2],
+          o2[k3] = Redact({
+            paths: shape[k3],
             censor: wrappedCensor,
             serialize: serialize2,
             strict,
@@ -18358,32 +17375,32 @@ var require_quick_format_unescaped = __commonJS({
       }
     }
     module.exports = format;
-    function format(f, args, opts) {
+    function format(f2, args, opts) {
       var ss = opts && opts.stringify || tryStringify;
       var offset = 1;
-      if (typeof f === "object" && f !== null) {
+      if (typeof f2 === "object" && f2 !== null) {
         var len = args.length + offset;
-        if (len === 1) return f;
+        if (len === 1) return f2;
         var objects = new Array(len);
-        objects[0] = ss(f);
+        objects[0] = ss(f2);
         for (var index = 1; index < len; index++) {
           objects[index] = ss(args[index]);
         }
         return objects.join(" ");
       }
-      if (typeof f !== "string") {
-        return f;
+      if (typeof f2 !== "string") {
+        return f2;
       }
       var argLen = args.length;
-      if (argLen === 0) return f;
+      if (argLen === 0) return f2;
       var str2 = "";
       var a = 1 - offset;
       var lastPos = -1;
-      var flen = f && f.length || 0;
+      var flen = f2 && f2.length || 0;
       for (var i2 = 0; i2 < flen; ) {
-        if (f.charCodeAt(i2) === 37 && i2 + 1 < flen) {
+        if (f2.charCodeAt(i2) === 37 && i2 + 1 < flen) {
           lastPos = lastPos > -1 ? lastPos : 0;
-          switch (f.charCodeAt(i2 + 1)) {
+          switch (f2.charCodeAt(i2 + 1)) {
             case 100:
             // 'd'
             case 102:
@@ -18391,7 +17408,7 @@ var require_quick_format_unescaped = __commonJS({
                 break;
               if (args[a] == null) break;
               if (lastPos < i2)
-                str2 += f.slice(lastPos, i2);
+                str2 += f2.slice(lastPos, i2);
               str2 += Number(args[a]);
               lastPos = i2 + 2;
               i2++;
@@ -18401,7 +17418,7 @@ var require_quick_format_unescaped = __commonJS({
                 break;
               if (args[a] == null) break;
               if (lastPos < i2)
-                str2 += f.slice(lastPos, i2);
+                str2 += f2.slice(lastPos, i2);
               str2 += Math.floor(Number(args[a]));
               lastPos = i2 + 2;
               i2++;
@@ -18415,7 +17432,7 @@ var require_quick_format_unescaped = __commonJS({
                 break;
               if (args[a] === void 0) break;
               if (lastPos < i2)
-                str2 += f.slice(lastPos, i2);
+                str2 += f2.slice(lastPos, i2);
               var type = typeof args[a];
               if (type === "string") {
                 str2 += "'" + args[a] + "'";
@@ -18437,14 +17454,14 @@ var require_quick_format_unescaped = __commonJS({
               if (a >= argLen)
                 break;
               if (lastPos < i2)
-                str2 += f.slice(lastPos, i2);
+                str2 += f2.slice(lastPos, i2);
               str2 += String(args[a]);
               lastPos = i2 + 2;
               i2++;
               break;
             case 37:
               if (lastPos < i2)
-                str2 += f.slice(lastPos, i2);
+                str2 += f2.slice(lastPos, i2);
               str2 += "%";
               lastPos = i2 + 2;
               i2++;
@@ -18456,9 +17473,9 @@ var require_quick_format_unescaped = __commonJS({
         ++i2;
       }
       if (lastPos === -1)
-        return f;
+        return f2;
       else if (lastPos < flen) {
-        str2 += f.slice(lastPos);
+        str2 += f2.slice(lastPos);
       }
       return str2;
     }
@@ -18505,9 +17522,9 @@ var require_sonic_boom = __commonJS({
   "node_modules/sonic-boom/index.js"(exports, module) {
     "use strict";
     var fs = __require("fs");
-    var EventEmitter6 = __require("events");
+    var EventEmitter4 = __require("events");
     var inherits = __require("util").inherits;
-    var path20 = __require("path");
+    var path17 = __require("path");
     var sleep3 = require_atomic_sleep();
     var assert = __require("assert");
     var BUSY_WRITE_TIMEOUT = 100;
@@ -18561,7 +17578,7 @@ var require_sonic_boom = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs.mkdirSync(path20.dirname(file), { recursive: true });
+          if (sonic.mkdir) fs.mkdirSync(path17.dirname(file), { recursive: true });
           const fd = fs.openSync(file, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -18569,7 +17586,7 @@ var require_sonic_boom = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs.mkdir(path20.dirname(file), { recursive: true }, (err) => {
+        fs.mkdir(path17.dirname(file), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs.open(file, flags, mode, fileOpened);
         });
@@ -18581,7 +17598,7 @@ var require_sonic_boom = __commonJS({
       if (!(this instanceof SonicBoom)) {
         return new SonicBoom(opts);
       }
-      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append: append2 = true, mkdir: mkdir5, retryEAGAIN, fsync, contentMode, mode } = opts || {};
+      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append: append2 = true, mkdir: mkdir3, retryEAGAIN, fsync, contentMode, mode } = opts || {};
       fd = fd || dest;
       this._len = 0;
       this.fd = -1;
@@ -18606,7 +17623,7 @@ var require_sonic_boom = __commonJS({
       this.append = append2 || false;
       this.mode = mode;
       this.retryEAGAIN = retryEAGAIN || (() => true);
-      this.mkdir = mkdir5 || false;
+      this.mkdir = mkdir3 || false;
       let fsWriteSync;
       let fsWrite;
       if (contentMode === kContentModeBuffer) {
@@ -18742,7 +17759,7 @@ var require_sonic_boom = __commonJS({
       sonic._asyncDrainScheduled = false;
       sonic.emit("drain");
     }
-    inherits(SonicBoom, EventEmitter6);
+    inherits(SonicBoom, EventEmitter4);
     function mergeBuf(bufs, len) {
       if (bufs.length === 0) {
         return kEmptyBuffer;
@@ -19099,10 +18116,10 @@ var require_on_exit_leak_free = __commonJS({
       exit: onExit,
       beforeExit: onBeforeExit
     };
-    var registry2;
+    var registry;
     function ensureRegistry() {
-      if (registry2 === void 0) {
-        registry2 = new FinalizationRegistry(clear);
+      if (registry === void 0) {
+        registry = new FinalizationRegistry(clear);
       }
     }
     function install(event) {
@@ -19117,7 +18134,7 @@ var require_on_exit_leak_free = __commonJS({
       }
       process.removeListener(event, functions[event]);
       if (refs.exit.length === 0 && refs.beforeExit.length === 0) {
-        registry2 = void 0;
+        registry = void 0;
       }
     }
     function onExit() {
@@ -19151,7 +18168,7 @@ var require_on_exit_leak_free = __commonJS({
       const ref = new WeakRef(obj);
       ref.fn = fn;
       ensureRegistry();
-      registry2.register(obj, ref);
+      registry.register(obj, ref);
       refs[event].push(ref);
     }
     function register(obj, fn) {
@@ -19161,10 +18178,10 @@ var require_on_exit_leak_free = __commonJS({
       _register("beforeExit", obj, fn);
     }
     function unregister(obj) {
-      if (registry2 === void 0) {
+      if (registry === void 0) {
         return;
       }
-      registry2.unregister(obj);
+      registry.unregister(obj);
       for (const event of ["exit", "beforeExit"]) {
         refs[event] = refs[event].filter((ref) => {
           const _obj = ref.deref();
@@ -19322,10 +18339,10 @@ var require_thread_stream = __commonJS({
   "node_modules/thread-stream/index.js"(exports, module) {
     "use strict";
     var { version } = require_package();
-    var { EventEmitter: EventEmitter6 } = __require("events");
+    var { EventEmitter: EventEmitter4 } = __require("events");
     var { Worker } = __require("worker_threads");
     var { join: join4 } = __require("path");
-    var { pathToFileURL: pathToFileURL2 } = __require("url");
+    var { pathToFileURL } = __require("url");
     var { wait } = require_wait();
     var {
       WRITE_INDEX,
@@ -19358,7 +18375,7 @@ var require_thread_stream = __commonJS({
     };
     var FinalizationRegistry2 = process.env.NODE_V8_COVERAGE ? FakeFinalizationRegistry : global.FinalizationRegistry || FakeFinalizationRegistry;
     var WeakRef2 = process.env.NODE_V8_COVERAGE ? FakeWeakRef : global.WeakRef || FakeWeakRef;
-    var registry2 = new FinalizationRegistry2((worker) => {
+    var registry = new FinalizationRegistry2((worker) => {
       if (worker.exited) {
         return;
       }
@@ -19372,7 +18389,7 @@ var require_thread_stream = __commonJS({
         ...opts.workerOpts,
         trackUnmanagedFds: false,
         workerData: {
-          filename: filename.indexOf("file://") === 0 ? filename : pathToFileURL2(filename).href,
+          filename: filename.indexOf("file://") === 0 ? filename : pathToFileURL(filename).href,
           dataBuf: stream[kImpl].dataBuf,
           stateBuf: stream[kImpl].stateBuf,
           workerData: {
@@ -19386,7 +18403,7 @@ var require_thread_stream = __commonJS({
       worker.stream = new FakeWeakRef(stream);
       worker.on("message", onWorkerMessage);
       worker.on("exit", onWorkerExit);
-      registry2.register(stream, worker);
+      registry.register(stream, worker);
       return worker;
     }
     function drain(stream) {
@@ -19489,12 +18506,12 @@ var require_thread_stream = __commonJS({
       if (stream === void 0) {
         return;
       }
-      registry2.unregister(stream);
+      registry.unregister(stream);
       stream.worker.exited = true;
       stream.worker.off("exit", onWorkerExit);
       destroy(stream, code !== 0 ? new Error("the worker thread exited") : null);
     }
-    var ThreadStream = class extends EventEmitter6 {
+    var ThreadStream = class extends EventEmitter4 {
       constructor(opts = {}) {
         super();
         if (opts.bufferSize < 4) {
@@ -20192,20 +19209,20 @@ var require_tools = __commonJS({
     function stringify2(obj, stringifySafeFn) {
       try {
         return JSON.stringify(obj);
-      } catch (_2) {
+      } catch (_3) {
         try {
           const stringify3 = stringifySafeFn || this[stringifySafeSym];
           return stringify3(obj);
-        } catch (_3) {
+        } catch (_4) {
           return '"[unable to serialize, circular reference is too complex to analyze]"';
         }
       }
     }
-    function buildFormatters(level, bindings, log2) {
+    function buildFormatters(level, bindings, log) {
       return {
         level,
         bindings,
-        log: log2
+        log
       };
     }
     function normalizeDestFileDescriptor(destination2) {
@@ -20289,12 +19306,12 @@ var require_levels = __commonJS({
       debug: (hook) => genLog(DEFAULT_LEVELS.debug, hook),
       trace: (hook) => genLog(DEFAULT_LEVELS.trace, hook)
     };
-    var nums = Object.keys(DEFAULT_LEVELS).reduce((o2, k2) => {
-      o2[DEFAULT_LEVELS[k2]] = k2;
+    var nums = Object.keys(DEFAULT_LEVELS).reduce((o2, k3) => {
+      o2[DEFAULT_LEVELS[k3]] = k3;
       return o2;
     }, {});
-    var initialLsCache = Object.keys(nums).reduce((o2, k2) => {
-      o2[k2] = '{"level":' + Number(k2);
+    var initialLsCache = Object.keys(nums).reduce((o2, k3) => {
+      o2[k3] = '{"level":' + Number(k3);
       return o2;
     }, {});
     function genLsCache(instance) {
@@ -20374,8 +19391,8 @@ var require_levels = __commonJS({
       return levelComparison;
     }
     function mappings(customLevels = null, useOnlyCustomLevels = false) {
-      const customNums = customLevels ? Object.keys(customLevels).reduce((o2, k2) => {
-        o2[customLevels[k2]] = k2;
+      const customNums = customLevels ? Object.keys(customLevels).reduce((o2, k3) => {
+        o2[customLevels[k3]] = k3;
         return o2;
       }, {}) : null;
       const labels = Object.assign(
@@ -20413,11 +19430,11 @@ var require_levels = __commonJS({
     }
     function assertNoLevelCollisions(levels2, customLevels) {
       const { labels, values } = levels2;
-      for (const k2 in customLevels) {
-        if (k2 in values) {
+      for (const k3 in customLevels) {
+        if (k3 in values) {
           throw Error("levels cannot be overridden");
         }
-        if (customLevels[k2] in labels) {
+        if (customLevels[k3] in labels) {
           throw Error("pre-existing level values cannot be used for new levels");
         }
       }
@@ -20459,7 +19476,7 @@ var require_meta = __commonJS({
 var require_proto = __commonJS({
   "node_modules/pino/lib/proto.js"(exports, module) {
     "use strict";
-    var { EventEmitter: EventEmitter6 } = __require("node:events");
+    var { EventEmitter: EventEmitter4 } = __require("node:events");
     var {
       lsCacheSym,
       levelValSym,
@@ -20541,7 +19558,7 @@ var require_proto = __commonJS({
       [getLevelSym]: getLevel,
       [setLevelSym]: setLevel
     };
-    Object.setPrototypeOf(prototype, EventEmitter6.prototype);
+    Object.setPrototypeOf(prototype, EventEmitter4.prototype);
     module.exports = function() {
       return Object.create(prototype);
     };
@@ -20570,8 +19587,8 @@ var require_proto = __commonJS({
       }
       if (options.hasOwnProperty("serializers") === true) {
         instance[serializersSym] = /* @__PURE__ */ Object.create(null);
-        for (const k2 in serializers) {
-          instance[serializersSym][k2] = serializers[k2];
+        for (const k3 in serializers) {
+          instance[serializersSym][k3] = serializers[k3];
         }
         const parentSymbols = Object.getOwnPropertySymbols(serializers);
         for (var i2 = 0; i2 < parentSymbols.length; i2++) {
@@ -20588,11 +19605,11 @@ var require_proto = __commonJS({
         }
       } else instance[serializersSym] = serializers;
       if (options.hasOwnProperty("formatters")) {
-        const { level, bindings: chindings, log: log2 } = options.formatters;
+        const { level, bindings: chindings, log } = options.formatters;
         instance[formattersSym] = buildFormatters(
           level || formatters.level,
           chindings || resetChildingsFormatter,
-          log2 || formatters.log
+          log || formatters.log
         );
       } else {
         instance[formattersSym] = buildFormatters(
@@ -20663,7 +19680,7 @@ var require_proto = __commonJS({
       if (mixin) {
         obj = mixinMergeStrategy(obj, mixin(obj, num, this));
       }
-      const s = this[asJsonSym](obj, msg, num, t2);
+      const s3 = this[asJsonSym](obj, msg, num, t2);
       const stream = this[streamSym];
       if (stream[needsMetadataGsym] === true) {
         stream.lastLevel = num;
@@ -20672,7 +19689,7 @@ var require_proto = __commonJS({
         stream.lastTime = t2.slice(this[timeSliceIndexSym]);
         stream.lastLogger = this;
       }
-      stream.write(streamWriteHook ? streamWriteHook(s) : s);
+      stream.write(streamWriteHook ? streamWriteHook(s3) : s3);
     }
     function flush(cb) {
       if (cb != null && typeof cb !== "function") {
@@ -21397,7 +20414,7 @@ var require_multistream = __commonJS({
       }
       function remove2(id) {
         const { streams } = this;
-        const index = streams.findIndex((s) => s.id === id);
+        const index = streams.findIndex((s3) => s3.id === id);
         if (index >= 0) {
           streams.splice(index, 1);
           streams.sort(compareByLevel);
@@ -21434,8 +20451,8 @@ var require_multistream = __commonJS({
         };
       }
     }
-    function compareByLevel(a, b2) {
-      return a.level - b2.level;
+    function compareByLevel(a, b3) {
+      return a.level - b3.level;
     }
     function initLoopVar(length, dedupe) {
       return dedupe ? length - 1 : 0;
@@ -21670,13 +20687,13 @@ var require_colorette = __commonJS({
       if (e && e.__esModule) return e;
       var n = /* @__PURE__ */ Object.create(null);
       if (e) {
-        Object.keys(e).forEach(function(k2) {
-          if (k2 !== "default") {
-            var d = Object.getOwnPropertyDescriptor(e, k2);
-            Object.defineProperty(n, k2, d.get ? d : {
+        Object.keys(e).forEach(function(k3) {
+          if (k3 !== "default") {
+            var d = Object.getOwnPropertyDescriptor(e, k3);
+            Object.defineProperty(n, k3, d.get ? d : {
               enumerable: true,
               get: function() {
-                return e[k2];
+                return e[k3];
               }
             });
           }
@@ -21699,15 +20716,15 @@ var require_colorette = __commonJS({
     var isCI = "CI" in env && ("GITHUB_ACTIONS" in env || "GITLAB_CI" in env || "CIRCLECI" in env);
     var isColorSupported = !isDisabled && (isForced || isWindows2 && !isDumbTerminal || isCompatibleTerminal || isCI);
     var replaceClose = (index, string, close, replace, head = string.substring(0, index) + replace, tail = string.substring(index + close.length), next = tail.indexOf(close)) => head + (next < 0 ? tail : replaceClose(next, tail, close, replace));
-    var clearBleed = (index, string, open2, close, replace) => index < 0 ? open2 + string + close : open2 + replaceClose(index, string, close, replace) + close;
-    var filterEmpty = (open2, close, replace = open2, at = open2.length + 1) => (string) => string || !(string === "" || string === void 0) ? clearBleed(
+    var clearBleed = (index, string, open3, close, replace) => index < 0 ? open3 + string + close : open3 + replaceClose(index, string, close, replace) + close;
+    var filterEmpty = (open3, close, replace = open3, at = open3.length + 1) => (string) => string || !(string === "" || string === void 0) ? clearBleed(
       ("" + string).indexOf(close, at),
       string,
-      open2,
+      open3,
       close,
       replace
     ) : "";
-    var init = (open2, close, replace) => filterEmpty(`\x1B[${open2}m`, `\x1B[${close}m`, replace);
+    var init = (open3, close, replace) => filterEmpty(`\x1B[${open3}m`, `\x1B[${close}m`, replace);
     var colors = {
       reset: init(0, 0),
       bold: init(1, 22, "\x1B[22m\x1B[1m"),
@@ -21852,8 +20869,8 @@ var require_wrappy = __commonJS({
       if (fn && cb) return wrappy(fn)(cb);
       if (typeof fn !== "function")
         throw new TypeError("need wrapper function");
-      Object.keys(fn).forEach(function(k2) {
-        wrapper[k2] = fn[k2];
+      Object.keys(fn).forEach(function(k3) {
+        wrapper[k3] = fn[k3];
       });
       return wrapper;
       function wrapper() {
@@ -21864,8 +20881,8 @@ var require_wrappy = __commonJS({
         var ret2 = fn.apply(this, args);
         var cb2 = args[args.length - 1];
         if (typeof ret2 === "function" && ret2 !== cb2) {
-          Object.keys(cb2).forEach(function(k2) {
-            ret2[k2] = cb2[k2];
+          Object.keys(cb2).forEach(function(k3) {
+            ret2[k3] = cb2[k3];
           });
         }
         return ret2;
@@ -21895,25 +20912,25 @@ var require_once = __commonJS({
       });
     });
     function once(fn) {
-      var f = function() {
-        if (f.called) return f.value;
-        f.called = true;
-        return f.value = fn.apply(this, arguments);
+      var f2 = function() {
+        if (f2.called) return f2.value;
+        f2.called = true;
+        return f2.value = fn.apply(this, arguments);
       };
-      f.called = false;
-      return f;
+      f2.called = false;
+      return f2;
     }
     function onceStrict(fn) {
-      var f = function() {
-        if (f.called)
-          throw new Error(f.onceError);
-        f.called = true;
-        return f.value = fn.apply(this, arguments);
+      var f2 = function() {
+        if (f2.called)
+          throw new Error(f2.onceError);
+        f2.called = true;
+        return f2.value = fn.apply(this, arguments);
       };
       var name = fn.name || "Function wrapped with `once`";
-      f.onceError = name + " shouldn't be called more than once";
-      f.called = false;
-      return f;
+      f2.onceError = name + " shouldn't be called more than once";
+      f2.called = false;
+      return f2;
     }
   }
 });
@@ -22186,13 +21203,13 @@ var require_pino_abstract_transport = __commonJS({
     var { Duplex } = __require("stream");
     var { parentPort, workerData } = __require("worker_threads");
     function createDeferred2() {
-      let resolve5;
+      let resolve4;
       let reject;
       const promise = new Promise((_resolve, _reject) => {
-        resolve5 = _resolve;
+        resolve4 = _resolve;
         reject = _reject;
       });
-      promise.resolve = resolve5;
+      promise.resolve = resolve4;
       promise.reject = reject;
       return promise;
     }
@@ -22462,9 +21479,9 @@ var require_sonic_boom2 = __commonJS({
   "node_modules/pino-pretty/node_modules/sonic-boom/index.js"(exports, module) {
     "use strict";
     var fs = __require("node:fs");
-    var EventEmitter6 = __require("node:events");
+    var EventEmitter4 = __require("node:events");
     var inherits = __require("node:util").inherits;
-    var path20 = __require("node:path");
+    var path17 = __require("node:path");
     var assert = __require("node:assert");
     var sleep3 = require_atomic_sleep();
     var BUSY_WRITE_TIMEOUT = 100;
@@ -22535,7 +21552,7 @@ var require_sonic_boom2 = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs.mkdirSync(path20.dirname(file), { recursive: true });
+          if (sonic.mkdir) fs.mkdirSync(path17.dirname(file), { recursive: true });
           const fd = fs.openSync(file, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -22543,7 +21560,7 @@ var require_sonic_boom2 = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs.mkdir(path20.dirname(file), { recursive: true }, (err) => {
+        fs.mkdir(path17.dirname(file), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs.open(file, flags, mode, fileOpened);
         });
@@ -22555,7 +21572,7 @@ var require_sonic_boom2 = __commonJS({
       if (!(this instanceof SonicBoom)) {
         return new SonicBoom(opts);
       }
-      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append: append2 = true, mkdir: mkdir5, retryEAGAIN, maxWriteRetries, fsync, contentMode, mode } = opts || {};
+      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append: append2 = true, mkdir: mkdir3, retryEAGAIN, maxWriteRetries, fsync, contentMode, mode } = opts || {};
       fd = fd || dest;
       this._len = 0;
       this.fd = -1;
@@ -22586,7 +21603,7 @@ var require_sonic_boom2 = __commonJS({
       this.retryEAGAIN = retryEAGAIN || (() => true);
       this.maxWriteRetries = maxWriteRetries || 0;
       this._writeRetries = 0;
-      this.mkdir = mkdir5 || false;
+      this.mkdir = mkdir3 || false;
       let fsWriteSync;
       let fsWrite;
       if (contentMode === kContentModeBuffer) {
@@ -22781,7 +21798,7 @@ var require_sonic_boom2 = __commonJS({
         actualClose(sonic);
       }
     }
-    inherits(SonicBoom, EventEmitter6);
+    inherits(SonicBoom, EventEmitter4);
     function mergeBuf(bufs, len) {
       if (bufs.length === 0) {
         return kEmptyBuffer;
@@ -23317,22 +22334,22 @@ var require_split_property_key = __commonJS({
       let backslash = false;
       let segment = "";
       for (let i2 = 0; i2 < key.length; i2++) {
-        const c3 = key.charAt(i2);
-        if (c3 === "\\") {
+        const c4 = key.charAt(i2);
+        if (c4 === "\\") {
           backslash = true;
           continue;
         }
         if (backslash) {
           backslash = false;
-          segment += c3;
+          segment += c4;
           continue;
         }
-        if (c3 === ".") {
+        if (c4 === ".") {
           result.push(segment);
           segment = "";
           continue;
         }
-        segment += c3;
+        segment += c4;
       }
       if (segment.length) {
         result.push(segment);
@@ -23368,12 +22385,12 @@ var require_delete_log_property = __commonJS({
     module.exports = deleteLogProperty;
     var getPropertyValue = require_get_property_value();
     var splitPropertyKey = require_split_property_key();
-    function deleteLogProperty(log2, property) {
+    function deleteLogProperty(log, property) {
       const props = splitPropertyKey(property);
       const propToDelete = props.pop();
-      log2 = getPropertyValue(log2, props);
-      if (log2 !== null && typeof log2 === "object" && Object.prototype.hasOwnProperty.call(log2, propToDelete)) {
-        delete log2[propToDelete];
+      log = getPropertyValue(log, props);
+      if (log !== null && typeof log === "object" && Object.prototype.hasOwnProperty.call(log, propToDelete)) {
+        delete log[propToDelete];
       }
     }
   }
@@ -23709,12 +22726,12 @@ var require_filter_log = __commonJS({
     var deleteLogProperty = require_delete_log_property();
     var getPropertyValue = require_get_property_value();
     var splitPropertyKey = require_split_property_key();
-    function hasLogProperty(log2, property) {
+    function hasLogProperty(log, property) {
       const props = splitPropertyKey(property);
       if (props.length === 0) {
         return false;
       }
-      let current = log2;
+      let current = log;
       for (const prop of props) {
         if (current === null || typeof current !== "object" || !Object.prototype.hasOwnProperty.call(current, prop)) {
           return false;
@@ -23723,10 +22740,10 @@ var require_filter_log = __commonJS({
       }
       return true;
     }
-    function setLogProperty(log2, property, value2) {
+    function setLogProperty(log, property, value2) {
       const props = splitPropertyKey(property);
       const last2 = props.pop();
-      let current = log2;
+      let current = log;
       for (const prop of props) {
         if (current[prop] === null || typeof current[prop] !== "object") {
           current[prop] = {};
@@ -23735,9 +22752,9 @@ var require_filter_log = __commonJS({
       }
       current[last2] = value2;
     }
-    function filterLog({ log: log2, context }) {
+    function filterLog({ log, context }) {
       const { ignoreKeys, includeKeys } = context;
-      const logCopy = fastCopy(log2);
+      const logCopy = fastCopy(log);
       if (includeKeys) {
         const logIncluded = {};
         includeKeys.forEach((key) => {
@@ -23799,40 +22816,40 @@ var require_dateformat = __commonJS({
               gmt = true;
             }
           }
-          var _2 = function _3() {
+          var _3 = function _4() {
             return utc ? "getUTC" : "get";
           };
           var _d = function d() {
-            return date[_2() + "Date"]();
+            return date[_3() + "Date"]();
           };
-          var D2 = function D3() {
-            return date[_2() + "Day"]();
+          var D3 = function D4() {
+            return date[_3() + "Day"]();
           };
           var _m = function m() {
-            return date[_2() + "Month"]();
+            return date[_3() + "Month"]();
           };
-          var y2 = function y3() {
-            return date[_2() + "FullYear"]();
+          var y3 = function y4() {
+            return date[_3() + "FullYear"]();
           };
-          var _H = function H2() {
-            return date[_2() + "Hours"]();
+          var _H = function H3() {
+            return date[_3() + "Hours"]();
           };
-          var _M = function M2() {
-            return date[_2() + "Minutes"]();
+          var _M = function M3() {
+            return date[_3() + "Minutes"]();
           };
-          var _s = function s() {
-            return date[_2() + "Seconds"]();
+          var _s = function s3() {
+            return date[_3() + "Seconds"]();
           };
-          var _L = function L2() {
-            return date[_2() + "Milliseconds"]();
+          var _L = function L3() {
+            return date[_3() + "Milliseconds"]();
           };
           var _o = function o2() {
             return utc ? 0 : date.getTimezoneOffset();
           };
-          var _W = function W2() {
+          var _W = function W3() {
             return getWeek(date);
           };
-          var _N = function N2() {
+          var _N = function N3() {
             return getDayOfWeek(date);
           };
           var flags = { d: function d() {
@@ -23840,13 +22857,13 @@ var require_dateformat = __commonJS({
           }, dd: function dd() {
             return pad(_d());
           }, ddd: function ddd() {
-            return dateFormat.i18n.dayNames[D2()];
+            return dateFormat.i18n.dayNames[D3()];
           }, DDD: function DDD() {
-            return getDayName({ y: y2(), m: _m(), d: _d(), _: _2(), dayName: dateFormat.i18n.dayNames[D2()], short: true });
+            return getDayName({ y: y3(), m: _m(), d: _d(), _: _3(), dayName: dateFormat.i18n.dayNames[D3()], short: true });
           }, dddd: function dddd() {
-            return dateFormat.i18n.dayNames[D2() + 7];
+            return dateFormat.i18n.dayNames[D3() + 7];
           }, DDDD: function DDDD() {
-            return getDayName({ y: y2(), m: _m(), d: _d(), _: _2(), dayName: dateFormat.i18n.dayNames[D2() + 7] });
+            return getDayName({ y: y3(), m: _m(), d: _d(), _: _3(), dayName: dateFormat.i18n.dayNames[D3() + 7] });
           }, m: function m() {
             return _m() + 1;
           }, mm: function mm() {
@@ -23856,50 +22873,50 @@ var require_dateformat = __commonJS({
           }, mmmm: function mmmm() {
             return dateFormat.i18n.monthNames[_m() + 12];
           }, yy: function yy() {
-            return String(y2()).slice(2);
+            return String(y3()).slice(2);
           }, yyyy: function yyyy() {
-            return pad(y2(), 4);
+            return pad(y3(), 4);
           }, h: function h2() {
             return _H() % 12 || 12;
           }, hh: function hh() {
             return pad(_H() % 12 || 12);
-          }, H: function H2() {
+          }, H: function H3() {
             return _H();
           }, HH: function HH() {
             return pad(_H());
-          }, M: function M2() {
+          }, M: function M3() {
             return _M();
           }, MM: function MM() {
             return pad(_M());
-          }, s: function s() {
+          }, s: function s3() {
             return _s();
           }, ss: function ss() {
             return pad(_s());
           }, l: function l() {
             return pad(_L(), 3);
-          }, L: function L2() {
+          }, L: function L3() {
             return pad(Math.floor(_L() / 10));
           }, t: function t2() {
             return _H() < 12 ? dateFormat.i18n.timeNames[0] : dateFormat.i18n.timeNames[1];
           }, tt: function tt() {
             return _H() < 12 ? dateFormat.i18n.timeNames[2] : dateFormat.i18n.timeNames[3];
-          }, T: function T2() {
+          }, T: function T3() {
             return _H() < 12 ? dateFormat.i18n.timeNames[4] : dateFormat.i18n.timeNames[5];
           }, TT: function TT() {
             return _H() < 12 ? dateFormat.i18n.timeNames[6] : dateFormat.i18n.timeNames[7];
-          }, Z: function Z2() {
+          }, Z: function Z3() {
             return gmt ? "GMT" : utc ? "UTC" : (String(date).match(timezone) || [""]).pop().replace(timezoneClip, "").replace(/GMT\+0000/g, "UTC");
           }, o: function o2() {
             return (_o() > 0 ? "-" : "+") + pad(Math.floor(Math.abs(_o()) / 60) * 100 + Math.abs(_o()) % 60, 4);
           }, p: function p2() {
             return (_o() > 0 ? "-" : "+") + pad(Math.floor(Math.abs(_o()) / 60), 2) + ":" + pad(Math.floor(Math.abs(_o()) % 60), 2);
-          }, S: function S2() {
+          }, S: function S3() {
             return ["th", "st", "nd", "rd"][_d() % 10 > 3 ? 0 : (_d() % 100 - _d() % 10 != 10) * _d() % 10];
-          }, W: function W2() {
+          }, W: function W3() {
             return _W();
           }, WW: function WW() {
             return pad(_W());
-          }, N: function N2() {
+          }, N: function N3() {
             return _N();
           } };
           return mask.replace(token, function(match) {
@@ -23921,44 +22938,44 @@ var require_dateformat = __commonJS({
         return val;
       };
       var getDayName = function getDayName2(_ref) {
-        var y2 = _ref.y, m = _ref.m, d = _ref.d, _2 = _ref._, dayName = _ref.dayName, _ref$short = _ref["short"], _short = _ref$short === void 0 ? false : _ref$short;
+        var y3 = _ref.y, m = _ref.m, d = _ref.d, _3 = _ref._, dayName = _ref.dayName, _ref$short = _ref["short"], _short = _ref$short === void 0 ? false : _ref$short;
         var today = /* @__PURE__ */ new Date();
         var yesterday = /* @__PURE__ */ new Date();
-        yesterday.setDate(yesterday[_2 + "Date"]() - 1);
+        yesterday.setDate(yesterday[_3 + "Date"]() - 1);
         var tomorrow = /* @__PURE__ */ new Date();
-        tomorrow.setDate(tomorrow[_2 + "Date"]() + 1);
+        tomorrow.setDate(tomorrow[_3 + "Date"]() + 1);
         var today_d = function today_d2() {
-          return today[_2 + "Date"]();
+          return today[_3 + "Date"]();
         };
         var today_m = function today_m2() {
-          return today[_2 + "Month"]();
+          return today[_3 + "Month"]();
         };
         var today_y = function today_y2() {
-          return today[_2 + "FullYear"]();
+          return today[_3 + "FullYear"]();
         };
         var yesterday_d = function yesterday_d2() {
-          return yesterday[_2 + "Date"]();
+          return yesterday[_3 + "Date"]();
         };
         var yesterday_m = function yesterday_m2() {
-          return yesterday[_2 + "Month"]();
+          return yesterday[_3 + "Month"]();
         };
         var yesterday_y = function yesterday_y2() {
-          return yesterday[_2 + "FullYear"]();
+          return yesterday[_3 + "FullYear"]();
         };
         var tomorrow_d = function tomorrow_d2() {
-          return tomorrow[_2 + "Date"]();
+          return tomorrow[_3 + "Date"]();
         };
         var tomorrow_m = function tomorrow_m2() {
-          return tomorrow[_2 + "Month"]();
+          return tomorrow[_3 + "Month"]();
         };
         var tomorrow_y = function tomorrow_y2() {
-          return tomorrow[_2 + "FullYear"]();
+          return tomorrow[_3 + "FullYear"]();
         };
-        if (today_y() === y2 && today_m() === m && today_d() === d) {
+        if (today_y() === y3 && today_m() === m && today_d() === d) {
           return _short ? "Tdy" : "Today";
-        } else if (yesterday_y() === y2 && yesterday_m() === m && yesterday_d() === d) {
+        } else if (yesterday_y() === y3 && yesterday_m() === m && yesterday_d() === d) {
           return _short ? "Ysd" : "Yesterday";
-        } else if (tomorrow_y() === y2 && tomorrow_m() === m && tomorrow_d() === d) {
+        } else if (tomorrow_y() === y3 && tomorrow_m() === m && tomorrow_d() === d) {
           return _short ? "Tmw" : "Tomorrow";
         }
         return dayName;
@@ -24106,15 +23123,15 @@ var require_interpret_conditionals = __commonJS({
     "use strict";
     module.exports = interpretConditionals;
     var getPropertyValue = require_get_property_value();
-    function interpretConditionals(messageFormat, log2) {
+    function interpretConditionals(messageFormat, log) {
       messageFormat = messageFormat.replace(/{if (.*?)}([\s\S]*?){end}/g, replacer);
       messageFormat = messageFormat.replace(/{if (.*?)}/g, "");
       messageFormat = messageFormat.replace(/{end}/g, "");
       messageFormat = messageFormat.replace(/[^\S\r\n]+/g, " ");
       messageFormat = messageFormat.replace(/\n[^\S\r\n]*\n/g, "\n");
       return messageFormat.trim();
-      function replacer(_2, key, value2) {
-        const propertyValue = getPropertyValue(log2, key);
+      function replacer(_3, key, value2) {
+        const propertyValue = getPropertyValue(log, key);
         if (propertyValue && value2.includes(key)) {
           return value2.replace(new RegExp("{" + key + "}", "g"), propertyValue);
         } else {
@@ -24278,7 +23295,7 @@ var require_fast_safe_stringify = __commonJS({
         } else {
           res = JSON.stringify(obj, replaceGetterValues(replacer), spacer);
         }
-      } catch (_2) {
+      } catch (_3) {
         return JSON.stringify("[unable to serialize, circular reference is too complex to analyze]");
       } finally {
         while (arr.length !== 0) {
@@ -24292,36 +23309,36 @@ var require_fast_safe_stringify = __commonJS({
       }
       return res;
     }
-    function setReplace(replace, val, k2, parent) {
-      var propertyDescriptor = Object.getOwnPropertyDescriptor(parent, k2);
+    function setReplace(replace, val, k3, parent) {
+      var propertyDescriptor = Object.getOwnPropertyDescriptor(parent, k3);
       if (propertyDescriptor.get !== void 0) {
         if (propertyDescriptor.configurable) {
-          Object.defineProperty(parent, k2, { value: replace });
-          arr.push([parent, k2, val, propertyDescriptor]);
+          Object.defineProperty(parent, k3, { value: replace });
+          arr.push([parent, k3, val, propertyDescriptor]);
         } else {
-          replacerStack.push([val, k2, replace]);
+          replacerStack.push([val, k3, replace]);
         }
       } else {
-        parent[k2] = replace;
-        arr.push([parent, k2, val]);
+        parent[k3] = replace;
+        arr.push([parent, k3, val]);
       }
     }
-    function decirc(val, k2, edgeIndex, stack, parent, depth, options) {
+    function decirc(val, k3, edgeIndex, stack, parent, depth, options) {
       depth += 1;
       var i2;
       if (typeof val === "object" && val !== null) {
         for (i2 = 0; i2 < stack.length; i2++) {
           if (stack[i2] === val) {
-            setReplace(CIRCULAR_REPLACE_NODE, val, k2, parent);
+            setReplace(CIRCULAR_REPLACE_NODE, val, k3, parent);
             return;
           }
         }
         if (typeof options.depthLimit !== "undefined" && depth > options.depthLimit) {
-          setReplace(LIMIT_REPLACE_NODE, val, k2, parent);
+          setReplace(LIMIT_REPLACE_NODE, val, k3, parent);
           return;
         }
         if (typeof options.edgesLimit !== "undefined" && edgeIndex + 1 > options.edgesLimit) {
-          setReplace(LIMIT_REPLACE_NODE, val, k2, parent);
+          setReplace(LIMIT_REPLACE_NODE, val, k3, parent);
           return;
         }
         stack.push(val);
@@ -24339,11 +23356,11 @@ var require_fast_safe_stringify = __commonJS({
         stack.pop();
       }
     }
-    function compareFunction(a, b2) {
-      if (a < b2) {
+    function compareFunction(a, b3) {
+      if (a < b3) {
         return -1;
       }
-      if (a > b2) {
+      if (a > b3) {
         return 1;
       }
       return 0;
@@ -24360,7 +23377,7 @@ var require_fast_safe_stringify = __commonJS({
         } else {
           res = JSON.stringify(tmp, replaceGetterValues(replacer), spacer);
         }
-      } catch (_2) {
+      } catch (_3) {
         return JSON.stringify("[unable to serialize, circular reference is too complex to analyze]");
       } finally {
         while (arr.length !== 0) {
@@ -24374,13 +23391,13 @@ var require_fast_safe_stringify = __commonJS({
       }
       return res;
     }
-    function deterministicDecirc(val, k2, edgeIndex, stack, parent, depth, options) {
+    function deterministicDecirc(val, k3, edgeIndex, stack, parent, depth, options) {
       depth += 1;
       var i2;
       if (typeof val === "object" && val !== null) {
         for (i2 = 0; i2 < stack.length; i2++) {
           if (stack[i2] === val) {
-            setReplace(CIRCULAR_REPLACE_NODE, val, k2, parent);
+            setReplace(CIRCULAR_REPLACE_NODE, val, k3, parent);
             return;
           }
         }
@@ -24388,15 +23405,15 @@ var require_fast_safe_stringify = __commonJS({
           if (typeof val.toJSON === "function") {
             return;
           }
-        } catch (_2) {
+        } catch (_3) {
           return;
         }
         if (typeof options.depthLimit !== "undefined" && depth > options.depthLimit) {
-          setReplace(LIMIT_REPLACE_NODE, val, k2, parent);
+          setReplace(LIMIT_REPLACE_NODE, val, k3, parent);
           return;
         }
         if (typeof options.edgesLimit !== "undefined" && edgeIndex + 1 > options.edgesLimit) {
-          setReplace(LIMIT_REPLACE_NODE, val, k2, parent);
+          setReplace(LIMIT_REPLACE_NODE, val, k3, parent);
           return;
         }
         stack.push(val);
@@ -24413,8 +23430,8 @@ var require_fast_safe_stringify = __commonJS({
             tmp[key] = val[key];
           }
           if (typeof parent !== "undefined") {
-            arr.push([parent, k2, val]);
-            parent[k2] = tmp;
+            arr.push([parent, k3, val]);
+            parent[k3] = tmp;
           } else {
             return tmp;
           }
@@ -24423,8 +23440,8 @@ var require_fast_safe_stringify = __commonJS({
       }
     }
     function replaceGetterValues(replacer) {
-      replacer = typeof replacer !== "undefined" ? replacer : function(k2, v) {
-        return v;
+      replacer = typeof replacer !== "undefined" ? replacer : function(k3, v2) {
+        return v2;
       };
       return function(key, val) {
         if (replacerStack.length > 0) {
@@ -24467,9 +23484,9 @@ var require_prettify_error = __commonJS({
       const joinedLines = joinLinesWithIndentation({ input: lines, ident, eol });
       const safeKeyName = stripUnsafeControlChars(keyName);
       const splitLines3 = `${ident}${safeKeyName}: ${joinedLines}${eol}`.split(eol);
-      for (let j2 = 0; j2 < splitLines3.length; j2 += 1) {
-        if (j2 !== 0) result += eol;
-        const line = splitLines3[j2];
+      for (let j3 = 0; j3 < splitLines3.length; j3 += 1) {
+        if (j3 !== 0) result += eol;
+        const line = splitLines3[j3];
         if (/^\s*"stack"/.test(line)) {
           const matches = /^(\s*"stack":)\s*(".*"),?$/.exec(line);
           if (matches && matches.length === 3) {
@@ -24504,7 +23521,7 @@ var require_prettify_object = __commonJS({
     var prettifyError = require_prettify_error();
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
     function prettifyObject({
-      log: log2,
+      log,
       excludeLoggerKeys = true,
       skipKeys = [],
       context
@@ -24521,13 +23538,13 @@ var require_prettify_object = __commonJS({
       const keysToIgnore = [].concat(skipKeys);
       if (excludeLoggerKeys === true) Array.prototype.push.apply(keysToIgnore, LOGGER_KEYS);
       let result = "";
-      const { plain, errors } = Object.entries(log2).reduce(({ plain: plain2, errors: errors2 }, [k2, v]) => {
-        if (keysToIgnore.includes(k2) === false) {
-          const pretty = typeof customPrettifiers[k2] === "function" ? customPrettifiers[k2](v, k2, log2, { colors: colorizer.colors }) : v;
-          if (errorLikeKeys.includes(k2)) {
-            errors2[k2] = pretty;
+      const { plain, errors } = Object.entries(log).reduce(({ plain: plain2, errors: errors2 }, [k3, v2]) => {
+        if (keysToIgnore.includes(k3) === false) {
+          const pretty = typeof customPrettifiers[k3] === "function" ? customPrettifiers[k3](v2, k3, log, { colors: colorizer.colors }) : v2;
+          if (errorLikeKeys.includes(k3)) {
+            errors2[k3] = pretty;
           } else {
-            plain2[k2] = pretty;
+            plain2[k3] = pretty;
           }
         }
         return { plain: plain2, errors: errors2 };
@@ -24571,31 +23588,31 @@ var require_prettify_error_log = __commonJS({
     var joinLinesWithIndentation = require_join_lines_with_indentation();
     var prettifyObject = require_prettify_object();
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
-    function prettifyErrorLog({ log: log2, context }) {
+    function prettifyErrorLog({ log, context }) {
       const {
         EOL: eol,
         IDENT: ident,
         errorProps: errorProperties,
         messageKey
       } = context;
-      const stack = stripUnsafeControlChars(log2.stack);
+      const stack = stripUnsafeControlChars(log.stack);
       const joinedLines = joinLinesWithIndentation({ input: stack, ident, eol });
       let result = `${ident}${joinedLines}${eol}`;
       if (errorProperties.length > 0) {
         const excludeProperties = LOGGER_KEYS.concat(messageKey, "type", "stack");
         let propertiesToPrint;
         if (errorProperties[0] === "*") {
-          propertiesToPrint = Object.keys(log2).filter((k2) => excludeProperties.includes(k2) === false);
+          propertiesToPrint = Object.keys(log).filter((k3) => excludeProperties.includes(k3) === false);
         } else {
-          propertiesToPrint = errorProperties.filter((k2) => excludeProperties.includes(k2) === false);
+          propertiesToPrint = errorProperties.filter((k3) => excludeProperties.includes(k3) === false);
         }
         for (let i2 = 0; i2 < propertiesToPrint.length; i2 += 1) {
           const key = propertiesToPrint[i2];
-          if (key in log2 === false) continue;
+          if (key in log === false) continue;
           const safeKey = stripUnsafeControlChars(key);
-          if (isObject3(log2[key])) {
+          if (isObject3(log[key])) {
             const prettifiedObject = prettifyObject({
-              log: log2[key],
+              log: log[key],
               excludeLoggerKeys: false,
               context: {
                 ...context,
@@ -24605,7 +23622,7 @@ var require_prettify_error_log = __commonJS({
             result = `${result}${ident}${safeKey}: {${eol}${prettifiedObject}${ident}}${eol}`;
             continue;
           }
-          const value2 = stripUnsafeControlChars(log2[key]);
+          const value2 = stripUnsafeControlChars(log[key]);
           result = `${result}${ident}${safeKey}: ${value2}${eol}`;
         }
       }
@@ -24620,7 +23637,7 @@ var require_prettify_level = __commonJS({
     "use strict";
     module.exports = prettifyLevel;
     var getPropertyValue = require_get_property_value();
-    function prettifyLevel({ log: log2, context }) {
+    function prettifyLevel({ log, context }) {
       const {
         colorizer,
         customLevels,
@@ -24629,12 +23646,12 @@ var require_prettify_level = __commonJS({
         getLevelLabelData
       } = context;
       const prettifier = context.customPrettifiers?.level;
-      const output = getPropertyValue(log2, levelKey);
+      const output = getPropertyValue(log, levelKey);
       if (output === void 0) return void 0;
       const labelColorized = colorizer(output, { customLevels, customLevelNames });
       if (prettifier) {
         const [label] = getLevelLabelData(output);
-        return prettifier(output, levelKey, log2, { label, labelColorized, colors: colorizer.colors });
+        return prettifier(output, levelKey, log, { label, labelColorized, colors: colorizer.colors });
       }
       return labelColorized;
     }
@@ -24652,7 +23669,7 @@ var require_prettify_message = __commonJS({
     var getPropertyValue = require_get_property_value();
     var interpretConditionals = require_interpret_conditionals();
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
-    function prettifyMessage({ log: log2, context }) {
+    function prettifyMessage({ log, context }) {
       const {
         colorizer,
         customLevels,
@@ -24663,28 +23680,28 @@ var require_prettify_message = __commonJS({
         useOnlyCustomProps
       } = context;
       if (messageFormat && typeof messageFormat === "string") {
-        const parsedMessageFormat = interpretConditionals(messageFormat, log2);
+        const parsedMessageFormat = interpretConditionals(messageFormat, log);
         const message = String(parsedMessageFormat).replace(
           /{([^{}]+)}/g,
           function(match, p1) {
             let level;
-            if (p1 === levelLabel && (level = getPropertyValue(log2, levelKey)) !== void 0) {
+            if (p1 === levelLabel && (level = getPropertyValue(log, levelKey)) !== void 0) {
               const condition = useOnlyCustomProps ? customLevels === void 0 : customLevels[level] === void 0;
               return condition ? LEVELS3[level] : customLevels[level];
             }
-            const value2 = getPropertyValue(log2, p1);
+            const value2 = getPropertyValue(log, p1);
             return value2 !== void 0 ? value2 : "";
           }
         );
         return colorizer.message(stripUnsafeControlChars(message));
       }
       if (messageFormat && typeof messageFormat === "function") {
-        const msg = messageFormat(log2, messageKey, levelLabel, { colors: colorizer.colors });
+        const msg = messageFormat(log, messageKey, levelLabel, { colors: colorizer.colors });
         return colorizer.message(msg);
       }
-      if (messageKey in log2 === false) return void 0;
-      if (typeof log2[messageKey] !== "string" && typeof log2[messageKey] !== "number" && typeof log2[messageKey] !== "boolean") return void 0;
-      return colorizer.message(stripUnsafeControlChars(log2[messageKey]));
+      if (messageKey in log === false) return void 0;
+      if (typeof log[messageKey] !== "string" && typeof log[messageKey] !== "number" && typeof log[messageKey] !== "boolean") return void 0;
+      return colorizer.message(stripUnsafeControlChars(log[messageKey]));
     }
   }
 });
@@ -24695,30 +23712,30 @@ var require_prettify_metadata = __commonJS({
     "use strict";
     module.exports = prettifyMetadata;
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
-    function prettifyMetadata({ log: log2, context }) {
+    function prettifyMetadata({ log, context }) {
       const { customPrettifiers: prettifiers, colorizer } = context;
       let line = "";
-      if (log2.name || log2.pid || log2.hostname) {
+      if (log.name || log.pid || log.hostname) {
         line += "(";
-        if (log2.name) {
-          line += prettifiers.name ? prettifiers.name(log2.name, "name", log2, { colors: colorizer.colors }) : stripUnsafeControlChars(log2.name);
+        if (log.name) {
+          line += prettifiers.name ? prettifiers.name(log.name, "name", log, { colors: colorizer.colors }) : stripUnsafeControlChars(log.name);
         }
-        if (log2.pid) {
-          const prettyPid = prettifiers.pid ? prettifiers.pid(log2.pid, "pid", log2, { colors: colorizer.colors }) : stripUnsafeControlChars(log2.pid);
-          if (log2.name && log2.pid) {
+        if (log.pid) {
+          const prettyPid = prettifiers.pid ? prettifiers.pid(log.pid, "pid", log, { colors: colorizer.colors }) : stripUnsafeControlChars(log.pid);
+          if (log.name && log.pid) {
             line += "/" + prettyPid;
           } else {
             line += prettyPid;
           }
         }
-        if (log2.hostname) {
-          const prettyHostname = prettifiers.hostname ? prettifiers.hostname(log2.hostname, "hostname", log2, { colors: colorizer.colors }) : stripUnsafeControlChars(log2.hostname);
+        if (log.hostname) {
+          const prettyHostname = prettifiers.hostname ? prettifiers.hostname(log.hostname, "hostname", log, { colors: colorizer.colors }) : stripUnsafeControlChars(log.hostname);
           line += `${line === "(" ? "on" : " on"} ${prettyHostname}`;
         }
         line += ")";
       }
-      if (log2.caller) {
-        const prettyCaller = prettifiers.caller ? prettifiers.caller(log2.caller, "caller", log2, { colors: colorizer.colors }) : stripUnsafeControlChars(log2.caller);
+      if (log.caller) {
+        const prettyCaller = prettifiers.caller ? prettifiers.caller(log.caller, "caller", log, { colors: colorizer.colors }) : stripUnsafeControlChars(log.caller);
         line += `${line === "" ? "" : " "}<${prettyCaller}>`;
       }
       if (line === "") {
@@ -24737,17 +23754,17 @@ var require_prettify_time = __commonJS({
     module.exports = prettifyTime;
     var formatTime = require_format_time();
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
-    function prettifyTime({ log: log2, context }) {
+    function prettifyTime({ log, context }) {
       const {
         timestampKey,
         translateTime: translateFormat
       } = context;
       const prettifier = context.customPrettifiers?.time;
       let time = null;
-      if (timestampKey in log2) {
-        time = log2[timestampKey];
-      } else if ("timestamp" in log2) {
-        time = log2.timestamp;
+      if (timestampKey in log) {
+        time = log[timestampKey];
+      } else if ("timestamp" in log) {
+        time = log.timestamp;
       }
       if (time === null) return void 0;
       const output = translateFormat ? formatTime(time, translateFormat) : time;
@@ -24922,15 +23939,15 @@ var require_pretty = __commonJS({
       }
     };
     function pretty(inputData) {
-      let log2;
+      let log;
       if (!isObject3(inputData)) {
         const parsed = jsonParser(inputData);
         if (parsed.err || !isObject3(parsed.value)) {
           return inputData + this.EOL;
         }
-        log2 = parsed.value;
+        log = parsed.value;
       } else {
-        log2 = inputData;
+        log = inputData;
       }
       if (this.minimumLevel) {
         let condition;
@@ -24948,15 +23965,15 @@ var require_pretty = __commonJS({
         if (!minimum) {
           minimum = typeof this.minimumLevel === "string" ? LEVEL_NAMES[this.minimumLevel] : LEVEL_NAMES[LEVELS3[this.minimumLevel].toLowerCase()];
         }
-        const level = log2[this.levelKey === void 0 ? LEVEL_KEY : this.levelKey];
+        const level = log[this.levelKey === void 0 ? LEVEL_KEY : this.levelKey];
         if (level < minimum) return;
       }
-      const prettifiedMessage = prettifyMessage({ log: log2, context: this.context });
+      const prettifiedMessage = prettifyMessage({ log, context: this.context });
       if (this.ignoreKeys || this.includeKeys) {
-        log2 = filterLog({ log: log2, context: this.context });
+        log = filterLog({ log, context: this.context });
       }
       const prettifiedLevel = prettifyLevel({
-        log: log2,
+        log,
         context: {
           ...this.context,
           // This is odd. The colorizer ends up relying on the value of
@@ -24965,8 +23982,8 @@ var require_pretty = __commonJS({
           ...this.context.customProperties
         }
       });
-      const prettifiedMetadata = prettifyMetadata({ log: log2, context: this.context });
-      const prettifiedTime = prettifyTime({ log: log2, context: this.context });
+      const prettifiedMetadata = prettifyMetadata({ log, context: this.context });
+      const prettifiedTime = prettifyTime({ log, context: this.context });
       let line = "";
       if (this.levelFirst && prettifiedLevel) {
         line = `${prettifiedLevel}`;
@@ -25003,8 +24020,8 @@ var require_pretty = __commonJS({
       if (line.length > 0 && !this.singleLine) {
         line += this.EOL;
       }
-      if (log2.type === "Error" && typeof log2.stack === "string") {
-        const prettifiedErrorLog = prettifyErrorLog({ log: log2, context: this.context });
+      if (log.type === "Error" && typeof log.stack === "string") {
+        const prettifiedErrorLog = prettifyErrorLog({ log, context: this.context });
         if (this.singleLine) line += this.EOL;
         line += prettifiedErrorLog;
       } else if (this.hideObject === false) {
@@ -25013,10 +24030,10 @@ var require_pretty = __commonJS({
           this.levelKey,
           this.timestampKey
         ].map((key) => key.replaceAll(/\\/g, "")).filter((key) => {
-          return typeof log2[key] === "string" || typeof log2[key] === "number" || typeof log2[key] === "boolean";
+          return typeof log[key] === "string" || typeof log[key] === "number" || typeof log[key] === "boolean";
         });
         const prettifiedObject = prettifyObject({
-          log: log2,
+          log,
           skipKeys,
           context: this.context
         });
@@ -25370,11 +24387,11 @@ function inGitHubActions(env) {
 function writeFindings(findings, sink, env, options = {}) {
   const actions = inGitHubActions(env);
   let text2 = "";
-  for (const f of findings) {
-    const where = f.file === void 0 ? "" : `${f.file}${f.line === void 0 ? "" : `:${f.line}`}: `;
-    if (f.level === "error" && options.readable !== false) text2 += `error: ${where}${oneLine(f.message)}
+  for (const f2 of findings) {
+    const where = f2.file === void 0 ? "" : `${f2.file}${f2.line === void 0 ? "" : `:${f2.line}`}: `;
+    if (f2.level === "error" && options.readable !== false) text2 += `error: ${where}${oneLine(f2.message)}
 `;
-    if (actions) text2 += workflowCommand(f);
+    if (actions) text2 += workflowCommand(f2);
   }
   if (text2 !== "") sink.write(text2);
 }
@@ -25398,12 +24415,12 @@ function fileProblem(text2, dir) {
   const file = isAbsolute(match[1]) ? match[1] : join(dir, match[1]);
   return { file: relative(process.cwd(), file) || ".", ...match[2] === void 0 ? {} : { line: Number(match[2]) }, message: match[3] };
 }
-function workflowCommand(f) {
+function workflowCommand(f2) {
   const properties = [
-    ...f.file === void 0 ? [] : [`file=${escapeProperty(f.file)}`],
-    ...f.line === void 0 ? [] : [`line=${f.line}`]
+    ...f2.file === void 0 ? [] : [`file=${escapeProperty(f2.file)}`],
+    ...f2.line === void 0 ? [] : [`line=${f2.line}`]
   ];
-  return `::${f.level}${properties.length === 0 ? "" : ` ${properties.join(",")}`}::${escapeData(f.message)}
+  return `::${f2.level}${properties.length === 0 ? "" : ` ${properties.join(",")}`}::${escapeData(f2.message)}
 `;
 }
 function oneLine(text2) {
@@ -25423,15 +24440,15 @@ var init_error_lines = __esm({
 
 // src/signals.ts
 import { setMaxListeners } from "node:events";
-function waitForShutdownSignal(logger2) {
-  return new Promise((resolve5) => {
+function waitForShutdownSignal(logger) {
+  return new Promise((resolve4) => {
     const onSignal = (signal) => {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
-      logger2.info({ signal }, "signal received; shutting down (send it again to exit at once)");
+      logger.info({ signal }, "signal received; shutting down (send it again to exit at once)");
       process.once("SIGINT", () => process.exit(1));
       process.once("SIGTERM", () => process.exit(1));
-      resolve5(signal);
+      resolve4(signal);
     };
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
@@ -25464,7 +24481,7 @@ var init_signals = __esm({
 });
 
 // src/cli/interrupt.ts
-function interruption(graceSeconds, logger2) {
+function interruption(graceSeconds, logger) {
   const stop = new AbortController();
   const abort = new AbortController();
   let phase = "starting";
@@ -25489,7 +24506,7 @@ function interruption(graceSeconds, logger2) {
       abort.abort(state.early);
       return;
     }
-    logger2.warn({ signal, graceSeconds }, "signal received: no new changes; finishing those under way (send it again to exit at once)");
+    logger.warn({ signal, graceSeconds }, "signal received: no new changes; finishing those under way (send it again to exit at once)");
     stop.abort(new Error(`stopped by ${signal}`));
     setTimeout(() => abort.abort(new Error(`stopped by ${signal}; the changes under way were abandoned after ${graceSeconds} s`)), graceSeconds * 1e3).unref();
   });
@@ -25528,7 +24545,7 @@ function listOf(read) {
   return (value2, at) => Array.isArray(value2) ? value2.map((item, index) => read(item, `${at}[${index}]`)) : expect(at, "a list", value2);
 }
 function oneOf(values) {
-  return (value2, at) => values.find((v) => v === value2) ?? expect(at, `one of ${values.map((v) => JSON.stringify(v)).join(", ")}`, value2);
+  return (value2, at) => values.find((v2) => v2 === value2) ?? expect(at, `one of ${values.map((v2) => JSON.stringify(v2)).join(", ")}`, value2);
 }
 function entries(value2, at, required, optional = []) {
   const found = record(value2, at);
@@ -25540,7 +24557,7 @@ function entries(value2, at, required, optional = []) {
 }
 function record(value2, at) {
   if (value2 === null || typeof value2 !== "object" || Array.isArray(value2)) expect(at, "an object", value2);
-  return new Map(Object.entries(value2).filter(([, v]) => v !== void 0));
+  return new Map(Object.entries(value2).filter(([, v2]) => v2 !== void 0));
 }
 function below(at, key) {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) return `${at}[${JSON.stringify(key)}]`;
@@ -25619,9 +24636,9 @@ function base(e, at) {
 }
 function fieldChanges(value2, at) {
   const fields = {};
-  for (const [name, field3] of record(value2, at)) {
+  for (const [name, field2] of record(value2, at)) {
     const where = below(at, name);
-    const e = entries(field3, where, ["before", "after"]);
+    const e = entries(field2, where, ["before", "after"]);
     const read = name === "code" ? nullable(codeSummary) : fieldValue;
     fields[name] = { before: read(e.get("before"), below(where, "before")), after: read(e.get("after"), below(where, "after")) };
   }
@@ -25652,15 +24669,15 @@ var init_read_change = __esm({
     codeRef = (value2, at) => {
       const e = entries(value2, at, ["sha256", "bytes", "lines", "file", "source"]);
       const where = below(at, "source");
-      const s = entries(e.get("source"), where, ["root", "path", "size", "sha256"]);
+      const s3 = entries(e.get("source"), where, ["root", "path", "size", "sha256"]);
       return {
         ...codeSummary({ sha256: e.get("sha256"), bytes: e.get("bytes"), lines: e.get("lines") }, at),
         file: text(e.get("file"), below(at, "file")),
         source: {
-          root: text(s.get("root"), below(where, "root")),
-          path: text(s.get("path"), below(where, "path")),
-          size: count(s.get("size"), below(where, "size")),
-          sha256: digest(s.get("sha256"), below(where, "sha256"))
+          root: text(s3.get("root"), below(where, "root")),
+          path: text(s3.get("path"), below(where, "path")),
+          size: count(s3.get("size"), below(where, "size")),
+          sha256: digest(s3.get("sha256"), below(where, "sha256"))
         }
       };
     };
@@ -25973,9 +24990,9 @@ var init_code_content = __esm({
 // src/plan/plain-fields.ts
 function plainFields(change) {
   const fields = {};
-  for (const [name, field3] of Object.entries(change.fields)) {
-    const value2 = name === "code" ? codeSummary2 : (v) => v ?? null;
-    fields[name] = { before: value2(field3.before), after: value2(field3.after) };
+  for (const [name, field2] of Object.entries(change.fields)) {
+    const value2 = name === "code" ? codeSummary2 : (v2) => v2 ?? null;
+    fields[name] = { before: value2(field2.before), after: value2(field2.after) };
   }
   return fields;
 }
@@ -26015,15 +25032,15 @@ function describeChange(change) {
   return `${change.action} it (id ${change.id ?? "none"}${fields.length > 0 ? `, fields ${fields.join(", ")}` : ""})`;
 }
 function notPlannedNow(change, fresh) {
-  const other = fresh.find((c3) => c3.resource === change.resource && c3.name === change.name);
+  const other = fresh.find((c4) => c4.resource === change.resource && c4.name === change.name);
   if (other !== void 0) return `a plan made now would ${describeChange(other)} instead`;
   return "a plan made now has no such change (the declared repo, ownership or prune do not call for it)";
 }
 function differingKeys(now, saved) {
   const a = comparable(now);
-  const b2 = comparable(saved);
-  const keys = [.../* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b2)])].sort();
-  return keys.filter((key) => canonical(a[key]) !== canonical(b2[key]));
+  const b3 = comparable(saved);
+  const keys = [.../* @__PURE__ */ new Set([...Object.keys(a), ...Object.keys(b3)])].sort();
+  return keys.filter((key) => canonical(a[key]) !== canonical(b3[key]));
 }
 function comparable(change) {
   const { reason: _reason, ...rest } = change;
@@ -26034,7 +25051,7 @@ function comparable(change) {
 function canonical(value2) {
   return JSON.stringify(
     value2,
-    (_key, v) => v !== null && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([x2], [y2]) => x2 < y2 ? -1 : x2 > y2 ? 1 : 0)) : v
+    (_key, v2) => v2 !== null && typeof v2 === "object" && !Array.isArray(v2) ? Object.fromEntries(Object.entries(v2).sort(([x3], [y3]) => x3 < y3 ? -1 : x3 > y3 ? 1 : 0)) : v2
   ) ?? "undefined";
 }
 function staleness(change, pairing) {
@@ -26064,8 +25081,8 @@ function declaredProblem(saved, now, fingerprint) {
   if (now === void 0 || now === null) return "it is no longer declared";
   return same(fingerprint(now), saved) ? null : "its declaration (settings or code) changed since the plan was made";
 }
-function same(a, b2) {
-  return b2 !== null && JSON.stringify(a) === JSON.stringify(b2);
+function same(a, b3) {
+  return b3 !== null && JSON.stringify(a) === JSON.stringify(b3);
 }
 var SAVED_PLAN_VERSION;
 var init_saved = __esm({
@@ -26181,25 +25198,25 @@ var init_saved_plan_file = __esm({
 });
 
 // src/cli/saved-run.ts
-import path5 from "node:path";
+import path4 from "node:path";
 function withSavedRun(planText, config, sources, prune) {
   const document2 = JSON.parse(planText);
   const run2 = {
     api_url: config.api.url,
     native_kind: config.api.nativeKind,
     legacy_enforce: config.api.legacyEnforce,
-    sources: sources.map((s) => ({
-      name: s.name,
-      organization: s.organization,
-      path: s.path === null ? null : path5.resolve(s.path),
-      git: s.git === null ? null : { ...s.git, url: s.git.url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/i, "$1") },
-      prune: prune || s.prune,
-      ownership: s.ownership,
-      max_deletes: s.maxDeletes,
-      allow_empty: s.allowEmpty,
-      adopt: s.adopt,
-      max_agent_pools: s.maxAgentPools,
-      strict_imports: s.strictImports === true
+    sources: sources.map((s3) => ({
+      name: s3.name,
+      organization: s3.organization,
+      path: s3.path === null ? null : path4.resolve(s3.path),
+      git: s3.git === null ? null : { ...s3.git, url: s3.git.url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/i, "$1") },
+      prune: prune || s3.prune,
+      ownership: s3.ownership,
+      max_deletes: s3.maxDeletes,
+      allow_empty: s3.allowEmpty,
+      adopt: s3.adopt,
+      max_agent_pools: s3.maxAgentPools,
+      strict_imports: s3.strictImports === true
     }))
   };
   return `${JSON.stringify({ ...document2, run: run2 }, null, 2)}
@@ -26225,17 +25242,17 @@ async function configFromSavedPlan(file, env, apiUrl, cwd = process.cwd()) {
     retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS,
     nativeKind: run2.native_kind === "sentinel" ? "sentinel" : "native"
   };
-  const sources = run2.sources.map((s) => ({
-    ...sourceDefaults(s.name, s.organization),
-    path: s.path,
-    git: s.git,
-    prune: s.prune,
-    ownership: s.ownership,
-    maxDeletes: s.max_deletes,
-    allowEmpty: s.allow_empty,
-    adopt: s.adopt,
-    maxAgentPools: s.max_agent_pools,
-    strictImports: s.strict_imports === true
+  const sources = run2.sources.map((s3) => ({
+    ...sourceDefaults(s3.name, s3.organization),
+    path: s3.path,
+    git: s3.git,
+    prune: s3.prune,
+    ownership: s3.ownership,
+    maxDeletes: s3.max_deletes,
+    allowEmpty: s3.allow_empty,
+    adopt: s3.adopt,
+    maxAgentPools: s3.max_agent_pools,
+    strictImports: s3.strict_imports === true
   }));
   return configWithDefaults(api, sources, env, apiUrl, cwd);
 }
@@ -26262,7 +25279,7 @@ function renderStatusTable(rows) {
       r2.suspended === true ? "yes" : "no"
     ])
   ];
-  const widths = table[0].map((_2, i2) => Math.max(...table.map((row) => row[i2].length)));
+  const widths = table[0].map((_3, i2) => Math.max(...table.map((row) => row[i2].length)));
   return table.map((row) => row.map((cell, i2) => i2 === row.length - 1 ? cell : cell.padEnd(widths[i2])).join("  ")).join("\n") + "\n";
 }
 function renderSyncResult(passes) {
@@ -26272,7 +25289,8 @@ function renderSyncResult(passes) {
     const applied = appliedCount(pass);
     const revision2 = pass.revision === null ? "" : ` at ${pass.revision.slice(0, 12)}`;
     const what = pass.result === "success" ? `${applied} change${applied === 1 ? "" : "s"} applied` : pass.error ?? "failed";
-    return `source "${source}"${revision2}: ${pass.result}, ${what}
+    const held = pass.window === "closed" ? `; ${pass.drift ?? 0} waiting for the sync window` : pass.window === "overridden" ? "; the sync window was overridden" : "";
+    return `source "${source}"${revision2}: ${pass.result}, ${what}${held} (the ${pass.trigger} pass started ${pass.startedAt})
 `;
   }).join("");
 }
@@ -26281,7 +25299,7 @@ function syncExitCode(passes, detailed) {
   return detailed && passes.some((p2) => appliedCount(p2.pass) > 0) ? 2 : 0;
 }
 function appliedCount(pass) {
-  return pass.changes.filter((c3) => c3.outcome === "applied").length;
+  return pass.changes.filter((c4) => c4.outcome === "applied").length;
 }
 var init_control_output = __esm({
   "src/cli/control-output.ts"() {
@@ -27293,7 +26311,7 @@ var require_util2 = __commonJS({
     var { InvalidArgumentError, ConnectTimeoutError } = require_errors3();
     var { headerNameLowerCasedRecord } = require_constants3();
     var { tree } = require_tree();
-    var [nodeMajor, nodeMinor] = process.versions.node.split(".", 2).map((v) => Number(v));
+    var [nodeMajor, nodeMinor] = process.versions.node.split(".", 2).map((v2) => Number(v2));
     var BodyAsyncIterable = class {
       constructor(body) {
         this[kBody] = body;
@@ -27398,14 +26416,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path20 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path17 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path20 && path20[0] !== "/") {
-          path20 = `/${path20}`;
+        if (path17 && path17[0] !== "/") {
+          path17 = `/${path17}`;
         }
-        return new URL(`${origin}${path20}`);
+        return new URL(`${origin}${path17}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -27506,7 +26524,7 @@ var require_util2 = __commonJS({
         let val = obj[key];
         if (val !== void 0) {
           if (!Object.hasOwn(obj, key)) {
-            const headersValue = typeof headers[i2 + 1] === "string" ? headers[i2 + 1] : Array.isArray(headers[i2 + 1]) ? headers[i2 + 1].map((x2) => x2.toString("latin1")) : headers[i2 + 1].toString("latin1");
+            const headersValue = typeof headers[i2 + 1] === "string" ? headers[i2 + 1] : Array.isArray(headers[i2 + 1]) ? headers[i2 + 1].map((x3) => x3.toString("latin1")) : headers[i2 + 1].toString("latin1");
             if (key === "__proto__") {
               Object.defineProperty(obj, key, {
                 value: headersValue,
@@ -27525,7 +26543,7 @@ var require_util2 = __commonJS({
             val.push(headers[i2 + 1].toString("latin1"));
           }
         } else {
-          const headersValue = typeof headers[i2 + 1] === "string" ? headers[i2 + 1] : Array.isArray(headers[i2 + 1]) ? headers[i2 + 1].map((x2) => x2.toString("latin1")) : headers[i2 + 1].toString("latin1");
+          const headersValue = typeof headers[i2 + 1] === "string" ? headers[i2 + 1] : Array.isArray(headers[i2 + 1]) ? headers[i2 + 1].map((x3) => x3.toString("latin1")) : headers[i2 + 1].toString("latin1");
           obj[key] = headersValue;
         }
       }
@@ -27563,7 +26581,7 @@ var require_util2 = __commonJS({
       if (!Array.isArray(headers)) {
         throw new TypeError("expected headers to be an array");
       }
-      return headers.map((x2) => Buffer.from(x2));
+      return headers.map((x3) => Buffer.from(x3));
     }
     function isBuffer(buffer) {
       return buffer instanceof Uint8Array || Buffer.isBuffer(buffer);
@@ -27931,8 +26949,8 @@ var require_util2 = __commonJS({
       0
       // 240-255
     ]);
-    function isTokenCharCode(c3) {
-      return validTokenChars[c3] === 1;
+    function isTokenCharCode(c4) {
+      return validTokenChars[c4] === 1;
     }
     var tokenRegExp = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
     function isValidHTTPToken(characters) {
@@ -27987,16 +27005,16 @@ var require_util2 = __commonJS({
         return noop;
       }
       let s1 = null;
-      let s2 = null;
+      let s22 = null;
       const fastTimer = timers.setFastTimeout(() => {
         s1 = setImmediate(() => {
-          s2 = setImmediate(() => onConnectTimeout(socketWeakRef.deref(), opts));
+          s22 = setImmediate(() => onConnectTimeout(socketWeakRef.deref(), opts));
         });
       }, opts.timeout);
       return () => {
         timers.clearFastTimeout(fastTimer);
         clearImmediate(s1);
-        clearImmediate(s2);
+        clearImmediate(s22);
       };
     } : (socketWeakRef, opts) => {
       if (!opts.timeout) {
@@ -28240,9 +27258,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path20, origin }
+            request: { method, path: path17, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path20);
+          debugLog("sending request to %s %s%s", method, origin, path17);
         }
       );
     }
@@ -28260,14 +27278,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path20, origin },
+            request: { method, path: path17, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path20,
+            path17,
             statusCode
           );
         }
@@ -28276,23 +27294,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path20, origin }
+            request: { method, path: path17, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path20);
+          debugLog("trailers received from %s %s%s", method, origin, path17);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path20, origin },
+            request: { method, path: path17, origin },
             error
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path20,
+            path17,
             error.message
           );
         }
@@ -28407,7 +27425,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path20,
+        path: path17,
         method,
         body,
         headers,
@@ -28424,11 +27442,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path20 !== "string") {
+        if (typeof path17 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path20[0] !== "/" && !(path20.startsWith("http://") || path20.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path17[0] !== "/" && !(path17.startsWith("http://") || path17.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path20)) {
+        } else if (invalidPathRegex.test(path17)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -28503,7 +27521,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path20, query) : path20;
+        this.path = query ? serializePathWithQuery(path17, query) : path17;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -28847,10 +27865,10 @@ var require_wrap_handler = __commonJS({
 var require_dispatcher = __commonJS({
   "node_modules/undici/lib/dispatcher/dispatcher.js"(exports, module) {
     "use strict";
-    var EventEmitter6 = __require("node:events");
+    var EventEmitter4 = __require("node:events");
     var WrapHandler = require_wrap_handler();
     var wrapInterceptor = (dispatch) => (opts, handler) => dispatch(opts, WrapHandler.wrap(handler));
-    var Dispatcher = class extends EventEmitter6 {
+    var Dispatcher = class extends EventEmitter4 {
       dispatch() {
         throw new Error("not implemented");
       }
@@ -29035,9 +28053,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve5, reject) => {
+          return new Promise((resolve4, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve5(data);
+              return err ? reject(err) : resolve4(data);
             });
           });
         }
@@ -29075,9 +28093,9 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve5, reject) => {
+          return new Promise((resolve4, reject) => {
             this.destroy(err, (err2, data) => {
-              return err2 ? reject(err2) : resolve5(data);
+              return err2 ? reject(err2) : resolve4(data);
             });
           });
         }
@@ -29632,7 +28650,7 @@ var require_constants4 = __commonJS({
       exports.METHODS.POST
     ];
     exports.METHOD_MAP = (0, utils_1.enumToMap)(exports.METHODS);
-    exports.H_METHOD_MAP = Object.fromEntries(Object.entries(exports.METHODS).filter(([k2]) => k2.startsWith("H")));
+    exports.H_METHOD_MAP = Object.fromEntries(Object.entries(exports.METHODS).filter(([k3]) => k3.startsWith("H")));
     exports.STATUSES_HTTP = [
       exports.STATUSES.CONTINUE,
       exports.STATUSES.SWITCHING_PROTOCOLS,
@@ -29846,7 +28864,7 @@ var require_constants4 = __commonJS({
         exports.HEADER_CHARS.push(i2);
       }
     }
-    exports.CONNECTION_TOKEN_CHARS = exports.HEADER_CHARS.filter((c3) => c3 !== 44);
+    exports.CONNECTION_TOKEN_CHARS = exports.HEADER_CHARS.filter((c4) => c4 !== 44);
     exports.QUOTED_STRING = ["	", " "];
     for (let i2 = 33; i2 <= 255; i2++) {
       if (i2 !== 34 && i2 !== 92) {
@@ -30409,21 +29427,21 @@ var require_data_url = __commonJS({
     function percentDecode(input) {
       const length = input.length;
       const output = new Uint8Array(length);
-      let j2 = 0;
+      let j3 = 0;
       let i2 = 0;
       while (i2 < length) {
         const byte = input[i2];
         if (byte !== 37) {
-          output[j2++] = byte;
+          output[j3++] = byte;
         } else if (byte === 37 && !(isHexCharByte(input[i2 + 1]) && isHexCharByte(input[i2 + 2]))) {
-          output[j2++] = 37;
+          output[j3++] = 37;
         } else {
-          output[j2++] = hexByteToNumber(input[i2 + 1]) << 4 | hexByteToNumber(input[i2 + 2]);
+          output[j3++] = hexByteToNumber(input[i2 + 1]) << 4 | hexByteToNumber(input[i2 + 2]);
           i2 += 2;
         }
         ++i2;
       }
-      return length === j2 ? output : output.subarray(0, j2);
+      return length === j3 ? output : output.subarray(0, j3);
     }
     function parseMIMEType(input) {
       input = removeHTTPWhitespace(input, true, true);
@@ -30754,15 +29772,15 @@ var require_webidl = __commonJS({
         message: `"${context.value}" is an invalid ${context.type}.`
       });
     };
-    webidl.brandCheck = function(V2, I2) {
-      if (!FunctionPrototypeSymbolHasInstance(I2, V2)) {
+    webidl.brandCheck = function(V2, I3) {
+      if (!FunctionPrototypeSymbolHasInstance(I3, V2)) {
         const err = new TypeError("Illegal invocation");
         err.code = "ERR_INVALID_THIS";
         throw err;
       }
     };
     webidl.brandCheckMultiple = function(List) {
-      const prototypes = List.map((c3) => webidl.util.MakeTypeAssertion(c3));
+      const prototypes = List.map((c4) => webidl.util.MakeTypeAssertion(c4));
       return (V2) => {
         if (prototypes.every((typeCheck) => !typeCheck(V2))) {
           const err = new TypeError("Illegal invocation");
@@ -30785,8 +29803,8 @@ var require_webidl = __commonJS({
         message: "Illegal constructor"
       });
     };
-    webidl.util.MakeTypeAssertion = function(I2) {
-      return (O2) => FunctionPrototypeSymbolHasInstance(I2, O2);
+    webidl.util.MakeTypeAssertion = function(I3) {
+      return (O3) => FunctionPrototypeSymbolHasInstance(I3, O3);
     };
     webidl.util.Type = function(V2) {
       switch (typeof V2) {
@@ -30860,44 +29878,44 @@ var require_webidl = __commonJS({
         lowerBound2 = -Math.pow(2, bitLength - 1);
         upperBound = Math.pow(2, bitLength - 1) - 1;
       }
-      let x2 = Number(V2);
-      if (x2 === 0) {
-        x2 = 0;
+      let x3 = Number(V2);
+      if (x3 === 0) {
+        x3 = 0;
       }
       if (webidl.util.HasFlag(flags, webidl.attributes.EnforceRange)) {
-        if (Number.isNaN(x2) || x2 === Number.POSITIVE_INFINITY || x2 === Number.NEGATIVE_INFINITY) {
+        if (Number.isNaN(x3) || x3 === Number.POSITIVE_INFINITY || x3 === Number.NEGATIVE_INFINITY) {
           throw webidl.errors.exception({
             header: "Integer conversion",
             message: `Could not convert ${webidl.util.Stringify(V2)} to an integer.`
           });
         }
-        x2 = webidl.util.IntegerPart(x2);
-        if (x2 < lowerBound2 || x2 > upperBound) {
+        x3 = webidl.util.IntegerPart(x3);
+        if (x3 < lowerBound2 || x3 > upperBound) {
           throw webidl.errors.exception({
             header: "Integer conversion",
-            message: `Value must be between ${lowerBound2}-${upperBound}, got ${x2}.`
+            message: `Value must be between ${lowerBound2}-${upperBound}, got ${x3}.`
           });
         }
-        return x2;
+        return x3;
       }
-      if (!Number.isNaN(x2) && webidl.util.HasFlag(flags, webidl.attributes.Clamp)) {
-        x2 = Math.min(Math.max(x2, lowerBound2), upperBound);
-        if (Math.floor(x2) % 2 === 0) {
-          x2 = Math.floor(x2);
+      if (!Number.isNaN(x3) && webidl.util.HasFlag(flags, webidl.attributes.Clamp)) {
+        x3 = Math.min(Math.max(x3, lowerBound2), upperBound);
+        if (Math.floor(x3) % 2 === 0) {
+          x3 = Math.floor(x3);
         } else {
-          x2 = Math.ceil(x2);
+          x3 = Math.ceil(x3);
         }
-        return x2;
+        return x3;
       }
-      if (Number.isNaN(x2) || x2 === 0 && Object.is(0, x2) || x2 === Number.POSITIVE_INFINITY || x2 === Number.NEGATIVE_INFINITY) {
+      if (Number.isNaN(x3) || x3 === 0 && Object.is(0, x3) || x3 === Number.POSITIVE_INFINITY || x3 === Number.NEGATIVE_INFINITY) {
         return 0;
       }
-      x2 = webidl.util.IntegerPart(x2);
-      x2 = x2 % Math.pow(2, bitLength);
-      if (signedness === "signed" && x2 >= Math.pow(2, bitLength - 1)) {
-        return x2 - Math.pow(2, bitLength);
+      x3 = webidl.util.IntegerPart(x3);
+      x3 = x3 % Math.pow(2, bitLength);
+      if (signedness === "signed" && x3 >= Math.pow(2, bitLength - 1)) {
+        return x3 - Math.pow(2, bitLength);
       }
-      return x2;
+      return x3;
     };
     webidl.util.IntegerPart = function(n) {
       const r2 = Math.floor(Math.abs(n));
@@ -30964,30 +29982,30 @@ var require_webidl = __commonJS({
       };
     };
     webidl.recordConverter = function(keyConverter, valueConverter) {
-      return (O2, prefix, argument) => {
-        if (webidl.util.Type(O2) !== OBJECT) {
+      return (O3, prefix, argument) => {
+        if (webidl.util.Type(O3) !== OBJECT) {
           throw webidl.errors.exception({
             header: prefix,
-            message: `${argument} ("${webidl.util.TypeValueToString(O2)}") is not an Object.`
+            message: `${argument} ("${webidl.util.TypeValueToString(O3)}") is not an Object.`
           });
         }
         const result = {};
-        if (!types.isProxy(O2)) {
-          const keys2 = [...Object.getOwnPropertyNames(O2), ...Object.getOwnPropertySymbols(O2)];
+        if (!types.isProxy(O3)) {
+          const keys2 = [...Object.getOwnPropertyNames(O3), ...Object.getOwnPropertySymbols(O3)];
           for (const key of keys2) {
             const keyName = webidl.util.Stringify(key);
             const typedKey = keyConverter(key, prefix, `Key ${keyName} in ${argument}`);
-            const typedValue = valueConverter(O2[key], prefix, `${argument}[${keyName}]`);
+            const typedValue = valueConverter(O3[key], prefix, `${argument}[${keyName}]`);
             result[typedKey] = typedValue;
           }
           return result;
         }
-        const keys = Reflect.ownKeys(O2);
+        const keys = Reflect.ownKeys(O3);
         for (const key of keys) {
-          const desc = Reflect.getOwnPropertyDescriptor(O2, key);
+          const desc = Reflect.getOwnPropertyDescriptor(O3, key);
           if (desc?.enumerable) {
             const typedKey = keyConverter(key, prefix, argument);
-            const typedValue = valueConverter(O2[key], prefix, argument);
+            const typedValue = valueConverter(O3[key], prefix, argument);
             result[typedKey] = typedValue;
           }
         }
@@ -31006,7 +30024,7 @@ var require_webidl = __commonJS({
       };
     };
     webidl.dictionaryConverter = function(converters) {
-      converters.sort((a, b2) => (a.key > b2.key) - (a.key < b2.key));
+      converters.sort((a, b3) => (a.key > b3.key) - (a.key < b3.key));
       return (dictionary, prefix, argument) => {
         const dict = {};
         if (dictionary != null && webidl.util.Type(dictionary) !== OBJECT) {
@@ -31105,15 +30123,15 @@ var require_webidl = __commonJS({
           message: `${argument} is a symbol, which cannot be converted to a ByteString.`
         });
       }
-      const x2 = String(V2);
-      for (let index = 0; index < x2.length; index++) {
-        if (x2.charCodeAt(index) > 255) {
+      const x3 = String(V2);
+      for (let index = 0; index < x3.length; index++) {
+        if (x3.charCodeAt(index) > 255) {
           throw new TypeError(
-            `Cannot convert argument to a ByteString because the character at index ${index} has a value of ${x2.charCodeAt(index)} which is greater than 255.`
+            `Cannot convert argument to a ByteString because the character at index ${index} has a value of ${x3.charCodeAt(index)} which is greater than 255.`
           );
         }
       }
-      return x2;
+      return x3;
     };
     webidl.converters.USVString = function(value2) {
       if (typeof value2 === "string") {
@@ -31122,27 +30140,27 @@ var require_webidl = __commonJS({
       return `${value2}`.toWellFormed();
     };
     webidl.converters.boolean = function(V2) {
-      const x2 = Boolean(V2);
-      return x2;
+      const x3 = Boolean(V2);
+      return x3;
     };
     webidl.converters.any = function(V2) {
       return V2;
     };
     webidl.converters["long long"] = function(V2, prefix, argument) {
-      const x2 = webidl.util.ConvertToInt(V2, 64, "signed", 0, prefix, argument);
-      return x2;
+      const x3 = webidl.util.ConvertToInt(V2, 64, "signed", 0, prefix, argument);
+      return x3;
     };
     webidl.converters["unsigned long long"] = function(V2, prefix, argument) {
-      const x2 = webidl.util.ConvertToInt(V2, 64, "unsigned", 0, prefix, argument);
-      return x2;
+      const x3 = webidl.util.ConvertToInt(V2, 64, "unsigned", 0, prefix, argument);
+      return x3;
     };
     webidl.converters["unsigned long"] = function(V2, prefix, argument) {
-      const x2 = webidl.util.ConvertToInt(V2, 32, "unsigned", 0, prefix, argument);
-      return x2;
+      const x3 = webidl.util.ConvertToInt(V2, 32, "unsigned", 0, prefix, argument);
+      return x3;
     };
     webidl.converters["unsigned short"] = function(V2, prefix, argument, flags) {
-      const x2 = webidl.util.ConvertToInt(V2, 16, "unsigned", flags, prefix, argument);
-      return x2;
+      const x3 = webidl.util.ConvertToInt(V2, 16, "unsigned", flags, prefix, argument);
+      return x3;
     };
     webidl.converters.ArrayBuffer = function(V2, prefix, argument, flags) {
       if (webidl.util.Type(V2) !== OBJECT || !types.isArrayBuffer(V2)) {
@@ -31176,12 +30194,12 @@ var require_webidl = __commonJS({
       }
       return V2;
     };
-    webidl.converters.TypedArray = function(V2, T2, prefix, argument, flags) {
-      if (webidl.util.Type(V2) !== OBJECT || !types.isTypedArray(V2) || V2.constructor.name !== T2.name) {
+    webidl.converters.TypedArray = function(V2, T3, prefix, argument, flags) {
+      if (webidl.util.Type(V2) !== OBJECT || !types.isTypedArray(V2) || V2.constructor.name !== T3.name) {
         throw webidl.errors.conversionFailed({
           prefix,
           argument: `${argument} ("${webidl.util.Stringify(V2)}")`,
-          types: [T2.name]
+          types: [T3.name]
         });
       }
       if (!webidl.util.HasFlag(flags, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V2.buffer)) {
@@ -31381,10 +30399,10 @@ var require_util3 = __commonJS({
     }
     function isValidReasonPhrase(statusText) {
       for (let i2 = 0; i2 < statusText.length; ++i2) {
-        const c3 = statusText.charCodeAt(i2);
-        if (!(c3 === 9 || // HTAB
-        c3 >= 32 && c3 <= 126 || // SP / VCHAR
-        c3 >= 128 && c3 <= 255)) {
+        const c4 = statusText.charCodeAt(i2);
+        if (!(c4 === 9 || // HTAB
+        c4 >= 32 && c4 <= 126 || // SP / VCHAR
+        c4 >= 128 && c4 <= 255)) {
           return false;
         }
       }
@@ -31633,11 +30651,11 @@ var require_util3 = __commonJS({
     }
     function tryUpgradeRequestToAPotentiallyTrustworthyURL(request2) {
     }
-    function sameOrigin(A2, B2) {
-      if (A2.origin === B2.origin && A2.origin === "null") {
+    function sameOrigin(A3, B3) {
+      if (A3.origin === B3.origin && A3.origin === "null") {
         return true;
       }
-      if (A2.protocol === B2.protocol && A2.hostname === B2.hostname && A2.port === B2.port) {
+      if (A3.protocol === B3.protocol && A3.hostname === B3.hostname && A3.port === B3.port) {
         return true;
       }
       return false;
@@ -32178,15 +31196,15 @@ var require_formdata = __commonJS({
         }
       }
       [nodeUtil.inspect.custom](depth, options) {
-        const state = this.#state.reduce((a, b2) => {
-          if (a[b2.name]) {
-            if (Array.isArray(a[b2.name])) {
-              a[b2.name].push(b2.value);
+        const state = this.#state.reduce((a, b3) => {
+          if (a[b3.name]) {
+            if (Array.isArray(a[b3.name])) {
+              a[b3.name].push(b3.value);
             } else {
-              a[b2.name] = [a[b2.name], b2.value];
+              a[b3.name] = [a[b3.name], b3.value];
             }
           } else {
-            a[b2.name] = b2.value;
+            a[b3.name] = b3.value;
           }
           return a;
         }, { __proto__: null });
@@ -32583,8 +31601,8 @@ var require_promise = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve5, reject) => {
-        res = resolve5;
+      const promise = new Promise((resolve4, reject) => {
+        res = resolve4;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -33747,7 +32765,7 @@ var require_client_h1 = __commonJS({
       }
     }
     function writeH1(client, request2) {
-      const { method, path: path20, host, upgrade, blocking, reset } = request2;
+      const { method, path: path17, host, upgrade, blocking, reset } = request2;
       let { body, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
@@ -33823,7 +32841,7 @@ var require_client_h1 = __commonJS({
         socket[kBlocking] = true;
       }
       setTypeOfService(socket, request2);
-      let header3 = `${method} ${path20} HTTP/1.1\r
+      let header3 = `${method} ${path17} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header3 += `host: ${host}\r
@@ -34010,12 +33028,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve5, reject) => {
+      const waitForDrain = () => new Promise((resolve4, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve5;
+          callback = resolve4;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -34500,7 +33518,7 @@ var require_client_h2 = __commonJS({
       const headersTimeout = request2.headersTimeout ?? client[kHeadersTimeout];
       const bodyTimeout = request2.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path20, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
+      const { method, path: path17, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
       let { body } = request2;
       if (upgrade != null && upgrade !== "websocket") {
         util.errorRequest(client, request2, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
@@ -34569,7 +33587,7 @@ var require_client_h2 = __commonJS({
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path20;
+          headers[HTTP2_HEADER_PATH] = path17;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -34621,7 +33639,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path20;
+      headers[HTTP2_HEADER_PATH] = path17;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -34899,12 +33917,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve5, reject) => {
+      const waitForDrain = () => new Promise((resolve4, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve5;
+          callback = resolve4;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -35221,16 +34239,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       [kClose]() {
-        return new Promise((resolve5) => {
+        return new Promise((resolve4) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve5;
+            this[kClosedResolve] = resolve4;
           } else {
-            resolve5(null);
+            resolve4(null);
           }
         });
       }
       [kDestroy](err) {
-        return new Promise((resolve5) => {
+        return new Promise((resolve4) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i2 = 0; i2 < requests.length; i2++) {
             const request2 = requests[i2];
@@ -35243,7 +34261,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve5(null);
+            resolve4(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -35650,8 +34668,8 @@ var require_pool_base = __commonJS({
           }
           return Promise.all(closeAll);
         } else {
-          return new Promise((resolve5) => {
-            this[kClosedResolve] = resolve5;
+          return new Promise((resolve4) => {
+            this[kClosedResolve] = resolve4;
           });
         }
       }
@@ -35843,11 +34861,11 @@ var require_balanced_pool = __commonJS({
     var kWeight = /* @__PURE__ */ Symbol("kWeight");
     var kMaxWeightPerServer = /* @__PURE__ */ Symbol("kMaxWeightPerServer");
     var kErrorPenalty = /* @__PURE__ */ Symbol("kErrorPenalty");
-    function getGreatestCommonDivisor(a, b2) {
-      if (a === 0) return b2;
-      while (b2 !== 0) {
-        const t2 = b2;
-        b2 = a % b2;
+    function getGreatestCommonDivisor(a, b3) {
+      if (a === 0) return b3;
+      while (b3 !== 0) {
+        const t2 = b3;
+        b3 = a % b3;
         a = t2;
       }
       return a;
@@ -35935,7 +34953,7 @@ var require_balanced_pool = __commonJS({
         if (!dispatcher) {
           return;
         }
-        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b2) => a && b2, true);
+        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b3) => a && b3, true);
         if (allClientsBusy) {
           return;
         }
@@ -36384,7 +35402,7 @@ var require_socks5_utils = __commonJS({
 var require_socks5_client = __commonJS({
   "node_modules/undici/lib/core/socks5-client.js"(exports, module) {
     "use strict";
-    var { EventEmitter: EventEmitter6 } = __require("node:events");
+    var { EventEmitter: EventEmitter4 } = __require("node:events");
     var { Buffer: Buffer2 } = __require("node:buffer");
     var { InvalidArgumentError, Socks5ProxyError } = require_errors3();
     var { debuglog } = __require("node:util");
@@ -36429,7 +35447,7 @@ var require_socks5_client = __commonJS({
       ERROR: "error",
       CLOSED: "closed"
     };
-    var Socks5Client = class extends EventEmitter6 {
+    var Socks5Client = class extends EventEmitter4 {
       constructor(socket, options = {}) {
         super();
         if (!socket) {
@@ -36773,7 +35791,7 @@ var require_socks5_proxy_agent = __commonJS({
         const proxyHost = this[kProxyUrl].hostname;
         const proxyPort = parseInt(this[kProxyUrl].port) || 1080;
         debug2("creating SOCKS5 connection to", proxyHost, proxyPort);
-        const socket = await new Promise((resolve5, reject) => {
+        const socket = await new Promise((resolve4, reject) => {
           this[kConnector]({
             hostname: proxyHost,
             host: proxyHost,
@@ -36783,7 +35801,7 @@ var require_socks5_proxy_agent = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve5(socket2);
+              resolve4(socket2);
             }
           });
         });
@@ -36793,14 +35811,14 @@ var require_socks5_proxy_agent = __commonJS({
           socket.destroy();
         });
         await socks5Client.handshake();
-        await new Promise((resolve5, reject) => {
+        await new Promise((resolve4, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 authentication timeout"));
           }, 5e3);
           const onAuthenticated = () => {
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError2);
-            resolve5();
+            resolve4();
           };
           const onError2 = (err) => {
             clearTimeout(timeout);
@@ -36809,14 +35827,14 @@ var require_socks5_proxy_agent = __commonJS({
           };
           if (socks5Client.state === STATES.AUTHENTICATED) {
             clearTimeout(timeout);
-            resolve5();
+            resolve4();
           } else {
             socks5Client.once("authenticated", onAuthenticated);
             socks5Client.once("error", onError2);
           }
         });
         await socks5Client.connect(targetHost, targetPort);
-        await new Promise((resolve5, reject) => {
+        await new Promise((resolve4, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 connection timeout"));
           }, 5e3);
@@ -36824,7 +35842,7 @@ var require_socks5_proxy_agent = __commonJS({
             debug2("SOCKS5 tunnel established to", targetHost, targetPort, "via", info);
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError2);
-            resolve5();
+            resolve4();
           };
           const onError2 = (err) => {
             clearTimeout(timeout);
@@ -36867,8 +35885,8 @@ var require_socks5_proxy_agent = __commonJS({
                       socket,
                       servername: this[kRequestTls]?.servername || targetHost
                     });
-                    await new Promise((resolve5, reject) => {
-                      finalSocket.once("secureConnect", resolve5);
+                    await new Promise((resolve4, reject) => {
+                      finalSocket.once("secureConnect", resolve4);
                       finalSocket.once("error", reject);
                     });
                   }
@@ -36977,10 +35995,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path20 = "/",
+          path: path17 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path20;
+        opts.path = origin + path17;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -38001,7 +37019,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return Promise.resolve(null);
         }
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve4, reject) => {
           if (this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) {
             this.destroy(new AbortError());
           }
@@ -38015,11 +37033,11 @@ var require_readable = __commonJS({
               if (signal.aborted) {
                 reject(signal.reason ?? new AbortError());
               } else {
-                resolve5(null);
+                resolve4(null);
               }
             });
           } else {
-            this.on("close", resolve5);
+            this.on("close", resolve4);
           }
           this.on("error", noop).on("data", () => {
             if (this[kBytesRead] > limit) {
@@ -38047,7 +37065,7 @@ var require_readable = __commonJS({
     }
     function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve5, reject) => {
+      return new Promise((resolve4, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -38062,7 +37080,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve5,
+              resolve: resolve4,
               reject,
               length: 0,
               body: []
@@ -38136,18 +37154,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2, encoding) {
-      const { type, body, resolve: resolve5, stream, length } = consume2;
+      const { type, body, resolve: resolve4, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve5(chunksDecode(body, length, encoding));
+          resolve4(chunksDecode(body, length, encoding));
         } else if (type === "json") {
-          resolve5(JSON.parse(chunksDecode(body, length, encoding)));
+          resolve4(JSON.parse(chunksDecode(body, length, encoding)));
         } else if (type === "arrayBuffer") {
-          resolve5(chunksConcat(body, length).buffer);
+          resolve4(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve5(new Blob(body, { type: stream[kContentType] }));
+          resolve4(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve5(chunksConcat(body, length));
+          resolve4(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -38337,9 +37355,9 @@ var require_api_request = __commonJS({
     };
     function request2(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve4, reject) => {
           request2.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -38551,9 +37569,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve4, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -38841,9 +37859,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve4, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -38936,9 +37954,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve4, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve4(data);
           });
         });
       }
@@ -39054,7 +38072,7 @@ var require_mock_utils = __commonJS({
       }
     } = __require("node:util");
     var { InvalidArgumentError } = require_errors3();
-    function matchValue2(match, value2) {
+    function matchValue(match, value2) {
       if (typeof match === "string") {
         return match === value2;
       }
@@ -39110,7 +38128,7 @@ var require_mock_utils = __commonJS({
       }
       for (const [matchHeaderName, matchHeaderValue] of Object.entries(mockDispatch2.headers)) {
         const headerValue = getHeaderByName(headers, matchHeaderName);
-        if (!matchValue2(matchHeaderValue, headerValue)) {
+        if (!matchValue(matchHeaderValue, headerValue)) {
           return false;
         }
       }
@@ -39131,8 +38149,8 @@ var require_mock_utils = __commonJS({
         }
         if (value2.includes(",")) {
           const values = value2.split(",");
-          for (const v of values) {
-            normalizedQp.append(key, v);
+          for (const v2 of values) {
+            normalizedQp.append(key, v2);
           }
           continue;
         }
@@ -39140,22 +38158,22 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path20) {
-      if (typeof path20 !== "string") {
-        return path20;
+    function safeUrl(path17) {
+      if (typeof path17 !== "string") {
+        return path17;
       }
-      const pathSegments = path20.split("?", 3);
+      const pathSegments = path17.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path20;
+        return path17;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path20, method, body, headers }) {
-      const pathMatch = matchValue2(mockDispatch2.path, path20);
-      const methodMatch = matchValue2(mockDispatch2.method, method);
-      const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue2(mockDispatch2.body, body) : true;
+    function matchKey(mockDispatch2, { path: path17, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path17);
+      const methodMatch = matchValue(mockDispatch2.method, method);
+      const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
       return pathMatch && methodMatch && bodyMatch && headersMatch;
     }
@@ -39178,17 +38196,17 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path20, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue2(removeTrailingSlash(safeUrl(path20)), resolvedPathWithoutTrailingSlash) : matchValue2(safeUrl(path20), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path17, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path17)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path17), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
       }
-      matchedMockDispatches = matchedMockDispatches.filter(({ method }) => matchValue2(method, key.method));
+      matchedMockDispatches = matchedMockDispatches.filter(({ method }) => matchValue(method, key.method));
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for method '${key.method}' on path '${resolvedPath}'`);
       }
-      matchedMockDispatches = matchedMockDispatches.filter(({ body }) => typeof body !== "undefined" ? matchValue2(body, key.body) : true);
+      matchedMockDispatches = matchedMockDispatches.filter(({ body }) => typeof body !== "undefined" ? matchValue(body, key.body) : true);
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for body '${key.body}' on path '${resolvedPath}'`);
       }
@@ -39218,19 +38236,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path20) {
-      while (path20.endsWith("/")) {
-        path20 = path20.slice(0, -1);
+    function removeTrailingSlash(path17) {
+      while (path17.endsWith("/")) {
+        path17 = path17.slice(0, -1);
       }
-      if (path20.length === 0) {
-        path20 = "/";
+      if (path17.length === 0) {
+        path17 = "/";
       }
-      return path20;
+      return path17;
     }
     function buildKey(opts) {
-      const { path: path20, method, body, headers, query } = opts;
+      const { path: path17, method, body, headers, query } = opts;
       return {
-        path: path20,
+        path: path17,
         method,
         body,
         headers,
@@ -39245,8 +38263,8 @@ var require_mock_utils = __commonJS({
         const value2 = data[key];
         const name = Buffer.from(`${key}`);
         if (Array.isArray(value2)) {
-          for (let j2 = 0; j2 < value2.length; ++j2) {
-            result.push(name, Buffer.from(`${value2[j2]}`));
+          for (let j3 = 0; j3 < value2.length; ++j3) {
+            result.push(name, Buffer.from(`${value2[j3]}`));
           }
         } else {
           result.push(name, Buffer.from(`${value2}`));
@@ -39361,7 +38379,7 @@ var require_mock_utils = __commonJS({
       const url = new URL(origin);
       if (netConnect2 === true) {
         return true;
-      } else if (Array.isArray(netConnect2) && netConnect2.some((matcher) => matchValue2(matcher, url.host))) {
+      } else if (Array.isArray(netConnect2) && netConnect2.some((matcher) => matchValue(matcher, url.host))) {
         return true;
       }
       return false;
@@ -39395,7 +38413,7 @@ var require_mock_utils = __commonJS({
       deleteMockDispatch,
       buildKey,
       generateKeyValues,
-      matchValue: matchValue2,
+      matchValue,
       getResponse,
       getStatusText,
       mockDispatch,
@@ -39668,13 +38686,13 @@ var require_mock_call_history = __commonJS({
     function makeFilterCalls(parameterName) {
       return (parameterValue, logs) => {
         if (typeof parameterValue === "string" || parameterValue == null) {
-          return logs.filter((log2) => {
-            return log2[parameterName] === parameterValue;
+          return logs.filter((log) => {
+            return log[parameterName] === parameterValue;
           });
         }
         if (parameterValue instanceof RegExp) {
-          return logs.filter((log2) => {
-            return parameterValue.test(log2[parameterName]);
+          return logs.filter((log) => {
+            return parameterValue.test(log[parameterName]);
           });
         }
         throw new InvalidArgumentError(`${parameterName} parameter should be one of string, regexp, undefined or null`);
@@ -39769,8 +38787,8 @@ var require_mock_call_history = __commonJS({
           return this.logs.filter(criteria);
         }
         if (criteria instanceof RegExp) {
-          return this.logs.filter((log2) => {
-            return criteria.test(log2.toString());
+          return this.logs.filter((log) => {
+            return criteria.test(log.toString());
           });
         }
         if (typeof criteria === "object" && criteria !== null) {
@@ -39820,13 +38838,13 @@ var require_mock_call_history = __commonJS({
         this.logs = [];
       }
       [kMockCallHistoryAddLog](requestInit) {
-        const log2 = new MockCallHistoryLog(requestInit);
-        this.logs.push(log2);
-        return log2;
+        const log = new MockCallHistoryLog(requestInit);
+        this.logs.push(log);
+        return log;
       }
       *[Symbol.iterator]() {
-        for (const log2 of this.calls()) {
-          yield log2;
+        for (const log of this.calls()) {
+          yield log;
         }
       }
     };
@@ -39920,10 +38938,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path20, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path17, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path20,
+            Path: path17,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -39963,7 +38981,7 @@ var require_mock_agent = __commonJS({
     } = require_mock_symbols();
     var MockClient = require_mock_client();
     var MockPool = require_mock_pool();
-    var { matchValue: matchValue2, normalizeSearchParams, buildAndValidateMockOptions, normalizeOrigin } = require_mock_utils();
+    var { matchValue, normalizeSearchParams, buildAndValidateMockOptions, normalizeOrigin } = require_mock_utils();
     var { InvalidArgumentError, UndiciError } = require_errors3();
     var Dispatcher = require_dispatcher();
     var PendingInterceptorsFormatter = require_pending_interceptors_formatter();
@@ -40005,9 +39023,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path20, searchParams] = dispatchOpts.path.split("?");
+          const [path17, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path20}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path17}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -40088,7 +39106,7 @@ var require_mock_agent = __commonJS({
           return dispatcher;
         }
         for (const [keyMatcher, result2] of Array.from(this[kClients])) {
-          if (result2 && typeof keyMatcher !== "string" && matchValue2(keyMatcher, origin)) {
+          if (result2 && typeof keyMatcher !== "string" && matchValue(keyMatcher, origin)) {
             const dispatcher = this[kFactory](origin);
             this[kMockAgentSet](origin, dispatcher);
             dispatcher[kDispatches] = result2.dispatcher[kDispatches];
@@ -40211,8 +39229,8 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile5, readFile: readFile7, mkdir: mkdir5 } = __require("node:fs/promises");
-    var { dirname: dirname4, resolve: resolve5 } = __require("node:path");
+    var { writeFile: writeFile3, readFile: readFile5, mkdir: mkdir3 } = __require("node:fs/promises");
+    var { dirname: dirname3, resolve: resolve4 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -40408,12 +39426,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path20 = filePath || this.#snapshotPath;
-        if (!path20) {
+        const path17 = filePath || this.#snapshotPath;
+        if (!path17) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile7(resolve5(path20), "utf8");
+          const data = await readFile5(resolve4(path17), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -40427,7 +39445,7 @@ var require_snapshot_recorder = __commonJS({
           if (error.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path20}`, { cause: error });
+            throw new UndiciError(`Failed to load snapshots from ${path17}`, { cause: error });
           }
         }
       }
@@ -40438,17 +39456,17 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path20 = filePath || this.#snapshotPath;
-        if (!path20) {
+        const path17 = filePath || this.#snapshotPath;
+        if (!path17) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve5(path20);
-        await mkdir5(dirname4(resolvedPath), { recursive: true });
+        const resolvedPath = resolve4(path17);
+        await mkdir3(dirname3(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
           snapshot
         }));
-        await writeFile5(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
+        await writeFile3(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
       }
       /**
        * Clears all recorded snapshots
@@ -41018,7 +40036,7 @@ var require_redirect_handler = __commonJS({
         }
         this.dispatch = dispatch;
         this.location = null;
-        const { maxRedirections: _2, ...cleanOpts } = opts;
+        const { maxRedirections: _3, ...cleanOpts } = opts;
         this.opts = cleanOpts;
         this.maxRedirections = maxRedirections;
         this.handler = handler;
@@ -41083,15 +40101,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path20 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path20}`;
+        const path17 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path17}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path20;
+        this.opts.path = path17;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -41959,11 +40977,11 @@ var require_cache = __commonJS({
         if (hasSafeIterator(opts.headers)) {
           if (Array.isArray(opts.headers)) {
             if (Array.isArray(opts.headers[0])) {
-              for (const x2 of opts.headers) {
-                if (!Array.isArray(x2)) {
+              for (const x3 of opts.headers) {
+                if (!Array.isArray(x3)) {
                   throw new Error("opts.headers is not a valid header map");
                 }
-                const [key, val] = x2;
+                const [key, val] = x3;
                 if (typeof key !== "string" || typeof val !== "string") {
                   throw new Error("opts.headers is not a valid header map");
                 }
@@ -41987,11 +41005,11 @@ var require_cache = __commonJS({
               }
             }
           } else {
-            for (const x2 of opts.headers) {
-              if (!Array.isArray(x2)) {
+            for (const x3 of opts.headers) {
+              if (!Array.isArray(x3)) {
                 throw new Error("opts.headers is not a valid header map");
               }
-              const [key, val] = x2;
+              const [key, val] = x3;
               if (typeof key !== "string" || typeof val !== "string") {
                 throw new Error("opts.headers is not a valid header map");
               }
@@ -42129,10 +41147,10 @@ var require_cache = __commonJS({
                   foundEndingQuote = true;
                 } else {
                   const fieldListParts = [value2.substring(1)];
-                  for (let j2 = i2 + 1; j2 < directives.length; j2++) {
-                    const nextPart = trimOWS(directives[j2].value);
+                  for (let j3 = i2 + 1; j3 < directives.length; j3++) {
+                    const nextPart = trimOWS(directives[j3].value);
                     const closingQuote2 = findUnescapedQuote(nextPart, 0);
-                    lastQuotedPart = j2;
+                    lastQuotedPart = j3;
                     if (closingQuote2 !== -1) {
                       fieldListParts.push(nextPart.substring(0, closingQuote2));
                       foundEndingQuote = true;
@@ -42149,9 +41167,9 @@ var require_cache = __commonJS({
                 i2 = lastQuotedPart;
                 const headers = fieldList.split(",");
                 let validFieldNames = true;
-                for (let j2 = 0; j2 < headers.length; j2++) {
-                  headers[j2] = trimOWS(headers[j2]);
-                  if (!isValidHTTPToken(headers[j2])) {
+                for (let j3 = 0; j3 < headers.length; j3++) {
+                  headers[j3] = trimOWS(headers[j3]);
+                  if (!isValidHTTPToken(headers[j3])) {
                     validFieldNames = false;
                   }
                 }
@@ -42211,8 +41229,8 @@ var require_cache = __commonJS({
       const output = [];
       for (let i2 = 0; i2 < values.length; i2++) {
         const parts = values[i2].split(",");
-        for (let j2 = 0; j2 < parts.length; j2++) {
-          output.push(parts[j2]);
+        for (let j3 = 0; j3 < parts.length; j3++) {
+          output.push(parts[j3]);
         }
       }
       return output;
@@ -42834,11 +41852,11 @@ var require_cache_handler = __commonJS({
     var { parseHttpDate } = require_date();
     function noop() {
     }
-    function sameOrigin(a, b2) {
+    function sameOrigin(a, b3) {
       try {
-        return new URL(String(a)).origin === new URL(String(b2)).origin;
+        return new URL(String(a)).origin === new URL(String(b3)).origin;
       } catch {
-        return String(a) === String(b2);
+        return String(a) === String(b3);
       }
     }
     var HEURISTICALLY_CACHEABLE_STATUS_CODES = [
@@ -42884,8 +41902,8 @@ var require_cache_handler = __commonJS({
       const values = Array.isArray(connectionHeader) ? connectionHeader : [connectionHeader];
       for (let i2 = 0; i2 < values.length; i2++) {
         const tokens = values[i2].split(",");
-        for (let j2 = 0; j2 < tokens.length; j2++) {
-          headersToRemove.push(trimOWS(tokens[j2]).toLowerCase());
+        for (let j3 = 0; j3 < tokens.length; j3++) {
+          headersToRemove.push(trimOWS(tokens[j3]).toLowerCase());
         }
       }
     }
@@ -42908,10 +41926,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path20) {
+    function deleteCachedUri(store, cacheKey, path17) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path20
+        path: path17
       });
       for (let i2 = 0; i2 < util.safeHTTPMethods.length; i2++) {
         const method = util.safeHTTPMethods[i2];
@@ -42919,7 +41937,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path20
+            path: path17
           });
         }
       }
@@ -42930,9 +41948,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i2 = 0; i2 < values.length; i2++) {
-        const path20 = getSameOriginPath(cacheKey, values[i2]);
-        if (path20 !== void 0) {
-          deleteCachedUri(store, cacheKey, path20);
+        const path17 = getSameOriginPath(cacheKey, values[i2]);
+        if (path17 !== void 0) {
+          deleteCachedUri(store, cacheKey, path17);
         }
       }
     }
@@ -43570,9 +42588,9 @@ var require_memory_cache_store = __commonJS({
   "node_modules/undici/lib/cache/memory-cache-store.js"(exports, module) {
     "use strict";
     var { Writable } = __require("node:stream");
-    var { EventEmitter: EventEmitter6 } = __require("node:events");
+    var { EventEmitter: EventEmitter4 } = __require("node:events");
     var { assertCacheKey, assertCacheValue } = require_cache();
-    var MemoryCacheStore = class extends EventEmitter6 {
+    var MemoryCacheStore = class extends EventEmitter4 {
       #maxCount = 1024;
       #maxSize = 104857600;
       // 100MB
@@ -43806,7 +42824,7 @@ var require_cache_revalidation_handler = __commonJS({
         this.#handler = handler;
         this.#allowErrorStatusCodes = allowErrorStatusCodes;
       }
-      onRequestStart(_2, context) {
+      onRequestStart(_3, context) {
         this.#successful = false;
         this.#context = context;
       }
@@ -43919,8 +42937,8 @@ var require_cache2 = __commonJS({
           continue;
         }
         const directives = value2.split(",");
-        for (let j2 = 0; j2 < directives.length; j2++) {
-          if (trimOWS(directives[j2]).toLowerCase() === "no-cache") {
+        for (let j3 = 0; j3 < directives.length; j3++) {
+          if (trimOWS(directives[j3]).toLowerCase() === "no-cache") {
             return true;
           }
         }
@@ -44750,7 +43768,7 @@ var require_decompress = __commonJS({
           return super.onResponseStart(this.#controller, statusCode, headers, statusMessage);
         }
         this.#decompressors = decompressors;
-        const { "content-encoding": _2, "content-length": __, ...newHeaders } = headers;
+        const { "content-encoding": _3, "content-length": __, ...newHeaders } = headers;
         if (this.#controller.rawHeaders) {
           const rawHeaders = this.#controller.rawHeaders;
           if (Array.isArray(rawHeaders)) {
@@ -45706,10 +44724,10 @@ var require_headers = __commonJS({
     }
     function headerValueNormalize(potentialValue) {
       let i2 = 0;
-      let j2 = potentialValue.length;
-      while (j2 > i2 && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(j2 - 1))) --j2;
-      while (j2 > i2 && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i2))) ++i2;
-      return i2 === 0 && j2 === potentialValue.length ? potentialValue : potentialValue.substring(i2, j2);
+      let j3 = potentialValue.length;
+      while (j3 > i2 && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(j3 - 1))) --j3;
+      while (j3 > i2 && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i2))) ++i2;
+      return i2 === 0 && j3 === potentialValue.length ? potentialValue : potentialValue.substring(i2, j3);
     }
     function fill(headers, object) {
       if (Array.isArray(object)) {
@@ -45773,8 +44791,8 @@ var require_headers = __commonJS({
       for (let i2 = 0; i2 < names.length; ++i2) {
         const { 0: name, 1: value2 } = names[i2];
         if (name === "set-cookie") {
-          for (let j2 = 0; j2 < cookies.length; ++j2) {
-            headers.push([name, cookies[j2]]);
+          for (let j3 = 0; j3 < cookies.length; ++j3) {
+            headers.push([name, cookies[j3]]);
           }
         } else {
           headers.push([name, value2]);
@@ -45782,8 +44800,8 @@ var require_headers = __commonJS({
       }
       return headersList.sortedMap = headers;
     }
-    function compareHeaderName(a, b2) {
-      return a[0] < b2[0] ? -1 : 1;
+    function compareHeaderName(a, b3) {
+      return a[0] < b3[0] ? -1 : 1;
     }
     var HeadersList = class _HeadersList {
       /** @type {[string, string][]|null} */
@@ -45916,26 +44934,26 @@ var require_headers = __commonJS({
           const firstValue = iterator.next().value;
           array[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
-          for (let i2 = 1, j2 = 0, right = 0, left = 0, pivot = 0, x2, value2; i2 < size; ++i2) {
+          for (let i2 = 1, j3 = 0, right = 0, left = 0, pivot = 0, x3, value2; i2 < size; ++i2) {
             value2 = iterator.next().value;
-            x2 = array[i2] = [value2[0], value2[1].value];
-            assert(x2[1] !== null);
+            x3 = array[i2] = [value2[0], value2[1].value];
+            assert(x3[1] !== null);
             left = 0;
             right = i2;
             while (left < right) {
               pivot = left + (right - left >> 1);
-              if (array[pivot][0] <= x2[0]) {
+              if (array[pivot][0] <= x3[0]) {
                 left = pivot + 1;
               } else {
                 right = pivot;
               }
             }
             if (i2 !== pivot) {
-              j2 = i2;
-              while (j2 > left) {
-                array[j2] = array[--j2];
+              j3 = i2;
+              while (j3 > left) {
+                array[j3] = array[--j3];
               }
-              array[left] = x2;
+              array[left] = x3;
             }
           }
           if (!iterator.next().done) {
@@ -48420,11 +47438,11 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
-        const path20 = url.pathname + url.search;
+        const path17 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
-        return new Promise((resolve5, reject) => agent.dispatch(
+        return new Promise((resolve4, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path20}?` : path20,
+            path: hasTrailingQuestionMark ? `${path17}?` : path17,
             origin: url.origin,
             method: request2.method,
             body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body,
@@ -48510,7 +47528,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable3({ read: resume });
               const onError2 = this.onError.bind(this);
-              resolve5({
+              resolve4({
                 status,
                 statusText,
                 headersList,
@@ -48563,7 +47581,7 @@ var require_fetch = __commonJS({
                   headersList.append(headerName, String(value2), true);
                 }
               }
-              resolve5({
+              resolve4({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -48587,7 +47605,7 @@ var require_fetch = __commonJS({
                   headersList.append(nameStr, value2.toString("latin1"), true);
                 }
               }
-              resolve5({
+              resolve4({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -48615,9 +47633,9 @@ var require_util4 = __commonJS({
     var assert = __require("node:assert");
     var { URLSerializer } = require_data_url();
     var { isValidHeaderName } = require_util3();
-    function urlEquals(A2, B2, excludeFragment = false) {
-      const serializedA = URLSerializer(A2, excludeFragment);
-      const serializedB = URLSerializer(B2, excludeFragment);
+    function urlEquals(A3, B3, excludeFragment = false) {
+      const serializedA = URLSerializer(A3, excludeFragment);
+      const serializedB = URLSerializer(B3, excludeFragment);
       return serializedA === serializedB;
     }
     function getFieldValues(header3) {
@@ -49371,9 +48389,9 @@ var require_util5 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path20) {
-      for (let i2 = 0; i2 < path20.length; ++i2) {
-        const code = path20.charCodeAt(i2);
+    function validateCookiePath(path17) {
+      for (let i2 = 0; i2 < path17.length; ++i2) {
+        const code = path17.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -49443,7 +48461,7 @@ var require_util5 = __commonJS({
       "Nov",
       "Dec"
     ];
-    var IMFPaddedNumbers = Array(61).fill(0).map((_2, i2) => i2.toString().padStart(2, "0"));
+    var IMFPaddedNumbers = Array(61).fill(0).map((_3, i2) => i2.toString().padStart(2, "0"));
     function toIMFDate(date) {
       if (typeof date === "number") {
         date = new Date(date);
@@ -50699,7 +49717,7 @@ var require_receiver = __commonJS({
        * @param {Buffer} chunk
        * @param {() => void} callback
        */
-      _write(chunk, _2, callback) {
+      _write(chunk, _3, callback) {
         this.#buffers.push(chunk);
         this.#byteOffset += chunk.length;
         this.#loop = true;
@@ -52040,12 +51058,12 @@ var require_eventsource_stream = __commonJS({
       }
       return true;
     }
-    function isFieldName(line, length, field3) {
-      if (length !== field3.length) {
+    function isFieldName(line, length, field2) {
+      if (length !== field2.length) {
         return false;
       }
       for (let i2 = 0; i2 < length; i2++) {
-        if (line[i2] !== field3[i2]) {
+        if (line[i2] !== field2[i2]) {
           return false;
         }
       }
@@ -52247,13 +51265,13 @@ ${value2}`;
           }
         }
       }
-      setEventFieldSize(field3, size) {
-        const eventSize = this.eventSize - this.eventFieldSizes[field3] + size;
+      setEventFieldSize(field2, size) {
+        const eventSize = this.eventSize - this.eventFieldSizes[field2] + size;
         if (this.maxEventSize > 0 && eventSize > this.maxEventSize) {
           throw createMaxEventSizeExceededError();
         }
         this.eventSize = eventSize;
-        this.eventFieldSizes[field3] = size;
+        this.eventFieldSizes[field2] = size;
       }
       /**
        * @param {EventSourceStreamEvent} event
@@ -52809,11 +51827,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path20 = opts.path;
+          let path17 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path20 = `/${path20}`;
+            path17 = `/${path17}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path20);
+          url = new URL(util.parseOrigin(url).origin + path17);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -52932,10 +51950,10 @@ function controlClient(origin, env) {
     const token = env[name];
     return token === void 0 || token === "" ? {} : { authorization: `Bearer ${token}` };
   };
-  async function request2(method, path20, tokenEnv) {
+  async function request2(method, path17, tokenEnv) {
     let response;
     try {
-      response = await (0, import_undici.fetch)(`${origin}${path20}`, { method, headers: bearer2(tokenEnv), dispatcher: patient });
+      response = await (0, import_undici.fetch)(`${origin}${path17}`, { method, headers: bearer2(tokenEnv), dispatcher: patient });
     } catch (error) {
       const cause = error.cause;
       throw new UsageError(`cannot reach the daemon at ${origin}: ${cause?.code ?? cause?.message ?? errorMessage(error)}; give its address with --daemon URL`);
@@ -52950,7 +51968,7 @@ function controlClient(origin, env) {
     if (response.ok) return body;
     const said = body?.error;
     const hint = response.status === 401 ? ` (set ${tokenEnv} to the daemon's token)` : "";
-    throw new UsageError(`the daemon answered ${method} ${path20} with ${response.status}: ${typeof said === "string" ? said : text2.slice(0, 200)}${hint}`);
+    throw new UsageError(`the daemon answered ${method} ${path17} with ${response.status}: ${typeof said === "string" ? said : text2.slice(0, 200)}${hint}`);
   }
   return {
     async statuses() {
@@ -52997,7 +52015,7 @@ async function runControlCommand(argv, io) {
   const client = (await Promise.resolve().then(() => (init_control_client(), control_client_exports))).controlClient(args.daemon, io.env);
   if (command === "status") {
     const sources2 = await sourceNames(client, args.source);
-    const rows = (await client.statuses()).filter((s) => sources2.includes(s.name));
+    const rows = (await client.statuses()).filter((s3) => sources2.includes(s3.name));
     io.stdout.write(args.output === "json" ? `${JSON.stringify({ sources: rows }, null, 2)}
 ` : renderStatusTable(rows));
     return 0;
@@ -53021,7 +52039,7 @@ async function runControlCommand(argv, io) {
   return syncExitCode(passes, args.detailedExitcode);
 }
 async function sourceNames(client, source) {
-  const all = (await client.statuses()).map((s) => s.name);
+  const all = (await client.statuses()).map((s3) => s3.name);
   if (source === null) return all;
   if (!all.includes(source)) throw new UsageError(`the daemon has no source named "${source}" (sources: ${all.join(", ")})`);
   return [source];
@@ -53188,16 +52206,16 @@ var init_base = __esm({
           }
         }
       }
-      addToPath(path20, added, removed2, oldPosInc, options) {
-        const last2 = path20.lastComponent;
+      addToPath(path17, added, removed2, oldPosInc, options) {
+        const last2 = path17.lastComponent;
         if (last2 && !options.oneChangePerToken && last2.added === added && last2.removed === removed2) {
           return {
-            oldPos: path20.oldPos + oldPosInc,
+            oldPos: path17.oldPos + oldPosInc,
             lastComponent: { count: last2.count + 1, added, removed: removed2, previousComponent: last2.previousComponent }
           };
         } else {
           return {
-            oldPos: path20.oldPos + oldPosInc,
+            oldPos: path17.oldPos + oldPosInc,
             lastComponent: { count: 1, added, removed: removed2, previousComponent: last2 }
           };
         }
@@ -53518,17 +52536,17 @@ function planLine(summary) {
 }
 function closingLines(plans, where = "above") {
   const summary = summarize(plans);
-  const unplanned = plans.filter((s) => s.plan === null).length;
+  const unplanned = plans.filter((s3) => s3.plan === null).length;
   const lines = [];
   if (totalChanges(summary) > 0) lines.push(planLine(summary));
   if (unplanned > 0) lines.push(`No plan for ${unplanned} of ${count2(plans.length, "source")}: see the errors ${where}.`);
   if (lines.length > 0) return lines;
-  if (plans.some((s) => sourceErrors(s).length > 0)) return [`No changes planned, but there are errors (see ${where}).`];
+  if (plans.some((s3) => sourceErrors(s3).length > 0)) return [`No changes planned, but there are errors (see ${where}).`];
   const kept = keptUndeclared(plans);
   return [kept > 0 ? `No changes. ${keptLine(kept)}` : NO_CHANGES];
 }
 function keptUndeclared(plans) {
-  return plans.reduce((sum, s) => sum + (s.plan?.keptUndeclared ?? 0), 0);
+  return plans.reduce((sum, s3) => sum + (s3.plan?.keptUndeclared ?? 0), 0);
 }
 function keptLine(kept) {
   return kept === 1 ? "1 live resource that is not declared is kept." : `${kept} live resources that are not declared are kept.`;
@@ -53617,7 +52635,7 @@ function lockstepHunks(oldLines, newLines, head, tail) {
     while (i2 < ops.length && ops[i2].kind === " ") i2 += 1;
     if (i2 >= ops.length) break;
     let start = i2;
-    for (let c3 = 0; c3 < CONTEXT && start > 0 && ops[start - 1].kind === " "; c3 += 1) start -= 1;
+    for (let c4 = 0; c4 < CONTEXT && start > 0 && ops[start - 1].kind === " "; c4 += 1) start -= 1;
     let end = i2;
     for (; ; ) {
       while (end < ops.length && ops[end].kind !== " ") end += 1;
@@ -53702,7 +52720,7 @@ function renderSource(source, p2) {
 function renderText(plans, options) {
   const p2 = palette(options.color);
   const lines = [];
-  const actions = new Set(plans.flatMap((s) => (s.plan?.changes ?? []).map((c3) => c3.action)));
+  const actions = new Set(plans.flatMap((s3) => (s3.plan?.changes ?? []).map((c4) => c4.action)));
   if (actions.size > 0) {
     lines.push("Resource actions are indicated with the following symbols:", ...legend(actions, p2), "");
   }
@@ -53723,17 +52741,17 @@ function legend(actions, p2) {
   const order = ["create", "update", "replace", "delete"];
   return order.filter((a) => actions.has(a)).map((a) => `${paintSymbol(a, p2)} ${words[a]}`);
 }
-function fieldSymbol(action, field3, p2) {
+function fieldSymbol(action, field2, p2) {
   if (action === "delete") return p2.red("-");
-  if (action === "create" || field3.before === null) return p2.green("+");
-  if (field3.after === null) return p2.red("-");
+  if (action === "create" || field2.before === null) return p2.green("+");
+  if (field2.after === null) return p2.red("-");
   return p2.yellow("~");
 }
-function fieldValue2(name, action, field3) {
+function fieldValue2(name, action, field2) {
   const show = name === "code" ? describeCode : formatValue;
-  if (action === "delete") return `${show(field3.before)} -> null`;
-  if (action === "create" || field3.before === null) return show(field3.after);
-  const arrow = `${show(field3.before)} -> ${show(field3.after)}`;
+  if (action === "delete") return `${show(field2.before)} -> null`;
+  if (action === "create" || field2.before === null) return show(field2.after);
+  const arrow = `${show(field2.before)} -> ${show(field2.after)}`;
   return name === "kind" && action === "replace" ? `${arrow} # forces replacement` : arrow;
 }
 function diffLine(line, p2) {
@@ -53750,13 +52768,13 @@ function renderChange(change, p2) {
   const entries2 = Object.entries(change.fields);
   const width = Math.max(change.id === null ? 0 : 2, ...entries2.map(([name]) => name.length));
   if (change.id !== null) lines.push(`        ${"id".padEnd(width)} = ${formatValue(change.id)}`);
-  for (const [name, field3] of entries2) {
+  for (const [name, field2] of entries2) {
     if (name === "code" && hasCodeDiff(change)) {
       lines.push(`      ${p2.yellow("~")} code:`);
       for (const line of codeDiffLines(change)) lines.push(`          ${diffLine(line, p2)}`);
       continue;
     }
-    lines.push(`      ${fieldSymbol(change.action, field3, p2)} ${name.padEnd(width)} = ${fieldValue2(name, change.action, field3)}`);
+    lines.push(`      ${fieldSymbol(change.action, field2, p2)} ${name.padEnd(width)} = ${fieldValue2(name, change.action, field2)}`);
   }
   lines.push("    }");
   return lines;
@@ -53858,8 +52876,8 @@ function escapeHtml(text2) {
 function longestRun(text2, char) {
   let longest = 0;
   let run2 = 0;
-  for (const c3 of text2) {
-    run2 = c3 === char ? run2 + 1 : 0;
+  for (const c4 of text2) {
+    run2 = c4 === char ? run2 + 1 : 0;
     longest = Math.max(longest, run2);
   }
   return longest;
@@ -53884,8 +52902,8 @@ var init_markdown_escape = __esm({
 // src/output/markdown-budget.ts
 function fitToBudget(doc) {
   const size = (lines2) => lines2.reduce((n, line) => n + line.length + 1, 0);
-  const listings = doc.sections.flatMap((s) => s.listings);
-  let left = doc.limit - 1 - size(doc.head) - doc.sections.reduce((n, s) => n + size(s.header), 0) - listings.reduce((n, l) => n + size(l.title) + size(l.footer) + MORE_LINE, 0) - DETAILS_LINE;
+  const listings = doc.sections.flatMap((s3) => s3.listings);
+  let left = doc.limit - 1 - size(doc.head) - doc.sections.reduce((n, s3) => n + size(s3.header), 0) - listings.reduce((n, l) => n + size(l.title) + size(l.footer) + MORE_LINE, 0) - DETAILS_LINE;
   const shown2 = /* @__PURE__ */ new Map();
   for (const listing of listings) {
     let count5 = 0;
@@ -53967,7 +52985,7 @@ function contextLines(context) {
   return parts.length === 0 ? [] : [`${parts.join(" \xB7 ")}.`, ""];
 }
 function countsTable(plans) {
-  const row = (label, s, status) => `| ${label} | ${s.create} | ${s.update} | ${s.replace} | ${s.delete} | ${status} |`;
+  const row = (label, s3, status) => `| ${label} | ${s3.create} | ${s3.update} | ${s3.replace} | ${s3.delete} | ${status} |`;
   const lines = ["| Source | Create | Update | Replace | Delete | Status |", "| --- | ---: | ---: | ---: | ---: | --- |"];
   for (const source of plans) {
     if (source.plan === null) lines.push(`| ${inlineCode(source.name)} | \u2013 | \u2013 | \u2013 | \u2013 | ${escapeText(noPlanLine(source).replace(/^No plan: /, "no plan: "))} |`);
@@ -53996,11 +53014,11 @@ function sourceListings(source) {
     listings.push({ title: ["**Errors**", ""], items: errors.map((e) => ({ brief: `- \u274C ${escapeText(clip(e, 1e3))}` })), footer: [""] });
   }
   for (const action of ORDER) {
-    const changes2 = (plan?.changes ?? []).filter((c3) => c3.action === action);
+    const changes2 = (plan?.changes ?? []).filter((c4) => c4.action === action);
     if (changes2.length === 0) continue;
     listings.push({
       title: [`#### ${GROUP[action]} (${changes2.length})`, ""],
-      items: changes2.map((c3) => ({ brief: briefLine(c3), full: () => fullItem(c3) })),
+      items: changes2.map((c4) => ({ brief: briefLine(c4), full: () => fullItem(c4) })),
       footer: [""]
     });
   }
@@ -54008,7 +53026,7 @@ function sourceListings(source) {
   if (warnings.length > 0) {
     listings.push({
       title: [`<details><summary>\u26A0\uFE0F ${count2(warnings.length, "warning")}</summary>`, ""],
-      items: warnings.map((w) => ({ brief: `- ${escapeText(clip(w, 1e3))}` })),
+      items: warnings.map((w2) => ({ brief: `- ${escapeText(clip(w2, 1e3))}` })),
       footer: ["", "</details>", ""]
     });
   }
@@ -54022,17 +53040,17 @@ function fullItem(change) {
   const id = change.id === null ? "" : ` (<code>${escapeHtml(change.id)}</code>)`;
   const summary = `<b>${escapeHtml(LABEL[change.action])}</b> ${change.resource} <code>${escapeHtml(change.name)}</code>${id}: ${escapeHtml(clip(change.reason, 500))}`;
   const lines = [`- <details><summary>${summary}</summary>`, ""];
-  for (const [name, field3] of Object.entries(change.fields)) {
+  for (const [name, field2] of Object.entries(change.fields)) {
     if (name === "code" && hasCodeDiff(change)) lines.push(`  - ${inlineCode(name)}: changed, diff below`);
-    else if (change.action === "create" || field3.before === null && change.action !== "delete") lines.push(`  - ${inlineCode(name)}: ${value(name, field3.after)}`);
-    else lines.push(`  - ${inlineCode(name)}: ${value(name, field3.before)} \u2192 ${value(name, field3.after)}`);
+    else if (change.action === "create" || field2.before === null && change.action !== "delete") lines.push(`  - ${inlineCode(name)}: ${value(name, field2.after)}`);
+    else lines.push(`  - ${inlineCode(name)}: ${value(name, field2.before)} \u2192 ${value(name, field2.after)}`);
   }
   if (hasCodeDiff(change)) lines.push("", ...fencedBlock(cappedDiff(change), "diff").map((l) => `  ${l}`));
   lines.push("", "  </details>");
   return lines.join("\n");
 }
-function value(name, v) {
-  return name === "code" ? describeCode(v) : inlineCode(clip(formatValue(v), 300));
+function value(name, v2) {
+  return name === "code" ? describeCode(v2) : inlineCode(clip(formatValue(v2), 300));
 }
 function cappedDiff(change) {
   const all = codeDiffLines(change);
@@ -54109,14 +53127,14 @@ Nothing applied for source "${outcome.sourcePlan.name}": the plan has errors.
   const counts = outcomeCounts([outcome]);
   if (format === "markdown") {
     const lines2 = ["", `#### Apply result for \`${outcome.sourcePlan.name}\``, "", `${counts}.`, ""];
-    for (const f of failures) lines2.push(`- \u274C ${f.change.action} ${f.change.resource} \`${f.change.name}\` failed: ${(f.message ?? "unknown error").replace(/\n/g, " ")}`);
-    for (const s of outcome.results.filter((r2) => r2.message === NOT_STARTED)) lines2.push(`- \u23F9 ${s.change.action} ${s.change.resource} \`${s.change.name}\`: not applied`);
+    for (const f2 of failures) lines2.push(`- \u274C ${f2.change.action} ${f2.change.resource} \`${f2.change.name}\` failed: ${(f2.message ?? "unknown error").replace(/\n/g, " ")}`);
+    for (const s3 of outcome.results.filter((r2) => r2.message === NOT_STARTED)) lines2.push(`- \u23F9 ${s3.change.action} ${s3.change.resource} \`${s3.change.name}\`: not applied`);
     return `${lines2.join("\n")}
 `;
   }
   const lines = ["", `Applied source "${outcome.sourcePlan.name}": ${counts}.`];
-  for (const f of failures) lines.push(`  - ${f.change.action} ${f.change.resource} "${f.change.name}" failed: ${f.message ?? "unknown error"}`);
-  for (const s of outcome.results.filter((r2) => r2.message === NOT_STARTED)) lines.push(`  - ${s.change.action} ${s.change.resource} "${s.change.name}": not applied`);
+  for (const f2 of failures) lines.push(`  - ${f2.change.action} ${f2.change.resource} "${f2.change.name}" failed: ${f2.message ?? "unknown error"}`);
+  for (const s3 of outcome.results.filter((r2) => r2.message === NOT_STARTED)) lines.push(`  - ${s3.change.action} ${s3.change.resource} "${s3.change.name}": not applied`);
   return `${lines.join("\n")}
 `;
 }
@@ -54298,7 +53316,7 @@ function tooLarge(limit) {
 function readBody(req, limit) {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
-  return new Promise((resolve5, reject) => {
+  return new Promise((resolve4, reject) => {
     const chunks = [];
     let size = 0;
     const onData = (chunk) => {
@@ -54310,7 +53328,7 @@ function readBody(req, limit) {
       req.resume();
       reject(tooLarge(limit));
     };
-    const onEnd = () => resolve5(Buffer.concat(chunks));
+    const onEnd = () => resolve4(Buffer.concat(chunks));
     req.on("data", onData);
     req.on("end", onEnd);
     req.on("error", reject);
@@ -54747,17 +53765,17 @@ function crossProblems(doc, value2) {
   listAt(value2, "organizations").forEach((org, i2) => {
     if (typeof org.name === "string") {
       const first2 = firstByName.get(org.name);
-      const path20 = ["organizations", i2, "name"];
+      const path17 = ["organizations", i2, "name"];
       if (first2 === void 0) firstByName.set(org.name, i2);
-      else problems2.push(doc.problem(path20, `${keyLabel(path20)} "${org.name}" is already used by ${keyLabel(["organizations", first2])}`));
+      else problems2.push(doc.problem(path17, `${keyLabel(path17)} "${org.name}" is already used by ${keyLabel(["organizations", first2])}`));
     }
     const workspaceIds = new Set(listAt(org, "workspaces").map((ws) => ws.id));
-    listAt(org, "agent-pools").forEach((pool, j2) => {
+    listAt(org, "agent-pools").forEach((pool, j3) => {
       const allowed = Array.isArray(pool["allowed-workspaces"]) ? pool["allowed-workspaces"] : [];
-      allowed.forEach((id, k2) => {
+      allowed.forEach((id, k3) => {
         if (typeof id !== "string" || workspaceIds.has(id)) return;
-        const path20 = ["organizations", i2, "agent-pools", j2, "allowed-workspaces", k2];
-        problems2.push(doc.problem(path20, `${keyLabel(path20)} "${id}" is not a workspace of organization "${String(org.name)}"`));
+        const path17 = ["organizations", i2, "agent-pools", j3, "allowed-workspaces", k3];
+        problems2.push(doc.problem(path17, `${keyLabel(path17)} "${id}" is not a workspace of organization "${String(org.name)}"`));
       });
     });
   });
@@ -55206,10 +54224,10 @@ function lose(ctx, res, done) {
   ctx.req.socket.destroy();
   done(null);
 }
-function record2(p2, ctx, path20, status) {
+function record2(p2, ctx, path17, status) {
   const contentType = ctx.req.headers["content-type"] ?? null;
-  p2.log.add({ method: ctx.method, path: path20, status, "content-type": contentType, at: new Date(ctx.now()).toISOString() });
-  p2.logger.debug({ method: ctx.method, path: path20, status }, "emulator request");
+  p2.log.add({ method: ctx.method, path: path17, status, "content-type": contentType, at: new Date(ctx.now()).toISOString() });
+  p2.logger.debug({ method: ctx.method, path: path17, status }, "emulator request");
 }
 function bearer(req) {
   const header3 = req.headers.authorization ?? "";
@@ -55222,7 +54240,7 @@ function sameToken(presented, token) {
   return timingSafeEqual(digest2(presented), digest2(token));
 }
 function sleep(ms) {
-  return new Promise((resolve5) => setTimeout(resolve5, ms).unref());
+  return new Promise((resolve4) => setTimeout(resolve4, ms).unref());
 }
 var MALFORMED_BODY, MUTATING;
 var init_pipeline = __esm({
@@ -55259,10 +54277,10 @@ var init_request_log = __esm({
 // src/emulator/router.ts
 function createRouter(routes) {
   const compiled2 = routes.map(compile);
-  return (method, path20) => {
+  return (method, path17) => {
     let pathMatched = false;
     for (const route3 of compiled2) {
-      const found = route3.regex.exec(path20);
+      const found = route3.regex.exec(path17);
       if (found === null) continue;
       pathMatched = true;
       if (route3.method !== method) continue;
@@ -55275,7 +54293,7 @@ function createRouter(routes) {
 }
 function compile(route3) {
   const names = [];
-  const source = route3.pattern.replace(/:([a-z_]+)/g, (_2, name) => {
+  const source = route3.pattern.replace(/:([a-z_]+)/g, (_3, name) => {
     names.push(name);
     return "([^/]+)";
   });
@@ -55556,8 +54574,8 @@ function sortPools(pools, sort) {
   if (key !== "name" && key !== "created-at") {
     throw new ReplyError(400, [{ status: "400", title: "bad request", detail: "sort must be name or created-at, optionally with a leading -" }]);
   }
-  const field3 = (pool) => key === "name" ? pool.name : pool.createdAt;
-  const sorted2 = [...pools].sort((a, b2) => field3(a) < field3(b2) ? -1 : field3(a) > field3(b2) ? 1 : 0);
+  const field2 = (pool) => key === "name" ? pool.name : pool.createdAt;
+  const sorted2 = [...pools].sort((a, b3) => field2(a) < field2(b3) ? -1 : field2(a) > field2(b3) ? 1 : 0);
   return descending ? sorted2.reverse() : sorted2;
 }
 function showReply(ctx, pool, status) {
@@ -55682,14 +54700,14 @@ async function startEmulator(options = {}) {
   const faults = createFaultList(now);
   faults.add(seed.faults ?? []);
   const limiter = createRateLimiter(seed.rateLimit ?? 30, now, seed.rateLimitWindow ?? "sliding", seed.rateLimitReset ?? "real");
-  const log2 = createRequestLog(options.requestLogLimit);
+  const log = createRequestLog(options.requestLogLimit);
   const pipeline = {
     api: createRouter([...policyRoutes, ...policyCodeRoutes, ...poolRoutes, ...agentRoutes, PING]),
-    control: createRouter(controlRoutes({ faults, log: log2, limiter, behaviour })),
+    control: createRouter(controlRoutes({ faults, log, limiter, behaviour })),
     blobs: createRouter([{ method: "GET", pattern: "/:key", handler: serveBlob }]),
     faults,
     limiter,
-    log: log2,
+    log,
     logger: options.logger ?? silentLogger(),
     token: seed.token ?? process.env.API_TOKEN ?? randomSuffix(32)
   };
@@ -55723,9 +54741,9 @@ async function startEmulator(options = {}) {
       answer(res, errorReply(404, [{ status: "404", title: "not found" }]), {}, JSON_API, () => void 0);
     }
   });
-  await new Promise((resolve5, reject) => {
+  await new Promise((resolve4, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => resolve5());
+    server.listen(options.port ?? 0, host, () => resolve4());
   });
   const { port } = server.address();
   origin = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
@@ -55733,8 +54751,8 @@ async function startEmulator(options = {}) {
     url: `${origin}${API_PREFIX}`,
     origin,
     token: pipeline.token,
-    close: () => new Promise((resolve5, reject) => {
-      server.close((error) => error ? reject(error) : resolve5());
+    close: () => new Promise((resolve4, reject) => {
+      server.close((error) => error ? reject(error) : resolve4());
       server.closeAllConnections();
     })
   };
@@ -55783,16 +54801,16 @@ __export(emulator_command_exports, {
   runEmulator: () => runEmulator
 });
 import { readFile as readFile4 } from "node:fs/promises";
-async function runEmulator(args, stdout, logger2) {
+async function runEmulator(args, stdout, logger) {
   const seed = args.emulatorSeed === null ? defaultSeed() : parseSeed(await readFile4(args.emulatorSeed, "utf8"), args.emulatorSeed);
-  const emulator = await startEmulator({ port: args.port, seed, logger: logger2 }).catch((error) => {
+  const emulator = await startEmulator({ port: args.port, seed, logger }).catch((error) => {
     if (error.code === "EADDRINUSE") throw new UsageError(`port ${args.port} is in use: pass another --port (0 picks a free one)`);
     throw error;
   });
   stdout.write(`${JSON.stringify({ url: emulator.url, token: emulator.token })}
 `);
-  logger2.warn({ url: emulator.url }, "emulator serving; it keeps everything in memory and changes nothing real");
-  await waitForShutdownSignal(logger2);
+  logger.warn({ url: emulator.url }, "emulator serving; it keeps everything in memory and changes nothing real");
+  await waitForShutdownSignal(logger);
   await emulator.close();
   return 0;
 }
@@ -55864,7 +54882,7 @@ function systemClock() {
   };
 }
 function abortableSleep(ms, signal) {
-  return new Promise((resolve5, reject) => {
+  return new Promise((resolve4, reject) => {
     if (signal?.aborted === true) return reject(signal.reason);
     const onAbort = () => {
       clearTimeout(timer);
@@ -55872,7 +54890,7 @@ function abortableSleep(ms, signal) {
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
-      resolve5();
+      resolve4();
     }, Math.max(0, ms));
     signal?.addEventListener("abort", onAbort, { once: true });
   });
@@ -55893,10 +54911,10 @@ function field(value2, key) {
 function str(value2) {
   return typeof value2 === "string" ? value2 : null;
 }
-function requiredStr(resource, path20, value2) {
+function requiredStr(resource, path17, value2) {
   if (typeof value2 === "string") return value2;
   const id = str(field(resource, "id")) ?? "resource";
-  throw new TypeError(`${id} has no ${path20}`);
+  throw new TypeError(`${id} has no ${path17}`);
 }
 function int(value2, fallback) {
   if (typeof value2 === "number" && Number.isFinite(value2)) return value2;
@@ -55942,10 +54960,10 @@ function isSuccess(response) {
   return response.status >= 200 && response.status < 300;
 }
 function apiError(response) {
-  const { method, path: path20 } = response.request;
+  const { method, path: path17 } = response.request;
   const detail = errorDetail(parseJson(response.text)) ?? plainText(response.text);
   const hint = response.hint === void 0 ? "" : `; ${response.hint}`;
-  const message = `${method} ${path20} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`;
+  const message = `${method} ${path17} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`;
   return new ApiError(message, response.status, detail, response.request);
 }
 function successBody(response) {
@@ -55957,9 +54975,9 @@ function readWith(response, read) {
   try {
     return read(body);
   } catch (error) {
-    const { method, path: path20 } = response.request;
+    const { method, path: path17 } = response.request;
     const reason = error instanceof Error ? error.message : String(error);
-    const message = `${method} ${path20} failed: ${response.status} but the response is unusable: ${reason}`;
+    const message = `${method} ${path17} failed: ${response.status} but the response is unusable: ${reason}`;
     throw new ApiError(message, response.status, reason, response.request, { cause: error });
   }
 }
@@ -56024,9 +55042,9 @@ var init_body_cap = __esm({
 // src/api/download-redirect.ts
 function downgradeError(response, from, to) {
   if (new URL(from).protocol !== "https:" || to.protocol === "https:") return null;
-  const { method, path: path20 } = response.request;
+  const { method, path: path17 } = response.request;
   const reason = `redirects from https to ${to.protocol.replace(/:$/, "")} (${to.host}); refused, the download would travel in clear`;
-  return new ApiError(`${method} ${path20} failed: ${reason}`, response.status, reason, response.request);
+  return new ApiError(`${method} ${path17} failed: ${reason}`, response.status, reason, response.request);
 }
 var init_download_redirect = __esm({
   "src/api/download-redirect.ts"() {
@@ -56095,10 +55113,10 @@ var init_download = __esm({
 // src/api/paginate.ts
 function queryString(params) {
   if (params.length === 0) return "";
-  return `?${params.map(([k2, v]) => `${encodeURIComponent(k2)}=${encodeURIComponent(v)}`).join("&")}`;
+  return `?${params.map(([k3, v2]) => `${encodeURIComponent(k3)}=${encodeURIComponent(v2)}`).join("&")}`;
 }
-async function listAll(transport, signal, path20, params, parse3) {
-  const pageUrl2 = (n) => transport.url(`${path20}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
+async function listAll(transport, signal, path17, params, parse3) {
+  const pageUrl2 = (n) => transport.url(`${path17}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
   const pages = [];
   const listing = newListing();
   const ids2 = /* @__PURE__ */ new Set();
@@ -56130,7 +55148,7 @@ async function listAll(transport, signal, path20, params, parse3) {
     url = next;
   }
   if (repeated > 0) {
-    transport.logger.warn({ method: "GET", path: path20, repeated }, "api list repeated resources (created while it was read); each is counted once");
+    transport.logger.warn({ method: "GET", path: path17, repeated }, "api list repeated resources (created while it was read); each is counted once");
   }
   return pages;
 }
@@ -56228,8 +55246,8 @@ function enforceLevel(enforce, kind, name) {
   if (!Array.isArray(enforce) || enforce.length === 0) return void 0;
   const mode = LEVELS_BY_KIND[kind].find((l) => l === field(enforce[0], "mode"));
   if (mode === void 0) return void 0;
-  const path20 = field(enforce[0], "path");
-  const matches = path20 === enforcePath(name, kind, "native") || path20 === enforcePath(name, kind, "sentinel");
+  const path17 = field(enforce[0], "path");
+  const matches = path17 === enforcePath(name, kind, "native") || path17 === enforcePath(name, kind, "sentinel");
   return kind === "native" && !matches ? "hard-mandatory" : mode;
 }
 function parseAgentPool(resource) {
@@ -56298,11 +55316,11 @@ var require_eventemitter3 = __commonJS({
       if (--emitter._eventsCount === 0) emitter._events = new Events();
       else delete emitter._events[evt];
     }
-    function EventEmitter6() {
+    function EventEmitter4() {
       this._events = new Events();
       this._eventsCount = 0;
     }
-    EventEmitter6.prototype.eventNames = function eventNames() {
+    EventEmitter4.prototype.eventNames = function eventNames() {
       var names = [], events, name;
       if (this._eventsCount === 0) return names;
       for (name in events = this._events) {
@@ -56313,7 +55331,7 @@ var require_eventemitter3 = __commonJS({
       }
       return names;
     };
-    EventEmitter6.prototype.listeners = function listeners(event) {
+    EventEmitter4.prototype.listeners = function listeners(event) {
       var evt = prefix ? prefix + event : event, handlers = this._events[evt];
       if (!handlers) return [];
       if (handlers.fn) return [handlers.fn];
@@ -56322,13 +55340,13 @@ var require_eventemitter3 = __commonJS({
       }
       return ee2;
     };
-    EventEmitter6.prototype.listenerCount = function listenerCount(event) {
+    EventEmitter4.prototype.listenerCount = function listenerCount(event) {
       var evt = prefix ? prefix + event : event, listeners = this._events[evt];
       if (!listeners) return 0;
       if (listeners.fn) return 1;
       return listeners.length;
     };
-    EventEmitter6.prototype.emit = function emit(event, a1, a2, a3, a4, a5) {
+    EventEmitter4.prototype.emit = function emit(event, a1, a2, a3, a4, a5) {
       var evt = prefix ? prefix + event : event;
       if (!this._events[evt]) return false;
       var listeners = this._events[evt], len = arguments.length, args, i2;
@@ -56353,7 +55371,7 @@ var require_eventemitter3 = __commonJS({
         }
         listeners.fn.apply(listeners.context, args);
       } else {
-        var length = listeners.length, j2;
+        var length = listeners.length, j3;
         for (i2 = 0; i2 < length; i2++) {
           if (listeners[i2].once) this.removeListener(event, listeners[i2].fn, void 0, true);
           switch (len) {
@@ -56370,8 +55388,8 @@ var require_eventemitter3 = __commonJS({
               listeners[i2].fn.call(listeners[i2].context, a1, a2, a3);
               break;
             default:
-              if (!args) for (j2 = 1, args = new Array(len - 1); j2 < len; j2++) {
-                args[j2 - 1] = arguments[j2];
+              if (!args) for (j3 = 1, args = new Array(len - 1); j3 < len; j3++) {
+                args[j3 - 1] = arguments[j3];
               }
               listeners[i2].fn.apply(listeners[i2].context, args);
           }
@@ -56379,13 +55397,13 @@ var require_eventemitter3 = __commonJS({
       }
       return true;
     };
-    EventEmitter6.prototype.on = function on(event, fn, context) {
+    EventEmitter4.prototype.on = function on(event, fn, context) {
       return addListener(this, event, fn, context, false);
     };
-    EventEmitter6.prototype.once = function once(event, fn, context) {
+    EventEmitter4.prototype.once = function once(event, fn, context) {
       return addListener(this, event, fn, context, true);
     };
-    EventEmitter6.prototype.removeListener = function removeListener(event, fn, context, once) {
+    EventEmitter4.prototype.removeListener = function removeListener(event, fn, context, once) {
       var evt = prefix ? prefix + event : event;
       if (!this._events[evt]) return this;
       if (!fn) {
@@ -56408,7 +55426,7 @@ var require_eventemitter3 = __commonJS({
       }
       return this;
     };
-    EventEmitter6.prototype.removeAllListeners = function removeAllListeners(event) {
+    EventEmitter4.prototype.removeAllListeners = function removeAllListeners(event) {
       var evt;
       if (event) {
         evt = prefix ? prefix + event : event;
@@ -56419,12 +55437,12 @@ var require_eventemitter3 = __commonJS({
       }
       return this;
     };
-    EventEmitter6.prototype.off = EventEmitter6.prototype.removeListener;
-    EventEmitter6.prototype.addListener = EventEmitter6.prototype.on;
-    EventEmitter6.prefixed = prefix;
-    EventEmitter6.EventEmitter = EventEmitter6;
+    EventEmitter4.prototype.off = EventEmitter4.prototype.removeListener;
+    EventEmitter4.prototype.addListener = EventEmitter4.prototype.on;
+    EventEmitter4.prefixed = prefix;
+    EventEmitter4.EventEmitter = EventEmitter4;
     if ("undefined" !== typeof module) {
-      module.exports = EventEmitter6;
+      module.exports = EventEmitter4;
     }
   }
 });
@@ -56448,13 +55466,13 @@ function pTimeout(promise, options) {
   } = options;
   let timer;
   let abortHandler;
-  const wrappedPromise = new Promise((resolve5, reject) => {
+  const wrappedPromise = new Promise((resolve4, reject) => {
     if (typeof milliseconds !== "number" || Math.sign(milliseconds) !== 1) {
       throw new TypeError(`Expected \`milliseconds\` to be a positive number, got \`${milliseconds}\``);
     }
     if (signal?.aborted) {
       reject(getAbortedReason(signal));
-      promise.then(resolve5, reject);
+      promise.then(resolve4, reject);
       return;
     }
     if (signal) {
@@ -56463,7 +55481,7 @@ function pTimeout(promise, options) {
       };
       signal.addEventListener("abort", abortHandler, { once: true });
     }
-    promise.then(resolve5, reject);
+    promise.then(resolve4, reject);
     if (milliseconds === Number.POSITIVE_INFINITY) {
       return;
     }
@@ -56471,7 +55489,7 @@ function pTimeout(promise, options) {
     timer = customTimers.setTimeout.call(void 0, () => {
       if (fallback) {
         try {
-          resolve5(fallback());
+          resolve4(fallback());
         } catch (error) {
           reject(error);
         }
@@ -56481,7 +55499,7 @@ function pTimeout(promise, options) {
         promise.cancel();
       }
       if (message === false) {
-        resolve5();
+        resolve4();
       } else if (message instanceof Error) {
         reject(message);
       } else {
@@ -56566,7 +55584,7 @@ var init_priority_queue = __esm({
           return;
         }
         this.#compact();
-        const index = lowerBound(this.#queue, element, (a, b2) => b2.priority - a.priority);
+        const index = lowerBound(this.#queue, element, (a, b3) => b3.priority - a.priority);
         this.#queue.splice(index, 0, element);
       }
       setPriority(id, priority) {
@@ -56954,7 +55972,7 @@ var init_dist = __esm({
         if (options.timeout !== void 0 && !(Number.isFinite(options.timeout) && options.timeout > 0)) {
           throw new TypeError(`Expected \`timeout\` to be a positive finite number, got \`${options.timeout}\` (${typeof options.timeout})`);
         }
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve4, reject) => {
           const taskSymbol = /* @__PURE__ */ Symbol(`task-${options.id}`);
           let cleanupQueueAbortHandler = () => void 0;
           const run2 = async () => {
@@ -56996,7 +56014,7 @@ var init_dist = __esm({
                 })]);
               }
               const result = await operation;
-              resolve5(result);
+              resolve4(result);
               this.emit("completed", result);
             } catch (error) {
               reject(error);
@@ -57185,7 +56203,7 @@ var init_dist = __esm({
       }
       async #onEvent(events, filter) {
         const eventList = Array.isArray(events) ? events : [events];
-        return new Promise((resolve5) => {
+        return new Promise((resolve4) => {
           const listener = () => {
             if (filter && !filter()) {
               return;
@@ -57193,7 +56211,7 @@ var init_dist = __esm({
             for (const event of eventList) {
               this.off(event, listener);
             }
-            resolve5();
+            resolve4();
           };
           for (const event of eventList) {
             this.on(event, listener);
@@ -57426,11 +56444,11 @@ var init_pacer = __esm({
        */
       acquire(signal) {
         const enqueued = this.clock.now();
-        const released = new Promise((resolve5, reject) => {
+        const released = new Promise((resolve4, reject) => {
           if (signal?.aborted === true) return reject(signal.reason);
           const waiter = (startedAt) => {
             signal?.removeEventListener("abort", onAbort);
-            resolve5(startedAt);
+            resolve4(startedAt);
           };
           const onAbort = () => {
             const index = this.waiters.indexOf(waiter);
@@ -57733,8 +56751,8 @@ var init_transport = __esm({
       /** Since when every answer of the API has been a 429; null once one was not. */
       onlyRateLimitedSince = null;
       /** Absolute URL of a path relative to the base URL (`/policies/pol-1`). */
-      url(path20) {
-        return `${this.base.href}${path20}`;
+      url(path17) {
+        return `${this.base.href}${path17}`;
       }
       get logger() {
         return this.options.logger;
@@ -57780,7 +56798,7 @@ var init_transport = __esm({
         else if (!this.reach.has(signal)) this.reach.set(signal, true);
       }
       async sendUntilAnswered(first2, signal) {
-        const { logger: logger2, clock: clock2 } = this.options;
+        const { logger, clock: clock2 } = this.options;
         let req = first2;
         let described = this.describe(req);
         let hops = 0;
@@ -57800,14 +56818,14 @@ var init_transport = __esm({
               limited += 1;
               this.counters.rateLimited += 1;
               const waitMs = outcome.waitMs ?? rateLimitWaitMs(readRateLimitHeaders(headers).resetSeconds, limited + 1, clock2.random());
-              logger2.warn({ ...described, status, waitMs: Math.round(waitMs), attempt: limited }, "api rate limited, waiting");
+              logger.warn({ ...described, status, waitMs: Math.round(waitMs), attempt: limited }, "api rate limited, waiting");
               if (outcome.waitMs === void 0) await clock2.sleep(waitMs, signal);
               continue;
             }
             const retryable2 = status >= 500 && req.retry !== "unsent-only";
             const redirect = retryable2 ? null : redirectTarget(req, outcome.response, this.base, hops);
             if (redirect !== null) {
-              logger2.info({ ...described, status, hop: hops += 1 }, "api request redirected within the API, following");
+              logger.info({ ...described, status, hop: hops += 1 }, "api request redirected within the API, following");
               req = { ...req, url: redirect, redirected: true };
               described = this.describe(req);
               continue;
@@ -57899,11 +56917,11 @@ var init_transport = __esm({
       }
       describe(req) {
         const url = new URL(req.url);
-        const path20 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
-        return { method: req.method, path: scrub(`${path20}${readableQuery(url.search)}`, this.options.token) };
+        const path17 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
+        return { method: req.method, path: scrub(`${path17}${readableQuery(url.search)}`, this.options.token) };
       }
       async attempt(req, described, cancel) {
-        const { clock: clock2, logger: logger2, timeoutMs } = this.options;
+        const { clock: clock2, logger, timeoutMs } = this.options;
         const url = new URL(req.url);
         const inApi = this.inApi(url);
         const slot = inApi ? await this.waitForSlot(cancel) : null;
@@ -57932,7 +56950,7 @@ var init_transport = __esm({
           const headers = flatHeaders(res.headers);
           const durationMs = clock2.now() - started;
           this.record(req.method, res.statusCode, durationMs);
-          logger2.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs) }, "api request");
+          logger.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs) }, "api request");
           const said = res.statusCode >= 200 && res.statusCode < 300 ? text2 : scrub(text2, this.options.token);
           const response = { status: res.statusCode, headers, text: said, request: described, ...consume === void 0 ? {} : { consumed } };
           if (slot === null || res.statusCode >= 500) return { response };
@@ -57947,7 +56965,7 @@ var init_transport = __esm({
           const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.options.token);
           const durationMs = clock2.now() - started;
           this.record(req.method, "error", durationMs);
-          logger2.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs) }, "api request got no response");
+          logger.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs) }, "api request got no response");
           return { failure };
         } finally {
           if (body !== void 0 && !body.destroyed) body.on("error", () => void 0).destroy();
@@ -58169,8 +57187,8 @@ var init_client = __esm({
        * A DELETE answered 404 is done: what was asked for is true. That is the answer to a retry whose
        * first answer was lost, and to a resource someone already deleted by hand.
        */
-      async remove(path20) {
-        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path20) }, this.signal);
+      async remove(path17) {
+        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path17) }, this.signal);
         if (response.status === 404) {
           this.options.logger.info({ ...response.request, status: 404 }, "api delete: already gone, counted as deleted");
           return;
@@ -58178,8 +57196,8 @@ var init_client = __esm({
         successBody(response);
       }
       /** One request answered by a single-resource document. */
-      async one(method, path20, json, parse3) {
-        const response = await this.transport.send({ method, url: this.transport.url(path20), json }, this.signal);
+      async one(method, path17, json, parse3) {
+        const response = await this.transport.send({ method, url: this.transport.url(path17), json }, this.signal);
         return readWith(response, (body) => parse3(primary(body)));
       }
     };
@@ -58215,6 +57233,90 @@ var init_from_config = __esm({
     init_token();
     init_errors();
     init_client();
+  }
+});
+
+// src/state-dir.ts
+import { randomBytes as randomBytes2 } from "node:crypto";
+import { chmod, mkdir, open, rename, unlink } from "node:fs/promises";
+import path5 from "node:path";
+function stateDirLayout(stateDir) {
+  return {
+    checkout: (source) => path5.join(stateDir, "git", source),
+    history: (source) => path5.join(stateDir, "history", sourceFileName(source, ".json")),
+    suspensions: path5.join(stateDir, "suspensions", "suspended.json"),
+    oldSuspensions: path5.join(stateDir, "suspended.json"),
+    codeCache: path5.join(stateDir, ".code-cache")
+  };
+}
+function sourceFileName(source, suffix) {
+  return `${source.replace(/[^A-Za-z0-9._-]/g, (c4) => `%${c4.charCodeAt(0).toString(16).padStart(2, "0")}`)}${suffix}`;
+}
+async function readStateText(file, maxBytes) {
+  let handle;
+  try {
+    handle = await open(file, "r");
+  } catch (error) {
+    if (error.code === "ENOENT") return null;
+    throw new StateFileError(file, "unreadable", `cannot read ${file}: ${error.message}`, { cause: error });
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size > maxBytes) {
+      throw new StateFileError(file, "too-large", `${file} is ${size} bytes, more than the ${maxBytes} a state file of this kind can hold; it is not read`);
+    }
+    return await handle.readFile("utf8");
+  } catch (error) {
+    if (error instanceof StateFileError) throw error;
+    throw new StateFileError(file, "unreadable", `cannot read ${file}: ${error.message}`, { cause: error });
+  } finally {
+    await handle.close();
+  }
+}
+async function readStateJson(file, maxBytes, check) {
+  const text2 = await readStateText(file, maxBytes);
+  if (text2 === null) return null;
+  let value2;
+  try {
+    value2 = JSON.parse(text2);
+  } catch (error) {
+    throw new StateFileError(file, "corrupt", `${file} is not valid JSON (truncated, or written by something else): ${error.message}`, { cause: error });
+  }
+  if (!check(value2)) throw new StateFileError(file, "corrupt", `${file} does not hold what the daemon writes there`);
+  return value2;
+}
+async function writeStateText(file, text2) {
+  await makeStateDir(path5.dirname(file));
+  const temporary = `${file}.${process.pid}.${randomBytes2(6).toString("hex")}.tmp`;
+  try {
+    const handle = await open(temporary, "wx", STATE_FILE_MODE);
+    try {
+      await handle.chmod(STATE_FILE_MODE);
+      await handle.writeFile(text2, "utf8");
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, file);
+  } catch (error) {
+    await unlink(temporary).catch(() => void 0);
+    throw error;
+  }
+}
+async function makeStateDir(dir) {
+  const first2 = await mkdir(dir, { recursive: true, mode: STATE_DIR_MODE });
+  if (first2 === void 0) return;
+  for (let folder = dir; ; folder = path5.dirname(folder)) {
+    await chmod(folder, STATE_DIR_MODE);
+    if (folder === first2 || path5.dirname(folder) === folder) break;
+  }
+}
+var STATE_FILE_MODE, STATE_DIR_MODE;
+var init_state_dir = __esm({
+  "src/state-dir.ts"() {
+    "use strict";
+    init_errors();
+    STATE_FILE_MODE = 436;
+    STATE_DIR_MODE = 509;
   }
 });
 
@@ -58269,18 +57371,17 @@ var init_code_cache = __esm({
 });
 
 // src/live/code-cache-file.ts
-import { createHash as createHash3, randomBytes as randomBytes2 } from "node:crypto";
-import { mkdir, readFile as readFile5, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { createHash as createHash3 } from "node:crypto";
 import path6 from "node:path";
 function openCodeCacheStore(options) {
   const maxEntries = options.maxEntries ?? MAX_CODE_CACHE_ENTRIES;
   const loaded = /* @__PURE__ */ new Map();
-  const folder = path6.join(options.stateDir, ".code-cache");
-  const log2 = options.logger;
+  const folder = stateDirLayout(options.stateDir).codeCache;
+  const log = options.logger;
   async function load(organization) {
     const file = path6.join(folder, fileName(organization));
     if (!options.persist) return { cache: createCodeCache([], maxEntries), file, savedRevision: 0 };
-    const entries2 = await readEntries(file, organization, log2);
+    const entries2 = await readEntries(file, organization, log);
     return { cache: createCodeCache(entries2, maxEntries), file, savedRevision: 0 };
   }
   return {
@@ -58299,10 +57400,10 @@ function openCodeCacheStore(options) {
         const revision2 = entry.cache.revision;
         if (revision2 === entry.savedRevision) continue;
         try {
-          await writeAtomically(entry.file, serialize(organization, entry.cache));
+          await writeStateText(entry.file, serialize(organization, entry.cache));
           entry.savedRevision = revision2;
         } catch (error) {
-          log2.warn({ file: entry.file, error: errorMessage(error) }, "could not write the code cache; the next run downloads the code again");
+          log.warn({ file: entry.file, error: errorMessage(error) }, "could not write the code cache; the next run downloads the code again");
         }
       }
     }
@@ -58313,24 +57414,18 @@ function fileName(organization) {
   const hash = createHash3("sha256").update(organization, "utf8").digest("hex").slice(0, 12);
   return `${safe}-${hash}.json`;
 }
-async function readEntries(file, organization, log2) {
+async function readEntries(file, organization, log) {
   let text2;
   try {
-    const { size } = await stat(file);
-    if (size > MAX_FILE_BYTES) {
-      log2.warn({ file, size }, "the code cache file is too large and is ignored; it is rebuilt");
-      return [];
-    }
-    text2 = await readFile5(file, "utf8");
+    text2 = await readStateText(file, MAX_FILE_BYTES);
   } catch (error) {
-    if (error.code !== "ENOENT") {
-      log2.warn({ file, error: errorMessage(error) }, "the code cache file cannot be read and is ignored; it is rebuilt");
-    }
+    log.warn({ file, error: errorMessage(error) }, "the code cache file is ignored; it is rebuilt");
     return [];
   }
+  if (text2 === null) return [];
   const entries2 = parse(text2, organization);
   if (entries2 === null) {
-    log2.warn({ file }, "the code cache file is corrupt, truncated or not ours, and is ignored; it is rebuilt");
+    log.warn({ file }, "the code cache file is corrupt, truncated or not ours, and is ignored; it is rebuilt");
     return [];
   }
   return entries2;
@@ -58364,22 +57459,12 @@ ${lines.join(",\n")}
 ]}
 `;
 }
-async function writeAtomically(file, text2) {
-  await mkdir(path6.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.${randomBytes2(6).toString("hex")}.tmp`;
-  try {
-    await writeFile(temporary, text2, "utf8");
-    await rename(temporary, file);
-  } catch (error) {
-    await unlink(temporary).catch(() => void 0);
-    throw error;
-  }
-}
 var FORMAT, VERSION, MAX_FILE_BYTES, DIGEST;
 var init_code_cache_file = __esm({
   "src/live/code-cache-file.ts"() {
     "use strict";
     init_errors();
+    init_state_dir();
     init_code_cache();
     FORMAT = "policy-pool-sync code cache";
     VERSION = 1;
@@ -58440,10 +57525,10 @@ function createImportScan(kind) {
   };
 }
 function unresolvedImports(files) {
-  const packages = new Set(files.flatMap((f) => f.kind === "opa" && f.regoPackage !== null ? [f.regoPackage] : []));
+  const packages = new Set(files.flatMap((f2) => f2.kind === "opa" && f2.regoPackage !== null ? [f2.regoPackage] : []));
   const provided = (target) => {
-    for (let path20 = target; path20 !== ""; path20 = path20.slice(0, Math.max(0, path20.lastIndexOf(".")))) {
-      if (packages.has(path20)) return true;
+    for (let path17 = target; path17 !== ""; path17 = path17.slice(0, Math.max(0, path17.lastIndexOf(".")))) {
+      if (packages.has(path17)) return true;
     }
     return false;
   };
@@ -58457,7 +57542,7 @@ function unresolvedImports(files) {
       }
     }
   }
-  return found.sort((a, b2) => a.file === b2.file ? a.line - b2.line : a.file < b2.file ? -1 : 1);
+  return found.sort((a, b3) => a.file === b3.file ? a.line - b3.line : a.file < b3.file ? -1 : 1);
 }
 function importProblems(imports) {
   return imports.map(({ file, line, target, reason }) => ({ file, line, message: `imports ${target}, ${reason}` }));
@@ -58722,7 +57807,7 @@ var require_ignore = __commonJS({
         //   ever starts again inside it -- `(\\+?) ` did, which made a long run
         //   quadratic.
         /(\\+)( ?)/g,
-        (_2, run2, space) => space ? run2.slice(0, run2.length - run2.length % 2) + SPACE : run2,
+        (_3, run2, space) => space ? run2.slice(0, run2.length - run2.length % 2) + SPACE : run2,
         ESCAPE + SPACE
       ],
       // git's wildmatch() reads a run of two or more asterisks as one globstar
@@ -58736,7 +57821,7 @@ var require_ignore = __commonJS({
       //   lists both, under "A run of asterisks".
       [
         /(^|\/)\*{3,}(?=\/|$)/g,
-        (_2, start) => `${start}**`,
+        (_3, start) => `${start}**`,
         "*"
       ],
       // Escape metacharacters
@@ -58813,7 +57898,7 @@ var require_ignore = __commonJS({
         // Zero, one or several directories
         // should not use '*', or it will be replaced by the next replacer
         // Check if it is not the last `'/**'`
-        (_2, index, str2) => index + 6 < str2.length ? str2.slice(index + 6) === "\\/" ? "(?:\\/[^\\/]+)+" : "(?:\\/[^\\/]+)*" : `\\/${TRAILING_DOUBLESTAR}`,
+        (_3, index, str2) => index + 6 < str2.length ? str2.slice(index + 6) === "\\/" ? "(?:\\/[^\\/]+)+" : "(?:\\/[^\\/]+)*" : `\\/${TRAILING_DOUBLESTAR}`,
         "*"
       ],
       // normal intermediate wildcards
@@ -58829,7 +57914,7 @@ var require_ignore = __commonJS({
         // 1. An asterisk "*" matches anything except a slash.
         // 2. Other consecutive asterisks are considered regular asterisks
         //    and collapse into one non-slash wildcard run.
-        (_2, p1) => p1 + WILDCARD,
+        (_3, p1) => p1 + WILDCARD,
         "*"
       ],
       // trailing wildcard, held apart from a literal star
@@ -58901,7 +57986,7 @@ var require_ignore = __commonJS({
     var MODE_IGNORE = "regex";
     var MODE_CHECK_IGNORE = "checkRegex";
     var UNDERSCORE = "_";
-    var replaceTrailingWildcard = (_2, p1) => {
+    var replaceTrailingWildcard = (_3, p1) => {
       const prefix = p1 ? `${p1}[^/]+` : "[^/]*";
       return `${prefix}(?=$|\\/$)`;
     };
@@ -59036,26 +58121,26 @@ var require_ignore = __commonJS({
       const index = body.indexOf(SLASH2);
       return index < 0 || index === body.length - 1;
     };
-    var basenameOf = (path20) => {
-      const end = path20.length - 1;
-      const index = path20.lastIndexOf(
+    var basenameOf = (path17) => {
+      const end = path17.length - 1;
+      const index = path17.lastIndexOf(
         SLASH2,
-        path20[end] === SLASH2 ? end - 1 : end
+        path17[end] === SLASH2 ? end - 1 : end
       );
-      return index < 0 ? path20 : path20.slice(index + 1);
+      return index < 0 ? path17 : path17.slice(index + 1);
     };
-    var parentOf = (path20) => {
-      if (path20.charCodeAt(0) === SLASH_CODE || path20.indexOf(DOUBLE_SLASH) >= 0) {
-        const slices = path20.split(SLASH2).filter(Boolean);
+    var parentOf = (path17) => {
+      if (path17.charCodeAt(0) === SLASH_CODE || path17.indexOf(DOUBLE_SLASH) >= 0) {
+        const slices = path17.split(SLASH2).filter(Boolean);
         slices.pop();
         return slices.length ? slices.join(SLASH2) + SLASH2 : EMPTY;
       }
-      const end = path20.length - 1;
-      const cut = path20.lastIndexOf(
+      const end = path17.length - 1;
+      const cut = path17.lastIndexOf(
         SLASH2,
-        path20.charCodeAt(end) === SLASH_CODE ? end - 1 : end
+        path17.charCodeAt(end) === SLASH_CODE ? end - 1 : end
       );
-      return cut < 0 ? EMPTY : path20.slice(0, cut + 1);
+      return cut < 0 ? EMPTY : path17.slice(0, cut + 1);
     };
     var isString = (subject) => typeof subject === "string";
     var checkPattern = (pattern) => pattern && isString(pattern);
@@ -59205,7 +58290,7 @@ var require_ignore = __commonJS({
       // Match the literal 'abc/' for `checkIgnore`, last rule wins. Only a rule
       //   ending in a wildcard can match it (see `checkSourceOf`), so the rest
       //   are left out once, rather than tested or compiled for every path.
-      testLiteral(path20) {
+      testLiteral(path17) {
         const rules = this._literalRules || (this._literalRules = this._rules.filter(
           ({ body }) => body[body.length - (body[body.length - 1] === SLASH2 ? 2 : 1)] === "*"
         ));
@@ -59214,7 +58299,7 @@ var require_ignore = __commonJS({
         let matchedRule;
         for (let index = rules.length - 1; index >= 0; index--) {
           const rule = rules[index];
-          if (rule.checkRegex.test(path20)) {
+          if (rule.checkRegex.test(path17)) {
             ignored = !rule.negative;
             unignored = rule.negative;
             matchedRule = rule.negative ? UNDEFINED : rule;
@@ -59234,15 +58319,15 @@ var require_ignore = __commonJS({
       //
       // - mode `string` either `MODE_IGNORE` or `MODE_CHECK_IGNORE`
       // @returns {TestResult}
-      test(path20, mode) {
+      test(path17, mode) {
         const rules = this._rules;
         const { length } = rules;
         const shortcut = this._basenameCount * 2 >= length;
-        const basename4 = shortcut ? basenameOf(path20) : path20;
+        const basename4 = shortcut ? basenameOf(path17) : path17;
         for (let index = length - 1; index >= 0; index--) {
           const rule = rules[index];
           if (rule[mode].test(
-            shortcut && rule._basenameOnly ? basename4 : path20
+            shortcut && rule._basenameOnly ? basename4 : path17
           )) {
             const { negative } = rule;
             const ret2 = {
@@ -59264,17 +58349,17 @@ var require_ignore = __commonJS({
     var throwError = (message, Ctor) => {
       throw new Ctor(message);
     };
-    var checkPath = (path20, originalPath, doThrow) => {
-      if (!isString(path20)) {
+    var checkPath = (path17, originalPath, doThrow) => {
+      if (!isString(path17)) {
         return doThrow(
           `path must be a string, but got \`${originalPath}\``,
           TypeError
         );
       }
-      if (!path20) {
+      if (!path17) {
         return doThrow(`path must not be empty`, TypeError);
       }
-      if (checkPath.isNotRelative(path20)) {
+      if (checkPath.isNotRelative(path17)) {
         const r2 = "`path.relative()`d";
         return doThrow(
           `path should be a ${r2} string, but got "${originalPath}"`,
@@ -59283,25 +58368,25 @@ var require_ignore = __commonJS({
       }
       return true;
     };
-    var isNotRelative = (path20) => {
-      const first2 = path20.charCodeAt(0);
+    var isNotRelative = (path17) => {
+      const first2 = path17.charCodeAt(0);
       if (first2 === SLASH_CODE) {
         return true;
       }
       if (first2 !== DOT_CODE) {
         return false;
       }
-      if (path20.length === 1) {
+      if (path17.length === 1) {
         return true;
       }
-      const second = path20.charCodeAt(1);
+      const second = path17.charCodeAt(1);
       if (second === SLASH_CODE) {
         return true;
       }
       if (second !== DOT_CODE) {
         return false;
       }
-      return path20.length === 2 || path20.charCodeAt(2) === SLASH_CODE;
+      return path17.length === 2 || path17.charCodeAt(2) === SLASH_CODE;
     };
     checkPath.isNotRelative = isNotRelative;
     checkPath.convert = (p2) => p2;
@@ -59332,58 +58417,58 @@ var require_ignore = __commonJS({
         return this.add(pattern);
       }
       // @returns {TestResult}
-      _test(originalPath, cache, path20) {
+      _test(originalPath, cache, path17) {
         checkPath(
-          path20,
+          path17,
           originalPath,
           this._strictPathCheck ? throwError : RETURN_FALSE
         );
-        return path20 ? this._t(path20, cache) : {
+        return path17 ? this._t(path17, cache) : {
           ignored: false,
           unignored: false
         };
       }
       checkIgnore(target) {
-        const path20 = convertPath(target);
-        if (!path20 || path20.charCodeAt(path20.length - 1) !== SLASH_CODE) {
-          return this._test(target, this._testCache, path20);
+        const path17 = convertPath(target);
+        if (!path17 || path17.charCodeAt(path17.length - 1) !== SLASH_CODE) {
+          return this._test(target, this._testCache, path17);
         }
-        const dir = this._t(path20, this._testCache);
+        const dir = this._t(path17, this._testCache);
         if (dir.ignored) {
           return dir;
         }
-        const literal = this._rules.testLiteral(path20);
+        const literal = this._rules.testLiteral(path17);
         return literal.ignored || literal.unignored ? literal : dir;
       }
-      _t(path20, cache) {
-        if (path20 in cache) {
-          return cache[path20];
+      _t(path17, cache) {
+        if (path17 in cache) {
+          return cache[path17];
         }
-        const parentPath = parentOf(path20);
+        const parentPath = parentOf(path17);
         const parent = parentPath ? this._t(parentPath, cache) : UNDEFINED;
-        return cache[path20] = parent && parent.ignored ? parent : this._rules.test(path20, MODE_IGNORE);
+        return cache[path17] = parent && parent.ignored ? parent : this._rules.test(path17, MODE_IGNORE);
       }
-      ignores(path20) {
-        return this._test(path20, this._ignoreCache, convertPath(path20)).ignored;
+      ignores(path17) {
+        return this._test(path17, this._ignoreCache, convertPath(path17)).ignored;
       }
       createFilter() {
-        return (path20) => !this.ignores(path20);
+        return (path17) => !this.ignores(path17);
       }
       filter(paths) {
         return makeArray(paths).filter(this.createFilter());
       }
       // @returns {TestResult}
-      test(path20) {
-        return this._test(path20, this._testCache, convertPath(path20));
+      test(path17) {
+        return this._test(path17, this._testCache, convertPath(path17));
       }
     };
     var factory = (options) => new Ignore(options);
-    var isPathValid = (path20) => checkPath(convertPath(path20), path20, RETURN_FALSE);
+    var isPathValid = (path17) => checkPath(convertPath(path17), path17, RETURN_FALSE);
     var setupWindows = () => {
       const makePosix = (str2) => /^\\\\\?\\/.test(str2) || /["<>|\u0000-\u001F]+/u.test(str2) ? str2 : str2.replace(/\\/g, "/");
       checkPath.convert = makePosix;
       const REGEX_TEST_WINDOWS_PATH_ABSOLUTE = /^[a-z]:\//i;
-      checkPath.isNotRelative = (path20) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path20) || isNotRelative(path20);
+      checkPath.isNotRelative = (path17) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path17) || isNotRelative(path17);
     };
     if (
       // Detect `process` so that it can run in browsers.
@@ -59602,10 +58687,10 @@ function turnTaker(every, signal) {
   return () => {
     steps += 1;
     if (steps % every !== 0) return void 0;
-    return new Promise((resolve5, reject) => {
+    return new Promise((resolve4, reject) => {
       setImmediate(() => {
         if (signal?.aborted) reject(signal.reason);
-        else resolve5();
+        else resolve4();
       });
     });
   };
@@ -59620,8 +58705,8 @@ var init_turns = __esm({
 function isValidName(name) {
   return NAME.test(name);
 }
-function byName(a, b2) {
-  return a.name < b2.name ? -1 : a.name > b2.name ? 1 : 0;
+function byName(a, b3) {
+  return a.name < b3.name ? -1 : a.name > b3.name ? 1 : 0;
 }
 var NAME, NAME_RULE;
 var init_resource_names = __esm({
@@ -59939,7 +59024,7 @@ function readPools(files, maxAgentPools, realRoot) {
     }
     return readPoolFile(name, file.rel, text2.text);
   });
-  const poolFiles = read.filter((item) => item !== null).sort((a, b2) => byName(a.pool, b2.pool));
+  const poolFiles = read.filter((item) => item !== null).sort((a, b3) => byName(a.pool, b3.pool));
   for (const poolFile2 of poolFiles) problems2.push(...poolFile2.problems);
   problems2.push(...previousNameProblems(poolFiles));
   if (files.length > maxAgentPools) {
@@ -59954,9 +59039,9 @@ function previousNameProblems(poolFiles) {
   const problems2 = [];
   for (const { pool, doc } of poolFiles) {
     for (const [index, previous] of pool.previousNames.entries()) {
-      const path20 = ["previous-names", index];
-      const at = `${keyLabel(path20)} "${previous}"`;
-      const line = doc?.lineOf(path20);
+      const path17 = ["previous-names", index];
+      const at = `${keyLabel(path17)} "${previous}"`;
+      const line = doc?.lineOf(path17);
       const owner = fileByName.get(previous);
       const claimant = claimedBy.get(previous);
       if (previous === pool.name) {
@@ -60011,7 +59096,7 @@ async function walkSource(folders, options) {
         walked.problems.push(unreadable(folder.rel, error));
         continue;
       }
-      names.sort((a, b2) => a.name < b2.name ? 1 : a.name > b2.name ? -1 : 0);
+      names.sort((a, b3) => a.name < b3.name ? 1 : a.name > b3.name ? -1 : 0);
       for (const dirent of names) {
         entries2 += 1;
         if (entries2 > options.limits.maxEntries) return overLimit(walked, `more than ${options.limits.maxEntries} files and folders`);
@@ -60031,7 +59116,7 @@ async function walkSource(folders, options) {
       }
     }
   }
-  walked.files.sort((a, b2) => a.rel < b2.rel ? -1 : a.rel > b2.rel ? 1 : 0);
+  walked.files.sort((a, b3) => a.rel < b3.rel ? -1 : a.rel > b3.rel ? 1 : 0);
   return walked;
 }
 function repeatMessage(parentReal, real, first2) {
@@ -60212,9 +59297,9 @@ function invalid2(root, problems2) {
   const summary = `The declared repo ${root} has ${count2(sorted2.length, "problem")}:`;
   return new ValidationError([summary, ...sorted2.map((problem) => `  ${formatProblem(problem)}`)].join("\n"), sorted2);
 }
-function byFileAndLine(a, b2) {
-  if (a.file !== b2.file) return a.file < b2.file ? -1 : 1;
-  return (a.line ?? 0) - (b2.line ?? 0);
+function byFileAndLine(a, b3) {
+  if (a.file !== b3.file) return a.file < b3.file ? -1 : 1;
+  return (a.line ?? 0) - (b3.line ?? 0);
 }
 var init_declared = __esm({
   "src/declared/index.ts"() {
@@ -60395,19 +59480,19 @@ async function applyPlan(plan, options) {
       record3(change, "failed", errorMessage(error));
     }
   });
-  const byAction = (action) => plan.changes.filter((c3) => c3.action === action && c3.resource !== "agent");
+  const byAction = (action) => plan.changes.filter((c4) => c4.action === action && c4.resource !== "agent");
   const update = async (change) => {
     if (change.resource === "policy") await updatePolicy2(change, options);
     else if (change.resource === "agent-pool") await options.api.updateAgentPool(change.id, poolUpdate(change));
   };
-  const halfMade = (c3) => c3.resource === "policy" && c3.uploadCode && c3.live !== null && c3.live.updatedAt === null;
+  const halfMade = (c4) => c4.resource === "policy" && c4.uploadCode && c4.live !== null && c4.live.updatedAt === null;
   await run2(byAction("update").filter(halfMade), update);
   await run2([...byAction("create"), ...byAction("replace")], async (change) => {
     if (change.resource === "agent-pool") await createPool2(change, options);
     else if (change.resource === "policy") await createPolicyWithCode(change, options);
   });
-  await run2(byAction("update").filter((c3) => !halfMade(c3)), update);
-  const deletes = plan.changes.filter((c3) => c3.action === "delete");
+  await run2(byAction("update").filter((c4) => !halfMade(c4)), update);
+  const deletes = plan.changes.filter((c4) => c4.action === "delete");
   await mapLimit(deletes, limit, async (change) => {
     if (options.stop?.aborted === true) return;
     const blocked = blockedDelete(change, results);
@@ -60421,7 +59506,7 @@ async function applyPlan(plan, options) {
       record3(change, "failed", errorMessage(error));
     }
   });
-  return plan.changes.map((c3) => results.get(c3) ?? { change: c3, outcome: "skipped", message: NOT_STARTED });
+  return plan.changes.map((c4) => results.get(c4) ?? { change: c4, outcome: "skipped", message: NOT_STARTED });
 }
 async function createPolicyWithCode(planned, options) {
   const change = await withKnownSets(planned, options.api);
@@ -60704,20 +59789,20 @@ var init_guards = __esm({
 function sortedIds(ids2) {
   return [...new Set(ids2)].sort();
 }
-function sameSet(a, b2) {
+function sameSet(a, b3) {
   const left = sortedIds(a);
-  const right = sortedIds(b2);
+  const right = sortedIds(b3);
   return left.length === right.length && left.every((id, i2) => id === right[i2]);
 }
-function diffField(fields, field3, before, after, same2) {
-  if (!same2(before, after)) fields[field3] = { before, after };
+function diffField(fields, field2, before, after, same2) {
+  if (!same2(before, after)) fields[field2] = { before, after };
 }
-function sameText(a, b2) {
-  if (a === null || b2 === null) return a === b2;
-  return normalizeLineEnds(a) === normalizeLineEnds(b2);
+function sameText(a, b3) {
+  if (a === null || b3 === null) return a === b3;
+  return normalizeLineEnds(a) === normalizeLineEnds(b3);
 }
-function strictEqual(a, b2) {
-  return a === b2;
+function strictEqual(a, b3) {
+  return a === b3;
 }
 function created(values) {
   const fields = {};
@@ -60890,11 +59975,11 @@ function lastSeen(agent, poolName, now) {
   const pinged = agent.lastPingAt !== null;
   const time = agent.lastPingAt ?? agent.createdAt;
   if (time === null) return null;
-  const field3 = pinged ? "last-ping-at" : "created-at";
+  const field2 = pinged ? "last-ping-at" : "created-at";
   const who = `agent "${agent.name ?? agent.id}" of pool "${poolName}"`;
   const at = TIMESTAMP.test(time) ? Date.parse(time) : NaN;
-  if (Number.isNaN(at)) return { warning: `${who} has ${field3} ${JSON.stringify(time)}, not a full ISO 8601 timestamp; agent clean-up leaves it alone` };
-  if (at > now) return { warning: `${who} has ${field3} ${time}, in the future; agent clean-up leaves it alone (check the clocks)` };
+  if (Number.isNaN(at)) return { warning: `${who} has ${field2} ${JSON.stringify(time)}, not a full ISO 8601 timestamp; agent clean-up leaves it alone` };
+  if (at > now) return { warning: `${who} has ${field2} ${time}, in the future; agent clean-up leaves it alone (check the clocks)` };
   return { at, time, pinged };
 }
 var TIMESTAMP;
@@ -61109,16 +60194,16 @@ function planPairs(pairing, declared, live, options) {
   };
 }
 function keptUndeclared2(pairing, changes2) {
-  const deleted = new Set(changes2.filter((c3) => c3.action === "delete").map((c3) => c3.id));
+  const deleted = new Set(changes2.filter((c4) => c4.action === "delete").map((c4) => c4.id));
   const kept = (pair2) => pair2.declared === null && pair2.live !== null && !deleted.has(pair2.live.id);
   return pairing.policies.filter(kept).length + pairing.pools.filter(kept).length;
 }
-function compareText(a, b2) {
-  if (a === b2) return 0;
-  return a < b2 ? -1 : 1;
+function compareText(a, b3) {
+  if (a === b3) return 0;
+  return a < b3 ? -1 : 1;
 }
-function compareChanges(a, b2) {
-  return ACTION_ORDER[a.action] - ACTION_ORDER[b2.action] || RESOURCE_ORDER[a.resource] - RESOURCE_ORDER[b2.resource] || compareText(a.name, b2.name) || compareText(a.id ?? "", b2.id ?? "");
+function compareChanges(a, b3) {
+  return ACTION_ORDER[a.action] - ACTION_ORDER[b3.action] || RESOURCE_ORDER[a.resource] - RESOURCE_ORDER[b3.resource] || compareText(a.name, b3.name) || compareText(a.id ?? "", b3.id ?? "");
 }
 function sortChanges(changes2) {
   return [...changes2].sort(compareChanges);
@@ -61151,7 +60236,7 @@ var init_session = __esm({
 
 // src/reconcile.ts
 async function runPass(request2) {
-  const { source, logger: logger2 } = request2;
+  const { source, logger } = request2;
   const session = openPassSession(request2.api, request2.signal, request2.now);
   const progress = (phase, done2, total, failed2 = 0) => request2.onProgress?.({ source: source.name, phase, done: done2, total, failed: failed2 });
   const header3 = { name: source.name, organization: source.organization, revision: request2.revision };
@@ -61181,7 +60266,7 @@ async function runPass(request2) {
       api: session.api,
       organization: source.organization,
       declared,
-      logger: logger2,
+      logger,
       codeCache: request2.codeCache,
       onCodeProgress: (done2, total) => progress("downloading", done2, total)
     });
@@ -61193,7 +60278,7 @@ async function runPass(request2) {
   const fresh = await freshPlan(declared, live, options);
   if (typeof fresh === "string") return unplanned("declared", [fresh]);
   const plan = request2.saved === void 0 ? fresh.plan : savedPlan(request2.saved, fresh.plan, fresh.pairing);
-  logger2.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, "plan made");
+  logger.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, "plan made");
   await request2.onPlan?.({ ...header3, plan });
   if (request2.mode === "plan" || plan.errors.length > 0 || plan.changes.length === 0) {
     return { sourcePlan: { ...header3, plan }, results: [], ok: plan.errors.length === 0 };
@@ -61201,14 +60286,14 @@ async function runPass(request2) {
   let done = 0;
   let failed = 0;
   progress("applying", 0, plan.changes.length);
-  const halt = [request2.stop, session.signal].filter((s) => s !== void 0);
+  const halt = [request2.stop, session.signal].filter((s3) => s3 !== void 0);
   const results = await applyPlan(plan, {
     stop: halt.length === 0 ? void 0 : AbortSignal.any(halt),
     api: session.api,
     organization: source.organization,
     source: source.name,
     ownership: source.ownership,
-    logger: logger2,
+    logger,
     onUploaded: (policyId, updatedAt, digest2) => request2.codeCache?.set(policyId, updatedAt, digest2),
     concurrency: request2.concurrency,
     ...request2.appliedLogLevel === void 0 ? {} : { appliedLogLevel: request2.appliedLogLevel },
@@ -61287,8 +60372,8 @@ var init_reconcile = __esm({
 import { createHash as createHash5, createHmac, timingSafeEqual as timingSafeEqual2 } from "node:crypto";
 function constantTimeEqual(actual, expected2) {
   const a = createHash5("sha256").update(actual, "utf8").digest();
-  const b2 = createHash5("sha256").update(expected2, "utf8").digest();
-  return timingSafeEqual2(a, b2);
+  const b3 = createHash5("sha256").update(expected2, "utf8").digest();
+  return timingSafeEqual2(a, b3);
 }
 function verifyGithubSignature(secret, rawBody, header3) {
   if (header3 === void 0) return false;
@@ -61306,18 +60391,18 @@ var init_signature = __esm({
 });
 
 // src/daemon/status-token.ts
-function statusToken(env, listen, logger2) {
+function statusToken(env, listen, logger) {
   const value2 = env[STATUS_TOKEN_ENV];
   if (value2 === void 0 || value2 === "") {
     if (!loopback(listen)) {
-      logger2.warn({ listen }, `/status and /metrics are open to anyone who can reach ${listen}: set ${STATUS_TOKEN_ENV} to require a token`);
+      logger.warn({ listen }, `/status and /metrics are open to anyone who can reach ${listen}: set ${STATUS_TOKEN_ENV} to require a token`);
     }
     return null;
   }
   if (!/^[\x21-\x7e]+$/.test(value2)) {
     throw new UsageError(`${STATUS_TOKEN_ENV} holds a space, a line break, a control or a non-ASCII character: set it to printable ASCII only`);
   }
-  logger2.info(`/status, /status.html and /metrics require the token in ${STATUS_TOKEN_ENV}`);
+  logger.info(`/status, /status.html and /metrics require the token in ${STATUS_TOKEN_ENV}`);
   return value2;
 }
 function carriesToken(authorization, token) {
@@ -61348,10 +60433,10 @@ var init_status_token = __esm({
 });
 
 // src/daemon/control-token.ts
-function controlToken(env, logger2) {
+function controlToken(env, logger) {
   const value2 = env[CONTROL_TOKEN_ENV];
   if (value2 === void 0 || value2 === "") {
-    logger2.info(`the control endpoints (sync, suspend, resume) are disabled: set ${CONTROL_TOKEN_ENV} to enable them`);
+    logger.info(`the control endpoints (sync, suspend, resume) are disabled: set ${CONTROL_TOKEN_ENV} to enable them`);
     return null;
   }
   if (!/^[\x21-\x7e]+$/.test(value2)) {
@@ -61369,8 +60454,8 @@ var init_control_token = __esm({
 });
 
 // src/daemon/control.ts
-function isControlPath(path20) {
-  return path20.startsWith("/sources/");
+function isControlPath(path17) {
+  return path17.startsWith("/sources/");
 }
 async function handleControl2(request2, url, token, target) {
   const match = ROUTE.exec(url.pathname);
@@ -61385,11 +60470,14 @@ async function handleControl2(request2, url, token, target) {
   if (!target.has(source)) return { status: 404, body: { error: `no source named "${source}"` } };
   switch (action) {
     case "suspend":
-      await target.suspend(source);
-      return { status: 200, body: { source, suspended: true } };
-    case "resume":
-      await target.resume(source);
-      return { status: 200, body: { source, suspended: false } };
+    case "resume": {
+      try {
+        await (action === "suspend" ? target.suspend(source) : target.resume(source));
+      } catch (error) {
+        return { status: 500, body: { source, suspended: target.suspended(source), error: error instanceof Error ? error.message : String(error) } };
+      }
+      return { status: 200, body: { source, suspended: action === "suspend" } };
+    }
     case "sync": {
       if (target.suspended(source)) return { status: 409, body: { error: `source "${source}" is suspended; resume it first` } };
       const wait = flag2(url, "wait");
@@ -61414,7 +60502,7 @@ var init_control2 = __esm({
 
 // src/daemon/html.ts
 function escapeHtml2(text2) {
-  return text2.replace(/[&<>"']/g, (c3) => ENTITIES[c3] ?? c3);
+  return text2.replace(/[&<>"']/g, (c4) => ENTITIES[c4] ?? c4);
 }
 function html(strings, ...values) {
   let out = strings[0] ?? "";
@@ -61499,8 +60587,8 @@ function poolWarnings(status) {
   return html`<div class="error"><b>Agent pools</b><ul>${stuck.map((p2) => html`<li>${p2.warning}</li>`)}</ul></div>`;
 }
 function changedNames(pass) {
-  const changed = pass.changes.filter((c3) => c3.outcome === "applied" || c3.outcome === "failed");
-  const listed = changed.slice(0, NAMES_PER_PASS).map((c3) => `${SIGNS[c3.action]} ${c3.name}${c3.outcome === "failed" ? " (failed)" : ""}`);
+  const changed = pass.changes.filter((c4) => c4.outcome === "applied" || c4.outcome === "failed");
+  const listed = changed.slice(0, NAMES_PER_PASS).map((c4) => `${SIGNS[c4.action]} ${c4.name}${c4.outcome === "failed" ? " (failed)" : ""}`);
   const more = changed.length - listed.length + pass.changesOmitted;
   return `${listed.join(", ")}${more > 0 ? `, \u2026 ${more} more` : ""}` || "\u2013";
 }
@@ -61530,7 +60618,7 @@ function renderStatusPage(statuses, now) {
 <p class="meta">${statuses.length} ${statuses.length === 1 ? "source" : "sources"} · as of ${clock(now.toISOString())} · updates every ${UPDATE_SECONDS} s · <a href="/status?history=1">JSON</a></p>
 </header>
 <main>
-${statuses.length === 0 ? html`<p>No source is configured.</p>` : statuses.map((s) => sourceSection(s, now))}
+${statuses.length === 0 ? html`<p>No source is configured.</p>` : statuses.map((s3) => sourceSection(s3, now))}
 </main>
 <script>${new SafeHtml(STATUS_PAGE_SCRIPT)}</script>
 </body>
@@ -61562,7 +60650,7 @@ ${problems(status)}
 ${sparkline([...history].reverse())}
 </div>
 ${last2 === null ? "" : changesTable(last2)}
-${last2 === null || last2.warnings.length === 0 ? "" : html`<h3>Warnings</h3><ul class="warnings">${last2.warnings.map((w) => html`<li>${w}</li>`)}</ul>`}
+${last2 === null || last2.warnings.length === 0 ? "" : html`<h3>Warnings</h3><ul class="warnings">${last2.warnings.map((w2) => html`<li>${w2}</li>`)}</ul>`}
 ${history.length < 2 ? "" : historyTable(history, status.kind, now)}
 </section>
 `;
@@ -61588,7 +60676,7 @@ function changesTable(pass) {
 <table class="changes">
 <thead><tr><th>Action</th><th>Resource</th><th>Name</th><th>Reason</th><th>Outcome</th></tr></thead>
 <tbody>
-${pass.changes.map((c3) => html`<tr class="${c3.action}"><td class="action">${ACTIONS2[c3.action]}</td><td>${c3.resource}</td><td class="name">${c3.name}</td><td>${c3.reason}</td><td><span class="badge ${OUTCOME_TONES[c3.outcome] ?? "idle"}">${c3.outcome}</span>${c3.message === null ? "" : html`<div class="message">${c3.message}</div>`}</td></tr>`)}
+${pass.changes.map((c4) => html`<tr class="${c4.action}"><td class="action">${ACTIONS2[c4.action]}</td><td>${c4.resource}</td><td class="name">${c4.name}</td><td>${c4.reason}</td><td><span class="badge ${OUTCOME_TONES[c4.outcome] ?? "idle"}">${c4.outcome}</span>${c4.message === null ? "" : html`<div class="message">${c4.message}</div>`}</td></tr>`)}
 ${pass.changesOmitted === 0 ? "" : html`<tr><td colspan="5" class="quiet">… and ${pass.changesOmitted} more</td></tr>`}
 </tbody>
 </table>`;
@@ -61610,12 +60698,12 @@ function sparkline(passes) {
   const step = width / Math.max(passes.length, 10);
   const max = Math.max(1, ...passes.map((p2) => p2.drift ?? 0));
   const bars = passes.map((p2, i2) => {
-    const x2 = (i2 * step + 1).toFixed(1);
-    const w = Math.max(2, step - 2).toFixed(1);
+    const x3 = (i2 * step + 1).toFixed(1);
+    const w2 = Math.max(2, step - 2).toFixed(1);
     const h2 = p2.drift === null ? 3 : Math.max(2, p2.drift / max * (height - 4));
     const colour = p2.drift === null ? "#a0aec0" : BAR_COLOURS[p2.result];
     const label = `${p2.finishedAt}: ${p2.drift === null ? "no plan" : `${p2.drift} ${p2.drift === 1 ? "change" : "changes"}${p2.liveDrift ? " (drift)" : ""}`}, ${p2.result}`;
-    return html`<rect x="${x2}" y="${(height - h2).toFixed(1)}" width="${w}" height="${h2.toFixed(1)}" fill="${colour}"><title>${label}</title></rect>`;
+    return html`<rect x="${x3}" y="${(height - h2).toFixed(1)}" width="${w2}" height="${h2.toFixed(1)}" fill="${colour}"><title>${label}</title></rect>`;
   });
   const latest = passes[passes.length - 1];
   return html`<div class="spark"><svg role="img" aria-label="changes per pass, oldest first" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}"><line x1="0" y1="${height - 0.5}" x2="${width}" y2="${height - 0.5}" stroke="#cbd5e0"/>${bars}</svg><span class="quiet">${passes.some((p2) => p2.drift !== null) ? `max ${max} \xB7 latest ${latest?.drift ?? "no plan"}` : "no plan made yet"}</span></div>`;
@@ -61702,22 +60790,22 @@ details.history summary { cursor: pointer; font-weight: 600; }
 
 // src/daemon/connection-guard.ts
 function guardConnections(server, max, now = Date.now) {
-  const open2 = /* @__PURE__ */ new Map();
+  const open3 = /* @__PURE__ */ new Map();
   server.on("connection", (socket) => {
-    if (open2.size >= max) {
-      const longest = longestWaiting(open2);
+    if (open3.size >= max) {
+      const longest = longestWaiting(open3);
       if (longest === null) {
         socket.destroy();
         return;
       }
-      open2.delete(longest);
+      open3.delete(longest);
       longest.destroy();
     }
-    open2.set(socket, { since: now(), serving: false });
-    socket.once("close", () => open2.delete(socket));
+    open3.set(socket, { since: now(), serving: false });
+    socket.once("close", () => open3.delete(socket));
   });
   server.on("request", (request2, response) => {
-    const held = open2.get(request2.socket);
+    const held = open3.get(request2.socket);
     if (held === void 0) return;
     held.serving = true;
     response.once("close", () => {
@@ -61726,10 +60814,10 @@ function guardConnections(server, max, now = Date.now) {
     });
   });
 }
-function longestWaiting(open2) {
+function longestWaiting(open3) {
   let found = null;
   let since = Infinity;
-  for (const [socket, held] of open2) {
+  for (const [socket, held] of open3) {
     if (held.serving || held.since >= since) continue;
     found = socket;
     since = held.since;
@@ -61762,9 +60850,9 @@ async function startDaemonServer(listen, routes, limits = HTTP_LIMITS) {
   guardConnections(server, limits.maxConnections);
   const separator = listen.lastIndexOf(":");
   const host = listen.slice(0, separator).replace(/^\[(.*)\]$/, "$1");
-  await new Promise((resolve5, reject) => {
+  await new Promise((resolve4, reject) => {
     server.once("error", (error) => reject(listenError(error, listen)));
-    server.listen(Number(listen.slice(separator + 1)), host, () => resolve5());
+    server.listen(Number(listen.slice(separator + 1)), host, () => resolve4());
   });
   const address = server.address();
   const origin = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
@@ -61779,18 +60867,18 @@ function listenError(error, listen) {
 }
 async function route2(request2, response, routes) {
   const url = new URL(request2.url ?? "/", "http://daemon");
-  const path20 = url.pathname;
+  const path17 = url.pathname;
   const method = request2.method ?? "GET";
-  if (routes.control !== void 0 && isControlPath(path20)) {
+  if (routes.control !== void 0 && isControlPath(path17)) {
     request2.resume();
     const answer2 = await routes.control(request2, url);
     return send(response, answer2.status, answer2.body);
   }
-  if (path20 === "/webhook") {
+  if (path17 === "/webhook") {
     if (method !== "POST") return send(response, 405, { error: "use POST" }, { allow: "POST" });
     const body = await readBody2(request2);
     if (body === "gone") {
-      routes.logger.debug({ path: path20 }, "webhook client went away before sending the whole body");
+      routes.logger.debug({ path: path17 }, "webhook client went away before sending the whole body");
       return;
     }
     if (body === "too-large") return send(response, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
@@ -61798,13 +60886,13 @@ async function route2(request2, response, routes) {
     return send(response, answer2.status, answer2.body);
   }
   if (method !== "GET" && method !== "HEAD") return send(response, 405, { error: "use GET" }, { allow: "GET, HEAD" });
-  if (GUARDED.has(path20) && routes.statusToken !== null && !carriesToken(request2.headers.authorization, routes.statusToken)) {
+  if (GUARDED.has(path17) && routes.statusToken !== null && !carriesToken(request2.headers.authorization, routes.statusToken)) {
     response.writeHead(401, { "content-type": "application/json; charset=utf-8", "www-authenticate": STATUS_CHALLENGES });
     response.end(`${JSON.stringify({ error: "unauthorized: send the status token as Authorization: Bearer <token>" })}
 `);
     return;
   }
-  switch (path20) {
+  switch (path17) {
     case "/healthz":
       return send(response, 200, { status: "ok" });
     case "/readyz": {
@@ -61833,7 +60921,7 @@ async function route2(request2, response, routes) {
       return;
     }
     default:
-      return send(response, 404, { error: `no route ${path20}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
+      return send(response, 404, { error: `no route ${path17}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
   }
 }
 function send(response, status, body, headers = {}) {
@@ -61858,11 +60946,11 @@ async function readBody2(request2) {
   return request2.complete ? Buffer.concat(chunks) : "gone";
 }
 function closeServer(server) {
-  return new Promise((resolve5) => {
+  return new Promise((resolve4) => {
     const grace = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
     server.close(() => {
       clearTimeout(grace);
-      resolve5();
+      resolve4();
     });
     server.closeIdleConnections();
   });
@@ -62409,8 +61497,8 @@ var require_counter = __commonJS({
       }
       async get() {
         if (this.collect) {
-          const v = this.collect();
-          if (v instanceof Promise) await v;
+          const v2 = this.collect();
+          if (v2 instanceof Promise) await v2;
         }
         return {
           help: this.help,
@@ -62543,8 +61631,8 @@ var require_gauge = __commonJS({
       }
       async get() {
         if (this.collect) {
-          const v = this.collect();
-          if (v instanceof Promise) await v;
+          const v2 = this.collect();
+          if (v2 instanceof Promise) await v2;
         }
         return {
           help: this.help,
@@ -62696,8 +61784,8 @@ var require_histogram = __commonJS({
       }
       async getForPromString() {
         if (this.collect) {
-          const v = this.collect();
-          if (v instanceof Promise) await v;
+          const v2 = this.collect();
+          if (v2 instanceof Promise) await v2;
         }
         const data = Object.values(this.hashMap);
         const values = data.map(extractBucketValuesForExport(this)).reduce(addSumAndCountForExport(this), []);
@@ -62820,11 +61908,11 @@ var require_histogram = __commonJS({
             this.bucketExemplars
           );
         }
-        const b2 = findBound(this.upperBounds, labelValuePair.value);
+        const b3 = findBound(this.upperBounds, labelValuePair.value);
         valueFromMap.sum += labelValuePair.value;
         valueFromMap.count += 1;
-        if (Object.prototype.hasOwnProperty.call(valueFromMap.bucketValues, b2)) {
-          valueFromMap.bucketValues[b2] += 1;
+        if (Object.prototype.hasOwnProperty.call(valueFromMap.bucketValues, b3)) {
+          valueFromMap.bucketValues[b3] += 1;
         }
         this.hashMap[hash] = valueFromMap;
       };
@@ -62921,11 +62009,11 @@ var require_treebase = __commonJS({
     TreeBase.prototype.find = function(data) {
       var res = this._root;
       while (res !== null) {
-        var c3 = this._comparator(data, res.data);
-        if (c3 === 0) {
+        var c4 = this._comparator(data, res.data);
+        if (c4 === 0) {
           return res.data;
         } else {
-          res = res.get_child(c3 > 0);
+          res = res.get_child(c4 > 0);
         }
       }
       return null;
@@ -62934,13 +62022,13 @@ var require_treebase = __commonJS({
       var res = this._root;
       var iter = this.iterator();
       while (res !== null) {
-        var c3 = this._comparator(data, res.data);
-        if (c3 === 0) {
+        var c4 = this._comparator(data, res.data);
+        if (c4 === 0) {
           iter._cursor = res;
           return iter;
         } else {
           iter._ancestors.push(res);
-          res = res.get_child(c3 > 0);
+          res = res.get_child(c4 > 0);
         }
       }
       return null;
@@ -62950,13 +62038,13 @@ var require_treebase = __commonJS({
       var iter = this.iterator();
       var cmp = this._comparator;
       while (cur !== null) {
-        var c3 = cmp(item, cur.data);
-        if (c3 === 0) {
+        var c4 = cmp(item, cur.data);
+        if (c4 === 0) {
           iter._cursor = cur;
           return iter;
         }
         iter._ancestors.push(cur);
-        cur = cur.get_child(c3 > 0);
+        cur = cur.get_child(c4 > 0);
       }
       for (var i2 = iter._ancestors.length - 1; i2 >= 0; --i2) {
         cur = iter._ancestors[i2];
@@ -63369,19 +62457,19 @@ var require_tdigest = __commonJS({
       var result = [];
       if (everything) {
         this._cumulate(true);
-        this.centroids.each(function(c3) {
-          result.push(c3);
+        this.centroids.each(function(c4) {
+          result.push(c4);
         });
       } else {
-        this.centroids.each(function(c3) {
-          result.push({ mean: c3.mean, n: c3.n });
+        this.centroids.each(function(c4) {
+          result.push({ mean: c4.mean, n: c4.n });
         });
       }
       return result;
     };
     TDigest.prototype.summary = function() {
       var approx = this.discrete ? "exact " : "approximating ";
-      var s = [
+      var s3 = [
         approx + this.n + " samples using " + this.size() + " centroids",
         "min = " + this.percentile(0),
         "Q1  = " + this.percentile(0.25),
@@ -63389,25 +62477,25 @@ var require_tdigest = __commonJS({
         "Q3  = " + this.percentile(0.75),
         "max = " + this.percentile(1)
       ];
-      return s.join("\n");
+      return s3.join("\n");
     };
-    function compare_centroid_means(a, b2) {
-      return a.mean > b2.mean ? 1 : a.mean < b2.mean ? -1 : 0;
+    function compare_centroid_means(a, b3) {
+      return a.mean > b3.mean ? 1 : a.mean < b3.mean ? -1 : 0;
     }
-    function compare_centroid_mean_cumns(a, b2) {
-      return a.mean_cumn - b2.mean_cumn;
+    function compare_centroid_mean_cumns(a, b3) {
+      return a.mean_cumn - b3.mean_cumn;
     }
-    TDigest.prototype.push = function(x2, n) {
+    TDigest.prototype.push = function(x3, n) {
       n = n || 1;
-      x2 = Array.isArray(x2) ? x2 : [x2];
-      for (var i2 = 0; i2 < x2.length; i2++) {
-        this._digest(x2[i2], n);
+      x3 = Array.isArray(x3) ? x3 : [x3];
+      for (var i2 = 0; i2 < x3.length; i2++) {
+        this._digest(x3[i2], n);
       }
     };
-    TDigest.prototype.push_centroid = function(c3) {
-      c3 = Array.isArray(c3) ? c3 : [c3];
-      for (var i2 = 0; i2 < c3.length; i2++) {
-        this._digest(c3[i2].mean, c3[i2].n);
+    TDigest.prototype.push_centroid = function(c4) {
+      c4 = Array.isArray(c4) ? c4 : [c4];
+      for (var i2 = 0; i2 < c4.length; i2++) {
+        this._digest(c4[i2].mean, c4[i2].n);
       }
     };
     TDigest.prototype._cumulate = function(exact) {
@@ -63415,62 +62503,62 @@ var require_tdigest = __commonJS({
         return;
       }
       var cumn = 0;
-      this.centroids.each(function(c3) {
-        c3.mean_cumn = cumn + c3.n / 2;
-        cumn = c3.cumn = cumn + c3.n;
+      this.centroids.each(function(c4) {
+        c4.mean_cumn = cumn + c4.n / 2;
+        cumn = c4.cumn = cumn + c4.n;
       });
       this.n = this.last_cumulate = cumn;
     };
-    TDigest.prototype.find_nearest = function(x2) {
+    TDigest.prototype.find_nearest = function(x3) {
       if (this.size() === 0) {
         return null;
       }
-      var iter = this.centroids.lowerBound({ mean: x2 });
-      var c3 = iter.data() === null ? iter.prev() : iter.data();
-      if (c3.mean === x2 || this.discrete) {
-        return c3;
+      var iter = this.centroids.lowerBound({ mean: x3 });
+      var c4 = iter.data() === null ? iter.prev() : iter.data();
+      if (c4.mean === x3 || this.discrete) {
+        return c4;
       }
       var prev = iter.prev();
-      if (prev && Math.abs(prev.mean - x2) < Math.abs(c3.mean - x2)) {
+      if (prev && Math.abs(prev.mean - x3) < Math.abs(c4.mean - x3)) {
         return prev;
       } else {
-        return c3;
+        return c4;
       }
     };
-    TDigest.prototype._new_centroid = function(x2, n, cumn) {
-      var c3 = { mean: x2, n, cumn };
-      this.centroids.insert(c3);
+    TDigest.prototype._new_centroid = function(x3, n, cumn) {
+      var c4 = { mean: x3, n, cumn };
+      this.centroids.insert(c4);
       this.n += n;
-      return c3;
+      return c4;
     };
-    TDigest.prototype._addweight = function(nearest, x2, n) {
-      if (x2 !== nearest.mean) {
-        nearest.mean += n * (x2 - nearest.mean) / (nearest.n + n);
+    TDigest.prototype._addweight = function(nearest, x3, n) {
+      if (x3 !== nearest.mean) {
+        nearest.mean += n * (x3 - nearest.mean) / (nearest.n + n);
       }
       nearest.cumn += n;
       nearest.mean_cumn += n / 2;
       nearest.n += n;
       this.n += n;
     };
-    TDigest.prototype._digest = function(x2, n) {
+    TDigest.prototype._digest = function(x3, n) {
       var min = this.centroids.min();
       var max = this.centroids.max();
-      var nearest = this.find_nearest(x2);
-      if (nearest && nearest.mean === x2) {
-        this._addweight(nearest, x2, n);
+      var nearest = this.find_nearest(x3);
+      if (nearest && nearest.mean === x3) {
+        this._addweight(nearest, x3, n);
       } else if (nearest === min) {
-        this._new_centroid(x2, n, 0);
+        this._new_centroid(x3, n, 0);
       } else if (nearest === max) {
-        this._new_centroid(x2, n, this.n);
+        this._new_centroid(x3, n, this.n);
       } else if (this.discrete) {
-        this._new_centroid(x2, n, nearest.cumn);
+        this._new_centroid(x3, n, nearest.cumn);
       } else {
         var p2 = nearest.mean_cumn / this.n;
         var max_n = Math.floor(4 * this.n * this.delta * p2 * (1 - p2));
         if (max_n - nearest.n >= n) {
-          this._addweight(nearest, x2, n);
+          this._addweight(nearest, x3, n);
         } else {
-          this._new_centroid(x2, n, nearest.cumn);
+          this._new_centroid(x3, n, nearest.cumn);
         }
       }
       this._cumulate(false);
@@ -63478,10 +62566,10 @@ var require_tdigest = __commonJS({
         this.compress();
       }
     };
-    TDigest.prototype.bound_mean = function(x2) {
-      var iter = this.centroids.upperBound({ mean: x2 });
+    TDigest.prototype.bound_mean = function(x3) {
+      var iter = this.centroids.upperBound({ mean: x3 });
       var lower = iter.prev();
-      var upper = lower.mean === x2 ? lower : iter.next();
+      var upper = lower.mean === x3 ? lower : iter.next();
       return [lower, upper];
     };
     TDigest.prototype.p_rank = function(x_or_xlist) {
@@ -63489,23 +62577,23 @@ var require_tdigest = __commonJS({
       var ps = xs.map(this._p_rank, this);
       return Array.isArray(x_or_xlist) ? ps : ps[0];
     };
-    TDigest.prototype._p_rank = function(x2) {
+    TDigest.prototype._p_rank = function(x3) {
       if (this.size() === 0) {
         return void 0;
-      } else if (x2 < this.centroids.min().mean) {
+      } else if (x3 < this.centroids.min().mean) {
         return 0;
-      } else if (x2 > this.centroids.max().mean) {
+      } else if (x3 > this.centroids.max().mean) {
         return 1;
       }
       this._cumulate(true);
-      var bound = this.bound_mean(x2);
+      var bound = this.bound_mean(x3);
       var lower = bound[0], upper = bound[1];
       if (this.discrete) {
         return lower.cumn / this.n;
       } else {
         var cumn = lower.mean_cumn;
         if (lower !== upper) {
-          cumn += (x2 - lower.mean) * (upper.mean_cumn - lower.mean_cumn) / (upper.mean - lower.mean);
+          cumn += (x3 - lower.mean) * (upper.mean_cumn - lower.mean_cumn) / (upper.mean - lower.mean);
         }
         return cumn / this.n;
       }
@@ -63572,15 +62660,15 @@ var require_tdigest = __commonJS({
       TDigest.prototype.push.call(this, x_or_xlist);
       this.check_continuous();
     };
-    Digest.prototype._new_centroid = function(x2, n, cumn) {
+    Digest.prototype._new_centroid = function(x3, n, cumn) {
       this.n_unique += 1;
-      TDigest.prototype._new_centroid.call(this, x2, n, cumn);
+      TDigest.prototype._new_centroid.call(this, x3, n, cumn);
     };
-    Digest.prototype._addweight = function(nearest, x2, n) {
+    Digest.prototype._addweight = function(nearest, x3, n) {
       if (nearest.n === 1) {
         this.n_unique -= 1;
       }
-      TDigest.prototype._addweight.call(this, nearest, x2, n);
+      TDigest.prototype._addweight.call(this, nearest, x3, n);
     };
     Digest.prototype.check_continuous = function() {
       if (this.mode !== "auto" || this.size() < this.digest_thresh) {
@@ -63702,22 +62790,22 @@ var require_summary = __commonJS({
       }
       async get() {
         if (this.collect) {
-          const v = this.collect();
-          if (v instanceof Promise) await v;
+          const v2 = this.collect();
+          if (v2 instanceof Promise) await v2;
         }
         const hashKeys = Object.keys(this.hashMap);
         const values = [];
         hashKeys.forEach((hashKey) => {
-          const s = this.hashMap[hashKey];
-          if (s) {
-            if (this.pruneAgedBuckets && s.td.size() === 0) {
+          const s3 = this.hashMap[hashKey];
+          if (s3) {
+            if (this.pruneAgedBuckets && s3.td.size() === 0) {
               delete this.hashMap[hashKey];
             } else {
-              extractSummariesForExport(s, this.percentiles).forEach((v) => {
-                values.push(v);
+              extractSummariesForExport(s3, this.percentiles).forEach((v2) => {
+                values.push(v2);
               });
-              values.push(getSumForExport(s, this));
-              values.push(getCountForExport(s, this));
+              values.push(getSumForExport(s3, this));
+              values.push(getCountForExport(s3, this));
             }
           }
         });
@@ -63731,10 +62819,10 @@ var require_summary = __commonJS({
       }
       reset() {
         const data = Object.values(this.hashMap);
-        data.forEach((s) => {
-          s.td.reset();
-          s.count = 0;
-          s.sum = 0;
+        data.forEach((s3) => {
+          s3.td.reset();
+          s3.count = 0;
+          s3.sum = 0;
         });
       }
       /**
@@ -63853,11 +62941,11 @@ var require_pushgateway = __commonJS({
     var { gzipSync } = __require("zlib");
     var { globalRegistry } = require_registry();
     var Pushgateway = class {
-      constructor(gatewayUrl, options, registry2) {
-        if (!registry2) {
-          registry2 = globalRegistry;
+      constructor(gatewayUrl, options, registry) {
+        if (!registry) {
+          registry = globalRegistry;
         }
-        this.registry = registry2;
+        this.registry = registry;
         this.gatewayUrl = gatewayUrl;
         const { requireJobName, ...requestOptions } = {
           requireJobName: true,
@@ -63889,14 +62977,14 @@ var require_pushgateway = __commonJS({
       const gatewayUrlParsed = url.parse(this.gatewayUrl);
       const gatewayUrlPath = gatewayUrlParsed.pathname && gatewayUrlParsed.pathname !== "/" ? gatewayUrlParsed.pathname : "";
       const jobPath = job ? `/job/${encodeURIComponent(job)}${generateGroupings(groupings)}` : "";
-      const path20 = `${gatewayUrlPath}/metrics${jobPath}`;
-      const target = url.resolve(this.gatewayUrl, path20);
+      const path17 = `${gatewayUrlPath}/metrics${jobPath}`;
+      const target = url.resolve(this.gatewayUrl, path17);
       const requestParams = url.parse(target);
       const httpModule = isHttps(requestParams.href) ? https : http;
       const options = Object.assign(requestParams, this.requestOptions, {
         method
       });
-      return new Promise((resolve5, reject) => {
+      return new Promise((resolve4, reject) => {
         if (method === "DELETE" && options.headers) {
           delete options.headers["Content-Encoding"];
         }
@@ -63912,7 +63000,7 @@ var require_pushgateway = __commonJS({
                 new Error(`push failed with status ${resp.statusCode}, ${body}`)
               );
             } else {
-              resolve5({ resp, body });
+              resolve4({ resp, body });
             }
           });
         });
@@ -64030,12 +63118,12 @@ var require_semver = __commonJS({
       if (ownVersionParsed.prerelease != null) return function isExactmatch(globalVersion) {
         return globalVersion === ownVersion;
       };
-      function _reject(v) {
-        rejectedVersions.add(v);
+      function _reject(v2) {
+        rejectedVersions.add(v2);
         return false;
       }
-      function _accept(v) {
-        acceptedVersions.add(v);
+      function _accept(v2) {
+        acceptedVersions.add(v2);
         return true;
       }
       return function isCompatible2(globalVersion) {
@@ -64144,9 +63232,9 @@ var require_ComponentLogger = __commonJS({
       }
     };
     function logProxy(funcName, namespace, args) {
-      const logger2 = require_global_utils2.getGlobal("diag");
-      if (!logger2) return;
-      return logger2[funcName](namespace, ...args);
+      const logger = require_global_utils2.getGlobal("diag");
+      if (!logger) return;
+      return logger[funcName](namespace, ...args);
     }
     exports.DiagComponentLogger = DiagComponentLogger;
   }
@@ -64156,13 +63244,13 @@ var require_ComponentLogger = __commonJS({
 var require_logLevelLogger = __commonJS({
   "node_modules/@opentelemetry/api/dist/diag/internal/logLevelLogger.cjs"(exports) {
     require_types2();
-    function createLogLevelDiagLogger(maxLevel, logger2) {
+    function createLogLevelDiagLogger(maxLevel, logger) {
       if (maxLevel < 0) maxLevel = 0;
       else if (maxLevel > 9999) maxLevel = 9999;
-      logger2 = logger2 || {};
+      logger = logger || {};
       function _filterFunc(funcName, theLevel) {
-        const theFunc = logger2[funcName];
-        if (typeof theFunc === "function" && maxLevel >= theLevel) return theFunc.bind(logger2);
+        const theFunc = logger[funcName];
+        if (typeof theFunc === "function" && maxLevel >= theLevel) return theFunc.bind(logger);
         return function() {
         };
       }
@@ -64199,15 +63287,15 @@ var require_diag = __commonJS({
       constructor() {
         function _logProxy(funcName) {
           return function(...args) {
-            const logger2 = require_global_utils2.getGlobal("diag");
-            if (!logger2) return;
-            return logger2[funcName](...args);
+            const logger = require_global_utils2.getGlobal("diag");
+            if (!logger) return;
+            return logger[funcName](...args);
           };
         }
         const self2 = this;
-        const setLogger2 = (logger2, optionsOrLogLevel = { logLevel: 60 }) => {
+        const setLogger = (logger, optionsOrLogLevel = { logLevel: 60 }) => {
           var _optionsOrLogLevel$lo;
-          if (logger2 === self2) {
+          if (logger === self2) {
             var _err$stack;
             const err = /* @__PURE__ */ new Error("Cannot use diag as the logger for itself. Please use a DiagLogger implementation like ConsoleDiagLogger or a custom implementation");
             self2.error((_err$stack = err.stack) !== null && _err$stack !== void 0 ? _err$stack : err.message);
@@ -64215,7 +63303,7 @@ var require_diag = __commonJS({
           }
           if (typeof optionsOrLogLevel === "number") optionsOrLogLevel = { logLevel: optionsOrLogLevel };
           const oldLogger = require_global_utils2.getGlobal("diag");
-          const newLogger = require_logLevelLogger2.createLogLevelDiagLogger((_optionsOrLogLevel$lo = optionsOrLogLevel.logLevel) !== null && _optionsOrLogLevel$lo !== void 0 ? _optionsOrLogLevel$lo : 60, logger2);
+          const newLogger = require_logLevelLogger2.createLogLevelDiagLogger((_optionsOrLogLevel$lo = optionsOrLogLevel.logLevel) !== null && _optionsOrLogLevel$lo !== void 0 ? _optionsOrLogLevel$lo : 60, logger);
           if (oldLogger && !optionsOrLogLevel.suppressOverrideMessage) {
             var _Error$stack;
             const stack = (_Error$stack = (/* @__PURE__ */ new Error()).stack) !== null && _Error$stack !== void 0 ? _Error$stack : "<failed to generate stacktrace>";
@@ -64224,7 +63312,7 @@ var require_diag = __commonJS({
           }
           return require_global_utils2.registerGlobal("diag", newLogger, self2, true);
         };
-        self2.setLogger = setLogger2;
+        self2.setLogger = setLogger;
         self2.disable = () => {
           require_global_utils2.unregisterGlobal(API_NAME, self2);
         };
@@ -65306,9 +64394,9 @@ var require_ProxyLogger = __commonJS({
       */
       _getLogger() {
         if (this._delegate) return this._delegate;
-        const logger2 = this._provider._getDelegateLogger(this.name, this.version, this.options);
-        if (!logger2) return require_NoopLogger2.NOOP_LOGGER;
-        this._delegate = logger2;
+        const logger = this._provider._getDelegateLogger(this.name, this.version, this.options);
+        if (!logger) return require_NoopLogger2.NOOP_LOGGER;
+        this._delegate = logger;
         return this._delegate;
       }
     };
@@ -65757,8 +64845,8 @@ var require_processCpuTotal = __commonJS({
     var PROCESS_CPU_USER_SECONDS = "process_cpu_user_seconds_total";
     var PROCESS_CPU_SYSTEM_SECONDS = "process_cpu_system_seconds_total";
     var PROCESS_CPU_SECONDS = "process_cpu_seconds_total";
-    module.exports = (registry2, config = {}) => {
-      const registers = registry2 ? [registry2] : void 0;
+    module.exports = (registry, config = {}) => {
+      const registers = registry ? [registry] : void 0;
       const namePrefix = config.prefix ? config.prefix : "";
       const labels = config.labels ? config.labels : {};
       const exemplars = config.enableExemplars ? config.enableExemplars : false;
@@ -65840,14 +64928,14 @@ var require_processStartTime = __commonJS({
     var Gauge2 = require_gauge();
     var startInSeconds = Math.round(Date.now() / 1e3 - process.uptime());
     var PROCESS_START_TIME = "process_start_time_seconds";
-    module.exports = (registry2, config = {}) => {
+    module.exports = (registry, config = {}) => {
       const namePrefix = config.prefix ? config.prefix : "";
       const labels = config.labels ? config.labels : {};
       const labelNames = Object.keys(labels);
       new Gauge2({
         name: namePrefix + PROCESS_START_TIME,
         help: "Start time of the process since unix epoch in seconds.",
-        registers: registry2 ? [registry2] : void 0,
+        registers: registry ? [registry] : void 0,
         labelNames,
         aggregator: "omit",
         collect() {
@@ -65882,8 +64970,8 @@ var require_osMemoryHeapLinux = __commonJS({
         return acc;
       }, {});
     }
-    module.exports = (registry2, config = {}) => {
-      const registers = registry2 ? [registry2] : void 0;
+    module.exports = (registry, config = {}) => {
+      const registers = registry ? [registry] : void 0;
       const namePrefix = config.prefix ? config.prefix : "";
       const labels = config.labels ? config.labels : {};
       const labelNames = Object.keys(labels);
@@ -65895,8 +64983,8 @@ var require_osMemoryHeapLinux = __commonJS({
         // Use this one metric's `collect` to set all metrics' values.
         collect() {
           try {
-            const stat5 = fs.readFileSync("/proc/self/status", "utf8");
-            const structuredOutput = structureOutput(stat5);
+            const stat4 = fs.readFileSync("/proc/self/status", "utf8");
+            const structuredOutput = structureOutput(stat4);
             residentMemGauge.set(labels, structuredOutput.VmRSS);
             virtualMemGauge.set(labels, structuredOutput.VmSize);
             heapSizeMemGauge.set(labels, structuredOutput.VmData);
@@ -65948,14 +65036,14 @@ var require_osMemoryHeap = __commonJS({
     var linuxVariant = require_osMemoryHeapLinux();
     var safeMemoryUsage = require_safeMemoryUsage();
     var PROCESS_RESIDENT_MEMORY = "process_resident_memory_bytes";
-    function notLinuxVariant(registry2, config = {}) {
+    function notLinuxVariant(registry, config = {}) {
       const namePrefix = config.prefix ? config.prefix : "";
       const labels = config.labels ? config.labels : {};
       const labelNames = Object.keys(labels);
       new Gauge2({
         name: namePrefix + PROCESS_RESIDENT_MEMORY,
         help: "Resident memory size in bytes.",
-        registers: registry2 ? [registry2] : void 0,
+        registers: registry ? [registry] : void 0,
         labelNames,
         collect() {
           const memUsage = safeMemoryUsage();
@@ -65965,7 +65053,7 @@ var require_osMemoryHeap = __commonJS({
         }
       });
     }
-    module.exports = (registry2, config) => process.platform === "linux" ? linuxVariant(registry2, config) : notLinuxVariant(registry2, config);
+    module.exports = (registry, config) => process.platform === "linux" ? linuxVariant(registry, config) : notLinuxVariant(registry, config);
     module.exports.metricNames = process.platform === "linux" ? linuxVariant.metricNames : [PROCESS_RESIDENT_MEMORY];
   }
 });
@@ -65978,7 +65066,7 @@ var require_processOpenFileDescriptors = __commonJS({
     var fs = __require("fs");
     var process2 = __require("process");
     var PROCESS_OPEN_FDS = "process_open_fds";
-    module.exports = (registry2, config = {}) => {
+    module.exports = (registry, config = {}) => {
       if (process2.platform !== "linux") {
         return;
       }
@@ -65988,7 +65076,7 @@ var require_processOpenFileDescriptors = __commonJS({
       new Gauge2({
         name: namePrefix + PROCESS_OPEN_FDS,
         help: "Number of open file descriptors.",
-        registers: registry2 ? [registry2] : void 0,
+        registers: registry ? [registry] : void 0,
         labelNames,
         collect() {
           try {
@@ -66011,7 +65099,7 @@ var require_processMaxFileDescriptors = __commonJS({
     var fs = __require("fs");
     var PROCESS_MAX_FDS = "process_max_fds";
     var maxFds;
-    module.exports = (registry2, config = {}) => {
+    module.exports = (registry, config = {}) => {
       if (maxFds === void 0) {
         try {
           const limits = fs.readFileSync("/proc/self/limits", "utf8");
@@ -66034,7 +65122,7 @@ var require_processMaxFileDescriptors = __commonJS({
       new Gauge2({
         name: namePrefix + PROCESS_MAX_FDS,
         help: "Maximum number of open file descriptors.",
-        registers: registry2 ? [registry2] : void 0,
+        registers: registry ? [registry] : void 0,
         labelNames,
         collect() {
           if (maxFds !== void 0) this.set(labels, maxFds);
@@ -66069,11 +65157,11 @@ var require_eventLoopLag = __commonJS({
       const seconds2 = nanosec / 1e9;
       gauge.set(labels, seconds2);
     }
-    module.exports = (registry2, config = {}) => {
+    module.exports = (registry, config = {}) => {
       const namePrefix = config.prefix ? config.prefix : "";
       const labels = config.labels ? config.labels : {};
       const labelNames = Object.keys(labels);
-      const registers = registry2 ? [registry2] : void 0;
+      const registers = registry ? [registry] : void 0;
       let collect = () => {
         const start = process.hrtime();
         setImmediate(reportEventloopLag, start, lag, labels);
@@ -66216,11 +65304,11 @@ var require_processHandles = __commonJS({
     var Gauge2 = require_gauge();
     var NODEJS_ACTIVE_HANDLES = "nodejs_active_handles";
     var NODEJS_ACTIVE_HANDLES_TOTAL = "nodejs_active_handles_total";
-    module.exports = (registry2, config = {}) => {
+    module.exports = (registry, config = {}) => {
       if (typeof process._getActiveHandles !== "function") {
         return;
       }
-      const registers = registry2 ? [registry2] : void 0;
+      const registers = registry ? [registry] : void 0;
       const namePrefix = config.prefix ? config.prefix : "";
       const labels = config.labels ? config.labels : {};
       const labelNames = Object.keys(labels);
@@ -66261,7 +65349,7 @@ var require_processRequests = __commonJS({
     var { updateMetrics } = require_processMetricsHelpers();
     var NODEJS_ACTIVE_REQUESTS = "nodejs_active_requests";
     var NODEJS_ACTIVE_REQUESTS_TOTAL = "nodejs_active_requests_total";
-    module.exports = (registry2, config = {}) => {
+    module.exports = (registry, config = {}) => {
       if (typeof process._getActiveRequests !== "function") {
         return;
       }
@@ -66272,7 +65360,7 @@ var require_processRequests = __commonJS({
         name: namePrefix + NODEJS_ACTIVE_REQUESTS,
         help: "Number of active libuv requests grouped by request type. Every request type is C++ class name.",
         labelNames: ["type", ...labelNames],
-        registers: registry2 ? [registry2] : void 0,
+        registers: registry ? [registry] : void 0,
         collect() {
           const requests = process._getActiveRequests();
           updateMetrics(this, aggregateByObjectName(requests), labels);
@@ -66281,7 +65369,7 @@ var require_processRequests = __commonJS({
       new Gauge2({
         name: namePrefix + NODEJS_ACTIVE_REQUESTS_TOTAL,
         help: "Total number of active requests.",
-        registers: registry2 ? [registry2] : void 0,
+        registers: registry ? [registry] : void 0,
         labelNames,
         collect() {
           const requests = process._getActiveRequests();
@@ -66304,7 +65392,7 @@ var require_processResources = __commonJS({
     var { updateMetrics } = require_processMetricsHelpers();
     var NODEJS_ACTIVE_RESOURCES = "nodejs_active_resources";
     var NODEJS_ACTIVE_RESOURCES_TOTAL = "nodejs_active_resources_total";
-    module.exports = (registry2, config = {}) => {
+    module.exports = (registry, config = {}) => {
       if (typeof process.getActiveResourcesInfo !== "function") {
         return;
       }
@@ -66315,7 +65403,7 @@ var require_processResources = __commonJS({
         name: namePrefix + NODEJS_ACTIVE_RESOURCES,
         help: "Number of active resources that are currently keeping the event loop alive, grouped by async resource type.",
         labelNames: ["type", ...labelNames],
-        registers: registry2 ? [registry2] : void 0,
+        registers: registry ? [registry] : void 0,
         collect() {
           const resources = process.getActiveResourcesInfo();
           const data = {};
@@ -66333,7 +65421,7 @@ var require_processResources = __commonJS({
       new Gauge2({
         name: namePrefix + NODEJS_ACTIVE_RESOURCES_TOTAL,
         help: "Total number of active resources.",
-        registers: registry2 ? [registry2] : void 0,
+        registers: registry ? [registry] : void 0,
         labelNames,
         collect() {
           const resources = process.getActiveResourcesInfo();
@@ -66357,13 +65445,13 @@ var require_heapSizeAndUsed = __commonJS({
     var NODEJS_HEAP_SIZE_TOTAL = "nodejs_heap_size_total_bytes";
     var NODEJS_HEAP_SIZE_USED = "nodejs_heap_size_used_bytes";
     var NODEJS_EXTERNAL_MEMORY = "nodejs_external_memory_bytes";
-    module.exports = (registry2, config = {}) => {
+    module.exports = (registry, config = {}) => {
       if (typeof process.memoryUsage !== "function") {
         return;
       }
       const labels = config.labels ? config.labels : {};
       const labelNames = Object.keys(labels);
-      const registers = registry2 ? [registry2] : void 0;
+      const registers = registry ? [registry] : void 0;
       const namePrefix = config.prefix ? config.prefix : "";
       const collect = () => {
         const memUsage = safeMemoryUsage();
@@ -66415,7 +65503,7 @@ var require_heapSpacesSizeAndUsed = __commonJS({
     METRICS.forEach((metricType) => {
       NODEJS_HEAP_SIZE[metricType] = `nodejs_heap_space_size_${metricType}_bytes`;
     });
-    module.exports = (registry2, config = {}) => {
+    module.exports = (registry, config = {}) => {
       try {
         v8.getHeapSpaceStatistics();
       } catch (e) {
@@ -66424,7 +65512,7 @@ var require_heapSpacesSizeAndUsed = __commonJS({
         }
         throw e;
       }
-      const registers = registry2 ? [registry2] : void 0;
+      const registers = registry ? [registry] : void 0;
       const namePrefix = config.prefix ? config.prefix : "";
       const labels = config.labels ? config.labels : {};
       const labelNames = ["space", ...Object.keys(labels)];
@@ -66464,7 +65552,7 @@ var require_version2 = __commonJS({
     var version = process.version;
     var versionSegments = version.slice(1).split(".").map(Number);
     var NODE_VERSION_INFO = "nodejs_version_info";
-    module.exports = (registry2, config = {}) => {
+    module.exports = (registry, config = {}) => {
       const namePrefix = config.prefix ? config.prefix : "";
       const labels = config.labels ? config.labels : {};
       const labelNames = Object.keys(labels);
@@ -66472,7 +65560,7 @@ var require_version2 = __commonJS({
         name: namePrefix + NODE_VERSION_INFO,
         help: "Node.js version info.",
         labelNames: ["version", "major", "minor", "patch", ...labelNames],
-        registers: registry2 ? [registry2] : void 0,
+        registers: registry ? [registry] : void 0,
         aggregator: "first",
         collect() {
           this.labels(
@@ -66508,7 +65596,7 @@ var require_gc = __commonJS({
       kinds[perf_hooks.constants.NODE_PERFORMANCE_GC_INCREMENTAL] = "incremental";
       kinds[perf_hooks.constants.NODE_PERFORMANCE_GC_WEAKCB] = "weakcb";
     }
-    module.exports = (registry2, config = {}) => {
+    module.exports = (registry, config = {}) => {
       if (!perf_hooks) {
         return;
       }
@@ -66522,7 +65610,7 @@ var require_gc = __commonJS({
         labelNames: ["kind", ...labelNames],
         enableExemplars: false,
         buckets,
-        registers: registry2 ? [registry2] : void 0
+        registers: registry ? [registry] : void 0
       });
       const obs = new perf_hooks.PerformanceObserver((list) => {
         const entry = list.getEntries()[0];
@@ -66623,11 +65711,11 @@ var require_metricAggregators = __commonJS({
       /**
        * @return The sum of values.
        */
-      sum: AggregatorFactory((v) => v.reduce((p2, c3) => p2 + c3.value, 0)),
+      sum: AggregatorFactory((v2) => v2.reduce((p2, c4) => p2 + c4.value, 0)),
       /**
        * @return The first value.
        */
-      first: AggregatorFactory((v) => v[0].value),
+      first: AggregatorFactory((v2) => v2[0].value),
       /**
        * @return {undefined} Undefined; omits the metric.
        */
@@ -66637,19 +65725,19 @@ var require_metricAggregators = __commonJS({
        * @return The arithmetic mean of the values.
        */
       average: AggregatorFactory(
-        (v) => v.reduce((p2, c3) => p2 + c3.value, 0) / v.length
+        (v2) => v2.reduce((p2, c4) => p2 + c4.value, 0) / v2.length
       ),
       /**
        * @return The minimum of the values.
        */
       min: AggregatorFactory(
-        (v) => v.reduce((p2, c3) => Math.min(p2, c3.value), Infinity)
+        (v2) => v2.reduce((p2, c4) => Math.min(p2, c4.value), Infinity)
       ),
       /**
        * @return The maximum of the values.
        */
       max: AggregatorFactory(
-        (v) => v.reduce((p2, c3) => Math.max(p2, c3.value), -Infinity)
+        (v2) => v2.reduce((p2, c4) => Math.max(p2, c4.value), -Infinity)
       )
     };
   }
@@ -66686,13 +65774,13 @@ var require_cluster = __commonJS({
        */
       clusterMetrics() {
         const requestId = requestCtr++;
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve4, reject) => {
           let settled = false;
           function done(err, result) {
             if (settled) return;
             settled = true;
             if (err) reject(err);
-            else resolve5(result);
+            else resolve4(result);
           }
           const request2 = {
             responses: [],
@@ -66790,13 +65878,13 @@ var require_cluster = __commonJS({
               request2.done(new Error(message.error));
               return;
             }
-            message.metrics.forEach((registry2) => request2.responses.push(registry2));
+            message.metrics.forEach((registry) => request2.responses.push(registry));
             request2.pending--;
             if (request2.pending === 0) {
               requests.delete(message.requestId);
               clearTimeout(request2.errorTimeout);
-              const registry2 = AggregatorRegistry.aggregate(request2.responses);
-              const promString = registry2.metrics();
+              const registry = AggregatorRegistry.aggregate(request2.responses);
+              const promString = registry.metrics();
               request2.done(null, promString);
             }
           }
@@ -66860,76 +65948,76 @@ var require_prom_client = __commonJS({
 
 // src/daemon/metrics.ts
 function createDaemonMetrics(options = {}) {
-  const registry2 = new import_prom_client.Registry();
-  if (options.defaultMetrics ?? true) (0, import_prom_client.collectDefaultMetrics)({ register: registry2 });
+  const registry = new import_prom_client.Registry();
+  if (options.defaultMetrics ?? true) (0, import_prom_client.collectDefaultMetrics)({ register: registry });
   const passes = new import_prom_client.Counter({
     name: "policy_pool_sync_passes_total",
     help: "Reconcile passes finished, by source and result (success, failure, timeout).",
     labelNames: ["source", "result"],
-    registers: [registry2]
+    registers: [registry]
   });
   const duration3 = new import_prom_client.Histogram({
     name: "policy_pool_sync_pass_duration_seconds",
     help: "Duration of reconcile passes, fetch included.",
     labelNames: ["source"],
     buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
-    registers: [registry2]
+    registers: [registry]
   });
   const requests = new import_prom_client.Counter({
     name: "policy_pool_sync_api_requests_total",
     help: "API requests by method and HTTP status (error: no answer).",
     labelNames: ["method", "status"],
-    registers: [registry2]
+    registers: [registry]
   });
   const rateLimitWait = new import_prom_client.Counter({
     name: "policy_pool_sync_rate_limit_wait_seconds_total",
     help: "Seconds spent waiting for the API rate limit.",
-    registers: [registry2]
+    registers: [registry]
   });
   const drift = new import_prom_client.Gauge({
     name: "policy_pool_sync_drift",
     help: "Changes the last pass of a source planned (0: in sync).",
     labelNames: ["source"],
-    registers: [registry2]
+    registers: [registry]
   });
   const lastSuccess = new import_prom_client.Gauge({
     name: "policy_pool_sync_last_success_timestamp_seconds",
     help: "Unix time of the last successful pass of a source.",
     labelNames: ["source"],
-    registers: [registry2]
+    registers: [registry]
   });
   const fighting = new import_prom_client.Gauge({
     name: "policy_pool_sync_fighting_resources",
     help: "Resources of a source that another writer changed back at each of the last passes (0: none).",
     labelNames: ["source"],
-    registers: [registry2]
+    registers: [registry]
   });
   const suspended = new import_prom_client.Gauge({
     name: "policy_pool_sync_suspended",
     help: "Whether a source is suspended (1): no trigger but sync starts a pass.",
     labelNames: ["source"],
-    registers: [registry2]
+    registers: [registry]
   });
   const notifications = new import_prom_client.Counter({
     name: "policy_pool_sync_notifications_total",
     help: "Notifications by receiver, event and result (sent; failed after retries; dropped from a full queue).",
     labelNames: ["receiver", "event", "result"],
-    registers: [registry2]
+    registers: [registry]
   });
   const poolAgents = new import_prom_client.Gauge({
     name: "policy_pool_sync_pool_agents",
     help: "Agents of an agent pool by status (idle, busy, exited, errored, unknown), as the last successful pass found them.",
     labelNames: ["organization", "pool", "status"],
-    registers: [registry2]
+    registers: [registry]
   });
   const newestPing = new import_prom_client.Gauge({
     name: "policy_pool_sync_pool_newest_ping_age_seconds",
     help: "Seconds since any agent of an agent pool last pinged (absent: none ever did).",
     labelNames: ["organization", "pool"],
-    registers: [registry2]
+    registers: [registry]
   });
   return {
-    registry: registry2,
+    registry,
     poolHealth(organization, pool, agents, age) {
       for (const [status, count5] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count5);
       if (age === null) newestPing.remove({ organization, pool });
@@ -66977,12 +66065,12 @@ var init_metrics = __esm({
 // node_modules/ms/index.js
 var require_ms = __commonJS({
   "node_modules/ms/index.js"(exports, module) {
-    var s = 1e3;
-    var m = s * 60;
+    var s3 = 1e3;
+    var m = s3 * 60;
     var h2 = m * 60;
     var d = h2 * 24;
-    var w = d * 7;
-    var y2 = d * 365.25;
+    var w2 = d * 7;
+    var y3 = d * 365.25;
     module.exports = function(val, options) {
       options = options || {};
       var type = typeof val;
@@ -67014,11 +66102,11 @@ var require_ms = __commonJS({
         case "yrs":
         case "yr":
         case "y":
-          return n * y2;
+          return n * y3;
         case "weeks":
         case "week":
         case "w":
-          return n * w;
+          return n * w2;
         case "days":
         case "day":
         case "d":
@@ -67040,7 +66128,7 @@ var require_ms = __commonJS({
         case "secs":
         case "sec":
         case "s":
-          return n * s;
+          return n * s3;
         case "milliseconds":
         case "millisecond":
         case "msecs":
@@ -67062,8 +66150,8 @@ var require_ms = __commonJS({
       if (msAbs >= m) {
         return Math.round(ms / m) + "m";
       }
-      if (msAbs >= s) {
-        return Math.round(ms / s) + "s";
+      if (msAbs >= s3) {
+        return Math.round(ms / s3) + "s";
       }
       return ms + "ms";
     }
@@ -67078,8 +66166,8 @@ var require_ms = __commonJS({
       if (msAbs >= m) {
         return plural(ms, msAbs, m, "minute");
       }
-      if (msAbs >= s) {
-        return plural(ms, msAbs, s, "second");
+      if (msAbs >= s3) {
+        return plural(ms, msAbs, s3, "second");
       }
       return ms + " ms";
     }
@@ -67174,8 +66262,8 @@ var require_common = __commonJS({
             }
             return enabledCache;
           },
-          set: (v) => {
-            enableOverride = v;
+          set: (v2) => {
+            enableOverride = v2;
           }
         });
         if (typeof createDebug.init === "function") {
@@ -67381,8 +66469,8 @@ var require_browser = __commonJS({
       if (!this.useColors) {
         return;
       }
-      const c3 = "color: " + this.color;
-      args.splice(1, 0, c3, "color: inherit");
+      const c4 = "color: " + this.color;
+      args.splice(1, 0, c4, "color: inherit");
       let index = 0;
       let lastC = 0;
       args[0].replace(/%[a-zA-Z%]/g, (match) => {
@@ -67394,7 +66482,7 @@ var require_browser = __commonJS({
           lastC = index;
         }
       });
-      args.splice(lastC, 0, c3);
+      args.splice(lastC, 0, c4);
     }
     exports.log = console.debug || console.log || (() => {
     });
@@ -67427,12 +66515,127 @@ var require_browser = __commonJS({
     }
     module.exports = require_common()(exports);
     var { formatters } = module.exports;
-    formatters.j = function(v) {
+    formatters.j = function(v2) {
       try {
-        return JSON.stringify(v);
+        return JSON.stringify(v2);
       } catch (error) {
         return "[UnexpectedJSONParseError]: " + error.message;
       }
+    };
+  }
+});
+
+// node_modules/has-flag/index.js
+var require_has_flag = __commonJS({
+  "node_modules/has-flag/index.js"(exports, module) {
+    "use strict";
+    module.exports = (flag3, argv = process.argv) => {
+      const prefix = flag3.startsWith("-") ? "" : flag3.length === 1 ? "-" : "--";
+      const position = argv.indexOf(prefix + flag3);
+      const terminatorPosition = argv.indexOf("--");
+      return position !== -1 && (terminatorPosition === -1 || position < terminatorPosition);
+    };
+  }
+});
+
+// node_modules/supports-color/index.js
+var require_supports_color = __commonJS({
+  "node_modules/supports-color/index.js"(exports, module) {
+    "use strict";
+    var os = __require("os");
+    var tty = __require("tty");
+    var hasFlag = require_has_flag();
+    var { env } = process;
+    var forceColor;
+    if (hasFlag("no-color") || hasFlag("no-colors") || hasFlag("color=false") || hasFlag("color=never")) {
+      forceColor = 0;
+    } else if (hasFlag("color") || hasFlag("colors") || hasFlag("color=true") || hasFlag("color=always")) {
+      forceColor = 1;
+    }
+    if ("FORCE_COLOR" in env) {
+      if (env.FORCE_COLOR === "true") {
+        forceColor = 1;
+      } else if (env.FORCE_COLOR === "false") {
+        forceColor = 0;
+      } else {
+        forceColor = env.FORCE_COLOR.length === 0 ? 1 : Math.min(parseInt(env.FORCE_COLOR, 10), 3);
+      }
+    }
+    function translateLevel(level) {
+      if (level === 0) {
+        return false;
+      }
+      return {
+        level,
+        hasBasic: true,
+        has256: level >= 2,
+        has16m: level >= 3
+      };
+    }
+    function supportsColor(haveStream, streamIsTTY) {
+      if (forceColor === 0) {
+        return 0;
+      }
+      if (hasFlag("color=16m") || hasFlag("color=full") || hasFlag("color=truecolor")) {
+        return 3;
+      }
+      if (hasFlag("color=256")) {
+        return 2;
+      }
+      if (haveStream && !streamIsTTY && forceColor === void 0) {
+        return 0;
+      }
+      const min = forceColor || 0;
+      if (env.TERM === "dumb") {
+        return min;
+      }
+      if (process.platform === "win32") {
+        const osRelease = os.release().split(".");
+        if (Number(osRelease[0]) >= 10 && Number(osRelease[2]) >= 10586) {
+          return Number(osRelease[2]) >= 14931 ? 3 : 2;
+        }
+        return 1;
+      }
+      if ("CI" in env) {
+        if (["TRAVIS", "CIRCLECI", "APPVEYOR", "GITLAB_CI", "GITHUB_ACTIONS", "BUILDKITE"].some((sign) => sign in env) || env.CI_NAME === "codeship") {
+          return 1;
+        }
+        return min;
+      }
+      if ("TEAMCITY_VERSION" in env) {
+        return /^(9\.(0*[1-9]\d*)\.|\d{2,}\.)/.test(env.TEAMCITY_VERSION) ? 1 : 0;
+      }
+      if (env.COLORTERM === "truecolor") {
+        return 3;
+      }
+      if ("TERM_PROGRAM" in env) {
+        const version = parseInt((env.TERM_PROGRAM_VERSION || "").split(".")[0], 10);
+        switch (env.TERM_PROGRAM) {
+          case "iTerm.app":
+            return version >= 3 ? 3 : 2;
+          case "Apple_Terminal":
+            return 2;
+        }
+      }
+      if (/-256(color)?$/i.test(env.TERM)) {
+        return 2;
+      }
+      if (/^screen|^xterm|^vt100|^vt220|^rxvt|color|ansi|cygwin|linux/i.test(env.TERM)) {
+        return 1;
+      }
+      if ("COLORTERM" in env) {
+        return 1;
+      }
+      return min;
+    }
+    function getSupportLevel(stream) {
+      const level = supportsColor(stream, stream && stream.isTTY);
+      return translateLevel(level);
+    }
+    module.exports = {
+      supportsColor: getSupportLevel,
+      stdout: translateLevel(supportsColor(true, tty.isatty(1))),
+      stderr: translateLevel(supportsColor(true, tty.isatty(2)))
     };
   }
 });
@@ -67443,7 +66646,7 @@ var require_node = __commonJS({
     var tty = __require("tty");
     var util = __require("util");
     exports.init = init;
-    exports.log = log2;
+    exports.log = log;
     exports.formatArgs = formatArgs;
     exports.save = save;
     exports.load = load;
@@ -67455,7 +66658,7 @@ var require_node = __commonJS({
     );
     exports.colors = [6, 2, 3, 4, 5, 1];
     try {
-      const supportsColor = __require("supports-color");
+      const supportsColor = require_supports_color();
       if (supportsColor && (supportsColor.stderr || supportsColor).level >= 2) {
         exports.colors = [
           20,
@@ -67541,8 +66744,8 @@ var require_node = __commonJS({
     exports.inspectOpts = Object.keys(process.env).filter((key) => {
       return /^debug_/i.test(key);
     }).reduce((obj, key) => {
-      const prop = key.substring(6).toLowerCase().replace(/_([a-z])/g, (_2, k2) => {
-        return k2.toUpperCase();
+      const prop = key.substring(6).toLowerCase().replace(/_([a-z])/g, (_3, k3) => {
+        return k3.toUpperCase();
       });
       let val = process.env[key];
       if (/^(yes|on|true|enabled)$/i.test(val)) {
@@ -67563,8 +66766,8 @@ var require_node = __commonJS({
     function formatArgs(args) {
       const { namespace: name, useColors: useColors2 } = this;
       if (useColors2) {
-        const c3 = this.color;
-        const colorCode = "\x1B[3" + (c3 < 8 ? c3 : "8;5;" + c3);
+        const c4 = this.color;
+        const colorCode = "\x1B[3" + (c4 < 8 ? c4 : "8;5;" + c4);
         const prefix = `  ${colorCode};1m${name} \x1B[0m`;
         args[0] = prefix + args[0].split("\n").join("\n" + prefix);
         args.push(colorCode + "m+" + module.exports.humanize(this.diff) + "\x1B[0m");
@@ -67578,7 +66781,7 @@ var require_node = __commonJS({
       }
       return (/* @__PURE__ */ new Date()).toISOString() + " ";
     }
-    function log2(...args) {
+    function log(...args) {
       return process.stderr.write(util.formatWithOptions(exports.inspectOpts, ...args) + "\n");
     }
     function save(namespaces) {
@@ -67600,13 +66803,13 @@ var require_node = __commonJS({
     }
     module.exports = require_common()(exports);
     var { formatters } = module.exports;
-    formatters.o = function(v) {
+    formatters.o = function(v2) {
       this.inspectOpts.colors = this.useColors;
-      return util.inspect(v, this.inspectOpts).split("\n").map((str2) => str2.trim()).join(" ");
+      return util.inspect(v2, this.inspectOpts).split("\n").map((str2) => str2.trim()).join(" ");
     };
-    formatters.O = function(v) {
+    formatters.O = function(v2) {
       this.inspectOpts.colors = this.useColors;
-      return util.inspect(v, this.inspectOpts);
+      return util.inspect(v2, this.inspectOpts);
     };
   }
 });
@@ -67632,32 +66835,32 @@ var require_src2 = __commonJS({
     Object.defineProperty(exports, "__esModule", { value: true });
     var fs_1 = __require("fs");
     var debug_1 = __importDefault(require_src());
-    var log2 = debug_1.default("@kwsites/file-exists");
-    function check(path20, isFile, isDirectory) {
-      log2(`checking %s`, path20);
+    var log = debug_1.default("@kwsites/file-exists");
+    function check(path17, isFile, isDirectory) {
+      log(`checking %s`, path17);
       try {
-        const stat5 = fs_1.statSync(path20);
-        if (stat5.isFile() && isFile) {
-          log2(`[OK] path represents a file`);
+        const stat4 = fs_1.statSync(path17);
+        if (stat4.isFile() && isFile) {
+          log(`[OK] path represents a file`);
           return true;
         }
-        if (stat5.isDirectory() && isDirectory) {
-          log2(`[OK] path represents a directory`);
+        if (stat4.isDirectory() && isDirectory) {
+          log(`[OK] path represents a directory`);
           return true;
         }
-        log2(`[FAIL] path represents something other than a file or directory`);
+        log(`[FAIL] path represents something other than a file or directory`);
         return false;
       } catch (e) {
         if (e.code === "ENOENT") {
-          log2(`[FAIL] path is not accessible: %o`, e);
+          log(`[FAIL] path is not accessible: %o`, e);
           return false;
         }
-        log2(`[FATAL] %o`, e);
+        log(`[FATAL] %o`, e);
         throw e;
       }
     }
-    function exists2(path20, type = exports.READABLE) {
-      return check(path20, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
+    function exists2(path17, type = exports.READABLE) {
+      return check(path17, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
     }
     exports.exists = exists2;
     exports.FILE = 1;
@@ -67679,7 +66882,7 @@ var require_dist3 = __commonJS({
 });
 
 // node_modules/@simple-git/args-pathspec/dist/index.mjs
-function c(...n) {
+function c2(...n) {
   const e = new String(n);
   return t.set(e, n), e;
 }
@@ -67739,20 +66942,20 @@ var require_dist4 = __commonJS({
 });
 
 // node_modules/@simple-git/argv-parser/dist/index.mjs
-function* U(e, t2) {
+function* U2(e, t2) {
   const n = t2 === "global";
   for (const o2 of e)
     o2.isGlobal === n && (yield o2);
 }
-function F(e, t2) {
-  for (const { name: o2 } of U(e, "task")) {
-    if (k.has(o2))
+function F2(e, t2) {
+  for (const { name: o2 } of U2(e, "task")) {
+    if (k2.has(o2))
       return p(true, t2);
-    if (S.has(o2))
+    if (S2.has(o2))
       return p(false, t2);
   }
   const n = t2.at(0)?.toLowerCase();
-  return n === void 0 ? null : P.has(n) ? p(true, t2.slice(1)) : E.has(n) ? p(false, t2.slice(1)) : t2.length === 1 ? p(false, t2) : p(true, t2);
+  return n === void 0 ? null : P2.has(n) ? p(true, t2.slice(1)) : E2.has(n) ? p(false, t2.slice(1)) : t2.length === 1 ? p(false, t2) : p(true, t2);
 }
 function p(e = false, t2 = []) {
   const n = t2.at(0)?.toLowerCase();
@@ -67763,18 +66966,18 @@ function p(e = false, t2 = []) {
     value: t2.at(1)
   };
 }
-function A(e, t2) {
+function A2(e, t2) {
   return t2.isWrite && t2.value !== void 0 ? { key: t2.key, value: t2.value, scope: e } : { key: t2.key, scope: e };
 }
-function M(e) {
+function M2(e) {
   const t2 = e?.indexOf("=") || -1;
   return !e || t2 < 0 ? null : {
     key: e.slice(0, t2).trim().toLowerCase(),
     value: e.slice(t2 + 1)
   };
 }
-function N(e) {
-  for (const { name: t2 } of U(e, "task"))
+function N2(e) {
+  for (const { name: t2 } of U2(e, "task"))
     switch (t2) {
       case "--global":
         return "global";
@@ -67796,40 +66999,40 @@ function G({ name: e }) {
   if (e === "--config-env")
     return "env";
 }
-function* O(e) {
+function* O2(e) {
   for (const t2 of e) {
-    const n = G(t2), o2 = n && M(t2.value);
+    const n = G(t2), o2 = n && M2(t2.value);
     o2 && (yield {
       ...o2,
       scope: n
     });
   }
 }
-function L(e, t2, n) {
+function L2(e, t2, n) {
   const o2 = {
     read: [],
-    write: [...O(t2)]
+    write: [...O2(t2)]
   };
-  return e === "config" && $(
+  return e === "config" && $2(
     o2,
-    N(t2),
-    F(t2, n)
+    N2(t2),
+    F2(t2, n)
   ), o2;
 }
-function $(e, t2, n) {
+function $2(e, t2, n) {
   if (n === null)
     return;
-  const o2 = A(t2, n);
+  const o2 = A2(t2, n);
   n.isWrite ? e.write.push(o2) : e.read.push(o2);
 }
-function I(e) {
-  const t2 = R[e ?? ""] ?? T;
+function I2(e) {
+  const t2 = R2[e ?? ""] ?? T2;
   return {
-    short: new Map([...x.short.entries(), ...t2.short.entries()]),
+    short: new Map([...x2.short.entries(), ...t2.short.entries()]),
     long: t2.long
   };
 }
-function b(e, t2 = D) {
+function b2(e, t2 = D2) {
   if (e.startsWith("--")) {
     const n = e.indexOf("=");
     if (n > 2)
@@ -67841,31 +67044,31 @@ function b(e, t2 = D) {
     const n = e.charAt(1), o2 = t2.short.get(n);
     return [{ name: e, needsNext: o2 === true }];
   }
-  return W(e, t2.short);
+  return W2(e, t2.short);
 }
-function W(e, t2) {
+function W2(e, t2) {
   const n = e.slice(1).split(""), o2 = [];
-  for (let s = 0; s < n.length; s++) {
-    const r2 = n[s], l = t2.get(r2);
+  for (let s3 = 0; s3 < n.length; s3++) {
+    const r2 = n[s3], l = t2.get(r2);
     if (l === void 0)
       return [{ name: e, needsNext: false }];
     if (l) {
-      const a = n.slice(s + 1).join("");
-      if (a && ![...a].every((w) => t2.has(w)))
+      const a = n.slice(s3 + 1).join("");
+      if (a && ![...a].every((w2) => t2.has(w2)))
         return o2.push({ name: `-${r2}`, value: a, needsNext: false }), o2;
     }
     o2.push({ name: `-${r2}`, needsNext: l });
   }
   return o2;
 }
-function j(e, t2 = []) {
+function j2(e, t2 = []) {
   let n = 0;
   for (; n < e.length; ) {
     const o2 = String(e[n]);
     if (!o2.startsWith("-") || o2.length < 2) break;
-    const s = b(o2);
+    const s3 = b2(o2);
     let r2 = n + 1;
-    for (const l of s) {
+    for (const l of s3) {
       const a = {
         name: l.name,
         value: l.value,
@@ -67878,8 +67081,8 @@ function j(e, t2 = []) {
   }
   return { flags: t2, taskIndex: n };
 }
-function B(e, t2, n = []) {
-  const o2 = I(t2), s = [], r2 = [];
+function B2(e, t2, n = []) {
+  const o2 = I2(t2), s3 = [], r2 = [];
   let l = 0;
   for (; l < e.length; ) {
     const a = e[l];
@@ -67887,32 +67090,32 @@ function B(e, t2, n = []) {
       r2.push(...o(a)), l++;
       continue;
     }
-    const f = String(a);
-    if (f === "--") {
-      for (let g = l + 1; g < e.length; g++) {
-        const u = e[g];
+    const f2 = String(a);
+    if (f2 === "--") {
+      for (let g2 = l + 1; g2 < e.length; g2++) {
+        const u = e[g2];
         r(u) ? r2.push(...o(u)) : r2.push(String(u));
       }
       break;
     }
-    if (!f.startsWith("-") || f.length < 2) {
-      s.push(f), l++;
+    if (!f2.startsWith("-") || f2.length < 2) {
+      s3.push(f2), l++;
       continue;
     }
-    const w = b(f, o2);
+    const w2 = b2(f2, o2);
     let d = l + 1;
-    for (const g of w) {
+    for (const g2 of w2) {
       const u = {
-        name: g.name,
-        value: g.value,
+        name: g2.name,
+        value: g2.value,
         absorbedNext: false,
         isGlobal: false
       };
-      g.needsNext && u.value === void 0 && d < e.length && !r(e[d]) && (u.value = String(e[d]), u.absorbedNext = true, d++), n.push(u);
+      g2.needsNext && u.value === void 0 && d < e.length && !r(e[d]) && (u.value = String(e[d]), u.absorbedNext = true, d++), n.push(u);
     }
     l = d;
   }
-  return { flags: n, positionals: s, pathspecs: r2 };
+  return { flags: n, positionals: s3, pathspecs: r2 };
 }
 function* V({
   write: e
@@ -67923,7 +67126,7 @@ function* V({
       o2 && (yield o2);
     }
 }
-function c2(e, t2, n = String(e)) {
+function c3(e, t2, n = String(e)) {
   const o2 = typeof e == "string" ? new RegExp(`\\s*${e.toLowerCase()}`) : e;
   return function(r2) {
     if (o2.test(r2))
@@ -67935,36 +67138,36 @@ function c2(e, t2, n = String(e)) {
 }
 function i(e, t2) {
   const n = new RegExp(`\\s*${e.toLowerCase().replace(/\./g, "(..+)?.")}`);
-  return c2(n, t2, e);
+  return c3(n, t2, e);
 }
 function* K(e, t2) {
   for (const n of t2)
-    for (const o2 of H) {
-      const s = o2(e, n.name);
-      s && (yield s);
+    for (const o2 of H2) {
+      const s3 = o2(e, n.name);
+      s3 && (yield s3);
     }
 }
 function h(e, t2, n, o2 = String(t2)) {
-  const s = typeof t2 == "string" ? new RegExp(`\\s*${t2.toLowerCase()}`) : t2, r2 = `Use of ${e ? `${e} with option ` : ""}${o2} is not permitted without enabling ${n}`;
-  return function(a, f) {
-    if ((!e || a === e) && s.test(f))
+  const s3 = typeof t2 == "string" ? new RegExp(`\\s*${t2.toLowerCase()}`) : t2, r2 = `Use of ${e ? `${e} with option ` : ""}${o2} is not permitted without enabling ${n}`;
+  return function(a, f2) {
+    if ((!e || a === e) && s3.test(f2))
       return {
         category: n,
         message: r2
       };
   };
 }
-function C(e, t2, n) {
+function C2(e, t2, n) {
   return [...K(e, t2), ...V(n)];
 }
-function Y(...e) {
-  const { flags: t2, taskIndex: n } = j(e), o2 = n < e.length ? String(e[n]).toLowerCase() : null, s = o2 !== null ? e.slice(n + 1) : [], { positionals: r2, pathspecs: l } = B(s, o2, t2), a = L(o2, t2, r2);
+function Y2(...e) {
+  const { flags: t2, taskIndex: n } = j2(e), o2 = n < e.length ? String(e[n]).toLowerCase() : null, s3 = o2 !== null ? e.slice(n + 1) : [], { positionals: r2, pathspecs: l } = B2(s3, o2, t2), a = L2(o2, t2, r2);
   return {
     task: o2,
     flags: t2.map(J),
     paths: l,
     config: a,
-    vulnerabilities: z(C(o2, t2, a))
+    vulnerabilities: z(C2(o2, t2, a))
   };
 }
 function z(e) {
@@ -67978,38 +67181,38 @@ function J({ value: e, name: t2 }) {
 function* Q(e) {
   const t2 = parseInt(e.git_config_count ?? "0", 10);
   for (let n = 0; n < t2; n++) {
-    const o2 = e[`git_config_key_${n}`], s = e[`git_config_value_${n}`];
-    o2 !== void 0 && (yield { key: o2.toLowerCase().trim(), value: s, scope: "env" });
+    const o2 = e[`git_config_key_${n}`], s3 = e[`git_config_value_${n}`];
+    o2 !== void 0 && (yield { key: o2.toLowerCase().trim(), value: s3, scope: "env" });
   }
 }
 function* X(e) {
   for (const t2 of Object.keys(e))
-    if (_(t2)) {
-      const n = y[t2];
+    if (_2(t2)) {
+      const n = y2[t2];
       yield {
         category: n,
         message: `Use of "${t2.toUpperCase()}" is not permitted without enabling ${n}`
       };
     }
 }
-function _(e) {
-  return Object.hasOwn(y, e);
+function _2(e) {
+  return Object.hasOwn(y2, e);
 }
-function Z(e) {
+function Z2(e) {
   const t2 = {};
   for (const [n, o2] of Object.entries(e)) {
-    const s = n.toLowerCase().trim();
-    (_(s) || s.startsWith("git")) && (t2[s] = String(o2));
+    const s3 = n.toLowerCase().trim();
+    (_2(s3) || s3.startsWith("git")) && (t2[s3] = String(o2));
   }
   return t2;
 }
 function ee(e) {
-  const t2 = Z(e), n = {
+  const t2 = Z2(e), n = {
     read: [],
     write: [...Q(t2)]
   }, o2 = [
     ...X(t2),
-    ...C(null, [], n)
+    ...C2(null, [], n)
   ];
   return {
     config: n,
@@ -68017,13 +67220,13 @@ function ee(e) {
   };
 }
 function ne(e, t2) {
-  return [...Y(...e).vulnerabilities, ...ee(t2).vulnerabilities];
+  return [...Y2(...e).vulnerabilities, ...ee(t2).vulnerabilities];
 }
-var k, S, P, E, x, D, R, T, q, H, y;
+var k2, S2, P2, E2, x2, D2, R2, T2, q, H2, y2;
 var init_dist3 = __esm({
   "node_modules/@simple-git/argv-parser/dist/index.mjs"() {
     init_dist2();
-    k = /* @__PURE__ */ new Set([
+    k2 = /* @__PURE__ */ new Set([
       "--add",
       "--edit",
       "--remove-section",
@@ -68033,7 +67236,7 @@ var init_dist3 = __esm({
       "--unset-all",
       "-e"
     ]);
-    S = /* @__PURE__ */ new Set([
+    S2 = /* @__PURE__ */ new Set([
       "--get",
       "--get-all",
       "--get-color",
@@ -68043,21 +67246,21 @@ var init_dist3 = __esm({
       "--list",
       "-l"
     ]);
-    P = /* @__PURE__ */ new Set([
+    P2 = /* @__PURE__ */ new Set([
       "edit",
       "remove-section",
       "rename-section",
       "set",
       "unset"
     ]);
-    E = /* @__PURE__ */ new Set(["get", "get-color", "get-colorbool", "list"]);
-    x = {
+    E2 = /* @__PURE__ */ new Set(["get", "get-color", "get-colorbool", "list"]);
+    x2 = {
       short: /* @__PURE__ */ new Map([
         ["c", true]
         //  -c <k=v>    set config key for this invocation
       ])
     };
-    D = {
+    D2 = {
       short: new Map([
         ["C", true],
         //  -C <path>   change working directory
@@ -68069,7 +67272,7 @@ var init_dist3 = __esm({
         // -p          paginate
         ["v", false],
         // -v          version
-        ...x.short.entries()
+        ...x2.short.entries()
       ]),
       long: /* @__PURE__ */ new Set([
         "attr-source",
@@ -68082,7 +67285,7 @@ var init_dist3 = __esm({
         "work-tree"
       ])
     };
-    R = {
+    R2 = {
       clone: {
         short: /* @__PURE__ */ new Map([
           ["b", true],
@@ -68147,33 +67350,33 @@ var init_dist3 = __esm({
         long: /* @__PURE__ */ new Set(["exec", "receive-pack"])
       }
     };
-    T = { short: /* @__PURE__ */ new Map(), long: /* @__PURE__ */ new Set() };
+    T2 = { short: /* @__PURE__ */ new Map(), long: /* @__PURE__ */ new Set() };
     q = [
-      c2("alias", "allowUnsafeAlias"),
-      c2("core.askPass", "allowUnsafeAskPass"),
-      c2("core.editor", "allowUnsafeEditor"),
-      c2("core.fsmonitor", "allowUnsafeFsMonitor"),
-      c2("core.gitProxy", "allowUnsafeGitProxy"),
-      c2("core.hooksPath", "allowUnsafeHooksPath"),
-      c2("core.pager", "allowUnsafePager"),
-      c2("core.sshCommand", "allowUnsafeSshCommand"),
+      c3("alias", "allowUnsafeAlias"),
+      c3("core.askPass", "allowUnsafeAskPass"),
+      c3("core.editor", "allowUnsafeEditor"),
+      c3("core.fsmonitor", "allowUnsafeFsMonitor"),
+      c3("core.gitProxy", "allowUnsafeGitProxy"),
+      c3("core.hooksPath", "allowUnsafeHooksPath"),
+      c3("core.pager", "allowUnsafePager"),
+      c3("core.sshCommand", "allowUnsafeSshCommand"),
       i("credential.helper", "allowUnsafeCredentialHelper"),
       i("diff.command", "allowUnsafeDiffExternal"),
-      c2("diff.external", "allowUnsafeDiffExternal"),
+      c3("diff.external", "allowUnsafeDiffExternal"),
       i("diff.textconv", "allowUnsafeDiffTextConv"),
       i("filter.clean", "allowUnsafeFilter"),
       i("filter.smudge", "allowUnsafeFilter"),
       i("gpg.program", "allowUnsafeGpgProgram"),
-      c2("init.templateDir", "allowUnsafeTemplateDir"),
+      c3("init.templateDir", "allowUnsafeTemplateDir"),
       i("merge.driver", "allowUnsafeMergeDriver"),
       i("mergetool.path", "allowUnsafeMergeDriver"),
       i("mergetool.cmd", "allowUnsafeMergeDriver"),
       i("protocol.allow", "allowUnsafeProtocolOverride"),
       i("remote.receivepack", "allowUnsafePack"),
       i("remote.uploadpack", "allowUnsafePack"),
-      c2("sequence.editor", "allowUnsafeEditor")
+      c3("sequence.editor", "allowUnsafeEditor")
     ];
-    H = [
+    H2 = [
       h(
         null,
         /--(upload|receive)-pack/,
@@ -68185,7 +67388,7 @@ var init_dist3 = __esm({
       h("push", "--exec", "allowUnsafePack"),
       h(null, "--template", "allowUnsafeTemplateDir")
     ];
-    y = {
+    y2 = {
       editor: "allowUnsafeEditor",
       git_askpass: "allowUnsafeAskPass",
       git_config_global: "allowUnsafeConfigPaths",
@@ -68211,7 +67414,7 @@ var init_dist3 = __esm({
 // node_modules/simple-git/dist/esm/index.js
 import { spawn } from "child_process";
 import { normalize } from "node:path";
-import { EventEmitter as EventEmitter4 } from "node:events";
+import { EventEmitter as EventEmitter2 } from "node:events";
 function asFunction(source) {
   if (typeof source !== "function") {
     return NOOP;
@@ -68251,8 +67454,8 @@ function toLinesWithContent(input = "", trimmed2 = true, separator = "\n") {
 function forEachLineWithContent(input, callback) {
   return toLinesWithContent(input, true).map((line) => callback(line));
 }
-function folderExists(path20) {
-  return (0, import_file_exists.exists)(path20, import_file_exists.FOLDER);
+function folderExists(path17) {
+  return (0, import_file_exists.exists)(path17, import_file_exists.FOLDER);
 }
 function append(target, item) {
   if (Array.isArray(target)) {
@@ -68369,9 +67572,9 @@ function appendTaskOptions(options, commands = []) {
     } else if (filterPrimitives(value2, ["boolean"])) {
       commands2.push(key + "=" + value2);
     } else if (Array.isArray(value2)) {
-      for (const v of value2) {
-        if (!filterPrimitives(v, ["string", "number"])) {
-          commands2.push(key + "=" + v);
+      for (const v2 of value2) {
+        if (!filterPrimitives(v2, ["string", "number"])) {
+          commands2.push(key + "=" + v2);
         }
       }
     } else {
@@ -68443,8 +67646,8 @@ function checkIsRepoRootTask() {
     commands,
     format: "utf-8",
     onError,
-    parser(path20) {
-      return /^\.(git)?$/.test(path20.trim());
+    parser(path17) {
+      return /^\.(git)?$/.test(path17.trim());
     }
   };
 }
@@ -68700,11 +67903,11 @@ function parseGrep(grep) {
   const paths = /* @__PURE__ */ new Set();
   const results = {};
   forEachLineWithContent(grep, (input) => {
-    const [path20, line, preview] = input.split(NULL);
-    paths.add(path20);
-    (results[path20] = results[path20] || []).push({
+    const [path17, line, preview] = input.split(NULL);
+    paths.add(path17);
+    (results[path17] = results[path17] || []).push({
       line: asNumber(line),
-      path: path20,
+      path: path17,
       preview
     });
   });
@@ -68822,15 +68025,15 @@ function pluginContext(task, commands) {
     commands
   };
 }
-function onErrorReceived(target, logger2) {
+function onErrorReceived(target, logger) {
   return (err) => {
-    logger2(`[ERROR] child process exception %o`, err);
+    logger(`[ERROR] child process exception %o`, err);
     target.push(Buffer.from(String(err.stack), "ascii"));
   };
 }
-function onDataReceived(target, name, logger2, output) {
+function onDataReceived(target, name, logger, output) {
   return (buffer) => {
-    logger2(`%s received %L bytes`, name, buffer);
+    logger(`%s received %L bytes`, name, buffer);
     output(`%B`, buffer);
     target.push(buffer);
   };
@@ -68850,11 +68053,11 @@ function taskCallback(task, response, callback = NOOP) {
   response.then(onSuccess, onError2);
 }
 function addDeprecationNoticeToError(err) {
-  let log2 = (name) => {
+  let log = (name) => {
     console.warn(
       `simple-git deprecation notice: accessing GitResponseError.${name} should be GitResponseError.git.${name}, this will no longer be available in version 3`
     );
-    log2 = NOOP;
+    log = NOOP;
   };
   return Object.create(err, Object.getOwnPropertyNames(err.git).reduce(descriptorReducer, {}));
   function descriptorReducer(all, name) {
@@ -68865,7 +68068,7 @@ function addDeprecationNoticeToError(err) {
       enumerable: false,
       configurable: false,
       get() {
-        log2(name);
+        log(name);
         return err.git[name];
       }
     };
@@ -69001,14 +68204,14 @@ function hashObjectTask(filePath, write) {
   }
   return straightThroughStringTask(commands, true);
 }
-function parseInit(bare, path20, text2) {
+function parseInit(bare, path17, text2) {
   const response = String(text2).trim();
   let result;
   if (result = initResponseRegex.exec(response)) {
-    return new InitSummary(bare, path20, false, result[1]);
+    return new InitSummary(bare, path17, false, result[1]);
   }
   if (result = reInitResponseRegex.exec(response)) {
-    return new InitSummary(bare, path20, true, result[1]);
+    return new InitSummary(bare, path17, true, result[1]);
   }
   let gitDir = "";
   const tokens = response.split(" ");
@@ -69019,12 +68222,12 @@ function parseInit(bare, path20, text2) {
       break;
     }
   }
-  return new InitSummary(bare, path20, /^re/i.test(response), gitDir);
+  return new InitSummary(bare, path17, /^re/i.test(response), gitDir);
 }
 function hasBareCommand(command) {
   return command.includes(bareCommand);
 }
-function initTask(bare = false, path20, customArgs) {
+function initTask(bare = false, path17, customArgs) {
   const commands = ["init", ...customArgs];
   if (bare && !hasBareCommand(commands)) {
     commands.splice(1, 0, bareCommand);
@@ -69033,7 +68236,7 @@ function initTask(bare = false, path20, customArgs) {
     commands,
     format: "utf-8",
     parser(text2) {
-      return parseInit(commands.includes("--bare"), path20, text2);
+      return parseInit(commands.includes("--bare"), path17, text2);
     }
   };
 }
@@ -69055,8 +68258,8 @@ function getDiffParser(format = "") {
 }
 function lineBuilder(tokens, fields) {
   return fields.reduce(
-    (line, field3, index) => {
-      line[field3] = tokens[index] || "";
+    (line, field2, index) => {
+      line[field2] = tokens[index] || "";
       return line;
     },
     /* @__PURE__ */ Object.create({ diff: null })
@@ -69114,9 +68317,9 @@ function validateLogFormatConfig(customArgs) {
 function prettyFormat(format, splitter) {
   const fields = [];
   const formatStr = [];
-  Object.keys(format).forEach((field3) => {
-    fields.push(field3);
-    formatStr.push(String(format[field3]));
+  Object.keys(format).forEach((field2) => {
+    fields.push(field2);
+    formatStr.push(String(format[field2]));
   });
   return [fields, formatStr.join(splitter)];
 }
@@ -69154,7 +68357,7 @@ function parseLogOptions(opt = {}, customArgs = []) {
     suffix.push(`${opt.from || ""}${rangeOperator}${opt.to || ""}`);
   }
   if (filterString(opt.file)) {
-    command.push("--follow", c(opt.file));
+    command.push("--follow", c2(opt.file));
   }
   appendTaskOptions(userOptions(opt), command);
   return {
@@ -69300,7 +68503,7 @@ function parser3(indexX, indexY, handler) {
   return [`${indexX}${indexY}`, handler];
 }
 function conflicts(indexX, ...indexY) {
-  return indexY.map((y2) => parser3(indexX, y2, (result, file) => result.conflicted.push(file)));
+  return indexY.map((y3) => parser3(indexX, y3, (result, file) => result.conflicted.push(file)));
 }
 function splitLine(result, lineStr) {
   const trimmed2 = lineStr.trim();
@@ -69312,14 +68515,14 @@ function splitLine(result, lineStr) {
     default:
       return;
   }
-  function data(index, workingDir, path20) {
+  function data(index, workingDir, path17) {
     const raw = `${index}${workingDir}`;
     const handler = parsers6.get(raw);
     if (handler) {
-      handler(result, path20);
+      handler(result, path17);
     }
     if (raw !== "##" && raw !== "!!") {
-      result.files.push(new FileStatusSummary(path20, index, workingDir));
+      result.files.push(new FileStatusSummary(path17, index, workingDir));
     }
   }
 }
@@ -69493,7 +68696,7 @@ function deleteBranchTask(branch, forceDelete = false) {
     parser(stdOut, stdErr) {
       return parseBranchDeletions(stdOut, stdErr).branches[branch];
     },
-    onError({ exitCode, stdErr, stdOut }, error, _2, fail) {
+    onError({ exitCode, stdErr, stdOut }, error, _3, fail) {
       if (!hasBranchDeletionError(String(error), exitCode)) {
         return fail(error);
       }
@@ -69506,8 +68709,8 @@ function deleteBranchTask(branch, forceDelete = false) {
   return task;
 }
 function toPath(input) {
-  const path20 = input.trim().replace(/^["']|["']$/g, "");
-  return path20 && normalize(path20);
+  const path17 = input.trim().replace(/^["']|["']$/g, "");
+  return path17 && normalize(path17);
 }
 function checkIgnoreTask(paths) {
   return {
@@ -69646,8 +68849,8 @@ function stashListTask(opt = {}, customArgs) {
     parser: parser4
   };
 }
-function addSubModuleTask(repo, path20) {
-  return subModuleTask(["add", repo, path20]);
+function addSubModuleTask(repo, path17) {
+  return subModuleTask(["add", repo, path17]);
 }
 function initSubModuleTask(customArgs) {
   return subModuleTask(["init", ...customArgs]);
@@ -69662,16 +68865,16 @@ function subModuleTask(customArgs) {
 function updateSubModuleTask(customArgs) {
   return subModuleTask(["update", ...customArgs]);
 }
-function singleSorted(a, b2) {
+function singleSorted(a, b3) {
   const aIsNum = Number.isNaN(a);
-  const bIsNum = Number.isNaN(b2);
+  const bIsNum = Number.isNaN(b3);
   if (aIsNum !== bIsNum) {
     return aIsNum ? 1 : -1;
   }
-  return aIsNum ? sorted(a, b2) : 0;
+  return aIsNum ? sorted(a, b3) : 0;
 }
-function sorted(a, b2) {
-  return a === b2 ? 0 : a > b2 ? 1 : -1;
+function sorted(a, b3) {
+  return a === b3 ? 0 : a > b3 ? 1 : -1;
 }
 function trimmed(input) {
   return input.trim();
@@ -70526,10 +69729,10 @@ var init_esm = __esm({
           }
           createProgress(task) {
             const name = _TasksPendingQueue.getName(task.commands[0]);
-            const logger2 = createLogger2(this.logLabel, name);
+            const logger = createLogger2(this.logLabel, name);
             return {
               task,
-              logger: logger2,
+              logger,
               name
             };
           }
@@ -70540,14 +69743,14 @@ var init_esm = __esm({
             return progress;
           }
           fatal(err) {
-            for (const [task, { logger: logger2 }] of Array.from(this._queue.entries())) {
+            for (const [task, { logger }] of Array.from(this._queue.entries())) {
               if (task === err.task) {
-                logger2.info(`Failed %o`, err);
-                logger2(
+                logger.info(`Failed %o`, err);
+                logger(
                   `Fatal exception, any as-yet un-started tasks run through this executor will not be attempted`
                 );
               } else {
-                logger2.info(
+                logger.info(
                   `A fatal exception occurred in a previous task, the queue has been purged: %o`,
                   err.message
                 );
@@ -70619,8 +69822,8 @@ var init_esm = __esm({
             const onScheduleComplete = await this._scheduler.next();
             const onQueueComplete = () => this._queue.complete(task);
             try {
-              const { logger: logger2 } = this._queue.attempt(task);
-              return await (isEmptyTask(task) ? this.attemptEmptyTask(task, logger2) : this.attemptRemoteTask(task, logger2));
+              const { logger } = this._queue.attempt(task);
+              return await (isEmptyTask(task) ? this.attemptEmptyTask(task, logger) : this.attemptRemoteTask(task, logger));
             } catch (e) {
               throw this.onFatalException(task, e);
             } finally {
@@ -70634,7 +69837,7 @@ var init_esm = __esm({
             this._queue.fatal(gitError);
             return gitError;
           }
-          async attemptRemoteTask(task, logger2) {
+          async attemptRemoteTask(task, logger) {
             const binary = this._plugins.exec("spawn.binary", "", pluginContext(task, task.commands));
             const args = this._plugins.exec("spawn.args", [...task.commands], {
               ...pluginContext(task, task.commands),
@@ -70645,23 +69848,23 @@ var init_esm = __esm({
               binary,
               args,
               this.outputHandler,
-              logger2.step("SPAWN")
+              logger.step("SPAWN")
             );
-            const outputStreams = await this.handleTaskData(task, args, raw, logger2.step("HANDLE"));
-            logger2(`passing response to task's parser as a %s`, task.format);
+            const outputStreams = await this.handleTaskData(task, args, raw, logger.step("HANDLE"));
+            logger(`passing response to task's parser as a %s`, task.format);
             if (isBufferTask(task)) {
               return callTaskParser(task.parser, outputStreams);
             }
             return callTaskParser(task.parser, outputStreams.asStrings());
           }
-          async attemptEmptyTask(task, logger2) {
-            logger2(`empty task bypassing child process to call to task's parser`);
+          async attemptEmptyTask(task, logger) {
+            logger(`empty task bypassing child process to call to task's parser`);
             return task.parser(this);
           }
-          handleTaskData(task, args, result, logger2) {
+          handleTaskData(task, args, result, logger) {
             const { exitCode, rejection, stdOut, stdErr } = result;
             return new Promise((done, fail) => {
-              logger2(`Preparing to handle process response exitCode=%d stdOut=`, exitCode);
+              logger(`Preparing to handle process response exitCode=%d stdOut=`, exitCode);
               const { error } = this._plugins.exec(
                 "task.error",
                 { error: rejection },
@@ -70671,13 +69874,13 @@ var init_esm = __esm({
                 }
               );
               if (error && task.onError) {
-                logger2.info(`exitCode=%s handling with custom error handler`);
+                logger.info(`exitCode=%s handling with custom error handler`);
                 return task.onError(
                   result,
                   error,
                   (newStdOut) => {
-                    logger2.info(`custom error handler treated as success`);
-                    logger2(`custom error returned a %s`, objectToString(newStdOut));
+                    logger.info(`custom error handler treated as success`);
+                    logger(`custom error returned a %s`, objectToString(newStdOut));
                     done(
                       new GitOutputStreams(
                         Array.isArray(newStdOut) ? Buffer.concat(newStdOut) : newStdOut,
@@ -70689,7 +69892,7 @@ var init_esm = __esm({
                 );
               }
               if (error) {
-                logger2.info(
+                logger.info(
                   `handling as error: exitCode=%s stdErr=%s rejection=%o`,
                   exitCode,
                   stdErr.length,
@@ -70697,12 +69900,12 @@ var init_esm = __esm({
                 );
                 return fail(error);
               }
-              logger2.info(`retrieving task output complete`);
+              logger.info(`retrieving task output complete`);
               done(new GitOutputStreams(Buffer.concat(stdOut), Buffer.concat(stdErr)));
             });
           }
-          async gitResponse(task, command, args, outputHandler, logger2) {
-            const outputLogger = logger2.sibling("output");
+          async gitResponse(task, command, args, outputHandler, logger) {
+            const outputLogger = logger.sibling("output");
             const spawnOptions = this._plugins.exec(
               "spawn.options",
               {
@@ -70715,8 +69918,8 @@ var init_esm = __esm({
             return new Promise((done) => {
               const stdOut = [];
               const stdErr = [];
-              logger2.info(`%s %o`, command, args);
-              logger2("%O", spawnOptions);
+              logger.info(`%s %o`, command, args);
+              logger("%O", spawnOptions);
               let rejection = this._beforeSpawn(task, args);
               if (rejection) {
                 return done({
@@ -70735,15 +69938,15 @@ var init_esm = __esm({
               const spawned = spawn(command, args, spawnOptions);
               spawned.stdout.on(
                 "data",
-                onDataReceived(stdOut, "stdOut", logger2, outputLogger.step("stdOut"))
+                onDataReceived(stdOut, "stdOut", logger, outputLogger.step("stdOut"))
               );
               spawned.stderr.on(
                 "data",
-                onDataReceived(stdErr, "stdErr", logger2, outputLogger.step("stdErr"))
+                onDataReceived(stdErr, "stdErr", logger, outputLogger.step("stdErr"))
               );
-              spawned.on("error", onErrorReceived(stdErr, logger2));
+              spawned.on("error", onErrorReceived(stdErr, logger));
               if (outputHandler) {
-                logger2(`Passing child process stdOut/stdErr to custom outputHandler`);
+                logger(`Passing child process stdOut/stdErr to custom outputHandler`);
                 outputHandler(command, spawned.stdout, spawned.stderr, [...args]);
               }
               this._plugins.exec("spawn.after", void 0, {
@@ -70909,9 +70112,9 @@ var init_esm = __esm({
       "src/lib/responses/InitSummary.ts"() {
         "use strict";
         InitSummary = class {
-          constructor(bare, path20, existing, gitDir) {
+          constructor(bare, path17, existing, gitDir) {
             this.bare = bare;
-            this.path = path20;
+            this.path = path17;
             this.existing = existing;
             this.gitDir = gitDir;
           }
@@ -71444,12 +70647,12 @@ var init_esm = __esm({
         "use strict";
         fromPathRegex = /^(.+)\0(.+)$/;
         FileStatusSummary = class {
-          constructor(path20, index, working_dir) {
-            this.path = path20;
+          constructor(path17, index, working_dir) {
+            this.path = path17;
             this.index = index;
             this.working_dir = working_dir;
             if (index === "R" || working_dir === "R") {
-              const detail = fromPathRegex.exec(path20) || [null, path20, path20];
+              const detail = fromPathRegex.exec(path17) || [null, path17, path17];
               this.from = detail[2] || "";
               this.path = detail[1] || "";
             }
@@ -71634,8 +70837,8 @@ var init_esm = __esm({
         init_utils();
         cloneTask = (repo, directory, customArgs) => {
           const commands = ["clone", ...customArgs];
-          filterString(repo) && commands.push(c(repo));
-          filterString(directory) && commands.push(c(directory));
+          filterString(repo) && commands.push(c2(repo));
+          filterString(directory) && commands.push(c2(directory));
           return straightThroughStringTask(commands);
         };
         cloneMirrorTask = (repo, directory, customArgs) => {
@@ -71711,9 +70914,9 @@ var init_esm = __esm({
               next
             );
           }
-          hashObject(path20, write) {
+          hashObject(path17, write) {
             return this._runTask(
-              hashObjectTask(path20, write === true),
+              hashObjectTask(path17, write === true),
               trailingFunctionArgument(arguments)
             );
           }
@@ -72350,8 +71553,8 @@ var init_esm = __esm({
           }
           return this._runTask(straightThroughStringTask2(command, this._trimmed), next);
         };
-        Git2.prototype.submoduleAdd = function(repo, path20, then) {
-          return this._runTask(addSubModuleTask2(repo, path20), trailingFunctionArgument2(arguments));
+        Git2.prototype.submoduleAdd = function(repo, path17, then) {
+          return this._runTask(addSubModuleTask2(repo, path17), trailingFunctionArgument2(arguments));
         };
         Git2.prototype.submoduleUpdate = function(args, then) {
           return this._runTask(
@@ -72555,7 +71758,7 @@ var init_esm = __esm({
     PluginStore = class {
       constructor() {
         this.plugins = /* @__PURE__ */ new Set();
-        this.events = new EventEmitter4();
+        this.events = new EventEmitter2();
       }
       on(type, listener) {
         this.events.on(type, listener);
@@ -72667,7 +71870,7 @@ function gitRemote(raw, env) {
       extra[`GIT_CONFIG_VALUE_${index}`] = `Authorization: Basic ${basic}`;
     }
   }
-  return { url: url.href, display: display.href, env: extra, secrets: secrets.filter((s) => s.length >= 3).sort((a, b2) => b2.length - a.length) };
+  return { url: url.href, display: display.href, env: extra, secrets: secrets.filter((s3) => s3.length >= 3).sort((a, b3) => b3.length - a.length) };
 }
 function scrub2(text2, remote, raw) {
   let out = text2.split(raw).join(remote.display);
@@ -72699,7 +71902,6 @@ var init_git_remote = __esm({
 
 // src/source/git.ts
 import { existsSync } from "node:fs";
-import { mkdir as mkdir2 } from "node:fs/promises";
 import path12 from "node:path";
 function gitSource(options) {
   return {
@@ -72709,7 +71911,7 @@ function gitSource(options) {
   };
 }
 async function fetchCheckout(options, signal) {
-  const checkout = path12.join(options.stateDir, options.name);
+  const checkout = stateDirLayout(options.stateDir).checkout(options.name);
   const dir = path12.resolve(checkout, options.git.path);
   if (dir !== checkout && !dir.startsWith(checkout + path12.sep)) {
     throw new GitFetchError(`git.path "${options.git.path}" of source ${options.name} leaves the repository`);
@@ -72734,7 +71936,7 @@ async function fetchCheckout(options, signal) {
   return { dir, revision: fetched.revision };
 }
 async function openRepository(checkout, options, remote, signal) {
-  await mkdir2(checkout, { recursive: true });
+  await makeStateDir(checkout);
   const git = simpleGit({
     baseDir: checkout,
     unsafe: UNSAFE_ENV_ALLOWED,
@@ -72758,6 +71960,7 @@ var init_git = __esm({
     "use strict";
     init_esm();
     init_redact();
+    init_state_dir();
     init_checkout_checks();
     init_git_remote();
     GitFetchError = class extends Error {
@@ -72775,7 +71978,7 @@ var init_git = __esm({
 });
 
 // node_modules/readdirp/index.js
-import { lstat, readdir, realpath as realpath4, stat as stat2 } from "node:fs/promises";
+import { lstat, readdir, realpath as realpath4, stat } from "node:fs/promises";
 import { join as pjoin, resolve as presolve, sep as psep } from "node:path";
 import { Readable as Readable2 } from "node:stream";
 function readdirp(root, options = {}) {
@@ -72848,7 +72051,7 @@ var init_readdirp = __esm({
       }
       if (Array.isArray(filter)) {
         const trItems = filter.map((item) => item.trim());
-        return (entry) => trItems.some((f) => entry.basename === f);
+        return (entry) => trItems.some((f2) => entry.basename === f2);
       }
       return emptyFn;
     };
@@ -72884,9 +72087,9 @@ var init_readdirp = __esm({
         const type = opts.type ?? defaultOptions2.type;
         this._fileFilter = normalizeFilter(opts.fileFilter);
         this._directoryFilter = normalizeFilter(opts.directoryFilter);
-        const statMethod = opts.lstat ? lstat : stat2;
+        const statMethod = opts.lstat ? lstat : stat;
         if (wantBigintFsStats) {
-          this._stat = (path20) => statMethod(path20, { bigint: true });
+          this._stat = (path17) => statMethod(path17, { bigint: true });
         } else {
           this._stat = statMethod;
         }
@@ -72914,8 +72117,8 @@ var init_readdirp = __esm({
             const par = this.parent;
             const fil = par && par.files;
             if (fil && fil.length > 0) {
-              const { path: path20, depth } = par;
-              const slice = fil.splice(0, batch).map((dirent) => this._formatEntry(dirent, path20));
+              const { path: path17, depth } = par;
+              const slice = fil.splice(0, batch).map((dirent) => this._formatEntry(dirent, path17));
               const awaited = this._isDirent ? slice : await Promise.all(slice);
               for (const entry of awaited) {
                 if (!entry)
@@ -72974,19 +72177,19 @@ var init_readdirp = __esm({
       //   directoryFilter rejects, doesn't follow symlinked dirs, and fails
       //   wholesale (all entries lost) if anything in the subtree is unreadable,
       //   instead of emitting a 'warn' and continuing.
-      async _exploreDir(path20, depth) {
+      async _exploreDir(path17, depth) {
         let files;
         try {
-          files = await readdir(path20, this._rdOptions);
+          files = await readdir(path17, this._rdOptions);
         } catch (error) {
           this._onError(error);
         }
-        return { files, depth, path: path20 };
+        return { files, depth, path: path17 };
       }
       // Synchronous in dirent mode; returns a promise only when stats are needed.
-      _formatEntry(dirent, path20) {
+      _formatEntry(dirent, path17) {
         const basename4 = this._isDirent ? dirent.name : dirent;
-        const fullPath = pjoin(path20, basename4);
+        const fullPath = pjoin(path17, basename4);
         const entry = { path: fullPath.slice(this._relStart), fullPath, basename: basename4 };
         if (this._isDirent) {
           entry.dirent = dirent;
@@ -73055,19 +72258,19 @@ var init_readdirp = __esm({
 
 // node_modules/chokidar/handler.js
 import { watch as fs_watch, unwatchFile, watchFile } from "node:fs";
-import { realpath as fsrealpath, lstat as lstat2, open, stat as stat3 } from "node:fs/promises";
+import { realpath as fsrealpath, lstat as lstat2, open as open2, stat as stat2 } from "node:fs/promises";
 import { type as osType } from "node:os";
 import * as sp from "node:path";
-function createFsWatchInstance(path20, options, listener, errHandler, emitRaw) {
+function createFsWatchInstance(path17, options, listener, errHandler, emitRaw) {
   const handleEvent = (rawEvent, evPath) => {
-    listener(path20);
-    emitRaw(rawEvent, evPath, { watchedPath: path20 });
-    if (evPath && path20 !== evPath) {
-      fsWatchBroadcast(sp.resolve(path20, evPath), KEY_LISTENERS, sp.join(path20, evPath));
+    listener(path17);
+    emitRaw(rawEvent, evPath, { watchedPath: path17 });
+    if (evPath && path17 !== evPath) {
+      fsWatchBroadcast(sp.resolve(path17, evPath), KEY_LISTENERS, sp.join(path17, evPath));
     }
   };
   try {
-    return fs_watch(path20, {
+    return fs_watch(path17, {
       persistent: options.persistent
     }, handleEvent);
   } catch (error) {
@@ -73102,7 +72305,7 @@ var init_handler = __esm({
     };
     EV = EVENTS;
     THROTTLE_MODE_WATCH = "watch";
-    statMethods = { lstat: lstat2, stat: stat3 };
+    statMethods = { lstat: lstat2, stat: stat2 };
     KEY_LISTENERS = "listeners";
     KEY_ERR = "errHandlers";
     KEY_RAW = "rawEmitters";
@@ -73411,12 +72614,12 @@ var init_handler = __esm({
         listener(val1, val2, val3);
       });
     };
-    setFsWatchListener = (path20, fullPath, options, handlers) => {
+    setFsWatchListener = (path17, fullPath, options, handlers) => {
       const { listener, errHandler, rawEmitter } = handlers;
       let cont = FsWatchInstances.get(fullPath);
       let watcher;
       if (!options.persistent) {
-        watcher = createFsWatchInstance(path20, options, listener, errHandler, rawEmitter);
+        watcher = createFsWatchInstance(path17, options, listener, errHandler, rawEmitter);
         if (!watcher)
           return;
         return watcher.close.bind(watcher);
@@ -73427,7 +72630,7 @@ var init_handler = __esm({
         addAndConvert(cont, KEY_RAW, rawEmitter);
       } else {
         watcher = createFsWatchInstance(
-          path20,
+          path17,
           options,
           fsWatchBroadcast.bind(null, fullPath, KEY_LISTENERS),
           errHandler,
@@ -73442,7 +72645,7 @@ var init_handler = __esm({
             cont.watcherUnusable = true;
           if (isWindows && error.code === "EPERM") {
             try {
-              const fd = await open(path20, "r");
+              const fd = await open2(path17, "r");
               await fd.close();
               broadcastErr(error);
             } catch (err) {
@@ -73473,7 +72676,7 @@ var init_handler = __esm({
       };
     };
     FsWatchFileInstances = /* @__PURE__ */ new Map();
-    setFsWatchFileListener = (path20, fullPath, options, handlers) => {
+    setFsWatchFileListener = (path17, fullPath, options, handlers) => {
       const { listener, rawEmitter } = handlers;
       let cont = FsWatchFileInstances.get(fullPath);
       const copts = cont && cont.options;
@@ -73495,7 +72698,7 @@ var init_handler = __esm({
             });
             const currmtime = curr.mtimeMs;
             if (curr.size !== prev.size || currmtime > prev.mtimeMs || currmtime === 0) {
-              foreach(cont.listeners, (listener2) => listener2(path20, curr));
+              foreach(cont.listeners, (listener2) => listener2(path17, curr));
             }
           })
         };
@@ -73525,13 +72728,13 @@ var init_handler = __esm({
        * @param listener on fs change
        * @returns closer for the watcher instance
        */
-      _watchWithNodeFs(path20, listener) {
+      _watchWithNodeFs(path17, listener) {
         const opts = this.fsw.options;
-        const directory = sp.dirname(path20);
-        const basename4 = sp.basename(path20);
+        const directory = sp.dirname(path17);
+        const basename4 = sp.basename(path17);
         const parent = this.fsw._getWatchedDir(directory);
         parent.add(basename4);
-        const absolutePath = sp.resolve(path20);
+        const absolutePath = sp.resolve(path17);
         const options = {
           persistent: opts.persistent
         };
@@ -73541,12 +72744,12 @@ var init_handler = __esm({
         if (opts.usePolling) {
           const enableBin = opts.interval !== opts.binaryInterval;
           options.interval = enableBin && isBinaryPath(basename4) ? opts.binaryInterval : opts.interval;
-          closer = setFsWatchFileListener(path20, absolutePath, options, {
+          closer = setFsWatchFileListener(path17, absolutePath, options, {
             listener,
             rawEmitter: this.fsw._emitRaw
           });
         } else {
-          closer = setFsWatchListener(path20, absolutePath, options, {
+          closer = setFsWatchListener(path17, absolutePath, options, {
             listener,
             errHandler: this._boundHandleError,
             rawEmitter: this.fsw._emitRaw
@@ -73562,18 +72765,18 @@ var init_handler = __esm({
         if (this.fsw.closed) {
           return;
         }
-        const dirname4 = sp.dirname(file);
+        const dirname3 = sp.dirname(file);
         const basename4 = sp.basename(file);
-        const parent = this.fsw._getWatchedDir(dirname4);
+        const parent = this.fsw._getWatchedDir(dirname3);
         let prevStats = stats;
         if (parent.has(basename4))
           return;
-        const listener = async (path20, newStats) => {
+        const listener = async (path17, newStats) => {
           if (!this.fsw._throttle(THROTTLE_MODE_WATCH, file, 5))
             return;
           if (!newStats || newStats.mtimeMs === 0) {
             try {
-              const newStats2 = await stat3(file);
+              const newStats2 = await stat2(file);
               if (this.fsw.closed)
                 return;
               const at = newStats2.atimeMs;
@@ -73582,16 +72785,16 @@ var init_handler = __esm({
                 this.fsw._emit(EV.CHANGE, file, newStats2);
               }
               if ((isMacos || isLinux || isFreeBSD) && prevStats.ino !== newStats2.ino) {
-                this.fsw._closeFile(path20);
+                this.fsw._closeFile(path17);
                 prevStats = newStats2;
                 const closer2 = this._watchWithNodeFs(file, listener);
                 if (closer2)
-                  this.fsw._addPathCloser(path20, closer2);
+                  this.fsw._addPathCloser(path17, closer2);
               } else {
                 prevStats = newStats2;
               }
             } catch (error) {
-              this.fsw._remove(dirname4, basename4);
+              this.fsw._remove(dirname3, basename4);
             }
           } else if (parent.has(basename4)) {
             const at = newStats.atimeMs;
@@ -73618,7 +72821,7 @@ var init_handler = __esm({
        * @param item basename of this item
        * @returns true if no more processing is needed for this entry.
        */
-      async _handleSymlink(entry, directory, path20, item) {
+      async _handleSymlink(entry, directory, path17, item) {
         if (this.fsw.closed) {
           return;
         }
@@ -73628,7 +72831,7 @@ var init_handler = __esm({
           this.fsw._incrReadyCount();
           let linkPath;
           try {
-            linkPath = await fsrealpath(path20);
+            linkPath = await fsrealpath(path17);
           } catch (e) {
             this.fsw._emitReady();
             return true;
@@ -73638,12 +72841,12 @@ var init_handler = __esm({
           if (dir.has(item)) {
             if (this.fsw._symlinkPaths.get(full) !== linkPath) {
               this.fsw._symlinkPaths.set(full, linkPath);
-              this.fsw._emit(EV.CHANGE, path20, entry.stats);
+              this.fsw._emit(EV.CHANGE, path17, entry.stats);
             }
           } else {
             dir.add(item);
             this.fsw._symlinkPaths.set(full, linkPath);
-            this.fsw._emit(EV.ADD, path20, entry.stats);
+            this.fsw._emit(EV.ADD, path17, entry.stats);
           }
           this.fsw._emitReady();
           return true;
@@ -73673,9 +72876,9 @@ var init_handler = __esm({
             return;
           }
           const item = entry.path;
-          let path20 = sp.join(directory, item);
+          let path17 = sp.join(directory, item);
           current.add(item);
-          if (entry.stats.isSymbolicLink() && await this._handleSymlink(entry, directory, path20, item)) {
+          if (entry.stats.isSymbolicLink() && await this._handleSymlink(entry, directory, path17, item)) {
             return;
           }
           if (this.fsw.closed) {
@@ -73684,11 +72887,11 @@ var init_handler = __esm({
           }
           if (item === target || !target && !previous.has(item)) {
             this.fsw._incrReadyCount();
-            path20 = sp.join(dir, sp.relative(dir, path20));
-            this._addToNodeFs(path20, initialAdd, wh, depth + 1);
+            path17 = sp.join(dir, sp.relative(dir, path17));
+            this._addToNodeFs(path17, initialAdd, wh, depth + 1);
           }
         }).on(EV.ERROR, this._boundHandleError);
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve4, reject) => {
           if (!stream)
             return reject();
           stream.once(STR_END, () => {
@@ -73697,7 +72900,7 @@ var init_handler = __esm({
               return;
             }
             const wasThrottled = throttler ? throttler.clear() : false;
-            resolve5(void 0);
+            resolve4(void 0);
             previous.getChildren().filter((item) => {
               return item !== directory && !current.has(item);
             }).forEach((item) => {
@@ -73754,13 +72957,13 @@ var init_handler = __esm({
        * @param depth Child path actually targeted for watch
        * @param target Child path actually targeted for watch
        */
-      async _addToNodeFs(path20, initialAdd, priorWh, depth, target) {
+      async _addToNodeFs(path17, initialAdd, priorWh, depth, target) {
         const ready = this.fsw._emitReady;
-        if (this.fsw._isIgnored(path20) || this.fsw.closed) {
+        if (this.fsw._isIgnored(path17) || this.fsw.closed) {
           ready();
           return false;
         }
-        const wh = this.fsw._getWatchHelpers(path20);
+        const wh = this.fsw._getWatchHelpers(path17);
         if (priorWh) {
           wh.filterPath = (entry) => priorWh.filterPath(entry);
           wh.filterDir = (entry) => priorWh.filterDir(entry);
@@ -73776,8 +72979,8 @@ var init_handler = __esm({
           const follow2 = this.fsw.options.followSymlinks;
           let closer;
           if (stats.isDirectory()) {
-            const absPath = sp.resolve(path20);
-            const targetPath = follow2 ? await fsrealpath(path20) : path20;
+            const absPath = sp.resolve(path17);
+            const targetPath = follow2 ? await fsrealpath(path17) : path17;
             if (this.fsw.closed)
               return;
             closer = await this._handleDir(wh.watchPath, stats, initialAdd, depth, target, wh, targetPath);
@@ -73787,29 +72990,29 @@ var init_handler = __esm({
               this.fsw._symlinkPaths.set(absPath, targetPath);
             }
           } else if (stats.isSymbolicLink()) {
-            const targetPath = follow2 ? await fsrealpath(path20) : path20;
+            const targetPath = follow2 ? await fsrealpath(path17) : path17;
             if (this.fsw.closed)
               return;
             const parent = sp.dirname(wh.watchPath);
             this.fsw._getWatchedDir(parent).add(wh.watchPath);
             this.fsw._emit(EV.ADD, wh.watchPath, stats);
-            closer = await this._handleDir(parent, stats, initialAdd, depth, path20, wh, targetPath);
+            closer = await this._handleDir(parent, stats, initialAdd, depth, path17, wh, targetPath);
             if (this.fsw.closed)
               return;
             if (targetPath !== void 0) {
-              this.fsw._symlinkPaths.set(sp.resolve(path20), targetPath);
+              this.fsw._symlinkPaths.set(sp.resolve(path17), targetPath);
             }
           } else {
             closer = this._handleFile(wh.watchPath, stats, initialAdd);
           }
           ready();
           if (closer)
-            this.fsw._addPathCloser(path20, closer);
+            this.fsw._addPathCloser(path17, closer);
           return false;
         } catch (error) {
           if (this.fsw._handleError(error)) {
             ready();
-            return path20;
+            return path17;
           }
         }
       }
@@ -73818,9 +73021,9 @@ var init_handler = __esm({
 });
 
 // node_modules/chokidar/index.js
-import { EventEmitter as EventEmitter5 } from "node:events";
+import { EventEmitter as EventEmitter3 } from "node:events";
 import { stat as statcb, Stats } from "node:fs";
-import { readdir as readdir2, stat as stat4 } from "node:fs/promises";
+import { readdir as readdir2, stat as stat3 } from "node:fs/promises";
 import * as sp2 from "node:path";
 function arrify(item) {
   return Array.isArray(item) ? item : [item];
@@ -73848,24 +73051,24 @@ function createPattern(matcher) {
   }
   return () => false;
 }
-function normalizePath(path20) {
-  if (typeof path20 !== "string")
+function normalizePath(path17) {
+  if (typeof path17 !== "string")
     throw new Error("string expected");
-  path20 = sp2.normalize(path20);
-  path20 = path20.replace(/\\/g, "/");
+  path17 = sp2.normalize(path17);
+  path17 = path17.replace(/\\/g, "/");
   let prepend = false;
-  if (path20.startsWith("//"))
+  if (path17.startsWith("//"))
     prepend = true;
-  path20 = path20.replace(DOUBLE_SLASH_RE, "/");
+  path17 = path17.replace(DOUBLE_SLASH_RE, "/");
   if (prepend)
-    path20 = "/" + path20;
-  return path20;
+    path17 = "/" + path17;
+  return path17;
 }
 function matchPatterns(patterns, testString, stats) {
-  const path20 = normalizePath(testString);
+  const path17 = normalizePath(testString);
   for (let index = 0; index < patterns.length; index++) {
     const pattern = patterns[index];
-    if (pattern(path20, stats)) {
+    if (pattern(path17, stats)) {
       return true;
     }
   }
@@ -73923,19 +73126,19 @@ var init_chokidar = __esm({
       }
       return str2;
     };
-    normalizePathToUnix = (path20) => toUnix(sp2.normalize(toUnix(path20)));
-    normalizeIgnored = (cwd = "") => (path20) => {
-      if (typeof path20 === "string") {
-        return normalizePathToUnix(sp2.isAbsolute(path20) ? path20 : sp2.join(cwd, path20));
+    normalizePathToUnix = (path17) => toUnix(sp2.normalize(toUnix(path17)));
+    normalizeIgnored = (cwd = "") => (path17) => {
+      if (typeof path17 === "string") {
+        return normalizePathToUnix(sp2.isAbsolute(path17) ? path17 : sp2.join(cwd, path17));
       } else {
-        return path20;
+        return path17;
       }
     };
-    getAbsolutePath = (path20, cwd) => {
-      if (sp2.isAbsolute(path20)) {
-        return path20;
+    getAbsolutePath = (path17, cwd) => {
+      if (sp2.isAbsolute(path17)) {
+        return path17;
       }
-      return sp2.join(cwd, path20);
+      return sp2.join(cwd, path17);
     };
     EMPTY_SET = Object.freeze(/* @__PURE__ */ new Set());
     DirEntry = class {
@@ -74000,10 +73203,10 @@ var init_chokidar = __esm({
       dirParts;
       followSymlinks;
       statMethod;
-      constructor(path20, follow2, fsw) {
+      constructor(path17, follow2, fsw) {
         this.fsw = fsw;
-        const watchPath = path20;
-        this.path = path20 = path20.replace(REPLACER_RE, "");
+        const watchPath = path17;
+        this.path = path17 = path17.replace(REPLACER_RE, "");
         this.watchPath = watchPath;
         this.fullWatchPath = sp2.resolve(watchPath);
         this.dirParts = [];
@@ -74028,7 +73231,7 @@ var init_chokidar = __esm({
         return this.fsw._isntIgnored(this.entryPath(entry), entry.stats);
       }
     };
-    FSWatcher = class extends EventEmitter5 {
+    FSWatcher = class extends EventEmitter3 {
       closed;
       options;
       _closers;
@@ -74143,20 +73346,20 @@ var init_chokidar = __esm({
         this._closePromise = void 0;
         let paths = unifyPaths(paths_);
         if (cwd) {
-          paths = paths.map((path20) => {
-            const absPath = getAbsolutePath(path20, cwd);
+          paths = paths.map((path17) => {
+            const absPath = getAbsolutePath(path17, cwd);
             return absPath;
           });
         }
-        paths.forEach((path20) => {
-          this._removeIgnoredPath(path20);
+        paths.forEach((path17) => {
+          this._removeIgnoredPath(path17);
         });
         this._userIgnored = void 0;
         if (!this._readyCount)
           this._readyCount = 0;
         this._readyCount += paths.length;
-        Promise.all(paths.map(async (path20) => {
-          const res = await this._nodeFsHandler._addToNodeFs(path20, !_internal, void 0, 0, _origAdd);
+        Promise.all(paths.map(async (path17) => {
+          const res = await this._nodeFsHandler._addToNodeFs(path17, !_internal, void 0, 0, _origAdd);
           if (res)
             this._emitReady();
           return res;
@@ -74178,17 +73381,17 @@ var init_chokidar = __esm({
           return this;
         const paths = unifyPaths(paths_);
         const { cwd } = this.options;
-        paths.forEach((path20) => {
-          if (!sp2.isAbsolute(path20) && !this._closers.has(path20)) {
+        paths.forEach((path17) => {
+          if (!sp2.isAbsolute(path17) && !this._closers.has(path17)) {
             if (cwd)
-              path20 = sp2.join(cwd, path20);
-            path20 = sp2.resolve(path20);
+              path17 = sp2.join(cwd, path17);
+            path17 = sp2.resolve(path17);
           }
-          this._closePath(path20);
-          this._addIgnoredPath(path20);
-          if (this._watched.has(path20)) {
+          this._closePath(path17);
+          this._addIgnoredPath(path17);
+          if (this._watched.has(path17)) {
             this._addIgnoredPath({
-              path: path20,
+              path: path17,
               recursive: true
             });
           }
@@ -74252,38 +73455,38 @@ var init_chokidar = __esm({
        * @param stats arguments to be passed with event
        * @returns the error if defined, otherwise the value of the FSWatcher instance's `closed` flag
        */
-      async _emit(event, path20, stats) {
+      async _emit(event, path17, stats) {
         if (this.closed)
           return;
         const opts = this.options;
         if (isWindows)
-          path20 = sp2.normalize(path20);
+          path17 = sp2.normalize(path17);
         if (opts.cwd)
-          path20 = sp2.relative(opts.cwd, path20);
-        const args = [path20];
+          path17 = sp2.relative(opts.cwd, path17);
+        const args = [path17];
         if (stats != null)
           args.push(stats);
         const awf = opts.awaitWriteFinish;
         let pw;
-        if (awf && (pw = this._pendingWrites.get(path20))) {
+        if (awf && (pw = this._pendingWrites.get(path17))) {
           pw.lastChange = /* @__PURE__ */ new Date();
           return this;
         }
         if (opts.atomic) {
           if (event === EVENTS.UNLINK) {
-            this._pendingUnlinks.set(path20, [event, ...args]);
+            this._pendingUnlinks.set(path17, [event, ...args]);
             setTimeout(() => {
-              this._pendingUnlinks.forEach((entry, path21) => {
+              this._pendingUnlinks.forEach((entry, path18) => {
                 this.emit(...entry);
                 this.emit(EVENTS.ALL, ...entry);
-                this._pendingUnlinks.delete(path21);
+                this._pendingUnlinks.delete(path18);
               });
             }, typeof opts.atomic === "number" ? opts.atomic : 100);
             return this;
           }
-          if (event === EVENTS.ADD && this._pendingUnlinks.has(path20)) {
+          if (event === EVENTS.ADD && this._pendingUnlinks.has(path17)) {
             event = EVENTS.CHANGE;
-            this._pendingUnlinks.delete(path20);
+            this._pendingUnlinks.delete(path17);
           }
         }
         if (awf && (event === EVENTS.ADD || event === EVENTS.CHANGE) && this._readyEmitted) {
@@ -74301,19 +73504,19 @@ var init_chokidar = __esm({
               this.emitWithAll(event, args);
             }
           };
-          this._awaitWriteFinish(path20, awf.stabilityThreshold, event, awfEmit);
+          this._awaitWriteFinish(path17, awf.stabilityThreshold, event, awfEmit);
           return this;
         }
         if (event === EVENTS.CHANGE) {
-          const isThrottled = !this._throttle(EVENTS.CHANGE, path20, 50);
+          const isThrottled = !this._throttle(EVENTS.CHANGE, path17, 50);
           if (isThrottled)
             return this;
         }
         if (opts.alwaysStat && stats === void 0 && (event === EVENTS.ADD || event === EVENTS.ADD_DIR || event === EVENTS.CHANGE)) {
-          const fullPath = opts.cwd ? sp2.join(opts.cwd, path20) : path20;
+          const fullPath = opts.cwd ? sp2.join(opts.cwd, path17) : path17;
           let stats2;
           try {
-            stats2 = await stat4(fullPath);
+            stats2 = await stat3(fullPath);
           } catch (err) {
           }
           if (!stats2 || this.closed)
@@ -74341,23 +73544,23 @@ var init_chokidar = __esm({
        * @param timeout duration of time to suppress duplicate actions
        * @returns tracking object or false if action should be suppressed
        */
-      _throttle(actionType, path20, timeout) {
+      _throttle(actionType, path17, timeout) {
         if (!this._throttled.has(actionType)) {
           this._throttled.set(actionType, /* @__PURE__ */ new Map());
         }
         const action = this._throttled.get(actionType);
         if (!action)
           throw new Error("invalid throttle");
-        const actionPath = action.get(path20);
+        const actionPath = action.get(path17);
         if (actionPath) {
           actionPath.count++;
           return false;
         }
         let timeoutObject;
         const clear = () => {
-          const item = action.get(path20);
+          const item = action.get(path17);
           const count5 = item ? item.count : 0;
-          action.delete(path20);
+          action.delete(path17);
           clearTimeout(timeoutObject);
           if (item)
             clearTimeout(item.timeoutObject);
@@ -74365,7 +73568,7 @@ var init_chokidar = __esm({
         };
         timeoutObject = setTimeout(clear, timeout);
         const thr = { timeoutObject, clear, count: 0 };
-        action.set(path20, thr);
+        action.set(path17, thr);
         return thr;
       }
       _incrReadyCount() {
@@ -74379,44 +73582,44 @@ var init_chokidar = __esm({
        * @param event
        * @param awfEmit Callback to be called when ready for event to be emitted.
        */
-      _awaitWriteFinish(path20, threshold, event, awfEmit) {
+      _awaitWriteFinish(path17, threshold, event, awfEmit) {
         const awf = this.options.awaitWriteFinish;
         if (typeof awf !== "object")
           return;
         const pollInterval = awf.pollInterval;
         let timeoutHandler;
-        let fullPath = path20;
-        if (this.options.cwd && !sp2.isAbsolute(path20)) {
-          fullPath = sp2.join(this.options.cwd, path20);
+        let fullPath = path17;
+        if (this.options.cwd && !sp2.isAbsolute(path17)) {
+          fullPath = sp2.join(this.options.cwd, path17);
         }
         const now = /* @__PURE__ */ new Date();
         const writes = this._pendingWrites;
         function awaitWriteFinishFn(prevStat) {
           statcb(fullPath, (err, curStat) => {
-            if (err || !writes.has(path20)) {
+            if (err || !writes.has(path17)) {
               if (err && err.code !== "ENOENT")
                 awfEmit(err);
               return;
             }
             const now2 = Number(/* @__PURE__ */ new Date());
             if (prevStat && curStat.size !== prevStat.size) {
-              writes.get(path20).lastChange = now2;
+              writes.get(path17).lastChange = now2;
             }
-            const pw = writes.get(path20);
+            const pw = writes.get(path17);
             const df = now2 - pw.lastChange;
             if (df >= threshold) {
-              writes.delete(path20);
+              writes.delete(path17);
               awfEmit(void 0, curStat);
             } else {
               timeoutHandler = setTimeout(awaitWriteFinishFn, pollInterval, curStat);
             }
           });
         }
-        if (!writes.has(path20)) {
-          writes.set(path20, {
+        if (!writes.has(path17)) {
+          writes.set(path17, {
             lastChange: now,
             cancelWait: () => {
-              writes.delete(path20);
+              writes.delete(path17);
               clearTimeout(timeoutHandler);
               return event;
             }
@@ -74427,8 +73630,8 @@ var init_chokidar = __esm({
       /**
        * Determines whether user has asked to ignore this path.
        */
-      _isIgnored(path20, stats) {
-        if (this.options.atomic && DOT_RE.test(path20))
+      _isIgnored(path17, stats) {
+        if (this.options.atomic && DOT_RE.test(path17))
           return true;
         if (!this._userIgnored) {
           const { cwd } = this.options;
@@ -74438,17 +73641,17 @@ var init_chokidar = __esm({
           const list = [...ignoredPaths.map(normalizeIgnored(cwd)), ...ignored];
           this._userIgnored = anymatch(list, void 0);
         }
-        return this._userIgnored(path20, stats);
+        return this._userIgnored(path17, stats);
       }
-      _isntIgnored(path20, stat5) {
-        return !this._isIgnored(path20, stat5);
+      _isntIgnored(path17, stat4) {
+        return !this._isIgnored(path17, stat4);
       }
       /**
        * Provides a set of common helpers and properties relating to symlink handling.
        * @param path file or directory pattern being watched
        */
-      _getWatchHelpers(path20) {
-        return new WatchHelper(path20, this.options.followSymlinks, this);
+      _getWatchHelpers(path17) {
+        return new WatchHelper(path17, this.options.followSymlinks, this);
       }
       // Directory helpers
       // -----------------
@@ -74480,63 +73683,63 @@ var init_chokidar = __esm({
        * @param item      base path of item/directory
        */
       _remove(directory, item, isDirectory) {
-        const path20 = sp2.join(directory, item);
-        const fullPath = sp2.resolve(path20);
-        isDirectory = isDirectory != null ? isDirectory : this._watched.has(path20) || this._watched.has(fullPath);
-        if (!this._throttle("remove", path20, 100))
+        const path17 = sp2.join(directory, item);
+        const fullPath = sp2.resolve(path17);
+        isDirectory = isDirectory != null ? isDirectory : this._watched.has(path17) || this._watched.has(fullPath);
+        if (!this._throttle("remove", path17, 100))
           return;
         if (!isDirectory && this._watched.size === 1) {
           this.add(directory, item, true);
         }
-        const wp = this._getWatchedDir(path20);
+        const wp = this._getWatchedDir(path17);
         const nestedDirectoryChildren = wp.getChildren();
-        nestedDirectoryChildren.forEach((nested) => this._remove(path20, nested));
+        nestedDirectoryChildren.forEach((nested) => this._remove(path17, nested));
         const parent = this._getWatchedDir(directory);
         const wasTracked = parent.has(item);
         parent.remove(item);
         if (this._symlinkPaths.has(fullPath)) {
           this._symlinkPaths.delete(fullPath);
         }
-        let relPath = path20;
+        let relPath = path17;
         if (this.options.cwd)
-          relPath = sp2.relative(this.options.cwd, path20);
+          relPath = sp2.relative(this.options.cwd, path17);
         if (this.options.awaitWriteFinish && this._pendingWrites.has(relPath)) {
           const event = this._pendingWrites.get(relPath).cancelWait();
           if (event === EVENTS.ADD)
             return;
         }
-        this._watched.delete(path20);
+        this._watched.delete(path17);
         this._watched.delete(fullPath);
         const eventName = isDirectory ? EVENTS.UNLINK_DIR : EVENTS.UNLINK;
-        if (wasTracked && !this._isIgnored(path20))
-          this._emit(eventName, path20);
-        this._closePath(path20);
+        if (wasTracked && !this._isIgnored(path17))
+          this._emit(eventName, path17);
+        this._closePath(path17);
       }
       /**
        * Closes all watchers for a path
        */
-      _closePath(path20) {
-        this._closeFile(path20);
-        const dir = sp2.dirname(path20);
-        this._getWatchedDir(dir).remove(sp2.basename(path20));
+      _closePath(path17) {
+        this._closeFile(path17);
+        const dir = sp2.dirname(path17);
+        this._getWatchedDir(dir).remove(sp2.basename(path17));
       }
       /**
        * Closes only file-specific watchers
        */
-      _closeFile(path20) {
-        const closers = this._closers.get(path20);
+      _closeFile(path17) {
+        const closers = this._closers.get(path17);
         if (!closers)
           return;
         closers.forEach((closer) => closer());
-        this._closers.delete(path20);
+        this._closers.delete(path17);
       }
-      _addPathCloser(path20, closer) {
+      _addPathCloser(path17, closer) {
         if (!closer)
           return;
-        let list = this._closers.get(path20);
+        let list = this._closers.get(path17);
         if (!list) {
           list = [];
-          this._closers.set(path20, list);
+          this._closers.set(path17, list);
         }
         list.push(closer);
       }
@@ -74593,8 +73796,8 @@ async function watchFolder(root, onChange, debounceMs = 300) {
       onChange();
     }, debounceMs);
   });
-  await new Promise((resolve5, reject) => {
-    watcher.once("ready", () => resolve5());
+  await new Promise((resolve4, reject) => {
+    watcher.once("ready", () => resolve4());
     watcher.once("error", reject);
   });
   return {
@@ -74636,46 +73839,38 @@ var init_source = __esm({
 function startSchedule(options) {
   const random = options.random ?? Math.random;
   const pending = /* @__PURE__ */ new Set();
-  const log2 = options.logger.child({ source: options.name });
-  const task = schedule(
+  const log = options.logger.child({ source: options.name });
+  const job = scheduleCron(
     options.expression,
     () => {
-      const delay2 = Math.floor(random() * jitterBound(task, options.maxJitterMs ?? 3e3));
+      const delay2 = Math.floor(random() * jitterBound(job, options.maxJitterMs ?? 3e3));
       const timer = setTimeout(() => {
         pending.delete(timer);
         options.onTick();
       }, delay2);
       pending.add(timer);
     },
-    { name: `source:${options.name}`, logger: cronLogger(log2) }
+    (error) => log.warn({ cron: true, err: error }, "scheduler error")
   );
   return {
-    nextRun: () => task.getNextRun(),
-    async stop() {
+    nextRun: () => job.nextRun(),
+    stop() {
       for (const timer of pending) clearTimeout(timer);
       pending.clear();
-      await task.stop();
-      await task.destroy();
+      job.stop();
+      return Promise.resolve();
     }
   };
 }
-function jitterBound(task, maxJitterMs) {
-  const [first2, second] = task.getNextRuns(2);
+function jitterBound(job, maxJitterMs) {
+  const [first2, second] = job.nextRuns(2);
   if (first2 === void 0 || second === void 0) return 0;
   return Math.min(maxJitterMs, (second.getTime() - first2.getTime()) / 10);
-}
-function cronLogger(log2) {
-  return {
-    info: (message) => log2.debug({ cron: true }, message),
-    warn: (message) => log2.debug({ cron: true }, message),
-    error: (message) => log2.warn({ cron: true, err: message }, "scheduler error"),
-    debug: (message) => log2.debug({ cron: true, detail: String(message) }, "scheduler")
-  };
 }
 var init_schedule = __esm({
   "src/daemon/schedule.ts"() {
     "use strict";
-    init_node_cron();
+    init_cron();
   }
 });
 
@@ -74683,7 +73878,7 @@ var init_schedule = __esm({
 function createSourceLoop(options) {
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
   const now = options.now ?? Date.now;
-  const log2 = options.logger.child({ source: options.name });
+  const log = options.logger.child({ source: options.name });
   let active = false;
   let current = null;
   let queued = null;
@@ -74697,12 +73892,12 @@ function createSourceLoop(options) {
   function trigger(reason) {
     if (stopped) return;
     if (options.accepts?.(reason) === false) {
-      log2.debug({ trigger: reason }, "trigger ignored: the source is suspended");
+      log.debug({ trigger: reason }, "trigger ignored: the source is suspended");
       return;
     }
     cancelRetry();
     if (active) {
-      if (queued === null) log2.debug({ trigger: reason }, "pass running; one more pass queued");
+      if (queued === null) log.debug({ trigger: reason }, "pass running; one more pass queued");
       queued ??= reason;
       return;
     }
@@ -74723,7 +73918,7 @@ function createSourceLoop(options) {
     if (!ok2 && !stopped) scheduleRetry();
     const waiters = idleWaiters;
     idleWaiters = [];
-    for (const resolve5 of waiters) resolve5();
+    for (const resolve4 of waiters) resolve4();
   }
   async function execute(reason) {
     const controller = new AbortController();
@@ -74733,7 +73928,7 @@ function createSourceLoop(options) {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      log2.warn({ trigger: reason, timeoutSeconds: options.timeoutMs / 1e3 }, "pass timed out; aborting it");
+      log.warn({ trigger: reason, timeoutSeconds: options.timeoutMs / 1e3 }, "pass timed out; aborting it");
       controller.abort(new Error(`pass timed out after ${options.timeoutMs / 1e3} s`));
     }, options.timeoutMs);
     options.onPassStart?.(reason);
@@ -74754,7 +73949,7 @@ function createSourceLoop(options) {
   function scheduleRetry() {
     const delay2 = Math.min(backoff.initialMs * 2 ** Math.max(0, failures - 1), backoff.maxMs);
     retryAt = now() + delay2;
-    log2.info({ failures, retryInSeconds: delay2 / 1e3 }, "pass failed; retrying after back-off");
+    log.info({ failures, retryInSeconds: delay2 / 1e3 }, "pass failed; retrying after back-off");
     retryTimer = setTimeout(() => {
       retryTimer = null;
       retryAt = null;
@@ -74775,7 +73970,7 @@ function createSourceLoop(options) {
       return retryAt;
     },
     whenIdle() {
-      return !active ? Promise.resolve() : new Promise((resolve5) => idleWaiters.push(resolve5));
+      return !active ? Promise.resolve() : new Promise((resolve4) => idleWaiters.push(resolve4));
     },
     async stop(graceMs) {
       stopped = true;
@@ -74787,7 +73982,7 @@ function createSourceLoop(options) {
       let grace = null;
       if (graceMs !== void 0 && pass !== null) {
         grace = setTimeout(() => {
-          log2.warn({ graceSeconds: graceMs / 1e3 }, "shutdown: the pass in flight did not finish in time; aborting it");
+          log.warn({ graceSeconds: graceMs / 1e3 }, "shutdown: the pass in flight did not finish in time; aborting it");
           pass.abort(new Error(`shutdown: the pass was aborted after waiting ${graceMs / 1e3} s for it`));
         }, graceMs);
       }
@@ -74882,10 +74077,10 @@ function initialStatus(source) {
 }
 function readiness(statuses) {
   const reasons = [];
-  for (const s of statuses) {
-    if (s.lastRunAt === null) reasons.push(`source ${s.name}: no pass has finished yet`);
-    else if (s.gitReached === false) reasons.push(`source ${s.name}: the last pass could not fetch the git repository: ${s.error ?? "unknown error"}`);
-    else if (s.apiReached === false) reasons.push(`source ${s.name}: the last pass could not reach the API: ${s.error ?? "unknown error"}`);
+  for (const s3 of statuses) {
+    if (s3.lastRunAt === null) reasons.push(`source ${s3.name}: no pass has finished yet`);
+    else if (s3.gitReached === false) reasons.push(`source ${s3.name}: the last pass could not fetch the git repository: ${s3.error ?? "unknown error"}`);
+    else if (s3.apiReached === false) reasons.push(`source ${s3.name}: the last pass could not reach the API: ${s3.error ?? "unknown error"}`);
   }
   return { ready: reasons.length === 0, reasons };
 }
@@ -74896,26 +74091,41 @@ var init_status2 = __esm({
 });
 
 // src/daemon/fight-detector.ts
-function createFightDetector() {
-  let applied = /* @__PURE__ */ new Map();
+function createFightDetector(now = () => /* @__PURE__ */ new Date()) {
+  const memory = /* @__PURE__ */ new Map();
   return {
     observe(planned, results) {
-      const undone = /* @__PURE__ */ new Map();
+      const at = now().getTime();
+      forget2(memory, at);
       for (const change of planned) {
-        const before = applied.get(keyOf(change));
-        if (before !== void 0 && before.change === describe2(change)) undone.set(keyOf(change), before.passes + 1);
+        const before = memory.get(keyOf(change));
+        if (before?.standing === true && before.change === describe2(change)) {
+          before.standing = false;
+          before.undoneAt.push(at);
+        }
       }
-      const next = /* @__PURE__ */ new Map();
-      const fights = [];
       for (const { change, outcome } of results) {
-        const passes = undone.get(keyOf(change)) ?? 0;
-        if (outcome === "applied") next.set(keyOf(change), { change: describe2(change), passes });
-        if (passes >= FIGHT_PASSES) fights.push({ resource: change.resource, name: change.name, change: describe2(change), passes });
+        if (outcome !== "applied") continue;
+        const before = memory.get(keyOf(change));
+        const described = describe2(change);
+        if (before !== void 0 && before.change === described) Object.assign(before, { appliedAt: at, standing: true });
+        else memory.set(keyOf(change), { change: described, appliedAt: at, standing: true, undoneAt: [] });
       }
-      applied = next;
+      const fights = [];
+      for (const [key, applied] of memory) {
+        if (applied.undoneAt.length < FIGHT_UNDOS) continue;
+        const [resource, ...name] = key.split(":");
+        fights.push({ resource, name: name.join(":"), change: applied.change, undone: applied.undoneAt.length });
+      }
       return fights;
     }
   };
+}
+function forget2(memory, at) {
+  for (const [key, applied] of memory) {
+    applied.undoneAt = applied.undoneAt.filter((t2) => at - t2 < FIGHT_WINDOW_MS);
+    if (applied.undoneAt.length === 0 && at - applied.appliedAt >= FIGHT_WINDOW_MS) memory.delete(key);
+  }
 }
 function keyOf(change) {
   return `${change.resource}:${change.name}`;
@@ -74926,20 +74136,21 @@ function describe2(change) {
   return fields.size === 0 || change.action !== "update" ? change.action : `${change.action} (${[...fields].sort().join(", ")})`;
 }
 function fightWarning(fight) {
-  return `${fight.resource} "${fight.name}" is fought over: the ${fight.change} this source applied was undone before each of the last ${fight.passes} passes. Another writer (a second daemon or a copy left running, with another repo) changes it back (or the API does not keep the change), and each pass changes it again (the last writer wins): run one replica per organization and stop the other writer`;
+  return `${fight.resource} "${fight.name}" is fought over: the ${fight.change} this source applied was undone ${fight.undone} times in the last ${FIGHT_WINDOW_MS / 6e4} minutes. Another writer (a second daemon or a copy left running, with another repo) changes it back (or the API does not keep the change), and each pass changes it again (the last writer wins): run one replica per organization and stop the other writer`;
 }
-var FIGHT_PASSES;
+var FIGHT_UNDOS, FIGHT_WINDOW_MS;
 var init_fight_detector = __esm({
   "src/daemon/fight-detector.ts"() {
     "use strict";
-    FIGHT_PASSES = 2;
+    FIGHT_UNDOS = 2;
+    FIGHT_WINDOW_MS = 60 * 6e4;
   }
 });
 
 // src/notify/delivery.ts
 function createDeliveryQueue(options) {
   const limits = { ...DELIVERY_DEFAULTS, ...options.limits };
-  const log2 = options.logger.child({ receiver: options.receiver });
+  const log = options.logger.child({ receiver: options.receiver });
   const waiting = [];
   let worker = null;
   const closing = new AbortController();
@@ -74954,11 +74165,11 @@ function createDeliveryQueue(options) {
     for (let attempt = 1; ; attempt += 1) {
       const answer2 = await attemptOnce(message);
       if (answer2 === "ok") {
-        log2.debug({ event: message.event, attempt }, "notification sent");
+        log.debug({ event: message.event, attempt }, "notification sent");
         return "sent";
       }
       const retry = answer2.retry && attempt < limits.attempts && !closing.signal.aborted;
-      log2.warn({ event: message.event, attempt, reason: answer2.reason, retrying: retry }, "notification not delivered");
+      log.warn({ event: message.event, attempt, reason: answer2.reason, retrying: retry }, "notification not delivered");
       if (!retry) return "failed";
       await sleep2(limits.backoffMs * 2 ** (attempt - 1), closing.signal);
     }
@@ -74985,7 +74196,7 @@ function createDeliveryQueue(options) {
       waiting.push(message);
       while (waiting.length > limits.queueLength) {
         const dropped = waiting.shift();
-        log2.warn({ event: dropped.event, queueLength: limits.queueLength }, "notification queue full: the oldest message was dropped");
+        log.warn({ event: dropped.event, queueLength: limits.queueLength }, "notification queue full: the oldest message was dropped");
         result(dropped, "dropped");
       }
       worker ??= work();
@@ -75007,14 +74218,14 @@ function connectionReason(error) {
   return error instanceof Error && error.name === "AbortError" ? "aborted: the queue is closing" : `connection failed (${errorMessage(error).split("\n")[0]?.slice(0, 80) ?? ""})`;
 }
 function sleep2(ms, signal) {
-  return new Promise((resolve5) => {
-    if (signal.aborted) return resolve5();
+  return new Promise((resolve4) => {
+    if (signal.aborted) return resolve4();
     const timer = setTimeout(done, ms);
     signal.addEventListener("abort", done, { once: true });
     function done() {
       clearTimeout(timer);
       signal.removeEventListener("abort", done);
-      resolve5();
+      resolve4();
     }
   });
 }
@@ -75038,7 +74249,7 @@ function passEvents(report2, memory) {
   }
   const events = [];
   if (memory.failing) events.push("recovered");
-  const applied = report2.changes.filter((c3) => c3.outcome === "applied").length;
+  const applied = report2.changes.filter((c4) => c4.outcome === "applied").length;
   let waiting = null;
   if (report2.windowClosed && report2.changes.length > 0) {
     waiting = report2.changes.length;
@@ -75068,7 +74279,7 @@ var init_events = __esm({
 // src/notify/messages.ts
 function summaryLine(event, report2) {
   const where = `source "${report2.source}" (${report2.organization})${report2.revision === null ? "" : ` at ${report2.revision.slice(0, 12)}`}`;
-  const applied = report2.changes.filter((c3) => c3.outcome === "applied").length;
+  const applied = report2.changes.filter((c4) => c4.outcome === "applied").length;
   const override = report2.overrideWindow ? " (the sync window was overridden)" : "";
   switch (event) {
     case "applied":
@@ -75092,7 +74303,7 @@ function changeLine(change) {
 }
 function listedChanges(event, report2) {
   const listed = report2.changes.slice(0, MAX_CHANGES_IN_MESSAGE);
-  return event === "drift" ? listed.map((c3) => ({ ...c3, reason: asDrift(c3.reason) })) : listed;
+  return event === "drift" ? listed.map((c4) => ({ ...c4, reason: asDrift(c4.reason) })) : listed;
 }
 function webhookPayload(event, report2, time) {
   return {
@@ -75114,7 +74325,7 @@ function webhookPayload(event, report2, time) {
   };
 }
 function slackPayload(event, report2) {
-  const listed = listedChanges(event, report2).map((c3) => `\u2022 ${changeLine(c3)}`);
+  const listed = listedChanges(event, report2).map((c4) => `\u2022 ${changeLine(c4)}`);
   const omitted = report2.changes.length - listed.length;
   if (omitted > 0) listed.push(`\u2026 and ${omitted} more`);
   const text2 = [summaryLine(event, report2), ...listed].join("\n");
@@ -75187,7 +74398,7 @@ function openReceiver(config, env) {
 }
 function statusDescription(report2) {
   if (!report2.ok) return summaryLine("failed", report2).replace(/^policy-pool-sync: /, "");
-  const applied = report2.changes.filter((c3) => c3.outcome === "applied").length;
+  const applied = report2.changes.filter((c4) => c4.outcome === "applied").length;
   if (report2.windowClosed) return `${report2.changes.length} changes waiting for the sync window`;
   return applied === 0 ? "in sync: nothing to change" : `applied ${applied} change${applied === 1 ? "" : "s"}`;
 }
@@ -75224,10 +74435,10 @@ var init_receivers = __esm({
 
 // src/notify/notifier.ts
 function createNotifier(options) {
-  const receivers = (options.config.notifications ?? []).map((c3) => ({
-    receiver: openReceiver(c3, options.env),
+  const receivers = (options.config.notifications ?? []).map((c4) => ({
+    receiver: openReceiver(c4, options.env),
     queue: createDeliveryQueue({
-      receiver: c3.name,
+      receiver: c4.name,
       logger: options.logger,
       ...options.onResult === void 0 ? {} : { onResult: options.onResult },
       ...options.limits === void 0 ? {} : { limits: options.limits }
@@ -75283,7 +74494,7 @@ function passReport(source, outcome, context) {
     ok: context.ok,
     error: context.ok ? null : context.error ?? (errors.join("; ") || "the pass failed"),
     planned: plan !== null,
-    changes: (plan?.changes ?? []).map((c3) => ({ resource: c3.resource, name: c3.name, action: c3.action, reason: c3.reason, outcome: results.get(c3) ?? "not-applied" })),
+    changes: (plan?.changes ?? []).map((c4) => ({ resource: c4.resource, name: c4.name, action: c4.action, reason: c4.reason, outcome: results.get(c4) ?? "not-applied" })),
     errors,
     windowClosed: context.windowClosed ?? false,
     overrideWindow: context.overrideWindow ?? false
@@ -75308,58 +74519,13 @@ var init_notify = __esm({
   }
 });
 
-// src/daemon/state-file.ts
-import { randomBytes as randomBytes3 } from "node:crypto";
-import { mkdir as mkdir3, readFile as readFile6, rename as rename2, unlink as unlink2, writeFile as writeFile2 } from "node:fs/promises";
-import path14 from "node:path";
-async function readStateFile(file, check, logger2) {
-  let text2;
-  try {
-    text2 = await readFile6(file, "utf8");
-  } catch (error) {
-    if (error.code === "ENOENT") return null;
-    logger2.warn({ file, error: errorMessage(error) }, "cannot read a state file; ignoring it");
-    return null;
-  }
-  try {
-    if (text2.length > MAX_STATE_FILE_BYTES) throw new Error("the file is too large");
-    const value2 = JSON.parse(text2);
-    if (check(value2)) return value2;
-    throw new Error("unexpected content");
-  } catch (error) {
-    logger2.warn({ file, error: errorMessage(error) }, "a state file is corrupt; ignoring it");
-    return null;
-  }
-}
-async function writeStateFile(file, value2) {
-  await mkdir3(path14.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.${randomBytes3(6).toString("hex")}.tmp`;
-  try {
-    await writeFile2(temporary, `${JSON.stringify(value2)}
-`, "utf8");
-    await rename2(temporary, file);
-  } catch (error) {
-    await unlink2(temporary).catch(() => void 0);
-    throw error;
-  }
-}
-function sourceFileName(source, suffix) {
-  return `${source.replace(/[^A-Za-z0-9._-]/g, (c3) => `%${c3.charCodeAt(0).toString(16).padStart(2, "0")}`)}${suffix}`;
-}
-var MAX_STATE_FILE_BYTES;
-var init_state_file = __esm({
-  "src/daemon/state-file.ts"() {
-    "use strict";
-    init_errors();
-    MAX_STATE_FILE_BYTES = 16 * 1024 * 1024;
-  }
-});
-
 // src/daemon/history-file.ts
-import path15 from "node:path";
-async function openPassHistory(stateDir, source, logger2) {
-  const file = path15.join(stateDir, "history", sourceFileName(source, ".json"));
-  const read = await readStateFile(file, isHistoryFile, logger2);
+async function openPassHistory(stateDir, source, logger) {
+  const file = stateDirLayout(stateDir).history(source);
+  const read = await readStateJson(file, MAX_HISTORY_BYTES, isHistoryFile).catch((error) => {
+    logger.warn({ file, error: errorMessage(error) }, "the pass history file is ignored; the history starts afresh");
+    return null;
+  });
   const passes = read !== null && read.source === source ? read.passes.slice(0, HISTORY_LENGTH) : [];
   let writing = Promise.resolve();
   return {
@@ -75367,9 +74533,10 @@ async function openPassHistory(stateDir, source, logger2) {
     add(record3) {
       passes.unshift(record3);
       passes.length = Math.min(passes.length, HISTORY_LENGTH);
-      const snapshot = { source, passes: [...passes] };
+      const text2 = `${JSON.stringify({ source, passes })}
+`;
       writing = writing.then(
-        () => writeStateFile(file, snapshot).catch((error) => logger2.warn({ file, error: errorMessage(error) }, "cannot save the pass history"))
+        () => writeStateText(file, text2).catch((error) => logger.warn({ file, error: errorMessage(error) }, "cannot save the pass history"))
       );
       return writing;
     }
@@ -75385,12 +74552,14 @@ function isPassRecord(value2) {
   const r2 = value2;
   return typeof r2["startedAt"] === "string" && typeof r2["finishedAt"] === "string" && typeof r2["result"] === "string" && Array.isArray(r2["changes"]) && Array.isArray(r2["warnings"]) && Array.isArray(r2["errors"]);
 }
+var MAX_HISTORY_BYTES;
 var init_history_file = __esm({
   "src/daemon/history-file.ts"() {
     "use strict";
     init_errors();
+    init_state_dir();
     init_pass_record();
-    init_state_file();
+    MAX_HISTORY_BYTES = 16 * 1024 * 1024;
   }
 });
 
@@ -75401,18 +74570,18 @@ function createPassWaiters() {
   return {
     next() {
       const after = started;
-      return new Promise((resolve5) => waiting.push({ after, resolve: resolve5 }));
+      return new Promise((resolve4) => waiting.push({ after, resolve: resolve4 }));
     },
     started() {
       started += 1;
     },
     ended(record3) {
-      const done = waiting.filter((w) => w.after < started);
-      waiting = waiting.filter((w) => w.after >= started);
-      for (const w of done) w.resolve(record3);
+      const done = waiting.filter((w2) => w2.after < started);
+      waiting = waiting.filter((w2) => w2.after >= started);
+      for (const w2 of done) w2.resolve(record3);
     },
     close() {
-      for (const w of waiting) w.resolve(null);
+      for (const w2 of waiting) w2.resolve(null);
       waiting = [];
     }
   };
@@ -75423,102 +74592,43 @@ var init_pass_waiters = __esm({
   }
 });
 
-// src/daemon/cron-match.ts
-function parseCron(expression) {
-  const parts = expression.trim().split(/\s+/);
-  if (parts.length !== 5) throw new Error(`"${expression}" is not a five-field cron expression`);
-  const [minute, hour, day, month, weekday] = parts;
-  const sets = {
-    minute: field2(minute, 0, 59, []),
-    hour: field2(hour, 0, 23, []),
-    day: field2(day, 1, 31, []),
-    month: field2(month, 1, 12, MONTHS, 1),
-    weekday: field2(weekday, 0, 7, DAYS)
-  };
-  if (sets.weekday.has(7)) sets.weekday.add(0);
-  const dayRestricted = day !== "*";
-  const weekdayRestricted = weekday !== "*";
+// src/daemon/sync-windows.ts
+function openSyncWindows(windows) {
+  const parsed = windows.map((window2) => ({ window: window2, times: readWindow(window2) }));
+  let cached2 = null;
   return {
-    matches(t2) {
-      if (!sets.minute.has(t2.minute) || !sets.hour.has(t2.hour) || !sets.month.has(t2.month)) return false;
-      if (dayRestricted && weekdayRestricted) return sets.day.has(t2.day) || sets.weekday.has(t2.weekday);
-      return sets.day.has(t2.day) && sets.weekday.has(t2.weekday);
+    state(now) {
+      const minute = Math.floor(now.getTime() / MINUTE);
+      if (cached2?.minute !== minute) cached2 = { minute, state: decide(parsed, now) };
+      return cached2.state;
     }
   };
 }
-function field2(text2, min, max, names, nameBase = 0) {
-  const values = /* @__PURE__ */ new Set();
-  const value2 = (v) => {
-    const named = names.indexOf(v.toLowerCase());
-    const n = named >= 0 ? named + nameBase : /^\d+$/.test(v) ? Number(v) : NaN;
-    if (!(n >= min && n <= max)) throw new Error(`cron field "${text2}": "${v}" is not between ${min} and ${max}`);
-    return n;
-  };
-  for (const item of text2.split(",")) {
-    const [range = "", stepText] = item.split("/");
-    const step = stepText === void 0 ? 1 : Number(stepText);
-    if (!Number.isInteger(step) || step < 1) throw new Error(`cron field "${text2}": bad step "${stepText ?? ""}"`);
-    let from;
-    let to;
-    if (range === "*") [from, to] = [min, max];
-    else if (range.includes("-")) {
-      const [a = "", b2 = ""] = range.split("-");
-      [from, to] = [value2(a), value2(b2)];
-    } else [from, to] = [value2(range), stepText === void 0 ? value2(range) : max];
-    for (let n = from; n <= to; n += step) values.add(n);
-  }
-  return values;
-}
-function wallClock(time, timeZone) {
-  let format = FORMATS3.get(timeZone);
-  if (format === void 0) {
-    format = new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", minute: "numeric", hour: "numeric", day: "numeric", month: "numeric", weekday: "short" });
-    FORMATS3.set(timeZone, format);
-  }
-  const parts = format.formatToParts(time);
-  const get = (type) => parts.find((p2) => p2.type === type)?.value ?? "";
-  return {
-    minute: Number(get("minute")),
-    hour: Number(get("hour")),
-    day: Number(get("day")),
-    month: Number(get("month")),
-    weekday: DAYS.indexOf(get("weekday").toLowerCase().slice(0, 3))
-  };
-}
-var MONTHS, DAYS, FORMATS3;
-var init_cron_match = __esm({
-  "src/daemon/cron-match.ts"() {
-    "use strict";
-    MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
-    DAYS = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
-    FORMATS3 = /* @__PURE__ */ new Map();
-  }
-});
-
-// src/daemon/sync-windows.ts
-function windowState(windows, now) {
-  const deny = windows.find((w) => w.kind === "deny" && isOpen(w, now));
-  if (deny !== void 0) return { closed: true, reason: describe3(deny) };
-  const allows = windows.filter((w) => w.kind === "allow");
+function decide(windows, now) {
+  const deny = windows.find((w2) => w2.window.kind === "deny" && isOpen(w2.window, w2.times, now));
+  if (deny !== void 0) return { closed: true, reason: describe3(deny.window) };
+  const allows = windows.filter((w2) => w2.window.kind === "allow");
   if (allows.length === 0) return { closed: false, reason: null };
-  const allow = allows.find((w) => isOpen(w, now));
-  return allow === void 0 ? { closed: true, reason: `outside every allow window: ${allows.map(describe3).join(", ")}` } : { closed: false, reason: describe3(allow) };
+  const allow = allows.find((w2) => isOpen(w2.window, w2.times, now));
+  return allow === void 0 ? { closed: true, reason: `outside every allow window: ${allows.map((w2) => describe3(w2.window)).join(", ")}` } : { closed: false, reason: describe3(allow.window) };
 }
-function isOpen(window2, now) {
-  const matcher = parseCron(window2.schedule);
-  const start = Math.floor(now.getTime() / MINUTE) * MINUTE;
-  for (let back = 0; back < window2.durationMinutes; back += 1) {
-    if (matcher.matches(wallClock(new Date(start - back * MINUTE), window2.timezone))) return true;
-  }
-  return false;
+function isOpen(window2, times, now) {
+  const start = times.previous(now);
+  return start !== null && now.getTime() - start.getTime() < window2.durationMinutes * MINUTE;
 }
 function describe3(window2) {
   return `${window2.kind} "${window2.schedule}" for ${window2.durationMinutes} min (${window2.timezone})`;
 }
+function readWindow(window2) {
+  if (window2.durationMinutes <= 0) throw new Error(`duration ${window2.durationMinutes}m: the window is never open; give it a duration of at least 1m`);
+  if (window2.schedule.trim().split(/\s+/).length !== 5) {
+    throw new Error(`"${window2.schedule}" is not a five-field cron expression (minute hour day-of-month month day-of-week); windows start on whole minutes`);
+  }
+  return parseCron(window2.schedule, window2.timezone);
+}
 function windowProblem(window2) {
   try {
-    parseCron(window2.schedule);
-    wallClock(/* @__PURE__ */ new Date(0), window2.timezone);
+    readWindow(window2);
     return null;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
@@ -75528,7 +74638,7 @@ var MINUTE;
 var init_sync_windows = __esm({
   "src/daemon/sync-windows.ts"() {
     "use strict";
-    init_cron_match();
+    init_cron();
     MINUTE = 6e4;
   }
 });
@@ -75539,7 +74649,7 @@ async function readPoolHealth(api, organization) {
   return Promise.all(
     pools.map(async (pool) => {
       const agents = await api.listAgents(pool.id);
-      const counts = Object.fromEntries(STATUSES2.map((s) => [s, agents.filter((a) => a.status === s).length]));
+      const counts = Object.fromEntries(STATUSES2.map((s3) => [s3, agents.filter((a) => a.status === s3).length]));
       const pings = agents.map((a) => a.lastPingAt).filter((p2) => p2 !== null && !Number.isNaN(Date.parse(p2)));
       const newest = pings.length === 0 ? null : new Date(Math.max(...pings.map((p2) => Date.parse(p2)))).toISOString();
       const workspaces = new Set(pool.workspaceIds).size;
@@ -75582,7 +74692,7 @@ async function checkReachable(url, timeoutMs = 5e3) {
   }
 }
 function connectOnce(secure, host, port, timeoutMs) {
-  return new Promise((resolve5) => {
+  return new Promise((resolve4) => {
     let connected = false;
     const socket = secure ? tlsConnect({ host, port, servername: /^[\d.:]+$/.test(host) ? void 0 : host, ALPNProtocols: ["http/1.1"] }, () => done(null)) : netConnect({ host, port }, () => done(null));
     socket.once("connect", () => connected = true);
@@ -75591,7 +74701,7 @@ function connectOnce(secure, host, port, timeoutMs) {
     function done(result) {
       clearTimeout(timer);
       socket.destroy();
-      resolve5(result);
+      resolve4(result);
     }
   });
 }
@@ -75608,14 +74718,14 @@ var init_reachable = __esm({
 });
 
 // src/daemon/api-unreachable.ts
-async function warnIfUnreachable(url, logger2) {
+async function warnIfUnreachable(url, logger) {
   if (!/^https?:\/\//.test(url)) return;
   const shown2 = withoutCredentials(url);
   try {
     await checkReachable(shown2, CHECK_TIMEOUT_MS);
   } catch (error) {
     if (!(error instanceof UnreachableError)) return;
-    logger2.warn({ url: shown2 }, `${error.message}; retrying on the next pass`);
+    logger.warn({ url: shown2 }, `${error.message}; retrying on the next pass`);
   }
 }
 function withoutCredentials(url) {
@@ -75637,28 +74747,29 @@ var init_api_unreachable = __esm({
 // src/daemon/source-runner.ts
 async function startSourceRunner(options) {
   const { source, metrics } = options;
-  const log2 = options.logger.child({ source: source.name });
+  const log = options.logger.child({ source: source.name });
   const state = initialStatus(source);
   const codeCache = options.codeCache ?? createCodeCache();
   const declaredCache = createDeclaredCache();
-  const repo = openSource(source, { stateDir: options.stateDir, env: options.env, logger: log2 });
+  const repo = openSource(source, { stateDir: options.stateDir, env: options.env, logger: log });
   metrics.addSource(source.name);
-  const fights = createFightDetector();
   let current = newPass();
-  const history = await openPassHistory(options.stateDir, source.name, log2);
+  const history = await openPassHistory(options.stateDir, source.name, log);
   let historyWritten = Promise.resolve();
   const waiters = createPassWaiters();
   const suspensions = options.suspensions;
   const now = options.now ?? (() => /* @__PURE__ */ new Date());
+  const windows = openSyncWindows(source.syncWindows ?? []);
+  const fights = createFightDetector(now);
   let overrideRequested = false;
   metrics.suspended(source.name, suspensions?.since(source.name) != null);
   let lastWarnings = /* @__PURE__ */ new Set();
   function logWarnings(warnings) {
     const seen = lastWarnings;
     lastWarnings = new Set(warnings);
-    const fresh = warnings.filter((w) => !seen.has(w));
-    for (const warning of fresh) log2.warn({ warning }, "plan warning");
-    if (fresh.length < warnings.length) log2.debug({ repeated: warnings.length - fresh.length }, "plan warnings unchanged since the last pass");
+    const fresh = warnings.filter((w2) => !seen.has(w2));
+    for (const warning of fresh) log.warn({ warning }, "plan warning");
+    if (fresh.length < warnings.length) log.debug({ repeated: warnings.length - fresh.length }, "plan warnings unchanged since the last pass");
   }
   async function pass(trigger, signal, stop) {
     const { dir, revision: revision2 } = await checkout(signal);
@@ -75668,11 +74779,10 @@ async function startSourceRunner(options) {
       { succeeded: state.lastSuccessAt !== null, appliedRevision: state.lastAppliedRevision }
     );
     if (source.git !== null) options.notifier?.passStarted(source, revision2);
-    const window2 = windowState(source.syncWindows ?? [], now());
-    current.overrideWindow = trigger === "sync" && overrideRequested && window2.closed;
-    overrideRequested = false;
+    const window2 = windows.state(now());
+    current.overrideWindow = current.overrideAsked && window2.closed;
     current.windowClosed = window2.closed && !current.overrideWindow;
-    if (current.overrideWindow) log2.warn({ window: window2.reason }, "the sync window is closed; applying anyway, as sync --override-window asked");
+    if (current.overrideWindow) log.warn({ window: window2.reason }, "the sync window is closed; applying anyway, as sync --override-window asked");
     const session = openPassSession(options.api, signal);
     const progress = new ProgressReporter({ logger: options.logger });
     let outcome;
@@ -75695,12 +74805,12 @@ async function startSourceRunner(options) {
         trigger
       );
     } catch (error) {
-      if (!signal.aborted) log2.error({ trigger, stack: redactCredentials(errorStack(error)) }, "pass threw");
+      if (!signal.aborted) log.error({ trigger, stack: redactCredentials(errorStack(error)) }, "pass threw");
       throw error;
     } finally {
       progress.end();
       state.apiReached = session.apiReached() ?? state.apiReached;
-      if (session.apiReached() !== true && options.apiUrl !== void 0 && !stop.aborted) await warnIfUnreachable(options.apiUrl, log2);
+      if (session.apiReached() !== true && options.apiUrl !== void 0 && !stop.aborted) await warnIfUnreachable(options.apiUrl, log);
       await options.saveCodeCache?.();
     }
     current.outcome = outcome;
@@ -75709,7 +74819,7 @@ async function startSourceRunner(options) {
     if (plan !== null) logWarnings(plan.warnings);
     if (plan !== null) noteFights(plan.changes, outcome.results);
     if (plan !== null && current.windowClosed && plan.changes.length > 0) {
-      log2.info({ waiting: plan.changes.length, window: windowState(source.syncWindows ?? [], now()).reason }, `${plan.changes.length} changes waiting for the window`);
+      log.info({ waiting: plan.changes.length, window: windows.state(now()).reason }, `${plan.changes.length} changes waiting for the window`);
     }
     if (plan !== null) {
       state.driftCount = plan.changes.length;
@@ -75727,7 +74837,7 @@ async function startSourceRunner(options) {
   }
   function noteFights(planned, results) {
     state.fighting = fights.observe(planned, results).map(fightWarning);
-    for (const warning of state.fighting) log2.warn({ warning }, "another writer changes this source's resources back");
+    for (const warning of state.fighting) log.warn({ warning }, "another writer changes this source's resources back");
     metrics.fighting(source.name, state.fighting.length);
   }
   async function checkPools(api) {
@@ -75736,17 +74846,17 @@ async function startSourceRunner(options) {
       state.pools = pools;
       for (const pool of pools) {
         metrics.poolHealth(source.organization, pool.name, pool.agents, pool.newestPingAt === null ? null : (now().getTime() - Date.parse(pool.newestPingAt)) / 1e3);
-        if (pool.warning !== null) log2.warn({ pool: pool.name }, pool.warning);
+        if (pool.warning !== null) log.warn({ pool: pool.name }, pool.warning);
       }
     } catch (error) {
-      log2.debug({ error: safeErrorMessage(error) }, "cannot read the agent pools' health");
+      log.debug({ error: safeErrorMessage(error) }, "cannot read the agent pools' health");
     }
   }
   function logNotApplied(outcome, stop) {
     const skipped = outcome.results.filter((r2) => r2.outcome === "skipped" && r2.message === NOT_STARTED);
     if (!stop.aborted || skipped.length === 0) return;
     const notApplied = skipped.map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}"`);
-    log2.warn({ count: notApplied.length, notApplied }, "shutdown: changes not applied (the next pass applies them)");
+    log.warn({ count: notApplied.length, notApplied }, "shutdown: changes not applied (the next pass applies them)");
   }
   async function checkout(signal) {
     if (repo.kind !== "git") return repo.checkout(signal);
@@ -75770,8 +74880,10 @@ async function startSourceRunner(options) {
       state.running = true;
       state.lastTrigger = trigger;
       current = newPass();
+      current.overrideAsked = overrideRequested;
+      overrideRequested = false;
       waiters.started();
-      log2.info({ trigger }, "pass started");
+      log.info({ trigger }, "pass started");
     },
     accepts: (reason) => reason === "sync" || suspensions?.since(source.name) == null,
     onPassEnd(end) {
@@ -75780,7 +74892,10 @@ async function startSourceRunner(options) {
       state.error = end.error === null ? null : safeErrorMessage(end.error);
       const finishedAt = /* @__PURE__ */ new Date();
       state.lastRunAt = finishedAt.toISOString();
-      state.lastPass = passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error, current.liveDrift);
+      state.lastPass = {
+        ...passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error, current.liveDrift),
+        ...current.overrideWindow ? { window: "overridden" } : current.windowClosed ? { window: "closed" } : {}
+      };
       historyWritten = history.add(state.lastPass);
       waiters.ended(state.lastPass);
       options.notifier?.passFinished(
@@ -75796,22 +74911,22 @@ async function startSourceRunner(options) {
       );
       metrics.passFinished(source.name, state.result, end.durationMs / 1e3);
       const fields = { trigger: end.trigger, result: state.result, durationMs: end.durationMs, revision: state.lastAttemptedRevision, drift: state.lastPass.drift };
-      if (end.ok) log2.info(fields, "pass finished");
-      else log2.warn({ ...fields, error: state.error }, "pass failed");
+      if (end.ok) log.info(fields, "pass finished");
+      else log.warn({ ...fields, error: state.error }, "pass failed");
     }
   });
-  const schedule2 = startSchedule({ name: source.name, expression: source.schedule, onTick: () => loop.trigger("schedule"), logger: options.logger });
+  const schedule = startSchedule({ name: source.name, expression: source.schedule, onTick: () => loop.trigger("schedule"), logger: options.logger });
   let watch2 = null;
   try {
     watch2 = await repo.watch(() => loop.trigger("file-change"), options.watchDebounceMs);
   } catch (error) {
-    log2.warn({ path: source.path, error: safeErrorMessage(error) }, "cannot watch the source folder; only the schedule triggers passes");
+    log.warn({ path: source.path, error: safeErrorMessage(error) }, "cannot watch the source folder; only the schedule triggers passes");
   }
   return {
     source,
     trigger: (reason) => loop.trigger(reason),
     status(options2 = {}) {
-      const next = [schedule2.nextRun()?.getTime(), loop.retryAt].filter((t2) => typeof t2 === "number");
+      const next = [schedule.nextRun()?.getTime(), loop.retryAt].filter((t2) => typeof t2 === "number");
       const suspendedAt = suspensions?.since(source.name) ?? null;
       const status = {
         ...state,
@@ -75819,7 +74934,7 @@ async function startSourceRunner(options) {
         nextRunAt: suspendedAt !== null || next.length === 0 ? null : new Date(Math.min(...next)).toISOString(),
         suspended: suspendedAt !== null,
         suspendedAt,
-        syncWindow: source.syncWindows === void 0 || source.syncWindows.length === 0 ? null : windowState(source.syncWindows, now())
+        syncWindow: source.syncWindows === void 0 || source.syncWindows.length === 0 ? null : windows.state(now())
       };
       if (options2.history === true) status.history = [...history.passes];
       return status;
@@ -75827,8 +74942,8 @@ async function startSourceRunner(options) {
     whenIdle: () => loop.whenIdle(),
     sync({ overrideWindow }) {
       const ended = waiters.next();
-      overrideRequested = overrideWindow;
-      log2.info({ overrideWindow }, "sync asked for");
+      overrideRequested ||= overrideWindow;
+      log.info({ overrideWindow }, "sync asked for");
       loop.trigger("sync");
       return ended;
     },
@@ -75836,18 +74951,29 @@ async function startSourceRunner(options) {
       return suspensions?.since(source.name) != null;
     },
     async suspend() {
-      await suspensions?.suspend(source.name, now());
+      try {
+        await suspensions?.suspend(source.name, now());
+      } catch (error) {
+        metrics.suspended(source.name, true);
+        log.error({ error: safeErrorMessage(error) }, "source suspended until the daemon stops, but the suspension could not be saved");
+        throw error;
+      }
       metrics.suspended(source.name, true);
-      log2.warn("source suspended: no trigger starts a pass until it is resumed");
+      log.warn("source suspended: no trigger starts a pass until it is resumed");
     },
     async resume() {
-      await suspensions?.resume(source.name);
+      try {
+        await suspensions?.resume(source.name);
+      } catch (error) {
+        log.error({ error: safeErrorMessage(error) }, "the source stays suspended: its resumption could not be saved");
+        throw error;
+      }
       metrics.suspended(source.name, false);
-      log2.info("source resumed");
+      log.info("source resumed");
       loop.trigger("sync");
     },
     async stop(graceMs) {
-      await schedule2.stop();
+      await schedule.stop();
       await watch2?.close();
       await loop.stop(graceMs);
       waiters.close();
@@ -75856,7 +74982,7 @@ async function startSourceRunner(options) {
   };
 }
 function newPass() {
-  return { startedAt: /* @__PURE__ */ new Date(), revision: null, outcome: null, windowClosed: false, overrideWindow: false, liveDrift: false };
+  return { startedAt: /* @__PURE__ */ new Date(), revision: null, outcome: null, windowClosed: false, overrideAsked: false, overrideWindow: false, liveDrift: false };
 }
 function errorStack(error) {
   return error instanceof Error ? error.stack ?? error.message : String(error);
@@ -75887,12 +75013,12 @@ var init_source_runner = __esm({
 
 // src/daemon/repository-match.ts
 function normalizeRepositoryUrl(url) {
-  let s = url.trim();
-  const scp = /^[^/@\s]+@([^:/\s]+):(.+)$/.exec(s);
-  if (scp !== null) s = `${scp[1]}/${scp[2]}`;
-  s = s.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/^[^/@]+@/, "");
-  s = s.replace(/\/+$/, "").replace(/\.git$/i, "").replace(/\/+$/, "");
-  return s.toLowerCase();
+  let s3 = url.trim();
+  const scp = /^[^/@\s]+@([^:/\s]+):(.+)$/.exec(s3);
+  if (scp !== null) s3 = `${scp[1]}/${scp[2]}`;
+  s3 = s3.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/^[^/@]+@/, "");
+  s3 = s3.replace(/\/+$/, "").replace(/\.git$/i, "").replace(/\/+$/, "");
+  return s3.toLowerCase();
 }
 function payloadRepositoryUrls(rawBody) {
   let payload;
@@ -75918,13 +75044,13 @@ function payloadRepositoryUrls(rawBody) {
     project?.http_url,
     project?.ssh_url
   ];
-  return candidates.filter((c3) => typeof c3 === "string" && c3 !== "");
+  return candidates.filter((c4) => typeof c4 === "string" && c4 !== "");
 }
 function sourcesForWebhook(sources, rawBody) {
-  const gitSources = sources.filter((s) => s.git !== null);
+  const gitSources = sources.filter((s3) => s3.git !== null);
   if (gitSources.length === 0) return [...sources];
   const named = new Set(payloadRepositoryUrls(rawBody).map(normalizeRepositoryUrl));
-  const matching = gitSources.filter((s) => s.git !== null && named.has(normalizeRepositoryUrl(s.git.url)));
+  const matching = gitSources.filter((s3) => s3.git !== null && named.has(normalizeRepositoryUrl(s3.git.url)));
   return matching.length > 0 ? matching : gitSources;
 }
 var init_repository_match = __esm({
@@ -75948,7 +75074,7 @@ function handleWebhook(headers, rawBody, options) {
     return { status: 401, body: { error: `unauthorized: ${reason}` } };
   }
   if (header2(headers, "x-github-event") === "ping") return { status: 200, body: { accepted: false, event: "ping" } };
-  const names = sourcesForWebhook(options.sources, rawBody).map((s) => s.name);
+  const names = sourcesForWebhook(options.sources, rawBody).map((s3) => s3.name);
   options.logger.info({ sources: names, sender: github !== void 0 ? "github" : "gitlab" }, "webhook accepted");
   options.trigger(names);
   return { status: 202, body: { accepted: true, sources: names } };
@@ -75991,18 +75117,21 @@ var init_control_target = __esm({
 });
 
 // src/daemon/suspensions.ts
-import path16 from "node:path";
-async function openSuspensions(stateDir, logger2) {
-  const file = path16.join(stateDir, SUSPENSIONS_FILE);
-  const read = await readStateFile(file, isSuspensionFile, logger2);
-  const suspended = new Map(Object.entries(read?.suspended ?? {}));
-  async function save() {
-    try {
-      await writeStateFile(file, { suspended: Object.fromEntries(suspended) });
-    } catch (error) {
-      logger2.warn({ file, error: errorMessage(error) }, "cannot save the suspended sources; the change holds until a restart");
+import { rm } from "node:fs/promises";
+async function openSuspensions(stateDir, logger) {
+  const layout = stateDirLayout(stateDir);
+  const file = layout.suspensions;
+  let read = await readRecord(file);
+  if (read === null) {
+    read = await readRecord(layout.oldSuspensions);
+    if (read !== null) {
+      await writeRecord(file, read);
+      await rm(layout.oldSuspensions, { force: true });
+      logger.info({ from: layout.oldSuspensions, to: file }, "suspended sources moved to their folder of the state dir");
     }
   }
+  const suspended = new Map(Object.entries(read?.suspended ?? {}));
+  const save = () => writeRecord(file, { suspended: Object.fromEntries(suspended) });
   return {
     since: (source) => suspended.get(source) ?? null,
     async suspend(source, at) {
@@ -76011,45 +75140,70 @@ async function openSuspensions(stateDir, logger2) {
       await save();
     },
     async resume(source) {
-      if (!suspended.delete(source)) return;
-      await save();
+      const since = suspended.get(source);
+      if (since === void 0) return;
+      suspended.delete(source);
+      try {
+        await save();
+      } catch (error) {
+        suspended.set(source, since);
+        throw error;
+      }
     }
   };
+}
+async function readRecord(file) {
+  try {
+    return await readStateJson(file, MAX_SUSPENSIONS_BYTES, isSuspensionFile);
+  } catch (error) {
+    throw new UsageError(
+      `the record of suspended sources cannot be used: ${errorMessage(error)}. The daemon does not start, as it cannot tell which sources were suspended: restore ${file} from a backup, or delete it to resume every source`,
+      { cause: error }
+    );
+  }
+}
+async function writeRecord(file, record3) {
+  try {
+    await writeStateText(file, `${JSON.stringify(record3)}
+`);
+  } catch (error) {
+    throw new Error(`cannot save the suspended sources to ${file}: ${errorMessage(error)}`, { cause: error });
+  }
 }
 function isSuspensionFile(value2) {
   if (typeof value2 !== "object" || value2 === null) return false;
   const suspended = value2.suspended;
-  return typeof suspended === "object" && suspended !== null && Object.values(suspended).every((v) => typeof v === "string");
+  return typeof suspended === "object" && suspended !== null && !Array.isArray(suspended) && Object.values(suspended).every((v2) => typeof v2 === "string");
 }
-var SUSPENSIONS_FILE;
+var MAX_SUSPENSIONS_BYTES;
 var init_suspensions = __esm({
   "src/daemon/suspensions.ts"() {
     "use strict";
     init_errors();
-    init_state_file();
-    SUSPENSIONS_FILE = "suspended.json";
+    init_state_dir();
+    MAX_SUSPENSIONS_BYTES = 1024 * 1024;
   }
 });
 
 // src/daemon/daemon.ts
 async function startDaemon(options) {
-  const { config, logger: logger2 } = options;
+  const { config, logger } = options;
   const metrics = options.metrics ?? createDaemonMetrics();
   const runners = /* @__PURE__ */ new Map();
   let accepting = true;
-  const secret = webhookSecret(config.webhookSecretEnv, options.env, logger2);
-  const token = statusToken(options.env, config.listen, logger2);
-  const control = controlToken(options.env, logger2);
+  const secret = webhookSecret(config.webhookSecretEnv, options.env, logger);
+  const token = statusToken(options.env, config.listen, logger);
+  const control = controlToken(options.env, logger);
   checkSyncWindows(config);
-  const suspensions = await openSuspensions(config.stateDir, logger2);
+  const suspensions = await openSuspensions(config.stateDir, logger);
   const notifier = createNotifier({
     config,
     env: options.env,
-    logger: logger2,
+    logger,
     onResult: (receiver, event, result) => metrics.notification(receiver, event, result),
     ...options.notificationLimits === void 0 ? {} : { limits: options.notificationLimits }
   });
-  const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: logger2, persist: options.noCache !== true });
+  const caches = openCodeCacheStore({ stateDir: config.stateDir, logger, persist: options.noCache !== true });
   for (const source of config.sources) {
     const runner = await startSourceRunner({
       source,
@@ -76061,7 +75215,7 @@ async function startDaemon(options) {
       apiUrl: config.api.url,
       reconcile: options.reconcile ?? runPass,
       metrics,
-      logger: logger2,
+      logger,
       env: options.env,
       suspensions,
       notifier,
@@ -76077,7 +75231,7 @@ async function startDaemon(options) {
     statuses,
     readiness: () => readiness(statuses()),
     registry: metrics.registry,
-    logger: logger2,
+    logger,
     statusToken: token,
     control: (request2, url) => accepting ? handleControl2(request2, url, control, controlTarget(runners)) : Promise.resolve({ status: 503, body: { error: "shutting down" } }),
     webhook(request2, rawBody) {
@@ -76085,7 +75239,7 @@ async function startDaemon(options) {
       return handleWebhook(request2.headers, rawBody, {
         secret,
         sources: config.sources,
-        logger: logger2,
+        logger,
         trigger: (names) => names.forEach((name) => runners.get(name)?.trigger("webhook"))
       });
     }
@@ -76093,7 +75247,7 @@ async function startDaemon(options) {
     await stopRunners();
     throw error;
   });
-  logger2.info({ listen: server.origin, sources: config.sources.map((s) => s.name) }, "daemon listening");
+  logger.info({ listen: server.origin, sources: config.sources.map((s3) => s3.name) }, "daemon listening");
   for (const runner of runners.values()) runner.trigger("start-up");
   return {
     origin: server.origin,
@@ -76109,18 +75263,18 @@ async function startDaemon(options) {
     async stop() {
       accepting = false;
       const graceSeconds = config.shutdownTimeoutSeconds;
-      logger2.info({ graceSeconds }, "shutting down: no new triggers or changes; finishing the changes under way");
+      logger.info({ graceSeconds }, "shutting down: no new triggers or changes; finishing the changes under way");
       await stopRunners(graceSeconds * 1e3);
       await server.close();
       await notifier.close(NOTIFY_CLOSE_MS);
-      logger2.info("daemon stopped");
+      logger.info("daemon stopped");
     }
   };
 }
-function webhookSecret(name, env, logger2) {
+function webhookSecret(name, env, logger) {
   const value2 = env[name];
   if (value2 === void 0 || value2 === "") {
-    logger2.warn({ env: name }, `webhooks are disabled: set ${name} to the webhook secret to accept POST /webhook`);
+    logger.warn({ env: name }, `webhooks are disabled: set ${name} to the webhook secret to accept POST /webhook`);
     return null;
   }
   return value2;
@@ -76166,17 +75320,17 @@ function embeddedSeed(config) {
   }
   return seed;
 }
-async function startEmbeddedApi(config, logger2) {
+async function startEmbeddedApi(config, logger) {
   const emulator = await startEmulator({
     port: 0,
     host: "127.0.0.1",
     seed: embeddedSeed(config),
-    logger: logger2.child({ component: "emulator" }),
+    logger: logger.child({ component: "emulator" }),
     // The daemon runs for days: its emulator keeps the last requests only.
     requestLogLimit: EMBEDDED_REQUEST_LOG_LIMIT
   });
-  logger2.warn(
-    { url: emulator.url, organizations: config.sources.map((s) => s.organization) },
+  logger.warn(
+    { url: emulator.url, organizations: config.sources.map((s3) => s3.organization) },
     'api.url is "embedded": syncing against the IN-PROCESS EMULATOR; NOTHING REAL IS CHANGED and its state is lost on exit. Set api.url or API_BASE_URL to a real API.'
   );
   return emulator;
@@ -76199,22 +75353,23 @@ __export(daemon_exports, {
   startDaemon: () => startDaemon
 });
 async function runDaemon(options) {
-  const { config, logger: logger2, env } = options;
-  const shutdown = options.shutdown ?? waitForShutdownSignal(logger2);
-  logStart(config, env, logger2);
-  const emulator = config.api.url === "embedded" ? await startEmbeddedApi(config, logger2) : null;
+  const { config, logger, env } = options;
+  const shutdown = options.shutdown ?? waitForShutdownSignal(logger);
+  allowGroupWrites();
+  logStart(config, env, logger);
+  const emulator = config.api.url === "embedded" ? await startEmbeddedApi(config, logger) : null;
   const metrics = createDaemonMetrics();
   try {
     const api = await createApiClient({
       config,
       env,
-      logger: logger2,
+      logger,
       endpoint: emulator === null ? void 0 : { url: emulator.url, token: emulator.token },
       onRequest: (request2) => metrics.apiRequest(request2),
       onRateLimitWait: (seconds2) => metrics.rateLimitWait(seconds2)
     });
     try {
-      const daemon = await startDaemon({ config, logger: logger2, env, api, metrics, noCache: options.noCache ?? false });
+      const daemon = await startDaemon({ config, logger, env, api, metrics, noCache: options.noCache ?? false });
       await shutdown;
       await daemon.stop();
     } finally {
@@ -76225,17 +75380,21 @@ async function runDaemon(options) {
   }
   return 0;
 }
-function logStart(config, env, logger2) {
+function logStart(config, env, logger) {
   const fromEnvironment = (env["API_BASE_URL"] ?? "").trim() !== "";
   const apiUrl = redactCredentials(config.api.url);
-  logger2.info({ apiUrl, from: fromEnvironment ? "API_BASE_URL" : "api.url in the config file" }, `API: ${apiUrl}`);
+  logger.info({ apiUrl, from: fromEnvironment ? "API_BASE_URL" : "api.url in the config file" }, `API: ${apiUrl}`);
   if (fromEnvironment) {
-    logger2.warn({ apiUrl }, "API_BASE_URL is set in the environment: it overrides api.url of the config file (unset it to use the file)");
+    logger.warn({ apiUrl }, "API_BASE_URL is set in the environment: it overrides api.url of the config file (unset it to use the file)");
   }
   for (const source of config.sources) {
     const from = source.git === null ? { path: source.path } : { git: redactCredentials(source.git.url), ref: source.git.ref, gitPath: source.git.path };
-    logger2.info({ source: source.name, organization: source.organization, ...from }, `source "${source.name}": organization ${source.organization}`);
+    logger.info({ source: source.name, organization: source.organization, ...from }, `source "${source.name}": organization ${source.organization}`);
   }
+}
+function allowGroupWrites() {
+  const umask = process.umask(2);
+  process.umask(umask & ~16);
 }
 var init_daemon2 = __esm({
   "src/daemon/index.ts"() {
@@ -76279,8 +75438,8 @@ function yamlBytes(value2) {
   if (sameValue((0, import_yaml7.parse)(plain), value2)) return Buffer.from(plain, "utf8");
   return Buffer.from((0, import_yaml7.stringify)(value2, { lineWidth: 0, defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" }), "utf8");
 }
-function sameValue(a, b2) {
-  return JSON.stringify(a) === JSON.stringify(b2);
+function sameValue(a, b3) {
+  return JSON.stringify(a) === JSON.stringify(b3);
 }
 var import_yaml7;
 var init_files = __esm({
@@ -76314,8 +75473,8 @@ async function exportOrganization(api, organization, nativeKind) {
     files.push(poolFile(pool));
     pools += 1;
   }
-  files.sort((a, b2) => a.path < b2.path ? -1 : a.path > b2.path ? 1 : 0);
-  notExported.sort((a, b2) => a.name < b2.name ? -1 : a.name > b2.name ? 1 : 0);
+  files.sort((a, b3) => a.path < b3.path ? -1 : a.path > b3.path ? 1 : 0);
+  notExported.sort((a, b3) => a.name < b3.name ? -1 : a.name > b3.name ? 1 : 0);
   return { files, policies: exportedPolicies, pools, notExported };
 }
 async function policyExport(api, listed, nativeKind) {
@@ -76348,8 +75507,8 @@ var init_export = __esm({
 });
 
 // src/export/write-tree.ts
-import { mkdir as mkdir4, readdir as readdir3, writeFile as writeFile3 } from "node:fs/promises";
-import path17 from "node:path";
+import { mkdir as mkdir2, readdir as readdir3, writeFile } from "node:fs/promises";
+import path14 from "node:path";
 async function checkTarget(dir, force) {
   const entries2 = await readdir3(dir).catch((error) => {
     if (error.code === "ENOENT") return [];
@@ -76361,9 +75520,9 @@ async function checkTarget(dir, force) {
 }
 async function writeFiles(dir, files) {
   for (const file of files) {
-    const abs = path17.join(dir, ...file.path.split("/"));
-    await mkdir4(path17.dirname(abs), { recursive: true });
-    await writeFile3(abs, file.bytes);
+    const abs = path14.join(dir, ...file.path.split("/"));
+    await mkdir2(path14.dirname(abs), { recursive: true });
+    await writeFile(abs, file.bytes);
   }
 }
 var init_write_tree = __esm({
@@ -76408,9 +75567,9 @@ var export_command_exports = {};
 __export(export_command_exports, {
   runExport: () => runExport
 });
-import path18 from "node:path";
+import path15 from "node:path";
 async function runExport(args, config, io) {
-  const dir = path18.resolve(args.exportDir);
+  const dir = path15.resolve(args.exportDir);
   const organization = args.organization;
   await checkTarget(dir, args.force);
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
@@ -76437,9 +75596,9 @@ function sourceContext(config, io) {
 }
 function selectSources(config, args) {
   if (args.source === null) return config.sources;
-  const source = config.sources.find((s) => s.name === args.source);
+  const source = config.sources.find((s3) => s3.name === args.source);
   if (source === void 0) {
-    throw new UsageError(`no source named "${args.source}" (sources: ${config.sources.map((s) => s.name).join(", ")})`);
+    throw new UsageError(`no source named "${args.source}" (sources: ${config.sources.map((s3) => s3.name).join(", ")})`);
   }
   return [source];
 }
@@ -76542,8 +75701,8 @@ var init_markdown_context = __esm({
 });
 
 // src/cli/one-shot-notify.ts
-function oneShotNotifications(config, mode, env, logger2) {
-  const notifier = mode === "apply" && (config.notifications ?? []).length > 0 ? createNotifier({ config, env, logger: logger2 }) : null;
+function oneShotNotifications(config, mode, env, logger) {
+  const notifier = mode === "apply" && (config.notifications ?? []).length > 0 ? createNotifier({ config, env, logger }) : null;
   return {
     started(source, revision2) {
       if (source.git !== null) notifier?.passStarted(source, revision2);
@@ -76568,7 +75727,7 @@ var one_shot_exports = {};
 __export(one_shot_exports, {
   runOnce: () => runOnce
 });
-import { writeFile as writeFile4 } from "node:fs/promises";
+import { writeFile as writeFile2 } from "node:fs/promises";
 async function runOnce(args, config, io) {
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   let reachable = null;
@@ -76646,7 +75805,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
   }
   if (interrupt.early !== null) throw interrupt.early;
   if (args.out !== null) {
-    await writeFile4(args.out, withSavedRun(renderSavedPlan(outcomes.map((o2) => o2.sourcePlan)), config, sources, args.prune));
+    await writeFile2(args.out, withSavedRun(renderSavedPlan(outcomes.map((o2) => o2.sourcePlan)), config, sources, args.prune));
     io.logger.info({ file: args.out }, "plan saved; apply it with --reconcile --plan");
   }
   if (!printsEarly) io.stdout.write(render2(args, outcomes, io));
@@ -76672,11 +75831,11 @@ function render2(args, outcomes, io) {
 }
 async function readSavedPlan(file, config, args) {
   const { plan } = await readSavedPlanFile(file);
-  const configured = config.sources.map((s) => s.name).join(", ");
+  const configured = config.sources.map((s3) => s3.name).join(", ");
   const matched = [];
   for (const saved of plan.sources) {
     if (args.source !== null && saved.name !== args.source) continue;
-    const source = config.sources.find((s) => s.name === saved.name);
+    const source = config.sources.find((s3) => s3.name === saved.name);
     if (source === void 0) {
       throw new UsageError(`the saved plan ${file} is for source "${saved.name}", which is not configured here (sources: ${configured}); refusing to apply it`);
     }
@@ -76748,7 +75907,7 @@ function exitWhenSettled(run2, stderr) {
 
 // src/cli/main.ts
 import { existsSync as existsSync2 } from "node:fs";
-import path19 from "node:path";
+import path16 from "node:path";
 
 // src/config/load.ts
 init_errors();
@@ -76756,7 +75915,7 @@ init_yaml();
 import { readFile } from "node:fs/promises";
 
 // src/config/checks.ts
-init_node_cron();
+init_cron();
 init_yaml();
 function checkConfigRules(value2) {
   if (typeof value2 !== "object" || value2 === null) return [];
@@ -76770,9 +75929,9 @@ function checkConfigRules(value2) {
     const source = entry;
     if (typeof source.name === "string") {
       const first2 = firstIndexByName.get(source.name);
-      const path20 = ["sources", index, "name"];
+      const path17 = ["sources", index, "name"];
       if (first2 === void 0) firstIndexByName.set(source.name, index);
-      else problems2.push({ path: path20, message: `${keyLabel(path20)} "${source.name}" is already used by ${keyLabel(["sources", first2])}` });
+      else problems2.push({ path: path17, message: `${keyLabel(path17)} "${source.name}" is already used by ${keyLabel(["sources", first2])}` });
     }
     const hasPath = source.path !== void 0;
     const hasGit = source.git !== void 0;
@@ -76784,15 +75943,17 @@ function checkConfigRules(value2) {
   });
   return problems2;
 }
-function checkCron(expression, path20) {
-  const result = validateDetailed(expression);
-  if (result.valid) return [];
-  const detail = result.errors.map((e) => e.message).join("; ");
-  return [{ path: path20, message: `${keyLabel(path20)} "${expression}" is not a valid cron expression${detail === "" ? "" : ` (${detail})`}` }];
+function checkCron(expression, path17) {
+  try {
+    parseCron(expression);
+    return [];
+  } catch (error) {
+    return [{ path: path17, message: `${keyLabel(path17)} ${error instanceof Error ? error.message : String(error)}` }];
+  }
 }
-function checkListen(listen, path20) {
+function checkListen(listen, path17) {
   const match = /:(\d{1,5})$/.exec(listen);
-  if (match !== null && Number(match[1]) > 65535) return [{ path: path20, message: `${keyLabel(path20)} "${listen}" has a port above 65535` }];
+  if (match !== null && Number(match[1]) > 65535) return [{ path: path17, message: `${keyLabel(path17)} "${listen}" has a port above 65535` }];
   return [];
 }
 
@@ -77073,24 +76234,24 @@ async function main(argv, io) {
   const terminal = io.stderr.isTTY === true;
   const sink = io.stderr === process.stderr ? stderrWriter() : io.stderr;
   const line = terminal && (args.mode === "reconcile" || args.mode === "dry-run") ? new TerminalLine(sink) : null;
-  const logger2 = createLogger({
+  const logger = createLogger({
     level: io.env["LOG_LEVEL"] || "info",
     format: logFormat(io.env["LOG_FORMAT"], terminal),
     stream: line ?? sink,
     color: terminal && !io.env["NO_COLOR"]
   });
   if (args.mode === "show") return (await Promise.resolve().then(() => (init_show(), show_exports))).runShow(args, io.stdout, io.env);
-  if (args.mode === "emulator") return (await Promise.resolve().then(() => (init_emulator_command(), emulator_command_exports))).runEmulator(args, io.stdout, logger2);
+  if (args.mode === "emulator") return (await Promise.resolve().then(() => (init_emulator_command(), emulator_command_exports))).runEmulator(args, io.stdout, logger);
   const config = await resolveConfig(args, io.env);
-  if (args.mode === "daemon") return (await Promise.resolve().then(() => (init_daemon2(), daemon_exports))).runDaemon({ config, logger: logger2, env: io.env, noCache: args.noCache });
-  const oneShotIo = { stdout: io.stdout, env: io.env, logger: logger2, terminal: line, stderr: line ?? sink };
+  if (args.mode === "daemon") return (await Promise.resolve().then(() => (init_daemon2(), daemon_exports))).runDaemon({ config, logger, env: io.env, noCache: args.noCache });
+  const oneShotIo = { stdout: io.stdout, env: io.env, logger, terminal: line, stderr: line ?? sink };
   if (args.mode === "export") return (await Promise.resolve().then(() => (init_export_command(), export_command_exports))).runExport(args, config, oneShotIo);
   if (args.mode === "validate") return (await Promise.resolve().then(() => (init_validate2(), validate_exports))).runValidate(args, config, oneShotIo);
   return (await Promise.resolve().then(() => (init_one_shot(), one_shot_exports))).runOnce(args, config, oneShotIo);
 }
 async function resolveConfig(args, env) {
   const read = await readConfig(args, env);
-  const config = args.stateDir === null ? read : { ...read, stateDir: path19.resolve(args.stateDir) };
+  const config = args.stateDir === null ? read : { ...read, stateDir: path16.resolve(args.stateDir) };
   return {
     ...config,
     api: args.nativeKind === null ? config.api : { ...config.api, nativeKind: args.nativeKind },

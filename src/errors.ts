@@ -56,6 +56,19 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** A file of the state dir was not read: too large, unreadable, or not what the daemon writes there (`corrupt`). */
+export class StateFileError extends Error {
+  override name = 'StateFileError';
+  constructor(
+    readonly file: string,
+    readonly reason: 'too-large' | 'unreadable' | 'corrupt',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 export function formatProblem(p: SourceProblem): string {
   return `${p.file}${p.line === undefined ? '' : `:${p.line}`}: ${p.message}`;
 }

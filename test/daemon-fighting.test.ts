@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
+import { createFightDetector } from '../src/daemon/fight-detector.js';
+import type { Change, ChangeResult, PoolChange } from '../src/plan/types.js';
 import { ORG, TestEmulator } from './helpers/emulator.js';
 import { startTestDaemon, testSource } from './helpers/daemon-harness.js';
 import { parseExposition, sampleValue } from './helpers/daemon-prometheus.js';
@@ -35,9 +37,34 @@ test('two daemons syncing one organization from different repos: the fight is na
 
   const warnings = (await fighting()) ?? [];
   assert.equal(warnings.length, 1, JSON.stringify(warnings));
-  assert.match(warnings[0] ?? '', /^policy "contested" is fought over: the update \(code\) this source applied was undone before each of the last 2 passes\. Another writer/);
+  assert.match(warnings[0] ?? '', /^policy "contested" is fought over: the update \(code\) this source applied was undone 2 times in the last 60 minutes\. Another writer/);
   assert.match(warnings[0] ?? '', /run one replica per organization/);
   assert.ok(a.logs.lines.some((line) => line.includes('policy \\"contested\\" is fought over')), 'logged');
   const metrics = parseExposition(await (await a.get('/metrics')).text());
   assert.equal(sampleValue(metrics, 'policy_pool_sync_fighting_resources', { source: 'platform' }), 1);
+});
+
+test('a steady fight stays named over passes that find nothing to do, for an hour after the last undo (injected clock)', () => {
+  let now = new Date('2026-11-25T10:00:00Z');
+  const minutes = (m: number) => (now = new Date(Date.parse('2026-11-25T10:00:00Z') + m * 60_000));
+  const detector = createFightDetector(() => now);
+  const contested: PoolChange = { resource: 'agent-pool', name: 'contested', id: 'apool-1', action: 'update', reason: 'differs in name', fields: {}, declared: null, live: null };
+  const applied = (change: Change): ChangeResult[] => [{ change, outcome: 'applied', message: null }];
+  const pass = (at: number, planned: Change[], results: ChangeResult[] = planned.flatMap(applied)) => {
+    minutes(at);
+    return detector.observe(planned, results).map((f) => [f.name, f.undone]);
+  };
+  assert.deepEqual(pass(0, [contested]), [], 'applied');
+  assert.deepEqual(pass(5, [contested]), [], 'undone once: may be a person');
+  assert.deepEqual(pass(6, []), [], 'nothing to do: the other writer has not run yet');
+  assert.deepEqual(pass(10, [contested]), [['contested', 2]], 'undone twice within the hour');
+  assert.deepEqual(pass(11, []), [['contested', 2]], 'a pass with nothing to do does not end the fight');
+  assert.deepEqual(pass(12, []), [['contested', 2]]);
+  assert.deepEqual(pass(15, [contested]), [['contested', 3]]);
+  // In a closed window the same change is planned at every pass and never applied: one undo, not one per pass.
+  assert.deepEqual(pass(20, [contested], []), [['contested', 4]]);
+  assert.deepEqual(pass(25, [contested], []), [['contested', 4]]);
+  // The other writer stopped: an hour after the undos, the fight is no longer named.
+  assert.deepEqual(pass(71, []), [['contested', 2]], 'the undos of minutes 5 and 10 are older than an hour');
+  assert.deepEqual(pass(81, []), []);
 });

@@ -33,7 +33,7 @@ async function checkoutError(config: SourceConfig, stateDir: string, env: NodeJS
 
 describe('a git source is checked before its files are read', () => {
   it('git.path through a symbolic link to another source\'s checkout is refused, naming git.path', async (t) => {
-    const stateDir = await tempTree(t, { 'victim/policies/secret.native': NATIVE });
+    const stateDir = await tempTree(t, { 'git/victim/policies/secret.native': NATIVE });
     const repo = await gitRepo(t);
     await repo.commit({ 'decl': { symlink: '../victim' }, 'README.md': 'x' });
     const error = await checkoutError(gitSourceConfig(repo.dir, 'decl'), stateDir);
@@ -90,7 +90,7 @@ describe('git credentials never reach the disk, a command line or a message', ()
     assert.equal(server.seen[0]?.authorization, `Basic ${Buffer.from('deploy:s3cr@t-pw').toString('base64')}`);
     const argv = await recorder.argv();
     assert.ok(argv.includes('fetch'), argv);
-    const config = await readFile(path.join(stateDir, 'attacker/.git/config'), 'utf8');
+    const config = await readFile(path.join(stateDir, 'git/attacker/.git/config'), 'utf8');
     for (const [where, text] of [['argv', argv], ['.git/config', config], ['the error', error.message]] as const) {
       assert.ok(!text.includes('s3cr') && !text.includes('t-pw') && !text.includes('deploy'), `${where}: ${text}`);
     }

@@ -14,7 +14,10 @@ export interface StatusRow {
 /** The pass a `sync` started, as the daemon answered. */
 export interface PassSummary {
   source: string;
-  pass: { result: string; revision: string | null; error: string | null; drift: number | null; changes: { outcome: string }[]; changesOmitted: number } | null;
+  pass: {
+    trigger: string; startedAt: string; result: string; revision: string | null; error: string | null; drift: number | null;
+    changes: { outcome: string }[]; changesOmitted: number; window?: 'closed' | 'overridden';
+  } | null;
 }
 
 /** A table a person reads: source, revision, last result, drift, next run, suspended. */
@@ -41,7 +44,9 @@ export function renderSyncResult(passes: readonly PassSummary[]): string {
       const applied = appliedCount(pass);
       const revision = pass.revision === null ? '' : ` at ${pass.revision.slice(0, 12)}`;
       const what = pass.result === 'success' ? `${applied} change${applied === 1 ? '' : 's'} applied` : (pass.error ?? 'failed');
-      return `source "${source}"${revision}: ${pass.result}, ${what}\n`;
+      const held = pass.window === 'closed' ? `; ${pass.drift ?? 0} waiting for the sync window` : pass.window === 'overridden' ? '; the sync window was overridden' : '';
+      // The pass that ran: a sync asked for while another pass was queued runs as that pass (e.g. a webhook's).
+      return `source "${source}"${revision}: ${pass.result}, ${what}${held} (the ${pass.trigger} pass started ${pass.startedAt})\n`;
     })
     .join('');
 }

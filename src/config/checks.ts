@@ -1,4 +1,4 @@
-import { validateDetailed } from 'node-cron';
+import { parseCron } from '../cron.js';
 import { keyLabel, type KeyPath } from '../yaml/index.js';
 
 /** A problem found beyond what the JSON Schema can say. */
@@ -44,10 +44,12 @@ export function checkConfigRules(value: unknown): ConfigCheckProblem[] {
 }
 
 function checkCron(expression: string, path: KeyPath): ConfigCheckProblem[] {
-  const result = validateDetailed(expression);
-  if (result.valid) return [];
-  const detail = result.errors.map((e) => e.message).join('; ');
-  return [{ path, message: `${keyLabel(path)} "${expression}" is not a valid cron expression${detail === '' ? '' : ` (${detail})`}` }];
+  try {
+    parseCron(expression);
+    return [];
+  } catch (error) {
+    return [{ path, message: `${keyLabel(path)} ${error instanceof Error ? error.message : String(error)}` }];
+  }
 }
 
 function checkListen(listen: string, path: KeyPath): ConfigCheckProblem[] {

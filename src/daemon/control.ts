@@ -44,11 +44,15 @@ export async function handleControl(request: IncomingMessage, url: URL, token: s
   if (!target.has(source)) return { status: 404, body: { error: `no source named "${source}"` } };
   switch (action) {
     case 'suspend':
-      await target.suspend(source);
-      return { status: 200, body: { source, suspended: true } };
-    case 'resume':
-      await target.resume(source);
-      return { status: 200, body: { source, suspended: false } };
+    case 'resume': {
+      try {
+        await (action === 'suspend' ? target.suspend(source) : target.resume(source));
+      } catch (error) {
+        // Not a success: the record on disk does not say what was asked, so a restart would not keep it.
+        return { status: 500, body: { source, suspended: target.suspended(source), error: error instanceof Error ? error.message : String(error) } };
+      }
+      return { status: 200, body: { source, suspended: action === 'suspend' } };
+    }
     case 'sync': {
       if (target.suspended(source)) return { status: 409, body: { error: `source "${source}" is suspended; resume it first` } };
       const wait = flag(url, 'wait');

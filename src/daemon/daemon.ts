@@ -36,7 +36,7 @@ export interface StartDaemonOptions {
   noCache?: boolean;
   /** What one client may hold of the HTTP server. @default HTTP_LIMITS */
   httpLimits?: HttpLimits;
-  /** The clock of the sync windows. @default the system clock */
+  /** The clock of the sync windows and the fight detector. @default the system clock */
   now?: () => Date;
   /** Queue length, attempts, timeout and back-off of notification delivery. @default DELIVERY_DEFAULTS */
   notificationLimits?: Partial<DeliveryLimits>;

@@ -1,10 +1,12 @@
-import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { readStateJson, stateDirLayout, writeStateText } from '../state-dir.js';
 import { HISTORY_LENGTH, type PassRecord } from './pass-record.js';
-import { readStateFile, sourceFileName, writeStateFile } from './state-file.js';
 
 type HistoryFile = { source: string; passes: PassRecord[] };
+
+/** Far more than HISTORY_LENGTH records can take; a larger file is not read. */
+const MAX_HISTORY_BYTES = 16 * 1024 * 1024;
 
 /** A source's last passes, newest first, kept in the state dir's `history` folder so that a restart keeps them. */
 export interface PassHistory {
@@ -13,9 +15,13 @@ export interface PassHistory {
   add(record: PassRecord): Promise<void>;
 }
 
+/** The source's history; a file that is too large, unreadable or corrupt is ignored with a warning naming it (the history starts afresh). */
 export async function openPassHistory(stateDir: string, source: string, logger: Logger): Promise<PassHistory> {
-  const file = path.join(stateDir, 'history', sourceFileName(source, '.json'));
-  const read = await readStateFile(file, isHistoryFile, logger);
+  const file = stateDirLayout(stateDir).history(source);
+  const read = await readStateJson(file, MAX_HISTORY_BYTES, isHistoryFile).catch((error: unknown) => {
+    logger.warn({ file, error: errorMessage(error) }, 'the pass history file is ignored; the history starts afresh');
+    return null;
+  });
   const passes: PassRecord[] = read !== null && read.source === source ? read.passes.slice(0, HISTORY_LENGTH) : [];
   let writing = Promise.resolve();
   return {
@@ -23,10 +29,10 @@ export async function openPassHistory(stateDir: string, source: string, logger: 
     add(record) {
       passes.unshift(record);
       passes.length = Math.min(passes.length, HISTORY_LENGTH);
-      const snapshot: HistoryFile = { source, passes: [...passes] };
+      const text = `${JSON.stringify({ source, passes } satisfies HistoryFile)}\n`;
       // Writes are chained, so an older snapshot never lands after a newer one.
       writing = writing.then(() =>
-        writeStateFile(file, snapshot).catch((error: unknown) => logger.warn({ file, error: errorMessage(error) }, 'cannot save the pass history')),
+        writeStateText(file, text).catch((error: unknown) => logger.warn({ file, error: errorMessage(error) }, 'cannot save the pass history')),
       );
       return writing;
     },

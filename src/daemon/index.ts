@@ -28,6 +28,7 @@ export interface RunDaemonOptions {
 export async function runDaemon(options: RunDaemonOptions): Promise<number> {
   const { config, logger, env } = options;
   const shutdown = options.shutdown ?? waitForShutdownSignal(logger);
+  allowGroupWrites();
   logStart(config, env, logger);
   const emulator = config.api.url === 'embedded' ? await startEmbeddedApi(config, logger) : null;
   const metrics = createDaemonMetrics();
@@ -68,4 +69,13 @@ function logStart(config: Config, env: NodeJS.ProcessEnv, logger: Logger): void 
     const from = source.git === null ? { path: source.path } : { git: redactCredentials(source.git.url), ref: source.git.ref, gitPath: source.git.path };
     logger.info({ source: source.name, organization: source.organization, ...from }, `source "${source.name}": organization ${source.organization}`);
   }
+}
+
+/**
+ * Clears the group-write bit of the umask, so that what the daemon and its git create in the state dir (checkouts
+ * included) stays writable by another UID of the same group: OpenShift runs each pod under an arbitrary UID in group 0.
+ */
+function allowGroupWrites(): void {
+  const umask = process.umask(0o002);
+  process.umask(umask & ~0o020);
 }

@@ -49,6 +49,8 @@ export interface PassRecord {
   warnings: string[];
   /** What stopped the plan or failed in the apply; repo problems when no plan could be made. */
   errors: string[];
+  /** `closed`: a sync window held the changes back; `overridden`: applied in a closed window (`sync --override-window`); absent: open. */
+  window?: 'closed' | 'overridden';
 }
 
 export function resultLabel(end: LoopPassEnd): PassResultLabel {

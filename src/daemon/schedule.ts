@@ -1,5 +1,6 @@
-import { schedule as cronSchedule, type ScheduledTask } from 'node-cron';
+import type { Cron } from 'croner';
 import type { Logger } from '../logger.js';
+import { scheduleCron } from '../cron.js';
 
 export interface Schedule {
   /** The next tick (before jitter), or null. */
@@ -9,7 +10,7 @@ export interface Schedule {
 
 export interface ScheduleOptions {
   name: string;
-  /** 5-field cron, or 6 fields with seconds first. */
+  /** 5-field cron, or 6 fields with seconds first (the dialect of `cron.ts`), in the process's time zone. */
   expression: string;
   onTick(): void;
   logger: Logger;
@@ -23,41 +24,31 @@ export function startSchedule(options: ScheduleOptions): Schedule {
   const random = options.random ?? Math.random;
   const pending = new Set<NodeJS.Timeout>();
   const log = options.logger.child({ source: options.name });
-  const task: ScheduledTask = cronSchedule(
+  const job: Cron = scheduleCron(
     options.expression,
     () => {
-      const delay = Math.floor(random() * jitterBound(task, options.maxJitterMs ?? 3000));
+      const delay = Math.floor(random() * jitterBound(job, options.maxJitterMs ?? 3000));
       const timer = setTimeout(() => {
         pending.delete(timer);
         options.onTick();
       }, delay);
       pending.add(timer);
     },
-    { name: `source:${options.name}`, logger: cronLogger(log) },
+    (error) => log.warn({ cron: true, err: error }, 'scheduler error'),
   );
   return {
-    nextRun: () => task.getNextRun(),
-    async stop() {
+    nextRun: () => job.nextRun(),
+    stop() {
       for (const timer of pending) clearTimeout(timer);
       pending.clear();
-      await task.stop();
-      await task.destroy();
+      job.stop();
+      return Promise.resolve();
     },
   };
 }
 
-function jitterBound(task: ScheduledTask, maxJitterMs: number): number {
-  const [first, second] = task.getNextRuns(2);
+function jitterBound(job: Cron, maxJitterMs: number): number {
+  const [first, second] = job.nextRuns(2);
   if (first === undefined || second === undefined) return 0;
   return Math.min(maxJitterMs, (second.getTime() - first.getTime()) / 10);
-}
-
-/** node-cron's own messages (missed executions and the like) go to our logger at debug level. */
-function cronLogger(log: Logger) {
-  return {
-    info: (message: string) => log.debug({ cron: true }, message),
-    warn: (message: string) => log.debug({ cron: true }, message),
-    error: (message: string | Error) => log.warn({ cron: true, err: message }, 'scheduler error'),
-    debug: (message: string | Error) => log.debug({ cron: true, detail: String(message) }, 'scheduler'),
-  };
 }

@@ -18,7 +18,7 @@ import { declaredUnchanged, passReport, type Notifier } from '../notify/index.js
 import { openPassHistory } from './history-file.js';
 import { createPassWaiters } from './pass-waiters.js';
 import type { Suspensions } from './suspensions.js';
-import { windowState } from './sync-windows.js';
+import { openSyncWindows } from './sync-windows.js';
 import { readPoolHealth } from './pool-health.js';
 import { warnIfUnreachable } from './api-unreachable.js';
 
@@ -45,7 +45,7 @@ export interface SourceRunnerOptions {
   suspensions?: Suspensions;
   /** Told of each pass's start and end. @default none */
   notifier?: Notifier;
-  /** The clock of the sync windows. @default the system clock */
+  /** The clock of the sync windows and the fight detector. @default the system clock */
   now?: () => Date;
   /** The API's URL (`api.url`), checked after a pass that did not reach the API. @default not checked */
   apiUrl?: string;
@@ -76,7 +76,6 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   const declaredCache = createDeclaredCache();
   const repo = openSource(source, { stateDir: options.stateDir, env: options.env, logger: log });
   metrics.addSource(source.name);
-  const fights = createFightDetector();
   /** The pass under way, filled in as it goes; turned into a PassRecord when it ends. */
   let current: PassUnderWay = newPass();
   const history = await openPassHistory(options.stateDir, source.name, log);
@@ -84,7 +83,9 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   const waiters = createPassWaiters();
   const suspensions = options.suspensions;
   const now = options.now ?? (() => new Date());
-  /** `sync --override-window` asked for the next `sync` pass to apply in a closed window. */
+  const windows = openSyncWindows(source.syncWindows ?? []);
+  const fights = createFightDetector(now);
+  /** `sync --override-window` asked for the next pass to start to apply in a closed window. */
   let overrideRequested = false;
   metrics.suspended(source.name, suspensions?.since(source.name) != null);
   let lastWarnings = new Set<string>();
@@ -107,9 +108,8 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       { succeeded: state.lastSuccessAt !== null, appliedRevision: state.lastAppliedRevision },
     );
     if (source.git !== null) options.notifier?.passStarted(source, revision);
-    const window = windowState(source.syncWindows ?? [], now());
-    current.overrideWindow = trigger === 'sync' && overrideRequested && window.closed;
-    overrideRequested = false;
+    const window = windows.state(now());
+    current.overrideWindow = current.overrideAsked && window.closed;
     current.windowClosed = window.closed && !current.overrideWindow;
     if (current.overrideWindow) log.warn({ window: window.reason }, 'the sync window is closed; applying anyway, as sync --override-window asked');
     const session = openPassSession(options.api, signal);
@@ -139,7 +139,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     if (plan !== null) logWarnings(plan.warnings);
     if (plan !== null) noteFights(plan.changes, outcome.results);
     if (plan !== null && current.windowClosed && plan.changes.length > 0) {
-      log.info({ waiting: plan.changes.length, window: windowState(source.syncWindows ?? [], now()).reason }, `${plan.changes.length} changes waiting for the window`);
+      log.info({ waiting: plan.changes.length, window: windows.state(now()).reason }, `${plan.changes.length} changes waiting for the window`);
     }
     // A pass without a plan says nothing about drift: the last known figure stays.
     if (plan !== null) {
@@ -211,6 +211,10 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       state.running = true;
       state.lastTrigger = trigger;
       current = newPass();
+      // The first pass that starts after `sync --override-window` takes the override, whatever its trigger: a sync
+      // asked for while another pass is queued is coalesced into that pass, and its waiter gets that pass's record.
+      current.overrideAsked = overrideRequested;
+      overrideRequested = false;
       waiters.started();
       log.info({ trigger }, 'pass started');
     },
@@ -221,7 +225,10 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       state.error = end.error === null ? null : safeErrorMessage(end.error);
       const finishedAt = new Date();
       state.lastRunAt = finishedAt.toISOString();
-      state.lastPass = passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error, current.liveDrift);
+      state.lastPass = {
+        ...passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error, current.liveDrift),
+        ...(current.overrideWindow ? { window: 'overridden' as const } : current.windowClosed ? { window: 'closed' as const } : {}),
+      };
       historyWritten = history.add(state.lastPass);
       waiters.ended(state.lastPass);
       options.notifier?.passFinished(
@@ -254,7 +261,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       const suspendedAt = suspensions?.since(source.name) ?? null;
       const status: SourceStatus = {
         ...state, running: loop.running, nextRunAt: suspendedAt !== null || next.length === 0 ? null : new Date(Math.min(...next)).toISOString(),
-        suspended: suspendedAt !== null, suspendedAt, syncWindow: source.syncWindows === undefined || source.syncWindows.length === 0 ? null : windowState(source.syncWindows, now()),
+        suspended: suspendedAt !== null, suspendedAt, syncWindow: source.syncWindows === undefined || source.syncWindows.length === 0 ? null : windows.state(now()),
       };
       if (options.history === true) status.history = [...history.passes];
       return status;
@@ -262,7 +269,8 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     whenIdle: () => loop.whenIdle(),
     sync({ overrideWindow }) {
       const ended = waiters.next();
-      overrideRequested = overrideWindow;
+      // A plain sync coalesced with an override does not cancel it.
+      overrideRequested ||= overrideWindow;
       log.info({ overrideWindow }, 'sync asked for');
       loop.trigger('sync');
       return ended;
@@ -271,12 +279,23 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       return suspensions?.since(source.name) != null;
     },
     async suspend() {
-      await suspensions?.suspend(source.name, now());
+      try {
+        await suspensions?.suspend(source.name, now());
+      } catch (error) {
+        metrics.suspended(source.name, true);
+        log.error({ error: safeErrorMessage(error) }, 'source suspended until the daemon stops, but the suspension could not be saved');
+        throw error;
+      }
       metrics.suspended(source.name, true);
       log.warn('source suspended: no trigger starts a pass until it is resumed');
     },
     async resume() {
-      await suspensions?.resume(source.name);
+      try {
+        await suspensions?.resume(source.name);
+      } catch (error) {
+        log.error({ error: safeErrorMessage(error) }, 'the source stays suspended: its resumption could not be saved');
+        throw error;
+      }
       metrics.suspended(source.name, false);
       log.info('source resumed');
       loop.trigger('sync');
@@ -298,6 +317,8 @@ interface PassUnderWay {
   outcome: PassOutcome | null;
   /** A closed sync window: the pass plans and applies nothing. */
   windowClosed: boolean;
+  /** `sync --override-window` was asked for before this pass started. */
+  overrideAsked: boolean;
   /** `sync --override-window` applied in a closed window. */
   overrideWindow: boolean;
   /** The declared side is as the last successful pass left it: the changes are drift. */
@@ -305,7 +326,7 @@ interface PassUnderWay {
 }
 
 function newPass(): PassUnderWay {
-  return { startedAt: new Date(), revision: null, outcome: null, windowClosed: false, overrideWindow: false, liveDrift: false };
+  return { startedAt: new Date(), revision: null, outcome: null, windowClosed: false, overrideAsked: false, overrideWindow: false, liveDrift: false };
 }
 
 function errorStack(error: unknown): string {

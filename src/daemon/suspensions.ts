@@ -1,32 +1,47 @@
-import path from 'node:path';
-import { errorMessage } from '../errors.js';
+import { rm } from 'node:fs/promises';
+import { errorMessage, UsageError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { readStateFile, writeStateFile } from './state-file.js';
+import { readStateJson, stateDirLayout, writeStateText } from '../state-dir.js';
 
 /** Suspended sources, by name: when each was suspended (ISO 8601). */
 type SuspensionFile = { suspended: Record<string, string> };
+
+/** Far more than any list of sources takes; a larger file is not read. */
+const MAX_SUSPENSIONS_BYTES = 1024 * 1024;
 
 /** Which sources are suspended; kept in the state dir, so a suspension survives restarts. */
 export interface Suspensions {
   /** When `source` was suspended, or null. */
   since(source: string): string | null;
+  /**
+   * Suspends `source` and saves the record. A failed save throws (a suspension that would be lost at a restart is
+   * not a success), and the source stays suspended until the daemon stops.
+   */
   suspend(source: string, at: Date): Promise<void>;
+  /** Resumes `source` once the record is saved; a failed save throws and the source stays suspended. */
   resume(source: string): Promise<void>;
 }
 
-export const SUSPENSIONS_FILE = 'suspended.json';
-
+/**
+ * The suspended sources from `suspensions/suspended.json`. The record fails closed: a file that is too large,
+ * cannot be read or is not what the daemon writes (a truncated write) stops the start with an error naming it,
+ * since resuming every source would apply changes an operator held back. A record in the old place
+ * (`suspended.json` at the top of the state dir) is moved to the new one.
+ */
 export async function openSuspensions(stateDir: string, logger: Logger): Promise<Suspensions> {
-  const file = path.join(stateDir, SUSPENSIONS_FILE);
-  const read = await readStateFile(file, isSuspensionFile, logger);
-  const suspended = new Map(Object.entries(read?.suspended ?? {}));
-  async function save(): Promise<void> {
-    try {
-      await writeStateFile(file, { suspended: Object.fromEntries(suspended) });
-    } catch (error) {
-      logger.warn({ file, error: errorMessage(error) }, 'cannot save the suspended sources; the change holds until a restart');
+  const layout = stateDirLayout(stateDir);
+  const file = layout.suspensions;
+  let read = await readRecord(file);
+  if (read === null) {
+    read = await readRecord(layout.oldSuspensions);
+    if (read !== null) {
+      await writeRecord(file, read);
+      await rm(layout.oldSuspensions, { force: true });
+      logger.info({ from: layout.oldSuspensions, to: file }, 'suspended sources moved to their folder of the state dir');
     }
   }
+  const suspended = new Map(Object.entries(read?.suspended ?? {}));
+  const save = () => writeRecord(file, { suspended: Object.fromEntries(suspended) });
   return {
     since: (source) => suspended.get(source) ?? null,
     async suspend(source, at) {
@@ -35,14 +50,41 @@ export async function openSuspensions(stateDir: string, logger: Logger): Promise
       await save();
     },
     async resume(source) {
-      if (!suspended.delete(source)) return;
-      await save();
+      const since = suspended.get(source);
+      if (since === undefined) return;
+      suspended.delete(source);
+      try {
+        await save();
+      } catch (error) {
+        suspended.set(source, since);
+        throw error;
+      }
     },
   };
+}
+
+async function readRecord(file: string): Promise<SuspensionFile | null> {
+  try {
+    return await readStateJson(file, MAX_SUSPENSIONS_BYTES, isSuspensionFile);
+  } catch (error) {
+    throw new UsageError(
+      `the record of suspended sources cannot be used: ${errorMessage(error)}. The daemon does not start, as it cannot tell which sources ` +
+        `were suspended: restore ${file} from a backup, or delete it to resume every source`,
+      { cause: error },
+    );
+  }
+}
+
+async function writeRecord(file: string, record: SuspensionFile): Promise<void> {
+  try {
+    await writeStateText(file, `${JSON.stringify(record)}\n`);
+  } catch (error) {
+    throw new Error(`cannot save the suspended sources to ${file}: ${errorMessage(error)}`, { cause: error });
+  }
 }
 
 function isSuspensionFile(value: unknown): value is SuspensionFile {
   if (typeof value !== 'object' || value === null) return false;
   const suspended = (value as { suspended?: unknown }).suspended;
-  return typeof suspended === 'object' && suspended !== null && Object.values(suspended).every((v) => typeof v === 'string');
+  return typeof suspended === 'object' && suspended !== null && !Array.isArray(suspended) && Object.values(suspended).every((v) => typeof v === 'string');
 }

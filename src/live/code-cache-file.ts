@@ -1,8 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { readStateText, stateDirLayout, writeStateText } from '../state-dir.js';
 import { createCodeCache, MAX_CODE_CACHE_ENTRIES, type CodeCache, type CodeCacheEntry } from './code-cache.js';
 
 /** Written into every file; a file that does not carry both is not ours (or is from another version) and is rebuilt. */
@@ -39,7 +39,7 @@ interface Loaded {
 export function openCodeCacheStore(options: CodeCacheStoreOptions): CodeCacheStore {
   const maxEntries = options.maxEntries ?? MAX_CODE_CACHE_ENTRIES;
   const loaded = new Map<string, Promise<Loaded>>();
-  const folder = path.join(options.stateDir, '.code-cache');
+  const folder = stateDirLayout(options.stateDir).codeCache;
   const log = options.logger;
 
   async function load(organization: string): Promise<Loaded> {
@@ -65,7 +65,7 @@ export function openCodeCacheStore(options: CodeCacheStoreOptions): CodeCacheSto
         const revision = entry.cache.revision;
         if (revision === entry.savedRevision) continue;
         try {
-          await writeAtomically(entry.file, serialize(organization, entry.cache));
+          await writeStateText(entry.file, serialize(organization, entry.cache));
           entry.savedRevision = revision;
         } catch (error) {
           log.warn({ file: entry.file, error: errorMessage(error) }, 'could not write the code cache; the next run downloads the code again');
@@ -84,20 +84,14 @@ function fileName(organization: string): string {
 
 /** The entries of the file; none when it is missing, and none with one warning when it is not a code cache we can trust. */
 async function readEntries(file: string, organization: string, log: Logger): Promise<Array<[string, CodeCacheEntry]>> {
-  let text: string;
+  let text: string | null;
   try {
-    const { size } = await stat(file);
-    if (size > MAX_FILE_BYTES) {
-      log.warn({ file, size }, 'the code cache file is too large and is ignored; it is rebuilt');
-      return [];
-    }
-    text = await readFile(file, 'utf8');
+    text = await readStateText(file, MAX_FILE_BYTES);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      log.warn({ file, error: errorMessage(error) }, 'the code cache file cannot be read and is ignored; it is rebuilt');
-    }
+    log.warn({ file, error: errorMessage(error) }, 'the code cache file is ignored; it is rebuilt');
     return [];
   }
+  if (text === null) return [];
   const entries = parse(text, organization);
   if (entries === null) {
     log.warn({ file }, 'the code cache file is corrupt, truncated or not ours, and is ignored; it is rebuilt');
@@ -134,20 +128,4 @@ function serialize(organization: string, cache: CodeCache): string {
   for (const [id, { updatedAt, digest }] of cache.entries()) lines.push(JSON.stringify([id, updatedAt, digest]));
   const head = `{"format":${JSON.stringify(FORMAT)},"version":${VERSION},"organization":${JSON.stringify(organization)},"entries":[`;
   return `${head}\n${lines.join(',\n')}\n]}\n`;
-}
-
-/**
- * Writes a temporary file of its own beside the target, then renames it over the target: a reader sees the old file
- * or the new one, never a part, and two runs writing at once each replace the file whole (the last one wins).
- */
-async function writeAtomically(file: string, text: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    await writeFile(temporary, text, 'utf8');
-    await rename(temporary, file);
-  } catch (error) {
-    await unlink(temporary).catch(() => undefined);
-    throw error;
-  }
 }

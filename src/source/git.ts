@@ -1,16 +1,16 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import type { GitSourceConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import type { Checkout, Source } from './types.js';
 import { redactCredentials } from '../redact.js';
+import { makeStateDir, stateDirLayout } from '../state-dir.js';
 import { checkCheckout } from './checkout-checks.js';
 import { gitRemote, scrub, type GitRemote } from './git-remote.js';
 
 export interface GitSourceOptions {
-  /** Source name; the checkout lives in `stateDir/<name>`. */
+  /** Source name; the checkout lives in `stateDir/git/<name>`. */
   name: string;
   git: GitSourceConfig;
   stateDir: string;
@@ -23,7 +23,7 @@ export class GitFetchError extends Error {
   override name = 'GitFetchError';
 }
 
-/** A git repository, fetched into `stateDir/<name>` at each checkout. */
+/** A git repository, fetched into `stateDir/git/<name>` at each checkout. */
 export function gitSource(options: GitSourceOptions): Source {
   return {
     kind: 'git',
@@ -33,11 +33,11 @@ export function gitSource(options: GitSourceOptions): Source {
 }
 
 /**
- * Brings `stateDir/<name>` to the tip of `git.ref`: creates the repo on first use, fetches only that ref
+ * Brings `stateDir/git/<name>` to the tip of `git.ref`: creates the repo on first use, fetches only that ref
  * (shallow), then hard-resets the work tree to the fetched commit and removes untracked files.
  */
 async function fetchCheckout(options: GitSourceOptions, signal: AbortSignal | undefined): Promise<Checkout & { revision: string }> {
-  const checkout = path.join(options.stateDir, options.name);
+  const checkout = stateDirLayout(options.stateDir).checkout(options.name);
   const dir = path.resolve(checkout, options.git.path);
   if (dir !== checkout && !dir.startsWith(checkout + path.sep)) {
     throw new GitFetchError(`git.path "${options.git.path}" of source ${options.name} leaves the repository`);
@@ -70,7 +70,7 @@ async function fetchCheckout(options: GitSourceOptions, signal: AbortSignal | un
  * the container would otherwise fail every fetch. The arguments are the tool's own.
  */
 async function openRepository(checkout: string, options: GitSourceOptions, remote: GitRemote, signal: AbortSignal | undefined): Promise<SimpleGit> {
-  await mkdir(checkout, { recursive: true });
+  await makeStateDir(checkout);
   const git = simpleGit({
     baseDir: checkout,
     unsafe: UNSAFE_ENV_ALLOWED,

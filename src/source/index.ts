@@ -8,7 +8,7 @@ export { redactCredentials, safeErrorMessage } from '../redact.js';
 export type { Checkout, Source, SourceWatch } from './types.js';
 
 export interface SourceContext {
-  /** Git checkouts live in `stateDir/<source name>`. */
+  /** Git checkouts live in `stateDir/git/<source name>`. */
   stateDir: string;
   /** The environment git runs with (credential helpers, SSH settings). */
   env: NodeJS.ProcessEnv;

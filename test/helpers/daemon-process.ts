@@ -41,6 +41,10 @@ export async function firstSourceStatus(daemon: DaemonProcess): Promise<SourceSt
  */
 export async function spawnDaemon(t: TestContext, config: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<DaemonProcess> {
   if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` first (npm test does)');
+  // Registered before the temp folder's removal, so the daemon is killed before its state dir is removed (after
+  // hooks run in the order they were added): a daemon still writing its history would make the removal fail.
+  let kill: () => Promise<void> = () => Promise.resolve();
+  t.after(() => kill());
   const dir = await tempTree(t, {}, 'pps-config-');
   const file = path.join(dir, 'daemon.yaml');
   await writeFile(file, stringify({ listen: '127.0.0.1:0', 'state-dir': path.join(dir, 'state'), ...config }));
@@ -53,12 +57,12 @@ export async function spawnDaemon(t: TestContext, config: Record<string, unknown
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   child.stdout?.resume();
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
-  t.after(async () => {
+  kill = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
       await exited;
     }
-  });
+  };
   const logs = (): LogLine[] =>
     stderr
       .split('\n')
