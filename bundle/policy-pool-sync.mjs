@@ -24173,8 +24173,8 @@ var require_interpret_conditionals = __commonJS({
 var require_is_object = __commonJS({
   "node_modules/pino-pretty/lib/utils/is-object.js"(exports, module) {
     "use strict";
-    module.exports = isObject3;
-    function isObject3(input) {
+    module.exports = isObject4;
+    function isObject4(input) {
       return Object.prototype.toString.apply(input) === "[object Object]";
     }
   }
@@ -24611,7 +24611,7 @@ var require_prettify_error_log = __commonJS({
     var {
       LOGGER_KEYS
     } = require_constants2();
-    var isObject3 = require_is_object();
+    var isObject4 = require_is_object();
     var joinLinesWithIndentation = require_join_lines_with_indentation();
     var prettifyObject = require_prettify_object();
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
@@ -24637,7 +24637,7 @@ var require_prettify_error_log = __commonJS({
           const key = propertiesToPrint[i2];
           if (key in log2 === false) continue;
           const safeKey = stripUnsafeControlChars(key);
-          if (isObject3(log2[key])) {
+          if (isObject4(log2[key])) {
             const prettifiedObject = prettifyObject({
               log: log2[key],
               excludeLoggerKeys: false,
@@ -24945,7 +24945,7 @@ var require_pretty = __commonJS({
     "use strict";
     module.exports = pretty;
     var sjs = require_secure_json_parse();
-    var isObject3 = require_is_object();
+    var isObject4 = require_is_object();
     var prettifyErrorLog = require_prettify_error_log();
     var prettifyLevel = require_prettify_level();
     var prettifyMessage = require_prettify_message();
@@ -24967,9 +24967,9 @@ var require_pretty = __commonJS({
     };
     function pretty(inputData) {
       let log2;
-      if (!isObject3(inputData)) {
+      if (!isObject4(inputData)) {
         const parsed = jsonParser(inputData);
-        if (parsed.err || !isObject3(parsed.value)) {
+        if (parsed.err || !isObject4(parsed.value)) {
           return inputData + this.EOL;
         }
         log2 = parsed.value;
@@ -30767,8 +30767,8 @@ var require_webidl = __commonJS({
     var { types, inspect: inspect2 } = __require("node:util");
     var { runtimeFeatures } = require_runtime_features();
     var UNDEFINED = 1;
-    var BOOLEAN = 2;
-    var STRING = 3;
+    var BOOLEAN2 = 2;
+    var STRING2 = 3;
     var SYMBOL2 = 4;
     var NUMBER = 5;
     var BIGINT = 6;
@@ -30837,9 +30837,9 @@ var require_webidl = __commonJS({
         case "undefined":
           return UNDEFINED;
         case "boolean":
-          return BOOLEAN;
+          return BOOLEAN2;
         case "string":
-          return STRING;
+          return STRING2;
         case "symbol":
           return SYMBOL2;
         case "number":
@@ -30857,8 +30857,8 @@ var require_webidl = __commonJS({
     };
     webidl.util.Types = {
       UNDEFINED,
-      BOOLEAN,
-      STRING,
+      BOOLEAN: BOOLEAN2,
+      STRING: STRING2,
       SYMBOL: SYMBOL2,
       NUMBER,
       BIGINT,
@@ -30869,9 +30869,9 @@ var require_webidl = __commonJS({
       switch (webidl.util.Type(o2)) {
         case UNDEFINED:
           return "Undefined";
-        case BOOLEAN:
+        case BOOLEAN2:
           return "Boolean";
-        case STRING:
+        case STRING2:
           return "String";
         case SYMBOL2:
           return "Symbol";
@@ -30957,7 +30957,7 @@ var require_webidl = __commonJS({
           return `Symbol(${V2.description})`;
         case OBJECT:
           return inspect2(V2);
-        case STRING:
+        case STRING2:
           return `"${V2}"`;
         case BIGINT:
           return `${V2}n`;
@@ -35714,13 +35714,13 @@ var require_pool_base = __commonJS({
         return Promise.all(destroyAll);
       }
       [kDispatch](opts, handler) {
-        const dispatcher = this[kGetDispatcher]();
-        if (!dispatcher) {
+        const dispatcher2 = this[kGetDispatcher]();
+        if (!dispatcher2) {
           this[kNeedDrain] = true;
           this[kQueue].push({ opts, handler });
           this[kQueued]++;
-        } else if (!dispatcher.dispatch(opts, handler)) {
-          dispatcher[kNeedDrain] = true;
+        } else if (!dispatcher2.dispatch(opts, handler)) {
+          dispatcher2[kNeedDrain] = true;
           this[kNeedDrain] = !this[kGetDispatcher]();
         }
         return !this[kNeedDrain];
@@ -35744,7 +35744,7 @@ var require_pool_base = __commonJS({
             this[kClients].splice(idx, 1);
           }
         });
-        this[kNeedDrain] = this[kClients].some((dispatcher) => !dispatcher[kNeedDrain] && dispatcher.closed !== true && dispatcher.destroyed !== true);
+        this[kNeedDrain] = this[kClients].some((dispatcher2) => !dispatcher2[kNeedDrain] && dispatcher2.closed !== true && dispatcher2.destroyed !== true);
       }
     };
     module.exports = {
@@ -35850,9 +35850,9 @@ var require_pool = __commonJS({
           }
         }
         if (!this[kConnections] || this[kClients].length < this[kConnections]) {
-          const dispatcher = this[kFactory](this[kUrl], this[kOptions]);
-          this[kAddClient](dispatcher);
-          return dispatcher;
+          const dispatcher2 = this[kFactory](this[kUrl], this[kOptions]);
+          this[kAddClient](dispatcher2);
+          return dispatcher2;
         }
       }
     };
@@ -35969,14 +35969,14 @@ var require_balanced_pool = __commonJS({
         return this[kClients].find((pool) => pool[kUrl].origin === upstreamOrigin && pool.closed !== true && pool.destroyed !== true);
       }
       get upstreams() {
-        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p2) => p2[kUrl].origin);
+        return this[kClients].filter((dispatcher2) => dispatcher2.closed !== true && dispatcher2.destroyed !== true).map((p2) => p2[kUrl].origin);
       }
       [kGetDispatcher]() {
         if (this[kClients].length === 0) {
           throw new BalancedPoolMissingUpstreamError();
         }
-        const dispatcher = this[kClients].find((dispatcher2) => !dispatcher2[kNeedDrain] && dispatcher2.closed !== true && dispatcher2.destroyed !== true);
-        if (!dispatcher) {
+        const dispatcher2 = this[kClients].find((dispatcher3) => !dispatcher3[kNeedDrain] && dispatcher3.closed !== true && dispatcher3.destroyed !== true);
+        if (!dispatcher2) {
           return;
         }
         const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b2) => a && b2, true);
@@ -36098,9 +36098,9 @@ var require_round_robin_pool = __commonJS({
         const clientTtlOption = this[kOptions].clientTtl;
         const clientsLength = this[kClients].length;
         if (clientsLength === 0) {
-          const dispatcher = this[kFactory](this[kUrl], this[kOptions]);
-          this[kAddClient](dispatcher);
-          return dispatcher;
+          const dispatcher2 = this[kFactory](this[kUrl], this[kOptions]);
+          this[kAddClient](dispatcher2);
+          return dispatcher2;
         }
         let checked = 0;
         while (checked < clientsLength) {
@@ -36117,9 +36117,9 @@ var require_round_robin_pool = __commonJS({
           checked++;
         }
         if (!this[kConnections] || clientsLength < this[kConnections]) {
-          const dispatcher = this[kFactory](this[kUrl], this[kOptions]);
-          this[kAddClient](dispatcher);
-          return dispatcher;
+          const dispatcher2 = this[kFactory](this[kUrl], this[kOptions]);
+          this[kAddClient](dispatcher2);
+          return dispatcher2;
         }
       }
     };
@@ -36184,8 +36184,8 @@ var require_agent = __commonJS({
       }
       get [kRunning]() {
         let ret2 = 0;
-        for (const { dispatcher } of this[kClients].values()) {
-          ret2 += dispatcher[kRunning];
+        for (const { dispatcher: dispatcher2 } of this[kClients].values()) {
+          ret2 += dispatcher2[kRunning];
         }
         return ret2;
       }
@@ -36200,8 +36200,8 @@ var require_agent = __commonJS({
           throw new MaxOriginsReachedError();
         }
         const result = this[kClients].get(key);
-        let dispatcher = result && result.dispatcher;
-        if (!dispatcher) {
+        let dispatcher2 = result && result.dispatcher;
+        if (!dispatcher2) {
           const closeClientIfUnused = (connected) => {
             const result2 = this[kClients].get(key);
             if (result2) {
@@ -36215,7 +36215,7 @@ var require_agent = __commonJS({
               this[kOrigins].delete(key);
             }
           };
-          dispatcher = this[kFactory](opts.origin, this[kOptions]).on("drain", this[kOnDrain]).on("connect", (origin, targets) => {
+          dispatcher2 = this[kFactory](opts.origin, this[kOptions]).on("drain", this[kOnDrain]).on("connect", (origin, targets) => {
             const result2 = this[kClients].get(key);
             if (result2) {
               result2.count += 1;
@@ -36228,32 +36228,32 @@ var require_agent = __commonJS({
             closeClientIfUnused(false);
             this[kOnConnectionError](origin, targets, err);
           });
-          this[kClients].set(key, { count: 0, dispatcher });
+          this[kClients].set(key, { count: 0, dispatcher: dispatcher2 });
           this[kOrigins].add(key);
         }
-        return dispatcher.dispatch(opts, handler);
+        return dispatcher2.dispatch(opts, handler);
       }
       [kClose]() {
         const closePromises = [];
-        for (const { dispatcher } of this[kClients].values()) {
-          closePromises.push(dispatcher.close());
+        for (const { dispatcher: dispatcher2 } of this[kClients].values()) {
+          closePromises.push(dispatcher2.close());
         }
         this[kClients].clear();
         return Promise.all(closePromises);
       }
       [kDestroy](err) {
         const destroyPromises = [];
-        for (const { dispatcher } of this[kClients].values()) {
-          destroyPromises.push(dispatcher.destroy(err));
+        for (const { dispatcher: dispatcher2 } of this[kClients].values()) {
+          destroyPromises.push(dispatcher2.destroy(err));
         }
         this[kClients].clear();
         return Promise.all(destroyPromises);
       }
       get stats() {
         const allClientStats = {};
-        for (const { dispatcher } of this[kClients].values()) {
-          if (dispatcher.stats) {
-            allClientStats[dispatcher[kUrl].origin] = dispatcher.stats;
+        for (const { dispatcher: dispatcher2 } of this[kClients].values()) {
+          if (dispatcher2.stats) {
+            allClientStats[dispatcher2[kUrl].origin] = dispatcher2.stats;
           }
         }
         return allClientStats;
@@ -40035,12 +40035,12 @@ var require_mock_agent = __commonJS({
       get(origin) {
         const normalizedOrigin = normalizeOrigin(origin);
         const originKey = this[kIgnoreTrailingSlash] ? normalizedOrigin.replace(/\/$/, "") : normalizedOrigin;
-        let dispatcher = this[kMockAgentGet](originKey);
-        if (!dispatcher) {
-          dispatcher = this[kFactory](originKey);
-          this[kMockAgentSet](originKey, dispatcher);
+        let dispatcher2 = this[kMockAgentGet](originKey);
+        if (!dispatcher2) {
+          dispatcher2 = this[kFactory](originKey);
+          this[kMockAgentSet](originKey, dispatcher2);
         }
-        return dispatcher;
+        return dispatcher2;
       }
       dispatch(opts, handler) {
         opts.origin = normalizeOrigin(opts.origin);
@@ -40114,8 +40114,8 @@ var require_mock_agent = __commonJS({
           this[kMockAgentMockCallHistoryInstance][kMockCallHistoryAddLog](opts);
         }
       }
-      [kMockAgentSet](origin, dispatcher) {
-        this[kClients].set(origin, { count: 0, dispatcher });
+      [kMockAgentSet](origin, dispatcher2) {
+        this[kClients].set(origin, { count: 0, dispatcher: dispatcher2 });
       }
       [kFactory](origin) {
         const mockOptions = Object.assign({ agent: this }, this[kOptions]);
@@ -40127,16 +40127,16 @@ var require_mock_agent = __commonJS({
           return result.dispatcher;
         }
         if (typeof origin !== "string") {
-          const dispatcher = this[kFactory]("http://localhost:9999");
-          this[kMockAgentSet](origin, dispatcher);
-          return dispatcher;
+          const dispatcher2 = this[kFactory]("http://localhost:9999");
+          this[kMockAgentSet](origin, dispatcher2);
+          return dispatcher2;
         }
         for (const [keyMatcher, result2] of Array.from(this[kClients])) {
           if (result2 && typeof keyMatcher !== "string" && matchValue2(keyMatcher, origin)) {
-            const dispatcher = this[kFactory](origin);
-            this[kMockAgentSet](origin, dispatcher);
-            dispatcher[kDispatches] = result2.dispatcher[kDispatches];
-            return dispatcher;
+            const dispatcher2 = this[kFactory](origin);
+            this[kMockAgentSet](origin, dispatcher2);
+            dispatcher2[kDispatches] = result2.dispatcher[kDispatches];
+            return dispatcher2;
           }
         }
       }
@@ -41049,11 +41049,11 @@ var require_redirect_handler = __commonJS({
       }
     };
     var RedirectHandler = class _RedirectHandler {
-      static buildDispatch(dispatcher, maxRedirections) {
+      static buildDispatch(dispatcher2, maxRedirections) {
         if (maxRedirections != null && (!Number.isInteger(maxRedirections) || maxRedirections < 0)) {
           throw new InvalidArgumentError("maxRedirections must be a positive number");
         }
-        const dispatch = dispatcher.dispatch.bind(dispatcher);
+        const dispatch = dispatcher2.dispatch.bind(dispatcher2);
         return (opts, originalHandler) => dispatch(opts, new _RedirectHandler(dispatch, maxRedirections, opts, originalHandler));
       }
       constructor(dispatch, maxRedirections, opts, handler) {
@@ -47224,10 +47224,10 @@ var require_request2 = __commonJS({
       }
       return newRequest;
     }
-    function fromInnerRequest(innerRequest, dispatcher, signal, guard) {
+    function fromInnerRequest(innerRequest, dispatcher2, signal, guard) {
       const request2 = new Request(kConstruct);
       setRequestState(request2, innerRequest);
-      setRequestDispatcher(request2, dispatcher);
+      setRequestDispatcher(request2, dispatcher2);
       setRequestSignal(request2, signal);
       const headers = new Headers(kConstruct);
       setRequestHeaders(request2, headers);
@@ -47582,9 +47582,9 @@ var require_fetch = __commonJS({
     var defaultUserAgent = typeof __UNDICI_IS_NODE__ !== "undefined" || typeof esbuildDetection !== "undefined" ? "node" : "undici";
     var resolveObjectURL;
     var Fetch = class extends EE {
-      constructor(dispatcher) {
+      constructor(dispatcher2) {
         super();
-        this.dispatcher = dispatcher;
+        this.dispatcher = dispatcher2;
         this.connection = null;
         this.dump = false;
         this.state = "ongoing";
@@ -47738,12 +47738,12 @@ var require_fetch = __commonJS({
       processResponseEndOfBody,
       processResponseConsumeBody,
       useParallelQueue = false,
-      dispatcher = getGlobalDispatcher(),
+      dispatcher: dispatcher2 = getGlobalDispatcher(),
       // undici
       requestObject = null
       // Keep alive to prevent AbortController GC, see #4627
     }) {
-      assert(dispatcher);
+      assert(dispatcher2);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
       if (request2.client != null) {
@@ -47755,7 +47755,7 @@ var require_fetch = __commonJS({
         startTime: currentTime
       });
       const fetchParams = {
-        controller: new Fetch(dispatcher),
+        controller: new Fetch(dispatcher2),
         request: request2,
         timingInfo,
         processRequestBodyChunkLength,
@@ -52864,11 +52864,11 @@ var require_undici = __commonJS({
           }
           url = util.parseURL(url);
         }
-        const { agent, dispatcher = getGlobalDispatcher() } = opts;
+        const { agent, dispatcher: dispatcher2 = getGlobalDispatcher() } = opts;
         if (agent) {
           throw new InvalidArgumentError("unsupported opts.agent. Did you mean opts.client?");
         }
-        return fn.call(dispatcher, {
+        return fn.call(dispatcher2, {
           ...opts,
           origin: url.origin,
           path: url.search ? `${url.pathname}${url.search}` : url.pathname,
@@ -52966,25 +52966,90 @@ ${captureLines}` : capture.stack;
   }
 });
 
+// src/cli/control-shapes.ts
+function problemOf(value2, at, shape) {
+  if (!isObject(value2)) return `${at} is not an object`;
+  for (const [key, [test, what, optional]] of Object.entries(shape)) {
+    if (optional === "optional" && value2[key] === void 0) continue;
+    if (!test(value2[key])) return `${at}.${key} is not ${what}`;
+  }
+  return null;
+}
+function readStatusRows(body) {
+  if (!isObject(body) || !Array.isArray(body.sources)) return "sources is not a list";
+  for (const [index, entry] of body.sources.entries()) {
+    const problem = problemOf(entry, `sources[${index}]`, STATUS_ROW);
+    if (problem !== null) return problem;
+  }
+  return body.sources;
+}
+function readSyncPass(body) {
+  if (!isObject(body) || !("pass" in body)) return "pass is missing";
+  if (body.pass === null) return null;
+  return problemOf(body.pass, "pass", PASS) ?? body.pass;
+}
+var isObject, STRING, STRING_OR_NULL, NUMBER_OR_NULL, BOOLEAN, STATUS_ROW, PASS;
+var init_control_shapes = __esm({
+  "src/cli/control-shapes.ts"() {
+    "use strict";
+    isObject = (value2) => typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
+    STRING = [(v) => typeof v === "string", "a string"];
+    STRING_OR_NULL = [(v) => v === null || typeof v === "string", "a string or null"];
+    NUMBER_OR_NULL = [(v) => v === null || typeof v === "number", "a number or null"];
+    BOOLEAN = [(v) => typeof v === "boolean", "true or false"];
+    STATUS_ROW = {
+      name: STRING,
+      lastAttemptedRevision: STRING_OR_NULL,
+      lastAppliedRevision: STRING_OR_NULL,
+      result: STRING_OR_NULL,
+      driftCount: NUMBER_OR_NULL,
+      nextRunAt: STRING_OR_NULL,
+      running: BOOLEAN,
+      suspended: [BOOLEAN[0], BOOLEAN[1], "optional"],
+      waitingForWindow: [NUMBER_OR_NULL[0], NUMBER_OR_NULL[1], "optional"]
+    };
+    PASS = {
+      result: STRING,
+      revision: STRING_OR_NULL,
+      error: STRING_OR_NULL,
+      drift: NUMBER_OR_NULL,
+      changes: [(v) => Array.isArray(v) && v.every((c3) => isObject(c3) && typeof c3.outcome === "string"), "a list of changes, each with an outcome"],
+      changesOmitted: [(v) => typeof v === "number", "a number"]
+    };
+  }
+});
+
 // src/cli/control-client.ts
 var control_client_exports = {};
 __export(control_client_exports, {
+  CLIENT_LIMITS: () => CLIENT_LIMITS,
   controlClient: () => controlClient
 });
-function controlClient(origin, env) {
+function controlClient(origin, env, limits = CLIENT_LIMITS) {
   const bearer2 = (name) => {
     const token = env[name];
     return token === void 0 || token === "" ? {} : { authorization: `Bearer ${token}` };
   };
-  async function request2(method, path20, tokenEnv) {
+  async function request2(method, path20, tokenEnv, seconds2) {
+    const url = `${origin}${path20}`;
+    const signal = AbortSignal.timeout(seconds2 * 1e3);
+    const late = () => new UsageError(`the daemon at ${origin} did not answer ${method} ${path20} within ${seconds2} s: check --daemon URL, or give it longer with --timeout SECONDS`);
     let response;
     try {
-      response = await (0, import_undici.fetch)(`${origin}${path20}`, { method, headers: bearer2(tokenEnv), dispatcher: patient });
+      response = await (0, import_undici.fetch)(url, { method, headers: bearer2(tokenEnv), dispatcher, signal });
     } catch (error) {
+      if (signal.aborted) throw late();
       const cause = error.cause;
       throw new UsageError(`cannot reach the daemon at ${origin}: ${cause?.code ?? cause?.message ?? errorMessage(error)}; give its address with --daemon URL`);
     }
-    const text2 = await response.text();
+    let text2;
+    try {
+      text2 = await cappedText(response, limits.maxBytes);
+    } catch (error) {
+      if (error instanceof UsageError) throw new UsageError(`the answer of ${url} ${error.message}: is --daemon URL a policy-pool-sync daemon?`);
+      if (signal.aborted) throw late();
+      throw new UsageError(`the daemon at ${origin} broke off its answer to ${method} ${path20}: ${errorMessage(error)}`);
+    }
     let body = null;
     try {
       body = JSON.parse(text2);
@@ -52994,26 +53059,51 @@ function controlClient(origin, env) {
     if (response.ok) return body;
     const said = body?.error;
     const hint = response.status === 401 ? ` (set ${tokenEnv} to the daemon's token)` : "";
-    throw new UsageError(`the daemon answered ${method} ${path20} with ${response.status}: ${typeof said === "string" ? said : text2.slice(0, 200)}${hint}`);
+    throw new UsageError(`the daemon answered ${method} ${path20} with ${response.status}: ${typeof said === "string" ? said.slice(0, 500) : text2.slice(0, 200)}${hint}`);
   }
+  const checked = (what, value2) => {
+    if (typeof value2 !== "string") return value2;
+    throw new UsageError(`the daemon at ${origin} answered ${what} in a shape this client does not know (${value2}): is --daemon URL a policy-pool-sync daemon of this version?`);
+  };
+  const sourcePath = (source, action) => `/sources/${encodeURIComponent(source)}/${action}`;
   return {
     async statuses() {
-      const body = await request2("GET", "/status", "STATUS_TOKEN");
-      return body?.sources ?? [];
+      return checked("GET /status", readStatusRows(await request2("GET", "/status", "STATUS_TOKEN", limits.requestSeconds)));
     },
-    post(source, action, query) {
-      const search = new URLSearchParams(query).toString();
-      return request2("POST", `/sources/${encodeURIComponent(source)}/${action}${search === "" ? "" : `?${search}`}`, "CONTROL_TOKEN");
+    async sync(source, query) {
+      const path20 = `${sourcePath(source, "sync")}?${new URLSearchParams(query).toString()}`;
+      return checked(`POST ${path20}`, readSyncPass(await request2("POST", path20, "CONTROL_TOKEN", limits.syncSeconds)));
+    },
+    async act(source, action) {
+      await request2("POST", sourcePath(source, action), "CONTROL_TOKEN", limits.requestSeconds);
     }
   };
 }
-var import_undici, patient;
+async function cappedText(response, maxBytes) {
+  const tooLarge3 = () => new UsageError(`is larger than ${maxBytes / (1024 * 1024)} MiB`);
+  if (Number(response.headers.get("content-length") ?? 0) > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge3();
+  }
+  if (response.body === null) return "";
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw tooLarge3();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+var import_undici, CLIENT_LIMITS, dispatcher;
 var init_control_client = __esm({
   "src/cli/control-client.ts"() {
     "use strict";
     import_undici = __toESM(require_undici(), 1);
     init_errors();
-    patient = new import_undici.Agent({ headersTimeout: 0, bodyTimeout: 0 });
+    init_control_shapes();
+    CLIENT_LIMITS = { requestSeconds: 30, syncSeconds: 900, maxBytes: 4 * 1024 * 1024 };
+    dispatcher = new import_undici.Agent({ headersTimeout: 0, bodyTimeout: 0 });
   }
 });
 
@@ -53038,7 +53128,12 @@ async function runControlCommand(argv, io) {
     io.stdout.write(CONTROL_USAGE);
     return 0;
   }
-  const client = (await Promise.resolve().then(() => (init_control_client(), control_client_exports))).controlClient(args.daemon, io.env);
+  const { controlClient: controlClient2, CLIENT_LIMITS: CLIENT_LIMITS2 } = await Promise.resolve().then(() => (init_control_client(), control_client_exports));
+  const client = controlClient2(args.daemon, io.env, {
+    ...CLIENT_LIMITS2,
+    requestSeconds: args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS2,
+    syncSeconds: args.timeoutSeconds ?? DEFAULT_SYNC_TIMEOUT_SECONDS
+  });
   if (command === "status") {
     const sources2 = await sourceNames(client, args.source);
     const rows = (await client.statuses()).filter((s) => sources2.includes(s.name));
@@ -53049,7 +53144,7 @@ async function runControlCommand(argv, io) {
   const sources = args.source === null ? await sourceNames(client, null) : [args.source];
   if (command === "suspend" || command === "resume") {
     for (const name of sources) {
-      await client.post(name, command, {});
+      await client.act(name, command);
       io.stdout.write(`source "${name}" ${command === "suspend" ? "suspended" : "resumed"}
 `);
     }
@@ -53057,8 +53152,8 @@ async function runControlCommand(argv, io) {
   }
   const passes = [];
   for (const name of sources) {
-    const body = await client.post(name, "sync", { wait: "1", ...args.overrideWindow ? { "override-window": "1" } : {} });
-    passes.push({ source: name, pass: body.pass });
+    const pass = await client.sync(name, { wait: "1", ...args.overrideWindow ? { "override-window": "1" } : {} });
+    passes.push({ source: name, pass });
   }
   io.stdout.write(args.output === "json" ? `${JSON.stringify({ passes }, null, 2)}
 ` : renderSyncResult(passes));
@@ -53081,6 +53176,7 @@ function parseControlArgs(argv) {
         daemon: { type: "string" },
         source: { type: "string" },
         output: { type: "string" },
+        timeout: { type: "string" },
         "detailed-exitcode": { type: "boolean" },
         "override-window": { type: "boolean" },
         help: { type: "boolean", short: "h" }
@@ -53094,7 +53190,10 @@ ${CONTROL_USAGE}`);
   if (output !== "text" && output !== "json") throw new UsageError(`--output must be text or json, not "${output}"`);
   const daemon = values.daemon ?? DEFAULT_DAEMON_URL;
   if (!/^https?:\/\/[^\s/]+/.test(daemon)) throw new UsageError(`--daemon "${daemon}" is not an http(s) URL, e.g. ${DEFAULT_DAEMON_URL}`);
+  const timeout = values.timeout === void 0 ? null : Number(values.timeout);
+  if (timeout !== null && !(Number.isFinite(timeout) && timeout > 0)) throw new UsageError(`--timeout must be a number of seconds above 0, not "${values.timeout}"`);
   return {
+    timeoutSeconds: timeout,
     daemon: daemon.replace(/\/+$/, ""),
     source: values.source ?? null,
     output,
@@ -53103,21 +53202,24 @@ ${CONTROL_USAGE}`);
     help: values.help === true
   };
 }
-var CONTROL_COMMANDS, DEFAULT_DAEMON_URL, CONTROL_USAGE;
+var DEFAULT_TIMEOUT_SECONDS2, DEFAULT_SYNC_TIMEOUT_SECONDS, CONTROL_COMMANDS, DEFAULT_DAEMON_URL, CONTROL_USAGE;
 var init_control_command = __esm({
   "src/cli/control-command.ts"() {
     "use strict";
     init_errors();
     init_control_output();
+    DEFAULT_TIMEOUT_SECONDS2 = 30;
+    DEFAULT_SYNC_TIMEOUT_SECONDS = 900;
     CONTROL_COMMANDS = ["status", "sync", "suspend", "resume"];
     DEFAULT_DAEMON_URL = "http://127.0.0.1:9090";
     CONTROL_USAGE = `Usage:
-  policy-pool-sync status  [--source NAME] [--daemon URL] [--output text|json]
-  policy-pool-sync sync    [--source NAME] [--daemon URL] [--output text|json] [--detailed-exitcode] [--override-window]
-  policy-pool-sync suspend [--source NAME] [--daemon URL]
-  policy-pool-sync resume  [--source NAME] [--daemon URL]
+  policy-pool-sync status  [--source NAME] [--daemon URL] [--output text|json] [--timeout SECONDS]
+  policy-pool-sync sync    [--source NAME] [--daemon URL] [--output text|json] [--detailed-exitcode] [--override-window] [--timeout SECONDS]
+  policy-pool-sync suspend [--source NAME] [--daemon URL] [--timeout SECONDS]
+  policy-pool-sync resume  [--source NAME] [--daemon URL] [--timeout SECONDS]
 
   --daemon URL           the daemon's HTTP address (default ${DEFAULT_DAEMON_URL})
+  --timeout SECONDS      how long each request may take (default ${DEFAULT_TIMEOUT_SECONDS2}; sync waits for its pass: ${DEFAULT_SYNC_TIMEOUT_SECONDS})
   --source NAME          only that source (default: every source)
   --output FORMAT        text (a table) or json
   --detailed-exitcode    sync: exit 2 when the pass applied changes and nothing failed
@@ -54357,7 +54459,7 @@ async function readJsonBody(req, expectedType, limit = 1048576) {
     throw badRequest("request body is not valid JSON");
   }
 }
-function isObject(value2) {
+function isObject2(value2) {
   return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
 }
 var JSON_API, ReplyError;
@@ -54380,13 +54482,13 @@ var init_http = __esm({
 
 // src/emulator/validate.ts
 function readDocument(body, type) {
-  if (!isObject(body) || !isObject(body.data)) throw invalid("data must be an object", "/data");
+  if (!isObject2(body) || !isObject2(body.data)) throw invalid("data must be an object", "/data");
   const { data } = body;
   if (data.type !== type) throw invalid(`type must be ${type}`, "/data/type");
   const attributes = data.attributes ?? {};
-  if (!isObject(attributes)) throw invalid("attributes must be an object", "/data/attributes");
+  if (!isObject2(attributes)) throw invalid("attributes must be an object", "/data/attributes");
   const relationships = data.relationships ?? {};
-  if (!isObject(relationships)) throw invalid("relationships must be an object", "/data/relationships");
+  if (!isObject2(relationships)) throw invalid("relationships must be an object", "/data/relationships");
   return { attributes, relationships };
 }
 function checkName(value2) {
@@ -54412,10 +54514,10 @@ function relationshipIds(relationships, key, type, exists2) {
   const relationship = relationships[key];
   if (relationship === void 0) return void 0;
   const pointer = `/data/relationships/${key}`;
-  if (!isObject(relationship) || !Array.isArray(relationship.data)) throw invalid(`${key} data must be an array`, pointer);
+  if (!isObject2(relationship) || !Array.isArray(relationship.data)) throw invalid(`${key} data must be an array`, pointer);
   const ids2 = [];
   for (const [i2, item] of relationship.data.entries()) {
-    if (!isObject(item) || typeof item.id !== "string" || item.type !== type) {
+    if (!isObject2(item) || typeof item.id !== "string" || item.type !== type) {
       throw invalid(`each ${key} element needs an id and type ${type}`, `${pointer}/data/${i2}`);
     }
     if (!exists2(item.id)) throw invalid(`${type} ${item.id} not found`, `${pointer}/data/${i2}`);
@@ -54491,7 +54593,7 @@ function readLevel(attributes, kind, name, behaviour) {
   let fromEnforce;
   for (const [i2, rule] of enforce.entries()) {
     const pointer = `/data/attributes/enforce/${i2}`;
-    if (!isObject(rule) || typeof rule.path !== "string" || typeof rule.mode !== "string") {
+    if (!isObject2(rule) || typeof rule.path !== "string" || typeof rule.mode !== "string") {
       throw invalid("each enforce element needs a path and a mode", pointer);
     }
     if (!levels2.includes(rule.mode)) throw invalid(`mode must be one of ${levels2.join(", ")} for ${kind} policies`, `${pointer}/mode`);
@@ -54853,7 +54955,7 @@ var init_seed = __esm({
 
 // src/emulator/control-input.ts
 function readFaultList(body) {
-  if (!isObject(body) || !Array.isArray(body.faults)) throw badRequest('body must be {"faults": [...]}');
+  if (!isObject2(body) || !Array.isArray(body.faults)) throw badRequest('body must be {"faults": [...]}');
   const problems2 = faultProblems(body.faults);
   if (problems2.length > 0) throw badRequest(problems2.join("; "));
   return body.faults.map(toFault);
@@ -54864,7 +54966,7 @@ function readBehaviourChanges(body) {
   return toBehaviour(body);
 }
 function readAgentFields(value2, creating) {
-  if (!isObject(value2)) throw badRequest("an agent must be an object");
+  if (!isObject2(value2)) throw badRequest("an agent must be an object");
   const fields = {};
   if (value2.status !== void 0 || creating) {
     if (typeof value2.status !== "string" || !STATUS_WORD.test(value2.status)) {
@@ -54933,7 +55035,7 @@ function addFaults(faults, body) {
   return specs.length;
 }
 function setRateLimit(limiter, body) {
-  if (!isObject(body) || body.limit === void 0 && body.window === void 0) throw badRequest('body must be {"limit": N, "window": "sliding" | "fixed"}');
+  if (!isObject2(body) || body.limit === void 0 && body.window === void 0) throw badRequest('body must be {"limit": N, "window": "sliding" | "fixed"}');
   const { limit, window: window2 } = body;
   if (limit !== void 0 && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 0)) throw badRequest("limit must be a whole number, 0 or more");
   if (window2 !== void 0 && window2 !== "sliding" && window2 !== "fixed") throw badRequest("window must be sliding or fixed");
@@ -54943,7 +55045,7 @@ function setRateLimit(limiter, body) {
 }
 async function addAgents(ctx) {
   const body = await readJson(ctx);
-  if (!isObject(body) || typeof body.pool !== "string" || !Array.isArray(body.agents)) {
+  if (!isObject2(body) || typeof body.pool !== "string" || !Array.isArray(body.agents)) {
     throw badRequest('body must be {"pool": "apool-...", "agents": [...]}');
   }
   const pool = requirePool(ctx.store, body.pool);
@@ -55916,11 +56018,11 @@ var init_clock = __esm({
 });
 
 // src/api/json-api.ts
-function isObject2(value2) {
+function isObject3(value2) {
   return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
 }
 function field(value2, key) {
-  return isObject2(value2) ? value2[key] : void 0;
+  return isObject3(value2) ? value2[key] : void 0;
 }
 function str(value2) {
   return typeof value2 === "string" ? value2 : null;
@@ -55942,7 +56044,7 @@ function relatedIds(resource, name) {
 }
 function primary(document2) {
   const data = field(document2, "data");
-  if (!isObject2(data)) throw new TypeError("document has no data object");
+  if (!isObject3(data)) throw new TypeError("document has no data object");
   return data;
 }
 function primaryList(document2) {
@@ -62034,7 +62136,7 @@ var require_util8 = __commonJS({
       return fastHashObject(keys, labels);
     }
     exports.hashObject = hashObject;
-    exports.isObject = function isObject3(obj) {
+    exports.isObject = function isObject4(obj) {
       return obj !== null && typeof obj === "object";
     };
     exports.nowTimestamp = function nowTimestamp() {
@@ -62280,11 +62382,11 @@ var require_metric = __commonJS({
   "node_modules/prom-client/lib/metric.js"(exports, module) {
     "use strict";
     var Registry2 = require_registry();
-    var { isObject: isObject3 } = require_util8();
+    var { isObject: isObject4 } = require_util8();
     var { validateMetricName, validateLabelName } = require_validation3();
     var Metric = class {
       constructor(config, defaults = {}) {
-        if (!isObject3(config)) {
+        if (!isObject4(config)) {
           throw new TypeError("constructor expected a config object");
         }
         Object.assign(
@@ -62378,7 +62480,7 @@ var require_counter = __commonJS({
     var util = __require("util");
     var {
       hashObject,
-      isObject: isObject3,
+      isObject: isObject4,
       getLabels,
       removeLabels,
       nowTimestamp
@@ -62409,7 +62511,7 @@ var require_counter = __commonJS({
        */
       incWithoutExemplar(labels, value2) {
         let hash = "";
-        if (isObject3(labels)) {
+        if (isObject4(labels)) {
           hash = hashObject(labels, this.sortedLabelNames);
           validateLabel(this.labelNames, labels);
         } else {
@@ -62450,7 +62552,7 @@ var require_counter = __commonJS({
       }
       updateExemplar(exemplarLabels, value2, hash) {
         if (exemplarLabels === this.defaultExemplarLabelSet) return;
-        if (!isObject3(this.hashMap[hash].exemplar)) {
+        if (!isObject4(this.hashMap[hash].exemplar)) {
           this.hashMap[hash].exemplar = new Exemplar();
         }
         this.hashMap[hash].exemplar.validateExemplarLabelSet(exemplarLabels);
@@ -62515,7 +62617,7 @@ var require_gauge = __commonJS({
       setValueDelta,
       getLabels,
       hashObject,
-      isObject: isObject3,
+      isObject: isObject4,
       removeLabels
     } = require_util8();
     var { validateLabel } = require_validation3();
@@ -62652,10 +62754,10 @@ var require_gauge = __commonJS({
       setValueDelta(gauge.hashMap, delta, labels, hash);
     }
     function getLabelArg(labels) {
-      return isObject3(labels) ? labels : {};
+      return isObject4(labels) ? labels : {};
     }
     function getValueArg(labels, value2) {
-      return isObject3(labels) ? value2 : labels;
+      return isObject4(labels) ? value2 : labels;
     }
     module.exports = Gauge2;
   }
@@ -62669,7 +62771,7 @@ var require_histogram = __commonJS({
     var {
       getLabels,
       hashObject,
-      isObject: isObject3,
+      isObject: isObject4,
       removeLabels,
       nowTimestamp
     } = require_util8();
@@ -62741,7 +62843,7 @@ var require_histogram = __commonJS({
         const bound = findBound(this.upperBounds, value2);
         const { bucketExemplars } = this.hashMap[hash];
         let exemplar = bucketExemplars[bound];
-        if (!isObject3(exemplar)) {
+        if (!isObject4(exemplar)) {
           exemplar = new Exemplar();
           bucketExemplars[bound] = exemplar;
         }
@@ -62903,7 +63005,7 @@ var require_histogram = __commonJS({
       return result;
     }
     function convertLabelsAndValues(labels, value2) {
-      return isObject3(labels) ? {
+      return isObject4(labels) ? {
         labels,
         value: value2
       } : {
@@ -66600,7 +66702,7 @@ var require_gc = __commonJS({
 var require_defaultMetrics = __commonJS({
   "node_modules/prom-client/lib/defaultMetrics.js"(exports, module) {
     "use strict";
-    var { isObject: isObject3 } = require_util8();
+    var { isObject: isObject4 } = require_util8();
     var processCpuTotal = require_processCpuTotal();
     var processStartTime = require_processStartTime();
     var osMemoryHeap = require_osMemoryHeap();
@@ -66631,7 +66733,7 @@ var require_defaultMetrics = __commonJS({
     };
     var metricsList = Object.keys(metrics);
     module.exports = function collectDefaultMetrics2(config) {
-      if (config !== null && config !== void 0 && !isObject3(config)) {
+      if (config !== null && config !== void 0 && !isObject4(config)) {
         throw new TypeError("config must be null, undefined, or an object");
       }
       config = { eventLoopMonitoringPrecision: 10, ...config };
