@@ -76,7 +76,7 @@ test('a page of another site cannot suspend or sync a source, and a rebound name
   assert.equal((await page.goto(`${daemon.origin}/status.html`))?.status(), 200, 'and again, the credentials remembered');
 
   await page.goto(evilOrigin);
-  await page.waitForFunction(() => document.title === 'done', undefined, { timeout: 20_000 });
+  await page.waitForFunction('document.title === "done"', undefined, { timeout: 20_000 });
   assert.equal((await status())?.suspended, false, 'the other site did not suspend the source');
   assert.equal(passes(), before, 'nor start a pass');
   // Refused as cross-site before any token was looked at: the page used up none of the operator's attempts.
