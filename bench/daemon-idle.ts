@@ -12,7 +12,7 @@ import { stringify } from 'yaml';
 import { defaultSeed, startEmulator } from '../src/emulator/index.js';
 
 const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 20);
-const SECRET = 'bench-secret';
+const SECRET = 'bench-webhook-secret';
 const root = mkdtempSync(path.join(os.tmpdir(), 'pps-bench-daemon-'));
 const repo = path.join(root, 'repo');
 const git = (...args: string[]) => execFileSync('git', args, { cwd: repo, encoding: 'utf8' }).trim();

@@ -7346,7 +7346,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse3(src, reviver, options) {
+    function parse4(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -7387,7 +7387,7 @@ var require_public_api = __commonJS({
         return value2.toString(options);
       return new Document.Document(value2, _replacer, options).toString(options);
     }
-    exports.parse = parse3;
+    exports.parse = parse4;
     exports.parseAllDocuments = parseAllDocuments;
     exports.parseDocument = parseDocument2;
     exports.stringify = stringify2;
@@ -7547,7 +7547,7 @@ var EMBEDDED;
 var init_embedded = __esm({
   "src/embedded.ts"() {
     "use strict";
-    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind.", "enum": ["native", "sentinel"], "default": "native" }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": 'Present only in a saved plan (`--dry-run --out FILE`): the version of the saved changes that `--reconcile --plan FILE` reads and checks. "2": each change is saved whole, as the plan holds it (`uploadCode`, `adoptMarker`, `poolName`, `live`, `declared`); a plan saved as "1" is refused: make a new plan.', "const": "2" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan: the API's word for the native kind.", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools, strict_imports.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "uploadCode": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adoptMarker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "poolName": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live resource", "description": "Saved plans: the live resource the change was planned against, as the plan holds it (the values compared, a policy's code as its digest); null for a creation. The apply refuses the plan if it changed since.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicy" }, { "$ref": "#/$defs/livePool" }, { "$ref": "#/$defs/liveAgent" }] }, "declared": { "title": "Declaration", "description": "Saved plans: the declaration the change applies, as the plan holds it (its settings; a policy's code as its digest, size, lines, file and where its bytes were); null for a deletion. The apply refuses the plan if it changed since. Where the bytes were (`code.source.root` and `path`) may differ between machines and is not compared.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySpec" }, { "$ref": "#/$defs/poolSpec" }] } } }, "ids": { "type": "array", "items": { "type": "string" } }, "idsOrNull": { "type": ["array", "null"], "items": { "type": "string" } }, "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "livePolicy": { "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "query": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "policySetIds": { "$ref": "#/$defs/ids" }, "policySetCount": { "$ref": "#/$defs/count" }, "updatedAt": { "type": ["string", "null"] }, "codeDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] } } }, "livePool": { "type": "object", "additionalProperties": false, "required": ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaceIds": { "$ref": "#/$defs/ids" }, "allowedProjectIds": { "$ref": "#/$defs/ids" }, "excludedWorkspaceIds": { "$ref": "#/$defs/ids" } } }, "liveAgent": { "type": "object", "additionalProperties": false, "required": ["id", "status", "lastPingAt"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "lastPingAt": { "type": ["string", "null"] } } }, "policySpec": { "type": "object", "additionalProperties": false, "required": ["kind", "description", "enforcementLevel", "query", "policySets", "code"], "properties": { "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "query": { "type": ["string", "null"] }, "policySets": { "$ref": "#/$defs/idsOrNull" }, "code": { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines", "file", "source"], "properties": { "sha256": { "$ref": "#/$defs/sha256" }, "bytes": { "$ref": "#/$defs/count" }, "lines": { "$ref": "#/$defs/count" }, "file": { "description": "The code file, relative to the source root.", "type": "string" }, "source": { "description": "Where the bytes were read on the machine that made the plan, and the digest of those exact bytes.", "type": "object", "additionalProperties": false, "required": ["root", "path", "size", "sha256"], "properties": { "root": { "type": "string" }, "path": { "type": "string" }, "size": { "$ref": "#/$defs/count" }, "sha256": { "$ref": "#/$defs/sha256" } } } } } } }, "poolSpec": { "type": "object", "additionalProperties": false, "required": ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"], "properties": { "file": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "allowedProjects": { "$ref": "#/$defs/idsOrNull" }, "excludedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "previousNames": { "$ref": "#/$defs/ids" }, "agentCleanup": { "type": ["object", "null"], "additionalProperties": false, "required": ["statuses", "afterMs", "after"], "properties": { "statuses": { "$ref": "#/$defs/ids" }, "afterMs": { "$ref": "#/$defs/count" }, "after": { "type": "string" } } } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
+    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind.", "enum": ["native", "sentinel"], "default": "native" }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "allowed-hosts": { "description": "Host names that /status, the status page, /metrics and the control endpoints answer to, besides IP addresses, localhost and the host of listen (a request with another Host header gets 403, so that a web page cannot reach the daemon through a name of its own: DNS rebinding). `*.example.com` allows every name under example.com. /healthz, /readyz and /webhook answer any Host.", "type": "array", "items": { "type": "string", "pattern": "^(\\*\\.)?[A-Za-z0-9.-]+$" }, "uniqueItems": true, "default": [] }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": 'Present only in a saved plan (`--dry-run --out FILE`): the version of the saved changes that `--reconcile --plan FILE` reads and checks. "2": each change is saved whole, as the plan holds it (`uploadCode`, `adoptMarker`, `poolName`, `live`, `declared`); a plan saved as "1" is refused: make a new plan.', "const": "2" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan: the API's word for the native kind.", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools, strict_imports.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "uploadCode": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adoptMarker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "poolName": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live resource", "description": "Saved plans: the live resource the change was planned against, as the plan holds it (the values compared, a policy's code as its digest); null for a creation. The apply refuses the plan if it changed since.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicy" }, { "$ref": "#/$defs/livePool" }, { "$ref": "#/$defs/liveAgent" }] }, "declared": { "title": "Declaration", "description": "Saved plans: the declaration the change applies, as the plan holds it (its settings; a policy's code as its digest, size, lines, file and where its bytes were); null for a deletion. The apply refuses the plan if it changed since. Where the bytes were (`code.source.root` and `path`) may differ between machines and is not compared.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySpec" }, { "$ref": "#/$defs/poolSpec" }] } } }, "ids": { "type": "array", "items": { "type": "string" } }, "idsOrNull": { "type": ["array", "null"], "items": { "type": "string" } }, "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "livePolicy": { "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "query": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "policySetIds": { "$ref": "#/$defs/ids" }, "policySetCount": { "$ref": "#/$defs/count" }, "updatedAt": { "type": ["string", "null"] }, "codeDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] } } }, "livePool": { "type": "object", "additionalProperties": false, "required": ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaceIds": { "$ref": "#/$defs/ids" }, "allowedProjectIds": { "$ref": "#/$defs/ids" }, "excludedWorkspaceIds": { "$ref": "#/$defs/ids" } } }, "liveAgent": { "type": "object", "additionalProperties": false, "required": ["id", "status", "lastPingAt"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "lastPingAt": { "type": ["string", "null"] } } }, "policySpec": { "type": "object", "additionalProperties": false, "required": ["kind", "description", "enforcementLevel", "query", "policySets", "code"], "properties": { "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "query": { "type": ["string", "null"] }, "policySets": { "$ref": "#/$defs/idsOrNull" }, "code": { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines", "file", "source"], "properties": { "sha256": { "$ref": "#/$defs/sha256" }, "bytes": { "$ref": "#/$defs/count" }, "lines": { "$ref": "#/$defs/count" }, "file": { "description": "The code file, relative to the source root.", "type": "string" }, "source": { "description": "Where the bytes were read on the machine that made the plan, and the digest of those exact bytes.", "type": "object", "additionalProperties": false, "required": ["root", "path", "size", "sha256"], "properties": { "root": { "type": "string" }, "path": { "type": "string" }, "size": { "$ref": "#/$defs/count" }, "sha256": { "$ref": "#/$defs/sha256" } } } } } } }, "poolSpec": { "type": "object", "additionalProperties": false, "required": ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"], "properties": { "file": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "allowedProjects": { "$ref": "#/$defs/idsOrNull" }, "excludedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "previousNames": { "$ref": "#/$defs/ids" }, "agentCleanup": { "type": ["object", "null"], "additionalProperties": false, "required": ["statuses", "afterMs", "after"], "properties": { "statuses": { "$ref": "#/$defs/ids" }, "afterMs": { "$ref": "#/$defs/count" }, "after": { "type": "string" } } } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
   }
 });
 
@@ -11389,7 +11389,7 @@ var require_fast_uri = __commonJS({
         normalizeString(uri, options);
       } else if (typeof uri === "object") {
         uri = /** @type {T} */
-        parse3(serialize2(uri, options), options);
+        parse4(serialize2(uri, options), options);
       }
       return uri;
     }
@@ -11432,8 +11432,8 @@ var require_fast_uri = __commonJS({
     function resolveComponent(base2, relative5, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base2 = parse3(serialize2(base2, options), options);
-        relative5 = parse3(serialize2(relative5, options), options);
+        base2 = parse4(serialize2(base2, options), options);
+        relative5 = parse4(serialize2(relative5, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative5.scheme) {
@@ -11751,7 +11751,7 @@ var require_fast_uri = __commonJS({
       }
       return { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
     }
-    function parse3(uri, opts) {
+    function parse4(uri, opts) {
       return parseWithStatus(uri, opts).parsed;
     }
     function normalizeString(uri, opts) {
@@ -11788,7 +11788,7 @@ var require_fast_uri = __commonJS({
       resolveComponent,
       equal,
       serialize: serialize2,
-      parse: parse3
+      parse: parse4
     };
     module.exports = fastUri;
     module.exports.default = fastUri;
@@ -16148,6 +16148,43 @@ var init_cron = __esm({
   }
 });
 
+// src/host-port.ts
+function parseHostPort(value2) {
+  const parsed = parseHost(value2);
+  return parsed === null || parsed.port === null ? null : { host: parsed.host, port: parsed.port };
+}
+function hostPortProblem(value2) {
+  const match = HOST_PORT.exec(value2.trim());
+  if (match === null || match[2] === void 0) return "form";
+  return Number(match[2]) > 65535 ? "port" : null;
+}
+function parseHost(value2) {
+  const match = HOST_PORT.exec(value2.trim());
+  if (match === null) return null;
+  const port = match[2] === void 0 ? null : Number(match[2]);
+  if (port !== null && port > 65535) return null;
+  return { host: (match[1] ?? "").replace(/^\[(.*)\]$/, "$1").toLowerCase(), port };
+}
+function urlHost(host) {
+  return host.includes(":") ? `[${host}]` : host;
+}
+function isWildcardHost(host) {
+  return host === "" || host === "0.0.0.0" || host === "::";
+}
+function isLoopbackHost(host) {
+  return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+function isIpLiteral(host) {
+  return /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.includes(":");
+}
+var HOST_PORT;
+var init_host_port = __esm({
+  "src/host-port.ts"() {
+    "use strict";
+    HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/;
+  }
+});
+
 // src/config/env.ts
 import path from "node:path";
 function applyEnvOverrides(config, env, cwd) {
@@ -16178,8 +16215,7 @@ function applyEnvOverrides(config, env, cwd) {
   };
 }
 function isHostPort(value2) {
-  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value2);
-  return match !== null && Number(match[2]) <= 65535;
+  return parseHostPort(value2) !== null;
 }
 function nonEmpty(value2) {
   return value2 === void 0 || value2.trim() === "" ? void 0 : value2.trim();
@@ -16187,6 +16223,7 @@ function nonEmpty(value2) {
 var init_env = __esm({
   "src/config/env.ts"() {
     "use strict";
+    init_host_port();
   }
 });
 
@@ -16207,6 +16244,7 @@ function toConfig(raw, cwd) {
     sources: raw.sources.map((s3) => toSource(s3, cwd)),
     listen: raw.listen ?? DEFAULT_LISTEN,
     webhookSecretEnv: raw["webhook-secret-env"] ?? "WEBHOOK_SECRET",
+    ...raw["allowed-hosts"] === void 0 ? {} : { allowedHosts: raw["allowed-hosts"] },
     stateDir: path2.resolve(cwd, raw["state-dir"] ?? DEFAULT_STATE_DIR),
     shutdownTimeoutSeconds: raw["shutdown-timeout"] ?? DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
     notifications: (raw.notifications ?? []).map((n) => toNotification(n, cwd))
@@ -16321,10 +16359,18 @@ async function resolveToken(config, env) {
   return checkedToken(text2, `api.token-file ${file}`);
 }
 function checkedToken(raw, where) {
-  const token = raw.replace(/\r?\n$/, "");
-  const problem = tokenProblem(token);
-  if (problem !== null) throw new UsageError(`${where}: the API token ${problem}; it must be one line of printable ASCII without spaces (the token is not shown)`);
-  return token;
+  return checkedSecret(raw.replace(/\r?\n$/, ""), { where, what: "the API token" });
+}
+function endpointSecret(env, name, what) {
+  const value2 = env[name];
+  if (value2 === void 0 || value2 === "") return null;
+  return checkedSecret(value2, { where: name, what, minLength: MIN_ENDPOINT_SECRET_LENGTH });
+}
+function checkedSecret(value2, { where, what, minLength = 1 }) {
+  const problem = tokenProblem(value2) ?? (value2.length < minLength ? `has ${value2.length} characters, fewer than ${minLength}` : null);
+  if (problem === null) return value2;
+  const rule = minLength > 1 ? `one line of at least ${minLength} printable ASCII characters without spaces (e.g. \`openssl rand -hex 24\`)` : "one line of printable ASCII without spaces";
+  throw new UsageError(`${where}: ${what} ${problem}; it must be ${rule} (the ${what.replace(/^the /, "")} is not shown)`);
 }
 function tokenProblem(token) {
   if (token === "") return "is empty";
@@ -16339,10 +16385,12 @@ function tokenProblem(token) {
   }
   return null;
 }
+var MIN_ENDPOINT_SECRET_LENGTH;
 var init_token = __esm({
   "src/config/token.ts"() {
     "use strict";
     init_errors();
+    MIN_ENDPOINT_SECRET_LENGTH = 16;
   }
 });
 
@@ -23146,8 +23194,8 @@ var require_interpret_conditionals = __commonJS({
 var require_is_object = __commonJS({
   "node_modules/pino-pretty/lib/utils/is-object.js"(exports, module) {
     "use strict";
-    module.exports = isObject3;
-    function isObject3(input) {
+    module.exports = isObject4;
+    function isObject4(input) {
       return Object.prototype.toString.apply(input) === "[object Object]";
     }
   }
@@ -23584,7 +23632,7 @@ var require_prettify_error_log = __commonJS({
     var {
       LOGGER_KEYS
     } = require_constants2();
-    var isObject3 = require_is_object();
+    var isObject4 = require_is_object();
     var joinLinesWithIndentation = require_join_lines_with_indentation();
     var prettifyObject = require_prettify_object();
     var stripUnsafeControlChars = require_strip_unsafe_control_chars();
@@ -23610,7 +23658,7 @@ var require_prettify_error_log = __commonJS({
           const key = propertiesToPrint[i2];
           if (key in log === false) continue;
           const safeKey = stripUnsafeControlChars(key);
-          if (isObject3(log[key])) {
+          if (isObject4(log[key])) {
             const prettifiedObject = prettifyObject({
               log: log[key],
               excludeLoggerKeys: false,
@@ -23882,7 +23930,7 @@ var require_secure_json_parse = __commonJS({
       }
       return obj;
     }
-    function parse3(text2, reviver, options) {
+    function parse4(text2, reviver, options) {
       const { stackTraceLimit } = Error;
       Error.stackTraceLimit = 0;
       try {
@@ -23904,9 +23952,9 @@ var require_secure_json_parse = __commonJS({
       }
       return result;
     }
-    module.exports = parse3;
-    module.exports.default = parse3;
-    module.exports.parse = parse3;
+    module.exports = parse4;
+    module.exports.default = parse4;
+    module.exports.parse = parse4;
     module.exports.safeParse = safeParse;
     module.exports.scan = filter;
   }
@@ -23918,7 +23966,7 @@ var require_pretty = __commonJS({
     "use strict";
     module.exports = pretty;
     var sjs = require_secure_json_parse();
-    var isObject3 = require_is_object();
+    var isObject4 = require_is_object();
     var prettifyErrorLog = require_prettify_error_log();
     var prettifyLevel = require_prettify_level();
     var prettifyMessage = require_prettify_message();
@@ -23940,9 +23988,9 @@ var require_pretty = __commonJS({
     };
     function pretty(inputData) {
       let log;
-      if (!isObject3(inputData)) {
+      if (!isObject4(inputData)) {
         const parsed = jsonParser(inputData);
-        if (parsed.err || !isObject3(parsed.value)) {
+        if (parsed.err || !isObject4(parsed.value)) {
           return inputData + this.EOL;
         }
         log = parsed.value;
@@ -29741,8 +29789,8 @@ var require_webidl = __commonJS({
     var { types, inspect: inspect2 } = __require("node:util");
     var { runtimeFeatures } = require_runtime_features();
     var UNDEFINED = 1;
-    var BOOLEAN = 2;
-    var STRING = 3;
+    var BOOLEAN2 = 2;
+    var STRING2 = 3;
     var SYMBOL2 = 4;
     var NUMBER = 5;
     var BIGINT = 6;
@@ -29811,9 +29859,9 @@ var require_webidl = __commonJS({
         case "undefined":
           return UNDEFINED;
         case "boolean":
-          return BOOLEAN;
+          return BOOLEAN2;
         case "string":
-          return STRING;
+          return STRING2;
         case "symbol":
           return SYMBOL2;
         case "number":
@@ -29831,8 +29879,8 @@ var require_webidl = __commonJS({
     };
     webidl.util.Types = {
       UNDEFINED,
-      BOOLEAN,
-      STRING,
+      BOOLEAN: BOOLEAN2,
+      STRING: STRING2,
       SYMBOL: SYMBOL2,
       NUMBER,
       BIGINT,
@@ -29843,9 +29891,9 @@ var require_webidl = __commonJS({
       switch (webidl.util.Type(o2)) {
         case UNDEFINED:
           return "Undefined";
-        case BOOLEAN:
+        case BOOLEAN2:
           return "Boolean";
-        case STRING:
+        case STRING2:
           return "String";
         case SYMBOL2:
           return "Symbol";
@@ -29931,7 +29979,7 @@ var require_webidl = __commonJS({
           return `Symbol(${V2.description})`;
         case OBJECT:
           return inspect2(V2);
-        case STRING:
+        case STRING2:
           return `"${V2}"`;
         case BIGINT:
           return `${V2}n`;
@@ -34688,13 +34736,13 @@ var require_pool_base = __commonJS({
         return Promise.all(destroyAll);
       }
       [kDispatch](opts, handler) {
-        const dispatcher = this[kGetDispatcher]();
-        if (!dispatcher) {
+        const dispatcher2 = this[kGetDispatcher]();
+        if (!dispatcher2) {
           this[kNeedDrain] = true;
           this[kQueue].push({ opts, handler });
           this[kQueued]++;
-        } else if (!dispatcher.dispatch(opts, handler)) {
-          dispatcher[kNeedDrain] = true;
+        } else if (!dispatcher2.dispatch(opts, handler)) {
+          dispatcher2[kNeedDrain] = true;
           this[kNeedDrain] = !this[kGetDispatcher]();
         }
         return !this[kNeedDrain];
@@ -34718,7 +34766,7 @@ var require_pool_base = __commonJS({
             this[kClients].splice(idx, 1);
           }
         });
-        this[kNeedDrain] = this[kClients].some((dispatcher) => !dispatcher[kNeedDrain] && dispatcher.closed !== true && dispatcher.destroyed !== true);
+        this[kNeedDrain] = this[kClients].some((dispatcher2) => !dispatcher2[kNeedDrain] && dispatcher2.closed !== true && dispatcher2.destroyed !== true);
       }
     };
     module.exports = {
@@ -34824,9 +34872,9 @@ var require_pool = __commonJS({
           }
         }
         if (!this[kConnections] || this[kClients].length < this[kConnections]) {
-          const dispatcher = this[kFactory](this[kUrl], this[kOptions]);
-          this[kAddClient](dispatcher);
-          return dispatcher;
+          const dispatcher2 = this[kFactory](this[kUrl], this[kOptions]);
+          this[kAddClient](dispatcher2);
+          return dispatcher2;
         }
       }
     };
@@ -34943,14 +34991,14 @@ var require_balanced_pool = __commonJS({
         return this[kClients].find((pool) => pool[kUrl].origin === upstreamOrigin && pool.closed !== true && pool.destroyed !== true);
       }
       get upstreams() {
-        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p2) => p2[kUrl].origin);
+        return this[kClients].filter((dispatcher2) => dispatcher2.closed !== true && dispatcher2.destroyed !== true).map((p2) => p2[kUrl].origin);
       }
       [kGetDispatcher]() {
         if (this[kClients].length === 0) {
           throw new BalancedPoolMissingUpstreamError();
         }
-        const dispatcher = this[kClients].find((dispatcher2) => !dispatcher2[kNeedDrain] && dispatcher2.closed !== true && dispatcher2.destroyed !== true);
-        if (!dispatcher) {
+        const dispatcher2 = this[kClients].find((dispatcher3) => !dispatcher3[kNeedDrain] && dispatcher3.closed !== true && dispatcher3.destroyed !== true);
+        if (!dispatcher2) {
           return;
         }
         const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b3) => a && b3, true);
@@ -35072,9 +35120,9 @@ var require_round_robin_pool = __commonJS({
         const clientTtlOption = this[kOptions].clientTtl;
         const clientsLength = this[kClients].length;
         if (clientsLength === 0) {
-          const dispatcher = this[kFactory](this[kUrl], this[kOptions]);
-          this[kAddClient](dispatcher);
-          return dispatcher;
+          const dispatcher2 = this[kFactory](this[kUrl], this[kOptions]);
+          this[kAddClient](dispatcher2);
+          return dispatcher2;
         }
         let checked = 0;
         while (checked < clientsLength) {
@@ -35091,9 +35139,9 @@ var require_round_robin_pool = __commonJS({
           checked++;
         }
         if (!this[kConnections] || clientsLength < this[kConnections]) {
-          const dispatcher = this[kFactory](this[kUrl], this[kOptions]);
-          this[kAddClient](dispatcher);
-          return dispatcher;
+          const dispatcher2 = this[kFactory](this[kUrl], this[kOptions]);
+          this[kAddClient](dispatcher2);
+          return dispatcher2;
         }
       }
     };
@@ -35158,8 +35206,8 @@ var require_agent = __commonJS({
       }
       get [kRunning]() {
         let ret2 = 0;
-        for (const { dispatcher } of this[kClients].values()) {
-          ret2 += dispatcher[kRunning];
+        for (const { dispatcher: dispatcher2 } of this[kClients].values()) {
+          ret2 += dispatcher2[kRunning];
         }
         return ret2;
       }
@@ -35174,8 +35222,8 @@ var require_agent = __commonJS({
           throw new MaxOriginsReachedError();
         }
         const result = this[kClients].get(key);
-        let dispatcher = result && result.dispatcher;
-        if (!dispatcher) {
+        let dispatcher2 = result && result.dispatcher;
+        if (!dispatcher2) {
           const closeClientIfUnused = (connected) => {
             const result2 = this[kClients].get(key);
             if (result2) {
@@ -35189,7 +35237,7 @@ var require_agent = __commonJS({
               this[kOrigins].delete(key);
             }
           };
-          dispatcher = this[kFactory](opts.origin, this[kOptions]).on("drain", this[kOnDrain]).on("connect", (origin, targets) => {
+          dispatcher2 = this[kFactory](opts.origin, this[kOptions]).on("drain", this[kOnDrain]).on("connect", (origin, targets) => {
             const result2 = this[kClients].get(key);
             if (result2) {
               result2.count += 1;
@@ -35202,32 +35250,32 @@ var require_agent = __commonJS({
             closeClientIfUnused(false);
             this[kOnConnectionError](origin, targets, err);
           });
-          this[kClients].set(key, { count: 0, dispatcher });
+          this[kClients].set(key, { count: 0, dispatcher: dispatcher2 });
           this[kOrigins].add(key);
         }
-        return dispatcher.dispatch(opts, handler);
+        return dispatcher2.dispatch(opts, handler);
       }
       [kClose]() {
         const closePromises = [];
-        for (const { dispatcher } of this[kClients].values()) {
-          closePromises.push(dispatcher.close());
+        for (const { dispatcher: dispatcher2 } of this[kClients].values()) {
+          closePromises.push(dispatcher2.close());
         }
         this[kClients].clear();
         return Promise.all(closePromises);
       }
       [kDestroy](err) {
         const destroyPromises = [];
-        for (const { dispatcher } of this[kClients].values()) {
-          destroyPromises.push(dispatcher.destroy(err));
+        for (const { dispatcher: dispatcher2 } of this[kClients].values()) {
+          destroyPromises.push(dispatcher2.destroy(err));
         }
         this[kClients].clear();
         return Promise.all(destroyPromises);
       }
       get stats() {
         const allClientStats = {};
-        for (const { dispatcher } of this[kClients].values()) {
-          if (dispatcher.stats) {
-            allClientStats[dispatcher[kUrl].origin] = dispatcher.stats;
+        for (const { dispatcher: dispatcher2 } of this[kClients].values()) {
+          if (dispatcher2.stats) {
+            allClientStats[dispatcher2[kUrl].origin] = dispatcher2.stats;
           }
         }
         return allClientStats;
@@ -36327,8 +36375,8 @@ var require_retry_handler = __commonJS({
       parseRangeHeader,
       wrapRequestBody
     } = require_util2();
-    function calculateRetryAfterHeader(retryAfter) {
-      const retryTime = new Date(retryAfter).getTime();
+    function calculateRetryAfterHeader(retryAfter2) {
+      const retryTime = new Date(retryAfter2).getTime();
       return isNaN(retryTime) ? 0 : retryTime - Date.now();
     }
     function validatePartialResponseContentLength(headers, range, statusCode, retryCount) {
@@ -36410,7 +36458,7 @@ var require_retry_handler = __commonJS({
           // Response scoped
           methods,
           errorCodes,
-          retryAfter,
+          retryAfter: retryAfter2,
           statusCodes,
           throwOnError
         } = retryOptions ?? {};
@@ -36421,7 +36469,7 @@ var require_retry_handler = __commonJS({
         this.retryOpts = {
           throwOnError: throwOnError ?? true,
           retry: retryFn ?? _RetryHandler[kRetryHandlerDefaultRetry],
-          retryAfter: retryAfter ?? true,
+          retryAfter: retryAfter2 ?? true,
           maxTimeout: maxTimeout ?? 30 * 1e3,
           // 30s,
           minTimeout: minTimeout ?? 500,
@@ -39009,12 +39057,12 @@ var require_mock_agent = __commonJS({
       get(origin) {
         const normalizedOrigin = normalizeOrigin(origin);
         const originKey = this[kIgnoreTrailingSlash] ? normalizedOrigin.replace(/\/$/, "") : normalizedOrigin;
-        let dispatcher = this[kMockAgentGet](originKey);
-        if (!dispatcher) {
-          dispatcher = this[kFactory](originKey);
-          this[kMockAgentSet](originKey, dispatcher);
+        let dispatcher2 = this[kMockAgentGet](originKey);
+        if (!dispatcher2) {
+          dispatcher2 = this[kFactory](originKey);
+          this[kMockAgentSet](originKey, dispatcher2);
         }
-        return dispatcher;
+        return dispatcher2;
       }
       dispatch(opts, handler) {
         opts.origin = normalizeOrigin(opts.origin);
@@ -39088,8 +39136,8 @@ var require_mock_agent = __commonJS({
           this[kMockAgentMockCallHistoryInstance][kMockCallHistoryAddLog](opts);
         }
       }
-      [kMockAgentSet](origin, dispatcher) {
-        this[kClients].set(origin, { count: 0, dispatcher });
+      [kMockAgentSet](origin, dispatcher2) {
+        this[kClients].set(origin, { count: 0, dispatcher: dispatcher2 });
       }
       [kFactory](origin) {
         const mockOptions = Object.assign({ agent: this }, this[kOptions]);
@@ -39101,16 +39149,16 @@ var require_mock_agent = __commonJS({
           return result.dispatcher;
         }
         if (typeof origin !== "string") {
-          const dispatcher = this[kFactory]("http://localhost:9999");
-          this[kMockAgentSet](origin, dispatcher);
-          return dispatcher;
+          const dispatcher2 = this[kFactory]("http://localhost:9999");
+          this[kMockAgentSet](origin, dispatcher2);
+          return dispatcher2;
         }
         for (const [keyMatcher, result2] of Array.from(this[kClients])) {
           if (result2 && typeof keyMatcher !== "string" && matchValue(keyMatcher, origin)) {
-            const dispatcher = this[kFactory](origin);
-            this[kMockAgentSet](origin, dispatcher);
-            dispatcher[kDispatches] = result2.dispatcher[kDispatches];
-            return dispatcher;
+            const dispatcher2 = this[kFactory](origin);
+            this[kMockAgentSet](origin, dispatcher2);
+            dispatcher2[kDispatches] = result2.dispatcher[kDispatches];
+            return dispatcher2;
           }
         }
       }
@@ -40023,11 +40071,11 @@ var require_redirect_handler = __commonJS({
       }
     };
     var RedirectHandler = class _RedirectHandler {
-      static buildDispatch(dispatcher, maxRedirections) {
+      static buildDispatch(dispatcher2, maxRedirections) {
         if (maxRedirections != null && (!Number.isInteger(maxRedirections) || maxRedirections < 0)) {
           throw new InvalidArgumentError("maxRedirections must be a positive number");
         }
-        const dispatch = dispatcher.dispatch.bind(dispatcher);
+        const dispatch = dispatcher2.dispatch.bind(dispatcher2);
         return (opts, originalHandler) => dispatch(opts, new _RedirectHandler(dispatch, maxRedirections, opts, originalHandler));
       }
       constructor(dispatch, maxRedirections, opts, handler) {
@@ -46198,10 +46246,10 @@ var require_request2 = __commonJS({
       }
       return newRequest;
     }
-    function fromInnerRequest(innerRequest, dispatcher, signal, guard) {
+    function fromInnerRequest(innerRequest, dispatcher2, signal, guard) {
       const request2 = new Request(kConstruct);
       setRequestState(request2, innerRequest);
-      setRequestDispatcher(request2, dispatcher);
+      setRequestDispatcher(request2, dispatcher2);
       setRequestSignal(request2, signal);
       const headers = new Headers(kConstruct);
       setRequestHeaders(request2, headers);
@@ -46556,9 +46604,9 @@ var require_fetch = __commonJS({
     var defaultUserAgent = typeof __UNDICI_IS_NODE__ !== "undefined" || typeof esbuildDetection !== "undefined" ? "node" : "undici";
     var resolveObjectURL;
     var Fetch = class extends EE {
-      constructor(dispatcher) {
+      constructor(dispatcher2) {
         super();
-        this.dispatcher = dispatcher;
+        this.dispatcher = dispatcher2;
         this.connection = null;
         this.dump = false;
         this.state = "ongoing";
@@ -46712,12 +46760,12 @@ var require_fetch = __commonJS({
       processResponseEndOfBody,
       processResponseConsumeBody,
       useParallelQueue = false,
-      dispatcher = getGlobalDispatcher(),
+      dispatcher: dispatcher2 = getGlobalDispatcher(),
       // undici
       requestObject = null
       // Keep alive to prevent AbortController GC, see #4627
     }) {
-      assert(dispatcher);
+      assert(dispatcher2);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
       if (request2.client != null) {
@@ -46729,7 +46777,7 @@ var require_fetch = __commonJS({
         startTime: currentTime
       });
       const fetchParams = {
-        controller: new Fetch(dispatcher),
+        controller: new Fetch(dispatcher2),
         request: request2,
         timingInfo,
         processRequestBodyChunkLength,
@@ -51838,11 +51886,11 @@ var require_undici = __commonJS({
           }
           url = util.parseURL(url);
         }
-        const { agent, dispatcher = getGlobalDispatcher() } = opts;
+        const { agent, dispatcher: dispatcher2 = getGlobalDispatcher() } = opts;
         if (agent) {
           throw new InvalidArgumentError("unsupported opts.agent. Did you mean opts.client?");
         }
-        return fn.call(dispatcher, {
+        return fn.call(dispatcher2, {
           ...opts,
           origin: url.origin,
           path: url.search ? `${url.pathname}${url.search}` : url.pathname,
@@ -51940,25 +51988,90 @@ ${captureLines}` : capture.stack;
   }
 });
 
+// src/cli/control-shapes.ts
+function problemOf(value2, at, shape) {
+  if (!isObject(value2)) return `${at} is not an object`;
+  for (const [key, [test, what, optional]] of Object.entries(shape)) {
+    if (optional === "optional" && value2[key] === void 0) continue;
+    if (!test(value2[key])) return `${at}.${key} is not ${what}`;
+  }
+  return null;
+}
+function readStatusRows(body) {
+  if (!isObject(body) || !Array.isArray(body.sources)) return "sources is not a list";
+  for (const [index, entry] of body.sources.entries()) {
+    const problem = problemOf(entry, `sources[${index}]`, STATUS_ROW);
+    if (problem !== null) return problem;
+  }
+  return body.sources;
+}
+function readSyncPass(body) {
+  if (!isObject(body) || !("pass" in body)) return "pass is missing";
+  if (body.pass === null) return null;
+  return problemOf(body.pass, "pass", PASS) ?? body.pass;
+}
+var isObject, STRING, STRING_OR_NULL, NUMBER_OR_NULL, BOOLEAN, STATUS_ROW, PASS;
+var init_control_shapes = __esm({
+  "src/cli/control-shapes.ts"() {
+    "use strict";
+    isObject = (value2) => typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
+    STRING = [(v2) => typeof v2 === "string", "a string"];
+    STRING_OR_NULL = [(v2) => v2 === null || typeof v2 === "string", "a string or null"];
+    NUMBER_OR_NULL = [(v2) => v2 === null || typeof v2 === "number", "a number or null"];
+    BOOLEAN = [(v2) => typeof v2 === "boolean", "true or false"];
+    STATUS_ROW = {
+      name: STRING,
+      lastAttemptedRevision: STRING_OR_NULL,
+      lastAppliedRevision: STRING_OR_NULL,
+      result: STRING_OR_NULL,
+      driftCount: NUMBER_OR_NULL,
+      nextRunAt: STRING_OR_NULL,
+      running: BOOLEAN,
+      suspended: [BOOLEAN[0], BOOLEAN[1], "optional"],
+      waitingForWindow: [NUMBER_OR_NULL[0], NUMBER_OR_NULL[1], "optional"]
+    };
+    PASS = {
+      result: STRING,
+      revision: STRING_OR_NULL,
+      error: STRING_OR_NULL,
+      drift: NUMBER_OR_NULL,
+      changes: [(v2) => Array.isArray(v2) && v2.every((c4) => isObject(c4) && typeof c4.outcome === "string"), "a list of changes, each with an outcome"],
+      changesOmitted: [(v2) => typeof v2 === "number", "a number"]
+    };
+  }
+});
+
 // src/cli/control-client.ts
 var control_client_exports = {};
 __export(control_client_exports, {
+  CLIENT_LIMITS: () => CLIENT_LIMITS,
   controlClient: () => controlClient
 });
-function controlClient(origin, env) {
+function controlClient(origin, env, limits = CLIENT_LIMITS) {
   const bearer2 = (name) => {
     const token = env[name];
     return token === void 0 || token === "" ? {} : { authorization: `Bearer ${token}` };
   };
-  async function request2(method, path17, tokenEnv) {
+  async function request2(method, path17, tokenEnv, seconds2) {
+    const url = `${origin}${path17}`;
+    const signal = AbortSignal.timeout(seconds2 * 1e3);
+    const late = () => new UsageError(`the daemon at ${origin} did not answer ${method} ${path17} within ${seconds2} s: check --daemon URL, or give it longer with --timeout SECONDS`);
     let response;
     try {
-      response = await (0, import_undici.fetch)(`${origin}${path17}`, { method, headers: bearer2(tokenEnv), dispatcher: patient });
+      response = await (0, import_undici.fetch)(url, { method, headers: bearer2(tokenEnv), dispatcher, signal });
     } catch (error) {
+      if (signal.aborted) throw late();
       const cause = error.cause;
       throw new UsageError(`cannot reach the daemon at ${origin}: ${cause?.code ?? cause?.message ?? errorMessage(error)}; give its address with --daemon URL`);
     }
-    const text2 = await response.text();
+    let text2;
+    try {
+      text2 = await cappedText(response, limits.maxBytes);
+    } catch (error) {
+      if (error instanceof UsageError) throw new UsageError(`the answer of ${url} ${error.message}: is --daemon URL a policy-pool-sync daemon?`);
+      if (signal.aborted) throw late();
+      throw new UsageError(`the daemon at ${origin} broke off its answer to ${method} ${path17}: ${errorMessage(error)}`);
+    }
     let body = null;
     try {
       body = JSON.parse(text2);
@@ -51968,26 +52081,51 @@ function controlClient(origin, env) {
     if (response.ok) return body;
     const said = body?.error;
     const hint = response.status === 401 ? ` (set ${tokenEnv} to the daemon's token)` : "";
-    throw new UsageError(`the daemon answered ${method} ${path17} with ${response.status}: ${typeof said === "string" ? said : text2.slice(0, 200)}${hint}`);
+    throw new UsageError(`the daemon answered ${method} ${path17} with ${response.status}: ${typeof said === "string" ? said.slice(0, 500) : text2.slice(0, 200)}${hint}`);
   }
+  const checked = (what, value2) => {
+    if (typeof value2 !== "string") return value2;
+    throw new UsageError(`the daemon at ${origin} answered ${what} in a shape this client does not know (${value2}): is --daemon URL a policy-pool-sync daemon of this version?`);
+  };
+  const sourcePath = (source, action) => `/sources/${encodeURIComponent(source)}/${action}`;
   return {
     async statuses() {
-      const body = await request2("GET", "/status", "STATUS_TOKEN");
-      return body?.sources ?? [];
+      return checked("GET /status", readStatusRows(await request2("GET", "/status", "STATUS_TOKEN", limits.requestSeconds)));
     },
-    post(source, action, query) {
-      const search = new URLSearchParams(query).toString();
-      return request2("POST", `/sources/${encodeURIComponent(source)}/${action}${search === "" ? "" : `?${search}`}`, "CONTROL_TOKEN");
+    async sync(source, query) {
+      const path17 = `${sourcePath(source, "sync")}?${new URLSearchParams(query).toString()}`;
+      return checked(`POST ${path17}`, readSyncPass(await request2("POST", path17, "CONTROL_TOKEN", limits.syncSeconds)));
+    },
+    async act(source, action) {
+      await request2("POST", sourcePath(source, action), "CONTROL_TOKEN", limits.requestSeconds);
     }
   };
 }
-var import_undici, patient;
+async function cappedText(response, maxBytes) {
+  const tooLarge3 = () => new UsageError(`is larger than ${maxBytes / (1024 * 1024)} MiB`);
+  if (Number(response.headers.get("content-length") ?? 0) > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge3();
+  }
+  if (response.body === null) return "";
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw tooLarge3();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+var import_undici, CLIENT_LIMITS, dispatcher;
 var init_control_client = __esm({
   "src/cli/control-client.ts"() {
     "use strict";
     import_undici = __toESM(require_undici(), 1);
     init_errors();
-    patient = new import_undici.Agent({ headersTimeout: 0, bodyTimeout: 0 });
+    init_control_shapes();
+    CLIENT_LIMITS = { requestSeconds: 30, syncSeconds: 900, maxBytes: 4 * 1024 * 1024 };
+    dispatcher = new import_undici.Agent({ headersTimeout: 0, bodyTimeout: 0 });
   }
 });
 
@@ -52012,7 +52150,12 @@ async function runControlCommand(argv, io) {
     io.stdout.write(CONTROL_USAGE);
     return 0;
   }
-  const client = (await Promise.resolve().then(() => (init_control_client(), control_client_exports))).controlClient(args.daemon, io.env);
+  const { controlClient: controlClient2, CLIENT_LIMITS: CLIENT_LIMITS2 } = await Promise.resolve().then(() => (init_control_client(), control_client_exports));
+  const client = controlClient2(args.daemon, io.env, {
+    ...CLIENT_LIMITS2,
+    requestSeconds: args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS2,
+    syncSeconds: args.timeoutSeconds ?? DEFAULT_SYNC_TIMEOUT_SECONDS
+  });
   if (command === "status") {
     const sources2 = await sourceNames(client, args.source);
     const rows = (await client.statuses()).filter((s3) => sources2.includes(s3.name));
@@ -52023,7 +52166,7 @@ async function runControlCommand(argv, io) {
   const sources = args.source === null ? await sourceNames(client, null) : [args.source];
   if (command === "suspend" || command === "resume") {
     for (const name of sources) {
-      await client.post(name, command, {});
+      await client.act(name, command);
       io.stdout.write(`source "${name}" ${command === "suspend" ? "suspended" : "resumed"}
 `);
     }
@@ -52031,8 +52174,8 @@ async function runControlCommand(argv, io) {
   }
   const passes = [];
   for (const name of sources) {
-    const body = await client.post(name, "sync", { wait: "1", ...args.overrideWindow ? { "override-window": "1" } : {} });
-    passes.push({ source: name, pass: body.pass });
+    const pass = await client.sync(name, { wait: "1", ...args.overrideWindow ? { "override-window": "1" } : {} });
+    passes.push({ source: name, pass });
   }
   io.stdout.write(args.output === "json" ? `${JSON.stringify({ passes }, null, 2)}
 ` : renderSyncResult(passes));
@@ -52055,6 +52198,7 @@ function parseControlArgs(argv) {
         daemon: { type: "string" },
         source: { type: "string" },
         output: { type: "string" },
+        timeout: { type: "string" },
         "detailed-exitcode": { type: "boolean" },
         "override-window": { type: "boolean" },
         help: { type: "boolean", short: "h" }
@@ -52068,7 +52212,10 @@ ${CONTROL_USAGE}`);
   if (output !== "text" && output !== "json") throw new UsageError(`--output must be text or json, not "${output}"`);
   const daemon = values.daemon ?? DEFAULT_DAEMON_URL;
   if (!/^https?:\/\/[^\s/]+/.test(daemon)) throw new UsageError(`--daemon "${daemon}" is not an http(s) URL, e.g. ${DEFAULT_DAEMON_URL}`);
+  const timeout = values.timeout === void 0 ? null : Number(values.timeout);
+  if (timeout !== null && !(Number.isFinite(timeout) && timeout > 0)) throw new UsageError(`--timeout must be a number of seconds above 0, not "${values.timeout}"`);
   return {
+    timeoutSeconds: timeout,
     daemon: daemon.replace(/\/+$/, ""),
     source: values.source ?? null,
     output,
@@ -52077,21 +52224,24 @@ ${CONTROL_USAGE}`);
     help: values.help === true
   };
 }
-var CONTROL_COMMANDS, DEFAULT_DAEMON_URL, CONTROL_USAGE;
+var DEFAULT_TIMEOUT_SECONDS2, DEFAULT_SYNC_TIMEOUT_SECONDS, CONTROL_COMMANDS, DEFAULT_DAEMON_URL, CONTROL_USAGE;
 var init_control_command = __esm({
   "src/cli/control-command.ts"() {
     "use strict";
     init_errors();
     init_control_output();
+    DEFAULT_TIMEOUT_SECONDS2 = 30;
+    DEFAULT_SYNC_TIMEOUT_SECONDS = 900;
     CONTROL_COMMANDS = ["status", "sync", "suspend", "resume"];
     DEFAULT_DAEMON_URL = "http://127.0.0.1:9090";
     CONTROL_USAGE = `Usage:
-  policy-pool-sync status  [--source NAME] [--daemon URL] [--output text|json]
-  policy-pool-sync sync    [--source NAME] [--daemon URL] [--output text|json] [--detailed-exitcode] [--override-window]
-  policy-pool-sync suspend [--source NAME] [--daemon URL]
-  policy-pool-sync resume  [--source NAME] [--daemon URL]
+  policy-pool-sync status  [--source NAME] [--daemon URL] [--output text|json] [--timeout SECONDS]
+  policy-pool-sync sync    [--source NAME] [--daemon URL] [--output text|json] [--detailed-exitcode] [--override-window] [--timeout SECONDS]
+  policy-pool-sync suspend [--source NAME] [--daemon URL] [--timeout SECONDS]
+  policy-pool-sync resume  [--source NAME] [--daemon URL] [--timeout SECONDS]
 
   --daemon URL           the daemon's HTTP address (default ${DEFAULT_DAEMON_URL})
+  --timeout SECONDS      how long each request may take (default ${DEFAULT_TIMEOUT_SECONDS2}; sync waits for its pass: ${DEFAULT_SYNC_TIMEOUT_SECONDS})
   --source NAME          only that source (default: every source)
   --output FORMAT        text (a table) or json
   --detailed-exitcode    sync: exit 2 when the pass applied changes and nothing failed
@@ -53343,7 +53493,7 @@ async function readJsonBody(req, expectedType, limit = 1048576) {
     throw badRequest("request body is not valid JSON");
   }
 }
-function isObject(value2) {
+function isObject2(value2) {
   return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
 }
 var JSON_API, ReplyError;
@@ -53366,13 +53516,13 @@ var init_http = __esm({
 
 // src/emulator/validate.ts
 function readDocument(body, type) {
-  if (!isObject(body) || !isObject(body.data)) throw invalid("data must be an object", "/data");
+  if (!isObject2(body) || !isObject2(body.data)) throw invalid("data must be an object", "/data");
   const { data } = body;
   if (data.type !== type) throw invalid(`type must be ${type}`, "/data/type");
   const attributes = data.attributes ?? {};
-  if (!isObject(attributes)) throw invalid("attributes must be an object", "/data/attributes");
+  if (!isObject2(attributes)) throw invalid("attributes must be an object", "/data/attributes");
   const relationships = data.relationships ?? {};
-  if (!isObject(relationships)) throw invalid("relationships must be an object", "/data/relationships");
+  if (!isObject2(relationships)) throw invalid("relationships must be an object", "/data/relationships");
   return { attributes, relationships };
 }
 function checkName(value2) {
@@ -53398,10 +53548,10 @@ function relationshipIds(relationships, key, type, exists2) {
   const relationship = relationships[key];
   if (relationship === void 0) return void 0;
   const pointer = `/data/relationships/${key}`;
-  if (!isObject(relationship) || !Array.isArray(relationship.data)) throw invalid(`${key} data must be an array`, pointer);
+  if (!isObject2(relationship) || !Array.isArray(relationship.data)) throw invalid(`${key} data must be an array`, pointer);
   const ids2 = [];
   for (const [i2, item] of relationship.data.entries()) {
-    if (!isObject(item) || typeof item.id !== "string" || item.type !== type) {
+    if (!isObject2(item) || typeof item.id !== "string" || item.type !== type) {
       throw invalid(`each ${key} element needs an id and type ${type}`, `${pointer}/data/${i2}`);
     }
     if (!exists2(item.id)) throw invalid(`${type} ${item.id} not found`, `${pointer}/data/${i2}`);
@@ -53477,7 +53627,7 @@ function readLevel(attributes, kind, name, behaviour) {
   let fromEnforce;
   for (const [i2, rule] of enforce.entries()) {
     const pointer = `/data/attributes/enforce/${i2}`;
-    if (!isObject(rule) || typeof rule.path !== "string" || typeof rule.mode !== "string") {
+    if (!isObject2(rule) || typeof rule.path !== "string" || typeof rule.mode !== "string") {
       throw invalid("each enforce element needs a path and a mode", pointer);
     }
     if (!levels2.includes(rule.mode)) throw invalid(`mode must be one of ${levels2.join(", ")} for ${kind} policies`, `${pointer}/mode`);
@@ -53839,7 +53989,7 @@ var init_seed = __esm({
 
 // src/emulator/control-input.ts
 function readFaultList(body) {
-  if (!isObject(body) || !Array.isArray(body.faults)) throw badRequest('body must be {"faults": [...]}');
+  if (!isObject2(body) || !Array.isArray(body.faults)) throw badRequest('body must be {"faults": [...]}');
   const problems2 = faultProblems(body.faults);
   if (problems2.length > 0) throw badRequest(problems2.join("; "));
   return body.faults.map(toFault);
@@ -53850,7 +54000,7 @@ function readBehaviourChanges(body) {
   return toBehaviour(body);
 }
 function readAgentFields(value2, creating) {
-  if (!isObject(value2)) throw badRequest("an agent must be an object");
+  if (!isObject2(value2)) throw badRequest("an agent must be an object");
   const fields = {};
   if (value2.status !== void 0 || creating) {
     if (typeof value2.status !== "string" || !STATUS_WORD.test(value2.status)) {
@@ -53919,7 +54069,7 @@ function addFaults(faults, body) {
   return specs.length;
 }
 function setRateLimit(limiter, body) {
-  if (!isObject(body) || body.limit === void 0 && body.window === void 0) throw badRequest('body must be {"limit": N, "window": "sliding" | "fixed"}');
+  if (!isObject2(body) || body.limit === void 0 && body.window === void 0) throw badRequest('body must be {"limit": N, "window": "sliding" | "fixed"}');
   const { limit, window: window2 } = body;
   if (limit !== void 0 && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 0)) throw badRequest("limit must be a whole number, 0 or more");
   if (window2 !== void 0 && window2 !== "sliding" && window2 !== "fixed") throw badRequest("window must be sliding or fixed");
@@ -53929,7 +54079,7 @@ function setRateLimit(limiter, body) {
 }
 async function addAgents(ctx) {
   const body = await readJson(ctx);
-  if (!isObject(body) || typeof body.pool !== "string" || !Array.isArray(body.agents)) {
+  if (!isObject2(body) || typeof body.pool !== "string" || !Array.isArray(body.agents)) {
     throw badRequest('body must be {"pool": "apool-...", "agents": [...]}');
   }
   const pool = requirePool(ctx.store, body.pool);
@@ -54902,11 +55052,11 @@ var init_clock = __esm({
 });
 
 // src/api/json-api.ts
-function isObject2(value2) {
+function isObject3(value2) {
   return typeof value2 === "object" && value2 !== null && !Array.isArray(value2);
 }
 function field(value2, key) {
-  return isObject2(value2) ? value2[key] : void 0;
+  return isObject3(value2) ? value2[key] : void 0;
 }
 function str(value2) {
   return typeof value2 === "string" ? value2 : null;
@@ -54928,7 +55078,7 @@ function relatedIds(resource, name) {
 }
 function primary(document2) {
   const data = field(document2, "data");
-  if (!isObject2(data)) throw new TypeError("document has no data object");
+  if (!isObject3(data)) throw new TypeError("document has no data object");
   return data;
 }
 function primaryList(document2) {
@@ -55115,7 +55265,7 @@ function queryString(params) {
   if (params.length === 0) return "";
   return `?${params.map(([k3, v2]) => `${encodeURIComponent(k3)}=${encodeURIComponent(v2)}`).join("&")}`;
 }
-async function listAll(transport, signal, path17, params, parse3) {
+async function listAll(transport, signal, path17, params, parse4) {
   const pageUrl2 = (n) => transport.url(`${path17}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
   const pages = [];
   const listing = newListing();
@@ -55134,7 +55284,7 @@ async function listAll(transport, signal, path17, params, parse3) {
         ids2.add(id);
         return true;
       });
-      return { page: { items: fresh2.map(parse3), document: document2 }, size: resources.length, fresh: fresh2.length };
+      return { page: { items: fresh2.map(parse4), document: document2 }, size: resources.length, fresh: fresh2.length };
     });
     pages.push(page);
     const next = nextUrl(page.document, url, pageUrl2);
@@ -57196,9 +57346,9 @@ var init_client = __esm({
         successBody(response);
       }
       /** One request answered by a single-resource document. */
-      async one(method, path17, json, parse3) {
+      async one(method, path17, json, parse4) {
         const response = await this.transport.send({ method, url: this.transport.url(path17), json }, this.signal);
-        return readWith(response, (body) => parse3(primary(body)));
+        return readWith(response, (body) => parse4(primary(body)));
       }
     };
   }
@@ -60390,66 +60540,98 @@ var init_signature = __esm({
   }
 });
 
-// src/daemon/status-token.ts
-function statusToken(env, listen, logger) {
-  const value2 = env[STATUS_TOKEN_ENV];
-  if (value2 === void 0 || value2 === "") {
-    if (!loopback(listen)) {
-      logger.warn({ listen }, `/status and /metrics are open to anyone who can reach ${listen}: set ${STATUS_TOKEN_ENV} to require a token`);
-    }
-    return null;
-  }
-  if (!/^[\x21-\x7e]+$/.test(value2)) {
-    throw new UsageError(`${STATUS_TOKEN_ENV} holds a space, a line break, a control or a non-ASCII character: set it to printable ASCII only`);
-  }
-  logger.info(`/status, /status.html and /metrics require the token in ${STATUS_TOKEN_ENV}`);
-  return value2;
+// src/daemon/authorization.ts
+function carriesBearer(authorization, token) {
+  const credentials = parse2(authorization);
+  return credentials?.scheme === "bearer" && constantTimeEqual(credentials.value, token);
 }
-function carriesToken(authorization, token) {
-  if (authorization === void 0) return false;
-  const match = /^(\S+)\s+(\S+)\s*$/.exec(authorization);
-  if (match === null) return false;
-  const scheme = (match[1] ?? "").toLowerCase();
-  const credentials = match[2] ?? "";
-  if (scheme === "bearer") return constantTimeEqual(credentials, token);
-  if (scheme !== "basic") return false;
-  const decoded = Buffer.from(credentials, "base64").toString("utf8");
+function carriesStatusToken(authorization, token) {
+  const credentials = parse2(authorization);
+  if (credentials === null) return false;
+  if (credentials.scheme === "bearer") return constantTimeEqual(credentials.value, token);
+  if (credentials.scheme !== "basic") return false;
+  const decoded = Buffer.from(credentials.value, "base64").toString("utf8");
   const colon = decoded.indexOf(":");
   return colon >= 0 && constantTimeEqual(decoded.slice(colon + 1), token);
 }
-function loopback(listen) {
-  const host = listen.slice(0, listen.lastIndexOf(":")).replace(/^\[(.*)\]$/, "$1");
-  return host === "localhost" || host === "::1" || host.startsWith("127.");
+function parse2(authorization) {
+  if (authorization === void 0) return null;
+  const match = /^(\S+)\s+(\S+)\s*$/.exec(authorization);
+  return match === null ? null : { scheme: (match[1] ?? "").toLowerCase(), value: match[2] ?? "" };
 }
-var STATUS_TOKEN_ENV, STATUS_CHALLENGES;
-var init_status_token = __esm({
-  "src/daemon/status-token.ts"() {
+var STATUS_CHALLENGES;
+var init_authorization = __esm({
+  "src/daemon/authorization.ts"() {
     "use strict";
-    init_errors();
     init_signature();
-    STATUS_TOKEN_ENV = "STATUS_TOKEN";
     STATUS_CHALLENGES = ['Basic realm="policy-pool-sync status", charset="UTF-8"', 'Bearer realm="policy-pool-sync status"'];
   }
 });
 
-// src/daemon/control-token.ts
-function controlToken(env, logger) {
-  const value2 = env[CONTROL_TOKEN_ENV];
-  if (value2 === void 0 || value2 === "") {
-    logger.info(`the control endpoints (sync, suspend, resume) are disabled: set ${CONTROL_TOKEN_ENV} to enable them`);
-    return null;
+// src/daemon/endpoint-secrets.ts
+function endpointSecrets(env, webhookEnv, listen, logger) {
+  const secrets = {
+    status: endpointSecret(env, STATUS_TOKEN_ENV, "the status token"),
+    control: endpointSecret(env, CONTROL_TOKEN_ENV, "the control token"),
+    webhook: endpointSecret(env, webhookEnv, "the webhook secret")
+  };
+  const names = { status: STATUS_TOKEN_ENV, control: CONTROL_TOKEN_ENV, webhook: webhookEnv };
+  const pairs = [["status", "control"], ["status", "webhook"], ["control", "webhook"]];
+  for (const [a, b3] of pairs) {
+    if (secrets[a] !== null && secrets[a] === secrets[b3]) {
+      throw new UsageError(`${names[a]} and ${names[b3]} hold the same value: give each its own (e.g. \`openssl rand -hex 24\`), so that one cannot be used as the other`);
+    }
   }
-  if (!/^[\x21-\x7e]+$/.test(value2)) {
-    throw new UsageError(`${CONTROL_TOKEN_ENV} holds a space, a line break, a control or a non-ASCII character: set it to printable ASCII only`);
+  if (secrets.status !== null) logger.info(`/status, /status.html and /metrics require the token in ${STATUS_TOKEN_ENV}`);
+  else if (!isLoopbackHost(parseHostPort(listen)?.host ?? "")) {
+    logger.warn({ listen }, `/status and /metrics are open to anyone who can reach ${listen}: set ${STATUS_TOKEN_ENV} to require a token`);
   }
-  return value2;
+  if (secrets.control === null) logger.info(`the control endpoints (sync, suspend, resume) are disabled: set ${CONTROL_TOKEN_ENV} to enable them`);
+  if (secrets.webhook === null) logger.warn({ env: webhookEnv }, `webhooks are disabled: set ${webhookEnv} to the webhook secret to accept POST /webhook`);
+  return secrets;
 }
-var CONTROL_TOKEN_ENV;
-var init_control_token = __esm({
-  "src/daemon/control-token.ts"() {
+var STATUS_TOKEN_ENV, CONTROL_TOKEN_ENV;
+var init_endpoint_secrets = __esm({
+  "src/daemon/endpoint-secrets.ts"() {
     "use strict";
+    init_token();
     init_errors();
+    init_host_port();
+    STATUS_TOKEN_ENV = "STATUS_TOKEN";
     CONTROL_TOKEN_ENV = "CONTROL_TOKEN";
+  }
+});
+
+// src/daemon/request-origin.ts
+function hostRule(listen, allowedHosts) {
+  const names = new Set(allowedHosts.map((h2) => h2.toLowerCase()));
+  const listenHost = parseHostPort(listen)?.host;
+  if (listenHost !== void 0 && !isWildcardHost(listenHost)) names.add(listenHost);
+  return (header3) => {
+    if (header3 === void 0) return true;
+    const host = parseHost(header3)?.host;
+    if (host === void 0) return false;
+    if (isIpLiteral(host) || isLoopbackHost(host) || names.has(host)) return true;
+    return [...names].some((name) => name.startsWith("*.") && host.endsWith(name.slice(1)));
+  };
+}
+function crossSiteProblem(headers) {
+  const site = headers["sec-fetch-site"];
+  if (site !== void 0 && site !== "same-origin" && site !== "none") return `Sec-Fetch-Site: ${site}`;
+  const origin = headers.origin;
+  if (origin === void 0) return null;
+  let host;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    return `Origin: ${origin}`;
+  }
+  return host !== "" && host === (headers.host ?? "").toLowerCase() ? null : `Origin: ${origin}`;
+}
+var init_request_origin = __esm({
+  "src/daemon/request-origin.ts"() {
+    "use strict";
+    init_host_port();
   }
 });
 
@@ -60457,14 +60639,16 @@ var init_control_token = __esm({
 function isControlPath(path17) {
   return path17.startsWith("/sources/");
 }
-async function handleControl2(request2, url, token, target) {
+async function handleControl2(request2, url, authorize, target) {
   const match = ROUTE.exec(url.pathname);
   if (match === null) return { status: 404, body: { error: `no route ${url.pathname}; try POST /sources/<name>/sync, /suspend or /resume` } };
   if (request2.method !== "POST") return { status: 405, body: { error: "use POST" } };
-  if (token === null) return { status: 403, body: { error: `the control endpoints are disabled: set ${CONTROL_TOKEN_ENV} on the daemon to enable them` } };
-  if (!carriesToken(request2.headers.authorization, token)) {
-    return { status: 401, body: { error: `unauthorized: send the control token as Authorization: Bearer <token>` } };
-  }
+  if (authorize === null) return { status: 403, body: { error: `the control endpoints are disabled: set ${CONTROL_TOKEN_ENV} on the daemon to enable them` } };
+  const crossSite = crossSiteProblem(request2.headers);
+  if (crossSite !== null) return { status: 403, body: { error: `refused a request from another site (${crossSite}): send control requests from a client, not a web page` } };
+  const verdict = authorize(request2);
+  if (verdict === "throttled") return { status: 429, body: { error: "too many failed attempts from this address: wait, then send the right token" } };
+  if (verdict === "refused") return { status: 401, body: { error: "unauthorized: send the control token as Authorization: Bearer <token>" } };
   const source = decodeURIComponent(match[1] ?? "");
   const action = match[2];
   if (!target.has(source)) return { status: 404, body: { error: `no source named "${source}"` } };
@@ -60494,8 +60678,8 @@ var ROUTE;
 var init_control2 = __esm({
   "src/daemon/control.ts"() {
     "use strict";
-    init_status_token();
-    init_control_token();
+    init_endpoint_secrets();
+    init_request_origin();
     ROUTE = /^\/sources\/([^/]+)\/(sync|suspend|resume)$/;
   }
 });
@@ -60848,14 +61032,14 @@ async function startDaemonServer(listen, routes, limits = HTTP_LIMITS) {
   );
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   guardConnections(server, limits.maxConnections);
-  const separator = listen.lastIndexOf(":");
-  const host = listen.slice(0, separator).replace(/^\[(.*)\]$/, "$1");
+  const parsed = parseHostPort(listen);
+  if (parsed === null) throw new UsageError(`cannot listen on ${listen}: it is not host:port; set LISTEN_ADDRESS (or listen: in the config) to e.g. 127.0.0.1:9090`);
   await new Promise((resolve4, reject) => {
     server.once("error", (error) => reject(listenError(error, listen)));
-    server.listen(Number(listen.slice(separator + 1)), host, () => resolve4());
+    server.listen(parsed.port, parsed.host, () => resolve4());
   });
   const address = server.address();
-  const origin = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
+  const origin = `http://${urlHost(address.address)}:${address.port}`;
   return { origin, close: () => closeServer(server) };
 }
 function listenError(error, listen) {
@@ -60869,10 +61053,15 @@ async function route2(request2, response, routes) {
   const url = new URL(request2.url ?? "/", "http://daemon");
   const path17 = url.pathname;
   const method = request2.method ?? "GET";
+  if (!ANY_HOST.has(path17) && !routes.hostAllowed(request2.headers.host)) {
+    request2.resume();
+    const error = `Host "${request2.headers.host ?? ""}" is not a name of this daemon: use its IP address or localhost, or add the name to allowed-hosts in the config`;
+    return send(response, 403, { error });
+  }
   if (routes.control !== void 0 && isControlPath(path17)) {
     request2.resume();
     const answer2 = await routes.control(request2, url);
-    return send(response, answer2.status, answer2.body);
+    return send(response, answer2.status, answer2.body, retryAfter(answer2.status, request2, routes.gate));
   }
   if (path17 === "/webhook") {
     if (method !== "POST") return send(response, 405, { error: "use POST" }, { allow: "POST" });
@@ -60886,11 +61075,16 @@ async function route2(request2, response, routes) {
     return send(response, answer2.status, answer2.body);
   }
   if (method !== "GET" && method !== "HEAD") return send(response, 405, { error: "use GET" }, { allow: "GET, HEAD" });
-  if (GUARDED.has(path17) && routes.statusToken !== null && !carriesToken(request2.headers.authorization, routes.statusToken)) {
-    response.writeHead(401, { "content-type": "application/json; charset=utf-8", "www-authenticate": STATUS_CHALLENGES });
-    response.end(`${JSON.stringify({ error: "unauthorized: send the status token as Authorization: Bearer <token>" })}
+  if (GUARDED.has(path17) && routes.statusToken !== null) {
+    const token = routes.statusToken;
+    const verdict = routes.gate.check("status", request2, () => carriesStatusToken(request2.headers.authorization, token));
+    if (verdict === "throttled") return send(response, 429, { error: "too many failed attempts from this address: wait, then send the right token" }, retryAfter(429, request2, routes.gate));
+    if (verdict === "refused") {
+      response.writeHead(401, { "content-type": "application/json; charset=utf-8", "www-authenticate": STATUS_CHALLENGES });
+      response.end(`${JSON.stringify({ error: "unauthorized: send the status token as Authorization: Bearer <token>" })}
 `);
-    return;
+      return;
+    }
   }
   switch (path17) {
     case "/healthz":
@@ -60924,6 +61118,9 @@ async function route2(request2, response, routes) {
       return send(response, 404, { error: `no route ${path17}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
   }
 }
+function retryAfter(status, request2, gate) {
+  return status === 429 ? { "retry-after": String(gate.retryAfterSeconds(request2)) } : {};
+}
 function send(response, status, body, headers = {}) {
   response.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
   response.end(`${JSON.stringify(body)}
@@ -60955,14 +61152,15 @@ function closeServer(server) {
     server.closeIdleConnections();
   });
 }
-var MAX_BODY_BYTES, HTTP_LIMITS, GUARDED, CLOSE_GRACE_MS;
+var MAX_BODY_BYTES, HTTP_LIMITS, GUARDED, ANY_HOST, CLOSE_GRACE_MS;
 var init_http_server = __esm({
   "src/daemon/http-server.ts"() {
     "use strict";
     init_errors();
+    init_host_port();
+    init_authorization();
     init_control2();
     init_status_page();
-    init_status_token();
     init_connection_guard();
     MAX_BODY_BYTES = 5 * 1024 * 1024;
     HTTP_LIMITS = {
@@ -60978,6 +61176,7 @@ var init_http_server = __esm({
       checkIntervalMs: 1e3
     };
     GUARDED = /* @__PURE__ */ new Set(["/status", "/status.html", "/", "/metrics"]);
+    ANY_HOST = /* @__PURE__ */ new Set(["/healthz", "/readyz", "/webhook"]);
     CLOSE_GRACE_MS = 2e3;
   }
 });
@@ -61061,7 +61260,7 @@ var require_util8 = __commonJS({
       return fastHashObject(keys, labels);
     }
     exports.hashObject = hashObject;
-    exports.isObject = function isObject3(obj) {
+    exports.isObject = function isObject4(obj) {
       return obj !== null && typeof obj === "object";
     };
     exports.nowTimestamp = function nowTimestamp() {
@@ -61307,11 +61506,11 @@ var require_metric = __commonJS({
   "node_modules/prom-client/lib/metric.js"(exports, module) {
     "use strict";
     var Registry2 = require_registry();
-    var { isObject: isObject3 } = require_util8();
+    var { isObject: isObject4 } = require_util8();
     var { validateMetricName, validateLabelName } = require_validation3();
     var Metric = class {
       constructor(config, defaults = {}) {
-        if (!isObject3(config)) {
+        if (!isObject4(config)) {
           throw new TypeError("constructor expected a config object");
         }
         Object.assign(
@@ -61405,7 +61604,7 @@ var require_counter = __commonJS({
     var util = __require("util");
     var {
       hashObject,
-      isObject: isObject3,
+      isObject: isObject4,
       getLabels,
       removeLabels,
       nowTimestamp
@@ -61413,7 +61612,7 @@ var require_counter = __commonJS({
     var { validateLabel } = require_validation3();
     var { Metric } = require_metric();
     var Exemplar = require_exemplar();
-    var Counter2 = class extends Metric {
+    var Counter3 = class extends Metric {
       constructor(config) {
         super(config);
         this.type = "counter";
@@ -61436,7 +61635,7 @@ var require_counter = __commonJS({
        */
       incWithoutExemplar(labels, value2) {
         let hash = "";
-        if (isObject3(labels)) {
+        if (isObject4(labels)) {
           hash = hashObject(labels, this.sortedLabelNames);
           validateLabel(this.labelNames, labels);
         } else {
@@ -61477,7 +61676,7 @@ var require_counter = __commonJS({
       }
       updateExemplar(exemplarLabels, value2, hash) {
         if (exemplarLabels === this.defaultExemplarLabelSet) return;
-        if (!isObject3(this.hashMap[hash].exemplar)) {
+        if (!isObject4(this.hashMap[hash].exemplar)) {
           this.hashMap[hash].exemplar = new Exemplar();
         }
         this.hashMap[hash].exemplar.validateExemplarLabelSet(exemplarLabels);
@@ -61528,7 +61727,7 @@ var require_counter = __commonJS({
       }
       return hashMap;
     }
-    module.exports = Counter2;
+    module.exports = Counter3;
   }
 });
 
@@ -61542,7 +61741,7 @@ var require_gauge = __commonJS({
       setValueDelta,
       getLabels,
       hashObject,
-      isObject: isObject3,
+      isObject: isObject4,
       removeLabels
     } = require_util8();
     var { validateLabel } = require_validation3();
@@ -61679,10 +61878,10 @@ var require_gauge = __commonJS({
       setValueDelta(gauge.hashMap, delta, labels, hash);
     }
     function getLabelArg(labels) {
-      return isObject3(labels) ? labels : {};
+      return isObject4(labels) ? labels : {};
     }
     function getValueArg(labels, value2) {
-      return isObject3(labels) ? value2 : labels;
+      return isObject4(labels) ? value2 : labels;
     }
     module.exports = Gauge2;
   }
@@ -61696,7 +61895,7 @@ var require_histogram = __commonJS({
     var {
       getLabels,
       hashObject,
-      isObject: isObject3,
+      isObject: isObject4,
       removeLabels,
       nowTimestamp
     } = require_util8();
@@ -61768,7 +61967,7 @@ var require_histogram = __commonJS({
         const bound = findBound(this.upperBounds, value2);
         const { bucketExemplars } = this.hashMap[hash];
         let exemplar = bucketExemplars[bound];
-        if (!isObject3(exemplar)) {
+        if (!isObject4(exemplar)) {
           exemplar = new Exemplar();
           bucketExemplars[bound] = exemplar;
         }
@@ -61930,7 +62129,7 @@ var require_histogram = __commonJS({
       return result;
     }
     function convertLabelsAndValues(labels, value2) {
-      return isObject3(labels) ? {
+      return isObject4(labels) ? {
         labels,
         value: value2
       } : {
@@ -64841,7 +65040,7 @@ var require_processCpuTotal = __commonJS({
   "node_modules/prom-client/lib/metrics/processCpuTotal.js"(exports, module) {
     "use strict";
     var OtelApi = require_dist2();
-    var Counter2 = require_counter();
+    var Counter3 = require_counter();
     var PROCESS_CPU_USER_SECONDS = "process_cpu_user_seconds_total";
     var PROCESS_CPU_SYSTEM_SECONDS = "process_cpu_system_seconds_total";
     var PROCESS_CPU_SECONDS = "process_cpu_seconds_total";
@@ -64852,7 +65051,7 @@ var require_processCpuTotal = __commonJS({
       const exemplars = config.enableExemplars ? config.enableExemplars : false;
       const labelNames = Object.keys(labels);
       let lastCpuUsage = process.cpuUsage();
-      const cpuUserUsageCounter = new Counter2({
+      const cpuUserUsageCounter = new Counter3({
         name: namePrefix + PROCESS_CPU_USER_SECONDS,
         help: "Total user CPU time spent in seconds.",
         enableExemplars: exemplars,
@@ -64898,14 +65097,14 @@ var require_processCpuTotal = __commonJS({
           }
         }
       });
-      const cpuSystemUsageCounter = new Counter2({
+      const cpuSystemUsageCounter = new Counter3({
         name: namePrefix + PROCESS_CPU_SYSTEM_SECONDS,
         help: "Total system CPU time spent in seconds.",
         enableExemplars: exemplars,
         registers,
         labelNames
       });
-      const cpuUsageCounter = new Counter2({
+      const cpuUsageCounter = new Counter3({
         name: namePrefix + PROCESS_CPU_SECONDS,
         help: "Total user and system CPU time spent in seconds.",
         enableExemplars: exemplars,
@@ -65627,7 +65826,7 @@ var require_gc = __commonJS({
 var require_defaultMetrics = __commonJS({
   "node_modules/prom-client/lib/defaultMetrics.js"(exports, module) {
     "use strict";
-    var { isObject: isObject3 } = require_util8();
+    var { isObject: isObject4 } = require_util8();
     var processCpuTotal = require_processCpuTotal();
     var processStartTime = require_processStartTime();
     var osMemoryHeap = require_osMemoryHeap();
@@ -65658,7 +65857,7 @@ var require_defaultMetrics = __commonJS({
     };
     var metricsList = Object.keys(metrics);
     module.exports = function collectDefaultMetrics2(config) {
-      if (config !== null && config !== void 0 && !isObject3(config)) {
+      if (config !== null && config !== void 0 && !isObject4(config)) {
         throw new TypeError("config must be null, undefined, or an object");
       }
       config = { eventLoopMonitoringPrecision: 10, ...config };
@@ -66075,7 +66274,7 @@ var require_ms = __commonJS({
       options = options || {};
       var type = typeof val;
       if (type === "string" && val.length > 0) {
-        return parse3(val);
+        return parse4(val);
       } else if (type === "number" && isFinite(val)) {
         return options.long ? fmtLong(val) : fmtShort(val);
       }
@@ -66083,7 +66282,7 @@ var require_ms = __commonJS({
         "val is not a non-empty string or a valid number. val=" + JSON.stringify(val)
       );
     };
-    function parse3(str2) {
+    function parse4(str2) {
       str2 = String(str2);
       if (str2.length > 100) {
         return;
@@ -67620,7 +67819,7 @@ function parseStringResponse(result, parsers12, texts, trim = true) {
         }
         return lines[i2 + offset];
       };
-      parsers12.some(({ parse: parse3 }) => parse3(line, result));
+      parsers12.some(({ parse: parse4 }) => parse4(line, result));
     }
   });
   return result;
@@ -75070,10 +75269,15 @@ function handleWebhook(headers, rawBody, options) {
   const verified = github !== void 0 ? verifyGithubSignature(options.secret, rawBody, github) : gitlab !== void 0 ? verifyGitlabToken(options.secret, gitlab) : false;
   if (!verified) {
     const reason = github === void 0 && gitlab === void 0 ? "no X-Hub-Signature-256 or X-Gitlab-Token header" : "signature does not match";
-    options.logger.warn({ reason }, "webhook refused");
+    options.refused(reason);
     return { status: 401, body: { error: `unauthorized: ${reason}` } };
   }
   if (header2(headers, "x-github-event") === "ping") return { status: 200, body: { accepted: false, event: "ping" } };
+  const delivery = (header2(headers, "x-github-delivery") ?? header2(headers, "x-gitlab-event-uuid"))?.slice(0, 100);
+  if (options.deliveries.seen(delivery, rawBody)) {
+    options.logger.info({ delivery }, "webhook delivery already seen: no pass");
+    return { status: 200, body: { accepted: false, duplicate: true, ...delivery === void 0 ? {} : { delivery } } };
+  }
   const names = sourcesForWebhook(options.sources, rawBody).map((s3) => s3.name);
   options.logger.info({ sources: names, sender: github !== void 0 ? "github" : "gitlab" }, "webhook accepted");
   options.trigger(names);
@@ -75113,6 +75317,123 @@ function controlTarget(runners) {
 var init_control_target = __esm({
   "src/daemon/control-target.ts"() {
     "use strict";
+  }
+});
+
+// src/daemon/auth-gate.ts
+function createAuthGate(options) {
+  const { logger, limits = AUTH_LIMITS, now = Date.now } = options;
+  const failures = new import_prom_client2.Counter({
+    name: "policy_pool_sync_auth_failures_total",
+    help: "Requests refused for a missing or wrong token or signature, by endpoint (status, control, webhook).",
+    labelNames: ["endpoint"],
+    registers: [options.registry]
+  });
+  const throttled = new import_prom_client2.Counter({
+    name: "policy_pool_sync_auth_throttled_total",
+    help: "Requests refused unchecked (429) because their client failed to authenticate too often, by endpoint.",
+    labelNames: ["endpoint"],
+    registers: [options.registry]
+  });
+  for (const endpoint of ENDPOINTS) {
+    failures.inc({ endpoint }, 0);
+    throttled.inc({ endpoint }, 0);
+  }
+  const buckets = /* @__PURE__ */ new Map();
+  const unlogged = /* @__PURE__ */ new Map();
+  const bucket = (client) => {
+    const found = buckets.get(client);
+    const at = now();
+    const tokens = found === void 0 ? limits.burst : Math.min(limits.burst, found.tokens + (at - found.at) / limits.refillMs);
+    buckets.delete(client);
+    const refreshed = { tokens, at };
+    buckets.set(client, refreshed);
+    if (buckets.size > limits.maxClients) buckets.delete(buckets.keys().next().value);
+    return refreshed;
+  };
+  const record3 = (endpoint, client, reason) => {
+    failures.inc({ endpoint });
+    const state = unlogged.get(endpoint) ?? { count: 0, loggedAt: -Infinity };
+    state.count += 1;
+    unlogged.set(endpoint, state);
+    if (now() - state.loggedAt < limits.logEveryMs) return;
+    logger.warn({ endpoint, client, reason, failures: state.count }, "authentication failed");
+    state.count = 0;
+    state.loggedAt = now();
+  };
+  return {
+    check(endpoint, request2, verify) {
+      const client = clientOf(request2);
+      const known = buckets.has(client) ? bucket(client) : null;
+      if (known !== null && known.tokens < 1) {
+        throttled.inc({ endpoint });
+        record3(endpoint, client, "throttled");
+        return "throttled";
+      }
+      if (verify()) return "ok";
+      (known ?? bucket(client)).tokens -= 1;
+      record3(endpoint, client, request2.headers.authorization === void 0 ? "no Authorization header" : "wrong token");
+      return "refused";
+    },
+    failed(endpoint, request2, reason) {
+      record3(endpoint, clientOf(request2), reason);
+    },
+    retryAfterSeconds(request2) {
+      const found = buckets.get(clientOf(request2));
+      return found === void 0 ? 0 : Math.max(1, Math.ceil((1 - found.tokens) * limits.refillMs / 1e3));
+    }
+  };
+}
+function clientOf(request2) {
+  const address = (request2.socket.remoteAddress ?? "unknown").replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, "$1");
+  if (!address.includes(":")) return address;
+  const groups = expandIpv6(address);
+  return groups === null ? address : `${groups.slice(0, 4).join(":")}::/64`;
+}
+function expandIpv6(address) {
+  const [head = "", tail] = address.split("::");
+  const left = head === "" ? [] : head.split(":");
+  const right = tail === void 0 || tail === "" ? [] : tail.split(":");
+  const missing = 8 - left.length - right.length;
+  if (missing < 0 || tail === void 0 && missing !== 0) return null;
+  return [...left, ...Array(missing).fill("0"), ...right];
+}
+var import_prom_client2, ENDPOINTS, AUTH_LIMITS;
+var init_auth_gate = __esm({
+  "src/daemon/auth-gate.ts"() {
+    "use strict";
+    import_prom_client2 = __toESM(require_prom_client(), 1);
+    ENDPOINTS = ["status", "control", "webhook"];
+    AUTH_LIMITS = { burst: 10, refillMs: 6e3, maxClients: 4096, logEveryMs: 6e4 };
+  }
+});
+
+// src/daemon/webhook-deliveries.ts
+import { createHash as createHash7 } from "node:crypto";
+function createDeliveryLog(limits = DELIVERY_LIMITS, now = Date.now) {
+  const seenAt = /* @__PURE__ */ new Map();
+  const forgetOld = (at) => {
+    for (const [key, when2] of seenAt) {
+      if (at - when2 < limits.windowMs && seenAt.size <= limits.max * 2) return;
+      seenAt.delete(key);
+    }
+  };
+  return {
+    seen(id, rawBody) {
+      const at = now();
+      forgetOld(at);
+      const keys = [`body:${createHash7("sha256").update(rawBody).digest("hex")}`, ...id === void 0 || id === "" ? [] : [`id:${id}`]];
+      if (keys.some((key) => seenAt.has(key))) return true;
+      for (const key of keys) seenAt.set(key, at);
+      return false;
+    }
+  };
+}
+var DELIVERY_LIMITS;
+var init_webhook_deliveries = __esm({
+  "src/daemon/webhook-deliveries.ts"() {
+    "use strict";
+    DELIVERY_LIMITS = { windowMs: 24 * 60 * 60 * 1e3, max: 5e3 };
   }
 });
 
@@ -75191,9 +75512,10 @@ async function startDaemon(options) {
   const metrics = options.metrics ?? createDaemonMetrics();
   const runners = /* @__PURE__ */ new Map();
   let accepting = true;
-  const secret = webhookSecret(config.webhookSecretEnv, options.env, logger);
-  const token = statusToken(options.env, config.listen, logger);
-  const control = controlToken(options.env, logger);
+  const secrets = endpointSecrets(options.env, config.webhookSecretEnv, config.listen, logger);
+  const gate = createAuthGate({ registry: metrics.registry, logger, ...options.authLimits === void 0 ? {} : { limits: options.authLimits } });
+  const deliveries = createDeliveryLog();
+  const { control } = secrets;
   checkSyncWindows(config);
   const suspensions = await openSuspensions(config.stateDir, logger);
   const notifier = createNotifier({
@@ -75232,14 +75554,22 @@ async function startDaemon(options) {
     readiness: () => readiness(statuses()),
     registry: metrics.registry,
     logger,
-    statusToken: token,
-    control: (request2, url) => accepting ? handleControl2(request2, url, control, controlTarget(runners)) : Promise.resolve({ status: 503, body: { error: "shutting down" } }),
+    statusToken: secrets.status,
+    gate,
+    hostAllowed: hostRule(config.listen, config.allowedHosts ?? []),
+    control: (request2, url) => {
+      if (!accepting) return Promise.resolve({ status: 503, body: { error: "shutting down" } });
+      const authorize = control === null ? null : () => gate.check("control", request2, () => carriesBearer(request2.headers.authorization, control));
+      return handleControl2(request2, url, authorize, controlTarget(runners));
+    },
     webhook(request2, rawBody) {
       if (!accepting) return { status: 503, body: { error: "shutting down" } };
       return handleWebhook(request2.headers, rawBody, {
-        secret,
+        secret: secrets.webhook,
         sources: config.sources,
         logger,
+        refused: (reason) => gate.failed("webhook", request2, reason),
+        deliveries,
         trigger: (names) => names.forEach((name) => runners.get(name)?.trigger("webhook"))
       });
     }
@@ -75271,14 +75601,6 @@ async function startDaemon(options) {
     }
   };
 }
-function webhookSecret(name, env, logger) {
-  const value2 = env[name];
-  if (value2 === void 0 || value2 === "") {
-    logger.warn({ env: name }, `webhooks are disabled: set ${name} to the webhook secret to accept POST /webhook`);
-    return null;
-  }
-  return value2;
-}
 function checkSyncWindows(config) {
   for (const source of config.sources) {
     for (const [index, window2] of (source.syncWindows ?? []).entries()) {
@@ -75297,13 +75619,16 @@ var init_daemon = __esm({
     init_metrics();
     init_source_runner();
     init_status2();
-    init_status_token();
     init_webhook();
     init_errors();
     init_notify();
     init_control_target();
     init_control2();
-    init_control_token();
+    init_auth_gate();
+    init_authorization();
+    init_endpoint_secrets();
+    init_request_origin();
+    init_webhook_deliveries();
     init_suspensions();
     init_sync_windows();
     NOTIFY_CLOSE_MS = 5e3;
@@ -75347,6 +75672,7 @@ var init_embedded_api = __esm({
 // src/daemon/index.ts
 var daemon_exports = {};
 __export(daemon_exports, {
+  AUTH_LIMITS: () => AUTH_LIMITS,
   HTTP_LIMITS: () => HTTP_LIMITS,
   createDaemonMetrics: () => createDaemonMetrics,
   runDaemon: () => runDaemon,
@@ -75407,6 +75733,7 @@ var init_daemon2 = __esm({
     init_metrics();
     init_daemon();
     init_http_server();
+    init_auth_gate();
     init_metrics();
   }
 });
@@ -75916,6 +76243,7 @@ import { readFile } from "node:fs/promises";
 
 // src/config/checks.ts
 init_cron();
+init_host_port();
 init_yaml();
 function checkConfigRules(value2) {
   if (typeof value2 !== "object" || value2 === null) return [];
@@ -75952,8 +76280,7 @@ function checkCron(expression, path17) {
   }
 }
 function checkListen(listen, path17) {
-  const match = /:(\d{1,5})$/.exec(listen);
-  if (match !== null && Number(match[1]) > 65535) return [{ path: path17, message: `${keyLabel(path17)} "${listen}" has a port above 65535` }];
+  if (hostPortProblem(listen) === "port") return [{ path: path17, message: `${keyLabel(path17)} "${listen}" has a port above 65535` }];
   return [];
 }
 

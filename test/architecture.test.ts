@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
@@ -15,6 +16,13 @@ test('src/ keeps its layers and has no import cycle (dependency-cruiser)', async
     .then(({ stdout }) => ({ code: 0, stdout }), (error: { code?: number; stdout?: string }) => ({ code: error.code ?? 1, stdout: error.stdout ?? '' }));
   assert.equal(result.code, 0, result.stdout);
   assert.match(result.stdout, /no dependency violations found/);
+});
+
+test('every folder and top-level file of src/ has a layer', () => {
+  const { layers, apart } = (createRequire(import.meta.url)(path.join(REPO_ROOT, '.dependency-cruiser.cjs')) as { layers: { layers: string[][]; apart: string[] } }).layers;
+  const placed = new Set([...layers.flat(), ...apart, 'cli']);
+  const entries = readdirSync(path.join(REPO_ROOT, 'src'), { withFileTypes: true }).map((e) => (e.isDirectory() ? e.name : e.name.replace(/\.ts$/, '')));
+  assert.deepEqual(entries.filter((name) => !placed.has(name)), [], 'entries of src/ missing from LAYERS in .dependency-cruiser.cjs');
 });
 
 test('ARCHITECTURE.md names every folder of src/', () => {

@@ -39,7 +39,7 @@ test('the control endpoints answer 403 without CONTROL_TOKEN, 401 without the to
   assert.match(((await refused.json()) as { error: string }).error, /CONTROL_TOKEN/);
   assert.equal((await post(open.daemon.origin, '/sources/local/suspend')).status, 403);
 
-  const guarded = await controlDaemon(t, { env: { CONTROL_TOKEN: CONTROL, STATUS_TOKEN: 'status-Token-1' } });
+  const guarded = await controlDaemon(t, { env: { CONTROL_TOKEN: CONTROL, STATUS_TOKEN: 'status-Token-1-long-enough' } });
   assert.equal((await post(guarded.daemon.origin, '/sources/local/sync')).status, 401);
   assert.equal((await post(guarded.daemon.origin, '/sources/local/suspend', 'wrong')).status, 401);
   assert.equal((await post(guarded.daemon.origin, '/sources/nope/sync', CONTROL)).status, 404);
@@ -53,7 +53,7 @@ test('the control endpoints answer 403 without CONTROL_TOKEN, 401 without the to
   const status = await spawnCli(['status', '--daemon', guarded.daemon.origin], { env: { CONTROL_TOKEN: CONTROL } });
   assert.equal(status.code, 1);
   assert.match(status.stderr, /401.*\(set STATUS_TOKEN to the daemon's token\)/);
-  assert.equal((await spawnCli(['status', '--daemon', guarded.daemon.origin], { env: { STATUS_TOKEN: 'status-Token-1' } })).code, 0);
+  assert.equal((await spawnCli(['status', '--daemon', guarded.daemon.origin], { env: { STATUS_TOKEN: 'status-Token-1-long-enough' } })).code, 0);
   assert.ok(!guarded.daemon.stderr().includes(CONTROL), 'the token is never logged');
 });
 

@@ -24,7 +24,7 @@ test('a change the repo asked for "differs"; the daemon calls it drift only when
       sources: [{ name: 'local', organization: 'example-org', path: dir, schedule: '0 0 1 1 *' }],
       notifications: [{ name: 'ops', type: 'webhook', 'url-env': 'HOOK' }],
     },
-    { API_TOKEN: api.token, CONTROL_TOKEN: 'c-token', HOOK: hook.url },
+    { API_TOKEN: api.token, CONTROL_TOKEN: 'c-token-0123456789', HOOK: hook.url },
   );
   const passed = (trigger: string) =>
     waitFor(`the ${trigger} pass`, async () => {
@@ -49,7 +49,7 @@ test('a change the repo asked for "differs"; the daemon calls it drift only when
   const policy = (await api.policies()).find((p) => p.name === 'require-tags');
   const patched = await api.call('PATCH', `/policies/${String(policy?.id)}`, { body: { data: { type: 'policies', attributes: { 'enforcement-level': 'advisory' } } } });
   assert.equal(patched.status, 200, patched.text);
-  const sync = await fetch(`${daemon.origin}/sources/local/sync?wait=1`, { method: 'POST', headers: { authorization: 'Bearer c-token' } });
+  const sync = await fetch(`${daemon.origin}/sources/local/sync?wait=1`, { method: 'POST', headers: { authorization: 'Bearer c-token-0123456789' } });
   assert.equal(sync.status, 200);
   const drifted = await passed('sync');
   assert.equal(requireTags(drifted)?.reason, 'drift in enforcement-level');

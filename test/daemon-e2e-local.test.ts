@@ -60,15 +60,16 @@ test('drift made by hand through the API is repaired on the next tick', async (t
 });
 
 test('overlapping triggers (schedule, file changes, webhooks) never run two passes at once', async (t) => {
-  const secret = 'overlap-secret';
+  const secret = 'overlap-webhook-secret';
   const { api, dir, daemon } = await localDaemon(t, '* * * * * *', { WEBHOOK_SECRET: secret });
   // Slow API: every request takes 100 ms more, so passes are long and triggers pile up during them.
   await api.addFaults({ kind: 'latency', 'latency-ms': 100, count: 0 });
-  const body = '{}';
   const webhooks: Promise<Response>[] = [];
   const revisions = 8;
   for (let i = 0; i < revisions; i += 1) {
     await writeFile(path.join(dir, REQUIRE_TAGS_SETTINGS), `description: Revision ${i}.\n`);
+    // Each push its own body, as real pushes have (the same body again is a replay, and triggers nothing).
+    const body = JSON.stringify({ after: `revision-${i}` });
     webhooks.push(daemon.post('/webhook', body, { 'x-hub-signature-256': githubSignature(secret, body) }));
     await sleep(150);
   }

@@ -21,7 +21,7 @@ test('a pool with workspaces attached and no idle or busy agent is flagged on /s
   const daemon = await spawnDaemon(
     t,
     { api: { url: api.url }, sources: [{ name: 'local', organization: 'example-org', path: dir, schedule: '0 0 1 1 *' }] },
-    { API_TOKEN: api.token, CONTROL_TOKEN: 'c-token' },
+    { API_TOKEN: api.token, CONTROL_TOKEN: 'c-token-0123456789' },
   );
   await waitFor('the start-up pass', async () => ((await status(daemon)).pools !== undefined ? true : undefined));
   const pools = (await status(daemon)).pools ?? [];
@@ -38,7 +38,7 @@ test('a pool with workspaces attached and no idle or busy agent is flagged on /s
   const ping = new Date(Date.now() - 30_000).toISOString();
   const added = await api.control('POST', '/agents', { pool: pool?.['id'], agents: [{ name: 'a1', status: 'idle', 'last-ping-at': ping }, { name: 'a2', status: 'errored', 'last-ping-at': new Date(Date.now() - 7_200_000).toISOString() }] });
   assert.equal(added.status, 200);
-  const sync = await fetch(`${daemon.origin}/sources/local/sync?wait=1`, { method: 'POST', headers: { authorization: 'Bearer c-token' } });
+  const sync = await fetch(`${daemon.origin}/sources/local/sync?wait=1`, { method: 'POST', headers: { authorization: 'Bearer c-token-0123456789' } });
   assert.equal(sync.status, 200);
   const healthy = (await status(daemon)).pools?.find((p) => p.name === 'build');
   assert.deepEqual(healthy?.agents, { idle: 1, busy: 0, exited: 0, errored: 1, unknown: 0 });

@@ -42,7 +42,7 @@ test('in a closed window a pass plans, applies nothing and notifies once; sync -
     sources: [testSource('main', { path: dir, syncWindows: [FRIDAY_FREEZE] })],
     api,
     now: () => now,
-    env: { HOOK: hook.url, CONTROL_TOKEN: 'ctl' },
+    env: { HOOK: hook.url, CONTROL_TOKEN: 'ctl-token-0123456789' },
     notifications: [{ name: 'ops', type: 'webhook', urlEnv: 'HOOK', urlFile: null, secretEnv: null, events: null, sources: null, statusUrl: null }],
   });
   await daemon.whenIdle();
@@ -60,9 +60,9 @@ test('in a closed window a pass plans, applies nothing and notifies once; sync -
   assert.deepEqual(hook.received.map((r) => r.json.event), ['window'], 'notified once');
   assert.match(hook.received[0]!.json.summary, /has 5 changes waiting for the sync window/);
 
-  const plain = await fetch(`${daemon.origin}/sources/main/sync?wait=1`, { method: 'POST', headers: { authorization: 'Bearer ctl' } });
+  const plain = await fetch(`${daemon.origin}/sources/main/sync?wait=1`, { method: 'POST', headers: { authorization: 'Bearer ctl-token-0123456789' } });
   assert.equal(((await plain.json()) as { pass: { changes: { outcome: string }[] } }).pass.changes[0]?.outcome, 'not-applied', 'sync alone respects the window');
-  const forced = await fetch(`${daemon.origin}/sources/main/sync?wait=1&override-window=1`, { method: 'POST', headers: { authorization: 'Bearer ctl' } });
+  const forced = await fetch(`${daemon.origin}/sources/main/sync?wait=1&override-window=1`, { method: 'POST', headers: { authorization: 'Bearer ctl-token-0123456789' } });
   assert.equal(forced.status, 200);
   const pass = ((await forced.json()) as { pass: { result: string; changes: { outcome: string }[] } }).pass;
   assert.equal(pass.result, 'success');

@@ -51,7 +51,7 @@ test('a bad or missing signature gets 401 and triggers nothing', async (t) => {
   }
   await sleep(300);
   assert.equal(calls.length, 1, 'only the start-up pass ran');
-  assert.ok(logs.messages().includes('webhook refused'));
+  assert.ok(logs.messages().includes('authentication failed'));
   assert.ok(!logs.text().includes(SECRET));
 });
 

@@ -3,6 +3,10 @@ import { UsageError } from '../errors.js';
 import type { DaemonClient } from './control-client.js';
 import { renderStatusTable, renderSyncResult, syncExitCode, type PassSummary, type StatusRow } from './control-output.js';
 
+/** Seconds a request may take by default; `sync` waits for its pass, so longer (a pass may take `pass-timeout`, 600 s by default). */
+const DEFAULT_TIMEOUT_SECONDS = 30;
+const DEFAULT_SYNC_TIMEOUT_SECONDS = 900;
+
 /** The commands that talk to a running daemon: `policy-pool-sync status|sync|suspend|resume`. */
 export const CONTROL_COMMANDS = ['status', 'sync', 'suspend', 'resume'] as const;
 export type ControlCommand = (typeof CONTROL_COMMANDS)[number];
@@ -15,12 +19,13 @@ export function isControlCommand(word: string | undefined): word is ControlComma
 export const DEFAULT_DAEMON_URL = 'http://127.0.0.1:9090';
 
 export const CONTROL_USAGE = `Usage:
-  policy-pool-sync status  [--source NAME] [--daemon URL] [--output text|json]
-  policy-pool-sync sync    [--source NAME] [--daemon URL] [--output text|json] [--detailed-exitcode] [--override-window]
-  policy-pool-sync suspend [--source NAME] [--daemon URL]
-  policy-pool-sync resume  [--source NAME] [--daemon URL]
+  policy-pool-sync status  [--source NAME] [--daemon URL] [--output text|json] [--timeout SECONDS]
+  policy-pool-sync sync    [--source NAME] [--daemon URL] [--output text|json] [--detailed-exitcode] [--override-window] [--timeout SECONDS]
+  policy-pool-sync suspend [--source NAME] [--daemon URL] [--timeout SECONDS]
+  policy-pool-sync resume  [--source NAME] [--daemon URL] [--timeout SECONDS]
 
   --daemon URL           the daemon's HTTP address (default ${DEFAULT_DAEMON_URL})
+  --timeout SECONDS      how long each request may take (default ${DEFAULT_TIMEOUT_SECONDS}; sync waits for its pass: ${DEFAULT_SYNC_TIMEOUT_SECONDS})
   --source NAME          only that source (default: every source)
   --output FORMAT        text (a table) or json
   --detailed-exitcode    sync: exit 2 when the pass applied changes and nothing failed
@@ -45,7 +50,12 @@ export async function runControlCommand(argv: string[], io: ControlIo): Promise<
     return 0;
   }
   // Loaded here: telling whether argv is a control command must not load the HTTP client.
-  const client = (await import('./control-client.js')).controlClient(args.daemon, io.env);
+  const { controlClient, CLIENT_LIMITS } = await import('./control-client.js');
+  const client = controlClient(args.daemon, io.env, {
+    ...CLIENT_LIMITS,
+    requestSeconds: args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+    syncSeconds: args.timeoutSeconds ?? DEFAULT_SYNC_TIMEOUT_SECONDS,
+  });
   if (command === 'status') {
     const sources = await sourceNames(client, args.source);
     const rows = (await client.statuses()).filter((s) => sources.includes(s.name));
@@ -56,15 +66,15 @@ export async function runControlCommand(argv: string[], io: ControlIo): Promise<
   const sources = args.source === null ? await sourceNames(client, null) : [args.source];
   if (command === 'suspend' || command === 'resume') {
     for (const name of sources) {
-      await client.post(name, command, {});
+      await client.act(name, command);
       io.stdout.write(`source "${name}" ${command === 'suspend' ? 'suspended' : 'resumed'}\n`);
     }
     return 0;
   }
   const passes: PassSummary[] = [];
   for (const name of sources) {
-    const body = (await client.post(name, 'sync', { wait: '1', ...(args.overrideWindow ? { 'override-window': '1' } : {}) })) as { pass: PassSummary['pass'] };
-    passes.push({ source: name, pass: body.pass });
+    const pass = await client.sync(name, { wait: '1', ...(args.overrideWindow ? { 'override-window': '1' } : {}) });
+    passes.push({ source: name, pass });
   }
   io.stdout.write(args.output === 'json' ? `${JSON.stringify({ passes }, null, 2)}\n` : renderSyncResult(passes));
   return syncExitCode(passes, args.detailedExitcode);
@@ -84,6 +94,8 @@ interface ControlArgs {
   output: 'text' | 'json';
   detailedExitcode: boolean;
   overrideWindow: boolean;
+  /** null: the defaults. */
+  timeoutSeconds: number | null;
   help: boolean;
 }
 
@@ -95,7 +107,7 @@ function parseControlArgs(argv: string[]): ControlArgs {
       strict: true,
       allowPositionals: false,
       options: {
-        daemon: { type: 'string' }, source: { type: 'string' }, output: { type: 'string' },
+        daemon: { type: 'string' }, source: { type: 'string' }, output: { type: 'string' }, timeout: { type: 'string' },
         'detailed-exitcode': { type: 'boolean' }, 'override-window': { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -106,7 +118,10 @@ function parseControlArgs(argv: string[]): ControlArgs {
   if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be text or json, not "${output}"`);
   const daemon = values.daemon ?? DEFAULT_DAEMON_URL;
   if (!/^https?:\/\/[^\s/]+/.test(daemon)) throw new UsageError(`--daemon "${daemon}" is not an http(s) URL, e.g. ${DEFAULT_DAEMON_URL}`);
+  const timeout = values.timeout === undefined ? null : Number(values.timeout);
+  if (timeout !== null && !(Number.isFinite(timeout) && timeout > 0)) throw new UsageError(`--timeout must be a number of seconds above 0, not "${values.timeout}"`);
   return {
+    timeoutSeconds: timeout,
     daemon: daemon.replace(/\/+$/, ''),
     source: values.source ?? null,
     output,

@@ -1,4 +1,5 @@
 import { parseCron } from '../cron.js';
+import { hostPortProblem } from '../host-port.js';
 import { keyLabel, type KeyPath } from '../yaml/index.js';
 
 /** A problem found beyond what the JSON Schema can say. */
@@ -53,7 +54,7 @@ function checkCron(expression: string, path: KeyPath): ConfigCheckProblem[] {
 }
 
 function checkListen(listen: string, path: KeyPath): ConfigCheckProblem[] {
-  const match = /:(\d{1,5})$/.exec(listen);
-  if (match !== null && Number(match[1]) > 65535) return [{ path, message: `${keyLabel(path)} "${listen}" has a port above 65535` }];
+  // The schema's pattern says host:port; only the port's range is left.
+  if (hostPortProblem(listen) === 'port') return [{ path, message: `${keyLabel(path)} "${listen}" has a port above 65535` }];
   return [];
 }

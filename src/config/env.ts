@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { SourceProblem } from '../errors.js';
+import { parseHostPort } from '../host-port.js';
 import type { Config } from './types.js';
 
 /**
@@ -41,8 +42,7 @@ export function applyEnvOverrides(config: Config, env: NodeJS.ProcessEnv, cwd: s
 }
 
 export function isHostPort(value: string): boolean {
-  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
-  return match !== null && Number(match[2]) <= 65535;
+  return parseHostPort(value) !== null;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

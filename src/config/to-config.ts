@@ -15,6 +15,7 @@ export interface RawConfig {
   sources: RawSource[];
   listen?: string;
   'webhook-secret-env'?: string;
+  'allowed-hosts'?: string[];
   'state-dir'?: string;
   'shutdown-timeout'?: number;
   notifications?: RawNotification[];
@@ -71,6 +72,7 @@ export function toConfig(raw: RawConfig, cwd: string): Config {
     sources: raw.sources.map((s) => toSource(s, cwd)),
     listen: raw.listen ?? DEFAULT_LISTEN,
     webhookSecretEnv: raw['webhook-secret-env'] ?? 'WEBHOOK_SECRET',
+    ...(raw['allowed-hosts'] === undefined ? {} : { allowedHosts: raw['allowed-hosts'] }),
     stateDir: path.resolve(cwd, raw['state-dir'] ?? DEFAULT_STATE_DIR),
     shutdownTimeoutSeconds: raw['shutdown-timeout'] ?? DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
     notifications: (raw.notifications ?? []).map((n) => toNotification(n, cwd)),

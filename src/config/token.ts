@@ -25,10 +25,29 @@ export async function resolveToken(config: Config, env: NodeJS.ProcessEnv): Prom
 
 /** `raw` without one trailing line end, when every other character may go in a header; else a UsageError naming `where`. */
 export function checkedToken(raw: string, where: string): string {
-  const token = raw.replace(/\r?\n$/, '');
-  const problem = tokenProblem(token);
-  if (problem !== null) throw new UsageError(`${where}: the API token ${problem}; it must be one line of printable ASCII without spaces (the token is not shown)`);
-  return token;
+  return checkedSecret(raw.replace(/\r?\n$/, ''), { where, what: 'the API token' });
+}
+
+/** Fewest characters of a secret that the daemon's endpoints check (status, control, webhook): a shorter one can be guessed. */
+export const MIN_ENDPOINT_SECRET_LENGTH = 16;
+
+/**
+ * A secret from the environment variable `name` that guards one of the daemon's endpoints, or null when it is unset
+ * or empty. It must be one line of printable ASCII without spaces (it travels in a header) and at least
+ * MIN_ENDPOINT_SECRET_LENGTH characters long; else a UsageError names the variable, never the value.
+ */
+export function endpointSecret(env: NodeJS.ProcessEnv, name: string, what: string): string | null {
+  const value = env[name];
+  if (value === undefined || value === '') return null;
+  return checkedSecret(value, { where: name, what, minLength: MIN_ENDPOINT_SECRET_LENGTH });
+}
+
+/** The one check of a token or secret: printable ASCII without spaces, and at least `minLength` characters. */
+function checkedSecret(value: string, { where, what, minLength = 1 }: { where: string; what: string; minLength?: number }): string {
+  const problem = tokenProblem(value) ?? (value.length < minLength ? `has ${value.length} characters, fewer than ${minLength}` : null);
+  if (problem === null) return value;
+  const rule = minLength > 1 ? `one line of at least ${minLength} printable ASCII characters without spaces (e.g. \`openssl rand -hex 24\`)` : 'one line of printable ASCII without spaces';
+  throw new UsageError(`${where}: ${what} ${problem}; it must be ${rule} (the ${what.replace(/^the /, '')} is not shown)`);
 }
 
 /** What makes `token` unusable as a bearer token, or null. Says where, never what the token holds. */

@@ -89,6 +89,11 @@ export interface Config {
   listen: string;
   /** Name of the environment variable that holds the webhook secret. @default "WEBHOOK_SECRET" */
   webhookSecretEnv: string;
+  /**
+   * Host names the status routes, the page, /metrics and control answer to, besides IP addresses, localhost and the
+   * `listen` host (`allowed-hosts`; `*.example.com` allows every name under it). @default []
+   */
+  allowedHosts?: string[];
   /** Absolute (a relative path resolves against the working directory); clones live here. @default ".policy-pool-sync" */
   stateDir: string;
   /**

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { PassRecord } from './pass-record.js';
-import { carriesToken } from './status-token.js';
-import { CONTROL_TOKEN_ENV } from './control-token.js';
+import type { AuthVerdict } from './auth-gate.js';
+import { CONTROL_TOKEN_ENV } from './endpoint-secrets.js';
+import { crossSiteProblem } from './request-origin.js';
 
 export type ControlAction = 'sync' | 'suspend' | 'resume';
 
@@ -29,16 +30,26 @@ export function isControlPath(path: string): boolean {
 
 /**
  * `POST /sources/<name>/sync|suspend|resume`, guarded by the bearer token in CONTROL_TOKEN: without a token set,
- * they answer 403, never open. `sync?wait=1` answers once the pass it started ended, with that pass's record.
+ * they answer 403, never open. `authorize` checks `Authorization: Bearer` and nothing else: a browser re-sends Basic
+ * credentials and cookies on its own, a bearer token only when a script of the daemon's own origin sets it. A request
+ * a browser says comes from another site is refused before that. `sync?wait=1` answers once the pass it started
+ * ended, with that pass's record.
  */
-export async function handleControl(request: IncomingMessage, url: URL, token: string | null, target: ControlTarget): Promise<ControlAnswer> {
+export async function handleControl(
+  request: IncomingMessage,
+  url: URL,
+  authorize: ((request: IncomingMessage) => AuthVerdict) | null,
+  target: ControlTarget,
+): Promise<ControlAnswer> {
   const match = ROUTE.exec(url.pathname);
   if (match === null) return { status: 404, body: { error: `no route ${url.pathname}; try POST /sources/<name>/sync, /suspend or /resume` } };
   if (request.method !== 'POST') return { status: 405, body: { error: 'use POST' } };
-  if (token === null) return { status: 403, body: { error: `the control endpoints are disabled: set ${CONTROL_TOKEN_ENV} on the daemon to enable them` } };
-  if (!carriesToken(request.headers.authorization, token)) {
-    return { status: 401, body: { error: `unauthorized: send the control token as Authorization: Bearer <token>` } };
-  }
+  if (authorize === null) return { status: 403, body: { error: `the control endpoints are disabled: set ${CONTROL_TOKEN_ENV} on the daemon to enable them` } };
+  const crossSite = crossSiteProblem(request.headers);
+  if (crossSite !== null) return { status: 403, body: { error: `refused a request from another site (${crossSite}): send control requests from a client, not a web page` } };
+  const verdict = authorize(request);
+  if (verdict === 'throttled') return { status: 429, body: { error: 'too many failed attempts from this address: wait, then send the right token' } };
+  if (verdict === 'refused') return { status: 401, body: { error: 'unauthorized: send the control token as Authorization: Bearer <token>' } };
   const source = decodeURIComponent(match[1] ?? '');
   const action = match[2] as ControlAction;
   if (!target.has(source)) return { status: 404, body: { error: `no source named "${source}"` } };

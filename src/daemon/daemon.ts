@@ -8,13 +8,16 @@ import { createDaemonMetrics, type DaemonMetrics } from './metrics.js';
 import type { BackoffOptions, TriggerReason } from './source-loop.js';
 import { startSourceRunner, type Reconcile, type SourceRunner } from './source-runner.js';
 import { readiness, type SourceStatus } from './status.js';
-import { statusToken } from './status-token.js';
 import { handleWebhook } from './webhook.js';
 import { UsageError } from '../errors.js';
 import { createNotifier, type DeliveryLimits } from '../notify/index.js';
 import { controlTarget } from './control-target.js';
 import { handleControl } from './control.js';
-import { controlToken } from './control-token.js';
+import { createAuthGate, type AuthLimits } from './auth-gate.js';
+import { carriesBearer } from './authorization.js';
+import { endpointSecrets } from './endpoint-secrets.js';
+import { hostRule } from './request-origin.js';
+import { createDeliveryLog } from './webhook-deliveries.js';
 import { openSuspensions } from './suspensions.js';
 import { windowProblem } from './sync-windows.js';
 
@@ -36,6 +39,8 @@ export interface StartDaemonOptions {
   noCache?: boolean;
   /** What one client may hold of the HTTP server. @default HTTP_LIMITS */
   httpLimits?: HttpLimits;
+  /** How many failed authentications a client may make, and how fast it gets more. @default AUTH_LIMITS */
+  authLimits?: AuthLimits;
   /** The clock of the sync windows and the fight detector. @default the system clock */
   now?: () => Date;
   /** Queue length, attempts, timeout and back-off of notification delivery. @default DELIVERY_DEFAULTS */
@@ -63,9 +68,10 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   const metrics = options.metrics ?? createDaemonMetrics();
   const runners = new Map<string, SourceRunner>();
   let accepting = true;
-  const secret = webhookSecret(config.webhookSecretEnv, options.env, logger);
-  const token = statusToken(options.env, config.listen, logger);
-  const control = controlToken(options.env, logger);
+  const secrets = endpointSecrets(options.env, config.webhookSecretEnv, config.listen, logger);
+  const gate = createAuthGate({ registry: metrics.registry, logger, ...(options.authLimits === undefined ? {} : { limits: options.authLimits }) });
+  const deliveries = createDeliveryLog();
+  const { control } = secrets;
   checkSyncWindows(config);
   const suspensions = await openSuspensions(config.stateDir, logger);
   const notifier = createNotifier({
@@ -102,15 +108,22 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     readiness: () => readiness(statuses()),
     registry: metrics.registry,
     logger,
-    statusToken: token,
-    control: (request, url) =>
-      accepting ? handleControl(request, url, control, controlTarget(runners)) : Promise.resolve({ status: 503, body: { error: 'shutting down' } }),
+    statusToken: secrets.status,
+    gate,
+    hostAllowed: hostRule(config.listen, config.allowedHosts ?? []),
+    control: (request, url) => {
+      if (!accepting) return Promise.resolve({ status: 503, body: { error: 'shutting down' } });
+      const authorize = control === null ? null : () => gate.check('control', request, () => carriesBearer(request.headers.authorization, control));
+      return handleControl(request, url, authorize, controlTarget(runners));
+    },
     webhook(request, rawBody) {
       if (!accepting) return { status: 503, body: { error: 'shutting down' } };
       return handleWebhook(request.headers, rawBody, {
-        secret,
+        secret: secrets.webhook,
         sources: config.sources,
         logger,
+        refused: (reason) => gate.failed('webhook', request, reason),
+        deliveries,
         trigger: (names) => names.forEach((name) => runners.get(name)?.trigger('webhook')),
       });
     },
@@ -142,16 +155,6 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       logger.info('daemon stopped');
     },
   };
-}
-
-/** The webhook secret from the environment; without one, webhooks are refused, and the log says so once here. */
-function webhookSecret(name: string, env: NodeJS.ProcessEnv, logger: Logger): string | null {
-  const value = env[name];
-  if (value === undefined || value === '') {
-    logger.warn({ env: name }, `webhooks are disabled: set ${name} to the webhook secret to accept POST /webhook`);
-    return null;
-  }
-  return value;
 }
 
 /** How long a stop waits for queued notifications. */

@@ -2,11 +2,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { UsageError } from '../errors.js';
+import { parseHostPort, urlHost } from '../host-port.js';
 import type { Logger } from '../logger.js';
+import type { AuthGate } from './auth-gate.js';
+import { carriesStatusToken, STATUS_CHALLENGES } from './authorization.js';
 import { isControlPath, type ControlAnswer } from './control.js';
 import type { Readiness, SourceStatus } from './status.js';
 import { renderStatusPage, STATUS_PAGE_CSP } from './status-page.js';
-import { carriesToken, STATUS_CHALLENGES } from './status-token.js';
 import { guardConnections } from './connection-guard.js';
 import type { WebhookResponse } from './webhook.js';
 
@@ -45,14 +47,21 @@ export interface DaemonRoutes {
   registry: Registry;
   webhook(request: IncomingMessage, rawBody: Buffer): WebhookResponse;
   logger: Logger;
-  /** When set, /status and /metrics answer only requests that carry it (see status-token.ts). */
+  /** When set, /status and /metrics answer only requests that carry it (see authorization.ts). */
   statusToken: string | null;
+  /** Counts, logs and slows failed authentications. */
+  gate: AuthGate;
+  /** Whether a `Host` header names the daemon (request-origin.ts); the probes and the webhook answer any. */
+  hostAllowed(host: string | undefined): boolean;
   /** `POST /sources/<name>/sync|suspend|resume` (control.ts). */
   control?(request: IncomingMessage, url: URL): Promise<ControlAnswer>;
 }
 
 /** The routes that show organization and source names and error text; the probes and the webhook stay open. */
 const GUARDED = new Set(['/status', '/status.html', '/', '/metrics']);
+
+/** The routes that answer whatever `Host` they were sent to: kubelet probes by the pod's IP, GitHub through an ingress. */
+const ANY_HOST = new Set(['/healthz', '/readyz', '/webhook']);
 
 export interface DaemonServer {
   /** `http://host:port` actually bound (port 0 resolved). */
@@ -77,14 +86,14 @@ export async function startDaemonServer(listen: string, routes: DaemonRoutes, li
   );
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   guardConnections(server, limits.maxConnections);
-  const separator = listen.lastIndexOf(':');
-  const host = listen.slice(0, separator).replace(/^\[(.*)\]$/, '$1');
+  const parsed = parseHostPort(listen);
+  if (parsed === null) throw new UsageError(`cannot listen on ${listen}: it is not host:port; set LISTEN_ADDRESS (or listen: in the config) to e.g. 127.0.0.1:9090`);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, listen)));
-    server.listen(Number(listen.slice(separator + 1)), host, () => resolve());
+    server.listen(parsed.port, parsed.host, () => resolve());
   });
   const address = server.address() as AddressInfo;
-  const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  const origin = `http://${urlHost(address.address)}:${address.port}`;
   return { origin, close: () => closeServer(server) };
 }
 
@@ -101,10 +110,15 @@ async function route(request: IncomingMessage, response: ServerResponse, routes:
   const url = new URL(request.url ?? '/', 'http://daemon');
   const path = url.pathname;
   const method = request.method ?? 'GET';
+  if (!ANY_HOST.has(path) && !routes.hostAllowed(request.headers.host)) {
+    request.resume();
+    const error = `Host "${request.headers.host ?? ''}" is not a name of this daemon: use its IP address or localhost, or add the name to allowed-hosts in the config`;
+    return send(response, 403, { error });
+  }
   if (routes.control !== undefined && isControlPath(path)) {
     request.resume();
     const answer = await routes.control(request, url);
-    return send(response, answer.status, answer.body);
+    return send(response, answer.status, answer.body, retryAfter(answer.status, request, routes.gate));
   }
   if (path === '/webhook') {
     if (method !== 'POST') return send(response, 405, { error: 'use POST' }, { allow: 'POST' });
@@ -118,10 +132,15 @@ async function route(request: IncomingMessage, response: ServerResponse, routes:
     return send(response, answer.status, answer.body);
   }
   if (method !== 'GET' && method !== 'HEAD') return send(response, 405, { error: 'use GET' }, { allow: 'GET, HEAD' });
-  if (GUARDED.has(path) && routes.statusToken !== null && !carriesToken(request.headers.authorization, routes.statusToken)) {
-    response.writeHead(401, { 'content-type': 'application/json; charset=utf-8', 'www-authenticate': STATUS_CHALLENGES });
-    response.end(`${JSON.stringify({ error: 'unauthorized: send the status token as Authorization: Bearer <token>' })}\n`);
-    return;
+  if (GUARDED.has(path) && routes.statusToken !== null) {
+    const token = routes.statusToken;
+    const verdict = routes.gate.check('status', request, () => carriesStatusToken(request.headers.authorization, token));
+    if (verdict === 'throttled') return send(response, 429, { error: 'too many failed attempts from this address: wait, then send the right token' }, retryAfter(429, request, routes.gate));
+    if (verdict === 'refused') {
+      response.writeHead(401, { 'content-type': 'application/json; charset=utf-8', 'www-authenticate': STATUS_CHALLENGES });
+      response.end(`${JSON.stringify({ error: 'unauthorized: send the status token as Authorization: Bearer <token>' })}\n`);
+      return;
+    }
   }
   switch (path) {
     case '/healthz':
@@ -155,6 +174,11 @@ async function route(request: IncomingMessage, response: ServerResponse, routes:
     default:
       return send(response, 404, { error: `no route ${path}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
   }
+}
+
+/** `Retry-After` on a 429 of the gate. */
+function retryAfter(status: number, request: IncomingMessage, gate: AuthGate): Record<string, string> {
+  return status === 429 ? { 'retry-after': String(gate.retryAfterSeconds(request)) } : {};
 }
 
 function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

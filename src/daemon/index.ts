@@ -9,6 +9,7 @@ import { createDaemonMetrics } from './metrics.js';
 
 export { startDaemon, type RunningDaemon, type StartDaemonOptions } from './daemon.js';
 export { HTTP_LIMITS, type HttpLimits } from './http-server.js';
+export { AUTH_LIMITS, type AuthLimits } from './auth-gate.js';
 export { createDaemonMetrics, type DaemonMetrics } from './metrics.js';
 export type { Reconcile } from './source-runner.js';
 export type { SourceStatus, Readiness } from './status.js';

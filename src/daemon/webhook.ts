@@ -3,6 +3,7 @@ import type { SourceConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { sourcesForWebhook } from './repository-match.js';
 import { verifyGithubSignature, verifyGitlabToken } from './signature.js';
+import type { DeliveryLog } from './webhook-deliveries.js';
 
 export interface WebhookResponse {
   status: number;
@@ -15,12 +16,17 @@ export interface WebhookOptions {
   sources: readonly SourceConfig[];
   trigger(sourceNames: string[]): void;
   logger: Logger;
+  /** A missing or bad signature: counted and logged (throttled) by the caller. */
+  refused(reason: string): void;
+  /** The deliveries seen lately: one seen again triggers nothing. */
+  deliveries: DeliveryLog;
 }
 
 /**
  * `POST /webhook`: a GitHub (`X-Hub-Signature-256`) or GitLab (`X-Gitlab-Token`) push. A missing or bad signature
- * gets 401 and triggers nothing; a good one triggers the git sources of the pushed repository (all git sources when
- * that cannot be told) and gets 202.
+ * gets 401 and triggers nothing; a delivery seen before (same delivery id or same body, within a day) gets 200 and
+ * triggers nothing; a good one triggers the git sources of the pushed repository (all git sources when that cannot be
+ * told) and gets 202.
  */
 export function handleWebhook(headers: IncomingHttpHeaders, rawBody: Buffer, options: WebhookOptions): WebhookResponse {
   if (options.secret === null) {
@@ -35,10 +41,15 @@ export function handleWebhook(headers: IncomingHttpHeaders, rawBody: Buffer, opt
     : false;
   if (!verified) {
     const reason = github === undefined && gitlab === undefined ? 'no X-Hub-Signature-256 or X-Gitlab-Token header' : 'signature does not match';
-    options.logger.warn({ reason }, 'webhook refused');
+    options.refused(reason);
     return { status: 401, body: { error: `unauthorized: ${reason}` } };
   }
   if (header(headers, 'x-github-event') === 'ping') return { status: 200, body: { accepted: false, event: 'ping' } };
+  const delivery = (header(headers, 'x-github-delivery') ?? header(headers, 'x-gitlab-event-uuid'))?.slice(0, 100);
+  if (options.deliveries.seen(delivery, rawBody)) {
+    options.logger.info({ delivery }, 'webhook delivery already seen: no pass');
+    return { status: 200, body: { accepted: false, duplicate: true, ...(delivery === undefined ? {} : { delivery }) } };
+  }
   const names = sourcesForWebhook(options.sources, rawBody).map((s) => s.name);
   options.logger.info({ sources: names, sender: github !== undefined ? 'github' : 'gitlab' }, 'webhook accepted');
   options.trigger(names);

@@ -7,7 +7,7 @@ import type { Config, NotificationConfig, SourceConfig } from '../../src/config/
 import type { DeliveryLimits } from '../../src/notify/index.js';
 import { createApiClient } from '../../src/api/from-config.js';
 import type { PolicyApi } from '../../src/api/types.js';
-import { startDaemon, type DaemonMetrics, type HttpLimits, type Reconcile, type RunningDaemon, type TriggerReason } from '../../src/daemon/index.js';
+import { startDaemon, type AuthLimits, type DaemonMetrics, type HttpLimits, type Reconcile, type RunningDaemon, type TriggerReason } from '../../src/daemon/index.js';
 import type { PassOutcome, PassRequest } from '../../src/reconcile.js';
 import { captureLogs, type CapturedLogs } from './logs.js';
 
@@ -50,13 +50,15 @@ export async function startTestDaemon(
   options: {
     sources: SourceConfig[]; pass?: Reconcile; api?: PolicyApi; env?: NodeJS.ProcessEnv; metrics?: DaemonMetrics; httpLimits?: HttpLimits;
     notifications?: NotificationConfig[]; notificationLimits?: Partial<DeliveryLimits>; now?: () => Date; stateDir?: string;
+    authLimits?: AuthLimits; allowedHosts?: string[]; listen?: string;
   },
 ): Promise<TestDaemon> {
   const logs = captureLogs();
   const config: Config = {
     api: { url: 'http://127.0.0.1:1/api/v2', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, nativeKind: 'native', retryBudgetSeconds: 60 },
     sources: options.sources,
-    listen: '127.0.0.1:0',
+    listen: options.listen ?? '127.0.0.1:0',
+    ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     webhookSecretEnv: 'TEST_WEBHOOK_SECRET',
     shutdownTimeoutSeconds: 30,
     // Removed only once the daemon has stopped: it writes its history and suspensions there until then.
@@ -79,6 +81,7 @@ export async function startTestDaemon(
     ...(options.httpLimits === undefined ? {} : { httpLimits: options.httpLimits }),
     ...(options.notificationLimits === undefined ? {} : { notificationLimits: options.notificationLimits }),
     ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.authLimits === undefined ? {} : { authLimits: options.authLimits }),
     backoff: { initialMs: 60_000, maxMs: 60_000 },
     watchDebounceMs: 100,
   });
