@@ -58060,11 +58060,15 @@ var init_client = __esm({
         const query = options.includePolicySets === true ? queryString([["include", "policy_sets"]]) : "";
         return this.one("GET", `/policies/${seg(id)}${query}`, void 0, this.parsePolicy);
       }
-      createPolicy(organization, input) {
+      /**
+       * `owns`: whether a policy of the name found after a lost answer is this create's; without it none is (the create
+       * is sent again, and a name taken is the service's 422), so no caller takes another's policy by leaving it out.
+       */
+      createPolicy(organization, input, owns = () => false) {
         return this.transport.create({
           request: { method: "POST", url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input, this.dialect) },
           read: (response) => readWith(response, (body) => this.parsePolicy(primary(body))),
-          find: async () => (await this.listPolicies(organization, { search: input.name })).find((p2) => p2.name === input.name) ?? null
+          find: async () => (await this.listPolicies(organization, { search: input.name })).find((p2) => p2.name === input.name && owns(p2)) ?? null
         }, this.signal);
       }
       /**
@@ -58126,6 +58130,7 @@ var init_client = __esm({
         return this.transport.create({
           request: { method: "POST", url: this.transport.url(`/organizations/${seg(organization)}/agent-pools`), json: createAgentPoolBody(input) },
           read: (response) => readWith(response, (body) => parseAgentPool(primary(body))),
+          // Pools carry no marker: the pool of a declared name is the source's (plan/pairs.ts pairs it so), whoever made it.
           find: async () => (await this.listAgentPools(organization, { q: input.name })).pools.find((p2) => p2.name === input.name) ?? null
         }, this.signal);
       }
@@ -60332,6 +60337,13 @@ function ownsUndeclared(owner, options) {
   if (options.ownership !== "organization") return false;
   return owner === "nobody" || owner === "another-source" && options.adopt === true;
 }
+function refuseMet(met, kind, options) {
+  const markedBy = markerSource(met.description);
+  const ours = ownsUndeclared(ownerOf(markedBy, false, options), { source: options.source, ownership: options.ownership });
+  if (ours && met.foreignKind === null && met.kind === kind) return null;
+  const whose = markedBy === null ? "carries no ownership marker" : `carries the ownership marker of source "${markedBy}"`;
+  return `conflict: a ${met.foreignKind ?? met.kind} policy "${met.name}" appeared since the plan was made and ${whose}; it is left alone`;
+}
 var init_pairs = __esm({
   "src/plan/pairs.ts"() {
     "use strict";
@@ -60409,19 +60421,16 @@ async function createPolicyWithCode(planned, options) {
 }
 async function createOrFind(change, options) {
   const declared = change.declared;
+  const owns = (met) => refuseMet(met, declared.kind, options) === null;
   try {
-    const policy = await options.api.createPolicy(options.organization, createInput(change, options));
+    const policy = await options.api.createPolicy(options.organization, createInput(change, options), owns);
     return { id: policy.id, found: false, upload: true };
   } catch (error) {
     if (!nameTaken(error)) throw error;
     const existing = (await options.api.listPolicies(options.organization, { search: change.name })).find((p2) => p2.name === change.name);
     if (existing === void 0) throw error;
-    const owner = markerSource(existing.description);
-    const ours = ownsUndeclared(ownerOf(owner, false, options), { source: options.source, ownership: options.ownership });
-    if (!ours || existing.kind !== declared.kind) {
-      const whose = owner === null ? "carries no ownership marker" : `carries the ownership marker of source "${owner}"`;
-      throw new Error(`${errorMessage(error)}: a ${existing.kind} policy of that name appeared since the plan was made and ${whose}; it is left alone`, { cause: error });
-    }
+    const refused = refuseMet(existing, declared.kind, options);
+    if (refused !== null) throw new Error(`${refused} (${errorMessage(error)})`, { cause: error });
     const code = await options.api.downloadPolicyDigest(existing, 0);
     options.logger.warn({ resourceName: change.name, policyId: existing.id }, "policy created by another run at the same time; using it");
     return { id: existing.id, found: true, upload: code === null || code.digest !== declared.code.sha256 };
