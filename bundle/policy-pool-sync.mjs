@@ -25159,6 +25159,66 @@ var require_pino_pretty = __commonJS({
   }
 });
 
+// src/redact.ts
+function createRedactor(secrets) {
+  const forms = /* @__PURE__ */ new Set();
+  for (const secret of secrets) {
+    if (secret.length < MIN_SECRET) continue;
+    forms.add(secret);
+    forms.add(encodeURIComponent(secret));
+    forms.add(JSON.stringify(secret).slice(1, -1));
+  }
+  const known = [...forms].sort((a, b2) => b2.length - a.length);
+  return (text2) => {
+    let out = text2;
+    for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
+    return out.replace(USERINFO, `$1${HIDDEN}@`).replace(QUERY_CREDENTIAL, `$1${HIDDEN}`).replace(AUTHORIZATION, `$1${HIDDEN}`);
+  };
+}
+function secretsInUrl(raw) {
+  let url;
+  try {
+    url = new URL(raw);
+  } catch {
+    return [];
+  }
+  const user = decode(url.username);
+  const password = decode(url.password);
+  const secrets = [...url.searchParams.values()];
+  if (password !== "") secrets.push(password, url.password);
+  else if (user !== "") secrets.push(user, url.username);
+  if (user !== "" || password !== "") secrets.push(Buffer.from(`${user}:${password}`).toString("base64"));
+  return secrets;
+}
+function savedUrl(url) {
+  return createRedactor(secretsInUrl(url))(url).replace(/^([a-z][a-z0-9+.-]*:\/\/)\*\*\*@/i, "$1");
+}
+function redactValue(value2, redact) {
+  return JSON.parse(redact(JSON.stringify(value2)));
+}
+function safeErrorMessage(error) {
+  return createRedactor([])(error instanceof Error ? error.message : String(error));
+}
+function decode(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+var HIDDEN, MIN_SECRET, USERINFO, QUERY_CREDENTIAL, AUTHORIZATION, SECRET_LOG_FIELDS;
+var init_redact = __esm({
+  "src/redact.ts"() {
+    "use strict";
+    HIDDEN = "***";
+    MIN_SECRET = 4;
+    USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s"'<>\\`]*@/gi;
+    QUERY_CREDENTIAL = /([?&;][\w.-]*?(?:token|secret|passw(?:or)?d|pwd|key|signature|sig|auth|credential)[\w.-]*=)[^&\s"'<>#\\`:;,)]+/gi;
+    AUTHORIZATION = /(authorization"?\s*[:=]\s*"?(?:basic|bearer|token)\s+)[^\s"',]+/gi;
+    SECRET_LOG_FIELDS = ["token", "apiToken", "authorization", "headers.authorization", "webhookSecret", "*.token", "*.authorization"];
+  }
+});
+
 // src/logger.ts
 import { writeSync } from "node:fs";
 function createLogger(options = {}) {
@@ -25173,7 +25233,8 @@ function createLogger(options = {}) {
       level,
       base: { name: "policy-pool-sync" },
       timestamp: import_pino.stdTimeFunctions.isoTime,
-      redact: { paths: REDACT, censor: "[redacted]" }
+      redact: { paths: SECRET_LOG_FIELDS, censor: "***" },
+      hooks: { streamWrite: options.redact ?? createRedactor([]) }
     },
     out
   );
@@ -25207,14 +25268,14 @@ function stderrWriter() {
 function silentLogger() {
   return (0, import_pino.pino)({ level: "silent" });
 }
-var import_pino, import_pino_pretty, REDACT, LEVELS, FORMATS2;
+var import_pino, import_pino_pretty, LEVELS, FORMATS2;
 var init_logger = __esm({
   "src/logger.ts"() {
     "use strict";
     import_pino = __toESM(require_pino(), 1);
     import_pino_pretty = __toESM(require_pino_pretty(), 1);
     init_errors();
-    REDACT = ["token", "apiToken", "authorization", "headers.authorization", "webhookSecret", "*.token", "*.authorization"];
+    init_redact();
     LEVELS = [...Object.keys(import_pino.levels.values), "silent"];
     FORMATS2 = ["pretty", "json"];
   }
@@ -25510,6 +25571,54 @@ var init_interrupt = __esm({
       downloading: "downloading code",
       applying: "applying"
     };
+  }
+});
+
+// src/config/secrets.ts
+import { readFileSync as readFileSync3 } from "node:fs";
+function knownSecrets(config, env) {
+  const secrets = [];
+  const fromEnv = (name) => {
+    const value2 = env[name]?.trim();
+    if (value2 !== void 0 && value2 !== "") secrets.push(value2);
+  };
+  for (const name of SECRET_ENV) fromEnv(name);
+  for (const name of PROXY_ENV) secrets.push(...secretsInUrl(env[name] ?? ""));
+  if (config === null) return secrets;
+  fromEnv(config.webhookSecretEnv);
+  if (config.api.tokenFile !== null) secrets.push(...fileText(config.api.tokenFile));
+  secrets.push(...secretsInUrl(config.api.url));
+  for (const source of config.sources) if (source.git !== null) secrets.push(...secretsInUrl(source.git.url));
+  for (const receiver of config.notifications ?? []) {
+    if (receiver.secretEnv !== null) fromEnv(receiver.secretEnv);
+    const urls = receiver.urlEnv !== null ? [env[receiver.urlEnv]?.trim() ?? ""] : receiver.urlFile !== null ? fileText(receiver.urlFile) : [];
+    const secretPath = receiver.type === "slack" || receiver.type === "webhook";
+    for (const url of urls.filter((u) => u !== "")) secrets.push(url, ...secretsInUrl(url), ...secretPath ? pathOf(url) : []);
+  }
+  return secrets;
+}
+function fileText(file) {
+  try {
+    return [readFileSync3(file, "utf8").trim()];
+  } catch {
+    return [];
+  }
+}
+function pathOf(url) {
+  try {
+    const { pathname } = new URL(url);
+    return pathname.length > 1 ? [pathname] : [];
+  } catch {
+    return [];
+  }
+}
+var SECRET_ENV, PROXY_ENV;
+var init_secrets = __esm({
+  "src/config/secrets.ts"() {
+    "use strict";
+    init_redact();
+    SECRET_ENV = ["API_TOKEN", "CONTROL_TOKEN", "STATUS_TOKEN", "WEBHOOK_SECRET", "GITHUB_TOKEN"];
+    PROXY_ENV = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"];
   }
 });
 
@@ -26181,14 +26290,14 @@ import path5 from "node:path";
 function withSavedRun(planText, config, sources, prune) {
   const document2 = JSON.parse(planText);
   const run2 = {
-    api_url: config.api.url,
+    api_url: savedUrl(config.api.url),
     native_kind: config.api.nativeKind,
     legacy_enforce: config.api.legacyEnforce,
     sources: sources.map((s) => ({
       name: s.name,
       organization: s.organization,
       path: s.path === null ? null : path5.resolve(s.path),
-      git: s.git === null ? null : { ...s.git, url: s.git.url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/i, "$1") },
+      git: s.git === null ? null : { ...s.git, url: savedUrl(s.git.url) },
       prune: prune || s.prune,
       ownership: s.ownership,
       max_deletes: s.maxDeletes,
@@ -26241,6 +26350,7 @@ var init_saved_run = __esm({
     init_flags();
     init_to_config();
     init_errors();
+    init_redact();
     init_saved_plan_file();
   }
 });
@@ -57568,29 +57678,13 @@ var init_redirects = __esm({
   }
 });
 
-// src/redact.ts
-function scrub(text2, secret) {
-  return secret.length < 6 ? text2 : text2.split(secret).join("[redacted]");
-}
-function redactCredentials(text2) {
-  return text2.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, "$1***@");
-}
-function safeErrorMessage(error) {
-  return redactCredentials(error instanceof Error ? error.message : String(error));
-}
-var init_redact = __esm({
-  "src/redact.ts"() {
-    "use strict";
-  }
-});
-
 // src/api/transport-failure.ts
-function describeFailure(error, timeoutMs, secret) {
+function describeFailure(error, timeoutMs, redact) {
   const code = timeoutMs !== null ? "timeout" : failureCode(error);
   const message = timeoutMs !== null ? `no response within ${timeoutMs} ms` : error instanceof Error ? error.message : String(error);
   const invalid3 = INVALID_REQUEST.has(code);
   const retryable = !invalid3 && !CLOSED_HERE.has(code);
-  return { code, description: scrub(`${code}: ${message}`, secret), maybeSent: !NOT_SENT.has(code) && !invalid3, retryable };
+  return { code, description: redact(`${code}: ${message}`), maybeSent: !NOT_SENT.has(code) && !invalid3, retryable };
 }
 function safeCause(failure) {
   return Object.assign(new Error(failure.description), { code: failure.code });
@@ -57607,7 +57701,6 @@ var NOT_SENT, INVALID_REQUEST, CLOSED_HERE;
 var init_transport_failure = __esm({
   "src/api/transport-failure.ts"() {
     "use strict";
-    init_redact();
     NOT_SENT = /* @__PURE__ */ new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
     INVALID_REQUEST = /* @__PURE__ */ new Set(["UND_ERR_INVALID_ARG", "ERR_INVALID_ARG_TYPE", "ERR_INVALID_ARG_VALUE", "ERR_INVALID_URL", "ERR_INVALID_CHAR", "ERR_INVALID_HTTP_TOKEN"]);
     CLOSED_HERE = /* @__PURE__ */ new Set(["UND_ERR_DESTROYED", "UND_ERR_CLOSED"]);
@@ -57687,6 +57780,7 @@ var init_transport = __esm({
     Transport = class {
       constructor(options) {
         this.options = options;
+        this.redact = createRedactor([options.token, ...secretsInUrl(options.baseUrl)]);
         const problem = tokenProblem(options.token);
         if (problem !== null) throw new UsageError(`the API token ${problem} (the token is not shown)`);
         if (!HEADER_VALUE.test(options.userAgent)) throw new UsageError("the User-Agent must be printable ASCII");
@@ -57715,6 +57809,8 @@ var init_transport = __esm({
       reachKeys = /* @__PURE__ */ new WeakMap();
       /** Since when every answer of the API has been a 429; null once one was not. */
       onlyRateLimitedSince = null;
+      /** Text from outside (a path, an answer that is not a success, a failure) loses the token and credentials here. */
+      redact;
       /** Absolute URL of a path relative to the base URL (`/policies/pol-1`). */
       url(path20) {
         return `${this.base.href}${path20}`;
@@ -57883,7 +57979,7 @@ var init_transport = __esm({
       describe(req) {
         const url = new URL(req.url);
         const path20 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
-        return { method: req.method, path: scrub(`${path20}${readableQuery(url.search)}`, this.options.token) };
+        return { method: req.method, path: this.redact(`${path20}${readableQuery(url.search)}`) };
       }
       async attempt(req, described, cancel) {
         const { clock: clock2, logger: logger2, timeoutMs } = this.options;
@@ -57916,7 +58012,7 @@ var init_transport = __esm({
           const durationMs = clock2.now() - started;
           this.record(req.method, res.statusCode, durationMs);
           logger2.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs) }, "api request");
-          const said = res.statusCode >= 200 && res.statusCode < 300 ? text2 : scrub(text2, this.options.token);
+          const said = res.statusCode >= 200 && res.statusCode < 300 ? text2 : this.redact(text2);
           const response = { status: res.statusCode, headers, text: said, request: described, ...consume === void 0 ? {} : { consumed } };
           if (slot === null || res.statusCode >= 500) return { response };
           this.onlyRateLimitedSince = res.statusCode === 429 ? this.onlyRateLimitedSince ?? clock2.now() : null;
@@ -57927,7 +58023,7 @@ var init_transport = __esm({
           if (cancel?.aborted === true) throw cancel.reason;
           if (streamed?.failed !== void 0) throw streamed.failed.error;
           if (error instanceof BodyTooLargeError) throw tooLargeError(error, status, described);
-          const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.options.token);
+          const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.redact);
           const durationMs = clock2.now() - started;
           this.record(req.method, "error", durationMs);
           logger2.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs) }, "api request got no response");
@@ -72613,38 +72709,28 @@ var init_checkout_checks = __esm({
 
 // src/source/git-remote.ts
 function gitRemote(raw, env) {
+  const redact = createRedactor(secretsInUrl(raw));
   const parsed = SCHEME.test(raw) ? parseUrl(raw) : null;
-  if (parsed === null) return { url: raw, display: raw, env: {}, secrets: [] };
-  const secrets = [];
+  if (parsed === null) return { url: raw, display: redact(raw), env: {}, redact };
   const isHttp = parsed.protocol === "http:" || parsed.protocol === "https:";
-  const user = decode(parsed.username);
-  const password = decode(parsed.password);
-  const display = new URL(parsed.href);
-  for (const value2 of parsed.searchParams.values()) secrets.push(value2, encodeURIComponent(value2));
-  if (parsed.search !== "") display.search = [...parsed.searchParams.keys()].map((key) => `${encodeURIComponent(key)}=${HIDDEN}`).join("&");
-  const extra = {};
+  if (!isHttp || parsed.username === "" && parsed.password === "") return { url: raw, display: redact(raw), env: {}, redact };
   const url = new URL(parsed.href);
-  if (password !== "" || isHttp && user !== "") {
-    secrets.push(password, parsed.password, ...isHttp && password === "" ? [user, parsed.username] : []);
-    display.username = isHttp ? HIDDEN : parsed.username;
-    display.password = isHttp ? "" : HIDDEN;
-    if (isHttp) {
-      url.username = "";
-      url.password = "";
-      const basic = Buffer.from(`${user}:${password}`).toString("base64");
-      secrets.push(basic);
-      const index = Number.parseInt(env["GIT_CONFIG_COUNT"] ?? "0", 10) || 0;
-      extra["GIT_CONFIG_COUNT"] = String(index + 1);
-      extra[`GIT_CONFIG_KEY_${index}`] = `http.${url.href}.extraHeader`;
-      extra[`GIT_CONFIG_VALUE_${index}`] = `Authorization: Basic ${basic}`;
-    }
-  }
-  return { url: url.href, display: display.href, env: extra, secrets: secrets.filter((s) => s.length >= 3).sort((a, b2) => b2.length - a.length) };
-}
-function scrub2(text2, remote, raw) {
-  let out = text2.split(raw).join(remote.display);
-  for (const secret of remote.secrets) out = out.split(secret).join(HIDDEN);
-  return out;
+  url.username = "";
+  url.password = "";
+  const index = Number.parseInt(env["GIT_CONFIG_COUNT"] ?? "0", 10) || 0;
+  const extra = {
+    GIT_CONFIG_COUNT: String(index + 2),
+    // An empty helper first: no helper of the machine's config stores these credentials or answers instead.
+    [`GIT_CONFIG_KEY_${index}`]: "credential.helper",
+    [`GIT_CONFIG_VALUE_${index}`]: "",
+    [`GIT_CONFIG_KEY_${index + 1}`]: "credential.helper",
+    [`GIT_CONFIG_VALUE_${index + 1}`]: HELPER,
+    PPS_GIT_PROTOCOL: parsed.protocol.slice(0, -1),
+    PPS_GIT_HOST: parsed.host,
+    PPS_GIT_USERNAME: decode2(parsed.username),
+    PPS_GIT_PASSWORD: decode2(parsed.password)
+  };
+  return { url: url.href, display: redact(raw), env: extra, redact };
 }
 function parseUrl(raw) {
   try {
@@ -72653,19 +72739,20 @@ function parseUrl(raw) {
     return null;
   }
 }
-function decode(part) {
+function decode2(part) {
   try {
     return decodeURIComponent(part);
   } catch {
     return part;
   }
 }
-var SCHEME, HIDDEN;
+var SCHEME, HELPER;
 var init_git_remote = __esm({
   "src/source/git-remote.ts"() {
     "use strict";
+    init_redact();
     SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
-    HIDDEN = "***";
+    HELPER = '!f() { test "$1" = get || exit 0; p=; h=; while IFS= read -r l; do case "$l" in protocol=*) p=${l#protocol=};; host=*) h=${l#host=};; esac; done; if [ "$p" = "$PPS_GIT_PROTOCOL" ] && [ "$h" = "$PPS_GIT_HOST" ]; then printf \'username=%s\\npassword=%s\\n\' "$PPS_GIT_USERNAME" "$PPS_GIT_PASSWORD"; fi; }; f';
   }
 });
 
@@ -72688,7 +72775,7 @@ async function fetchCheckout(options, signal) {
   }
   const remote = gitRemote(options.git.url, options.env);
   const url = remote.display;
-  const safe = (error) => redactCredentials(scrub2(error instanceof Error ? error.message : String(error), remote, options.git.url));
+  const safe = (error) => remote.redact(error instanceof Error ? error.message : String(error));
   let fetched;
   try {
     const git = await openRepository(checkout, options, remote, signal);
@@ -72729,7 +72816,6 @@ var init_git = __esm({
   "src/source/git.ts"() {
     "use strict";
     init_esm();
-    init_redact();
     init_checkout_checks();
     init_git_remote();
     GitFetchError = class extends Error {
@@ -72737,6 +72823,8 @@ var init_git = __esm({
     };
     UNSAFE_ENV_ALLOWED = {
       allowUnsafeConfigEnvCount: true,
+      // The tool's own helper (git-remote.ts), which answers a URL's credentials for its origin only.
+      allowUnsafeCredentialHelper: true,
       allowUnsafeConfigPaths: true,
       allowUnsafeSshCommand: true,
       allowUnsafeAskPass: true,
@@ -75106,7 +75194,7 @@ var init_messages2 = __esm({
 
 // src/notify/receivers.ts
 import { createHmac as createHmac2 } from "node:crypto";
-import { readFileSync as readFileSync3 } from "node:fs";
+import { readFileSync as readFileSync4 } from "node:fs";
 function openReceiver(config, env) {
   const url = receiverUrl(config, env);
   const secret = config.secretEnv === null ? null : nonEmpty2(env[config.secretEnv]);
@@ -75172,7 +75260,7 @@ function receiverUrl(config, env) {
     throw new UsageError(`notification receiver "${config.name}" needs url-env or url-file`);
   } else {
     try {
-      value2 = nonEmpty2(readFileSync3(config.urlFile, "utf8"));
+      value2 = nonEmpty2(readFileSync4(config.urlFile, "utf8"));
     } catch {
       value2 = null;
     }
@@ -75208,7 +75296,8 @@ function createNotifier(options) {
   const memories = /* @__PURE__ */ new Map();
   const now = options.now ?? (() => /* @__PURE__ */ new Date());
   const forSource = (source) => receivers.filter(({ receiver }) => receiver.config.sources === null || receiver.config.sources.includes(source));
-  const push = (queue, message) => message !== null && queue.push(message);
+  const redact = options.redact ?? createRedactor(knownSecrets(options.config, options.env));
+  const push = (queue, message) => message !== null && queue.push({ ...message, body: redact(message.body) });
   return {
     passStarted(source, revision2) {
       const report2 = { source: source.name, organization: source.organization, revision: revision2 };
@@ -75235,6 +75324,8 @@ function createNotifier(options) {
 var init_notifier = __esm({
   "src/notify/notifier.ts"() {
     "use strict";
+    init_secrets();
+    init_redact();
     init_delivery();
     init_events();
     init_receivers();
@@ -75537,7 +75628,8 @@ async function checkReachable(url, timeoutMs = 5e3) {
   const target = new URL(url);
   const host = target.hostname.replace(/^\[|\]$/g, "");
   const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
-  const fail = (what) => new UnreachableError(`cannot reach the API at ${url}: ${what}; ${WHERE}`);
+  const shown2 = createRedactor(secretsInUrl(url))(url);
+  const fail = (what) => new UnreachableError(`cannot reach the API at ${shown2}: ${what}; ${WHERE}`);
   try {
     await lookup(host);
   } catch (error) {
@@ -75572,6 +75664,7 @@ var init_reachable = __esm({
   "src/api/reachable.ts"() {
     "use strict";
     init_errors();
+    init_redact();
     UnreachableError = class extends UsageError {
       name = "UnreachableError";
     };
@@ -75582,26 +75675,19 @@ var init_reachable = __esm({
 // src/daemon/api-unreachable.ts
 async function warnIfUnreachable(url, logger2) {
   if (!/^https?:\/\//.test(url)) return;
-  const shown2 = withoutCredentials(url);
   try {
-    await checkReachable(shown2, CHECK_TIMEOUT_MS);
+    await checkReachable(url, CHECK_TIMEOUT_MS);
   } catch (error) {
     if (!(error instanceof UnreachableError)) return;
-    logger2.warn({ url: shown2 }, `${error.message}; retrying on the next pass`);
+    logger2.warn({ url: createRedactor(secretsInUrl(url))(url) }, `${error.message}; retrying on the next pass`);
   }
-}
-function withoutCredentials(url) {
-  const parsed = new URL(url);
-  if (parsed.username === "" && parsed.password === "") return url;
-  parsed.username = "";
-  parsed.password = "";
-  return parsed.href;
 }
 var CHECK_TIMEOUT_MS;
 var init_api_unreachable = __esm({
   "src/daemon/api-unreachable.ts"() {
     "use strict";
     init_reachable();
+    init_redact();
     CHECK_TIMEOUT_MS = 3e3;
   }
 });
@@ -75610,6 +75696,7 @@ var init_api_unreachable = __esm({
 async function startSourceRunner(options) {
   const { source, metrics } = options;
   const log2 = options.logger.child({ source: source.name });
+  const redact = options.redact ?? createRedactor([]);
   const state = initialStatus(source);
   const codeCache = options.codeCache ?? createCodeCache();
   const declaredCache = createDeclaredCache();
@@ -75667,7 +75754,7 @@ async function startSourceRunner(options) {
         trigger
       );
     } catch (error) {
-      if (!signal.aborted) log2.error({ trigger, stack: redactCredentials(errorStack(error)) }, "pass threw");
+      if (!signal.aborted) log2.error({ trigger, stack: errorStack(error) }, "pass threw");
       throw error;
     } finally {
       progress.end();
@@ -75749,10 +75836,11 @@ async function startSourceRunner(options) {
     onPassEnd(end) {
       state.running = false;
       state.result = resultLabel(end);
-      state.error = end.error === null ? null : safeErrorMessage(end.error);
+      state.error = end.error === null ? null : redact(errorMessage(end.error));
       const finishedAt = /* @__PURE__ */ new Date();
       state.lastRunAt = finishedAt.toISOString();
       state.lastPass = passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error, current.liveDrift);
+      state.lastPass = redactValue(state.lastPass, redact);
       historyWritten = history.add(state.lastPass);
       waiters.ended(state.lastPass);
       options.notifier?.passFinished(
@@ -75854,6 +75942,8 @@ var init_source_runner = __esm({
     init_sync_windows();
     init_pool_health();
     init_api_unreachable();
+    init_errors();
+    init_redact();
   }
 });
 
@@ -76014,10 +76104,12 @@ async function startDaemon(options) {
   const control = controlToken(options.env, logger2);
   checkSyncWindows(config);
   const suspensions = await openSuspensions(config.stateDir, logger2);
+  const redact = options.redact ?? createRedactor(knownSecrets(config, options.env));
   const notifier = createNotifier({
     config,
     env: options.env,
     logger: logger2,
+    redact,
     onResult: (receiver, event, result) => metrics.notification(receiver, event, result),
     ...options.notificationLimits === void 0 ? {} : { limits: options.notificationLimits }
   });
@@ -76037,13 +76129,14 @@ async function startDaemon(options) {
       env: options.env,
       suspensions,
       notifier,
+      redact,
       ...options.now === void 0 ? {} : { now: options.now },
       ...options.backoff === void 0 ? {} : { backoff: options.backoff },
       ...options.watchDebounceMs === void 0 ? {} : { watchDebounceMs: options.watchDebounceMs }
     });
     runners.set(source.name, runner);
   }
-  const statuses = (opts = {}) => [...runners.values()].map((r2) => r2.status(opts));
+  const statuses = (opts = {}) => redactValue([...runners.values()].map((r2) => r2.status(opts)), redact);
   const stopRunners = (graceMs) => Promise.all([...runners.values()].map((r2) => r2.stop(graceMs)));
   const server = await startDaemonServer(config.listen, {
     statuses,
@@ -76118,6 +76211,8 @@ var init_daemon = __esm({
     init_status_token();
     init_webhook();
     init_errors();
+    init_secrets();
+    init_redact();
     init_notify();
     init_control_target();
     init_control2();
@@ -76185,7 +76280,7 @@ async function runDaemon(options) {
       onRateLimitWait: (seconds2) => metrics.rateLimitWait(seconds2)
     });
     try {
-      const daemon = await startDaemon({ config, logger: logger2, env, api, metrics, noCache: options.noCache ?? false });
+      const daemon = await startDaemon({ config, logger: logger2, env, api, metrics, noCache: options.noCache ?? false, ...options.redact === void 0 ? {} : { redact: options.redact } });
       await shutdown;
       await daemon.stop();
     } finally {
@@ -76499,8 +76594,8 @@ var init_markdown_context = __esm({
 });
 
 // src/cli/one-shot-notify.ts
-function oneShotNotifications(config, mode, env, logger2) {
-  const notifier = mode === "apply" && (config.notifications ?? []).length > 0 ? createNotifier({ config, env, logger: logger2 }) : null;
+function oneShotNotifications(config, mode, env, logger2, redact) {
+  const notifier = mode === "apply" && (config.notifications ?? []).length > 0 ? createNotifier({ config, env, logger: logger2, redact }) : null;
   return {
     started(source, revision2) {
       if (source.git !== null) notifier?.passStarted(source, revision2);
@@ -76539,7 +76634,8 @@ async function runOnce(args, config, io) {
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
   const dirs = /* @__PURE__ */ new Map();
   const interrupt = interruption(config.shutdownTimeoutSeconds, io.logger);
-  const notify = oneShotNotifications(config, mode, io.env, io.logger);
+  const redact = io.redact ?? createRedactor(knownSecrets(config, io.env));
+  const notify = oneShotNotifications(config, mode, io.env, io.logger, redact);
   try {
     for (const [index, source] of sources.entries()) {
       if (interrupt.early !== null) break;
@@ -76601,7 +76697,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
   }
   if (interrupt.early !== null) throw interrupt.early;
   if (args.out !== null) {
-    await writeFile4(args.out, withSavedRun(renderSavedPlan(outcomes.map((o2) => o2.sourcePlan)), config, sources, args.prune));
+    await writeFile4(args.out, redact(withSavedRun(renderSavedPlan(outcomes.map((o2) => o2.sourcePlan)), config, sources, args.prune)));
     io.logger.info({ file: args.out }, "plan saved; apply it with --reconcile --plan");
   }
   if (!printsEarly) io.stdout.write(render2(args, outcomes, io));
@@ -76653,6 +76749,8 @@ function passSignal(source, timeoutSeconds, abort) {
 var init_one_shot = __esm({
   "src/cli/one-shot.ts"() {
     "use strict";
+    init_secrets();
+    init_redact();
     init_from_config();
     init_reachable();
     init_errors();
@@ -77003,9 +77101,50 @@ function unknownFlagMessage(argv) {
 init_action_advice();
 init_error_lines();
 init_interrupt();
+
+// src/cli/redacted-io.ts
+init_secrets();
+init_redact();
+var RedactedIo = class {
+  constructor(raw) {
+    this.raw = raw;
+    this.current = createRedactor(knownSecrets(null, raw.env));
+    this.stdout = this.through(raw.stdout);
+    this.stderr = this.through(raw.stderr);
+  }
+  raw;
+  stdout;
+  stderr;
+  current;
+  get env() {
+    return this.raw.env;
+  }
+  /** The redactor as it is now; pass `redact` (bound) where text leaves later. */
+  redact = (text2) => this.current(text2);
+  learn(config) {
+    this.current = createRedactor(knownSecrets(config, this.raw.env));
+  }
+  /** `stream` with every string written to it redacted; everything else (isTTY, columns, events) as it is. */
+  through(stream) {
+    const redact = this.redact;
+    return new Proxy(stream, {
+      get(target, key) {
+        if (key === "write") {
+          const write = target.write.bind(target);
+          return (chunk, ...rest) => write(typeof chunk === "string" ? redact(chunk) : chunk, ...rest);
+        }
+        const value2 = Reflect.get(target, key, target);
+        return typeof value2 === "function" ? value2.bind(target) : value2;
+      }
+    });
+  }
+};
+
+// src/cli/main.ts
 init_saved_run();
 var DEFAULT_CONFIG = "config/default.yaml";
-async function runCommandLine(argv, io) {
+async function runCommandLine(argv, raw) {
+  const io = new RedactedIo(raw);
   try {
     return await main(argv, io);
   } catch (error) {
@@ -77026,19 +77165,21 @@ async function main(argv, io) {
     return 0;
   }
   const terminal = io.stderr.isTTY === true;
-  const sink = io.stderr === process.stderr ? stderrWriter() : io.stderr;
+  const sink = io.raw.stderr === process.stderr ? stderrWriter() : io.raw.stderr;
   const line = terminal && (args.mode === "reconcile" || args.mode === "dry-run") ? new TerminalLine(sink) : null;
   const logger2 = createLogger({
     level: io.env["LOG_LEVEL"] || "info",
     format: logFormat(io.env["LOG_FORMAT"], terminal),
     stream: line ?? sink,
-    color: terminal && !io.env["NO_COLOR"]
+    color: terminal && !io.env["NO_COLOR"],
+    redact: io.redact
   });
   if (args.mode === "show") return (await Promise.resolve().then(() => (init_show(), show_exports))).runShow(args, io.stdout, io.env);
-  if (args.mode === "emulator") return (await Promise.resolve().then(() => (init_emulator_command(), emulator_command_exports))).runEmulator(args, io.stdout, logger2);
+  if (args.mode === "emulator") return (await Promise.resolve().then(() => (init_emulator_command(), emulator_command_exports))).runEmulator(args, io.raw.stdout, logger2);
   const config = await resolveConfig(args, io.env);
-  if (args.mode === "daemon") return (await Promise.resolve().then(() => (init_daemon2(), daemon_exports))).runDaemon({ config, logger: logger2, env: io.env, noCache: args.noCache });
-  const oneShotIo = { stdout: io.stdout, env: io.env, logger: logger2, terminal: line, stderr: line ?? sink };
+  io.learn(config);
+  if (args.mode === "daemon") return (await Promise.resolve().then(() => (init_daemon2(), daemon_exports))).runDaemon({ config, logger: logger2, env: io.env, noCache: args.noCache, redact: io.redact });
+  const oneShotIo = { stdout: io.stdout, env: io.env, logger: logger2, terminal: line, stderr: line ?? sink, redact: io.redact };
   if (args.mode === "export") return (await Promise.resolve().then(() => (init_export_command(), export_command_exports))).runExport(args, config, oneShotIo);
   if (args.mode === "validate") return (await Promise.resolve().then(() => (init_validate2(), validate_exports))).runValidate(args, config, oneShotIo);
   return (await Promise.resolve().then(() => (init_one_shot(), one_shot_exports))).runOnce(args, config, oneShotIo);

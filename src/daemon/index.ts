@@ -1,3 +1,4 @@
+import type { Redact } from '../redact.js';
 import { createApiClient } from '../api/from-config.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
@@ -21,6 +22,8 @@ export interface RunDaemonOptions {
   noCache?: boolean;
   /** Resolves when the daemon should stop. @default the first SIGTERM or SIGINT */
   shutdown?: Promise<unknown>;
+  /** The one redactor: /status, history and notifications go through it. @default the one of `config` and `env` */
+  redact?: Redact;
 }
 
 /** Runs the daemon until SIGTERM or SIGINT, then shuts down cleanly and resolves with the exit code (0). */
@@ -39,7 +42,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
       onRateLimitWait: (seconds) => metrics.rateLimitWait(seconds),
     });
     try {
-      const daemon = await startDaemon({ config, logger, env, api, metrics, noCache: options.noCache ?? false });
+      const daemon = await startDaemon({ config, logger, env, api, metrics, noCache: options.noCache ?? false, ...(options.redact === undefined ? {} : { redact: options.redact }) });
       await shutdown;
       await daemon.stop();
     } finally {
