@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
+import { PassThrough } from 'node:stream';
+import { checkReachable } from '../src/api/reachable.js';
+import { RedactedIo } from '../src/cli/redacted-io.js';
 import { withSavedRun } from '../src/cli/saved-run.js';
 import { configFromFlags } from '../src/config/flags.js';
 import { knownSecrets } from '../src/config/secrets.js';
@@ -48,6 +51,32 @@ describe('the one redactor', () => {
 
 describe('secrets where the tool writes', () => {
   const repo = useTempTrees('pps-redact-');
+
+  it('stdout and stderr of the command line hide the secrets of the environment, and those of the config once learnt', () => {
+    const written = { stdout: '', stderr: '' };
+    const stream = (key: 'stdout' | 'stderr') => {
+      const s = new PassThrough();
+      s.on('data', (chunk: Buffer) => (written[key] += chunk.toString('utf8')));
+      return s;
+    };
+    const io = new RedactedIo({ stdout: stream('stdout'), stderr: stream('stderr'), env: { CONTROL_TOKEN: 'control-Secret-1' } });
+    io.stdout.write('plan naming control-Secret-1\n');
+    const config = configFromFlags({ sourceDir: '.', organization: 'acme', apiUrl: 'https://api.example.com/api/v2' }, {});
+    io.learn({ ...config, sources: config.sources.map((s) => ({ ...s, git: { url: 'https://git.example.com/p.git?ref=gitref-Secret-2', ref: 'main', path: '.' } })) });
+    io.stderr.write('error naming gitref-Secret-2 and control-Secret-1\n');
+    assert.deepEqual(written, { stdout: 'plan naming ***\n', stderr: 'error naming *** and ***\n' });
+  });
+
+  it('the unreachable-API error names the URL without its credentials, before any output redacts it', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const error = await checkReachable(`http://deploy:pa@ss-SECRET9@127.0.0.1:${port}/api/v2?private_token=glpat-SECRET9`).then(() => null, (e: unknown) => e as Error);
+    assert.ok(error !== null);
+    assert.ok(!error.message.includes('SECRET9') && !error.message.includes('pa@ss'), error.message);
+    assert.match(error.message, new RegExp(`^cannot reach the API at http://\\*\\*\\*@127\\.0\\.0\\.1:${port}/api/v2\\?private_token=\\*\\*\\*: `));
+  });
 
   it('an API URL that cannot be reached is named without its user part or its token in the query', async () => {
     const server = createServer();
