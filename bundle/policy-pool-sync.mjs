@@ -72727,8 +72727,8 @@ function gitRemote(raw, env) {
     [`GIT_CONFIG_VALUE_${index + 1}`]: HELPER,
     PPS_GIT_PROTOCOL: parsed.protocol.slice(0, -1),
     PPS_GIT_HOST: parsed.host,
-    PPS_GIT_USERNAME: decode2(parsed.username),
-    PPS_GIT_PASSWORD: decode2(parsed.password)
+    PPS_GIT_USERNAME: decode(parsed.username),
+    PPS_GIT_PASSWORD: decode(parsed.password)
   };
   return { url: url.href, display: redact(raw), env: extra, redact };
 }
@@ -72737,13 +72737,6 @@ function parseUrl(raw) {
     return new URL(raw);
   } catch {
     return null;
-  }
-}
-function decode2(part) {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return part;
   }
 }
 var SCHEME, HELPER;

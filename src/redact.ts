@@ -85,7 +85,8 @@ export function safeErrorMessage(error: unknown): string {
   return createRedactor([])(error instanceof Error ? error.message : String(error));
 }
 
-function decode(part: string): string {
+/** A URL's user name or password as written, percent-decoded (as written when it does not decode). */
+export function decode(part: string): string {
   try {
     return decodeURIComponent(part);
   } catch {

@@ -6,7 +6,7 @@
  * gets nothing, as plain `git fetch` with the same URL. Values in the query string (`?private_token=...`) cannot move
  * out of the URL, so they stay in it and are hidden wherever the URL is shown.
  */
-import { createRedactor, secretsInUrl, type Redact } from '../redact.js';
+import { createRedactor, decode, secretsInUrl, type Redact } from '../redact.js';
 
 export interface GitRemote {
   /** The URL git is given and writes to `.git/config`: without user credentials. */
@@ -61,10 +61,3 @@ function parseUrl(raw: string): URL | null {
   }
 }
 
-function decode(part: string): string {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return part;
-  }
-}
