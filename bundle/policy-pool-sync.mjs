@@ -7547,7 +7547,7 @@ var EMBEDDED;
 var init_embedded = __esm({
   "src/embedded.ts"() {
     "use strict";
-    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind.", "enum": ["native", "sentinel"], "default": "native" }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "allowed-hosts": { "description": "Host names that /status, the status page, /metrics and the control endpoints answer to, besides IP addresses, localhost and the host of listen (a request with another Host header gets 403, so that a web page cannot reach the daemon through a name of its own: DNS rebinding). `*.example.com` allows every name under example.com. /healthz, /readyz and /webhook answer any Host.", "type": "array", "items": { "type": "string", "pattern": "^(\\*\\.)?[A-Za-z0-9.-]+$" }, "uniqueItems": true, "default": [] }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": 'Present only in a saved plan (`--dry-run --out FILE`): the version of the saved changes that `--reconcile --plan FILE` reads and checks. "2": each change is saved whole, as the plan holds it (`uploadCode`, `adoptMarker`, `poolName`, `live`, `declared`); a plan saved as "1" is refused: make a new plan.', "const": "2" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan: the API's word for the native kind.", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools, strict_imports.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "uploadCode": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adoptMarker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "poolName": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live resource", "description": "Saved plans: the live resource the change was planned against, as the plan holds it (the values compared, a policy's code as its digest); null for a creation. The apply refuses the plan if it changed since.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicy" }, { "$ref": "#/$defs/livePool" }, { "$ref": "#/$defs/liveAgent" }] }, "declared": { "title": "Declaration", "description": "Saved plans: the declaration the change applies, as the plan holds it (its settings; a policy's code as its digest, size, lines, file and where its bytes were); null for a deletion. The apply refuses the plan if it changed since. Where the bytes were (`code.source.root` and `path`) may differ between machines and is not compared.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySpec" }, { "$ref": "#/$defs/poolSpec" }] } } }, "ids": { "type": "array", "items": { "type": "string" } }, "idsOrNull": { "type": ["array", "null"], "items": { "type": "string" } }, "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "livePolicy": { "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "query": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "policySetIds": { "$ref": "#/$defs/ids" }, "policySetCount": { "$ref": "#/$defs/count" }, "updatedAt": { "type": ["string", "null"] }, "codeDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] } } }, "livePool": { "type": "object", "additionalProperties": false, "required": ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaceIds": { "$ref": "#/$defs/ids" }, "allowedProjectIds": { "$ref": "#/$defs/ids" }, "excludedWorkspaceIds": { "$ref": "#/$defs/ids" } } }, "liveAgent": { "type": "object", "additionalProperties": false, "required": ["id", "status", "lastPingAt"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "lastPingAt": { "type": ["string", "null"] } } }, "policySpec": { "type": "object", "additionalProperties": false, "required": ["kind", "description", "enforcementLevel", "query", "policySets", "code"], "properties": { "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "query": { "type": ["string", "null"] }, "policySets": { "$ref": "#/$defs/idsOrNull" }, "code": { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines", "file", "source"], "properties": { "sha256": { "$ref": "#/$defs/sha256" }, "bytes": { "$ref": "#/$defs/count" }, "lines": { "$ref": "#/$defs/count" }, "file": { "description": "The code file, relative to the source root.", "type": "string" }, "source": { "description": "Where the bytes were read on the machine that made the plan, and the digest of those exact bytes.", "type": "object", "additionalProperties": false, "required": ["root", "path", "size", "sha256"], "properties": { "root": { "type": "string" }, "path": { "type": "string" }, "size": { "$ref": "#/$defs/count" }, "sha256": { "$ref": "#/$defs/sha256" } } } } } } }, "poolSpec": { "type": "object", "additionalProperties": false, "required": ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"], "properties": { "file": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "allowedProjects": { "$ref": "#/$defs/idsOrNull" }, "excludedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "previousNames": { "$ref": "#/$defs/ids" }, "agentCleanup": { "type": ["object", "null"], "additionalProperties": false, "required": ["statuses", "afterMs", "after"], "properties": { "statuses": { "$ref": "#/$defs/ids" }, "afterMs": { "$ref": "#/$defs/count" }, "after": { "type": "string" } } } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
+    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind.", "enum": ["native", "sentinel"], "default": "native" }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "allowed-hosts": { "description": "Host names that /status, the status page, /metrics and the control endpoints answer to, besides IP addresses, localhost and the host of listen (a request with another Host header gets 403, so that a web page cannot reach the daemon through a name of its own: DNS rebinding). `*.example.com` allows every name under example.com. /healthz, /readyz and /webhook answer any Host.", "type": "array", "items": { "type": "string", "pattern": "^(\\*\\.)?[A-Za-z0-9.-]+$" }, "uniqueItems": true, "default": [] }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": 'Present only in a saved plan (`--dry-run --out FILE`): the version of the saved changes that `--reconcile --plan FILE` reads and checks. "2": each change is saved whole, as the plan holds it (`uploadCode`, `adoptMarker`, `poolName`, `live`, `declared`); a plan saved as "1" is refused: make a new plan.', "const": "2" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan: the API's word for the native kind.", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools, strict_imports.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "uploadCode": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adoptMarker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "poolName": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live resource", "description": "Saved plans: the live resource the change was planned against, as the plan holds it (the values compared, a policy's code as its digest); null for a creation. The apply refuses the plan if it changed since.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicy" }, { "$ref": "#/$defs/livePool" }, { "$ref": "#/$defs/liveAgent" }] }, "declared": { "title": "Declaration", "description": "Saved plans: the declaration the change applies, as the plan holds it (its settings; a policy's code as its digest, size, lines, file and where its bytes were); null for a deletion. The apply refuses the plan if it changed since. Where the bytes were (`code.source.root` and `path`) may differ between machines and is not compared.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySpec" }, { "$ref": "#/$defs/poolSpec" }] } } }, "ids": { "type": "array", "items": { "type": "string" } }, "idsOrNull": { "type": ["array", "null"], "items": { "type": "string" } }, "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "livePolicy": { "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "query": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "policySetIds": { "$ref": "#/$defs/ids" }, "policySetCount": { "$ref": "#/$defs/count" }, "updatedAt": { "type": ["string", "null"] }, "codeDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] } } }, "livePool": { "type": "object", "additionalProperties": false, "required": ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaceIds": { "$ref": "#/$defs/ids" }, "allowedProjectIds": { "$ref": "#/$defs/ids" }, "excludedWorkspaceIds": { "$ref": "#/$defs/ids" } } }, "liveAgent": { "type": "object", "additionalProperties": false, "required": ["id", "status", "lastPingAt"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "lastPingAt": { "type": ["string", "null"] } } }, "policySpec": { "type": "object", "additionalProperties": false, "required": ["kind", "description", "enforcementLevel", "query", "policySets", "code"], "properties": { "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "query": { "type": ["string", "null"] }, "policySets": { "$ref": "#/$defs/idsOrNull" }, "code": { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines", "file", "source"], "properties": { "sha256": { "$ref": "#/$defs/sha256" }, "bytes": { "$ref": "#/$defs/count" }, "lines": { "$ref": "#/$defs/count" }, "file": { "description": "The code file, relative to the source root.", "type": "string" }, "source": { "description": "Where the bytes were read on the machine that made the plan, and the digest of those exact bytes.", "type": "object", "additionalProperties": false, "required": ["root", "path", "size", "fileSha256"], "properties": { "root": { "type": "string" }, "path": { "type": "string" }, "size": { "$ref": "#/$defs/count" }, "fileSha256": { "$ref": "#/$defs/sha256" } } } } } } }, "poolSpec": { "type": "object", "additionalProperties": false, "required": ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"], "properties": { "file": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "allowedProjects": { "$ref": "#/$defs/idsOrNull" }, "excludedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "previousNames": { "$ref": "#/$defs/ids" }, "agentCleanup": { "type": ["object", "null"], "additionalProperties": false, "required": ["statuses", "afterMs", "after"], "properties": { "statuses": { "$ref": "#/$defs/ids" }, "afterMs": { "$ref": "#/$defs/count" }, "after": { "type": "string" } } } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
   }
 });
 
@@ -24228,6 +24228,66 @@ var require_pino_pretty = __commonJS({
   }
 });
 
+// src/redact.ts
+function createRedactor(secrets) {
+  const forms = /* @__PURE__ */ new Set();
+  for (const secret of secrets) {
+    if (secret.length < MIN_SECRET) continue;
+    forms.add(secret);
+    forms.add(encodeURIComponent(secret));
+    forms.add(JSON.stringify(secret).slice(1, -1));
+  }
+  const known = [...forms].sort((a, b3) => b3.length - a.length);
+  return (text2) => {
+    let out = text2;
+    for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
+    return out.replace(USERINFO, `$1${HIDDEN}@`).replace(QUERY_CREDENTIAL, `$1${HIDDEN}`).replace(AUTHORIZATION, `$1${HIDDEN}`);
+  };
+}
+function secretsInUrl(raw) {
+  let url;
+  try {
+    url = new URL(raw);
+  } catch {
+    return [];
+  }
+  const user = decode(url.username);
+  const password = decode(url.password);
+  const secrets = [...url.searchParams.values()];
+  if (password !== "") secrets.push(password, url.password);
+  else if (user !== "") secrets.push(user, url.username);
+  if (user !== "" || password !== "") secrets.push(Buffer.from(`${user}:${password}`).toString("base64"));
+  return secrets;
+}
+function savedUrl(url) {
+  return createRedactor(secretsInUrl(url))(url).replace(/^([a-z][a-z0-9+.-]*:\/\/)\*\*\*@/i, "$1");
+}
+function redactValue(value2, redact) {
+  return JSON.parse(redact(JSON.stringify(value2)));
+}
+function safeErrorMessage(error) {
+  return createRedactor([])(error instanceof Error ? error.message : String(error));
+}
+function decode(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+var HIDDEN, MIN_SECRET, USERINFO, QUERY_CREDENTIAL, AUTHORIZATION, SECRET_LOG_FIELDS;
+var init_redact = __esm({
+  "src/redact.ts"() {
+    "use strict";
+    HIDDEN = "***";
+    MIN_SECRET = 4;
+    USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s"'<>\\`]*@/gi;
+    QUERY_CREDENTIAL = /([?&;][\w.-]*?(?:token|secret|passw(?:or)?d|pwd|key|signature|sig|auth|credential)[\w.-]*=)[^&\s"'<>#\\`:;,)]+/gi;
+    AUTHORIZATION = /(authorization"?\s*[:=]\s*"?(?:basic|bearer|token)\s+)[^\s"',]+/gi;
+    SECRET_LOG_FIELDS = ["token", "apiToken", "authorization", "headers.authorization", "webhookSecret", "*.token", "*.authorization"];
+  }
+});
+
 // src/logger.ts
 import { writeSync } from "node:fs";
 function createLogger(options = {}) {
@@ -24242,7 +24302,8 @@ function createLogger(options = {}) {
       level,
       base: { name: "policy-pool-sync" },
       timestamp: import_pino.stdTimeFunctions.isoTime,
-      redact: { paths: REDACT, censor: "[redacted]" }
+      redact: { paths: SECRET_LOG_FIELDS, censor: "***" },
+      hooks: { streamWrite: options.redact ?? createRedactor([]) }
     },
     out
   );
@@ -24276,14 +24337,14 @@ function stderrWriter() {
 function silentLogger() {
   return (0, import_pino.pino)({ level: "silent" });
 }
-var import_pino, import_pino_pretty, REDACT, LEVELS, FORMATS2;
+var import_pino, import_pino_pretty, LEVELS, FORMATS2;
 var init_logger = __esm({
   "src/logger.ts"() {
     "use strict";
     import_pino = __toESM(require_pino(), 1);
     import_pino_pretty = __toESM(require_pino_pretty(), 1);
     init_errors();
-    REDACT = ["token", "apiToken", "authorization", "headers.authorization", "webhookSecret", "*.token", "*.authorization"];
+    init_redact();
     LEVELS = [...Object.keys(import_pino.levels.values), "silent"];
     FORMATS2 = ["pretty", "json"];
   }
@@ -24582,6 +24643,54 @@ var init_interrupt = __esm({
   }
 });
 
+// src/config/secrets.ts
+import { readFileSync as readFileSync3 } from "node:fs";
+function knownSecrets(config, env) {
+  const secrets = [];
+  const fromEnv = (name) => {
+    const value2 = env[name]?.trim();
+    if (value2 !== void 0 && value2 !== "") secrets.push(value2);
+  };
+  for (const name of SECRET_ENV) fromEnv(name);
+  for (const name of PROXY_ENV) secrets.push(...secretsInUrl(env[name] ?? ""));
+  if (config === null) return secrets;
+  fromEnv(config.webhookSecretEnv);
+  if (config.api.tokenFile !== null) secrets.push(...fileText(config.api.tokenFile));
+  secrets.push(...secretsInUrl(config.api.url));
+  for (const source of config.sources) if (source.git !== null) secrets.push(...secretsInUrl(source.git.url));
+  for (const receiver of config.notifications ?? []) {
+    if (receiver.secretEnv !== null) fromEnv(receiver.secretEnv);
+    const urls = receiver.urlEnv !== null ? [env[receiver.urlEnv]?.trim() ?? ""] : receiver.urlFile !== null ? fileText(receiver.urlFile) : [];
+    const secretPath = receiver.type === "slack" || receiver.type === "webhook";
+    for (const url of urls.filter((u) => u !== "")) secrets.push(url, ...secretsInUrl(url), ...secretPath ? pathOf(url) : []);
+  }
+  return secrets;
+}
+function fileText(file) {
+  try {
+    return [readFileSync3(file, "utf8").trim()];
+  } catch {
+    return [];
+  }
+}
+function pathOf(url) {
+  try {
+    const { pathname } = new URL(url);
+    return pathname.length > 1 ? [pathname] : [];
+  } catch {
+    return [];
+  }
+}
+var SECRET_ENV, PROXY_ENV;
+var init_secrets = __esm({
+  "src/config/secrets.ts"() {
+    "use strict";
+    init_redact();
+    SECRET_ENV = ["API_TOKEN", "CONTROL_TOKEN", "STATUS_TOKEN", "WEBHOOK_SECRET", "GITHUB_TOKEN"];
+    PROXY_ENV = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"];
+  }
+});
+
 // src/plan/read-shape.ts
 function expect(at, what, value2) {
   throw new ShapeError(at, `must be ${what}, not ${quoted(value2)}`);
@@ -24717,7 +24826,7 @@ var init_read_change = __esm({
     codeRef = (value2, at) => {
       const e = entries(value2, at, ["sha256", "bytes", "lines", "file", "source"]);
       const where = below(at, "source");
-      const s3 = entries(e.get("source"), where, ["root", "path", "size", "sha256"]);
+      const s3 = entries(e.get("source"), where, ["root", "path", "size", "fileSha256"]);
       return {
         ...codeSummary({ sha256: e.get("sha256"), bytes: e.get("bytes"), lines: e.get("lines") }, at),
         file: text(e.get("file"), below(at, "file")),
@@ -24725,7 +24834,7 @@ var init_read_change = __esm({
           root: text(s3.get("root"), below(where, "root")),
           path: text(s3.get("path"), below(where, "path")),
           size: count(s3.get("size"), below(where, "size")),
-          sha256: digest(s3.get("sha256"), below(where, "sha256"))
+          fileSha256: digest(s3.get("fileSha256"), below(where, "fileSha256"))
         }
       };
     };
@@ -24825,7 +24934,7 @@ function policyFingerprint(policy, withCode2) {
     "enforcement-level": policy.enforcementLevel,
     query: policy.query,
     "policy-sets": [...policy.policySetIds].sort(),
-    ...withCode2 ? { "code-sha256": policy.codeDigest } : {}
+    ...withCode2 ? { "code-digest": policy.codeDigest } : {}
   };
 }
 function poolFingerprint(pool) {
@@ -24845,7 +24954,7 @@ function declaredPolicyFingerprint(policy) {
   return {
     file: policy.code.file,
     kind: policy.kind,
-    "code-sha256": policy.code.source.sha256,
+    "file-sha256": policy.code.source.fileSha256,
     description: policy.description,
     "enforcement-level": policy.enforcementLevel,
     query: policy.query,
@@ -24971,8 +25080,8 @@ function createCodeScan() {
       if (head !== null && head.length > 0) feed(head);
       if (cut.length > 0) utf82 = false;
       if (bytes > 0 && last2 !== LF && last2 !== CR) lines += 1;
-      const sha256 = raw.digest("hex");
-      return { utf8: utf82, bytes, sha256, codeDigest: normalised === null ? sha256 : normalised.digest("hex"), lines };
+      const fileSha256 = raw.digest("hex");
+      return { utf8: utf82, bytes, fileSha256, codeDigest: normalised === null ? fileSha256 : normalised.digest("hex"), lines };
     }
   };
 }
@@ -25250,14 +25359,14 @@ import path4 from "node:path";
 function withSavedRun(planText, config, sources, prune) {
   const document2 = JSON.parse(planText);
   const run2 = {
-    api_url: config.api.url,
+    api_url: savedUrl(config.api.url),
     native_kind: config.api.nativeKind,
     legacy_enforce: config.api.legacyEnforce,
     sources: sources.map((s3) => ({
       name: s3.name,
       organization: s3.organization,
       path: s3.path === null ? null : path4.resolve(s3.path),
-      git: s3.git === null ? null : { ...s3.git, url: s3.git.url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/i, "$1") },
+      git: s3.git === null ? null : { ...s3.git, url: savedUrl(s3.git.url) },
       prune: prune || s3.prune,
       ownership: s3.ownership,
       max_deletes: s3.maxDeletes,
@@ -25310,6 +25419,7 @@ var init_saved_run = __esm({
     init_flags();
     init_to_config();
     init_errors();
+    init_redact();
     init_saved_plan_file();
   }
 });
@@ -56753,29 +56863,13 @@ var init_redirects = __esm({
   }
 });
 
-// src/redact.ts
-function scrub(text2, secret) {
-  return secret.length < 6 ? text2 : text2.split(secret).join("[redacted]");
-}
-function redactCredentials(text2) {
-  return text2.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, "$1***@");
-}
-function safeErrorMessage(error) {
-  return redactCredentials(error instanceof Error ? error.message : String(error));
-}
-var init_redact = __esm({
-  "src/redact.ts"() {
-    "use strict";
-  }
-});
-
 // src/api/transport-failure.ts
-function describeFailure(error, timeoutMs, secret) {
+function describeFailure(error, timeoutMs, redact) {
   const code = timeoutMs !== null ? "timeout" : failureCode(error);
   const message = timeoutMs !== null ? `no response within ${timeoutMs} ms` : error instanceof Error ? error.message : String(error);
   const invalid3 = INVALID_REQUEST.has(code);
   const retryable = !invalid3 && !CLOSED_HERE.has(code);
-  return { code, description: scrub(`${code}: ${message}`, secret), maybeSent: !NOT_SENT.has(code) && !invalid3, retryable };
+  return { code, description: redact(`${code}: ${message}`), maybeSent: !NOT_SENT.has(code) && !invalid3, retryable };
 }
 function safeCause(failure) {
   return Object.assign(new Error(failure.description), { code: failure.code });
@@ -56792,7 +56886,6 @@ var NOT_SENT, INVALID_REQUEST, CLOSED_HERE;
 var init_transport_failure = __esm({
   "src/api/transport-failure.ts"() {
     "use strict";
-    init_redact();
     NOT_SENT = /* @__PURE__ */ new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
     INVALID_REQUEST = /* @__PURE__ */ new Set(["UND_ERR_INVALID_ARG", "ERR_INVALID_ARG_TYPE", "ERR_INVALID_ARG_VALUE", "ERR_INVALID_URL", "ERR_INVALID_CHAR", "ERR_INVALID_HTTP_TOKEN"]);
     CLOSED_HERE = /* @__PURE__ */ new Set(["UND_ERR_DESTROYED", "UND_ERR_CLOSED"]);
@@ -56872,6 +56965,7 @@ var init_transport = __esm({
     Transport = class {
       constructor(options) {
         this.options = options;
+        this.redact = createRedactor([options.token, ...secretsInUrl(options.baseUrl)]);
         const problem = tokenProblem(options.token);
         if (problem !== null) throw new UsageError(`the API token ${problem} (the token is not shown)`);
         if (!HEADER_VALUE.test(options.userAgent)) throw new UsageError("the User-Agent must be printable ASCII");
@@ -56900,6 +56994,8 @@ var init_transport = __esm({
       reachKeys = /* @__PURE__ */ new WeakMap();
       /** Since when every answer of the API has been a 429; null once one was not. */
       onlyRateLimitedSince = null;
+      /** Text from outside (a path, an answer that is not a success, a failure) loses the token and credentials here. */
+      redact;
       /** Absolute URL of a path relative to the base URL (`/policies/pol-1`). */
       url(path17) {
         return `${this.base.href}${path17}`;
@@ -57068,7 +57164,7 @@ var init_transport = __esm({
       describe(req) {
         const url = new URL(req.url);
         const path17 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
-        return { method: req.method, path: scrub(`${path17}${readableQuery(url.search)}`, this.options.token) };
+        return { method: req.method, path: this.redact(`${path17}${readableQuery(url.search)}`) };
       }
       async attempt(req, described, cancel) {
         const { clock: clock2, logger, timeoutMs } = this.options;
@@ -57101,7 +57197,7 @@ var init_transport = __esm({
           const durationMs = clock2.now() - started;
           this.record(req.method, res.statusCode, durationMs);
           logger.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs) }, "api request");
-          const said = res.statusCode >= 200 && res.statusCode < 300 ? text2 : scrub(text2, this.options.token);
+          const said = res.statusCode >= 200 && res.statusCode < 300 ? text2 : this.redact(text2);
           const response = { status: res.statusCode, headers, text: said, request: described, ...consume === void 0 ? {} : { consumed } };
           if (slot === null || res.statusCode >= 500) return { response };
           this.onlyRateLimitedSince = res.statusCode === 429 ? this.onlyRateLimitedSince ?? clock2.now() : null;
@@ -57112,7 +57208,7 @@ var init_transport = __esm({
           if (cancel?.aborted === true) throw cancel.reason;
           if (streamed?.failed !== void 0) throw streamed.failed.error;
           if (error instanceof BodyTooLargeError) throw tooLargeError(error, status, described);
-          const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.options.token);
+          const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.redact);
           const durationMs = clock2.now() - started;
           this.record(req.method, "error", durationMs);
           logger.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs) }, "api request got no response");
@@ -57247,11 +57343,15 @@ var init_client = __esm({
         const query = options.includePolicySets === true ? queryString([["include", "policy_sets"]]) : "";
         return this.one("GET", `/policies/${seg(id)}${query}`, void 0, this.parsePolicy);
       }
-      createPolicy(organization, input) {
+      /**
+       * `owns`: whether a policy of the name found after a lost answer is this create's; without it none is (the create
+       * is sent again, and a name taken is the service's 422), so no caller takes another's policy by leaving it out.
+       */
+      createPolicy(organization, input, owns = () => false) {
         return this.transport.create({
           request: { method: "POST", url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input, this.dialect) },
           read: (response) => readWith(response, (body) => this.parsePolicy(primary(body))),
-          find: async () => (await this.listPolicies(organization, { search: input.name })).find((p2) => p2.name === input.name) ?? null
+          find: async () => (await this.listPolicies(organization, { search: input.name })).find((p2) => p2.name === input.name && owns(p2)) ?? null
         }, this.signal);
       }
       /**
@@ -57313,6 +57413,7 @@ var init_client = __esm({
         return this.transport.create({
           request: { method: "POST", url: this.transport.url(`/organizations/${seg(organization)}/agent-pools`), json: createAgentPoolBody(input) },
           read: (response) => readWith(response, (body) => parseAgentPool(primary(body))),
+          // Pools carry no marker: the pool of a declared name is the source's (plan/pairs.ts pairs it so), whoever made it.
           find: async () => (await this.listAgentPools(organization, { q: input.name })).pools.find((p2) => p2.name === input.name) ?? null
         }, this.signal);
       }
@@ -58961,7 +59062,7 @@ function readCodeFile(file, realRoot, buffer = sharedCodeBuffer(), observe) {
   if (pointer !== null) return { problem: pointer };
   const code = scan.finish();
   if (!code.utf8) return { problem: { file: file.rel, message: "is not valid UTF-8 text" } };
-  const source = { root: realRoot, path: file.abs, size: code.bytes, sha256: code.sha256 };
+  const source = { root: realRoot, path: file.abs, size: code.bytes, fileSha256: code.fileSha256 };
   return { source, codeDigest: code.codeDigest, codeLines: code.lines, empty: code.bytes === 0 };
 }
 function sharedCodeBuffer() {
@@ -59360,7 +59461,7 @@ function codeBody(code, chunkBytes = UPLOAD_CHUNK_BYTES) {
           held = chunk.subarray(0, length);
           if (length < chunk.length || total > source.size) break;
         }
-        if (total !== source.size || hash.digest("hex") !== source.sha256) throw new CodeChangedError(file, null);
+        if (total !== source.size || hash.digest("hex") !== source.fileSha256) throw new CodeChangedError(file, null);
         if (held !== null) yield held;
       } finally {
         closeSync2(opened.fd);
@@ -59602,6 +59703,13 @@ function ownsUndeclared(owner, options) {
   if (options.ownership !== "organization") return false;
   return owner === "nobody" || owner === "another-source" && options.adopt === true;
 }
+function refuseMet(met, kind, options) {
+  const markedBy = markerSource(met.description);
+  const ours = ownsUndeclared(ownerOf(markedBy, false, options), { source: options.source, ownership: options.ownership });
+  if (ours && met.foreignKind === null && met.kind === kind) return null;
+  const whose = markedBy === null ? "carries no ownership marker" : `carries the ownership marker of source "${markedBy}"`;
+  return `conflict: a ${met.foreignKind ?? met.kind} policy "${met.name}" appeared since the plan was made and ${whose}; it is left alone`;
+}
 var init_pairs = __esm({
   "src/plan/pairs.ts"() {
     "use strict";
@@ -59679,19 +59787,16 @@ async function createPolicyWithCode(planned, options) {
 }
 async function createOrFind(change, options) {
   const declared = change.declared;
+  const owns = (met) => refuseMet(met, declared.kind, options) === null;
   try {
-    const policy = await options.api.createPolicy(options.organization, createInput(change, options));
+    const policy = await options.api.createPolicy(options.organization, createInput(change, options), owns);
     return { id: policy.id, found: false, upload: true };
   } catch (error) {
     if (!nameTaken(error)) throw error;
     const existing = (await options.api.listPolicies(options.organization, { search: change.name })).find((p2) => p2.name === change.name);
     if (existing === void 0) throw error;
-    const owner = markerSource(existing.description);
-    const ours = ownsUndeclared(ownerOf(owner, false, options), { source: options.source, ownership: options.ownership });
-    if (!ours || existing.kind !== declared.kind) {
-      const whose = owner === null ? "carries no ownership marker" : `carries the ownership marker of source "${owner}"`;
-      throw new Error(`${errorMessage(error)}: a ${existing.kind} policy of that name appeared since the plan was made and ${whose}; it is left alone`, { cause: error });
-    }
+    const refused = refuseMet(existing, declared.kind, options);
+    if (refused !== null) throw new Error(`${refused} (${errorMessage(error)})`, { cause: error });
     const code = await options.api.downloadPolicyDigest(existing, 0);
     options.logger.warn({ resourceName: change.name, policyId: existing.id }, "policy created by another run at the same time; using it");
     return { id: existing.id, found: true, upload: code === null || code.digest !== declared.code.sha256 };
@@ -72043,38 +72148,28 @@ var init_checkout_checks = __esm({
 
 // src/source/git-remote.ts
 function gitRemote(raw, env) {
+  const redact = createRedactor(secretsInUrl(raw));
   const parsed = SCHEME.test(raw) ? parseUrl(raw) : null;
-  if (parsed === null) return { url: raw, display: raw, env: {}, secrets: [] };
-  const secrets = [];
+  if (parsed === null) return { url: raw, display: redact(raw), env: {}, redact };
   const isHttp = parsed.protocol === "http:" || parsed.protocol === "https:";
-  const user = decode(parsed.username);
-  const password = decode(parsed.password);
-  const display = new URL(parsed.href);
-  for (const value2 of parsed.searchParams.values()) secrets.push(value2, encodeURIComponent(value2));
-  if (parsed.search !== "") display.search = [...parsed.searchParams.keys()].map((key) => `${encodeURIComponent(key)}=${HIDDEN}`).join("&");
-  const extra = {};
+  if (!isHttp || parsed.username === "" && parsed.password === "") return { url: raw, display: redact(raw), env: {}, redact };
   const url = new URL(parsed.href);
-  if (password !== "" || isHttp && user !== "") {
-    secrets.push(password, parsed.password, ...isHttp && password === "" ? [user, parsed.username] : []);
-    display.username = isHttp ? HIDDEN : parsed.username;
-    display.password = isHttp ? "" : HIDDEN;
-    if (isHttp) {
-      url.username = "";
-      url.password = "";
-      const basic = Buffer.from(`${user}:${password}`).toString("base64");
-      secrets.push(basic);
-      const index = Number.parseInt(env["GIT_CONFIG_COUNT"] ?? "0", 10) || 0;
-      extra["GIT_CONFIG_COUNT"] = String(index + 1);
-      extra[`GIT_CONFIG_KEY_${index}`] = `http.${url.href}.extraHeader`;
-      extra[`GIT_CONFIG_VALUE_${index}`] = `Authorization: Basic ${basic}`;
-    }
-  }
-  return { url: url.href, display: display.href, env: extra, secrets: secrets.filter((s3) => s3.length >= 3).sort((a, b3) => b3.length - a.length) };
-}
-function scrub2(text2, remote, raw) {
-  let out = text2.split(raw).join(remote.display);
-  for (const secret of remote.secrets) out = out.split(secret).join(HIDDEN);
-  return out;
+  url.username = "";
+  url.password = "";
+  const index = Number.parseInt(env["GIT_CONFIG_COUNT"] ?? "0", 10) || 0;
+  const extra = {
+    GIT_CONFIG_COUNT: String(index + 2),
+    // An empty helper first: no helper of the machine's config stores these credentials or answers instead.
+    [`GIT_CONFIG_KEY_${index}`]: "credential.helper",
+    [`GIT_CONFIG_VALUE_${index}`]: "",
+    [`GIT_CONFIG_KEY_${index + 1}`]: "credential.helper",
+    [`GIT_CONFIG_VALUE_${index + 1}`]: HELPER,
+    PPS_GIT_PROTOCOL: parsed.protocol.slice(0, -1),
+    PPS_GIT_HOST: parsed.host,
+    PPS_GIT_USERNAME: decode(parsed.username),
+    PPS_GIT_PASSWORD: decode(parsed.password)
+  };
+  return { url: url.href, display: redact(raw), env: extra, redact };
 }
 function parseUrl(raw) {
   try {
@@ -72083,19 +72178,13 @@ function parseUrl(raw) {
     return null;
   }
 }
-function decode(part) {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return part;
-  }
-}
-var SCHEME, HIDDEN;
+var SCHEME, HELPER;
 var init_git_remote = __esm({
   "src/source/git-remote.ts"() {
     "use strict";
+    init_redact();
     SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
-    HIDDEN = "***";
+    HELPER = '!f() { test "$1" = get || exit 0; p=; h=; while IFS= read -r l; do case "$l" in protocol=*) p=${l#protocol=};; host=*) h=${l#host=};; esac; done; if [ "$p" = "$PPS_GIT_PROTOCOL" ] && [ "$h" = "$PPS_GIT_HOST" ]; then printf \'username=%s\\npassword=%s\\n\' "$PPS_GIT_USERNAME" "$PPS_GIT_PASSWORD"; fi; }; f';
   }
 });
 
@@ -72117,7 +72206,7 @@ async function fetchCheckout(options, signal) {
   }
   const remote = gitRemote(options.git.url, options.env);
   const url = remote.display;
-  const safe = (error) => redactCredentials(scrub2(error instanceof Error ? error.message : String(error), remote, options.git.url));
+  const safe = (error) => remote.redact(error instanceof Error ? error.message : String(error));
   let fetched;
   try {
     const git = await openRepository(checkout, options, remote, signal);
@@ -72158,7 +72247,6 @@ var init_git = __esm({
   "src/source/git.ts"() {
     "use strict";
     init_esm();
-    init_redact();
     init_state_dir();
     init_checkout_checks();
     init_git_remote();
@@ -72167,6 +72255,8 @@ var init_git = __esm({
     };
     UNSAFE_ENV_ALLOWED = {
       allowUnsafeConfigEnvCount: true,
+      // The tool's own helper (git-remote.ts), which answers a URL's credentials for its origin only.
+      allowUnsafeCredentialHelper: true,
       allowUnsafeConfigPaths: true,
       allowUnsafeSshCommand: true,
       allowUnsafeAskPass: true,
@@ -74544,7 +74634,7 @@ var init_messages2 = __esm({
 
 // src/notify/receivers.ts
 import { createHmac as createHmac2 } from "node:crypto";
-import { readFileSync as readFileSync3 } from "node:fs";
+import { readFileSync as readFileSync4 } from "node:fs";
 function openReceiver(config, env) {
   const url = receiverUrl(config, env);
   const secret = config.secretEnv === null ? null : nonEmpty2(env[config.secretEnv]);
@@ -74610,7 +74700,7 @@ function receiverUrl(config, env) {
     throw new UsageError(`notification receiver "${config.name}" needs url-env or url-file`);
   } else {
     try {
-      value2 = nonEmpty2(readFileSync3(config.urlFile, "utf8"));
+      value2 = nonEmpty2(readFileSync4(config.urlFile, "utf8"));
     } catch {
       value2 = null;
     }
@@ -74646,7 +74736,8 @@ function createNotifier(options) {
   const memories = /* @__PURE__ */ new Map();
   const now = options.now ?? (() => /* @__PURE__ */ new Date());
   const forSource = (source) => receivers.filter(({ receiver }) => receiver.config.sources === null || receiver.config.sources.includes(source));
-  const push = (queue, message) => message !== null && queue.push(message);
+  const redact = options.redact ?? createRedactor(knownSecrets(options.config, options.env));
+  const push = (queue, message) => message !== null && queue.push({ ...message, body: redact(message.body) });
   return {
     passStarted(source, revision2) {
       const report2 = { source: source.name, organization: source.organization, revision: revision2 };
@@ -74673,6 +74764,8 @@ function createNotifier(options) {
 var init_notifier = __esm({
   "src/notify/notifier.ts"() {
     "use strict";
+    init_secrets();
+    init_redact();
     init_delivery();
     init_events();
     init_receivers();
@@ -74874,7 +74967,8 @@ async function checkReachable(url, timeoutMs = 5e3) {
   const target = new URL(url);
   const host = target.hostname.replace(/^\[|\]$/g, "");
   const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
-  const fail = (what) => new UnreachableError(`cannot reach the API at ${url}: ${what}; ${WHERE}`);
+  const shown2 = createRedactor(secretsInUrl(url))(url);
+  const fail = (what) => new UnreachableError(`cannot reach the API at ${shown2}: ${what}; ${WHERE}`);
   try {
     await lookup(host);
   } catch (error) {
@@ -74909,6 +75003,7 @@ var init_reachable = __esm({
   "src/api/reachable.ts"() {
     "use strict";
     init_errors();
+    init_redact();
     UnreachableError = class extends UsageError {
       name = "UnreachableError";
     };
@@ -74919,26 +75014,19 @@ var init_reachable = __esm({
 // src/daemon/api-unreachable.ts
 async function warnIfUnreachable(url, logger) {
   if (!/^https?:\/\//.test(url)) return;
-  const shown2 = withoutCredentials(url);
   try {
-    await checkReachable(shown2, CHECK_TIMEOUT_MS);
+    await checkReachable(url, CHECK_TIMEOUT_MS);
   } catch (error) {
     if (!(error instanceof UnreachableError)) return;
-    logger.warn({ url: shown2 }, `${error.message}; retrying on the next pass`);
+    logger.warn({ url: createRedactor(secretsInUrl(url))(url) }, `${error.message}; retrying on the next pass`);
   }
-}
-function withoutCredentials(url) {
-  const parsed = new URL(url);
-  if (parsed.username === "" && parsed.password === "") return url;
-  parsed.username = "";
-  parsed.password = "";
-  return parsed.href;
 }
 var CHECK_TIMEOUT_MS;
 var init_api_unreachable = __esm({
   "src/daemon/api-unreachable.ts"() {
     "use strict";
     init_reachable();
+    init_redact();
     CHECK_TIMEOUT_MS = 3e3;
   }
 });
@@ -74947,6 +75035,7 @@ var init_api_unreachable = __esm({
 async function startSourceRunner(options) {
   const { source, metrics } = options;
   const log = options.logger.child({ source: source.name });
+  const redact = options.redact ?? createRedactor([]);
   const state = initialStatus(source);
   const codeCache = options.codeCache ?? createCodeCache();
   const declaredCache = createDeclaredCache();
@@ -75004,7 +75093,7 @@ async function startSourceRunner(options) {
         trigger
       );
     } catch (error) {
-      if (!signal.aborted) log.error({ trigger, stack: redactCredentials(errorStack(error)) }, "pass threw");
+      if (!signal.aborted) log.error({ trigger, stack: errorStack(error) }, "pass threw");
       throw error;
     } finally {
       progress.end();
@@ -75088,13 +75177,13 @@ async function startSourceRunner(options) {
     onPassEnd(end) {
       state.running = false;
       state.result = resultLabel(end);
-      state.error = end.error === null ? null : safeErrorMessage(end.error);
+      state.error = end.error === null ? null : redact(errorMessage(end.error));
       const finishedAt = /* @__PURE__ */ new Date();
       state.lastRunAt = finishedAt.toISOString();
-      state.lastPass = {
+      state.lastPass = redactValue({
         ...passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error, current.liveDrift),
         ...current.overrideWindow ? { window: "overridden" } : current.windowClosed ? { window: "closed" } : {}
-      };
+      }, redact);
       historyWritten = history.add(state.lastPass);
       waiters.ended(state.lastPass);
       options.notifier?.passFinished(
@@ -75207,6 +75296,8 @@ var init_source_runner = __esm({
     init_sync_windows();
     init_pool_health();
     init_api_unreachable();
+    init_errors();
+    init_redact();
   }
 });
 
@@ -75518,10 +75609,12 @@ async function startDaemon(options) {
   const { control } = secrets;
   checkSyncWindows(config);
   const suspensions = await openSuspensions(config.stateDir, logger);
+  const redact = options.redact ?? createRedactor(knownSecrets(config, options.env));
   const notifier = createNotifier({
     config,
     env: options.env,
     logger,
+    redact,
     onResult: (receiver, event, result) => metrics.notification(receiver, event, result),
     ...options.notificationLimits === void 0 ? {} : { limits: options.notificationLimits }
   });
@@ -75541,13 +75634,14 @@ async function startDaemon(options) {
       env: options.env,
       suspensions,
       notifier,
+      redact,
       ...options.now === void 0 ? {} : { now: options.now },
       ...options.backoff === void 0 ? {} : { backoff: options.backoff },
       ...options.watchDebounceMs === void 0 ? {} : { watchDebounceMs: options.watchDebounceMs }
     });
     runners.set(source.name, runner);
   }
-  const statuses = (opts = {}) => [...runners.values()].map((r2) => r2.status(opts));
+  const statuses = (opts = {}) => redactValue([...runners.values()].map((r2) => r2.status(opts)), redact);
   const stopRunners = (graceMs) => Promise.all([...runners.values()].map((r2) => r2.stop(graceMs)));
   const server = await startDaemonServer(config.listen, {
     statuses,
@@ -75621,6 +75715,8 @@ var init_daemon = __esm({
     init_status2();
     init_webhook();
     init_errors();
+    init_secrets();
+    init_redact();
     init_notify();
     init_control_target();
     init_control2();
@@ -75695,7 +75791,7 @@ async function runDaemon(options) {
       onRateLimitWait: (seconds2) => metrics.rateLimitWait(seconds2)
     });
     try {
-      const daemon = await startDaemon({ config, logger, env, api, metrics, noCache: options.noCache ?? false });
+      const daemon = await startDaemon({ config, logger, env, api, metrics, noCache: options.noCache ?? false, ...options.redact === void 0 ? {} : { redact: options.redact } });
       await shutdown;
       await daemon.stop();
     } finally {
@@ -75708,13 +75804,14 @@ async function runDaemon(options) {
 }
 function logStart(config, env, logger) {
   const fromEnvironment = (env["API_BASE_URL"] ?? "").trim() !== "";
-  const apiUrl = redactCredentials(config.api.url);
+  const hide = createRedactor([]);
+  const apiUrl = hide(config.api.url);
   logger.info({ apiUrl, from: fromEnvironment ? "API_BASE_URL" : "api.url in the config file" }, `API: ${apiUrl}`);
   if (fromEnvironment) {
     logger.warn({ apiUrl }, "API_BASE_URL is set in the environment: it overrides api.url of the config file (unset it to use the file)");
   }
   for (const source of config.sources) {
-    const from = source.git === null ? { path: source.path } : { git: redactCredentials(source.git.url), ref: source.git.ref, gitPath: source.git.path };
+    const from = source.git === null ? { path: source.path } : { git: hide(source.git.url), ref: source.git.ref, gitPath: source.git.path };
     logger.info({ source: source.name, organization: source.organization, ...from }, `source "${source.name}": organization ${source.organization}`);
   }
 }
@@ -76028,8 +76125,8 @@ var init_markdown_context = __esm({
 });
 
 // src/cli/one-shot-notify.ts
-function oneShotNotifications(config, mode, env, logger) {
-  const notifier = mode === "apply" && (config.notifications ?? []).length > 0 ? createNotifier({ config, env, logger }) : null;
+function oneShotNotifications(config, mode, env, logger, redact) {
+  const notifier = mode === "apply" && (config.notifications ?? []).length > 0 ? createNotifier({ config, env, logger, redact }) : null;
   return {
     started(source, revision2) {
       if (source.git !== null) notifier?.passStarted(source, revision2);
@@ -76069,7 +76166,8 @@ async function runOnce(args, config, io) {
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
   const dirs = /* @__PURE__ */ new Map();
   const interrupt = interruption(config.shutdownTimeoutSeconds, io.logger);
-  const notify = oneShotNotifications(config, mode, io.env, io.logger);
+  const redact = io.redact ?? createRedactor(knownSecrets(config, io.env));
+  const notify = oneShotNotifications(config, mode, io.env, io.logger, redact);
   try {
     for (const [index, source] of sources.entries()) {
       if (interrupt.early !== null) break;
@@ -76132,7 +76230,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
   }
   if (interrupt.early !== null) throw interrupt.early;
   if (args.out !== null) {
-    await writeFile2(args.out, withSavedRun(renderSavedPlan(outcomes.map((o2) => o2.sourcePlan)), config, sources, args.prune));
+    await writeFile2(args.out, redact(withSavedRun(renderSavedPlan(outcomes.map((o2) => o2.sourcePlan)), config, sources, args.prune)));
     io.logger.info({ file: args.out }, "plan saved; apply it with --reconcile --plan");
   }
   if (!printsEarly) io.stdout.write(render2(args, outcomes, io));
@@ -76184,6 +76282,8 @@ function passSignal(source, timeoutSeconds, abort) {
 var init_one_shot = __esm({
   "src/cli/one-shot.ts"() {
     "use strict";
+    init_secrets();
+    init_redact();
     init_from_config();
     init_reachable();
     init_errors();
@@ -76536,9 +76636,50 @@ function unknownFlagMessage(argv) {
 init_action_advice();
 init_error_lines();
 init_interrupt();
+
+// src/cli/redacted-io.ts
+init_secrets();
+init_redact();
+var RedactedIo = class {
+  constructor(raw) {
+    this.raw = raw;
+    this.current = createRedactor(knownSecrets(null, raw.env));
+    this.stdout = this.through(raw.stdout);
+    this.stderr = this.through(raw.stderr);
+  }
+  raw;
+  stdout;
+  stderr;
+  current;
+  get env() {
+    return this.raw.env;
+  }
+  /** The redactor as it is now; pass `redact` (bound) where text leaves later. */
+  redact = (text2) => this.current(text2);
+  learn(config) {
+    this.current = createRedactor(knownSecrets(config, this.raw.env));
+  }
+  /** `stream` with every string written to it redacted; everything else (isTTY, columns, events) as it is. */
+  through(stream) {
+    const redact = this.redact;
+    return new Proxy(stream, {
+      get(target, key) {
+        if (key === "write") {
+          const write = target.write.bind(target);
+          return (chunk, ...rest) => write(typeof chunk === "string" ? redact(chunk) : chunk, ...rest);
+        }
+        const value2 = Reflect.get(target, key, target);
+        return typeof value2 === "function" ? value2.bind(target) : value2;
+      }
+    });
+  }
+};
+
+// src/cli/main.ts
 init_saved_run();
 var DEFAULT_CONFIG = "config/default.yaml";
-async function runCommandLine(argv, io) {
+async function runCommandLine(argv, raw) {
+  const io = new RedactedIo(raw);
   try {
     return await main(argv, io);
   } catch (error) {
@@ -76559,19 +76700,21 @@ async function main(argv, io) {
     return 0;
   }
   const terminal = io.stderr.isTTY === true;
-  const sink = io.stderr === process.stderr ? stderrWriter() : io.stderr;
+  const sink = io.raw.stderr === process.stderr ? stderrWriter() : io.raw.stderr;
   const line = terminal && (args.mode === "reconcile" || args.mode === "dry-run") ? new TerminalLine(sink) : null;
   const logger = createLogger({
     level: io.env["LOG_LEVEL"] || "info",
     format: logFormat(io.env["LOG_FORMAT"], terminal),
     stream: line ?? sink,
-    color: terminal && !io.env["NO_COLOR"]
+    color: terminal && !io.env["NO_COLOR"],
+    redact: io.redact
   });
   if (args.mode === "show") return (await Promise.resolve().then(() => (init_show(), show_exports))).runShow(args, io.stdout, io.env);
-  if (args.mode === "emulator") return (await Promise.resolve().then(() => (init_emulator_command(), emulator_command_exports))).runEmulator(args, io.stdout, logger);
+  if (args.mode === "emulator") return (await Promise.resolve().then(() => (init_emulator_command(), emulator_command_exports))).runEmulator(args, io.raw.stdout, logger);
   const config = await resolveConfig(args, io.env);
-  if (args.mode === "daemon") return (await Promise.resolve().then(() => (init_daemon2(), daemon_exports))).runDaemon({ config, logger, env: io.env, noCache: args.noCache });
-  const oneShotIo = { stdout: io.stdout, env: io.env, logger, terminal: line, stderr: line ?? sink };
+  io.learn(config);
+  if (args.mode === "daemon") return (await Promise.resolve().then(() => (init_daemon2(), daemon_exports))).runDaemon({ config, logger, env: io.env, noCache: args.noCache, redact: io.redact });
+  const oneShotIo = { stdout: io.stdout, env: io.env, logger, terminal: line, stderr: line ?? sink, redact: io.redact };
   if (args.mode === "export") return (await Promise.resolve().then(() => (init_export_command(), export_command_exports))).runExport(args, config, oneShotIo);
   if (args.mode === "validate") return (await Promise.resolve().then(() => (init_validate2(), validate_exports))).runValidate(args, config, oneShotIo);
   return (await Promise.resolve().then(() => (init_one_shot(), one_shot_exports))).runOnce(args, config, oneShotIo);

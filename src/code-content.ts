@@ -20,8 +20,8 @@ export interface ScannedCode {
   /** Whether the bytes are UTF-8; when not, the digests are of no use. */
   utf8: boolean;
   bytes: number;
-  /** sha256 (hex) of the bytes as they are. */
-  sha256: string;
+  /** sha256 (hex) of the bytes as they are (the file's, not the digest the plan compares: see `codeDigest`). */
+  fileSha256: string;
   /** As `codeDigest` gives it for the text: a leading byte order mark dropped, CRLF and lone CR as LF. */
   codeDigest: string;
   /** CRLF, CR and LF each end a line, and a last line without an ending counts too. */
@@ -101,8 +101,8 @@ export function createCodeScan(): CodeScan {
       if (head !== null && head.length > 0) feed(head);
       if (cut.length > 0) utf8 = false;
       if (bytes > 0 && last !== LF && last !== CR) lines += 1;
-      const sha256 = raw.digest('hex');
-      return { utf8, bytes, sha256, codeDigest: normalised === null ? sha256 : normalised.digest('hex'), lines };
+      const fileSha256 = raw.digest('hex');
+      return { utf8, bytes, fileSha256, codeDigest: normalised === null ? fileSha256 : normalised.digest('hex'), lines };
     },
   };
 }
@@ -161,7 +161,11 @@ export function codeDigest(code: string): string {
   return scanText(code).codeDigest;
 }
 
-/** Code a plan describes without carrying it: the digest it is compared by, its size and lines. */
+/**
+ * Code a plan describes without carrying it: the digest it is compared by, its size and lines. `sha256` is the
+ * `codeDigest` (line ends normalised), under the name the JSON plan has always given it; the digest of a file's exact
+ * bytes is `fileSha256` everywhere.
+ */
 export interface CodeSummary {
   sha256: string;
   bytes: number;

@@ -2,13 +2,11 @@ import { writeSync } from 'node:fs';
 import { destination, levels, pino, stdTimeFunctions, type DestinationStream, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
 import { UsageError } from './errors.js';
+import { createRedactor, SECRET_LOG_FIELDS, type Redact } from './redact.js';
 
 export type { Logger };
 
 export type LogFormat = 'pretty' | 'json';
-
-/** Paths of log fields that could carry secrets; pino replaces them. */
-const REDACT = ['token', 'apiToken', 'authorization', 'headers.authorization', 'webhookSecret', '*.token', '*.authorization'];
 
 const LEVELS = [...Object.keys(levels.values), 'silent'];
 const FORMATS: readonly LogFormat[] = ['pretty', 'json'];
@@ -22,6 +20,8 @@ export interface LoggerOptions {
   stream?: DestinationStream;
   /** Colour in pretty lines. @default false */
   color?: boolean;
+  /** The redactor every line goes through before it is written. @default one that knows no secret, only their shapes */
+  redact?: Redact;
 }
 
 /** Logs to stderr (or to `stream`), so stdout stays free for the plan. */
@@ -37,7 +37,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       level,
       base: { name: 'policy-pool-sync' },
       timestamp: stdTimeFunctions.isoTime,
-      redact: { paths: REDACT, censor: '[redacted]' },
+      redact: { paths: SECRET_LOG_FIELDS, censor: '***' },
+      hooks: { streamWrite: options.redact ?? createRedactor([]) },
     },
     out,
   );

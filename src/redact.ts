@@ -1,19 +1,95 @@
 /**
- * Secrets out of text, at the boundaries where outside text enters messages: the API transport (a request's path, an
- * error response's body, a failure's description) and the sources (git URLs and errors). Nothing past them sees a secret.
+ * The one redactor. It is built once, at start-up, from every secret the process knows (`knownSecrets` in
+ * config/secrets.ts: the API token, git credentials, the control, status and webhook tokens, notification URLs and
+ * secrets, proxy credentials), and applied where text leaves the process: log lines, stdout and stderr, saved plans,
+ * `/status`, history and notifications. Besides the secrets it was given, it hides what looks like a credential in any
+ * text: a URL's user part (`https://user:p@ss@host/` → `https://***@host/`), a query value whose name says token, key,
+ * secret, password or signature, and the value of an `Authorization:` header.
  */
 
-/** Replaces the secret (the API token) wherever it appears; a very short secret would match ordinary words, and is left. */
-export function scrub(text: string, secret: string): string {
-  return secret.length < 6 ? text : text.split(secret).join('[redacted]');
+/** Text with every secret and credential-looking part replaced by `***`. */
+export type Redact = (text: string) => string;
+
+const HIDDEN = '***';
+/** Shorter secrets would hide ordinary words; a token that short is refused at start-up anyway. */
+const MIN_SECRET = 4;
+
+/**
+ * A URL's user part: up to the last `@` before the host (a password may hold `@`), never across a quote, a slash or
+ * white space, so that two URLs in one JSON text stay two.
+ */
+const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s"'<>\\`]*@/gi;
+/**
+ * A query value whose name says it is a credential (`?private_token=`, `&X-Amz-Signature=`, `?api_key=`, `?sig=`), up to
+ * what ends it in a URL or in a sentence (a `:` too; the known secrets are hidden whole before).
+ */
+const QUERY_CREDENTIAL = /([?&;][\w.-]*?(?:token|secret|passw(?:or)?d|pwd|key|signature|sig|auth|credential)[\w.-]*=)[^&\s"'<>#\\`:;,)]+/gi;
+/** The value of an `Authorization` header written out as text. */
+const AUTHORIZATION = /(authorization"?\s*[:=]\s*"?(?:basic|bearer|token)\s+)[^\s"',]+/gi;
+
+/** Log fields whose value is a secret whatever it is; the logger hides them before the line is written. */
+export const SECRET_LOG_FIELDS = ['token', 'apiToken', 'authorization', 'headers.authorization', 'webhookSecret', '*.token', '*.authorization'];
+
+/** The redactor of `secrets` (each also as it appears URL-encoded and inside a JSON string). */
+export function createRedactor(secrets: Iterable<string>): Redact {
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    if (secret.length < MIN_SECRET) continue;
+    forms.add(secret);
+    forms.add(encodeURIComponent(secret));
+    forms.add(JSON.stringify(secret).slice(1, -1));
+  }
+  const known = [...forms].sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
+    return out.replace(USERINFO, `$1${HIDDEN}@`).replace(QUERY_CREDENTIAL, `$1${HIDDEN}`).replace(AUTHORIZATION, `$1${HIDDEN}`);
+  };
 }
 
-/** Replaces credentials in URLs (`https://user:token@host/...` → `https://***@host/...`) anywhere in a text. */
-export function redactCredentials(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, '$1***@');
+/**
+ * The secrets a URL holds: its user name and password (as written and decoded; a user name alone is a token, beside
+ * a password it is only a name), their Basic header form, and its query values.
+ */
+export function secretsInUrl(raw: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return [];
+  }
+  const user = decode(url.username);
+  const password = decode(url.password);
+  const secrets = [...url.searchParams.values()];
+  if (password !== '') secrets.push(password, url.password);
+  else if (user !== '') secrets.push(user, url.username);
+  if (user !== '' || password !== '') secrets.push(Buffer.from(`${user}:${password}`).toString('base64'));
+  return secrets;
 }
 
-/** An error's message with credentials removed, for logs and /status. */
+/**
+ * A URL as a file that outlives the run keeps it (a saved plan): without its user part, which git or the API get from
+ * the applying side, and with its secrets (credential-looking query values among them) as `***`.
+ */
+export function savedUrl(url: string): string {
+  return createRedactor(secretsInUrl(url))(url).replace(/^([a-z][a-z0-9+.-]*:\/\/)\*\*\*@/i, '$1');
+}
+
+/** A value (a status, a history record) with every string in it redacted, as its JSON shows it. */
+export function redactValue<T>(value: T, redact: Redact): T {
+  return JSON.parse(redact(JSON.stringify(value))) as T;
+}
+
+/** An error's message, redacted of credential-looking parts only (for text made before the redactor exists). */
 export function safeErrorMessage(error: unknown): string {
-  return redactCredentials(error instanceof Error ? error.message : String(error));
+  return createRedactor([])(error instanceof Error ? error.message : String(error));
+}
+
+/** A URL's user name or password as written, percent-decoded (as written when it does not decode). */
+export function decode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }

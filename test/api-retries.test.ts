@@ -96,12 +96,20 @@ describe('retries', () => {
 
   it('a create whose response was lost is found, not repeated', async () => {
     await f.emulator.addFaults({ kind: 'lose-response', method: 'POST', path: '^/organizations/acme/policies$', count: 1 });
-    const created = await f.client.createPolicy('acme', policyInput('lost-answer'));
+    const created = await f.client.createPolicy('acme', policyInput('lost-answer'), (found) => found.description === null);
     assert.equal(created.name, 'lost-answer');
     assert.equal(await policiesNamed(f, 'lost-answer'), 1);
     const requests = await f.emulator.requests();
     assert.deepEqual(requests.filter((r) => r.method === 'POST').length, 1, JSON.stringify(requests));
     assert.ok(requests.some((r) => r.method === 'GET' && r.path.includes('search%5Bname%5D=lost-answer')), 'looked before repeating');
+  });
+
+  it('a create whose response was lost does not take a policy its owner check refuses: it is sent again and meets the 422', async () => {
+    await f.emulator.addFaults({ kind: 'lose-response', method: 'POST', path: '^/organizations/acme/policies$', count: 1 });
+    await f.emulator.clearRequests();
+    await rejectsWithStatus(f.client.createPolicy('acme', policyInput('lost-not-mine'), () => false), 422, 'POST', '/organizations/acme/policies');
+    const posts = (await f.emulator.requests()).filter((r) => r.method === 'POST').map((r) => r.status);
+    assert.deepEqual(posts, [null, 422]);
   });
 
   it('a create dropped before the write, or answered 503, is sent again once nothing is found', async () => {

@@ -46,7 +46,7 @@ describe('the token stays secret', () => {
       await capture(client.listPolicies('acme'));
       await f.emulator.clearFaults();
       await f.emulator.addFaults({ kind: 'lose-response', method: 'POST', count: 1 });
-      await client.createPolicy('acme', input('secret-lost'));
+      await client.createPolicy('acme', input('secret-lost'), () => true);
       const big = join(f.tempDir, 'big.native');
       await writeFile(big, Buffer.alloc(MAX_CODE_BYTES + 1));
       await capture(client.uploadPolicy(policy.id, await readFile(big)));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { createRedactor } from '../src/redact.js';
 import { describe, it } from 'node:test';
 import { errors as undiciErrors } from 'undici';
 import { ApiClient } from '../src/api/client.js';
@@ -100,11 +101,11 @@ describe('an API token that cannot go in a header is refused at start-up, withou
 
 describe('failed requests never hold a connection, and invalid ones are never retried', () => {
   it('a request refused as invalid (UND_ERR_INVALID_ARG) is a failure that is not retried', () => {
-    const failure = describeFailure(new undiciErrors.InvalidArgumentError('invalid authorization header'), null, SECRET);
+    const failure = describeFailure(new undiciErrors.InvalidArgumentError('invalid authorization header'), null, createRedactor([SECRET]));
     assert.equal(failure.code, 'UND_ERR_INVALID_ARG');
     assert.equal(failure.retryable, false);
     assert.equal(failure.maybeSent, false);
-    assert.equal(describeFailure(Object.assign(new Error('reset'), { code: 'ECONNRESET' }), null, SECRET).retryable, true);
+    assert.equal(describeFailure(Object.assign(new Error('reset'), { code: 'ECONNRESET' }), null, createRedactor([SECRET])).retryable, true);
   });
 
   describe('a body left unread on an error path', () => {

@@ -18,7 +18,7 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 
 /** What a read of the code must find, from the whole bytes: the planner's digest of the text, the lines, the raw digest. */
 function expected(bytes: Buffer) {
-  return { codeDigest: codeDigest(bytes.toString('utf8')), codeLines: lineCount(bytes), sha256: sha256(bytes), size: bytes.length };
+  return { codeDigest: codeDigest(bytes.toString('utf8')), codeLines: lineCount(bytes), fileSha256: sha256(bytes), size: bytes.length };
 }
 
 describe('policy code larger than the read buffer is read in chunks', () => {
@@ -44,7 +44,7 @@ describe('policy code larger than the read buffer is read in chunks', () => {
         const read = await readThrough(bytes, size);
         assert.ok('codeDigest' in read, `buffer of ${size}: ${JSON.stringify(read)}`);
         const { codeDigest: digest, codeLines, source } = read;
-        assert.deepEqual({ codeDigest: digest, codeLines, sha256: source.sha256, size: source.size }, expected(bytes), `buffer of ${size}`);
+        assert.deepEqual({ codeDigest: digest, codeLines, fileSha256: source.fileSha256, size: source.size }, expected(bytes), `buffer of ${size}`);
       }
     }
   });
@@ -60,7 +60,7 @@ describe('policy code larger than the read buffer is read in chunks', () => {
     const policy = await policyOf(bytes);
     const want = expected(bytes);
     assert.deepEqual(
-      { codeDigest: policy.codeDigest, codeLines: policy.codeLines, sha256: policy.codeSource.sha256, size: policy.codeSource.size },
+      { codeDigest: policy.codeDigest, codeLines: policy.codeLines, fileSha256: policy.codeSource.fileSha256, size: policy.codeSource.size },
       want,
     );
     assert.equal(policy.codeLines, 3);
@@ -71,7 +71,7 @@ describe('policy code larger than the read buffer is read in chunks', () => {
     const policy = await policyOf(bytes);
     assert.equal(policy.codeDigest, codeDigest(bytes.subarray(3).toString('utf8')));
     assert.equal(policy.codeDigest, codeDigest(bytes.toString('utf8')));
-    assert.equal(policy.codeSource.sha256, sha256(bytes), 'the upload sends the mark');
+    assert.equal(policy.codeSource.fileSha256, sha256(bytes), 'the upload sends the mark');
     assert.equal(policy.codeLines, 3);
   });
 
@@ -107,7 +107,7 @@ describe('policy code larger than the read buffer is read in chunks', () => {
       for (const size of [1, 2, 3, 4, 16]) {
         const read = await readThrough(bytes, size);
         assert.ok('codeDigest' in read, JSON.stringify(read));
-        assert.deepEqual({ codeDigest: read.codeDigest, codeLines: read.codeLines, sha256: read.source.sha256, size: read.source.size }, expected(bytes));
+        assert.deepEqual({ codeDigest: read.codeDigest, codeLines: read.codeLines, fileSha256: read.source.fileSha256, size: read.source.size }, expected(bytes));
         assert.equal(read.empty, bytes.length === 0);
       }
     }

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
 import { ValidationError } from '../src/errors.js';
 import { openSource } from '../src/source/index.js';
 import type { SourceConfig } from '../src/config/types.js';
+import { gitHttpServer } from './helpers/git-http-server.js';
 import { gitRepo } from './helpers/git-repo.js';
 import { captureLogs } from './helpers/logs.js';
 import { tempTree } from './helpers/temp-tree.js';
@@ -57,18 +56,6 @@ describe('a git source is checked before its files are read', () => {
 });
 
 describe('git credentials never reach the disk, a command line or a message', () => {
-  /** A server that records each request's path and Authorization header, and answers 404. */
-  async function recordingServer(t: TestContext) {
-    const seen: Array<{ url: string; authorization: string | undefined }> = [];
-    const server = createServer((request, response) => {
-      seen.push({ url: request.url ?? '', authorization: request.headers.authorization });
-      response.writeHead(404).end();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    return { seen, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-  }
-
   /** A `git` first on PATH that records its arguments, then runs the real one. */
   async function argvRecorder(t: TestContext): Promise<{ env: NodeJS.ProcessEnv; argv: () => Promise<string> }> {
     const bin = await tempTree(t);
@@ -80,21 +67,38 @@ describe('git credentials never reach the disk, a command line or a message', ()
     return { env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` }, argv: () => readFile(log, 'utf8') };
   }
 
-  it('a password (with an unencoded @) goes as a header from the environment, never in argv or .git/config', async (t) => {
-    const server = await recordingServer(t);
+  it('a password (with an unencoded @) is answered by a credential helper from the environment, never in argv or .git/config', async (t) => {
+    const repo = await gitRepo(t);
+    const head = await repo.commit({ 'policies/a.native': NATIVE });
+    const server = await gitHttpServer(t, { root: path.dirname(repo.dir), credentials: 'deploy:s3cr@t-pw' });
     const recorder = await argvRecorder(t);
     const stateDir = await tempTree(t);
-    const url = `${server.origin.replace('//', '//deploy:s3cr@t-pw@')}/acme/policies.git`;
-    const error = await checkoutError(gitSourceConfig(url), stateDir, recorder.env);
-    assert.ok(server.seen.length > 0, 'git reached the server');
-    assert.equal(server.seen[0]?.authorization, `Basic ${Buffer.from('deploy:s3cr@t-pw').toString('base64')}`);
+    const url = `${server.origin.replace('//', '//deploy:s3cr@t-pw@')}/${path.basename(repo.dir)}`;
+    const logs = captureLogs();
+    const checkout = await openSource(gitSourceConfig(url), { stateDir, env: recorder.env, logger: logs.logger }).checkout();
+    assert.equal(checkout.revision, head);
+    const basic = `Basic ${Buffer.from('deploy:s3cr@t-pw').toString('base64')}`;
+    assert.ok(server.seen.some((r) => r.authorization === basic), JSON.stringify(server.seen));
     const argv = await recorder.argv();
     assert.ok(argv.includes('fetch'), argv);
     const config = await readFile(path.join(stateDir, 'git/attacker/.git/config'), 'utf8');
-    for (const [where, text] of [['argv', argv], ['.git/config', config], ['the error', error.message]] as const) {
+    for (const [where, text] of [['argv', argv], ['.git/config', config], ['the logs', logs.text()]] as const) {
       assert.ok(!text.includes('s3cr') && !text.includes('t-pw') && !text.includes('deploy'), `${where}: ${text}`);
     }
-    assert.match(error.message, /git fetch of http:\/\/\*\*\*@127\.0\.0\.1:\d+\/acme\/policies\.git/);
+  });
+
+  it('git credentials never follow a redirect to another origin (another port of the same host)', async (t) => {
+    const repo = await gitRepo(t);
+    await repo.commit({ 'policies/a.native': NATIVE });
+    const elsewhere = await gitHttpServer(t, { root: path.dirname(repo.dir), credentials: 'deploy:s3cr@t-pw' });
+    const redirecting = await gitHttpServer(t, { redirectTo: elsewhere.origin });
+    const stateDir = await tempTree(t);
+    const url = `${redirecting.origin.replace('//', '//deploy:s3cr@t-pw@')}/${path.basename(repo.dir)}`;
+    const error = await checkoutError(gitSourceConfig(url), stateDir);
+    assert.ok(redirecting.seen.length > 0 && elsewhere.seen.length > 0, 'git followed the redirect');
+    assert.deepEqual(elsewhere.seen.map((r) => r.authorization), elsewhere.seen.map(() => undefined), 'no Authorization reached the other origin');
+    assert.ok(!error.message.includes('s3cr') && !error.message.includes('t-pw'), error.message);
+    assert.match(error.message, /git fetch of http:\/\/\*\*\*@127\.0\.0\.1:\d+\//);
   });
 
   it('a token in the query string is hidden in the error', async (t) => {

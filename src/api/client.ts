@@ -138,11 +138,15 @@ export class ApiClient implements PolicyApi {
     return this.one('GET', `/policies/${seg(id)}${query}`, undefined, this.parsePolicy);
   }
 
-  createPolicy(organization: string, input: CreatePolicyInput): Promise<Policy> {
+  /**
+   * `owns`: whether a policy of the name found after a lost answer is this create's; without it none is (the create
+   * is sent again, and a name taken is the service's 422), so no caller takes another's policy by leaving it out.
+   */
+  createPolicy(organization: string, input: CreatePolicyInput, owns: (found: Policy) => boolean = () => false): Promise<Policy> {
     return this.transport.create({
       request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input, this.dialect) },
       read: (response) => readWith(response, (body) => this.parsePolicy(primary(body))),
-      find: async () => (await this.listPolicies(organization, { search: input.name })).find((p) => p.name === input.name) ?? null,
+      find: async () => (await this.listPolicies(organization, { search: input.name })).find((p) => p.name === input.name && owns(p)) ?? null,
     }, this.signal);
   }
 
@@ -213,6 +217,7 @@ export class ApiClient implements PolicyApi {
     return this.transport.create({
       request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/agent-pools`), json: createAgentPoolBody(input) },
       read: (response) => readWith(response, (body) => parseAgentPool(primary(body))),
+      // Pools carry no marker: the pool of a declared name is the source's (plan/pairs.ts pairs it so), whoever made it.
       find: async () => (await this.listAgentPools(organization, { q: input.name })).pools.find((p) => p.name === input.name) ?? null,
     }, this.signal);
   }

@@ -82,6 +82,6 @@ export interface TransportStats {
 export interface LostCreate<T> {
   request: HttpRequest;
   read: (response: HttpResponse) => T;
-  /** Looks the resource up by its exact name; null when it does not exist. */
+  /** Looks the resource up by its exact name; null when it does not exist, or is not this create's to take. */
   find: () => Promise<T | null>;
 }

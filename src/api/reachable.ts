@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { UsageError } from '../errors.js';
+import { createRedactor, secretsInUrl } from '../redact.js';
 
 /** The API cannot be reached at all: the URL's host, port or scheme is wrong. Retrying would not help a one-shot run. */
 export class UnreachableError extends UsageError {
@@ -20,7 +21,8 @@ export async function checkReachable(url: string, timeoutMs = 5_000): Promise<vo
   const target = new URL(url);
   const host = target.hostname.replace(/^\[|\]$/g, '');
   const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
-  const fail = (what: string) => new UnreachableError(`cannot reach the API at ${url}: ${what}; ${WHERE}`);
+  const shown = createRedactor(secretsInUrl(url))(url);
+  const fail = (what: string) => new UnreachableError(`cannot reach the API at ${shown}: ${what}; ${WHERE}`);
   try {
     await lookup(host);
   } catch (error) {

@@ -1,5 +1,5 @@
 /** Classifies and describes transport failures without carrying request headers along. */
-import { scrub } from '../redact.js';
+import type { Redact } from '../redact.js';
 
 /** Codes of failures that happen before a single byte of the request left: safe to repeat anything. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -11,7 +11,7 @@ const CLOSED_HERE = new Set(['UND_ERR_DESTROYED', 'UND_ERR_CLOSED']);
 export interface TransportFailure {
   /** `ECONNRESET`, `UND_ERR_SOCKET`, `timeout`, ... */
   code: string;
-  /** One line, with the token scrubbed. */
+  /** One line, redacted. */
   description: string;
   /** false only when the request certainly never reached the server. */
   maybeSent: boolean;
@@ -20,12 +20,12 @@ export interface TransportFailure {
 }
 
 /** `timeoutMs` is set when the request was aborted by its timeout. */
-export function describeFailure(error: unknown, timeoutMs: number | null, secret: string): TransportFailure {
+export function describeFailure(error: unknown, timeoutMs: number | null, redact: Redact): TransportFailure {
   const code = timeoutMs !== null ? 'timeout' : failureCode(error);
   const message = timeoutMs !== null ? `no response within ${timeoutMs} ms` : error instanceof Error ? error.message : String(error);
   const invalid = INVALID_REQUEST.has(code);
   const retryable = !invalid && !CLOSED_HERE.has(code);
-  return { code, description: scrub(`${code}: ${message}`, secret), maybeSent: !NOT_SENT.has(code) && !invalid, retryable };
+  return { code, description: redact(`${code}: ${message}`), maybeSent: !NOT_SENT.has(code) && !invalid, retryable };
 }
 
 /** A plain error to keep as `cause`: the code and message only, never the undici error with its request. */

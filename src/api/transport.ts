@@ -11,7 +11,7 @@ import { rateLimitWaitMs } from './rate-limit-wait.js';
 import { redirectTarget } from './redirects.js';
 import { describeFailure, safeCause, type TransportFailure } from './transport-failure.js';
 import { BodyTooLargeError, capped, MAX_JSON_BODY_BYTES, readCapped, tooLargeError } from './body-cap.js';
-import { scrub } from '../redact.js';
+import { createRedactor, secretsInUrl, type Redact } from '../redact.js';
 import { backoffMs, flatHeaders, readableQuery, requestBody, seconds, watched, withNote } from './request-parts.js';
 
 export type { HttpMethod, HttpRequest, HttpResponse, LostCreate, StreamedBody, TransportOptions, TransportStats } from './http-types.js';
@@ -44,8 +44,11 @@ export class Transport {
   private readonly reachKeys = new WeakMap<AbortSignal, AbortSignal>();
   /** Since when every answer of the API has been a 429; null once one was not. */
   private onlyRateLimitedSince: number | null = null;
+  /** Text from outside (a path, an answer that is not a success, a failure) loses the token and credentials here. */
+  private readonly redact: Redact;
 
   constructor(private readonly options: TransportOptions) {
+    this.redact = createRedactor([options.token, ...secretsInUrl(options.baseUrl)]);
     // A header undici refuses fails every request, and each refusal keeps one pooled connection for good.
     const problem = tokenProblem(options.token);
     if (problem !== null) throw new UsageError(`the API token ${problem} (the token is not shown)`);
@@ -246,7 +249,7 @@ export class Transport {
     const url = new URL(req.url);
     const path = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
     // The one place a request's URL becomes text: a URL the server named (a link, a redirect) may echo the token.
-    return { method: req.method, path: scrub(`${path}${readableQuery(url.search)}`, this.options.token) };
+    return { method: req.method, path: this.redact(`${path}${readableQuery(url.search)}`) };
   }
 
   private async attempt(req: HttpRequest, described: FailedRequest, cancel: AbortSignal | undefined): Promise<Outcome> {
@@ -281,7 +284,7 @@ export class Transport {
       this.record(req.method, res.statusCode, durationMs);
       logger.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs) }, 'api request');
       // An answer that is not a success becomes error messages: the token it may echo is redacted here, once.
-      const said = res.statusCode >= 200 && res.statusCode < 300 ? text : scrub(text, this.options.token);
+      const said = res.statusCode >= 200 && res.statusCode < 300 ? text : this.redact(text);
       const response = { status: res.statusCode, headers, text: said, request: described, ...(consume === undefined ? {} : { consumed }) };
       // A gateway's 5xx says nothing about the API's limit.
       if (slot === null || res.statusCode >= 500) return { response };
@@ -295,7 +298,7 @@ export class Transport {
       if (streamed?.failed !== undefined) throw streamed.failed.error;
       // The same answer would come again: an oversized body is never retried.
       if (error instanceof BodyTooLargeError) throw tooLargeError(error, status, described);
-      const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.options.token);
+      const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.redact);
       const durationMs = clock.now() - started;
       this.record(req.method, 'error', durationMs);
       logger.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs) }, 'api request got no response');

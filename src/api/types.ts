@@ -126,7 +126,12 @@ export interface PolicyApi {
   listPolicies(organization: string, options?: ListPoliciesOptions): Promise<Policy[]>;
   /** `includePolicySets`: asks for the policy-set relationship with `include=policy_sets`. */
   getPolicy(id: string, options?: { includePolicySets?: boolean }): Promise<Policy>;
-  createPolicy(organization: string, input: CreatePolicyInput): Promise<Policy>;
+  /**
+   * When the create's answer is lost, the policy of its name is looked up and taken only when `owns` says it is this
+   * create's (see `refuseMet` in plan/pairs.ts); otherwise the create is sent again, and the service's answer (a 422
+   * when the name is taken) is what the caller sees.
+   */
+  createPolicy(organization: string, input: CreatePolicyInput, owns: (found: Policy) => boolean): Promise<Policy>;
   /**
    * Sends the code bytes as they are, whole or as a body read for each try; refuses more than 10,485,760 bytes before
    * sending. Resolves with the answer's policy document, if any; rejects with what a body's chunks throw.

@@ -5,8 +5,8 @@ import { codeBody } from '../declared/index.js';
 import { ApiError, errorMessage } from '../errors.js';
 import { mapLimit } from '../map-limit.js';
 import { blockedDelete } from './dependent-deletes.js';
-import { markerSource, withMarker } from '../plan/marker.js';
-import { ownerOf, ownsUndeclared } from '../plan/pairs.js';
+import { withMarker } from '../plan/marker.js';
+import { refuseMet } from '../plan/pairs.js';
 
 import type { Ownership } from '../model.js';
 import type { CodeRef } from '../plan/refs.js';
@@ -139,20 +139,17 @@ interface Made {
 
 async function createOrFind(change: PolicyChange, options: ApplyOptions): Promise<Made> {
   const declared = change.declared!;
+  // A create whose answer was lost finds the policy it made by name, and takes it only as one met here would be.
+  const owns = (met: Policy) => refuseMet(met, declared.kind, options) === null;
   try {
-    const policy = await options.api.createPolicy(options.organization, createInput(change, options));
+    const policy = await options.api.createPolicy(options.organization, createInput(change, options), owns);
     return { id: policy.id, found: false, upload: true };
   } catch (error) {
     if (!nameTaken(error)) throw error;
     const existing = (await options.api.listPolicies(options.organization, { search: change.name })).find((p) => p.name === change.name);
     if (existing === undefined) throw error;
-    const owner = markerSource(existing.description);
-    // Made meanwhile, not planned against: this source's only as an undeclared resource would be (adopt aside).
-    const ours = ownsUndeclared(ownerOf(owner, false, options), { source: options.source, ownership: options.ownership });
-    if (!ours || existing.kind !== declared.kind) {
-      const whose = owner === null ? 'carries no ownership marker' : `carries the ownership marker of source "${owner}"`;
-      throw new Error(`${errorMessage(error)}: a ${existing.kind} policy of that name appeared since the plan was made and ${whose}; it is left alone`, { cause: error });
-    }
+    const refused = refuseMet(existing, declared.kind, options);
+    if (refused !== null) throw new Error(`${refused} (${errorMessage(error)})`, { cause: error });
     const code = await options.api.downloadPolicyDigest(existing, 0);
     options.logger.warn({ resourceName: change.name, policyId: existing.id }, 'policy created by another run at the same time; using it');
     return { id: existing.id, found: true, upload: code === null || code.digest !== declared.code.sha256 };

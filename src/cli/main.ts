@@ -10,6 +10,7 @@ import { parseCliArgs, USAGE, type CliArgs } from './args.js';
 import { adviceForAction, inAction } from './action-advice.js';
 import { writeFindings } from './error-lines.js';
 import { Interrupted } from './interrupt.js';
+import { RedactedIo } from './redacted-io.js';
 import { configFromSavedPlan } from './saved-run.js';
 
 const DEFAULT_CONFIG = 'config/default.yaml';
@@ -24,7 +25,8 @@ export interface ProcessIo {
 }
 
 /** The whole command line: parses `argv`, runs the mode, reports any error on stderr; resolves with the exit code. */
-export async function runCommandLine(argv: string[], io: ProcessIo): Promise<number> {
+export async function runCommandLine(argv: string[], raw: ProcessIo): Promise<number> {
+  const io = new RedactedIo(raw);
   try {
     return await main(argv, io);
   } catch (error) {
@@ -32,7 +34,8 @@ export async function runCommandLine(argv: string[], io: ProcessIo): Promise<num
   }
 }
 
-async function main(argv: string[], io: ProcessIo): Promise<number> {
+/** Every mode writes through `io`, the one redactor's boundary, except the emulator, whose own token is its output. */
+async function main(argv: string[], io: RedactedIo<NodeJS.WriteStream, NodeJS.WritableStream>): Promise<number> {
   const control = await import('./control-command.js');
   if (control.isControlCommand(argv[0])) return control.runControlCommand(argv, io);
   const args = parseCliArgs(argv);
@@ -46,7 +49,7 @@ async function main(argv: string[], io: ProcessIo): Promise<number> {
   }
   const terminal = (io.stderr as { isTTY?: boolean }).isTTY === true;
   // The process's own stderr is written synchronously, so no line is lost at exit.
-  const sink = io.stderr === process.stderr ? stderrWriter() : io.stderr;
+  const sink = io.raw.stderr === process.stderr ? stderrWriter() : io.raw.stderr;
   // On a terminal, a one-shot pass keeps one progress line under the log lines.
   const line = terminal && (args.mode === 'reconcile' || args.mode === 'dry-run') ? new TerminalLine(sink) : null;
   const logger = createLogger({
@@ -54,13 +57,15 @@ async function main(argv: string[], io: ProcessIo): Promise<number> {
     format: logFormat(io.env['LOG_FORMAT'], terminal),
     stream: line ?? sink,
     color: terminal && !io.env['NO_COLOR'],
+    redact: io.redact,
   });
   // Each mode loads its modules when chosen: --validate needs neither the HTTP client nor the daemon nor the emulator.
   if (args.mode === 'show') return (await import('./show.js')).runShow(args, io.stdout, io.env);
-  if (args.mode === 'emulator') return (await import('./emulator-command.js')).runEmulator(args, io.stdout, logger);
+  if (args.mode === 'emulator') return (await import('./emulator-command.js')).runEmulator(args, io.raw.stdout, logger);
   const config = await resolveConfig(args, io.env);
-  if (args.mode === 'daemon') return (await import('../daemon/index.js')).runDaemon({ config, logger, env: io.env, noCache: args.noCache });
-  const oneShotIo = { stdout: io.stdout, env: io.env, logger, terminal: line, stderr: line ?? sink };
+  io.learn(config);
+  if (args.mode === 'daemon') return (await import('../daemon/index.js')).runDaemon({ config, logger, env: io.env, noCache: args.noCache, redact: io.redact });
+  const oneShotIo = { stdout: io.stdout, env: io.env, logger, terminal: line, stderr: line ?? sink, redact: io.redact };
   if (args.mode === 'export') return (await import('./export-command.js')).runExport(args, config, oneShotIo);
   if (args.mode === 'validate') return (await import('./validate.js')).runValidate(args, config, oneShotIo);
   return (await import('./one-shot.js')).runOnce(args, config, oneShotIo);
@@ -108,7 +113,7 @@ function checkApiUrl(apiUrl: string | null): void {
   throw new UsageError(`--api-url "${apiUrl}" is not an http(s) URL: give it with its scheme${example}`);
 }
 
-function report(thrown: unknown, io: ProcessIo): number {
+function report(thrown: unknown, io: { stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }): number {
   const error = inAction(io.env) && thrown instanceof UsageError ? new UsageError(adviceForAction(thrown.message)) : thrown;
   if (error instanceof Interrupted) {
     io.stderr.write(`${error.message}\n`);

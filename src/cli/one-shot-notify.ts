@@ -1,3 +1,4 @@
+import type { Redact } from '../redact.js';
 import type { Config, SourceConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { createNotifier, passReport, type Notifier } from '../notify/index.js';
@@ -14,8 +15,8 @@ export interface OneShotNotifications {
   close(): Promise<void>;
 }
 
-export function oneShotNotifications(config: Config, mode: 'apply' | 'plan', env: NodeJS.ProcessEnv, logger: Logger): OneShotNotifications {
-  const notifier: Notifier | null = mode === 'apply' && (config.notifications ?? []).length > 0 ? createNotifier({ config, env, logger }) : null;
+export function oneShotNotifications(config: Config, mode: 'apply' | 'plan', env: NodeJS.ProcessEnv, logger: Logger, redact: Redact): OneShotNotifications {
+  const notifier: Notifier | null = mode === 'apply' && (config.notifications ?? []).length > 0 ? createNotifier({ config, env, logger, redact }) : null;
   return {
     started(source, revision) {
       if (source.git !== null) notifier?.passStarted(source, revision);

@@ -1,4 +1,6 @@
 import { writeFile } from 'node:fs/promises';
+import { knownSecrets } from '../config/secrets.js';
+import { createRedactor } from '../redact.js';
 import { createApiClient } from '../api/from-config.js';
 import { checkReachable } from '../api/reachable.js';
 import type { Config, SourceConfig } from '../config/types.js';
@@ -47,7 +49,8 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
   const dirs = new Map<string, string>();
   const interrupt = interruption(config.shutdownTimeoutSeconds, io.logger);
-  const notify = oneShotNotifications(config, mode, io.env, io.logger);
+  const redact = io.redact ?? createRedactor(knownSecrets(config, io.env));
+  const notify = oneShotNotifications(config, mode, io.env, io.logger, redact);
   try {
     for (const [index, source] of sources.entries()) {
       if (interrupt.early !== null) break;
@@ -99,7 +102,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   }
   if (interrupt.early !== null) throw interrupt.early;
   if (args.out !== null) {
-    await writeFile(args.out, withSavedRun(renderSavedPlan(outcomes.map((o) => o.sourcePlan)), config, sources, args.prune));
+    await writeFile(args.out, redact(withSavedRun(renderSavedPlan(outcomes.map((o) => o.sourcePlan)), config, sources, args.prune)));
     io.logger.info({ file: args.out }, 'plan saved; apply it with --reconcile --plan');
   }
   if (!printsEarly) io.stdout.write(render(args, outcomes, io));

@@ -8,6 +8,7 @@ import { DEFAULT_RETRY_BUDGET_SECONDS, sourceDefaults } from '../config/to-confi
 import type { ApiConfig, Config, SourceConfig } from '../config/types.js';
 import { errorMessage, UsageError } from '../errors.js';
 import type { NativeKindName, Ownership } from '../model.js';
+import { savedUrl } from '../redact.js';
 import { readSavedPlanText } from './saved-plan-file.js';
 
 /** One source as the run that saved the plan had it; a git URL never carries credentials. */
@@ -38,14 +39,14 @@ export interface SavedRun {
 export function withSavedRun(planText: string, config: Config, sources: readonly SourceConfig[], prune: boolean): string {
   const document = JSON.parse(planText) as Record<string, unknown>;
   const run: SavedRun = {
-    api_url: config.api.url,
+    api_url: savedUrl(config.api.url),
     native_kind: config.api.nativeKind,
     legacy_enforce: config.api.legacyEnforce,
     sources: sources.map((s) => ({
       name: s.name,
       organization: s.organization,
       path: s.path === null ? null : path.resolve(s.path),
-      git: s.git === null ? null : { ...s.git, url: s.git.url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/i, '$1') },
+      git: s.git === null ? null : { ...s.git, url: savedUrl(s.git.url) },
       prune: prune || s.prune,
       ownership: s.ownership,
       max_deletes: s.maxDeletes,

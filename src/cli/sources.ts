@@ -1,3 +1,4 @@
+import type { Redact } from '../redact.js';
 import type { Config, SourceConfig } from '../config/types.js';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -14,6 +15,8 @@ export interface CliIo {
   stderr?: LineSink;
   /** On a terminal: the progress line under the logs. */
   terminal?: TerminalLine | null;
+  /** The one redactor, for what is written elsewhere than stdout (a saved plan). @default the config's */
+  redact?: Redact;
 }
 
 export function sourceContext(config: Config, io: CliIo) {

@@ -1,5 +1,6 @@
 import { checkReachable, UnreachableError } from '../api/reachable.js';
 import type { Logger } from '../logger.js';
+import { createRedactor, secretsInUrl } from '../redact.js';
 
 /** How long the check may wait for a connection: a slow API is the requests' business, not this check's. */
 const CHECK_TIMEOUT_MS = 3_000;
@@ -12,20 +13,10 @@ const CHECK_TIMEOUT_MS = 3_000;
  */
 export async function warnIfUnreachable(url: string, logger: Logger): Promise<void> {
   if (!/^https?:\/\//.test(url)) return;
-  const shown = withoutCredentials(url);
   try {
-    await checkReachable(shown, CHECK_TIMEOUT_MS);
+    await checkReachable(url, CHECK_TIMEOUT_MS);
   } catch (error) {
     if (!(error instanceof UnreachableError)) return;
-    logger.warn({ url: shown }, `${error.message}; retrying on the next pass`);
+    logger.warn({ url: createRedactor(secretsInUrl(url))(url) }, `${error.message}; retrying on the next pass`);
   }
-}
-
-/** The URL without a user name or password, which would be a secret. */
-function withoutCredentials(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.username === '' && parsed.password === '') return url;
-  parsed.username = '';
-  parsed.password = '';
-  return parsed.href;
 }

@@ -10,6 +10,8 @@ import { startSourceRunner, type Reconcile, type SourceRunner } from './source-r
 import { readiness, type SourceStatus } from './status.js';
 import { handleWebhook } from './webhook.js';
 import { UsageError } from '../errors.js';
+import { knownSecrets } from '../config/secrets.js';
+import { createRedactor, redactValue, type Redact } from '../redact.js';
 import { createNotifier, type DeliveryLimits } from '../notify/index.js';
 import { controlTarget } from './control-target.js';
 import { handleControl } from './control.js';
@@ -45,6 +47,8 @@ export interface StartDaemonOptions {
   now?: () => Date;
   /** Queue length, attempts, timeout and back-off of notification delivery. @default DELIVERY_DEFAULTS */
   notificationLimits?: Partial<DeliveryLimits>;
+  /** The one redactor: /status (and its page), history and notifications go through it. @default the one of `config` and `env` */
+  redact?: Redact;
 }
 
 export interface RunningDaemon {
@@ -74,8 +78,9 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   const { control } = secrets;
   checkSyncWindows(config);
   const suspensions = await openSuspensions(config.stateDir, logger);
+  const redact = options.redact ?? createRedactor(knownSecrets(config, options.env));
   const notifier = createNotifier({
-    config, env: options.env, logger, onResult: (receiver, event, result) => metrics.notification(receiver, event, result),
+    config, env: options.env, logger, redact, onResult: (receiver, event, result) => metrics.notification(receiver, event, result),
     ...(options.notificationLimits === undefined ? {} : { limits: options.notificationLimits }),
   });
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger, persist: options.noCache !== true });
@@ -95,13 +100,14 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       env: options.env,
       suspensions,
       notifier,
+      redact,
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
       ...(options.watchDebounceMs === undefined ? {} : { watchDebounceMs: options.watchDebounceMs }),
     });
     runners.set(source.name, runner);
   }
-  const statuses = (opts: { history?: boolean } = {}) => [...runners.values()].map((r) => r.status(opts));
+  const statuses = (opts: { history?: boolean } = {}) => redactValue([...runners.values()].map((r) => r.status(opts)), redact);
   const stopRunners = (graceMs?: number) => Promise.all([...runners.values()].map((r) => r.stop(graceMs)));
   const server = await startDaemonServer(config.listen, {
     statuses,

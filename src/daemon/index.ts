@@ -1,7 +1,8 @@
+import type { Redact } from '../redact.js';
 import { createApiClient } from '../api/from-config.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
-import { redactCredentials } from '../redact.js';
+import { createRedactor } from '../redact.js';
 import { waitForShutdownSignal } from '../signals.js';
 import { startDaemon } from './daemon.js';
 import { startEmbeddedApi } from './embedded-api.js';
@@ -23,6 +24,8 @@ export interface RunDaemonOptions {
   noCache?: boolean;
   /** Resolves when the daemon should stop. @default the first SIGTERM or SIGINT */
   shutdown?: Promise<unknown>;
+  /** The one redactor: /status, history and notifications go through it. @default the one of `config` and `env` */
+  redact?: Redact;
 }
 
 /** Runs the daemon until SIGTERM or SIGINT, then shuts down cleanly and resolves with the exit code (0). */
@@ -43,7 +46,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
       onRateLimitWait: (seconds) => metrics.rateLimitWait(seconds),
     });
     try {
-      const daemon = await startDaemon({ config, logger, env, api, metrics, noCache: options.noCache ?? false });
+      const daemon = await startDaemon({ config, logger, env, api, metrics, noCache: options.noCache ?? false, ...(options.redact === undefined ? {} : { redact: options.redact }) });
       await shutdown;
       await daemon.stop();
     } finally {
@@ -61,13 +64,14 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
  */
 function logStart(config: Config, env: NodeJS.ProcessEnv, logger: Logger): void {
   const fromEnvironment = (env['API_BASE_URL'] ?? '').trim() !== '';
-  const apiUrl = redactCredentials(config.api.url);
+  const hide = createRedactor([]);
+  const apiUrl = hide(config.api.url);
   logger.info({ apiUrl, from: fromEnvironment ? 'API_BASE_URL' : 'api.url in the config file' }, `API: ${apiUrl}`);
   if (fromEnvironment) {
     logger.warn({ apiUrl }, 'API_BASE_URL is set in the environment: it overrides api.url of the config file (unset it to use the file)');
   }
   for (const source of config.sources) {
-    const from = source.git === null ? { path: source.path } : { git: redactCredentials(source.git.url), ref: source.git.ref, gitPath: source.git.path };
+    const from = source.git === null ? { path: source.path } : { git: hide(source.git.url), ref: source.git.ref, gitPath: source.git.path };
     logger.info({ source: source.name, organization: source.organization, ...from }, `source "${source.name}": organization ${source.organization}`);
   }
 }

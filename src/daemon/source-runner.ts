@@ -7,7 +7,7 @@ import { sourceErrors } from '../output/index.js';
 import { ProgressReporter } from '../progress.js';
 import { createCodeCache, type CodeCache, type PassOutcome, type PassRequest } from '../reconcile.js';
 import { openPassSession } from '../session.js';
-import { openSource, redactCredentials, safeErrorMessage, type Checkout, type SourceWatch } from '../source/index.js';
+import { openSource, safeErrorMessage, type Checkout, type SourceWatch } from '../source/index.js';
 import type { DaemonMetrics } from './metrics.js';
 import { startSchedule, type Schedule } from './schedule.js';
 import { createSourceLoop, type BackoffOptions, type LoopPassResult, type SourceLoop, type TriggerReason } from './source-loop.js';
@@ -21,6 +21,8 @@ import type { Suspensions } from './suspensions.js';
 import { openSyncWindows } from './sync-windows.js';
 import { readPoolHealth } from './pool-health.js';
 import { warnIfUnreachable } from './api-unreachable.js';
+import { errorMessage } from '../errors.js';
+import { createRedactor, redactValue, type Redact } from '../redact.js';
 
 /** `runPass` in production; tests pass their own to see which trigger started each pass. */
 export type Reconcile = (request: PassRequest, trigger: TriggerReason) => Promise<PassOutcome>;
@@ -49,6 +51,8 @@ export interface SourceRunnerOptions {
   now?: () => Date;
   /** The API's URL (`api.url`), checked after a pass that did not reach the API. @default not checked */
   apiUrl?: string;
+  /** The one redactor; each history record goes through it before it is kept. @default one that knows only secrets' shapes */
+  redact?: Redact;
 }
 
 /** One source in the daemon: its loop, its schedule, its folder watch, and what /status says about it. */
@@ -71,6 +75,7 @@ export interface SourceRunner {
 export async function startSourceRunner(options: SourceRunnerOptions): Promise<SourceRunner> {
   const { source, metrics } = options;
   const log = options.logger.child({ source: source.name });
+  const redact = options.redact ?? createRedactor([]);
   const state = initialStatus(source);
   const codeCache = options.codeCache ?? createCodeCache();
   const declaredCache = createDeclaredCache();
@@ -125,7 +130,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       );
     } catch (error) {
       // runPass reports what is wrong with the source in its outcome; a throw is a bug or an unexpected failure.
-      if (!signal.aborted) log.error({ trigger, stack: redactCredentials(errorStack(error)) }, 'pass threw');
+      if (!signal.aborted) log.error({ trigger, stack: errorStack(error) }, 'pass threw');
       throw error;
     } finally {
       progress.end();
@@ -222,13 +227,13 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     onPassEnd(end) {
       state.running = false;
       state.result = resultLabel(end);
-      state.error = end.error === null ? null : safeErrorMessage(end.error);
+      state.error = end.error === null ? null : redact(errorMessage(end.error));
       const finishedAt = new Date();
       state.lastRunAt = finishedAt.toISOString();
-      state.lastPass = {
+      state.lastPass = redactValue({
         ...passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error, current.liveDrift),
         ...(current.overrideWindow ? { window: 'overridden' as const } : current.windowClosed ? { window: 'closed' as const } : {}),
-      };
+      }, redact);
       historyWritten = history.add(state.lastPass);
       waiters.ended(state.lastPass);
       options.notifier?.passFinished(

@@ -62,7 +62,7 @@ export function codeBody(code: CodeAt, chunkBytes = UPLOAD_CHUNK_BYTES): CodeBod
           held = chunk.subarray(0, length);
           if (length < chunk.length || total > source.size) break;
         }
-        if (total !== source.size || hash.digest('hex') !== source.sha256) throw new CodeChangedError(file, null);
+        if (total !== source.size || hash.digest('hex') !== source.fileSha256) throw new CodeChangedError(file, null);
         if (held !== null) yield held;
       } finally {
         closeSync(opened.fd);

@@ -44,7 +44,7 @@ export function readCodeFile(
   if (pointer !== null) return { problem: pointer };
   const code = scan.finish();
   if (!code.utf8) return { problem: { file: file.rel, message: 'is not valid UTF-8 text' } };
-  const source: CodeSource = { root: realRoot, path: file.abs, size: code.bytes, sha256: code.sha256 };
+  const source: CodeSource = { root: realRoot, path: file.abs, size: code.bytes, fileSha256: code.fileSha256 };
   return { source, codeDigest: code.codeDigest, codeLines: code.lines, empty: code.bytes === 0 };
 }
 

@@ -10,8 +10,8 @@ export interface CodeSource {
   path: string;
   /** Size in bytes. */
   size: number;
-  /** sha256 (hex) of the bytes. */
-  sha256: string;
+  /** sha256 (hex) of the file's exact bytes (what the upload checks it still sends), not the digest the plan compares. */
+  fileSha256: string;
 }
 
 /** A policy as the declared repo states it. */

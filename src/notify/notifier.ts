@@ -1,3 +1,5 @@
+import { knownSecrets } from '../config/secrets.js';
+import { createRedactor, type Redact } from '../redact.js';
 import type { Config, SourceConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { createDeliveryQueue, type DeliveryLimits, type DeliveryQueue, type DeliveryResult } from './delivery.js';
@@ -13,6 +15,8 @@ export interface NotifierOptions {
   onResult?(receiver: string, event: string, result: DeliveryResult): void;
   limits?: Partial<DeliveryLimits>;
   now?: () => Date;
+  /** The one redactor, which every message body goes through. @default the one of `config` and `env` */
+  redact?: Redact;
 }
 
 /** Tells the configured receivers what passes did. Never throws once opened, and never makes a pass wait. */
@@ -37,7 +41,8 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const memories = new Map<string, SourceMemory>();
   const now = options.now ?? (() => new Date());
   const forSource = (source: string) => receivers.filter(({ receiver }) => receiver.config.sources === null || receiver.config.sources.includes(source));
-  const push = (queue: DeliveryQueue, message: ReturnType<Receiver['event']>) => message !== null && queue.push(message);
+  const redact = options.redact ?? createRedactor(knownSecrets(options.config, options.env));
+  const push = (queue: DeliveryQueue, message: ReturnType<Receiver['event']>) => message !== null && queue.push({ ...message, body: redact(message.body) });
 
   return {
     passStarted(source, revision) {

@@ -44,7 +44,7 @@ export function policyFingerprint(policy: LivePolicyRef, withCode: boolean): Fin
     'enforcement-level': policy.enforcementLevel,
     query: policy.query,
     'policy-sets': [...policy.policySetIds].sort(),
-    ...(withCode ? { 'code-sha256': policy.codeDigest } : {}),
+    ...(withCode ? { 'code-digest': policy.codeDigest } : {}),
   };
 }
 
@@ -68,7 +68,7 @@ export function declaredPolicyFingerprint(policy: PolicySpec): Fingerprint {
   return {
     file: policy.code.file,
     kind: policy.kind,
-    'code-sha256': policy.code.source.sha256,
+    'file-sha256': policy.code.source.fileSha256,
     description: policy.description,
     'enforcement-level': policy.enforcementLevel,
     query: policy.query,

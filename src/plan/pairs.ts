@@ -5,7 +5,7 @@
  * rule is taught here once. Pure.
  */
 import type { DeclaredPolicy, DeclaredPool, DeclaredState } from '../declared/types.js';
-import type { LivePolicy, LivePool, LiveState, Ownership } from '../model.js';
+import type { LivePolicy, LivePool, LiveState, Ownership, PolicyKind } from '../model.js';
 import { markerSource } from './marker.js';
 
 /**
@@ -118,11 +118,34 @@ export function ownerOf(markedBy: string | null, declared: boolean, options: Own
 
 /**
  * Whether a live resource that this source does not declare is its own: prune deletes it, and a create that meets
- * it (made meanwhile) uses it. Under `ownership: marker`, what carries this source's marker; under `organization`,
+ * it (made meanwhile, see `refuseMet`) uses it. Under `ownership: marker`, what carries this source's marker; under `organization`,
  * everything but what another source's marker claims, unless adopt is on.
  */
 export function ownsUndeclared(owner: Owner, options: OwnershipOptions): boolean {
   if (owner === 'this-source') return true;
   if (options.ownership !== 'organization') return false;
   return owner === 'nobody' || (owner === 'another-source' && options.adopt === true);
+}
+
+/** A live policy that a create met by its name and the plan never saw: made meanwhile, or by this very create. */
+export interface MetPolicy {
+  name: string;
+  description: string | null;
+  kind: PolicyKind;
+  /** The kind as the service sent it when this tool does not know it (`kind` is then meaningless); null otherwise. */
+  foreignKind: string | null;
+}
+
+/**
+ * Why a create may not take the live policy of its name that it met, or null when it may. Both creates that meet
+ * one ask this: the create whose name was taken (a 422) and the create whose answer was lost (found by name). The
+ * plan never saw that policy, so it is this source's only as an undeclared one would be (`ownsUndeclared`, adopt
+ * aside: adopting is decided on a plan, never on a write), and only when it is of the declared kind.
+ */
+export function refuseMet(met: MetPolicy, kind: PolicyKind, options: OwnershipOptions): string | null {
+  const markedBy = markerSource(met.description);
+  const ours = ownsUndeclared(ownerOf(markedBy, false, options), { source: options.source, ownership: options.ownership });
+  if (ours && met.foreignKind === null && met.kind === kind) return null;
+  const whose = markedBy === null ? 'carries no ownership marker' : `carries the ownership marker of source "${markedBy}"`;
+  return `conflict: a ${met.foreignKind ?? met.kind} policy "${met.name}" appeared since the plan was made and ${whose}; it is left alone`;
 }

@@ -86,13 +86,13 @@ const codeSummary: Reader<CodeSummary> = (value, at) => {
 const codeRef: Reader<CodeRef> = (value, at) => {
   const e = entries(value, at, ['sha256', 'bytes', 'lines', 'file', 'source']);
   const where = below(at, 'source');
-  const s = entries(e.get('source'), where, ['root', 'path', 'size', 'sha256']);
+  const s = entries(e.get('source'), where, ['root', 'path', 'size', 'fileSha256']);
   return {
     ...codeSummary({ sha256: e.get('sha256'), bytes: e.get('bytes'), lines: e.get('lines') }, at),
     file: text(e.get('file'), below(at, 'file')),
     source: {
       root: text(s.get('root'), below(where, 'root')), path: text(s.get('path'), below(where, 'path')),
-      size: count(s.get('size'), below(where, 'size')), sha256: digest(s.get('sha256'), below(where, 'sha256')),
+      size: count(s.get('size'), below(where, 'size')), fileSha256: digest(s.get('fileSha256'), below(where, 'fileSha256')),
     },
   };
 };

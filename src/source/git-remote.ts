@@ -1,60 +1,56 @@
 /**
  * A git URL split into what may be shown or written to disk and what must not. Credentials in the URL's user part
- * (`https://user:token@host/...`) become an `Authorization` header handed to git through the environment
- * (`GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_n`, `GIT_CONFIG_VALUE_n`), scoped to the repository's URL: they never reach
- * `.git/config`, a command line (`ps`) or a message. Values in the query string (`?private_token=...`) cannot move
+ * (`https://user:token@host/...`) never reach `.git/config`, a command line (`ps`) or a message: git is given the URL
+ * without them, and a credential helper that answers them only for the URL's own origin (its scheme, host and port),
+ * through the environment (`GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_n`, `GIT_CONFIG_VALUE_n`). A redirect to another origin
+ * gets nothing, as plain `git fetch` with the same URL. Values in the query string (`?private_token=...`) cannot move
  * out of the URL, so they stay in it and are hidden wherever the URL is shown.
  */
+import { createRedactor, decode, secretsInUrl, type Redact } from '../redact.js';
+
 export interface GitRemote {
   /** The URL git is given and writes to `.git/config`: without user credentials. */
   url: string;
-  /** The URL as logs, errors and `/status` show it: credentials and query values as `***`. */
+  /** The URL as logs, errors and `/status` show it: credentials and credential-looking query values as `***`. */
   display: string;
-  /** Environment entries to add to git's (the header, after any `GIT_CONFIG_*` entries already set). */
+  /** Environment entries to add to git's (the credential helper and what it answers, after any `GIT_CONFIG_*` already set). */
   env: Record<string, string>;
-  /** Every secret the URL holds (longest first), as it may appear in git's own messages; `scrub` hides them. */
-  secrets: string[];
+  /** Git's messages without the URL's secrets (the one redactor, given them). */
+  redact: Redact;
 }
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
-const HIDDEN = '***';
+
+/**
+ * A credential helper (run by git through `sh`) that answers `get` only when git asks for the origin the URL was given
+ * for; the values come from git's environment, never from its command line.
+ */
+const HELPER = '!f() { test "$1" = get || exit 0; p=; h=; while IFS= read -r l; do case "$l" in protocol=*) p=${l#protocol=};; host=*) h=${l#host=};; esac; done; ' +
+  'if [ "$p" = "$PPS_GIT_PROTOCOL" ] && [ "$h" = "$PPS_GIT_HOST" ]; then printf \'username=%s\\npassword=%s\\n\' "$PPS_GIT_USERNAME" "$PPS_GIT_PASSWORD"; fi; }; f';
 
 export function gitRemote(raw: string, env: NodeJS.ProcessEnv): GitRemote {
+  const redact = createRedactor(secretsInUrl(raw));
   const parsed = SCHEME.test(raw) ? parseUrl(raw) : null;
-  if (parsed === null) return { url: raw, display: raw, env: {}, secrets: [] };
-  const secrets: string[] = [];
+  if (parsed === null) return { url: raw, display: redact(raw), env: {}, redact };
   const isHttp = parsed.protocol === 'http:' || parsed.protocol === 'https:';
-  const user = decode(parsed.username);
-  const password = decode(parsed.password);
-  const display = new URL(parsed.href);
-  for (const value of parsed.searchParams.values()) secrets.push(value, encodeURIComponent(value));
-  if (parsed.search !== '') display.search = [...parsed.searchParams.keys()].map((key) => `${encodeURIComponent(key)}=${HIDDEN}`).join('&');
-  const extra: Record<string, string> = {};
+  if (!isHttp || (parsed.username === '' && parsed.password === '')) return { url: raw, display: redact(raw), env: {}, redact };
   const url = new URL(parsed.href);
-  if (password !== '' || (isHttp && user !== '')) {
-    // A user name alone is the token (`https://<token>@host`); beside a password it is a name.
-    secrets.push(password, parsed.password, ...(isHttp && password === '' ? [user, parsed.username] : []));
-    display.username = isHttp ? HIDDEN : parsed.username;
-    display.password = isHttp ? '' : HIDDEN;
-    if (isHttp) {
-      url.username = '';
-      url.password = '';
-      const basic = Buffer.from(`${user}:${password}`).toString('base64');
-      secrets.push(basic);
-      const index = Number.parseInt(env['GIT_CONFIG_COUNT'] ?? '0', 10) || 0;
-      extra['GIT_CONFIG_COUNT'] = String(index + 1);
-      extra[`GIT_CONFIG_KEY_${index}`] = `http.${url.href}.extraHeader`;
-      extra[`GIT_CONFIG_VALUE_${index}`] = `Authorization: Basic ${basic}`;
-    }
-  }
-  return { url: url.href, display: display.href, env: extra, secrets: secrets.filter((s) => s.length >= 3).sort((a, b) => b.length - a.length) };
-}
-
-/** `text` with the URL as given shown as `display`, and every other secret of `remote` replaced by `***`. */
-export function scrub(text: string, remote: GitRemote, raw: string): string {
-  let out = text.split(raw).join(remote.display);
-  for (const secret of remote.secrets) out = out.split(secret).join(HIDDEN);
-  return out;
+  url.username = '';
+  url.password = '';
+  const index = Number.parseInt(env['GIT_CONFIG_COUNT'] ?? '0', 10) || 0;
+  const extra: Record<string, string> = {
+    GIT_CONFIG_COUNT: String(index + 2),
+    // An empty helper first: no helper of the machine's config stores these credentials or answers instead.
+    [`GIT_CONFIG_KEY_${index}`]: 'credential.helper',
+    [`GIT_CONFIG_VALUE_${index}`]: '',
+    [`GIT_CONFIG_KEY_${index + 1}`]: 'credential.helper',
+    [`GIT_CONFIG_VALUE_${index + 1}`]: HELPER,
+    PPS_GIT_PROTOCOL: parsed.protocol.slice(0, -1),
+    PPS_GIT_HOST: parsed.host,
+    PPS_GIT_USERNAME: decode(parsed.username),
+    PPS_GIT_PASSWORD: decode(parsed.password),
+  };
+  return { url: url.href, display: redact(raw), env: extra, redact };
 }
 
 function parseUrl(raw: string): URL | null {
@@ -65,10 +61,3 @@ function parseUrl(raw: string): URL | null {
   }
 }
 
-function decode(part: string): string {
-  try {
-    return decodeURIComponent(part);
-  } catch {
-    return part;
-  }
-}

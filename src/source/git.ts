@@ -4,10 +4,9 @@ import { simpleGit, type SimpleGit } from 'simple-git';
 import type { GitSourceConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import type { Checkout, Source } from './types.js';
-import { redactCredentials } from '../redact.js';
 import { makeStateDir, stateDirLayout } from '../state-dir.js';
 import { checkCheckout } from './checkout-checks.js';
-import { gitRemote, scrub, type GitRemote } from './git-remote.js';
+import { gitRemote, type GitRemote } from './git-remote.js';
 
 export interface GitSourceOptions {
   /** Source name; the checkout lives in `stateDir/git/<name>`. */
@@ -44,7 +43,7 @@ async function fetchCheckout(options: GitSourceOptions, signal: AbortSignal | un
   }
   const remote = gitRemote(options.git.url, options.env);
   const url = remote.display;
-  const safe = (error: unknown) => redactCredentials(scrub(error instanceof Error ? error.message : String(error), remote, options.git.url));
+  const safe = (error: unknown) => remote.redact(error instanceof Error ? error.message : String(error));
   let fetched: { git: SimpleGit; revision: string };
   try {
     const git = await openRepository(checkout, options, remote, signal);
@@ -88,6 +87,8 @@ async function openRepository(checkout: string, options: GitSourceOptions, remot
 
 const UNSAFE_ENV_ALLOWED = {
   allowUnsafeConfigEnvCount: true,
+  // The tool's own helper (git-remote.ts), which answers a URL's credentials for its origin only.
+  allowUnsafeCredentialHelper: true,
   allowUnsafeConfigPaths: true,
   allowUnsafeSshCommand: true,
   allowUnsafeAskPass: true,

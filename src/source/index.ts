@@ -4,7 +4,7 @@ import { gitSource } from './git.js';
 import { localSource } from './local.js';
 import type { Source } from './types.js';
 
-export { redactCredentials, safeErrorMessage } from '../redact.js';
+export { safeErrorMessage } from '../redact.js';
 export type { Checkout, Source, SourceWatch } from './types.js';
 
 export interface SourceContext {

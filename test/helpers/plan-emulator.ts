@@ -88,5 +88,5 @@ async function writeCode(root: string, file: string, code: string): Promise<Code
   await mkdir(path.dirname(abs), { recursive: true });
   const bytes = Buffer.from(code);
   await writeFile(abs, bytes);
-  return { root, path: abs, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+  return { root, path: abs, size: bytes.length, fileSha256: createHash('sha256').update(bytes).digest('hex') };
 }

@@ -19,7 +19,7 @@ export function declaredPolicy(p: Partial<DeclaredPolicy> & { name: string }): D
   const code = p.code ?? '';
   return {
     kind, file, settingsFile: null, description: null, enforcementLevel: 'advisory', query: null, policySets: null,
-    codeSource: { root: '/repo', path: `/repo/${file}`, size: Buffer.byteLength(code), sha256: createHash('sha256').update(code).digest('hex') },
+    codeSource: { root: '/repo', path: `/repo/${file}`, size: Buffer.byteLength(code), fileSha256: createHash('sha256').update(code).digest('hex') },
     codeDigest: codeDigest(code), codeLines: lineCount(Buffer.from(code)), ...p, code,
   };
 }
