@@ -78,7 +78,7 @@ Options:
   --out FILE               --dry-run: also save the plan to FILE (JSON), to apply later with --plan
   --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale (needs no other flag)
   --show FILE              print the plan saved in FILE as text, json or markdown (--output), with no API call
-  --native-kind WORD       the API's word for the native kind: native (default) or sentinel (the hosted service)
+  --native-kind WORD       the API's word for the native kind: native or sentinel (the hosted service); unset: learned from the API
   --export DIR             write the live organization as a declared repo into DIR (new or empty; --force writes over)
   --port N                 --emulator: the port to listen on (default 0: any free port)
   --emulator-seed FILE     --emulator: YAML saying what exists before the first request
