@@ -61,11 +61,11 @@ var init_errors = __esm({
   "src/errors.ts"() {
     "use strict";
     ApiError = class extends Error {
-      constructor(message, status, detail, request2, options) {
+      constructor(message, status, detail, request3, options) {
         super(message, options);
         this.status = status;
         this.detail = detail;
-        this.request = request2;
+        this.request = request3;
       }
       status;
       detail;
@@ -73,9 +73,9 @@ var init_errors = __esm({
       name = "ApiError";
     };
     NetworkError = class extends Error {
-      constructor(message, request2, options) {
+      constructor(message, request3, options) {
         super(message, options);
-        this.request = request2;
+        this.request = request3;
       }
       request;
       name = "NetworkError";
@@ -18466,7 +18466,7 @@ var require_atomic_sleep = __commonJS({
   "node_modules/atomic-sleep/index.js"(exports, module) {
     "use strict";
     if (typeof SharedArrayBuffer !== "undefined" && typeof Atomics !== "undefined") {
-      let sleep3 = function(ms) {
+      let sleep2 = function(ms) {
         const valid = ms > 0 && ms < Infinity;
         if (valid === false) {
           if (typeof ms !== "number" && typeof ms !== "bigint") {
@@ -18477,9 +18477,9 @@ var require_atomic_sleep = __commonJS({
         Atomics.wait(nil, 0, 0, Number(ms));
       };
       const nil = new Int32Array(new SharedArrayBuffer(4));
-      module.exports = sleep3;
+      module.exports = sleep2;
     } else {
-      let sleep3 = function(ms) {
+      let sleep2 = function(ms) {
         const valid = ms > 0 && ms < Infinity;
         if (valid === false) {
           if (typeof ms !== "number" && typeof ms !== "bigint") {
@@ -18491,7 +18491,7 @@ var require_atomic_sleep = __commonJS({
         while (target > Date.now()) {
         }
       };
-      module.exports = sleep3;
+      module.exports = sleep2;
     }
   }
 });
@@ -18504,7 +18504,7 @@ var require_sonic_boom = __commonJS({
     var EventEmitter6 = __require("events");
     var inherits = __require("util").inherits;
     var path20 = __require("path");
-    var sleep3 = require_atomic_sleep();
+    var sleep2 = require_atomic_sleep();
     var assert = __require("assert");
     var BUSY_WRITE_TIMEOUT = 100;
     var kEmptyBuffer = Buffer.allocUnsafe(0);
@@ -18650,7 +18650,7 @@ var require_sonic_boom = __commonJS({
           if ((err.code === "EAGAIN" || err.code === "EBUSY") && this.retryEAGAIN(err, this._writingBuf.length, this._len - this._writingBuf.length)) {
             if (this.sync) {
               try {
-                sleep3(BUSY_WRITE_TIMEOUT);
+                sleep2(BUSY_WRITE_TIMEOUT);
                 this.release(void 0, 0);
               } catch (err2) {
                 this.release(err2);
@@ -18963,7 +18963,7 @@ var require_sonic_boom = __commonJS({
           if (shouldRetry && !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
             throw err;
           }
-          sleep3(BUSY_WRITE_TIMEOUT);
+          sleep2(BUSY_WRITE_TIMEOUT);
         }
       }
       try {
@@ -19000,7 +19000,7 @@ var require_sonic_boom = __commonJS({
           if (shouldRetry && !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
             throw err;
           }
-          sleep3(BUSY_WRITE_TIMEOUT);
+          sleep2(BUSY_WRITE_TIMEOUT);
         }
       }
     }
@@ -19767,7 +19767,7 @@ var require_transport = __commonJS({
     var { createRequire } = __require("module");
     var getCallers = require_caller();
     var { join: join4, isAbsolute: isAbsolute3, sep } = __require("node:path");
-    var sleep3 = require_atomic_sleep();
+    var sleep2 = require_atomic_sleep();
     var onExit = require_on_exit_leak_free();
     var ThreadStream = require_thread_stream();
     function setupOnExit(stream) {
@@ -19801,7 +19801,7 @@ var require_transport = __commonJS({
           return;
         }
         stream.flushSync();
-        sleep3(100);
+        sleep2(100);
         stream.end();
       }
       return stream;
@@ -22462,7 +22462,7 @@ var require_sonic_boom2 = __commonJS({
     var inherits = __require("node:util").inherits;
     var path20 = __require("node:path");
     var assert = __require("node:assert");
-    var sleep3 = require_atomic_sleep();
+    var sleep2 = require_atomic_sleep();
     var BUSY_WRITE_TIMEOUT = 100;
     var kEmptyBuffer = Buffer.allocUnsafe(0);
     var MAX_WRITE = 16 * 1024;
@@ -22635,7 +22635,7 @@ var require_sonic_boom2 = __commonJS({
           if (isRetryableErr && !retriesExhausted && this.retryEAGAIN(err, this._writingBuf.length, this._len - this._writingBuf.length)) {
             if (this.sync) {
               try {
-                sleep3(BUSY_WRITE_TIMEOUT);
+                sleep2(BUSY_WRITE_TIMEOUT);
                 this.release(void 0, 0);
               } catch (err2) {
                 this.release(err2);
@@ -23068,7 +23068,7 @@ var require_sonic_boom2 = __commonJS({
             if (!shouldRetry || retriesExhausted || !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
               throw err;
             }
-            sleep3(BUSY_WRITE_TIMEOUT);
+            sleep2(BUSY_WRITE_TIMEOUT);
           }
         }
       } finally {
@@ -23110,7 +23110,7 @@ var require_sonic_boom2 = __commonJS({
             if (!shouldRetry || retriesExhausted || !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
               throw err;
             }
-            sleep3(BUSY_WRITE_TIMEOUT);
+            sleep2(BUSY_WRITE_TIMEOUT);
           }
         }
       } finally {
@@ -27970,10 +27970,10 @@ var require_util2 = __commonJS({
       }
       return obj;
     }
-    function errorRequest(client, request2, err) {
+    function errorRequest(client, request3, err) {
       try {
-        request2.onError(err);
-        assert(request2.aborted);
+        request3.onError(err);
+        assert(request3.aborted);
       } catch (err2) {
         client.emit("error", err2);
       }
@@ -28665,7 +28665,7 @@ var require_request = __commonJS({
         return this;
       }
     };
-    function processHeader(request2, key, val) {
+    function processHeader(request3, key, val) {
       if (val && (typeof val === "object" && !Array.isArray(val))) {
         throw new InvalidArgumentError(`invalid ${key} header`);
       } else if (val === void 0) {
@@ -28712,24 +28712,24 @@ var require_request = __commonJS({
         }
       }
       if (headerName === "host") {
-        if (request2.host !== null) {
+        if (request3.host !== null) {
           throw new InvalidArgumentError("duplicate host header");
         }
         if (typeof val !== "string") {
           throw new InvalidArgumentError("invalid host header");
         }
-        request2.host = val;
+        request3.host = val;
       } else if (headerName === "content-length") {
-        if (request2.contentLength !== null) {
+        if (request3.contentLength !== null) {
           throw new InvalidArgumentError("duplicate content-length header");
         }
         if (!isValidContentLengthHeaderValue(val)) {
           throw new InvalidArgumentError("invalid content-length header");
         }
-        request2.contentLength = parseInt(val, 10);
-      } else if (request2.contentType === null && headerName === "content-type") {
-        request2.contentType = val;
-        request2.headers.push(key, val);
+        request3.contentLength = parseInt(val, 10);
+      } else if (request3.contentType === null && headerName === "content-type") {
+        request3.contentType = val;
+        request3.headers.push(key, val);
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
@@ -28743,13 +28743,13 @@ var require_request = __commonJS({
             throw new InvalidArgumentError("invalid connection header");
           }
           if (trimmed2 === "close") {
-            request2.reset = true;
+            request3.reset = true;
           }
         }
       } else if (headerName === "expect") {
         throw new NotSupportedError("expect header not supported");
       } else {
-        request2.headers.push(key, val);
+        request3.headers.push(key, val);
       }
     }
     module.exports = Request;
@@ -31362,11 +31362,11 @@ var require_util3 = __commonJS({
     function normalizeBinaryStringToUtf8(value2) {
       return Buffer.from(value2, "binary").toString("utf8");
     }
-    function requestCurrentURL(request2) {
-      return request2.urlList[request2.urlList.length - 1];
+    function requestCurrentURL(request3) {
+      return request3.urlList[request3.urlList.length - 1];
     }
-    function requestBadPort(request2) {
-      const url = requestCurrentURL(request2);
+    function requestBadPort(request3) {
+      const url = requestCurrentURL(request3);
       if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
         return "blocked";
       }
@@ -31404,10 +31404,10 @@ var require_util3 = __commonJS({
       }
       return policy;
     }
-    function setRequestReferrerPolicyOnRedirect(request2, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request3, actualResponse) {
       const policy = parseReferrerPolicy(actualResponse);
       if (policy !== "") {
-        request2.referrerPolicy = policy;
+        request3.referrerPolicy = policy;
       }
     }
     function crossOriginResourcePolicyCheck() {
@@ -31424,33 +31424,33 @@ var require_util3 = __commonJS({
       header3 = httpRequest.mode;
       httpRequest.headersList.set("sec-fetch-mode", header3, true);
     }
-    function appendRequestOriginHeader(request2) {
-      let serializedOrigin = request2.origin;
+    function appendRequestOriginHeader(request3) {
+      let serializedOrigin = request3.origin;
       if (serializedOrigin === "client" || serializedOrigin === void 0) {
         return;
       }
-      if (request2.responseTainting === "cors" || request2.mode === "websocket") {
-        request2.headersList.append("origin", serializedOrigin, true);
-      } else if (request2.method !== "GET" && request2.method !== "HEAD") {
-        switch (request2.referrerPolicy) {
+      if (request3.responseTainting === "cors" || request3.mode === "websocket") {
+        request3.headersList.append("origin", serializedOrigin, true);
+      } else if (request3.method !== "GET" && request3.method !== "HEAD") {
+        switch (request3.referrerPolicy) {
           case "no-referrer":
             serializedOrigin = null;
             break;
           case "no-referrer-when-downgrade":
           case "strict-origin":
           case "strict-origin-when-cross-origin":
-            if (request2.origin && urlHasHttpsScheme(request2.origin) && !urlHasHttpsScheme(requestCurrentURL(request2))) {
+            if (request3.origin && urlHasHttpsScheme(request3.origin) && !urlHasHttpsScheme(requestCurrentURL(request3))) {
               serializedOrigin = null;
             }
             break;
           case "same-origin":
-            if (!sameOrigin(request2, requestCurrentURL(request2))) {
+            if (!sameOrigin(request3, requestCurrentURL(request3))) {
               serializedOrigin = null;
             }
             break;
           default:
         }
-        request2.headersList.append("origin", serializedOrigin, true);
+        request3.headersList.append("origin", serializedOrigin, true);
       }
     }
     function coarsenTime(timestamp, crossOriginIsolatedCapability) {
@@ -31504,18 +31504,18 @@ var require_util3 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request2) {
-      const policy = request2.referrerPolicy;
+    function determineRequestsReferrer(request3) {
+      const policy = request3.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request2.referrer === "client") {
+      if (request3.referrer === "client") {
         const globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null") {
           return "no-referrer";
         }
         referrerSource = new URL(globalOrigin);
-      } else if (webidl.is.URL(request2.referrer)) {
-        referrerSource = request2.referrer;
+      } else if (webidl.is.URL(request3.referrer)) {
+        referrerSource = request3.referrer;
       }
       let referrerURL = stripURLForReferrer(referrerSource);
       const referrerOrigin = stripURLForReferrer(referrerSource, true);
@@ -31533,14 +31533,14 @@ var require_util3 = __commonJS({
         case "unsafe-url":
           return referrerURL;
         case "strict-origin": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
           return referrerOrigin;
         }
         case "strict-origin-when-cross-origin": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           if (sameOrigin(referrerURL, currentURL)) {
             return referrerURL;
           }
@@ -31550,17 +31550,17 @@ var require_util3 = __commonJS({
           return referrerOrigin;
         }
         case "same-origin":
-          if (sameOrigin(request2, referrerURL)) {
+          if (sameOrigin(request3, referrerURL)) {
             return referrerURL;
           }
           return "no-referrer";
         case "origin-when-cross-origin":
-          if (sameOrigin(request2, referrerURL)) {
+          if (sameOrigin(request3, referrerURL)) {
             return referrerURL;
           }
           return referrerOrigin;
         case "no-referrer-when-downgrade": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
@@ -31627,7 +31627,7 @@ var require_util3 = __commonJS({
       if (url.protocol === "blob:") return true;
       return isOriginPotentiallyTrustworthy(url.origin);
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request2) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request3) {
     }
     function sameOrigin(A2, B2) {
       if (A2.origin === B2.origin && A2.origin === "null") {
@@ -32006,7 +32006,7 @@ var require_util3 = __commonJS({
       }
       return gettingDecodingSplitting(value2);
     }
-    function hasAuthenticationEntry(request2) {
+    function hasAuthenticationEntry(request3) {
       return false;
     }
     function includesCredentials(url) {
@@ -33241,11 +33241,11 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        if (!request2) {
+        const request3 = client[kQueue][client[kRunningIdx]];
+        if (!request3) {
           return -1;
         }
-        request2.onResponseStarted();
+        request3.onResponseStarted();
         return 0;
       }
       /**
@@ -33307,9 +33307,9 @@ var require_client_h1 = __commonJS({
         assert(!socket.destroyed);
         assert(!this.paused);
         assert((headers.length & 1) === 0);
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
-        assert(request2.upgrade || request2.method === "CONNECT");
+        const request3 = client[kQueue][client[kRunningIdx]];
+        assert(request3);
+        assert(request3.upgrade || request3.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -33326,9 +33326,9 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request2.onUpgrade(statusCode, headers, socket, statusText);
+          request3.onUpgrade(statusCode, headers, socket, statusText);
         } catch (err) {
-          util.errorRequest(client, request2, err);
+          util.errorRequest(client, request3, err);
           util.destroy(socket, err);
         }
         client[kResume]();
@@ -33348,8 +33348,8 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        if (!request2) {
+        const request3 = client[kQueue][client[kRunningIdx]];
+        if (!request3) {
           return -1;
         }
         assert(!this.upgrade);
@@ -33358,23 +33358,23 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        if (upgrade && !request2.upgrade) {
+        if (upgrade && !request3.upgrade) {
           util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket)));
           return -1;
         }
         assert(this.timeoutType === TIMEOUT_HEADERS);
         this.statusCode = statusCode;
         this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request2.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
+        request3.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
         if (this.statusCode >= 200) {
-          const bodyTimeout = request2.bodyTimeout != null ? request2.bodyTimeout : client[kBodyTimeout];
+          const bodyTimeout = request3.bodyTimeout != null ? request3.bodyTimeout : client[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
           }
         }
-        if (request2.method === "CONNECT") {
+        if (request3.method === "CONNECT") {
           assert(client[kRunning] === 1);
           this.upgrade = true;
           return 2;
@@ -33405,11 +33405,11 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
-        if (request2.aborted) {
+        const pause = request3.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        if (request3.aborted) {
           return -1;
         }
-        if (request2.method === "HEAD") {
+        if (request3.method === "HEAD") {
           return 1;
         }
         if (statusCode < 200) {
@@ -33430,8 +33430,8 @@ var require_client_h1 = __commonJS({
         if (socket.destroyed) {
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
+        const request3 = client[kQueue][client[kRunningIdx]];
+        assert(request3);
         assert(this.timeoutType === TIMEOUT_BODY);
         if (this.timeout) {
           if (this.timeout.refresh) {
@@ -33444,7 +33444,7 @@ var require_client_h1 = __commonJS({
           return -1;
         }
         this.bytesRead += buf.length;
-        if (request2.onData(buf) === false) {
+        if (request3.onData(buf) === false) {
           return constants2.ERROR.PAUSED;
         }
         return 0;
@@ -33462,8 +33462,8 @@ var require_client_h1 = __commonJS({
         }
         assert(statusCode >= 100);
         assert((this.headers.length & 1) === 0);
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
+        const request3 = client[kQueue][client[kRunningIdx]];
+        assert(request3);
         this.statusCode = 0;
         this.statusText = "";
         this.bytesRead = 0;
@@ -33475,11 +33475,11 @@ var require_client_h1 = __commonJS({
         if (statusCode < 200) {
           return 0;
         }
-        if (request2.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
+        if (request3.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
           util.destroy(socket, new ResponseContentLengthMismatchError());
           return -1;
         }
-        request2.onComplete(headers);
+        request3.onComplete(headers);
         client[kQueue][client[kRunningIdx]++] = null;
         socket[kSocketUsed] = client[kPending] === 0;
         if (socket[kWriting]) {
@@ -33548,8 +33548,8 @@ var require_client_h1 = __commonJS({
       return {
         version: "h1",
         defaultPipelining: 1,
-        write(request2) {
-          return writeH1(client, request2);
+        write(request3) {
+          return writeH1(client, request3);
         },
         resume() {
           resumeH1(client);
@@ -33576,18 +33576,18 @@ var require_client_h1 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
          */
-        busy(request2) {
+        busy(request3) {
           if (socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1) {
             return true;
           }
-          if (request2) {
-            if (client[kRunning] > 0 && !request2.idempotent) {
+          if (request3) {
+            if (client[kRunning] > 0 && !request3.idempotent) {
               return true;
             }
-            if (client[kRunning] > 0 && (request2.upgrade || request2.method === "CONNECT")) {
+            if (client[kRunning] > 0 && (request3.upgrade || request3.method === "CONNECT")) {
               return true;
             }
-            if (client[kRunning] > 0 && util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) {
+            if (client[kRunning] > 0 && util.bodyLength(request3.body) !== 0 && (util.isStream(request3.body) || util.isAsyncIterable(request3.body) || util.isFormDataLike(request3.body))) {
               return true;
             }
           }
@@ -33640,13 +33640,13 @@ var require_client_h1 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request2 = requests[i2];
-          util.errorRequest(client, request2, err);
+          const request3 = requests[i2];
+          util.errorRequest(client, request3, err);
         }
       } else if (client[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-        const request2 = client[kQueue][client[kRunningIdx]];
+        const request3 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request3, err);
       }
       client[kPendingIdx] = client[kRunningIdx];
       assert(client[kRunning] === 0);
@@ -33714,8 +33714,8 @@ var require_client_h1 = __commonJS({
           }
         } else if (client[kRunning] > 0 && socket[kParser].statusCode < 200) {
           if (socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-            const request2 = client[kQueue][client[kRunningIdx]];
-            const headersTimeout = request2.headersTimeout != null ? request2.headersTimeout : client[kHeadersTimeout];
+            const request3 = client[kQueue][client[kRunningIdx]];
+            const headersTimeout = request3.headersTimeout != null ? request3.headersTimeout : client[kHeadersTimeout];
             socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
           }
         }
@@ -33724,11 +33724,11 @@ var require_client_h1 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function setTypeOfService(socket, request2) {
+    function setTypeOfService(socket, request3) {
       if (typeof socket.setTypeOfService !== "function") {
         return;
       }
-      const typeOfService = request2.typeOfService;
+      const typeOfService = request3.typeOfService;
       if (typeOfService === void 0) {
         return;
       }
@@ -33742,26 +33742,26 @@ var require_client_h1 = __commonJS({
       } catch {
       }
     }
-    function writeH1(client, request2) {
-      const { method, path: path20, host, upgrade, blocking, reset } = request2;
-      let { body, headers, contentLength } = request2;
+    function writeH1(client, request3) {
+      const { method, path: path20, host, upgrade, blocking, reset } = request3;
+      let { body, headers, contentLength } = request3;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
         if (!extractBody) {
           extractBody = require_body().extractBody;
         }
         const [bodyStream, contentType] = extractBody(body);
-        if (request2.contentType == null) {
+        if (request3.contentType == null) {
           headers.push("content-type", contentType);
         }
         body = bodyStream.stream;
         contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body) && request2.contentType == null) {
+      } else if (util.isBlobLike(body) && request3.contentType == null) {
         const contentType = body.type;
         if (contentType) {
           const contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue)) {
-            util.errorRequest(client, request2, new InvalidArgumentError("invalid content-type header"));
+            util.errorRequest(client, request3, new InvalidArgumentError("invalid content-type header"));
             return false;
           }
           headers.push("content-type", contentTypeValue);
@@ -33773,14 +33773,14 @@ var require_client_h1 = __commonJS({
       const bodyLength = util.bodyLength(body);
       contentLength = bodyLength ?? contentLength;
       if (contentLength === null) {
-        contentLength = request2.contentLength;
+        contentLength = request3.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength !== null && request2.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request3.contentLength !== null && request3.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -33788,19 +33788,19 @@ var require_client_h1 = __commonJS({
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
       const abort = (err) => {
-        if (request2.aborted || request2.completed) {
+        if (request3.aborted || request3.completed) {
           return;
         }
-        util.errorRequest(client, request2, err || new RequestAbortedError());
+        util.errorRequest(client, request3, err || new RequestAbortedError());
         util.destroy(body);
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request2.onConnect(abort);
+        request3.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request3, err);
       }
-      if (request2.aborted) {
+      if (request3.aborted) {
         return false;
       }
       if (method === "HEAD") {
@@ -33818,7 +33818,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      setTypeOfService(socket, request2);
+      setTypeOfService(socket, request3);
       let header3 = `${method} ${path20} HTTP/1.1\r
 `;
       if (typeof host === "string") {
@@ -33852,31 +33852,31 @@ upgrade: ${upgrade}\r
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request: request2, headers: header3, socket });
+        channels.sendHeaders.publish({ request: request3, headers: header3, socket });
       }
       if (!body || bodyLength === 0) {
-        writeBuffer(abort, null, client, request2, socket, contentLength, header3, expectsPayload);
+        writeBuffer(abort, null, client, request3, socket, contentLength, header3, expectsPayload);
       } else if (util.isBuffer(body)) {
-        writeBuffer(abort, body, client, request2, socket, contentLength, header3, expectsPayload);
+        writeBuffer(abort, body, client, request3, socket, contentLength, header3, expectsPayload);
       } else if (util.isBlobLike(body)) {
         if (typeof body.stream === "function") {
-          writeIterable(abort, body.stream(), client, request2, socket, contentLength, header3, expectsPayload);
+          writeIterable(abort, body.stream(), client, request3, socket, contentLength, header3, expectsPayload);
         } else {
-          writeBlob(abort, body, client, request2, socket, contentLength, header3, expectsPayload);
+          writeBlob(abort, body, client, request3, socket, contentLength, header3, expectsPayload);
         }
       } else if (util.isStream(body)) {
-        writeStream(abort, body, client, request2, socket, contentLength, header3, expectsPayload);
+        writeStream(abort, body, client, request3, socket, contentLength, header3, expectsPayload);
       } else if (util.isIterable(body)) {
-        writeIterable(abort, body, client, request2, socket, contentLength, header3, expectsPayload);
+        writeIterable(abort, body, client, request3, socket, contentLength, header3, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body, client, request2, socket, contentLength, header3, expectsPayload) {
+    function writeStream(abort, body, client, request3, socket, contentLength, header3, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished = false;
-      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header3 });
+      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header3 });
       const onData = function(chunk) {
         if (finished) {
           return;
@@ -33942,7 +33942,7 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body, client, request2, socket, contentLength, header3, expectsPayload) {
+    function writeBuffer(abort, body, client, request3, socket, contentLength, header3, expectsPayload) {
       try {
         if (!body) {
           if (contentLength === 0) {
@@ -33962,18 +33962,18 @@ upgrade: ${upgrade}\r
 `, "latin1");
           socket.write(body);
           socket.uncork();
-          request2.onBodySent(body);
-          if (!expectsPayload && request2.reset !== false) {
+          request3.onBodySent(body);
+          if (!expectsPayload && request3.reset !== false) {
             socket[kReset] = true;
           }
         }
-        request2.onRequestSent();
+        request3.onRequestSent();
         client[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body, client, request2, socket, contentLength, header3, expectsPayload) {
+    async function writeBlob(abort, body, client, request3, socket, contentLength, header3, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -33986,9 +33986,9 @@ upgrade: ${upgrade}\r
 `, "latin1");
         socket.write(buffer);
         socket.uncork();
-        request2.onBodySent(buffer);
-        request2.onRequestSent();
-        if (!expectsPayload && request2.reset !== false) {
+        request3.onBodySent(buffer);
+        request3.onRequestSent();
+        if (!expectsPayload && request3.reset !== false) {
           socket[kReset] = true;
         }
         client[kResume]();
@@ -33996,7 +33996,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body, client, request2, socket, contentLength, header3, expectsPayload) {
+    async function writeIterable(abort, body, client, request3, socket, contentLength, header3, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -34015,7 +34015,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header3 });
+      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header3 });
       try {
         for await (const chunk of body) {
           if (socket[kError]) {
@@ -34044,9 +34044,9 @@ upgrade: ${upgrade}\r
        * @param {boolean} arg.expectsPayload
        * @param {string} arg.header
        */
-      constructor({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header3 }) {
+      constructor({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header3 }) {
         this.socket = socket;
-        this.request = request2;
+        this.request = request3;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
@@ -34060,7 +34060,7 @@ upgrade: ${upgrade}\r
        * @returns
        */
       write(chunk) {
-        const { socket, request: request2, contentLength, client, bytesWritten, expectsPayload, header: header3 } = this;
+        const { socket, request: request3, contentLength, client, bytesWritten, expectsPayload, header: header3 } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -34079,7 +34079,7 @@ upgrade: ${upgrade}\r
         }
         socket.cork();
         if (bytesWritten === 0) {
-          if (!expectsPayload && request2.reset !== false) {
+          if (!expectsPayload && request3.reset !== false) {
             socket[kReset] = true;
           }
           if (contentLength === null) {
@@ -34099,7 +34099,7 @@ ${len.toString(16)}\r
         this.bytesWritten += len;
         const ret2 = socket.write(chunk);
         socket.uncork();
-        request2.onBodySent(chunk);
+        request3.onBodySent(chunk);
         if (!ret2) {
           if (socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS) {
             if (socket[kParser].timeout.refresh) {
@@ -34113,8 +34113,8 @@ ${len.toString(16)}\r
        * @returns {void}
        */
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header3, request: request2 } = this;
-        request2.onRequestSent();
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header3, request: request3 } = this;
+        request3.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
           throw socket[kError];
@@ -34294,8 +34294,8 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        write(request2) {
-          return writeH2(client, request2);
+        write(request3) {
+          return writeH2(client, request3);
         },
         /**
          * @returns {void}
@@ -34324,14 +34324,14 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        busy(request2) {
-          if (request2 != null) {
+        busy(request3) {
+          if (request3 != null) {
             if (client[kRunning] > 0) {
-              if (request2.idempotent === false) return true;
-              if ((request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false) return true;
-              if (util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) return true;
+              if (request3.idempotent === false) return true;
+              if ((request3.upgrade === "websocket" || request3.method === "CONNECT") && session[kRemoteSettings] === false) return true;
+              if (util.bodyLength(request3.body) !== 0 && (util.isStream(request3.body) || util.isAsyncIterable(request3.body) || util.isFormDataLike(request3.body))) return true;
             } else {
-              return (request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false;
+              return (request3.upgrade === "websocket" || request3.method === "CONNECT") && session[kRemoteSettings] === false;
             }
           }
           return false;
@@ -34406,15 +34406,15 @@ var require_client_h2 = __commonJS({
       this.destroy(err);
       util.destroy(this[kSocket], err);
     }
-    function completeRequest(client, request2, resetPendingIdx = false) {
+    function completeRequest(client, request3, resetPendingIdx = false) {
       const queue = client[kQueue];
       const runningIdx = client[kRunningIdx];
-      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request2) {
+      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request3) {
         queue[runningIdx] = null;
         client[kRunningIdx] = runningIdx + 1;
         return;
       }
-      const index = queue.indexOf(request2, runningIdx);
+      const index = queue.indexOf(request3, runningIdx);
       if (index === -1 || index >= client[kPendingIdx]) {
         return;
       }
@@ -34433,10 +34433,10 @@ var require_client_h2 = __commonJS({
       this[kHTTP2Session] = null;
       util.destroy(this[kSocket], err);
       if (client[kRunningIdx] < client[kQueue].length) {
-        const request2 = client[kQueue][client[kRunningIdx]];
+        const request3 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        if (request2 != null) {
-          util.errorRequest(client, request2, err);
+        if (request3 != null) {
+          util.errorRequest(client, request3, err);
         }
         client[kPendingIdx] = client[kRunningIdx];
       }
@@ -34459,9 +34459,9 @@ var require_client_h2 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request2 = requests[i2];
-          if (request2 != null) {
-            util.errorRequest(client, request2, err);
+          const request3 = requests[i2];
+          if (request3 != null) {
+            util.errorRequest(client, request3, err);
           }
         }
       }
@@ -34492,14 +34492,14 @@ var require_client_h2 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function writeH2(client, request2) {
-      const headersTimeout = request2.headersTimeout ?? client[kHeadersTimeout];
-      const bodyTimeout = request2.bodyTimeout ?? client[kBodyTimeout];
+    function writeH2(client, request3) {
+      const headersTimeout = request3.headersTimeout ?? client[kHeadersTimeout];
+      const bodyTimeout = request3.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path20, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
-      let { body } = request2;
+      const { method, path: path20, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request3;
+      let { body } = request3;
       if (upgrade != null && upgrade !== "websocket") {
-        util.errorRequest(client, request2, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
+        util.errorRequest(client, request3, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
         return false;
       }
       const headers = {};
@@ -34533,33 +34533,33 @@ var require_client_h2 = __commonJS({
       headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
       const abort = (err) => {
-        if (request2.aborted || request2.completed) {
+        if (request3.aborted || request3.completed) {
           return;
         }
         err = err || new RequestAbortedError();
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request3, err);
         if (stream != null) {
           stream.removeAllListeners("data");
           stream.close();
           client[kOnError](err);
-          completeRequest(client, request2);
+          completeRequest(client, request3);
           client[kResume]();
         }
         util.destroy(body, err);
       };
       try {
-        request2.onConnect(abort);
+        request3.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request3, err);
       }
-      if (request2.aborted) {
+      if (request3.aborted) {
         return false;
       }
       if (upgrade || method === "CONNECT") {
         session.ref();
         if (upgrade === "websocket") {
           if (session[kEnableConnectProtocol] === false) {
-            util.errorRequest(client, request2, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
+            util.errorRequest(client, request3, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
             session.unref();
             return false;
           }
@@ -34577,12 +34577,12 @@ var require_client_h2 = __commonJS({
           stream.once("response", (headers2, _flags) => {
             const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
             try {
-              request2.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
+              request3.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
             } catch (err) {
               abort(err);
               return;
             }
-            completeRequest(client, request2);
+            completeRequest(client, request3);
           });
           stream.on("error", () => {
             if (stream.rstCode === NGHTTP2_REFUSED_STREAM || stream.rstCode === NGHTTP2_CANCEL) {
@@ -34602,12 +34602,12 @@ var require_client_h2 = __commonJS({
         stream.on("response", (headers2) => {
           const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
           try {
-            request2.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
+            request3.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
           } catch (err) {
             abort(err);
             return;
           }
-          completeRequest(client, request2);
+          completeRequest(client, request3);
         });
         stream.on("error", abort);
         stream.once("close", () => {
@@ -34632,14 +34632,14 @@ var require_client_h2 = __commonJS({
         contentLength = bodyStream.length;
       }
       if (contentLength == null) {
-        contentLength = request2.contentLength;
+        contentLength = request3.contentLength;
       }
       if (!expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength != null && request2.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request3.contentLength != null && request3.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -34655,7 +34655,7 @@ var require_client_h2 = __commonJS({
           header3 += `${key}: ${headers[key]}\r
 `;
         }
-        channels.sendHeaders.publish({ request: request2, headers: header3, socket: session[kSocket] });
+        channels.sendHeaders.publish({ request: request3, headers: header3, socket: session[kSocket] });
       }
       const shouldEndStream = method === "GET" || method === "HEAD" || body === null;
       if (expectContinue) {
@@ -34676,21 +34676,21 @@ var require_client_h2 = __commonJS({
       let responseReceived = false;
       stream.once("response", (headers2) => {
         const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
-        request2.onResponseStarted();
+        request3.onResponseStarted();
         responseReceived = true;
         stream.setTimeout(bodyTimeout);
-        if (request2.aborted) {
+        if (request3.aborted) {
           stream.removeAllListeners("data");
           return;
         }
-        if (request2.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
+        if (request3.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
           stream.pause();
         }
         stream.on("data", (chunk) => {
-          if (request2.aborted || request2.completed) {
+          if (request3.aborted || request3.completed) {
             return;
           }
-          if (request2.onData(chunk) === false) {
+          if (request3.onData(chunk) === false) {
             stream.pause();
           }
         });
@@ -34698,14 +34698,14 @@ var require_client_h2 = __commonJS({
       stream.once("end", () => {
         stream.removeAllListeners("data");
         if (responseReceived) {
-          if (!request2.aborted && !request2.completed) {
-            request2.onComplete({});
+          if (!request3.aborted && !request3.completed) {
+            request3.onComplete({});
           }
-          completeRequest(client, request2);
+          completeRequest(client, request3);
           client[kResume]();
         } else {
           abort(new InformationalError("HTTP/2: stream half-closed (remote)"));
-          completeRequest(client, request2, true);
+          completeRequest(client, request3, true);
           client[kResume]();
         }
       });
@@ -34715,7 +34715,7 @@ var require_client_h2 = __commonJS({
         if (session[kOpenStreams] === 0) {
           session.unref();
         }
-        if (!request2.aborted && !request2.completed) {
+        if (!request3.aborted && !request3.completed) {
           abort(new InformationalError("HTTP/2: stream closed before the response was complete"));
         }
       });
@@ -34740,11 +34740,11 @@ var require_client_h2 = __commonJS({
         abort(err);
       });
       stream.once("trailers", (trailers) => {
-        if (request2.aborted || request2.completed) {
+        if (request3.aborted || request3.completed) {
           return;
         }
         stream.removeAllListeners("data");
-        request2.onComplete(trailers);
+        request3.onComplete(trailers);
       });
       return true;
       function writeBodyH2() {
@@ -34754,7 +34754,7 @@ var require_client_h2 = __commonJS({
             stream,
             null,
             client,
-            request2,
+            request3,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -34765,7 +34765,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request2,
+            request3,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -34777,7 +34777,7 @@ var require_client_h2 = __commonJS({
               stream,
               body.stream(),
               client,
-              request2,
+              request3,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -34788,7 +34788,7 @@ var require_client_h2 = __commonJS({
               stream,
               body,
               client,
-              request2,
+              request3,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -34802,7 +34802,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request2,
+            request3,
             contentLength
           );
         } else if (util.isIterable(body)) {
@@ -34811,7 +34811,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request2,
+            request3,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -34821,7 +34821,7 @@ var require_client_h2 = __commonJS({
         }
       }
     }
-    function writeBuffer(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
       try {
         if (body != null && util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
@@ -34829,18 +34829,18 @@ var require_client_h2 = __commonJS({
           h2stream.write(body);
           h2stream.uncork();
           h2stream.end();
-          request2.onBodySent(body);
+          request3.onBodySent(body);
         }
         if (!expectsPayload) {
           socket[kReset] = true;
         }
-        request2.onRequestSent();
+        request3.onRequestSent();
         client[kResume]();
       } catch (error) {
         abort(error);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request2, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request3, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline(
         body,
@@ -34851,7 +34851,7 @@ var require_client_h2 = __commonJS({
             abort(err);
           } else {
             util.removeAllListeners(pipe);
-            request2.onRequestSent();
+            request3.onRequestSent();
             if (!expectsPayload) {
               socket[kReset] = true;
             }
@@ -34861,10 +34861,10 @@ var require_client_h2 = __commonJS({
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request2.onBodySent(chunk);
+        request3.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -34875,8 +34875,8 @@ var require_client_h2 = __commonJS({
         h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request2.onBodySent(buffer);
-        request2.onRequestSent();
+        request3.onBodySent(buffer);
+        request3.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -34885,7 +34885,7 @@ var require_client_h2 = __commonJS({
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -34910,13 +34910,13 @@ var require_client_h2 = __commonJS({
             throw socket[kError];
           }
           const res = h2stream.write(chunk);
-          request2.onBodySent(chunk);
+          request3.onBodySent(chunk);
           if (!res) {
             await waitForDrain();
           }
         }
         h2stream.end();
-        request2.onRequestSent();
+        request3.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -35202,10 +35202,10 @@ var require_client = __commonJS({
         this.once("connect", cb);
       }
       [kDispatch](opts, handler) {
-        const request2 = new Request(this[kUrl].origin, opts, handler);
-        this[kQueue].push(request2);
+        const request3 = new Request(this[kUrl].origin, opts, handler);
+        this[kQueue].push(request3);
         if (this[kResuming]) {
-        } else if (util.bodyLength(request2.body) == null && util.isIterable(request2.body)) {
+        } else if (util.bodyLength(request3.body) == null && util.isIterable(request3.body)) {
           this[kResuming] = 1;
           queueMicrotask(() => resume(this));
         } else {
@@ -35229,9 +35229,9 @@ var require_client = __commonJS({
         return new Promise((resolve5) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i2 = 0; i2 < requests.length; i2++) {
-            const request2 = requests[i2];
-            if (request2 != null) {
-              util.errorRequest(this, request2, err);
+            const request3 = requests[i2];
+            if (request3 != null) {
+              util.errorRequest(this, request3, err);
             }
           }
           const callback = () => {
@@ -35256,9 +35256,9 @@ var require_client = __commonJS({
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request2 = requests[i2];
-          if (request2 != null) {
-            util.errorRequest(client, request2, err);
+          const request3 = requests[i2];
+          if (request3 != null) {
+            util.errorRequest(client, request3, err);
           }
         }
         assert(client[kSize] === 0);
@@ -35369,8 +35369,8 @@ var require_client = __commonJS({
       if (err.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
         assert(client[kRunning] === 0);
         while (client[kPending] > 0 && client[kQueue][client[kPendingIdx]].servername === client[kServerName]) {
-          const request2 = client[kQueue][client[kPendingIdx]++];
-          util.errorRequest(client, request2, err);
+          const request3 = client[kQueue][client[kPendingIdx]++];
+          util.errorRequest(client, request3, err);
         }
       } else {
         onError2(client, err);
@@ -35425,15 +35425,15 @@ var require_client = __commonJS({
         if (client[kRunning] >= (getPipelining(client) || 1)) {
           return;
         }
-        const request2 = client[kQueue][client[kPendingIdx]];
-        if (request2 === null) {
+        const request3 = client[kQueue][client[kPendingIdx]];
+        if (request3 === null) {
           return;
         }
-        if (client[kUrl].protocol === "https:" && client[kServerName] !== request2.servername) {
+        if (client[kUrl].protocol === "https:" && client[kServerName] !== request3.servername) {
           if (client[kRunning] > 0) {
             return;
           }
-          client[kServerName] = request2.servername;
+          client[kServerName] = request3.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
             resume(client);
@@ -35449,10 +35449,10 @@ var require_client = __commonJS({
         if (client[kHTTPContext].destroyed) {
           return;
         }
-        if (client[kHTTPContext].busy(request2)) {
+        if (client[kHTTPContext].busy(request3)) {
           return;
         }
-        if (!request2.aborted && client[kHTTPContext].write(request2)) {
+        if (!request3.aborted && client[kHTTPContext].write(request3)) {
           client[kPendingIdx]++;
         } else {
           client[kQueue].splice(client[kPendingIdx], 1);
@@ -36507,13 +36507,13 @@ var require_socks5_client = __commonJS({
         }
         debug2("starting handshake with", this.authMethods.length, "auth methods");
         this.state = STATES.HANDSHAKING;
-        const request2 = Buffer2.alloc(2 + this.authMethods.length);
-        request2[0] = SOCKS_VERSION;
-        request2[1] = this.authMethods.length;
+        const request3 = Buffer2.alloc(2 + this.authMethods.length);
+        request3[0] = SOCKS_VERSION;
+        request3[1] = this.authMethods.length;
         this.authMethods.forEach((method, i2) => {
-          request2[2 + i2] = method;
+          request3[2 + i2] = method;
         });
-        this.socket.write(request2);
+        this.socket.write(request3);
       }
       /**
        * Handle handshake response from server
@@ -36555,13 +36555,13 @@ var require_socks5_client = __commonJS({
         if (usernameBuffer.length > 255 || passwordBuffer.length > 255) {
           throw new InvalidArgumentError("Username or password too long");
         }
-        const request2 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
-        request2[0] = 1;
-        request2[1] = usernameBuffer.length;
-        usernameBuffer.copy(request2, 2);
-        request2[2 + usernameBuffer.length] = passwordBuffer.length;
-        passwordBuffer.copy(request2, 3 + usernameBuffer.length);
-        this.socket.write(request2);
+        const request3 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
+        request3[0] = 1;
+        request3[1] = usernameBuffer.length;
+        usernameBuffer.copy(request3, 2);
+        request3[2 + usernameBuffer.length] = passwordBuffer.length;
+        passwordBuffer.copy(request3, 3 + usernameBuffer.length);
+        this.socket.write(request3);
       }
       /**
        * Handle authentication response
@@ -36596,22 +36596,22 @@ var require_socks5_client = __commonJS({
         }
         debug2("connecting to", address, port);
         this.state = STATES.CONNECTING;
-        const request2 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
-        this.socket.write(request2);
+        const request3 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
+        this.socket.write(request3);
       }
       /**
        * Build a SOCKS5 request
        */
       buildConnectRequest(command, address, port) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
-        const request2 = Buffer2.alloc(4 + addressBuffer.length + 2);
-        request2[0] = SOCKS_VERSION;
-        request2[1] = command;
-        request2[2] = 0;
-        request2[3] = addressType;
-        addressBuffer.copy(request2, 4);
-        request2.writeUInt16BE(port, 4 + addressBuffer.length);
-        return request2;
+        const request3 = Buffer2.alloc(4 + addressBuffer.length + 2);
+        request3[0] = SOCKS_VERSION;
+        request3[1] = command;
+        request3[2] = 0;
+        request3[3] = addressType;
+        addressBuffer.copy(request3, 4);
+        request3.writeUInt16BE(port, 4 + addressBuffer.length);
+        return request3;
       }
       /**
        * Handle CONNECT response
@@ -37181,7 +37181,7 @@ var require_env_http_proxy_agent = __commonJS({
       "http:": 80,
       "https:": 443
     };
-    var EnvHttpProxyAgent = class extends DispatcherBase {
+    var EnvHttpProxyAgent2 = class extends DispatcherBase {
       #noProxyValue = null;
       #noProxyEntries = null;
       #opts = null;
@@ -37288,7 +37288,7 @@ var require_env_http_proxy_agent = __commonJS({
         return process.env.no_proxy ?? process.env.NO_PROXY ?? "";
       }
     };
-    module.exports = EnvHttpProxyAgent;
+    module.exports = EnvHttpProxyAgent2;
   }
 });
 
@@ -38331,10 +38331,10 @@ var require_api_request = __commonJS({
         }
       }
     };
-    function request2(opts, callback) {
+    function request3(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve5, reject) => {
-          request2.call(this, opts, (err, data) => {
+          request3.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve5(data);
           });
         });
@@ -38350,7 +38350,7 @@ var require_api_request = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module.exports = request2;
+    module.exports = request3;
     module.exports.RequestHandler = RequestHandler;
   }
 });
@@ -40333,8 +40333,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return;
         }
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request3);
         const normalizedHeaders = normalizeHeaders(response.headers);
         const responseData = {
           statusCode: response.statusCode,
@@ -40352,7 +40352,7 @@ var require_snapshot_recorder = __commonJS({
           existingSnapshot.timestamp = (/* @__PURE__ */ new Date()).toISOString();
         } else {
           this.#snapshots.set(hash, {
-            request: request2,
+            request: request3,
             responses: [responseData],
             // Always store as array for consistency
             callCount: 0,
@@ -40386,8 +40386,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return void 0;
         }
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request3);
         const snapshot = this.#snapshots.get(hash);
         if (!snapshot) return void 0;
         const currentCallCount = snapshot.callCount || 0;
@@ -40482,8 +40482,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {boolean} - True if snapshot was deleted, false if not found
        */
       deleteSnapshot(requestOpts) {
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request3);
         return this.#snapshots.delete(hash);
       }
       /**
@@ -40492,8 +40492,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {SnapshotInfo|null} - Snapshot information or null if not found
        */
       getSnapshotInfo(requestOpts) {
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request3);
         const snapshot = this.#snapshots.get(hash);
         if (!snapshot) return null;
         return {
@@ -40784,16 +40784,16 @@ var require_snapshot_agent = __commonJS({
        */
       #setupMockInterceptors() {
         for (const snapshot of this[kSnapshotRecorder].getSnapshots()) {
-          const { request: request2, responses, response } = snapshot;
-          const url = new URL(request2.url);
+          const { request: request3, responses, response } = snapshot;
+          const url = new URL(request3.url);
           const mockPool = this.get(url.origin);
           const responseData = responses ? responses[0] : response;
           if (!responseData) continue;
           mockPool.intercept({
             path: url.pathname + url.search,
-            method: request2.method,
-            headers: request2.headers,
-            body: request2.body
+            method: request3.method,
+            headers: request3.headers,
+            body: request3.body
           }).reply(responseData.statusCode, responseData.body, {
             headers: responseData.headers,
             trailers: responseData.trailers
@@ -46649,7 +46649,7 @@ var require_request2 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         input = webidl.converters.RequestInfo(input);
         init = webidl.converters.RequestInit(init);
-        let request2 = null;
+        let request3 = null;
         let fallbackMode = null;
         const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
@@ -46666,18 +46666,18 @@ var require_request2 = __commonJS({
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
           }
-          request2 = makeRequest({ urlList: [parsedURL] });
+          request3 = makeRequest({ urlList: [parsedURL] });
           fallbackMode = "cors";
         } else {
           assert(webidl.is.Request(input));
-          request2 = input.#state;
+          request3 = input.#state;
           signal = input.#signal;
           this.#dispatcher = init.dispatcher || input.#dispatcher;
         }
         const origin = environmentSettingsObject.settingsObject.origin;
         let window2 = "client";
-        if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin)) {
-          window2 = request2.window;
+        if (request3.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request3.window, origin)) {
+          window2 = request3.window;
         }
         if (init.window != null) {
           throw new TypeError(`'window' option '${window2}' must be null`);
@@ -46685,66 +46685,66 @@ var require_request2 = __commonJS({
         if ("window" in init) {
           window2 = "no-window";
         }
-        request2 = makeRequest({
+        request3 = makeRequest({
           // URL request’s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request’s method.
-          method: request2.method,
+          method: request3.method,
           // header list A copy of request’s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request2.headersList,
+          headersList: request3.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request2.unsafeRequest,
+          unsafeRequest: request3.unsafeRequest,
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window: window2,
           // priority request’s priority.
-          priority: request2.priority,
+          priority: request3.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request2.origin,
+          origin: request3.origin,
           // referrer request’s referrer.
-          referrer: request2.referrer,
+          referrer: request3.referrer,
           // referrer policy request’s referrer policy.
-          referrerPolicy: request2.referrerPolicy,
+          referrerPolicy: request3.referrerPolicy,
           // mode request’s mode.
-          mode: request2.mode,
+          mode: request3.mode,
           // credentials mode request’s credentials mode.
-          credentials: request2.credentials,
+          credentials: request3.credentials,
           // cache mode request’s cache mode.
-          cache: request2.cache,
+          cache: request3.cache,
           // redirect mode request’s redirect mode.
-          redirect: request2.redirect,
+          redirect: request3.redirect,
           // integrity metadata request’s integrity metadata.
-          integrity: request2.integrity,
+          integrity: request3.integrity,
           // keepalive request’s keepalive.
-          keepalive: request2.keepalive,
+          keepalive: request3.keepalive,
           // reload-navigation flag request’s reload-navigation flag.
-          reloadNavigation: request2.reloadNavigation,
+          reloadNavigation: request3.reloadNavigation,
           // history-navigation flag request’s history-navigation flag.
-          historyNavigation: request2.historyNavigation,
+          historyNavigation: request3.historyNavigation,
           // URL list A clone of request’s URL list.
-          urlList: [...request2.urlList]
+          urlList: [...request3.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
         if (initHasKey) {
-          if (request2.mode === "navigate") {
-            request2.mode = "same-origin";
+          if (request3.mode === "navigate") {
+            request3.mode = "same-origin";
           }
-          request2.reloadNavigation = false;
-          request2.historyNavigation = false;
-          request2.origin = "client";
-          request2.referrer = "client";
-          request2.referrerPolicy = "";
-          request2.url = request2.urlList[request2.urlList.length - 1];
-          request2.urlList = [request2.url];
+          request3.reloadNavigation = false;
+          request3.historyNavigation = false;
+          request3.origin = "client";
+          request3.referrer = "client";
+          request3.referrerPolicy = "";
+          request3.url = request3.urlList[request3.urlList.length - 1];
+          request3.urlList = [request3.url];
         }
         if (init.referrer !== void 0) {
           const referrer = init.referrer;
           if (referrer === "") {
-            request2.referrer = "no-referrer";
+            request3.referrer = "no-referrer";
           } else {
             let parsedReferrer;
             try {
@@ -46753,14 +46753,14 @@ var require_request2 = __commonJS({
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
             if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request2.referrer = "client";
+              request3.referrer = "client";
             } else {
-              request2.referrer = parsedReferrer;
+              request3.referrer = parsedReferrer;
             }
           }
         }
         if (init.referrerPolicy !== void 0) {
-          request2.referrerPolicy = init.referrerPolicy;
+          request3.referrerPolicy = init.referrerPolicy;
         }
         let mode;
         if (init.mode !== void 0) {
@@ -46775,33 +46775,33 @@ var require_request2 = __commonJS({
           });
         }
         if (mode != null) {
-          request2.mode = mode;
+          request3.mode = mode;
         }
         if (init.credentials !== void 0) {
-          request2.credentials = init.credentials;
+          request3.credentials = init.credentials;
         }
         if (init.cache !== void 0) {
-          request2.cache = init.cache;
+          request3.cache = init.cache;
         }
-        if (request2.cache === "only-if-cached" && request2.mode !== "same-origin") {
+        if (request3.cache === "only-if-cached" && request3.mode !== "same-origin") {
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
         }
         if (init.redirect !== void 0) {
-          request2.redirect = init.redirect;
+          request3.redirect = init.redirect;
         }
         if (init.integrity != null) {
-          request2.integrity = String(init.integrity);
+          request3.integrity = String(init.integrity);
         }
         if (init.keepalive !== void 0) {
-          request2.keepalive = Boolean(init.keepalive);
+          request3.keepalive = Boolean(init.keepalive);
         }
         if (init.method !== void 0) {
           let method = init.method;
           const mayBeNormalized = normalizedMethodRecords[method];
           if (mayBeNormalized !== void 0) {
-            request2.method = mayBeNormalized;
+            request3.method = mayBeNormalized;
           } else {
             if (!isValidHTTPToken(method)) {
               throw new TypeError(`'${method}' is not a valid HTTP method.`);
@@ -46811,9 +46811,9 @@ var require_request2 = __commonJS({
               throw new TypeError(`'${method}' HTTP method is unsupported.`);
             }
             method = normalizedMethodRecordsBase[upperCase] ?? method;
-            request2.method = method;
+            request3.method = method;
           }
-          if (!patchMethodWarning && request2.method === "patch") {
+          if (!patchMethodWarning && request3.method === "patch") {
             process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
               code: "UNDICI-FETCH-patch"
             });
@@ -46823,7 +46823,7 @@ var require_request2 = __commonJS({
         if (init.signal !== void 0) {
           signal = init.signal;
         }
-        this.#state = request2;
+        this.#state = request3;
         const ac = new AbortController();
         this.#signal = ac.signal;
         if (signal != null) {
@@ -46841,12 +46841,12 @@ var require_request2 = __commonJS({
           }
         }
         this.#headers = new Headers(kConstruct);
-        setHeadersList(this.#headers, request2.headersList);
+        setHeadersList(this.#headers, request3.headersList);
         setHeadersGuard(this.#headers, "request");
         if (mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request2.method)) {
+          if (!corsSafeListedMethodsSet.has(request3.method)) {
             throw new TypeError(
-              `'${request2.method} is unsupported in no-cors mode.`
+              `'${request3.method} is unsupported in no-cors mode.`
             );
           }
           setHeadersGuard(this.#headers, "request-no-cors");
@@ -46865,14 +46865,14 @@ var require_request2 = __commonJS({
           }
         }
         const inputBody = webidl.is.Request(input) ? input.#state.body : null;
-        if ((init.body != null || inputBody != null) && (request2.method === "GET" || request2.method === "HEAD")) {
+        if ((init.body != null || inputBody != null) && (request3.method === "GET" || request3.method === "HEAD")) {
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         }
         let initBody = null;
         if (init.body != null) {
           const [extractedBody, contentType] = extractBody(
             init.body,
-            request2.keepalive
+            request3.keepalive
           );
           initBody = extractedBody;
           if (contentType && !getHeadersList(this.#headers).contains("content-type", true)) {
@@ -46884,12 +46884,12 @@ var require_request2 = __commonJS({
           if (initBody != null && init.duplex == null) {
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
           }
-          if (request2.mode !== "same-origin" && request2.mode !== "cors") {
+          if (request3.mode !== "same-origin" && request3.mode !== "cors") {
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
           }
-          request2.useCORSPreflightFlag = true;
+          request3.useCORSPreflightFlag = true;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -47079,42 +47079,42 @@ var require_request2 = __commonJS({
        * @param {Request} request
        * @param {AbortSignal} newSignal
        */
-      static setRequestSignal(request2, newSignal) {
-        request2.#signal = newSignal;
-        return request2;
+      static setRequestSignal(request3, newSignal) {
+        request3.#signal = newSignal;
+        return request3;
       }
       /**
        * @param {Request} request
        */
-      static getRequestDispatcher(request2) {
-        return request2.#dispatcher;
+      static getRequestDispatcher(request3) {
+        return request3.#dispatcher;
       }
       /**
        * @param {Request} request
        * @param {import('../../dispatcher/dispatcher')} newDispatcher
        */
-      static setRequestDispatcher(request2, newDispatcher) {
-        request2.#dispatcher = newDispatcher;
+      static setRequestDispatcher(request3, newDispatcher) {
+        request3.#dispatcher = newDispatcher;
       }
       /**
        * @param {Request} request
        * @param {Headers} newHeaders
        */
-      static setRequestHeaders(request2, newHeaders) {
-        request2.#headers = newHeaders;
+      static setRequestHeaders(request3, newHeaders) {
+        request3.#headers = newHeaders;
       }
       /**
        * @param {Request} request
        */
-      static getRequestState(request2) {
-        return request2.#state;
+      static getRequestState(request3) {
+        return request3.#state;
       }
       /**
        * @param {Request} request
        * @param {any} newState
        */
-      static setRequestState(request2, newState) {
-        request2.#state = newState;
+      static setRequestState(request3, newState) {
+        request3.#state = newState;
       }
     };
     var { setRequestSignal, getRequestDispatcher, setRequestDispatcher, setRequestHeaders, getRequestState, setRequestState } = Request;
@@ -47169,23 +47169,23 @@ var require_request2 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request2) {
-      const newRequest = makeRequest({ ...request2, body: null });
-      if (request2.body != null) {
-        newRequest.body = cloneBody(request2.body);
+    function cloneRequest(request3) {
+      const newRequest = makeRequest({ ...request3, body: null });
+      if (request3.body != null) {
+        newRequest.body = cloneBody(request3.body);
       }
       return newRequest;
     }
     function fromInnerRequest(innerRequest, dispatcher, signal, guard) {
-      const request2 = new Request(kConstruct);
-      setRequestState(request2, innerRequest);
-      setRequestDispatcher(request2, dispatcher);
-      setRequestSignal(request2, signal);
+      const request3 = new Request(kConstruct);
+      setRequestState(request3, innerRequest);
+      setRequestDispatcher(request3, dispatcher);
+      setRequestSignal(request3, signal);
       const headers = new Headers(kConstruct);
-      setRequestHeaders(request2, headers);
+      setRequestHeaders(request3, headers);
       setHeadersList(headers, innerRequest.headersList);
       setHeadersGuard(headers, guard);
-      return request2;
+      return request3;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -47566,7 +47566,7 @@ var require_fetch = __commonJS({
     function handleFetchDone(response) {
       finalizeAndReportTiming(response, "fetch");
     }
-    function fetch3(input, init = void 0) {
+    function fetch2(input, init = void 0) {
       webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
       let p2 = createDeferredPromise();
       let requestObject;
@@ -47576,14 +47576,14 @@ var require_fetch = __commonJS({
         p2.reject(e);
         return p2.promise;
       }
-      const request2 = getRequestState(requestObject);
+      const request3 = getRequestState(requestObject);
       if (requestObject.signal.aborted) {
-        abortFetch(p2, request2, null, requestObject.signal.reason, null);
+        abortFetch(p2, request3, null, requestObject.signal.reason, null);
         return p2.promise;
       }
-      const globalObject = request2.client.globalObject;
+      const globalObject = request3.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request2.serviceWorkers = "none";
+        request3.serviceWorkers = "none";
       }
       let responseObject = null;
       let locallyAborted = false;
@@ -47595,7 +47595,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p2, request2, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p2, request3, realResponse, requestObject.signal.reason, controller.controller);
         }
       );
       const processResponse = (response) => {
@@ -47603,7 +47603,7 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p2, request2, responseObject, controller.serializedAbortReason, controller.controller);
+          abortFetch(p2, request3, responseObject, controller.serializedAbortReason, controller.controller);
           return;
         }
         if (response.type === "error") {
@@ -47615,7 +47615,7 @@ var require_fetch = __commonJS({
         p2 = null;
       };
       controller = fetching({
-        request: request2,
+        request: request3,
         processResponseEndOfBody: handleFetchDone,
         processResponse,
         dispatcher: getRequestDispatcher(requestObject),
@@ -47662,12 +47662,12 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p2, request2, responseObject, error, controller) {
+    function abortFetch(p2, request3, responseObject, error, controller) {
       if (p2) {
         p2.reject(error);
       }
-      if (request2.body?.stream != null && isReadable(request2.body.stream)) {
-        request2.body.stream.cancel(error).catch((err) => {
+      if (request3.body?.stream != null && isReadable(request3.body.stream)) {
+        request3.body.stream.cancel(error).catch((err) => {
           if (err.code === "ERR_INVALID_STATE") {
             return;
           }
@@ -47683,7 +47683,7 @@ var require_fetch = __commonJS({
       }
     }
     function fetching({
-      request: request2,
+      request: request3,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -47698,9 +47698,9 @@ var require_fetch = __commonJS({
       assert(dispatcher);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
-      if (request2.client != null) {
-        taskDestination = request2.client.globalObject;
-        crossOriginIsolatedCapability = request2.client.crossOriginIsolatedCapability;
+      if (request3.client != null) {
+        taskDestination = request3.client.globalObject;
+        crossOriginIsolatedCapability = request3.client.crossOriginIsolatedCapability;
       }
       const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
       const timingInfo = createOpaqueTimingInfo({
@@ -47708,7 +47708,7 @@ var require_fetch = __commonJS({
       });
       const fetchParams = {
         controller: new Fetch(dispatcher),
-        request: request2,
+        request: request3,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -47720,79 +47720,79 @@ var require_fetch = __commonJS({
         // Keep requestObject alive to prevent its AbortController from being GC'd
         requestObject
       };
-      assert(!request2.body || request2.body.stream);
-      if (request2.window === "client") {
-        request2.window = request2.client?.globalObject?.constructor?.name === "Window" ? request2.client : "no-window";
+      assert(!request3.body || request3.body.stream);
+      if (request3.window === "client") {
+        request3.window = request3.client?.globalObject?.constructor?.name === "Window" ? request3.client : "no-window";
       }
-      if (request2.origin === "client") {
-        request2.origin = request2.client.origin;
+      if (request3.origin === "client") {
+        request3.origin = request3.client.origin;
       }
-      if (request2.policyContainer === "client") {
-        if (request2.client != null) {
-          request2.policyContainer = clonePolicyContainer(
-            request2.client.policyContainer
+      if (request3.policyContainer === "client") {
+        if (request3.client != null) {
+          request3.policyContainer = clonePolicyContainer(
+            request3.client.policyContainer
           );
         } else {
-          request2.policyContainer = makePolicyContainer();
+          request3.policyContainer = makePolicyContainer();
         }
       }
-      if (!request2.headersList.contains("accept", true)) {
+      if (!request3.headersList.contains("accept", true)) {
         const value2 = "*/*";
-        request2.headersList.append("accept", value2, true);
+        request3.headersList.append("accept", value2, true);
       }
-      if (!request2.headersList.contains("accept-language", true)) {
-        request2.headersList.append("accept-language", "*", true);
+      if (!request3.headersList.contains("accept-language", true)) {
+        request3.headersList.append("accept-language", "*", true);
       }
-      if (request2.priority === null) {
+      if (request3.priority === null) {
       }
-      if (subresourceSet.has(request2.destination)) {
+      if (subresourceSet.has(request3.destination)) {
       }
       mainFetch(fetchParams, false);
       return fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive) {
       try {
-        const request2 = fetchParams.request;
+        const request3 = fetchParams.request;
         let response = null;
-        if (request2.localURLsOnly && !urlIsLocal(requestCurrentURL(request2))) {
+        if (request3.localURLsOnly && !urlIsLocal(requestCurrentURL(request3))) {
           response = makeNetworkError("local URLs only");
         }
-        tryUpgradeRequestToAPotentiallyTrustworthyURL(request2);
-        if (requestBadPort(request2) === "blocked") {
+        tryUpgradeRequestToAPotentiallyTrustworthyURL(request3);
+        if (requestBadPort(request3) === "blocked") {
           response = makeNetworkError("bad port");
         }
-        if (request2.referrerPolicy === "") {
-          request2.referrerPolicy = request2.policyContainer.referrerPolicy;
+        if (request3.referrerPolicy === "") {
+          request3.referrerPolicy = request3.policyContainer.referrerPolicy;
         }
-        if (request2.referrer !== "no-referrer") {
-          request2.referrer = determineRequestsReferrer(request2);
+        if (request3.referrer !== "no-referrer") {
+          request3.referrer = determineRequestsReferrer(request3);
         }
         if (response === null) {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           if (
             // - request’s current URL’s origin is same origin with request’s origin,
             //   and request’s response tainting is "basic"
-            sameOrigin(currentURL, request2.url) && request2.responseTainting === "basic" || // request’s current URL’s scheme is "data"
+            sameOrigin(currentURL, request3.url) && request3.responseTainting === "basic" || // request’s current URL’s scheme is "data"
             currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
-            (request2.mode === "navigate" || request2.mode === "websocket")
+            (request3.mode === "navigate" || request3.mode === "websocket")
           ) {
-            request2.responseTainting = "basic";
+            request3.responseTainting = "basic";
             response = await schemeFetch(fetchParams);
-          } else if (request2.mode === "same-origin") {
+          } else if (request3.mode === "same-origin") {
             response = makeNetworkError('request mode cannot be "same-origin"');
-          } else if (request2.mode === "no-cors") {
-            if (request2.redirect !== "follow") {
+          } else if (request3.mode === "no-cors") {
+            if (request3.redirect !== "follow") {
               response = makeNetworkError(
                 'redirect mode cannot be "follow" for "no-cors" request'
               );
             } else {
-              request2.responseTainting = "opaque";
+              request3.responseTainting = "opaque";
               response = await schemeFetch(fetchParams);
             }
-          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request2))) {
+          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request3))) {
             response = makeNetworkError("URL scheme must be a HTTP(S) scheme");
           } else {
-            request2.responseTainting = "cors";
+            request3.responseTainting = "cors";
             response = await httpFetch(fetchParams);
           }
         }
@@ -47800,13 +47800,13 @@ var require_fetch = __commonJS({
           return response;
         }
         if (response.status !== 0 && !response.internalResponse) {
-          if (request2.responseTainting === "cors") {
+          if (request3.responseTainting === "cors") {
           }
-          if (request2.responseTainting === "basic") {
+          if (request3.responseTainting === "basic") {
             response = filterResponse(response, "basic");
-          } else if (request2.responseTainting === "cors") {
+          } else if (request3.responseTainting === "cors") {
             response = filterResponse(response, "cors");
-          } else if (request2.responseTainting === "opaque") {
+          } else if (request3.responseTainting === "opaque") {
             response = filterResponse(response, "opaque");
           } else {
             assert(false);
@@ -47814,26 +47814,26 @@ var require_fetch = __commonJS({
         }
         let internalResponse = response.status === 0 ? response : response.internalResponse;
         if (internalResponse.urlList.length === 0) {
-          internalResponse.urlList.push(...request2.urlList);
+          internalResponse.urlList.push(...request3.urlList);
         }
-        if (!request2.timingAllowFailed) {
+        if (!request3.timingAllowFailed) {
           response.timingAllowPassed = true;
         }
-        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request2.headers.contains("range", true)) {
+        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request3.headers.contains("range", true)) {
           response = internalResponse = makeNetworkError();
         }
-        if (response.status !== 0 && (request2.method === "HEAD" || request2.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
+        if (response.status !== 0 && (request3.method === "HEAD" || request3.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
           internalResponse.body = null;
           fetchParams.controller.dump = true;
         }
-        if (request2.integrity) {
+        if (request3.integrity) {
           const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-          if (request2.responseTainting === "opaque" || response.body == null) {
+          if (request3.responseTainting === "opaque" || response.body == null) {
             processBodyError(response.error);
             return;
           }
           const processBody = (bytes) => {
-            if (!bytesMatch(bytes, request2.integrity)) {
+            if (!bytesMatch(bytes, request3.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
@@ -47852,8 +47852,8 @@ var require_fetch = __commonJS({
       if (isCancelled(fetchParams) && fetchParams.request.redirectCount === 0) {
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
       }
-      const { request: request2 } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request2);
+      const { request: request3 } = fetchParams;
+      const { protocol: scheme } = requestCurrentURL(request3);
       switch (scheme) {
         case "about:": {
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
@@ -47862,19 +47862,19 @@ var require_fetch = __commonJS({
           if (!resolveObjectURL) {
             resolveObjectURL = __require("node:buffer").resolveObjectURL;
           }
-          const blobURLEntry = requestCurrentURL(request2);
+          const blobURLEntry = requestCurrentURL(request3);
           if (blobURLEntry.search.length !== 0) {
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           }
           const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request2.method !== "GET" || !webidl.is.Blob(blob)) {
+          if (request3.method !== "GET" || !webidl.is.Blob(blob)) {
             return Promise.resolve(makeNetworkError("invalid method"));
           }
           const response = makeResponse();
           const fullLength = blob.size;
           const serializedFullLength = isomorphicEncode(`${fullLength}`);
           const type = blob.type;
-          if (!request2.headersList.contains("range", true)) {
+          if (!request3.headersList.contains("range", true)) {
             const bodyWithType = extractBody(blob);
             response.statusText = "OK";
             response.body = bodyWithType[0];
@@ -47882,7 +47882,7 @@ var require_fetch = __commonJS({
             response.headersList.set("content-type", type, true);
           } else {
             response.rangeRequested = true;
-            const rangeHeader = request2.headersList.get("range", true);
+            const rangeHeader = request3.headersList.get("range", true);
             const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
             if (rangeValue === "failure") {
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -47913,7 +47913,7 @@ var require_fetch = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           const dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure") {
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -48002,41 +48002,41 @@ var require_fetch = __commonJS({
       }
     }
     async function httpFetch(fetchParams) {
-      const request2 = fetchParams.request;
+      const request3 = fetchParams.request;
       let response = null;
       let actualResponse = null;
       const timingInfo = fetchParams.timingInfo;
-      if (request2.serviceWorkers === "all") {
+      if (request3.serviceWorkers === "all") {
       }
       if (response === null) {
-        if (request2.redirect === "follow") {
-          request2.serviceWorkers = "none";
+        if (request3.redirect === "follow") {
+          request3.serviceWorkers = "none";
         }
         actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request2.responseTainting === "cors" && corsCheck(request2, response) === "failure") {
+        if (request3.responseTainting === "cors" && corsCheck(request3, response) === "failure") {
           return makeNetworkError("cors failure");
         }
-        if (TAOCheck(request2, response) === "failure") {
-          request2.timingAllowFailed = true;
+        if (TAOCheck(request3, response) === "failure") {
+          request3.timingAllowFailed = true;
         }
       }
-      if ((request2.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request2.origin,
-        request2.client,
-        request2.destination,
+      if ((request3.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request3.origin,
+        request3.client,
+        request3.destination,
         actualResponse
       ) === "blocked") {
         return makeNetworkError("blocked");
       }
       if (redirectStatusSet.has(actualResponse.status)) {
-        if (request2.redirect !== "manual") {
+        if (request3.redirect !== "manual") {
           fetchParams.controller.connection.destroy(void 0, false);
         }
-        if (request2.redirect === "error") {
+        if (request3.redirect === "error") {
           response = makeNetworkError("unexpected redirect");
-        } else if (request2.redirect === "manual") {
+        } else if (request3.redirect === "manual") {
           response = actualResponse;
-        } else if (request2.redirect === "follow") {
+        } else if (request3.redirect === "follow") {
           response = await httpRedirectFetch(fetchParams, response);
         } else {
           assert(false);
@@ -48046,13 +48046,13 @@ var require_fetch = __commonJS({
       return response;
     }
     function httpRedirectFetch(fetchParams, response) {
-      const request2 = fetchParams.request;
+      const request3 = fetchParams.request;
       const actualResponse = response.internalResponse ? response.internalResponse : response;
       let locationURL;
       try {
         locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request2).hash
+          requestCurrentURL(request3).hash
         );
         if (locationURL == null) {
           return response;
@@ -48063,63 +48063,63 @@ var require_fetch = __commonJS({
       if (!urlIsHttpHttpsScheme(locationURL)) {
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
       }
-      if (request2.redirectCount === 20) {
+      if (request3.redirectCount === 20) {
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
       }
-      request2.redirectCount += 1;
-      if (request2.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request2, locationURL)) {
+      request3.redirectCount += 1;
+      if (request3.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request3, locationURL)) {
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
       }
-      if (request2.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
+      if (request3.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
       }
-      if (actualResponse.status !== 303 && request2.body != null && request2.body.source == null) {
+      if (actualResponse.status !== 303 && request3.body != null && request3.body.source == null) {
         return Promise.resolve(makeNetworkError());
       }
-      if ([301, 302].includes(actualResponse.status) && request2.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request2.method)) {
-        request2.method = "GET";
-        request2.body = null;
+      if ([301, 302].includes(actualResponse.status) && request3.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request3.method)) {
+        request3.method = "GET";
+        request3.body = null;
         for (const headerName of requestBodyHeader) {
-          request2.headersList.delete(headerName);
+          request3.headersList.delete(headerName);
         }
       }
-      if (!sameOrigin(requestCurrentURL(request2), locationURL)) {
-        request2.headersList.delete("authorization", true);
-        request2.headersList.delete("proxy-authorization", true);
-        request2.headersList.delete("cookie", true);
-        request2.headersList.delete("host", true);
+      if (!sameOrigin(requestCurrentURL(request3), locationURL)) {
+        request3.headersList.delete("authorization", true);
+        request3.headersList.delete("proxy-authorization", true);
+        request3.headersList.delete("cookie", true);
+        request3.headersList.delete("host", true);
       }
-      if (request2.body != null) {
-        assert(request2.body.source != null);
-        request2.body = safelyExtractBody(request2.body.source)[0];
+      if (request3.body != null) {
+        assert(request3.body.source != null);
+        request3.body = safelyExtractBody(request3.body.source)[0];
       }
       const timingInfo = fetchParams.timingInfo;
       timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
       if (timingInfo.redirectStartTime === 0) {
         timingInfo.redirectStartTime = timingInfo.startTime;
       }
-      request2.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request2, actualResponse);
+      request3.urlList.push(locationURL);
+      setRequestReferrerPolicyOnRedirect(request3, actualResponse);
       return mainFetch(fetchParams, true);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request2 = fetchParams.request;
+      const request3 = fetchParams.request;
       let httpFetchParams = null;
       let httpRequest = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
-      if (request2.window === "no-window" && request2.redirect === "error") {
+      if (request3.window === "no-window" && request3.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request2;
+        httpRequest = request3;
       } else {
-        httpRequest = cloneRequest(request2);
+        httpRequest = cloneRequest(request3);
         httpFetchParams = { ...fetchParams };
         httpFetchParams.request = httpRequest;
       }
-      const includeCredentials = request2.credentials === "include" || request2.credentials === "same-origin" && request2.responseTainting === "basic";
+      const includeCredentials = request3.credentials === "include" || request3.credentials === "same-origin" && request3.responseTainting === "basic";
       const contentLength = httpRequest.body ? httpRequest.body.length : null;
       let contentLengthHeaderValue = null;
       if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
@@ -48206,14 +48206,14 @@ var require_fetch = __commonJS({
         response.rangeRequested = true;
       }
       response.requestIncludesCredentials = includeCredentials;
-      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request2.useURLCredentials !== void 0 || isTraversableNavigable(request2.traversableForUserPrompts))) {
-        if (request2.body != null) {
-          if (request2.body.source == null) {
+      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request3.useURLCredentials !== void 0 || isTraversableNavigable(request3.traversableForUserPrompts))) {
+        if (request3.body != null) {
+          if (request3.body.source == null) {
             return response;
           }
-          request2.body = safelyExtractBody(request2.body.source)[0];
+          request3.body = safelyExtractBody(request3.body.source)[0];
         }
-        if (request2.useURLCredentials === void 0 || isAuthenticationFetch) {
+        if (request3.useURLCredentials === void 0 || isAuthenticationFetch) {
           if (isCancelled(fetchParams)) {
             return makeAppropriateNetworkError(fetchParams);
           }
@@ -48223,7 +48223,7 @@ var require_fetch = __commonJS({
         response = await httpNetworkOrCacheFetch(fetchParams, true);
       }
       if (response.status === 407) {
-        if (request2.window === "no-window") {
+        if (request3.window === "no-window") {
           return makeNetworkError();
         }
         if (isCancelled(fetchParams)) {
@@ -48235,7 +48235,7 @@ var require_fetch = __commonJS({
         // response’s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-        (request2.body == null || request2.body.source != null)
+        (request3.body == null || request3.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
           return makeAppropriateNetworkError(fetchParams);
@@ -48265,21 +48265,21 @@ var require_fetch = __commonJS({
           }
         }
       };
-      const request2 = fetchParams.request;
+      const request3 = fetchParams.request;
       let response = null;
       const timingInfo = fetchParams.timingInfo;
       const httpCache = null;
       if (httpCache == null) {
-        request2.cache = "no-store";
+        request3.cache = "no-store";
       }
       const newConnection = forceNewConnection ? "yes" : "no";
-      if (request2.mode === "websocket") {
+      if (request3.mode === "websocket") {
       } else {
       }
       let requestBody2 = null;
-      if (request2.body == null && fetchParams.processRequestEndOfBody) {
+      if (request3.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request2.body != null) {
+      } else if (request3.body != null) {
         const processBodyChunk = async function* (bytes) {
           if (isCancelled(fetchParams)) {
             return;
@@ -48307,7 +48307,7 @@ var require_fetch = __commonJS({
         };
         requestBody2 = (async function* () {
           try {
-            for await (const bytes of request2.body.stream) {
+            for await (const bytes of request3.body.stream) {
               yield* processBodyChunk(bytes);
             }
             processEndOfBody();
@@ -48414,7 +48414,7 @@ var require_fetch = __commonJS({
       }
       return response;
       function dispatch({ body }) {
-        const url = requestCurrentURL(request2);
+        const url = requestCurrentURL(request3);
         const agent = fetchParams.controller.dispatcher;
         const path20 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
@@ -48422,11 +48422,11 @@ var require_fetch = __commonJS({
           {
             path: hasTrailingQuestionMark ? `${path20}?` : path20,
             origin: url.origin,
-            method: request2.method,
-            body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body,
-            headers: request2.headersList.entries,
+            method: request3.method,
+            body: agent.isMockActive ? request3.body && (request3.body.source || request3.body.stream) : body,
+            headers: request3.headersList.entries,
             maxRedirections: 0,
-            upgrade: request2.mode === "websocket" ? "websocket" : void 0
+            upgrade: request3.mode === "websocket" ? "websocket" : void 0
           },
           {
             body: null,
@@ -48462,9 +48462,9 @@ var require_fetch = __commonJS({
                 }
               }
               const location = headersList.get("location", true);
-              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status);
+              const willFollow = location && request3.redirect === "follow" && redirectStatusSet.has(status);
               const decoders = [];
-              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              if (request3.method !== "HEAD" && request3.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -48596,7 +48596,7 @@ var require_fetch = __commonJS({
       }
     }
     module.exports = {
-      fetch: fetch3,
+      fetch: fetch2,
       Fetch,
       fetching,
       finalizeAndReportTiming
@@ -48661,31 +48661,31 @@ var require_cache3 = __commonJS({
         webidl.util.markAsUncloneable(this);
         this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request2, options = {}) {
+      async match(request3, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.match";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
+        request3 = webidl.converters.RequestInfo(request3);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p2 = this.#internalMatchAll(request2, options, 1);
+        const p2 = this.#internalMatchAll(request3, options, 1);
         if (p2.length === 0) {
           return;
         }
         return p2[0];
       }
-      async matchAll(request2 = void 0, options = {}) {
+      async matchAll(request3 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.matchAll";
-        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
+        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        return this.#internalMatchAll(request2, options);
+        return this.#internalMatchAll(request3, options);
       }
-      async add(request2) {
+      async add(request3) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
-        const requests = [request2];
+        request3 = webidl.converters.RequestInfo(request3);
+        const requests = [request3];
         const responseArrayPromise = this.addAll(requests);
         return await responseArrayPromise;
       }
@@ -48695,19 +48695,19 @@ var require_cache3 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         const responsePromises = [];
         const requestList = [];
-        for (let request2 of requests) {
-          if (request2 === void 0) {
+        for (let request3 of requests) {
+          if (request3 === void 0) {
             throw webidl.errors.conversionFailed({
               prefix,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
           }
-          request2 = webidl.converters.RequestInfo(request2);
-          if (typeof request2 === "string") {
+          request3 = webidl.converters.RequestInfo(request3);
+          if (typeof request3 === "string") {
             continue;
           }
-          const r2 = getRequestState(request2);
+          const r2 = getRequestState(request3);
           if (!urlIsHttpHttpsScheme(r2.url) || r2.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix,
@@ -48716,8 +48716,8 @@ var require_cache3 = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request2 of requests) {
-          const r2 = getRequestState(new Request(request2));
+        for (const request3 of requests) {
+          const r2 = getRequestState(new Request(request3));
           if (!urlIsHttpHttpsScheme(r2.url)) {
             throw webidl.errors.exception({
               header: prefix,
@@ -48794,17 +48794,17 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async put(request2, response) {
+      async put(request3, response) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.put";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
+        request3 = webidl.converters.RequestInfo(request3);
         response = webidl.converters.Response(response, prefix, "response");
         let innerRequest = null;
-        if (webidl.is.Request(request2)) {
-          innerRequest = getRequestState(request2);
+        if (webidl.is.Request(request3)) {
+          innerRequest = getRequestState(request3);
         } else {
-          innerRequest = getRequestState(new Request(request2));
+          innerRequest = getRequestState(new Request(request3));
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -48875,21 +48875,21 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async delete(request2, options = {}) {
+      async delete(request3, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
+        request3 = webidl.converters.RequestInfo(request3);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r2 = null;
-        if (webidl.is.Request(request2)) {
-          r2 = getRequestState(request2);
+        if (webidl.is.Request(request3)) {
+          r2 = getRequestState(request3);
           if (r2.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
-          assert(typeof request2 === "string");
-          r2 = getRequestState(new Request(request2));
+          assert(typeof request3 === "string");
+          r2 = getRequestState(new Request(request3));
         }
         const operations = [];
         const operation = {
@@ -48921,25 +48921,25 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request2 = void 0, options = {}) {
+      async keys(request3 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.keys";
-        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
+        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r2 = null;
-        if (request2 !== void 0) {
-          if (webidl.is.Request(request2)) {
-            r2 = getRequestState(request2);
+        if (request3 !== void 0) {
+          if (webidl.is.Request(request3)) {
+            r2 = getRequestState(request3);
             if (r2.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request2 === "string") {
-            r2 = getRequestState(new Request(request2));
+          } else if (typeof request3 === "string") {
+            r2 = getRequestState(new Request(request3));
           }
         }
         const promise = createDeferredPromise();
         const requests = [];
-        if (request2 === void 0) {
+        if (request3 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             requests.push(requestResponse[0]);
           }
@@ -48951,9 +48951,9 @@ var require_cache3 = __commonJS({
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request3 of requests) {
+          for (const request4 of requests) {
             const requestObject = fromInnerRequest(
-              request3,
+              request4,
               void 0,
               new AbortController().signal,
               "immutable"
@@ -49072,9 +49072,9 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request2, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request3, response = null, options) {
         const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request2.url);
+        const cachedURL = new URL(request3.url);
         if (options?.ignoreSearch) {
           cachedURL.search = "";
           queryURL.search = "";
@@ -49090,7 +49090,7 @@ var require_cache3 = __commonJS({
           if (fieldValue3 === "*") {
             return false;
           }
-          const requestValue = request2.headersList.get(fieldValue3);
+          const requestValue = request3.headersList.get(fieldValue3);
           const queryValue = requestQuery.headersList.get(fieldValue3);
           if (requestValue !== queryValue) {
             return false;
@@ -49098,20 +49098,20 @@ var require_cache3 = __commonJS({
         }
         return true;
       }
-      #internalMatchAll(request2, options, maxResponses = Infinity) {
+      #internalMatchAll(request3, options, maxResponses = Infinity) {
         let r2 = null;
-        if (request2 !== void 0) {
-          if (webidl.is.Request(request2)) {
-            r2 = getRequestState(request2);
+        if (request3 !== void 0) {
+          if (webidl.is.Request(request3)) {
+            r2 = getRequestState(request3);
             if (r2.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request2 === "string") {
-            r2 = getRequestState(new Request(request2));
+          } else if (typeof request3 === "string") {
+            r2 = getRequestState(new Request(request3));
           }
         }
         const responses = [];
-        if (request2 === void 0) {
+        if (request3 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             responses.push(requestResponse[1]);
           }
@@ -49203,21 +49203,21 @@ var require_cachestorage = __commonJS({
         }
         webidl.util.markAsUncloneable(this);
       }
-      async match(request2, options = {}) {
+      async match(request3, options = {}) {
         webidl.brandCheck(this, _CacheStorage);
         webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request2 = webidl.converters.RequestInfo(request2);
+        request3 = webidl.converters.RequestInfo(request3);
         options = webidl.converters.MultiCacheQueryOptions(options);
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
             const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request2, options);
+            return await cache.match(request3, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
             const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request2, options);
+            const response = await cache.match(request3, options);
             if (response !== void 0) {
               return response;
             }
@@ -50414,7 +50414,7 @@ var require_connection = __commonJS({
     function establishWebSocketConnection(url, protocols, client, handler, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request2 = makeRequest({
+      const request3 = makeRequest({
         urlList: [requestURL],
         client,
         serviceWorkers: "none",
@@ -50427,18 +50427,18 @@ var require_connection = __commonJS({
       });
       if (options.headers) {
         const headersList = getHeadersList(new Headers(options.headers));
-        request2.headersList = headersList;
+        request3.headersList = headersList;
       }
       const keyValue = crypto.randomBytes(16).toString("base64");
-      request2.headersList.append("sec-websocket-key", keyValue, true);
-      request2.headersList.append("sec-websocket-version", "13", true);
+      request3.headersList.append("sec-websocket-key", keyValue, true);
+      request3.headersList.append("sec-websocket-version", "13", true);
       for (const protocol of protocols) {
-        request2.headersList.append("sec-websocket-protocol", protocol, true);
+        request3.headersList.append("sec-websocket-protocol", protocol, true);
       }
       const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request2.headersList.append("sec-websocket-extensions", permessageDeflate, true);
+      request3.headersList.append("sec-websocket-extensions", permessageDeflate, true);
       const controller = fetching({
-        request: request2,
+        request: request3,
         useParallelQueue: true,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -50485,7 +50485,7 @@ var require_connection = __commonJS({
           }
           const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request2.headersList);
+            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request3.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failHandshake(handler, response, 1002, "Protocol was not set in the opening handshake.");
               return;
@@ -52735,7 +52735,7 @@ var require_undici = __commonJS({
     var Agent3 = require_agent();
     var ProxyAgent = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
-    var EnvHttpProxyAgent = require_env_http_proxy_agent();
+    var EnvHttpProxyAgent2 = require_env_http_proxy_agent();
     var RetryAgent = require_retry_agent();
     var H2CClient = require_h2c_client();
     var errors = require_errors3();
@@ -52762,7 +52762,7 @@ var require_undici = __commonJS({
     module.exports.Agent = Agent3;
     module.exports.ProxyAgent = ProxyAgent;
     module.exports.Socks5ProxyAgent = Socks5ProxyAgent;
-    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent;
+    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent2;
     module.exports.RetryAgent = RetryAgent;
     module.exports.H2CClient = H2CClient;
     module.exports.RetryHandler = RetryHandler;
@@ -52850,7 +52850,7 @@ var require_undici = __commonJS({
       err.stack = stack ? `${stack}
 ${captureLines}` : capture.stack;
     }
-    module.exports.fetch = function fetch3(init, options = void 0) {
+    module.exports.fetch = function fetch2(init, options = void 0) {
       return fetchImpl(init, options).catch((err) => {
         if (currentFilename) {
           appendFetchStackTrace(err, currentFilename);
@@ -52928,7 +52928,7 @@ function controlClient(origin, env) {
     const token = env[name];
     return token === void 0 || token === "" ? {} : { authorization: `Bearer ${token}` };
   };
-  async function request2(method, path20, tokenEnv) {
+  async function request3(method, path20, tokenEnv) {
     let response;
     try {
       response = await (0, import_undici.fetch)(`${origin}${path20}`, { method, headers: bearer2(tokenEnv), dispatcher: patient });
@@ -52950,12 +52950,12 @@ function controlClient(origin, env) {
   }
   return {
     async statuses() {
-      const body = await request2("GET", "/status", "STATUS_TOKEN");
+      const body = await request3("GET", "/status", "STATUS_TOKEN");
       return body?.sources ?? [];
     },
     post(source, action, query) {
       const search = new URLSearchParams(query).toString();
-      return request2("POST", `/sources/${encodeURIComponent(source)}/${action}${search === "" ? "" : `?${search}`}`, "CONTROL_TOKEN");
+      return request3("POST", `/sources/${encodeURIComponent(source)}/${action}${search === "" ? "" : `?${search}`}`, "CONTROL_TOKEN");
     }
   };
 }
@@ -55789,6 +55789,101 @@ var init_emulator_command = __esm({
   }
 });
 
+// src/redact.ts
+function scrub(text2, secret) {
+  return secret.length < 6 ? text2 : text2.split(secret).join("[redacted]");
+}
+function redactCredentials(text2) {
+  return text2.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, "$1***@");
+}
+function safeErrorMessage(error) {
+  return redactCredentials(error instanceof Error ? error.message : String(error));
+}
+var init_redact = __esm({
+  "src/redact.ts"() {
+    "use strict";
+  }
+});
+
+// src/http/proxy.ts
+function proxySettings(env) {
+  const pick2 = (name) => {
+    const lower = env[name.toLowerCase()];
+    const value2 = lower !== void 0 && lower.trim() !== "" ? lower : env[name];
+    if (value2 === void 0 || value2.trim() === "") return null;
+    const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value2.trim()) ? value2.trim() : `http://${value2.trim()}`;
+    let url;
+    try {
+      url = new URL(withScheme);
+    } catch {
+      throw new UsageError(`${name} is not a URL (its value is not shown): give it as http://host:port`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`${name} must be an http:// or https:// proxy URL, not ${url.protocol}// (its value is not shown)`);
+    return withScheme;
+  };
+  const noProxy = env.no_proxy !== void 0 && env.no_proxy.trim() !== "" ? env.no_proxy : env.NO_PROXY ?? "";
+  if (noProxy.trim() === "*") return NO_PROXY;
+  return { http: pick2("HTTP_PROXY"), https: pick2("HTTPS_PROXY"), noProxy: [noProxy, ...LOOPBACK].filter((e) => e.trim() !== "").join(",") };
+}
+function proxyFor(url, settings) {
+  const target = new URL(url);
+  const proxy = target.protocol === "https:" ? settings.https ?? settings.http : settings.http;
+  if (proxy === null) return null;
+  const host = target.hostname.toLowerCase();
+  const port = Number(target.port) || (target.protocol === "https:" ? 443 : 80);
+  return bypassed(host, port, settings.noProxy) ? null : proxy;
+}
+function bypassed(host, port, noProxy) {
+  const entries2 = noProxy.split(/[,\s]/).filter((e) => e !== "");
+  if (noProxy.trim() === "*") return true;
+  for (const entry of entries2) {
+    const parsed = /^(.+):(\d+)$/.exec(entry);
+    const name = (parsed?.[1] ?? entry).replace(/^\*?\./, "").toLowerCase();
+    if (parsed !== null && Number(parsed[2]) !== port) continue;
+    if (host === name || host.endsWith(`.${name}`)) return true;
+  }
+  return false;
+}
+function outgoingDispatcher(settings, agent = {}) {
+  if (settings.http === null && settings.https === null) return new import_undici2.Agent(agent);
+  return new import_undici2.EnvHttpProxyAgent({ ...agent, proxyTunnel: false, httpProxy: settings.http ?? "", httpsProxy: settings.https ?? settings.http ?? "", noProxy: settings.noProxy });
+}
+function shownProxy(proxy) {
+  return redactCredentials(proxy);
+}
+function proxySecrets(settings) {
+  const secrets = [];
+  for (const proxy of [settings.http, settings.https]) {
+    if (proxy === null) continue;
+    const url = new URL(proxy);
+    for (const part of [url.password, url.username]) {
+      if (part === "") continue;
+      secrets.push(part);
+      const decoded = safeDecode2(part);
+      if (decoded !== part) secrets.push(decoded);
+    }
+  }
+  return secrets;
+}
+function safeDecode2(text2) {
+  try {
+    return decodeURIComponent(text2);
+  } catch {
+    return text2;
+  }
+}
+var import_undici2, NO_PROXY, LOOPBACK;
+var init_proxy = __esm({
+  "src/http/proxy.ts"() {
+    "use strict";
+    import_undici2 = __toESM(require_undici(), 1);
+    init_errors();
+    init_redact();
+    NO_PROXY = { http: null, https: null, noProxy: "" };
+    LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
+  }
+});
+
 // src/api/bodies.ts
 function levelAttributes(name, kind, level, dialect) {
   if (!dialect.legacy) return { "enforcement-level": level };
@@ -55982,9 +56077,9 @@ async function readCapped(body, limit, contentLength) {
   for await (const chunk of capped(body, limit, contentLength)) chunks.push(chunk);
   return Buffer.concat(chunks).toString("utf8");
 }
-function tooLargeError(error, status, request2) {
+function tooLargeError(error, status, request3) {
   const reason = `${error.message}, more than any answer of the API should be; not read further`;
-  return new ApiError(`${request2.method} ${request2.path} failed: ${reason}`, status, reason, request2, { cause: error });
+  return new ApiError(`${request3.method} ${request3.path} failed: ${reason}`, status, reason, request3, { cause: error });
 }
 var MAX_JSON_BODY_BYTES, MAX_DOWNLOAD_BYTES, BodyTooLargeError;
 var init_body_cap = __esm({
@@ -56314,6 +56409,53 @@ var init_resources = __esm({
   }
 });
 
+// src/http/retry.ts
+function backoffDelay(failures, backoff, random) {
+  const ceiling = Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.max(0, failures - 1));
+  return backoff.jitter === "none" ? ceiling : ceiling / 2 + random * ceiling / 2;
+}
+function retryAfterMs(headers, nowMs) {
+  const value2 = headers["retry-after"]?.trim();
+  if (value2 === void 0 || value2 === "") return null;
+  let ms;
+  if (/^\d+(\.\d+)?$/.test(value2)) ms = Number(value2) * 1e3;
+  else {
+    const at = Date.parse(value2);
+    if (Number.isNaN(at)) return null;
+    const sent = headers.date === void 0 ? Number.NaN : Date.parse(headers.date);
+    ms = at - (Number.isNaN(sent) ? nowMs : sent);
+  }
+  return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
+}
+function honoursRetryAfter(status) {
+  return status === 429 || status === 503;
+}
+function retryableStatus(status) {
+  return status === 429 || status >= 500;
+}
+async function withRetries(once, policy, clock2, options = {}) {
+  for (let attempt = 1; ; attempt += 1) {
+    const outcome = await once(attempt);
+    if ("done" in outcome) return outcome.done;
+    if (attempt >= policy.attempts || options.signal?.aborted === true) return outcome.giveUp();
+    const asked = outcome.status !== void 0 && honoursRetryAfter(outcome.status) && outcome.headers !== void 0 ? retryAfterMs(outcome.headers, (options.wallNow ?? Date.now)()) : null;
+    const delayMs = asked ?? backoffDelay(attempt, policy, clock2.random());
+    options.onRetry?.({ attempt, reason: outcome.reason, delayMs });
+    try {
+      await clock2.sleep(delayMs, options.signal);
+    } catch {
+      return outcome.giveUp();
+    }
+  }
+}
+var MAX_RETRY_AFTER_MS;
+var init_retry = __esm({
+  "src/http/retry.ts"() {
+    "use strict";
+    MAX_RETRY_AFTER_MS = 6e4;
+  }
+});
+
 // src/api/request-parts.ts
 import { Readable } from "node:stream";
 function flatHeaders(raw) {
@@ -56351,16 +56493,18 @@ function withNote(error, note) {
   return error instanceof ApiError ? new ApiError(message, error.status, error.detail, error.request, { cause: error.cause }) : new NetworkError(message, error.request, { cause: error.cause });
 }
 function backoffMs(attempt, random) {
-  const ceiling = Math.min(1e4, 200 * 2 ** Math.max(0, attempt - 1));
-  return ceiling / 2 + random * ceiling / 2;
+  return backoffDelay(attempt, API_BACKOFF, random);
 }
 function seconds(ms) {
   return `${Math.round(ms / 100) / 10} s`;
 }
+var API_BACKOFF;
 var init_request_parts = __esm({
   "src/api/request-parts.ts"() {
     "use strict";
     init_errors();
+    init_retry();
+    API_BACKOFF = { initialMs: 200, maxMs: 1e4, jitter: "half" };
   }
 });
 
@@ -57456,13 +57600,14 @@ var init_dist = __esm({
 function rateLimitWaitMs(resetSeconds, consecutive, random) {
   const resetMs = (resetSeconds ?? 1) * 1e3;
   if (resetMs >= MIN_WAIT_MS) return resetMs + RESET_MARGIN_MS + random * 50;
-  const floor = Math.min(MAX_WAIT_MS, MIN_WAIT_MS * 2 ** Math.max(0, consecutive - 1));
+  const floor = backoffDelay(consecutive, { initialMs: MIN_WAIT_MS, maxMs: MAX_WAIT_MS, jitter: "none" }, random);
   return floor + random * (floor / 2);
 }
 var MIN_WAIT_MS, MAX_WAIT_MS, RESET_MARGIN_MS;
 var init_rate_limit_wait = __esm({
   "src/api/rate-limit-wait.ts"() {
     "use strict";
+    init_retry();
     MIN_WAIT_MS = 100;
     MAX_WAIT_MS = 1e3;
     RESET_MARGIN_MS = 5;
@@ -57682,22 +57827,6 @@ var init_redirects = __esm({
   }
 });
 
-// src/redact.ts
-function scrub(text2, secret) {
-  return secret.length < 6 ? text2 : text2.split(secret).join("[redacted]");
-}
-function redactCredentials(text2) {
-  return text2.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, "$1***@");
-}
-function safeErrorMessage(error) {
-  return redactCredentials(error instanceof Error ? error.message : String(error));
-}
-var init_redact = __esm({
-  "src/redact.ts"() {
-    "use strict";
-  }
-});
-
 // src/api/transport-failure.ts
 function describeFailure(error, timeoutMs, secret) {
   const code = timeoutMs !== null ? "timeout" : failureCode(error);
@@ -57729,21 +57858,32 @@ var init_transport_failure = __esm({
 });
 
 // src/api/transport.ts
-var import_undici2, JSON_API2, MUTATING2, HEADER_VALUE, Transport;
+function limitHeaders(headers) {
+  const read = readRateLimitHeaders(headers);
+  return read.resetSeconds !== null ? read : { ...read, resetSeconds: retryAfterSeconds(headers) };
+}
+function retryAfterSeconds(headers) {
+  if (headers["x-ratelimit-reset"] !== void 0) return null;
+  const after = retryAfterMs(headers, Date.now());
+  return after === null ? null : after / 1e3;
+}
+var import_undici3, JSON_API2, MUTATING2, HEADER_VALUE, Transport;
 var init_transport = __esm({
   "src/api/transport.ts"() {
     "use strict";
     init_dist();
-    import_undici2 = __toESM(require_undici(), 1);
+    import_undici3 = __toESM(require_undici(), 1);
     init_token();
     init_errors();
     init_pacer();
     init_rate_limit_headers();
+    init_retry();
     init_rate_limit_wait();
     init_redirects();
     init_transport_failure();
     init_body_cap();
     init_redact();
+    init_proxy();
     init_request_parts();
     JSON_API2 = "application/vnd.api+json";
     MUTATING2 = /* @__PURE__ */ new Set(["POST", "PATCH", "DELETE"]);
@@ -57755,7 +57895,9 @@ var init_transport = __esm({
         if (problem !== null) throw new UsageError(`the API token ${problem} (the token is not shown)`);
         if (!HEADER_VALUE.test(options.userAgent)) throw new UsageError("the User-Agent must be printable ASCII");
         this.base = new URL(options.baseUrl.replace(/\/+$/, ""));
-        this.agent = new import_undici2.Agent({
+        const proxy = options.proxy ?? NO_PROXY;
+        this.proxySecrets = proxySecrets(proxy);
+        this.agent = outgoingDispatcher(proxy, {
           connections: options.concurrency + 2,
           keepAliveTimeout: 3e4,
           headersTimeout: options.timeoutMs,
@@ -57766,6 +57908,8 @@ var init_transport = __esm({
       }
       options;
       agent;
+      /** The proxy's user name and password, redacted from failures as the token is. */
+      proxySecrets;
       queue;
       pacer;
       base;
@@ -57846,7 +57990,7 @@ var init_transport = __esm({
               if (gaveUp !== null) return { ...outcome.response, hint: gaveUp };
               limited += 1;
               this.counters.rateLimited += 1;
-              const waitMs = outcome.waitMs ?? rateLimitWaitMs(readRateLimitHeaders(headers).resetSeconds, limited + 1, clock2.random());
+              const waitMs = outcome.waitMs ?? rateLimitWaitMs(limitHeaders(headers).resetSeconds, limited + 1, clock2.random());
               logger2.warn({ ...described, status, waitMs: Math.round(waitMs), attempt: limited }, "api rate limited, waiting");
               if (outcome.waitMs === void 0) await clock2.sleep(waitMs, signal);
               continue;
@@ -57861,7 +58005,7 @@ var init_transport = __esm({
             }
             if (!retryable2) return this.withHint(outcome.response);
             failingSince ??= clock2.now();
-            const delayMs2 = this.retryDelay(failures + 1, failingSince);
+            const delayMs2 = this.retryDelay(failures + 1, failingSince, status === 503 ? retryAfterSeconds(headers) : null);
             if (delayMs2 === null) return { ...outcome.response, hint: this.retriesSpent(failures, failingSince) };
             failures += 1;
             await this.backOff(described, failures, { status }, signal, delayMs2);
@@ -57908,14 +58052,15 @@ var init_transport = __esm({
         }
       }
       /**
-       * How long to wait before try `attempt` + 1 of a request failing since `failingSince`: capped exponential back-off
-       * with jitter, cut to what is left of the retry budget; null once the budget (or maxRetries) is spent.
+       * How long to wait before try `attempt` + 1 of a request failing since `failingSince`: what the answer asked
+       * (`askedSeconds`: a 503's reset or `Retry-After`), else capped exponential back-off with jitter; cut to what is
+       * left of the retry budget; null once the budget (or maxRetries) is spent.
        */
-      retryDelay(attempt, failingSince) {
+      retryDelay(attempt, failingSince, askedSeconds = null) {
         const { clock: clock2, maxRetries, retryBudgetMs } = this.options;
         const left = retryBudgetMs - (clock2.now() - failingSince);
         if (attempt > maxRetries || left <= 0) return null;
-        return Math.min(left, backoffMs(attempt, clock2.random()));
+        return Math.min(left, askedSeconds === null ? backoffMs(attempt, clock2.random()) : askedSeconds * 1e3);
       }
       /** What an error adds when retries stopped: how many tries, over how long. */
       retriesSpent(failures, failingSince) {
@@ -57933,9 +58078,9 @@ var init_transport = __esm({
         return null;
       }
       /** Waits `delayMs` (default: the back-off of `attempt`) before the next try of a request that failed `attempt` times; counted as a retry. */
-      async backOff(request2, attempt, reason, signal, delayMs = backoffMs(attempt, this.options.clock.random())) {
+      async backOff(request3, attempt, reason, signal, delayMs = backoffMs(attempt, this.options.clock.random())) {
         this.counters.retries += 1;
-        this.options.logger.warn({ ...request2, ...reason, attempt, delayMs: Math.round(delayMs) }, "api request failed, retrying");
+        this.options.logger.warn({ ...request3, ...reason, attempt, delayMs: Math.round(delayMs) }, "api request failed, retrying");
         await this.options.clock.sleep(delayMs, signal);
       }
       /** A 404 from an API whose URL lacks /api/v2 most likely means the URL is wrong, not the resource: say so. */
@@ -57961,7 +58106,7 @@ var init_transport = __esm({
         let status = 0;
         const streamed = req.bytes !== void 0 && "chunks" in req.bytes ? watched(req.bytes) : null;
         try {
-          const res = await (0, import_undici2.request)(url, {
+          const res = await (0, import_undici3.request)(url, {
             method: req.method,
             headers: this.headers(req, inApi),
             body: streamed?.stream ?? requestBody(req),
@@ -57984,14 +58129,14 @@ var init_transport = __esm({
           const response = { status: res.statusCode, headers, text: said, request: described, ...consume === void 0 ? {} : { consumed } };
           if (slot === null || res.statusCode >= 500) return { response };
           this.onlyRateLimitedSince = res.statusCode === 429 ? this.onlyRateLimitedSince ?? clock2.now() : null;
-          if (res.statusCode === 429) return { response, waitMs: this.pacer.rateLimited(readRateLimitHeaders(headers), slot.startedAt) };
+          if (res.statusCode === 429) return { response, waitMs: this.pacer.rateLimited(limitHeaders(headers), slot.startedAt) };
           this.pacer.observe(readRateLimitHeaders(headers), slot.startedAt);
           return { response };
         } catch (error) {
           if (cancel?.aborted === true) throw cancel.reason;
           if (streamed?.failed !== void 0) throw streamed.failed.error;
           if (error instanceof BodyTooLargeError) throw tooLargeError(error, status, described);
-          const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.options.token);
+          const failure = this.withoutProxySecrets(describeFailure(error, timeout.aborted ? timeoutMs : null, this.options.token));
           const durationMs = clock2.now() - started;
           this.record(req.method, "error", durationMs);
           logger2.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs) }, "api request got no response");
@@ -58000,6 +58145,11 @@ var init_transport = __esm({
           if (body !== void 0 && !body.destroyed) body.on("error", () => void 0).destroy();
           if (streamed !== null && !streamed.stream.destroyed) streamed.stream.on("error", () => void 0).destroy();
         }
+      }
+      /** A failure's description as it may be shown: the proxy's credentials out, as the token already is. */
+      withoutProxySecrets(failure) {
+        const description = this.proxySecrets.reduce((text2, secret) => scrub(text2, secret), redactCredentials(failure.description));
+        return { ...failure, description };
       }
       /** Requests under the base URL are paced and may carry the token; nothing else is or does. */
       inApi(url) {
@@ -58086,6 +58236,7 @@ var init_client = __esm({
           retryBudgetMs: options.retryBudgetMs ?? 6e4,
           clock: options.clock ?? systemClock(),
           userAgent: options.userAgent ?? userAgent(),
+          ...options.proxy === void 0 ? {} : { proxy: options.proxy },
           onRequest: options.onRequest,
           onRateLimitWait: options.onRateLimitWait
         });
@@ -58269,6 +58420,9 @@ async function createApiClient(setup) {
     }
     endpoint = { url: config.api.url, token: await resolveToken(config, setup.env) };
   }
+  const proxy = setup.endpoint === void 0 ? proxySettings(setup.env) : null;
+  const via = proxy === null ? null : proxyFor(endpoint.url, proxy);
+  if (via !== null) setup.logger.info({ proxy: shownProxy(via) }, "api requests go through the proxy of HTTP_PROXY/HTTPS_PROXY");
   return new ApiClient({
     baseUrl: endpoint.url,
     token: endpoint.token,
@@ -58278,6 +58432,7 @@ async function createApiClient(setup) {
     legacyEnforce: config.api.legacyEnforce,
     nativeKind: config.api.nativeKind,
     retryBudgetMs: config.api.retryBudgetSeconds * 1e3,
+    ...proxy === null ? {} : { proxy },
     onRequest: setup.onRequest,
     onRateLimitWait: setup.onRateLimitWait
   });
@@ -58287,6 +58442,7 @@ var init_from_config = __esm({
     "use strict";
     init_token();
     init_errors();
+    init_proxy();
     init_client();
   }
 });
@@ -61207,11 +61363,11 @@ var init_session = __esm({
 });
 
 // src/reconcile.ts
-async function runPass(request2) {
-  const { source, logger: logger2 } = request2;
-  const session = openPassSession(request2.api, request2.signal, request2.now);
-  const progress = (phase, done2, total, failed2 = 0) => request2.onProgress?.({ source: source.name, phase, done: done2, total, failed: failed2 });
-  const header3 = { name: source.name, organization: source.organization, revision: request2.revision };
+async function runPass(request3) {
+  const { source, logger: logger2 } = request3;
+  const session = openPassSession(request3.api, request3.signal, request3.now);
+  const progress = (phase, done2, total, failed2 = 0) => request3.onProgress?.({ source: source.name, phase, done: done2, total, failed: failed2 });
+  const header3 = { name: source.name, organization: source.organization, revision: request3.revision };
   const unplanned = (unreadable2, errors) => ({
     sourcePlan: { ...header3, plan: null, unreadable: unreadable2, errors },
     results: [],
@@ -61220,45 +61376,45 @@ async function runPass(request2) {
   progress("reading", 0, null);
   let declared;
   try {
-    declared = await readDeclared(request2.dir, {
+    declared = await readDeclared(request3.dir, {
       maxAgentPools: source.maxAgentPools,
       strictImports: source.strictImports === true,
       ...session.signal === void 0 ? {} : { signal: session.signal },
-      ...request2.declaredCache === void 0 ? {} : { cache: request2.declaredCache }
+      ...request3.declaredCache === void 0 ? {} : { cache: request3.declaredCache }
     });
   } catch (error) {
     if (error instanceof ValidationError) return unplanned("declared", error.problems.map(formatProblem));
     throw error;
   }
-  if (declaresNothing(declared) && !source.allowEmpty && request2.saved === void 0) return unplanned("declared", [emptySourceError(request2.dir)]);
+  if (declaresNothing(declared) && !source.allowEmpty && request3.saved === void 0) return unplanned("declared", [emptySourceError(request3.dir)]);
   let live;
-  await request2.beforeLive?.();
+  await request3.beforeLive?.();
   try {
     live = await readLive({
       api: session.api,
       organization: source.organization,
       declared,
       logger: logger2,
-      codeCache: request2.codeCache,
+      codeCache: request3.codeCache,
       onCodeProgress: (done2, total) => progress("downloading", done2, total)
     });
   } catch (error) {
     return unplanned("live", [liveReadFailure(error, source.organization)]);
   }
   session.signal?.throwIfAborted();
-  const options = planOptions(request2, session);
+  const options = planOptions(request3, session);
   const fresh = await freshPlan(declared, live, options);
   if (typeof fresh === "string") return unplanned("declared", [fresh]);
-  const plan = request2.saved === void 0 ? fresh.plan : savedPlan(request2.saved, fresh.plan, fresh.pairing);
+  const plan = request3.saved === void 0 ? fresh.plan : savedPlan(request3.saved, fresh.plan, fresh.pairing);
   logger2.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, "plan made");
-  await request2.onPlan?.({ ...header3, plan });
-  if (request2.mode === "plan" || plan.errors.length > 0 || plan.changes.length === 0) {
+  await request3.onPlan?.({ ...header3, plan });
+  if (request3.mode === "plan" || plan.errors.length > 0 || plan.changes.length === 0) {
     return { sourcePlan: { ...header3, plan }, results: [], ok: plan.errors.length === 0 };
   }
   let done = 0;
   let failed = 0;
   progress("applying", 0, plan.changes.length);
-  const halt = [request2.stop, session.signal].filter((s) => s !== void 0);
+  const halt = [request3.stop, session.signal].filter((s) => s !== void 0);
   const results = await applyPlan(plan, {
     stop: halt.length === 0 ? void 0 : AbortSignal.any(halt),
     api: session.api,
@@ -61266,8 +61422,8 @@ async function runPass(request2) {
     source: source.name,
     ownership: source.ownership,
     logger: logger2,
-    onUploaded: (policyId, updatedAt, digest2) => request2.codeCache?.set(policyId, updatedAt, digest2),
-    concurrency: request2.concurrency,
+    onUploaded: (policyId, updatedAt, digest2) => request3.codeCache?.set(policyId, updatedAt, digest2),
+    concurrency: request3.concurrency,
     onResult: (result) => {
       if (result.outcome === "failed") failed += 1;
       progress("applying", Math.min(done += 1, plan.changes.length), plan.changes.length, failed);
@@ -61276,7 +61432,7 @@ async function runPass(request2) {
   const failures = results.filter((r2) => r2.outcome === "failed").map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}" failed: ${r2.message ?? "unknown error"}`);
   const notStarted = results.filter((r2) => r2.outcome === "skipped" && r2.message === NOT_STARTED);
   if (notStarted.length > 0) {
-    const why = session.signal?.aborted === true ? errorMessage(session.signal.reason) : request2.stop?.aborted === true ? errorMessage(request2.stop.reason) : "the run was stopped";
+    const why = session.signal?.aborted === true ? errorMessage(session.signal.reason) : request3.stop?.aborted === true ? errorMessage(request3.stop.reason) : "the run was stopped";
     const names = notStarted.map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}"`).join(", ");
     failures.push(`${why}; ${notStarted.length} planned change${notStarted.length === 1 ? " was" : "s were"} not applied: ${names}`);
   }
@@ -61298,15 +61454,15 @@ function savedPlan(saved, fresh, pairing) {
   }
   return { changes: checked.changes, warnings: [...saved.warnings], errors: [] };
 }
-function planOptions(request2, session) {
-  const { source } = request2;
+function planOptions(request3, session) {
+  const { source } = request3;
   return {
     source: source.name,
     ownership: source.ownership,
-    prune: request2.prune ?? source.prune,
+    prune: request3.prune ?? source.prune,
     allowEmpty: source.allowEmpty,
     maxDeletes: source.maxDeletes,
-    force: request2.force ?? false,
+    force: request3.force ?? false,
     adopt: source.adopt,
     now: session.now()
   };
@@ -61428,12 +61584,12 @@ var init_control_token = __esm({
 function isControlPath(path20) {
   return path20.startsWith("/sources/");
 }
-async function handleControl2(request2, url, token, target) {
+async function handleControl2(request3, url, token, target) {
   const match = ROUTE.exec(url.pathname);
   if (match === null) return { status: 404, body: { error: `no route ${url.pathname}; try POST /sources/<name>/sync, /suspend or /resume` } };
-  if (request2.method !== "POST") return { status: 405, body: { error: "use POST" } };
+  if (request3.method !== "POST") return { status: 405, body: { error: "use POST" } };
   if (token === null) return { status: 403, body: { error: `the control endpoints are disabled: set ${CONTROL_TOKEN_ENV} on the daemon to enable them` } };
-  if (!carriesToken(request2.headers.authorization, token)) {
+  if (!carriesToken(request3.headers.authorization, token)) {
     return { status: 401, body: { error: `unauthorized: send the control token as Authorization: Bearer <token>` } };
   }
   const source = decodeURIComponent(match[1] ?? "");
@@ -61772,8 +61928,8 @@ function guardConnections(server, max, now = Date.now) {
     open2.set(socket, { since: now(), serving: false });
     socket.once("close", () => open2.delete(socket));
   });
-  server.on("request", (request2, response) => {
-    const held = open2.get(request2.socket);
+  server.on("request", (request3, response) => {
+    const held = open2.get(request3.socket);
     if (held === void 0) return;
     held.serving = true;
     response.once("close", () => {
@@ -61807,9 +61963,9 @@ async function startDaemonServer(listen, routes, limits = HTTP_LIMITS) {
       requestTimeout: limits.requestTimeoutMs,
       connectionsCheckingInterval: limits.checkIntervalMs
     },
-    (request2, response) => {
-      route2(request2, response, routes).catch((error) => {
-        routes.logger.error({ err: error, path: request2.url }, "HTTP handler failed");
+    (request3, response) => {
+      route2(request3, response, routes).catch((error) => {
+        routes.logger.error({ err: error, path: request3.url }, "HTTP handler failed");
         if (!response.headersSent) send(response, 500, { error: "internal error" });
       });
     }
@@ -61833,28 +61989,28 @@ function listenError(error, listen) {
   if (error.code === "EADDRNOTAVAIL") return new UsageError(`cannot listen on ${listen}: no such address on this machine; ${fix}`);
   return error;
 }
-async function route2(request2, response, routes) {
-  const url = new URL(request2.url ?? "/", "http://daemon");
+async function route2(request3, response, routes) {
+  const url = new URL(request3.url ?? "/", "http://daemon");
   const path20 = url.pathname;
-  const method = request2.method ?? "GET";
+  const method = request3.method ?? "GET";
   if (routes.control !== void 0 && isControlPath(path20)) {
-    request2.resume();
-    const answer2 = await routes.control(request2, url);
+    request3.resume();
+    const answer2 = await routes.control(request3, url);
     return send(response, answer2.status, answer2.body);
   }
   if (path20 === "/webhook") {
     if (method !== "POST") return send(response, 405, { error: "use POST" }, { allow: "POST" });
-    const body = await readBody2(request2);
+    const body = await readBody2(request3);
     if (body === "gone") {
       routes.logger.debug({ path: path20 }, "webhook client went away before sending the whole body");
       return;
     }
     if (body === "too-large") return send(response, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
-    const answer2 = routes.webhook(request2, body);
+    const answer2 = routes.webhook(request3, body);
     return send(response, answer2.status, answer2.body);
   }
   if (method !== "GET" && method !== "HEAD") return send(response, 405, { error: "use GET" }, { allow: "GET, HEAD" });
-  if (GUARDED.has(path20) && routes.statusToken !== null && !carriesToken(request2.headers.authorization, routes.statusToken)) {
+  if (GUARDED.has(path20) && routes.statusToken !== null && !carriesToken(request3.headers.authorization, routes.statusToken)) {
     response.writeHead(401, { "content-type": "application/json; charset=utf-8", "www-authenticate": STATUS_CHALLENGES });
     response.end(`${JSON.stringify({ error: "unauthorized: send the status token as Authorization: Bearer <token>" })}
 `);
@@ -61897,21 +62053,21 @@ function send(response, status, body, headers = {}) {
   response.end(`${JSON.stringify(body)}
 `);
 }
-async function readBody2(request2) {
+async function readBody2(request3) {
   const chunks = [];
   let size = 0;
   try {
-    for await (const chunk of request2) {
+    for await (const chunk of request3) {
       const buffer = chunk;
       size += buffer.length;
       if (size > MAX_BODY_BYTES) return "too-large";
       chunks.push(buffer);
     }
   } catch (error) {
-    if (request2.destroyed || request2.socket.destroyed) return "gone";
+    if (request3.destroyed || request3.socket.destroyed) return "gone";
     throw error;
   }
-  return request2.complete ? Buffer.concat(chunks) : "gone";
+  return request3.complete ? Buffer.concat(chunks) : "gone";
 }
 function closeServer(server) {
   return new Promise((resolve5) => {
@@ -66750,16 +66906,16 @@ var require_cluster = __commonJS({
             if (err) reject(err);
             else resolve5(result);
           }
-          const request2 = {
+          const request3 = {
             responses: [],
             pending: 0,
             done,
             errorTimeout: setTimeout(() => {
               const err = new Error("Operation timed out.");
-              request2.done(err);
+              request3.done(err);
             }, 5e3)
           };
-          requests.set(requestId, request2);
+          requests.set(requestId, request3);
           const message = {
             type: GET_METRICS_REQ,
             requestId
@@ -66767,11 +66923,11 @@ var require_cluster = __commonJS({
           for (const id in cluster().workers) {
             if (cluster().workers[id].isConnected()) {
               cluster().workers[id].send(message);
-              request2.pending++;
+              request3.pending++;
             }
           }
-          if (request2.pending === 0) {
-            clearTimeout(request2.errorTimeout);
+          if (request3.pending === 0) {
+            clearTimeout(request3.errorTimeout);
             process.nextTick(() => done(null, ""));
           }
         });
@@ -66841,19 +66997,19 @@ var require_cluster = __commonJS({
       if (cluster().isMaster) {
         cluster().on("message", (worker, message) => {
           if (message.type === GET_METRICS_RES) {
-            const request2 = requests.get(message.requestId);
+            const request3 = requests.get(message.requestId);
             if (message.error) {
-              request2.done(new Error(message.error));
+              request3.done(new Error(message.error));
               return;
             }
-            message.metrics.forEach((registry2) => request2.responses.push(registry2));
-            request2.pending--;
-            if (request2.pending === 0) {
+            message.metrics.forEach((registry2) => request3.responses.push(registry2));
+            request3.pending--;
+            if (request3.pending === 0) {
               requests.delete(message.requestId);
-              clearTimeout(request2.errorTimeout);
-              const registry2 = AggregatorRegistry.aggregate(request2.responses);
+              clearTimeout(request3.errorTimeout);
+              const registry2 = AggregatorRegistry.aggregate(request3.responses);
               const promString = registry2.metrics();
-              request2.done(null, promString);
+              request3.done(null, promString);
             }
           }
         });
@@ -74807,7 +74963,7 @@ function createSourceLoop(options) {
     return end.ok;
   }
   function scheduleRetry() {
-    const delay2 = Math.min(backoff.initialMs * 2 ** Math.max(0, failures - 1), backoff.maxMs);
+    const delay2 = backoffDelay(failures, { ...backoff, jitter: "none" }, 0);
     retryAt = now() + delay2;
     log2.info({ failures, retryInSeconds: delay2 / 1e3 }, "pass failed; retrying after back-off");
     retryTimer = setTimeout(() => {
@@ -74858,6 +75014,7 @@ var DEFAULT_BACKOFF;
 var init_source_loop = __esm({
   "src/daemon/source-loop.ts"() {
     "use strict";
+    init_retry();
     init_signals();
     init_source();
     DEFAULT_BACKOFF = { initialMs: 5e3, maxMs: 3e5 };
@@ -74991,6 +75148,102 @@ var init_fight_detector = __esm({
   }
 });
 
+// src/http/outgoing.ts
+function connectionReason(error) {
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; depth += 1) {
+    const code = current.code;
+    if (typeof code === "string") return `connection failed (${code})`;
+    current = current.cause;
+  }
+  return `connection failed (${errorMessage(error).split("\n")[0]?.slice(0, 80) ?? ""})`;
+}
+var import_undici4, OutgoingFailure, SYSTEM_CLOCK, OutgoingHttp;
+var init_outgoing = __esm({
+  "src/http/outgoing.ts"() {
+    "use strict";
+    import_undici4 = __toESM(require_undici(), 1);
+    init_errors();
+    init_proxy();
+    init_retry();
+    OutgoingFailure = class extends Error {
+      name = "OutgoingFailure";
+    };
+    SYSTEM_CLOCK = {
+      sleep: (ms, signal) => new Promise((resolve5, reject) => {
+        if (signal?.aborted === true) return reject(signal.reason);
+        const done = () => {
+          clearTimeout(timer);
+          reject(signal?.reason);
+        };
+        const timer = setTimeout(() => {
+          signal?.removeEventListener("abort", done);
+          resolve5();
+        }, Math.max(0, ms));
+        signal?.addEventListener("abort", done, { once: true });
+      }),
+      random: () => Math.random()
+    };
+    OutgoingHttp = class {
+      dispatcher;
+      clock;
+      maxBytes;
+      constructor(options = {}) {
+        this.dispatcher = outgoingDispatcher(options.proxy ?? NO_PROXY);
+        this.clock = options.clock ?? SYSTEM_CLOCK;
+        this.maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
+      }
+      /**
+       * Sends `req` until an answer that is not worth another try, or `policy.attempts` tries: the last answer, whatever
+       * its status, or an OutgoingFailure when the last try got none. `timeoutMs`: each try's.
+       */
+      send(req, policy, options = {}) {
+        return withRetries(async () => {
+          try {
+            const answer2 = await this.once(req, policy.timeoutMs, options.signal);
+            const again = req.retry === "rate-limited-only" ? answer2.status === 429 : retryableStatus(answer2.status);
+            if (!again) return { done: answer2 };
+            return { reason: `HTTP ${answer2.status}`, status: answer2.status, headers: answer2.headers, giveUp: () => answer2 };
+          } catch (error) {
+            const failure = error instanceof OutgoingFailure ? error : new OutgoingFailure(errorMessage(error));
+            if (options.signal?.aborted === true || req.retry === "rate-limited-only") throw failure;
+            return { reason: failure.message, giveUp: () => {
+              throw failure;
+            } };
+          }
+        }, policy, this.clock, options);
+      }
+      close() {
+        return this.dispatcher.close();
+      }
+      async once(req, timeoutMs, cancel) {
+        const timeout = AbortSignal.timeout(timeoutMs);
+        const signal = cancel === void 0 ? timeout : AbortSignal.any([timeout, cancel]);
+        try {
+          const res = await (0, import_undici4.request)(req.url, { method: req.method, headers: req.headers, body: req.body, dispatcher: this.dispatcher, signal });
+          const chunks = [];
+          let size = 0;
+          for await (const chunk of res.body) {
+            size += chunk.byteLength;
+            if (size > this.maxBytes) {
+              res.body.destroy();
+              throw new OutgoingFailure(`the answer is larger than ${this.maxBytes} bytes`);
+            }
+            chunks.push(chunk);
+          }
+          const headers = {};
+          for (const [name, value2] of Object.entries(res.headers)) if (value2 !== void 0) headers[name.toLowerCase()] = Array.isArray(value2) ? value2.join(", ") : value2;
+          return { status: res.statusCode, headers, text: Buffer.concat(chunks).toString("utf8") };
+        } catch (error) {
+          if (error instanceof OutgoingFailure) throw error;
+          if (timeout.aborted && cancel?.aborted !== true) throw new OutgoingFailure(`no answer in ${timeoutMs / 1e3} s`);
+          if (cancel?.aborted === true) throw new OutgoingFailure("aborted: the queue is closing");
+          throw new OutgoingFailure(connectionReason(error));
+        }
+      }
+    };
+  }
+});
+
 // src/notify/delivery.ts
 function createDeliveryQueue(options) {
   const limits = { ...DELIVERY_DEFAULTS, ...options.limits };
@@ -74998,6 +75251,7 @@ function createDeliveryQueue(options) {
   const waiting = [];
   let worker = null;
   const closing = new AbortController();
+  const http = options.http ?? new OutgoingHttp();
   const result = (message, outcome) => options.onResult?.(options.receiver, message.event, outcome);
   async function work() {
     for (let message = waiting.shift(); message !== void 0; message = waiting.shift()) {
@@ -75006,34 +75260,28 @@ function createDeliveryQueue(options) {
     worker = null;
   }
   async function deliver(message) {
-    for (let attempt = 1; ; attempt += 1) {
-      const answer2 = await attemptOnce(message);
-      if (answer2 === "ok") {
-        log2.debug({ event: message.event, attempt }, "notification sent");
+    const request3 = { method: "POST", url: message.url, headers: message.headers, body: message.body };
+    const policy = { attempts: limits.attempts, timeoutMs: limits.timeoutMs, initialMs: limits.backoffMs, maxMs: MAX_BACKOFF_MS, jitter: "half" };
+    const notDelivered = (attempt, reason, retrying) => log2.warn({ event: message.event, attempt, reason, retrying }, "notification not delivered");
+    let tries = 1;
+    try {
+      const answer2 = await http.send(request3, policy, {
+        signal: closing.signal,
+        onRetry: ({ attempt, reason, delayMs }) => {
+          tries = attempt + 1;
+          notDelivered(attempt, reason, true);
+          log2.debug({ event: message.event, delayMs: Math.round(delayMs) }, "notification retry waiting");
+        }
+      });
+      if (answer2.status >= 200 && answer2.status < 300) {
+        log2.debug({ event: message.event, attempt: tries }, "notification sent");
         return "sent";
       }
-      const retry = answer2.retry && attempt < limits.attempts && !closing.signal.aborted;
-      log2.warn({ event: message.event, attempt, reason: answer2.reason, retrying: retry }, "notification not delivered");
-      if (!retry) return "failed";
-      await sleep2(limits.backoffMs * 2 ** (attempt - 1), closing.signal);
-    }
-  }
-  async function attemptOnce(message) {
-    try {
-      const response = await fetch(message.url, {
-        method: "POST",
-        headers: message.headers,
-        body: message.body,
-        redirect: "manual",
-        signal: AbortSignal.any([AbortSignal.timeout(limits.timeoutMs), closing.signal])
-      });
-      await response.body?.cancel().catch(() => void 0);
-      if (response.status >= 200 && response.status < 300) return "ok";
-      return { retry: response.status >= 500 || response.status === 429, reason: `HTTP ${response.status}` };
+      notDelivered(tries, `HTTP ${answer2.status}`, false);
     } catch (error) {
-      const reason = error instanceof Error && error.name === "TimeoutError" ? `no answer in ${limits.timeoutMs / 1e3} s` : connectionReason(error);
-      return { retry: true, reason };
+      notDelivered(tries, error instanceof OutgoingFailure ? error.message : errorMessage(error), false);
     }
+    return "failed";
   }
   return {
     push(message) {
@@ -75056,28 +75304,13 @@ function createDeliveryQueue(options) {
     }
   };
 }
-function connectionReason(error) {
-  const cause = error.cause;
-  if (typeof cause?.code === "string") return `connection failed (${cause.code})`;
-  return error instanceof Error && error.name === "AbortError" ? "aborted: the queue is closing" : `connection failed (${errorMessage(error).split("\n")[0]?.slice(0, 80) ?? ""})`;
-}
-function sleep2(ms, signal) {
-  return new Promise((resolve5) => {
-    if (signal.aborted) return resolve5();
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve5();
-    }
-  });
-}
-var DELIVERY_DEFAULTS;
+var MAX_BACKOFF_MS, DELIVERY_DEFAULTS;
 var init_delivery = __esm({
   "src/notify/delivery.ts"() {
     "use strict";
     init_errors();
+    init_outgoing();
+    MAX_BACKOFF_MS = 6e4;
     DELIVERY_DEFAULTS = { queueLength: 100, attempts: 5, timeoutMs: 1e4, backoffMs: 1e3 };
   }
 });
@@ -75279,11 +75512,13 @@ var init_receivers = __esm({
 
 // src/notify/notifier.ts
 function createNotifier(options) {
+  const http = new OutgoingHttp({ proxy: proxySettings(options.env), ...options.clock === void 0 ? {} : { clock: options.clock } });
   const receivers = (options.config.notifications ?? []).map((c3) => ({
     receiver: openReceiver(c3, options.env),
     queue: createDeliveryQueue({
       receiver: c3.name,
       logger: options.logger,
+      http,
       ...options.onResult === void 0 ? {} : { onResult: options.onResult },
       ...options.limits === void 0 ? {} : { limits: options.limits }
     })
@@ -75312,12 +75547,15 @@ function createNotifier(options) {
     },
     async close(timeoutMs) {
       await Promise.all(receivers.map(({ queue }) => queue.drain(timeoutMs)));
+      await http.close();
     }
   };
 }
 var init_notifier = __esm({
   "src/notify/notifier.ts"() {
     "use strict";
+    init_outgoing();
+    init_proxy();
     init_delivery();
     init_events();
     init_receivers();
@@ -75616,7 +75854,8 @@ var init_pool_health = __esm({
 import { lookup } from "node:dns/promises";
 import { connect as netConnect } from "node:net";
 import { connect as tlsConnect } from "node:tls";
-async function checkReachable(url, timeoutMs = 5e3) {
+async function checkReachable(url, timeoutMs = 5e3, proxy = NO_PROXY) {
+  if (proxyFor(url, proxy) !== null) return;
   const target = new URL(url);
   const host = target.hostname.replace(/^\[|\]$/g, "");
   const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
@@ -75655,6 +75894,7 @@ var init_reachable = __esm({
   "src/api/reachable.ts"() {
     "use strict";
     init_errors();
+    init_proxy();
     UnreachableError = class extends UsageError {
       name = "UnreachableError";
     };
@@ -75663,11 +75903,11 @@ var init_reachable = __esm({
 });
 
 // src/daemon/api-unreachable.ts
-async function warnIfUnreachable(url, logger2) {
+async function warnIfUnreachable(url, logger2, env) {
   if (!/^https?:\/\//.test(url)) return;
   const shown2 = withoutCredentials(url);
   try {
-    await checkReachable(shown2, CHECK_TIMEOUT_MS);
+    await checkReachable(shown2, CHECK_TIMEOUT_MS, proxySettings(env));
   } catch (error) {
     if (!(error instanceof UnreachableError)) return;
     logger2.warn({ url: shown2 }, `${error.message}; retrying on the next pass`);
@@ -75685,6 +75925,7 @@ var init_api_unreachable = __esm({
   "src/daemon/api-unreachable.ts"() {
     "use strict";
     init_reachable();
+    init_proxy();
     CHECK_TIMEOUT_MS = 3e3;
   }
 });
@@ -75755,7 +75996,7 @@ async function startSourceRunner(options) {
     } finally {
       progress.end();
       state.apiReached = session.apiReached() ?? state.apiReached;
-      if (session.apiReached() !== true && options.apiUrl !== void 0 && !stop.aborted) await warnIfUnreachable(options.apiUrl, log2);
+      if (session.apiReached() !== true && options.apiUrl !== void 0 && !stop.aborted) await warnIfUnreachable(options.apiUrl, log2, options.env);
       await options.saveCodeCache?.();
     }
     current.outcome = outcome;
@@ -76134,10 +76375,10 @@ async function startDaemon(options) {
     registry: metrics.registry,
     logger: logger2,
     statusToken: token,
-    control: (request2, url) => accepting ? handleControl2(request2, url, control, controlTarget(runners)) : Promise.resolve({ status: 503, body: { error: "shutting down" } }),
-    webhook(request2, rawBody) {
+    control: (request3, url) => accepting ? handleControl2(request3, url, control, controlTarget(runners)) : Promise.resolve({ status: 503, body: { error: "shutting down" } }),
+    webhook(request3, rawBody) {
       if (!accepting) return { status: 503, body: { error: "shutting down" } };
-      return handleWebhook(request2.headers, rawBody, {
+      return handleWebhook(request3.headers, rawBody, {
         secret,
         sources: config.sources,
         logger: logger2,
@@ -76264,7 +76505,7 @@ async function runDaemon(options) {
       env,
       logger: logger2,
       endpoint: emulator === null ? void 0 : { url: emulator.url, token: emulator.token },
-      onRequest: (request2) => metrics.apiRequest(request2),
+      onRequest: (request3) => metrics.apiRequest(request3),
       onRateLimitWait: (seconds2) => metrics.rateLimitWait(seconds2)
     });
     try {
@@ -76612,7 +76853,7 @@ import { writeFile as writeFile4 } from "node:fs/promises";
 async function runOnce(args, config, io) {
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   let reachable = null;
-  const beforeLive = () => reachable ??= checkReachable(config.api.url);
+  const beforeLive = () => reachable ??= checkReachable(config.api.url, void 0, proxySettings(io.env));
   const mode = args.mode === "reconcile" ? "apply" : "plan";
   const printsEarly = mode === "apply" && args.output !== "json";
   const progress = new ProgressReporter({ logger: io.logger, terminal: io.terminal ?? null });
@@ -76738,6 +76979,7 @@ var init_one_shot = __esm({
     "use strict";
     init_from_config();
     init_reachable();
+    init_proxy();
     init_errors();
     init_code_cache_file();
     init_logger();

@@ -6,6 +6,7 @@ import { systemClock, type Clock } from './clock.js';
 import { fetchDownload, fetchDownloadBytes, fetchDownloadDigest, type StreamedCode } from './download.js';
 import { field, int, primary } from './json-api.js';
 import { NativeKind } from './native-kind.js';
+import type { ProxySettings } from '../http/proxy.js';
 import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
 import { readWith, successBody } from './responses.js';
@@ -65,6 +66,8 @@ export interface ApiClientOptions {
   nativeKind?: NativeKindName | null;
   /** Sent on every request, the download redirect's included. @default `policy-pool-sync/<version>` */
   userAgent?: string;
+  /** HTTP_PROXY, HTTPS_PROXY and NO_PROXY, read by `proxySettings` (http/proxy.ts). @default none */
+  proxy?: ProxySettings;
 }
 
 export type ApiClientStats = TransportStats;
@@ -101,6 +104,7 @@ export class ApiClient implements PolicyApi {
       retryBudgetMs: options.retryBudgetMs ?? 60_000,
       clock: options.clock ?? systemClock(),
       userAgent: options.userAgent ?? userAgent(),
+      ...(options.proxy === undefined ? {} : { proxy: options.proxy }),
       onRequest: options.onRequest,
       onRateLimitWait: options.onRateLimitWait,
     });

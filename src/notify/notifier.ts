@@ -1,4 +1,7 @@
 import type { Config, SourceConfig } from '../config/types.js';
+import { OutgoingHttp } from '../http/outgoing.js';
+import { proxySettings } from '../http/proxy.js';
+import type { RetryClock } from '../http/retry.js';
 import type { Logger } from '../logger.js';
 import { createDeliveryQueue, type DeliveryLimits, type DeliveryQueue, type DeliveryResult } from './delivery.js';
 import { freshMemory, passEvents, type NotifyEvent, type SourceMemory } from './events.js';
@@ -13,6 +16,8 @@ export interface NotifierOptions {
   onResult?(receiver: string, event: string, result: DeliveryResult): void;
   limits?: Partial<DeliveryLimits>;
   now?: () => Date;
+  /** The back-off's time. @default the system's */
+  clock?: RetryClock;
 }
 
 /** Tells the configured receivers what passes did. Never throws once opened, and never makes a pass wait. */
@@ -27,10 +32,12 @@ export interface Notifier {
 
 /** Opens every receiver; a missing URL or secret is a UsageError at start-up, not a silent loss later. */
 export function createNotifier(options: NotifierOptions): Notifier {
+  // Through the proxy of HTTP_PROXY, HTTPS_PROXY and NO_PROXY, as the API's requests.
+  const http = new OutgoingHttp({ proxy: proxySettings(options.env), ...(options.clock === undefined ? {} : { clock: options.clock }) });
   const receivers = (options.config.notifications ?? []).map((c) => ({
     receiver: openReceiver(c, options.env),
     queue: createDeliveryQueue({
-      receiver: c.name, logger: options.logger, ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
+      receiver: c.name, logger: options.logger, http, ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
       ...(options.limits === undefined ? {} : { limits: options.limits }),
     }),
   }));
@@ -59,6 +66,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     },
     async close(timeoutMs) {
       await Promise.all(receivers.map(({ queue }) => queue.drain(timeoutMs)));
+      await http.close();
     },
   };
 }
