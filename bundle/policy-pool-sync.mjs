@@ -10894,9 +10894,9 @@ var require_utils = __commonJS({
           const hex = input.slice(i2 + 1, i2 + 3);
           if (isHexPair(hex)) {
             const normalizedHex = hex.toUpperCase();
-            const decoded = String.fromCharCode(parseInt(normalizedHex, 16));
-            if (decodeUnreserved && isUnreserved(decoded)) {
-              output += decoded;
+            const decoded2 = String.fromCharCode(parseInt(normalizedHex, 16));
+            if (decodeUnreserved && isUnreserved(decoded2)) {
+              output += decoded2;
             } else {
               output += "%" + normalizedHex;
             }
@@ -10916,9 +10916,9 @@ var require_utils = __commonJS({
           const hex = input.slice(i2 + 1, i2 + 3);
           if (isHexPair(hex)) {
             const normalizedHex = hex.toUpperCase();
-            const decoded = String.fromCharCode(parseInt(normalizedHex, 16));
-            if (decoded !== "." && isUnreserved(decoded)) {
-              output += decoded;
+            const decoded2 = String.fromCharCode(parseInt(normalizedHex, 16));
+            if (decoded2 !== "." && isUnreserved(decoded2)) {
+              output += decoded2;
             } else {
               output += "%" + normalizedHex;
             }
@@ -11043,9 +11043,9 @@ var require_utils = __commonJS({
           const hex = input.slice(i2 + 1, i2 + 3);
           if (isHexPair(hex)) {
             const normalizedHex = hex.toUpperCase();
-            const decoded = String.fromCharCode(parseInt(normalizedHex, 16));
-            if (isUnreserved(decoded)) {
-              output += decoded;
+            const decoded2 = String.fromCharCode(parseInt(normalizedHex, 16));
+            if (isUnreserved(decoded2)) {
+              output += decoded2;
             } else {
               output += "%" + normalizedHex;
             }
@@ -55859,8 +55859,8 @@ function proxySecrets(settings) {
     for (const part of [url.password, url.username]) {
       if (part === "") continue;
       secrets.push(part);
-      const decoded = safeDecode2(part);
-      if (decoded !== part) secrets.push(decoded);
+      const decoded2 = safeDecode2(part);
+      if (decoded2 !== part) secrets.push(decoded2);
     }
   }
   return secrets;
@@ -58157,7 +58157,7 @@ var init_transport = __esm({
       }
       headers(req, inApi) {
         const headers = { "user-agent": this.options.userAgent };
-        if (inApi) headers.accept = JSON_API2;
+        if (inApi) headers.accept = req.bytes === void 0 ? JSON_API2 : "application/json";
         if ((inApi || req.redirected === true) && req.auth !== false) headers.authorization = `Bearer ${this.options.token}`;
         if (MUTATING2.has(req.method) || req.json !== void 0) headers["content-type"] = JSON_API2;
         if (req.bytes !== void 0) headers["content-type"] = "application/octet-stream";
@@ -61540,9 +61540,9 @@ function carriesToken(authorization, token) {
   const credentials = match[2] ?? "";
   if (scheme === "bearer") return constantTimeEqual(credentials, token);
   if (scheme !== "basic") return false;
-  const decoded = Buffer.from(credentials, "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  return colon >= 0 && constantTimeEqual(decoded.slice(colon + 1), token);
+  const decoded2 = Buffer.from(credentials, "base64").toString("utf8");
+  const colon = decoded2.indexOf(":");
+  return colon >= 0 && constantTimeEqual(decoded2.slice(colon + 1), token);
 }
 function loopback(listen) {
   const host = listen.slice(0, listen.lastIndexOf(":")).replace(/^\[(.*)\]$/, "$1");
@@ -75406,7 +75406,10 @@ function slackPayload(event, report2) {
   const omitted = report2.changes.length - listed.length;
   if (omitted > 0) listed.push(`\u2026 and ${omitted} more`);
   const text2 = [summaryLine(event, report2), ...listed].join("\n");
-  return { text: text2 };
+  return { text: slackEscaped(text2) };
+}
+function slackEscaped(text2) {
+  return text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 function count3(n) {
   return `${n} change${n === 1 ? "" : "s"}`;
@@ -75454,7 +75457,7 @@ function openReceiver(config, env) {
         event: () => null,
         status(state, report2, description) {
           if (report2.revision === null) return null;
-          const body = { state, context: `policy-pool-sync/${report2.source}`, description: description.slice(0, 140), ...config.statusUrl === null ? {} : { target_url: config.statusUrl } };
+          const body = { state, context: `policy-pool-sync/${report2.source}`, description: cutAt(description, 140), ...config.statusUrl === null ? {} : { target_url: config.statusUrl } };
           const auth = secret === null ? {} : { authorization: `Bearer ${secret}` };
           return { ...json(state, body, { accept: "application/vnd.github+json", ...auth }), url: `${url.replace(/\/$/, "")}/statuses/${report2.revision}` };
         }
@@ -75463,15 +75466,41 @@ function openReceiver(config, env) {
       return {
         config,
         event: () => null,
-        status(state, report2, description) {
+        status(state, report2, description, ref) {
           if (report2.revision === null) return null;
           const gitlabState = state === "failure" ? "failed" : state === "pending" ? "running" : "success";
-          const body = { state: gitlabState, name: `policy-pool-sync/${report2.source}`, description: description.slice(0, 255), ...config.statusUrl === null ? {} : { target_url: config.statusUrl } };
+          const branch = ref === void 0 || ref === null ? null : ref.replace(/^refs\/(heads|tags)\//, "");
+          const body = {
+            state: gitlabState,
+            name: `policy-pool-sync/${report2.source}`,
+            description: cutAt(description, 255),
+            ...branch === null ? {} : { ref: branch },
+            ...config.statusUrl === null ? {} : { target_url: config.statusUrl }
+          };
           const auth = secret === null ? {} : { "private-token": secret };
-          return { ...json(state, body, auth), url: `${url.replace(/\/$/, "")}/statuses/${report2.revision}` };
+          return { ...json(state, body, auth), url: `${gitlabProjectUrl(url)}/statuses/${report2.revision}` };
         }
       };
   }
+}
+function gitlabProjectUrl(url) {
+  const parsed = new URL(url);
+  const match = /^(.*?\/projects\/)(.+?)\/*$/.exec(parsed.pathname);
+  if (match === null) return url.replace(/\/+$/, "");
+  const id = (match[2] ?? "").split("/").map(decoded).join("/");
+  parsed.pathname = `${match[1] ?? ""}${encodeURIComponent(id)}`;
+  return parsed.href.replace(/\/+$/, "");
+}
+function decoded(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+function cutAt(text2, max) {
+  const points = Array.from(text2);
+  return points.length <= max ? text2 : `${points.slice(0, max - 1).join("")}\u2026`;
 }
 function statusDescription(report2) {
   if (!report2.ok) return summaryLine("failed", report2).replace(/^policy-pool-sync: /, "");
@@ -75530,7 +75559,7 @@ function createNotifier(options) {
   return {
     passStarted(source, revision2) {
       const report2 = { source: source.name, organization: source.organization, revision: revision2 };
-      for (const { receiver, queue } of forSource(source.name)) push(queue, receiver.status("pending", report2, "a pass is running"));
+      for (const { receiver, queue } of forSource(source.name)) push(queue, receiver.status("pending", report2, "a pass is running", source.git?.ref ?? null));
     },
     passFinished(source, report2) {
       const { events, memory } = passEvents(report2, memories.get(source.name) ?? freshMemory());
@@ -75538,7 +75567,7 @@ function createNotifier(options) {
       if (events.length > 0) options.logger.info({ source: source.name, events }, "pass events");
       const time = now();
       for (const { receiver, queue } of forSource(source.name)) {
-        push(queue, receiver.status(report2.ok ? "success" : "failure", report2, statusDescription(report2)));
+        push(queue, receiver.status(report2.ok ? "success" : "failure", report2, statusDescription(report2), source.git?.ref ?? null));
         for (const event of events) {
           if (receiver.config.events === null || receiver.config.events.includes(event)) push(queue, receiver.event(event, report2, time));
         }

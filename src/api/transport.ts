@@ -328,7 +328,8 @@ export class Transport {
 
   private headers(req: HttpRequest, inApi: boolean): Record<string, string> {
     const headers: Record<string, string> = { 'user-agent': this.options.userAgent };
-    if (inApi) headers.accept = JSON_API;
+    // The upload does not follow JSON:API's header conventions (SPEC.md): it asks for JSON, as the vendor's client does.
+    if (inApi) headers.accept = req.bytes === undefined ? JSON_API : 'application/json';
     if ((inApi || req.redirected === true) && req.auth !== false) headers.authorization = `Bearer ${this.options.token}`;
     if (MUTATING.has(req.method) || req.json !== undefined) headers['content-type'] = JSON_API;
     if (req.bytes !== undefined) headers['content-type'] = 'application/octet-stream';

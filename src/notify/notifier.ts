@@ -49,7 +49,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   return {
     passStarted(source, revision) {
       const report = { source: source.name, organization: source.organization, revision };
-      for (const { receiver, queue } of forSource(source.name)) push(queue, receiver.status('pending', report, 'a pass is running'));
+      for (const { receiver, queue } of forSource(source.name)) push(queue, receiver.status('pending', report, 'a pass is running', source.git?.ref ?? null));
     },
     passFinished(source, report) {
       const { events, memory } = passEvents(report, memories.get(source.name) ?? freshMemory());
@@ -57,7 +57,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       if (events.length > 0) options.logger.info({ source: source.name, events }, 'pass events');
       const time = now();
       for (const { receiver, queue } of forSource(source.name)) {
-        push(queue, receiver.status(report.ok ? 'success' : 'failure', report, statusDescription(report)));
+        push(queue, receiver.status(report.ok ? 'success' : 'failure', report, statusDescription(report), source.git?.ref ?? null));
         for (const event of events) {
           if (receiver.config.events === null || receiver.config.events.includes(event)) push(queue, receiver.event(event, report, time));
         }
