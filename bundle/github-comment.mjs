@@ -26776,6 +26776,7 @@ var OutgoingHttp = class {
   dispatcher;
   clock;
   maxBytes;
+  closed = null;
   constructor(options = {}) {
     this.dispatcher = outgoingDispatcher(options.proxy ?? NO_PROXY);
     this.clock = options.clock ?? SYSTEM_CLOCK;
@@ -26801,8 +26802,10 @@ var OutgoingHttp = class {
       }
     }, policy, this.clock, options);
   }
+  /** Closes the connections once the requests under way end; again, it waits for the same. */
   close() {
-    return this.dispatcher.close();
+    this.closed ??= this.dispatcher.close();
+    return this.closed;
   }
   async once(req, timeoutMs, cancel) {
     const timeout = AbortSignal.timeout(timeoutMs);

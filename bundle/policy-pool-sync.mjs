@@ -75187,6 +75187,7 @@ var init_outgoing = __esm({
       dispatcher;
       clock;
       maxBytes;
+      closed = null;
       constructor(options = {}) {
         this.dispatcher = outgoingDispatcher(options.proxy ?? NO_PROXY);
         this.clock = options.clock ?? SYSTEM_CLOCK;
@@ -75212,8 +75213,10 @@ var init_outgoing = __esm({
           }
         }, policy, this.clock, options);
       }
+      /** Closes the connections once the requests under way end; again, it waits for the same. */
       close() {
-        return this.dispatcher.close();
+        this.closed ??= this.dispatcher.close();
+        return this.closed;
       }
       async once(req, timeoutMs, cancel) {
         const timeout = AbortSignal.timeout(timeoutMs);

@@ -60,6 +60,7 @@ export class OutgoingHttp {
   private readonly dispatcher: Dispatcher;
   private readonly clock: RetryClock;
   private readonly maxBytes: number;
+  private closed: Promise<void> | null = null;
 
   constructor(options: OutgoingOptions = {}) {
     this.dispatcher = outgoingDispatcher(options.proxy ?? NO_PROXY);
@@ -86,8 +87,10 @@ export class OutgoingHttp {
     }, policy, this.clock, options);
   }
 
+  /** Closes the connections once the requests under way end; again, it waits for the same. */
   close(): Promise<void> {
-    return this.dispatcher.close();
+    this.closed ??= this.dispatcher.close();
+    return this.closed;
   }
 
   private async once(req: OutgoingRequest, timeoutMs: number, cancel: AbortSignal | undefined): Promise<OutgoingAnswer> {
