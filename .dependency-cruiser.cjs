@@ -6,7 +6,7 @@
  */
 const LAYERS = [
   ['embedded', 'model', 'errors', 'line-ends', 'suggest', 'plural', 'code-content', 'redact', 'map-limit', 'host-port'],
-  ['logger', 'version', 'yaml', 'cron', 'state-dir'],
+  ['logger', 'version', 'yaml', 'cron', 'state-dir', 'http'],
   ['signals', 'progress', 'config'],
   ['api', 'declared'],
   ['plan', 'source', 'live'],

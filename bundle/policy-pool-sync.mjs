@@ -61,11 +61,11 @@ var init_errors = __esm({
   "src/errors.ts"() {
     "use strict";
     ApiError = class extends Error {
-      constructor(message, status, detail, request2, options) {
+      constructor(message, status, detail, request3, options) {
         super(message, options);
         this.status = status;
         this.detail = detail;
-        this.request = request2;
+        this.request = request3;
       }
       status;
       detail;
@@ -73,9 +73,9 @@ var init_errors = __esm({
       name = "ApiError";
     };
     NetworkError = class extends Error {
-      constructor(message, request2, options) {
+      constructor(message, request3, options) {
         super(message, options);
-        this.request = request2;
+        this.request = request3;
       }
       request;
       name = "NetworkError";
@@ -7547,7 +7547,7 @@ var EMBEDDED;
 var init_embedded = __esm({
   "src/embedded.ts"() {
     "use strict";
-    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind.", "enum": ["native", "sentinel"], "default": "native" }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "allowed-hosts": { "description": "Host names that /status, the status page, /metrics and the control endpoints answer to, besides IP addresses, localhost and the host of listen (a request with another Host header gets 403, so that a web page cannot reach the daemon through a name of its own: DNS rebinding). `*.example.com` allows every name under example.com. /healthz, /readyz and /webhook answer any Host.", "type": "array", "items": { "type": "string", "pattern": "^(\\*\\.)?[A-Za-z0-9.-]+$" }, "uniqueItems": true, "default": [] }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": 'Present only in a saved plan (`--dry-run --out FILE`): the version of the saved changes that `--reconcile --plan FILE` reads and checks. "2": each change is saved whole, as the plan holds it (`uploadCode`, `adoptMarker`, `poolName`, `live`, `declared`); a plan saved as "1" is refused: make a new plan.', "const": "2" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan: the API's word for the native kind.", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools, strict_imports.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "uploadCode": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adoptMarker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "poolName": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live resource", "description": "Saved plans: the live resource the change was planned against, as the plan holds it (the values compared, a policy's code as its digest); null for a creation. The apply refuses the plan if it changed since.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicy" }, { "$ref": "#/$defs/livePool" }, { "$ref": "#/$defs/liveAgent" }] }, "declared": { "title": "Declaration", "description": "Saved plans: the declaration the change applies, as the plan holds it (its settings; a policy's code as its digest, size, lines, file and where its bytes were); null for a deletion. The apply refuses the plan if it changed since. Where the bytes were (`code.source.root` and `path`) may differ between machines and is not compared.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySpec" }, { "$ref": "#/$defs/poolSpec" }] } } }, "ids": { "type": "array", "items": { "type": "string" } }, "idsOrNull": { "type": ["array", "null"], "items": { "type": "string" } }, "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "livePolicy": { "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "query": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "policySetIds": { "$ref": "#/$defs/ids" }, "policySetCount": { "$ref": "#/$defs/count" }, "updatedAt": { "type": ["string", "null"] }, "codeDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] } } }, "livePool": { "type": "object", "additionalProperties": false, "required": ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaceIds": { "$ref": "#/$defs/ids" }, "allowedProjectIds": { "$ref": "#/$defs/ids" }, "excludedWorkspaceIds": { "$ref": "#/$defs/ids" } } }, "liveAgent": { "type": "object", "additionalProperties": false, "required": ["id", "status", "lastPingAt"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "lastPingAt": { "type": ["string", "null"] } } }, "policySpec": { "type": "object", "additionalProperties": false, "required": ["kind", "description", "enforcementLevel", "query", "policySets", "code"], "properties": { "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "query": { "type": ["string", "null"] }, "policySets": { "$ref": "#/$defs/idsOrNull" }, "code": { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines", "file", "source"], "properties": { "sha256": { "$ref": "#/$defs/sha256" }, "bytes": { "$ref": "#/$defs/count" }, "lines": { "$ref": "#/$defs/count" }, "file": { "description": "The code file, relative to the source root.", "type": "string" }, "source": { "description": "Where the bytes were read on the machine that made the plan, and the digest of those exact bytes.", "type": "object", "additionalProperties": false, "required": ["root", "path", "size", "fileSha256"], "properties": { "root": { "type": "string" }, "path": { "type": "string" }, "size": { "$ref": "#/$defs/count" }, "fileSha256": { "$ref": "#/$defs/sha256" } } } } } } }, "poolSpec": { "type": "object", "additionalProperties": false, "required": ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"], "properties": { "file": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "allowedProjects": { "$ref": "#/$defs/idsOrNull" }, "excludedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "previousNames": { "$ref": "#/$defs/ids" }, "agentCleanup": { "type": ["object", "null"], "additionalProperties": false, "required": ["statuses", "afterMs", "after"], "properties": { "statuses": { "$ref": "#/$defs/ids" }, "afterMs": { "$ref": "#/$defs/count" }, "after": { "type": "string" } } } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
+    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind. Unset: learned from the API (the kind its policies carry, or the kinds a refused create names), native until then.", "enum": ["native", "sentinel"] }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "allowed-hosts": { "description": "Host names that /status, the status page, /metrics and the control endpoints answer to, besides IP addresses, localhost and the host of listen (a request with another Host header gets 403, so that a web page cannot reach the daemon through a name of its own: DNS rebinding). `*.example.com` allows every name under example.com. /healthz, /readyz and /webhook answer any Host.", "type": "array", "items": { "type": "string", "pattern": "^(\\*\\.)?[A-Za-z0-9.-]+$" }, "uniqueItems": true, "default": [] }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": 'Present only in a saved plan (`--dry-run --out FILE`): the version of the saved changes that `--reconcile --plan FILE` reads and checks. "2": each change is saved whole, as the plan holds it (`uploadCode`, `adoptMarker`, `poolName`, `live`, `declared`); a plan saved as "1" is refused: make a new plan.', "const": "2" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan, when it was set: the API's word for the native kind. Absent: learned from the API.", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools, strict_imports.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "uploadCode": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adoptMarker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "poolName": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live resource", "description": "Saved plans: the live resource the change was planned against, as the plan holds it (the values compared, a policy's code as its digest); null for a creation. The apply refuses the plan if it changed since.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicy" }, { "$ref": "#/$defs/livePool" }, { "$ref": "#/$defs/liveAgent" }] }, "declared": { "title": "Declaration", "description": "Saved plans: the declaration the change applies, as the plan holds it (its settings; a policy's code as its digest, size, lines, file and where its bytes were); null for a deletion. The apply refuses the plan if it changed since. Where the bytes were (`code.source.root` and `path`) may differ between machines and is not compared.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySpec" }, { "$ref": "#/$defs/poolSpec" }] } } }, "ids": { "type": "array", "items": { "type": "string" } }, "idsOrNull": { "type": ["array", "null"], "items": { "type": "string" } }, "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "livePolicy": { "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "query": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "policySetIds": { "$ref": "#/$defs/ids" }, "policySetCount": { "$ref": "#/$defs/count" }, "updatedAt": { "type": ["string", "null"] }, "codeDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] } } }, "livePool": { "type": "object", "additionalProperties": false, "required": ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaceIds": { "$ref": "#/$defs/ids" }, "allowedProjectIds": { "$ref": "#/$defs/ids" }, "excludedWorkspaceIds": { "$ref": "#/$defs/ids" } } }, "liveAgent": { "type": "object", "additionalProperties": false, "required": ["id", "status", "lastPingAt"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "lastPingAt": { "type": ["string", "null"] } } }, "policySpec": { "type": "object", "additionalProperties": false, "required": ["kind", "description", "enforcementLevel", "query", "policySets", "code"], "properties": { "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "query": { "type": ["string", "null"] }, "policySets": { "$ref": "#/$defs/idsOrNull" }, "code": { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines", "file", "source"], "properties": { "sha256": { "$ref": "#/$defs/sha256" }, "bytes": { "$ref": "#/$defs/count" }, "lines": { "$ref": "#/$defs/count" }, "file": { "description": "The code file, relative to the source root.", "type": "string" }, "source": { "description": "Where the bytes were read on the machine that made the plan, and the digest of those exact bytes.", "type": "object", "additionalProperties": false, "required": ["root", "path", "size", "fileSha256"], "properties": { "root": { "type": "string" }, "path": { "type": "string" }, "size": { "$ref": "#/$defs/count" }, "fileSha256": { "$ref": "#/$defs/sha256" } } } } } } }, "poolSpec": { "type": "object", "additionalProperties": false, "required": ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"], "properties": { "file": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "allowedProjects": { "$ref": "#/$defs/idsOrNull" }, "excludedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "previousNames": { "$ref": "#/$defs/ids" }, "agentCleanup": { "type": ["object", "null"], "additionalProperties": false, "required": ["statuses", "afterMs", "after"], "properties": { "statuses": { "$ref": "#/$defs/ids" }, "afterMs": { "$ref": "#/$defs/count" }, "after": { "type": "string" } } } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
   }
 });
 
@@ -10904,9 +10904,9 @@ var require_utils = __commonJS({
           const hex = input.slice(i2 + 1, i2 + 3);
           if (isHexPair(hex)) {
             const normalizedHex = hex.toUpperCase();
-            const decoded = String.fromCharCode(parseInt(normalizedHex, 16));
-            if (decodeUnreserved && isUnreserved(decoded)) {
-              output += decoded;
+            const decoded2 = String.fromCharCode(parseInt(normalizedHex, 16));
+            if (decodeUnreserved && isUnreserved(decoded2)) {
+              output += decoded2;
             } else {
               output += "%" + normalizedHex;
             }
@@ -10926,9 +10926,9 @@ var require_utils = __commonJS({
           const hex = input.slice(i2 + 1, i2 + 3);
           if (isHexPair(hex)) {
             const normalizedHex = hex.toUpperCase();
-            const decoded = String.fromCharCode(parseInt(normalizedHex, 16));
-            if (decoded !== "." && isUnreserved(decoded)) {
-              output += decoded;
+            const decoded2 = String.fromCharCode(parseInt(normalizedHex, 16));
+            if (decoded2 !== "." && isUnreserved(decoded2)) {
+              output += decoded2;
             } else {
               output += "%" + normalizedHex;
             }
@@ -11053,9 +11053,9 @@ var require_utils = __commonJS({
           const hex = input.slice(i2 + 1, i2 + 3);
           if (isHexPair(hex)) {
             const normalizedHex = hex.toUpperCase();
-            const decoded = String.fromCharCode(parseInt(normalizedHex, 16));
-            if (isUnreserved(decoded)) {
-              output += decoded;
+            const decoded2 = String.fromCharCode(parseInt(normalizedHex, 16));
+            if (isUnreserved(decoded2)) {
+              output += decoded2;
             } else {
               output += "%" + normalizedHex;
             }
@@ -16238,7 +16238,7 @@ function toConfig(raw, cwd) {
       rateLimit: raw.api?.["rate-limit"] ?? "auto",
       concurrency: raw.api?.concurrency ?? 8,
       legacyEnforce: raw.api?.["legacy-enforce"] ?? false,
-      nativeKind: raw.api?.["native-kind"] ?? "native",
+      nativeKind: raw.api?.["native-kind"] ?? null,
       retryBudgetSeconds: raw.api?.["retry-budget"] ?? DEFAULT_RETRY_BUDGET_SECONDS
     },
     sources: raw.sources.map((s3) => toSource(s3, cwd)),
@@ -16317,7 +16317,7 @@ import path3 from "node:path";
 function configFromFlags(flags, env, cwd = process.cwd()) {
   const dir = path3.resolve(cwd, flags.sourceDir);
   const name = flags.name ?? "default";
-  const api = { url: "embedded", tokenFile: null, rateLimit: "auto", concurrency: 8, legacyEnforce: false, nativeKind: "native", retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS };
+  const api = { url: "embedded", tokenFile: null, rateLimit: "auto", concurrency: 8, legacyEnforce: false, nativeKind: null, retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS };
   return configWithDefaults(api, [{ ...sourceDefaults(name, flags.organization), path: dir }], env, flags.apiUrl ?? null, cwd);
 }
 function configWithDefaults(api, sources, env, apiUrl, cwd) {
@@ -17535,7 +17535,7 @@ var require_atomic_sleep = __commonJS({
   "node_modules/atomic-sleep/index.js"(exports, module) {
     "use strict";
     if (typeof SharedArrayBuffer !== "undefined" && typeof Atomics !== "undefined") {
-      let sleep3 = function(ms) {
+      let sleep2 = function(ms) {
         const valid = ms > 0 && ms < Infinity;
         if (valid === false) {
           if (typeof ms !== "number" && typeof ms !== "bigint") {
@@ -17546,9 +17546,9 @@ var require_atomic_sleep = __commonJS({
         Atomics.wait(nil, 0, 0, Number(ms));
       };
       const nil = new Int32Array(new SharedArrayBuffer(4));
-      module.exports = sleep3;
+      module.exports = sleep2;
     } else {
-      let sleep3 = function(ms) {
+      let sleep2 = function(ms) {
         const valid = ms > 0 && ms < Infinity;
         if (valid === false) {
           if (typeof ms !== "number" && typeof ms !== "bigint") {
@@ -17560,7 +17560,7 @@ var require_atomic_sleep = __commonJS({
         while (target > Date.now()) {
         }
       };
-      module.exports = sleep3;
+      module.exports = sleep2;
     }
   }
 });
@@ -17573,7 +17573,7 @@ var require_sonic_boom = __commonJS({
     var EventEmitter4 = __require("events");
     var inherits = __require("util").inherits;
     var path17 = __require("path");
-    var sleep3 = require_atomic_sleep();
+    var sleep2 = require_atomic_sleep();
     var assert = __require("assert");
     var BUSY_WRITE_TIMEOUT = 100;
     var kEmptyBuffer = Buffer.allocUnsafe(0);
@@ -17719,7 +17719,7 @@ var require_sonic_boom = __commonJS({
           if ((err.code === "EAGAIN" || err.code === "EBUSY") && this.retryEAGAIN(err, this._writingBuf.length, this._len - this._writingBuf.length)) {
             if (this.sync) {
               try {
-                sleep3(BUSY_WRITE_TIMEOUT);
+                sleep2(BUSY_WRITE_TIMEOUT);
                 this.release(void 0, 0);
               } catch (err2) {
                 this.release(err2);
@@ -18032,7 +18032,7 @@ var require_sonic_boom = __commonJS({
           if (shouldRetry && !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
             throw err;
           }
-          sleep3(BUSY_WRITE_TIMEOUT);
+          sleep2(BUSY_WRITE_TIMEOUT);
         }
       }
       try {
@@ -18069,7 +18069,7 @@ var require_sonic_boom = __commonJS({
           if (shouldRetry && !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
             throw err;
           }
-          sleep3(BUSY_WRITE_TIMEOUT);
+          sleep2(BUSY_WRITE_TIMEOUT);
         }
       }
     }
@@ -18836,7 +18836,7 @@ var require_transport = __commonJS({
     var { createRequire } = __require("module");
     var getCallers = require_caller();
     var { join: join4, isAbsolute: isAbsolute3, sep } = __require("node:path");
-    var sleep3 = require_atomic_sleep();
+    var sleep2 = require_atomic_sleep();
     var onExit = require_on_exit_leak_free();
     var ThreadStream = require_thread_stream();
     function setupOnExit(stream) {
@@ -18870,7 +18870,7 @@ var require_transport = __commonJS({
           return;
         }
         stream.flushSync();
-        sleep3(100);
+        sleep2(100);
         stream.end();
       }
       return stream;
@@ -21531,7 +21531,7 @@ var require_sonic_boom2 = __commonJS({
     var inherits = __require("node:util").inherits;
     var path17 = __require("node:path");
     var assert = __require("node:assert");
-    var sleep3 = require_atomic_sleep();
+    var sleep2 = require_atomic_sleep();
     var BUSY_WRITE_TIMEOUT = 100;
     var kEmptyBuffer = Buffer.allocUnsafe(0);
     var MAX_WRITE = 16 * 1024;
@@ -21704,7 +21704,7 @@ var require_sonic_boom2 = __commonJS({
           if (isRetryableErr && !retriesExhausted && this.retryEAGAIN(err, this._writingBuf.length, this._len - this._writingBuf.length)) {
             if (this.sync) {
               try {
-                sleep3(BUSY_WRITE_TIMEOUT);
+                sleep2(BUSY_WRITE_TIMEOUT);
                 this.release(void 0, 0);
               } catch (err2) {
                 this.release(err2);
@@ -22137,7 +22137,7 @@ var require_sonic_boom2 = __commonJS({
             if (!shouldRetry || retriesExhausted || !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
               throw err;
             }
-            sleep3(BUSY_WRITE_TIMEOUT);
+            sleep2(BUSY_WRITE_TIMEOUT);
           }
         }
       } finally {
@@ -22179,7 +22179,7 @@ var require_sonic_boom2 = __commonJS({
             if (!shouldRetry || retriesExhausted || !this.retryEAGAIN(err, buf.length, this._len - buf.length)) {
               throw err;
             }
-            sleep3(BUSY_WRITE_TIMEOUT);
+            sleep2(BUSY_WRITE_TIMEOUT);
           }
         }
       } finally {
@@ -25360,7 +25360,7 @@ function withSavedRun(planText, config, sources, prune) {
   const document2 = JSON.parse(planText);
   const run2 = {
     api_url: savedUrl(config.api.url),
-    native_kind: config.api.nativeKind,
+    ...config.api.nativeKind === null ? {} : { native_kind: config.api.nativeKind },
     legacy_enforce: config.api.legacyEnforce,
     sources: sources.map((s3) => ({
       name: s3.name,
@@ -25397,7 +25397,7 @@ async function configFromSavedPlan(file, env, apiUrl, cwd = process.cwd()) {
     concurrency: 8,
     legacyEnforce: run2.legacy_enforce === true,
     retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS,
-    nativeKind: run2.native_kind === "sentinel" ? "sentinel" : "native"
+    nativeKind: run2.native_kind === "sentinel" || run2.native_kind === "native" ? run2.native_kind : null
   };
   const sources = run2.sources.map((s3) => ({
     ...sourceDefaults(s3.name, s3.organization),
@@ -27150,10 +27150,10 @@ var require_util2 = __commonJS({
       }
       return obj;
     }
-    function errorRequest(client, request2, err) {
+    function errorRequest(client, request3, err) {
       try {
-        request2.onError(err);
-        assert(request2.aborted);
+        request3.onError(err);
+        assert(request3.aborted);
       } catch (err2) {
         client.emit("error", err2);
       }
@@ -27845,7 +27845,7 @@ var require_request = __commonJS({
         return this;
       }
     };
-    function processHeader(request2, key, val) {
+    function processHeader(request3, key, val) {
       if (val && (typeof val === "object" && !Array.isArray(val))) {
         throw new InvalidArgumentError(`invalid ${key} header`);
       } else if (val === void 0) {
@@ -27892,24 +27892,24 @@ var require_request = __commonJS({
         }
       }
       if (headerName === "host") {
-        if (request2.host !== null) {
+        if (request3.host !== null) {
           throw new InvalidArgumentError("duplicate host header");
         }
         if (typeof val !== "string") {
           throw new InvalidArgumentError("invalid host header");
         }
-        request2.host = val;
+        request3.host = val;
       } else if (headerName === "content-length") {
-        if (request2.contentLength !== null) {
+        if (request3.contentLength !== null) {
           throw new InvalidArgumentError("duplicate content-length header");
         }
         if (!isValidContentLengthHeaderValue(val)) {
           throw new InvalidArgumentError("invalid content-length header");
         }
-        request2.contentLength = parseInt(val, 10);
-      } else if (request2.contentType === null && headerName === "content-type") {
-        request2.contentType = val;
-        request2.headers.push(key, val);
+        request3.contentLength = parseInt(val, 10);
+      } else if (request3.contentType === null && headerName === "content-type") {
+        request3.contentType = val;
+        request3.headers.push(key, val);
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
@@ -27923,13 +27923,13 @@ var require_request = __commonJS({
             throw new InvalidArgumentError("invalid connection header");
           }
           if (trimmed2 === "close") {
-            request2.reset = true;
+            request3.reset = true;
           }
         }
       } else if (headerName === "expect") {
         throw new NotSupportedError("expect header not supported");
       } else {
-        request2.headers.push(key, val);
+        request3.headers.push(key, val);
       }
     }
     module.exports = Request;
@@ -30542,11 +30542,11 @@ var require_util3 = __commonJS({
     function normalizeBinaryStringToUtf8(value2) {
       return Buffer.from(value2, "binary").toString("utf8");
     }
-    function requestCurrentURL(request2) {
-      return request2.urlList[request2.urlList.length - 1];
+    function requestCurrentURL(request3) {
+      return request3.urlList[request3.urlList.length - 1];
     }
-    function requestBadPort(request2) {
-      const url = requestCurrentURL(request2);
+    function requestBadPort(request3) {
+      const url = requestCurrentURL(request3);
       if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
         return "blocked";
       }
@@ -30584,10 +30584,10 @@ var require_util3 = __commonJS({
       }
       return policy;
     }
-    function setRequestReferrerPolicyOnRedirect(request2, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request3, actualResponse) {
       const policy = parseReferrerPolicy(actualResponse);
       if (policy !== "") {
-        request2.referrerPolicy = policy;
+        request3.referrerPolicy = policy;
       }
     }
     function crossOriginResourcePolicyCheck() {
@@ -30604,33 +30604,33 @@ var require_util3 = __commonJS({
       header3 = httpRequest.mode;
       httpRequest.headersList.set("sec-fetch-mode", header3, true);
     }
-    function appendRequestOriginHeader(request2) {
-      let serializedOrigin = request2.origin;
+    function appendRequestOriginHeader(request3) {
+      let serializedOrigin = request3.origin;
       if (serializedOrigin === "client" || serializedOrigin === void 0) {
         return;
       }
-      if (request2.responseTainting === "cors" || request2.mode === "websocket") {
-        request2.headersList.append("origin", serializedOrigin, true);
-      } else if (request2.method !== "GET" && request2.method !== "HEAD") {
-        switch (request2.referrerPolicy) {
+      if (request3.responseTainting === "cors" || request3.mode === "websocket") {
+        request3.headersList.append("origin", serializedOrigin, true);
+      } else if (request3.method !== "GET" && request3.method !== "HEAD") {
+        switch (request3.referrerPolicy) {
           case "no-referrer":
             serializedOrigin = null;
             break;
           case "no-referrer-when-downgrade":
           case "strict-origin":
           case "strict-origin-when-cross-origin":
-            if (request2.origin && urlHasHttpsScheme(request2.origin) && !urlHasHttpsScheme(requestCurrentURL(request2))) {
+            if (request3.origin && urlHasHttpsScheme(request3.origin) && !urlHasHttpsScheme(requestCurrentURL(request3))) {
               serializedOrigin = null;
             }
             break;
           case "same-origin":
-            if (!sameOrigin(request2, requestCurrentURL(request2))) {
+            if (!sameOrigin(request3, requestCurrentURL(request3))) {
               serializedOrigin = null;
             }
             break;
           default:
         }
-        request2.headersList.append("origin", serializedOrigin, true);
+        request3.headersList.append("origin", serializedOrigin, true);
       }
     }
     function coarsenTime(timestamp, crossOriginIsolatedCapability) {
@@ -30684,18 +30684,18 @@ var require_util3 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request2) {
-      const policy = request2.referrerPolicy;
+    function determineRequestsReferrer(request3) {
+      const policy = request3.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request2.referrer === "client") {
+      if (request3.referrer === "client") {
         const globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null") {
           return "no-referrer";
         }
         referrerSource = new URL(globalOrigin);
-      } else if (webidl.is.URL(request2.referrer)) {
-        referrerSource = request2.referrer;
+      } else if (webidl.is.URL(request3.referrer)) {
+        referrerSource = request3.referrer;
       }
       let referrerURL = stripURLForReferrer(referrerSource);
       const referrerOrigin = stripURLForReferrer(referrerSource, true);
@@ -30713,14 +30713,14 @@ var require_util3 = __commonJS({
         case "unsafe-url":
           return referrerURL;
         case "strict-origin": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
           return referrerOrigin;
         }
         case "strict-origin-when-cross-origin": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           if (sameOrigin(referrerURL, currentURL)) {
             return referrerURL;
           }
@@ -30730,17 +30730,17 @@ var require_util3 = __commonJS({
           return referrerOrigin;
         }
         case "same-origin":
-          if (sameOrigin(request2, referrerURL)) {
+          if (sameOrigin(request3, referrerURL)) {
             return referrerURL;
           }
           return "no-referrer";
         case "origin-when-cross-origin":
-          if (sameOrigin(request2, referrerURL)) {
+          if (sameOrigin(request3, referrerURL)) {
             return referrerURL;
           }
           return referrerOrigin;
         case "no-referrer-when-downgrade": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
@@ -30807,7 +30807,7 @@ var require_util3 = __commonJS({
       if (url.protocol === "blob:") return true;
       return isOriginPotentiallyTrustworthy(url.origin);
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request2) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request3) {
     }
     function sameOrigin(A3, B3) {
       if (A3.origin === B3.origin && A3.origin === "null") {
@@ -31186,7 +31186,7 @@ var require_util3 = __commonJS({
       }
       return gettingDecodingSplitting(value2);
     }
-    function hasAuthenticationEntry(request2) {
+    function hasAuthenticationEntry(request3) {
       return false;
     }
     function includesCredentials(url) {
@@ -32421,11 +32421,11 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        if (!request2) {
+        const request3 = client[kQueue][client[kRunningIdx]];
+        if (!request3) {
           return -1;
         }
-        request2.onResponseStarted();
+        request3.onResponseStarted();
         return 0;
       }
       /**
@@ -32487,9 +32487,9 @@ var require_client_h1 = __commonJS({
         assert(!socket.destroyed);
         assert(!this.paused);
         assert((headers.length & 1) === 0);
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
-        assert(request2.upgrade || request2.method === "CONNECT");
+        const request3 = client[kQueue][client[kRunningIdx]];
+        assert(request3);
+        assert(request3.upgrade || request3.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -32506,9 +32506,9 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request2.onUpgrade(statusCode, headers, socket, statusText);
+          request3.onUpgrade(statusCode, headers, socket, statusText);
         } catch (err) {
-          util.errorRequest(client, request2, err);
+          util.errorRequest(client, request3, err);
           util.destroy(socket, err);
         }
         client[kResume]();
@@ -32528,8 +32528,8 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        if (!request2) {
+        const request3 = client[kQueue][client[kRunningIdx]];
+        if (!request3) {
           return -1;
         }
         assert(!this.upgrade);
@@ -32538,23 +32538,23 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        if (upgrade && !request2.upgrade) {
+        if (upgrade && !request3.upgrade) {
           util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket)));
           return -1;
         }
         assert(this.timeoutType === TIMEOUT_HEADERS);
         this.statusCode = statusCode;
         this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request2.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
+        request3.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
         if (this.statusCode >= 200) {
-          const bodyTimeout = request2.bodyTimeout != null ? request2.bodyTimeout : client[kBodyTimeout];
+          const bodyTimeout = request3.bodyTimeout != null ? request3.bodyTimeout : client[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
           }
         }
-        if (request2.method === "CONNECT") {
+        if (request3.method === "CONNECT") {
           assert(client[kRunning] === 1);
           this.upgrade = true;
           return 2;
@@ -32585,11 +32585,11 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
-        if (request2.aborted) {
+        const pause = request3.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        if (request3.aborted) {
           return -1;
         }
-        if (request2.method === "HEAD") {
+        if (request3.method === "HEAD") {
           return 1;
         }
         if (statusCode < 200) {
@@ -32610,8 +32610,8 @@ var require_client_h1 = __commonJS({
         if (socket.destroyed) {
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
+        const request3 = client[kQueue][client[kRunningIdx]];
+        assert(request3);
         assert(this.timeoutType === TIMEOUT_BODY);
         if (this.timeout) {
           if (this.timeout.refresh) {
@@ -32624,7 +32624,7 @@ var require_client_h1 = __commonJS({
           return -1;
         }
         this.bytesRead += buf.length;
-        if (request2.onData(buf) === false) {
+        if (request3.onData(buf) === false) {
           return constants2.ERROR.PAUSED;
         }
         return 0;
@@ -32642,8 +32642,8 @@ var require_client_h1 = __commonJS({
         }
         assert(statusCode >= 100);
         assert((this.headers.length & 1) === 0);
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
+        const request3 = client[kQueue][client[kRunningIdx]];
+        assert(request3);
         this.statusCode = 0;
         this.statusText = "";
         this.bytesRead = 0;
@@ -32655,11 +32655,11 @@ var require_client_h1 = __commonJS({
         if (statusCode < 200) {
           return 0;
         }
-        if (request2.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
+        if (request3.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
           util.destroy(socket, new ResponseContentLengthMismatchError());
           return -1;
         }
-        request2.onComplete(headers);
+        request3.onComplete(headers);
         client[kQueue][client[kRunningIdx]++] = null;
         socket[kSocketUsed] = client[kPending] === 0;
         if (socket[kWriting]) {
@@ -32728,8 +32728,8 @@ var require_client_h1 = __commonJS({
       return {
         version: "h1",
         defaultPipelining: 1,
-        write(request2) {
-          return writeH1(client, request2);
+        write(request3) {
+          return writeH1(client, request3);
         },
         resume() {
           resumeH1(client);
@@ -32756,18 +32756,18 @@ var require_client_h1 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
          */
-        busy(request2) {
+        busy(request3) {
           if (socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1) {
             return true;
           }
-          if (request2) {
-            if (client[kRunning] > 0 && !request2.idempotent) {
+          if (request3) {
+            if (client[kRunning] > 0 && !request3.idempotent) {
               return true;
             }
-            if (client[kRunning] > 0 && (request2.upgrade || request2.method === "CONNECT")) {
+            if (client[kRunning] > 0 && (request3.upgrade || request3.method === "CONNECT")) {
               return true;
             }
-            if (client[kRunning] > 0 && util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) {
+            if (client[kRunning] > 0 && util.bodyLength(request3.body) !== 0 && (util.isStream(request3.body) || util.isAsyncIterable(request3.body) || util.isFormDataLike(request3.body))) {
               return true;
             }
           }
@@ -32820,13 +32820,13 @@ var require_client_h1 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request2 = requests[i2];
-          util.errorRequest(client, request2, err);
+          const request3 = requests[i2];
+          util.errorRequest(client, request3, err);
         }
       } else if (client[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-        const request2 = client[kQueue][client[kRunningIdx]];
+        const request3 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request3, err);
       }
       client[kPendingIdx] = client[kRunningIdx];
       assert(client[kRunning] === 0);
@@ -32894,8 +32894,8 @@ var require_client_h1 = __commonJS({
           }
         } else if (client[kRunning] > 0 && socket[kParser].statusCode < 200) {
           if (socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-            const request2 = client[kQueue][client[kRunningIdx]];
-            const headersTimeout = request2.headersTimeout != null ? request2.headersTimeout : client[kHeadersTimeout];
+            const request3 = client[kQueue][client[kRunningIdx]];
+            const headersTimeout = request3.headersTimeout != null ? request3.headersTimeout : client[kHeadersTimeout];
             socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
           }
         }
@@ -32904,11 +32904,11 @@ var require_client_h1 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function setTypeOfService(socket, request2) {
+    function setTypeOfService(socket, request3) {
       if (typeof socket.setTypeOfService !== "function") {
         return;
       }
-      const typeOfService = request2.typeOfService;
+      const typeOfService = request3.typeOfService;
       if (typeOfService === void 0) {
         return;
       }
@@ -32922,26 +32922,26 @@ var require_client_h1 = __commonJS({
       } catch {
       }
     }
-    function writeH1(client, request2) {
-      const { method, path: path17, host, upgrade, blocking, reset } = request2;
-      let { body, headers, contentLength } = request2;
+    function writeH1(client, request3) {
+      const { method, path: path17, host, upgrade, blocking, reset } = request3;
+      let { body, headers, contentLength } = request3;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
         if (!extractBody) {
           extractBody = require_body().extractBody;
         }
         const [bodyStream, contentType] = extractBody(body);
-        if (request2.contentType == null) {
+        if (request3.contentType == null) {
           headers.push("content-type", contentType);
         }
         body = bodyStream.stream;
         contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body) && request2.contentType == null) {
+      } else if (util.isBlobLike(body) && request3.contentType == null) {
         const contentType = body.type;
         if (contentType) {
           const contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue)) {
-            util.errorRequest(client, request2, new InvalidArgumentError("invalid content-type header"));
+            util.errorRequest(client, request3, new InvalidArgumentError("invalid content-type header"));
             return false;
           }
           headers.push("content-type", contentTypeValue);
@@ -32953,14 +32953,14 @@ var require_client_h1 = __commonJS({
       const bodyLength = util.bodyLength(body);
       contentLength = bodyLength ?? contentLength;
       if (contentLength === null) {
-        contentLength = request2.contentLength;
+        contentLength = request3.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength !== null && request2.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request3.contentLength !== null && request3.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -32968,19 +32968,19 @@ var require_client_h1 = __commonJS({
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
       const abort = (err) => {
-        if (request2.aborted || request2.completed) {
+        if (request3.aborted || request3.completed) {
           return;
         }
-        util.errorRequest(client, request2, err || new RequestAbortedError());
+        util.errorRequest(client, request3, err || new RequestAbortedError());
         util.destroy(body);
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request2.onConnect(abort);
+        request3.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request3, err);
       }
-      if (request2.aborted) {
+      if (request3.aborted) {
         return false;
       }
       if (method === "HEAD") {
@@ -32998,7 +32998,7 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      setTypeOfService(socket, request2);
+      setTypeOfService(socket, request3);
       let header3 = `${method} ${path17} HTTP/1.1\r
 `;
       if (typeof host === "string") {
@@ -33032,31 +33032,31 @@ upgrade: ${upgrade}\r
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request: request2, headers: header3, socket });
+        channels.sendHeaders.publish({ request: request3, headers: header3, socket });
       }
       if (!body || bodyLength === 0) {
-        writeBuffer(abort, null, client, request2, socket, contentLength, header3, expectsPayload);
+        writeBuffer(abort, null, client, request3, socket, contentLength, header3, expectsPayload);
       } else if (util.isBuffer(body)) {
-        writeBuffer(abort, body, client, request2, socket, contentLength, header3, expectsPayload);
+        writeBuffer(abort, body, client, request3, socket, contentLength, header3, expectsPayload);
       } else if (util.isBlobLike(body)) {
         if (typeof body.stream === "function") {
-          writeIterable(abort, body.stream(), client, request2, socket, contentLength, header3, expectsPayload);
+          writeIterable(abort, body.stream(), client, request3, socket, contentLength, header3, expectsPayload);
         } else {
-          writeBlob(abort, body, client, request2, socket, contentLength, header3, expectsPayload);
+          writeBlob(abort, body, client, request3, socket, contentLength, header3, expectsPayload);
         }
       } else if (util.isStream(body)) {
-        writeStream(abort, body, client, request2, socket, contentLength, header3, expectsPayload);
+        writeStream(abort, body, client, request3, socket, contentLength, header3, expectsPayload);
       } else if (util.isIterable(body)) {
-        writeIterable(abort, body, client, request2, socket, contentLength, header3, expectsPayload);
+        writeIterable(abort, body, client, request3, socket, contentLength, header3, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body, client, request2, socket, contentLength, header3, expectsPayload) {
+    function writeStream(abort, body, client, request3, socket, contentLength, header3, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished = false;
-      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header3 });
+      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header3 });
       const onData = function(chunk) {
         if (finished) {
           return;
@@ -33122,7 +33122,7 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body, client, request2, socket, contentLength, header3, expectsPayload) {
+    function writeBuffer(abort, body, client, request3, socket, contentLength, header3, expectsPayload) {
       try {
         if (!body) {
           if (contentLength === 0) {
@@ -33142,18 +33142,18 @@ upgrade: ${upgrade}\r
 `, "latin1");
           socket.write(body);
           socket.uncork();
-          request2.onBodySent(body);
-          if (!expectsPayload && request2.reset !== false) {
+          request3.onBodySent(body);
+          if (!expectsPayload && request3.reset !== false) {
             socket[kReset] = true;
           }
         }
-        request2.onRequestSent();
+        request3.onRequestSent();
         client[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body, client, request2, socket, contentLength, header3, expectsPayload) {
+    async function writeBlob(abort, body, client, request3, socket, contentLength, header3, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -33166,9 +33166,9 @@ upgrade: ${upgrade}\r
 `, "latin1");
         socket.write(buffer);
         socket.uncork();
-        request2.onBodySent(buffer);
-        request2.onRequestSent();
-        if (!expectsPayload && request2.reset !== false) {
+        request3.onBodySent(buffer);
+        request3.onRequestSent();
+        if (!expectsPayload && request3.reset !== false) {
           socket[kReset] = true;
         }
         client[kResume]();
@@ -33176,7 +33176,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body, client, request2, socket, contentLength, header3, expectsPayload) {
+    async function writeIterable(abort, body, client, request3, socket, contentLength, header3, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -33195,7 +33195,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header3 });
+      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header3 });
       try {
         for await (const chunk of body) {
           if (socket[kError]) {
@@ -33224,9 +33224,9 @@ upgrade: ${upgrade}\r
        * @param {boolean} arg.expectsPayload
        * @param {string} arg.header
        */
-      constructor({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header3 }) {
+      constructor({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header3 }) {
         this.socket = socket;
-        this.request = request2;
+        this.request = request3;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
@@ -33240,7 +33240,7 @@ upgrade: ${upgrade}\r
        * @returns
        */
       write(chunk) {
-        const { socket, request: request2, contentLength, client, bytesWritten, expectsPayload, header: header3 } = this;
+        const { socket, request: request3, contentLength, client, bytesWritten, expectsPayload, header: header3 } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -33259,7 +33259,7 @@ upgrade: ${upgrade}\r
         }
         socket.cork();
         if (bytesWritten === 0) {
-          if (!expectsPayload && request2.reset !== false) {
+          if (!expectsPayload && request3.reset !== false) {
             socket[kReset] = true;
           }
           if (contentLength === null) {
@@ -33279,7 +33279,7 @@ ${len.toString(16)}\r
         this.bytesWritten += len;
         const ret2 = socket.write(chunk);
         socket.uncork();
-        request2.onBodySent(chunk);
+        request3.onBodySent(chunk);
         if (!ret2) {
           if (socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS) {
             if (socket[kParser].timeout.refresh) {
@@ -33293,8 +33293,8 @@ ${len.toString(16)}\r
        * @returns {void}
        */
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header3, request: request2 } = this;
-        request2.onRequestSent();
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header3, request: request3 } = this;
+        request3.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
           throw socket[kError];
@@ -33474,8 +33474,8 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        write(request2) {
-          return writeH2(client, request2);
+        write(request3) {
+          return writeH2(client, request3);
         },
         /**
          * @returns {void}
@@ -33504,14 +33504,14 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        busy(request2) {
-          if (request2 != null) {
+        busy(request3) {
+          if (request3 != null) {
             if (client[kRunning] > 0) {
-              if (request2.idempotent === false) return true;
-              if ((request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false) return true;
-              if (util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) return true;
+              if (request3.idempotent === false) return true;
+              if ((request3.upgrade === "websocket" || request3.method === "CONNECT") && session[kRemoteSettings] === false) return true;
+              if (util.bodyLength(request3.body) !== 0 && (util.isStream(request3.body) || util.isAsyncIterable(request3.body) || util.isFormDataLike(request3.body))) return true;
             } else {
-              return (request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false;
+              return (request3.upgrade === "websocket" || request3.method === "CONNECT") && session[kRemoteSettings] === false;
             }
           }
           return false;
@@ -33586,15 +33586,15 @@ var require_client_h2 = __commonJS({
       this.destroy(err);
       util.destroy(this[kSocket], err);
     }
-    function completeRequest(client, request2, resetPendingIdx = false) {
+    function completeRequest(client, request3, resetPendingIdx = false) {
       const queue = client[kQueue];
       const runningIdx = client[kRunningIdx];
-      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request2) {
+      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request3) {
         queue[runningIdx] = null;
         client[kRunningIdx] = runningIdx + 1;
         return;
       }
-      const index = queue.indexOf(request2, runningIdx);
+      const index = queue.indexOf(request3, runningIdx);
       if (index === -1 || index >= client[kPendingIdx]) {
         return;
       }
@@ -33613,10 +33613,10 @@ var require_client_h2 = __commonJS({
       this[kHTTP2Session] = null;
       util.destroy(this[kSocket], err);
       if (client[kRunningIdx] < client[kQueue].length) {
-        const request2 = client[kQueue][client[kRunningIdx]];
+        const request3 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        if (request2 != null) {
-          util.errorRequest(client, request2, err);
+        if (request3 != null) {
+          util.errorRequest(client, request3, err);
         }
         client[kPendingIdx] = client[kRunningIdx];
       }
@@ -33639,9 +33639,9 @@ var require_client_h2 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request2 = requests[i2];
-          if (request2 != null) {
-            util.errorRequest(client, request2, err);
+          const request3 = requests[i2];
+          if (request3 != null) {
+            util.errorRequest(client, request3, err);
           }
         }
       }
@@ -33672,14 +33672,14 @@ var require_client_h2 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function writeH2(client, request2) {
-      const headersTimeout = request2.headersTimeout ?? client[kHeadersTimeout];
-      const bodyTimeout = request2.bodyTimeout ?? client[kBodyTimeout];
+    function writeH2(client, request3) {
+      const headersTimeout = request3.headersTimeout ?? client[kHeadersTimeout];
+      const bodyTimeout = request3.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path17, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
-      let { body } = request2;
+      const { method, path: path17, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request3;
+      let { body } = request3;
       if (upgrade != null && upgrade !== "websocket") {
-        util.errorRequest(client, request2, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
+        util.errorRequest(client, request3, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
         return false;
       }
       const headers = {};
@@ -33713,33 +33713,33 @@ var require_client_h2 = __commonJS({
       headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
       const abort = (err) => {
-        if (request2.aborted || request2.completed) {
+        if (request3.aborted || request3.completed) {
           return;
         }
         err = err || new RequestAbortedError();
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request3, err);
         if (stream != null) {
           stream.removeAllListeners("data");
           stream.close();
           client[kOnError](err);
-          completeRequest(client, request2);
+          completeRequest(client, request3);
           client[kResume]();
         }
         util.destroy(body, err);
       };
       try {
-        request2.onConnect(abort);
+        request3.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request3, err);
       }
-      if (request2.aborted) {
+      if (request3.aborted) {
         return false;
       }
       if (upgrade || method === "CONNECT") {
         session.ref();
         if (upgrade === "websocket") {
           if (session[kEnableConnectProtocol] === false) {
-            util.errorRequest(client, request2, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
+            util.errorRequest(client, request3, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
             session.unref();
             return false;
           }
@@ -33757,12 +33757,12 @@ var require_client_h2 = __commonJS({
           stream.once("response", (headers2, _flags) => {
             const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
             try {
-              request2.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
+              request3.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
             } catch (err) {
               abort(err);
               return;
             }
-            completeRequest(client, request2);
+            completeRequest(client, request3);
           });
           stream.on("error", () => {
             if (stream.rstCode === NGHTTP2_REFUSED_STREAM || stream.rstCode === NGHTTP2_CANCEL) {
@@ -33782,12 +33782,12 @@ var require_client_h2 = __commonJS({
         stream.on("response", (headers2) => {
           const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
           try {
-            request2.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
+            request3.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
           } catch (err) {
             abort(err);
             return;
           }
-          completeRequest(client, request2);
+          completeRequest(client, request3);
         });
         stream.on("error", abort);
         stream.once("close", () => {
@@ -33812,14 +33812,14 @@ var require_client_h2 = __commonJS({
         contentLength = bodyStream.length;
       }
       if (contentLength == null) {
-        contentLength = request2.contentLength;
+        contentLength = request3.contentLength;
       }
       if (!expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength != null && request2.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request3.contentLength != null && request3.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -33835,7 +33835,7 @@ var require_client_h2 = __commonJS({
           header3 += `${key}: ${headers[key]}\r
 `;
         }
-        channels.sendHeaders.publish({ request: request2, headers: header3, socket: session[kSocket] });
+        channels.sendHeaders.publish({ request: request3, headers: header3, socket: session[kSocket] });
       }
       const shouldEndStream = method === "GET" || method === "HEAD" || body === null;
       if (expectContinue) {
@@ -33856,21 +33856,21 @@ var require_client_h2 = __commonJS({
       let responseReceived = false;
       stream.once("response", (headers2) => {
         const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
-        request2.onResponseStarted();
+        request3.onResponseStarted();
         responseReceived = true;
         stream.setTimeout(bodyTimeout);
-        if (request2.aborted) {
+        if (request3.aborted) {
           stream.removeAllListeners("data");
           return;
         }
-        if (request2.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
+        if (request3.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
           stream.pause();
         }
         stream.on("data", (chunk) => {
-          if (request2.aborted || request2.completed) {
+          if (request3.aborted || request3.completed) {
             return;
           }
-          if (request2.onData(chunk) === false) {
+          if (request3.onData(chunk) === false) {
             stream.pause();
           }
         });
@@ -33878,14 +33878,14 @@ var require_client_h2 = __commonJS({
       stream.once("end", () => {
         stream.removeAllListeners("data");
         if (responseReceived) {
-          if (!request2.aborted && !request2.completed) {
-            request2.onComplete({});
+          if (!request3.aborted && !request3.completed) {
+            request3.onComplete({});
           }
-          completeRequest(client, request2);
+          completeRequest(client, request3);
           client[kResume]();
         } else {
           abort(new InformationalError("HTTP/2: stream half-closed (remote)"));
-          completeRequest(client, request2, true);
+          completeRequest(client, request3, true);
           client[kResume]();
         }
       });
@@ -33895,7 +33895,7 @@ var require_client_h2 = __commonJS({
         if (session[kOpenStreams] === 0) {
           session.unref();
         }
-        if (!request2.aborted && !request2.completed) {
+        if (!request3.aborted && !request3.completed) {
           abort(new InformationalError("HTTP/2: stream closed before the response was complete"));
         }
       });
@@ -33920,11 +33920,11 @@ var require_client_h2 = __commonJS({
         abort(err);
       });
       stream.once("trailers", (trailers) => {
-        if (request2.aborted || request2.completed) {
+        if (request3.aborted || request3.completed) {
           return;
         }
         stream.removeAllListeners("data");
-        request2.onComplete(trailers);
+        request3.onComplete(trailers);
       });
       return true;
       function writeBodyH2() {
@@ -33934,7 +33934,7 @@ var require_client_h2 = __commonJS({
             stream,
             null,
             client,
-            request2,
+            request3,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -33945,7 +33945,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request2,
+            request3,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -33957,7 +33957,7 @@ var require_client_h2 = __commonJS({
               stream,
               body.stream(),
               client,
-              request2,
+              request3,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -33968,7 +33968,7 @@ var require_client_h2 = __commonJS({
               stream,
               body,
               client,
-              request2,
+              request3,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -33982,7 +33982,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request2,
+            request3,
             contentLength
           );
         } else if (util.isIterable(body)) {
@@ -33991,7 +33991,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request2,
+            request3,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -34001,7 +34001,7 @@ var require_client_h2 = __commonJS({
         }
       }
     }
-    function writeBuffer(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
       try {
         if (body != null && util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
@@ -34009,18 +34009,18 @@ var require_client_h2 = __commonJS({
           h2stream.write(body);
           h2stream.uncork();
           h2stream.end();
-          request2.onBodySent(body);
+          request3.onBodySent(body);
         }
         if (!expectsPayload) {
           socket[kReset] = true;
         }
-        request2.onRequestSent();
+        request3.onRequestSent();
         client[kResume]();
       } catch (error) {
         abort(error);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request2, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request3, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline(
         body,
@@ -34031,7 +34031,7 @@ var require_client_h2 = __commonJS({
             abort(err);
           } else {
             util.removeAllListeners(pipe);
-            request2.onRequestSent();
+            request3.onRequestSent();
             if (!expectsPayload) {
               socket[kReset] = true;
             }
@@ -34041,10 +34041,10 @@ var require_client_h2 = __commonJS({
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request2.onBodySent(chunk);
+        request3.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -34055,8 +34055,8 @@ var require_client_h2 = __commonJS({
         h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request2.onBodySent(buffer);
-        request2.onRequestSent();
+        request3.onBodySent(buffer);
+        request3.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -34065,7 +34065,7 @@ var require_client_h2 = __commonJS({
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -34090,13 +34090,13 @@ var require_client_h2 = __commonJS({
             throw socket[kError];
           }
           const res = h2stream.write(chunk);
-          request2.onBodySent(chunk);
+          request3.onBodySent(chunk);
           if (!res) {
             await waitForDrain();
           }
         }
         h2stream.end();
-        request2.onRequestSent();
+        request3.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -34382,10 +34382,10 @@ var require_client = __commonJS({
         this.once("connect", cb);
       }
       [kDispatch](opts, handler) {
-        const request2 = new Request(this[kUrl].origin, opts, handler);
-        this[kQueue].push(request2);
+        const request3 = new Request(this[kUrl].origin, opts, handler);
+        this[kQueue].push(request3);
         if (this[kResuming]) {
-        } else if (util.bodyLength(request2.body) == null && util.isIterable(request2.body)) {
+        } else if (util.bodyLength(request3.body) == null && util.isIterable(request3.body)) {
           this[kResuming] = 1;
           queueMicrotask(() => resume(this));
         } else {
@@ -34409,9 +34409,9 @@ var require_client = __commonJS({
         return new Promise((resolve4) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i2 = 0; i2 < requests.length; i2++) {
-            const request2 = requests[i2];
-            if (request2 != null) {
-              util.errorRequest(this, request2, err);
+            const request3 = requests[i2];
+            if (request3 != null) {
+              util.errorRequest(this, request3, err);
             }
           }
           const callback = () => {
@@ -34436,9 +34436,9 @@ var require_client = __commonJS({
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request2 = requests[i2];
-          if (request2 != null) {
-            util.errorRequest(client, request2, err);
+          const request3 = requests[i2];
+          if (request3 != null) {
+            util.errorRequest(client, request3, err);
           }
         }
         assert(client[kSize] === 0);
@@ -34549,8 +34549,8 @@ var require_client = __commonJS({
       if (err.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
         assert(client[kRunning] === 0);
         while (client[kPending] > 0 && client[kQueue][client[kPendingIdx]].servername === client[kServerName]) {
-          const request2 = client[kQueue][client[kPendingIdx]++];
-          util.errorRequest(client, request2, err);
+          const request3 = client[kQueue][client[kPendingIdx]++];
+          util.errorRequest(client, request3, err);
         }
       } else {
         onError2(client, err);
@@ -34605,15 +34605,15 @@ var require_client = __commonJS({
         if (client[kRunning] >= (getPipelining(client) || 1)) {
           return;
         }
-        const request2 = client[kQueue][client[kPendingIdx]];
-        if (request2 === null) {
+        const request3 = client[kQueue][client[kPendingIdx]];
+        if (request3 === null) {
           return;
         }
-        if (client[kUrl].protocol === "https:" && client[kServerName] !== request2.servername) {
+        if (client[kUrl].protocol === "https:" && client[kServerName] !== request3.servername) {
           if (client[kRunning] > 0) {
             return;
           }
-          client[kServerName] = request2.servername;
+          client[kServerName] = request3.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
             resume(client);
@@ -34629,10 +34629,10 @@ var require_client = __commonJS({
         if (client[kHTTPContext].destroyed) {
           return;
         }
-        if (client[kHTTPContext].busy(request2)) {
+        if (client[kHTTPContext].busy(request3)) {
           return;
         }
-        if (!request2.aborted && client[kHTTPContext].write(request2)) {
+        if (!request3.aborted && client[kHTTPContext].write(request3)) {
           client[kPendingIdx]++;
         } else {
           client[kQueue].splice(client[kPendingIdx], 1);
@@ -35687,13 +35687,13 @@ var require_socks5_client = __commonJS({
         }
         debug2("starting handshake with", this.authMethods.length, "auth methods");
         this.state = STATES.HANDSHAKING;
-        const request2 = Buffer2.alloc(2 + this.authMethods.length);
-        request2[0] = SOCKS_VERSION;
-        request2[1] = this.authMethods.length;
+        const request3 = Buffer2.alloc(2 + this.authMethods.length);
+        request3[0] = SOCKS_VERSION;
+        request3[1] = this.authMethods.length;
         this.authMethods.forEach((method, i2) => {
-          request2[2 + i2] = method;
+          request3[2 + i2] = method;
         });
-        this.socket.write(request2);
+        this.socket.write(request3);
       }
       /**
        * Handle handshake response from server
@@ -35735,13 +35735,13 @@ var require_socks5_client = __commonJS({
         if (usernameBuffer.length > 255 || passwordBuffer.length > 255) {
           throw new InvalidArgumentError("Username or password too long");
         }
-        const request2 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
-        request2[0] = 1;
-        request2[1] = usernameBuffer.length;
-        usernameBuffer.copy(request2, 2);
-        request2[2 + usernameBuffer.length] = passwordBuffer.length;
-        passwordBuffer.copy(request2, 3 + usernameBuffer.length);
-        this.socket.write(request2);
+        const request3 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
+        request3[0] = 1;
+        request3[1] = usernameBuffer.length;
+        usernameBuffer.copy(request3, 2);
+        request3[2 + usernameBuffer.length] = passwordBuffer.length;
+        passwordBuffer.copy(request3, 3 + usernameBuffer.length);
+        this.socket.write(request3);
       }
       /**
        * Handle authentication response
@@ -35776,22 +35776,22 @@ var require_socks5_client = __commonJS({
         }
         debug2("connecting to", address, port);
         this.state = STATES.CONNECTING;
-        const request2 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
-        this.socket.write(request2);
+        const request3 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
+        this.socket.write(request3);
       }
       /**
        * Build a SOCKS5 request
        */
       buildConnectRequest(command, address, port) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
-        const request2 = Buffer2.alloc(4 + addressBuffer.length + 2);
-        request2[0] = SOCKS_VERSION;
-        request2[1] = command;
-        request2[2] = 0;
-        request2[3] = addressType;
-        addressBuffer.copy(request2, 4);
-        request2.writeUInt16BE(port, 4 + addressBuffer.length);
-        return request2;
+        const request3 = Buffer2.alloc(4 + addressBuffer.length + 2);
+        request3[0] = SOCKS_VERSION;
+        request3[1] = command;
+        request3[2] = 0;
+        request3[3] = addressType;
+        addressBuffer.copy(request3, 4);
+        request3.writeUInt16BE(port, 4 + addressBuffer.length);
+        return request3;
       }
       /**
        * Handle CONNECT response
@@ -36361,7 +36361,7 @@ var require_env_http_proxy_agent = __commonJS({
       "http:": 80,
       "https:": 443
     };
-    var EnvHttpProxyAgent = class extends DispatcherBase {
+    var EnvHttpProxyAgent2 = class extends DispatcherBase {
       #noProxyValue = null;
       #noProxyEntries = null;
       #opts = null;
@@ -36468,7 +36468,7 @@ var require_env_http_proxy_agent = __commonJS({
         return process.env.no_proxy ?? process.env.NO_PROXY ?? "";
       }
     };
-    module.exports = EnvHttpProxyAgent;
+    module.exports = EnvHttpProxyAgent2;
   }
 });
 
@@ -37511,10 +37511,10 @@ var require_api_request = __commonJS({
         }
       }
     };
-    function request2(opts, callback) {
+    function request3(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve4, reject) => {
-          request2.call(this, opts, (err, data) => {
+          request3.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve4(data);
           });
         });
@@ -37530,7 +37530,7 @@ var require_api_request = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module.exports = request2;
+    module.exports = request3;
     module.exports.RequestHandler = RequestHandler;
   }
 });
@@ -39513,8 +39513,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return;
         }
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request3);
         const normalizedHeaders = normalizeHeaders(response.headers);
         const responseData = {
           statusCode: response.statusCode,
@@ -39532,7 +39532,7 @@ var require_snapshot_recorder = __commonJS({
           existingSnapshot.timestamp = (/* @__PURE__ */ new Date()).toISOString();
         } else {
           this.#snapshots.set(hash, {
-            request: request2,
+            request: request3,
             responses: [responseData],
             // Always store as array for consistency
             callCount: 0,
@@ -39566,8 +39566,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return void 0;
         }
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request3);
         const snapshot = this.#snapshots.get(hash);
         if (!snapshot) return void 0;
         const currentCallCount = snapshot.callCount || 0;
@@ -39662,8 +39662,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {boolean} - True if snapshot was deleted, false if not found
        */
       deleteSnapshot(requestOpts) {
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request3);
         return this.#snapshots.delete(hash);
       }
       /**
@@ -39672,8 +39672,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {SnapshotInfo|null} - Snapshot information or null if not found
        */
       getSnapshotInfo(requestOpts) {
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request3);
         const snapshot = this.#snapshots.get(hash);
         if (!snapshot) return null;
         return {
@@ -39964,16 +39964,16 @@ var require_snapshot_agent = __commonJS({
        */
       #setupMockInterceptors() {
         for (const snapshot of this[kSnapshotRecorder].getSnapshots()) {
-          const { request: request2, responses, response } = snapshot;
-          const url = new URL(request2.url);
+          const { request: request3, responses, response } = snapshot;
+          const url = new URL(request3.url);
           const mockPool = this.get(url.origin);
           const responseData = responses ? responses[0] : response;
           if (!responseData) continue;
           mockPool.intercept({
             path: url.pathname + url.search,
-            method: request2.method,
-            headers: request2.headers,
-            body: request2.body
+            method: request3.method,
+            headers: request3.headers,
+            body: request3.body
           }).reply(responseData.statusCode, responseData.body, {
             headers: responseData.headers,
             trailers: responseData.trailers
@@ -45829,7 +45829,7 @@ var require_request2 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         input = webidl.converters.RequestInfo(input);
         init = webidl.converters.RequestInit(init);
-        let request2 = null;
+        let request3 = null;
         let fallbackMode = null;
         const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
@@ -45846,18 +45846,18 @@ var require_request2 = __commonJS({
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
           }
-          request2 = makeRequest({ urlList: [parsedURL] });
+          request3 = makeRequest({ urlList: [parsedURL] });
           fallbackMode = "cors";
         } else {
           assert(webidl.is.Request(input));
-          request2 = input.#state;
+          request3 = input.#state;
           signal = input.#signal;
           this.#dispatcher = init.dispatcher || input.#dispatcher;
         }
         const origin = environmentSettingsObject.settingsObject.origin;
         let window2 = "client";
-        if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin)) {
-          window2 = request2.window;
+        if (request3.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request3.window, origin)) {
+          window2 = request3.window;
         }
         if (init.window != null) {
           throw new TypeError(`'window' option '${window2}' must be null`);
@@ -45865,66 +45865,66 @@ var require_request2 = __commonJS({
         if ("window" in init) {
           window2 = "no-window";
         }
-        request2 = makeRequest({
+        request3 = makeRequest({
           // URL request’s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request’s method.
-          method: request2.method,
+          method: request3.method,
           // header list A copy of request’s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request2.headersList,
+          headersList: request3.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request2.unsafeRequest,
+          unsafeRequest: request3.unsafeRequest,
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window: window2,
           // priority request’s priority.
-          priority: request2.priority,
+          priority: request3.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request2.origin,
+          origin: request3.origin,
           // referrer request’s referrer.
-          referrer: request2.referrer,
+          referrer: request3.referrer,
           // referrer policy request’s referrer policy.
-          referrerPolicy: request2.referrerPolicy,
+          referrerPolicy: request3.referrerPolicy,
           // mode request’s mode.
-          mode: request2.mode,
+          mode: request3.mode,
           // credentials mode request’s credentials mode.
-          credentials: request2.credentials,
+          credentials: request3.credentials,
           // cache mode request’s cache mode.
-          cache: request2.cache,
+          cache: request3.cache,
           // redirect mode request’s redirect mode.
-          redirect: request2.redirect,
+          redirect: request3.redirect,
           // integrity metadata request’s integrity metadata.
-          integrity: request2.integrity,
+          integrity: request3.integrity,
           // keepalive request’s keepalive.
-          keepalive: request2.keepalive,
+          keepalive: request3.keepalive,
           // reload-navigation flag request’s reload-navigation flag.
-          reloadNavigation: request2.reloadNavigation,
+          reloadNavigation: request3.reloadNavigation,
           // history-navigation flag request’s history-navigation flag.
-          historyNavigation: request2.historyNavigation,
+          historyNavigation: request3.historyNavigation,
           // URL list A clone of request’s URL list.
-          urlList: [...request2.urlList]
+          urlList: [...request3.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
         if (initHasKey) {
-          if (request2.mode === "navigate") {
-            request2.mode = "same-origin";
+          if (request3.mode === "navigate") {
+            request3.mode = "same-origin";
           }
-          request2.reloadNavigation = false;
-          request2.historyNavigation = false;
-          request2.origin = "client";
-          request2.referrer = "client";
-          request2.referrerPolicy = "";
-          request2.url = request2.urlList[request2.urlList.length - 1];
-          request2.urlList = [request2.url];
+          request3.reloadNavigation = false;
+          request3.historyNavigation = false;
+          request3.origin = "client";
+          request3.referrer = "client";
+          request3.referrerPolicy = "";
+          request3.url = request3.urlList[request3.urlList.length - 1];
+          request3.urlList = [request3.url];
         }
         if (init.referrer !== void 0) {
           const referrer = init.referrer;
           if (referrer === "") {
-            request2.referrer = "no-referrer";
+            request3.referrer = "no-referrer";
           } else {
             let parsedReferrer;
             try {
@@ -45933,14 +45933,14 @@ var require_request2 = __commonJS({
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
             if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request2.referrer = "client";
+              request3.referrer = "client";
             } else {
-              request2.referrer = parsedReferrer;
+              request3.referrer = parsedReferrer;
             }
           }
         }
         if (init.referrerPolicy !== void 0) {
-          request2.referrerPolicy = init.referrerPolicy;
+          request3.referrerPolicy = init.referrerPolicy;
         }
         let mode;
         if (init.mode !== void 0) {
@@ -45955,33 +45955,33 @@ var require_request2 = __commonJS({
           });
         }
         if (mode != null) {
-          request2.mode = mode;
+          request3.mode = mode;
         }
         if (init.credentials !== void 0) {
-          request2.credentials = init.credentials;
+          request3.credentials = init.credentials;
         }
         if (init.cache !== void 0) {
-          request2.cache = init.cache;
+          request3.cache = init.cache;
         }
-        if (request2.cache === "only-if-cached" && request2.mode !== "same-origin") {
+        if (request3.cache === "only-if-cached" && request3.mode !== "same-origin") {
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
         }
         if (init.redirect !== void 0) {
-          request2.redirect = init.redirect;
+          request3.redirect = init.redirect;
         }
         if (init.integrity != null) {
-          request2.integrity = String(init.integrity);
+          request3.integrity = String(init.integrity);
         }
         if (init.keepalive !== void 0) {
-          request2.keepalive = Boolean(init.keepalive);
+          request3.keepalive = Boolean(init.keepalive);
         }
         if (init.method !== void 0) {
           let method = init.method;
           const mayBeNormalized = normalizedMethodRecords[method];
           if (mayBeNormalized !== void 0) {
-            request2.method = mayBeNormalized;
+            request3.method = mayBeNormalized;
           } else {
             if (!isValidHTTPToken(method)) {
               throw new TypeError(`'${method}' is not a valid HTTP method.`);
@@ -45991,9 +45991,9 @@ var require_request2 = __commonJS({
               throw new TypeError(`'${method}' HTTP method is unsupported.`);
             }
             method = normalizedMethodRecordsBase[upperCase] ?? method;
-            request2.method = method;
+            request3.method = method;
           }
-          if (!patchMethodWarning && request2.method === "patch") {
+          if (!patchMethodWarning && request3.method === "patch") {
             process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
               code: "UNDICI-FETCH-patch"
             });
@@ -46003,7 +46003,7 @@ var require_request2 = __commonJS({
         if (init.signal !== void 0) {
           signal = init.signal;
         }
-        this.#state = request2;
+        this.#state = request3;
         const ac = new AbortController();
         this.#signal = ac.signal;
         if (signal != null) {
@@ -46021,12 +46021,12 @@ var require_request2 = __commonJS({
           }
         }
         this.#headers = new Headers(kConstruct);
-        setHeadersList(this.#headers, request2.headersList);
+        setHeadersList(this.#headers, request3.headersList);
         setHeadersGuard(this.#headers, "request");
         if (mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request2.method)) {
+          if (!corsSafeListedMethodsSet.has(request3.method)) {
             throw new TypeError(
-              `'${request2.method} is unsupported in no-cors mode.`
+              `'${request3.method} is unsupported in no-cors mode.`
             );
           }
           setHeadersGuard(this.#headers, "request-no-cors");
@@ -46045,14 +46045,14 @@ var require_request2 = __commonJS({
           }
         }
         const inputBody = webidl.is.Request(input) ? input.#state.body : null;
-        if ((init.body != null || inputBody != null) && (request2.method === "GET" || request2.method === "HEAD")) {
+        if ((init.body != null || inputBody != null) && (request3.method === "GET" || request3.method === "HEAD")) {
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         }
         let initBody = null;
         if (init.body != null) {
           const [extractedBody, contentType] = extractBody(
             init.body,
-            request2.keepalive
+            request3.keepalive
           );
           initBody = extractedBody;
           if (contentType && !getHeadersList(this.#headers).contains("content-type", true)) {
@@ -46064,12 +46064,12 @@ var require_request2 = __commonJS({
           if (initBody != null && init.duplex == null) {
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
           }
-          if (request2.mode !== "same-origin" && request2.mode !== "cors") {
+          if (request3.mode !== "same-origin" && request3.mode !== "cors") {
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
           }
-          request2.useCORSPreflightFlag = true;
+          request3.useCORSPreflightFlag = true;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -46259,42 +46259,42 @@ var require_request2 = __commonJS({
        * @param {Request} request
        * @param {AbortSignal} newSignal
        */
-      static setRequestSignal(request2, newSignal) {
-        request2.#signal = newSignal;
-        return request2;
+      static setRequestSignal(request3, newSignal) {
+        request3.#signal = newSignal;
+        return request3;
       }
       /**
        * @param {Request} request
        */
-      static getRequestDispatcher(request2) {
-        return request2.#dispatcher;
+      static getRequestDispatcher(request3) {
+        return request3.#dispatcher;
       }
       /**
        * @param {Request} request
        * @param {import('../../dispatcher/dispatcher')} newDispatcher
        */
-      static setRequestDispatcher(request2, newDispatcher) {
-        request2.#dispatcher = newDispatcher;
+      static setRequestDispatcher(request3, newDispatcher) {
+        request3.#dispatcher = newDispatcher;
       }
       /**
        * @param {Request} request
        * @param {Headers} newHeaders
        */
-      static setRequestHeaders(request2, newHeaders) {
-        request2.#headers = newHeaders;
+      static setRequestHeaders(request3, newHeaders) {
+        request3.#headers = newHeaders;
       }
       /**
        * @param {Request} request
        */
-      static getRequestState(request2) {
-        return request2.#state;
+      static getRequestState(request3) {
+        return request3.#state;
       }
       /**
        * @param {Request} request
        * @param {any} newState
        */
-      static setRequestState(request2, newState) {
-        request2.#state = newState;
+      static setRequestState(request3, newState) {
+        request3.#state = newState;
       }
     };
     var { setRequestSignal, getRequestDispatcher, setRequestDispatcher, setRequestHeaders, getRequestState, setRequestState } = Request;
@@ -46349,23 +46349,23 @@ var require_request2 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request2) {
-      const newRequest = makeRequest({ ...request2, body: null });
-      if (request2.body != null) {
-        newRequest.body = cloneBody(request2.body);
+    function cloneRequest(request3) {
+      const newRequest = makeRequest({ ...request3, body: null });
+      if (request3.body != null) {
+        newRequest.body = cloneBody(request3.body);
       }
       return newRequest;
     }
     function fromInnerRequest(innerRequest, dispatcher2, signal, guard) {
-      const request2 = new Request(kConstruct);
-      setRequestState(request2, innerRequest);
-      setRequestDispatcher(request2, dispatcher2);
-      setRequestSignal(request2, signal);
+      const request3 = new Request(kConstruct);
+      setRequestState(request3, innerRequest);
+      setRequestDispatcher(request3, dispatcher2);
+      setRequestSignal(request3, signal);
       const headers = new Headers(kConstruct);
-      setRequestHeaders(request2, headers);
+      setRequestHeaders(request3, headers);
       setHeadersList(headers, innerRequest.headersList);
       setHeadersGuard(headers, guard);
-      return request2;
+      return request3;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -46746,7 +46746,7 @@ var require_fetch = __commonJS({
     function handleFetchDone(response) {
       finalizeAndReportTiming(response, "fetch");
     }
-    function fetch3(input, init = void 0) {
+    function fetch2(input, init = void 0) {
       webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
       let p2 = createDeferredPromise();
       let requestObject;
@@ -46756,14 +46756,14 @@ var require_fetch = __commonJS({
         p2.reject(e);
         return p2.promise;
       }
-      const request2 = getRequestState(requestObject);
+      const request3 = getRequestState(requestObject);
       if (requestObject.signal.aborted) {
-        abortFetch(p2, request2, null, requestObject.signal.reason, null);
+        abortFetch(p2, request3, null, requestObject.signal.reason, null);
         return p2.promise;
       }
-      const globalObject = request2.client.globalObject;
+      const globalObject = request3.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request2.serviceWorkers = "none";
+        request3.serviceWorkers = "none";
       }
       let responseObject = null;
       let locallyAborted = false;
@@ -46775,7 +46775,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p2, request2, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p2, request3, realResponse, requestObject.signal.reason, controller.controller);
         }
       );
       const processResponse = (response) => {
@@ -46783,7 +46783,7 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p2, request2, responseObject, controller.serializedAbortReason, controller.controller);
+          abortFetch(p2, request3, responseObject, controller.serializedAbortReason, controller.controller);
           return;
         }
         if (response.type === "error") {
@@ -46795,7 +46795,7 @@ var require_fetch = __commonJS({
         p2 = null;
       };
       controller = fetching({
-        request: request2,
+        request: request3,
         processResponseEndOfBody: handleFetchDone,
         processResponse,
         dispatcher: getRequestDispatcher(requestObject),
@@ -46842,12 +46842,12 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p2, request2, responseObject, error, controller) {
+    function abortFetch(p2, request3, responseObject, error, controller) {
       if (p2) {
         p2.reject(error);
       }
-      if (request2.body?.stream != null && isReadable(request2.body.stream)) {
-        request2.body.stream.cancel(error).catch((err) => {
+      if (request3.body?.stream != null && isReadable(request3.body.stream)) {
+        request3.body.stream.cancel(error).catch((err) => {
           if (err.code === "ERR_INVALID_STATE") {
             return;
           }
@@ -46863,7 +46863,7 @@ var require_fetch = __commonJS({
       }
     }
     function fetching({
-      request: request2,
+      request: request3,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -46878,9 +46878,9 @@ var require_fetch = __commonJS({
       assert(dispatcher2);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
-      if (request2.client != null) {
-        taskDestination = request2.client.globalObject;
-        crossOriginIsolatedCapability = request2.client.crossOriginIsolatedCapability;
+      if (request3.client != null) {
+        taskDestination = request3.client.globalObject;
+        crossOriginIsolatedCapability = request3.client.crossOriginIsolatedCapability;
       }
       const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
       const timingInfo = createOpaqueTimingInfo({
@@ -46888,7 +46888,7 @@ var require_fetch = __commonJS({
       });
       const fetchParams = {
         controller: new Fetch(dispatcher2),
-        request: request2,
+        request: request3,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -46900,79 +46900,79 @@ var require_fetch = __commonJS({
         // Keep requestObject alive to prevent its AbortController from being GC'd
         requestObject
       };
-      assert(!request2.body || request2.body.stream);
-      if (request2.window === "client") {
-        request2.window = request2.client?.globalObject?.constructor?.name === "Window" ? request2.client : "no-window";
+      assert(!request3.body || request3.body.stream);
+      if (request3.window === "client") {
+        request3.window = request3.client?.globalObject?.constructor?.name === "Window" ? request3.client : "no-window";
       }
-      if (request2.origin === "client") {
-        request2.origin = request2.client.origin;
+      if (request3.origin === "client") {
+        request3.origin = request3.client.origin;
       }
-      if (request2.policyContainer === "client") {
-        if (request2.client != null) {
-          request2.policyContainer = clonePolicyContainer(
-            request2.client.policyContainer
+      if (request3.policyContainer === "client") {
+        if (request3.client != null) {
+          request3.policyContainer = clonePolicyContainer(
+            request3.client.policyContainer
           );
         } else {
-          request2.policyContainer = makePolicyContainer();
+          request3.policyContainer = makePolicyContainer();
         }
       }
-      if (!request2.headersList.contains("accept", true)) {
+      if (!request3.headersList.contains("accept", true)) {
         const value2 = "*/*";
-        request2.headersList.append("accept", value2, true);
+        request3.headersList.append("accept", value2, true);
       }
-      if (!request2.headersList.contains("accept-language", true)) {
-        request2.headersList.append("accept-language", "*", true);
+      if (!request3.headersList.contains("accept-language", true)) {
+        request3.headersList.append("accept-language", "*", true);
       }
-      if (request2.priority === null) {
+      if (request3.priority === null) {
       }
-      if (subresourceSet.has(request2.destination)) {
+      if (subresourceSet.has(request3.destination)) {
       }
       mainFetch(fetchParams, false);
       return fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive) {
       try {
-        const request2 = fetchParams.request;
+        const request3 = fetchParams.request;
         let response = null;
-        if (request2.localURLsOnly && !urlIsLocal(requestCurrentURL(request2))) {
+        if (request3.localURLsOnly && !urlIsLocal(requestCurrentURL(request3))) {
           response = makeNetworkError("local URLs only");
         }
-        tryUpgradeRequestToAPotentiallyTrustworthyURL(request2);
-        if (requestBadPort(request2) === "blocked") {
+        tryUpgradeRequestToAPotentiallyTrustworthyURL(request3);
+        if (requestBadPort(request3) === "blocked") {
           response = makeNetworkError("bad port");
         }
-        if (request2.referrerPolicy === "") {
-          request2.referrerPolicy = request2.policyContainer.referrerPolicy;
+        if (request3.referrerPolicy === "") {
+          request3.referrerPolicy = request3.policyContainer.referrerPolicy;
         }
-        if (request2.referrer !== "no-referrer") {
-          request2.referrer = determineRequestsReferrer(request2);
+        if (request3.referrer !== "no-referrer") {
+          request3.referrer = determineRequestsReferrer(request3);
         }
         if (response === null) {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           if (
             // - request’s current URL’s origin is same origin with request’s origin,
             //   and request’s response tainting is "basic"
-            sameOrigin(currentURL, request2.url) && request2.responseTainting === "basic" || // request’s current URL’s scheme is "data"
+            sameOrigin(currentURL, request3.url) && request3.responseTainting === "basic" || // request’s current URL’s scheme is "data"
             currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
-            (request2.mode === "navigate" || request2.mode === "websocket")
+            (request3.mode === "navigate" || request3.mode === "websocket")
           ) {
-            request2.responseTainting = "basic";
+            request3.responseTainting = "basic";
             response = await schemeFetch(fetchParams);
-          } else if (request2.mode === "same-origin") {
+          } else if (request3.mode === "same-origin") {
             response = makeNetworkError('request mode cannot be "same-origin"');
-          } else if (request2.mode === "no-cors") {
-            if (request2.redirect !== "follow") {
+          } else if (request3.mode === "no-cors") {
+            if (request3.redirect !== "follow") {
               response = makeNetworkError(
                 'redirect mode cannot be "follow" for "no-cors" request'
               );
             } else {
-              request2.responseTainting = "opaque";
+              request3.responseTainting = "opaque";
               response = await schemeFetch(fetchParams);
             }
-          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request2))) {
+          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request3))) {
             response = makeNetworkError("URL scheme must be a HTTP(S) scheme");
           } else {
-            request2.responseTainting = "cors";
+            request3.responseTainting = "cors";
             response = await httpFetch(fetchParams);
           }
         }
@@ -46980,13 +46980,13 @@ var require_fetch = __commonJS({
           return response;
         }
         if (response.status !== 0 && !response.internalResponse) {
-          if (request2.responseTainting === "cors") {
+          if (request3.responseTainting === "cors") {
           }
-          if (request2.responseTainting === "basic") {
+          if (request3.responseTainting === "basic") {
             response = filterResponse(response, "basic");
-          } else if (request2.responseTainting === "cors") {
+          } else if (request3.responseTainting === "cors") {
             response = filterResponse(response, "cors");
-          } else if (request2.responseTainting === "opaque") {
+          } else if (request3.responseTainting === "opaque") {
             response = filterResponse(response, "opaque");
           } else {
             assert(false);
@@ -46994,26 +46994,26 @@ var require_fetch = __commonJS({
         }
         let internalResponse = response.status === 0 ? response : response.internalResponse;
         if (internalResponse.urlList.length === 0) {
-          internalResponse.urlList.push(...request2.urlList);
+          internalResponse.urlList.push(...request3.urlList);
         }
-        if (!request2.timingAllowFailed) {
+        if (!request3.timingAllowFailed) {
           response.timingAllowPassed = true;
         }
-        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request2.headers.contains("range", true)) {
+        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request3.headers.contains("range", true)) {
           response = internalResponse = makeNetworkError();
         }
-        if (response.status !== 0 && (request2.method === "HEAD" || request2.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
+        if (response.status !== 0 && (request3.method === "HEAD" || request3.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
           internalResponse.body = null;
           fetchParams.controller.dump = true;
         }
-        if (request2.integrity) {
+        if (request3.integrity) {
           const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-          if (request2.responseTainting === "opaque" || response.body == null) {
+          if (request3.responseTainting === "opaque" || response.body == null) {
             processBodyError(response.error);
             return;
           }
           const processBody = (bytes) => {
-            if (!bytesMatch(bytes, request2.integrity)) {
+            if (!bytesMatch(bytes, request3.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
@@ -47032,8 +47032,8 @@ var require_fetch = __commonJS({
       if (isCancelled(fetchParams) && fetchParams.request.redirectCount === 0) {
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
       }
-      const { request: request2 } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request2);
+      const { request: request3 } = fetchParams;
+      const { protocol: scheme } = requestCurrentURL(request3);
       switch (scheme) {
         case "about:": {
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
@@ -47042,19 +47042,19 @@ var require_fetch = __commonJS({
           if (!resolveObjectURL) {
             resolveObjectURL = __require("node:buffer").resolveObjectURL;
           }
-          const blobURLEntry = requestCurrentURL(request2);
+          const blobURLEntry = requestCurrentURL(request3);
           if (blobURLEntry.search.length !== 0) {
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           }
           const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request2.method !== "GET" || !webidl.is.Blob(blob)) {
+          if (request3.method !== "GET" || !webidl.is.Blob(blob)) {
             return Promise.resolve(makeNetworkError("invalid method"));
           }
           const response = makeResponse();
           const fullLength = blob.size;
           const serializedFullLength = isomorphicEncode(`${fullLength}`);
           const type = blob.type;
-          if (!request2.headersList.contains("range", true)) {
+          if (!request3.headersList.contains("range", true)) {
             const bodyWithType = extractBody(blob);
             response.statusText = "OK";
             response.body = bodyWithType[0];
@@ -47062,7 +47062,7 @@ var require_fetch = __commonJS({
             response.headersList.set("content-type", type, true);
           } else {
             response.rangeRequested = true;
-            const rangeHeader = request2.headersList.get("range", true);
+            const rangeHeader = request3.headersList.get("range", true);
             const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
             if (rangeValue === "failure") {
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -47093,7 +47093,7 @@ var require_fetch = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request3);
           const dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure") {
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -47182,41 +47182,41 @@ var require_fetch = __commonJS({
       }
     }
     async function httpFetch(fetchParams) {
-      const request2 = fetchParams.request;
+      const request3 = fetchParams.request;
       let response = null;
       let actualResponse = null;
       const timingInfo = fetchParams.timingInfo;
-      if (request2.serviceWorkers === "all") {
+      if (request3.serviceWorkers === "all") {
       }
       if (response === null) {
-        if (request2.redirect === "follow") {
-          request2.serviceWorkers = "none";
+        if (request3.redirect === "follow") {
+          request3.serviceWorkers = "none";
         }
         actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request2.responseTainting === "cors" && corsCheck(request2, response) === "failure") {
+        if (request3.responseTainting === "cors" && corsCheck(request3, response) === "failure") {
           return makeNetworkError("cors failure");
         }
-        if (TAOCheck(request2, response) === "failure") {
-          request2.timingAllowFailed = true;
+        if (TAOCheck(request3, response) === "failure") {
+          request3.timingAllowFailed = true;
         }
       }
-      if ((request2.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request2.origin,
-        request2.client,
-        request2.destination,
+      if ((request3.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request3.origin,
+        request3.client,
+        request3.destination,
         actualResponse
       ) === "blocked") {
         return makeNetworkError("blocked");
       }
       if (redirectStatusSet.has(actualResponse.status)) {
-        if (request2.redirect !== "manual") {
+        if (request3.redirect !== "manual") {
           fetchParams.controller.connection.destroy(void 0, false);
         }
-        if (request2.redirect === "error") {
+        if (request3.redirect === "error") {
           response = makeNetworkError("unexpected redirect");
-        } else if (request2.redirect === "manual") {
+        } else if (request3.redirect === "manual") {
           response = actualResponse;
-        } else if (request2.redirect === "follow") {
+        } else if (request3.redirect === "follow") {
           response = await httpRedirectFetch(fetchParams, response);
         } else {
           assert(false);
@@ -47226,13 +47226,13 @@ var require_fetch = __commonJS({
       return response;
     }
     function httpRedirectFetch(fetchParams, response) {
-      const request2 = fetchParams.request;
+      const request3 = fetchParams.request;
       const actualResponse = response.internalResponse ? response.internalResponse : response;
       let locationURL;
       try {
         locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request2).hash
+          requestCurrentURL(request3).hash
         );
         if (locationURL == null) {
           return response;
@@ -47243,63 +47243,63 @@ var require_fetch = __commonJS({
       if (!urlIsHttpHttpsScheme(locationURL)) {
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
       }
-      if (request2.redirectCount === 20) {
+      if (request3.redirectCount === 20) {
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
       }
-      request2.redirectCount += 1;
-      if (request2.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request2, locationURL)) {
+      request3.redirectCount += 1;
+      if (request3.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request3, locationURL)) {
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
       }
-      if (request2.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
+      if (request3.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
       }
-      if (actualResponse.status !== 303 && request2.body != null && request2.body.source == null) {
+      if (actualResponse.status !== 303 && request3.body != null && request3.body.source == null) {
         return Promise.resolve(makeNetworkError());
       }
-      if ([301, 302].includes(actualResponse.status) && request2.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request2.method)) {
-        request2.method = "GET";
-        request2.body = null;
+      if ([301, 302].includes(actualResponse.status) && request3.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request3.method)) {
+        request3.method = "GET";
+        request3.body = null;
         for (const headerName of requestBodyHeader) {
-          request2.headersList.delete(headerName);
+          request3.headersList.delete(headerName);
         }
       }
-      if (!sameOrigin(requestCurrentURL(request2), locationURL)) {
-        request2.headersList.delete("authorization", true);
-        request2.headersList.delete("proxy-authorization", true);
-        request2.headersList.delete("cookie", true);
-        request2.headersList.delete("host", true);
+      if (!sameOrigin(requestCurrentURL(request3), locationURL)) {
+        request3.headersList.delete("authorization", true);
+        request3.headersList.delete("proxy-authorization", true);
+        request3.headersList.delete("cookie", true);
+        request3.headersList.delete("host", true);
       }
-      if (request2.body != null) {
-        assert(request2.body.source != null);
-        request2.body = safelyExtractBody(request2.body.source)[0];
+      if (request3.body != null) {
+        assert(request3.body.source != null);
+        request3.body = safelyExtractBody(request3.body.source)[0];
       }
       const timingInfo = fetchParams.timingInfo;
       timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
       if (timingInfo.redirectStartTime === 0) {
         timingInfo.redirectStartTime = timingInfo.startTime;
       }
-      request2.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request2, actualResponse);
+      request3.urlList.push(locationURL);
+      setRequestReferrerPolicyOnRedirect(request3, actualResponse);
       return mainFetch(fetchParams, true);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request2 = fetchParams.request;
+      const request3 = fetchParams.request;
       let httpFetchParams = null;
       let httpRequest = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
-      if (request2.window === "no-window" && request2.redirect === "error") {
+      if (request3.window === "no-window" && request3.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request2;
+        httpRequest = request3;
       } else {
-        httpRequest = cloneRequest(request2);
+        httpRequest = cloneRequest(request3);
         httpFetchParams = { ...fetchParams };
         httpFetchParams.request = httpRequest;
       }
-      const includeCredentials = request2.credentials === "include" || request2.credentials === "same-origin" && request2.responseTainting === "basic";
+      const includeCredentials = request3.credentials === "include" || request3.credentials === "same-origin" && request3.responseTainting === "basic";
       const contentLength = httpRequest.body ? httpRequest.body.length : null;
       let contentLengthHeaderValue = null;
       if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
@@ -47386,14 +47386,14 @@ var require_fetch = __commonJS({
         response.rangeRequested = true;
       }
       response.requestIncludesCredentials = includeCredentials;
-      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request2.useURLCredentials !== void 0 || isTraversableNavigable(request2.traversableForUserPrompts))) {
-        if (request2.body != null) {
-          if (request2.body.source == null) {
+      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request3.useURLCredentials !== void 0 || isTraversableNavigable(request3.traversableForUserPrompts))) {
+        if (request3.body != null) {
+          if (request3.body.source == null) {
             return response;
           }
-          request2.body = safelyExtractBody(request2.body.source)[0];
+          request3.body = safelyExtractBody(request3.body.source)[0];
         }
-        if (request2.useURLCredentials === void 0 || isAuthenticationFetch) {
+        if (request3.useURLCredentials === void 0 || isAuthenticationFetch) {
           if (isCancelled(fetchParams)) {
             return makeAppropriateNetworkError(fetchParams);
           }
@@ -47403,7 +47403,7 @@ var require_fetch = __commonJS({
         response = await httpNetworkOrCacheFetch(fetchParams, true);
       }
       if (response.status === 407) {
-        if (request2.window === "no-window") {
+        if (request3.window === "no-window") {
           return makeNetworkError();
         }
         if (isCancelled(fetchParams)) {
@@ -47415,7 +47415,7 @@ var require_fetch = __commonJS({
         // response’s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-        (request2.body == null || request2.body.source != null)
+        (request3.body == null || request3.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
           return makeAppropriateNetworkError(fetchParams);
@@ -47445,21 +47445,21 @@ var require_fetch = __commonJS({
           }
         }
       };
-      const request2 = fetchParams.request;
+      const request3 = fetchParams.request;
       let response = null;
       const timingInfo = fetchParams.timingInfo;
       const httpCache = null;
       if (httpCache == null) {
-        request2.cache = "no-store";
+        request3.cache = "no-store";
       }
       const newConnection = forceNewConnection ? "yes" : "no";
-      if (request2.mode === "websocket") {
+      if (request3.mode === "websocket") {
       } else {
       }
       let requestBody2 = null;
-      if (request2.body == null && fetchParams.processRequestEndOfBody) {
+      if (request3.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request2.body != null) {
+      } else if (request3.body != null) {
         const processBodyChunk = async function* (bytes) {
           if (isCancelled(fetchParams)) {
             return;
@@ -47487,7 +47487,7 @@ var require_fetch = __commonJS({
         };
         requestBody2 = (async function* () {
           try {
-            for await (const bytes of request2.body.stream) {
+            for await (const bytes of request3.body.stream) {
               yield* processBodyChunk(bytes);
             }
             processEndOfBody();
@@ -47594,7 +47594,7 @@ var require_fetch = __commonJS({
       }
       return response;
       function dispatch({ body }) {
-        const url = requestCurrentURL(request2);
+        const url = requestCurrentURL(request3);
         const agent = fetchParams.controller.dispatcher;
         const path17 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
@@ -47602,11 +47602,11 @@ var require_fetch = __commonJS({
           {
             path: hasTrailingQuestionMark ? `${path17}?` : path17,
             origin: url.origin,
-            method: request2.method,
-            body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body,
-            headers: request2.headersList.entries,
+            method: request3.method,
+            body: agent.isMockActive ? request3.body && (request3.body.source || request3.body.stream) : body,
+            headers: request3.headersList.entries,
             maxRedirections: 0,
-            upgrade: request2.mode === "websocket" ? "websocket" : void 0
+            upgrade: request3.mode === "websocket" ? "websocket" : void 0
           },
           {
             body: null,
@@ -47642,9 +47642,9 @@ var require_fetch = __commonJS({
                 }
               }
               const location = headersList.get("location", true);
-              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status);
+              const willFollow = location && request3.redirect === "follow" && redirectStatusSet.has(status);
               const decoders = [];
-              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              if (request3.method !== "HEAD" && request3.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -47776,7 +47776,7 @@ var require_fetch = __commonJS({
       }
     }
     module.exports = {
-      fetch: fetch3,
+      fetch: fetch2,
       Fetch,
       fetching,
       finalizeAndReportTiming
@@ -47841,31 +47841,31 @@ var require_cache3 = __commonJS({
         webidl.util.markAsUncloneable(this);
         this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request2, options = {}) {
+      async match(request3, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.match";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
+        request3 = webidl.converters.RequestInfo(request3);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p2 = this.#internalMatchAll(request2, options, 1);
+        const p2 = this.#internalMatchAll(request3, options, 1);
         if (p2.length === 0) {
           return;
         }
         return p2[0];
       }
-      async matchAll(request2 = void 0, options = {}) {
+      async matchAll(request3 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.matchAll";
-        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
+        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        return this.#internalMatchAll(request2, options);
+        return this.#internalMatchAll(request3, options);
       }
-      async add(request2) {
+      async add(request3) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
-        const requests = [request2];
+        request3 = webidl.converters.RequestInfo(request3);
+        const requests = [request3];
         const responseArrayPromise = this.addAll(requests);
         return await responseArrayPromise;
       }
@@ -47875,19 +47875,19 @@ var require_cache3 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         const responsePromises = [];
         const requestList = [];
-        for (let request2 of requests) {
-          if (request2 === void 0) {
+        for (let request3 of requests) {
+          if (request3 === void 0) {
             throw webidl.errors.conversionFailed({
               prefix,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
           }
-          request2 = webidl.converters.RequestInfo(request2);
-          if (typeof request2 === "string") {
+          request3 = webidl.converters.RequestInfo(request3);
+          if (typeof request3 === "string") {
             continue;
           }
-          const r2 = getRequestState(request2);
+          const r2 = getRequestState(request3);
           if (!urlIsHttpHttpsScheme(r2.url) || r2.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix,
@@ -47896,8 +47896,8 @@ var require_cache3 = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request2 of requests) {
-          const r2 = getRequestState(new Request(request2));
+        for (const request3 of requests) {
+          const r2 = getRequestState(new Request(request3));
           if (!urlIsHttpHttpsScheme(r2.url)) {
             throw webidl.errors.exception({
               header: prefix,
@@ -47974,17 +47974,17 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async put(request2, response) {
+      async put(request3, response) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.put";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
+        request3 = webidl.converters.RequestInfo(request3);
         response = webidl.converters.Response(response, prefix, "response");
         let innerRequest = null;
-        if (webidl.is.Request(request2)) {
-          innerRequest = getRequestState(request2);
+        if (webidl.is.Request(request3)) {
+          innerRequest = getRequestState(request3);
         } else {
-          innerRequest = getRequestState(new Request(request2));
+          innerRequest = getRequestState(new Request(request3));
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -48055,21 +48055,21 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async delete(request2, options = {}) {
+      async delete(request3, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
+        request3 = webidl.converters.RequestInfo(request3);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r2 = null;
-        if (webidl.is.Request(request2)) {
-          r2 = getRequestState(request2);
+        if (webidl.is.Request(request3)) {
+          r2 = getRequestState(request3);
           if (r2.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
-          assert(typeof request2 === "string");
-          r2 = getRequestState(new Request(request2));
+          assert(typeof request3 === "string");
+          r2 = getRequestState(new Request(request3));
         }
         const operations = [];
         const operation = {
@@ -48101,25 +48101,25 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request2 = void 0, options = {}) {
+      async keys(request3 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.keys";
-        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
+        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r2 = null;
-        if (request2 !== void 0) {
-          if (webidl.is.Request(request2)) {
-            r2 = getRequestState(request2);
+        if (request3 !== void 0) {
+          if (webidl.is.Request(request3)) {
+            r2 = getRequestState(request3);
             if (r2.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request2 === "string") {
-            r2 = getRequestState(new Request(request2));
+          } else if (typeof request3 === "string") {
+            r2 = getRequestState(new Request(request3));
           }
         }
         const promise = createDeferredPromise();
         const requests = [];
-        if (request2 === void 0) {
+        if (request3 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             requests.push(requestResponse[0]);
           }
@@ -48131,9 +48131,9 @@ var require_cache3 = __commonJS({
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request3 of requests) {
+          for (const request4 of requests) {
             const requestObject = fromInnerRequest(
-              request3,
+              request4,
               void 0,
               new AbortController().signal,
               "immutable"
@@ -48252,9 +48252,9 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request2, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request3, response = null, options) {
         const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request2.url);
+        const cachedURL = new URL(request3.url);
         if (options?.ignoreSearch) {
           cachedURL.search = "";
           queryURL.search = "";
@@ -48270,7 +48270,7 @@ var require_cache3 = __commonJS({
           if (fieldValue3 === "*") {
             return false;
           }
-          const requestValue = request2.headersList.get(fieldValue3);
+          const requestValue = request3.headersList.get(fieldValue3);
           const queryValue = requestQuery.headersList.get(fieldValue3);
           if (requestValue !== queryValue) {
             return false;
@@ -48278,20 +48278,20 @@ var require_cache3 = __commonJS({
         }
         return true;
       }
-      #internalMatchAll(request2, options, maxResponses = Infinity) {
+      #internalMatchAll(request3, options, maxResponses = Infinity) {
         let r2 = null;
-        if (request2 !== void 0) {
-          if (webidl.is.Request(request2)) {
-            r2 = getRequestState(request2);
+        if (request3 !== void 0) {
+          if (webidl.is.Request(request3)) {
+            r2 = getRequestState(request3);
             if (r2.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request2 === "string") {
-            r2 = getRequestState(new Request(request2));
+          } else if (typeof request3 === "string") {
+            r2 = getRequestState(new Request(request3));
           }
         }
         const responses = [];
-        if (request2 === void 0) {
+        if (request3 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             responses.push(requestResponse[1]);
           }
@@ -48383,21 +48383,21 @@ var require_cachestorage = __commonJS({
         }
         webidl.util.markAsUncloneable(this);
       }
-      async match(request2, options = {}) {
+      async match(request3, options = {}) {
         webidl.brandCheck(this, _CacheStorage);
         webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request2 = webidl.converters.RequestInfo(request2);
+        request3 = webidl.converters.RequestInfo(request3);
         options = webidl.converters.MultiCacheQueryOptions(options);
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
             const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request2, options);
+            return await cache.match(request3, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
             const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request2, options);
+            const response = await cache.match(request3, options);
             if (response !== void 0) {
               return response;
             }
@@ -49594,7 +49594,7 @@ var require_connection = __commonJS({
     function establishWebSocketConnection(url, protocols, client, handler, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request2 = makeRequest({
+      const request3 = makeRequest({
         urlList: [requestURL],
         client,
         serviceWorkers: "none",
@@ -49607,18 +49607,18 @@ var require_connection = __commonJS({
       });
       if (options.headers) {
         const headersList = getHeadersList(new Headers(options.headers));
-        request2.headersList = headersList;
+        request3.headersList = headersList;
       }
       const keyValue = crypto.randomBytes(16).toString("base64");
-      request2.headersList.append("sec-websocket-key", keyValue, true);
-      request2.headersList.append("sec-websocket-version", "13", true);
+      request3.headersList.append("sec-websocket-key", keyValue, true);
+      request3.headersList.append("sec-websocket-version", "13", true);
       for (const protocol of protocols) {
-        request2.headersList.append("sec-websocket-protocol", protocol, true);
+        request3.headersList.append("sec-websocket-protocol", protocol, true);
       }
       const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request2.headersList.append("sec-websocket-extensions", permessageDeflate, true);
+      request3.headersList.append("sec-websocket-extensions", permessageDeflate, true);
       const controller = fetching({
-        request: request2,
+        request: request3,
         useParallelQueue: true,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -49665,7 +49665,7 @@ var require_connection = __commonJS({
           }
           const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request2.headersList);
+            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request3.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failHandshake(handler, response, 1002, "Protocol was not set in the opening handshake.");
               return;
@@ -51915,7 +51915,7 @@ var require_undici = __commonJS({
     var Agent3 = require_agent();
     var ProxyAgent = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
-    var EnvHttpProxyAgent = require_env_http_proxy_agent();
+    var EnvHttpProxyAgent2 = require_env_http_proxy_agent();
     var RetryAgent = require_retry_agent();
     var H2CClient = require_h2c_client();
     var errors = require_errors3();
@@ -51942,7 +51942,7 @@ var require_undici = __commonJS({
     module.exports.Agent = Agent3;
     module.exports.ProxyAgent = ProxyAgent;
     module.exports.Socks5ProxyAgent = Socks5ProxyAgent;
-    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent;
+    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent2;
     module.exports.RetryAgent = RetryAgent;
     module.exports.H2CClient = H2CClient;
     module.exports.RetryHandler = RetryHandler;
@@ -52030,7 +52030,7 @@ var require_undici = __commonJS({
       err.stack = stack ? `${stack}
 ${captureLines}` : capture.stack;
     }
-    module.exports.fetch = function fetch3(init, options = void 0) {
+    module.exports.fetch = function fetch2(init, options = void 0) {
       return fetchImpl(init, options).catch((err) => {
         if (currentFilename) {
           appendFetchStackTrace(err, currentFilename);
@@ -52162,7 +52162,7 @@ function controlClient(origin, env, limits = CLIENT_LIMITS) {
     const token = env[name];
     return token === void 0 || token === "" ? {} : { authorization: `Bearer ${token}` };
   };
-  async function request2(method, path17, tokenEnv, seconds2) {
+  async function request3(method, path17, tokenEnv, seconds2) {
     const url = `${origin}${path17}`;
     const signal = AbortSignal.timeout(seconds2 * 1e3);
     const late = () => new UsageError(`the daemon at ${origin} did not answer ${method} ${path17} within ${seconds2} s: check --daemon URL, or give it longer with --timeout SECONDS`);
@@ -52200,14 +52200,14 @@ function controlClient(origin, env, limits = CLIENT_LIMITS) {
   const sourcePath = (source, action) => `/sources/${encodeURIComponent(source)}/${action}`;
   return {
     async statuses() {
-      return checked("GET /status", readStatusRows(await request2("GET", "/status", "STATUS_TOKEN", limits.requestSeconds)));
+      return checked("GET /status", readStatusRows(await request3("GET", "/status", "STATUS_TOKEN", limits.requestSeconds)));
     },
     async sync(source, query) {
       const path17 = `${sourcePath(source, "sync")}?${new URLSearchParams(query).toString()}`;
-      return checked(`POST ${path17}`, readSyncPass(await request2("POST", path17, "CONTROL_TOKEN", limits.syncSeconds)));
+      return checked(`POST ${path17}`, readSyncPass(await request3("POST", path17, "CONTROL_TOKEN", limits.syncSeconds)));
     },
     async act(source, action) {
-      await request2("POST", sourcePath(source, action), "CONTROL_TOKEN", limits.requestSeconds);
+      await request3("POST", sourcePath(source, action), "CONTROL_TOKEN", limits.requestSeconds);
     }
   };
 }
@@ -55083,6 +55083,85 @@ var init_emulator_command = __esm({
   }
 });
 
+// src/http/proxy.ts
+function proxySettings(env) {
+  const pick2 = (name) => {
+    const lower = env[name.toLowerCase()];
+    const value2 = lower !== void 0 && lower.trim() !== "" ? lower : env[name];
+    if (value2 === void 0 || value2.trim() === "") return null;
+    const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value2.trim()) ? value2.trim() : `http://${value2.trim()}`;
+    let url;
+    try {
+      url = new URL(withScheme);
+    } catch {
+      throw new UsageError(`${name} is not a URL (its value is not shown): give it as http://host:port`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`${name} must be an http:// or https:// proxy URL, not ${url.protocol}// (its value is not shown)`);
+    return withScheme;
+  };
+  const noProxy = env.no_proxy !== void 0 && env.no_proxy.trim() !== "" ? env.no_proxy : env.NO_PROXY ?? "";
+  if (noProxy.trim() === "*") return NO_PROXY;
+  return { http: pick2("HTTP_PROXY"), https: pick2("HTTPS_PROXY"), noProxy: [noProxy, ...LOOPBACK].filter((e) => e.trim() !== "").join(",") };
+}
+function proxyFor(url, settings) {
+  const target = new URL(url);
+  const proxy = target.protocol === "https:" ? settings.https ?? settings.http : settings.http;
+  if (proxy === null) return null;
+  const host = target.hostname.toLowerCase();
+  const port = Number(target.port) || (target.protocol === "https:" ? 443 : 80);
+  return bypassed(host, port, settings.noProxy) ? null : proxy;
+}
+function bypassed(host, port, noProxy) {
+  const entries2 = noProxy.split(/[,\s]/).filter((e) => e !== "");
+  if (noProxy.trim() === "*") return true;
+  for (const entry of entries2) {
+    const parsed = /^(.+):(\d+)$/.exec(entry);
+    const name = (parsed?.[1] ?? entry).replace(/^\*?\./, "").toLowerCase();
+    if (parsed !== null && Number(parsed[2]) !== port) continue;
+    if (host === name || host.endsWith(`.${name}`)) return true;
+  }
+  return false;
+}
+function outgoingDispatcher(settings, agent = {}) {
+  if (settings.http === null && settings.https === null) return new import_undici2.Agent(agent);
+  return new import_undici2.EnvHttpProxyAgent({ ...agent, proxyTunnel: false, httpProxy: settings.http ?? "", httpsProxy: settings.https ?? settings.http ?? "", noProxy: settings.noProxy });
+}
+function shownProxy(proxy) {
+  return createRedactor(secretsInUrl(proxy))(proxy);
+}
+function proxySecrets(settings) {
+  const secrets = [];
+  for (const proxy of [settings.http, settings.https]) {
+    if (proxy === null) continue;
+    const url = new URL(proxy);
+    for (const part of [url.password, url.username]) {
+      if (part === "") continue;
+      secrets.push(part);
+      const decoded2 = safeDecode2(part);
+      if (decoded2 !== part) secrets.push(decoded2);
+    }
+  }
+  return secrets;
+}
+function safeDecode2(text2) {
+  try {
+    return decodeURIComponent(text2);
+  } catch {
+    return text2;
+  }
+}
+var import_undici2, NO_PROXY, LOOPBACK;
+var init_proxy = __esm({
+  "src/http/proxy.ts"() {
+    "use strict";
+    import_undici2 = __toESM(require_undici(), 1);
+    init_errors();
+    init_redact();
+    NO_PROXY = { http: null, https: null, noProxy: "" };
+    LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
+  }
+});
+
 // src/api/bodies.ts
 function levelAttributes(name, kind, level, dialect) {
   if (!dialect.legacy) return { "enforcement-level": level };
@@ -55276,9 +55355,9 @@ async function readCapped(body, limit, contentLength) {
   for await (const chunk of capped(body, limit, contentLength)) chunks.push(chunk);
   return Buffer.concat(chunks).toString("utf8");
 }
-function tooLargeError(error, status, request2) {
+function tooLargeError(error, status, request3) {
   const reason = `${error.message}, more than any answer of the API should be; not read further`;
-  return new ApiError(`${request2.method} ${request2.path} failed: ${reason}`, status, reason, request2, { cause: error });
+  return new ApiError(`${request3.method} ${request3.path} failed: ${reason}`, status, reason, request3, { cause: error });
 }
 var MAX_JSON_BODY_BYTES, MAX_DOWNLOAD_BYTES, BodyTooLargeError;
 var init_body_cap = __esm({
@@ -55367,6 +55446,70 @@ var init_download = __esm({
     init_body_cap();
     init_download_redirect();
     MAX_REDIRECTS = 5;
+  }
+});
+
+// src/api/native-kind.ts
+var WORDS, ALLOWED, NativeKind;
+var init_native_kind = __esm({
+  "src/api/native-kind.ts"() {
+    "use strict";
+    WORDS = ["native", "sentinel"];
+    ALLOWED = /kind must be one of ([a-z_-]+(?:\s*,\s*(?:or\s+)?[a-z_-]+)*)/i;
+    NativeKind = class {
+      /** `given`: `api.native-kind` (`--native-kind`), which always wins; null to learn it (the document's `native` until then). */
+      constructor(given, logger) {
+        this.logger = logger;
+        this.current = given ?? "native";
+        this.given = given !== null;
+      }
+      logger;
+      current;
+      given;
+      said = false;
+      get word() {
+        return this.current;
+      }
+      /** A kind word the API sent for one of its policies. */
+      observe(word) {
+        if (this.given || word === this.current || !WORDS.includes(word)) return;
+        this.current = word;
+        this.logger.info({ nativeKind: this.current }, "the API calls the native kind by the word its policies carry; using it");
+      }
+      /**
+       * For a create sent with `sent` and refused with 422: the native word to send again when the refusal names the
+       * allowed kinds, leaves `sent` out and takes the other one (creates in flight together each get the answer); null
+       * otherwise, and always when the word was given. Says so once per client.
+       */
+      retryWord(error, sent) {
+        const other = this.otherWord(error, sent);
+        if (other === null || this.given) return null;
+        this.current = other;
+        if (!this.said) {
+          this.said = true;
+          this.logger.warn(
+            { ...error.request, refused: sent, nativeKind: other },
+            `the API refused the native kind's word and named "${other}": nothing was written; sending again as ${other} (set api.native-kind or --native-kind to choose it)`
+          );
+        }
+        return other;
+      }
+      /** What a refused create's message adds when the word was given and the service named the other one. */
+      hint(error) {
+        const other = this.otherWord(error, this.current);
+        if (other === null || !this.given) return null;
+        return `the API calls the native kind "${other}": set api.native-kind: ${other} (--native-kind ${other}), or leave it unset to learn it from the API`;
+      }
+      /** The word other than `sent` when the refusal's list of allowed kinds leaves `sent` out and holds the other. */
+      otherWord(error, sent) {
+        if (error.status !== 422) return null;
+        const match = ALLOWED.exec(error.detail ?? error.message);
+        if (match === null) return null;
+        const allowed = (match[1] ?? "").split(/\s*,\s*(?:or\s+)?/).map((w2) => w2.toLowerCase());
+        if (allowed.includes(sent)) return null;
+        return WORDS.find((w2) => w2 !== sent && allowed.includes(w2)) ?? null;
+      }
+    };
   }
 });
 
@@ -55542,6 +55685,105 @@ var init_resources = __esm({
     init_model();
     init_bodies();
     init_json_api();
+  }
+});
+
+// src/http/retry.ts
+function backoffDelay(failures, backoff, random) {
+  const ceiling = Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.max(0, failures - 1));
+  return backoff.jitter === "none" ? ceiling : ceiling / 2 + random * ceiling / 2;
+}
+function retryAfterMs(headers, nowMs) {
+  const value2 = headers["retry-after"]?.trim();
+  if (value2 === void 0 || value2 === "") return null;
+  let ms;
+  if (/^\d+(\.\d+)?$/.test(value2)) ms = Number(value2) * 1e3;
+  else {
+    const at = Date.parse(value2);
+    if (Number.isNaN(at)) return null;
+    const sent = headers.date === void 0 ? Number.NaN : Date.parse(headers.date);
+    ms = at - (Number.isNaN(sent) ? nowMs : sent);
+  }
+  return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
+}
+function honoursRetryAfter(status) {
+  return status === 429 || status === 503;
+}
+function retryableStatus(status) {
+  return status === 429 || status >= 500;
+}
+async function withRetries(once, policy, clock2, options = {}) {
+  for (let attempt = 1; ; attempt += 1) {
+    const outcome = await once(attempt);
+    if ("done" in outcome) return outcome.done;
+    if (attempt >= policy.attempts || options.signal?.aborted === true) return outcome.giveUp();
+    const asked = outcome.status !== void 0 && honoursRetryAfter(outcome.status) && outcome.headers !== void 0 ? retryAfterMs(outcome.headers, (options.wallNow ?? Date.now)()) : null;
+    const delayMs = asked ?? backoffDelay(attempt, policy, clock2.random());
+    options.onRetry?.({ attempt, reason: outcome.reason, delayMs });
+    try {
+      await clock2.sleep(delayMs, options.signal);
+    } catch {
+      return outcome.giveUp();
+    }
+  }
+}
+var MAX_RETRY_AFTER_MS;
+var init_retry = __esm({
+  "src/http/retry.ts"() {
+    "use strict";
+    MAX_RETRY_AFTER_MS = 6e4;
+  }
+});
+
+// src/api/request-parts.ts
+import { Readable } from "node:stream";
+function flatHeaders(raw) {
+  const headers = {};
+  for (const [name, value2] of Object.entries(raw)) {
+    if (value2 !== void 0) headers[name.toLowerCase()] = Array.isArray(value2) ? value2.join(", ") : value2;
+  }
+  return headers;
+}
+function readableQuery(search) {
+  try {
+    return decodeURIComponent(search);
+  } catch {
+    return search;
+  }
+}
+function requestBody(req) {
+  if (req.bytes !== void 0) return "chunks" in req.bytes ? void 0 : req.bytes;
+  return req.json === void 0 ? void 0 : JSON.stringify(req.json);
+}
+function watched(body) {
+  const state = {};
+  async function* chunks() {
+    try {
+      yield* body.chunks();
+    } catch (error) {
+      state.failed = { error };
+      throw error;
+    }
+  }
+  return Object.assign(state, { stream: Readable.from(chunks(), { objectMode: false }) });
+}
+function withNote(error, note) {
+  const message = `${error.message}; ${note}`;
+  return error instanceof ApiError ? new ApiError(message, error.status, error.detail, error.request, { cause: error.cause }) : new NetworkError(message, error.request, { cause: error.cause });
+}
+function backoffMs(attempt, random) {
+  return backoffDelay(attempt, API_BACKOFF, random);
+}
+function seconds(ms) {
+  return `${Math.round(ms / 100) / 10} s`;
+}
+var API_BACKOFF;
+var init_request_parts = __esm({
+  "src/api/request-parts.ts"() {
+    "use strict";
+    init_errors();
+    init_retry();
+    API_BACKOFF = { initialMs: 200, maxMs: 1e4, jitter: "half" };
   }
 });
 
@@ -56637,13 +56879,14 @@ var init_dist = __esm({
 function rateLimitWaitMs(resetSeconds, consecutive, random) {
   const resetMs = (resetSeconds ?? 1) * 1e3;
   if (resetMs >= MIN_WAIT_MS) return resetMs + RESET_MARGIN_MS + random * 50;
-  const floor = Math.min(MAX_WAIT_MS, MIN_WAIT_MS * 2 ** Math.max(0, consecutive - 1));
+  const floor = backoffDelay(consecutive, { initialMs: MIN_WAIT_MS, maxMs: MAX_WAIT_MS, jitter: "none" }, random);
   return floor + random * (floor / 2);
 }
 var MIN_WAIT_MS, MAX_WAIT_MS, RESET_MARGIN_MS;
 var init_rate_limit_wait = __esm({
   "src/api/rate-limit-wait.ts"() {
     "use strict";
+    init_retry();
     MIN_WAIT_MS = 100;
     MAX_WAIT_MS = 1e3;
     RESET_MARGIN_MS = 5;
@@ -56892,72 +57135,33 @@ var init_transport_failure = __esm({
   }
 });
 
-// src/api/request-parts.ts
-import { Readable } from "node:stream";
-function flatHeaders(raw) {
-  const headers = {};
-  for (const [name, value2] of Object.entries(raw)) {
-    if (value2 !== void 0) headers[name.toLowerCase()] = Array.isArray(value2) ? value2.join(", ") : value2;
-  }
-  return headers;
-}
-function readableQuery(search) {
-  try {
-    return decodeURIComponent(search);
-  } catch {
-    return search;
-  }
-}
-function requestBody(req) {
-  if (req.bytes !== void 0) return "chunks" in req.bytes ? void 0 : req.bytes;
-  return req.json === void 0 ? void 0 : JSON.stringify(req.json);
-}
-function watched(body) {
-  const state = {};
-  async function* chunks() {
-    try {
-      yield* body.chunks();
-    } catch (error) {
-      state.failed = { error };
-      throw error;
-    }
-  }
-  return Object.assign(state, { stream: Readable.from(chunks(), { objectMode: false }) });
-}
-function withNote(error, note) {
-  const message = `${error.message}; ${note}`;
-  return error instanceof ApiError ? new ApiError(message, error.status, error.detail, error.request, { cause: error.cause }) : new NetworkError(message, error.request, { cause: error.cause });
-}
-function backoffMs(attempt, random) {
-  const ceiling = Math.min(1e4, 200 * 2 ** Math.max(0, attempt - 1));
-  return ceiling / 2 + random * ceiling / 2;
-}
-function seconds(ms) {
-  return `${Math.round(ms / 100) / 10} s`;
-}
-var init_request_parts = __esm({
-  "src/api/request-parts.ts"() {
-    "use strict";
-    init_errors();
-  }
-});
-
 // src/api/transport.ts
-var import_undici2, JSON_API2, MUTATING2, HEADER_VALUE, Transport;
+function limitHeaders(headers) {
+  const read = readRateLimitHeaders(headers);
+  return read.resetSeconds !== null ? read : { ...read, resetSeconds: retryAfterSeconds(headers) };
+}
+function retryAfterSeconds(headers) {
+  if (headers["x-ratelimit-reset"] !== void 0) return null;
+  const after = retryAfterMs(headers, Date.now());
+  return after === null ? null : after / 1e3;
+}
+var import_undici3, JSON_API2, MUTATING2, HEADER_VALUE, Transport;
 var init_transport = __esm({
   "src/api/transport.ts"() {
     "use strict";
     init_dist();
-    import_undici2 = __toESM(require_undici(), 1);
+    import_undici3 = __toESM(require_undici(), 1);
     init_token();
     init_errors();
     init_pacer();
     init_rate_limit_headers();
+    init_retry();
     init_rate_limit_wait();
     init_redirects();
     init_transport_failure();
     init_body_cap();
     init_redact();
+    init_proxy();
     init_request_parts();
     JSON_API2 = "application/vnd.api+json";
     MUTATING2 = /* @__PURE__ */ new Set(["POST", "PATCH", "DELETE"]);
@@ -56965,12 +57169,13 @@ var init_transport = __esm({
     Transport = class {
       constructor(options) {
         this.options = options;
-        this.redact = createRedactor([options.token, ...secretsInUrl(options.baseUrl)]);
         const problem = tokenProblem(options.token);
         if (problem !== null) throw new UsageError(`the API token ${problem} (the token is not shown)`);
         if (!HEADER_VALUE.test(options.userAgent)) throw new UsageError("the User-Agent must be printable ASCII");
         this.base = new URL(options.baseUrl.replace(/\/+$/, ""));
-        this.agent = new import_undici2.Agent({
+        const proxy = options.proxy ?? NO_PROXY;
+        this.redact = createRedactor([options.token, ...secretsInUrl(options.baseUrl), ...proxySecrets(proxy)]);
+        this.agent = outgoingDispatcher(proxy, {
           connections: options.concurrency + 2,
           keepAliveTimeout: 3e4,
           headersTimeout: options.timeoutMs,
@@ -57063,7 +57268,7 @@ var init_transport = __esm({
               if (gaveUp !== null) return { ...outcome.response, hint: gaveUp };
               limited += 1;
               this.counters.rateLimited += 1;
-              const waitMs = outcome.waitMs ?? rateLimitWaitMs(readRateLimitHeaders(headers).resetSeconds, limited + 1, clock2.random());
+              const waitMs = outcome.waitMs ?? rateLimitWaitMs(limitHeaders(headers).resetSeconds, limited + 1, clock2.random());
               logger.warn({ ...described, status, waitMs: Math.round(waitMs), attempt: limited }, "api rate limited, waiting");
               if (outcome.waitMs === void 0) await clock2.sleep(waitMs, signal);
               continue;
@@ -57078,7 +57283,7 @@ var init_transport = __esm({
             }
             if (!retryable2) return this.withHint(outcome.response);
             failingSince ??= clock2.now();
-            const delayMs2 = this.retryDelay(failures + 1, failingSince);
+            const delayMs2 = this.retryDelay(failures + 1, failingSince, status === 503 ? retryAfterSeconds(headers) : null);
             if (delayMs2 === null) return { ...outcome.response, hint: this.retriesSpent(failures, failingSince) };
             failures += 1;
             await this.backOff(described, failures, { status }, signal, delayMs2);
@@ -57125,14 +57330,15 @@ var init_transport = __esm({
         }
       }
       /**
-       * How long to wait before try `attempt` + 1 of a request failing since `failingSince`: capped exponential back-off
-       * with jitter, cut to what is left of the retry budget; null once the budget (or maxRetries) is spent.
+       * How long to wait before try `attempt` + 1 of a request failing since `failingSince`: what the answer asked
+       * (`askedSeconds`: a 503's reset or `Retry-After`), else capped exponential back-off with jitter; cut to what is
+       * left of the retry budget; null once the budget (or maxRetries) is spent.
        */
-      retryDelay(attempt, failingSince) {
+      retryDelay(attempt, failingSince, askedSeconds = null) {
         const { clock: clock2, maxRetries, retryBudgetMs } = this.options;
         const left = retryBudgetMs - (clock2.now() - failingSince);
         if (attempt > maxRetries || left <= 0) return null;
-        return Math.min(left, backoffMs(attempt, clock2.random()));
+        return Math.min(left, askedSeconds === null ? backoffMs(attempt, clock2.random()) : askedSeconds * 1e3);
       }
       /** What an error adds when retries stopped: how many tries, over how long. */
       retriesSpent(failures, failingSince) {
@@ -57150,9 +57356,9 @@ var init_transport = __esm({
         return null;
       }
       /** Waits `delayMs` (default: the back-off of `attempt`) before the next try of a request that failed `attempt` times; counted as a retry. */
-      async backOff(request2, attempt, reason, signal, delayMs = backoffMs(attempt, this.options.clock.random())) {
+      async backOff(request3, attempt, reason, signal, delayMs = backoffMs(attempt, this.options.clock.random())) {
         this.counters.retries += 1;
-        this.options.logger.warn({ ...request2, ...reason, attempt, delayMs: Math.round(delayMs) }, "api request failed, retrying");
+        this.options.logger.warn({ ...request3, ...reason, attempt, delayMs: Math.round(delayMs) }, "api request failed, retrying");
         await this.options.clock.sleep(delayMs, signal);
       }
       /** A 404 from an API whose URL lacks /api/v2 most likely means the URL is wrong, not the resource: say so. */
@@ -57178,7 +57384,7 @@ var init_transport = __esm({
         let status = 0;
         const streamed = req.bytes !== void 0 && "chunks" in req.bytes ? watched(req.bytes) : null;
         try {
-          const res = await (0, import_undici2.request)(url, {
+          const res = await (0, import_undici3.request)(url, {
             method: req.method,
             headers: this.headers(req, inApi),
             body: streamed?.stream ?? requestBody(req),
@@ -57201,7 +57407,7 @@ var init_transport = __esm({
           const response = { status: res.statusCode, headers, text: said, request: described, ...consume === void 0 ? {} : { consumed } };
           if (slot === null || res.statusCode >= 500) return { response };
           this.onlyRateLimitedSince = res.statusCode === 429 ? this.onlyRateLimitedSince ?? clock2.now() : null;
-          if (res.statusCode === 429) return { response, waitMs: this.pacer.rateLimited(readRateLimitHeaders(headers), slot.startedAt) };
+          if (res.statusCode === 429) return { response, waitMs: this.pacer.rateLimited(limitHeaders(headers), slot.startedAt) };
           this.pacer.observe(readRateLimitHeaders(headers), slot.startedAt);
           return { response };
         } catch (error) {
@@ -57218,13 +57424,14 @@ var init_transport = __esm({
           if (streamed !== null && !streamed.stream.destroyed) streamed.stream.on("error", () => void 0).destroy();
         }
       }
+      /** A failure's description as it may be shown: the proxy's credentials out, as the token already is. */
       /** Requests under the base URL are paced and may carry the token; nothing else is or does. */
       inApi(url) {
         return url.origin === this.base.origin && url.pathname.startsWith(`${this.base.pathname}/`);
       }
       headers(req, inApi) {
         const headers = { "user-agent": this.options.userAgent };
-        if (inApi) headers.accept = JSON_API2;
+        if (inApi) headers.accept = req.bytes === void 0 ? JSON_API2 : "application/json";
         if ((inApi || req.redirected === true) && req.auth !== false) headers.authorization = `Bearer ${this.options.token}`;
         if (MUTATING2.has(req.method) || req.json !== void 0) headers["content-type"] = JSON_API2;
         if (req.bytes !== void 0) headers["content-type"] = "application/octet-stream";
@@ -57274,9 +57481,11 @@ var init_client = __esm({
     init_clock();
     init_download();
     init_json_api();
+    init_native_kind();
     init_paginate();
     init_resources();
     init_responses();
+    init_request_parts();
     init_transport();
     init_signals();
     init_version();
@@ -57285,8 +57494,11 @@ var init_client = __esm({
       constructor(options, bound) {
         this.options = options;
         this.legacy = options.legacyEnforce ?? false;
-        this.dialect = { legacy: this.legacy, nativeKind: options.nativeKind ?? "native" };
-        this.parsePolicy = (resource) => parsePolicy(resource, this.legacy);
+        this.kind = bound?.kind ?? new NativeKind(options.nativeKind ?? null, options.logger);
+        this.parsePolicy = (resource) => {
+          this.kind.observe(field(field(resource, "attributes"), "kind"));
+          return parsePolicy(resource, this.legacy);
+        };
         this.signal = bound?.signal;
         this.transport = bound?.transport ?? new Transport({
           baseUrl: options.baseUrl,
@@ -57299,6 +57511,7 @@ var init_client = __esm({
           retryBudgetMs: options.retryBudgetMs ?? 6e4,
           clock: options.clock ?? systemClock(),
           userAgent: options.userAgent ?? userAgent(),
+          ...options.proxy === void 0 ? {} : { proxy: options.proxy },
           onRequest: options.onRequest,
           onRateLimitWait: options.onRateLimitWait
         });
@@ -57306,7 +57519,8 @@ var init_client = __esm({
       options;
       transport;
       legacy;
-      dialect;
+      /** Shared by every client `withSignal` makes of this one. */
+      kind;
       parsePolicy;
       /** Set on a client made by `withSignal`: every request of it ends once it aborts. */
       signal;
@@ -57319,10 +57533,17 @@ var init_client = __esm({
        */
       withSignal(signal) {
         if (signal === this.signal) return this;
-        if (this.signal === void 0) return new _ApiClient(this.options, { transport: this.transport, signal: sharedSignal(signal) });
+        if (this.signal === void 0) return new _ApiClient(this.options, { transport: this.transport, signal: sharedSignal(signal), kind: this.kind });
         const both = sharedSignal(AbortSignal.any([this.signal, signal]));
         this.transport.reachAs(both, this.signal);
-        return new _ApiClient(this.options, { transport: this.transport, signal: both });
+        return new _ApiClient(this.options, { transport: this.transport, signal: both, kind: this.kind });
+      }
+      /** The API's word for the native kind: given, learned, or `native` until learned. */
+      nativeKind() {
+        return this.kind.word;
+      }
+      get dialect() {
+        return { legacy: this.legacy, nativeKind: this.kind.word };
       }
       reached(signal) {
         return this.transport.reached(signal);
@@ -57344,10 +57565,23 @@ var init_client = __esm({
         return this.one("GET", `/policies/${seg(id)}${query}`, void 0, this.parsePolicy);
       }
       /**
+       * A native policy refused with 422 because the API calls the native kind otherwise is sent again in the word the
+       * refusal names, once: nothing was written (native-kind.ts).
        * `owns`: whether a policy of the name found after a lost answer is this create's; without it none is (the create
        * is sent again, and a name taken is the service's 422), so no caller takes another's policy by leaving it out.
        */
-      createPolicy(organization, input, owns = () => false) {
+      async createPolicy(organization, input, owns = () => false) {
+        const sent = this.kind.word;
+        try {
+          return await this.sendCreatePolicy(organization, input, owns);
+        } catch (error) {
+          if (!(error instanceof ApiError) || input.kind !== "native") throw error;
+          if (this.kind.retryWord(error, sent) !== null) return this.sendCreatePolicy(organization, input, owns);
+          const hint = this.kind.hint(error);
+          throw hint === null ? error : withNote(error, hint);
+        }
+      }
+      sendCreatePolicy(organization, input, owns) {
         return this.transport.create({
           request: { method: "POST", url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input, this.dialect) },
           read: (response) => readWith(response, (body) => this.parsePolicy(primary(body))),
@@ -57465,6 +57699,9 @@ async function createApiClient(setup) {
     }
     endpoint = { url: config.api.url, token: await resolveToken(config, setup.env) };
   }
+  const proxy = setup.endpoint === void 0 ? proxySettings(setup.env) : null;
+  const via = proxy === null ? null : proxyFor(endpoint.url, proxy);
+  if (via !== null) setup.logger.info({ proxy: shownProxy(via) }, "api requests go through the proxy of HTTP_PROXY/HTTPS_PROXY");
   return new ApiClient({
     baseUrl: endpoint.url,
     token: endpoint.token,
@@ -57474,6 +57711,7 @@ async function createApiClient(setup) {
     legacyEnforce: config.api.legacyEnforce,
     nativeKind: config.api.nativeKind,
     retryBudgetMs: config.api.retryBudgetSeconds * 1e3,
+    ...proxy === null ? {} : { proxy },
     onRequest: setup.onRequest,
     onRateLimitWait: setup.onRateLimitWait
   });
@@ -57483,6 +57721,7 @@ var init_from_config = __esm({
     "use strict";
     init_token();
     init_errors();
+    init_proxy();
     init_client();
   }
 });
@@ -60490,11 +60729,11 @@ var init_session = __esm({
 });
 
 // src/reconcile.ts
-async function runPass(request2) {
-  const { source, logger } = request2;
-  const session = openPassSession(request2.api, request2.signal, request2.now);
-  const progress = (phase, done2, total, failed2 = 0) => request2.onProgress?.({ source: source.name, phase, done: done2, total, failed: failed2 });
-  const header3 = { name: source.name, organization: source.organization, revision: request2.revision };
+async function runPass(request3) {
+  const { source, logger } = request3;
+  const session = openPassSession(request3.api, request3.signal, request3.now);
+  const progress = (phase, done2, total, failed2 = 0) => request3.onProgress?.({ source: source.name, phase, done: done2, total, failed: failed2 });
+  const header3 = { name: source.name, organization: source.organization, revision: request3.revision };
   const unplanned = (unreadable2, errors) => ({
     sourcePlan: { ...header3, plan: null, unreadable: unreadable2, errors },
     results: [],
@@ -60503,45 +60742,45 @@ async function runPass(request2) {
   progress("reading", 0, null);
   let declared;
   try {
-    declared = await readDeclared(request2.dir, {
+    declared = await readDeclared(request3.dir, {
       maxAgentPools: source.maxAgentPools,
       strictImports: source.strictImports === true,
       ...session.signal === void 0 ? {} : { signal: session.signal },
-      ...request2.declaredCache === void 0 ? {} : { cache: request2.declaredCache }
+      ...request3.declaredCache === void 0 ? {} : { cache: request3.declaredCache }
     });
   } catch (error) {
     if (error instanceof ValidationError) return unplanned("declared", error.problems.map(formatProblem));
     throw error;
   }
-  if (declaresNothing(declared) && !source.allowEmpty && request2.saved === void 0) return unplanned("declared", [emptySourceError(request2.dir)]);
+  if (declaresNothing(declared) && !source.allowEmpty && request3.saved === void 0) return unplanned("declared", [emptySourceError(request3.dir)]);
   let live;
-  await request2.beforeLive?.();
+  await request3.beforeLive?.();
   try {
     live = await readLive({
       api: session.api,
       organization: source.organization,
       declared,
       logger,
-      codeCache: request2.codeCache,
+      codeCache: request3.codeCache,
       onCodeProgress: (done2, total) => progress("downloading", done2, total)
     });
   } catch (error) {
     return unplanned("live", [liveReadFailure(error, source.organization)]);
   }
   session.signal?.throwIfAborted();
-  const options = planOptions(request2, session);
+  const options = planOptions(request3, session);
   const fresh = await freshPlan(declared, live, options);
   if (typeof fresh === "string") return unplanned("declared", [fresh]);
-  const plan = request2.saved === void 0 ? fresh.plan : savedPlan(request2.saved, fresh.plan, fresh.pairing);
+  const plan = request3.saved === void 0 ? fresh.plan : savedPlan(request3.saved, fresh.plan, fresh.pairing);
   logger.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, "plan made");
-  await request2.onPlan?.({ ...header3, plan });
-  if (request2.mode === "plan" || plan.errors.length > 0 || plan.changes.length === 0) {
+  await request3.onPlan?.({ ...header3, plan });
+  if (request3.mode === "plan" || plan.errors.length > 0 || plan.changes.length === 0) {
     return { sourcePlan: { ...header3, plan }, results: [], ok: plan.errors.length === 0 };
   }
   let done = 0;
   let failed = 0;
   progress("applying", 0, plan.changes.length);
-  const halt = [request2.stop, session.signal].filter((s3) => s3 !== void 0);
+  const halt = [request3.stop, session.signal].filter((s3) => s3 !== void 0);
   const results = await applyPlan(plan, {
     stop: halt.length === 0 ? void 0 : AbortSignal.any(halt),
     api: session.api,
@@ -60549,9 +60788,9 @@ async function runPass(request2) {
     source: source.name,
     ownership: source.ownership,
     logger,
-    onUploaded: (policyId, updatedAt, digest2) => request2.codeCache?.set(policyId, updatedAt, digest2),
-    concurrency: request2.concurrency,
-    ...request2.appliedLogLevel === void 0 ? {} : { appliedLogLevel: request2.appliedLogLevel },
+    onUploaded: (policyId, updatedAt, digest2) => request3.codeCache?.set(policyId, updatedAt, digest2),
+    concurrency: request3.concurrency,
+    ...request3.appliedLogLevel === void 0 ? {} : { appliedLogLevel: request3.appliedLogLevel },
     onResult: (result) => {
       if (result.outcome === "failed") failed += 1;
       progress("applying", Math.min(done += 1, plan.changes.length), plan.changes.length, failed);
@@ -60560,7 +60799,7 @@ async function runPass(request2) {
   const failures = results.filter((r2) => r2.outcome === "failed").map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}" failed: ${r2.message ?? "unknown error"}`);
   const notStarted = results.filter((r2) => r2.outcome === "skipped" && r2.message === NOT_STARTED);
   if (notStarted.length > 0) {
-    const why = session.signal?.aborted === true ? errorMessage(session.signal.reason) : request2.stop?.aborted === true ? errorMessage(request2.stop.reason) : "the run was stopped";
+    const why = session.signal?.aborted === true ? errorMessage(session.signal.reason) : request3.stop?.aborted === true ? errorMessage(request3.stop.reason) : "the run was stopped";
     const names = notStarted.map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}"`).join(", ");
     failures.push(`${why}; ${notStarted.length} planned change${notStarted.length === 1 ? " was" : "s were"} not applied: ${names}`);
   }
@@ -60582,15 +60821,15 @@ function savedPlan(saved, fresh, pairing) {
   }
   return { changes: checked.changes, warnings: [...saved.warnings], errors: [] };
 }
-function planOptions(request2, session) {
-  const { source } = request2;
+function planOptions(request3, session) {
+  const { source } = request3;
   return {
     source: source.name,
     ownership: source.ownership,
-    prune: request2.prune ?? source.prune,
+    prune: request3.prune ?? source.prune,
     allowEmpty: source.allowEmpty,
     maxDeletes: source.maxDeletes,
-    force: request2.force ?? false,
+    force: request3.force ?? false,
     adopt: source.adopt,
     now: session.now()
   };
@@ -60655,9 +60894,9 @@ function carriesStatusToken(authorization, token) {
   if (credentials === null) return false;
   if (credentials.scheme === "bearer") return constantTimeEqual(credentials.value, token);
   if (credentials.scheme !== "basic") return false;
-  const decoded = Buffer.from(credentials.value, "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  return colon >= 0 && constantTimeEqual(decoded.slice(colon + 1), token);
+  const decoded2 = Buffer.from(credentials.value, "base64").toString("utf8");
+  const colon = decoded2.indexOf(":");
+  return colon >= 0 && constantTimeEqual(decoded2.slice(colon + 1), token);
 }
 function parse2(authorization) {
   if (authorization === void 0) return null;
@@ -60744,14 +60983,14 @@ var init_request_origin = __esm({
 function isControlPath(path17) {
   return path17.startsWith("/sources/");
 }
-async function handleControl2(request2, url, authorize, target) {
+async function handleControl2(request3, url, authorize, target) {
   const match = ROUTE.exec(url.pathname);
   if (match === null) return { status: 404, body: { error: `no route ${url.pathname}; try POST /sources/<name>/sync, /suspend or /resume` } };
-  if (request2.method !== "POST") return { status: 405, body: { error: "use POST" } };
+  if (request3.method !== "POST") return { status: 405, body: { error: "use POST" } };
   if (authorize === null) return { status: 403, body: { error: `the control endpoints are disabled: set ${CONTROL_TOKEN_ENV} on the daemon to enable them` } };
-  const crossSite = crossSiteProblem(request2.headers);
+  const crossSite = crossSiteProblem(request3.headers);
   if (crossSite !== null) return { status: 403, body: { error: `refused a request from another site (${crossSite}): send control requests from a client, not a web page` } };
-  const verdict = authorize(request2);
+  const verdict = authorize(request3);
   if (verdict === "throttled") return { status: 429, body: { error: "too many failed attempts from this address: wait, then send the right token" } };
   if (verdict === "refused") return { status: 401, body: { error: "unauthorized: send the control token as Authorization: Bearer <token>" } };
   const source = decodeURIComponent(match[1] ?? "");
@@ -61093,8 +61332,8 @@ function guardConnections(server, max, now = Date.now) {
     open3.set(socket, { since: now(), serving: false });
     socket.once("close", () => open3.delete(socket));
   });
-  server.on("request", (request2, response) => {
-    const held = open3.get(request2.socket);
+  server.on("request", (request3, response) => {
+    const held = open3.get(request3.socket);
     if (held === void 0) return;
     held.serving = true;
     response.once("close", () => {
@@ -61128,9 +61367,9 @@ async function startDaemonServer(listen, routes, limits = HTTP_LIMITS) {
       requestTimeout: limits.requestTimeoutMs,
       connectionsCheckingInterval: limits.checkIntervalMs
     },
-    (request2, response) => {
-      route2(request2, response, routes).catch((error) => {
-        routes.logger.error({ err: error, path: request2.url }, "HTTP handler failed");
+    (request3, response) => {
+      route2(request3, response, routes).catch((error) => {
+        routes.logger.error({ err: error, path: request3.url }, "HTTP handler failed");
         if (!response.headersSent) send(response, 500, { error: "internal error" });
       });
     }
@@ -61154,36 +61393,36 @@ function listenError(error, listen) {
   if (error.code === "EADDRNOTAVAIL") return new UsageError(`cannot listen on ${listen}: no such address on this machine; ${fix}`);
   return error;
 }
-async function route2(request2, response, routes) {
-  const url = new URL(request2.url ?? "/", "http://daemon");
+async function route2(request3, response, routes) {
+  const url = new URL(request3.url ?? "/", "http://daemon");
   const path17 = url.pathname;
-  const method = request2.method ?? "GET";
-  if (!ANY_HOST.has(path17) && !routes.hostAllowed(request2.headers.host)) {
-    request2.resume();
-    const error = `Host "${request2.headers.host ?? ""}" is not a name of this daemon: use its IP address or localhost, or add the name to allowed-hosts in the config`;
+  const method = request3.method ?? "GET";
+  if (!ANY_HOST.has(path17) && !routes.hostAllowed(request3.headers.host)) {
+    request3.resume();
+    const error = `Host "${request3.headers.host ?? ""}" is not a name of this daemon: use its IP address or localhost, or add the name to allowed-hosts in the config`;
     return send(response, 403, { error });
   }
   if (routes.control !== void 0 && isControlPath(path17)) {
-    request2.resume();
-    const answer2 = await routes.control(request2, url);
-    return send(response, answer2.status, answer2.body, retryAfter(answer2.status, request2, routes.gate));
+    request3.resume();
+    const answer2 = await routes.control(request3, url);
+    return send(response, answer2.status, answer2.body, retryAfter(answer2.status, request3, routes.gate));
   }
   if (path17 === "/webhook") {
     if (method !== "POST") return send(response, 405, { error: "use POST" }, { allow: "POST" });
-    const body = await readBody2(request2);
+    const body = await readBody2(request3);
     if (body === "gone") {
       routes.logger.debug({ path: path17 }, "webhook client went away before sending the whole body");
       return;
     }
     if (body === "too-large") return send(response, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
-    const answer2 = routes.webhook(request2, body);
+    const answer2 = routes.webhook(request3, body);
     return send(response, answer2.status, answer2.body);
   }
   if (method !== "GET" && method !== "HEAD") return send(response, 405, { error: "use GET" }, { allow: "GET, HEAD" });
   if (GUARDED.has(path17) && routes.statusToken !== null) {
     const token = routes.statusToken;
-    const verdict = routes.gate.check("status", request2, () => carriesStatusToken(request2.headers.authorization, token));
-    if (verdict === "throttled") return send(response, 429, { error: "too many failed attempts from this address: wait, then send the right token" }, retryAfter(429, request2, routes.gate));
+    const verdict = routes.gate.check("status", request3, () => carriesStatusToken(request3.headers.authorization, token));
+    if (verdict === "throttled") return send(response, 429, { error: "too many failed attempts from this address: wait, then send the right token" }, retryAfter(429, request3, routes.gate));
     if (verdict === "refused") {
       response.writeHead(401, { "content-type": "application/json; charset=utf-8", "www-authenticate": STATUS_CHALLENGES });
       response.end(`${JSON.stringify({ error: "unauthorized: send the status token as Authorization: Bearer <token>" })}
@@ -61223,29 +61462,29 @@ async function route2(request2, response, routes) {
       return send(response, 404, { error: `no route ${path17}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
   }
 }
-function retryAfter(status, request2, gate) {
-  return status === 429 ? { "retry-after": String(gate.retryAfterSeconds(request2)) } : {};
+function retryAfter(status, request3, gate) {
+  return status === 429 ? { "retry-after": String(gate.retryAfterSeconds(request3)) } : {};
 }
 function send(response, status, body, headers = {}) {
   response.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
   response.end(`${JSON.stringify(body)}
 `);
 }
-async function readBody2(request2) {
+async function readBody2(request3) {
   const chunks = [];
   let size = 0;
   try {
-    for await (const chunk of request2) {
+    for await (const chunk of request3) {
       const buffer = chunk;
       size += buffer.length;
       if (size > MAX_BODY_BYTES) return "too-large";
       chunks.push(buffer);
     }
   } catch (error) {
-    if (request2.destroyed || request2.socket.destroyed) return "gone";
+    if (request3.destroyed || request3.socket.destroyed) return "gone";
     throw error;
   }
-  return request2.complete ? Buffer.concat(chunks) : "gone";
+  return request3.complete ? Buffer.concat(chunks) : "gone";
 }
 function closeServer(server) {
   return new Promise((resolve4) => {
@@ -66086,16 +66325,16 @@ var require_cluster = __commonJS({
             if (err) reject(err);
             else resolve4(result);
           }
-          const request2 = {
+          const request3 = {
             responses: [],
             pending: 0,
             done,
             errorTimeout: setTimeout(() => {
               const err = new Error("Operation timed out.");
-              request2.done(err);
+              request3.done(err);
             }, 5e3)
           };
-          requests.set(requestId, request2);
+          requests.set(requestId, request3);
           const message = {
             type: GET_METRICS_REQ,
             requestId
@@ -66103,11 +66342,11 @@ var require_cluster = __commonJS({
           for (const id in cluster().workers) {
             if (cluster().workers[id].isConnected()) {
               cluster().workers[id].send(message);
-              request2.pending++;
+              request3.pending++;
             }
           }
-          if (request2.pending === 0) {
-            clearTimeout(request2.errorTimeout);
+          if (request3.pending === 0) {
+            clearTimeout(request3.errorTimeout);
             process.nextTick(() => done(null, ""));
           }
         });
@@ -66177,19 +66416,19 @@ var require_cluster = __commonJS({
       if (cluster().isMaster) {
         cluster().on("message", (worker, message) => {
           if (message.type === GET_METRICS_RES) {
-            const request2 = requests.get(message.requestId);
+            const request3 = requests.get(message.requestId);
             if (message.error) {
-              request2.done(new Error(message.error));
+              request3.done(new Error(message.error));
               return;
             }
-            message.metrics.forEach((registry) => request2.responses.push(registry));
-            request2.pending--;
-            if (request2.pending === 0) {
+            message.metrics.forEach((registry) => request3.responses.push(registry));
+            request3.pending--;
+            if (request3.pending === 0) {
               requests.delete(message.requestId);
-              clearTimeout(request2.errorTimeout);
-              const registry = AggregatorRegistry.aggregate(request2.responses);
+              clearTimeout(request3.errorTimeout);
+              const registry = AggregatorRegistry.aggregate(request3.responses);
               const promString = registry.metrics();
-              request2.done(null, promString);
+              request3.done(null, promString);
             }
           }
         });
@@ -74236,7 +74475,7 @@ function createSourceLoop(options) {
     return end.ok;
   }
   function scheduleRetry() {
-    const delay2 = Math.min(backoff.initialMs * 2 ** Math.max(0, failures - 1), backoff.maxMs);
+    const delay2 = backoffDelay(failures, { ...backoff, jitter: "none" }, 0);
     retryAt = now() + delay2;
     log.info({ failures, retryInSeconds: delay2 / 1e3 }, "pass failed; retrying after back-off");
     retryTimer = setTimeout(() => {
@@ -74287,6 +74526,7 @@ var DEFAULT_BACKOFF;
 var init_source_loop = __esm({
   "src/daemon/source-loop.ts"() {
     "use strict";
+    init_retry();
     init_signals();
     init_source();
     DEFAULT_BACKOFF = { initialMs: 5e3, maxMs: 3e5 };
@@ -74436,6 +74676,105 @@ var init_fight_detector = __esm({
   }
 });
 
+// src/http/outgoing.ts
+function connectionReason(error) {
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; depth += 1) {
+    const code = current.code;
+    if (typeof code === "string") return `connection failed (${code})`;
+    current = current.cause;
+  }
+  return `connection failed (${errorMessage(error).split("\n")[0]?.slice(0, 80) ?? ""})`;
+}
+var import_undici4, OutgoingFailure, SYSTEM_CLOCK, OutgoingHttp;
+var init_outgoing = __esm({
+  "src/http/outgoing.ts"() {
+    "use strict";
+    import_undici4 = __toESM(require_undici(), 1);
+    init_errors();
+    init_proxy();
+    init_retry();
+    OutgoingFailure = class extends Error {
+      name = "OutgoingFailure";
+    };
+    SYSTEM_CLOCK = {
+      sleep: (ms, signal) => new Promise((resolve4, reject) => {
+        if (signal?.aborted === true) return reject(signal.reason);
+        const done = () => {
+          clearTimeout(timer);
+          reject(signal?.reason);
+        };
+        const timer = setTimeout(() => {
+          signal?.removeEventListener("abort", done);
+          resolve4();
+        }, Math.max(0, ms));
+        signal?.addEventListener("abort", done, { once: true });
+      }),
+      random: () => Math.random()
+    };
+    OutgoingHttp = class {
+      dispatcher;
+      clock;
+      maxBytes;
+      closed = null;
+      constructor(options = {}) {
+        this.dispatcher = outgoingDispatcher(options.proxy ?? NO_PROXY);
+        this.clock = options.clock ?? SYSTEM_CLOCK;
+        this.maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
+      }
+      /**
+       * Sends `req` until an answer that is not worth another try, or `policy.attempts` tries: the last answer, whatever
+       * its status, or an OutgoingFailure when the last try got none. `timeoutMs`: each try's.
+       */
+      send(req, policy, options = {}) {
+        return withRetries(async () => {
+          try {
+            const answer2 = await this.once(req, policy.timeoutMs, options.signal);
+            const again = req.retry === "rate-limited-only" ? answer2.status === 429 : retryableStatus(answer2.status);
+            if (!again) return { done: answer2 };
+            return { reason: `HTTP ${answer2.status}`, status: answer2.status, headers: answer2.headers, giveUp: () => answer2 };
+          } catch (error) {
+            const failure = error instanceof OutgoingFailure ? error : new OutgoingFailure(errorMessage(error));
+            if (options.signal?.aborted === true || req.retry === "rate-limited-only") throw failure;
+            return { reason: failure.message, giveUp: () => {
+              throw failure;
+            } };
+          }
+        }, policy, this.clock, options);
+      }
+      /** Closes the connections once the requests under way end; again, it waits for the same. */
+      close() {
+        this.closed ??= this.dispatcher.close();
+        return this.closed;
+      }
+      async once(req, timeoutMs, cancel) {
+        const timeout = AbortSignal.timeout(timeoutMs);
+        const signal = cancel === void 0 ? timeout : AbortSignal.any([timeout, cancel]);
+        try {
+          const res = await (0, import_undici4.request)(req.url, { method: req.method, headers: req.headers, body: req.body, dispatcher: this.dispatcher, signal });
+          const chunks = [];
+          let size = 0;
+          for await (const chunk of res.body) {
+            size += chunk.byteLength;
+            if (size > this.maxBytes) {
+              res.body.destroy();
+              throw new OutgoingFailure(`the answer is larger than ${this.maxBytes} bytes`);
+            }
+            chunks.push(chunk);
+          }
+          const headers = {};
+          for (const [name, value2] of Object.entries(res.headers)) if (value2 !== void 0) headers[name.toLowerCase()] = Array.isArray(value2) ? value2.join(", ") : value2;
+          return { status: res.statusCode, headers, text: Buffer.concat(chunks).toString("utf8") };
+        } catch (error) {
+          if (error instanceof OutgoingFailure) throw error;
+          if (timeout.aborted && cancel?.aborted !== true) throw new OutgoingFailure(`no answer in ${timeoutMs / 1e3} s`);
+          if (cancel?.aborted === true) throw new OutgoingFailure("aborted: the queue is closing");
+          throw new OutgoingFailure(connectionReason(error));
+        }
+      }
+    };
+  }
+});
+
 // src/notify/delivery.ts
 function createDeliveryQueue(options) {
   const limits = { ...DELIVERY_DEFAULTS, ...options.limits };
@@ -74443,6 +74782,7 @@ function createDeliveryQueue(options) {
   const waiting = [];
   let worker = null;
   const closing = new AbortController();
+  const http = options.http ?? new OutgoingHttp();
   const result = (message, outcome) => options.onResult?.(options.receiver, message.event, outcome);
   async function work() {
     for (let message = waiting.shift(); message !== void 0; message = waiting.shift()) {
@@ -74451,34 +74791,28 @@ function createDeliveryQueue(options) {
     worker = null;
   }
   async function deliver(message) {
-    for (let attempt = 1; ; attempt += 1) {
-      const answer2 = await attemptOnce(message);
-      if (answer2 === "ok") {
-        log.debug({ event: message.event, attempt }, "notification sent");
+    const request3 = { method: "POST", url: message.url, headers: message.headers, body: message.body };
+    const policy = { attempts: limits.attempts, timeoutMs: limits.timeoutMs, initialMs: limits.backoffMs, maxMs: MAX_BACKOFF_MS, jitter: "half" };
+    const notDelivered = (attempt, reason, retrying) => log.warn({ event: message.event, attempt, reason, retrying }, "notification not delivered");
+    let tries = 1;
+    try {
+      const answer2 = await http.send(request3, policy, {
+        signal: closing.signal,
+        onRetry: ({ attempt, reason, delayMs }) => {
+          tries = attempt + 1;
+          notDelivered(attempt, reason, true);
+          log.debug({ event: message.event, delayMs: Math.round(delayMs) }, "notification retry waiting");
+        }
+      });
+      if (answer2.status >= 200 && answer2.status < 300) {
+        log.debug({ event: message.event, attempt: tries }, "notification sent");
         return "sent";
       }
-      const retry = answer2.retry && attempt < limits.attempts && !closing.signal.aborted;
-      log.warn({ event: message.event, attempt, reason: answer2.reason, retrying: retry }, "notification not delivered");
-      if (!retry) return "failed";
-      await sleep2(limits.backoffMs * 2 ** (attempt - 1), closing.signal);
-    }
-  }
-  async function attemptOnce(message) {
-    try {
-      const response = await fetch(message.url, {
-        method: "POST",
-        headers: message.headers,
-        body: message.body,
-        redirect: "manual",
-        signal: AbortSignal.any([AbortSignal.timeout(limits.timeoutMs), closing.signal])
-      });
-      await response.body?.cancel().catch(() => void 0);
-      if (response.status >= 200 && response.status < 300) return "ok";
-      return { retry: response.status >= 500 || response.status === 429, reason: `HTTP ${response.status}` };
+      notDelivered(tries, `HTTP ${answer2.status}`, false);
     } catch (error) {
-      const reason = error instanceof Error && error.name === "TimeoutError" ? `no answer in ${limits.timeoutMs / 1e3} s` : connectionReason(error);
-      return { retry: true, reason };
+      notDelivered(tries, error instanceof OutgoingFailure ? error.message : errorMessage(error), false);
     }
+    return "failed";
   }
   return {
     push(message) {
@@ -74501,28 +74835,13 @@ function createDeliveryQueue(options) {
     }
   };
 }
-function connectionReason(error) {
-  const cause = error.cause;
-  if (typeof cause?.code === "string") return `connection failed (${cause.code})`;
-  return error instanceof Error && error.name === "AbortError" ? "aborted: the queue is closing" : `connection failed (${errorMessage(error).split("\n")[0]?.slice(0, 80) ?? ""})`;
-}
-function sleep2(ms, signal) {
-  return new Promise((resolve4) => {
-    if (signal.aborted) return resolve4();
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve4();
-    }
-  });
-}
-var DELIVERY_DEFAULTS;
+var MAX_BACKOFF_MS, DELIVERY_DEFAULTS;
 var init_delivery = __esm({
   "src/notify/delivery.ts"() {
     "use strict";
     init_errors();
+    init_outgoing();
+    MAX_BACKOFF_MS = 6e4;
     DELIVERY_DEFAULTS = { queueLength: 100, attempts: 5, timeoutMs: 1e4, backoffMs: 1e3 };
   }
 });
@@ -74618,7 +74937,10 @@ function slackPayload(event, report2) {
   const omitted = report2.changes.length - listed.length;
   if (omitted > 0) listed.push(`\u2026 and ${omitted} more`);
   const text2 = [summaryLine(event, report2), ...listed].join("\n");
-  return { text: text2 };
+  return { text: slackEscaped(text2) };
+}
+function slackEscaped(text2) {
+  return text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 function count4(n) {
   return `${n} change${n === 1 ? "" : "s"}`;
@@ -74666,7 +74988,7 @@ function openReceiver(config, env) {
         event: () => null,
         status(state, report2, description) {
           if (report2.revision === null) return null;
-          const body = { state, context: `policy-pool-sync/${report2.source}`, description: description.slice(0, 140), ...config.statusUrl === null ? {} : { target_url: config.statusUrl } };
+          const body = { state, context: `policy-pool-sync/${report2.source}`, description: cutAt(description, 140), ...config.statusUrl === null ? {} : { target_url: config.statusUrl } };
           const auth = secret === null ? {} : { authorization: `Bearer ${secret}` };
           return { ...json(state, body, { accept: "application/vnd.github+json", ...auth }), url: `${url.replace(/\/$/, "")}/statuses/${report2.revision}` };
         }
@@ -74675,15 +74997,41 @@ function openReceiver(config, env) {
       return {
         config,
         event: () => null,
-        status(state, report2, description) {
+        status(state, report2, description, ref) {
           if (report2.revision === null) return null;
           const gitlabState = state === "failure" ? "failed" : state === "pending" ? "running" : "success";
-          const body = { state: gitlabState, name: `policy-pool-sync/${report2.source}`, description: description.slice(0, 255), ...config.statusUrl === null ? {} : { target_url: config.statusUrl } };
+          const branch = ref === void 0 || ref === null ? null : ref.replace(/^refs\/(heads|tags)\//, "");
+          const body = {
+            state: gitlabState,
+            name: `policy-pool-sync/${report2.source}`,
+            description: cutAt(description, 255),
+            ...branch === null ? {} : { ref: branch },
+            ...config.statusUrl === null ? {} : { target_url: config.statusUrl }
+          };
           const auth = secret === null ? {} : { "private-token": secret };
-          return { ...json(state, body, auth), url: `${url.replace(/\/$/, "")}/statuses/${report2.revision}` };
+          return { ...json(state, body, auth), url: `${gitlabProjectUrl(url)}/statuses/${report2.revision}` };
         }
       };
   }
+}
+function gitlabProjectUrl(url) {
+  const parsed = new URL(url);
+  const match = /^(.*?\/projects\/)(.+?)\/*$/.exec(parsed.pathname);
+  if (match === null) return url.replace(/\/+$/, "");
+  const id = (match[2] ?? "").split("/").map(decoded).join("/");
+  parsed.pathname = `${match[1] ?? ""}${encodeURIComponent(id)}`;
+  return parsed.href.replace(/\/+$/, "");
+}
+function decoded(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+function cutAt(text2, max) {
+  const points = Array.from(text2);
+  return points.length <= max ? text2 : `${points.slice(0, max - 1).join("")}\u2026`;
 }
 function statusDescription(report2) {
   if (!report2.ok) return summaryLine("failed", report2).replace(/^policy-pool-sync: /, "");
@@ -74724,11 +75072,13 @@ var init_receivers = __esm({
 
 // src/notify/notifier.ts
 function createNotifier(options) {
+  const http = new OutgoingHttp({ proxy: proxySettings(options.env), ...options.clock === void 0 ? {} : { clock: options.clock } });
   const receivers = (options.config.notifications ?? []).map((c4) => ({
     receiver: openReceiver(c4, options.env),
     queue: createDeliveryQueue({
       receiver: c4.name,
       logger: options.logger,
+      http,
       ...options.onResult === void 0 ? {} : { onResult: options.onResult },
       ...options.limits === void 0 ? {} : { limits: options.limits }
     })
@@ -74741,7 +75091,7 @@ function createNotifier(options) {
   return {
     passStarted(source, revision2) {
       const report2 = { source: source.name, organization: source.organization, revision: revision2 };
-      for (const { receiver, queue } of forSource(source.name)) push(queue, receiver.status("pending", report2, "a pass is running"));
+      for (const { receiver, queue } of forSource(source.name)) push(queue, receiver.status("pending", report2, "a pass is running", source.git?.ref ?? null));
     },
     passFinished(source, report2) {
       const { events, memory } = passEvents(report2, memories.get(source.name) ?? freshMemory());
@@ -74749,7 +75099,7 @@ function createNotifier(options) {
       if (events.length > 0) options.logger.info({ source: source.name, events }, "pass events");
       const time = now();
       for (const { receiver, queue } of forSource(source.name)) {
-        push(queue, receiver.status(report2.ok ? "success" : "failure", report2, statusDescription(report2)));
+        push(queue, receiver.status(report2.ok ? "success" : "failure", report2, statusDescription(report2), source.git?.ref ?? null));
         for (const event of events) {
           if (receiver.config.events === null || receiver.config.events.includes(event)) push(queue, receiver.event(event, report2, time));
         }
@@ -74758,6 +75108,7 @@ function createNotifier(options) {
     },
     async close(timeoutMs) {
       await Promise.all(receivers.map(({ queue }) => queue.drain(timeoutMs)));
+      await http.close();
     }
   };
 }
@@ -74766,6 +75117,8 @@ var init_notifier = __esm({
     "use strict";
     init_secrets();
     init_redact();
+    init_outgoing();
+    init_proxy();
     init_delivery();
     init_events();
     init_receivers();
@@ -74963,7 +75316,8 @@ var init_pool_health = __esm({
 import { lookup } from "node:dns/promises";
 import { connect as netConnect } from "node:net";
 import { connect as tlsConnect } from "node:tls";
-async function checkReachable(url, timeoutMs = 5e3) {
+async function checkReachable(url, timeoutMs = 5e3, proxy = NO_PROXY) {
+  if (proxyFor(url, proxy) !== null) return;
   const target = new URL(url);
   const host = target.hostname.replace(/^\[|\]$/g, "");
   const port = Number(target.port || (target.protocol === "https:" ? 443 : 80));
@@ -75004,6 +75358,7 @@ var init_reachable = __esm({
     "use strict";
     init_errors();
     init_redact();
+    init_proxy();
     UnreachableError = class extends UsageError {
       name = "UnreachableError";
     };
@@ -75012,10 +75367,10 @@ var init_reachable = __esm({
 });
 
 // src/daemon/api-unreachable.ts
-async function warnIfUnreachable(url, logger) {
+async function warnIfUnreachable(url, logger, env) {
   if (!/^https?:\/\//.test(url)) return;
   try {
-    await checkReachable(url, CHECK_TIMEOUT_MS);
+    await checkReachable(url, CHECK_TIMEOUT_MS, proxySettings(env));
   } catch (error) {
     if (!(error instanceof UnreachableError)) return;
     logger.warn({ url: createRedactor(secretsInUrl(url))(url) }, `${error.message}; retrying on the next pass`);
@@ -75026,6 +75381,7 @@ var init_api_unreachable = __esm({
   "src/daemon/api-unreachable.ts"() {
     "use strict";
     init_reachable();
+    init_proxy();
     init_redact();
     CHECK_TIMEOUT_MS = 3e3;
   }
@@ -75098,7 +75454,7 @@ async function startSourceRunner(options) {
     } finally {
       progress.end();
       state.apiReached = session.apiReached() ?? state.apiReached;
-      if (session.apiReached() !== true && options.apiUrl !== void 0 && !stop.aborted) await warnIfUnreachable(options.apiUrl, log);
+      if (session.apiReached() !== true && options.apiUrl !== void 0 && !stop.aborted) await warnIfUnreachable(options.apiUrl, log, options.env);
       await options.saveCodeCache?.();
     }
     current.outcome = outcome;
@@ -75453,8 +75809,8 @@ function createAuthGate(options) {
     state.loggedAt = now();
   };
   return {
-    check(endpoint, request2, verify) {
-      const client = clientOf(request2);
+    check(endpoint, request3, verify) {
+      const client = clientOf(request3);
       const known = buckets.has(client) ? bucket(client) : null;
       if (known !== null && known.tokens < 1) {
         throttled.inc({ endpoint });
@@ -75463,20 +75819,20 @@ function createAuthGate(options) {
       }
       if (verify()) return "ok";
       (known ?? bucket(client)).tokens -= 1;
-      record3(endpoint, client, request2.headers.authorization === void 0 ? "no Authorization header" : "wrong token");
+      record3(endpoint, client, request3.headers.authorization === void 0 ? "no Authorization header" : "wrong token");
       return "refused";
     },
-    failed(endpoint, request2, reason) {
-      record3(endpoint, clientOf(request2), reason);
+    failed(endpoint, request3, reason) {
+      record3(endpoint, clientOf(request3), reason);
     },
-    retryAfterSeconds(request2) {
-      const found = buckets.get(clientOf(request2));
+    retryAfterSeconds(request3) {
+      const found = buckets.get(clientOf(request3));
       return found === void 0 ? 0 : Math.max(1, Math.ceil((1 - found.tokens) * limits.refillMs / 1e3));
     }
   };
 }
-function clientOf(request2) {
-  const address = (request2.socket.remoteAddress ?? "unknown").replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, "$1");
+function clientOf(request3) {
+  const address = (request3.socket.remoteAddress ?? "unknown").replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, "$1");
   if (!address.includes(":")) return address;
   const groups = expandIpv6(address);
   return groups === null ? address : `${groups.slice(0, 4).join(":")}::/64`;
@@ -75651,18 +76007,18 @@ async function startDaemon(options) {
     statusToken: secrets.status,
     gate,
     hostAllowed: hostRule(config.listen, config.allowedHosts ?? []),
-    control: (request2, url) => {
+    control: (request3, url) => {
       if (!accepting) return Promise.resolve({ status: 503, body: { error: "shutting down" } });
-      const authorize = control === null ? null : () => gate.check("control", request2, () => carriesBearer(request2.headers.authorization, control));
-      return handleControl2(request2, url, authorize, controlTarget(runners));
+      const authorize = control === null ? null : () => gate.check("control", request3, () => carriesBearer(request3.headers.authorization, control));
+      return handleControl2(request3, url, authorize, controlTarget(runners));
     },
-    webhook(request2, rawBody) {
+    webhook(request3, rawBody) {
       if (!accepting) return { status: 503, body: { error: "shutting down" } };
-      return handleWebhook(request2.headers, rawBody, {
+      return handleWebhook(request3.headers, rawBody, {
         secret: secrets.webhook,
         sources: config.sources,
         logger,
-        refused: (reason) => gate.failed("webhook", request2, reason),
+        refused: (reason) => gate.failed("webhook", request3, reason),
         deliveries,
         trigger: (names) => names.forEach((name) => runners.get(name)?.trigger("webhook"))
       });
@@ -75733,7 +76089,7 @@ var init_daemon = __esm({
 
 // src/daemon/embedded-api.ts
 function embeddedSeed(config) {
-  const seed = { ...defaultSeed(), behaviour: { legacyEnforce: config.api.legacyEnforce, nativeKind: config.api.nativeKind } };
+  const seed = { ...defaultSeed(), behaviour: { legacyEnforce: config.api.legacyEnforce, nativeKind: config.api.nativeKind ?? "native" } };
   for (const source of config.sources) {
     const existing = seed.organizations.find((o2) => o2.name === source.organization);
     if (existing === void 0) seed.organizations.push({ name: source.organization, maxAgentPools: source.maxAgentPools });
@@ -75787,7 +76143,7 @@ async function runDaemon(options) {
       env,
       logger,
       endpoint: emulator === null ? void 0 : { url: emulator.url, token: emulator.token },
-      onRequest: (request2) => metrics.apiRequest(request2),
+      onRequest: (request3) => metrics.apiRequest(request3),
       onRateLimitWait: (seconds2) => metrics.rateLimitWait(seconds2)
     });
     try {
@@ -75880,7 +76236,7 @@ async function exportOrganization(api, organization, nativeKind) {
   const notExported = [];
   const files = [];
   let exportedPolicies = 0;
-  const results = await mapLimited(policies, READS_AT_ONCE, (policy) => policyExport(api, policy, nativeKind));
+  const results = await mapLimited(policies, READS_AT_ONCE, (policy) => policyExport(api, policy, typeof nativeKind === "function" ? nativeKind() : nativeKind));
   for (const result of results) {
     if ("reason" in result) notExported.push(result);
     else {
@@ -75998,7 +76354,7 @@ async function runExport(args, config, io) {
   await checkTarget(dir, args.force);
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   try {
-    const result = await exportOrganization(api, organization, config.api.nativeKind);
+    const result = await exportOrganization(api, organization, () => api.nativeKind());
     await writeFiles(dir, result.files);
     io.stdout.write(exportSummary(result, organization, dir));
     return 0;
@@ -76155,7 +76511,7 @@ import { writeFile as writeFile2 } from "node:fs/promises";
 async function runOnce(args, config, io) {
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   let reachable = null;
-  const beforeLive = () => reachable ??= checkReachable(config.api.url);
+  const beforeLive = () => reachable ??= checkReachable(config.api.url, void 0, proxySettings(io.env));
   const mode = args.mode === "reconcile" ? "apply" : "plan";
   const printsEarly = mode === "apply" && args.output !== "json";
   const progress = new ProgressReporter({ logger: io.logger, terminal: io.terminal ?? null });
@@ -76286,6 +76642,7 @@ var init_one_shot = __esm({
     init_redact();
     init_from_config();
     init_reachable();
+    init_proxy();
     init_errors();
     init_code_cache_file();
     init_logger();
@@ -76457,7 +76814,7 @@ Options:
   --out FILE               --dry-run: also save the plan to FILE (JSON), to apply later with --plan
   --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale (needs no other flag)
   --show FILE              print the plan saved in FILE as text, json or markdown (--output), with no API call
-  --native-kind WORD       the API's word for the native kind: native (default) or sentinel (the hosted service)
+  --native-kind WORD       the API's word for the native kind: native or sentinel (the hosted service); unset: learned from the API
   --export DIR             write the live organization as a declared repo into DIR (new or empty; --force writes over)
   --port N                 --emulator: the port to listen on (default 0: any free port)
   --emulator-seed FILE     --emulator: YAML saying what exists before the first request
@@ -76472,6 +76829,9 @@ Environment:
   STATUS_TOKEN             a token the daemon requires on /status, /status.html and /metrics
   GIT_CONFIG_COUNT         with GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n: git settings for git sources, e.g. a
                            credential header (http.<repo URL>.extraHeader) kept out of the URL, .git/config and ps
+  HTTP_PROXY               the proxy of http:// requests: the API, downloads, notifications, the PR comment (also http_proxy)
+  HTTPS_PROXY              the proxy of https:// requests (also https_proxy; else HTTP_PROXY); git reads the same variables
+  NO_PROXY                 hosts reached without a proxy: host, .domain, host:port or * (also no_proxy); loopback always
   CONTROL_TOKEN            the token of POST /sources/NAME/sync|suspend|resume (without it they answer 403)
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
   LOG_FORMAT               pretty or json (default: pretty on a terminal, json otherwise)

@@ -7,6 +7,9 @@ import { MAX_CODE_BYTES } from '../src/model.js';
 import { CodeTooLargeError } from '../src/errors.js';
 import { rejectsWithStatus } from './helpers/api-assert.js';
 import { startApiFixture, type ApiFixture } from './helpers/api-fixture.js';
+import { startRecordingProxy } from './helpers/api-proxy.js';
+import { ApiClient } from '../src/api/client.js';
+import { captureLogs } from './helpers/logs.js';
 
 /** A file of exactly `size` bytes of policy-like text. */
 async function fileOfSize(path: string, size: number): Promise<string> {
@@ -65,5 +68,25 @@ describe('upload limits', () => {
     assert.equal(response.status, 413);
     await response.arrayBuffer();
     assert.equal(await f.client.downloadPolicy(policy), before);
+  });
+});
+
+describe('the upload\'s headers', () => {
+  it('the code upload PUT asks for application/json and sends octet-stream; every other request asks for JSON:API', async () => {
+    const f = await startApiFixture();
+    const proxy = await startRecordingProxy(f.emulator.origin, 'relative');
+    const client = new ApiClient({ baseUrl: `${proxy.origin}/api/v2`, token: f.emulator.token, logger: captureLogs().logger });
+    try {
+      const policy = await client.createPolicy('acme', { name: 'accepting', kind: 'native', description: null, enforcementLevel: 'advisory', query: null, policySetIds: [] });
+      assert.notEqual(await client.uploadPolicy(policy.id, Buffer.from('main = rule { true }\n')), null);
+      const upload = proxy.seen.find((r) => r.method === 'PUT');
+      assert.equal(upload?.headers.accept, 'application/json');
+      assert.equal(upload?.headers['content-type'], 'application/octet-stream');
+      assert.deepEqual([...new Set(proxy.seen.filter((r) => r.method !== 'PUT').map((r) => r.headers.accept))], ['application/vnd.api+json']);
+    } finally {
+      await client.close();
+      await proxy.close();
+      await f.close();
+    }
   });
 });

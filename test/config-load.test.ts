@@ -98,7 +98,7 @@ test('defaults are filled in and relative paths resolve against the working dire
     {},
     { cwd: '/srv/app' },
   );
-  assert.deepEqual(config.api, { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, nativeKind: 'native', retryBudgetSeconds: 60 });
+  assert.deepEqual(config.api, { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, nativeKind: null, retryBudgetSeconds: 60 });
   assert.equal(config.listen, '127.0.0.1:9090');
   assert.equal(config.webhookSecretEnv, 'WEBHOOK_SECRET');
   assert.equal(config.stateDir, '/srv/app/.policy-pool-sync');
@@ -124,7 +124,7 @@ test('every kebab-case key maps to its camelCase field', async () => {
     'shutdown-timeout: 5',
   ].join('\n');
   const config = await parseConfig(text, 'cfg.yaml', {}, { cwd: '/srv' });
-  assert.deepEqual(config.api, { url: 'https://api.example.com/api/v2', tokenFile: '/srv/secrets/token', rateLimit: 12.5, concurrency: 4, legacyEnforce: true, nativeKind: 'native', retryBudgetSeconds: 90 });
+  assert.deepEqual(config.api, { url: 'https://api.example.com/api/v2', tokenFile: '/srv/secrets/token', rateLimit: 12.5, concurrency: 4, legacyEnforce: true, nativeKind: null, retryBudgetSeconds: 90 });
   assert.equal(config.listen, '[::1]:9091');
   assert.equal(config.webhookSecretEnv, 'HOOK_SECRET');
   assert.equal(config.stateDir, '/var/lib/pps');

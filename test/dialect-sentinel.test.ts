@@ -37,11 +37,12 @@ describe('an API that calls the native kind sentinel (native-kind: sentinel)', (
     await world.call('DELETE', `/policies/${taken.json.data.id}`);
   });
 
-  it('--native-kind sentinel creates sentinel policies from .sentinel files; a dry run then finds nothing in either setting', async () => {
+  it('--native-kind native is refused with the way out; --native-kind sentinel creates sentinel policies from .sentinel files; a dry run then finds nothing in either setting', async () => {
     const { world } = fixture;
     const dir = await fixture.repo(sentinelRepo());
-    const without = await world.cli('--reconcile', dir);
-    assert.equal(without.code, 1, 'kind native is refused by this API');
+    const given = await world.cli('--reconcile', dir, ['--native-kind', 'native']);
+    assert.equal(given.code, 1, 'a given word is never changed');
+    assert.match(given.stdout + given.stderr, /kind must be one of sentinel, opa, tfpolicy; the API calls the native kind "sentinel": set api\.native-kind: sentinel \(--native-kind sentinel\)/);
     const applied = await world.cli('--reconcile', dir, ['--native-kind', 'sentinel']);
     assert.equal(applied.code, 0, applied.stderr + applied.stdout);
     const live = await world.policies();
@@ -100,6 +101,90 @@ describe('an API that calls the native kind sentinel (native-kind: sentinel)', (
     const refused = await configCli(world, await configFile(world, clash, ['native-kind: sentinel']), ['--dry-run', '--output', 'json']);
     assert.equal(refused.code, 1);
     assert.match(JSON.parse(refused.stdout).sources[0].errors.join('\n'), /policy "beta-policy" \(policies\/beta-policy\.sentinel\) exists as a tfpolicy policy/);
+  });
+});
+
+describe('an API that calls the native kind sentinel, with api.native-kind unset: the word is learned', () => {
+  const fixture = useWorld({ nativeKind: 'sentinel' });
+
+  it('with no native-kind set, an empty organization: the first native create is refused, nothing is written, and it is sent again as sentinel, said once', async () => {
+    const { world } = fixture;
+    const dir = await fixture.repo({ 'policies/learn-a.sentinel': 'main = rule { true }\n', 'policies/learn-b.sentinel': 'main = rule { true }\n' });
+    await world.clearRequests();
+    const applied = await world.cli('--reconcile', dir, ['--output', 'json']);
+    assert.equal(applied.code, 0, applied.stderr + applied.stdout);
+    const creates = (await world.requests()).filter((r) => r.method === 'POST');
+    assert.equal(creates.filter((r) => r.status === 200).length, 2, JSON.stringify(creates));
+    assert.ok(creates.filter((r) => r.status === 422).length >= 1, 'the document\'s word was sent first and refused');
+    const said = applied.stderr.split('\n').filter((line) => line.includes('refused the native kind'));
+    assert.equal(said.length, 1, applied.stderr);
+    assert.match(said[0] ?? '', /sending again as sentinel/);
+    const live = (await world.policies()).filter((p) => p.name.startsWith('learn-'));
+    assert.deepEqual(live.map((p) => `${p.name}:${p.kind}`).sort(), ['learn-a:sentinel', 'learn-b:sentinel']);
+    const dry = await world.cli('--dry-run', dir, ['--detailed-exitcode']);
+    assert.equal(dry.code, 0, dry.stdout + dry.stderr);
+    for (const p of live) await world.call('DELETE', `/policies/${p.id}`);
+  });
+
+  it('with no native-kind set, an organization holding sentinel policies: creates go out as sentinel at once, legacy enforce paths as <name>.sentinel', async () => {
+    const { world } = fixture;
+    const held = await world.call('POST', `/organizations/${ORG}/policies`, { body: policyBody('held', { kind: 'sentinel', 'enforcement-level': 'advisory' }) });
+    assert.equal(held.status, 200, held.text);
+    await world.setBehaviour({ 'legacy-enforce': true });
+    try {
+      const dir = await fixture.repo({ 'policies/learned.sentinel': 'main = rule { true }\n', 'policies/learned.yaml': 'enforcement-level: soft-mandatory\n' });
+      const file = await configFile(world, dir, ['legacy-enforce: true']);
+      await world.clearRequests();
+      const applied = await configCli(world, file, ['--reconcile']);
+      assert.equal(applied.code, 0, applied.stderr + applied.stdout);
+      assert.deepEqual((await world.requests()).filter((r) => r.method === 'POST').map((r) => r.status), [200], 'no refused create');
+      assert.doesNotMatch(applied.stderr, /refused the native kind/);
+      const policy = (await world.policies()).find((p) => p.name === 'learned');
+      assert.equal(policy?.kind, 'sentinel');
+      assert.equal(policy?.['enforcement-level'], 'soft-mandatory', 'a path other than <name>.sentinel would mean hard-mandatory');
+      const raw = await world.call('GET', `/policies/${policy?.id}`);
+      assert.deepEqual(raw.json.data.attributes.enforce, [{ path: 'learned.sentinel', mode: 'soft-mandatory' }]);
+      const dry = await configCli(world, file, ['--dry-run', '--detailed-exitcode']);
+      assert.equal(dry.code, 0, dry.stdout + dry.stderr);
+      await world.call('DELETE', `/policies/${policy?.id}`);
+    } finally {
+      await world.setBehaviour({ 'legacy-enforce': false });
+      await world.call('DELETE', `/policies/${held.json.data.id}`);
+    }
+  });
+
+  it('with no native-kind set, an empty organization under legacy enforce: the create sent again carries <name>.sentinel', async () => {
+    const { world } = fixture;
+    await world.setBehaviour({ 'legacy-enforce': true });
+    try {
+      const dir = await fixture.repo({ 'policies/legacy-learn.sentinel': 'main = rule { true }\n', 'policies/legacy-learn.yaml': 'enforcement-level: advisory\n' });
+      const file = await configFile(world, dir, ['legacy-enforce: true']);
+      const applied = await configCli(world, file, ['--reconcile']);
+      assert.equal(applied.code, 0, applied.stderr + applied.stdout);
+      const policy = (await world.policies()).find((p) => p.name === 'legacy-learn');
+      assert.equal(policy?.['enforcement-level'], 'advisory');
+      const raw = await world.call('GET', `/policies/${policy?.id}`);
+      assert.deepEqual(raw.json.data.attributes.enforce, [{ path: 'legacy-learn.sentinel', mode: 'advisory' }]);
+      await world.call('DELETE', `/policies/${policy?.id}`);
+    } finally {
+      await world.setBehaviour({ 'legacy-enforce': false });
+    }
+  });
+  it('a plan saved with native-kind unset records no word, and applied alone learns it again; the export names files in the learned word', async () => {
+    const { world } = fixture;
+    const dir = await fixture.repo({ 'policies/saved-learn.sentinel': 'main = rule { true }\n' });
+    const file = join(await fixture.repo(), 'plan.json');
+    const made = await world.cli('--dry-run', dir, ['--out', file]);
+    assert.equal(made.code, 0, made.stderr + made.stdout);
+    const saved = JSON.parse(await readFile(file, 'utf8'));
+    assert.equal(saved.run.native_kind, undefined);
+    const applied = await runCli(['--reconcile', '--plan', file], { env: { API_TOKEN: world.token, LOG_LEVEL: 'warn', STATE_DIR: world.stateDir } });
+    assert.equal(applied.code, 0, applied.stderr + applied.stdout);
+    assert.equal((await world.policies()).find((p) => p.name === 'saved-learn')?.kind, 'sentinel');
+    const exported = join(await fixture.repo(), 'exported');
+    const exportRun = await runCli(['--export', exported, '--organization', ORG, '--api-url', world.url], { env: { API_TOKEN: world.token, LOG_LEVEL: 'warn' } });
+    assert.equal(exportRun.code, 0, exportRun.stderr + exportRun.stdout);
+    assert.equal(await readFile(join(exported, 'policies/saved-learn.sentinel'), 'utf8'), 'main = rule { true }\n', 'the export names files in the word learned');
   });
 });
 

@@ -34,7 +34,7 @@ test('a one-shot --reconcile sets GitHub and GitLab commit statuses on the revis
       { name: 'ci', type: 'webhook', 'url-env': 'HOOK' },
     ],
   }));
-  await writeFile(path.join(work, 'gitlab-url'), `${gitlab.url}/api/v4/projects/42\n`);
+  await writeFile(path.join(work, 'gitlab-url'), `${gitlab.url}/api/v4/projects/platform/policies\n`);
   const env = { API_TOKEN: api.token, GH_REPO: `${github.url}/repos/acme/policies`, GH_TOKEN: 'ghp-Secret', GL_TOKEN: 'glpat-Secret', HOOK: hook.url };
 
   const run = await spawnCli(['--reconcile', '--config', config], { env });
@@ -49,9 +49,10 @@ test('a one-shot --reconcile sets GitHub and GitLab commit statuses on the revis
   assert.equal(done.json.target_url, 'https://sync.example.com/status.html');
   assert.equal(done.json.description, 'applied 5 changes');
   assert.deepEqual(gitlab.received.map((r) => [r.path, r.json.state]), [
-    [`/api/v4/projects/42/statuses/${commit}`, 'running'],
-    [`/api/v4/projects/42/statuses/${commit}`, 'success'],
+    [`/api/v4/projects/platform%2Fpolicies/statuses/${commit}`, 'running'],
+    [`/api/v4/projects/platform%2Fpolicies/statuses/${commit}`, 'success'],
   ]);
+  assert.deepEqual(gitlab.received.map((r) => r.json.ref), ['main', 'main'], 'the branch the source reads');
   assert.equal(gitlab.received[0]!.headers['private-token'], 'glpat-Secret');
   assert.deepEqual(hook.received.map((r) => [r.json.event, r.json.revision, r.json.trigger]), [['applied', commit, 'reconcile']]);
   for (const secret of ['ghp-Secret', 'glpat-Secret', github.url, gitlab.url, hook.url]) assert.ok(!`${run.stdout}${run.stderr}`.includes(secret));

@@ -1,14 +1,17 @@
-import { CodeTooLargeError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { ApiError, CodeTooLargeError } from '../errors.js';
 import { MAX_CODE_BYTES, wireKind, type NativeKindName } from '../model.js';
 import { createAgentPoolBody, createPolicyBody, updateAgentPoolBody, updatePolicyBody, type Dialect } from './bodies.js';
 import { systemClock, type Clock } from './clock.js';
 import { fetchDownload, fetchDownloadBytes, fetchDownloadDigest, type StreamedCode } from './download.js';
 import { field, int, primary } from './json-api.js';
+import { NativeKind } from './native-kind.js';
+import type { ProxySettings } from '../http/proxy.js';
 import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
 import { readWith, successBody } from './responses.js';
 import type { HttpMethod, StreamedBody, TransportStats } from './http-types.js';
+import { withNote } from './request-parts.js';
 import { Transport } from './transport.js';
 import { sharedSignal } from '../signals.js';
 import { userAgent } from '../version.js';
@@ -57,10 +60,16 @@ export interface ApiClientOptions {
    * only, and read levels from `enforce` first. @default false
    */
   legacyEnforce?: boolean;
-  /** The API's word for the native kind, sent in `kind`, `filter[kind]` and `enforce` paths; both are read. @default 'native' */
-  nativeKind?: NativeKindName;
+  /**
+   * The API's word for the native kind, sent in `kind`, `filter[kind]` and `enforce` paths; both are read. Unset or
+   * null: learned from the kind words of the policies the API returns, or from the 422 that names the allowed kinds
+   * (see native-kind.ts); `native` until then. @default null
+   */
+  nativeKind?: NativeKindName | null;
   /** Sent on every request, the download redirect's included. @default `policy-pool-sync/<version>` */
   userAgent?: string;
+  /** HTTP_PROXY, HTTPS_PROXY and NO_PROXY, read by `proxySettings` (http/proxy.ts). @default none */
+  proxy?: ProxySettings;
 }
 
 export type ApiClientStats = TransportStats;
@@ -71,16 +80,20 @@ type Params = Array<readonly [string, string]>;
 export class ApiClient implements PolicyApi {
   private readonly transport: Transport;
   private readonly legacy: boolean;
-  private readonly dialect: Dialect;
+  /** Shared by every client `withSignal` makes of this one. */
+  private readonly kind: NativeKind;
   private readonly parsePolicy: (resource: unknown) => Policy;
   /** Set on a client made by `withSignal`: every request of it ends once it aborts. */
   private readonly signal: AbortSignal | undefined;
 
   /** `bound`: the transport of the client `withSignal` was called on, and the signal; only `withSignal` passes it. */
-  constructor(private readonly options: ApiClientOptions, bound?: { transport: Transport; signal: AbortSignal }) {
+  constructor(private readonly options: ApiClientOptions, bound?: { transport: Transport; signal: AbortSignal; kind: NativeKind }) {
     this.legacy = options.legacyEnforce ?? false;
-    this.dialect = { legacy: this.legacy, nativeKind: options.nativeKind ?? 'native' };
-    this.parsePolicy = (resource) => parsePolicy(resource, this.legacy);
+    this.kind = bound?.kind ?? new NativeKind(options.nativeKind ?? null, options.logger);
+    this.parsePolicy = (resource) => {
+      this.kind.observe(field(field(resource, 'attributes'), 'kind'));
+      return parsePolicy(resource, this.legacy);
+    };
     this.signal = bound?.signal;
     this.transport = bound?.transport ?? new Transport({
       baseUrl: options.baseUrl,
@@ -93,6 +106,7 @@ export class ApiClient implements PolicyApi {
       retryBudgetMs: options.retryBudgetMs ?? 60_000,
       clock: options.clock ?? systemClock(),
       userAgent: options.userAgent ?? userAgent(),
+      ...(options.proxy === undefined ? {} : { proxy: options.proxy }),
       onRequest: options.onRequest,
       onRateLimitWait: options.onRateLimitWait,
     });
@@ -108,11 +122,20 @@ export class ApiClient implements PolicyApi {
    */
   withSignal(signal: AbortSignal): ApiClient {
     if (signal === this.signal) return this;
-    if (this.signal === undefined) return new ApiClient(this.options, { transport: this.transport, signal: sharedSignal(signal) });
+    if (this.signal === undefined) return new ApiClient(this.options, { transport: this.transport, signal: sharedSignal(signal), kind: this.kind });
     // Bound already (a pass's client): its requests end with either signal, and still count for the pass's reach.
     const both = sharedSignal(AbortSignal.any([this.signal, signal]));
     this.transport.reachAs(both, this.signal);
-    return new ApiClient(this.options, { transport: this.transport, signal: both });
+    return new ApiClient(this.options, { transport: this.transport, signal: both, kind: this.kind });
+  }
+
+  /** The API's word for the native kind: given, learned, or `native` until learned. */
+  nativeKind(): NativeKindName {
+    return this.kind.word;
+  }
+
+  private get dialect(): Dialect {
+    return { legacy: this.legacy, nativeKind: this.kind.word };
   }
 
   reached(signal: AbortSignal): boolean | null {
@@ -139,10 +162,24 @@ export class ApiClient implements PolicyApi {
   }
 
   /**
+   * A native policy refused with 422 because the API calls the native kind otherwise is sent again in the word the
+   * refusal names, once: nothing was written (native-kind.ts).
    * `owns`: whether a policy of the name found after a lost answer is this create's; without it none is (the create
    * is sent again, and a name taken is the service's 422), so no caller takes another's policy by leaving it out.
    */
-  createPolicy(organization: string, input: CreatePolicyInput, owns: (found: Policy) => boolean = () => false): Promise<Policy> {
+  async createPolicy(organization: string, input: CreatePolicyInput, owns: (found: Policy) => boolean = () => false): Promise<Policy> {
+    const sent = this.kind.word;
+    try {
+      return await this.sendCreatePolicy(organization, input, owns);
+    } catch (error) {
+      if (!(error instanceof ApiError) || input.kind !== 'native') throw error;
+      if (this.kind.retryWord(error, sent) !== null) return this.sendCreatePolicy(organization, input, owns);
+      const hint = this.kind.hint(error);
+      throw hint === null ? error : withNote(error, hint);
+    }
+  }
+
+  private sendCreatePolicy(organization: string, input: CreatePolicyInput, owns: (found: Policy) => boolean): Promise<Policy> {
     return this.transport.create({
       request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/policies`), json: createPolicyBody(input, this.dialect) },
       read: (response) => readWith(response, (body) => this.parsePolicy(primary(body))),

@@ -2,12 +2,13 @@ import { resolveToken } from '../config/token.js';
 import type { Config } from '../config/types.js';
 import { UsageError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { proxyFor, proxySettings, shownProxy } from '../http/proxy.js';
 import { ApiClient, type ApiClientOptions } from './client.js';
 
 export interface ApiClientSetup {
   /** `api.url`, `api.token-file`, `api.rate-limit`, `api.concurrency` and `api.legacy-enforce` are used. */
   config: Config;
-  /** `API_TOKEN` is read from here. */
+  /** `API_TOKEN`, and HTTP_PROXY, HTTPS_PROXY and NO_PROXY, are read from here. */
   env: NodeJS.ProcessEnv;
   logger: Logger;
   /** A URL and token known otherwise (the daemon's embedded emulator); by default the config's URL and its token. */
@@ -26,6 +27,10 @@ export async function createApiClient(setup: ApiClientSetup): Promise<ApiClient>
     }
     endpoint = { url: config.api.url, token: await resolveToken(config, setup.env) };
   }
+  // The embedded emulator listens on loopback in this process: never through a proxy.
+  const proxy = setup.endpoint === undefined ? proxySettings(setup.env) : null;
+  const via = proxy === null ? null : proxyFor(endpoint.url, proxy);
+  if (via !== null) setup.logger.info({ proxy: shownProxy(via) }, 'api requests go through the proxy of HTTP_PROXY/HTTPS_PROXY');
   return new ApiClient({
     baseUrl: endpoint.url,
     token: endpoint.token,
@@ -35,6 +40,7 @@ export async function createApiClient(setup: ApiClientSetup): Promise<ApiClient>
     legacyEnforce: config.api.legacyEnforce,
     nativeKind: config.api.nativeKind,
     retryBudgetMs: config.api.retryBudgetSeconds * 1000,
+    ...(proxy === null ? {} : { proxy }),
     onRequest: setup.onRequest,
     onRateLimitWait: setup.onRateLimitWait,
   });

@@ -1,6 +1,7 @@
 /** The shapes a transport exchanges: requests, responses, options and counters (see transport.ts). */
 import type { FailedRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { ProxySettings } from '../http/proxy.js';
 import type { Clock } from './clock.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -66,6 +67,8 @@ export interface TransportOptions {
   clock: Clock;
   /** `User-Agent` of every request, temporary download URLs included. */
   userAgent: string;
+  /** The proxy of every request, downloads included (http/proxy.ts). @default none */
+  proxy?: ProxySettings;
   onRequest?: (info: { method: string; status: number | 'error'; durationMs: number }) => void;
   onRateLimitWait?: (seconds: number) => void;
 }

@@ -5,6 +5,8 @@
  * with each consecutive 429 up to MAX_WAIT_MS, plus jitter.
  */
 
+import { backoffDelay } from '../http/retry.js';
+
 /** The least wait after a 429 whose reset is smaller (the vendor's older client waits at least 100 ms too). */
 export const MIN_WAIT_MS = 100;
 /** The most a wait grows to over consecutive 429s with tiny resets: the length of the server's window. */
@@ -18,6 +20,7 @@ export const RESET_MARGIN_MS = 5;
 export function rateLimitWaitMs(resetSeconds: number | null, consecutive: number, random: number): number {
   const resetMs = (resetSeconds ?? 1) * 1000;
   if (resetMs >= MIN_WAIT_MS) return resetMs + RESET_MARGIN_MS + random * 50;
-  const floor = Math.min(MAX_WAIT_MS, MIN_WAIT_MS * 2 ** Math.max(0, consecutive - 1));
+  // The floor doubles as the back-off does, plus up to half of it again.
+  const floor = backoffDelay(consecutive, { initialMs: MIN_WAIT_MS, maxMs: MAX_WAIT_MS, jitter: 'none' }, random);
   return floor + random * (floor / 2);
 }

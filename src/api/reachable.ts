@@ -3,6 +3,7 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { UsageError } from '../errors.js';
 import { createRedactor, secretsInUrl } from '../redact.js';
+import { NO_PROXY, proxyFor, type ProxySettings } from '../http/proxy.js';
 
 /** The API cannot be reached at all: the URL's host, port or scheme is wrong. Retrying would not help a one-shot run. */
 export class UnreachableError extends UsageError {
@@ -15,9 +16,11 @@ const WHERE = 'check --api-url, API_BASE_URL or api.url';
  * Resolves the host of `url` and opens one connection to it (with a TLS handshake for https), sending no request.
  * Throws UnreachableError, naming the URL and what to check, when the name does not resolve, the connection is
  * refused, or the TLS handshake fails (a plain-HTTP server answering https, say). Anything else, a slow answer
- * included, resolves: the requests' own retries and timeouts deal with it.
+ * included, resolves: the requests' own retries and timeouts deal with it. Skipped when a proxy applies to the URL:
+ * the proxy resolves the name, which may not resolve here at all.
  */
-export async function checkReachable(url: string, timeoutMs = 5_000): Promise<void> {
+export async function checkReachable(url: string, timeoutMs = 5_000, proxy: ProxySettings = NO_PROXY): Promise<void> {
+  if (proxyFor(url, proxy) !== null) return;
   const target = new URL(url);
   const host = target.hostname.replace(/^\[|\]$/g, '');
   const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80));

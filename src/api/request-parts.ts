@@ -4,6 +4,7 @@
  */
 import { Readable } from 'node:stream';
 import { ApiError, NetworkError } from '../errors.js';
+import { backoffDelay, type Backoff } from '../http/retry.js';
 import type { HttpRequest, StreamedBody } from './http-types.js';
 
 export function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -51,10 +52,11 @@ export function withNote(error: ApiError | NetworkError, note: string): ApiError
     : new NetworkError(message, error.request, { cause: error.cause });
 }
 
-/** Capped exponential back-off with jitter: half fixed, half random. */
+/** The API's back-off between tries: from 200 ms, doubling up to 10 s, half of it random (http/retry.ts). */
+export const API_BACKOFF: Backoff = { initialMs: 200, maxMs: 10_000, jitter: 'half' };
+
 export function backoffMs(attempt: number, random: number): number {
-  const ceiling = Math.min(10_000, 200 * 2 ** Math.max(0, attempt - 1));
-  return ceiling / 2 + (random * ceiling) / 2;
+  return backoffDelay(attempt, API_BACKOFF, random);
 }
 
 export function seconds(ms: number): string {

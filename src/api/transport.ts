@@ -1,17 +1,19 @@
 import PQueue from 'p-queue';
 import { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { tokenProblem } from '../config/token.js';
 import { ApiError, NetworkError, UsageError, type FailedRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { HttpMethod, HttpRequest, HttpResponse, LostCreate, TransportOptions, TransportStats } from './http-types.js';
 import { Pacer, type Slot } from './pacer.js';
-import { readRateLimitHeaders } from './rate-limit-headers.js';
+import { readRateLimitHeaders, type RateLimitHeaders } from './rate-limit-headers.js';
+import { retryAfterMs } from '../http/retry.js';
 import { rateLimitWaitMs } from './rate-limit-wait.js';
 import { redirectTarget } from './redirects.js';
 import { describeFailure, safeCause, type TransportFailure } from './transport-failure.js';
 import { BodyTooLargeError, capped, MAX_JSON_BODY_BYTES, readCapped, tooLargeError } from './body-cap.js';
 import { createRedactor, secretsInUrl, type Redact } from '../redact.js';
+import { NO_PROXY, outgoingDispatcher, proxySecrets } from '../http/proxy.js';
 import { backoffMs, flatHeaders, readableQuery, requestBody, seconds, watched, withNote } from './request-parts.js';
 
 export type { HttpMethod, HttpRequest, HttpResponse, LostCreate, StreamedBody, TransportOptions, TransportStats } from './http-types.js';
@@ -30,7 +32,7 @@ const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
  * holding starts to the rate limit, retries of 429, 5xx and transport failures.
  */
 export class Transport {
-  private readonly agent: Agent;
+  private readonly agent: Dispatcher;
   private readonly queue: PQueue;
   private readonly pacer: Pacer;
   private readonly base: URL;
@@ -48,13 +50,14 @@ export class Transport {
   private readonly redact: Redact;
 
   constructor(private readonly options: TransportOptions) {
-    this.redact = createRedactor([options.token, ...secretsInUrl(options.baseUrl)]);
     // A header undici refuses fails every request, and each refusal keeps one pooled connection for good.
     const problem = tokenProblem(options.token);
     if (problem !== null) throw new UsageError(`the API token ${problem} (the token is not shown)`);
     if (!HEADER_VALUE.test(options.userAgent)) throw new UsageError('the User-Agent must be printable ASCII');
     this.base = new URL(options.baseUrl.replace(/\/+$/, ''));
-    this.agent = new Agent({
+    const proxy = options.proxy ?? NO_PROXY;
+    this.redact = createRedactor([options.token, ...secretsInUrl(options.baseUrl), ...proxySecrets(proxy)]);
+    this.agent = outgoingDispatcher(proxy, {
       connections: options.concurrency + 2,
       keepAliveTimeout: 30_000,
       headersTimeout: options.timeoutMs,
@@ -140,7 +143,7 @@ export class Transport {
           limited += 1;
           this.counters.rateLimited += 1;
           // Outside the API (a temporary download URL) there is no pacer to hold starts: wait here.
-          const waitMs = outcome.waitMs ?? rateLimitWaitMs(readRateLimitHeaders(headers).resetSeconds, limited + 1, clock.random());
+          const waitMs = outcome.waitMs ?? rateLimitWaitMs(limitHeaders(headers).resetSeconds, limited + 1, clock.random());
           logger.warn({ ...described, status, waitMs: Math.round(waitMs), attempt: limited }, 'api rate limited, waiting');
           if (outcome.waitMs === undefined) await clock.sleep(waitMs, signal);
           continue;
@@ -155,7 +158,7 @@ export class Transport {
         }
         if (!retryable) return this.withHint(outcome.response);
         failingSince ??= clock.now();
-        const delayMs = this.retryDelay(failures + 1, failingSince);
+        const delayMs = this.retryDelay(failures + 1, failingSince, status === 503 ? retryAfterSeconds(headers) : null);
         if (delayMs === null) return { ...outcome.response, hint: this.retriesSpent(failures, failingSince) };
         failures += 1;
         await this.backOff(described, failures, { status }, signal, delayMs);
@@ -204,14 +207,15 @@ export class Transport {
   }
 
   /**
-   * How long to wait before try `attempt` + 1 of a request failing since `failingSince`: capped exponential back-off
-   * with jitter, cut to what is left of the retry budget; null once the budget (or maxRetries) is spent.
+   * How long to wait before try `attempt` + 1 of a request failing since `failingSince`: what the answer asked
+   * (`askedSeconds`: a 503's reset or `Retry-After`), else capped exponential back-off with jitter; cut to what is
+   * left of the retry budget; null once the budget (or maxRetries) is spent.
    */
-  private retryDelay(attempt: number, failingSince: number): number | null {
+  private retryDelay(attempt: number, failingSince: number, askedSeconds: number | null = null): number | null {
     const { clock, maxRetries, retryBudgetMs } = this.options;
     const left = retryBudgetMs - (clock.now() - failingSince);
     if (attempt > maxRetries || left <= 0) return null;
-    return Math.min(left, backoffMs(attempt, clock.random()));
+    return Math.min(left, askedSeconds === null ? backoffMs(attempt, clock.random()) : askedSeconds * 1000);
   }
 
   /** What an error adds when retries stopped: how many tries, over how long. */
@@ -289,7 +293,7 @@ export class Transport {
       // A gateway's 5xx says nothing about the API's limit.
       if (slot === null || res.statusCode >= 500) return { response };
       this.onlyRateLimitedSince = res.statusCode === 429 ? (this.onlyRateLimitedSince ?? clock.now()) : null;
-      if (res.statusCode === 429) return { response, waitMs: this.pacer.rateLimited(readRateLimitHeaders(headers), slot.startedAt) };
+      if (res.statusCode === 429) return { response, waitMs: this.pacer.rateLimited(limitHeaders(headers), slot.startedAt) };
       this.pacer.observe(readRateLimitHeaders(headers), slot.startedAt);
       return { response };
     } catch (error) {
@@ -311,6 +315,8 @@ export class Transport {
     }
   }
 
+  /** A failure's description as it may be shown: the proxy's credentials out, as the token already is. */
+
   /** Requests under the base URL are paced and may carry the token; nothing else is or does. */
   private inApi(url: URL): boolean {
     return url.origin === this.base.origin && url.pathname.startsWith(`${this.base.pathname}/`);
@@ -318,7 +324,8 @@ export class Transport {
 
   private headers(req: HttpRequest, inApi: boolean): Record<string, string> {
     const headers: Record<string, string> = { 'user-agent': this.options.userAgent };
-    if (inApi) headers.accept = JSON_API;
+    // The upload does not follow JSON:API's header conventions (SPEC.md): it asks for JSON, as the vendor's client does.
+    if (inApi) headers.accept = req.bytes === undefined ? JSON_API : 'application/json';
     if ((inApi || req.redirected === true) && req.auth !== false) headers.authorization = `Bearer ${this.options.token}`;
     if (MUTATING.has(req.method) || req.json !== undefined) headers['content-type'] = JSON_API;
     if (req.bytes !== undefined) headers['content-type'] = 'application/octet-stream';
@@ -353,4 +360,21 @@ export class Transport {
     this.counters.rateLimitWaitSeconds += waitedMs / 1000;
     this.options.onRateLimitWait?.(waitedMs / 1000);
   }
+}
+
+/**
+ * The rate-limit headers of a 429: a gateway in front of the API may send `Retry-After` (seconds or an HTTP date)
+ * instead of `x-ratelimit-reset`, which wins when both are there.
+ */
+function limitHeaders(headers: Record<string, string>): RateLimitHeaders {
+  const read = readRateLimitHeaders(headers);
+  return read.resetSeconds !== null ? read : { ...read, resetSeconds: retryAfterSeconds(headers) };
+}
+
+/** A 503's wait: its `Retry-After` when it has one and no `x-ratelimit-reset` (which speaks of the rate window, not the outage). */
+function retryAfterSeconds(headers: Record<string, string>): number | null {
+  if (headers['x-ratelimit-reset'] !== undefined) return null;
+  // An HTTP date counts from the answer's Date header; the wall clock only when it has none.
+  const after = retryAfterMs(headers, Date.now());
+  return after === null ? null : after / 1000;
 }

@@ -4,6 +4,8 @@
  * the comment an earlier run of the same source posted. Reads `GITHUB_TOKEN`, `GITHUB_API_URL` and `GITHUB_REPOSITORY`.
  */
 import { readFile } from 'node:fs/promises';
+import { OutgoingHttp } from '../http/outgoing.js';
+import { proxySettings } from '../http/proxy.js';
 import { upsertStickyComment } from './sticky-comment.js';
 
 function required(name: string): string {
@@ -12,7 +14,10 @@ function required(name: string): string {
   return value;
 }
 
+// Through the proxy of HTTP_PROXY, HTTPS_PROXY and NO_PROXY, as every request of the tool.
+let http: OutgoingHttp | null = null;
 try {
+  http = new OutgoingHttp({ proxy: proxySettings(process.env) });
   const result = await upsertStickyComment({
     apiUrl: process.env['GITHUB_API_URL'] || 'https://api.github.com',
     repository: required('GITHUB_REPOSITORY'),
@@ -20,10 +25,12 @@ try {
     token: required('GITHUB_TOKEN'),
     body: await readFile(required('PLAN_FILE'), 'utf8'),
     source: process.env['SOURCE_NAME'] || 'default',
-    fetch,
+    http,
   });
   process.stdout.write(`plan comment ${result.action}: ${result.url}\n`);
 } catch (error) {
   process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
+} finally {
+  await http?.close();
 }

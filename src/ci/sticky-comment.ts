@@ -4,6 +4,9 @@
  * user wrote, instead of adding one. A person's comment that quotes the marker is never edited.
  */
 
+import type { OutgoingAnswer, OutgoingHttp, OutgoingRequest } from '../http/outgoing.js';
+import type { RetryPolicy } from '../http/retry.js';
+
 /** Who a workflow's token (an installation token, which may not read /user) comments as. */
 const ACTIONS_BOT = 'github-actions[bot]';
 
@@ -24,8 +27,12 @@ export interface StickyCommentOptions {
   body: string;
   /** Names the marker when the plan carries none. */
   source: string;
-  fetch: typeof globalThis.fetch;
+  /** How the requests go out: the proxy of the environment, retries (http/outgoing.ts). */
+  http: OutgoingHttp;
 }
+
+/** GitHub's API answers 429, or a 5xx while it is busy: a few tries over about half a minute, each within 30 s. */
+const RETRIES: RetryPolicy & { timeoutMs: number } = { attempts: 5, initialMs: 1_000, maxMs: 15_000, jitter: 'half', timeoutMs: 30_000 };
 
 export interface StickyCommentResult {
   action: 'created' | 'updated';
@@ -60,14 +67,9 @@ export async function upsertStickyComment(options: StickyCommentOptions): Promis
 
 /** The login the token comments as: its user's, or, for a workflow's installation token, which cannot read it, the Actions bot. */
 async function tokenUser(options: StickyCommentOptions): Promise<string> {
-  const response = await options.fetch(`${options.apiUrl.replace(/\/+$/, '')}/user`, {
-    headers: { accept: 'application/vnd.github+json', authorization: `Bearer ${options.token}`, 'x-github-api-version': '2022-11-28', 'user-agent': 'policy-pool-sync' },
-  });
-  if (!response.ok) {
-    await response.body?.cancel();
-    return ACTIONS_BOT;
-  }
-  const login = ((await response.json()) as { login?: unknown }).login;
+  const response = await options.http.send({ method: 'GET', url: `${options.apiUrl.replace(/\/+$/, '')}/user`, headers: headers(options) }, RETRIES);
+  if (response.status < 200 || response.status >= 300) return ACTIONS_BOT;
+  const login = (parsed(response) as { login?: unknown } | null)?.login;
   return typeof login === 'string' ? login : ACTIONS_BOT;
 }
 
@@ -75,36 +77,46 @@ async function findComment(options: StickyCommentOptions, firstPage: string, mar
   let url: string | null = firstPage;
   while (url !== null) {
     const response = await send(options, 'GET', url);
-    const comments = (await response.json()) as IssueComment[];
-    const found = comments.find((c) => c.body?.startsWith(marker) === true && c.user?.login === author);
+    const comments = parsed(response);
+    const found = Array.isArray(comments) ? (comments as IssueComment[]).find((c) => c.body?.startsWith(marker) === true && c.user?.login === author) : undefined;
     if (found !== undefined) return found;
-    url = nextPage(response.headers.get('link'));
+    url = nextPage(response.headers.link ?? null);
   }
   return null;
 }
 
-async function call<T>(options: StickyCommentOptions, method: string, url: string, payload: unknown): Promise<T> {
-  return (await (await send(options, method, url, payload)).json()) as T;
+async function call<T>(options: StickyCommentOptions, method: 'POST' | 'PATCH', url: string, payload: unknown): Promise<T> {
+  return parsed(await send(options, method, url, payload)) as T;
 }
 
-async function send(options: StickyCommentOptions, method: string, url: string, payload?: unknown): Promise<Response> {
-  const response = await options.fetch(url, {
+/** A create is tried again only after a 429: a 5xx may have made the comment already. */
+async function send(options: StickyCommentOptions, method: OutgoingRequest['method'], url: string, payload?: unknown): Promise<OutgoingAnswer> {
+  const request: OutgoingRequest = {
     method,
-    headers: {
-      accept: 'application/vnd.github+json',
-      authorization: `Bearer ${options.token}`,
-      'x-github-api-version': '2022-11-28',
-      'user-agent': 'policy-pool-sync',
-      ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: payload === undefined ? undefined : JSON.stringify(payload),
-  });
-  if (response.ok) return response;
+    url,
+    headers: { ...headers(options), ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+    ...(method === 'POST' ? { retry: 'rate-limited-only' as const } : {}),
+  };
+  const response = await options.http.send(request, RETRIES);
+  if (response.status >= 200 && response.status < 300) return response;
   const path = new URL(url).pathname;
   const hint = response.status === 403 || response.status === 404
     ? ': the token cannot write pull-request comments here; give the job "permissions: pull-requests: write"'
     : '';
   throw new Error(`GitHub answered ${response.status} to ${method} ${path}${hint}`);
+}
+
+function headers(options: StickyCommentOptions): Record<string, string> {
+  return { accept: 'application/vnd.github+json', authorization: `Bearer ${options.token}`, 'x-github-api-version': '2022-11-28', 'user-agent': 'policy-pool-sync' };
+}
+
+function parsed(response: OutgoingAnswer): unknown {
+  try {
+    return JSON.parse(response.text) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 /** The `rel="next"` URL of a GitHub `Link` header. */

@@ -78,7 +78,7 @@ Options:
   --out FILE               --dry-run: also save the plan to FILE (JSON), to apply later with --plan
   --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale (needs no other flag)
   --show FILE              print the plan saved in FILE as text, json or markdown (--output), with no API call
-  --native-kind WORD       the API's word for the native kind: native (default) or sentinel (the hosted service)
+  --native-kind WORD       the API's word for the native kind: native or sentinel (the hosted service); unset: learned from the API
   --export DIR             write the live organization as a declared repo into DIR (new or empty; --force writes over)
   --port N                 --emulator: the port to listen on (default 0: any free port)
   --emulator-seed FILE     --emulator: YAML saying what exists before the first request
@@ -93,6 +93,9 @@ Environment:
   STATUS_TOKEN             a token the daemon requires on /status, /status.html and /metrics
   GIT_CONFIG_COUNT         with GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n: git settings for git sources, e.g. a
                            credential header (http.<repo URL>.extraHeader) kept out of the URL, .git/config and ps
+  HTTP_PROXY               the proxy of http:// requests: the API, downloads, notifications, the PR comment (also http_proxy)
+  HTTPS_PROXY              the proxy of https:// requests (also https_proxy; else HTTP_PROXY); git reads the same variables
+  NO_PROXY                 hosts reached without a proxy: host, .domain, host:port or * (also no_proxy); loopback always
   CONTROL_TOKEN            the token of POST /sources/NAME/sync|suspend|resume (without it they answer 403)
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
   LOG_FORMAT               pretty or json (default: pretty on a terminal, json otherwise)

@@ -15,7 +15,7 @@ export async function runExport(args: CliArgs, config: Config, io: { stdout: Nod
   await checkTarget(dir, args.force);
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   try {
-    const result = await exportOrganization(api, organization, config.api.nativeKind);
+    const result = await exportOrganization(api, organization, () => api.nativeKind());
     await writeFiles(dir, result.files);
     io.stdout.write(exportSummary(result, organization, dir));
     return 0;

@@ -3,6 +3,7 @@ import { knownSecrets } from '../config/secrets.js';
 import { createRedactor } from '../redact.js';
 import { createApiClient } from '../api/from-config.js';
 import { checkReachable } from '../api/reachable.js';
+import { proxySettings } from '../http/proxy.js';
 import type { Config, SourceConfig } from '../config/types.js';
 import { errorMessage, UsageError } from '../errors.js';
 import { openCodeCacheStore } from '../live/code-cache-file.js';
@@ -36,7 +37,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   // Checked once, before the first request of the first source whose repo is valid: a wrong folder is reported first.
   let reachable: Promise<void> | null = null;
-  const beforeLive = () => (reachable ??= checkReachable(config.api.url));
+  const beforeLive = () => (reachable ??= checkReachable(config.api.url, undefined, proxySettings(io.env)));
   const mode = args.mode === 'reconcile' ? 'apply' : 'plan';
   const printsEarly = mode === 'apply' && args.output !== 'json';
   const progress = new ProgressReporter({ logger: io.logger, terminal: io.terminal ?? null });

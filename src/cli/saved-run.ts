@@ -29,7 +29,7 @@ export interface SavedRunSource {
 
 export interface SavedRun {
   api_url: string;
-  /** The API's word for the native kind and its enforcement dialect; absent in plans saved before they were recorded. */
+  /** The API's word for the native kind when it was set, and the enforcement dialect; absent: learned from the API (and in plans saved before they were recorded). */
   native_kind?: NativeKindName;
   legacy_enforce?: boolean;
   sources: SavedRunSource[];
@@ -40,7 +40,7 @@ export function withSavedRun(planText: string, config: Config, sources: readonly
   const document = JSON.parse(planText) as Record<string, unknown>;
   const run: SavedRun = {
     api_url: savedUrl(config.api.url),
-    native_kind: config.api.nativeKind,
+    ...(config.api.nativeKind === null ? {} : { native_kind: config.api.nativeKind }),
     legacy_enforce: config.api.legacyEnforce,
     sources: sources.map((s) => ({
       name: s.name,
@@ -76,7 +76,7 @@ export async function configFromSavedPlan(file: string, env: NodeJS.ProcessEnv, 
   }
   const api: ApiConfig = {
     url: run.api_url, tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: run.legacy_enforce === true,
-    retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS, nativeKind: run.native_kind === 'sentinel' ? 'sentinel' : 'native',
+    retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS, nativeKind: run.native_kind === 'sentinel' || run.native_kind === 'native' ? run.native_kind : null,
   };
   const sources: SourceConfig[] = run.sources.map((s) => ({
     ...sourceDefaults(s.name, s.organization),

@@ -23,7 +23,7 @@ export interface ConfigFlags {
 export function configFromFlags(flags: ConfigFlags, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): Config {
   const dir = path.resolve(cwd, flags.sourceDir);
   const name = flags.name ?? 'default';
-  const api: ApiConfig = { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, nativeKind: 'native', retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS };
+  const api: ApiConfig = { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, nativeKind: null, retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS };
   return configWithDefaults(api, [{ ...sourceDefaults(name, flags.organization), path: dir }], env, flags.apiUrl ?? null, cwd);
 }
 

@@ -66,7 +66,7 @@ export function toConfig(raw: RawConfig, cwd: string): Config {
       rateLimit: raw.api?.['rate-limit'] ?? 'auto',
       concurrency: raw.api?.concurrency ?? 8,
       legacyEnforce: raw.api?.['legacy-enforce'] ?? false,
-      nativeKind: raw.api?.['native-kind'] ?? 'native',
+      nativeKind: raw.api?.['native-kind'] ?? null,
       retryBudgetSeconds: raw.api?.['retry-budget'] ?? DEFAULT_RETRY_BUDGET_SECONDS,
     },
     sources: raw.sources.map((s) => toSource(s, cwd)),

@@ -10,8 +10,11 @@ export interface ApiConfig {
   concurrency: number;
   /** Servers older than mid-2023: send and read the level as the deprecated `enforce` only. @default false */
   legacyEnforce: boolean;
-  /** The API's word for the native kind: `native` (the document) or `sentinel` (the hosted service). @default "native" */
-  nativeKind: NativeKindName;
+  /**
+   * The API's word for the native kind: `native` (the document) or `sentinel` (the hosted service); null (not set):
+   * learned from the API. @default null
+   */
+  nativeKind: NativeKindName | null;
   /**
    * Seconds a request may keep trying: retrying 5xx, timeouts and dropped connections with exponential back-off, and
    * waiting on 429s; also how long the client waits while the API answers nothing but 429. @default 60

@@ -1,4 +1,5 @@
 import { checkReachable, UnreachableError } from '../api/reachable.js';
+import { proxySettings } from '../http/proxy.js';
 import type { Logger } from '../logger.js';
 import { createRedactor, secretsInUrl } from '../redact.js';
 
@@ -11,10 +12,10 @@ const CHECK_TIMEOUT_MS = 3_000;
  * retrying, since a network blip is normal for a long-running process; a one-shot run fails at once instead
  * (see cli/one-shot.ts). Any other answer (a slow or failing API) logs nothing here: the requests' logs say it.
  */
-export async function warnIfUnreachable(url: string, logger: Logger): Promise<void> {
+export async function warnIfUnreachable(url: string, logger: Logger, env: NodeJS.ProcessEnv): Promise<void> {
   if (!/^https?:\/\//.test(url)) return;
   try {
-    await checkReachable(url, CHECK_TIMEOUT_MS);
+    await checkReachable(url, CHECK_TIMEOUT_MS, proxySettings(env));
   } catch (error) {
     if (!(error instanceof UnreachableError)) return;
     logger.warn({ url: createRedactor(secretsInUrl(url))(url) }, `${error.message}; retrying on the next pass`);

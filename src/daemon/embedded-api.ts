@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
  * config; with `api.legacy-enforce` it acts as the old server that setting is for.
  */
 export function embeddedSeed(config: Config): Seed {
-  const seed: Seed = { ...defaultSeed(), behaviour: { legacyEnforce: config.api.legacyEnforce, nativeKind: config.api.nativeKind } };
+  const seed: Seed = { ...defaultSeed(), behaviour: { legacyEnforce: config.api.legacyEnforce, nativeKind: config.api.nativeKind ?? 'native' } };
   for (const source of config.sources) {
     const existing = seed.organizations.find((o) => o.name === source.organization);
     if (existing === undefined) seed.organizations.push({ name: source.organization, maxAgentPools: source.maxAgentPools });

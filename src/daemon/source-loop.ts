@@ -1,3 +1,4 @@
+import { backoffDelay } from '../http/retry.js';
 import type { Logger } from '../logger.js';
 import { sharedSignal } from '../signals.js';
 import { safeErrorMessage } from '../source/index.js';
@@ -145,7 +146,7 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
   }
 
   function scheduleRetry(): void {
-    const delay = Math.min(backoff.initialMs * 2 ** Math.max(0, failures - 1), backoff.maxMs);
+    const delay = backoffDelay(failures, { ...backoff, jitter: 'none' }, 0);
     retryAt = now() + delay;
     log.info({ failures, retryInSeconds: delay / 1000 }, 'pass failed; retrying after back-off');
     retryTimer = setTimeout(() => {

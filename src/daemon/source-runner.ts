@@ -135,7 +135,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     } finally {
       progress.end();
       state.apiReached = session.apiReached() ?? state.apiReached;
-      if (session.apiReached() !== true && options.apiUrl !== undefined && !stop.aborted) await warnIfUnreachable(options.apiUrl, log);
+      if (session.apiReached() !== true && options.apiUrl !== undefined && !stop.aborted) await warnIfUnreachable(options.apiUrl, log, options.env);
       await options.saveCodeCache?.();
     }
     current.outcome = outcome;

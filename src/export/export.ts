@@ -34,12 +34,16 @@ export interface ExportResult {
 const READS_AT_ONCE = 16;
 
 /** Reads the organization into the files of a declared repo, sorted by path. */
-export async function exportOrganization(api: ExportApi, organization: string, nativeKind: NativeKindName): Promise<ExportResult> {
+/**
+ * `nativeKind`: the API's word for the native kind, which names the files; a function is asked once the lists are read
+ * (the client may have learned the word from them).
+ */
+export async function exportOrganization(api: ExportApi, organization: string, nativeKind: NativeKindName | (() => NativeKindName)): Promise<ExportResult> {
   const [policies, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
   const notExported: NotExported[] = [];
   const files: ExportFile[] = [];
   let exportedPolicies = 0;
-  const results = await mapLimited(policies, READS_AT_ONCE, (policy) => policyExport(api, policy, nativeKind));
+  const results = await mapLimited(policies, READS_AT_ONCE, (policy) => policyExport(api, policy, typeof nativeKind === 'function' ? nativeKind() : nativeKind));
   for (const result of results) {
     if ('reason' in result) notExported.push(result);
     else {

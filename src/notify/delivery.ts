@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js';
 import { errorMessage } from '../errors.js';
+import { OutgoingFailure, OutgoingHttp } from '../http/outgoing.js';
 
 /** One HTTP request a receiver sends. */
 export interface Outgoing {
@@ -19,18 +20,23 @@ export interface DeliveryOptions {
   onResult?(receiver: string, event: string, result: DeliveryResult): void;
   /** @default DELIVERY_DEFAULTS */
   limits?: Partial<DeliveryLimits>;
+  /** How messages go out (the proxy, the back-off's clock). @default no proxy, the system's clock */
+  http?: OutgoingHttp;
 }
 
 export interface DeliveryLimits {
   /** Messages waiting per receiver; past it the oldest is dropped. */
   queueLength: number;
-  /** Attempts per message (5xx, timeouts and dropped connections are retried; 4xx are not). */
+  /** Attempts per message (429, 5xx, timeouts and dropped connections are retried, after a 429's or 503's `Retry-After` when it has one; other 4xx are not). */
   attempts: number;
   /** Time one attempt may take. */
   timeoutMs: number;
-  /** Wait before the first retry, doubled at each retry. */
+  /** Wait before the first retry, doubled at each retry up to a minute, half of it random. */
   backoffMs: number;
 }
+
+/** The longest wait between two tries of a message. */
+const MAX_BACKOFF_MS = 60_000;
 
 export const DELIVERY_DEFAULTS: DeliveryLimits = { queueLength: 100, attempts: 5, timeoutMs: 10_000, backoffMs: 1_000 };
 
@@ -47,6 +53,7 @@ export function createDeliveryQueue(options: DeliveryOptions): DeliveryQueue {
   const waiting: Outgoing[] = [];
   let worker: Promise<void> | null = null;
   const closing = new AbortController();
+  const http = options.http ?? new OutgoingHttp();
   const result = (message: Outgoing, outcome: DeliveryResult) => options.onResult?.(options.receiver, message.event, outcome);
 
   async function work(): Promise<void> {
@@ -57,36 +64,29 @@ export function createDeliveryQueue(options: DeliveryOptions): DeliveryQueue {
   }
 
   async function deliver(message: Outgoing): Promise<DeliveryResult> {
-    for (let attempt = 1; ; attempt += 1) {
-      const answer = await attemptOnce(message);
-      if (answer === 'ok') {
-        log.debug({ event: message.event, attempt }, 'notification sent');
+    const request = { method: 'POST' as const, url: message.url, headers: message.headers, body: message.body };
+    const policy = { attempts: limits.attempts, timeoutMs: limits.timeoutMs, initialMs: limits.backoffMs, maxMs: MAX_BACKOFF_MS, jitter: 'half' as const };
+    const notDelivered = (attempt: number, reason: string, retrying: boolean) =>
+      log.warn({ event: message.event, attempt, reason, retrying }, 'notification not delivered');
+    let tries = 1;
+    try {
+      const answer = await http.send(request, policy, {
+        signal: closing.signal,
+        onRetry: ({ attempt, reason, delayMs }) => {
+          tries = attempt + 1;
+          notDelivered(attempt, reason, true);
+          log.debug({ event: message.event, delayMs: Math.round(delayMs) }, 'notification retry waiting');
+        },
+      });
+      if (answer.status >= 200 && answer.status < 300) {
+        log.debug({ event: message.event, attempt: tries }, 'notification sent');
         return 'sent';
       }
-      const retry = answer.retry && attempt < limits.attempts && !closing.signal.aborted;
-      log.warn({ event: message.event, attempt, reason: answer.reason, retrying: retry }, 'notification not delivered');
-      if (!retry) return 'failed';
-      await sleep(limits.backoffMs * 2 ** (attempt - 1), closing.signal);
-    }
-  }
-
-  async function attemptOnce(message: Outgoing): Promise<'ok' | { retry: boolean; reason: string }> {
-    try {
-      const response = await fetch(message.url, {
-        method: 'POST',
-        headers: message.headers,
-        body: message.body,
-        redirect: 'manual',
-        signal: AbortSignal.any([AbortSignal.timeout(limits.timeoutMs), closing.signal]),
-      });
-      await response.body?.cancel().catch(() => undefined);
-      if (response.status >= 200 && response.status < 300) return 'ok';
-      return { retry: response.status >= 500 || response.status === 429, reason: `HTTP ${response.status}` };
+      notDelivered(tries, `HTTP ${answer.status}`, false);
     } catch (error) {
-      // No URL in the reason: a Slack or webhook URL is a secret.
-      const reason = error instanceof Error && error.name === 'TimeoutError' ? `no answer in ${limits.timeoutMs / 1000} s` : connectionReason(error);
-      return { retry: true, reason };
+      notDelivered(tries, error instanceof OutgoingFailure ? error.message : errorMessage(error), false);
     }
+    return 'failed';
   }
 
   return {
@@ -109,23 +109,4 @@ export function createDeliveryQueue(options: DeliveryOptions): DeliveryQueue {
       }
     },
   };
-}
-
-function connectionReason(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } }).cause;
-  if (typeof cause?.code === 'string') return `connection failed (${cause.code})`;
-  return error instanceof Error && error.name === 'AbortError' ? 'aborted: the queue is closing' : `connection failed (${errorMessage(error).split('\n')[0]?.slice(0, 80) ?? ''})`;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }

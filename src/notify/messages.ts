@@ -59,13 +59,22 @@ export function webhookPayload(event: NotifyEvent, report: PassReport, time: Dat
   };
 }
 
-/** Slack's incoming-webhook format: the summary line, then the changes. */
+/**
+ * Slack's incoming-webhook format: the summary line, then the changes. Escaped as Slack's formatting rules ask
+ * (`&`, `<`, `>`), so that a name or an error that holds `<!channel>` or `<https://…|text>` is shown as written, never
+ * a mention or a disguised link.
+ */
 export function slackPayload(event: NotifyEvent, report: PassReport): Record<string, unknown> {
   const listed = listedChanges(event, report).map((c) => `• ${changeLine(c)}`);
   const omitted = report.changes.length - listed.length;
   if (omitted > 0) listed.push(`… and ${omitted} more`);
   const text = [summaryLine(event, report), ...listed].join('\n');
-  return { text };
+  return { text: slackEscaped(text) };
+}
+
+/** Text as Slack shows it literally: `&` → `&amp;`, `<` → `&lt;`, `>` → `&gt;` (and nothing else). */
+export function slackEscaped(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 function count(n: number): string {

@@ -1,6 +1,9 @@
 import { knownSecrets } from '../config/secrets.js';
 import { createRedactor, type Redact } from '../redact.js';
 import type { Config, SourceConfig } from '../config/types.js';
+import { OutgoingHttp } from '../http/outgoing.js';
+import { proxySettings } from '../http/proxy.js';
+import type { RetryClock } from '../http/retry.js';
 import type { Logger } from '../logger.js';
 import { createDeliveryQueue, type DeliveryLimits, type DeliveryQueue, type DeliveryResult } from './delivery.js';
 import { freshMemory, passEvents, type NotifyEvent, type SourceMemory } from './events.js';
@@ -17,6 +20,8 @@ export interface NotifierOptions {
   now?: () => Date;
   /** The one redactor, which every message body goes through. @default the one of `config` and `env` */
   redact?: Redact;
+  /** The back-off's time. @default the system's */
+  clock?: RetryClock;
 }
 
 /** Tells the configured receivers what passes did. Never throws once opened, and never makes a pass wait. */
@@ -31,10 +36,12 @@ export interface Notifier {
 
 /** Opens every receiver; a missing URL or secret is a UsageError at start-up, not a silent loss later. */
 export function createNotifier(options: NotifierOptions): Notifier {
+  // Through the proxy of HTTP_PROXY, HTTPS_PROXY and NO_PROXY, as the API's requests.
+  const http = new OutgoingHttp({ proxy: proxySettings(options.env), ...(options.clock === undefined ? {} : { clock: options.clock }) });
   const receivers = (options.config.notifications ?? []).map((c) => ({
     receiver: openReceiver(c, options.env),
     queue: createDeliveryQueue({
-      receiver: c.name, logger: options.logger, ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
+      receiver: c.name, logger: options.logger, http, ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
       ...(options.limits === undefined ? {} : { limits: options.limits }),
     }),
   }));
@@ -47,7 +54,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   return {
     passStarted(source, revision) {
       const report = { source: source.name, organization: source.organization, revision };
-      for (const { receiver, queue } of forSource(source.name)) push(queue, receiver.status('pending', report, 'a pass is running'));
+      for (const { receiver, queue } of forSource(source.name)) push(queue, receiver.status('pending', report, 'a pass is running', source.git?.ref ?? null));
     },
     passFinished(source, report) {
       const { events, memory } = passEvents(report, memories.get(source.name) ?? freshMemory());
@@ -55,7 +62,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       if (events.length > 0) options.logger.info({ source: source.name, events }, 'pass events');
       const time = now();
       for (const { receiver, queue } of forSource(source.name)) {
-        push(queue, receiver.status(report.ok ? 'success' : 'failure', report, statusDescription(report)));
+        push(queue, receiver.status(report.ok ? 'success' : 'failure', report, statusDescription(report), source.git?.ref ?? null));
         for (const event of events) {
           if (receiver.config.events === null || receiver.config.events.includes(event)) push(queue, receiver.event(event, report, time));
         }
@@ -64,6 +71,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     },
     async close(timeoutMs) {
       await Promise.all(receivers.map(({ queue }) => queue.drain(timeoutMs)));
+      await http.close();
     },
   };
 }

@@ -18,8 +18,8 @@ export interface Receiver {
   config: NotificationConfig;
   /** The message of an event, or null when this receiver does not send events (commit statuses). */
   event(event: NotifyEvent, report: PassReport, time: Date): Outgoing | null;
-  /** The commit status of a git revision, or null when this receiver sends none. */
-  status(state: CommitState, report: Pick<PassReport, 'source' | 'revision' | 'organization'>, description: string): Outgoing | null;
+  /** The commit status of a git revision, or null when this receiver sends none. `ref`: the branch or tag the source reads, when known. */
+  status(state: CommitState, report: Pick<PassReport, 'source' | 'revision' | 'organization'>, description: string, ref?: string | null): Outgoing | null;
 }
 
 export function openReceiver(config: NotificationConfig, env: NodeJS.ProcessEnv): Receiver {
@@ -53,7 +53,7 @@ export function openReceiver(config: NotificationConfig, env: NodeJS.ProcessEnv)
         event: () => null,
         status(state, report, description) {
           if (report.revision === null) return null;
-          const body = { state, context: `policy-pool-sync/${report.source}`, description: description.slice(0, 140), ...(config.statusUrl === null ? {} : { target_url: config.statusUrl }) };
+          const body = { state, context: `policy-pool-sync/${report.source}`, description: cutAt(description, 140), ...(config.statusUrl === null ? {} : { target_url: config.statusUrl }) };
           const auth: Record<string, string> = secret === null ? {} : { authorization: `Bearer ${secret}` };
           return { ...json(state, body, { accept: 'application/vnd.github+json', ...auth }), url: `${url.replace(/\/$/, '')}/statuses/${report.revision}` };
         },
@@ -62,15 +62,46 @@ export function openReceiver(config: NotificationConfig, env: NodeJS.ProcessEnv)
       return {
         config,
         event: () => null,
-        status(state, report, description) {
+        status(state, report, description, ref) {
           if (report.revision === null) return null;
           const gitlabState = state === 'failure' ? 'failed' : state === 'pending' ? 'running' : 'success';
-          const body = { state: gitlabState, name: `policy-pool-sync/${report.source}`, description: description.slice(0, 255), ...(config.statusUrl === null ? {} : { target_url: config.statusUrl }) };
+          const branch = ref === undefined || ref === null ? null : ref.replace(/^refs\/(heads|tags)\//, '');
+          const body = {
+            state: gitlabState, name: `policy-pool-sync/${report.source}`, description: cutAt(description, 255),
+            ...(branch === null ? {} : { ref: branch }), ...(config.statusUrl === null ? {} : { target_url: config.statusUrl }),
+          };
           const auth: Record<string, string> = secret === null ? {} : { 'private-token': secret };
-          return { ...json(state, body, auth), url: `${url.replace(/\/$/, '')}/statuses/${report.revision}` };
+          return { ...json(state, body, auth), url: `${gitlabProjectUrl(url)}/statuses/${report.revision}` };
         },
       };
   }
+}
+
+/**
+ * A GitLab project URL with its id as GitLab's API wants it: a `group/project` path (`.../projects/group/sub/project`)
+ * becomes one URL-encoded segment (`.../projects/group%2Fsub%2Fproject`); a numeric id stays as it is.
+ */
+export function gitlabProjectUrl(url: string): string {
+  const parsed = new URL(url);
+  const match = /^(.*?\/projects\/)(.+?)\/*$/.exec(parsed.pathname);
+  if (match === null) return url.replace(/\/+$/, '');
+  const id = (match[2] ?? '').split('/').map(decoded).join('/');
+  parsed.pathname = `${match[1] ?? ''}${encodeURIComponent(id)}`;
+  return parsed.href.replace(/\/+$/, '');
+}
+
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** At most `max` characters, counted in code points (never half of one), the last an ellipsis when cut. */
+export function cutAt(text: string, max: number): string {
+  const points = Array.from(text);
+  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
 }
 
 /** A commit status's description for a finished pass. */

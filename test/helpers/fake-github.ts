@@ -25,12 +25,15 @@ export interface FakeGitHub {
   requests: FakeRequest[];
   /** A comment by `login` (default: the workflow's bot, as an earlier run of the action posts it). */
   addComment(issue: number, body: string, login?: string): FakeComment;
+  /** Answers the next requests with these statuses and headers instead, one each (a busy GitHub). */
+  failures: Array<{ status: number; headers?: Record<string, string> }>;
   close(): Promise<void>;
 }
 
 export async function startFakeGitHub(repository: string, token: string): Promise<FakeGitHub> {
   const comments = new Map<number, FakeComment[]>();
   const requests: FakeRequest[] = [];
+  const failures: Array<{ status: number; headers?: Record<string, string> }> = [];
   let nextId = 1000;
   const addComment = (issue: number, body: string, login = ACTIONS_BOT): FakeComment => {
     const user = { login, type: login.endsWith('[bot]') ? 'Bot' : 'User' };
@@ -45,6 +48,8 @@ export async function startFakeGitHub(repository: string, token: string): Promis
       const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
         response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
       };
+      const failure = failures.shift();
+      if (failure !== undefined) return send(failure.status, { message: 'busy' }, failure.headers);
       if (request.headers.authorization !== `Bearer ${token}`) return send(401, { message: 'Bad credentials' });
       const list = new RegExp(`^/repos/${repository}/issues/(\\d+)/comments$`).exec(url.pathname);
       const one = new RegExp(`^/repos/${repository}/issues/comments/(\\d+)$`).exec(url.pathname);
@@ -75,6 +80,7 @@ export async function startFakeGitHub(repository: string, token: string): Promis
     comments,
     requests,
     addComment,
+    failures,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

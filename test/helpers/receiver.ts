@@ -12,8 +12,8 @@ export interface Received {
   json: any;
 }
 
-/** How the receiver answers a request: a status, `hang` (never answers), or `drop` (closes the connection). */
-export type Answer = number | 'hang' | 'drop';
+/** How the receiver answers a request: a status (with headers), `hang` (never answers), or `drop` (closes the connection). */
+export type Answer = number | 'hang' | 'drop' | { status: number; headers: Record<string, string> };
 
 export interface TestReceiver {
   url: string;
@@ -48,8 +48,9 @@ export async function startReceiver(t: TestContext, answers: Answer[] = [200]): 
       index += 1;
       if (answer === 'hang') return;
       if (answer === 'drop') return request.socket.destroy();
-      statuses.set(entry, answer);
-      response.writeHead(answer, { 'content-type': 'application/json' }).end('{}');
+      const status = typeof answer === 'number' ? answer : answer.status;
+      statuses.set(entry, status);
+      response.writeHead(status, { 'content-type': 'application/json', ...(typeof answer === 'number' ? {} : answer.headers) }).end('{}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
