@@ -2,13 +2,14 @@
  * Saved plans (`--dry-run --out FILE`, `--reconcile --plan FILE`): the changes of a plan, each saved as the very
  * change a fresh plan holds (types.ts: plain data with the live resource it was planned against and the declaration it
  * applies), so that applying it later does exactly what was reviewed, or nothing. A saved plan is input, never trusted
- * as written: it is read through a typed reader (saved-read.ts), and applying it plans the same repo against the live
+ * as written: it is read against schemas/plan.schema.json (cli/saved-plan-file.ts), and applying it plans the same repo against the live
  * state again and refuses the whole plan unless each saved change is still exactly so (its fingerprints hold) and the
  * plan made now holds the identical change (`checkSavedChanges`). Pure: no I/O.
  */
 import {
   agentFingerprint, declaredPolicyFingerprint, declaredPoolFingerprint, type Fingerprint, fingerprints, policyFingerprint, poolFingerprint,
 } from './fingerprints.js';
+import type { NativeKindName, Ownership } from '../model.js';
 import type { Pair, Pairing } from './pairs.js';
 import { liveAgentRef, livePolicyRef, livePoolRef, policySpec, poolSpec } from './refs.js';
 import { plainFields } from './plain-fields.js';
@@ -26,9 +27,39 @@ export interface SavedSource {
   errors: string[];
 }
 
+/** One source as the run that saved the plan had it: a record for the check of the applying run, never read as a setting. */
+export interface SavedRunSource {
+  name: string;
+  organization: string;
+  /** Absolute; a description only (checkouts differ between jobs). */
+  path: string | null;
+  /** Never with credentials. */
+  git: { url: string; ref: string; path: string } | null;
+  prune: boolean;
+  ownership: Ownership;
+  max_deletes: number;
+  allow_empty: boolean;
+  adopt: boolean;
+  max_agent_pools: number;
+  strict_imports?: boolean;
+  /** Absent in plans saved before it was recorded: false. */
+  force?: boolean;
+}
+
+/** The run that saved the plan: its API and sources (`run`). */
+export interface SavedRun {
+  api_url: string;
+  /** The API's word for the native kind and its enforcement dialect: a description; the applying run uses its own. */
+  native_kind?: NativeKindName;
+  legacy_enforce?: boolean;
+  sources: SavedRunSource[];
+}
+
 export interface SavedPlan {
   saved_plan_version: string;
   sources: SavedSource[];
+  /** Absent only in a file edited by hand: such a plan is refused. */
+  run?: SavedRun;
 }
 
 /** A change as a saved plan holds it: the change itself, with its code fields as CodeSummary (never whole texts). */
