@@ -25458,76 +25458,6 @@ var init_interrupt = __esm({
   }
 });
 
-// src/plan/fingerprints.ts
-function fingerprints(change) {
-  if (change.resource === "policy") {
-    return {
-      live: change.live === null ? null : policyFingerprint(change.live, change.declared !== null),
-      declared: change.declared === null ? null : declaredPolicyFingerprint(change.declared)
-    };
-  }
-  if (change.resource === "agent-pool") {
-    return {
-      live: change.live === null ? null : poolFingerprint(change.live),
-      declared: change.declared === null ? null : declaredPoolFingerprint(change.declared)
-    };
-  }
-  return { live: agentFingerprint(change.live), declared: null };
-}
-function policyFingerprint(policy, withCode2) {
-  return {
-    id: policy.id,
-    "updated-at": policy.updatedAt,
-    name: policy.name,
-    kind: policy.kind,
-    description: policy.description,
-    "enforcement-level": policy.enforcementLevel,
-    query: policy.query,
-    "policy-sets": [...policy.policySetIds].sort(),
-    ...withCode2 ? { "code-sha256": policy.codeDigest } : {}
-  };
-}
-function poolFingerprint(pool) {
-  return {
-    id: pool.id,
-    name: pool.name,
-    "organization-scoped": pool.organizationScoped,
-    "allowed-workspaces": [...pool.allowedWorkspaceIds].sort(),
-    "allowed-projects": [...pool.allowedProjectIds].sort(),
-    "excluded-workspaces": [...pool.excludedWorkspaceIds].sort()
-  };
-}
-function agentFingerprint(agent) {
-  return { id: agent.id, status: agent.status, "last-ping-at": agent.lastPingAt };
-}
-function declaredPolicyFingerprint(policy) {
-  return {
-    file: policy.code.file,
-    kind: policy.kind,
-    "code-sha256": policy.code.source.sha256,
-    description: policy.description,
-    "enforcement-level": policy.enforcementLevel,
-    query: policy.query,
-    "policy-sets": policy.policySets
-  };
-}
-function declaredPoolFingerprint(pool) {
-  return {
-    file: pool.file,
-    "organization-scoped": pool.organizationScoped,
-    "allowed-workspaces": pool.allowedWorkspaces,
-    "allowed-projects": pool.allowedProjects,
-    "excluded-workspaces": pool.excludedWorkspaces,
-    "previous-names": pool.previousNames,
-    "agent-cleanup": pool.agentCleanup === null ? null : { statuses: pool.agentCleanup.statuses, after: pool.agentCleanup.after }
-  };
-}
-var init_fingerprints = __esm({
-  "src/plan/fingerprints.ts"() {
-    "use strict";
-  }
-});
-
 // src/plan/refs.ts
 function policySpec(policy) {
   const { file, kind, description, enforcementLevel, query, policySets, codeSource, codeDigest: codeDigest2, codeLines } = policy;
@@ -25719,14 +25649,17 @@ function checkSavedChanges(saved, fresh, pairing) {
   const changes = /* @__PURE__ */ new Set();
   const freshByKey = new Map(fresh.map((change) => [changeKey(change), change]));
   for (const change of saved) {
+    const match = freshByKey.get(changeKey(change));
+    const differences = match === void 0 ? null : differingKeys(savedChange(match), change);
+    if (match !== void 0 && differences?.length === 0 && !changes.has(match)) {
+      changes.add(match);
+      continue;
+    }
     const what = `${change.action} ${change.resource} "${change.name}"`;
     const stale = staleness(change, pairing);
-    const match = freshByKey.get(changeKey(change));
-    const differences = match === void 0 ? [] : differingKeys(savedChange(match), change);
     if (stale !== null) refused.push(`stale: ${what}: ${stale}`);
     else if (match === void 0 || changes.has(match)) refused.push(`refused: ${what}: ${notPlannedNow(change, fresh)}`);
-    else if (differences.length > 0) refused.push(`refused: ${what}: a plan made now would ${describeChange(match)} instead (it differs in ${differences.join(", ")})`);
-    else changes.add(match);
+    else refused.push(`refused: ${what}: a plan made now would ${describeChange(match)} instead (it differs in ${(differences ?? []).join(", ")})`);
   }
   if (refused.length > 0) return { changes: null, refused };
   return { changes: fresh.filter((change) => changes.has(change)), refused: [] };
@@ -25751,9 +25684,12 @@ function differingKeys(now, saved) {
 }
 function comparable(change) {
   const { reason: _reason, ...rest } = change;
-  if (rest.resource !== "policy" || rest.declared === null) return rest;
-  const { root: _root, path: _path, ...bytes } = rest.declared.code.source;
-  return { ...rest, declared: { ...rest.declared, code: { ...rest.declared.code, source: bytes } } };
+  return rest.resource === "agent" ? rest : { ...rest, declared: comparableSpec(rest.declared) };
+}
+function comparableSpec(spec) {
+  if (spec === void 0 || spec === null || !("code" in spec)) return spec ?? null;
+  const { root: _root, path: _path, ...bytes } = spec.code.source;
+  return { ...spec, code: { ...spec.code, source: bytes } };
 }
 function canonical(value2) {
   return JSON.stringify(
@@ -25762,40 +25698,38 @@ function canonical(value2) {
   ) ?? "undefined";
 }
 function staleness(change, pairing) {
-  const saved = fingerprints(change);
   if (change.resource === "agent") {
     const agent = pairing.pools.flatMap((pair3) => pair3.live?.agents ?? []).find((a) => a.id === change.id);
     if (agent === void 0) return "the agent is gone since the plan was made";
-    return same(agentFingerprint(liveAgentRef(agent)), saved.live) ? null : "the agent changed since the plan was made";
+    return same(liveAgentRef(agent), change.live) ? null : "the agent changed since the plan was made";
   }
   if (change.resource === "policy") {
     const pair3 = pairFor(change, pairing.policies);
-    return liveProblem(change, saved.live, pair3?.live ?? void 0, (p2) => policyFingerprint(livePolicyRef(p2), change.declared !== null)) ?? declaredProblem(saved.declared, change.declared === null ? null : pair3?.declared, (p2) => declaredPolicyFingerprint(policySpec(p2)));
+    return liveProblem(change, pair3?.live ?? void 0, livePolicyRef) ?? declaredProblem(change.declared, change.declared === null ? null : pair3?.declared, policySpec);
   }
   const pair2 = pairFor(change, pairing.pools);
-  return liveProblem(change, saved.live, pair2?.live ?? void 0, (p2) => poolFingerprint(livePoolRef(p2))) ?? declaredProblem(saved.declared, change.declared === null ? null : pair2?.declared, (p2) => declaredPoolFingerprint(poolSpec(p2)));
+  return liveProblem(change, pair2?.live ?? void 0, livePoolRef) ?? declaredProblem(change.declared, change.declared === null ? null : pair2?.declared, poolSpec);
 }
 function pairFor(change, pairs) {
   return pairs.find((pair2) => pair2.declared?.name === change.name) ?? pairs.find((pair2) => pair2.declared === null && pair2.live?.name === change.name);
 }
-function liveProblem(change, saved, current, fingerprint) {
-  if (saved === null) return current === void 0 ? null : `a live ${change.resource} of that name was created since the plan was made`;
+function liveProblem(change, current, ref) {
+  if (change.live === null) return current === void 0 ? null : `a live ${change.resource} of that name was created since the plan was made`;
   if (current === void 0) return `the live ${change.resource} was deleted since the plan was made`;
-  return same(fingerprint(current), saved) ? null : `the live ${change.resource} changed since the plan was made`;
+  return same(ref(current), change.live) ? null : `the live ${change.resource} changed since the plan was made`;
 }
-function declaredProblem(saved, now, fingerprint) {
+function declaredProblem(saved, now, spec) {
   if (saved === null) return null;
   if (now === void 0 || now === null) return "it is no longer declared";
-  return same(fingerprint(now), saved) ? null : "its declaration (settings or code) changed since the plan was made";
+  return same(comparableSpec(spec(now)), comparableSpec(saved)) ? null : "its declaration (settings or code) changed since the plan was made";
 }
 function same(a, b2) {
-  return b2 !== null && JSON.stringify(a) === JSON.stringify(b2);
+  return canonical(a) === canonical(b2);
 }
 var SAVED_PLAN_VERSION;
 var init_saved = __esm({
   "src/plan/saved.ts"() {
     "use strict";
-    init_fingerprints();
     init_refs();
     init_plain_fields();
     SAVED_PLAN_VERSION = "2";

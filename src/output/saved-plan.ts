@@ -6,7 +6,7 @@ import { sourceErrors, summarize } from './describe.js';
  * The saved plan (`--dry-run --out FILE`): the JSON plan (`format_version` "1", same sources and summary) plus
  * `saved_plan_version`, with each change saved whole as the plan holds it (plan/saved.ts `savedChange`): besides the
  * JSON plan's keys, the live resource and the declaration it was planned against and what the apply does, from which
- * the check of the saved plan computes its fingerprints; and `run`, the record of the run that made it.
+ * the check of the saved plan compares; and `run`, the record of the run that made it.
  */
 export function renderSavedPlan(plans: readonly SourcePlan[], run: SavedRun): string {
   const summary = summarize(plans);
