@@ -41550,12 +41550,12 @@ var require_cache = __commonJS({
       return value2.replace(/[\t ]+$/, "");
     }
     function findUnescapedQuote(value2, start) {
-      let escaped = false;
+      let escaped2 = false;
       for (let i2 = start; i2 < value2.length; i2++) {
-        if (escaped) {
-          escaped = false;
+        if (escaped2) {
+          escaped2 = false;
         } else if (value2[i2] === "\\") {
-          escaped = true;
+          escaped2 = true;
         } else if (value2[i2] === '"') {
           return i2;
         }
@@ -41567,13 +41567,13 @@ var require_cache = __commonJS({
       let start = 0;
       let quoteStart = -1;
       let inQuote = false;
-      let escaped = false;
+      let escaped2 = false;
       for (let i2 = 0; i2 < value2.length; i2++) {
         if (inQuote) {
-          if (escaped) {
-            escaped = false;
+          if (escaped2) {
+            escaped2 = false;
           } else if (value2[i2] === "\\") {
-            escaped = true;
+            escaped2 = true;
           } else if (value2[i2] === '"') {
             inQuote = false;
             quoteStart = -1;
@@ -53377,10 +53377,29 @@ var init_describe = __esm({
   }
 });
 
+// src/output/printable.ts
+function escaped(char) {
+  return `\\u{${(char.codePointAt(0) ?? 0).toString(16)}}`;
+}
+function printable(text) {
+  return text.replace(UNPRINTABLE, escaped);
+}
+function printableCode(line) {
+  return line.replace(UNPRINTABLE_BUT_TAB, escaped);
+}
+var UNPRINTABLE, UNPRINTABLE_BUT_TAB;
+var init_printable = __esm({
+  "src/output/printable.ts"() {
+    "use strict";
+    UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/gu;
+    UNPRINTABLE_BUT_TAB = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/gu;
+  }
+});
+
 // src/output/text.ts
 function header(source) {
-  const revision2 = source.revision === null ? "no revision" : `revision ${source.revision}`;
-  return `Source "${source.name}": organization "${source.organization}", ${revision2}`;
+  const revision2 = source.revision === null ? "no revision" : `revision ${printable(source.revision)}`;
+  return `Source "${printable(source.name)}": organization "${printable(source.organization)}", ${revision2}`;
 }
 function renderSource(source, p2) {
   const { plan } = source;
@@ -53394,13 +53413,13 @@ function renderSource(source, p2) {
   const warnings = plan?.warnings ?? [];
   if (warnings.length > 0) {
     lines.push(p2.yellow("Warnings:"));
-    for (const warning of warnings) lines.push(`  - ${warning}`);
+    for (const warning of warnings) lines.push(`  - ${printable(warning)}`);
     lines.push("");
   }
   const errors = sourceErrors(source);
   if (errors.length > 0) {
     lines.push(p2.red("Errors:"));
-    for (const error of errors) lines.push(`  - ${error}`);
+    for (const error of errors) lines.push(`  - ${printable(error)}`);
     lines.push("");
   }
   return lines;
@@ -53436,7 +53455,7 @@ function fieldSymbol(action, field3, p2) {
   return p2.yellow("~");
 }
 function fieldValue(name, action, field3) {
-  const show = name === "code" ? describeCode : formatValue;
+  const show = name === "code" ? describeCode : (value2) => printable(formatValue(value2));
   if (action === "delete") return `${show(field3.before)} -> null`;
   if (action === "create" || field3.before === null) return show(field3.after);
   const arrow = `${show(field3.before)} -> ${show(field3.after)}`;
@@ -53449,17 +53468,18 @@ function diffLine(line, p2) {
   return line;
 }
 function renderChange(change, p2) {
+  const shown2 = printable(change.name);
   const lines = [
-    p2.bold(`  # ${change.resource} "${change.name}" ${WILL[change.action]}`) + ` (${change.reason})`,
-    `${paintSymbol(change.action, p2)} resource "${change.resource}" "${change.name}" {`
+    p2.bold(`  # ${change.resource} "${shown2}" ${WILL[change.action]}`) + ` (${printable(change.reason)})`,
+    `${paintSymbol(change.action, p2)} resource "${change.resource}" "${shown2}" {`
   ];
-  const entries = Object.entries(change.fields);
+  const entries = Object.entries(change.fields).map(([key, field3]) => [printable(key), field3]);
   const width = Math.max(change.id === null ? 0 : 2, ...entries.map(([name]) => name.length));
-  if (change.id !== null) lines.push(`        ${"id".padEnd(width)} = ${formatValue(change.id)}`);
+  if (change.id !== null) lines.push(`        ${"id".padEnd(width)} = ${printable(formatValue(change.id))}`);
   for (const [name, field3] of entries) {
     if (name === "code" && hasCodeDiff(change)) {
       lines.push(`      ${p2.yellow("~")} code:`);
-      for (const line of codeDiffLines(change)) lines.push(`          ${diffLine(line, p2)}`);
+      for (const line of codeDiffLines(change)) lines.push(`          ${diffLine(printableCode(line), p2)}`);
       continue;
     }
     lines.push(`      ${fieldSymbol(change.action, field3, p2)} ${name.padEnd(width)} = ${fieldValue(name, change.action, field3)}`);
@@ -53492,6 +53512,7 @@ var init_text = __esm({
   "src/output/text.ts"() {
     "use strict";
     init_describe();
+    init_printable();
     SYMBOL = { create: "  +", update: "  ~", replace: "-/+", delete: "  -" };
     WILL = {
       create: "will be created",
@@ -53556,10 +53577,10 @@ var init_json = __esm({
 
 // src/output/markdown-escape.ts
 function escapeText(text) {
-  return normalizeLineEnds(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/([\\`*_[\]|~#!])/g, "\\$1").replace(/\n/g, " ");
+  return printable(normalizeLineEnds(text).replace(/\n/g, " ")).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/([\\`*_[\]|~#!])/g, "\\$1").replace(/\n/g, " ");
 }
 function escapeHtml(text) {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  return printable(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 function longestRun(text, char) {
   let longest = 0;
@@ -53571,19 +53592,20 @@ function longestRun(text, char) {
   return longest;
 }
 function inlineCode(text) {
-  const oneLine2 = normalizeLineEnds(text).replace(/\n/g, " ");
+  const oneLine2 = printable(normalizeLineEnds(text).replace(/\n/g, " "));
   const fence = "`".repeat(longestRun(oneLine2, "`") + 1);
   const pad = oneLine2.startsWith("`") || oneLine2.endsWith("`") || oneLine2.startsWith(" ") ? " " : "";
   return `${fence}${pad}${oneLine2.replace(/\|/g, "\\|")}${pad}${fence}`;
 }
 function fencedBlock(lines, language) {
   const fence = "`".repeat(Math.max(3, longestRun(lines.join("\n"), "`") + 1));
-  return [`${fence}${language}`, ...lines, fence];
+  return [`${fence}${language}`, ...lines.map(printableCode), fence];
 }
 var init_markdown_escape = __esm({
   "src/output/markdown-escape.ts"() {
     "use strict";
     init_line_ends();
+    init_printable();
   }
 });
 
@@ -58210,9 +58232,9 @@ var require_ignore = __commonJS({
           return null;
         }
         if (char === ESCAPE) {
-          const escaped = pattern[++index];
-          body += escapeMember(escaped);
-          prev = escaped;
+          const escaped2 = pattern[++index];
+          body += escapeMember(escaped2);
+          prev = escaped2;
         } else if (char === "-" && prev && index + 1 < length && pattern[index + 1] !== "]") {
           index++;
           let to = pattern[index];
@@ -58276,14 +58298,14 @@ var require_ignore = __commonJS({
       while (index < length) {
         const char = pattern[index];
         if (char === ESCAPE) {
-          const escaped = pattern[index + 1];
-          if (escaped === SLASH2 && index + 2 === length) {
+          const escaped2 = pattern[index + 1];
+          if (escaped2 === SLASH2 && index + 2 === length) {
             out += hold(NEVER_MATCH);
-          } else if (escaped === "*" || escaped === "[" || escaped === SPACE) {
+          } else if (escaped2 === "*" || escaped2 === "[" || escaped2 === SPACE) {
             out += pattern.slice(index, index + 2);
           } else {
             out += hold(
-              REGEX_LITERAL_SPECIAL.test(escaped) ? ESCAPE + escaped : isReserved(escaped) ? `[${escaped}]` : escaped
+              REGEX_LITERAL_SPECIAL.test(escaped2) ? ESCAPE + escaped2 : isReserved(escaped2) ? `[${escaped2}]` : escaped2
             );
           }
           index += 2;
