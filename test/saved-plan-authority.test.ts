@@ -150,4 +150,24 @@ describe('a saved plan takes no authority from its file', () => {
     assert.equal(same.code, 0, same.stdout + same.stderr);
     assert.match(same.stdout, /Apply complete! Resources: 1 created/);
   });
+
+  it('with --config, compares the plan with the config file\'s API and settings', async () => {
+    const { world } = fixture;
+    const { dir, file } = await planned('configured');
+    const configFile = async (extra: string) => {
+      const name = path.join(await fixture.repo({}), 'config.yaml');
+      await writeFile(name, `api: { url: "${world.url}" }\nsources:\n  - { name: configured, organization: ${ORG}, path: "${dir}"${extra} }\n`);
+      return name;
+    };
+    const env = { API_TOKEN: world.token, LOG_LEVEL: 'warn', STATE_DIR: world.stateDir };
+    await world.clearRequests();
+    const widened = await spawnCli(['--reconcile', '--plan', file, '--config', await configFile(', prune: true, ownership: organization')], { env });
+    assert.equal(widened.code, 1, widened.stdout + widened.stderr);
+    assert.match(widened.stderr, /source "configured": ownership is "marker" in the plan but "organization" in this run/);
+    assert.match(widened.stderr, /source "configured": prune \(--prune\) is false in the plan but true in this run/);
+    assert.deepEqual(await world.requests(), [], 'refused before any request');
+    const same = await spawnCli(['--reconcile', '--plan', file, '--config', await configFile('')], { env });
+    assert.equal(same.code, 0, same.stdout + same.stderr);
+    assert.match(same.stdout, /Apply complete! Resources: 1 created/);
+  });
 });
