@@ -684,8 +684,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count5, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count5);
+          for (const { count: count4, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count4);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -793,13 +793,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity.isCollection(node)) {
-        let count5 = 0;
+        let count4 = 0;
         for (const item of node.items) {
           const c4 = getAliasCount(doc, item, anchors2);
-          if (c4 > count5)
-            count5 = c4;
+          if (c4 > count4)
+            count4 = c4;
         }
-        return count5;
+        return count4;
       } else if (identity.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -1083,14 +1083,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text2;
+        return text;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text2.length <= endStep)
-        return text2;
+      if (text.length <= endStep)
+        return text;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent.length;
@@ -1107,14 +1107,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i2 = consumeMoreIndentedLines(text2, i2, indent.length);
+        i2 = consumeMoreIndentedLines(text, i2, indent.length);
         if (i2 !== -1)
           end = i2 + endStep;
       }
-      for (let ch; ch = text2[i2 += 1]; ) {
+      for (let ch; ch = text[i2 += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i2;
-          switch (text2[i2 + 1]) {
+          switch (text[i2 + 1]) {
             case "x":
               i2 += 3;
               break;
@@ -1131,12 +1131,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i2 = consumeMoreIndentedLines(text2, i2, indent.length);
+            i2 = consumeMoreIndentedLines(text, i2, indent.length);
           end = i2 + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text2[i2 + 1];
+            const next = text[i2 + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i2;
           }
@@ -1148,12 +1148,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text2[i2 += 1];
+                ch = text[i2 += 1];
                 overflow = true;
               }
               const j3 = i2 > escEnd + 1 ? i2 - 2 : escStart - 1;
               if (escapedFolds[j3])
-                return text2;
+                return text;
               folds.push(j3);
               escapedFolds[j3] = true;
               end = j3 + endStep;
@@ -1168,39 +1168,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text2;
+        return text;
       if (onFold)
         onFold();
-      let res = text2.slice(0, folds[0]);
+      let res = text.slice(0, folds[0]);
       for (let i3 = 0; i3 < folds.length; ++i3) {
         const fold2 = folds[i3];
-        const end2 = folds[i3 + 1] || text2.length;
+        const end2 = folds[i3 + 1] || text.length;
         if (fold2 === 0)
           res = `
-${indent}${text2.slice(0, end2)}`;
+${indent}${text.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold2])
-            res += `${text2[fold2]}\\`;
+            res += `${text[fold2]}\\`;
           res += `
-${indent}${text2.slice(fold2 + 1, end2)}`;
+${indent}${text.slice(fold2 + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text2, i2, indent) {
+    function consumeMoreIndentedLines(text, i2, indent) {
       let end = i2;
       let start = i2 + 1;
-      let ch = text2[start];
+      let ch = text[start];
       while (ch === " " || ch === "	") {
         if (i2 < start + indent) {
-          ch = text2[++i2];
+          ch = text[++i2];
         } else {
           do {
-            ch = text2[++i2];
+            ch = text[++i2];
           } while (ch && ch !== "\n");
           end = i2;
           start = i2 + 1;
-          ch = text2[start];
+          ch = text[start];
         }
       }
       return end;
@@ -3752,8 +3752,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count5, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count5);
+          for (const { count: count4, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count4);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -3830,12 +3830,12 @@ var require_errors = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count5 = 1;
+        let count4 = 1;
         const end = error.linePos[1];
         if (end?.line === line && end.col > col) {
-          count5 = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count4 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count5);
+        const pointer = " ".repeat(ci) + "^".repeat(count4);
         error.message += `:
 
 ${lineStr}
@@ -7447,11 +7447,11 @@ var require_dist = __commonJS({
 });
 
 // src/yaml/document.ts
-function parseYaml(text2, file) {
+function parseYaml(text, file) {
   const lines = new import_yaml.LineCounter();
-  const doc = (0, import_yaml.parseDocument)(text2, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const doc = (0, import_yaml.parseDocument)(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
-    const lastText = Math.max(0, text2.trimEnd().length - 1);
+    const lastText = Math.max(0, text.trimEnd().length - 1);
     const problems2 = doc.errors.map((error) => ({
       file,
       line: lines.linePos(Math.min(error.pos[0], lastText)).line,
@@ -7542,12 +7542,145 @@ var init_key_path = __esm({
   }
 });
 
+// src/suggest.ts
+function closest(word, candidates) {
+  const typed = fold(word);
+  const limit = Math.max(1, Math.floor(typed.length / 3));
+  let best = null;
+  for (const candidate of candidates) {
+    const distance = editDistance(typed, fold(candidate));
+    if (distance <= limit && (best === null || distance < best.distance)) best = { candidate, distance };
+  }
+  if (best !== null) return best.candidate;
+  const prefixed = typed.length >= MIN_PREFIX ? candidates.filter((candidate) => fold(candidate).startsWith(typed)) : [];
+  return prefixed.length === 1 ? prefixed[0] : null;
+}
+function fold(word) {
+  return word.toLowerCase().replace(/_/g, "-");
+}
+function editDistance(a, b3) {
+  const rows = Array.from({ length: a.length + 1 }, (_3, i2) => [i2, ...new Array(b3.length).fill(0)]);
+  const row0 = rows[0];
+  for (let j3 = 0; j3 <= b3.length; j3 += 1) row0[j3] = j3;
+  for (let i2 = 1; i2 <= a.length; i2 += 1) {
+    const row = rows[i2];
+    const previous = rows[i2 - 1];
+    for (let j3 = 1; j3 <= b3.length; j3 += 1) {
+      const cost = a[i2 - 1] === b3[j3 - 1] ? 0 : 1;
+      row[j3] = Math.min(previous[j3] + 1, row[j3 - 1] + 1, previous[j3 - 1] + cost);
+      if (i2 > 1 && j3 > 1 && a[i2 - 1] === b3[j3 - 2] && a[i2 - 2] === b3[j3 - 1]) row[j3] = Math.min(row[j3], rows[i2 - 2][j3 - 2] + 1);
+    }
+  }
+  return rows[a.length][b3.length];
+}
+var MIN_PREFIX;
+var init_suggest = __esm({
+  "src/suggest.ts"() {
+    "use strict";
+    MIN_PREFIX = 3;
+  }
+});
+
+// src/yaml/messages.ts
+function schemaMessage(error, path17) {
+  const label = keyLabel(path17);
+  const params = error.params;
+  const value2 = describeValue(error.data);
+  switch (error.keyword) {
+    case "type":
+      return `${label} must be ${typeAndBounds(error.parentSchema ?? {})}, not ${value2}`;
+    case "oneOf":
+    case "anyOf":
+      return `${label} must be ${expected(error.parentSchema ?? {})}, not ${value2}`;
+    case "additionalProperties": {
+      const allowed = Object.keys(error.parentSchema?.properties ?? {});
+      const key = String(params.additionalProperty);
+      const where = path17.length === 0 ? "" : ` in ${label}`;
+      const guess = closest(key, allowed);
+      const suggestion = guess === null ? "" : `: did you mean "${guess}"?`;
+      return `unknown key "${key}"${where}${suggestion} (allowed: ${allowed.join(", ")})`;
+    }
+    case "enum":
+      return `${label} ${value2} is not one of: ${params.allowedValues.join(", ")}`;
+    case "pattern":
+      return `${label} ${value2} ${HINTS[String(params.pattern)] ?? `does not match ${String(params.pattern)}`}`;
+    case "format":
+      return `${label} ${value2} ${HINTS[String(params.format)] ?? `is not a valid ${String(params.format)}`}`;
+    case "minItems":
+    case "minLength":
+      return params.limit === 1 ? `${label} must not be empty` : `${label} ${error.message ?? "is too short"}`;
+    case "uniqueItems":
+      return `${label} lists ${describeValue(error.data[Number(params.j)])} twice`;
+    case "required":
+      return `${label} is missing the key "${String(params.missingProperty)}"`;
+    case "const":
+      return `${label} must be ${JSON.stringify(params.allowedValue)}, not ${value2}`;
+    case "minimum":
+    case "maximum":
+    case "exclusiveMinimum":
+    case "exclusiveMaximum":
+      return `${label} must be ${bounds(error.parentSchema ?? {}) || error.message}, not ${value2}`;
+    default:
+      return `${label} ${error.message ?? "is not valid"}`;
+  }
+}
+function expected(schema) {
+  const branches = schema.oneOf ?? schema.anyOf;
+  if (branches !== void 0) return branches.map(expected).join(" or ");
+  if ("const" in schema) return JSON.stringify(schema.const);
+  if (Array.isArray(schema.enum)) return `one of: ${schema.enum.join(", ")}`;
+  return typeAndBounds(schema);
+}
+function typeAndBounds(schema) {
+  const types = [schema.type ?? []].flat().map((type) => TYPE_WORDS[String(type)] ?? String(type));
+  const range = bounds(schema);
+  return range === "" ? types.join(" or ") : `${types.join(" or ")} ${range}`;
+}
+function bounds(schema) {
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = schema;
+  if (typeof minimum === "number" && typeof maximum === "number") return `${minimum} to ${maximum}`;
+  const words = [];
+  if (typeof minimum === "number") words.push(`${minimum} or more`);
+  if (typeof exclusiveMinimum === "number") words.push(`above ${exclusiveMinimum}`);
+  if (typeof maximum === "number") words.push(`${maximum} or less`);
+  if (typeof exclusiveMaximum === "number") words.push(`below ${exclusiveMaximum}`);
+  return words.join(" and ");
+}
+var HINTS, TYPE_WORDS;
+var init_messages = __esm({
+  "src/yaml/messages.ts"() {
+    "use strict";
+    init_suggest();
+    init_key_path();
+    HINTS = {
+      "^polset-[A-Za-z0-9_-]+$": "is not a policy set id (polset- followed by letters and digits)",
+      "^ws-[A-Za-z0-9_-]+$": "is not a workspace id (ws- followed by letters and digits)",
+      "^[A-Za-z0-9_-]+$": "is not a valid name (letters, digits, - and _)",
+      "^[1-9][0-9]*[smhd]$": "is not a duration (a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d)",
+      "^(embedded|https?://[^\\s]+)$": 'is not "embedded" or an http(s) URL',
+      "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$": "is not host:port (e.g. 127.0.0.1:9090)",
+      "^[A-Za-z_][A-Za-z0-9_]*$": "is not an environment variable name (letters, digits and _, not starting with a digit)",
+      "date-time": "is not an ISO 8601 date-time (e.g. 2026-01-01T00:00:00Z)",
+      regex: "is not a valid regular expression"
+    };
+    TYPE_WORDS = {
+      string: "a string",
+      boolean: "true or false",
+      array: "a list",
+      object: "a mapping",
+      null: "null",
+      number: "a number",
+      integer: "a whole number"
+    };
+  }
+});
+
 // src/embedded.ts
 var EMBEDDED;
 var init_embedded = __esm({
   "src/embedded.ts"() {
     "use strict";
-    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind. Unset: learned from the API (the kind its policies carry, or the kinds a refused create names), native until then.", "enum": ["native", "sentinel"] }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "allowed-hosts": { "description": "Host names that /status, the status page, /metrics and the control endpoints answer to, besides IP addresses, localhost and the host of listen (a request with another Host header gets 403, so that a web page cannot reach the daemon through a name of its own: DNS rebinding). `*.example.com` allows every name under example.com. /healthz, /readyz and /webhook answer any Host.", "type": "array", "items": { "type": "string", "pattern": "^(\\*\\.)?[A-Za-z0-9.-]+$" }, "uniqueItems": true, "default": [] }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": 'Present only in a saved plan (`--dry-run --out FILE`): the version of the saved changes that `--reconcile --plan FILE` reads and checks. "2": each change is saved whole, as the plan holds it (`uploadCode`, `adoptMarker`, `poolName`, `live`, `declared`); a plan saved as "1" is refused: make a new plan.', "const": "2" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan, when it was set: the API's word for the native kind. Absent: learned from the API.", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools, strict_imports.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "uploadCode": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adoptMarker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "poolName": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live resource", "description": "Saved plans: the live resource the change was planned against, as the plan holds it (the values compared, a policy's code as its digest); null for a creation. The apply refuses the plan if it changed since.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicy" }, { "$ref": "#/$defs/livePool" }, { "$ref": "#/$defs/liveAgent" }] }, "declared": { "title": "Declaration", "description": "Saved plans: the declaration the change applies, as the plan holds it (its settings; a policy's code as its digest, size, lines, file and where its bytes were); null for a deletion. The apply refuses the plan if it changed since. Where the bytes were (`code.source.root` and `path`) may differ between machines and is not compared.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySpec" }, { "$ref": "#/$defs/poolSpec" }] } } }, "ids": { "type": "array", "items": { "type": "string" } }, "idsOrNull": { "type": ["array", "null"], "items": { "type": "string" } }, "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "livePolicy": { "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "query": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "policySetIds": { "$ref": "#/$defs/ids" }, "policySetCount": { "$ref": "#/$defs/count" }, "updatedAt": { "type": ["string", "null"] }, "codeDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] } } }, "livePool": { "type": "object", "additionalProperties": false, "required": ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaceIds": { "$ref": "#/$defs/ids" }, "allowedProjectIds": { "$ref": "#/$defs/ids" }, "excludedWorkspaceIds": { "$ref": "#/$defs/ids" } } }, "liveAgent": { "type": "object", "additionalProperties": false, "required": ["id", "status", "lastPingAt"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "lastPingAt": { "type": ["string", "null"] } } }, "policySpec": { "type": "object", "additionalProperties": false, "required": ["kind", "description", "enforcementLevel", "query", "policySets", "code"], "properties": { "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "query": { "type": ["string", "null"] }, "policySets": { "$ref": "#/$defs/idsOrNull" }, "code": { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines", "file", "source"], "properties": { "sha256": { "$ref": "#/$defs/sha256" }, "bytes": { "$ref": "#/$defs/count" }, "lines": { "$ref": "#/$defs/count" }, "file": { "description": "The code file, relative to the source root.", "type": "string" }, "source": { "description": "Where the bytes were read on the machine that made the plan, and the digest of those exact bytes.", "type": "object", "additionalProperties": false, "required": ["root", "path", "size", "fileSha256"], "properties": { "root": { "type": "string" }, "path": { "type": "string" }, "size": { "$ref": "#/$defs/count" }, "fileSha256": { "$ref": "#/$defs/sha256" } } } } } } }, "poolSpec": { "type": "object", "additionalProperties": false, "required": ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"], "properties": { "file": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "allowedProjects": { "$ref": "#/$defs/idsOrNull" }, "excludedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "previousNames": { "$ref": "#/$defs/ids" }, "agentCleanup": { "type": ["object", "null"], "additionalProperties": false, "required": ["statuses", "afterMs", "after"], "properties": { "statuses": { "$ref": "#/$defs/ids" }, "afterMs": { "$ref": "#/$defs/count" }, "after": { "type": "string" } } } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
+    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind. Unset: learned from the API (the kind its policies carry, or the kinds a refused create names), native until then.", "enum": ["native", "sentinel"] }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "allowed-hosts": { "description": "Host names that /status, the status page, /metrics and the control endpoints answer to, besides IP addresses, localhost and the host of listen (a request with another Host header gets 403, so that a web page cannot reach the daemon through a name of its own: DNS rebinding). `*.example.com` allows every name under example.com. /healthz, /readyz and /webhook answer any Host.", "type": "array", "items": { "type": "string", "pattern": "^(\\*\\.)?[A-Za-z0-9.-]+$" }, "uniqueItems": true, "default": [] }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": 'Present only in a saved plan (`--dry-run --out FILE`): the version of the saved changes that `--reconcile --plan FILE` reads and checks. "2": each change is saved whole, as the plan holds it (`uploadCode`, `adoptMarker`, `poolName`, `live`, `declared`); a plan saved as "1" is refused: make a new plan.', "const": "2" }, "run": { "title": "Run", "description": "Present only in a saved plan: a record of the run that saved it, the API URL and each source's location and settings. A description, never a source of authority: `--reconcile --plan FILE` takes the API and every setting from its own flags, environment or `--config`, and refuses the plan, before any request, when this record differs from them in the API or in a setting that decides what may be written (organization, git location, ownership, adopt, prune, max_deletes, force, allow_empty, max_agent_pools). A git URL never carries credentials.", "type": "object", "additionalProperties": false, "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; applying it needs the same API (scheme, host, port and base path) from --api-url, API_BASE_URL or api.url.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan, when it was set: a description; the applying run uses its own (or learns it from the API).", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan: a description; the applying run uses its own.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source as the run that saved the plan had it.", "type": "array", "items": { "$ref": "#/$defs/runSource" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "allOf": [{ "if": { "required": ["saved_plan_version"], "properties": { "saved_plan_version": true } }, "then": { "required": ["run"], "properties": { "run": true, "sources": { "type": "array", "items": { "type": "object", "properties": { "changes": { "type": ["array", "null"], "items": { "$ref": "#/$defs/savedChange" } } } } } } } }], "$defs": { "count": { "type": "integer", "minimum": 0 }, "runSource": { "type": "object", "additionalProperties": false, "required": ["name", "organization", "path", "git", "prune", "ownership", "max_deletes", "allow_empty", "adopt", "max_agent_pools"], "properties": { "name": { "type": "string" }, "organization": { "type": "string" }, "path": { "description": "The source's folder, absolute: a description only (checkouts differ between jobs); the applying run reads its own.", "type": ["string", "null"] }, "git": { "type": ["object", "null"], "additionalProperties": false, "required": ["url", "ref", "path"], "properties": { "url": { "type": "string" }, "ref": { "type": "string" }, "path": { "type": "string" } } }, "prune": { "type": "boolean" }, "ownership": { "enum": ["marker", "organization"] }, "max_deletes": { "$ref": "#/$defs/count" }, "allow_empty": { "type": "boolean" }, "adopt": { "type": "boolean" }, "max_agent_pools": { "$ref": "#/$defs/count" }, "strict_imports": { "type": "boolean" }, "force": { "description": "--force of the run that saved the plan; absent: false.", "type": "boolean" } } }, "savedChange": { "description": "A change as a saved plan holds it: the change, with the live resource and the declaration of its resource type, and what the apply needs.", "type": "object", "allOf": [{ "$ref": "#/$defs/change" }, { "not": { "required": ["outcome"], "properties": { "outcome": true } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "policy" } } }, "then": { "required": ["live", "declared", "uploadCode", "adoptMarker"], "properties": { "live": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicy" }] }, "declared": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySpec" }] }, "uploadCode": true, "adoptMarker": true, "poolName": false } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "agent-pool" } } }, "then": { "required": ["live", "declared"], "properties": { "live": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePool" }] }, "declared": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/poolSpec" }] }, "uploadCode": false, "adoptMarker": false, "poolName": false } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "agent" } } }, "then": { "required": ["live", "poolName"], "properties": { "action": { "const": "delete" }, "live": { "$ref": "#/$defs/liveAgent" }, "poolName": true, "declared": false, "uploadCode": false, "adoptMarker": false } } }] }, "fieldValue": { "description": "A text, a number, true or false, a sorted list of ids, or null.", "type": ["string", "number", "boolean", "null", "array"], "items": { "type": "string" } }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "uploadCode": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adoptMarker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "poolName": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live resource", "description": "Saved plans: the live resource the change was planned against, as the plan holds it (the values compared, a policy's code as its digest); null for a creation. The apply refuses the plan if it changed since." }, "declared": { "title": "Declaration", "description": "Saved plans: the declaration the change applies, as the plan holds it (its settings; a policy's code as its digest, size, lines, file and where its bytes were); null for a deletion. The apply refuses the plan if it changed since. Where the bytes were (`code.source.root` and `path`) may differ between machines and is not compared." } } }, "ids": { "type": "array", "items": { "type": "string" } }, "idsOrNull": { "type": ["array", "null"], "items": { "type": "string" } }, "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "livePolicy": { "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "query": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "policySetIds": { "$ref": "#/$defs/ids" }, "policySetCount": { "$ref": "#/$defs/count" }, "updatedAt": { "type": ["string", "null"] }, "codeDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] } } }, "livePool": { "type": "object", "additionalProperties": false, "required": ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaceIds": { "$ref": "#/$defs/ids" }, "allowedProjectIds": { "$ref": "#/$defs/ids" }, "excludedWorkspaceIds": { "$ref": "#/$defs/ids" } } }, "liveAgent": { "type": "object", "additionalProperties": false, "required": ["id", "status", "lastPingAt"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "lastPingAt": { "type": ["string", "null"] } } }, "policySpec": { "type": "object", "additionalProperties": false, "required": ["kind", "description", "enforcementLevel", "query", "policySets", "code"], "properties": { "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "query": { "type": ["string", "null"] }, "policySets": { "$ref": "#/$defs/idsOrNull" }, "code": { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines", "file", "source"], "properties": { "sha256": { "$ref": "#/$defs/sha256" }, "bytes": { "$ref": "#/$defs/count" }, "lines": { "$ref": "#/$defs/count" }, "file": { "description": "The code file, relative to the source root.", "type": "string" }, "source": { "description": "Where the bytes were read on the machine that made the plan, and the digest of those exact bytes.", "type": "object", "additionalProperties": false, "required": ["root", "path", "size", "fileSha256"], "properties": { "root": { "type": "string" }, "path": { "type": "string" }, "size": { "$ref": "#/$defs/count" }, "fileSha256": { "$ref": "#/$defs/sha256" } } } } } } }, "poolSpec": { "type": "object", "additionalProperties": false, "required": ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"], "properties": { "file": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "allowedProjects": { "$ref": "#/$defs/idsOrNull" }, "excludedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "previousNames": { "$ref": "#/$defs/ids" }, "agentCleanup": { "type": ["object", "null"], "additionalProperties": false, "required": ["statuses", "afterMs", "after"], "properties": { "statuses": { "type": "array", "items": { "enum": ["idle", "busy", "exited", "errored", "unknown"] } }, "afterMs": { "$ref": "#/$defs/count" }, "after": { "type": "string" } } } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent.", "$ref": "#/$defs/fieldValue" }, "after": { "description": "The declared value; null when absent.", "$ref": "#/$defs/fieldValue" } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
   }
 });
 
@@ -9738,20 +9871,20 @@ var require_resolve = __commonJS({
       return false;
     }
     function countKeys(schema) {
-      let count5 = 0;
+      let count4 = 0;
       for (const key in schema) {
         if (key === "$ref")
           return Infinity;
-        count5++;
+        count4++;
         if (SIMPLE_INLINED.has(key))
           continue;
         if (typeof schema[key] == "object") {
-          (0, util_1.eachItem)(schema[key], (sch) => count5 += countKeys(sch));
+          (0, util_1.eachItem)(schema[key], (sch) => count4 += countKeys(sch));
         }
-        if (count5 === Infinity)
+        if (count4 === Infinity)
           return Infinity;
       }
-      return count5;
+      return count4;
     }
     function getFullPath(resolver, id = "", normalize3) {
       if (normalize3 !== false)
@@ -11429,10 +11562,10 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize2(resolved, schemelessOptions);
     }
-    function resolveComponent(base2, relative5, options, skipNormalization) {
+    function resolveComponent(base, relative5, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base2 = parse4(serialize2(base2, options), options);
+        base = parse4(serialize2(base, options), options);
         relative5 = parse4(serialize2(relative5, options), options);
       }
       options = options || {};
@@ -11452,33 +11585,33 @@ var require_fast_uri = __commonJS({
           target.query = relative5.query;
         } else {
           if (!relative5.path) {
-            target.path = base2.path;
+            target.path = base.path;
             if (relative5.query !== void 0) {
               target.query = relative5.query;
             } else {
-              target.query = base2.query;
+              target.query = base.query;
             }
           } else {
             if (relative5.path[0] === "/") {
               target.path = removeDotSegments(relative5.path);
             } else {
-              const baseHasAuthority = base2.userinfo !== void 0 || base2.host !== void 0 || base2.port !== void 0;
-              if (baseHasAuthority && !base2.path) {
+              const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
+              if (baseHasAuthority && !base.path) {
                 target.path = "/" + relative5.path;
-              } else if (!base2.path) {
+              } else if (!base.path) {
                 target.path = relative5.path;
               } else {
-                target.path = base2.path.slice(0, base2.path.lastIndexOf("/") + 1) + relative5.path;
+                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative5.path;
               }
-              target.path = base2.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
+              target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
             target.query = relative5.query;
           }
-          target.userinfo = base2.userinfo;
-          target.host = base2.host;
-          target.port = base2.port;
+          target.userinfo = base.userinfo;
+          target.host = base.host;
+          target.port = base.port;
         }
-        target.scheme = base2.scheme;
+        target.scheme = base.scheme;
       }
       target.fragment = relative5.fragment;
       return target;
@@ -11526,12 +11659,12 @@ var require_fast_uri = __commonJS({
         component.scheme = validateScheme(component.scheme);
         uriTokens.push(component.scheme, ":");
       }
-      const authority = recomposeAuthority(component);
-      if (authority !== void 0) {
+      const authority2 = recomposeAuthority(component);
+      if (authority2 !== void 0) {
         if (options.reference !== "suffix") {
           uriTokens.push("//");
         }
-        uriTokens.push(authority);
+        uriTokens.push(authority2);
         if (component.path && component.path[0] !== "/") {
           uriTokens.push("/");
         }
@@ -11544,7 +11677,7 @@ var require_fast_uri = __commonJS({
         if (schemelessReference) {
           s3 = serializePathEncoding(s3, true);
         }
-        if (authority === void 0 && s3[0] === "/" && s3[1] === "/") {
+        if (authority2 === void 0 && s3[0] === "/" && s3[1] === "/") {
           s3 = "/%2F" + s3.slice(2);
         }
         uriTokens.push(s3);
@@ -12199,7 +12332,7 @@ var require_core = __commonJS({
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
         if (!errors || errors.length === 0)
           return "No errors";
-        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text2, msg) => text2 + separator + msg);
+        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text, msg) => text + separator + msg);
       }
       $dataMetaSchema(metaSchema, keywordsJsonPointers) {
         const rules = this.RULES.all;
@@ -13289,8 +13422,8 @@ var require_contains = __commonJS({
         cxt.result(valid, () => cxt.reset());
         function validateItemsWithCount() {
           const schValid = gen.name("_valid");
-          const count5 = gen.let("count", 0);
-          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count5)));
+          const count4 = gen.let("count", 0);
+          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count4)));
         }
         function validateItems(_valid, block) {
           gen.forRange("i", 0, len, (i2) => {
@@ -13303,16 +13436,16 @@ var require_contains = __commonJS({
             block();
           });
         }
-        function checkLimits(count5) {
-          gen.code((0, codegen_1._)`${count5}++`);
+        function checkLimits(count4) {
+          gen.code((0, codegen_1._)`${count4}++`);
           if (max === void 0) {
-            gen.if((0, codegen_1._)`${count5} >= ${min}`, () => gen.assign(valid, true).break());
+            gen.if((0, codegen_1._)`${count4} >= ${min}`, () => gen.assign(valid, true).break());
           } else {
-            gen.if((0, codegen_1._)`${count5} > ${max}`, () => gen.assign(valid, false).break());
+            gen.if((0, codegen_1._)`${count4} > ${max}`, () => gen.assign(valid, false).break());
             if (min === 1)
               gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count5} >= ${min}`, () => gen.assign(valid, true));
+              gen.if((0, codegen_1._)`${count4} >= ${min}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -14470,7 +14603,7 @@ var require_discriminator = __commonJS({
       error,
       code(cxt) {
         const { gen, data, schema, parentSchema, it } = cxt;
-        const { oneOf: oneOf2 } = parentSchema;
+        const { oneOf } = parentSchema;
         if (!it.opts.discriminator) {
           throw new Error("discriminator: requires discriminator option");
         }
@@ -14479,7 +14612,7 @@ var require_discriminator = __commonJS({
           throw new Error("discriminator: requires propertyName");
         if (schema.mapping)
           throw new Error("discriminator: mapping is not supported");
-        if (!oneOf2)
+        if (!oneOf)
           throw new Error("discriminator: requires oneOf keyword");
         const valid = gen.let("valid", false);
         const tag = gen.const("tag", (0, codegen_1._)`${data}${(0, codegen_1.getProperty)(tagName)}`);
@@ -14507,8 +14640,8 @@ var require_discriminator = __commonJS({
           const oneOfMapping = {};
           const topRequired = hasRequired(parentSchema);
           let tagRequired = true;
-          for (let i2 = 0; i2 < oneOf2.length; i2++) {
-            let sch = oneOf2[i2];
+          for (let i2 = 0; i2 < oneOf.length; i2++) {
+            let sch = oneOf[i2];
             if ((sch === null || sch === void 0 ? void 0 : sch.$ref) && !(0, util_1.schemaHasRulesButRef)(sch, it.self.RULES)) {
               const ref = sch.$ref;
               sch = compile_1.resolveRef.call(it.self, it.schemaEnv.root, it.baseId, ref);
@@ -15031,137 +15164,6 @@ var require__ = __commonJS({
   }
 });
 
-// src/suggest.ts
-function closest(word, candidates) {
-  const typed = fold(word);
-  const limit = Math.max(1, Math.floor(typed.length / 3));
-  let best = null;
-  for (const candidate of candidates) {
-    const distance = editDistance(typed, fold(candidate));
-    if (distance <= limit && (best === null || distance < best.distance)) best = { candidate, distance };
-  }
-  if (best !== null) return best.candidate;
-  const prefixed = typed.length >= MIN_PREFIX ? candidates.filter((candidate) => fold(candidate).startsWith(typed)) : [];
-  return prefixed.length === 1 ? prefixed[0] : null;
-}
-function fold(word) {
-  return word.toLowerCase().replace(/_/g, "-");
-}
-function editDistance(a, b3) {
-  const rows = Array.from({ length: a.length + 1 }, (_3, i2) => [i2, ...new Array(b3.length).fill(0)]);
-  const row0 = rows[0];
-  for (let j3 = 0; j3 <= b3.length; j3 += 1) row0[j3] = j3;
-  for (let i2 = 1; i2 <= a.length; i2 += 1) {
-    const row = rows[i2];
-    const previous = rows[i2 - 1];
-    for (let j3 = 1; j3 <= b3.length; j3 += 1) {
-      const cost = a[i2 - 1] === b3[j3 - 1] ? 0 : 1;
-      row[j3] = Math.min(previous[j3] + 1, row[j3 - 1] + 1, previous[j3 - 1] + cost);
-      if (i2 > 1 && j3 > 1 && a[i2 - 1] === b3[j3 - 2] && a[i2 - 2] === b3[j3 - 1]) row[j3] = Math.min(row[j3], rows[i2 - 2][j3 - 2] + 1);
-    }
-  }
-  return rows[a.length][b3.length];
-}
-var MIN_PREFIX;
-var init_suggest = __esm({
-  "src/suggest.ts"() {
-    "use strict";
-    MIN_PREFIX = 3;
-  }
-});
-
-// src/yaml/messages.ts
-function schemaMessage(error, path17) {
-  const label = keyLabel(path17);
-  const params = error.params;
-  const value2 = describeValue(error.data);
-  switch (error.keyword) {
-    case "type":
-      return `${label} must be ${typeAndBounds(error.parentSchema ?? {})}, not ${value2}`;
-    case "oneOf":
-    case "anyOf":
-      return `${label} must be ${expected(error.parentSchema ?? {})}, not ${value2}`;
-    case "additionalProperties": {
-      const allowed = Object.keys(error.parentSchema?.properties ?? {});
-      const key = String(params.additionalProperty);
-      const where = path17.length === 0 ? "" : ` in ${label}`;
-      const guess = closest(key, allowed);
-      const suggestion = guess === null ? "" : `: did you mean "${guess}"?`;
-      return `unknown key "${key}"${where}${suggestion} (allowed: ${allowed.join(", ")})`;
-    }
-    case "enum":
-      return `${label} ${value2} is not one of: ${params.allowedValues.join(", ")}`;
-    case "pattern":
-      return `${label} ${value2} ${HINTS[String(params.pattern)] ?? `does not match ${String(params.pattern)}`}`;
-    case "format":
-      return `${label} ${value2} ${HINTS[String(params.format)] ?? `is not a valid ${String(params.format)}`}`;
-    case "minItems":
-    case "minLength":
-      return params.limit === 1 ? `${label} must not be empty` : `${label} ${error.message ?? "is too short"}`;
-    case "uniqueItems":
-      return `${label} lists ${describeValue(error.data[Number(params.j)])} twice`;
-    case "required":
-      return `${label} is missing the key "${String(params.missingProperty)}"`;
-    case "minimum":
-    case "maximum":
-    case "exclusiveMinimum":
-    case "exclusiveMaximum":
-      return `${label} must be ${bounds(error.parentSchema ?? {}) || error.message}, not ${value2}`;
-    default:
-      return `${label} ${error.message ?? "is not valid"}`;
-  }
-}
-function expected(schema) {
-  const branches = schema.oneOf ?? schema.anyOf;
-  if (branches !== void 0) return branches.map(expected).join(" or ");
-  if ("const" in schema) return JSON.stringify(schema.const);
-  if (Array.isArray(schema.enum)) return `one of: ${schema.enum.join(", ")}`;
-  return typeAndBounds(schema);
-}
-function typeAndBounds(schema) {
-  const types = [schema.type ?? []].flat().map((type) => TYPE_WORDS[String(type)] ?? String(type));
-  const range = bounds(schema);
-  return range === "" ? types.join(" or ") : `${types.join(" or ")} ${range}`;
-}
-function bounds(schema) {
-  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = schema;
-  if (typeof minimum === "number" && typeof maximum === "number") return `${minimum} to ${maximum}`;
-  const words = [];
-  if (typeof minimum === "number") words.push(`${minimum} or more`);
-  if (typeof exclusiveMinimum === "number") words.push(`above ${exclusiveMinimum}`);
-  if (typeof maximum === "number") words.push(`${maximum} or less`);
-  if (typeof exclusiveMaximum === "number") words.push(`below ${exclusiveMaximum}`);
-  return words.join(" and ");
-}
-var HINTS, TYPE_WORDS;
-var init_messages = __esm({
-  "src/yaml/messages.ts"() {
-    "use strict";
-    init_suggest();
-    init_key_path();
-    HINTS = {
-      "^polset-[A-Za-z0-9_-]+$": "is not a policy set id (polset- followed by letters and digits)",
-      "^ws-[A-Za-z0-9_-]+$": "is not a workspace id (ws- followed by letters and digits)",
-      "^[A-Za-z0-9_-]+$": "is not a valid name (letters, digits, - and _)",
-      "^[1-9][0-9]*[smhd]$": "is not a duration (a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d)",
-      "^(embedded|https?://[^\\s]+)$": 'is not "embedded" or an http(s) URL',
-      "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$": "is not host:port (e.g. 127.0.0.1:9090)",
-      "^[A-Za-z_][A-Za-z0-9_]*$": "is not an environment variable name (letters, digits and _, not starting with a digit)",
-      "date-time": "is not an ISO 8601 date-time (e.g. 2026-01-01T00:00:00Z)",
-      regex: "is not a valid regular expression"
-    };
-    TYPE_WORDS = {
-      string: "a string",
-      boolean: "true or false",
-      array: "a list",
-      object: "a mapping",
-      null: "null",
-      number: "a number",
-      integer: "a whole number"
-    };
-  }
-});
-
 // src/yaml/schema.ts
 import { readFileSync } from "node:fs";
 function schemaUrl(name) {
@@ -15176,6 +15178,10 @@ function validatorFor(name) {
     compiled.set(name, validate);
   }
   return validate;
+}
+function schemaErrors(name, value2) {
+  const validate = validatorFor(name);
+  return validate(value2) ? [] : [...validate.errors ?? []];
 }
 function schemaIssues(name, value2) {
   const validate = validatorFor(name);
@@ -15219,10 +15225,10 @@ var init_schema = __esm({
     init_key_path();
     init_messages();
     FORMATS = {
-      "date-time": (text2) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text2) && !Number.isNaN(Date.parse(text2)),
-      regex: (text2) => {
+      "date-time": (text) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text)),
+      regex: (text) => {
         try {
-          new RegExp(text2);
+          new RegExp(text);
           return true;
         } catch {
           return false;
@@ -15235,9 +15241,9 @@ var init_schema = __esm({
 
 // src/yaml/invalid.ts
 function invalidFile(what, file, problems2) {
-  const count5 = problems2.length === 1 ? "1 problem" : `${problems2.length} problems`;
+  const count4 = problems2.length === 1 ? "1 problem" : `${problems2.length} problems`;
   const sorted2 = [...problems2].sort((a, b3) => (a.line ?? 0) - (b3.line ?? 0));
-  return new ValidationError(`${what} ${file} is invalid (${count5})`, sorted2);
+  return new ValidationError(`${what} ${file} is invalid (${count4})`, sorted2);
 }
 var init_invalid = __esm({
   "src/yaml/invalid.ts"() {
@@ -15252,6 +15258,7 @@ var init_yaml = __esm({
     "use strict";
     init_document();
     init_key_path();
+    init_messages();
     init_schema();
     init_invalid();
   }
@@ -16185,61 +16192,19 @@ var init_host_port = __esm({
   }
 });
 
-// src/config/env.ts
-import path from "node:path";
-function applyEnvOverrides(config, env, cwd) {
-  const problems2 = [];
-  const url = nonEmpty(env.API_BASE_URL);
-  const listen = nonEmpty(env.LISTEN_ADDRESS);
-  const stateDir = nonEmpty(env.STATE_DIR);
-  const shutdown = nonEmpty(env.SHUTDOWN_TIMEOUT);
-  const shutdownSeconds = shutdown === void 0 ? void 0 : Number(shutdown);
-  if (url !== void 0 && !/^(embedded|https?:\/\/\S+)$/.test(url)) {
-    problems2.push({ file: "environment", message: 'API_BASE_URL must be "embedded" or an http(s) URL ending in /api/v2' });
-  }
-  if (listen !== void 0 && !isHostPort(listen)) {
-    problems2.push({ file: "environment", message: `LISTEN_ADDRESS "${listen}" must be host:port, e.g. 0.0.0.0:9090` });
-  }
-  if (shutdownSeconds !== void 0 && !(Number.isFinite(shutdownSeconds) && shutdownSeconds >= 0)) {
-    problems2.push({ file: "environment", message: `SHUTDOWN_TIMEOUT "${shutdown}" must be a number of seconds, 0 or more` });
-  }
-  return {
-    config: {
-      ...config,
-      api: { ...config.api, url: url ?? config.api.url },
-      listen: listen ?? config.listen,
-      stateDir: stateDir === void 0 ? config.stateDir : path.resolve(cwd, stateDir),
-      shutdownTimeoutSeconds: shutdownSeconds !== void 0 && Number.isFinite(shutdownSeconds) ? shutdownSeconds : config.shutdownTimeoutSeconds
-    },
-    problems: problems2
-  };
-}
-function isHostPort(value2) {
-  return parseHostPort(value2) !== null;
-}
-function nonEmpty(value2) {
-  return value2 === void 0 || value2.trim() === "" ? void 0 : value2.trim();
-}
-var init_env = __esm({
-  "src/config/env.ts"() {
-    "use strict";
-    init_host_port();
-  }
-});
-
 // src/config/to-config.ts
 import path2 from "node:path";
 function toConfig(raw, cwd) {
   const tokenFile = raw.api?.["token-file"] ?? null;
   return {
     api: {
-      url: raw.api?.url ?? "embedded",
+      url: raw.api?.url ?? API_DEFAULTS.url,
       tokenFile: tokenFile === null ? null : path2.resolve(cwd, tokenFile),
-      rateLimit: raw.api?.["rate-limit"] ?? "auto",
-      concurrency: raw.api?.concurrency ?? 8,
-      legacyEnforce: raw.api?.["legacy-enforce"] ?? false,
-      nativeKind: raw.api?.["native-kind"] ?? null,
-      retryBudgetSeconds: raw.api?.["retry-budget"] ?? DEFAULT_RETRY_BUDGET_SECONDS
+      rateLimit: raw.api?.["rate-limit"] ?? API_DEFAULTS.rateLimit,
+      concurrency: raw.api?.concurrency ?? API_DEFAULTS.concurrency,
+      legacyEnforce: raw.api?.["legacy-enforce"] ?? API_DEFAULTS.legacyEnforce,
+      nativeKind: raw.api?.["native-kind"] ?? API_DEFAULTS.nativeKind,
+      retryBudgetSeconds: raw.api?.["retry-budget"] ?? API_DEFAULTS.retryBudgetSeconds
     },
     sources: raw.sources.map((s3) => toSource(s3, cwd)),
     listen: raw.listen ?? DEFAULT_LISTEN,
@@ -16300,7 +16265,7 @@ function sourceDefaults(name, organization) {
     passTimeoutSeconds: 600
   };
 }
-var DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_RETRY_BUDGET_SECONDS, DEFAULT_SCHEDULE;
+var DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_RETRY_BUDGET_SECONDS, DEFAULT_SCHEDULE, DEFAULT_API_CONCURRENCY, API_DEFAULTS;
 var init_to_config = __esm({
   "src/config/to-config.ts"() {
     "use strict";
@@ -16309,36 +16274,16 @@ var init_to_config = __esm({
     DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 30;
     DEFAULT_RETRY_BUDGET_SECONDS = 60;
     DEFAULT_SCHEDULE = "*/5 * * * *";
-  }
-});
-
-// src/config/flags.ts
-import path3 from "node:path";
-function configFromFlags(flags, env, cwd = process.cwd()) {
-  const dir = path3.resolve(cwd, flags.sourceDir);
-  const name = flags.name ?? "default";
-  const api = { url: "embedded", tokenFile: null, rateLimit: "auto", concurrency: 8, legacyEnforce: false, nativeKind: null, retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS };
-  return configWithDefaults(api, [{ ...sourceDefaults(name, flags.organization), path: dir }], env, flags.apiUrl ?? null, cwd);
-}
-function configWithDefaults(api, sources, env, apiUrl, cwd) {
-  const config = {
-    api,
-    sources,
-    listen: DEFAULT_LISTEN,
-    webhookSecretEnv: "WEBHOOK_SECRET",
-    stateDir: path3.resolve(cwd, DEFAULT_STATE_DIR),
-    shutdownTimeoutSeconds: DEFAULT_SHUTDOWN_TIMEOUT_SECONDS
-  };
-  const overridden = applyEnvOverrides(config, env, cwd);
-  if (overridden.problems.length > 0) throw new ValidationError("invalid environment", overridden.problems);
-  return apiUrl === null ? overridden.config : { ...overridden.config, api: { ...overridden.config.api, url: apiUrl } };
-}
-var init_flags = __esm({
-  "src/config/flags.ts"() {
-    "use strict";
-    init_env();
-    init_to_config();
-    init_errors();
+    DEFAULT_API_CONCURRENCY = 8;
+    API_DEFAULTS = {
+      url: "embedded",
+      tokenFile: null,
+      rateLimit: "auto",
+      concurrency: DEFAULT_API_CONCURRENCY,
+      legacyEnforce: false,
+      nativeKind: null,
+      retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS
+    };
   }
 });
 
@@ -16349,14 +16294,14 @@ async function resolveToken(config, env) {
   if (fromEnv !== void 0 && fromEnv.trim() !== "") return checkedToken(fromEnv, "API_TOKEN");
   const file = config.api.tokenFile;
   if (file === null) throw new UsageError("no API token: set API_TOKEN, or api.token-file in the config");
-  let text2;
+  let text;
   try {
-    text2 = await readFile2(file, "utf8");
+    text = await readFile2(file, "utf8");
   } catch (error) {
     throw new UsageError(`cannot read api.token-file ${file}: ${error.code ?? "unreadable"}`);
   }
-  if (text2.trim() === "") throw new UsageError(`api.token-file ${file} is empty`);
-  return checkedToken(text2, `api.token-file ${file}`);
+  if (text.trim() === "") throw new UsageError(`api.token-file ${file} is empty`);
+  return checkedToken(text, `api.token-file ${file}`);
 }
 function checkedToken(raw, where) {
   return checkedSecret(raw.replace(/\r?\n$/, ""), { where, what: "the API token" });
@@ -16781,9 +16726,9 @@ var require_caller = __commonJS({
       if (!Array.isArray(stack)) {
         return void 0;
       }
-      const entries2 = stack.slice(2);
+      const entries = stack.slice(2);
       const fileNames = [];
-      for (const entry of entries2) {
+      for (const entry of entries) {
         if (!entry) {
           continue;
         }
@@ -20614,7 +20559,7 @@ var require_pino = __commonJS({
         messageKey,
         errorKey,
         nestedKey,
-        base: base2,
+        base,
         name,
         level,
         customLevels,
@@ -20653,11 +20598,11 @@ var require_pino = __commonJS({
         [formattersSym]: allFormatters
       });
       let chindings = "";
-      if (base2 !== null) {
+      if (base !== null) {
         if (name === void 0) {
-          chindings = coreChindings(base2);
+          chindings = coreChindings(base);
         } else {
-          chindings = coreChindings(Object.assign({}, base2, { name }));
+          chindings = coreChindings(Object.assign({}, base, { name }));
         }
       }
       const time2 = timestamp instanceof Function ? timestamp : timestamp ? epochTime : nullTime;
@@ -20764,15 +20709,15 @@ var require_colorette = __commonJS({
     var isCI = "CI" in env && ("GITHUB_ACTIONS" in env || "GITLAB_CI" in env || "CIRCLECI" in env);
     var isColorSupported = !isDisabled && (isForced || isWindows2 && !isDumbTerminal || isCompatibleTerminal || isCI);
     var replaceClose = (index, string, close, replace, head = string.substring(0, index) + replace, tail = string.substring(index + close.length), next = tail.indexOf(close)) => head + (next < 0 ? tail : replaceClose(next, tail, close, replace));
-    var clearBleed = (index, string, open3, close, replace) => index < 0 ? open3 + string + close : open3 + replaceClose(index, string, close, replace) + close;
-    var filterEmpty = (open3, close, replace = open3, at = open3.length + 1) => (string) => string || !(string === "" || string === void 0) ? clearBleed(
+    var clearBleed = (index, string, open4, close, replace) => index < 0 ? open4 + string + close : open4 + replaceClose(index, string, close, replace) + close;
+    var filterEmpty = (open4, close, replace = open4, at = open4.length + 1) => (string) => string || !(string === "" || string === void 0) ? clearBleed(
       ("" + string).indexOf(close, at),
       string,
-      open3,
+      open4,
       close,
       replace
     ) : "";
-    var init = (open3, close, replace) => filterEmpty(`\x1B[${open3}m`, `\x1B[${close}m`, replace);
+    var init = (open4, close, replace) => filterEmpty(`\x1B[${open4}m`, `\x1B[${close}m`, replace);
     var colors = {
       reset: init(0, 0),
       bold: init(1, 22, "\x1B[22m\x1B[1m"),
@@ -21411,9 +21356,9 @@ var require_get_level_label_data = __commonJS({
   "node_modules/pino-pretty/lib/utils/get-level-label-data.js"(exports, module) {
     "use strict";
     module.exports = getLevelLabelData;
-    var { LEVELS: LEVELS3, LEVEL_NAMES } = require_constants2();
+    var { LEVELS: LEVELS2, LEVEL_NAMES } = require_constants2();
     function getLevelLabelData(useOnlyCustomProps, customLevels, customLevelNames) {
-      const levels2 = useOnlyCustomProps ? customLevels || LEVELS3 : Object.assign({}, LEVELS3, customLevels);
+      const levels2 = useOnlyCustomProps ? customLevels || LEVELS2 : Object.assign({}, LEVELS2, customLevels);
       const levelNames = useOnlyCustomProps ? customLevelNames || LEVEL_NAMES : Object.assign({}, LEVEL_NAMES, customLevelNames);
       return function(level) {
         let levelNum = "default";
@@ -23712,7 +23657,7 @@ var require_prettify_message = __commonJS({
     "use strict";
     module.exports = prettifyMessage;
     var {
-      LEVELS: LEVELS3
+      LEVELS: LEVELS2
     } = require_constants2();
     var getPropertyValue = require_get_property_value();
     var interpretConditionals = require_interpret_conditionals();
@@ -23735,7 +23680,7 @@ var require_prettify_message = __commonJS({
             let level;
             if (p1 === levelLabel && (level = getPropertyValue(log, levelKey)) !== void 0) {
               const condition = useOnlyCustomProps ? customLevels === void 0 : customLevels[level] === void 0;
-              return condition ? LEVELS3[level] : customLevels[level];
+              return condition ? LEVELS2[level] : customLevels[level];
             }
             const value2 = getPropertyValue(log, p1);
             return value2 !== void 0 ? value2 : "";
@@ -23861,20 +23806,20 @@ var require_secure_json_parse = __commonJS({
     var hasBuffer = typeof Buffer !== "undefined";
     var suspectProtoRx = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
     var suspectConstructorRx = /"(?:c|\\u0063)(?:o|\\u006[Ff])(?:n|\\u006[Ee])(?:s|\\u0073)(?:t|\\u0074)(?:r|\\u0072)(?:u|\\u0075)(?:c|\\u0063)(?:t|\\u0074)(?:o|\\u006[Ff])(?:r|\\u0072)"\s*:/;
-    function _parse(text2, reviver, options) {
+    function _parse(text, reviver, options) {
       if (options == null) {
         if (reviver !== null && typeof reviver === "object") {
           options = reviver;
           reviver = void 0;
         }
       }
-      if (hasBuffer && Buffer.isBuffer(text2)) {
-        text2 = text2.toString();
+      if (hasBuffer && Buffer.isBuffer(text)) {
+        text = text.toString();
       }
-      if (text2 && text2.charCodeAt(0) === 65279) {
-        text2 = text2.slice(1);
+      if (text && text.charCodeAt(0) === 65279) {
+        text = text.slice(1);
       }
-      const obj = JSON.parse(text2, reviver);
+      const obj = JSON.parse(text, reviver);
       if (obj === null || typeof obj !== "object") {
         return obj;
       }
@@ -23884,15 +23829,15 @@ var require_secure_json_parse = __commonJS({
         return obj;
       }
       if (protoAction !== "ignore" && constructorAction !== "ignore") {
-        if (suspectProtoRx.test(text2) === false && suspectConstructorRx.test(text2) === false) {
+        if (suspectProtoRx.test(text) === false && suspectConstructorRx.test(text) === false) {
           return obj;
         }
       } else if (protoAction !== "ignore" && constructorAction === "ignore") {
-        if (suspectProtoRx.test(text2) === false) {
+        if (suspectProtoRx.test(text) === false) {
           return obj;
         }
       } else {
-        if (suspectConstructorRx.test(text2) === false) {
+        if (suspectConstructorRx.test(text) === false) {
           return obj;
         }
       }
@@ -23930,21 +23875,21 @@ var require_secure_json_parse = __commonJS({
       }
       return obj;
     }
-    function parse4(text2, reviver, options) {
+    function parse4(text, reviver, options) {
       const { stackTraceLimit } = Error;
       Error.stackTraceLimit = 0;
       try {
-        return _parse(text2, reviver, options);
+        return _parse(text, reviver, options);
       } finally {
         Error.stackTraceLimit = stackTraceLimit;
       }
     }
-    function safeParse(text2, reviver) {
+    function safeParse(text, reviver) {
       const { stackTraceLimit } = Error;
       Error.stackTraceLimit = 0;
       let result;
       try {
-        result = _parse(text2, reviver, { safe: true });
+        result = _parse(text, reviver, { safe: true });
       } catch {
         result = void 0;
       } finally {
@@ -23975,7 +23920,7 @@ var require_pretty = __commonJS({
     var prettifyTime = require_prettify_time();
     var filterLog = require_filter_log();
     var {
-      LEVELS: LEVELS3,
+      LEVELS: LEVELS2,
       LEVEL_KEY,
       LEVEL_NAMES
     } = require_constants2();
@@ -24011,7 +23956,7 @@ var require_pretty = __commonJS({
           minimum = LEVEL_NAMES[this.minimumLevel];
         }
         if (!minimum) {
-          minimum = typeof this.minimumLevel === "string" ? LEVEL_NAMES[this.minimumLevel] : LEVEL_NAMES[LEVELS3[this.minimumLevel].toLowerCase()];
+          minimum = typeof this.minimumLevel === "string" ? LEVEL_NAMES[this.minimumLevel] : LEVEL_NAMES[LEVELS2[this.minimumLevel].toLowerCase()];
         }
         const level = log[this.levelKey === void 0 ? LEVEL_KEY : this.levelKey];
         if (level < minimum) return;
@@ -24238,8 +24183,8 @@ function createRedactor(secrets) {
     forms.add(JSON.stringify(secret).slice(1, -1));
   }
   const known = [...forms].sort((a, b3) => b3.length - a.length);
-  return (text2) => {
-    let out = text2;
+  return (text) => {
+    let out = text;
     for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
     return out.replace(USERINFO, `$1${HIDDEN}@`).replace(QUERY_CREDENTIAL, `$1${HIDDEN}`).replace(AUTHORIZATION, `$1${HIDDEN}`);
   };
@@ -24321,7 +24266,7 @@ function prettyLines(sink, color) {
     }
   };
 }
-function rounded(record3) {
+function rounded(record2) {
   const round = (value2) => {
     if (typeof value2 === "number" && !Number.isInteger(value2)) return Math.round(value2 * 1e3) / 1e3;
     if (value2 !== null && typeof value2 === "object" && !Array.isArray(value2)) {
@@ -24329,10 +24274,10 @@ function rounded(record3) {
     }
     return value2;
   };
-  return round(record3);
+  return round(record2);
 }
 function stderrWriter() {
-  return { write: (text2) => void writeSync(2, text2) };
+  return { write: (text) => void writeSync(2, text) };
 }
 function silentLogger() {
   return (0, import_pino.pino)({ level: "silent" });
@@ -24378,8 +24323,8 @@ var init_progress = __esm({
       }
       out;
       shown = "";
-      write(text2) {
-        this.out.write(`${this.shown === "" ? "" : "\r\x1B[2K"}${text2}${this.shown}`);
+      write(text) {
+        this.out.write(`${this.shown === "" ? "" : "\r\x1B[2K"}${text}${this.shown}`);
       }
       show(line) {
         if (line === this.shown) return;
@@ -24470,8 +24415,8 @@ var init_version = __esm({
 function inAction(env) {
   return env["POLICY_POOL_SYNC_ACTION"] === "true";
 }
-function adviceForAction(text2) {
-  return text2.replace(new RegExp(`\\b(?:pass |add |with )?--(${SWITCHES.join("|")})\\b`, "g"), "set the action's input $1: true").replace(new RegExp(`--(${VALUES.join("|")})\\b(?![\\w-])`, "g"), "the action's input $1");
+function adviceForAction(text) {
+  return text.replace(new RegExp(`\\b(?:pass |add |with )?--(${SWITCHES.join("|")})\\b`, "g"), "set the action's input $1: true").replace(new RegExp(`--(${VALUES.join("|")})\\b(?![\\w-])`, "g"), "the action's input $1");
 }
 function plansForReader(plans, env) {
   if (!inAction(env)) return [...plans];
@@ -24495,14 +24440,14 @@ function inGitHubActions(env) {
 }
 function writeFindings(findings, sink, env, options = {}) {
   const actions = inGitHubActions(env);
-  let text2 = "";
+  let text = "";
   for (const f2 of findings) {
     const where = f2.file === void 0 ? "" : `${f2.file}${f2.line === void 0 ? "" : `:${f2.line}`}: `;
-    if (f2.level === "error" && options.readable !== false) text2 += `error: ${where}${oneLine(f2.message)}
+    if (f2.level === "error" && options.readable !== false) text += `error: ${where}${oneLine(f2.message)}
 `;
-    if (actions) text2 += workflowCommand(f2);
+    if (actions) text += workflowCommand(f2);
   }
-  if (text2 !== "") sink.write(text2);
+  if (text !== "") sink.write(text);
 }
 function planFindings(plans, dirs) {
   const findings = [];
@@ -24518,8 +24463,8 @@ function planFindings(plans, dirs) {
   }
   return findings;
 }
-function fileProblem(text2, dir) {
-  const match = /^([^\s:][^:]*?)(?::(\d+))?: (.+)$/s.exec(text2);
+function fileProblem(text, dir) {
+  const match = /^([^\s:][^:]*?)(?::(\d+))?: (.+)$/s.exec(text);
   if (match === null || match[1].includes(" ")) return null;
   const file = isAbsolute(match[1]) ? match[1] : join(dir, match[1]);
   return { file: relative(process.cwd(), file) || ".", ...match[2] === void 0 ? {} : { line: Number(match[2]) }, message: match[3] };
@@ -24532,14 +24477,14 @@ function workflowCommand(f2) {
   return `::${f2.level}${properties.length === 0 ? "" : ` ${properties.join(",")}`}::${escapeData(f2.message)}
 `;
 }
-function oneLine(text2) {
-  return text2.replace(/\s*\n\s*/g, " ");
+function oneLine(text) {
+  return text.replace(/\s*\n\s*/g, " ");
 }
-function escapeData(text2) {
-  return text2.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+function escapeData(text) {
+  return text.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
-function escapeProperty(text2) {
-  return escapeData(text2).replace(/:/g, "%3A").replace(/,/g, "%2C");
+function escapeProperty(text) {
+  return escapeData(text).replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 var init_error_lines = __esm({
   "src/cli/error-lines.ts"() {
@@ -24691,295 +24636,8 @@ var init_secrets = __esm({
   }
 });
 
-// src/plan/read-shape.ts
-function expect(at, what, value2) {
-  throw new ShapeError(at, `must be ${what}, not ${quoted(value2)}`);
-}
-function nullable(read) {
-  return (value2, at) => value2 === null ? null : read(value2, at);
-}
-function listOf(read) {
-  return (value2, at) => Array.isArray(value2) ? value2.map((item, index) => read(item, `${at}[${index}]`)) : expect(at, "a list", value2);
-}
-function oneOf(values) {
-  return (value2, at) => values.find((v2) => v2 === value2) ?? expect(at, `one of ${values.map((v2) => JSON.stringify(v2)).join(", ")}`, value2);
-}
-function entries(value2, at, required, optional = []) {
-  const found = record(value2, at);
-  const missing = required.find((key) => !found.has(key));
-  if (missing !== void 0) throw new ShapeError(at, `has no ${JSON.stringify(missing)}`);
-  const unknown = [...found.keys()].find((key) => !required.includes(key) && !optional.includes(key));
-  if (unknown !== void 0) throw new ShapeError(at, `has an unknown key ${JSON.stringify(unknown)}`);
-  return found;
-}
-function record(value2, at) {
-  if (value2 === null || typeof value2 !== "object" || Array.isArray(value2)) expect(at, "an object", value2);
-  return new Map(Object.entries(value2).filter(([, v2]) => v2 !== void 0));
-}
-function below(at, key) {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) return `${at}[${JSON.stringify(key)}]`;
-  return at === "" ? key : `${at}.${key}`;
-}
-function quoted(value2) {
-  if (typeof value2 === "string") return JSON.stringify(value2);
-  const type = value2 === null ? "null" : Array.isArray(value2) ? "an array" : typeof value2 === "object" ? "an object" : `a ${typeof value2}`;
-  return `${JSON.stringify(value2) ?? String(value2)} (${type})`;
-}
-var ShapeError, text, flag, count, digest;
-var init_read_shape = __esm({
-  "src/plan/read-shape.ts"() {
-    "use strict";
-    ShapeError = class extends Error {
-      constructor(at, problem) {
-        super(`${at === "" ? "it" : at} ${problem}`);
-        this.at = at;
-        this.problem = problem;
-      }
-      at;
-      problem;
-    };
-    text = (value2, at) => typeof value2 === "string" ? value2 : expect(at, "a string", value2);
-    flag = (value2, at) => typeof value2 === "boolean" ? value2 : expect(at, "true or false", value2);
-    count = (value2, at) => typeof value2 === "number" && Number.isSafeInteger(value2) && value2 >= 0 ? value2 : expect(at, "a whole number, 0 or more", value2);
-    digest = (value2, at) => typeof value2 === "string" && /^[0-9a-f]{64}$/.test(value2) ? value2 : expect(at, "a sha256 digest (64 hex digits)", value2);
-  }
-});
-
-// src/plan/read-change.ts
-function readChange(value2, at = "") {
-  const common = ["resource", "name", "id", "action", "reason", "fields"];
-  const kind = record(value2, at).get("resource");
-  const resource = oneOf(RESOURCES)(kind, below(at, "resource"));
-  if (resource === "policy") {
-    const e2 = entries(value2, at, [...common, "declared", "live", "uploadCode", "adoptMarker"]);
-    const change2 = {
-      ...base(e2, at),
-      resource,
-      declared: nullable(policySpec)(e2.get("declared"), below(at, "declared")),
-      live: nullable(livePolicy)(e2.get("live"), below(at, "live")),
-      uploadCode: flag(e2.get("uploadCode"), below(at, "uploadCode")),
-      adoptMarker: flag(e2.get("adoptMarker"), below(at, "adoptMarker"))
-    };
-    return change2;
-  }
-  if (resource === "agent-pool") {
-    const e2 = entries(value2, at, [...common, "declared", "live"]);
-    const change2 = {
-      ...base(e2, at),
-      resource,
-      declared: nullable(poolSpec)(e2.get("declared"), below(at, "declared")),
-      live: nullable(livePool)(e2.get("live"), below(at, "live"))
-    };
-    return change2;
-  }
-  const e = entries(value2, at, [...common, "poolName", "live"]);
-  const change = {
-    ...base(e, at),
-    resource,
-    action: oneOf(["delete"])(e.get("action"), below(at, "action")),
-    poolName: text(e.get("poolName"), below(at, "poolName")),
-    live: liveAgent(e.get("live"), below(at, "live"))
-  };
-  return change;
-}
-function base(e, at) {
-  return {
-    name: text(e.get("name"), below(at, "name")),
-    id: optionalText(e.get("id"), below(at, "id")),
-    action: oneOf(ACTIONS)(e.get("action"), below(at, "action")),
-    reason: text(e.get("reason"), below(at, "reason")),
-    fields: fieldChanges(e.get("fields"), below(at, "fields"))
-  };
-}
-function fieldChanges(value2, at) {
-  const fields = {};
-  for (const [name, field2] of record(value2, at)) {
-    const where = below(at, name);
-    const e = entries(field2, where, ["before", "after"]);
-    const read = name === "code" ? nullable(codeSummary) : fieldValue;
-    fields[name] = { before: read(e.get("before"), below(where, "before")), after: read(e.get("after"), below(where, "after")) };
-  }
-  return fields;
-}
-var RESOURCES, ACTIONS, KINDS, LEVELS2, STATUSES, ids, optionalText, fieldValue, codeSummary, codeRef, policySpec, livePolicy, poolSpec, agentCleanup, livePool, liveAgent;
-var init_read_change = __esm({
-  "src/plan/read-change.ts"() {
-    "use strict";
-    init_read_shape();
-    RESOURCES = ["policy", "agent-pool", "agent"];
-    ACTIONS = ["create", "update", "replace", "delete"];
-    KINDS = ["native", "opa"];
-    LEVELS2 = ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"];
-    STATUSES = ["idle", "busy", "exited", "errored", "unknown"];
-    ids = listOf(text);
-    optionalText = nullable(text);
-    fieldValue = (value2, at) => {
-      if (value2 === null || typeof value2 === "string" || typeof value2 === "boolean") return value2;
-      if (typeof value2 === "number" && Number.isFinite(value2)) return value2;
-      if (Array.isArray(value2)) return ids(value2, at);
-      throw new ShapeError(at, "must be a text, a number, true or false, a list of texts or null");
-    };
-    codeSummary = (value2, at) => {
-      const e = entries(value2, at, ["sha256", "bytes", "lines"]);
-      return { sha256: digest(e.get("sha256"), below(at, "sha256")), bytes: count(e.get("bytes"), below(at, "bytes")), lines: count(e.get("lines"), below(at, "lines")) };
-    };
-    codeRef = (value2, at) => {
-      const e = entries(value2, at, ["sha256", "bytes", "lines", "file", "source"]);
-      const where = below(at, "source");
-      const s3 = entries(e.get("source"), where, ["root", "path", "size", "fileSha256"]);
-      return {
-        ...codeSummary({ sha256: e.get("sha256"), bytes: e.get("bytes"), lines: e.get("lines") }, at),
-        file: text(e.get("file"), below(at, "file")),
-        source: {
-          root: text(s3.get("root"), below(where, "root")),
-          path: text(s3.get("path"), below(where, "path")),
-          size: count(s3.get("size"), below(where, "size")),
-          fileSha256: digest(s3.get("fileSha256"), below(where, "fileSha256"))
-        }
-      };
-    };
-    policySpec = (value2, at) => {
-      const e = entries(value2, at, ["kind", "description", "enforcementLevel", "query", "policySets", "code"]);
-      return {
-        kind: oneOf(KINDS)(e.get("kind"), below(at, "kind")),
-        description: optionalText(e.get("description"), below(at, "description")),
-        enforcementLevel: oneOf(LEVELS2)(e.get("enforcementLevel"), below(at, "enforcementLevel")),
-        query: optionalText(e.get("query"), below(at, "query")),
-        policySets: nullable(ids)(e.get("policySets"), below(at, "policySets")),
-        code: codeRef(e.get("code"), below(at, "code"))
-      };
-    };
-    livePolicy = (value2, at) => {
-      const e = entries(value2, at, ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], ["policySetCount"]);
-      const policySetCount = e.get("policySetCount");
-      return {
-        id: text(e.get("id"), below(at, "id")),
-        name: text(e.get("name"), below(at, "name")),
-        kind: oneOf(KINDS)(e.get("kind"), below(at, "kind")),
-        description: optionalText(e.get("description"), below(at, "description")),
-        query: optionalText(e.get("query"), below(at, "query")),
-        enforcementLevel: oneOf(LEVELS2)(e.get("enforcementLevel"), below(at, "enforcementLevel")),
-        policySetIds: ids(e.get("policySetIds"), below(at, "policySetIds")),
-        ...policySetCount === void 0 ? {} : { policySetCount: count(policySetCount, below(at, "policySetCount")) },
-        updatedAt: optionalText(e.get("updatedAt"), below(at, "updatedAt")),
-        codeDigest: nullable(digest)(e.get("codeDigest"), below(at, "codeDigest"))
-      };
-    };
-    poolSpec = (value2, at) => {
-      const keys = ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"];
-      const e = entries(value2, at, keys);
-      return {
-        file: text(e.get("file"), below(at, "file")),
-        organizationScoped: flag(e.get("organizationScoped"), below(at, "organizationScoped")),
-        allowedWorkspaces: nullable(ids)(e.get("allowedWorkspaces"), below(at, "allowedWorkspaces")),
-        allowedProjects: nullable(ids)(e.get("allowedProjects"), below(at, "allowedProjects")),
-        excludedWorkspaces: nullable(ids)(e.get("excludedWorkspaces"), below(at, "excludedWorkspaces")),
-        previousNames: ids(e.get("previousNames"), below(at, "previousNames")),
-        agentCleanup: nullable(agentCleanup)(e.get("agentCleanup"), below(at, "agentCleanup"))
-      };
-    };
-    agentCleanup = (value2, at) => {
-      const e = entries(value2, at, ["statuses", "afterMs", "after"]);
-      return {
-        statuses: listOf(oneOf(STATUSES))(e.get("statuses"), below(at, "statuses")),
-        afterMs: count(e.get("afterMs"), below(at, "afterMs")),
-        after: text(e.get("after"), below(at, "after"))
-      };
-    };
-    livePool = (value2, at) => {
-      const e = entries(value2, at, ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"]);
-      return {
-        id: text(e.get("id"), below(at, "id")),
-        name: text(e.get("name"), below(at, "name")),
-        organizationScoped: flag(e.get("organizationScoped"), below(at, "organizationScoped")),
-        allowedWorkspaceIds: ids(e.get("allowedWorkspaceIds"), below(at, "allowedWorkspaceIds")),
-        allowedProjectIds: ids(e.get("allowedProjectIds"), below(at, "allowedProjectIds")),
-        excludedWorkspaceIds: ids(e.get("excludedWorkspaceIds"), below(at, "excludedWorkspaceIds"))
-      };
-    };
-    liveAgent = (value2, at) => {
-      const e = entries(value2, at, ["id", "status", "lastPingAt"]);
-      return {
-        id: text(e.get("id"), below(at, "id")),
-        status: text(e.get("status"), below(at, "status")),
-        lastPingAt: optionalText(e.get("lastPingAt"), below(at, "lastPingAt"))
-      };
-    };
-  }
-});
-
-// src/plan/fingerprints.ts
-function fingerprints(change) {
-  if (change.resource === "policy") {
-    return {
-      live: change.live === null ? null : policyFingerprint(change.live, change.declared !== null),
-      declared: change.declared === null ? null : declaredPolicyFingerprint(change.declared)
-    };
-  }
-  if (change.resource === "agent-pool") {
-    return {
-      live: change.live === null ? null : poolFingerprint(change.live),
-      declared: change.declared === null ? null : declaredPoolFingerprint(change.declared)
-    };
-  }
-  return { live: agentFingerprint(change.live), declared: null };
-}
-function policyFingerprint(policy, withCode2) {
-  return {
-    id: policy.id,
-    "updated-at": policy.updatedAt,
-    name: policy.name,
-    kind: policy.kind,
-    description: policy.description,
-    "enforcement-level": policy.enforcementLevel,
-    query: policy.query,
-    "policy-sets": [...policy.policySetIds].sort(),
-    ...withCode2 ? { "code-digest": policy.codeDigest } : {}
-  };
-}
-function poolFingerprint(pool) {
-  return {
-    id: pool.id,
-    name: pool.name,
-    "organization-scoped": pool.organizationScoped,
-    "allowed-workspaces": [...pool.allowedWorkspaceIds].sort(),
-    "allowed-projects": [...pool.allowedProjectIds].sort(),
-    "excluded-workspaces": [...pool.excludedWorkspaceIds].sort()
-  };
-}
-function agentFingerprint(agent) {
-  return { id: agent.id, status: agent.status, "last-ping-at": agent.lastPingAt };
-}
-function declaredPolicyFingerprint(policy) {
-  return {
-    file: policy.code.file,
-    kind: policy.kind,
-    "file-sha256": policy.code.source.fileSha256,
-    description: policy.description,
-    "enforcement-level": policy.enforcementLevel,
-    query: policy.query,
-    "policy-sets": policy.policySets
-  };
-}
-function declaredPoolFingerprint(pool) {
-  return {
-    file: pool.file,
-    "organization-scoped": pool.organizationScoped,
-    "allowed-workspaces": pool.allowedWorkspaces,
-    "allowed-projects": pool.allowedProjects,
-    "excluded-workspaces": pool.excludedWorkspaces,
-    "previous-names": pool.previousNames,
-    "agent-cleanup": pool.agentCleanup === null ? null : { statuses: pool.agentCleanup.statuses, after: pool.agentCleanup.after }
-  };
-}
-var init_fingerprints = __esm({
-  "src/plan/fingerprints.ts"() {
-    "use strict";
-  }
-});
-
 // src/plan/refs.ts
-function policySpec2(policy) {
+function policySpec(policy) {
   const { file, kind, description, enforcementLevel, query, policySets, codeSource, codeDigest: codeDigest2, codeLines } = policy;
   const code = { sha256: codeDigest2, bytes: codeSource.size, lines: codeLines, file, source: { ...codeSource } };
   return { kind, description, enforcementLevel, query, policySets: policySets === null ? null : [...policySets], code };
@@ -24988,9 +24646,9 @@ function livePolicyRef(policy) {
   const { code: _text, policySetIds, ...rest } = policy;
   return { ...rest, policySetIds: [...policySetIds] };
 }
-function poolSpec2(pool) {
-  const copy = (ids2) => ids2 === null || ids2 === void 0 ? null : [...ids2];
-  const { file, organizationScoped, allowedWorkspaces, allowedProjects, excludedWorkspaces, previousNames, agentCleanup: agentCleanup3 } = pool;
+function poolSpec(pool) {
+  const copy = (ids) => ids === null || ids === void 0 ? null : [...ids];
+  const { file, organizationScoped, allowedWorkspaces, allowedProjects, excludedWorkspaces, previousNames, agentCleanup: agentCleanup2 } = pool;
   return {
     file,
     organizationScoped,
@@ -24998,7 +24656,7 @@ function poolSpec2(pool) {
     allowedProjects: copy(allowedProjects),
     excludedWorkspaces: copy(excludedWorkspaces),
     previousNames: [...previousNames],
-    agentCleanup: agentCleanup3 === null ? null : { ...agentCleanup3, statuses: [...agentCleanup3.statuses] }
+    agentCleanup: agentCleanup2 === null ? null : { ...agentCleanup2, statuses: [...agentCleanup2.statuses] }
   };
 }
 function livePoolRef(pool) {
@@ -25118,12 +24776,12 @@ function sequenceLength(lead) {
   if (lead >= 194 && lead <= 223) return 2;
   return 1;
 }
-function scanText(text2) {
+function scanText(text) {
   const scan = createCodeScan();
-  scan.update(Buffer.from(text2, "utf8"));
+  scan.update(Buffer.from(text, "utf8"));
   return scan.finish();
 }
-function codeSummary2(code) {
+function codeSummary(code) {
   if (isCodeSummary(code)) return { sha256: code.sha256, bytes: code.bytes, lines: code.lines };
   if (typeof code !== "string") return null;
   const scanned = scanText(code);
@@ -25148,7 +24806,7 @@ var init_code_content = __esm({
 function plainFields(change) {
   const fields = {};
   for (const [name, field2] of Object.entries(change.fields)) {
-    const value2 = name === "code" ? codeSummary2 : (v2) => v2 ?? null;
+    const value2 = name === "code" ? codeSummary : (v2) => v2 ?? null;
     fields[name] = { before: value2(field2.before), after: value2(field2.after) };
   }
   return fields;
@@ -25166,20 +24824,23 @@ function savedChange(change) {
 }
 function checkSavedChanges(saved, fresh, pairing) {
   const refused = [];
-  const changes2 = /* @__PURE__ */ new Set();
+  const changes = /* @__PURE__ */ new Set();
   const freshByKey = new Map(fresh.map((change) => [changeKey(change), change]));
   for (const change of saved) {
+    const match = freshByKey.get(changeKey(change));
+    const differences = match === void 0 ? null : differingKeys(savedChange(match), change);
+    if (match !== void 0 && differences?.length === 0 && !changes.has(match)) {
+      changes.add(match);
+      continue;
+    }
     const what = `${change.action} ${change.resource} "${change.name}"`;
     const stale = staleness(change, pairing);
-    const match = freshByKey.get(changeKey(change));
-    const differences = match === void 0 ? [] : differingKeys(savedChange(match), change);
     if (stale !== null) refused.push(`stale: ${what}: ${stale}`);
-    else if (match === void 0 || changes2.has(match)) refused.push(`refused: ${what}: ${notPlannedNow(change, fresh)}`);
-    else if (differences.length > 0) refused.push(`refused: ${what}: a plan made now would ${describeChange(match)} instead (it differs in ${differences.join(", ")})`);
-    else changes2.add(match);
+    else if (match === void 0 || changes.has(match)) refused.push(`refused: ${what}: ${notPlannedNow(change, fresh)}`);
+    else refused.push(`refused: ${what}: a plan made now would ${describeChange(match)} instead (it differs in ${(differences ?? []).join(", ")})`);
   }
   if (refused.length > 0) return { changes: null, refused };
-  return { changes: fresh.filter((change) => changes2.has(change)), refused: [] };
+  return { changes: fresh.filter((change) => changes.has(change)), refused: [] };
 }
 function changeKey(change) {
   return JSON.stringify([change.resource, change.name, change.resource === "agent" ? change.id : null]);
@@ -25201,9 +24862,12 @@ function differingKeys(now, saved) {
 }
 function comparable(change) {
   const { reason: _reason, ...rest } = change;
-  if (rest.resource !== "policy" || rest.declared === null) return rest;
-  const { root: _root, path: _path, ...bytes } = rest.declared.code.source;
-  return { ...rest, declared: { ...rest.declared, code: { ...rest.declared.code, source: bytes } } };
+  return rest.resource === "agent" ? rest : { ...rest, declared: comparableSpec(rest.declared) };
+}
+function comparableSpec(spec) {
+  if (spec === void 0 || spec === null || !("code" in spec)) return spec ?? null;
+  const { root: _root, path: _path, ...bytes } = spec.code.source;
+  return { ...spec, code: { ...spec.code, source: bytes } };
 }
 function canonical(value2) {
   return JSON.stringify(
@@ -25212,47 +24876,84 @@ function canonical(value2) {
   ) ?? "undefined";
 }
 function staleness(change, pairing) {
-  const saved = fingerprints(change);
   if (change.resource === "agent") {
     const agent = pairing.pools.flatMap((pair3) => pair3.live?.agents ?? []).find((a) => a.id === change.id);
     if (agent === void 0) return "the agent is gone since the plan was made";
-    return same(agentFingerprint(liveAgentRef(agent)), saved.live) ? null : "the agent changed since the plan was made";
+    return same(liveAgentRef(agent), change.live) ? null : "the agent changed since the plan was made";
   }
   if (change.resource === "policy") {
     const pair3 = pairFor(change, pairing.policies);
-    return liveProblem(change, saved.live, pair3?.live ?? void 0, (p2) => policyFingerprint(livePolicyRef(p2), change.declared !== null)) ?? declaredProblem(saved.declared, change.declared === null ? null : pair3?.declared, (p2) => declaredPolicyFingerprint(policySpec2(p2)));
+    return liveProblem(change, pair3?.live ?? void 0, livePolicyRef) ?? declaredProblem(change.declared, change.declared === null ? null : pair3?.declared, policySpec);
   }
   const pair2 = pairFor(change, pairing.pools);
-  return liveProblem(change, saved.live, pair2?.live ?? void 0, (p2) => poolFingerprint(livePoolRef(p2))) ?? declaredProblem(saved.declared, change.declared === null ? null : pair2?.declared, (p2) => declaredPoolFingerprint(poolSpec2(p2)));
+  return liveProblem(change, pair2?.live ?? void 0, livePoolRef) ?? declaredProblem(change.declared, change.declared === null ? null : pair2?.declared, poolSpec);
 }
 function pairFor(change, pairs) {
   return pairs.find((pair2) => pair2.declared?.name === change.name) ?? pairs.find((pair2) => pair2.declared === null && pair2.live?.name === change.name);
 }
-function liveProblem(change, saved, current, fingerprint) {
-  if (saved === null) return current === void 0 ? null : `a live ${change.resource} of that name was created since the plan was made`;
+function liveProblem(change, current, ref) {
+  if (change.live === null) return current === void 0 ? null : `a live ${change.resource} of that name was created since the plan was made`;
   if (current === void 0) return `the live ${change.resource} was deleted since the plan was made`;
-  return same(fingerprint(current), saved) ? null : `the live ${change.resource} changed since the plan was made`;
+  return same(ref(current), change.live) ? null : `the live ${change.resource} changed since the plan was made`;
 }
-function declaredProblem(saved, now, fingerprint) {
+function declaredProblem(saved, now, spec) {
   if (saved === null) return null;
   if (now === void 0 || now === null) return "it is no longer declared";
-  return same(fingerprint(now), saved) ? null : "its declaration (settings or code) changed since the plan was made";
+  return same(comparableSpec(spec(now)), comparableSpec(saved)) ? null : "its declaration (settings or code) changed since the plan was made";
 }
 function same(a, b3) {
-  return b3 !== null && JSON.stringify(a) === JSON.stringify(b3);
+  return canonical(a) === canonical(b3);
 }
 var SAVED_PLAN_VERSION;
 var init_saved = __esm({
   "src/plan/saved.ts"() {
     "use strict";
-    init_fingerprints();
     init_refs();
     init_plain_fields();
     SAVED_PLAN_VERSION = "2";
   }
 });
 
-// src/plan/saved-read.ts
+// src/cli/saved-plan-file.ts
+import { open } from "node:fs/promises";
+async function readSavedPlanText(file) {
+  let handle;
+  try {
+    handle = await open(file, "r");
+  } catch (error) {
+    throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size > MAX_SAVED_PLAN_BYTES) throw tooLarge(file, size);
+    const buffer = Buffer.alloc(MAX_SAVED_PLAN_BYTES + 1);
+    let length = 0;
+    for (; ; ) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > MAX_SAVED_PLAN_BYTES) throw tooLarge(file, length);
+    }
+    return buffer.subarray(0, length).toString("utf8");
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
+  } finally {
+    await handle.close();
+  }
+}
+function tooLarge(file, size) {
+  const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  return new UsageError(`the saved plan ${file} is ${mb(size)}, more than the ${mb(MAX_SAVED_PLAN_BYTES)} a saved plan may be; refusing to read it (${MAKE_ONE})`);
+}
+async function readSavedPlanFile(file) {
+  const text = await readSavedPlanText(file);
+  try {
+    return { text, plan: parseSavedPlan(text, file) };
+  } catch (error) {
+    throw new UsageError(errorMessage(error));
+  }
+}
 function parseSavedPlan(content, file) {
   let document2;
   try {
@@ -25260,167 +24961,184 @@ function parseSavedPlan(content, file) {
   } catch (error) {
     throw new Error(`${file} is not a saved plan: ${errorMessage(error)}`);
   }
-  const top = document2 !== null && typeof document2 === "object" && !Array.isArray(document2) ? record(document2, "the plan") : /* @__PURE__ */ new Map();
-  const version = top.get("saved_plan_version");
+  const top = isRecord(document2) ? document2 : {};
+  const version = top["saved_plan_version"];
   if (version === void 0) throw new Error(`${file} is not a saved plan (no saved_plan_version); ${MAKE_ONE}`);
   if (version === "1") {
     throw new Error(`${file} was saved by an older version (saved_plan_version "1"), whose changes this version cannot check; make a new plan with --dry-run --out FILE`);
   }
   if (version !== SAVED_PLAN_VERSION) throw new Error(`${file} has saved_plan_version ${quoted(version)}; this version reads "${SAVED_PLAN_VERSION}"`);
-  const sources = top.get("sources");
-  if (!Array.isArray(sources)) throw new Error(`${file} is not a saved plan: "sources" must list sources with a name and an organization`);
+  const problems2 = wordedErrors(schemaErrors("plan", document2), document2);
+  if (problems2.length > 0) {
+    const more = problems2.length > SHOWN ? `
+  \u2026 and ${problems2.length - SHOWN} more` : "";
+    throw new Error(`${file} is not a saved plan this version can apply; refusing it:
+${problems2.slice(0, SHOWN).map((p2) => `  ${file}: ${p2}`).join("\n")}${more}`);
+  }
+  const plan = document2;
   const seen = /* @__PURE__ */ new Set();
-  const read = sources.map((source, index) => {
-    const saved = savedSource(source, file, index);
-    if (seen.has(saved.name)) throw new Error(`${file} lists source "${saved.name}" twice; refusing to apply it`);
-    seen.add(saved.name);
-    return saved;
+  for (const source of plan.sources) {
+    if (seen.has(source.name)) throw new Error(`${file} lists source "${source.name}" twice; refusing to apply it`);
+    seen.add(source.name);
+  }
+  return plan;
+}
+function wordedErrors(errors, document2) {
+  const wrongType = new Set(errors.filter((e) => e.keyword === "type" && !isNullBranch(e)).map((e) => e.instancePath));
+  const kept = errors.filter((e) => {
+    if (e.keyword === "if" || isNullBranch(e)) return false;
+    if (e.keyword === "anyOf" && isRecord(e.data)) return false;
+    return e.keyword === "type" || !wrongType.has(e.instancePath);
   });
-  return { saved_plan_version: SAVED_PLAN_VERSION, sources: read };
+  const sentences = kept.map((error) => worded(error, document2));
+  return [...new Set(sentences)];
 }
-function savedSource(value2, file, index) {
-  let e;
-  let name;
-  try {
-    e = entries(value2, "it", ["name", "organization", "revision", "changes", "warnings", "errors"]);
-    name = text(e.get("name"), "its name");
-  } catch (error) {
-    throw new Error(`${file}: source ${index + 1} is not a source with a name and an organization: ${errorMessage(error)}`);
-  }
-  const at = `${file}: source "${name}"`;
-  try {
-    return {
-      name,
-      organization: text(e.get("organization"), "organization"),
-      revision: nullable(text)(e.get("revision"), "revision"),
-      changes: nullable(changes(at))(e.get("changes"), "changes"),
-      warnings: listOf(text)(e.get("warnings"), "warnings"),
-      errors: listOf(text)(e.get("errors"), "errors")
-    };
-  } catch (error) {
-    if (error instanceof ShapeError) throw new Error(`${at}: ${error.message}; refusing to apply it`);
-    throw error;
-  }
+function isNullBranch(error) {
+  return error.keyword === "type" && /\/(anyOf|oneOf)\/0\/type$/.test(error.schemaPath) && error.data !== null;
 }
-function changes(at) {
-  return (value2, key) => listOf((change, index) => {
-    try {
-      return readChange(change);
-    } catch (error) {
-      throw new Error(`${at}: ${changeName(change, index)}: ${errorMessage(error)}; refusing to apply it`);
-    }
-  })(value2, key);
+function worded(error, document2) {
+  const path17 = pointerPath(error.instancePath);
+  const [where, rest] = place(path17, document2);
+  const label = rest.length === 0 ? [where.length === 0 ? "the plan" : "the change"] : rest;
+  const resource = changeAt(path17, document2)?.["resource"];
+  if (error.keyword === "false schema") return `${where}${keyLabel(label)} is not a key of a change of ${quoted(resource)}`;
+  if (error.keyword === "not") return `${where}the change has "outcome": a saved plan is made by --dry-run, not by --reconcile`;
+  const message = schemaMessage(error, label);
+  return `${where}${error.keyword === "type" ? message.replace(/, not (.*)$/, `, not ${describeValue(error.data)}${typeWord(error.data)}`) : message}`;
 }
-function changeName(change, index) {
-  const e = change !== null && typeof change === "object" && !Array.isArray(change) ? record(change, index) : /* @__PURE__ */ new Map();
-  const name = e.get("name");
-  if (typeof name !== "string") return `the change ${index} (it has no name)`;
-  return `the change of ${quoted(e.get("resource"))} "${name}"`;
+function place(path17, document2) {
+  if (path17[0] !== "sources" || typeof path17[1] !== "number") return ["", path17];
+  const source = isRecord(document2) && Array.isArray(document2["sources"]) ? document2["sources"][path17[1]] : void 0;
+  const sourceName = isRecord(source) && typeof source["name"] === "string" ? `source "${source["name"]}": ` : `source ${path17[1] + 1}: `;
+  if (path17[2] !== "changes" || typeof path17[3] !== "number") return [sourceName, path17.slice(2)];
+  const change = changeAt(path17, document2);
+  const name = change !== void 0 && typeof change["name"] === "string" ? `the change of ${quoted(change["resource"])} "${change["name"]}": ` : `the change ${path17[3] + 1} (it has no name): `;
+  return [`${sourceName}${name}`, path17.slice(4)];
 }
-var MAKE_ONE;
-var init_saved_read = __esm({
-  "src/plan/saved-read.ts"() {
-    "use strict";
-    init_errors();
-    init_read_change();
-    init_read_shape();
-    init_saved();
-    MAKE_ONE = "make one with --dry-run --out FILE";
-  }
-});
-
-// src/cli/saved-plan-file.ts
-import { readFile as readFile3 } from "node:fs/promises";
-async function readSavedPlanText(file) {
-  try {
-    return await readFile3(file, "utf8");
-  } catch (error) {
-    throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
-  }
+function changeAt(path17, document2) {
+  if (path17[0] !== "sources" || typeof path17[1] !== "number" || path17[2] !== "changes" || typeof path17[3] !== "number") return void 0;
+  const sources = isRecord(document2) ? document2["sources"] : void 0;
+  const source = Array.isArray(sources) ? sources[path17[1]] : void 0;
+  const changes = isRecord(source) ? source["changes"] : void 0;
+  const change = Array.isArray(changes) ? changes[path17[3]] : void 0;
+  return isRecord(change) ? change : void 0;
 }
-async function readSavedPlanFile(file) {
-  const text2 = await readSavedPlanText(file);
-  try {
-    return { text: text2, plan: parseSavedPlan(text2, file) };
-  } catch (error) {
-    throw new UsageError(errorMessage(error));
-  }
+function typeWord(value2) {
+  if (value2 === null || Array.isArray(value2) || typeof value2 === "object") return "";
+  return ` (a ${typeof value2})`;
 }
+function isRecord(value2) {
+  return value2 !== null && typeof value2 === "object" && !Array.isArray(value2);
+}
+function quoted(value2) {
+  if (typeof value2 === "string") return JSON.stringify(value2);
+  const type = value2 === null ? "null" : Array.isArray(value2) ? "an array" : typeof value2 === "object" ? "an object" : `a ${typeof value2}`;
+  return `${JSON.stringify(value2) ?? String(value2)} (${type})`;
+}
+var MAX_SAVED_PLAN_BYTES, MAKE_ONE, SHOWN;
 var init_saved_plan_file = __esm({
   "src/cli/saved-plan-file.ts"() {
     "use strict";
     init_errors();
-    init_saved_read();
+    init_saved();
+    init_yaml();
+    MAX_SAVED_PLAN_BYTES = 32 * 1024 * 1024;
+    MAKE_ONE = "make one with --dry-run --out FILE";
+    SHOWN = 10;
   }
 });
 
 // src/cli/saved-run.ts
 import path4 from "node:path";
-function withSavedRun(planText, config, sources, prune) {
-  const document2 = JSON.parse(planText);
-  const run2 = {
+function savedRun(config, sources, flags) {
+  return {
     api_url: savedUrl(config.api.url),
     ...config.api.nativeKind === null ? {} : { native_kind: config.api.nativeKind },
     legacy_enforce: config.api.legacyEnforce,
-    sources: sources.map((s3) => ({
-      name: s3.name,
-      organization: s3.organization,
-      path: s3.path === null ? null : path4.resolve(s3.path),
-      git: s3.git === null ? null : { ...s3.git, url: savedUrl(s3.git.url) },
-      prune: prune || s3.prune,
-      ownership: s3.ownership,
-      max_deletes: s3.maxDeletes,
-      allow_empty: s3.allowEmpty,
-      adopt: s3.adopt,
-      max_agent_pools: s3.maxAgentPools,
-      strict_imports: s3.strictImports === true
-    }))
+    sources: sources.map((source) => ({ ...authority(source, flags), path: source.path === null ? null : path4.resolve(source.path) }))
   };
-  return `${JSON.stringify({ ...document2, run: run2 }, null, 2)}
-`;
 }
-async function configFromSavedPlan(file, env, apiUrl, cwd = process.cwd()) {
-  const text2 = await readSavedPlanText(file);
-  let run2;
+function authority(source, flags) {
+  return {
+    name: source.name,
+    organization: source.organization,
+    git: source.git === null ? null : { ...source.git, url: savedUrl(source.git.url) },
+    prune: flags.prune || source.prune,
+    ownership: source.ownership,
+    max_deletes: source.maxDeletes,
+    allow_empty: source.allowEmpty,
+    adopt: source.adopt,
+    max_agent_pools: source.maxAgentPools,
+    strict_imports: source.strictImports === true,
+    force: flags.force
+  };
+}
+function checkSavedRun(run2, file, config, sources, flags) {
+  if (run2 === void 0) {
+    throw new UsageError(`the saved plan ${file} does not record the API and settings it was made with (an older version saved it); make a new plan with --dry-run --out FILE`);
+  }
+  const problems2 = [];
+  const planned = apiOrigin(run2.api_url);
+  const here = apiOrigin(config.api.url);
+  if (planned !== here) {
+    problems2.push(`it was made against the API ${planned}, but this run's API is ${here} (--api-url, API_BASE_URL or api.url): the token goes only to the API this run names`);
+  }
+  for (const source of sources) {
+    const recorded = run2.sources.find((s3) => s3.name === source.name);
+    if (recorded === void 0) {
+      problems2.push(`it does not record the settings of source "${source.name}"`);
+      continue;
+    }
+    const now = authority(source, flags);
+    const saved = { ...recorded, force: recorded.force ?? false };
+    for (const [key, label] of COMPARED) {
+      const a = JSON.stringify(saved[key] ?? null);
+      const b3 = JSON.stringify(now[key] ?? null);
+      if (a !== b3) problems2.push(`source "${source.name}": ${label} is ${a} in the plan but ${b3} in this run`);
+    }
+  }
+  if (problems2.length > 0) {
+    throw new UsageError(
+      `the saved plan ${file} was made with other settings than this run's; refusing to apply it (pass the dry run's flags or --config again):
+${problems2.map((p2) => `  ${p2}`).join("\n")}`
+    );
+  }
+}
+function apiOrigin(url) {
+  if (url === "embedded") return url;
   try {
-    run2 = JSON.parse(text2).run;
-  } catch (error) {
-    throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname.replace(/\/+$/, "")}`;
+  } catch {
+    return JSON.stringify(url);
   }
-  if (run2 === void 0 || typeof run2.api_url !== "string" || !Array.isArray(run2.sources)) {
-    throw new UsageError(`the saved plan ${file} does not say where its sources are (an older version saved it): pass --config FILE, or --source-dir DIR --organization NAME`);
-  }
-  const api = {
-    url: run2.api_url,
-    tokenFile: null,
-    rateLimit: "auto",
-    concurrency: 8,
-    legacyEnforce: run2.legacy_enforce === true,
-    retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS,
-    nativeKind: run2.native_kind === "sentinel" || run2.native_kind === "native" ? run2.native_kind : null
-  };
-  const sources = run2.sources.map((s3) => ({
-    ...sourceDefaults(s3.name, s3.organization),
-    path: s3.path,
-    git: s3.git,
-    prune: s3.prune,
-    ownership: s3.ownership,
-    maxDeletes: s3.max_deletes,
-    allowEmpty: s3.allow_empty,
-    adopt: s3.adopt,
-    maxAgentPools: s3.max_agent_pools,
-    strictImports: s3.strict_imports === true
-  }));
-  return configWithDefaults(api, sources, env, apiUrl, cwd);
 }
+async function withoutApplyingSide(file, apiUrl) {
+  const { plan } = await readSavedPlanFile(file);
+  const made = plan.run === void 0 ? "an API it does not record" : `the API ${apiOrigin(plan.run.api_url)}`;
+  const here = apiUrl === null ? "this run names no API (--api-url, API_BASE_URL or --config)" : `this run names the API ${apiOrigin(apiUrl)} but no source`;
+  return new UsageError(
+    `the saved plan ${file} was made against ${made}, and ${here}: applying a saved plan takes the API and every setting from this run, never from the file. Pass the dry run's flags again (--source-dir DIR --organization NAME --source NAME --api-url URL, and --prune, --adopt, --allow-empty or --force as given then) or --config FILE`
+  );
+}
+var COMPARED;
 var init_saved_run = __esm({
   "src/cli/saved-run.ts"() {
     "use strict";
-    init_flags();
-    init_to_config();
     init_errors();
     init_redact();
     init_saved_plan_file();
+    COMPARED = [
+      ["organization", "organization"],
+      ["git", "git (url, ref, path)"],
+      ["ownership", "ownership"],
+      ["adopt", "adopt (--adopt)"],
+      ["prune", "prune (--prune)"],
+      ["max_deletes", "max-deletes"],
+      ["force", "force (--force)"],
+      ["allow_empty", "allow-empty (--allow-empty)"],
+      ["max_agent_pools", "max-agent-pools"]
+    ];
   }
 });
 
@@ -30921,7 +30639,7 @@ var require_util3 = __commonJS({
           writable: true,
           enumerable: true,
           configurable: true,
-          value: function entries2() {
+          value: function entries() {
             webidl.brandCheck(this, object);
             return makeIterator(this, "key+value");
           }
@@ -31980,9 +31698,9 @@ Content-Type: ${value2.type || "application/octet-stream"}\r
                   return fd;
                 }
                 case "application/x-www-form-urlencoded": {
-                  const entries2 = new URLSearchParams(value2.toString());
+                  const entries = new URLSearchParams(value2.toString());
                   const fd = new FormData();
-                  for (const [name, value3] of entries2) {
+                  for (const [name, value3] of entries) {
                     fd.append(name, value3);
                   }
                   return fd;
@@ -38265,11 +37983,11 @@ var require_mock_utils = __commonJS({
     }
     function buildHeadersFromArray(headers) {
       const clone = headers.slice();
-      const entries2 = [];
+      const entries = [];
       for (let index = 0; index < clone.length; index += 2) {
-        entries2.push([clone[index], clone[index + 1]]);
+        entries.push([clone[index], clone[index + 1]]);
       }
-      return Object.fromEntries(entries2);
+      return Object.fromEntries(entries);
     }
     function matchHeaders(mockDispatch2, headers) {
       if (typeof mockDispatch2.headers === "function") {
@@ -39387,7 +39105,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile3, readFile: readFile5, mkdir: mkdir3 } = __require("node:fs/promises");
+    var { writeFile: writeFile3, readFile: readFile4, mkdir: mkdir3 } = __require("node:fs/promises");
     var { dirname: dirname3, resolve: resolve4 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
@@ -39589,7 +39307,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile5(resolve4(path17), "utf8");
+          const data = await readFile4(resolve4(path17), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -40318,8 +40036,8 @@ var require_redirect_handler = __commonJS({
           }
         }
       } else if (headers && typeof headers === "object") {
-        const entries2 = util.hasSafeIterator(headers) ? headers : Object.entries(headers);
-        for (const [key, value2] of entries2) {
+        const entries = util.hasSafeIterator(headers) ? headers : Object.entries(headers);
+        for (const [key, value2] of entries) {
           if (!shouldRemoveHeader(key, removeContent, unknownOrigin)) {
             ret2.push(key, value2);
           }
@@ -40821,17 +40539,17 @@ var require_dns = __commonJS({
         const timestamp = Date.now();
         const records = { records: { 4: null, 6: null } };
         let minTTL = this.#maxTTL;
-        for (const record3 of addresses) {
-          record3.timestamp = timestamp;
-          if (typeof record3.ttl === "number") {
-            record3.ttl = Math.min(record3.ttl, this.#maxTTL);
-            minTTL = Math.min(minTTL, record3.ttl);
+        for (const record2 of addresses) {
+          record2.timestamp = timestamp;
+          if (typeof record2.ttl === "number") {
+            record2.ttl = Math.min(record2.ttl, this.#maxTTL);
+            minTTL = Math.min(minTTL, record2.ttl);
           } else {
-            record3.ttl = this.#maxTTL;
+            record2.ttl = this.#maxTTL;
           }
-          const familyRecords = records.records[record3.family] ?? { ips: [] };
-          familyRecords.ips.push(record3);
-          records.records[record3.family] = familyRecords;
+          const familyRecords = records.records[record2.family] ?? { ips: [] };
+          familyRecords.ips.push(record2);
+          records.records[record2.family] = familyRecords;
         }
         this.storage.set(origin.hostname, records, { ttl: minTTL });
       }
@@ -41009,12 +40727,12 @@ var require_cache = __commonJS({
       return value2.replace(/[\t ]+$/, "");
     }
     function findUnescapedQuote(value2, start) {
-      let escaped = false;
+      let escaped2 = false;
       for (let i2 = start; i2 < value2.length; i2++) {
-        if (escaped) {
-          escaped = false;
+        if (escaped2) {
+          escaped2 = false;
         } else if (value2[i2] === "\\") {
-          escaped = true;
+          escaped2 = true;
         } else if (value2[i2] === '"') {
           return i2;
         }
@@ -41026,13 +40744,13 @@ var require_cache = __commonJS({
       let start = 0;
       let quoteStart = -1;
       let inQuote = false;
-      let escaped = false;
+      let escaped2 = false;
       for (let i2 = 0; i2 < value2.length; i2++) {
         if (inQuote) {
-          if (escaped) {
-            escaped = false;
+          if (escaped2) {
+            escaped2 = false;
           } else if (value2[i2] === "\\") {
-            escaped = true;
+            escaped2 = true;
           } else if (value2[i2] === '"') {
             inQuote = false;
             quoteStart = -1;
@@ -42809,8 +42527,8 @@ var require_memory_cache_store = __commonJS({
         assertCacheKey(key);
         const topLevelKey = `${key.origin}:${key.path}`;
         const now = Date.now();
-        const entries2 = this.#entries.get(topLevelKey);
-        const entry = entries2 ? findEntry(key, entries2, now) : null;
+        const entries = this.#entries.get(topLevelKey);
+        const entry = entries ? findEntry(key, entries, now) : null;
         return entry == null ? void 0 : {
           statusMessage: entry.statusMessage,
           statusCode: entry.statusCode,
@@ -42849,18 +42567,18 @@ var require_memory_cache_store = __commonJS({
             callback(null);
           },
           final(callback) {
-            let entries2 = store.#entries.get(topLevelKey);
-            if (!entries2) {
-              entries2 = [];
-              store.#entries.set(topLevelKey, entries2);
+            let entries = store.#entries.get(topLevelKey);
+            if (!entries) {
+              entries = [];
+              store.#entries.set(topLevelKey, entries);
             }
-            const previousEntry = findEntry(key, entries2, Date.now());
+            const previousEntry = findEntry(key, entries, Date.now());
             if (previousEntry) {
-              const index = entries2.indexOf(previousEntry);
-              entries2.splice(index, 1, entry);
+              const index = entries.indexOf(previousEntry);
+              entries.splice(index, 1, entry);
               store.#size -= previousEntry.size;
             } else {
-              entries2.push(entry);
+              entries.push(entry);
               store.#count += 1;
             }
             store.#size += entry.size;
@@ -42874,12 +42592,12 @@ var require_memory_cache_store = __commonJS({
                 });
                 store.#hasEmittedMaxSizeEvent = true;
               }
-              for (const [key2, entries3] of store.#entries) {
-                for (const entry2 of entries3.splice(0, entries3.length / 2)) {
+              for (const [key2, entries2] of store.#entries) {
+                for (const entry2 of entries2.splice(0, entries2.length / 2)) {
                   store.#size -= entry2.size;
                   store.#count -= 1;
                 }
-                if (entries3.length === 0) {
+                if (entries2.length === 0) {
                   store.#entries.delete(key2);
                 }
               }
@@ -42906,9 +42624,9 @@ var require_memory_cache_store = __commonJS({
         this.#entries.delete(topLevelKey);
       }
     };
-    function findEntry(key, entries2, now) {
-      for (let i2 = 0; i2 < entries2.length; i2++) {
-        const entry = entries2[i2];
+    function findEntry(key, entries, now) {
+      for (let i2 = 0; i2 < entries.length; i2++) {
+        const entry = entries[i2];
         if (entry.deleteAt > now && entry.method === key.method && varyMatches(key, entry)) {
           return entry;
         }
@@ -47918,8 +47636,8 @@ var require_cache3 = __commonJS({
                 }));
               } else if (response.headersList.contains("vary")) {
                 const fieldValues = getFieldValues(response.headersList.get("vary"));
-                for (const fieldValue3 of fieldValues) {
-                  if (fieldValue3 === "*") {
+                for (const fieldValue2 of fieldValues) {
+                  if (fieldValue2 === "*") {
                     responsePromise.reject(webidl.errors.exception({
                       header: "Cache.addAll",
                       message: "invalid vary field value"
@@ -48001,8 +47719,8 @@ var require_cache3 = __commonJS({
         }
         if (innerResponse.headersList.contains("vary")) {
           const fieldValues = getFieldValues(innerResponse.headersList.get("vary"));
-          for (const fieldValue3 of fieldValues) {
-            if (fieldValue3 === "*") {
+          for (const fieldValue2 of fieldValues) {
+            if (fieldValue2 === "*") {
               throw webidl.errors.exception({
                 header: prefix,
                 message: "Got * vary field value"
@@ -48266,12 +47984,12 @@ var require_cache3 = __commonJS({
           return true;
         }
         const fieldValues = getFieldValues(response.headersList.get("vary"));
-        for (const fieldValue3 of fieldValues) {
-          if (fieldValue3 === "*") {
+        for (const fieldValue2 of fieldValues) {
+          if (fieldValue2 === "*") {
             return false;
           }
-          const requestValue = request3.headersList.get(fieldValue3);
-          const queryValue = requestQuery.headersList.get(fieldValue3);
+          const requestValue = request3.headersList.get(fieldValue2);
+          const queryValue = requestQuery.headersList.get(fieldValue2);
           if (requestValue !== queryValue) {
             return false;
           }
@@ -49649,8 +49367,8 @@ var require_connection = __commonJS({
             return;
           }
           const secWSAccept = response.headersList.get("Sec-WebSocket-Accept");
-          const digest2 = crypto.hash("sha1", keyValue + uid, "base64");
-          if (secWSAccept !== digest2) {
+          const digest = crypto.hash("sha1", keyValue + uid, "base64");
+          if (secWSAccept !== digest) {
             failHandshake(handler, response, 1002, "Incorrect hash received in Sec-WebSocket-Accept header.");
             return;
           }
@@ -51535,15 +51253,15 @@ ${value2}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count5) {
-        while (count5 > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count4) {
+        while (count4 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count5 < remaining) {
-            this.linePos += count5;
-            count5 = 0;
+          if (count4 < remaining) {
+            this.linePos += count4;
+            count4 = 0;
           } else {
-            count5 -= remaining;
+            count4 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -52174,9 +51892,9 @@ function controlClient(origin, env, limits = CLIENT_LIMITS) {
       const cause = error.cause;
       throw new UsageError(`cannot reach the daemon at ${origin}: ${cause?.code ?? cause?.message ?? errorMessage(error)}; give its address with --daemon URL`);
     }
-    let text2;
+    let text;
     try {
-      text2 = await cappedText(response, limits.maxBytes);
+      text = await cappedText(response, limits.maxBytes);
     } catch (error) {
       if (error instanceof UsageError) throw new UsageError(`the answer of ${url} ${error.message}: is --daemon URL a policy-pool-sync daemon?`);
       if (signal.aborted) throw late();
@@ -52184,14 +51902,14 @@ function controlClient(origin, env, limits = CLIENT_LIMITS) {
     }
     let body = null;
     try {
-      body = JSON.parse(text2);
+      body = JSON.parse(text);
     } catch {
       body = null;
     }
     if (response.ok) return body;
     const said = body?.error;
     const hint = response.status === 401 ? ` (set ${tokenEnv} to the daemon's token)` : "";
-    throw new UsageError(`the daemon answered ${method} ${path17} with ${response.status}: ${typeof said === "string" ? said.slice(0, 500) : text2.slice(0, 200)}${hint}`);
+    throw new UsageError(`the daemon answered ${method} ${path17} with ${response.status}: ${typeof said === "string" ? said.slice(0, 500) : text.slice(0, 200)}${hint}`);
   }
   const checked = (what, value2) => {
     if (typeof value2 !== "string") return value2;
@@ -52212,17 +51930,17 @@ function controlClient(origin, env, limits = CLIENT_LIMITS) {
   };
 }
 async function cappedText(response, maxBytes) {
-  const tooLarge3 = () => new UsageError(`is larger than ${maxBytes / (1024 * 1024)} MiB`);
+  const tooLarge4 = () => new UsageError(`is larger than ${maxBytes / (1024 * 1024)} MiB`);
   if (Number(response.headers.get("content-length") ?? 0) > maxBytes) {
     await response.body?.cancel();
-    throw tooLarge3();
+    throw tooLarge4();
   }
   if (response.body === null) return "";
   const chunks = [];
   let size = 0;
   for await (const chunk of response.body) {
     size += chunk.byteLength;
-    if (size > maxBytes) throw tooLarge3();
+    if (size > maxBytes) throw tooLarge4();
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString("utf8");
@@ -52731,9 +52449,9 @@ function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, ne
     };
   }
 }
-function splitLines(text2) {
-  const hasTrailingNl = text2.endsWith("\n");
-  const result = text2.split("\n").map((line) => line + "\n");
+function splitLines(text) {
+  const hasTrailingNl = text.endsWith("\n");
+  const result = text.split("\n").map((line) => line + "\n");
   if (hasTrailingNl) {
     result.pop();
   } else {
@@ -52755,8 +52473,8 @@ var init_libesm = __esm({
 });
 
 // src/line-ends.ts
-function normalizeLineEnds(text2) {
-  return text2.replace(/\r\n?/g, "\n");
+function normalizeLineEnds(text) {
+  return text.replace(/\r\n?/g, "\n");
 }
 var init_line_ends = __esm({
   "src/line-ends.ts"() {
@@ -52765,7 +52483,7 @@ var init_line_ends = __esm({
 });
 
 // src/plural.ts
-function count2(n, singular, plural = `${singular}s`) {
+function count(n, singular, plural = `${singular}s`) {
   return `${n} ${n === 1 ? singular : plural}`;
 }
 var init_plural = __esm({
@@ -52799,7 +52517,7 @@ function closingLines(plans, where = "above") {
   const unplanned = plans.filter((s3) => s3.plan === null).length;
   const lines = [];
   if (totalChanges(summary) > 0) lines.push(planLine(summary));
-  if (unplanned > 0) lines.push(`No plan for ${unplanned} of ${count2(plans.length, "source")}: see the errors ${where}.`);
+  if (unplanned > 0) lines.push(`No plan for ${unplanned} of ${count(plans.length, "source")}: see the errors ${where}.`);
   if (lines.length > 0) return lines;
   if (plans.some((s3) => sourceErrors(s3).length > 0)) return [`No changes planned, but there are errors (see ${where}).`];
   const kept = keptUndeclared(plans);
@@ -52817,7 +52535,7 @@ function formatValue(value2) {
   return JSON.stringify(value2) ?? "null";
 }
 function describeCode(code) {
-  const summary = codeSummary2(code);
+  const summary = codeSummary(code);
   if (summary === null) return "(none)";
   const { lines, bytes } = summary;
   return `(${lines} ${lines === 1 ? "line" : "lines"}, ${bytes} ${bytes === 1 ? "byte" : "bytes"})`;
@@ -52867,12 +52585,12 @@ function isChanged(line) {
 }
 function minimalHunks(oldLines, newLines, head, tail) {
   const from = Math.max(0, head - CONTEXT);
-  const text2 = (lines) => {
+  const text = (lines) => {
     const region = lines.slice(from, Math.min(lines.length, lines.length - tail + CONTEXT));
     return region.length === 0 ? "" : `${region.join("\n")}
 `;
   };
-  const patch = structuredPatch("", "", text2(oldLines), text2(newLines), "", "", { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH });
+  const patch = structuredPatch("", "", text(oldLines), text(newLines), "", "", { context: CONTEXT, maxEditLength: MAX_EDIT_LENGTH });
   if (patch === void 0) return null;
   return patch.hunks.map((hunk) => ({ ...hunk, oldStart: hunk.oldStart + from, newStart: hunk.newStart + from }));
 }
@@ -52927,9 +52645,9 @@ function sharedEnds(oldLines, newLines) {
   while (tail < oldLines.length - head && tail < newLines.length - head && oldLines[oldLines.length - 1 - tail] === newLines[newLines.length - 1 - tail]) tail += 1;
   return [head, tail];
 }
-function splitLines2(text2) {
-  if (text2 === "") return [];
-  const lines = text2.split("\n");
+function splitLines2(text) {
+  if (text === "") return [];
+  const lines = text.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
   return lines;
 }
@@ -52949,10 +52667,29 @@ var init_describe = __esm({
   }
 });
 
+// src/output/printable.ts
+function escaped(char) {
+  return `\\u{${(char.codePointAt(0) ?? 0).toString(16)}}`;
+}
+function printable(text) {
+  return text.replace(UNPRINTABLE, escaped);
+}
+function printableCode(line) {
+  return line.replace(UNPRINTABLE_BUT_TAB, escaped);
+}
+var UNPRINTABLE, UNPRINTABLE_BUT_TAB;
+var init_printable = __esm({
+  "src/output/printable.ts"() {
+    "use strict";
+    UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/gu;
+    UNPRINTABLE_BUT_TAB = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/gu;
+  }
+});
+
 // src/output/text.ts
 function header(source) {
-  const revision2 = source.revision === null ? "no revision" : `revision ${source.revision}`;
-  return `Source "${source.name}": organization "${source.organization}", ${revision2}`;
+  const revision2 = source.revision === null ? "no revision" : `revision ${printable(source.revision)}`;
+  return `Source "${printable(source.name)}": organization "${printable(source.organization)}", ${revision2}`;
 }
 function renderSource(source, p2) {
   const { plan } = source;
@@ -52966,13 +52703,13 @@ function renderSource(source, p2) {
   const warnings = plan?.warnings ?? [];
   if (warnings.length > 0) {
     lines.push(p2.yellow("Warnings:"));
-    for (const warning of warnings) lines.push(`  - ${warning}`);
+    for (const warning of warnings) lines.push(`  - ${printable(warning)}`);
     lines.push("");
   }
   const errors = sourceErrors(source);
   if (errors.length > 0) {
     lines.push(p2.red("Errors:"));
-    for (const error of errors) lines.push(`  - ${error}`);
+    for (const error of errors) lines.push(`  - ${printable(error)}`);
     lines.push("");
   }
   return lines;
@@ -53007,8 +52744,8 @@ function fieldSymbol(action, field2, p2) {
   if (field2.after === null) return p2.red("-");
   return p2.yellow("~");
 }
-function fieldValue2(name, action, field2) {
-  const show = name === "code" ? describeCode : formatValue;
+function fieldValue(name, action, field2) {
+  const show = name === "code" ? describeCode : (value2) => printable(formatValue(value2));
   if (action === "delete") return `${show(field2.before)} -> null`;
   if (action === "create" || field2.before === null) return show(field2.after);
   const arrow = `${show(field2.before)} -> ${show(field2.after)}`;
@@ -53021,26 +52758,27 @@ function diffLine(line, p2) {
   return line;
 }
 function renderChange(change, p2) {
+  const shown2 = printable(change.name);
   const lines = [
-    p2.bold(`  # ${change.resource} "${change.name}" ${WILL[change.action]}`) + ` (${change.reason})`,
-    `${paintSymbol(change.action, p2)} resource "${change.resource}" "${change.name}" {`
+    p2.bold(`  # ${change.resource} "${shown2}" ${WILL[change.action]}`) + ` (${printable(change.reason)})`,
+    `${paintSymbol(change.action, p2)} resource "${change.resource}" "${shown2}" {`
   ];
-  const entries2 = Object.entries(change.fields);
-  const width = Math.max(change.id === null ? 0 : 2, ...entries2.map(([name]) => name.length));
-  if (change.id !== null) lines.push(`        ${"id".padEnd(width)} = ${formatValue(change.id)}`);
-  for (const [name, field2] of entries2) {
+  const entries = Object.entries(change.fields).map(([key, field2]) => [printable(key), field2]);
+  const width = Math.max(change.id === null ? 0 : 2, ...entries.map(([name]) => name.length));
+  if (change.id !== null) lines.push(`        ${"id".padEnd(width)} = ${printable(formatValue(change.id))}`);
+  for (const [name, field2] of entries) {
     if (name === "code" && hasCodeDiff(change)) {
       lines.push(`      ${p2.yellow("~")} code:`);
-      for (const line of codeDiffLines(change)) lines.push(`          ${diffLine(line, p2)}`);
+      for (const line of codeDiffLines(change)) lines.push(`          ${diffLine(printableCode(line), p2)}`);
       continue;
     }
-    lines.push(`      ${fieldSymbol(change.action, field2, p2)} ${name.padEnd(width)} = ${fieldValue2(name, change.action, field2)}`);
+    lines.push(`      ${fieldSymbol(change.action, field2, p2)} ${name.padEnd(width)} = ${fieldValue(name, change.action, field2)}`);
   }
   lines.push("    }");
   return lines;
 }
 function ansi(code, enabled) {
-  return (text2) => enabled && text2 !== "" ? `\x1B[${code}m${text2}\x1B[0m` : text2;
+  return (text) => enabled && text !== "" ? `\x1B[${code}m${text}\x1B[0m` : text;
 }
 function palette(color) {
   return {
@@ -53064,6 +52802,7 @@ var init_text = __esm({
   "src/output/text.ts"() {
     "use strict";
     init_describe();
+    init_printable();
     SYMBOL = { create: "  +", update: "  ~", replace: "-/+", delete: "  -" };
     WILL = {
       create: "will be created",
@@ -53093,7 +52832,7 @@ function renderJson(plans, options = {}) {
     format_version: "1",
     sources: plans.map((source, index) => {
       const results = new Map((options.results?.[index] ?? []).map((r2) => [r2.change, r2]));
-      const changes2 = (source.plan?.changes ?? []).map((change) => {
+      const changes = (source.plan?.changes ?? []).map((change) => {
         if (options.results === void 0) return jsonChange(change);
         const found = results.get(change);
         const outcome = found?.outcome ?? "skipped";
@@ -53104,7 +52843,7 @@ function renderJson(plans, options = {}) {
         name: source.name,
         organization: source.organization,
         revision: source.revision,
-        changes: changes2,
+        changes,
         warnings: [...source.plan?.warnings ?? []],
         errors: [...sourceErrors(source)]
       };
@@ -53127,35 +52866,36 @@ var init_json = __esm({
 });
 
 // src/output/markdown-escape.ts
-function escapeText(text2) {
-  return normalizeLineEnds(text2).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/([\\`*_[\]|~#!])/g, "\\$1").replace(/\n/g, " ");
+function escapeText(text) {
+  return printable(normalizeLineEnds(text).replace(/\n/g, " ")).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/([\\`*_[\]|~#!])/g, "\\$1").replace(/\n/g, " ");
 }
-function escapeHtml(text2) {
-  return text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+function escapeHtml(text) {
+  return printable(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
-function longestRun(text2, char) {
+function longestRun(text, char) {
   let longest = 0;
   let run2 = 0;
-  for (const c4 of text2) {
+  for (const c4 of text) {
     run2 = c4 === char ? run2 + 1 : 0;
     longest = Math.max(longest, run2);
   }
   return longest;
 }
-function inlineCode(text2) {
-  const oneLine2 = normalizeLineEnds(text2).replace(/\n/g, " ");
+function inlineCode(text) {
+  const oneLine2 = printable(normalizeLineEnds(text).replace(/\n/g, " "));
   const fence = "`".repeat(longestRun(oneLine2, "`") + 1);
   const pad = oneLine2.startsWith("`") || oneLine2.endsWith("`") || oneLine2.startsWith(" ") ? " " : "";
   return `${fence}${pad}${oneLine2.replace(/\|/g, "\\|")}${pad}${fence}`;
 }
 function fencedBlock(lines, language) {
   const fence = "`".repeat(Math.max(3, longestRun(lines.join("\n"), "`") + 1));
-  return [`${fence}${language}`, ...lines, fence];
+  return [`${fence}${language}`, ...lines.map(printableCode), fence];
 }
 var init_markdown_escape = __esm({
   "src/output/markdown-escape.ts"() {
     "use strict";
     init_line_ends();
+    init_printable();
   }
 });
 
@@ -53166,28 +52906,28 @@ function fitToBudget(doc) {
   let left = doc.limit - 1 - size(doc.head) - doc.sections.reduce((n, s3) => n + size(s3.header), 0) - listings.reduce((n, l) => n + size(l.title) + size(l.footer) + MORE_LINE, 0) - DETAILS_LINE;
   const shown2 = /* @__PURE__ */ new Map();
   for (const listing of listings) {
-    let count5 = 0;
+    let count4 = 0;
     for (const item of listing.items) {
       const cost = item.brief.length + 1;
       if (cost > left) break;
       left -= cost;
-      count5 += 1;
+      count4 += 1;
     }
-    shown2.set(listing, count5);
+    shown2.set(listing, count4);
   }
   const full = /* @__PURE__ */ new Map();
   let briefFrom = null;
   upgrade: for (const listing of listings) {
     for (const item of listing.items.slice(0, shown2.get(listing))) {
       if (item.full === void 0) continue;
-      const text2 = item.full();
-      const extra = text2.length - item.brief.length;
+      const text = item.full();
+      const extra = text.length - item.brief.length;
       if (extra > left) {
         briefFrom = item;
         break upgrade;
       }
       left -= extra;
-      full.set(item, text2);
+      full.set(item, text);
     }
   }
   const detailed = listings.flatMap((l) => l.items).filter((item) => item.full !== void 0).length;
@@ -53195,13 +52935,13 @@ function fitToBudget(doc) {
   for (const section of doc.sections) {
     lines.push(...section.header);
     for (const listing of section.listings) {
-      const count5 = shown2.get(listing) ?? 0;
+      const count4 = shown2.get(listing) ?? 0;
       lines.push(...listing.title);
-      for (const item of listing.items.slice(0, count5)) {
+      for (const item of listing.items.slice(0, count4)) {
         if (item === briefFrom) lines.push(`- _(details of the first ${full.size} changes; all ${detailed} in the JSON plan)_`);
         lines.push(full.get(item) ?? item.brief);
       }
-      if (count5 < listing.items.length) lines.push(`- \u2026 and ${listing.items.length - count5} more`);
+      if (count4 < listing.items.length) lines.push(`- \u2026 and ${listing.items.length - count4} more`);
       lines.push(...listing.footer);
     }
   }
@@ -53229,7 +52969,7 @@ function renderMarkdown(plans, context = {}) {
     "## policy-pool-sync plan",
     "",
     ...contextLines(context),
-    ...deletions > 0 ? [`**\u26A0 ${count2(deletions, "deletion")}**`, ""] : [],
+    ...deletions > 0 ? [`**\u26A0 ${count(deletions, "deletion")}**`, ""] : [],
     ...closingLines(plans, "below").flatMap((line) => [`**${line}**`, ""]),
     ...countsTable(plans),
     ""
@@ -53256,7 +52996,7 @@ function countsTable(plans) {
 }
 function sourceStatus(source) {
   const errors = sourceErrors(source).length;
-  if (errors > 0) return count2(errors, "error");
+  if (errors > 0) return count(errors, "error");
   if ((source.plan?.changes.length ?? 0) > 0) return "changes";
   const kept = source.plan?.keptUndeclared ?? 0;
   return kept > 0 ? `no changes; ${kept} undeclared kept` : "in sync";
@@ -53274,18 +53014,18 @@ function sourceListings(source) {
     listings.push({ title: ["**Errors**", ""], items: errors.map((e) => ({ brief: `- \u274C ${escapeText(clip(e, 1e3))}` })), footer: [""] });
   }
   for (const action of ORDER) {
-    const changes2 = (plan?.changes ?? []).filter((c4) => c4.action === action);
-    if (changes2.length === 0) continue;
+    const changes = (plan?.changes ?? []).filter((c4) => c4.action === action);
+    if (changes.length === 0) continue;
     listings.push({
-      title: [`#### ${GROUP[action]} (${changes2.length})`, ""],
-      items: changes2.map((c4) => ({ brief: briefLine(c4), full: () => fullItem(c4) })),
+      title: [`#### ${GROUP[action]} (${changes.length})`, ""],
+      items: changes.map((c4) => ({ brief: briefLine(c4), full: () => fullItem(c4) })),
       footer: [""]
     });
   }
   const warnings = plan?.warnings ?? [];
   if (warnings.length > 0) {
     listings.push({
-      title: [`<details><summary>\u26A0\uFE0F ${count2(warnings.length, "warning")}</summary>`, ""],
+      title: [`<details><summary>\u26A0\uFE0F ${count(warnings.length, "warning")}</summary>`, ""],
       items: warnings.map((w2) => ({ brief: `- ${escapeText(clip(w2, 1e3))}` })),
       footer: ["", "</details>", ""]
     });
@@ -53318,8 +53058,8 @@ function cappedDiff(change) {
   if (all.length > shown2.length) shown2.push(`\u2026 ${all.length - shown2.length} more lines (the text and JSON plans have the whole diff)`);
   return shown2;
 }
-function clip(text2, max) {
-  return text2.length <= max ? text2 : `${text2.slice(0, max - 1)}\u2026`;
+function clip(text, max) {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}\u2026`;
 }
 var MARKDOWN_LIMIT, MAX_DIFF_LINES, MAX_DIFF_LINE, ORDER, LABEL, GROUP;
 var init_markdown = __esm({
@@ -53340,7 +53080,7 @@ var init_markdown = __esm({
 });
 
 // src/output/saved-plan.ts
-function renderSavedPlan(plans) {
+function renderSavedPlan(plans, run2) {
   const summary = summarize(plans);
   const document2 = {
     format_version: "1",
@@ -53353,7 +53093,8 @@ function renderSavedPlan(plans) {
       warnings: [...source.plan?.warnings ?? []],
       errors: [...sourceErrors(source)]
     })),
-    summary: { create: summary.create, update: summary.update, replace: summary.replace, delete: summary.delete }
+    summary: { create: summary.create, update: summary.update, replace: summary.replace, delete: summary.delete },
+    run: run2
   };
   return `${JSON.stringify(document2, null, 2)}
 `;
@@ -53400,10 +53141,10 @@ Nothing applied for source "${outcome.sourcePlan.name}": the plan has errors.
 }
 function outcomeCounts(outcomes) {
   const results = outcomes.flatMap((o2) => o2.results);
-  const count5 = (outcome, action) => results.filter((r2) => r2.outcome === outcome && (action === void 0 || r2.change.action === action)).length;
-  const line = `${count5("applied", "create")} created, ${count5("applied", "update")} updated, ${count5("applied", "replace")} replaced, ${count5("applied", "delete")} deleted`;
-  const failed = count5("failed");
-  const skipped = count5("skipped");
+  const count4 = (outcome, action) => results.filter((r2) => r2.outcome === outcome && (action === void 0 || r2.change.action === action)).length;
+  const line = `${count4("applied", "create")} created, ${count4("applied", "update")} updated, ${count4("applied", "replace")} replaced, ${count4("applied", "delete")} deleted`;
+  const failed = count4("failed");
+  const skipped = count4("skipped");
   return `${line}${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}`;
 }
 function applySummary(outcomes) {
@@ -53442,9 +53183,9 @@ __export(show_exports, {
   runShow: () => runShow
 });
 async function runShow(args, stdout, env) {
-  const { text: text2, plan: saved } = await readSavedPlanFile(args.show ?? "");
+  const { text, plan: saved } = await readSavedPlanFile(args.show ?? "");
   if (args.output === "json") {
-    stdout.write(text2);
+    stdout.write(text);
     return 0;
   }
   const plans = saved.sources.map(sourcePlan);
@@ -53570,12 +53311,12 @@ function requireMediaType(req, expected2) {
   if (mediaType(req) === expected2) return;
   throw new ReplyError(415, [{ status: "415", title: "unsupported media type", detail: `Content-Type must be ${expected2}` }]);
 }
-function tooLarge(limit) {
+function tooLarge2(limit) {
   return new ReplyError(413, [{ status: "413", title: "payload too large", detail: `request body larger than ${limit} bytes` }]);
 }
 function readBody(req, limit) {
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge2(limit));
   return new Promise((resolve4, reject) => {
     const chunks = [];
     let size = 0;
@@ -53586,7 +53327,7 @@ function readBody(req, limit) {
       req.off("end", onEnd);
       chunks.length = 0;
       req.resume();
-      reject(tooLarge(limit));
+      reject(tooLarge2(limit));
     };
     const onEnd = () => resolve4(Buffer.concat(chunks));
     req.on("data", onData);
@@ -53642,11 +53383,11 @@ function checkName(value2) {
   if (!NAME_PATTERN.test(value2)) throw invalid("Name can only contain letters, numbers, -, and _", pointer);
   return value2;
 }
-function optionalString(attributes, key, nullable2) {
+function optionalString(attributes, key, nullable) {
   const value2 = attributes[key];
   if (value2 === void 0) return void 0;
-  if (typeof value2 === "string" || nullable2 && value2 === null) return value2;
-  throw invalid(`${key} must be a string${nullable2 ? " or null" : ""}`, `/data/attributes/${key}`);
+  if (typeof value2 === "string" || nullable && value2 === null) return value2;
+  throw invalid(`${key} must be a string${nullable ? " or null" : ""}`, `/data/attributes/${key}`);
 }
 function optionalBoolean(attributes, key) {
   const value2 = attributes[key];
@@ -53659,15 +53400,15 @@ function relationshipIds(relationships, key, type, exists2) {
   if (relationship === void 0) return void 0;
   const pointer = `/data/relationships/${key}`;
   if (!isObject2(relationship) || !Array.isArray(relationship.data)) throw invalid(`${key} data must be an array`, pointer);
-  const ids2 = [];
+  const ids = [];
   for (const [i2, item] of relationship.data.entries()) {
     if (!isObject2(item) || typeof item.id !== "string" || item.type !== type) {
       throw invalid(`each ${key} element needs an id and type ${type}`, `${pointer}/data/${i2}`);
     }
     if (!exists2(item.id)) throw invalid(`${type} ${item.id} not found`, `${pointer}/data/${i2}`);
-    if (!ids2.includes(item.id)) ids2.push(item.id);
+    if (!ids.includes(item.id)) ids.push(item.id);
   }
-  return ids2;
+  return ids;
 }
 var NAME_PATTERN;
 var init_validate = __esm({
@@ -53771,7 +53512,7 @@ function createStore(seed, now) {
     });
     store.byOrg.set(org.name, { policies: /* @__PURE__ */ new Map(), policyList: null, pools: /* @__PURE__ */ new Map() });
     for (const pool of org.agentPools ?? []) {
-      const record3 = addPool(store, {
+      const record2 = addPool(store, {
         id: newId("apool"),
         org: org.name,
         name: pool.name,
@@ -53782,7 +53523,7 @@ function createStore(seed, now) {
         excludedWorkspaceIds: [],
         workspaceIds: [...pool.workspaces ?? []]
       });
-      for (const agent of pool.agents ?? []) addAgent(store, record3.id, agent, now);
+      for (const agent of pool.agents ?? []) addAgent(store, record2.id, agent, now);
     }
   }
   return store;
@@ -53828,7 +53569,7 @@ function poolsOf(store, org) {
   return [...indexOf(store, org).pools.values()];
 }
 function addAgent(store, poolId, agent, now) {
-  const record3 = {
+  const record2 = {
     id: newId("agent"),
     poolId,
     name: agent.name ?? null,
@@ -53838,9 +53579,9 @@ function addAgent(store, poolId, agent, now) {
     // Unless seeded, registered no later than its last ping.
     createdAt: agent.createdAt ?? new Date(Math.min(now(), Date.parse(agent.lastPingAt ?? "") || Infinity)).toISOString()
   };
-  store.agents.set(record3.id, record3);
-  store.agentsByPool.get(poolId)?.set(record3.id, record3);
-  return record3;
+  store.agents.set(record2.id, record2);
+  store.agentsByPool.get(poolId)?.set(record2.id, record2);
+  return record2;
 }
 function removeAgent(store, agent) {
   store.agents.delete(agent.id);
@@ -53884,8 +53625,8 @@ function policySetRef(id) {
   return { id, type: "policy-sets" };
 }
 function includedPolicySets(policies) {
-  const ids2 = new Set(policies.flatMap((policy) => policy.policySetIds));
-  return [...ids2].map(policySetRef);
+  const ids = new Set(policies.flatMap((policy) => policy.policySetIds));
+  return [...ids].map(policySetRef);
 }
 function poolResource(store, pool) {
   const self2 = `${BASE}/agent-pools/${pool.id}`;
@@ -54194,12 +53935,12 @@ async function addAgents(ctx) {
   }
   const pool = requirePool(ctx.store, body.pool);
   const specs = body.agents.map((agent) => readAgentFields(agent, true));
-  const ids2 = specs.map((spec) => {
+  const ids = specs.map((spec) => {
     const agent = addAgent(ctx.store, pool.id, { status: spec.status ?? "idle", ipAddress: spec.ipAddress, lastPingAt: spec.lastPingAt, createdAt: spec.createdAt }, ctx.now);
     agent.name = spec.name ?? null;
     return agent.id;
   });
-  return ok({ ids: ids2 });
+  return ok({ ids });
 }
 async function updateAgent(ctx) {
   const agent = requireAgent(ctx.store, ctx.params.id);
@@ -54266,9 +54007,9 @@ function createFaultList(now) {
   return {
     add(specs) {
       for (const spec of specs) {
-        const count5 = spec.count ?? 1;
-        const unlimited = count5 === 0 || spec["duration-ms"] !== void 0;
-        faults.push({ spec, pattern: spec.path === void 0 ? null : new RegExp(spec.path), remaining: unlimited ? Infinity : count5, endsAt: null });
+        const count4 = spec.count ?? 1;
+        const unlimited = count4 === 0 || spec["duration-ms"] !== void 0;
+        faults.push({ spec, pattern: spec.path === void 0 ? null : new RegExp(spec.path), remaining: unlimited ? Infinity : count4, endsAt: null });
       }
     },
     clear() {
@@ -54404,7 +54145,7 @@ import { createHash as createHash2, timingSafeEqual } from "node:crypto";
 async function handleApi(p2, ctx, loggedPath, res) {
   const presented = bearer(ctx.req);
   const rate = p2.limiter.take(presented ?? "");
-  const finish = (status) => record2(p2, ctx, loggedPath, status);
+  const finish = (status) => record(p2, ctx, loggedPath, status);
   if (!sameToken(presented, p2.token)) return answer(res, unauthorized(), rate.headers, JSON_API, finish);
   if (!rate.allowed) return answer(res, { status: 429, body: RATE_LIMITED_BODY }, rate.headers, JSON_API, finish);
   if (MUTATING.has(ctx.method) && mediaType(ctx.req) !== JSON_API) return answer(res, unsupportedMediaType(), rate.headers, JSON_API, finish);
@@ -54426,8 +54167,8 @@ async function handleApi(p2, ctx, loggedPath, res) {
   answer(res, shaped, headers, JSON_API, finish);
 }
 function pageNumber(query) {
-  const text2 = query.get("page[number]");
-  return text2 !== null && /^\d+$/.test(text2) ? Number(text2) : 1;
+  const text = query.get("page[number]");
+  return text !== null && /^\d+$/.test(text) ? Number(text) : 1;
 }
 function endless(reply, ctx) {
   const body = reply.body;
@@ -54443,7 +54184,7 @@ function endless(reply, ctx) {
 }
 async function handleBlob(p2, ctx, loggedPath, res) {
   const reply = await route(p2.blobs, ctx);
-  answer(res, reply, {}, JSON_API, (status) => record2(p2, ctx, loggedPath, status));
+  answer(res, reply, {}, JSON_API, (status) => record(p2, ctx, loggedPath, status));
 }
 async function handleControl(p2, ctx, res) {
   const reply = sameToken(bearer(ctx.req), p2.token) ? await route(p2.control, ctx) : unauthorized();
@@ -54484,7 +54225,7 @@ function lose(ctx, res, done) {
   ctx.req.socket.destroy();
   done(null);
 }
-function record2(p2, ctx, path17, status) {
+function record(p2, ctx, path17, status) {
   const contentType = ctx.req.headers["content-type"] ?? null;
   p2.log.add({ method: ctx.method, path: path17, status, "content-type": contentType, at: new Date(ctx.now()).toISOString() });
   p2.logger.debug({ method: ctx.method, path: path17, status }, "emulator request");
@@ -54496,8 +54237,8 @@ function bearer(req) {
 }
 function sameToken(presented, token) {
   if (presented === null) return false;
-  const digest2 = (text2) => createHash2("sha256").update(text2).digest();
-  return timingSafeEqual(digest2(presented), digest2(token));
+  const digest = (text) => createHash2("sha256").update(text).digest();
+  return timingSafeEqual(digest(presented), digest(token));
 }
 function sleep(ms) {
   return new Promise((resolve4) => setTimeout(resolve4, ms).unref());
@@ -54516,14 +54257,14 @@ var init_pipeline = __esm({
 
 // src/emulator/request-log.ts
 function createRequestLog(limit = REQUEST_LOG_LIMIT) {
-  let entries2 = [];
+  let entries = [];
   return {
     add(entry) {
-      entries2.push(entry);
-      if (entries2.length >= 2 * limit) entries2 = entries2.slice(-limit);
+      entries.push(entry);
+      if (entries.length >= 2 * limit) entries = entries.slice(-limit);
     },
-    list: () => entries2.slice(-limit),
-    clear: () => void (entries2 = [])
+    list: () => entries.slice(-limit),
+    clear: () => void (entries = [])
   };
 }
 var REQUEST_LOG_LIMIT;
@@ -54559,11 +54300,11 @@ function compile(route3) {
   });
   return { ...route3, regex: new RegExp(`^${source}/?$`), names };
 }
-function safeDecode(text2) {
+function safeDecode(text) {
   try {
-    return decodeURIComponent(text2);
+    return decodeURIComponent(text);
   } catch {
-    return text2;
+    return text;
   }
 }
 var init_router = __esm({
@@ -54599,9 +54340,9 @@ function paginate(all, query, listUrl, repeat = 0) {
     }
   };
 }
-function positiveInt(text2) {
-  if (text2 === null || !/^\d+$/.test(text2)) return void 0;
-  const value2 = Number(text2);
+function positiveInt(text) {
+  if (text === null || !/^\d+$/.test(text)) return void 0;
+  const value2 = Number(text);
   return value2 >= 1 ? value2 : void 0;
 }
 function pageUrl(listUrl, query, page, size) {
@@ -54776,21 +54517,21 @@ var init_routes_policy_code = __esm({
 // src/emulator/pool-input.ts
 function parsePoolInput(body, org, nameTaken2, creating, scopeDefault) {
   const { attributes, relationships } = readDocument(body, "agent-pools");
-  const changes2 = {};
+  const changes = {};
   if (creating || attributes.name !== void 0) {
     const name = checkName(attributes.name);
     if (nameTaken2(name)) throw invalid("Name has already been taken", "/data/attributes/name");
-    changes2.name = name;
+    changes.name = name;
   }
   const scoped = optionalBoolean(attributes, "organization-scoped") ?? scopeDefault;
-  if (scoped !== void 0) changes2.organizationScoped = scoped;
+  if (scoped !== void 0) changes.organizationScoped = scoped;
   const allowed = relationshipIds(relationships, "allowed-workspaces", "workspaces", (id) => org.workspaces.has(id));
-  if (allowed !== void 0) changes2.allowedWorkspaceIds = allowed;
+  if (allowed !== void 0) changes.allowedWorkspaceIds = allowed;
   const projects = relationshipIds(relationships, "allowed-projects", "projects", (id) => /^prj-[A-Za-z0-9_-]+$/.test(id));
-  if (projects !== void 0) changes2.allowedProjectIds = projects;
+  if (projects !== void 0) changes.allowedProjectIds = projects;
   const excluded = relationshipIds(relationships, "excluded-workspaces", "workspaces", (id) => org.workspaces.has(id));
-  if (excluded !== void 0) changes2.excludedWorkspaceIds = excluded;
-  return changes2;
+  if (excluded !== void 0) changes.excludedWorkspaceIds = excluded;
+  return changes;
 }
 var init_pool_input = __esm({
   "src/emulator/pool-input.ts"() {
@@ -54823,9 +54564,9 @@ function listPools(ctx) {
 }
 function allowsWorkspaceNamed(store, pool, name) {
   const workspaces = store.orgs.get(pool.org)?.workspaces ?? /* @__PURE__ */ new Map();
-  const ids2 = [...workspaces].filter(([, wsName]) => wsName === name).map(([id]) => id);
-  if (ids2.length === 0) return false;
-  return pool.organizationScoped || ids2.some((id) => pool.allowedWorkspaceIds.includes(id));
+  const ids = [...workspaces].filter(([, wsName]) => wsName === name).map(([id]) => id);
+  if (ids.length === 0) return false;
+  return pool.organizationScoped || ids.some((id) => pool.allowedWorkspaceIds.includes(id));
 }
 function sortPools(pools, sort) {
   if (sort === null || sort === "") return pools;
@@ -54847,7 +54588,7 @@ async function createPool(ctx) {
   const org = requireOrg(ctx.store, ctx.params.org);
   const body = await readJsonBody(ctx.req, JSON_API);
   const existing = poolsOf(ctx.store, org.name);
-  const changes2 = parsePoolInput(body, org, (name) => existing.some((pool2) => pool2.name === name), true, true);
+  const changes = parsePoolInput(body, org, (name) => existing.some((pool2) => pool2.name === name), true, true);
   if (existing.length >= org.maxAgentPools) {
     throw new ReplyError(422, [
       { status: "422", title: "invalid attribute", detail: `Organization has reached its limit of ${org.maxAgentPools} agent pools`, source: { pointer: "/data" } }
@@ -54856,12 +54597,12 @@ async function createPool(ctx) {
   const pool = {
     id: newId("apool"),
     org: org.name,
-    name: changes2.name ?? "",
+    name: changes.name ?? "",
     createdAt: new Date(ctx.now()).toISOString(),
-    organizationScoped: changes2.organizationScoped ?? true,
-    allowedWorkspaceIds: changes2.allowedWorkspaceIds ?? [],
-    allowedProjectIds: changes2.allowedProjectIds ?? [],
-    excludedWorkspaceIds: changes2.excludedWorkspaceIds ?? [],
+    organizationScoped: changes.organizationScoped ?? true,
+    allowedWorkspaceIds: changes.allowedWorkspaceIds ?? [],
+    allowedProjectIds: changes.allowedProjectIds ?? [],
+    excludedWorkspaceIds: changes.excludedWorkspaceIds ?? [],
     workspaceIds: []
   };
   addPool(ctx.store, pool);
@@ -54876,12 +54617,12 @@ async function updatePool(ctx) {
   const body = await readJsonBody(ctx.req, JSON_API);
   const others = poolsOf(ctx.store, org.name).filter((other) => other.id !== pool.id);
   const scopeDefault = ctx.behaviour.poolPatchResetsScope ? true : void 0;
-  const changes2 = parsePoolInput(body, org, (name) => others.some((other) => other.name === name), false, scopeDefault);
-  if (changes2.name !== void 0) pool.name = changes2.name;
-  if (changes2.organizationScoped !== void 0) pool.organizationScoped = changes2.organizationScoped;
-  if (changes2.allowedWorkspaceIds !== void 0) pool.allowedWorkspaceIds = changes2.allowedWorkspaceIds;
-  if (changes2.allowedProjectIds !== void 0) pool.allowedProjectIds = changes2.allowedProjectIds;
-  if (changes2.excludedWorkspaceIds !== void 0) pool.excludedWorkspaceIds = changes2.excludedWorkspaceIds;
+  const changes = parsePoolInput(body, org, (name) => others.some((other) => other.name === name), false, scopeDefault);
+  if (changes.name !== void 0) pool.name = changes.name;
+  if (changes.organizationScoped !== void 0) pool.organizationScoped = changes.organizationScoped;
+  if (changes.allowedWorkspaceIds !== void 0) pool.allowedWorkspaceIds = changes.allowedWorkspaceIds;
+  if (changes.allowedProjectIds !== void 0) pool.allowedProjectIds = changes.allowedProjectIds;
+  if (changes.excludedWorkspaceIds !== void 0) pool.excludedWorkspaceIds = changes.excludedWorkspaceIds;
   return showReply(ctx, pool, 200);
 }
 function deletePool(ctx) {
@@ -55060,9 +54801,9 @@ var emulator_command_exports = {};
 __export(emulator_command_exports, {
   runEmulator: () => runEmulator
 });
-import { readFile as readFile4 } from "node:fs/promises";
+import { readFile as readFile3 } from "node:fs/promises";
 async function runEmulator(args, stdout, logger) {
-  const seed = args.emulatorSeed === null ? defaultSeed() : parseSeed(await readFile4(args.emulatorSeed, "utf8"), args.emulatorSeed);
+  const seed = args.emulatorSeed === null ? defaultSeed() : parseSeed(await readFile3(args.emulatorSeed, "utf8"), args.emulatorSeed);
   const emulator = await startEmulator({ port: args.port, seed, logger }).catch((error) => {
     if (error.code === "EADDRINUSE") throw new UsageError(`port ${args.port} is in use: pass another --port (0 picks a free one)`);
     throw error;
@@ -55112,9 +54853,9 @@ function proxyFor(url, settings) {
   return bypassed(host, port, settings.noProxy) ? null : proxy;
 }
 function bypassed(host, port, noProxy) {
-  const entries2 = noProxy.split(/[,\s]/).filter((e) => e !== "");
+  const entries = noProxy.split(/[,\s]/).filter((e) => e !== "");
   if (noProxy.trim() === "*") return true;
-  for (const entry of entries2) {
+  for (const entry of entries) {
     const parsed = /^(.+):(\d+)$/.exec(entry);
     const name = (parsed?.[1] ?? entry).replace(/^\*?\./, "").toLowerCase();
     if (parsed !== null && Number(parsed[2]) !== port) continue;
@@ -55143,11 +54884,11 @@ function proxySecrets(settings) {
   }
   return secrets;
 }
-function safeDecode2(text2) {
+function safeDecode2(text) {
   try {
-    return decodeURIComponent(text2);
+    return decodeURIComponent(text);
   } catch {
-    return text2;
+    return text;
   }
 }
 var import_undici2, NO_PROXY, LOOPBACK;
@@ -55198,7 +54939,7 @@ function updateAgentPoolBody(input) {
 }
 function poolDocument(attributes, allowed, projects, excluded) {
   const relationships = {};
-  const refs = (ids2, type) => ({ data: ids2.map((id) => ({ id, type })) });
+  const refs = (ids, type) => ({ data: ids.map((id) => ({ id, type })) });
   if (allowed !== void 0 && allowed !== null) relationships["allowed-workspaces"] = refs(allowed, "workspaces");
   if (projects !== void 0 && projects !== null) relationships["allowed-projects"] = refs(projects, "projects");
   if (excluded !== void 0 && excluded !== null) relationships["excluded-workspaces"] = refs(excluded, "workspaces");
@@ -55278,7 +55019,7 @@ function primaryList(document2) {
 function errorDetail(document2) {
   const errors = field(document2, "errors");
   if (!Array.isArray(errors)) return null;
-  const parts = errors.map(errorText).filter((text2) => text2 !== "");
+  const parts = errors.map(errorText).filter((text) => text !== "");
   return parts.length > 0 ? parts.join("; ") : null;
 }
 function errorText(error) {
@@ -55320,16 +55061,16 @@ function readWith(response, read) {
     throw new ApiError(message, response.status, reason, response.request, { cause: error });
   }
 }
-function parseJson(text2) {
-  if (text2.trim() === "") return null;
+function parseJson(text) {
+  if (text.trim() === "") return null;
   try {
-    return JSON.parse(text2);
+    return JSON.parse(text);
   } catch {
     return null;
   }
 }
-function plainText(text2) {
-  const line = text2.trim().split("\n")[0]?.slice(0, 200) ?? "";
+function plainText(text) {
+  const line = text.trim().split("\n")[0]?.slice(0, 200) ?? "";
   return line === "" || line.startsWith("{") ? null : line;
 }
 var init_responses = __esm({
@@ -55416,8 +55157,8 @@ async function fetchDownloadDigest(transport, signal, downloadUrl, keepTextBytes
       if (kept !== null && size <= keepTextBytes) kept.push(chunk);
       else kept = null;
     }
-    const text2 = kept === null ? null : new TextDecoder("utf-8", { ignoreBOM: true }).decode(Buffer.concat(kept));
-    return { digest: scan.finish().codeDigest, text: text2 };
+    const text = kept === null ? null : new TextDecoder("utf-8", { ignoreBOM: true }).decode(Buffer.concat(kept));
+    return { digest: scan.finish().codeDigest, text };
   };
   const response = await follow(transport, signal, downloadUrl, consume);
   return response === null ? null : response.consumed;
@@ -55522,7 +55263,7 @@ async function listAll(transport, signal, path17, params, parse4) {
   const pageUrl2 = (n) => transport.url(`${path17}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
   const pages = [];
   const listing = newListing();
-  const ids2 = /* @__PURE__ */ new Set();
+  const ids = /* @__PURE__ */ new Set();
   let repeated = 0;
   let url = pageUrl2(1);
   for (; ; ) {
@@ -55533,8 +55274,8 @@ async function listAll(transport, signal, path17, params, parse4) {
       const fresh2 = resources.filter((resource) => {
         const id = str(field(resource, "id"));
         if (id === null) return true;
-        if (ids2.has(id)) return repeated += 1, false;
-        ids2.add(id);
+        if (ids.has(id)) return repeated += 1, false;
+        ids.add(id);
         return true;
       });
       return { page: { items: fresh2.map(parse4), document: document2 }, size: resources.length, fresh: fresh2.length };
@@ -55545,7 +55286,7 @@ async function listAll(transport, signal, path17, params, parse4) {
     const problem = unendingList(listing, { size, fresh, pagination: field(field(page.document, "meta"), "pagination"), next });
     if (problem !== null) {
       const { method } = response.request;
-      const reason = `the list does not end: ${problem}; stopped after ${count2(pages.length, "page")}`;
+      const reason = `the list does not end: ${problem}; stopped after ${count(pages.length, "page")}`;
       throw new ApiError(`${method} ${response.request.path} failed: ${reason}`, response.status, reason, response.request);
     }
     url = next;
@@ -56039,15 +55780,15 @@ var init_p_timeout = __esm({
 // node_modules/p-queue/dist/lower-bound.js
 function lowerBound(array, value2, comparator) {
   let first2 = 0;
-  let count5 = array.length;
-  while (count5 > 0) {
-    const step = Math.trunc(count5 / 2);
+  let count4 = array.length;
+  while (count4 > 0) {
+    const step = Math.trunc(count4 / 2);
     let it = first2 + step;
     if (comparator(array[it], value2) <= 0) {
       first2 = ++it;
-      count5 -= step + 1;
+      count4 -= step + 1;
     } else {
-      count5 = step;
+      count4 = step;
     }
   }
   return first2;
@@ -56785,15 +56526,15 @@ var init_dist = __esm({
           }
           return;
         }
-        let count5;
+        let count4;
         if (this.#strict) {
           const now = Date.now();
           this.#cleanupStrictTicks(now);
-          count5 = this.#getActiveTicksCount();
+          count4 = this.#getActiveTicksCount();
         } else {
-          count5 = this.#intervalCount;
+          count4 = this.#intervalCount;
         }
-        const shouldBeRateLimited = count5 >= this.#intervalCap;
+        const shouldBeRateLimited = count4 >= this.#intervalCap;
         if (shouldBeRateLimited !== previous) {
           this.#rateLimitedInInterval = shouldBeRateLimited;
           this.emit(shouldBeRateLimited ? "rateLimit" : "rateLimitCleared");
@@ -57004,9 +56745,9 @@ var init_pacer = __esm({
         return Math.max(1, this.limit - Math.max(0, this.others));
       }
       startsWithin(after, upTo) {
-        let count5 = 0;
-        for (const start of this.starts) if (start > after && start <= upTo) count5 += 1;
-        return count5;
+        let count4 = 0;
+        for (const start of this.starts) if (start > after && start <= upTo) count4 += 1;
+        return count4;
       }
       /** The earliest start the window allows: no more than the budget in any window. */
       windowOpensAt() {
@@ -57056,9 +56797,9 @@ function readRateLimitHeaders(headers) {
     resetSeconds: reset === null ? null : Math.min(Math.max(0, reset), MAX_RESET_SECONDS)
   };
 }
-function numberOrNull(text2) {
-  if (text2 === void 0 || text2.trim() === "") return null;
-  const value2 = Number(text2);
+function numberOrNull(text) {
+  if (text === void 0 || text.trim() === "") return null;
+  const value2 = Number(text);
   return Number.isFinite(value2) ? value2 : null;
 }
 var MAX_RESET_SECONDS;
@@ -57070,7 +56811,7 @@ var init_rate_limit_headers = __esm({
 });
 
 // src/api/redirects.ts
-function redirectTarget(req, response, base2, hops) {
+function redirectTarget(req, response, base, hops) {
   const location = response.headers.location;
   if (req.redirects === "return" || !REDIRECTS.has(response.status) || location === void 0) return null;
   const from = shown(new URL(req.url));
@@ -57084,8 +56825,8 @@ function redirectTarget(req, response, base2, hops) {
   if (req.method !== "GET") {
     throw redirectError(req, response, `was answered ${response.status}, a redirect from ${from} to ${to}; a write is never repeated to another URL: fix --api-url (or API_BASE_URL, api.url) to the URL the API answers at`);
   }
-  if (target.origin !== base2.origin) {
-    throw redirectError(req, response, `was redirected (${response.status}) to ${to}, outside ${base2.origin}; the token is never sent to another origin: fix --api-url (or API_BASE_URL, api.url) to the URL the API answers at`);
+  if (target.origin !== base.origin) {
+    throw redirectError(req, response, `was redirected (${response.status}) to ${to}, outside ${base.origin}; the token is never sent to another origin: fix --api-url (or API_BASE_URL, api.url) to the URL the API answers at`);
   }
   if (hops >= MAX_API_REDIRECTS) throw redirectError(req, response, `was redirected more than ${MAX_API_REDIRECTS} times (last to ${to})`);
   return target.href;
@@ -57397,13 +57138,13 @@ var init_transport = __esm({
           const limit = req.maxBytes ?? MAX_JSON_BODY_BYTES;
           const length = flatHeaders(res.headers)["content-length"];
           const consumed = consume === void 0 ? void 0 : await consume(capped(res.body, limit, length));
-          const text2 = consume === void 0 ? await readCapped(res.body, limit, length) : "";
+          const text = consume === void 0 ? await readCapped(res.body, limit, length) : "";
           if (streamed?.failed !== void 0) throw streamed.failed.error;
           const headers = flatHeaders(res.headers);
           const durationMs = clock2.now() - started;
           this.record(req.method, res.statusCode, durationMs);
           logger.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs) }, "api request");
-          const said = res.statusCode >= 200 && res.statusCode < 300 ? text2 : this.redact(text2);
+          const said = res.statusCode >= 200 && res.statusCode < 300 ? text : this.redact(text);
           const response = { status: res.statusCode, headers, text: said, request: described, ...consume === void 0 ? {} : { consumed } };
           if (slot === null || res.statusCode >= 500) return { response };
           this.onlyRateLimitedSince = res.statusCode === 429 ? this.onlyRateLimitedSince ?? clock2.now() : null;
@@ -57475,6 +57216,7 @@ var ApiClient;
 var init_client = __esm({
   "src/api/client.ts"() {
     "use strict";
+    init_to_config();
     init_errors();
     init_model();
     init_bodies();
@@ -57505,10 +57247,10 @@ var init_client = __esm({
           token: options.token,
           logger: options.logger,
           rateLimit: options.rateLimit ?? "auto",
-          concurrency: options.concurrency ?? 8,
+          concurrency: options.concurrency ?? DEFAULT_API_CONCURRENCY,
           timeoutMs: options.timeoutMs ?? 3e4,
           maxRetries: options.maxRetries ?? Infinity,
-          retryBudgetMs: options.retryBudgetMs ?? 6e4,
+          retryBudgetMs: options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_SECONDS * 1e3,
           clock: options.clock ?? systemClock(),
           userAgent: options.userAgent ?? userAgent(),
           ...options.proxy === void 0 ? {} : { proxy: options.proxy },
@@ -57728,7 +57470,7 @@ var init_from_config = __esm({
 
 // src/state-dir.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
-import { chmod, mkdir, open, rename, unlink } from "node:fs/promises";
+import { chmod, mkdir, open as open2, rename, unlink } from "node:fs/promises";
 import path5 from "node:path";
 function stateDirLayout(stateDir) {
   return {
@@ -57745,7 +57487,7 @@ function sourceFileName(source, suffix) {
 async function readStateText(file, maxBytes) {
   let handle;
   try {
-    handle = await open(file, "r");
+    handle = await open2(file, "r");
   } catch (error) {
     if (error.code === "ENOENT") return null;
     throw new StateFileError(file, "unreadable", `cannot read ${file}: ${error.message}`, { cause: error });
@@ -57764,25 +57506,25 @@ async function readStateText(file, maxBytes) {
   }
 }
 async function readStateJson(file, maxBytes, check) {
-  const text2 = await readStateText(file, maxBytes);
-  if (text2 === null) return null;
+  const text = await readStateText(file, maxBytes);
+  if (text === null) return null;
   let value2;
   try {
-    value2 = JSON.parse(text2);
+    value2 = JSON.parse(text);
   } catch (error) {
     throw new StateFileError(file, "corrupt", `${file} is not valid JSON (truncated, or written by something else): ${error.message}`, { cause: error });
   }
   if (!check(value2)) throw new StateFileError(file, "corrupt", `${file} does not hold what the daemon writes there`);
   return value2;
 }
-async function writeStateText(file, text2) {
+async function writeStateText(file, text) {
   await makeStateDir(path5.dirname(file));
   const temporary = `${file}.${process.pid}.${randomBytes2(6).toString("hex")}.tmp`;
   try {
-    const handle = await open(temporary, "wx", STATE_FILE_MODE);
+    const handle = await open2(temporary, "wx", STATE_FILE_MODE);
     try {
       await handle.chmod(STATE_FILE_MODE);
-      await handle.writeFile(text2, "utf8");
+      await handle.writeFile(text, "utf8");
     } finally {
       await handle.close();
     }
@@ -57812,39 +57554,39 @@ var init_state_dir = __esm({
 
 // src/live/code-cache.ts
 function createCodeCache(initial = [], maxEntries = MAX_CODE_CACHE_ENTRIES) {
-  const entries2 = new Map(initial);
+  const entries = new Map(initial);
   let revision2 = 0;
   const trim = () => {
-    for (const id of entries2.keys()) {
-      if (entries2.size <= maxEntries) break;
-      entries2.delete(id);
+    for (const id of entries.keys()) {
+      if (entries.size <= maxEntries) break;
+      entries.delete(id);
     }
   };
   trim();
   return {
     get(id, updatedAt) {
-      const entry = entries2.get(id);
+      const entry = entries.get(id);
       return entry !== void 0 && entry.updatedAt === updatedAt ? entry.digest : void 0;
     },
-    set(id, updatedAt, digest2) {
-      const entry = entries2.get(id);
-      if (entry !== void 0 && entry.updatedAt === updatedAt && entry.digest === digest2) return;
-      entries2.delete(id);
-      entries2.set(id, { updatedAt, digest: digest2 });
+    set(id, updatedAt, digest) {
+      const entry = entries.get(id);
+      if (entry !== void 0 && entry.updatedAt === updatedAt && entry.digest === digest) return;
+      entries.delete(id);
+      entries.set(id, { updatedAt, digest });
       trim();
       revision2 += 1;
     },
-    retain(ids2) {
-      const keep = new Set(ids2);
-      for (const id of entries2.keys()) {
+    retain(ids) {
+      const keep = new Set(ids);
+      for (const id of entries.keys()) {
         if (keep.has(id)) continue;
-        entries2.delete(id);
+        entries.delete(id);
         revision2 += 1;
       }
     },
-    entries: () => entries2.entries(),
+    entries: () => entries.entries(),
     get size() {
-      return entries2.size;
+      return entries.size;
     },
     get revision() {
       return revision2;
@@ -57871,8 +57613,8 @@ function openCodeCacheStore(options) {
   async function load(organization) {
     const file = path6.join(folder, fileName(organization));
     if (!options.persist) return { cache: createCodeCache([], maxEntries), file, savedRevision: 0 };
-    const entries2 = await readEntries(file, organization, log);
-    return { cache: createCodeCache(entries2, maxEntries), file, savedRevision: 0 };
+    const entries = await readEntries(file, organization, log);
+    return { cache: createCodeCache(entries, maxEntries), file, savedRevision: 0 };
   }
   return {
     forOrganization(organization) {
@@ -57905,44 +57647,44 @@ function fileName(organization) {
   return `${safe}-${hash}.json`;
 }
 async function readEntries(file, organization, log) {
-  let text2;
+  let text;
   try {
-    text2 = await readStateText(file, MAX_FILE_BYTES);
+    text = await readStateText(file, MAX_FILE_BYTES);
   } catch (error) {
     log.warn({ file, error: errorMessage(error) }, "the code cache file is ignored; it is rebuilt");
     return [];
   }
-  if (text2 === null) return [];
-  const entries2 = parse(text2, organization);
-  if (entries2 === null) {
+  if (text === null) return [];
+  const entries = parse(text, organization);
+  if (entries === null) {
     log.warn({ file }, "the code cache file is corrupt, truncated or not ours, and is ignored; it is rebuilt");
     return [];
   }
-  return entries2;
+  return entries;
 }
-function parse(text2, organization) {
+function parse(text, organization) {
   let document2;
   try {
-    document2 = JSON.parse(text2);
+    document2 = JSON.parse(text);
   } catch {
     return null;
   }
   if (typeof document2 !== "object" || document2 === null) return null;
-  const { format, version, organization: owner, entries: entries2 } = document2;
-  if (format !== FORMAT || version !== VERSION || owner !== organization || !Array.isArray(entries2)) return null;
+  const { format, version, organization: owner, entries } = document2;
+  if (format !== FORMAT || version !== VERSION || owner !== organization || !Array.isArray(entries)) return null;
   const result = [];
-  for (const entry of entries2) {
+  for (const entry of entries) {
     if (!Array.isArray(entry) || entry.length !== 3) return null;
-    const [id, updatedAt, digest2] = entry;
+    const [id, updatedAt, digest] = entry;
     if (typeof id !== "string" || id === "" || typeof updatedAt !== "string" || updatedAt === "") return null;
-    if (typeof digest2 !== "string" || !DIGEST.test(digest2)) return null;
-    result.push([id, { updatedAt, digest: digest2 }]);
+    if (typeof digest !== "string" || !DIGEST.test(digest)) return null;
+    result.push([id, { updatedAt, digest }]);
   }
   return result;
 }
 function serialize(organization, cache) {
   const lines = [];
-  for (const [id, { updatedAt, digest: digest2 }] of cache.entries()) lines.push(JSON.stringify([id, updatedAt, digest2]));
+  for (const [id, { updatedAt, digest }] of cache.entries()) lines.push(JSON.stringify([id, updatedAt, digest]));
   const head = `{"format":${JSON.stringify(FORMAT)},"version":${VERSION},"organization":${JSON.stringify(organization)},"entries":[`;
   return `${head}
 ${lines.join(",\n")}
@@ -57967,12 +57709,12 @@ var init_code_cache_file = __esm({
 async function withKnownSets(change, api) {
   const live = change.live;
   if (change.action !== "replace" || live === null || change.declared?.policySets != null) return change;
-  const count5 = live.policySetCount ?? live.policySetIds.length;
-  if (count5 <= live.policySetIds.length) return change;
+  const count4 = live.policySetCount ?? live.policySetIds.length;
+  if (count4 <= live.policySetIds.length) return change;
   const read = await api.getPolicy(live.id, { includePolicySets: true });
-  if (read.policySetIds.length < Math.max(count5, read.policySetCount)) {
+  if (read.policySetIds.length < Math.max(count4, read.policySetCount)) {
     throw new Error(
-      `policy "${live.name}" is in ${Math.max(count5, read.policySetCount)} policy sets, but the API names only ${read.policySetIds.length} of them; the replace (delete, then create) is refused so that the policy is not dropped from its sets. Name its sets in policy-sets in its settings file, or replace it by hand`
+      `policy "${live.name}" is in ${Math.max(count4, read.policySetCount)} policy sets, but the API names only ${read.policySetIds.length} of them; the replace (delete, then create) is refused so that the policy is not dropped from its sets. Name its sets in policy-sets in its settings file, or replace it by hand`
     );
   }
   return { ...change, live: { ...live, policySetIds: read.policySetIds, policySetCount: read.policySetCount } };
@@ -58001,8 +57743,8 @@ function createImportScan(kind) {
     const found = SENTINEL_IMPORT.exec(line);
     if (found !== null) facts.imports.push({ target: found[1], line: lineNumber });
   };
-  const feed = (text2, last2) => {
-    const lines = (carry + text2).split("\n");
+  const feed = (text, last2) => {
+    const lines = (carry + text).split("\n");
     carry = last2 ? "" : lines.pop().slice(0, MAX_LINE_CHARS);
     for (const line of lines) take(line);
   };
@@ -58182,9 +57924,9 @@ var require_ignore = __commonJS({
           return null;
         }
         if (char === ESCAPE) {
-          const escaped = pattern[++index];
-          body += escapeMember(escaped);
-          prev = escaped;
+          const escaped2 = pattern[++index];
+          body += escapeMember(escaped2);
+          prev = escaped2;
         } else if (char === "-" && prev && index + 1 < length && pattern[index + 1] !== "]") {
           index++;
           let to = pattern[index];
@@ -58248,14 +57990,14 @@ var require_ignore = __commonJS({
       while (index < length) {
         const char = pattern[index];
         if (char === ESCAPE) {
-          const escaped = pattern[index + 1];
-          if (escaped === SLASH2 && index + 2 === length) {
+          const escaped2 = pattern[index + 1];
+          if (escaped2 === SLASH2 && index + 2 === length) {
             out += hold(NEVER_MATCH);
-          } else if (escaped === "*" || escaped === "[" || escaped === SPACE) {
+          } else if (escaped2 === "*" || escaped2 === "[" || escaped2 === SPACE) {
             out += pattern.slice(index, index + 2);
           } else {
             out += hold(
-              REGEX_LITERAL_SPECIAL.test(escaped) ? ESCAPE + escaped : isReserved(escaped) ? `[${escaped}]` : escaped
+              REGEX_LITERAL_SPECIAL.test(escaped2) ? ESCAPE + escaped2 : isReserved(escaped2) ? `[${escaped2}]` : escaped2
             );
           }
           index += 2;
@@ -58675,11 +58417,11 @@ var require_ignore = __commonJS({
       }
     };
     var hasTrailingBackslash = (str2) => {
-      let count5 = 0;
-      while (str2[str2.length - count5 - 1] === ESCAPE) {
-        count5++;
+      let count4 = 0;
+      while (str2[str2.length - count4 - 1] === ESCAPE) {
+        count4++;
       }
-      return count5 % 2 === 1;
+      return count4 % 2 === 1;
     };
     var trimEnd = (body, stripLineEnd) => {
       let lineEnd = body.length;
@@ -58980,7 +58722,7 @@ function readSourceFile(realRoot, rel, abs, maxBytes, knownReal) {
   return withSourceFile(realRoot, rel, abs, maxBytes, knownReal, (fd, size) => {
     const bytes = Buffer.allocUnsafe(size + 1);
     const length = fillFrom(fd, bytes);
-    if (length > maxBytes) return { problem: tooLarge2(rel, length, maxBytes) };
+    if (length > maxBytes) return { problem: tooLarge3(rel, length, maxBytes) };
     return { bytes: bytes.subarray(0, length) };
   });
 }
@@ -58989,7 +58731,7 @@ function readSourceChunks(realRoot, rel, abs, maxBytes, knownReal, buffer, onChu
     for (let total = 0; ; ) {
       const length = fillFrom(fd, buffer);
       total += length;
-      if (total > maxBytes) return { problem: tooLarge2(rel, total, maxBytes) };
+      if (total > maxBytes) return { problem: tooLarge3(rel, total, maxBytes) };
       if (length > 0) onChunk(buffer.subarray(0, length));
       if (length < buffer.length) return { bytes: total };
     }
@@ -59034,7 +58776,7 @@ function openSourceFile(realRoot, rel, abs, maxBytes, knownReal) {
 function fileProblem2(rel, stats, maxBytes) {
   if (stats.isDirectory()) return { file: rel, message: "is a folder; it must be a file" };
   if (!stats.isFile()) return { file: rel, message: "is not a regular file (a FIFO, socket or device); it must be a plain file" };
-  if (stats.size > maxBytes) return tooLarge2(rel, stats.size, maxBytes);
+  if (stats.size > maxBytes) return tooLarge3(rel, stats.size, maxBytes);
   return null;
 }
 function fillFrom(fd, buffer) {
@@ -59061,7 +58803,7 @@ function describeCode2(code, error) {
   if (code === "EISDIR") return "EISDIR: it is a folder";
   return code ?? String(error);
 }
-function tooLarge2(rel, size, maxBytes) {
+function tooLarge3(rel, size, maxBytes) {
   return { file: rel, message: `is ${size} bytes; it may be at most ${maxBytes} bytes` };
 }
 function isInside(root, target) {
@@ -59080,8 +58822,8 @@ var init_read_file = __esm({
 // src/declared/lfs-pointer.ts
 function lfsPointerProblem(rel, head, size) {
   if (size > MAX_POINTER_BYTES) return null;
-  const text2 = typeof head === "string" ? head.slice(0, POINTER_HEAD_BYTES) : Buffer.from(head.subarray(0, POINTER_HEAD_BYTES)).toString("latin1");
-  if (!POINTER_START.test(text2)) return null;
+  const text = typeof head === "string" ? head.slice(0, POINTER_HEAD_BYTES) : Buffer.from(head.subarray(0, POINTER_HEAD_BYTES)).toString("latin1");
+  if (!POINTER_START.test(text)) return null;
   const message = "is a Git LFS pointer, not the file: fetch the LFS objects (git lfs install && git lfs pull), or stop tracking this path with LFS in .gitattributes";
   return { file: rel, message };
 }
@@ -59130,8 +58872,8 @@ function loadPathFilter(root, realRoot) {
   if ("problem" in read) return read;
   const pointer = lfsPointerProblem(SYNCIGNORE_FILE, read.bytes, read.bytes.length);
   if (pointer !== null) return { problem: pointer };
-  const text2 = decodeText(SYNCIGNORE_FILE, read.bytes);
-  return "problem" in text2 ? text2 : { filter: createPathFilter(text2.text) };
+  const text = decodeText(SYNCIGNORE_FILE, read.bytes);
+  return "problem" in text ? text : { filter: createPathFilter(text.text) };
 }
 function policyNearMiss(rel) {
   return nearMiss(rel, /^policies\/.+\.(native|sentinel|rego|ya?ml)$/i, "settings files");
@@ -59211,10 +58953,10 @@ var init_resource_names = __esm({
 function splitPath(rel) {
   const slash = rel.lastIndexOf("/");
   const folder = slash < 0 ? "" : rel.slice(0, slash);
-  const base2 = rel.slice(slash + 1);
-  const dot = base2.lastIndexOf(".");
-  if (dot <= 0) return { folder, stem: base2, ext: "" };
-  return { folder, stem: base2.slice(0, dot), ext: base2.slice(dot) };
+  const base = rel.slice(slash + 1);
+  const dot = base.lastIndexOf(".");
+  if (dot <= 0) return { folder, stem: base, ext: "" };
+  return { folder, stem: base.slice(0, dot), ext: base.slice(dot) };
 }
 var init_split_path = __esm({
   "src/declared/split-path.ts"() {
@@ -59223,8 +58965,8 @@ var init_split_path = __esm({
 });
 
 // src/declared/settings-file.ts
-function readSettingsFile(file, text2, schema, skipIssue = () => false) {
-  const parsed = parseYaml(text2, file);
+function readSettingsFile(file, text, schema, skipIssue = () => false) {
+  const parsed = parseYaml(text, file);
   if ("problems" in parsed) return { doc: null, settings: null, problems: parsed.problems };
   const value2 = parsed.doc.value ?? {};
   const isMapping = typeof value2 === "object" && !Array.isArray(value2);
@@ -59248,8 +58990,8 @@ var init_settings_file = __esm({
 function defaultPolicySettings() {
   return { description: null, enforcementLevel: DEFAULT_LEVEL, query: null, policySets: null };
 }
-function readPolicySettings(kind, file, text2) {
-  const parsed = readSettingsFile(file, text2, "policy-settings", (issue) => issue.keyword === "enum" && issue.path.join("/") === "enforcement-level");
+function readPolicySettings(kind, file, text) {
+  const parsed = readSettingsFile(file, text, "policy-settings", (issue) => issue.keyword === "enum" && issue.path.join("/") === "enforcement-level");
   const problems2 = [...parsed.problems];
   const raw = parsed.settings ?? {};
   const level = raw["enforcement-level"];
@@ -59442,8 +59184,8 @@ var init_policies = __esm({
 });
 
 // src/declared/duration.ts
-function parseDuration(text2) {
-  const match = /^([1-9][0-9]*)([smhd])$/.exec(text2);
+function parseDuration(text) {
+  const match = /^([1-9][0-9]*)([smhd])$/.exec(text);
   if (!match) return null;
   const unit = UNIT_MS[match[2] ?? ""];
   return unit === void 0 ? null : Number(match[1]) * unit;
@@ -59462,8 +59204,8 @@ var init_duration = __esm({
 });
 
 // src/declared/pool-file.ts
-function readPoolFile(name, file, text2) {
-  const parsed = readSettingsFile(file, text2, "agent-pool");
+function readPoolFile(name, file, text) {
+  const parsed = readSettingsFile(file, text, "agent-pool");
   const raw = parsed.settings ?? {};
   const pool = {
     name,
@@ -59473,11 +59215,11 @@ function readPoolFile(name, file, text2) {
     ...managedList("allowedProjects", raw["allowed-projects"]),
     ...managedList("excludedWorkspaces", raw["excluded-workspaces"]),
     previousNames: stringList(raw["previous-names"]) ?? [],
-    agentCleanup: parsed.problems.length === 0 ? agentCleanup2(raw["agent-cleanup"]) : null
+    agentCleanup: parsed.problems.length === 0 ? agentCleanup(raw["agent-cleanup"]) : null
   };
   return { pool, doc: parsed.doc, problems: parsed.problems };
 }
-function agentCleanup2(value2) {
+function agentCleanup(value2) {
   if (typeof value2 !== "object" || value2 === null) return null;
   const { statuses, after } = value2;
   const afterMs = parseDuration(after);
@@ -59507,12 +59249,12 @@ function readPools(files, maxAgentPools, realRoot) {
       problems2.push({ file: file.rel, message: `"${name}" is not a valid agent pool name; ${NAME_RULE} (rename the file)` });
       return null;
     }
-    const text2 = readYamlText(file, realRoot);
-    if ("problem" in text2) {
-      problems2.push(text2.problem);
+    const text = readYamlText(file, realRoot);
+    if ("problem" in text) {
+      problems2.push(text.problem);
       return null;
     }
-    return readPoolFile(name, file.rel, text2.text);
+    return readPoolFile(name, file.rel, text.text);
   });
   const poolFiles = read.filter((item) => item !== null).sort((a, b3) => byName(a.pool, b3.pool));
   for (const poolFile2 of poolFiles) problems2.push(...poolFile2.problems);
@@ -59567,7 +59309,7 @@ async function walkSource(folders, options) {
   const walked = { files: [], problems: [], warnings: [] };
   const seen = /* @__PURE__ */ new Map([[options.realRoot, "."]]);
   let directories = 0;
-  let entries2 = 0;
+  let entries = 0;
   const turn = turnTaker(YIELD_EVERY, options.signal);
   for (const rules of folders) {
     const startAbs = path9.join(options.root, ...rules.start.split("/"));
@@ -59588,8 +59330,8 @@ async function walkSource(folders, options) {
       }
       names.sort((a, b3) => a.name < b3.name ? 1 : a.name > b3.name ? -1 : 0);
       for (const dirent of names) {
-        entries2 += 1;
-        if (entries2 > options.limits.maxEntries) return overLimit(walked, `more than ${options.limits.maxEntries} files and folders`);
+        entries += 1;
+        if (entries > options.limits.maxEntries) return overLimit(walked, `more than ${options.limits.maxEntries} files and folders`);
         await turn();
         const rel = `${folder.rel}/${dirent.name}`;
         const entry = { rel, abs: path9.join(folder.abs, dirent.name), real: path9.join(folder.real, dirent.name), dirent };
@@ -59784,7 +59526,7 @@ async function readDeclared(dir, options = {}) {
 }
 function invalid2(root, problems2) {
   const sorted2 = problems2.sort(byFileAndLine);
-  const summary = `The declared repo ${root} has ${count2(sorted2.length, "problem")}:`;
+  const summary = `The declared repo ${root} has ${count(sorted2.length, "problem")}:`;
   return new ValidationError([summary, ...sorted2.map((problem) => `  ${formatProblem(problem)}`)].join("\n"), sorted2);
 }
 function byFileAndLine(a, b3) {
@@ -59959,7 +59701,7 @@ var init_pairs = __esm({
 // src/apply/apply.ts
 async function applyPlan(plan, options) {
   const results = /* @__PURE__ */ new Map();
-  const record3 = (change, outcome, message = null) => {
+  const record2 = (change, outcome, message = null) => {
     const result = { change, outcome, message };
     results.set(change, result);
     options.onResult?.(result);
@@ -59967,14 +59709,14 @@ async function applyPlan(plan, options) {
     if (outcome === "failed") options.logger.error({ ...meta, error: message }, "change failed");
     else options.logger[options.appliedLogLevel ?? "info"](meta, "change applied");
   };
-  const limit = Math.max(1, options.concurrency ?? 8);
-  const run2 = (changes2, step) => mapLimit(changes2, limit, async (change) => {
+  const limit = Math.max(1, options.concurrency ?? DEFAULT_API_CONCURRENCY);
+  const run2 = (changes, step) => mapLimit(changes, limit, async (change) => {
     if (options.stop?.aborted === true) return;
     try {
       await step(change);
-      record3(change, "applied");
+      record2(change, "applied");
     } catch (error) {
-      record3(change, "failed", errorMessage(error));
+      record2(change, "failed", errorMessage(error));
     }
   });
   const byAction = (action) => plan.changes.filter((c4) => c4.action === action && c4.resource !== "agent");
@@ -59993,14 +59735,14 @@ async function applyPlan(plan, options) {
   await mapLimit(deletes, limit, async (change) => {
     if (options.stop?.aborted === true) return;
     const blocked = blockedDelete(change, results);
-    if (blocked !== null) return record3(change, "skipped", blocked);
+    if (blocked !== null) return record2(change, "skipped", blocked);
     try {
-      if (change.resource === "agent") return await deleteAgent2(change, options, record3);
+      if (change.resource === "agent") return await deleteAgent2(change, options, record2);
       if (change.resource === "policy") await options.api.deletePolicy(change.id);
       else await options.api.deleteAgentPool(change.id);
-      record3(change, "applied");
+      record2(change, "applied");
     } catch (error) {
-      record3(change, "failed", errorMessage(error));
+      record2(change, "failed", errorMessage(error));
     }
   });
   return plan.changes.map((c4) => results.get(c4) ?? { change: c4, outcome: "skipped", message: NOT_STARTED });
@@ -60097,12 +59839,12 @@ function poolUpdate(change) {
   if (change.fields["excluded-workspaces"] !== void 0 && declared.excludedWorkspaces) input.excludedWorkspaceIds = declared.excludedWorkspaces;
   return input;
 }
-async function deleteAgent2(change, options, record3) {
+async function deleteAgent2(change, options, record2) {
   try {
     await options.api.deleteAgent(change.live.id);
-    record3(change, "applied");
+    record2(change, "applied");
   } catch (error) {
-    if (error instanceof ApiError && error.status === 412) record3(change, "skipped", "agent is active again");
+    if (error instanceof ApiError && error.status === 412) record2(change, "skipped", "agent is active again");
     else throw error;
   }
 }
@@ -60117,6 +59859,7 @@ var init_apply = __esm({
   "src/apply/apply.ts"() {
     "use strict";
     init_replace_sets();
+    init_to_config();
     init_declared();
     init_errors();
     init_map_limit();
@@ -60188,7 +59931,7 @@ async function readLive(given) {
     if (needsCode(policy, declaredOf.get(policy))) options.onCodeProgress?.(done += 1, total);
     return result;
   };
-  const pools = failFast(Promise.all(poolList.pools.map(async (pool) => livePool2(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : []))));
+  const pools = failFast(Promise.all(poolList.pools.map(async (pool) => livePool(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : []))));
   const [livePools, livePolicies] = await Promise.all([pools, failFast(mapLimit(policies, CODE_READS_AT_ONCE, counted))]);
   return { policies: livePolicies, pools: livePools, ...foreignPolicies.length > 0 ? { foreignPolicies } : {} };
 }
@@ -60196,24 +59939,24 @@ function needsCode(policy, declared) {
   return declared !== void 0 && declared.kind === policy.kind && policy.updatedAt !== null;
 }
 async function withCode(policy, declared, options) {
-  if (!needsCode(policy, declared) || policy.updatedAt === null) return livePolicy2(policy, null, null);
+  if (!needsCode(policy, declared) || policy.updatedAt === null) return livePolicy(policy, null, null);
   const cached2 = options.codeCache?.get(policy.id, policy.updatedAt);
-  if (cached2 !== void 0 && cached2 === declared.codeDigest) return livePolicy2(policy, null, cached2);
+  if (cached2 !== void 0 && cached2 === declared.codeDigest) return livePolicy(policy, null, cached2);
   const streamed = await options.api.downloadPolicyDigest(policy, KEEP_TEXT_BYTES);
-  if (streamed === null) return livePolicy2(policy, null, null);
+  if (streamed === null) return livePolicy(policy, null, null);
   options.codeCache?.set(policy.id, policy.updatedAt, streamed.digest);
-  if (streamed.digest === declared.codeDigest) return livePolicy2(policy, null, streamed.digest);
-  return livePolicy2(policy, streamed.text ?? await options.api.downloadPolicy(policy), streamed.digest);
+  if (streamed.digest === declared.codeDigest) return livePolicy(policy, null, streamed.digest);
+  return livePolicy(policy, streamed.text ?? await options.api.downloadPolicy(policy), streamed.digest);
 }
-function livePolicy2(policy, code, digest2) {
+function livePolicy(policy, code, digest) {
   const { id, name, kind, description, query, enforcementLevel, policySetIds, policySetCount, updatedAt } = policy;
-  return { id, name, kind, description, query, enforcementLevel, policySetIds, policySetCount, updatedAt, code, codeDigest: digest2 };
+  return { id, name, kind, description, query, enforcementLevel, policySetIds, policySetCount, updatedAt, code, codeDigest: digest };
 }
-function livePool2(pool, agents) {
+function livePool(pool, agents) {
   const { id, name, organizationScoped, agentCount, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds, workspaceIds } = pool;
-  return { id, name, organizationScoped, agentCount, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds, workspaceIds, agents: agents.map(liveAgent2) };
+  return { id, name, organizationScoped, agentCount, allowedWorkspaceIds, allowedProjectIds, excludedWorkspaceIds, workspaceIds, agents: agents.map(liveAgent) };
 }
-function liveAgent2(agent) {
+function liveAgent(agent) {
   const { id, name, status, lastPingAt, createdAt } = agent;
   return { id, name, status, lastPingAt, createdAt };
 }
@@ -60248,29 +59991,29 @@ var init_foreign = __esm({
 });
 
 // src/plan/guards.ts
-function countedDeletes(changes2) {
-  return changes2.filter((change) => change.action === "delete" || change.action === "replace");
+function countedDeletes(changes) {
+  return changes.filter((change) => change.action === "delete" || change.action === "replace");
 }
-function checkGuards(declared, changes2, options) {
+function checkGuards(declared, changes, options) {
   const errors = [];
-  const deletes = changes2.filter((change) => change.action === "delete");
+  const deletes = changes.filter((change) => change.action === "delete");
   const declaresNothing2 = declared.policies.length === 0 && declared.pools.length === 0;
   if (declaresNothing2 && deletes.length > 0 && !options.allowEmpty) {
     errors.push(
-      `source "${options.source}" declares no policies and no agent pools, but the plan would delete ${count3(deletes.length)}; refusing to apply. Check that the source points at the right folder or ref, or set allow-empty: true on the source if emptying the organization is intended.`
+      `source "${options.source}" declares no policies and no agent pools, but the plan would delete ${count2(deletes.length)}; refusing to apply. Check that the source points at the right folder or ref, or set allow-empty: true on the source if emptying the organization is intended.`
     );
   }
-  const counted = countedDeletes(changes2);
+  const counted = countedDeletes(changes);
   if (counted.length > options.maxDeletes && !options.force) {
     const replaces = counted.filter((change) => change.action === "replace").length;
     const including2 = replaces === 0 ? "" : ` (${replaces} of them replaced: deleted, then created again)`;
     errors.push(
-      `the plan would delete ${count3(counted.length)}${including2}, more than max-deletes (${options.maxDeletes}); refusing to apply. Check the planned deletions, then pass --force or raise max-deletes.`
+      `the plan would delete ${count2(counted.length)}${including2}, more than max-deletes (${options.maxDeletes}); refusing to apply. Check the planned deletions, then pass --force or raise max-deletes.`
     );
   }
   return errors;
 }
-function count3(n) {
+function count2(n) {
   return n === 1 ? "1 resource" : `${n} resources`;
 }
 var init_guards = __esm({
@@ -60280,8 +60023,8 @@ var init_guards = __esm({
 });
 
 // src/plan/fields.ts
-function sortedIds(ids2) {
-  return [...new Set(ids2)].sort();
+function sortedIds(ids) {
+  return [...new Set(ids)].sort();
 }
 function sameSet(a, b3) {
   const left = sortedIds(a);
@@ -60337,13 +60080,13 @@ var init_reasons = __esm({
 
 // src/plan/policies.ts
 function planPolicies(pairs, options) {
-  const changes2 = [];
+  const changes = [];
   const warnings = [];
   const conflicts2 = [];
   for (const { declared: policy, live: current, owner, markedBy } of pairs) {
     if (policy === null) continue;
     if (current === null) {
-      changes2.push(createChange(policy));
+      changes.push(createChange(policy));
       continue;
     }
     if (owner === "another-source") {
@@ -60360,18 +60103,18 @@ function planPolicies(pairs, options) {
       );
     }
     if (current.kind !== policy.kind) {
-      changes2.push(replaceChange(policy, current));
+      changes.push(replaceChange(policy, current));
       continue;
     }
     const update = updateChange(policy, current, owner, options);
-    if (update !== null) changes2.push(update);
+    if (update !== null) changes.push(update);
     if (policy.policySets !== null && !sameSet(policy.policySets, current.policySetIds)) {
       warnings.push(
         `policy "${policy.name}": policy-sets differ (live ${JSON.stringify(sortedIds(current.policySetIds))}, declared ${JSON.stringify(sortedIds(policy.policySets))}); the API cannot change them after creation, so nothing is done. Change the policy set itself, or delete the policy to have it re-created.`
       );
     }
   }
-  return { changes: changes2, warnings, conflicts: conflicts2 };
+  return { changes, warnings, conflicts: conflicts2 };
 }
 function ownedElsewhere(name, owner, what) {
   return `conflict: policy "${name}" carries the ownership marker of source "${owner}"; this source never ${what} it. Declare each policy in one source only, or take it over with --adopt (adopt: true on the source).`;
@@ -60392,7 +60135,7 @@ function createChange(policy) {
     action: "create",
     reason: "not in the live state",
     fields,
-    declared: policySpec2(policy),
+    declared: policySpec(policy),
     live: null,
     uploadCode: true,
     adoptMarker: false
@@ -60411,7 +60154,7 @@ function replaceChange(policy, current) {
     action: "replace",
     reason: "kind changed",
     fields,
-    declared: policySpec2(policy),
+    declared: policySpec(policy),
     live: livePolicyRef(current),
     uploadCode: true,
     adoptMarker: false
@@ -60435,7 +60178,7 @@ function updateChange(policy, current, owner, options) {
     action: "update",
     reason,
     fields,
-    declared: policySpec2(policy),
+    declared: policySpec(policy),
     live: livePolicyRef(current),
     uploadCode: "code" in fields,
     adoptMarker: adopt
@@ -60515,19 +60258,19 @@ var init_pool_access = __esm({
 
 // src/plan/pools.ts
 function planPools(pairs, options) {
-  const changes2 = [];
+  const changes = [];
   const warnings = [];
   for (const { declared: pool, live: current } of pairs) {
     if (pool === null) continue;
     if (current === null) {
-      changes2.push(createChange2(pool));
+      changes.push(createChange2(pool));
       continue;
     }
     const update = updateChange2(pool, current);
-    if (update !== null) changes2.push(update);
-    for (const cleanup of planAgentCleanup(pool, current, options.now, warnings)) changes2.push(cleanup);
+    if (update !== null) changes.push(update);
+    for (const cleanup of planAgentCleanup(pool, current, options.now, warnings)) changes.push(cleanup);
   }
-  return { changes: changes2, warnings };
+  return { changes, warnings };
 }
 function createChange2(pool) {
   const workspaces = pool.allowedWorkspaces === null ? null : sortedIds(pool.allowedWorkspaces);
@@ -60538,7 +60281,7 @@ function createChange2(pool) {
     action: "create",
     reason: "not in the live state",
     fields: created({ "organization-scoped": pool.organizationScoped, "allowed-workspaces": workspaces, ...accessLists(pool) }),
-    declared: poolSpec2(pool),
+    declared: poolSpec(pool),
     live: null
   };
 }
@@ -60560,20 +60303,20 @@ function updateChange2(pool, current) {
     action: "update",
     reason,
     fields,
-    declared: poolSpec2(pool),
+    declared: poolSpec(pool),
     live: livePoolRef(current)
   };
 }
 function planAgentCleanup(pool, live, now, warnings) {
   const cleanup = pool.agentCleanup;
   if (cleanup === null) return [];
-  const changes2 = [];
+  const changes = [];
   for (const agent of live.agents) {
     if (!cleanup.statuses.includes(agent.status)) continue;
     const seen = lastSeen(agent, pool.name, now);
     if (seen !== null && "warning" in seen) warnings.push(seen.warning);
     if (seen === null || "warning" in seen || now - seen.at <= cleanup.afterMs) continue;
-    changes2.push({
+    changes.push({
       resource: "agent",
       name: agent.name ?? agent.id,
       id: agent.id,
@@ -60587,7 +60330,7 @@ function planAgentCleanup(pool, live, now, warnings) {
       live: liveAgentRef(agent)
     });
   }
-  return changes2;
+  return changes;
 }
 function seenText(seen) {
   return seen.pinged ? `last ping ${seen.time} is` : `never pinged, registered ${seen.time},`;
@@ -60655,8 +60398,8 @@ function deletePool2(pool) {
   };
 }
 function poolInUse(pool) {
-  const ids2 = [...pool.workspaceIds].sort().join(", ");
-  return `agent-pool "${pool.name}" is not declared and prune would delete it, but workspaces use it (${ids2}); the API refuses to delete a pool in use. Move those workspaces to another pool, or declare the pool.`;
+  const ids = [...pool.workspaceIds].sort().join(", ");
+  return `agent-pool "${pool.name}" is not declared and prune would delete it, but workspaces use it (${ids}); the API refuses to delete a pool in use. Move those workspaces to another pool, or declare the pool.`;
 }
 var init_prune = __esm({
   "src/plan/prune.ts"() {
@@ -60674,21 +60417,21 @@ function planPairs(pairing, declared, live, options) {
   const policies = planPolicies(pairing.policies, options);
   const pools = planPools(pairing.pools, options);
   const prune = planPrune(pairing, options);
-  const changes2 = sortChanges([...policies.changes, ...pools.changes, ...prune.deletes]);
+  const changes = sortChanges([...policies.changes, ...pools.changes, ...prune.deletes]);
   const foreign = planForeign(declared.policies, live.foreignPolicies ?? []);
   const warnings = [...declared.warnings ?? [], ...policies.warnings, ...pairing.warnings, ...pools.warnings, ...foreign.warnings];
   if (prune.kept.length > 0) {
     warnings.push(`not declared and kept because prune is off: ${prune.kept.join(", ")}`);
   }
   return {
-    changes: changes2,
+    changes,
     warnings,
-    errors: [...policies.conflicts, ...prune.conflicts, ...foreign.errors, ...checkGuards(declared, changes2, options)],
-    keptUndeclared: keptUndeclared2(pairing, changes2)
+    errors: [...policies.conflicts, ...prune.conflicts, ...foreign.errors, ...checkGuards(declared, changes, options)],
+    keptUndeclared: keptUndeclared2(pairing, changes)
   };
 }
-function keptUndeclared2(pairing, changes2) {
-  const deleted = new Set(changes2.filter((c4) => c4.action === "delete").map((c4) => c4.id));
+function keptUndeclared2(pairing, changes) {
+  const deleted = new Set(changes.filter((c4) => c4.action === "delete").map((c4) => c4.id));
   const kept = (pair2) => pair2.declared === null && pair2.live !== null && !deleted.has(pair2.live.id);
   return pairing.policies.filter(kept).length + pairing.pools.filter(kept).length;
 }
@@ -60699,8 +60442,8 @@ function compareText(a, b3) {
 function compareChanges(a, b3) {
   return ACTION_ORDER[a.action] - ACTION_ORDER[b3.action] || RESOURCE_ORDER[a.resource] - RESOURCE_ORDER[b3.resource] || compareText(a.name, b3.name) || compareText(a.id ?? "", b3.id ?? "");
 }
-function sortChanges(changes2) {
-  return [...changes2].sort(compareChanges);
+function sortChanges(changes) {
+  return [...changes].sort(compareChanges);
 }
 var ACTION_ORDER, RESOURCE_ORDER;
 var init_plan = __esm({
@@ -60788,7 +60531,7 @@ async function runPass(request3) {
     source: source.name,
     ownership: source.ownership,
     logger,
-    onUploaded: (policyId, updatedAt, digest2) => request3.codeCache?.set(policyId, updatedAt, digest2),
+    onUploaded: (policyId, updatedAt, digest) => request3.codeCache?.set(policyId, updatedAt, digest),
     concurrency: request3.concurrency,
     ...request3.appliedLogLevel === void 0 ? {} : { appliedLogLevel: request3.appliedLogLevel },
     onResult: (result) => {
@@ -61008,14 +60751,14 @@ async function handleControl2(request3, url, authorize, target) {
     }
     case "sync": {
       if (target.suspended(source)) return { status: 409, body: { error: `source "${source}" is suspended; resume it first` } };
-      const wait = flag2(url, "wait");
-      const pass = await target.sync(source, { wait, overrideWindow: flag2(url, "override-window") });
+      const wait = flag(url, "wait");
+      const pass = await target.sync(source, { wait, overrideWindow: flag(url, "override-window") });
       if (pass === "stopped") return { status: 503, body: { error: "the daemon stopped before the pass ended" } };
       return wait ? { status: 200, body: { source, pass } } : { status: 202, body: { source, accepted: true } };
     }
   }
 }
-function flag2(url, name) {
+function flag(url, name) {
   return ["1", "true"].includes(url.searchParams.get(name) ?? "");
 }
 var ROUTE;
@@ -61029,8 +60772,8 @@ var init_control2 = __esm({
 });
 
 // src/daemon/html.ts
-function escapeHtml2(text2) {
-  return text2.replace(/[&<>"']/g, (c4) => ENTITIES[c4] ?? c4);
+function escapeHtml2(text) {
+  return text.replace(/[&<>"']/g, (c4) => ENTITIES[c4] ?? c4);
 }
 function html(strings, ...values) {
   let out = strings[0] ?? "";
@@ -61050,8 +60793,8 @@ var init_html = __esm({
   "src/daemon/html.ts"() {
     "use strict";
     SafeHtml = class {
-      constructor(text2) {
-        this.text = text2;
+      constructor(text) {
+        this.text = text;
       }
       text;
       toString() {
@@ -61193,8 +60936,8 @@ function fact(label, value2) {
 }
 function badge(status) {
   const [label, tone] = BADGES[status.result ?? "none"];
-  const text2 = status.result === "success" && (status.lastPass?.drift ?? 0) > 0 ? "applied" : label;
-  return html`<span class="badge result ${tone}">${text2}</span>${status.running ? html` <span class="badge running">running</span>` : ""}`;
+  const text = status.result === "success" && (status.lastPass?.drift ?? 0) > 0 ? "applied" : label;
+  return html`<span class="badge result ${tone}">${text}</span>${status.running ? html` <span class="badge running">running</span>` : ""}`;
 }
 function changesTable(pass) {
   if (pass.drift === null) return html`<h3>Changes</h3><p class="quiet">The pass made no plan, so nothing is known about drift.</p>`;
@@ -61204,7 +60947,7 @@ function changesTable(pass) {
 <table class="changes">
 <thead><tr><th>Action</th><th>Resource</th><th>Name</th><th>Reason</th><th>Outcome</th></tr></thead>
 <tbody>
-${pass.changes.map((c4) => html`<tr class="${c4.action}"><td class="action">${ACTIONS2[c4.action]}</td><td>${c4.resource}</td><td class="name">${c4.name}</td><td>${c4.reason}</td><td><span class="badge ${OUTCOME_TONES[c4.outcome] ?? "idle"}">${c4.outcome}</span>${c4.message === null ? "" : html`<div class="message">${c4.message}</div>`}</td></tr>`)}
+${pass.changes.map((c4) => html`<tr class="${c4.action}"><td class="action">${ACTIONS[c4.action]}</td><td>${c4.resource}</td><td class="name">${c4.name}</td><td>${c4.reason}</td><td><span class="badge ${OUTCOME_TONES[c4.outcome] ?? "idle"}">${c4.outcome}</span>${c4.message === null ? "" : html`<div class="message">${c4.message}</div>`}</td></tr>`)}
 ${pass.changesOmitted === 0 ? "" : html`<tr><td colspan="5" class="quiet">… and ${pass.changesOmitted} more</td></tr>`}
 </tbody>
 </table>`;
@@ -61248,13 +60991,13 @@ function clock(iso) {
 }
 function relative2(deltaMs) {
   const seconds2 = Math.round(Math.abs(deltaMs) / 1e3);
-  const text2 = seconds2 < 60 ? `${seconds2} s` : seconds2 < 3600 ? `${Math.round(seconds2 / 60)} min` : seconds2 < 172800 ? `${Math.round(seconds2 / 3600)} h` : `${Math.round(seconds2 / 86400)} d`;
-  return deltaMs > 0 ? `in ${text2}` : `${text2} ago`;
+  const text = seconds2 < 60 ? `${seconds2} s` : seconds2 < 3600 ? `${Math.round(seconds2 / 60)} min` : seconds2 < 172800 ? `${Math.round(seconds2 / 3600)} h` : `${Math.round(seconds2 / 86400)} d`;
+  return deltaMs > 0 ? `in ${text}` : `${text} ago`;
 }
 function duration2(ms) {
   return ms < 1e3 ? `${ms} ms` : `${(ms / 1e3).toFixed(1)} s`;
 }
-var STATUS_PAGE_CSP, BADGES, ACTIONS2, OUTCOME_TONES, RESULT_TONES, BAR_COLOURS, STYLE;
+var STATUS_PAGE_CSP, BADGES, ACTIONS, OUTCOME_TONES, RESULT_TONES, BAR_COLOURS, STYLE;
 var init_status_page = __esm({
   "src/daemon/status-page.ts"() {
     "use strict";
@@ -61268,7 +61011,7 @@ var init_status_page = __esm({
       timeout: ["timed out", "warn"],
       none: ["no pass yet", "idle"]
     };
-    ACTIONS2 = { create: "+ create", update: "~ update", replace: "-/+ replace", delete: "- delete" };
+    ACTIONS = { create: "+ create", update: "~ update", replace: "-/+ replace", delete: "- delete" };
     OUTCOME_TONES = { applied: "ok", failed: "bad", skipped: "idle", "not-applied": "idle" };
     RESULT_TONES = { success: "ok", failure: "bad", timeout: "warn" };
     BAR_COLOURS = { success: "#2f855a", failure: "#c53030", timeout: "#b7791f" };
@@ -61318,22 +61061,22 @@ details.history summary { cursor: pointer; font-weight: 600; }
 
 // src/daemon/connection-guard.ts
 function guardConnections(server, max, now = Date.now) {
-  const open3 = /* @__PURE__ */ new Map();
+  const open4 = /* @__PURE__ */ new Map();
   server.on("connection", (socket) => {
-    if (open3.size >= max) {
-      const longest = longestWaiting(open3);
+    if (open4.size >= max) {
+      const longest = longestWaiting(open4);
       if (longest === null) {
         socket.destroy();
         return;
       }
-      open3.delete(longest);
+      open4.delete(longest);
       longest.destroy();
     }
-    open3.set(socket, { since: now(), serving: false });
-    socket.once("close", () => open3.delete(socket));
+    open4.set(socket, { since: now(), serving: false });
+    socket.once("close", () => open4.delete(socket));
   });
   server.on("request", (request3, response) => {
-    const held = open3.get(request3.socket);
+    const held = open4.get(request3.socket);
     if (held === void 0) return;
     held.serving = true;
     response.once("close", () => {
@@ -61342,10 +61085,10 @@ function guardConnections(server, max, now = Date.now) {
     });
   });
 }
-function longestWaiting(open3) {
+function longestWaiting(open4) {
   let found = null;
   let since = Infinity;
-  for (const [socket, held] of open3) {
+  for (const [socket, held] of open4) {
     if (held.serving || held.since >= since) continue;
     found = socket;
     since = held.since;
@@ -61453,9 +61196,9 @@ async function route2(request3, response, routes) {
       return;
     }
     case "/metrics": {
-      const text2 = await routes.registry.metrics();
+      const text = await routes.registry.metrics();
       response.writeHead(200, { "content-type": routes.registry.contentType });
-      response.end(text2);
+      response.end(text);
       return;
     }
     default:
@@ -63587,28 +63330,28 @@ var require_pushgateway = __commonJS({
 var require_bucketGenerators = __commonJS({
   "node_modules/prom-client/lib/bucketGenerators.js"(exports) {
     "use strict";
-    exports.linearBuckets = (start, width, count5) => {
-      if (count5 < 1) {
+    exports.linearBuckets = (start, width, count4) => {
+      if (count4 < 1) {
         throw new Error("Linear buckets needs a positive count");
       }
-      const buckets = new Array(count5);
-      for (let i2 = 0; i2 < count5; i2++) {
+      const buckets = new Array(count4);
+      for (let i2 = 0; i2 < count4; i2++) {
         buckets[i2] = start + i2 * width;
       }
       return buckets;
     };
-    exports.exponentialBuckets = (start, factor, count5) => {
+    exports.exponentialBuckets = (start, factor, count4) => {
       if (start <= 0) {
         throw new Error("Exponential buckets needs a positive start");
       }
-      if (count5 < 1) {
+      if (count4 < 1) {
         throw new Error("Exponential buckets needs a positive count");
       }
       if (factor <= 1) {
         throw new Error("Exponential buckets needs a factor greater than 1");
       }
-      const buckets = new Array(count5);
-      for (let i2 = 0; i2 < count5; i2++) {
+      const buckets = new Array(count4);
+      for (let i2 = 0; i2 < count4; i2++) {
         buckets[i2] = start;
         start *= factor;
       }
@@ -63877,8 +63620,8 @@ var require_diag = __commonJS({
 var require_baggage_impl = __commonJS({
   "node_modules/@opentelemetry/api/dist/baggage/internal/baggage-impl.cjs"(exports) {
     var BaggageImpl = class BaggageImpl2 {
-      constructor(entries2) {
-        this._entries = entries2 ? new Map(entries2) : /* @__PURE__ */ new Map();
+      constructor(entries) {
+        this._entries = entries ? new Map(entries) : /* @__PURE__ */ new Map();
       }
       getEntry(key) {
         const entry = this._entries.get(key);
@@ -63926,8 +63669,8 @@ var require_utils4 = __commonJS({
     var require_baggage_impl2 = require_baggage_impl();
     var require_symbol2 = require_symbol();
     var diag = require_diag2.DiagAPI.instance();
-    function createBaggage(entries2 = {}) {
-      return new require_baggage_impl2.BaggageImpl(new Map(Object.entries(entries2)));
+    function createBaggage(entries = {}) {
+      return new require_baggage_impl2.BaggageImpl(new Map(Object.entries(entries)));
     }
     function baggageEntryMetadataFromString(str2) {
       if (typeof str2 !== "string") {
@@ -66562,7 +66305,7 @@ function createDaemonMetrics(options = {}) {
   return {
     registry,
     poolHealth(organization, pool, agents, age) {
-      for (const [status, count5] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count5);
+      for (const [status, count4] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count4);
       if (age === null) newestPing.remove({ organization, pool });
       else newestPing.set({ organization, pool }, age);
     },
@@ -66586,8 +66329,8 @@ function createDaemonMetrics(options = {}) {
       for (const result of ["success", "failure", "timeout"]) passes.inc({ source, result }, 0);
       fighting.set({ source }, 0);
     },
-    drift(source, changes2) {
-      drift.set({ source }, changes2);
+    drift(source, changes) {
+      drift.set({ source }, changes);
     },
     fighting(source, resources) {
       fighting.set({ source }, resources);
@@ -67072,9 +66815,9 @@ var require_browser = __commonJS({
 var require_has_flag = __commonJS({
   "node_modules/has-flag/index.js"(exports, module) {
     "use strict";
-    module.exports = (flag3, argv = process.argv) => {
-      const prefix = flag3.startsWith("-") ? "" : flag3.length === 1 ? "-" : "--";
-      const position = argv.indexOf(prefix + flag3);
+    module.exports = (flag2, argv = process.argv) => {
+      const prefix = flag2.startsWith("-") ? "" : flag2.length === 1 ? "-" : "--";
+      const position = argv.indexOf(prefix + flag2);
       const terminatorPosition = argv.indexOf("--");
       return position !== -1 && (terminatorPosition === -1 || position < terminatorPosition);
     };
@@ -68155,8 +67898,8 @@ function callTaskParser(parser4, streams) {
   return parser4(streams.stdOut, streams.stdErr);
 }
 function parseStringResponse(result, parsers12, texts, trim = true) {
-  asArray(texts).forEach((text2) => {
-    for (let lines = toLinesWithContent(text2, trim), i2 = 0, max = lines.length; i2 < max; i2++) {
+  asArray(texts).forEach((text) => {
+    for (let lines = toLinesWithContent(text, trim), i2 = 0, max = lines.length; i2 < max; i2++) {
       const line = (offset = 0) => {
         if (i2 + offset >= max) {
           return;
@@ -68206,10 +67949,10 @@ function checkIsBareRepoTask() {
 function isNotRepoMessage(error) {
   return /(Not a git repository|Kein Git-Repository)/i.test(String(error));
 }
-function cleanSummaryParser(dryRun, text2) {
+function cleanSummaryParser(dryRun, text) {
   const summary = new CleanResponse(dryRun);
   const regexp = dryRun ? dryRunRemovalRegexp : removalRegexp;
-  toLinesWithContent(text2).forEach((line) => {
+  toLinesWithContent(text).forEach((line) => {
     const removed2 = line.replace(regexp, "");
     summary.paths.push(removed2);
     (isFolderRegexp.test(removed2) ? summary.folders : summary.files).push(removed2);
@@ -68236,8 +67979,8 @@ function straightThroughStringTask(commands, trimmed2 = false) {
   return {
     commands,
     format: "utf-8",
-    parser(text2) {
-      return trimmed2 ? String(text2).trim() : text2;
+    parser(text) {
+      return trimmed2 ? String(text).trim() : text;
     }
   };
 }
@@ -68275,8 +68018,8 @@ function cleanTask(mode, customArgs) {
   return {
     commands,
     format: "utf-8",
-    parser(text2) {
-      return cleanSummaryParser(mode === "n", text2);
+    parser(text) {
+      return cleanSummaryParser(mode === "n", text);
     }
   };
 }
@@ -68313,18 +68056,18 @@ function isInteractiveMode(option) {
   }
   return option === "--interactive";
 }
-function configListParser(text2) {
+function configListParser(text) {
   const config = new ConfigList();
-  for (const item of configParser(text2)) {
+  for (const item of configParser(text)) {
     config.addValue(item.file, String(item.key), item.value);
   }
   return config;
 }
-function configGetParser(text2, key) {
+function configGetParser(text, key) {
   let value2 = null;
   const values = [];
   const scopes = /* @__PURE__ */ new Map();
-  for (const item of configParser(text2, key)) {
+  for (const item of configParser(text, key)) {
     if (item.key !== key) {
       continue;
     }
@@ -68345,8 +68088,8 @@ function configGetParser(text2, key) {
 function configFilePath(filePath) {
   return filePath.replace(/^(file):/, "");
 }
-function* configParser(text2, requestedKey = null) {
-  const lines = text2.split("\0");
+function* configParser(text, requestedKey = null) {
+  const lines = text.split("\0");
   for (let i2 = 0, max = lines.length - 1; i2 < max; ) {
     const file = configFilePath(lines[i2++]);
     let value2 = lines[i2++];
@@ -68374,8 +68117,8 @@ function addConfigTask(key, value2, append2, scope) {
   return {
     commands,
     format: "utf-8",
-    parser(text2) {
-      return text2;
+    parser(text) {
+      return text;
     }
   };
 }
@@ -68387,8 +68130,8 @@ function getConfigTask(key, scope) {
   return {
     commands,
     format: "utf-8",
-    parser(text2) {
-      return configGetParser(text2, key);
+    parser(text) {
+      return configGetParser(text, key);
     }
   };
 }
@@ -68400,8 +68143,8 @@ function listConfigTask(scope) {
   return {
     commands,
     format: "utf-8",
-    parser(text2) {
-      return configListParser(text2);
+    parser(text) {
+      return configListParser(text);
     }
   };
 }
@@ -68747,8 +68490,8 @@ function hashObjectTask(filePath, write) {
   }
   return straightThroughStringTask(commands, true);
 }
-function parseInit(bare, path17, text2) {
-  const response = String(text2).trim();
+function parseInit(bare, path17, text) {
+  const response = String(text).trim();
   let result;
   if (result = initResponseRegex.exec(response)) {
     return new InitSummary(bare, path17, false, result[1]);
@@ -68778,8 +68521,8 @@ function initTask(bare = false, path17, customArgs) {
   return {
     commands,
     format: "utf-8",
-    parser(text2) {
-      return parseInit(commands.includes("--bare"), path17, text2);
+    parser(text) {
+      return parseInit(commands.includes("--bare"), path17, text);
     }
   };
 }
@@ -68949,10 +68692,10 @@ function objectEnumerationResult(remoteMessages) {
   };
 }
 function asObjectCount(source) {
-  const count5 = /^\s*(\d+)/.exec(source);
+  const count4 = /^\s*(\d+)/.exec(source);
   const delta = /delta (\d+)/i.exec(source);
   return {
-    count: asNumber(count5 && count5[1] || "0"),
+    count: asNumber(count4 && count4[1] || "0"),
     delta: asNumber(delta && delta[1] || "0")
   };
 }
@@ -69081,8 +68824,8 @@ function statusTask(customArgs) {
   return {
     format: "utf-8",
     commands,
-    parser(text2) {
-      return parseStatusSummary(text2);
+    parser(text) {
+      return parseStatusSummary(text);
     }
   };
 }
@@ -69324,14 +69067,14 @@ function pullTask(remote, branch, customArgs) {
     }
   };
 }
-function parseGetRemotes(text2) {
+function parseGetRemotes(text) {
   const remotes = {};
-  forEach(text2, ([name]) => remotes[name] = { name });
+  forEach(text, ([name]) => remotes[name] = { name });
   return Object.values(remotes);
 }
-function parseGetRemotesVerbose(text2) {
+function parseGetRemotesVerbose(text) {
   const remotes = {};
-  forEach(text2, ([name, url, purpose]) => {
+  forEach(text, ([name, url, purpose]) => {
     if (!Object.hasOwn(remotes, name)) {
       remotes[name] = {
         name,
@@ -69344,8 +69087,8 @@ function parseGetRemotesVerbose(text2) {
   });
   return Object.values(remotes);
 }
-function forEach(text2, handler) {
-  forEachLineWithContent(text2, (line) => handler(line.split(/\s+/)));
+function forEach(text, handler) {
+  forEachLineWithContent(text, (line) => handler(line.split(/\s+/)));
 }
 function addRemoteTask(remoteName, remoteRepo, customArgs) {
   return straightThroughStringTask(["remote", "add", ...customArgs, remoteName, remoteRepo]);
@@ -69433,8 +69176,8 @@ function tagListTask(customArgs = []) {
   return {
     format: "utf-8",
     commands: ["tag", "-l", ...customArgs],
-    parser(text2) {
-      return parseTagList(text2, hasCustomSort);
+    parser(text) {
+      return parseTagList(text, hasCustomSort);
     }
   };
 }
@@ -69535,11 +69278,11 @@ function completionDetectionPlugin({
       result
     };
   }
-  function configureTimeout(flag3, event, timeout) {
-    if (flag3 === false) {
+  function configureTimeout(flag2, event, timeout) {
+    if (flag2 === false) {
       return;
     }
-    (flag3 === true ? event.promise : event.promise.then(() => delay(flag3))).then(timeout.done);
+    (flag2 === true ? event.promise : event.promise.then(() => delay(flag2))).then(timeout.done);
   }
   return {
     type: "spawn.after",
@@ -70050,8 +69793,8 @@ var init_esm = __esm({
           }
           fail(error);
         };
-        parser = (text2) => {
-          return text2.trim() === "true";
+        parser = (text) => {
+          return text.trim() === "true";
         };
       }
     });
@@ -70609,21 +70352,21 @@ var init_esm = __esm({
           }),
           new LineParser(
             /(\d+)[^,]*(?:,\s*(\d+)[^,]*)(?:,\s*(\d+))/g,
-            (result, [changes2, insertions, deletions]) => {
-              result.summary.changes = parseInt(changes2, 10) || 0;
+            (result, [changes, insertions, deletions]) => {
+              result.summary.changes = parseInt(changes, 10) || 0;
               result.summary.insertions = parseInt(insertions, 10) || 0;
               result.summary.deletions = parseInt(deletions, 10) || 0;
             }
           ),
           new LineParser(
             /^(\d+)[^,]*(?:,\s*(\d+)[^(]+\(([+-]))?/,
-            (result, [changes2, lines, direction]) => {
-              result.summary.changes = parseInt(changes2, 10) || 0;
-              const count5 = parseInt(lines, 10) || 0;
+            (result, [changes, lines, direction]) => {
+              result.summary.changes = parseInt(changes, 10) || 0;
+              const count4 = parseInt(lines, 10) || 0;
               if (direction === "-") {
-                result.summary.deletions = count5;
+                result.summary.deletions = count4;
               } else if (direction === "+") {
-                result.summary.insertions = count5;
+                result.summary.insertions = count4;
               }
             }
           )
@@ -70702,10 +70445,10 @@ var init_esm = __esm({
         statParser = [
           new LineParser(
             /^(.+)\s+\|\s+(\d+)(\s+[+\-]+)?$/,
-            (result, [file, changes2, alterations = ""]) => {
+            (result, [file, changes, alterations = ""]) => {
               result.files.push({
                 file: file.trim(),
-                changes: asNumber(changes2),
+                changes: asNumber(changes),
                 insertions: alterations.replace(/[^+]/g, "").length,
                 deletions: alterations.replace(/[^-]/g, "").length,
                 binary: false
@@ -70947,18 +70690,18 @@ var init_esm = __esm({
         remoteMessagesObjectParsers = [
           new RemoteLineParser(
             /^remote:\s*(enumerating|counting|compressing) objects: (\d+),/i,
-            (result, [action, count5]) => {
+            (result, [action, count4]) => {
               const key = action.toLowerCase();
               const enumeration = objectEnumerationResult(result.remoteMessages);
-              Object.assign(enumeration, { [key]: asNumber(count5) });
+              Object.assign(enumeration, { [key]: asNumber(count4) });
             }
           ),
           new RemoteLineParser(
             /^remote:\s*(enumerating|counting|compressing) objects: \d+% \(\d+\/(\d+)\),/i,
-            (result, [action, count5]) => {
+            (result, [action, count4]) => {
               const key = action.toLowerCase();
               const enumeration = objectEnumerationResult(result.remoteMessages);
-              Object.assign(enumeration, { [key]: asNumber(count5) });
+              Object.assign(enumeration, { [key]: asNumber(count4) });
             }
           ),
           new RemoteLineParser(
@@ -70979,8 +70722,8 @@ var init_esm = __esm({
         init_utils();
         init_parse_remote_objects();
         parsers2 = [
-          new RemoteLineParser(/^remote:\s*(.+)$/, (result, [text2]) => {
-            result.remoteMessages.all.push(text2.trim());
+          new RemoteLineParser(/^remote:\s*(.+)$/, (result, [text]) => {
+            result.remoteMessages.all.push(text.trim());
             return false;
           }),
           ...remoteMessagesObjectParsers,
@@ -70992,9 +70735,9 @@ var init_esm = __esm({
           ),
           new RemoteLineParser(
             [/found (\d+) vulnerabilities.+\(([^)]+)\)/i, /\s(https?:\/\/\S+)$/],
-            (result, [count5, summary, url]) => {
+            (result, [count4, summary, url]) => {
               result.remoteMessages.vulnerabilities = {
-                count: asNumber(count5),
+                count: asNumber(count4),
                 summary,
                 url
               };
@@ -71027,9 +70770,9 @@ var init_esm = __esm({
               result.deletions[file] = deletions.length;
             }
           }),
-          new LineParser(SUMMARY_REGEX, (result, [changes2, , insertions, , deletions]) => {
+          new LineParser(SUMMARY_REGEX, (result, [changes, , insertions, , deletions]) => {
             if (insertions !== void 0 || deletions !== void 0) {
-              result.summary.changes = +changes2 || 0;
+              result.summary.changes = +changes || 0;
               result.summary.insertions = +insertions || 0;
               result.summary.deletions = +deletions || 0;
               return true;
@@ -71325,8 +71068,8 @@ var init_esm = __esm({
             }
           ]
         ]);
-        parseStatusSummary = function(text2) {
-          const lines = text2.split(NULL);
+        parseStatusSummary = function(text) {
+          const lines = text.split(NULL);
           const status = new StatusSummary();
           for (let i2 = 0, l = lines.length; i2 < l; ) {
             let line = lines[i2++].trim();
@@ -71707,8 +71450,8 @@ var init_esm = __esm({
     init_CheckIgnore = __esm2({
       "src/lib/responses/CheckIgnore.ts"() {
         "use strict";
-        parseCheckIgnore = (text2) => {
-          return text2.split(/\n/g).map(toPath).filter(Boolean);
+        parseCheckIgnore = (text) => {
+          return text.split(/\n/g).map(toPath).filter(Boolean);
         };
       }
     });
@@ -72346,7 +72089,7 @@ import path11 from "node:path";
 async function checkCheckout(git, checkout, dir, gitPath) {
   const problems2 = [...await escapeProblems(checkout, dir, gitPath), ...await submoduleProblems(git, checkout, dir)];
   if (problems2.length === 0) return;
-  const summary = `The declared repo ${dir} has ${count2(problems2.length, "problem")}:`;
+  const summary = `The declared repo ${dir} has ${count(problems2.length, "problem")}:`;
   throw new ValidationError([summary, ...problems2.map((p2) => `  ${p2.file}: ${p2.message}`)].join("\n"), problems2);
 }
 async function escapeProblems(checkout, dir, gitPath) {
@@ -72362,14 +72105,14 @@ async function escapeProblems(checkout, dir, gitPath) {
   return [{ file: gitPath, message }];
 }
 async function submoduleProblems(git, checkout, dir) {
-  const base2 = path11.relative(checkout, dir).split(path11.sep).join("/");
-  const prefixes = READ_FOLDERS.map((folder) => base2 === "" ? folder : `${base2}/${folder}`);
+  const base = path11.relative(checkout, dir).split(path11.sep).join("/");
+  const prefixes = READ_FOLDERS.map((folder) => base === "" ? folder : `${base}/${folder}`);
   const staged = await git.raw(["ls-files", "--stage", "-z", "--", ...prefixes]);
   const problems2 = [];
   for (const entry of staged.split("\0")) {
     const match = /^160000 [0-9a-f]+ \d\t(.+)$/.exec(entry);
     if (match === null) continue;
-    const rel = path11.posix.relative(base2 === "" ? "." : base2, match[1]);
+    const rel = path11.posix.relative(base === "" ? "." : base, match[1]);
     const message = "is a git submodule; submodules are not fetched, so what it declares would be missing (and pruned): move its files into the repo";
     problems2.push({ file: rel, message });
   }
@@ -72478,8 +72221,8 @@ async function openRepository(checkout, options, remote, signal) {
   await git.remote(["set-url", "origin", remote.url]);
   return git;
 }
-function firstLines(text2) {
-  return text2.split("\n").map((l) => l.trim()).filter((l) => l !== "").slice(0, 3).join(" ");
+function firstLines(text) {
+  return text.split("\n").map((l) => l.trim()).filter((l) => l !== "").slice(0, 3).join(" ");
 }
 var GitFetchError, UNSAFE_ENV_ALLOWED;
 var init_git = __esm({
@@ -72786,7 +72529,7 @@ var init_readdirp = __esm({
 
 // node_modules/chokidar/handler.js
 import { watch as fs_watch, unwatchFile, watchFile } from "node:fs";
-import { realpath as fsrealpath, lstat as lstat2, open as open2, stat as stat2 } from "node:fs/promises";
+import { realpath as fsrealpath, lstat as lstat2, open as open3, stat as stat2 } from "node:fs/promises";
 import { type as osType } from "node:os";
 import * as sp from "node:path";
 function createFsWatchInstance(path17, options, listener, errHandler, emitRaw) {
@@ -73173,7 +72916,7 @@ var init_handler = __esm({
             cont.watcherUnusable = true;
           if (isWindows && error.code === "EPERM") {
             try {
-              const fd = await open2(path17, "r");
+              const fd = await open3(path17, "r");
               await fd.close();
               broadcastErr(error);
             } catch (err) {
@@ -74087,12 +73830,12 @@ var init_chokidar = __esm({
         let timeoutObject;
         const clear = () => {
           const item = action.get(path17);
-          const count5 = item ? item.count : 0;
+          const count4 = item ? item.count : 0;
           action.delete(path17);
           clearTimeout(timeoutObject);
           if (item)
             clearTimeout(item.timeoutObject);
-          return count5;
+          return count4;
         };
         timeoutObject = setTimeout(clear, timeout);
         const thr = { timeoutObject, clear, count: 0 };
@@ -74540,7 +74283,7 @@ function resultLabel(end) {
 function passRecord(end, startedAt, finishedAt, revision2, outcome, error, liveDrift) {
   const plan = outcome?.sourcePlan.plan ?? null;
   const results = new Map((outcome?.results ?? []).map((r2) => [r2.change, r2]));
-  const changes2 = (plan?.changes ?? []).slice(0, MAX_LISTED_CHANGES).map((change) => {
+  const changes = (plan?.changes ?? []).slice(0, MAX_LISTED_CHANGES).map((change) => {
     const result = results.get(change);
     return {
       resource: change.resource,
@@ -74561,7 +74304,7 @@ function passRecord(end, startedAt, finishedAt, revision2, outcome, error, liveD
     error,
     drift: plan === null ? null : plan.changes.length,
     liveDrift: liveDrift && plan !== null,
-    changes: changes2,
+    changes,
     changesOmitted: Math.max(0, (plan?.changes.length ?? 0) - MAX_LISTED_CHANGES),
     warnings: plan?.warnings ?? [],
     errors: outcome === null ? [] : [...sourceErrors(outcome.sourcePlan)]
@@ -74891,9 +74634,9 @@ function summaryLine(event, report2) {
   const override = report2.overrideWindow ? " (the sync window was overridden)" : "";
   switch (event) {
     case "applied":
-      return `policy-pool-sync: ${where} applied ${count4(applied)}${override}`;
+      return `policy-pool-sync: ${where} applied ${count3(applied)}${override}`;
     case "drift":
-      return `policy-pool-sync: ${where} found drift and repaired ${count4(applied)}${override}`;
+      return `policy-pool-sync: ${where} found drift and repaired ${count3(applied)}${override}`;
     case "failed":
       return `policy-pool-sync: ${where} failed: ${report2.error ?? "unknown error"}`;
     case "conflict":
@@ -74903,7 +74646,7 @@ function summaryLine(event, report2) {
     case "recovered":
       return `policy-pool-sync: ${where} recovered: the pass succeeded after failures`;
     case "window":
-      return `policy-pool-sync: ${where} has ${count4(report2.changes.length)} waiting for the sync window`;
+      return `policy-pool-sync: ${where} has ${count3(report2.changes.length)} waiting for the sync window`;
   }
 }
 function changeLine(change) {
@@ -74936,13 +74679,13 @@ function slackPayload(event, report2) {
   const listed = listedChanges(event, report2).map((c4) => `\u2022 ${changeLine(c4)}`);
   const omitted = report2.changes.length - listed.length;
   if (omitted > 0) listed.push(`\u2026 and ${omitted} more`);
-  const text2 = [summaryLine(event, report2), ...listed].join("\n");
-  return { text: slackEscaped(text2) };
+  const text = [summaryLine(event, report2), ...listed].join("\n");
+  return { text: slackEscaped(text) };
 }
-function slackEscaped(text2) {
-  return text2.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+function slackEscaped(text) {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
-function count4(n) {
+function count3(n) {
   return `${n} change${n === 1 ? "" : "s"}`;
 }
 var MAX_CHANGES_IN_MESSAGE;
@@ -75029,9 +74772,9 @@ function decoded(segment) {
     return segment;
   }
 }
-function cutAt(text2, max) {
-  const points = Array.from(text2);
-  return points.length <= max ? text2 : `${points.slice(0, max - 1).join("")}\u2026`;
+function cutAt(text, max) {
+  const points = Array.from(text);
+  return points.length <= max ? text : `${points.slice(0, max - 1).join("")}\u2026`;
 }
 function statusDescription(report2) {
   if (!report2.ok) return summaryLine("failed", report2).replace(/^policy-pool-sync: /, "");
@@ -75175,13 +74918,13 @@ async function openPassHistory(stateDir, source, logger) {
   let writing = Promise.resolve();
   return {
     passes,
-    add(record3) {
-      passes.unshift(record3);
+    add(record2) {
+      passes.unshift(record2);
       passes.length = Math.min(passes.length, HISTORY_LENGTH);
-      const text2 = `${JSON.stringify({ source, passes })}
+      const text = `${JSON.stringify({ source, passes })}
 `;
       writing = writing.then(
-        () => writeStateText(file, text2).catch((error) => logger.warn({ file, error: errorMessage(error) }, "cannot save the pass history"))
+        () => writeStateText(file, text).catch((error) => logger.warn({ file, error: errorMessage(error) }, "cannot save the pass history"))
       );
       return writing;
     }
@@ -75220,10 +74963,10 @@ function createPassWaiters() {
     started() {
       started += 1;
     },
-    ended(record3) {
+    ended(record2) {
       const done = waiting.filter((w2) => w2.after < started);
       waiting = waiting.filter((w2) => w2.after >= started);
-      for (const w2 of done) w2.resolve(record3);
+      for (const w2 of done) w2.resolve(record2);
     },
     close() {
       for (const w2 of waiting) w2.resolve(null);
@@ -75294,7 +75037,7 @@ async function readPoolHealth(api, organization) {
   return Promise.all(
     pools.map(async (pool) => {
       const agents = await api.listAgents(pool.id);
-      const counts = Object.fromEntries(STATUSES2.map((s3) => [s3, agents.filter((a) => a.status === s3).length]));
+      const counts = Object.fromEntries(STATUSES.map((s3) => [s3, agents.filter((a) => a.status === s3).length]));
       const pings = agents.map((a) => a.lastPingAt).filter((p2) => p2 !== null && !Number.isNaN(Date.parse(p2)));
       const newest = pings.length === 0 ? null : new Date(Math.max(...pings.map((p2) => Date.parse(p2)))).toISOString();
       const workspaces = new Set(pool.workspaceIds).size;
@@ -75304,11 +75047,11 @@ async function readPoolHealth(api, organization) {
     })
   );
 }
-var STATUSES2;
+var STATUSES;
 var init_pool_health = __esm({
   "src/daemon/pool-health.ts"() {
     "use strict";
-    STATUSES2 = ["idle", "busy", "exited", "errored", "unknown"];
+    STATUSES = ["idle", "busy", "exited", "errored", "unknown"];
   }
 });
 
@@ -75798,7 +75541,7 @@ function createAuthGate(options) {
     if (buckets.size > limits.maxClients) buckets.delete(buckets.keys().next().value);
     return refreshed;
   };
-  const record3 = (endpoint, client, reason) => {
+  const record2 = (endpoint, client, reason) => {
     failures.inc({ endpoint });
     const state = unlogged.get(endpoint) ?? { count: 0, loggedAt: -Infinity };
     state.count += 1;
@@ -75814,16 +75557,16 @@ function createAuthGate(options) {
       const known = buckets.has(client) ? bucket(client) : null;
       if (known !== null && known.tokens < 1) {
         throttled.inc({ endpoint });
-        record3(endpoint, client, "throttled");
+        record2(endpoint, client, "throttled");
         return "throttled";
       }
       if (verify()) return "ok";
       (known ?? bucket(client)).tokens -= 1;
-      record3(endpoint, client, request3.headers.authorization === void 0 ? "no Authorization header" : "wrong token");
+      record2(endpoint, client, request3.headers.authorization === void 0 ? "no Authorization header" : "wrong token");
       return "refused";
     },
     failed(endpoint, request3, reason) {
-      record3(endpoint, clientOf(request3), reason);
+      record2(endpoint, clientOf(request3), reason);
     },
     retryAfterSeconds(request3) {
       const found = buckets.get(clientOf(request3));
@@ -75930,9 +75673,9 @@ async function readRecord(file) {
     );
   }
 }
-async function writeRecord(file, record3) {
+async function writeRecord(file, record2) {
   try {
-    await writeStateText(file, `${JSON.stringify(record3)}
+    await writeStateText(file, `${JSON.stringify(record2)}
 `);
   } catch (error) {
     throw new Error(`cannot save the suspended sources to ${file}: ${errorMessage(error)}`, { cause: error });
@@ -76214,18 +75957,18 @@ function poolFile(pool) {
   return { path: `agent-pools/${pool.name}.yaml`, bytes: yamlBytes(settings) };
 }
 function yamlBytes(value2) {
-  const plain = (0, import_yaml7.stringify)(value2, { lineWidth: 0 });
-  if (sameValue((0, import_yaml7.parse)(plain), value2)) return Buffer.from(plain, "utf8");
-  return Buffer.from((0, import_yaml7.stringify)(value2, { lineWidth: 0, defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" }), "utf8");
+  const plain = (0, import_yaml8.stringify)(value2, { lineWidth: 0 });
+  if (sameValue((0, import_yaml8.parse)(plain), value2)) return Buffer.from(plain, "utf8");
+  return Buffer.from((0, import_yaml8.stringify)(value2, { lineWidth: 0, defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" }), "utf8");
 }
 function sameValue(a, b3) {
   return JSON.stringify(a) === JSON.stringify(b3);
 }
-var import_yaml7;
+var import_yaml8;
 var init_files = __esm({
   "src/export/files.ts"() {
     "use strict";
-    import_yaml7 = __toESM(require_dist(), 1);
+    import_yaml8 = __toESM(require_dist(), 1);
     init_marker();
   }
 });
@@ -76290,11 +76033,11 @@ var init_export = __esm({
 import { mkdir as mkdir2, readdir as readdir3, writeFile } from "node:fs/promises";
 import path14 from "node:path";
 async function checkTarget(dir, force) {
-  const entries2 = await readdir3(dir).catch((error) => {
+  const entries = await readdir3(dir).catch((error) => {
     if (error.code === "ENOENT") return [];
     throw error;
   });
-  if (entries2.length > 0 && !force) {
+  if (entries.length > 0 && !force) {
     throw new UsageError(`--export ${dir}: the folder is not empty; export into a new or empty folder, or pass --force to write over files of the same names`);
   }
 }
@@ -76409,7 +76152,7 @@ async function runValidate(args, config, io) {
         findings.push({ level: "error", message: `${source.name}: declares nothing in ${dir}. ${emptySourceHint(dir)}` });
         continue;
       }
-      io.stdout.write(`${source.name}: valid (${count2(declared.policies.length, "policy", "policies")}, ${count2(declared.pools.length, "agent pool")})
+      io.stdout.write(`${source.name}: valid (${count(declared.policies.length, "policy", "policies")}, ${count(declared.pools.length, "agent pool")})
 `);
       for (const warning of declared.warnings ?? []) io.stdout.write(`  warning: ${warning}
 `);
@@ -76417,7 +76160,7 @@ async function runValidate(args, config, io) {
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       invalid3 += 1;
-      io.stdout.write(`${source.name}: ${count2(error.problems.length, "problem")} in ${dir}
+      io.stdout.write(`${source.name}: ${count(error.problems.length, "problem")} in ${dir}
 `);
       for (const problem of error.problems) io.stdout.write(`  ${formatProblem(problem)}
 `);
@@ -76448,8 +76191,8 @@ async function workTreeRevision(dir) {
   try {
     const head = (await git("rev-parse", "--verify", "--quiet", "HEAD")).trim();
     if (!/^[0-9a-f]{40,64}$/.test(head)) return null;
-    const changes2 = await git("status", "--porcelain", "--untracked-files=normal", "--", ".");
-    return changes2.trim() === "" ? head : `${head}-dirty`;
+    const changes = await git("status", "--porcelain", "--untracked-files=normal", "--", ".");
+    return changes.trim() === "" ? head : `${head}-dirty`;
   } catch {
     return null;
   }
@@ -76509,6 +76252,7 @@ __export(one_shot_exports, {
 });
 import { writeFile as writeFile2 } from "node:fs/promises";
 async function runOnce(args, config, io) {
+  const saved = args.plan === null ? null : await readSavedPlan(args.plan, config, args);
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   let reachable = null;
   const beforeLive = () => reachable ??= checkReachable(config.api.url, void 0, proxySettings(io.env));
@@ -76517,7 +76261,6 @@ async function runOnce(args, config, io) {
   const progress = new ProgressReporter({ logger: io.logger, terminal: io.terminal ?? null });
   const forReader = logFormat(io.env["LOG_FORMAT"], io.terminal != null) === "pretty";
   const outcomes = [];
-  const saved = args.plan === null ? null : await readSavedPlan(args.plan, config, args);
   const sources = saved === null ? selectSources(config, args) : saved.map(([source]) => source);
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
   const dirs = /* @__PURE__ */ new Map();
@@ -76586,17 +76329,17 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
   }
   if (interrupt.early !== null) throw interrupt.early;
   if (args.out !== null) {
-    await writeFile2(args.out, redact(withSavedRun(renderSavedPlan(outcomes.map((o2) => o2.sourcePlan)), config, sources, args.prune)));
+    await writeFile2(args.out, redact(renderSavedPlan(outcomes.map((o2) => o2.sourcePlan), savedRun(config, sources, args))));
     io.logger.info({ file: args.out }, "plan saved; apply it with --reconcile --plan");
   }
   if (!printsEarly) io.stdout.write(render2(args, outcomes, io));
   else if (args.output === "text") io.stdout.write(applySummary(outcomes));
   if (io.stderr !== void 0) writeFindings(planFindings(plansForReader(outcomes.map((o2) => o2.sourcePlan), io.env), dirs), io.stderr, io.env);
   const summary = summarize(outcomes.map((o2) => o2.sourcePlan));
-  const changes2 = summary.create + summary.update + summary.replace + summary.delete;
+  const changes = summary.create + summary.update + summary.replace + summary.delete;
   if (interrupt.received !== null) return SIGNAL_EXIT_CODE[interrupt.received];
   if (outcomes.some((o2) => !o2.ok)) return 1;
-  return args.detailedExitcode && changes2 > 0 ? 2 : 0;
+  return args.detailedExitcode && changes > 0 ? 2 : 0;
 }
 function renderPlan(args, planned, io) {
   const plans = plansForReader(planned, io.env);
@@ -76612,9 +76355,14 @@ function render2(args, outcomes, io) {
 }
 async function readSavedPlan(file, config, args) {
   const { plan } = await readSavedPlanFile(file);
+  const matched = savedSourcesOf(plan.sources, file, config, args);
+  checkSavedRun(plan.run, file, config, matched.map(([source]) => source), args);
+  return matched;
+}
+function savedSourcesOf(sources, file, config, args) {
   const configured = config.sources.map((s3) => s3.name).join(", ");
   const matched = [];
-  for (const saved of plan.sources) {
+  for (const saved of sources) {
     if (args.source !== null && saved.name !== args.source) continue;
     const source = config.sources.find((s3) => s3.name === saved.name);
     if (source === void 0) {
@@ -76741,22 +76489,58 @@ function checkListen(listen, path17) {
   return [];
 }
 
+// src/config/env.ts
+init_host_port();
+import path from "node:path";
+function applyEnvOverrides(config, env, cwd) {
+  const problems2 = [];
+  const url = nonEmpty(env.API_BASE_URL);
+  const listen = nonEmpty(env.LISTEN_ADDRESS);
+  const stateDir = nonEmpty(env.STATE_DIR);
+  const shutdown = nonEmpty(env.SHUTDOWN_TIMEOUT);
+  const shutdownSeconds = shutdown === void 0 ? void 0 : Number(shutdown);
+  if (url !== void 0 && !/^(embedded|https?:\/\/\S+)$/.test(url)) {
+    problems2.push({ file: "environment", message: 'API_BASE_URL must be "embedded" or an http(s) URL ending in /api/v2' });
+  }
+  if (listen !== void 0 && !isHostPort(listen)) {
+    problems2.push({ file: "environment", message: `LISTEN_ADDRESS "${listen}" must be host:port, e.g. 0.0.0.0:9090` });
+  }
+  if (shutdownSeconds !== void 0 && !(Number.isFinite(shutdownSeconds) && shutdownSeconds >= 0)) {
+    problems2.push({ file: "environment", message: `SHUTDOWN_TIMEOUT "${shutdown}" must be a number of seconds, 0 or more` });
+  }
+  return {
+    config: {
+      ...config,
+      api: { ...config.api, url: url ?? config.api.url },
+      listen: listen ?? config.listen,
+      stateDir: stateDir === void 0 ? config.stateDir : path.resolve(cwd, stateDir),
+      shutdownTimeoutSeconds: shutdownSeconds !== void 0 && Number.isFinite(shutdownSeconds) ? shutdownSeconds : config.shutdownTimeoutSeconds
+    },
+    problems: problems2
+  };
+}
+function isHostPort(value2) {
+  return parseHostPort(value2) !== null;
+}
+function nonEmpty(value2) {
+  return value2 === void 0 || value2.trim() === "" ? void 0 : value2.trim();
+}
+
 // src/config/load.ts
-init_env();
 init_to_config();
 async function loadConfig(file, env, options = {}) {
-  let text2;
+  let text;
   try {
-    text2 = await readFile(file, "utf8");
+    text = await readFile(file, "utf8");
   } catch (error) {
     const reason = error.code === "ENOENT" ? "no such file" : error.message;
     throw new UsageError(`cannot read config file ${file}: ${reason}; pass --config FILE, or --source-dir and --organization`);
   }
-  return parseConfig(text2, file, env, options);
+  return parseConfig(text, file, env, options);
 }
-async function parseConfig(text2, file, env, options = {}) {
+async function parseConfig(text, file, env, options = {}) {
   const cwd = options.cwd ?? process.cwd();
-  const parsed = parseYaml(text2, file);
+  const parsed = parseYaml(text, file);
   if ("problems" in parsed) throw invalidFile("config", file, parsed.problems);
   const { doc } = parsed;
   const problems2 = [...checkYaml("config", doc), ...checkConfigRules(doc.value).map((p2) => doc.problem(p2.path, p2.message))];
@@ -76766,10 +76550,31 @@ async function parseConfig(text2, file, env, options = {}) {
   return overridden.config;
 }
 
+// src/config/flags.ts
+import path3 from "node:path";
+init_to_config();
+init_errors();
+function configFromFlags(flags, env, cwd = process.cwd()) {
+  const dir = path3.resolve(cwd, flags.sourceDir);
+  const name = flags.name ?? "default";
+  return configWithDefaults({ ...API_DEFAULTS }, [{ ...sourceDefaults(name, flags.organization), path: dir }], env, flags.apiUrl ?? null, cwd);
+}
+function configWithDefaults(api, sources, env, apiUrl, cwd) {
+  const config = {
+    api,
+    sources,
+    listen: DEFAULT_LISTEN,
+    webhookSecretEnv: "WEBHOOK_SECRET",
+    stateDir: path3.resolve(cwd, DEFAULT_STATE_DIR),
+    shutdownTimeoutSeconds: DEFAULT_SHUTDOWN_TIMEOUT_SECONDS
+  };
+  const overridden = applyEnvOverrides(config, env, cwd);
+  if (overridden.problems.length > 0) throw new ValidationError("invalid environment", overridden.problems);
+  return apiUrl === null ? overridden.config : { ...overridden.config, api: { ...overridden.config.api, url: apiUrl } };
+}
+
 // src/config/index.ts
-init_flags();
 init_token();
-init_env();
 
 // src/cli/main.ts
 init_errors();
@@ -76812,7 +76617,7 @@ Options:
   --state-dir DIR          git clones and the code cache (else STATE_DIR, else state-dir)
   --no-cache               neither read nor write the code cache for this run
   --out FILE               --dry-run: also save the plan to FILE (JSON), to apply later with --plan
-  --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale (needs no other flag)
+  --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale (with the dry run's flags again)
   --show FILE              print the plan saved in FILE as text, json or markdown (--output), with no API call
   --native-kind WORD       the API's word for the native kind: native or sentinel (the hosted service); unset: learned from the API
   --export DIR             write the live organization as a declared repo into DIR (new or empty; --force writes over)
@@ -76973,10 +76778,10 @@ var ONE_SHOT_FLAGS = [
   "native-kind"
 ];
 function checkDaemonFlags(values) {
-  const given = ONE_SHOT_FLAGS.filter((flag3) => values[flag3] !== void 0 && values[flag3] !== false);
-  const misplaced = given.filter((flag3) => !(flag3 === "no-cache" && values.config !== void 0));
+  const given = ONE_SHOT_FLAGS.filter((flag2) => values[flag2] !== void 0 && values[flag2] !== false);
+  const misplaced = given.filter((flag2) => !(flag2 === "no-cache" && values.config !== void 0));
   if (misplaced.length === 0) return;
-  const flags = misplaced.map((flag3) => `--${flag3}`).join(", ");
+  const flags = misplaced.map((flag2) => `--${flag2}`).join(", ");
   throw new UsageError(
     `${flags} ${misplaced.length === 1 ? "goes" : "go"} with a one-shot mode: add --dry-run (print the plan), --reconcile (apply it) or --validate (check the declared repo). Without a mode policy-pool-sync runs the daemon, which applies until stopped; it starts only from a config file.`
   );
@@ -77015,7 +76820,7 @@ var RedactedIo = class {
     return this.raw.env;
   }
   /** The redactor as it is now; pass `redact` (bound) where text leaves later. */
-  redact = (text2) => this.current(text2);
+  redact = (text) => this.current(text);
   learn(config) {
     this.current = createRedactor(knownSecrets(config, this.raw.env));
   }
@@ -77096,7 +76901,7 @@ async function readConfig(args, env) {
   if (args.config === null && args.sourceDir !== null) {
     return configFromFlags({ sourceDir: args.sourceDir, organization: args.organization ?? "", apiUrl: args.apiUrl, name: args.source }, env);
   }
-  if (args.config === null && args.mode === "reconcile" && args.plan !== null) return configFromSavedPlan(args.plan, env, args.apiUrl);
+  if (args.config === null && args.mode === "reconcile" && args.plan !== null) throw await withoutApplyingSide(args.plan, args.apiUrl ?? env["API_BASE_URL"] ?? null);
   const file = args.config ?? DEFAULT_CONFIG;
   if (!existsSync2(file)) {
     throw new UsageError(`config file ${file} not found; pass --config FILE, or --source-dir DIR --organization NAME`);

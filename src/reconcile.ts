@@ -1,5 +1,5 @@
 import type { PolicyApi } from './api/types.js';
-import { applyPlan, NOT_STARTED, type ActionResult } from './apply/apply.js';
+import { applyPlan, NOT_STARTED } from './apply/apply.js';
 import type { SourceConfig } from './config/types.js';
 import { readDeclared, withCodeTexts, type DeclaredCache } from './declared/index.js';
 import { declaresNothing, emptySourceError } from './declared/empty-source.js';
@@ -14,7 +14,7 @@ import { planPairs } from './plan/plan.js';
 import { matchPolicies, pairResources, type Pairing } from './plan/pairs.js';
 import { policiesShowingCode } from './plan/policies.js';
 import { checkSavedChanges, type SavedSource } from './plan/saved.js';
-import type { Plan, PlannedSource, PlanOptions, SourcePlan, UnplannedSource } from './plan/types.js';
+import type { ChangeResult, Plan, PlannedSource, PlanOptions, SourcePlan, UnplannedSource } from './plan/types.js';
 import type { PassProgress } from './progress.js';
 import { openPassSession, type PassSession } from './session.js';
 
@@ -72,7 +72,7 @@ export interface PassOutcome {
   /** The plan, or why none could be made (the declared repo is invalid, or the live state could not be read). */
   sourcePlan: SourcePlan;
   /** One result per planned change, in plan order; empty in plan mode, or when the plan was not applied. */
-  results: ActionResult[];
+  results: ChangeResult[];
   /** false when there is no plan, a guard refused, or an action failed. */
   ok: boolean;
 }

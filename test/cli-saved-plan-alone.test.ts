@@ -1,4 +1,4 @@
-/** A saved plan names its sources and API: applying it needs only the token, and --show prints it with no API call. */
+/** A saved plan records its sources and API; applying it takes them from this run, and --show prints it with no API call. */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { useWorld } from './helpers/world.js';
 describe('a saved plan on its own', () => {
   const fixture = useWorld();
 
-  it('--reconcile --plan FILE needs nothing but the token, even where a config file for the daemon lies', async () => {
+  it('--reconcile --plan FILE applies with the dry run\'s flags again; the file\'s record of them is only compared', async () => {
     const { world } = fixture;
     const dir = await fixture.repo({ 'policies/alone.native': 'main = rule { true }\n', 'agent-pools/alone.yaml': 'organization-scoped: true\n' });
     const file = join(await fixture.repo({}), 'plan.json');
@@ -20,8 +20,11 @@ describe('a saved plan on its own', () => {
     assert.equal(saved.run.api_url, world.url);
     assert.deepEqual(saved.run.sources.map((s) => [s.name, s.path, s.prune]), [['alone', dir, true]]);
 
-    // From the repository's root, where config/default.yaml (the daemon's, with the embedded API) would otherwise be read.
-    const applied = await spawnCli(['--reconcile', '--plan', file], { cwd: REPO_ROOT, env: { API_TOKEN: world.token, LOG_LEVEL: 'warn', STATE_DIR: world.stateDir } });
+    // From the repository's root, where config/default.yaml (the daemon's, with the embedded API) lies: not read.
+    const alone = await spawnCli(['--reconcile', '--plan', file], { cwd: REPO_ROOT, env: { API_TOKEN: world.token, LOG_LEVEL: 'warn', STATE_DIR: world.stateDir } });
+    assert.equal(alone.code, 1, alone.stdout + alone.stderr);
+    assert.match(alone.stderr, /this run names no API .*Pass the dry run's flags again/);
+    const applied = await world.spawnCli('--reconcile', dir, ['--plan', file, '--source', 'alone', '--prune']);
     assert.equal(applied.code, 0, applied.stdout + applied.stderr);
     assert.match(applied.stdout, /Apply complete! Resources: 2 created/);
     assert.ok((await world.policies()).some((p) => p.name === 'alone'));

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { renderJson, renderSavedPlan } from '../src/output/index.js';
-import { neverPingedPlans } from './helpers/output-plans.js';
+import { neverPingedPlans, SAVED_RUN } from './helpers/output-plans.js';
 import { useWorld } from './helpers/world.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
 
@@ -41,7 +41,7 @@ describe('the plan schema', () => {
 
   it('holds a plan and a saved plan deleting an agent that never pinged (a null last ping)', () => {
     assertPlan(JSON.parse(renderJson(neverPingedPlans())), 'JSON plan');
-    const saved = JSON.parse(renderSavedPlan(neverPingedPlans())) as { sources: { changes: { live: unknown }[] }[] };
+    const saved = JSON.parse(renderSavedPlan(neverPingedPlans(), SAVED_RUN)) as { sources: { changes: { live: unknown }[] }[] };
     assertPlan(saved, 'saved plan');
     assert.deepEqual(saved.sources[0]?.changes[0]?.live, { id: 'agent-Nev123', status: 'exited', lastPingAt: null });
   });

@@ -117,7 +117,7 @@ describe('saved plans are re-checked against a plan made now', () => {
     const file = path.join(plans, 'a.json');
     const mine = await save(world, dirA, 'pa', file, ['--prune']);
     assert.deepEqual(mine.sources[0]!.changes.map((c) => `${c.action} ${c.name}`), ['delete pa-two']);
-    await refused(world, dirA, 'pa', file, /delete policy "pa-two"/);
+    await refused(world, dirA, 'pa', file, /source "pa": prune \(--prune\) is true in the plan but false in this run/);
     const run = await world.cli('--reconcile', dirA, ['--source', 'pa', '--plan', file, '--prune']);
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.ok(!(await world.policies()).some((p) => p.name === 'pa-two'), 'applied with --prune');

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { renderSavedPlan, renderText } from '../src/output/index.js';
 import { savedChange } from '../src/plan/saved.js';
-import { parseSavedPlan } from '../src/plan/saved-read.js';
-import { neverPingedPlans, richPlans } from './helpers/output-plans.js';
+import { parseSavedPlan } from '../src/cli/saved-plan-file.js';
+import { neverPingedPlans, richPlans, SAVED_RUN } from './helpers/output-plans.js';
 import { runCli } from './helpers/cli.js';
 import { useWorld } from './helpers/world.js';
 
@@ -23,7 +23,7 @@ function changesOf(document: Json): Json[] {
 describe('the saved plan file, version "2"', () => {
   it('holds each change as the plan has it, and reads it back as that same change', () => {
     for (const plans of [richPlans(), neverPingedPlans()]) {
-      const read = parseSavedPlan(renderSavedPlan(plans), 'plan.json');
+      const read = parseSavedPlan(renderSavedPlan(plans, SAVED_RUN), 'plan.json');
       assert.equal(read.saved_plan_version, '2');
       read.sources.forEach((source, index) => {
         const planned = plans[index]!.plan?.changes ?? [];
@@ -34,28 +34,30 @@ describe('the saved plan file, version "2"', () => {
 
   it('shows a saved plan through the renderers of a fresh one: the same text', () => {
     const plans = richPlans();
-    const read = parseSavedPlan(renderSavedPlan(plans), 'plan.json');
+    const read = parseSavedPlan(renderSavedPlan(plans, SAVED_RUN), 'plan.json');
     const shown = read.sources.map((s, i) => ({ ...plans[i]!, plan: { ...plans[i]!.plan!, changes: s.changes ?? [] } }));
     const fresh = plans.map((s) => ({ ...s, plan: { ...s.plan!, changes: s.plan!.changes.map(savedChange) } }));
     assert.equal(renderText(shown, { color: false }), renderText(fresh, { color: false }));
   });
 
   it('refuses a plan saved as "1", saying to make a new plan', () => {
-    const document = JSON.parse(renderSavedPlan(neverPingedPlans())) as Json;
+    const document = JSON.parse(renderSavedPlan(neverPingedPlans(), SAVED_RUN)) as Json;
     document['saved_plan_version'] = '1';
     assert.throws(() => parseSavedPlan(JSON.stringify(document), 'old.json'), /old\.json was saved by an older version \(saved_plan_version "1"\).*make a new plan/);
   });
 
   it('refuses a change of the wrong shape, naming the source, the change and the key', () => {
     const cases: Array<[(change: Json) => void, RegExp]> = [
-      [(c) => { c['live']['lastPingAt'] = 5; }, /source "platform": the change of "agent" "runner-9": live\.lastPingAt must be a string, not 5 \(a number\)/],
-      [(c) => { delete c['poolName']; }, /the change of "agent" "runner-9": it has no "poolName"/],
-      [(c) => { c['uploadCode'] = true; }, /the change of "agent" "runner-9": it has an unknown key "uploadCode"/],
-      [(c) => { c['fields'] = { code: { before: null, after: 'main = rule { true }' } }; }, /fields\.code\.after must be an object/],
-      [(c) => { c['action'] = 'update'; }, /the change of "agent" "runner-9": action must be one of "delete", not "update"/],
+      [(c) => { c['live']['lastPingAt'] = 5; }, /plan\.json: source "platform": the change of "agent" "runner-9": live\.lastPingAt must be a string or null, not 5 \(a number\)/],
+      [(c) => { delete c['poolName']; }, /the change of "agent" "runner-9": the change is missing the key "poolName"/],
+      [(c) => { c['uploadCode'] = true; }, /the change of "agent" "runner-9": uploadCode is not a key of a change of "agent"/],
+      [(c) => { c['fields'] = { code: { before: null, after: 'main = rule { true }' } }; }, /fields\.code\.after must be a mapping/],
+      [(c) => { c['action'] = 'update'; }, /the change of "agent" "runner-9": action must be "delete", not "update"/],
+      [(c) => { c['live'] = { id: 1 }; }, /live is missing the key "status"\n(.*\n)*.*live\.id must be a string, not 1 \(a number\)/],
+      [(c) => { c['outcome'] = 'applied'; c['message'] = null; }, /the change has "outcome"/],
     ];
     for (const [edit, message] of cases) {
-      const document = JSON.parse(renderSavedPlan(neverPingedPlans())) as Json;
+      const document = JSON.parse(renderSavedPlan(neverPingedPlans(), SAVED_RUN)) as Json;
       edit(changesOf(document)[0]!);
       assert.throws(() => parseSavedPlan(JSON.stringify(document), 'plan.json'), message);
     }

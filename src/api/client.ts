@@ -1,3 +1,4 @@
+import { DEFAULT_API_CONCURRENCY, DEFAULT_RETRY_BUDGET_SECONDS } from '../config/to-config.js';
 import type { Logger } from '../logger.js';
 import { ApiError, CodeTooLargeError } from '../errors.js';
 import { MAX_CODE_BYTES, wireKind, type NativeKindName } from '../model.js';
@@ -100,10 +101,10 @@ export class ApiClient implements PolicyApi {
       token: options.token,
       logger: options.logger,
       rateLimit: options.rateLimit ?? 'auto',
-      concurrency: options.concurrency ?? 8,
+      concurrency: options.concurrency ?? DEFAULT_API_CONCURRENCY,
       timeoutMs: options.timeoutMs ?? 30_000,
       maxRetries: options.maxRetries ?? Infinity,
-      retryBudgetMs: options.retryBudgetMs ?? 60_000,
+      retryBudgetMs: options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_SECONDS * 1000,
       clock: options.clock ?? systemClock(),
       userAgent: options.userAgent ?? userAgent(),
       ...(options.proxy === undefined ? {} : { proxy: options.proxy }),

@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
 import { withKnownSets } from './replace-sets.js';
 import type { CreatePolicyInput, Policy, PolicyApi, UpdateAgentPoolInput, UpdatePolicyInput } from '../api/types.js';
+import { DEFAULT_API_CONCURRENCY } from '../config/to-config.js';
 import { codeBody } from '../declared/index.js';
 import { ApiError, errorMessage } from '../errors.js';
 import { mapLimit } from '../map-limit.js';
@@ -11,9 +12,6 @@ import { refuseMet } from '../plan/pairs.js';
 import type { Ownership } from '../model.js';
 import type { CodeRef } from '../plan/refs.js';
 import { NOT_STARTED, type AgentChange, type Change, type ChangeResult, type Plan, type PolicyChange, type PoolChange } from '../plan/types.js';
-
-/** What became of one planned change. */
-export type ActionResult = ChangeResult;
 
 export interface ApplyOptions {
   api: PolicyApi;
@@ -33,7 +31,7 @@ export interface ApplyOptions {
    */
   appliedLogLevel?: 'info' | 'debug';
   /** Called as each change reaches its outcome (for progress reports). */
-  onResult?: (result: ActionResult) => void;
+  onResult?: (result: ChangeResult) => void;
 }
 
 export { NOT_STARTED } from '../plan/types.js';
@@ -47,9 +45,9 @@ export { NOT_STARTED } from '../plan/types.js';
  * (dependent-deletes.ts); a policy created in this pass whose upload fails is deleted again.
  * Resolves with one result per planned change, in plan order.
  */
-export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<ActionResult[]> {
-  const results = new Map<Change, ActionResult>();
-  const record = (change: Change, outcome: ActionResult['outcome'], message: string | null = null) => {
+export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<ChangeResult[]> {
+  const results = new Map<Change, ChangeResult>();
+  const record = (change: Change, outcome: ChangeResult['outcome'], message: string | null = null) => {
     const result = { change, outcome, message };
     results.set(change, result);
     options.onResult?.(result);
@@ -57,7 +55,7 @@ export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<Acti
     if (outcome === 'failed') options.logger.error({ ...meta, error: message }, 'change failed');
     else options.logger[options.appliedLogLevel ?? 'info'](meta, 'change applied');
   };
-  const limit = Math.max(1, options.concurrency ?? 8);
+  const limit = Math.max(1, options.concurrency ?? DEFAULT_API_CONCURRENCY);
   const run = <T extends Change>(changes: T[], step: (change: T) => Promise<void>) =>
     mapLimit(changes, limit, async (change) => {
       if (options.stop?.aborted === true) return;
@@ -228,7 +226,7 @@ function poolUpdate(change: PoolChange): UpdateAgentPoolInput {
 async function deleteAgent(
   change: AgentChange,
   options: ApplyOptions,
-  record: (change: Change, outcome: ActionResult['outcome'], message?: string | null) => void,
+  record: (change: Change, outcome: ChangeResult['outcome'], message?: string | null) => void,
 ): Promise<void> {
   try {
     await options.api.deleteAgent(change.live.id);

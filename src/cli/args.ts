@@ -76,7 +76,7 @@ Options:
   --state-dir DIR          git clones and the code cache (else STATE_DIR, else state-dir)
   --no-cache               neither read nor write the code cache for this run
   --out FILE               --dry-run: also save the plan to FILE (JSON), to apply later with --plan
-  --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale (needs no other flag)
+  --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale (with the dry run's flags again)
   --show FILE              print the plan saved in FILE as text, json or markdown (--output), with no API call
   --native-kind WORD       the API's word for the native kind: native or sentinel (the hosted service); unset: learned from the API
   --export DIR             write the live organization as a declared repo into DIR (new or empty; --force writes over)

@@ -11,7 +11,7 @@ import { adviceForAction, inAction } from './action-advice.js';
 import { writeFindings } from './error-lines.js';
 import { Interrupted } from './interrupt.js';
 import { RedactedIo } from './redacted-io.js';
-import { configFromSavedPlan } from './saved-run.js';
+import { withoutApplyingSide } from './saved-run.js';
 
 const DEFAULT_CONFIG = 'config/default.yaml';
 
@@ -96,8 +96,8 @@ async function readConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config
     // --validate makes no API call, so the organization is not needed there.
     return configFromFlags({ sourceDir: args.sourceDir, organization: args.organization ?? '', apiUrl: args.apiUrl, name: args.source }, env);
   }
-  // A saved plan names its sources and API: applying it needs no other flag.
-  if (args.config === null && args.mode === 'reconcile' && args.plan !== null) return configFromSavedPlan(args.plan, env, args.apiUrl);
+  // A saved plan records its API and sources, but never supplies them: the applying side names both.
+  if (args.config === null && args.mode === 'reconcile' && args.plan !== null) throw await withoutApplyingSide(args.plan, args.apiUrl ?? env['API_BASE_URL'] ?? null);
   const file = args.config ?? DEFAULT_CONFIG;
   if (!existsSync(file)) {
     throw new UsageError(`config file ${file} not found; pass --config FILE, or --source-dir DIR --organization NAME`);

@@ -22,7 +22,7 @@ import { planFindings, writeFindings } from './error-lines.js';
 import { interruption } from './interrupt.js';
 import { markdownContext } from './markdown-context.js';
 import { readSavedPlanFile } from './saved-plan-file.js';
-import { withSavedRun } from './saved-run.js';
+import { checkSavedRun, savedRun } from './saved-run.js';
 import { selectSources, sourceContext, type CliIo } from './sources.js';
 import { oneShotNotifications } from './one-shot-notify.js';
 
@@ -34,6 +34,8 @@ export type { CliIo } from './sources.js';
  * the apply; its JSON is one document at the end, carrying the plan and each change's outcome.
  */
 export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise<number> {
+  // A saved plan is checked against this run's API and settings before the client exists: a refusal sends nothing.
+  const saved = args.plan === null ? null : await readSavedPlan(args.plan, config, args);
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   // Checked once, before the first request of the first source whose repo is valid: a wrong folder is reported first.
   let reachable: Promise<void> | null = null;
@@ -45,7 +47,6 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   // applied, the request counts) are debug there, info in JSON logs.
   const forReader = logFormat(io.env['LOG_FORMAT'], io.terminal != null) === 'pretty';
   const outcomes: PassOutcome[] = [];
-  const saved = args.plan === null ? null : await readSavedPlan(args.plan, config, args);
   const sources = saved === null ? selectSources(config, args) : saved.map(([source]) => source);
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
   const dirs = new Map<string, string>();
@@ -103,7 +104,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   }
   if (interrupt.early !== null) throw interrupt.early;
   if (args.out !== null) {
-    await writeFile(args.out, redact(withSavedRun(renderSavedPlan(outcomes.map((o) => o.sourcePlan)), config, sources, args.prune)));
+    await writeFile(args.out, redact(renderSavedPlan(outcomes.map((o) => o.sourcePlan), savedRun(config, sources, args))));
     io.logger.info({ file: args.out }, 'plan saved; apply it with --reconcile --plan');
   }
   if (!printsEarly) io.stdout.write(render(args, outcomes, io));
@@ -137,9 +138,15 @@ function render(args: CliArgs, outcomes: PassOutcome[], io: CliIo): string {
  */
 async function readSavedPlan(file: string, config: Config, args: CliArgs): Promise<Array<[SourceConfig, SavedSource]>> {
   const { plan } = await readSavedPlanFile(file);
+  const matched = savedSourcesOf(plan.sources, file, config, args);
+  checkSavedRun(plan.run, file, config, matched.map(([source]) => source), args);
+  return matched;
+}
+
+function savedSourcesOf(sources: readonly SavedSource[], file: string, config: Config, args: CliArgs): Array<[SourceConfig, SavedSource]> {
   const configured = config.sources.map((s) => s.name).join(', ');
   const matched: Array<[SourceConfig, SavedSource]> = [];
-  for (const saved of plan.sources) {
+  for (const saved of sources) {
     if (args.source !== null && saved.name !== args.source) continue;
     const source = config.sources.find((s) => s.name === saved.name);
     if (source === undefined) {

@@ -1,94 +1,120 @@
 /**
- * Where a saved plan's sources live and which API it was made against, saved beside the plan (`run`), so that
- * `--reconcile --plan FILE` needs nothing more than the token: the config is rebuilt from the file.
+ * What a saved plan records of the run that made it (`run`): the API, and each planned source's location and the
+ * settings that decide what it may write. The record is a description, never a source of authority: applying the
+ * plan takes the API and every setting from the applying side (flags, the environment, `--config`), and refuses,
+ * before any request, a plan whose record differs from them in anything that could widen what is written.
  */
 import path from 'node:path';
-import { configWithDefaults } from '../config/flags.js';
-import { DEFAULT_RETRY_BUDGET_SECONDS, sourceDefaults } from '../config/to-config.js';
-import type { ApiConfig, Config, SourceConfig } from '../config/types.js';
-import { errorMessage, UsageError } from '../errors.js';
-import type { NativeKindName, Ownership } from '../model.js';
+import type { Config, SourceConfig } from '../config/types.js';
+import { UsageError } from '../errors.js';
 import { savedUrl } from '../redact.js';
-import { readSavedPlanText } from './saved-plan-file.js';
+import type { SavedRun, SavedRunSource } from '../plan/saved.js';
+import { readSavedPlanFile } from './saved-plan-file.js';
 
-/** One source as the run that saved the plan had it; a git URL never carries credentials. */
-export interface SavedRunSource {
-  name: string;
-  organization: string;
-  /** Absolute. */
-  path: string | null;
-  git: { url: string; ref: string; path: string } | null;
+/** The flags of the run that decide authority beyond the config: `--prune` and `--force`. */
+export interface RunFlags {
   prune: boolean;
-  ownership: Ownership;
-  max_deletes: number;
-  allow_empty: boolean;
-  adopt: boolean;
-  max_agent_pools: number;
-  strict_imports?: boolean;
+  force: boolean;
 }
 
-export interface SavedRun {
-  api_url: string;
-  /** The API's word for the native kind when it was set, and the enforcement dialect; absent: learned from the API (and in plans saved before they were recorded). */
-  native_kind?: NativeKindName;
-  legacy_enforce?: boolean;
-  sources: SavedRunSource[];
-}
-
-/** The saved plan's text with `run` added: the API URL and each planned source's location and settings. */
-export function withSavedRun(planText: string, config: Config, sources: readonly SourceConfig[], prune: boolean): string {
-  const document = JSON.parse(planText) as Record<string, unknown>;
-  const run: SavedRun = {
+/** The record of this run a saved plan keeps (`run`): the API URL and each planned source's location and settings. */
+export function savedRun(config: Config, sources: readonly SourceConfig[], flags: RunFlags): SavedRun {
+  return {
     api_url: savedUrl(config.api.url),
     ...(config.api.nativeKind === null ? {} : { native_kind: config.api.nativeKind }),
     legacy_enforce: config.api.legacyEnforce,
-    sources: sources.map((s) => ({
-      name: s.name,
-      organization: s.organization,
-      path: s.path === null ? null : path.resolve(s.path),
-      git: s.git === null ? null : { ...s.git, url: savedUrl(s.git.url) },
-      prune: prune || s.prune,
-      ownership: s.ownership,
-      max_deletes: s.maxDeletes,
-      allow_empty: s.allowEmpty,
-      adopt: s.adopt,
-      max_agent_pools: s.maxAgentPools,
-      strict_imports: s.strictImports === true,
-    })),
+    sources: sources.map((source) => ({ ...authority(source, flags), path: source.path === null ? null : path.resolve(source.path) })),
   };
-  return `${JSON.stringify({ ...document, run }, null, 2)}\n`;
+}
+
+/** One source's settings that decide what the apply may write, as the saved plan records them. */
+function authority(source: SourceConfig, flags: RunFlags): Omit<SavedRunSource, 'path'> {
+  return {
+    name: source.name,
+    organization: source.organization,
+    git: source.git === null ? null : { ...source.git, url: savedUrl(source.git.url) },
+    prune: flags.prune || source.prune,
+    ownership: source.ownership,
+    max_deletes: source.maxDeletes,
+    allow_empty: source.allowEmpty,
+    adopt: source.adopt,
+    max_agent_pools: source.maxAgentPools,
+    strict_imports: source.strictImports === true,
+    force: flags.force,
+  };
+}
+
+/** The settings compared, each with its name in messages (the flag or config key that sets it). */
+const COMPARED: ReadonlyArray<[keyof Omit<SavedRunSource, 'name' | 'path' | 'strict_imports'>, string]> = [
+  ['organization', 'organization'],
+  ['git', 'git (url, ref, path)'],
+  ['ownership', 'ownership'],
+  ['adopt', 'adopt (--adopt)'],
+  ['prune', 'prune (--prune)'],
+  ['max_deletes', 'max-deletes'],
+  ['force', 'force (--force)'],
+  ['allow_empty', 'allow-empty (--allow-empty)'],
+  ['max_agent_pools', 'max-agent-pools'],
+];
+
+/**
+ * Refuses a saved plan whose record of its run is not this run's: another API (its token goes only where this run
+ * says), or a source whose authority differs (organization, git location, ownership, adopt, prune, max-deletes,
+ * force, allow-empty, max-agent-pools). Every difference is named with both values. A local folder's path is not
+ * compared: checkouts differ between jobs, and the folder read is always this run's.
+ */
+export function checkSavedRun(run: SavedRun | undefined, file: string, config: Config, sources: readonly SourceConfig[], flags: RunFlags): void {
+  if (run === undefined) {
+    throw new UsageError(`the saved plan ${file} does not record the API and settings it was made with (an older version saved it); make a new plan with --dry-run --out FILE`);
+  }
+  const problems: string[] = [];
+  const planned = apiOrigin(run.api_url);
+  const here = apiOrigin(config.api.url);
+  if (planned !== here) {
+    problems.push(`it was made against the API ${planned}, but this run's API is ${here} (--api-url, API_BASE_URL or api.url): the token goes only to the API this run names`);
+  }
+  for (const source of sources) {
+    const recorded = run.sources.find((s) => s.name === source.name);
+    if (recorded === undefined) {
+      problems.push(`it does not record the settings of source "${source.name}"`);
+      continue;
+    }
+    const now = authority(source, flags);
+    const saved = { ...recorded, force: recorded.force ?? false };
+    for (const [key, label] of COMPARED) {
+      const a = JSON.stringify(saved[key] ?? null);
+      const b = JSON.stringify(now[key] ?? null);
+      if (a !== b) problems.push(`source "${source.name}": ${label} is ${a} in the plan but ${b} in this run`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new UsageError(
+      `the saved plan ${file} was made with other settings than this run's; refusing to apply it (pass the dry run's flags or --config again):\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    );
+  }
+}
+
+/** An API URL as compared and shown: scheme, host, port and base path, without credentials, query or trailing slash. */
+export function apiOrigin(url: string): string {
+  if (url === 'embedded') return url;
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return JSON.stringify(url);
+  }
 }
 
 /**
- * The config of `--reconcile --plan FILE` given without `--config` or `--source-dir`: the sources and API URL the
- * plan was made with. `--api-url`, then API_BASE_URL, win over the saved URL; STATE_DIR and the other variables apply.
+ * The refusal of `--reconcile --plan FILE` given neither `--config` nor `--source-dir`: the file records the API and
+ * sources it was made with, and this run must name them itself. Nothing is sent.
  */
-export async function configFromSavedPlan(file: string, env: NodeJS.ProcessEnv, apiUrl: string | null, cwd = process.cwd()): Promise<Config> {
-  const text = await readSavedPlanText(file);
-  let run: SavedRun | undefined;
-  try {
-    run = (JSON.parse(text) as { run?: SavedRun }).run;
-  } catch (error) {
-    throw new UsageError(`cannot read the saved plan ${file}: ${errorMessage(error)}`);
-  }
-  if (run === undefined || typeof run.api_url !== 'string' || !Array.isArray(run.sources)) {
-    throw new UsageError(`the saved plan ${file} does not say where its sources are (an older version saved it): pass --config FILE, or --source-dir DIR --organization NAME`);
-  }
-  const api: ApiConfig = {
-    url: run.api_url, tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: run.legacy_enforce === true,
-    retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS, nativeKind: run.native_kind === 'sentinel' || run.native_kind === 'native' ? run.native_kind : null,
-  };
-  const sources: SourceConfig[] = run.sources.map((s) => ({
-    ...sourceDefaults(s.name, s.organization),
-    path: s.path,
-    git: s.git,
-    prune: s.prune,
-    ownership: s.ownership,
-    maxDeletes: s.max_deletes,
-    allowEmpty: s.allow_empty,
-    adopt: s.adopt,
-    maxAgentPools: s.max_agent_pools,
-    strictImports: s.strict_imports === true,
-  }));
-  return configWithDefaults(api, sources, env, apiUrl, cwd);
+export async function withoutApplyingSide(file: string, apiUrl: string | null): Promise<UsageError> {
+  const { plan } = await readSavedPlanFile(file);
+  const made = plan.run === undefined ? 'an API it does not record' : `the API ${apiOrigin(plan.run.api_url)}`;
+  const here = apiUrl === null ? 'this run names no API (--api-url, API_BASE_URL or --config)' : `this run names the API ${apiOrigin(apiUrl)} but no source`;
+  return new UsageError(
+    `the saved plan ${file} was made against ${made}, and ${here}: applying a saved plan takes the API and every setting from this run, never from the file. ` +
+      'Pass the dry run\'s flags again (--source-dir DIR --organization NAME --source NAME --api-url URL, and --prune, --adopt, --allow-empty or --force as given then) or --config FILE',
+  );
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { applyEnvOverrides } from './env.js';
-import { DEFAULT_LISTEN, DEFAULT_RETRY_BUDGET_SECONDS, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_STATE_DIR, sourceDefaults } from './to-config.js';
+import { API_DEFAULTS, DEFAULT_LISTEN, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_STATE_DIR, sourceDefaults } from './to-config.js';
 import type { ApiConfig, Config, SourceConfig } from './types.js';
 import { ValidationError } from '../errors.js';
 
@@ -23,8 +23,7 @@ export interface ConfigFlags {
 export function configFromFlags(flags: ConfigFlags, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): Config {
   const dir = path.resolve(cwd, flags.sourceDir);
   const name = flags.name ?? 'default';
-  const api: ApiConfig = { url: 'embedded', tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, nativeKind: null, retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS };
-  return configWithDefaults(api, [{ ...sourceDefaults(name, flags.organization), path: dir }], env, flags.apiUrl ?? null, cwd);
+  return configWithDefaults({ ...API_DEFAULTS }, [{ ...sourceDefaults(name, flags.organization), path: dir }], env, flags.apiUrl ?? null, cwd);
 }
 
 /**

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { NativeKindName, Ownership } from '../model.js';
-import type { Config, NotificationConfig, SourceConfig, SyncWindow } from './types.js';
+import type { ApiConfig, Config, NotificationConfig, SourceConfig, SyncWindow } from './types.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:9090';
 export const DEFAULT_STATE_DIR = '.policy-pool-sync';
@@ -8,6 +8,19 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 30;
 /** Seconds one API request may keep retrying or waiting on 429s. */
 export const DEFAULT_RETRY_BUDGET_SECONDS = 60;
 export const DEFAULT_SCHEDULE = '*/5 * * * *';
+/** Requests in flight at once. */
+export const DEFAULT_API_CONCURRENCY = 8;
+
+/** The API settings a config file, flags alone and the saved run start from: the one place their defaults are written. */
+export const API_DEFAULTS: Readonly<ApiConfig> = {
+  url: 'embedded',
+  tokenFile: null,
+  rateLimit: 'auto',
+  concurrency: DEFAULT_API_CONCURRENCY,
+  legacyEnforce: false,
+  nativeKind: null,
+  retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS,
+};
 
 /** The config file as written (kebab-case), after schema validation. */
 export interface RawConfig {
@@ -61,13 +74,13 @@ export function toConfig(raw: RawConfig, cwd: string): Config {
   const tokenFile = raw.api?.['token-file'] ?? null;
   return {
     api: {
-      url: raw.api?.url ?? 'embedded',
+      url: raw.api?.url ?? API_DEFAULTS.url,
       tokenFile: tokenFile === null ? null : path.resolve(cwd, tokenFile),
-      rateLimit: raw.api?.['rate-limit'] ?? 'auto',
-      concurrency: raw.api?.concurrency ?? 8,
-      legacyEnforce: raw.api?.['legacy-enforce'] ?? false,
-      nativeKind: raw.api?.['native-kind'] ?? null,
-      retryBudgetSeconds: raw.api?.['retry-budget'] ?? DEFAULT_RETRY_BUDGET_SECONDS,
+      rateLimit: raw.api?.['rate-limit'] ?? API_DEFAULTS.rateLimit,
+      concurrency: raw.api?.concurrency ?? API_DEFAULTS.concurrency,
+      legacyEnforce: raw.api?.['legacy-enforce'] ?? API_DEFAULTS.legacyEnforce,
+      nativeKind: raw.api?.['native-kind'] ?? API_DEFAULTS.nativeKind,
+      retryBudgetSeconds: raw.api?.['retry-budget'] ?? API_DEFAULTS.retryBudgetSeconds,
     },
     sources: raw.sources.map((s) => toSource(s, cwd)),
     listen: raw.listen ?? DEFAULT_LISTEN,

@@ -1,4 +1,4 @@
-import type { ActionResult } from '../apply/apply.js';
+import type { ChangeResult } from '../plan/types.js';
 import { sourceErrors } from '../output/index.js';
 import { asDrift } from '../plan/reasons.js';
 import type { ChangeAction, ResourceType } from '../plan/types.js';
@@ -13,7 +13,7 @@ export const MAX_LISTED_CHANGES = 100;
 export type PassResultLabel = 'success' | 'failure' | 'timeout';
 
 /** What became of one planned change: the apply's outcome, or `not-applied` when the plan was refused or never applied. */
-export type PassChangeOutcome = ActionResult['outcome'] | 'not-applied';
+export type PassChangeOutcome = ChangeResult['outcome'] | 'not-applied';
 
 export interface PassChange {
   resource: ResourceType;
@@ -62,7 +62,7 @@ export function passRecord(
   end: LoopPassEnd, startedAt: Date, finishedAt: Date, revision: string | null, outcome: PassOutcome | null, error: string | null, liveDrift: boolean,
 ): PassRecord {
   const plan = outcome?.sourcePlan.plan ?? null;
-  const results = new Map<unknown, ActionResult>((outcome?.results ?? []).map((r) => [r.change, r]));
+  const results = new Map<unknown, ChangeResult>((outcome?.results ?? []).map((r) => [r.change, r]));
   const changes = (plan?.changes ?? []).slice(0, MAX_LISTED_CHANGES).map((change): PassChange => {
     const result = results.get(change);
     return {

@@ -1,10 +1,11 @@
 import { normalizeLineEnds } from '../line-ends.js';
+import { printable, printableCode } from './printable.js';
 
 // Escaping: any text from the repo or the API must print as itself.
 
 /** Free text for Markdown: HTML special characters as entities, Markdown punctuation backslash-escaped, on one line. */
 export function escapeText(text: string): string {
-  return normalizeLineEnds(text)
+  return printable(normalizeLineEnds(text).replace(/\n/g, ' '))
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -14,7 +15,7 @@ export function escapeText(text: string): string {
 
 /** Text for inside HTML tags such as `<summary>`. */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return printable(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 function longestRun(text: string, char: string): number {
@@ -29,7 +30,7 @@ function longestRun(text: string, char: string): number {
 
 /** A code span that holds any text: a fence longer than any backtick run inside, pipes escaped for tables. */
 export function inlineCode(text: string): string {
-  const oneLine = normalizeLineEnds(text).replace(/\n/g, ' ');
+  const oneLine = printable(normalizeLineEnds(text).replace(/\n/g, ' '));
   const fence = '`'.repeat(longestRun(oneLine, '`') + 1);
   const pad = oneLine.startsWith('`') || oneLine.endsWith('`') || oneLine.startsWith(' ') ? ' ' : '';
   return `${fence}${pad}${oneLine.replace(/\|/g, '\\|')}${pad}${fence}`;
@@ -38,5 +39,5 @@ export function inlineCode(text: string): string {
 /** A fenced code block that no line inside can close early. */
 export function fencedBlock(lines: readonly string[], language: string): string[] {
   const fence = '`'.repeat(Math.max(3, longestRun(lines.join('\n'), '`') + 1));
-  return [`${fence}${language}`, ...lines, fence];
+  return [`${fence}${language}`, ...lines.map(printableCode), fence];
 }

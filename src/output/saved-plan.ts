@@ -1,4 +1,4 @@
-import { SAVED_PLAN_VERSION, savedChange, type SavedPlan } from '../plan/saved.js';
+import { SAVED_PLAN_VERSION, savedChange, type SavedPlan, type SavedRun } from '../plan/saved.js';
 import type { SourcePlan } from '../plan/types.js';
 import { sourceErrors, summarize } from './describe.js';
 
@@ -6,9 +6,9 @@ import { sourceErrors, summarize } from './describe.js';
  * The saved plan (`--dry-run --out FILE`): the JSON plan (`format_version` "1", same sources and summary) plus
  * `saved_plan_version`, with each change saved whole as the plan holds it (plan/saved.ts `savedChange`): besides the
  * JSON plan's keys, the live resource and the declaration it was planned against and what the apply does, from which
- * the check of the saved plan computes its fingerprints.
+ * the check of the saved plan compares; and `run`, the record of the run that made it.
  */
-export function renderSavedPlan(plans: readonly SourcePlan[]): string {
+export function renderSavedPlan(plans: readonly SourcePlan[], run: SavedRun): string {
   const summary = summarize(plans);
   const document: SavedPlan & Record<string, unknown> = {
     format_version: '1',
@@ -22,6 +22,7 @@ export function renderSavedPlan(plans: readonly SourcePlan[]): string {
       errors: [...sourceErrors(source)],
     })),
     summary: { create: summary.create, update: summary.update, replace: summary.replace, delete: summary.delete },
+    run,
   };
   return `${JSON.stringify(document, null, 2)}\n`;
 }

@@ -1,5 +1,6 @@
 import type { Change, ChangeAction, FieldChange, SourcePlan } from '../plan/types.js';
 import { closingLines, codeDiffLines, describeCode, formatValue, hasCodeDiff, noPlanLine, pushAll, sourceErrors } from './describe.js';
+import { printable, printableCode } from './printable.js';
 
 export interface TextOptions {
   /** ANSI colour; the caller decides (see `shouldColor`). */
@@ -7,8 +8,8 @@ export interface TextOptions {
 }
 
 function header(source: SourcePlan): string {
-  const revision = source.revision === null ? 'no revision' : `revision ${source.revision}`;
-  return `Source "${source.name}": organization "${source.organization}", ${revision}`;
+  const revision = source.revision === null ? 'no revision' : `revision ${printable(source.revision)}`;
+  return `Source "${printable(source.name)}": organization "${printable(source.organization)}", ${revision}`;
 }
 
 function renderSource(source: SourcePlan, p: Palette): string[] {
@@ -23,13 +24,13 @@ function renderSource(source: SourcePlan, p: Palette): string[] {
   const warnings = plan?.warnings ?? [];
   if (warnings.length > 0) {
     lines.push(p.yellow('Warnings:'));
-    for (const warning of warnings) lines.push(`  - ${warning}`);
+    for (const warning of warnings) lines.push(`  - ${printable(warning)}`);
     lines.push('');
   }
   const errors = sourceErrors(source);
   if (errors.length > 0) {
     lines.push(p.red('Errors:'));
-    for (const error of errors) lines.push(`  - ${error}`);
+    for (const error of errors) lines.push(`  - ${printable(error)}`);
     lines.push('');
   }
   return lines;
@@ -81,7 +82,7 @@ function fieldSymbol(action: ChangeAction, field: FieldChange, p: Palette): stri
 }
 
 function fieldValue(name: string, action: ChangeAction, field: FieldChange): string {
-  const show = name === 'code' ? describeCode : formatValue;
+  const show = name === 'code' ? describeCode : (value: unknown) => printable(formatValue(value));
   if (action === 'delete') return `${show(field.before)} -> null`;
   if (action === 'create' || field.before === null) return show(field.after);
   const arrow = `${show(field.before)} -> ${show(field.after)}`;
@@ -97,17 +98,18 @@ function diffLine(line: string, p: Palette): string {
 
 /** One change as a Terraform-like block: a comment with the reason, the resource heading, its fields, a code diff. */
 function renderChange(change: Change, p: Palette): string[] {
+  const shown = printable(change.name);
   const lines = [
-    p.bold(`  # ${change.resource} "${change.name}" ${WILL[change.action]}`) + ` (${change.reason})`,
-    `${paintSymbol(change.action, p)} resource "${change.resource}" "${change.name}" {`,
+    p.bold(`  # ${change.resource} "${shown}" ${WILL[change.action]}`) + ` (${printable(change.reason)})`,
+    `${paintSymbol(change.action, p)} resource "${change.resource}" "${shown}" {`,
   ];
-  const entries = Object.entries(change.fields);
+  const entries = Object.entries(change.fields).map(([key, field]): [string, FieldChange] => [printable(key), field]);
   const width = Math.max(change.id === null ? 0 : 2, ...entries.map(([name]) => name.length));
-  if (change.id !== null) lines.push(`        ${'id'.padEnd(width)} = ${formatValue(change.id)}`);
+  if (change.id !== null) lines.push(`        ${'id'.padEnd(width)} = ${printable(formatValue(change.id))}`);
   for (const [name, field] of entries) {
     if (name === 'code' && hasCodeDiff(change)) {
       lines.push(`      ${p.yellow('~')} code:`);
-      for (const line of codeDiffLines(change)) lines.push(`          ${diffLine(line, p)}`);
+      for (const line of codeDiffLines(change)) lines.push(`          ${diffLine(printableCode(line), p)}`);
       continue;
     }
     lines.push(`      ${fieldSymbol(change.action, field, p)} ${name.padEnd(width)} = ${fieldValue(name, change.action, field)}`);

@@ -1,6 +1,6 @@
 /**
  * What a change carries of the declaration and the live resource it was planned from: plain data (what the apply
- * writes, what it acts on, what a saved plan fingerprints), copied here once from the pairs, never the objects
+ * writes, what it acts on, what the check of a saved plan compares), copied here once from the pairs, never the objects
  * themselves. A change can be serialised whole, and holds no code text but the one its diff shows. Pure.
  */
 import type { CodeSummary } from '../code-content.js';

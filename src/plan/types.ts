@@ -39,7 +39,7 @@ export interface FieldChange {
 /**
  * A change is plain data (it serialises whole): the JSON plan's `resource, name, id, action, reason, fields`, plus
  * what the apply needs of the declaration and of the live resource it was planned against (refs.ts), whose values
- * are also what a saved plan fingerprints (fingerprints.ts). A fresh plan and a checked saved plan hold these same
+ * are also what the check of a saved plan compares (saved.ts). A fresh plan and a checked saved plan hold these same
  * changes, applied by one `applyPlan` and rendered by one set of renderers.
  */
 interface ChangeBase {

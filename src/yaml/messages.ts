@@ -57,6 +57,8 @@ export function schemaMessage(error: ErrorObject, path: KeyPath): string {
       return `${label} lists ${describeValue((error.data as unknown[])[Number(params.j)])} twice`;
     case 'required':
       return `${label} is missing the key "${String(params.missingProperty)}"`;
+    case 'const':
+      return `${label} must be ${JSON.stringify(params.allowedValue)}, not ${value}`;
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':

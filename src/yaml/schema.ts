@@ -7,7 +7,7 @@ import { pointerPath, type KeyPath } from './key-path.js';
 import { schemaMessage } from './messages.js';
 
 /** The published JSON Schemas (draft 2020-12), `schemas/<name>.schema.json`; editors use them to complete the YAML. */
-export type SchemaName = 'config' | 'policy-settings' | 'agent-pool' | 'emulator-seed';
+export type SchemaName = 'config' | 'policy-settings' | 'agent-pool' | 'emulator-seed' | 'plan';
 
 /** One way a value breaks its schema. */
 export interface SchemaIssue {
@@ -50,6 +50,12 @@ function validatorFor(name: SchemaName): ValidateFunction {
     compiled.set(name, validate);
   }
   return validate;
+}
+
+/** The errors of `value` against the schema `name` as ajv reports them (with `verbose`), for callers that word them their own way. */
+export function schemaErrors(name: SchemaName, value: unknown): ErrorObject[] {
+  const validate = validatorFor(name);
+  return validate(value) ? [] : [...(validate.errors ?? [])];
 }
 
 /** Every way `value` breaks the schema `name`, one issue per mistake. */

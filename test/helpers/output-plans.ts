@@ -1,6 +1,7 @@
 /** Plans for the renderer tests, made by the real planner from declared and live state. */
 import { withMarker } from '../../src/plan/marker.js';
 import { planChanges } from '../../src/plan/plan.js';
+import type { SavedRun } from '../../src/plan/saved.js';
 import type { SourcePlan } from '../../src/plan/types.js';
 import { declaredPolicy, declaredPool, defaultOptions, livePolicy, livePool } from './plan-fixtures.js';
 
@@ -76,3 +77,6 @@ export function neverPingedPlans(): SourcePlan[] {
   );
   return [{ name: 'platform', organization: 'example-org', revision: null, plan }];
 }
+
+/** A saved plan's record of the run that made it, for renderings of a saved plan without a run. */
+export const SAVED_RUN: SavedRun = { api_url: 'http://127.0.0.1:9/api/v2', native_kind: 'native', legacy_enforce: false, sources: [] };
