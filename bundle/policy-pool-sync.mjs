@@ -25354,7 +25354,7 @@ var init_action_advice = __esm({
   "src/cli/action-advice.ts"() {
     "use strict";
     SWITCHES = ["force", "allow-empty", "adopt", "prune"];
-    VALUES = ["timeout", "api-url", "source-dir", "organization", "source", "config", "state-dir"];
+    VALUES = ["max-agent-pools", "timeout", "api-url", "source-dir", "organization", "source", "config", "state-dir"];
   }
 });
 
@@ -59910,7 +59910,7 @@ function readPools(files, maxAgentPools, realRoot) {
   for (const poolFile2 of poolFiles) problems2.push(...poolFile2.problems);
   problems2.push(...previousNameProblems(poolFiles));
   if (files.length > maxAgentPools) {
-    const message = `declares ${files.length} agent pools (${files.map((file) => file.rel).join(", ")}) but the organization allows ${maxAgentPools}; remove pools or raise max-agent-pools in the config`;
+    const message = `declares ${files.length} agent pools (${files.map((file) => file.rel).join(", ")}) but max-agent-pools is ${maxAgentPools}: that is this tool's own guard against declaring more pools than meant, not the organization's limit. Remove pools, or raise it to what the organization allows with --max-agent-pools ${files.length} (or max-agent-pools: ${files.length} on the source in the config)`;
     problems2.push({ file: "agent-pools", message });
   }
   return { pools: poolFiles.map((poolFile2) => poolFile2.pool), problems: problems2 };
@@ -76326,7 +76326,9 @@ var init_write_tree = __esm({
 function exportSummary(result, organization, dir) {
   const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
   const lines = [`Exported ${organization} to ${dir}: ${plural(result.policies, "policy").replace(/policys$/, "policies")}, ${plural(result.pools, "agent pool")} (${plural(result.files.length, "file")}).`];
-  if (result.pools > 1) lines.push(`The organization has ${result.pools} agent pools: set max-agent-pools: ${result.pools} on the source (the default is 1).`);
+  if (result.pools > 1) {
+    lines.push(`The organization has ${result.pools} agent pools: plan and apply with --max-agent-pools ${result.pools} (or max-agent-pools: ${result.pools} on the source in a config; the default is 1).`);
+  }
   if (result.notExported.length > 0) {
     lines.push(`Not exported (${result.notExported.length}):`);
     for (const item of result.notExported) lines.push(`  ${item.resource} "${item.name}": ${item.reason}`);
@@ -76806,6 +76808,7 @@ Options:
   --allow-empty            accept a source that declares nothing (as allow-empty: true)
   --adopt                  take over policies that carry another source's marker (as adopt: true)
   --strict-imports         imports that fail on the service (Sentinel modules, Rego packages not declared) are errors
+  --max-agent-pools N      declare up to N agent pools (as max-agent-pools: N; default 1): the tool's own guard
   --timeout SECONDS        the limit of a --reconcile or --dry-run pass (default 1800)
   --source-dir DIR         declared repo folder, for use without a config file
   --organization NAME      organization, with --source-dir (not needed by --validate)
@@ -76862,6 +76865,7 @@ var OPTIONS = {
   "allow-empty": { type: "boolean" },
   adopt: { type: "boolean" },
   "strict-imports": { type: "boolean" },
+  "max-agent-pools": { type: "string" },
   timeout: { type: "string" },
   "source-dir": { type: "string" },
   organization: { type: "string" },
@@ -76910,6 +76914,10 @@ Run policy-pool-sync --help for every flag.`);
   const mode = values.export !== void 0 ? "export" : values.show !== void 0 ? "show" : modes[0] ?? "daemon";
   if (mode === "daemon") checkDaemonFlags(values);
   if (mode === "export" && values.organization === void 0) throw new UsageError("--export DIR needs --organization NAME (and --api-url URL, or API_BASE_URL)");
+  const maxAgentPools = values["max-agent-pools"] === void 0 ? null : Number(values["max-agent-pools"]);
+  if (maxAgentPools !== null && (!Number.isInteger(maxAgentPools) || maxAgentPools < 1)) {
+    throw new UsageError(`--max-agent-pools must be a whole number of at least 1, not "${values["max-agent-pools"]}"`);
+  }
   const timeoutSeconds = values.timeout === void 0 ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError(`--timeout must be a number of seconds, not "${values.timeout}"`);
   if (values.config === void 0 && values["source-dir"] !== void 0 && values.prune === true && values.source === void 0) {
@@ -76936,6 +76944,7 @@ Run policy-pool-sync --help for every flag.`);
     allowEmpty: values["allow-empty"] === true,
     adopt: values.adopt === true,
     strictImports: values["strict-imports"] === true,
+    maxAgentPools,
     timeoutSeconds,
     sourceDir: values["source-dir"] ?? null,
     organization: values.organization ?? null,
@@ -76968,7 +76977,8 @@ var ONE_SHOT_FLAGS = [
   "timeout",
   "no-cache",
   "strict-imports",
-  "native-kind"
+  "native-kind",
+  "max-agent-pools"
 ];
 function checkDaemonFlags(values) {
   const given = ONE_SHOT_FLAGS.filter((flag3) => values[flag3] !== void 0 && values[flag3] !== false);
@@ -77040,7 +77050,13 @@ async function resolveConfig(args, env) {
   return {
     ...config,
     api: args.nativeKind === null ? config.api : { ...config.api, nativeKind: args.nativeKind },
-    sources: config.sources.map((source) => ({ ...source, allowEmpty: source.allowEmpty || args.allowEmpty, adopt: source.adopt || args.adopt, ...args.strictImports ? { strictImports: true } : {} }))
+    sources: config.sources.map((source) => ({
+      ...source,
+      allowEmpty: source.allowEmpty || args.allowEmpty,
+      adopt: source.adopt || args.adopt,
+      ...args.strictImports ? { strictImports: true } : {},
+      ...args.maxAgentPools === null ? {} : { maxAgentPools: args.maxAgentPools }
+    }))
   };
 }
 async function readConfig(args, env) {

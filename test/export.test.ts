@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli } from './helpers/cli.js';
-import { ORG, POLICY_SET, policyBody } from './helpers/emulator.js';
+import { ORG, POLICY_SET, WORKSPACES, policyBody } from './helpers/emulator.js';
+import { REPO_ROOT } from './helpers/repo-root.js';
 import { CORPUS } from './helpers/repos.js';
-import { World } from './helpers/world.js';
+import { World, useWorld } from './helpers/world.js';
 
 /** Every file under `dir`, relative path to bytes. */
 async function treeOf(dir: string): Promise<Map<string, Buffer>> {
@@ -122,5 +123,48 @@ describe('--export', () => {
     const forced = await exportCli(world, dir, ['--force']);
     assert.equal(forced.code, 0, forced.stderr);
     assert.equal(await readFile(path.join(dir, 'README.md'), 'utf8'), 'mine\n');
+  });
+});
+
+/** The `sh` block under the heading that starts with `heading` in docs/coming-from-terraform.md, as argv (comments and line continuations dropped). */
+async function docCommand(heading: string): Promise<string[]> {
+  const doc = await readFile(path.join(REPO_ROOT, 'docs/coming-from-terraform.md'), 'utf8');
+  const section = doc.slice(doc.indexOf(`## ${heading}`));
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  const line = block.split('\n').filter((l) => !/^\s*export /.test(l)).map((l) => l.replace(/#.*$/, '').replace(/\\\s*$/, '')).join(' ');
+  return line.trim().split(/\s+/).slice(1);
+}
+
+describe('--export of an organization with several agent pools, then step 4 of coming-from-terraform.md as written', () => {
+  const fixture = useWorld({
+    nativeKind: 'sentinel',
+    organizations: [{
+      name: ORG, maxAgentPools: 3, workspaces: WORKSPACES,
+      agentPools: [{ name: 'build' }, { name: 'deploy', organizationScoped: false, allowedWorkspaces: [WORKSPACES[0]!.id] }, { name: 'scan' }],
+    }],
+  });
+
+  it('prints --max-agent-pools 3, and the documented dry run with it plans 0 changes', async () => {
+    const { world } = fixture;
+    const dir = path.join(await fixture.repo({}), 'policy-repo');
+    const substitute = (args: string[]): string[] => args.map((arg) => (arg === './policy-repo' ? dir : arg === 'my-org' ? ORG : /^(\.\.\.|https:\/\/app\.example\.com\/api\/v2)$/.test(arg) ? world.url : arg));
+    const env = { API_TOKEN: world.token, LOG_LEVEL: 'warn', STATE_DIR: world.stateDir };
+    const exportArgs = substitute(await docCommand('1. Export'));
+    assert.deepEqual(exportArgs.slice(0, 2), ['--export', dir]);
+    const exported = await runCli(exportArgs, { env });
+    assert.equal(exported.code, 0, exported.stderr + exported.stdout);
+    assert.match(exported.stdout, /3 agent pools: plan and apply with --max-agent-pools 3 /);
+
+    const step4 = await docCommand('4. The first reconcile');
+    const withoutFlag = substitute(step4.filter((arg, i) => arg !== '--max-agent-pools' && step4[i - 1] !== '--max-agent-pools'));
+    const refused = await runCli(withoutFlag, { env });
+    assert.equal(refused.code, 1, refused.stdout);
+    assert.match(refused.stdout + refused.stderr, /max-agent-pools is 1: that is this tool's own guard[^\n]*not the organization's limit[^\n]*--max-agent-pools 3 \(or max-agent-pools: 3 on the source/);
+
+    const documented = substitute(step4).map((arg, i, all) => (all[i - 1] === '--max-agent-pools' ? '3' : arg));
+    assert.ok(documented.includes('--max-agent-pools'), 'step 4 gives the flag');
+    const planned = await runCli([...documented, '--detailed-exitcode'], { env });
+    assert.equal(planned.code, 0, planned.stdout + planned.stderr);
+    assert.match(planned.stdout, /No changes/);
   });
 });
