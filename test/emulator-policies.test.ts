@@ -137,4 +137,33 @@ describe('emulator policies', () => {
     assert.equal((await t.call('GET', `/policies/${id}`)).status, 404);
     assert.equal((await t.call('DELETE', `/policies/${id}`)).status, 404);
   });
+
+  it('changes a policy set\'s policies by relationship: POST adds, DELETE removes, 204; unknown set 404, unknown policy 422 changing nothing', async () => {
+    const SET_B = 'polset-bbbbbbbbbbbbbbbb';
+    const made = await t.call('POST', '/organizations/org/policies', { body: policyBody('member', {}, [SET_A]) });
+    const id = made.json.data.id as string;
+    const setsOf = async () => ((await t.call('GET', `/policies/${id}`)).json.data.relationships['policy-sets'].data as Array<{ id: string }>).map((r) => r.id).sort();
+    const members = (ids: string[]) => ({ data: ids.map((pol) => ({ id: pol, type: 'policies' })) });
+    const added = await t.call('POST', `/policy-sets/${SET_B}/relationships/policies`, { body: members([id]) });
+    assert.equal(added.status, 204, added.text);
+    assert.equal(added.text, '');
+    assert.deepEqual(await setsOf(), [SET_A, SET_B]);
+    assert.equal((await t.call('GET', `/policies/${id}`)).json.data.attributes['policy-set-count'], 2);
+    assert.equal((await t.call('POST', `/policy-sets/${SET_B}/relationships/policies`, { body: members([id]) })).status, 204, 'adding again changes nothing');
+    assert.deepEqual(await setsOf(), [SET_A, SET_B]);
+
+    const removed = await t.call('DELETE', `/policy-sets/${SET_A}/relationships/policies`, { body: members([id]) });
+    assert.equal(removed.status, 204, removed.text);
+    assert.deepEqual(await setsOf(), [SET_B]);
+
+    const unknownSet = await t.call('POST', '/policy-sets/polset-nosuchset0000000/relationships/policies', { body: members([id]) });
+    assert.equal(unknownSet.status, 404);
+    assert.equal((await t.call('DELETE', '/policy-sets/polset-nosuchset0000000/relationships/policies', { body: members([id]) })).status, 404);
+    const unknownPolicy = await t.call('POST', `/policy-sets/${SET_A}/relationships/policies`, { body: members([id, 'pol-nosuchpolicy00000']) });
+    assert.equal(unknownPolicy.status, 422);
+    assert.match(unknownPolicy.json.errors[0].detail, /policy pol-nosuchpolicy00000 not found/);
+    assert.deepEqual(await setsOf(), [SET_B], 'a refused request changes nothing');
+    assert.equal((await t.call('POST', `/policy-sets/${SET_A}/relationships/policies`, { body: { data: [{ id, type: 'workspaces' }] } })).status, 422);
+    assert.equal((await t.call('POST', `/policy-sets/${SET_A}/relationships/policies`, { body: members([id]), contentType: 'application/json' })).status, 415);
+  });
 });
