@@ -60621,14 +60621,20 @@ async function readLive(given) {
   const total = policies.filter((p2) => needsCode(p2, declaredOf.get(p2))).length;
   let done = 0;
   options.onCodeProgress?.(done, total);
-  const counted = async (policy) => {
-    const result = await withCode(policy, declaredOf.get(policy), options);
+  const counted = async (listed2) => {
+    const policy = await withSets(listed2, declaredOf.get(listed2), api);
+    const result = await withCode(policy, declaredOf.get(listed2), options);
     if (needsCode(policy, declaredOf.get(policy))) options.onCodeProgress?.(done += 1, total);
     return result;
   };
   const pools = failFast(Promise.all(poolList.pools.map(async (pool) => livePool2(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : []))));
   const [livePools, livePolicies] = await Promise.all([pools, failFast(mapLimit(policies, CODE_READS_AT_ONCE, counted))]);
   return { policies: livePolicies, pools: livePools, ...foreignPolicies.length > 0 ? { foreignPolicies } : {} };
+}
+async function withSets(policy, declared, api) {
+  if (declared?.policySets == null || policy.policySetCount <= policy.policySetIds.length) return policy;
+  const read = await api.getPolicy(policy.id, { includePolicySets: true });
+  return { ...policy, policySetIds: read.policySetIds, policySetCount: Math.max(policy.policySetCount, read.policySetCount) };
 }
 function needsCode(policy, declared) {
   return declared !== void 0 && declared.kind === policy.kind && policy.updatedAt !== null;

@@ -71,6 +71,27 @@ describe('policy sets kept in step', () => {
     assert.equal(again.code, 0, again.stdout);
   });
 
+  it('a list that leaves out the sets: the policy is read again to compare them; when no answer names them, they are left as they are, with a warning', async () => {
+    const { world } = fixture;
+    const first = await fixture.repo({ 'policies/hidden.native': CODE, 'policies/hidden.yaml': `policy-sets: [${SET_A}]\n` });
+    assert.equal((await world.cli('--reconcile', first)).code, 0);
+    const moved = await fixture.repo({ 'policies/hidden.native': CODE, 'policies/hidden.yaml': `policy-sets: [${SET_B}]\n` });
+    await world.setBehaviour({ 'list-omits-policy-sets': true, 'show-omits-policy-sets': true });
+    try {
+      const unknown = await world.cli('--dry-run', moved, ['--detailed-exitcode']);
+      assert.equal(unknown.code, 0, unknown.stdout);
+      assert.match(unknown.stdout, /policy "hidden" is in 1 policy sets, but the API names only 0 of them; its policy-sets are left as they are this pass/);
+      await world.setBehaviour({ 'show-omits-policy-sets': false });
+      const applied = await world.cli('--reconcile', moved);
+      assert.equal(applied.code, 0, applied.stderr + applied.stdout);
+      assert.deepEqual(await setsOf(world, 'hidden'), [SET_B]);
+      const again = await world.cli('--dry-run', moved, ['--detailed-exitcode']);
+      assert.equal(again.code, 0, again.stdout);
+    } finally {
+      await world.setBehaviour({ 'list-omits-policy-sets': false, 'show-omits-policy-sets': false });
+    }
+  });
+
   it('a set that no longer exists fails that change, naming the request', async () => {
     const { world } = fixture;
     const dir = await fixture.repo({ 'policies/lost-set.native': CODE });
