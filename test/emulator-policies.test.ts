@@ -167,3 +167,45 @@ describe('emulator policies', () => {
     assert.equal((await t.call('POST', `/policy-sets/${SET_A}/relationships/policies`, { body: members([id]), contentType: 'application/json' })).status, 415);
   });
 });
+
+for (const nativeKind of ['native', 'sentinel'] as const) {
+  describe(`emulator policy lists sorted as the vendor's client asks (${nativeKind} dialect)`, () => {
+    let t: TestEmulator;
+    before(async () => {
+      t = await TestEmulator.start(orgSeed({ nativeKind }));
+      for (const name of ['bravo', 'alpha', 'charlie']) {
+        const made = await t.call('POST', '/organizations/org/policies', { body: policyBody(name, { kind: nativeKind }) });
+        assert.equal(made.status, 200, made.text);
+        if (name !== 'charlie') {
+          // Uploaded one after the other: bravo first, then alpha; charlie never.
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          assert.equal((await t.call('PUT', `/policies/${made.json.data.id}/upload`, { raw: 'main = rule { true }\n', contentType: 'application/octet-stream' })).status, 200);
+        }
+      }
+    });
+    after(() => t.close());
+
+    const listed = async (query: string): Promise<string[]> => {
+      const res = await t.call('GET', `/organizations/org/policies${query}`);
+      assert.equal(res.status, 200, res.text);
+      return res.json.data.map((p: { attributes: { name: string } }) => p.attributes.name);
+    };
+
+    it('sort=name, -name, updated-at and -updated-at; no sort keeps the order of creation; page by page in that order', async () => {
+      assert.deepEqual(await listed(''), ['bravo', 'alpha', 'charlie']);
+      assert.deepEqual(await listed('?sort=name'), ['alpha', 'bravo', 'charlie']);
+      assert.deepEqual(await listed('?sort=-name'), ['charlie', 'bravo', 'alpha']);
+      assert.deepEqual(await listed('?sort=updated-at'), ['charlie', 'bravo', 'alpha'], 'never uploaded first');
+      assert.deepEqual(await listed('?sort=-updated-at'), ['alpha', 'bravo', 'charlie']);
+      assert.deepEqual(await listed('?sort=-name&page%5Bsize%5D=2&page%5Bnumber%5D=2'), ['alpha']);
+      assert.deepEqual(await listed(`?sort=name&filter%5Bkind%5D=${nativeKind}`), ['alpha', 'bravo', 'charlie']);
+    });
+
+    it('an unknown sort key is a 400 naming the keys', async () => {
+      const res = await t.call('GET', '/organizations/org/policies?sort=kind');
+      assert.equal(res.status, 400);
+      assert.match(res.json.errors[0].detail, /sort must be name or updated-at/);
+    });
+  });
+}
+

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -166,5 +166,70 @@ describe('--export of an organization with several agent pools, then step 4 of c
     const planned = await runCli([...documented, '--detailed-exitcode'], { env });
     assert.equal(planned.code, 0, planned.stdout + planned.stderr);
     assert.match(planned.stdout, /No changes/);
+  });
+});
+
+describe('--export never writes outside its folder, and writes only what --validate accepts', () => {
+  const fixture = useWorld();
+  const env = () => ({ API_TOKEN: fixture.world.token, LOG_LEVEL: 'warn', STATE_DIR: fixture.world.stateDir });
+  const exportTo = (dir: string, extra: string[] = []) => runCli(['--export', dir, '--organization', ORG, '--api-url', fixture.world.url, ...extra], { env: env() });
+
+  async function made(name: string, code: string, attributes: Record<string, unknown> = { kind: 'native' }): Promise<void> {
+    const created = await fixture.world.call('POST', `/organizations/${ORG}/policies`, { body: policyBody(name, attributes) });
+    assert.equal(created.status, 200, created.text);
+    const uploaded = await fixture.world.call('PUT', `/policies/${created.json.data.id}/upload`, { raw: code, contentType: 'application/octet-stream' });
+    assert.equal(uploaded.status, 200, uploaded.text);
+  }
+
+  before(async () => {
+    await made('plain', 'main = rule { true }\n');
+    await made('with-level', 'main = rule { true }\n', { kind: 'native', 'enforcement-level': 'soft-mandatory' });
+  });
+
+  it('refuses DIR/policies or DIR/agent-pools that is a symbolic link, naming it; nothing is written through it', async () => {
+    for (const folder of ['policies', 'agent-pools']) {
+      const outside = await fixture.repo({ 'keep.txt': 'mine\n' });
+      const dir = await fixture.repo({});
+      await symlink(outside, path.join(dir, folder));
+      const refused = await exportTo(dir, ['--force']);
+      assert.equal(refused.code, 1, refused.stdout);
+      assert.match(refused.stderr, new RegExp(`${folder} is a symbolic link; the export never writes through a link or outside its folder`));
+      assert.deepEqual(await readdir(outside), ['keep.txt'], `nothing written through ${folder}`);
+      assert.deepEqual((await readdir(dir)).sort(), [folder], 'nothing written at all');
+    }
+  });
+
+  it('a symbolic link in a file\'s place is not written through: that policy is listed, the others are exported', async () => {
+    const outside = await fixture.repo({ 'target.txt': 'precious\n' });
+    const dir = await fixture.repo({});
+    await mkdir(path.join(dir, 'policies'));
+    await symlink(path.join(outside, 'target.txt'), path.join(dir, 'policies', 'plain.native'));
+    const exported = await exportTo(dir, ['--force']);
+    assert.equal(exported.code, 0, exported.stderr + exported.stdout);
+    assert.equal(await readFile(path.join(outside, 'target.txt'), 'utf8'), 'precious\n');
+    assert.match(exported.stdout, /policy "plain": policies\/plain\.native is a symbolic link in the export folder, which the export never writes through/);
+    assert.equal(await readFile(path.join(dir, 'policies', 'with-level.yaml'), 'utf8'), 'enforcement-level: soft-mandatory\n');
+  });
+
+  it('lists a name too long for the file system, colliding names and LFS pointer code as not exported, goes on, and --validate accepts the folder', async () => {
+    const long = 'x'.repeat(250);
+    await made(long, 'main = rule { true }\n', { kind: 'native', 'enforcement-level': 'soft-mandatory' });
+    await made('Twin', 'main = rule { true }\n');
+    await made('twin', 'package twin\n\ndeny contains "no" if { false }\n', { kind: 'opa', query: 'data.twin.deny' });
+    await made('Cased', 'main = rule { true }\n');
+    await made('cased', 'main = rule { false }\n');
+    await made('lfs-code', 'version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n');
+    const dir = path.join(await fixture.repo({}), 'out');
+    const exported = await exportTo(dir);
+    assert.equal(exported.code, 0, exported.stderr + exported.stdout);
+    assert.match(exported.stdout, new RegExp(`policy "${long}": the file name ${long}\\.native is too long for the file system`));
+    assert.match(exported.stdout, /policy "Twin": its name differs only in case from "twin" \(opa\), and a declared repo holds one name once, whatever its case or kind/);
+    assert.match(exported.stdout, /policy "twin": its name differs only in case from "Twin" \(native\)/);
+    assert.match(exported.stdout, /policy "Cased": its name differs only in case from "cased" \(native\)/);
+    assert.match(exported.stdout, /policy "lfs-code": its code looks like a Git LFS pointer/);
+    const out = await treeOf(dir);
+    assert.deepEqual([...new Set([...out.keys()].map((rel) => rel.replace(/^policies\/|\.\w+$/g, '')))].sort(), ['plain', 'with-level']);
+    const validated = await runCli(['--validate', '--source-dir', dir], { env: env() });
+    assert.equal(validated.code, 0, validated.stdout + validated.stderr);
   });
 });
