@@ -7680,7 +7680,7 @@ var EMBEDDED;
 var init_embedded = __esm({
   "src/embedded.ts"() {
     "use strict";
-    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind. Unset: learned from the API (the kind its policies carry, or the kinds a refused create names), native until then.", "enum": ["native", "sentinel"] }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "allowed-hosts": { "description": "Host names that /status, the status page, /metrics and the control endpoints answer to, besides IP addresses, localhost and the host of listen (a request with another Host header gets 403, so that a web page cannot reach the daemon through a name of its own: DNS rebinding). `*.example.com` allows every name under example.com. /healthz, /readyz and /webhook answer any Host.", "type": "array", "items": { "type": "string", "pattern": "^(\\*\\.)?[A-Za-z0-9.-]+$" }, "uniqueItems": true, "default": [] }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": 'Present only in a saved plan (`--dry-run --out FILE`): the version of the saved changes that `--reconcile --plan FILE` reads and checks. "2": each change is saved whole, as the plan holds it (`uploadCode`, `adoptMarker`, `poolName`, `live`, `declared`); a plan saved as "1" is refused: make a new plan.', "const": "2" }, "run": { "title": "Run", "description": "Present only in a saved plan: a record of the run that saved it, the API URL and each source's location and settings. A description, never a source of authority: `--reconcile --plan FILE` takes the API and every setting from its own flags, environment or `--config`, and refuses the plan, before any request, when this record differs from them in the API or in a setting that decides what may be written (organization, git location, ownership, adopt, prune, max_deletes, force, allow_empty, max_agent_pools). A git URL never carries credentials.", "type": "object", "additionalProperties": false, "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; applying it needs the same API (scheme, host, port and base path) from --api-url, API_BASE_URL or api.url.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan, when it was set: a description; the applying run uses its own (or learns it from the API).", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan: a description; the applying run uses its own.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source as the run that saved the plan had it.", "type": "array", "items": { "$ref": "#/$defs/runSource" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "allOf": [{ "if": { "required": ["saved_plan_version"], "properties": { "saved_plan_version": true } }, "then": { "required": ["run"], "properties": { "run": true, "sources": { "type": "array", "items": { "type": "object", "properties": { "changes": { "type": ["array", "null"], "items": { "$ref": "#/$defs/savedChange" } } } } } } } }], "$defs": { "count": { "type": "integer", "minimum": 0 }, "runSource": { "type": "object", "additionalProperties": false, "required": ["name", "organization", "path", "git", "prune", "ownership", "max_deletes", "allow_empty", "adopt", "max_agent_pools"], "properties": { "name": { "type": "string" }, "organization": { "type": "string" }, "path": { "description": "The source's folder, absolute: a description only (checkouts differ between jobs); the applying run reads its own.", "type": ["string", "null"] }, "git": { "type": ["object", "null"], "additionalProperties": false, "required": ["url", "ref", "path"], "properties": { "url": { "type": "string" }, "ref": { "type": "string" }, "path": { "type": "string" } } }, "prune": { "type": "boolean" }, "ownership": { "enum": ["marker", "organization"] }, "max_deletes": { "$ref": "#/$defs/count" }, "allow_empty": { "type": "boolean" }, "adopt": { "type": "boolean" }, "max_agent_pools": { "$ref": "#/$defs/count" }, "strict_imports": { "type": "boolean" }, "force": { "description": "--force of the run that saved the plan; absent: false.", "type": "boolean" } } }, "savedChange": { "description": "A change as a saved plan holds it: the change, with the live resource and the declaration of its resource type, and what the apply needs.", "type": "object", "allOf": [{ "$ref": "#/$defs/change" }, { "not": { "required": ["outcome"], "properties": { "outcome": true } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "policy" } } }, "then": { "required": ["live", "declared", "uploadCode", "adoptMarker"], "properties": { "live": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicy" }] }, "declared": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySpec" }] }, "uploadCode": true, "adoptMarker": true, "poolName": false } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "agent-pool" } } }, "then": { "required": ["live", "declared"], "properties": { "live": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePool" }] }, "declared": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/poolSpec" }] }, "uploadCode": false, "adoptMarker": false, "poolName": false } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "agent" } } }, "then": { "required": ["live", "poolName"], "properties": { "action": { "const": "delete" }, "live": { "$ref": "#/$defs/liveAgent" }, "poolName": true, "declared": false, "uploadCode": false, "adoptMarker": false } } }] }, "fieldValue": { "description": "A text, a number, true or false, a sorted list of ids, or null.", "type": ["string", "number", "boolean", "null", "array"], "items": { "type": "string" } }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "uploadCode": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adoptMarker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "poolName": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live resource", "description": "Saved plans: the live resource the change was planned against, as the plan holds it (the values compared, a policy's code as its digest); null for a creation. The apply refuses the plan if it changed since." }, "declared": { "title": "Declaration", "description": "Saved plans: the declaration the change applies, as the plan holds it (its settings; a policy's code as its digest, size, lines, file and where its bytes were); null for a deletion. The apply refuses the plan if it changed since. Where the bytes were (`code.source.root` and `path`) may differ between machines and is not compared." } } }, "ids": { "type": "array", "items": { "type": "string" } }, "idsOrNull": { "type": ["array", "null"], "items": { "type": "string" } }, "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "livePolicy": { "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "query": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "policySetIds": { "$ref": "#/$defs/ids" }, "policySetCount": { "$ref": "#/$defs/count" }, "updatedAt": { "type": ["string", "null"] }, "codeDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] } } }, "livePool": { "type": "object", "additionalProperties": false, "required": ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaceIds": { "$ref": "#/$defs/ids" }, "allowedProjectIds": { "$ref": "#/$defs/ids" }, "excludedWorkspaceIds": { "$ref": "#/$defs/ids" } } }, "liveAgent": { "type": "object", "additionalProperties": false, "required": ["id", "status", "lastPingAt"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "lastPingAt": { "type": ["string", "null"] } } }, "policySpec": { "type": "object", "additionalProperties": false, "required": ["kind", "description", "enforcementLevel", "query", "policySets", "code"], "properties": { "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "query": { "type": ["string", "null"] }, "policySets": { "$ref": "#/$defs/idsOrNull" }, "code": { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines", "file", "source"], "properties": { "sha256": { "$ref": "#/$defs/sha256" }, "bytes": { "$ref": "#/$defs/count" }, "lines": { "$ref": "#/$defs/count" }, "file": { "description": "The code file, relative to the source root.", "type": "string" }, "source": { "description": "Where the bytes were read on the machine that made the plan, and the digest of those exact bytes.", "type": "object", "additionalProperties": false, "required": ["root", "path", "size", "fileSha256"], "properties": { "root": { "type": "string" }, "path": { "type": "string" }, "size": { "$ref": "#/$defs/count" }, "fileSha256": { "$ref": "#/$defs/sha256" } } } } } } }, "poolSpec": { "type": "object", "additionalProperties": false, "required": ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"], "properties": { "file": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "allowedProjects": { "$ref": "#/$defs/idsOrNull" }, "excludedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "previousNames": { "$ref": "#/$defs/ids" }, "agentCleanup": { "type": ["object", "null"], "additionalProperties": false, "required": ["statuses", "afterMs", "after"], "properties": { "statuses": { "type": "array", "items": { "enum": ["idle", "busy", "exited", "errored", "unknown"] } }, "afterMs": { "$ref": "#/$defs/count" }, "after": { "type": "string" } } } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent.", "$ref": "#/$defs/fieldValue" }, "after": { "description": "The declared value; null when absent.", "$ref": "#/$defs/fieldValue" } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
+    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind. Unset: learned from the API (the kind its policies carry, or the kinds a refused create names), native until then.", "enum": ["native", "sentinel"] }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "allowed-hosts": { "description": "Host names that /status, the status page, /metrics and the control endpoints answer to, besides IP addresses, localhost and the host of listen (a request with another Host header gets 403, so that a web page cannot reach the daemon through a name of its own: DNS rebinding). `*.example.com` allows every name under example.com. /healthz, /readyz and /webhook answer any Host.", "type": "array", "items": { "type": "string", "pattern": "^(\\*\\.)?[A-Za-z0-9.-]+$" }, "uniqueItems": true, "default": [] }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "description": "The most agent pools the source may declare: a guard of the tool's own against declaring more pools than meant, not the organization's limit (set it to what the organization allows). --max-agent-pools N sets it for a run.", "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "projects": { "title": "Projects", "description": "Projects by id and name, which pool lists filter by (filter[allowed_projects][name]). A pool may allow any prj- id, listed here or not.", "type": "array", "items": { "title": "Project", "description": "A project: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" }, "name": { "title": "Project name", "description": "The project name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created, or be added to later.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": 'Present only in a saved plan (`--dry-run --out FILE`): the version of the saved changes that `--reconcile --plan FILE` reads and checks. "2": each change is saved whole, as the plan holds it (`uploadCode`, `adoptMarker`, `poolName`, `live`, `declared`); a plan saved as "1" is refused: make a new plan.', "const": "2" }, "run": { "title": "Run", "description": "Present only in a saved plan: a record of the run that saved it, the API URL and each source's location and settings. A description, never a source of authority: `--reconcile --plan FILE` takes the API and every setting from its own flags, environment or `--config`, and refuses the plan, before any request, when this record differs from them in the API or in a setting that decides what may be written (organization, git location, ownership, adopt, prune, max_deletes, force, allow_empty, max_agent_pools). A git URL never carries credentials.", "type": "object", "additionalProperties": false, "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; applying it needs the same API (scheme, host, port and base path) from --api-url, API_BASE_URL or api.url.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan, when it was set: a description; the applying run uses its own (or learns it from the API).", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan: a description; the applying run uses its own.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source as the run that saved the plan had it.", "type": "array", "items": { "$ref": "#/$defs/runSource" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "allOf": [{ "if": { "required": ["saved_plan_version"], "properties": { "saved_plan_version": true } }, "then": { "required": ["run"], "properties": { "run": true, "sources": { "type": "array", "items": { "type": "object", "properties": { "changes": { "type": ["array", "null"], "items": { "$ref": "#/$defs/savedChange" } } } } } } } }], "$defs": { "count": { "type": "integer", "minimum": 0 }, "runSource": { "type": "object", "additionalProperties": false, "required": ["name", "organization", "path", "git", "prune", "ownership", "max_deletes", "allow_empty", "adopt", "max_agent_pools"], "properties": { "name": { "type": "string" }, "organization": { "type": "string" }, "path": { "description": "The source's folder, absolute: a description only (checkouts differ between jobs); the applying run reads its own.", "type": ["string", "null"] }, "git": { "type": ["object", "null"], "additionalProperties": false, "required": ["url", "ref", "path"], "properties": { "url": { "type": "string" }, "ref": { "type": "string" }, "path": { "type": "string" } } }, "prune": { "type": "boolean" }, "ownership": { "enum": ["marker", "organization"] }, "max_deletes": { "$ref": "#/$defs/count" }, "allow_empty": { "type": "boolean" }, "adopt": { "type": "boolean" }, "max_agent_pools": { "$ref": "#/$defs/count" }, "strict_imports": { "type": "boolean" }, "force": { "description": "--force of the run that saved the plan; absent: false.", "type": "boolean" } } }, "savedChange": { "description": "A change as a saved plan holds it: the change, with the live resource and the declaration of its resource type, and what the apply needs.", "type": "object", "allOf": [{ "$ref": "#/$defs/change" }, { "not": { "required": ["outcome"], "properties": { "outcome": true } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "policy" } } }, "then": { "required": ["live", "declared", "uploadCode", "adoptMarker"], "properties": { "live": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicy" }] }, "declared": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySpec" }] }, "uploadCode": true, "adoptMarker": true, "poolName": false } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "agent-pool" } } }, "then": { "required": ["live", "declared"], "properties": { "live": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePool" }] }, "declared": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/poolSpec" }] }, "uploadCode": false, "adoptMarker": false, "poolName": false } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "agent" } } }, "then": { "required": ["live", "poolName"], "properties": { "action": { "const": "delete" }, "live": { "$ref": "#/$defs/liveAgent" }, "poolName": true, "declared": false, "uploadCode": false, "adoptMarker": false } } }] }, "fieldValue": { "description": "A text, a number, true or false, a sorted list of ids, or null.", "type": ["string", "number", "boolean", "null", "array"], "items": { "type": "string" } }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "policy-sets": { "title": "Policy sets", "description": "Policies: the polset- ids of the policy sets the policy is in, sorted, before and after; an update adds the policy to the sets only after has and removes it from those only before has. After [] means in no set.", "$ref": "#/$defs/field" }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "uploadCode": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adoptMarker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "poolName": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live resource", "description": "Saved plans: the live resource the change was planned against, as the plan holds it (the values compared, a policy's code as its digest); null for a creation. The apply refuses the plan if it changed since." }, "declared": { "title": "Declaration", "description": "Saved plans: the declaration the change applies, as the plan holds it (its settings; a policy's code as its digest, size, lines, file and where its bytes were); null for a deletion. The apply refuses the plan if it changed since. Where the bytes were (`code.source.root` and `path`) may differ between machines and is not compared." } } }, "ids": { "type": "array", "items": { "type": "string" } }, "idsOrNull": { "type": ["array", "null"], "items": { "type": "string" } }, "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "livePolicy": { "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "query": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "policySetIds": { "$ref": "#/$defs/ids" }, "policySetCount": { "$ref": "#/$defs/count" }, "updatedAt": { "type": ["string", "null"] }, "codeDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] } } }, "livePool": { "type": "object", "additionalProperties": false, "required": ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaceIds": { "$ref": "#/$defs/ids" }, "allowedProjectIds": { "$ref": "#/$defs/ids" }, "excludedWorkspaceIds": { "$ref": "#/$defs/ids" } } }, "liveAgent": { "type": "object", "additionalProperties": false, "required": ["id", "status", "lastPingAt"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "lastPingAt": { "type": ["string", "null"] } } }, "policySpec": { "type": "object", "additionalProperties": false, "required": ["kind", "description", "enforcementLevel", "query", "policySets", "code"], "properties": { "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "query": { "type": ["string", "null"] }, "policySets": { "$ref": "#/$defs/idsOrNull" }, "code": { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines", "file", "source"], "properties": { "sha256": { "$ref": "#/$defs/sha256" }, "bytes": { "$ref": "#/$defs/count" }, "lines": { "$ref": "#/$defs/count" }, "file": { "description": "The code file, relative to the source root.", "type": "string" }, "source": { "description": "Where the bytes were read on the machine that made the plan, and the digest of those exact bytes.", "type": "object", "additionalProperties": false, "required": ["root", "path", "size", "fileSha256"], "properties": { "root": { "type": "string" }, "path": { "type": "string" }, "size": { "$ref": "#/$defs/count" }, "fileSha256": { "$ref": "#/$defs/sha256" } } } } } } }, "poolSpec": { "type": "object", "additionalProperties": false, "required": ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"], "properties": { "file": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "allowedProjects": { "$ref": "#/$defs/idsOrNull" }, "excludedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "previousNames": { "$ref": "#/$defs/ids" }, "agentCleanup": { "type": ["object", "null"], "additionalProperties": false, "required": ["statuses", "afterMs", "after"], "properties": { "statuses": { "type": "array", "items": { "enum": ["idle", "busy", "exited", "errored", "unknown"] } }, "afterMs": { "$ref": "#/$defs/count" }, "after": { "type": "string" } } } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent.", "$ref": "#/$defs/fieldValue" }, "after": { "description": "The declared value; null when absent.", "$ref": "#/$defs/fieldValue" } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy is in, kept in step: a difference from the live sets is an update that adds the policy to the sets named and removes it from the others. An empty list means in no set (the plan warns that the policy is then enforced nowhere). Absent means not managed: the policy stays in whatever sets it is in.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
   }
 });
 
@@ -8061,11 +8061,11 @@ var require_codegen = __commonJS({
         const rhs = this.rhs === void 0 ? "" : ` = ${this.rhs}`;
         return `${varKind} ${this.name}${rhs};` + _n;
       }
-      optimizeNames(names, constants2) {
+      optimizeNames(names, constants3) {
         if (!names[this.name.str])
           return;
         if (this.rhs)
-          this.rhs = optimizeExpr(this.rhs, names, constants2);
+          this.rhs = optimizeExpr(this.rhs, names, constants3);
         return this;
       }
       get names() {
@@ -8082,10 +8082,10 @@ var require_codegen = __commonJS({
       render({ _n }) {
         return `${this.lhs} = ${this.rhs};` + _n;
       }
-      optimizeNames(names, constants2) {
+      optimizeNames(names, constants3) {
         if (this.lhs instanceof code_1.Name && !names[this.lhs.str] && !this.sideEffects)
           return;
-        this.rhs = optimizeExpr(this.rhs, names, constants2);
+        this.rhs = optimizeExpr(this.rhs, names, constants3);
         return this;
       }
       get names() {
@@ -8146,8 +8146,8 @@ var require_codegen = __commonJS({
       optimizeNodes() {
         return `${this.code}` ? this : void 0;
       }
-      optimizeNames(names, constants2) {
-        this.code = optimizeExpr(this.code, names, constants2);
+      optimizeNames(names, constants3) {
+        this.code = optimizeExpr(this.code, names, constants3);
         return this;
       }
       get names() {
@@ -8176,12 +8176,12 @@ var require_codegen = __commonJS({
         }
         return nodes.length > 0 ? this : void 0;
       }
-      optimizeNames(names, constants2) {
+      optimizeNames(names, constants3) {
         const { nodes } = this;
         let i2 = nodes.length;
         while (i2--) {
           const n = nodes[i2];
-          if (n.optimizeNames(names, constants2))
+          if (n.optimizeNames(names, constants3))
             continue;
           subtractNames(names, n.names);
           nodes.splice(i2, 1);
@@ -8234,12 +8234,12 @@ var require_codegen = __commonJS({
           return void 0;
         return this;
       }
-      optimizeNames(names, constants2) {
+      optimizeNames(names, constants3) {
         var _a2;
-        this.else = (_a2 = this.else) === null || _a2 === void 0 ? void 0 : _a2.optimizeNames(names, constants2);
-        if (!(super.optimizeNames(names, constants2) || this.else))
+        this.else = (_a2 = this.else) === null || _a2 === void 0 ? void 0 : _a2.optimizeNames(names, constants3);
+        if (!(super.optimizeNames(names, constants3) || this.else))
           return;
-        this.condition = optimizeExpr(this.condition, names, constants2);
+        this.condition = optimizeExpr(this.condition, names, constants3);
         return this;
       }
       get names() {
@@ -8262,10 +8262,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.iteration})` + super.render(opts);
       }
-      optimizeNames(names, constants2) {
-        if (!super.optimizeNames(names, constants2))
+      optimizeNames(names, constants3) {
+        if (!super.optimizeNames(names, constants3))
           return;
-        this.iteration = optimizeExpr(this.iteration, names, constants2);
+        this.iteration = optimizeExpr(this.iteration, names, constants3);
         return this;
       }
       get names() {
@@ -8301,10 +8301,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.varKind} ${this.name} ${this.loop} ${this.iterable})` + super.render(opts);
       }
-      optimizeNames(names, constants2) {
-        if (!super.optimizeNames(names, constants2))
+      optimizeNames(names, constants3) {
+        if (!super.optimizeNames(names, constants3))
           return;
-        this.iterable = optimizeExpr(this.iterable, names, constants2);
+        this.iterable = optimizeExpr(this.iterable, names, constants3);
         return this;
       }
       get names() {
@@ -8346,11 +8346,11 @@ var require_codegen = __commonJS({
         (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNodes();
         return this;
       }
-      optimizeNames(names, constants2) {
+      optimizeNames(names, constants3) {
         var _a2, _b;
-        super.optimizeNames(names, constants2);
-        (_a2 = this.catch) === null || _a2 === void 0 ? void 0 : _a2.optimizeNames(names, constants2);
-        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants2);
+        super.optimizeNames(names, constants3);
+        (_a2 = this.catch) === null || _a2 === void 0 ? void 0 : _a2.optimizeNames(names, constants3);
+        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants3);
         return this;
       }
       get names() {
@@ -8651,7 +8651,7 @@ var require_codegen = __commonJS({
     function addExprNames(names, from) {
       return from instanceof code_1._CodeOrName ? addNames(names, from.names) : names;
     }
-    function optimizeExpr(expr, names, constants2) {
+    function optimizeExpr(expr, names, constants3) {
       if (expr instanceof code_1.Name)
         return replaceName(expr);
       if (!canOptimize(expr))
@@ -8666,14 +8666,14 @@ var require_codegen = __commonJS({
         return items;
       }, []));
       function replaceName(n) {
-        const c4 = constants2[n.str];
+        const c4 = constants3[n.str];
         if (c4 === void 0 || names[n.str] !== 1)
           return n;
         delete names[n.str];
         return c4;
       }
       function canOptimize(e) {
-        return e instanceof code_1._Code && e._items.some((c4) => c4 instanceof code_1.Name && names[c4.str] === 1 && constants2[c4.str] !== void 0);
+        return e instanceof code_1._Code && e._items.some((c4) => c4 instanceof code_1.Name && names[c4.str] === 1 && constants3[c4.str] !== void 0);
       }
     }
     function subtractNames(names, from) {
@@ -20709,15 +20709,15 @@ var require_colorette = __commonJS({
     var isCI = "CI" in env && ("GITHUB_ACTIONS" in env || "GITLAB_CI" in env || "CIRCLECI" in env);
     var isColorSupported = !isDisabled && (isForced || isWindows2 && !isDumbTerminal || isCompatibleTerminal || isCI);
     var replaceClose = (index, string, close, replace, head = string.substring(0, index) + replace, tail = string.substring(index + close.length), next = tail.indexOf(close)) => head + (next < 0 ? tail : replaceClose(next, tail, close, replace));
-    var clearBleed = (index, string, open4, close, replace) => index < 0 ? open4 + string + close : open4 + replaceClose(index, string, close, replace) + close;
-    var filterEmpty = (open4, close, replace = open4, at = open4.length + 1) => (string) => string || !(string === "" || string === void 0) ? clearBleed(
+    var clearBleed = (index, string, open5, close, replace) => index < 0 ? open5 + string + close : open5 + replaceClose(index, string, close, replace) + close;
+    var filterEmpty = (open5, close, replace = open5, at = open5.length + 1) => (string) => string || !(string === "" || string === void 0) ? clearBleed(
       ("" + string).indexOf(close, at),
       string,
-      open4,
+      open5,
       close,
       replace
     ) : "";
-    var init = (open4, close, replace) => filterEmpty(`\x1B[${open4}m`, `\x1B[${close}m`, replace);
+    var init = (open5, close, replace) => filterEmpty(`\x1B[${open5}m`, `\x1B[${close}m`, replace);
     var colors = {
       reset: init(0, 0),
       bold: init(1, 22, "\x1B[22m\x1B[1m"),
@@ -24429,7 +24429,7 @@ var init_action_advice = __esm({
   "src/cli/action-advice.ts"() {
     "use strict";
     SWITCHES = ["force", "allow-empty", "adopt", "prune"];
-    VALUES = ["timeout", "api-url", "source-dir", "organization", "source", "config", "state-dir"];
+    VALUES = ["max-agent-pools", "timeout", "api-url", "source-dir", "organization", "source", "config", "state-dir"];
   }
 });
 
@@ -31827,7 +31827,7 @@ var require_client_h1 = __commonJS({
       kHTTPContext,
       kClosed
     } = require_symbols2();
-    var constants2 = require_constants4();
+    var constants3 = require_constants4();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var removeAllListeners = util.removeAllListeners;
@@ -31963,7 +31963,7 @@ var require_client_h1 = __commonJS({
          */
       constructor(client, socket, { exports: exports2 }) {
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants2.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants3.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -32059,11 +32059,11 @@ var require_client_h1 = __commonJS({
             currentParser = null;
             currentBufferRef = null;
           }
-          if (ret2 !== constants2.ERROR.OK) {
+          if (ret2 !== constants3.ERROR.OK) {
             const data = chunk.subarray(llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr);
-            if (ret2 === constants2.ERROR.PAUSED_UPGRADE) {
+            if (ret2 === constants3.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(data);
-            } else if (ret2 === constants2.ERROR.PAUSED) {
+            } else if (ret2 === constants3.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(data);
             } else {
@@ -32086,10 +32086,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret2 === constants2.ERROR.OK) {
+        if (ret2 === constants3.ERROR.OK) {
           return null;
         }
-        if (ret2 === constants2.ERROR.PAUSED || ret2 === constants2.ERROR.PAUSED_UPGRADE) {
+        if (ret2 === constants3.ERROR.PAUSED || ret2 === constants3.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -32106,7 +32106,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants2.ERROR[ret2], data);
+        return new HTTPParserError(message, constants3.ERROR[ret2], data);
       }
       destroy() {
         assert(currentParser === null);
@@ -32317,7 +32317,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants2.ERROR.PAUSED : 0;
+        return pause ? constants3.ERROR.PAUSED : 0;
       }
       /**
        * @param {Buffer} buf
@@ -32343,7 +32343,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request3.onData(buf) === false) {
-          return constants2.ERROR.PAUSED;
+          return constants3.ERROR.PAUSED;
         }
         return 0;
       }
@@ -32383,13 +32383,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants2.ERROR.PAUSED;
+          return constants3.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants2.ERROR.PAUSED;
+          return constants3.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants2.ERROR.PAUSED;
+          return constants3.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(client[kResume]);
         } else {
@@ -39105,7 +39105,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile3, readFile: readFile4, mkdir: mkdir3 } = __require("node:fs/promises");
+    var { writeFile: writeFile2, readFile: readFile4, mkdir: mkdir3 } = __require("node:fs/promises");
     var { dirname: dirname3, resolve: resolve4 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
@@ -39342,7 +39342,7 @@ var require_snapshot_recorder = __commonJS({
           hash,
           snapshot
         }));
-        await writeFile3(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
+        await writeFile2(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
       }
       /**
        * Clears all recorded snapshots
@@ -53508,6 +53508,7 @@ function createStore(seed, now) {
       name: org.name,
       maxAgentPools: org.maxAgentPools ?? 1,
       workspaces: new Map((org.workspaces ?? []).map((ws) => [ws.id, ws.name])),
+      projects: new Map((org.projects ?? []).map((project) => [project.id, project.name])),
       policySets: new Set(org.policySets ?? [])
     });
     store.byOrg.set(org.name, { policies: /* @__PURE__ */ new Map(), policyList: null, pools: /* @__PURE__ */ new Map() });
@@ -53641,6 +53642,7 @@ function poolResource(store, pool) {
       "agent-count": agentCount
     },
     relationships: {
+      organization: { data: { id: pool.org, type: "organizations" } },
       agents: { links: { related: `${self2}/agents` } },
       "authentication-tokens": { links: { related: `${self2}/authentication-tokens` } },
       workspaces: { data: pool.workspaceIds.map(workspaceRef) },
@@ -53802,6 +53804,7 @@ function toOrganization(raw) {
   const org = { name: raw.name };
   if (raw["max-agent-pools"] !== void 0) org.maxAgentPools = raw["max-agent-pools"];
   org.workspaces = (raw.workspaces ?? []).map((ws) => ({ id: ws.id, name: ws.name }));
+  if (raw.projects !== void 0) org.projects = raw.projects.map((project) => ({ id: project.id, name: project.name }));
   org.policySets = [...raw["policy-sets"] ?? []];
   org.agentPools = (raw["agent-pools"] ?? []).map(toPool);
   return org;
@@ -54413,9 +54416,9 @@ function listPolicies(ctx) {
   const kind = ctx.query.get("filter[kind]");
   const all = policiesOf(ctx.store, org.name);
   const filtered = search !== void 0 || kind !== null && kind !== "";
-  const matching = !filtered ? all : all.filter(
+  const matching = sortPolicies(!filtered ? all : all.filter(
     (policy) => (search === void 0 || policy.name.toLowerCase().includes(search)) && (kind === null || kind === "" || kindWord(policy.kind, ctx.behaviour.nativeKind) === kind)
-  );
+  ), ctx.query.get("sort"));
   const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
   const body = {
     data: page.items.map((policy) => policyResource(policy, "list", ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind, ctx.behaviour.listOmitsPolicySets)),
@@ -54424,6 +54427,17 @@ function listPolicies(ctx) {
   };
   if (includes(ctx.query, "policy_sets")) body.included = includedPolicySets(page.items);
   return { status: 200, body };
+}
+function sortPolicies(policies, sort) {
+  if (sort === null || sort === "") return policies;
+  const descending = sort.startsWith("-");
+  const key = descending ? sort.slice(1) : sort;
+  if (key !== "name" && key !== "updated-at") {
+    throw new ReplyError(400, [{ status: "400", title: "bad request", detail: "sort must be name or updated-at, optionally with a leading -" }]);
+  }
+  const field2 = (policy) => key === "name" ? policy.name : policy.updatedAt ?? "";
+  const order = descending ? -1 : 1;
+  return [...policies].sort((a, b3) => field2(a) < field2(b3) ? -order : field2(a) > field2(b3) ? order : 0);
 }
 async function createPolicy(ctx) {
   const org = requireOrg(ctx.store, ctx.params.org);
@@ -54514,6 +54528,41 @@ var init_routes_policy_code = __esm({
   }
 });
 
+// src/emulator/routes-policy-sets.ts
+async function changeMembers(ctx, change) {
+  const setId = ctx.params.id ?? "";
+  const orgs = [...ctx.store.orgs.values()].filter((candidate) => candidate.policySets.has(setId));
+  if (orgs.length === 0) throw notFound();
+  const policies = readMembers(await readJsonBody(ctx.req, JSON_API), ctx, orgs);
+  for (const policy of policies) {
+    const has = policy.policySetIds.includes(setId);
+    if (change === "add" && !has) policy.policySetIds.push(setId);
+    if (change === "remove" && has) policy.policySetIds = policy.policySetIds.filter((id) => id !== setId);
+  }
+  return { status: 204 };
+}
+function readMembers(body, ctx, orgs) {
+  if (!isObject2(body) || !Array.isArray(body.data)) throw invalid("data must be an array of policies", "/data");
+  return body.data.map((item, i2) => {
+    const pointer = `/data/${i2}`;
+    if (!isObject2(item) || typeof item.id !== "string" || item.type !== "policies") throw invalid("each element needs an id and type policies", pointer);
+    const policy = ctx.store.policies.get(item.id);
+    if (policy === void 0 || !orgs.some((org) => org.name === policy.org)) throw invalid(`policy ${item.id} not found`, pointer);
+    return policy;
+  });
+}
+var policySetRoutes;
+var init_routes_policy_sets = __esm({
+  "src/emulator/routes-policy-sets.ts"() {
+    "use strict";
+    init_http();
+    policySetRoutes = [
+      { method: "POST", pattern: "/policy-sets/:id/relationships/policies", handler: (ctx) => changeMembers(ctx, "add") },
+      { method: "DELETE", pattern: "/policy-sets/:id/relationships/policies", handler: (ctx) => changeMembers(ctx, "remove") }
+    ];
+  }
+});
+
 // src/emulator/pool-input.ts
 function parsePoolInput(body, org, nameTaken2, creating, scopeDefault) {
   const { attributes, relationships } = readDocument(body, "agent-pools");
@@ -54547,9 +54596,10 @@ function listPools(ctx) {
   const all = poolsOf(ctx.store, org.name);
   const q2 = ctx.query.get("q")?.toLowerCase();
   const workspaceName = ctx.query.get("filter[allowed_workspaces][name]");
+  const projectName = ctx.query.get("filter[allowed_projects][name]");
   const matching = sortPools(
     all.filter(
-      (pool) => (q2 === void 0 || pool.name.toLowerCase().includes(q2)) && (workspaceName === null || allowsWorkspaceNamed(ctx.store, pool, workspaceName))
+      (pool) => (q2 === void 0 || pool.name.toLowerCase().includes(q2)) && (workspaceName === null || allowsWorkspaceNamed(ctx.store, pool, workspaceName)) && (projectName === null || allowsProjectNamed(ctx.store, pool, projectName))
     ),
     ctx.query.get("sort")
   );
@@ -54567,6 +54617,12 @@ function allowsWorkspaceNamed(store, pool, name) {
   const ids = [...workspaces].filter(([, wsName]) => wsName === name).map(([id]) => id);
   if (ids.length === 0) return false;
   return pool.organizationScoped || ids.some((id) => pool.allowedWorkspaceIds.includes(id));
+}
+function allowsProjectNamed(store, pool, name) {
+  const projects = store.orgs.get(pool.org)?.projects ?? /* @__PURE__ */ new Map();
+  const ids = [...projects].filter(([, projectName]) => projectName === name).map(([id]) => id);
+  if (ids.length === 0) return false;
+  return pool.organizationScoped || ids.some((id) => pool.allowedProjectIds.includes(id));
 }
 function sortPools(pools, sort) {
   if (sort === null || sort === "") return pools;
@@ -54703,7 +54759,7 @@ async function startEmulator(options = {}) {
   const limiter = createRateLimiter(seed.rateLimit ?? 30, now, seed.rateLimitWindow ?? "sliding", seed.rateLimitReset ?? "real");
   const log = createRequestLog(options.requestLogLimit);
   const pipeline = {
-    api: createRouter([...policyRoutes, ...policyCodeRoutes, ...poolRoutes, ...agentRoutes, PING]),
+    api: createRouter([...policyRoutes, ...policyCodeRoutes, ...policySetRoutes, ...poolRoutes, ...agentRoutes, PING]),
     control: createRouter(controlRoutes({ faults, log, limiter, behaviour })),
     blobs: createRouter([{ method: "GET", pattern: "/:key", handler: serveBlob }]),
     faults,
@@ -54775,6 +54831,7 @@ var init_server = __esm({
     init_routes_agents();
     init_routes_policy_code();
     init_routes_policies();
+    init_routes_policy_sets();
     init_routes_pools();
     init_seed_default();
     init_store();
@@ -57209,6 +57266,9 @@ var init_transport = __esm({
 });
 
 // src/api/client.ts
+function policiesRelationship(policyIds) {
+  return { data: policyIds.map((id) => ({ id, type: "policies" })) };
+}
 function seg(value2) {
   return encodeURIComponent(value2);
 }
@@ -57370,6 +57430,14 @@ var init_client = __esm({
       deletePolicy(id) {
         return this.remove(`/policies/${seg(id)}`);
       }
+      /** The body is the policies as a to-many relationship; the service answers 204. */
+      async addPoliciesToSet(setId, policyIds) {
+        const url = this.transport.url(`/policy-sets/${seg(setId)}/relationships/policies`);
+        successBody(await this.transport.send({ method: "POST", url, json: policiesRelationship(policyIds) }, this.signal));
+      }
+      removePoliciesFromSet(setId, policyIds) {
+        return this.remove(`/policy-sets/${seg(setId)}/relationships/policies`, policiesRelationship(policyIds));
+      }
       async listAgentPools(organization, options = {}) {
         const params = [];
         if (options.q !== void 0) params.push(["q", options.q]);
@@ -57414,8 +57482,8 @@ var init_client = __esm({
        * A DELETE answered 404 is done: what was asked for is true. That is the answer to a retry whose
        * first answer was lost, and to a resource someone already deleted by hand.
        */
-      async remove(path17) {
-        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path17) }, this.signal);
+      async remove(path17, json) {
+        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path17), ...json === void 0 ? {} : { json } }, this.signal);
         if (response.status === 404) {
           this.options.logger.info({ ...response.request, status: 404 }, "api delete: already gone, counted as deleted");
           return;
@@ -59260,7 +59328,7 @@ function readPools(files, maxAgentPools, realRoot) {
   for (const poolFile2 of poolFiles) problems2.push(...poolFile2.problems);
   problems2.push(...previousNameProblems(poolFiles));
   if (files.length > maxAgentPools) {
-    const message = `declares ${files.length} agent pools (${files.map((file) => file.rel).join(", ")}) but the organization allows ${maxAgentPools}; remove pools or raise max-agent-pools in the config`;
+    const message = `declares ${files.length} agent pools (${files.map((file) => file.rel).join(", ")}) but max-agent-pools is ${maxAgentPools}: that is this tool's own guard against declaring more pools than meant, not the organization's limit. Remove pools, or raise it to what the organization allows with --max-agent-pools ${files.length} (or max-agent-pools: ${files.length} on the source in the config)`;
     problems2.push({ file: "agent-pools", message });
   }
   return { pools: poolFiles.map((poolFile2) => poolFile2.pool), problems: problems2 };
@@ -59549,6 +59617,7 @@ var init_declared = __esm({
     init_code_body();
     init_walk();
     init_resource_names();
+    init_lfs_pointer();
     init_duration();
   }
 });
@@ -59815,6 +59884,11 @@ async function updatePolicy2(change, options) {
   if (change.fields["query"] !== void 0 && declared.query !== null) input.query = declared.query;
   if (change.uploadCode) await upload(change.id, declared.code, options);
   if (Object.keys(input).length > 0) await options.api.updatePolicy(change.live, input);
+  if (change.fields["policy-sets"] !== void 0 && declared.policySets !== null) await movePolicy(change.id, change.live.policySetIds, declared.policySets, options);
+}
+async function movePolicy(id, live, declared, options) {
+  for (const set of declared.filter((s3) => !live.includes(s3))) await options.api.addPoliciesToSet(set, [id]);
+  for (const set of live.filter((s3) => !declared.includes(s3))) await options.api.removePoliciesFromSet(set, [id]);
 }
 function describe(description, options) {
   return options.ownership === "marker" ? withMarker(description, options.source) : description;
@@ -59926,14 +60000,20 @@ async function readLive(given) {
   const total = policies.filter((p2) => needsCode(p2, declaredOf.get(p2))).length;
   let done = 0;
   if (total > 0) options.onCodeProgress?.(done, total);
-  const counted = async (policy) => {
-    const result = await withCode(policy, declaredOf.get(policy), options);
+  const counted = async (listed2) => {
+    const policy = await withSets(listed2, declaredOf.get(listed2), api);
+    const result = await withCode(policy, declaredOf.get(listed2), options);
     if (needsCode(policy, declaredOf.get(policy))) options.onCodeProgress?.(done += 1, total);
     return result;
   };
   const pools = failFast(Promise.all(poolList.pools.map(async (pool) => livePool(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : []))));
   const [livePools, livePolicies] = await Promise.all([pools, failFast(mapLimit(policies, CODE_READS_AT_ONCE, counted))]);
   return { policies: livePolicies, pools: livePools, ...foreignPolicies.length > 0 ? { foreignPolicies } : {} };
+}
+async function withSets(policy, declared, api) {
+  if (declared?.policySets == null || policy.policySetCount <= policy.policySetIds.length) return policy;
+  const read = await api.getPolicy(policy.id, { includePolicySets: true });
+  return { ...policy, policySetIds: read.policySetIds, policySetCount: Math.max(policy.policySetCount, read.policySetCount) };
 }
 function needsCode(policy, declared) {
   return declared !== void 0 && declared.kind === policy.kind && policy.updatedAt !== null;
@@ -60108,13 +60188,21 @@ function planPolicies(pairs, options) {
     }
     const update = updateChange(policy, current, owner, options);
     if (update !== null) changes.push(update);
-    if (policy.policySets !== null && !sameSet(policy.policySets, current.policySetIds)) {
+    if (policy.policySets !== null && !setsKnown(current)) {
       warnings.push(
-        `policy "${policy.name}": policy-sets differ (live ${JSON.stringify(sortedIds(current.policySetIds))}, declared ${JSON.stringify(sortedIds(policy.policySets))}); the API cannot change them after creation, so nothing is done. Change the policy set itself, or delete the policy to have it re-created.`
+        `policy "${policy.name}" is in ${current.policySetCount} policy sets, but the API names only ${current.policySetIds.length} of them; its policy-sets are left as they are this pass.`
       );
     }
   }
+  for (const policy of pairs.flatMap((pair2) => pair2.declared?.policySets?.length === 0 ? [pair2.declared] : [])) {
+    warnings.push(
+      `policy "${policy.name}" declares policy-sets: [], so it is in no policy set and will not be enforced. Name its sets, or leave policy-sets out to leave its membership as it is.`
+    );
+  }
   return { changes, warnings, conflicts: conflicts2 };
+}
+function setsKnown(current) {
+  return (current.policySetCount ?? current.policySetIds.length) <= current.policySetIds.length;
 }
 function ownedElsewhere(name, owner, what) {
   return `conflict: policy "${name}" carries the ownership marker of source "${owner}"; this source never ${what} it. Declare each policy in one source only, or take it over with --adopt (adopt: true on the source).`;
@@ -60165,6 +60253,7 @@ function updateChange(policy, current, owner, options) {
   diffField(fields, "description", stripMarker(current.description), policy.description, sameText);
   diffField(fields, "enforcement-level", current.enforcementLevel, policy.enforcementLevel, strictEqual);
   if (policy.kind === "opa") diffField(fields, "query", current.query, policy.query, strictEqual);
+  if (policy.policySets !== null && setsKnown(current)) diffField(fields, "policy-sets", sortedIds(current.policySetIds), sortedIds(policy.policySets), sameSet);
   if (!sameCode(policy, current)) fields["code"] = { before: current.code, after: declaredCode(policy) };
   const adopt = options.ownership === "marker" && owner !== "this-source";
   const names = Object.keys(fields);
@@ -61061,22 +61150,22 @@ details.history summary { cursor: pointer; font-weight: 600; }
 
 // src/daemon/connection-guard.ts
 function guardConnections(server, max, now = Date.now) {
-  const open4 = /* @__PURE__ */ new Map();
+  const open5 = /* @__PURE__ */ new Map();
   server.on("connection", (socket) => {
-    if (open4.size >= max) {
-      const longest = longestWaiting(open4);
+    if (open5.size >= max) {
+      const longest = longestWaiting(open5);
       if (longest === null) {
         socket.destroy();
         return;
       }
-      open4.delete(longest);
+      open5.delete(longest);
       longest.destroy();
     }
-    open4.set(socket, { since: now(), serving: false });
-    socket.once("close", () => open4.delete(socket));
+    open5.set(socket, { since: now(), serving: false });
+    socket.once("close", () => open5.delete(socket));
   });
   server.on("request", (request3, response) => {
-    const held = open4.get(request3.socket);
+    const held = open5.get(request3.socket);
     if (held === void 0) return;
     held.serving = true;
     response.once("close", () => {
@@ -61085,10 +61174,10 @@ function guardConnections(server, max, now = Date.now) {
     });
   });
 }
-function longestWaiting(open4) {
+function longestWaiting(open5) {
   let found = null;
   let since = Infinity;
-  for (const [socket, held] of open4) {
+  for (const [socket, held] of open5) {
     if (held.serving || held.since >= since) continue;
     found = socket;
     since = held.since;
@@ -73194,7 +73283,7 @@ var init_handler = __esm({
        * @param realpath
        * @returns closer for the watcher instance.
        */
-      async _handleDir(dir, stats, initialAdd, depth, target, wh, realpath5) {
+      async _handleDir(dir, stats, initialAdd, depth, target, wh, realpath6) {
         const parentDir = this.fsw._getWatchedDir(sp.dirname(dir));
         const tracked = parentDir.has(sp.basename(dir));
         if (!(initialAdd && this.fsw.options.ignoreInitial) && !target && !tracked) {
@@ -73205,7 +73294,7 @@ var init_handler = __esm({
         let throttler;
         let closer;
         const oDepth = this.fsw.options.depth;
-        if ((oDepth == null || depth <= oDepth) && !this.fsw._symlinkPaths.has(realpath5)) {
+        if ((oDepth == null || depth <= oDepth) && !this.fsw._symlinkPaths.has(realpath6)) {
           if (!target) {
             await this._handleRead(dir, initialAdd, wh, target, dir, depth, throttler);
             if (this.fsw.closed)
@@ -75964,73 +76053,100 @@ function yamlBytes(value2) {
 function sameValue(a, b3) {
   return JSON.stringify(a) === JSON.stringify(b3);
 }
-var import_yaml8;
+var import_yaml8, EXPORT_FOLDERS;
 var init_files = __esm({
   "src/export/files.ts"() {
     "use strict";
     import_yaml8 = __toESM(require_dist(), 1);
     init_marker();
+    EXPORT_FOLDERS = ["policies", "agent-pools"];
+  }
+});
+
+// src/export/names.ts
+function sameNames(items, kindOf) {
+  const byKey = /* @__PURE__ */ new Map();
+  for (const item of items) {
+    const key = item.name.toLowerCase();
+    byKey.set(key, [...byKey.get(key) ?? [], item]);
+  }
+  const reasons = /* @__PURE__ */ new Map();
+  for (const group of byKey.values()) {
+    if (group.length < 2) continue;
+    const others = (item) => group.filter((other) => other !== item).map((other) => `"${other.name}" (${kindOf(other)})`).join(", ");
+    for (const item of group) {
+      const what = group.every((other) => other.name === item.name) ? "is also the name of" : "differs only in case from";
+      reasons.set(item, `its name ${what} ${others(item)}, and a declared repo holds one name once, whatever its case or kind`);
+    }
+  }
+  return reasons;
+}
+var init_names = __esm({
+  "src/export/names.ts"() {
+    "use strict";
   }
 });
 
 // src/export/export.ts
-async function exportOrganization(api, organization, nativeKind) {
+async function exportOrganization(api, organization, options) {
   const [policies, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
   const notExported = [];
   const files = [];
-  let exportedPolicies = 0;
-  const results = await mapLimited(policies, READS_AT_ONCE, (policy) => policyExport(api, policy, typeof nativeKind === "function" ? nativeKind() : nativeKind));
-  for (const result of results) {
-    if ("reason" in result) notExported.push(result);
-    else {
-      files.push(...result.files);
-      exportedPolicies += 1;
+  const written = async (resource, name, made) => {
+    const reason = await options.write(made);
+    if (reason !== null) notExported.push({ resource, name, reason });
+    else files.push(...made.map((file) => file.path));
+    return reason === null;
+  };
+  const clashes = sameNames(policies, (policy) => policy.foreignKind === null ? policy.kind : policy.foreignKind);
+  const outcomes = await mapLimit(policies, Math.max(1, options.concurrency), async (listed) => {
+    const read = await policyExport(api, listed, clashes.get(listed) ?? null, typeof options.nativeKind === "function" ? options.nativeKind() : options.nativeKind);
+    if ("reason" in read) {
+      notExported.push(read);
+      return false;
     }
-  }
+    return written("policy", listed.name, read.files);
+  });
+  const poolClashes = sameNames(poolList.pools, () => "agent pool");
   let pools = 0;
   for (const pool of poolList.pools) {
-    if (!isValidName(pool.name)) {
-      notExported.push({ resource: "agent-pool", name: pool.name, reason: "the name is not a valid file name here (letters, digits, - and _)" });
-      continue;
-    }
-    files.push(poolFile(pool));
-    pools += 1;
+    const reason = !isValidName(pool.name) ? INVALID_NAME : poolClashes.get(pool) ?? null;
+    if (reason !== null) notExported.push({ resource: "agent-pool", name: pool.name, reason });
+    else if (await written("agent-pool", pool.name, [poolFile(pool)])) pools += 1;
   }
-  files.sort((a, b3) => a.path < b3.path ? -1 : a.path > b3.path ? 1 : 0);
+  files.sort((a, b3) => a < b3 ? -1 : a > b3 ? 1 : 0);
   notExported.sort((a, b3) => a.name < b3.name ? -1 : a.name > b3.name ? 1 : 0);
-  return { files, policies: exportedPolicies, pools, notExported };
+  return { files, policies: outcomes.filter(Boolean).length, pools, notExported };
 }
-async function policyExport(api, listed, nativeKind) {
+async function policyExport(api, listed, clash, nativeKind) {
   const skip = (reason) => ({ resource: "policy", name: listed.name, reason });
   if (listed.foreignKind !== null) return skip(`kind ${listed.foreignKind || "(none)"} is not one this tool manages`);
-  if (!isValidName(listed.name)) return skip("the name is not a valid file name here (letters, digits, - and _)");
+  if (!isValidName(listed.name)) return skip(INVALID_NAME);
+  if (clash !== null) return skip(clash);
   const policy = listed.policySetCount > listed.policySetIds.length ? await api.getPolicy(listed.id) : listed;
   if (policy.policySetCount > policy.policySetIds.length) return skip(`it is in ${policy.policySetCount} policy sets, but the API does not say which`);
   const code = listed.updatedAt === null ? null : await api.downloadPolicyBytes(policy);
   if (code === null) return skip("no code was ever uploaded");
+  if (lfsPointerProblem(listed.name, code, code.byteLength) !== null) {
+    return skip("its code looks like a Git LFS pointer, which a declared repo refuses (upload the real code, then export again)");
+  }
   return { files: policyFiles(policy, code, nativeKind) };
 }
-async function mapLimited(items, limit, fn) {
-  const results = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    for (let index = next++; index < items.length; index = next++) results[index] = await fn(items[index]);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-var READS_AT_ONCE;
+var INVALID_NAME;
 var init_export = __esm({
   "src/export/export.ts"() {
     "use strict";
     init_declared();
+    init_map_limit();
     init_files();
-    READS_AT_ONCE = 16;
+    init_names();
+    INVALID_NAME = "the name is not a valid file name here (letters, digits, - and _)";
   }
 });
 
 // src/export/write-tree.ts
-import { mkdir as mkdir2, readdir as readdir3, writeFile } from "node:fs/promises";
+import { constants as constants2 } from "node:fs";
+import { lstat as lstat3, mkdir as mkdir2, open as open4, readdir as readdir3, realpath as realpath5, unlink as unlink2 } from "node:fs/promises";
 import path14 from "node:path";
 async function checkTarget(dir, force) {
   const entries = await readdir3(dir).catch((error) => {
@@ -76041,12 +76157,58 @@ async function checkTarget(dir, force) {
     throw new UsageError(`--export ${dir}: the folder is not empty; export into a new or empty folder, or pass --force to write over files of the same names`);
   }
 }
-async function writeFiles(dir, files) {
-  for (const file of files) {
-    const abs = path14.join(dir, ...file.path.split("/"));
-    await mkdir2(path14.dirname(abs), { recursive: true });
-    await writeFile(abs, file.bytes);
+async function treeWriter(dir, folders) {
+  await mkdir2(dir, { recursive: true });
+  const root = await realpath5(dir);
+  const missing = [];
+  for (const folder of folders) if (!await isRealFolder(root, dir, folder)) missing.push(folder);
+  for (const folder of missing) await mkdir2(path14.join(root, folder));
+  return async (files) => {
+    const written = [];
+    for (const file of files) {
+      const reason = await writeNoFollow(root, file);
+      if (reason === null) {
+        written.push(file.path);
+        continue;
+      }
+      for (const done of written) await unlink2(path14.join(root, ...done.split("/"))).catch(() => void 0);
+      return reason;
+    }
+    return null;
+  };
+}
+async function isRealFolder(root, dir, folder) {
+  const stat4 = await lstat3(path14.join(root, folder)).catch((error) => {
+    if (error.code === "ENOENT") return null;
+    throw error;
+  });
+  if (stat4 === null) return false;
+  if (stat4.isSymbolicLink() || !stat4.isDirectory()) {
+    const what = stat4.isSymbolicLink() ? "a symbolic link" : "not a folder";
+    throw new UsageError(
+      `--export ${dir}: ${path14.join(dir, folder)} is ${what}; the export never writes through a link or outside its folder. Remove it, or export into a new folder`
+    );
   }
+  return true;
+}
+async function writeNoFollow(root, file) {
+  const abs = path14.join(root, ...file.path.split("/"));
+  let handle;
+  try {
+    handle = await open4(abs, constants2.O_WRONLY | constants2.O_CREAT | constants2.O_TRUNC | constants2.O_NOFOLLOW, 420);
+  } catch (error) {
+    const code = error.code;
+    if (code === "ELOOP") return `${file.path} is a symbolic link in the export folder, which the export never writes through`;
+    if (code === "ENAMETOOLONG") return `the file name ${path14.basename(file.path)} is too long for the file system`;
+    if (code === "EISDIR") return `${file.path} is a folder in the export folder`;
+    throw error;
+  }
+  try {
+    await handle.writeFile(file.bytes);
+  } finally {
+    await handle.close();
+  }
+  return null;
 }
 var init_write_tree = __esm({
   "src/export/write-tree.ts"() {
@@ -76059,7 +76221,9 @@ var init_write_tree = __esm({
 function exportSummary(result, organization, dir) {
   const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
   const lines = [`Exported ${organization} to ${dir}: ${plural(result.policies, "policy").replace(/policys$/, "policies")}, ${plural(result.pools, "agent pool")} (${plural(result.files.length, "file")}).`];
-  if (result.pools > 1) lines.push(`The organization has ${result.pools} agent pools: set max-agent-pools: ${result.pools} on the source (the default is 1).`);
+  if (result.pools > 1) {
+    lines.push(`The organization has ${result.pools} agent pools: plan and apply with --max-agent-pools ${result.pools} (or max-agent-pools: ${result.pools} on the source in a config; the default is 1).`);
+  }
   if (result.notExported.length > 0) {
     lines.push(`Not exported (${result.notExported.length}):`);
     for (const item of result.notExported) lines.push(`  ${item.resource} "${item.name}": ${item.reason}`);
@@ -76095,10 +76259,10 @@ async function runExport(args, config, io) {
   const dir = path15.resolve(args.exportDir);
   const organization = args.organization;
   await checkTarget(dir, args.force);
+  const write = await treeWriter(dir, EXPORT_FOLDERS);
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   try {
-    const result = await exportOrganization(api, organization, () => api.nativeKind());
-    await writeFiles(dir, result.files);
+    const result = await exportOrganization(api, organization, { nativeKind: () => api.nativeKind(), concurrency: config.api.concurrency, write });
     io.stdout.write(exportSummary(result, organization, dir));
     return 0;
   } finally {
@@ -76250,7 +76414,7 @@ var one_shot_exports = {};
 __export(one_shot_exports, {
   runOnce: () => runOnce
 });
-import { writeFile as writeFile2 } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 async function runOnce(args, config, io) {
   const saved = args.plan === null ? null : await readSavedPlan(args.plan, config, args);
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
@@ -76329,7 +76493,7 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
   }
   if (interrupt.early !== null) throw interrupt.early;
   if (args.out !== null) {
-    await writeFile2(args.out, redact(renderSavedPlan(outcomes.map((o2) => o2.sourcePlan), savedRun(config, sources, args))));
+    await writeFile(args.out, redact(renderSavedPlan(outcomes.map((o2) => o2.sourcePlan), savedRun(config, sources, args))));
     io.logger.info({ file: args.out }, "plan saved; apply it with --reconcile --plan");
   }
   if (!printsEarly) io.stdout.write(render2(args, outcomes, io));
@@ -76610,6 +76774,7 @@ Options:
   --allow-empty            accept a source that declares nothing (as allow-empty: true)
   --adopt                  take over policies that carry another source's marker (as adopt: true)
   --strict-imports         imports that fail on the service (Sentinel modules, Rego packages not declared) are errors
+  --max-agent-pools N      declare up to N agent pools (as max-agent-pools: N; default 1): the tool's own guard
   --timeout SECONDS        the limit of a --reconcile or --dry-run pass (default 1800)
   --source-dir DIR         declared repo folder, for use without a config file
   --organization NAME      organization, with --source-dir (not needed by --validate)
@@ -76669,6 +76834,7 @@ var OPTIONS = {
   "allow-empty": { type: "boolean" },
   adopt: { type: "boolean" },
   "strict-imports": { type: "boolean" },
+  "max-agent-pools": { type: "string" },
   timeout: { type: "string" },
   "source-dir": { type: "string" },
   organization: { type: "string" },
@@ -76717,6 +76883,10 @@ Run policy-pool-sync --help for every flag.`);
   const mode = values.export !== void 0 ? "export" : values.show !== void 0 ? "show" : modes[0] ?? "daemon";
   if (mode === "daemon") checkDaemonFlags(values);
   if (mode === "export" && values.organization === void 0) throw new UsageError("--export DIR needs --organization NAME (and --api-url URL, or API_BASE_URL)");
+  const maxAgentPools = values["max-agent-pools"] === void 0 ? null : Number(values["max-agent-pools"]);
+  if (maxAgentPools !== null && (!Number.isInteger(maxAgentPools) || maxAgentPools < 1)) {
+    throw new UsageError(`--max-agent-pools must be a whole number of at least 1, not "${values["max-agent-pools"]}"`);
+  }
   const timeoutSeconds = values.timeout === void 0 ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError(`--timeout must be a number of seconds, not "${values.timeout}"`);
   if (values.config === void 0 && values["source-dir"] !== void 0 && values.prune === true && values.source === void 0) {
@@ -76743,6 +76913,7 @@ Run policy-pool-sync --help for every flag.`);
     allowEmpty: values["allow-empty"] === true,
     adopt: values.adopt === true,
     strictImports: values["strict-imports"] === true,
+    maxAgentPools,
     timeoutSeconds,
     sourceDir: values["source-dir"] ?? null,
     organization: values.organization ?? null,
@@ -76775,7 +76946,8 @@ var ONE_SHOT_FLAGS = [
   "timeout",
   "no-cache",
   "strict-imports",
-  "native-kind"
+  "native-kind",
+  "max-agent-pools"
 ];
 function checkDaemonFlags(values) {
   const given = ONE_SHOT_FLAGS.filter((flag2) => values[flag2] !== void 0 && values[flag2] !== false);
@@ -76890,7 +77062,13 @@ async function resolveConfig(args, env) {
   return {
     ...config,
     api: args.nativeKind === null ? config.api : { ...config.api, nativeKind: args.nativeKind },
-    sources: config.sources.map((source) => ({ ...source, allowEmpty: source.allowEmpty || args.allowEmpty, adopt: source.adopt || args.adopt, ...args.strictImports ? { strictImports: true } : {} }))
+    sources: config.sources.map((source) => ({
+      ...source,
+      allowEmpty: source.allowEmpty || args.allowEmpty,
+      adopt: source.adopt || args.adopt,
+      ...args.strictImports ? { strictImports: true } : {},
+      ...args.maxAgentPools === null ? {} : { maxAgentPools: args.maxAgentPools }
+    }))
   };
 }
 async function readConfig(args, env) {

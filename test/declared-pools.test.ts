@@ -63,14 +63,16 @@ describe('agent pools', () => {
     assert.deepEqual(state.policies.map((policy) => policy.name), ['not-a-pool']);
   });
 
-  it('more pools than the organization allows is an error naming the files (default 1)', async () => {
+  it('more pools than max-agent-pools is an error naming the files, the guard and how to raise it (default 1)', async () => {
     const dir = await dirOf({ 'agent-pools/one.yaml': '{}\n', 'agent-pools/two.yaml': '{}\n' });
     const found = await problemsOf(readDeclared(dir));
     assert.deepEqual(found, [
       {
         file: 'agent-pools',
         message:
-          'declares 2 agent pools (agent-pools/one.yaml, agent-pools/two.yaml) but the organization allows 1; remove pools or raise max-agent-pools in the config',
+          'declares 2 agent pools (agent-pools/one.yaml, agent-pools/two.yaml) but max-agent-pools is 1: that is this tool\'s own guard ' +
+          'against declaring more pools than meant, not the organization\'s limit. Remove pools, or raise it to what the organization ' +
+          'allows with --max-agent-pools 2 (or max-agent-pools: 2 on the source in the config)',
       },
     ]);
     assert.equal((await readDeclared(dir, { maxAgentPools: 2 })).pools.length, 2);

@@ -170,7 +170,7 @@ describe('an API that calls the native kind sentinel, with api.native-kind unset
       await world.setBehaviour({ 'legacy-enforce': false });
     }
   });
-  it('a plan saved with native-kind unset records no word, and applied alone learns it again; the export names files in the learned word', async () => {
+  it('a plan saved with native-kind unset records no word, and its apply learns it again; the export names files in the learned word', async () => {
     const { world } = fixture;
     const dir = await fixture.repo({ 'policies/saved-learn.sentinel': 'main = rule { true }\n' });
     const file = join(await fixture.repo(), 'plan.json');
@@ -178,7 +178,7 @@ describe('an API that calls the native kind sentinel, with api.native-kind unset
     assert.equal(made.code, 0, made.stderr + made.stdout);
     const saved = JSON.parse(await readFile(file, 'utf8'));
     assert.equal(saved.run.native_kind, undefined);
-    const applied = await runCli(['--reconcile', '--plan', file], { env: { API_TOKEN: world.token, LOG_LEVEL: 'warn', STATE_DIR: world.stateDir } });
+    const applied = await world.cli('--reconcile', dir, ['--plan', file]);
     assert.equal(applied.code, 0, applied.stderr + applied.stdout);
     assert.equal((await world.policies()).find((p) => p.name === 'saved-learn')?.kind, 'sentinel');
     const exported = join(await fixture.repo(), 'exported');

@@ -137,4 +137,75 @@ describe('emulator policies', () => {
     assert.equal((await t.call('GET', `/policies/${id}`)).status, 404);
     assert.equal((await t.call('DELETE', `/policies/${id}`)).status, 404);
   });
+
+  it('changes a policy set\'s policies by relationship: POST adds, DELETE removes, 204; unknown set 404, unknown policy 422 changing nothing', async () => {
+    const SET_B = 'polset-bbbbbbbbbbbbbbbb';
+    const made = await t.call('POST', '/organizations/org/policies', { body: policyBody('member', {}, [SET_A]) });
+    const id = made.json.data.id as string;
+    const setsOf = async () => ((await t.call('GET', `/policies/${id}`)).json.data.relationships['policy-sets'].data as Array<{ id: string }>).map((r) => r.id).sort();
+    const members = (ids: string[]) => ({ data: ids.map((pol) => ({ id: pol, type: 'policies' })) });
+    const added = await t.call('POST', `/policy-sets/${SET_B}/relationships/policies`, { body: members([id]) });
+    assert.equal(added.status, 204, added.text);
+    assert.equal(added.text, '');
+    assert.deepEqual(await setsOf(), [SET_A, SET_B]);
+    assert.equal((await t.call('GET', `/policies/${id}`)).json.data.attributes['policy-set-count'], 2);
+    assert.equal((await t.call('POST', `/policy-sets/${SET_B}/relationships/policies`, { body: members([id]) })).status, 204, 'adding again changes nothing');
+    assert.deepEqual(await setsOf(), [SET_A, SET_B]);
+
+    const removed = await t.call('DELETE', `/policy-sets/${SET_A}/relationships/policies`, { body: members([id]) });
+    assert.equal(removed.status, 204, removed.text);
+    assert.deepEqual(await setsOf(), [SET_B]);
+
+    const unknownSet = await t.call('POST', '/policy-sets/polset-nosuchset0000000/relationships/policies', { body: members([id]) });
+    assert.equal(unknownSet.status, 404);
+    assert.equal((await t.call('DELETE', '/policy-sets/polset-nosuchset0000000/relationships/policies', { body: members([id]) })).status, 404);
+    const unknownPolicy = await t.call('POST', `/policy-sets/${SET_A}/relationships/policies`, { body: members([id, 'pol-nosuchpolicy00000']) });
+    assert.equal(unknownPolicy.status, 422);
+    assert.match(unknownPolicy.json.errors[0].detail, /policy pol-nosuchpolicy00000 not found/);
+    assert.deepEqual(await setsOf(), [SET_B], 'a refused request changes nothing');
+    assert.equal((await t.call('POST', `/policy-sets/${SET_A}/relationships/policies`, { body: { data: [{ id, type: 'workspaces' }] } })).status, 422);
+    assert.equal((await t.call('POST', `/policy-sets/${SET_A}/relationships/policies`, { body: members([id]), contentType: 'application/json' })).status, 415);
+  });
 });
+
+for (const nativeKind of ['native', 'sentinel'] as const) {
+  describe(`emulator policy lists sorted as the vendor's client asks (${nativeKind} dialect)`, () => {
+    let t: TestEmulator;
+    before(async () => {
+      t = await TestEmulator.start(orgSeed({ nativeKind }));
+      for (const name of ['bravo', 'alpha', 'charlie']) {
+        const made = await t.call('POST', '/organizations/org/policies', { body: policyBody(name, { kind: nativeKind }) });
+        assert.equal(made.status, 200, made.text);
+        if (name !== 'charlie') {
+          // Uploaded one after the other: bravo first, then alpha; charlie never.
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          assert.equal((await t.call('PUT', `/policies/${made.json.data.id}/upload`, { raw: 'main = rule { true }\n', contentType: 'application/octet-stream' })).status, 200);
+        }
+      }
+    });
+    after(() => t.close());
+
+    const listed = async (query: string): Promise<string[]> => {
+      const res = await t.call('GET', `/organizations/org/policies${query}`);
+      assert.equal(res.status, 200, res.text);
+      return res.json.data.map((p: { attributes: { name: string } }) => p.attributes.name);
+    };
+
+    it('sort=name, -name, updated-at and -updated-at; no sort keeps the order of creation; page by page in that order', async () => {
+      assert.deepEqual(await listed(''), ['bravo', 'alpha', 'charlie']);
+      assert.deepEqual(await listed('?sort=name'), ['alpha', 'bravo', 'charlie']);
+      assert.deepEqual(await listed('?sort=-name'), ['charlie', 'bravo', 'alpha']);
+      assert.deepEqual(await listed('?sort=updated-at'), ['charlie', 'bravo', 'alpha'], 'never uploaded first');
+      assert.deepEqual(await listed('?sort=-updated-at'), ['alpha', 'bravo', 'charlie']);
+      assert.deepEqual(await listed('?sort=-name&page%5Bsize%5D=2&page%5Bnumber%5D=2'), ['alpha']);
+      assert.deepEqual(await listed(`?sort=name&filter%5Bkind%5D=${nativeKind}`), ['alpha', 'bravo', 'charlie']);
+    });
+
+    it('an unknown sort key is a 400 naming the keys', async () => {
+      const res = await t.call('GET', '/organizations/org/policies?sort=kind');
+      assert.equal(res.status, 400);
+      assert.match(res.json.errors[0].detail, /sort must be name or updated-at/);
+    });
+  });
+}
+

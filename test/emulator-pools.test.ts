@@ -50,6 +50,7 @@ describe('emulator agent pools and agents', () => {
     assert.equal(data.attributes['organization-scoped'], false);
     assert.equal(data.attributes['agent-count'], 3, 'idle, busy and unknown count; exited does not');
     assert.deepEqual(data.relationships, {
+      organization: { data: { id: 'org', type: 'organizations' } },
       agents: { links: { related: `/api/v2/agent-pools/${data.id}/agents` } },
       'authentication-tokens': { links: { related: `/api/v2/agent-pools/${data.id}/authentication-tokens` } },
       workspaces: { data: [] },
@@ -200,3 +201,47 @@ describe('emulator agent pools and agents', () => {
     for (const agent of agents) assert.equal((await t.call('GET', `/agents/${agent.id}`)).status, 404);
   });
 });
+
+for (const nativeKind of ['native', 'sentinel'] as const) {
+  describe(`emulator pool lists as the vendor's client asks for them (${nativeKind} dialect)`, () => {
+    let t: TestEmulator;
+    const PRJ_WEB = 'prj-webwebwebwebweb01';
+    const PRJ_OPS = 'prj-opsopsopsopsops02';
+    before(async () => {
+      const org = orgSeed().organizations[0]!;
+      t = await TestEmulator.start(orgSeed({
+        nativeKind,
+        organizations: [{
+          ...org, maxAgentPools: 5, projects: [{ id: PRJ_WEB, name: 'web' }, { id: PRJ_OPS, name: 'ops-project' }],
+          agentPools: [{ name: 'everywhere' }, { name: 'app-only', organizationScoped: false, allowedWorkspaces: [WS_APP] }, { name: 'nowhere', organizationScoped: false }],
+        }],
+      }));
+      const body = { data: { type: 'agent-pools', attributes: { name: 'web-only', 'organization-scoped': false }, relationships: { 'allowed-projects': { data: [{ id: PRJ_WEB, type: 'projects' }] } } } };
+      assert.equal((await t.call('POST', '/organizations/org/agent-pools', { body })).status, 201);
+    });
+    after(() => t.close());
+
+    it('filter[allowed_projects][name] and filter[allowed_workspaces][name]: pools allowing it, or organization-scoped; an unknown name matches none', async () => {
+      const list = (query: string) => t.call('GET', `/organizations/org/agent-pools?${query}`);
+      const web = await list('filter%5Ballowed_projects%5D%5Bname%5D=web');
+      assert.equal(web.status, 200);
+      assert.deepEqual(names(web), ['everywhere', 'web-only']);
+      assert.deepEqual(web.json.meta['status-counts'], { total: 4, matching: 2 });
+      assert.deepEqual(names(await list('filter[allowed_projects][name]=ops-project')), ['everywhere']);
+      assert.deepEqual(names(await list('filter[allowed_projects][name]=no-such-project')), []);
+      assert.deepEqual(names(await list('filter[allowed_workspaces][name]=app')), ['everywhere', 'app-only']);
+      assert.deepEqual(names(await list('filter[allowed_workspaces][name]=ops')), ['everywhere']);
+      assert.deepEqual(names(await list('filter[allowed_workspaces][name]=app&filter[allowed_projects][name]=web')), ['everywhere']);
+    });
+
+    it('every pool, listed, shown, created or updated, carries relationships.organization', async () => {
+      const listed = await t.call('GET', '/organizations/org/agent-pools');
+      for (const pool of listed.json.data) assert.deepEqual(pool.relationships.organization, { data: { id: 'org', type: 'organizations' } });
+      const id = listed.json.data[0].id as string;
+      assert.deepEqual((await t.call('GET', `/agent-pools/${id}`)).json.data.relationships.organization.data, { id: 'org', type: 'organizations' });
+      const patched = await t.call('PATCH', `/agent-pools/${id}`, { body: poolBody({ 'organization-scoped': true }) });
+      assert.deepEqual(patched.json.data.relationships.organization.data, { id: 'org', type: 'organizations' });
+    });
+  });
+}
+

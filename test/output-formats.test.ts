@@ -33,7 +33,7 @@ test('text has colour only when asked', () => {
 });
 
 test('summarize counts every action, agent clean-ups and deletes included', () => {
-  assert.deepEqual(summarize(richPlans()), { create: 2, update: 2, replace: 1, delete: 3 });
+  assert.deepEqual(summarize(richPlans()), { create: 2, update: 3, replace: 1, delete: 3 });
   assert.deepEqual(summarize(emptyPlans()), { create: 0, update: 0, replace: 0, delete: 0 });
 });
 
@@ -88,7 +88,7 @@ test('JSON has exactly the format_version 1 shape, code described but never whol
   assert.ok(before.bytes > after.bytes - 40 && before.lines === after.lines, JSON.stringify(update.fields.code));
   assert.ok(!text.includes('r.tags contains'), 'no code text in the JSON plan');
   assert.equal(doc.sources[0].changes.find((c: { action: string }) => c.action === 'create').id, null);
-  assert.deepEqual(doc.summary, { create: 2, update: 2, replace: 1, delete: 3 });
+  assert.deepEqual(doc.summary, { create: 2, update: 3, replace: 1, delete: 3 });
 });
 
 test('the code diff ignores line ends: only the real change shows', () => {

@@ -234,6 +234,16 @@ export class ApiClient implements PolicyApi {
     return this.remove(`/policies/${seg(id)}`);
   }
 
+  /** The body is the policies as a to-many relationship; the service answers 204. */
+  async addPoliciesToSet(setId: string, policyIds: readonly string[]): Promise<void> {
+    const url = this.transport.url(`/policy-sets/${seg(setId)}/relationships/policies`);
+    successBody(await this.transport.send({ method: 'POST', url, json: policiesRelationship(policyIds) }, this.signal));
+  }
+
+  removePoliciesFromSet(setId: string, policyIds: readonly string[]): Promise<void> {
+    return this.remove(`/policy-sets/${seg(setId)}/relationships/policies`, policiesRelationship(policyIds));
+  }
+
   async listAgentPools(organization: string, options: ListAgentPoolsOptions = {}): Promise<AgentPoolList> {
     const params: Params = [];
     if (options.q !== undefined) params.push(['q', options.q]);
@@ -286,8 +296,8 @@ export class ApiClient implements PolicyApi {
    * A DELETE answered 404 is done: what was asked for is true. That is the answer to a retry whose
    * first answer was lost, and to a resource someone already deleted by hand.
    */
-  private async remove(path: string): Promise<void> {
-    const response = await this.transport.send({ method: 'DELETE', url: this.transport.url(path) }, this.signal);
+  private async remove(path: string, json?: unknown): Promise<void> {
+    const response = await this.transport.send({ method: 'DELETE', url: this.transport.url(path), ...(json === undefined ? {} : { json }) }, this.signal);
     if (response.status === 404) {
       this.options.logger.info({ ...response.request, status: 404 }, 'api delete: already gone, counted as deleted');
       return;
@@ -300,6 +310,11 @@ export class ApiClient implements PolicyApi {
     const response = await this.transport.send({ method, url: this.transport.url(path), json }, this.signal);
     return readWith(response, (body) => parse(primary(body)));
   }
+}
+
+/** `{"data":[{"id":"pol-…","type":"policies"}]}` */
+function policiesRelationship(policyIds: readonly string[]): unknown {
+  return { data: policyIds.map((id) => ({ id, type: 'policies' })) };
 }
 
 /** A path segment, percent-encoded. */

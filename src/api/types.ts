@@ -148,6 +148,10 @@ export interface PolicyApi {
   getAgentPool(id: string, options?: { includeWorkspaces?: boolean }): Promise<AgentPool>;
   createAgentPool(organization: string, input: CreateAgentPoolInput): Promise<AgentPool>;
   updateAgentPool(id: string, input: UpdateAgentPoolInput): Promise<AgentPool>;
+  /** Adds the policies to the policy set (`POST /policy-sets/:id/relationships/policies`); a policy in it already stays. */
+  addPoliciesToSet(setId: string, policyIds: readonly string[]): Promise<void>;
+  /** Removes the policies from the policy set (`DELETE` of the same); a 404 (no such set) counts as done. */
+  removePoliciesFromSet(setId: string, policyIds: readonly string[]): Promise<void>;
   /** A 404 counts as deleted. */
   deleteAgentPool(id: string): Promise<void>;
   listAgents(poolId: string, options?: { lastPingSince?: string }): Promise<Agent[]>;

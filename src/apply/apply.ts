@@ -194,6 +194,13 @@ async function updatePolicy(change: PolicyChange, options: ApplyOptions): Promis
   if (change.fields['query'] !== undefined && declared.query !== null) input.query = declared.query;
   if (change.uploadCode) await upload(change.id!, declared.code, options);
   if (Object.keys(input).length > 0) await options.api.updatePolicy(change.live!, input);
+  if (change.fields['policy-sets'] !== undefined && declared.policySets !== null) await movePolicy(change.id!, change.live!.policySetIds, declared.policySets, options);
+}
+
+/** Into the declared sets it is not in, then out of the live sets not declared: a policy is never briefly in no set. */
+async function movePolicy(id: string, live: readonly string[], declared: readonly string[], options: ApplyOptions): Promise<void> {
+  for (const set of declared.filter((s) => !live.includes(s))) await options.api.addPoliciesToSet(set, [id]);
+  for (const set of live.filter((s) => !declared.includes(s))) await options.api.removePoliciesFromSet(set, [id]);
 }
 
 function describe(description: string | null, options: ApplyOptions): string | null {

@@ -20,6 +20,8 @@ export interface CliArgs {
   adopt: boolean;
   /** `--strict-imports`: imports that fail on the service are errors in every selected source, as with `strict-imports: true`. */
   strictImports: boolean;
+  /** `--max-agent-pools N`: every selected source may declare up to N agent pools, as with `max-agent-pools: N`; null: the config's. */
+  maxAgentPools: number | null;
   /** `--timeout`: seconds one one-shot pass may take. @default 1800 */
   timeoutSeconds: number;
   sourceDir: string | null;
@@ -69,6 +71,7 @@ Options:
   --allow-empty            accept a source that declares nothing (as allow-empty: true)
   --adopt                  take over policies that carry another source's marker (as adopt: true)
   --strict-imports         imports that fail on the service (Sentinel modules, Rego packages not declared) are errors
+  --max-agent-pools N      declare up to N agent pools (as max-agent-pools: N; default 1): the tool's own guard
   --timeout SECONDS        the limit of a --reconcile or --dry-run pass (default 1800)
   --source-dir DIR         declared repo folder, for use without a config file
   --organization NAME      organization, with --source-dir (not needed by --validate)
@@ -130,6 +133,7 @@ export const OPTIONS = {
   'allow-empty': { type: 'boolean' },
   adopt: { type: 'boolean' },
   'strict-imports': { type: 'boolean' },
+  'max-agent-pools': { type: 'string' },
   timeout: { type: 'string' },
   'source-dir': { type: 'string' },
   organization: { type: 'string' },
@@ -181,6 +185,10 @@ export function parseCliArgs(argv: string[]): CliArgs {
   const mode = values.export !== undefined ? 'export' : values.show !== undefined ? 'show' : (modes[0] ?? 'daemon');
   if (mode === 'daemon') checkDaemonFlags(values);
   if (mode === 'export' && values.organization === undefined) throw new UsageError('--export DIR needs --organization NAME (and --api-url URL, or API_BASE_URL)');
+  const maxAgentPools = values['max-agent-pools'] === undefined ? null : Number(values['max-agent-pools']);
+  if (maxAgentPools !== null && (!Number.isInteger(maxAgentPools) || maxAgentPools < 1)) {
+    throw new UsageError(`--max-agent-pools must be a whole number of at least 1, not "${values['max-agent-pools']}"`);
+  }
   const timeoutSeconds = values.timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(values.timeout);
   if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) throw new UsageError(`--timeout must be a number of seconds, not "${values.timeout}"`);
   if (values.config === undefined && values['source-dir'] !== undefined && values.prune === true && values.source === undefined) {
@@ -208,6 +216,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     allowEmpty: values['allow-empty'] === true,
     adopt: values.adopt === true,
     strictImports: values['strict-imports'] === true,
+    maxAgentPools,
     timeoutSeconds,
     sourceDir: values['source-dir'] ?? null,
     organization: values.organization ?? null,
@@ -229,6 +238,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
 /** The flags of a one pass (--dry-run, --reconcile, --validate); given without a mode, they would start the daemon. */
 const ONE_SHOT_FLAGS = [
   'source-dir', 'organization', 'api-url', 'output', 'detailed-exitcode', 'out', 'plan', 'prune', 'force', 'adopt', 'allow-empty', 'timeout', 'no-cache', 'strict-imports', 'native-kind',
+  'max-agent-pools',
 ] as const;
 
 /**

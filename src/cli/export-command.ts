@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createApiClient } from '../api/from-config.js';
 import type { Config } from '../config/types.js';
-import { checkTarget, exportOrganization, exportSummary, writeFiles } from '../export/index.js';
+import { checkTarget, EXPORT_FOLDERS, exportOrganization, exportSummary, treeWriter } from '../export/index.js';
 import type { Logger } from '../logger.js';
 import type { CliArgs } from './args.js';
 
@@ -13,10 +13,10 @@ export async function runExport(args: CliArgs, config: Config, io: { stdout: Nod
   const dir = path.resolve(args.exportDir as string);
   const organization = args.organization as string;
   await checkTarget(dir, args.force);
+  const write = await treeWriter(dir, EXPORT_FOLDERS);
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   try {
-    const result = await exportOrganization(api, organization, () => api.nativeKind());
-    await writeFiles(dir, result.files);
+    const result = await exportOrganization(api, organization, { nativeKind: () => api.nativeKind(), concurrency: config.api.concurrency, write });
     io.stdout.write(exportSummary(result, organization, dir));
     return 0;
   } finally {

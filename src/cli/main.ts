@@ -74,8 +74,8 @@ async function main(argv: string[], io: RedactedIo<NodeJS.WriteStream, NodeJS.Wr
 /**
  * Flags alone (`--source-dir`, with `--organization` except for `--validate`) need no config file; otherwise the file
  * is read and validated. The API URL comes from `--api-url`, then `API_BASE_URL` (applied by the loader), then
- * `api.url`; the state dir from `--state-dir`, then `STATE_DIR`, then `state-dir`. `--allow-empty` and `--adopt` apply
- * to every source.
+ * `api.url`; the state dir from `--state-dir`, then `STATE_DIR`, then `state-dir`. `--allow-empty`, `--adopt` and
+ * `--max-agent-pools` apply to every source.
  */
 async function resolveConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config> {
   const read = await readConfig(args, env);
@@ -83,7 +83,13 @@ async function resolveConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Con
   return {
     ...config,
     api: args.nativeKind === null ? config.api : { ...config.api, nativeKind: args.nativeKind },
-    sources: config.sources.map((source) => ({ ...source, allowEmpty: source.allowEmpty || args.allowEmpty, adopt: source.adopt || args.adopt, ...(args.strictImports ? { strictImports: true } : {}) })),
+    sources: config.sources.map((source) => ({
+      ...source,
+      allowEmpty: source.allowEmpty || args.allowEmpty,
+      adopt: source.adopt || args.adopt,
+      ...(args.strictImports ? { strictImports: true } : {}),
+      ...(args.maxAgentPools === null ? {} : { maxAgentPools: args.maxAgentPools }),
+    })),
   };
 }
 

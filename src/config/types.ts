@@ -48,7 +48,7 @@ export interface SourceConfig {
   allowEmpty: boolean;
   /** Take over policies that carry another source's ownership marker. @default false */
   adopt: boolean;
-  /** @default 1 */
+  /** The most agent pools the source may declare: the tool's own guard, not the organization's limit. @default 1 */
   maxAgentPools: number;
   /** Imports that will fail on the service are errors, not warnings (`--strict-imports`, `strict-imports: true`). @default false */
   strictImports?: boolean;

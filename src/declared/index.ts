@@ -18,6 +18,7 @@ export { createDeclaredCache, type DeclaredCache } from './declared-cache.js';
 export { codeAt, codeBody, CodeChangedError, readVerifiedCode, withCodeTexts, type CodeAt, type CodeBody } from './code-body.js';
 export { DEFAULT_WALK_LIMITS, type WalkLimits } from './walk.js';
 export { isValidName } from './resource-names.js';
+export { lfsPointerProblem } from './lfs-pointer.js';
 export { parseDuration } from './duration.js';
 
 /**

@@ -35,8 +35,9 @@ export function readPools(
   problems.push(...previousNameProblems(poolFiles));
   if (files.length > maxAgentPools) {
     const message =
-      `declares ${files.length} agent pools (${files.map((file) => file.rel).join(', ')}) but the organization allows ` +
-      `${maxAgentPools}; remove pools or raise max-agent-pools in the config`;
+      `declares ${files.length} agent pools (${files.map((file) => file.rel).join(', ')}) but max-agent-pools is ${maxAgentPools}: ` +
+      `that is this tool's own guard against declaring more pools than meant, not the organization's limit. Remove pools, or raise it ` +
+      `to what the organization allows with --max-agent-pools ${files.length} (or max-agent-pools: ${files.length} on the source in the config)`;
     problems.push({ file: 'agent-pools', message });
   }
   return { pools: poolFiles.map((poolFile) => poolFile.pool), problems };

@@ -72,7 +72,7 @@ export interface DeclaredState {
 }
 
 export interface ReadOptions {
-  /** Number of agent pools the organization allows; default 1. */
+  /** The most agent pools the repo may declare (the tool's own guard, `max-agent-pools`); default 1. */
   maxAgentPools?: number;
   /** Stops the read between files. */
   signal?: AbortSignal;

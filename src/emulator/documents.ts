@@ -64,6 +64,7 @@ export function poolResource(store: Store, pool: PoolRecord): Record<string, unk
       'agent-count': agentCount,
     },
     relationships: {
+      organization: { data: { id: pool.org, type: 'organizations' } },
       agents: { links: { related: `${self}/agents` } },
       'authentication-tokens': { links: { related: `${self}/authentication-tokens` } },
       workspaces: { data: pool.workspaceIds.map(workspaceRef) },

@@ -19,6 +19,8 @@ export interface OrgRecord {
   maxAgentPools: number;
   /** id → name */
   workspaces: Map<string, string>;
+  /** id → name */
+  projects: Map<string, string>;
   policySets: Set<string>;
 }
 

@@ -1,6 +1,6 @@
 /** Policy records: list, create, show, update, delete. */
 import { includedPolicySets, policyResource } from './documents.js';
-import { JSON_API, readJsonBody, type Reply } from './http.js';
+import { JSON_API, ReplyError, readJsonBody, type Reply } from './http.js';
 import { newId } from './ids.js';
 import { includes, requireOrg, requirePolicy } from './lookups.js';
 import { paginate } from './pagination.js';
@@ -23,11 +23,11 @@ function listPolicies(ctx: Context): Reply {
   const kind = ctx.query.get('filter[kind]');
   const all = policiesOf(ctx.store, org.name);
   const filtered = search !== undefined || (kind !== null && kind !== '');
-  const matching = !filtered ? all : all.filter(
+  const matching = sortPolicies(!filtered ? all : all.filter(
     (policy) =>
       (search === undefined || policy.name.toLowerCase().includes(search)) &&
       (kind === null || kind === '' || kindWord(policy.kind, ctx.behaviour.nativeKind) === kind),
-  );
+  ), ctx.query.get('sort'));
   const page = paginate(matching, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
   const body: Record<string, unknown> = {
     data: page.items.map((policy) => policyResource(policy, 'list', ctx.behaviour.legacyEnforce, ctx.behaviour.nativeKind, ctx.behaviour.listOmitsPolicySets)),
@@ -36,6 +36,22 @@ function listPolicies(ctx: Context): Reply {
   };
   if (includes(ctx.query, 'policy_sets')) body.included = includedPolicySets(page.items);
   return { status: 200, body };
+}
+
+/**
+ * `sort`: `name` or `updated-at`, a leading `-` for descending; ties keep the order of creation. A policy never uploaded
+ * (`updated-at` null) sorts before any uploaded one.
+ */
+function sortPolicies(policies: readonly PolicyRecord[], sort: string | null): readonly PolicyRecord[] {
+  if (sort === null || sort === '') return policies;
+  const descending = sort.startsWith('-');
+  const key = descending ? sort.slice(1) : sort;
+  if (key !== 'name' && key !== 'updated-at') {
+    throw new ReplyError(400, [{ status: '400', title: 'bad request', detail: 'sort must be name or updated-at, optionally with a leading -' }]);
+  }
+  const field = (policy: PolicyRecord): string => (key === 'name' ? policy.name : (policy.updatedAt ?? ''));
+  const order = descending ? -1 : 1;
+  return [...policies].sort((a, b) => (field(a) < field(b) ? -order : field(a) > field(b) ? order : 0));
 }
 
 async function createPolicy(ctx: Context): Promise<Reply> {

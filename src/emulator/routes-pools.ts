@@ -21,11 +21,13 @@ function listPools(ctx: Context): Reply {
   const all = poolsOf(ctx.store, org.name);
   const q = ctx.query.get('q')?.toLowerCase();
   const workspaceName = ctx.query.get('filter[allowed_workspaces][name]');
+  const projectName = ctx.query.get('filter[allowed_projects][name]');
   const matching = sortPools(
     all.filter(
       (pool) =>
         (q === undefined || pool.name.toLowerCase().includes(q)) &&
-        (workspaceName === null || allowsWorkspaceNamed(ctx.store, pool, workspaceName)),
+        (workspaceName === null || allowsWorkspaceNamed(ctx.store, pool, workspaceName)) &&
+        (projectName === null || allowsProjectNamed(ctx.store, pool, projectName)),
     ),
     ctx.query.get('sort'),
   );
@@ -45,6 +47,14 @@ function allowsWorkspaceNamed(store: Store, pool: PoolRecord, name: string): boo
   const ids = [...workspaces].filter(([, wsName]) => wsName === name).map(([id]) => id);
   if (ids.length === 0) return false;
   return pool.organizationScoped || ids.some((id) => pool.allowedWorkspaceIds.includes(id));
+}
+
+/** The same for projects: an organization-scoped pool, or one whose `allowed-projects` holds a project of that name. */
+function allowsProjectNamed(store: Store, pool: PoolRecord, name: string): boolean {
+  const projects = store.orgs.get(pool.org)?.projects ?? new Map<string, string>();
+  const ids = [...projects].filter(([, projectName]) => projectName === name).map(([id]) => id);
+  if (ids.length === 0) return false;
+  return pool.organizationScoped || ids.some((id) => pool.allowedProjectIds.includes(id));
 }
 
 function sortPools(pools: PoolRecord[], sort: string | null): PoolRecord[] {

@@ -41,6 +41,7 @@ interface RawOrganization {
   name: string;
   'max-agent-pools'?: number;
   workspaces?: { id: string; name: string }[];
+  projects?: { id: string; name: string }[];
   'policy-sets'?: string[];
   'agent-pools'?: RawPool[];
 }
@@ -144,6 +145,7 @@ function toOrganization(raw: RawOrganization): SeedOrganization {
   const org: SeedOrganization = { name: raw.name };
   if (raw['max-agent-pools'] !== undefined) org.maxAgentPools = raw['max-agent-pools'];
   org.workspaces = (raw.workspaces ?? []).map((ws) => ({ id: ws.id, name: ws.name }));
+  if (raw.projects !== undefined) org.projects = raw.projects.map((project) => ({ id: project.id, name: project.name }));
   org.policySets = [...(raw['policy-sets'] ?? [])];
   org.agentPools = (raw['agent-pools'] ?? []).map(toPool);
   return org;

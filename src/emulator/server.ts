@@ -14,6 +14,7 @@ import { createRouter, type Context, type Route } from './router.js';
 import { agentRoutes } from './routes-agents.js';
 import { BLOB_PREFIX, policyCodeRoutes, serveBlob } from './routes-policy-code.js';
 import { policyRoutes } from './routes-policies.js';
+import { policySetRoutes } from './routes-policy-sets.js';
 import { poolRoutes } from './routes-pools.js';
 import { defaultSeed } from './seed-default.js';
 import { createStore } from './store.js';
@@ -59,7 +60,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const limiter = createRateLimiter(seed.rateLimit ?? 30, now, seed.rateLimitWindow ?? 'sliding', seed.rateLimitReset ?? 'real');
   const log = createRequestLog(options.requestLogLimit);
   const pipeline: Pipeline = {
-    api: createRouter([...policyRoutes, ...policyCodeRoutes, ...poolRoutes, ...agentRoutes, PING]),
+    api: createRouter([...policyRoutes, ...policyCodeRoutes, ...policySetRoutes, ...poolRoutes, ...agentRoutes, PING]),
     control: createRouter(controlRoutes({ faults, log, limiter, behaviour })),
     blobs: createRouter([{ method: 'GET', pattern: '/:key', handler: serveBlob }]),
     faults,

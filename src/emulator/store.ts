@@ -33,6 +33,7 @@ export function createStore(seed: Seed, now: () => number): Store {
       name: org.name,
       maxAgentPools: org.maxAgentPools ?? 1,
       workspaces: new Map((org.workspaces ?? []).map((ws) => [ws.id, ws.name])),
+      projects: new Map((org.projects ?? []).map((project) => [project.id, project.name])),
       policySets: new Set(org.policySets ?? []),
     });
     store.byOrg.set(org.name, { policies: new Map(), policyList: null, pools: new Map() });

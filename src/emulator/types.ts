@@ -59,11 +59,18 @@ export interface SeedWorkspace {
   name: string;
 }
 
+export interface SeedProject {
+  id: string;
+  name: string;
+}
+
 export interface SeedOrganization {
   name: string;
   /** @default 1 */
   maxAgentPools?: number;
   workspaces?: SeedWorkspace[];
+  /** Projects by id and name, for `filter[allowed_projects][name]` (pools may allow any `prj-` id). */
+  projects?: SeedProject[];
   /** `polset-` ids. */
   policySets?: string[];
   agentPools?: SeedAgentPool[];

@@ -1,12 +1,15 @@
 /**
  * `--export DIR`: a declared repo written from the live organization, so that teams arriving with policies and pools
  * made by hand, by the Terraform provider or by VCS policy sets start from what they have. Reads only: no write to
- * the API.
+ * the API. What it writes is a repo the tool's own `--validate` accepts: what could not be written so is listed instead.
  */
 import type { AgentPool, Policy } from '../api/types.js';
-import { isValidName } from '../declared/index.js';
+import { isValidName, lfsPointerProblem } from '../declared/index.js';
+import { mapLimit } from '../map-limit.js';
 import type { NativeKindName } from '../model.js';
 import { policyFiles, poolFile, type ExportFile } from './files.js';
+import { sameNames } from './names.js';
+import type { TreeWriter } from './write-tree.js';
 
 /** What export needs of the API: the lists, one policy read again, and code as stored. */
 export interface ExportApi {
@@ -24,65 +27,68 @@ export interface NotExported {
 }
 
 export interface ExportResult {
-  files: ExportFile[];
+  /** The paths written, relative to the folder, sorted. */
+  files: string[];
   policies: number;
   pools: number;
   notExported: NotExported[];
 }
 
-/** Code reads under way at once (the client paces the requests itself). */
-const READS_AT_ONCE = 16;
-
-/** Reads the organization into the files of a declared repo, sorted by path. */
-/**
- * `nativeKind`: the API's word for the native kind, which names the files; a function is asked once the lists are read
- * (the client may have learned the word from them).
- */
-export async function exportOrganization(api: ExportApi, organization: string, nativeKind: NativeKindName | (() => NativeKindName)): Promise<ExportResult> {
-  const [policies, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
-  const notExported: NotExported[] = [];
-  const files: ExportFile[] = [];
-  let exportedPolicies = 0;
-  const results = await mapLimited(policies, READS_AT_ONCE, (policy) => policyExport(api, policy, typeof nativeKind === 'function' ? nativeKind() : nativeKind));
-  for (const result of results) {
-    if ('reason' in result) notExported.push(result);
-    else {
-      files.push(...result.files);
-      exportedPolicies += 1;
-    }
-  }
-  let pools = 0;
-  for (const pool of poolList.pools) {
-    if (!isValidName(pool.name)) {
-      notExported.push({ resource: 'agent-pool', name: pool.name, reason: 'the name is not a valid file name here (letters, digits, - and _)' });
-      continue;
-    }
-    files.push(poolFile(pool));
-    pools += 1;
-  }
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  notExported.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { files, policies: exportedPolicies, pools, notExported };
+export interface ExportOptions {
+  /** The API's word for the native kind, which names the files; a function is asked as each policy is written (the client may have learned the word from the lists). */
+  nativeKind: NativeKindName | (() => NativeKindName);
+  /** Policies read at once: the client's own concurrency, whose queue and pacer hold the requests to the rate limit. */
+  concurrency: number;
+  /** Writes each resource's files as soon as they are read (write-tree.ts). */
+  write: TreeWriter;
 }
 
-async function policyExport(api: ExportApi, listed: Policy, nativeKind: NativeKindName): Promise<{ files: ExportFile[] } | NotExported> {
+const INVALID_NAME = 'the name is not a valid file name here (letters, digits, - and _)';
+
+/** Reads the organization and writes each resource's files as it is read; resolves with what was and was not written. */
+export async function exportOrganization(api: ExportApi, organization: string, options: ExportOptions): Promise<ExportResult> {
+  const [policies, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
+  const notExported: NotExported[] = [];
+  const files: string[] = [];
+  const written = async (resource: NotExported['resource'], name: string, made: readonly ExportFile[]): Promise<boolean> => {
+    const reason = await options.write(made);
+    if (reason !== null) notExported.push({ resource, name, reason });
+    else files.push(...made.map((file) => file.path));
+    return reason === null;
+  };
+  const clashes = sameNames(policies, (policy) => (policy.foreignKind === null ? policy.kind : policy.foreignKind));
+  const outcomes = await mapLimit(policies, Math.max(1, options.concurrency), async (listed) => {
+    const read = await policyExport(api, listed, clashes.get(listed) ?? null, typeof options.nativeKind === 'function' ? options.nativeKind() : options.nativeKind);
+    if ('reason' in read) {
+      notExported.push(read);
+      return false;
+    }
+    return written('policy', listed.name, read.files);
+  });
+  const poolClashes = sameNames(poolList.pools, () => 'agent pool');
+  let pools = 0;
+  for (const pool of poolList.pools) {
+    const reason = !isValidName(pool.name) ? INVALID_NAME : (poolClashes.get(pool) ?? null);
+    if (reason !== null) notExported.push({ resource: 'agent-pool', name: pool.name, reason });
+    else if (await written('agent-pool', pool.name, [poolFile(pool)])) pools += 1;
+  }
+  files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  notExported.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { files, policies: outcomes.filter(Boolean).length, pools, notExported };
+}
+
+async function policyExport(api: ExportApi, listed: Policy, clash: string | null, nativeKind: NativeKindName): Promise<{ files: ExportFile[] } | NotExported> {
   const skip = (reason: string): NotExported => ({ resource: 'policy', name: listed.name, reason });
   if (listed.foreignKind !== null) return skip(`kind ${listed.foreignKind || '(none)'} is not one this tool manages`);
-  if (!isValidName(listed.name)) return skip('the name is not a valid file name here (letters, digits, - and _)');
+  if (!isValidName(listed.name)) return skip(INVALID_NAME);
+  if (clash !== null) return skip(clash);
   // A list may leave out the policy-set relationship: read the policy itself when the count says there are sets.
   const policy = listed.policySetCount > listed.policySetIds.length ? await api.getPolicy(listed.id) : listed;
   if (policy.policySetCount > policy.policySetIds.length) return skip(`it is in ${policy.policySetCount} policy sets, but the API does not say which`);
   const code = listed.updatedAt === null ? null : await api.downloadPolicyBytes(policy);
   if (code === null) return skip('no code was ever uploaded');
+  if (lfsPointerProblem(listed.name, code, code.byteLength) !== null) {
+    return skip('its code looks like a Git LFS pointer, which a declared repo refuses (upload the real code, then export again)');
+  }
   return { files: policyFiles(policy, code, nativeKind) };
-}
-
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let index = next++; index < items.length; index = next++) results[index] = await fn(items[index] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -8,6 +8,9 @@ import type { AgentPool, Policy } from '../api/types.js';
 import type { NativeKindName } from '../model.js';
 import { stripMarker } from '../plan/marker.js';
 
+/** The folders an export writes into, each checked to be a real folder inside the export's folder. */
+export const EXPORT_FOLDERS: readonly string[] = ['policies', 'agent-pools'];
+
 /** One file to write: its path relative to the repo root, with `/` separators, and its exact bytes. */
 export interface ExportFile {
   path: string;

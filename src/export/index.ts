@@ -1,4 +1,4 @@
-export { exportOrganization, type ExportApi, type ExportResult, type NotExported } from './export.js';
-export { policyFiles, poolFile, type ExportFile } from './files.js';
-export { checkTarget, writeFiles } from './write-tree.js';
+export { exportOrganization, type ExportApi, type ExportOptions, type ExportResult, type NotExported } from './export.js';
+export { EXPORT_FOLDERS, policyFiles, poolFile, type ExportFile } from './files.js';
+export { checkTarget, treeWriter, type TreeWriter } from './write-tree.js';
 export { exportSummary } from './summary.js';

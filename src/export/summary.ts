@@ -4,7 +4,9 @@ import type { ExportResult } from './export.js';
 export function exportSummary(result: ExportResult, organization: string, dir: string): string {
   const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
   const lines = [`Exported ${organization} to ${dir}: ${plural(result.policies, 'policy').replace(/policys$/, 'policies')}, ${plural(result.pools, 'agent pool')} (${plural(result.files.length, 'file')}).`];
-  if (result.pools > 1) lines.push(`The organization has ${result.pools} agent pools: set max-agent-pools: ${result.pools} on the source (the default is 1).`);
+  if (result.pools > 1) {
+    lines.push(`The organization has ${result.pools} agent pools: plan and apply with --max-agent-pools ${result.pools} (or max-agent-pools: ${result.pools} on the source in a config; the default is 1).`);
+  }
   if (result.notExported.length > 0) {
     lines.push(`Not exported (${result.notExported.length}):`);
     for (const item of result.notExported) lines.push(`  ${item.resource} "${item.name}": ${item.reason}`);

@@ -52,8 +52,9 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
   const total = policies.filter((p) => needsCode(p, declaredOf.get(p))).length;
   let done = 0;
   if (total > 0) options.onCodeProgress?.(done, total);
-  const counted = async (policy: Policy): Promise<LivePolicy> => {
-    const result = await withCode(policy, declaredOf.get(policy), options);
+  const counted = async (listed: Policy): Promise<LivePolicy> => {
+    const policy = await withSets(listed, declaredOf.get(listed), api);
+    const result = await withCode(policy, declaredOf.get(listed), options);
     if (needsCode(policy, declaredOf.get(policy))) options.onCodeProgress?.((done += 1), total);
     return result;
   };
@@ -61,6 +62,16 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
   const pools = failFast(Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => livePool(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : []))));
   const [livePools, livePolicies] = await Promise.all([pools, failFast(mapLimit(policies, CODE_READS_AT_ONCE, counted))]);
   return { policies: livePolicies, pools: livePools, ...(foreignPolicies.length > 0 ? { foreignPolicies } : {}) };
+}
+
+/**
+ * A policy whose settings name its sets, listed without them (`policy-set-count` says more than the list names), is
+ * read again with `include=policy_sets`, so that its membership can be compared.
+ */
+async function withSets(policy: Policy, declared: DeclaredPolicy | undefined, api: PolicyApi): Promise<Policy> {
+  if (declared?.policySets == null || policy.policySetCount <= policy.policySetIds.length) return policy;
+  const read = await api.getPolicy(policy.id, { includePolicySets: true });
+  return { ...policy, policySetIds: read.policySetIds, policySetCount: Math.max(policy.policySetCount, read.policySetCount) };
 }
 
 /** Code is compared only for a declared policy of the same kind that has code; anything else is created, replaced or pruned whole. */

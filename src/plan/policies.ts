@@ -45,15 +45,25 @@ export function planPolicies(pairs: readonly PolicyPair[], options: PlanOptions)
     }
     const update = updateChange(policy, current, owner, options);
     if (update !== null) changes.push(update);
-    if (policy.policySets !== null && !sameSet(policy.policySets, current.policySetIds)) {
+    if (policy.policySets !== null && !setsKnown(current)) {
       warnings.push(
-        `policy "${policy.name}": policy-sets differ (live ${JSON.stringify(sortedIds(current.policySetIds))}, ` +
-          `declared ${JSON.stringify(sortedIds(policy.policySets))}); the API cannot change them after creation, so nothing is done. ` +
-          'Change the policy set itself, or delete the policy to have it re-created.',
+        `policy "${policy.name}" is in ${current.policySetCount} policy sets, but the API names only ${current.policySetIds.length} of them; ` +
+          'its policy-sets are left as they are this pass.',
       );
     }
   }
+  for (const policy of pairs.flatMap((pair) => (pair.declared?.policySets?.length === 0 ? [pair.declared] : []))) {
+    warnings.push(
+      `policy "${policy.name}" declares policy-sets: [], so it is in no policy set and will not be enforced. ` +
+        'Name its sets, or leave policy-sets out to leave its membership as it is.',
+    );
+  }
   return { changes, warnings, conflicts };
+}
+
+/** Whether the live policy's sets are all named (a list may leave the ids out while `policy-set-count` says how many). */
+function setsKnown(current: LivePolicy): boolean {
+  return (current.policySetCount ?? current.policySetIds.length) <= current.policySetIds.length;
 }
 
 /** A conflict: a policy this source declares, or would prune, that carries another source's marker. */
@@ -100,6 +110,8 @@ function updateChange(policy: DeclaredPolicy, current: LivePolicy, owner: Owner,
   diffField(fields, 'description', stripMarker(current.description), policy.description, sameText);
   diffField(fields, 'enforcement-level', current.enforcementLevel, policy.enforcementLevel, strictEqual);
   if (policy.kind === 'opa') diffField(fields, 'query', current.query, policy.query, strictEqual);
+  // Membership is managed only where the settings file names the sets, and changed by adding and removing.
+  if (policy.policySets !== null && setsKnown(current)) diffField(fields, 'policy-sets', sortedIds(current.policySetIds), sortedIds(policy.policySets), sameSet);
   if (!sameCode(policy, current)) fields['code'] = { before: current.code, after: declaredCode(policy) };
   // Under `ownership: marker` a policy this source writes carries its marker: one without it gets it.
   const adopt = options.ownership === 'marker' && owner !== 'this-source';

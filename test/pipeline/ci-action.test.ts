@@ -18,7 +18,7 @@ describe('action.yml', () => {
 
   it('is a composite action with the documented inputs and outputs', () => {
     assert.equal(action.runs.using, 'composite');
-    for (const input of ['mode', 'source-dir', 'organization', 'source', 'api-url', 'token', 'prune', 'force', 'allow-empty', 'adopt', 'timeout', 'comment', 'state-dir']) {
+    for (const input of ['mode', 'source-dir', 'organization', 'source', 'api-url', 'token', 'prune', 'force', 'allow-empty', 'adopt', 'max-agent-pools', 'timeout', 'comment', 'state-dir']) {
       assert.ok(action.inputs[input], `input ${input}`);
     }
     assert.equal(action.inputs['token']?.required, true);
@@ -113,6 +113,16 @@ describe('action.yml', () => {
 
       const timedOut = await run(await fixture.repo(POLICY), { mode: 'dry-run', timeout: 'soon' });
       assert.match(timedOut.steps[1]?.stderr ?? '', /^::error::the action's input timeout must be a number of seconds, not "soon"$/m);
+    });
+
+    it('max-agent-pools reaches the command line, and the guard\'s error advises the action\'s input', async () => {
+      const dir = await fixture.repo({ 'agent-pools/one.yaml': '{}\n', 'agent-pools/two.yaml': '{}\n' });
+      const refused = await run(dir, { mode: 'dry-run', source: 'pools-test' });
+      assert.equal(refused.ok, false);
+      assert.match(refused.summary, /max-agent-pools is 1: that is this tool's own guard.*the action's input max-agent-pools 2/);
+      const planned = await run(dir, { mode: 'dry-run', source: 'pools-test', 'max-agent-pools': '2' });
+      assert.ok(planned.ok, JSON.stringify(planned.steps, null, 2));
+      assert.equal(planned.outputs['exit-code'], '2');
     });
 
     it('source, prune and state-dir reach the command line', async () => {
