@@ -61,11 +61,11 @@ var init_errors = __esm({
   "src/errors.ts"() {
     "use strict";
     ApiError = class extends Error {
-      constructor(message, status, detail, request2, options) {
+      constructor(message, status, detail, request4, options) {
         super(message, options);
         this.status = status;
         this.detail = detail;
-        this.request = request2;
+        this.request = request4;
       }
       status;
       detail;
@@ -73,9 +73,9 @@ var init_errors = __esm({
       name = "ApiError";
     };
     NetworkError = class extends Error {
-      constructor(message, request2, options) {
+      constructor(message, request4, options) {
         super(message, options);
-        this.request = request2;
+        this.request = request4;
       }
       request;
       name = "NetworkError";
@@ -183,17 +183,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path20) {
-      const ctrl = callVisitor(key, node, visitor, path20);
+    function visit_(key, node, visitor, path21) {
+      const ctrl = callVisitor(key, node, visitor, path21);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path20, ctrl);
-        return visit_(key, ctrl, visitor, path20);
+        replaceNode(key, path21, ctrl);
+        return visit_(key, ctrl, visitor, path21);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path20 = Object.freeze(path20.concat(node));
+          path21 = Object.freeze(path21.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path20);
+            const ci = visit_(i2, node.items[i2], visitor, path21);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -204,13 +204,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path20 = Object.freeze(path20.concat(node));
-          const ck = visit_("key", node.key, visitor, path20);
+          path21 = Object.freeze(path21.concat(node));
+          const ck = visit_("key", node.key, visitor, path21);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path20);
+          const cv = visit_("value", node.value, visitor, path21);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -231,17 +231,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path20) {
-      const ctrl = await callVisitor(key, node, visitor, path20);
+    async function visitAsync_(key, node, visitor, path21) {
+      const ctrl = await callVisitor(key, node, visitor, path21);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path20, ctrl);
-        return visitAsync_(key, ctrl, visitor, path20);
+        replaceNode(key, path21, ctrl);
+        return visitAsync_(key, ctrl, visitor, path21);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path20 = Object.freeze(path20.concat(node));
+          path21 = Object.freeze(path21.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path20);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path21);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -252,13 +252,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path20 = Object.freeze(path20.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path20);
+          path21 = Object.freeze(path21.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path21);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path20);
+          const cv = await visitAsync_("value", node.value, visitor, path21);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -285,23 +285,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path20) {
+    function callVisitor(key, node, visitor, path21) {
       if (typeof visitor === "function")
-        return visitor(key, node, path20);
+        return visitor(key, node, path21);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path20);
+        return visitor.Map?.(key, node, path21);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path20);
+        return visitor.Seq?.(key, node, path21);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path20);
+        return visitor.Pair?.(key, node, path21);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path20);
+        return visitor.Scalar?.(key, node, path21);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path20);
+        return visitor.Alias?.(key, node, path21);
       return void 0;
     }
-    function replaceNode(key, path20, node) {
-      const parent = path20[path20.length - 1];
+    function replaceNode(key, path21, node) {
+      const parent = path21[path21.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -913,10 +913,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path20, value2) {
+    function collectionFromPath(schema, path21, value2) {
       let v = value2;
-      for (let i2 = path20.length - 1; i2 >= 0; --i2) {
-        const k2 = path20[i2];
+      for (let i2 = path21.length - 1; i2 >= 0; --i2) {
+        const k2 = path21[i2];
         if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
           const a = [];
           a[k2] = v;
@@ -935,7 +935,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path20) => path20 == null || typeof path20 === "object" && !!path20[Symbol.iterator]().next().done;
+    var isEmptyPath = (path21) => path21 == null || typeof path21 === "object" && !!path21[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -965,11 +965,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path20, value2) {
-        if (isEmptyPath(path20))
+      addIn(path21, value2) {
+        if (isEmptyPath(path21))
           this.add(value2);
         else {
-          const [key, ...rest] = path20;
+          const [key, ...rest] = path21;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value2);
@@ -983,8 +983,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path20) {
-        const [key, ...rest] = path20;
+      deleteIn(path21) {
+        const [key, ...rest] = path21;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -998,8 +998,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path20, keepScalar) {
-        const [key, ...rest] = path20;
+      getIn(path21, keepScalar) {
+        const [key, ...rest] = path21;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -1017,8 +1017,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path20) {
-        const [key, ...rest] = path20;
+      hasIn(path21) {
+        const [key, ...rest] = path21;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -1028,8 +1028,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path20, value2) {
-        const [key, ...rest] = path20;
+      setIn(path21, value2) {
+        const [key, ...rest] = path21;
         if (rest.length === 0) {
           this.set(key, value2);
         } else {
@@ -3544,9 +3544,9 @@ var require_Document = __commonJS({
           this.contents.add(value2);
       }
       /** Adds a value to the document. */
-      addIn(path20, value2) {
+      addIn(path21, value2) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path20, value2);
+          this.contents.addIn(path21, value2);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3621,14 +3621,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path20) {
-        if (Collection.isEmptyPath(path20)) {
+      deleteIn(path21) {
+        if (Collection.isEmptyPath(path21)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path20) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path21) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3643,10 +3643,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path20, keepScalar) {
-        if (Collection.isEmptyPath(path20))
+      getIn(path21, keepScalar) {
+        if (Collection.isEmptyPath(path21))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path20, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path21, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3657,10 +3657,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path20) {
-        if (Collection.isEmptyPath(path20))
+      hasIn(path21) {
+        if (Collection.isEmptyPath(path21))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path20) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path21) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3677,13 +3677,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path20, value2) {
-        if (Collection.isEmptyPath(path20)) {
+      setIn(path21, value2) {
+        if (Collection.isEmptyPath(path21)) {
           this.contents = value2;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path20), value2);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path21), value2);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path20, value2);
+          this.contents.setIn(path21, value2);
         }
       }
       /**
@@ -5644,9 +5644,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path20) => {
+    visit.itemAtPath = (cst, path21) => {
       let item = cst;
-      for (const [field3, index] of path20) {
+      for (const [field3, index] of path21) {
         const tok = item?.[field3];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5655,23 +5655,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path20) => {
-      const parent = visit.itemAtPath(cst, path20.slice(0, -1));
-      const field3 = path20[path20.length - 1][0];
+    visit.parentCollection = (cst, path21) => {
+      const parent = visit.itemAtPath(cst, path21.slice(0, -1));
+      const field3 = path21[path21.length - 1][0];
       const coll = parent?.[field3];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path20, item, visitor) {
-      let ctrl = visitor(item, path20);
+    function _visit(path21, item, visitor) {
+      let ctrl = visitor(item, path21);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field3 of ["key", "value"]) {
         const token = item[field3];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path20.concat([[field3, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path21.concat([[field3, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -5682,10 +5682,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field3 === "key")
-            ctrl = ctrl(item, path20);
+            ctrl = ctrl(item, path21);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path20) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path21) : ctrl;
     }
     exports.visit = visit;
   }
@@ -7459,19 +7459,19 @@ function parseYaml(text2, file) {
   const located = {
     file,
     value: value2,
-    lineOf: (path20) => lineAt(walk(doc, path20).node),
-    lineOfKey(path20) {
-      const parent = walk(doc, path20.slice(0, -1));
-      const last2 = path20.at(-1);
+    lineOf: (path21) => lineAt(walk(doc, path21).node),
+    lineOfKey(path21) {
+      const parent = walk(doc, path21.slice(0, -1));
+      const last2 = path21.at(-1);
       const map = resolve(doc, parent.node);
       if (parent.complete && typeof last2 === "string" && (0, import_yaml.isMap)(map)) {
         const pair2 = map.items.find((item) => (0, import_yaml.isScalar)(item.key) && String(item.key.value) === last2);
         if (pair2 !== void 0 && (0, import_yaml.isScalar)(pair2.key)) return lineAt(pair2.key);
       }
-      return located.lineOf(path20);
+      return located.lineOf(path21);
     },
-    problem(path20, message, at = "value") {
-      const line = at === "key" ? located.lineOfKey(path20) : located.lineOf(path20);
+    problem(path21, message, at = "value") {
+      const line = at === "key" ? located.lineOfKey(path21) : located.lineOf(path21);
       return line === void 0 ? { file, message } : { file, line, message };
     }
   };
@@ -7484,9 +7484,9 @@ function resolve(doc, node) {
   if (node === void 0) return null;
   return (0, import_yaml.isAlias)(node) ? node.resolve(doc) ?? null : node;
 }
-function walk(doc, path20) {
+function walk(doc, path21) {
   let node = doc.contents ?? null;
-  for (const segment of path20) {
+  for (const segment of path21) {
     const parent = resolve(doc, node);
     let child;
     if ((0, import_yaml.isMap)(parent)) {
@@ -7512,9 +7512,9 @@ var init_document = __esm({
 });
 
 // src/yaml/key-path.ts
-function keyLabel(path20) {
-  if (path20.length === 0) return "the file";
-  return path20.map((segment, i2) => typeof segment === "number" ? `[${segment}]` : i2 === 0 ? segment : `.${segment}`).join("");
+function keyLabel(path21) {
+  if (path21.length === 0) return "the file";
+  return path21.map((segment, i2) => typeof segment === "number" ? `[${segment}]` : i2 === 0 ? segment : `.${segment}`).join("");
 }
 function pointerPath(pointer) {
   if (pointer === "") return [];
@@ -7537,7 +7537,7 @@ var EMBEDDED;
 var init_embedded = __esm({
   "src/embedded.ts"() {
     "use strict";
-    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind.", "enum": ["native", "sentinel"], "default": "native" }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": 'Present only in a saved plan (`--dry-run --out FILE`): the version of the saved changes that `--reconcile --plan FILE` reads and checks. "2": each change is saved whole, as the plan holds it (`uploadCode`, `adoptMarker`, `poolName`, `live`, `declared`); a plan saved as "1" is refused: make a new plan.', "const": "2" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan: the API's word for the native kind.", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools, strict_imports.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "uploadCode": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adoptMarker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "poolName": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live resource", "description": "Saved plans: the live resource the change was planned against, as the plan holds it (the values compared, a policy's code as its digest); null for a creation. The apply refuses the plan if it changed since.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicy" }, { "$ref": "#/$defs/livePool" }, { "$ref": "#/$defs/liveAgent" }] }, "declared": { "title": "Declaration", "description": "Saved plans: the declaration the change applies, as the plan holds it (its settings; a policy's code as its digest, size, lines, file and where its bytes were); null for a deletion. The apply refuses the plan if it changed since. Where the bytes were (`code.source.root` and `path`) may differ between machines and is not compared.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySpec" }, { "$ref": "#/$defs/poolSpec" }] } } }, "ids": { "type": "array", "items": { "type": "string" } }, "idsOrNull": { "type": ["array", "null"], "items": { "type": "string" } }, "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "livePolicy": { "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "query": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "policySetIds": { "$ref": "#/$defs/ids" }, "policySetCount": { "$ref": "#/$defs/count" }, "updatedAt": { "type": ["string", "null"] }, "codeDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] } } }, "livePool": { "type": "object", "additionalProperties": false, "required": ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaceIds": { "$ref": "#/$defs/ids" }, "allowedProjectIds": { "$ref": "#/$defs/ids" }, "excludedWorkspaceIds": { "$ref": "#/$defs/ids" } } }, "liveAgent": { "type": "object", "additionalProperties": false, "required": ["id", "status", "lastPingAt"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "lastPingAt": { "type": ["string", "null"] } } }, "policySpec": { "type": "object", "additionalProperties": false, "required": ["kind", "description", "enforcementLevel", "query", "policySets", "code"], "properties": { "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "query": { "type": ["string", "null"] }, "policySets": { "$ref": "#/$defs/idsOrNull" }, "code": { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines", "file", "source"], "properties": { "sha256": { "$ref": "#/$defs/sha256" }, "bytes": { "$ref": "#/$defs/count" }, "lines": { "$ref": "#/$defs/count" }, "file": { "description": "The code file, relative to the source root.", "type": "string" }, "source": { "description": "Where the bytes were read on the machine that made the plan, and the digest of those exact bytes.", "type": "object", "additionalProperties": false, "required": ["root", "path", "size", "sha256"], "properties": { "root": { "type": "string" }, "path": { "type": "string" }, "size": { "$ref": "#/$defs/count" }, "sha256": { "$ref": "#/$defs/sha256" } } } } } } }, "poolSpec": { "type": "object", "additionalProperties": false, "required": ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"], "properties": { "file": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "allowedProjects": { "$ref": "#/$defs/idsOrNull" }, "excludedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "previousNames": { "$ref": "#/$defs/ids" }, "agentCleanup": { "type": ["object", "null"], "additionalProperties": false, "required": ["statuses", "afterMs", "after"], "properties": { "statuses": { "$ref": "#/$defs/ids" }, "afterMs": { "$ref": "#/$defs/count" }, "after": { "type": "string" } } } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
+    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind.", "enum": ["native", "sentinel"], "default": "native" }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] }, "leader-election": { "description": "Opt-in: one leader among replicas. The replicas hold a lease in turn on etcd or a Kubernetes Lease; only the holder syncs, the others stand by (docs/daemon.md, Running a standby).", "type": "object", "additionalProperties": false, "required": ["store"], "properties": { "store": { "description": "etcd: a key on etcd (compare-and-swap on its mod_revision); kubernetes: a coordination.k8s.io/v1 Lease in the pod's namespace, with the pod's service-account token.", "enum": ["etcd", "kubernetes"] }, "endpoints": { "description": "etcd only: its client URLs, tried in turn.", "type": "array", "minItems": 1, "items": { "type": "string", "pattern": "^https?://[^\\s/]+/?$" } }, "lease-name": { "description": "The lease's name: the etcd key /policy-pool-sync/leases/NAME, or the Lease's name.", "type": "string", "pattern": "^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$", "default": "policy-pool-sync" }, "lease-duration": { "description": "How long a standby waits, after it last saw the lease change, before it takes it over (15s, 1500ms, 1m).", "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m)$", "default": "15s" }, "renew-deadline": { "description": "How long the leader goes on syncing without a successful renewal; past it, it stops every pass. Shorter than lease-duration.", "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m)$", "default": "10s" }, "retry-period": { "description": "How often the leader renews the lease and a standby tries to take it.", "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m)$", "default": "2s" } } } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": 'Present only in a saved plan (`--dry-run --out FILE`): the version of the saved changes that `--reconcile --plan FILE` reads and checks. "2": each change is saved whole, as the plan holds it (`uploadCode`, `adoptMarker`, `poolName`, `live`, `declared`); a plan saved as "1" is refused: make a new plan.', "const": "2" }, "run": { "title": "Run", "description": "Present only in a saved plan: the API URL and each source's location and settings as the run that saved it had them, so that `--reconcile --plan FILE` needs no other flag. A git URL never carries credentials.", "type": "object", "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; --api-url and API_BASE_URL win over it.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan: the API's word for the native kind.", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source: name, organization, path or git (url, ref, path), prune, ownership, max_deletes, allow_empty, adopt, max_agent_pools, strict_imports.", "type": "array", "items": { "type": "object" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "$defs": { "count": { "type": "integer", "minimum": 0 }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "uploadCode": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adoptMarker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "poolName": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live resource", "description": "Saved plans: the live resource the change was planned against, as the plan holds it (the values compared, a policy's code as its digest); null for a creation. The apply refuses the plan if it changed since.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicy" }, { "$ref": "#/$defs/livePool" }, { "$ref": "#/$defs/liveAgent" }] }, "declared": { "title": "Declaration", "description": "Saved plans: the declaration the change applies, as the plan holds it (its settings; a policy's code as its digest, size, lines, file and where its bytes were); null for a deletion. The apply refuses the plan if it changed since. Where the bytes were (`code.source.root` and `path`) may differ between machines and is not compared.", "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySpec" }, { "$ref": "#/$defs/poolSpec" }] } } }, "ids": { "type": "array", "items": { "type": "string" } }, "idsOrNull": { "type": ["array", "null"], "items": { "type": "string" } }, "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "livePolicy": { "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "query": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "policySetIds": { "$ref": "#/$defs/ids" }, "policySetCount": { "$ref": "#/$defs/count" }, "updatedAt": { "type": ["string", "null"] }, "codeDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] } } }, "livePool": { "type": "object", "additionalProperties": false, "required": ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaceIds": { "$ref": "#/$defs/ids" }, "allowedProjectIds": { "$ref": "#/$defs/ids" }, "excludedWorkspaceIds": { "$ref": "#/$defs/ids" } } }, "liveAgent": { "type": "object", "additionalProperties": false, "required": ["id", "status", "lastPingAt"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "lastPingAt": { "type": ["string", "null"] } } }, "policySpec": { "type": "object", "additionalProperties": false, "required": ["kind", "description", "enforcementLevel", "query", "policySets", "code"], "properties": { "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "query": { "type": ["string", "null"] }, "policySets": { "$ref": "#/$defs/idsOrNull" }, "code": { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines", "file", "source"], "properties": { "sha256": { "$ref": "#/$defs/sha256" }, "bytes": { "$ref": "#/$defs/count" }, "lines": { "$ref": "#/$defs/count" }, "file": { "description": "The code file, relative to the source root.", "type": "string" }, "source": { "description": "Where the bytes were read on the machine that made the plan, and the digest of those exact bytes.", "type": "object", "additionalProperties": false, "required": ["root", "path", "size", "sha256"], "properties": { "root": { "type": "string" }, "path": { "type": "string" }, "size": { "$ref": "#/$defs/count" }, "sha256": { "$ref": "#/$defs/sha256" } } } } } } }, "poolSpec": { "type": "object", "additionalProperties": false, "required": ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"], "properties": { "file": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "allowedProjects": { "$ref": "#/$defs/idsOrNull" }, "excludedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "previousNames": { "$ref": "#/$defs/ids" }, "agentCleanup": { "type": ["object", "null"], "additionalProperties": false, "required": ["statuses", "afterMs", "after"], "properties": { "statuses": { "$ref": "#/$defs/ids" }, "afterMs": { "$ref": "#/$defs/count" }, "after": { "type": "string" } } } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent." }, "after": { "description": "The declared value; null when absent." } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy joins when it is created. The API cannot change them later: a difference shows as a warning in the plan. Absent means not managed.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
   }
 });
 
@@ -10770,8 +10770,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path20) {
-      let input = path20;
+    function removeDotSegments(path21) {
+      let input = path21;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -10845,11 +10845,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path20) {
-      if (path20 === "" || path20[0] === "/") {
-        return removeDotSegments(path20);
+    function removeDotSegmentsRelative(path21) {
+      if (path21 === "" || path21[0] === "/") {
+        return removeDotSegments(path21);
       }
-      const segments = path20.split("/");
+      const segments = path21.split("/");
       const last2 = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -11212,8 +11212,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path20 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path20 && path20 !== "/" ? path20 : void 0;
+        const path21 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path21 && path21 !== "/" ? path21 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -15057,8 +15057,8 @@ var init_suggest = __esm({
 });
 
 // src/yaml/messages.ts
-function schemaMessage(error, path20) {
-  const label = keyLabel(path20);
+function schemaMessage(error, path21) {
+  const label = keyLabel(path21);
   const params = error.params;
   const value2 = describeValue(error.data);
   switch (error.keyword) {
@@ -15070,7 +15070,7 @@ function schemaMessage(error, path20) {
     case "additionalProperties": {
       const allowed = Object.keys(error.parentSchema?.properties ?? {});
       const key = String(params.additionalProperty);
-      const where = path20.length === 0 ? "" : ` in ${label}`;
+      const where = path21.length === 0 ? "" : ` in ${label}`;
       const guess = closest(key, allowed);
       const suggestion = guess === null ? "" : `: did you mean "${guess}"?`;
       return `unknown key "${key}"${where}${suggestion} (allowed: ${allowed.join(", ")})`;
@@ -15173,18 +15173,18 @@ function checkYaml(name, doc, options = {}) {
   return issues.filter((issue) => !(options.skip?.(issue) ?? false)).map((issue) => doc.problem(issue.linePath, issue.message, issue.at));
 }
 function toIssue(error) {
-  const path20 = pointerPath(error.instancePath);
+  const path21 = pointerPath(error.instancePath);
   const params = error.params;
-  const issue = { path: path20, keyword: error.keyword, message: schemaMessage(error, path20) };
+  const issue = { path: path21, keyword: error.keyword, message: schemaMessage(error, path21) };
   switch (error.keyword) {
     case "additionalProperties":
-      return { ...issue, linePath: [...path20, String(params.additionalProperty)], at: "key" };
+      return { ...issue, linePath: [...path21, String(params.additionalProperty)], at: "key" };
     case "required":
-      return { ...issue, linePath: path20, at: "key" };
+      return { ...issue, linePath: path21, at: "key" };
     case "uniqueItems":
-      return { ...issue, linePath: [...path20, Number(params.j)], at: "value" };
+      return { ...issue, linePath: [...path21, Number(params.j)], at: "value" };
     default:
-      return { ...issue, linePath: path20, at: "value" };
+      return { ...issue, linePath: path21, at: "value" };
   }
 }
 function withoutBranchErrors(errors) {
@@ -17127,56 +17127,28 @@ var init_node_cron = __esm({
   }
 });
 
-// src/config/env.ts
-import path2 from "node:path";
-function applyEnvOverrides(config, env, cwd) {
-  const problems2 = [];
-  const url = nonEmpty(env.API_BASE_URL);
-  const listen = nonEmpty(env.LISTEN_ADDRESS);
-  const stateDir = nonEmpty(env.STATE_DIR);
-  const shutdown = nonEmpty(env.SHUTDOWN_TIMEOUT);
-  const shutdownSeconds = shutdown === void 0 ? void 0 : Number(shutdown);
-  if (url !== void 0 && !/^(embedded|https?:\/\/\S+)$/.test(url)) {
-    problems2.push({ file: "environment", message: 'API_BASE_URL must be "embedded" or an http(s) URL ending in /api/v2' });
-  }
-  if (listen !== void 0 && !isHostPort(listen)) {
-    problems2.push({ file: "environment", message: `LISTEN_ADDRESS "${listen}" must be host:port, e.g. 0.0.0.0:9090` });
-  }
-  if (shutdownSeconds !== void 0 && !(Number.isFinite(shutdownSeconds) && shutdownSeconds >= 0)) {
-    problems2.push({ file: "environment", message: `SHUTDOWN_TIMEOUT "${shutdown}" must be a number of seconds, 0 or more` });
-  }
-  return {
-    config: {
-      ...config,
-      api: { ...config.api, url: url ?? config.api.url },
-      listen: listen ?? config.listen,
-      stateDir: stateDir === void 0 ? config.stateDir : path2.resolve(cwd, stateDir),
-      shutdownTimeoutSeconds: shutdownSeconds !== void 0 && Number.isFinite(shutdownSeconds) ? shutdownSeconds : config.shutdownTimeoutSeconds
-    },
-    problems: problems2
-  };
+// src/config/duration.ts
+function durationMs(text2) {
+  const match = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m)$/.exec(text2);
+  if (match === null) return Number.NaN;
+  return Math.round(Number(match[1]) * (UNIT_MS[match[2] ?? ""] ?? Number.NaN));
 }
-function isHostPort(value2) {
-  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value2);
-  return match !== null && Number(match[2]) <= 65535;
-}
-function nonEmpty(value2) {
-  return value2 === void 0 || value2.trim() === "" ? void 0 : value2.trim();
-}
-var init_env = __esm({
-  "src/config/env.ts"() {
+var UNIT_MS;
+var init_duration = __esm({
+  "src/config/duration.ts"() {
     "use strict";
+    UNIT_MS = { ms: 1, s: 1e3, m: 6e4 };
   }
 });
 
 // src/config/to-config.ts
-import path3 from "node:path";
+import path2 from "node:path";
 function toConfig(raw, cwd) {
   const tokenFile = raw.api?.["token-file"] ?? null;
   return {
     api: {
       url: raw.api?.url ?? "embedded",
-      tokenFile: tokenFile === null ? null : path3.resolve(cwd, tokenFile),
+      tokenFile: tokenFile === null ? null : path2.resolve(cwd, tokenFile),
       rateLimit: raw.api?.["rate-limit"] ?? "auto",
       concurrency: raw.api?.concurrency ?? 8,
       legacyEnforce: raw.api?.["legacy-enforce"] ?? false,
@@ -17186,15 +17158,27 @@ function toConfig(raw, cwd) {
     sources: raw.sources.map((s) => toSource(s, cwd)),
     listen: raw.listen ?? DEFAULT_LISTEN,
     webhookSecretEnv: raw["webhook-secret-env"] ?? "WEBHOOK_SECRET",
-    stateDir: path3.resolve(cwd, raw["state-dir"] ?? DEFAULT_STATE_DIR),
+    stateDir: path2.resolve(cwd, raw["state-dir"] ?? DEFAULT_STATE_DIR),
     shutdownTimeoutSeconds: raw["shutdown-timeout"] ?? DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
-    notifications: (raw.notifications ?? []).map((n) => toNotification(n, cwd))
+    notifications: (raw.notifications ?? []).map((n) => toNotification(n, cwd)),
+    ...raw["leader-election"] === void 0 ? {} : { leaderElection: toLeaderElection(raw["leader-election"]) }
+  };
+}
+function toLeaderElection(raw) {
+  const d = LEADER_ELECTION_DEFAULTS;
+  return {
+    store: raw.store,
+    endpoints: raw.endpoints ?? [],
+    leaseName: raw["lease-name"] ?? d.leaseName,
+    leaseDurationMs: durationMs(raw["lease-duration"] ?? d.leaseDuration),
+    renewDeadlineMs: durationMs(raw["renew-deadline"] ?? d.renewDeadline),
+    retryPeriodMs: durationMs(raw["retry-period"] ?? d.retryPeriod)
   };
 }
 function toSource(raw, cwd) {
   return {
     ...sourceDefaults(raw.name, raw.organization),
-    path: raw.path === void 0 ? null : path3.resolve(cwd, raw.path),
+    path: raw.path === void 0 ? null : path2.resolve(cwd, raw.path),
     git: raw.git === void 0 ? null : { url: raw.git.url, ref: raw.git.ref ?? "main", path: raw.git.path ?? "." },
     schedule: raw.schedule ?? DEFAULT_SCHEDULE,
     prune: raw.prune ?? false,
@@ -17213,7 +17197,7 @@ function toNotification(raw, cwd) {
     name: raw.name,
     type: raw.type,
     urlEnv: raw["url-env"] ?? null,
-    urlFile: raw["url-file"] === void 0 ? null : path3.resolve(cwd, raw["url-file"]),
+    urlFile: raw["url-file"] === void 0 ? null : path2.resolve(cwd, raw["url-file"]),
     secretEnv: raw["secret-env"] ?? null,
     events: raw.events ?? null,
     sources: raw.sources ?? null,
@@ -17241,15 +17225,59 @@ function sourceDefaults(name, organization) {
     passTimeoutSeconds: 600
   };
 }
-var DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_RETRY_BUDGET_SECONDS, DEFAULT_SCHEDULE;
+var DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_RETRY_BUDGET_SECONDS, DEFAULT_SCHEDULE, LEADER_ELECTION_DEFAULTS;
 var init_to_config = __esm({
   "src/config/to-config.ts"() {
     "use strict";
+    init_duration();
     DEFAULT_LISTEN = "127.0.0.1:9090";
     DEFAULT_STATE_DIR = ".policy-pool-sync";
     DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 30;
     DEFAULT_RETRY_BUDGET_SECONDS = 60;
     DEFAULT_SCHEDULE = "*/5 * * * *";
+    LEADER_ELECTION_DEFAULTS = { leaseName: "policy-pool-sync", leaseDuration: "15s", renewDeadline: "10s", retryPeriod: "2s" };
+  }
+});
+
+// src/config/env.ts
+import path3 from "node:path";
+function applyEnvOverrides(config, env, cwd) {
+  const problems2 = [];
+  const url = nonEmpty(env.API_BASE_URL);
+  const listen = nonEmpty(env.LISTEN_ADDRESS);
+  const stateDir = nonEmpty(env.STATE_DIR);
+  const shutdown = nonEmpty(env.SHUTDOWN_TIMEOUT);
+  const shutdownSeconds = shutdown === void 0 ? void 0 : Number(shutdown);
+  if (url !== void 0 && !/^(embedded|https?:\/\/\S+)$/.test(url)) {
+    problems2.push({ file: "environment", message: 'API_BASE_URL must be "embedded" or an http(s) URL ending in /api/v2' });
+  }
+  if (listen !== void 0 && !isHostPort(listen)) {
+    problems2.push({ file: "environment", message: `LISTEN_ADDRESS "${listen}" must be host:port, e.g. 0.0.0.0:9090` });
+  }
+  if (shutdownSeconds !== void 0 && !(Number.isFinite(shutdownSeconds) && shutdownSeconds >= 0)) {
+    problems2.push({ file: "environment", message: `SHUTDOWN_TIMEOUT "${shutdown}" must be a number of seconds, 0 or more` });
+  }
+  return {
+    config: {
+      ...config,
+      api: { ...config.api, url: url ?? config.api.url },
+      listen: listen ?? config.listen,
+      stateDir: stateDir === void 0 ? config.stateDir : path3.resolve(cwd, stateDir),
+      shutdownTimeoutSeconds: shutdownSeconds !== void 0 && Number.isFinite(shutdownSeconds) ? shutdownSeconds : config.shutdownTimeoutSeconds
+    },
+    problems: problems2
+  };
+}
+function isHostPort(value2) {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value2);
+  return match !== null && Number(match[2]) <= 65535;
+}
+function nonEmpty(value2) {
+  return value2 === void 0 || value2.trim() === "" ? void 0 : value2.trim();
+}
+var init_env = __esm({
+  "src/config/env.ts"() {
+    "use strict";
   }
 });
 
@@ -17588,8 +17616,8 @@ var require_req = __commonJS({
       if (req.originalUrl) {
         _req.url = req.originalUrl;
       } else {
-        const path20 = req.path;
-        _req.url = typeof path20 === "string" ? path20 : req.url ? req.url.path || req.url : void 0;
+        const path21 = req.path;
+        _req.url = typeof path21 === "string" ? path21 : req.url ? req.url.path || req.url : void 0;
       }
       if (req.query) {
         _req.query = req.query;
@@ -17754,14 +17782,14 @@ var require_redact = __commonJS({
       }
       return obj;
     }
-    function parsePath(path20) {
+    function parsePath(path21) {
       const parts = [];
       let current = "";
       let inBrackets = false;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path20.length; i2++) {
-        const char = path20[i2];
+      for (let i2 = 0; i2 < path21.length; i2++) {
+        const char = path21[i2];
         if (!inBrackets && char === ".") {
           if (current) {
             parts.push(current);
@@ -17892,10 +17920,10 @@ var require_redact = __commonJS({
       return current;
     }
     function redactPaths(obj, paths, censor, remove2 = false) {
-      for (const path20 of paths) {
-        const parts = parsePath(path20);
+      for (const path21 of paths) {
+        const parts = parsePath(path21);
         if (parts.includes("*")) {
-          redactWildcardPath(obj, parts, censor, path20, remove2);
+          redactWildcardPath(obj, parts, censor, path21, remove2);
         } else {
           if (remove2) {
             removeKey(obj, parts);
@@ -17980,8 +18008,8 @@ var require_redact = __commonJS({
           }
         } else {
           if (afterWildcard.includes("*")) {
-            const wrappedCensor = typeof censor === "function" ? (value2, path20) => {
-              const fullPath = [...pathArray.slice(0, pathLength), ...path20];
+            const wrappedCensor = typeof censor === "function" ? (value2, path21) => {
+              const fullPath = [...pathArray.slice(0, pathLength), ...path21];
               return censor(value2, fullPath);
             } : censor;
             redactWildcardPath(current, afterWildcard, wrappedCensor, originalPath, remove2);
@@ -18016,8 +18044,8 @@ var require_redact = __commonJS({
         return null;
       }
       const pathStructure = /* @__PURE__ */ new Map();
-      for (const path20 of pathsToClone) {
-        const parts = parsePath(path20);
+      for (const path21 of pathsToClone) {
+        const parts = parsePath(path21);
         let current = pathStructure;
         for (let i2 = 0; i2 < parts.length; i2++) {
           const part = parts[i2];
@@ -18069,24 +18097,24 @@ var require_redact = __commonJS({
       }
       return cloneSelectively(obj, pathStructure);
     }
-    function validatePath(path20) {
-      if (typeof path20 !== "string") {
+    function validatePath(path21) {
+      if (typeof path21 !== "string") {
         throw new Error("Paths must be (non-empty) strings");
       }
-      if (path20 === "") {
+      if (path21 === "") {
         throw new Error("Invalid redaction path ()");
       }
-      if (path20.includes("..")) {
-        throw new Error(`Invalid redaction path (${path20})`);
+      if (path21.includes("..")) {
+        throw new Error(`Invalid redaction path (${path21})`);
       }
-      if (path20.includes(",")) {
-        throw new Error(`Invalid redaction path (${path20})`);
+      if (path21.includes(",")) {
+        throw new Error(`Invalid redaction path (${path21})`);
       }
       let bracketCount = 0;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path20.length; i2++) {
-        const char = path20[i2];
+      for (let i2 = 0; i2 < path21.length; i2++) {
+        const char = path21[i2];
         if ((char === '"' || char === "'") && bracketCount > 0) {
           if (!inQuotes) {
             inQuotes = true;
@@ -18100,20 +18128,20 @@ var require_redact = __commonJS({
         } else if (char === "]" && !inQuotes) {
           bracketCount--;
           if (bracketCount < 0) {
-            throw new Error(`Invalid redaction path (${path20})`);
+            throw new Error(`Invalid redaction path (${path21})`);
           }
         }
       }
       if (bracketCount !== 0) {
-        throw new Error(`Invalid redaction path (${path20})`);
+        throw new Error(`Invalid redaction path (${path21})`);
       }
     }
     function validatePaths(paths) {
       if (!Array.isArray(paths)) {
         throw new TypeError("paths must be an array");
       }
-      for (const path20 of paths) {
-        validatePath(path20);
+      for (const path21 of paths) {
+        validatePath(path21);
       }
     }
     function slowRedact(options = {}) {
@@ -18281,8 +18309,8 @@ var require_redaction = __commonJS({
         if (shape[k2] === null) {
           o2[k2] = (value2) => topCensor(value2, [k2]);
         } else {
-          const wrappedCensor = typeof censor === "function" ? (value2, path20) => {
-            return censor(value2, [k2, ...path20]);
+          const wrappedCensor = typeof censor === "function" ? (value2, path21) => {
+            return censor(value2, [k2, ...path21]);
           } : censor;
           o2[k2] = Redact({
             paths: shape[k2],
@@ -18503,7 +18531,7 @@ var require_sonic_boom = __commonJS({
     var fs = __require("fs");
     var EventEmitter6 = __require("events");
     var inherits = __require("util").inherits;
-    var path20 = __require("path");
+    var path21 = __require("path");
     var sleep3 = require_atomic_sleep();
     var assert = __require("assert");
     var BUSY_WRITE_TIMEOUT = 100;
@@ -18557,7 +18585,7 @@ var require_sonic_boom = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs.mkdirSync(path20.dirname(file), { recursive: true });
+          if (sonic.mkdir) fs.mkdirSync(path21.dirname(file), { recursive: true });
           const fd = fs.openSync(file, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -18565,7 +18593,7 @@ var require_sonic_boom = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs.mkdir(path20.dirname(file), { recursive: true }, (err) => {
+        fs.mkdir(path21.dirname(file), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs.open(file, flags, mode, fileOpened);
         });
@@ -21497,7 +21525,7 @@ var require_pino = __commonJS({
     } = symbols;
     var { epochTime, nullTime } = time;
     var { pid } = process;
-    var hostname = os.hostname();
+    var hostname2 = os.hostname();
     var defaultErrorSerializer = stdSerializers.err;
     var defaultOptions3 = {
       level: "info",
@@ -21507,7 +21535,7 @@ var require_pino = __commonJS({
       errorKey: "err",
       nestedKey: null,
       enabled: true,
-      base: { pid, hostname },
+      base: { pid, hostname: hostname2 },
       serializers: Object.assign(/* @__PURE__ */ Object.create(null), {
         err: defaultErrorSerializer
       }),
@@ -22460,7 +22488,7 @@ var require_sonic_boom2 = __commonJS({
     var fs = __require("node:fs");
     var EventEmitter6 = __require("node:events");
     var inherits = __require("node:util").inherits;
-    var path20 = __require("node:path");
+    var path21 = __require("node:path");
     var assert = __require("node:assert");
     var sleep3 = require_atomic_sleep();
     var BUSY_WRITE_TIMEOUT = 100;
@@ -22531,7 +22559,7 @@ var require_sonic_boom2 = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs.mkdirSync(path20.dirname(file), { recursive: true });
+          if (sonic.mkdir) fs.mkdirSync(path21.dirname(file), { recursive: true });
           const fd = fs.openSync(file, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -22539,7 +22567,7 @@ var require_sonic_boom2 = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs.mkdir(path20.dirname(file), { recursive: true }, (err) => {
+        fs.mkdir(path21.dirname(file), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs.open(file, flags, mode, fileOpened);
         });
@@ -27394,14 +27422,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path20 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path21 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path20 && path20[0] !== "/") {
-          path20 = `/${path20}`;
+        if (path21 && path21[0] !== "/") {
+          path21 = `/${path21}`;
         }
-        return new URL(`${origin}${path20}`);
+        return new URL(`${origin}${path21}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -27970,10 +27998,10 @@ var require_util2 = __commonJS({
       }
       return obj;
     }
-    function errorRequest(client, request2, err) {
+    function errorRequest(client, request4, err) {
       try {
-        request2.onError(err);
-        assert(request2.aborted);
+        request4.onError(err);
+        assert(request4.aborted);
       } catch (err2) {
         client.emit("error", err2);
       }
@@ -28236,9 +28264,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path20, origin }
+            request: { method, path: path21, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path20);
+          debugLog("sending request to %s %s%s", method, origin, path21);
         }
       );
     }
@@ -28256,14 +28284,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path20, origin },
+            request: { method, path: path21, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path20,
+            path21,
             statusCode
           );
         }
@@ -28272,23 +28300,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path20, origin }
+            request: { method, path: path21, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path20);
+          debugLog("trailers received from %s %s%s", method, origin, path21);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path20, origin },
+            request: { method, path: path21, origin },
             error
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path20,
+            path21,
             error.message
           );
         }
@@ -28403,7 +28431,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path20,
+        path: path21,
         method,
         body,
         headers,
@@ -28420,11 +28448,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path20 !== "string") {
+        if (typeof path21 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path20[0] !== "/" && !(path20.startsWith("http://") || path20.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path21[0] !== "/" && !(path21.startsWith("http://") || path21.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path20)) {
+        } else if (invalidPathRegex.test(path21)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -28499,7 +28527,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path20, query) : path20;
+        this.path = query ? serializePathWithQuery(path21, query) : path21;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -28665,7 +28693,7 @@ var require_request = __commonJS({
         return this;
       }
     };
-    function processHeader(request2, key, val) {
+    function processHeader(request4, key, val) {
       if (val && (typeof val === "object" && !Array.isArray(val))) {
         throw new InvalidArgumentError(`invalid ${key} header`);
       } else if (val === void 0) {
@@ -28712,24 +28740,24 @@ var require_request = __commonJS({
         }
       }
       if (headerName === "host") {
-        if (request2.host !== null) {
+        if (request4.host !== null) {
           throw new InvalidArgumentError("duplicate host header");
         }
         if (typeof val !== "string") {
           throw new InvalidArgumentError("invalid host header");
         }
-        request2.host = val;
+        request4.host = val;
       } else if (headerName === "content-length") {
-        if (request2.contentLength !== null) {
+        if (request4.contentLength !== null) {
           throw new InvalidArgumentError("duplicate content-length header");
         }
         if (!isValidContentLengthHeaderValue(val)) {
           throw new InvalidArgumentError("invalid content-length header");
         }
-        request2.contentLength = parseInt(val, 10);
-      } else if (request2.contentType === null && headerName === "content-type") {
-        request2.contentType = val;
-        request2.headers.push(key, val);
+        request4.contentLength = parseInt(val, 10);
+      } else if (request4.contentType === null && headerName === "content-type") {
+        request4.contentType = val;
+        request4.headers.push(key, val);
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
@@ -28743,13 +28771,13 @@ var require_request = __commonJS({
             throw new InvalidArgumentError("invalid connection header");
           }
           if (trimmed2 === "close") {
-            request2.reset = true;
+            request4.reset = true;
           }
         }
       } else if (headerName === "expect") {
         throw new NotSupportedError("expect header not supported");
       } else {
-        request2.headers.push(key, val);
+        request4.headers.push(key, val);
       }
     }
     module.exports = Request;
@@ -28776,8 +28804,8 @@ var require_wrap_handler = __commonJS({
       onResponseStarted() {
         return this.#handler.onResponseStarted?.();
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
-        return this.#handler.onHeaders?.(statusCode, rawHeaders, resume, statusMessage);
+      onHeaders(statusCode, rawHeaders, resume, statusMessage2) {
+        return this.#handler.onHeaders?.(statusCode, rawHeaders, resume, statusMessage2);
       }
       onUpgrade(statusCode, rawHeaders, socket) {
         return this.#handler.onUpgrade?.(statusCode, rawHeaders, socket);
@@ -28805,12 +28833,12 @@ var require_wrap_handler = __commonJS({
         }
         this.#handler.onUpgrade?.(statusCode, rawHeaders, socket);
       }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage2) {
         const rawHeaders = [];
         for (const [key, val] of Object.entries(headers)) {
           rawHeaders.push(Buffer.from(key, "latin1"), toRawHeaderValue(val));
         }
-        if (this.#handler.onHeaders?.(statusCode, rawHeaders, () => controller.resume(), statusMessage) === false) {
+        if (this.#handler.onHeaders?.(statusCode, rawHeaders, () => controller.resume(), statusMessage2) === false) {
           controller.pause();
         }
       }
@@ -28945,10 +28973,10 @@ var require_unwrap_handler = __commonJS({
         this.#controller.rawHeaders = rawHeaders;
         this.#handler.onRequestUpgrade?.(this.#controller, statusCode, parseHeaders(rawHeaders), socket);
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume, statusMessage2) {
         this.#controller[kResume] = resume;
         this.#controller.rawHeaders = rawHeaders;
-        this.#handler.onResponseStart?.(this.#controller, statusCode, parseHeaders(rawHeaders), statusMessage);
+        this.#handler.onResponseStart?.(this.#controller, statusCode, parseHeaders(rawHeaders), statusMessage2);
         return !this.#controller.paused;
       }
       onData(data) {
@@ -29193,14 +29221,14 @@ var require_connect = __commonJS({
       const sessionCache = new SessionCache(maxCachedSessions == null ? 100 : maxCachedSessions);
       timeout = timeout == null ? 1e4 : timeout;
       allowH2 = allowH2 != null ? allowH2 : false;
-      return function connect({ hostname, host, protocol, port, servername, localAddress, httpSocket }, callback) {
+      return function connect({ hostname: hostname2, host, protocol, port, servername, localAddress, httpSocket }, callback) {
         let socket;
         if (protocol === "https:") {
           if (!tls) {
             tls = __require("node:tls");
           }
           servername = servername || options.servername || util.getServerName(host) || null;
-          const sessionKey = servername || hostname;
+          const sessionKey = servername || hostname2;
           assert(sessionKey);
           const session = customSession || sessionCache.get(sessionKey) || null;
           port = port || 443;
@@ -29215,7 +29243,7 @@ var require_connect = __commonJS({
             socket: httpSocket,
             // upgrade socket connection
             port,
-            host: hostname
+            host: hostname2
           });
           socket.on("session", function(session2) {
             sessionCache.set(sessionKey, session2);
@@ -29229,7 +29257,7 @@ var require_connect = __commonJS({
             ...options,
             localAddress,
             port,
-            host: hostname
+            host: hostname2
           });
           if (useH2c === true) {
             socket.alpnProtocol = "h2";
@@ -29239,7 +29267,7 @@ var require_connect = __commonJS({
           const keepAliveInitialDelay = options.keepAliveInitialDelay === void 0 ? 6e4 : options.keepAliveInitialDelay;
           socket.setKeepAlive(true, keepAliveInitialDelay);
         }
-        const clearConnectTimeout = util.setupConnectTimeout(new WeakRef(socket), { timeout, hostname, port });
+        const clearConnectTimeout = util.setupConnectTimeout(new WeakRef(socket), { timeout, hostname: hostname2, port });
         socket.setNoDelay(true).once(protocol === "https:" ? "secureConnect" : "connect", function() {
           queueMicrotask(clearConnectTimeout);
           if (callback) {
@@ -31362,11 +31390,11 @@ var require_util3 = __commonJS({
     function normalizeBinaryStringToUtf8(value2) {
       return Buffer.from(value2, "binary").toString("utf8");
     }
-    function requestCurrentURL(request2) {
-      return request2.urlList[request2.urlList.length - 1];
+    function requestCurrentURL(request4) {
+      return request4.urlList[request4.urlList.length - 1];
     }
-    function requestBadPort(request2) {
-      const url = requestCurrentURL(request2);
+    function requestBadPort(request4) {
+      const url = requestCurrentURL(request4);
       if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
         return "blocked";
       }
@@ -31404,10 +31432,10 @@ var require_util3 = __commonJS({
       }
       return policy;
     }
-    function setRequestReferrerPolicyOnRedirect(request2, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request4, actualResponse) {
       const policy = parseReferrerPolicy(actualResponse);
       if (policy !== "") {
-        request2.referrerPolicy = policy;
+        request4.referrerPolicy = policy;
       }
     }
     function crossOriginResourcePolicyCheck() {
@@ -31424,33 +31452,33 @@ var require_util3 = __commonJS({
       header3 = httpRequest.mode;
       httpRequest.headersList.set("sec-fetch-mode", header3, true);
     }
-    function appendRequestOriginHeader(request2) {
-      let serializedOrigin = request2.origin;
+    function appendRequestOriginHeader(request4) {
+      let serializedOrigin = request4.origin;
       if (serializedOrigin === "client" || serializedOrigin === void 0) {
         return;
       }
-      if (request2.responseTainting === "cors" || request2.mode === "websocket") {
-        request2.headersList.append("origin", serializedOrigin, true);
-      } else if (request2.method !== "GET" && request2.method !== "HEAD") {
-        switch (request2.referrerPolicy) {
+      if (request4.responseTainting === "cors" || request4.mode === "websocket") {
+        request4.headersList.append("origin", serializedOrigin, true);
+      } else if (request4.method !== "GET" && request4.method !== "HEAD") {
+        switch (request4.referrerPolicy) {
           case "no-referrer":
             serializedOrigin = null;
             break;
           case "no-referrer-when-downgrade":
           case "strict-origin":
           case "strict-origin-when-cross-origin":
-            if (request2.origin && urlHasHttpsScheme(request2.origin) && !urlHasHttpsScheme(requestCurrentURL(request2))) {
+            if (request4.origin && urlHasHttpsScheme(request4.origin) && !urlHasHttpsScheme(requestCurrentURL(request4))) {
               serializedOrigin = null;
             }
             break;
           case "same-origin":
-            if (!sameOrigin(request2, requestCurrentURL(request2))) {
+            if (!sameOrigin(request4, requestCurrentURL(request4))) {
               serializedOrigin = null;
             }
             break;
           default:
         }
-        request2.headersList.append("origin", serializedOrigin, true);
+        request4.headersList.append("origin", serializedOrigin, true);
       }
     }
     function coarsenTime(timestamp, crossOriginIsolatedCapability) {
@@ -31504,18 +31532,18 @@ var require_util3 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request2) {
-      const policy = request2.referrerPolicy;
+    function determineRequestsReferrer(request4) {
+      const policy = request4.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request2.referrer === "client") {
+      if (request4.referrer === "client") {
         const globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null") {
           return "no-referrer";
         }
         referrerSource = new URL(globalOrigin);
-      } else if (webidl.is.URL(request2.referrer)) {
-        referrerSource = request2.referrer;
+      } else if (webidl.is.URL(request4.referrer)) {
+        referrerSource = request4.referrer;
       }
       let referrerURL = stripURLForReferrer(referrerSource);
       const referrerOrigin = stripURLForReferrer(referrerSource, true);
@@ -31533,14 +31561,14 @@ var require_util3 = __commonJS({
         case "unsafe-url":
           return referrerURL;
         case "strict-origin": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request4);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
           return referrerOrigin;
         }
         case "strict-origin-when-cross-origin": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request4);
           if (sameOrigin(referrerURL, currentURL)) {
             return referrerURL;
           }
@@ -31550,17 +31578,17 @@ var require_util3 = __commonJS({
           return referrerOrigin;
         }
         case "same-origin":
-          if (sameOrigin(request2, referrerURL)) {
+          if (sameOrigin(request4, referrerURL)) {
             return referrerURL;
           }
           return "no-referrer";
         case "origin-when-cross-origin":
-          if (sameOrigin(request2, referrerURL)) {
+          if (sameOrigin(request4, referrerURL)) {
             return referrerURL;
           }
           return referrerOrigin;
         case "no-referrer-when-downgrade": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request4);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
@@ -31627,7 +31655,7 @@ var require_util3 = __commonJS({
       if (url.protocol === "blob:") return true;
       return isOriginPotentiallyTrustworthy(url.origin);
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request2) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request4) {
     }
     function sameOrigin(A2, B2) {
       if (A2.origin === B2.origin && A2.origin === "null") {
@@ -32006,7 +32034,7 @@ var require_util3 = __commonJS({
       }
       return gettingDecodingSplitting(value2);
     }
-    function hasAuthenticationEntry(request2) {
+    function hasAuthenticationEntry(request4) {
       return false;
     }
     function includesCredentials(url) {
@@ -33241,11 +33269,11 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        if (!request2) {
+        const request4 = client[kQueue][client[kRunningIdx]];
+        if (!request4) {
           return -1;
         }
-        request2.onResponseStarted();
+        request4.onResponseStarted();
         return 0;
       }
       /**
@@ -33307,9 +33335,9 @@ var require_client_h1 = __commonJS({
         assert(!socket.destroyed);
         assert(!this.paused);
         assert((headers.length & 1) === 0);
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
-        assert(request2.upgrade || request2.method === "CONNECT");
+        const request4 = client[kQueue][client[kRunningIdx]];
+        assert(request4);
+        assert(request4.upgrade || request4.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -33326,9 +33354,9 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request2.onUpgrade(statusCode, headers, socket, statusText);
+          request4.onUpgrade(statusCode, headers, socket, statusText);
         } catch (err) {
-          util.errorRequest(client, request2, err);
+          util.errorRequest(client, request4, err);
           util.destroy(socket, err);
         }
         client[kResume]();
@@ -33348,8 +33376,8 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        if (!request2) {
+        const request4 = client[kQueue][client[kRunningIdx]];
+        if (!request4) {
           return -1;
         }
         assert(!this.upgrade);
@@ -33358,23 +33386,23 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        if (upgrade && !request2.upgrade) {
+        if (upgrade && !request4.upgrade) {
           util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket)));
           return -1;
         }
         assert(this.timeoutType === TIMEOUT_HEADERS);
         this.statusCode = statusCode;
         this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request2.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
+        request4.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
         if (this.statusCode >= 200) {
-          const bodyTimeout = request2.bodyTimeout != null ? request2.bodyTimeout : client[kBodyTimeout];
+          const bodyTimeout = request4.bodyTimeout != null ? request4.bodyTimeout : client[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
           }
         }
-        if (request2.method === "CONNECT") {
+        if (request4.method === "CONNECT") {
           assert(client[kRunning] === 1);
           this.upgrade = true;
           return 2;
@@ -33405,11 +33433,11 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
-        if (request2.aborted) {
+        const pause = request4.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        if (request4.aborted) {
           return -1;
         }
-        if (request2.method === "HEAD") {
+        if (request4.method === "HEAD") {
           return 1;
         }
         if (statusCode < 200) {
@@ -33430,8 +33458,8 @@ var require_client_h1 = __commonJS({
         if (socket.destroyed) {
           return -1;
         }
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
+        const request4 = client[kQueue][client[kRunningIdx]];
+        assert(request4);
         assert(this.timeoutType === TIMEOUT_BODY);
         if (this.timeout) {
           if (this.timeout.refresh) {
@@ -33444,7 +33472,7 @@ var require_client_h1 = __commonJS({
           return -1;
         }
         this.bytesRead += buf.length;
-        if (request2.onData(buf) === false) {
+        if (request4.onData(buf) === false) {
           return constants2.ERROR.PAUSED;
         }
         return 0;
@@ -33462,8 +33490,8 @@ var require_client_h1 = __commonJS({
         }
         assert(statusCode >= 100);
         assert((this.headers.length & 1) === 0);
-        const request2 = client[kQueue][client[kRunningIdx]];
-        assert(request2);
+        const request4 = client[kQueue][client[kRunningIdx]];
+        assert(request4);
         this.statusCode = 0;
         this.statusText = "";
         this.bytesRead = 0;
@@ -33475,11 +33503,11 @@ var require_client_h1 = __commonJS({
         if (statusCode < 200) {
           return 0;
         }
-        if (request2.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
+        if (request4.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
           util.destroy(socket, new ResponseContentLengthMismatchError());
           return -1;
         }
-        request2.onComplete(headers);
+        request4.onComplete(headers);
         client[kQueue][client[kRunningIdx]++] = null;
         socket[kSocketUsed] = client[kPending] === 0;
         if (socket[kWriting]) {
@@ -33548,8 +33576,8 @@ var require_client_h1 = __commonJS({
       return {
         version: "h1",
         defaultPipelining: 1,
-        write(request2) {
-          return writeH1(client, request2);
+        write(request4) {
+          return writeH1(client, request4);
         },
         resume() {
           resumeH1(client);
@@ -33576,18 +33604,18 @@ var require_client_h1 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
          */
-        busy(request2) {
+        busy(request4) {
           if (socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1) {
             return true;
           }
-          if (request2) {
-            if (client[kRunning] > 0 && !request2.idempotent) {
+          if (request4) {
+            if (client[kRunning] > 0 && !request4.idempotent) {
               return true;
             }
-            if (client[kRunning] > 0 && (request2.upgrade || request2.method === "CONNECT")) {
+            if (client[kRunning] > 0 && (request4.upgrade || request4.method === "CONNECT")) {
               return true;
             }
-            if (client[kRunning] > 0 && util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) {
+            if (client[kRunning] > 0 && util.bodyLength(request4.body) !== 0 && (util.isStream(request4.body) || util.isAsyncIterable(request4.body) || util.isFormDataLike(request4.body))) {
               return true;
             }
           }
@@ -33640,13 +33668,13 @@ var require_client_h1 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request2 = requests[i2];
-          util.errorRequest(client, request2, err);
+          const request4 = requests[i2];
+          util.errorRequest(client, request4, err);
         }
       } else if (client[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-        const request2 = client[kQueue][client[kRunningIdx]];
+        const request4 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request4, err);
       }
       client[kPendingIdx] = client[kRunningIdx];
       assert(client[kRunning] === 0);
@@ -33714,8 +33742,8 @@ var require_client_h1 = __commonJS({
           }
         } else if (client[kRunning] > 0 && socket[kParser].statusCode < 200) {
           if (socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-            const request2 = client[kQueue][client[kRunningIdx]];
-            const headersTimeout = request2.headersTimeout != null ? request2.headersTimeout : client[kHeadersTimeout];
+            const request4 = client[kQueue][client[kRunningIdx]];
+            const headersTimeout = request4.headersTimeout != null ? request4.headersTimeout : client[kHeadersTimeout];
             socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
           }
         }
@@ -33724,11 +33752,11 @@ var require_client_h1 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function setTypeOfService(socket, request2) {
+    function setTypeOfService(socket, request4) {
       if (typeof socket.setTypeOfService !== "function") {
         return;
       }
-      const typeOfService = request2.typeOfService;
+      const typeOfService = request4.typeOfService;
       if (typeOfService === void 0) {
         return;
       }
@@ -33742,26 +33770,26 @@ var require_client_h1 = __commonJS({
       } catch {
       }
     }
-    function writeH1(client, request2) {
-      const { method, path: path20, host, upgrade, blocking, reset } = request2;
-      let { body, headers, contentLength } = request2;
+    function writeH1(client, request4) {
+      const { method, path: path21, host, upgrade, blocking, reset } = request4;
+      let { body, headers, contentLength } = request4;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
         if (!extractBody) {
           extractBody = require_body().extractBody;
         }
         const [bodyStream, contentType] = extractBody(body);
-        if (request2.contentType == null) {
+        if (request4.contentType == null) {
           headers.push("content-type", contentType);
         }
         body = bodyStream.stream;
         contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body) && request2.contentType == null) {
+      } else if (util.isBlobLike(body) && request4.contentType == null) {
         const contentType = body.type;
         if (contentType) {
           const contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue)) {
-            util.errorRequest(client, request2, new InvalidArgumentError("invalid content-type header"));
+            util.errorRequest(client, request4, new InvalidArgumentError("invalid content-type header"));
             return false;
           }
           headers.push("content-type", contentTypeValue);
@@ -33773,14 +33801,14 @@ var require_client_h1 = __commonJS({
       const bodyLength = util.bodyLength(body);
       contentLength = bodyLength ?? contentLength;
       if (contentLength === null) {
-        contentLength = request2.contentLength;
+        contentLength = request4.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength !== null && request2.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request4.contentLength !== null && request4.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request4, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -33788,19 +33816,19 @@ var require_client_h1 = __commonJS({
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
       const abort = (err) => {
-        if (request2.aborted || request2.completed) {
+        if (request4.aborted || request4.completed) {
           return;
         }
-        util.errorRequest(client, request2, err || new RequestAbortedError());
+        util.errorRequest(client, request4, err || new RequestAbortedError());
         util.destroy(body);
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request2.onConnect(abort);
+        request4.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request4, err);
       }
-      if (request2.aborted) {
+      if (request4.aborted) {
         return false;
       }
       if (method === "HEAD") {
@@ -33818,8 +33846,8 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      setTypeOfService(socket, request2);
-      let header3 = `${method} ${path20} HTTP/1.1\r
+      setTypeOfService(socket, request4);
+      let header3 = `${method} ${path21} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header3 += `host: ${host}\r
@@ -33852,31 +33880,31 @@ upgrade: ${upgrade}\r
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request: request2, headers: header3, socket });
+        channels.sendHeaders.publish({ request: request4, headers: header3, socket });
       }
       if (!body || bodyLength === 0) {
-        writeBuffer(abort, null, client, request2, socket, contentLength, header3, expectsPayload);
+        writeBuffer(abort, null, client, request4, socket, contentLength, header3, expectsPayload);
       } else if (util.isBuffer(body)) {
-        writeBuffer(abort, body, client, request2, socket, contentLength, header3, expectsPayload);
+        writeBuffer(abort, body, client, request4, socket, contentLength, header3, expectsPayload);
       } else if (util.isBlobLike(body)) {
         if (typeof body.stream === "function") {
-          writeIterable(abort, body.stream(), client, request2, socket, contentLength, header3, expectsPayload);
+          writeIterable(abort, body.stream(), client, request4, socket, contentLength, header3, expectsPayload);
         } else {
-          writeBlob(abort, body, client, request2, socket, contentLength, header3, expectsPayload);
+          writeBlob(abort, body, client, request4, socket, contentLength, header3, expectsPayload);
         }
       } else if (util.isStream(body)) {
-        writeStream(abort, body, client, request2, socket, contentLength, header3, expectsPayload);
+        writeStream(abort, body, client, request4, socket, contentLength, header3, expectsPayload);
       } else if (util.isIterable(body)) {
-        writeIterable(abort, body, client, request2, socket, contentLength, header3, expectsPayload);
+        writeIterable(abort, body, client, request4, socket, contentLength, header3, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body, client, request2, socket, contentLength, header3, expectsPayload) {
+    function writeStream(abort, body, client, request4, socket, contentLength, header3, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished = false;
-      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header3 });
+      const writer = new AsyncWriter({ abort, socket, request: request4, contentLength, client, expectsPayload, header: header3 });
       const onData = function(chunk) {
         if (finished) {
           return;
@@ -33942,7 +33970,7 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body, client, request2, socket, contentLength, header3, expectsPayload) {
+    function writeBuffer(abort, body, client, request4, socket, contentLength, header3, expectsPayload) {
       try {
         if (!body) {
           if (contentLength === 0) {
@@ -33962,18 +33990,18 @@ upgrade: ${upgrade}\r
 `, "latin1");
           socket.write(body);
           socket.uncork();
-          request2.onBodySent(body);
-          if (!expectsPayload && request2.reset !== false) {
+          request4.onBodySent(body);
+          if (!expectsPayload && request4.reset !== false) {
             socket[kReset] = true;
           }
         }
-        request2.onRequestSent();
+        request4.onRequestSent();
         client[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body, client, request2, socket, contentLength, header3, expectsPayload) {
+    async function writeBlob(abort, body, client, request4, socket, contentLength, header3, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -33986,9 +34014,9 @@ upgrade: ${upgrade}\r
 `, "latin1");
         socket.write(buffer);
         socket.uncork();
-        request2.onBodySent(buffer);
-        request2.onRequestSent();
-        if (!expectsPayload && request2.reset !== false) {
+        request4.onBodySent(buffer);
+        request4.onRequestSent();
+        if (!expectsPayload && request4.reset !== false) {
           socket[kReset] = true;
         }
         client[kResume]();
@@ -33996,7 +34024,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body, client, request2, socket, contentLength, header3, expectsPayload) {
+    async function writeIterable(abort, body, client, request4, socket, contentLength, header3, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -34015,7 +34043,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header3 });
+      const writer = new AsyncWriter({ abort, socket, request: request4, contentLength, client, expectsPayload, header: header3 });
       try {
         for await (const chunk of body) {
           if (socket[kError]) {
@@ -34044,9 +34072,9 @@ upgrade: ${upgrade}\r
        * @param {boolean} arg.expectsPayload
        * @param {string} arg.header
        */
-      constructor({ abort, socket, request: request2, contentLength, client, expectsPayload, header: header3 }) {
+      constructor({ abort, socket, request: request4, contentLength, client, expectsPayload, header: header3 }) {
         this.socket = socket;
-        this.request = request2;
+        this.request = request4;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
@@ -34060,7 +34088,7 @@ upgrade: ${upgrade}\r
        * @returns
        */
       write(chunk) {
-        const { socket, request: request2, contentLength, client, bytesWritten, expectsPayload, header: header3 } = this;
+        const { socket, request: request4, contentLength, client, bytesWritten, expectsPayload, header: header3 } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -34079,7 +34107,7 @@ upgrade: ${upgrade}\r
         }
         socket.cork();
         if (bytesWritten === 0) {
-          if (!expectsPayload && request2.reset !== false) {
+          if (!expectsPayload && request4.reset !== false) {
             socket[kReset] = true;
           }
           if (contentLength === null) {
@@ -34099,7 +34127,7 @@ ${len.toString(16)}\r
         this.bytesWritten += len;
         const ret2 = socket.write(chunk);
         socket.uncork();
-        request2.onBodySent(chunk);
+        request4.onBodySent(chunk);
         if (!ret2) {
           if (socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS) {
             if (socket[kParser].timeout.refresh) {
@@ -34113,8 +34141,8 @@ ${len.toString(16)}\r
        * @returns {void}
        */
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header3, request: request2 } = this;
-        request2.onRequestSent();
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header3, request: request4 } = this;
+        request4.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
           throw socket[kError];
@@ -34294,8 +34322,8 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        write(request2) {
-          return writeH2(client, request2);
+        write(request4) {
+          return writeH2(client, request4);
         },
         /**
          * @returns {void}
@@ -34324,14 +34352,14 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        busy(request2) {
-          if (request2 != null) {
+        busy(request4) {
+          if (request4 != null) {
             if (client[kRunning] > 0) {
-              if (request2.idempotent === false) return true;
-              if ((request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false) return true;
-              if (util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) return true;
+              if (request4.idempotent === false) return true;
+              if ((request4.upgrade === "websocket" || request4.method === "CONNECT") && session[kRemoteSettings] === false) return true;
+              if (util.bodyLength(request4.body) !== 0 && (util.isStream(request4.body) || util.isAsyncIterable(request4.body) || util.isFormDataLike(request4.body))) return true;
             } else {
-              return (request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false;
+              return (request4.upgrade === "websocket" || request4.method === "CONNECT") && session[kRemoteSettings] === false;
             }
           }
           return false;
@@ -34406,15 +34434,15 @@ var require_client_h2 = __commonJS({
       this.destroy(err);
       util.destroy(this[kSocket], err);
     }
-    function completeRequest(client, request2, resetPendingIdx = false) {
+    function completeRequest(client, request4, resetPendingIdx = false) {
       const queue = client[kQueue];
       const runningIdx = client[kRunningIdx];
-      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request2) {
+      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request4) {
         queue[runningIdx] = null;
         client[kRunningIdx] = runningIdx + 1;
         return;
       }
-      const index = queue.indexOf(request2, runningIdx);
+      const index = queue.indexOf(request4, runningIdx);
       if (index === -1 || index >= client[kPendingIdx]) {
         return;
       }
@@ -34433,10 +34461,10 @@ var require_client_h2 = __commonJS({
       this[kHTTP2Session] = null;
       util.destroy(this[kSocket], err);
       if (client[kRunningIdx] < client[kQueue].length) {
-        const request2 = client[kQueue][client[kRunningIdx]];
+        const request4 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        if (request2 != null) {
-          util.errorRequest(client, request2, err);
+        if (request4 != null) {
+          util.errorRequest(client, request4, err);
         }
         client[kPendingIdx] = client[kRunningIdx];
       }
@@ -34459,9 +34487,9 @@ var require_client_h2 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request2 = requests[i2];
-          if (request2 != null) {
-            util.errorRequest(client, request2, err);
+          const request4 = requests[i2];
+          if (request4 != null) {
+            util.errorRequest(client, request4, err);
           }
         }
       }
@@ -34492,14 +34520,14 @@ var require_client_h2 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function writeH2(client, request2) {
-      const headersTimeout = request2.headersTimeout ?? client[kHeadersTimeout];
-      const bodyTimeout = request2.bodyTimeout ?? client[kBodyTimeout];
+    function writeH2(client, request4) {
+      const headersTimeout = request4.headersTimeout ?? client[kHeadersTimeout];
+      const bodyTimeout = request4.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path20, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
-      let { body } = request2;
+      const { method, path: path21, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request4;
+      let { body } = request4;
       if (upgrade != null && upgrade !== "websocket") {
-        util.errorRequest(client, request2, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
+        util.errorRequest(client, request4, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
         return false;
       }
       const headers = {};
@@ -34529,43 +34557,43 @@ var require_client_h2 = __commonJS({
         }
       }
       let stream = null;
-      const { hostname, port } = client[kUrl];
-      headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname}${port ? `:${port}` : ""}`;
+      const { hostname: hostname2, port } = client[kUrl];
+      headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname2}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
       const abort = (err) => {
-        if (request2.aborted || request2.completed) {
+        if (request4.aborted || request4.completed) {
           return;
         }
         err = err || new RequestAbortedError();
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request4, err);
         if (stream != null) {
           stream.removeAllListeners("data");
           stream.close();
           client[kOnError](err);
-          completeRequest(client, request2);
+          completeRequest(client, request4);
           client[kResume]();
         }
         util.destroy(body, err);
       };
       try {
-        request2.onConnect(abort);
+        request4.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request2, err);
+        util.errorRequest(client, request4, err);
       }
-      if (request2.aborted) {
+      if (request4.aborted) {
         return false;
       }
       if (upgrade || method === "CONNECT") {
         session.ref();
         if (upgrade === "websocket") {
           if (session[kEnableConnectProtocol] === false) {
-            util.errorRequest(client, request2, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
+            util.errorRequest(client, request4, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
             session.unref();
             return false;
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path20;
+          headers[HTTP2_HEADER_PATH] = path21;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -34577,12 +34605,12 @@ var require_client_h2 = __commonJS({
           stream.once("response", (headers2, _flags) => {
             const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
             try {
-              request2.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
+              request4.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
             } catch (err) {
               abort(err);
               return;
             }
-            completeRequest(client, request2);
+            completeRequest(client, request4);
           });
           stream.on("error", () => {
             if (stream.rstCode === NGHTTP2_REFUSED_STREAM || stream.rstCode === NGHTTP2_CANCEL) {
@@ -34602,12 +34630,12 @@ var require_client_h2 = __commonJS({
         stream.on("response", (headers2) => {
           const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
           try {
-            request2.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
+            request4.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
           } catch (err) {
             abort(err);
             return;
           }
-          completeRequest(client, request2);
+          completeRequest(client, request4);
         });
         stream.on("error", abort);
         stream.once("close", () => {
@@ -34617,7 +34645,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path20;
+      headers[HTTP2_HEADER_PATH] = path21;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -34632,14 +34660,14 @@ var require_client_h2 = __commonJS({
         contentLength = bodyStream.length;
       }
       if (contentLength == null) {
-        contentLength = request2.contentLength;
+        contentLength = request4.contentLength;
       }
       if (!expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength != null && request2.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request4.contentLength != null && request4.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request4, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -34655,7 +34683,7 @@ var require_client_h2 = __commonJS({
           header3 += `${key}: ${headers[key]}\r
 `;
         }
-        channels.sendHeaders.publish({ request: request2, headers: header3, socket: session[kSocket] });
+        channels.sendHeaders.publish({ request: request4, headers: header3, socket: session[kSocket] });
       }
       const shouldEndStream = method === "GET" || method === "HEAD" || body === null;
       if (expectContinue) {
@@ -34676,21 +34704,21 @@ var require_client_h2 = __commonJS({
       let responseReceived = false;
       stream.once("response", (headers2) => {
         const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
-        request2.onResponseStarted();
+        request4.onResponseStarted();
         responseReceived = true;
         stream.setTimeout(bodyTimeout);
-        if (request2.aborted) {
+        if (request4.aborted) {
           stream.removeAllListeners("data");
           return;
         }
-        if (request2.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
+        if (request4.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
           stream.pause();
         }
         stream.on("data", (chunk) => {
-          if (request2.aborted || request2.completed) {
+          if (request4.aborted || request4.completed) {
             return;
           }
-          if (request2.onData(chunk) === false) {
+          if (request4.onData(chunk) === false) {
             stream.pause();
           }
         });
@@ -34698,14 +34726,14 @@ var require_client_h2 = __commonJS({
       stream.once("end", () => {
         stream.removeAllListeners("data");
         if (responseReceived) {
-          if (!request2.aborted && !request2.completed) {
-            request2.onComplete({});
+          if (!request4.aborted && !request4.completed) {
+            request4.onComplete({});
           }
-          completeRequest(client, request2);
+          completeRequest(client, request4);
           client[kResume]();
         } else {
           abort(new InformationalError("HTTP/2: stream half-closed (remote)"));
-          completeRequest(client, request2, true);
+          completeRequest(client, request4, true);
           client[kResume]();
         }
       });
@@ -34715,7 +34743,7 @@ var require_client_h2 = __commonJS({
         if (session[kOpenStreams] === 0) {
           session.unref();
         }
-        if (!request2.aborted && !request2.completed) {
+        if (!request4.aborted && !request4.completed) {
           abort(new InformationalError("HTTP/2: stream closed before the response was complete"));
         }
       });
@@ -34740,11 +34768,11 @@ var require_client_h2 = __commonJS({
         abort(err);
       });
       stream.once("trailers", (trailers) => {
-        if (request2.aborted || request2.completed) {
+        if (request4.aborted || request4.completed) {
           return;
         }
         stream.removeAllListeners("data");
-        request2.onComplete(trailers);
+        request4.onComplete(trailers);
       });
       return true;
       function writeBodyH2() {
@@ -34754,7 +34782,7 @@ var require_client_h2 = __commonJS({
             stream,
             null,
             client,
-            request2,
+            request4,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -34765,7 +34793,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request2,
+            request4,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -34777,7 +34805,7 @@ var require_client_h2 = __commonJS({
               stream,
               body.stream(),
               client,
-              request2,
+              request4,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -34788,7 +34816,7 @@ var require_client_h2 = __commonJS({
               stream,
               body,
               client,
-              request2,
+              request4,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -34802,7 +34830,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request2,
+            request4,
             contentLength
           );
         } else if (util.isIterable(body)) {
@@ -34811,7 +34839,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request2,
+            request4,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -34821,7 +34849,7 @@ var require_client_h2 = __commonJS({
         }
       }
     }
-    function writeBuffer(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body, client, request4, socket, contentLength, expectsPayload) {
       try {
         if (body != null && util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
@@ -34829,18 +34857,18 @@ var require_client_h2 = __commonJS({
           h2stream.write(body);
           h2stream.uncork();
           h2stream.end();
-          request2.onBodySent(body);
+          request4.onBodySent(body);
         }
         if (!expectsPayload) {
           socket[kReset] = true;
         }
-        request2.onRequestSent();
+        request4.onRequestSent();
         client[kResume]();
       } catch (error) {
         abort(error);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request2, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request4, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline(
         body,
@@ -34851,7 +34879,7 @@ var require_client_h2 = __commonJS({
             abort(err);
           } else {
             util.removeAllListeners(pipe);
-            request2.onRequestSent();
+            request4.onRequestSent();
             if (!expectsPayload) {
               socket[kReset] = true;
             }
@@ -34861,10 +34889,10 @@ var require_client_h2 = __commonJS({
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request2.onBodySent(chunk);
+        request4.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body, client, request4, socket, contentLength, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -34875,8 +34903,8 @@ var require_client_h2 = __commonJS({
         h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request2.onBodySent(buffer);
-        request2.onRequestSent();
+        request4.onBodySent(buffer);
+        request4.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -34885,7 +34913,7 @@ var require_client_h2 = __commonJS({
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body, client, request2, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body, client, request4, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -34910,13 +34938,13 @@ var require_client_h2 = __commonJS({
             throw socket[kError];
           }
           const res = h2stream.write(chunk);
-          request2.onBodySent(chunk);
+          request4.onBodySent(chunk);
           if (!res) {
             await waitForDrain();
           }
         }
         h2stream.end();
-        request2.onRequestSent();
+        request4.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -35202,10 +35230,10 @@ var require_client = __commonJS({
         this.once("connect", cb);
       }
       [kDispatch](opts, handler) {
-        const request2 = new Request(this[kUrl].origin, opts, handler);
-        this[kQueue].push(request2);
+        const request4 = new Request(this[kUrl].origin, opts, handler);
+        this[kQueue].push(request4);
         if (this[kResuming]) {
-        } else if (util.bodyLength(request2.body) == null && util.isIterable(request2.body)) {
+        } else if (util.bodyLength(request4.body) == null && util.isIterable(request4.body)) {
           this[kResuming] = 1;
           queueMicrotask(() => resume(this));
         } else {
@@ -35229,9 +35257,9 @@ var require_client = __commonJS({
         return new Promise((resolve5) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i2 = 0; i2 < requests.length; i2++) {
-            const request2 = requests[i2];
-            if (request2 != null) {
-              util.errorRequest(this, request2, err);
+            const request4 = requests[i2];
+            if (request4 != null) {
+              util.errorRequest(this, request4, err);
             }
           }
           const callback = () => {
@@ -35256,9 +35284,9 @@ var require_client = __commonJS({
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request2 = requests[i2];
-          if (request2 != null) {
-            util.errorRequest(client, request2, err);
+          const request4 = requests[i2];
+          if (request4 != null) {
+            util.errorRequest(client, request4, err);
           }
         }
         assert(client[kSize] === 0);
@@ -35267,20 +35295,20 @@ var require_client = __commonJS({
     function connect(client) {
       assert(!client[kConnecting]);
       assert(!client[kHTTPContext]);
-      let { host, hostname, protocol, port } = client[kUrl];
-      if (hostname[0] === "[") {
-        const idx = hostname.indexOf("]");
+      let { host, hostname: hostname2, protocol, port } = client[kUrl];
+      if (hostname2[0] === "[") {
+        const idx = hostname2.indexOf("]");
         assert(idx !== -1);
-        const ip = hostname.substring(1, idx);
+        const ip = hostname2.substring(1, idx);
         assert(net.isIPv6(ip));
-        hostname = ip;
+        hostname2 = ip;
       }
       client[kConnecting] = true;
       if (channels.beforeConnect.hasSubscribers) {
         channels.beforeConnect.publish({
           connectParams: {
             host,
-            hostname,
+            hostname: hostname2,
             protocol,
             port,
             version: client[kHTTPContext]?.version,
@@ -35293,14 +35321,14 @@ var require_client = __commonJS({
       try {
         client[kConnector]({
           host,
-          hostname,
+          hostname: hostname2,
           protocol,
           port,
           servername: client[kServerName],
           localAddress: client[kLocalAddress]
         }, (err, socket) => {
           if (err) {
-            handleConnectError(client, err, { host, hostname, protocol, port });
+            handleConnectError(client, err, { host, hostname: hostname2, protocol, port });
             client[kResume]();
             return;
           }
@@ -35314,7 +35342,7 @@ var require_client = __commonJS({
             client[kHTTPContext] = socket.alpnProtocol === "h2" ? connectH2(client, socket) : connectH1(client, socket);
           } catch (err2) {
             socket.destroy().on("error", noop);
-            handleConnectError(client, err2, { host, hostname, protocol, port });
+            handleConnectError(client, err2, { host, hostname: hostname2, protocol, port });
             client[kResume]();
             return;
           }
@@ -35327,7 +35355,7 @@ var require_client = __commonJS({
             channels.connected.publish({
               connectParams: {
                 host,
-                hostname,
+                hostname: hostname2,
                 protocol,
                 port,
                 version: client[kHTTPContext]?.version,
@@ -35342,11 +35370,11 @@ var require_client = __commonJS({
           client[kResume]();
         });
       } catch (err) {
-        handleConnectError(client, err, { host, hostname, protocol, port });
+        handleConnectError(client, err, { host, hostname: hostname2, protocol, port });
         client[kResume]();
       }
     }
-    function handleConnectError(client, err, { host, hostname, protocol, port }) {
+    function handleConnectError(client, err, { host, hostname: hostname2, protocol, port }) {
       if (client.destroyed) {
         return;
       }
@@ -35355,7 +35383,7 @@ var require_client = __commonJS({
         channels.connectError.publish({
           connectParams: {
             host,
-            hostname,
+            hostname: hostname2,
             protocol,
             port,
             version: client[kHTTPContext]?.version,
@@ -35369,8 +35397,8 @@ var require_client = __commonJS({
       if (err.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
         assert(client[kRunning] === 0);
         while (client[kPending] > 0 && client[kQueue][client[kPendingIdx]].servername === client[kServerName]) {
-          const request2 = client[kQueue][client[kPendingIdx]++];
-          util.errorRequest(client, request2, err);
+          const request4 = client[kQueue][client[kPendingIdx]++];
+          util.errorRequest(client, request4, err);
         }
       } else {
         onError2(client, err);
@@ -35425,15 +35453,15 @@ var require_client = __commonJS({
         if (client[kRunning] >= (getPipelining(client) || 1)) {
           return;
         }
-        const request2 = client[kQueue][client[kPendingIdx]];
-        if (request2 === null) {
+        const request4 = client[kQueue][client[kPendingIdx]];
+        if (request4 === null) {
           return;
         }
-        if (client[kUrl].protocol === "https:" && client[kServerName] !== request2.servername) {
+        if (client[kUrl].protocol === "https:" && client[kServerName] !== request4.servername) {
           if (client[kRunning] > 0) {
             return;
           }
-          client[kServerName] = request2.servername;
+          client[kServerName] = request4.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
             resume(client);
@@ -35449,10 +35477,10 @@ var require_client = __commonJS({
         if (client[kHTTPContext].destroyed) {
           return;
         }
-        if (client[kHTTPContext].busy(request2)) {
+        if (client[kHTTPContext].busy(request4)) {
           return;
         }
-        if (!request2.aborted && client[kHTTPContext].write(request2)) {
+        if (!request4.aborted && client[kHTTPContext].write(request4)) {
           client[kPendingIdx]++;
         } else {
           client[kQueue].splice(client[kPendingIdx], 1);
@@ -36099,7 +36127,7 @@ var require_agent = __commonJS({
     function defaultFactory(origin, opts) {
       return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool(origin, opts);
     }
-    var Agent3 = class extends DispatcherBase {
+    var Agent5 = class extends DispatcherBase {
       constructor({ factory = defaultFactory, maxOrigins = Infinity, connect, tls, ...options } = {}) {
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
@@ -36211,7 +36239,7 @@ var require_agent = __commonJS({
         return allClientStats;
       }
     };
-    module.exports = Agent3;
+    module.exports = Agent5;
   }
 });
 
@@ -36507,13 +36535,13 @@ var require_socks5_client = __commonJS({
         }
         debug2("starting handshake with", this.authMethods.length, "auth methods");
         this.state = STATES.HANDSHAKING;
-        const request2 = Buffer2.alloc(2 + this.authMethods.length);
-        request2[0] = SOCKS_VERSION;
-        request2[1] = this.authMethods.length;
+        const request4 = Buffer2.alloc(2 + this.authMethods.length);
+        request4[0] = SOCKS_VERSION;
+        request4[1] = this.authMethods.length;
         this.authMethods.forEach((method, i2) => {
-          request2[2 + i2] = method;
+          request4[2 + i2] = method;
         });
-        this.socket.write(request2);
+        this.socket.write(request4);
       }
       /**
        * Handle handshake response from server
@@ -36555,13 +36583,13 @@ var require_socks5_client = __commonJS({
         if (usernameBuffer.length > 255 || passwordBuffer.length > 255) {
           throw new InvalidArgumentError("Username or password too long");
         }
-        const request2 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
-        request2[0] = 1;
-        request2[1] = usernameBuffer.length;
-        usernameBuffer.copy(request2, 2);
-        request2[2 + usernameBuffer.length] = passwordBuffer.length;
-        passwordBuffer.copy(request2, 3 + usernameBuffer.length);
-        this.socket.write(request2);
+        const request4 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
+        request4[0] = 1;
+        request4[1] = usernameBuffer.length;
+        usernameBuffer.copy(request4, 2);
+        request4[2 + usernameBuffer.length] = passwordBuffer.length;
+        passwordBuffer.copy(request4, 3 + usernameBuffer.length);
+        this.socket.write(request4);
       }
       /**
        * Handle authentication response
@@ -36596,22 +36624,22 @@ var require_socks5_client = __commonJS({
         }
         debug2("connecting to", address, port);
         this.state = STATES.CONNECTING;
-        const request2 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
-        this.socket.write(request2);
+        const request4 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
+        this.socket.write(request4);
       }
       /**
        * Build a SOCKS5 request
        */
       buildConnectRequest(command, address, port) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
-        const request2 = Buffer2.alloc(4 + addressBuffer.length + 2);
-        request2[0] = SOCKS_VERSION;
-        request2[1] = command;
-        request2[2] = 0;
-        request2[3] = addressType;
-        addressBuffer.copy(request2, 4);
-        request2.writeUInt16BE(port, 4 + addressBuffer.length);
-        return request2;
+        const request4 = Buffer2.alloc(4 + addressBuffer.length + 2);
+        request4[0] = SOCKS_VERSION;
+        request4[1] = command;
+        request4[2] = 0;
+        request4[3] = addressType;
+        addressBuffer.copy(request4, 4);
+        request4.writeUInt16BE(port, 4 + addressBuffer.length);
+        return request4;
       }
       /**
        * Handle CONNECT response
@@ -36917,7 +36945,7 @@ var require_proxy_agent = __commonJS({
   "node_modules/undici/lib/dispatcher/proxy-agent.js"(exports, module) {
     "use strict";
     var { kProxy, kClose, kDestroy, kDispatch } = require_symbols2();
-    var Agent3 = require_agent();
+    var Agent5 = require_agent();
     var Pool = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = require_errors3();
@@ -36973,10 +37001,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path20 = "/",
+          path: path21 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path20;
+        opts.path = origin + path21;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -37048,7 +37076,7 @@ var require_proxy_agent = __commonJS({
         } else {
           this[kClient] = clientFactory(url, { connect });
         }
-        this[kAgent] = new Agent3({
+        this[kAgent] = new Agent5({
           ...opts,
           factory,
           connect: async (opts2, callback) => {
@@ -37176,7 +37204,7 @@ var require_env_http_proxy_agent = __commonJS({
     var DispatcherBase = require_dispatcher_base();
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols2();
     var ProxyAgent = require_proxy_agent();
-    var Agent3 = require_agent();
+    var Agent5 = require_agent();
     var DEFAULT_PORTS = {
       "http:": 80,
       "https:": 443
@@ -37189,7 +37217,7 @@ var require_env_http_proxy_agent = __commonJS({
         super();
         this.#opts = opts;
         const { httpProxy, httpsProxy, noProxy, ...agentOpts } = opts;
-        this[kNoProxyAgent] = new Agent3(agentOpts);
+        this[kNoProxyAgent] = new Agent5(agentOpts);
         const HTTP_PROXY = httpProxy ?? process.env.http_proxy ?? process.env.HTTP_PROXY;
         if (HTTP_PROXY) {
           this[kHttpProxyAgent] = new ProxyAgent({ ...agentOpts, uri: HTTP_PROXY });
@@ -37224,10 +37252,10 @@ var require_env_http_proxy_agent = __commonJS({
         ]);
       }
       #getProxyAgentForUrl(url) {
-        let { protocol, host: hostname, port } = url;
-        hostname = hostname.replace(/:\d*$/, "").toLowerCase();
+        let { protocol, host: hostname2, port } = url;
+        hostname2 = hostname2.replace(/:\d*$/, "").toLowerCase();
         port = Number.parseInt(port, 10) || DEFAULT_PORTS[protocol] || 0;
-        if (!this.#shouldProxy(hostname, port)) {
+        if (!this.#shouldProxy(hostname2, port)) {
           return this[kNoProxyAgent];
         }
         if (protocol === "https:") {
@@ -37235,7 +37263,7 @@ var require_env_http_proxy_agent = __commonJS({
         }
         return this[kHttpProxyAgent];
       }
-      #shouldProxy(hostname, port) {
+      #shouldProxy(hostname2, port) {
         if (this.#noProxyChanged) {
           this.#parseNoProxy();
         }
@@ -37250,10 +37278,10 @@ var require_env_http_proxy_agent = __commonJS({
           if (entry.port && entry.port !== port) {
             continue;
           }
-          if (hostname === entry.hostname) {
+          if (hostname2 === entry.hostname) {
             return false;
           }
-          if (hostname.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) {
+          if (hostname2.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) {
             return false;
           }
         }
@@ -37431,7 +37459,7 @@ var require_retry_handler = __commonJS({
         this.etag = null;
         this.controllerProxy = new RetryController();
       }
-      onResponseStartWithRetry(controller, statusCode, headers, statusMessage, err) {
+      onResponseStartWithRetry(controller, statusCode, headers, statusMessage2, err) {
         if (this.retryOpts.throwOnError) {
           if (this.retryOpts.statusCodes.includes(statusCode) === false) {
             if (this.headersSent) {
@@ -37439,7 +37467,7 @@ var require_retry_handler = __commonJS({
             } else {
               this.headersSent = true;
               this.checkpointResponseEnd(headers);
-              this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage);
+              this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage2);
             }
           } else {
             this.error = err;
@@ -37449,7 +37477,7 @@ var require_retry_handler = __commonJS({
         if (isDisturbed(this.opts.body)) {
           this.headersSent = true;
           this.checkpointResponseEnd(headers);
-          this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage);
+          this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage2);
           return;
         }
         function shouldRetry(passedErr) {
@@ -37459,7 +37487,7 @@ var require_retry_handler = __commonJS({
             } else {
               this.headersSent = true;
               this.checkpointResponseEnd(headers);
-              this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage);
+              this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage2);
             }
             controller.resume();
             return;
@@ -37534,7 +37562,7 @@ var require_retry_handler = __commonJS({
         const retryTimeout = retryAfterHeader > 0 ? Math.min(retryAfterHeader, maxTimeout) : Math.min(minTimeout * timeoutFactor ** (counter - 1), maxTimeout);
         setTimeout(() => cb(null), retryTimeout);
       }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage2) {
         this.error = null;
         this.retryCount += 1;
         if (statusCode >= 300) {
@@ -37544,7 +37572,7 @@ var require_retry_handler = __commonJS({
               count: this.retryCount
             }
           });
-          this.onResponseStartWithRetry(controller, statusCode, headers, statusMessage, err);
+          this.onResponseStartWithRetry(controller, statusCode, headers, statusMessage2, err);
           return;
         }
         if (this.headersSent) {
@@ -37586,7 +37614,7 @@ var require_retry_handler = __commonJS({
                 this.controllerProxy,
                 statusCode,
                 headers,
-                statusMessage
+                statusMessage2
               );
               return;
             }
@@ -37619,7 +37647,7 @@ var require_retry_handler = __commonJS({
             this.controllerProxy,
             statusCode,
             headers,
-            statusMessage
+            statusMessage2
           );
         } else {
           throw new RequestRetryError("Request failed", statusCode, {
@@ -38252,7 +38280,7 @@ var require_api_request = __commonJS({
         this.abort = abort;
         this.context = context;
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume, statusMessage2) {
         const { callback, opaque, abort, context, responseHeaders, highWaterMark } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
@@ -38281,7 +38309,7 @@ var require_api_request = __commonJS({
           try {
             this.runInAsyncScope(callback, null, null, {
               statusCode,
-              statusText: statusMessage,
+              statusText: statusMessage2,
               headers,
               trailers: this.trailers,
               opaque,
@@ -38331,10 +38359,10 @@ var require_api_request = __commonJS({
         }
       }
     };
-    function request2(opts, callback) {
+    function request4(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve5, reject) => {
-          request2.call(this, opts, (err, data) => {
+          request4.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve5(data);
           });
         });
@@ -38350,7 +38378,7 @@ var require_api_request = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module.exports = request2;
+    module.exports = request4;
     module.exports.RequestHandler = RequestHandler;
   }
 });
@@ -38474,7 +38502,7 @@ var require_api_stream = __commonJS({
         this.abort = abort;
         this.context = context;
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume, statusMessage2) {
         const { factory, opaque, context, responseHeaders } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
@@ -39136,20 +39164,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path20) {
-      if (typeof path20 !== "string") {
-        return path20;
+    function safeUrl(path21) {
+      if (typeof path21 !== "string") {
+        return path21;
       }
-      const pathSegments = path20.split("?", 3);
+      const pathSegments = path21.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path20;
+        return path21;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path20, method, body, headers }) {
-      const pathMatch = matchValue2(mockDispatch2.path, path20);
+    function matchKey(mockDispatch2, { path: path21, method, body, headers }) {
+      const pathMatch = matchValue2(mockDispatch2.path, path21);
       const methodMatch = matchValue2(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue2(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -39174,8 +39202,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path20, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue2(removeTrailingSlash(safeUrl(path20)), resolvedPathWithoutTrailingSlash) : matchValue2(safeUrl(path20), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path21, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue2(removeTrailingSlash(safeUrl(path21)), resolvedPathWithoutTrailingSlash) : matchValue2(safeUrl(path21), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -39214,19 +39242,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path20) {
-      while (path20.endsWith("/")) {
-        path20 = path20.slice(0, -1);
+    function removeTrailingSlash(path21) {
+      while (path21.endsWith("/")) {
+        path21 = path21.slice(0, -1);
       }
-      if (path20.length === 0) {
-        path20 = "/";
+      if (path21.length === 0) {
+        path21 = "/";
       }
-      return path20;
+      return path21;
     }
     function buildKey(opts) {
-      const { path: path20, method, body, headers, query } = opts;
+      const { path: path21, method, body, headers, query } = opts;
       return {
-        path: path20,
+        path: path21,
         method,
         body,
         headers,
@@ -39916,10 +39944,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path20, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path21, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path20,
+            Path: path21,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -39938,7 +39966,7 @@ var require_mock_agent = __commonJS({
   "node_modules/undici/lib/mock/mock-agent.js"(exports, module) {
     "use strict";
     var { kClients } = require_symbols2();
-    var Agent3 = require_agent();
+    var Agent5 = require_agent();
     var {
       kAgent,
       kMockAgentSet,
@@ -39976,7 +40004,7 @@ var require_mock_agent = __commonJS({
         if (opts?.agent && typeof opts.agent.dispatch !== "function") {
           throw new InvalidArgumentError("Argument opts.agent must implement Agent");
         }
-        const agent = opts?.agent ? opts.agent : new Agent3(opts);
+        const agent = opts?.agent ? opts.agent : new Agent5(opts);
         this[kAgent] = agent;
         this[kClients] = agent[kClients];
         this[kOptions] = mockOptions;
@@ -40001,9 +40029,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path20, searchParams] = dispatchOpts.path.split("?");
+          const [path21, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path20}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path21}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -40207,7 +40235,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile5, readFile: readFile7, mkdir: mkdir5 } = __require("node:fs/promises");
+    var { writeFile: writeFile5, readFile: readFile8, mkdir: mkdir5 } = __require("node:fs/promises");
     var { dirname: dirname4, resolve: resolve5 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
@@ -40333,8 +40361,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return;
         }
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request4 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request4);
         const normalizedHeaders = normalizeHeaders(response.headers);
         const responseData = {
           statusCode: response.statusCode,
@@ -40352,7 +40380,7 @@ var require_snapshot_recorder = __commonJS({
           existingSnapshot.timestamp = (/* @__PURE__ */ new Date()).toISOString();
         } else {
           this.#snapshots.set(hash, {
-            request: request2,
+            request: request4,
             responses: [responseData],
             // Always store as array for consistency
             callCount: 0,
@@ -40386,8 +40414,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return void 0;
         }
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request4 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request4);
         const snapshot = this.#snapshots.get(hash);
         if (!snapshot) return void 0;
         const currentCallCount = snapshot.callCount || 0;
@@ -40404,12 +40432,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path20 = filePath || this.#snapshotPath;
-        if (!path20) {
+        const path21 = filePath || this.#snapshotPath;
+        if (!path21) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile7(resolve5(path20), "utf8");
+          const data = await readFile8(resolve5(path21), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -40423,7 +40451,7 @@ var require_snapshot_recorder = __commonJS({
           if (error.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path20}`, { cause: error });
+            throw new UndiciError(`Failed to load snapshots from ${path21}`, { cause: error });
           }
         }
       }
@@ -40434,11 +40462,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path20 = filePath || this.#snapshotPath;
-        if (!path20) {
+        const path21 = filePath || this.#snapshotPath;
+        if (!path21) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve5(path20);
+        const resolvedPath = resolve5(path21);
         await mkdir5(dirname4(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -40482,8 +40510,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {boolean} - True if snapshot was deleted, false if not found
        */
       deleteSnapshot(requestOpts) {
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request4 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request4);
         return this.#snapshots.delete(hash);
       }
       /**
@@ -40492,8 +40520,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {SnapshotInfo|null} - Snapshot information or null if not found
        */
       getSnapshotInfo(requestOpts) {
-        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request2);
+        const request4 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request4);
         const snapshot = this.#snapshots.get(hash);
         if (!snapshot) return null;
         return {
@@ -40583,7 +40611,7 @@ var require_snapshot_recorder = __commonJS({
 var require_snapshot_agent = __commonJS({
   "node_modules/undici/lib/mock/snapshot-agent.js"(exports, module) {
     "use strict";
-    var Agent3 = require_agent();
+    var Agent5 = require_agent();
     var MockAgent = require_mock_agent();
     var { SnapshotRecorder } = require_snapshot_recorder();
     var WrapHandler = require_wrap_handler();
@@ -40634,7 +40662,7 @@ var require_snapshot_agent = __commonJS({
         });
         this[kSnapshotLoaded] = false;
         if (this[kSnapshotMode] === "record" || this[kSnapshotMode] === "update" || this[kSnapshotMode] === "playback" && opts.excludeUrls && opts.excludeUrls.length > 0) {
-          this[kRealAgent] = new Agent3(opts);
+          this[kRealAgent] = new Agent5(opts);
         }
         if ((this[kSnapshotMode] === "playback" || this[kSnapshotMode] === "update") && this[kSnapshotPath]) {
           this.loadSnapshots().catch(() => {
@@ -40693,10 +40721,10 @@ var require_snapshot_agent = __commonJS({
           onRequestUpgrade(controller, statusCode, headers, socket) {
             return handler.onRequestUpgrade(controller, statusCode, headers, socket);
           },
-          onResponseStart(controller, statusCode, headers, statusMessage) {
+          onResponseStart(controller, statusCode, headers, statusMessage2) {
             responseData.statusCode = statusCode;
             responseData.headers = headers;
-            return handler.onResponseStart(controller, statusCode, headers, statusMessage);
+            return handler.onResponseStart(controller, statusCode, headers, statusMessage2);
           },
           onResponseData(controller, chunk) {
             responseData.body.push(chunk);
@@ -40784,16 +40812,16 @@ var require_snapshot_agent = __commonJS({
        */
       #setupMockInterceptors() {
         for (const snapshot of this[kSnapshotRecorder].getSnapshots()) {
-          const { request: request2, responses, response } = snapshot;
-          const url = new URL(request2.url);
+          const { request: request4, responses, response } = snapshot;
+          const url = new URL(request4.url);
           const mockPool = this.get(url.origin);
           const responseData = responses ? responses[0] : response;
           if (!responseData) continue;
           mockPool.intercept({
             path: url.pathname + url.search,
-            method: request2.method,
-            headers: request2.headers,
-            body: request2.body
+            method: request4.method,
+            headers: request4.headers,
+            body: request4.body
           }).reply(responseData.statusCode, responseData.body, {
             headers: responseData.headers,
             trailers: responseData.trailers
@@ -40873,9 +40901,9 @@ var require_global2 = __commonJS({
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.2");
     var legacyGlobalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
     var { InvalidArgumentError } = require_errors3();
-    var Agent3 = require_agent();
+    var Agent5 = require_agent();
     if (getGlobalDispatcher() === void 0) {
-      setGlobalDispatcher(new Agent3());
+      setGlobalDispatcher(new Agent5());
     }
     function setGlobalDispatcher(agent) {
       if (!agent || typeof agent.dispatch !== "function") {
@@ -41047,7 +41075,7 @@ var require_redirect_handler = __commonJS({
       onRequestUpgrade(controller, statusCode, headers, socket) {
         this.handler.onRequestUpgrade?.(controller, statusCode, headers, socket);
       }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage2) {
         if (this.opts.throwOnMaxRedirect && this.history.length >= this.maxRedirections) {
           throw new Error("max redirects");
         }
@@ -41070,7 +41098,7 @@ var require_redirect_handler = __commonJS({
           this.history.push(new URL(this.opts.path, this.opts.origin));
         }
         if (!this.location) {
-          this.handler.onResponseStart?.(controller, statusCode, headers, statusMessage);
+          this.handler.onResponseStart?.(controller, statusCode, headers, statusMessage2);
           return;
         }
         this.history[kRedirectCacheControl].push({
@@ -41079,15 +41107,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path20 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path20}`;
+        const path21 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path21}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path20;
+        this.opts.path = path21;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -41201,12 +41229,12 @@ var require_response_error = __commonJS({
         this.#body = "";
         return super.onRequestStart(controller, context);
       }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage2) {
         this.#statusCode = statusCode;
         this.#headers = headers;
         this.#contentType = headers["content-type"];
         if (this.#statusCode < 400) {
-          return super.onResponseStart(controller, statusCode, headers, statusMessage);
+          return super.onResponseStart(controller, statusCode, headers, statusMessage2);
         }
         if (this.#checkContentType("application/json") || this.#checkContentType("text/plain")) {
           this.#decoder = new TextDecoder("utf-8");
@@ -41308,7 +41336,7 @@ var require_dump = __commonJS({
         controller.abort = this.#abort.bind(this);
         return super.onRequestStart(controller, context);
       }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage2) {
         const contentLength = headers["content-length"];
         if (contentLength != null && contentLength > this.#maxSize) {
           throw new RequestAbortedError(
@@ -41318,7 +41346,7 @@ var require_dump = __commonJS({
         if (this.aborted === true) {
           return true;
         }
-        return super.onResponseStart(controller, statusCode, headers, statusMessage);
+        return super.onResponseStart(controller, statusCode, headers, statusMessage2);
       }
       onResponseError(controller, err) {
         super.onResponseError(controller, this.aborted === true ? this.reason : err);
@@ -41455,14 +41483,14 @@ var require_dns = __commonJS({
       get size() {
         return this.#records.size;
       }
-      get(hostname) {
-        return this.#records.get(hostname) ?? null;
+      get(hostname2) {
+        return this.#records.get(hostname2) ?? null;
       }
-      set(hostname, records) {
-        this.#records.set(hostname, records);
+      set(hostname2, records) {
+        this.#records.set(hostname2, records);
       }
-      delete(hostname) {
-        this.#records.delete(hostname);
+      delete(hostname2) {
+        this.#records.delete(hostname2);
       }
       // Delegate to storage decide can we do more lookups or not
       full() {
@@ -42904,10 +42932,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path20) {
+    function deleteCachedUri(store, cacheKey, path21) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path20
+        path: path21
       });
       for (let i2 = 0; i2 < util.safeHTTPMethods.length; i2++) {
         const method = util.safeHTTPMethods[i2];
@@ -42915,7 +42943,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path20
+            path: path21
           });
         }
       }
@@ -42926,9 +42954,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i2 = 0; i2 < values.length; i2++) {
-        const path20 = getSameOriginPath(cacheKey, values[i2]);
-        if (path20 !== void 0) {
-          deleteCachedUri(store, cacheKey, path20);
+        const path21 = getSameOriginPath(cacheKey, values[i2]);
+        if (path21 !== void 0) {
+          deleteCachedUri(store, cacheKey, path21);
         }
       }
     }
@@ -43008,12 +43036,12 @@ var require_cache_handler = __commonJS({
        * @param {import('../../types/header.d.ts').IncomingHttpHeaders} resHeaders
        * @param {string} statusMessage
        */
-      onResponseStart(controller, statusCode, resHeaders, statusMessage) {
+      onResponseStart(controller, statusCode, resHeaders, statusMessage2) {
         const downstreamOnHeaders = () => this.#handler.onResponseStart?.(
           controller,
           statusCode,
           resHeaders,
-          statusMessage
+          statusMessage2
         );
         const handler = this;
         if (!arrayIncludes(util.safeHTTPMethods, this.#cacheKey.method) && statusCode >= 200 && statusCode <= 399) {
@@ -43127,7 +43155,7 @@ var require_cache_handler = __commonJS({
         const strippedHeaders = stripNecessaryHeaders(resHeaders, cacheControlDirectives);
         const value2 = {
           statusCode,
-          statusMessage,
+          statusMessage: statusMessage2,
           headers: strippedHeaders,
           vary: varyDirectives,
           cacheControlDirectives: effectiveCacheControlDirectives,
@@ -43809,7 +43837,7 @@ var require_cache_revalidation_handler = __commonJS({
       onRequestUpgrade(controller, statusCode, headers, socket) {
         this.#handler.onRequestUpgrade?.(controller, statusCode, headers, socket);
       }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage2) {
         assert(this.#callback != null);
         this.#successful = statusCode === 304 || this.#allowErrorStatusCodes && statusCode >= 500 && statusCode <= 504;
         this.#callback(this.#successful, this.#context, statusCode, headers);
@@ -43822,7 +43850,7 @@ var require_cache_revalidation_handler = __commonJS({
           controller,
           statusCode,
           headers,
-          statusMessage
+          statusMessage2
         );
       }
       onResponseData(controller, chunk) {
@@ -44734,16 +44762,16 @@ var require_decompress = __commonJS({
        * @param {string} statusMessage
        * @returns {void}
        */
-      onResponseStart(controller, statusCode, headers, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage2) {
         const rawContentEncoding = headers["content-encoding"];
         const contentEncoding = Array.isArray(rawContentEncoding) ? rawContentEncoding.join(",") : rawContentEncoding;
         if (this.#shouldSkipDecompression(contentEncoding, statusCode)) {
-          return super.onResponseStart(this.#controller, statusCode, headers, statusMessage);
+          return super.onResponseStart(this.#controller, statusCode, headers, statusMessage2);
         }
         const decompressors = this.#createDecompressionChain(contentEncoding.toLowerCase());
         if (decompressors.length === 0) {
           this.#cleanupDecompressors();
-          return super.onResponseStart(this.#controller, statusCode, headers, statusMessage);
+          return super.onResponseStart(this.#controller, statusCode, headers, statusMessage2);
         }
         this.#decompressors = decompressors;
         const { "content-encoding": _2, "content-length": __, ...newHeaders } = headers;
@@ -44776,7 +44804,7 @@ var require_decompress = __commonJS({
         } else {
           this.#setupMultipleDecompressors();
         }
-        return super.onResponseStart(this.#controller, statusCode, newHeaders, statusMessage);
+        return super.onResponseStart(this.#controller, statusCode, newHeaders, statusMessage2);
       }
       /**
        * @param {Controller} controller
@@ -44998,12 +45026,12 @@ var require_deduplication_handler = __commonJS({
        * @param {Record<string, string | string[]>} headers
        * @param {string} statusMessage
        */
-      onResponseStart(controller, statusCode, headers, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage2) {
         this.#responseStarted = true;
         this.#statusCode = statusCode;
         this.#headers = headers;
-        this.#statusMessage = statusMessage;
-        this.#primaryHandler.onResponseStart?.(controller, statusCode, headers, statusMessage);
+        this.#statusMessage = statusMessage2;
+        this.#primaryHandler.onResponseStart?.(controller, statusCode, headers, statusMessage2);
         for (const waitingHandler of this.#waitingHandlers) {
           const { handler, controller: waitingController } = waitingHandler;
           if (waitingHandler.done || waitingController.aborted) {
@@ -45015,7 +45043,7 @@ var require_deduplication_handler = __commonJS({
               waitingController,
               statusCode,
               headers,
-              statusMessage
+              statusMessage2
             );
           } catch {
           }
@@ -46649,7 +46677,7 @@ var require_request2 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         input = webidl.converters.RequestInfo(input);
         init = webidl.converters.RequestInit(init);
-        let request2 = null;
+        let request4 = null;
         let fallbackMode = null;
         const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
@@ -46666,18 +46694,18 @@ var require_request2 = __commonJS({
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
           }
-          request2 = makeRequest({ urlList: [parsedURL] });
+          request4 = makeRequest({ urlList: [parsedURL] });
           fallbackMode = "cors";
         } else {
           assert(webidl.is.Request(input));
-          request2 = input.#state;
+          request4 = input.#state;
           signal = input.#signal;
           this.#dispatcher = init.dispatcher || input.#dispatcher;
         }
         const origin = environmentSettingsObject.settingsObject.origin;
         let window2 = "client";
-        if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin)) {
-          window2 = request2.window;
+        if (request4.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request4.window, origin)) {
+          window2 = request4.window;
         }
         if (init.window != null) {
           throw new TypeError(`'window' option '${window2}' must be null`);
@@ -46685,66 +46713,66 @@ var require_request2 = __commonJS({
         if ("window" in init) {
           window2 = "no-window";
         }
-        request2 = makeRequest({
+        request4 = makeRequest({
           // URL request’s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request’s method.
-          method: request2.method,
+          method: request4.method,
           // header list A copy of request’s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request2.headersList,
+          headersList: request4.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request2.unsafeRequest,
+          unsafeRequest: request4.unsafeRequest,
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window: window2,
           // priority request’s priority.
-          priority: request2.priority,
+          priority: request4.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request2.origin,
+          origin: request4.origin,
           // referrer request’s referrer.
-          referrer: request2.referrer,
+          referrer: request4.referrer,
           // referrer policy request’s referrer policy.
-          referrerPolicy: request2.referrerPolicy,
+          referrerPolicy: request4.referrerPolicy,
           // mode request’s mode.
-          mode: request2.mode,
+          mode: request4.mode,
           // credentials mode request’s credentials mode.
-          credentials: request2.credentials,
+          credentials: request4.credentials,
           // cache mode request’s cache mode.
-          cache: request2.cache,
+          cache: request4.cache,
           // redirect mode request’s redirect mode.
-          redirect: request2.redirect,
+          redirect: request4.redirect,
           // integrity metadata request’s integrity metadata.
-          integrity: request2.integrity,
+          integrity: request4.integrity,
           // keepalive request’s keepalive.
-          keepalive: request2.keepalive,
+          keepalive: request4.keepalive,
           // reload-navigation flag request’s reload-navigation flag.
-          reloadNavigation: request2.reloadNavigation,
+          reloadNavigation: request4.reloadNavigation,
           // history-navigation flag request’s history-navigation flag.
-          historyNavigation: request2.historyNavigation,
+          historyNavigation: request4.historyNavigation,
           // URL list A clone of request’s URL list.
-          urlList: [...request2.urlList]
+          urlList: [...request4.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
         if (initHasKey) {
-          if (request2.mode === "navigate") {
-            request2.mode = "same-origin";
+          if (request4.mode === "navigate") {
+            request4.mode = "same-origin";
           }
-          request2.reloadNavigation = false;
-          request2.historyNavigation = false;
-          request2.origin = "client";
-          request2.referrer = "client";
-          request2.referrerPolicy = "";
-          request2.url = request2.urlList[request2.urlList.length - 1];
-          request2.urlList = [request2.url];
+          request4.reloadNavigation = false;
+          request4.historyNavigation = false;
+          request4.origin = "client";
+          request4.referrer = "client";
+          request4.referrerPolicy = "";
+          request4.url = request4.urlList[request4.urlList.length - 1];
+          request4.urlList = [request4.url];
         }
         if (init.referrer !== void 0) {
           const referrer = init.referrer;
           if (referrer === "") {
-            request2.referrer = "no-referrer";
+            request4.referrer = "no-referrer";
           } else {
             let parsedReferrer;
             try {
@@ -46753,14 +46781,14 @@ var require_request2 = __commonJS({
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
             if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request2.referrer = "client";
+              request4.referrer = "client";
             } else {
-              request2.referrer = parsedReferrer;
+              request4.referrer = parsedReferrer;
             }
           }
         }
         if (init.referrerPolicy !== void 0) {
-          request2.referrerPolicy = init.referrerPolicy;
+          request4.referrerPolicy = init.referrerPolicy;
         }
         let mode;
         if (init.mode !== void 0) {
@@ -46775,33 +46803,33 @@ var require_request2 = __commonJS({
           });
         }
         if (mode != null) {
-          request2.mode = mode;
+          request4.mode = mode;
         }
         if (init.credentials !== void 0) {
-          request2.credentials = init.credentials;
+          request4.credentials = init.credentials;
         }
         if (init.cache !== void 0) {
-          request2.cache = init.cache;
+          request4.cache = init.cache;
         }
-        if (request2.cache === "only-if-cached" && request2.mode !== "same-origin") {
+        if (request4.cache === "only-if-cached" && request4.mode !== "same-origin") {
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
         }
         if (init.redirect !== void 0) {
-          request2.redirect = init.redirect;
+          request4.redirect = init.redirect;
         }
         if (init.integrity != null) {
-          request2.integrity = String(init.integrity);
+          request4.integrity = String(init.integrity);
         }
         if (init.keepalive !== void 0) {
-          request2.keepalive = Boolean(init.keepalive);
+          request4.keepalive = Boolean(init.keepalive);
         }
         if (init.method !== void 0) {
           let method = init.method;
           const mayBeNormalized = normalizedMethodRecords[method];
           if (mayBeNormalized !== void 0) {
-            request2.method = mayBeNormalized;
+            request4.method = mayBeNormalized;
           } else {
             if (!isValidHTTPToken(method)) {
               throw new TypeError(`'${method}' is not a valid HTTP method.`);
@@ -46811,9 +46839,9 @@ var require_request2 = __commonJS({
               throw new TypeError(`'${method}' HTTP method is unsupported.`);
             }
             method = normalizedMethodRecordsBase[upperCase] ?? method;
-            request2.method = method;
+            request4.method = method;
           }
-          if (!patchMethodWarning && request2.method === "patch") {
+          if (!patchMethodWarning && request4.method === "patch") {
             process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
               code: "UNDICI-FETCH-patch"
             });
@@ -46823,7 +46851,7 @@ var require_request2 = __commonJS({
         if (init.signal !== void 0) {
           signal = init.signal;
         }
-        this.#state = request2;
+        this.#state = request4;
         const ac = new AbortController();
         this.#signal = ac.signal;
         if (signal != null) {
@@ -46841,12 +46869,12 @@ var require_request2 = __commonJS({
           }
         }
         this.#headers = new Headers(kConstruct);
-        setHeadersList(this.#headers, request2.headersList);
+        setHeadersList(this.#headers, request4.headersList);
         setHeadersGuard(this.#headers, "request");
         if (mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request2.method)) {
+          if (!corsSafeListedMethodsSet.has(request4.method)) {
             throw new TypeError(
-              `'${request2.method} is unsupported in no-cors mode.`
+              `'${request4.method} is unsupported in no-cors mode.`
             );
           }
           setHeadersGuard(this.#headers, "request-no-cors");
@@ -46865,14 +46893,14 @@ var require_request2 = __commonJS({
           }
         }
         const inputBody = webidl.is.Request(input) ? input.#state.body : null;
-        if ((init.body != null || inputBody != null) && (request2.method === "GET" || request2.method === "HEAD")) {
+        if ((init.body != null || inputBody != null) && (request4.method === "GET" || request4.method === "HEAD")) {
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         }
         let initBody = null;
         if (init.body != null) {
           const [extractedBody, contentType] = extractBody(
             init.body,
-            request2.keepalive
+            request4.keepalive
           );
           initBody = extractedBody;
           if (contentType && !getHeadersList(this.#headers).contains("content-type", true)) {
@@ -46884,12 +46912,12 @@ var require_request2 = __commonJS({
           if (initBody != null && init.duplex == null) {
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
           }
-          if (request2.mode !== "same-origin" && request2.mode !== "cors") {
+          if (request4.mode !== "same-origin" && request4.mode !== "cors") {
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
           }
-          request2.useCORSPreflightFlag = true;
+          request4.useCORSPreflightFlag = true;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -47079,42 +47107,42 @@ var require_request2 = __commonJS({
        * @param {Request} request
        * @param {AbortSignal} newSignal
        */
-      static setRequestSignal(request2, newSignal) {
-        request2.#signal = newSignal;
-        return request2;
+      static setRequestSignal(request4, newSignal) {
+        request4.#signal = newSignal;
+        return request4;
       }
       /**
        * @param {Request} request
        */
-      static getRequestDispatcher(request2) {
-        return request2.#dispatcher;
+      static getRequestDispatcher(request4) {
+        return request4.#dispatcher;
       }
       /**
        * @param {Request} request
        * @param {import('../../dispatcher/dispatcher')} newDispatcher
        */
-      static setRequestDispatcher(request2, newDispatcher) {
-        request2.#dispatcher = newDispatcher;
+      static setRequestDispatcher(request4, newDispatcher) {
+        request4.#dispatcher = newDispatcher;
       }
       /**
        * @param {Request} request
        * @param {Headers} newHeaders
        */
-      static setRequestHeaders(request2, newHeaders) {
-        request2.#headers = newHeaders;
+      static setRequestHeaders(request4, newHeaders) {
+        request4.#headers = newHeaders;
       }
       /**
        * @param {Request} request
        */
-      static getRequestState(request2) {
-        return request2.#state;
+      static getRequestState(request4) {
+        return request4.#state;
       }
       /**
        * @param {Request} request
        * @param {any} newState
        */
-      static setRequestState(request2, newState) {
-        request2.#state = newState;
+      static setRequestState(request4, newState) {
+        request4.#state = newState;
       }
     };
     var { setRequestSignal, getRequestDispatcher, setRequestDispatcher, setRequestHeaders, getRequestState, setRequestState } = Request;
@@ -47169,23 +47197,23 @@ var require_request2 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request2) {
-      const newRequest = makeRequest({ ...request2, body: null });
-      if (request2.body != null) {
-        newRequest.body = cloneBody(request2.body);
+    function cloneRequest(request4) {
+      const newRequest = makeRequest({ ...request4, body: null });
+      if (request4.body != null) {
+        newRequest.body = cloneBody(request4.body);
       }
       return newRequest;
     }
     function fromInnerRequest(innerRequest, dispatcher, signal, guard) {
-      const request2 = new Request(kConstruct);
-      setRequestState(request2, innerRequest);
-      setRequestDispatcher(request2, dispatcher);
-      setRequestSignal(request2, signal);
+      const request4 = new Request(kConstruct);
+      setRequestState(request4, innerRequest);
+      setRequestDispatcher(request4, dispatcher);
+      setRequestSignal(request4, signal);
       const headers = new Headers(kConstruct);
-      setRequestHeaders(request2, headers);
+      setRequestHeaders(request4, headers);
       setHeadersList(headers, innerRequest.headersList);
       setHeadersGuard(headers, guard);
-      return request2;
+      return request4;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -47576,14 +47604,14 @@ var require_fetch = __commonJS({
         p2.reject(e);
         return p2.promise;
       }
-      const request2 = getRequestState(requestObject);
+      const request4 = getRequestState(requestObject);
       if (requestObject.signal.aborted) {
-        abortFetch(p2, request2, null, requestObject.signal.reason, null);
+        abortFetch(p2, request4, null, requestObject.signal.reason, null);
         return p2.promise;
       }
-      const globalObject = request2.client.globalObject;
+      const globalObject = request4.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request2.serviceWorkers = "none";
+        request4.serviceWorkers = "none";
       }
       let responseObject = null;
       let locallyAborted = false;
@@ -47595,7 +47623,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p2, request2, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p2, request4, realResponse, requestObject.signal.reason, controller.controller);
         }
       );
       const processResponse = (response) => {
@@ -47603,7 +47631,7 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p2, request2, responseObject, controller.serializedAbortReason, controller.controller);
+          abortFetch(p2, request4, responseObject, controller.serializedAbortReason, controller.controller);
           return;
         }
         if (response.type === "error") {
@@ -47615,7 +47643,7 @@ var require_fetch = __commonJS({
         p2 = null;
       };
       controller = fetching({
-        request: request2,
+        request: request4,
         processResponseEndOfBody: handleFetchDone,
         processResponse,
         dispatcher: getRequestDispatcher(requestObject),
@@ -47662,12 +47690,12 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p2, request2, responseObject, error, controller) {
+    function abortFetch(p2, request4, responseObject, error, controller) {
       if (p2) {
         p2.reject(error);
       }
-      if (request2.body?.stream != null && isReadable(request2.body.stream)) {
-        request2.body.stream.cancel(error).catch((err) => {
+      if (request4.body?.stream != null && isReadable(request4.body.stream)) {
+        request4.body.stream.cancel(error).catch((err) => {
           if (err.code === "ERR_INVALID_STATE") {
             return;
           }
@@ -47683,7 +47711,7 @@ var require_fetch = __commonJS({
       }
     }
     function fetching({
-      request: request2,
+      request: request4,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -47698,9 +47726,9 @@ var require_fetch = __commonJS({
       assert(dispatcher);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
-      if (request2.client != null) {
-        taskDestination = request2.client.globalObject;
-        crossOriginIsolatedCapability = request2.client.crossOriginIsolatedCapability;
+      if (request4.client != null) {
+        taskDestination = request4.client.globalObject;
+        crossOriginIsolatedCapability = request4.client.crossOriginIsolatedCapability;
       }
       const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
       const timingInfo = createOpaqueTimingInfo({
@@ -47708,7 +47736,7 @@ var require_fetch = __commonJS({
       });
       const fetchParams = {
         controller: new Fetch(dispatcher),
-        request: request2,
+        request: request4,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -47720,79 +47748,79 @@ var require_fetch = __commonJS({
         // Keep requestObject alive to prevent its AbortController from being GC'd
         requestObject
       };
-      assert(!request2.body || request2.body.stream);
-      if (request2.window === "client") {
-        request2.window = request2.client?.globalObject?.constructor?.name === "Window" ? request2.client : "no-window";
+      assert(!request4.body || request4.body.stream);
+      if (request4.window === "client") {
+        request4.window = request4.client?.globalObject?.constructor?.name === "Window" ? request4.client : "no-window";
       }
-      if (request2.origin === "client") {
-        request2.origin = request2.client.origin;
+      if (request4.origin === "client") {
+        request4.origin = request4.client.origin;
       }
-      if (request2.policyContainer === "client") {
-        if (request2.client != null) {
-          request2.policyContainer = clonePolicyContainer(
-            request2.client.policyContainer
+      if (request4.policyContainer === "client") {
+        if (request4.client != null) {
+          request4.policyContainer = clonePolicyContainer(
+            request4.client.policyContainer
           );
         } else {
-          request2.policyContainer = makePolicyContainer();
+          request4.policyContainer = makePolicyContainer();
         }
       }
-      if (!request2.headersList.contains("accept", true)) {
+      if (!request4.headersList.contains("accept", true)) {
         const value2 = "*/*";
-        request2.headersList.append("accept", value2, true);
+        request4.headersList.append("accept", value2, true);
       }
-      if (!request2.headersList.contains("accept-language", true)) {
-        request2.headersList.append("accept-language", "*", true);
+      if (!request4.headersList.contains("accept-language", true)) {
+        request4.headersList.append("accept-language", "*", true);
       }
-      if (request2.priority === null) {
+      if (request4.priority === null) {
       }
-      if (subresourceSet.has(request2.destination)) {
+      if (subresourceSet.has(request4.destination)) {
       }
       mainFetch(fetchParams, false);
       return fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive) {
       try {
-        const request2 = fetchParams.request;
+        const request4 = fetchParams.request;
         let response = null;
-        if (request2.localURLsOnly && !urlIsLocal(requestCurrentURL(request2))) {
+        if (request4.localURLsOnly && !urlIsLocal(requestCurrentURL(request4))) {
           response = makeNetworkError("local URLs only");
         }
-        tryUpgradeRequestToAPotentiallyTrustworthyURL(request2);
-        if (requestBadPort(request2) === "blocked") {
+        tryUpgradeRequestToAPotentiallyTrustworthyURL(request4);
+        if (requestBadPort(request4) === "blocked") {
           response = makeNetworkError("bad port");
         }
-        if (request2.referrerPolicy === "") {
-          request2.referrerPolicy = request2.policyContainer.referrerPolicy;
+        if (request4.referrerPolicy === "") {
+          request4.referrerPolicy = request4.policyContainer.referrerPolicy;
         }
-        if (request2.referrer !== "no-referrer") {
-          request2.referrer = determineRequestsReferrer(request2);
+        if (request4.referrer !== "no-referrer") {
+          request4.referrer = determineRequestsReferrer(request4);
         }
         if (response === null) {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request4);
           if (
             // - request’s current URL’s origin is same origin with request’s origin,
             //   and request’s response tainting is "basic"
-            sameOrigin(currentURL, request2.url) && request2.responseTainting === "basic" || // request’s current URL’s scheme is "data"
+            sameOrigin(currentURL, request4.url) && request4.responseTainting === "basic" || // request’s current URL’s scheme is "data"
             currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
-            (request2.mode === "navigate" || request2.mode === "websocket")
+            (request4.mode === "navigate" || request4.mode === "websocket")
           ) {
-            request2.responseTainting = "basic";
+            request4.responseTainting = "basic";
             response = await schemeFetch(fetchParams);
-          } else if (request2.mode === "same-origin") {
+          } else if (request4.mode === "same-origin") {
             response = makeNetworkError('request mode cannot be "same-origin"');
-          } else if (request2.mode === "no-cors") {
-            if (request2.redirect !== "follow") {
+          } else if (request4.mode === "no-cors") {
+            if (request4.redirect !== "follow") {
               response = makeNetworkError(
                 'redirect mode cannot be "follow" for "no-cors" request'
               );
             } else {
-              request2.responseTainting = "opaque";
+              request4.responseTainting = "opaque";
               response = await schemeFetch(fetchParams);
             }
-          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request2))) {
+          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request4))) {
             response = makeNetworkError("URL scheme must be a HTTP(S) scheme");
           } else {
-            request2.responseTainting = "cors";
+            request4.responseTainting = "cors";
             response = await httpFetch(fetchParams);
           }
         }
@@ -47800,13 +47828,13 @@ var require_fetch = __commonJS({
           return response;
         }
         if (response.status !== 0 && !response.internalResponse) {
-          if (request2.responseTainting === "cors") {
+          if (request4.responseTainting === "cors") {
           }
-          if (request2.responseTainting === "basic") {
+          if (request4.responseTainting === "basic") {
             response = filterResponse(response, "basic");
-          } else if (request2.responseTainting === "cors") {
+          } else if (request4.responseTainting === "cors") {
             response = filterResponse(response, "cors");
-          } else if (request2.responseTainting === "opaque") {
+          } else if (request4.responseTainting === "opaque") {
             response = filterResponse(response, "opaque");
           } else {
             assert(false);
@@ -47814,26 +47842,26 @@ var require_fetch = __commonJS({
         }
         let internalResponse = response.status === 0 ? response : response.internalResponse;
         if (internalResponse.urlList.length === 0) {
-          internalResponse.urlList.push(...request2.urlList);
+          internalResponse.urlList.push(...request4.urlList);
         }
-        if (!request2.timingAllowFailed) {
+        if (!request4.timingAllowFailed) {
           response.timingAllowPassed = true;
         }
-        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request2.headers.contains("range", true)) {
+        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request4.headers.contains("range", true)) {
           response = internalResponse = makeNetworkError();
         }
-        if (response.status !== 0 && (request2.method === "HEAD" || request2.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
+        if (response.status !== 0 && (request4.method === "HEAD" || request4.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
           internalResponse.body = null;
           fetchParams.controller.dump = true;
         }
-        if (request2.integrity) {
+        if (request4.integrity) {
           const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-          if (request2.responseTainting === "opaque" || response.body == null) {
+          if (request4.responseTainting === "opaque" || response.body == null) {
             processBodyError(response.error);
             return;
           }
           const processBody = (bytes) => {
-            if (!bytesMatch(bytes, request2.integrity)) {
+            if (!bytesMatch(bytes, request4.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
@@ -47852,8 +47880,8 @@ var require_fetch = __commonJS({
       if (isCancelled(fetchParams) && fetchParams.request.redirectCount === 0) {
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
       }
-      const { request: request2 } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request2);
+      const { request: request4 } = fetchParams;
+      const { protocol: scheme } = requestCurrentURL(request4);
       switch (scheme) {
         case "about:": {
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
@@ -47862,19 +47890,19 @@ var require_fetch = __commonJS({
           if (!resolveObjectURL) {
             resolveObjectURL = __require("node:buffer").resolveObjectURL;
           }
-          const blobURLEntry = requestCurrentURL(request2);
+          const blobURLEntry = requestCurrentURL(request4);
           if (blobURLEntry.search.length !== 0) {
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           }
           const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request2.method !== "GET" || !webidl.is.Blob(blob)) {
+          if (request4.method !== "GET" || !webidl.is.Blob(blob)) {
             return Promise.resolve(makeNetworkError("invalid method"));
           }
           const response = makeResponse();
           const fullLength = blob.size;
           const serializedFullLength = isomorphicEncode(`${fullLength}`);
           const type = blob.type;
-          if (!request2.headersList.contains("range", true)) {
+          if (!request4.headersList.contains("range", true)) {
             const bodyWithType = extractBody(blob);
             response.statusText = "OK";
             response.body = bodyWithType[0];
@@ -47882,7 +47910,7 @@ var require_fetch = __commonJS({
             response.headersList.set("content-type", type, true);
           } else {
             response.rangeRequested = true;
-            const rangeHeader = request2.headersList.get("range", true);
+            const rangeHeader = request4.headersList.get("range", true);
             const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
             if (rangeValue === "failure") {
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -47913,7 +47941,7 @@ var require_fetch = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          const currentURL = requestCurrentURL(request2);
+          const currentURL = requestCurrentURL(request4);
           const dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure") {
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -48002,41 +48030,41 @@ var require_fetch = __commonJS({
       }
     }
     async function httpFetch(fetchParams) {
-      const request2 = fetchParams.request;
+      const request4 = fetchParams.request;
       let response = null;
       let actualResponse = null;
       const timingInfo = fetchParams.timingInfo;
-      if (request2.serviceWorkers === "all") {
+      if (request4.serviceWorkers === "all") {
       }
       if (response === null) {
-        if (request2.redirect === "follow") {
-          request2.serviceWorkers = "none";
+        if (request4.redirect === "follow") {
+          request4.serviceWorkers = "none";
         }
         actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request2.responseTainting === "cors" && corsCheck(request2, response) === "failure") {
+        if (request4.responseTainting === "cors" && corsCheck(request4, response) === "failure") {
           return makeNetworkError("cors failure");
         }
-        if (TAOCheck(request2, response) === "failure") {
-          request2.timingAllowFailed = true;
+        if (TAOCheck(request4, response) === "failure") {
+          request4.timingAllowFailed = true;
         }
       }
-      if ((request2.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request2.origin,
-        request2.client,
-        request2.destination,
+      if ((request4.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request4.origin,
+        request4.client,
+        request4.destination,
         actualResponse
       ) === "blocked") {
         return makeNetworkError("blocked");
       }
       if (redirectStatusSet.has(actualResponse.status)) {
-        if (request2.redirect !== "manual") {
+        if (request4.redirect !== "manual") {
           fetchParams.controller.connection.destroy(void 0, false);
         }
-        if (request2.redirect === "error") {
+        if (request4.redirect === "error") {
           response = makeNetworkError("unexpected redirect");
-        } else if (request2.redirect === "manual") {
+        } else if (request4.redirect === "manual") {
           response = actualResponse;
-        } else if (request2.redirect === "follow") {
+        } else if (request4.redirect === "follow") {
           response = await httpRedirectFetch(fetchParams, response);
         } else {
           assert(false);
@@ -48046,13 +48074,13 @@ var require_fetch = __commonJS({
       return response;
     }
     function httpRedirectFetch(fetchParams, response) {
-      const request2 = fetchParams.request;
+      const request4 = fetchParams.request;
       const actualResponse = response.internalResponse ? response.internalResponse : response;
       let locationURL;
       try {
         locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request2).hash
+          requestCurrentURL(request4).hash
         );
         if (locationURL == null) {
           return response;
@@ -48063,63 +48091,63 @@ var require_fetch = __commonJS({
       if (!urlIsHttpHttpsScheme(locationURL)) {
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
       }
-      if (request2.redirectCount === 20) {
+      if (request4.redirectCount === 20) {
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
       }
-      request2.redirectCount += 1;
-      if (request2.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request2, locationURL)) {
+      request4.redirectCount += 1;
+      if (request4.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request4, locationURL)) {
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
       }
-      if (request2.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
+      if (request4.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
       }
-      if (actualResponse.status !== 303 && request2.body != null && request2.body.source == null) {
+      if (actualResponse.status !== 303 && request4.body != null && request4.body.source == null) {
         return Promise.resolve(makeNetworkError());
       }
-      if ([301, 302].includes(actualResponse.status) && request2.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request2.method)) {
-        request2.method = "GET";
-        request2.body = null;
+      if ([301, 302].includes(actualResponse.status) && request4.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request4.method)) {
+        request4.method = "GET";
+        request4.body = null;
         for (const headerName of requestBodyHeader) {
-          request2.headersList.delete(headerName);
+          request4.headersList.delete(headerName);
         }
       }
-      if (!sameOrigin(requestCurrentURL(request2), locationURL)) {
-        request2.headersList.delete("authorization", true);
-        request2.headersList.delete("proxy-authorization", true);
-        request2.headersList.delete("cookie", true);
-        request2.headersList.delete("host", true);
+      if (!sameOrigin(requestCurrentURL(request4), locationURL)) {
+        request4.headersList.delete("authorization", true);
+        request4.headersList.delete("proxy-authorization", true);
+        request4.headersList.delete("cookie", true);
+        request4.headersList.delete("host", true);
       }
-      if (request2.body != null) {
-        assert(request2.body.source != null);
-        request2.body = safelyExtractBody(request2.body.source)[0];
+      if (request4.body != null) {
+        assert(request4.body.source != null);
+        request4.body = safelyExtractBody(request4.body.source)[0];
       }
       const timingInfo = fetchParams.timingInfo;
       timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
       if (timingInfo.redirectStartTime === 0) {
         timingInfo.redirectStartTime = timingInfo.startTime;
       }
-      request2.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request2, actualResponse);
+      request4.urlList.push(locationURL);
+      setRequestReferrerPolicyOnRedirect(request4, actualResponse);
       return mainFetch(fetchParams, true);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request2 = fetchParams.request;
+      const request4 = fetchParams.request;
       let httpFetchParams = null;
       let httpRequest = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
-      if (request2.window === "no-window" && request2.redirect === "error") {
+      if (request4.window === "no-window" && request4.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request2;
+        httpRequest = request4;
       } else {
-        httpRequest = cloneRequest(request2);
+        httpRequest = cloneRequest(request4);
         httpFetchParams = { ...fetchParams };
         httpFetchParams.request = httpRequest;
       }
-      const includeCredentials = request2.credentials === "include" || request2.credentials === "same-origin" && request2.responseTainting === "basic";
+      const includeCredentials = request4.credentials === "include" || request4.credentials === "same-origin" && request4.responseTainting === "basic";
       const contentLength = httpRequest.body ? httpRequest.body.length : null;
       let contentLengthHeaderValue = null;
       if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
@@ -48206,14 +48234,14 @@ var require_fetch = __commonJS({
         response.rangeRequested = true;
       }
       response.requestIncludesCredentials = includeCredentials;
-      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request2.useURLCredentials !== void 0 || isTraversableNavigable(request2.traversableForUserPrompts))) {
-        if (request2.body != null) {
-          if (request2.body.source == null) {
+      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request4.useURLCredentials !== void 0 || isTraversableNavigable(request4.traversableForUserPrompts))) {
+        if (request4.body != null) {
+          if (request4.body.source == null) {
             return response;
           }
-          request2.body = safelyExtractBody(request2.body.source)[0];
+          request4.body = safelyExtractBody(request4.body.source)[0];
         }
-        if (request2.useURLCredentials === void 0 || isAuthenticationFetch) {
+        if (request4.useURLCredentials === void 0 || isAuthenticationFetch) {
           if (isCancelled(fetchParams)) {
             return makeAppropriateNetworkError(fetchParams);
           }
@@ -48223,7 +48251,7 @@ var require_fetch = __commonJS({
         response = await httpNetworkOrCacheFetch(fetchParams, true);
       }
       if (response.status === 407) {
-        if (request2.window === "no-window") {
+        if (request4.window === "no-window") {
           return makeNetworkError();
         }
         if (isCancelled(fetchParams)) {
@@ -48235,7 +48263,7 @@ var require_fetch = __commonJS({
         // response’s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-        (request2.body == null || request2.body.source != null)
+        (request4.body == null || request4.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
           return makeAppropriateNetworkError(fetchParams);
@@ -48265,21 +48293,21 @@ var require_fetch = __commonJS({
           }
         }
       };
-      const request2 = fetchParams.request;
+      const request4 = fetchParams.request;
       let response = null;
       const timingInfo = fetchParams.timingInfo;
       const httpCache = null;
       if (httpCache == null) {
-        request2.cache = "no-store";
+        request4.cache = "no-store";
       }
       const newConnection = forceNewConnection ? "yes" : "no";
-      if (request2.mode === "websocket") {
+      if (request4.mode === "websocket") {
       } else {
       }
       let requestBody2 = null;
-      if (request2.body == null && fetchParams.processRequestEndOfBody) {
+      if (request4.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request2.body != null) {
+      } else if (request4.body != null) {
         const processBodyChunk = async function* (bytes) {
           if (isCancelled(fetchParams)) {
             return;
@@ -48307,7 +48335,7 @@ var require_fetch = __commonJS({
         };
         requestBody2 = (async function* () {
           try {
-            for await (const bytes of request2.body.stream) {
+            for await (const bytes of request4.body.stream) {
               yield* processBodyChunk(bytes);
             }
             processEndOfBody();
@@ -48414,19 +48442,19 @@ var require_fetch = __commonJS({
       }
       return response;
       function dispatch({ body }) {
-        const url = requestCurrentURL(request2);
+        const url = requestCurrentURL(request4);
         const agent = fetchParams.controller.dispatcher;
-        const path20 = url.pathname + url.search;
+        const path21 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve5, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path20}?` : path20,
+            path: hasTrailingQuestionMark ? `${path21}?` : path21,
             origin: url.origin,
-            method: request2.method,
-            body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body,
-            headers: request2.headersList.entries,
+            method: request4.method,
+            body: agent.isMockActive ? request4.body && (request4.body.source || request4.body.stream) : body,
+            headers: request4.headersList.entries,
             maxRedirections: 0,
-            upgrade: request2.mode === "websocket" ? "websocket" : void 0
+            upgrade: request4.mode === "websocket" ? "websocket" : void 0
           },
           {
             body: null,
@@ -48462,9 +48490,9 @@ var require_fetch = __commonJS({
                 }
               }
               const location = headersList.get("location", true);
-              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status);
+              const willFollow = location && request4.redirect === "follow" && redirectStatusSet.has(status);
               const decoders = [];
-              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              if (request4.method !== "HEAD" && request4.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -48661,31 +48689,31 @@ var require_cache3 = __commonJS({
         webidl.util.markAsUncloneable(this);
         this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request2, options = {}) {
+      async match(request4, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.match";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
+        request4 = webidl.converters.RequestInfo(request4);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p2 = this.#internalMatchAll(request2, options, 1);
+        const p2 = this.#internalMatchAll(request4, options, 1);
         if (p2.length === 0) {
           return;
         }
         return p2[0];
       }
-      async matchAll(request2 = void 0, options = {}) {
+      async matchAll(request4 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.matchAll";
-        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
+        if (request4 !== void 0) request4 = webidl.converters.RequestInfo(request4);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        return this.#internalMatchAll(request2, options);
+        return this.#internalMatchAll(request4, options);
       }
-      async add(request2) {
+      async add(request4) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
-        const requests = [request2];
+        request4 = webidl.converters.RequestInfo(request4);
+        const requests = [request4];
         const responseArrayPromise = this.addAll(requests);
         return await responseArrayPromise;
       }
@@ -48695,19 +48723,19 @@ var require_cache3 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         const responsePromises = [];
         const requestList = [];
-        for (let request2 of requests) {
-          if (request2 === void 0) {
+        for (let request4 of requests) {
+          if (request4 === void 0) {
             throw webidl.errors.conversionFailed({
               prefix,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
           }
-          request2 = webidl.converters.RequestInfo(request2);
-          if (typeof request2 === "string") {
+          request4 = webidl.converters.RequestInfo(request4);
+          if (typeof request4 === "string") {
             continue;
           }
-          const r2 = getRequestState(request2);
+          const r2 = getRequestState(request4);
           if (!urlIsHttpHttpsScheme(r2.url) || r2.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix,
@@ -48716,8 +48744,8 @@ var require_cache3 = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request2 of requests) {
-          const r2 = getRequestState(new Request(request2));
+        for (const request4 of requests) {
+          const r2 = getRequestState(new Request(request4));
           if (!urlIsHttpHttpsScheme(r2.url)) {
             throw webidl.errors.exception({
               header: prefix,
@@ -48794,17 +48822,17 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async put(request2, response) {
+      async put(request4, response) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.put";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
+        request4 = webidl.converters.RequestInfo(request4);
         response = webidl.converters.Response(response, prefix, "response");
         let innerRequest = null;
-        if (webidl.is.Request(request2)) {
-          innerRequest = getRequestState(request2);
+        if (webidl.is.Request(request4)) {
+          innerRequest = getRequestState(request4);
         } else {
-          innerRequest = getRequestState(new Request(request2));
+          innerRequest = getRequestState(new Request(request4));
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -48875,21 +48903,21 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async delete(request2, options = {}) {
+      async delete(request4, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request2 = webidl.converters.RequestInfo(request2);
+        request4 = webidl.converters.RequestInfo(request4);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r2 = null;
-        if (webidl.is.Request(request2)) {
-          r2 = getRequestState(request2);
+        if (webidl.is.Request(request4)) {
+          r2 = getRequestState(request4);
           if (r2.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
-          assert(typeof request2 === "string");
-          r2 = getRequestState(new Request(request2));
+          assert(typeof request4 === "string");
+          r2 = getRequestState(new Request(request4));
         }
         const operations = [];
         const operation = {
@@ -48921,25 +48949,25 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request2 = void 0, options = {}) {
+      async keys(request4 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.keys";
-        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
+        if (request4 !== void 0) request4 = webidl.converters.RequestInfo(request4);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r2 = null;
-        if (request2 !== void 0) {
-          if (webidl.is.Request(request2)) {
-            r2 = getRequestState(request2);
+        if (request4 !== void 0) {
+          if (webidl.is.Request(request4)) {
+            r2 = getRequestState(request4);
             if (r2.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request2 === "string") {
-            r2 = getRequestState(new Request(request2));
+          } else if (typeof request4 === "string") {
+            r2 = getRequestState(new Request(request4));
           }
         }
         const promise = createDeferredPromise();
         const requests = [];
-        if (request2 === void 0) {
+        if (request4 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             requests.push(requestResponse[0]);
           }
@@ -48951,9 +48979,9 @@ var require_cache3 = __commonJS({
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request3 of requests) {
+          for (const request5 of requests) {
             const requestObject = fromInnerRequest(
-              request3,
+              request5,
               void 0,
               new AbortController().signal,
               "immutable"
@@ -49072,9 +49100,9 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request2, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request4, response = null, options) {
         const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request2.url);
+        const cachedURL = new URL(request4.url);
         if (options?.ignoreSearch) {
           cachedURL.search = "";
           queryURL.search = "";
@@ -49090,7 +49118,7 @@ var require_cache3 = __commonJS({
           if (fieldValue3 === "*") {
             return false;
           }
-          const requestValue = request2.headersList.get(fieldValue3);
+          const requestValue = request4.headersList.get(fieldValue3);
           const queryValue = requestQuery.headersList.get(fieldValue3);
           if (requestValue !== queryValue) {
             return false;
@@ -49098,20 +49126,20 @@ var require_cache3 = __commonJS({
         }
         return true;
       }
-      #internalMatchAll(request2, options, maxResponses = Infinity) {
+      #internalMatchAll(request4, options, maxResponses = Infinity) {
         let r2 = null;
-        if (request2 !== void 0) {
-          if (webidl.is.Request(request2)) {
-            r2 = getRequestState(request2);
+        if (request4 !== void 0) {
+          if (webidl.is.Request(request4)) {
+            r2 = getRequestState(request4);
             if (r2.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request2 === "string") {
-            r2 = getRequestState(new Request(request2));
+          } else if (typeof request4 === "string") {
+            r2 = getRequestState(new Request(request4));
           }
         }
         const responses = [];
-        if (request2 === void 0) {
+        if (request4 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             responses.push(requestResponse[1]);
           }
@@ -49203,21 +49231,21 @@ var require_cachestorage = __commonJS({
         }
         webidl.util.markAsUncloneable(this);
       }
-      async match(request2, options = {}) {
+      async match(request4, options = {}) {
         webidl.brandCheck(this, _CacheStorage);
         webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request2 = webidl.converters.RequestInfo(request2);
+        request4 = webidl.converters.RequestInfo(request4);
         options = webidl.converters.MultiCacheQueryOptions(options);
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
             const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request2, options);
+            return await cache.match(request4, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
             const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request2, options);
+            const response = await cache.match(request4, options);
             if (response !== void 0) {
               return response;
             }
@@ -49367,9 +49395,9 @@ var require_util5 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path20) {
-      for (let i2 = 0; i2 < path20.length; ++i2) {
-        const code = path20.charCodeAt(i2);
+    function validateCookiePath(path21) {
+      for (let i2 = 0; i2 < path21.length; ++i2) {
+        const code = path21.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -50414,7 +50442,7 @@ var require_connection = __commonJS({
     function establishWebSocketConnection(url, protocols, client, handler, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request2 = makeRequest({
+      const request4 = makeRequest({
         urlList: [requestURL],
         client,
         serviceWorkers: "none",
@@ -50427,18 +50455,18 @@ var require_connection = __commonJS({
       });
       if (options.headers) {
         const headersList = getHeadersList(new Headers(options.headers));
-        request2.headersList = headersList;
+        request4.headersList = headersList;
       }
       const keyValue = crypto.randomBytes(16).toString("base64");
-      request2.headersList.append("sec-websocket-key", keyValue, true);
-      request2.headersList.append("sec-websocket-version", "13", true);
+      request4.headersList.append("sec-websocket-key", keyValue, true);
+      request4.headersList.append("sec-websocket-version", "13", true);
       for (const protocol of protocols) {
-        request2.headersList.append("sec-websocket-protocol", protocol, true);
+        request4.headersList.append("sec-websocket-protocol", protocol, true);
       }
       const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request2.headersList.append("sec-websocket-extensions", permessageDeflate, true);
+      request4.headersList.append("sec-websocket-extensions", permessageDeflate, true);
       const controller = fetching({
-        request: request2,
+        request: request4,
         useParallelQueue: true,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -50485,7 +50513,7 @@ var require_connection = __commonJS({
           }
           const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request2.headersList);
+            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request4.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failHandshake(handler, response, 1002, "Protocol was not set in the opening handshake.");
               return;
@@ -52732,7 +52760,7 @@ var require_undici = __commonJS({
     var Pool = require_pool();
     var BalancedPool = require_balanced_pool();
     var RoundRobinPool = require_round_robin_pool();
-    var Agent3 = require_agent();
+    var Agent5 = require_agent();
     var ProxyAgent = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
     var EnvHttpProxyAgent = require_env_http_proxy_agent();
@@ -52759,7 +52787,7 @@ var require_undici = __commonJS({
     module.exports.Pool = Pool;
     module.exports.BalancedPool = BalancedPool;
     module.exports.RoundRobinPool = RoundRobinPool;
-    module.exports.Agent = Agent3;
+    module.exports.Agent = Agent5;
     module.exports.ProxyAgent = ProxyAgent;
     module.exports.Socks5ProxyAgent = Socks5ProxyAgent;
     module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent;
@@ -52805,11 +52833,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path20 = opts.path;
+          let path21 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path20 = `/${path20}`;
+            path21 = `/${path21}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path20);
+          url = new URL(util.parseOrigin(url).origin + path21);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -52928,10 +52956,10 @@ function controlClient(origin, env) {
     const token = env[name];
     return token === void 0 || token === "" ? {} : { authorization: `Bearer ${token}` };
   };
-  async function request2(method, path20, tokenEnv) {
+  async function request4(method, path21, tokenEnv) {
     let response;
     try {
-      response = await (0, import_undici.fetch)(`${origin}${path20}`, { method, headers: bearer2(tokenEnv), dispatcher: patient });
+      response = await (0, import_undici.fetch)(`${origin}${path21}`, { method, headers: bearer2(tokenEnv), dispatcher: patient });
     } catch (error) {
       const cause = error.cause;
       throw new UsageError(`cannot reach the daemon at ${origin}: ${cause?.code ?? cause?.message ?? errorMessage(error)}; give its address with --daemon URL`);
@@ -52946,16 +52974,16 @@ function controlClient(origin, env) {
     if (response.ok) return body;
     const said = body?.error;
     const hint = response.status === 401 ? ` (set ${tokenEnv} to the daemon's token)` : "";
-    throw new UsageError(`the daemon answered ${method} ${path20} with ${response.status}: ${typeof said === "string" ? said : text2.slice(0, 200)}${hint}`);
+    throw new UsageError(`the daemon answered ${method} ${path21} with ${response.status}: ${typeof said === "string" ? said : text2.slice(0, 200)}${hint}`);
   }
   return {
     async statuses() {
-      const body = await request2("GET", "/status", "STATUS_TOKEN");
+      const body = await request4("GET", "/status", "STATUS_TOKEN");
       return body?.sources ?? [];
     },
     post(source, action, query) {
       const search = new URLSearchParams(query).toString();
-      return request2("POST", `/sources/${encodeURIComponent(source)}/${action}${search === "" ? "" : `?${search}`}`, "CONTROL_TOKEN");
+      return request4("POST", `/sources/${encodeURIComponent(source)}/${action}${search === "" ? "" : `?${search}`}`, "CONTROL_TOKEN");
     }
   };
 }
@@ -53184,16 +53212,16 @@ var init_base = __esm({
           }
         }
       }
-      addToPath(path20, added, removed2, oldPosInc, options) {
-        const last2 = path20.lastComponent;
+      addToPath(path21, added, removed2, oldPosInc, options) {
+        const last2 = path21.lastComponent;
         if (last2 && !options.oneChangePerToken && last2.added === added && last2.removed === removed2) {
           return {
-            oldPos: path20.oldPos + oldPosInc,
+            oldPos: path21.oldPos + oldPosInc,
             lastComponent: { count: last2.count + 1, added, removed: removed2, previousComponent: last2.previousComponent }
           };
         } else {
           return {
-            oldPos: path20.oldPos + oldPosInc,
+            oldPos: path21.oldPos + oldPosInc,
             lastComponent: { count: 1, added, removed: removed2, previousComponent: last2 }
           };
         }
@@ -54731,17 +54759,17 @@ function crossProblems(doc, value2) {
   listAt(value2, "organizations").forEach((org, i2) => {
     if (typeof org.name === "string") {
       const first2 = firstByName.get(org.name);
-      const path20 = ["organizations", i2, "name"];
+      const path21 = ["organizations", i2, "name"];
       if (first2 === void 0) firstByName.set(org.name, i2);
-      else problems2.push(doc.problem(path20, `${keyLabel(path20)} "${org.name}" is already used by ${keyLabel(["organizations", first2])}`));
+      else problems2.push(doc.problem(path21, `${keyLabel(path21)} "${org.name}" is already used by ${keyLabel(["organizations", first2])}`));
     }
     const workspaceIds = new Set(listAt(org, "workspaces").map((ws) => ws.id));
     listAt(org, "agent-pools").forEach((pool, j2) => {
       const allowed = Array.isArray(pool["allowed-workspaces"]) ? pool["allowed-workspaces"] : [];
       allowed.forEach((id, k2) => {
         if (typeof id !== "string" || workspaceIds.has(id)) return;
-        const path20 = ["organizations", i2, "agent-pools", j2, "allowed-workspaces", k2];
-        problems2.push(doc.problem(path20, `${keyLabel(path20)} "${id}" is not a workspace of organization "${String(org.name)}"`));
+        const path21 = ["organizations", i2, "agent-pools", j2, "allowed-workspaces", k2];
+        problems2.push(doc.problem(path21, `${keyLabel(path21)} "${id}" is not a workspace of organization "${String(org.name)}"`));
       });
     });
   });
@@ -55190,10 +55218,10 @@ function lose(ctx, res, done) {
   ctx.req.socket.destroy();
   done(null);
 }
-function record2(p2, ctx, path20, status) {
+function record2(p2, ctx, path21, status) {
   const contentType = ctx.req.headers["content-type"] ?? null;
-  p2.log.add({ method: ctx.method, path: path20, status, "content-type": contentType, at: new Date(ctx.now()).toISOString() });
-  p2.logger.debug({ method: ctx.method, path: path20, status }, "emulator request");
+  p2.log.add({ method: ctx.method, path: path21, status, "content-type": contentType, "user-agent": ctx.req.headers["user-agent"] ?? null, at: new Date(ctx.now()).toISOString() });
+  p2.logger.debug({ method: ctx.method, path: path21, status }, "emulator request");
 }
 function bearer(req) {
   const header3 = req.headers.authorization ?? "";
@@ -55243,10 +55271,10 @@ var init_request_log = __esm({
 // src/emulator/router.ts
 function createRouter(routes) {
   const compiled2 = routes.map(compile);
-  return (method, path20) => {
+  return (method, path21) => {
     let pathMatched = false;
     for (const route3 of compiled2) {
-      const found = route3.regex.exec(path20);
+      const found = route3.regex.exec(path21);
       if (found === null) continue;
       pathMatched = true;
       if (route3.method !== method) continue;
@@ -55877,10 +55905,10 @@ function field(value2, key) {
 function str(value2) {
   return typeof value2 === "string" ? value2 : null;
 }
-function requiredStr(resource, path20, value2) {
+function requiredStr(resource, path21, value2) {
   if (typeof value2 === "string") return value2;
   const id = str(field(resource, "id")) ?? "resource";
-  throw new TypeError(`${id} has no ${path20}`);
+  throw new TypeError(`${id} has no ${path21}`);
 }
 function int(value2, fallback) {
   if (typeof value2 === "number" && Number.isFinite(value2)) return value2;
@@ -55926,10 +55954,10 @@ function isSuccess(response) {
   return response.status >= 200 && response.status < 300;
 }
 function apiError(response) {
-  const { method, path: path20 } = response.request;
+  const { method, path: path21 } = response.request;
   const detail = errorDetail(parseJson(response.text)) ?? plainText(response.text);
   const hint = response.hint === void 0 ? "" : `; ${response.hint}`;
-  const message = `${method} ${path20} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`;
+  const message = `${method} ${path21} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`;
   return new ApiError(message, response.status, detail, response.request);
 }
 function successBody(response) {
@@ -55941,9 +55969,9 @@ function readWith(response, read) {
   try {
     return read(body);
   } catch (error) {
-    const { method, path: path20 } = response.request;
+    const { method, path: path21 } = response.request;
     const reason = error instanceof Error ? error.message : String(error);
-    const message = `${method} ${path20} failed: ${response.status} but the response is unusable: ${reason}`;
+    const message = `${method} ${path21} failed: ${response.status} but the response is unusable: ${reason}`;
     throw new ApiError(message, response.status, reason, response.request, { cause: error });
   }
 }
@@ -55982,9 +56010,9 @@ async function readCapped(body, limit, contentLength) {
   for await (const chunk of capped(body, limit, contentLength)) chunks.push(chunk);
   return Buffer.concat(chunks).toString("utf8");
 }
-function tooLargeError(error, status, request2) {
+function tooLargeError(error, status, request4) {
   const reason = `${error.message}, more than any answer of the API should be; not read further`;
-  return new ApiError(`${request2.method} ${request2.path} failed: ${reason}`, status, reason, request2, { cause: error });
+  return new ApiError(`${request4.method} ${request4.path} failed: ${reason}`, status, reason, request4, { cause: error });
 }
 var MAX_JSON_BODY_BYTES, MAX_DOWNLOAD_BYTES, BodyTooLargeError;
 var init_body_cap = __esm({
@@ -56008,9 +56036,9 @@ var init_body_cap = __esm({
 // src/api/download-redirect.ts
 function downgradeError(response, from, to) {
   if (new URL(from).protocol !== "https:" || to.protocol === "https:") return null;
-  const { method, path: path20 } = response.request;
+  const { method, path: path21 } = response.request;
   const reason = `redirects from https to ${to.protocol.replace(/:$/, "")} (${to.host}); refused, the download would travel in clear`;
-  return new ApiError(`${method} ${path20} failed: ${reason}`, response.status, reason, response.request);
+  return new ApiError(`${method} ${path21} failed: ${reason}`, response.status, reason, response.request);
 }
 var init_download_redirect = __esm({
   "src/api/download-redirect.ts"() {
@@ -56081,8 +56109,8 @@ function queryString(params) {
   if (params.length === 0) return "";
   return `?${params.map(([k2, v]) => `${encodeURIComponent(k2)}=${encodeURIComponent(v)}`).join("&")}`;
 }
-async function listAll(transport, signal, path20, params, parse3) {
-  const pageUrl2 = (n) => transport.url(`${path20}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
+async function listAll(transport, signal, path21, params, parse3) {
+  const pageUrl2 = (n) => transport.url(`${path21}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
   const pages = [];
   const listing = newListing();
   const ids2 = /* @__PURE__ */ new Set();
@@ -56114,7 +56142,7 @@ async function listAll(transport, signal, path20, params, parse3) {
     url = next;
   }
   if (repeated > 0) {
-    transport.logger.warn({ method: "GET", path: path20, repeated }, "api list repeated resources (created while it was read); each is counted once");
+    transport.logger.warn({ method: "GET", path: path21, repeated }, "api list repeated resources (created while it was read); each is counted once");
   }
   return pages;
 }
@@ -56211,8 +56239,8 @@ function enforceLevel(enforce, kind, name) {
   if (!Array.isArray(enforce) || enforce.length === 0) return void 0;
   const mode = LEVELS_BY_KIND[kind].find((l) => l === field(enforce[0], "mode"));
   if (mode === void 0) return void 0;
-  const path20 = field(enforce[0], "path");
-  const matches = path20 === enforcePath(name, kind, "native") || path20 === enforcePath(name, kind, "sentinel");
+  const path21 = field(enforce[0], "path");
+  const matches = path21 === enforcePath(name, kind, "native") || path21 === enforcePath(name, kind, "sentinel");
   return kind === "native" && !matches ? "hard-mandatory" : mode;
 }
 function parseAgentPool(resource) {
@@ -57716,8 +57744,8 @@ var init_transport = __esm({
       /** Since when every answer of the API has been a 429; null once one was not. */
       onlyRateLimitedSince = null;
       /** Absolute URL of a path relative to the base URL (`/policies/pol-1`). */
-      url(path20) {
-        return `${this.base.href}${path20}`;
+      url(path21) {
+        return `${this.base.href}${path21}`;
       }
       get logger() {
         return this.options.logger;
@@ -57869,9 +57897,9 @@ var init_transport = __esm({
         return null;
       }
       /** Waits `delayMs` (default: the back-off of `attempt`) before the next try of a request that failed `attempt` times; counted as a retry. */
-      async backOff(request2, attempt, reason, signal, delayMs = backoffMs(attempt, this.options.clock.random())) {
+      async backOff(request4, attempt, reason, signal, delayMs = backoffMs(attempt, this.options.clock.random())) {
         this.counters.retries += 1;
-        this.options.logger.warn({ ...request2, ...reason, attempt, delayMs: Math.round(delayMs) }, "api request failed, retrying");
+        this.options.logger.warn({ ...request4, ...reason, attempt, delayMs: Math.round(delayMs) }, "api request failed, retrying");
         await this.options.clock.sleep(delayMs, signal);
       }
       /** A 404 from an API whose URL lacks /api/v2 most likely means the URL is wrong, not the resource: say so. */
@@ -57882,14 +57910,15 @@ var init_transport = __esm({
       }
       describe(req) {
         const url = new URL(req.url);
-        const path20 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
-        return { method: req.method, path: scrub(`${path20}${readableQuery(url.search)}`, this.options.token) };
+        const path21 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
+        return { method: req.method, path: scrub(`${path21}${readableQuery(url.search)}`, this.options.token) };
       }
       async attempt(req, described, cancel) {
         const { clock: clock2, logger: logger2, timeoutMs } = this.options;
         const url = new URL(req.url);
         const inApi = this.inApi(url);
         const slot = inApi ? await this.waitForSlot(cancel) : null;
+        this.options.fence?.();
         const started = clock2.now();
         const timeout = AbortSignal.timeout(timeoutMs);
         const signal = cancel === void 0 ? timeout : AbortSignal.any([timeout, cancel]);
@@ -57913,9 +57942,9 @@ var init_transport = __esm({
           const text2 = consume === void 0 ? await readCapped(res.body, limit, length) : "";
           if (streamed?.failed !== void 0) throw streamed.failed.error;
           const headers = flatHeaders(res.headers);
-          const durationMs = clock2.now() - started;
-          this.record(req.method, res.statusCode, durationMs);
-          logger2.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs) }, "api request");
+          const durationMs2 = clock2.now() - started;
+          this.record(req.method, res.statusCode, durationMs2);
+          logger2.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs2) }, "api request");
           const said = res.statusCode >= 200 && res.statusCode < 300 ? text2 : scrub(text2, this.options.token);
           const response = { status: res.statusCode, headers, text: said, request: described, ...consume === void 0 ? {} : { consumed } };
           if (slot === null || res.statusCode >= 500) return { response };
@@ -57928,9 +57957,9 @@ var init_transport = __esm({
           if (streamed?.failed !== void 0) throw streamed.failed.error;
           if (error instanceof BodyTooLargeError) throw tooLargeError(error, status, described);
           const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.options.token);
-          const durationMs = clock2.now() - started;
-          this.record(req.method, "error", durationMs);
-          logger2.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs) }, "api request got no response");
+          const durationMs2 = clock2.now() - started;
+          this.record(req.method, "error", durationMs2);
+          logger2.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs2) }, "api request got no response");
           return { failure };
         } finally {
           if (body !== void 0 && !body.destroyed) body.on("error", () => void 0).destroy();
@@ -57950,11 +57979,11 @@ var init_transport = __esm({
         if (req.bytes !== void 0 && "chunks" in req.bytes) headers["content-length"] = String(req.bytes.length);
         return headers;
       }
-      record(method, status, durationMs) {
+      record(method, status, durationMs2) {
         this.counters.requests += 1;
         const key = String(status);
         this.counters.byStatus[key] = (this.counters.byStatus[key] ?? 0) + 1;
-        this.options.onRequest?.({ method, status, durationMs });
+        this.options.onRequest?.({ method, status, durationMs: durationMs2 });
       }
       /**
        * Waits for the pacer. The time counted is the union of the waits: while several requests wait at once, the
@@ -58018,7 +58047,8 @@ var init_client = __esm({
           clock: options.clock ?? systemClock(),
           userAgent: options.userAgent ?? userAgent(),
           onRequest: options.onRequest,
-          onRateLimitWait: options.onRateLimitWait
+          onRateLimitWait: options.onRateLimitWait,
+          ...options.fence === void 0 ? {} : { fence: options.fence }
         });
       }
       options;
@@ -58150,8 +58180,8 @@ var init_client = __esm({
        * A DELETE answered 404 is done: what was asked for is true. That is the answer to a retry whose
        * first answer was lost, and to a resource someone already deleted by hand.
        */
-      async remove(path20) {
-        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path20) }, this.signal);
+      async remove(path21) {
+        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path21) }, this.signal);
         if (response.status === 404) {
           this.options.logger.info({ ...response.request, status: 404 }, "api delete: already gone, counted as deleted");
           return;
@@ -58159,8 +58189,8 @@ var init_client = __esm({
         successBody(response);
       }
       /** One request answered by a single-resource document. */
-      async one(method, path20, json, parse3) {
-        const response = await this.transport.send({ method, url: this.transport.url(path20), json }, this.signal);
+      async one(method, path21, json, parse3) {
+        const response = await this.transport.send({ method, url: this.transport.url(path21), json }, this.signal);
         return readWith(response, (body) => parse3(primary(body)));
       }
     };
@@ -58187,7 +58217,9 @@ async function createApiClient(setup) {
     nativeKind: config.api.nativeKind,
     retryBudgetMs: config.api.retryBudgetSeconds * 1e3,
     onRequest: setup.onRequest,
-    onRateLimitWait: setup.onRateLimitWait
+    onRateLimitWait: setup.onRateLimitWait,
+    ...setup.fence === void 0 ? {} : { fence: setup.fence },
+    ...setup.instance === void 0 ? {} : { userAgent: `${userAgent()} (instance ${setup.instance})` }
   });
 }
 var init_from_config = __esm({
@@ -58196,6 +58228,7 @@ var init_from_config = __esm({
     init_token();
     init_errors();
     init_client();
+    init_version();
   }
 });
 
@@ -58916,26 +58949,26 @@ var require_ignore = __commonJS({
       const index = body.indexOf(SLASH2);
       return index < 0 || index === body.length - 1;
     };
-    var basenameOf = (path20) => {
-      const end = path20.length - 1;
-      const index = path20.lastIndexOf(
+    var basenameOf = (path21) => {
+      const end = path21.length - 1;
+      const index = path21.lastIndexOf(
         SLASH2,
-        path20[end] === SLASH2 ? end - 1 : end
+        path21[end] === SLASH2 ? end - 1 : end
       );
-      return index < 0 ? path20 : path20.slice(index + 1);
+      return index < 0 ? path21 : path21.slice(index + 1);
     };
-    var parentOf = (path20) => {
-      if (path20.charCodeAt(0) === SLASH_CODE || path20.indexOf(DOUBLE_SLASH) >= 0) {
-        const slices = path20.split(SLASH2).filter(Boolean);
+    var parentOf = (path21) => {
+      if (path21.charCodeAt(0) === SLASH_CODE || path21.indexOf(DOUBLE_SLASH) >= 0) {
+        const slices = path21.split(SLASH2).filter(Boolean);
         slices.pop();
         return slices.length ? slices.join(SLASH2) + SLASH2 : EMPTY;
       }
-      const end = path20.length - 1;
-      const cut = path20.lastIndexOf(
+      const end = path21.length - 1;
+      const cut = path21.lastIndexOf(
         SLASH2,
-        path20.charCodeAt(end) === SLASH_CODE ? end - 1 : end
+        path21.charCodeAt(end) === SLASH_CODE ? end - 1 : end
       );
-      return cut < 0 ? EMPTY : path20.slice(0, cut + 1);
+      return cut < 0 ? EMPTY : path21.slice(0, cut + 1);
     };
     var isString = (subject) => typeof subject === "string";
     var checkPattern = (pattern) => pattern && isString(pattern);
@@ -59085,7 +59118,7 @@ var require_ignore = __commonJS({
       // Match the literal 'abc/' for `checkIgnore`, last rule wins. Only a rule
       //   ending in a wildcard can match it (see `checkSourceOf`), so the rest
       //   are left out once, rather than tested or compiled for every path.
-      testLiteral(path20) {
+      testLiteral(path21) {
         const rules = this._literalRules || (this._literalRules = this._rules.filter(
           ({ body }) => body[body.length - (body[body.length - 1] === SLASH2 ? 2 : 1)] === "*"
         ));
@@ -59094,7 +59127,7 @@ var require_ignore = __commonJS({
         let matchedRule;
         for (let index = rules.length - 1; index >= 0; index--) {
           const rule = rules[index];
-          if (rule.checkRegex.test(path20)) {
+          if (rule.checkRegex.test(path21)) {
             ignored = !rule.negative;
             unignored = rule.negative;
             matchedRule = rule.negative ? UNDEFINED : rule;
@@ -59114,15 +59147,15 @@ var require_ignore = __commonJS({
       //
       // - mode `string` either `MODE_IGNORE` or `MODE_CHECK_IGNORE`
       // @returns {TestResult}
-      test(path20, mode) {
+      test(path21, mode) {
         const rules = this._rules;
         const { length } = rules;
         const shortcut = this._basenameCount * 2 >= length;
-        const basename4 = shortcut ? basenameOf(path20) : path20;
+        const basename4 = shortcut ? basenameOf(path21) : path21;
         for (let index = length - 1; index >= 0; index--) {
           const rule = rules[index];
           if (rule[mode].test(
-            shortcut && rule._basenameOnly ? basename4 : path20
+            shortcut && rule._basenameOnly ? basename4 : path21
           )) {
             const { negative } = rule;
             const ret2 = {
@@ -59144,17 +59177,17 @@ var require_ignore = __commonJS({
     var throwError = (message, Ctor) => {
       throw new Ctor(message);
     };
-    var checkPath = (path20, originalPath, doThrow) => {
-      if (!isString(path20)) {
+    var checkPath = (path21, originalPath, doThrow) => {
+      if (!isString(path21)) {
         return doThrow(
           `path must be a string, but got \`${originalPath}\``,
           TypeError
         );
       }
-      if (!path20) {
+      if (!path21) {
         return doThrow(`path must not be empty`, TypeError);
       }
-      if (checkPath.isNotRelative(path20)) {
+      if (checkPath.isNotRelative(path21)) {
         const r2 = "`path.relative()`d";
         return doThrow(
           `path should be a ${r2} string, but got "${originalPath}"`,
@@ -59163,25 +59196,25 @@ var require_ignore = __commonJS({
       }
       return true;
     };
-    var isNotRelative = (path20) => {
-      const first2 = path20.charCodeAt(0);
+    var isNotRelative = (path21) => {
+      const first2 = path21.charCodeAt(0);
       if (first2 === SLASH_CODE) {
         return true;
       }
       if (first2 !== DOT_CODE) {
         return false;
       }
-      if (path20.length === 1) {
+      if (path21.length === 1) {
         return true;
       }
-      const second = path20.charCodeAt(1);
+      const second = path21.charCodeAt(1);
       if (second === SLASH_CODE) {
         return true;
       }
       if (second !== DOT_CODE) {
         return false;
       }
-      return path20.length === 2 || path20.charCodeAt(2) === SLASH_CODE;
+      return path21.length === 2 || path21.charCodeAt(2) === SLASH_CODE;
     };
     checkPath.isNotRelative = isNotRelative;
     checkPath.convert = (p2) => p2;
@@ -59212,58 +59245,58 @@ var require_ignore = __commonJS({
         return this.add(pattern);
       }
       // @returns {TestResult}
-      _test(originalPath, cache, path20) {
+      _test(originalPath, cache, path21) {
         checkPath(
-          path20,
+          path21,
           originalPath,
           this._strictPathCheck ? throwError : RETURN_FALSE
         );
-        return path20 ? this._t(path20, cache) : {
+        return path21 ? this._t(path21, cache) : {
           ignored: false,
           unignored: false
         };
       }
       checkIgnore(target) {
-        const path20 = convertPath(target);
-        if (!path20 || path20.charCodeAt(path20.length - 1) !== SLASH_CODE) {
-          return this._test(target, this._testCache, path20);
+        const path21 = convertPath(target);
+        if (!path21 || path21.charCodeAt(path21.length - 1) !== SLASH_CODE) {
+          return this._test(target, this._testCache, path21);
         }
-        const dir = this._t(path20, this._testCache);
+        const dir = this._t(path21, this._testCache);
         if (dir.ignored) {
           return dir;
         }
-        const literal = this._rules.testLiteral(path20);
+        const literal = this._rules.testLiteral(path21);
         return literal.ignored || literal.unignored ? literal : dir;
       }
-      _t(path20, cache) {
-        if (path20 in cache) {
-          return cache[path20];
+      _t(path21, cache) {
+        if (path21 in cache) {
+          return cache[path21];
         }
-        const parentPath = parentOf(path20);
+        const parentPath = parentOf(path21);
         const parent = parentPath ? this._t(parentPath, cache) : UNDEFINED;
-        return cache[path20] = parent && parent.ignored ? parent : this._rules.test(path20, MODE_IGNORE);
+        return cache[path21] = parent && parent.ignored ? parent : this._rules.test(path21, MODE_IGNORE);
       }
-      ignores(path20) {
-        return this._test(path20, this._ignoreCache, convertPath(path20)).ignored;
+      ignores(path21) {
+        return this._test(path21, this._ignoreCache, convertPath(path21)).ignored;
       }
       createFilter() {
-        return (path20) => !this.ignores(path20);
+        return (path21) => !this.ignores(path21);
       }
       filter(paths) {
         return makeArray(paths).filter(this.createFilter());
       }
       // @returns {TestResult}
-      test(path20) {
-        return this._test(path20, this._testCache, convertPath(path20));
+      test(path21) {
+        return this._test(path21, this._testCache, convertPath(path21));
       }
     };
     var factory = (options) => new Ignore(options);
-    var isPathValid = (path20) => checkPath(convertPath(path20), path20, RETURN_FALSE);
+    var isPathValid = (path21) => checkPath(convertPath(path21), path21, RETURN_FALSE);
     var setupWindows = () => {
       const makePosix = (str2) => /^\\\\\?\\/.test(str2) || /["<>|\u0000-\u001F]+/u.test(str2) ? str2 : str2.replace(/\\/g, "/");
       checkPath.convert = makePosix;
       const REGEX_TEST_WINDOWS_PATH_ABSOLUTE = /^[a-z]:\//i;
-      checkPath.isNotRelative = (path20) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path20) || isNotRelative(path20);
+      checkPath.isNotRelative = (path21) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path21) || isNotRelative(path21);
     };
     if (
       // Detect `process` so that it can run in browsers.
@@ -59667,8 +59700,8 @@ function createImportScan(kind) {
 function importProblems(files) {
   const packages = new Set(files.flatMap((f) => f.kind === "opa" && f.regoPackage !== null ? [f.regoPackage] : []));
   const provided = (target) => {
-    for (let path20 = target; path20 !== ""; path20 = path20.slice(0, Math.max(0, path20.lastIndexOf(".")))) {
-      if (packages.has(path20)) return true;
+    for (let path21 = target; path21 !== ""; path21 = path21.slice(0, Math.max(0, path21.lastIndexOf(".")))) {
+      if (packages.has(path21)) return true;
     }
     return false;
   };
@@ -59837,14 +59870,14 @@ var init_policies = __esm({
 function parseDuration(text2) {
   const match = /^([1-9][0-9]*)([smhd])$/.exec(text2);
   if (!match) return null;
-  const unit = UNIT_MS[match[2] ?? ""];
+  const unit = UNIT_MS2[match[2] ?? ""];
   return unit === void 0 ? null : Number(match[1]) * unit;
 }
-var UNIT_MS;
-var init_duration = __esm({
+var UNIT_MS2;
+var init_duration2 = __esm({
   "src/declared/duration.ts"() {
     "use strict";
-    UNIT_MS = {
+    UNIT_MS2 = {
       s: 1e3,
       m: 6e4,
       h: 36e5,
@@ -59885,7 +59918,7 @@ function managedList(key, value2) {
 var init_pool_file = __esm({
   "src/declared/pool-file.ts"() {
     "use strict";
-    init_duration();
+    init_duration2();
     init_settings_file();
   }
 });
@@ -59921,9 +59954,9 @@ function previousNameProblems(poolFiles) {
   const problems2 = [];
   for (const { pool, doc } of poolFiles) {
     for (const [index, previous] of pool.previousNames.entries()) {
-      const path20 = ["previous-names", index];
-      const at = `${keyLabel(path20)} "${previous}"`;
-      const line = doc?.lineOf(path20);
+      const path21 = ["previous-names", index];
+      const at = `${keyLabel(path21)} "${previous}"`;
+      const line = doc?.lineOf(path21);
       const owner = fileByName.get(previous);
       const claimant = claimedBy.get(previous);
       if (previous === pool.name) {
@@ -60197,7 +60230,7 @@ var init_declared = __esm({
     init_code_body();
     init_walk();
     init_resource_names();
-    init_duration();
+    init_duration2();
   }
 });
 
@@ -61115,11 +61148,11 @@ var init_session = __esm({
 });
 
 // src/reconcile.ts
-async function runPass(request2) {
-  const { source, logger: logger2 } = request2;
-  const session = openPassSession(request2.api, request2.signal, request2.now);
-  const progress = (phase, done2, total, failed2 = 0) => request2.onProgress?.({ source: source.name, phase, done: done2, total, failed: failed2 });
-  const header3 = { name: source.name, organization: source.organization, revision: request2.revision };
+async function runPass(request4) {
+  const { source, logger: logger2 } = request4;
+  const session = openPassSession(request4.api, request4.signal, request4.now);
+  const progress = (phase, done2, total, failed2 = 0) => request4.onProgress?.({ source: source.name, phase, done: done2, total, failed: failed2 });
+  const header3 = { name: source.name, organization: source.organization, revision: request4.revision };
   const unplanned = (unreadable2, errors) => ({
     sourcePlan: { ...header3, plan: null, unreadable: unreadable2, errors },
     results: [],
@@ -61128,45 +61161,45 @@ async function runPass(request2) {
   progress("reading", 0, null);
   let declared;
   try {
-    declared = await readDeclared(request2.dir, {
+    declared = await readDeclared(request4.dir, {
       maxAgentPools: source.maxAgentPools,
       strictImports: source.strictImports === true,
       ...session.signal === void 0 ? {} : { signal: session.signal },
-      ...request2.declaredCache === void 0 ? {} : { cache: request2.declaredCache }
+      ...request4.declaredCache === void 0 ? {} : { cache: request4.declaredCache }
     });
   } catch (error) {
     if (error instanceof ValidationError) return unplanned("declared", error.problems.map(formatProblem));
     throw error;
   }
-  if (declaresNothing(declared) && !source.allowEmpty && request2.saved === void 0) return unplanned("declared", [emptySourceError(request2.dir)]);
+  if (declaresNothing(declared) && !source.allowEmpty && request4.saved === void 0) return unplanned("declared", [emptySourceError(request4.dir)]);
   let live;
-  await request2.beforeLive?.();
+  await request4.beforeLive?.();
   try {
     live = await readLive({
       api: session.api,
       organization: source.organization,
       declared,
       logger: logger2,
-      codeCache: request2.codeCache,
+      codeCache: request4.codeCache,
       onCodeProgress: (done2, total) => progress("downloading", done2, total)
     });
   } catch (error) {
     return unplanned("live", [liveReadFailure(error, source.organization)]);
   }
   session.signal?.throwIfAborted();
-  const options = planOptions(request2, session);
+  const options = planOptions(request4, session);
   const fresh = await freshPlan(declared, live, options);
   if (typeof fresh === "string") return unplanned("declared", [fresh]);
-  const plan = request2.saved === void 0 ? fresh.plan : savedPlan(request2.saved, fresh.plan, fresh.pairing);
+  const plan = request4.saved === void 0 ? fresh.plan : savedPlan(request4.saved, fresh.plan, fresh.pairing);
   logger2.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, "plan made");
-  await request2.onPlan?.({ ...header3, plan });
-  if (request2.mode === "plan" || plan.errors.length > 0 || plan.changes.length === 0) {
+  await request4.onPlan?.({ ...header3, plan });
+  if (request4.mode === "plan" || plan.errors.length > 0 || plan.changes.length === 0) {
     return { sourcePlan: { ...header3, plan }, results: [], ok: plan.errors.length === 0 };
   }
   let done = 0;
   let failed = 0;
   progress("applying", 0, plan.changes.length);
-  const halt = [request2.stop, session.signal].filter((s) => s !== void 0);
+  const halt = [request4.stop, session.signal].filter((s) => s !== void 0);
   const results = await applyPlan(plan, {
     stop: halt.length === 0 ? void 0 : AbortSignal.any(halt),
     api: session.api,
@@ -61174,8 +61207,8 @@ async function runPass(request2) {
     source: source.name,
     ownership: source.ownership,
     logger: logger2,
-    onUploaded: (policyId, updatedAt, digest2) => request2.codeCache?.set(policyId, updatedAt, digest2),
-    concurrency: request2.concurrency,
+    onUploaded: (policyId, updatedAt, digest2) => request4.codeCache?.set(policyId, updatedAt, digest2),
+    concurrency: request4.concurrency,
     onResult: (result) => {
       if (result.outcome === "failed") failed += 1;
       progress("applying", Math.min(done += 1, plan.changes.length), plan.changes.length, failed);
@@ -61184,7 +61217,7 @@ async function runPass(request2) {
   const failures = results.filter((r2) => r2.outcome === "failed").map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}" failed: ${r2.message ?? "unknown error"}`);
   const notStarted = results.filter((r2) => r2.outcome === "skipped" && r2.message === NOT_STARTED);
   if (notStarted.length > 0) {
-    const why = session.signal?.aborted === true ? errorMessage(session.signal.reason) : request2.stop?.aborted === true ? errorMessage(request2.stop.reason) : "the run was stopped";
+    const why = session.signal?.aborted === true ? errorMessage(session.signal.reason) : request4.stop?.aborted === true ? errorMessage(request4.stop.reason) : "the run was stopped";
     const names = notStarted.map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}"`).join(", ");
     failures.push(`${why}; ${notStarted.length} planned change${notStarted.length === 1 ? " was" : "s were"} not applied: ${names}`);
   }
@@ -61206,15 +61239,15 @@ function savedPlan(saved, fresh, pairing) {
   }
   return { changes: checked.changes, warnings: [...saved.warnings], errors: [] };
 }
-function planOptions(request2, session) {
-  const { source } = request2;
+function planOptions(request4, session) {
+  const { source } = request4;
   return {
     source: source.name,
     ownership: source.ownership,
-    prune: request2.prune ?? source.prune,
+    prune: request4.prune ?? source.prune,
     allowEmpty: source.allowEmpty,
     maxDeletes: source.maxDeletes,
-    force: request2.force ?? false,
+    force: request4.force ?? false,
     adopt: source.adopt,
     now: session.now()
   };
@@ -61333,15 +61366,15 @@ var init_control_token = __esm({
 });
 
 // src/daemon/control.ts
-function isControlPath(path20) {
-  return path20.startsWith("/sources/");
+function isControlPath(path21) {
+  return path21.startsWith("/sources/");
 }
-async function handleControl2(request2, url, token, target) {
+async function handleControl2(request4, url, token, target) {
   const match = ROUTE.exec(url.pathname);
   if (match === null) return { status: 404, body: { error: `no route ${url.pathname}; try POST /sources/<name>/sync, /suspend or /resume` } };
-  if (request2.method !== "POST") return { status: 405, body: { error: "use POST" } };
+  if (request4.method !== "POST") return { status: 405, body: { error: "use POST" } };
   if (token === null) return { status: 403, body: { error: `the control endpoints are disabled: set ${CONTROL_TOKEN_ENV} on the daemon to enable them` } };
-  if (!carriesToken(request2.headers.authorization, token)) {
+  if (!carriesToken(request4.headers.authorization, token)) {
     return { status: 401, body: { error: `unauthorized: send the control token as Authorization: Bearer <token>` } };
   }
   const source = decodeURIComponent(match[1] ?? "");
@@ -61680,8 +61713,8 @@ function guardConnections(server, max, now = Date.now) {
     open2.set(socket, { since: now(), serving: false });
     socket.once("close", () => open2.delete(socket));
   });
-  server.on("request", (request2, response) => {
-    const held = open2.get(request2.socket);
+  server.on("request", (request4, response) => {
+    const held = open2.get(request4.socket);
     if (held === void 0) return;
     held.serving = true;
     response.once("close", () => {
@@ -61715,9 +61748,9 @@ async function startDaemonServer(listen, routes, limits = HTTP_LIMITS) {
       requestTimeout: limits.requestTimeoutMs,
       connectionsCheckingInterval: limits.checkIntervalMs
     },
-    (request2, response) => {
-      route2(request2, response, routes).catch((error) => {
-        routes.logger.error({ err: error, path: request2.url }, "HTTP handler failed");
+    (request4, response) => {
+      route2(request4, response, routes).catch((error) => {
+        routes.logger.error({ err: error, path: request4.url }, "HTTP handler failed");
         if (!response.headersSent) send(response, 500, { error: "internal error" });
       });
     }
@@ -61741,34 +61774,34 @@ function listenError(error, listen) {
   if (error.code === "EADDRNOTAVAIL") return new UsageError(`cannot listen on ${listen}: no such address on this machine; ${fix}`);
   return error;
 }
-async function route2(request2, response, routes) {
-  const url = new URL(request2.url ?? "/", "http://daemon");
-  const path20 = url.pathname;
-  const method = request2.method ?? "GET";
-  if (routes.control !== void 0 && isControlPath(path20)) {
-    request2.resume();
-    const answer2 = await routes.control(request2, url);
+async function route2(request4, response, routes) {
+  const url = new URL(request4.url ?? "/", "http://daemon");
+  const path21 = url.pathname;
+  const method = request4.method ?? "GET";
+  if (routes.control !== void 0 && isControlPath(path21)) {
+    request4.resume();
+    const answer2 = await routes.control(request4, url);
     return send(response, answer2.status, answer2.body);
   }
-  if (path20 === "/webhook") {
+  if (path21 === "/webhook") {
     if (method !== "POST") return send(response, 405, { error: "use POST" }, { allow: "POST" });
-    const body = await readBody2(request2);
+    const body = await readBody2(request4);
     if (body === "gone") {
-      routes.logger.debug({ path: path20 }, "webhook client went away before sending the whole body");
+      routes.logger.debug({ path: path21 }, "webhook client went away before sending the whole body");
       return;
     }
     if (body === "too-large") return send(response, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
-    const answer2 = routes.webhook(request2, body);
+    const answer2 = routes.webhook(request4, body);
     return send(response, answer2.status, answer2.body);
   }
   if (method !== "GET" && method !== "HEAD") return send(response, 405, { error: "use GET" }, { allow: "GET, HEAD" });
-  if (GUARDED.has(path20) && routes.statusToken !== null && !carriesToken(request2.headers.authorization, routes.statusToken)) {
+  if (GUARDED.has(path21) && routes.statusToken !== null && !carriesToken(request4.headers.authorization, routes.statusToken)) {
     response.writeHead(401, { "content-type": "application/json; charset=utf-8", "www-authenticate": STATUS_CHALLENGES });
     response.end(`${JSON.stringify({ error: "unauthorized: send the status token as Authorization: Bearer <token>" })}
 `);
     return;
   }
-  switch (path20) {
+  switch (path21) {
     case "/healthz":
       return send(response, 200, { status: "ok" });
     case "/readyz": {
@@ -61777,8 +61810,11 @@ async function route2(request2, response, routes) {
       response.end(ready ? "ready\n" : "unready\n");
       return;
     }
-    case "/status":
-      return send(response, 200, { sources: routes.statuses({ history: ["1", "true"].includes(url.searchParams.get("history") ?? "") }) });
+    case "/status": {
+      const leadership = routes.leadership?.() ?? null;
+      const sources = routes.statuses({ history: ["1", "true"].includes(url.searchParams.get("history") ?? "") });
+      return send(response, 200, leadership === null ? { sources } : { leadership, sources });
+    }
     case "/":
     case "/status.html": {
       response.writeHead(200, {
@@ -61797,7 +61833,7 @@ async function route2(request2, response, routes) {
       return;
     }
     default:
-      return send(response, 404, { error: `no route ${path20}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
+      return send(response, 404, { error: `no route ${path21}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
   }
 }
 function send(response, status, body, headers = {}) {
@@ -61805,21 +61841,21 @@ function send(response, status, body, headers = {}) {
   response.end(`${JSON.stringify(body)}
 `);
 }
-async function readBody2(request2) {
+async function readBody2(request4) {
   const chunks = [];
   let size = 0;
   try {
-    for await (const chunk of request2) {
+    for await (const chunk of request4) {
       const buffer = chunk;
       size += buffer.length;
       if (size > MAX_BODY_BYTES) return "too-large";
       chunks.push(buffer);
     }
   } catch (error) {
-    if (request2.destroyed || request2.socket.destroyed) return "gone";
+    if (request4.destroyed || request4.socket.destroyed) return "gone";
     throw error;
   }
-  return request2.complete ? Buffer.concat(chunks) : "gone";
+  return request4.complete ? Buffer.concat(chunks) : "gone";
 }
 function closeServer(server) {
   return new Promise((resolve5) => {
@@ -63853,8 +63889,8 @@ var require_pushgateway = __commonJS({
       const gatewayUrlParsed = url.parse(this.gatewayUrl);
       const gatewayUrlPath = gatewayUrlParsed.pathname && gatewayUrlParsed.pathname !== "/" ? gatewayUrlParsed.pathname : "";
       const jobPath = job ? `/job/${encodeURIComponent(job)}${generateGroupings(groupings)}` : "";
-      const path20 = `${gatewayUrlPath}/metrics${jobPath}`;
-      const target = url.resolve(this.gatewayUrl, path20);
+      const path21 = `${gatewayUrlPath}/metrics${jobPath}`;
+      const target = url.resolve(this.gatewayUrl, path21);
       const requestParams = url.parse(target);
       const httpModule = isHttps(requestParams.href) ? https : http;
       const options = Object.assign(requestParams, this.requestOptions, {
@@ -66658,16 +66694,16 @@ var require_cluster = __commonJS({
             if (err) reject(err);
             else resolve5(result);
           }
-          const request2 = {
+          const request4 = {
             responses: [],
             pending: 0,
             done,
             errorTimeout: setTimeout(() => {
               const err = new Error("Operation timed out.");
-              request2.done(err);
+              request4.done(err);
             }, 5e3)
           };
-          requests.set(requestId, request2);
+          requests.set(requestId, request4);
           const message = {
             type: GET_METRICS_REQ,
             requestId
@@ -66675,11 +66711,11 @@ var require_cluster = __commonJS({
           for (const id in cluster().workers) {
             if (cluster().workers[id].isConnected()) {
               cluster().workers[id].send(message);
-              request2.pending++;
+              request4.pending++;
             }
           }
-          if (request2.pending === 0) {
-            clearTimeout(request2.errorTimeout);
+          if (request4.pending === 0) {
+            clearTimeout(request4.errorTimeout);
             process.nextTick(() => done(null, ""));
           }
         });
@@ -66749,19 +66785,19 @@ var require_cluster = __commonJS({
       if (cluster().isMaster) {
         cluster().on("message", (worker, message) => {
           if (message.type === GET_METRICS_RES) {
-            const request2 = requests.get(message.requestId);
+            const request4 = requests.get(message.requestId);
             if (message.error) {
-              request2.done(new Error(message.error));
+              request4.done(new Error(message.error));
               return;
             }
-            message.metrics.forEach((registry2) => request2.responses.push(registry2));
-            request2.pending--;
-            if (request2.pending === 0) {
+            message.metrics.forEach((registry2) => request4.responses.push(registry2));
+            request4.pending--;
+            if (request4.pending === 0) {
               requests.delete(message.requestId);
-              clearTimeout(request2.errorTimeout);
-              const registry2 = AggregatorRegistry.aggregate(request2.responses);
+              clearTimeout(request4.errorTimeout);
+              const registry2 = AggregatorRegistry.aggregate(request4.responses);
               const promString = registry2.metrics();
-              request2.done(null, promString);
+              request4.done(null, promString);
             }
           }
         });
@@ -66892,8 +66928,16 @@ function createDaemonMetrics(options = {}) {
     labelNames: ["organization", "pool"],
     registers: [registry2]
   });
+  const leader = new import_prom_client.Gauge({
+    name: "policy_pool_sync_leader",
+    help: "Whether this replica holds the leader-election lease and syncs (1), or stands by (0); 1 without leader-election.",
+    registers: [registry2]
+  });
   return {
     registry: registry2,
+    leader(leading) {
+      leader.set(leading ? 1 : 0);
+    },
     poolHealth(organization, pool, agents, age) {
       for (const [status, count4] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count4);
       if (age === null) newestPing.remove({ organization, pool });
@@ -67597,10 +67641,10 @@ var require_src2 = __commonJS({
     var fs_1 = __require("fs");
     var debug_1 = __importDefault(require_src());
     var log2 = debug_1.default("@kwsites/file-exists");
-    function check(path20, isFile, isDirectory) {
-      log2(`checking %s`, path20);
+    function check(path21, isFile, isDirectory) {
+      log2(`checking %s`, path21);
       try {
-        const stat5 = fs_1.statSync(path20);
+        const stat5 = fs_1.statSync(path21);
         if (stat5.isFile() && isFile) {
           log2(`[OK] path represents a file`);
           return true;
@@ -67620,8 +67664,8 @@ var require_src2 = __commonJS({
         throw e;
       }
     }
-    function exists2(path20, type = exports.READABLE) {
-      return check(path20, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
+    function exists2(path21, type = exports.READABLE) {
+      return check(path21, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
     }
     exports.exists = exists2;
     exports.FILE = 1;
@@ -68215,8 +68259,8 @@ function toLinesWithContent(input = "", trimmed2 = true, separator = "\n") {
 function forEachLineWithContent(input, callback) {
   return toLinesWithContent(input, true).map((line) => callback(line));
 }
-function folderExists(path20) {
-  return (0, import_file_exists.exists)(path20, import_file_exists.FOLDER);
+function folderExists(path21) {
+  return (0, import_file_exists.exists)(path21, import_file_exists.FOLDER);
 }
 function append(target, item) {
   if (Array.isArray(target)) {
@@ -68407,8 +68451,8 @@ function checkIsRepoRootTask() {
     commands,
     format: "utf-8",
     onError,
-    parser(path20) {
-      return /^\.(git)?$/.test(path20.trim());
+    parser(path21) {
+      return /^\.(git)?$/.test(path21.trim());
     }
   };
 }
@@ -68664,11 +68708,11 @@ function parseGrep(grep) {
   const paths = /* @__PURE__ */ new Set();
   const results = {};
   forEachLineWithContent(grep, (input) => {
-    const [path20, line, preview] = input.split(NULL);
-    paths.add(path20);
-    (results[path20] = results[path20] || []).push({
+    const [path21, line, preview] = input.split(NULL);
+    paths.add(path21);
+    (results[path21] = results[path21] || []).push({
       line: asNumber(line),
-      path: path20,
+      path: path21,
       preview
     });
   });
@@ -68965,14 +69009,14 @@ function hashObjectTask(filePath, write) {
   }
   return straightThroughStringTask(commands, true);
 }
-function parseInit(bare, path20, text2) {
+function parseInit(bare, path21, text2) {
   const response = String(text2).trim();
   let result;
   if (result = initResponseRegex.exec(response)) {
-    return new InitSummary(bare, path20, false, result[1]);
+    return new InitSummary(bare, path21, false, result[1]);
   }
   if (result = reInitResponseRegex.exec(response)) {
-    return new InitSummary(bare, path20, true, result[1]);
+    return new InitSummary(bare, path21, true, result[1]);
   }
   let gitDir = "";
   const tokens = response.split(" ");
@@ -68983,12 +69027,12 @@ function parseInit(bare, path20, text2) {
       break;
     }
   }
-  return new InitSummary(bare, path20, /^re/i.test(response), gitDir);
+  return new InitSummary(bare, path21, /^re/i.test(response), gitDir);
 }
 function hasBareCommand(command) {
   return command.includes(bareCommand);
 }
-function initTask(bare = false, path20, customArgs) {
+function initTask(bare = false, path21, customArgs) {
   const commands = ["init", ...customArgs];
   if (bare && !hasBareCommand(commands)) {
     commands.splice(1, 0, bareCommand);
@@ -68997,7 +69041,7 @@ function initTask(bare = false, path20, customArgs) {
     commands,
     format: "utf-8",
     parser(text2) {
-      return parseInit(commands.includes("--bare"), path20, text2);
+      return parseInit(commands.includes("--bare"), path21, text2);
     }
   };
 }
@@ -69276,14 +69320,14 @@ function splitLine(result, lineStr) {
     default:
       return;
   }
-  function data(index, workingDir, path20) {
+  function data(index, workingDir, path21) {
     const raw = `${index}${workingDir}`;
     const handler = parsers6.get(raw);
     if (handler) {
-      handler(result, path20);
+      handler(result, path21);
     }
     if (raw !== "##" && raw !== "!!") {
-      result.files.push(new FileStatusSummary(path20, index, workingDir));
+      result.files.push(new FileStatusSummary(path21, index, workingDir));
     }
   }
 }
@@ -69470,8 +69514,8 @@ function deleteBranchTask(branch, forceDelete = false) {
   return task;
 }
 function toPath(input) {
-  const path20 = input.trim().replace(/^["']|["']$/g, "");
-  return path20 && normalize(path20);
+  const path21 = input.trim().replace(/^["']|["']$/g, "");
+  return path21 && normalize(path21);
 }
 function checkIgnoreTask(paths) {
   return {
@@ -69610,8 +69654,8 @@ function stashListTask(opt = {}, customArgs) {
     parser: parser4
   };
 }
-function addSubModuleTask(repo, path20) {
-  return subModuleTask(["add", repo, path20]);
+function addSubModuleTask(repo, path21) {
+  return subModuleTask(["add", repo, path21]);
 }
 function initSubModuleTask(customArgs) {
   return subModuleTask(["init", ...customArgs]);
@@ -70873,9 +70917,9 @@ var init_esm = __esm({
       "src/lib/responses/InitSummary.ts"() {
         "use strict";
         InitSummary = class {
-          constructor(bare, path20, existing, gitDir) {
+          constructor(bare, path21, existing, gitDir) {
             this.bare = bare;
-            this.path = path20;
+            this.path = path21;
             this.existing = existing;
             this.gitDir = gitDir;
           }
@@ -71408,12 +71452,12 @@ var init_esm = __esm({
         "use strict";
         fromPathRegex = /^(.+)\0(.+)$/;
         FileStatusSummary = class {
-          constructor(path20, index, working_dir) {
-            this.path = path20;
+          constructor(path21, index, working_dir) {
+            this.path = path21;
             this.index = index;
             this.working_dir = working_dir;
             if (index === "R" || working_dir === "R") {
-              const detail = fromPathRegex.exec(path20) || [null, path20, path20];
+              const detail = fromPathRegex.exec(path21) || [null, path21, path21];
               this.from = detail[2] || "";
               this.path = detail[1] || "";
             }
@@ -71675,9 +71719,9 @@ var init_esm = __esm({
               next
             );
           }
-          hashObject(path20, write) {
+          hashObject(path21, write) {
             return this._runTask(
-              hashObjectTask(path20, write === true),
+              hashObjectTask(path21, write === true),
               trailingFunctionArgument(arguments)
             );
           }
@@ -72314,8 +72358,8 @@ var init_esm = __esm({
           }
           return this._runTask(straightThroughStringTask2(command, this._trimmed), next);
         };
-        Git2.prototype.submoduleAdd = function(repo, path20, then) {
-          return this._runTask(addSubModuleTask2(repo, path20), trailingFunctionArgument2(arguments));
+        Git2.prototype.submoduleAdd = function(repo, path21, then) {
+          return this._runTask(addSubModuleTask2(repo, path21), trailingFunctionArgument2(arguments));
         };
         Git2.prototype.submoduleUpdate = function(args, then) {
           return this._runTask(
@@ -72849,7 +72893,7 @@ var init_readdirp = __esm({
         this._directoryFilter = normalizeFilter(opts.directoryFilter);
         const statMethod = opts.lstat ? lstat : stat2;
         if (wantBigintFsStats) {
-          this._stat = (path20) => statMethod(path20, { bigint: true });
+          this._stat = (path21) => statMethod(path21, { bigint: true });
         } else {
           this._stat = statMethod;
         }
@@ -72877,8 +72921,8 @@ var init_readdirp = __esm({
             const par = this.parent;
             const fil = par && par.files;
             if (fil && fil.length > 0) {
-              const { path: path20, depth } = par;
-              const slice = fil.splice(0, batch).map((dirent) => this._formatEntry(dirent, path20));
+              const { path: path21, depth } = par;
+              const slice = fil.splice(0, batch).map((dirent) => this._formatEntry(dirent, path21));
               const awaited = this._isDirent ? slice : await Promise.all(slice);
               for (const entry of awaited) {
                 if (!entry)
@@ -72937,19 +72981,19 @@ var init_readdirp = __esm({
       //   directoryFilter rejects, doesn't follow symlinked dirs, and fails
       //   wholesale (all entries lost) if anything in the subtree is unreadable,
       //   instead of emitting a 'warn' and continuing.
-      async _exploreDir(path20, depth) {
+      async _exploreDir(path21, depth) {
         let files;
         try {
-          files = await readdir(path20, this._rdOptions);
+          files = await readdir(path21, this._rdOptions);
         } catch (error) {
           this._onError(error);
         }
-        return { files, depth, path: path20 };
+        return { files, depth, path: path21 };
       }
       // Synchronous in dirent mode; returns a promise only when stats are needed.
-      _formatEntry(dirent, path20) {
+      _formatEntry(dirent, path21) {
         const basename4 = this._isDirent ? dirent.name : dirent;
-        const fullPath = pjoin(path20, basename4);
+        const fullPath = pjoin(path21, basename4);
         const entry = { path: fullPath.slice(this._relStart), fullPath, basename: basename4 };
         if (this._isDirent) {
           entry.dirent = dirent;
@@ -73021,16 +73065,16 @@ import { watch as fs_watch, unwatchFile, watchFile } from "node:fs";
 import { realpath as fsrealpath, lstat as lstat2, open, stat as stat3 } from "node:fs/promises";
 import { type as osType } from "node:os";
 import * as sp from "node:path";
-function createFsWatchInstance(path20, options, listener, errHandler, emitRaw) {
+function createFsWatchInstance(path21, options, listener, errHandler, emitRaw) {
   const handleEvent = (rawEvent, evPath) => {
-    listener(path20);
-    emitRaw(rawEvent, evPath, { watchedPath: path20 });
-    if (evPath && path20 !== evPath) {
-      fsWatchBroadcast(sp.resolve(path20, evPath), KEY_LISTENERS, sp.join(path20, evPath));
+    listener(path21);
+    emitRaw(rawEvent, evPath, { watchedPath: path21 });
+    if (evPath && path21 !== evPath) {
+      fsWatchBroadcast(sp.resolve(path21, evPath), KEY_LISTENERS, sp.join(path21, evPath));
     }
   };
   try {
-    return fs_watch(path20, {
+    return fs_watch(path21, {
       persistent: options.persistent
     }, handleEvent);
   } catch (error) {
@@ -73374,12 +73418,12 @@ var init_handler = __esm({
         listener(val1, val2, val3);
       });
     };
-    setFsWatchListener = (path20, fullPath, options, handlers) => {
+    setFsWatchListener = (path21, fullPath, options, handlers) => {
       const { listener, errHandler, rawEmitter } = handlers;
       let cont = FsWatchInstances.get(fullPath);
       let watcher;
       if (!options.persistent) {
-        watcher = createFsWatchInstance(path20, options, listener, errHandler, rawEmitter);
+        watcher = createFsWatchInstance(path21, options, listener, errHandler, rawEmitter);
         if (!watcher)
           return;
         return watcher.close.bind(watcher);
@@ -73390,7 +73434,7 @@ var init_handler = __esm({
         addAndConvert(cont, KEY_RAW, rawEmitter);
       } else {
         watcher = createFsWatchInstance(
-          path20,
+          path21,
           options,
           fsWatchBroadcast.bind(null, fullPath, KEY_LISTENERS),
           errHandler,
@@ -73405,7 +73449,7 @@ var init_handler = __esm({
             cont.watcherUnusable = true;
           if (isWindows && error.code === "EPERM") {
             try {
-              const fd = await open(path20, "r");
+              const fd = await open(path21, "r");
               await fd.close();
               broadcastErr(error);
             } catch (err) {
@@ -73436,7 +73480,7 @@ var init_handler = __esm({
       };
     };
     FsWatchFileInstances = /* @__PURE__ */ new Map();
-    setFsWatchFileListener = (path20, fullPath, options, handlers) => {
+    setFsWatchFileListener = (path21, fullPath, options, handlers) => {
       const { listener, rawEmitter } = handlers;
       let cont = FsWatchFileInstances.get(fullPath);
       const copts = cont && cont.options;
@@ -73458,7 +73502,7 @@ var init_handler = __esm({
             });
             const currmtime = curr.mtimeMs;
             if (curr.size !== prev.size || currmtime > prev.mtimeMs || currmtime === 0) {
-              foreach(cont.listeners, (listener2) => listener2(path20, curr));
+              foreach(cont.listeners, (listener2) => listener2(path21, curr));
             }
           })
         };
@@ -73488,13 +73532,13 @@ var init_handler = __esm({
        * @param listener on fs change
        * @returns closer for the watcher instance
        */
-      _watchWithNodeFs(path20, listener) {
+      _watchWithNodeFs(path21, listener) {
         const opts = this.fsw.options;
-        const directory = sp.dirname(path20);
-        const basename4 = sp.basename(path20);
+        const directory = sp.dirname(path21);
+        const basename4 = sp.basename(path21);
         const parent = this.fsw._getWatchedDir(directory);
         parent.add(basename4);
-        const absolutePath = sp.resolve(path20);
+        const absolutePath = sp.resolve(path21);
         const options = {
           persistent: opts.persistent
         };
@@ -73504,12 +73548,12 @@ var init_handler = __esm({
         if (opts.usePolling) {
           const enableBin = opts.interval !== opts.binaryInterval;
           options.interval = enableBin && isBinaryPath(basename4) ? opts.binaryInterval : opts.interval;
-          closer = setFsWatchFileListener(path20, absolutePath, options, {
+          closer = setFsWatchFileListener(path21, absolutePath, options, {
             listener,
             rawEmitter: this.fsw._emitRaw
           });
         } else {
-          closer = setFsWatchListener(path20, absolutePath, options, {
+          closer = setFsWatchListener(path21, absolutePath, options, {
             listener,
             errHandler: this._boundHandleError,
             rawEmitter: this.fsw._emitRaw
@@ -73531,7 +73575,7 @@ var init_handler = __esm({
         let prevStats = stats;
         if (parent.has(basename4))
           return;
-        const listener = async (path20, newStats) => {
+        const listener = async (path21, newStats) => {
           if (!this.fsw._throttle(THROTTLE_MODE_WATCH, file, 5))
             return;
           if (!newStats || newStats.mtimeMs === 0) {
@@ -73545,11 +73589,11 @@ var init_handler = __esm({
                 this.fsw._emit(EV.CHANGE, file, newStats2);
               }
               if ((isMacos || isLinux || isFreeBSD) && prevStats.ino !== newStats2.ino) {
-                this.fsw._closeFile(path20);
+                this.fsw._closeFile(path21);
                 prevStats = newStats2;
                 const closer2 = this._watchWithNodeFs(file, listener);
                 if (closer2)
-                  this.fsw._addPathCloser(path20, closer2);
+                  this.fsw._addPathCloser(path21, closer2);
               } else {
                 prevStats = newStats2;
               }
@@ -73581,7 +73625,7 @@ var init_handler = __esm({
        * @param item basename of this item
        * @returns true if no more processing is needed for this entry.
        */
-      async _handleSymlink(entry, directory, path20, item) {
+      async _handleSymlink(entry, directory, path21, item) {
         if (this.fsw.closed) {
           return;
         }
@@ -73591,7 +73635,7 @@ var init_handler = __esm({
           this.fsw._incrReadyCount();
           let linkPath;
           try {
-            linkPath = await fsrealpath(path20);
+            linkPath = await fsrealpath(path21);
           } catch (e) {
             this.fsw._emitReady();
             return true;
@@ -73601,12 +73645,12 @@ var init_handler = __esm({
           if (dir.has(item)) {
             if (this.fsw._symlinkPaths.get(full) !== linkPath) {
               this.fsw._symlinkPaths.set(full, linkPath);
-              this.fsw._emit(EV.CHANGE, path20, entry.stats);
+              this.fsw._emit(EV.CHANGE, path21, entry.stats);
             }
           } else {
             dir.add(item);
             this.fsw._symlinkPaths.set(full, linkPath);
-            this.fsw._emit(EV.ADD, path20, entry.stats);
+            this.fsw._emit(EV.ADD, path21, entry.stats);
           }
           this.fsw._emitReady();
           return true;
@@ -73636,9 +73680,9 @@ var init_handler = __esm({
             return;
           }
           const item = entry.path;
-          let path20 = sp.join(directory, item);
+          let path21 = sp.join(directory, item);
           current.add(item);
-          if (entry.stats.isSymbolicLink() && await this._handleSymlink(entry, directory, path20, item)) {
+          if (entry.stats.isSymbolicLink() && await this._handleSymlink(entry, directory, path21, item)) {
             return;
           }
           if (this.fsw.closed) {
@@ -73647,8 +73691,8 @@ var init_handler = __esm({
           }
           if (item === target || !target && !previous.has(item)) {
             this.fsw._incrReadyCount();
-            path20 = sp.join(dir, sp.relative(dir, path20));
-            this._addToNodeFs(path20, initialAdd, wh, depth + 1);
+            path21 = sp.join(dir, sp.relative(dir, path21));
+            this._addToNodeFs(path21, initialAdd, wh, depth + 1);
           }
         }).on(EV.ERROR, this._boundHandleError);
         return new Promise((resolve5, reject) => {
@@ -73717,13 +73761,13 @@ var init_handler = __esm({
        * @param depth Child path actually targeted for watch
        * @param target Child path actually targeted for watch
        */
-      async _addToNodeFs(path20, initialAdd, priorWh, depth, target) {
+      async _addToNodeFs(path21, initialAdd, priorWh, depth, target) {
         const ready = this.fsw._emitReady;
-        if (this.fsw._isIgnored(path20) || this.fsw.closed) {
+        if (this.fsw._isIgnored(path21) || this.fsw.closed) {
           ready();
           return false;
         }
-        const wh = this.fsw._getWatchHelpers(path20);
+        const wh = this.fsw._getWatchHelpers(path21);
         if (priorWh) {
           wh.filterPath = (entry) => priorWh.filterPath(entry);
           wh.filterDir = (entry) => priorWh.filterDir(entry);
@@ -73739,8 +73783,8 @@ var init_handler = __esm({
           const follow2 = this.fsw.options.followSymlinks;
           let closer;
           if (stats.isDirectory()) {
-            const absPath = sp.resolve(path20);
-            const targetPath = follow2 ? await fsrealpath(path20) : path20;
+            const absPath = sp.resolve(path21);
+            const targetPath = follow2 ? await fsrealpath(path21) : path21;
             if (this.fsw.closed)
               return;
             closer = await this._handleDir(wh.watchPath, stats, initialAdd, depth, target, wh, targetPath);
@@ -73750,29 +73794,29 @@ var init_handler = __esm({
               this.fsw._symlinkPaths.set(absPath, targetPath);
             }
           } else if (stats.isSymbolicLink()) {
-            const targetPath = follow2 ? await fsrealpath(path20) : path20;
+            const targetPath = follow2 ? await fsrealpath(path21) : path21;
             if (this.fsw.closed)
               return;
             const parent = sp.dirname(wh.watchPath);
             this.fsw._getWatchedDir(parent).add(wh.watchPath);
             this.fsw._emit(EV.ADD, wh.watchPath, stats);
-            closer = await this._handleDir(parent, stats, initialAdd, depth, path20, wh, targetPath);
+            closer = await this._handleDir(parent, stats, initialAdd, depth, path21, wh, targetPath);
             if (this.fsw.closed)
               return;
             if (targetPath !== void 0) {
-              this.fsw._symlinkPaths.set(sp.resolve(path20), targetPath);
+              this.fsw._symlinkPaths.set(sp.resolve(path21), targetPath);
             }
           } else {
             closer = this._handleFile(wh.watchPath, stats, initialAdd);
           }
           ready();
           if (closer)
-            this.fsw._addPathCloser(path20, closer);
+            this.fsw._addPathCloser(path21, closer);
           return false;
         } catch (error) {
           if (this.fsw._handleError(error)) {
             ready();
-            return path20;
+            return path21;
           }
         }
       }
@@ -73811,24 +73855,24 @@ function createPattern(matcher) {
   }
   return () => false;
 }
-function normalizePath(path20) {
-  if (typeof path20 !== "string")
+function normalizePath(path21) {
+  if (typeof path21 !== "string")
     throw new Error("string expected");
-  path20 = sp2.normalize(path20);
-  path20 = path20.replace(/\\/g, "/");
+  path21 = sp2.normalize(path21);
+  path21 = path21.replace(/\\/g, "/");
   let prepend = false;
-  if (path20.startsWith("//"))
+  if (path21.startsWith("//"))
     prepend = true;
-  path20 = path20.replace(DOUBLE_SLASH_RE, "/");
+  path21 = path21.replace(DOUBLE_SLASH_RE, "/");
   if (prepend)
-    path20 = "/" + path20;
-  return path20;
+    path21 = "/" + path21;
+  return path21;
 }
 function matchPatterns(patterns, testString, stats) {
-  const path20 = normalizePath(testString);
+  const path21 = normalizePath(testString);
   for (let index = 0; index < patterns.length; index++) {
     const pattern = patterns[index];
-    if (pattern(path20, stats)) {
+    if (pattern(path21, stats)) {
       return true;
     }
   }
@@ -73886,19 +73930,19 @@ var init_chokidar = __esm({
       }
       return str2;
     };
-    normalizePathToUnix = (path20) => toUnix(sp2.normalize(toUnix(path20)));
-    normalizeIgnored = (cwd = "") => (path20) => {
-      if (typeof path20 === "string") {
-        return normalizePathToUnix(sp2.isAbsolute(path20) ? path20 : sp2.join(cwd, path20));
+    normalizePathToUnix = (path21) => toUnix(sp2.normalize(toUnix(path21)));
+    normalizeIgnored = (cwd = "") => (path21) => {
+      if (typeof path21 === "string") {
+        return normalizePathToUnix(sp2.isAbsolute(path21) ? path21 : sp2.join(cwd, path21));
       } else {
-        return path20;
+        return path21;
       }
     };
-    getAbsolutePath = (path20, cwd) => {
-      if (sp2.isAbsolute(path20)) {
-        return path20;
+    getAbsolutePath = (path21, cwd) => {
+      if (sp2.isAbsolute(path21)) {
+        return path21;
       }
-      return sp2.join(cwd, path20);
+      return sp2.join(cwd, path21);
     };
     EMPTY_SET = Object.freeze(/* @__PURE__ */ new Set());
     DirEntry = class {
@@ -73963,10 +74007,10 @@ var init_chokidar = __esm({
       dirParts;
       followSymlinks;
       statMethod;
-      constructor(path20, follow2, fsw) {
+      constructor(path21, follow2, fsw) {
         this.fsw = fsw;
-        const watchPath = path20;
-        this.path = path20 = path20.replace(REPLACER_RE, "");
+        const watchPath = path21;
+        this.path = path21 = path21.replace(REPLACER_RE, "");
         this.watchPath = watchPath;
         this.fullWatchPath = sp2.resolve(watchPath);
         this.dirParts = [];
@@ -74106,20 +74150,20 @@ var init_chokidar = __esm({
         this._closePromise = void 0;
         let paths = unifyPaths(paths_);
         if (cwd) {
-          paths = paths.map((path20) => {
-            const absPath = getAbsolutePath(path20, cwd);
+          paths = paths.map((path21) => {
+            const absPath = getAbsolutePath(path21, cwd);
             return absPath;
           });
         }
-        paths.forEach((path20) => {
-          this._removeIgnoredPath(path20);
+        paths.forEach((path21) => {
+          this._removeIgnoredPath(path21);
         });
         this._userIgnored = void 0;
         if (!this._readyCount)
           this._readyCount = 0;
         this._readyCount += paths.length;
-        Promise.all(paths.map(async (path20) => {
-          const res = await this._nodeFsHandler._addToNodeFs(path20, !_internal, void 0, 0, _origAdd);
+        Promise.all(paths.map(async (path21) => {
+          const res = await this._nodeFsHandler._addToNodeFs(path21, !_internal, void 0, 0, _origAdd);
           if (res)
             this._emitReady();
           return res;
@@ -74141,17 +74185,17 @@ var init_chokidar = __esm({
           return this;
         const paths = unifyPaths(paths_);
         const { cwd } = this.options;
-        paths.forEach((path20) => {
-          if (!sp2.isAbsolute(path20) && !this._closers.has(path20)) {
+        paths.forEach((path21) => {
+          if (!sp2.isAbsolute(path21) && !this._closers.has(path21)) {
             if (cwd)
-              path20 = sp2.join(cwd, path20);
-            path20 = sp2.resolve(path20);
+              path21 = sp2.join(cwd, path21);
+            path21 = sp2.resolve(path21);
           }
-          this._closePath(path20);
-          this._addIgnoredPath(path20);
-          if (this._watched.has(path20)) {
+          this._closePath(path21);
+          this._addIgnoredPath(path21);
+          if (this._watched.has(path21)) {
             this._addIgnoredPath({
-              path: path20,
+              path: path21,
               recursive: true
             });
           }
@@ -74215,38 +74259,38 @@ var init_chokidar = __esm({
        * @param stats arguments to be passed with event
        * @returns the error if defined, otherwise the value of the FSWatcher instance's `closed` flag
        */
-      async _emit(event, path20, stats) {
+      async _emit(event, path21, stats) {
         if (this.closed)
           return;
         const opts = this.options;
         if (isWindows)
-          path20 = sp2.normalize(path20);
+          path21 = sp2.normalize(path21);
         if (opts.cwd)
-          path20 = sp2.relative(opts.cwd, path20);
-        const args = [path20];
+          path21 = sp2.relative(opts.cwd, path21);
+        const args = [path21];
         if (stats != null)
           args.push(stats);
         const awf = opts.awaitWriteFinish;
         let pw;
-        if (awf && (pw = this._pendingWrites.get(path20))) {
+        if (awf && (pw = this._pendingWrites.get(path21))) {
           pw.lastChange = /* @__PURE__ */ new Date();
           return this;
         }
         if (opts.atomic) {
           if (event === EVENTS.UNLINK) {
-            this._pendingUnlinks.set(path20, [event, ...args]);
+            this._pendingUnlinks.set(path21, [event, ...args]);
             setTimeout(() => {
-              this._pendingUnlinks.forEach((entry, path21) => {
+              this._pendingUnlinks.forEach((entry, path22) => {
                 this.emit(...entry);
                 this.emit(EVENTS.ALL, ...entry);
-                this._pendingUnlinks.delete(path21);
+                this._pendingUnlinks.delete(path22);
               });
             }, typeof opts.atomic === "number" ? opts.atomic : 100);
             return this;
           }
-          if (event === EVENTS.ADD && this._pendingUnlinks.has(path20)) {
+          if (event === EVENTS.ADD && this._pendingUnlinks.has(path21)) {
             event = EVENTS.CHANGE;
-            this._pendingUnlinks.delete(path20);
+            this._pendingUnlinks.delete(path21);
           }
         }
         if (awf && (event === EVENTS.ADD || event === EVENTS.CHANGE) && this._readyEmitted) {
@@ -74264,16 +74308,16 @@ var init_chokidar = __esm({
               this.emitWithAll(event, args);
             }
           };
-          this._awaitWriteFinish(path20, awf.stabilityThreshold, event, awfEmit);
+          this._awaitWriteFinish(path21, awf.stabilityThreshold, event, awfEmit);
           return this;
         }
         if (event === EVENTS.CHANGE) {
-          const isThrottled = !this._throttle(EVENTS.CHANGE, path20, 50);
+          const isThrottled = !this._throttle(EVENTS.CHANGE, path21, 50);
           if (isThrottled)
             return this;
         }
         if (opts.alwaysStat && stats === void 0 && (event === EVENTS.ADD || event === EVENTS.ADD_DIR || event === EVENTS.CHANGE)) {
-          const fullPath = opts.cwd ? sp2.join(opts.cwd, path20) : path20;
+          const fullPath = opts.cwd ? sp2.join(opts.cwd, path21) : path21;
           let stats2;
           try {
             stats2 = await stat4(fullPath);
@@ -74304,23 +74348,23 @@ var init_chokidar = __esm({
        * @param timeout duration of time to suppress duplicate actions
        * @returns tracking object or false if action should be suppressed
        */
-      _throttle(actionType, path20, timeout) {
+      _throttle(actionType, path21, timeout) {
         if (!this._throttled.has(actionType)) {
           this._throttled.set(actionType, /* @__PURE__ */ new Map());
         }
         const action = this._throttled.get(actionType);
         if (!action)
           throw new Error("invalid throttle");
-        const actionPath = action.get(path20);
+        const actionPath = action.get(path21);
         if (actionPath) {
           actionPath.count++;
           return false;
         }
         let timeoutObject;
         const clear = () => {
-          const item = action.get(path20);
+          const item = action.get(path21);
           const count4 = item ? item.count : 0;
-          action.delete(path20);
+          action.delete(path21);
           clearTimeout(timeoutObject);
           if (item)
             clearTimeout(item.timeoutObject);
@@ -74328,7 +74372,7 @@ var init_chokidar = __esm({
         };
         timeoutObject = setTimeout(clear, timeout);
         const thr = { timeoutObject, clear, count: 0 };
-        action.set(path20, thr);
+        action.set(path21, thr);
         return thr;
       }
       _incrReadyCount() {
@@ -74342,44 +74386,44 @@ var init_chokidar = __esm({
        * @param event
        * @param awfEmit Callback to be called when ready for event to be emitted.
        */
-      _awaitWriteFinish(path20, threshold, event, awfEmit) {
+      _awaitWriteFinish(path21, threshold, event, awfEmit) {
         const awf = this.options.awaitWriteFinish;
         if (typeof awf !== "object")
           return;
         const pollInterval = awf.pollInterval;
         let timeoutHandler;
-        let fullPath = path20;
-        if (this.options.cwd && !sp2.isAbsolute(path20)) {
-          fullPath = sp2.join(this.options.cwd, path20);
+        let fullPath = path21;
+        if (this.options.cwd && !sp2.isAbsolute(path21)) {
+          fullPath = sp2.join(this.options.cwd, path21);
         }
         const now = /* @__PURE__ */ new Date();
         const writes = this._pendingWrites;
         function awaitWriteFinishFn(prevStat) {
           statcb(fullPath, (err, curStat) => {
-            if (err || !writes.has(path20)) {
+            if (err || !writes.has(path21)) {
               if (err && err.code !== "ENOENT")
                 awfEmit(err);
               return;
             }
             const now2 = Number(/* @__PURE__ */ new Date());
             if (prevStat && curStat.size !== prevStat.size) {
-              writes.get(path20).lastChange = now2;
+              writes.get(path21).lastChange = now2;
             }
-            const pw = writes.get(path20);
+            const pw = writes.get(path21);
             const df = now2 - pw.lastChange;
             if (df >= threshold) {
-              writes.delete(path20);
+              writes.delete(path21);
               awfEmit(void 0, curStat);
             } else {
               timeoutHandler = setTimeout(awaitWriteFinishFn, pollInterval, curStat);
             }
           });
         }
-        if (!writes.has(path20)) {
-          writes.set(path20, {
+        if (!writes.has(path21)) {
+          writes.set(path21, {
             lastChange: now,
             cancelWait: () => {
-              writes.delete(path20);
+              writes.delete(path21);
               clearTimeout(timeoutHandler);
               return event;
             }
@@ -74390,8 +74434,8 @@ var init_chokidar = __esm({
       /**
        * Determines whether user has asked to ignore this path.
        */
-      _isIgnored(path20, stats) {
-        if (this.options.atomic && DOT_RE.test(path20))
+      _isIgnored(path21, stats) {
+        if (this.options.atomic && DOT_RE.test(path21))
           return true;
         if (!this._userIgnored) {
           const { cwd } = this.options;
@@ -74401,17 +74445,17 @@ var init_chokidar = __esm({
           const list = [...ignoredPaths.map(normalizeIgnored(cwd)), ...ignored];
           this._userIgnored = anymatch(list, void 0);
         }
-        return this._userIgnored(path20, stats);
+        return this._userIgnored(path21, stats);
       }
-      _isntIgnored(path20, stat5) {
-        return !this._isIgnored(path20, stat5);
+      _isntIgnored(path21, stat5) {
+        return !this._isIgnored(path21, stat5);
       }
       /**
        * Provides a set of common helpers and properties relating to symlink handling.
        * @param path file or directory pattern being watched
        */
-      _getWatchHelpers(path20) {
-        return new WatchHelper(path20, this.options.followSymlinks, this);
+      _getWatchHelpers(path21) {
+        return new WatchHelper(path21, this.options.followSymlinks, this);
       }
       // Directory helpers
       // -----------------
@@ -74443,63 +74487,63 @@ var init_chokidar = __esm({
        * @param item      base path of item/directory
        */
       _remove(directory, item, isDirectory) {
-        const path20 = sp2.join(directory, item);
-        const fullPath = sp2.resolve(path20);
-        isDirectory = isDirectory != null ? isDirectory : this._watched.has(path20) || this._watched.has(fullPath);
-        if (!this._throttle("remove", path20, 100))
+        const path21 = sp2.join(directory, item);
+        const fullPath = sp2.resolve(path21);
+        isDirectory = isDirectory != null ? isDirectory : this._watched.has(path21) || this._watched.has(fullPath);
+        if (!this._throttle("remove", path21, 100))
           return;
         if (!isDirectory && this._watched.size === 1) {
           this.add(directory, item, true);
         }
-        const wp = this._getWatchedDir(path20);
+        const wp = this._getWatchedDir(path21);
         const nestedDirectoryChildren = wp.getChildren();
-        nestedDirectoryChildren.forEach((nested) => this._remove(path20, nested));
+        nestedDirectoryChildren.forEach((nested) => this._remove(path21, nested));
         const parent = this._getWatchedDir(directory);
         const wasTracked = parent.has(item);
         parent.remove(item);
         if (this._symlinkPaths.has(fullPath)) {
           this._symlinkPaths.delete(fullPath);
         }
-        let relPath = path20;
+        let relPath = path21;
         if (this.options.cwd)
-          relPath = sp2.relative(this.options.cwd, path20);
+          relPath = sp2.relative(this.options.cwd, path21);
         if (this.options.awaitWriteFinish && this._pendingWrites.has(relPath)) {
           const event = this._pendingWrites.get(relPath).cancelWait();
           if (event === EVENTS.ADD)
             return;
         }
-        this._watched.delete(path20);
+        this._watched.delete(path21);
         this._watched.delete(fullPath);
         const eventName = isDirectory ? EVENTS.UNLINK_DIR : EVENTS.UNLINK;
-        if (wasTracked && !this._isIgnored(path20))
-          this._emit(eventName, path20);
-        this._closePath(path20);
+        if (wasTracked && !this._isIgnored(path21))
+          this._emit(eventName, path21);
+        this._closePath(path21);
       }
       /**
        * Closes all watchers for a path
        */
-      _closePath(path20) {
-        this._closeFile(path20);
-        const dir = sp2.dirname(path20);
-        this._getWatchedDir(dir).remove(sp2.basename(path20));
+      _closePath(path21) {
+        this._closeFile(path21);
+        const dir = sp2.dirname(path21);
+        this._getWatchedDir(dir).remove(sp2.basename(path21));
       }
       /**
        * Closes only file-specific watchers
        */
-      _closeFile(path20) {
-        const closers = this._closers.get(path20);
+      _closeFile(path21) {
+        const closers = this._closers.get(path21);
         if (!closers)
           return;
         closers.forEach((closer) => closer());
-        this._closers.delete(path20);
+        this._closers.delete(path21);
       }
-      _addPathCloser(path20, closer) {
+      _addPathCloser(path21, closer) {
         if (!closer)
           return;
-        let list = this._closers.get(path20);
+        let list = this._closers.get(path21);
         if (!list) {
           list = [];
-          this._closers.set(path20, list);
+          this._closers.set(path21, list);
         }
         list.push(closer);
       }
@@ -74660,7 +74704,7 @@ function createSourceLoop(options) {
   function trigger(reason) {
     if (stopped) return;
     if (options.accepts?.(reason) === false) {
-      log2.debug({ trigger: reason }, "trigger ignored: the source is suspended");
+      log2.debug({ trigger: reason }, "trigger ignored: the source is suspended, or this replica stands by");
       return;
     }
     cancelRetry();
@@ -74739,6 +74783,12 @@ function createSourceLoop(options) {
     },
     whenIdle() {
       return !active ? Promise.resolve() : new Promise((resolve5) => idleWaiters.push(resolve5));
+    },
+    async abort(reason) {
+      queued = null;
+      cancelRetry();
+      inFlight?.abort(reason);
+      await current;
     },
     async stop(graceMs) {
       stopped = true;
@@ -75736,7 +75786,7 @@ async function startSourceRunner(options) {
       waiters.started();
       log2.info({ trigger }, "pass started");
     },
-    accepts: (reason) => reason === "sync" || suspensions?.since(source.name) == null,
+    accepts: (reason) => (options.leading?.() ?? true) && (reason === "sync" || suspensions?.since(source.name) == null),
     onPassEnd(end) {
       state.running = false;
       state.result = resultLabel(end);
@@ -75809,6 +75859,7 @@ async function startSourceRunner(options) {
       log2.info("source resumed");
       loop.trigger("sync");
     },
+    standBy: () => loop.abort(new Error("this replica lost the lease; the pass was aborted (the new leader runs its own)")),
     async stop(graceMs) {
       await schedule2.stop();
       await watch2?.close();
@@ -75994,12 +76045,35 @@ var init_suspensions = __esm({
   }
 });
 
+// src/daemon/standby.ts
+function leadershipStatus(election) {
+  if (election === null) return null;
+  return { identity: election.identity, leading: election.leading, leader: election.leader, storeReached: election.storeReached };
+}
+function standbyReadiness(election) {
+  if (election?.storeReached === true) return { ready: true, reasons: [] };
+  return { ready: false, reasons: ["standby: the leader-election store has not answered"] };
+}
+function standbyAnswer(election) {
+  const leader = election?.leader ?? null;
+  const who = leader === null ? "no replica holds the lease right now; try again shortly" : `send it to the leader, ${leader}`;
+  return { status: 503, body: { error: `this replica stands by and does not sync: ${who}`, leader } };
+}
+var init_standby = __esm({
+  "src/daemon/standby.ts"() {
+    "use strict";
+  }
+});
+
 // src/daemon/daemon.ts
 async function startDaemon(options) {
   const { config, logger: logger2 } = options;
   const metrics = options.metrics ?? createDaemonMetrics();
   const runners = /* @__PURE__ */ new Map();
   let accepting = true;
+  const election = options.election ?? null;
+  const leading = () => election === null || election.leading;
+  metrics.leader(election === null);
   const secret = webhookSecret(config.webhookSecretEnv, options.env, logger2);
   const token = statusToken(options.env, config.listen, logger2);
   const control = controlToken(options.env, logger2);
@@ -76028,6 +76102,7 @@ async function startDaemon(options) {
       env: options.env,
       suspensions,
       notifier,
+      leading,
       ...options.now === void 0 ? {} : { now: options.now },
       ...options.backoff === void 0 ? {} : { backoff: options.backoff },
       ...options.watchDebounceMs === void 0 ? {} : { watchDebounceMs: options.watchDebounceMs }
@@ -76038,14 +76113,19 @@ async function startDaemon(options) {
   const stopRunners = (graceMs) => Promise.all([...runners.values()].map((r2) => r2.stop(graceMs)));
   const server = await startDaemonServer(config.listen, {
     statuses,
-    readiness: () => readiness(statuses()),
+    readiness: () => leading() ? readiness(statuses()) : standbyReadiness(election),
+    leadership: () => leadershipStatus(election),
     registry: metrics.registry,
     logger: logger2,
     statusToken: token,
-    control: (request2, url) => accepting ? handleControl2(request2, url, control, controlTarget(runners)) : Promise.resolve({ status: 503, body: { error: "shutting down" } }),
-    webhook(request2, rawBody) {
+    control: (request4, url) => {
+      if (!accepting) return Promise.resolve({ status: 503, body: { error: "shutting down" } });
+      return leading() ? handleControl2(request4, url, control, controlTarget(runners)) : Promise.resolve(standbyAnswer(election));
+    },
+    webhook(request4, rawBody) {
       if (!accepting) return { status: 503, body: { error: "shutting down" } };
-      return handleWebhook(request2.headers, rawBody, {
+      if (!leading()) return standbyAnswer(election);
+      return handleWebhook(request4.headers, rawBody, {
         secret,
         sources: config.sources,
         logger: logger2,
@@ -76057,7 +76137,14 @@ async function startDaemon(options) {
     throw error;
   });
   logger2.info({ listen: server.origin, sources: config.sources.map((s) => s.name) }, "daemon listening");
-  for (const runner of runners.values()) runner.trigger("start-up");
+  if (election === null) for (const runner of runners.values()) runner.trigger("start-up");
+  else {
+    election.onLeadingChange((now) => {
+      metrics.leader(now);
+      for (const runner of runners.values()) void (now ? runner.trigger("start-up") : runner.standBy());
+    });
+    election.start();
+  }
   return {
     origin: server.origin,
     statuses,
@@ -76074,6 +76161,7 @@ async function startDaemon(options) {
       const graceSeconds = config.shutdownTimeoutSeconds;
       logger2.info({ graceSeconds }, "shutting down: no new triggers or changes; finishing the changes under way");
       await stopRunners(graceSeconds * 1e3);
+      await election?.stop();
       await server.close();
       await notifier.close(NOTIFY_CLOSE_MS);
       logger2.info("daemon stopped");
@@ -76115,6 +76203,7 @@ var init_daemon = __esm({
     init_control_token();
     init_suspensions();
     init_sync_windows();
+    init_standby();
     NOTIFY_CLOSE_MS = 5e3;
   }
 });
@@ -76153,6 +76242,441 @@ var init_embedded_api = __esm({
   }
 });
 
+// src/leader/elector.ts
+function createElector(options) {
+  const { store, identity, logger: logger2 } = options;
+  const now = options.now ?? (() => performance.now());
+  const log2 = logger2.child({ lease: store.description });
+  let observed = null;
+  let observedAt = 0;
+  let elected = false;
+  let deadline = 0;
+  let deadlineTimer = null;
+  let reportedLeader;
+  let storeReached = null;
+  let stopped = false;
+  const halt = new AbortController();
+  let loop = null;
+  const listeners = [];
+  const leading = () => elected && now() < deadline;
+  function observe(current) {
+    if (observed === null || observed.version !== current.version) observedAt = now();
+    observed = current;
+    const holder = current.record.holderIdentity === "" ? null : current.record.holderIdentity;
+    if (holder === reportedLeader) return;
+    log2.info({ leader: holder, previous: reportedLeader ?? null, self: identity }, holder === null ? "leader changed: nobody holds the lease" : "leader changed");
+    reportedLeader = holder;
+  }
+  function renewed(startedAt, first2) {
+    deadline = startedAt + options.renewDeadlineMs;
+    if (deadlineTimer !== null) clearTimeout(deadlineTimer);
+    deadlineTimer = setTimeout(() => lose2("the renew deadline passed without a successful renewal"), Math.max(0, deadline - now()));
+    if (!first2) return;
+    elected = true;
+    log2.info({ identity }, "became leader");
+    for (const listener of listeners) listener(true);
+  }
+  function lose2(reason) {
+    if (deadlineTimer !== null) clearTimeout(deadlineTimer);
+    deadlineTimer = null;
+    if (!elected) return;
+    elected = false;
+    log2.warn({ identity, reason, renewDeadlineSeconds: options.renewDeadlineMs / 1e3 }, "stopped leading");
+    for (const listener of listeners) listener(false);
+  }
+  function mine(base2, keepTerm) {
+    const wall = (/* @__PURE__ */ new Date()).toISOString();
+    return {
+      holderIdentity: identity,
+      leaseDurationMs: options.leaseDurationMs,
+      acquireTime: keepTerm && base2 !== null ? base2.acquireTime : wall,
+      renewTime: wall,
+      leaderTransitions: base2 === null ? 0 : keepTerm ? base2.leaderTransitions : base2.leaderTransitions + 1
+    };
+  }
+  async function tryAcquireOrRenew(signal) {
+    const startedAt = now();
+    if (elected && observed !== null && observed.record.holderIdentity === identity) {
+      const record4 = mine(observed.record, true);
+      const result2 = await store.update(record4, observed.version, signal);
+      if (result2 !== "conflict") {
+        observe({ record: record4, version: result2.version });
+        return renewed(startedAt, false);
+      }
+    }
+    const current = await store.get(signal);
+    if (current === null) {
+      const record4 = mine(null, false);
+      const result2 = await store.create(record4, signal);
+      if (result2 === "conflict") return;
+      observe({ record: record4, version: result2.version });
+      return renewed(startedAt, !elected);
+    }
+    observe(current);
+    const holder = current.record.holderIdentity;
+    const expired = now() >= observedAt + current.record.leaseDurationMs;
+    if (holder !== "" && holder !== identity && !expired) {
+      if (elected) lose2(`${holder} holds the lease`);
+      return;
+    }
+    const record3 = mine(current.record, holder === identity);
+    const result = await store.update(record3, current.version, signal);
+    if (result === "conflict") return;
+    observe({ record: record3, version: result.version });
+    renewed(startedAt, !elected);
+  }
+  async function round() {
+    const timeout = Math.max(1, elected ? deadline - now() : options.renewDeadlineMs);
+    const signal = AbortSignal.any([halt.signal, AbortSignal.timeout(timeout)]);
+    try {
+      await tryAcquireOrRenew(signal);
+      if (storeReached === false) log2.info("the leader-election store answers again");
+      storeReached = true;
+    } catch (error) {
+      if (halt.signal.aborted) return;
+      if (storeReached !== false) log2.warn({ error: error instanceof Error ? error.message : String(error), leading: elected }, "cannot reach the leader-election store; trying again every retry period");
+      storeReached = false;
+    }
+    if (elected && !leading()) lose2("the renew deadline passed without a successful renewal");
+  }
+  async function run2() {
+    while (!stopped) {
+      const started = now();
+      await round();
+      const wait = Math.max(0, started + options.retryPeriodMs - now());
+      await new Promise((resolve5) => {
+        const timer = setTimeout(resolve5, wait);
+        halt.signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          resolve5();
+        }, { once: true });
+      });
+    }
+  }
+  async function release() {
+    for (let attempt = 0; attempt < 3 && observed !== null && observed.record.holderIdentity === identity; attempt += 1) {
+      const wall = (/* @__PURE__ */ new Date()).toISOString();
+      const record3 = { holderIdentity: "", leaseDurationMs: 1e3, acquireTime: wall, renewTime: wall, leaderTransitions: observed.record.leaderTransitions };
+      const signal = AbortSignal.timeout(options.renewDeadlineMs);
+      try {
+        const result = await store.update(record3, observed.version, signal);
+        if (result !== "conflict") {
+          log2.info({ identity }, "lease released");
+          return;
+        }
+        const current = await store.get(signal);
+        if (current === null) return;
+        observed = current;
+      } catch (error) {
+        log2.warn({ error: error instanceof Error ? error.message : String(error) }, "cannot release the lease; a standby takes over once it expires");
+        return;
+      }
+    }
+  }
+  return {
+    identity,
+    get leading() {
+      return leading();
+    },
+    get leader() {
+      return observed === null || observed.record.holderIdentity === "" ? null : observed.record.holderIdentity;
+    },
+    get storeReached() {
+      return storeReached;
+    },
+    fence() {
+      if (leading()) return;
+      if (elected) lose2("the renew deadline passed without a successful renewal");
+      throw new NotLeaderError(`not sent: this replica (${identity}) does not hold the lease`);
+    },
+    onLeadingChange(listener) {
+      listeners.push(listener);
+    },
+    start() {
+      log2.info({ identity, leaseDurationSeconds: options.leaseDurationMs / 1e3, renewDeadlineSeconds: options.renewDeadlineMs / 1e3, retryPeriodSeconds: options.retryPeriodMs / 1e3 }, "leader election: trying to acquire the lease");
+      loop ??= run2();
+    },
+    async stop() {
+      stopped = true;
+      halt.abort(new Error("the daemon is shutting down"));
+      await loop;
+      const held = elected;
+      if (deadlineTimer !== null) clearTimeout(deadlineTimer);
+      deadlineTimer = null;
+      elected = false;
+      if (held) await release();
+      await store.close();
+    }
+  };
+}
+var NotLeaderError;
+var init_elector = __esm({
+  "src/leader/elector.ts"() {
+    "use strict";
+    NotLeaderError = class extends Error {
+      name = "NotLeaderError";
+    };
+  }
+});
+
+// src/leader/store.ts
+function parseRecord(text2, where) {
+  let value2;
+  try {
+    value2 = JSON.parse(text2);
+  } catch {
+    throw new LeaseStoreError(`${where} does not hold a leader record (not JSON): delete it, or choose another lease-name`);
+  }
+  const r2 = value2;
+  if (r2 === null || typeof r2 !== "object" || typeof r2.holderIdentity !== "string" || typeof r2.leaseDurationMs !== "number" || typeof r2.leaderTransitions !== "number") {
+    throw new LeaseStoreError(`${where} does not hold a leader record: delete it, or choose another lease-name`);
+  }
+  return {
+    holderIdentity: r2.holderIdentity,
+    leaseDurationMs: r2.leaseDurationMs,
+    acquireTime: String(r2.acquireTime ?? ""),
+    renewTime: String(r2.renewTime ?? ""),
+    leaderTransitions: r2.leaderTransitions
+  };
+}
+var LeaseStoreError;
+var init_store2 = __esm({
+  "src/leader/store.ts"() {
+    "use strict";
+    LeaseStoreError = class extends Error {
+      name = "LeaseStoreError";
+    };
+  }
+});
+
+// src/leader/etcd-store.ts
+function etcdLeaseStore(endpoints, leaseName) {
+  const key = `${ETCD_KEY_PREFIX}${leaseName}`;
+  const key64 = b64(key);
+  const agent = new import_undici3.Agent({ keepAliveTimeout: 1e4, connections: 2 });
+  let preferred = 0;
+  async function call(path21, body, signal) {
+    const failures = [];
+    for (let i2 = 0; i2 < endpoints.length; i2 += 1) {
+      const index = (preferred + i2) % endpoints.length;
+      const endpoint = (endpoints[index] ?? "").replace(/\/+$/, "");
+      try {
+        const res = await (0, import_undici3.request)(`${endpoint}${path21}`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" }, dispatcher: agent, signal });
+        const text2 = await res.body.text();
+        if (res.statusCode !== 200) {
+          failures.push(`${endpoint}: HTTP ${res.statusCode} ${text2.slice(0, 200)}`);
+          continue;
+        }
+        preferred = index;
+        return JSON.parse(text2);
+      } catch (error) {
+        signal.throwIfAborted();
+        failures.push(`${endpoint}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    throw new LeaseStoreError(`cannot reach etcd (leader-election.endpoints): ${failures.join("; ")}`);
+  }
+  async function write(record3, compare, signal) {
+    const answer2 = await call("/v3/kv/txn", {
+      compare: [{ key: key64, result: "EQUAL", ...compare }],
+      success: [{ request_put: { key: key64, value: b64(JSON.stringify(record3)) } }]
+    }, signal);
+    if (answer2.succeeded !== true) return "conflict";
+    const revision2 = answer2.header?.revision;
+    if (typeof revision2 !== "string") throw new LeaseStoreError("etcd answered a transaction without header.revision");
+    return { version: revision2 };
+  }
+  return {
+    description: `etcd key ${key}`,
+    async get(signal) {
+      const answer2 = await call("/v3/kv/range", { key: key64 }, signal);
+      const kv = answer2.kvs?.[0];
+      if (kv === void 0) return null;
+      if (typeof kv.mod_revision !== "string") throw new LeaseStoreError("etcd answered a range without mod_revision");
+      return { record: parseRecord(Buffer.from(kv.value ?? "", "base64").toString("utf8"), `etcd key ${key}`), version: kv.mod_revision };
+    },
+    create: (record3, signal) => write(record3, { target: "CREATE", create_revision: "0" }, signal),
+    update: (record3, version, signal) => write(record3, { target: "MOD", mod_revision: version }, signal),
+    close: () => agent.close()
+  };
+}
+function b64(text2) {
+  return Buffer.from(text2, "utf8").toString("base64");
+}
+var import_undici3, ETCD_KEY_PREFIX;
+var init_etcd_store = __esm({
+  "src/leader/etcd-store.ts"() {
+    "use strict";
+    import_undici3 = __toESM(require_undici(), 1);
+    init_store2();
+    ETCD_KEY_PREFIX = "/policy-pool-sync/leases/";
+  }
+});
+
+// src/leader/kubernetes-store.ts
+import { readFile as readFile7 } from "node:fs/promises";
+import path17 from "node:path";
+function inClusterApiServer(env) {
+  const host = env.KUBERNETES_SERVICE_HOST;
+  const port = env.KUBERNETES_SERVICE_PORT ?? "443";
+  if (host === void 0 || host === "") {
+    throw new UsageError('leader-election.store "kubernetes" runs only in a Kubernetes pod (KUBERNETES_SERVICE_HOST is not set); use store "etcd" elsewhere');
+  }
+  return `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+async function kubernetesLeaseStore(options) {
+  const dir = options.serviceAccountDir;
+  const ca = await readFile7(path17.join(dir, "ca.crt"), "utf8").catch(() => {
+    throw new UsageError(`cannot read the service account's CA at ${path17.join(dir, "ca.crt")}: set automountServiceAccountToken: true on the pod (deploy/ha does)`);
+  });
+  const namespace = (await readFile7(path17.join(dir, "namespace"), "utf8").catch(() => "")).trim();
+  if (namespace === "") throw new UsageError(`cannot read the pod's namespace at ${path17.join(dir, "namespace")}`);
+  const base2 = `${options.apiServer.replace(/\/+$/, "")}/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
+  const named = `${base2}/${encodeURIComponent(options.leaseName)}`;
+  const agent = new import_undici4.Agent({ connect: { ca }, keepAliveTimeout: 1e4, connections: 2 });
+  const where = `Lease ${namespace}/${options.leaseName}`;
+  async function call(method, url, body, signal) {
+    const token = (await readFile7(path17.join(dir, "token"), "utf8").catch(() => "")).trim();
+    if (token === "") throw new LeaseStoreError(`cannot read the service account's token at ${path17.join(dir, "token")}`);
+    let res;
+    try {
+      res = await (0, import_undici4.request)(url, {
+        method,
+        headers: { accept: "application/json", authorization: `Bearer ${token}`, ...body === void 0 ? {} : { "content-type": "application/json" } },
+        ...body === void 0 ? {} : { body: JSON.stringify(body) },
+        dispatcher: agent,
+        signal
+      });
+    } catch (error) {
+      signal.throwIfAborted();
+      throw new LeaseStoreError(`${method} ${where}: cannot reach the Kubernetes API server ${options.apiServer}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const text2 = await res.body.text();
+    const status = res.statusCode;
+    if (status === 401 || status === 403) {
+      throw new LeaseStoreError(`${method} ${where}: HTTP ${status}: the service account may not ${method === "GET" ? "get" : method === "POST" ? "create" : "update"} leases in ${namespace}: apply the Role and RoleBinding of deploy/ha`);
+    }
+    if (status >= 200 && status < 300) {
+      try {
+        return { status, lease: JSON.parse(text2) };
+      } catch {
+        throw new LeaseStoreError(`${method} ${where}: the API server answered ${status} without a Lease`);
+      }
+    }
+    if (status === 404 || status === 409) return { status, lease: null };
+    throw new LeaseStoreError(`${method} ${where}: HTTP ${status} ${statusMessage(text2)}`);
+  }
+  function written(status, lease) {
+    if (status === 409 || status === 404) return "conflict";
+    const version = lease?.metadata?.resourceVersion;
+    if (typeof version !== "string") throw new LeaseStoreError(`${where}: the API server answered without metadata.resourceVersion`);
+    return { version };
+  }
+  const object = (record3, version) => ({
+    apiVersion: "coordination.k8s.io/v1",
+    kind: "Lease",
+    metadata: { name: options.leaseName, namespace, ...version === void 0 ? {} : { resourceVersion: version } },
+    spec: leaseSpec(record3)
+  });
+  return {
+    description: where,
+    async get(signal) {
+      const { status, lease } = await call("GET", named, void 0, signal);
+      if (status === 404 || lease === null) return null;
+      const version = lease.metadata?.resourceVersion;
+      if (typeof version !== "string") throw new LeaseStoreError(`${where}: the API server answered without metadata.resourceVersion`);
+      return { record: leaseRecord(lease), version };
+    },
+    async create(record3, signal) {
+      const { status, lease } = await call("POST", base2, object(record3), signal);
+      return written(status, lease);
+    },
+    async update(record3, version, signal) {
+      const { status, lease } = await call("PUT", named, object(record3, version), signal);
+      return written(status, lease);
+    },
+    close: () => agent.close()
+  };
+}
+function leaseSpec(record3) {
+  return {
+    holderIdentity: record3.holderIdentity,
+    leaseDurationSeconds: Math.max(1, Math.ceil(record3.leaseDurationMs / 1e3)),
+    acquireTime: microTime(record3.acquireTime),
+    renewTime: microTime(record3.renewTime),
+    leaseTransitions: record3.leaderTransitions
+  };
+}
+function leaseRecord(lease) {
+  const spec = lease.spec ?? {};
+  return {
+    holderIdentity: spec.holderIdentity ?? "",
+    leaseDurationMs: (spec.leaseDurationSeconds ?? 0) * 1e3,
+    acquireTime: spec.acquireTime ?? "",
+    renewTime: spec.renewTime ?? "",
+    leaderTransitions: spec.leaseTransitions ?? 0
+  };
+}
+function microTime(iso) {
+  return iso.replace(/\.(\d{3})Z$/, ".$1000Z");
+}
+function statusMessage(text2) {
+  try {
+    const message = JSON.parse(text2).message;
+    if (typeof message === "string") return message;
+  } catch {
+  }
+  return text2.slice(0, 200);
+}
+var import_undici4, SERVICE_ACCOUNT_DIR;
+var init_kubernetes_store = __esm({
+  "src/leader/kubernetes-store.ts"() {
+    "use strict";
+    import_undici4 = __toESM(require_undici(), 1);
+    init_errors();
+    init_store2();
+    SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+  }
+});
+
+// src/leader/identity.ts
+import { randomBytes as randomBytes4 } from "node:crypto";
+import { hostname } from "node:os";
+function leaderIdentity() {
+  return `${hostname()}_${process.pid}_${randomBytes4(4).toString("hex")}`;
+}
+var init_identity = __esm({
+  "src/leader/identity.ts"() {
+    "use strict";
+  }
+});
+
+// src/leader/open-store.ts
+async function openLeaseStore(config, env) {
+  if (config.store === "etcd") return etcdLeaseStore(config.endpoints, config.leaseName);
+  return kubernetesLeaseStore({ apiServer: inClusterApiServer(env), serviceAccountDir: SERVICE_ACCOUNT_DIR, leaseName: config.leaseName });
+}
+var init_open_store = __esm({
+  "src/leader/open-store.ts"() {
+    "use strict";
+    init_etcd_store();
+    init_kubernetes_store();
+  }
+});
+
+// src/leader/index.ts
+var init_leader = __esm({
+  "src/leader/index.ts"() {
+    "use strict";
+    init_elector();
+    init_etcd_store();
+    init_kubernetes_store();
+    init_identity();
+    init_open_store();
+    init_store2();
+  }
+});
+
 // src/daemon/index.ts
 var daemon_exports = {};
 __export(daemon_exports, {
@@ -76166,17 +76690,19 @@ async function runDaemon(options) {
   const shutdown = options.shutdown ?? waitForShutdownSignal(logger2);
   const emulator = config.api.url === "embedded" ? await startEmbeddedApi(config, logger2) : null;
   const metrics = createDaemonMetrics();
+  const election = await openElection(config, env, logger2);
   try {
     const api = await createApiClient({
       config,
       env,
       logger: logger2,
       endpoint: emulator === null ? void 0 : { url: emulator.url, token: emulator.token },
-      onRequest: (request2) => metrics.apiRequest(request2),
-      onRateLimitWait: (seconds2) => metrics.rateLimitWait(seconds2)
+      onRequest: (request4) => metrics.apiRequest(request4),
+      onRateLimitWait: (seconds2) => metrics.rateLimitWait(seconds2),
+      ...election === null ? {} : { fence: () => election.fence(), instance: election.identity }
     });
     try {
-      const daemon = await startDaemon({ config, logger: logger2, env, api, metrics, noCache: options.noCache ?? false });
+      const daemon = await startDaemon({ config, logger: logger2, env, api, metrics, noCache: options.noCache ?? false, ...election === null ? {} : { election } });
       await shutdown;
       await daemon.stop();
     } finally {
@@ -76187,6 +76713,18 @@ async function runDaemon(options) {
   }
   return 0;
 }
+async function openElection(config, env, logger2) {
+  const settings = config.leaderElection;
+  if (settings === void 0) return null;
+  return createElector({
+    store: await openLeaseStore(settings, env),
+    identity: leaderIdentity(),
+    leaseDurationMs: settings.leaseDurationMs,
+    renewDeadlineMs: settings.renewDeadlineMs,
+    retryPeriodMs: settings.retryPeriodMs,
+    logger: logger2
+  });
+}
 var init_daemon2 = __esm({
   "src/daemon/index.ts"() {
     "use strict";
@@ -76195,6 +76733,7 @@ var init_daemon2 = __esm({
     init_daemon();
     init_embedded_api();
     init_metrics();
+    init_leader();
     init_daemon();
     init_http_server();
     init_metrics();
@@ -76224,18 +76763,18 @@ function poolFile(pool) {
   return { path: `agent-pools/${pool.name}.yaml`, bytes: yamlBytes(settings) };
 }
 function yamlBytes(value2) {
-  const plain = (0, import_yaml7.stringify)(value2, { lineWidth: 0 });
-  if (sameValue((0, import_yaml7.parse)(plain), value2)) return Buffer.from(plain, "utf8");
-  return Buffer.from((0, import_yaml7.stringify)(value2, { lineWidth: 0, defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" }), "utf8");
+  const plain = (0, import_yaml8.stringify)(value2, { lineWidth: 0 });
+  if (sameValue((0, import_yaml8.parse)(plain), value2)) return Buffer.from(plain, "utf8");
+  return Buffer.from((0, import_yaml8.stringify)(value2, { lineWidth: 0, defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" }), "utf8");
 }
 function sameValue(a, b2) {
   return JSON.stringify(a) === JSON.stringify(b2);
 }
-var import_yaml7;
+var import_yaml8;
 var init_files = __esm({
   "src/export/files.ts"() {
     "use strict";
-    import_yaml7 = __toESM(require_dist(), 1);
+    import_yaml8 = __toESM(require_dist(), 1);
     init_marker();
   }
 });
@@ -76298,7 +76837,7 @@ var init_export = __esm({
 
 // src/export/write-tree.ts
 import { mkdir as mkdir4, readdir as readdir3, writeFile as writeFile3 } from "node:fs/promises";
-import path17 from "node:path";
+import path18 from "node:path";
 async function checkTarget(dir, force) {
   const entries2 = await readdir3(dir).catch((error) => {
     if (error.code === "ENOENT") return [];
@@ -76310,8 +76849,8 @@ async function checkTarget(dir, force) {
 }
 async function writeFiles(dir, files) {
   for (const file of files) {
-    const abs = path17.join(dir, ...file.path.split("/"));
-    await mkdir4(path17.dirname(abs), { recursive: true });
+    const abs = path18.join(dir, ...file.path.split("/"));
+    await mkdir4(path18.dirname(abs), { recursive: true });
     await writeFile3(abs, file.bytes);
   }
 }
@@ -76357,9 +76896,9 @@ var export_command_exports = {};
 __export(export_command_exports, {
   runExport: () => runExport
 });
-import path18 from "node:path";
+import path19 from "node:path";
 async function runExport(args, config, io) {
-  const dir = path18.resolve(args.exportDir);
+  const dir = path19.resolve(args.exportDir);
   const organization = args.organization;
   await checkTarget(dir, args.force);
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
@@ -76694,7 +77233,7 @@ function exitWhenSettled(run2, stderr) {
 
 // src/cli/main.ts
 import { existsSync as existsSync2 } from "node:fs";
-import path19 from "node:path";
+import path20 from "node:path";
 
 // src/config/load.ts
 init_errors();
@@ -76704,11 +77243,51 @@ import { readFile } from "node:fs/promises";
 // src/config/checks.ts
 init_node_cron();
 init_yaml();
+
+// src/config/leader-election-checks.ts
+init_yaml();
+init_duration();
+init_to_config();
+function leaderElectionProblems(value2) {
+  if (typeof value2 !== "object" || value2 === null) return [];
+  const raw = value2;
+  const at = (key) => ["leader-election", key];
+  const problems2 = [];
+  if (raw.store === "etcd" && (raw.endpoints ?? []).length === 0) {
+    problems2.push({ path: ["leader-election"], message: `${keyLabel(["leader-election"])} with store "etcd" needs "endpoints": etcd's client URLs, e.g. [http://127.0.0.1:2379]` });
+  }
+  if (raw.store === "kubernetes" && raw.endpoints !== void 0) {
+    problems2.push({ path: at("endpoints"), message: `${keyLabel(at("endpoints"))} is for store "etcd"; the kubernetes store talks to the pod's own API server: remove it` });
+  }
+  const d = LEADER_ELECTION_DEFAULTS;
+  const lease = durationMs(raw["lease-duration"] ?? d.leaseDuration);
+  const renew = durationMs(raw["renew-deadline"] ?? d.renewDeadline);
+  const retry = durationMs(raw["retry-period"] ?? d.retryPeriod);
+  if ([lease, renew, retry].some(Number.isNaN)) return problems2;
+  if (lease < 1e3) problems2.push({ path: at("lease-duration"), message: `${keyLabel(at("lease-duration"))} "${String(raw["lease-duration"])}" is shorter than 1s` });
+  if (renew >= lease) {
+    problems2.push({
+      path: at("renew-deadline"),
+      message: `${keyLabel(at("renew-deadline"))} (${renew / 1e3}s) must be shorter than lease-duration (${lease / 1e3}s): the leader must stop before a standby may take over`
+    });
+  }
+  if (retry * 1.2 >= renew) {
+    problems2.push({
+      path: at("retry-period"),
+      message: `${keyLabel(at("retry-period"))} (${retry / 1e3}s) must be well under renew-deadline (${renew / 1e3}s), so that a failed renewal is tried again before the deadline`
+    });
+  }
+  if (retry < 100) problems2.push({ path: at("retry-period"), message: `${keyLabel(at("retry-period"))} "${String(raw["retry-period"])}" is shorter than 100ms` });
+  return problems2;
+}
+
+// src/config/checks.ts
 function checkConfigRules(value2) {
   if (typeof value2 !== "object" || value2 === null) return [];
   const raw = value2;
   const problems2 = [];
   if (typeof raw.listen === "string") problems2.push(...checkListen(raw.listen, ["listen"]));
+  problems2.push(...leaderElectionProblems(value2["leader-election"]));
   if (!Array.isArray(raw.sources)) return problems2;
   const firstIndexByName = /* @__PURE__ */ new Map();
   raw.sources.forEach((entry, index) => {
@@ -76716,9 +77295,9 @@ function checkConfigRules(value2) {
     const source = entry;
     if (typeof source.name === "string") {
       const first2 = firstIndexByName.get(source.name);
-      const path20 = ["sources", index, "name"];
+      const path21 = ["sources", index, "name"];
       if (first2 === void 0) firstIndexByName.set(source.name, index);
-      else problems2.push({ path: path20, message: `${keyLabel(path20)} "${source.name}" is already used by ${keyLabel(["sources", first2])}` });
+      else problems2.push({ path: path21, message: `${keyLabel(path21)} "${source.name}" is already used by ${keyLabel(["sources", first2])}` });
     }
     const hasPath = source.path !== void 0;
     const hasGit = source.git !== void 0;
@@ -76730,15 +77309,15 @@ function checkConfigRules(value2) {
   });
   return problems2;
 }
-function checkCron(expression, path20) {
+function checkCron(expression, path21) {
   const result = validateDetailed(expression);
   if (result.valid) return [];
   const detail = result.errors.map((e) => e.message).join("; ");
-  return [{ path: path20, message: `${keyLabel(path20)} "${expression}" is not a valid cron expression${detail === "" ? "" : ` (${detail})`}` }];
+  return [{ path: path21, message: `${keyLabel(path21)} "${expression}" is not a valid cron expression${detail === "" ? "" : ` (${detail})`}` }];
 }
-function checkListen(listen, path20) {
+function checkListen(listen, path21) {
   const match = /:(\d{1,5})$/.exec(listen);
-  if (match !== null && Number(match[1]) > 65535) return [{ path: path20, message: `${keyLabel(path20)} "${listen}" has a port above 65535` }];
+  if (match !== null && Number(match[1]) > 65535) return [{ path: path21, message: `${keyLabel(path21)} "${listen}" has a port above 65535` }];
   return [];
 }
 
@@ -77036,7 +77615,7 @@ async function main(argv, io) {
 }
 async function resolveConfig(args, env) {
   const read = await readConfig(args, env);
-  const config = args.stateDir === null ? read : { ...read, stateDir: path19.resolve(args.stateDir) };
+  const config = args.stateDir === null ? read : { ...read, stateDir: path20.resolve(args.stateDir) };
   return {
     ...config,
     api: args.nativeKind === null ? config.api : { ...config.api, nativeKind: args.nativeKind },

@@ -59,6 +59,8 @@ export interface ApiClientOptions {
   nativeKind?: NativeKindName;
   /** Sent on every request, the download redirect's included. @default `policy-pool-sync/<version>` */
   userAgent?: string;
+  /** Called just before each request goes on the wire; throws to keep it off (a replica that lost its lease). */
+  fence?: () => void;
 }
 
 export type ApiClientStats = TransportStats;
@@ -93,6 +95,7 @@ export class ApiClient implements PolicyApi {
       userAgent: options.userAgent ?? userAgent(),
       onRequest: options.onRequest,
       onRateLimitWait: options.onRateLimitWait,
+      ...(options.fence === undefined ? {} : { fence: options.fence }),
     });
   }
 

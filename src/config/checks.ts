@@ -1,5 +1,6 @@
 import { validateDetailed } from 'node-cron';
 import { keyLabel, type KeyPath } from '../yaml/index.js';
+import { leaderElectionProblems } from './leader-election-checks.js';
 
 /** A problem found beyond what the JSON Schema can say. */
 export interface ConfigCheckProblem {
@@ -21,6 +22,7 @@ export function checkConfigRules(value: unknown): ConfigCheckProblem[] {
   const raw = value as { sources?: unknown; listen?: unknown };
   const problems: ConfigCheckProblem[] = [];
   if (typeof raw.listen === 'string') problems.push(...checkListen(raw.listen, ['listen']));
+  problems.push(...leaderElectionProblems((value as Record<string, unknown>)['leader-election']));
   if (!Array.isArray(raw.sources)) return problems;
   const firstIndexByName = new Map<string, number>();
   raw.sources.forEach((entry: unknown, index) => {

@@ -17,6 +17,8 @@ import { handleControl } from './control.js';
 import { controlToken } from './control-token.js';
 import { openSuspensions } from './suspensions.js';
 import { windowProblem } from './sync-windows.js';
+import type { Elector } from '../leader/index.js';
+import { leadershipStatus, standbyAnswer, standbyReadiness } from './standby.js';
 
 export interface StartDaemonOptions {
   config: Config;
@@ -40,6 +42,8 @@ export interface StartDaemonOptions {
   now?: () => Date;
   /** Queue length, attempts, timeout and back-off of notification delivery. @default DELIVERY_DEFAULTS */
   notificationLimits?: Partial<DeliveryLimits>;
+  /** Leader election (`leader-election:`): the sources sync only while it leads. @default none: always */
+  election?: Elector;
 }
 
 export interface RunningDaemon {
@@ -63,6 +67,9 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   const metrics = options.metrics ?? createDaemonMetrics();
   const runners = new Map<string, SourceRunner>();
   let accepting = true;
+  const election = options.election ?? null;
+  const leading = () => election === null || election.leading;
+  metrics.leader(election === null);
   const secret = webhookSecret(config.webhookSecretEnv, options.env, logger);
   const token = statusToken(options.env, config.listen, logger);
   const control = controlToken(options.env, logger);
@@ -89,6 +96,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       env: options.env,
       suspensions,
       notifier,
+      leading,
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
       ...(options.watchDebounceMs === undefined ? {} : { watchDebounceMs: options.watchDebounceMs }),
@@ -99,14 +107,18 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   const stopRunners = (graceMs?: number) => Promise.all([...runners.values()].map((r) => r.stop(graceMs)));
   const server = await startDaemonServer(config.listen, {
     statuses,
-    readiness: () => readiness(statuses()),
+    readiness: () => (leading() ? readiness(statuses()) : standbyReadiness(election)),
+    leadership: () => leadershipStatus(election),
     registry: metrics.registry,
     logger,
     statusToken: token,
-    control: (request, url) =>
-      accepting ? handleControl(request, url, control, controlTarget(runners)) : Promise.resolve({ status: 503, body: { error: 'shutting down' } }),
+    control: (request, url) => {
+      if (!accepting) return Promise.resolve({ status: 503, body: { error: 'shutting down' } });
+      return leading() ? handleControl(request, url, control, controlTarget(runners)) : Promise.resolve(standbyAnswer(election));
+    },
     webhook(request, rawBody) {
       if (!accepting) return { status: 503, body: { error: 'shutting down' } };
+      if (!leading()) return standbyAnswer(election);
       return handleWebhook(request.headers, rawBody, {
         secret,
         sources: config.sources,
@@ -119,7 +131,15 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     throw error;
   });
   logger.info({ listen: server.origin, sources: config.sources.map((s) => s.name) }, 'daemon listening');
-  for (const runner of runners.values()) runner.trigger('start-up');
+  if (election === null) for (const runner of runners.values()) runner.trigger('start-up');
+  else {
+    election.onLeadingChange((now) => {
+      metrics.leader(now);
+      // Lost: every pass in flight is aborted at once (the fence already keeps its requests off the wire).
+      for (const runner of runners.values()) void (now ? runner.trigger('start-up') : runner.standBy());
+    });
+    election.start();
+  }
 
   return {
     origin: server.origin,
@@ -137,6 +157,8 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       const graceSeconds = config.shutdownTimeoutSeconds;
       logger.info({ graceSeconds }, 'shutting down: no new triggers or changes; finishing the changes under way');
       await stopRunners(graceSeconds * 1000);
+      // Released once no pass runs, so that a standby takes over at once.
+      await election?.stop();
       await server.close();
       await notifier.close(NOTIFY_CLOSE_MS);
       logger.info('daemon stopped');
