@@ -76281,7 +76281,8 @@ function createElector(options) {
     deadlineTimer = null;
     if (!elected) return;
     elected = false;
-    log2.warn({ identity, reason, renewDeadlineSeconds: options.renewDeadlineMs / 1e3 }, "stopped leading");
+    const leadingUntil = new Date(Date.now() - Math.max(0, now() - deadline)).toISOString();
+    log2.warn({ identity, reason, leadingUntil, renewDeadlineSeconds: options.renewDeadlineMs / 1e3 }, "stopped leading");
     for (const listener of listeners) listener(false);
   }
   function mine(base2, keepTerm) {
@@ -76326,10 +76327,9 @@ function createElector(options) {
     renewed(startedAt, !elected);
   }
   async function round() {
-    const timeout = Math.max(1, elected ? deadline - now() : options.renewDeadlineMs);
-    const signal = AbortSignal.any([halt.signal, AbortSignal.timeout(timeout)]);
+    const timeout = Math.max(1, Math.ceil(elected ? deadline - now() : options.renewDeadlineMs));
     try {
-      await tryAcquireOrRenew(signal);
+      await tryAcquireOrRenew(AbortSignal.any([halt.signal, AbortSignal.timeout(timeout)]));
       if (storeReached === false) log2.info("the leader-election store answers again");
       storeReached = true;
     } catch (error) {

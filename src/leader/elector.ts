@@ -95,7 +95,9 @@ export function createElector(options: ElectorOptions): Elector {
     deadlineTimer = null;
     if (!elected) return;
     elected = false;
-    log.warn({ identity, reason, renewDeadlineSeconds: options.renewDeadlineMs / 1000 }, 'stopped leading');
+    // When it stopped: the deadline, even when the process only notices later (it was stopped, or starved).
+    const leadingUntil = new Date(Date.now() - Math.max(0, now() - deadline)).toISOString();
+    log.warn({ identity, reason, leadingUntil, renewDeadlineSeconds: options.renewDeadlineMs / 1000 }, 'stopped leading');
     for (const listener of listeners) listener(false);
   }
 
@@ -148,10 +150,9 @@ export function createElector(options: ElectorOptions): Elector {
 
   async function round(): Promise<void> {
     // A leader's exchange ends by its deadline; a candidate's within a renew deadline.
-    const timeout = Math.max(1, elected ? deadline - now() : options.renewDeadlineMs);
-    const signal = AbortSignal.any([halt.signal, AbortSignal.timeout(timeout)]);
+    const timeout = Math.max(1, Math.ceil(elected ? deadline - now() : options.renewDeadlineMs));
     try {
-      await tryAcquireOrRenew(signal);
+      await tryAcquireOrRenew(AbortSignal.any([halt.signal, AbortSignal.timeout(timeout)]));
       if (storeReached === false) log.info('the leader-election store answers again');
       storeReached = true;
     } catch (error) {
