@@ -76453,6 +76453,7 @@ var init_store2 = __esm({
 function etcdLeaseStore(endpoints, leaseName) {
   const key = `${ETCD_KEY_PREFIX}${leaseName}`;
   const key64 = b64(key);
+  let closed = null;
   const agent = new import_undici3.Agent({ keepAliveTimeout: 1e4, connections: 2 });
   let preferred = 0;
   async function call(path21, body, signal) {
@@ -76497,7 +76498,7 @@ function etcdLeaseStore(endpoints, leaseName) {
     },
     create: (record3, signal) => write(record3, { target: "CREATE", create_revision: "0" }, signal),
     update: (record3, version, signal) => write(record3, { target: "MOD", mod_revision: version }, signal),
-    close: () => agent.close()
+    close: () => closed ??= agent.close()
   };
 }
 function b64(text2) {
@@ -76533,6 +76534,7 @@ async function kubernetesLeaseStore(options) {
   if (namespace === "") throw new UsageError(`cannot read the pod's namespace at ${path17.join(dir, "namespace")}`);
   const base2 = `${options.apiServer.replace(/\/+$/, "")}/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
   const named = `${base2}/${encodeURIComponent(options.leaseName)}`;
+  let closed = null;
   const agent = new import_undici4.Agent({ connect: { ca }, keepAliveTimeout: 1e4, connections: 2 });
   const where = `Lease ${namespace}/${options.leaseName}`;
   async function call(method, url, body, signal) {
@@ -76595,7 +76597,7 @@ async function kubernetesLeaseStore(options) {
       const { status, lease } = await call("PUT", named, object(record3, version), signal);
       return written(status, lease);
     },
-    close: () => agent.close()
+    close: () => closed ??= agent.close()
   };
 }
 function leaseSpec(record3) {

@@ -106,9 +106,12 @@ function assertNoOverlap(daemons: DaemonProcess[]): void {
 }
 
 test('three replicas: one leads and syncs; the standbys serve probes, metrics and /status naming it, and answer webhooks and control commands with 503', async (t) => {
-  const { api, daemons } = await replicas(t, 3);
+  const { api, dir, daemons } = await replicas(t, 3);
   const leader = await settledLeader(daemons);
   const id = identity(leader);
+  // Every replica's folder watch sees the change; only the leader acts on it.
+  await writeFile(path.join(dir, REQUIRE_TAGS_SETTINGS), 'enforcement-level: advisory\n');
+  await waitFor('the leader to apply the change', async () => ((await levelOf(api, 'require-tags')) === 'advisory' ? true : undefined), WAIT);
   // On a busy machine a first leader may miss its renew deadline and hand over: the replicas that never led.
   const standbys = daemons.filter((d) => !d.logs().some((l) => l.msg === 'became leader'));
   assert.ok(standbys.length > 0);
@@ -118,6 +121,7 @@ test('three replicas: one leads and syncs; the standbys serve probes, metrics an
     assert.equal((await standby.get('/readyz')).status, 200, 'a standby that reads the lease is ready to take over');
     assert.equal(sampleValue(parseExposition(await (await standby.get('/metrics')).text()), 'policy_pool_sync_leader'), 0);
     assert.equal((await firstSourceStatus(standby)).lastRunAt, null, 'a standby never syncs');
+    assert.ok(!standby.logs().some((l) => l.msg === 'pass started'));
     const body = JSON.stringify({ ref: 'refs/heads/main', repository: { clone_url: 'https://example.com/x.git' } });
     const webhook = await standby.post('/webhook', body, { 'x-github-event': 'push', 'x-hub-signature-256': githubSignature(SECRET, body) });
     assert.equal(webhook.status, 503);

@@ -62,3 +62,36 @@ test('two candidates: one leads; once it releases the lease on stop, the other t
   await waitFor('b to lead', () => (b.leading ? true : undefined));
   assert.deepEqual(changes, { a: [true], b: [true] });
 });
+
+test('expiry is judged by watching the record: an ancient renewTime is not expired until unchanged for the lease duration here', async (t) => {
+  const etcd = await startEtcd(t);
+  const seed = etcdLeaseStore([etcd.endpoint], 'observed');
+  t.after(() => seed.close());
+  await seed.create({ holderIdentity: 'gone', leaseDurationMs: 20_000, acquireTime: '2000-01-01T00:00:00.000Z', renewTime: '2000-01-01T00:00:00.000Z', leaderTransitions: 3 }, signal());
+  let offset = 0;
+  const b = createElector({ store: etcdLeaseStore([etcd.endpoint], 'observed'), identity: 'b', leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 100, logger, now: () => performance.now() + offset });
+  t.after(() => b.stop());
+  b.start();
+  await waitFor('b to read the record', () => (b.leader === 'gone' ? true : undefined));
+  await waitFor('two more rounds', async () => ((await seed.get(signal()))?.record.holderIdentity === 'gone' && b.storeReached === true ? true : undefined));
+  assert.equal(b.leading, false, 'a wall-clock time from another machine says nothing');
+  offset = 20_000; // the record's own lease duration, seen unchanged
+  await waitFor('b to take the expired lease', () => (b.leading ? true : undefined));
+  assert.equal((await seed.get(signal()))?.record.leaderTransitions, 4);
+});
+
+test('past the renew deadline the fence refuses at once, by the clock, before any timer has run', async (t) => {
+  const etcd = await startEtcd(t);
+  let offset = 0;
+  const changes: boolean[] = [];
+  const a = createElector({ store: etcdLeaseStore([etcd.endpoint], 'fence'), identity: 'a', leaseDurationMs: 20_000, renewDeadlineMs: 15_000, retryPeriodMs: 5_000, logger, now: () => performance.now() + offset });
+  a.onLeadingChange((leading) => changes.push(leading));
+  t.after(() => a.stop());
+  a.start();
+  await waitFor('a to lead', () => (a.leading ? true : undefined));
+  a.fence();
+  offset = 15_001; // as if the process had been stopped this long: its timers have not run
+  assert.equal(a.leading, false);
+  assert.throws(() => a.fence(), { name: 'NotLeaderError' });
+  assert.deepEqual(changes, [true, false], 'the source loops were told at once');
+});

@@ -12,6 +12,7 @@ export const ETCD_KEY_PREFIX = '/policy-pool-sync/leases/';
 export function etcdLeaseStore(endpoints: readonly string[], leaseName: string): LeaseStore {
   const key = `${ETCD_KEY_PREFIX}${leaseName}`;
   const key64 = b64(key);
+  let closed: Promise<void> | null = null;
   const agent = new Agent({ keepAliveTimeout: 10_000, connections: 2 });
   /** The endpoint that answered last is tried first. */
   let preferred = 0;
@@ -60,7 +61,7 @@ export function etcdLeaseStore(endpoints: readonly string[], leaseName: string):
     },
     create: (record, signal) => write(record, { target: 'CREATE', create_revision: '0' }, signal),
     update: (record, version, signal) => write(record, { target: 'MOD', mod_revision: version }, signal),
-    close: () => agent.close(),
+    close: () => (closed ??= agent.close()),
   };
 }
 

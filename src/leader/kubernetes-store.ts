@@ -44,6 +44,7 @@ export async function kubernetesLeaseStore(options: KubernetesStoreOptions): Pro
   if (namespace === '') throw new UsageError(`cannot read the pod's namespace at ${path.join(dir, 'namespace')}`);
   const base = `${options.apiServer.replace(/\/+$/, '')}/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
   const named = `${base}/${encodeURIComponent(options.leaseName)}`;
+  let closed: Promise<void> | null = null;
   const agent = new Agent({ connect: { ca }, keepAliveTimeout: 10_000, connections: 2 });
   const where = `Lease ${namespace}/${options.leaseName}`;
 
@@ -110,7 +111,7 @@ export async function kubernetesLeaseStore(options: KubernetesStoreOptions): Pro
       const { status, lease } = await call('PUT', named, object(record, version), signal);
       return written(status, lease);
     },
-    close: () => agent.close(),
+    close: () => (closed ??= agent.close()),
   };
 }
 
