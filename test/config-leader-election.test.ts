@@ -34,3 +34,9 @@ test('every problem at once, each with its line: the timings in the order client
   assert.match((await problems('  store: kubernetes\n  endpoints: [http://e:2379]\n')).join('\n'), /is for store "etcd"/);
   assert.match((await problems('  store: kubernetes\n  namespace: x\n')).join('\n'), /namespace/);
 });
+
+test('an etcd endpoint with credentials in it is refused: they would be shown in errors', async () => {
+  const found = (await problems('  store: etcd\n  endpoints: [http://root:Secret-1@127.0.0.1:2379]\n')).join('\n');
+  assert.match(found, /endpoints\[0\] carries credentials/);
+  assert.ok(!found.includes('Secret-1'), found);
+});

@@ -19,6 +19,12 @@ export function leaderElectionProblems(value: unknown): ConfigCheckProblem[] {
   if (raw.store === 'kubernetes' && raw.endpoints !== undefined) {
     problems.push({ path: at('endpoints'), message: `${keyLabel(at('endpoints'))} is for store "etcd"; the kubernetes store talks to the pod's own API server: remove it` });
   }
+  (Array.isArray(raw.endpoints) ? raw.endpoints : []).forEach((endpoint: unknown, index) => {
+    // Not shown: what comes before the @ is a password.
+    if (typeof endpoint === 'string' && /^https?:\/\/[^/]*@/.test(endpoint)) {
+      problems.push({ path: ['leader-election', 'endpoints', index], message: `${keyLabel(['leader-election', 'endpoints', index])} carries credentials (user:password@), which the etcd store does not send: remove them and protect etcd by its network` });
+    }
+  });
   const d = LEADER_ELECTION_DEFAULTS;
   const lease = durationMs(raw['lease-duration'] ?? d.leaseDuration);
   const renew = durationMs(raw['renew-deadline'] ?? d.renewDeadline);
