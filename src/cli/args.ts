@@ -94,6 +94,9 @@ Environment:
   GIT_CONFIG_COUNT         with GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n: git settings for git sources, e.g. a
                            credential header (http.<repo URL>.extraHeader) kept out of the URL, .git/config and ps
   CONTROL_TOKEN            the token of POST /sources/NAME/sync|suspend|resume (without it they answer 403)
+  KUBERNETES_SERVICE_HOST  with KUBERNETES_SERVICE_PORT (set in every pod): the API server of leader-election's
+                           kubernetes store
+  KUBERNETES_SERVICE_PORT  (set in every pod)
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
   LOG_FORMAT               pretty or json (default: pretty on a terminal, json otherwise)
   POLICY_POOL_SYNC_ACTION  true (the GitHub Action sets it): advice in errors names the action's inputs, not flags
