@@ -8,7 +8,7 @@ const LAYERS = [
   ['embedded', 'model', 'errors', 'line-ends', 'suggest', 'plural', 'code-content', 'redact', 'map-limit', 'host-port'],
   ['logger', 'version', 'yaml', 'cron', 'state-dir', 'http'],
   ['signals', 'progress', 'config'],
-  ['api', 'declared'],
+  ['api', 'declared', 'leader'],
   ['plan', 'source', 'live'],
   ['apply', 'output', 'export'],
   ['session', 'reconcile'],

@@ -61,11 +61,11 @@ var init_errors = __esm({
   "src/errors.ts"() {
     "use strict";
     ApiError = class extends Error {
-      constructor(message, status, detail, request3, options) {
+      constructor(message, status, detail, request5, options) {
         super(message, options);
         this.status = status;
         this.detail = detail;
-        this.request = request3;
+        this.request = request5;
       }
       status;
       detail;
@@ -73,9 +73,9 @@ var init_errors = __esm({
       name = "ApiError";
     };
     NetworkError = class extends Error {
-      constructor(message, request3, options) {
+      constructor(message, request5, options) {
         super(message, options);
-        this.request = request3;
+        this.request = request5;
       }
       request;
       name = "NetworkError";
@@ -193,17 +193,17 @@ var require_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    function visit_(key, node, visitor, path17) {
-      const ctrl = callVisitor(key, node, visitor, path17);
+    function visit_(key, node, visitor, path18) {
+      const ctrl = callVisitor(key, node, visitor, path18);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path17, ctrl);
-        return visit_(key, ctrl, visitor, path17);
+        replaceNode(key, path18, ctrl);
+        return visit_(key, ctrl, visitor, path18);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path17 = Object.freeze(path17.concat(node));
+          path18 = Object.freeze(path18.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = visit_(i2, node.items[i2], visitor, path17);
+            const ci = visit_(i2, node.items[i2], visitor, path18);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -214,13 +214,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path17 = Object.freeze(path17.concat(node));
-          const ck = visit_("key", node.key, visitor, path17);
+          path18 = Object.freeze(path18.concat(node));
+          const ck = visit_("key", node.key, visitor, path18);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = visit_("value", node.value, visitor, path17);
+          const cv = visit_("value", node.value, visitor, path18);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -241,17 +241,17 @@ var require_visit = __commonJS({
     visitAsync.BREAK = BREAK;
     visitAsync.SKIP = SKIP;
     visitAsync.REMOVE = REMOVE;
-    async function visitAsync_(key, node, visitor, path17) {
-      const ctrl = await callVisitor(key, node, visitor, path17);
+    async function visitAsync_(key, node, visitor, path18) {
+      const ctrl = await callVisitor(key, node, visitor, path18);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
-        replaceNode(key, path17, ctrl);
-        return visitAsync_(key, ctrl, visitor, path17);
+        replaceNode(key, path18, ctrl);
+        return visitAsync_(key, ctrl, visitor, path18);
       }
       if (typeof ctrl !== "symbol") {
         if (identity.isCollection(node)) {
-          path17 = Object.freeze(path17.concat(node));
+          path18 = Object.freeze(path18.concat(node));
           for (let i2 = 0; i2 < node.items.length; ++i2) {
-            const ci = await visitAsync_(i2, node.items[i2], visitor, path17);
+            const ci = await visitAsync_(i2, node.items[i2], visitor, path18);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -262,13 +262,13 @@ var require_visit = __commonJS({
             }
           }
         } else if (identity.isPair(node)) {
-          path17 = Object.freeze(path17.concat(node));
-          const ck = await visitAsync_("key", node.key, visitor, path17);
+          path18 = Object.freeze(path18.concat(node));
+          const ck = await visitAsync_("key", node.key, visitor, path18);
           if (ck === BREAK)
             return BREAK;
           else if (ck === REMOVE)
             node.key = null;
-          const cv = await visitAsync_("value", node.value, visitor, path17);
+          const cv = await visitAsync_("value", node.value, visitor, path18);
           if (cv === BREAK)
             return BREAK;
           else if (cv === REMOVE)
@@ -295,23 +295,23 @@ var require_visit = __commonJS({
       }
       return visitor;
     }
-    function callVisitor(key, node, visitor, path17) {
+    function callVisitor(key, node, visitor, path18) {
       if (typeof visitor === "function")
-        return visitor(key, node, path17);
+        return visitor(key, node, path18);
       if (identity.isMap(node))
-        return visitor.Map?.(key, node, path17);
+        return visitor.Map?.(key, node, path18);
       if (identity.isSeq(node))
-        return visitor.Seq?.(key, node, path17);
+        return visitor.Seq?.(key, node, path18);
       if (identity.isPair(node))
-        return visitor.Pair?.(key, node, path17);
+        return visitor.Pair?.(key, node, path18);
       if (identity.isScalar(node))
-        return visitor.Scalar?.(key, node, path17);
+        return visitor.Scalar?.(key, node, path18);
       if (identity.isAlias(node))
-        return visitor.Alias?.(key, node, path17);
+        return visitor.Alias?.(key, node, path18);
       return void 0;
     }
-    function replaceNode(key, path17, node) {
-      const parent = path17[path17.length - 1];
+    function replaceNode(key, path18, node) {
+      const parent = path18[path18.length - 1];
       if (identity.isCollection(parent)) {
         parent.items[key] = node;
       } else if (identity.isPair(parent)) {
@@ -923,10 +923,10 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node = require_Node();
-    function collectionFromPath(schema, path17, value2) {
+    function collectionFromPath(schema, path18, value2) {
       let v2 = value2;
-      for (let i2 = path17.length - 1; i2 >= 0; --i2) {
-        const k3 = path17[i2];
+      for (let i2 = path18.length - 1; i2 >= 0; --i2) {
+        const k3 = path18[i2];
         if (typeof k3 === "number" && Number.isInteger(k3) && k3 >= 0) {
           const a = [];
           a[k3] = v2;
@@ -945,7 +945,7 @@ var require_Collection = __commonJS({
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
-    var isEmptyPath = (path17) => path17 == null || typeof path17 === "object" && !!path17[Symbol.iterator]().next().done;
+    var isEmptyPath = (path18) => path18 == null || typeof path18 === "object" && !!path18[Symbol.iterator]().next().done;
     var Collection = class extends Node.NodeBase {
       constructor(type, schema) {
         super(type);
@@ -975,11 +975,11 @@ var require_Collection = __commonJS({
        * be a Pair instance or a `{ key, value }` object, which may not have a key
        * that already exists in the map.
        */
-      addIn(path17, value2) {
-        if (isEmptyPath(path17))
+      addIn(path18, value2) {
+        if (isEmptyPath(path18))
           this.add(value2);
         else {
-          const [key, ...rest] = path17;
+          const [key, ...rest] = path18;
           const node = this.get(key, true);
           if (identity.isCollection(node))
             node.addIn(rest, value2);
@@ -993,8 +993,8 @@ var require_Collection = __commonJS({
        * Removes a value from the collection.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path17) {
-        const [key, ...rest] = path17;
+      deleteIn(path18) {
+        const [key, ...rest] = path18;
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
@@ -1008,8 +1008,8 @@ var require_Collection = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path17, keepScalar) {
-        const [key, ...rest] = path17;
+      getIn(path18, keepScalar) {
+        const [key, ...rest] = path18;
         const node = this.get(key, true);
         if (rest.length === 0)
           return !keepScalar && identity.isScalar(node) ? node.value : node;
@@ -1027,8 +1027,8 @@ var require_Collection = __commonJS({
       /**
        * Checks if the collection includes a value with the key `key`.
        */
-      hasIn(path17) {
-        const [key, ...rest] = path17;
+      hasIn(path18) {
+        const [key, ...rest] = path18;
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
@@ -1038,8 +1038,8 @@ var require_Collection = __commonJS({
        * Sets a value in this collection. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path17, value2) {
-        const [key, ...rest] = path17;
+      setIn(path18, value2) {
+        const [key, ...rest] = path18;
         if (rest.length === 0) {
           this.set(key, value2);
         } else {
@@ -3554,9 +3554,9 @@ var require_Document = __commonJS({
           this.contents.add(value2);
       }
       /** Adds a value to the document. */
-      addIn(path17, value2) {
+      addIn(path18, value2) {
         if (assertCollection(this.contents))
-          this.contents.addIn(path17, value2);
+          this.contents.addIn(path18, value2);
       }
       /**
        * Create a new `Alias` node, ensuring that the target `node` has the required anchor.
@@ -3631,14 +3631,14 @@ var require_Document = __commonJS({
        * Removes a value from the document.
        * @returns `true` if the item was found and removed.
        */
-      deleteIn(path17) {
-        if (Collection.isEmptyPath(path17)) {
+      deleteIn(path18) {
+        if (Collection.isEmptyPath(path18)) {
           if (this.contents == null)
             return false;
           this.contents = null;
           return true;
         }
-        return assertCollection(this.contents) ? this.contents.deleteIn(path17) : false;
+        return assertCollection(this.contents) ? this.contents.deleteIn(path18) : false;
       }
       /**
        * Returns item at `key`, or `undefined` if not found. By default unwraps
@@ -3653,10 +3653,10 @@ var require_Document = __commonJS({
        * scalar values from their surrounding node; to disable set `keepScalar` to
        * `true` (collections are always returned intact).
        */
-      getIn(path17, keepScalar) {
-        if (Collection.isEmptyPath(path17))
+      getIn(path18, keepScalar) {
+        if (Collection.isEmptyPath(path18))
           return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path17, keepScalar) : void 0;
+        return identity.isCollection(this.contents) ? this.contents.getIn(path18, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
@@ -3667,10 +3667,10 @@ var require_Document = __commonJS({
       /**
        * Checks if the document includes a value at `path`.
        */
-      hasIn(path17) {
-        if (Collection.isEmptyPath(path17))
+      hasIn(path18) {
+        if (Collection.isEmptyPath(path18))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path17) : false;
+        return identity.isCollection(this.contents) ? this.contents.hasIn(path18) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -3687,13 +3687,13 @@ var require_Document = __commonJS({
        * Sets a value in this document. For `!!set`, `value` needs to be a
        * boolean to add/remove the item from the set.
        */
-      setIn(path17, value2) {
-        if (Collection.isEmptyPath(path17)) {
+      setIn(path18, value2) {
+        if (Collection.isEmptyPath(path18)) {
           this.contents = value2;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path17), value2);
+          this.contents = Collection.collectionFromPath(this.schema, Array.from(path18), value2);
         } else if (assertCollection(this.contents)) {
-          this.contents.setIn(path17, value2);
+          this.contents.setIn(path18, value2);
         }
       }
       /**
@@ -5654,9 +5654,9 @@ var require_cst_visit = __commonJS({
     visit.BREAK = BREAK;
     visit.SKIP = SKIP;
     visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path17) => {
+    visit.itemAtPath = (cst, path18) => {
       let item = cst;
-      for (const [field2, index] of path17) {
+      for (const [field2, index] of path18) {
         const tok = item?.[field2];
         if (tok && "items" in tok) {
           item = tok.items[index];
@@ -5665,23 +5665,23 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path17) => {
-      const parent = visit.itemAtPath(cst, path17.slice(0, -1));
-      const field2 = path17[path17.length - 1][0];
+    visit.parentCollection = (cst, path18) => {
+      const parent = visit.itemAtPath(cst, path18.slice(0, -1));
+      const field2 = path18[path18.length - 1][0];
       const coll = parent?.[field2];
       if (coll && "items" in coll)
         return coll;
       throw new Error("Parent collection not found");
     };
-    function _visit(path17, item, visitor) {
-      let ctrl = visitor(item, path17);
+    function _visit(path18, item, visitor) {
+      let ctrl = visitor(item, path18);
       if (typeof ctrl === "symbol")
         return ctrl;
       for (const field2 of ["key", "value"]) {
         const token = item[field2];
         if (token && "items" in token) {
           for (let i2 = 0; i2 < token.items.length; ++i2) {
-            const ci = _visit(Object.freeze(path17.concat([[field2, i2]])), token.items[i2], visitor);
+            const ci = _visit(Object.freeze(path18.concat([[field2, i2]])), token.items[i2], visitor);
             if (typeof ci === "number")
               i2 = ci - 1;
             else if (ci === BREAK)
@@ -5692,10 +5692,10 @@ var require_cst_visit = __commonJS({
             }
           }
           if (typeof ctrl === "function" && field2 === "key")
-            ctrl = ctrl(item, path17);
+            ctrl = ctrl(item, path18);
         }
       }
-      return typeof ctrl === "function" ? ctrl(item, path17) : ctrl;
+      return typeof ctrl === "function" ? ctrl(item, path18) : ctrl;
     }
     exports.visit = visit;
   }
@@ -7469,19 +7469,19 @@ function parseYaml(text, file) {
   const located = {
     file,
     value: value2,
-    lineOf: (path17) => lineAt(walk(doc, path17).node),
-    lineOfKey(path17) {
-      const parent = walk(doc, path17.slice(0, -1));
-      const last2 = path17.at(-1);
+    lineOf: (path18) => lineAt(walk(doc, path18).node),
+    lineOfKey(path18) {
+      const parent = walk(doc, path18.slice(0, -1));
+      const last2 = path18.at(-1);
       const map = resolve(doc, parent.node);
       if (parent.complete && typeof last2 === "string" && (0, import_yaml.isMap)(map)) {
         const pair2 = map.items.find((item) => (0, import_yaml.isScalar)(item.key) && String(item.key.value) === last2);
         if (pair2 !== void 0 && (0, import_yaml.isScalar)(pair2.key)) return lineAt(pair2.key);
       }
-      return located.lineOf(path17);
+      return located.lineOf(path18);
     },
-    problem(path17, message, at = "value") {
-      const line = at === "key" ? located.lineOfKey(path17) : located.lineOf(path17);
+    problem(path18, message, at = "value") {
+      const line = at === "key" ? located.lineOfKey(path18) : located.lineOf(path18);
       return line === void 0 ? { file, message } : { file, line, message };
     }
   };
@@ -7494,9 +7494,9 @@ function resolve(doc, node) {
   if (node === void 0) return null;
   return (0, import_yaml.isAlias)(node) ? node.resolve(doc) ?? null : node;
 }
-function walk(doc, path17) {
+function walk(doc, path18) {
   let node = doc.contents ?? null;
-  for (const segment of path17) {
+  for (const segment of path18) {
     const parent = resolve(doc, node);
     let child;
     if ((0, import_yaml.isMap)(parent)) {
@@ -7522,9 +7522,9 @@ var init_document = __esm({
 });
 
 // src/yaml/key-path.ts
-function keyLabel(path17) {
-  if (path17.length === 0) return "the file";
-  return path17.map((segment, i2) => typeof segment === "number" ? `[${segment}]` : i2 === 0 ? segment : `.${segment}`).join("");
+function keyLabel(path18) {
+  if (path18.length === 0) return "the file";
+  return path18.map((segment, i2) => typeof segment === "number" ? `[${segment}]` : i2 === 0 ? segment : `.${segment}`).join("");
 }
 function pointerPath(pointer) {
   if (pointer === "") return [];
@@ -7582,8 +7582,8 @@ var init_suggest = __esm({
 });
 
 // src/yaml/messages.ts
-function schemaMessage(error, path17) {
-  const label = keyLabel(path17);
+function schemaMessage(error, path18) {
+  const label = keyLabel(path18);
   const params = error.params;
   const value2 = describeValue(error.data);
   switch (error.keyword) {
@@ -7595,7 +7595,7 @@ function schemaMessage(error, path17) {
     case "additionalProperties": {
       const allowed = Object.keys(error.parentSchema?.properties ?? {});
       const key = String(params.additionalProperty);
-      const where = path17.length === 0 ? "" : ` in ${label}`;
+      const where = path18.length === 0 ? "" : ` in ${label}`;
       const guess = closest(key, allowed);
       const suggestion = guess === null ? "" : `: did you mean "${guess}"?`;
       return `unknown key "${key}"${where}${suggestion} (allowed: ${allowed.join(", ")})`;
@@ -7680,7 +7680,7 @@ var EMBEDDED;
 var init_embedded = __esm({
   "src/embedded.ts"() {
     "use strict";
-    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind. Unset: learned from the API (the kind its policies carry, or the kinds a refused create names), native until then.", "enum": ["native", "sentinel"] }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "allowed-hosts": { "description": "Host names that /status, the status page, /metrics and the control endpoints answer to, besides IP addresses, localhost and the host of listen (a request with another Host header gets 403, so that a web page cannot reach the daemon through a name of its own: DNS rebinding). `*.example.com` allows every name under example.com. /healthz, /readyz and /webhook answer any Host.", "type": "array", "items": { "type": "string", "pattern": "^(\\*\\.)?[A-Za-z0-9.-]+$" }, "uniqueItems": true, "default": [] }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "description": "The most agent pools the source may declare: a guard of the tool's own against declaring more pools than meant, not the organization's limit (set it to what the organization allows). --max-agent-pools N sets it for a run.", "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "projects": { "title": "Projects", "description": "Projects by id and name, which pool lists filter by (filter[allowed_projects][name]). A pool may allow any prj- id, listed here or not.", "type": "array", "items": { "title": "Project", "description": "A project: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" }, "name": { "title": "Project name", "description": "The project name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created, or be added to later.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": 'Present only in a saved plan (`--dry-run --out FILE`): the version of the saved changes that `--reconcile --plan FILE` reads and checks. "2": each change is saved whole, as the plan holds it (`uploadCode`, `adoptMarker`, `poolName`, `live`, `declared`); a plan saved as "1" is refused: make a new plan.', "const": "2" }, "run": { "title": "Run", "description": "Present only in a saved plan: a record of the run that saved it, the API URL and each source's location and settings. A description, never a source of authority: `--reconcile --plan FILE` takes the API and every setting from its own flags, environment or `--config`, and refuses the plan, before any request, when this record differs from them in the API or in a setting that decides what may be written (organization, git location, ownership, adopt, prune, max_deletes, force, allow_empty, max_agent_pools). A git URL never carries credentials.", "type": "object", "additionalProperties": false, "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; applying it needs the same API (scheme, host, port and base path) from --api-url, API_BASE_URL or api.url.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan, when it was set: a description; the applying run uses its own (or learns it from the API).", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan: a description; the applying run uses its own.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source as the run that saved the plan had it.", "type": "array", "items": { "$ref": "#/$defs/runSource" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "allOf": [{ "if": { "required": ["saved_plan_version"], "properties": { "saved_plan_version": true } }, "then": { "required": ["run"], "properties": { "run": true, "sources": { "type": "array", "items": { "type": "object", "properties": { "changes": { "type": ["array", "null"], "items": { "$ref": "#/$defs/savedChange" } } } } } } } }], "$defs": { "count": { "type": "integer", "minimum": 0 }, "runSource": { "type": "object", "additionalProperties": false, "required": ["name", "organization", "path", "git", "prune", "ownership", "max_deletes", "allow_empty", "adopt", "max_agent_pools"], "properties": { "name": { "type": "string" }, "organization": { "type": "string" }, "path": { "description": "The source's folder, absolute: a description only (checkouts differ between jobs); the applying run reads its own.", "type": ["string", "null"] }, "git": { "type": ["object", "null"], "additionalProperties": false, "required": ["url", "ref", "path"], "properties": { "url": { "type": "string" }, "ref": { "type": "string" }, "path": { "type": "string" } } }, "prune": { "type": "boolean" }, "ownership": { "enum": ["marker", "organization"] }, "max_deletes": { "$ref": "#/$defs/count" }, "allow_empty": { "type": "boolean" }, "adopt": { "type": "boolean" }, "max_agent_pools": { "$ref": "#/$defs/count" }, "strict_imports": { "type": "boolean" }, "force": { "description": "--force of the run that saved the plan; absent: false.", "type": "boolean" } } }, "savedChange": { "description": "A change as a saved plan holds it: the change, with the live resource and the declaration of its resource type, and what the apply needs.", "type": "object", "allOf": [{ "$ref": "#/$defs/change" }, { "not": { "required": ["outcome"], "properties": { "outcome": true } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "policy" } } }, "then": { "required": ["live", "declared", "uploadCode", "adoptMarker"], "properties": { "live": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicy" }] }, "declared": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySpec" }] }, "uploadCode": true, "adoptMarker": true, "poolName": false } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "agent-pool" } } }, "then": { "required": ["live", "declared"], "properties": { "live": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePool" }] }, "declared": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/poolSpec" }] }, "uploadCode": false, "adoptMarker": false, "poolName": false } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "agent" } } }, "then": { "required": ["live", "poolName"], "properties": { "action": { "const": "delete" }, "live": { "$ref": "#/$defs/liveAgent" }, "poolName": true, "declared": false, "uploadCode": false, "adoptMarker": false } } }] }, "fieldValue": { "description": "A text, a number, true or false, a sorted list of ids, or null.", "type": ["string", "number", "boolean", "null", "array"], "items": { "type": "string" } }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "policy-sets": { "title": "Policy sets", "description": "Policies: the polset- ids of the policy sets the policy is in, sorted, before and after; an update adds the policy to the sets only after has and removes it from those only before has. After [] means in no set.", "$ref": "#/$defs/field" }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "uploadCode": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adoptMarker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "poolName": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live resource", "description": "Saved plans: the live resource the change was planned against, as the plan holds it (the values compared, a policy's code as its digest); null for a creation. The apply refuses the plan if it changed since." }, "declared": { "title": "Declaration", "description": "Saved plans: the declaration the change applies, as the plan holds it (its settings; a policy's code as its digest, size, lines, file and where its bytes were); null for a deletion. The apply refuses the plan if it changed since. Where the bytes were (`code.source.root` and `path`) may differ between machines and is not compared." } } }, "ids": { "type": "array", "items": { "type": "string" } }, "idsOrNull": { "type": ["array", "null"], "items": { "type": "string" } }, "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "livePolicy": { "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "query": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "policySetIds": { "$ref": "#/$defs/ids" }, "policySetCount": { "$ref": "#/$defs/count" }, "updatedAt": { "type": ["string", "null"] }, "codeDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] } } }, "livePool": { "type": "object", "additionalProperties": false, "required": ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaceIds": { "$ref": "#/$defs/ids" }, "allowedProjectIds": { "$ref": "#/$defs/ids" }, "excludedWorkspaceIds": { "$ref": "#/$defs/ids" } } }, "liveAgent": { "type": "object", "additionalProperties": false, "required": ["id", "status", "lastPingAt"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "lastPingAt": { "type": ["string", "null"] } } }, "policySpec": { "type": "object", "additionalProperties": false, "required": ["kind", "description", "enforcementLevel", "query", "policySets", "code"], "properties": { "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "query": { "type": ["string", "null"] }, "policySets": { "$ref": "#/$defs/idsOrNull" }, "code": { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines", "file", "source"], "properties": { "sha256": { "$ref": "#/$defs/sha256" }, "bytes": { "$ref": "#/$defs/count" }, "lines": { "$ref": "#/$defs/count" }, "file": { "description": "The code file, relative to the source root.", "type": "string" }, "source": { "description": "Where the bytes were read on the machine that made the plan, and the digest of those exact bytes.", "type": "object", "additionalProperties": false, "required": ["root", "path", "size", "fileSha256"], "properties": { "root": { "type": "string" }, "path": { "type": "string" }, "size": { "$ref": "#/$defs/count" }, "fileSha256": { "$ref": "#/$defs/sha256" } } } } } } }, "poolSpec": { "type": "object", "additionalProperties": false, "required": ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"], "properties": { "file": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "allowedProjects": { "$ref": "#/$defs/idsOrNull" }, "excludedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "previousNames": { "$ref": "#/$defs/ids" }, "agentCleanup": { "type": ["object", "null"], "additionalProperties": false, "required": ["statuses", "afterMs", "after"], "properties": { "statuses": { "type": "array", "items": { "enum": ["idle", "busy", "exited", "errored", "unknown"] } }, "afterMs": { "$ref": "#/$defs/count" }, "after": { "type": "string" } } } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent.", "$ref": "#/$defs/fieldValue" }, "after": { "description": "The declared value; null when absent.", "$ref": "#/$defs/fieldValue" } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy is in, kept in step: a difference from the live sets is an update that adds the policy to the sets named and removes it from the others. An empty list means in no set (the plan warns that the policy is then enforced nowhere). Absent means not managed: the policy stays in whatever sets it is in.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
+    EMBEDDED = { "version": "0.1.0", "schemas": { "agent-pool": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/agent-pool.schema.json", "title": "Agent pool", "description": "One agent pool, in agent-pools/<name>.yaml; the file name is the pool name. Every key is optional; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. false: only the allowed workspaces. Default: true.", "type": "boolean", "default": true }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of the workspaces (ws-...) allowed to use the pool. Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "allowed-projects": { "title": "Allowed projects", "description": "Ids of the projects (prj-...) whose workspaces may use the pool (the hosted service). Absent: not managed, whatever is live stays. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" } }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Ids of the workspaces (ws-...) refused the pool although their project is allowed (the hosted service). Absent: not managed. Present, even as []: managed exactly.", "type": "array", "uniqueItems": true, "items": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" } }, "previous-names": { "title": "Previous names", "description": "Names the pool had before. A live pool with one of these names is renamed in place, keeping its agents and tokens. Default: [].", "type": "array", "uniqueItems": true, "default": [], "items": { "title": "Previous name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" } }, "agent-cleanup": { "title": "Agent cleanup", "description": "Deletes the pool's agents in the given statuses whose last ping is older than after; an agent that never pinged counts from when it registered. Off when absent.", "type": "object", "additionalProperties": false, "required": ["statuses", "after"], "properties": { "statuses": { "title": "Statuses", "description": "Agent statuses to clean up: one or more of exited, errored and unknown.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "title": "Agent status", "description": "exited, errored or unknown.", "type": "string", "enum": ["exited", "errored", "unknown"] } }, "after": { "title": "After", "description": "How long since the agent's last ping (or its registration, if it never pinged) before it is deleted: a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d.", "type": "string", "pattern": "^[1-9][0-9]*[smhd]$" } } } } }, "config": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/config.schema.json", "title": "policy-pool-sync daemon configuration", "description": "The YAML file given to `policy-pool-sync --config FILE`. Keys are kebab-case. Relative paths resolve against the working directory.", "type": "object", "additionalProperties": false, "required": ["sources"], "properties": { "api": { "type": "object", "additionalProperties": false, "properties": { "url": { "description": "API base URL ending in /api/v2, or `embedded` to start the emulator in-process (nothing real is changed). Overridden by API_BASE_URL.", "type": "string", "pattern": "^(embedded|https?://[^\\s]+)$", "default": "embedded" }, "token-file": { "description": "File holding the API token; API_TOKEN takes precedence.", "type": ["string", "null"], "minLength": 1, "default": null }, "rate-limit": { "description": "Requests per second, or `auto` to follow x-ratelimit-limit. A number is a ceiling, never a promise: the client still slows down when the server's headers or 429s say the budget is spent.", "oneOf": [{ "const": "auto" }, { "type": "number", "exclusiveMinimum": 0 }], "default": "auto" }, "concurrency": { "description": "Requests in flight at once.", "type": "integer", "minimum": 1, "maximum": 64, "default": 8 }, "legacy-enforce": { "description": "For servers older than mid-2023: send the enforcement level as the deprecated `enforce` array only, and read levels from `enforce`.", "type": "boolean", "default": false }, "native-kind": { "description": "The API's word for the native policy kind: native (the API document) or sentinel (the hosted service). Sent in kind, filter[kind] and enforce paths; both words are read as the native kind. Unset: learned from the API (the kind its policies carry, or the kinds a refused create names), native until then.", "enum": ["native", "sentinel"] }, "retry-budget": { "description": "Seconds one request may keep trying: retrying 5xx answers, timeouts and dropped connections with exponential back-off and jitter, and waiting on 429s; also how long the client goes on waiting while the API answers nothing but 429. A create is tried again only after it was looked for by name.", "type": "number", "exclusiveMinimum": 0, "maximum": 3600, "default": 60 } } }, "sources": { "type": "array", "minItems": 1, "items": { "$ref": "#/$defs/source" } }, "listen": { "description": "host:port of the HTTP server (/healthz, /readyz, /metrics, /status, /webhook). Overridden by LISTEN_ADDRESS.", "type": "string", "pattern": "^(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):[0-9]{1,5}$", "default": "127.0.0.1:9090" }, "allowed-hosts": { "description": "Host names that /status, the status page, /metrics and the control endpoints answer to, besides IP addresses, localhost and the host of listen (a request with another Host header gets 403, so that a web page cannot reach the daemon through a name of its own: DNS rebinding). `*.example.com` allows every name under example.com. /healthz, /readyz and /webhook answer any Host.", "type": "array", "items": { "type": "string", "pattern": "^(\\*\\.)?[A-Za-z0-9.-]+$" }, "uniqueItems": true, "default": [] }, "webhook-secret-env": { "description": "Name of the environment variable holding the webhook secret.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$", "default": "WEBHOOK_SECRET" }, "state-dir": { "description": "Folder for clones of git sources. Overridden by STATE_DIR.", "type": "string", "minLength": 1, "default": ".policy-pool-sync" }, "shutdown-timeout": { "description": "Seconds a shutdown (SIGTERM, SIGINT) waits for the changes and requests under way before it aborts them. Overridden by SHUTDOWN_TIMEOUT.", "type": "number", "minimum": 0, "default": 30 }, "notifications": { "description": "Receivers of pass events: webhooks, Slack, and commit statuses on GitHub or GitLab. Delivery never delays or fails a pass.", "type": "array", "items": { "$ref": "#/$defs/notification" }, "default": [] }, "leader-election": { "description": "Opt-in: one leader among replicas. The replicas hold a lease in turn on etcd or a Kubernetes Lease; only the holder syncs, the others stand by (docs/daemon.md, Running a standby).", "type": "object", "additionalProperties": false, "required": ["store"], "properties": { "store": { "description": "etcd: a key on etcd (compare-and-swap on its mod_revision); kubernetes: a coordination.k8s.io/v1 Lease in the pod's namespace, with the pod's service-account token.", "enum": ["etcd", "kubernetes"] }, "endpoints": { "description": "etcd only: its client URLs (http://host:port, no credentials), tried in turn.", "type": "array", "minItems": 1, "items": { "type": "string", "pattern": "^https?://[^\\s/]+/?$" } }, "lease-name": { "description": "The lease's name: the etcd key /policy-pool-sync/leases/NAME, or the Lease's name.", "type": "string", "pattern": "^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$", "default": "policy-pool-sync" }, "lease-duration": { "description": "How long a standby waits, after it last saw the lease change, before it takes it over (15s, 1500ms, 1m).", "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m)$", "default": "15s" }, "renew-deadline": { "description": "How long the leader goes on syncing without a successful renewal; past it, it stops every pass. Shorter than lease-duration.", "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m)$", "default": "10s" }, "retry-period": { "description": "How often the leader renews the lease and a standby tries to take it.", "type": "string", "pattern": "^[0-9]+(\\.[0-9]+)?(ms|s|m)$", "default": "2s" } } } }, "$defs": { "notification": { "type": "object", "additionalProperties": false, "required": ["name", "type"], "properties": { "name": { "description": "The receiver's name, in logs and metrics.", "type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$" }, "type": { "description": "webhook: a signed JSON POST (schemas/notification.schema.json); slack: Slack's incoming-webhook format; github-status, gitlab-status: a commit status on the revision a git source read.", "enum": ["webhook", "slack", "github-status", "gitlab-status"] }, "url-env": { "description": "Environment variable holding the URL (webhook, slack), or the repository's API URL (github-status: https://api.github.com/repos/OWNER/REPO; gitlab-status: https://gitlab.example.com/api/v4/projects/ID).", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "url-file": { "description": "File holding the URL, instead of url-env (one of the two is required).", "type": "string", "minLength": 1 }, "secret-env": { "description": "webhook: environment variable holding the HMAC-SHA256 key (the X-Policy-Pool-Sync-Signature-256 header); github-status, gitlab-status: the variable holding the API token.", "type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$" }, "events": { "description": "The events sent (default: all). Commit statuses follow every pass of a git source.", "type": "array", "minItems": 1, "uniqueItems": true, "items": { "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] } }, "sources": { "description": "Only the passes of these sources (default: all).", "type": "array", "minItems": 1, "items": { "type": "string", "minLength": 1 } }, "status-url": { "description": "The status page's address, linked from commit statuses.", "type": "string", "pattern": "^https?://\\S+$" } } }, "source": { "type": "object", "additionalProperties": false, "required": ["name", "organization"], "properties": { "name": { "description": "Unique name of the source; written into the ownership marker.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization": { "type": "string", "minLength": 1 }, "path": { "description": "A local folder holding the declared tree, watched for changes. Exactly one of path and git.", "type": "string", "minLength": 1 }, "git": { "description": "A git repository, cloned into state-dir and fetched on schedule and on webhook. Exactly one of path and git.", "type": "object", "additionalProperties": false, "required": ["url"], "properties": { "url": { "type": "string", "minLength": 1 }, "ref": { "type": "string", "minLength": 1, "default": "main" }, "path": { "type": "string", "minLength": 1, "default": "." } } }, "schedule": { "description": "Cron expression (5 fields, or 6 with seconds first) for fetch and full resync.", "type": "string", "default": "*/5 * * * *" }, "prune": { "type": "boolean", "default": false }, "ownership": { "enum": ["marker", "organization"], "default": "marker" }, "max-deletes": { "type": "integer", "minimum": 0, "default": 10 }, "allow-empty": { "type": "boolean", "default": false }, "adopt": { "description": "Take over policies that carry another source's ownership marker; without it they are conflicts, never written.", "type": "boolean", "default": false }, "strict-imports": { "description": "Imports that fail on the service (a Sentinel module of the repo, a Rego package no declared .rego file declares) are errors, not warnings.", "type": "boolean", "default": false }, "max-agent-pools": { "description": "The most agent pools the source may declare: a guard of the tool's own against declaring more pools than meant, not the organization's limit (set it to what the organization allows). --max-agent-pools N sets it for a run.", "type": "integer", "minimum": 0, "default": 1 }, "pass-timeout": { "description": "Seconds a pass may take before it is aborted.", "type": "integer", "minimum": 1, "default": 600 }, "sync-windows": { "description": "When changes may be applied. In a closed window a pass still plans and reports the changes waiting, and applies nothing; `sync --override-window` applies anyway. A deny window closes the source while it is open; when allow windows are given, the source is open only while one of them is.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["kind", "schedule", "duration"], "properties": { "kind": { "enum": ["allow", "deny"] }, "schedule": { "description": "Five-field cron expression: when the window starts.", "type": "string", "pattern": "^\\S+( \\S+){4}$" }, "duration": { "description": "How long the window stays open: 90m, 2h, 1h30m.", "type": "string", "pattern": "^(?=[0-9])([0-9]+h)?([0-9]+m)?$" }, "timezone": { "description": "IANA time zone of the schedule.", "type": "string", "minLength": 1, "default": "UTC" } } } } } } } }, "emulator-seed": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/emulator-seed.schema.json", "title": "Emulator seed", "description": "What exists in the emulator before the first request (policy-pool-sync --emulator --emulator-seed FILE): organizations with their workspaces, policy sets and agent pools, and faults to inject. Keys are kebab-case; an empty file means no organizations.", "type": "object", "additionalProperties": false, "properties": { "token": { "title": "Token", "description": "The bearer token the emulator accepts. Default: the API_TOKEN environment variable, else a random token.", "type": "string", "minLength": 1 }, "rate-limit": { "title": "Rate limit", "description": "Requests per second per token; 0 turns the limit off. Default: 30.", "type": "integer", "minimum": 0 }, "rate-limit-window": { "title": "Rate limit window", "description": "How the limit counts a second: sliding (a request is refused while rate-limit requests were let through in the second before it; the strictest reading of the service) or fixed (one-second windows). Default: sliding.", "enum": ["sliding", "fixed"] }, "rate-limit-reset": { "title": "Rate limit reset", "description": "real: x-ratelimit-reset says when the window frees a request; zero: it always reads 0.0, as in the hosted service's sample answer, even on a 429. Default: real.", "enum": ["real", "zero"] }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native (the API document) or sentinel (the hosted service, which then answers 422 to native, spells enforce paths <name>.sentinel and also takes the beta kind tfpolicy). Same as behaviour.native-kind. Default: native.", "enum": ["native", "sentinel"] }, "organizations": { "title": "Organizations", "description": "The organizations that exist; each name at most once.", "type": "array", "items": { "$ref": "#/$defs/organization" } }, "faults": { "title": "Faults", "description": "Faults injected into matching requests, in order; also settable through the control endpoint.", "type": "array", "items": { "$ref": "#/$defs/fault" } }, "behaviour": { "$ref": "#/$defs/behaviour" } }, "$defs": { "behaviour": { "title": "Behaviour", "description": "Switches of the readings of the API that are hardest on a client, which the emulator takes by default; also settable through PUT /_emulator/behaviour.", "type": "object", "additionalProperties": false, "properties": { "pool-patch-resets-scope": { "title": "Pool PATCH resets the scope", "description": "A pool PATCH without organization-scoped sets it to true, its documented default. Default: true.", "type": "boolean" }, "reject-enforce-with-level": { "title": "Refuse enforce with enforcement-level", "description": "A policy create carrying both enforce and enforcement-level answers 422. Default: true.", "type": "boolean" }, "legacy-enforce": { "title": "Legacy enforce", "description": "Act as a server older than mid-2023: read levels only from enforce, answer without enforcement-level. Default: false.", "type": "boolean" }, "native-kind": { "title": "Native kind", "description": "The word for the native policy kind: native or sentinel. Default: native.", "enum": ["native", "sentinel"] }, "list-omits-policy-sets": { "title": "Lists omit policy sets", "description": "Policy lists leave out relationships.policy-sets even for policies in sets; policy-set-count still says how many. Default: false.", "type": "boolean" }, "show-omits-policy-sets": { "title": "Show omits policy sets", "description": "Showing one policy leaves them out too, include=policy_sets or not. Default: false.", "type": "boolean" } } }, "organization": { "title": "Organization", "description": "One organization.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "The organization name, as it appears in API paths.", "type": "string", "minLength": 1 }, "max-agent-pools": { "title": "Maximum agent pools", "description": "How many agent pools the organization may have; a create beyond it is refused. Default: 1.", "type": "integer", "minimum": 0 }, "workspaces": { "title": "Workspaces", "description": "Workspaces that agent pools can allow.", "type": "array", "items": { "title": "Workspace", "description": "A workspace: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Workspace id", "description": "A workspace id: ws- followed by letters and digits.", "type": "string", "pattern": "^ws-[A-Za-z0-9_-]+$" }, "name": { "title": "Workspace name", "description": "The workspace name.", "type": "string", "minLength": 1 } } } }, "projects": { "title": "Projects", "description": "Projects by id and name, which pool lists filter by (filter[allowed_projects][name]). A pool may allow any prj- id, listed here or not.", "type": "array", "items": { "title": "Project", "description": "A project: its id and name.", "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "title": "Project id", "description": "A project id: prj- followed by letters and digits.", "type": "string", "pattern": "^prj-[A-Za-z0-9_-]+$" }, "name": { "title": "Project name", "description": "The project name.", "type": "string", "minLength": 1 } } } }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets a policy can join when it is created, or be added to later.", "type": "array", "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } }, "agent-pools": { "title": "Agent pools", "description": "Agent pools that exist before the first request, with their agents.", "type": "array", "items": { "$ref": "#/$defs/agent-pool" } } } }, "agent-pool": { "title": "Agent pool", "description": "One agent pool.", "type": "object", "additionalProperties": false, "required": ["name"], "properties": { "name": { "title": "Name", "description": "A pool name: letters, digits, - and _.", "type": "string", "pattern": "^[A-Za-z0-9_-]+$" }, "organization-scoped": { "title": "Organization scoped", "description": "true: every workspace of the organization may use the pool. Default: true.", "type": "boolean" }, "workspaces": { "title": "Workspaces using the pool", "description": "Ids of workspaces of the same organization that use the pool now; while any does, deleting the pool answers 422, as the service does.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Ids of workspaces of the same organization allowed to use the pool.", "type": "array", "items": { "title": "Workspace id", "description": "The id of one of the organization's workspaces.", "type": "string", "minLength": 1 } }, "agents": { "title": "Agents", "description": "The pool's agents; the API cannot create them.", "type": "array", "items": { "title": "Agent", "description": "One agent.", "type": "object", "additionalProperties": false, "required": ["status"], "properties": { "name": { "title": "Name", "description": "The agent's name.", "type": "string", "minLength": 1 }, "status": { "title": "Status", "description": "idle, busy, exited, errored or unknown. (POST /_emulator/agents also takes any other lower-case word, a status the service may add later, never deletable.)", "type": "string", "enum": ["idle", "busy", "exited", "errored", "unknown"] }, "ip-address": { "title": "IP address", "description": "The agent's IP address; null when none is known. Default: 127.0.0.1.", "type": ["string", "null"], "minLength": 1 }, "last-ping-at": { "title": "Last ping", "description": "When the agent last pinged: an ISO 8601 date-time, e.g. 2026-01-01T00:00:00Z; null when it never pinged. Default: now.", "type": ["string", "null"], "format": "date-time" }, "created-at": { "title": "Registered", "description": "When the agent registered: an ISO 8601 date-time. Default: now, or its last ping when that is earlier.", "type": "string", "format": "date-time" } } } } } }, "fault": { "title": "Fault", "description": "One fault injected into the requests it matches.", "type": "object", "additionalProperties": false, "required": ["kind"], "properties": { "kind": { "title": "Kind", "description": "status: answer with a status; latency: delay the answer; drop: close the connection unanswered; lose-response: do the write, then drop the answer; malformed: do the work, then answer 200 with a body that is not a valid document; headers: do the work and answer with the given headers; endless-pages: a list answer whose next page always points one page further; growing-pages: every page of a list repeats the first page's resources while its total-count and total-pages grow one page past it; huge-body: do the work, then answer 200 with a body of `bytes` bytes; duplicate-items: a list page after the first repeats the last resources of the page before it.", "type": "string", "enum": ["status", "latency", "drop", "lose-response", "malformed", "headers", "endless-pages", "growing-pages", "duplicate-items", "huge-body"] }, "method": { "title": "Method", "description": "The HTTP method to match, any case. Default: any.", "type": "string", "minLength": 1 }, "path": { "title": "Path", "description": "A regular expression tested against the path after /api/v2, without the query. Default: any.", "type": "string", "minLength": 1, "format": "regex" }, "status": { "title": "Status", "description": "The status a status fault answers. Default: 503.", "type": "integer", "minimum": 100, "maximum": 599 }, "latency-ms": { "title": "Latency", "description": "Milliseconds a latency fault delays the answer. Default: 1000.", "type": "integer", "minimum": 0 }, "count": { "title": "Count", "description": "How many matching requests the fault applies to; 0 means every one. Default: 1.", "type": "integer", "minimum": 0 }, "duration-ms": { "title": "Duration", "description": "Milliseconds the fault lasts from the first request it matches, applying to every matching request until then (an outage); count is then ignored.", "type": "integer", "minimum": 0 }, "headers": { "title": "Headers", "description": "Response headers a status or headers fault answers with, replacing any of the same name (e.g. x-ratelimit-reset).", "type": "object", "additionalProperties": { "type": "string" } }, "body": { "title": "Body", "description": "The body a malformed fault answers with. Default: a JSON document cut off in the middle.", "type": "string" }, "items": { "title": "Items", "description": "How many resources of the page before a duplicate-items fault repeats. Default: 5.", "type": "integer", "minimum": 1 }, "bytes": { "title": "Bytes", "description": "How many bytes a huge-body fault answers with. Default: 50000000.", "type": "integer", "minimum": 16 } } } } }, "notification": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/notification.schema.json", "title": "policy-pool-sync webhook notification", "description": "The JSON body a `type: webhook` receiver gets, one POST per event. With `secret-env`, the header X-Policy-Pool-Sync-Signature-256 carries `sha256=` and the hex HMAC-SHA256 of the exact body bytes under that secret. `version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["version", "event", "time", "summary", "source", "organization", "revision", "trigger", "ok", "error", "errors", "changes", "changesOmitted", "windowClosed", "overrideWindow"], "properties": { "version": { "const": 1 }, "event": { "description": "applied: changes made for a new revision or file change; drift: changes made while the declared side had not changed (live state was changed behind the tool's back); failed, conflict (another source owns a resource), guard (max-deletes or allow-empty refused the plan): sent once when a source starts failing; recovered: the first success after failures; window: changes wait for a closed sync window.", "enum": ["applied", "drift", "failed", "conflict", "guard", "recovered", "window"] }, "time": { "description": "When the event was sent (ISO 8601).", "type": "string" }, "summary": { "description": "One line a person reads.", "type": "string" }, "source": { "type": "string" }, "organization": { "type": "string" }, "revision": { "description": "The git commit the pass read; null for a local folder.", "type": ["string", "null"] }, "trigger": { "description": "What started the pass: start-up, schedule, file-change, webhook, retry, sync; `reconcile` for a one-shot run.", "type": "string" }, "ok": { "type": "boolean" }, "error": { "description": "Why the pass failed; null when it did not.", "type": ["string", "null"] }, "errors": { "description": "The plan's refusals and problems.", "type": "array", "items": { "type": "string" } }, "changes": { "description": "The pass's changes, at most 50, in plan order.", "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["resource", "name", "action", "reason", "outcome"], "properties": { "resource": { "enum": ["policy", "agent-pool", "agent"] }, "name": { "type": "string" }, "action": { "enum": ["create", "update", "replace", "delete"] }, "reason": { "description": `Why, in a few words: "differs in <fields>" for an update the repo asked for, "drift in <fields>" in a drift event (a live value changed behind the tool's back).`, "type": "string" }, "outcome": { "enum": ["applied", "failed", "skipped", "not-applied"] } } } }, "changesOmitted": { "description": "Changes beyond the 50 listed.", "type": "integer", "minimum": 0 }, "windowClosed": { "description": "A closed sync window held the changes back.", "type": "boolean" }, "overrideWindow": { "description": "sync --override-window applied the changes in a closed window.", "type": "boolean" } } }, "plan": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.dev/schemas/plan.schema.json", "title": "policy-pool-sync JSON plan", "description": "What `--dry-run --output json` and `--reconcile --output json` print, and what `--dry-run --out FILE` saves. `format_version` changes only when a field is removed or changes meaning; new fields may appear within a version.", "type": "object", "additionalProperties": false, "required": ["format_version", "sources", "summary"], "properties": { "format_version": { "title": "Format version", "description": `The version of this document's format; "1" for everything this schema describes.`, "const": "1" }, "saved_plan_version": { "title": "Saved plan version", "description": 'Present only in a saved plan (`--dry-run --out FILE`): the version of the saved changes that `--reconcile --plan FILE` reads and checks. "2": each change is saved whole, as the plan holds it (`uploadCode`, `adoptMarker`, `poolName`, `live`, `declared`); a plan saved as "1" is refused: make a new plan.', "const": "2" }, "run": { "title": "Run", "description": "Present only in a saved plan: a record of the run that saved it, the API URL and each source's location and settings. A description, never a source of authority: `--reconcile --plan FILE` takes the API and every setting from its own flags, environment or `--config`, and refuses the plan, before any request, when this record differs from them in the API or in a setting that decides what may be written (organization, git location, ownership, adopt, prune, max_deletes, force, allow_empty, max_agent_pools). A git URL never carries credentials.", "type": "object", "additionalProperties": false, "required": ["api_url", "sources"], "properties": { "api_url": { "title": "API URL", "description": "The API the plan was made against; applying it needs the same API (scheme, host, port and base path) from --api-url, API_BASE_URL or api.url.", "type": "string" }, "native_kind": { "title": "Native kind word", "description": "api.native-kind of the run that saved the plan, when it was set: a description; the applying run uses its own (or learns it from the API).", "enum": ["native", "sentinel"] }, "legacy_enforce": { "title": "Legacy enforce", "description": "api.legacy-enforce of the run that saved the plan: a description; the applying run uses its own.", "type": "boolean" }, "sources": { "title": "Sources", "description": "Each planned source as the run that saved the plan had it.", "type": "array", "items": { "$ref": "#/$defs/runSource" } } } }, "sources": { "title": "Sources", "description": "One entry per source the run planned, in the order of the config (or the one source of flags-only mode).", "type": "array", "items": { "$ref": "#/$defs/source" } }, "summary": { "title": "Summary", "description": "The planned changes of every source counted by action. Deletions count as changes.", "type": "object", "additionalProperties": false, "required": ["create", "update", "replace", "delete"], "properties": { "create": { "title": "Creations", "description": "How many resources the plan creates.", "$ref": "#/$defs/count" }, "update": { "title": "Updates in place", "description": "How many resources the plan updates in place.", "$ref": "#/$defs/count" }, "replace": { "title": "Replacements", "description": "How many resources the plan deletes and creates again.", "$ref": "#/$defs/count" }, "delete": { "title": "Deletions", "description": "How many resources the plan deletes.", "$ref": "#/$defs/count" } } }, "result": { "title": "Result", "description": "Only after `--reconcile`: every change counted by its outcome. A dry run has no result.", "type": "object", "additionalProperties": false, "required": ["applied", "failed", "skipped"], "properties": { "applied": { "title": "Applied", "description": "Changes the API accepted.", "$ref": "#/$defs/count" }, "failed": { "title": "Failed", "description": "Changes the API refused or that could not be made; each says why in its message.", "$ref": "#/$defs/count" }, "skipped": { "title": "Skipped", "description": "Changes not attempted, for example because their source's plan has errors.", "$ref": "#/$defs/count" } } } }, "allOf": [{ "if": { "required": ["saved_plan_version"], "properties": { "saved_plan_version": true } }, "then": { "required": ["run"], "properties": { "run": true, "sources": { "type": "array", "items": { "type": "object", "properties": { "changes": { "type": ["array", "null"], "items": { "$ref": "#/$defs/savedChange" } } } } } } } }], "$defs": { "count": { "type": "integer", "minimum": 0 }, "runSource": { "type": "object", "additionalProperties": false, "required": ["name", "organization", "path", "git", "prune", "ownership", "max_deletes", "allow_empty", "adopt", "max_agent_pools"], "properties": { "name": { "type": "string" }, "organization": { "type": "string" }, "path": { "description": "The source's folder, absolute: a description only (checkouts differ between jobs); the applying run reads its own.", "type": ["string", "null"] }, "git": { "type": ["object", "null"], "additionalProperties": false, "required": ["url", "ref", "path"], "properties": { "url": { "type": "string" }, "ref": { "type": "string" }, "path": { "type": "string" } } }, "prune": { "type": "boolean" }, "ownership": { "enum": ["marker", "organization"] }, "max_deletes": { "$ref": "#/$defs/count" }, "allow_empty": { "type": "boolean" }, "adopt": { "type": "boolean" }, "max_agent_pools": { "$ref": "#/$defs/count" }, "strict_imports": { "type": "boolean" }, "force": { "description": "--force of the run that saved the plan; absent: false.", "type": "boolean" } } }, "savedChange": { "description": "A change as a saved plan holds it: the change, with the live resource and the declaration of its resource type, and what the apply needs.", "type": "object", "allOf": [{ "$ref": "#/$defs/change" }, { "not": { "required": ["outcome"], "properties": { "outcome": true } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "policy" } } }, "then": { "required": ["live", "declared", "uploadCode", "adoptMarker"], "properties": { "live": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePolicy" }] }, "declared": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/policySpec" }] }, "uploadCode": true, "adoptMarker": true, "poolName": false } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "agent-pool" } } }, "then": { "required": ["live", "declared"], "properties": { "live": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/livePool" }] }, "declared": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/poolSpec" }] }, "uploadCode": false, "adoptMarker": false, "poolName": false } } }, { "if": { "required": ["resource"], "properties": { "resource": { "const": "agent" } } }, "then": { "required": ["live", "poolName"], "properties": { "action": { "const": "delete" }, "live": { "$ref": "#/$defs/liveAgent" }, "poolName": true, "declared": false, "uploadCode": false, "adoptMarker": false } } }] }, "fieldValue": { "description": "A text, a number, true or false, a sorted list of ids, or null.", "type": ["string", "number", "boolean", "null", "array"], "items": { "type": "string" } }, "source": { "title": "Source", "description": "The plan of one source: where it came from, its changes, and what was found wrong.", "type": "object", "additionalProperties": false, "required": ["name", "organization", "revision", "changes", "warnings", "errors"], "properties": { "name": { "title": "Source name", "description": "The source's name, as written into the ownership marker.", "type": "string" }, "organization": { "title": "Organization", "description": "The organization the source is synced into.", "type": "string" }, "revision": { "title": "Revision", "description": "The git commit the plan was made from; null for a local folder.", "type": ["string", "null"] }, "changes": { "title": "Changes", "description": "Only what differs, in the order the apply runs them. In a saved plan, null when no plan could be made (such a plan cannot be applied); otherwise empty then.", "type": ["array", "null"], "items": { "$ref": "#/$defs/change" } }, "warnings": { "title": "Warnings", "description": "What the plan does not change but a person should know, for example a policy-set difference the API cannot apply.", "type": "array", "items": { "type": "string" } }, "errors": { "title": "Errors", "description": "Why there is no plan, or what the plan refuses to do; a source with errors is never applied.", "type": "array", "items": { "type": "string" } } } }, "change": { "title": "Change", "description": "One create, update, replace or delete of one resource.", "type": "object", "additionalProperties": false, "required": ["resource", "name", "id", "action", "reason", "fields"], "dependentRequired": { "outcome": ["message"] }, "properties": { "resource": { "title": "Resource type", "description": "What the change is to.", "enum": ["policy", "agent-pool", "agent"] }, "name": { "title": "Name", "description": "The resource's name (for an agent, its name or id).", "type": "string" }, "id": { "title": "Id", "description": "The live resource's id; null for a creation.", "type": ["string", "null"] }, "action": { "title": "Action", "description": "What the apply does.", "enum": ["create", "update", "replace", "delete"] }, "reason": { "title": "Reason", "description": 'Why, in words: "not in the live state", "kind changed", ...', "type": "string" }, "fields": { "title": "Fields", "description": "Each field that differs, with its value before and after (null when absent). Code is described by its digest, never carried whole.", "type": "object", "properties": { "policy-sets": { "title": "Policy sets", "description": "Policies: the polset- ids of the policy sets the policy is in, sorted, before and after; an update adds the policy to the sets only after has and removes it from those only before has. After [] means in no set.", "$ref": "#/$defs/field" }, "allowed-workspaces": { "title": "Allowed workspaces", "description": "Agent pools: the ws- ids allowed to use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "allowed-projects": { "title": "Allowed projects", "description": "Agent pools: the prj- ids of the projects whose workspaces may use the pool, sorted, before and after.", "$ref": "#/$defs/field" }, "excluded-workspaces": { "title": "Excluded workspaces", "description": "Agent pools: the ws- ids refused the pool although their project is allowed, sorted, before and after.", "$ref": "#/$defs/field" }, "code": { "title": "Code", "description": "The policy's code before and after, each side as its digest, size and lines, or null.", "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "title": "Code before", "description": "The live code, or null when the policy has none.", "$ref": "#/$defs/code" }, "after": { "title": "Code after", "description": "The declared code, or null for a deletion.", "$ref": "#/$defs/code" } } } }, "additionalProperties": { "$ref": "#/$defs/field" } }, "outcome": { "title": "Outcome", "description": "Only after `--reconcile`: whether the change was applied.", "enum": ["applied", "failed", "skipped"] }, "message": { "title": "Message", "description": "Only after `--reconcile`: why the change failed or was skipped; null when it was applied.", "type": ["string", "null"] }, "uploadCode": { "title": "Upload code", "description": "Saved plans, policies: whether the apply uploads the declared code.", "type": "boolean" }, "adoptMarker": { "title": "Adopt with the marker", "description": "Saved plans, policies: whether the apply rewrites the description to carry this source's ownership marker.", "type": "boolean" }, "poolName": { "title": "Agent pool", "description": "Saved plans, agents: the name of the pool the agent belongs to.", "type": "string" }, "live": { "title": "Live resource", "description": "Saved plans: the live resource the change was planned against, as the plan holds it (the values compared, a policy's code as its digest); null for a creation. The apply refuses the plan if it changed since." }, "declared": { "title": "Declaration", "description": "Saved plans: the declaration the change applies, as the plan holds it (its settings; a policy's code as its digest, size, lines, file and where its bytes were); null for a deletion. The apply refuses the plan if it changed since. Where the bytes were (`code.source.root` and `path`) may differ between machines and is not compared." } } }, "ids": { "type": "array", "items": { "type": "string" } }, "idsOrNull": { "type": ["array", "null"], "items": { "type": "string" } }, "sha256": { "type": "string", "pattern": "^[0-9a-f]{64}$" }, "livePolicy": { "type": "object", "additionalProperties": false, "required": ["id", "name", "kind", "description", "query", "enforcementLevel", "policySetIds", "updatedAt", "codeDigest"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "query": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "policySetIds": { "$ref": "#/$defs/ids" }, "policySetCount": { "$ref": "#/$defs/count" }, "updatedAt": { "type": ["string", "null"] }, "codeDigest": { "anyOf": [{ "type": "null" }, { "$ref": "#/$defs/sha256" }] } } }, "livePool": { "type": "object", "additionalProperties": false, "required": ["id", "name", "organizationScoped", "allowedWorkspaceIds", "allowedProjectIds", "excludedWorkspaceIds"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaceIds": { "$ref": "#/$defs/ids" }, "allowedProjectIds": { "$ref": "#/$defs/ids" }, "excludedWorkspaceIds": { "$ref": "#/$defs/ids" } } }, "liveAgent": { "type": "object", "additionalProperties": false, "required": ["id", "status", "lastPingAt"], "properties": { "id": { "type": "string" }, "status": { "type": "string" }, "lastPingAt": { "type": ["string", "null"] } } }, "policySpec": { "type": "object", "additionalProperties": false, "required": ["kind", "description", "enforcementLevel", "query", "policySets", "code"], "properties": { "kind": { "enum": ["native", "opa"] }, "description": { "type": ["string", "null"] }, "enforcementLevel": { "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"] }, "query": { "type": ["string", "null"] }, "policySets": { "$ref": "#/$defs/idsOrNull" }, "code": { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines", "file", "source"], "properties": { "sha256": { "$ref": "#/$defs/sha256" }, "bytes": { "$ref": "#/$defs/count" }, "lines": { "$ref": "#/$defs/count" }, "file": { "description": "The code file, relative to the source root.", "type": "string" }, "source": { "description": "Where the bytes were read on the machine that made the plan, and the digest of those exact bytes.", "type": "object", "additionalProperties": false, "required": ["root", "path", "size", "fileSha256"], "properties": { "root": { "type": "string" }, "path": { "type": "string" }, "size": { "$ref": "#/$defs/count" }, "fileSha256": { "$ref": "#/$defs/sha256" } } } } } } }, "poolSpec": { "type": "object", "additionalProperties": false, "required": ["file", "organizationScoped", "allowedWorkspaces", "allowedProjects", "excludedWorkspaces", "previousNames", "agentCleanup"], "properties": { "file": { "type": "string" }, "organizationScoped": { "type": "boolean" }, "allowedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "allowedProjects": { "$ref": "#/$defs/idsOrNull" }, "excludedWorkspaces": { "$ref": "#/$defs/idsOrNull" }, "previousNames": { "$ref": "#/$defs/ids" }, "agentCleanup": { "type": ["object", "null"], "additionalProperties": false, "required": ["statuses", "afterMs", "after"], "properties": { "statuses": { "type": "array", "items": { "enum": ["idle", "busy", "exited", "errored", "unknown"] } }, "afterMs": { "$ref": "#/$defs/count" }, "after": { "type": "string" } } } } }, "field": { "type": "object", "additionalProperties": false, "required": ["before", "after"], "properties": { "before": { "description": "The live value; null when absent.", "$ref": "#/$defs/fieldValue" }, "after": { "description": "The declared value; null when absent.", "$ref": "#/$defs/fieldValue" } } }, "code": { "oneOf": [{ "type": "null" }, { "type": "object", "additionalProperties": false, "required": ["sha256", "bytes", "lines"], "properties": { "sha256": { "description": "SHA-256 of the text with line ends normalised, as the plan compares it.", "type": "string", "pattern": "^[0-9a-f]{64}$" }, "bytes": { "description": "Size in bytes, as it is.", "type": "integer", "minimum": 0 }, "lines": { "description": "Number of lines.", "type": "integer", "minimum": 0 } } }] } } }, "policy-settings": { "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://policy-pool-sync.local/schemas/policy-settings.schema.json", "title": "Policy settings", "description": "Settings of one policy, in policies/**/<name>.yaml beside the code file <name>.native (or <name>.sentinel) or <name>.rego. Every key is optional except query for an opa policy; an empty file means all defaults.", "type": "object", "additionalProperties": false, "properties": { "description": { "title": "Description", "description": "Markdown text shown with the policy. Absent or null means no description.", "type": ["string", "null"] }, "enforcement-level": { "title": "Enforcement level", "description": "What a failure of the policy does. Native policies: hard-mandatory, soft-mandatory or advisory. OPA policies: mandatory or advisory. Default: advisory.", "type": "string", "enum": ["hard-mandatory", "soft-mandatory", "advisory", "mandatory"], "default": "advisory" }, "query": { "title": "OPA query", "description": "The OPA query to evaluate, e.g. data.terraform.policies.deny. Required for an opa (.rego) policy, not allowed for a native one.", "type": "string", "minLength": 1 }, "policy-sets": { "title": "Policy sets", "description": "Ids of the policy sets (polset-...) the policy is in, kept in step: a difference from the live sets is an update that adds the policy to the sets named and removes it from the others. An empty list means in no set (the plan warns that the policy is then enforced nowhere). Absent means not managed: the policy stays in whatever sets it is in.", "type": "array", "uniqueItems": true, "items": { "title": "Policy set id", "description": "A policy set id: polset- followed by letters and digits.", "type": "string", "pattern": "^polset-[A-Za-z0-9_-]+$" } } } } } };
   }
 });
 
@@ -10913,8 +10913,8 @@ var require_utils = __commonJS({
       }
       return ind;
     }
-    function removeDotSegments(path17) {
-      let input = path17;
+    function removeDotSegments(path18) {
+      let input = path18;
       const output = [];
       let nextSlash = -1;
       let len = 0;
@@ -10988,11 +10988,11 @@ var require_utils = __commonJS({
       }
       return output.join("");
     }
-    function removeDotSegmentsRelative(path17) {
-      if (path17 === "" || path17[0] === "/") {
-        return removeDotSegments(path17);
+    function removeDotSegmentsRelative(path18) {
+      if (path18 === "" || path18[0] === "/") {
+        return removeDotSegments(path18);
       }
-      const segments = path17.split("/");
+      const segments = path18.split("/");
       const last2 = segments.length - 1;
       const output = [];
       let trailingDirectory = false;
@@ -11355,8 +11355,8 @@ var require_schemes = __commonJS({
       }
       if (wsComponent.resourceName) {
         const queryIndex = wsComponent.resourceName.indexOf("?");
-        const path17 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
-        wsComponent.path = path17 && path17 !== "/" ? path17 : void 0;
+        const path18 = queryIndex === -1 ? wsComponent.resourceName : wsComponent.resourceName.slice(0, queryIndex);
+        wsComponent.path = path18 && path18 !== "/" ? path18 : void 0;
         wsComponent.query = queryIndex === -1 ? void 0 : wsComponent.resourceName.slice(queryIndex + 1);
         wsComponent.resourceName = void 0;
       }
@@ -15193,18 +15193,18 @@ function checkYaml(name, doc, options = {}) {
   return issues.filter((issue) => !(options.skip?.(issue) ?? false)).map((issue) => doc.problem(issue.linePath, issue.message, issue.at));
 }
 function toIssue(error) {
-  const path17 = pointerPath(error.instancePath);
+  const path18 = pointerPath(error.instancePath);
   const params = error.params;
-  const issue = { path: path17, keyword: error.keyword, message: schemaMessage(error, path17) };
+  const issue = { path: path18, keyword: error.keyword, message: schemaMessage(error, path18) };
   switch (error.keyword) {
     case "additionalProperties":
-      return { ...issue, linePath: [...path17, String(params.additionalProperty)], at: "key" };
+      return { ...issue, linePath: [...path18, String(params.additionalProperty)], at: "key" };
     case "required":
-      return { ...issue, linePath: path17, at: "key" };
+      return { ...issue, linePath: path18, at: "key" };
     case "uniqueItems":
-      return { ...issue, linePath: [...path17, Number(params.j)], at: "value" };
+      return { ...issue, linePath: [...path18, Number(params.j)], at: "value" };
     default:
-      return { ...issue, linePath: path17, at: "value" };
+      return { ...issue, linePath: path18, at: "value" };
   }
 }
 function withoutBranchErrors(errors) {
@@ -16192,14 +16192,28 @@ var init_host_port = __esm({
   }
 });
 
+// src/config/duration.ts
+function durationMs(text) {
+  const match = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m)$/.exec(text);
+  if (match === null) return Number.NaN;
+  return Math.round(Number(match[1]) * (UNIT_MS[match[2] ?? ""] ?? Number.NaN));
+}
+var UNIT_MS;
+var init_duration = __esm({
+  "src/config/duration.ts"() {
+    "use strict";
+    UNIT_MS = { ms: 1, s: 1e3, m: 6e4 };
+  }
+});
+
 // src/config/to-config.ts
-import path2 from "node:path";
+import path from "node:path";
 function toConfig(raw, cwd) {
   const tokenFile = raw.api?.["token-file"] ?? null;
   return {
     api: {
       url: raw.api?.url ?? API_DEFAULTS.url,
-      tokenFile: tokenFile === null ? null : path2.resolve(cwd, tokenFile),
+      tokenFile: tokenFile === null ? null : path.resolve(cwd, tokenFile),
       rateLimit: raw.api?.["rate-limit"] ?? API_DEFAULTS.rateLimit,
       concurrency: raw.api?.concurrency ?? API_DEFAULTS.concurrency,
       legacyEnforce: raw.api?.["legacy-enforce"] ?? API_DEFAULTS.legacyEnforce,
@@ -16210,15 +16224,27 @@ function toConfig(raw, cwd) {
     listen: raw.listen ?? DEFAULT_LISTEN,
     webhookSecretEnv: raw["webhook-secret-env"] ?? "WEBHOOK_SECRET",
     ...raw["allowed-hosts"] === void 0 ? {} : { allowedHosts: raw["allowed-hosts"] },
-    stateDir: path2.resolve(cwd, raw["state-dir"] ?? DEFAULT_STATE_DIR),
+    stateDir: path.resolve(cwd, raw["state-dir"] ?? DEFAULT_STATE_DIR),
     shutdownTimeoutSeconds: raw["shutdown-timeout"] ?? DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
-    notifications: (raw.notifications ?? []).map((n) => toNotification(n, cwd))
+    notifications: (raw.notifications ?? []).map((n) => toNotification(n, cwd)),
+    ...raw["leader-election"] === void 0 ? {} : { leaderElection: toLeaderElection(raw["leader-election"]) }
+  };
+}
+function toLeaderElection(raw) {
+  const d = LEADER_ELECTION_DEFAULTS;
+  return {
+    store: raw.store,
+    endpoints: raw.endpoints ?? [],
+    leaseName: raw["lease-name"] ?? d.leaseName,
+    leaseDurationMs: durationMs(raw["lease-duration"] ?? d.leaseDuration),
+    renewDeadlineMs: durationMs(raw["renew-deadline"] ?? d.renewDeadline),
+    retryPeriodMs: durationMs(raw["retry-period"] ?? d.retryPeriod)
   };
 }
 function toSource(raw, cwd) {
   return {
     ...sourceDefaults(raw.name, raw.organization),
-    path: raw.path === void 0 ? null : path2.resolve(cwd, raw.path),
+    path: raw.path === void 0 ? null : path.resolve(cwd, raw.path),
     git: raw.git === void 0 ? null : { url: raw.git.url, ref: raw.git.ref ?? "main", path: raw.git.path ?? "." },
     schedule: raw.schedule ?? DEFAULT_SCHEDULE,
     prune: raw.prune ?? false,
@@ -16237,7 +16263,7 @@ function toNotification(raw, cwd) {
     name: raw.name,
     type: raw.type,
     urlEnv: raw["url-env"] ?? null,
-    urlFile: raw["url-file"] === void 0 ? null : path2.resolve(cwd, raw["url-file"]),
+    urlFile: raw["url-file"] === void 0 ? null : path.resolve(cwd, raw["url-file"]),
     secretEnv: raw["secret-env"] ?? null,
     events: raw.events ?? null,
     sources: raw.sources ?? null,
@@ -16265,10 +16291,11 @@ function sourceDefaults(name, organization) {
     passTimeoutSeconds: 600
   };
 }
-var DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_RETRY_BUDGET_SECONDS, DEFAULT_SCHEDULE, DEFAULT_API_CONCURRENCY, API_DEFAULTS;
+var DEFAULT_LISTEN, DEFAULT_STATE_DIR, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_RETRY_BUDGET_SECONDS, DEFAULT_SCHEDULE, DEFAULT_API_CONCURRENCY, API_DEFAULTS, LEADER_ELECTION_DEFAULTS;
 var init_to_config = __esm({
   "src/config/to-config.ts"() {
     "use strict";
+    init_duration();
     DEFAULT_LISTEN = "127.0.0.1:9090";
     DEFAULT_STATE_DIR = ".policy-pool-sync";
     DEFAULT_SHUTDOWN_TIMEOUT_SECONDS = 30;
@@ -16284,6 +16311,7 @@ var init_to_config = __esm({
       nativeKind: null,
       retryBudgetSeconds: DEFAULT_RETRY_BUDGET_SECONDS
     };
+    LEADER_ELECTION_DEFAULTS = { leaseName: "policy-pool-sync", leaseDuration: "15s", renewDeadline: "10s", retryPeriod: "2s" };
   }
 });
 
@@ -16602,8 +16630,8 @@ var require_req = __commonJS({
       if (req.originalUrl) {
         _req.url = req.originalUrl;
       } else {
-        const path17 = req.path;
-        _req.url = typeof path17 === "string" ? path17 : req.url ? req.url.path || req.url : void 0;
+        const path18 = req.path;
+        _req.url = typeof path18 === "string" ? path18 : req.url ? req.url.path || req.url : void 0;
       }
       if (req.query) {
         _req.query = req.query;
@@ -16768,14 +16796,14 @@ var require_redact = __commonJS({
       }
       return obj;
     }
-    function parsePath(path17) {
+    function parsePath(path18) {
       const parts = [];
       let current = "";
       let inBrackets = false;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path17.length; i2++) {
-        const char = path17[i2];
+      for (let i2 = 0; i2 < path18.length; i2++) {
+        const char = path18[i2];
         if (!inBrackets && char === ".") {
           if (current) {
             parts.push(current);
@@ -16906,10 +16934,10 @@ var require_redact = __commonJS({
       return current;
     }
     function redactPaths(obj, paths, censor, remove2 = false) {
-      for (const path17 of paths) {
-        const parts = parsePath(path17);
+      for (const path18 of paths) {
+        const parts = parsePath(path18);
         if (parts.includes("*")) {
-          redactWildcardPath(obj, parts, censor, path17, remove2);
+          redactWildcardPath(obj, parts, censor, path18, remove2);
         } else {
           if (remove2) {
             removeKey(obj, parts);
@@ -16994,8 +17022,8 @@ var require_redact = __commonJS({
           }
         } else {
           if (afterWildcard.includes("*")) {
-            const wrappedCensor = typeof censor === "function" ? (value2, path17) => {
-              const fullPath = [...pathArray.slice(0, pathLength), ...path17];
+            const wrappedCensor = typeof censor === "function" ? (value2, path18) => {
+              const fullPath = [...pathArray.slice(0, pathLength), ...path18];
               return censor(value2, fullPath);
             } : censor;
             redactWildcardPath(current, afterWildcard, wrappedCensor, originalPath, remove2);
@@ -17030,8 +17058,8 @@ var require_redact = __commonJS({
         return null;
       }
       const pathStructure = /* @__PURE__ */ new Map();
-      for (const path17 of pathsToClone) {
-        const parts = parsePath(path17);
+      for (const path18 of pathsToClone) {
+        const parts = parsePath(path18);
         let current = pathStructure;
         for (let i2 = 0; i2 < parts.length; i2++) {
           const part = parts[i2];
@@ -17083,24 +17111,24 @@ var require_redact = __commonJS({
       }
       return cloneSelectively(obj, pathStructure);
     }
-    function validatePath(path17) {
-      if (typeof path17 !== "string") {
+    function validatePath(path18) {
+      if (typeof path18 !== "string") {
         throw new Error("Paths must be (non-empty) strings");
       }
-      if (path17 === "") {
+      if (path18 === "") {
         throw new Error("Invalid redaction path ()");
       }
-      if (path17.includes("..")) {
-        throw new Error(`Invalid redaction path (${path17})`);
+      if (path18.includes("..")) {
+        throw new Error(`Invalid redaction path (${path18})`);
       }
-      if (path17.includes(",")) {
-        throw new Error(`Invalid redaction path (${path17})`);
+      if (path18.includes(",")) {
+        throw new Error(`Invalid redaction path (${path18})`);
       }
       let bracketCount = 0;
       let inQuotes = false;
       let quoteChar = "";
-      for (let i2 = 0; i2 < path17.length; i2++) {
-        const char = path17[i2];
+      for (let i2 = 0; i2 < path18.length; i2++) {
+        const char = path18[i2];
         if ((char === '"' || char === "'") && bracketCount > 0) {
           if (!inQuotes) {
             inQuotes = true;
@@ -17114,20 +17142,20 @@ var require_redact = __commonJS({
         } else if (char === "]" && !inQuotes) {
           bracketCount--;
           if (bracketCount < 0) {
-            throw new Error(`Invalid redaction path (${path17})`);
+            throw new Error(`Invalid redaction path (${path18})`);
           }
         }
       }
       if (bracketCount !== 0) {
-        throw new Error(`Invalid redaction path (${path17})`);
+        throw new Error(`Invalid redaction path (${path18})`);
       }
     }
     function validatePaths(paths) {
       if (!Array.isArray(paths)) {
         throw new TypeError("paths must be an array");
       }
-      for (const path17 of paths) {
-        validatePath(path17);
+      for (const path18 of paths) {
+        validatePath(path18);
       }
     }
     function slowRedact(options = {}) {
@@ -17295,8 +17323,8 @@ var require_redaction = __commonJS({
         if (shape[k3] === null) {
           o2[k3] = (value2) => topCensor(value2, [k3]);
         } else {
-          const wrappedCensor = typeof censor === "function" ? (value2, path17) => {
-            return censor(value2, [k3, ...path17]);
+          const wrappedCensor = typeof censor === "function" ? (value2, path18) => {
+            return censor(value2, [k3, ...path18]);
           } : censor;
           o2[k3] = Redact({
             paths: shape[k3],
@@ -17517,7 +17545,7 @@ var require_sonic_boom = __commonJS({
     var fs = __require("fs");
     var EventEmitter4 = __require("events");
     var inherits = __require("util").inherits;
-    var path17 = __require("path");
+    var path18 = __require("path");
     var sleep2 = require_atomic_sleep();
     var assert = __require("assert");
     var BUSY_WRITE_TIMEOUT = 100;
@@ -17571,7 +17599,7 @@ var require_sonic_boom = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs.mkdirSync(path17.dirname(file), { recursive: true });
+          if (sonic.mkdir) fs.mkdirSync(path18.dirname(file), { recursive: true });
           const fd = fs.openSync(file, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -17579,7 +17607,7 @@ var require_sonic_boom = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs.mkdir(path17.dirname(file), { recursive: true }, (err) => {
+        fs.mkdir(path18.dirname(file), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs.open(file, flags, mode, fileOpened);
         });
@@ -20511,7 +20539,7 @@ var require_pino = __commonJS({
     } = symbols;
     var { epochTime, nullTime } = time;
     var { pid } = process;
-    var hostname = os.hostname();
+    var hostname2 = os.hostname();
     var defaultErrorSerializer = stdSerializers.err;
     var defaultOptions3 = {
       level: "info",
@@ -20521,7 +20549,7 @@ var require_pino = __commonJS({
       errorKey: "err",
       nestedKey: null,
       enabled: true,
-      base: { pid, hostname },
+      base: { pid, hostname: hostname2 },
       serializers: Object.assign(/* @__PURE__ */ Object.create(null), {
         err: defaultErrorSerializer
       }),
@@ -21474,7 +21502,7 @@ var require_sonic_boom2 = __commonJS({
     var fs = __require("node:fs");
     var EventEmitter4 = __require("node:events");
     var inherits = __require("node:util").inherits;
-    var path17 = __require("node:path");
+    var path18 = __require("node:path");
     var assert = __require("node:assert");
     var sleep2 = require_atomic_sleep();
     var BUSY_WRITE_TIMEOUT = 100;
@@ -21545,7 +21573,7 @@ var require_sonic_boom2 = __commonJS({
       const mode = sonic.mode;
       if (sonic.sync) {
         try {
-          if (sonic.mkdir) fs.mkdirSync(path17.dirname(file), { recursive: true });
+          if (sonic.mkdir) fs.mkdirSync(path18.dirname(file), { recursive: true });
           const fd = fs.openSync(file, flags, mode);
           fileOpened(null, fd);
         } catch (err) {
@@ -21553,7 +21581,7 @@ var require_sonic_boom2 = __commonJS({
           throw err;
         }
       } else if (sonic.mkdir) {
-        fs.mkdir(path17.dirname(file), { recursive: true }, (err) => {
+        fs.mkdir(path18.dirname(file), { recursive: true }, (err) => {
           if (err) return fileOpened(err);
           fs.open(file, flags, mode, fileOpened);
         });
@@ -24997,30 +25025,30 @@ function isNullBranch(error) {
   return error.keyword === "type" && /\/(anyOf|oneOf)\/0\/type$/.test(error.schemaPath) && error.data !== null;
 }
 function worded(error, document2) {
-  const path17 = pointerPath(error.instancePath);
-  const [where, rest] = place(path17, document2);
+  const path18 = pointerPath(error.instancePath);
+  const [where, rest] = place(path18, document2);
   const label = rest.length === 0 ? [where.length === 0 ? "the plan" : "the change"] : rest;
-  const resource = changeAt(path17, document2)?.["resource"];
+  const resource = changeAt(path18, document2)?.["resource"];
   if (error.keyword === "false schema") return `${where}${keyLabel(label)} is not a key of a change of ${quoted(resource)}`;
   if (error.keyword === "not") return `${where}the change has "outcome": a saved plan is made by --dry-run, not by --reconcile`;
   const message = schemaMessage(error, label);
   return `${where}${error.keyword === "type" ? message.replace(/, not (.*)$/, `, not ${describeValue(error.data)}${typeWord(error.data)}`) : message}`;
 }
-function place(path17, document2) {
-  if (path17[0] !== "sources" || typeof path17[1] !== "number") return ["", path17];
-  const source = isRecord(document2) && Array.isArray(document2["sources"]) ? document2["sources"][path17[1]] : void 0;
-  const sourceName = isRecord(source) && typeof source["name"] === "string" ? `source "${source["name"]}": ` : `source ${path17[1] + 1}: `;
-  if (path17[2] !== "changes" || typeof path17[3] !== "number") return [sourceName, path17.slice(2)];
-  const change = changeAt(path17, document2);
-  const name = change !== void 0 && typeof change["name"] === "string" ? `the change of ${quoted(change["resource"])} "${change["name"]}": ` : `the change ${path17[3] + 1} (it has no name): `;
-  return [`${sourceName}${name}`, path17.slice(4)];
+function place(path18, document2) {
+  if (path18[0] !== "sources" || typeof path18[1] !== "number") return ["", path18];
+  const source = isRecord(document2) && Array.isArray(document2["sources"]) ? document2["sources"][path18[1]] : void 0;
+  const sourceName = isRecord(source) && typeof source["name"] === "string" ? `source "${source["name"]}": ` : `source ${path18[1] + 1}: `;
+  if (path18[2] !== "changes" || typeof path18[3] !== "number") return [sourceName, path18.slice(2)];
+  const change = changeAt(path18, document2);
+  const name = change !== void 0 && typeof change["name"] === "string" ? `the change of ${quoted(change["resource"])} "${change["name"]}": ` : `the change ${path18[3] + 1} (it has no name): `;
+  return [`${sourceName}${name}`, path18.slice(4)];
 }
-function changeAt(path17, document2) {
-  if (path17[0] !== "sources" || typeof path17[1] !== "number" || path17[2] !== "changes" || typeof path17[3] !== "number") return void 0;
+function changeAt(path18, document2) {
+  if (path18[0] !== "sources" || typeof path18[1] !== "number" || path18[2] !== "changes" || typeof path18[3] !== "number") return void 0;
   const sources = isRecord(document2) ? document2["sources"] : void 0;
-  const source = Array.isArray(sources) ? sources[path17[1]] : void 0;
+  const source = Array.isArray(sources) ? sources[path18[1]] : void 0;
   const changes = isRecord(source) ? source["changes"] : void 0;
-  const change = Array.isArray(changes) ? changes[path17[3]] : void 0;
+  const change = Array.isArray(changes) ? changes[path18[3]] : void 0;
   return isRecord(change) ? change : void 0;
 }
 function typeWord(value2) {
@@ -26292,14 +26320,14 @@ var require_util2 = __commonJS({
         }
         const port = url.port != null ? url.port : url.protocol === "https:" ? 443 : 80;
         let origin = url.origin != null ? url.origin : `${url.protocol || ""}//${url.hostname || ""}:${port}`;
-        let path17 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
+        let path18 = url.path != null ? url.path : `${url.pathname || ""}${url.search || ""}`;
         if (origin[origin.length - 1] === "/") {
           origin = origin.slice(0, origin.length - 1);
         }
-        if (path17 && path17[0] !== "/") {
-          path17 = `/${path17}`;
+        if (path18 && path18[0] !== "/") {
+          path18 = `/${path18}`;
         }
-        return new URL(`${origin}${path17}`);
+        return new URL(`${origin}${path18}`);
       }
       if (!isHttpOrHttpsPrefixed(url.origin || url.protocol)) {
         throw new InvalidArgumentError("Invalid URL protocol: the URL must start with `http:` or `https:`.");
@@ -26868,10 +26896,10 @@ var require_util2 = __commonJS({
       }
       return obj;
     }
-    function errorRequest(client, request3, err) {
+    function errorRequest(client, request5, err) {
       try {
-        request3.onError(err);
-        assert(request3.aborted);
+        request5.onError(err);
+        assert(request5.aborted);
       } catch (err2) {
         client.emit("error", err2);
       }
@@ -27134,9 +27162,9 @@ var require_diagnostics = __commonJS({
         "undici:client:sendHeaders",
         (evt) => {
           const {
-            request: { method, path: path17, origin }
+            request: { method, path: path18, origin }
           } = evt;
-          debugLog("sending request to %s %s%s", method, origin, path17);
+          debugLog("sending request to %s %s%s", method, origin, path18);
         }
       );
     }
@@ -27154,14 +27182,14 @@ var require_diagnostics = __commonJS({
         "undici:request:headers",
         (evt) => {
           const {
-            request: { method, path: path17, origin },
+            request: { method, path: path18, origin },
             response: { statusCode }
           } = evt;
           debugLog(
             "received response to %s %s%s - HTTP %d",
             method,
             origin,
-            path17,
+            path18,
             statusCode
           );
         }
@@ -27170,23 +27198,23 @@ var require_diagnostics = __commonJS({
         "undici:request:trailers",
         (evt) => {
           const {
-            request: { method, path: path17, origin }
+            request: { method, path: path18, origin }
           } = evt;
-          debugLog("trailers received from %s %s%s", method, origin, path17);
+          debugLog("trailers received from %s %s%s", method, origin, path18);
         }
       );
       diagnosticsChannel.subscribe(
         "undici:request:error",
         (evt) => {
           const {
-            request: { method, path: path17, origin },
+            request: { method, path: path18, origin },
             error
           } = evt;
           debugLog(
             "request to %s %s%s errored - %s",
             method,
             origin,
-            path17,
+            path18,
             error.message
           );
         }
@@ -27301,7 +27329,7 @@ var require_request = __commonJS({
     var kHandler = /* @__PURE__ */ Symbol("handler");
     var Request = class {
       constructor(origin, {
-        path: path17,
+        path: path18,
         method,
         body,
         headers,
@@ -27318,11 +27346,11 @@ var require_request = __commonJS({
         maxRedirections,
         typeOfService
       }, handler) {
-        if (typeof path17 !== "string") {
+        if (typeof path18 !== "string") {
           throw new InvalidArgumentError("path must be a string");
-        } else if (path17[0] !== "/" && !(path17.startsWith("http://") || path17.startsWith("https://")) && method !== "CONNECT") {
+        } else if (path18[0] !== "/" && !(path18.startsWith("http://") || path18.startsWith("https://")) && method !== "CONNECT") {
           throw new InvalidArgumentError("path must be an absolute URL or start with a slash");
-        } else if (invalidPathRegex.test(path17)) {
+        } else if (invalidPathRegex.test(path18)) {
           throw new InvalidArgumentError("invalid request path");
         }
         if (typeof method !== "string") {
@@ -27397,7 +27425,7 @@ var require_request = __commonJS({
         this.completed = false;
         this.aborted = false;
         this.upgrade = upgrade || null;
-        this.path = query ? serializePathWithQuery(path17, query) : path17;
+        this.path = query ? serializePathWithQuery(path18, query) : path18;
         this.origin = origin;
         this.protocol = getProtocolFromUrlString(origin);
         this.idempotent = idempotent == null ? method === "HEAD" || method === "GET" : idempotent;
@@ -27563,7 +27591,7 @@ var require_request = __commonJS({
         return this;
       }
     };
-    function processHeader(request3, key, val) {
+    function processHeader(request5, key, val) {
       if (val && (typeof val === "object" && !Array.isArray(val))) {
         throw new InvalidArgumentError(`invalid ${key} header`);
       } else if (val === void 0) {
@@ -27610,24 +27638,24 @@ var require_request = __commonJS({
         }
       }
       if (headerName === "host") {
-        if (request3.host !== null) {
+        if (request5.host !== null) {
           throw new InvalidArgumentError("duplicate host header");
         }
         if (typeof val !== "string") {
           throw new InvalidArgumentError("invalid host header");
         }
-        request3.host = val;
+        request5.host = val;
       } else if (headerName === "content-length") {
-        if (request3.contentLength !== null) {
+        if (request5.contentLength !== null) {
           throw new InvalidArgumentError("duplicate content-length header");
         }
         if (!isValidContentLengthHeaderValue(val)) {
           throw new InvalidArgumentError("invalid content-length header");
         }
-        request3.contentLength = parseInt(val, 10);
-      } else if (request3.contentType === null && headerName === "content-type") {
-        request3.contentType = val;
-        request3.headers.push(key, val);
+        request5.contentLength = parseInt(val, 10);
+      } else if (request5.contentType === null && headerName === "content-type") {
+        request5.contentType = val;
+        request5.headers.push(key, val);
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
@@ -27641,13 +27669,13 @@ var require_request = __commonJS({
             throw new InvalidArgumentError("invalid connection header");
           }
           if (trimmed2 === "close") {
-            request3.reset = true;
+            request5.reset = true;
           }
         }
       } else if (headerName === "expect") {
         throw new NotSupportedError("expect header not supported");
       } else {
-        request3.headers.push(key, val);
+        request5.headers.push(key, val);
       }
     }
     module.exports = Request;
@@ -27674,8 +27702,8 @@ var require_wrap_handler = __commonJS({
       onResponseStarted() {
         return this.#handler.onResponseStarted?.();
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
-        return this.#handler.onHeaders?.(statusCode, rawHeaders, resume, statusMessage);
+      onHeaders(statusCode, rawHeaders, resume, statusMessage2) {
+        return this.#handler.onHeaders?.(statusCode, rawHeaders, resume, statusMessage2);
       }
       onUpgrade(statusCode, rawHeaders, socket) {
         return this.#handler.onUpgrade?.(statusCode, rawHeaders, socket);
@@ -27703,12 +27731,12 @@ var require_wrap_handler = __commonJS({
         }
         this.#handler.onUpgrade?.(statusCode, rawHeaders, socket);
       }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage2) {
         const rawHeaders = [];
         for (const [key, val] of Object.entries(headers)) {
           rawHeaders.push(Buffer.from(key, "latin1"), toRawHeaderValue(val));
         }
-        if (this.#handler.onHeaders?.(statusCode, rawHeaders, () => controller.resume(), statusMessage) === false) {
+        if (this.#handler.onHeaders?.(statusCode, rawHeaders, () => controller.resume(), statusMessage2) === false) {
           controller.pause();
         }
       }
@@ -27843,10 +27871,10 @@ var require_unwrap_handler = __commonJS({
         this.#controller.rawHeaders = rawHeaders;
         this.#handler.onRequestUpgrade?.(this.#controller, statusCode, parseHeaders(rawHeaders), socket);
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume, statusMessage2) {
         this.#controller[kResume] = resume;
         this.#controller.rawHeaders = rawHeaders;
-        this.#handler.onResponseStart?.(this.#controller, statusCode, parseHeaders(rawHeaders), statusMessage);
+        this.#handler.onResponseStart?.(this.#controller, statusCode, parseHeaders(rawHeaders), statusMessage2);
         return !this.#controller.paused;
       }
       onData(data) {
@@ -28091,14 +28119,14 @@ var require_connect = __commonJS({
       const sessionCache = new SessionCache(maxCachedSessions == null ? 100 : maxCachedSessions);
       timeout = timeout == null ? 1e4 : timeout;
       allowH2 = allowH2 != null ? allowH2 : false;
-      return function connect({ hostname, host, protocol, port, servername, localAddress, httpSocket }, callback) {
+      return function connect({ hostname: hostname2, host, protocol, port, servername, localAddress, httpSocket }, callback) {
         let socket;
         if (protocol === "https:") {
           if (!tls) {
             tls = __require("node:tls");
           }
           servername = servername || options.servername || util.getServerName(host) || null;
-          const sessionKey = servername || hostname;
+          const sessionKey = servername || hostname2;
           assert(sessionKey);
           const session = customSession || sessionCache.get(sessionKey) || null;
           port = port || 443;
@@ -28113,7 +28141,7 @@ var require_connect = __commonJS({
             socket: httpSocket,
             // upgrade socket connection
             port,
-            host: hostname
+            host: hostname2
           });
           socket.on("session", function(session2) {
             sessionCache.set(sessionKey, session2);
@@ -28127,7 +28155,7 @@ var require_connect = __commonJS({
             ...options,
             localAddress,
             port,
-            host: hostname
+            host: hostname2
           });
           if (useH2c === true) {
             socket.alpnProtocol = "h2";
@@ -28137,7 +28165,7 @@ var require_connect = __commonJS({
           const keepAliveInitialDelay = options.keepAliveInitialDelay === void 0 ? 6e4 : options.keepAliveInitialDelay;
           socket.setKeepAlive(true, keepAliveInitialDelay);
         }
-        const clearConnectTimeout = util.setupConnectTimeout(new WeakRef(socket), { timeout, hostname, port });
+        const clearConnectTimeout = util.setupConnectTimeout(new WeakRef(socket), { timeout, hostname: hostname2, port });
         socket.setNoDelay(true).once(protocol === "https:" ? "secureConnect" : "connect", function() {
           queueMicrotask(clearConnectTimeout);
           if (callback) {
@@ -30260,11 +30288,11 @@ var require_util3 = __commonJS({
     function normalizeBinaryStringToUtf8(value2) {
       return Buffer.from(value2, "binary").toString("utf8");
     }
-    function requestCurrentURL(request3) {
-      return request3.urlList[request3.urlList.length - 1];
+    function requestCurrentURL(request5) {
+      return request5.urlList[request5.urlList.length - 1];
     }
-    function requestBadPort(request3) {
-      const url = requestCurrentURL(request3);
+    function requestBadPort(request5) {
+      const url = requestCurrentURL(request5);
       if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
         return "blocked";
       }
@@ -30302,10 +30330,10 @@ var require_util3 = __commonJS({
       }
       return policy;
     }
-    function setRequestReferrerPolicyOnRedirect(request3, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request5, actualResponse) {
       const policy = parseReferrerPolicy(actualResponse);
       if (policy !== "") {
-        request3.referrerPolicy = policy;
+        request5.referrerPolicy = policy;
       }
     }
     function crossOriginResourcePolicyCheck() {
@@ -30322,33 +30350,33 @@ var require_util3 = __commonJS({
       header3 = httpRequest.mode;
       httpRequest.headersList.set("sec-fetch-mode", header3, true);
     }
-    function appendRequestOriginHeader(request3) {
-      let serializedOrigin = request3.origin;
+    function appendRequestOriginHeader(request5) {
+      let serializedOrigin = request5.origin;
       if (serializedOrigin === "client" || serializedOrigin === void 0) {
         return;
       }
-      if (request3.responseTainting === "cors" || request3.mode === "websocket") {
-        request3.headersList.append("origin", serializedOrigin, true);
-      } else if (request3.method !== "GET" && request3.method !== "HEAD") {
-        switch (request3.referrerPolicy) {
+      if (request5.responseTainting === "cors" || request5.mode === "websocket") {
+        request5.headersList.append("origin", serializedOrigin, true);
+      } else if (request5.method !== "GET" && request5.method !== "HEAD") {
+        switch (request5.referrerPolicy) {
           case "no-referrer":
             serializedOrigin = null;
             break;
           case "no-referrer-when-downgrade":
           case "strict-origin":
           case "strict-origin-when-cross-origin":
-            if (request3.origin && urlHasHttpsScheme(request3.origin) && !urlHasHttpsScheme(requestCurrentURL(request3))) {
+            if (request5.origin && urlHasHttpsScheme(request5.origin) && !urlHasHttpsScheme(requestCurrentURL(request5))) {
               serializedOrigin = null;
             }
             break;
           case "same-origin":
-            if (!sameOrigin(request3, requestCurrentURL(request3))) {
+            if (!sameOrigin(request5, requestCurrentURL(request5))) {
               serializedOrigin = null;
             }
             break;
           default:
         }
-        request3.headersList.append("origin", serializedOrigin, true);
+        request5.headersList.append("origin", serializedOrigin, true);
       }
     }
     function coarsenTime(timestamp, crossOriginIsolatedCapability) {
@@ -30402,18 +30430,18 @@ var require_util3 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request3) {
-      const policy = request3.referrerPolicy;
+    function determineRequestsReferrer(request5) {
+      const policy = request5.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request3.referrer === "client") {
+      if (request5.referrer === "client") {
         const globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null") {
           return "no-referrer";
         }
         referrerSource = new URL(globalOrigin);
-      } else if (webidl.is.URL(request3.referrer)) {
-        referrerSource = request3.referrer;
+      } else if (webidl.is.URL(request5.referrer)) {
+        referrerSource = request5.referrer;
       }
       let referrerURL = stripURLForReferrer(referrerSource);
       const referrerOrigin = stripURLForReferrer(referrerSource, true);
@@ -30431,14 +30459,14 @@ var require_util3 = __commonJS({
         case "unsafe-url":
           return referrerURL;
         case "strict-origin": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request5);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
           return referrerOrigin;
         }
         case "strict-origin-when-cross-origin": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request5);
           if (sameOrigin(referrerURL, currentURL)) {
             return referrerURL;
           }
@@ -30448,17 +30476,17 @@ var require_util3 = __commonJS({
           return referrerOrigin;
         }
         case "same-origin":
-          if (sameOrigin(request3, referrerURL)) {
+          if (sameOrigin(request5, referrerURL)) {
             return referrerURL;
           }
           return "no-referrer";
         case "origin-when-cross-origin":
-          if (sameOrigin(request3, referrerURL)) {
+          if (sameOrigin(request5, referrerURL)) {
             return referrerURL;
           }
           return referrerOrigin;
         case "no-referrer-when-downgrade": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request5);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
@@ -30525,7 +30553,7 @@ var require_util3 = __commonJS({
       if (url.protocol === "blob:") return true;
       return isOriginPotentiallyTrustworthy(url.origin);
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request3) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request5) {
     }
     function sameOrigin(A3, B3) {
       if (A3.origin === B3.origin && A3.origin === "null") {
@@ -30904,7 +30932,7 @@ var require_util3 = __commonJS({
       }
       return gettingDecodingSplitting(value2);
     }
-    function hasAuthenticationEntry(request3) {
+    function hasAuthenticationEntry(request5) {
       return false;
     }
     function includesCredentials(url) {
@@ -32139,11 +32167,11 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request3 = client[kQueue][client[kRunningIdx]];
-        if (!request3) {
+        const request5 = client[kQueue][client[kRunningIdx]];
+        if (!request5) {
           return -1;
         }
-        request3.onResponseStarted();
+        request5.onResponseStarted();
         return 0;
       }
       /**
@@ -32205,9 +32233,9 @@ var require_client_h1 = __commonJS({
         assert(!socket.destroyed);
         assert(!this.paused);
         assert((headers.length & 1) === 0);
-        const request3 = client[kQueue][client[kRunningIdx]];
-        assert(request3);
-        assert(request3.upgrade || request3.method === "CONNECT");
+        const request5 = client[kQueue][client[kRunningIdx]];
+        assert(request5);
+        assert(request5.upgrade || request5.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -32224,9 +32252,9 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request3.onUpgrade(statusCode, headers, socket, statusText);
+          request5.onUpgrade(statusCode, headers, socket, statusText);
         } catch (err) {
-          util.errorRequest(client, request3, err);
+          util.errorRequest(client, request5, err);
           util.destroy(socket, err);
         }
         client[kResume]();
@@ -32246,8 +32274,8 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request3 = client[kQueue][client[kRunningIdx]];
-        if (!request3) {
+        const request5 = client[kQueue][client[kRunningIdx]];
+        if (!request5) {
           return -1;
         }
         assert(!this.upgrade);
@@ -32256,23 +32284,23 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        if (upgrade && !request3.upgrade) {
+        if (upgrade && !request5.upgrade) {
           util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket)));
           return -1;
         }
         assert(this.timeoutType === TIMEOUT_HEADERS);
         this.statusCode = statusCode;
         this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request3.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
+        request5.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
         if (this.statusCode >= 200) {
-          const bodyTimeout = request3.bodyTimeout != null ? request3.bodyTimeout : client[kBodyTimeout];
+          const bodyTimeout = request5.bodyTimeout != null ? request5.bodyTimeout : client[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
           }
         }
-        if (request3.method === "CONNECT") {
+        if (request5.method === "CONNECT") {
           assert(client[kRunning] === 1);
           this.upgrade = true;
           return 2;
@@ -32303,11 +32331,11 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request3.onHeaders(statusCode, headers, this.resume, statusText) === false;
-        if (request3.aborted) {
+        const pause = request5.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        if (request5.aborted) {
           return -1;
         }
-        if (request3.method === "HEAD") {
+        if (request5.method === "HEAD") {
           return 1;
         }
         if (statusCode < 200) {
@@ -32328,8 +32356,8 @@ var require_client_h1 = __commonJS({
         if (socket.destroyed) {
           return -1;
         }
-        const request3 = client[kQueue][client[kRunningIdx]];
-        assert(request3);
+        const request5 = client[kQueue][client[kRunningIdx]];
+        assert(request5);
         assert(this.timeoutType === TIMEOUT_BODY);
         if (this.timeout) {
           if (this.timeout.refresh) {
@@ -32342,7 +32370,7 @@ var require_client_h1 = __commonJS({
           return -1;
         }
         this.bytesRead += buf.length;
-        if (request3.onData(buf) === false) {
+        if (request5.onData(buf) === false) {
           return constants3.ERROR.PAUSED;
         }
         return 0;
@@ -32360,8 +32388,8 @@ var require_client_h1 = __commonJS({
         }
         assert(statusCode >= 100);
         assert((this.headers.length & 1) === 0);
-        const request3 = client[kQueue][client[kRunningIdx]];
-        assert(request3);
+        const request5 = client[kQueue][client[kRunningIdx]];
+        assert(request5);
         this.statusCode = 0;
         this.statusText = "";
         this.bytesRead = 0;
@@ -32373,11 +32401,11 @@ var require_client_h1 = __commonJS({
         if (statusCode < 200) {
           return 0;
         }
-        if (request3.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
+        if (request5.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
           util.destroy(socket, new ResponseContentLengthMismatchError());
           return -1;
         }
-        request3.onComplete(headers);
+        request5.onComplete(headers);
         client[kQueue][client[kRunningIdx]++] = null;
         socket[kSocketUsed] = client[kPending] === 0;
         if (socket[kWriting]) {
@@ -32446,8 +32474,8 @@ var require_client_h1 = __commonJS({
       return {
         version: "h1",
         defaultPipelining: 1,
-        write(request3) {
-          return writeH1(client, request3);
+        write(request5) {
+          return writeH1(client, request5);
         },
         resume() {
           resumeH1(client);
@@ -32474,18 +32502,18 @@ var require_client_h1 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
          */
-        busy(request3) {
+        busy(request5) {
           if (socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1) {
             return true;
           }
-          if (request3) {
-            if (client[kRunning] > 0 && !request3.idempotent) {
+          if (request5) {
+            if (client[kRunning] > 0 && !request5.idempotent) {
               return true;
             }
-            if (client[kRunning] > 0 && (request3.upgrade || request3.method === "CONNECT")) {
+            if (client[kRunning] > 0 && (request5.upgrade || request5.method === "CONNECT")) {
               return true;
             }
-            if (client[kRunning] > 0 && util.bodyLength(request3.body) !== 0 && (util.isStream(request3.body) || util.isAsyncIterable(request3.body) || util.isFormDataLike(request3.body))) {
+            if (client[kRunning] > 0 && util.bodyLength(request5.body) !== 0 && (util.isStream(request5.body) || util.isAsyncIterable(request5.body) || util.isFormDataLike(request5.body))) {
               return true;
             }
           }
@@ -32538,13 +32566,13 @@ var require_client_h1 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request3 = requests[i2];
-          util.errorRequest(client, request3, err);
+          const request5 = requests[i2];
+          util.errorRequest(client, request5, err);
         }
       } else if (client[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-        const request3 = client[kQueue][client[kRunningIdx]];
+        const request5 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request5, err);
       }
       client[kPendingIdx] = client[kRunningIdx];
       assert(client[kRunning] === 0);
@@ -32612,8 +32640,8 @@ var require_client_h1 = __commonJS({
           }
         } else if (client[kRunning] > 0 && socket[kParser].statusCode < 200) {
           if (socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-            const request3 = client[kQueue][client[kRunningIdx]];
-            const headersTimeout = request3.headersTimeout != null ? request3.headersTimeout : client[kHeadersTimeout];
+            const request5 = client[kQueue][client[kRunningIdx]];
+            const headersTimeout = request5.headersTimeout != null ? request5.headersTimeout : client[kHeadersTimeout];
             socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
           }
         }
@@ -32622,11 +32650,11 @@ var require_client_h1 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function setTypeOfService(socket, request3) {
+    function setTypeOfService(socket, request5) {
       if (typeof socket.setTypeOfService !== "function") {
         return;
       }
-      const typeOfService = request3.typeOfService;
+      const typeOfService = request5.typeOfService;
       if (typeOfService === void 0) {
         return;
       }
@@ -32640,26 +32668,26 @@ var require_client_h1 = __commonJS({
       } catch {
       }
     }
-    function writeH1(client, request3) {
-      const { method, path: path17, host, upgrade, blocking, reset } = request3;
-      let { body, headers, contentLength } = request3;
+    function writeH1(client, request5) {
+      const { method, path: path18, host, upgrade, blocking, reset } = request5;
+      let { body, headers, contentLength } = request5;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body)) {
         if (!extractBody) {
           extractBody = require_body().extractBody;
         }
         const [bodyStream, contentType] = extractBody(body);
-        if (request3.contentType == null) {
+        if (request5.contentType == null) {
           headers.push("content-type", contentType);
         }
         body = bodyStream.stream;
         contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body) && request3.contentType == null) {
+      } else if (util.isBlobLike(body) && request5.contentType == null) {
         const contentType = body.type;
         if (contentType) {
           const contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue)) {
-            util.errorRequest(client, request3, new InvalidArgumentError("invalid content-type header"));
+            util.errorRequest(client, request5, new InvalidArgumentError("invalid content-type header"));
             return false;
           }
           headers.push("content-type", contentTypeValue);
@@ -32671,14 +32699,14 @@ var require_client_h1 = __commonJS({
       const bodyLength = util.bodyLength(body);
       contentLength = bodyLength ?? contentLength;
       if (contentLength === null) {
-        contentLength = request3.contentLength;
+        contentLength = request5.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request3.contentLength !== null && request3.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request5.contentLength !== null && request5.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request5, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -32686,19 +32714,19 @@ var require_client_h1 = __commonJS({
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
       const abort = (err) => {
-        if (request3.aborted || request3.completed) {
+        if (request5.aborted || request5.completed) {
           return;
         }
-        util.errorRequest(client, request3, err || new RequestAbortedError());
+        util.errorRequest(client, request5, err || new RequestAbortedError());
         util.destroy(body);
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request3.onConnect(abort);
+        request5.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request5, err);
       }
-      if (request3.aborted) {
+      if (request5.aborted) {
         return false;
       }
       if (method === "HEAD") {
@@ -32716,8 +32744,8 @@ var require_client_h1 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      setTypeOfService(socket, request3);
-      let header3 = `${method} ${path17} HTTP/1.1\r
+      setTypeOfService(socket, request5);
+      let header3 = `${method} ${path18} HTTP/1.1\r
 `;
       if (typeof host === "string") {
         header3 += `host: ${host}\r
@@ -32750,31 +32778,31 @@ upgrade: ${upgrade}\r
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request: request3, headers: header3, socket });
+        channels.sendHeaders.publish({ request: request5, headers: header3, socket });
       }
       if (!body || bodyLength === 0) {
-        writeBuffer(abort, null, client, request3, socket, contentLength, header3, expectsPayload);
+        writeBuffer(abort, null, client, request5, socket, contentLength, header3, expectsPayload);
       } else if (util.isBuffer(body)) {
-        writeBuffer(abort, body, client, request3, socket, contentLength, header3, expectsPayload);
+        writeBuffer(abort, body, client, request5, socket, contentLength, header3, expectsPayload);
       } else if (util.isBlobLike(body)) {
         if (typeof body.stream === "function") {
-          writeIterable(abort, body.stream(), client, request3, socket, contentLength, header3, expectsPayload);
+          writeIterable(abort, body.stream(), client, request5, socket, contentLength, header3, expectsPayload);
         } else {
-          writeBlob(abort, body, client, request3, socket, contentLength, header3, expectsPayload);
+          writeBlob(abort, body, client, request5, socket, contentLength, header3, expectsPayload);
         }
       } else if (util.isStream(body)) {
-        writeStream(abort, body, client, request3, socket, contentLength, header3, expectsPayload);
+        writeStream(abort, body, client, request5, socket, contentLength, header3, expectsPayload);
       } else if (util.isIterable(body)) {
-        writeIterable(abort, body, client, request3, socket, contentLength, header3, expectsPayload);
+        writeIterable(abort, body, client, request5, socket, contentLength, header3, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body, client, request3, socket, contentLength, header3, expectsPayload) {
+    function writeStream(abort, body, client, request5, socket, contentLength, header3, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished = false;
-      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header3 });
+      const writer = new AsyncWriter({ abort, socket, request: request5, contentLength, client, expectsPayload, header: header3 });
       const onData = function(chunk) {
         if (finished) {
           return;
@@ -32840,7 +32868,7 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body, client, request3, socket, contentLength, header3, expectsPayload) {
+    function writeBuffer(abort, body, client, request5, socket, contentLength, header3, expectsPayload) {
       try {
         if (!body) {
           if (contentLength === 0) {
@@ -32860,18 +32888,18 @@ upgrade: ${upgrade}\r
 `, "latin1");
           socket.write(body);
           socket.uncork();
-          request3.onBodySent(body);
-          if (!expectsPayload && request3.reset !== false) {
+          request5.onBodySent(body);
+          if (!expectsPayload && request5.reset !== false) {
             socket[kReset] = true;
           }
         }
-        request3.onRequestSent();
+        request5.onRequestSent();
         client[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body, client, request3, socket, contentLength, header3, expectsPayload) {
+    async function writeBlob(abort, body, client, request5, socket, contentLength, header3, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -32884,9 +32912,9 @@ upgrade: ${upgrade}\r
 `, "latin1");
         socket.write(buffer);
         socket.uncork();
-        request3.onBodySent(buffer);
-        request3.onRequestSent();
-        if (!expectsPayload && request3.reset !== false) {
+        request5.onBodySent(buffer);
+        request5.onRequestSent();
+        if (!expectsPayload && request5.reset !== false) {
           socket[kReset] = true;
         }
         client[kResume]();
@@ -32894,7 +32922,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body, client, request3, socket, contentLength, header3, expectsPayload) {
+    async function writeIterable(abort, body, client, request5, socket, contentLength, header3, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -32913,7 +32941,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header3 });
+      const writer = new AsyncWriter({ abort, socket, request: request5, contentLength, client, expectsPayload, header: header3 });
       try {
         for await (const chunk of body) {
           if (socket[kError]) {
@@ -32942,9 +32970,9 @@ upgrade: ${upgrade}\r
        * @param {boolean} arg.expectsPayload
        * @param {string} arg.header
        */
-      constructor({ abort, socket, request: request3, contentLength, client, expectsPayload, header: header3 }) {
+      constructor({ abort, socket, request: request5, contentLength, client, expectsPayload, header: header3 }) {
         this.socket = socket;
-        this.request = request3;
+        this.request = request5;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
@@ -32958,7 +32986,7 @@ upgrade: ${upgrade}\r
        * @returns
        */
       write(chunk) {
-        const { socket, request: request3, contentLength, client, bytesWritten, expectsPayload, header: header3 } = this;
+        const { socket, request: request5, contentLength, client, bytesWritten, expectsPayload, header: header3 } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -32977,7 +33005,7 @@ upgrade: ${upgrade}\r
         }
         socket.cork();
         if (bytesWritten === 0) {
-          if (!expectsPayload && request3.reset !== false) {
+          if (!expectsPayload && request5.reset !== false) {
             socket[kReset] = true;
           }
           if (contentLength === null) {
@@ -32997,7 +33025,7 @@ ${len.toString(16)}\r
         this.bytesWritten += len;
         const ret2 = socket.write(chunk);
         socket.uncork();
-        request3.onBodySent(chunk);
+        request5.onBodySent(chunk);
         if (!ret2) {
           if (socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS) {
             if (socket[kParser].timeout.refresh) {
@@ -33011,8 +33039,8 @@ ${len.toString(16)}\r
        * @returns {void}
        */
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header3, request: request3 } = this;
-        request3.onRequestSent();
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header: header3, request: request5 } = this;
+        request5.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
           throw socket[kError];
@@ -33192,8 +33220,8 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        write(request3) {
-          return writeH2(client, request3);
+        write(request5) {
+          return writeH2(client, request5);
         },
         /**
          * @returns {void}
@@ -33222,14 +33250,14 @@ var require_client_h2 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        busy(request3) {
-          if (request3 != null) {
+        busy(request5) {
+          if (request5 != null) {
             if (client[kRunning] > 0) {
-              if (request3.idempotent === false) return true;
-              if ((request3.upgrade === "websocket" || request3.method === "CONNECT") && session[kRemoteSettings] === false) return true;
-              if (util.bodyLength(request3.body) !== 0 && (util.isStream(request3.body) || util.isAsyncIterable(request3.body) || util.isFormDataLike(request3.body))) return true;
+              if (request5.idempotent === false) return true;
+              if ((request5.upgrade === "websocket" || request5.method === "CONNECT") && session[kRemoteSettings] === false) return true;
+              if (util.bodyLength(request5.body) !== 0 && (util.isStream(request5.body) || util.isAsyncIterable(request5.body) || util.isFormDataLike(request5.body))) return true;
             } else {
-              return (request3.upgrade === "websocket" || request3.method === "CONNECT") && session[kRemoteSettings] === false;
+              return (request5.upgrade === "websocket" || request5.method === "CONNECT") && session[kRemoteSettings] === false;
             }
           }
           return false;
@@ -33304,15 +33332,15 @@ var require_client_h2 = __commonJS({
       this.destroy(err);
       util.destroy(this[kSocket], err);
     }
-    function completeRequest(client, request3, resetPendingIdx = false) {
+    function completeRequest(client, request5, resetPendingIdx = false) {
       const queue = client[kQueue];
       const runningIdx = client[kRunningIdx];
-      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request3) {
+      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request5) {
         queue[runningIdx] = null;
         client[kRunningIdx] = runningIdx + 1;
         return;
       }
-      const index = queue.indexOf(request3, runningIdx);
+      const index = queue.indexOf(request5, runningIdx);
       if (index === -1 || index >= client[kPendingIdx]) {
         return;
       }
@@ -33331,10 +33359,10 @@ var require_client_h2 = __commonJS({
       this[kHTTP2Session] = null;
       util.destroy(this[kSocket], err);
       if (client[kRunningIdx] < client[kQueue].length) {
-        const request3 = client[kQueue][client[kRunningIdx]];
+        const request5 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        if (request3 != null) {
-          util.errorRequest(client, request3, err);
+        if (request5 != null) {
+          util.errorRequest(client, request5, err);
         }
         client[kPendingIdx] = client[kRunningIdx];
       }
@@ -33357,9 +33385,9 @@ var require_client_h2 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request3 = requests[i2];
-          if (request3 != null) {
-            util.errorRequest(client, request3, err);
+          const request5 = requests[i2];
+          if (request5 != null) {
+            util.errorRequest(client, request5, err);
           }
         }
       }
@@ -33390,14 +33418,14 @@ var require_client_h2 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function writeH2(client, request3) {
-      const headersTimeout = request3.headersTimeout ?? client[kHeadersTimeout];
-      const bodyTimeout = request3.bodyTimeout ?? client[kBodyTimeout];
+    function writeH2(client, request5) {
+      const headersTimeout = request5.headersTimeout ?? client[kHeadersTimeout];
+      const bodyTimeout = request5.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path17, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request3;
-      let { body } = request3;
+      const { method, path: path18, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request5;
+      let { body } = request5;
       if (upgrade != null && upgrade !== "websocket") {
-        util.errorRequest(client, request3, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
+        util.errorRequest(client, request5, new InvalidArgumentError(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
         return false;
       }
       const headers = {};
@@ -33427,43 +33455,43 @@ var require_client_h2 = __commonJS({
         }
       }
       let stream = null;
-      const { hostname, port } = client[kUrl];
-      headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname}${port ? `:${port}` : ""}`;
+      const { hostname: hostname2, port } = client[kUrl];
+      headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname2}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
       const abort = (err) => {
-        if (request3.aborted || request3.completed) {
+        if (request5.aborted || request5.completed) {
           return;
         }
         err = err || new RequestAbortedError();
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request5, err);
         if (stream != null) {
           stream.removeAllListeners("data");
           stream.close();
           client[kOnError](err);
-          completeRequest(client, request3);
+          completeRequest(client, request5);
           client[kResume]();
         }
         util.destroy(body, err);
       };
       try {
-        request3.onConnect(abort);
+        request5.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request3, err);
+        util.errorRequest(client, request5, err);
       }
-      if (request3.aborted) {
+      if (request5.aborted) {
         return false;
       }
       if (upgrade || method === "CONNECT") {
         session.ref();
         if (upgrade === "websocket") {
           if (session[kEnableConnectProtocol] === false) {
-            util.errorRequest(client, request3, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
+            util.errorRequest(client, request5, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
             session.unref();
             return false;
           }
           headers[HTTP2_HEADER_METHOD] = "CONNECT";
           headers[HTTP2_HEADER_PROTOCOL] = "websocket";
-          headers[HTTP2_HEADER_PATH] = path17;
+          headers[HTTP2_HEADER_PATH] = path18;
           if (protocol === "ws:" || protocol === "wss:") {
             headers[HTTP2_HEADER_SCHEME] = protocol === "ws:" ? "http" : "https";
           } else {
@@ -33475,12 +33503,12 @@ var require_client_h2 = __commonJS({
           stream.once("response", (headers2, _flags) => {
             const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
             try {
-              request3.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
+              request5.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
             } catch (err) {
               abort(err);
               return;
             }
-            completeRequest(client, request3);
+            completeRequest(client, request5);
           });
           stream.on("error", () => {
             if (stream.rstCode === NGHTTP2_REFUSED_STREAM || stream.rstCode === NGHTTP2_CANCEL) {
@@ -33500,12 +33528,12 @@ var require_client_h2 = __commonJS({
         stream.on("response", (headers2) => {
           const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
           try {
-            request3.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
+            request5.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
           } catch (err) {
             abort(err);
             return;
           }
-          completeRequest(client, request3);
+          completeRequest(client, request5);
         });
         stream.on("error", abort);
         stream.once("close", () => {
@@ -33515,7 +33543,7 @@ var require_client_h2 = __commonJS({
         stream.setTimeout(headersTimeout);
         return true;
       }
-      headers[HTTP2_HEADER_PATH] = path17;
+      headers[HTTP2_HEADER_PATH] = path18;
       headers[HTTP2_HEADER_SCHEME] = protocol === "http:" ? "http" : "https";
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH";
       if (body && typeof body.read === "function") {
@@ -33530,14 +33558,14 @@ var require_client_h2 = __commonJS({
         contentLength = bodyStream.length;
       }
       if (contentLength == null) {
-        contentLength = request3.contentLength;
+        contentLength = request5.contentLength;
       }
       if (!expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request3.contentLength != null && request3.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request5.contentLength != null && request5.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request3, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request5, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -33553,7 +33581,7 @@ var require_client_h2 = __commonJS({
           header3 += `${key}: ${headers[key]}\r
 `;
         }
-        channels.sendHeaders.publish({ request: request3, headers: header3, socket: session[kSocket] });
+        channels.sendHeaders.publish({ request: request5, headers: header3, socket: session[kSocket] });
       }
       const shouldEndStream = method === "GET" || method === "HEAD" || body === null;
       if (expectContinue) {
@@ -33574,21 +33602,21 @@ var require_client_h2 = __commonJS({
       let responseReceived = false;
       stream.once("response", (headers2) => {
         const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
-        request3.onResponseStarted();
+        request5.onResponseStarted();
         responseReceived = true;
         stream.setTimeout(bodyTimeout);
-        if (request3.aborted) {
+        if (request5.aborted) {
           stream.removeAllListeners("data");
           return;
         }
-        if (request3.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
+        if (request5.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
           stream.pause();
         }
         stream.on("data", (chunk) => {
-          if (request3.aborted || request3.completed) {
+          if (request5.aborted || request5.completed) {
             return;
           }
-          if (request3.onData(chunk) === false) {
+          if (request5.onData(chunk) === false) {
             stream.pause();
           }
         });
@@ -33596,14 +33624,14 @@ var require_client_h2 = __commonJS({
       stream.once("end", () => {
         stream.removeAllListeners("data");
         if (responseReceived) {
-          if (!request3.aborted && !request3.completed) {
-            request3.onComplete({});
+          if (!request5.aborted && !request5.completed) {
+            request5.onComplete({});
           }
-          completeRequest(client, request3);
+          completeRequest(client, request5);
           client[kResume]();
         } else {
           abort(new InformationalError("HTTP/2: stream half-closed (remote)"));
-          completeRequest(client, request3, true);
+          completeRequest(client, request5, true);
           client[kResume]();
         }
       });
@@ -33613,7 +33641,7 @@ var require_client_h2 = __commonJS({
         if (session[kOpenStreams] === 0) {
           session.unref();
         }
-        if (!request3.aborted && !request3.completed) {
+        if (!request5.aborted && !request5.completed) {
           abort(new InformationalError("HTTP/2: stream closed before the response was complete"));
         }
       });
@@ -33638,11 +33666,11 @@ var require_client_h2 = __commonJS({
         abort(err);
       });
       stream.once("trailers", (trailers) => {
-        if (request3.aborted || request3.completed) {
+        if (request5.aborted || request5.completed) {
           return;
         }
         stream.removeAllListeners("data");
-        request3.onComplete(trailers);
+        request5.onComplete(trailers);
       });
       return true;
       function writeBodyH2() {
@@ -33652,7 +33680,7 @@ var require_client_h2 = __commonJS({
             stream,
             null,
             client,
-            request3,
+            request5,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -33663,7 +33691,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request3,
+            request5,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -33675,7 +33703,7 @@ var require_client_h2 = __commonJS({
               stream,
               body.stream(),
               client,
-              request3,
+              request5,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -33686,7 +33714,7 @@ var require_client_h2 = __commonJS({
               stream,
               body,
               client,
-              request3,
+              request5,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -33700,7 +33728,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request3,
+            request5,
             contentLength
           );
         } else if (util.isIterable(body)) {
@@ -33709,7 +33737,7 @@ var require_client_h2 = __commonJS({
             stream,
             body,
             client,
-            request3,
+            request5,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -33719,7 +33747,7 @@ var require_client_h2 = __commonJS({
         }
       }
     }
-    function writeBuffer(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body, client, request5, socket, contentLength, expectsPayload) {
       try {
         if (body != null && util.isBuffer(body)) {
           assert(contentLength === body.byteLength, "buffer body must have content length");
@@ -33727,18 +33755,18 @@ var require_client_h2 = __commonJS({
           h2stream.write(body);
           h2stream.uncork();
           h2stream.end();
-          request3.onBodySent(body);
+          request5.onBodySent(body);
         }
         if (!expectsPayload) {
           socket[kReset] = true;
         }
-        request3.onRequestSent();
+        request5.onRequestSent();
         client[kResume]();
       } catch (error) {
         abort(error);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request3, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body, client, request5, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline(
         body,
@@ -33749,7 +33777,7 @@ var require_client_h2 = __commonJS({
             abort(err);
           } else {
             util.removeAllListeners(pipe);
-            request3.onRequestSent();
+            request5.onRequestSent();
             if (!expectsPayload) {
               socket[kReset] = true;
             }
@@ -33759,10 +33787,10 @@ var require_client_h2 = __commonJS({
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request3.onBodySent(chunk);
+        request5.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body, client, request5, socket, contentLength, expectsPayload) {
       assert(contentLength === body.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body.size) {
@@ -33773,8 +33801,8 @@ var require_client_h2 = __commonJS({
         h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request3.onBodySent(buffer);
-        request3.onRequestSent();
+        request5.onBodySent(buffer);
+        request5.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -33783,7 +33811,7 @@ var require_client_h2 = __commonJS({
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body, client, request3, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body, client, request5, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback = null;
       function onDrain() {
@@ -33808,13 +33836,13 @@ var require_client_h2 = __commonJS({
             throw socket[kError];
           }
           const res = h2stream.write(chunk);
-          request3.onBodySent(chunk);
+          request5.onBodySent(chunk);
           if (!res) {
             await waitForDrain();
           }
         }
         h2stream.end();
-        request3.onRequestSent();
+        request5.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -34100,10 +34128,10 @@ var require_client = __commonJS({
         this.once("connect", cb);
       }
       [kDispatch](opts, handler) {
-        const request3 = new Request(this[kUrl].origin, opts, handler);
-        this[kQueue].push(request3);
+        const request5 = new Request(this[kUrl].origin, opts, handler);
+        this[kQueue].push(request5);
         if (this[kResuming]) {
-        } else if (util.bodyLength(request3.body) == null && util.isIterable(request3.body)) {
+        } else if (util.bodyLength(request5.body) == null && util.isIterable(request5.body)) {
           this[kResuming] = 1;
           queueMicrotask(() => resume(this));
         } else {
@@ -34127,9 +34155,9 @@ var require_client = __commonJS({
         return new Promise((resolve4) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i2 = 0; i2 < requests.length; i2++) {
-            const request3 = requests[i2];
-            if (request3 != null) {
-              util.errorRequest(this, request3, err);
+            const request5 = requests[i2];
+            if (request5 != null) {
+              util.errorRequest(this, request5, err);
             }
           }
           const callback = () => {
@@ -34154,9 +34182,9 @@ var require_client = __commonJS({
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i2 = 0; i2 < requests.length; i2++) {
-          const request3 = requests[i2];
-          if (request3 != null) {
-            util.errorRequest(client, request3, err);
+          const request5 = requests[i2];
+          if (request5 != null) {
+            util.errorRequest(client, request5, err);
           }
         }
         assert(client[kSize] === 0);
@@ -34165,20 +34193,20 @@ var require_client = __commonJS({
     function connect(client) {
       assert(!client[kConnecting]);
       assert(!client[kHTTPContext]);
-      let { host, hostname, protocol, port } = client[kUrl];
-      if (hostname[0] === "[") {
-        const idx = hostname.indexOf("]");
+      let { host, hostname: hostname2, protocol, port } = client[kUrl];
+      if (hostname2[0] === "[") {
+        const idx = hostname2.indexOf("]");
         assert(idx !== -1);
-        const ip = hostname.substring(1, idx);
+        const ip = hostname2.substring(1, idx);
         assert(net.isIPv6(ip));
-        hostname = ip;
+        hostname2 = ip;
       }
       client[kConnecting] = true;
       if (channels.beforeConnect.hasSubscribers) {
         channels.beforeConnect.publish({
           connectParams: {
             host,
-            hostname,
+            hostname: hostname2,
             protocol,
             port,
             version: client[kHTTPContext]?.version,
@@ -34191,14 +34219,14 @@ var require_client = __commonJS({
       try {
         client[kConnector]({
           host,
-          hostname,
+          hostname: hostname2,
           protocol,
           port,
           servername: client[kServerName],
           localAddress: client[kLocalAddress]
         }, (err, socket) => {
           if (err) {
-            handleConnectError(client, err, { host, hostname, protocol, port });
+            handleConnectError(client, err, { host, hostname: hostname2, protocol, port });
             client[kResume]();
             return;
           }
@@ -34212,7 +34240,7 @@ var require_client = __commonJS({
             client[kHTTPContext] = socket.alpnProtocol === "h2" ? connectH2(client, socket) : connectH1(client, socket);
           } catch (err2) {
             socket.destroy().on("error", noop);
-            handleConnectError(client, err2, { host, hostname, protocol, port });
+            handleConnectError(client, err2, { host, hostname: hostname2, protocol, port });
             client[kResume]();
             return;
           }
@@ -34225,7 +34253,7 @@ var require_client = __commonJS({
             channels.connected.publish({
               connectParams: {
                 host,
-                hostname,
+                hostname: hostname2,
                 protocol,
                 port,
                 version: client[kHTTPContext]?.version,
@@ -34240,11 +34268,11 @@ var require_client = __commonJS({
           client[kResume]();
         });
       } catch (err) {
-        handleConnectError(client, err, { host, hostname, protocol, port });
+        handleConnectError(client, err, { host, hostname: hostname2, protocol, port });
         client[kResume]();
       }
     }
-    function handleConnectError(client, err, { host, hostname, protocol, port }) {
+    function handleConnectError(client, err, { host, hostname: hostname2, protocol, port }) {
       if (client.destroyed) {
         return;
       }
@@ -34253,7 +34281,7 @@ var require_client = __commonJS({
         channels.connectError.publish({
           connectParams: {
             host,
-            hostname,
+            hostname: hostname2,
             protocol,
             port,
             version: client[kHTTPContext]?.version,
@@ -34267,8 +34295,8 @@ var require_client = __commonJS({
       if (err.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
         assert(client[kRunning] === 0);
         while (client[kPending] > 0 && client[kQueue][client[kPendingIdx]].servername === client[kServerName]) {
-          const request3 = client[kQueue][client[kPendingIdx]++];
-          util.errorRequest(client, request3, err);
+          const request5 = client[kQueue][client[kPendingIdx]++];
+          util.errorRequest(client, request5, err);
         }
       } else {
         onError2(client, err);
@@ -34323,15 +34351,15 @@ var require_client = __commonJS({
         if (client[kRunning] >= (getPipelining(client) || 1)) {
           return;
         }
-        const request3 = client[kQueue][client[kPendingIdx]];
-        if (request3 === null) {
+        const request5 = client[kQueue][client[kPendingIdx]];
+        if (request5 === null) {
           return;
         }
-        if (client[kUrl].protocol === "https:" && client[kServerName] !== request3.servername) {
+        if (client[kUrl].protocol === "https:" && client[kServerName] !== request5.servername) {
           if (client[kRunning] > 0) {
             return;
           }
-          client[kServerName] = request3.servername;
+          client[kServerName] = request5.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
             resume(client);
@@ -34347,10 +34375,10 @@ var require_client = __commonJS({
         if (client[kHTTPContext].destroyed) {
           return;
         }
-        if (client[kHTTPContext].busy(request3)) {
+        if (client[kHTTPContext].busy(request5)) {
           return;
         }
-        if (!request3.aborted && client[kHTTPContext].write(request3)) {
+        if (!request5.aborted && client[kHTTPContext].write(request5)) {
           client[kPendingIdx]++;
         } else {
           client[kQueue].splice(client[kPendingIdx], 1);
@@ -34997,7 +35025,7 @@ var require_agent = __commonJS({
     function defaultFactory(origin, opts) {
       return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool(origin, opts);
     }
-    var Agent3 = class extends DispatcherBase {
+    var Agent5 = class extends DispatcherBase {
       constructor({ factory = defaultFactory, maxOrigins = Infinity, connect, tls, ...options } = {}) {
         if (typeof factory !== "function") {
           throw new InvalidArgumentError("factory must be a function.");
@@ -35109,7 +35137,7 @@ var require_agent = __commonJS({
         return allClientStats;
       }
     };
-    module.exports = Agent3;
+    module.exports = Agent5;
   }
 });
 
@@ -35405,13 +35433,13 @@ var require_socks5_client = __commonJS({
         }
         debug2("starting handshake with", this.authMethods.length, "auth methods");
         this.state = STATES.HANDSHAKING;
-        const request3 = Buffer2.alloc(2 + this.authMethods.length);
-        request3[0] = SOCKS_VERSION;
-        request3[1] = this.authMethods.length;
+        const request5 = Buffer2.alloc(2 + this.authMethods.length);
+        request5[0] = SOCKS_VERSION;
+        request5[1] = this.authMethods.length;
         this.authMethods.forEach((method, i2) => {
-          request3[2 + i2] = method;
+          request5[2 + i2] = method;
         });
-        this.socket.write(request3);
+        this.socket.write(request5);
       }
       /**
        * Handle handshake response from server
@@ -35453,13 +35481,13 @@ var require_socks5_client = __commonJS({
         if (usernameBuffer.length > 255 || passwordBuffer.length > 255) {
           throw new InvalidArgumentError("Username or password too long");
         }
-        const request3 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
-        request3[0] = 1;
-        request3[1] = usernameBuffer.length;
-        usernameBuffer.copy(request3, 2);
-        request3[2 + usernameBuffer.length] = passwordBuffer.length;
-        passwordBuffer.copy(request3, 3 + usernameBuffer.length);
-        this.socket.write(request3);
+        const request5 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
+        request5[0] = 1;
+        request5[1] = usernameBuffer.length;
+        usernameBuffer.copy(request5, 2);
+        request5[2 + usernameBuffer.length] = passwordBuffer.length;
+        passwordBuffer.copy(request5, 3 + usernameBuffer.length);
+        this.socket.write(request5);
       }
       /**
        * Handle authentication response
@@ -35494,22 +35522,22 @@ var require_socks5_client = __commonJS({
         }
         debug2("connecting to", address, port);
         this.state = STATES.CONNECTING;
-        const request3 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
-        this.socket.write(request3);
+        const request5 = this.buildConnectRequest(COMMANDS.CONNECT, address, port);
+        this.socket.write(request5);
       }
       /**
        * Build a SOCKS5 request
        */
       buildConnectRequest(command, address, port) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
-        const request3 = Buffer2.alloc(4 + addressBuffer.length + 2);
-        request3[0] = SOCKS_VERSION;
-        request3[1] = command;
-        request3[2] = 0;
-        request3[3] = addressType;
-        addressBuffer.copy(request3, 4);
-        request3.writeUInt16BE(port, 4 + addressBuffer.length);
-        return request3;
+        const request5 = Buffer2.alloc(4 + addressBuffer.length + 2);
+        request5[0] = SOCKS_VERSION;
+        request5[1] = command;
+        request5[2] = 0;
+        request5[3] = addressType;
+        addressBuffer.copy(request5, 4);
+        request5.writeUInt16BE(port, 4 + addressBuffer.length);
+        return request5;
       }
       /**
        * Handle CONNECT response
@@ -35815,7 +35843,7 @@ var require_proxy_agent = __commonJS({
   "node_modules/undici/lib/dispatcher/proxy-agent.js"(exports, module) {
     "use strict";
     var { kProxy, kClose, kDestroy, kDispatch } = require_symbols2();
-    var Agent3 = require_agent();
+    var Agent5 = require_agent();
     var Pool = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = require_errors3();
@@ -35871,10 +35899,10 @@ var require_proxy_agent = __commonJS({
         };
         const {
           origin,
-          path: path17 = "/",
+          path: path18 = "/",
           headers = {}
         } = opts;
-        opts.path = origin + path17;
+        opts.path = origin + path18;
         if (!("host" in headers) && !("Host" in headers)) {
           const { host } = new URL(origin);
           headers.host = host;
@@ -35946,7 +35974,7 @@ var require_proxy_agent = __commonJS({
         } else {
           this[kClient] = clientFactory(url, { connect });
         }
-        this[kAgent] = new Agent3({
+        this[kAgent] = new Agent5({
           ...opts,
           factory,
           connect: async (opts2, callback) => {
@@ -36074,7 +36102,7 @@ var require_env_http_proxy_agent = __commonJS({
     var DispatcherBase = require_dispatcher_base();
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols2();
     var ProxyAgent = require_proxy_agent();
-    var Agent3 = require_agent();
+    var Agent5 = require_agent();
     var DEFAULT_PORTS = {
       "http:": 80,
       "https:": 443
@@ -36087,7 +36115,7 @@ var require_env_http_proxy_agent = __commonJS({
         super();
         this.#opts = opts;
         const { httpProxy, httpsProxy, noProxy, ...agentOpts } = opts;
-        this[kNoProxyAgent] = new Agent3(agentOpts);
+        this[kNoProxyAgent] = new Agent5(agentOpts);
         const HTTP_PROXY = httpProxy ?? process.env.http_proxy ?? process.env.HTTP_PROXY;
         if (HTTP_PROXY) {
           this[kHttpProxyAgent] = new ProxyAgent({ ...agentOpts, uri: HTTP_PROXY });
@@ -36122,10 +36150,10 @@ var require_env_http_proxy_agent = __commonJS({
         ]);
       }
       #getProxyAgentForUrl(url) {
-        let { protocol, host: hostname, port } = url;
-        hostname = hostname.replace(/:\d*$/, "").toLowerCase();
+        let { protocol, host: hostname2, port } = url;
+        hostname2 = hostname2.replace(/:\d*$/, "").toLowerCase();
         port = Number.parseInt(port, 10) || DEFAULT_PORTS[protocol] || 0;
-        if (!this.#shouldProxy(hostname, port)) {
+        if (!this.#shouldProxy(hostname2, port)) {
           return this[kNoProxyAgent];
         }
         if (protocol === "https:") {
@@ -36133,7 +36161,7 @@ var require_env_http_proxy_agent = __commonJS({
         }
         return this[kHttpProxyAgent];
       }
-      #shouldProxy(hostname, port) {
+      #shouldProxy(hostname2, port) {
         if (this.#noProxyChanged) {
           this.#parseNoProxy();
         }
@@ -36148,10 +36176,10 @@ var require_env_http_proxy_agent = __commonJS({
           if (entry.port && entry.port !== port) {
             continue;
           }
-          if (hostname === entry.hostname) {
+          if (hostname2 === entry.hostname) {
             return false;
           }
-          if (hostname.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) {
+          if (hostname2.slice(-(entry.hostname.length + 1)) === `.${entry.hostname}`) {
             return false;
           }
         }
@@ -36329,7 +36357,7 @@ var require_retry_handler = __commonJS({
         this.etag = null;
         this.controllerProxy = new RetryController();
       }
-      onResponseStartWithRetry(controller, statusCode, headers, statusMessage, err) {
+      onResponseStartWithRetry(controller, statusCode, headers, statusMessage2, err) {
         if (this.retryOpts.throwOnError) {
           if (this.retryOpts.statusCodes.includes(statusCode) === false) {
             if (this.headersSent) {
@@ -36337,7 +36365,7 @@ var require_retry_handler = __commonJS({
             } else {
               this.headersSent = true;
               this.checkpointResponseEnd(headers);
-              this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage);
+              this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage2);
             }
           } else {
             this.error = err;
@@ -36347,7 +36375,7 @@ var require_retry_handler = __commonJS({
         if (isDisturbed(this.opts.body)) {
           this.headersSent = true;
           this.checkpointResponseEnd(headers);
-          this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage);
+          this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage2);
           return;
         }
         function shouldRetry(passedErr) {
@@ -36357,7 +36385,7 @@ var require_retry_handler = __commonJS({
             } else {
               this.headersSent = true;
               this.checkpointResponseEnd(headers);
-              this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage);
+              this.handler.onResponseStart?.(this.controllerProxy, statusCode, headers, statusMessage2);
             }
             controller.resume();
             return;
@@ -36432,7 +36460,7 @@ var require_retry_handler = __commonJS({
         const retryTimeout = retryAfterHeader > 0 ? Math.min(retryAfterHeader, maxTimeout) : Math.min(minTimeout * timeoutFactor ** (counter - 1), maxTimeout);
         setTimeout(() => cb(null), retryTimeout);
       }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage2) {
         this.error = null;
         this.retryCount += 1;
         if (statusCode >= 300) {
@@ -36442,7 +36470,7 @@ var require_retry_handler = __commonJS({
               count: this.retryCount
             }
           });
-          this.onResponseStartWithRetry(controller, statusCode, headers, statusMessage, err);
+          this.onResponseStartWithRetry(controller, statusCode, headers, statusMessage2, err);
           return;
         }
         if (this.headersSent) {
@@ -36484,7 +36512,7 @@ var require_retry_handler = __commonJS({
                 this.controllerProxy,
                 statusCode,
                 headers,
-                statusMessage
+                statusMessage2
               );
               return;
             }
@@ -36517,7 +36545,7 @@ var require_retry_handler = __commonJS({
             this.controllerProxy,
             statusCode,
             headers,
-            statusMessage
+            statusMessage2
           );
         } else {
           throw new RequestRetryError("Request failed", statusCode, {
@@ -37150,7 +37178,7 @@ var require_api_request = __commonJS({
         this.abort = abort;
         this.context = context;
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume, statusMessage2) {
         const { callback, opaque, abort, context, responseHeaders, highWaterMark } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
@@ -37179,7 +37207,7 @@ var require_api_request = __commonJS({
           try {
             this.runInAsyncScope(callback, null, null, {
               statusCode,
-              statusText: statusMessage,
+              statusText: statusMessage2,
               headers,
               trailers: this.trailers,
               opaque,
@@ -37229,10 +37257,10 @@ var require_api_request = __commonJS({
         }
       }
     };
-    function request3(opts, callback) {
+    function request5(opts, callback) {
       if (callback === void 0) {
         return new Promise((resolve4, reject) => {
-          request3.call(this, opts, (err, data) => {
+          request5.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve4(data);
           });
         });
@@ -37248,7 +37276,7 @@ var require_api_request = __commonJS({
         queueMicrotask(() => callback(err, { opaque }));
       }
     }
-    module.exports = request3;
+    module.exports = request5;
     module.exports.RequestHandler = RequestHandler;
   }
 });
@@ -37372,7 +37400,7 @@ var require_api_stream = __commonJS({
         this.abort = abort;
         this.context = context;
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage) {
+      onHeaders(statusCode, rawHeaders, resume, statusMessage2) {
         const { factory, opaque, context, responseHeaders } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
@@ -38034,20 +38062,20 @@ var require_mock_utils = __commonJS({
       }
       return normalizedQp;
     }
-    function safeUrl(path17) {
-      if (typeof path17 !== "string") {
-        return path17;
+    function safeUrl(path18) {
+      if (typeof path18 !== "string") {
+        return path18;
       }
-      const pathSegments = path17.split("?", 3);
+      const pathSegments = path18.split("?", 3);
       if (pathSegments.length !== 2) {
-        return path17;
+        return path18;
       }
       const qp = new URLSearchParams(pathSegments.pop());
       qp.sort();
       return [...pathSegments, qp.toString()].join("?");
     }
-    function matchKey(mockDispatch2, { path: path17, method, body, headers }) {
-      const pathMatch = matchValue(mockDispatch2.path, path17);
+    function matchKey(mockDispatch2, { path: path18, method, body, headers }) {
+      const pathMatch = matchValue(mockDispatch2.path, path18);
       const methodMatch = matchValue(mockDispatch2.method, method);
       const bodyMatch = typeof mockDispatch2.body !== "undefined" ? matchValue(mockDispatch2.body, body) : true;
       const headersMatch = matchHeaders(mockDispatch2, headers);
@@ -38072,8 +38100,8 @@ var require_mock_utils = __commonJS({
       const basePath = key.query ? serializePathWithQuery(key.path, key.query) : key.path;
       const resolvedPath = typeof basePath === "string" ? safeUrl(basePath) : basePath;
       const resolvedPathWithoutTrailingSlash = removeTrailingSlash(resolvedPath);
-      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path17, ignoreTrailingSlash }) => {
-        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path17)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path17), resolvedPath);
+      let matchedMockDispatches = mockDispatches.filter(({ consumed }) => !consumed).filter(({ path: path18, ignoreTrailingSlash }) => {
+        return ignoreTrailingSlash ? matchValue(removeTrailingSlash(safeUrl(path18)), resolvedPathWithoutTrailingSlash) : matchValue(safeUrl(path18), resolvedPath);
       });
       if (matchedMockDispatches.length === 0) {
         throw new MockNotMatchedError(`Mock dispatch not matched for path '${resolvedPath}'`);
@@ -38112,19 +38140,19 @@ var require_mock_utils = __commonJS({
         mockDispatches.splice(index, 1);
       }
     }
-    function removeTrailingSlash(path17) {
-      while (path17.endsWith("/")) {
-        path17 = path17.slice(0, -1);
+    function removeTrailingSlash(path18) {
+      while (path18.endsWith("/")) {
+        path18 = path18.slice(0, -1);
       }
-      if (path17.length === 0) {
-        path17 = "/";
+      if (path18.length === 0) {
+        path18 = "/";
       }
-      return path17;
+      return path18;
     }
     function buildKey(opts) {
-      const { path: path17, method, body, headers, query } = opts;
+      const { path: path18, method, body, headers, query } = opts;
       return {
-        path: path17,
+        path: path18,
         method,
         body,
         headers,
@@ -38814,10 +38842,10 @@ var require_pending_interceptors_formatter = __commonJS({
       }
       format(pendingInterceptors) {
         const withPrettyHeaders = pendingInterceptors.map(
-          ({ method, path: path17, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
+          ({ method, path: path18, data: { statusCode }, persist, times, timesInvoked, origin }) => ({
             Method: method,
             Origin: origin,
-            Path: path17,
+            Path: path18,
             "Status code": statusCode,
             Persistent: persist ? PERSISTENT : NOT_PERSISTENT,
             Invocations: timesInvoked,
@@ -38836,7 +38864,7 @@ var require_mock_agent = __commonJS({
   "node_modules/undici/lib/mock/mock-agent.js"(exports, module) {
     "use strict";
     var { kClients } = require_symbols2();
-    var Agent3 = require_agent();
+    var Agent5 = require_agent();
     var {
       kAgent,
       kMockAgentSet,
@@ -38874,7 +38902,7 @@ var require_mock_agent = __commonJS({
         if (opts?.agent && typeof opts.agent.dispatch !== "function") {
           throw new InvalidArgumentError("Argument opts.agent must implement Agent");
         }
-        const agent = opts?.agent ? opts.agent : new Agent3(opts);
+        const agent = opts?.agent ? opts.agent : new Agent5(opts);
         this[kAgent] = agent;
         this[kClients] = agent[kClients];
         this[kOptions] = mockOptions;
@@ -38899,9 +38927,9 @@ var require_mock_agent = __commonJS({
         const acceptNonStandardSearchParameters = this[kMockAgentAcceptsNonStandardSearchParameters];
         const dispatchOpts = { ...opts };
         if (acceptNonStandardSearchParameters && dispatchOpts.path) {
-          const [path17, searchParams] = dispatchOpts.path.split("?");
+          const [path18, searchParams] = dispatchOpts.path.split("?");
           const normalizedSearchParams = normalizeSearchParams(searchParams, acceptNonStandardSearchParameters);
-          dispatchOpts.path = `${path17}?${normalizedSearchParams}`;
+          dispatchOpts.path = `${path18}?${normalizedSearchParams}`;
         }
         return this[kAgent].dispatch(dispatchOpts, handler);
       }
@@ -39105,7 +39133,7 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile2, readFile: readFile4, mkdir: mkdir3 } = __require("node:fs/promises");
+    var { writeFile: writeFile2, readFile: readFile5, mkdir: mkdir3 } = __require("node:fs/promises");
     var { dirname: dirname3, resolve: resolve4 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError, UndiciError } = require_errors3();
@@ -39231,8 +39259,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return;
         }
-        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request3);
+        const request5 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request5);
         const normalizedHeaders = normalizeHeaders(response.headers);
         const responseData = {
           statusCode: response.statusCode,
@@ -39250,7 +39278,7 @@ var require_snapshot_recorder = __commonJS({
           existingSnapshot.timestamp = (/* @__PURE__ */ new Date()).toISOString();
         } else {
           this.#snapshots.set(hash, {
-            request: request3,
+            request: request5,
             responses: [responseData],
             // Always store as array for consistency
             callCount: 0,
@@ -39284,8 +39312,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return void 0;
         }
-        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request3);
+        const request5 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request5);
         const snapshot = this.#snapshots.get(hash);
         if (!snapshot) return void 0;
         const currentCallCount = snapshot.callCount || 0;
@@ -39302,12 +39330,12 @@ var require_snapshot_recorder = __commonJS({
        * @return {Promise<void>} - Resolves when snapshots are loaded
        */
       async loadSnapshots(filePath) {
-        const path17 = filePath || this.#snapshotPath;
-        if (!path17) {
+        const path18 = filePath || this.#snapshotPath;
+        if (!path18) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
         try {
-          const data = await readFile4(resolve4(path17), "utf8");
+          const data = await readFile5(resolve4(path18), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -39321,7 +39349,7 @@ var require_snapshot_recorder = __commonJS({
           if (error.code === "ENOENT") {
             this.#snapshots.clear();
           } else {
-            throw new UndiciError(`Failed to load snapshots from ${path17}`, { cause: error });
+            throw new UndiciError(`Failed to load snapshots from ${path18}`, { cause: error });
           }
         }
       }
@@ -39332,11 +39360,11 @@ var require_snapshot_recorder = __commonJS({
        * @returns {Promise<void>} - Resolves when snapshots are saved
        */
       async saveSnapshots(filePath) {
-        const path17 = filePath || this.#snapshotPath;
-        if (!path17) {
+        const path18 = filePath || this.#snapshotPath;
+        if (!path18) {
           throw new InvalidArgumentError("Snapshot path is required");
         }
-        const resolvedPath = resolve4(path17);
+        const resolvedPath = resolve4(path18);
         await mkdir3(dirname3(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -39380,8 +39408,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {boolean} - True if snapshot was deleted, false if not found
        */
       deleteSnapshot(requestOpts) {
-        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request3);
+        const request5 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request5);
         return this.#snapshots.delete(hash);
       }
       /**
@@ -39390,8 +39418,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {SnapshotInfo|null} - Snapshot information or null if not found
        */
       getSnapshotInfo(requestOpts) {
-        const request3 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request3);
+        const request5 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request5);
         const snapshot = this.#snapshots.get(hash);
         if (!snapshot) return null;
         return {
@@ -39481,7 +39509,7 @@ var require_snapshot_recorder = __commonJS({
 var require_snapshot_agent = __commonJS({
   "node_modules/undici/lib/mock/snapshot-agent.js"(exports, module) {
     "use strict";
-    var Agent3 = require_agent();
+    var Agent5 = require_agent();
     var MockAgent = require_mock_agent();
     var { SnapshotRecorder } = require_snapshot_recorder();
     var WrapHandler = require_wrap_handler();
@@ -39532,7 +39560,7 @@ var require_snapshot_agent = __commonJS({
         });
         this[kSnapshotLoaded] = false;
         if (this[kSnapshotMode] === "record" || this[kSnapshotMode] === "update" || this[kSnapshotMode] === "playback" && opts.excludeUrls && opts.excludeUrls.length > 0) {
-          this[kRealAgent] = new Agent3(opts);
+          this[kRealAgent] = new Agent5(opts);
         }
         if ((this[kSnapshotMode] === "playback" || this[kSnapshotMode] === "update") && this[kSnapshotPath]) {
           this.loadSnapshots().catch(() => {
@@ -39591,10 +39619,10 @@ var require_snapshot_agent = __commonJS({
           onRequestUpgrade(controller, statusCode, headers, socket) {
             return handler.onRequestUpgrade(controller, statusCode, headers, socket);
           },
-          onResponseStart(controller, statusCode, headers, statusMessage) {
+          onResponseStart(controller, statusCode, headers, statusMessage2) {
             responseData.statusCode = statusCode;
             responseData.headers = headers;
-            return handler.onResponseStart(controller, statusCode, headers, statusMessage);
+            return handler.onResponseStart(controller, statusCode, headers, statusMessage2);
           },
           onResponseData(controller, chunk) {
             responseData.body.push(chunk);
@@ -39682,16 +39710,16 @@ var require_snapshot_agent = __commonJS({
        */
       #setupMockInterceptors() {
         for (const snapshot of this[kSnapshotRecorder].getSnapshots()) {
-          const { request: request3, responses, response } = snapshot;
-          const url = new URL(request3.url);
+          const { request: request5, responses, response } = snapshot;
+          const url = new URL(request5.url);
           const mockPool = this.get(url.origin);
           const responseData = responses ? responses[0] : response;
           if (!responseData) continue;
           mockPool.intercept({
             path: url.pathname + url.search,
-            method: request3.method,
-            headers: request3.headers,
-            body: request3.body
+            method: request5.method,
+            headers: request5.headers,
+            body: request5.body
           }).reply(responseData.statusCode, responseData.body, {
             headers: responseData.headers,
             trailers: responseData.trailers
@@ -39771,9 +39799,9 @@ var require_global2 = __commonJS({
     var globalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.2");
     var legacyGlobalDispatcher = /* @__PURE__ */ Symbol.for("undici.globalDispatcher.1");
     var { InvalidArgumentError } = require_errors3();
-    var Agent3 = require_agent();
+    var Agent5 = require_agent();
     if (getGlobalDispatcher() === void 0) {
-      setGlobalDispatcher(new Agent3());
+      setGlobalDispatcher(new Agent5());
     }
     function setGlobalDispatcher(agent) {
       if (!agent || typeof agent.dispatch !== "function") {
@@ -39945,7 +39973,7 @@ var require_redirect_handler = __commonJS({
       onRequestUpgrade(controller, statusCode, headers, socket) {
         this.handler.onRequestUpgrade?.(controller, statusCode, headers, socket);
       }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage2) {
         if (this.opts.throwOnMaxRedirect && this.history.length >= this.maxRedirections) {
           throw new Error("max redirects");
         }
@@ -39968,7 +39996,7 @@ var require_redirect_handler = __commonJS({
           this.history.push(new URL(this.opts.path, this.opts.origin));
         }
         if (!this.location) {
-          this.handler.onResponseStart?.(controller, statusCode, headers, statusMessage);
+          this.handler.onResponseStart?.(controller, statusCode, headers, statusMessage2);
           return;
         }
         this.history[kRedirectCacheControl].push({
@@ -39977,15 +40005,15 @@ var require_redirect_handler = __commonJS({
           receivedAt: Date.now()
         });
         const { origin, pathname, search } = util.parseURL(new URL(this.location, this.opts.origin && new URL(this.opts.path, this.opts.origin)));
-        const path17 = search ? `${pathname}${search}` : pathname;
-        const redirectUrlString = `${origin}${path17}`;
+        const path18 = search ? `${pathname}${search}` : pathname;
+        const redirectUrlString = `${origin}${path18}`;
         for (const historyUrl of this.history) {
           if (historyUrl.toString() === redirectUrlString) {
             throw new InvalidArgumentError(`Redirect loop detected. Cannot redirect to ${origin}. This typically happens when using a Client or Pool with cross-origin redirects. Use an Agent for cross-origin redirects.`);
           }
         }
         this.opts.headers = cleanRequestHeaders(this.opts.headers, statusCode === 303, this.opts.origin !== origin);
-        this.opts.path = path17;
+        this.opts.path = path18;
         this.opts.origin = origin;
         this.opts.query = null;
       }
@@ -40099,12 +40127,12 @@ var require_response_error = __commonJS({
         this.#body = "";
         return super.onRequestStart(controller, context);
       }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage2) {
         this.#statusCode = statusCode;
         this.#headers = headers;
         this.#contentType = headers["content-type"];
         if (this.#statusCode < 400) {
-          return super.onResponseStart(controller, statusCode, headers, statusMessage);
+          return super.onResponseStart(controller, statusCode, headers, statusMessage2);
         }
         if (this.#checkContentType("application/json") || this.#checkContentType("text/plain")) {
           this.#decoder = new TextDecoder("utf-8");
@@ -40206,7 +40234,7 @@ var require_dump = __commonJS({
         controller.abort = this.#abort.bind(this);
         return super.onRequestStart(controller, context);
       }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage2) {
         const contentLength = headers["content-length"];
         if (contentLength != null && contentLength > this.#maxSize) {
           throw new RequestAbortedError(
@@ -40216,7 +40244,7 @@ var require_dump = __commonJS({
         if (this.aborted === true) {
           return true;
         }
-        return super.onResponseStart(controller, statusCode, headers, statusMessage);
+        return super.onResponseStart(controller, statusCode, headers, statusMessage2);
       }
       onResponseError(controller, err) {
         super.onResponseError(controller, this.aborted === true ? this.reason : err);
@@ -40353,14 +40381,14 @@ var require_dns = __commonJS({
       get size() {
         return this.#records.size;
       }
-      get(hostname) {
-        return this.#records.get(hostname) ?? null;
+      get(hostname2) {
+        return this.#records.get(hostname2) ?? null;
       }
-      set(hostname, records) {
-        this.#records.set(hostname, records);
+      set(hostname2, records) {
+        this.#records.set(hostname2, records);
       }
-      delete(hostname) {
-        this.#records.delete(hostname);
+      delete(hostname2) {
+        this.#records.delete(hostname2);
       }
       // Delegate to storage decide can we do more lookups or not
       full() {
@@ -41802,10 +41830,10 @@ var require_cache_handler = __commonJS({
       }
       return locationUrl.pathname + locationUrl.search;
     }
-    function deleteCachedUri(store, cacheKey, path17) {
+    function deleteCachedUri(store, cacheKey, path18) {
       deleteCachedValue(store, {
         ...cacheKey,
-        path: path17
+        path: path18
       });
       for (let i2 = 0; i2 < util.safeHTTPMethods.length; i2++) {
         const method = util.safeHTTPMethods[i2];
@@ -41813,7 +41841,7 @@ var require_cache_handler = __commonJS({
           deleteCachedValue(store, {
             ...cacheKey,
             method,
-            path: path17
+            path: path18
           });
         }
       }
@@ -41824,9 +41852,9 @@ var require_cache_handler = __commonJS({
       }
       const values = Array.isArray(headerValue) ? headerValue : [headerValue];
       for (let i2 = 0; i2 < values.length; i2++) {
-        const path17 = getSameOriginPath(cacheKey, values[i2]);
-        if (path17 !== void 0) {
-          deleteCachedUri(store, cacheKey, path17);
+        const path18 = getSameOriginPath(cacheKey, values[i2]);
+        if (path18 !== void 0) {
+          deleteCachedUri(store, cacheKey, path18);
         }
       }
     }
@@ -41906,12 +41934,12 @@ var require_cache_handler = __commonJS({
        * @param {import('../../types/header.d.ts').IncomingHttpHeaders} resHeaders
        * @param {string} statusMessage
        */
-      onResponseStart(controller, statusCode, resHeaders, statusMessage) {
+      onResponseStart(controller, statusCode, resHeaders, statusMessage2) {
         const downstreamOnHeaders = () => this.#handler.onResponseStart?.(
           controller,
           statusCode,
           resHeaders,
-          statusMessage
+          statusMessage2
         );
         const handler = this;
         if (!arrayIncludes(util.safeHTTPMethods, this.#cacheKey.method) && statusCode >= 200 && statusCode <= 399) {
@@ -42025,7 +42053,7 @@ var require_cache_handler = __commonJS({
         const strippedHeaders = stripNecessaryHeaders(resHeaders, cacheControlDirectives);
         const value2 = {
           statusCode,
-          statusMessage,
+          statusMessage: statusMessage2,
           headers: strippedHeaders,
           vary: varyDirectives,
           cacheControlDirectives: effectiveCacheControlDirectives,
@@ -42707,7 +42735,7 @@ var require_cache_revalidation_handler = __commonJS({
       onRequestUpgrade(controller, statusCode, headers, socket) {
         this.#handler.onRequestUpgrade?.(controller, statusCode, headers, socket);
       }
-      onResponseStart(controller, statusCode, headers, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage2) {
         assert(this.#callback != null);
         this.#successful = statusCode === 304 || this.#allowErrorStatusCodes && statusCode >= 500 && statusCode <= 504;
         this.#callback(this.#successful, this.#context, statusCode, headers);
@@ -42720,7 +42748,7 @@ var require_cache_revalidation_handler = __commonJS({
           controller,
           statusCode,
           headers,
-          statusMessage
+          statusMessage2
         );
       }
       onResponseData(controller, chunk) {
@@ -43632,16 +43660,16 @@ var require_decompress = __commonJS({
        * @param {string} statusMessage
        * @returns {void}
        */
-      onResponseStart(controller, statusCode, headers, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage2) {
         const rawContentEncoding = headers["content-encoding"];
         const contentEncoding = Array.isArray(rawContentEncoding) ? rawContentEncoding.join(",") : rawContentEncoding;
         if (this.#shouldSkipDecompression(contentEncoding, statusCode)) {
-          return super.onResponseStart(this.#controller, statusCode, headers, statusMessage);
+          return super.onResponseStart(this.#controller, statusCode, headers, statusMessage2);
         }
         const decompressors = this.#createDecompressionChain(contentEncoding.toLowerCase());
         if (decompressors.length === 0) {
           this.#cleanupDecompressors();
-          return super.onResponseStart(this.#controller, statusCode, headers, statusMessage);
+          return super.onResponseStart(this.#controller, statusCode, headers, statusMessage2);
         }
         this.#decompressors = decompressors;
         const { "content-encoding": _3, "content-length": __, ...newHeaders } = headers;
@@ -43674,7 +43702,7 @@ var require_decompress = __commonJS({
         } else {
           this.#setupMultipleDecompressors();
         }
-        return super.onResponseStart(this.#controller, statusCode, newHeaders, statusMessage);
+        return super.onResponseStart(this.#controller, statusCode, newHeaders, statusMessage2);
       }
       /**
        * @param {Controller} controller
@@ -43896,12 +43924,12 @@ var require_deduplication_handler = __commonJS({
        * @param {Record<string, string | string[]>} headers
        * @param {string} statusMessage
        */
-      onResponseStart(controller, statusCode, headers, statusMessage) {
+      onResponseStart(controller, statusCode, headers, statusMessage2) {
         this.#responseStarted = true;
         this.#statusCode = statusCode;
         this.#headers = headers;
-        this.#statusMessage = statusMessage;
-        this.#primaryHandler.onResponseStart?.(controller, statusCode, headers, statusMessage);
+        this.#statusMessage = statusMessage2;
+        this.#primaryHandler.onResponseStart?.(controller, statusCode, headers, statusMessage2);
         for (const waitingHandler of this.#waitingHandlers) {
           const { handler, controller: waitingController } = waitingHandler;
           if (waitingHandler.done || waitingController.aborted) {
@@ -43913,7 +43941,7 @@ var require_deduplication_handler = __commonJS({
               waitingController,
               statusCode,
               headers,
-              statusMessage
+              statusMessage2
             );
           } catch {
           }
@@ -45547,7 +45575,7 @@ var require_request2 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         input = webidl.converters.RequestInfo(input);
         init = webidl.converters.RequestInit(init);
-        let request3 = null;
+        let request5 = null;
         let fallbackMode = null;
         const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
@@ -45564,18 +45592,18 @@ var require_request2 = __commonJS({
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
           }
-          request3 = makeRequest({ urlList: [parsedURL] });
+          request5 = makeRequest({ urlList: [parsedURL] });
           fallbackMode = "cors";
         } else {
           assert(webidl.is.Request(input));
-          request3 = input.#state;
+          request5 = input.#state;
           signal = input.#signal;
           this.#dispatcher = init.dispatcher || input.#dispatcher;
         }
         const origin = environmentSettingsObject.settingsObject.origin;
         let window2 = "client";
-        if (request3.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request3.window, origin)) {
-          window2 = request3.window;
+        if (request5.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request5.window, origin)) {
+          window2 = request5.window;
         }
         if (init.window != null) {
           throw new TypeError(`'window' option '${window2}' must be null`);
@@ -45583,66 +45611,66 @@ var require_request2 = __commonJS({
         if ("window" in init) {
           window2 = "no-window";
         }
-        request3 = makeRequest({
+        request5 = makeRequest({
           // URL request’s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request’s method.
-          method: request3.method,
+          method: request5.method,
           // header list A copy of request’s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request3.headersList,
+          headersList: request5.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request3.unsafeRequest,
+          unsafeRequest: request5.unsafeRequest,
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window: window2,
           // priority request’s priority.
-          priority: request3.priority,
+          priority: request5.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request3.origin,
+          origin: request5.origin,
           // referrer request’s referrer.
-          referrer: request3.referrer,
+          referrer: request5.referrer,
           // referrer policy request’s referrer policy.
-          referrerPolicy: request3.referrerPolicy,
+          referrerPolicy: request5.referrerPolicy,
           // mode request’s mode.
-          mode: request3.mode,
+          mode: request5.mode,
           // credentials mode request’s credentials mode.
-          credentials: request3.credentials,
+          credentials: request5.credentials,
           // cache mode request’s cache mode.
-          cache: request3.cache,
+          cache: request5.cache,
           // redirect mode request’s redirect mode.
-          redirect: request3.redirect,
+          redirect: request5.redirect,
           // integrity metadata request’s integrity metadata.
-          integrity: request3.integrity,
+          integrity: request5.integrity,
           // keepalive request’s keepalive.
-          keepalive: request3.keepalive,
+          keepalive: request5.keepalive,
           // reload-navigation flag request’s reload-navigation flag.
-          reloadNavigation: request3.reloadNavigation,
+          reloadNavigation: request5.reloadNavigation,
           // history-navigation flag request’s history-navigation flag.
-          historyNavigation: request3.historyNavigation,
+          historyNavigation: request5.historyNavigation,
           // URL list A clone of request’s URL list.
-          urlList: [...request3.urlList]
+          urlList: [...request5.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
         if (initHasKey) {
-          if (request3.mode === "navigate") {
-            request3.mode = "same-origin";
+          if (request5.mode === "navigate") {
+            request5.mode = "same-origin";
           }
-          request3.reloadNavigation = false;
-          request3.historyNavigation = false;
-          request3.origin = "client";
-          request3.referrer = "client";
-          request3.referrerPolicy = "";
-          request3.url = request3.urlList[request3.urlList.length - 1];
-          request3.urlList = [request3.url];
+          request5.reloadNavigation = false;
+          request5.historyNavigation = false;
+          request5.origin = "client";
+          request5.referrer = "client";
+          request5.referrerPolicy = "";
+          request5.url = request5.urlList[request5.urlList.length - 1];
+          request5.urlList = [request5.url];
         }
         if (init.referrer !== void 0) {
           const referrer = init.referrer;
           if (referrer === "") {
-            request3.referrer = "no-referrer";
+            request5.referrer = "no-referrer";
           } else {
             let parsedReferrer;
             try {
@@ -45651,14 +45679,14 @@ var require_request2 = __commonJS({
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
             if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request3.referrer = "client";
+              request5.referrer = "client";
             } else {
-              request3.referrer = parsedReferrer;
+              request5.referrer = parsedReferrer;
             }
           }
         }
         if (init.referrerPolicy !== void 0) {
-          request3.referrerPolicy = init.referrerPolicy;
+          request5.referrerPolicy = init.referrerPolicy;
         }
         let mode;
         if (init.mode !== void 0) {
@@ -45673,33 +45701,33 @@ var require_request2 = __commonJS({
           });
         }
         if (mode != null) {
-          request3.mode = mode;
+          request5.mode = mode;
         }
         if (init.credentials !== void 0) {
-          request3.credentials = init.credentials;
+          request5.credentials = init.credentials;
         }
         if (init.cache !== void 0) {
-          request3.cache = init.cache;
+          request5.cache = init.cache;
         }
-        if (request3.cache === "only-if-cached" && request3.mode !== "same-origin") {
+        if (request5.cache === "only-if-cached" && request5.mode !== "same-origin") {
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
         }
         if (init.redirect !== void 0) {
-          request3.redirect = init.redirect;
+          request5.redirect = init.redirect;
         }
         if (init.integrity != null) {
-          request3.integrity = String(init.integrity);
+          request5.integrity = String(init.integrity);
         }
         if (init.keepalive !== void 0) {
-          request3.keepalive = Boolean(init.keepalive);
+          request5.keepalive = Boolean(init.keepalive);
         }
         if (init.method !== void 0) {
           let method = init.method;
           const mayBeNormalized = normalizedMethodRecords[method];
           if (mayBeNormalized !== void 0) {
-            request3.method = mayBeNormalized;
+            request5.method = mayBeNormalized;
           } else {
             if (!isValidHTTPToken(method)) {
               throw new TypeError(`'${method}' is not a valid HTTP method.`);
@@ -45709,9 +45737,9 @@ var require_request2 = __commonJS({
               throw new TypeError(`'${method}' HTTP method is unsupported.`);
             }
             method = normalizedMethodRecordsBase[upperCase] ?? method;
-            request3.method = method;
+            request5.method = method;
           }
-          if (!patchMethodWarning && request3.method === "patch") {
+          if (!patchMethodWarning && request5.method === "patch") {
             process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
               code: "UNDICI-FETCH-patch"
             });
@@ -45721,7 +45749,7 @@ var require_request2 = __commonJS({
         if (init.signal !== void 0) {
           signal = init.signal;
         }
-        this.#state = request3;
+        this.#state = request5;
         const ac = new AbortController();
         this.#signal = ac.signal;
         if (signal != null) {
@@ -45739,12 +45767,12 @@ var require_request2 = __commonJS({
           }
         }
         this.#headers = new Headers(kConstruct);
-        setHeadersList(this.#headers, request3.headersList);
+        setHeadersList(this.#headers, request5.headersList);
         setHeadersGuard(this.#headers, "request");
         if (mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request3.method)) {
+          if (!corsSafeListedMethodsSet.has(request5.method)) {
             throw new TypeError(
-              `'${request3.method} is unsupported in no-cors mode.`
+              `'${request5.method} is unsupported in no-cors mode.`
             );
           }
           setHeadersGuard(this.#headers, "request-no-cors");
@@ -45763,14 +45791,14 @@ var require_request2 = __commonJS({
           }
         }
         const inputBody = webidl.is.Request(input) ? input.#state.body : null;
-        if ((init.body != null || inputBody != null) && (request3.method === "GET" || request3.method === "HEAD")) {
+        if ((init.body != null || inputBody != null) && (request5.method === "GET" || request5.method === "HEAD")) {
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         }
         let initBody = null;
         if (init.body != null) {
           const [extractedBody, contentType] = extractBody(
             init.body,
-            request3.keepalive
+            request5.keepalive
           );
           initBody = extractedBody;
           if (contentType && !getHeadersList(this.#headers).contains("content-type", true)) {
@@ -45782,12 +45810,12 @@ var require_request2 = __commonJS({
           if (initBody != null && init.duplex == null) {
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
           }
-          if (request3.mode !== "same-origin" && request3.mode !== "cors") {
+          if (request5.mode !== "same-origin" && request5.mode !== "cors") {
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
           }
-          request3.useCORSPreflightFlag = true;
+          request5.useCORSPreflightFlag = true;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -45977,42 +46005,42 @@ var require_request2 = __commonJS({
        * @param {Request} request
        * @param {AbortSignal} newSignal
        */
-      static setRequestSignal(request3, newSignal) {
-        request3.#signal = newSignal;
-        return request3;
+      static setRequestSignal(request5, newSignal) {
+        request5.#signal = newSignal;
+        return request5;
       }
       /**
        * @param {Request} request
        */
-      static getRequestDispatcher(request3) {
-        return request3.#dispatcher;
+      static getRequestDispatcher(request5) {
+        return request5.#dispatcher;
       }
       /**
        * @param {Request} request
        * @param {import('../../dispatcher/dispatcher')} newDispatcher
        */
-      static setRequestDispatcher(request3, newDispatcher) {
-        request3.#dispatcher = newDispatcher;
+      static setRequestDispatcher(request5, newDispatcher) {
+        request5.#dispatcher = newDispatcher;
       }
       /**
        * @param {Request} request
        * @param {Headers} newHeaders
        */
-      static setRequestHeaders(request3, newHeaders) {
-        request3.#headers = newHeaders;
+      static setRequestHeaders(request5, newHeaders) {
+        request5.#headers = newHeaders;
       }
       /**
        * @param {Request} request
        */
-      static getRequestState(request3) {
-        return request3.#state;
+      static getRequestState(request5) {
+        return request5.#state;
       }
       /**
        * @param {Request} request
        * @param {any} newState
        */
-      static setRequestState(request3, newState) {
-        request3.#state = newState;
+      static setRequestState(request5, newState) {
+        request5.#state = newState;
       }
     };
     var { setRequestSignal, getRequestDispatcher, setRequestDispatcher, setRequestHeaders, getRequestState, setRequestState } = Request;
@@ -46067,23 +46095,23 @@ var require_request2 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request3) {
-      const newRequest = makeRequest({ ...request3, body: null });
-      if (request3.body != null) {
-        newRequest.body = cloneBody(request3.body);
+    function cloneRequest(request5) {
+      const newRequest = makeRequest({ ...request5, body: null });
+      if (request5.body != null) {
+        newRequest.body = cloneBody(request5.body);
       }
       return newRequest;
     }
     function fromInnerRequest(innerRequest, dispatcher2, signal, guard) {
-      const request3 = new Request(kConstruct);
-      setRequestState(request3, innerRequest);
-      setRequestDispatcher(request3, dispatcher2);
-      setRequestSignal(request3, signal);
+      const request5 = new Request(kConstruct);
+      setRequestState(request5, innerRequest);
+      setRequestDispatcher(request5, dispatcher2);
+      setRequestSignal(request5, signal);
       const headers = new Headers(kConstruct);
-      setRequestHeaders(request3, headers);
+      setRequestHeaders(request5, headers);
       setHeadersList(headers, innerRequest.headersList);
       setHeadersGuard(headers, guard);
-      return request3;
+      return request5;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -46474,14 +46502,14 @@ var require_fetch = __commonJS({
         p2.reject(e);
         return p2.promise;
       }
-      const request3 = getRequestState(requestObject);
+      const request5 = getRequestState(requestObject);
       if (requestObject.signal.aborted) {
-        abortFetch(p2, request3, null, requestObject.signal.reason, null);
+        abortFetch(p2, request5, null, requestObject.signal.reason, null);
         return p2.promise;
       }
-      const globalObject = request3.client.globalObject;
+      const globalObject = request5.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request3.serviceWorkers = "none";
+        request5.serviceWorkers = "none";
       }
       let responseObject = null;
       let locallyAborted = false;
@@ -46493,7 +46521,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p2, request3, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p2, request5, realResponse, requestObject.signal.reason, controller.controller);
         }
       );
       const processResponse = (response) => {
@@ -46501,7 +46529,7 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p2, request3, responseObject, controller.serializedAbortReason, controller.controller);
+          abortFetch(p2, request5, responseObject, controller.serializedAbortReason, controller.controller);
           return;
         }
         if (response.type === "error") {
@@ -46513,7 +46541,7 @@ var require_fetch = __commonJS({
         p2 = null;
       };
       controller = fetching({
-        request: request3,
+        request: request5,
         processResponseEndOfBody: handleFetchDone,
         processResponse,
         dispatcher: getRequestDispatcher(requestObject),
@@ -46560,12 +46588,12 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p2, request3, responseObject, error, controller) {
+    function abortFetch(p2, request5, responseObject, error, controller) {
       if (p2) {
         p2.reject(error);
       }
-      if (request3.body?.stream != null && isReadable(request3.body.stream)) {
-        request3.body.stream.cancel(error).catch((err) => {
+      if (request5.body?.stream != null && isReadable(request5.body.stream)) {
+        request5.body.stream.cancel(error).catch((err) => {
           if (err.code === "ERR_INVALID_STATE") {
             return;
           }
@@ -46581,7 +46609,7 @@ var require_fetch = __commonJS({
       }
     }
     function fetching({
-      request: request3,
+      request: request5,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -46596,9 +46624,9 @@ var require_fetch = __commonJS({
       assert(dispatcher2);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
-      if (request3.client != null) {
-        taskDestination = request3.client.globalObject;
-        crossOriginIsolatedCapability = request3.client.crossOriginIsolatedCapability;
+      if (request5.client != null) {
+        taskDestination = request5.client.globalObject;
+        crossOriginIsolatedCapability = request5.client.crossOriginIsolatedCapability;
       }
       const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
       const timingInfo = createOpaqueTimingInfo({
@@ -46606,7 +46634,7 @@ var require_fetch = __commonJS({
       });
       const fetchParams = {
         controller: new Fetch(dispatcher2),
-        request: request3,
+        request: request5,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -46618,79 +46646,79 @@ var require_fetch = __commonJS({
         // Keep requestObject alive to prevent its AbortController from being GC'd
         requestObject
       };
-      assert(!request3.body || request3.body.stream);
-      if (request3.window === "client") {
-        request3.window = request3.client?.globalObject?.constructor?.name === "Window" ? request3.client : "no-window";
+      assert(!request5.body || request5.body.stream);
+      if (request5.window === "client") {
+        request5.window = request5.client?.globalObject?.constructor?.name === "Window" ? request5.client : "no-window";
       }
-      if (request3.origin === "client") {
-        request3.origin = request3.client.origin;
+      if (request5.origin === "client") {
+        request5.origin = request5.client.origin;
       }
-      if (request3.policyContainer === "client") {
-        if (request3.client != null) {
-          request3.policyContainer = clonePolicyContainer(
-            request3.client.policyContainer
+      if (request5.policyContainer === "client") {
+        if (request5.client != null) {
+          request5.policyContainer = clonePolicyContainer(
+            request5.client.policyContainer
           );
         } else {
-          request3.policyContainer = makePolicyContainer();
+          request5.policyContainer = makePolicyContainer();
         }
       }
-      if (!request3.headersList.contains("accept", true)) {
+      if (!request5.headersList.contains("accept", true)) {
         const value2 = "*/*";
-        request3.headersList.append("accept", value2, true);
+        request5.headersList.append("accept", value2, true);
       }
-      if (!request3.headersList.contains("accept-language", true)) {
-        request3.headersList.append("accept-language", "*", true);
+      if (!request5.headersList.contains("accept-language", true)) {
+        request5.headersList.append("accept-language", "*", true);
       }
-      if (request3.priority === null) {
+      if (request5.priority === null) {
       }
-      if (subresourceSet.has(request3.destination)) {
+      if (subresourceSet.has(request5.destination)) {
       }
       mainFetch(fetchParams, false);
       return fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive) {
       try {
-        const request3 = fetchParams.request;
+        const request5 = fetchParams.request;
         let response = null;
-        if (request3.localURLsOnly && !urlIsLocal(requestCurrentURL(request3))) {
+        if (request5.localURLsOnly && !urlIsLocal(requestCurrentURL(request5))) {
           response = makeNetworkError("local URLs only");
         }
-        tryUpgradeRequestToAPotentiallyTrustworthyURL(request3);
-        if (requestBadPort(request3) === "blocked") {
+        tryUpgradeRequestToAPotentiallyTrustworthyURL(request5);
+        if (requestBadPort(request5) === "blocked") {
           response = makeNetworkError("bad port");
         }
-        if (request3.referrerPolicy === "") {
-          request3.referrerPolicy = request3.policyContainer.referrerPolicy;
+        if (request5.referrerPolicy === "") {
+          request5.referrerPolicy = request5.policyContainer.referrerPolicy;
         }
-        if (request3.referrer !== "no-referrer") {
-          request3.referrer = determineRequestsReferrer(request3);
+        if (request5.referrer !== "no-referrer") {
+          request5.referrer = determineRequestsReferrer(request5);
         }
         if (response === null) {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request5);
           if (
             // - request’s current URL’s origin is same origin with request’s origin,
             //   and request’s response tainting is "basic"
-            sameOrigin(currentURL, request3.url) && request3.responseTainting === "basic" || // request’s current URL’s scheme is "data"
+            sameOrigin(currentURL, request5.url) && request5.responseTainting === "basic" || // request’s current URL’s scheme is "data"
             currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
-            (request3.mode === "navigate" || request3.mode === "websocket")
+            (request5.mode === "navigate" || request5.mode === "websocket")
           ) {
-            request3.responseTainting = "basic";
+            request5.responseTainting = "basic";
             response = await schemeFetch(fetchParams);
-          } else if (request3.mode === "same-origin") {
+          } else if (request5.mode === "same-origin") {
             response = makeNetworkError('request mode cannot be "same-origin"');
-          } else if (request3.mode === "no-cors") {
-            if (request3.redirect !== "follow") {
+          } else if (request5.mode === "no-cors") {
+            if (request5.redirect !== "follow") {
               response = makeNetworkError(
                 'redirect mode cannot be "follow" for "no-cors" request'
               );
             } else {
-              request3.responseTainting = "opaque";
+              request5.responseTainting = "opaque";
               response = await schemeFetch(fetchParams);
             }
-          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request3))) {
+          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request5))) {
             response = makeNetworkError("URL scheme must be a HTTP(S) scheme");
           } else {
-            request3.responseTainting = "cors";
+            request5.responseTainting = "cors";
             response = await httpFetch(fetchParams);
           }
         }
@@ -46698,13 +46726,13 @@ var require_fetch = __commonJS({
           return response;
         }
         if (response.status !== 0 && !response.internalResponse) {
-          if (request3.responseTainting === "cors") {
+          if (request5.responseTainting === "cors") {
           }
-          if (request3.responseTainting === "basic") {
+          if (request5.responseTainting === "basic") {
             response = filterResponse(response, "basic");
-          } else if (request3.responseTainting === "cors") {
+          } else if (request5.responseTainting === "cors") {
             response = filterResponse(response, "cors");
-          } else if (request3.responseTainting === "opaque") {
+          } else if (request5.responseTainting === "opaque") {
             response = filterResponse(response, "opaque");
           } else {
             assert(false);
@@ -46712,26 +46740,26 @@ var require_fetch = __commonJS({
         }
         let internalResponse = response.status === 0 ? response : response.internalResponse;
         if (internalResponse.urlList.length === 0) {
-          internalResponse.urlList.push(...request3.urlList);
+          internalResponse.urlList.push(...request5.urlList);
         }
-        if (!request3.timingAllowFailed) {
+        if (!request5.timingAllowFailed) {
           response.timingAllowPassed = true;
         }
-        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request3.headers.contains("range", true)) {
+        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request5.headers.contains("range", true)) {
           response = internalResponse = makeNetworkError();
         }
-        if (response.status !== 0 && (request3.method === "HEAD" || request3.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
+        if (response.status !== 0 && (request5.method === "HEAD" || request5.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
           internalResponse.body = null;
           fetchParams.controller.dump = true;
         }
-        if (request3.integrity) {
+        if (request5.integrity) {
           const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-          if (request3.responseTainting === "opaque" || response.body == null) {
+          if (request5.responseTainting === "opaque" || response.body == null) {
             processBodyError(response.error);
             return;
           }
           const processBody = (bytes) => {
-            if (!bytesMatch(bytes, request3.integrity)) {
+            if (!bytesMatch(bytes, request5.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
@@ -46750,8 +46778,8 @@ var require_fetch = __commonJS({
       if (isCancelled(fetchParams) && fetchParams.request.redirectCount === 0) {
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
       }
-      const { request: request3 } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request3);
+      const { request: request5 } = fetchParams;
+      const { protocol: scheme } = requestCurrentURL(request5);
       switch (scheme) {
         case "about:": {
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
@@ -46760,19 +46788,19 @@ var require_fetch = __commonJS({
           if (!resolveObjectURL) {
             resolveObjectURL = __require("node:buffer").resolveObjectURL;
           }
-          const blobURLEntry = requestCurrentURL(request3);
+          const blobURLEntry = requestCurrentURL(request5);
           if (blobURLEntry.search.length !== 0) {
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           }
           const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request3.method !== "GET" || !webidl.is.Blob(blob)) {
+          if (request5.method !== "GET" || !webidl.is.Blob(blob)) {
             return Promise.resolve(makeNetworkError("invalid method"));
           }
           const response = makeResponse();
           const fullLength = blob.size;
           const serializedFullLength = isomorphicEncode(`${fullLength}`);
           const type = blob.type;
-          if (!request3.headersList.contains("range", true)) {
+          if (!request5.headersList.contains("range", true)) {
             const bodyWithType = extractBody(blob);
             response.statusText = "OK";
             response.body = bodyWithType[0];
@@ -46780,7 +46808,7 @@ var require_fetch = __commonJS({
             response.headersList.set("content-type", type, true);
           } else {
             response.rangeRequested = true;
-            const rangeHeader = request3.headersList.get("range", true);
+            const rangeHeader = request5.headersList.get("range", true);
             const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
             if (rangeValue === "failure") {
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -46811,7 +46839,7 @@ var require_fetch = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          const currentURL = requestCurrentURL(request3);
+          const currentURL = requestCurrentURL(request5);
           const dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure") {
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -46900,41 +46928,41 @@ var require_fetch = __commonJS({
       }
     }
     async function httpFetch(fetchParams) {
-      const request3 = fetchParams.request;
+      const request5 = fetchParams.request;
       let response = null;
       let actualResponse = null;
       const timingInfo = fetchParams.timingInfo;
-      if (request3.serviceWorkers === "all") {
+      if (request5.serviceWorkers === "all") {
       }
       if (response === null) {
-        if (request3.redirect === "follow") {
-          request3.serviceWorkers = "none";
+        if (request5.redirect === "follow") {
+          request5.serviceWorkers = "none";
         }
         actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request3.responseTainting === "cors" && corsCheck(request3, response) === "failure") {
+        if (request5.responseTainting === "cors" && corsCheck(request5, response) === "failure") {
           return makeNetworkError("cors failure");
         }
-        if (TAOCheck(request3, response) === "failure") {
-          request3.timingAllowFailed = true;
+        if (TAOCheck(request5, response) === "failure") {
+          request5.timingAllowFailed = true;
         }
       }
-      if ((request3.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request3.origin,
-        request3.client,
-        request3.destination,
+      if ((request5.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request5.origin,
+        request5.client,
+        request5.destination,
         actualResponse
       ) === "blocked") {
         return makeNetworkError("blocked");
       }
       if (redirectStatusSet.has(actualResponse.status)) {
-        if (request3.redirect !== "manual") {
+        if (request5.redirect !== "manual") {
           fetchParams.controller.connection.destroy(void 0, false);
         }
-        if (request3.redirect === "error") {
+        if (request5.redirect === "error") {
           response = makeNetworkError("unexpected redirect");
-        } else if (request3.redirect === "manual") {
+        } else if (request5.redirect === "manual") {
           response = actualResponse;
-        } else if (request3.redirect === "follow") {
+        } else if (request5.redirect === "follow") {
           response = await httpRedirectFetch(fetchParams, response);
         } else {
           assert(false);
@@ -46944,13 +46972,13 @@ var require_fetch = __commonJS({
       return response;
     }
     function httpRedirectFetch(fetchParams, response) {
-      const request3 = fetchParams.request;
+      const request5 = fetchParams.request;
       const actualResponse = response.internalResponse ? response.internalResponse : response;
       let locationURL;
       try {
         locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request3).hash
+          requestCurrentURL(request5).hash
         );
         if (locationURL == null) {
           return response;
@@ -46961,63 +46989,63 @@ var require_fetch = __commonJS({
       if (!urlIsHttpHttpsScheme(locationURL)) {
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
       }
-      if (request3.redirectCount === 20) {
+      if (request5.redirectCount === 20) {
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
       }
-      request3.redirectCount += 1;
-      if (request3.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request3, locationURL)) {
+      request5.redirectCount += 1;
+      if (request5.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request5, locationURL)) {
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
       }
-      if (request3.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
+      if (request5.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
       }
-      if (actualResponse.status !== 303 && request3.body != null && request3.body.source == null) {
+      if (actualResponse.status !== 303 && request5.body != null && request5.body.source == null) {
         return Promise.resolve(makeNetworkError());
       }
-      if ([301, 302].includes(actualResponse.status) && request3.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request3.method)) {
-        request3.method = "GET";
-        request3.body = null;
+      if ([301, 302].includes(actualResponse.status) && request5.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request5.method)) {
+        request5.method = "GET";
+        request5.body = null;
         for (const headerName of requestBodyHeader) {
-          request3.headersList.delete(headerName);
+          request5.headersList.delete(headerName);
         }
       }
-      if (!sameOrigin(requestCurrentURL(request3), locationURL)) {
-        request3.headersList.delete("authorization", true);
-        request3.headersList.delete("proxy-authorization", true);
-        request3.headersList.delete("cookie", true);
-        request3.headersList.delete("host", true);
+      if (!sameOrigin(requestCurrentURL(request5), locationURL)) {
+        request5.headersList.delete("authorization", true);
+        request5.headersList.delete("proxy-authorization", true);
+        request5.headersList.delete("cookie", true);
+        request5.headersList.delete("host", true);
       }
-      if (request3.body != null) {
-        assert(request3.body.source != null);
-        request3.body = safelyExtractBody(request3.body.source)[0];
+      if (request5.body != null) {
+        assert(request5.body.source != null);
+        request5.body = safelyExtractBody(request5.body.source)[0];
       }
       const timingInfo = fetchParams.timingInfo;
       timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
       if (timingInfo.redirectStartTime === 0) {
         timingInfo.redirectStartTime = timingInfo.startTime;
       }
-      request3.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request3, actualResponse);
+      request5.urlList.push(locationURL);
+      setRequestReferrerPolicyOnRedirect(request5, actualResponse);
       return mainFetch(fetchParams, true);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request3 = fetchParams.request;
+      const request5 = fetchParams.request;
       let httpFetchParams = null;
       let httpRequest = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
-      if (request3.window === "no-window" && request3.redirect === "error") {
+      if (request5.window === "no-window" && request5.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request3;
+        httpRequest = request5;
       } else {
-        httpRequest = cloneRequest(request3);
+        httpRequest = cloneRequest(request5);
         httpFetchParams = { ...fetchParams };
         httpFetchParams.request = httpRequest;
       }
-      const includeCredentials = request3.credentials === "include" || request3.credentials === "same-origin" && request3.responseTainting === "basic";
+      const includeCredentials = request5.credentials === "include" || request5.credentials === "same-origin" && request5.responseTainting === "basic";
       const contentLength = httpRequest.body ? httpRequest.body.length : null;
       let contentLengthHeaderValue = null;
       if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
@@ -47104,14 +47132,14 @@ var require_fetch = __commonJS({
         response.rangeRequested = true;
       }
       response.requestIncludesCredentials = includeCredentials;
-      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request3.useURLCredentials !== void 0 || isTraversableNavigable(request3.traversableForUserPrompts))) {
-        if (request3.body != null) {
-          if (request3.body.source == null) {
+      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request5.useURLCredentials !== void 0 || isTraversableNavigable(request5.traversableForUserPrompts))) {
+        if (request5.body != null) {
+          if (request5.body.source == null) {
             return response;
           }
-          request3.body = safelyExtractBody(request3.body.source)[0];
+          request5.body = safelyExtractBody(request5.body.source)[0];
         }
-        if (request3.useURLCredentials === void 0 || isAuthenticationFetch) {
+        if (request5.useURLCredentials === void 0 || isAuthenticationFetch) {
           if (isCancelled(fetchParams)) {
             return makeAppropriateNetworkError(fetchParams);
           }
@@ -47121,7 +47149,7 @@ var require_fetch = __commonJS({
         response = await httpNetworkOrCacheFetch(fetchParams, true);
       }
       if (response.status === 407) {
-        if (request3.window === "no-window") {
+        if (request5.window === "no-window") {
           return makeNetworkError();
         }
         if (isCancelled(fetchParams)) {
@@ -47133,7 +47161,7 @@ var require_fetch = __commonJS({
         // response’s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-        (request3.body == null || request3.body.source != null)
+        (request5.body == null || request5.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
           return makeAppropriateNetworkError(fetchParams);
@@ -47163,21 +47191,21 @@ var require_fetch = __commonJS({
           }
         }
       };
-      const request3 = fetchParams.request;
+      const request5 = fetchParams.request;
       let response = null;
       const timingInfo = fetchParams.timingInfo;
       const httpCache = null;
       if (httpCache == null) {
-        request3.cache = "no-store";
+        request5.cache = "no-store";
       }
       const newConnection = forceNewConnection ? "yes" : "no";
-      if (request3.mode === "websocket") {
+      if (request5.mode === "websocket") {
       } else {
       }
       let requestBody2 = null;
-      if (request3.body == null && fetchParams.processRequestEndOfBody) {
+      if (request5.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request3.body != null) {
+      } else if (request5.body != null) {
         const processBodyChunk = async function* (bytes) {
           if (isCancelled(fetchParams)) {
             return;
@@ -47205,7 +47233,7 @@ var require_fetch = __commonJS({
         };
         requestBody2 = (async function* () {
           try {
-            for await (const bytes of request3.body.stream) {
+            for await (const bytes of request5.body.stream) {
               yield* processBodyChunk(bytes);
             }
             processEndOfBody();
@@ -47312,19 +47340,19 @@ var require_fetch = __commonJS({
       }
       return response;
       function dispatch({ body }) {
-        const url = requestCurrentURL(request3);
+        const url = requestCurrentURL(request5);
         const agent = fetchParams.controller.dispatcher;
-        const path17 = url.pathname + url.search;
+        const path18 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
         return new Promise((resolve4, reject) => agent.dispatch(
           {
-            path: hasTrailingQuestionMark ? `${path17}?` : path17,
+            path: hasTrailingQuestionMark ? `${path18}?` : path18,
             origin: url.origin,
-            method: request3.method,
-            body: agent.isMockActive ? request3.body && (request3.body.source || request3.body.stream) : body,
-            headers: request3.headersList.entries,
+            method: request5.method,
+            body: agent.isMockActive ? request5.body && (request5.body.source || request5.body.stream) : body,
+            headers: request5.headersList.entries,
             maxRedirections: 0,
-            upgrade: request3.mode === "websocket" ? "websocket" : void 0
+            upgrade: request5.mode === "websocket" ? "websocket" : void 0
           },
           {
             body: null,
@@ -47360,9 +47388,9 @@ var require_fetch = __commonJS({
                 }
               }
               const location = headersList.get("location", true);
-              const willFollow = location && request3.redirect === "follow" && redirectStatusSet.has(status);
+              const willFollow = location && request5.redirect === "follow" && redirectStatusSet.has(status);
               const decoders = [];
-              if (request3.method !== "HEAD" && request3.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              if (request5.method !== "HEAD" && request5.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -47559,31 +47587,31 @@ var require_cache3 = __commonJS({
         webidl.util.markAsUncloneable(this);
         this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request3, options = {}) {
+      async match(request5, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.match";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request3 = webidl.converters.RequestInfo(request3);
+        request5 = webidl.converters.RequestInfo(request5);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p2 = this.#internalMatchAll(request3, options, 1);
+        const p2 = this.#internalMatchAll(request5, options, 1);
         if (p2.length === 0) {
           return;
         }
         return p2[0];
       }
-      async matchAll(request3 = void 0, options = {}) {
+      async matchAll(request5 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.matchAll";
-        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3);
+        if (request5 !== void 0) request5 = webidl.converters.RequestInfo(request5);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        return this.#internalMatchAll(request3, options);
+        return this.#internalMatchAll(request5, options);
       }
-      async add(request3) {
+      async add(request5) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request3 = webidl.converters.RequestInfo(request3);
-        const requests = [request3];
+        request5 = webidl.converters.RequestInfo(request5);
+        const requests = [request5];
         const responseArrayPromise = this.addAll(requests);
         return await responseArrayPromise;
       }
@@ -47593,19 +47621,19 @@ var require_cache3 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         const responsePromises = [];
         const requestList = [];
-        for (let request3 of requests) {
-          if (request3 === void 0) {
+        for (let request5 of requests) {
+          if (request5 === void 0) {
             throw webidl.errors.conversionFailed({
               prefix,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
           }
-          request3 = webidl.converters.RequestInfo(request3);
-          if (typeof request3 === "string") {
+          request5 = webidl.converters.RequestInfo(request5);
+          if (typeof request5 === "string") {
             continue;
           }
-          const r2 = getRequestState(request3);
+          const r2 = getRequestState(request5);
           if (!urlIsHttpHttpsScheme(r2.url) || r2.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix,
@@ -47614,8 +47642,8 @@ var require_cache3 = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request3 of requests) {
-          const r2 = getRequestState(new Request(request3));
+        for (const request5 of requests) {
+          const r2 = getRequestState(new Request(request5));
           if (!urlIsHttpHttpsScheme(r2.url)) {
             throw webidl.errors.exception({
               header: prefix,
@@ -47692,17 +47720,17 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async put(request3, response) {
+      async put(request5, response) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.put";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        request3 = webidl.converters.RequestInfo(request3);
+        request5 = webidl.converters.RequestInfo(request5);
         response = webidl.converters.Response(response, prefix, "response");
         let innerRequest = null;
-        if (webidl.is.Request(request3)) {
-          innerRequest = getRequestState(request3);
+        if (webidl.is.Request(request5)) {
+          innerRequest = getRequestState(request5);
         } else {
-          innerRequest = getRequestState(new Request(request3));
+          innerRequest = getRequestState(new Request(request5));
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -47773,21 +47801,21 @@ var require_cache3 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async delete(request3, options = {}) {
+      async delete(request5, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request3 = webidl.converters.RequestInfo(request3);
+        request5 = webidl.converters.RequestInfo(request5);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r2 = null;
-        if (webidl.is.Request(request3)) {
-          r2 = getRequestState(request3);
+        if (webidl.is.Request(request5)) {
+          r2 = getRequestState(request5);
           if (r2.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
-          assert(typeof request3 === "string");
-          r2 = getRequestState(new Request(request3));
+          assert(typeof request5 === "string");
+          r2 = getRequestState(new Request(request5));
         }
         const operations = [];
         const operation = {
@@ -47819,25 +47847,25 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request3 = void 0, options = {}) {
+      async keys(request5 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.keys";
-        if (request3 !== void 0) request3 = webidl.converters.RequestInfo(request3);
+        if (request5 !== void 0) request5 = webidl.converters.RequestInfo(request5);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r2 = null;
-        if (request3 !== void 0) {
-          if (webidl.is.Request(request3)) {
-            r2 = getRequestState(request3);
+        if (request5 !== void 0) {
+          if (webidl.is.Request(request5)) {
+            r2 = getRequestState(request5);
             if (r2.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request3 === "string") {
-            r2 = getRequestState(new Request(request3));
+          } else if (typeof request5 === "string") {
+            r2 = getRequestState(new Request(request5));
           }
         }
         const promise = createDeferredPromise();
         const requests = [];
-        if (request3 === void 0) {
+        if (request5 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             requests.push(requestResponse[0]);
           }
@@ -47849,9 +47877,9 @@ var require_cache3 = __commonJS({
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request4 of requests) {
+          for (const request6 of requests) {
             const requestObject = fromInnerRequest(
-              request4,
+              request6,
               void 0,
               new AbortController().signal,
               "immutable"
@@ -47970,9 +47998,9 @@ var require_cache3 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request3, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request5, response = null, options) {
         const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request3.url);
+        const cachedURL = new URL(request5.url);
         if (options?.ignoreSearch) {
           cachedURL.search = "";
           queryURL.search = "";
@@ -47988,7 +48016,7 @@ var require_cache3 = __commonJS({
           if (fieldValue2 === "*") {
             return false;
           }
-          const requestValue = request3.headersList.get(fieldValue2);
+          const requestValue = request5.headersList.get(fieldValue2);
           const queryValue = requestQuery.headersList.get(fieldValue2);
           if (requestValue !== queryValue) {
             return false;
@@ -47996,20 +48024,20 @@ var require_cache3 = __commonJS({
         }
         return true;
       }
-      #internalMatchAll(request3, options, maxResponses = Infinity) {
+      #internalMatchAll(request5, options, maxResponses = Infinity) {
         let r2 = null;
-        if (request3 !== void 0) {
-          if (webidl.is.Request(request3)) {
-            r2 = getRequestState(request3);
+        if (request5 !== void 0) {
+          if (webidl.is.Request(request5)) {
+            r2 = getRequestState(request5);
             if (r2.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request3 === "string") {
-            r2 = getRequestState(new Request(request3));
+          } else if (typeof request5 === "string") {
+            r2 = getRequestState(new Request(request5));
           }
         }
         const responses = [];
-        if (request3 === void 0) {
+        if (request5 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             responses.push(requestResponse[1]);
           }
@@ -48101,21 +48129,21 @@ var require_cachestorage = __commonJS({
         }
         webidl.util.markAsUncloneable(this);
       }
-      async match(request3, options = {}) {
+      async match(request5, options = {}) {
         webidl.brandCheck(this, _CacheStorage);
         webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request3 = webidl.converters.RequestInfo(request3);
+        request5 = webidl.converters.RequestInfo(request5);
         options = webidl.converters.MultiCacheQueryOptions(options);
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
             const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request3, options);
+            return await cache.match(request5, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
             const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request3, options);
+            const response = await cache.match(request5, options);
             if (response !== void 0) {
               return response;
             }
@@ -48265,9 +48293,9 @@ var require_util5 = __commonJS({
         }
       }
     }
-    function validateCookiePath(path17) {
-      for (let i2 = 0; i2 < path17.length; ++i2) {
-        const code = path17.charCodeAt(i2);
+    function validateCookiePath(path18) {
+      for (let i2 = 0; i2 < path18.length; ++i2) {
+        const code = path18.charCodeAt(i2);
         if (code < 32 || // exclude CTLs (0-31)
         code > 126 || // exclude DEL and non-ascii
         code === 59) {
@@ -49312,7 +49340,7 @@ var require_connection = __commonJS({
     function establishWebSocketConnection(url, protocols, client, handler, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request3 = makeRequest({
+      const request5 = makeRequest({
         urlList: [requestURL],
         client,
         serviceWorkers: "none",
@@ -49325,18 +49353,18 @@ var require_connection = __commonJS({
       });
       if (options.headers) {
         const headersList = getHeadersList(new Headers(options.headers));
-        request3.headersList = headersList;
+        request5.headersList = headersList;
       }
       const keyValue = crypto.randomBytes(16).toString("base64");
-      request3.headersList.append("sec-websocket-key", keyValue, true);
-      request3.headersList.append("sec-websocket-version", "13", true);
+      request5.headersList.append("sec-websocket-key", keyValue, true);
+      request5.headersList.append("sec-websocket-version", "13", true);
       for (const protocol of protocols) {
-        request3.headersList.append("sec-websocket-protocol", protocol, true);
+        request5.headersList.append("sec-websocket-protocol", protocol, true);
       }
       const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request3.headersList.append("sec-websocket-extensions", permessageDeflate, true);
+      request5.headersList.append("sec-websocket-extensions", permessageDeflate, true);
       const controller = fetching({
-        request: request3,
+        request: request5,
         useParallelQueue: true,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -49383,7 +49411,7 @@ var require_connection = __commonJS({
           }
           const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request3.headersList);
+            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request5.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failHandshake(handler, response, 1002, "Protocol was not set in the opening handshake.");
               return;
@@ -51630,7 +51658,7 @@ var require_undici = __commonJS({
     var Pool = require_pool();
     var BalancedPool = require_balanced_pool();
     var RoundRobinPool = require_round_robin_pool();
-    var Agent3 = require_agent();
+    var Agent5 = require_agent();
     var ProxyAgent = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
     var EnvHttpProxyAgent2 = require_env_http_proxy_agent();
@@ -51657,7 +51685,7 @@ var require_undici = __commonJS({
     module.exports.Pool = Pool;
     module.exports.BalancedPool = BalancedPool;
     module.exports.RoundRobinPool = RoundRobinPool;
-    module.exports.Agent = Agent3;
+    module.exports.Agent = Agent5;
     module.exports.ProxyAgent = ProxyAgent;
     module.exports.Socks5ProxyAgent = Socks5ProxyAgent;
     module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent2;
@@ -51703,11 +51731,11 @@ var require_undici = __commonJS({
           if (typeof opts.path !== "string") {
             throw new InvalidArgumentError("invalid opts.path");
           }
-          let path17 = opts.path;
+          let path18 = opts.path;
           if (!opts.path.startsWith("/")) {
-            path17 = `/${path17}`;
+            path18 = `/${path18}`;
           }
-          url = new URL(util.parseOrigin(url).origin + path17);
+          url = new URL(util.parseOrigin(url).origin + path18);
         } else {
           if (!opts) {
             opts = typeof url === "object" ? url : {};
@@ -51880,10 +51908,10 @@ function controlClient(origin, env, limits = CLIENT_LIMITS) {
     const token = env[name];
     return token === void 0 || token === "" ? {} : { authorization: `Bearer ${token}` };
   };
-  async function request3(method, path17, tokenEnv, seconds2) {
-    const url = `${origin}${path17}`;
+  async function request5(method, path18, tokenEnv, seconds2) {
+    const url = `${origin}${path18}`;
     const signal = AbortSignal.timeout(seconds2 * 1e3);
-    const late = () => new UsageError(`the daemon at ${origin} did not answer ${method} ${path17} within ${seconds2} s: check --daemon URL, or give it longer with --timeout SECONDS`);
+    const late = () => new UsageError(`the daemon at ${origin} did not answer ${method} ${path18} within ${seconds2} s: check --daemon URL, or give it longer with --timeout SECONDS`);
     let response;
     try {
       response = await (0, import_undici.fetch)(url, { method, headers: bearer2(tokenEnv), dispatcher, signal });
@@ -51898,7 +51926,7 @@ function controlClient(origin, env, limits = CLIENT_LIMITS) {
     } catch (error) {
       if (error instanceof UsageError) throw new UsageError(`the answer of ${url} ${error.message}: is --daemon URL a policy-pool-sync daemon?`);
       if (signal.aborted) throw late();
-      throw new UsageError(`the daemon at ${origin} broke off its answer to ${method} ${path17}: ${errorMessage(error)}`);
+      throw new UsageError(`the daemon at ${origin} broke off its answer to ${method} ${path18}: ${errorMessage(error)}`);
     }
     let body = null;
     try {
@@ -51909,7 +51937,7 @@ function controlClient(origin, env, limits = CLIENT_LIMITS) {
     if (response.ok) return body;
     const said = body?.error;
     const hint = response.status === 401 ? ` (set ${tokenEnv} to the daemon's token)` : "";
-    throw new UsageError(`the daemon answered ${method} ${path17} with ${response.status}: ${typeof said === "string" ? said.slice(0, 500) : text.slice(0, 200)}${hint}`);
+    throw new UsageError(`the daemon answered ${method} ${path18} with ${response.status}: ${typeof said === "string" ? said.slice(0, 500) : text.slice(0, 200)}${hint}`);
   }
   const checked = (what, value2) => {
     if (typeof value2 !== "string") return value2;
@@ -51918,14 +51946,14 @@ function controlClient(origin, env, limits = CLIENT_LIMITS) {
   const sourcePath = (source, action) => `/sources/${encodeURIComponent(source)}/${action}`;
   return {
     async statuses() {
-      return checked("GET /status", readStatusRows(await request3("GET", "/status", "STATUS_TOKEN", limits.requestSeconds)));
+      return checked("GET /status", readStatusRows(await request5("GET", "/status", "STATUS_TOKEN", limits.requestSeconds)));
     },
     async sync(source, query) {
-      const path17 = `${sourcePath(source, "sync")}?${new URLSearchParams(query).toString()}`;
-      return checked(`POST ${path17}`, readSyncPass(await request3("POST", path17, "CONTROL_TOKEN", limits.syncSeconds)));
+      const path18 = `${sourcePath(source, "sync")}?${new URLSearchParams(query).toString()}`;
+      return checked(`POST ${path18}`, readSyncPass(await request5("POST", path18, "CONTROL_TOKEN", limits.syncSeconds)));
     },
     async act(source, action) {
-      await request3("POST", sourcePath(source, action), "CONTROL_TOKEN", limits.requestSeconds);
+      await request5("POST", sourcePath(source, action), "CONTROL_TOKEN", limits.requestSeconds);
     }
   };
 }
@@ -52184,16 +52212,16 @@ var init_base = __esm({
           }
         }
       }
-      addToPath(path17, added, removed2, oldPosInc, options) {
-        const last2 = path17.lastComponent;
+      addToPath(path18, added, removed2, oldPosInc, options) {
+        const last2 = path18.lastComponent;
         if (last2 && !options.oneChangePerToken && last2.added === added && last2.removed === removed2) {
           return {
-            oldPos: path17.oldPos + oldPosInc,
+            oldPos: path18.oldPos + oldPosInc,
             lastComponent: { count: last2.count + 1, added, removed: removed2, previousComponent: last2.previousComponent }
           };
         } else {
           return {
-            oldPos: path17.oldPos + oldPosInc,
+            oldPos: path18.oldPos + oldPosInc,
             lastComponent: { count: 1, added, removed: removed2, previousComponent: last2 }
           };
         }
@@ -53768,17 +53796,17 @@ function crossProblems(doc, value2) {
   listAt(value2, "organizations").forEach((org, i2) => {
     if (typeof org.name === "string") {
       const first2 = firstByName.get(org.name);
-      const path17 = ["organizations", i2, "name"];
+      const path18 = ["organizations", i2, "name"];
       if (first2 === void 0) firstByName.set(org.name, i2);
-      else problems2.push(doc.problem(path17, `${keyLabel(path17)} "${org.name}" is already used by ${keyLabel(["organizations", first2])}`));
+      else problems2.push(doc.problem(path18, `${keyLabel(path18)} "${org.name}" is already used by ${keyLabel(["organizations", first2])}`));
     }
     const workspaceIds = new Set(listAt(org, "workspaces").map((ws) => ws.id));
     listAt(org, "agent-pools").forEach((pool, j3) => {
       const allowed = Array.isArray(pool["allowed-workspaces"]) ? pool["allowed-workspaces"] : [];
       allowed.forEach((id, k3) => {
         if (typeof id !== "string" || workspaceIds.has(id)) return;
-        const path17 = ["organizations", i2, "agent-pools", j3, "allowed-workspaces", k3];
-        problems2.push(doc.problem(path17, `${keyLabel(path17)} "${id}" is not a workspace of organization "${String(org.name)}"`));
+        const path18 = ["organizations", i2, "agent-pools", j3, "allowed-workspaces", k3];
+        problems2.push(doc.problem(path18, `${keyLabel(path18)} "${id}" is not a workspace of organization "${String(org.name)}"`));
       });
     });
   });
@@ -54228,10 +54256,10 @@ function lose(ctx, res, done) {
   ctx.req.socket.destroy();
   done(null);
 }
-function record(p2, ctx, path17, status) {
+function record(p2, ctx, path18, status) {
   const contentType = ctx.req.headers["content-type"] ?? null;
-  p2.log.add({ method: ctx.method, path: path17, status, "content-type": contentType, at: new Date(ctx.now()).toISOString() });
-  p2.logger.debug({ method: ctx.method, path: path17, status }, "emulator request");
+  p2.log.add({ method: ctx.method, path: path18, status, "content-type": contentType, "user-agent": ctx.req.headers["user-agent"] ?? null, at: new Date(ctx.now()).toISOString() });
+  p2.logger.debug({ method: ctx.method, path: path18, status }, "emulator request");
 }
 function bearer(req) {
   const header3 = req.headers.authorization ?? "";
@@ -54281,10 +54309,10 @@ var init_request_log = __esm({
 // src/emulator/router.ts
 function createRouter(routes) {
   const compiled2 = routes.map(compile);
-  return (method, path17) => {
+  return (method, path18) => {
     let pathMatched = false;
     for (const route3 of compiled2) {
-      const found = route3.regex.exec(path17);
+      const found = route3.regex.exec(path18);
       if (found === null) continue;
       pathMatched = true;
       if (route3.method !== method) continue;
@@ -55048,10 +55076,10 @@ function field(value2, key) {
 function str(value2) {
   return typeof value2 === "string" ? value2 : null;
 }
-function requiredStr(resource, path17, value2) {
+function requiredStr(resource, path18, value2) {
   if (typeof value2 === "string") return value2;
   const id = str(field(resource, "id")) ?? "resource";
-  throw new TypeError(`${id} has no ${path17}`);
+  throw new TypeError(`${id} has no ${path18}`);
 }
 function int(value2, fallback) {
   if (typeof value2 === "number" && Number.isFinite(value2)) return value2;
@@ -55097,10 +55125,10 @@ function isSuccess(response) {
   return response.status >= 200 && response.status < 300;
 }
 function apiError(response) {
-  const { method, path: path17 } = response.request;
+  const { method, path: path18 } = response.request;
   const detail = errorDetail(parseJson(response.text)) ?? plainText(response.text);
   const hint = response.hint === void 0 ? "" : `; ${response.hint}`;
-  const message = `${method} ${path17} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`;
+  const message = `${method} ${path18} failed: ${response.status}${detail === null ? "" : ` ${detail}`}${hint}`;
   return new ApiError(message, response.status, detail, response.request);
 }
 function successBody(response) {
@@ -55112,9 +55140,9 @@ function readWith(response, read) {
   try {
     return read(body);
   } catch (error) {
-    const { method, path: path17 } = response.request;
+    const { method, path: path18 } = response.request;
     const reason = error instanceof Error ? error.message : String(error);
-    const message = `${method} ${path17} failed: ${response.status} but the response is unusable: ${reason}`;
+    const message = `${method} ${path18} failed: ${response.status} but the response is unusable: ${reason}`;
     throw new ApiError(message, response.status, reason, response.request, { cause: error });
   }
 }
@@ -55153,9 +55181,9 @@ async function readCapped(body, limit, contentLength) {
   for await (const chunk of capped(body, limit, contentLength)) chunks.push(chunk);
   return Buffer.concat(chunks).toString("utf8");
 }
-function tooLargeError(error, status, request3) {
+function tooLargeError(error, status, request5) {
   const reason = `${error.message}, more than any answer of the API should be; not read further`;
-  return new ApiError(`${request3.method} ${request3.path} failed: ${reason}`, status, reason, request3, { cause: error });
+  return new ApiError(`${request5.method} ${request5.path} failed: ${reason}`, status, reason, request5, { cause: error });
 }
 var MAX_JSON_BODY_BYTES, MAX_DOWNLOAD_BYTES, BodyTooLargeError;
 var init_body_cap = __esm({
@@ -55179,9 +55207,9 @@ var init_body_cap = __esm({
 // src/api/download-redirect.ts
 function downgradeError(response, from, to) {
   if (new URL(from).protocol !== "https:" || to.protocol === "https:") return null;
-  const { method, path: path17 } = response.request;
+  const { method, path: path18 } = response.request;
   const reason = `redirects from https to ${to.protocol.replace(/:$/, "")} (${to.host}); refused, the download would travel in clear`;
-  return new ApiError(`${method} ${path17} failed: ${reason}`, response.status, reason, response.request);
+  return new ApiError(`${method} ${path18} failed: ${reason}`, response.status, reason, response.request);
 }
 var init_download_redirect = __esm({
   "src/api/download-redirect.ts"() {
@@ -55316,8 +55344,8 @@ function queryString(params) {
   if (params.length === 0) return "";
   return `?${params.map(([k3, v2]) => `${encodeURIComponent(k3)}=${encodeURIComponent(v2)}`).join("&")}`;
 }
-async function listAll(transport, signal, path17, params, parse4) {
-  const pageUrl2 = (n) => transport.url(`${path17}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
+async function listAll(transport, signal, path18, params, parse4) {
+  const pageUrl2 = (n) => transport.url(`${path18}${queryString([...params, ["page[number]", String(n)], ["page[size]", String(PAGE_SIZE)]])}`);
   const pages = [];
   const listing = newListing();
   const ids = /* @__PURE__ */ new Set();
@@ -55349,7 +55377,7 @@ async function listAll(transport, signal, path17, params, parse4) {
     url = next;
   }
   if (repeated > 0) {
-    transport.logger.warn({ method: "GET", path: path17, repeated }, "api list repeated resources (created while it was read); each is counted once");
+    transport.logger.warn({ method: "GET", path: path18, repeated }, "api list repeated resources (created while it was read); each is counted once");
   }
   return pages;
 }
@@ -55447,8 +55475,8 @@ function enforceLevel(enforce, kind, name) {
   if (!Array.isArray(enforce) || enforce.length === 0) return void 0;
   const mode = LEVELS_BY_KIND[kind].find((l) => l === field(enforce[0], "mode"));
   if (mode === void 0) return void 0;
-  const path17 = field(enforce[0], "path");
-  const matches = path17 === enforcePath(name, kind, "native") || path17 === enforcePath(name, kind, "sentinel");
+  const path18 = field(enforce[0], "path");
+  const matches = path18 === enforcePath(name, kind, "native") || path18 === enforcePath(name, kind, "sentinel");
   return kind === "native" && !matches ? "hard-mandatory" : mode;
 }
 function parseAgentPool(resource) {
@@ -57000,8 +57028,8 @@ var init_transport = __esm({
       /** Text from outside (a path, an answer that is not a success, a failure) loses the token and credentials here. */
       redact;
       /** Absolute URL of a path relative to the base URL (`/policies/pol-1`). */
-      url(path17) {
-        return `${this.base.href}${path17}`;
+      url(path18) {
+        return `${this.base.href}${path18}`;
       }
       get logger() {
         return this.options.logger;
@@ -57154,9 +57182,9 @@ var init_transport = __esm({
         return null;
       }
       /** Waits `delayMs` (default: the back-off of `attempt`) before the next try of a request that failed `attempt` times; counted as a retry. */
-      async backOff(request3, attempt, reason, signal, delayMs = backoffMs(attempt, this.options.clock.random())) {
+      async backOff(request5, attempt, reason, signal, delayMs = backoffMs(attempt, this.options.clock.random())) {
         this.counters.retries += 1;
-        this.options.logger.warn({ ...request3, ...reason, attempt, delayMs: Math.round(delayMs) }, "api request failed, retrying");
+        this.options.logger.warn({ ...request5, ...reason, attempt, delayMs: Math.round(delayMs) }, "api request failed, retrying");
         await this.options.clock.sleep(delayMs, signal);
       }
       /** A 404 from an API whose URL lacks /api/v2 most likely means the URL is wrong, not the resource: say so. */
@@ -57167,14 +57195,15 @@ var init_transport = __esm({
       }
       describe(req) {
         const url = new URL(req.url);
-        const path17 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
-        return { method: req.method, path: this.redact(`${path17}${readableQuery(url.search)}`) };
+        const path18 = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
+        return { method: req.method, path: this.redact(`${path18}${readableQuery(url.search)}`) };
       }
       async attempt(req, described, cancel) {
         const { clock: clock2, logger, timeoutMs } = this.options;
         const url = new URL(req.url);
         const inApi = this.inApi(url);
         const slot = inApi ? await this.waitForSlot(cancel) : null;
+        this.options.fence?.();
         const started = clock2.now();
         const timeout = AbortSignal.timeout(timeoutMs);
         const signal = cancel === void 0 ? timeout : AbortSignal.any([timeout, cancel]);
@@ -57198,9 +57227,9 @@ var init_transport = __esm({
           const text = consume === void 0 ? await readCapped(res.body, limit, length) : "";
           if (streamed?.failed !== void 0) throw streamed.failed.error;
           const headers = flatHeaders(res.headers);
-          const durationMs = clock2.now() - started;
-          this.record(req.method, res.statusCode, durationMs);
-          logger.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs) }, "api request");
+          const durationMs2 = clock2.now() - started;
+          this.record(req.method, res.statusCode, durationMs2);
+          logger.debug({ ...described, status: res.statusCode, durationMs: Math.round(durationMs2) }, "api request");
           const said = res.statusCode >= 200 && res.statusCode < 300 ? text : this.redact(text);
           const response = { status: res.statusCode, headers, text: said, request: described, ...consume === void 0 ? {} : { consumed } };
           if (slot === null || res.statusCode >= 500) return { response };
@@ -57213,9 +57242,9 @@ var init_transport = __esm({
           if (streamed?.failed !== void 0) throw streamed.failed.error;
           if (error instanceof BodyTooLargeError) throw tooLargeError(error, status, described);
           const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.redact);
-          const durationMs = clock2.now() - started;
-          this.record(req.method, "error", durationMs);
-          logger.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs) }, "api request got no response");
+          const durationMs2 = clock2.now() - started;
+          this.record(req.method, "error", durationMs2);
+          logger.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs2) }, "api request got no response");
           return { failure };
         } finally {
           if (body !== void 0 && !body.destroyed) body.on("error", () => void 0).destroy();
@@ -57236,11 +57265,11 @@ var init_transport = __esm({
         if (req.bytes !== void 0 && "chunks" in req.bytes) headers["content-length"] = String(req.bytes.length);
         return headers;
       }
-      record(method, status, durationMs) {
+      record(method, status, durationMs2) {
         this.counters.requests += 1;
         const key = String(status);
         this.counters.byStatus[key] = (this.counters.byStatus[key] ?? 0) + 1;
-        this.options.onRequest?.({ method, status, durationMs });
+        this.options.onRequest?.({ method, status, durationMs: durationMs2 });
       }
       /**
        * Waits for the pacer. The time counted is the union of the waits: while several requests wait at once, the
@@ -57315,7 +57344,8 @@ var init_client = __esm({
           userAgent: options.userAgent ?? userAgent(),
           ...options.proxy === void 0 ? {} : { proxy: options.proxy },
           onRequest: options.onRequest,
-          onRateLimitWait: options.onRateLimitWait
+          onRateLimitWait: options.onRateLimitWait,
+          ...options.fence === void 0 ? {} : { fence: options.fence }
         });
       }
       options;
@@ -57482,8 +57512,8 @@ var init_client = __esm({
        * A DELETE answered 404 is done: what was asked for is true. That is the answer to a retry whose
        * first answer was lost, and to a resource someone already deleted by hand.
        */
-      async remove(path17, json) {
-        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path17), ...json === void 0 ? {} : { json } }, this.signal);
+      async remove(path18, json) {
+        const response = await this.transport.send({ method: "DELETE", url: this.transport.url(path18), ...json === void 0 ? {} : { json } }, this.signal);
         if (response.status === 404) {
           this.options.logger.info({ ...response.request, status: 404 }, "api delete: already gone, counted as deleted");
           return;
@@ -57491,8 +57521,8 @@ var init_client = __esm({
         successBody(response);
       }
       /** One request answered by a single-resource document. */
-      async one(method, path17, json, parse4) {
-        const response = await this.transport.send({ method, url: this.transport.url(path17), json }, this.signal);
+      async one(method, path18, json, parse4) {
+        const response = await this.transport.send({ method, url: this.transport.url(path18), json }, this.signal);
         return readWith(response, (body) => parse4(primary(body)));
       }
     };
@@ -57523,7 +57553,9 @@ async function createApiClient(setup) {
     retryBudgetMs: config.api.retryBudgetSeconds * 1e3,
     ...proxy === null ? {} : { proxy },
     onRequest: setup.onRequest,
-    onRateLimitWait: setup.onRateLimitWait
+    onRateLimitWait: setup.onRateLimitWait,
+    ...setup.fence === void 0 ? {} : { fence: setup.fence },
+    ...setup.instance === void 0 ? {} : { userAgent: `${userAgent()} (instance ${setup.instance})` }
   });
 }
 var init_from_config = __esm({
@@ -57533,6 +57565,7 @@ var init_from_config = __esm({
     init_errors();
     init_proxy();
     init_client();
+    init_version();
   }
 });
 
@@ -57827,8 +57860,8 @@ function createImportScan(kind) {
 function unresolvedImports(files) {
   const packages = new Set(files.flatMap((f2) => f2.kind === "opa" && f2.regoPackage !== null ? [f2.regoPackage] : []));
   const provided = (target) => {
-    for (let path17 = target; path17 !== ""; path17 = path17.slice(0, Math.max(0, path17.lastIndexOf(".")))) {
-      if (packages.has(path17)) return true;
+    for (let path18 = target; path18 !== ""; path18 = path18.slice(0, Math.max(0, path18.lastIndexOf(".")))) {
+      if (packages.has(path18)) return true;
     }
     return false;
   };
@@ -58421,26 +58454,26 @@ var require_ignore = __commonJS({
       const index = body.indexOf(SLASH2);
       return index < 0 || index === body.length - 1;
     };
-    var basenameOf = (path17) => {
-      const end = path17.length - 1;
-      const index = path17.lastIndexOf(
+    var basenameOf = (path18) => {
+      const end = path18.length - 1;
+      const index = path18.lastIndexOf(
         SLASH2,
-        path17[end] === SLASH2 ? end - 1 : end
+        path18[end] === SLASH2 ? end - 1 : end
       );
-      return index < 0 ? path17 : path17.slice(index + 1);
+      return index < 0 ? path18 : path18.slice(index + 1);
     };
-    var parentOf = (path17) => {
-      if (path17.charCodeAt(0) === SLASH_CODE || path17.indexOf(DOUBLE_SLASH) >= 0) {
-        const slices = path17.split(SLASH2).filter(Boolean);
+    var parentOf = (path18) => {
+      if (path18.charCodeAt(0) === SLASH_CODE || path18.indexOf(DOUBLE_SLASH) >= 0) {
+        const slices = path18.split(SLASH2).filter(Boolean);
         slices.pop();
         return slices.length ? slices.join(SLASH2) + SLASH2 : EMPTY;
       }
-      const end = path17.length - 1;
-      const cut = path17.lastIndexOf(
+      const end = path18.length - 1;
+      const cut = path18.lastIndexOf(
         SLASH2,
-        path17.charCodeAt(end) === SLASH_CODE ? end - 1 : end
+        path18.charCodeAt(end) === SLASH_CODE ? end - 1 : end
       );
-      return cut < 0 ? EMPTY : path17.slice(0, cut + 1);
+      return cut < 0 ? EMPTY : path18.slice(0, cut + 1);
     };
     var isString = (subject) => typeof subject === "string";
     var checkPattern = (pattern) => pattern && isString(pattern);
@@ -58590,7 +58623,7 @@ var require_ignore = __commonJS({
       // Match the literal 'abc/' for `checkIgnore`, last rule wins. Only a rule
       //   ending in a wildcard can match it (see `checkSourceOf`), so the rest
       //   are left out once, rather than tested or compiled for every path.
-      testLiteral(path17) {
+      testLiteral(path18) {
         const rules = this._literalRules || (this._literalRules = this._rules.filter(
           ({ body }) => body[body.length - (body[body.length - 1] === SLASH2 ? 2 : 1)] === "*"
         ));
@@ -58599,7 +58632,7 @@ var require_ignore = __commonJS({
         let matchedRule;
         for (let index = rules.length - 1; index >= 0; index--) {
           const rule = rules[index];
-          if (rule.checkRegex.test(path17)) {
+          if (rule.checkRegex.test(path18)) {
             ignored = !rule.negative;
             unignored = rule.negative;
             matchedRule = rule.negative ? UNDEFINED : rule;
@@ -58619,15 +58652,15 @@ var require_ignore = __commonJS({
       //
       // - mode `string` either `MODE_IGNORE` or `MODE_CHECK_IGNORE`
       // @returns {TestResult}
-      test(path17, mode) {
+      test(path18, mode) {
         const rules = this._rules;
         const { length } = rules;
         const shortcut = this._basenameCount * 2 >= length;
-        const basename4 = shortcut ? basenameOf(path17) : path17;
+        const basename4 = shortcut ? basenameOf(path18) : path18;
         for (let index = length - 1; index >= 0; index--) {
           const rule = rules[index];
           if (rule[mode].test(
-            shortcut && rule._basenameOnly ? basename4 : path17
+            shortcut && rule._basenameOnly ? basename4 : path18
           )) {
             const { negative } = rule;
             const ret2 = {
@@ -58649,17 +58682,17 @@ var require_ignore = __commonJS({
     var throwError = (message, Ctor) => {
       throw new Ctor(message);
     };
-    var checkPath = (path17, originalPath, doThrow) => {
-      if (!isString(path17)) {
+    var checkPath = (path18, originalPath, doThrow) => {
+      if (!isString(path18)) {
         return doThrow(
           `path must be a string, but got \`${originalPath}\``,
           TypeError
         );
       }
-      if (!path17) {
+      if (!path18) {
         return doThrow(`path must not be empty`, TypeError);
       }
-      if (checkPath.isNotRelative(path17)) {
+      if (checkPath.isNotRelative(path18)) {
         const r2 = "`path.relative()`d";
         return doThrow(
           `path should be a ${r2} string, but got "${originalPath}"`,
@@ -58668,25 +58701,25 @@ var require_ignore = __commonJS({
       }
       return true;
     };
-    var isNotRelative = (path17) => {
-      const first2 = path17.charCodeAt(0);
+    var isNotRelative = (path18) => {
+      const first2 = path18.charCodeAt(0);
       if (first2 === SLASH_CODE) {
         return true;
       }
       if (first2 !== DOT_CODE) {
         return false;
       }
-      if (path17.length === 1) {
+      if (path18.length === 1) {
         return true;
       }
-      const second = path17.charCodeAt(1);
+      const second = path18.charCodeAt(1);
       if (second === SLASH_CODE) {
         return true;
       }
       if (second !== DOT_CODE) {
         return false;
       }
-      return path17.length === 2 || path17.charCodeAt(2) === SLASH_CODE;
+      return path18.length === 2 || path18.charCodeAt(2) === SLASH_CODE;
     };
     checkPath.isNotRelative = isNotRelative;
     checkPath.convert = (p2) => p2;
@@ -58717,58 +58750,58 @@ var require_ignore = __commonJS({
         return this.add(pattern);
       }
       // @returns {TestResult}
-      _test(originalPath, cache, path17) {
+      _test(originalPath, cache, path18) {
         checkPath(
-          path17,
+          path18,
           originalPath,
           this._strictPathCheck ? throwError : RETURN_FALSE
         );
-        return path17 ? this._t(path17, cache) : {
+        return path18 ? this._t(path18, cache) : {
           ignored: false,
           unignored: false
         };
       }
       checkIgnore(target) {
-        const path17 = convertPath(target);
-        if (!path17 || path17.charCodeAt(path17.length - 1) !== SLASH_CODE) {
-          return this._test(target, this._testCache, path17);
+        const path18 = convertPath(target);
+        if (!path18 || path18.charCodeAt(path18.length - 1) !== SLASH_CODE) {
+          return this._test(target, this._testCache, path18);
         }
-        const dir = this._t(path17, this._testCache);
+        const dir = this._t(path18, this._testCache);
         if (dir.ignored) {
           return dir;
         }
-        const literal = this._rules.testLiteral(path17);
+        const literal = this._rules.testLiteral(path18);
         return literal.ignored || literal.unignored ? literal : dir;
       }
-      _t(path17, cache) {
-        if (path17 in cache) {
-          return cache[path17];
+      _t(path18, cache) {
+        if (path18 in cache) {
+          return cache[path18];
         }
-        const parentPath = parentOf(path17);
+        const parentPath = parentOf(path18);
         const parent = parentPath ? this._t(parentPath, cache) : UNDEFINED;
-        return cache[path17] = parent && parent.ignored ? parent : this._rules.test(path17, MODE_IGNORE);
+        return cache[path18] = parent && parent.ignored ? parent : this._rules.test(path18, MODE_IGNORE);
       }
-      ignores(path17) {
-        return this._test(path17, this._ignoreCache, convertPath(path17)).ignored;
+      ignores(path18) {
+        return this._test(path18, this._ignoreCache, convertPath(path18)).ignored;
       }
       createFilter() {
-        return (path17) => !this.ignores(path17);
+        return (path18) => !this.ignores(path18);
       }
       filter(paths) {
         return makeArray(paths).filter(this.createFilter());
       }
       // @returns {TestResult}
-      test(path17) {
-        return this._test(path17, this._testCache, convertPath(path17));
+      test(path18) {
+        return this._test(path18, this._testCache, convertPath(path18));
       }
     };
     var factory = (options) => new Ignore(options);
-    var isPathValid = (path17) => checkPath(convertPath(path17), path17, RETURN_FALSE);
+    var isPathValid = (path18) => checkPath(convertPath(path18), path18, RETURN_FALSE);
     var setupWindows = () => {
       const makePosix = (str2) => /^\\\\\?\\/.test(str2) || /["<>|\u0000-\u001F]+/u.test(str2) ? str2 : str2.replace(/\\/g, "/");
       checkPath.convert = makePosix;
       const REGEX_TEST_WINDOWS_PATH_ABSOLUTE = /^[a-z]:\//i;
-      checkPath.isNotRelative = (path17) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path17) || isNotRelative(path17);
+      checkPath.isNotRelative = (path18) => REGEX_TEST_WINDOWS_PATH_ABSOLUTE.test(path18) || isNotRelative(path18);
     };
     if (
       // Detect `process` so that it can run in browsers.
@@ -59255,14 +59288,14 @@ var init_policies = __esm({
 function parseDuration(text) {
   const match = /^([1-9][0-9]*)([smhd])$/.exec(text);
   if (!match) return null;
-  const unit = UNIT_MS[match[2] ?? ""];
+  const unit = UNIT_MS2[match[2] ?? ""];
   return unit === void 0 ? null : Number(match[1]) * unit;
 }
-var UNIT_MS;
-var init_duration = __esm({
+var UNIT_MS2;
+var init_duration2 = __esm({
   "src/declared/duration.ts"() {
     "use strict";
-    UNIT_MS = {
+    UNIT_MS2 = {
       s: 1e3,
       m: 6e4,
       h: 36e5,
@@ -59303,7 +59336,7 @@ function managedList(key, value2) {
 var init_pool_file = __esm({
   "src/declared/pool-file.ts"() {
     "use strict";
-    init_duration();
+    init_duration2();
     init_settings_file();
   }
 });
@@ -59339,9 +59372,9 @@ function previousNameProblems(poolFiles) {
   const problems2 = [];
   for (const { pool, doc } of poolFiles) {
     for (const [index, previous] of pool.previousNames.entries()) {
-      const path17 = ["previous-names", index];
-      const at = `${keyLabel(path17)} "${previous}"`;
-      const line = doc?.lineOf(path17);
+      const path18 = ["previous-names", index];
+      const at = `${keyLabel(path18)} "${previous}"`;
+      const line = doc?.lineOf(path18);
       const owner = fileByName.get(previous);
       const claimant = claimedBy.get(previous);
       if (previous === pool.name) {
@@ -59618,7 +59651,7 @@ var init_declared = __esm({
     init_walk();
     init_resource_names();
     init_lfs_pointer();
-    init_duration();
+    init_duration2();
   }
 });
 
@@ -60561,11 +60594,11 @@ var init_session = __esm({
 });
 
 // src/reconcile.ts
-async function runPass(request3) {
-  const { source, logger } = request3;
-  const session = openPassSession(request3.api, request3.signal, request3.now);
-  const progress = (phase, done2, total, failed2 = 0) => request3.onProgress?.({ source: source.name, phase, done: done2, total, failed: failed2 });
-  const header3 = { name: source.name, organization: source.organization, revision: request3.revision };
+async function runPass(request5) {
+  const { source, logger } = request5;
+  const session = openPassSession(request5.api, request5.signal, request5.now);
+  const progress = (phase, done2, total, failed2 = 0) => request5.onProgress?.({ source: source.name, phase, done: done2, total, failed: failed2 });
+  const header3 = { name: source.name, organization: source.organization, revision: request5.revision };
   const unplanned = (unreadable2, errors) => ({
     sourcePlan: { ...header3, plan: null, unreadable: unreadable2, errors },
     results: [],
@@ -60574,45 +60607,45 @@ async function runPass(request3) {
   progress("reading", 0, null);
   let declared;
   try {
-    declared = await readDeclared(request3.dir, {
+    declared = await readDeclared(request5.dir, {
       maxAgentPools: source.maxAgentPools,
       strictImports: source.strictImports === true,
       ...session.signal === void 0 ? {} : { signal: session.signal },
-      ...request3.declaredCache === void 0 ? {} : { cache: request3.declaredCache }
+      ...request5.declaredCache === void 0 ? {} : { cache: request5.declaredCache }
     });
   } catch (error) {
     if (error instanceof ValidationError) return unplanned("declared", error.problems.map(formatProblem));
     throw error;
   }
-  if (declaresNothing(declared) && !source.allowEmpty && request3.saved === void 0) return unplanned("declared", [emptySourceError(request3.dir)]);
+  if (declaresNothing(declared) && !source.allowEmpty && request5.saved === void 0) return unplanned("declared", [emptySourceError(request5.dir)]);
   let live;
-  await request3.beforeLive?.();
+  await request5.beforeLive?.();
   try {
     live = await readLive({
       api: session.api,
       organization: source.organization,
       declared,
       logger,
-      codeCache: request3.codeCache,
+      codeCache: request5.codeCache,
       onCodeProgress: (done2, total) => progress("downloading", done2, total)
     });
   } catch (error) {
     return unplanned("live", [liveReadFailure(error, source.organization)]);
   }
   session.signal?.throwIfAborted();
-  const options = planOptions(request3, session);
+  const options = planOptions(request5, session);
   const fresh = await freshPlan(declared, live, options);
   if (typeof fresh === "string") return unplanned("declared", [fresh]);
-  const plan = request3.saved === void 0 ? fresh.plan : savedPlan(request3.saved, fresh.plan, fresh.pairing);
+  const plan = request5.saved === void 0 ? fresh.plan : savedPlan(request5.saved, fresh.plan, fresh.pairing);
   logger.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, "plan made");
-  await request3.onPlan?.({ ...header3, plan });
-  if (request3.mode === "plan" || plan.errors.length > 0 || plan.changes.length === 0) {
+  await request5.onPlan?.({ ...header3, plan });
+  if (request5.mode === "plan" || plan.errors.length > 0 || plan.changes.length === 0) {
     return { sourcePlan: { ...header3, plan }, results: [], ok: plan.errors.length === 0 };
   }
   let done = 0;
   let failed = 0;
   progress("applying", 0, plan.changes.length);
-  const halt = [request3.stop, session.signal].filter((s3) => s3 !== void 0);
+  const halt = [request5.stop, session.signal].filter((s3) => s3 !== void 0);
   const results = await applyPlan(plan, {
     stop: halt.length === 0 ? void 0 : AbortSignal.any(halt),
     api: session.api,
@@ -60620,9 +60653,9 @@ async function runPass(request3) {
     source: source.name,
     ownership: source.ownership,
     logger,
-    onUploaded: (policyId, updatedAt, digest) => request3.codeCache?.set(policyId, updatedAt, digest),
-    concurrency: request3.concurrency,
-    ...request3.appliedLogLevel === void 0 ? {} : { appliedLogLevel: request3.appliedLogLevel },
+    onUploaded: (policyId, updatedAt, digest) => request5.codeCache?.set(policyId, updatedAt, digest),
+    concurrency: request5.concurrency,
+    ...request5.appliedLogLevel === void 0 ? {} : { appliedLogLevel: request5.appliedLogLevel },
     onResult: (result) => {
       if (result.outcome === "failed") failed += 1;
       progress("applying", Math.min(done += 1, plan.changes.length), plan.changes.length, failed);
@@ -60631,7 +60664,7 @@ async function runPass(request3) {
   const failures = results.filter((r2) => r2.outcome === "failed").map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}" failed: ${r2.message ?? "unknown error"}`);
   const notStarted = results.filter((r2) => r2.outcome === "skipped" && r2.message === NOT_STARTED);
   if (notStarted.length > 0) {
-    const why = session.signal?.aborted === true ? errorMessage(session.signal.reason) : request3.stop?.aborted === true ? errorMessage(request3.stop.reason) : "the run was stopped";
+    const why = session.signal?.aborted === true ? errorMessage(session.signal.reason) : request5.stop?.aborted === true ? errorMessage(request5.stop.reason) : "the run was stopped";
     const names = notStarted.map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}"`).join(", ");
     failures.push(`${why}; ${notStarted.length} planned change${notStarted.length === 1 ? " was" : "s were"} not applied: ${names}`);
   }
@@ -60653,15 +60686,15 @@ function savedPlan(saved, fresh, pairing) {
   }
   return { changes: checked.changes, warnings: [...saved.warnings], errors: [] };
 }
-function planOptions(request3, session) {
-  const { source } = request3;
+function planOptions(request5, session) {
+  const { source } = request5;
   return {
     source: source.name,
     ownership: source.ownership,
-    prune: request3.prune ?? source.prune,
+    prune: request5.prune ?? source.prune,
     allowEmpty: source.allowEmpty,
     maxDeletes: source.maxDeletes,
-    force: request3.force ?? false,
+    force: request5.force ?? false,
     adopt: source.adopt,
     now: session.now()
   };
@@ -60812,17 +60845,17 @@ var init_request_origin = __esm({
 });
 
 // src/daemon/control.ts
-function isControlPath(path17) {
-  return path17.startsWith("/sources/");
+function isControlPath(path18) {
+  return path18.startsWith("/sources/");
 }
-async function handleControl2(request3, url, authorize, target) {
+async function handleControl2(request5, url, authorize, target) {
   const match = ROUTE.exec(url.pathname);
   if (match === null) return { status: 404, body: { error: `no route ${url.pathname}; try POST /sources/<name>/sync, /suspend or /resume` } };
-  if (request3.method !== "POST") return { status: 405, body: { error: "use POST" } };
+  if (request5.method !== "POST") return { status: 405, body: { error: "use POST" } };
   if (authorize === null) return { status: 403, body: { error: `the control endpoints are disabled: set ${CONTROL_TOKEN_ENV} on the daemon to enable them` } };
-  const crossSite = crossSiteProblem(request3.headers);
+  const crossSite = crossSiteProblem(request5.headers);
   if (crossSite !== null) return { status: 403, body: { error: `refused a request from another site (${crossSite}): send control requests from a client, not a web page` } };
-  const verdict = authorize(request3);
+  const verdict = authorize(request5);
   if (verdict === "throttled") return { status: 429, body: { error: "too many failed attempts from this address: wait, then send the right token" } };
   if (verdict === "refused") return { status: 401, body: { error: "unauthorized: send the control token as Authorization: Bearer <token>" } };
   const source = decodeURIComponent(match[1] ?? "");
@@ -61164,8 +61197,8 @@ function guardConnections(server, max, now = Date.now) {
     open5.set(socket, { since: now(), serving: false });
     socket.once("close", () => open5.delete(socket));
   });
-  server.on("request", (request3, response) => {
-    const held = open5.get(request3.socket);
+  server.on("request", (request5, response) => {
+    const held = open5.get(request5.socket);
     if (held === void 0) return;
     held.serving = true;
     response.once("close", () => {
@@ -61199,9 +61232,9 @@ async function startDaemonServer(listen, routes, limits = HTTP_LIMITS) {
       requestTimeout: limits.requestTimeoutMs,
       connectionsCheckingInterval: limits.checkIntervalMs
     },
-    (request3, response) => {
-      route2(request3, response, routes).catch((error) => {
-        routes.logger.error({ err: error, path: request3.url }, "HTTP handler failed");
+    (request5, response) => {
+      route2(request5, response, routes).catch((error) => {
+        routes.logger.error({ err: error, path: request5.url }, "HTTP handler failed");
         if (!response.headersSent) send(response, 500, { error: "internal error" });
       });
     }
@@ -61225,36 +61258,36 @@ function listenError(error, listen) {
   if (error.code === "EADDRNOTAVAIL") return new UsageError(`cannot listen on ${listen}: no such address on this machine; ${fix}`);
   return error;
 }
-async function route2(request3, response, routes) {
-  const url = new URL(request3.url ?? "/", "http://daemon");
-  const path17 = url.pathname;
-  const method = request3.method ?? "GET";
-  if (!ANY_HOST.has(path17) && !routes.hostAllowed(request3.headers.host)) {
-    request3.resume();
-    const error = `Host "${request3.headers.host ?? ""}" is not a name of this daemon: use its IP address or localhost, or add the name to allowed-hosts in the config`;
+async function route2(request5, response, routes) {
+  const url = new URL(request5.url ?? "/", "http://daemon");
+  const path18 = url.pathname;
+  const method = request5.method ?? "GET";
+  if (!ANY_HOST.has(path18) && !routes.hostAllowed(request5.headers.host)) {
+    request5.resume();
+    const error = `Host "${request5.headers.host ?? ""}" is not a name of this daemon: use its IP address or localhost, or add the name to allowed-hosts in the config`;
     return send(response, 403, { error });
   }
-  if (routes.control !== void 0 && isControlPath(path17)) {
-    request3.resume();
-    const answer2 = await routes.control(request3, url);
-    return send(response, answer2.status, answer2.body, retryAfter(answer2.status, request3, routes.gate));
+  if (routes.control !== void 0 && isControlPath(path18)) {
+    request5.resume();
+    const answer2 = await routes.control(request5, url);
+    return send(response, answer2.status, answer2.body, retryAfter(answer2.status, request5, routes.gate));
   }
-  if (path17 === "/webhook") {
+  if (path18 === "/webhook") {
     if (method !== "POST") return send(response, 405, { error: "use POST" }, { allow: "POST" });
-    const body = await readBody2(request3);
+    const body = await readBody2(request5);
     if (body === "gone") {
-      routes.logger.debug({ path: path17 }, "webhook client went away before sending the whole body");
+      routes.logger.debug({ path: path18 }, "webhook client went away before sending the whole body");
       return;
     }
     if (body === "too-large") return send(response, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
-    const answer2 = routes.webhook(request3, body);
+    const answer2 = routes.webhook(request5, body);
     return send(response, answer2.status, answer2.body);
   }
   if (method !== "GET" && method !== "HEAD") return send(response, 405, { error: "use GET" }, { allow: "GET, HEAD" });
-  if (GUARDED.has(path17) && routes.statusToken !== null) {
+  if (GUARDED.has(path18) && routes.statusToken !== null) {
     const token = routes.statusToken;
-    const verdict = routes.gate.check("status", request3, () => carriesStatusToken(request3.headers.authorization, token));
-    if (verdict === "throttled") return send(response, 429, { error: "too many failed attempts from this address: wait, then send the right token" }, retryAfter(429, request3, routes.gate));
+    const verdict = routes.gate.check("status", request5, () => carriesStatusToken(request5.headers.authorization, token));
+    if (verdict === "throttled") return send(response, 429, { error: "too many failed attempts from this address: wait, then send the right token" }, retryAfter(429, request5, routes.gate));
     if (verdict === "refused") {
       response.writeHead(401, { "content-type": "application/json; charset=utf-8", "www-authenticate": STATUS_CHALLENGES });
       response.end(`${JSON.stringify({ error: "unauthorized: send the status token as Authorization: Bearer <token>" })}
@@ -61262,7 +61295,7 @@ async function route2(request3, response, routes) {
       return;
     }
   }
-  switch (path17) {
+  switch (path18) {
     case "/healthz":
       return send(response, 200, { status: "ok" });
     case "/readyz": {
@@ -61271,8 +61304,11 @@ async function route2(request3, response, routes) {
       response.end(ready ? "ready\n" : "unready\n");
       return;
     }
-    case "/status":
-      return send(response, 200, { sources: routes.statuses({ history: ["1", "true"].includes(url.searchParams.get("history") ?? "") }) });
+    case "/status": {
+      const leadership = routes.leadership?.() ?? null;
+      const sources = routes.statuses({ history: ["1", "true"].includes(url.searchParams.get("history") ?? "") });
+      return send(response, 200, leadership === null ? { sources } : { leadership, sources });
+    }
     case "/":
     case "/status.html": {
       response.writeHead(200, {
@@ -61291,32 +61327,32 @@ async function route2(request3, response, routes) {
       return;
     }
     default:
-      return send(response, 404, { error: `no route ${path17}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
+      return send(response, 404, { error: `no route ${path18}; try /healthz, /readyz, /metrics, /status, /status.html or POST /webhook` });
   }
 }
-function retryAfter(status, request3, gate) {
-  return status === 429 ? { "retry-after": String(gate.retryAfterSeconds(request3)) } : {};
+function retryAfter(status, request5, gate) {
+  return status === 429 ? { "retry-after": String(gate.retryAfterSeconds(request5)) } : {};
 }
 function send(response, status, body, headers = {}) {
   response.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
   response.end(`${JSON.stringify(body)}
 `);
 }
-async function readBody2(request3) {
+async function readBody2(request5) {
   const chunks = [];
   let size = 0;
   try {
-    for await (const chunk of request3) {
+    for await (const chunk of request5) {
       const buffer = chunk;
       size += buffer.length;
       if (size > MAX_BODY_BYTES) return "too-large";
       chunks.push(buffer);
     }
   } catch (error) {
-    if (request3.destroyed || request3.socket.destroyed) return "gone";
+    if (request5.destroyed || request5.socket.destroyed) return "gone";
     throw error;
   }
-  return request3.complete ? Buffer.concat(chunks) : "gone";
+  return request5.complete ? Buffer.concat(chunks) : "gone";
 }
 function closeServer(server) {
   return new Promise((resolve4) => {
@@ -63352,8 +63388,8 @@ var require_pushgateway = __commonJS({
       const gatewayUrlParsed = url.parse(this.gatewayUrl);
       const gatewayUrlPath = gatewayUrlParsed.pathname && gatewayUrlParsed.pathname !== "/" ? gatewayUrlParsed.pathname : "";
       const jobPath = job ? `/job/${encodeURIComponent(job)}${generateGroupings(groupings)}` : "";
-      const path17 = `${gatewayUrlPath}/metrics${jobPath}`;
-      const target = url.resolve(this.gatewayUrl, path17);
+      const path18 = `${gatewayUrlPath}/metrics${jobPath}`;
+      const target = url.resolve(this.gatewayUrl, path18);
       const requestParams = url.parse(target);
       const httpModule = isHttps(requestParams.href) ? https : http;
       const options = Object.assign(requestParams, this.requestOptions, {
@@ -66157,16 +66193,16 @@ var require_cluster = __commonJS({
             if (err) reject(err);
             else resolve4(result);
           }
-          const request3 = {
+          const request5 = {
             responses: [],
             pending: 0,
             done,
             errorTimeout: setTimeout(() => {
               const err = new Error("Operation timed out.");
-              request3.done(err);
+              request5.done(err);
             }, 5e3)
           };
-          requests.set(requestId, request3);
+          requests.set(requestId, request5);
           const message = {
             type: GET_METRICS_REQ,
             requestId
@@ -66174,11 +66210,11 @@ var require_cluster = __commonJS({
           for (const id in cluster().workers) {
             if (cluster().workers[id].isConnected()) {
               cluster().workers[id].send(message);
-              request3.pending++;
+              request5.pending++;
             }
           }
-          if (request3.pending === 0) {
-            clearTimeout(request3.errorTimeout);
+          if (request5.pending === 0) {
+            clearTimeout(request5.errorTimeout);
             process.nextTick(() => done(null, ""));
           }
         });
@@ -66248,19 +66284,19 @@ var require_cluster = __commonJS({
       if (cluster().isMaster) {
         cluster().on("message", (worker, message) => {
           if (message.type === GET_METRICS_RES) {
-            const request3 = requests.get(message.requestId);
+            const request5 = requests.get(message.requestId);
             if (message.error) {
-              request3.done(new Error(message.error));
+              request5.done(new Error(message.error));
               return;
             }
-            message.metrics.forEach((registry) => request3.responses.push(registry));
-            request3.pending--;
-            if (request3.pending === 0) {
+            message.metrics.forEach((registry) => request5.responses.push(registry));
+            request5.pending--;
+            if (request5.pending === 0) {
               requests.delete(message.requestId);
-              clearTimeout(request3.errorTimeout);
-              const registry = AggregatorRegistry.aggregate(request3.responses);
+              clearTimeout(request5.errorTimeout);
+              const registry = AggregatorRegistry.aggregate(request5.responses);
               const promString = registry.metrics();
-              request3.done(null, promString);
+              request5.done(null, promString);
             }
           }
         });
@@ -66391,8 +66427,16 @@ function createDaemonMetrics(options = {}) {
     labelNames: ["organization", "pool"],
     registers: [registry]
   });
+  const leader = new import_prom_client.Gauge({
+    name: "policy_pool_sync_leader",
+    help: "Whether this replica holds the leader-election lease and syncs (1), or stands by (0); 1 without leader-election.",
+    registers: [registry]
+  });
   return {
     registry,
+    leader(leading) {
+      leader.set(leading ? 1 : 0);
+    },
     poolHealth(organization, pool, agents, age) {
       for (const [status, count4] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count4);
       if (age === null) newestPing.remove({ organization, pool });
@@ -67211,10 +67255,10 @@ var require_src2 = __commonJS({
     var fs_1 = __require("fs");
     var debug_1 = __importDefault(require_src());
     var log = debug_1.default("@kwsites/file-exists");
-    function check(path17, isFile, isDirectory) {
-      log(`checking %s`, path17);
+    function check(path18, isFile, isDirectory) {
+      log(`checking %s`, path18);
       try {
-        const stat4 = fs_1.statSync(path17);
+        const stat4 = fs_1.statSync(path18);
         if (stat4.isFile() && isFile) {
           log(`[OK] path represents a file`);
           return true;
@@ -67234,8 +67278,8 @@ var require_src2 = __commonJS({
         throw e;
       }
     }
-    function exists2(path17, type = exports.READABLE) {
-      return check(path17, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
+    function exists2(path18, type = exports.READABLE) {
+      return check(path18, (type & exports.FILE) > 0, (type & exports.FOLDER) > 0);
     }
     exports.exists = exists2;
     exports.FILE = 1;
@@ -67829,8 +67873,8 @@ function toLinesWithContent(input = "", trimmed2 = true, separator = "\n") {
 function forEachLineWithContent(input, callback) {
   return toLinesWithContent(input, true).map((line) => callback(line));
 }
-function folderExists(path17) {
-  return (0, import_file_exists.exists)(path17, import_file_exists.FOLDER);
+function folderExists(path18) {
+  return (0, import_file_exists.exists)(path18, import_file_exists.FOLDER);
 }
 function append(target, item) {
   if (Array.isArray(target)) {
@@ -68021,8 +68065,8 @@ function checkIsRepoRootTask() {
     commands,
     format: "utf-8",
     onError,
-    parser(path17) {
-      return /^\.(git)?$/.test(path17.trim());
+    parser(path18) {
+      return /^\.(git)?$/.test(path18.trim());
     }
   };
 }
@@ -68278,11 +68322,11 @@ function parseGrep(grep) {
   const paths = /* @__PURE__ */ new Set();
   const results = {};
   forEachLineWithContent(grep, (input) => {
-    const [path17, line, preview] = input.split(NULL);
-    paths.add(path17);
-    (results[path17] = results[path17] || []).push({
+    const [path18, line, preview] = input.split(NULL);
+    paths.add(path18);
+    (results[path18] = results[path18] || []).push({
       line: asNumber(line),
-      path: path17,
+      path: path18,
       preview
     });
   });
@@ -68579,14 +68623,14 @@ function hashObjectTask(filePath, write) {
   }
   return straightThroughStringTask(commands, true);
 }
-function parseInit(bare, path17, text) {
+function parseInit(bare, path18, text) {
   const response = String(text).trim();
   let result;
   if (result = initResponseRegex.exec(response)) {
-    return new InitSummary(bare, path17, false, result[1]);
+    return new InitSummary(bare, path18, false, result[1]);
   }
   if (result = reInitResponseRegex.exec(response)) {
-    return new InitSummary(bare, path17, true, result[1]);
+    return new InitSummary(bare, path18, true, result[1]);
   }
   let gitDir = "";
   const tokens = response.split(" ");
@@ -68597,12 +68641,12 @@ function parseInit(bare, path17, text) {
       break;
     }
   }
-  return new InitSummary(bare, path17, /^re/i.test(response), gitDir);
+  return new InitSummary(bare, path18, /^re/i.test(response), gitDir);
 }
 function hasBareCommand(command) {
   return command.includes(bareCommand);
 }
-function initTask(bare = false, path17, customArgs) {
+function initTask(bare = false, path18, customArgs) {
   const commands = ["init", ...customArgs];
   if (bare && !hasBareCommand(commands)) {
     commands.splice(1, 0, bareCommand);
@@ -68611,7 +68655,7 @@ function initTask(bare = false, path17, customArgs) {
     commands,
     format: "utf-8",
     parser(text) {
-      return parseInit(commands.includes("--bare"), path17, text);
+      return parseInit(commands.includes("--bare"), path18, text);
     }
   };
 }
@@ -68890,14 +68934,14 @@ function splitLine(result, lineStr) {
     default:
       return;
   }
-  function data(index, workingDir, path17) {
+  function data(index, workingDir, path18) {
     const raw = `${index}${workingDir}`;
     const handler = parsers6.get(raw);
     if (handler) {
-      handler(result, path17);
+      handler(result, path18);
     }
     if (raw !== "##" && raw !== "!!") {
-      result.files.push(new FileStatusSummary(path17, index, workingDir));
+      result.files.push(new FileStatusSummary(path18, index, workingDir));
     }
   }
 }
@@ -69084,8 +69128,8 @@ function deleteBranchTask(branch, forceDelete = false) {
   return task;
 }
 function toPath(input) {
-  const path17 = input.trim().replace(/^["']|["']$/g, "");
-  return path17 && normalize(path17);
+  const path18 = input.trim().replace(/^["']|["']$/g, "");
+  return path18 && normalize(path18);
 }
 function checkIgnoreTask(paths) {
   return {
@@ -69224,8 +69268,8 @@ function stashListTask(opt = {}, customArgs) {
     parser: parser4
   };
 }
-function addSubModuleTask(repo, path17) {
-  return subModuleTask(["add", repo, path17]);
+function addSubModuleTask(repo, path18) {
+  return subModuleTask(["add", repo, path18]);
 }
 function initSubModuleTask(customArgs) {
   return subModuleTask(["init", ...customArgs]);
@@ -70487,9 +70531,9 @@ var init_esm = __esm({
       "src/lib/responses/InitSummary.ts"() {
         "use strict";
         InitSummary = class {
-          constructor(bare, path17, existing, gitDir) {
+          constructor(bare, path18, existing, gitDir) {
             this.bare = bare;
-            this.path = path17;
+            this.path = path18;
             this.existing = existing;
             this.gitDir = gitDir;
           }
@@ -71022,12 +71066,12 @@ var init_esm = __esm({
         "use strict";
         fromPathRegex = /^(.+)\0(.+)$/;
         FileStatusSummary = class {
-          constructor(path17, index, working_dir) {
-            this.path = path17;
+          constructor(path18, index, working_dir) {
+            this.path = path18;
             this.index = index;
             this.working_dir = working_dir;
             if (index === "R" || working_dir === "R") {
-              const detail = fromPathRegex.exec(path17) || [null, path17, path17];
+              const detail = fromPathRegex.exec(path18) || [null, path18, path18];
               this.from = detail[2] || "";
               this.path = detail[1] || "";
             }
@@ -71289,9 +71333,9 @@ var init_esm = __esm({
               next
             );
           }
-          hashObject(path17, write) {
+          hashObject(path18, write) {
             return this._runTask(
-              hashObjectTask(path17, write === true),
+              hashObjectTask(path18, write === true),
               trailingFunctionArgument(arguments)
             );
           }
@@ -71928,8 +71972,8 @@ var init_esm = __esm({
           }
           return this._runTask(straightThroughStringTask2(command, this._trimmed), next);
         };
-        Git2.prototype.submoduleAdd = function(repo, path17, then) {
-          return this._runTask(addSubModuleTask2(repo, path17), trailingFunctionArgument2(arguments));
+        Git2.prototype.submoduleAdd = function(repo, path18, then) {
+          return this._runTask(addSubModuleTask2(repo, path18), trailingFunctionArgument2(arguments));
         };
         Git2.prototype.submoduleUpdate = function(args, then) {
           return this._runTask(
@@ -72449,7 +72493,7 @@ var init_readdirp = __esm({
         this._directoryFilter = normalizeFilter(opts.directoryFilter);
         const statMethod = opts.lstat ? lstat : stat;
         if (wantBigintFsStats) {
-          this._stat = (path17) => statMethod(path17, { bigint: true });
+          this._stat = (path18) => statMethod(path18, { bigint: true });
         } else {
           this._stat = statMethod;
         }
@@ -72477,8 +72521,8 @@ var init_readdirp = __esm({
             const par = this.parent;
             const fil = par && par.files;
             if (fil && fil.length > 0) {
-              const { path: path17, depth } = par;
-              const slice = fil.splice(0, batch).map((dirent) => this._formatEntry(dirent, path17));
+              const { path: path18, depth } = par;
+              const slice = fil.splice(0, batch).map((dirent) => this._formatEntry(dirent, path18));
               const awaited = this._isDirent ? slice : await Promise.all(slice);
               for (const entry of awaited) {
                 if (!entry)
@@ -72537,19 +72581,19 @@ var init_readdirp = __esm({
       //   directoryFilter rejects, doesn't follow symlinked dirs, and fails
       //   wholesale (all entries lost) if anything in the subtree is unreadable,
       //   instead of emitting a 'warn' and continuing.
-      async _exploreDir(path17, depth) {
+      async _exploreDir(path18, depth) {
         let files;
         try {
-          files = await readdir(path17, this._rdOptions);
+          files = await readdir(path18, this._rdOptions);
         } catch (error) {
           this._onError(error);
         }
-        return { files, depth, path: path17 };
+        return { files, depth, path: path18 };
       }
       // Synchronous in dirent mode; returns a promise only when stats are needed.
-      _formatEntry(dirent, path17) {
+      _formatEntry(dirent, path18) {
         const basename4 = this._isDirent ? dirent.name : dirent;
-        const fullPath = pjoin(path17, basename4);
+        const fullPath = pjoin(path18, basename4);
         const entry = { path: fullPath.slice(this._relStart), fullPath, basename: basename4 };
         if (this._isDirent) {
           entry.dirent = dirent;
@@ -72621,16 +72665,16 @@ import { watch as fs_watch, unwatchFile, watchFile } from "node:fs";
 import { realpath as fsrealpath, lstat as lstat2, open as open3, stat as stat2 } from "node:fs/promises";
 import { type as osType } from "node:os";
 import * as sp from "node:path";
-function createFsWatchInstance(path17, options, listener, errHandler, emitRaw) {
+function createFsWatchInstance(path18, options, listener, errHandler, emitRaw) {
   const handleEvent = (rawEvent, evPath) => {
-    listener(path17);
-    emitRaw(rawEvent, evPath, { watchedPath: path17 });
-    if (evPath && path17 !== evPath) {
-      fsWatchBroadcast(sp.resolve(path17, evPath), KEY_LISTENERS, sp.join(path17, evPath));
+    listener(path18);
+    emitRaw(rawEvent, evPath, { watchedPath: path18 });
+    if (evPath && path18 !== evPath) {
+      fsWatchBroadcast(sp.resolve(path18, evPath), KEY_LISTENERS, sp.join(path18, evPath));
     }
   };
   try {
-    return fs_watch(path17, {
+    return fs_watch(path18, {
       persistent: options.persistent
     }, handleEvent);
   } catch (error) {
@@ -72974,12 +73018,12 @@ var init_handler = __esm({
         listener(val1, val2, val3);
       });
     };
-    setFsWatchListener = (path17, fullPath, options, handlers) => {
+    setFsWatchListener = (path18, fullPath, options, handlers) => {
       const { listener, errHandler, rawEmitter } = handlers;
       let cont = FsWatchInstances.get(fullPath);
       let watcher;
       if (!options.persistent) {
-        watcher = createFsWatchInstance(path17, options, listener, errHandler, rawEmitter);
+        watcher = createFsWatchInstance(path18, options, listener, errHandler, rawEmitter);
         if (!watcher)
           return;
         return watcher.close.bind(watcher);
@@ -72990,7 +73034,7 @@ var init_handler = __esm({
         addAndConvert(cont, KEY_RAW, rawEmitter);
       } else {
         watcher = createFsWatchInstance(
-          path17,
+          path18,
           options,
           fsWatchBroadcast.bind(null, fullPath, KEY_LISTENERS),
           errHandler,
@@ -73005,7 +73049,7 @@ var init_handler = __esm({
             cont.watcherUnusable = true;
           if (isWindows && error.code === "EPERM") {
             try {
-              const fd = await open3(path17, "r");
+              const fd = await open3(path18, "r");
               await fd.close();
               broadcastErr(error);
             } catch (err) {
@@ -73036,7 +73080,7 @@ var init_handler = __esm({
       };
     };
     FsWatchFileInstances = /* @__PURE__ */ new Map();
-    setFsWatchFileListener = (path17, fullPath, options, handlers) => {
+    setFsWatchFileListener = (path18, fullPath, options, handlers) => {
       const { listener, rawEmitter } = handlers;
       let cont = FsWatchFileInstances.get(fullPath);
       const copts = cont && cont.options;
@@ -73058,7 +73102,7 @@ var init_handler = __esm({
             });
             const currmtime = curr.mtimeMs;
             if (curr.size !== prev.size || currmtime > prev.mtimeMs || currmtime === 0) {
-              foreach(cont.listeners, (listener2) => listener2(path17, curr));
+              foreach(cont.listeners, (listener2) => listener2(path18, curr));
             }
           })
         };
@@ -73088,13 +73132,13 @@ var init_handler = __esm({
        * @param listener on fs change
        * @returns closer for the watcher instance
        */
-      _watchWithNodeFs(path17, listener) {
+      _watchWithNodeFs(path18, listener) {
         const opts = this.fsw.options;
-        const directory = sp.dirname(path17);
-        const basename4 = sp.basename(path17);
+        const directory = sp.dirname(path18);
+        const basename4 = sp.basename(path18);
         const parent = this.fsw._getWatchedDir(directory);
         parent.add(basename4);
-        const absolutePath = sp.resolve(path17);
+        const absolutePath = sp.resolve(path18);
         const options = {
           persistent: opts.persistent
         };
@@ -73104,12 +73148,12 @@ var init_handler = __esm({
         if (opts.usePolling) {
           const enableBin = opts.interval !== opts.binaryInterval;
           options.interval = enableBin && isBinaryPath(basename4) ? opts.binaryInterval : opts.interval;
-          closer = setFsWatchFileListener(path17, absolutePath, options, {
+          closer = setFsWatchFileListener(path18, absolutePath, options, {
             listener,
             rawEmitter: this.fsw._emitRaw
           });
         } else {
-          closer = setFsWatchListener(path17, absolutePath, options, {
+          closer = setFsWatchListener(path18, absolutePath, options, {
             listener,
             errHandler: this._boundHandleError,
             rawEmitter: this.fsw._emitRaw
@@ -73131,7 +73175,7 @@ var init_handler = __esm({
         let prevStats = stats;
         if (parent.has(basename4))
           return;
-        const listener = async (path17, newStats) => {
+        const listener = async (path18, newStats) => {
           if (!this.fsw._throttle(THROTTLE_MODE_WATCH, file, 5))
             return;
           if (!newStats || newStats.mtimeMs === 0) {
@@ -73145,11 +73189,11 @@ var init_handler = __esm({
                 this.fsw._emit(EV.CHANGE, file, newStats2);
               }
               if ((isMacos || isLinux || isFreeBSD) && prevStats.ino !== newStats2.ino) {
-                this.fsw._closeFile(path17);
+                this.fsw._closeFile(path18);
                 prevStats = newStats2;
                 const closer2 = this._watchWithNodeFs(file, listener);
                 if (closer2)
-                  this.fsw._addPathCloser(path17, closer2);
+                  this.fsw._addPathCloser(path18, closer2);
               } else {
                 prevStats = newStats2;
               }
@@ -73181,7 +73225,7 @@ var init_handler = __esm({
        * @param item basename of this item
        * @returns true if no more processing is needed for this entry.
        */
-      async _handleSymlink(entry, directory, path17, item) {
+      async _handleSymlink(entry, directory, path18, item) {
         if (this.fsw.closed) {
           return;
         }
@@ -73191,7 +73235,7 @@ var init_handler = __esm({
           this.fsw._incrReadyCount();
           let linkPath;
           try {
-            linkPath = await fsrealpath(path17);
+            linkPath = await fsrealpath(path18);
           } catch (e) {
             this.fsw._emitReady();
             return true;
@@ -73201,12 +73245,12 @@ var init_handler = __esm({
           if (dir.has(item)) {
             if (this.fsw._symlinkPaths.get(full) !== linkPath) {
               this.fsw._symlinkPaths.set(full, linkPath);
-              this.fsw._emit(EV.CHANGE, path17, entry.stats);
+              this.fsw._emit(EV.CHANGE, path18, entry.stats);
             }
           } else {
             dir.add(item);
             this.fsw._symlinkPaths.set(full, linkPath);
-            this.fsw._emit(EV.ADD, path17, entry.stats);
+            this.fsw._emit(EV.ADD, path18, entry.stats);
           }
           this.fsw._emitReady();
           return true;
@@ -73236,9 +73280,9 @@ var init_handler = __esm({
             return;
           }
           const item = entry.path;
-          let path17 = sp.join(directory, item);
+          let path18 = sp.join(directory, item);
           current.add(item);
-          if (entry.stats.isSymbolicLink() && await this._handleSymlink(entry, directory, path17, item)) {
+          if (entry.stats.isSymbolicLink() && await this._handleSymlink(entry, directory, path18, item)) {
             return;
           }
           if (this.fsw.closed) {
@@ -73247,8 +73291,8 @@ var init_handler = __esm({
           }
           if (item === target || !target && !previous.has(item)) {
             this.fsw._incrReadyCount();
-            path17 = sp.join(dir, sp.relative(dir, path17));
-            this._addToNodeFs(path17, initialAdd, wh, depth + 1);
+            path18 = sp.join(dir, sp.relative(dir, path18));
+            this._addToNodeFs(path18, initialAdd, wh, depth + 1);
           }
         }).on(EV.ERROR, this._boundHandleError);
         return new Promise((resolve4, reject) => {
@@ -73317,13 +73361,13 @@ var init_handler = __esm({
        * @param depth Child path actually targeted for watch
        * @param target Child path actually targeted for watch
        */
-      async _addToNodeFs(path17, initialAdd, priorWh, depth, target) {
+      async _addToNodeFs(path18, initialAdd, priorWh, depth, target) {
         const ready = this.fsw._emitReady;
-        if (this.fsw._isIgnored(path17) || this.fsw.closed) {
+        if (this.fsw._isIgnored(path18) || this.fsw.closed) {
           ready();
           return false;
         }
-        const wh = this.fsw._getWatchHelpers(path17);
+        const wh = this.fsw._getWatchHelpers(path18);
         if (priorWh) {
           wh.filterPath = (entry) => priorWh.filterPath(entry);
           wh.filterDir = (entry) => priorWh.filterDir(entry);
@@ -73339,8 +73383,8 @@ var init_handler = __esm({
           const follow2 = this.fsw.options.followSymlinks;
           let closer;
           if (stats.isDirectory()) {
-            const absPath = sp.resolve(path17);
-            const targetPath = follow2 ? await fsrealpath(path17) : path17;
+            const absPath = sp.resolve(path18);
+            const targetPath = follow2 ? await fsrealpath(path18) : path18;
             if (this.fsw.closed)
               return;
             closer = await this._handleDir(wh.watchPath, stats, initialAdd, depth, target, wh, targetPath);
@@ -73350,29 +73394,29 @@ var init_handler = __esm({
               this.fsw._symlinkPaths.set(absPath, targetPath);
             }
           } else if (stats.isSymbolicLink()) {
-            const targetPath = follow2 ? await fsrealpath(path17) : path17;
+            const targetPath = follow2 ? await fsrealpath(path18) : path18;
             if (this.fsw.closed)
               return;
             const parent = sp.dirname(wh.watchPath);
             this.fsw._getWatchedDir(parent).add(wh.watchPath);
             this.fsw._emit(EV.ADD, wh.watchPath, stats);
-            closer = await this._handleDir(parent, stats, initialAdd, depth, path17, wh, targetPath);
+            closer = await this._handleDir(parent, stats, initialAdd, depth, path18, wh, targetPath);
             if (this.fsw.closed)
               return;
             if (targetPath !== void 0) {
-              this.fsw._symlinkPaths.set(sp.resolve(path17), targetPath);
+              this.fsw._symlinkPaths.set(sp.resolve(path18), targetPath);
             }
           } else {
             closer = this._handleFile(wh.watchPath, stats, initialAdd);
           }
           ready();
           if (closer)
-            this.fsw._addPathCloser(path17, closer);
+            this.fsw._addPathCloser(path18, closer);
           return false;
         } catch (error) {
           if (this.fsw._handleError(error)) {
             ready();
-            return path17;
+            return path18;
           }
         }
       }
@@ -73411,24 +73455,24 @@ function createPattern(matcher) {
   }
   return () => false;
 }
-function normalizePath(path17) {
-  if (typeof path17 !== "string")
+function normalizePath(path18) {
+  if (typeof path18 !== "string")
     throw new Error("string expected");
-  path17 = sp2.normalize(path17);
-  path17 = path17.replace(/\\/g, "/");
+  path18 = sp2.normalize(path18);
+  path18 = path18.replace(/\\/g, "/");
   let prepend = false;
-  if (path17.startsWith("//"))
+  if (path18.startsWith("//"))
     prepend = true;
-  path17 = path17.replace(DOUBLE_SLASH_RE, "/");
+  path18 = path18.replace(DOUBLE_SLASH_RE, "/");
   if (prepend)
-    path17 = "/" + path17;
-  return path17;
+    path18 = "/" + path18;
+  return path18;
 }
 function matchPatterns(patterns, testString, stats) {
-  const path17 = normalizePath(testString);
+  const path18 = normalizePath(testString);
   for (let index = 0; index < patterns.length; index++) {
     const pattern = patterns[index];
-    if (pattern(path17, stats)) {
+    if (pattern(path18, stats)) {
       return true;
     }
   }
@@ -73486,19 +73530,19 @@ var init_chokidar = __esm({
       }
       return str2;
     };
-    normalizePathToUnix = (path17) => toUnix(sp2.normalize(toUnix(path17)));
-    normalizeIgnored = (cwd = "") => (path17) => {
-      if (typeof path17 === "string") {
-        return normalizePathToUnix(sp2.isAbsolute(path17) ? path17 : sp2.join(cwd, path17));
+    normalizePathToUnix = (path18) => toUnix(sp2.normalize(toUnix(path18)));
+    normalizeIgnored = (cwd = "") => (path18) => {
+      if (typeof path18 === "string") {
+        return normalizePathToUnix(sp2.isAbsolute(path18) ? path18 : sp2.join(cwd, path18));
       } else {
-        return path17;
+        return path18;
       }
     };
-    getAbsolutePath = (path17, cwd) => {
-      if (sp2.isAbsolute(path17)) {
-        return path17;
+    getAbsolutePath = (path18, cwd) => {
+      if (sp2.isAbsolute(path18)) {
+        return path18;
       }
-      return sp2.join(cwd, path17);
+      return sp2.join(cwd, path18);
     };
     EMPTY_SET = Object.freeze(/* @__PURE__ */ new Set());
     DirEntry = class {
@@ -73563,10 +73607,10 @@ var init_chokidar = __esm({
       dirParts;
       followSymlinks;
       statMethod;
-      constructor(path17, follow2, fsw) {
+      constructor(path18, follow2, fsw) {
         this.fsw = fsw;
-        const watchPath = path17;
-        this.path = path17 = path17.replace(REPLACER_RE, "");
+        const watchPath = path18;
+        this.path = path18 = path18.replace(REPLACER_RE, "");
         this.watchPath = watchPath;
         this.fullWatchPath = sp2.resolve(watchPath);
         this.dirParts = [];
@@ -73706,20 +73750,20 @@ var init_chokidar = __esm({
         this._closePromise = void 0;
         let paths = unifyPaths(paths_);
         if (cwd) {
-          paths = paths.map((path17) => {
-            const absPath = getAbsolutePath(path17, cwd);
+          paths = paths.map((path18) => {
+            const absPath = getAbsolutePath(path18, cwd);
             return absPath;
           });
         }
-        paths.forEach((path17) => {
-          this._removeIgnoredPath(path17);
+        paths.forEach((path18) => {
+          this._removeIgnoredPath(path18);
         });
         this._userIgnored = void 0;
         if (!this._readyCount)
           this._readyCount = 0;
         this._readyCount += paths.length;
-        Promise.all(paths.map(async (path17) => {
-          const res = await this._nodeFsHandler._addToNodeFs(path17, !_internal, void 0, 0, _origAdd);
+        Promise.all(paths.map(async (path18) => {
+          const res = await this._nodeFsHandler._addToNodeFs(path18, !_internal, void 0, 0, _origAdd);
           if (res)
             this._emitReady();
           return res;
@@ -73741,17 +73785,17 @@ var init_chokidar = __esm({
           return this;
         const paths = unifyPaths(paths_);
         const { cwd } = this.options;
-        paths.forEach((path17) => {
-          if (!sp2.isAbsolute(path17) && !this._closers.has(path17)) {
+        paths.forEach((path18) => {
+          if (!sp2.isAbsolute(path18) && !this._closers.has(path18)) {
             if (cwd)
-              path17 = sp2.join(cwd, path17);
-            path17 = sp2.resolve(path17);
+              path18 = sp2.join(cwd, path18);
+            path18 = sp2.resolve(path18);
           }
-          this._closePath(path17);
-          this._addIgnoredPath(path17);
-          if (this._watched.has(path17)) {
+          this._closePath(path18);
+          this._addIgnoredPath(path18);
+          if (this._watched.has(path18)) {
             this._addIgnoredPath({
-              path: path17,
+              path: path18,
               recursive: true
             });
           }
@@ -73815,38 +73859,38 @@ var init_chokidar = __esm({
        * @param stats arguments to be passed with event
        * @returns the error if defined, otherwise the value of the FSWatcher instance's `closed` flag
        */
-      async _emit(event, path17, stats) {
+      async _emit(event, path18, stats) {
         if (this.closed)
           return;
         const opts = this.options;
         if (isWindows)
-          path17 = sp2.normalize(path17);
+          path18 = sp2.normalize(path18);
         if (opts.cwd)
-          path17 = sp2.relative(opts.cwd, path17);
-        const args = [path17];
+          path18 = sp2.relative(opts.cwd, path18);
+        const args = [path18];
         if (stats != null)
           args.push(stats);
         const awf = opts.awaitWriteFinish;
         let pw;
-        if (awf && (pw = this._pendingWrites.get(path17))) {
+        if (awf && (pw = this._pendingWrites.get(path18))) {
           pw.lastChange = /* @__PURE__ */ new Date();
           return this;
         }
         if (opts.atomic) {
           if (event === EVENTS.UNLINK) {
-            this._pendingUnlinks.set(path17, [event, ...args]);
+            this._pendingUnlinks.set(path18, [event, ...args]);
             setTimeout(() => {
-              this._pendingUnlinks.forEach((entry, path18) => {
+              this._pendingUnlinks.forEach((entry, path19) => {
                 this.emit(...entry);
                 this.emit(EVENTS.ALL, ...entry);
-                this._pendingUnlinks.delete(path18);
+                this._pendingUnlinks.delete(path19);
               });
             }, typeof opts.atomic === "number" ? opts.atomic : 100);
             return this;
           }
-          if (event === EVENTS.ADD && this._pendingUnlinks.has(path17)) {
+          if (event === EVENTS.ADD && this._pendingUnlinks.has(path18)) {
             event = EVENTS.CHANGE;
-            this._pendingUnlinks.delete(path17);
+            this._pendingUnlinks.delete(path18);
           }
         }
         if (awf && (event === EVENTS.ADD || event === EVENTS.CHANGE) && this._readyEmitted) {
@@ -73864,16 +73908,16 @@ var init_chokidar = __esm({
               this.emitWithAll(event, args);
             }
           };
-          this._awaitWriteFinish(path17, awf.stabilityThreshold, event, awfEmit);
+          this._awaitWriteFinish(path18, awf.stabilityThreshold, event, awfEmit);
           return this;
         }
         if (event === EVENTS.CHANGE) {
-          const isThrottled = !this._throttle(EVENTS.CHANGE, path17, 50);
+          const isThrottled = !this._throttle(EVENTS.CHANGE, path18, 50);
           if (isThrottled)
             return this;
         }
         if (opts.alwaysStat && stats === void 0 && (event === EVENTS.ADD || event === EVENTS.ADD_DIR || event === EVENTS.CHANGE)) {
-          const fullPath = opts.cwd ? sp2.join(opts.cwd, path17) : path17;
+          const fullPath = opts.cwd ? sp2.join(opts.cwd, path18) : path18;
           let stats2;
           try {
             stats2 = await stat3(fullPath);
@@ -73904,23 +73948,23 @@ var init_chokidar = __esm({
        * @param timeout duration of time to suppress duplicate actions
        * @returns tracking object or false if action should be suppressed
        */
-      _throttle(actionType, path17, timeout) {
+      _throttle(actionType, path18, timeout) {
         if (!this._throttled.has(actionType)) {
           this._throttled.set(actionType, /* @__PURE__ */ new Map());
         }
         const action = this._throttled.get(actionType);
         if (!action)
           throw new Error("invalid throttle");
-        const actionPath = action.get(path17);
+        const actionPath = action.get(path18);
         if (actionPath) {
           actionPath.count++;
           return false;
         }
         let timeoutObject;
         const clear = () => {
-          const item = action.get(path17);
+          const item = action.get(path18);
           const count4 = item ? item.count : 0;
-          action.delete(path17);
+          action.delete(path18);
           clearTimeout(timeoutObject);
           if (item)
             clearTimeout(item.timeoutObject);
@@ -73928,7 +73972,7 @@ var init_chokidar = __esm({
         };
         timeoutObject = setTimeout(clear, timeout);
         const thr = { timeoutObject, clear, count: 0 };
-        action.set(path17, thr);
+        action.set(path18, thr);
         return thr;
       }
       _incrReadyCount() {
@@ -73942,44 +73986,44 @@ var init_chokidar = __esm({
        * @param event
        * @param awfEmit Callback to be called when ready for event to be emitted.
        */
-      _awaitWriteFinish(path17, threshold, event, awfEmit) {
+      _awaitWriteFinish(path18, threshold, event, awfEmit) {
         const awf = this.options.awaitWriteFinish;
         if (typeof awf !== "object")
           return;
         const pollInterval = awf.pollInterval;
         let timeoutHandler;
-        let fullPath = path17;
-        if (this.options.cwd && !sp2.isAbsolute(path17)) {
-          fullPath = sp2.join(this.options.cwd, path17);
+        let fullPath = path18;
+        if (this.options.cwd && !sp2.isAbsolute(path18)) {
+          fullPath = sp2.join(this.options.cwd, path18);
         }
         const now = /* @__PURE__ */ new Date();
         const writes = this._pendingWrites;
         function awaitWriteFinishFn(prevStat) {
           statcb(fullPath, (err, curStat) => {
-            if (err || !writes.has(path17)) {
+            if (err || !writes.has(path18)) {
               if (err && err.code !== "ENOENT")
                 awfEmit(err);
               return;
             }
             const now2 = Number(/* @__PURE__ */ new Date());
             if (prevStat && curStat.size !== prevStat.size) {
-              writes.get(path17).lastChange = now2;
+              writes.get(path18).lastChange = now2;
             }
-            const pw = writes.get(path17);
+            const pw = writes.get(path18);
             const df = now2 - pw.lastChange;
             if (df >= threshold) {
-              writes.delete(path17);
+              writes.delete(path18);
               awfEmit(void 0, curStat);
             } else {
               timeoutHandler = setTimeout(awaitWriteFinishFn, pollInterval, curStat);
             }
           });
         }
-        if (!writes.has(path17)) {
-          writes.set(path17, {
+        if (!writes.has(path18)) {
+          writes.set(path18, {
             lastChange: now,
             cancelWait: () => {
-              writes.delete(path17);
+              writes.delete(path18);
               clearTimeout(timeoutHandler);
               return event;
             }
@@ -73990,8 +74034,8 @@ var init_chokidar = __esm({
       /**
        * Determines whether user has asked to ignore this path.
        */
-      _isIgnored(path17, stats) {
-        if (this.options.atomic && DOT_RE.test(path17))
+      _isIgnored(path18, stats) {
+        if (this.options.atomic && DOT_RE.test(path18))
           return true;
         if (!this._userIgnored) {
           const { cwd } = this.options;
@@ -74001,17 +74045,17 @@ var init_chokidar = __esm({
           const list = [...ignoredPaths.map(normalizeIgnored(cwd)), ...ignored];
           this._userIgnored = anymatch(list, void 0);
         }
-        return this._userIgnored(path17, stats);
+        return this._userIgnored(path18, stats);
       }
-      _isntIgnored(path17, stat4) {
-        return !this._isIgnored(path17, stat4);
+      _isntIgnored(path18, stat4) {
+        return !this._isIgnored(path18, stat4);
       }
       /**
        * Provides a set of common helpers and properties relating to symlink handling.
        * @param path file or directory pattern being watched
        */
-      _getWatchHelpers(path17) {
-        return new WatchHelper(path17, this.options.followSymlinks, this);
+      _getWatchHelpers(path18) {
+        return new WatchHelper(path18, this.options.followSymlinks, this);
       }
       // Directory helpers
       // -----------------
@@ -74043,63 +74087,63 @@ var init_chokidar = __esm({
        * @param item      base path of item/directory
        */
       _remove(directory, item, isDirectory) {
-        const path17 = sp2.join(directory, item);
-        const fullPath = sp2.resolve(path17);
-        isDirectory = isDirectory != null ? isDirectory : this._watched.has(path17) || this._watched.has(fullPath);
-        if (!this._throttle("remove", path17, 100))
+        const path18 = sp2.join(directory, item);
+        const fullPath = sp2.resolve(path18);
+        isDirectory = isDirectory != null ? isDirectory : this._watched.has(path18) || this._watched.has(fullPath);
+        if (!this._throttle("remove", path18, 100))
           return;
         if (!isDirectory && this._watched.size === 1) {
           this.add(directory, item, true);
         }
-        const wp = this._getWatchedDir(path17);
+        const wp = this._getWatchedDir(path18);
         const nestedDirectoryChildren = wp.getChildren();
-        nestedDirectoryChildren.forEach((nested) => this._remove(path17, nested));
+        nestedDirectoryChildren.forEach((nested) => this._remove(path18, nested));
         const parent = this._getWatchedDir(directory);
         const wasTracked = parent.has(item);
         parent.remove(item);
         if (this._symlinkPaths.has(fullPath)) {
           this._symlinkPaths.delete(fullPath);
         }
-        let relPath = path17;
+        let relPath = path18;
         if (this.options.cwd)
-          relPath = sp2.relative(this.options.cwd, path17);
+          relPath = sp2.relative(this.options.cwd, path18);
         if (this.options.awaitWriteFinish && this._pendingWrites.has(relPath)) {
           const event = this._pendingWrites.get(relPath).cancelWait();
           if (event === EVENTS.ADD)
             return;
         }
-        this._watched.delete(path17);
+        this._watched.delete(path18);
         this._watched.delete(fullPath);
         const eventName = isDirectory ? EVENTS.UNLINK_DIR : EVENTS.UNLINK;
-        if (wasTracked && !this._isIgnored(path17))
-          this._emit(eventName, path17);
-        this._closePath(path17);
+        if (wasTracked && !this._isIgnored(path18))
+          this._emit(eventName, path18);
+        this._closePath(path18);
       }
       /**
        * Closes all watchers for a path
        */
-      _closePath(path17) {
-        this._closeFile(path17);
-        const dir = sp2.dirname(path17);
-        this._getWatchedDir(dir).remove(sp2.basename(path17));
+      _closePath(path18) {
+        this._closeFile(path18);
+        const dir = sp2.dirname(path18);
+        this._getWatchedDir(dir).remove(sp2.basename(path18));
       }
       /**
        * Closes only file-specific watchers
        */
-      _closeFile(path17) {
-        const closers = this._closers.get(path17);
+      _closeFile(path18) {
+        const closers = this._closers.get(path18);
         if (!closers)
           return;
         closers.forEach((closer) => closer());
-        this._closers.delete(path17);
+        this._closers.delete(path18);
       }
-      _addPathCloser(path17, closer) {
+      _addPathCloser(path18, closer) {
         if (!closer)
           return;
-        let list = this._closers.get(path17);
+        let list = this._closers.get(path18);
         if (!list) {
           list = [];
-          this._closers.set(path17, list);
+          this._closers.set(path18, list);
         }
         list.push(closer);
       }
@@ -74252,7 +74296,7 @@ function createSourceLoop(options) {
   function trigger(reason) {
     if (stopped) return;
     if (options.accepts?.(reason) === false) {
-      log.debug({ trigger: reason }, "trigger ignored: the source is suspended");
+      log.debug({ trigger: reason }, "trigger ignored: the source is suspended, or this replica stands by");
       return;
     }
     cancelRetry();
@@ -74331,6 +74375,12 @@ function createSourceLoop(options) {
     },
     whenIdle() {
       return !active ? Promise.resolve() : new Promise((resolve4) => idleWaiters.push(resolve4));
+    },
+    async abort(reason) {
+      queued = null;
+      cancelRetry();
+      inFlight?.abort(reason);
+      await current;
     },
     async stop(graceMs) {
       stopped = true;
@@ -74623,12 +74673,12 @@ function createDeliveryQueue(options) {
     worker = null;
   }
   async function deliver(message) {
-    const request3 = { method: "POST", url: message.url, headers: message.headers, body: message.body };
+    const request5 = { method: "POST", url: message.url, headers: message.headers, body: message.body };
     const policy = { attempts: limits.attempts, timeoutMs: limits.timeoutMs, initialMs: limits.backoffMs, maxMs: MAX_BACKOFF_MS, jitter: "half" };
     const notDelivered = (attempt, reason, retrying) => log.warn({ event: message.event, attempt, reason, retrying }, "notification not delivered");
     let tries = 1;
     try {
-      const answer2 = await http.send(request3, policy, {
+      const answer2 = await http.send(request5, policy, {
         signal: closing.signal,
         onRetry: ({ attempt, reason, delayMs }) => {
           tries = attempt + 1;
@@ -75361,7 +75411,7 @@ async function startSourceRunner(options) {
       waiters.started();
       log.info({ trigger }, "pass started");
     },
-    accepts: (reason) => reason === "sync" || suspensions?.since(source.name) == null,
+    accepts: (reason) => (options.leading?.() ?? true) && (reason === "sync" || suspensions?.since(source.name) == null),
     onPassEnd(end) {
       state.running = false;
       state.result = resultLabel(end);
@@ -75448,6 +75498,7 @@ async function startSourceRunner(options) {
       log.info("source resumed");
       loop.trigger("sync");
     },
+    standBy: () => loop.abort(new Error("this replica lost the lease; the pass was aborted (the new leader runs its own)")),
     async stop(graceMs) {
       await schedule.stop();
       await watch2?.close();
@@ -75641,8 +75692,8 @@ function createAuthGate(options) {
     state.loggedAt = now();
   };
   return {
-    check(endpoint, request3, verify) {
-      const client = clientOf(request3);
+    check(endpoint, request5, verify) {
+      const client = clientOf(request5);
       const known = buckets.has(client) ? bucket(client) : null;
       if (known !== null && known.tokens < 1) {
         throttled.inc({ endpoint });
@@ -75651,20 +75702,20 @@ function createAuthGate(options) {
       }
       if (verify()) return "ok";
       (known ?? bucket(client)).tokens -= 1;
-      record2(endpoint, client, request3.headers.authorization === void 0 ? "no Authorization header" : "wrong token");
+      record2(endpoint, client, request5.headers.authorization === void 0 ? "no Authorization header" : "wrong token");
       return "refused";
     },
-    failed(endpoint, request3, reason) {
-      record2(endpoint, clientOf(request3), reason);
+    failed(endpoint, request5, reason) {
+      record2(endpoint, clientOf(request5), reason);
     },
-    retryAfterSeconds(request3) {
-      const found = buckets.get(clientOf(request3));
+    retryAfterSeconds(request5) {
+      const found = buckets.get(clientOf(request5));
       return found === void 0 ? 0 : Math.max(1, Math.ceil((1 - found.tokens) * limits.refillMs / 1e3));
     }
   };
 }
-function clientOf(request3) {
-  const address = (request3.socket.remoteAddress ?? "unknown").replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, "$1");
+function clientOf(request5) {
+  const address = (request5.socket.remoteAddress ?? "unknown").replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, "$1");
   if (!address.includes(":")) return address;
   const groups = expandIpv6(address);
   return groups === null ? address : `${groups.slice(0, 4).join(":")}::/64`;
@@ -75785,6 +75836,26 @@ var init_suspensions = __esm({
   }
 });
 
+// src/daemon/standby.ts
+function leadershipStatus(election) {
+  if (election === null) return null;
+  return { identity: election.identity, leading: election.leading, leader: election.leader, storeReached: election.storeReached };
+}
+function standbyReadiness(election) {
+  if (election?.storeReached === true) return { ready: true, reasons: [] };
+  return { ready: false, reasons: ["standby: the leader-election store has not answered"] };
+}
+function standbyAnswer(election) {
+  const leader = election?.leader ?? null;
+  const who = leader === null ? "no replica holds the lease right now; try again shortly" : `send it to the leader, ${leader}`;
+  return { status: 503, body: { error: `this replica stands by and does not sync: ${who}`, leader } };
+}
+var init_standby = __esm({
+  "src/daemon/standby.ts"() {
+    "use strict";
+  }
+});
+
 // src/daemon/daemon.ts
 async function startDaemon(options) {
   const { config, logger } = options;
@@ -75795,6 +75866,9 @@ async function startDaemon(options) {
   const gate = createAuthGate({ registry: metrics.registry, logger, ...options.authLimits === void 0 ? {} : { limits: options.authLimits } });
   const deliveries = createDeliveryLog();
   const { control } = secrets;
+  const election = options.election ?? null;
+  const leading = () => election === null || election.leading;
+  metrics.leader(election === null);
   checkSyncWindows(config);
   const suspensions = await openSuspensions(config.stateDir, logger);
   const redact = options.redact ?? createRedactor(knownSecrets(config, options.env));
@@ -75823,6 +75897,7 @@ async function startDaemon(options) {
       suspensions,
       notifier,
       redact,
+      leading,
       ...options.now === void 0 ? {} : { now: options.now },
       ...options.backoff === void 0 ? {} : { backoff: options.backoff },
       ...options.watchDebounceMs === void 0 ? {} : { watchDebounceMs: options.watchDebounceMs }
@@ -75833,24 +75908,26 @@ async function startDaemon(options) {
   const stopRunners = (graceMs) => Promise.all([...runners.values()].map((r2) => r2.stop(graceMs)));
   const server = await startDaemonServer(config.listen, {
     statuses,
-    readiness: () => readiness(statuses()),
+    readiness: () => leading() ? readiness(statuses()) : standbyReadiness(election),
+    leadership: () => leadershipStatus(election),
     registry: metrics.registry,
     logger,
     statusToken: secrets.status,
     gate,
     hostAllowed: hostRule(config.listen, config.allowedHosts ?? []),
-    control: (request3, url) => {
+    control: (request5, url) => {
       if (!accepting) return Promise.resolve({ status: 503, body: { error: "shutting down" } });
-      const authorize = control === null ? null : () => gate.check("control", request3, () => carriesBearer(request3.headers.authorization, control));
-      return handleControl2(request3, url, authorize, controlTarget(runners));
+      const authorize = control === null ? null : () => gate.check("control", request5, () => carriesBearer(request5.headers.authorization, control));
+      return leading() ? handleControl2(request5, url, authorize, controlTarget(runners)) : Promise.resolve(standbyAnswer(election));
     },
-    webhook(request3, rawBody) {
+    webhook(request5, rawBody) {
       if (!accepting) return { status: 503, body: { error: "shutting down" } };
-      return handleWebhook(request3.headers, rawBody, {
+      if (!leading()) return standbyAnswer(election);
+      return handleWebhook(request5.headers, rawBody, {
         secret: secrets.webhook,
         sources: config.sources,
         logger,
-        refused: (reason) => gate.failed("webhook", request3, reason),
+        refused: (reason) => gate.failed("webhook", request5, reason),
         deliveries,
         trigger: (names) => names.forEach((name) => runners.get(name)?.trigger("webhook"))
       });
@@ -75860,7 +75937,14 @@ async function startDaemon(options) {
     throw error;
   });
   logger.info({ listen: server.origin, sources: config.sources.map((s3) => s3.name) }, "daemon listening");
-  for (const runner of runners.values()) runner.trigger("start-up");
+  if (election === null) for (const runner of runners.values()) runner.trigger("start-up");
+  else {
+    election.onLeadingChange((now) => {
+      metrics.leader(now);
+      for (const runner of runners.values()) void (now ? runner.trigger("start-up") : runner.standBy());
+    });
+    election.start();
+  }
   return {
     origin: server.origin,
     statuses,
@@ -75877,6 +75961,7 @@ async function startDaemon(options) {
       const graceSeconds = config.shutdownTimeoutSeconds;
       logger.info({ graceSeconds }, "shutting down: no new triggers or changes; finishing the changes under way");
       await stopRunners(graceSeconds * 1e3);
+      await election?.stop();
       await server.close();
       await notifier.close(NOTIFY_CLOSE_MS);
       logger.info("daemon stopped");
@@ -75915,6 +76000,7 @@ var init_daemon = __esm({
     init_webhook_deliveries();
     init_suspensions();
     init_sync_windows();
+    init_standby();
     NOTIFY_CLOSE_MS = 5e3;
   }
 });
@@ -75953,6 +76039,443 @@ var init_embedded_api = __esm({
   }
 });
 
+// src/leader/elector.ts
+function createElector(options) {
+  const { store, identity, logger } = options;
+  const now = options.now ?? (() => performance.now());
+  const log = logger.child({ lease: store.description });
+  let observed = null;
+  let observedAt = 0;
+  let elected = false;
+  let deadline = 0;
+  let deadlineTimer = null;
+  let reportedLeader;
+  let storeReached = null;
+  let stopped = false;
+  const halt = new AbortController();
+  let loop = null;
+  const listeners = [];
+  const leading = () => elected && now() < deadline;
+  function observe(current) {
+    if (observed === null || observed.version !== current.version) observedAt = now();
+    observed = current;
+    const holder = current.record.holderIdentity === "" ? null : current.record.holderIdentity;
+    if (holder === reportedLeader) return;
+    log.info({ leader: holder, previous: reportedLeader ?? null, self: identity }, holder === null ? "leader changed: nobody holds the lease" : "leader changed");
+    reportedLeader = holder;
+  }
+  function renewed(startedAt, first2) {
+    deadline = startedAt + options.renewDeadlineMs;
+    if (deadlineTimer !== null) clearTimeout(deadlineTimer);
+    deadlineTimer = setTimeout(() => lose2("the renew deadline passed without a successful renewal"), Math.max(0, deadline - now()));
+    if (!first2) return;
+    elected = true;
+    log.info({ identity }, "became leader");
+    for (const listener of listeners) listener(true);
+  }
+  function lose2(reason) {
+    if (deadlineTimer !== null) clearTimeout(deadlineTimer);
+    deadlineTimer = null;
+    if (!elected) return;
+    elected = false;
+    const leadingUntil = new Date(Date.now() - Math.max(0, now() - deadline)).toISOString();
+    log.warn({ identity, reason, leadingUntil, renewDeadlineSeconds: options.renewDeadlineMs / 1e3 }, "stopped leading");
+    for (const listener of listeners) listener(false);
+  }
+  function mine(base, keepTerm) {
+    const wall = (/* @__PURE__ */ new Date()).toISOString();
+    return {
+      holderIdentity: identity,
+      leaseDurationMs: options.leaseDurationMs,
+      acquireTime: keepTerm && base !== null ? base.acquireTime : wall,
+      renewTime: wall,
+      leaderTransitions: base === null ? 0 : keepTerm ? base.leaderTransitions : base.leaderTransitions + 1
+    };
+  }
+  async function tryAcquireOrRenew(signal) {
+    const startedAt = now();
+    if (elected && observed !== null && observed.record.holderIdentity === identity) {
+      const record3 = mine(observed.record, true);
+      const result2 = await store.update(record3, observed.version, signal);
+      if (result2 !== "conflict") {
+        observe({ record: record3, version: result2.version });
+        return renewed(startedAt, false);
+      }
+    }
+    const current = await store.get(signal);
+    if (current === null) {
+      const record3 = mine(null, false);
+      const result2 = await store.create(record3, signal);
+      if (result2 === "conflict") return;
+      observe({ record: record3, version: result2.version });
+      return renewed(startedAt, !elected);
+    }
+    observe(current);
+    const holder = current.record.holderIdentity;
+    const expired = now() >= observedAt + current.record.leaseDurationMs;
+    if (holder !== "" && holder !== identity && !expired) {
+      if (elected) lose2(`${holder} holds the lease`);
+      return;
+    }
+    const record2 = mine(current.record, holder === identity);
+    const result = await store.update(record2, current.version, signal);
+    if (result === "conflict") return;
+    observe({ record: record2, version: result.version });
+    renewed(startedAt, !elected);
+  }
+  async function round() {
+    const timeout = Math.max(1, Math.ceil(elected ? deadline - now() : options.renewDeadlineMs));
+    try {
+      await tryAcquireOrRenew(AbortSignal.any([halt.signal, AbortSignal.timeout(timeout)]));
+      if (storeReached === false) log.info("the leader-election store answers again");
+      storeReached = true;
+    } catch (error) {
+      if (halt.signal.aborted) return;
+      if (storeReached !== false) log.warn({ error: error instanceof Error ? error.message : String(error), leading: elected }, "cannot reach the leader-election store; trying again every retry period");
+      storeReached = false;
+    }
+    if (elected && !leading()) lose2("the renew deadline passed without a successful renewal");
+  }
+  async function run2() {
+    while (!stopped) {
+      const started = now();
+      await round();
+      const wait = Math.max(0, started + options.retryPeriodMs - now());
+      await new Promise((resolve4) => {
+        const timer = setTimeout(resolve4, wait);
+        halt.signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          resolve4();
+        }, { once: true });
+      });
+    }
+  }
+  async function release() {
+    for (let attempt = 0; attempt < 3 && observed !== null && observed.record.holderIdentity === identity; attempt += 1) {
+      const wall = (/* @__PURE__ */ new Date()).toISOString();
+      const record2 = { holderIdentity: "", leaseDurationMs: 1e3, acquireTime: wall, renewTime: wall, leaderTransitions: observed.record.leaderTransitions };
+      const signal = AbortSignal.timeout(options.renewDeadlineMs);
+      try {
+        const result = await store.update(record2, observed.version, signal);
+        if (result !== "conflict") {
+          log.info({ identity }, "lease released");
+          return;
+        }
+        const current = await store.get(signal);
+        if (current === null) return;
+        observed = current;
+      } catch (error) {
+        log.warn({ error: error instanceof Error ? error.message : String(error) }, "cannot release the lease; a standby takes over once it expires");
+        return;
+      }
+    }
+  }
+  return {
+    identity,
+    get leading() {
+      return leading();
+    },
+    get leader() {
+      return observed === null || observed.record.holderIdentity === "" ? null : observed.record.holderIdentity;
+    },
+    get storeReached() {
+      return storeReached;
+    },
+    fence() {
+      if (leading()) return;
+      if (elected) lose2("the renew deadline passed without a successful renewal");
+      throw new NotLeaderError(`not sent: this replica (${identity}) does not hold the lease`);
+    },
+    onLeadingChange(listener) {
+      listeners.push(listener);
+    },
+    start() {
+      log.info({ identity, leaseDurationSeconds: options.leaseDurationMs / 1e3, renewDeadlineSeconds: options.renewDeadlineMs / 1e3, retryPeriodSeconds: options.retryPeriodMs / 1e3 }, "leader election: trying to acquire the lease");
+      loop ??= run2();
+    },
+    async stop() {
+      stopped = true;
+      halt.abort(new Error("the daemon is shutting down"));
+      await loop;
+      const held = elected;
+      if (deadlineTimer !== null) clearTimeout(deadlineTimer);
+      deadlineTimer = null;
+      elected = false;
+      if (held) await release();
+      await store.close();
+    }
+  };
+}
+var NotLeaderError;
+var init_elector = __esm({
+  "src/leader/elector.ts"() {
+    "use strict";
+    NotLeaderError = class extends Error {
+      name = "NotLeaderError";
+    };
+  }
+});
+
+// src/leader/store.ts
+function parseRecord(text, where) {
+  let value2;
+  try {
+    value2 = JSON.parse(text);
+  } catch {
+    throw new LeaseStoreError(`${where} does not hold a leader record (not JSON): delete it, or choose another lease-name`);
+  }
+  const r2 = value2;
+  if (r2 === null || typeof r2 !== "object" || typeof r2.holderIdentity !== "string" || typeof r2.leaseDurationMs !== "number" || typeof r2.leaderTransitions !== "number") {
+    throw new LeaseStoreError(`${where} does not hold a leader record: delete it, or choose another lease-name`);
+  }
+  return {
+    holderIdentity: r2.holderIdentity,
+    leaseDurationMs: r2.leaseDurationMs,
+    acquireTime: String(r2.acquireTime ?? ""),
+    renewTime: String(r2.renewTime ?? ""),
+    leaderTransitions: r2.leaderTransitions
+  };
+}
+var LeaseStoreError;
+var init_store2 = __esm({
+  "src/leader/store.ts"() {
+    "use strict";
+    LeaseStoreError = class extends Error {
+      name = "LeaseStoreError";
+    };
+  }
+});
+
+// src/leader/etcd-store.ts
+function etcdLeaseStore(endpoints, leaseName) {
+  const key = `${ETCD_KEY_PREFIX}${leaseName}`;
+  const key64 = b64(key);
+  let closed = null;
+  const agent = new import_undici5.Agent({ keepAliveTimeout: 1e4, connections: 2 });
+  let preferred = 0;
+  async function call(path18, body, signal) {
+    const failures = [];
+    for (let i2 = 0; i2 < endpoints.length; i2 += 1) {
+      const index = (preferred + i2) % endpoints.length;
+      const endpoint = (endpoints[index] ?? "").replace(/\/+$/, "");
+      try {
+        const res = await (0, import_undici5.request)(`${endpoint}${path18}`, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" }, dispatcher: agent, signal });
+        const text = await res.body.text();
+        if (res.statusCode !== 200) {
+          failures.push(`${endpoint}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
+          continue;
+        }
+        preferred = index;
+        return JSON.parse(text);
+      } catch (error) {
+        signal.throwIfAborted();
+        failures.push(`${endpoint}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    throw new LeaseStoreError(`cannot reach etcd (leader-election.endpoints): ${failures.join("; ")}`);
+  }
+  async function write(record2, compare, signal) {
+    const answer2 = await call("/v3/kv/txn", {
+      compare: [{ key: key64, result: "EQUAL", ...compare }],
+      success: [{ request_put: { key: key64, value: b64(JSON.stringify(record2)) } }]
+    }, signal);
+    if (answer2.succeeded !== true) return "conflict";
+    const revision2 = answer2.header?.revision;
+    if (typeof revision2 !== "string") throw new LeaseStoreError("etcd answered a transaction without header.revision");
+    return { version: revision2 };
+  }
+  return {
+    description: `etcd key ${key}`,
+    async get(signal) {
+      const answer2 = await call("/v3/kv/range", { key: key64 }, signal);
+      const kv = answer2.kvs?.[0];
+      if (kv === void 0) return null;
+      if (typeof kv.mod_revision !== "string") throw new LeaseStoreError("etcd answered a range without mod_revision");
+      return { record: parseRecord(Buffer.from(kv.value ?? "", "base64").toString("utf8"), `etcd key ${key}`), version: kv.mod_revision };
+    },
+    create: (record2, signal) => write(record2, { target: "CREATE", create_revision: "0" }, signal),
+    update: (record2, version, signal) => write(record2, { target: "MOD", mod_revision: version }, signal),
+    close: () => closed ??= agent.close()
+  };
+}
+function b64(text) {
+  return Buffer.from(text, "utf8").toString("base64");
+}
+var import_undici5, ETCD_KEY_PREFIX;
+var init_etcd_store = __esm({
+  "src/leader/etcd-store.ts"() {
+    "use strict";
+    import_undici5 = __toESM(require_undici(), 1);
+    init_store2();
+    ETCD_KEY_PREFIX = "/policy-pool-sync/leases/";
+  }
+});
+
+// src/leader/kubernetes-store.ts
+import { readFile as readFile4 } from "node:fs/promises";
+import path14 from "node:path";
+function inClusterApiServer(env) {
+  const host = env.KUBERNETES_SERVICE_HOST;
+  const port = env.KUBERNETES_SERVICE_PORT ?? "443";
+  if (host === void 0 || host === "") {
+    throw new UsageError('leader-election.store "kubernetes" runs only in a Kubernetes pod (KUBERNETES_SERVICE_HOST is not set); use store "etcd" elsewhere');
+  }
+  return `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+async function kubernetesLeaseStore(options) {
+  const dir = options.serviceAccountDir;
+  const ca = await readFile4(path14.join(dir, "ca.crt"), "utf8").catch(() => {
+    throw new UsageError(`cannot read the service account's CA at ${path14.join(dir, "ca.crt")}: set automountServiceAccountToken: true on the pod (deploy/ha does)`);
+  });
+  const namespace = (await readFile4(path14.join(dir, "namespace"), "utf8").catch(() => "")).trim();
+  if (namespace === "") throw new UsageError(`cannot read the pod's namespace at ${path14.join(dir, "namespace")}`);
+  const base = `${options.apiServer.replace(/\/+$/, "")}/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
+  const named = `${base}/${encodeURIComponent(options.leaseName)}`;
+  let closed = null;
+  const agent = new import_undici6.Agent({ connect: { ca }, keepAliveTimeout: 1e4, connections: 2 });
+  const where = `Lease ${namespace}/${options.leaseName}`;
+  async function call(method, url, body, signal) {
+    const token = (await readFile4(path14.join(dir, "token"), "utf8").catch(() => "")).trim();
+    if (token === "") throw new LeaseStoreError(`cannot read the service account's token at ${path14.join(dir, "token")}`);
+    let res;
+    try {
+      res = await (0, import_undici6.request)(url, {
+        method,
+        headers: { accept: "application/json", authorization: `Bearer ${token}`, ...body === void 0 ? {} : { "content-type": "application/json" } },
+        ...body === void 0 ? {} : { body: JSON.stringify(body) },
+        dispatcher: agent,
+        signal
+      });
+    } catch (error) {
+      signal.throwIfAborted();
+      throw new LeaseStoreError(`${method} ${where}: cannot reach the Kubernetes API server ${options.apiServer}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const text = await res.body.text();
+    const status = res.statusCode;
+    if (status === 401 || status === 403) {
+      throw new LeaseStoreError(`${method} ${where}: HTTP ${status}: the service account may not ${method === "GET" ? "get" : method === "POST" ? "create" : "update"} leases in ${namespace}: apply the Role and RoleBinding of deploy/ha`);
+    }
+    if (status >= 200 && status < 300) {
+      try {
+        return { status, lease: JSON.parse(text) };
+      } catch {
+        throw new LeaseStoreError(`${method} ${where}: the API server answered ${status} without a Lease`);
+      }
+    }
+    if (status === 404 || status === 409) return { status, lease: null };
+    throw new LeaseStoreError(`${method} ${where}: HTTP ${status} ${statusMessage(text)}`);
+  }
+  function written(status, lease) {
+    if (status === 409 || status === 404) return "conflict";
+    const version = lease?.metadata?.resourceVersion;
+    if (typeof version !== "string") throw new LeaseStoreError(`${where}: the API server answered without metadata.resourceVersion`);
+    return { version };
+  }
+  const object = (record2, version) => ({
+    apiVersion: "coordination.k8s.io/v1",
+    kind: "Lease",
+    metadata: { name: options.leaseName, namespace, ...version === void 0 ? {} : { resourceVersion: version } },
+    spec: leaseSpec(record2)
+  });
+  return {
+    description: where,
+    async get(signal) {
+      const { status, lease } = await call("GET", named, void 0, signal);
+      if (status === 404 || lease === null) return null;
+      const version = lease.metadata?.resourceVersion;
+      if (typeof version !== "string") throw new LeaseStoreError(`${where}: the API server answered without metadata.resourceVersion`);
+      return { record: leaseRecord(lease), version };
+    },
+    async create(record2, signal) {
+      const { status, lease } = await call("POST", base, object(record2), signal);
+      return written(status, lease);
+    },
+    async update(record2, version, signal) {
+      const { status, lease } = await call("PUT", named, object(record2, version), signal);
+      return written(status, lease);
+    },
+    close: () => closed ??= agent.close()
+  };
+}
+function leaseSpec(record2) {
+  return {
+    holderIdentity: record2.holderIdentity,
+    leaseDurationSeconds: Math.max(1, Math.ceil(record2.leaseDurationMs / 1e3)),
+    acquireTime: microTime(record2.acquireTime),
+    renewTime: microTime(record2.renewTime),
+    leaseTransitions: record2.leaderTransitions
+  };
+}
+function leaseRecord(lease) {
+  const spec = lease.spec ?? {};
+  return {
+    holderIdentity: spec.holderIdentity ?? "",
+    leaseDurationMs: (spec.leaseDurationSeconds ?? 0) * 1e3,
+    acquireTime: spec.acquireTime ?? "",
+    renewTime: spec.renewTime ?? "",
+    leaderTransitions: spec.leaseTransitions ?? 0
+  };
+}
+function microTime(iso) {
+  return iso.replace(/\.(\d{3})Z$/, ".$1000Z");
+}
+function statusMessage(text) {
+  try {
+    const message = JSON.parse(text).message;
+    if (typeof message === "string") return message;
+  } catch {
+  }
+  return text.slice(0, 200);
+}
+var import_undici6, SERVICE_ACCOUNT_DIR;
+var init_kubernetes_store = __esm({
+  "src/leader/kubernetes-store.ts"() {
+    "use strict";
+    import_undici6 = __toESM(require_undici(), 1);
+    init_errors();
+    init_store2();
+    SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+  }
+});
+
+// src/leader/identity.ts
+import { randomBytes as randomBytes3 } from "node:crypto";
+import { hostname } from "node:os";
+function leaderIdentity() {
+  return `${hostname()}_${process.pid}_${randomBytes3(4).toString("hex")}`;
+}
+var init_identity = __esm({
+  "src/leader/identity.ts"() {
+    "use strict";
+  }
+});
+
+// src/leader/open-store.ts
+async function openLeaseStore(config, env) {
+  if (config.store === "etcd") return etcdLeaseStore(config.endpoints, config.leaseName);
+  return kubernetesLeaseStore({ apiServer: inClusterApiServer(env), serviceAccountDir: SERVICE_ACCOUNT_DIR, leaseName: config.leaseName });
+}
+var init_open_store = __esm({
+  "src/leader/open-store.ts"() {
+    "use strict";
+    init_etcd_store();
+    init_kubernetes_store();
+  }
+});
+
+// src/leader/index.ts
+var init_leader = __esm({
+  "src/leader/index.ts"() {
+    "use strict";
+    init_elector();
+    init_etcd_store();
+    init_kubernetes_store();
+    init_identity();
+    init_open_store();
+    init_store2();
+  }
+});
+
 // src/daemon/index.ts
 var daemon_exports = {};
 __export(daemon_exports, {
@@ -75969,17 +76492,28 @@ async function runDaemon(options) {
   logStart(config, env, logger);
   const emulator = config.api.url === "embedded" ? await startEmbeddedApi(config, logger) : null;
   const metrics = createDaemonMetrics();
+  const election = await openElection(config, env, logger);
   try {
     const api = await createApiClient({
       config,
       env,
       logger,
       endpoint: emulator === null ? void 0 : { url: emulator.url, token: emulator.token },
-      onRequest: (request3) => metrics.apiRequest(request3),
-      onRateLimitWait: (seconds2) => metrics.rateLimitWait(seconds2)
+      onRequest: (request5) => metrics.apiRequest(request5),
+      onRateLimitWait: (seconds2) => metrics.rateLimitWait(seconds2),
+      ...election === null ? {} : { fence: () => election.fence(), instance: election.identity }
     });
     try {
-      const daemon = await startDaemon({ config, logger, env, api, metrics, noCache: options.noCache ?? false, ...options.redact === void 0 ? {} : { redact: options.redact } });
+      const daemon = await startDaemon({
+        config,
+        logger,
+        env,
+        api,
+        metrics,
+        noCache: options.noCache ?? false,
+        ...options.redact === void 0 ? {} : { redact: options.redact },
+        ...election === null ? {} : { election }
+      });
       await shutdown;
       await daemon.stop();
     } finally {
@@ -76007,6 +76541,18 @@ function allowGroupWrites() {
   const umask = process.umask(2);
   process.umask(umask & ~16);
 }
+async function openElection(config, env, logger) {
+  const settings = config.leaderElection;
+  if (settings === void 0) return null;
+  return createElector({
+    store: await openLeaseStore(settings, env),
+    identity: leaderIdentity(),
+    leaseDurationMs: settings.leaseDurationMs,
+    renewDeadlineMs: settings.renewDeadlineMs,
+    retryPeriodMs: settings.retryPeriodMs,
+    logger
+  });
+}
 var init_daemon2 = __esm({
   "src/daemon/index.ts"() {
     "use strict";
@@ -76016,6 +76562,7 @@ var init_daemon2 = __esm({
     init_daemon();
     init_embedded_api();
     init_metrics();
+    init_leader();
     init_daemon();
     init_http_server();
     init_auth_gate();
@@ -76046,18 +76593,18 @@ function poolFile(pool) {
   return { path: `agent-pools/${pool.name}.yaml`, bytes: yamlBytes(settings) };
 }
 function yamlBytes(value2) {
-  const plain = (0, import_yaml8.stringify)(value2, { lineWidth: 0 });
-  if (sameValue((0, import_yaml8.parse)(plain), value2)) return Buffer.from(plain, "utf8");
-  return Buffer.from((0, import_yaml8.stringify)(value2, { lineWidth: 0, defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" }), "utf8");
+  const plain = (0, import_yaml9.stringify)(value2, { lineWidth: 0 });
+  if (sameValue((0, import_yaml9.parse)(plain), value2)) return Buffer.from(plain, "utf8");
+  return Buffer.from((0, import_yaml9.stringify)(value2, { lineWidth: 0, defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" }), "utf8");
 }
 function sameValue(a, b3) {
   return JSON.stringify(a) === JSON.stringify(b3);
 }
-var import_yaml8, EXPORT_FOLDERS;
+var import_yaml9, EXPORT_FOLDERS;
 var init_files = __esm({
   "src/export/files.ts"() {
     "use strict";
-    import_yaml8 = __toESM(require_dist(), 1);
+    import_yaml9 = __toESM(require_dist(), 1);
     init_marker();
     EXPORT_FOLDERS = ["policies", "agent-pools"];
   }
@@ -76147,7 +76694,7 @@ var init_export = __esm({
 // src/export/write-tree.ts
 import { constants as constants2 } from "node:fs";
 import { lstat as lstat3, mkdir as mkdir2, open as open4, readdir as readdir3, realpath as realpath5, unlink as unlink2 } from "node:fs/promises";
-import path14 from "node:path";
+import path15 from "node:path";
 async function checkTarget(dir, force) {
   const entries = await readdir3(dir).catch((error) => {
     if (error.code === "ENOENT") return [];
@@ -76162,7 +76709,7 @@ async function treeWriter(dir, folders) {
   const root = await realpath5(dir);
   const missing = [];
   for (const folder of folders) if (!await isRealFolder(root, dir, folder)) missing.push(folder);
-  for (const folder of missing) await mkdir2(path14.join(root, folder));
+  for (const folder of missing) await mkdir2(path15.join(root, folder));
   return async (files) => {
     const written = [];
     for (const file of files) {
@@ -76171,14 +76718,14 @@ async function treeWriter(dir, folders) {
         written.push(file.path);
         continue;
       }
-      for (const done of written) await unlink2(path14.join(root, ...done.split("/"))).catch(() => void 0);
+      for (const done of written) await unlink2(path15.join(root, ...done.split("/"))).catch(() => void 0);
       return reason;
     }
     return null;
   };
 }
 async function isRealFolder(root, dir, folder) {
-  const stat4 = await lstat3(path14.join(root, folder)).catch((error) => {
+  const stat4 = await lstat3(path15.join(root, folder)).catch((error) => {
     if (error.code === "ENOENT") return null;
     throw error;
   });
@@ -76186,20 +76733,20 @@ async function isRealFolder(root, dir, folder) {
   if (stat4.isSymbolicLink() || !stat4.isDirectory()) {
     const what = stat4.isSymbolicLink() ? "a symbolic link" : "not a folder";
     throw new UsageError(
-      `--export ${dir}: ${path14.join(dir, folder)} is ${what}; the export never writes through a link or outside its folder. Remove it, or export into a new folder`
+      `--export ${dir}: ${path15.join(dir, folder)} is ${what}; the export never writes through a link or outside its folder. Remove it, or export into a new folder`
     );
   }
   return true;
 }
 async function writeNoFollow(root, file) {
-  const abs = path14.join(root, ...file.path.split("/"));
+  const abs = path15.join(root, ...file.path.split("/"));
   let handle;
   try {
     handle = await open4(abs, constants2.O_WRONLY | constants2.O_CREAT | constants2.O_TRUNC | constants2.O_NOFOLLOW, 420);
   } catch (error) {
     const code = error.code;
     if (code === "ELOOP") return `${file.path} is a symbolic link in the export folder, which the export never writes through`;
-    if (code === "ENAMETOOLONG") return `the file name ${path14.basename(file.path)} is too long for the file system`;
+    if (code === "ENAMETOOLONG") return `the file name ${path15.basename(file.path)} is too long for the file system`;
     if (code === "EISDIR") return `${file.path} is a folder in the export folder`;
     throw error;
   }
@@ -76254,9 +76801,9 @@ var export_command_exports = {};
 __export(export_command_exports, {
   runExport: () => runExport
 });
-import path15 from "node:path";
+import path16 from "node:path";
 async function runExport(args, config, io) {
-  const dir = path15.resolve(args.exportDir);
+  const dir = path16.resolve(args.exportDir);
   const organization = args.organization;
   await checkTarget(dir, args.force);
   const write = await treeWriter(dir, EXPORT_FOLDERS);
@@ -76603,7 +77150,7 @@ function exitWhenSettled(run2, stderr) {
 
 // src/cli/main.ts
 import { existsSync as existsSync2 } from "node:fs";
-import path16 from "node:path";
+import path17 from "node:path";
 
 // src/config/load.ts
 init_errors();
@@ -76614,11 +77161,56 @@ import { readFile } from "node:fs/promises";
 init_cron();
 init_host_port();
 init_yaml();
+
+// src/config/leader-election-checks.ts
+init_yaml();
+init_duration();
+init_to_config();
+function leaderElectionProblems(value2) {
+  if (typeof value2 !== "object" || value2 === null) return [];
+  const raw = value2;
+  const at = (key) => ["leader-election", key];
+  const problems2 = [];
+  if (raw.store === "etcd" && (raw.endpoints ?? []).length === 0) {
+    problems2.push({ path: ["leader-election"], message: `${keyLabel(["leader-election"])} with store "etcd" needs "endpoints": etcd's client URLs, e.g. [http://127.0.0.1:2379]` });
+  }
+  if (raw.store === "kubernetes" && raw.endpoints !== void 0) {
+    problems2.push({ path: at("endpoints"), message: `${keyLabel(at("endpoints"))} is for store "etcd"; the kubernetes store talks to the pod's own API server: remove it` });
+  }
+  (Array.isArray(raw.endpoints) ? raw.endpoints : []).forEach((endpoint, index) => {
+    if (typeof endpoint === "string" && /^https?:\/\/[^/]*@/.test(endpoint)) {
+      problems2.push({ path: ["leader-election", "endpoints", index], message: `${keyLabel(["leader-election", "endpoints", index])} carries credentials (user:password@), which the etcd store does not send: remove them and protect etcd by its network` });
+    }
+  });
+  const d = LEADER_ELECTION_DEFAULTS;
+  const lease = durationMs(raw["lease-duration"] ?? d.leaseDuration);
+  const renew = durationMs(raw["renew-deadline"] ?? d.renewDeadline);
+  const retry = durationMs(raw["retry-period"] ?? d.retryPeriod);
+  if ([lease, renew, retry].some(Number.isNaN)) return problems2;
+  if (lease < 1e3) problems2.push({ path: at("lease-duration"), message: `${keyLabel(at("lease-duration"))} "${String(raw["lease-duration"])}" is shorter than 1s` });
+  if (renew >= lease) {
+    problems2.push({
+      path: at("renew-deadline"),
+      message: `${keyLabel(at("renew-deadline"))} (${renew / 1e3}s) must be shorter than lease-duration (${lease / 1e3}s): the leader must stop before a standby may take over`
+    });
+  }
+  if (retry * 1.2 >= renew) {
+    problems2.push({
+      path: at("retry-period"),
+      message: `${keyLabel(at("retry-period"))} (${retry / 1e3}s) must be well under renew-deadline (${renew / 1e3}s), so that a failed renewal is tried again before the deadline`
+    });
+  }
+  if (retry < 100) problems2.push({ path: at("retry-period"), message: `${keyLabel(at("retry-period"))} "${String(raw["retry-period"])}" is shorter than 100ms` });
+  return problems2;
+}
+
+// src/config/checks.ts
 function checkConfigRules(value2) {
   if (typeof value2 !== "object" || value2 === null) return [];
   const raw = value2;
   const problems2 = [];
   if (typeof raw.listen === "string") problems2.push(...checkListen(raw.listen, ["listen"]));
+  problems2.push(...leaderElectionProblems(value2["leader-election"]));
   if (!Array.isArray(raw.sources)) return problems2;
   const firstIndexByName = /* @__PURE__ */ new Map();
   raw.sources.forEach((entry, index) => {
@@ -76626,9 +77218,9 @@ function checkConfigRules(value2) {
     const source = entry;
     if (typeof source.name === "string") {
       const first2 = firstIndexByName.get(source.name);
-      const path17 = ["sources", index, "name"];
+      const path18 = ["sources", index, "name"];
       if (first2 === void 0) firstIndexByName.set(source.name, index);
-      else problems2.push({ path: path17, message: `${keyLabel(path17)} "${source.name}" is already used by ${keyLabel(["sources", first2])}` });
+      else problems2.push({ path: path18, message: `${keyLabel(path18)} "${source.name}" is already used by ${keyLabel(["sources", first2])}` });
     }
     const hasPath = source.path !== void 0;
     const hasGit = source.git !== void 0;
@@ -76640,22 +77232,22 @@ function checkConfigRules(value2) {
   });
   return problems2;
 }
-function checkCron(expression, path17) {
+function checkCron(expression, path18) {
   try {
     parseCron(expression);
     return [];
   } catch (error) {
-    return [{ path: path17, message: `${keyLabel(path17)} ${error instanceof Error ? error.message : String(error)}` }];
+    return [{ path: path18, message: `${keyLabel(path18)} ${error instanceof Error ? error.message : String(error)}` }];
   }
 }
-function checkListen(listen, path17) {
-  if (hostPortProblem(listen) === "port") return [{ path: path17, message: `${keyLabel(path17)} "${listen}" has a port above 65535` }];
+function checkListen(listen, path18) {
+  if (hostPortProblem(listen) === "port") return [{ path: path18, message: `${keyLabel(path18)} "${listen}" has a port above 65535` }];
   return [];
 }
 
 // src/config/env.ts
 init_host_port();
-import path from "node:path";
+import path2 from "node:path";
 function applyEnvOverrides(config, env, cwd) {
   const problems2 = [];
   const url = nonEmpty(env.API_BASE_URL);
@@ -76677,7 +77269,7 @@ function applyEnvOverrides(config, env, cwd) {
       ...config,
       api: { ...config.api, url: url ?? config.api.url },
       listen: listen ?? config.listen,
-      stateDir: stateDir === void 0 ? config.stateDir : path.resolve(cwd, stateDir),
+      stateDir: stateDir === void 0 ? config.stateDir : path2.resolve(cwd, stateDir),
       shutdownTimeoutSeconds: shutdownSeconds !== void 0 && Number.isFinite(shutdownSeconds) ? shutdownSeconds : config.shutdownTimeoutSeconds
     },
     problems: problems2
@@ -76803,6 +77395,9 @@ Environment:
   HTTPS_PROXY              the proxy of https:// requests (also https_proxy; else HTTP_PROXY); git reads the same variables
   NO_PROXY                 hosts reached without a proxy: host, .domain, host:port or * (also no_proxy); loopback always
   CONTROL_TOKEN            the token of POST /sources/NAME/sync|suspend|resume (without it they answer 403)
+  KUBERNETES_SERVICE_HOST  with KUBERNETES_SERVICE_PORT (set in every pod): the API server of leader-election's
+                           kubernetes store
+  KUBERNETES_SERVICE_PORT  (set in every pod)
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
   LOG_FORMAT               pretty or json (default: pretty on a terminal, json otherwise)
   POLICY_POOL_SYNC_ACTION  true (the GitHub Action sets it): advice in errors names the action's inputs, not flags
@@ -77058,7 +77653,7 @@ async function main(argv, io) {
 }
 async function resolveConfig(args, env) {
   const read = await readConfig(args, env);
-  const config = args.stateDir === null ? read : { ...read, stateDir: path16.resolve(args.stateDir) };
+  const config = args.stateDir === null ? read : { ...read, stateDir: path17.resolve(args.stateDir) };
   return {
     ...config,
     api: args.nativeKind === null ? config.api : { ...config.api, nativeKind: args.nativeKind },

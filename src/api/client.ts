@@ -71,6 +71,8 @@ export interface ApiClientOptions {
   userAgent?: string;
   /** HTTP_PROXY, HTTPS_PROXY and NO_PROXY, read by `proxySettings` (http/proxy.ts). @default none */
   proxy?: ProxySettings;
+  /** Called just before each request goes on the wire; throws to keep it off (a replica that lost its lease). */
+  fence?: () => void;
 }
 
 export type ApiClientStats = TransportStats;
@@ -110,6 +112,7 @@ export class ApiClient implements PolicyApi {
       ...(options.proxy === undefined ? {} : { proxy: options.proxy }),
       onRequest: options.onRequest,
       onRateLimitWait: options.onRateLimitWait,
+      ...(options.fence === undefined ? {} : { fence: options.fence }),
     });
   }
 

@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { proxyFor, proxySettings, shownProxy } from '../http/proxy.js';
 import { ApiClient, type ApiClientOptions } from './client.js';
+import { userAgent } from '../version.js';
 
 export interface ApiClientSetup {
   /** `api.url`, `api.token-file`, `api.rate-limit`, `api.concurrency` and `api.legacy-enforce` are used. */
@@ -15,6 +16,10 @@ export interface ApiClientSetup {
   endpoint?: { url: string; token: string };
   onRequest?: ApiClientOptions['onRequest'];
   onRateLimitWait?: ApiClientOptions['onRateLimitWait'];
+  /** Leader election: keeps a request off the wire once this replica no longer holds the lease. */
+  fence?: ApiClientOptions['fence'];
+  /** Appended to the User-Agent: which replica sent a request. */
+  instance?: string;
 }
 
 /** The API client a config asks for: its URL, the token from `API_TOKEN` or `api.token-file`, its pacing. */
@@ -43,5 +48,7 @@ export async function createApiClient(setup: ApiClientSetup): Promise<ApiClient>
     ...(proxy === null ? {} : { proxy }),
     onRequest: setup.onRequest,
     onRateLimitWait: setup.onRateLimitWait,
+    ...(setup.fence === undefined ? {} : { fence: setup.fence }),
+    ...(setup.instance === undefined ? {} : { userAgent: `${userAgent()} (instance ${setup.instance})` }),
   });
 }

@@ -71,6 +71,8 @@ export interface TransportOptions {
   proxy?: ProxySettings;
   onRequest?: (info: { method: string; status: number | 'error'; durationMs: number }) => void;
   onRateLimitWait?: (seconds: number) => void;
+  /** Called just before each request goes on the wire; what it throws fails the request, which is never retried. */
+  fence?: () => void;
 }
 
 export interface TransportStats {

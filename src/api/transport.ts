@@ -261,6 +261,8 @@ export class Transport {
     const url = new URL(req.url);
     const inApi = this.inApi(url);
     const slot = inApi ? await this.waitForSlot(cancel) : null;
+    // Last check before the wire (leader election): throws when this replica may no longer send.
+    this.options.fence?.();
     const started = clock.now();
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = cancel === undefined ? timeout : AbortSignal.any([timeout, cancel]);

@@ -100,6 +100,9 @@ Environment:
   HTTPS_PROXY              the proxy of https:// requests (also https_proxy; else HTTP_PROXY); git reads the same variables
   NO_PROXY                 hosts reached without a proxy: host, .domain, host:port or * (also no_proxy); loopback always
   CONTROL_TOKEN            the token of POST /sources/NAME/sync|suspend|resume (without it they answer 403)
+  KUBERNETES_SERVICE_HOST  with KUBERNETES_SERVICE_PORT (set in every pod): the API server of leader-election's
+                           kubernetes store
+  KUBERNETES_SERVICE_PORT  (set in every pod)
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
   LOG_FORMAT               pretty or json (default: pretty on a terminal, json otherwise)
   POLICY_POOL_SYNC_ACTION  true (the GitHub Action sets it): advice in errors names the action's inputs, not flags

@@ -1,13 +1,10 @@
 import { parseCron } from '../cron.js';
 import { hostPortProblem } from '../host-port.js';
 import { keyLabel, type KeyPath } from '../yaml/index.js';
+import { leaderElectionProblems } from './leader-election-checks.js';
+import type { ConfigCheckProblem } from './types.js';
 
-/** A problem found beyond what the JSON Schema can say. */
-export interface ConfigCheckProblem {
-  path: KeyPath;
-  /** A sentence whose subject is the value at `path`, as in schema messages. */
-  message: string;
-}
+export type { ConfigCheckProblem } from './types.js';
 
 interface RawSource {
   name?: unknown;
@@ -22,6 +19,7 @@ export function checkConfigRules(value: unknown): ConfigCheckProblem[] {
   const raw = value as { sources?: unknown; listen?: unknown };
   const problems: ConfigCheckProblem[] = [];
   if (typeof raw.listen === 'string') problems.push(...checkListen(raw.listen, ['listen']));
+  problems.push(...leaderElectionProblems((value as Record<string, unknown>)['leader-election']));
   if (!Array.isArray(raw.sources)) return problems;
   const firstIndexByName = new Map<string, number>();
   raw.sources.forEach((entry: unknown, index) => {

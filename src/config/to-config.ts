@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { NativeKindName, Ownership } from '../model.js';
-import type { ApiConfig, Config, NotificationConfig, SourceConfig, SyncWindow } from './types.js';
+import { durationMs } from './duration.js';
+import type { ApiConfig, Config, LeaderElectionConfig, NotificationConfig, SourceConfig, SyncWindow } from './types.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:9090';
 export const DEFAULT_STATE_DIR = '.policy-pool-sync';
@@ -32,7 +33,20 @@ export interface RawConfig {
   'state-dir'?: string;
   'shutdown-timeout'?: number;
   notifications?: RawNotification[];
+  'leader-election'?: RawLeaderElection;
 }
+
+export interface RawLeaderElection {
+  store: LeaderElectionConfig['store'];
+  endpoints?: string[];
+  'lease-name'?: string;
+  'lease-duration'?: string;
+  'renew-deadline'?: string;
+  'retry-period'?: string;
+}
+
+/** client-go's defaults, which Flux shortens to 35 s, 30 s and 5 s. */
+export const LEADER_ELECTION_DEFAULTS = { leaseName: 'policy-pool-sync', leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '2s' } as const;
 
 export interface RawNotification {
   name: string;
@@ -89,6 +103,19 @@ export function toConfig(raw: RawConfig, cwd: string): Config {
     stateDir: path.resolve(cwd, raw['state-dir'] ?? DEFAULT_STATE_DIR),
     shutdownTimeoutSeconds: raw['shutdown-timeout'] ?? DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
     notifications: (raw.notifications ?? []).map((n) => toNotification(n, cwd)),
+    ...(raw['leader-election'] === undefined ? {} : { leaderElection: toLeaderElection(raw['leader-election']) }),
+  };
+}
+
+export function toLeaderElection(raw: RawLeaderElection): LeaderElectionConfig {
+  const d = LEADER_ELECTION_DEFAULTS;
+  return {
+    store: raw.store,
+    endpoints: raw.endpoints ?? [],
+    leaseName: raw['lease-name'] ?? d.leaseName,
+    leaseDurationMs: durationMs(raw['lease-duration'] ?? d.leaseDuration),
+    renewDeadlineMs: durationMs(raw['renew-deadline'] ?? d.renewDeadline),
+    retryPeriodMs: durationMs(raw['retry-period'] ?? d.retryPeriod),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { KeyPath } from '../yaml/index.js';
 import type { NativeKindName, Ownership } from '../model.js';
 
 export interface ApiConfig {
@@ -106,4 +107,28 @@ export interface Config {
   shutdownTimeoutSeconds: number;
   /** Where pass events are sent (`notifications:`). @default [] */
   notifications?: NotificationConfig[];
+  /** `leader-election:` one leader among replicas; absent: this daemon always syncs. */
+  leaderElection?: LeaderElectionConfig;
+}
+
+/** `leader-election:` the lease the replicas hold in turn (docs/daemon.md, "Running a standby"). */
+export interface LeaderElectionConfig {
+  store: 'etcd' | 'kubernetes';
+  /** etcd's client URLs, tried in turn; empty for `kubernetes` (the API server of the pod's cluster). */
+  endpoints: string[];
+  /** The etcd key's last part, or the Lease's name in the pod's namespace. @default "policy-pool-sync" */
+  leaseName: string;
+  /** How long a candidate waits, after it last saw the lease change, before it takes it. @default 15 s */
+  leaseDurationMs: number;
+  /** How long the leader keeps leading without a successful renewal; shorter than the lease. @default 10 s */
+  renewDeadlineMs: number;
+  /** How often the leader renews, and a candidate tries. @default 2 s */
+  retryPeriodMs: number;
+}
+
+/** A problem of the config file found beyond what the JSON Schema can say. */
+export interface ConfigCheckProblem {
+  path: KeyPath;
+  /** A sentence whose subject is the value at `path`, as in schema messages. */
+  message: string;
 }

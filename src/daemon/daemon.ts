@@ -22,6 +22,8 @@ import { hostRule } from './request-origin.js';
 import { createDeliveryLog } from './webhook-deliveries.js';
 import { openSuspensions } from './suspensions.js';
 import { windowProblem } from './sync-windows.js';
+import type { Elector } from '../leader/index.js';
+import { leadershipStatus, standbyAnswer, standbyReadiness } from './standby.js';
 
 export interface StartDaemonOptions {
   config: Config;
@@ -49,6 +51,8 @@ export interface StartDaemonOptions {
   notificationLimits?: Partial<DeliveryLimits>;
   /** The one redactor: /status (and its page), history and notifications go through it. @default the one of `config` and `env` */
   redact?: Redact;
+  /** Leader election (`leader-election:`): the sources sync only while it leads. @default none: always */
+  election?: Elector;
 }
 
 export interface RunningDaemon {
@@ -76,6 +80,9 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   const gate = createAuthGate({ registry: metrics.registry, logger, ...(options.authLimits === undefined ? {} : { limits: options.authLimits }) });
   const deliveries = createDeliveryLog();
   const { control } = secrets;
+  const election = options.election ?? null;
+  const leading = () => election === null || election.leading;
+  metrics.leader(election === null);
   checkSyncWindows(config);
   const suspensions = await openSuspensions(config.stateDir, logger);
   const redact = options.redact ?? createRedactor(knownSecrets(config, options.env));
@@ -101,6 +108,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       suspensions,
       notifier,
       redact,
+      leading,
       ...(options.now === undefined ? {} : { now: options.now }),
       ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
       ...(options.watchDebounceMs === undefined ? {} : { watchDebounceMs: options.watchDebounceMs }),
@@ -111,7 +119,8 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   const stopRunners = (graceMs?: number) => Promise.all([...runners.values()].map((r) => r.stop(graceMs)));
   const server = await startDaemonServer(config.listen, {
     statuses,
-    readiness: () => readiness(statuses()),
+    readiness: () => (leading() ? readiness(statuses()) : standbyReadiness(election)),
+    leadership: () => leadershipStatus(election),
     registry: metrics.registry,
     logger,
     statusToken: secrets.status,
@@ -120,10 +129,11 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     control: (request, url) => {
       if (!accepting) return Promise.resolve({ status: 503, body: { error: 'shutting down' } });
       const authorize = control === null ? null : () => gate.check('control', request, () => carriesBearer(request.headers.authorization, control));
-      return handleControl(request, url, authorize, controlTarget(runners));
+      return leading() ? handleControl(request, url, authorize, controlTarget(runners)) : Promise.resolve(standbyAnswer(election));
     },
     webhook(request, rawBody) {
       if (!accepting) return { status: 503, body: { error: 'shutting down' } };
+      if (!leading()) return standbyAnswer(election);
       return handleWebhook(request.headers, rawBody, {
         secret: secrets.webhook,
         sources: config.sources,
@@ -138,7 +148,15 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     throw error;
   });
   logger.info({ listen: server.origin, sources: config.sources.map((s) => s.name) }, 'daemon listening');
-  for (const runner of runners.values()) runner.trigger('start-up');
+  if (election === null) for (const runner of runners.values()) runner.trigger('start-up');
+  else {
+    election.onLeadingChange((now) => {
+      metrics.leader(now);
+      // Lost: every pass in flight is aborted at once (the fence already keeps its requests off the wire).
+      for (const runner of runners.values()) void (now ? runner.trigger('start-up') : runner.standBy());
+    });
+    election.start();
+  }
 
   return {
     origin: server.origin,
@@ -156,6 +174,8 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       const graceSeconds = config.shutdownTimeoutSeconds;
       logger.info({ graceSeconds }, 'shutting down: no new triggers or changes; finishing the changes under way');
       await stopRunners(graceSeconds * 1000);
+      // Released once no pass runs, so that a standby takes over at once.
+      await election?.stop();
       await server.close();
       await notifier.close(NOTIFY_CLOSE_MS);
       logger.info('daemon stopped');

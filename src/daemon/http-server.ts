@@ -11,6 +11,7 @@ import type { Readiness, SourceStatus } from './status.js';
 import { renderStatusPage, STATUS_PAGE_CSP } from './status-page.js';
 import { guardConnections } from './connection-guard.js';
 import type { WebhookResponse } from './webhook.js';
+import type { LeadershipStatus } from './standby.js';
 
 /** Largest webhook body accepted; GitHub caps payloads at 25 MB, pushes are far smaller. */
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
@@ -55,6 +56,8 @@ export interface DaemonRoutes {
   hostAllowed(host: string | undefined): boolean;
   /** `POST /sources/<name>/sync|suspend|resume` (control.ts). */
   control?(request: IncomingMessage, url: URL): Promise<ControlAnswer>;
+  /** Leader election: who leads, shown on /status; null without it. */
+  leadership?(): LeadershipStatus | null;
 }
 
 /** The routes that show organization and source names and error text; the probes and the webhook stay open. */
@@ -152,8 +155,11 @@ async function route(request: IncomingMessage, response: ServerResponse, routes:
       response.end(ready ? 'ready\n' : 'unready\n');
       return;
     }
-    case '/status':
-      return send(response, 200, { sources: routes.statuses({ history: ['1', 'true'].includes(url.searchParams.get('history') ?? '') }) });
+    case '/status': {
+      const leadership = routes.leadership?.() ?? null;
+      const sources = routes.statuses({ history: ['1', 'true'].includes(url.searchParams.get('history') ?? '') });
+      return send(response, 200, leadership === null ? { sources } : { leadership, sources });
+    }
     case '/':
     case '/status.html': {
       response.writeHead(200, {

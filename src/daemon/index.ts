@@ -7,6 +7,7 @@ import { waitForShutdownSignal } from '../signals.js';
 import { startDaemon } from './daemon.js';
 import { startEmbeddedApi } from './embedded-api.js';
 import { createDaemonMetrics } from './metrics.js';
+import { createElector, leaderIdentity, openLeaseStore, type Elector } from '../leader/index.js';
 
 export { startDaemon, type RunningDaemon, type StartDaemonOptions } from './daemon.js';
 export { HTTP_LIMITS, type HttpLimits } from './http-server.js';
@@ -36,6 +37,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
   logStart(config, env, logger);
   const emulator = config.api.url === 'embedded' ? await startEmbeddedApi(config, logger) : null;
   const metrics = createDaemonMetrics();
+  const election = await openElection(config, env, logger);
   try {
     const api = await createApiClient({
       config,
@@ -44,9 +46,13 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
       endpoint: emulator === null ? undefined : { url: emulator.url, token: emulator.token },
       onRequest: (request) => metrics.apiRequest(request),
       onRateLimitWait: (seconds) => metrics.rateLimitWait(seconds),
+      ...(election === null ? {} : { fence: () => election.fence(), instance: election.identity }),
     });
     try {
-      const daemon = await startDaemon({ config, logger, env, api, metrics, noCache: options.noCache ?? false, ...(options.redact === undefined ? {} : { redact: options.redact }) });
+      const daemon = await startDaemon({
+        config, logger, env, api, metrics, noCache: options.noCache ?? false,
+        ...(options.redact === undefined ? {} : { redact: options.redact }), ...(election === null ? {} : { election }),
+      });
       await shutdown;
       await daemon.stop();
     } finally {
@@ -83,4 +89,18 @@ function logStart(config: Config, env: NodeJS.ProcessEnv, logger: Logger): void 
 function allowGroupWrites(): void {
   const umask = process.umask(0o002);
   process.umask(umask & ~0o020);
+}
+
+/** The election `leader-election:` asks for, or null. */
+async function openElection(config: Config, env: NodeJS.ProcessEnv, logger: Logger): Promise<Elector | null> {
+  const settings = config.leaderElection;
+  if (settings === undefined) return null;
+  return createElector({
+    store: await openLeaseStore(settings, env),
+    identity: leaderIdentity(),
+    leaseDurationMs: settings.leaseDurationMs,
+    renewDeadlineMs: settings.renewDeadlineMs,
+    retryPeriodMs: settings.retryPeriodMs,
+    logger,
+  });
 }

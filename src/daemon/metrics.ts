@@ -20,6 +20,8 @@ export interface DaemonMetrics {
   poolHealth(organization: string, pool: string, agents: Record<string, number>, newestPingAgeSeconds: number | null): void;
   /** A notification's fate: `sent`, `failed` (after its retries) or `dropped` (the receiver's queue was full). */
   notification(receiver: string, event: string, result: 'sent' | 'failed' | 'dropped'): void;
+  /** Whether this replica syncs (always, without leader election). */
+  leader(leading: boolean): void;
 }
 
 export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}): DaemonMetrics {
@@ -91,8 +93,16 @@ export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}):
     labelNames: ['organization', 'pool'],
     registers: [registry],
   });
+  const leader = new Gauge({
+    name: 'policy_pool_sync_leader',
+    help: 'Whether this replica holds the leader-election lease and syncs (1), or stands by (0); 1 without leader-election.',
+    registers: [registry],
+  });
   return {
     registry,
+    leader(leading) {
+      leader.set(leading ? 1 : 0);
+    },
     poolHealth(organization, pool, agents, age) {
       for (const [status, count] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count);
       if (age === null) newestPing.remove({ organization, pool });

@@ -58,6 +58,8 @@ export interface SourceLoop {
    * waits for the changes under way to finish; after `graceMs` (when given) the pass is aborted, and its end awaited.
    */
   stop(graceMs?: number): Promise<void>;
+  /** Drops the queued pass and any retry, and aborts the pass in flight at once (leadership lost); resolves once it settled. */
+  abort(reason: Error): Promise<void>;
 }
 
 export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 5_000, maxMs: 300_000 };
@@ -88,7 +90,7 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
   function trigger(reason: TriggerReason): void {
     if (stopped) return;
     if (options.accepts?.(reason) === false) {
-      log.debug({ trigger: reason }, 'trigger ignored: the source is suspended');
+      log.debug({ trigger: reason }, 'trigger ignored: the source is suspended, or this replica stands by');
       return;
     }
     cancelRetry();
@@ -172,6 +174,12 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
     },
     whenIdle() {
       return !active ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    async abort(reason) {
+      queued = null;
+      cancelRetry();
+      inFlight?.abort(reason);
+      await current;
     },
     async stop(graceMs) {
       stopped = true;

@@ -53,6 +53,8 @@ export interface SourceRunnerOptions {
   apiUrl?: string;
   /** The one redactor; each history record goes through it before it is kept. @default one that knows only secrets' shapes */
   redact?: Redact;
+  /** Leader election: whether this replica may sync now; a standby takes no trigger. @default always */
+  leading?: () => boolean;
 }
 
 /** One source in the daemon: its loop, its schedule, its folder watch, and what /status says about it. */
@@ -70,6 +72,8 @@ export interface SourceRunner {
   resume(): Promise<void>;
   /** Stops the schedule and the watch; the pass in flight starts no new change, and its changes under way are awaited. */
   stop(graceMs?: number): Promise<void>;
+  /** Leadership lost: the pass in flight is aborted at once, the queued one and any retry dropped. */
+  standBy(): Promise<void>;
 }
 
 export async function startSourceRunner(options: SourceRunnerOptions): Promise<SourceRunner> {
@@ -223,7 +227,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       waiters.started();
       log.info({ trigger }, 'pass started');
     },
-    accepts: (reason) => reason === 'sync' || suspensions?.since(source.name) == null,
+    accepts: (reason) => (options.leading?.() ?? true) && (reason === 'sync' || suspensions?.since(source.name) == null),
     onPassEnd(end) {
       state.running = false;
       state.result = resultLabel(end);
@@ -305,6 +309,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
       log.info('source resumed');
       loop.trigger('sync');
     },
+    standBy: () => loop.abort(new Error('this replica lost the lease; the pass was aborted (the new leader runs its own)')),
     async stop(graceMs) {
       await schedule.stop();
       await watch?.close();

@@ -125,7 +125,7 @@ function lose(ctx: Context, res: ServerResponse, done: (status: null) => void): 
 
 function record(p: Pipeline, ctx: Context, path: string, status: number | null): void {
   const contentType = ctx.req.headers['content-type'] ?? null;
-  p.log.add({ method: ctx.method, path, status, 'content-type': contentType, at: new Date(ctx.now()).toISOString() });
+  p.log.add({ method: ctx.method, path, status, 'content-type': contentType, 'user-agent': ctx.req.headers['user-agent'] ?? null, at: new Date(ctx.now()).toISOString() });
   p.logger.debug({ method: ctx.method, path, status }, 'emulator request');
 }
 

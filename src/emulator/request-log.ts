@@ -7,6 +7,8 @@ export interface LoggedRequest {
   /** null when the connection was dropped without an answer. */
   status: number | null;
   'content-type': string | null;
+  /** Which client sent it (a daemon under leader election names its replica: `(instance NAME)`). */
+  'user-agent': string | null;
   at: string;
 }
 

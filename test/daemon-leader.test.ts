@@ -1,0 +1,203 @@
+/**
+ * Leader election end to end: daemons as real child processes, a real etcd (test/helpers/etcd.ts) and the emulator.
+ * Requests carry the replica's name in their User-Agent, so the emulator's request log tells the daemons apart.
+ * Short timings (lease 2s, renew deadline 1.5s, retry 0.5s); the tests wait for events, never for a duration.
+ */
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { test, type TestContext } from 'node:test';
+import type { LeadershipStatus } from '../src/daemon/standby.js';
+import { spawnDaemon, firstSourceStatus, type DaemonProcess, type LogLine } from './helpers/daemon-process.js';
+import { parseExposition, sampleValue } from './helpers/daemon-prometheus.js';
+import { TestEmulator } from './helpers/emulator.js';
+import { startEtcd, type RunningEtcd } from './helpers/etcd.js';
+import { REQUIRE_TAGS_SETTINGS, smallRepo } from './helpers/repos.js';
+import { tempTree } from './helpers/temp-tree.js';
+import { githubSignature } from './helpers/webhook-signature.js';
+import { waitFor } from './helpers/wait.js';
+
+const NEVER = '0 0 1 1 *';
+const CONTROL = 'control-Token-42';
+const SECRET = 'webhook-Secret-42';
+const WAIT = 60_000;
+
+interface Replicas {
+  etcd: RunningEtcd;
+  api: TestEmulator;
+  dir: string;
+  daemons: DaemonProcess[];
+}
+
+async function replicas(t: TestContext, count: number): Promise<Replicas> {
+  const etcd = await startEtcd(t);
+  const api = await TestEmulator.start();
+  t.after(() => api.close());
+  const dir = await tempTree(t, smallRepo());
+  const config = {
+    api: { url: api.url },
+    sources: [{ name: 'local', organization: 'example-org', path: dir, schedule: NEVER }],
+    'leader-election': { store: 'etcd', endpoints: [etcd.endpoint], 'lease-duration': '2s', 'renew-deadline': '1500ms', 'retry-period': '500ms' },
+  };
+  const env = { API_TOKEN: api.token, CONTROL_TOKEN: CONTROL, WEBHOOK_SECRET: SECRET };
+  const daemons = await Promise.all(Array.from({ length: count }, () => spawnDaemon(t, config, env)));
+  return { etcd, api, dir, daemons };
+}
+
+/** The replica's name, from its first log line about the election. */
+function identity(daemon: DaemonProcess): string {
+  const line = daemon.logs().find((l) => l.msg === 'leader election: trying to acquire the lease');
+  if (line === undefined) throw new Error('the daemon did not log its identity');
+  return String(line.identity);
+}
+
+async function leadership(daemon: DaemonProcess): Promise<LeadershipStatus> {
+  return ((await (await daemon.get('/status')).json()) as { leadership: LeadershipStatus }).leadership;
+}
+
+/** Waits until exactly one of `daemons` leads, every one names it, and its start-up pass succeeded. */
+async function settledLeader(daemons: DaemonProcess[]): Promise<DaemonProcess> {
+  return waitFor('one leader, named by every replica, its first pass done', async () => {
+    const views = await Promise.all(daemons.map(leadership));
+    const leading = daemons.filter((_, i) => views[i]!.leading);
+    if (leading.length !== 1) return undefined;
+    const leader = leading[0]!;
+    if (!views.every((v) => v.leader === identity(leader))) return undefined;
+    return (await firstSourceStatus(leader)).result === 'success' ? leader : undefined;
+  }, WAIT);
+}
+
+function logged(daemon: DaemonProcess, msg: string): Promise<LogLine> {
+  return waitFor(`"${msg}" in the log`, () => daemon.logs().find((l) => l.msg === msg), WAIT);
+}
+
+async function requestsOf(api: TestEmulator, who: string) {
+  return (await api.requests()).filter((r) => (r['user-agent'] ?? '').includes(`(instance ${who})`));
+}
+
+async function levelOf(api: TestEmulator, name: string): Promise<string | undefined> {
+  return (await api.policies()).find((p) => p.name === name)?.['enforcement-level'];
+}
+
+/** Leadership intervals from the logs ("became leader" to "stopped leading" or the end): they must never overlap. */
+function intervals(daemons: DaemonProcess[]): { who: number; from: number; to: number }[] {
+  const all: { who: number; from: number; to: number }[] = [];
+  daemons.forEach((d, who) => {
+    let from: number | null = null;
+    for (const line of d.logs()) {
+      const at = Date.parse(String(line.time));
+      if (line.msg === 'became leader') from = at;
+      if ((line.msg === 'stopped leading' || line.msg === 'lease released') && from !== null) {
+        // A replica stopped (SIGSTOP) logs this once continued; it stopped leading at its deadline, `leadingUntil`.
+        all.push({ who, from, to: line.msg === 'stopped leading' ? Date.parse(String(line.leadingUntil)) : at });
+        from = null;
+      }
+    }
+    if (from !== null) all.push({ who, from, to: Infinity });
+  });
+  return all;
+}
+
+function assertNoOverlap(daemons: DaemonProcess[]): void {
+  const spans = intervals(daemons).sort((a, b) => a.from - b.from);
+  for (let i = 1; i < spans.length; i += 1) {
+    assert.ok(spans[i]!.from >= spans[i - 1]!.to, `two leaders at once: ${JSON.stringify(spans)}`);
+  }
+}
+
+test('three replicas: one leads and syncs; the standbys serve probes, metrics and /status naming it, and answer webhooks and control commands with 503', async (t) => {
+  const { api, dir, daemons } = await replicas(t, 3);
+  const leader = await settledLeader(daemons);
+  const id = identity(leader);
+  // Every replica's folder watch sees the change; only the leader acts on it.
+  await writeFile(path.join(dir, REQUIRE_TAGS_SETTINGS), 'enforcement-level: advisory\n');
+  await waitFor('the leader to apply the change', async () => ((await levelOf(api, 'require-tags')) === 'advisory' ? true : undefined), WAIT);
+  // On a busy machine a first leader may miss its renew deadline and hand over: the replicas that never led.
+  const standbys = daemons.filter((d) => !d.logs().some((l) => l.msg === 'became leader'));
+  assert.ok(standbys.length > 0);
+  for (const standby of standbys) {
+    assert.deepEqual({ ...(await leadership(standby)), identity: '' }, { identity: '', leading: false, leader: id, storeReached: true });
+    assert.equal((await standby.get('/healthz')).status, 200);
+    assert.equal((await standby.get('/readyz')).status, 200, 'a standby that reads the lease is ready to take over');
+    assert.equal(sampleValue(parseExposition(await (await standby.get('/metrics')).text()), 'policy_pool_sync_leader'), 0);
+    assert.equal((await firstSourceStatus(standby)).lastRunAt, null, 'a standby never syncs');
+    assert.ok(!standby.logs().some((l) => l.msg === 'pass started'));
+    const body = JSON.stringify({ ref: 'refs/heads/main', repository: { clone_url: 'https://example.com/x.git' } });
+    const webhook = await standby.post('/webhook', body, { 'x-github-event': 'push', 'x-hub-signature-256': githubSignature(SECRET, body) });
+    assert.equal(webhook.status, 503);
+    assert.equal(((await webhook.json()) as { leader: string }).leader, id);
+    const sync = await fetch(`${standby.origin}/sources/local/sync`, { method: 'POST', headers: { authorization: `Bearer ${CONTROL}` } });
+    assert.equal(sync.status, 503);
+    assert.match(((await sync.json()) as { error: string }).error, new RegExp(`stands by.*${id}`));
+    assert.ok(standby.logs().some((l) => l.msg === 'leader changed' && l.leader === id));
+    assert.deepEqual(await requestsOf(api, identity(standby)), [], 'no request of a standby reaches the API');
+  }
+  assert.equal(sampleValue(parseExposition(await (await leader.get('/metrics')).text()), 'policy_pool_sync_leader'), 1);
+  assert.ok((await requestsOf(api, id)).length > 0);
+  assertNoOverlap(daemons);
+});
+
+test('the leader SIGKILLed: the standby takes over and applies what the repo now declares', async (t) => {
+  const { api, dir, daemons } = await replicas(t, 2);
+  const leader = await settledLeader(daemons);
+  const standby = daemons.find((d) => d !== leader)!;
+  leader.child.kill('SIGKILL');
+  await leader.exited;
+  await writeFile(path.join(dir, REQUIRE_TAGS_SETTINGS), 'enforcement-level: advisory\n');
+  await logged(standby, 'became leader');
+  await waitFor('the new leader to apply the change', async () => ((await levelOf(api, 'require-tags')) === 'advisory' ? true : undefined), WAIT);
+  const writes = (await requestsOf(api, identity(standby))).filter((r) => r.method === 'PATCH');
+  assert.ok(writes.length > 0, 'the change was applied by the new leader');
+  assert.equal((await leadership(standby)).leading, true);
+});
+
+test('the leader SIGSTOPped: a standby takes over only after its renew deadline; continued, it stops leading and sends nothing', async (t) => {
+  const { api, dir, daemons } = await replicas(t, 2);
+  const leader = await settledLeader(daemons);
+  const standby = daemons.find((d) => d !== leader)!;
+  const before = (await requestsOf(api, identity(leader))).length;
+  leader.child.kill('SIGSTOP');
+  // Its folder watch sees this only once it is continued: by then it no longer holds the lease.
+  await writeFile(path.join(dir, REQUIRE_TAGS_SETTINGS), 'enforcement-level: advisory\n');
+  await logged(standby, 'became leader');
+  await waitFor('the new leader to apply the change', async () => ((await levelOf(api, 'require-tags')) === 'advisory' ? true : undefined), WAIT);
+  leader.child.kill('SIGCONT');
+  const stopped = await logged(leader, 'stopped leading');
+  assert.match(String(stopped.reason), /renew deadline/);
+  assert.equal((await leadership(leader)).leading, false);
+  await waitFor('the old leader to see the new one', async () => ((await leadership(leader)).leader === identity(standby) ? true : undefined), WAIT);
+  // A pass may be asked for meanwhile (its watch); as a standby it starts none.
+  await writeFile(path.join(dir, REQUIRE_TAGS_SETTINGS), 'enforcement-level: hard-mandatory\n');
+  await waitFor('the new leader to apply the second change', async () => ((await levelOf(api, 'require-tags')) === 'hard-mandatory' ? true : undefined), WAIT);
+  assert.equal((await requestsOf(api, identity(leader))).length, before, 'no request of the old leader reached the API after it was stopped');
+  assertNoOverlap(daemons);
+});
+
+test('SIGTERM: the leader releases the lease and the standby takes over without waiting for it to expire', async (t) => {
+  const { daemons } = await replicas(t, 2);
+  const leader = await settledLeader(daemons);
+  const standby = daemons.find((d) => d !== leader)!;
+  leader.child.kill('SIGTERM');
+  assert.equal(await leader.exited, 0);
+  assert.ok(leader.logs().some((l) => l.msg === 'lease released'));
+  await logged(standby, 'became leader');
+  const lines = standby.logs().map((l) => l.msg);
+  // It saw the lease free (released), not expired: nobody held it before it did.
+  assert.ok(lines.lastIndexOf('leader changed: nobody holds the lease') < lines.indexOf('became leader'));
+  assert.ok(lines.includes('leader changed: nobody holds the lease'));
+  assertNoOverlap(daemons);
+});
+
+test('etcd restarted under them: never two leaders, and passes resume', async (t) => {
+  const { etcd, api, dir, daemons } = await replicas(t, 2);
+  const leader = await settledLeader(daemons);
+  await etcd.stop();
+  // Past its renew deadline without etcd, the leader stops every pass.
+  await logged(leader, 'stopped leading');
+  await etcd.start();
+  const next = await settledLeader(daemons);
+  await writeFile(path.join(dir, REQUIRE_TAGS_SETTINGS), 'enforcement-level: advisory\n');
+  await next.post('/sources/local/sync', '', { authorization: `Bearer ${CONTROL}` });
+  await waitFor('a pass after the restart to apply the change', async () => ((await levelOf(api, 'require-tags')) === 'advisory' ? true : undefined), WAIT);
+  assertNoOverlap(daemons);
+});
