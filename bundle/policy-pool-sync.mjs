@@ -67401,6 +67401,13 @@ var require_browser = __commonJS({
   }
 });
 
+// empty:supports-color
+var require_supports_color = __commonJS({
+  "empty:supports-color"(exports, module) {
+    module.exports = {};
+  }
+});
+
 // node_modules/debug/src/node.js
 var require_node = __commonJS({
   "node_modules/debug/src/node.js"(exports, module) {
@@ -67419,7 +67426,7 @@ var require_node = __commonJS({
     );
     exports.colors = [6, 2, 3, 4, 5, 1];
     try {
-      const supportsColor = __require("supports-color");
+      const supportsColor = require_supports_color();
       if (supportsColor && (supportsColor.stderr || supportsColor).level >= 2) {
         exports.colors = [
           20,
