@@ -146,7 +146,7 @@ describe('installing from a git checkout', () => {
     assert.ok(!files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.startsWith('dist/')), 'sources, tests and the tsc build stay out of the package');
     const pkg = JSON.parse(await readFile(join(clone, 'package.json'), 'utf8')) as Record<string, unknown>;
     for (const key of ['optionalDependencies', 'peerDependencies', 'bundleDependencies']) assert.equal(pkg[key], undefined, `package.json has ${key}`);
-    assert.deepEqual(pkg['dependencies'], {}, 'what the bin runs is inside the bundle: every package is a devDependency');
+    assert.deepEqual(pkg['dependencies'] ?? {}, {}, 'what the bin runs is inside the bundle: every package is a devDependency');
 
     const prefix = await temp('pps-global-');
     await install(prefix, join(packed, manifest.filename));
