@@ -1,5 +1,5 @@
 /**
- * The container's HEALTHCHECK: `node dist/healthcheck.js` asks the daemon's /healthz on the address it listens on
+ * The container's HEALTHCHECK: `node bundle/healthcheck.mjs` asks the daemon's /healthz on the address it listens on
  * (`LISTEN_ADDRESS`, as the daemon reads it; a wildcard host is asked on loopback), and exits 0 when it answers 200,
  * else 1. It imports only the host:port parser, which imports nothing, so it starts fast.
  */

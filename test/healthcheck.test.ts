@@ -6,12 +6,12 @@ import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-har
 import { REPO_ROOT } from './helpers/repo-root.js';
 import { tempTree } from './helpers/temp-tree.js';
 
-/** The image's HEALTHCHECK, `node dist/healthcheck.js`, with `LISTEN_ADDRESS`; resolves with its exit code. */
+/** The image's HEALTHCHECK, `node bundle/healthcheck.mjs`, with `LISTEN_ADDRESS`; resolves with its exit code. */
 function healthcheck(listen: string | undefined): Promise<number | null> {
   const env: NodeJS.ProcessEnv = { PATH: process.env['PATH'] };
   if (listen !== undefined) env['LISTEN_ADDRESS'] = listen;
   return new Promise((resolve) => {
-    spawn(process.execPath, [join(REPO_ROOT, 'dist/healthcheck.js')], { env, stdio: 'ignore' }).on('close', (code) => resolve(code));
+    spawn(process.execPath, [join(REPO_ROOT, 'bundle/healthcheck.mjs')], { env, stdio: 'ignore' }).on('close', (code) => resolve(code));
   });
 }
 

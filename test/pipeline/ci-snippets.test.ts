@@ -23,7 +23,7 @@ before(async () => {
   world = await World.start({ organizations: [{ name: ORGANIZATION }] });
   // `policy-pool-sync` on the PATH, as an install puts it there.
   bin = await repo();
-  await writeFile(join(bin, 'policy-pool-sync'), `#!/bin/sh\nexec "${process.execPath}" "${join(REPO_ROOT, 'dist/cli.js')}" "$@"\n`);
+  await writeFile(join(bin, 'policy-pool-sync'), `#!/bin/sh\nexec "${process.execPath}" "${join(REPO_ROOT, 'bundle/policy-pool-sync.mjs')}" "$@"\n`);
   await chmod(join(bin, 'policy-pool-sync'), 0o755);
 });
 after(() => world.close());
