@@ -12,7 +12,8 @@ const LAYERS = [
   ['plan', 'source', 'live'],
   ['apply', 'output', 'export'],
   ['session', 'reconcile'],
-  ['notify'],
+  ['notify', 'operations'],
+  ['server'],
   ['daemon', 'cli', 'ci', 'healthcheck'],
 ];
 /** Imports within one layer that the design allows: from → to. */

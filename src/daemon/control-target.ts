@@ -1,4 +1,4 @@
-import type { ControlTarget } from './control.js';
+import type { ControlTarget } from '../server/control.js';
 import type { SourceRunner } from './source-runner.js';
 
 /** The control endpoints acting on the daemon's source runners. */

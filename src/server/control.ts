@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { PassRecord } from './pass-record.js';
+import type { PassRecord } from '../operations/pass-record.js';
 import type { AuthVerdict } from './auth-gate.js';
 import { CONTROL_TOKEN_ENV } from './endpoint-secrets.js';
 import { crossSiteProblem } from './request-origin.js';

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { PassResultLabel } from './status.js';
+import type { PassResultLabel } from './pass-record.js';
 
 /** The daemon's Prometheus metrics, in a registry of its own (never prom-client's global one). */
 export interface DaemonMetrics {
