@@ -18053,36 +18053,36 @@ var require_sonic_boom = __commonJS({
       actualClose(this);
     };
     function actualWrite() {
-      const release = this.release;
+      const release2 = this.release;
       this._writing = true;
       this._writingBuf = this._writingBuf.length ? this._writingBuf : this._bufs.shift() || "";
       if (this.sync) {
         try {
           const written = Buffer.isBuffer(this._writingBuf) ? fs.writeSync(this.fd, this._writingBuf) : fs.writeSync(this.fd, this._writingBuf, "utf8");
-          release(null, written);
+          release2(null, written);
         } catch (err) {
-          release(err);
+          release2(err);
         }
       } else {
-        fs.write(this.fd, this._writingBuf, release);
+        fs.write(this.fd, this._writingBuf, release2);
       }
     }
     function actualWriteBuffer() {
-      const release = this.release;
+      const release2 = this.release;
       this._writing = true;
       this._writingBuf = this._writingBuf.length ? this._writingBuf : mergeBuf(this._bufs.shift(), this._lens.shift());
       if (this.sync) {
         try {
           const written = fs.writeSync(this.fd, this._writingBuf);
-          release(null, written);
+          release2(null, written);
         } catch (err) {
-          release(err);
+          release2(err);
         }
       } else {
         if (kCopyBuffer) {
           this._writingBuf = Buffer.from(this._writingBuf);
         }
-        fs.write(this.fd, this._writingBuf, release);
+        fs.write(this.fd, this._writingBuf, release2);
       }
     }
     function actualClose(sonic) {
@@ -22170,36 +22170,36 @@ var require_sonic_boom2 = __commonJS({
       }
     };
     function actualWrite() {
-      const release = this.release;
+      const release2 = this.release;
       this._writing = true;
       this._writingBuf = this._writingBuf.length ? this._writingBuf : this._bufs.shift() || "";
       if (this.sync) {
         try {
           const written = Buffer.isBuffer(this._writingBuf) ? fs.writeSync(this.fd, this._writingBuf) : fs.writeSync(this.fd, this._writingBuf, "utf8");
-          release(null, written);
+          release2(null, written);
         } catch (err) {
-          release(err);
+          release2(err);
         }
       } else {
-        fs.write(this.fd, this._writingBuf, release);
+        fs.write(this.fd, this._writingBuf, release2);
       }
     }
     function actualWriteBuffer() {
-      const release = this.release;
+      const release2 = this.release;
       this._writing = true;
       this._writingBuf = this._writingBuf.length ? this._writingBuf : mergeBuf(this._bufs.shift(), this._lens.shift());
       if (this.sync) {
         try {
           const written = fs.writeSync(this.fd, this._writingBuf);
-          release(null, written);
+          release2(null, written);
         } catch (err) {
-          release(err);
+          release2(err);
         }
       } else {
         if (kCopyBuffer) {
           this._writingBuf = Buffer.from(this._writingBuf);
         }
-        fs.write(this.fd, this._writingBuf, release);
+        fs.write(this.fd, this._writingBuf, release2);
       }
     }
     function actualClose(sonic) {
@@ -24295,14 +24295,14 @@ function prettyLines(sink, color) {
   };
 }
 function rounded(record2) {
-  const round = (value2) => {
+  const round2 = (value2) => {
     if (typeof value2 === "number" && !Number.isInteger(value2)) return Math.round(value2 * 1e3) / 1e3;
     if (value2 !== null && typeof value2 === "object" && !Array.isArray(value2)) {
-      return Object.fromEntries(Object.entries(value2).map(([key, inner]) => [key, round(inner)]));
+      return Object.fromEntries(Object.entries(value2).map(([key, inner]) => [key, round2(inner)]));
     }
     return value2;
   };
-  return round(record2);
+  return round2(record2);
 }
 function stderrWriter() {
   return { write: (text) => void writeSync(2, text) };
@@ -59127,7 +59127,7 @@ var init_policy_settings = __esm({
 });
 
 // src/declared/read-code.ts
-function readCodeFile(file, realRoot, buffer = sharedCodeBuffer(), observe) {
+function readCodeFile(file, realRoot, buffer = sharedCodeBuffer(), observe2) {
   if (file.size > MAX_CODE_BYTES) {
     const message = `is ${file.size} bytes; policy code may be at most ${MAX_CODE_BYTES} bytes (10 MiB)`;
     return { problem: { file: file.rel, message } };
@@ -59137,7 +59137,7 @@ function readCodeFile(file, realRoot, buffer = sharedCodeBuffer(), observe) {
   const read = readSourceChunks(realRoot, file.rel, file.abs, MAX_CODE_BYTES, file.real, buffer, (chunk) => {
     head ??= Buffer.from(chunk.subarray(0, POINTER_HEAD_BYTES));
     scan.update(chunk);
-    observe?.(chunk);
+    observe2?.(chunk);
   });
   if ("problem" in read) return read;
   const pointer = head === null ? null : lfsPointerProblem(file.rel, head, read.bytes);
@@ -60860,7 +60860,7 @@ async function handleControl2(request5, url, authorize, target) {
   if (verdict === "refused") return { status: 401, body: { error: "unauthorized: send the control token as Authorization: Bearer <token>" } };
   const source = decodeURIComponent(match[1] ?? "");
   const action = match[2];
-  if (!target.has(source)) return { status: 404, body: { error: `no source named "${source}"` } };
+  if (!target.has(source)) return { status: 404, body: { error: unknownSource(source, target.names()), sources: target.names() } };
   switch (action) {
     case "suspend":
     case "resume": {
@@ -60880,6 +60880,11 @@ async function handleControl2(request5, url, authorize, target) {
     }
   }
 }
+function unknownSource(source, names) {
+  const meant = closest(source, names);
+  const known = names.length === 0 ? "the daemon has no sources" : `the daemon's sources: ${names.map((name) => `"${name}"`).join(", ")}`;
+  return `no source named "${source}"${meant === null ? "" : `; did you mean "${meant}"?`} (${known})`;
+}
 function flag(url, name) {
   return ["1", "true"].includes(url.searchParams.get(name) ?? "");
 }
@@ -60887,6 +60892,7 @@ var ROUTE;
 var init_control2 = __esm({
   "src/server/control.ts"() {
     "use strict";
+    init_suggest();
     init_endpoint_secrets();
     init_request_origin();
     ROUTE = /^\/sources\/([^/]+)\/(sync|suspend|resume)$/;
@@ -62163,14 +62169,14 @@ var require_histogram = __commonJS({
        * @returns {void}
        */
       observeWithoutExemplar(labels, value2) {
-        observe.call(this, labels === 0 ? 0 : labels || {})(value2);
+        observe2.call(this, labels === 0 ? 0 : labels || {})(value2);
       }
       observeWithExemplar({
         labels = this.defaultLabels,
         value: value2,
         exemplarLabels = this.defaultExemplarLabelSet
       } = {}) {
-        observe.call(this, labels === 0 ? 0 : labels || {})(value2);
+        observe2.call(this, labels === 0 ? 0 : labels || {})(value2);
         this.updateExemplar(labels, value2, exemplarLabels);
       }
       updateExemplar(labels, value2, exemplarLabels) {
@@ -62243,7 +62249,7 @@ var require_histogram = __commonJS({
         const labels = getLabels(this.labelNames, args);
         validateLabel(this.labelNames, labels);
         return {
-          observe: observe.call(this, labels),
+          observe: observe2.call(this, labels),
           startTimer: startTimer.call(this, labels)
         };
       }
@@ -62301,7 +62307,7 @@ var require_histogram = __commonJS({
       }
       return -1;
     }
-    function observe(labels) {
+    function observe2(labels) {
       return (value2) => {
         const labelValuePair = convertLabelsAndValues(labels, value2);
         validateLabel(this.labelNames, labelValuePair.labels);
@@ -63197,7 +63203,7 @@ var require_summary = __commonJS({
        * @returns {void}
        */
       observe(labels, value2) {
-        observe.call(this, labels === 0 ? 0 : labels || {})(value2);
+        observe2.call(this, labels === 0 ? 0 : labels || {})(value2);
       }
       async get() {
         if (this.collect) {
@@ -63253,7 +63259,7 @@ var require_summary = __commonJS({
         const labels = getLabels(this.labelNames, args);
         validateLabel(this.labelNames, labels);
         return {
-          observe: observe.call(this, labels),
+          observe: observe2.call(this, labels),
           startTimer: startTimer.call(this, labels)
         };
       }
@@ -63298,7 +63304,7 @@ var require_summary = __commonJS({
         };
       };
     }
-    function observe(labels) {
+    function observe2(labels) {
       return (value2) => {
         const labelValuePair = convertLabelsAndValues(labels, value2);
         validateLabel(this.labelNames, labels);
@@ -66361,77 +66367,7 @@ var require_prom_client = __commonJS({
 function createDaemonMetrics(options = {}) {
   const registry = new import_prom_client.Registry();
   if (options.defaultMetrics ?? true) (0, import_prom_client.collectDefaultMetrics)({ register: registry });
-  const passes = new import_prom_client.Counter({
-    name: "policy_pool_sync_passes_total",
-    help: "Reconcile passes finished, by source and result (success, failure, timeout).",
-    labelNames: ["source", "result"],
-    registers: [registry]
-  });
-  const duration3 = new import_prom_client.Histogram({
-    name: "policy_pool_sync_pass_duration_seconds",
-    help: "Duration of reconcile passes, fetch included.",
-    labelNames: ["source"],
-    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
-    registers: [registry]
-  });
-  const requests = new import_prom_client.Counter({
-    name: "policy_pool_sync_api_requests_total",
-    help: "API requests by method and HTTP status (error: no answer).",
-    labelNames: ["method", "status"],
-    registers: [registry]
-  });
-  const rateLimitWait = new import_prom_client.Counter({
-    name: "policy_pool_sync_rate_limit_wait_seconds_total",
-    help: "Seconds spent waiting for the API rate limit.",
-    registers: [registry]
-  });
-  const drift = new import_prom_client.Gauge({
-    name: "policy_pool_sync_drift",
-    help: "Changes the last pass of a source planned (0: in sync).",
-    labelNames: ["source"],
-    registers: [registry]
-  });
-  const lastSuccess = new import_prom_client.Gauge({
-    name: "policy_pool_sync_last_success_timestamp_seconds",
-    help: "Unix time of the last successful pass of a source.",
-    labelNames: ["source"],
-    registers: [registry]
-  });
-  const fighting = new import_prom_client.Gauge({
-    name: "policy_pool_sync_fighting_resources",
-    help: "Resources of a source that another writer changed back at each of the last passes (0: none).",
-    labelNames: ["source"],
-    registers: [registry]
-  });
-  const suspended = new import_prom_client.Gauge({
-    name: "policy_pool_sync_suspended",
-    help: "Whether a source is suspended (1): no trigger but sync starts a pass.",
-    labelNames: ["source"],
-    registers: [registry]
-  });
-  const notifications = new import_prom_client.Counter({
-    name: "policy_pool_sync_notifications_total",
-    help: "Notifications by receiver, event and result (sent; failed after retries; dropped from a full queue).",
-    labelNames: ["receiver", "event", "result"],
-    registers: [registry]
-  });
-  const poolAgents = new import_prom_client.Gauge({
-    name: "policy_pool_sync_pool_agents",
-    help: "Agents of an agent pool by status (idle, busy, exited, errored, unknown), as the last successful pass found them.",
-    labelNames: ["organization", "pool", "status"],
-    registers: [registry]
-  });
-  const newestPing = new import_prom_client.Gauge({
-    name: "policy_pool_sync_pool_newest_ping_age_seconds",
-    help: "Seconds since any agent of an agent pool last pinged (absent: none ever did).",
-    labelNames: ["organization", "pool"],
-    registers: [registry]
-  });
-  const leader = new import_prom_client.Gauge({
-    name: "policy_pool_sync_leader",
-    help: "Whether this replica holds the leader-election lease and syncs (1), or stands by (0); 1 without leader-election.",
-    registers: [registry]
-  });
+  const { passes, duration: duration3, requests, rateLimitWait, drift, lastSuccess, fighting, suspended, notifications, poolAgents, newestPing, leader } = metricFamilies(registry);
   return {
     registry,
     leader(leading) {
@@ -66471,6 +66407,39 @@ function createDaemonMetrics(options = {}) {
     lastSuccess(source, epochMs) {
       lastSuccess.set({ source }, epochMs / 1e3);
     }
+  };
+}
+function metricFamilies(registry) {
+  const registers = [registry];
+  const counter = (name, help, labelNames = []) => new import_prom_client.Counter({ name, help, labelNames, registers });
+  const gauge = (name, help, labelNames = []) => new import_prom_client.Gauge({ name, help, labelNames, registers });
+  return {
+    passes: counter("policy_pool_sync_passes_total", "Reconcile passes finished, by source and result (success, failure, timeout).", ["source", "result"]),
+    duration: new import_prom_client.Histogram({
+      name: "policy_pool_sync_pass_duration_seconds",
+      help: "Duration of reconcile passes, fetch included.",
+      labelNames: ["source"],
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+      registers
+    }),
+    requests: counter("policy_pool_sync_api_requests_total", "API requests by method and HTTP status (error: no answer).", ["method", "status"]),
+    rateLimitWait: counter("policy_pool_sync_rate_limit_wait_seconds_total", "Seconds spent waiting for the API rate limit."),
+    drift: gauge("policy_pool_sync_drift", "Changes the last pass of a source planned (0: in sync).", ["source"]),
+    lastSuccess: gauge("policy_pool_sync_last_success_timestamp_seconds", "Unix time of the last successful pass of a source.", ["source"]),
+    fighting: gauge("policy_pool_sync_fighting_resources", "Resources of a source that another writer changed back at each of the last passes (0: none).", ["source"]),
+    suspended: gauge("policy_pool_sync_suspended", "Whether a source is suspended (1): no trigger but sync starts a pass.", ["source"]),
+    notifications: counter(
+      "policy_pool_sync_notifications_total",
+      "Notifications by receiver, event and result (sent; failed after retries; dropped from a full queue).",
+      ["receiver", "event", "result"]
+    ),
+    poolAgents: gauge(
+      "policy_pool_sync_pool_agents",
+      "Agents of an agent pool by status (idle, busy, exited, errored, unknown), as the last successful pass found them.",
+      ["organization", "pool", "status"]
+    ),
+    newestPing: gauge("policy_pool_sync_pool_newest_ping_age_seconds", "Seconds since any agent of an agent pool last pinged (absent: none ever did).", ["organization", "pool"]),
+    leader: gauge("policy_pool_sync_leader", "Whether this replica holds the leader-election lease and syncs (1), or stands by (0); 1 without leader-election.")
   };
 }
 var import_prom_client;
@@ -75566,6 +75535,7 @@ function controlTarget(runners) {
     return found;
   };
   return {
+    names: () => [...runners.keys()],
     has: (name) => runners.has(name),
     suspended: (name) => runner(name).suspended,
     async sync(name, { wait, overrideWindow }) {
@@ -75793,7 +75763,6 @@ var init_standby = __esm({
 async function startDaemon(options) {
   const { config, logger } = options;
   const metrics = options.metrics ?? createDaemonMetrics();
-  const runners = /* @__PURE__ */ new Map();
   let accepting = true;
   const secrets = endpointSecrets(options.env, config.webhookSecretEnv, config.listen, logger);
   const gate = createAuthGate({ registry: metrics.registry, logger, ...options.authLimits === void 0 ? {} : { limits: options.authLimits } });
@@ -75814,29 +75783,7 @@ async function startDaemon(options) {
     ...options.notificationLimits === void 0 ? {} : { limits: options.notificationLimits }
   });
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger, persist: options.noCache !== true });
-  for (const source of config.sources) {
-    const runner = await startSourceRunner({
-      source,
-      stateDir: config.stateDir,
-      codeCache: await caches.forOrganization(source.organization),
-      saveCodeCache: () => caches.save(),
-      api: options.api,
-      concurrency: config.api.concurrency,
-      apiUrl: config.api.url,
-      reconcile: options.reconcile ?? runPass,
-      metrics,
-      logger,
-      env: options.env,
-      suspensions,
-      notifier,
-      redact,
-      leading,
-      ...options.now === void 0 ? {} : { now: options.now },
-      ...options.backoff === void 0 ? {} : { backoff: options.backoff },
-      ...options.watchDebounceMs === void 0 ? {} : { watchDebounceMs: options.watchDebounceMs }
-    });
-    runners.set(source.name, runner);
-  }
+  const runners = await startRunners(options, { metrics, suspensions, notifier, redact, leading, caches });
   const statuses = (opts = {}) => redactValue([...runners.values()].map((r2) => r2.status(opts)), redact);
   const stopRunners = (graceMs) => Promise.all([...runners.values()].map((r2) => r2.stop(graceMs)));
   const server = await startDaemonServer(config.listen, {
@@ -75870,14 +75817,7 @@ async function startDaemon(options) {
     throw error;
   });
   logger.info({ listen: server.origin, sources: config.sources.map((s3) => s3.name) }, "daemon listening");
-  if (election === null) for (const runner of runners.values()) runner.trigger("start-up");
-  else {
-    election.onLeadingChange((now) => {
-      metrics.leader(now);
-      for (const runner of runners.values()) void (now ? runner.trigger("start-up") : runner.standBy());
-    });
-    election.start();
-  }
+  startPasses(election, runners, metrics);
   return {
     origin: server.origin,
     statuses,
@@ -75900,6 +75840,45 @@ async function startDaemon(options) {
       logger.info("daemon stopped");
     }
   };
+}
+async function startRunners(options, shared) {
+  const { config, logger } = options;
+  const { metrics, suspensions, notifier, redact, leading, caches } = shared;
+  const runners = /* @__PURE__ */ new Map();
+  for (const source of config.sources) {
+    const runner = await startSourceRunner({
+      source,
+      stateDir: config.stateDir,
+      codeCache: await caches.forOrganization(source.organization),
+      saveCodeCache: () => caches.save(),
+      api: options.api,
+      concurrency: config.api.concurrency,
+      apiUrl: config.api.url,
+      reconcile: options.reconcile ?? runPass,
+      metrics,
+      logger,
+      env: options.env,
+      suspensions,
+      notifier,
+      redact,
+      leading,
+      ...options.now === void 0 ? {} : { now: options.now },
+      ...options.backoff === void 0 ? {} : { backoff: options.backoff },
+      ...options.watchDebounceMs === void 0 ? {} : { watchDebounceMs: options.watchDebounceMs }
+    });
+    runners.set(source.name, runner);
+  }
+  return runners;
+}
+function startPasses(election, runners, metrics) {
+  if (election === null) for (const runner of runners.values()) runner.trigger("start-up");
+  else {
+    election.onLeadingChange((now) => {
+      metrics.leader(now);
+      for (const runner of runners.values()) void (now ? runner.trigger("start-up") : runner.standBy());
+    });
+    election.start();
+  }
 }
 function checkSyncWindows(config) {
   for (const source of config.sources) {
@@ -75974,106 +75953,28 @@ var init_embedded_api = __esm({
 
 // src/leader/elector.ts
 function createElector(options) {
-  const { store, identity, logger } = options;
-  const now = options.now ?? (() => performance.now());
-  const log = logger.child({ lease: store.description });
-  let observed = null;
-  let observedAt = 0;
-  let elected = false;
-  let deadline = 0;
-  let deadlineTimer = null;
-  let reportedLeader;
-  let storeReached = null;
+  const { store, identity } = options;
+  const e = {
+    options,
+    now: options.now ?? (() => performance.now()),
+    log: options.logger.child({ lease: store.description }),
+    observed: null,
+    observedAt: 0,
+    elected: false,
+    deadline: 0,
+    deadlineTimer: null,
+    reportedLeader: void 0,
+    storeReached: null,
+    listeners: []
+  };
   let stopped = false;
   const halt = new AbortController();
   let loop = null;
-  const listeners = [];
-  const leading = () => elected && now() < deadline;
-  function observe(current) {
-    if (observed === null || observed.version !== current.version) observedAt = now();
-    observed = current;
-    const holder = current.record.holderIdentity === "" ? null : current.record.holderIdentity;
-    if (holder === reportedLeader) return;
-    log.info({ leader: holder, previous: reportedLeader ?? null, self: identity }, holder === null ? "leader changed: nobody holds the lease" : "leader changed");
-    reportedLeader = holder;
-  }
-  function renewed(startedAt, first2) {
-    deadline = startedAt + options.renewDeadlineMs;
-    if (deadlineTimer !== null) clearTimeout(deadlineTimer);
-    deadlineTimer = setTimeout(() => lose2("the renew deadline passed without a successful renewal"), Math.max(0, deadline - now()));
-    if (!first2) return;
-    elected = true;
-    log.info({ identity }, "became leader");
-    for (const listener of listeners) listener(true);
-  }
-  function lose2(reason) {
-    if (deadlineTimer !== null) clearTimeout(deadlineTimer);
-    deadlineTimer = null;
-    if (!elected) return;
-    elected = false;
-    const leadingUntil = new Date(Date.now() - Math.max(0, now() - deadline)).toISOString();
-    log.warn({ identity, reason, leadingUntil, renewDeadlineSeconds: options.renewDeadlineMs / 1e3 }, "stopped leading");
-    for (const listener of listeners) listener(false);
-  }
-  function mine(base, keepTerm) {
-    const wall = (/* @__PURE__ */ new Date()).toISOString();
-    return {
-      holderIdentity: identity,
-      leaseDurationMs: options.leaseDurationMs,
-      acquireTime: keepTerm && base !== null ? base.acquireTime : wall,
-      renewTime: wall,
-      leaderTransitions: base === null ? 0 : keepTerm ? base.leaderTransitions : base.leaderTransitions + 1
-    };
-  }
-  async function tryAcquireOrRenew(signal) {
-    const startedAt = now();
-    if (elected && observed !== null && observed.record.holderIdentity === identity) {
-      const record3 = mine(observed.record, true);
-      const result2 = await store.update(record3, observed.version, signal);
-      if (result2 !== "conflict") {
-        observe({ record: record3, version: result2.version });
-        return renewed(startedAt, false);
-      }
-    }
-    const current = await store.get(signal);
-    if (current === null) {
-      const record3 = mine(null, false);
-      const result2 = await store.create(record3, signal);
-      if (result2 === "conflict") return;
-      observe({ record: record3, version: result2.version });
-      return renewed(startedAt, !elected);
-    }
-    observe(current);
-    const holder = current.record.holderIdentity;
-    const expired = now() >= observedAt + current.record.leaseDurationMs;
-    if (holder !== "" && holder !== identity && !expired) {
-      if (elected) lose2(`${holder} holds the lease`);
-      return;
-    }
-    const record2 = mine(current.record, holder === identity);
-    const result = await store.update(record2, current.version, signal);
-    if (result === "conflict") return;
-    observe({ record: record2, version: result.version });
-    renewed(startedAt, !elected);
-  }
-  async function round() {
-    const timeout = Math.max(1, Math.ceil(elected ? deadline - now() : options.renewDeadlineMs));
-    try {
-      await tryAcquireOrRenew(AbortSignal.any([halt.signal, AbortSignal.timeout(timeout)]));
-      if (storeReached === false) log.info("the leader-election store answers again");
-      storeReached = true;
-    } catch (error) {
-      if (halt.signal.aborted) return;
-      if (storeReached !== false) log.warn({ error: error instanceof Error ? error.message : String(error), leading: elected }, "cannot reach the leader-election store; trying again every retry period");
-      storeReached = false;
-    }
-    if (elected && !leading()) lose2("the renew deadline passed without a successful renewal");
-  }
   async function run2() {
     while (!stopped) {
-      const started = now();
-      await round();
-      const wait = Math.max(0, started + options.retryPeriodMs - now());
+      const started = e.now();
+      await round(e, halt.signal);
+      const wait = Math.max(0, started + options.retryPeriodMs - e.now());
       await new Promise((resolve4) => {
         const timer = setTimeout(resolve4, wait);
         halt.signal.addEventListener("abort", () => {
@@ -76083,61 +75984,146 @@ function createElector(options) {
       });
     }
   }
-  async function release() {
-    for (let attempt = 0; attempt < 3 && observed !== null && observed.record.holderIdentity === identity; attempt += 1) {
-      const wall = (/* @__PURE__ */ new Date()).toISOString();
-      const record2 = { holderIdentity: "", leaseDurationMs: 1e3, acquireTime: wall, renewTime: wall, leaderTransitions: observed.record.leaderTransitions };
-      const signal = AbortSignal.timeout(options.renewDeadlineMs);
-      try {
-        const result = await store.update(record2, observed.version, signal);
-        if (result !== "conflict") {
-          log.info({ identity }, "lease released");
-          return;
-        }
-        const current = await store.get(signal);
-        if (current === null) return;
-        observed = current;
-      } catch (error) {
-        log.warn({ error: error instanceof Error ? error.message : String(error) }, "cannot release the lease; a standby takes over once it expires");
-        return;
-      }
-    }
-  }
   return {
     identity,
     get leading() {
-      return leading();
+      return isLeading(e);
     },
     get leader() {
-      return observed === null || observed.record.holderIdentity === "" ? null : observed.record.holderIdentity;
+      return e.observed === null || e.observed.record.holderIdentity === "" ? null : e.observed.record.holderIdentity;
     },
     get storeReached() {
-      return storeReached;
+      return e.storeReached;
     },
     fence() {
-      if (leading()) return;
-      if (elected) lose2("the renew deadline passed without a successful renewal");
+      if (isLeading(e)) return;
+      if (e.elected) lose2(e, "the renew deadline passed without a successful renewal");
       throw new NotLeaderError(`not sent: this replica (${identity}) does not hold the lease`);
     },
     onLeadingChange(listener) {
-      listeners.push(listener);
+      e.listeners.push(listener);
     },
     start() {
-      log.info({ identity, leaseDurationSeconds: options.leaseDurationMs / 1e3, renewDeadlineSeconds: options.renewDeadlineMs / 1e3, retryPeriodSeconds: options.retryPeriodMs / 1e3 }, "leader election: trying to acquire the lease");
+      e.log.info({ identity, leaseDurationSeconds: options.leaseDurationMs / 1e3, renewDeadlineSeconds: options.renewDeadlineMs / 1e3, retryPeriodSeconds: options.retryPeriodMs / 1e3 }, "leader election: trying to acquire the lease");
       loop ??= run2();
     },
     async stop() {
       stopped = true;
       halt.abort(new Error("the daemon is shutting down"));
       await loop;
-      const held = elected;
-      if (deadlineTimer !== null) clearTimeout(deadlineTimer);
-      deadlineTimer = null;
-      elected = false;
-      if (held) await release();
+      const held = e.elected;
+      if (e.deadlineTimer !== null) clearTimeout(e.deadlineTimer);
+      e.deadlineTimer = null;
+      e.elected = false;
+      if (held) await release(e);
       await store.close();
     }
   };
+}
+function isLeading(e) {
+  return e.elected && e.now() < e.deadline;
+}
+function observe(e, current) {
+  if (e.observed === null || e.observed.version !== current.version) e.observedAt = e.now();
+  e.observed = current;
+  const holder = current.record.holderIdentity === "" ? null : current.record.holderIdentity;
+  if (holder === e.reportedLeader) return;
+  e.log.info({ leader: holder, previous: e.reportedLeader ?? null, self: e.options.identity }, holder === null ? "leader changed: nobody holds the lease" : "leader changed");
+  e.reportedLeader = holder;
+}
+function renewed(e, startedAt, first2) {
+  e.deadline = startedAt + e.options.renewDeadlineMs;
+  if (e.deadlineTimer !== null) clearTimeout(e.deadlineTimer);
+  e.deadlineTimer = setTimeout(() => lose2(e, "the renew deadline passed without a successful renewal"), Math.max(0, e.deadline - e.now()));
+  if (!first2) return;
+  e.elected = true;
+  e.log.info({ identity: e.options.identity }, "became leader");
+  for (const listener of e.listeners) listener(true);
+}
+function lose2(e, reason) {
+  if (e.deadlineTimer !== null) clearTimeout(e.deadlineTimer);
+  e.deadlineTimer = null;
+  if (!e.elected) return;
+  e.elected = false;
+  const leadingUntil = new Date(Date.now() - Math.max(0, e.now() - e.deadline)).toISOString();
+  e.log.warn({ identity: e.options.identity, reason, leadingUntil, renewDeadlineSeconds: e.options.renewDeadlineMs / 1e3 }, "stopped leading");
+  for (const listener of e.listeners) listener(false);
+}
+function mine(e, base, keepTerm) {
+  const wall = (/* @__PURE__ */ new Date()).toISOString();
+  return {
+    holderIdentity: e.options.identity,
+    leaseDurationMs: e.options.leaseDurationMs,
+    acquireTime: keepTerm && base !== null ? base.acquireTime : wall,
+    renewTime: wall,
+    leaderTransitions: base === null ? 0 : keepTerm ? base.leaderTransitions : base.leaderTransitions + 1
+  };
+}
+async function tryAcquireOrRenew(e, signal) {
+  const { store, identity } = e.options;
+  const startedAt = e.now();
+  if (e.elected && e.observed !== null && e.observed.record.holderIdentity === identity) {
+    const record3 = mine(e, e.observed.record, true);
+    const result2 = await store.update(record3, e.observed.version, signal);
+    if (result2 !== "conflict") {
+      observe(e, { record: record3, version: result2.version });
+      return renewed(e, startedAt, false);
+    }
+  }
+  const current = await store.get(signal);
+  if (current === null) {
+    const record3 = mine(e, null, false);
+    const result2 = await store.create(record3, signal);
+    if (result2 === "conflict") return;
+    observe(e, { record: record3, version: result2.version });
+    return renewed(e, startedAt, !e.elected);
+  }
+  observe(e, current);
+  const holder = current.record.holderIdentity;
+  const expired = e.now() >= e.observedAt + current.record.leaseDurationMs;
+  if (holder !== "" && holder !== identity && !expired) {
+    if (e.elected) lose2(e, `${holder} holds the lease`);
+    return;
+  }
+  const record2 = mine(e, current.record, holder === identity);
+  const result = await store.update(record2, current.version, signal);
+  if (result === "conflict") return;
+  observe(e, { record: record2, version: result.version });
+  renewed(e, startedAt, !e.elected);
+}
+async function round(e, halt) {
+  const timeout = Math.max(1, Math.ceil(e.elected ? e.deadline - e.now() : e.options.renewDeadlineMs));
+  try {
+    await tryAcquireOrRenew(e, AbortSignal.any([halt, AbortSignal.timeout(timeout)]));
+    if (e.storeReached === false) e.log.info("the leader-election store answers again");
+    e.storeReached = true;
+  } catch (error) {
+    if (halt.aborted) return;
+    if (e.storeReached !== false) e.log.warn({ error: error instanceof Error ? error.message : String(error), leading: e.elected }, "cannot reach the leader-election store; trying again every retry period");
+    e.storeReached = false;
+  }
+  if (e.elected && !isLeading(e)) lose2(e, "the renew deadline passed without a successful renewal");
+}
+async function release(e) {
+  const { store, identity } = e.options;
+  for (let attempt = 0; attempt < 3 && e.observed !== null && e.observed.record.holderIdentity === identity; attempt += 1) {
+    const wall = (/* @__PURE__ */ new Date()).toISOString();
+    const record2 = { holderIdentity: "", leaseDurationMs: 1e3, acquireTime: wall, renewTime: wall, leaderTransitions: e.observed.record.leaderTransitions };
+    const signal = AbortSignal.timeout(e.options.renewDeadlineMs);
+    try {
+      const result = await store.update(record2, e.observed.version, signal);
+      if (result !== "conflict") {
+        e.log.info({ identity }, "lease released");
+        return;
+      }
+      const current = await store.get(signal);
+      if (current === null) return;
+      e.observed = current;
+    } catch (error) {
+      e.log.warn({ error: error instanceof Error ? error.message : String(error) }, "cannot release the lease; a standby takes over once it expires");
+      return;
+    }
+  }
 }
 var NotLeaderError;
 var init_elector = __esm({

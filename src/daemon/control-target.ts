@@ -9,6 +9,7 @@ export function controlTarget(runners: ReadonlyMap<string, SourceRunner>): Contr
     return found;
   };
   return {
+    names: () => [...runners.keys()],
     has: (name) => runners.has(name),
     suspended: (name) => runner(name).suspended,
     async sync(name, { wait, overrideWindow }) {
