@@ -21,8 +21,6 @@ const BESIDE = [
   ['live', 'plan'],
   ['reconcile', 'session'],
   ['cli', 'daemon'],
-  ['cli', 'ci'],
-  ['daemon', 'ci'],
 ];
 const APART = ['emulator'];
 const STARTS_APART = ['daemon', 'cli'];
