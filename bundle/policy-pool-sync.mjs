@@ -74896,15 +74896,12 @@ var init_schedule = __esm({
 
 // src/daemon/source-loop.ts
 function createSourceLoop(options) {
-  const backoff = options.backoff ?? DEFAULT_BACKOFF;
-  const now = options.now ?? Date.now;
   const log = options.logger.child({ source: options.name });
   let active = false;
   let current = null;
   let queued = null;
   let failures = 0;
-  let retryTimer = null;
-  let retryAt = null;
+  const retry = createRetry(options.backoff ?? DEFAULT_BACKOFF, options.now ?? Date.now, log, () => trigger("retry"));
   let stopped = false;
   const shutdown = new AbortController();
   let inFlight = null;
@@ -74915,7 +74912,7 @@ function createSourceLoop(options) {
       log.debug({ trigger: reason }, "trigger ignored: the source is suspended, or this replica stands by");
       return;
     }
-    cancelRetry();
+    retry.cancel();
     if (active) {
       if (queued === null) log.debug({ trigger: reason }, "pass running; one more pass queued");
       queued ??= reason;
@@ -74937,23 +74934,8 @@ function createSourceLoop(options) {
     }
     active = false;
     current = null;
-    if (!ok2 && !stopped) scheduleRetry();
+    if (!ok2 && !stopped) retry.schedule(failures);
     for (const resolve4 of idleWaiters.splice(0)) resolve4();
-  }
-  function scheduleRetry() {
-    const delay2 = backoffDelay(failures, { ...backoff, jitter: "none" }, 0);
-    retryAt = now() + delay2;
-    log.info({ failures, retryInSeconds: delay2 / 1e3 }, "pass failed; retrying after back-off");
-    retryTimer = setTimeout(() => {
-      retryTimer = null;
-      retryAt = null;
-      trigger("retry");
-    }, delay2);
-  }
-  function cancelRetry() {
-    if (retryTimer !== null) clearTimeout(retryTimer);
-    retryTimer = null;
-    retryAt = null;
   }
   return {
     trigger,
@@ -74961,21 +74943,21 @@ function createSourceLoop(options) {
       return active;
     },
     get retryAt() {
-      return retryAt;
+      return retry.at;
     },
     whenIdle() {
       return !active ? Promise.resolve() : new Promise((resolve4) => idleWaiters.push(resolve4));
     },
     async abort(reason) {
       queued = null;
-      cancelRetry();
+      retry.cancel();
       inFlight?.abort(reason);
       await current;
     },
     async stop(graceMs) {
       stopped = true;
       queued = null;
-      cancelRetry();
+      retry.cancel();
       shutdown.abort(new Error("the daemon is shutting down"));
       if (current === null) return;
       const endGrace = abortAfterGrace(inFlight, graceMs, log);
@@ -75021,6 +75003,32 @@ function abortAfterGrace(pass, graceMs, log) {
     pass.abort(new Error(`shutdown: the pass was aborted after waiting ${graceMs / 1e3} s for it`));
   }, graceMs);
   return () => clearTimeout(grace);
+}
+function createRetry(backoff, now, log, onDue) {
+  let timer = null;
+  let at = null;
+  const cancel = () => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    at = null;
+  };
+  return {
+    /** When it is due (ms since the epoch), or null. */
+    get at() {
+      return at;
+    },
+    schedule(failures) {
+      const delay2 = backoffDelay(failures, { ...backoff, jitter: "none" }, 0);
+      at = now() + delay2;
+      log.info({ failures, retryInSeconds: delay2 / 1e3 }, "pass failed; retrying after back-off");
+      timer = setTimeout(() => {
+        timer = null;
+        at = null;
+        onDue();
+      }, delay2);
+    },
+    cancel
+  };
 }
 var DEFAULT_BACKOFF;
 var init_source_loop = __esm({

@@ -62,16 +62,13 @@ export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 5_000, maxMs: 300_00
  * any new trigger (a commit, a file change, a webhook, a schedule tick) supersedes that wait.
  */
 export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
-  const backoff = options.backoff ?? DEFAULT_BACKOFF;
-  const now = options.now ?? Date.now;
   const log = options.logger.child({ source: options.name });
   /** Set synchronously, so a trigger raised while a pass starts is queued rather than run beside it. */
   let active = false;
   let current: Promise<void> | null = null;
   let queued: TriggerReason | null = null;
   let failures = 0;
-  let retryTimer: NodeJS.Timeout | null = null;
-  let retryAt: number | null = null;
+  const retry = createRetry(options.backoff ?? DEFAULT_BACKOFF, options.now ?? Date.now, log, () => trigger('retry'));
   let stopped = false;
   /** Aborted when the loop stops: the pass in flight starts no new change. */
   const shutdown = new AbortController();
@@ -85,7 +82,7 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
       log.debug({ trigger: reason }, 'trigger ignored: the source is suspended, or this replica stands by');
       return;
     }
-    cancelRetry();
+    retry.cancel();
     if (active) {
       if (queued === null) log.debug({ trigger: reason }, 'pass running; one more pass queued');
       queued ??= reason;
@@ -108,25 +105,8 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
     }
     active = false;
     current = null;
-    if (!ok && !stopped) scheduleRetry();
+    if (!ok && !stopped) retry.schedule(failures);
     for (const resolve of idleWaiters.splice(0)) resolve();
-  }
-
-  function scheduleRetry(): void {
-    const delay = backoffDelay(failures, { ...backoff, jitter: 'none' }, 0);
-    retryAt = now() + delay;
-    log.info({ failures, retryInSeconds: delay / 1000 }, 'pass failed; retrying after back-off');
-    retryTimer = setTimeout(() => {
-      retryTimer = null;
-      retryAt = null;
-      trigger('retry');
-    }, delay);
-  }
-
-  function cancelRetry(): void {
-    if (retryTimer !== null) clearTimeout(retryTimer);
-    retryTimer = null;
-    retryAt = null;
   }
 
   return {
@@ -135,21 +115,21 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
       return active;
     },
     get retryAt() {
-      return retryAt;
+      return retry.at;
     },
     whenIdle() {
       return !active ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve));
     },
     async abort(reason) {
       queued = null;
-      cancelRetry();
+      retry.cancel();
       inFlight?.abort(reason);
       await current;
     },
     async stop(graceMs) {
       stopped = true;
       queued = null;
-      cancelRetry();
+      retry.cancel();
       shutdown.abort(new Error('the daemon is shutting down'));
       if (current === null) return;
       const endGrace = abortAfterGrace(inFlight, graceMs, log);
@@ -201,4 +181,32 @@ function abortAfterGrace(pass: AbortController | null, graceMs: number | undefin
     pass.abort(new Error(`shutdown: the pass was aborted after waiting ${graceMs / 1000} s for it`));
   }, graceMs);
   return () => clearTimeout(grace);
+}
+
+/** The back-off retry after a failed pass: due after a capped exponential delay, unless cancelled first. */
+function createRetry(backoff: BackoffOptions, now: () => number, log: Logger, onDue: () => void) {
+  let timer: NodeJS.Timeout | null = null;
+  let at: number | null = null;
+  const cancel = (): void => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    at = null;
+  };
+  return {
+    /** When it is due (ms since the epoch), or null. */
+    get at(): number | null {
+      return at;
+    },
+    schedule(failures: number): void {
+      const delay = backoffDelay(failures, { ...backoff, jitter: 'none' }, 0);
+      at = now() + delay;
+      log.info({ failures, retryInSeconds: delay / 1000 }, 'pass failed; retrying after back-off');
+      timer = setTimeout(() => {
+        timer = null;
+        at = null;
+        onDue();
+      }, delay);
+    },
+    cancel,
+  };
 }
