@@ -90,7 +90,7 @@ test('slow clients are cut off and capped: the daemon keeps serving, and its pas
 test('a client that drops mid-body is logged at debug, not as an error with a stack', async (t) => {
   const { pass } = recordingPass();
   const sources = [testSource('main', { path: await tempTree(t) })];
-  const { daemon, logs, get } = await startTestDaemon(t, { sources, pass, env: { TEST_WEBHOOK_SECRET: 'secret-1234' } });
+  const { daemon, logs, get } = await startTestDaemon(t, { sources, pass, env: { TEST_WEBHOOK_SECRET: 'secret-1234-long-enough' } });
   await daemon.whenIdle();
   const { hostname, port } = new URL(daemon.origin);
   const socket = connect({ host: hostname, port: Number(port) });

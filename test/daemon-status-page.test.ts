@@ -68,14 +68,14 @@ test('/status.html and / render every hostile value escaped, with a policy that 
 });
 
 test('with STATUS_TOKEN, the status page needs the token too', async (t) => {
-  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempTree(t) })], pass: hostilePass, env: { STATUS_TOKEN: 'page-token-1' } });
+  const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempTree(t) })], pass: hostilePass, env: { STATUS_TOKEN: 'page-token-1-long-enough' } });
   await daemon.whenIdle();
   for (const path of ['/status.html', '/']) {
     const refused = await get(path);
     assert.equal(refused.status, 401);
     assert.match(refused.headers.get('www-authenticate') ?? '', /^Basic realm=/, 'a browser shows its log-in prompt');
     assert.ok(!(await refused.text()).includes(HOSTILE));
-    const allowed = await fetch(`${daemon.origin}${path}`, { headers: { authorization: `Basic ${Buffer.from('me:page-token-1').toString('base64')}` } });
+    const allowed = await fetch(`${daemon.origin}${path}`, { headers: { authorization: `Basic ${Buffer.from('me:page-token-1-long-enough').toString('base64')}` } });
     assert.equal(allowed.status, 200);
   }
 });
