@@ -18053,36 +18053,36 @@ var require_sonic_boom = __commonJS({
       actualClose(this);
     };
     function actualWrite() {
-      const release = this.release;
+      const release2 = this.release;
       this._writing = true;
       this._writingBuf = this._writingBuf.length ? this._writingBuf : this._bufs.shift() || "";
       if (this.sync) {
         try {
           const written = Buffer.isBuffer(this._writingBuf) ? fs.writeSync(this.fd, this._writingBuf) : fs.writeSync(this.fd, this._writingBuf, "utf8");
-          release(null, written);
+          release2(null, written);
         } catch (err) {
-          release(err);
+          release2(err);
         }
       } else {
-        fs.write(this.fd, this._writingBuf, release);
+        fs.write(this.fd, this._writingBuf, release2);
       }
     }
     function actualWriteBuffer() {
-      const release = this.release;
+      const release2 = this.release;
       this._writing = true;
       this._writingBuf = this._writingBuf.length ? this._writingBuf : mergeBuf(this._bufs.shift(), this._lens.shift());
       if (this.sync) {
         try {
           const written = fs.writeSync(this.fd, this._writingBuf);
-          release(null, written);
+          release2(null, written);
         } catch (err) {
-          release(err);
+          release2(err);
         }
       } else {
         if (kCopyBuffer) {
           this._writingBuf = Buffer.from(this._writingBuf);
         }
-        fs.write(this.fd, this._writingBuf, release);
+        fs.write(this.fd, this._writingBuf, release2);
       }
     }
     function actualClose(sonic) {
@@ -22170,36 +22170,36 @@ var require_sonic_boom2 = __commonJS({
       }
     };
     function actualWrite() {
-      const release = this.release;
+      const release2 = this.release;
       this._writing = true;
       this._writingBuf = this._writingBuf.length ? this._writingBuf : this._bufs.shift() || "";
       if (this.sync) {
         try {
           const written = Buffer.isBuffer(this._writingBuf) ? fs.writeSync(this.fd, this._writingBuf) : fs.writeSync(this.fd, this._writingBuf, "utf8");
-          release(null, written);
+          release2(null, written);
         } catch (err) {
-          release(err);
+          release2(err);
         }
       } else {
-        fs.write(this.fd, this._writingBuf, release);
+        fs.write(this.fd, this._writingBuf, release2);
       }
     }
     function actualWriteBuffer() {
-      const release = this.release;
+      const release2 = this.release;
       this._writing = true;
       this._writingBuf = this._writingBuf.length ? this._writingBuf : mergeBuf(this._bufs.shift(), this._lens.shift());
       if (this.sync) {
         try {
           const written = fs.writeSync(this.fd, this._writingBuf);
-          release(null, written);
+          release2(null, written);
         } catch (err) {
-          release(err);
+          release2(err);
         }
       } else {
         if (kCopyBuffer) {
           this._writingBuf = Buffer.from(this._writingBuf);
         }
-        fs.write(this.fd, this._writingBuf, release);
+        fs.write(this.fd, this._writingBuf, release2);
       }
     }
     function actualClose(sonic) {
@@ -24295,14 +24295,14 @@ function prettyLines(sink, color) {
   };
 }
 function rounded(record2) {
-  const round = (value2) => {
+  const round2 = (value2) => {
     if (typeof value2 === "number" && !Number.isInteger(value2)) return Math.round(value2 * 1e3) / 1e3;
     if (value2 !== null && typeof value2 === "object" && !Array.isArray(value2)) {
-      return Object.fromEntries(Object.entries(value2).map(([key, inner]) => [key, round(inner)]));
+      return Object.fromEntries(Object.entries(value2).map(([key, inner]) => [key, round2(inner)]));
     }
     return value2;
   };
-  return round(record2);
+  return round2(record2);
 }
 function stderrWriter() {
   return { write: (text) => void writeSync(2, text) };
@@ -27504,14 +27504,14 @@ var require_request = __commonJS({
       onResponseStarted() {
         return this[kHandler].onResponseStarted?.();
       }
-      onHeaders(statusCode, headers, resume, statusText) {
+      onHeaders(statusCode, headers, resume2, statusText) {
         assert(!this.aborted);
         assert(!this.completed);
         if (channels.headers.hasSubscribers) {
           channels.headers.publish({ request: this, response: { statusCode, headers, statusText } });
         }
         try {
-          return this[kHandler].onHeaders(statusCode, headers, resume, statusText);
+          return this[kHandler].onHeaders(statusCode, headers, resume2, statusText);
         } catch (err) {
           this.abort(err);
         }
@@ -27702,8 +27702,8 @@ var require_wrap_handler = __commonJS({
       onResponseStarted() {
         return this.#handler.onResponseStarted?.();
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage2) {
-        return this.#handler.onHeaders?.(statusCode, rawHeaders, resume, statusMessage2);
+      onHeaders(statusCode, rawHeaders, resume2, statusMessage2) {
+        return this.#handler.onHeaders?.(statusCode, rawHeaders, resume2, statusMessage2);
       }
       onUpgrade(statusCode, rawHeaders, socket) {
         return this.#handler.onUpgrade?.(statusCode, rawHeaders, socket);
@@ -27871,8 +27871,8 @@ var require_unwrap_handler = __commonJS({
         this.#controller.rawHeaders = rawHeaders;
         this.#handler.onRequestUpgrade?.(this.#controller, statusCode, parseHeaders(rawHeaders), socket);
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage2) {
-        this.#controller[kResume] = resume;
+      onHeaders(statusCode, rawHeaders, resume2, statusMessage2) {
+        this.#controller[kResume] = resume2;
         this.#controller.rawHeaders = rawHeaders;
         this.#handler.onResponseStart?.(this.#controller, statusCode, parseHeaders(rawHeaders), statusMessage2);
         return !this.#controller.paused;
@@ -34093,7 +34093,7 @@ var require_client = __commonJS({
         this[kQueue] = [];
         this[kRunningIdx] = 0;
         this[kPendingIdx] = 0;
-        this[kResume] = (sync) => resume(this, sync);
+        this[kResume] = (sync) => resume2(this, sync);
         this[kOnError] = (err) => onError2(this, err);
       }
       get pipelining() {
@@ -34133,7 +34133,7 @@ var require_client = __commonJS({
         if (this[kResuming]) {
         } else if (util.bodyLength(request5.body) == null && util.isIterable(request5.body)) {
           this[kResuming] = 1;
-          queueMicrotask(() => resume(this));
+          queueMicrotask(() => resume2(this));
         } else {
           this[kResume](true);
         }
@@ -34307,7 +34307,7 @@ var require_client = __commonJS({
       client[kNeedDrain] = 0;
       client.emit("drain", client[kUrl], [client]);
     }
-    function resume(client, sync) {
+    function resume2(client, sync) {
       if (client[kResuming] === 2) {
         return;
       }
@@ -34362,7 +34362,7 @@ var require_client = __commonJS({
           client[kServerName] = request5.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
-            resume(client);
+            resume2(client);
           });
         }
         if (client[kConnecting]) {
@@ -35888,14 +35888,14 @@ var require_proxy_agent = __commonJS({
       }
       [kDispatch](opts, handler) {
         const onHeaders = handler.onHeaders;
-        handler.onHeaders = function(statusCode, data, resume) {
+        handler.onHeaders = function(statusCode, data, resume2) {
           if (statusCode === 407) {
             if (typeof handler.onError === "function") {
               handler.onError(new InvalidArgumentError("Proxy Authentication Required (407)"));
             }
             return;
           }
-          if (onHeaders) onHeaders.call(this, statusCode, data, resume);
+          if (onHeaders) onHeaders.call(this, statusCode, data, resume2);
         };
         const {
           origin,
@@ -36730,7 +36730,7 @@ var require_readable = __commonJS({
        * @param {number} [opts.highWaterMark = 64 * 1024]
        */
       constructor({
-        resume,
+        resume: resume2,
         abort,
         contentType = "",
         contentLength,
@@ -36739,7 +36739,7 @@ var require_readable = __commonJS({
       }) {
         super({
           autoDestroy: true,
-          read: resume,
+          read: resume2,
           highWaterMark
         });
         this._readableState.dataEmitted = false;
@@ -37178,7 +37178,7 @@ var require_api_request = __commonJS({
         this.abort = abort;
         this.context = context;
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage2) {
+      onHeaders(statusCode, rawHeaders, resume2, statusMessage2) {
         const { callback, opaque, abort, context, responseHeaders, highWaterMark } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
@@ -37191,7 +37191,7 @@ var require_api_request = __commonJS({
         const contentType = parsedHeaders["content-type"];
         const contentLength = parsedHeaders["content-length"];
         const res = new Readable3({
-          resume,
+          resume: resume2,
           abort,
           contentType,
           contentLength: this.method !== "HEAD" && contentLength ? Number(contentLength) : null,
@@ -37400,7 +37400,7 @@ var require_api_stream = __commonJS({
         this.abort = abort;
         this.context = context;
       }
-      onHeaders(statusCode, rawHeaders, resume, statusMessage2) {
+      onHeaders(statusCode, rawHeaders, resume2, statusMessage2) {
         const { factory, opaque, context, responseHeaders } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
@@ -37434,7 +37434,7 @@ var require_api_stream = __commonJS({
             abort();
           }
         });
-        res.on("drain", resume);
+        res.on("drain", resume2);
         this.res = res;
         const needDrain = res.writableNeedDrain !== void 0 ? res.writableNeedDrain : res._writableState?.needDrain;
         return needDrain !== true;
@@ -37521,10 +37521,10 @@ var require_api_pipeline = __commonJS({
         this[kResume] = null;
       }
       _read() {
-        const { [kResume]: resume } = this;
-        if (resume) {
+        const { [kResume]: resume2 } = this;
+        if (resume2) {
           this[kResume] = null;
-          resume();
+          resume2();
         }
       }
       _destroy(err, callback) {
@@ -37533,9 +37533,9 @@ var require_api_pipeline = __commonJS({
       }
     };
     var PipelineResponse = class extends Readable3 {
-      constructor(resume) {
+      constructor(resume2) {
         super({ autoDestroy: true });
-        this[kResume] = resume;
+        this[kResume] = resume2;
       }
       _read() {
         this[kResume]();
@@ -37621,7 +37621,7 @@ var require_api_pipeline = __commonJS({
         this.abort = abort;
         this.context = context;
       }
-      onHeaders(statusCode, rawHeaders, resume) {
+      onHeaders(statusCode, rawHeaders, resume2) {
         const { opaque, handler, context } = this;
         if (statusCode < 200) {
           if (this.onInfo) {
@@ -37630,7 +37630,7 @@ var require_api_pipeline = __commonJS({
           }
           return;
         }
-        this.res = new PipelineResponse(resume);
+        this.res = new PipelineResponse(resume2);
         let body;
         try {
           this.handler = null;
@@ -38239,12 +38239,12 @@ var require_mock_utils = __commonJS({
         const responseData = getResponseData(body);
         const responseHeaders = generateKeyValues(headers);
         const responseTrailers = generateKeyValues(trailers);
-        handler.onHeaders?.(statusCode, responseHeaders, resume, getStatusText(statusCode));
+        handler.onHeaders?.(statusCode, responseHeaders, resume2, getStatusText(statusCode));
         handler.onData?.(Buffer.from(responseData));
         handler.onComplete?.(responseTrailers);
         deleteMockDispatch(mockDispatches, key);
       }
-      function resume() {
+      function resume2() {
       }
       return true;
     }
@@ -47371,7 +47371,7 @@ var require_fetch = __commonJS({
             onResponseStarted() {
               timingInfo.finalNetworkResponseStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
             },
-            onHeaders(status, rawHeaders, resume, statusText) {
+            onHeaders(status, rawHeaders, resume2, statusText) {
               if (status < 200) {
                 return false;
               }
@@ -47430,7 +47430,7 @@ var require_fetch = __commonJS({
                   }
                 }
               }
-              this.body = new Readable3({ read: resume });
+              this.body = new Readable3({ read: resume2 });
               const onError2 = this.onError.bind(this);
               resolve4({
                 status,
@@ -59127,7 +59127,7 @@ var init_policy_settings = __esm({
 });
 
 // src/declared/read-code.ts
-function readCodeFile(file, realRoot, buffer = sharedCodeBuffer(), observe) {
+function readCodeFile(file, realRoot, buffer = sharedCodeBuffer(), observe2) {
   if (file.size > MAX_CODE_BYTES) {
     const message = `is ${file.size} bytes; policy code may be at most ${MAX_CODE_BYTES} bytes (10 MiB)`;
     return { problem: { file: file.rel, message } };
@@ -59137,7 +59137,7 @@ function readCodeFile(file, realRoot, buffer = sharedCodeBuffer(), observe) {
   const read = readSourceChunks(realRoot, file.rel, file.abs, MAX_CODE_BYTES, file.real, buffer, (chunk) => {
     head ??= Buffer.from(chunk.subarray(0, POINTER_HEAD_BYTES));
     scan.update(chunk);
-    observe?.(chunk);
+    observe2?.(chunk);
   });
   if ("problem" in read) return read;
   const pointer = head === null ? null : lfsPointerProblem(file.rel, head, read.bytes);
@@ -60727,7 +60727,7 @@ var init_reconcile = __esm({
   }
 });
 
-// src/daemon/signature.ts
+// src/server/signature.ts
 import { createHash as createHash5, createHmac, timingSafeEqual as timingSafeEqual2 } from "node:crypto";
 function constantTimeEqual(actual, expected2) {
   const a = createHash5("sha256").update(actual, "utf8").digest();
@@ -60744,12 +60744,12 @@ function verifyGitlabToken(secret, header3) {
   return constantTimeEqual(header3, secret);
 }
 var init_signature = __esm({
-  "src/daemon/signature.ts"() {
+  "src/server/signature.ts"() {
     "use strict";
   }
 });
 
-// src/daemon/authorization.ts
+// src/server/authorization.ts
 function carriesBearer(authorization, token) {
   const credentials = parse2(authorization);
   return credentials?.scheme === "bearer" && constantTimeEqual(credentials.value, token);
@@ -60770,14 +60770,14 @@ function parse2(authorization) {
 }
 var STATUS_CHALLENGES;
 var init_authorization = __esm({
-  "src/daemon/authorization.ts"() {
+  "src/server/authorization.ts"() {
     "use strict";
     init_signature();
     STATUS_CHALLENGES = ['Basic realm="policy-pool-sync status", charset="UTF-8"', 'Bearer realm="policy-pool-sync status"'];
   }
 });
 
-// src/daemon/endpoint-secrets.ts
+// src/server/endpoint-secrets.ts
 function endpointSecrets(env, webhookEnv, listen, logger) {
   const secrets = {
     status: endpointSecret(env, STATUS_TOKEN_ENV, "the status token"),
@@ -60801,7 +60801,7 @@ function endpointSecrets(env, webhookEnv, listen, logger) {
 }
 var STATUS_TOKEN_ENV, CONTROL_TOKEN_ENV;
 var init_endpoint_secrets = __esm({
-  "src/daemon/endpoint-secrets.ts"() {
+  "src/server/endpoint-secrets.ts"() {
     "use strict";
     init_token();
     init_errors();
@@ -60811,7 +60811,7 @@ var init_endpoint_secrets = __esm({
   }
 });
 
-// src/daemon/request-origin.ts
+// src/server/request-origin.ts
 function hostRule(listen, allowedHosts) {
   const names = new Set(allowedHosts.map((h2) => h2.toLowerCase()));
   const listenHost = parseHostPort(listen)?.host;
@@ -60838,13 +60838,13 @@ function crossSiteProblem(headers) {
   return host !== "" && host === (headers.host ?? "").toLowerCase() ? null : `Origin: ${origin}`;
 }
 var init_request_origin = __esm({
-  "src/daemon/request-origin.ts"() {
+  "src/server/request-origin.ts"() {
     "use strict";
     init_host_port();
   }
 });
 
-// src/daemon/control.ts
+// src/server/control.ts
 function isControlPath(path18) {
   return path18.startsWith("/sources/");
 }
@@ -60860,7 +60860,7 @@ async function handleControl2(request5, url, authorize, target) {
   if (verdict === "refused") return { status: 401, body: { error: "unauthorized: send the control token as Authorization: Bearer <token>" } };
   const source = decodeURIComponent(match[1] ?? "");
   const action = match[2];
-  if (!target.has(source)) return { status: 404, body: { error: `no source named "${source}"` } };
+  if (!target.has(source)) return { status: 404, body: { error: unknownSource(source, target.names()), sources: target.names() } };
   switch (action) {
     case "suspend":
     case "resume": {
@@ -60880,20 +60880,26 @@ async function handleControl2(request5, url, authorize, target) {
     }
   }
 }
+function unknownSource(source, names) {
+  const meant = closest(source, names);
+  const known = names.length === 0 ? "the daemon has no sources" : `the daemon's sources: ${names.map((name) => `"${name}"`).join(", ")}`;
+  return `no source named "${source}"${meant === null ? "" : `; did you mean "${meant}"?`} (${known})`;
+}
 function flag(url, name) {
   return ["1", "true"].includes(url.searchParams.get(name) ?? "");
 }
 var ROUTE;
 var init_control2 = __esm({
-  "src/daemon/control.ts"() {
+  "src/server/control.ts"() {
     "use strict";
+    init_suggest();
     init_endpoint_secrets();
     init_request_origin();
     ROUTE = /^\/sources\/([^/]+)\/(sync|suspend|resume)$/;
   }
 });
 
-// src/daemon/html.ts
+// src/server/html.ts
 function escapeHtml2(text) {
   return text.replace(/[&<>"']/g, (c4) => ENTITIES[c4] ?? c4);
 }
@@ -60912,7 +60918,7 @@ function render(value2) {
 }
 var SafeHtml, ENTITIES;
 var init_html = __esm({
-  "src/daemon/html.ts"() {
+  "src/server/html.ts"() {
     "use strict";
     SafeHtml = class {
       constructor(text) {
@@ -60927,11 +60933,11 @@ var init_html = __esm({
   }
 });
 
-// src/daemon/status-page-script.ts
+// src/server/status-page-script.ts
 import { createHash as createHash6 } from "node:crypto";
 var UPDATE_SECONDS, STATUS_PAGE_SCRIPT, STATUS_PAGE_SCRIPT_HASH;
 var init_status_page_script = __esm({
-  "src/daemon/status-page-script.ts"() {
+  "src/server/status-page-script.ts"() {
     "use strict";
     UPDATE_SECONDS = 15;
     STATUS_PAGE_SCRIPT = `(() => {
@@ -60958,7 +60964,7 @@ var init_status_page_script = __esm({
   }
 });
 
-// src/daemon/status-page-parts.ts
+// src/server/status-page-parts.ts
 function driftFact(status) {
   if (status.lastPass !== null && status.lastPass.drift === null) return "unknown: the last pass made no plan";
   if (status.driftCount === null) return "unknown";
@@ -60987,7 +60993,7 @@ function changedNames(pass) {
 }
 var NAMES_PER_PASS, SIGNS;
 var init_status_page_parts = __esm({
-  "src/daemon/status-page-parts.ts"() {
+  "src/server/status-page-parts.ts"() {
     "use strict";
     init_html();
     NAMES_PER_PASS = 8;
@@ -60995,7 +61001,7 @@ var init_status_page_parts = __esm({
   }
 });
 
-// src/daemon/status-page.ts
+// src/server/status-page.ts
 function renderStatusPage(statuses, now) {
   const page = html`<!doctype html>
 <html lang="en">
@@ -61121,7 +61127,7 @@ function duration2(ms) {
 }
 var STATUS_PAGE_CSP, BADGES, ACTIONS, OUTCOME_TONES, RESULT_TONES, BAR_COLOURS, STYLE;
 var init_status_page = __esm({
-  "src/daemon/status-page.ts"() {
+  "src/server/status-page.ts"() {
     "use strict";
     init_html();
     init_status_page_script();
@@ -61181,7 +61187,7 @@ details.history summary { cursor: pointer; font-weight: 600; }
   }
 });
 
-// src/daemon/connection-guard.ts
+// src/server/connection-guard.ts
 function guardConnections(server, max, now = Date.now) {
   const open5 = /* @__PURE__ */ new Map();
   server.on("connection", (socket) => {
@@ -61218,12 +61224,12 @@ function longestWaiting(open5) {
   return found;
 }
 var init_connection_guard = __esm({
-  "src/daemon/connection-guard.ts"() {
+  "src/server/connection-guard.ts"() {
     "use strict";
   }
 });
 
-// src/daemon/http-server.ts
+// src/server/http-server.ts
 import { createServer as createServer2 } from "node:http";
 async function startDaemonServer(listen, routes, limits = HTTP_LIMITS) {
   const server = createServer2(
@@ -61366,7 +61372,7 @@ function closeServer(server) {
 }
 var MAX_BODY_BYTES, HTTP_LIMITS, GUARDED, ANY_HOST, CLOSE_GRACE_MS;
 var init_http_server = __esm({
-  "src/daemon/http-server.ts"() {
+  "src/server/http-server.ts"() {
     "use strict";
     init_errors();
     init_host_port();
@@ -62163,14 +62169,14 @@ var require_histogram = __commonJS({
        * @returns {void}
        */
       observeWithoutExemplar(labels, value2) {
-        observe.call(this, labels === 0 ? 0 : labels || {})(value2);
+        observe2.call(this, labels === 0 ? 0 : labels || {})(value2);
       }
       observeWithExemplar({
         labels = this.defaultLabels,
         value: value2,
         exemplarLabels = this.defaultExemplarLabelSet
       } = {}) {
-        observe.call(this, labels === 0 ? 0 : labels || {})(value2);
+        observe2.call(this, labels === 0 ? 0 : labels || {})(value2);
         this.updateExemplar(labels, value2, exemplarLabels);
       }
       updateExemplar(labels, value2, exemplarLabels) {
@@ -62243,7 +62249,7 @@ var require_histogram = __commonJS({
         const labels = getLabels(this.labelNames, args);
         validateLabel(this.labelNames, labels);
         return {
-          observe: observe.call(this, labels),
+          observe: observe2.call(this, labels),
           startTimer: startTimer.call(this, labels)
         };
       }
@@ -62301,7 +62307,7 @@ var require_histogram = __commonJS({
       }
       return -1;
     }
-    function observe(labels) {
+    function observe2(labels) {
       return (value2) => {
         const labelValuePair = convertLabelsAndValues(labels, value2);
         validateLabel(this.labelNames, labelValuePair.labels);
@@ -63197,7 +63203,7 @@ var require_summary = __commonJS({
        * @returns {void}
        */
       observe(labels, value2) {
-        observe.call(this, labels === 0 ? 0 : labels || {})(value2);
+        observe2.call(this, labels === 0 ? 0 : labels || {})(value2);
       }
       async get() {
         if (this.collect) {
@@ -63253,7 +63259,7 @@ var require_summary = __commonJS({
         const labels = getLabels(this.labelNames, args);
         validateLabel(this.labelNames, labels);
         return {
-          observe: observe.call(this, labels),
+          observe: observe2.call(this, labels),
           startTimer: startTimer.call(this, labels)
         };
       }
@@ -63298,7 +63304,7 @@ var require_summary = __commonJS({
         };
       };
     }
-    function observe(labels) {
+    function observe2(labels) {
       return (value2) => {
         const labelValuePair = convertLabelsAndValues(labels, value2);
         validateLabel(this.labelNames, labels);
@@ -66357,81 +66363,11 @@ var require_prom_client = __commonJS({
   }
 });
 
-// src/daemon/metrics.ts
+// src/operations/metrics.ts
 function createDaemonMetrics(options = {}) {
   const registry = new import_prom_client.Registry();
   if (options.defaultMetrics ?? true) (0, import_prom_client.collectDefaultMetrics)({ register: registry });
-  const passes = new import_prom_client.Counter({
-    name: "policy_pool_sync_passes_total",
-    help: "Reconcile passes finished, by source and result (success, failure, timeout).",
-    labelNames: ["source", "result"],
-    registers: [registry]
-  });
-  const duration3 = new import_prom_client.Histogram({
-    name: "policy_pool_sync_pass_duration_seconds",
-    help: "Duration of reconcile passes, fetch included.",
-    labelNames: ["source"],
-    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
-    registers: [registry]
-  });
-  const requests = new import_prom_client.Counter({
-    name: "policy_pool_sync_api_requests_total",
-    help: "API requests by method and HTTP status (error: no answer).",
-    labelNames: ["method", "status"],
-    registers: [registry]
-  });
-  const rateLimitWait = new import_prom_client.Counter({
-    name: "policy_pool_sync_rate_limit_wait_seconds_total",
-    help: "Seconds spent waiting for the API rate limit.",
-    registers: [registry]
-  });
-  const drift = new import_prom_client.Gauge({
-    name: "policy_pool_sync_drift",
-    help: "Changes the last pass of a source planned (0: in sync).",
-    labelNames: ["source"],
-    registers: [registry]
-  });
-  const lastSuccess = new import_prom_client.Gauge({
-    name: "policy_pool_sync_last_success_timestamp_seconds",
-    help: "Unix time of the last successful pass of a source.",
-    labelNames: ["source"],
-    registers: [registry]
-  });
-  const fighting = new import_prom_client.Gauge({
-    name: "policy_pool_sync_fighting_resources",
-    help: "Resources of a source that another writer changed back at each of the last passes (0: none).",
-    labelNames: ["source"],
-    registers: [registry]
-  });
-  const suspended = new import_prom_client.Gauge({
-    name: "policy_pool_sync_suspended",
-    help: "Whether a source is suspended (1): no trigger but sync starts a pass.",
-    labelNames: ["source"],
-    registers: [registry]
-  });
-  const notifications = new import_prom_client.Counter({
-    name: "policy_pool_sync_notifications_total",
-    help: "Notifications by receiver, event and result (sent; failed after retries; dropped from a full queue).",
-    labelNames: ["receiver", "event", "result"],
-    registers: [registry]
-  });
-  const poolAgents = new import_prom_client.Gauge({
-    name: "policy_pool_sync_pool_agents",
-    help: "Agents of an agent pool by status (idle, busy, exited, errored, unknown), as the last successful pass found them.",
-    labelNames: ["organization", "pool", "status"],
-    registers: [registry]
-  });
-  const newestPing = new import_prom_client.Gauge({
-    name: "policy_pool_sync_pool_newest_ping_age_seconds",
-    help: "Seconds since any agent of an agent pool last pinged (absent: none ever did).",
-    labelNames: ["organization", "pool"],
-    registers: [registry]
-  });
-  const leader = new import_prom_client.Gauge({
-    name: "policy_pool_sync_leader",
-    help: "Whether this replica holds the leader-election lease and syncs (1), or stands by (0); 1 without leader-election.",
-    registers: [registry]
-  });
+  const { passes, duration: duration3, requests, rateLimitWait, drift, lastSuccess, fighting, suspended, notifications, poolAgents, newestPing, leader } = metricFamilies(registry);
   return {
     registry,
     leader(leading) {
@@ -66473,11 +66409,770 @@ function createDaemonMetrics(options = {}) {
     }
   };
 }
+function metricFamilies(registry) {
+  const registers = [registry];
+  const counter = (name, help, labelNames = []) => new import_prom_client.Counter({ name, help, labelNames, registers });
+  const gauge = (name, help, labelNames = []) => new import_prom_client.Gauge({ name, help, labelNames, registers });
+  return {
+    passes: counter("policy_pool_sync_passes_total", "Reconcile passes finished, by source and result (success, failure, timeout).", ["source", "result"]),
+    duration: new import_prom_client.Histogram({
+      name: "policy_pool_sync_pass_duration_seconds",
+      help: "Duration of reconcile passes, fetch included.",
+      labelNames: ["source"],
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+      registers
+    }),
+    requests: counter("policy_pool_sync_api_requests_total", "API requests by method and HTTP status (error: no answer).", ["method", "status"]),
+    rateLimitWait: counter("policy_pool_sync_rate_limit_wait_seconds_total", "Seconds spent waiting for the API rate limit."),
+    drift: gauge("policy_pool_sync_drift", "Changes the last pass of a source planned (0: in sync).", ["source"]),
+    lastSuccess: gauge("policy_pool_sync_last_success_timestamp_seconds", "Unix time of the last successful pass of a source.", ["source"]),
+    fighting: gauge("policy_pool_sync_fighting_resources", "Resources of a source that another writer changed back at each of the last passes (0: none).", ["source"]),
+    suspended: gauge("policy_pool_sync_suspended", "Whether a source is suspended (1): no trigger but sync starts a pass.", ["source"]),
+    notifications: counter(
+      "policy_pool_sync_notifications_total",
+      "Notifications by receiver, event and result (sent; failed after retries; dropped from a full queue).",
+      ["receiver", "event", "result"]
+    ),
+    poolAgents: gauge(
+      "policy_pool_sync_pool_agents",
+      "Agents of an agent pool by status (idle, busy, exited, errored, unknown), as the last successful pass found them.",
+      ["organization", "pool", "status"]
+    ),
+    newestPing: gauge("policy_pool_sync_pool_newest_ping_age_seconds", "Seconds since any agent of an agent pool last pinged (absent: none ever did).", ["organization", "pool"]),
+    leader: gauge("policy_pool_sync_leader", "Whether this replica holds the leader-election lease and syncs (1), or stands by (0); 1 without leader-election.")
+  };
+}
 var import_prom_client;
 var init_metrics = __esm({
-  "src/daemon/metrics.ts"() {
+  "src/operations/metrics.ts"() {
     "use strict";
     import_prom_client = __toESM(require_prom_client(), 1);
+  }
+});
+
+// src/http/outgoing.ts
+function connectionReason(error) {
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; depth += 1) {
+    const code = current.code;
+    if (typeof code === "string") return `connection failed (${code})`;
+    current = current.cause;
+  }
+  return `connection failed (${errorMessage(error).split("\n")[0]?.slice(0, 80) ?? ""})`;
+}
+var import_undici4, OutgoingFailure, SYSTEM_CLOCK, OutgoingHttp;
+var init_outgoing = __esm({
+  "src/http/outgoing.ts"() {
+    "use strict";
+    import_undici4 = __toESM(require_undici(), 1);
+    init_errors();
+    init_proxy();
+    init_retry();
+    OutgoingFailure = class extends Error {
+      name = "OutgoingFailure";
+    };
+    SYSTEM_CLOCK = {
+      sleep: (ms, signal) => new Promise((resolve4, reject) => {
+        if (signal?.aborted === true) return reject(signal.reason);
+        const done = () => {
+          clearTimeout(timer);
+          reject(signal?.reason);
+        };
+        const timer = setTimeout(() => {
+          signal?.removeEventListener("abort", done);
+          resolve4();
+        }, Math.max(0, ms));
+        signal?.addEventListener("abort", done, { once: true });
+      }),
+      random: () => Math.random()
+    };
+    OutgoingHttp = class {
+      dispatcher;
+      clock;
+      maxBytes;
+      closed = null;
+      constructor(options = {}) {
+        this.dispatcher = outgoingDispatcher(options.proxy ?? NO_PROXY);
+        this.clock = options.clock ?? SYSTEM_CLOCK;
+        this.maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
+      }
+      /**
+       * Sends `req` until an answer that is not worth another try, or `policy.attempts` tries: the last answer, whatever
+       * its status, or an OutgoingFailure when the last try got none. `timeoutMs`: each try's.
+       */
+      send(req, policy, options = {}) {
+        return withRetries(async () => {
+          try {
+            const answer2 = await this.once(req, policy.timeoutMs, options.signal);
+            const again = req.retry === "rate-limited-only" ? answer2.status === 429 : retryableStatus(answer2.status);
+            if (!again) return { done: answer2 };
+            return { reason: `HTTP ${answer2.status}`, status: answer2.status, headers: answer2.headers, giveUp: () => answer2 };
+          } catch (error) {
+            const failure = error instanceof OutgoingFailure ? error : new OutgoingFailure(errorMessage(error));
+            if (options.signal?.aborted === true || req.retry === "rate-limited-only") throw failure;
+            return { reason: failure.message, giveUp: () => {
+              throw failure;
+            } };
+          }
+        }, policy, this.clock, options);
+      }
+      /** Closes the connections once the requests under way end; again, it waits for the same. */
+      close() {
+        this.closed ??= this.dispatcher.close();
+        return this.closed;
+      }
+      async once(req, timeoutMs, cancel) {
+        const timeout = AbortSignal.timeout(timeoutMs);
+        const signal = cancel === void 0 ? timeout : AbortSignal.any([timeout, cancel]);
+        try {
+          const res = await (0, import_undici4.request)(req.url, { method: req.method, headers: req.headers, body: req.body, dispatcher: this.dispatcher, signal });
+          const chunks = [];
+          let size = 0;
+          for await (const chunk of res.body) {
+            size += chunk.byteLength;
+            if (size > this.maxBytes) {
+              res.body.destroy();
+              throw new OutgoingFailure(`the answer is larger than ${this.maxBytes} bytes`);
+            }
+            chunks.push(chunk);
+          }
+          const headers = {};
+          for (const [name, value2] of Object.entries(res.headers)) if (value2 !== void 0) headers[name.toLowerCase()] = Array.isArray(value2) ? value2.join(", ") : value2;
+          return { status: res.statusCode, headers, text: Buffer.concat(chunks).toString("utf8") };
+        } catch (error) {
+          if (error instanceof OutgoingFailure) throw error;
+          if (timeout.aborted && cancel?.aborted !== true) throw new OutgoingFailure(`no answer in ${timeoutMs / 1e3} s`);
+          if (cancel?.aborted === true) throw new OutgoingFailure("aborted: the queue is closing");
+          throw new OutgoingFailure(connectionReason(error));
+        }
+      }
+    };
+  }
+});
+
+// src/notify/delivery.ts
+function createDeliveryQueue(options) {
+  const limits = { ...DELIVERY_DEFAULTS, ...options.limits };
+  const log = options.logger.child({ receiver: options.receiver });
+  const waiting = [];
+  let worker = null;
+  const closing = new AbortController();
+  const http = options.http ?? new OutgoingHttp();
+  const result = (message, outcome) => options.onResult?.(options.receiver, message.event, outcome);
+  async function work() {
+    for (let message = waiting.shift(); message !== void 0; message = waiting.shift()) {
+      result(message, await deliver(message));
+    }
+    worker = null;
+  }
+  async function deliver(message) {
+    const request5 = { method: "POST", url: message.url, headers: message.headers, body: message.body };
+    const policy = { attempts: limits.attempts, timeoutMs: limits.timeoutMs, initialMs: limits.backoffMs, maxMs: MAX_BACKOFF_MS, jitter: "half" };
+    const notDelivered = (attempt, reason, retrying) => log.warn({ event: message.event, attempt, reason, retrying }, "notification not delivered");
+    let tries = 1;
+    try {
+      const answer2 = await http.send(request5, policy, {
+        signal: closing.signal,
+        onRetry: ({ attempt, reason, delayMs }) => {
+          tries = attempt + 1;
+          notDelivered(attempt, reason, true);
+          log.debug({ event: message.event, delayMs: Math.round(delayMs) }, "notification retry waiting");
+        }
+      });
+      if (answer2.status >= 200 && answer2.status < 300) {
+        log.debug({ event: message.event, attempt: tries }, "notification sent");
+        return "sent";
+      }
+      notDelivered(tries, `HTTP ${answer2.status}`, false);
+    } catch (error) {
+      notDelivered(tries, error instanceof OutgoingFailure ? error.message : errorMessage(error), false);
+    }
+    return "failed";
+  }
+  return {
+    push(message) {
+      waiting.push(message);
+      while (waiting.length > limits.queueLength) {
+        const dropped = waiting.shift();
+        log.warn({ event: dropped.event, queueLength: limits.queueLength }, "notification queue full: the oldest message was dropped");
+        result(dropped, "dropped");
+      }
+      worker ??= work();
+    },
+    async drain(timeoutMs) {
+      if (worker === null) return;
+      const timer = setTimeout(() => closing.abort(new Error("the notification queue is closing")), timeoutMs);
+      try {
+        await worker;
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  };
+}
+var MAX_BACKOFF_MS, DELIVERY_DEFAULTS;
+var init_delivery = __esm({
+  "src/notify/delivery.ts"() {
+    "use strict";
+    init_errors();
+    init_outgoing();
+    MAX_BACKOFF_MS = 6e4;
+    DELIVERY_DEFAULTS = { queueLength: 100, attempts: 5, timeoutMs: 1e4, backoffMs: 1e3 };
+  }
+});
+
+// src/notify/events.ts
+function freshMemory() {
+  return { failing: false, appliedRevision: null, succeeded: false, waiting: null };
+}
+function passEvents(report2, memory) {
+  if (!report2.ok) {
+    const events2 = memory.failing ? [] : [failureKind(report2)];
+    return { events: events2, memory: { ...memory, failing: true } };
+  }
+  const events = [];
+  if (memory.failing) events.push("recovered");
+  const applied = report2.changes.filter((c4) => c4.outcome === "applied").length;
+  let waiting = null;
+  if (report2.windowClosed && report2.changes.length > 0) {
+    waiting = report2.changes.length;
+    if (memory.waiting !== waiting) events.push("window");
+  } else if (applied > 0) {
+    events.push(declaredUnchanged(report2, memory) ? "drift" : "applied");
+  }
+  const appliedRevision = report2.windowClosed ? memory.appliedRevision : report2.revision;
+  return { events, memory: { failing: false, appliedRevision, succeeded: memory.succeeded || !report2.windowClosed, waiting } };
+}
+function declaredUnchanged(pass, before) {
+  if (!before.succeeded) return false;
+  if (pass.kind === "git") return pass.revision !== null && pass.revision === before.appliedRevision;
+  return pass.trigger !== "file-change" && pass.trigger !== "start-up";
+}
+function failureKind(report2) {
+  if (report2.errors.some((e) => e.startsWith("conflict:"))) return "conflict";
+  if (report2.errors.some((e) => /refusing to apply/.test(e) && /max-deletes|allow-empty/.test(e))) return "guard";
+  return "failed";
+}
+var init_events = __esm({
+  "src/notify/events.ts"() {
+    "use strict";
+  }
+});
+
+// src/notify/messages.ts
+function summaryLine(event, report2) {
+  const where = `source "${report2.source}" (${report2.organization})${report2.revision === null ? "" : ` at ${report2.revision.slice(0, 12)}`}`;
+  const applied = report2.changes.filter((c4) => c4.outcome === "applied").length;
+  const override = report2.overrideWindow ? " (the sync window was overridden)" : "";
+  switch (event) {
+    case "applied":
+      return `policy-pool-sync: ${where} applied ${count3(applied)}${override}`;
+    case "drift":
+      return `policy-pool-sync: ${where} found drift and repaired ${count3(applied)}${override}`;
+    case "failed":
+      return `policy-pool-sync: ${where} failed: ${report2.error ?? "unknown error"}`;
+    case "conflict":
+      return `policy-pool-sync: ${where} has a conflict with another source: ${report2.errors.find((e) => e.startsWith("conflict:")) ?? report2.error ?? ""}`;
+    case "guard":
+      return `policy-pool-sync: ${where} refused to apply: ${report2.errors.find((e) => e.includes("refusing to apply")) ?? report2.error ?? ""}`;
+    case "recovered":
+      return `policy-pool-sync: ${where} recovered: the pass succeeded after failures`;
+    case "window":
+      return `policy-pool-sync: ${where} has ${count3(report2.changes.length)} waiting for the sync window`;
+  }
+}
+function changeLine(change) {
+  return `${change.action} ${change.resource} "${change.name}"${change.reason === "" ? "" : `: ${change.reason}`} (${change.outcome})`;
+}
+function listedChanges(event, report2) {
+  const listed = report2.changes.slice(0, MAX_CHANGES_IN_MESSAGE);
+  return event === "drift" ? listed.map((c4) => ({ ...c4, reason: asDrift(c4.reason) })) : listed;
+}
+function webhookPayload(event, report2, time) {
+  return {
+    version: 1,
+    event,
+    time: time.toISOString(),
+    summary: summaryLine(event, report2),
+    source: report2.source,
+    organization: report2.organization,
+    revision: report2.revision,
+    trigger: report2.trigger,
+    ok: report2.ok,
+    error: report2.error,
+    errors: report2.errors,
+    changes: listedChanges(event, report2),
+    changesOmitted: Math.max(0, report2.changes.length - MAX_CHANGES_IN_MESSAGE),
+    windowClosed: report2.windowClosed,
+    overrideWindow: report2.overrideWindow
+  };
+}
+function slackPayload(event, report2) {
+  const listed = listedChanges(event, report2).map((c4) => `\u2022 ${changeLine(c4)}`);
+  const omitted = report2.changes.length - listed.length;
+  if (omitted > 0) listed.push(`\u2026 and ${omitted} more`);
+  const text = [summaryLine(event, report2), ...listed].join("\n");
+  return { text: slackEscaped(text) };
+}
+function slackEscaped(text) {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+function count3(n) {
+  return `${n} change${n === 1 ? "" : "s"}`;
+}
+var MAX_CHANGES_IN_MESSAGE;
+var init_messages2 = __esm({
+  "src/notify/messages.ts"() {
+    "use strict";
+    init_reasons();
+    MAX_CHANGES_IN_MESSAGE = 50;
+  }
+});
+
+// src/notify/receivers.ts
+import { createHmac as createHmac2 } from "node:crypto";
+import { readFileSync as readFileSync4 } from "node:fs";
+function openReceiver(config, env) {
+  const url = receiverUrl(config, env);
+  const secret = config.secretEnv === null ? null : nonEmpty2(env[config.secretEnv]);
+  if (config.secretEnv !== null && secret === null) {
+    throw new UsageError(`notification receiver "${config.name}": the environment variable ${config.secretEnv} (secret-env) is not set`);
+  }
+  const json = (event, body, headers = {}) => ({
+    event,
+    url,
+    headers: { "content-type": "application/json", "user-agent": "policy-pool-sync", ...headers },
+    body: JSON.stringify(body)
+  });
+  switch (config.type) {
+    case "webhook":
+      return {
+        config,
+        event(event, report2, time) {
+          const message = json(event, webhookPayload(event, report2, time));
+          if (secret !== null) message.headers[SIGNATURE_HEADER] = `sha256=${createHmac2("sha256", secret).update(message.body).digest("hex")}`;
+          return message;
+        },
+        status: () => null
+      };
+    case "slack":
+      return { config, event: (event, report2) => json(event, slackPayload(event, report2)), status: () => null };
+    case "github-status":
+      return {
+        config,
+        event: () => null,
+        status(state, report2, description) {
+          if (report2.revision === null) return null;
+          const body = { state, context: `policy-pool-sync/${report2.source}`, description: cutAt(description, 140), ...config.statusUrl === null ? {} : { target_url: config.statusUrl } };
+          const auth = secret === null ? {} : { authorization: `Bearer ${secret}` };
+          return { ...json(state, body, { accept: "application/vnd.github+json", ...auth }), url: `${url.replace(/\/$/, "")}/statuses/${report2.revision}` };
+        }
+      };
+    case "gitlab-status":
+      return {
+        config,
+        event: () => null,
+        status(state, report2, description, ref) {
+          if (report2.revision === null) return null;
+          const gitlabState = state === "failure" ? "failed" : state === "pending" ? "running" : "success";
+          const branch = ref === void 0 || ref === null ? null : ref.replace(/^refs\/(heads|tags)\//, "");
+          const body = {
+            state: gitlabState,
+            name: `policy-pool-sync/${report2.source}`,
+            description: cutAt(description, 255),
+            ...branch === null ? {} : { ref: branch },
+            ...config.statusUrl === null ? {} : { target_url: config.statusUrl }
+          };
+          const auth = secret === null ? {} : { "private-token": secret };
+          return { ...json(state, body, auth), url: `${gitlabProjectUrl(url)}/statuses/${report2.revision}` };
+        }
+      };
+  }
+}
+function gitlabProjectUrl(url) {
+  const parsed = new URL(url);
+  const match = /^(.*?\/projects\/)(.+?)\/*$/.exec(parsed.pathname);
+  if (match === null) return url.replace(/\/+$/, "");
+  const id = (match[2] ?? "").split("/").map(decoded).join("/");
+  parsed.pathname = `${match[1] ?? ""}${encodeURIComponent(id)}`;
+  return parsed.href.replace(/\/+$/, "");
+}
+function decoded(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+function cutAt(text, max) {
+  const points = Array.from(text);
+  return points.length <= max ? text : `${points.slice(0, max - 1).join("")}\u2026`;
+}
+function statusDescription(report2) {
+  if (!report2.ok) return summaryLine("failed", report2).replace(/^policy-pool-sync: /, "");
+  const applied = report2.changes.filter((c4) => c4.outcome === "applied").length;
+  if (report2.windowClosed) return `${report2.changes.length} changes waiting for the sync window`;
+  return applied === 0 ? "in sync: nothing to change" : `applied ${applied} change${applied === 1 ? "" : "s"}`;
+}
+function receiverUrl(config, env) {
+  let value2;
+  if (config.urlEnv !== null) {
+    value2 = nonEmpty2(env[config.urlEnv]);
+    if (value2 === null) throw new UsageError(`notification receiver "${config.name}": the environment variable ${config.urlEnv} (url-env) is not set`);
+  } else if (config.urlFile === null) {
+    throw new UsageError(`notification receiver "${config.name}" needs url-env or url-file`);
+  } else {
+    try {
+      value2 = nonEmpty2(readFileSync4(config.urlFile, "utf8"));
+    } catch {
+      value2 = null;
+    }
+    if (value2 === null) throw new UsageError(`notification receiver "${config.name}": cannot read a URL from ${config.urlFile} (url-file)`);
+  }
+  if (!/^https?:\/\/\S+$/.test(value2)) throw new UsageError(`notification receiver "${config.name}": the URL is not an http(s) URL`);
+  return value2;
+}
+function nonEmpty2(value2) {
+  return value2 === void 0 || value2.trim() === "" ? null : value2.trim();
+}
+var SIGNATURE_HEADER;
+var init_receivers = __esm({
+  "src/notify/receivers.ts"() {
+    "use strict";
+    init_errors();
+    init_messages2();
+    SIGNATURE_HEADER = "x-policy-pool-sync-signature-256";
+  }
+});
+
+// src/notify/notifier.ts
+function createNotifier(options) {
+  const http = new OutgoingHttp({ proxy: proxySettings(options.env), ...options.clock === void 0 ? {} : { clock: options.clock } });
+  const receivers = (options.config.notifications ?? []).map((c4) => ({
+    receiver: openReceiver(c4, options.env),
+    queue: createDeliveryQueue({
+      receiver: c4.name,
+      logger: options.logger,
+      http,
+      ...options.onResult === void 0 ? {} : { onResult: options.onResult },
+      ...options.limits === void 0 ? {} : { limits: options.limits }
+    })
+  }));
+  const memories = /* @__PURE__ */ new Map();
+  const now = options.now ?? (() => /* @__PURE__ */ new Date());
+  const forSource = (source) => receivers.filter(({ receiver }) => receiver.config.sources === null || receiver.config.sources.includes(source));
+  const redact = options.redact ?? createRedactor(knownSecrets(options.config, options.env));
+  const push = (queue, message) => message !== null && queue.push({ ...message, body: redact(message.body) });
+  return {
+    passStarted(source, revision2) {
+      const report2 = { source: source.name, organization: source.organization, revision: revision2 };
+      for (const { receiver, queue } of forSource(source.name)) push(queue, receiver.status("pending", report2, "a pass is running", source.git?.ref ?? null));
+    },
+    passFinished(source, report2) {
+      const { events, memory } = passEvents(report2, memories.get(source.name) ?? freshMemory());
+      memories.set(source.name, memory);
+      if (events.length > 0) options.logger.info({ source: source.name, events }, "pass events");
+      const time = now();
+      for (const { receiver, queue } of forSource(source.name)) {
+        push(queue, receiver.status(report2.ok ? "success" : "failure", report2, statusDescription(report2), source.git?.ref ?? null));
+        for (const event of events) {
+          if (receiver.config.events === null || receiver.config.events.includes(event)) push(queue, receiver.event(event, report2, time));
+        }
+      }
+      return events;
+    },
+    async close(timeoutMs) {
+      await Promise.all(receivers.map(({ queue }) => queue.drain(timeoutMs)));
+      await http.close();
+    }
+  };
+}
+var init_notifier = __esm({
+  "src/notify/notifier.ts"() {
+    "use strict";
+    init_secrets();
+    init_redact();
+    init_outgoing();
+    init_proxy();
+    init_delivery();
+    init_events();
+    init_receivers();
+  }
+});
+
+// src/notify/report.ts
+function passReport(source, outcome, context) {
+  const plan = outcome?.sourcePlan.plan ?? null;
+  const results = new Map((outcome?.results ?? []).map((r2) => [r2.change, r2.outcome]));
+  const errors = outcome === null ? [] : [...sourceErrors(outcome.sourcePlan)];
+  return {
+    source: source.name,
+    organization: source.organization,
+    kind: source.git === null ? "path" : "git",
+    trigger: context.trigger,
+    revision: context.revision,
+    ok: context.ok,
+    error: context.ok ? null : context.error ?? (errors.join("; ") || "the pass failed"),
+    planned: plan !== null,
+    changes: (plan?.changes ?? []).map((c4) => ({ resource: c4.resource, name: c4.name, action: c4.action, reason: c4.reason, outcome: results.get(c4) ?? "not-applied" })),
+    errors,
+    windowClosed: context.windowClosed ?? false,
+    overrideWindow: context.overrideWindow ?? false
+  };
+}
+var init_report = __esm({
+  "src/notify/report.ts"() {
+    "use strict";
+    init_output();
+  }
+});
+
+// src/notify/index.ts
+var init_notify = __esm({
+  "src/notify/index.ts"() {
+    "use strict";
+    init_notifier();
+    init_report();
+    init_events();
+    init_receivers();
+    init_delivery();
+  }
+});
+
+// src/operations/fight-detector.ts
+function createFightDetector(now = () => /* @__PURE__ */ new Date()) {
+  const memory = /* @__PURE__ */ new Map();
+  return {
+    observe(planned, results) {
+      const at = now().getTime();
+      forget2(memory, at);
+      for (const change of planned) {
+        const before = memory.get(keyOf(change));
+        if (before?.standing === true && before.change === describe2(change)) {
+          before.standing = false;
+          before.undoneAt.push(at);
+        }
+      }
+      for (const { change, outcome } of results) {
+        if (outcome !== "applied") continue;
+        const before = memory.get(keyOf(change));
+        const described = describe2(change);
+        if (before !== void 0 && before.change === described) Object.assign(before, { appliedAt: at, standing: true });
+        else memory.set(keyOf(change), { change: described, appliedAt: at, standing: true, undoneAt: [] });
+      }
+      const fights = [];
+      for (const [key, applied] of memory) {
+        if (applied.undoneAt.length < FIGHT_UNDOS) continue;
+        const [resource, ...name] = key.split(":");
+        fights.push({ resource, name: name.join(":"), change: applied.change, undone: applied.undoneAt.length });
+      }
+      return fights;
+    }
+  };
+}
+function forget2(memory, at) {
+  for (const [key, applied] of memory) {
+    applied.undoneAt = applied.undoneAt.filter((t2) => at - t2 < FIGHT_WINDOW_MS);
+    if (applied.undoneAt.length === 0 && at - applied.appliedAt >= FIGHT_WINDOW_MS) memory.delete(key);
+  }
+}
+function keyOf(change) {
+  return `${change.resource}:${change.name}`;
+}
+function describe2(change) {
+  const fields = new Set(Object.keys(change.fields));
+  if (change.resource === "policy" && change.uploadCode) fields.add("code");
+  return fields.size === 0 || change.action !== "update" ? change.action : `${change.action} (${[...fields].sort().join(", ")})`;
+}
+function fightWarning(fight) {
+  return `${fight.resource} "${fight.name}" is fought over: the ${fight.change} this source applied was undone ${fight.undone} times in the last ${FIGHT_WINDOW_MS / 6e4} minutes. Another writer (a second daemon or a copy left running, with another repo) changes it back (or the API does not keep the change), and each pass changes it again (the last writer wins): run one replica per organization and stop the other writer`;
+}
+var FIGHT_UNDOS, FIGHT_WINDOW_MS;
+var init_fight_detector = __esm({
+  "src/operations/fight-detector.ts"() {
+    "use strict";
+    FIGHT_UNDOS = 2;
+    FIGHT_WINDOW_MS = 60 * 6e4;
+  }
+});
+
+// src/operations/pass-record.ts
+function resultLabel(end) {
+  return end.timedOut ? "timeout" : end.ok ? "success" : "failure";
+}
+function passRecord(end, startedAt, finishedAt, revision2, outcome, error, liveDrift) {
+  const plan = outcome?.sourcePlan.plan ?? null;
+  const results = new Map((outcome?.results ?? []).map((r2) => [r2.change, r2]));
+  const changes = (plan?.changes ?? []).slice(0, MAX_LISTED_CHANGES).map((change) => {
+    const result = results.get(change);
+    return {
+      resource: change.resource,
+      name: change.name,
+      action: change.action,
+      reason: liveDrift ? asDrift(change.reason) : change.reason,
+      outcome: result?.outcome ?? "not-applied",
+      message: result?.message ?? null
+    };
+  });
+  return {
+    trigger: end.trigger,
+    revision: revision2,
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    durationMs: end.durationMs,
+    result: resultLabel(end),
+    error,
+    drift: plan === null ? null : plan.changes.length,
+    liveDrift: liveDrift && plan !== null,
+    changes,
+    changesOmitted: Math.max(0, (plan?.changes.length ?? 0) - MAX_LISTED_CHANGES),
+    warnings: plan?.warnings ?? [],
+    errors: outcome === null ? [] : [...sourceErrors(outcome.sourcePlan)]
+  };
+}
+var HISTORY_LENGTH, MAX_LISTED_CHANGES;
+var init_pass_record = __esm({
+  "src/operations/pass-record.ts"() {
+    "use strict";
+    init_output();
+    init_reasons();
+    HISTORY_LENGTH = 20;
+    MAX_LISTED_CHANGES = 100;
+  }
+});
+
+// src/operations/history-file.ts
+async function openPassHistory(stateDir, source, logger) {
+  const file = stateDirLayout(stateDir).history(source);
+  const read = await readStateJson(file, MAX_HISTORY_BYTES, isHistoryFile).catch((error) => {
+    logger.warn({ file, error: errorMessage(error) }, "the pass history file is ignored; the history starts afresh");
+    return null;
+  });
+  const passes = read !== null && read.source === source ? read.passes.slice(0, HISTORY_LENGTH) : [];
+  let writing = Promise.resolve();
+  return {
+    passes,
+    add(record2) {
+      passes.unshift(record2);
+      passes.length = Math.min(passes.length, HISTORY_LENGTH);
+      const text = `${JSON.stringify({ source, passes })}
+`;
+      writing = writing.then(
+        () => writeStateText(file, text).catch((error) => logger.warn({ file, error: errorMessage(error) }, "cannot save the pass history"))
+      );
+      return writing;
+    }
+  };
+}
+function isHistoryFile(value2) {
+  if (typeof value2 !== "object" || value2 === null) return false;
+  const { source, passes } = value2;
+  return typeof source === "string" && Array.isArray(passes) && passes.every(isPassRecord);
+}
+function isPassRecord(value2) {
+  if (typeof value2 !== "object" || value2 === null) return false;
+  const r2 = value2;
+  return typeof r2["startedAt"] === "string" && typeof r2["finishedAt"] === "string" && typeof r2["result"] === "string" && Array.isArray(r2["changes"]) && Array.isArray(r2["warnings"]) && Array.isArray(r2["errors"]);
+}
+var MAX_HISTORY_BYTES;
+var init_history_file = __esm({
+  "src/operations/history-file.ts"() {
+    "use strict";
+    init_errors();
+    init_state_dir();
+    init_pass_record();
+    MAX_HISTORY_BYTES = 16 * 1024 * 1024;
+  }
+});
+
+// src/operations/sync-windows.ts
+function openSyncWindows(windows) {
+  const parsed = windows.map((window2) => ({ window: window2, times: readWindow(window2) }));
+  let cached2 = null;
+  return {
+    state(now) {
+      const minute = Math.floor(now.getTime() / MINUTE);
+      if (cached2?.minute !== minute) cached2 = { minute, state: decide(parsed, now) };
+      return cached2.state;
+    }
+  };
+}
+function decide(windows, now) {
+  const deny = windows.find((w2) => w2.window.kind === "deny" && isOpen(w2.window, w2.times, now));
+  if (deny !== void 0) return { closed: true, reason: describe3(deny.window) };
+  const allows = windows.filter((w2) => w2.window.kind === "allow");
+  if (allows.length === 0) return { closed: false, reason: null };
+  const allow = allows.find((w2) => isOpen(w2.window, w2.times, now));
+  return allow === void 0 ? { closed: true, reason: `outside every allow window: ${allows.map((w2) => describe3(w2.window)).join(", ")}` } : { closed: false, reason: describe3(allow.window) };
+}
+function isOpen(window2, times, now) {
+  const start = times.previous(now);
+  return start !== null && now.getTime() - start.getTime() < window2.durationMinutes * MINUTE;
+}
+function describe3(window2) {
+  return `${window2.kind} "${window2.schedule}" for ${window2.durationMinutes} min (${window2.timezone})`;
+}
+function readWindow(window2) {
+  if (window2.durationMinutes <= 0) throw new Error(`duration ${window2.durationMinutes}m: the window is never open; give it a duration of at least 1m`);
+  if (window2.schedule.trim().split(/\s+/).length !== 5) {
+    throw new Error(`"${window2.schedule}" is not a five-field cron expression (minute hour day-of-month month day-of-week); windows start on whole minutes`);
+  }
+  return parseCron(window2.schedule, window2.timezone);
+}
+function windowProblem(window2) {
+  try {
+    readWindow(window2);
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+var MINUTE;
+var init_sync_windows = __esm({
+  "src/operations/sync-windows.ts"() {
+    "use strict";
+    init_cron();
+    MINUTE = 6e4;
+  }
+});
+
+// src/server/status.ts
+function initialStatus(source) {
+  return {
+    name: source.name,
+    organization: source.organization,
+    kind: source.git === null ? "path" : "git",
+    running: false,
+    lastTrigger: null,
+    lastAttemptedRevision: null,
+    lastAppliedRevision: null,
+    result: null,
+    error: null,
+    driftCount: null,
+    lastRunAt: null,
+    lastSuccessAt: null,
+    nextRunAt: null,
+    gitReached: null,
+    apiReached: null,
+    fighting: [],
+    lastPass: null,
+    suspended: false,
+    suspendedAt: null,
+    syncWindow: null,
+    waitingForWindow: null
+  };
+}
+function readiness(statuses) {
+  const reasons = [];
+  for (const s3 of statuses) {
+    if (s3.lastRunAt === null) reasons.push(`source ${s3.name}: no pass has finished yet`);
+    else if (s3.gitReached === false) reasons.push(`source ${s3.name}: the last pass could not fetch the git repository: ${s3.error ?? "unknown error"}`);
+    else if (s3.apiReached === false) reasons.push(`source ${s3.name}: the last pass could not reach the API: ${s3.error ?? "unknown error"}`);
+  }
+  return { ready: reasons.length === 0, reasons };
+}
+var init_status = __esm({
+  "src/server/status.ts"() {
+    "use strict";
   }
 });
 
@@ -69532,7 +70227,7 @@ function gitInstanceFactory(baseDir, options) {
   customBinaryPlugin(plugins, config.binary, config.unsafe?.allowUnsafeCustomBinary);
   return new Git(config, plugins);
 }
-var import_file_exists, import_debug, import_promise_deferred, import_promise_deferred2, __defProp2, __getOwnPropDesc2, __getOwnPropNames2, __hasOwnProp2, __esm2, __commonJS2, __export2, __copyProps2, __toCommonJS, GitError, init_git_error, GitResponseError, init_git_response_error, TaskConfigurationError, init_task_configuration_error, NULL, NOOP, objectToString, init_util, filterArray, filterNumber, filterString, filterStringOrStringArray, filterHasLength, init_argument_filters, ExitCodes, init_exit_codes, GitOutputStreams, init_git_output_streams, LineParser, RemoteLineParser, init_line_parser, defaultOptions, init_simple_git_options, init_task_options, init_task_parser, utils_exports, init_utils, check_is_repo_exports, CheckRepoActions, onError, parser, init_check_is_repo, CleanResponse, removalRegexp, dryRunRemovalRegexp, isFolderRegexp, init_CleanSummary, task_exports, EMPTY_COMMANDS, init_task, clean_exports, CONFIG_ERROR_INTERACTIVE_MODE, CONFIG_ERROR_MODE_REQUIRED, CONFIG_ERROR_UNKNOWN_OPTION, CleanOptions, CleanOptionValues, init_clean, ConfigList, init_ConfigList, GitConfigScope, init_config, DiffNameStatus, diffNameStatus, init_diff_name_status, disallowedOptions, Query, _a, GrepQuery, init_grep, reset_exports, ResetMode, validResetModes, init_reset, init_git_logger, TasksPendingQueue, init_tasks_pending_queue, GitExecutorChain, init_git_executor_chain, git_executor_exports, GitExecutor, init_git_executor, init_task_callback, init_change_working_directory, init_checkout, parser2, init_count_objects, parsers, init_parse_commit, init_commit, init_first_commit, init_hash_object, InitSummary, initResponseRegex, reInitResponseRegex, init_InitSummary, bareCommand, init_init, logFormatRegex, init_log_format, DiffSummary, init_DiffSummary, statParser, numStatParser, nameOnlyParser, nameStatusParser, diffSummaryParsers, init_parse_diff_summary, START_BOUNDARY, COMMIT_BOUNDARY, SPLITTER, defaultFieldNames, init_parse_list_log_summary, diff_exports, init_diff, excludeOptions, init_log, MergeSummaryConflict, MergeSummaryDetail, init_MergeSummary, PullSummary, PullFailedSummary, init_PullSummary, remoteMessagesObjectParsers, init_parse_remote_objects, parsers2, RemoteMessageSummary, init_parse_remote_messages, FILE_UPDATE_REGEX, SUMMARY_REGEX, ACTION_REGEX, parsers3, errorParsers, parsePullDetail, parsePullResult, init_parse_pull, parsers4, parseMergeResult, parseMergeDetail, init_parse_merge, init_merge, parsers5, parsePushResult, parsePushDetail, init_parse_push, push_exports, init_push, init_show2, fromPathRegex, FileStatusSummary, init_FileStatusSummary, StatusSummary, parsers6, parseStatusSummary, init_StatusSummary, ignoredOptions, init_status, NOT_INSTALLED, parsers7, init_version2, cloneTask, cloneMirrorTask, init_clone, simple_git_api_exports, SimpleGitApi, init_simple_git_api, scheduler_exports, createScheduledTask, Scheduler, init_scheduler, apply_patch_exports, init_apply_patch, BranchDeletionBatch, init_BranchDeleteSummary, deleteSuccessRegex, deleteErrorRegex, parsers8, parseBranchDeletions, init_parse_branch_delete, BranchSummaryResult, init_BranchSummary, parsers9, currentBranchParser, init_parse_branch, branch_exports, init_branch, parseCheckIgnore, init_CheckIgnore, check_ignore_exports, init_check_ignore, parsers10, init_parse_fetch, fetch_exports, init_fetch, parsers11, init_parse_move, move_exports, init_move, pull_exports, init_pull, init_GetRemoteSummary, remote_exports, init_remote, stash_list_exports, init_stash_list, sub_module_exports, init_sub_module, TagList, parseTagList, init_TagList, tag_exports, init_tag, require_git, GitConstructError, GitPluginError, never, WRONG_NUMBER_ERR, WRONG_CHARS_ERR, PluginStore, Git, simpleGit;
+var import_file_exists, import_debug, import_promise_deferred, import_promise_deferred2, __defProp2, __getOwnPropDesc2, __getOwnPropNames2, __hasOwnProp2, __esm2, __commonJS2, __export2, __copyProps2, __toCommonJS, GitError, init_git_error, GitResponseError, init_git_response_error, TaskConfigurationError, init_task_configuration_error, NULL, NOOP, objectToString, init_util, filterArray, filterNumber, filterString, filterStringOrStringArray, filterHasLength, init_argument_filters, ExitCodes, init_exit_codes, GitOutputStreams, init_git_output_streams, LineParser, RemoteLineParser, init_line_parser, defaultOptions, init_simple_git_options, init_task_options, init_task_parser, utils_exports, init_utils, check_is_repo_exports, CheckRepoActions, onError, parser, init_check_is_repo, CleanResponse, removalRegexp, dryRunRemovalRegexp, isFolderRegexp, init_CleanSummary, task_exports, EMPTY_COMMANDS, init_task, clean_exports, CONFIG_ERROR_INTERACTIVE_MODE, CONFIG_ERROR_MODE_REQUIRED, CONFIG_ERROR_UNKNOWN_OPTION, CleanOptions, CleanOptionValues, init_clean, ConfigList, init_ConfigList, GitConfigScope, init_config, DiffNameStatus, diffNameStatus, init_diff_name_status, disallowedOptions, Query, _a, GrepQuery, init_grep, reset_exports, ResetMode, validResetModes, init_reset, init_git_logger, TasksPendingQueue, init_tasks_pending_queue, GitExecutorChain, init_git_executor_chain, git_executor_exports, GitExecutor, init_git_executor, init_task_callback, init_change_working_directory, init_checkout, parser2, init_count_objects, parsers, init_parse_commit, init_commit, init_first_commit, init_hash_object, InitSummary, initResponseRegex, reInitResponseRegex, init_InitSummary, bareCommand, init_init, logFormatRegex, init_log_format, DiffSummary, init_DiffSummary, statParser, numStatParser, nameOnlyParser, nameStatusParser, diffSummaryParsers, init_parse_diff_summary, START_BOUNDARY, COMMIT_BOUNDARY, SPLITTER, defaultFieldNames, init_parse_list_log_summary, diff_exports, init_diff, excludeOptions, init_log, MergeSummaryConflict, MergeSummaryDetail, init_MergeSummary, PullSummary, PullFailedSummary, init_PullSummary, remoteMessagesObjectParsers, init_parse_remote_objects, parsers2, RemoteMessageSummary, init_parse_remote_messages, FILE_UPDATE_REGEX, SUMMARY_REGEX, ACTION_REGEX, parsers3, errorParsers, parsePullDetail, parsePullResult, init_parse_pull, parsers4, parseMergeResult, parseMergeDetail, init_parse_merge, init_merge, parsers5, parsePushResult, parsePushDetail, init_parse_push, push_exports, init_push, init_show2, fromPathRegex, FileStatusSummary, init_FileStatusSummary, StatusSummary, parsers6, parseStatusSummary, init_StatusSummary, ignoredOptions, init_status2, NOT_INSTALLED, parsers7, init_version2, cloneTask, cloneMirrorTask, init_clone, simple_git_api_exports, SimpleGitApi, init_simple_git_api, scheduler_exports, createScheduledTask, Scheduler, init_scheduler, apply_patch_exports, init_apply_patch, BranchDeletionBatch, init_BranchDeleteSummary, deleteSuccessRegex, deleteErrorRegex, parsers8, parseBranchDeletions, init_parse_branch_delete, BranchSummaryResult, init_BranchSummary, parsers9, currentBranchParser, init_parse_branch, branch_exports, init_branch, parseCheckIgnore, init_CheckIgnore, check_ignore_exports, init_check_ignore, parsers10, init_parse_fetch, fetch_exports, init_fetch, parsers11, init_parse_move, move_exports, init_move, pull_exports, init_pull, init_GetRemoteSummary, remote_exports, init_remote, stash_list_exports, init_stash_list, sub_module_exports, init_sub_module, TagList, parseTagList, init_TagList, tag_exports, init_tag, require_git, GitConstructError, GitPluginError, never, WRONG_NUMBER_ERR, WRONG_CHARS_ERR, PluginStore, Git, simpleGit;
 var init_esm = __esm({
   "node_modules/simple-git/dist/esm/index.js"() {
     import_file_exists = __toESM(require_dist3(), 1);
@@ -71110,7 +71805,7 @@ var init_esm = __esm({
         };
       }
     });
-    init_status = __esm2({
+    init_status2 = __esm2({
       "src/lib/tasks/status.ts"() {
         "use strict";
         init_StatusSummary();
@@ -71179,7 +71874,7 @@ var init_esm = __esm({
         init_merge();
         init_push();
         init_show2();
-        init_status();
+        init_status2();
         init_task();
         init_version2();
         init_utils();
@@ -72111,26 +72806,26 @@ var init_esm = __esm({
 // src/source/checkout-checks.ts
 import { realpath as realpath3 } from "node:fs/promises";
 import path11 from "node:path";
-async function checkCheckout(git, checkout, dir, gitPath) {
-  const problems2 = [...await escapeProblems(checkout, dir, gitPath), ...await submoduleProblems(git, checkout, dir)];
+async function checkCheckout(git, checkout2, dir, gitPath) {
+  const problems2 = [...await escapeProblems(checkout2, dir, gitPath), ...await submoduleProblems(git, checkout2, dir)];
   if (problems2.length === 0) return;
   const summary = `The declared repo ${dir} has ${count(problems2.length, "problem")}:`;
   throw new ValidationError([summary, ...problems2.map((p2) => `  ${p2.file}: ${p2.message}`)].join("\n"), problems2);
 }
-async function escapeProblems(checkout, dir, gitPath) {
+async function escapeProblems(checkout2, dir, gitPath) {
   let real;
   try {
     real = await realpath3(dir);
   } catch {
     return [];
   }
-  const root = await realpath3(checkout);
+  const root = await realpath3(checkout2);
   if (real === root || real.startsWith(root + path11.sep)) return [];
   const message = `git.path "${gitPath}" resolves outside the repository's checkout (through a symbolic link in the repo); point git.path at a real folder of the repo`;
   return [{ file: gitPath, message }];
 }
-async function submoduleProblems(git, checkout, dir) {
-  const base = path11.relative(checkout, dir).split(path11.sep).join("/");
+async function submoduleProblems(git, checkout2, dir) {
+  const base = path11.relative(checkout2, dir).split(path11.sep).join("/");
   const prefixes = READ_FOLDERS.map((folder) => base === "" ? folder : `${base}/${folder}`);
   const staged = await git.raw(["ls-files", "--stage", "-z", "--", ...prefixes]);
   const problems2 = [];
@@ -72206,9 +72901,9 @@ function gitSource(options) {
   };
 }
 async function fetchCheckout(options, signal) {
-  const checkout = stateDirLayout(options.stateDir).checkout(options.name);
-  const dir = path12.resolve(checkout, options.git.path);
-  if (dir !== checkout && !dir.startsWith(checkout + path12.sep)) {
+  const checkout2 = stateDirLayout(options.stateDir).checkout(options.name);
+  const dir = path12.resolve(checkout2, options.git.path);
+  if (dir !== checkout2 && !dir.startsWith(checkout2 + path12.sep)) {
     throw new GitFetchError(`git.path "${options.git.path}" of source ${options.name} leaves the repository`);
   }
   const remote = gitRemote(options.git.url, options.env);
@@ -72216,7 +72911,7 @@ async function fetchCheckout(options, signal) {
   const safe = (error) => remote.redact(error instanceof Error ? error.message : String(error));
   let fetched;
   try {
-    const git = await openRepository(checkout, options, remote, signal);
+    const git = await openRepository(checkout2, options, remote, signal);
     await git.raw(["fetch", "--force", "--no-tags", "--depth", "1", "origin", options.git.ref]);
     await git.raw(["reset", "--hard", "--quiet", "FETCH_HEAD"]);
     await git.raw(["clean", "-ffdxq"]);
@@ -72227,20 +72922,20 @@ async function fetchCheckout(options, signal) {
     if (signal?.aborted === true) throw new GitFetchError(`git fetch of ${url} aborted: ${safe(signal.reason)}`);
     throw new GitFetchError(`git fetch of ${url} (ref ${options.git.ref}) failed: ${firstLines(safe(error))}`);
   }
-  await checkCheckout(fetched.git, checkout, dir, options.git.path);
+  await checkCheckout(fetched.git, checkout2, dir, options.git.path);
   return { dir, revision: fetched.revision };
 }
-async function openRepository(checkout, options, remote, signal) {
-  await makeStateDir(checkout);
+async function openRepository(checkout2, options, remote, signal) {
+  await makeStateDir(checkout2);
   const git = simpleGit({
-    baseDir: checkout,
+    baseDir: checkout2,
     unsafe: UNSAFE_ENV_ALLOWED,
     ...signal === void 0 ? {} : { abort: signal }
   }).env({ ...options.env, ...remote.env, GIT_TERMINAL_PROMPT: "0" });
-  if (!existsSync(path12.join(checkout, ".git"))) {
+  if (!existsSync(path12.join(checkout2, ".git"))) {
     await git.init();
     await git.addRemote("origin", remote.url);
-    options.logger.info({ source: options.name, url: remote.display, checkout }, "git source initialised");
+    options.logger.info({ source: options.name, url: remote.display, checkout: checkout2 }, "git source initialised");
     return git;
   }
   await git.remote(["set-url", "origin", remote.url]);
@@ -74131,6 +74826,35 @@ var init_source = __esm({
   }
 });
 
+// src/daemon/pass-waiters.ts
+function createPassWaiters() {
+  let started = 0;
+  let waiting = [];
+  return {
+    next() {
+      const after = started;
+      return new Promise((resolve4) => waiting.push({ after, resolve: resolve4 }));
+    },
+    started() {
+      started += 1;
+    },
+    ended(record2) {
+      const done = waiting.filter((w2) => w2.after < started);
+      waiting = waiting.filter((w2) => w2.after >= started);
+      for (const w2 of done) w2.resolve(record2);
+    },
+    close() {
+      for (const w2 of waiting) w2.resolve(null);
+      waiting = [];
+    }
+  };
+}
+var init_pass_waiters = __esm({
+  "src/daemon/pass-waiters.ts"() {
+    "use strict";
+  }
+});
+
 // src/daemon/schedule.ts
 function startSchedule(options) {
   const random = options.random ?? Math.random;
@@ -74172,26 +74896,23 @@ var init_schedule = __esm({
 
 // src/daemon/source-loop.ts
 function createSourceLoop(options) {
-  const backoff = options.backoff ?? DEFAULT_BACKOFF;
-  const now = options.now ?? Date.now;
   const log = options.logger.child({ source: options.name });
   let active = false;
   let current = null;
   let queued = null;
   let failures = 0;
-  let retryTimer = null;
-  let retryAt = null;
+  const retry = createRetry(options.backoff ?? DEFAULT_BACKOFF, options.now ?? Date.now, log, () => trigger("retry"));
   let stopped = false;
   const shutdown = new AbortController();
   let inFlight = null;
-  let idleWaiters = [];
+  const idleWaiters = [];
   function trigger(reason) {
     if (stopped) return;
     if (options.accepts?.(reason) === false) {
       log.debug({ trigger: reason }, "trigger ignored: the source is suspended, or this replica stands by");
       return;
     }
-    cancelRetry();
+    retry.cancel();
     if (active) {
       if (queued === null) log.debug({ trigger: reason }, "pass running; one more pass queued");
       queued ??= reason;
@@ -74204,58 +74925,17 @@ function createSourceLoop(options) {
     let next = first2;
     let ok2 = true;
     while (next !== null) {
-      ok2 = await execute(next);
+      ok2 = await runOnePass(options, log, next, shutdown.signal, (controller) => {
+        inFlight = controller;
+      });
       failures = ok2 ? 0 : failures + 1;
       next = stopped ? null : queued;
       queued = null;
     }
     active = false;
     current = null;
-    if (!ok2 && !stopped) scheduleRetry();
-    const waiters = idleWaiters;
-    idleWaiters = [];
-    for (const resolve4 of waiters) resolve4();
-  }
-  async function execute(reason) {
-    const controller = new AbortController();
-    sharedSignal(controller.signal);
-    inFlight = controller;
-    const started = now();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      log.warn({ trigger: reason, timeoutSeconds: options.timeoutMs / 1e3 }, "pass timed out; aborting it");
-      controller.abort(new Error(`pass timed out after ${options.timeoutMs / 1e3} s`));
-    }, options.timeoutMs);
-    options.onPassStart?.(reason);
-    let result;
-    try {
-      result = await options.pass(reason, controller.signal, shutdown.signal);
-    } catch (error2) {
-      result = { ok: false, error: safeErrorMessage(error2) };
-    } finally {
-      clearTimeout(timer);
-      inFlight = null;
-    }
-    const error = timedOut ? `pass timed out after ${options.timeoutMs / 1e3} s` : result.ok ? null : result.error ?? "pass failed";
-    const end = { trigger: reason, ok: result.ok && !timedOut, timedOut, error, durationMs: now() - started };
-    options.onPassEnd?.(end);
-    return end.ok;
-  }
-  function scheduleRetry() {
-    const delay2 = backoffDelay(failures, { ...backoff, jitter: "none" }, 0);
-    retryAt = now() + delay2;
-    log.info({ failures, retryInSeconds: delay2 / 1e3 }, "pass failed; retrying after back-off");
-    retryTimer = setTimeout(() => {
-      retryTimer = null;
-      retryAt = null;
-      trigger("retry");
-    }, delay2);
-  }
-  function cancelRetry() {
-    if (retryTimer !== null) clearTimeout(retryTimer);
-    retryTimer = null;
-    retryAt = null;
+    if (!ok2 && !stopped) retry.schedule(failures);
+    for (const resolve4 of idleWaiters.splice(0)) resolve4();
   }
   return {
     trigger,
@@ -74263,37 +74943,91 @@ function createSourceLoop(options) {
       return active;
     },
     get retryAt() {
-      return retryAt;
+      return retry.at;
     },
     whenIdle() {
       return !active ? Promise.resolve() : new Promise((resolve4) => idleWaiters.push(resolve4));
     },
     async abort(reason) {
       queued = null;
-      cancelRetry();
+      retry.cancel();
       inFlight?.abort(reason);
       await current;
     },
     async stop(graceMs) {
       stopped = true;
       queued = null;
-      cancelRetry();
+      retry.cancel();
       shutdown.abort(new Error("the daemon is shutting down"));
       if (current === null) return;
-      const pass = inFlight;
-      let grace = null;
-      if (graceMs !== void 0 && pass !== null) {
-        grace = setTimeout(() => {
-          log.warn({ graceSeconds: graceMs / 1e3 }, "shutdown: the pass in flight did not finish in time; aborting it");
-          pass.abort(new Error(`shutdown: the pass was aborted after waiting ${graceMs / 1e3} s for it`));
-        }, graceMs);
-      }
+      const endGrace = abortAfterGrace(inFlight, graceMs, log);
       try {
         await current;
       } finally {
-        if (grace !== null) clearTimeout(grace);
+        endGrace();
       }
     }
+  };
+}
+async function runOnePass(options, log, reason, stop, onInFlight) {
+  const controller = new AbortController();
+  sharedSignal(controller.signal);
+  onInFlight(controller);
+  const now = options.now ?? Date.now;
+  const started = now();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    log.warn({ trigger: reason, timeoutSeconds: options.timeoutMs / 1e3 }, "pass timed out; aborting it");
+    controller.abort(new Error(`pass timed out after ${options.timeoutMs / 1e3} s`));
+  }, options.timeoutMs);
+  options.onPassStart?.(reason);
+  let result;
+  try {
+    result = await options.pass(reason, controller.signal, stop);
+  } catch (error2) {
+    result = { ok: false, error: safeErrorMessage(error2) };
+  } finally {
+    clearTimeout(timer);
+    onInFlight(null);
+  }
+  const error = timedOut ? `pass timed out after ${options.timeoutMs / 1e3} s` : result.ok ? null : result.error ?? "pass failed";
+  const end = { trigger: reason, ok: result.ok && !timedOut, timedOut, error, durationMs: now() - started };
+  options.onPassEnd?.(end);
+  return end.ok;
+}
+function abortAfterGrace(pass, graceMs, log) {
+  if (graceMs === void 0 || pass === null) return () => void 0;
+  const grace = setTimeout(() => {
+    log.warn({ graceSeconds: graceMs / 1e3 }, "shutdown: the pass in flight did not finish in time; aborting it");
+    pass.abort(new Error(`shutdown: the pass was aborted after waiting ${graceMs / 1e3} s for it`));
+  }, graceMs);
+  return () => clearTimeout(grace);
+}
+function createRetry(backoff, now, log, onDue) {
+  let timer = null;
+  let at = null;
+  const cancel = () => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    at = null;
+  };
+  return {
+    /** When it is due (ms since the epoch), or null. */
+    get at() {
+      return at;
+    },
+    schedule(failures) {
+      const delay2 = backoffDelay(failures, { ...backoff, jitter: "none" }, 0);
+      at = now() + delay2;
+      log.info({ failures, retryInSeconds: delay2 / 1e3 }, "pass failed; retrying after back-off");
+      timer = setTimeout(() => {
+        timer = null;
+        at = null;
+        onDue();
+      }, delay2);
+    },
+    cancel
   };
 }
 var DEFAULT_BACKOFF;
@@ -74307,762 +75041,7 @@ var init_source_loop = __esm({
   }
 });
 
-// src/daemon/pass-record.ts
-function resultLabel(end) {
-  return end.timedOut ? "timeout" : end.ok ? "success" : "failure";
-}
-function passRecord(end, startedAt, finishedAt, revision2, outcome, error, liveDrift) {
-  const plan = outcome?.sourcePlan.plan ?? null;
-  const results = new Map((outcome?.results ?? []).map((r2) => [r2.change, r2]));
-  const changes = (plan?.changes ?? []).slice(0, MAX_LISTED_CHANGES).map((change) => {
-    const result = results.get(change);
-    return {
-      resource: change.resource,
-      name: change.name,
-      action: change.action,
-      reason: liveDrift ? asDrift(change.reason) : change.reason,
-      outcome: result?.outcome ?? "not-applied",
-      message: result?.message ?? null
-    };
-  });
-  return {
-    trigger: end.trigger,
-    revision: revision2,
-    startedAt: startedAt.toISOString(),
-    finishedAt: finishedAt.toISOString(),
-    durationMs: end.durationMs,
-    result: resultLabel(end),
-    error,
-    drift: plan === null ? null : plan.changes.length,
-    liveDrift: liveDrift && plan !== null,
-    changes,
-    changesOmitted: Math.max(0, (plan?.changes.length ?? 0) - MAX_LISTED_CHANGES),
-    warnings: plan?.warnings ?? [],
-    errors: outcome === null ? [] : [...sourceErrors(outcome.sourcePlan)]
-  };
-}
-var HISTORY_LENGTH, MAX_LISTED_CHANGES;
-var init_pass_record = __esm({
-  "src/daemon/pass-record.ts"() {
-    "use strict";
-    init_output();
-    init_reasons();
-    HISTORY_LENGTH = 20;
-    MAX_LISTED_CHANGES = 100;
-  }
-});
-
-// src/daemon/status.ts
-function initialStatus(source) {
-  return {
-    name: source.name,
-    organization: source.organization,
-    kind: source.git === null ? "path" : "git",
-    running: false,
-    lastTrigger: null,
-    lastAttemptedRevision: null,
-    lastAppliedRevision: null,
-    result: null,
-    error: null,
-    driftCount: null,
-    lastRunAt: null,
-    lastSuccessAt: null,
-    nextRunAt: null,
-    gitReached: null,
-    apiReached: null,
-    fighting: [],
-    lastPass: null,
-    suspended: false,
-    suspendedAt: null,
-    syncWindow: null,
-    waitingForWindow: null
-  };
-}
-function readiness(statuses) {
-  const reasons = [];
-  for (const s3 of statuses) {
-    if (s3.lastRunAt === null) reasons.push(`source ${s3.name}: no pass has finished yet`);
-    else if (s3.gitReached === false) reasons.push(`source ${s3.name}: the last pass could not fetch the git repository: ${s3.error ?? "unknown error"}`);
-    else if (s3.apiReached === false) reasons.push(`source ${s3.name}: the last pass could not reach the API: ${s3.error ?? "unknown error"}`);
-  }
-  return { ready: reasons.length === 0, reasons };
-}
-var init_status2 = __esm({
-  "src/daemon/status.ts"() {
-    "use strict";
-  }
-});
-
-// src/daemon/fight-detector.ts
-function createFightDetector(now = () => /* @__PURE__ */ new Date()) {
-  const memory = /* @__PURE__ */ new Map();
-  return {
-    observe(planned, results) {
-      const at = now().getTime();
-      forget2(memory, at);
-      for (const change of planned) {
-        const before = memory.get(keyOf(change));
-        if (before?.standing === true && before.change === describe2(change)) {
-          before.standing = false;
-          before.undoneAt.push(at);
-        }
-      }
-      for (const { change, outcome } of results) {
-        if (outcome !== "applied") continue;
-        const before = memory.get(keyOf(change));
-        const described = describe2(change);
-        if (before !== void 0 && before.change === described) Object.assign(before, { appliedAt: at, standing: true });
-        else memory.set(keyOf(change), { change: described, appliedAt: at, standing: true, undoneAt: [] });
-      }
-      const fights = [];
-      for (const [key, applied] of memory) {
-        if (applied.undoneAt.length < FIGHT_UNDOS) continue;
-        const [resource, ...name] = key.split(":");
-        fights.push({ resource, name: name.join(":"), change: applied.change, undone: applied.undoneAt.length });
-      }
-      return fights;
-    }
-  };
-}
-function forget2(memory, at) {
-  for (const [key, applied] of memory) {
-    applied.undoneAt = applied.undoneAt.filter((t2) => at - t2 < FIGHT_WINDOW_MS);
-    if (applied.undoneAt.length === 0 && at - applied.appliedAt >= FIGHT_WINDOW_MS) memory.delete(key);
-  }
-}
-function keyOf(change) {
-  return `${change.resource}:${change.name}`;
-}
-function describe2(change) {
-  const fields = new Set(Object.keys(change.fields));
-  if (change.resource === "policy" && change.uploadCode) fields.add("code");
-  return fields.size === 0 || change.action !== "update" ? change.action : `${change.action} (${[...fields].sort().join(", ")})`;
-}
-function fightWarning(fight) {
-  return `${fight.resource} "${fight.name}" is fought over: the ${fight.change} this source applied was undone ${fight.undone} times in the last ${FIGHT_WINDOW_MS / 6e4} minutes. Another writer (a second daemon or a copy left running, with another repo) changes it back (or the API does not keep the change), and each pass changes it again (the last writer wins): run one replica per organization and stop the other writer`;
-}
-var FIGHT_UNDOS, FIGHT_WINDOW_MS;
-var init_fight_detector = __esm({
-  "src/daemon/fight-detector.ts"() {
-    "use strict";
-    FIGHT_UNDOS = 2;
-    FIGHT_WINDOW_MS = 60 * 6e4;
-  }
-});
-
-// src/http/outgoing.ts
-function connectionReason(error) {
-  for (let current = error, depth = 0; current instanceof Error && depth < 4; depth += 1) {
-    const code = current.code;
-    if (typeof code === "string") return `connection failed (${code})`;
-    current = current.cause;
-  }
-  return `connection failed (${errorMessage(error).split("\n")[0]?.slice(0, 80) ?? ""})`;
-}
-var import_undici4, OutgoingFailure, SYSTEM_CLOCK, OutgoingHttp;
-var init_outgoing = __esm({
-  "src/http/outgoing.ts"() {
-    "use strict";
-    import_undici4 = __toESM(require_undici(), 1);
-    init_errors();
-    init_proxy();
-    init_retry();
-    OutgoingFailure = class extends Error {
-      name = "OutgoingFailure";
-    };
-    SYSTEM_CLOCK = {
-      sleep: (ms, signal) => new Promise((resolve4, reject) => {
-        if (signal?.aborted === true) return reject(signal.reason);
-        const done = () => {
-          clearTimeout(timer);
-          reject(signal?.reason);
-        };
-        const timer = setTimeout(() => {
-          signal?.removeEventListener("abort", done);
-          resolve4();
-        }, Math.max(0, ms));
-        signal?.addEventListener("abort", done, { once: true });
-      }),
-      random: () => Math.random()
-    };
-    OutgoingHttp = class {
-      dispatcher;
-      clock;
-      maxBytes;
-      closed = null;
-      constructor(options = {}) {
-        this.dispatcher = outgoingDispatcher(options.proxy ?? NO_PROXY);
-        this.clock = options.clock ?? SYSTEM_CLOCK;
-        this.maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
-      }
-      /**
-       * Sends `req` until an answer that is not worth another try, or `policy.attempts` tries: the last answer, whatever
-       * its status, or an OutgoingFailure when the last try got none. `timeoutMs`: each try's.
-       */
-      send(req, policy, options = {}) {
-        return withRetries(async () => {
-          try {
-            const answer2 = await this.once(req, policy.timeoutMs, options.signal);
-            const again = req.retry === "rate-limited-only" ? answer2.status === 429 : retryableStatus(answer2.status);
-            if (!again) return { done: answer2 };
-            return { reason: `HTTP ${answer2.status}`, status: answer2.status, headers: answer2.headers, giveUp: () => answer2 };
-          } catch (error) {
-            const failure = error instanceof OutgoingFailure ? error : new OutgoingFailure(errorMessage(error));
-            if (options.signal?.aborted === true || req.retry === "rate-limited-only") throw failure;
-            return { reason: failure.message, giveUp: () => {
-              throw failure;
-            } };
-          }
-        }, policy, this.clock, options);
-      }
-      /** Closes the connections once the requests under way end; again, it waits for the same. */
-      close() {
-        this.closed ??= this.dispatcher.close();
-        return this.closed;
-      }
-      async once(req, timeoutMs, cancel) {
-        const timeout = AbortSignal.timeout(timeoutMs);
-        const signal = cancel === void 0 ? timeout : AbortSignal.any([timeout, cancel]);
-        try {
-          const res = await (0, import_undici4.request)(req.url, { method: req.method, headers: req.headers, body: req.body, dispatcher: this.dispatcher, signal });
-          const chunks = [];
-          let size = 0;
-          for await (const chunk of res.body) {
-            size += chunk.byteLength;
-            if (size > this.maxBytes) {
-              res.body.destroy();
-              throw new OutgoingFailure(`the answer is larger than ${this.maxBytes} bytes`);
-            }
-            chunks.push(chunk);
-          }
-          const headers = {};
-          for (const [name, value2] of Object.entries(res.headers)) if (value2 !== void 0) headers[name.toLowerCase()] = Array.isArray(value2) ? value2.join(", ") : value2;
-          return { status: res.statusCode, headers, text: Buffer.concat(chunks).toString("utf8") };
-        } catch (error) {
-          if (error instanceof OutgoingFailure) throw error;
-          if (timeout.aborted && cancel?.aborted !== true) throw new OutgoingFailure(`no answer in ${timeoutMs / 1e3} s`);
-          if (cancel?.aborted === true) throw new OutgoingFailure("aborted: the queue is closing");
-          throw new OutgoingFailure(connectionReason(error));
-        }
-      }
-    };
-  }
-});
-
-// src/notify/delivery.ts
-function createDeliveryQueue(options) {
-  const limits = { ...DELIVERY_DEFAULTS, ...options.limits };
-  const log = options.logger.child({ receiver: options.receiver });
-  const waiting = [];
-  let worker = null;
-  const closing = new AbortController();
-  const http = options.http ?? new OutgoingHttp();
-  const result = (message, outcome) => options.onResult?.(options.receiver, message.event, outcome);
-  async function work() {
-    for (let message = waiting.shift(); message !== void 0; message = waiting.shift()) {
-      result(message, await deliver(message));
-    }
-    worker = null;
-  }
-  async function deliver(message) {
-    const request5 = { method: "POST", url: message.url, headers: message.headers, body: message.body };
-    const policy = { attempts: limits.attempts, timeoutMs: limits.timeoutMs, initialMs: limits.backoffMs, maxMs: MAX_BACKOFF_MS, jitter: "half" };
-    const notDelivered = (attempt, reason, retrying) => log.warn({ event: message.event, attempt, reason, retrying }, "notification not delivered");
-    let tries = 1;
-    try {
-      const answer2 = await http.send(request5, policy, {
-        signal: closing.signal,
-        onRetry: ({ attempt, reason, delayMs }) => {
-          tries = attempt + 1;
-          notDelivered(attempt, reason, true);
-          log.debug({ event: message.event, delayMs: Math.round(delayMs) }, "notification retry waiting");
-        }
-      });
-      if (answer2.status >= 200 && answer2.status < 300) {
-        log.debug({ event: message.event, attempt: tries }, "notification sent");
-        return "sent";
-      }
-      notDelivered(tries, `HTTP ${answer2.status}`, false);
-    } catch (error) {
-      notDelivered(tries, error instanceof OutgoingFailure ? error.message : errorMessage(error), false);
-    }
-    return "failed";
-  }
-  return {
-    push(message) {
-      waiting.push(message);
-      while (waiting.length > limits.queueLength) {
-        const dropped = waiting.shift();
-        log.warn({ event: dropped.event, queueLength: limits.queueLength }, "notification queue full: the oldest message was dropped");
-        result(dropped, "dropped");
-      }
-      worker ??= work();
-    },
-    async drain(timeoutMs) {
-      if (worker === null) return;
-      const timer = setTimeout(() => closing.abort(new Error("the notification queue is closing")), timeoutMs);
-      try {
-        await worker;
-      } finally {
-        clearTimeout(timer);
-      }
-    }
-  };
-}
-var MAX_BACKOFF_MS, DELIVERY_DEFAULTS;
-var init_delivery = __esm({
-  "src/notify/delivery.ts"() {
-    "use strict";
-    init_errors();
-    init_outgoing();
-    MAX_BACKOFF_MS = 6e4;
-    DELIVERY_DEFAULTS = { queueLength: 100, attempts: 5, timeoutMs: 1e4, backoffMs: 1e3 };
-  }
-});
-
-// src/notify/events.ts
-function freshMemory() {
-  return { failing: false, appliedRevision: null, succeeded: false, waiting: null };
-}
-function passEvents(report2, memory) {
-  if (!report2.ok) {
-    const events2 = memory.failing ? [] : [failureKind(report2)];
-    return { events: events2, memory: { ...memory, failing: true } };
-  }
-  const events = [];
-  if (memory.failing) events.push("recovered");
-  const applied = report2.changes.filter((c4) => c4.outcome === "applied").length;
-  let waiting = null;
-  if (report2.windowClosed && report2.changes.length > 0) {
-    waiting = report2.changes.length;
-    if (memory.waiting !== waiting) events.push("window");
-  } else if (applied > 0) {
-    events.push(declaredUnchanged(report2, memory) ? "drift" : "applied");
-  }
-  const appliedRevision = report2.windowClosed ? memory.appliedRevision : report2.revision;
-  return { events, memory: { failing: false, appliedRevision, succeeded: memory.succeeded || !report2.windowClosed, waiting } };
-}
-function declaredUnchanged(pass, before) {
-  if (!before.succeeded) return false;
-  if (pass.kind === "git") return pass.revision !== null && pass.revision === before.appliedRevision;
-  return pass.trigger !== "file-change" && pass.trigger !== "start-up";
-}
-function failureKind(report2) {
-  if (report2.errors.some((e) => e.startsWith("conflict:"))) return "conflict";
-  if (report2.errors.some((e) => /refusing to apply/.test(e) && /max-deletes|allow-empty/.test(e))) return "guard";
-  return "failed";
-}
-var init_events = __esm({
-  "src/notify/events.ts"() {
-    "use strict";
-  }
-});
-
-// src/notify/messages.ts
-function summaryLine(event, report2) {
-  const where = `source "${report2.source}" (${report2.organization})${report2.revision === null ? "" : ` at ${report2.revision.slice(0, 12)}`}`;
-  const applied = report2.changes.filter((c4) => c4.outcome === "applied").length;
-  const override = report2.overrideWindow ? " (the sync window was overridden)" : "";
-  switch (event) {
-    case "applied":
-      return `policy-pool-sync: ${where} applied ${count3(applied)}${override}`;
-    case "drift":
-      return `policy-pool-sync: ${where} found drift and repaired ${count3(applied)}${override}`;
-    case "failed":
-      return `policy-pool-sync: ${where} failed: ${report2.error ?? "unknown error"}`;
-    case "conflict":
-      return `policy-pool-sync: ${where} has a conflict with another source: ${report2.errors.find((e) => e.startsWith("conflict:")) ?? report2.error ?? ""}`;
-    case "guard":
-      return `policy-pool-sync: ${where} refused to apply: ${report2.errors.find((e) => e.includes("refusing to apply")) ?? report2.error ?? ""}`;
-    case "recovered":
-      return `policy-pool-sync: ${where} recovered: the pass succeeded after failures`;
-    case "window":
-      return `policy-pool-sync: ${where} has ${count3(report2.changes.length)} waiting for the sync window`;
-  }
-}
-function changeLine(change) {
-  return `${change.action} ${change.resource} "${change.name}"${change.reason === "" ? "" : `: ${change.reason}`} (${change.outcome})`;
-}
-function listedChanges(event, report2) {
-  const listed = report2.changes.slice(0, MAX_CHANGES_IN_MESSAGE);
-  return event === "drift" ? listed.map((c4) => ({ ...c4, reason: asDrift(c4.reason) })) : listed;
-}
-function webhookPayload(event, report2, time) {
-  return {
-    version: 1,
-    event,
-    time: time.toISOString(),
-    summary: summaryLine(event, report2),
-    source: report2.source,
-    organization: report2.organization,
-    revision: report2.revision,
-    trigger: report2.trigger,
-    ok: report2.ok,
-    error: report2.error,
-    errors: report2.errors,
-    changes: listedChanges(event, report2),
-    changesOmitted: Math.max(0, report2.changes.length - MAX_CHANGES_IN_MESSAGE),
-    windowClosed: report2.windowClosed,
-    overrideWindow: report2.overrideWindow
-  };
-}
-function slackPayload(event, report2) {
-  const listed = listedChanges(event, report2).map((c4) => `\u2022 ${changeLine(c4)}`);
-  const omitted = report2.changes.length - listed.length;
-  if (omitted > 0) listed.push(`\u2026 and ${omitted} more`);
-  const text = [summaryLine(event, report2), ...listed].join("\n");
-  return { text: slackEscaped(text) };
-}
-function slackEscaped(text) {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-function count3(n) {
-  return `${n} change${n === 1 ? "" : "s"}`;
-}
-var MAX_CHANGES_IN_MESSAGE;
-var init_messages2 = __esm({
-  "src/notify/messages.ts"() {
-    "use strict";
-    init_reasons();
-    MAX_CHANGES_IN_MESSAGE = 50;
-  }
-});
-
-// src/notify/receivers.ts
-import { createHmac as createHmac2 } from "node:crypto";
-import { readFileSync as readFileSync4 } from "node:fs";
-function openReceiver(config, env) {
-  const url = receiverUrl(config, env);
-  const secret = config.secretEnv === null ? null : nonEmpty2(env[config.secretEnv]);
-  if (config.secretEnv !== null && secret === null) {
-    throw new UsageError(`notification receiver "${config.name}": the environment variable ${config.secretEnv} (secret-env) is not set`);
-  }
-  const json = (event, body, headers = {}) => ({
-    event,
-    url,
-    headers: { "content-type": "application/json", "user-agent": "policy-pool-sync", ...headers },
-    body: JSON.stringify(body)
-  });
-  switch (config.type) {
-    case "webhook":
-      return {
-        config,
-        event(event, report2, time) {
-          const message = json(event, webhookPayload(event, report2, time));
-          if (secret !== null) message.headers[SIGNATURE_HEADER] = `sha256=${createHmac2("sha256", secret).update(message.body).digest("hex")}`;
-          return message;
-        },
-        status: () => null
-      };
-    case "slack":
-      return { config, event: (event, report2) => json(event, slackPayload(event, report2)), status: () => null };
-    case "github-status":
-      return {
-        config,
-        event: () => null,
-        status(state, report2, description) {
-          if (report2.revision === null) return null;
-          const body = { state, context: `policy-pool-sync/${report2.source}`, description: cutAt(description, 140), ...config.statusUrl === null ? {} : { target_url: config.statusUrl } };
-          const auth = secret === null ? {} : { authorization: `Bearer ${secret}` };
-          return { ...json(state, body, { accept: "application/vnd.github+json", ...auth }), url: `${url.replace(/\/$/, "")}/statuses/${report2.revision}` };
-        }
-      };
-    case "gitlab-status":
-      return {
-        config,
-        event: () => null,
-        status(state, report2, description, ref) {
-          if (report2.revision === null) return null;
-          const gitlabState = state === "failure" ? "failed" : state === "pending" ? "running" : "success";
-          const branch = ref === void 0 || ref === null ? null : ref.replace(/^refs\/(heads|tags)\//, "");
-          const body = {
-            state: gitlabState,
-            name: `policy-pool-sync/${report2.source}`,
-            description: cutAt(description, 255),
-            ...branch === null ? {} : { ref: branch },
-            ...config.statusUrl === null ? {} : { target_url: config.statusUrl }
-          };
-          const auth = secret === null ? {} : { "private-token": secret };
-          return { ...json(state, body, auth), url: `${gitlabProjectUrl(url)}/statuses/${report2.revision}` };
-        }
-      };
-  }
-}
-function gitlabProjectUrl(url) {
-  const parsed = new URL(url);
-  const match = /^(.*?\/projects\/)(.+?)\/*$/.exec(parsed.pathname);
-  if (match === null) return url.replace(/\/+$/, "");
-  const id = (match[2] ?? "").split("/").map(decoded).join("/");
-  parsed.pathname = `${match[1] ?? ""}${encodeURIComponent(id)}`;
-  return parsed.href.replace(/\/+$/, "");
-}
-function decoded(segment) {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-function cutAt(text, max) {
-  const points = Array.from(text);
-  return points.length <= max ? text : `${points.slice(0, max - 1).join("")}\u2026`;
-}
-function statusDescription(report2) {
-  if (!report2.ok) return summaryLine("failed", report2).replace(/^policy-pool-sync: /, "");
-  const applied = report2.changes.filter((c4) => c4.outcome === "applied").length;
-  if (report2.windowClosed) return `${report2.changes.length} changes waiting for the sync window`;
-  return applied === 0 ? "in sync: nothing to change" : `applied ${applied} change${applied === 1 ? "" : "s"}`;
-}
-function receiverUrl(config, env) {
-  let value2;
-  if (config.urlEnv !== null) {
-    value2 = nonEmpty2(env[config.urlEnv]);
-    if (value2 === null) throw new UsageError(`notification receiver "${config.name}": the environment variable ${config.urlEnv} (url-env) is not set`);
-  } else if (config.urlFile === null) {
-    throw new UsageError(`notification receiver "${config.name}" needs url-env or url-file`);
-  } else {
-    try {
-      value2 = nonEmpty2(readFileSync4(config.urlFile, "utf8"));
-    } catch {
-      value2 = null;
-    }
-    if (value2 === null) throw new UsageError(`notification receiver "${config.name}": cannot read a URL from ${config.urlFile} (url-file)`);
-  }
-  if (!/^https?:\/\/\S+$/.test(value2)) throw new UsageError(`notification receiver "${config.name}": the URL is not an http(s) URL`);
-  return value2;
-}
-function nonEmpty2(value2) {
-  return value2 === void 0 || value2.trim() === "" ? null : value2.trim();
-}
-var SIGNATURE_HEADER;
-var init_receivers = __esm({
-  "src/notify/receivers.ts"() {
-    "use strict";
-    init_errors();
-    init_messages2();
-    SIGNATURE_HEADER = "x-policy-pool-sync-signature-256";
-  }
-});
-
-// src/notify/notifier.ts
-function createNotifier(options) {
-  const http = new OutgoingHttp({ proxy: proxySettings(options.env), ...options.clock === void 0 ? {} : { clock: options.clock } });
-  const receivers = (options.config.notifications ?? []).map((c4) => ({
-    receiver: openReceiver(c4, options.env),
-    queue: createDeliveryQueue({
-      receiver: c4.name,
-      logger: options.logger,
-      http,
-      ...options.onResult === void 0 ? {} : { onResult: options.onResult },
-      ...options.limits === void 0 ? {} : { limits: options.limits }
-    })
-  }));
-  const memories = /* @__PURE__ */ new Map();
-  const now = options.now ?? (() => /* @__PURE__ */ new Date());
-  const forSource = (source) => receivers.filter(({ receiver }) => receiver.config.sources === null || receiver.config.sources.includes(source));
-  const redact = options.redact ?? createRedactor(knownSecrets(options.config, options.env));
-  const push = (queue, message) => message !== null && queue.push({ ...message, body: redact(message.body) });
-  return {
-    passStarted(source, revision2) {
-      const report2 = { source: source.name, organization: source.organization, revision: revision2 };
-      for (const { receiver, queue } of forSource(source.name)) push(queue, receiver.status("pending", report2, "a pass is running", source.git?.ref ?? null));
-    },
-    passFinished(source, report2) {
-      const { events, memory } = passEvents(report2, memories.get(source.name) ?? freshMemory());
-      memories.set(source.name, memory);
-      if (events.length > 0) options.logger.info({ source: source.name, events }, "pass events");
-      const time = now();
-      for (const { receiver, queue } of forSource(source.name)) {
-        push(queue, receiver.status(report2.ok ? "success" : "failure", report2, statusDescription(report2), source.git?.ref ?? null));
-        for (const event of events) {
-          if (receiver.config.events === null || receiver.config.events.includes(event)) push(queue, receiver.event(event, report2, time));
-        }
-      }
-      return events;
-    },
-    async close(timeoutMs) {
-      await Promise.all(receivers.map(({ queue }) => queue.drain(timeoutMs)));
-      await http.close();
-    }
-  };
-}
-var init_notifier = __esm({
-  "src/notify/notifier.ts"() {
-    "use strict";
-    init_secrets();
-    init_redact();
-    init_outgoing();
-    init_proxy();
-    init_delivery();
-    init_events();
-    init_receivers();
-  }
-});
-
-// src/notify/report.ts
-function passReport(source, outcome, context) {
-  const plan = outcome?.sourcePlan.plan ?? null;
-  const results = new Map((outcome?.results ?? []).map((r2) => [r2.change, r2.outcome]));
-  const errors = outcome === null ? [] : [...sourceErrors(outcome.sourcePlan)];
-  return {
-    source: source.name,
-    organization: source.organization,
-    kind: source.git === null ? "path" : "git",
-    trigger: context.trigger,
-    revision: context.revision,
-    ok: context.ok,
-    error: context.ok ? null : context.error ?? (errors.join("; ") || "the pass failed"),
-    planned: plan !== null,
-    changes: (plan?.changes ?? []).map((c4) => ({ resource: c4.resource, name: c4.name, action: c4.action, reason: c4.reason, outcome: results.get(c4) ?? "not-applied" })),
-    errors,
-    windowClosed: context.windowClosed ?? false,
-    overrideWindow: context.overrideWindow ?? false
-  };
-}
-var init_report = __esm({
-  "src/notify/report.ts"() {
-    "use strict";
-    init_output();
-  }
-});
-
-// src/notify/index.ts
-var init_notify = __esm({
-  "src/notify/index.ts"() {
-    "use strict";
-    init_notifier();
-    init_report();
-    init_events();
-    init_receivers();
-    init_delivery();
-  }
-});
-
-// src/daemon/history-file.ts
-async function openPassHistory(stateDir, source, logger) {
-  const file = stateDirLayout(stateDir).history(source);
-  const read = await readStateJson(file, MAX_HISTORY_BYTES, isHistoryFile).catch((error) => {
-    logger.warn({ file, error: errorMessage(error) }, "the pass history file is ignored; the history starts afresh");
-    return null;
-  });
-  const passes = read !== null && read.source === source ? read.passes.slice(0, HISTORY_LENGTH) : [];
-  let writing = Promise.resolve();
-  return {
-    passes,
-    add(record2) {
-      passes.unshift(record2);
-      passes.length = Math.min(passes.length, HISTORY_LENGTH);
-      const text = `${JSON.stringify({ source, passes })}
-`;
-      writing = writing.then(
-        () => writeStateText(file, text).catch((error) => logger.warn({ file, error: errorMessage(error) }, "cannot save the pass history"))
-      );
-      return writing;
-    }
-  };
-}
-function isHistoryFile(value2) {
-  if (typeof value2 !== "object" || value2 === null) return false;
-  const { source, passes } = value2;
-  return typeof source === "string" && Array.isArray(passes) && passes.every(isPassRecord);
-}
-function isPassRecord(value2) {
-  if (typeof value2 !== "object" || value2 === null) return false;
-  const r2 = value2;
-  return typeof r2["startedAt"] === "string" && typeof r2["finishedAt"] === "string" && typeof r2["result"] === "string" && Array.isArray(r2["changes"]) && Array.isArray(r2["warnings"]) && Array.isArray(r2["errors"]);
-}
-var MAX_HISTORY_BYTES;
-var init_history_file = __esm({
-  "src/daemon/history-file.ts"() {
-    "use strict";
-    init_errors();
-    init_state_dir();
-    init_pass_record();
-    MAX_HISTORY_BYTES = 16 * 1024 * 1024;
-  }
-});
-
-// src/daemon/pass-waiters.ts
-function createPassWaiters() {
-  let started = 0;
-  let waiting = [];
-  return {
-    next() {
-      const after = started;
-      return new Promise((resolve4) => waiting.push({ after, resolve: resolve4 }));
-    },
-    started() {
-      started += 1;
-    },
-    ended(record2) {
-      const done = waiting.filter((w2) => w2.after < started);
-      waiting = waiting.filter((w2) => w2.after >= started);
-      for (const w2 of done) w2.resolve(record2);
-    },
-    close() {
-      for (const w2 of waiting) w2.resolve(null);
-      waiting = [];
-    }
-  };
-}
-var init_pass_waiters = __esm({
-  "src/daemon/pass-waiters.ts"() {
-    "use strict";
-  }
-});
-
-// src/daemon/sync-windows.ts
-function openSyncWindows(windows) {
-  const parsed = windows.map((window2) => ({ window: window2, times: readWindow(window2) }));
-  let cached2 = null;
-  return {
-    state(now) {
-      const minute = Math.floor(now.getTime() / MINUTE);
-      if (cached2?.minute !== minute) cached2 = { minute, state: decide(parsed, now) };
-      return cached2.state;
-    }
-  };
-}
-function decide(windows, now) {
-  const deny = windows.find((w2) => w2.window.kind === "deny" && isOpen(w2.window, w2.times, now));
-  if (deny !== void 0) return { closed: true, reason: describe3(deny.window) };
-  const allows = windows.filter((w2) => w2.window.kind === "allow");
-  if (allows.length === 0) return { closed: false, reason: null };
-  const allow = allows.find((w2) => isOpen(w2.window, w2.times, now));
-  return allow === void 0 ? { closed: true, reason: `outside every allow window: ${allows.map((w2) => describe3(w2.window)).join(", ")}` } : { closed: false, reason: describe3(allow.window) };
-}
-function isOpen(window2, times, now) {
-  const start = times.previous(now);
-  return start !== null && now.getTime() - start.getTime() < window2.durationMinutes * MINUTE;
-}
-function describe3(window2) {
-  return `${window2.kind} "${window2.schedule}" for ${window2.durationMinutes} min (${window2.timezone})`;
-}
-function readWindow(window2) {
-  if (window2.durationMinutes <= 0) throw new Error(`duration ${window2.durationMinutes}m: the window is never open; give it a duration of at least 1m`);
-  if (window2.schedule.trim().split(/\s+/).length !== 5) {
-    throw new Error(`"${window2.schedule}" is not a five-field cron expression (minute hour day-of-month month day-of-week); windows start on whole minutes`);
-  }
-  return parseCron(window2.schedule, window2.timezone);
-}
-function windowProblem(window2) {
-  try {
-    readWindow(window2);
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-}
-var MINUTE;
-var init_sync_windows = __esm({
-  "src/daemon/sync-windows.ts"() {
-    "use strict";
-    init_cron();
-    MINUTE = 6e4;
-  }
-});
-
-// src/daemon/pool-health.ts
+// src/operations/pool-health.ts
 async function readPoolHealth(api, organization) {
   const { pools } = await api.listAgentPools(organization, { includeWorkspaces: true });
   return Promise.all(
@@ -75080,7 +75059,7 @@ async function readPoolHealth(api, organization) {
 }
 var STATUSES;
 var init_pool_health = __esm({
-  "src/daemon/pool-health.ts"() {
+  "src/operations/pool-health.ts"() {
     "use strict";
     STATUSES = ["idle", "busy", "exited", "errored", "unknown"];
   }
@@ -75161,177 +75140,184 @@ var init_api_unreachable = __esm({
   }
 });
 
+// src/daemon/source-pass.ts
+function newPass() {
+  return { startedAt: /* @__PURE__ */ new Date(), revision: null, outcome: null, windowClosed: false, overrideAsked: false, overrideWindow: false, liveDrift: false };
+}
+async function runSourcePass(ctx, trigger, signal, stop) {
+  const { source, status, current, log } = ctx;
+  const { dir, revision: revision2 } = await checkout(ctx, signal);
+  current.revision = revision2;
+  current.liveDrift = declaredUnchanged(
+    { kind: status.kind, revision: revision2, trigger },
+    { succeeded: status.lastSuccessAt !== null, appliedRevision: status.lastAppliedRevision }
+  );
+  if (source.git !== null) ctx.notifier?.passStarted(source, revision2);
+  const window2 = ctx.windows.state(ctx.now());
+  current.overrideWindow = current.overrideAsked && window2.closed;
+  current.windowClosed = window2.closed && !current.overrideWindow;
+  if (current.overrideWindow) log.warn({ window: window2.reason }, "the sync window is closed; applying anyway, as sync --override-window asked");
+  const session = openPassSession(ctx.api, signal);
+  const progress = new ProgressReporter({ logger: ctx.logger });
+  let outcome;
+  try {
+    outcome = await ctx.reconcile(
+      {
+        source,
+        dir,
+        revision: revision2,
+        api: session.api,
+        logger: ctx.logger,
+        mode: current.windowClosed ? "plan" : "apply",
+        codeCache: ctx.codeCache,
+        declaredCache: ctx.declaredCache,
+        concurrency: ctx.concurrency,
+        signal,
+        stop,
+        onProgress: (p2) => progress.update(p2)
+      },
+      trigger
+    );
+  } catch (error) {
+    if (!signal.aborted) log.error({ trigger, stack: errorStack(error) }, "pass threw");
+    throw error;
+  } finally {
+    progress.end();
+    status.apiReached = session.apiReached() ?? status.apiReached;
+    if (session.apiReached() !== true && ctx.apiUrl !== void 0 && !stop.aborted) await warnIfUnreachable(ctx.apiUrl, log, ctx.env);
+    await ctx.saveCodeCache?.();
+  }
+  current.outcome = outcome;
+  logNotApplied(log, outcome, stop);
+  recordPlan(ctx, outcome);
+  if (outcome.ok && session.apiReached() === true) await checkPools(ctx, session.api);
+  if (outcome.ok && !current.windowClosed) {
+    status.lastAppliedRevision = revision2;
+    status.lastSuccessAt = (/* @__PURE__ */ new Date()).toISOString();
+    ctx.metrics.lastSuccess(source.name, Date.now());
+  }
+  const errors = sourceErrors(outcome.sourcePlan);
+  return { ok: outcome.ok, error: errors.length === 0 ? null : errors.join("; ") };
+}
+function recordPlan(ctx, outcome) {
+  const { plan } = outcome.sourcePlan;
+  const { status, current } = ctx;
+  if (plan !== null) logWarnings(ctx, plan.warnings);
+  if (plan !== null) noteFights(ctx, plan.changes, outcome.results);
+  if (plan !== null && current.windowClosed && plan.changes.length > 0) {
+    ctx.log.info({ waiting: plan.changes.length, window: ctx.windows.state(ctx.now()).reason }, `${plan.changes.length} changes waiting for the window`);
+  }
+  if (plan !== null) {
+    status.driftCount = plan.changes.length;
+    ctx.metrics.drift(ctx.source.name, plan.changes.length);
+  }
+  status.waitingForWindow = current.windowClosed && plan !== null ? plan.changes.length : null;
+}
+function logWarnings(ctx, warnings) {
+  const seen = ctx.lastWarnings;
+  ctx.lastWarnings = new Set(warnings);
+  const fresh = warnings.filter((w2) => !seen.has(w2));
+  for (const warning of fresh) ctx.log.warn({ warning }, "plan warning");
+  if (fresh.length < warnings.length) ctx.log.debug({ repeated: warnings.length - fresh.length }, "plan warnings unchanged since the last pass");
+}
+function noteFights(ctx, planned, results) {
+  ctx.status.fighting = ctx.fights.observe(planned, results).map(fightWarning);
+  for (const warning of ctx.status.fighting) ctx.log.warn({ warning }, "another writer changes this source's resources back");
+  ctx.metrics.fighting(ctx.source.name, ctx.status.fighting.length);
+}
+async function checkPools(ctx, api) {
+  try {
+    const pools = await readPoolHealth(api, ctx.source.organization);
+    ctx.status.pools = pools;
+    for (const pool of pools) {
+      ctx.metrics.poolHealth(ctx.source.organization, pool.name, pool.agents, pool.newestPingAt === null ? null : (ctx.now().getTime() - Date.parse(pool.newestPingAt)) / 1e3);
+      if (pool.warning !== null) ctx.log.warn({ pool: pool.name }, pool.warning);
+    }
+  } catch (error) {
+    ctx.log.debug({ error: safeErrorMessage(error) }, "cannot read the agent pools' health");
+  }
+}
+function logNotApplied(log, outcome, stop) {
+  const skipped = outcome.results.filter((r2) => r2.outcome === "skipped" && r2.message === NOT_STARTED);
+  if (!stop.aborted || skipped.length === 0) return;
+  const notApplied = skipped.map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}"`);
+  log.warn({ count: notApplied.length, notApplied }, "shutdown: changes not applied (the next pass applies them)");
+}
+async function checkout(ctx, signal) {
+  if (ctx.repo.kind !== "git") return ctx.repo.checkout(signal);
+  try {
+    const result = await ctx.repo.checkout(signal);
+    ctx.status.gitReached = true;
+    ctx.status.lastAttemptedRevision = result.revision;
+    return result;
+  } catch (error) {
+    ctx.status.gitReached = false;
+    throw error;
+  }
+}
+function errorStack(error) {
+  return error instanceof Error ? error.stack ?? error.message : String(error);
+}
+var init_source_pass = __esm({
+  "src/daemon/source-pass.ts"() {
+    "use strict";
+    init_apply();
+    init_notify();
+    init_fight_detector();
+    init_pool_health();
+    init_output();
+    init_progress();
+    init_session();
+    init_source();
+    init_api_unreachable();
+  }
+});
+
 // src/daemon/source-runner.ts
 async function startSourceRunner(options) {
   const { source, metrics } = options;
   const log = options.logger.child({ source: source.name });
-  const redact = options.redact ?? createRedactor([]);
-  const state = initialStatus(source);
-  const codeCache = options.codeCache ?? createCodeCache();
-  const declaredCache = createDeclaredCache();
   const repo = openSource(source, { stateDir: options.stateDir, env: options.env, logger: log });
   metrics.addSource(source.name);
-  let current = newPass();
-  const history = await openPassHistory(options.stateDir, source.name, log);
-  let historyWritten = Promise.resolve();
-  const waiters = createPassWaiters();
-  const suspensions = options.suspensions;
   const now = options.now ?? (() => /* @__PURE__ */ new Date());
-  const windows = openSyncWindows(source.syncWindows ?? []);
-  const fights = createFightDetector(now);
-  let overrideRequested = false;
-  metrics.suspended(source.name, suspensions?.since(source.name) != null);
-  let lastWarnings = /* @__PURE__ */ new Set();
-  function logWarnings(warnings) {
-    const seen = lastWarnings;
-    lastWarnings = new Set(warnings);
-    const fresh = warnings.filter((w2) => !seen.has(w2));
-    for (const warning of fresh) log.warn({ warning }, "plan warning");
-    if (fresh.length < warnings.length) log.debug({ repeated: warnings.length - fresh.length }, "plan warnings unchanged since the last pass");
-  }
-  async function pass(trigger, signal, stop) {
-    const { dir, revision: revision2 } = await checkout(signal);
-    current.revision = revision2;
-    current.liveDrift = declaredUnchanged(
-      { kind: state.kind, revision: revision2, trigger },
-      { succeeded: state.lastSuccessAt !== null, appliedRevision: state.lastAppliedRevision }
-    );
-    if (source.git !== null) options.notifier?.passStarted(source, revision2);
-    const window2 = windows.state(now());
-    current.overrideWindow = current.overrideAsked && window2.closed;
-    current.windowClosed = window2.closed && !current.overrideWindow;
-    if (current.overrideWindow) log.warn({ window: window2.reason }, "the sync window is closed; applying anyway, as sync --override-window asked");
-    const session = openPassSession(options.api, signal);
-    const progress = new ProgressReporter({ logger: options.logger });
-    let outcome;
-    try {
-      outcome = await options.reconcile(
-        {
-          source,
-          dir,
-          revision: revision2,
-          api: session.api,
-          logger: options.logger,
-          mode: current.windowClosed ? "plan" : "apply",
-          codeCache,
-          declaredCache,
-          concurrency: options.concurrency,
-          signal,
-          stop,
-          onProgress: (p2) => progress.update(p2)
-        },
-        trigger
-      );
-    } catch (error) {
-      if (!signal.aborted) log.error({ trigger, stack: errorStack(error) }, "pass threw");
-      throw error;
-    } finally {
-      progress.end();
-      state.apiReached = session.apiReached() ?? state.apiReached;
-      if (session.apiReached() !== true && options.apiUrl !== void 0 && !stop.aborted) await warnIfUnreachable(options.apiUrl, log, options.env);
-      await options.saveCodeCache?.();
-    }
-    current.outcome = outcome;
-    logNotApplied(outcome, stop);
-    const { plan } = outcome.sourcePlan;
-    if (plan !== null) logWarnings(plan.warnings);
-    if (plan !== null) noteFights(plan.changes, outcome.results);
-    if (plan !== null && current.windowClosed && plan.changes.length > 0) {
-      log.info({ waiting: plan.changes.length, window: windows.state(now()).reason }, `${plan.changes.length} changes waiting for the window`);
-    }
-    if (plan !== null) {
-      state.driftCount = plan.changes.length;
-      metrics.drift(source.name, plan.changes.length);
-    }
-    state.waitingForWindow = current.windowClosed && plan !== null ? plan.changes.length : null;
-    if (outcome.ok && session.apiReached() === true) await checkPools(session.api);
-    if (outcome.ok && !current.windowClosed) {
-      state.lastAppliedRevision = revision2;
-      state.lastSuccessAt = (/* @__PURE__ */ new Date()).toISOString();
-      metrics.lastSuccess(source.name, Date.now());
-    }
-    const errors = sourceErrors(outcome.sourcePlan);
-    return { ok: outcome.ok, error: errors.length === 0 ? null : errors.join("; ") };
-  }
-  function noteFights(planned, results) {
-    state.fighting = fights.observe(planned, results).map(fightWarning);
-    for (const warning of state.fighting) log.warn({ warning }, "another writer changes this source's resources back");
-    metrics.fighting(source.name, state.fighting.length);
-  }
-  async function checkPools(api) {
-    try {
-      const pools = await readPoolHealth(api, source.organization);
-      state.pools = pools;
-      for (const pool of pools) {
-        metrics.poolHealth(source.organization, pool.name, pool.agents, pool.newestPingAt === null ? null : (now().getTime() - Date.parse(pool.newestPingAt)) / 1e3);
-        if (pool.warning !== null) log.warn({ pool: pool.name }, pool.warning);
-      }
-    } catch (error) {
-      log.debug({ error: safeErrorMessage(error) }, "cannot read the agent pools' health");
-    }
-  }
-  function logNotApplied(outcome, stop) {
-    const skipped = outcome.results.filter((r2) => r2.outcome === "skipped" && r2.message === NOT_STARTED);
-    if (!stop.aborted || skipped.length === 0) return;
-    const notApplied = skipped.map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}"`);
-    log.warn({ count: notApplied.length, notApplied }, "shutdown: changes not applied (the next pass applies them)");
-  }
-  async function checkout(signal) {
-    if (repo.kind !== "git") return repo.checkout(signal);
-    try {
-      const result = await repo.checkout(signal);
-      state.gitReached = true;
-      state.lastAttemptedRevision = result.revision;
-      return result;
-    } catch (error) {
-      state.gitReached = false;
-      throw error;
-    }
-  }
+  const ctx = {
+    source,
+    repo,
+    api: options.api,
+    reconcile: options.reconcile,
+    concurrency: options.concurrency,
+    codeCache: options.codeCache ?? createCodeCache(),
+    declaredCache: createDeclaredCache(),
+    saveCodeCache: options.saveCodeCache,
+    notifier: options.notifier,
+    metrics,
+    logger: options.logger,
+    log,
+    env: options.env,
+    apiUrl: options.apiUrl,
+    now,
+    windows: openSyncWindows(source.syncWindows ?? []),
+    fights: createFightDetector(now),
+    status: initialStatus(source),
+    current: newPass(),
+    lastWarnings: /* @__PURE__ */ new Set(),
+    redact: options.redact ?? createRedactor([]),
+    history: await openPassHistory(options.stateDir, source.name, log),
+    historyWritten: Promise.resolve(),
+    waiters: createPassWaiters(),
+    suspensions: options.suspensions,
+    overrideRequested: false
+  };
+  metrics.suspended(source.name, ctx.suspensions?.since(source.name) != null);
   const loop = createSourceLoop({
     name: source.name,
-    pass,
+    pass: (trigger, signal, stop) => runSourcePass(ctx, trigger, signal, stop),
     timeoutMs: source.passTimeoutSeconds * 1e3,
     ...options.backoff === void 0 ? {} : { backoff: options.backoff },
     logger: options.logger,
-    onPassStart(trigger) {
-      state.running = true;
-      state.lastTrigger = trigger;
-      current = newPass();
-      current.overrideAsked = overrideRequested;
-      overrideRequested = false;
-      waiters.started();
-      log.info({ trigger }, "pass started");
-    },
-    accepts: (reason) => (options.leading?.() ?? true) && (reason === "sync" || suspensions?.since(source.name) == null),
-    onPassEnd(end) {
-      state.running = false;
-      state.result = resultLabel(end);
-      state.error = end.error === null ? null : redact(errorMessage(end.error));
-      const finishedAt = /* @__PURE__ */ new Date();
-      state.lastRunAt = finishedAt.toISOString();
-      state.lastPass = redactValue({
-        ...passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, state.error, current.liveDrift),
-        ...current.overrideWindow ? { window: "overridden" } : current.windowClosed ? { window: "closed" } : {}
-      }, redact);
-      historyWritten = history.add(state.lastPass);
-      waiters.ended(state.lastPass);
-      options.notifier?.passFinished(
-        source,
-        passReport(source, current.outcome, {
-          trigger: end.trigger,
-          revision: current.revision,
-          ok: end.ok,
-          error: state.error,
-          windowClosed: current.windowClosed,
-          overrideWindow: current.overrideWindow
-        })
-      );
-      metrics.passFinished(source.name, state.result, end.durationMs / 1e3);
-      const fields = { trigger: end.trigger, result: state.result, durationMs: end.durationMs, revision: state.lastAttemptedRevision, drift: state.lastPass.drift };
-      if (end.ok) log.info(fields, "pass finished");
-      else log.warn({ ...fields, error: state.error }, "pass failed");
-    }
+    onPassStart: (trigger) => passStarted(ctx, trigger),
+    accepts: (reason) => (options.leading?.() ?? true) && (reason === "sync" || ctx.suspensions?.since(source.name) == null),
+    onPassEnd: (end) => passEnded(ctx, end)
   });
   const schedule = startSchedule({ name: source.name, expression: source.schedule, onTick: () => loop.trigger("schedule"), logger: options.logger });
   let watch2 = null;
@@ -75343,96 +75329,128 @@ async function startSourceRunner(options) {
   return {
     source,
     trigger: (reason) => loop.trigger(reason),
-    status(options2 = {}) {
-      const next = [schedule.nextRun()?.getTime(), loop.retryAt].filter((t2) => typeof t2 === "number");
-      const suspendedAt = suspensions?.since(source.name) ?? null;
-      const status = {
-        ...state,
-        running: loop.running,
-        nextRunAt: suspendedAt !== null || next.length === 0 ? null : new Date(Math.min(...next)).toISOString(),
-        suspended: suspendedAt !== null,
-        suspendedAt,
-        syncWindow: source.syncWindows === void 0 || source.syncWindows.length === 0 ? null : windows.state(now())
-      };
-      if (options2.history === true) status.history = [...history.passes];
-      return status;
-    },
+    status: (status = {}) => runnerStatus(ctx, loop, schedule, status.history === true),
     whenIdle: () => loop.whenIdle(),
     sync({ overrideWindow }) {
-      const ended = waiters.next();
-      overrideRequested ||= overrideWindow;
+      const ended = ctx.waiters.next();
+      ctx.overrideRequested ||= overrideWindow;
       log.info({ overrideWindow }, "sync asked for");
       loop.trigger("sync");
       return ended;
     },
     get suspended() {
-      return suspensions?.since(source.name) != null;
+      return ctx.suspensions?.since(source.name) != null;
     },
-    async suspend() {
-      try {
-        await suspensions?.suspend(source.name, now());
-      } catch (error) {
-        metrics.suspended(source.name, true);
-        log.error({ error: safeErrorMessage(error) }, "source suspended until the daemon stops, but the suspension could not be saved");
-        throw error;
-      }
-      metrics.suspended(source.name, true);
-      log.warn("source suspended: no trigger starts a pass until it is resumed");
-    },
-    async resume() {
-      try {
-        await suspensions?.resume(source.name);
-      } catch (error) {
-        log.error({ error: safeErrorMessage(error) }, "the source stays suspended: its resumption could not be saved");
-        throw error;
-      }
-      metrics.suspended(source.name, false);
-      log.info("source resumed");
-      loop.trigger("sync");
-    },
+    suspend: () => suspend(ctx),
+    resume: () => resume(ctx, loop),
     standBy: () => loop.abort(new Error("this replica lost the lease; the pass was aborted (the new leader runs its own)")),
     async stop(graceMs) {
       await schedule.stop();
       await watch2?.close();
       await loop.stop(graceMs);
-      waiters.close();
-      await historyWritten;
+      ctx.waiters.close();
+      await ctx.historyWritten;
     }
   };
 }
-function newPass() {
-  return { startedAt: /* @__PURE__ */ new Date(), revision: null, outcome: null, windowClosed: false, overrideAsked: false, overrideWindow: false, liveDrift: false };
+function passStarted(ctx, trigger) {
+  ctx.status.running = true;
+  ctx.status.lastTrigger = trigger;
+  ctx.current = newPass();
+  ctx.current.overrideAsked = ctx.overrideRequested;
+  ctx.overrideRequested = false;
+  ctx.waiters.started();
+  ctx.log.info({ trigger }, "pass started");
 }
-function errorStack(error) {
-  return error instanceof Error ? error.stack ?? error.message : String(error);
+function passEnded(ctx, end) {
+  const { status, current, source, redact } = ctx;
+  status.running = false;
+  status.result = resultLabel(end);
+  status.error = end.error === null ? null : redact(errorMessage(end.error));
+  const finishedAt = /* @__PURE__ */ new Date();
+  status.lastRunAt = finishedAt.toISOString();
+  status.lastPass = redactValue({
+    ...passRecord(end, current.startedAt, finishedAt, current.revision, current.outcome, status.error, current.liveDrift),
+    ...current.overrideWindow ? { window: "overridden" } : current.windowClosed ? { window: "closed" } : {}
+  }, redact);
+  ctx.historyWritten = ctx.history.add(status.lastPass);
+  ctx.waiters.ended(status.lastPass);
+  ctx.notifier?.passFinished(
+    source,
+    passReport(source, current.outcome, {
+      trigger: end.trigger,
+      revision: current.revision,
+      ok: end.ok,
+      error: status.error,
+      windowClosed: current.windowClosed,
+      overrideWindow: current.overrideWindow
+    })
+  );
+  ctx.metrics.passFinished(source.name, status.result, end.durationMs / 1e3);
+  const fields = { trigger: end.trigger, result: status.result, durationMs: end.durationMs, revision: status.lastAttemptedRevision, drift: status.lastPass.drift };
+  if (end.ok) ctx.log.info(fields, "pass finished");
+  else ctx.log.warn({ ...fields, error: status.error }, "pass failed");
+}
+function runnerStatus(ctx, loop, schedule, history) {
+  const { source } = ctx;
+  const next = [schedule.nextRun()?.getTime(), loop.retryAt].filter((t2) => typeof t2 === "number");
+  const suspendedAt = ctx.suspensions?.since(source.name) ?? null;
+  const status = {
+    ...ctx.status,
+    running: loop.running,
+    nextRunAt: suspendedAt !== null || next.length === 0 ? null : new Date(Math.min(...next)).toISOString(),
+    suspended: suspendedAt !== null,
+    suspendedAt,
+    syncWindow: source.syncWindows === void 0 || source.syncWindows.length === 0 ? null : ctx.windows.state(ctx.now())
+  };
+  if (history) status.history = [...ctx.history.passes];
+  return status;
+}
+async function suspend(ctx) {
+  const name = ctx.source.name;
+  try {
+    await ctx.suspensions?.suspend(name, ctx.now());
+  } catch (error) {
+    ctx.metrics.suspended(name, true);
+    ctx.log.error({ error: safeErrorMessage(error) }, "source suspended until the daemon stops, but the suspension could not be saved");
+    throw error;
+  }
+  ctx.metrics.suspended(name, true);
+  ctx.log.warn("source suspended: no trigger starts a pass until it is resumed");
+}
+async function resume(ctx, loop) {
+  try {
+    await ctx.suspensions?.resume(ctx.source.name);
+  } catch (error) {
+    ctx.log.error({ error: safeErrorMessage(error) }, "the source stays suspended: its resumption could not be saved");
+    throw error;
+  }
+  ctx.metrics.suspended(ctx.source.name, false);
+  ctx.log.info("source resumed");
+  loop.trigger("sync");
 }
 var init_source_runner = __esm({
   "src/daemon/source-runner.ts"() {
     "use strict";
-    init_apply();
     init_declared();
-    init_output();
-    init_progress();
+    init_errors();
+    init_notify();
+    init_fight_detector();
+    init_history_file();
+    init_pass_record();
+    init_sync_windows();
     init_reconcile();
-    init_session();
+    init_redact();
+    init_status();
     init_source();
+    init_pass_waiters();
     init_schedule();
     init_source_loop();
-    init_pass_record();
-    init_status2();
-    init_fight_detector();
-    init_notify();
-    init_history_file();
-    init_pass_waiters();
-    init_sync_windows();
-    init_pool_health();
-    init_api_unreachable();
-    init_errors();
-    init_redact();
+    init_source_pass();
   }
 });
 
-// src/daemon/repository-match.ts
+// src/server/repository-match.ts
 function normalizeRepositoryUrl(url) {
   let s3 = url.trim();
   const scp = /^[^/@\s]+@([^:/\s]+):(.+)$/.exec(s3);
@@ -75475,12 +75493,12 @@ function sourcesForWebhook(sources, rawBody) {
   return matching.length > 0 ? matching : gitSources;
 }
 var init_repository_match = __esm({
-  "src/daemon/repository-match.ts"() {
+  "src/server/repository-match.ts"() {
     "use strict";
   }
 });
 
-// src/daemon/webhook.ts
+// src/server/webhook.ts
 function handleWebhook(headers, rawBody, options) {
   if (options.secret === null) {
     options.logger.warn("webhook refused: no webhook secret is configured");
@@ -75510,7 +75528,7 @@ function header2(headers, name) {
   return Array.isArray(value2) ? value2[0] : value2;
 }
 var init_webhook = __esm({
-  "src/daemon/webhook.ts"() {
+  "src/server/webhook.ts"() {
     "use strict";
     init_repository_match();
     init_signature();
@@ -75525,6 +75543,7 @@ function controlTarget(runners) {
     return found;
   };
   return {
+    names: () => [...runners.keys()],
     has: (name) => runners.has(name),
     suspended: (name) => runner(name).suspended,
     async sync(name, { wait, overrideWindow }) {
@@ -75542,7 +75561,7 @@ var init_control_target = __esm({
   }
 });
 
-// src/daemon/auth-gate.ts
+// src/server/auth-gate.ts
 function createAuthGate(options) {
   const { logger, limits = AUTH_LIMITS, now = Date.now } = options;
   const failures = new import_prom_client2.Counter({
@@ -75622,7 +75641,7 @@ function expandIpv6(address) {
 }
 var import_prom_client2, ENDPOINTS, AUTH_LIMITS;
 var init_auth_gate = __esm({
-  "src/daemon/auth-gate.ts"() {
+  "src/server/auth-gate.ts"() {
     "use strict";
     import_prom_client2 = __toESM(require_prom_client(), 1);
     ENDPOINTS = ["status", "control", "webhook"];
@@ -75630,7 +75649,7 @@ var init_auth_gate = __esm({
   }
 });
 
-// src/daemon/webhook-deliveries.ts
+// src/server/webhook-deliveries.ts
 import { createHash as createHash7 } from "node:crypto";
 function createDeliveryLog(limits = DELIVERY_LIMITS, now = Date.now) {
   const seenAt = /* @__PURE__ */ new Map();
@@ -75653,13 +75672,13 @@ function createDeliveryLog(limits = DELIVERY_LIMITS, now = Date.now) {
 }
 var DELIVERY_LIMITS;
 var init_webhook_deliveries = __esm({
-  "src/daemon/webhook-deliveries.ts"() {
+  "src/server/webhook-deliveries.ts"() {
     "use strict";
     DELIVERY_LIMITS = { windowMs: 24 * 60 * 60 * 1e3, max: 5e3 };
   }
 });
 
-// src/daemon/suspensions.ts
+// src/operations/suspensions.ts
 import { rm } from "node:fs/promises";
 async function openSuspensions(stateDir, logger) {
   const layout = stateDirLayout(stateDir);
@@ -75720,7 +75739,7 @@ function isSuspensionFile(value2) {
 }
 var MAX_SUSPENSIONS_BYTES;
 var init_suspensions = __esm({
-  "src/daemon/suspensions.ts"() {
+  "src/operations/suspensions.ts"() {
     "use strict";
     init_errors();
     init_state_dir();
@@ -75728,7 +75747,7 @@ var init_suspensions = __esm({
   }
 });
 
-// src/daemon/standby.ts
+// src/server/standby.ts
 function leadershipStatus(election) {
   if (election === null) return null;
   return { identity: election.identity, leading: election.leading, leader: election.leader, storeReached: election.storeReached };
@@ -75743,7 +75762,7 @@ function standbyAnswer(election) {
   return { status: 503, body: { error: `this replica stands by and does not sync: ${who}`, leader } };
 }
 var init_standby = __esm({
-  "src/daemon/standby.ts"() {
+  "src/server/standby.ts"() {
     "use strict";
   }
 });
@@ -75752,7 +75771,6 @@ var init_standby = __esm({
 async function startDaemon(options) {
   const { config, logger } = options;
   const metrics = options.metrics ?? createDaemonMetrics();
-  const runners = /* @__PURE__ */ new Map();
   let accepting = true;
   const secrets = endpointSecrets(options.env, config.webhookSecretEnv, config.listen, logger);
   const gate = createAuthGate({ registry: metrics.registry, logger, ...options.authLimits === void 0 ? {} : { limits: options.authLimits } });
@@ -75773,29 +75791,7 @@ async function startDaemon(options) {
     ...options.notificationLimits === void 0 ? {} : { limits: options.notificationLimits }
   });
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger, persist: options.noCache !== true });
-  for (const source of config.sources) {
-    const runner = await startSourceRunner({
-      source,
-      stateDir: config.stateDir,
-      codeCache: await caches.forOrganization(source.organization),
-      saveCodeCache: () => caches.save(),
-      api: options.api,
-      concurrency: config.api.concurrency,
-      apiUrl: config.api.url,
-      reconcile: options.reconcile ?? runPass,
-      metrics,
-      logger,
-      env: options.env,
-      suspensions,
-      notifier,
-      redact,
-      leading,
-      ...options.now === void 0 ? {} : { now: options.now },
-      ...options.backoff === void 0 ? {} : { backoff: options.backoff },
-      ...options.watchDebounceMs === void 0 ? {} : { watchDebounceMs: options.watchDebounceMs }
-    });
-    runners.set(source.name, runner);
-  }
+  const runners = await startRunners(options, { metrics, suspensions, notifier, redact, leading, caches });
   const statuses = (opts = {}) => redactValue([...runners.values()].map((r2) => r2.status(opts)), redact);
   const stopRunners = (graceMs) => Promise.all([...runners.values()].map((r2) => r2.stop(graceMs)));
   const server = await startDaemonServer(config.listen, {
@@ -75829,14 +75825,7 @@ async function startDaemon(options) {
     throw error;
   });
   logger.info({ listen: server.origin, sources: config.sources.map((s3) => s3.name) }, "daemon listening");
-  if (election === null) for (const runner of runners.values()) runner.trigger("start-up");
-  else {
-    election.onLeadingChange((now) => {
-      metrics.leader(now);
-      for (const runner of runners.values()) void (now ? runner.trigger("start-up") : runner.standBy());
-    });
-    election.start();
-  }
+  startPasses(election, runners, metrics);
   return {
     origin: server.origin,
     statuses,
@@ -75860,6 +75849,45 @@ async function startDaemon(options) {
     }
   };
 }
+async function startRunners(options, shared) {
+  const { config, logger } = options;
+  const { metrics, suspensions, notifier, redact, leading, caches } = shared;
+  const runners = /* @__PURE__ */ new Map();
+  for (const source of config.sources) {
+    const runner = await startSourceRunner({
+      source,
+      stateDir: config.stateDir,
+      codeCache: await caches.forOrganization(source.organization),
+      saveCodeCache: () => caches.save(),
+      api: options.api,
+      concurrency: config.api.concurrency,
+      apiUrl: config.api.url,
+      reconcile: options.reconcile ?? runPass,
+      metrics,
+      logger,
+      env: options.env,
+      suspensions,
+      notifier,
+      redact,
+      leading,
+      ...options.now === void 0 ? {} : { now: options.now },
+      ...options.backoff === void 0 ? {} : { backoff: options.backoff },
+      ...options.watchDebounceMs === void 0 ? {} : { watchDebounceMs: options.watchDebounceMs }
+    });
+    runners.set(source.name, runner);
+  }
+  return runners;
+}
+function startPasses(election, runners, metrics) {
+  if (election === null) for (const runner of runners.values()) runner.trigger("start-up");
+  else {
+    election.onLeadingChange((now) => {
+      metrics.leader(now);
+      for (const runner of runners.values()) void (now ? runner.trigger("start-up") : runner.standBy());
+    });
+    election.start();
+  }
+}
 function checkSyncWindows(config) {
   for (const source of config.sources) {
     for (const [index, window2] of (source.syncWindows ?? []).entries()) {
@@ -75877,7 +75905,7 @@ var init_daemon = __esm({
     init_http_server();
     init_metrics();
     init_source_runner();
-    init_status2();
+    init_status();
     init_webhook();
     init_errors();
     init_secrets();
@@ -75933,106 +75961,28 @@ var init_embedded_api = __esm({
 
 // src/leader/elector.ts
 function createElector(options) {
-  const { store, identity, logger } = options;
-  const now = options.now ?? (() => performance.now());
-  const log = logger.child({ lease: store.description });
-  let observed = null;
-  let observedAt = 0;
-  let elected = false;
-  let deadline = 0;
-  let deadlineTimer = null;
-  let reportedLeader;
-  let storeReached = null;
+  const { store, identity } = options;
+  const e = {
+    options,
+    now: options.now ?? (() => performance.now()),
+    log: options.logger.child({ lease: store.description }),
+    observed: null,
+    observedAt: 0,
+    elected: false,
+    deadline: 0,
+    deadlineTimer: null,
+    reportedLeader: void 0,
+    storeReached: null,
+    listeners: []
+  };
   let stopped = false;
   const halt = new AbortController();
   let loop = null;
-  const listeners = [];
-  const leading = () => elected && now() < deadline;
-  function observe(current) {
-    if (observed === null || observed.version !== current.version) observedAt = now();
-    observed = current;
-    const holder = current.record.holderIdentity === "" ? null : current.record.holderIdentity;
-    if (holder === reportedLeader) return;
-    log.info({ leader: holder, previous: reportedLeader ?? null, self: identity }, holder === null ? "leader changed: nobody holds the lease" : "leader changed");
-    reportedLeader = holder;
-  }
-  function renewed(startedAt, first2) {
-    deadline = startedAt + options.renewDeadlineMs;
-    if (deadlineTimer !== null) clearTimeout(deadlineTimer);
-    deadlineTimer = setTimeout(() => lose2("the renew deadline passed without a successful renewal"), Math.max(0, deadline - now()));
-    if (!first2) return;
-    elected = true;
-    log.info({ identity }, "became leader");
-    for (const listener of listeners) listener(true);
-  }
-  function lose2(reason) {
-    if (deadlineTimer !== null) clearTimeout(deadlineTimer);
-    deadlineTimer = null;
-    if (!elected) return;
-    elected = false;
-    const leadingUntil = new Date(Date.now() - Math.max(0, now() - deadline)).toISOString();
-    log.warn({ identity, reason, leadingUntil, renewDeadlineSeconds: options.renewDeadlineMs / 1e3 }, "stopped leading");
-    for (const listener of listeners) listener(false);
-  }
-  function mine(base, keepTerm) {
-    const wall = (/* @__PURE__ */ new Date()).toISOString();
-    return {
-      holderIdentity: identity,
-      leaseDurationMs: options.leaseDurationMs,
-      acquireTime: keepTerm && base !== null ? base.acquireTime : wall,
-      renewTime: wall,
-      leaderTransitions: base === null ? 0 : keepTerm ? base.leaderTransitions : base.leaderTransitions + 1
-    };
-  }
-  async function tryAcquireOrRenew(signal) {
-    const startedAt = now();
-    if (elected && observed !== null && observed.record.holderIdentity === identity) {
-      const record3 = mine(observed.record, true);
-      const result2 = await store.update(record3, observed.version, signal);
-      if (result2 !== "conflict") {
-        observe({ record: record3, version: result2.version });
-        return renewed(startedAt, false);
-      }
-    }
-    const current = await store.get(signal);
-    if (current === null) {
-      const record3 = mine(null, false);
-      const result2 = await store.create(record3, signal);
-      if (result2 === "conflict") return;
-      observe({ record: record3, version: result2.version });
-      return renewed(startedAt, !elected);
-    }
-    observe(current);
-    const holder = current.record.holderIdentity;
-    const expired = now() >= observedAt + current.record.leaseDurationMs;
-    if (holder !== "" && holder !== identity && !expired) {
-      if (elected) lose2(`${holder} holds the lease`);
-      return;
-    }
-    const record2 = mine(current.record, holder === identity);
-    const result = await store.update(record2, current.version, signal);
-    if (result === "conflict") return;
-    observe({ record: record2, version: result.version });
-    renewed(startedAt, !elected);
-  }
-  async function round() {
-    const timeout = Math.max(1, Math.ceil(elected ? deadline - now() : options.renewDeadlineMs));
-    try {
-      await tryAcquireOrRenew(AbortSignal.any([halt.signal, AbortSignal.timeout(timeout)]));
-      if (storeReached === false) log.info("the leader-election store answers again");
-      storeReached = true;
-    } catch (error) {
-      if (halt.signal.aborted) return;
-      if (storeReached !== false) log.warn({ error: error instanceof Error ? error.message : String(error), leading: elected }, "cannot reach the leader-election store; trying again every retry period");
-      storeReached = false;
-    }
-    if (elected && !leading()) lose2("the renew deadline passed without a successful renewal");
-  }
   async function run2() {
     while (!stopped) {
-      const started = now();
-      await round();
-      const wait = Math.max(0, started + options.retryPeriodMs - now());
+      const started = e.now();
+      await round(e, halt.signal);
+      const wait = Math.max(0, started + options.retryPeriodMs - e.now());
       await new Promise((resolve4) => {
         const timer = setTimeout(resolve4, wait);
         halt.signal.addEventListener("abort", () => {
@@ -76042,61 +75992,146 @@ function createElector(options) {
       });
     }
   }
-  async function release() {
-    for (let attempt = 0; attempt < 3 && observed !== null && observed.record.holderIdentity === identity; attempt += 1) {
-      const wall = (/* @__PURE__ */ new Date()).toISOString();
-      const record2 = { holderIdentity: "", leaseDurationMs: 1e3, acquireTime: wall, renewTime: wall, leaderTransitions: observed.record.leaderTransitions };
-      const signal = AbortSignal.timeout(options.renewDeadlineMs);
-      try {
-        const result = await store.update(record2, observed.version, signal);
-        if (result !== "conflict") {
-          log.info({ identity }, "lease released");
-          return;
-        }
-        const current = await store.get(signal);
-        if (current === null) return;
-        observed = current;
-      } catch (error) {
-        log.warn({ error: error instanceof Error ? error.message : String(error) }, "cannot release the lease; a standby takes over once it expires");
-        return;
-      }
-    }
-  }
   return {
     identity,
     get leading() {
-      return leading();
+      return isLeading(e);
     },
     get leader() {
-      return observed === null || observed.record.holderIdentity === "" ? null : observed.record.holderIdentity;
+      return e.observed === null || e.observed.record.holderIdentity === "" ? null : e.observed.record.holderIdentity;
     },
     get storeReached() {
-      return storeReached;
+      return e.storeReached;
     },
     fence() {
-      if (leading()) return;
-      if (elected) lose2("the renew deadline passed without a successful renewal");
+      if (isLeading(e)) return;
+      if (e.elected) lose2(e, "the renew deadline passed without a successful renewal");
       throw new NotLeaderError(`not sent: this replica (${identity}) does not hold the lease`);
     },
     onLeadingChange(listener) {
-      listeners.push(listener);
+      e.listeners.push(listener);
     },
     start() {
-      log.info({ identity, leaseDurationSeconds: options.leaseDurationMs / 1e3, renewDeadlineSeconds: options.renewDeadlineMs / 1e3, retryPeriodSeconds: options.retryPeriodMs / 1e3 }, "leader election: trying to acquire the lease");
+      e.log.info({ identity, leaseDurationSeconds: options.leaseDurationMs / 1e3, renewDeadlineSeconds: options.renewDeadlineMs / 1e3, retryPeriodSeconds: options.retryPeriodMs / 1e3 }, "leader election: trying to acquire the lease");
       loop ??= run2();
     },
     async stop() {
       stopped = true;
       halt.abort(new Error("the daemon is shutting down"));
       await loop;
-      const held = elected;
-      if (deadlineTimer !== null) clearTimeout(deadlineTimer);
-      deadlineTimer = null;
-      elected = false;
-      if (held) await release();
+      const held = e.elected;
+      if (e.deadlineTimer !== null) clearTimeout(e.deadlineTimer);
+      e.deadlineTimer = null;
+      e.elected = false;
+      if (held) await release(e);
       await store.close();
     }
   };
+}
+function isLeading(e) {
+  return e.elected && e.now() < e.deadline;
+}
+function observe(e, current) {
+  if (e.observed === null || e.observed.version !== current.version) e.observedAt = e.now();
+  e.observed = current;
+  const holder = current.record.holderIdentity === "" ? null : current.record.holderIdentity;
+  if (holder === e.reportedLeader) return;
+  e.log.info({ leader: holder, previous: e.reportedLeader ?? null, self: e.options.identity }, holder === null ? "leader changed: nobody holds the lease" : "leader changed");
+  e.reportedLeader = holder;
+}
+function renewed(e, startedAt, first2) {
+  e.deadline = startedAt + e.options.renewDeadlineMs;
+  if (e.deadlineTimer !== null) clearTimeout(e.deadlineTimer);
+  e.deadlineTimer = setTimeout(() => lose2(e, "the renew deadline passed without a successful renewal"), Math.max(0, e.deadline - e.now()));
+  if (!first2) return;
+  e.elected = true;
+  e.log.info({ identity: e.options.identity }, "became leader");
+  for (const listener of e.listeners) listener(true);
+}
+function lose2(e, reason) {
+  if (e.deadlineTimer !== null) clearTimeout(e.deadlineTimer);
+  e.deadlineTimer = null;
+  if (!e.elected) return;
+  e.elected = false;
+  const leadingUntil = new Date(Date.now() - Math.max(0, e.now() - e.deadline)).toISOString();
+  e.log.warn({ identity: e.options.identity, reason, leadingUntil, renewDeadlineSeconds: e.options.renewDeadlineMs / 1e3 }, "stopped leading");
+  for (const listener of e.listeners) listener(false);
+}
+function mine(e, base, keepTerm) {
+  const wall = (/* @__PURE__ */ new Date()).toISOString();
+  return {
+    holderIdentity: e.options.identity,
+    leaseDurationMs: e.options.leaseDurationMs,
+    acquireTime: keepTerm && base !== null ? base.acquireTime : wall,
+    renewTime: wall,
+    leaderTransitions: base === null ? 0 : keepTerm ? base.leaderTransitions : base.leaderTransitions + 1
+  };
+}
+async function tryAcquireOrRenew(e, signal) {
+  const { store, identity } = e.options;
+  const startedAt = e.now();
+  if (e.elected && e.observed !== null && e.observed.record.holderIdentity === identity) {
+    const record3 = mine(e, e.observed.record, true);
+    const result2 = await store.update(record3, e.observed.version, signal);
+    if (result2 !== "conflict") {
+      observe(e, { record: record3, version: result2.version });
+      return renewed(e, startedAt, false);
+    }
+  }
+  const current = await store.get(signal);
+  if (current === null) {
+    const record3 = mine(e, null, false);
+    const result2 = await store.create(record3, signal);
+    if (result2 === "conflict") return;
+    observe(e, { record: record3, version: result2.version });
+    return renewed(e, startedAt, !e.elected);
+  }
+  observe(e, current);
+  const holder = current.record.holderIdentity;
+  const expired = e.now() >= e.observedAt + current.record.leaseDurationMs;
+  if (holder !== "" && holder !== identity && !expired) {
+    if (e.elected) lose2(e, `${holder} holds the lease`);
+    return;
+  }
+  const record2 = mine(e, current.record, holder === identity);
+  const result = await store.update(record2, current.version, signal);
+  if (result === "conflict") return;
+  observe(e, { record: record2, version: result.version });
+  renewed(e, startedAt, !e.elected);
+}
+async function round(e, halt) {
+  const timeout = Math.max(1, Math.ceil(e.elected ? e.deadline - e.now() : e.options.renewDeadlineMs));
+  try {
+    await tryAcquireOrRenew(e, AbortSignal.any([halt, AbortSignal.timeout(timeout)]));
+    if (e.storeReached === false) e.log.info("the leader-election store answers again");
+    e.storeReached = true;
+  } catch (error) {
+    if (halt.aborted) return;
+    if (e.storeReached !== false) e.log.warn({ error: error instanceof Error ? error.message : String(error), leading: e.elected }, "cannot reach the leader-election store; trying again every retry period");
+    e.storeReached = false;
+  }
+  if (e.elected && !isLeading(e)) lose2(e, "the renew deadline passed without a successful renewal");
+}
+async function release(e) {
+  const { store, identity } = e.options;
+  for (let attempt = 0; attempt < 3 && e.observed !== null && e.observed.record.holderIdentity === identity; attempt += 1) {
+    const wall = (/* @__PURE__ */ new Date()).toISOString();
+    const record2 = { holderIdentity: "", leaseDurationMs: 1e3, acquireTime: wall, renewTime: wall, leaderTransitions: e.observed.record.leaderTransitions };
+    const signal = AbortSignal.timeout(e.options.renewDeadlineMs);
+    try {
+      const result = await store.update(record2, e.observed.version, signal);
+      if (result !== "conflict") {
+        e.log.info({ identity }, "lease released");
+        return;
+      }
+      const current = await store.get(signal);
+      if (current === null) return;
+      e.observed = current;
+    } catch (error) {
+      e.log.warn({ error: error instanceof Error ? error.message : String(error) }, "cannot release the lease; a standby takes over once it expires");
+      return;
+    }
+  }
 }
 var NotLeaderError;
 var init_elector = __esm({
@@ -76880,9 +76915,9 @@ Source "${source.name}" was not run: ${errorMessage(interrupt.stop.reason)}.
         continue;
       }
       const signal = passSignal(source.name, args.timeoutSeconds, interrupt.abort);
-      const checkout = await openSource(source, sourceContext(config, io)).checkout(signal);
-      const { dir } = checkout;
-      const revision2 = checkout.revision ?? await workTreeRevision(dir);
+      const checkout2 = await openSource(source, sourceContext(config, io)).checkout(signal);
+      const { dir } = checkout2;
+      const revision2 = checkout2.revision ?? await workTreeRevision(dir);
       dirs.set(source.name, dir);
       const codeCache = await caches.forOrganization(source.organization);
       notify.started(source, revision2);

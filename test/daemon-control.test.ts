@@ -151,3 +151,26 @@ test('sync?wait=1 outlasts the request deadline: the answer comes when the pass 
   assert.deepEqual([body.pass.trigger, body.pass.result], ['sync', 'success']);
   assert.deepEqual(calls.map((c) => c.trigger), ['start-up', 'sync']);
 });
+
+test('an unknown source answers 404 naming the sources there are, and the one most likely meant', async (t) => {
+  const { pass } = recordingPass();
+  const { daemon } = await startTestDaemon(t, {
+    sources: [testSource('payments-prod', { path: await tempTree(t, {}) }), testSource('billing', { path: await tempTree(t, {}) })],
+    pass,
+    env: { CONTROL_TOKEN: CONTROL },
+  });
+  await daemon.whenIdle();
+  const typo = await post(daemon.origin, '/sources/payments-prd/suspend', CONTROL);
+  assert.equal(typo.status, 404);
+  assert.deepEqual(await typo.json(), {
+    error: 'no source named "payments-prd"; did you mean "payments-prod"? (the daemon\'s sources: "payments-prod", "billing")',
+    sources: ['payments-prod', 'billing'],
+  });
+  const far = (await (await post(daemon.origin, '/sources/inventory/sync', CONTROL)).json()) as { error: string };
+  assert.equal(far.error, 'no source named "inventory" (the daemon\'s sources: "payments-prod", "billing")');
+  assert.deepEqual(daemon.statuses().map((s) => s.suspended), [false, false], 'nothing was suspended');
+  // Only to a caller with the control token: without it the answer names nothing.
+  const anonymous = await post(daemon.origin, '/sources/payments-prd/suspend', 'wrong-token-of-some-length');
+  assert.equal(anonymous.status, 401);
+  assert.doesNotMatch(await anonymous.text(), /payments-prod|billing/);
+});

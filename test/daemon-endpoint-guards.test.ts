@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { test, type TestContext } from 'node:test';
-import { createAuthGate, type AuthLimits } from '../src/daemon/auth-gate.js';
-import { createDeliveryLog } from '../src/daemon/webhook-deliveries.js';
+import { createAuthGate, type AuthLimits } from '../src/server/auth-gate.js';
+import { createDeliveryLog } from '../src/server/webhook-deliveries.js';
 import { captureLogs } from './helpers/logs.js';
 import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
 import { parseExposition, sampleValue } from './helpers/daemon-prometheus.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
-import { createFightDetector } from '../src/daemon/fight-detector.js';
+import { createFightDetector } from '../src/operations/fight-detector.js';
 import type { Change, ChangeResult, PoolChange } from '../src/plan/types.js';
 import { ORG, TestEmulator } from './helpers/emulator.js';
 import { startTestDaemon, testSource } from './helpers/daemon-harness.js';

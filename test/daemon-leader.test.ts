@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import type { LeadershipStatus } from '../src/daemon/standby.js';
+import type { LeadershipStatus } from '../src/server/standby.js';
 import { spawnDaemon, firstSourceStatus, type DaemonProcess, type LogLine } from './helpers/daemon-process.js';
 import { parseExposition, sampleValue } from './helpers/daemon-prometheus.js';
 import { TestEmulator } from './helpers/emulator.js';

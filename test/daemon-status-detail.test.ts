@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
 import type { SourceStatus } from '../src/daemon/index.js';
-import { HISTORY_LENGTH, MAX_LISTED_CHANGES } from '../src/daemon/pass-record.js';
+import { HISTORY_LENGTH, MAX_LISTED_CHANGES } from '../src/operations/pass-record.js';
 import { silentLogger } from '../src/logger.js';
 import type { PolicyChange } from '../src/plan/types.js';
 import type { PassOutcome } from '../src/reconcile.js';

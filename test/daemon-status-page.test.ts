@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { STATUS_PAGE_SCRIPT } from '../src/daemon/status-page-script.js';
+import { STATUS_PAGE_SCRIPT } from '../src/server/status-page-script.js';
 import type { Reconcile } from '../src/daemon/index.js';
-import { escapeHtml, html } from '../src/daemon/html.js';
+import { escapeHtml, html } from '../src/server/html.js';
 import type { PolicyChange } from '../src/plan/types.js';
 import type { PassOutcome } from '../src/reconcile.js';
 import { tempTree } from './helpers/temp-tree.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
-import { openSyncWindows, windowProblem, windowState } from '../src/daemon/sync-windows.js';
+import { openSyncWindows, windowProblem, windowState } from '../src/operations/sync-windows.js';
 import { silentLogger } from '../src/logger.js';
 import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
 import { runCli } from './helpers/cli.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { constantTimeEqual, verifyGithubSignature, verifyGitlabToken } from '../src/daemon/signature.js';
+import { constantTimeEqual, verifyGithubSignature, verifyGitlabToken } from '../src/server/signature.js';
 import { githubSignature } from './helpers/webhook-signature.js';
-import { normalizeRepositoryUrl, sourcesForWebhook } from '../src/daemon/repository-match.js';
+import { normalizeRepositoryUrl, sourcesForWebhook } from '../src/server/repository-match.js';
 import { tempTree } from './helpers/temp-tree.js';
 import { sleep, waitFor } from './helpers/wait.js';
 import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { hostPortProblem, isIpLiteral, isLoopbackHost, parseHost, parseHostPort } from '../src/host-port.js';
-import { hostRule } from '../src/daemon/request-origin.js';
+import { hostRule } from '../src/server/request-origin.js';
 
 test('host:port: names, IPv4 and bracketed IPv6; no port, a port above 65535 or a stray character are refused', () => {
   assert.deepEqual(parseHostPort('0.0.0.0:9090'), { host: '0.0.0.0', port: 9090 });

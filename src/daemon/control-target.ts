@@ -1,4 +1,4 @@
-import type { ControlTarget } from './control.js';
+import type { ControlTarget } from '../server/control.js';
 import type { SourceRunner } from './source-runner.js';
 
 /** The control endpoints acting on the daemon's source runners. */
@@ -9,6 +9,7 @@ export function controlTarget(runners: ReadonlyMap<string, SourceRunner>): Contr
     return found;
   };
   return {
+    names: () => [...runners.keys()],
     has: (name) => runners.has(name),
     suspended: (name) => runner(name).suspended,
     async sync(name, { wait, overrideWindow }) {

@@ -1,29 +1,29 @@
 import type { PolicyApi } from '../api/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
-import { openCodeCacheStore } from '../live/code-cache-file.js';
+import { openCodeCacheStore, type CodeCacheStore } from '../live/code-cache-file.js';
 import { runPass } from '../reconcile.js';
-import { startDaemonServer, type HttpLimits } from './http-server.js';
-import { createDaemonMetrics, type DaemonMetrics } from './metrics.js';
+import { startDaemonServer, type HttpLimits } from '../server/http-server.js';
+import { createDaemonMetrics, type DaemonMetrics } from '../operations/metrics.js';
 import type { BackoffOptions, TriggerReason } from './source-loop.js';
 import { startSourceRunner, type Reconcile, type SourceRunner } from './source-runner.js';
-import { readiness, type SourceStatus } from './status.js';
-import { handleWebhook } from './webhook.js';
+import { readiness, type SourceStatus } from '../server/status.js';
+import { handleWebhook } from '../server/webhook.js';
 import { UsageError } from '../errors.js';
 import { knownSecrets } from '../config/secrets.js';
 import { createRedactor, redactValue, type Redact } from '../redact.js';
-import { createNotifier, type DeliveryLimits } from '../notify/index.js';
+import { createNotifier, type DeliveryLimits, type Notifier } from '../notify/index.js';
 import { controlTarget } from './control-target.js';
-import { handleControl } from './control.js';
-import { createAuthGate, type AuthLimits } from './auth-gate.js';
-import { carriesBearer } from './authorization.js';
-import { endpointSecrets } from './endpoint-secrets.js';
-import { hostRule } from './request-origin.js';
-import { createDeliveryLog } from './webhook-deliveries.js';
-import { openSuspensions } from './suspensions.js';
-import { windowProblem } from './sync-windows.js';
+import { handleControl } from '../server/control.js';
+import { createAuthGate, type AuthLimits } from '../server/auth-gate.js';
+import { carriesBearer } from '../server/authorization.js';
+import { endpointSecrets } from '../server/endpoint-secrets.js';
+import { hostRule } from '../server/request-origin.js';
+import { createDeliveryLog } from '../server/webhook-deliveries.js';
+import { openSuspensions, type Suspensions } from '../operations/suspensions.js';
+import { windowProblem } from '../operations/sync-windows.js';
 import type { Elector } from '../leader/index.js';
-import { leadershipStatus, standbyAnswer, standbyReadiness } from './standby.js';
+import { leadershipStatus, standbyAnswer, standbyReadiness } from '../server/standby.js';
 
 export interface StartDaemonOptions {
   config: Config;
@@ -74,7 +74,6 @@ export interface RunningDaemon {
 export async function startDaemon(options: StartDaemonOptions): Promise<RunningDaemon> {
   const { config, logger } = options;
   const metrics = options.metrics ?? createDaemonMetrics();
-  const runners = new Map<string, SourceRunner>();
   let accepting = true;
   const secrets = endpointSecrets(options.env, config.webhookSecretEnv, config.listen, logger);
   const gate = createAuthGate({ registry: metrics.registry, logger, ...(options.authLimits === undefined ? {} : { limits: options.authLimits }) });
@@ -92,29 +91,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   });
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger, persist: options.noCache !== true });
 
-  for (const source of config.sources) {
-    const runner = await startSourceRunner({
-      source,
-      stateDir: config.stateDir,
-      codeCache: await caches.forOrganization(source.organization),
-      saveCodeCache: () => caches.save(),
-      api: options.api,
-      concurrency: config.api.concurrency,
-      apiUrl: config.api.url,
-      reconcile: options.reconcile ?? runPass,
-      metrics,
-      logger,
-      env: options.env,
-      suspensions,
-      notifier,
-      redact,
-      leading,
-      ...(options.now === undefined ? {} : { now: options.now }),
-      ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
-      ...(options.watchDebounceMs === undefined ? {} : { watchDebounceMs: options.watchDebounceMs }),
-    });
-    runners.set(source.name, runner);
-  }
+  const runners = await startRunners(options, { metrics, suspensions, notifier, redact, leading, caches });
   const statuses = (opts: { history?: boolean } = {}) => redactValue([...runners.values()].map((r) => r.status(opts)), redact);
   const stopRunners = (graceMs?: number) => Promise.all([...runners.values()].map((r) => r.stop(graceMs)));
   const server = await startDaemonServer(config.listen, {
@@ -148,15 +125,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     throw error;
   });
   logger.info({ listen: server.origin, sources: config.sources.map((s) => s.name) }, 'daemon listening');
-  if (election === null) for (const runner of runners.values()) runner.trigger('start-up');
-  else {
-    election.onLeadingChange((now) => {
-      metrics.leader(now);
-      // Lost: every pass in flight is aborted at once (the fence already keeps its requests off the wire).
-      for (const runner of runners.values()) void (now ? runner.trigger('start-up') : runner.standBy());
-    });
-    election.start();
-  }
+  startPasses(election, runners, metrics);
 
   return {
     origin: server.origin,
@@ -181,6 +150,60 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
       logger.info('daemon stopped');
     },
   };
+}
+
+/** What the daemon shares with each source's runner. */
+interface RunnerShared {
+  metrics: DaemonMetrics;
+  suspensions: Suspensions;
+  notifier: Notifier;
+  redact: Redact;
+  leading: () => boolean;
+  caches: CodeCacheStore;
+}
+
+/** One runner per source, in the config's order. */
+async function startRunners(options: StartDaemonOptions, shared: RunnerShared): Promise<Map<string, SourceRunner>> {
+  const { config, logger } = options;
+  const { metrics, suspensions, notifier, redact, leading, caches } = shared;
+  const runners = new Map<string, SourceRunner>();
+  for (const source of config.sources) {
+    const runner = await startSourceRunner({
+      source,
+      stateDir: config.stateDir,
+      codeCache: await caches.forOrganization(source.organization),
+      saveCodeCache: () => caches.save(),
+      api: options.api,
+      concurrency: config.api.concurrency,
+      apiUrl: config.api.url,
+      reconcile: options.reconcile ?? runPass,
+      metrics,
+      logger,
+      env: options.env,
+      suspensions,
+      notifier,
+      redact,
+      leading,
+      ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.backoff === undefined ? {} : { backoff: options.backoff }),
+      ...(options.watchDebounceMs === undefined ? {} : { watchDebounceMs: options.watchDebounceMs }),
+    });
+    runners.set(source.name, runner);
+  }
+  return runners;
+}
+
+/** The start-up pass of every source: at once, or, with leader election, each time this replica gains the lease. */
+function startPasses(election: Elector | null, runners: ReadonlyMap<string, SourceRunner>, metrics: DaemonMetrics): void {
+  if (election === null) for (const runner of runners.values()) runner.trigger('start-up');
+  else {
+    election.onLeadingChange((now) => {
+      metrics.leader(now);
+      // Lost: every pass in flight is aborted at once (the fence already keeps its requests off the wire).
+      for (const runner of runners.values()) void (now ? runner.trigger('start-up') : runner.standBy());
+    });
+    election.start();
+  }
 }
 
 /** How long a stop waits for queued notifications. */

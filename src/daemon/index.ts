@@ -6,15 +6,15 @@ import { createRedactor } from '../redact.js';
 import { waitForShutdownSignal } from '../signals.js';
 import { startDaemon } from './daemon.js';
 import { startEmbeddedApi } from './embedded-api.js';
-import { createDaemonMetrics } from './metrics.js';
+import { createDaemonMetrics } from '../operations/metrics.js';
 import { createElector, leaderIdentity, openLeaseStore, type Elector } from '../leader/index.js';
 
 export { startDaemon, type RunningDaemon, type StartDaemonOptions } from './daemon.js';
-export { HTTP_LIMITS, type HttpLimits } from './http-server.js';
-export { AUTH_LIMITS, type AuthLimits } from './auth-gate.js';
-export { createDaemonMetrics, type DaemonMetrics } from './metrics.js';
+export { HTTP_LIMITS, type HttpLimits } from '../server/http-server.js';
+export { AUTH_LIMITS, type AuthLimits } from '../server/auth-gate.js';
+export { createDaemonMetrics, type DaemonMetrics } from '../operations/metrics.js';
 export type { Reconcile } from './source-runner.js';
-export type { SourceStatus, Readiness } from './status.js';
+export type { SourceStatus, Readiness } from '../server/status.js';
 export type { TriggerReason } from './source-loop.js';
 
 export interface RunDaemonOptions {

@@ -1,4 +1,4 @@
-import type { PassRecord } from './pass-record.js';
+import type { PassRecord } from '../operations/pass-record.js';
 
 /** Lets a caller wait for the end of the first pass that starts after it asked: `POST /sources/<name>/sync?wait=1`. */
 export interface PassWaiters {

@@ -2,22 +2,14 @@ import { backoffDelay } from '../http/retry.js';
 import type { Logger } from '../logger.js';
 import { sharedSignal } from '../signals.js';
 import { safeErrorMessage } from '../source/index.js';
+import type { LoopPassEnd, TriggerReason } from '../operations/pass-record.js';
 
-/** `sync`: asked for through `POST /sources/<name>/sync` (the `sync` command). */
-export type TriggerReason = 'start-up' | 'schedule' | 'file-change' | 'webhook' | 'retry' | 'sync';
+export type { LoopPassEnd, TriggerReason } from '../operations/pass-record.js';
 
 export interface LoopPassResult {
   ok: boolean;
   /** Why the pass failed, for /status; null when it did not. */
   error?: string | null;
-}
-
-export interface LoopPassEnd {
-  trigger: TriggerReason;
-  ok: boolean;
-  timedOut: boolean;
-  error: string | null;
-  durationMs: number;
 }
 
 export interface BackoffOptions {
@@ -70,22 +62,19 @@ export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 5_000, maxMs: 300_00
  * any new trigger (a commit, a file change, a webhook, a schedule tick) supersedes that wait.
  */
 export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
-  const backoff = options.backoff ?? DEFAULT_BACKOFF;
-  const now = options.now ?? Date.now;
   const log = options.logger.child({ source: options.name });
   /** Set synchronously, so a trigger raised while a pass starts is queued rather than run beside it. */
   let active = false;
   let current: Promise<void> | null = null;
   let queued: TriggerReason | null = null;
   let failures = 0;
-  let retryTimer: NodeJS.Timeout | null = null;
-  let retryAt: number | null = null;
+  const retry = createRetry(options.backoff ?? DEFAULT_BACKOFF, options.now ?? Date.now, log, () => trigger('retry'));
   let stopped = false;
   /** Aborted when the loop stops: the pass in flight starts no new change. */
   const shutdown = new AbortController();
   /** Aborts the pass in flight (its timeout, or the end of a shutdown's grace time). */
   let inFlight: AbortController | null = null;
-  let idleWaiters: (() => void)[] = [];
+  const idleWaiters: (() => void)[] = [];
 
   function trigger(reason: TriggerReason): void {
     if (stopped) return;
@@ -93,7 +82,7 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
       log.debug({ trigger: reason }, 'trigger ignored: the source is suspended, or this replica stands by');
       return;
     }
-    cancelRetry();
+    retry.cancel();
     if (active) {
       if (queued === null) log.debug({ trigger: reason }, 'pass running; one more pass queued');
       queued ??= reason;
@@ -107,61 +96,17 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
     let next: TriggerReason | null = first;
     let ok = true;
     while (next !== null) {
-      ok = await execute(next);
+      ok = await runOnePass(options, log, next, shutdown.signal, (controller) => {
+        inFlight = controller;
+      });
       failures = ok ? 0 : failures + 1;
       next = stopped ? null : queued;
       queued = null;
     }
     active = false;
     current = null;
-    if (!ok && !stopped) scheduleRetry();
-    const waiters = idleWaiters;
-    idleWaiters = [];
-    for (const resolve of waiters) resolve();
-  }
-
-  async function execute(reason: TriggerReason): Promise<boolean> {
-    const controller = new AbortController();
-    sharedSignal(controller.signal);
-    inFlight = controller;
-    const started = now();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      log.warn({ trigger: reason, timeoutSeconds: options.timeoutMs / 1000 }, 'pass timed out; aborting it');
-      controller.abort(new Error(`pass timed out after ${options.timeoutMs / 1000} s`));
-    }, options.timeoutMs);
-    options.onPassStart?.(reason);
-    let result: LoopPassResult;
-    try {
-      result = await options.pass(reason, controller.signal, shutdown.signal);
-    } catch (error) {
-      result = { ok: false, error: safeErrorMessage(error) };
-    } finally {
-      clearTimeout(timer);
-      inFlight = null;
-    }
-    const error = timedOut ? `pass timed out after ${options.timeoutMs / 1000} s` : result.ok ? null : (result.error ?? 'pass failed');
-    const end: LoopPassEnd = { trigger: reason, ok: result.ok && !timedOut, timedOut, error, durationMs: now() - started };
-    options.onPassEnd?.(end);
-    return end.ok;
-  }
-
-  function scheduleRetry(): void {
-    const delay = backoffDelay(failures, { ...backoff, jitter: 'none' }, 0);
-    retryAt = now() + delay;
-    log.info({ failures, retryInSeconds: delay / 1000 }, 'pass failed; retrying after back-off');
-    retryTimer = setTimeout(() => {
-      retryTimer = null;
-      retryAt = null;
-      trigger('retry');
-    }, delay);
-  }
-
-  function cancelRetry(): void {
-    if (retryTimer !== null) clearTimeout(retryTimer);
-    retryTimer = null;
-    retryAt = null;
+    if (!ok && !stopped) retry.schedule(failures);
+    for (const resolve of idleWaiters.splice(0)) resolve();
   }
 
   return {
@@ -170,36 +115,98 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
       return active;
     },
     get retryAt() {
-      return retryAt;
+      return retry.at;
     },
     whenIdle() {
       return !active ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve));
     },
     async abort(reason) {
       queued = null;
-      cancelRetry();
+      retry.cancel();
       inFlight?.abort(reason);
       await current;
     },
     async stop(graceMs) {
       stopped = true;
       queued = null;
-      cancelRetry();
+      retry.cancel();
       shutdown.abort(new Error('the daemon is shutting down'));
       if (current === null) return;
-      const pass = inFlight;
-      let grace: NodeJS.Timeout | null = null;
-      if (graceMs !== undefined && pass !== null) {
-        grace = setTimeout(() => {
-          log.warn({ graceSeconds: graceMs / 1000 }, 'shutdown: the pass in flight did not finish in time; aborting it');
-          pass.abort(new Error(`shutdown: the pass was aborted after waiting ${graceMs / 1000} s for it`));
-        }, graceMs);
-      }
+      const endGrace = abortAfterGrace(inFlight, graceMs, log);
       try {
         await current;
       } finally {
-        if (grace !== null) clearTimeout(grace);
+        endGrace();
       }
     },
+  };
+}
+
+/** Runs one pass under its timeout; `onInFlight` is told of the pass's controller, then of its end (null). */
+async function runOnePass(
+  options: SourceLoopOptions, log: Logger, reason: TriggerReason, stop: AbortSignal, onInFlight: (controller: AbortController | null) => void,
+): Promise<boolean> {
+  const controller = new AbortController();
+  sharedSignal(controller.signal);
+  onInFlight(controller);
+  const now = options.now ?? Date.now;
+  const started = now();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    log.warn({ trigger: reason, timeoutSeconds: options.timeoutMs / 1000 }, 'pass timed out; aborting it');
+    controller.abort(new Error(`pass timed out after ${options.timeoutMs / 1000} s`));
+  }, options.timeoutMs);
+  options.onPassStart?.(reason);
+  let result: LoopPassResult;
+  try {
+    result = await options.pass(reason, controller.signal, stop);
+  } catch (error) {
+    result = { ok: false, error: safeErrorMessage(error) };
+  } finally {
+    clearTimeout(timer);
+    onInFlight(null);
+  }
+  const error = timedOut ? `pass timed out after ${options.timeoutMs / 1000} s` : result.ok ? null : (result.error ?? 'pass failed');
+  const end: LoopPassEnd = { trigger: reason, ok: result.ok && !timedOut, timedOut, error, durationMs: now() - started };
+  options.onPassEnd?.(end);
+  return end.ok;
+}
+
+/** A shutdown's grace time: aborts the pass in flight once it is over; returns what ends the wait. */
+function abortAfterGrace(pass: AbortController | null, graceMs: number | undefined, log: Logger): () => void {
+  if (graceMs === undefined || pass === null) return () => undefined;
+  const grace = setTimeout(() => {
+    log.warn({ graceSeconds: graceMs / 1000 }, 'shutdown: the pass in flight did not finish in time; aborting it');
+    pass.abort(new Error(`shutdown: the pass was aborted after waiting ${graceMs / 1000} s for it`));
+  }, graceMs);
+  return () => clearTimeout(grace);
+}
+
+/** The back-off retry after a failed pass: due after a capped exponential delay, unless cancelled first. */
+function createRetry(backoff: BackoffOptions, now: () => number, log: Logger, onDue: () => void) {
+  let timer: NodeJS.Timeout | null = null;
+  let at: number | null = null;
+  const cancel = (): void => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    at = null;
+  };
+  return {
+    /** When it is due (ms since the epoch), or null. */
+    get at(): number | null {
+      return at;
+    },
+    schedule(failures: number): void {
+      const delay = backoffDelay(failures, { ...backoff, jitter: 'none' }, 0);
+      at = now() + delay;
+      log.info({ failures, retryInSeconds: delay / 1000 }, 'pass failed; retrying after back-off');
+      timer = setTimeout(() => {
+        timer = null;
+        at = null;
+        onDue();
+      }, delay);
+    },
+    cancel,
   };
 }

@@ -53,122 +53,20 @@ export class NotLeaderError extends Error {
  * - `stop` releases the lease as client-go's ReleaseOnCancel does: no holder, a lease of 1 s.
  */
 export function createElector(options: ElectorOptions): Elector {
-  const { store, identity, logger } = options;
-  const now = options.now ?? (() => performance.now());
-  const log = logger.child({ lease: store.description });
-  let observed: VersionedRecord | null = null;
-  /** When `observed` was first seen (monotonic ms). */
-  let observedAt = 0;
-  let elected = false;
-  let deadline = 0;
-  let deadlineTimer: NodeJS.Timeout | null = null;
-  let reportedLeader: string | null | undefined;
-  let storeReached: boolean | null = null;
+  const { store, identity } = options;
+  const e: Election = {
+    options, now: options.now ?? (() => performance.now()), log: options.logger.child({ lease: store.description }),
+    observed: null, observedAt: 0, elected: false, deadline: 0, deadlineTimer: null, reportedLeader: undefined, storeReached: null, listeners: [],
+  };
   let stopped = false;
   const halt = new AbortController();
   let loop: Promise<void> | null = null;
-  const listeners: ((leading: boolean) => void)[] = [];
-
-  const leading = () => elected && now() < deadline;
-
-  function observe(current: VersionedRecord): void {
-    if (observed === null || observed.version !== current.version) observedAt = now();
-    observed = current;
-    const holder = current.record.holderIdentity === '' ? null : current.record.holderIdentity;
-    if (holder === reportedLeader) return;
-    log.info({ leader: holder, previous: reportedLeader ?? null, self: identity }, holder === null ? 'leader changed: nobody holds the lease' : 'leader changed');
-    reportedLeader = holder;
-  }
-
-  function renewed(startedAt: number, first: boolean): void {
-    deadline = startedAt + options.renewDeadlineMs;
-    if (deadlineTimer !== null) clearTimeout(deadlineTimer);
-    deadlineTimer = setTimeout(() => lose('the renew deadline passed without a successful renewal'), Math.max(0, deadline - now()));
-    if (!first) return;
-    elected = true;
-    log.info({ identity }, 'became leader');
-    for (const listener of listeners) listener(true);
-  }
-
-  function lose(reason: string): void {
-    if (deadlineTimer !== null) clearTimeout(deadlineTimer);
-    deadlineTimer = null;
-    if (!elected) return;
-    elected = false;
-    // When it stopped: the deadline, even when the process only notices later (it was stopped, or starved).
-    const leadingUntil = new Date(Date.now() - Math.max(0, now() - deadline)).toISOString();
-    log.warn({ identity, reason, leadingUntil, renewDeadlineSeconds: options.renewDeadlineMs / 1000 }, 'stopped leading');
-    for (const listener of listeners) listener(false);
-  }
-
-  function mine(base: LeaderRecord | null, keepTerm: boolean): LeaderRecord {
-    const wall = new Date().toISOString();
-    return {
-      holderIdentity: identity,
-      leaseDurationMs: options.leaseDurationMs,
-      acquireTime: keepTerm && base !== null ? base.acquireTime : wall,
-      renewTime: wall,
-      leaderTransitions: base === null ? 0 : keepTerm ? base.leaderTransitions : base.leaderTransitions + 1,
-    };
-  }
-
-  /** One round: renew what we hold, or take the lease if it is free or expired. */
-  async function tryAcquireOrRenew(signal: AbortSignal): Promise<void> {
-    const startedAt = now();
-    // 1. The leader's fast path: a write on the version it last saw.
-    if (elected && observed !== null && observed.record.holderIdentity === identity) {
-      const record = mine(observed.record, true);
-      const result = await store.update(record, observed.version, signal);
-      if (result !== 'conflict') {
-        observe({ record, version: result.version });
-        return renewed(startedAt, false);
-      }
-    }
-    // 2. Read it, or create it.
-    const current = await store.get(signal);
-    if (current === null) {
-      const record = mine(null, false);
-      const result = await store.create(record, signal);
-      if (result === 'conflict') return;
-      observe({ record, version: result.version });
-      return renewed(startedAt, !elected);
-    }
-    observe(current);
-    const holder = current.record.holderIdentity;
-    const expired = now() >= observedAt + current.record.leaseDurationMs;
-    if (holder !== '' && holder !== identity && !expired) {
-      if (elected) lose(`${holder} holds the lease`);
-      return;
-    }
-    // 3. Ours to renew, free, or expired: a write on the version just read.
-    const record = mine(current.record, holder === identity);
-    const result = await store.update(record, current.version, signal);
-    if (result === 'conflict') return;
-    observe({ record, version: result.version });
-    renewed(startedAt, !elected);
-  }
-
-  async function round(): Promise<void> {
-    // A leader's exchange ends by its deadline; a candidate's within a renew deadline.
-    const timeout = Math.max(1, Math.ceil(elected ? deadline - now() : options.renewDeadlineMs));
-    try {
-      await tryAcquireOrRenew(AbortSignal.any([halt.signal, AbortSignal.timeout(timeout)]));
-      if (storeReached === false) log.info('the leader-election store answers again');
-      storeReached = true;
-    } catch (error) {
-      if (halt.signal.aborted) return;
-      if (storeReached !== false) log.warn({ error: error instanceof Error ? error.message : String(error), leading: elected }, 'cannot reach the leader-election store; trying again every retry period');
-      storeReached = false;
-    }
-    // The timer may not have run yet (a process stopped and continued): the clock decides.
-    if (elected && !leading()) lose('the renew deadline passed without a successful renewal');
-  }
 
   async function run(): Promise<void> {
     while (!stopped) {
-      const started = now();
-      await round();
-      const wait = Math.max(0, started + options.retryPeriodMs - now());
+      const started = e.now();
+      await round(e, halt.signal);
+      const wait = Math.max(0, started + options.retryPeriodMs - e.now());
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
         halt.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
@@ -176,60 +74,177 @@ export function createElector(options: ElectorOptions): Elector {
     }
   }
 
-  async function release(): Promise<void> {
-    for (let attempt = 0; attempt < 3 && observed !== null && observed.record.holderIdentity === identity; attempt += 1) {
-      const wall = new Date().toISOString();
-      const record: LeaderRecord = { holderIdentity: '', leaseDurationMs: 1_000, acquireTime: wall, renewTime: wall, leaderTransitions: observed.record.leaderTransitions };
-      const signal = AbortSignal.timeout(options.renewDeadlineMs);
-      try {
-        const result = await store.update(record, observed.version, signal);
-        if (result !== 'conflict') {
-          log.info({ identity }, 'lease released');
-          return;
-        }
-        const current = await store.get(signal);
-        if (current === null) return;
-        observed = current;
-      } catch (error) {
-        log.warn({ error: error instanceof Error ? error.message : String(error) }, 'cannot release the lease; a standby takes over once it expires');
-        return;
-      }
-    }
-  }
-
   return {
     identity,
     get leading() {
-      return leading();
+      return isLeading(e);
     },
     get leader() {
-      return observed === null || observed.record.holderIdentity === '' ? null : observed.record.holderIdentity;
+      return e.observed === null || e.observed.record.holderIdentity === '' ? null : e.observed.record.holderIdentity;
     },
     get storeReached() {
-      return storeReached;
+      return e.storeReached;
     },
     fence() {
-      if (leading()) return;
-      if (elected) lose('the renew deadline passed without a successful renewal');
+      if (isLeading(e)) return;
+      if (e.elected) lose(e, 'the renew deadline passed without a successful renewal');
       throw new NotLeaderError(`not sent: this replica (${identity}) does not hold the lease`);
     },
     onLeadingChange(listener) {
-      listeners.push(listener);
+      e.listeners.push(listener);
     },
     start() {
-      log.info({ identity, leaseDurationSeconds: options.leaseDurationMs / 1000, renewDeadlineSeconds: options.renewDeadlineMs / 1000, retryPeriodSeconds: options.retryPeriodMs / 1000 }, 'leader election: trying to acquire the lease');
+      e.log.info({ identity, leaseDurationSeconds: options.leaseDurationMs / 1000, renewDeadlineSeconds: options.renewDeadlineMs / 1000, retryPeriodSeconds: options.retryPeriodMs / 1000 }, 'leader election: trying to acquire the lease');
       loop ??= run();
     },
     async stop() {
       stopped = true;
       halt.abort(new Error('the daemon is shutting down'));
       await loop;
-      const held = elected;
-      if (deadlineTimer !== null) clearTimeout(deadlineTimer);
-      deadlineTimer = null;
-      elected = false;
-      if (held) await release();
+      const held = e.elected;
+      if (e.deadlineTimer !== null) clearTimeout(e.deadlineTimer);
+      e.deadlineTimer = null;
+      e.elected = false;
+      if (held) await release(e);
       await store.close();
     },
   };
+}
+
+/** One replica's view of the election: the record it last saw, and whether (and until when) it leads. */
+interface Election {
+  options: ElectorOptions;
+  now: () => number;
+  log: Logger;
+  observed: VersionedRecord | null;
+  /** When `observed` was first seen (monotonic ms). */
+  observedAt: number;
+  elected: boolean;
+  deadline: number;
+  deadlineTimer: NodeJS.Timeout | null;
+  reportedLeader: string | null | undefined;
+  storeReached: boolean | null;
+  listeners: ((leading: boolean) => void)[];
+}
+
+function isLeading(e: Election): boolean {
+  return e.elected && e.now() < e.deadline;
+}
+
+function observe(e: Election, current: VersionedRecord): void {
+  if (e.observed === null || e.observed.version !== current.version) e.observedAt = e.now();
+  e.observed = current;
+  const holder = current.record.holderIdentity === '' ? null : current.record.holderIdentity;
+  if (holder === e.reportedLeader) return;
+  e.log.info({ leader: holder, previous: e.reportedLeader ?? null, self: e.options.identity }, holder === null ? 'leader changed: nobody holds the lease' : 'leader changed');
+  e.reportedLeader = holder;
+}
+
+function renewed(e: Election, startedAt: number, first: boolean): void {
+  e.deadline = startedAt + e.options.renewDeadlineMs;
+  if (e.deadlineTimer !== null) clearTimeout(e.deadlineTimer);
+  e.deadlineTimer = setTimeout(() => lose(e, 'the renew deadline passed without a successful renewal'), Math.max(0, e.deadline - e.now()));
+  if (!first) return;
+  e.elected = true;
+  e.log.info({ identity: e.options.identity }, 'became leader');
+  for (const listener of e.listeners) listener(true);
+}
+
+function lose(e: Election, reason: string): void {
+  if (e.deadlineTimer !== null) clearTimeout(e.deadlineTimer);
+  e.deadlineTimer = null;
+  if (!e.elected) return;
+  e.elected = false;
+  // When it stopped: the deadline, even when the process only notices later (it was stopped, or starved).
+  const leadingUntil = new Date(Date.now() - Math.max(0, e.now() - e.deadline)).toISOString();
+  e.log.warn({ identity: e.options.identity, reason, leadingUntil, renewDeadlineSeconds: e.options.renewDeadlineMs / 1000 }, 'stopped leading');
+  for (const listener of e.listeners) listener(false);
+}
+
+function mine(e: Election, base: LeaderRecord | null, keepTerm: boolean): LeaderRecord {
+  const wall = new Date().toISOString();
+  return {
+    holderIdentity: e.options.identity,
+    leaseDurationMs: e.options.leaseDurationMs,
+    acquireTime: keepTerm && base !== null ? base.acquireTime : wall,
+    renewTime: wall,
+    leaderTransitions: base === null ? 0 : keepTerm ? base.leaderTransitions : base.leaderTransitions + 1,
+  };
+}
+
+/** One round: renew what we hold, or take the lease if it is free or expired. */
+async function tryAcquireOrRenew(e: Election, signal: AbortSignal): Promise<void> {
+  const { store, identity } = e.options;
+  const startedAt = e.now();
+  // 1. The leader's fast path: a write on the version it last saw.
+  if (e.elected && e.observed !== null && e.observed.record.holderIdentity === identity) {
+    const record = mine(e, e.observed.record, true);
+    const result = await store.update(record, e.observed.version, signal);
+    if (result !== 'conflict') {
+      observe(e, { record, version: result.version });
+      return renewed(e, startedAt, false);
+    }
+  }
+  // 2. Read it, or create it.
+  const current = await store.get(signal);
+  if (current === null) {
+    const record = mine(e, null, false);
+    const result = await store.create(record, signal);
+    if (result === 'conflict') return;
+    observe(e, { record, version: result.version });
+    return renewed(e, startedAt, !e.elected);
+  }
+  observe(e, current);
+  const holder = current.record.holderIdentity;
+  const expired = e.now() >= e.observedAt + current.record.leaseDurationMs;
+  if (holder !== '' && holder !== identity && !expired) {
+    if (e.elected) lose(e, `${holder} holds the lease`);
+    return;
+  }
+  // 3. Ours to renew, free, or expired: a write on the version just read.
+  const record = mine(e, current.record, holder === identity);
+  const result = await store.update(record, current.version, signal);
+  if (result === 'conflict') return;
+  observe(e, { record, version: result.version });
+  renewed(e, startedAt, !e.elected);
+}
+
+/** One round under its time limit, and what it says of the store and of the lease. */
+async function round(e: Election, halt: AbortSignal): Promise<void> {
+  // A leader's exchange ends by its deadline; a candidate's within a renew deadline.
+  const timeout = Math.max(1, Math.ceil(e.elected ? e.deadline - e.now() : e.options.renewDeadlineMs));
+  try {
+    await tryAcquireOrRenew(e, AbortSignal.any([halt, AbortSignal.timeout(timeout)]));
+    if (e.storeReached === false) e.log.info('the leader-election store answers again');
+    e.storeReached = true;
+  } catch (error) {
+    if (halt.aborted) return;
+    if (e.storeReached !== false) e.log.warn({ error: error instanceof Error ? error.message : String(error), leading: e.elected }, 'cannot reach the leader-election store; trying again every retry period');
+    e.storeReached = false;
+  }
+  // The timer may not have run yet (a process stopped and continued): the clock decides.
+  if (e.elected && !isLeading(e)) lose(e, 'the renew deadline passed without a successful renewal');
+}
+
+/** client-go's ReleaseOnCancel: no holder, a lease of 1 s, written on the version last seen (read again on a conflict). */
+async function release(e: Election): Promise<void> {
+  const { store, identity } = e.options;
+  for (let attempt = 0; attempt < 3 && e.observed !== null && e.observed.record.holderIdentity === identity; attempt += 1) {
+    const wall = new Date().toISOString();
+    const record: LeaderRecord = { holderIdentity: '', leaseDurationMs: 1_000, acquireTime: wall, renewTime: wall, leaderTransitions: e.observed.record.leaderTransitions };
+    const signal = AbortSignal.timeout(e.options.renewDeadlineMs);
+    try {
+      const result = await store.update(record, e.observed.version, signal);
+      if (result !== 'conflict') {
+        e.log.info({ identity }, 'lease released');
+        return;
+      }
+      const current = await store.get(signal);
+      if (current === null) return;
+      e.observed = current;
+    } catch (error) {
+      e.log.warn({ error: error instanceof Error ? error.message : String(error) }, 'cannot release the lease; a standby takes over once it expires');
+      return;
+    }
+  }
 }

@@ -1,7 +1,7 @@
 /**
  * The wording of an update's reason. The plan cannot tell who made the difference (the repo changed, or someone
  * changed the live value), so it says only that the live value differs. Drift is a live value that differs from what
- * the last successful pass left: only the daemon knows that (see src/daemon/pass-record.ts), and words it so there.
+ * the last successful pass left: only the daemon knows that (see src/operations/pass-record.ts), and words it so there.
  */
 const DIFFERS = 'differs in ';
 const DRIFT = 'drift in ';

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { PassRecord } from './pass-record.js';
+import type { PassRecord } from '../operations/pass-record.js';
+import { closest } from '../suggest.js';
 import type { AuthVerdict } from './auth-gate.js';
 import { CONTROL_TOKEN_ENV } from './endpoint-secrets.js';
 import { crossSiteProblem } from './request-origin.js';
@@ -8,6 +9,8 @@ export type ControlAction = 'sync' | 'suspend' | 'resume';
 
 /** What the control endpoints act on: the daemon's sources, by name. */
 export interface ControlTarget {
+  /** The daemon's sources, in the config's order. */
+  names(): string[];
   has(source: string): boolean;
   suspended(source: string): boolean;
   /** Starts a pass; resolves with its record once it ended when `wait`, else at once with null. */
@@ -52,7 +55,7 @@ export async function handleControl(
   if (verdict === 'refused') return { status: 401, body: { error: 'unauthorized: send the control token as Authorization: Bearer <token>' } };
   const source = decodeURIComponent(match[1] ?? '');
   const action = match[2] as ControlAction;
-  if (!target.has(source)) return { status: 404, body: { error: `no source named "${source}"` } };
+  if (!target.has(source)) return { status: 404, body: { error: unknownSource(source, target.names()), sources: target.names() } };
   switch (action) {
     case 'suspend':
     case 'resume': {
@@ -72,6 +75,13 @@ export async function handleControl(
       return wait ? { status: 200, body: { source, pass } } : { status: 202, body: { source, accepted: true } };
     }
   }
+}
+
+/** Names the sources there are, and the one most likely meant. */
+function unknownSource(source: string, names: readonly string[]): string {
+  const meant = closest(source, names);
+  const known = names.length === 0 ? 'the daemon has no sources' : `the daemon's sources: ${names.map((name) => `"${name}"`).join(', ')}`;
+  return `no source named "${source}"${meant === null ? '' : `; did you mean "${meant}"?`} (${known})`;
 }
 
 function flag(url: URL, name: string): boolean {

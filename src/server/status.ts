@@ -1,10 +1,9 @@
 import type { SourceConfig } from '../config/types.js';
-import type { PassRecord, PassResultLabel } from './pass-record.js';
-import type { TriggerReason } from './source-loop.js';
-import type { WindowState } from './sync-windows.js';
-import type { PoolHealth } from './pool-health.js';
+import type { PassRecord, PassResultLabel, TriggerReason } from '../operations/pass-record.js';
+import type { WindowState } from '../operations/sync-windows.js';
+import type { PoolHealth } from '../operations/pool-health.js';
 
-export type { PassResultLabel } from './pass-record.js';
+export type { PassResultLabel } from '../operations/pass-record.js';
 
 /** What `GET /status` shows for one source. Times are ISO 8601; revisions are git commits (null for a local folder). */
 export interface SourceStatus {

@@ -3,12 +3,22 @@ import { sourceErrors } from '../output/index.js';
 import { asDrift } from '../plan/reasons.js';
 import type { ChangeAction, ResourceType } from '../plan/types.js';
 import type { PassOutcome } from '../reconcile.js';
-import type { LoopPassEnd, TriggerReason } from './source-loop.js';
 
 /** Passes kept per source for `/status?history=1` and the status page. */
 export const HISTORY_LENGTH = 20;
 /** Changes listed per pass; the rest are counted in `changesOmitted`. */
 export const MAX_LISTED_CHANGES = 100;
+
+/** `sync`: asked for through `POST /sources/<name>/sync` (the `sync` command). */
+export type TriggerReason = 'start-up' | 'schedule' | 'file-change' | 'webhook' | 'retry' | 'sync';
+
+export interface LoopPassEnd {
+  trigger: TriggerReason;
+  ok: boolean;
+  timedOut: boolean;
+  error: string | null;
+  durationMs: number;
+}
 
 export type PassResultLabel = 'success' | 'failure' | 'timeout';
 

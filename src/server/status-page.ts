@@ -1,6 +1,6 @@
 import type { ChangeAction } from '../plan/types.js';
 import { html, SafeHtml } from './html.js';
-import type { PassChangeOutcome, PassRecord } from './pass-record.js';
+import type { PassChangeOutcome, PassRecord } from '../operations/pass-record.js';
 import type { SourceStatus } from './status.js';
 import { STATUS_PAGE_SCRIPT, STATUS_PAGE_SCRIPT_HASH, UPDATE_SECONDS } from './status-page-script.js';
 import { changedNames, driftFact, poolWarnings, stateFacts } from './status-page-parts.js';

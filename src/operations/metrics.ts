@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { PassResultLabel } from './status.js';
+import type { PassResultLabel } from './pass-record.js';
 
 /** The daemon's Prometheus metrics, in a registry of its own (never prom-client's global one). */
 export interface DaemonMetrics {
@@ -27,77 +27,7 @@ export interface DaemonMetrics {
 export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}): DaemonMetrics {
   const registry = new Registry();
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
-  const passes = new Counter({
-    name: 'policy_pool_sync_passes_total',
-    help: 'Reconcile passes finished, by source and result (success, failure, timeout).',
-    labelNames: ['source', 'result'],
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'policy_pool_sync_pass_duration_seconds',
-    help: 'Duration of reconcile passes, fetch included.',
-    labelNames: ['source'],
-    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
-    registers: [registry],
-  });
-  const requests = new Counter({
-    name: 'policy_pool_sync_api_requests_total',
-    help: 'API requests by method and HTTP status (error: no answer).',
-    labelNames: ['method', 'status'],
-    registers: [registry],
-  });
-  const rateLimitWait = new Counter({
-    name: 'policy_pool_sync_rate_limit_wait_seconds_total',
-    help: 'Seconds spent waiting for the API rate limit.',
-    registers: [registry],
-  });
-  const drift = new Gauge({
-    name: 'policy_pool_sync_drift',
-    help: 'Changes the last pass of a source planned (0: in sync).',
-    labelNames: ['source'],
-    registers: [registry],
-  });
-  const lastSuccess = new Gauge({
-    name: 'policy_pool_sync_last_success_timestamp_seconds',
-    help: 'Unix time of the last successful pass of a source.',
-    labelNames: ['source'],
-    registers: [registry],
-  });
-  const fighting = new Gauge({
-    name: 'policy_pool_sync_fighting_resources',
-    help: 'Resources of a source that another writer changed back at each of the last passes (0: none).',
-    labelNames: ['source'],
-    registers: [registry],
-  });
-  const suspended = new Gauge({
-    name: 'policy_pool_sync_suspended',
-    help: 'Whether a source is suspended (1): no trigger but sync starts a pass.',
-    labelNames: ['source'],
-    registers: [registry],
-  });
-  const notifications = new Counter({
-    name: 'policy_pool_sync_notifications_total',
-    help: 'Notifications by receiver, event and result (sent; failed after retries; dropped from a full queue).',
-    labelNames: ['receiver', 'event', 'result'],
-    registers: [registry],
-  });
-  const poolAgents = new Gauge({
-    name: 'policy_pool_sync_pool_agents',
-    help: 'Agents of an agent pool by status (idle, busy, exited, errored, unknown), as the last successful pass found them.',
-    labelNames: ['organization', 'pool', 'status'],
-    registers: [registry],
-  });
-  const newestPing = new Gauge({
-    name: 'policy_pool_sync_pool_newest_ping_age_seconds',
-    help: 'Seconds since any agent of an agent pool last pinged (absent: none ever did).',
-    labelNames: ['organization', 'pool'],
-    registers: [registry],
-  });
-  const leader = new Gauge({
-    name: 'policy_pool_sync_leader',
-    help: 'Whether this replica holds the leader-election lease and syncs (1), or stands by (0); 1 without leader-election.',
-    registers: [registry],
-  });
+  const { passes, duration, requests, rateLimitWait, drift, lastSuccess, fighting, suspended, notifications, poolAgents, newestPing, leader } = metricFamilies(registry);
   return {
     registry,
     leader(leading) {
@@ -137,5 +67,40 @@ export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}):
     lastSuccess(source, epochMs) {
       lastSuccess.set({ source }, epochMs / 1000);
     },
+  };
+}
+
+/** The daemon's metric families, registered in `registry`: their names, help texts and labels. */
+function metricFamilies(registry: Registry) {
+  const registers = [registry];
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Counter<L>({ name, help, labelNames, registers });
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Gauge<L>({ name, help, labelNames, registers });
+  return {
+    passes: counter('policy_pool_sync_passes_total', 'Reconcile passes finished, by source and result (success, failure, timeout).', ['source', 'result']),
+    duration: new Histogram({
+      name: 'policy_pool_sync_pass_duration_seconds',
+      help: 'Duration of reconcile passes, fetch included.',
+      labelNames: ['source'],
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+      registers,
+    }),
+    requests: counter('policy_pool_sync_api_requests_total', 'API requests by method and HTTP status (error: no answer).', ['method', 'status']),
+    rateLimitWait: counter('policy_pool_sync_rate_limit_wait_seconds_total', 'Seconds spent waiting for the API rate limit.'),
+    drift: gauge('policy_pool_sync_drift', 'Changes the last pass of a source planned (0: in sync).', ['source']),
+    lastSuccess: gauge('policy_pool_sync_last_success_timestamp_seconds', 'Unix time of the last successful pass of a source.', ['source']),
+    fighting: gauge('policy_pool_sync_fighting_resources', 'Resources of a source that another writer changed back at each of the last passes (0: none).', ['source']),
+    suspended: gauge('policy_pool_sync_suspended', 'Whether a source is suspended (1): no trigger but sync starts a pass.', ['source']),
+    notifications: counter(
+      'policy_pool_sync_notifications_total',
+      'Notifications by receiver, event and result (sent; failed after retries; dropped from a full queue).',
+      ['receiver', 'event', 'result'],
+    ),
+    poolAgents: gauge(
+      'policy_pool_sync_pool_agents',
+      'Agents of an agent pool by status (idle, busy, exited, errored, unknown), as the last successful pass found them.',
+      ['organization', 'pool', 'status'],
+    ),
+    newestPing: gauge('policy_pool_sync_pool_newest_ping_age_seconds', 'Seconds since any agent of an agent pool last pinged (absent: none ever did).', ['organization', 'pool']),
+    leader: gauge('policy_pool_sync_leader', 'Whether this replica holds the leader-election lease and syncs (1), or stands by (0); 1 without leader-election.'),
   };
 }

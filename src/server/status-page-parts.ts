@@ -1,5 +1,5 @@
 import { html, type SafeHtml } from './html.js';
-import type { PassRecord } from './pass-record.js';
+import type { PassRecord } from '../operations/pass-record.js';
 import type { SourceStatus } from './status.js';
 
 /** Names listed per pass in "Recent passes"; the rest are counted. */

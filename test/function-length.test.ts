@@ -1,0 +1,37 @@
+/** No function of src/ is over 100 lines, closures included: a longer one holds several ideas in shared state. */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import ts from 'typescript';
+import { REPO_ROOT } from './helpers/repo-root.js';
+
+const MAX_LINES = 100;
+
+/** Every function of a file (declarations, methods, arrows, expressions) with its first line and length in lines. */
+function functionLengths(file: string): Array<{ name: string; line: number; lines: number }> {
+  const text = readFileSync(file, 'utf8');
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: Array<{ name: string; line: number; lines: number }> = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body !== undefined) {
+      const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
+      const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
+      const named = (node as ts.FunctionLikeDeclaration).name;
+      const parent = node.parent;
+      const name = named !== undefined ? named.getText(source)
+        : ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) ? parent.name.getText(source) : '(anonymous)';
+      found.push({ name, line: start + 1, lines: end - start + 1 });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+test(`no function of src/ is over ${MAX_LINES} lines`, () => {
+  const src = path.join(REPO_ROOT, 'src');
+  const files = readdirSync(src, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => path.join(e.parentPath, e.name));
+  const long = files.flatMap((file) => functionLengths(file).filter((f) => f.lines > MAX_LINES).map((f) => `${path.relative(REPO_ROOT, file)}:${f.line} ${f.name} (${f.lines} lines)`));
+  assert.deepEqual(long, []);
+});
