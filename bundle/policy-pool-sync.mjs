@@ -56,7 +56,7 @@ function formatProblem(p2) {
 function errorMessage(error) {
   return error instanceof Error ? error.message : String(error);
 }
-var ApiError, NetworkError, CodeTooLargeError, ValidationError, UsageError, StateFileError;
+var ApiError, NetworkError, CodeTooLargeError, ValidationError, UsageError, StateFileError, UnreachableError, BodyTooLargeError, OutgoingFailure, GitFetchError, CodeChangedError, NotLeaderError, LeaseStoreError, Interrupted;
 var init_errors = __esm({
   "src/errors.ts"() {
     "use strict";
@@ -112,6 +112,46 @@ var init_errors = __esm({
       file;
       reason;
       name = "StateFileError";
+    };
+    UnreachableError = class extends UsageError {
+      name = "UnreachableError";
+    };
+    BodyTooLargeError = class extends Error {
+      constructor(limit) {
+        super(`the response body is larger than ${limit} bytes`);
+        this.limit = limit;
+      }
+      limit;
+      name = "BodyTooLargeError";
+    };
+    OutgoingFailure = class extends Error {
+      name = "OutgoingFailure";
+    };
+    GitFetchError = class extends Error {
+      name = "GitFetchError";
+    };
+    CodeChangedError = class extends Error {
+      constructor(file, detail) {
+        const why = detail === null ? "" : ` (it ${detail})`;
+        super(`${file} changed since it was read and validated${why}; nothing was uploaded, the next pass reads it again`);
+        this.file = file;
+      }
+      file;
+      name = "CodeChangedError";
+    };
+    NotLeaderError = class extends Error {
+      name = "NotLeaderError";
+    };
+    LeaseStoreError = class extends Error {
+      name = "LeaseStoreError";
+    };
+    Interrupted = class extends Error {
+      constructor(message, exitCode) {
+        super(message);
+        this.exitCode = exitCode;
+      }
+      exitCode;
+      name = "Interrupted";
     };
   }
 });
@@ -24517,102 +24557,6 @@ function escapeProperty(text) {
 var init_error_lines = __esm({
   "src/cli/error-lines.ts"() {
     "use strict";
-  }
-});
-
-// src/signals.ts
-import { setMaxListeners } from "node:events";
-function waitForShutdownSignal(logger) {
-  return new Promise((resolve4) => {
-    const onSignal = (signal) => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-      logger.info({ signal }, "signal received; shutting down (send it again to exit at once)");
-      process.once("SIGINT", () => process.exit(1));
-      process.once("SIGTERM", () => process.exit(1));
-      resolve4(signal);
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-  });
-}
-function onStopSignal(onFirst) {
-  let received = false;
-  const handler = (signal) => {
-    if (received) process.exit(SIGNAL_EXIT_CODE[signal]);
-    received = true;
-    onFirst(signal);
-  };
-  process.on("SIGINT", handler);
-  process.on("SIGTERM", handler);
-  return () => {
-    process.off("SIGINT", handler);
-    process.off("SIGTERM", handler);
-  };
-}
-function sharedSignal(signal) {
-  setMaxListeners(0, signal);
-  return signal;
-}
-var SIGNAL_EXIT_CODE;
-var init_signals = __esm({
-  "src/signals.ts"() {
-    "use strict";
-    SIGNAL_EXIT_CODE = { SIGINT: 130, SIGTERM: 143 };
-  }
-});
-
-// src/cli/interrupt.ts
-function interruption(graceSeconds, logger) {
-  const stop = new AbortController();
-  const abort = new AbortController();
-  let phase = "starting";
-  let wrote = false;
-  const state = {
-    stop: stop.signal,
-    abort: abort.signal,
-    received: null,
-    early: null,
-    phase(next) {
-      phase = next;
-      if (next === "applying") wrote = true;
-    },
-    remove: () => {
-    }
-  };
-  state.remove = onStopSignal((signal) => {
-    state.received = signal;
-    if (!wrote) {
-      state.early = new Interrupted(`interrupted while ${WHILE[phase]}; nothing was changed`, SIGNAL_EXIT_CODE[signal]);
-      stop.abort(state.early);
-      abort.abort(state.early);
-      return;
-    }
-    logger.warn({ signal, graceSeconds }, "signal received: no new changes; finishing those under way (send it again to exit at once)");
-    stop.abort(new Error(`stopped by ${signal}`));
-    setTimeout(() => abort.abort(new Error(`stopped by ${signal}; the changes under way were abandoned after ${graceSeconds} s`)), graceSeconds * 1e3).unref();
-  });
-  return state;
-}
-var Interrupted, WHILE;
-var init_interrupt = __esm({
-  "src/cli/interrupt.ts"() {
-    "use strict";
-    init_signals();
-    Interrupted = class extends Error {
-      constructor(message, exitCode) {
-        super(message);
-        this.exitCode = exitCode;
-      }
-      exitCode;
-      name = "Interrupted";
-    };
-    WHILE = {
-      starting: "reading the declared repo",
-      reading: "reading the declared repo and the live state",
-      downloading: "checking live code",
-      applying: "applying"
-    };
   }
 });
 
@@ -54881,6 +54825,48 @@ var init_emulator = __esm({
   }
 });
 
+// src/signals.ts
+import { setMaxListeners } from "node:events";
+function waitForShutdownSignal(logger) {
+  return new Promise((resolve4) => {
+    const onSignal = (signal) => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      logger.info({ signal }, "signal received; shutting down (send it again to exit at once)");
+      process.once("SIGINT", () => process.exit(1));
+      process.once("SIGTERM", () => process.exit(1));
+      resolve4(signal);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+}
+function onStopSignal(onFirst) {
+  let received = false;
+  const handler = (signal) => {
+    if (received) process.exit(SIGNAL_EXIT_CODE[signal]);
+    received = true;
+    onFirst(signal);
+  };
+  process.on("SIGINT", handler);
+  process.on("SIGTERM", handler);
+  return () => {
+    process.off("SIGINT", handler);
+    process.off("SIGTERM", handler);
+  };
+}
+function sharedSignal(signal) {
+  setMaxListeners(0, signal);
+  return signal;
+}
+var SIGNAL_EXIT_CODE;
+var init_signals = __esm({
+  "src/signals.ts"() {
+    "use strict";
+    SIGNAL_EXIT_CODE = { SIGINT: 130, SIGTERM: 143 };
+  }
+});
+
 // src/cli/emulator-command.ts
 var emulator_command_exports = {};
 __export(emulator_command_exports, {
@@ -55185,7 +55171,7 @@ function tooLargeError(error, status, request5) {
   const reason = `${error.message}, more than any answer of the API should be; not read further`;
   return new ApiError(`${request5.method} ${request5.path} failed: ${reason}`, status, reason, request5, { cause: error });
 }
-var MAX_JSON_BODY_BYTES, MAX_DOWNLOAD_BYTES, BodyTooLargeError;
+var MAX_JSON_BODY_BYTES, MAX_DOWNLOAD_BYTES;
 var init_body_cap = __esm({
   "src/api/body-cap.ts"() {
     "use strict";
@@ -55193,14 +55179,6 @@ var init_body_cap = __esm({
     init_model();
     MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
     MAX_DOWNLOAD_BYTES = MAX_CODE_BYTES + 1024 * 1024;
-    BodyTooLargeError = class extends Error {
-      constructor(limit) {
-        super(`the response body is larger than ${limit} bytes`);
-        this.limit = limit;
-      }
-      limit;
-      name = "BodyTooLargeError";
-    };
   }
 });
 
@@ -59575,21 +59553,13 @@ function readChunk(file, fd, chunk) {
     throw new CodeChangedError(file, unreadable(file, error).message);
   }
 }
-var CodeChangedError, UPLOAD_CHUNK_BYTES;
+var UPLOAD_CHUNK_BYTES;
 var init_code_body = __esm({
   "src/declared/code-body.ts"() {
     "use strict";
+    init_errors();
     init_model();
     init_read_file();
-    CodeChangedError = class extends Error {
-      constructor(file, detail) {
-        const why = detail === null ? "" : ` (it ${detail})`;
-        super(`${file} changed since it was read and validated${why}; nothing was uploaded, the next pass reads it again`);
-        this.file = file;
-      }
-      file;
-      name = "CodeChangedError";
-    };
     UPLOAD_CHUNK_BYTES = 256 * 1024;
   }
 });
@@ -72249,17 +72219,15 @@ async function openRepository(checkout, options, remote, signal) {
 function firstLines(text) {
   return text.split("\n").map((l) => l.trim()).filter((l) => l !== "").slice(0, 3).join(" ");
 }
-var GitFetchError, UNSAFE_ENV_ALLOWED;
+var UNSAFE_ENV_ALLOWED;
 var init_git = __esm({
   "src/source/git.ts"() {
     "use strict";
     init_esm();
+    init_errors();
     init_state_dir();
     init_checkout_checks();
     init_git_remote();
-    GitFetchError = class extends Error {
-      name = "GitFetchError";
-    };
     UNSAFE_ENV_ALLOWED = {
       allowUnsafeConfigEnvCount: true,
       // The tool's own helper (git-remote.ts), which answers a URL's credentials for its origin only.
@@ -74459,7 +74427,7 @@ function connectionReason(error) {
   }
   return `connection failed (${errorMessage(error).split("\n")[0]?.slice(0, 80) ?? ""})`;
 }
-var import_undici4, OutgoingFailure, SYSTEM_CLOCK, OutgoingHttp;
+var import_undici4, SYSTEM_CLOCK, OutgoingHttp;
 var init_outgoing = __esm({
   "src/http/outgoing.ts"() {
     "use strict";
@@ -74467,9 +74435,6 @@ var init_outgoing = __esm({
     init_errors();
     init_proxy();
     init_retry();
-    OutgoingFailure = class extends Error {
-      name = "OutgoingFailure";
-    };
     SYSTEM_CLOCK = {
       sleep: (ms, signal) => new Promise((resolve4, reject) => {
         if (signal?.aborted === true) return reject(signal.reason);
@@ -75126,16 +75091,13 @@ function connectOnce(secure, host, port, timeoutMs) {
     }
   });
 }
-var UnreachableError, WHERE;
+var WHERE;
 var init_reachable = __esm({
   "src/api/reachable.ts"() {
     "use strict";
     init_errors();
     init_redact();
     init_proxy();
-    UnreachableError = class extends UsageError {
-      name = "UnreachableError";
-    };
     WHERE = "check --api-url, API_BASE_URL or api.url";
   }
 });
@@ -75155,6 +75117,7 @@ var init_api_unreachable = __esm({
   "src/daemon/api-unreachable.ts"() {
     "use strict";
     init_reachable();
+    init_errors();
     init_proxy();
     init_redact();
     CHECK_TIMEOUT_MS = 3e3;
@@ -76098,13 +76061,10 @@ function createElector(options) {
     }
   };
 }
-var NotLeaderError;
 var init_elector = __esm({
   "src/leader/elector.ts"() {
     "use strict";
-    NotLeaderError = class extends Error {
-      name = "NotLeaderError";
-    };
+    init_errors();
   }
 });
 
@@ -76128,13 +76088,10 @@ function parseRecord(text, where) {
     leaderTransitions: r2.leaderTransitions
   };
 }
-var LeaseStoreError;
 var init_store2 = __esm({
   "src/leader/store.ts"() {
     "use strict";
-    LeaseStoreError = class extends Error {
-      name = "LeaseStoreError";
-    };
+    init_errors();
   }
 });
 
@@ -76198,6 +76155,7 @@ var init_etcd_store = __esm({
   "src/leader/etcd-store.ts"() {
     "use strict";
     import_undici5 = __toESM(require_undici(), 1);
+    init_errors();
     init_store2();
     ETCD_KEY_PREFIX = "/policy-pool-sync/leases/";
   }
@@ -76325,7 +76283,6 @@ var init_kubernetes_store = __esm({
     "use strict";
     import_undici6 = __toESM(require_undici(), 1);
     init_errors();
-    init_store2();
     SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
   }
 });
@@ -76364,7 +76321,6 @@ var init_leader = __esm({
     init_kubernetes_store();
     init_identity();
     init_open_store();
-    init_store2();
   }
 });
 
@@ -76805,6 +76761,53 @@ var init_work_tree_revision = __esm({
   "src/source/work-tree-revision.ts"() {
     "use strict";
     run = promisify(execFile);
+  }
+});
+
+// src/cli/interrupt.ts
+function interruption(graceSeconds, logger) {
+  const stop = new AbortController();
+  const abort = new AbortController();
+  let phase = "starting";
+  let wrote = false;
+  const state = {
+    stop: stop.signal,
+    abort: abort.signal,
+    received: null,
+    early: null,
+    phase(next) {
+      phase = next;
+      if (next === "applying") wrote = true;
+    },
+    remove: () => {
+    }
+  };
+  state.remove = onStopSignal((signal) => {
+    state.received = signal;
+    if (!wrote) {
+      state.early = new Interrupted(`interrupted while ${WHILE[phase]}; nothing was changed`, SIGNAL_EXIT_CODE[signal]);
+      stop.abort(state.early);
+      abort.abort(state.early);
+      return;
+    }
+    logger.warn({ signal, graceSeconds }, "signal received: no new changes; finishing those under way (send it again to exit at once)");
+    stop.abort(new Error(`stopped by ${signal}`));
+    setTimeout(() => abort.abort(new Error(`stopped by ${signal}; the changes under way were abandoned after ${graceSeconds} s`)), graceSeconds * 1e3).unref();
+  });
+  return state;
+}
+var WHILE;
+var init_interrupt = __esm({
+  "src/cli/interrupt.ts"() {
+    "use strict";
+    init_errors();
+    init_signals();
+    WHILE = {
+      starting: "reading the declared repo",
+      reading: "reading the declared repo and the live state",
+      downloading: "checking live code",
+      applying: "applying"
+    };
   }
 });
 
@@ -77459,7 +77462,6 @@ function unknownFlagMessage(argv) {
 // src/cli/main.ts
 init_action_advice();
 init_error_lines();
-init_interrupt();
 
 // src/cli/redacted-io.ts
 init_secrets();
