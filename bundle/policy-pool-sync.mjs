@@ -25115,6 +25115,17 @@ var init_saved_run = __esm({
 });
 
 // src/cli/control-output.ts
+function renderLeadership(leadership) {
+  const store = leadership.storeReached === false ? " (its last exchange with the lease store failed)" : leadership.storeReached === null ? " (the lease store has not answered yet)" : "";
+  if (leadership.leading) return `leader: this replica (${leadership.identity}) holds the lease and syncs${store}
+`;
+  const leader = leadership.leader === null ? "no replica holds the lease right now" : `the leader is ${leadership.leader}`;
+  return `standby: this replica (${leadership.identity}) does not sync; ${leader}${store}
+`;
+}
+function renderStatus(status) {
+  return `${status.leadership === null ? "" : renderLeadership(status.leadership)}${renderStatusTable(status.sources)}`;
+}
 function renderStatusTable(rows) {
   const table = [
     ["SOURCE", "REVISION", "RESULT", "DRIFT", "NEXT RUN", "SUSPENDED"],
@@ -51797,20 +51808,24 @@ function problemOf(value2, at, shape) {
   }
   return null;
 }
-function readStatusRows(body) {
+function readStatus(body) {
   if (!isObject(body) || !Array.isArray(body.sources)) return "sources is not a list";
   for (const [index, entry] of body.sources.entries()) {
     const problem = problemOf(entry, `sources[${index}]`, STATUS_ROW);
     if (problem !== null) return problem;
   }
-  return body.sources;
+  if (body.leadership !== void 0) {
+    const problem = problemOf(body.leadership, "leadership", LEADERSHIP);
+    if (problem !== null) return problem;
+  }
+  return { leadership: body.leadership ?? null, sources: body.sources };
 }
 function readSyncPass(body) {
   if (!isObject(body) || !("pass" in body)) return "pass is missing";
   if (body.pass === null) return null;
   return problemOf(body.pass, "pass", PASS) ?? body.pass;
 }
-var isObject, STRING, STRING_OR_NULL, NUMBER_OR_NULL, BOOLEAN, STATUS_ROW, PASS;
+var isObject, STRING, STRING_OR_NULL, NUMBER_OR_NULL, BOOLEAN, STATUS_ROW, BOOLEAN_OR_NULL, LEADERSHIP, PASS;
 var init_control_shapes = __esm({
   "src/cli/control-shapes.ts"() {
     "use strict";
@@ -51829,6 +51844,13 @@ var init_control_shapes = __esm({
       running: BOOLEAN,
       suspended: [BOOLEAN[0], BOOLEAN[1], "optional"],
       waitingForWindow: [NUMBER_OR_NULL[0], NUMBER_OR_NULL[1], "optional"]
+    };
+    BOOLEAN_OR_NULL = [(v2) => v2 === null || typeof v2 === "boolean", "true, false or null"];
+    LEADERSHIP = {
+      identity: STRING,
+      leading: BOOLEAN,
+      leader: STRING_OR_NULL,
+      storeReached: BOOLEAN_OR_NULL
     };
     PASS = {
       result: STRING,
@@ -51889,8 +51911,8 @@ function controlClient(origin, env, limits = CLIENT_LIMITS) {
   };
   const sourcePath = (source, action) => `/sources/${encodeURIComponent(source)}/${action}`;
   return {
-    async statuses() {
-      return checked("GET /status", readStatusRows(await request5("GET", "/status", "STATUS_TOKEN", limits.requestSeconds)));
+    async status() {
+      return checked("GET /status", readStatus(await request5("GET", "/status", "STATUS_TOKEN", limits.requestSeconds)));
     },
     async sync(source, query) {
       const path18 = `${sourcePath(source, "sync")}?${new URLSearchParams(query).toString()}`;
@@ -51957,13 +51979,15 @@ async function runControlCommand(argv, io) {
     syncSeconds: args.timeoutSeconds ?? DEFAULT_SYNC_TIMEOUT_SECONDS
   });
   if (command === "status") {
-    const sources2 = await sourceNames(client, args.source);
-    const rows = (await client.statuses()).filter((s3) => sources2.includes(s3.name));
-    io.stdout.write(args.output === "json" ? `${JSON.stringify({ sources: rows }, null, 2)}
-` : renderStatusTable(rows));
+    const status = await client.status();
+    const sources2 = pickSources(status, args.source);
+    const shown2 = { leadership: status.leadership, sources: status.sources.filter((s3) => sources2.includes(s3.name)) };
+    const json = status.leadership === null ? { sources: shown2.sources } : shown2;
+    io.stdout.write(args.output === "json" ? `${JSON.stringify(json, null, 2)}
+` : renderStatus(shown2));
     return 0;
   }
-  const sources = args.source === null ? await sourceNames(client, null) : [args.source];
+  const sources = args.source === null ? pickSources(await client.status(), null) : [args.source];
   if (command === "suspend" || command === "resume") {
     for (const name of sources) {
       await client.act(name, command);
@@ -51981,8 +52005,8 @@ async function runControlCommand(argv, io) {
 ` : renderSyncResult(passes));
   return syncExitCode(passes, args.detailedExitcode);
 }
-async function sourceNames(client, source) {
-  const all = (await client.statuses()).map((s3) => s3.name);
+function pickSources(status, source) {
+  const all = status.sources.map((s3) => s3.name);
   if (source === null) return all;
   if (!all.includes(source)) throw new UsageError(`the daemon has no source named "${source}" (sources: ${all.join(", ")})`);
   return [source];
@@ -60935,6 +60959,14 @@ function driftFact(status) {
   const waiting = status.waitingForWindow === null ? "" : html` · <b>${status.waitingForWindow}</b> waiting for the sync window`;
   return html`<b>${status.driftCount}</b> ${status.driftCount === 1 ? "change" : "changes"} in the last plan${waiting}`;
 }
+function leadershipBanner(leadership) {
+  if (leadership === null) return "";
+  const { identity, leading, leader, storeReached } = leadership;
+  const store = storeReached === false ? html` <span class="badge bad">store unreachable</span> Its last exchange with the leader-election store failed.` : storeReached === null ? html` <span class="quiet">The leader-election store has not answered yet.</span>` : "";
+  if (leading) return html`<p class="leadership"><span class="badge ok">leader</span> This replica, <b>${identity}</b>, holds the lease and syncs.${store}</p>`;
+  const who = leader === null ? html`no replica holds the lease right now` : html`the leader is <b>${leader}</b>`;
+  return html`<p class="leadership"><span class="badge idle">standby</span> This replica, <b>${identity}</b>, stands by and does not sync: ${who}. The passes below are those it ran while it led, if any.${store}</p>`;
+}
 function stateFacts(status) {
   const facts = [];
   if (status.suspended) facts.push(html`<div><dt>Suspended</dt><dd><span class="badge warn">suspended</span> since ${status.suspendedAt ?? ""}</dd></div>`);
@@ -60966,7 +60998,7 @@ var init_status_page_parts = __esm({
 });
 
 // src/daemon/status-page.ts
-function renderStatusPage(statuses, now) {
+function renderStatusPage(statuses, now, leadership = null) {
   const page = html`<!doctype html>
 <html lang="en">
 <head>
@@ -60981,6 +61013,7 @@ function renderStatusPage(statuses, now) {
 <p class="meta">${statuses.length} ${statuses.length === 1 ? "source" : "sources"} · as of ${clock(now.toISOString())} · updates every ${UPDATE_SECONDS} s · <a href="/status?history=1">JSON</a></p>
 </header>
 <main>
+${leadershipBanner(leadership)}
 ${statuses.length === 0 ? html`<p>No source is configured.</p>` : statuses.map((s3) => sourceSection(s3, now))}
 </main>
 <script>${new SafeHtml(STATUS_PAGE_SCRIPT)}</script>
@@ -61131,6 +61164,7 @@ h3 { font-size: 14px; margin: 16px 0 6px; }
 .running { background: #bee3f8; color: #2a4365; }
 .idle { background: #edf2f7; color: #4a5568; }
 .quiet { color: var(--muted); }
+.leadership { margin: 0 0 16px; padding: 8px 12px; background: #fff; border: 1px solid var(--line); border-radius: 8px; }
 .error { margin-top: 12px; padding: 8px 12px; border-left: 4px solid #c53030; background: #fff5f5; }
 pre { margin: 4px 0 0; white-space: pre-wrap; overflow-wrap: anywhere; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
 .spark { display: flex; align-items: flex-end; gap: 12px; }
@@ -61287,7 +61321,7 @@ async function route2(request5, response, routes) {
         "x-content-type-options": "nosniff",
         "cache-control": "no-store"
       });
-      response.end(method === "HEAD" ? void 0 : renderStatusPage(routes.statuses({ history: true }), /* @__PURE__ */ new Date()));
+      response.end(method === "HEAD" ? void 0 : renderStatusPage(routes.statuses({ history: true }), /* @__PURE__ */ new Date(), routes.leadership?.() ?? null));
       return;
     }
     case "/metrics": {

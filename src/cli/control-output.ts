@@ -11,6 +11,23 @@ export interface StatusRow {
   waitingForWindow?: number | null;
 }
 
+/** What `/status` says of leader election, when the daemon has a `leader-election` section. */
+export interface LeadershipRow {
+  /** The replica's name in the lease. */
+  identity: string;
+  leading: boolean;
+  /** Who holds the lease, as the replica last read it; null when nobody does. */
+  leader: string | null;
+  /** Whether the replica's last exchange with the lease store succeeded; null before the first. */
+  storeReached: boolean | null;
+}
+
+/** `GET /status`: the sources, and the leadership when leader election is configured (null without it). */
+export interface DaemonStatus {
+  leadership: LeadershipRow | null;
+  sources: StatusRow[];
+}
+
 /** The pass a `sync` started, as the daemon answered. */
 export interface PassSummary {
   source: string;
@@ -18,6 +35,22 @@ export interface PassSummary {
     trigger: string; startedAt: string; result: string; revision: string | null; error: string | null; drift: number | null;
     changes: { outcome: string }[]; changesOmitted: number; window?: 'closed' | 'overridden';
   } | null;
+}
+
+/**
+ * One line on the replica that answered, under leader election: whether it leads, and who does.
+ * `leader: this replica (pod-a) holds the lease and syncs` or `standby: this replica (pod-b) does not sync; the leader is pod-a`.
+ */
+export function renderLeadership(leadership: LeadershipRow): string {
+  const store = leadership.storeReached === false ? ' (its last exchange with the lease store failed)' : leadership.storeReached === null ? ' (the lease store has not answered yet)' : '';
+  if (leadership.leading) return `leader: this replica (${leadership.identity}) holds the lease and syncs${store}\n`;
+  const leader = leadership.leader === null ? 'no replica holds the lease right now' : `the leader is ${leadership.leader}`;
+  return `standby: this replica (${leadership.identity}) does not sync; ${leader}${store}\n`;
+}
+
+/** The leadership line (under leader election), then a table a person reads: source, revision, last result, drift, next run, suspended. */
+export function renderStatus(status: DaemonStatus): string {
+  return `${status.leadership === null ? '' : renderLeadership(status.leadership)}${renderStatusTable(status.sources)}`;
 }
 
 /** A table a person reads: source, revision, last result, drift, next run, suspended. */

@@ -3,7 +3,8 @@ import { html, SafeHtml } from './html.js';
 import type { PassChangeOutcome, PassRecord } from './pass-record.js';
 import type { SourceStatus } from './status.js';
 import { STATUS_PAGE_SCRIPT, STATUS_PAGE_SCRIPT_HASH, UPDATE_SECONDS } from './status-page-script.js';
-import { changedNames, driftFact, poolWarnings, stateFacts } from './status-page-parts.js';
+import { changedNames, driftFact, leadershipBanner, poolWarnings, stateFacts } from './status-page-parts.js';
+import type { LeadershipStatus } from './standby.js';
 
 /**
  * What the page may load: its own inline style, its one script (by hash), and the page itself again (the script's
@@ -15,9 +16,9 @@ export const STATUS_PAGE_CSP =
 /**
  * The read-only status page (`/status.html` and `/`): each source's last pass, its drift over the kept history
  * as an inline SVG, and its changes with their outcomes. Rendered here, from the same data as `/status?history=1`;
- * no script, no external asset, every value escaped.
+ * no script, no external asset, every value escaped. Under leader election it says first whether this replica leads.
  */
-export function renderStatusPage(statuses: readonly SourceStatus[], now: Date): string {
+export function renderStatusPage(statuses: readonly SourceStatus[], now: Date, leadership: LeadershipStatus | null = null): string {
   const page = html`<!doctype html>
 <html lang="en">
 <head>
@@ -32,6 +33,7 @@ export function renderStatusPage(statuses: readonly SourceStatus[], now: Date): 
 <p class="meta">${statuses.length} ${statuses.length === 1 ? 'source' : 'sources'} · as of ${clock(now.toISOString())} · updates every ${UPDATE_SECONDS} s · <a href="/status?history=1">JSON</a></p>
 </header>
 <main>
+${leadershipBanner(leadership)}
 ${statuses.length === 0 ? html`<p>No source is configured.</p>` : statuses.map((s) => sourceSection(s, now))}
 </main>
 <script>${new SafeHtml(STATUS_PAGE_SCRIPT)}</script>
@@ -194,6 +196,7 @@ h3 { font-size: 14px; margin: 16px 0 6px; }
 .running { background: #bee3f8; color: #2a4365; }
 .idle { background: #edf2f7; color: #4a5568; }
 .quiet { color: var(--muted); }
+.leadership { margin: 0 0 16px; padding: 8px 12px; background: #fff; border: 1px solid var(--line); border-radius: 8px; }
 .error { margin-top: 12px; padding: 8px 12px; border-left: 4px solid #c53030; background: #fff5f5; }
 pre { margin: 4px 0 0; white-space: pre-wrap; overflow-wrap: anywhere; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
 .spark { display: flex; align-items: flex-end; gap: 12px; }
