@@ -724,8 +724,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count4, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count4);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -833,13 +833,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity.isCollection(node)) {
-        let count4 = 0;
+        let count2 = 0;
         for (const item of node.items) {
           const c4 = getAliasCount(doc, item, anchors2);
-          if (c4 > count4)
-            count4 = c4;
+          if (c4 > count2)
+            count2 = c4;
         }
-        return count4;
+        return count2;
       } else if (identity.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -3792,8 +3792,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count4, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count4);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -3870,12 +3870,12 @@ var require_errors = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count4 = 1;
+        let count2 = 1;
         const end = error.linePos[1];
         if (end?.line === line && end.col > col) {
-          count4 = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count4);
+        const pointer = " ".repeat(ci) + "^".repeat(count2);
         error.message += `:
 
 ${lineStr}
@@ -9911,20 +9911,20 @@ var require_resolve = __commonJS({
       return false;
     }
     function countKeys(schema) {
-      let count4 = 0;
+      let count2 = 0;
       for (const key in schema) {
         if (key === "$ref")
           return Infinity;
-        count4++;
+        count2++;
         if (SIMPLE_INLINED.has(key))
           continue;
         if (typeof schema[key] == "object") {
-          (0, util_1.eachItem)(schema[key], (sch) => count4 += countKeys(sch));
+          (0, util_1.eachItem)(schema[key], (sch) => count2 += countKeys(sch));
         }
-        if (count4 === Infinity)
+        if (count2 === Infinity)
           return Infinity;
       }
-      return count4;
+      return count2;
     }
     function getFullPath(resolver, id = "", normalize3) {
       if (normalize3 !== false)
@@ -13462,8 +13462,8 @@ var require_contains = __commonJS({
         cxt.result(valid, () => cxt.reset());
         function validateItemsWithCount() {
           const schValid = gen.name("_valid");
-          const count4 = gen.let("count", 0);
-          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count4)));
+          const count2 = gen.let("count", 0);
+          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count2)));
         }
         function validateItems(_valid, block) {
           gen.forRange("i", 0, len, (i2) => {
@@ -13476,16 +13476,16 @@ var require_contains = __commonJS({
             block();
           });
         }
-        function checkLimits(count4) {
-          gen.code((0, codegen_1._)`${count4}++`);
+        function checkLimits(count2) {
+          gen.code((0, codegen_1._)`${count2}++`);
           if (max === void 0) {
-            gen.if((0, codegen_1._)`${count4} >= ${min}`, () => gen.assign(valid, true).break());
+            gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true).break());
           } else {
-            gen.if((0, codegen_1._)`${count4} > ${max}`, () => gen.assign(valid, false).break());
+            gen.if((0, codegen_1._)`${count2} > ${max}`, () => gen.assign(valid, false).break());
             if (min === 1)
               gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count4} >= ${min}`, () => gen.assign(valid, true));
+              gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -15279,16 +15279,26 @@ var init_schema = __esm({
   }
 });
 
+// src/plural.ts
+function count(n, singular, plural = `${singular}s`) {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
+var init_plural = __esm({
+  "src/plural.ts"() {
+    "use strict";
+  }
+});
+
 // src/yaml/invalid.ts
 function invalidFile(what, file, problems2) {
-  const count4 = problems2.length === 1 ? "1 problem" : `${problems2.length} problems`;
   const sorted2 = [...problems2].sort((a, b3) => (a.line ?? 0) - (b3.line ?? 0));
-  return new ValidationError(`${what} ${file} is invalid (${count4})`, sorted2);
+  return new ValidationError(`${what} ${file} is invalid (${count(problems2.length, "problem")})`, sorted2);
 }
 var init_invalid = __esm({
   "src/yaml/invalid.ts"() {
     "use strict";
     init_errors();
+    init_plural();
   }
 });
 
@@ -25147,7 +25157,7 @@ function renderSyncResult(passes) {
 `;
     const applied = appliedCount(pass);
     const revision2 = pass.revision === null ? "" : ` at ${pass.revision.slice(0, 12)}`;
-    const what = pass.result === "success" ? `${applied} change${applied === 1 ? "" : "s"} applied` : pass.error ?? "failed";
+    const what = pass.result === "success" ? `${count(applied, "change")} applied` : pass.error ?? "failed";
     const held = pass.window === "closed" ? `; ${pass.drift ?? 0} waiting for the sync window` : pass.window === "overridden" ? "; the sync window was overridden" : "";
     return `source "${source}"${revision2}: ${pass.result}, ${what}${held} (the ${pass.trigger} pass started ${pass.startedAt})
 `;
@@ -25163,6 +25173,7 @@ function appliedCount(pass) {
 var init_control_output = __esm({
   "src/cli/control-output.ts"() {
     "use strict";
+    init_plural();
   }
 });
 
@@ -51236,15 +51247,15 @@ ${value2}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count4) {
-        while (count4 > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count2) {
+        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count4 < remaining) {
-            this.linePos += count4;
-            count4 = 0;
+          if (count2 < remaining) {
+            this.linePos += count2;
+            count2 = 0;
           } else {
-            count4 -= remaining;
+            count2 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -52478,16 +52489,6 @@ var init_line_ends = __esm({
   }
 });
 
-// src/plural.ts
-function count(n, singular, plural = `${singular}s`) {
-  return `${n} ${n === 1 ? singular : plural}`;
-}
-var init_plural = __esm({
-  "src/plural.ts"() {
-    "use strict";
-  }
-});
-
 // src/output/describe.ts
 function summarize(plans) {
   const summary = { create: 0, update: 0, replace: 0, delete: 0 };
@@ -52534,7 +52535,7 @@ function describeCode(code) {
   const summary = codeSummary(code);
   if (summary === null) return "(none)";
   const { lines, bytes } = summary;
-  return `(${lines} ${lines === 1 ? "line" : "lines"}, ${bytes} ${bytes === 1 ? "byte" : "bytes"})`;
+  return `(${count(lines, "line")}, ${count(bytes, "byte")})`;
 }
 function hasCodeDiff(change) {
   const code = change.fields["code"];
@@ -52573,7 +52574,7 @@ function codeDiffLines(change) {
       }
     }
   }
-  if (hidden > 0) lines.push(`\u2026 ${hidden} more ${hidden === 1 ? "line" : "lines"} changed`);
+  if (hidden > 0) lines.push(`\u2026 ${count(hidden, "more line", "more lines")} changed`);
   return lines;
 }
 function isChanged(line) {
@@ -52902,14 +52903,14 @@ function fitToBudget(doc) {
   let left = doc.limit - 1 - size(doc.head) - doc.sections.reduce((n, s3) => n + size(s3.header), 0) - listings.reduce((n, l) => n + size(l.title) + size(l.footer) + MORE_LINE, 0) - DETAILS_LINE;
   const shown2 = /* @__PURE__ */ new Map();
   for (const listing of listings) {
-    let count4 = 0;
+    let count2 = 0;
     for (const item of listing.items) {
       const cost = item.brief.length + 1;
       if (cost > left) break;
       left -= cost;
-      count4 += 1;
+      count2 += 1;
     }
-    shown2.set(listing, count4);
+    shown2.set(listing, count2);
   }
   const full = /* @__PURE__ */ new Map();
   let briefFrom = null;
@@ -52931,13 +52932,13 @@ function fitToBudget(doc) {
   for (const section of doc.sections) {
     lines.push(...section.header);
     for (const listing of section.listings) {
-      const count4 = shown2.get(listing) ?? 0;
+      const count2 = shown2.get(listing) ?? 0;
       lines.push(...listing.title);
-      for (const item of listing.items.slice(0, count4)) {
+      for (const item of listing.items.slice(0, count2)) {
         if (item === briefFrom) lines.push(`- _(details of the first ${full.size} changes; all ${detailed} in the JSON plan)_`);
         lines.push(full.get(item) ?? item.brief);
       }
-      if (count4 < listing.items.length) lines.push(`- \u2026 and ${listing.items.length - count4} more`);
+      if (count2 < listing.items.length) lines.push(`- \u2026 and ${listing.items.length - count2} more`);
       lines.push(...listing.footer);
     }
   }
@@ -53137,10 +53138,10 @@ Nothing applied for source "${outcome.sourcePlan.name}": the plan has errors.
 }
 function outcomeCounts(outcomes) {
   const results = outcomes.flatMap((o2) => o2.results);
-  const count4 = (outcome, action) => results.filter((r2) => r2.outcome === outcome && (action === void 0 || r2.change.action === action)).length;
-  const line = `${count4("applied", "create")} created, ${count4("applied", "update")} updated, ${count4("applied", "replace")} replaced, ${count4("applied", "delete")} deleted`;
-  const failed = count4("failed");
-  const skipped = count4("skipped");
+  const count2 = (outcome, action) => results.filter((r2) => r2.outcome === outcome && (action === void 0 || r2.change.action === action)).length;
+  const line = `${count2("applied", "create")} created, ${count2("applied", "update")} updated, ${count2("applied", "replace")} replaced, ${count2("applied", "delete")} deleted`;
+  const failed = count2("failed");
+  const skipped = count2("skipped");
   return `${line}${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}`;
 }
 function applySummary(outcomes) {
@@ -54006,9 +54007,9 @@ function createFaultList(now) {
   return {
     add(specs) {
       for (const spec of specs) {
-        const count4 = spec.count ?? 1;
-        const unlimited = count4 === 0 || spec["duration-ms"] !== void 0;
-        faults.push({ spec, pattern: spec.path === void 0 ? null : new RegExp(spec.path), remaining: unlimited ? Infinity : count4, endsAt: null });
+        const count2 = spec.count ?? 1;
+        const unlimited = count2 === 0 || spec["duration-ms"] !== void 0;
+        faults.push({ spec, pattern: spec.path === void 0 ? null : new RegExp(spec.path), remaining: unlimited ? Infinity : count2, endsAt: null });
       }
     },
     clear() {
@@ -55867,15 +55868,15 @@ var init_p_timeout = __esm({
 // node_modules/p-queue/dist/lower-bound.js
 function lowerBound(array, value2, comparator) {
   let first2 = 0;
-  let count4 = array.length;
-  while (count4 > 0) {
-    const step = Math.trunc(count4 / 2);
+  let count2 = array.length;
+  while (count2 > 0) {
+    const step = Math.trunc(count2 / 2);
     let it = first2 + step;
     if (comparator(array[it], value2) <= 0) {
       first2 = ++it;
-      count4 -= step + 1;
+      count2 -= step + 1;
     } else {
-      count4 = step;
+      count2 = step;
     }
   }
   return first2;
@@ -56613,15 +56614,15 @@ var init_dist = __esm({
           }
           return;
         }
-        let count4;
+        let count2;
         if (this.#strict) {
           const now = Date.now();
           this.#cleanupStrictTicks(now);
-          count4 = this.#getActiveTicksCount();
+          count2 = this.#getActiveTicksCount();
         } else {
-          count4 = this.#intervalCount;
+          count2 = this.#intervalCount;
         }
-        const shouldBeRateLimited = count4 >= this.#intervalCap;
+        const shouldBeRateLimited = count2 >= this.#intervalCap;
         if (shouldBeRateLimited !== previous) {
           this.#rateLimitedInInterval = shouldBeRateLimited;
           this.emit(shouldBeRateLimited ? "rateLimit" : "rateLimitCleared");
@@ -56832,9 +56833,9 @@ var init_pacer = __esm({
         return Math.max(1, this.limit - Math.max(0, this.others));
       }
       startsWithin(after, upTo) {
-        let count4 = 0;
-        for (const start of this.starts) if (start > after && start <= upTo) count4 += 1;
-        return count4;
+        let count2 = 0;
+        for (const start of this.starts) if (start > after && start <= upTo) count2 += 1;
+        return count2;
       }
       /** The earliest start the window allows: no more than the budget in any window. */
       windowOpensAt() {
@@ -56991,6 +56992,7 @@ var init_transport = __esm({
     init_redact();
     init_proxy();
     init_request_parts();
+    init_plural();
     JSON_API2 = "application/vnd.api+json";
     MUTATING2 = /* @__PURE__ */ new Set(["POST", "PATCH", "DELETE"]);
     HEADER_VALUE = /^[\t\x20-\x7e]*$/;
@@ -57171,7 +57173,7 @@ var init_transport = __esm({
       /** What an error adds when retries stopped: how many tries, over how long. */
       retriesSpent(failures, failingSince) {
         const tries = failures + 1;
-        return `gave up after ${tries} ${tries === 1 ? "try" : "tries"} over ${seconds(this.options.clock.now() - failingSince)} (api.retry-budget: ${seconds(this.options.retryBudgetMs)})`;
+        return `gave up after ${count(tries, "try", "tries")} over ${seconds(this.options.clock.now() - failingSince)} (api.retry-budget: ${seconds(this.options.retryBudgetMs)})`;
       }
       /** Why a request answered 429 should wait no more, or null: the budget is spent, or the API answers nothing but 429. */
       rateLimitSpent(limited, limitedSince) {
@@ -57812,12 +57814,12 @@ var init_code_cache_file = __esm({
 async function withKnownSets(change, api) {
   const live = change.live;
   if (change.action !== "replace" || live === null || change.declared?.policySets != null) return change;
-  const count4 = live.policySetCount ?? live.policySetIds.length;
-  if (count4 <= live.policySetIds.length) return change;
+  const count2 = live.policySetCount ?? live.policySetIds.length;
+  if (count2 <= live.policySetIds.length) return change;
   const read = await api.getPolicy(live.id, { includePolicySets: true });
-  if (read.policySetIds.length < Math.max(count4, read.policySetCount)) {
+  if (read.policySetIds.length < Math.max(count2, read.policySetCount)) {
     throw new Error(
-      `policy "${live.name}" is in ${Math.max(count4, read.policySetCount)} policy sets, but the API names only ${read.policySetIds.length} of them; the replace (delete, then create) is refused so that the policy is not dropped from its sets. Name its sets in policy-sets in its settings file, or replace it by hand`
+      `policy "${live.name}" is in ${Math.max(count2, read.policySetCount)} policy sets, but the API names only ${read.policySetIds.length} of them; the replace (delete, then create) is refused so that the policy is not dropped from its sets. Name its sets in policy-sets in its settings file, or replace it by hand`
     );
   }
   return { ...change, live: { ...live, policySetIds: read.policySetIds, policySetCount: read.policySetCount } };
@@ -58520,11 +58522,11 @@ var require_ignore = __commonJS({
       }
     };
     var hasTrailingBackslash = (str2) => {
-      let count4 = 0;
-      while (str2[str2.length - count4 - 1] === ESCAPE) {
-        count4++;
+      let count2 = 0;
+      while (str2[str2.length - count2 - 1] === ESCAPE) {
+        count2++;
       }
-      return count4 % 2 === 1;
+      return count2 % 2 === 1;
     };
     var trimEnd = (body, stripLineEnd) => {
       let lineEnd = body.length;
@@ -60107,7 +60109,7 @@ function checkGuards(declared, changes, options) {
   const declaresNothing2 = declared.policies.length === 0 && declared.pools.length === 0;
   if (declaresNothing2 && deletes.length > 0 && !options.allowEmpty) {
     errors.push(
-      `source "${options.source}" declares no policies and no agent pools, but the plan would delete ${count2(deletes.length)}; refusing to apply. Check that the source points at the right folder or ref, or set allow-empty: true on the source if emptying the organization is intended.`
+      `source "${options.source}" declares no policies and no agent pools, but the plan would delete ${count(deletes.length, "resource")}; refusing to apply. Check that the source points at the right folder or ref, or set allow-empty: true on the source if emptying the organization is intended.`
     );
   }
   const counted = countedDeletes(changes);
@@ -60115,17 +60117,15 @@ function checkGuards(declared, changes, options) {
     const replaces = counted.filter((change) => change.action === "replace").length;
     const including2 = replaces === 0 ? "" : ` (${replaces} of them replaced: deleted, then created again)`;
     errors.push(
-      `the plan would delete ${count2(counted.length)}${including2}, more than max-deletes (${options.maxDeletes}); refusing to apply. Check the planned deletions, then pass --force or raise max-deletes.`
+      `the plan would delete ${count(counted.length, "resource")}${including2}, more than max-deletes (${options.maxDeletes}); refusing to apply. Check the planned deletions, then pass --force or raise max-deletes.`
     );
   }
   return errors;
 }
-function count2(n) {
-  return n === 1 ? "1 resource" : `${n} resources`;
-}
 var init_guards = __esm({
   "src/plan/guards.ts"() {
     "use strict";
+    init_plural();
   }
 });
 
@@ -60660,7 +60660,7 @@ async function runPass(request5) {
   if (notStarted.length > 0) {
     const why = session.signal?.aborted === true ? errorMessage(session.signal.reason) : request5.stop?.aborted === true ? errorMessage(request5.stop.reason) : "the run was stopped";
     const names = notStarted.map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}"`).join(", ");
-    failures.push(`${why}; ${notStarted.length} planned change${notStarted.length === 1 ? " was" : "s were"} not applied: ${names}`);
+    failures.push(`${why}; ${count(notStarted.length, "planned change")} ${notStarted.length === 1 ? "was" : "were"} not applied: ${names}`);
   }
   return { sourcePlan: { ...header3, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0 };
 }
@@ -60710,6 +60710,7 @@ var init_reconcile = __esm({
     init_declared();
     init_empty_source();
     init_errors();
+    init_plural();
     init_read_failure();
     init_read_live();
     init_plan();
@@ -60957,7 +60958,7 @@ function driftFact(status) {
   if (status.lastPass !== null && status.lastPass.drift === null) return "unknown: the last pass made no plan";
   if (status.driftCount === null) return "unknown";
   const waiting = status.waitingForWindow === null ? "" : html` · <b>${status.waitingForWindow}</b> waiting for the sync window`;
-  return html`<b>${status.driftCount}</b> ${status.driftCount === 1 ? "change" : "changes"} in the last plan${waiting}`;
+  return html`<b>${count(status.driftCount, "change")}</b> in the last plan${waiting}`;
 }
 function leadershipBanner(leadership) {
   if (leadership === null) return "";
@@ -60992,6 +60993,7 @@ var init_status_page_parts = __esm({
   "src/daemon/status-page-parts.ts"() {
     "use strict";
     init_html();
+    init_plural();
     NAMES_PER_PASS = 8;
     SIGNS = { create: "+", update: "~", replace: "-/+", delete: "-" };
   }
@@ -61010,7 +61012,7 @@ function renderStatusPage(statuses, now, leadership = null) {
 <body>
 <header>
 <h1>policy-pool-sync</h1>
-<p class="meta">${statuses.length} ${statuses.length === 1 ? "source" : "sources"} · as of ${clock(now.toISOString())} · updates every ${UPDATE_SECONDS} s · <a href="/status?history=1">JSON</a></p>
+<p class="meta">${count(statuses.length, "source")} · as of ${clock(now.toISOString())} · updates every ${UPDATE_SECONDS} s · <a href="/status?history=1">JSON</a></p>
 </header>
 <main>
 ${leadershipBanner(leadership)}
@@ -61042,7 +61044,7 @@ ${stateFacts(status)}
 ${poolWarnings(status)}
 ${problems(status)}
 <div class="drift">
-<h3>Changes over the last ${history.length} ${history.length === 1 ? "pass" : "passes"}</h3>
+<h3>Changes over the last ${count(history.length, "pass", "passes")}</h3>
 ${sparkline([...history].reverse())}
 </div>
 ${last2 === null ? "" : changesTable(last2)}
@@ -61098,7 +61100,7 @@ function sparkline(passes) {
     const w2 = Math.max(2, step - 2).toFixed(1);
     const h2 = p2.drift === null ? 3 : Math.max(2, p2.drift / max * (height - 4));
     const colour = p2.drift === null ? "#a0aec0" : BAR_COLOURS[p2.result];
-    const label = `${p2.finishedAt}: ${p2.drift === null ? "no plan" : `${p2.drift} ${p2.drift === 1 ? "change" : "changes"}${p2.liveDrift ? " (drift)" : ""}`}, ${p2.result}`;
+    const label = `${p2.finishedAt}: ${p2.drift === null ? "no plan" : `${count(p2.drift, "change")}${p2.liveDrift ? " (drift)" : ""}`}, ${p2.result}`;
     return html`<rect x="${x3}" y="${(height - h2).toFixed(1)}" width="${w2}" height="${h2.toFixed(1)}" fill="${colour}"><title>${label}</title></rect>`;
   });
   const latest = passes[passes.length - 1];
@@ -61129,6 +61131,7 @@ var init_status_page = __esm({
     init_html();
     init_status_page_script();
     init_status_page_parts();
+    init_plural();
     STATUS_PAGE_CSP = `default-src 'none'; style-src 'unsafe-inline'; script-src ${STATUS_PAGE_SCRIPT_HASH}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
     BADGES = {
       success: ["in sync", "ok"],
@@ -63459,28 +63462,28 @@ var require_pushgateway = __commonJS({
 var require_bucketGenerators = __commonJS({
   "node_modules/prom-client/lib/bucketGenerators.js"(exports) {
     "use strict";
-    exports.linearBuckets = (start, width, count4) => {
-      if (count4 < 1) {
+    exports.linearBuckets = (start, width, count2) => {
+      if (count2 < 1) {
         throw new Error("Linear buckets needs a positive count");
       }
-      const buckets = new Array(count4);
-      for (let i2 = 0; i2 < count4; i2++) {
+      const buckets = new Array(count2);
+      for (let i2 = 0; i2 < count2; i2++) {
         buckets[i2] = start + i2 * width;
       }
       return buckets;
     };
-    exports.exponentialBuckets = (start, factor, count4) => {
+    exports.exponentialBuckets = (start, factor, count2) => {
       if (start <= 0) {
         throw new Error("Exponential buckets needs a positive start");
       }
-      if (count4 < 1) {
+      if (count2 < 1) {
         throw new Error("Exponential buckets needs a positive count");
       }
       if (factor <= 1) {
         throw new Error("Exponential buckets needs a factor greater than 1");
       }
-      const buckets = new Array(count4);
-      for (let i2 = 0; i2 < count4; i2++) {
+      const buckets = new Array(count2);
+      for (let i2 = 0; i2 < count2; i2++) {
         buckets[i2] = start;
         start *= factor;
       }
@@ -66442,7 +66445,7 @@ function createDaemonMetrics(options = {}) {
       leader.set(leading ? 1 : 0);
     },
     poolHealth(organization, pool, agents, age) {
-      for (const [status, count4] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count4);
+      for (const [status, count2] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count2);
       if (age === null) newestPing.remove({ organization, pool });
       else newestPing.set({ organization, pool }, age);
     },
@@ -68721,10 +68724,10 @@ function objectEnumerationResult(remoteMessages) {
   };
 }
 function asObjectCount(source) {
-  const count4 = /^\s*(\d+)/.exec(source);
+  const count2 = /^\s*(\d+)/.exec(source);
   const delta = /delta (\d+)/i.exec(source);
   return {
-    count: asNumber(count4 && count4[1] || "0"),
+    count: asNumber(count2 && count2[1] || "0"),
     delta: asNumber(delta && delta[1] || "0")
   };
 }
@@ -70391,11 +70394,11 @@ var init_esm = __esm({
             /^(\d+)[^,]*(?:,\s*(\d+)[^(]+\(([+-]))?/,
             (result, [changes, lines, direction]) => {
               result.summary.changes = parseInt(changes, 10) || 0;
-              const count4 = parseInt(lines, 10) || 0;
+              const count2 = parseInt(lines, 10) || 0;
               if (direction === "-") {
-                result.summary.deletions = count4;
+                result.summary.deletions = count2;
               } else if (direction === "+") {
-                result.summary.insertions = count4;
+                result.summary.insertions = count2;
               }
             }
           )
@@ -70719,18 +70722,18 @@ var init_esm = __esm({
         remoteMessagesObjectParsers = [
           new RemoteLineParser(
             /^remote:\s*(enumerating|counting|compressing) objects: (\d+),/i,
-            (result, [action, count4]) => {
+            (result, [action, count2]) => {
               const key = action.toLowerCase();
               const enumeration = objectEnumerationResult(result.remoteMessages);
-              Object.assign(enumeration, { [key]: asNumber(count4) });
+              Object.assign(enumeration, { [key]: asNumber(count2) });
             }
           ),
           new RemoteLineParser(
             /^remote:\s*(enumerating|counting|compressing) objects: \d+% \(\d+\/(\d+)\),/i,
-            (result, [action, count4]) => {
+            (result, [action, count2]) => {
               const key = action.toLowerCase();
               const enumeration = objectEnumerationResult(result.remoteMessages);
-              Object.assign(enumeration, { [key]: asNumber(count4) });
+              Object.assign(enumeration, { [key]: asNumber(count2) });
             }
           ),
           new RemoteLineParser(
@@ -70764,9 +70767,9 @@ var init_esm = __esm({
           ),
           new RemoteLineParser(
             [/found (\d+) vulnerabilities.+\(([^)]+)\)/i, /\s(https?:\/\/\S+)$/],
-            (result, [count4, summary, url]) => {
+            (result, [count2, summary, url]) => {
               result.remoteMessages.vulnerabilities = {
-                count: asNumber(count4),
+                count: asNumber(count2),
                 summary,
                 url
               };
@@ -73857,12 +73860,12 @@ var init_chokidar = __esm({
         let timeoutObject;
         const clear = () => {
           const item = action.get(path18);
-          const count4 = item ? item.count : 0;
+          const count2 = item ? item.count : 0;
           action.delete(path18);
           clearTimeout(timeoutObject);
           if (item)
             clearTimeout(item.timeoutObject);
-          return count4;
+          return count2;
         };
         timeoutObject = setTimeout(clear, timeout);
         const thr = { timeoutObject, clear, count: 0 };
@@ -74664,9 +74667,9 @@ function summaryLine(event, report2) {
   const override = report2.overrideWindow ? " (the sync window was overridden)" : "";
   switch (event) {
     case "applied":
-      return `policy-pool-sync: ${where} applied ${count3(applied)}${override}`;
+      return `policy-pool-sync: ${where} applied ${count(applied, "change")}${override}`;
     case "drift":
-      return `policy-pool-sync: ${where} found drift and repaired ${count3(applied)}${override}`;
+      return `policy-pool-sync: ${where} found drift and repaired ${count(applied, "change")}${override}`;
     case "failed":
       return `policy-pool-sync: ${where} failed: ${report2.error ?? "unknown error"}`;
     case "conflict":
@@ -74676,7 +74679,7 @@ function summaryLine(event, report2) {
     case "recovered":
       return `policy-pool-sync: ${where} recovered: the pass succeeded after failures`;
     case "window":
-      return `policy-pool-sync: ${where} has ${count3(report2.changes.length)} waiting for the sync window`;
+      return `policy-pool-sync: ${where} has ${count(report2.changes.length, "change")} waiting for the sync window`;
   }
 }
 function changeLine(change) {
@@ -74715,14 +74718,12 @@ function slackPayload(event, report2) {
 function slackEscaped(text) {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
-function count3(n) {
-  return `${n} change${n === 1 ? "" : "s"}`;
-}
 var MAX_CHANGES_IN_MESSAGE;
 var init_messages2 = __esm({
   "src/notify/messages.ts"() {
     "use strict";
     init_reasons();
+    init_plural();
     MAX_CHANGES_IN_MESSAGE = 50;
   }
 });
@@ -74810,7 +74811,7 @@ function statusDescription(report2) {
   if (!report2.ok) return summaryLine("failed", report2).replace(/^policy-pool-sync: /, "");
   const applied = report2.changes.filter((c4) => c4.outcome === "applied").length;
   if (report2.windowClosed) return `${report2.changes.length} changes waiting for the sync window`;
-  return applied === 0 ? "in sync: nothing to change" : `applied ${applied} change${applied === 1 ? "" : "s"}`;
+  return applied === 0 ? "in sync: nothing to change" : `applied ${count(applied, "change")}`;
 }
 function receiverUrl(config, env) {
   let value2;
@@ -74839,6 +74840,7 @@ var init_receivers = __esm({
     "use strict";
     init_errors();
     init_messages2();
+    init_plural();
     SIGNATURE_HEADER = "x-policy-pool-sync-signature-256";
   }
 });
@@ -75072,7 +75074,7 @@ async function readPoolHealth(api, organization) {
       const newest = pings.length === 0 ? null : new Date(Math.max(...pings.map((p2) => Date.parse(p2)))).toISOString();
       const workspaces = new Set(pool.workspaceIds).size;
       const able = counts.idle + counts.busy;
-      const warning = workspaces > 0 && able === 0 ? `agent pool "${pool.name}" has ${workspaces} workspace${workspaces === 1 ? "" : "s"} attached, and no idle or busy agent (${agents.length} agent${agents.length === 1 ? "" : "s"} in all): their runs cannot start` : null;
+      const warning = workspaces > 0 && able === 0 ? `agent pool "${pool.name}" has ${count(workspaces, "workspace")} attached, and no idle or busy agent (${count(agents.length, "agent")} in all): their runs cannot start` : null;
       return { name: pool.name, workspaces, agents: counts, newestPingAt: newest, warning };
     })
   );
@@ -75081,6 +75083,7 @@ var STATUSES;
 var init_pool_health = __esm({
   "src/daemon/pool-health.ts"() {
     "use strict";
+    init_plural();
     STATUSES = ["idle", "busy", "exited", "errored", "unknown"];
   }
 });
@@ -76648,8 +76651,7 @@ var init_write_tree = __esm({
 
 // src/export/summary.ts
 function exportSummary(result, organization, dir) {
-  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
-  const lines = [`Exported ${organization} to ${dir}: ${plural(result.policies, "policy").replace(/policys$/, "policies")}, ${plural(result.pools, "agent pool")} (${plural(result.files.length, "file")}).`];
+  const lines = [`Exported ${organization} to ${dir}: ${count(result.policies, "policy", "policies")}, ${count(result.pools, "agent pool")} (${count(result.files.length, "file")}).`];
   if (result.pools > 1) {
     lines.push(`The organization has ${result.pools} agent pools: plan and apply with --max-agent-pools ${result.pools} (or max-agent-pools: ${result.pools} on the source in a config; the default is 1).`);
   }
@@ -76664,6 +76666,7 @@ function exportSummary(result, organization, dir) {
 var init_summary = __esm({
   "src/export/summary.ts"() {
     "use strict";
+    init_plural();
   }
 });
 

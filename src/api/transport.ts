@@ -15,6 +15,7 @@ import { capped, MAX_JSON_BODY_BYTES, readCapped, tooLargeError } from './body-c
 import { createRedactor, secretsInUrl, type Redact } from '../redact.js';
 import { NO_PROXY, outgoingDispatcher, proxySecrets } from '../http/proxy.js';
 import { backoffMs, flatHeaders, readableQuery, requestBody, seconds, watched, withNote } from './request-parts.js';
+import { count } from '../plural.js';
 
 export type { HttpMethod, HttpRequest, HttpResponse, LostCreate, StreamedBody, TransportOptions, TransportStats } from './http-types.js';
 
@@ -221,7 +222,7 @@ export class Transport {
   /** What an error adds when retries stopped: how many tries, over how long. */
   private retriesSpent(failures: number, failingSince: number): string {
     const tries = failures + 1;
-    return `gave up after ${tries} ${tries === 1 ? 'try' : 'tries'} over ${seconds(this.options.clock.now() - failingSince)} (api.retry-budget: ${seconds(this.options.retryBudgetMs)})`;
+    return `gave up after ${count(tries, 'try', 'tries')} over ${seconds(this.options.clock.now() - failingSince)} (api.retry-budget: ${seconds(this.options.retryBudgetMs)})`;
   }
 
   /** Why a request answered 429 should wait no more, or null: the budget is spent, or the API answers nothing but 429. */

@@ -1,3 +1,5 @@
+import { count } from '../plural.js';
+
 /** What the control commands read of a source's `/status` entry. */
 export interface StatusRow {
   name: string;
@@ -76,7 +78,7 @@ export function renderSyncResult(passes: readonly PassSummary[]): string {
       if (pass === null) return `source "${source}": the daemon stopped before the pass ended\n`;
       const applied = appliedCount(pass);
       const revision = pass.revision === null ? '' : ` at ${pass.revision.slice(0, 12)}`;
-      const what = pass.result === 'success' ? `${applied} change${applied === 1 ? '' : 's'} applied` : (pass.error ?? 'failed');
+      const what = pass.result === 'success' ? `${count(applied, 'change')} applied` : (pass.error ?? 'failed');
       const held = pass.window === 'closed' ? `; ${pass.drift ?? 0} waiting for the sync window` : pass.window === 'overridden' ? '; the sync window was overridden' : '';
       // The pass that ran: a sync asked for while another pass was queued runs as that pass (e.g. a webhook's).
       return `source "${source}"${revision}: ${pass.result}, ${what}${held} (the ${pass.trigger} pass started ${pass.startedAt})\n`;

@@ -2,6 +2,7 @@ import { html, type SafeHtml } from './html.js';
 import type { PassRecord } from './pass-record.js';
 import type { LeadershipStatus } from './standby.js';
 import type { SourceStatus } from './status.js';
+import { count } from '../plural.js';
 
 /** Names listed per pass in "Recent passes"; the rest are counted. */
 const NAMES_PER_PASS = 8;
@@ -12,7 +13,7 @@ export function driftFact(status: SourceStatus): SafeHtml | string {
   if (status.lastPass !== null && status.lastPass.drift === null) return 'unknown: the last pass made no plan';
   if (status.driftCount === null) return 'unknown';
   const waiting = status.waitingForWindow === null ? '' : html` · <b>${status.waitingForWindow}</b> waiting for the sync window`;
-  return html`<b>${status.driftCount}</b> ${status.driftCount === 1 ? 'change' : 'changes'} in the last plan${waiting}`;
+  return html`<b>${count(status.driftCount, 'change')}</b> in the last plan${waiting}`;
 }
 
 /** Under leader election: whether this replica leads and syncs, or stands by, and who leads. */

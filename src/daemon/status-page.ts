@@ -5,6 +5,7 @@ import type { SourceStatus } from './status.js';
 import { STATUS_PAGE_SCRIPT, STATUS_PAGE_SCRIPT_HASH, UPDATE_SECONDS } from './status-page-script.js';
 import { changedNames, driftFact, leadershipBanner, poolWarnings, stateFacts } from './status-page-parts.js';
 import type { LeadershipStatus } from './standby.js';
+import { count } from '../plural.js';
 
 /**
  * What the page may load: its own inline style, its one script (by hash), and the page itself again (the script's
@@ -30,7 +31,7 @@ export function renderStatusPage(statuses: readonly SourceStatus[], now: Date, l
 <body>
 <header>
 <h1>policy-pool-sync</h1>
-<p class="meta">${statuses.length} ${statuses.length === 1 ? 'source' : 'sources'} · as of ${clock(now.toISOString())} · updates every ${UPDATE_SECONDS} s · <a href="/status?history=1">JSON</a></p>
+<p class="meta">${count(statuses.length, 'source')} · as of ${clock(now.toISOString())} · updates every ${UPDATE_SECONDS} s · <a href="/status?history=1">JSON</a></p>
 </header>
 <main>
 ${leadershipBanner(leadership)}
@@ -63,7 +64,7 @@ ${stateFacts(status)}
 ${poolWarnings(status)}
 ${problems(status)}
 <div class="drift">
-<h3>Changes over the last ${history.length} ${history.length === 1 ? 'pass' : 'passes'}</h3>
+<h3>Changes over the last ${count(history.length, 'pass', 'passes')}</h3>
 ${sparkline([...history].reverse())}
 </div>
 ${last === null ? '' : changesTable(last)}
@@ -141,7 +142,7 @@ function sparkline(passes: readonly PassRecord[]): SafeHtml {
     const w = Math.max(2, step - 2).toFixed(1);
     const h = p.drift === null ? 3 : Math.max(2, (p.drift / max) * (height - 4));
     const colour = p.drift === null ? '#a0aec0' : BAR_COLOURS[p.result];
-    const label = `${p.finishedAt}: ${p.drift === null ? 'no plan' : `${p.drift} ${p.drift === 1 ? 'change' : 'changes'}${p.liveDrift ? ' (drift)' : ''}`}, ${p.result}`;
+    const label = `${p.finishedAt}: ${p.drift === null ? 'no plan' : `${count(p.drift, 'change')}${p.liveDrift ? ' (drift)' : ''}`}, ${p.result}`;
     return html`<rect x="${x}" y="${(height - h).toFixed(1)}" width="${w}" height="${h.toFixed(1)}" fill="${colour}"><title>${label}</title></rect>`;
   });
   const latest = passes[passes.length - 1];
