@@ -26680,6 +26680,9 @@ var import_undici2 = __toESM(require_undici(), 1);
 var UsageError = class extends Error {
   name = "UsageError";
 };
+var OutgoingFailure = class extends Error {
+  name = "OutgoingFailure";
+};
 function errorMessage(error) {
   return error instanceof Error ? error.message : String(error);
 }
@@ -26754,9 +26757,6 @@ async function withRetries(once, policy, clock, options = {}) {
 }
 
 // src/http/outgoing.ts
-var OutgoingFailure = class extends Error {
-  name = "OutgoingFailure";
-};
 var SYSTEM_CLOCK = {
   sleep: (ms, signal) => new Promise((resolve, reject) => {
     if (signal?.aborted === true) return reject(signal.reason);

@@ -56,7 +56,7 @@ function formatProblem(p2) {
 function errorMessage(error) {
   return error instanceof Error ? error.message : String(error);
 }
-var ApiError, NetworkError, CodeTooLargeError, ValidationError, UsageError, StateFileError;
+var ApiError, NetworkError, CodeTooLargeError, ValidationError, UsageError, StateFileError, UnreachableError, BodyTooLargeError, OutgoingFailure, GitFetchError, CodeChangedError, NotLeaderError, LeaseStoreError, Interrupted;
 var init_errors = __esm({
   "src/errors.ts"() {
     "use strict";
@@ -112,6 +112,46 @@ var init_errors = __esm({
       file;
       reason;
       name = "StateFileError";
+    };
+    UnreachableError = class extends UsageError {
+      name = "UnreachableError";
+    };
+    BodyTooLargeError = class extends Error {
+      constructor(limit) {
+        super(`the response body is larger than ${limit} bytes`);
+        this.limit = limit;
+      }
+      limit;
+      name = "BodyTooLargeError";
+    };
+    OutgoingFailure = class extends Error {
+      name = "OutgoingFailure";
+    };
+    GitFetchError = class extends Error {
+      name = "GitFetchError";
+    };
+    CodeChangedError = class extends Error {
+      constructor(file, detail) {
+        const why = detail === null ? "" : ` (it ${detail})`;
+        super(`${file} changed since it was read and validated${why}; nothing was uploaded, the next pass reads it again`);
+        this.file = file;
+      }
+      file;
+      name = "CodeChangedError";
+    };
+    NotLeaderError = class extends Error {
+      name = "NotLeaderError";
+    };
+    LeaseStoreError = class extends Error {
+      name = "LeaseStoreError";
+    };
+    Interrupted = class extends Error {
+      constructor(message, exitCode) {
+        super(message);
+        this.exitCode = exitCode;
+      }
+      exitCode;
+      name = "Interrupted";
     };
   }
 });
@@ -684,8 +724,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count4, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count4);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -793,13 +833,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source && anchors2.get(source);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity.isCollection(node)) {
-        let count4 = 0;
+        let count2 = 0;
         for (const item of node.items) {
           const c4 = getAliasCount(doc, item, anchors2);
-          if (c4 > count4)
-            count4 = c4;
+          if (c4 > count2)
+            count2 = c4;
         }
-        return count4;
+        return count2;
       } else if (identity.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -3752,8 +3792,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count4, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count4);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -3830,12 +3870,12 @@ var require_errors = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count4 = 1;
+        let count2 = 1;
         const end = error.linePos[1];
         if (end?.line === line && end.col > col) {
-          count4 = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count4);
+        const pointer = " ".repeat(ci) + "^".repeat(count2);
         error.message += `:
 
 ${lineStr}
@@ -9871,20 +9911,20 @@ var require_resolve = __commonJS({
       return false;
     }
     function countKeys(schema) {
-      let count4 = 0;
+      let count2 = 0;
       for (const key in schema) {
         if (key === "$ref")
           return Infinity;
-        count4++;
+        count2++;
         if (SIMPLE_INLINED.has(key))
           continue;
         if (typeof schema[key] == "object") {
-          (0, util_1.eachItem)(schema[key], (sch) => count4 += countKeys(sch));
+          (0, util_1.eachItem)(schema[key], (sch) => count2 += countKeys(sch));
         }
-        if (count4 === Infinity)
+        if (count2 === Infinity)
           return Infinity;
       }
-      return count4;
+      return count2;
     }
     function getFullPath(resolver, id = "", normalize3) {
       if (normalize3 !== false)
@@ -13422,8 +13462,8 @@ var require_contains = __commonJS({
         cxt.result(valid, () => cxt.reset());
         function validateItemsWithCount() {
           const schValid = gen.name("_valid");
-          const count4 = gen.let("count", 0);
-          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count4)));
+          const count2 = gen.let("count", 0);
+          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count2)));
         }
         function validateItems(_valid, block) {
           gen.forRange("i", 0, len, (i2) => {
@@ -13436,16 +13476,16 @@ var require_contains = __commonJS({
             block();
           });
         }
-        function checkLimits(count4) {
-          gen.code((0, codegen_1._)`${count4}++`);
+        function checkLimits(count2) {
+          gen.code((0, codegen_1._)`${count2}++`);
           if (max === void 0) {
-            gen.if((0, codegen_1._)`${count4} >= ${min}`, () => gen.assign(valid, true).break());
+            gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true).break());
           } else {
-            gen.if((0, codegen_1._)`${count4} > ${max}`, () => gen.assign(valid, false).break());
+            gen.if((0, codegen_1._)`${count2} > ${max}`, () => gen.assign(valid, false).break());
             if (min === 1)
               gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count4} >= ${min}`, () => gen.assign(valid, true));
+              gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -15239,16 +15279,26 @@ var init_schema = __esm({
   }
 });
 
+// src/plural.ts
+function count(n, singular, plural = `${singular}s`) {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
+var init_plural = __esm({
+  "src/plural.ts"() {
+    "use strict";
+  }
+});
+
 // src/yaml/invalid.ts
 function invalidFile(what, file, problems2) {
-  const count4 = problems2.length === 1 ? "1 problem" : `${problems2.length} problems`;
   const sorted2 = [...problems2].sort((a, b3) => (a.line ?? 0) - (b3.line ?? 0));
-  return new ValidationError(`${what} ${file} is invalid (${count4})`, sorted2);
+  return new ValidationError(`${what} ${file} is invalid (${count(problems2.length, "problem")})`, sorted2);
 }
 var init_invalid = __esm({
   "src/yaml/invalid.ts"() {
     "use strict";
     init_errors();
+    init_plural();
   }
 });
 
@@ -24520,102 +24570,6 @@ var init_error_lines = __esm({
   }
 });
 
-// src/signals.ts
-import { setMaxListeners } from "node:events";
-function waitForShutdownSignal(logger) {
-  return new Promise((resolve4) => {
-    const onSignal = (signal) => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-      logger.info({ signal }, "signal received; shutting down (send it again to exit at once)");
-      process.once("SIGINT", () => process.exit(1));
-      process.once("SIGTERM", () => process.exit(1));
-      resolve4(signal);
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-  });
-}
-function onStopSignal(onFirst) {
-  let received = false;
-  const handler = (signal) => {
-    if (received) process.exit(SIGNAL_EXIT_CODE[signal]);
-    received = true;
-    onFirst(signal);
-  };
-  process.on("SIGINT", handler);
-  process.on("SIGTERM", handler);
-  return () => {
-    process.off("SIGINT", handler);
-    process.off("SIGTERM", handler);
-  };
-}
-function sharedSignal(signal) {
-  setMaxListeners(0, signal);
-  return signal;
-}
-var SIGNAL_EXIT_CODE;
-var init_signals = __esm({
-  "src/signals.ts"() {
-    "use strict";
-    SIGNAL_EXIT_CODE = { SIGINT: 130, SIGTERM: 143 };
-  }
-});
-
-// src/cli/interrupt.ts
-function interruption(graceSeconds, logger) {
-  const stop = new AbortController();
-  const abort = new AbortController();
-  let phase = "starting";
-  let wrote = false;
-  const state = {
-    stop: stop.signal,
-    abort: abort.signal,
-    received: null,
-    early: null,
-    phase(next) {
-      phase = next;
-      if (next === "applying") wrote = true;
-    },
-    remove: () => {
-    }
-  };
-  state.remove = onStopSignal((signal) => {
-    state.received = signal;
-    if (!wrote) {
-      state.early = new Interrupted(`interrupted while ${WHILE[phase]}; nothing was changed`, SIGNAL_EXIT_CODE[signal]);
-      stop.abort(state.early);
-      abort.abort(state.early);
-      return;
-    }
-    logger.warn({ signal, graceSeconds }, "signal received: no new changes; finishing those under way (send it again to exit at once)");
-    stop.abort(new Error(`stopped by ${signal}`));
-    setTimeout(() => abort.abort(new Error(`stopped by ${signal}; the changes under way were abandoned after ${graceSeconds} s`)), graceSeconds * 1e3).unref();
-  });
-  return state;
-}
-var Interrupted, WHILE;
-var init_interrupt = __esm({
-  "src/cli/interrupt.ts"() {
-    "use strict";
-    init_signals();
-    Interrupted = class extends Error {
-      constructor(message, exitCode) {
-        super(message);
-        this.exitCode = exitCode;
-      }
-      exitCode;
-      name = "Interrupted";
-    };
-    WHILE = {
-      starting: "reading the declared repo",
-      reading: "reading the declared repo and the live state",
-      downloading: "checking live code",
-      applying: "applying"
-    };
-  }
-});
-
 // src/config/secrets.ts
 import { readFileSync as readFileSync3 } from "node:fs";
 function knownSecrets(config, env) {
@@ -25171,6 +25125,17 @@ var init_saved_run = __esm({
 });
 
 // src/cli/control-output.ts
+function renderLeadership(leadership) {
+  const store = leadership.storeReached === false ? " (its last exchange with the lease store failed)" : leadership.storeReached === null ? " (the lease store has not answered yet)" : "";
+  if (leadership.leading) return `leader: this replica (${leadership.identity}) holds the lease and syncs${store}
+`;
+  const leader = leadership.leader === null ? "no replica holds the lease right now" : `the leader is ${leadership.leader}`;
+  return `standby: this replica (${leadership.identity}) does not sync; ${leader}${store}
+`;
+}
+function renderStatus(status) {
+  return `${status.leadership === null ? "" : renderLeadership(status.leadership)}${renderStatusTable(status.sources)}`;
+}
 function renderStatusTable(rows) {
   const table = [
     ["SOURCE", "REVISION", "RESULT", "DRIFT", "NEXT RUN", "SUSPENDED"],
@@ -25192,7 +25157,7 @@ function renderSyncResult(passes) {
 `;
     const applied = appliedCount(pass);
     const revision2 = pass.revision === null ? "" : ` at ${pass.revision.slice(0, 12)}`;
-    const what = pass.result === "success" ? `${applied} change${applied === 1 ? "" : "s"} applied` : pass.error ?? "failed";
+    const what = pass.result === "success" ? `${count(applied, "change")} applied` : pass.error ?? "failed";
     const held = pass.window === "closed" ? `; ${pass.drift ?? 0} waiting for the sync window` : pass.window === "overridden" ? "; the sync window was overridden" : "";
     return `source "${source}"${revision2}: ${pass.result}, ${what}${held} (the ${pass.trigger} pass started ${pass.startedAt})
 `;
@@ -25208,6 +25173,7 @@ function appliedCount(pass) {
 var init_control_output = __esm({
   "src/cli/control-output.ts"() {
     "use strict";
+    init_plural();
   }
 });
 
@@ -51281,15 +51247,15 @@ ${value2}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count4) {
-        while (count4 > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count2) {
+        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count4 < remaining) {
-            this.linePos += count4;
-            count4 = 0;
+          if (count2 < remaining) {
+            this.linePos += count2;
+            count2 = 0;
           } else {
-            count4 -= remaining;
+            count2 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -51853,20 +51819,24 @@ function problemOf(value2, at, shape) {
   }
   return null;
 }
-function readStatusRows(body) {
+function readStatus(body) {
   if (!isObject(body) || !Array.isArray(body.sources)) return "sources is not a list";
   for (const [index, entry] of body.sources.entries()) {
     const problem = problemOf(entry, `sources[${index}]`, STATUS_ROW);
     if (problem !== null) return problem;
   }
-  return body.sources;
+  if (body.leadership !== void 0) {
+    const problem = problemOf(body.leadership, "leadership", LEADERSHIP);
+    if (problem !== null) return problem;
+  }
+  return { leadership: body.leadership ?? null, sources: body.sources };
 }
 function readSyncPass(body) {
   if (!isObject(body) || !("pass" in body)) return "pass is missing";
   if (body.pass === null) return null;
   return problemOf(body.pass, "pass", PASS) ?? body.pass;
 }
-var isObject, STRING, STRING_OR_NULL, NUMBER_OR_NULL, BOOLEAN, STATUS_ROW, PASS;
+var isObject, STRING, STRING_OR_NULL, NUMBER_OR_NULL, BOOLEAN, STATUS_ROW, BOOLEAN_OR_NULL, LEADERSHIP, PASS;
 var init_control_shapes = __esm({
   "src/cli/control-shapes.ts"() {
     "use strict";
@@ -51885,6 +51855,13 @@ var init_control_shapes = __esm({
       running: BOOLEAN,
       suspended: [BOOLEAN[0], BOOLEAN[1], "optional"],
       waitingForWindow: [NUMBER_OR_NULL[0], NUMBER_OR_NULL[1], "optional"]
+    };
+    BOOLEAN_OR_NULL = [(v2) => v2 === null || typeof v2 === "boolean", "true, false or null"];
+    LEADERSHIP = {
+      identity: STRING,
+      leading: BOOLEAN,
+      leader: STRING_OR_NULL,
+      storeReached: BOOLEAN_OR_NULL
     };
     PASS = {
       result: STRING,
@@ -51945,8 +51922,8 @@ function controlClient(origin, env, limits = CLIENT_LIMITS) {
   };
   const sourcePath = (source, action) => `/sources/${encodeURIComponent(source)}/${action}`;
   return {
-    async statuses() {
-      return checked("GET /status", readStatusRows(await request5("GET", "/status", "STATUS_TOKEN", limits.requestSeconds)));
+    async status() {
+      return checked("GET /status", readStatus(await request5("GET", "/status", "STATUS_TOKEN", limits.requestSeconds)));
     },
     async sync(source, query) {
       const path18 = `${sourcePath(source, "sync")}?${new URLSearchParams(query).toString()}`;
@@ -52013,13 +51990,15 @@ async function runControlCommand(argv, io) {
     syncSeconds: args.timeoutSeconds ?? DEFAULT_SYNC_TIMEOUT_SECONDS
   });
   if (command === "status") {
-    const sources2 = await sourceNames(client, args.source);
-    const rows = (await client.statuses()).filter((s3) => sources2.includes(s3.name));
-    io.stdout.write(args.output === "json" ? `${JSON.stringify({ sources: rows }, null, 2)}
-` : renderStatusTable(rows));
+    const status = await client.status();
+    const sources2 = pickSources(status, args.source);
+    const shown2 = { leadership: status.leadership, sources: status.sources.filter((s3) => sources2.includes(s3.name)) };
+    const json = status.leadership === null ? { sources: shown2.sources } : shown2;
+    io.stdout.write(args.output === "json" ? `${JSON.stringify(json, null, 2)}
+` : renderStatus(shown2));
     return 0;
   }
-  const sources = args.source === null ? await sourceNames(client, null) : [args.source];
+  const sources = args.source === null ? pickSources(await client.status(), null) : [args.source];
   if (command === "suspend" || command === "resume") {
     for (const name of sources) {
       await client.act(name, command);
@@ -52037,8 +52016,8 @@ async function runControlCommand(argv, io) {
 ` : renderSyncResult(passes));
   return syncExitCode(passes, args.detailedExitcode);
 }
-async function sourceNames(client, source) {
-  const all = (await client.statuses()).map((s3) => s3.name);
+function pickSources(status, source) {
+  const all = status.sources.map((s3) => s3.name);
   if (source === null) return all;
   if (!all.includes(source)) throw new UsageError(`the daemon has no source named "${source}" (sources: ${all.join(", ")})`);
   return [source];
@@ -52510,16 +52489,6 @@ var init_line_ends = __esm({
   }
 });
 
-// src/plural.ts
-function count(n, singular, plural = `${singular}s`) {
-  return `${n} ${n === 1 ? singular : plural}`;
-}
-var init_plural = __esm({
-  "src/plural.ts"() {
-    "use strict";
-  }
-});
-
 // src/output/describe.ts
 function summarize(plans) {
   const summary = { create: 0, update: 0, replace: 0, delete: 0 };
@@ -52566,7 +52535,7 @@ function describeCode(code) {
   const summary = codeSummary(code);
   if (summary === null) return "(none)";
   const { lines, bytes } = summary;
-  return `(${lines} ${lines === 1 ? "line" : "lines"}, ${bytes} ${bytes === 1 ? "byte" : "bytes"})`;
+  return `(${count(lines, "line")}, ${count(bytes, "byte")})`;
 }
 function hasCodeDiff(change) {
   const code = change.fields["code"];
@@ -52605,7 +52574,7 @@ function codeDiffLines(change) {
       }
     }
   }
-  if (hidden > 0) lines.push(`\u2026 ${hidden} more ${hidden === 1 ? "line" : "lines"} changed`);
+  if (hidden > 0) lines.push(`\u2026 ${count(hidden, "more line", "more lines")} changed`);
   return lines;
 }
 function isChanged(line) {
@@ -52934,14 +52903,14 @@ function fitToBudget(doc) {
   let left = doc.limit - 1 - size(doc.head) - doc.sections.reduce((n, s3) => n + size(s3.header), 0) - listings.reduce((n, l) => n + size(l.title) + size(l.footer) + MORE_LINE, 0) - DETAILS_LINE;
   const shown2 = /* @__PURE__ */ new Map();
   for (const listing of listings) {
-    let count4 = 0;
+    let count2 = 0;
     for (const item of listing.items) {
       const cost = item.brief.length + 1;
       if (cost > left) break;
       left -= cost;
-      count4 += 1;
+      count2 += 1;
     }
-    shown2.set(listing, count4);
+    shown2.set(listing, count2);
   }
   const full = /* @__PURE__ */ new Map();
   let briefFrom = null;
@@ -52963,13 +52932,13 @@ function fitToBudget(doc) {
   for (const section of doc.sections) {
     lines.push(...section.header);
     for (const listing of section.listings) {
-      const count4 = shown2.get(listing) ?? 0;
+      const count2 = shown2.get(listing) ?? 0;
       lines.push(...listing.title);
-      for (const item of listing.items.slice(0, count4)) {
+      for (const item of listing.items.slice(0, count2)) {
         if (item === briefFrom) lines.push(`- _(details of the first ${full.size} changes; all ${detailed} in the JSON plan)_`);
         lines.push(full.get(item) ?? item.brief);
       }
-      if (count4 < listing.items.length) lines.push(`- \u2026 and ${listing.items.length - count4} more`);
+      if (count2 < listing.items.length) lines.push(`- \u2026 and ${listing.items.length - count2} more`);
       lines.push(...listing.footer);
     }
   }
@@ -53169,10 +53138,10 @@ Nothing applied for source "${outcome.sourcePlan.name}": the plan has errors.
 }
 function outcomeCounts(outcomes) {
   const results = outcomes.flatMap((o2) => o2.results);
-  const count4 = (outcome, action) => results.filter((r2) => r2.outcome === outcome && (action === void 0 || r2.change.action === action)).length;
-  const line = `${count4("applied", "create")} created, ${count4("applied", "update")} updated, ${count4("applied", "replace")} replaced, ${count4("applied", "delete")} deleted`;
-  const failed = count4("failed");
-  const skipped = count4("skipped");
+  const count2 = (outcome, action) => results.filter((r2) => r2.outcome === outcome && (action === void 0 || r2.change.action === action)).length;
+  const line = `${count2("applied", "create")} created, ${count2("applied", "update")} updated, ${count2("applied", "replace")} replaced, ${count2("applied", "delete")} deleted`;
+  const failed = count2("failed");
+  const skipped = count2("skipped");
   return `${line}${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}`;
 }
 function applySummary(outcomes) {
@@ -54038,9 +54007,9 @@ function createFaultList(now) {
   return {
     add(specs) {
       for (const spec of specs) {
-        const count4 = spec.count ?? 1;
-        const unlimited = count4 === 0 || spec["duration-ms"] !== void 0;
-        faults.push({ spec, pattern: spec.path === void 0 ? null : new RegExp(spec.path), remaining: unlimited ? Infinity : count4, endsAt: null });
+        const count2 = spec.count ?? 1;
+        const unlimited = count2 === 0 || spec["duration-ms"] !== void 0;
+        faults.push({ spec, pattern: spec.path === void 0 ? null : new RegExp(spec.path), remaining: unlimited ? Infinity : count2, endsAt: null });
       }
     },
     clear() {
@@ -54881,6 +54850,48 @@ var init_emulator = __esm({
   }
 });
 
+// src/signals.ts
+import { setMaxListeners } from "node:events";
+function waitForShutdownSignal(logger) {
+  return new Promise((resolve4) => {
+    const onSignal = (signal) => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      logger.info({ signal }, "signal received; shutting down (send it again to exit at once)");
+      process.once("SIGINT", () => process.exit(1));
+      process.once("SIGTERM", () => process.exit(1));
+      resolve4(signal);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+}
+function onStopSignal(onFirst) {
+  let received = false;
+  const handler = (signal) => {
+    if (received) process.exit(SIGNAL_EXIT_CODE[signal]);
+    received = true;
+    onFirst(signal);
+  };
+  process.on("SIGINT", handler);
+  process.on("SIGTERM", handler);
+  return () => {
+    process.off("SIGINT", handler);
+    process.off("SIGTERM", handler);
+  };
+}
+function sharedSignal(signal) {
+  setMaxListeners(0, signal);
+  return signal;
+}
+var SIGNAL_EXIT_CODE;
+var init_signals = __esm({
+  "src/signals.ts"() {
+    "use strict";
+    SIGNAL_EXIT_CODE = { SIGINT: 130, SIGTERM: 143 };
+  }
+});
+
 // src/cli/emulator-command.ts
 var emulator_command_exports = {};
 __export(emulator_command_exports, {
@@ -55185,7 +55196,7 @@ function tooLargeError(error, status, request5) {
   const reason = `${error.message}, more than any answer of the API should be; not read further`;
   return new ApiError(`${request5.method} ${request5.path} failed: ${reason}`, status, reason, request5, { cause: error });
 }
-var MAX_JSON_BODY_BYTES, MAX_DOWNLOAD_BYTES, BodyTooLargeError;
+var MAX_JSON_BODY_BYTES, MAX_DOWNLOAD_BYTES;
 var init_body_cap = __esm({
   "src/api/body-cap.ts"() {
     "use strict";
@@ -55193,14 +55204,6 @@ var init_body_cap = __esm({
     init_model();
     MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
     MAX_DOWNLOAD_BYTES = MAX_CODE_BYTES + 1024 * 1024;
-    BodyTooLargeError = class extends Error {
-      constructor(limit) {
-        super(`the response body is larger than ${limit} bytes`);
-        this.limit = limit;
-      }
-      limit;
-      name = "BodyTooLargeError";
-    };
   }
 });
 
@@ -55865,15 +55868,15 @@ var init_p_timeout = __esm({
 // node_modules/p-queue/dist/lower-bound.js
 function lowerBound(array, value2, comparator) {
   let first2 = 0;
-  let count4 = array.length;
-  while (count4 > 0) {
-    const step = Math.trunc(count4 / 2);
+  let count2 = array.length;
+  while (count2 > 0) {
+    const step = Math.trunc(count2 / 2);
     let it = first2 + step;
     if (comparator(array[it], value2) <= 0) {
       first2 = ++it;
-      count4 -= step + 1;
+      count2 -= step + 1;
     } else {
-      count4 = step;
+      count2 = step;
     }
   }
   return first2;
@@ -56611,15 +56614,15 @@ var init_dist = __esm({
           }
           return;
         }
-        let count4;
+        let count2;
         if (this.#strict) {
           const now = Date.now();
           this.#cleanupStrictTicks(now);
-          count4 = this.#getActiveTicksCount();
+          count2 = this.#getActiveTicksCount();
         } else {
-          count4 = this.#intervalCount;
+          count2 = this.#intervalCount;
         }
-        const shouldBeRateLimited = count4 >= this.#intervalCap;
+        const shouldBeRateLimited = count2 >= this.#intervalCap;
         if (shouldBeRateLimited !== previous) {
           this.#rateLimitedInInterval = shouldBeRateLimited;
           this.emit(shouldBeRateLimited ? "rateLimit" : "rateLimitCleared");
@@ -56830,9 +56833,9 @@ var init_pacer = __esm({
         return Math.max(1, this.limit - Math.max(0, this.others));
       }
       startsWithin(after, upTo) {
-        let count4 = 0;
-        for (const start of this.starts) if (start > after && start <= upTo) count4 += 1;
-        return count4;
+        let count2 = 0;
+        for (const start of this.starts) if (start > after && start <= upTo) count2 += 1;
+        return count2;
       }
       /** The earliest start the window allows: no more than the budget in any window. */
       windowOpensAt() {
@@ -56989,6 +56992,7 @@ var init_transport = __esm({
     init_redact();
     init_proxy();
     init_request_parts();
+    init_plural();
     JSON_API2 = "application/vnd.api+json";
     MUTATING2 = /* @__PURE__ */ new Set(["POST", "PATCH", "DELETE"]);
     HEADER_VALUE = /^[\t\x20-\x7e]*$/;
@@ -57169,7 +57173,7 @@ var init_transport = __esm({
       /** What an error adds when retries stopped: how many tries, over how long. */
       retriesSpent(failures, failingSince) {
         const tries = failures + 1;
-        return `gave up after ${tries} ${tries === 1 ? "try" : "tries"} over ${seconds(this.options.clock.now() - failingSince)} (api.retry-budget: ${seconds(this.options.retryBudgetMs)})`;
+        return `gave up after ${count(tries, "try", "tries")} over ${seconds(this.options.clock.now() - failingSince)} (api.retry-budget: ${seconds(this.options.retryBudgetMs)})`;
       }
       /** Why a request answered 429 should wait no more, or null: the budget is spent, or the API answers nothing but 429. */
       rateLimitSpent(limited, limitedSince) {
@@ -57810,12 +57814,12 @@ var init_code_cache_file = __esm({
 async function withKnownSets(change, api) {
   const live = change.live;
   if (change.action !== "replace" || live === null || change.declared?.policySets != null) return change;
-  const count4 = live.policySetCount ?? live.policySetIds.length;
-  if (count4 <= live.policySetIds.length) return change;
+  const count2 = live.policySetCount ?? live.policySetIds.length;
+  if (count2 <= live.policySetIds.length) return change;
   const read = await api.getPolicy(live.id, { includePolicySets: true });
-  if (read.policySetIds.length < Math.max(count4, read.policySetCount)) {
+  if (read.policySetIds.length < Math.max(count2, read.policySetCount)) {
     throw new Error(
-      `policy "${live.name}" is in ${Math.max(count4, read.policySetCount)} policy sets, but the API names only ${read.policySetIds.length} of them; the replace (delete, then create) is refused so that the policy is not dropped from its sets. Name its sets in policy-sets in its settings file, or replace it by hand`
+      `policy "${live.name}" is in ${Math.max(count2, read.policySetCount)} policy sets, but the API names only ${read.policySetIds.length} of them; the replace (delete, then create) is refused so that the policy is not dropped from its sets. Name its sets in policy-sets in its settings file, or replace it by hand`
     );
   }
   return { ...change, live: { ...live, policySetIds: read.policySetIds, policySetCount: read.policySetCount } };
@@ -58518,11 +58522,11 @@ var require_ignore = __commonJS({
       }
     };
     var hasTrailingBackslash = (str2) => {
-      let count4 = 0;
-      while (str2[str2.length - count4 - 1] === ESCAPE) {
-        count4++;
+      let count2 = 0;
+      while (str2[str2.length - count2 - 1] === ESCAPE) {
+        count2++;
       }
-      return count4 % 2 === 1;
+      return count2 % 2 === 1;
     };
     var trimEnd = (body, stripLineEnd) => {
       let lineEnd = body.length;
@@ -59575,21 +59579,13 @@ function readChunk(file, fd, chunk) {
     throw new CodeChangedError(file, unreadable(file, error).message);
   }
 }
-var CodeChangedError, UPLOAD_CHUNK_BYTES;
+var UPLOAD_CHUNK_BYTES;
 var init_code_body = __esm({
   "src/declared/code-body.ts"() {
     "use strict";
+    init_errors();
     init_model();
     init_read_file();
-    CodeChangedError = class extends Error {
-      constructor(file, detail) {
-        const why = detail === null ? "" : ` (it ${detail})`;
-        super(`${file} changed since it was read and validated${why}; nothing was uploaded, the next pass reads it again`);
-        this.file = file;
-      }
-      file;
-      name = "CodeChangedError";
-    };
     UPLOAD_CHUNK_BYTES = 256 * 1024;
   }
 });
@@ -60113,7 +60109,7 @@ function checkGuards(declared, changes, options) {
   const declaresNothing2 = declared.policies.length === 0 && declared.pools.length === 0;
   if (declaresNothing2 && deletes.length > 0 && !options.allowEmpty) {
     errors.push(
-      `source "${options.source}" declares no policies and no agent pools, but the plan would delete ${count2(deletes.length)}; refusing to apply. Check that the source points at the right folder or ref, or set allow-empty: true on the source if emptying the organization is intended.`
+      `source "${options.source}" declares no policies and no agent pools, but the plan would delete ${count(deletes.length, "resource")}; refusing to apply. Check that the source points at the right folder or ref, or set allow-empty: true on the source if emptying the organization is intended.`
     );
   }
   const counted = countedDeletes(changes);
@@ -60121,17 +60117,15 @@ function checkGuards(declared, changes, options) {
     const replaces = counted.filter((change) => change.action === "replace").length;
     const including2 = replaces === 0 ? "" : ` (${replaces} of them replaced: deleted, then created again)`;
     errors.push(
-      `the plan would delete ${count2(counted.length)}${including2}, more than max-deletes (${options.maxDeletes}); refusing to apply. Check the planned deletions, then pass --force or raise max-deletes.`
+      `the plan would delete ${count(counted.length, "resource")}${including2}, more than max-deletes (${options.maxDeletes}); refusing to apply. Check the planned deletions, then pass --force or raise max-deletes.`
     );
   }
   return errors;
 }
-function count2(n) {
-  return n === 1 ? "1 resource" : `${n} resources`;
-}
 var init_guards = __esm({
   "src/plan/guards.ts"() {
     "use strict";
+    init_plural();
   }
 });
 
@@ -60666,7 +60660,7 @@ async function runPass(request5) {
   if (notStarted.length > 0) {
     const why = session.signal?.aborted === true ? errorMessage(session.signal.reason) : request5.stop?.aborted === true ? errorMessage(request5.stop.reason) : "the run was stopped";
     const names = notStarted.map((r2) => `${r2.change.action} ${r2.change.resource} "${r2.change.name}"`).join(", ");
-    failures.push(`${why}; ${notStarted.length} planned change${notStarted.length === 1 ? " was" : "s were"} not applied: ${names}`);
+    failures.push(`${why}; ${count(notStarted.length, "planned change")} ${notStarted.length === 1 ? "was" : "were"} not applied: ${names}`);
   }
   return { sourcePlan: { ...header3, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0 };
 }
@@ -60716,6 +60710,7 @@ var init_reconcile = __esm({
     init_declared();
     init_empty_source();
     init_errors();
+    init_plural();
     init_read_failure();
     init_read_live();
     init_plan();
@@ -60969,7 +60964,15 @@ function driftFact(status) {
   if (status.lastPass !== null && status.lastPass.drift === null) return "unknown: the last pass made no plan";
   if (status.driftCount === null) return "unknown";
   const waiting = status.waitingForWindow === null ? "" : html` · <b>${status.waitingForWindow}</b> waiting for the sync window`;
-  return html`<b>${status.driftCount}</b> ${status.driftCount === 1 ? "change" : "changes"} in the last plan${waiting}`;
+  return html`<b>${count(status.driftCount, "change")}</b> in the last plan${waiting}`;
+}
+function leadershipBanner(leadership) {
+  if (leadership === null) return "";
+  const { identity, leading, leader, storeReached } = leadership;
+  const store = storeReached === false ? html` <span class="badge bad">store unreachable</span> Its last exchange with the leader-election store failed.` : storeReached === null ? html` <span class="quiet">The leader-election store has not answered yet.</span>` : "";
+  if (leading) return html`<p class="leadership"><span class="badge ok">leader</span> This replica, <b>${identity}</b>, holds the lease and syncs.${store}</p>`;
+  const who = leader === null ? html`no replica holds the lease right now` : html`the leader is <b>${leader}</b>`;
+  return html`<p class="leadership"><span class="badge idle">standby</span> This replica, <b>${identity}</b>, stands by and does not sync: ${who}. The passes below are those it ran while it led, if any.${store}</p>`;
 }
 function stateFacts(status) {
   const facts = [];
@@ -60996,13 +60999,14 @@ var init_status_page_parts = __esm({
   "src/server/status-page-parts.ts"() {
     "use strict";
     init_html();
+    init_plural();
     NAMES_PER_PASS = 8;
     SIGNS = { create: "+", update: "~", replace: "-/+", delete: "-" };
   }
 });
 
 // src/server/status-page.ts
-function renderStatusPage(statuses, now) {
+function renderStatusPage(statuses, now, leadership = null) {
   const page = html`<!doctype html>
 <html lang="en">
 <head>
@@ -61014,9 +61018,10 @@ function renderStatusPage(statuses, now) {
 <body>
 <header>
 <h1>policy-pool-sync</h1>
-<p class="meta">${statuses.length} ${statuses.length === 1 ? "source" : "sources"} · as of ${clock(now.toISOString())} · updates every ${UPDATE_SECONDS} s · <a href="/status?history=1">JSON</a></p>
+<p class="meta">${count(statuses.length, "source")} · as of ${clock(now.toISOString())} · updates every ${UPDATE_SECONDS} s · <a href="/status?history=1">JSON</a></p>
 </header>
 <main>
+${leadershipBanner(leadership)}
 ${statuses.length === 0 ? html`<p>No source is configured.</p>` : statuses.map((s3) => sourceSection(s3, now))}
 </main>
 <script>${new SafeHtml(STATUS_PAGE_SCRIPT)}</script>
@@ -61045,7 +61050,7 @@ ${stateFacts(status)}
 ${poolWarnings(status)}
 ${problems(status)}
 <div class="drift">
-<h3>Changes over the last ${history.length} ${history.length === 1 ? "pass" : "passes"}</h3>
+<h3>Changes over the last ${count(history.length, "pass", "passes")}</h3>
 ${sparkline([...history].reverse())}
 </div>
 ${last2 === null ? "" : changesTable(last2)}
@@ -61101,7 +61106,7 @@ function sparkline(passes) {
     const w2 = Math.max(2, step - 2).toFixed(1);
     const h2 = p2.drift === null ? 3 : Math.max(2, p2.drift / max * (height - 4));
     const colour = p2.drift === null ? "#a0aec0" : BAR_COLOURS[p2.result];
-    const label = `${p2.finishedAt}: ${p2.drift === null ? "no plan" : `${p2.drift} ${p2.drift === 1 ? "change" : "changes"}${p2.liveDrift ? " (drift)" : ""}`}, ${p2.result}`;
+    const label = `${p2.finishedAt}: ${p2.drift === null ? "no plan" : `${count(p2.drift, "change")}${p2.liveDrift ? " (drift)" : ""}`}, ${p2.result}`;
     return html`<rect x="${x3}" y="${(height - h2).toFixed(1)}" width="${w2}" height="${h2.toFixed(1)}" fill="${colour}"><title>${label}</title></rect>`;
   });
   const latest = passes[passes.length - 1];
@@ -61132,6 +61137,7 @@ var init_status_page = __esm({
     init_html();
     init_status_page_script();
     init_status_page_parts();
+    init_plural();
     STATUS_PAGE_CSP = `default-src 'none'; style-src 'unsafe-inline'; script-src ${STATUS_PAGE_SCRIPT_HASH}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
     BADGES = {
       success: ["in sync", "ok"],
@@ -61167,6 +61173,7 @@ h3 { font-size: 14px; margin: 16px 0 6px; }
 .running { background: #bee3f8; color: #2a4365; }
 .idle { background: #edf2f7; color: #4a5568; }
 .quiet { color: var(--muted); }
+.leadership { margin: 0 0 16px; padding: 8px 12px; background: #fff; border: 1px solid var(--line); border-radius: 8px; }
 .error { margin-top: 12px; padding: 8px 12px; border-left: 4px solid #c53030; background: #fff5f5; }
 pre { margin: 4px 0 0; white-space: pre-wrap; overflow-wrap: anywhere; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
 .spark { display: flex; align-items: flex-end; gap: 12px; }
@@ -61323,7 +61330,7 @@ async function route2(request5, response, routes) {
         "x-content-type-options": "nosniff",
         "cache-control": "no-store"
       });
-      response.end(method === "HEAD" ? void 0 : renderStatusPage(routes.statuses({ history: true }), /* @__PURE__ */ new Date()));
+      response.end(method === "HEAD" ? void 0 : renderStatusPage(routes.statuses({ history: true }), /* @__PURE__ */ new Date(), routes.leadership?.() ?? null));
       return;
     }
     case "/metrics": {
@@ -63461,28 +63468,28 @@ var require_pushgateway = __commonJS({
 var require_bucketGenerators = __commonJS({
   "node_modules/prom-client/lib/bucketGenerators.js"(exports) {
     "use strict";
-    exports.linearBuckets = (start, width, count4) => {
-      if (count4 < 1) {
+    exports.linearBuckets = (start, width, count2) => {
+      if (count2 < 1) {
         throw new Error("Linear buckets needs a positive count");
       }
-      const buckets = new Array(count4);
-      for (let i2 = 0; i2 < count4; i2++) {
+      const buckets = new Array(count2);
+      for (let i2 = 0; i2 < count2; i2++) {
         buckets[i2] = start + i2 * width;
       }
       return buckets;
     };
-    exports.exponentialBuckets = (start, factor, count4) => {
+    exports.exponentialBuckets = (start, factor, count2) => {
       if (start <= 0) {
         throw new Error("Exponential buckets needs a positive start");
       }
-      if (count4 < 1) {
+      if (count2 < 1) {
         throw new Error("Exponential buckets needs a positive count");
       }
       if (factor <= 1) {
         throw new Error("Exponential buckets needs a factor greater than 1");
       }
-      const buckets = new Array(count4);
-      for (let i2 = 0; i2 < count4; i2++) {
+      const buckets = new Array(count2);
+      for (let i2 = 0; i2 < count2; i2++) {
         buckets[i2] = start;
         start *= factor;
       }
@@ -66374,7 +66381,7 @@ function createDaemonMetrics(options = {}) {
       leader.set(leading ? 1 : 0);
     },
     poolHealth(organization, pool, agents, age) {
-      for (const [status, count4] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count4);
+      for (const [status, count2] of Object.entries(agents)) poolAgents.set({ organization, pool, status }, count2);
       if (age === null) newestPing.remove({ organization, pool });
       else newestPing.set({ organization, pool }, age);
     },
@@ -66459,7 +66466,7 @@ function connectionReason(error) {
   }
   return `connection failed (${errorMessage(error).split("\n")[0]?.slice(0, 80) ?? ""})`;
 }
-var import_undici4, OutgoingFailure, SYSTEM_CLOCK, OutgoingHttp;
+var import_undici4, SYSTEM_CLOCK, OutgoingHttp;
 var init_outgoing = __esm({
   "src/http/outgoing.ts"() {
     "use strict";
@@ -66467,9 +66474,6 @@ var init_outgoing = __esm({
     init_errors();
     init_proxy();
     init_retry();
-    OutgoingFailure = class extends Error {
-      name = "OutgoingFailure";
-    };
     SYSTEM_CLOCK = {
       sleep: (ms, signal) => new Promise((resolve4, reject) => {
         if (signal?.aborted === true) return reject(signal.reason);
@@ -66665,9 +66669,9 @@ function summaryLine(event, report2) {
   const override = report2.overrideWindow ? " (the sync window was overridden)" : "";
   switch (event) {
     case "applied":
-      return `policy-pool-sync: ${where} applied ${count3(applied)}${override}`;
+      return `policy-pool-sync: ${where} applied ${count(applied, "change")}${override}`;
     case "drift":
-      return `policy-pool-sync: ${where} found drift and repaired ${count3(applied)}${override}`;
+      return `policy-pool-sync: ${where} found drift and repaired ${count(applied, "change")}${override}`;
     case "failed":
       return `policy-pool-sync: ${where} failed: ${report2.error ?? "unknown error"}`;
     case "conflict":
@@ -66677,7 +66681,7 @@ function summaryLine(event, report2) {
     case "recovered":
       return `policy-pool-sync: ${where} recovered: the pass succeeded after failures`;
     case "window":
-      return `policy-pool-sync: ${where} has ${count3(report2.changes.length)} waiting for the sync window`;
+      return `policy-pool-sync: ${where} has ${count(report2.changes.length, "change")} waiting for the sync window`;
   }
 }
 function changeLine(change) {
@@ -66716,14 +66720,12 @@ function slackPayload(event, report2) {
 function slackEscaped(text) {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
-function count3(n) {
-  return `${n} change${n === 1 ? "" : "s"}`;
-}
 var MAX_CHANGES_IN_MESSAGE;
 var init_messages2 = __esm({
   "src/notify/messages.ts"() {
     "use strict";
     init_reasons();
+    init_plural();
     MAX_CHANGES_IN_MESSAGE = 50;
   }
 });
@@ -66811,7 +66813,7 @@ function statusDescription(report2) {
   if (!report2.ok) return summaryLine("failed", report2).replace(/^policy-pool-sync: /, "");
   const applied = report2.changes.filter((c4) => c4.outcome === "applied").length;
   if (report2.windowClosed) return `${report2.changes.length} changes waiting for the sync window`;
-  return applied === 0 ? "in sync: nothing to change" : `applied ${applied} change${applied === 1 ? "" : "s"}`;
+  return applied === 0 ? "in sync: nothing to change" : `applied ${count(applied, "change")}`;
 }
 function receiverUrl(config, env) {
   let value2;
@@ -66840,6 +66842,7 @@ var init_receivers = __esm({
     "use strict";
     init_errors();
     init_messages2();
+    init_plural();
     SIGNATURE_HEADER = "x-policy-pool-sync-signature-256";
   }
 });
@@ -69412,10 +69415,10 @@ function objectEnumerationResult(remoteMessages) {
   };
 }
 function asObjectCount(source) {
-  const count4 = /^\s*(\d+)/.exec(source);
+  const count2 = /^\s*(\d+)/.exec(source);
   const delta = /delta (\d+)/i.exec(source);
   return {
-    count: asNumber(count4 && count4[1] || "0"),
+    count: asNumber(count2 && count2[1] || "0"),
     delta: asNumber(delta && delta[1] || "0")
   };
 }
@@ -71082,11 +71085,11 @@ var init_esm = __esm({
             /^(\d+)[^,]*(?:,\s*(\d+)[^(]+\(([+-]))?/,
             (result, [changes, lines, direction]) => {
               result.summary.changes = parseInt(changes, 10) || 0;
-              const count4 = parseInt(lines, 10) || 0;
+              const count2 = parseInt(lines, 10) || 0;
               if (direction === "-") {
-                result.summary.deletions = count4;
+                result.summary.deletions = count2;
               } else if (direction === "+") {
-                result.summary.insertions = count4;
+                result.summary.insertions = count2;
               }
             }
           )
@@ -71410,18 +71413,18 @@ var init_esm = __esm({
         remoteMessagesObjectParsers = [
           new RemoteLineParser(
             /^remote:\s*(enumerating|counting|compressing) objects: (\d+),/i,
-            (result, [action, count4]) => {
+            (result, [action, count2]) => {
               const key = action.toLowerCase();
               const enumeration = objectEnumerationResult(result.remoteMessages);
-              Object.assign(enumeration, { [key]: asNumber(count4) });
+              Object.assign(enumeration, { [key]: asNumber(count2) });
             }
           ),
           new RemoteLineParser(
             /^remote:\s*(enumerating|counting|compressing) objects: \d+% \(\d+\/(\d+)\),/i,
-            (result, [action, count4]) => {
+            (result, [action, count2]) => {
               const key = action.toLowerCase();
               const enumeration = objectEnumerationResult(result.remoteMessages);
-              Object.assign(enumeration, { [key]: asNumber(count4) });
+              Object.assign(enumeration, { [key]: asNumber(count2) });
             }
           ),
           new RemoteLineParser(
@@ -71455,9 +71458,9 @@ var init_esm = __esm({
           ),
           new RemoteLineParser(
             [/found (\d+) vulnerabilities.+\(([^)]+)\)/i, /\s(https?:\/\/\S+)$/],
-            (result, [count4, summary, url]) => {
+            (result, [count2, summary, url]) => {
               result.remoteMessages.vulnerabilities = {
-                count: asNumber(count4),
+                count: asNumber(count2),
                 summary,
                 url
               };
@@ -72944,17 +72947,15 @@ async function openRepository(checkout2, options, remote, signal) {
 function firstLines(text) {
   return text.split("\n").map((l) => l.trim()).filter((l) => l !== "").slice(0, 3).join(" ");
 }
-var GitFetchError, UNSAFE_ENV_ALLOWED;
+var UNSAFE_ENV_ALLOWED;
 var init_git = __esm({
   "src/source/git.ts"() {
     "use strict";
     init_esm();
+    init_errors();
     init_state_dir();
     init_checkout_checks();
     init_git_remote();
-    GitFetchError = class extends Error {
-      name = "GitFetchError";
-    };
     UNSAFE_ENV_ALLOWED = {
       allowUnsafeConfigEnvCount: true,
       // The tool's own helper (git-remote.ts), which answers a URL's credentials for its origin only.
@@ -74550,12 +74551,12 @@ var init_chokidar = __esm({
         let timeoutObject;
         const clear = () => {
           const item = action.get(path18);
-          const count4 = item ? item.count : 0;
+          const count2 = item ? item.count : 0;
           action.delete(path18);
           clearTimeout(timeoutObject);
           if (item)
             clearTimeout(item.timeoutObject);
-          return count4;
+          return count2;
         };
         timeoutObject = setTimeout(clear, timeout);
         const thr = { timeoutObject, clear, count: 0 };
@@ -75052,7 +75053,7 @@ async function readPoolHealth(api, organization) {
       const newest = pings.length === 0 ? null : new Date(Math.max(...pings.map((p2) => Date.parse(p2)))).toISOString();
       const workspaces = new Set(pool.workspaceIds).size;
       const able = counts.idle + counts.busy;
-      const warning = workspaces > 0 && able === 0 ? `agent pool "${pool.name}" has ${workspaces} workspace${workspaces === 1 ? "" : "s"} attached, and no idle or busy agent (${agents.length} agent${agents.length === 1 ? "" : "s"} in all): their runs cannot start` : null;
+      const warning = workspaces > 0 && able === 0 ? `agent pool "${pool.name}" has ${count(workspaces, "workspace")} attached, and no idle or busy agent (${count(agents.length, "agent")} in all): their runs cannot start` : null;
       return { name: pool.name, workspaces, agents: counts, newestPingAt: newest, warning };
     })
   );
@@ -75061,6 +75062,7 @@ var STATUSES;
 var init_pool_health = __esm({
   "src/operations/pool-health.ts"() {
     "use strict";
+    init_plural();
     STATUSES = ["idle", "busy", "exited", "errored", "unknown"];
   }
 });
@@ -75105,16 +75107,13 @@ function connectOnce(secure, host, port, timeoutMs) {
     }
   });
 }
-var UnreachableError, WHERE;
+var WHERE;
 var init_reachable = __esm({
   "src/api/reachable.ts"() {
     "use strict";
     init_errors();
     init_redact();
     init_proxy();
-    UnreachableError = class extends UsageError {
-      name = "UnreachableError";
-    };
     WHERE = "check --api-url, API_BASE_URL or api.url";
   }
 });
@@ -75134,6 +75133,7 @@ var init_api_unreachable = __esm({
   "src/daemon/api-unreachable.ts"() {
     "use strict";
     init_reachable();
+    init_errors();
     init_proxy();
     init_redact();
     CHECK_TIMEOUT_MS = 3e3;
@@ -76133,13 +76133,10 @@ async function release(e) {
     }
   }
 }
-var NotLeaderError;
 var init_elector = __esm({
   "src/leader/elector.ts"() {
     "use strict";
-    NotLeaderError = class extends Error {
-      name = "NotLeaderError";
-    };
+    init_errors();
   }
 });
 
@@ -76163,13 +76160,10 @@ function parseRecord(text, where) {
     leaderTransitions: r2.leaderTransitions
   };
 }
-var LeaseStoreError;
 var init_store2 = __esm({
   "src/leader/store.ts"() {
     "use strict";
-    LeaseStoreError = class extends Error {
-      name = "LeaseStoreError";
-    };
+    init_errors();
   }
 });
 
@@ -76233,6 +76227,7 @@ var init_etcd_store = __esm({
   "src/leader/etcd-store.ts"() {
     "use strict";
     import_undici5 = __toESM(require_undici(), 1);
+    init_errors();
     init_store2();
     ETCD_KEY_PREFIX = "/policy-pool-sync/leases/";
   }
@@ -76360,7 +76355,6 @@ var init_kubernetes_store = __esm({
     "use strict";
     import_undici6 = __toESM(require_undici(), 1);
     init_errors();
-    init_store2();
     SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
   }
 });
@@ -76399,7 +76393,6 @@ var init_leader = __esm({
     init_kubernetes_store();
     init_identity();
     init_open_store();
-    init_store2();
   }
 });
 
@@ -76693,8 +76686,7 @@ var init_write_tree = __esm({
 
 // src/export/summary.ts
 function exportSummary(result, organization, dir) {
-  const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
-  const lines = [`Exported ${organization} to ${dir}: ${plural(result.policies, "policy").replace(/policys$/, "policies")}, ${plural(result.pools, "agent pool")} (${plural(result.files.length, "file")}).`];
+  const lines = [`Exported ${organization} to ${dir}: ${count(result.policies, "policy", "policies")}, ${count(result.pools, "agent pool")} (${count(result.files.length, "file")}).`];
   if (result.pools > 1) {
     lines.push(`The organization has ${result.pools} agent pools: plan and apply with --max-agent-pools ${result.pools} (or max-agent-pools: ${result.pools} on the source in a config; the default is 1).`);
   }
@@ -76709,6 +76701,7 @@ function exportSummary(result, organization, dir) {
 var init_summary = __esm({
   "src/export/summary.ts"() {
     "use strict";
+    init_plural();
   }
 });
 
@@ -76840,6 +76833,53 @@ var init_work_tree_revision = __esm({
   "src/source/work-tree-revision.ts"() {
     "use strict";
     run = promisify(execFile);
+  }
+});
+
+// src/cli/interrupt.ts
+function interruption(graceSeconds, logger) {
+  const stop = new AbortController();
+  const abort = new AbortController();
+  let phase = "starting";
+  let wrote = false;
+  const state = {
+    stop: stop.signal,
+    abort: abort.signal,
+    received: null,
+    early: null,
+    phase(next) {
+      phase = next;
+      if (next === "applying") wrote = true;
+    },
+    remove: () => {
+    }
+  };
+  state.remove = onStopSignal((signal) => {
+    state.received = signal;
+    if (!wrote) {
+      state.early = new Interrupted(`interrupted while ${WHILE[phase]}; nothing was changed`, SIGNAL_EXIT_CODE[signal]);
+      stop.abort(state.early);
+      abort.abort(state.early);
+      return;
+    }
+    logger.warn({ signal, graceSeconds }, "signal received: no new changes; finishing those under way (send it again to exit at once)");
+    stop.abort(new Error(`stopped by ${signal}`));
+    setTimeout(() => abort.abort(new Error(`stopped by ${signal}; the changes under way were abandoned after ${graceSeconds} s`)), graceSeconds * 1e3).unref();
+  });
+  return state;
+}
+var WHILE;
+var init_interrupt = __esm({
+  "src/cli/interrupt.ts"() {
+    "use strict";
+    init_errors();
+    init_signals();
+    WHILE = {
+      starting: "reading the declared repo",
+      reading: "reading the declared repo and the live state",
+      downloading: "checking live code",
+      applying: "applying"
+    };
   }
 });
 
@@ -77494,7 +77534,6 @@ function unknownFlagMessage(argv) {
 // src/cli/main.ts
 init_action_advice();
 init_error_lines();
-init_interrupt();
 
 // src/cli/redacted-io.ts
 init_secrets();

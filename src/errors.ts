@@ -1,4 +1,7 @@
-/** The project's error classes. Only the CLI entry point catches them and turns them into a message and an exit code. */
+/**
+ * The project's error classes, all of them (the emulator keeps its own replies): each sets `name` and keeps what its
+ * catcher needs (status, file, cause). The CLI entry point turns those that reach it into a message and an exit code.
+ */
 
 export interface FailedRequest {
   method: string;
@@ -66,6 +69,56 @@ export class StateFileError extends Error {
     options?: { cause?: unknown },
   ) {
     super(message, options);
+  }
+}
+
+/** The API cannot be reached at all: the URL's host, port or scheme is wrong. Retrying would not help a one-shot run. */
+export class UnreachableError extends UsageError {
+  override name = 'UnreachableError';
+}
+
+/** An answer's body past its cap; the transport turns it into an ApiError naming the request, never retried. */
+export class BodyTooLargeError extends Error {
+  override name = 'BodyTooLargeError';
+  constructor(readonly limit: number) {
+    super(`the response body is larger than ${limit} bytes`);
+  }
+}
+
+/** A request other than to the API (a notification, a comment) got no answer: `message` is one line without the URL. */
+export class OutgoingFailure extends Error {
+  override name = 'OutgoingFailure';
+}
+
+/** Raised when git fails; the message never carries credentials of the URL. */
+export class GitFetchError extends Error {
+  override name = 'GitFetchError';
+}
+
+/** The policy's code file changed (or was swapped for a link) after it was read and validated. */
+export class CodeChangedError extends Error {
+  override name = 'CodeChangedError';
+  constructor(readonly file: string, detail: string | null) {
+    const why = detail === null ? '' : ` (it ${detail})`;
+    super(`${file} changed since it was read and validated${why}; nothing was uploaded, the next pass reads it again`);
+  }
+}
+
+/** A request to the API was kept off the wire: this replica does not hold the lease. */
+export class NotLeaderError extends Error {
+  override name = 'NotLeaderError';
+}
+
+/** The lease store could not be reached, or answered something else than the exchange expects. */
+export class LeaseStoreError extends Error {
+  override name = 'LeaseStoreError';
+}
+
+/** A one-shot run stopped by a signal before its first write: one line, the signal's exit status. */
+export class Interrupted extends Error {
+  override name = 'Interrupted';
+  constructor(message: string, readonly exitCode: number) {
+    super(message);
   }
 }
 

@@ -5,6 +5,7 @@ import { readDeclared, withCodeTexts, type DeclaredCache } from './declared/inde
 import { declaresNothing, emptySourceError } from './declared/empty-source.js';
 import type { DeclaredState } from './declared/types.js';
 import { errorMessage, formatProblem, ValidationError } from './errors.js';
+import { count } from './plural.js';
 import { liveReadFailure } from './live/read-failure.js';
 import { readLive } from './live/read-live.js';
 import type { CodeCache } from './live/code-cache.js';
@@ -159,7 +160,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     const why = session.signal?.aborted === true ? errorMessage(session.signal.reason)
       : request.stop?.aborted === true ? errorMessage(request.stop.reason) : 'the run was stopped';
     const names = notStarted.map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}"`).join(', ');
-    failures.push(`${why}; ${notStarted.length} planned change${notStarted.length === 1 ? ' was' : 's were'} not applied: ${names}`);
+    failures.push(`${why}; ${count(notStarted.length, 'planned change')} ${notStarted.length === 1 ? 'was' : 'were'} not applied: ${names}`);
   }
   return { sourcePlan: { ...header, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0 };
 }

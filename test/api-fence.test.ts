@@ -1,7 +1,7 @@
 /** Leader election's fence in the API client: asked before each request goes on the wire, retries included. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { NotLeaderError } from '../src/leader/index.js';
+import { NotLeaderError } from '../src/errors.js';
 import { startApiFixture } from './helpers/api-fixture.js';
 
 test('a request the fence refuses never reaches the API and is not retried; one it lets through does', async (t) => {

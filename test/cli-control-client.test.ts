@@ -80,6 +80,8 @@ test('an answer of the wrong shape is a message naming the field, not a crash', 
     [{ sources: 'main' }, /sources is not a list/],
     [[1, 2], /sources is not a list/],
     [{ sources: [row, { ...row, running: 'no' }] }, /sources\[1\]\.running is not true or false/],
+    [{ sources: [row], leadership: { identity: 'a', leading: 'yes', leader: null, storeReached: true } }, /leadership\.leading is not true or false/],
+    [{ sources: [row], leadership: 'a' }, /leadership is not an object/],
   ];
   for (const [body, message] of shapes) {
     const origin = await fakeDaemon(t, (_request, response) => json(response, body));
@@ -94,4 +96,17 @@ test('an answer of the wrong shape is a message naming the field, not a crash', 
   assert.equal(sync.code, 1, sync.stderr);
   assert.match(sync.stderr, /answered POST \/sources\/main\/sync\?wait=1 in a shape this client does not know \(pass\.result is not a string\)/);
   assert.doesNotMatch(sync.stderr, /TypeError|\n\s+at /);
+});
+
+test('status names the leadership the daemon reports: a standby with no leader, its store failing, before the table', async (t) => {
+  const row = { name: 'main', lastAttemptedRevision: null, lastAppliedRevision: null, result: null, driftCount: null, nextRunAt: null, running: false };
+  const leadership = { identity: 'pod-b_7_0a1b2c3d', leading: false, leader: null, storeReached: false };
+  const origin = await fakeDaemon(t, (_request, response) => json(response, { leadership, sources: [row] }));
+  const run = await spawnCli(['status', '--daemon', origin]);
+  assert.equal(run.code, 0, run.stderr);
+  const [line, header] = run.stdout.split('\n');
+  assert.equal(line, 'standby: this replica (pod-b_7_0a1b2c3d) does not sync; no replica holds the lease right now (its last exchange with the lease store failed)');
+  assert.match(header ?? '', /^SOURCE\s+REVISION/);
+  const asJson = await spawnCli(['status', '--daemon', origin, '--output', 'json', '--source', 'main']);
+  assert.deepEqual(JSON.parse(asJson.stdout), { leadership, sources: [row] });
 });

@@ -8,6 +8,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import type { LeadershipStatus } from '../src/server/standby.js';
+import { escapeHtml } from '../src/server/html.js';
+import { runCli } from './helpers/cli.js';
 import { spawnDaemon, firstSourceStatus, type DaemonProcess, type LogLine } from './helpers/daemon-process.js';
 import { parseExposition, sampleValue } from './helpers/daemon-prometheus.js';
 import { TestEmulator } from './helpers/emulator.js';
@@ -117,6 +119,14 @@ test('three replicas: one leads and syncs; the standbys serve probes, metrics an
   assert.ok(standbys.length > 0);
   for (const standby of standbys) {
     assert.deepEqual({ ...(await leadership(standby)), identity: '' }, { identity: '', leading: false, leader: id, storeReached: true });
+    // Where operators look: the status page and `policy-pool-sync status` say it stands by, and who leads.
+    const page = await (await standby.get('/status.html')).text();
+    assert.ok(page.includes(`<span class="badge idle">standby</span> This replica, <b>${escapeHtml(identity(standby))}</b>, stands by and does not sync: the leader is <b>${escapeHtml(id)}</b>.`), page);
+    const shown = await runCli(['status', '--daemon', standby.origin]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.equal(shown.stdout.split('\n')[0], `standby: this replica (${identity(standby)}) does not sync; the leader is ${id}`);
+    const json = JSON.parse((await runCli(['status', '--daemon', standby.origin, '--output', 'json'])).stdout) as { leadership: LeadershipStatus };
+    assert.deepEqual(json.leadership, await leadership(standby));
     assert.equal((await standby.get('/healthz')).status, 200);
     assert.equal((await standby.get('/readyz')).status, 200, 'a standby that reads the lease is ready to take over');
     assert.equal(sampleValue(parseExposition(await (await standby.get('/metrics')).text()), 'policy_pool_sync_leader'), 0);
@@ -133,6 +143,8 @@ test('three replicas: one leads and syncs; the standbys serve probes, metrics an
     assert.deepEqual(await requestsOf(api, identity(standby)), [], 'no request of a standby reaches the API');
   }
   assert.equal(sampleValue(parseExposition(await (await leader.get('/metrics')).text()), 'policy_pool_sync_leader'), 1);
+  assert.ok((await (await leader.get('/status.html')).text()).includes(`<span class="badge ok">leader</span> This replica, <b>${escapeHtml(id)}</b>, holds the lease and syncs.`));
+  assert.equal((await runCli(['status', '--daemon', leader.origin])).stdout.split('\n')[0], `leader: this replica (${id}) holds the lease and syncs`);
   assert.ok((await requestsOf(api, id)).length > 0);
   assertNoOverlap(daemons);
 });

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { STATUS_PAGE_SCRIPT } from '../src/server/status-page-script.js';
 import type { Reconcile } from '../src/daemon/index.js';
 import { escapeHtml, html } from '../src/server/html.js';
+import { renderStatusPage } from '../src/server/status-page.js';
 import type { PolicyChange } from '../src/plan/types.js';
 import type { PassOutcome } from '../src/reconcile.js';
 import { tempTree } from './helpers/temp-tree.js';
@@ -78,4 +79,17 @@ test('with STATUS_TOKEN, the status page needs the token too', async (t) => {
     const allowed = await fetch(`${daemon.origin}${path}`, { headers: { authorization: `Basic ${Buffer.from('me:page-token-1-long-enough').toString('base64')}` } });
     assert.equal(allowed.status, 200);
   }
+});
+
+test('under leader election the page says first whether this replica leads, and who does; without it, nothing', () => {
+  const now = new Date('2026-05-01T12:00:00Z');
+  const line = (page: string) => /<p class="leadership">(.*?)<\/p>/.exec(page)?.[1]?.replace(/<[^>]+>/g, '');
+  assert.equal(line(renderStatusPage([], now, { identity: 'pod-a_1_ab', leading: true, leader: 'pod-a_1_ab', storeReached: true })), 'leader This replica, pod-a_1_ab, holds the lease and syncs.');
+  assert.equal(line(renderStatusPage([], now, { identity: 'pod-b_2_cd', leading: false, leader: 'pod-a_1_ab', storeReached: true })),
+    'standby This replica, pod-b_2_cd, stands by and does not sync: the leader is pod-a_1_ab. The passes below are those it ran while it led, if any.');
+  assert.match(line(renderStatusPage([], now, { identity: 'pod-b_2_cd', leading: false, leader: null, storeReached: false })) ?? '',
+    /does not sync: no replica holds the lease right now\..* store unreachable Its last exchange with the leader-election store failed\.$/);
+  assert.match(line(renderStatusPage([], now, { identity: HOSTILE, leading: false, leader: SCRIPT, storeReached: null })) ?? '', /has not answered yet/);
+  assert.ok(!renderStatusPage([], now, { identity: HOSTILE, leading: false, leader: SCRIPT, storeReached: null }).includes(HOSTILE), 'escaped');
+  assert.equal(line(renderStatusPage([], now)), undefined);
 });

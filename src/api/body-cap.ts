@@ -1,18 +1,10 @@
-import { ApiError, type FailedRequest } from '../errors.js';
+import { ApiError, BodyTooLargeError, type FailedRequest } from '../errors.js';
 import { MAX_CODE_BYTES } from '../model.js';
 
 /** The largest JSON body read: a page of 100 resources is about 100 KB. */
 export const MAX_JSON_BODY_BYTES = 4 * 1024 * 1024;
 /** The largest download read: the policy code limit plus room for a server that counts a little differently. */
 export const MAX_DOWNLOAD_BYTES = MAX_CODE_BYTES + 1024 * 1024;
-
-/** A body past its cap; the transport turns it into an ApiError naming the request, never retried. */
-export class BodyTooLargeError extends Error {
-  override name = 'BodyTooLargeError';
-  constructor(readonly limit: number) {
-    super(`the response body is larger than ${limit} bytes`);
-  }
-}
 
 /** The body's chunks, failing with BodyTooLargeError as soon as they pass `limit` bytes (or its length says they will). */
 export async function* capped(body: AsyncIterable<Uint8Array>, limit: number, contentLength: string | undefined): AsyncIterable<Uint8Array> {

@@ -1,14 +1,9 @@
 import { lookup } from 'node:dns/promises';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { UsageError } from '../errors.js';
+import { UnreachableError } from '../errors.js';
 import { createRedactor, secretsInUrl } from '../redact.js';
 import { NO_PROXY, proxyFor, type ProxySettings } from '../http/proxy.js';
-
-/** The API cannot be reached at all: the URL's host, port or scheme is wrong. Retrying would not help a one-shot run. */
-export class UnreachableError extends UsageError {
-  override name = 'UnreachableError';
-}
 
 const WHERE = 'check --api-url, API_BASE_URL or api.url';
 

@@ -2,7 +2,7 @@ import PQueue from 'p-queue';
 import { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import { tokenProblem } from '../config/token.js';
-import { ApiError, NetworkError, UsageError, type FailedRequest } from '../errors.js';
+import { ApiError, BodyTooLargeError, NetworkError, UsageError, type FailedRequest } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { HttpMethod, HttpRequest, HttpResponse, LostCreate, TransportOptions, TransportStats } from './http-types.js';
 import { Pacer, type Slot } from './pacer.js';
@@ -11,10 +11,11 @@ import { retryAfterMs } from '../http/retry.js';
 import { rateLimitWaitMs } from './rate-limit-wait.js';
 import { redirectTarget } from './redirects.js';
 import { describeFailure, safeCause, type TransportFailure } from './transport-failure.js';
-import { BodyTooLargeError, capped, MAX_JSON_BODY_BYTES, readCapped, tooLargeError } from './body-cap.js';
+import { capped, MAX_JSON_BODY_BYTES, readCapped, tooLargeError } from './body-cap.js';
 import { createRedactor, secretsInUrl, type Redact } from '../redact.js';
 import { NO_PROXY, outgoingDispatcher, proxySecrets } from '../http/proxy.js';
 import { backoffMs, flatHeaders, readableQuery, requestBody, seconds, watched, withNote } from './request-parts.js';
+import { count } from '../plural.js';
 
 export type { HttpMethod, HttpRequest, HttpResponse, LostCreate, StreamedBody, TransportOptions, TransportStats } from './http-types.js';
 
@@ -221,7 +222,7 @@ export class Transport {
   /** What an error adds when retries stopped: how many tries, over how long. */
   private retriesSpent(failures: number, failingSince: number): string {
     const tries = failures + 1;
-    return `gave up after ${tries} ${tries === 1 ? 'try' : 'tries'} over ${seconds(this.options.clock.now() - failingSince)} (api.retry-budget: ${seconds(this.options.retryBudgetMs)})`;
+    return `gave up after ${count(tries, 'try', 'tries')} over ${seconds(this.options.clock.now() - failingSince)} (api.retry-budget: ${seconds(this.options.retryBudgetMs)})`;
   }
 
   /** Why a request answered 429 should wait no more, or null: the budget is spent, or the API answers nothing but 429. */

@@ -1,11 +1,12 @@
 import { Agent, fetch } from 'undici';
 import { errorMessage, UsageError } from '../errors.js';
-import type { PassSummary, StatusRow } from './control-output.js';
-import { readStatusRows, readSyncPass } from './control-shapes.js';
+import type { DaemonStatus, PassSummary } from './control-output.js';
+import { readStatus, readSyncPass } from './control-shapes.js';
 
 /** The daemon's HTTP endpoints, as the control commands use them. */
 export interface DaemonClient {
-  statuses(): Promise<StatusRow[]>;
+  /** `GET /status`: the sources, and whether this replica leads (under leader election). */
+  status(): Promise<DaemonStatus>;
   /** `POST /sources/<name>/sync?wait=1`: the pass it started, once it ended (null: the daemon stopped first). */
   sync(source: string, query: Record<string, string>): Promise<PassSummary['pass']>;
   /** `POST /sources/<name>/suspend|resume`. */
@@ -69,8 +70,8 @@ export function controlClient(origin: string, env: NodeJS.ProcessEnv, limits: Cl
   };
   const sourcePath = (source: string, action: string) => `/sources/${encodeURIComponent(source)}/${action}`;
   return {
-    async statuses() {
-      return checked('GET /status', readStatusRows(await request('GET', '/status', 'STATUS_TOKEN', limits.requestSeconds)));
+    async status() {
+      return checked('GET /status', readStatus(await request('GET', '/status', 'STATUS_TOKEN', limits.requestSeconds)));
     },
     async sync(source, query) {
       const path = `${sourcePath(source, 'sync')}?${new URLSearchParams(query).toString()}`;

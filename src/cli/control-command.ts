@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../errors.js';
-import type { DaemonClient } from './control-client.js';
-import { renderStatusTable, renderSyncResult, syncExitCode, type PassSummary, type StatusRow } from './control-output.js';
+import { renderStatus, renderSyncResult, syncExitCode, type DaemonStatus, type PassSummary } from './control-output.js';
 
 /** Seconds a request may take by default; `sync` waits for its pass, so longer (a pass may take `pass-timeout`, 600 s by default). */
 const DEFAULT_TIMEOUT_SECONDS = 30;
@@ -57,13 +56,15 @@ export async function runControlCommand(argv: string[], io: ControlIo): Promise<
     syncSeconds: args.timeoutSeconds ?? DEFAULT_SYNC_TIMEOUT_SECONDS,
   });
   if (command === 'status') {
-    const sources = await sourceNames(client, args.source);
-    const rows = (await client.statuses()).filter((s) => sources.includes(s.name));
-    io.stdout.write(args.output === 'json' ? `${JSON.stringify({ sources: rows }, null, 2)}\n` : renderStatusTable(rows));
+    const status = await client.status();
+    const sources = pickSources(status, args.source);
+    const shown: DaemonStatus = { leadership: status.leadership, sources: status.sources.filter((s) => sources.includes(s.name)) };
+    const json = status.leadership === null ? { sources: shown.sources } : shown;
+    io.stdout.write(args.output === 'json' ? `${JSON.stringify(json, null, 2)}\n` : renderStatus(shown));
     return 0;
   }
   // With --source, only CONTROL_TOKEN is needed (the daemon answers 404 for an unknown source); without, the list comes from /status.
-  const sources = args.source === null ? await sourceNames(client, null) : [args.source];
+  const sources = args.source === null ? pickSources(await client.status(), null) : [args.source];
   if (command === 'suspend' || command === 'resume') {
     for (const name of sources) {
       await client.act(name, command);
@@ -81,8 +82,8 @@ export async function runControlCommand(argv: string[], io: ControlIo): Promise<
 }
 
 /** `--source`, checked against the daemon's sources; else all of them. */
-async function sourceNames(client: DaemonClient, source: string | null): Promise<string[]> {
-  const all = (await client.statuses()).map((s: StatusRow) => s.name);
+function pickSources(status: DaemonStatus, source: string | null): string[] {
+  const all = status.sources.map((s) => s.name);
   if (source === null) return all;
   if (!all.includes(source)) throw new UsageError(`the daemon has no source named "${source}" (sources: ${all.join(', ')})`);
   return [source];

@@ -1,3 +1,5 @@
+import { count } from '../plural.js';
+
 /** What the control commands read of a source's `/status` entry. */
 export interface StatusRow {
   name: string;
@@ -11,6 +13,23 @@ export interface StatusRow {
   waitingForWindow?: number | null;
 }
 
+/** What `/status` says of leader election, when the daemon has a `leader-election` section. */
+export interface LeadershipRow {
+  /** The replica's name in the lease. */
+  identity: string;
+  leading: boolean;
+  /** Who holds the lease, as the replica last read it; null when nobody does. */
+  leader: string | null;
+  /** Whether the replica's last exchange with the lease store succeeded; null before the first. */
+  storeReached: boolean | null;
+}
+
+/** `GET /status`: the sources, and the leadership when leader election is configured (null without it). */
+export interface DaemonStatus {
+  leadership: LeadershipRow | null;
+  sources: StatusRow[];
+}
+
 /** The pass a `sync` started, as the daemon answered. */
 export interface PassSummary {
   source: string;
@@ -18,6 +37,22 @@ export interface PassSummary {
     trigger: string; startedAt: string; result: string; revision: string | null; error: string | null; drift: number | null;
     changes: { outcome: string }[]; changesOmitted: number; window?: 'closed' | 'overridden';
   } | null;
+}
+
+/**
+ * One line on the replica that answered, under leader election: whether it leads, and who does.
+ * `leader: this replica (pod-a) holds the lease and syncs` or `standby: this replica (pod-b) does not sync; the leader is pod-a`.
+ */
+export function renderLeadership(leadership: LeadershipRow): string {
+  const store = leadership.storeReached === false ? ' (its last exchange with the lease store failed)' : leadership.storeReached === null ? ' (the lease store has not answered yet)' : '';
+  if (leadership.leading) return `leader: this replica (${leadership.identity}) holds the lease and syncs${store}\n`;
+  const leader = leadership.leader === null ? 'no replica holds the lease right now' : `the leader is ${leadership.leader}`;
+  return `standby: this replica (${leadership.identity}) does not sync; ${leader}${store}\n`;
+}
+
+/** The leadership line (under leader election), then a table a person reads: source, revision, last result, drift, next run, suspended. */
+export function renderStatus(status: DaemonStatus): string {
+  return `${status.leadership === null ? '' : renderLeadership(status.leadership)}${renderStatusTable(status.sources)}`;
 }
 
 /** A table a person reads: source, revision, last result, drift, next run, suspended. */
@@ -43,7 +78,7 @@ export function renderSyncResult(passes: readonly PassSummary[]): string {
       if (pass === null) return `source "${source}": the daemon stopped before the pass ended\n`;
       const applied = appliedCount(pass);
       const revision = pass.revision === null ? '' : ` at ${pass.revision.slice(0, 12)}`;
-      const what = pass.result === 'success' ? `${applied} change${applied === 1 ? '' : 's'} applied` : (pass.error ?? 'failed');
+      const what = pass.result === 'success' ? `${count(applied, 'change')} applied` : (pass.error ?? 'failed');
       const held = pass.window === 'closed' ? `; ${pass.drift ?? 0} waiting for the sync window` : pass.window === 'overridden' ? '; the sync window was overridden' : '';
       // The pass that ran: a sync asked for while another pass was queued runs as that pass (e.g. a webhook's).
       return `source "${source}"${revision}: ${pass.result}, ${what}${held} (the ${pass.trigger} pass started ${pass.startedAt})\n`;

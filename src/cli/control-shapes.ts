@@ -1,4 +1,4 @@
-import type { PassSummary, StatusRow } from './control-output.js';
+import type { DaemonStatus, LeadershipRow, PassSummary, StatusRow } from './control-output.js';
 
 /**
  * The daemon's answers, checked before anything reads them: a reply of another shape (another program on the port,
@@ -25,6 +25,15 @@ const STATUS_ROW: Record<string, Check> = {
   waitingForWindow: [NUMBER_OR_NULL[0], NUMBER_OR_NULL[1], 'optional'],
 };
 
+const BOOLEAN_OR_NULL: Check = [(v) => v === null || typeof v === 'boolean', 'true, false or null'];
+
+const LEADERSHIP: Record<string, Check> = {
+  identity: STRING,
+  leading: BOOLEAN,
+  leader: STRING_OR_NULL,
+  storeReached: BOOLEAN_OR_NULL,
+};
+
 const PASS: Record<string, Check> = {
   result: STRING,
   revision: STRING_OR_NULL,
@@ -44,14 +53,18 @@ function problemOf(value: unknown, at: string, shape: Record<string, Check>): st
   return null;
 }
 
-/** `GET /status`: `{ sources: StatusRow[] }`. */
-export function readStatusRows(body: unknown): StatusRow[] | string {
+/** `GET /status`: `{ leadership?: LeadershipRow, sources: StatusRow[] }` (leadership only under leader election). */
+export function readStatus(body: unknown): DaemonStatus | string {
   if (!isObject(body) || !Array.isArray(body.sources)) return 'sources is not a list';
   for (const [index, entry] of body.sources.entries()) {
     const problem = problemOf(entry, `sources[${index}]`, STATUS_ROW);
     if (problem !== null) return problem;
   }
-  return body.sources as StatusRow[];
+  if (body.leadership !== undefined) {
+    const problem = problemOf(body.leadership, 'leadership', LEADERSHIP);
+    if (problem !== null) return problem;
+  }
+  return { leadership: (body.leadership as LeadershipRow | undefined) ?? null, sources: body.sources as StatusRow[] };
 }
 
 /** `POST /sources/<name>/sync?wait=1`: `{ pass: ... }`, the pass null when the daemon stopped before it ended. */

@@ -1,14 +1,7 @@
+import { Interrupted } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { PassPhase } from '../progress.js';
 import { onStopSignal, SIGNAL_EXIT_CODE, type StopSignal } from '../signals.js';
-
-/** A one-shot run stopped by a signal before its first write: one line, the signal's exit status. */
-export class Interrupted extends Error {
-  override name = 'Interrupted';
-  constructor(message: string, readonly exitCode: number) {
-    super(message);
-  }
-}
 
 const WHILE: Record<PassPhase | 'starting', string> = {
   starting: 'reading the declared repo',

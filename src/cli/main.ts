@@ -2,14 +2,13 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { configFromFlags, loadConfig } from '../config/index.js';
 import type { Config } from '../config/types.js';
-import { errorMessage, formatProblem, UsageError, ValidationError } from '../errors.js';
+import { errorMessage, formatProblem, Interrupted, UsageError, ValidationError } from '../errors.js';
 import { createLogger, logFormat, stderrWriter } from '../logger.js';
 import { TerminalLine } from '../progress.js';
 import { packageVersion } from '../version.js';
 import { parseCliArgs, USAGE, type CliArgs } from './args.js';
 import { adviceForAction, inAction } from './action-advice.js';
 import { writeFindings } from './error-lines.js';
-import { Interrupted } from './interrupt.js';
 import { RedactedIo } from './redacted-io.js';
 import { withoutApplyingSide } from './saved-run.js';
 

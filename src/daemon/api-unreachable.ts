@@ -1,4 +1,5 @@
-import { checkReachable, UnreachableError } from '../api/reachable.js';
+import { checkReachable } from '../api/reachable.js';
+import { UnreachableError } from '../errors.js';
 import { proxySettings } from '../http/proxy.js';
 import type { Logger } from '../logger.js';
 import { createRedactor, secretsInUrl } from '../redact.js';

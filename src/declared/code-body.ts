@@ -1,17 +1,9 @@
 import { createHash } from 'node:crypto';
 import { closeSync } from 'node:fs';
+import { CodeChangedError } from '../errors.js';
 import { MAX_CODE_BYTES } from '../model.js';
 import { fillFrom, openSourceFile, unreadable } from './read-file.js';
 import type { CodeSource, DeclaredPolicy, DeclaredState } from './types.js';
-
-/** The policy's code file changed (or was swapped for a link) after it was read and validated. */
-export class CodeChangedError extends Error {
-  override name = 'CodeChangedError';
-  constructor(readonly file: string, detail: string | null) {
-    const why = detail === null ? '' : ` (it ${detail})`;
-    super(`${file} changed since it was read and validated${why}; nothing was uploaded, the next pass reads it again`);
-  }
-}
 
 /** The code of a policy as an upload sends it: read afresh, a chunk at a time, for each try. */
 export interface CodeBody {

@@ -15,7 +15,7 @@ export {
   createPathFilter, isDeclaredPath, loadPathFilter, SYNCIGNORE_FILE, watchPathFilter, type PathFilter,
 } from './path-filter.js';
 export { createDeclaredCache, type DeclaredCache } from './declared-cache.js';
-export { codeAt, codeBody, CodeChangedError, readVerifiedCode, withCodeTexts, type CodeAt, type CodeBody } from './code-body.js';
+export { codeAt, codeBody, readVerifiedCode, withCodeTexts, type CodeAt, type CodeBody } from './code-body.js';
 export { DEFAULT_WALK_LIMITS, type WalkLimits } from './walk.js';
 export { isValidName } from './resource-names.js';
 export { lfsPointerProblem } from './lfs-pointer.js';

@@ -17,7 +17,11 @@ export interface ErrorObject {
   source?: { pointer: string };
 }
 
-/** Thrown by handlers; the server turns it into a JSON:API error document. */
+/**
+ * Thrown by handlers; the server turns it into a JSON:API error document. It stays here rather than in errors.ts: it
+ * is not a failure of the product but the emulated service's answer (a status and the service's error objects), and
+ * the emulator stands apart from the product's code.
+ */
 export class ReplyError extends Error {
   override name = 'ReplyError';
   constructor(readonly status: number, readonly errors: ErrorObject[]) {

@@ -1,9 +1,9 @@
 import type { ExportResult } from './export.js';
+import { count } from '../plural.js';
 
 /** What an export wrote and what it could not, for the terminal. */
 export function exportSummary(result: ExportResult, organization: string, dir: string): string {
-  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-  const lines = [`Exported ${organization} to ${dir}: ${plural(result.policies, 'policy').replace(/policys$/, 'policies')}, ${plural(result.pools, 'agent pool')} (${plural(result.files.length, 'file')}).`];
+  const lines = [`Exported ${organization} to ${dir}: ${count(result.policies, 'policy', 'policies')}, ${count(result.pools, 'agent pool')} (${count(result.files.length, 'file')}).`];
   if (result.pools > 1) {
     lines.push(`The organization has ${result.pools} agent pools: plan and apply with --max-agent-pools ${result.pools} (or max-agent-pools: ${result.pools} on the source in a config; the default is 1).`);
   }

@@ -4,7 +4,7 @@
  * `Retry-After`. Redirects are not followed, and no failure's text names the URL (a Slack URL is a secret).
  */
 import { request, type Dispatcher } from 'undici';
-import { errorMessage } from '../errors.js';
+import { errorMessage, OutgoingFailure } from '../errors.js';
 import { NO_PROXY, outgoingDispatcher, type ProxySettings } from './proxy.js';
 import { retryableStatus, withRetries, type RetryClock, type RetryOptions, type RetryPolicy } from './retry.js';
 
@@ -33,11 +33,6 @@ export interface OutgoingOptions {
   clock?: RetryClock;
   /** The most an answer's body may hold; more is a failure. @default 32 MiB */
   maxBytes?: number;
-}
-
-/** A request that got no answer: `reason` is one line without the URL. */
-export class OutgoingFailure extends Error {
-  override name = 'OutgoingFailure';
 }
 
 const SYSTEM_CLOCK: RetryClock = {

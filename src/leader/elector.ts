@@ -1,3 +1,4 @@
+import { NotLeaderError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { LeaderRecord, LeaseStore, VersionedRecord } from './store.js';
 
@@ -33,11 +34,6 @@ export interface Elector {
   start(): void;
   /** Stops taking part; a leader then releases the lease, so that a standby takes over at once. */
   stop(): Promise<void>;
-}
-
-/** A request to the API was kept off the wire: this replica does not hold the lease. */
-export class NotLeaderError extends Error {
-  override name = 'NotLeaderError';
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Agent, request } from 'undici';
-import { LeaseStoreError, parseRecord, type LeaderRecord, type LeaseStore, type VersionedRecord, type WriteResult } from './store.js';
+import { LeaseStoreError } from '../errors.js';
+import { parseRecord, type LeaderRecord, type LeaseStore, type VersionedRecord, type WriteResult } from './store.js';
 
 /** Where the daemon's leases live in etcd's key space. */
 export const ETCD_KEY_PREFIX = '/policy-pool-sync/leases/';

@@ -1,7 +1,7 @@
 /** Leader election: one replica syncs, the others stand by (docs/daemon.md, "Running a standby"). */
-export { createElector, NotLeaderError, type Elector, type ElectorOptions } from './elector.js';
+export { createElector, type Elector, type ElectorOptions } from './elector.js';
 export { etcdLeaseStore, ETCD_KEY_PREFIX } from './etcd-store.js';
 export { kubernetesLeaseStore, type KubernetesStoreOptions } from './kubernetes-store.js';
 export { leaderIdentity } from './identity.js';
 export { openLeaseStore } from './open-store.js';
-export { LeaseStoreError, type LeaderRecord, type LeaseStore, type VersionedRecord, type WriteResult } from './store.js';
+export { type LeaderRecord, type LeaseStore, type VersionedRecord, type WriteResult } from './store.js';

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { UsageError } from '../errors.js';
-import { LeaseStoreError, type LeaderRecord, type LeaseStore, type VersionedRecord, type WriteResult } from './store.js';
+import { LeaseStoreError, UsageError } from '../errors.js';
+import type { LeaderRecord, LeaseStore, VersionedRecord, WriteResult } from './store.js';
 
 /** Where Kubernetes mounts a pod's service-account token, CA and namespace. */
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';

@@ -1,3 +1,5 @@
+import { LeaseStoreError } from '../errors.js';
+
 /**
  * The record the replicas hold in turn, and the compare-and-swap store it lives in. The shape is client-go's
  * `LeaderElectionRecord` (tools/leaderelection/resourcelock), so the algorithm reads the same over any store.
@@ -34,11 +36,6 @@ export interface LeaseStore {
   /** Writes the record only if its version is still `version`. */
   update(record: LeaderRecord, version: string, signal: AbortSignal): Promise<WriteResult>;
   close(): Promise<void>;
-}
-
-/** The store could not be reached, or answered something else than the exchange expects. */
-export class LeaseStoreError extends Error {
-  override name = 'LeaseStoreError';
 }
 
 /** Reads a record written by `recordJson`; throws LeaseStoreError on anything else. */

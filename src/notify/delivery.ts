@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
-import { errorMessage } from '../errors.js';
-import { OutgoingFailure, OutgoingHttp } from '../http/outgoing.js';
+import { errorMessage, OutgoingFailure } from '../errors.js';
+import { OutgoingHttp } from '../http/outgoing.js';
 
 /** One HTTP request a receiver sends. */
 export interface Outgoing {

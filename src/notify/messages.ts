@@ -1,6 +1,7 @@
 import { asDrift } from '../plan/reasons.js';
 import type { NotifyEvent } from './events.js';
 import type { PassReport, ReportChange } from './report.js';
+import { count } from '../plural.js';
 
 /** Changes listed in one message; the rest are counted. */
 export const MAX_CHANGES_IN_MESSAGE = 50;
@@ -12,9 +13,9 @@ export function summaryLine(event: NotifyEvent, report: PassReport): string {
   const override = report.overrideWindow ? ' (the sync window was overridden)' : '';
   switch (event) {
     case 'applied':
-      return `policy-pool-sync: ${where} applied ${count(applied)}${override}`;
+      return `policy-pool-sync: ${where} applied ${count(applied, 'change')}${override}`;
     case 'drift':
-      return `policy-pool-sync: ${where} found drift and repaired ${count(applied)}${override}`;
+      return `policy-pool-sync: ${where} found drift and repaired ${count(applied, 'change')}${override}`;
     case 'failed':
       return `policy-pool-sync: ${where} failed: ${report.error ?? 'unknown error'}`;
     case 'conflict':
@@ -24,7 +25,7 @@ export function summaryLine(event: NotifyEvent, report: PassReport): string {
     case 'recovered':
       return `policy-pool-sync: ${where} recovered: the pass succeeded after failures`;
     case 'window':
-      return `policy-pool-sync: ${where} has ${count(report.changes.length)} waiting for the sync window`;
+      return `policy-pool-sync: ${where} has ${count(report.changes.length, 'change')} waiting for the sync window`;
   }
 }
 
@@ -75,8 +76,4 @@ export function slackPayload(event: NotifyEvent, report: PassReport): Record<str
 /** Text as Slack shows it literally: `&` → `&amp;`, `<` → `&lt;`, `>` → `&gt;` (and nothing else). */
 export function slackEscaped(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-function count(n: number): string {
-  return `${n} change${n === 1 ? '' : 's'}`;
 }

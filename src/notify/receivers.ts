@@ -6,6 +6,7 @@ import type { Outgoing } from './delivery.js';
 import type { NotifyEvent } from './events.js';
 import { slackPayload, summaryLine, webhookPayload } from './messages.js';
 import type { PassReport } from './report.js';
+import { count } from '../plural.js';
 
 /** The header of a webhook's signature: `sha256=` and the HMAC-SHA256 of the body, in hex. */
 export const SIGNATURE_HEADER = 'x-policy-pool-sync-signature-256';
@@ -109,7 +110,7 @@ export function statusDescription(report: PassReport): string {
   if (!report.ok) return summaryLine('failed', report).replace(/^policy-pool-sync: /, '');
   const applied = report.changes.filter((c) => c.outcome === 'applied').length;
   if (report.windowClosed) return `${report.changes.length} changes waiting for the sync window`;
-  return applied === 0 ? 'in sync: nothing to change' : `applied ${applied} change${applied === 1 ? '' : 's'}`;
+  return applied === 0 ? 'in sync: nothing to change' : `applied ${count(applied, 'change')}`;
 }
 
 function receiverUrl(config: NotificationConfig, env: NodeJS.ProcessEnv): string {

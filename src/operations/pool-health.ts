@@ -1,5 +1,6 @@
 import type { PolicyApi } from '../api/types.js';
 import type { AgentStatus } from '../model.js';
+import { count } from '../plural.js';
 
 const STATUSES: readonly AgentStatus[] = ['idle', 'busy', 'exited', 'errored', 'unknown'];
 
@@ -27,7 +28,7 @@ export async function readPoolHealth(api: PolicyApi, organization: string): Prom
       const workspaces = new Set(pool.workspaceIds).size;
       const able = counts.idle + counts.busy;
       const warning = workspaces > 0 && able === 0
-        ? `agent pool "${pool.name}" has ${workspaces} workspace${workspaces === 1 ? '' : 's'} attached, and no idle or busy agent (${agents.length} agent${agents.length === 1 ? '' : 's'} in all): their runs cannot start`
+        ? `agent pool "${pool.name}" has ${count(workspaces, 'workspace')} attached, and no idle or busy agent (${count(agents.length, 'agent')} in all): their runs cannot start`
         : null;
       return { name: pool.name, workspaces, agents: counts, newestPingAt: newest, warning };
     }),

@@ -83,7 +83,7 @@ export function describeCode(code: unknown): string {
   const summary = codeSummary(code);
   if (summary === null) return '(none)';
   const { lines, bytes } = summary;
-  return `(${lines} ${lines === 1 ? 'line' : 'lines'}, ${bytes} ${bytes === 1 ? 'byte' : 'bytes'})`;
+  return `(${count(lines, 'line')}, ${count(bytes, 'byte')})`;
 }
 
 /** Whether a change's code field is shown as a diff (both texts known) rather than described. */
@@ -150,7 +150,7 @@ export function codeDiffLines(change: Change): string[] {
       }
     }
   }
-  if (hidden > 0) lines.push(`… ${hidden} more ${hidden === 1 ? 'line' : 'lines'} changed`);
+  if (hidden > 0) lines.push(`… ${count(hidden, 'more line', 'more lines')} changed`);
   return lines;
 }
 

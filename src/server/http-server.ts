@@ -168,7 +168,7 @@ async function route(request: IncomingMessage, response: ServerResponse, routes:
         'x-content-type-options': 'nosniff',
         'cache-control': 'no-store',
       });
-      response.end(method === 'HEAD' ? undefined : renderStatusPage(routes.statuses({ history: true }), new Date()));
+      response.end(method === 'HEAD' ? undefined : renderStatusPage(routes.statuses({ history: true }), new Date(), routes.leadership?.() ?? null));
       return;
     }
     case '/metrics': {

@@ -1,6 +1,8 @@
 import { html, type SafeHtml } from './html.js';
 import type { PassRecord } from '../operations/pass-record.js';
+import type { LeadershipStatus } from './standby.js';
 import type { SourceStatus } from './status.js';
+import { count } from '../plural.js';
 
 /** Names listed per pass in "Recent passes"; the rest are counted. */
 const NAMES_PER_PASS = 8;
@@ -11,7 +13,18 @@ export function driftFact(status: SourceStatus): SafeHtml | string {
   if (status.lastPass !== null && status.lastPass.drift === null) return 'unknown: the last pass made no plan';
   if (status.driftCount === null) return 'unknown';
   const waiting = status.waitingForWindow === null ? '' : html` · <b>${status.waitingForWindow}</b> waiting for the sync window`;
-  return html`<b>${status.driftCount}</b> ${status.driftCount === 1 ? 'change' : 'changes'} in the last plan${waiting}`;
+  return html`<b>${count(status.driftCount, 'change')}</b> in the last plan${waiting}`;
+}
+
+/** Under leader election: whether this replica leads and syncs, or stands by, and who leads. */
+export function leadershipBanner(leadership: LeadershipStatus | null): SafeHtml | '' {
+  if (leadership === null) return '';
+  const { identity, leading, leader, storeReached } = leadership;
+  const store = storeReached === false ? html` <span class="badge bad">store unreachable</span> Its last exchange with the leader-election store failed.`
+    : storeReached === null ? html` <span class="quiet">The leader-election store has not answered yet.</span>` : '';
+  if (leading) return html`<p class="leadership"><span class="badge ok">leader</span> This replica, <b>${identity}</b>, holds the lease and syncs.${store}</p>`;
+  const who = leader === null ? html`no replica holds the lease right now` : html`the leader is <b>${leader}</b>`;
+  return html`<p class="leadership"><span class="badge idle">standby</span> This replica, <b>${identity}</b>, stands by and does not sync: ${who}. The passes below are those it ran while it led, if any.${store}</p>`;
 }
 
 /** Suspension and the sync window, when they apply. */

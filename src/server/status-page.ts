@@ -3,7 +3,9 @@ import { html, SafeHtml } from './html.js';
 import type { PassChangeOutcome, PassRecord } from '../operations/pass-record.js';
 import type { SourceStatus } from './status.js';
 import { STATUS_PAGE_SCRIPT, STATUS_PAGE_SCRIPT_HASH, UPDATE_SECONDS } from './status-page-script.js';
-import { changedNames, driftFact, poolWarnings, stateFacts } from './status-page-parts.js';
+import { changedNames, driftFact, leadershipBanner, poolWarnings, stateFacts } from './status-page-parts.js';
+import type { LeadershipStatus } from './standby.js';
+import { count } from '../plural.js';
 
 /**
  * What the page may load: its own inline style, its one script (by hash), and the page itself again (the script's
@@ -15,9 +17,9 @@ export const STATUS_PAGE_CSP =
 /**
  * The read-only status page (`/status.html` and `/`): each source's last pass, its drift over the kept history
  * as an inline SVG, and its changes with their outcomes. Rendered here, from the same data as `/status?history=1`;
- * no script, no external asset, every value escaped.
+ * no script, no external asset, every value escaped. Under leader election it says first whether this replica leads.
  */
-export function renderStatusPage(statuses: readonly SourceStatus[], now: Date): string {
+export function renderStatusPage(statuses: readonly SourceStatus[], now: Date, leadership: LeadershipStatus | null = null): string {
   const page = html`<!doctype html>
 <html lang="en">
 <head>
@@ -29,9 +31,10 @@ export function renderStatusPage(statuses: readonly SourceStatus[], now: Date): 
 <body>
 <header>
 <h1>policy-pool-sync</h1>
-<p class="meta">${statuses.length} ${statuses.length === 1 ? 'source' : 'sources'} · as of ${clock(now.toISOString())} · updates every ${UPDATE_SECONDS} s · <a href="/status?history=1">JSON</a></p>
+<p class="meta">${count(statuses.length, 'source')} · as of ${clock(now.toISOString())} · updates every ${UPDATE_SECONDS} s · <a href="/status?history=1">JSON</a></p>
 </header>
 <main>
+${leadershipBanner(leadership)}
 ${statuses.length === 0 ? html`<p>No source is configured.</p>` : statuses.map((s) => sourceSection(s, now))}
 </main>
 <script>${new SafeHtml(STATUS_PAGE_SCRIPT)}</script>
@@ -61,7 +64,7 @@ ${stateFacts(status)}
 ${poolWarnings(status)}
 ${problems(status)}
 <div class="drift">
-<h3>Changes over the last ${history.length} ${history.length === 1 ? 'pass' : 'passes'}</h3>
+<h3>Changes over the last ${count(history.length, 'pass', 'passes')}</h3>
 ${sparkline([...history].reverse())}
 </div>
 ${last === null ? '' : changesTable(last)}
@@ -139,7 +142,7 @@ function sparkline(passes: readonly PassRecord[]): SafeHtml {
     const w = Math.max(2, step - 2).toFixed(1);
     const h = p.drift === null ? 3 : Math.max(2, (p.drift / max) * (height - 4));
     const colour = p.drift === null ? '#a0aec0' : BAR_COLOURS[p.result];
-    const label = `${p.finishedAt}: ${p.drift === null ? 'no plan' : `${p.drift} ${p.drift === 1 ? 'change' : 'changes'}${p.liveDrift ? ' (drift)' : ''}`}, ${p.result}`;
+    const label = `${p.finishedAt}: ${p.drift === null ? 'no plan' : `${count(p.drift, 'change')}${p.liveDrift ? ' (drift)' : ''}`}, ${p.result}`;
     return html`<rect x="${x}" y="${(height - h).toFixed(1)}" width="${w}" height="${h.toFixed(1)}" fill="${colour}"><title>${label}</title></rect>`;
   });
   const latest = passes[passes.length - 1];
@@ -194,6 +197,7 @@ h3 { font-size: 14px; margin: 16px 0 6px; }
 .running { background: #bee3f8; color: #2a4365; }
 .idle { background: #edf2f7; color: #4a5568; }
 .quiet { color: var(--muted); }
+.leadership { margin: 0 0 16px; padding: 8px 12px; background: #fff; border: 1px solid var(--line); border-radius: 8px; }
 .error { margin-top: 12px; padding: 8px 12px; border-left: 4px solid #c53030; background: #fff5f5; }
 pre { margin: 4px 0 0; white-space: pre-wrap; overflow-wrap: anywhere; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; }
 .spark { display: flex; align-items: flex-end; gap: 12px; }

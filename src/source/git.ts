@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import type { GitSourceConfig } from '../config/types.js';
+import { GitFetchError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Checkout, Source } from './types.js';
 import { makeStateDir, stateDirLayout } from '../state-dir.js';
@@ -15,11 +16,6 @@ export interface GitSourceOptions {
   stateDir: string;
   logger: Logger;
   env: NodeJS.ProcessEnv;
-}
-
-/** Raised when git fails; the message never carries credentials of the URL. */
-export class GitFetchError extends Error {
-  override name = 'GitFetchError';
 }
 
 /** A git repository, fetched into `stateDir/git/<name>` at each checkout. */

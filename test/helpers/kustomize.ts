@@ -1,8 +1,9 @@
 /**
  * The manifests under deploy/ as `kubectl apply -k` would send them, for tests (kustomize itself is not installed):
  * a kustomization's `resources` (files, or folders holding a kustomization), `components`, `configMapGenerator`
- * (files, `KEY=PATH` included) and `images`. A key this reader does not know fails the build rather than being
- * left out. Generated ConfigMaps keep their plain name: kustomize would add a hash of the content and rename every
+ * (files, `KEY=PATH` included; `behavior` create, replace or merge), `patches` (strategic merge patches, from a file
+ * or inline, each finding its object by its own apiVersion, kind and name) and `images`. A key, a patch or a
+ * directive this reader does not know fails the build rather than being left out. Generated ConfigMaps keep their plain name: kustomize would add a hash of the content and rename every
  * reference to it, which is what makes a config change roll the pod.
  *
  * Each object is then checked against Kubernetes' published OpenAPI schemas, compiled with ajv by the npm package
@@ -13,6 +14,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
+import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
+import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Service } from 'kubernetes-models/v1/Service';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
@@ -29,18 +33,34 @@ export interface Manifest {
 interface Kustomization {
   resources?: string[];
   components?: string[];
-  configMapGenerator?: Array<{ name: string; files?: string[]; options?: { labels?: Record<string, string> } }>;
+  configMapGenerator?: Generator[];
+  patches?: Array<{ path?: string; patch?: string }>;
   images?: Array<{ name: string; newName?: string; newTag?: string }>;
 }
 
-const KNOWN = new Set(['apiVersion', 'kind', 'resources', 'components', 'configMapGenerator', 'images']);
+interface Generator {
+  name: string;
+  behavior?: 'create' | 'replace' | 'merge';
+  files?: string[];
+  options?: { labels?: Record<string, string> };
+}
+
+const KNOWN = new Set(['apiVersion', 'kind', 'resources', 'components', 'configMapGenerator', 'patches', 'images']);
+const KNOWN_GENERATOR = new Set(['name', 'behavior', 'files', 'options']);
+const KNOWN_PATCH = new Set(['path', 'patch']);
+
+/** `what`'s keys that are not in `known`, as an error naming `file`; null when there are none. */
+function unknownKeys(file: string, what: string, value: object, known: Set<string>): Error | null {
+  const unknown = Object.keys(value).filter((key) => !known.has(key));
+  return unknown.length === 0 ? null : new Error(`${file}: this test's reader of kustomizations does not know ${what} ${unknown.join(', ')}; teach test/helpers/kustomize.ts`);
+}
 
 /** The objects the kustomization in `dir` builds. */
 export async function buildKustomization(dir: string): Promise<Manifest[]> {
   const file = join(dir, 'kustomization.yaml');
   const k = parse(await readFile(file, 'utf8')) as Kustomization & Record<string, unknown>;
-  const unknown = Object.keys(k).filter((key) => !KNOWN.has(key));
-  if (unknown.length > 0) throw new Error(`${file}: this test's reader of kustomizations does not know ${unknown.join(', ')}; teach test/helpers/kustomize.ts`);
+  const problem = unknownKeys(file, 'the keys', k, KNOWN);
+  if (problem !== null) throw problem;
   const out: Manifest[] = [];
   for (const entry of [...(k.resources ?? []), ...(k.components ?? [])]) {
     const path = join(dir, entry);
@@ -48,20 +68,14 @@ export async function buildKustomization(dir: string): Promise<Manifest[]> {
       out.push(...(await buildKustomization(path)));
       continue;
     }
-    for (const doc of parseAllDocuments(await readFile(path, 'utf8'))) {
-      if (doc.errors.length > 0) throw new Error(`${path}: ${doc.errors[0]?.message}`);
-      const value = doc.toJS() as Manifest | null;
-      if (value !== null) out.push(value);
-    }
+    out.push(...readDocuments(path, await readFile(path, 'utf8')));
   }
-  for (const generator of k.configMapGenerator ?? []) {
-    const data: Record<string, string> = {};
-    for (const entry of generator.files ?? []) {
-      const [key, path] = entry.includes('=') ? (entry.split('=', 2) as [string, string]) : [basename(entry), entry];
-      data[key] = await readFile(join(dir, path), 'utf8');
-    }
-    const labels = generator.options?.labels;
-    out.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: generator.name, ...(labels === undefined ? {} : { labels }) }, data });
+  for (const generator of k.configMapGenerator ?? []) await generate(file, dir, generator, out);
+  for (const entry of k.patches ?? []) {
+    const problem = unknownKeys(file, 'in patches', entry, KNOWN_PATCH);
+    if (problem !== null) throw problem;
+    const [where, text] = entry.path !== undefined ? [join(dir, entry.path), await readFile(join(dir, entry.path), 'utf8')] : [file, entry.patch ?? ''];
+    for (const patch of readDocuments(where, text)) applyPatch(where, patch, out);
   }
   for (const image of k.images ?? []) {
     for (const container of out.flatMap((m) => podSpec(m)?.containers ?? [])) {
@@ -73,9 +87,98 @@ export async function buildKustomization(dir: string): Promise<Manifest[]> {
   return out;
 }
 
+/** The YAML documents of `text` (read from `where`), empty ones left out. */
+function readDocuments(where: string, text: string): Manifest[] {
+  const out: Manifest[] = [];
+  for (const doc of parseAllDocuments(text)) {
+    if (doc.errors.length > 0) throw new Error(`${where}: ${doc.errors[0]?.message}`);
+    const value = doc.toJS() as Manifest | null;
+    if (value !== null) out.push(value);
+  }
+  return out;
+}
+
+/** The ConfigMap of `generator`, added to `out` (create), in place of the one of that name (replace), or over it (merge). */
+async function generate(file: string, dir: string, generator: Generator, out: Manifest[]): Promise<void> {
+  const problem = unknownKeys(file, `in configMapGenerator ${generator.name}`, generator, KNOWN_GENERATOR);
+  if (problem !== null) throw problem;
+  const data: Record<string, string> = {};
+  for (const entry of generator.files ?? []) {
+    const [key, path] = entry.includes('=') ? (entry.split('=', 2) as [string, string]) : [basename(entry), entry];
+    data[key] = await readFile(join(dir, path), 'utf8');
+  }
+  const labels = generator.options?.labels;
+  const made: Manifest = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: generator.name, ...(labels === undefined ? {} : { labels }) }, data };
+  const behavior = generator.behavior ?? 'create';
+  const at = out.findIndex((m) => m.kind === 'ConfigMap' && m.metadata.name === generator.name);
+  if (behavior === 'create') {
+    if (at !== -1) throw new Error(`${file}: configMapGenerator ${generator.name} creates a ConfigMap that the resources already hold: use behavior replace or merge`);
+    out.push(made);
+  } else if (at === -1) {
+    throw new Error(`${file}: configMapGenerator ${generator.name} has behavior ${behavior}, but no ConfigMap of that name comes from the resources`);
+  } else {
+    out[at] = behavior === 'replace' ? made : (strategicMerge(out[at], made, 'ConfigMap') as Manifest);
+  }
+}
+
+/** Applies one strategic merge patch to the object of `out` with its apiVersion, kind and name (there must be one). */
+function applyPatch(where: string, patch: Manifest, out: Manifest[]): void {
+  if (Array.isArray(patch)) throw new Error(`${where}: a JSON 6902 patch; this test's reader of kustomizations knows only strategic merge patches: teach test/helpers/kustomize.ts`);
+  const at = out.findIndex((m) => m.apiVersion === patch.apiVersion && m.kind === patch.kind && m.metadata.name === patch.metadata?.name);
+  if (at === -1) throw new Error(`${where}: the patch of ${patch.apiVersion} ${patch.kind} ${patch.metadata?.name} finds no such object among the resources`);
+  out[at] = strategicMerge(out[at], patch, `${patch.kind} ${patch.metadata.name}`) as Manifest;
+}
+
+/**
+ * Lists that a strategic merge patch merges item by item, by the field Kubernetes names as their `patchMergeKey`
+ * (a container's ports by containerPort, a Service's by port); every other list is replaced whole.
+ */
+const MERGE_KEYS: Record<string, (item: Record<string, unknown>) => string> = {
+  containers: () => 'name',
+  initContainers: () => 'name',
+  volumes: () => 'name',
+  env: () => 'name',
+  imagePullSecrets: () => 'name',
+  volumeMounts: () => 'mountPath',
+  ports: (item) => ('containerPort' in item ? 'containerPort' : 'port'),
+};
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * `patch` over `base` as a strategic merge patch does it (kubernetes.io/docs/tasks/manage-kubernetes-objects/update-api-object-kubectl-patch):
+ * objects merge field by field, null deletes a field, lists in MERGE_KEYS merge by their key, other lists and values
+ * are replaced. A `$patch`-style directive fails: this reader does not know them.
+ */
+function strategicMerge(base: unknown, patch: unknown, where: string, field = ''): unknown {
+  if (Array.isArray(patch)) {
+    const keyOf = MERGE_KEYS[field];
+    if (keyOf === undefined || !Array.isArray(base) || !patch.every(isObject)) return structuredClone(patch);
+    const merged = structuredClone(base) as unknown[];
+    for (const item of patch) {
+      const key = keyOf(item);
+      const at = merged.findIndex((old) => isObject(old) && old[key] === item[key]);
+      if (at === -1) merged.push(strategicMerge(undefined, item, where));
+      else merged[at] = strategicMerge(merged[at], item, where);
+    }
+    return merged;
+  }
+  if (!isObject(patch)) return patch;
+  const merged: Record<string, unknown> = isObject(base) ? { ...base } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (key.startsWith('$')) throw new Error(`${where}: the patch's directive ${key}; this test's reader of kustomizations does not know it: teach test/helpers/kustomize.ts`);
+    if (value === null) delete merged[key];
+    else merged[key] = strategicMerge(merged[key], value, where, key);
+  }
+  return merged;
+}
+
 type Validating = new (data: never) => { validate(): void };
 const MODELS: Record<string, Validating> = {
   'apps/v1/Deployment': Deployment,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
+  'rbac.authorization.k8s.io/v1/Role': Role,
+  'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
   'v1/ConfigMap': ConfigMap,
   'v1/Service': Service,
   'v1/ServiceAccount': ServiceAccount,
