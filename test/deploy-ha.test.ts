@@ -11,17 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseConfig } from '../src/config/index.js';
-import { buildKustomization, podSpec, restrictedProblems, schemaProblems, type Manifest, type PodSpec } from './helpers/kustomize.js';
+import { buildKustomization, findManifest as find, podSpec, restrictedProblems, schemaProblems, type Manifest, type PodSpec } from './helpers/kustomize.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
 
 const NAME = 'policy-pool-sync';
 const LABELS = { 'app.kubernetes.io/name': NAME };
-
-function find(manifests: Manifest[], kind: string, name: string): Manifest {
-  const found = manifests.find((m) => m.kind === kind && m.metadata.name === name);
-  assert.ok(found, `no ${kind} ${name} among ${manifests.map((m) => `${m.kind} ${m.metadata.name}`).join(', ')}`);
-  return found;
-}
 
 const field = <T>(manifest: Manifest, key: string) => manifest[key] as T;
 

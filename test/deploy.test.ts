@@ -7,17 +7,11 @@ import { readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { parseConfig } from '../src/config/index.js';
-import { buildKustomization, podSpec, restrictedProblems, schemaProblems, type Container, type Manifest, type PodSpec } from './helpers/kustomize.js';
+import { buildKustomization, findManifest as find, podSpec, restrictedProblems, schemaProblems, type Container, type Manifest, type PodSpec } from './helpers/kustomize.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
 
 const NAME = 'policy-pool-sync';
 const LABELS = { 'app.kubernetes.io/name': NAME };
-
-function find(manifests: Manifest[], kind: string, name: string): Manifest {
-  const found = manifests.find((m) => m.kind === kind && m.metadata.name === name);
-  assert.ok(found, `no ${kind} ${name} among ${manifests.map((m) => `${m.kind} ${m.metadata.name}`).join(', ')}`);
-  return found;
-}
 
 /** A field of the Dockerfile's last stage: its ENV value, or the JSON array of an instruction. */
 async function dockerfile(): Promise<{ env: (name: string) => string | undefined; array: (instruction: string) => string[]; user: string | undefined }> {

@@ -10,6 +10,7 @@
  * kubernetes-models (@kubernetes-models/prometheus-operator for the ServiceMonitor), and a pod spec against the
  * Pod Security Standard "restricted".
  */
+import assert from 'node:assert/strict';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
@@ -270,4 +271,11 @@ export function restrictedProblems(pod: PodSpec): string[] {
     if (context.readOnlyRootFilesystem !== true) problems.push(`${where}: readOnlyRootFilesystem is not true`);
   }
   return problems;
+}
+
+/** The object of `kind` named `name`; fails the test, listing what there is, when there is none. */
+export function findManifest(manifests: Manifest[], kind: string, name: string): Manifest {
+  const found = manifests.find((m) => m.kind === kind && m.metadata.name === name);
+  assert.ok(found, `no ${kind} ${name} among ${manifests.map((m) => `${m.kind} ${m.metadata.name}`).join(', ')}`);
+  return found;
 }
