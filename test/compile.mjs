@@ -1,30 +1,37 @@
 /**
- * Before `npm test` runs the suites: a type-check of src, test and bench (as `npm run typecheck` does) that compiles
- * them into .test-build, so the suites run as plain JavaScript and no test process pays for a TypeScript loader.
- * What it compiled from src is also the build (`npm run build`: src into dist, which the tests of the binary run):
- * the same compiler options give the same JavaScript, so it is copied there with its source maps pointed at src,
- * instead of compiling src a second time.
- * Everything else the code finds from its own location (package.json, schemas, dist, examples, the fixtures and
- * goldens, ...) is linked into .test-build at the same place. One file still runs from source:
+ * Before the suites run: src, test and bench transpiled into .test-build by esbuild (each file on its own, types
+ * stripped, about a second), so the suites run as plain JavaScript and no test process pays for a TypeScript loader.
+ * The type check is not done here: `npm test` runs `tsc -p tsconfig.check.json` beside the suites (test/run.mjs).
+ * What it transpiled from src is also the build the tests of the binary run (dist/, as `npm run build` lays it out),
+ * copied there with its source maps pointed at src.
+ * Everything else the code finds from its own location (package.json, schemas, examples, the fixtures and goldens,
+ * ...) is linked into .test-build at the same place. One file still runs from source:
  * `node --import tsx --test test/NAME.test.ts`.
+ *
+ *   node test/compile.mjs          (also imported by test/run.mjs)
  */
-import { spawn } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
 
 const root = path.resolve(import.meta.dirname, '..');
 const out = path.join(root, '.test-build');
 const COMPILED = ['src', 'test', 'bench'];
 const NEVER = ['.git', '.test-build', 'node_modules'];
 
-rmSync(out, { recursive: true, force: true });
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const compile = (project) =>
-  new Promise((resolve) => spawn(process.execPath, [tsc, '-p', path.join(root, project)], { stdio: 'inherit' }).on('close', resolve));
-if ((await compile('tsconfig.test.json')) !== 0) process.exit(1);
+/** Every .ts file of the compiled folders (not the declarations). */
+function sources() {
+  const files = [];
+  for (const dir of COMPILED) {
+    for (const entry of readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })) {
+      if (entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) files.push(path.join(entry.parentPath, entry.name));
+    }
+  }
+  return files;
+}
 
-/** dist as `npm run build` writes it: .test-build/src, with each source map's sources relative to dist. */
+/** dist as `npm run build` lays it out: .test-build/src, with each source map's sources relative to dist. */
 function copyBuild() {
   const dist = path.join(root, 'dist');
   const built = path.join(out, 'src');
@@ -39,7 +46,6 @@ function copyBuild() {
     writeFileSync(file, JSON.stringify(map));
   }
 }
-copyBuild();
 
 const holdsTypeScript = (dir) =>
   readdirSync(dir, { withFileTypes: true }).some((e) => (e.isDirectory() ? holdsTypeScript(path.join(dir, e.name)) : e.name.endsWith('.ts')));
@@ -53,4 +59,26 @@ function linkRest(rel) {
     else symlinkSync(path.relative(path.join(out, rel), path.join(root, child)), path.join(out, child));
   }
 }
-linkRest('');
+
+/** Writes .test-build and dist from the sources; throws when esbuild cannot read one. */
+export async function compile() {
+  rmSync(out, { recursive: true, force: true });
+  await build({
+    absWorkingDir: root,
+    entryPoints: sources(),
+    outdir: out,
+    outbase: root,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20.19',
+    sourcemap: 'linked',
+    sourcesContent: false,
+    logLevel: 'error',
+  });
+  copyBuild();
+  linkRest('');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await compile().catch(() => process.exit(1));
+}

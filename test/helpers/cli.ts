@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { runCommandLine } from '../../src/cli/main.js';
+import { inProcessState } from './process-state.js';
 import { REPO_ROOT } from './repo-root.js';
 
 export const CLI = join(REPO_ROOT, 'dist/cli.js');
@@ -15,7 +16,7 @@ export interface CliRun {
 export interface CliOptions {
   env?: Record<string, string>;
   cwd?: string;
-  /** Kills the process (SIGKILL) after this long: for a run that must end by itself. */
+  /** Kills the process (SIGKILL) after this long: for a run that must end by itself. In this process: gives up waiting (code null). */
   timeoutMs?: number;
 }
 
@@ -23,9 +24,14 @@ function baseEnv(env: Record<string, string> = {}): Record<string, string> {
   return { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...env };
 }
 
-/** Runs the built CLI as a child process, the way users and CI run it. */
+/**
+ * The command line as users and CI run it, with only `env` (and PATH) in its environment: run in this process through
+ * `runCommandLine`, the code the binary runs from argument parsing to the exit code (a child process costs about 35
+ * times the CPU, all of it loading modules). `PPS_TEST_SPAWN=1` runs each in a child process of the built binary
+ * instead; `startCli` always does, and test/cli-binary.test.ts runs every mode through it.
+ */
 export function spawnCli(args: string[], options: CliOptions = {}): Promise<CliRun> {
-  return startCli(args, options).done;
+  return process.env['PPS_TEST_SPAWN'] === '1' ? startCli(args, options).done : runInProcess(args, options);
 }
 
 /** Starts the built CLI as a child process: `child` to signal it while it runs, `done` once it has exited. */
@@ -61,15 +67,34 @@ function capture(): { stream: Writable; text(): string } {
 
 /**
  * Runs the command line in this process: the same code the binary runs, from argument parsing to the exit
- * code, with stdout and stderr captured. Much cheaper than a child process; `spawnCli` covers the binary itself.
+ * code, with stdout and stderr captured. Much cheaper than a child process; `startCli` covers the binary itself.
  */
-export async function runCli(args: string[], options: Omit<CliOptions, 'cwd'> = {}): Promise<CliRun> {
+export async function runCli(args: string[], options: CliOptions = {}): Promise<CliRun> {
+  return runInProcess(args, options);
+}
+
+/**
+ * `runCommandLine` with captured output, in `cwd` when given; the working directory, signal handlers, exit code and
+ * umask of this process are put back when it ends (see process-state.ts). After `timeoutMs` it is given up on with
+ * code null, as a killed child would be.
+ */
+async function runInProcess(args: string[], options: CliOptions): Promise<CliRun> {
   const stdout = capture();
   const stderr = capture();
-  const code = await runCommandLine(args, {
-    stdout: stdout.stream as unknown as NodeJS.WriteStream,
-    stderr: stderr.stream,
-    env: baseEnv(options.env),
+  const result = (code: number | null): CliRun => ({ code, stdout: stdout.text(), stderr: stderr.text() });
+  return inProcessState(options.cwd, async () => {
+    const run = runCommandLine(args, {
+      stdout: stdout.stream as unknown as NodeJS.WriteStream,
+      stderr: stderr.stream,
+      env: baseEnv(options.env),
+    });
+    if (options.timeoutMs === undefined) return result(await run);
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), options.timeoutMs)));
+    try {
+      return result(await Promise.race([run, gaveUp]));
+    } finally {
+      clearTimeout(timer);
+    }
   });
-  return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
