@@ -19,12 +19,16 @@ export function embeddedSeed(config: Config): Seed {
 /** Requests the embedded emulator's log keeps. */
 export const EMBEDDED_REQUEST_LOG_LIMIT = 1_000;
 
-/** Starts the emulator in-process on a loopback port, and says loudly that nothing real is changed. */
-export async function startEmbeddedApi(config: Config, logger: Logger): Promise<RunningEmulator> {
+/**
+ * Starts the emulator in-process on a loopback port, and says loudly that nothing real is changed. Its token is the
+ * daemon's `API_TOKEN` when set (`npm start` with a token of one's own), else a random one.
+ */
+export async function startEmbeddedApi(config: Config, logger: Logger, env: NodeJS.ProcessEnv): Promise<RunningEmulator> {
+  const token = env['API_TOKEN'];
   const emulator = await startEmulator({
     port: 0,
     host: '127.0.0.1',
-    seed: embeddedSeed(config),
+    seed: { ...embeddedSeed(config), ...(token === undefined ? {} : { token }) },
     logger: logger.child({ component: 'emulator' }),
     // The daemon runs for days: its emulator keeps the last requests only.
     requestLogLimit: EMBEDDED_REQUEST_LOG_LIMIT,

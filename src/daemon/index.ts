@@ -35,7 +35,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
   const shutdown = options.shutdown ?? waitForShutdownSignal(logger);
   allowGroupWrites();
   logStart(config, env, logger);
-  const emulator = config.api.url === 'embedded' ? await startEmbeddedApi(config, logger) : null;
+  const emulator = config.api.url === 'embedded' ? await startEmbeddedApi(config, logger, env) : null;
   const metrics = createDaemonMetrics();
   const election = await openElection(config, env, logger);
   try {
