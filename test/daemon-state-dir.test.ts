@@ -52,7 +52,7 @@ test('an unreadable record of suspended sources stops the start, naming the file
     const stateDir = await stateDirOf(t);
     const file = await make(stateDir);
     const { calls, pass } = recordingPass();
-    await assert.rejects(startTestDaemon(t, { sources: [testSource('local', { path: '.' })], pass, stateDir }), (error: Error) => {
+    await assert.rejects(startTestDaemon(t, { sources: [testSource('local', { path: await tempTree(t) })], pass, stateDir }), (error: Error) => {
       assert.equal(error.name, 'UsageError', what);
       assert.ok(error.message.includes(file), `${what}: ${error.message}`);
       assert.match(error.message, reason, what);
@@ -66,7 +66,7 @@ test('an unreadable record of suspended sources stops the start, naming the file
 test('a suspension whose record cannot be saved is an error answer, and the CLI exits non-zero', async (t) => {
   const stateDir = await stateDirOf(t);
   const { pass } = recordingPass();
-  const { daemon } = await startTestDaemon(t, { sources: [testSource('local', { path: '.' })], pass, stateDir, env: { CONTROL_TOKEN: CONTROL } });
+  const { daemon } = await startTestDaemon(t, { sources: [testSource('local', { path: await tempTree(t) })], pass, stateDir, env: { CONTROL_TOKEN: CONTROL } });
   await daemon.whenIdle();
   // A file where the record's folder should be: every save fails.
   await mkdir(stateDir, { recursive: true });
@@ -91,7 +91,7 @@ test('a suspension in the old place is moved to its folder and kept; state files
   await writeFile(path.join(stateDir, 'suspended.json'), '{"suspended":{"local":"2026-11-20T10:00:00.000Z"}}\n');
   const { calls, pass } = recordingPass();
   const { daemon } = await startTestDaemon(t, {
-    sources: [testSource('local', { path: '.' }), testSource('other', { path: '.' })], pass, stateDir, env: { CONTROL_TOKEN: CONTROL },
+    sources: [testSource('local', { path: await tempTree(t) }), testSource('other', { path: await tempTree(t) })], pass, stateDir, env: { CONTROL_TOKEN: CONTROL },
   });
   await daemon.whenIdle();
   assert.deepEqual(calls.map((c) => c.source.name), ['other'], 'the suspended source took no start-up pass');
@@ -112,7 +112,7 @@ test('a huge history file is not read: a warning names it and the history starts
   const file = path.join(stateDir, 'history', 'local.json');
   await hugeFile(file, 300 * 1024 * 1024);
   const { pass } = recordingPass();
-  const { daemon, logs } = await startTestDaemon(t, { sources: [testSource('local', { path: '.' })], pass, stateDir });
+  const { daemon, logs } = await startTestDaemon(t, { sources: [testSource('local', { path: await tempTree(t) })], pass, stateDir });
   await daemon.whenIdle();
   const warning = logs.lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'the pass history file is ignored; the history starts afresh');
   assert.ok(warning !== undefined, 'warned');

@@ -98,7 +98,7 @@ test('windows that never open are refused at start, naming the source and the wi
   for (const [schedule, durationMinutes, message] of refused) {
     const window = { kind: 'deny' as const, schedule, durationMinutes, timezone: 'UTC' };
     await assert.rejects(
-      startTestDaemon(t, { sources: [testSource('main', { path: '.', syncWindows: [FRIDAY_FREEZE, window] })] }),
+      startTestDaemon(t, { sources: [testSource('main', { path: await tempTree(t), syncWindows: [FRIDAY_FREEZE, window] })] }),
       (error: Error) => {
         assert.match(error.message, /^source "main": sync-windows\[1\]: /, schedule);
         assert.match(error.message, message, schedule);
@@ -146,7 +146,7 @@ test('sync --override-window while a webhook pass is queued: that pass applies, 
     return true;
   });
   const { daemon, logs } = await startTestDaemon(t, {
-    sources: [testSource('main', { path: '.', syncWindows: [FRIDAY_FREEZE] })], pass, now: () => new Date('2026-11-27T21:30:00Z'), env: { CONTROL_TOKEN: CONTROL },
+    sources: [testSource('main', { path: await tempTree(t), syncWindows: [FRIDAY_FREEZE] })], pass, now: () => new Date('2026-11-27T21:30:00Z'), env: { CONTROL_TOKEN: CONTROL },
   });
   await waitFor('the start-up pass', () => (calls.length === 1 ? true : undefined));
   daemon.trigger('main', 'webhook');
