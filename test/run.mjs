@@ -2,7 +2,7 @@
  * The test tiers (docs/development.md says what runs where):
  *
  *   node test/run.mjs            npm test: the type check (tsc -p tsconfig.check.json) beside every test file that is
- *                                not end-to-end, those files run a few to a process (SHARDS processes, two at a time)
+ *                                not end-to-end, those files run a few to a process (SHARDS processes at once)
  *   node test/run.mjs e2e        npm run test:e2e: the end-to-end files (E2E below), each in its own process
  *   node test/run.mjs pipeline   npm run test:pipeline: test/pipeline/, each file in its own process
  *
@@ -32,7 +32,7 @@ export const E2E = [
   'leader-etcd-store',
 ];
 
-/** Processes the default tier's files are spread over; two run at a time (two cores), so one that waits lets another run. */
+/** Processes the default tier's files are spread over, all at once: while one waits on an event, the others use the CPU. */
 const SHARDS = Number(process.env['TEST_SHARDS'] ?? 4);
 const NODE_TEST = ['--enable-source-maps', '--test', '--test-timeout=180000'];
 
@@ -93,7 +93,7 @@ if (tier === 'default') {
   const checked = typeCheck();
   await compile();
   const shards = writeShards(testFiles('test').filter((name) => !E2E.includes(name)));
-  const tests = await node([...NODE_TEST, '--test-concurrency=2', ...shards]);
+  const tests = await node([...NODE_TEST, `--test-concurrency=${shards.length}`, ...shards]);
   const check = await checked;
   process.stdout.write(check.code === 0 ? '# type check (tsc -p tsconfig.check.json): no error\n' : `# type check (tsc -p tsconfig.check.json) failed:\n${check.output}`);
   code = tests === 0 && check.code === 0 ? 0 : 1;
