@@ -33,7 +33,10 @@ export interface Mutant {
   tests: string[];
   /** `--test-name-pattern`: only the tests whose name matches run. */
   testName?: string;
-  /** The tests spawn the built command line (`node dist/cli.js`): the copy is built after the mutation. */
+  /**
+   * Whether the copy is built (`dist/`) after the mutation, for tests that spawn the built command line. @default
+   * whether a test file names `spawnCli`, `startCli`, `spawnDaemon` or `dist/cli`
+   */
   build?: boolean;
 }
 
@@ -62,8 +65,11 @@ function run(cwd: string, command: string, args: string[]): Promise<{ code: numb
   });
 }
 
+/** Tests that run the built command line in a child process. */
+const SPAWNS = /spawnCli|startCli|spawnDaemon|dist\/cli/;
+
 async function runTests(dir: string, mutant: Mutant): Promise<boolean> {
-  if (mutant.build === true) {
+  if (mutant.build ?? mutant.tests.some((test) => SPAWNS.test(readFileSync(join(dir, test), 'utf8')))) {
     const built = await run(dir, process.execPath, [join(dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noCheck']);
     if (built.code !== 0) return false;
   }
