@@ -4,10 +4,9 @@
  * fit each other, the config, the image and the daemon's metrics.
  */
 import assert from 'node:assert/strict';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { parseConfig } from '../src/config/index.js';
 import { parseCron } from '../src/cron.js';
 import { createDaemonMetrics } from '../src/operations/metrics.js';
@@ -24,6 +23,7 @@ import {
   type PodSpec,
 } from './helpers/manifests.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
+import { tempTree } from './helpers/temp-tree.js';
 
 const NAME = 'policy-pool-sync';
 const LABELS = { 'app.kubernetes.io/name': NAME };
@@ -138,23 +138,19 @@ describe('deploy/base', () => {
     assert.equal((await dockerfile()).user, `${pod.securityContext?.runAsUser}:${pod.securityContext?.runAsGroup}`);
   });
 
-  it("names the ConfigMap after a hash of its content, and the Deployment follows it: a config change rolls the pod", async () => {
+  it("names the ConfigMap after a hash of its content, and the Deployment follows it: a config change rolls the pod", async (t) => {
     const configMap = find(manifests, 'ConfigMap', `${NAME}-config`).metadata.name;
     assert.match(configMap, new RegExp(`^${NAME}-config${GENERATED_SUFFIX.source}`));
     const reference = (m: Manifest[]) => (podSpec(find(m, 'Deployment', NAME))?.volumes?.find((v) => v.name === 'config')?.['configMap'] as { name: string }).name;
     assert.equal(reference(manifests), configMap);
 
-    const dir = await mkdtemp(join(tmpdir(), 'deploy-base-'));
-    try {
-      await cp(join(REPO_ROOT, 'deploy/base'), dir, { recursive: true });
-      await writeFile(join(dir, 'config.yaml'), (await readFile(join(dir, 'config.yaml'), 'utf8')).replace('max-deletes: 10', 'max-deletes: 11'));
-      const changed = await buildKustomization(dir);
-      const renamed = find(changed, 'ConfigMap', `${NAME}-config`).metadata.name;
-      assert.notEqual(renamed, configMap, 'a changed config keeps the ConfigMap name: the pod would not roll');
-      assert.equal(reference(changed), renamed);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const dir = await tempTree(t, {}, 'deploy-base-');
+    await cp(join(REPO_ROOT, 'deploy/base'), dir, { recursive: true });
+    await writeFile(join(dir, 'config.yaml'), (await readFile(join(dir, 'config.yaml'), 'utf8')).replace('max-deletes: 10', 'max-deletes: 11'));
+    const changed = await buildKustomization(dir);
+    const renamed = find(changed, 'ConfigMap', `${NAME}-config`).metadata.name;
+    assert.notEqual(renamed, configMap, 'a changed config keeps the ConfigMap name: the pod would not roll');
+    assert.equal(reference(changed), renamed);
   });
 
   it('lets in only the HTTP port: the NetworkPolicy selects the pods and allows ingress to the port the Service targets', () => {
@@ -170,13 +166,8 @@ describe('deploy/base', () => {
 });
 
 describe('kubectl kustomize, as the deploy tests find it', () => {
-  let dir: string;
-  before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'no-kubectl-'));
-  });
-  after(() => rm(dir, { recursive: true, force: true }));
-
-  it('fails saying what is missing when kubectl is not on the PATH, or its kustomize is older than v5', async () => {
+  it('fails saying what is missing when kubectl is not on the PATH, or its kustomize is older than v5', async (t) => {
+    const dir = await tempTree(t, {}, 'no-kubectl-');
     await assert.rejects(buildKustomization(join(REPO_ROOT, 'deploy/base'), { env: { PATH: dir } }), /kubectl is not on the PATH.*kubectl kustomize.*install kubectl 1\.27 or later/);
     // Debian's kubernetes-client (1.20) answers with kustomize v2.0.3.
     await writeFile(join(dir, 'kubectl'), '#!/bin/sh\necho \'{"clientVersion":{"gitVersion":"v1.20.5"},"kustomizeVersion":"v2.0.3"}\'\n', { mode: 0o755 });
