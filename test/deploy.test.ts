@@ -153,6 +153,20 @@ describe('deploy/base', () => {
     assert.equal(reference(changed), renamed);
   });
 
+  it("prunes, unlike the command line's default, and says why beside the setting", async () => {
+    const text = await readFile(join(REPO_ROOT, 'deploy/base/config.yaml'), 'utf8');
+    const parsed = async (yaml: string) => (await parseConfig(yaml, 'deploy/base/config.yaml', {}, { cwd: '/app' })).sources[0];
+    assert.equal((await parsed(text))?.prune, true);
+    assert.equal((await parsed(text.replace(/^\s+prune: true\n/m, '')))?.prune, false, 'prune is off by default');
+    const lines = text.split('\n');
+    const at = lines.findIndex((line) => /^\s+prune: true$/.test(line));
+    let first = at;
+    while (first > 0 && /^\s*#/.test(lines[first - 1] ?? '')) first -= 1;
+    const why = lines.slice(first, at).join(' ');
+    assert.match(why, /command line/, 'the comment above prune: true says how it differs from the command line');
+    assert.match(why, /max-deletes/);
+  });
+
   it('lets in only the HTTP port: the NetworkPolicy selects the pods and allows ingress to the port the Service targets', () => {
     const spec = find(manifests, 'NetworkPolicy', NAME)['spec'] as { podSelector: { matchLabels: Record<string, string> }; policyTypes: string[]; ingress: Array<{ from?: unknown; ports: Array<{ port: string | number; protocol: string }> }> };
     const template = (find(manifests, 'Deployment', NAME)['spec'] as { template: { metadata: { labels: Record<string, string> } } }).template;
