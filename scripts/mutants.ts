@@ -40,7 +40,7 @@ export interface Mutant {
   build?: boolean;
 }
 
-type Outcome = 'killed' | 'survived' | 'not found' | 'found twice' | 'tests fail unmutated';
+type Outcome = 'killed' | 'survived' | 'not found' | 'found twice' | 'tests fail unmutated' | 'does not build';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SKIPPED = new Set(['node_modules', '.git', 'dist', '.test-build', 'test-output', '.policy-pool-sync']);
@@ -56,7 +56,7 @@ function scratchCopy(): string {
 /** Runs a command in `cwd`; resolves with its exit code and the end of what it wrote. */
 function run(cwd: string, command: string, args: string[]): Promise<{ code: number; tail: string }> {
   return new Promise((done) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, NODE_ENV: 'test' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const keep = (chunk: Buffer) => void (out = (out + chunk.toString('utf8')).slice(-4000));
     child.stdout.on('data', keep);
@@ -68,10 +68,14 @@ function run(cwd: string, command: string, args: string[]): Promise<{ code: numb
 /** Tests that run the built command line in a child process. */
 const SPAWNS = /spawnCli|startCli|spawnDaemon|dist\/cli/;
 
-async function runTests(dir: string, mutant: Mutant): Promise<boolean> {
+/** Whether the test files pass in `dir` (built first when they run the built command line); null when it does not build. */
+async function testsPass(dir: string, mutant: Mutant): Promise<boolean | null> {
   if (mutant.build ?? mutant.tests.some((test) => SPAWNS.test(readFileSync(join(dir, test), 'utf8')))) {
     const built = await run(dir, process.execPath, [join(dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--noCheck']);
-    if (built.code !== 0) return false;
+    if (built.code !== 0) {
+      process.stderr.write(`${mutant.id}: the build failed\n${built.tail}\n`);
+      return null;
+    }
   }
   const name = mutant.testName === undefined ? [] : ['--test-name-pattern', mutant.testName];
   const result = await run(dir, process.execPath, ['--import', 'tsx', '--test', '--test-timeout=180000', '--test-concurrency=1', ...name, ...mutant.tests]);
@@ -84,10 +88,11 @@ async function tryMutant(dir: string, mutant: Mutant, baseline: boolean): Promis
   const found = original.split(mutant.find).length - 1;
   if (found === 0) return 'not found';
   if (found > 1) return 'found twice';
-  if (baseline && !(await runTests(dir, mutant))) return 'tests fail unmutated';
+  if (baseline && (await testsPass(dir, mutant)) !== true) return 'tests fail unmutated';
   writeFileSync(path, original.replace(mutant.find, () => mutant.replace));
   try {
-    return (await runTests(dir, mutant)) ? 'survived' : 'killed';
+    const passed = await testsPass(dir, mutant);
+    return passed === null ? 'does not build' : passed ? 'survived' : 'killed';
   } finally {
     writeFileSync(path, original);
   }
