@@ -146,5 +146,5 @@ export function refuseMet(met: MetPolicy, kind: PolicyKind, options: OwnershipOp
   const ours = ownsUndeclared(ownerOf(markedBy, false, options), { source: options.source, ownership: options.ownership });
   if (ours && met.kind === kind) return null;
   const whose = markedBy === null ? 'carries no ownership marker' : `carries the ownership marker of source "${markedBy}"`;
-  return `conflict: a ${met.kind || '(no kind)'} policy "${met.name}" appeared since the plan was made and ${whose}; it is left alone`;
+  return `conflict: a ${met.kind || '(none)'} policy "${met.name}" appeared since the plan was made and ${whose}; it is left alone`;
 }
