@@ -32,9 +32,12 @@ export const E2E = [
   'leader-etcd-store',
 ];
 
-/** Processes the default tier's files are spread over, all at once: while one waits on an event, the others use the CPU. */
+/** Processes the default tier's files are spread over (TEST_SHARDS), all at once: while one waits on an event, the others use the CPU. */
 const SHARDS = Number(process.env['TEST_SHARDS'] ?? 4);
-const NODE_TEST = ['--enable-source-maps', '--test', '--test-timeout=180000'];
+/** node --test's timeout bounds a whole file: a shard holds about thirty, and the machine may be busy. */
+const NODE_TEST = ['--enable-source-maps', '--test'];
+const FILE_TIMEOUT = '--test-timeout=180000';
+const SHARD_TIMEOUT = '--test-timeout=900000';
 
 const root = path.resolve(import.meta.dirname, '..');
 const built = path.join(root, '.test-build');
@@ -51,7 +54,7 @@ function node(args, options = {}) {
   return new Promise((resolve) => spawn(process.execPath, args, { cwd: root, stdio: 'inherit', ...options }).on('close', (code) => resolve(code ?? 1)));
 }
 
-/** tsc's verdict on src, test and bench, its output kept until the tests are done. */
+/** tsc's verdict on src, test, bench and scripts (tsconfig.check.json), its output kept until the tests are done. */
 function typeCheck() {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   const child = spawn(process.execPath, [tsc, '-p', 'tsconfig.check.json'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -93,14 +96,14 @@ if (tier === 'default') {
   const checked = typeCheck();
   await compile();
   const shards = writeShards(testFiles('test').filter((name) => !E2E.includes(name)));
-  const tests = await node([...NODE_TEST, `--test-concurrency=${shards.length}`, ...shards]);
+  const tests = await node([...NODE_TEST, SHARD_TIMEOUT, `--test-concurrency=${shards.length}`, ...shards]);
   const check = await checked;
   process.stdout.write(check.code === 0 ? '# type check (tsc -p tsconfig.check.json): no error\n' : `# type check (tsc -p tsconfig.check.json) failed:\n${check.output}`);
   code = tests === 0 && check.code === 0 ? 0 : 1;
 } else if (tier === 'e2e' || tier === 'pipeline') {
   await compile();
   const files = tier === 'e2e' ? E2E.map((name) => `.test-build/test/${name}.test.js`) : testFiles('test/pipeline').map((name) => `.test-build/test/pipeline/${name}.test.js`);
-  code = await node([...NODE_TEST, '--test-concurrency=2', ...files]);
+  code = await node([...NODE_TEST, FILE_TIMEOUT, '--test-concurrency=2', ...files]);
 } else {
   process.stderr.write(`unknown tier "${tier}": node test/run.mjs [e2e|pipeline]\n`);
   code = 2;
