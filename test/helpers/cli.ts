@@ -28,7 +28,7 @@ function baseEnv(env: Record<string, string> = {}): Record<string, string> {
  * The command line as users and CI run it, with only `env` (and PATH) in its environment: run in this process through
  * `runCommandLine`, the code the binary runs from argument parsing to the exit code (a child process costs about 35
  * times the CPU, all of it loading modules). `PPS_TEST_SPAWN=1` runs each in a child process of the built binary
- * instead; `startCli` always does, and test/cli-binary.test.ts runs every mode through it.
+ * instead; `startCli` (and `World.spawnCli`) always do, and test/cli-binary.test.ts runs every mode through it.
  */
 export function spawnCli(args: string[], options: CliOptions = {}): Promise<CliRun> {
   return process.env['PPS_TEST_SPAWN'] === '1' ? startCli(args, options).done : runInProcess(args, options);

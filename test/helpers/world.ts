@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before } from 'node:test';
 import type { RunningEmulator, Seed } from '../../src/emulator/index.js';
-import { runCli, spawnCli, type CliRun } from './cli.js';
+import { runCli, startCli, type CliRun } from './cli.js';
 import { ORG, TestEmulator } from './emulator.js';
 import { useTempTrees, type Tree } from './temp-tree.js';
 
@@ -30,9 +30,12 @@ export class World extends TestEmulator {
     return this.checked(mode, runCli(this.argv(mode, dir, extra), { env: this.env(logLevel) }));
   }
 
-  /** The same through the built binary in a child process, for the smoke tests of each mode. */
+  /**
+   * The same through the built binary in a child process (`startCli`), for what only a process shows: that the run
+   * has ended once the process has (its connections gone with it), and the smoke tests of each mode.
+   */
   spawnCli(mode: string, dir: string, extra: string[] = [], logLevel = 'warn', env: Record<string, string> = {}): Promise<CliRun> {
-    return this.checked(mode, spawnCli(this.argv(mode, dir, extra), { env: { ...this.env(logLevel), ...env } }));
+    return this.checked(mode, startCli(this.argv(mode, dir, extra), { env: { ...this.env(logLevel), ...env } }).done);
   }
 
   private argv(mode: string, dir: string, extra: string[]): string[] {
