@@ -19,13 +19,14 @@ import { compile } from './compile.mjs';
 
 /**
  * The files whose tests must start real processes and wait on real time: a real etcd, the bundle copied where there is
- * no node_modules, git over HTTP end to end, the daemon's HTTP deadlines, the process's own exit, and every mode of
- * the built binary (cli-binary).
+ * no node_modules, git over HTTP end to end, the daemon's HTTP deadlines, the process's own exit, the binary on a
+ * terminal (a pseudo-terminal from `script`), and every mode of the built binary (cli-binary).
  */
 export const E2E = [
   'bundle',
   'cli-binary',
   'cli-exit-guard',
+  'cli-terminal',
   'daemon-e2e-git',
   'daemon-http-limits',
   'daemon-leader',
@@ -57,7 +58,9 @@ function node(args, options = {}) {
 /** tsc's verdict on src, test, bench and scripts (tsconfig.check.json), its output kept until the tests are done. */
 function typeCheck() {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const child = spawn(process.execPath, [tsc, '-p', 'tsconfig.check.json'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Incremental: a run after a change rechecks what the change can affect (about 4 CPU-seconds instead of 13).
+  const args = [tsc, '-p', 'tsconfig.check.json', '--incremental', '--tsBuildInfoFile', '.tsc-check.tsbuildinfo'];
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
