@@ -50,8 +50,8 @@ export interface ApiClientOptions {
    * answers nothing but 429. @default 60000
    */
   retryBudgetMs?: number;
-  /** Called once per HTTP response or transport failure, for metrics. */
-  onRequest?: (info: { method: string; status: number | 'error'; durationMs: number }) => void;
+  /** Called once per HTTP response or transport failure, for metrics; `error`: the failure's code (`ECONNREFUSED`, `timeout`, ...) when there was no answer. */
+  onRequest?: (info: { method: string; status: number | 'error'; durationMs: number; error?: string }) => void;
   /** Called with the seconds a request waited because of the rate limit (pacing or 429). */
   onRateLimitWait?: (seconds: number) => void;
   /** Time, sleeping and jitter. @default the system clock */

@@ -239,7 +239,10 @@ export class Transport {
   /** Waits `delayMs` (default: the back-off of `attempt`) before the next try of a request that failed `attempt` times; counted as a retry. */
   private async backOff(request: FailedRequest, attempt: number, reason: Record<string, unknown>, signal?: AbortSignal, delayMs = backoffMs(attempt, this.options.clock.random())): Promise<void> {
     this.counters.retries += 1;
-    this.options.logger.warn({ ...request, ...reason, attempt, delayMs: Math.round(delayMs) }, 'api request failed, retrying');
+    // A request's first retry is a warning naming the API's host; its next ones, while it keeps failing, are debug.
+    const line = { api: this.base.host, ...request, ...reason, attempt, delayMs: Math.round(delayMs) };
+    if (attempt === 1) this.options.logger.warn(line, 'api request failed, retrying');
+    else this.options.logger.debug(line, 'api request failed again, retrying');
     await this.options.clock.sleep(delayMs, signal);
   }
 
@@ -307,7 +310,7 @@ export class Transport {
       if (error instanceof BodyTooLargeError) throw tooLargeError(error, status, described);
       const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.redact);
       const durationMs = clock.now() - started;
-      this.record(req.method, 'error', durationMs);
+      this.record(req.method, 'error', durationMs, failure.code);
       logger.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs) }, 'api request got no response');
       return { failure };
     } finally {
@@ -336,11 +339,11 @@ export class Transport {
     return headers;
   }
 
-  private record(method: string, status: number | 'error', durationMs: number): void {
+  private record(method: string, status: number | 'error', durationMs: number, error?: string): void {
     this.counters.requests += 1;
     const key = String(status);
     this.counters.byStatus[key] = (this.counters.byStatus[key] ?? 0) + 1;
-    this.options.onRequest?.({ method, status, durationMs });
+    this.options.onRequest?.({ method, status, durationMs, ...(error === undefined ? {} : { error }) });
   }
 
   /**

@@ -53,6 +53,8 @@ export interface StartDaemonOptions {
   redact?: Redact;
   /** Leader election (`leader-election:`): the sources sync only while it leads. @default none: always */
   election?: Elector;
+  /** Why the API cannot be reached now, as its requests found it (`api-unreachable.ts`), for /status and /readyz. @default never said */
+  apiProblem?: () => string | null;
 }
 
 export interface RunningDaemon {
@@ -175,7 +177,7 @@ async function startRunners(options: StartDaemonOptions, shared: RunnerShared): 
       saveCodeCache: () => caches.save(),
       api: options.api,
       concurrency: config.api.concurrency,
-      apiUrl: config.api.url,
+      ...(options.apiProblem === undefined ? {} : { apiProblem: options.apiProblem }),
       reconcile: options.reconcile ?? runPass,
       metrics,
       logger,

@@ -8,6 +8,7 @@ import { startDaemon } from './daemon.js';
 import { startEmbeddedApi } from './embedded-api.js';
 import { createDaemonMetrics } from '../operations/metrics.js';
 import { createElector, leaderIdentity, openLeaseStore, type Elector } from '../leader/index.js';
+import { watchApiReach } from './api-unreachable.js';
 
 export { startDaemon, type RunningDaemon, type StartDaemonOptions } from './daemon.js';
 export { HTTP_LIMITS, type HttpLimits } from '../server/http-server.js';
@@ -38,19 +39,23 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
   const emulator = config.api.url === 'embedded' ? await startEmbeddedApi(config, logger) : null;
   const metrics = createDaemonMetrics();
   const election = await openElection(config, env, logger);
+  const reach = emulator === null ? watchApiReach(config.api.url, logger, env) : null;
   try {
     const api = await createApiClient({
       config,
       env,
       logger,
       endpoint: emulator === null ? undefined : { url: emulator.url, token: emulator.token },
-      onRequest: (request) => metrics.apiRequest(request),
+      onRequest: (request) => {
+        metrics.apiRequest(request);
+        reach?.observe(request);
+      },
       onRateLimitWait: (seconds) => metrics.rateLimitWait(seconds),
       ...(election === null ? {} : { fence: () => election.fence(), instance: election.identity }),
     });
     try {
       const daemon = await startDaemon({
-        config, logger, env, api, metrics, noCache: options.noCache ?? false,
+        config, logger, env, api, metrics, noCache: options.noCache ?? false, ...(reach === null ? {} : { apiProblem: () => reach.problem() }),
         ...(options.redact === undefined ? {} : { redact: options.redact }), ...(election === null ? {} : { election }),
       });
       await shutdown;

@@ -15,7 +15,6 @@ import type { CodeCache, PassOutcome, PassRequest } from '../reconcile.js';
 import type { SourceStatus } from '../server/status.js';
 import { openPassSession } from '../session.js';
 import { safeErrorMessage, type Checkout, type Source } from '../source/index.js';
-import { warnIfUnreachable } from './api-unreachable.js';
 import type { LoopPassResult } from './source-loop.js';
 
 /** `runPass` in production; tests pass their own to see which trigger started each pass. */
@@ -57,7 +56,6 @@ export interface PassContext {
   logger: Logger;
   log: Logger;
   env: NodeJS.ProcessEnv;
-  apiUrl: string | undefined;
   now: () => Date;
   windows: SyncWindows;
   fights: FightDetector;
@@ -70,8 +68,10 @@ export interface PassContext {
 }
 
 /** One pass: check the source out, then run the reconcile pass in apply mode, and record what it came to. */
-export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, signal: AbortSignal, stop: AbortSignal): Promise<LoopPassResult> {
+export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, loopSignal: AbortSignal, stop: AbortSignal): Promise<LoopPassResult> {
   const { source, status, current, log } = ctx;
+  const writes = untilStopUnlessWriting(loopSignal, stop);
+  const { signal } = writes;
   const { dir, revision } = await checkout(ctx, signal);
   current.revision = revision;
   current.liveDrift = declaredUnchanged(
@@ -90,7 +90,10 @@ export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, si
     outcome = await ctx.reconcile(
       {
         source, dir, revision, api: session.api, logger: ctx.logger, mode: current.windowClosed ? 'plan' : 'apply', codeCache: ctx.codeCache,
-        declaredCache: ctx.declaredCache, concurrency: ctx.concurrency, signal, stop, onProgress: (p) => progress.update(p),
+        declaredCache: ctx.declaredCache, concurrency: ctx.concurrency, signal, stop, onProgress: (p) => {
+          if (p.phase === 'applying') writes.applying();
+          progress.update(p);
+        },
       },
       trigger,
     );
@@ -99,9 +102,9 @@ export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, si
     if (!signal.aborted) log.error({ trigger, stack: errorStack(error) }, 'pass threw');
     throw error;
   } finally {
+    writes.done();
     progress.end();
     status.apiReached = session.apiReached() ?? status.apiReached;
-    if (session.apiReached() !== true && ctx.apiUrl !== undefined && !stop.aborted) await warnIfUnreachable(ctx.apiUrl, log, ctx.env);
     await ctx.saveCodeCache?.();
   }
   current.outcome = outcome;
@@ -116,6 +119,20 @@ export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, si
   }
   const errors = sourceErrors(outcome.sourcePlan);
   return { ok: outcome.ok, error: errors.length === 0 ? null : errors.join('; ') };
+}
+
+/**
+ * The signal of a pass: the loop's (its timeout, the end of a shutdown's grace), and a shutdown itself until the pass
+ * starts to apply: a pass that is still reading or planning (an API that refuses connections, retried) has no write
+ * under way, so it ends at once. Once it applies, a shutdown only stops it starting new changes (`stop`).
+ */
+function untilStopUnlessWriting(loopSignal: AbortSignal, stop: AbortSignal): { signal: AbortSignal; applying(): void; done(): void } {
+  const own = new AbortController();
+  const onStop = () => own.abort(new Error('the daemon is shutting down; the pass was stopped before it changed anything'));
+  if (stop.aborted) onStop();
+  else stop.addEventListener('abort', onStop, { once: true });
+  const done = () => stop.removeEventListener('abort', onStop);
+  return { signal: AbortSignal.any([loopSignal, own.signal]), applying: done, done };
 }
 
 /** What the pass's plan says: its warnings, the fights, the changes waiting for the window, the drift. */

@@ -43,8 +43,8 @@ export interface SourceRunnerOptions {
   notifier?: Notifier;
   /** The clock of the sync windows and the fight detector. @default the system clock */
   now?: () => Date;
-  /** The API's URL (`api.url`), checked after a pass that did not reach the API. @default not checked */
-  apiUrl?: string;
+  /** Why the API cannot be reached now (`api-unreachable.ts`): /status says it at once, before the pass ends. @default never said */
+  apiProblem?: () => string | null;
   /** The one redactor; each history record goes through it before it is kept. @default one that knows only secrets' shapes */
   redact?: Redact;
   /** Leader election: whether this replica may sync now; a standby takes no trigger. @default always */
@@ -90,7 +90,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   const ctx: RunnerContext = {
     source, repo, api: options.api, reconcile: options.reconcile, concurrency: options.concurrency,
     codeCache: options.codeCache ?? createCodeCache(), declaredCache: createDeclaredCache(), saveCodeCache: options.saveCodeCache,
-    notifier: options.notifier, metrics, logger: options.logger, log, env: options.env, apiUrl: options.apiUrl, now,
+    notifier: options.notifier, metrics, logger: options.logger, log, env: options.env, now,
     windows: openSyncWindows(source.syncWindows ?? []), fights: createFightDetector(now), status: initialStatus(source),
     current: newPass(), lastWarnings: new Set(), redact: options.redact ?? createRedactor([]),
     history: await openPassHistory(options.stateDir, source.name, log), historyWritten: Promise.resolve(), waiters: createPassWaiters(),
@@ -120,7 +120,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   return {
     source,
     trigger: (reason) => loop.trigger(reason),
-    status: (status = {}) => runnerStatus(ctx, loop, schedule, status.history === true),
+    status: (status = {}) => runnerStatus(ctx, loop, schedule, status.history === true, options.apiProblem?.() ?? null),
     whenIdle: () => loop.whenIdle(),
     sync({ overrideWindow }) {
       const ended = ctx.waiters.next();
@@ -185,14 +185,18 @@ function passEnded(ctx: RunnerContext, end: LoopPassEnd): void {
   else ctx.log.warn({ ...fields, error: status.error }, 'pass failed');
 }
 
-/** What /status shows of the source now; with `history`, the last passes too, newest first. */
-function runnerStatus(ctx: RunnerContext, loop: SourceLoop, schedule: Schedule, history: boolean): SourceStatus {
+/**
+ * What /status shows of the source now; with `history`, the last passes too, newest first. An API that cannot be
+ * reached (`apiProblem`) is said at once, while the pass that found it is still retrying.
+ */
+function runnerStatus(ctx: RunnerContext, loop: SourceLoop, schedule: Schedule, history: boolean, apiProblem: string | null): SourceStatus {
   const { source } = ctx;
   const next = [schedule.nextRun()?.getTime(), loop.retryAt].filter((t): t is number => typeof t === 'number');
   const suspendedAt = ctx.suspensions?.since(source.name) ?? null;
   const status: SourceStatus = {
     ...ctx.status, running: loop.running, nextRunAt: suspendedAt !== null || next.length === 0 ? null : new Date(Math.min(...next)).toISOString(),
     suspended: suspendedAt !== null, suspendedAt, syncWindow: source.syncWindows === undefined || source.syncWindows.length === 0 ? null : ctx.windows.state(ctx.now()),
+    ...(apiProblem === null ? {} : { apiReached: false, error: apiProblem }),
   };
   if (history) status.history = [...ctx.history.passes];
   return status;
