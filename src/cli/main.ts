@@ -3,7 +3,7 @@ import path from 'node:path';
 import { configFromFlags, loadConfig } from '../config/index.js';
 import type { Config } from '../config/types.js';
 import { errorMessage, formatProblem, Interrupted, UsageError, ValidationError } from '../errors.js';
-import { createLogger, logFormat, stderrWriter } from '../logger.js';
+import { createLogger, inCi, logFormat, stderrWriter } from '../logger.js';
 import { TerminalLine } from '../progress.js';
 import { packageVersion } from '../version.js';
 import { parseCliArgs, USAGE, type CliArgs } from './args.js';
@@ -53,7 +53,8 @@ async function main(argv: string[], io: RedactedIo<NodeJS.WriteStream, NodeJS.Wr
   const line = terminal && (args.mode === 'reconcile' || args.mode === 'dry-run') ? new TerminalLine(sink) : null;
   const logger = createLogger({
     level: io.env['LOG_LEVEL'] || 'info',
-    format: logFormat(io.env['LOG_FORMAT'], terminal),
+    // A daemon's log goes to a collector: JSON off a terminal, in CI too.
+    format: logFormat(io.env['LOG_FORMAT'], terminal || (args.mode !== 'daemon' && inCi(io.env))),
     stream: line ?? sink,
     color: terminal && !io.env['NO_COLOR'],
     redact: io.redact,

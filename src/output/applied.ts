@@ -1,5 +1,6 @@
 /** What an apply came to, printed after each source's plan (text and Markdown; JSON carries it per change). */
 import { NOT_STARTED, type ChangeResult, type SourcePlan } from '../plan/types.js';
+import { notAppliedLine } from './describe.js';
 
 /** One source's plan and the result of each of its changes (a PassOutcome). */
 export interface AppliedSource {
@@ -12,7 +13,9 @@ export function renderApplied(outcome: AppliedSource, format: 'text' | 'markdown
   const failures = outcome.results.filter((r) => r.outcome === 'failed');
   const planErrors = outcome.sourcePlan.plan?.errors.length ?? 0;
   if (outcome.results.length === 0) {
-    return planErrors > 0 ? `\nNothing applied for source "${outcome.sourcePlan.name}": the plan has errors.\n` : '';
+    // A saved plan not applied was said in place of its changes already.
+    if (planErrors === 0 || notAppliedLine(outcome.sourcePlan) !== null) return '';
+    return `\nNothing applied for source "${outcome.sourcePlan.name}": the plan has errors.\n`;
   }
   const counts = outcomeCounts([outcome]);
   if (format === 'markdown') {
