@@ -10,6 +10,7 @@ import type { TriggerReason } from '../operations/pass-record.js';
 import { readPoolHealth } from '../operations/pool-health.js';
 import type { SyncWindows } from '../operations/sync-windows.js';
 import { sourceErrors } from '../output/index.js';
+import { count } from '../plural.js';
 import { ProgressReporter } from '../progress.js';
 import type { CodeCache, PassOutcome, PassRequest } from '../reconcile.js';
 import type { SourceStatus } from '../server/status.js';
@@ -84,7 +85,8 @@ export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, lo
   current.windowClosed = window.closed && !current.overrideWindow;
   if (current.overrideWindow) log.warn({ window: window.reason }, 'the sync window is closed; applying anyway, as sync --override-window asked');
   const session = openPassSession(ctx.api, signal);
-  const progress = new ProgressReporter({ logger: ctx.logger });
+  // Reading is what every pass does, an idle one too: its start is debug; a long read still reports at info.
+  const progress = new ProgressReporter({ logger: ctx.logger, quietStarts: ['reading', 'downloading'] });
   let outcome: PassOutcome;
   try {
     outcome = await ctx.reconcile(
@@ -142,7 +144,7 @@ function recordPlan(ctx: PassContext, outcome: PassOutcome): void {
   if (plan !== null) logWarnings(ctx, plan.warnings);
   if (plan !== null) noteFights(ctx, plan.changes, outcome.results);
   if (plan !== null && current.windowClosed && plan.changes.length > 0) {
-    ctx.log.info({ waiting: plan.changes.length, window: ctx.windows.state(ctx.now()).reason }, `${plan.changes.length} changes waiting for the window`);
+    ctx.log.info({ waiting: plan.changes.length, window: ctx.windows.state(ctx.now()).reason }, `${count(plan.changes.length, 'change')} waiting for the window`);
   }
   // A pass without a plan says nothing about drift: the last known figure stays.
   if (plan !== null) {

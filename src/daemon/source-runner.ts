@@ -10,7 +10,8 @@ import type { DaemonMetrics } from '../operations/metrics.js';
 import { passRecord, resultLabel, type LoopPassEnd, type PassRecord } from '../operations/pass-record.js';
 import type { Suspensions } from '../operations/suspensions.js';
 import { openSyncWindows } from '../operations/sync-windows.js';
-import { createCodeCache, type CodeCache } from '../reconcile.js';
+import { createCodeCache, type CodeCache, type PassOutcome } from '../reconcile.js';
+import { count } from '../plural.js';
 import { createRedactor, redactValue, type Redact } from '../redact.js';
 import { initialStatus, type SourceStatus } from '../server/status.js';
 import { openSource, safeErrorMessage, type SourceWatch } from '../source/index.js';
@@ -79,7 +80,12 @@ interface RunnerContext extends PassContext {
   suspensions: Suspensions | undefined;
   /** `sync --override-window` asked for the next pass to start to apply in a closed window. */
   overrideRequested: boolean;
+  /** Since the last pass that did something: when that was last said at info, and the quiet passes since. */
+  quiet: { saidAt: number; passes: number } | null;
 }
+
+/** How often passes that change nothing are said at info: once per quiet hour; each one is a debug line. */
+const QUIET_SAID_EVERY_MS = 60 * 60_000;
 
 export async function startSourceRunner(options: SourceRunnerOptions): Promise<SourceRunner> {
   const { source, metrics } = options;
@@ -94,7 +100,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     windows: openSyncWindows(source.syncWindows ?? []), fights: createFightDetector(now), status: initialStatus(source),
     current: newPass(), lastWarnings: new Set(), redact: options.redact ?? createRedactor([]),
     history: await openPassHistory(options.stateDir, source.name, log), historyWritten: Promise.resolve(), waiters: createPassWaiters(),
-    suspensions: options.suspensions, overrideRequested: false,
+    suspensions: options.suspensions, overrideRequested: false, quiet: null,
   };
   metrics.suspended(source.name, ctx.suspensions?.since(source.name) != null);
 
@@ -155,7 +161,8 @@ function passStarted(ctx: RunnerContext, trigger: TriggerReason): void {
   ctx.current.overrideAsked = ctx.overrideRequested;
   ctx.overrideRequested = false;
   ctx.waiters.started();
-  ctx.log.info({ trigger }, 'pass started');
+  // Every pass starts; what it did is said when it ends (and, while it applies, by its progress).
+  ctx.log.debug({ trigger }, 'pass started');
 }
 
 /** The pass's record: on /status, in the history, to the waiters of `sync`, the notifier, the metrics and the log. */
@@ -181,8 +188,35 @@ function passEnded(ctx: RunnerContext, end: LoopPassEnd): void {
   ctx.metrics.passFinished(source.name, status.result, end.durationMs / 1000);
   // The pass's own figure: a pass that made no plan has none (the last known one stays on /status).
   const fields = { trigger: end.trigger, result: status.result, durationMs: end.durationMs, revision: status.lastAttemptedRevision, drift: status.lastPass.drift };
-  if (end.ok) ctx.log.info(fields, 'pass finished');
-  else ctx.log.warn({ ...fields, error: status.error }, 'pass failed');
+  if (end.ok) logFinished(ctx, fields, quietPass(current.outcome));
+  else {
+    ctx.quiet = null;
+    ctx.log.warn({ ...fields, error: status.error }, 'pass failed');
+  }
+}
+
+/** A pass with nothing to do and nothing to say: no change, warning or error. */
+function quietPass(outcome: PassOutcome | null): boolean {
+  const plan = outcome?.sourcePlan.plan ?? null;
+  return plan !== null && plan.changes.length === 0 && plan.warnings.length === 0 && plan.errors.length === 0;
+}
+
+/**
+ * A finished pass at info, unless it is one more quiet pass after the one that said the source is in sync: those are
+ * debug lines, and said at info once per quiet hour, so an idle daemon's log stays readable.
+ */
+function logFinished(ctx: RunnerContext, fields: Record<string, unknown>, quiet: boolean): void {
+  const now = ctx.now().getTime();
+  if (!quiet || ctx.quiet === null) {
+    ctx.quiet = quiet ? { saidAt: now, passes: 0 } : null;
+    ctx.log.info(quiet ? { ...fields, inSync: 'passes that change nothing are now said once an hour' } : fields, 'pass finished');
+    return;
+  }
+  ctx.quiet.passes += 1;
+  ctx.log.debug(fields, 'pass finished');
+  if (now - ctx.quiet.saidAt < QUIET_SAID_EVERY_MS) return;
+  ctx.log.info({ passes: ctx.quiet.passes }, `still in sync: ${count(ctx.quiet.passes, 'pass', 'passes')} in the last hour changed nothing`);
+  ctx.quiet = { saidAt: now, passes: 0 };
 }
 
 /**
