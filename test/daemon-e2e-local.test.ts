@@ -129,17 +129,18 @@ test('SIGTERM during an apply: no create starts after it, the pairs under way fi
   assert.equal(messages.at(-1), 'daemon stopped');
 });
 
-test('SIGTERM during a pass stuck on a slow answer: the wait is bounded by SHUTDOWN_TIMEOUT, then the pass is aborted, exit 0', async (t) => {
+test('SIGTERM during a write stuck on a slow answer: the wait is bounded by SHUTDOWN_TIMEOUT, then the pass is aborted, exit 0', async (t) => {
   const api = await startApi(t);
   const dir = await tempTree(t, smallRepo());
-  // Every list answer takes 30 s: the start-up pass cannot finish any time soon.
-  await api.addFaults({ kind: 'latency', method: 'GET', 'latency-ms': 30_000, count: 0 });
+  // Every create's answer takes 30 s: the start-up pass reads, then cannot finish its writes any time soon. (A pass
+  // that is still reading has no write under way, and ends at the SIGTERM itself: daemon-api-unreachable.test.ts.)
+  await api.addFaults({ kind: 'latency', method: 'POST', 'latency-ms': 30_000, count: 0 });
   const daemon = await spawnDaemon(
     t,
     { api: { url: api.url }, sources: [{ name: 'local', organization: 'example-org', path: dir, schedule: NEVER }] },
     { API_TOKEN: api.token, SHUTDOWN_TIMEOUT: '1' },
   );
-  await waitFor('the pass to start', () => daemon.logs().find((l) => l.msg === 'pass started'));
+  await waitFor('the pass to apply', () => daemon.logs().find((l) => /^applying/.test(l.msg)));
   await sleep(200);
   const signalledAt = Date.now();
   daemon.child.kill('SIGTERM');
