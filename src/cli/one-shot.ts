@@ -136,7 +136,8 @@ function render(args: CliArgs, outcomes: PassOutcome[], io: CliIo): string {
 
 /**
  * A saved plan's sources, each matched with the configured source of the same name and organization: a plan made for
- * another source or organization is refused, as is one that `--source` does not select.
+ * another source or organization is refused, as is one that `--source` does not select. This is the one check of a
+ * saved plan's organization; `checkSavedRun` compares the rest of what it records.
  */
 async function readSavedPlan(file: string, config: Config, args: CliArgs): Promise<Array<[SourceConfig, SavedSource]>> {
   const { plan } = await readSavedPlanFile(file);

@@ -15,7 +15,8 @@ export { HTTP_LIMITS, type HttpLimits } from '../server/http-server.js';
 export { AUTH_LIMITS, type AuthLimits } from '../server/auth-gate.js';
 export { createDaemonMetrics, type DaemonMetrics } from '../operations/metrics.js';
 export type { Reconcile } from './source-runner.js';
-export type { SourceStatus, Readiness } from '../server/status.js';
+export type { SourceStatus } from '../operations/source-status.js';
+export type { Readiness } from '../server/status.js';
 export type { TriggerReason } from './source-loop.js';
 
 export interface RunDaemonOptions {

@@ -13,7 +13,7 @@ import { sourceErrors } from '../output/index.js';
 import { count } from '../plural.js';
 import { ProgressReporter } from '../progress.js';
 import type { CodeCache, PassOutcome, PassRequest } from '../reconcile.js';
-import type { SourceStatus } from '../server/status.js';
+import type { SourceStatus } from '../operations/source-status.js';
 import { openPassSession } from '../session.js';
 import { safeErrorMessage, type Checkout, type Source } from '../source/index.js';
 import type { LoopPassResult } from './source-loop.js';

@@ -13,7 +13,7 @@ import { openSyncWindows } from '../operations/sync-windows.js';
 import { createCodeCache, type CodeCache, type PassOutcome } from '../reconcile.js';
 import { count } from '../plural.js';
 import { createRedactor, redactValue, type Redact } from '../redact.js';
-import { initialStatus, type SourceStatus } from '../server/status.js';
+import { initialStatus, type SourceStatus } from '../operations/source-status.js';
 import { openSource, safeErrorMessage, type SourceWatch } from '../source/index.js';
 import { createPassWaiters, type PassWaiters } from './pass-waiters.js';
 import { startSchedule, type Schedule } from './schedule.js';
