@@ -264,12 +264,12 @@ export class ApiClient implements PolicyApi {
     return this.one('GET', `/agent-pools/${seg(id)}${query}`, undefined, parseAgentPool);
   }
 
-  createAgentPool(organization: string, input: CreateAgentPoolInput): Promise<AgentPool> {
+  /** `owns`: whether a pool of the name found after a lost answer is this create's; without it none is (as `createPolicy`). */
+  createAgentPool(organization: string, input: CreateAgentPoolInput, owns: (found: AgentPool) => boolean = () => false): Promise<AgentPool> {
     return this.transport.create({
       request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/agent-pools`), json: createAgentPoolBody(input) },
       read: (response) => readWith(response, (body) => parseAgentPool(primary(body))),
-      // Pools carry no marker: the pool of a declared name is the source's (plan/pairs.ts pairs it so), whoever made it.
-      find: async () => (await this.listAgentPools(organization, { q: input.name })).pools.find((p) => p.name === input.name) ?? null,
+      find: async () => (await this.listAgentPools(organization, { q: input.name })).pools.find((p) => p.name === input.name && owns(p)) ?? null,
     }, this.signal);
   }
 

@@ -137,6 +137,16 @@ export function ownsUndeclared(owner: Owner, options: OwnershipOptions): boolean
   return owner === 'may-be-taken' || (owner === 'another-source' && !claimedElsewhere(owner, options));
 }
 
+/**
+ * Whether a live resource that a create met by its name, and the plan never saw, is this source's: as an undeclared
+ * one would be (`ownsUndeclared`), adopt aside (adopting is decided on a plan, never on a write). Policies ask it
+ * through `refuseMet`; a pool, which carries no marker (`markedBy` null), is this source's only under `ownership:
+ * organization`, whoever made it.
+ */
+export function ownsMet(markedBy: string | null, options: OwnershipOptions): boolean {
+  return ownsUndeclared(ownerOf(markedBy, false, options), { source: options.source, ownership: options.ownership });
+}
+
 /** A live policy that a create met by its name and the plan never saw: made meanwhile, or by this very create. */
 export interface MetPolicy {
   name: string;
@@ -154,7 +164,7 @@ export interface MetPolicy {
  */
 export function refuseMet(met: MetPolicy, kind: PolicyKind, options: OwnershipOptions): string | null {
   const markedBy = markerSource(met.description);
-  const ours = ownsUndeclared(ownerOf(markedBy, false, options), { source: options.source, ownership: options.ownership });
+  const ours = ownsMet(markedBy, options);
   if (ours && met.foreignKind === null && met.kind === kind) return null;
   const whose = markedBy === null ? 'carries no ownership marker' : `carries the ownership marker of source "${markedBy}"`;
   return `conflict: a ${met.foreignKind ?? met.kind} policy "${met.name}" appeared since the plan was made and ${whose}; it is left alone`;
