@@ -3,6 +3,8 @@
  * log line naming the host), keeps retrying, and stops at once on SIGTERM, since no write is under way.
  */
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { test } from 'node:test';
 import { firstSourceStatus as status, spawnDaemon } from './helpers/daemon-process.js';
 import { TestEmulator } from './helpers/emulator.js';
@@ -57,4 +59,26 @@ test('a daemon whose API refuses connections says it at the first refused connec
   assert.ok(stopped.includes('daemon stopped'));
   assert.ok(!stopped.includes('shutdown: the pass in flight did not finish in time; aborting it'), 'the pass ended at the shutdown, not after its grace');
   assert.ok(!daemon.stderr().includes(TOKEN), 'the token is never logged');
+});
+
+test('a ready daemon whose API stops accepting connections is unready at the first refused request, not after the retry budget', async (t) => {
+  const api = await TestEmulator.start();
+  let closed = false;
+  t.after(() => (closed ? undefined : api.close()));
+  const dir = await tempTree(t, smallRepo());
+  const daemon = await spawnDaemon(
+    t,
+    { api: { url: api.url, 'retry-budget': 3600 }, sources: [{ name: 'local', organization: 'example-org', path: dir, schedule: '0 0 1 1 *' }] },
+    { API_TOKEN: api.token },
+  );
+  await waitFor('the daemon to be ready', async () => ((await daemon.get('/readyz')).status === 200 ? true : undefined), 30_000);
+  await api.close();
+  closed = true;
+  // A file change starts a pass, whose first request is refused; its retries would go on for an hour.
+  await writeFile(path.join(dir, 'policies', 'after-close.native'), 'main = rule { true }\n');
+  await waitFor('/readyz to say unready', async () => ((await daemon.get('/readyz')).status === 503 ? true : undefined), 30_000);
+  const now = await status(daemon);
+  assert.equal(now.apiReached, false);
+  assert.match(now.error ?? '', /^cannot reach the API at .*connection refused/);
+  assert.equal(daemon.logs().filter((l) => l.msg === 'pass failed').length, 0, 'said while the pass is still retrying');
 });
