@@ -104,7 +104,8 @@ Environment:
                            kubernetes store
   KUBERNETES_SERVICE_PORT  (set in every pod)
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
-  LOG_FORMAT               pretty or json (default: pretty on a terminal, json otherwise)
+  LOG_FORMAT               pretty or json (default: pretty on a terminal and, one-shot, in CI; json otherwise)
+  CI                       set (not false or 0), or GITHUB_ACTIONS=true: a one-shot run logs readable lines by default
   POLICY_POOL_SYNC_ACTION  true (the GitHub Action sets it): advice in errors names the action's inputs, not flags
   GITHUB_ACTIONS           true: each error and warning is also a workflow command, an annotation on the pull request
   GITHUB_SERVER_URL        with GITHUB_REPOSITORY, GITHUB_RUN_ID and GITHUB_RUN_ATTEMPT: the run the Markdown plan links to
