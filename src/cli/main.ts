@@ -53,8 +53,8 @@ async function main(argv: string[], io: RedactedIo<NodeJS.WriteStream, NodeJS.Wr
   const line = terminal && (args.mode === 'reconcile' || args.mode === 'dry-run') ? new TerminalLine(sink) : null;
   const logger = createLogger({
     level: io.env['LOG_LEVEL'] || 'info',
-    // A daemon's log goes to a collector: JSON off a terminal, in CI too.
-    format: logFormat(io.env['LOG_FORMAT'], terminal || (args.mode !== 'daemon' && inCi(io.env))),
+    // A server's log (the daemon's, the emulator's) goes to a collector: JSON off a terminal, in CI too.
+    format: logFormat(io.env['LOG_FORMAT'], terminal || (args.mode !== 'daemon' && args.mode !== 'emulator' && inCi(io.env))),
     stream: line ?? sink,
     color: terminal && !io.env['NO_COLOR'],
     redact: io.redact,
