@@ -127,8 +127,8 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   const fresh = await freshPlan(declared, live, options);
   if (typeof fresh === 'string') return unplanned('declared', [fresh]);
   const plan = request.saved === undefined ? fresh.plan : savedPlan(request.saved, fresh.plan, fresh.pairing);
-  // A plan with nothing to do or to say is a debug line: an idle daemon finds one at every pass.
-  const quiet = plan.changes.length === 0 && plan.errors.length === 0 && plan.warnings.length === 0;
+  // A plan with nothing to do is a debug line: an idle daemon finds one at every pass (its warnings are said apart).
+  const quiet = plan.changes.length === 0 && plan.errors.length === 0;
   logger[quiet ? 'debug' : (request.appliedLogLevel ?? 'info')]({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, 'plan made');
   await request.onPlan?.({ ...header, plan });
   if (request.mode === 'plan' || plan.errors.length > 0 || plan.changes.length === 0) {

@@ -19,10 +19,12 @@ test('passes that change nothing log no info line, but once per quiet hour (inje
   const api = new ApiClient({ baseUrl: emulator.url, token: emulator.token, logger: captureLogs().logger });
   t.after(() => api.close());
   let now = Date.parse('2026-11-25T10:00:00Z');
-  const dir = await tempTree(t, { 'policies/idle.native': 'main = rule { true }\n' });
+  // `policy-sets: []` makes every plan carry one warning: logged once, it does not make each pass say something.
+  const dir = await tempTree(t, { 'policies/idle.native': 'main = rule { true }\n', 'policies/idle.yaml': 'policy-sets: []\n' });
   const { daemon, logs } = await startTestDaemon(t, { sources: [testSource('idle', { organization: ORG, path: dir })], api, now: () => new Date(now) });
   await daemon.whenIdle();
   const lines = () => logs.lines.map((l) => JSON.parse(l) as Line);
+  assert.equal(lines().filter((l) => l.msg === 'plan warning').length, 1, 'the plan warns');
   const infoSince = (from: number) => lines().slice(from).filter((l) => l.level >= 30);
   const pass = async (minutes: number) => {
     now += minutes * 60_000;

@@ -34,10 +34,12 @@ export interface PassUnderWay {
   overrideWindow: boolean;
   /** The declared side is as the last successful pass left it: the changes are drift. */
   liveDrift: boolean;
+  /** Plan warnings the last pass did not have (each logged once). */
+  newWarnings: number;
 }
 
 export function newPass(): PassUnderWay {
-  return { startedAt: new Date(), revision: null, outcome: null, windowClosed: false, overrideAsked: false, overrideWindow: false, liveDrift: false };
+  return { startedAt: new Date(), revision: null, outcome: null, windowClosed: false, overrideAsked: false, overrideWindow: false, liveDrift: false, newWarnings: 0 };
 }
 
 /** What one source's passes read and fill in: its effects, its caches, and the status record of the source. */
@@ -159,6 +161,7 @@ function logWarnings(ctx: PassContext, warnings: readonly string[]): void {
   const seen = ctx.lastWarnings;
   ctx.lastWarnings = new Set(warnings);
   const fresh = warnings.filter((w) => !seen.has(w));
+  ctx.current.newWarnings = fresh.length;
   for (const warning of fresh) ctx.log.warn({ warning }, 'plan warning');
   if (fresh.length < warnings.length) ctx.log.debug({ repeated: warnings.length - fresh.length }, 'plan warnings unchanged since the last pass');
 }

@@ -10,7 +10,7 @@ import type { DaemonMetrics } from '../operations/metrics.js';
 import { passRecord, resultLabel, type LoopPassEnd, type PassRecord } from '../operations/pass-record.js';
 import type { Suspensions } from '../operations/suspensions.js';
 import { openSyncWindows } from '../operations/sync-windows.js';
-import { createCodeCache, type CodeCache, type PassOutcome } from '../reconcile.js';
+import { createCodeCache, type CodeCache } from '../reconcile.js';
 import { count } from '../plural.js';
 import { createRedactor, redactValue, type Redact } from '../redact.js';
 import { initialStatus, type SourceStatus } from '../operations/source-status.js';
@@ -18,7 +18,7 @@ import { openSource, safeErrorMessage, type SourceWatch } from '../source/index.
 import { createPassWaiters, type PassWaiters } from './pass-waiters.js';
 import { startSchedule, type Schedule } from './schedule.js';
 import { createSourceLoop, type BackoffOptions, type SourceLoop, type TriggerReason } from './source-loop.js';
-import { newPass, runSourcePass, type PassContext, type Reconcile } from './source-pass.js';
+import { newPass, runSourcePass, type PassContext, type PassUnderWay, type Reconcile } from './source-pass.js';
 
 export type { Reconcile } from './source-pass.js';
 
@@ -188,17 +188,17 @@ function passEnded(ctx: RunnerContext, end: LoopPassEnd): void {
   ctx.metrics.passFinished(source.name, status.result, end.durationMs / 1000);
   // The pass's own figure: a pass that made no plan has none (the last known one stays on /status).
   const fields = { trigger: end.trigger, result: status.result, durationMs: end.durationMs, revision: status.lastAttemptedRevision, drift: status.lastPass.drift };
-  if (end.ok) logFinished(ctx, fields, quietPass(current.outcome));
+  if (end.ok) logFinished(ctx, fields, quietPass(current));
   else {
     ctx.quiet = null;
     ctx.log.warn({ ...fields, error: status.error }, 'pass failed');
   }
 }
 
-/** A pass with nothing to do and nothing to say: no change, warning or error. */
-function quietPass(outcome: PassOutcome | null): boolean {
-  const plan = outcome?.sourcePlan.plan ?? null;
-  return plan !== null && plan.changes.length === 0 && plan.warnings.length === 0 && plan.errors.length === 0;
+/** A pass with nothing to do and nothing new to say: no change or error, and no warning the last pass did not have. */
+function quietPass(pass: PassUnderWay): boolean {
+  const plan = pass.outcome?.sourcePlan.plan ?? null;
+  return plan !== null && plan.changes.length === 0 && plan.errors.length === 0 && pass.newWarnings === 0;
 }
 
 /**
