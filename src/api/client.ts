@@ -18,33 +18,11 @@ import { Transport } from './transport.js';
 import { sharedSignal } from '../signals.js';
 import { userAgent } from '../version.js';
 import type {
-  Agent,
-  AgentPool,
-  AgentPoolList,
-  CreateAgentPoolInput,
-  CreatePolicyInput,
-  CreatePolicySetInput,
-  CreatePolicySetParameterInput,
-  Entitlements,
-  ListAgentPoolsOptions,
-  ListPoliciesOptions,
-  ListPolicySetsOptions,
-  ListProjectsOptions,
-  ListWorkspacesOptions,
-  Policy,
-  PolicyApi,
-  PolicyRef,
-  PolicySet,
-  PolicySetInclude,
-  PolicySetParameter,
-  PolicySetRelationship,
-  PolicySetVersion,
-  Project,
-  UpdateAgentPoolInput,
-  UpdatePolicyInput,
-  UpdatePolicySetInput,
-  UpdatePolicySetParameterInput,
-  Workspace,
+  Agent, AgentPool, AgentPoolList, CreateAgentPoolInput, CreatePolicyInput, CreatePolicySetInput,
+  CreatePolicySetParameterInput, Entitlements, ListAgentPoolsOptions, ListPoliciesOptions, ListPolicySetsOptions,
+  ListProjectsOptions, ListWorkspacesOptions, Policy, PolicyApi, PolicyRef, PolicySet, PolicySetInclude,
+  PolicySetParameter, PolicySetRelationship, PolicySetVersion, Project, UpdateAgentPoolInput, UpdatePolicyInput,
+  UpdatePolicySetInput, UpdatePolicySetParameterInput, Workspace,
 } from './types.js';
 
 export interface ApiClientOptions {
