@@ -142,6 +142,9 @@ for (const dialect of ['native', 'sentinel'] as const) {
       await newVersion(versioned);
       const join = await t.call('POST', `/policy-sets/${versioned}/relationships/policies`, { body: { data: [{ type: 'policies', id: policy.json.data.id }] } });
       assert.equal(join.status, 422, 'a versioned set takes its policies from its versions');
+      const born = await t.call('POST', `/organizations/${ORG}/policies`, { body: { data: { type: 'policies', attributes: { name: 'born-in', kind: dialect }, relationships: { 'policy-sets': { data: [{ id: versioned, type: 'policy-sets' }] } } } } });
+      assert.equal(born.status, 422, 'nor at its creation');
+      assert.equal(born.json.errors[0].source.pointer, '/data/relationships/policy-sets');
       assert.equal((await t.call('POST', '/policy-sets/polset-nosuch/versions')).status, 404);
       assert.equal((await t.call('GET', '/policy-set-versions/polsetver-nosuch')).status, 404);
     });

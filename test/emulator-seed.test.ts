@@ -132,6 +132,33 @@ describe('emulator seed', () => {
     assert.match(problems[4]!.message, /^faults\[0\]\.kind "boom"/);
   });
 
+  it('reads policy sets as ids or whole, with projects and entitlements; reports a set used twice or scoped outside its organization', () => {
+    const seed = parseSeed([
+      'organizations:',
+      '  - name: o',
+      '    workspaces: [{ id: ws-a, name: a, project: prj-p }]',
+      '    projects: [{ id: prj-p, name: P }]',
+      '    policy-sets: [polset-plain, { id: polset-opa, name: rego, kind: opa, global: false, workspaces: [ws-a], projects: [prj-p] }]',
+      '    entitlements: { policy-set-limit: 1, policy-limit: 5, versioned-policy-set-limit: 0 }',
+    ].join('\n'), 'seed.yaml');
+    const [org] = seed.organizations;
+    assert.deepEqual(org!.policySets, ['polset-plain', { id: 'polset-opa', name: 'rego', kind: 'opa', global: false, workspaces: ['ws-a'], projects: ['prj-p'] }]);
+    assert.deepEqual(org!.entitlements, { policySetLimit: 1, policyLimit: 5, versionedPolicySetLimit: 0 });
+    assert.deepEqual(org!.workspaces, [{ id: 'ws-a', name: 'a', project: 'prj-p' }]);
+    const problems = problemsOf([
+      'organizations:', //                                                                   1
+      '  - name: o', //                                                                      2
+      '    workspaces: [{ id: ws-a, name: a }]', //                                          3
+      '    policy-sets:', //                                                                 4
+      '      - polset-one', //                                                               5
+      '      - { id: polset-two, name: polset-one, workspaces: [ws-b], projects: [prj-x] }', // 6
+    ].join('\n'));
+    assert.deepEqual(problems.map((p) => p.line), [6, 6, 6]);
+    assert.match(problems[0]!.message, /the policy set name "polset-one" is used twice/);
+    assert.match(problems[1]!.message, /"ws-b" is not one of the workspaces of organization "o"/);
+    assert.match(problems[2]!.message, /"prj-x" is not one of the projects of organization "o"/);
+  });
+
   it('reports YAML syntax errors and duplicate organizations', () => {
     assert.equal(problemsOf('organizations: [\n')[0]?.file, 'seeds/bad.yaml');
     const dup = problemsOf('organizations:\n  - name: a\n  - name: a\n');
