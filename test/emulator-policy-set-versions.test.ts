@@ -66,6 +66,7 @@ for (const dialect of ['native', 'sentinel'] as const) {
       assert.equal((await upload(version, archive, { 'content-type': 'application/x-tar' })).status, 415);
       assert.equal((await upload(version, archive)).status, 200);
       assert.equal((await upload(version, archive)).status, 404, 'the link takes one archive');
+      assert.deepEqual((await t.organization(ORG))['policy-sets'].find((s) => s.id === set)?.versions, [{ id: version.id, status: 'ingressing (then ready)', 'error-message': null }]);
       const ready = await settled(version.id);
       assert.equal(ready.attributes.status, 'ready');
       assert.equal(ready.attributes['error-message'], null);
@@ -178,6 +179,8 @@ describe('policy set parameters', () => {
     assert.equal((await t.call('POST', '/policy-sets/polset-native/parameters', param({ key: 'region', value: 'x' }))).status, 422, 'a key once per set');
     assert.equal((await t.call('POST', '/policy-sets/polset-native/parameters', { body: { data: { type: 'vars', attributes: { key: 'k', category: 'terraform' } } } })).status, 422);
     assert.equal((await t.call('POST', '/policy-sets/polset-rego/parameters', param({ key: 'k', value: 'v' }))).status, 422, 'native sets only');
+    const held = (await t.organization(ORG))['policy-sets'].find((set) => set.id === 'polset-native');
+    assert.deepEqual(held?.parameters, [{ key: 'region', value: 'eu-west-1', sensitive: false }, { key: 'token', value: 'N3w-s3cret', sensitive: true }], 'the state shows what the service holds');
     assert.equal((await t.call('DELETE', `/policy-sets/polset-native/parameters/${id}`)).status, 204);
     assert.equal((await t.call('DELETE', `/policy-sets/polset-native/parameters/${id}`)).status, 404);
     assert.equal((await t.call('GET', '/policy-sets/polset-nosuch/parameters')).status, 404);
