@@ -152,9 +152,9 @@ for (const dialect of ['native', 'sentinel'] as const) {
   });
 }
 
-describe('policy set parameters', () => {
+for (const dialect of ['native', 'sentinel'] as const) describe(`policy set parameters in the ${dialect} dialect`, () => {
   let t: TestEmulator;
-  before(async () => (t = await TestEmulator.start({ nativeKind: 'sentinel', organizations: [{ name: ORG, policySets: [{ id: 'polset-native', name: 'native-set' }, { id: 'polset-rego', name: 'rego', kind: 'opa' }] }] })));
+  before(async () => (t = await TestEmulator.start({ nativeKind: dialect, organizations: [{ name: ORG, policySets: [{ id: 'polset-native', name: 'native-set' }, { id: 'polset-rego', name: 'rego', kind: 'opa' }] }] })));
   after(() => t.close());
 
   const param = (attributes: Record<string, unknown>) => ({ body: { data: { type: 'vars', attributes: { category: 'policy-set', ...attributes } } } });
