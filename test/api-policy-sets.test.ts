@@ -127,6 +127,11 @@ for (const dialect of ['native', 'sentinel'] as const) {
       assert.deepEqual([read.currentVersion?.status, read.newestVersion?.status], ['ready', 'errored']);
       const listed = (await f.client.listPolicySets(ORG, { versioned: true, include: ['newest_version'] })).find((s) => s.id === set.id);
       assert.equal(listed?.newestVersion?.errorMessage, errored.errorMessage);
+      const spent = await f.client.uploadPolicySetVersion(version, Buffer.from('again')).catch((e: unknown) => e);
+      const key = version.uploadUrl!.split('/').pop()!;
+      assert.ok(spent instanceof ApiError && spent.status === 404, String(spent));
+      assert.match(spent.message, new RegExp(`^PUT /policy-set-versions/${version.id} \\(its upload link\\) failed: 404`));
+      assert.ok(!spent.message.includes(key) && !f.logLines.join('').includes(key), 'the link is a credential: never in a message or a log line');
       const noLink = await f.client.uploadPolicySetVersion({ ...version, uploadUrl: null }, Buffer.from('x')).catch((e: unknown) => e);
       assert.match(String(noLink), /has no upload link/);
     });

@@ -128,12 +128,14 @@ export class PolicySetEndpoints implements PolicySetApi {
   /**
    * The archive goes to `links.upload` as it is, with no token whatever origin the link names (the vendor's client sends
    * none: the link carries its own authority), and no JSON:API media type. A relative link is read against the API's
-   * base URL.
+   * base URL. The link itself never appears in a message or a log line.
    */
   async uploadPolicySetVersion(version: PolicySetVersion, archive: Uint8Array | StreamedBody): Promise<void> {
     if (version.uploadUrl === null) throw new Error(`policy set version ${version.id} has no upload link (links.upload): the service sent none`);
     const url = new URL(version.uploadUrl, this.transport.url('/')).href;
-    const response = await this.transport.send({ method: 'PUT', url, bytes: archive, auth: false }, this.signal);
+    // The link is a credential for an hour: messages and logs name the version instead.
+    const shown = `/policy-set-versions/${version.id} (its upload link)`;
+    const response = await this.transport.send({ method: 'PUT', url, bytes: archive, auth: false, shown }, this.signal);
     if (!isSuccess(response)) throw apiError(response);
   }
 
