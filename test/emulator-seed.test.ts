@@ -157,6 +157,12 @@ describe('emulator seed', () => {
     assert.match(problems[0]!.message, /the policy set name "polset-one" is used twice/);
     assert.match(problems[1]!.message, /"ws-b" is not one of the workspaces of organization "o"/);
     assert.match(problems[2]!.message, /"prj-x" is not one of the projects of organization "o"/);
+    const shapes = problemsOf('organizations:\n  - name: o\n    policy-sets: [foo, { id: polset-a, kind: weird }, 3]\n');
+    assert.deepEqual(shapes.map((p) => p.message), [
+      'organizations[0].policy-sets[0] "foo" is not a policy set id (polset- followed by letters and digits)',
+      'organizations[0].policy-sets[1].kind "weird" is not one of: native, opa, tfpolicy',
+      'organizations[0].policy-sets[2] must be a mapping, not 3',
+    ]);
   });
 
   it('reports YAML syntax errors and duplicate organizations', () => {
