@@ -77,6 +77,20 @@ describe('the word learned from a 422 naming the kind field, whatever its wordin
     });
   }
 
+  it('a 422 pointing at another field teaches nothing, even when its text says kind', async () => {
+    const { client, proxy } = await reworded(f, () => ({ errors: [{ status: '422', title: 'invalid attribute', detail: 'Enforcement level is not valid for this kind', source: { pointer: '/data/attributes/enforcement-level' } }] }));
+    try {
+      await f.emulator.clearRequests();
+      const error = await client.createPolicySet(ORG, { ...SET, name: 'other-field' }).catch((e: unknown) => e);
+      assert.ok(error instanceof ApiError && /for this kind/.test(error.message));
+      assert.equal((await f.emulator.writes()).length, 1);
+      assert.equal(client.nativeKind(), 'native');
+    } finally {
+      await client.close();
+      await proxy.close();
+    }
+  });
+
   it('a 422 about another field teaches nothing and is not sent again', async () => {
     const existing = await f.client.createPolicySet(ORG, { ...SET, kind: 'opa', name: 'taken' });
     const client = new ApiClient({ baseUrl: f.emulator.url, token: TOKEN, logger: captureLogs().logger, nativeKind: 'sentinel', maxRetries: 0 });
@@ -92,22 +106,21 @@ describe('the word learned from a 422 naming the kind field, whatever its wordin
   });
 
   it('refused for its kind in both words: the first refusal is what the caller sees, and the word goes back', async () => {
-    const { client, proxy } = await reworded(f, (original) => original);
-    // The proxy's answer in the emulator's place: every create is refused for its kind.
-    await proxy.close();
+    // In the emulator's place: every create is refused for its kind, each time in other words.
+    let refusals = 0;
     const refusing = await startHostileProxy(f.emulator.origin, {
       answer: (seen) => (seen.method === 'POST'
-        ? { status: 422, headers: { 'content-type': 'application/vnd.api+json' }, body: JSON.stringify({ errors: [{ status: '422', title: 'invalid attribute', detail: 'Kind is not included in the list', source: { pointer: '/data/attributes/kind' } }] }) }
+        ? { status: 422, headers: { 'content-type': 'application/vnd.api+json' }, body: JSON.stringify({ errors: [{ status: '422', title: 'invalid attribute', detail: `refusal ${(refusals += 1)}`, source: { pointer: '/data/attributes/kind' } }] }) }
         : undefined),
     });
     const refused = new ApiClient({ baseUrl: `${refusing.origin}/api/v2`, token: TOKEN, logger: captureLogs().logger, maxRetries: 0 });
     try {
       const error = await refused.createPolicySet(ORG, SET).catch((e: unknown) => e);
       assert.ok(error instanceof ApiError && error.status === 422);
+      assert.match(error.message, /refusal 1$/);
       assert.equal(refusing.seen.filter((s) => s.method === 'POST').length, 2, 'sent once again, not more');
       assert.equal(refused.nativeKind(), 'native', 'neither word was learned');
     } finally {
-      await client.close();
       await refused.close();
       await refusing.close();
     }

@@ -182,8 +182,9 @@ export class ApiClient implements PolicyApi {
         return await this.sendCreatePolicy(organization, input, owns);
       } catch (again) {
         // Refused for its kind in the other word too: neither word was learned.
-        if (again instanceof ApiError && NativeKind.refusesKind(again)) this.kind.restore(sent);
-        throw again;
+        if (!(again instanceof ApiError) || !NativeKind.refusesKind(again)) throw again;
+        this.kind.restore(sent);
+        throw error;
       }
     }
   }

@@ -84,8 +84,9 @@ export class PolicySetEndpoints implements PolicySetApi {
       try {
         return await this.sendCreateSet(organization, input, owns);
       } catch (again) {
-        if (again instanceof ApiError && NativeKind.refusesKind(again)) this.kind.restore(sent);
-        throw again;
+        if (!(again instanceof ApiError) || !NativeKind.refusesKind(again)) throw again;
+        this.kind.restore(sent);
+        throw error;
       }
     }
   }
