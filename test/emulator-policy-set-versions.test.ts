@@ -126,6 +126,20 @@ for (const dialect of ['native', 'sentinel'] as const) {
       assert.match((await settled(noQuery.id)).attributes['error-message'] ?? '', /^policies\.hcl: policy "deny" has no query$/);
     });
 
+    it('behaviour ingressing-reads: a version reads ingressing that many times before its outcome', async () => {
+      await t.setBehaviour({ 'ingressing-reads': 3 });
+      try {
+        const set = await newSet('slow');
+        const version = await newVersion(set);
+        await upload(version, tarGz({ [config]: '' }));
+        const statuses: string[] = [];
+        for (let i = 0; i < 5; i += 1) statuses.push((await read(version.id)).attributes.status);
+        assert.deepEqual(statuses, ['ingressing', 'ingressing', 'ingressing', 'ready', 'ready']);
+      } finally {
+        await t.setBehaviour({ 'ingressing-reads': 1 });
+      }
+    });
+
     it('the upload link lasts an hour; a VCS set or one holding individual policies takes no versions (422); an unknown set is 404', async () => {
       const set = await newSet('late');
       const version = await newVersion(set);

@@ -121,10 +121,18 @@ export interface Behaviour {
   listOmitsPolicySets: boolean;
   /** So does showing one policy, `include=policy_sets` or not. @default false */
   showOmitsPolicySets: boolean;
+  /**
+   * How many reads of an uploaded policy set version answer `ingressing` before its outcome (`ready` or `errored`):
+   * clients must poll. A large number plays a version that never settles. @default 1
+   */
+  ingressingReads: number;
 }
 
 export function defaultBehaviour(): Behaviour {
-  return { poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false, nativeKind: 'native', listOmitsPolicySets: false, showOmitsPolicySets: false };
+  return {
+    poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false, nativeKind: 'native', listOmitsPolicySets: false,
+    showOmitsPolicySets: false, ingressingReads: 1,
+  };
 }
 
 export interface Seed {

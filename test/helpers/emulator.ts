@@ -123,8 +123,8 @@ export class TestEmulator {
   }
 
   /** Switches of the emulator's pessimistic readings, kebab-case keys; answers all of them. */
-  async setBehaviour(changes: Record<string, boolean | string>): Promise<Record<string, boolean | string>> {
-    return (await this.controlOk('PUT', '/behaviour', changes)) as Record<string, boolean | string>;
+  async setBehaviour(changes: Record<string, boolean | string | number>): Promise<Record<string, boolean | string | number>> {
+    return (await this.controlOk('PUT', '/behaviour', changes)) as Record<string, boolean | string | number>;
   }
 
   /** Every request since the log was last cleared. */
