@@ -136,6 +136,17 @@ for (const dialect of ['native', 'sentinel'] as const) {
       assert.match(String(noLink), /has no upload link/);
     });
 
+    it('an upload answered 503 is sent again, its bytes whole; a fault for every request leaves upload links alone', async () => {
+      const set = await f.client.createPolicySet(ORG, { name: 'flaky', description: null, kind: 'native', global: false });
+      const version = await f.client.createPolicySetVersion(set.id);
+      await f.emulator.addFaults({ kind: 'status', method: 'PUT', path: '^/_archivist/', status: 503, count: 1 }, { kind: 'status', method: 'PUT', status: 500, count: 1 });
+      await f.emulator.clearRequests();
+      await f.client.uploadPolicySetVersion(version, tarGz({ 'sentinel.hcl': 'policy "p" {\n  source = "./p.sentinel"\n}\n', 'p.sentinel': 'main = true\n' }));
+      assert.deepEqual((await f.emulator.requests()).map((r) => [r.method, r.status]), [['PUT', 503], ['PUT', 200]]);
+      assert.equal((await poll(f, version.id)).version.status, 'ready');
+      await f.emulator.clearFaults();
+    });
+
     it('parameters: a sensitive value is sent once and never read back', async () => {
       const set = await f.client.createPolicySet(ORG, { name: 'params', description: null, kind: 'native', global: false });
       const plain = await f.client.createPolicySetParameter(set.id, { key: 'region', value: 'eu-west-1', sensitive: false });

@@ -70,10 +70,29 @@ function endless(reply: Reply, ctx: Context): Reply {
   };
 }
 
-/** Temporary download URLs (and, with `router` p.uploads, upload links): no Authorization, no rate limit, logged with their own path. */
-export async function handleBlob(p: Pipeline, ctx: Context, loggedPath: string, res: ServerResponse, router: Router = p.blobs): Promise<void> {
-  const reply = await route(router, ctx);
+/** Temporary download URLs: no Authorization, no rate limit, logged with their own path. */
+export async function handleBlob(p: Pipeline, ctx: Context, loggedPath: string, res: ServerResponse): Promise<void> {
+  const reply = await route(p.blobs, ctx);
   answer(res, reply, {}, JSON_API, (status) => record(p, ctx, loggedPath, status));
+}
+
+/**
+ * Policy set version upload links, like download URLs; a fault applies when its `path` matches the link's whole path
+ * (`^/_archivist/`): `status`, `latency`, `drop` and `lose-response`.
+ */
+export async function handleUpload(p: Pipeline, ctx: Context, fullPath: string, res: ServerResponse): Promise<void> {
+  const finish = (status: number | null): void => record(p, ctx, fullPath, status);
+  const fault = p.faults.take({ method: ctx.method, path: fullPath, page: 1, pathOnly: true });
+  if (fault?.kind === 'drop') return lose(ctx, res, finish);
+  if (fault?.kind === 'status') {
+    const status = fault.status ?? 503;
+    ctx.req.resume();
+    return answer(res, errorReply(status, [{ status: String(status), title: 'injected fault', detail: 'fault injected by the emulator' }]), fault.headers ?? {}, JSON_API, finish);
+  }
+  if (fault?.kind === 'latency') await sleep(fault['latency-ms'] ?? 1000);
+  const reply = await route(p.uploads, ctx);
+  if (fault?.kind === 'lose-response') return lose(ctx, res, finish);
+  answer(res, reply, {}, JSON_API, finish);
 }
 
 /** Control endpoints: same token, not rate limited, not logged. */
