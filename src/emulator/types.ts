@@ -13,7 +13,10 @@ export interface FaultSpec {
   kind: FaultKind;
   /** HTTP method to match; any when absent. */
   method?: string;
-  /** Regex tested against the path after /api/v2, without query; any when absent. */
+  /**
+   * Regex tested against the path after /api/v2, without query (an upload link: its whole path, matched only by a fault
+   * that gives one); any API request when absent.
+   */
   path?: string;
   /** Status answered by a `status` fault. @default 503 */
   status?: number;
