@@ -13,6 +13,9 @@ export interface RegoReference {
 /** `data` as a root (not `x.data`, not `metadata`) followed by one or more `.name` parts. */
 const REFERENCE = /(?<![\w.$])data((?:\.[A-Za-z_]\w*)+)/g;
 
+/** What starts a comment or a string. */
+const SPECIAL = /[#`"]/g;
+
 /** A scanner fed one line at a time; it remembers a raw string left open at the end of a line. */
 export interface RegoReferenceScan {
   /** Reads one line; `inString` tells whether it starts inside a raw string. */
@@ -56,12 +59,13 @@ export function createRegoReferenceScan(): RegoReferenceScan {
         code += ' ';
         continue;
       }
-      const char = text[at] as string;
-      if (char === '#') return code;
-      if (char === '`') inRaw = true;
-      else if (char === '"') at = closingQuote(text, at + 1);
-      code += char === '`' || char === '"' ? ' ' : char;
-      at += 1;
+      SPECIAL.lastIndex = at;
+      const special = SPECIAL.exec(text);
+      if (special === null) return code + text.slice(at);
+      code += `${text.slice(at, special.index)} `;
+      if (special[0] === '#') return code;
+      if (special[0] === '`') inRaw = true;
+      at = special[0] === '"' ? closingQuote(text, special.index + 1) + 1 : special.index + 1;
     }
     return code;
   }
