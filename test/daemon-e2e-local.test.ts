@@ -152,8 +152,9 @@ test('SIGTERM during a write stuck on a slow answer: the wait is bounded by SHUT
   assert.equal(await daemon.exited, 0);
   // The 30 s answers are never waited for: the shutdown timeout ends the wait and aborts the pass.
   assert.ok(daemon.logs().some((l) => /did not finish in time; aborting it/.test(String(l.msg))), 'the abort is logged');
-  const creates = (await api.requests()).filter((r) => r.method === 'POST');
-  assert.ok(creates.length > 0 && creates.every((r) => r.status === null), `no create was answered: ${JSON.stringify(creates)}`);
+  // (A write the emulator got still does its work, as a server's would: its answer came after the daemon had gone.)
+  const answered = (await api.requests()).filter((r) => r.method === 'POST' && r.status !== null);
+  assert.deepEqual(answered, [], 'no create was answered before the daemon stopped');
 });
 
 test('api.url embedded: the daemon syncs the example repo into the in-process emulator and says so loudly', async (t) => {
