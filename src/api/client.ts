@@ -147,9 +147,9 @@ export class ApiClient implements PolicyApi {
     return this.transport.reached(signal);
   }
 
-  /** Waits for requests under way, then closes the connections. */
-  close(): Promise<void> {
-    return this.transport.close();
+  /** Waits for requests under way, then closes the connections; drops those still open after `graceMs` (default 5 s). */
+  close(graceMs?: number): Promise<void> {
+    return this.transport.close(graceMs);
   }
 
   async listPolicies(organization: string, options: ListPoliciesOptions = {}): Promise<Policy[]> {

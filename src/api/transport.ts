@@ -10,10 +10,10 @@ import { readRateLimitHeaders, type RateLimitHeaders } from './rate-limit-header
 import { retryAfterMs } from '../http/retry.js';
 import { rateLimitWaitMs } from './rate-limit-wait.js';
 import { redirectTarget } from './redirects.js';
-import { describeFailure, safeCause, type TransportFailure } from './transport-failure.js';
+import { describeFailure, safeCause, type TransportFailure, type Via } from './transport-failure.js';
 import { capped, MAX_JSON_BODY_BYTES, readCapped, tooLargeError } from './body-cap.js';
 import { createRedactor, secretsInUrl, type Redact } from '../redact.js';
-import { NO_PROXY, outgoingDispatcher, proxySecrets } from '../http/proxy.js';
+import { NO_PROXY, outgoingDispatcher, proxyFor, proxySecrets, proxyVariable, shownProxy, type ProxySettings } from '../http/proxy.js';
 import { backoffMs, flatHeaders, readableQuery, requestBody, seconds, watched, withNote } from './request-parts.js';
 import { count } from '../plural.js';
 
@@ -25,6 +25,8 @@ type Outcome = { response: HttpResponse; waitMs?: number } | { failure: Transpor
 const JSON_API = 'application/vnd.api+json';
 /** Methods that carry the JSON:API media type, with or without a body: the service answers 415 otherwise. */
 const MUTATING = new Set<HttpMethod>(['POST', 'PATCH', 'DELETE']);
+/** How long closing waits for the requests under way before it drops their connections. */
+const CLOSE_GRACE_MS = 5_000;
 /** What an HTTP header value may hold. */
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
@@ -49,6 +51,7 @@ export class Transport {
   private onlyRateLimitedSince: number | null = null;
   /** Text from outside (a path, an answer that is not a success, a failure) loses the token and credentials here. */
   private readonly redact: Redact;
+  private readonly proxy: ProxySettings;
 
   constructor(private readonly options: TransportOptions) {
     // A header undici refuses fails every request, and each refusal keeps one pooled connection for good.
@@ -57,12 +60,15 @@ export class Transport {
     if (!HEADER_VALUE.test(options.userAgent)) throw new UsageError('the User-Agent must be printable ASCII');
     this.base = new URL(options.baseUrl.replace(/\/+$/, ''));
     const proxy = options.proxy ?? NO_PROXY;
+    this.proxy = proxy;
     this.redact = createRedactor([options.token, ...secretsInUrl(options.baseUrl), ...proxySecrets(proxy)]);
     this.agent = outgoingDispatcher(proxy, {
       connections: options.concurrency + 2,
       keepAliveTimeout: 30_000,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
+      // A proxy that takes the connection and never answers CONNECT fails the request like a server that never answers.
+      tunnelTimeoutMs: options.timeoutMs,
     });
     this.queue = new PQueue({ concurrency: options.concurrency });
     this.pacer = new Pacer(options.clock, options.rateLimit);
@@ -81,9 +87,27 @@ export class Transport {
     return { ...this.counters, byStatus: { ...this.counters.byStatus } };
   }
 
-  async close(): Promise<void> {
-    await this.queue.onIdle();
-    await this.agent.close();
+  /**
+   * Waits for the requests under way, then closes the connections; after `graceMs` whatever is left (a request held
+   * by a proxy or a server that never answers) is destroyed, so that closing always ends.
+   */
+  async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const over = new Promise<'over'>((resolve) => (timer = setTimeout(resolve, graceMs, 'over')));
+    try {
+      const closed = (async () => {
+        await this.queue.onIdle();
+        await this.agent.close();
+      })();
+      closed.catch(() => undefined);
+      if ((await Promise.race([closed, over])) === 'over') {
+        this.options.logger.warn({ graceSeconds: graceMs / 1000 }, 'api requests still under way when closing; dropping their connections');
+        this.queue.clear();
+        await this.agent.destroy();
+      }
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**
@@ -305,7 +329,7 @@ export class Transport {
       if (streamed?.failed !== undefined) throw streamed.failed.error;
       // The same answer would come again: an oversized body is never retried.
       if (error instanceof BodyTooLargeError) throw tooLargeError(error, status, described);
-      const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.redact);
+      const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.redact, this.via(url));
       const durationMs = clock.now() - started;
       this.record(req.method, 'error', durationMs);
       logger.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs) }, 'api request got no response');
@@ -318,7 +342,11 @@ export class Transport {
     }
   }
 
-  /** A failure's description as it may be shown: the proxy's credentials out, as the token already is. */
+  /** The proxy a request to `url` goes through, as a failure names it; null when it goes straight to its origin. */
+  private via(url: URL): Via | null {
+    const proxy = proxyFor(url, this.proxy);
+    return proxy === null ? null : { variable: proxyVariable(url, this.proxy), shown: shownProxy(proxy) };
+  }
 
   /** Requests under the base URL are paced and may carry the token; nothing else is or does. */
   private inApi(url: URL): boolean {
