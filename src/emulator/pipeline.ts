@@ -4,7 +4,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import type { FaultList } from './faults.js';
 import { faultContext, growing, hugeBody } from './hostile-replies.js';
-import { JSON_API, ReplyError, errorReply, mediaType, type Reply } from './http.js';
+import { JSON_API, ReplyError, errorReply, mediaType, receiveBody, type Reply } from './http.js';
+import { MAX_CODE_BYTES } from '../model.js';
 import { RATE_LIMITED_BODY, type RateLimiter } from './rate-limit.js';
 import type { RequestLog } from './request-log.js';
 import type { Context, Router } from './router.js';
@@ -35,7 +36,12 @@ export async function handleApi(p: Pipeline, ctx: Context, loggedPath: string, r
     const status = fault.status ?? 503;
     return answer(res, errorReply(status, [{ status: String(status), title: 'injected fault', detail: `fault injected by the emulator` }]), headers, JSON_API, finish);
   }
-  if (fault?.kind === 'latency') await sleep(fault['latency-ms'] ?? 1000);
+  if (fault?.kind === 'latency') {
+    // A server that is slow to act has the request already: its body is received first, then applied after the delay.
+    // A body cut off or too large fails its handler as it would without the delay.
+    await receiveBody(ctx.req, MAX_CODE_BYTES).catch(() => undefined);
+    await sleep(fault['latency-ms'] ?? 1000);
+  }
   const reply = await route(p.api, faultContext(fault, ctx));
   if (fault?.kind === 'huge-body') return hugeBody(res, fault.bytes ?? 50_000_000, finish);
   if (fault?.kind === 'lose-response') return lose(ctx, res, finish);
