@@ -4,7 +4,7 @@
  */
 import { Readable } from 'node:stream';
 import { ApiError, NetworkError } from '../errors.js';
-import { backoffDelay, type Backoff } from '../http/retry.js';
+import type { Backoff } from '../http/retry.js';
 import type { HttpRequest, StreamedBody } from './http-types.js';
 
 export function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -54,10 +54,6 @@ export function withNote(error: ApiError | NetworkError, note: string): ApiError
 
 /** The API's back-off between tries: from 200 ms, doubling up to 10 s, half of it random (http/retry.ts). */
 export const API_BACKOFF: Backoff = { initialMs: 200, maxMs: 10_000, jitter: 'half' };
-
-export function backoffMs(attempt: number, random: number): number {
-  return backoffDelay(attempt, API_BACKOFF, random);
-}
 
 export function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;

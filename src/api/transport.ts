@@ -7,14 +7,14 @@ import type { Logger } from '../logger.js';
 import type { HttpMethod, HttpRequest, HttpResponse, LostCreate, TransportOptions, TransportStats } from './http-types.js';
 import { Pacer, type Slot } from './pacer.js';
 import { readRateLimitHeaders, type RateLimitHeaders } from './rate-limit-headers.js';
-import { retryAfterMs } from '../http/retry.js';
+import { retryAfterMs, RetrySchedule } from '../http/retry.js';
 import { rateLimitWaitMs } from './rate-limit-wait.js';
 import { redirectTarget } from './redirects.js';
 import { describeFailure, safeCause, type TransportFailure, type Via } from './transport-failure.js';
 import { capped, MAX_JSON_BODY_BYTES, readCapped, tooLargeError } from './body-cap.js';
 import { createRedactor, secretsInUrl, type Redact } from '../redact.js';
 import { NO_PROXY, outgoingDispatcher, proxyFor, proxySecrets, proxyVariable, shownProxy, type ProxySettings } from '../http/proxy.js';
-import { backoffMs, flatHeaders, readableQuery, requestBody, seconds, watched, withNote } from './request-parts.js';
+import { API_BACKOFF, flatHeaders, readableQuery, requestBody, seconds, watched, withNote } from './request-parts.js';
 import { count } from '../plural.js';
 
 export type { HttpMethod, HttpRequest, HttpResponse, LostCreate, StreamedBody, TransportOptions, TransportStats } from './http-types.js';
@@ -152,13 +152,13 @@ export class Transport {
     let req = first;
     let described = this.describe(req);
     let hops = 0;
-    let failures = 0;
     let limited = 0;
-    let failingSince: number | null = null;
     let limitedSince: number | null = null;
+    // 5xx and transport failures: the one engine's schedule, within the retry budget.
+    const failing = this.retrySchedule();
     for (;;) {
       signal?.throwIfAborted();
-      const outcome = await this.queue.add(() => this.attempt(req, described, signal), { priority: failures + limited, signal });
+      const outcome = await this.queue.add(() => this.attempt(req, described, signal), { priority: failing.failures + limited, signal });
       if ('response' in outcome) {
         const { status, headers } = outcome.response;
         if (status === 429) {
@@ -182,24 +182,21 @@ export class Transport {
           continue;
         }
         if (!retryable) return this.withHint(outcome.response);
-        failingSince ??= clock.now();
-        const delayMs = this.retryDelay(failures + 1, failingSince, status === 503 ? retryAfterSeconds(headers) : null);
-        if (delayMs === null) return { ...outcome.response, hint: this.retriesSpent(failures, failingSince) };
-        failures += 1;
-        await this.backOff(described, failures, { status }, signal, delayMs);
+        const asked = status === 503 ? retryAfterSeconds(headers) : null;
+        const delayMs = failing.failure(asked === null ? null : asked * 1000);
+        if (delayMs === null) return { ...outcome.response, hint: this.retriesSpent(failing) };
+        await this.backOff(described, failing.failures, { status }, signal, delayMs);
         continue;
       }
       const { failure } = outcome;
       const retryable = failure.retryable && (req.retry !== 'unsent-only' || !failure.maybeSent);
-      failingSince ??= clock.now();
-      const delayMs = retryable ? this.retryDelay(failures + 1, failingSince) : null;
+      const delayMs = retryable ? failing.failure() : null;
       if (delayMs === null) {
-        const spent = retryable ? `; ${this.retriesSpent(failures, failingSince)}` : '';
+        const spent = retryable ? `; ${this.retriesSpent(failing)}` : '';
         const message = `${described.method} ${described.path} failed: ${failure.description}${spent}`;
         throw new NetworkError(message, described, { cause: safeCause(failure) });
       }
-      failures += 1;
-      await this.backOff(described, failures, { error: failure.code }, signal, delayMs);
+      await this.backOff(described, failing.failures, { error: failure.code }, signal, delayMs);
     }
   }
 
@@ -209,8 +206,8 @@ export class Transport {
    * there; only otherwise is the create sent again, within the same retry budget as any request.
    */
   async create<T>(create: LostCreate<T>, signal?: AbortSignal): Promise<T> {
-    let failingSince: number | null = null;
-    for (let attempt = 1; ; attempt += 1) {
+    const failing = this.retrySchedule();
+    for (;;) {
       let lost: ApiError | NetworkError;
       try {
         return create.read(await this.send({ ...create.request, retry: 'unsent-only' }, signal));
@@ -219,34 +216,29 @@ export class Transport {
         if (!unanswered) throw error;
         lost = error;
       }
-      failingSince ??= this.options.clock.now();
       const existing = await create.find();
       if (existing !== null) {
-        this.options.logger.warn({ ...lost.request, attempt }, 'api create answer was lost but the resource exists; using it');
+        this.options.logger.warn({ ...lost.request, attempt: failing.failures + 1 }, 'api create answer was lost but the resource exists; using it');
         return existing;
       }
-      const delayMs = this.retryDelay(attempt, failingSince);
-      if (delayMs === null) throw withNote(lost, this.retriesSpent(attempt - 1, failingSince));
-      await this.backOff(lost.request, attempt, { error: lost.message }, signal, delayMs);
+      const delayMs = failing.failure();
+      if (delayMs === null) throw withNote(lost, this.retriesSpent(failing));
+      await this.backOff(lost.request, failing.failures, { error: lost.message }, signal, delayMs);
     }
   }
 
   /**
-   * How long to wait before try `attempt` + 1 of a request failing since `failingSince`: what the answer asked
-   * (`askedSeconds`: a 503's reset or `Retry-After`), else capped exponential back-off with jitter; cut to what is
-   * left of the retry budget; null once the budget (or maxRetries) is spent.
+   * The waits of one request failing with 5xx or without an answer (the engine of http/retry.ts): the API's back-off,
+   * `api.retry-budget` from the first failure, and at most maxRetries tries after the first.
    */
-  private retryDelay(attempt: number, failingSince: number, askedSeconds: number | null = null): number | null {
+  private retrySchedule(): RetrySchedule {
     const { clock, maxRetries, retryBudgetMs } = this.options;
-    const left = retryBudgetMs - (clock.now() - failingSince);
-    if (attempt > maxRetries || left <= 0) return null;
-    return Math.min(left, askedSeconds === null ? backoffMs(attempt, clock.random()) : askedSeconds * 1000);
+    return new RetrySchedule({ ...API_BACKOFF, attempts: maxRetries + 1, budgetMs: retryBudgetMs }, () => clock.random(), () => clock.now());
   }
 
   /** What an error adds when retries stopped: how many tries, over how long. */
-  private retriesSpent(failures: number, failingSince: number): string {
-    const tries = failures + 1;
-    return `gave up after ${count(tries, 'try', 'tries')} over ${seconds(this.options.clock.now() - failingSince)} (api.retry-budget: ${seconds(this.options.retryBudgetMs)})`;
+  private retriesSpent(failing: RetrySchedule): string {
+    return `gave up after ${count(failing.failures, 'try', 'tries')} over ${seconds(failing.failingForMs)} (api.retry-budget: ${seconds(this.options.retryBudgetMs)})`;
   }
 
   /** Why a request answered 429 should wait no more, or null: the budget is spent, or the API answers nothing but 429. */
@@ -260,8 +252,8 @@ export class Transport {
     return null;
   }
 
-  /** Waits `delayMs` (default: the back-off of `attempt`) before the next try of a request that failed `attempt` times; counted as a retry. */
-  private async backOff(request: FailedRequest, attempt: number, reason: Record<string, unknown>, signal?: AbortSignal, delayMs = backoffMs(attempt, this.options.clock.random())): Promise<void> {
+  /** Waits `delayMs` before the next try of a request that failed `attempt` times; counted as a retry. */
+  private async backOff(request: FailedRequest, attempt: number, reason: Record<string, unknown>, signal: AbortSignal | undefined, delayMs: number): Promise<void> {
     this.counters.retries += 1;
     this.options.logger.warn({ ...request, ...reason, attempt, delayMs: Math.round(delayMs) }, 'api request failed, retrying');
     await this.options.clock.sleep(delayMs, signal);
