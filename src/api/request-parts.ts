@@ -5,6 +5,7 @@
 import { Readable } from 'node:stream';
 import { ApiError, NetworkError } from '../errors.js';
 import type { Backoff } from '../http/retry.js';
+import { decode } from '../redact.js';
 import type { HttpRequest, StreamedBody } from './http-types.js';
 
 export function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -17,11 +18,7 @@ export function flatHeaders(raw: Record<string, string | string[] | undefined>):
 
 /** A query string as people read it in messages and logs: `?page[number]=1`, not `?page%5Bnumber%5D=1`. */
 export function readableQuery(search: string): string {
-  try {
-    return decodeURIComponent(search);
-  } catch {
-    return search;
-  }
+  return decode(search);
 }
 
 /** A body sent whole. */

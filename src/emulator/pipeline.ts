@@ -9,6 +9,7 @@ import { MAX_CODE_BYTES } from '../model.js';
 import { RATE_LIMITED_BODY, type RateLimiter } from './rate-limit.js';
 import type { RequestLog } from './request-log.js';
 import type { Context, Router } from './router.js';
+import { errorMessage } from '../errors.js';
 
 export interface Pipeline {
   api: Router;
@@ -94,7 +95,7 @@ export async function route(router: Router, ctx: Context): Promise<Reply> {
     return await match.handler({ ...ctx, params: match.params });
   } catch (error) {
     if (error instanceof ReplyError) return errorReply(error.status, error.errors);
-    return errorReply(500, [{ status: '500', title: 'internal error', detail: error instanceof Error ? error.message : String(error) }]);
+    return errorReply(500, [{ status: '500', title: 'internal error', detail: errorMessage(error) }]);
   }
 }
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import type { GitSourceConfig } from '../config/types.js';
-import { GitFetchError } from '../errors.js';
+import { errorMessage, GitFetchError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Checkout, Source } from './types.js';
 import { makeStateDir, stateDirLayout } from '../state-dir.js';
@@ -40,7 +40,7 @@ async function fetchCheckout(options: GitSourceOptions, signal: AbortSignal | un
   }
   const remote = gitRemote(options.git.url, options.env);
   const url = remote.display;
-  const safe = (error: unknown) => remote.redact(error instanceof Error ? error.message : String(error));
+  const safe = (error: unknown) => remote.redact(errorMessage(error));
   let fetched: { git: SimpleGit; revision: string };
   try {
     const git = await openRepository(checkout, options, remote, signal);
