@@ -43,8 +43,25 @@ describe('a proxy that lets no tunnel through', { timeout: 120_000 }, () => {
       assert.ok(error instanceof NetworkError, String(error));
       assert.match(error.message, /through the proxy of HTTPS_PROXY, http:\/\/\*\*\*@127\.0\.0\.1:\d+/);
       assert.doesNotMatch(error.message, /Pr0xyPassw0rd|corp-user/);
+      // The tunnel's deadline ends the connection to the proxy too: nothing is left holding a slot of the pool.
+      while (proxy.open() > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     } finally {
       await api.close();
+    }
+  });
+
+  it('a pass that ends (its signal aborts) is let go at once, while the proxy still holds the tunnel', { timeout: 30_000 }, async () => {
+    const proxy = await start('hang');
+    const { api } = client(proxy, 600_000);
+    const pass = new AbortController();
+    try {
+      const pending = api.withSignal(pass.signal).listPolicies(ORG).then(() => 'answered', (e: unknown) => e);
+      while (proxy.connections() === 0) await new Promise((resolve) => setImmediate(resolve));
+      pass.abort(new Error('the pass timed out'));
+      const outcome = await pending;
+      assert.ok(outcome instanceof Error && outcome.message === 'the pass timed out', String(outcome));
+    } finally {
+      await api.close(50);
     }
   });
 

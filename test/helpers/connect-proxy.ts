@@ -32,11 +32,14 @@ export async function startConnectProxy(mode: ConnectProxyMode, credentials = 'c
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
     const answer = ANSWERS[mode];
-    // The answer once the request's head is in; `hang` reads it and says nothing, for good.
+    // The answer once the request's head is in, the connection left open as a proxy leaves it; `hang` says nothing, for good.
     let head = '';
+    let answered = false;
     socket.on('data', (chunk: Buffer) => {
       head += chunk.toString('latin1');
-      if (answer !== undefined && head.includes('\r\n\r\n')) socket.end(answer);
+      if (answer === undefined || answered || !head.includes('\r\n\r\n')) return;
+      answered = true;
+      socket.write(answer);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
