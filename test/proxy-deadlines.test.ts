@@ -8,7 +8,13 @@ import { after, before, describe, it } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
 import { proxySettings } from '../src/http/proxy.js';
 import { NetworkError } from '../src/errors.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Config } from '../src/config/types.js';
+import { runDaemon } from '../src/daemon/index.js';
 import { runCli } from './helpers/cli.js';
+import { testSource } from './helpers/daemon-harness.js';
 import { startConnectProxy, type ConnectProxy, type ConnectProxyMode } from './helpers/connect-proxy.js';
 import { ORG } from './helpers/emulator.js';
 import { captureLogs } from './helpers/logs.js';
@@ -87,4 +93,28 @@ describe('a proxy that lets no tunnel through', { timeout: 120_000 }, () => {
       if (mode !== 'refuse') assert.equal(proxy.connections(), 1, 'one CONNECT, no retry');
     });
   }
+  it('the daemon stops on its shutdown signal while a silent proxy holds its pass', { timeout: 60_000 }, async () => {
+    const proxy = await start('hang');
+    const stateDir = await mkdtemp(join(tmpdir(), 'pps-proxy-stop-'));
+    const config: Config = {
+      api: { url: API_URL, tokenFile: null, rateLimit: 'auto', concurrency: 8, legacyEnforce: false, nativeKind: 'native', retryBudgetSeconds: 60 },
+      sources: [testSource('main', { path: dir })],
+      listen: '127.0.0.1:0',
+      webhookSecretEnv: 'TEST_WEBHOOK_SECRET',
+      shutdownTimeoutSeconds: 1,
+      stateDir,
+      notifications: [],
+    };
+    let stop: () => void = () => undefined;
+    const shutdown = new Promise<void>((resolve) => (stop = resolve));
+    try {
+      const stopped = runDaemon({ config, logger: captureLogs().logger, env: { API_TOKEN: 'test-token-Secret123', HTTPS_PROXY: proxy.url }, shutdown, noCache: true });
+      // The start-up pass is on its way through the proxy, which never answers.
+      while (proxy.connections() === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      stop();
+      assert.equal(await stopped, 0);
+    } finally {
+      await rm(stateDir, { recursive: true, force: true });
+    }
+  });
 });
