@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
 import { proxySettings } from '../src/http/proxy.js';
-import { NetworkError } from '../src/errors.js';
+import { NetworkError, OutgoingFailure } from '../src/errors.js';
+import { OutgoingHttp } from '../src/http/outgoing.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,6 +116,19 @@ describe('a proxy that lets no tunnel through', { timeout: 120_000 }, () => {
       assert.equal(await stopped, 0);
     } finally {
       await rm(stateDir, { recursive: true, force: true });
+    }
+  });
+  it('a notification through a proxy that answers 407 is tried once, and the failure names HTTP_PROXY without credentials', async () => {
+    const proxy = await start('407');
+    const http = new OutgoingHttp({ proxy: proxySettings({ HTTP_PROXY: proxy.url }) });
+    try {
+      const policy = { attempts: 5, initialMs: 1, maxMs: 1, jitter: 'none' as const, timeoutMs: 10_000 };
+      const error = await http.send({ method: 'POST', url: 'http://hooks.invalid/notify', headers: {}, body: '{}' }, policy).then(() => assert.fail('sent'), (e: unknown) => e);
+      assert.ok(error instanceof OutgoingFailure && error.final, String(error));
+      assert.match(error.message, /^the proxy of HTTP_PROXY \(http:\/\/\*\*\*@127\.0\.0\.1:\d+\) answered 407/);
+      assert.equal(proxy.connections(), 1, 'one try');
+    } finally {
+      await http.close();
     }
   });
 });
