@@ -91,6 +91,7 @@ describe('one reading of the proxy variables', { timeout: 120_000 }, () => {
     assert.equal(gitProxyEnv('http://10.0.0.5/r.git', settings, 0)['GIT_CONFIG_VALUE_0'], '', 'bypassed: an empty http.proxy, so git reads no proxy variable either');
     assert.equal(gitProxyEnv('http://127.0.0.2:8080/r.git', settings, 0)['GIT_CONFIG_VALUE_0'], '');
     assert.deepEqual(gitProxyEnv('git@github.com:o/r.git', settings, 0), {});
+    assert.deepEqual(gitProxyEnv('http://git.corp/r.git', proxySettings({}), 0), {}, 'no variable: git keeps the proxy of its own config');
   });
 
   it('the API client and git behind one proxy (upper-case HTTP_PROXY, which git alone ignores), loopback straight to its server', async (t) => {

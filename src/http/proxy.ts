@@ -118,10 +118,13 @@ function sameAddress(host: string, name: string, family: number): boolean {
  * What git is given so that it reaches `remoteUrl` as the API client would: `http.proxy` set to the proxy `proxyFor`
  * names, or to empty (no proxy at all, whatever git would read from the environment), through git's configuration
  * environment (`GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_n`, `GIT_CONFIG_VALUE_n`, after `configIndex` entries already
- * set), so that the proxy's credentials are on no command line. Only http(s) remotes: nothing for ssh or a path.
+ * set), so that the proxy's credentials are on no command line. Only http(s) remotes (nothing for ssh or a path), and
+ * only when a proxy variable is set.
  */
 export function gitProxyEnv(remoteUrl: string, settings: ProxySettings, configIndex: number): Record<string, string> {
   if (!/^https?:\/\//i.test(remoteUrl) || !URL.canParse(remoteUrl)) return {};
+  // No proxy variable at all: git's own settings (a proxy in its config files) stay as they are.
+  if (settings.http === null && settings.https === null) return {};
   const proxy = proxyFor(remoteUrl, settings);
   return {
     GIT_CONFIG_COUNT: String(configIndex + 1),
