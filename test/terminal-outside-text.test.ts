@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { runCli, type CliRun } from './helpers/cli.js';
-import { ORG, TestEmulator } from './helpers/emulator.js';
+import { ORG, policyBody, TestEmulator } from './helpers/emulator.js';
 import { startHostileProxy, type HostileServer } from './helpers/hostile-proxy.js';
 import { useTempTrees } from './helpers/temp-tree.js';
 
@@ -78,10 +78,19 @@ describe('text from outside on a terminal', { timeout: 120_000 }, () => {
     before(async () => {
       api = await TestEmulator.start();
       const detail = { errors: [{ status: '422', title: 'invalid attribute', detail: `Name ${FORGED}` }] };
+      const made = await api.call('POST', `/organizations/${ORG}/policies`, { body: policyBody('renamed', { kind: 'native', 'enforcement-level': 'advisory' }) });
+      assert.equal(made.status, 200, made.text);
       proxy = await startHostileProxy(api.origin, {
         answer: (seen) => (seen.method === 'POST' && seen.url.endsWith('/policies')
           ? { status: 422, headers: { 'content-type': 'application/vnd.api+json' }, body: JSON.stringify(detail) }
           : undefined),
+        // A name the service holds that no declared file could carry.
+        rewrite: (seen, document) => {
+          const data = (document as { data?: unknown }).data;
+          if (seen.method !== 'GET' || !Array.isArray(data)) return document;
+          for (const item of data as Array<{ attributes?: { name?: string } }>) if (item.attributes?.name === 'renamed') item.attributes.name = `renamed${FORGED}`;
+          return document;
+        },
       });
     });
     after(async () => {
@@ -98,5 +107,12 @@ describe('text from outside on a terminal', { timeout: 120_000 }, () => {
         assert.match(run.stdout, /failed: POST \/organizations\/example-org\/policies failed: 422 invalid attribute: Name pod-a\\u\{1b\}/);
       });
     }
-  });
+      it('--export: a name it cannot write is listed escaped', async () => {
+      const dir = await trees();
+      const run = await runCli(['--export', `${dir}/out`, '--organization', ORG, '--api-url', `${proxy.origin}/api/v2`], { env: { API_TOKEN: api.token, LOG_LEVEL: 'warn' } });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assertClean(run);
+      assert.match(run.stdout, /Not exported \(1\):\n {2}policy "renamedpod-a\\u\{1b\}/);
+    });
+});
 });
