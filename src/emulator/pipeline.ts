@@ -38,10 +38,10 @@ export async function handleApi(p: Pipeline, ctx: Context, loggedPath: string, r
     return answer(res, errorReply(status, [{ status: String(status), title: 'injected fault', detail: `fault injected by the emulator` }]), headers, JSON_API, finish);
   }
   if (fault?.kind === 'latency') {
-    // A server that is slow to act has the request already: its body is received first, then applied after the delay.
-    // A body cut off or too large fails its handler as it would without the delay.
-    await receiveBody(ctx.req, MAX_CODE_BYTES).catch(() => undefined);
-    await sleep(fault['latency-ms'] ?? 1000);
+    // A write's body is received first (one cut off or too large fails its handler as it would without the delay),
+    // then applied after the delay, as a server that got it does, whoever still listens.
+    if (ctx.method !== 'GET') await receiveBody(ctx.req, MAX_CODE_BYTES).catch(() => undefined);
+    if (!(await delay(res, fault['latency-ms'] ?? 1000, ctx.method === 'GET'))) return finish(null);
   }
   const reply = await route(p.api, faultContext(fault, ctx));
   if (fault?.kind === 'huge-body') return hugeBody(res, fault.bytes ?? 50_000_000, finish);
@@ -148,6 +148,20 @@ function sameToken(presented: string | null, token: string): boolean {
   return timingSafeEqual(digest(presented), digest(token));
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+/**
+ * Waits `ms`. A read (`endsEarly`) whose client goes away first ends then, false: nobody to answer, it is logged
+ * unanswered at once. A write always waits, then does its work, as a server that got it does whoever still listens.
+ */
+function delay(res: ServerResponse, ms: number, endsEarly: boolean): Promise<boolean> {
+  return new Promise((resolve) => {
+    const gone = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      res.off('close', gone);
+      resolve(true);
+    }, ms).unref();
+    if (endsEarly) res.once('close', gone);
+  });
 }
