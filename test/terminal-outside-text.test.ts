@@ -42,12 +42,12 @@ describe('text from outside on a terminal', { timeout: 120_000 }, () => {
   const row = { name: 'main', lastAttemptedRevision: null, lastAppliedRevision: null, result: 'failed', driftCount: null, nextRunAt: null, running: false };
 
   it('status: a holder identity with escape sequences and a line break is shown escaped, on its line', async () => {
-    const daemon = await fakeDaemon({ 'GET /status': { status: 200, body: { leadership: { identity: 'pod-b', leading: false, leader: FORGED, storeReached: true }, sources: [{ ...row, name: `main${FORGED}` }] } } });
+    const daemon = await fakeDaemon({ 'GET /status': { status: 200, body: { leadership: { identity: `pod-b${FORGED}`, leading: false, leader: FORGED, storeReached: true }, sources: [{ ...row, name: `main${FORGED}` }] } } });
     try {
       const status = await runCli(['status', '--daemon', daemon.url]);
       assert.equal(status.code, 0, status.stderr);
       assertClean(status);
-      assert.match(status.stdout, /^standby: this replica \(pod-b\) does not sync; the leader is pod-a\\u\{1b\}/);
+      assert.match(status.stdout, /^standby: this replica \(pod-bpod-a\\u\{1b\}.*\) does not sync; the leader is pod-a\\u\{1b\}/);
     } finally {
       await daemon.close();
     }
