@@ -97,8 +97,9 @@ Environment:
   GIT_CONFIG_COUNT         with GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n: git settings for git sources, e.g. a
                            credential header (http.<repo URL>.extraHeader) kept out of the URL, .git/config and ps
   HTTP_PROXY               the proxy of http:// requests: the API, downloads, notifications, the PR comment (also http_proxy)
-  HTTPS_PROXY              the proxy of https:// requests (also https_proxy; else HTTP_PROXY); git reads the same variables
-  NO_PROXY                 hosts reached without a proxy: host, .domain, host:port or * (also no_proxy); loopback always
+  HTTPS_PROXY              the proxy of https:// requests (also https_proxy; else HTTP_PROXY); git is given the same answer
+  NO_PROXY                 hosts reached without a proxy: host, .domain, host:port, IP, CIDR (10.0.0.0/8, fd00::/8) or *
+                           (also no_proxy); loopback (localhost, 127.0.0.0/8, ::1) always
   CONTROL_TOKEN            the token of POST /sources/NAME/sync|suspend|resume (without it they answer 403)
   KUBERNETES_SERVICE_HOST  with KUBERNETES_SERVICE_PORT (set in every pod): the API server of leader-election's
                            kubernetes store

@@ -1,4 +1,4 @@
-import { backoffDelay } from '../http/retry.js';
+import { RetrySchedule } from '../http/retry.js';
 import type { Logger } from '../logger.js';
 import { sharedSignal } from '../signals.js';
 import { safeErrorMessage } from '../source/index.js';
@@ -67,7 +67,6 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
   let active = false;
   let current: Promise<void> | null = null;
   let queued: TriggerReason | null = null;
-  let failures = 0;
   const retry = createRetry(options.backoff ?? DEFAULT_BACKOFF, options.now ?? Date.now, log, () => trigger('retry'));
   let stopped = false;
   /** Aborted when the loop stops: the pass in flight starts no new change. */
@@ -99,13 +98,13 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
       ok = await runOnePass(options, log, next, shutdown.signal, (controller) => {
         inFlight = controller;
       });
-      failures = ok ? 0 : failures + 1;
+      retry.passEnded(ok);
       next = stopped ? null : queued;
       queued = null;
     }
     active = false;
     current = null;
-    if (!ok && !stopped) retry.schedule(failures);
+    if (!ok && !stopped) retry.schedule();
     for (const resolve of idleWaiters.splice(0)) resolve();
   }
 
@@ -183,8 +182,14 @@ function abortAfterGrace(pass: AbortController | null, graceMs: number | undefin
   return () => clearTimeout(grace);
 }
 
-/** The back-off retry after a failed pass: due after a capped exponential delay, unless cancelled first. */
+/**
+ * The back-off retry after a failed pass: due after the wait the one retry engine gives for the failed passes in a row
+ * (capped exponential, no jitter, no end), unless cancelled first.
+ */
 function createRetry(backoff: BackoffOptions, now: () => number, log: Logger, onDue: () => void) {
+  const schedule = new RetrySchedule({ ...backoff, jitter: 'none', attempts: Infinity }, () => 0, now);
+  /** The wait after the last failed pass; null after a success. */
+  let wait: number | null = null;
   let timer: NodeJS.Timeout | null = null;
   let at: number | null = null;
   const cancel = (): void => {
@@ -197,10 +202,19 @@ function createRetry(backoff: BackoffOptions, now: () => number, log: Logger, on
     get at(): number | null {
       return at;
     },
-    schedule(failures: number): void {
-      const delay = backoffDelay(failures, { ...backoff, jitter: 'none' }, 0);
+    /** Counts a pass's end: a failure adds to those in a row, a success clears them. */
+    passEnded(ok: boolean): void {
+      if (ok) {
+        schedule.reset();
+        wait = null;
+      } else wait = schedule.failure();
+    },
+    /** Schedules the retry of the failed passes in a row. */
+    schedule(): void {
+      if (wait === null) return;
+      const delay = wait;
       at = now() + delay;
-      log.info({ failures, retryInSeconds: delay / 1000 }, 'pass failed; retrying after back-off');
+      log.info({ failures: schedule.failures, retryInSeconds: delay / 1000 }, 'pass failed; retrying after back-off');
       timer = setTimeout(() => {
         timer = null;
         at = null;

@@ -1,6 +1,7 @@
 /** What an apply came to, printed after each source's plan (text and Markdown; JSON carries it per change). */
 import { NOT_STARTED, type ChangeResult, type SourcePlan } from '../plan/types.js';
 import { notAppliedLine } from './describe.js';
+import { printable } from './printable.js';
 
 /** One source's plan and the result of each of its changes (a PassOutcome). */
 export interface AppliedSource {
@@ -20,13 +21,14 @@ export function renderApplied(outcome: AppliedSource, format: 'text' | 'markdown
   const counts = outcomeCounts([outcome]);
   if (format === 'markdown') {
     const lines = ['', `#### Apply result for \`${outcome.sourcePlan.name}\``, '', `${counts}.`, ''];
-    for (const f of failures) lines.push(`- ❌ ${f.change.action} ${f.change.resource} \`${f.change.name}\` failed: ${(f.message ?? 'unknown error').replace(/\n/g, ' ')}`);
+    for (const f of failures) lines.push(`- ❌ ${f.change.action} ${f.change.resource} \`${f.change.name}\` failed: ${printable((f.message ?? 'unknown error').replace(/\r?\n/g, ' '))}`);
     for (const s of outcome.results.filter((r) => r.message === NOT_STARTED)) lines.push(`- ⏹ ${s.change.action} ${s.change.resource} \`${s.change.name}\`: not applied`);
     return `${lines.join('\n')}\n`;
   }
-  const lines = ['', `Applied source "${outcome.sourcePlan.name}": ${counts}.`];
-  for (const f of failures) lines.push(`  - ${f.change.action} ${f.change.resource} "${f.change.name}" failed: ${f.message ?? 'unknown error'}`);
-  for (const s of outcome.results.filter((r) => r.message === NOT_STARTED)) lines.push(`  - ${s.change.action} ${s.change.resource} "${s.change.name}": not applied`);
+  const lines = ['', `Applied source "${printable(outcome.sourcePlan.name)}": ${counts}.`];
+  // A failure's message is the API's or git's words: one printable line, so that it cannot forge one of the tool's.
+  for (const f of failures) lines.push(`  - ${f.change.action} ${f.change.resource} "${printable(f.change.name)}" failed: ${printable(f.message ?? 'unknown error')}`);
+  for (const s of outcome.results.filter((r) => r.message === NOT_STARTED)) lines.push(`  - ${s.change.action} ${s.change.resource} "${printable(s.change.name)}": not applied`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -4,6 +4,7 @@ import { closest } from '../suggest.js';
 import type { AuthVerdict } from './auth-gate.js';
 import { CONTROL_TOKEN_ENV } from './endpoint-secrets.js';
 import { crossSiteProblem } from './request-origin.js';
+import { errorMessage } from '../errors.js';
 
 export type ControlAction = 'sync' | 'suspend' | 'resume';
 
@@ -63,7 +64,7 @@ export async function handleControl(
         await (action === 'suspend' ? target.suspend(source) : target.resume(source));
       } catch (error) {
         // Not a success: the record on disk does not say what was asked, so a restart would not keep it.
-        return { status: 500, body: { source, suspended: target.suspended(source), error: error instanceof Error ? error.message : String(error) } };
+        return { status: 500, body: { source, suspended: target.suspended(source), error: errorMessage(error) } };
       }
       return { status: 200, body: { source, suspended: action === 'suspend' } };
     }
