@@ -7,7 +7,7 @@ import { waitForShutdownSignal } from '../signals.js';
 import { startDaemon } from './daemon.js';
 import { startEmbeddedApi } from './embedded-api.js';
 import { createDaemonMetrics } from '../operations/metrics.js';
-import { createElector, leaderIdentity, openLeaseStore, type Elector } from '../leader/index.js';
+import { createElector, leaderIdentity, openLeaseStore, syncFingerprint, type Elector } from '../leader/index.js';
 
 export { startDaemon, type RunningDaemon, type StartDaemonOptions } from './daemon.js';
 export { HTTP_LIMITS, type HttpLimits } from '../server/http-server.js';
@@ -101,6 +101,7 @@ async function openElection(config: Config, env: NodeJS.ProcessEnv, logger: Logg
     leaseDurationMs: settings.leaseDurationMs,
     renewDeadlineMs: settings.renewDeadlineMs,
     retryPeriodMs: settings.retryPeriodMs,
+    fingerprint: syncFingerprint(config.sources),
     logger,
   });
 }
