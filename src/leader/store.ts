@@ -21,7 +21,7 @@ export interface LeaderRecord {
 }
 
 /** The bounds of `leaseDurationMs`, in the config and in a record read: outside them, a record is a foreign holder's. */
-export const LEASE_DURATION_BOUNDS = { minMs: 1_000, maxMs: 60 * 60_000 } as const;
+export { LEASE_DURATION_BOUNDS } from '../config/leader-election-checks.js';
 
 /** The largest answer a store's server may give: a record or a Lease is about 1 KB. */
 export const MAX_STORE_ANSWER_BYTES = 1024 * 1024;
