@@ -294,14 +294,19 @@ async function tryAcquireOrRenew(e: Election, signal: AbortSignal): Promise<void
 async function round(e: Election, halt: AbortSignal): Promise<void> {
   // A leader's exchange ends by its deadline; a candidate's within a renew deadline.
   const timeout = Math.max(1, Math.ceil(e.elected ? e.deadline - e.now() : e.options.renewDeadlineMs));
+  // A timer of its own, cleared when the round ends: nothing of a round outlives it.
+  const limit = new AbortController();
+  const timer = setTimeout(() => limit.abort(new Error(`the store did not answer within ${timeout} ms`)), timeout);
   try {
-    await tryAcquireOrRenew(e, AbortSignal.any([halt, AbortSignal.timeout(timeout)]));
+    await tryAcquireOrRenew(e, AbortSignal.any([halt, limit.signal]));
     if (e.storeReached === false) e.log.info('the leader-election store answers again');
     e.storeReached = true;
   } catch (error) {
     if (halt.aborted) return;
     if (e.storeReached !== false) e.log.warn({ error: error instanceof Error ? error.message : String(error), leading: e.elected }, 'cannot reach the leader-election store; trying again every retry period');
     e.storeReached = false;
+  } finally {
+    clearTimeout(timer);
   }
   // The timer may not have run yet (a process stopped and continued): the clock decides.
   if (e.elected && !isLeading(e)) lose(e, 'the renew deadline passed without a successful renewal');
