@@ -171,3 +171,13 @@ test('a first etcd endpoint that accepts and never answers: the second is asked 
   t.after(() => both.close());
   assert.equal((await both.get(signal()))?.record.holderIdentity, 'a');
 });
+
+test('an etcd answer larger than 1 MiB is refused unread, naming the endpoint', async (t) => {
+  const etcd = await startEtcd(t);
+  const key = Buffer.from(`${ETCD_KEY_PREFIX}large`).toString('base64');
+  const put = await fetch(`${etcd.endpoint}/v3/kv/put`, { method: 'POST', body: JSON.stringify({ key, value: Buffer.alloc(1_050_000, 120).toString('base64') }) });
+  assert.equal(put.status, 200, await put.text());
+  const store = etcdLeaseStore([etcd.endpoint], 'large');
+  t.after(() => store.close());
+  await assert.rejects(store.get(signal()), { name: 'LeaseStoreError', message: new RegExp(`etcd ${etcd.endpoint}.*answered more than 1 MiB`) });
+});

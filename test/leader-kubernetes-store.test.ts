@@ -89,3 +89,18 @@ test('two candidates over the Lease API: one leads; on stop it releases the Leas
   assert.equal(api.lease()?.spec.holderIdentity, 'pod-b');
   assert.equal(api.lease()?.spec.leaseTransitions, 1);
 });
+
+test('the fingerprint and the address travel as the Lease\'s annotations; an answer larger than 1 MiB is refused unread', async (t) => {
+  const { api, open } = await cluster(t);
+  const store = await open();
+  const created = await store.create({ ...record('a'), fingerprint: '0123abcd', address: 'http://10.0.0.5:9090' }, signal());
+  assert.notEqual(created, 'conflict');
+  assert.deepEqual(api.lease()?.metadata.annotations, { 'policy-pool-sync.io/fingerprint': '0123abcd', 'policy-pool-sync.io/leader-address': 'http://10.0.0.5:9090' });
+  const read = await store.get(signal());
+  assert.equal(read?.record.fingerprint, '0123abcd');
+  assert.equal(read?.record.address, 'http://10.0.0.5:9090');
+  // Someone writes a Lease of 2 MB: the store reads no more than 1 MiB of it.
+  const large = { ...record('x'), fingerprint: 'f'.repeat(2 * 1024 * 1024) };
+  await assert.rejects(store.update(large, read?.version ?? '', signal()), { name: 'LeaseStoreError', message: /PUT Lease sync\/policy-pool-sync answered more than 1 MiB/ });
+  await assert.rejects(store.get(signal()), { name: 'LeaseStoreError', message: /GET Lease sync\/policy-pool-sync answered more than 1 MiB/ });
+});
