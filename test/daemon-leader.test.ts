@@ -107,7 +107,7 @@ function assertNoOverlap(daemons: DaemonProcess[]): void {
   }
 }
 
-test('three replicas: one leads and syncs; the standbys serve probes, metrics and /status naming it, and answer webhooks and control commands with 503', async (t) => {
+test('three replicas: one leads and syncs; the standbys serve probes, metrics and /status naming it, and answer authenticated control commands with 503', async (t) => {
   const { api, dir, daemons } = await replicas(t, 3);
   const leader = await settledLeader(daemons);
   const id = identity(leader);
@@ -132,13 +132,20 @@ test('three replicas: one leads and syncs; the standbys serve probes, metrics an
     assert.equal(sampleValue(parseExposition(await (await standby.get('/metrics')).text()), 'policy_pool_sync_leader'), 0);
     assert.equal((await firstSourceStatus(standby)).lastRunAt, null, 'a standby never syncs');
     assert.ok(!standby.logs().some((l) => l.msg === 'pass started'));
+    // Authenticated first: a wrong token or signature is refused (and counted) as on any replica, naming nobody.
     const body = JSON.stringify({ ref: 'refs/heads/main', repository: { clone_url: 'https://example.com/x.git' } });
-    const webhook = await standby.post('/webhook', body, { 'x-github-event': 'push', 'x-hub-signature-256': githubSignature(SECRET, body) });
-    assert.equal(webhook.status, 503);
-    assert.equal(((await webhook.json()) as { leader: string }).leader, id);
+    const forged = await standby.post('/webhook', body, { 'x-github-event': 'push', 'x-hub-signature-256': githubSignature('wrong', body) });
+    assert.equal(forged.status, 401);
+    assert.ok(!(await forged.text()).includes(id));
+    const guessed = await fetch(`${standby.origin}/sources/local/sync`, { method: 'POST', headers: { authorization: 'Bearer wrong' } });
+    assert.equal(guessed.status, 401);
+    assert.ok(!(await guessed.text()).includes(id));
     const sync = await fetch(`${standby.origin}/sources/local/sync`, { method: 'POST', headers: { authorization: `Bearer ${CONTROL}` } });
     assert.equal(sync.status, 503);
     assert.match(((await sync.json()) as { error: string }).error, new RegExp(`stands by.*${id}`));
+    assert.ok(standby.logs().some((l) => l.msg === `standing by; the leader is ${id}`));
+    const failures = parseExposition(await (await standby.get('/metrics')).text()).samples.filter((x) => x.name === 'policy_pool_sync_auth_failures_total');
+    assert.ok(failures.reduce((sum, x) => sum + x.value, 0) >= 2, 'the refused attempts were counted');
     assert.ok(standby.logs().some((l) => l.msg === 'leader changed' && l.leader === id));
     assert.deepEqual(await requestsOf(api, identity(standby)), [], 'no request of a standby reaches the API');
   }
@@ -212,4 +219,35 @@ test('etcd restarted under them: never two leaders, and passes resume', async (t
   await next.post('/sources/local/sync', '', { authorization: `Bearer ${CONTROL}` });
   await waitFor('a pass after the restart to apply the change', async () => ((await levelOf(api, 'require-tags')) === 'advisory' ? true : undefined), WAIT);
   assertNoOverlap(daemons);
+});
+
+/** The passes of the leader's history that a webhook started. */
+async function webhookPasses(daemon: DaemonProcess): Promise<number> {
+  const body = (await (await daemon.get('/status?history=1')).json()) as { sources: { history?: { trigger: string }[] }[] };
+  return (body.sources[0]?.history ?? []).filter((p) => p.trigger === 'webhook').length;
+}
+
+test('webhook deliveries sent to the standby only: each is handed to the leader, which verifies it, runs a pass for it and drops a repeat', async (t) => {
+  const { daemons } = await replicas(t, 2);
+  const leader = await settledLeader(daemons);
+  const standby = daemons.find((d) => d !== leader)!;
+  const body = (n: number) => JSON.stringify({ ref: 'refs/heads/main', after: `c0ffee${n}`, repository: { clone_url: 'https://example.com/x.git' } });
+  for (let n = 1; n <= 3; n += 1) {
+    const answer = await standby.post('/webhook', body(n), { 'x-github-event': 'push', 'x-github-delivery': `delivery-${n}`, 'x-hub-signature-256': githubSignature(SECRET, body(n)) });
+    assert.equal(answer.status, 202, await answer.clone().text());
+    assert.deepEqual(await answer.json(), { accepted: true, sources: ['local'], handedTo: identity(leader) });
+    await waitFor(`the leader's pass for delivery ${n}`, async () => ((await webhookPasses(leader)) >= n ? true : undefined), WAIT);
+  }
+  // GitLab's token is the secret itself: the standby signs the body instead of handing the token on.
+  const gitlab = JSON.stringify({ object_kind: 'push', project: { git_http_url: 'https://example.com/x.git' } });
+  const fromGitlab = await standby.post('/webhook', gitlab, { 'x-gitlab-event': 'Push Hook', 'x-gitlab-event-uuid': 'gitlab-1', 'x-gitlab-token': SECRET });
+  assert.equal(fromGitlab.status, 202);
+  await waitFor('the leader\'s pass for the GitLab delivery', async () => ((await webhookPasses(leader)) >= 4 ? true : undefined), WAIT);
+  // Redelivered: the leader has seen it.
+  const again = await standby.post('/webhook', body(1), { 'x-github-event': 'push', 'x-github-delivery': 'delivery-1', 'x-hub-signature-256': githubSignature(SECRET, body(1)) });
+  assert.equal(again.status, 200);
+  assert.equal(((await again.json()) as { duplicate?: boolean }).duplicate, true);
+  assert.equal(leader.logs().filter((l) => l.msg === 'webhook accepted').length, 4);
+  assert.equal(standby.logs().filter((l) => l.msg === 'webhook delivery handed to the leader').length, 5);
+  assert.equal((await firstSourceStatus(standby)).lastRunAt, null, 'the standby ran no pass');
 });
