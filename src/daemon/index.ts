@@ -6,7 +6,8 @@ import { createRedactor } from '../redact.js';
 import { waitForShutdownSignal } from '../signals.js';
 import { startDaemon } from './daemon.js';
 import { startEmbeddedApi } from './embedded-api.js';
-import { createDaemonMetrics } from '../operations/metrics.js';
+import { createDaemonMetrics, type DaemonMetrics } from '../operations/metrics.js';
+import type { ApiClient } from '../api/client.js';
 import { createElector, leaderIdentity, openLeaseStore, syncFingerprint, type Elector } from '../leader/index.js';
 
 export { startDaemon, type RunningDaemon, type StartDaemonOptions } from './daemon.js';
@@ -39,15 +40,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
   const metrics = createDaemonMetrics();
   const election = await openElection(config, env, logger);
   try {
-    const api = await createApiClient({
-      config,
-      env,
-      logger,
-      endpoint: emulator === null ? undefined : { url: emulator.url, token: emulator.token },
-      onRequest: (request) => metrics.apiRequest(request),
-      onRateLimitWait: (seconds) => metrics.rateLimitWait(seconds),
-      ...(election === null ? {} : { fence: () => election.fence(), instance: election.identity }),
-    });
+    const api = await daemonApiClient({ config, env, logger }, emulator === null ? undefined : { url: emulator.url, token: emulator.token }, metrics, election);
     try {
       const daemon = await startDaemon({
         config, logger, env, api, metrics, noCache: options.noCache ?? false,
@@ -62,6 +55,22 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
     await emulator?.close();
   }
   return 0;
+}
+
+/**
+ * The daemon's API client: its requests counted in the metrics and, under leader election, named by the replica
+ * (User-Agent) and fenced: each is refused (NotLeaderError) unless this replica holds the lease when it goes out.
+ */
+export function daemonApiClient(
+  setup: { config: Config; env: NodeJS.ProcessEnv; logger: Logger }, endpoint: { url: string; token: string } | undefined, metrics: DaemonMetrics, election: Elector | null,
+): Promise<ApiClient> {
+  return createApiClient({
+    ...setup,
+    endpoint,
+    onRequest: (request) => metrics.apiRequest(request),
+    onRateLimitWait: (seconds) => metrics.rateLimitWait(seconds),
+    ...(election === null ? {} : { fence: () => election.fence(), instance: election.identity }),
+  });
 }
 
 /**
