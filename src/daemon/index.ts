@@ -8,7 +8,10 @@ import { startDaemon } from './daemon.js';
 import { startEmbeddedApi } from './embedded-api.js';
 import { createDaemonMetrics, type DaemonMetrics } from '../operations/metrics.js';
 import type { ApiClient } from '../api/client.js';
-import { createElector, leaderIdentity, openLeaseStore, syncFingerprint, type Elector } from '../leader/index.js';
+import { createElector, leaderIdentity, liveHolder, openLeaseStore, podLeaseStore, syncFingerprint, type Elector } from '../leader/index.js';
+import { LEADER_ELECTION_DEFAULTS } from '../config/to-config.js';
+import { UsageError } from '../errors.js';
+import { printable } from '../output/printable.js';
 
 export { startDaemon, type RunningDaemon, type StartDaemonOptions } from './daemon.js';
 export { HTTP_LIMITS, type HttpLimits } from '../server/http-server.js';
@@ -39,6 +42,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
   const emulator = config.api.url === 'embedded' ? await startEmbeddedApi(config, logger) : null;
   const metrics = createDaemonMetrics();
   const election = await openElection(config, env, logger);
+  if (election === null) await refuseBesideLeader(env);
   try {
     const api = await daemonApiClient({ config, env, logger }, emulator === null ? undefined : { url: emulator.url, token: emulator.token }, metrics, election);
     try {
@@ -98,6 +102,27 @@ function logStart(config: Config, env: NodeJS.ProcessEnv, logger: Logger): void 
 function allowGroupWrites(): void {
   const umask = process.umask(0o002);
   process.umask(umask & ~0o020);
+}
+
+/**
+ * A replica without election that would sync beside a leader is refused: in a pod that can read the Lease (deploy/ha
+ * lets it), a live holder of the lease name means another replica syncs under election, and this config lost it
+ * (a layered config.yaml without leader-election:, an overlay without LEADER_ELECTION).
+ */
+async function refuseBesideLeader(env: NodeJS.ProcessEnv): Promise<void> {
+  const name = env.LEADER_ELECTION_LEASE_NAME?.trim() || LEADER_ELECTION_DEFAULTS.leaseName;
+  const store = await podLeaseStore(env, name);
+  if (store === null) return;
+  try {
+    const held = await liveHolder(store, new Date(), AbortSignal.timeout(5_000));
+    if (held === null) return;
+    throw new UsageError(
+      `another replica, ${printable(held.holder)}, holds the lease ${store.description} (renewed ${printable(held.renewTime)}) and syncs under leader election; ` +
+        'this replica has no leader election and would sync beside it: set LEADER_ELECTION=kubernetes (deploy/ha does), or stop the other',
+    );
+  } finally {
+    await store.close();
+  }
 }
 
 /** The election `leader-election:` asks for, or null. */
