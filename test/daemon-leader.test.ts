@@ -342,3 +342,27 @@ test('a leader stopped while it waits to send a write: once continued, it sends 
   assert.equal(sampleValue(metrics, 'policy_pool_sync_passes_total', { source: 'local', result: 'handed-over' }), 1);
   assertNoOverlap(daemons);
 });
+
+test('two deployments that sync other organizations under one lease name: the second says so and is not ready while the first leads, and takes over once it has gone', async (t) => {
+  const etcd = await startEtcd(t);
+  const api = await TestEmulator.start();
+  t.after(() => api.close());
+  const dir = await tempTree(t, smallRepo());
+  const election = { store: 'etcd', endpoints: [etcd.endpoint], 'lease-duration': '2s', 'renew-deadline': '1500ms', 'retry-period': '500ms' };
+  const env = { API_TOKEN: api.token };
+  const first = await spawnDaemon(t, { api: { url: api.url }, sources: [{ name: 'local', organization: 'example-org', path: dir, schedule: NEVER }], 'leader-election': election }, env);
+  await settledLeader([first]);
+  const other = await spawnDaemon(t, { api: { url: api.url }, sources: [{ name: 'local', organization: 'other-org', path: dir, schedule: NEVER }], 'leader-election': election }, env);
+  const said = await waitFor('the other to stand aside', () => other.logs().find((l) => String(l.msg).startsWith('standing aside: the lease is held by a foreign holder: its holder syncs other sources or organizations')), WAIT);
+  assert.equal(said.leader, identity(first));
+  assert.equal((await other.get('/readyz')).status, 503);
+  assert.match(String((await leadership(other)).standingAside), /another deployment uses the same lease name; give each deployment its own leader-election lease-name/);
+  assert.equal((await first.get('/readyz')).status, 200);
+  assert.ok(!other.logs().some((l) => l.msg === 'became leader'));
+  // The first deployment gone without releasing the lease: once its record expired, the other takes it.
+  first.child.kill('SIGKILL');
+  await first.exited;
+  await logged(other, 'became leader');
+  assert.equal(other.logs().filter((l) => String(l.msg).startsWith('standing aside')).length, 1, 'said once');
+  assert.equal((await leadership(other)).standingAside, undefined);
+});

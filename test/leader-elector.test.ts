@@ -165,17 +165,20 @@ const held = (holder: string, extra: Partial<LeaderRecord> = {}): LeaderRecord =
   holderIdentity: holder, leaseDurationMs: 2_000, acquireTime: 'a', renewTime: 'r', leaderTransitions: 0, ...extra,
 });
 
-test('a holder with another fingerprint is a foreign one: the candidate says why, and never writes, even once it expired', async (t) => {
+test('a live holder with another fingerprint is a foreign one: the candidate says why and never writes, until that holder has gone', async (t) => {
   const clock = new VirtualClock();
   const store = memoryLeaseStore();
-  store.put(held('other-deployment', { fingerprint: 'f-other' }));
   const a = elector(t, clock, store, 'a', { fingerprint: 'f-mine' });
-  a.start();
-  await clock.advance(TIMINGS.leaseDurationMs * 3);
-  assert.equal(a.leading, false);
+  // The other deployment's leader renews every 2 s.
+  for (let i = 0; i < 30; i += 1) {
+    store.put(held('other-deployment', { fingerprint: 'f-other', leaseDurationMs: 8_000 }));
+    if (i === 0) a.start();
+    await clock.advance(2_000);
+    assert.equal(a.leading, false);
+  }
   assert.match(a.standingAside ?? '', /other sources or organizations.*f-other.*f-mine.*lease-name/);
   assert.deepEqual(store.kinds, new Set(['get']));
-  // Released by its holder, it is free to take, fingerprint or not.
+  // Released by its holder, it is free to take, fingerprint or not; so is an expired one (its holder is gone).
   store.put(held('', { fingerprint: 'f-other' }));
   await clock.advance(TIMINGS.retryPeriodMs);
   assert.equal(a.leading, true);

@@ -68,7 +68,8 @@ export interface Elector {
  * - A record that disappears is not a free lease: a candidate that saw a live holder waits lease-duration from when
  *   it last saw the record change before it creates one, and a leader that finds its record gone stops at once.
  * - A record whose holder has another fingerprint, or whose lease duration is out of bounds, is a foreign holder's:
- *   this replica says so once and stands aside (not ready), without writing.
+ *   this replica says so once and stands aside (not ready), without writing, until that record expires (a duration
+ *   out of bounds never does).
  * - `stop` releases the lease as client-go's ReleaseOnCancel does: no holder, a lease of 1 s.
  */
 export function createElector(options: ElectorOptions): Elector {
@@ -214,7 +215,7 @@ function foreignReason(e: Election, record: LeaderRecord): string | null {
   if (record.holderIdentity === '' || record.holderIdentity === e.options.identity) return null;
   const { minMs, maxMs } = LEASE_DURATION_BOUNDS;
   const duration = record.leaseDurationMs;
-  if (!(Number.isFinite(duration) && duration >= minMs && duration <= maxMs)) {
+  if (!inBounds(duration)) {
     return `the record's lease duration (${String(duration)} ms) is outside ${minMs / 1000}s to ${maxMs / 60_000}m: it is not a record this daemon writes`;
   }
   const mine = e.options.fingerprint;
@@ -224,11 +225,15 @@ function foreignReason(e: Election, record: LeaderRecord): string | null {
   return null;
 }
 
+function inBounds(durationMs: number): boolean {
+  return Number.isFinite(durationMs) && durationMs >= LEASE_DURATION_BOUNDS.minMs && durationMs <= LEASE_DURATION_BOUNDS.maxMs;
+}
+
 /** Stands aside from a foreign holder's record (said once per reason), or takes part again. */
 function standAside(e: Election, reason: string | null, holder: string): void {
   if (reason === e.aside) return;
   e.aside = reason;
-  if (reason === null) e.log.info({ leader: holder }, 'the lease is no longer held by a foreign holder; taking part again');
+  if (reason === null) e.log.info({ leader: holder }, 'the lease is no longer held by a live foreign holder; taking part again');
   else e.log.error({ leader: holder, reason, self: e.options.identity }, `standing aside: the lease is held by a foreign holder: ${reason}`);
 }
 
@@ -272,12 +277,13 @@ async function tryAcquireOrRenew(e: Election, signal: AbortSignal): Promise<void
   observe(e, current);
   e.goneSaid = false;
   const holder = current.record.holderIdentity;
-  standAside(e, foreignReason(e, current.record), holder);
+  const expired = e.now() >= e.observedAt + current.record.leaseDurationMs;
+  // A foreign holder gone (its record unchanged for its own, bounded, duration) no longer keeps anyone out.
+  standAside(e, expired && inBounds(current.record.leaseDurationMs) ? null : foreignReason(e, current.record), holder);
   if (e.aside !== null) {
     if (e.elected) lose(e, `a foreign holder, ${holder}, holds the lease`);
     return;
   }
-  const expired = e.now() >= e.observedAt + current.record.leaseDurationMs;
   if (holder !== '' && holder !== identity && !expired) {
     if (e.elected) lose(e, `${holder} holds the lease`);
     return;
