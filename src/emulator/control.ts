@@ -24,6 +24,7 @@ export interface ControlDeps {
 export function controlRoutes(deps: ControlDeps): Route[] {
   return [
     { method: 'POST', pattern: '/faults', handler: async (ctx) => ok({ added: addFaults(deps.faults, await readJson(ctx)) }) },
+    { method: 'GET', pattern: '/faults', handler: () => ok({ faults: deps.faults.list() }) },
     { method: 'DELETE', pattern: '/faults', handler: () => (deps.faults.clear(), ok({})) },
     { method: 'GET', pattern: '/requests', handler: () => ok({ requests: deps.log.list() }) },
     { method: 'DELETE', pattern: '/requests', handler: () => (deps.log.clear(), ok({})) },

@@ -35,7 +35,7 @@ export async function handleApi(p: Pipeline, ctx: Context, loggedPath: string, r
     const status = fault.status ?? 503;
     return answer(res, errorReply(status, [{ status: String(status), title: 'injected fault', detail: `fault injected by the emulator` }]), headers, JSON_API, finish);
   }
-  if (fault?.kind === 'latency') await sleep(fault['latency-ms'] ?? 1000);
+  if (fault?.kind === 'latency' && !(await delay(res, fault['latency-ms'] ?? 1000, ctx.method === 'GET'))) return finish(null);
   const reply = await route(p.api, faultContext(fault, ctx));
   if (fault?.kind === 'huge-body') return hugeBody(res, fault.bytes ?? 50_000_000, finish);
   if (fault?.kind === 'lose-response') return lose(ctx, res, finish);
@@ -141,6 +141,20 @@ function sameToken(presented: string | null, token: string): boolean {
   return timingSafeEqual(digest(presented), digest(token));
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+/**
+ * Waits `ms`. A read (`endsEarly`) whose client goes away first ends then, false: nobody to answer, it is logged
+ * unanswered at once. A write always waits, then does its work, as a server that got it does whoever still listens.
+ */
+function delay(res: ServerResponse, ms: number, endsEarly: boolean): Promise<boolean> {
+  return new Promise((resolve) => {
+    const gone = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      res.off('close', gone);
+      resolve(true);
+    }, ms).unref();
+    if (endsEarly) res.once('close', gone);
+  });
 }

@@ -112,6 +112,11 @@ export class TestEmulator {
     await this.controlOk('POST', '/faults', { faults });
   }
 
+  /** The faults added, each with the number of requests it met so far. */
+  async faults(): Promise<Array<FaultSpec & { taken: number }>> {
+    return ((await this.controlOk('GET', '/faults')) as { faults: Array<FaultSpec & { taken: number }> }).faults;
+  }
+
   async clearFaults(): Promise<void> {
     await this.controlOk('DELETE', '/faults');
   }
