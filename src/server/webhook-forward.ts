@@ -8,6 +8,9 @@ export const FORWARDED_HEADER = 'x-policy-pool-sync-forwarded-by';
 /** How long a standby waits for the leader to take a handed-over delivery (GitHub gives up on a delivery after 10 s). */
 export const FORWARD_TIMEOUT_MS = 5_000;
 
+/** The most of the leader's answer read: its answers are a line of JSON. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
 /** Headers never handed on: the connection's own, credentials, and GitLab's token (the secret itself). */
 const DROPPED = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'authorization', 'cookie', 'x-gitlab-token', 'x-hub-signature-256', 'x-hub-signature']);
 
@@ -45,7 +48,7 @@ export async function forwardDelivery(delivery: Delivery): Promise<WebhookRespon
   headers[FORWARDED_HEADER] = delivery.from;
   try {
     const res = await fetch(url, { method: 'POST', headers, body: delivery.rawBody, redirect: 'error', signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
-    const text = (await res.text()).slice(0, 64 * 1024);
+    const text = await readAtMost(res, MAX_ANSWER_BYTES);
     let body: Record<string, unknown> = {};
     try {
       const parsed = JSON.parse(text) as unknown;
@@ -58,4 +61,23 @@ export async function forwardDelivery(delivery: Delivery): Promise<WebhookRespon
   } catch {
     return null;
   }
+}
+
+/** The answer's text, read only up to `limit` bytes (the rest is dropped unread). */
+async function readAtMost(res: Response, limit: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = res.body?.getReader();
+  if (reader === undefined) return '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+    if (size >= limit) {
+      await reader.cancel();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
 }
