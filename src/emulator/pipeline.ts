@@ -13,6 +13,8 @@ export interface Pipeline {
   api: Router;
   control: Router;
   blobs: Router;
+  /** Policy set version upload links: no token (a request carrying one is refused), no rate limit. */
+  uploads: Router;
   faults: FaultList;
   limiter: RateLimiter;
   log: RequestLog;
@@ -72,6 +74,26 @@ function endless(reply: Reply, ctx: Context): Reply {
 export async function handleBlob(p: Pipeline, ctx: Context, loggedPath: string, res: ServerResponse): Promise<void> {
   const reply = await route(p.blobs, ctx);
   answer(res, reply, {}, JSON_API, (status) => record(p, ctx, loggedPath, status));
+}
+
+/**
+ * Policy set version upload links, like download URLs; a fault applies when its `path` matches the link's whole path
+ * (`^/_archivist/`): `status`, `latency`, `drop` and `lose-response`.
+ */
+export async function handleUpload(p: Pipeline, ctx: Context, fullPath: string, res: ServerResponse): Promise<void> {
+  const finish = (status: number | null): void => record(p, ctx, fullPath, status);
+  const fault = p.faults.take({ method: ctx.method, path: fullPath, page: 1, pathOnly: true });
+  if (fault?.kind === 'drop') return lose(ctx, res, finish);
+  if (fault?.kind === 'status') {
+    const status = fault.status ?? 503;
+    ctx.req.resume();
+    return answer(res, errorReply(status, [{ status: String(status), title: 'injected fault', detail: 'fault injected by the emulator' }]), fault.headers ?? {}, JSON_API, finish);
+  }
+  // An upload is a write: it waits, then does its work, whoever still listens.
+  if (fault?.kind === 'latency') await delay(res, fault['latency-ms'] ?? 1000, false);
+  const reply = await route(p.uploads, ctx);
+  if (fault?.kind === 'lose-response') return lose(ctx, res, finish);
+  answer(res, reply, {}, JSON_API, finish);
 }
 
 /** Control endpoints: same token, not rate limited, not logged. */
