@@ -92,6 +92,10 @@ Environment:
   LISTEN_ADDRESS           the daemon's host:port (overrides listen)
   STATE_DIR                git clones and the code cache (overrides state-dir; --state-dir wins)
   SHUTDOWN_TIMEOUT         seconds a stop (SIGINT, SIGTERM) waits for the changes under way (overrides shutdown-timeout)
+  LEADER_ELECTION          etcd or kubernetes: the daemon runs under leader election (docs/daemon.md); each of
+                           LEADER_ELECTION_ENDPOINTS, _LEASE_DURATION, _RENEW_DEADLINE, _RETRY_PERIOD and _ADDRESS
+                           replaces its key of leader-election:
+  LEADER_ELECTION_LEASE_NAME the lease's name (replaces lease-name; default policy-pool-sync)
   WEBHOOK_SECRET           the webhook secret (the variable that webhook-secret-env names)
   STATUS_TOKEN             a token the daemon requires on /status, /status.html and /metrics
   GIT_CONFIG_COUNT         with GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n: git settings for git sources, e.g. a

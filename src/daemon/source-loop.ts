@@ -1,3 +1,4 @@
+import { NotLeaderError } from '../errors.js';
 import { RetrySchedule } from '../http/retry.js';
 import type { Logger } from '../logger.js';
 import { sharedSignal } from '../signals.js';
@@ -50,8 +51,11 @@ export interface SourceLoop {
    * waits for the changes under way to finish; after `graceMs` (when given) the pass is aborted, and its end awaited.
    */
   stop(graceMs?: number): Promise<void>;
-  /** Drops the queued pass and any retry, and aborts the pass in flight at once (leadership lost); resolves once it settled. */
-  abort(reason: Error): Promise<void>;
+  /**
+   * Leadership lost: drops the queued pass and any retry, and aborts the pass in flight at once; it ends `handed over`
+   * (no failure, no retry). Resolves once it settled.
+   */
+  handOver(reason: NotLeaderError): Promise<void>;
 }
 
 export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 5_000, maxMs: 300_000 };
@@ -93,18 +97,21 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
 
   async function drain(first: TriggerReason): Promise<void> {
     let next: TriggerReason | null = first;
-    let ok = true;
+    let failed = false;
     while (next !== null) {
-      ok = await runOnePass(options, log, next, shutdown.signal, (controller) => {
+      const end = await runOnePass(options, log, next, shutdown.signal, (controller) => {
         inFlight = controller;
       });
-      retry.passEnded(ok);
+      // A pass handed over to the new leader is no failure: nothing is retried here.
+      failed = !end.ok && !end.handedOver;
+      if (!end.handedOver) retry.passEnded(end.ok);
       next = stopped ? null : queued;
       queued = null;
     }
     active = false;
     current = null;
-    if (!ok && !stopped) retry.schedule();
+    // A replica that stands by now takes no retry: none is scheduled.
+    if (failed && !stopped && options.accepts?.('retry') !== false) retry.schedule();
     for (const resolve of idleWaiters.splice(0)) resolve();
   }
 
@@ -119,7 +126,7 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
     whenIdle() {
       return !active ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve));
     },
-    async abort(reason) {
+    async handOver(reason) {
       queued = null;
       retry.cancel();
       inFlight?.abort(reason);
@@ -144,7 +151,7 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
 /** Runs one pass under its timeout; `onInFlight` is told of the pass's controller, then of its end (null). */
 async function runOnePass(
   options: SourceLoopOptions, log: Logger, reason: TriggerReason, stop: AbortSignal, onInFlight: (controller: AbortController | null) => void,
-): Promise<boolean> {
+): Promise<LoopPassEnd> {
   const controller = new AbortController();
   sharedSignal(controller.signal);
   onInFlight(controller);
@@ -166,10 +173,11 @@ async function runOnePass(
     clearTimeout(timer);
     onInFlight(null);
   }
-  const error = timedOut ? `pass timed out after ${options.timeoutMs / 1000} s` : result.ok ? null : (result.error ?? 'pass failed');
-  const end: LoopPassEnd = { trigger: reason, ok: result.ok && !timedOut, timedOut, error, durationMs: now() - started };
+  const handedOver = !result.ok && controller.signal.aborted && controller.signal.reason instanceof NotLeaderError;
+  const error = handedOver ? null : timedOut ? `pass timed out after ${options.timeoutMs / 1000} s` : result.ok ? null : (result.error ?? 'pass failed');
+  const end: LoopPassEnd = { trigger: reason, ok: result.ok && !timedOut, timedOut, handedOver, error, durationMs: now() - started };
   options.onPassEnd?.(end);
-  return end.ok;
+  return end;
 }
 
 /** A shutdown's grace time: aborts the pass in flight once it is over; returns what ends the wait. */

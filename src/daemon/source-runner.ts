@@ -1,7 +1,7 @@
 import type { PolicyApi } from '../api/types.js';
 import type { SourceConfig } from '../config/types.js';
 import { createDeclaredCache } from '../declared/index.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, NotLeaderError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { passReport, type Notifier } from '../notify/index.js';
 import { createFightDetector } from '../operations/fight-detector.js';
@@ -141,7 +141,13 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     },
     suspend: () => suspend(ctx),
     resume: () => resume(ctx, loop),
-    standBy: () => loop.abort(new Error('this replica lost the lease; the pass was aborted (the new leader runs its own)')),
+    async standBy() {
+      await loop.handOver(new NotLeaderError('this replica lost the lease; the pass was handed over (the new leader runs its own)'));
+      // What this replica applied while it led, another replica of this deployment may now change: that is no fight.
+      ctx.fights.forget();
+      ctx.status.fighting = [];
+      metrics.fighting(source.name, 0);
+    },
     async stop(graceMs) {
       await schedule.stop();
       await watch?.close();
@@ -179,13 +185,18 @@ function passEnded(ctx: RunnerContext, end: LoopPassEnd): void {
   }, redact);
   ctx.historyWritten = ctx.history.add(status.lastPass);
   ctx.waiters.ended(status.lastPass);
+  ctx.metrics.passFinished(source.name, status.result, end.durationMs / 1000);
+  if (end.handedOver) {
+    // No notification: the new leader's pass reports what the repo now needs.
+    ctx.log.info({ trigger: end.trigger, durationMs: end.durationMs }, 'pass handed over: this replica lost the lease, the new leader runs its own');
+    return;
+  }
   ctx.notifier?.passFinished(
     source,
     passReport(source, current.outcome, {
       trigger: end.trigger, revision: current.revision, ok: end.ok, error: status.error, windowClosed: current.windowClosed, overrideWindow: current.overrideWindow,
     }),
   );
-  ctx.metrics.passFinished(source.name, status.result, end.durationMs / 1000);
   // The pass's own figure: a pass that made no plan has none (the last known one stays on /status).
   const fields = { trigger: end.trigger, result: status.result, durationMs: end.durationMs, revision: status.lastAttemptedRevision, drift: status.lastPass.drift };
   if (end.ok) logFinished(ctx, fields, quietPass(current));
