@@ -6,7 +6,9 @@ import { createAgentPoolBody, createPolicyBody, updateAgentPoolBody, updatePolic
 import { systemClock, type Clock } from './clock.js';
 import { fetchDownload, fetchDownloadBytes, fetchDownloadDigest, type StreamedCode } from './download.js';
 import { field, int, primary } from './json-api.js';
+import { idSegment } from './ids.js';
 import { NativeKind } from './native-kind.js';
+import { PolicySetEndpoints } from './policy-sets.js';
 import type { ProxySettings } from '../http/proxy.js';
 import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
@@ -17,18 +19,11 @@ import { Transport } from './transport.js';
 import { sharedSignal } from '../signals.js';
 import { userAgent } from '../version.js';
 import type {
-  Agent,
-  AgentPool,
-  AgentPoolList,
-  CreateAgentPoolInput,
-  CreatePolicyInput,
-  ListAgentPoolsOptions,
-  ListPoliciesOptions,
-  Policy,
-  PolicyApi,
-  PolicyRef,
-  UpdateAgentPoolInput,
-  UpdatePolicyInput,
+  Agent, AgentPool, AgentPoolList, CreateAgentPoolInput, CreatePolicyInput, CreatePolicySetInput,
+  CreatePolicySetParameterInput, Entitlements, ListAgentPoolsOptions, ListPoliciesOptions, ListPolicySetsOptions,
+  ListProjectsOptions, ListWorkspacesOptions, Policy, PolicyApi, PolicyRef, PolicySet, PolicySetInclude,
+  PolicySetParameter, PolicySetRelationship, PolicySetVersion, Project, UpdateAgentPoolInput, UpdatePolicyInput,
+  UpdatePolicySetInput, UpdatePolicySetParameterInput, Workspace,
 } from './types.js';
 
 export interface ApiClientOptions {
@@ -50,8 +45,8 @@ export interface ApiClientOptions {
    * answers nothing but 429. @default 60000
    */
   retryBudgetMs?: number;
-  /** Called once per HTTP response or transport failure, for metrics. */
-  onRequest?: (info: { method: string; status: number | 'error'; durationMs: number }) => void;
+  /** Called once per HTTP response or transport failure, for metrics; `error`: the failure's code (`ECONNREFUSED`, `timeout`, ...) when there was no answer. */
+  onRequest?: (info: { method: string; status: number | 'error'; durationMs: number; error?: string }) => void;
   /** Called with the seconds a request waited because of the rate limit (pacing or 429). */
   onRateLimitWait?: (seconds: number) => void;
   /** Time, sleeping and jitter. @default the system clock */
@@ -88,6 +83,8 @@ export class ApiClient implements PolicyApi {
   private readonly parsePolicy: (resource: unknown) => Policy;
   /** Set on a client made by `withSignal`: every request of it ends once it aborts. */
   private readonly signal: AbortSignal | undefined;
+  /** Policy sets, versions, parameters, workspaces, projects, entitlements (policy-sets.ts). */
+  private readonly sets: PolicySetEndpoints;
 
   /** `bound`: the transport of the client `withSignal` was called on, and the signal; only `withSignal` passes it. */
   constructor(private readonly options: ApiClientOptions, bound?: { transport: Transport; signal: AbortSignal; kind: NativeKind }) {
@@ -114,6 +111,7 @@ export class ApiClient implements PolicyApi {
       onRateLimitWait: options.onRateLimitWait,
       ...(options.fence === undefined ? {} : { fence: options.fence }),
     });
+    this.sets = new PolicySetEndpoints(this.transport, this.signal, this.kind, options.logger);
   }
 
   stats(): ApiClientStats {
@@ -146,9 +144,9 @@ export class ApiClient implements PolicyApi {
     return this.transport.reached(signal);
   }
 
-  /** Waits for requests under way, then closes the connections. */
-  close(): Promise<void> {
-    return this.transport.close();
+  /** Waits for requests under way, then closes the connections; drops those still open after `graceMs` (default 5 s). */
+  close(graceMs?: number): Promise<void> {
+    return this.transport.close(graceMs);
   }
 
   async listPolicies(organization: string, options: ListPoliciesOptions = {}): Promise<Policy[]> {
@@ -160,14 +158,14 @@ export class ApiClient implements PolicyApi {
     return pages.flatMap((page) => page.items);
   }
 
-  getPolicy(id: string, options: { includePolicySets?: boolean } = {}): Promise<Policy> {
+  async getPolicy(id: string, options: { includePolicySets?: boolean } = {}): Promise<Policy> {
     const query = options.includePolicySets === true ? queryString([['include', 'policy_sets']]) : '';
-    return this.one('GET', `/policies/${seg(id)}${query}`, undefined, this.parsePolicy);
+    return this.one('GET', `/policies/${idSegment('policy', id)}${query}`, undefined, this.parsePolicy);
   }
 
   /**
-   * A native policy refused with 422 because the API calls the native kind otherwise is sent again in the word the
-   * refusal names, once: nothing was written (native-kind.ts).
+   * A native policy refused with a 422 naming its kind (the API calls the native kind otherwise) is sent again in the
+   * other word, once: nothing was written (native-kind.ts).
    * `owns`: whether a policy of the name found after a lost answer is this create's; without it none is (the create
    * is sent again, and a name taken is the service's 422), so no caller takes another's policy by leaving it out.
    */
@@ -177,9 +175,18 @@ export class ApiClient implements PolicyApi {
       return await this.sendCreatePolicy(organization, input, owns);
     } catch (error) {
       if (!(error instanceof ApiError) || input.kind !== 'native') throw error;
-      if (this.kind.retryWord(error, sent) !== null) return this.sendCreatePolicy(organization, input, owns);
-      const hint = this.kind.hint(error);
-      throw hint === null ? error : withNote(error, hint);
+      if (this.kind.retryWord(error, sent) === null) {
+        const hint = this.kind.hint(error);
+        throw hint === null ? error : withNote(error, hint);
+      }
+      try {
+        return await this.sendCreatePolicy(organization, input, owns);
+      } catch (again) {
+        // Refused for its kind in the other word too: neither word was learned.
+        if (!(again instanceof ApiError) || !NativeKind.refusesKind(again)) throw again;
+        this.kind.restore(sent);
+        throw error;
+      }
     }
   }
 
@@ -199,7 +206,7 @@ export class ApiClient implements PolicyApi {
   async uploadPolicy(id: string, code: Uint8Array | StreamedBody): Promise<Policy | null> {
     const size = 'chunks' in code ? code.length : code.byteLength;
     if (size > MAX_CODE_BYTES) throw new CodeTooLargeError(`the code of policy ${id}`, size, MAX_CODE_BYTES);
-    const url = this.transport.url(`/policies/${seg(id)}/upload`);
+    const url = this.transport.url(`/policies/${idSegment('policy', id)}/upload`);
     const body = successBody(await this.transport.send({ method: 'PUT', url, bytes: code }, this.signal));
     try {
       return parsePolicy(primary(body));
@@ -209,14 +216,14 @@ export class ApiClient implements PolicyApi {
   }
 
   /** null: the service answered 404, which it does until code is uploaded. */
-  downloadPolicy(policy: Policy): Promise<string | null> {
-    const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
+  async downloadPolicy(policy: Policy): Promise<string | null> {
+    const link = policy.links.download ?? `/api/v2/policies/${idSegment('policy', policy.id)}/download`;
     return fetchDownload(this.transport, this.signal, new URL(link, this.options.baseUrl).href);
   }
 
   /** The policy's code as the exact bytes stored (for export); null on 404 (no code uploaded yet). */
-  downloadPolicyBytes(policy: Policy): Promise<Buffer | null> {
-    const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
+  async downloadPolicyBytes(policy: Policy): Promise<Buffer | null> {
+    const link = policy.links.download ?? `/api/v2/policies/${idSegment('policy', policy.id)}/download`;
     return fetchDownloadBytes(this.transport, this.signal, new URL(link, this.options.baseUrl).href);
   }
 
@@ -224,27 +231,27 @@ export class ApiClient implements PolicyApi {
    * The digest of the policy's code, computed as the download streams; its text too when at most `keepTextBytes`
    * bytes. null when the service answers 404 (no code uploaded yet).
    */
-  downloadPolicyDigest(policy: Policy, keepTextBytes: number): Promise<StreamedCode | null> {
-    const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
+  async downloadPolicyDigest(policy: Policy, keepTextBytes: number): Promise<StreamedCode | null> {
+    const link = policy.links.download ?? `/api/v2/policies/${idSegment('policy', policy.id)}/download`;
     return fetchDownloadDigest(this.transport, this.signal, new URL(link, this.options.baseUrl).href, keepTextBytes);
   }
 
-  updatePolicy(policy: PolicyRef, input: UpdatePolicyInput): Promise<Policy> {
-    return this.one('PATCH', `/policies/${seg(policy.id)}`, updatePolicyBody(policy, input, this.dialect), this.parsePolicy);
+  async updatePolicy(policy: PolicyRef, input: UpdatePolicyInput): Promise<Policy> {
+    return this.one('PATCH', `/policies/${idSegment('policy', policy.id)}`, updatePolicyBody(policy, input, this.dialect), this.parsePolicy);
   }
 
-  deletePolicy(id: string): Promise<void> {
-    return this.remove(`/policies/${seg(id)}`);
+  async deletePolicy(id: string): Promise<void> {
+    return this.remove(`/policies/${idSegment('policy', id)}`);
   }
 
   /** The body is the policies as a to-many relationship; the service answers 204. */
   async addPoliciesToSet(setId: string, policyIds: readonly string[]): Promise<void> {
-    const url = this.transport.url(`/policy-sets/${seg(setId)}/relationships/policies`);
+    const url = this.transport.url(`/policy-sets/${idSegment('policy-set', setId)}/relationships/policies`);
     successBody(await this.transport.send({ method: 'POST', url, json: policiesRelationship(policyIds) }, this.signal));
   }
 
-  removePoliciesFromSet(setId: string, policyIds: readonly string[]): Promise<void> {
-    return this.remove(`/policy-sets/${seg(setId)}/relationships/policies`, policiesRelationship(policyIds));
+  async removePoliciesFromSet(setId: string, policyIds: readonly string[]): Promise<void> {
+    return this.remove(`/policy-sets/${idSegment('policy-set', setId)}/relationships/policies`, policiesRelationship(policyIds));
   }
 
   async listAgentPools(organization: string, options: ListAgentPoolsOptions = {}): Promise<AgentPoolList> {
@@ -259,40 +266,108 @@ export class ApiClient implements PolicyApi {
     return { pools, statusCounts: { total: int(field(counts, 'total'), pools.length), matching: int(field(counts, 'matching'), pools.length) } };
   }
 
-  getAgentPool(id: string, options: { includeWorkspaces?: boolean } = {}): Promise<AgentPool> {
+  async getAgentPool(id: string, options: { includeWorkspaces?: boolean } = {}): Promise<AgentPool> {
     const query = options.includeWorkspaces === true ? queryString([['include', 'workspaces']]) : '';
-    return this.one('GET', `/agent-pools/${seg(id)}${query}`, undefined, parseAgentPool);
+    return this.one('GET', `/agent-pools/${idSegment('agent-pool', id)}${query}`, undefined, parseAgentPool);
   }
 
-  createAgentPool(organization: string, input: CreateAgentPoolInput): Promise<AgentPool> {
+  /** `owns`: whether a pool of the name found after a lost answer is this create's; without it none is (as `createPolicy`). */
+  createAgentPool(organization: string, input: CreateAgentPoolInput, owns: (found: AgentPool) => boolean = () => false): Promise<AgentPool> {
     return this.transport.create({
       request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/agent-pools`), json: createAgentPoolBody(input) },
       read: (response) => readWith(response, (body) => parseAgentPool(primary(body))),
-      // Pools carry no marker: the pool of a declared name is the source's (plan/pairs.ts pairs it so), whoever made it.
-      find: async () => (await this.listAgentPools(organization, { q: input.name })).pools.find((p) => p.name === input.name) ?? null,
+      find: async () => (await this.listAgentPools(organization, { q: input.name })).pools.find((p) => p.name === input.name && owns(p)) ?? null,
     }, this.signal);
   }
 
-  updateAgentPool(id: string, input: UpdateAgentPoolInput): Promise<AgentPool> {
-    return this.one('PATCH', `/agent-pools/${seg(id)}`, updateAgentPoolBody(input), parseAgentPool);
+  async updateAgentPool(id: string, input: UpdateAgentPoolInput): Promise<AgentPool> {
+    return this.one('PATCH', `/agent-pools/${idSegment('agent-pool', id)}`, updateAgentPoolBody(input), parseAgentPool);
   }
 
-  deleteAgentPool(id: string): Promise<void> {
-    return this.remove(`/agent-pools/${seg(id)}`);
+  async deleteAgentPool(id: string): Promise<void> {
+    return this.remove(`/agent-pools/${idSegment('agent-pool', id)}`);
   }
 
   async listAgents(poolId: string, options: { lastPingSince?: string } = {}): Promise<Agent[]> {
     const params: Params = options.lastPingSince === undefined ? [] : [['filter[last-ping-since]', options.lastPingSince]];
-    const pages = await listAll(this.transport, this.signal, `/agent-pools/${seg(poolId)}/agents`, params, parseAgent);
+    const pages = await listAll(this.transport, this.signal, `/agent-pools/${idSegment('agent-pool', poolId)}/agents`, params, parseAgent);
     return pages.flatMap((page) => page.items);
   }
 
-  getAgent(id: string): Promise<Agent> {
-    return this.one('GET', `/agents/${seg(id)}`, undefined, parseAgent);
+  async getAgent(id: string): Promise<Agent> {
+    return this.one('GET', `/agents/${idSegment('agent', id)}`, undefined, parseAgent);
   }
 
-  deleteAgent(id: string): Promise<void> {
-    return this.remove(`/agents/${seg(id)}`);
+  async deleteAgent(id: string): Promise<void> {
+    return this.remove(`/agents/${idSegment('agent', id)}`);
+  }
+
+  listPolicySets(organization: string, options?: ListPolicySetsOptions): Promise<PolicySet[]> {
+    return this.sets.listPolicySets(organization, options);
+  }
+
+  getPolicySet(id: string, options?: { include?: readonly PolicySetInclude[] }): Promise<PolicySet> {
+    return this.sets.getPolicySet(id, options);
+  }
+
+  createPolicySet(organization: string, input: CreatePolicySetInput, owns?: (found: PolicySet) => boolean): Promise<PolicySet> {
+    return this.sets.createPolicySet(organization, input, owns);
+  }
+
+  updatePolicySet(id: string, input: UpdatePolicySetInput): Promise<PolicySet> {
+    return this.sets.updatePolicySet(id, input);
+  }
+
+  deletePolicySet(id: string): Promise<void> {
+    return this.sets.deletePolicySet(id);
+  }
+
+  addToPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void> {
+    return this.sets.addToPolicySet(setId, relationship, ids);
+  }
+
+  removeFromPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void> {
+    return this.sets.removeFromPolicySet(setId, relationship, ids);
+  }
+
+  createPolicySetVersion(setId: string): Promise<PolicySetVersion> {
+    return this.sets.createPolicySetVersion(setId);
+  }
+
+  uploadPolicySetVersion(version: PolicySetVersion, archive: Uint8Array | StreamedBody): Promise<void> {
+    return this.sets.uploadPolicySetVersion(version, archive);
+  }
+
+  getPolicySetVersion(id: string): Promise<PolicySetVersion> {
+    return this.sets.getPolicySetVersion(id);
+  }
+
+  listPolicySetParameters(setId: string): Promise<PolicySetParameter[]> {
+    return this.sets.listPolicySetParameters(setId);
+  }
+
+  createPolicySetParameter(setId: string, input: CreatePolicySetParameterInput): Promise<PolicySetParameter> {
+    return this.sets.createPolicySetParameter(setId, input);
+  }
+
+  updatePolicySetParameter(setId: string, parameterId: string, input: UpdatePolicySetParameterInput): Promise<PolicySetParameter> {
+    return this.sets.updatePolicySetParameter(setId, parameterId, input);
+  }
+
+  deletePolicySetParameter(setId: string, parameterId: string): Promise<void> {
+    return this.sets.deletePolicySetParameter(setId, parameterId);
+  }
+
+  listWorkspaces(organization: string, options?: ListWorkspacesOptions): Promise<Workspace[]> {
+    return this.sets.listWorkspaces(organization, options);
+  }
+
+  listProjects(organization: string, options?: ListProjectsOptions): Promise<Project[]> {
+    return this.sets.listProjects(organization, options);
+  }
+
+  getEntitlements(organization: string): Promise<Entitlements> {
+    return this.sets.getEntitlements(organization);
   }
 
   /**
@@ -320,7 +395,7 @@ function policiesRelationship(policyIds: readonly string[]): unknown {
   return { data: policyIds.map((id) => ({ id, type: 'policies' })) };
 }
 
-/** A path segment, percent-encoded. */
+/** A path segment that is not an id (an organization's name), percent-encoded. */
 function seg(value: string): string {
   return encodeURIComponent(value);
 }

@@ -15,6 +15,11 @@ export interface HttpRequest {
   bytes?: Uint8Array | StreamedBody;
   /** false: never send the token (temporary download URLs). @default true */
   auth?: boolean;
+  /**
+   * How the request is named in messages and logs instead of its path and query: for a link that is itself a
+   * credential (a policy set version's upload link). @default the path and query, redacted
+   */
+  shown?: string;
   /** 'unsent-only': a 5xx or a failure after sending is returned, not repeated (creates). @default 'always' */
   retry?: 'always' | 'unsent-only';
   /**
@@ -69,7 +74,8 @@ export interface TransportOptions {
   userAgent: string;
   /** The proxy of every request, downloads included (http/proxy.ts). @default none */
   proxy?: ProxySettings;
-  onRequest?: (info: { method: string; status: number | 'error'; durationMs: number }) => void;
+  /** `error`: the failure's code (`ECONNREFUSED`, `timeout`, ...) when there was no answer. */
+  onRequest?: (info: { method: string; status: number | 'error'; durationMs: number; error?: string }) => void;
   onRateLimitWait?: (seconds: number) => void;
   /** Called just before each request goes on the wire; what it throws fails the request, which is never retried. */
   fence?: () => void;

@@ -7,7 +7,7 @@ import { ApiError, errorMessage } from '../errors.js';
 import { mapLimit } from '../map-limit.js';
 import { blockedDelete } from './dependent-deletes.js';
 import { withMarker } from '../plan/marker.js';
-import { refuseMet } from '../plan/pairs.js';
+import { ownsMet, refuseMet } from '../plan/pairs.js';
 
 import type { Ownership } from '../model.js';
 import type { CodeRef } from '../plan/refs.js';
@@ -215,7 +215,8 @@ async function createPool(change: PoolChange, options: ApplyOptions): Promise<vo
     allowedWorkspaceIds: declared.allowedWorkspaces,
     allowedProjectIds: declared.allowedProjects,
     excludedWorkspaceIds: declared.excludedWorkspaces,
-  });
+  // Pools carry no marker: one found after a lost answer is this source's as an undeclared one would be.
+  }, () => ownsMet(null, options));
 }
 
 /** Name and scope always (see UpdateAgentPoolInput); the allowed workspaces only when they drifted. */

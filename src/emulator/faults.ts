@@ -19,6 +19,8 @@ export interface FaultTarget {
   path: string;
   /** `page[number]` of a list request; 1 when absent. */
   page: number;
+  /** Only faults that give a `path` match (an upload link: a fault for every request is meant for the API). */
+  pathOnly?: boolean;
 }
 
 export interface FaultList {
@@ -52,7 +54,7 @@ export function createFaultList(now: () => number): FaultList {
       for (const fault of faults) {
         if (fault.remaining <= 0 || (fault.endsAt !== null && at >= fault.endsAt)) continue;
         if (fault.spec.method !== undefined && fault.spec.method.toUpperCase() !== target.method) continue;
-        if (fault.pattern !== null && !fault.pattern.test(target.path)) continue;
+        if (fault.pattern === null ? target.pathOnly === true : !fault.pattern.test(target.path)) continue;
         // A first page has nothing before it to repeat.
         if (fault.spec.kind === 'duplicate-items' && target.page <= 1) continue;
         const duration = fault.spec['duration-ms'];

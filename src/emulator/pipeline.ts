@@ -4,15 +4,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import type { FaultList } from './faults.js';
 import { faultContext, growing, hugeBody } from './hostile-replies.js';
-import { JSON_API, ReplyError, errorReply, mediaType, type Reply } from './http.js';
+import { JSON_API, ReplyError, errorReply, mediaType, receiveBody, type Reply } from './http.js';
+import { MAX_CODE_BYTES } from '../model.js';
 import { RATE_LIMITED_BODY, type RateLimiter } from './rate-limit.js';
 import type { RequestLog } from './request-log.js';
 import type { Context, Router } from './router.js';
+import { errorMessage } from '../errors.js';
 
 export interface Pipeline {
   api: Router;
   control: Router;
   blobs: Router;
+  /** Policy set version upload links: no token (a request carrying one is refused), no rate limit. */
+  uploads: Router;
   faults: FaultList;
   limiter: RateLimiter;
   log: RequestLog;
@@ -35,7 +39,12 @@ export async function handleApi(p: Pipeline, ctx: Context, loggedPath: string, r
     const status = fault.status ?? 503;
     return answer(res, errorReply(status, [{ status: String(status), title: 'injected fault', detail: `fault injected by the emulator` }]), headers, JSON_API, finish);
   }
-  if (fault?.kind === 'latency' && !(await delay(res, fault['latency-ms'] ?? 1000, ctx.method === 'GET'))) return finish(null);
+  if (fault?.kind === 'latency') {
+    // A write's body is received first (one cut off or too large fails its handler as it would without the delay),
+    // then applied after the delay, as a server that got it does, whoever still listens.
+    if (ctx.method !== 'GET') await receiveBody(ctx.req, MAX_CODE_BYTES).catch(() => undefined);
+    if (!(await delay(res, fault['latency-ms'] ?? 1000, ctx.method === 'GET'))) return finish(null);
+  }
   const reply = await route(p.api, faultContext(fault, ctx));
   if (fault?.kind === 'huge-body') return hugeBody(res, fault.bytes ?? 50_000_000, finish);
   if (fault?.kind === 'lose-response') return lose(ctx, res, finish);
@@ -74,6 +83,26 @@ export async function handleBlob(p: Pipeline, ctx: Context, loggedPath: string, 
   answer(res, reply, {}, JSON_API, (status) => record(p, ctx, loggedPath, status));
 }
 
+/**
+ * Policy set version upload links, like download URLs; a fault applies when its `path` matches the link's whole path
+ * (`^/_archivist/`): `status`, `latency`, `drop` and `lose-response`.
+ */
+export async function handleUpload(p: Pipeline, ctx: Context, fullPath: string, res: ServerResponse): Promise<void> {
+  const finish = (status: number | null): void => record(p, ctx, fullPath, status);
+  const fault = p.faults.take({ method: ctx.method, path: fullPath, page: 1, pathOnly: true });
+  if (fault?.kind === 'drop') return lose(ctx, res, finish);
+  if (fault?.kind === 'status') {
+    const status = fault.status ?? 503;
+    ctx.req.resume();
+    return answer(res, errorReply(status, [{ status: String(status), title: 'injected fault', detail: 'fault injected by the emulator' }]), fault.headers ?? {}, JSON_API, finish);
+  }
+  // An upload is a write: it waits, then does its work, whoever still listens.
+  if (fault?.kind === 'latency') await delay(res, fault['latency-ms'] ?? 1000, false);
+  const reply = await route(p.uploads, ctx);
+  if (fault?.kind === 'lose-response') return lose(ctx, res, finish);
+  answer(res, reply, {}, JSON_API, finish);
+}
+
 /** Control endpoints: same token, not rate limited, not logged. */
 export async function handleControl(p: Pipeline, ctx: Context, res: ServerResponse): Promise<void> {
   const reply = sameToken(bearer(ctx.req), p.token) ? await route(p.control, ctx) : unauthorized();
@@ -88,7 +117,7 @@ export async function route(router: Router, ctx: Context): Promise<Reply> {
     return await match.handler({ ...ctx, params: match.params });
   } catch (error) {
     if (error instanceof ReplyError) return errorReply(error.status, error.errors);
-    return errorReply(500, [{ status: '500', title: 'internal error', detail: error instanceof Error ? error.message : String(error) }]);
+    return errorReply(500, [{ status: '500', title: 'internal error', detail: errorMessage(error) }]);
   }
 }
 

@@ -4,6 +4,8 @@ import { invalid, isObject } from './http.js';
 import { kindWord, levelsOf, type RecordKind } from './records.js';
 import type { OrgRecord, PolicyRecord } from './store.js';
 import type { Behaviour } from './types.js';
+import { isVersioned } from './policy-set-documents.js';
+import { setKind } from './policy-set-input.js';
 import { checkName, optionalString, readDocument, relationshipIds } from './validate.js';
 
 export type PolicyCreate = Pick<PolicyRecord, 'name' | 'description' | 'kind' | 'query' | 'level' | 'policySetIds'>;
@@ -18,7 +20,8 @@ export function parsePolicyCreate(body: unknown, org: OrgRecord, nameTaken: (nam
   const { attributes, relationships } = readDocument(body, 'policies');
   const name = checkName(attributes.name);
   if (nameTaken(name)) throw invalid('Name has already been taken', '/data/attributes/name');
-  const kind = recordKind(attributes.kind ?? behaviour.nativeKind, behaviour);
+  // The kinds a policy takes are a set's: the dialect's words, each refused in that dialect's wording (setKind).
+  const kind = setKind(attributes.kind ?? behaviour.nativeKind, behaviour);
   if (behaviour.rejectEnforceWithLevel && attributes.enforce !== undefined && attributes['enforcement-level'] !== undefined) {
     throw invalid('send enforcement-level or the deprecated enforce, not both', '/data/attributes/enforce');
   }
@@ -28,6 +31,12 @@ export function parsePolicyCreate(body: unknown, org: OrgRecord, nameTaken: (nam
   const fallback: EnforcementLevel = kind === 'opa' ? 'advisory' : 'hard-mandatory';
   const level = readLevel(attributes, kind, name, behaviour) ?? fallback;
   const policySetIds = relationshipIds(relationships, 'policy-sets', 'policy-sets', (id) => org.policySets.has(id)) ?? [];
+  // A set with versions or a VCS repository takes its policies from them (routes-policy-set-members.ts).
+  const versioned = policySetIds.find((id) => {
+    const set = org.policySets.get(id);
+    return set !== undefined && isVersioned(set);
+  });
+  if (versioned !== undefined) throw invalid(`Policies cannot be added to a versioned policy set (${versioned})`, '/data/relationships/policy-sets');
   return { name, description, kind, query: query ?? null, level, policySetIds };
 }
 
@@ -46,13 +55,6 @@ export function parsePolicyUpdate(body: unknown, policy: PolicyRecord, behaviour
   const level = readLevel(attributes, policy.kind, policy.name, behaviour);
   if (level !== undefined) update.level = level;
   return update;
-}
-
-/** The kinds a server takes: the document's `native` and `opa`, or the hosted service's `sentinel`, `opa` and beta `tfpolicy`. */
-function recordKind(word: unknown, behaviour: Behaviour): RecordKind {
-  const words = behaviour.nativeKind === 'sentinel' ? ['sentinel', 'opa', 'tfpolicy'] : ['native', 'opa'];
-  if (typeof word !== 'string' || !words.includes(word)) throw invalid(`kind must be one of ${words.join(', ')}`, '/data/attributes/kind');
-  return word === behaviour.nativeKind ? 'native' : (word as RecordKind);
 }
 
 function checkQuery(kind: RecordKind, query: string | null | undefined): string | undefined {

@@ -26,6 +26,7 @@ export interface RawBehaviour {
   'native-kind'?: 'native' | 'sentinel';
   'list-omits-policy-sets'?: boolean;
   'show-omits-policy-sets'?: boolean;
+  'ingressing-reads'?: number;
 }
 
 const BEHAVIOUR_KEYS = {
@@ -35,15 +36,27 @@ const BEHAVIOUR_KEYS = {
   'native-kind': 'nativeKind',
   'list-omits-policy-sets': 'listOmitsPolicySets',
   'show-omits-policy-sets': 'showOmitsPolicySets',
+  'ingressing-reads': 'ingressingReads',
 } as const satisfies Record<keyof RawBehaviour, keyof Behaviour>;
 
 interface RawOrganization {
   name: string;
   'max-agent-pools'?: number;
-  workspaces?: { id: string; name: string }[];
+  workspaces?: { id: string; name: string; project?: string }[];
   projects?: { id: string; name: string }[];
-  'policy-sets'?: string[];
+  'policy-sets'?: Array<string | RawPolicySet>;
+  entitlements?: { 'policy-set-limit'?: number | null; 'policy-limit'?: number | null; 'versioned-policy-set-limit'?: number | null };
   'agent-pools'?: RawPool[];
+}
+
+interface RawPolicySet {
+  id: string;
+  name?: string;
+  kind?: 'native' | 'opa' | 'tfpolicy';
+  description?: string | null;
+  global?: boolean;
+  workspaces?: string[];
+  projects?: string[];
 }
 
 interface RawPool {
@@ -91,6 +104,7 @@ export function fromBehaviour(behaviour: Behaviour): Required<RawBehaviour> {
     'native-kind': behaviour.nativeKind,
     'list-omits-policy-sets': behaviour.listOmitsPolicySets,
     'show-omits-policy-sets': behaviour.showOmitsPolicySets,
+    'ingressing-reads': behaviour.ingressingReads,
   };
 }
 
@@ -98,7 +112,10 @@ export function toFault(raw: FaultSpec): FaultSpec {
   return raw.method === undefined ? { ...raw } : { ...raw, method: raw.method.toUpperCase() };
 }
 
-/** What the schema cannot say: organization names are unique, and a pool allows only its organization's workspaces. */
+/**
+ * What the schema cannot say: organization names are unique, a pool allows only its organization's workspaces, and a
+ * policy set's id and name are once per organization and its scope the organization's.
+ */
 function crossProblems(doc: YamlDocument, value: unknown): SourceProblem[] {
   const problems: SourceProblem[] = [];
   const firstByName = new Map<string, number>();
@@ -110,6 +127,7 @@ function crossProblems(doc: YamlDocument, value: unknown): SourceProblem[] {
       else problems.push(doc.problem(path, `${keyLabel(path)} "${org.name}" is already used by ${keyLabel(['organizations', first])}`));
     }
     const workspaceIds = new Set(listAt(org, 'workspaces').map((ws) => ws.id));
+    problems.push(...setProblems(doc, org, i, workspaceIds));
     listAt(org, 'agent-pools').forEach((pool, j) => {
       const allowed: unknown[] = Array.isArray(pool['allowed-workspaces']) ? pool['allowed-workspaces'] : [];
       allowed.forEach((id, k) => {
@@ -118,6 +136,32 @@ function crossProblems(doc: YamlDocument, value: unknown): SourceProblem[] {
         problems.push(doc.problem(path, `${keyLabel(path)} "${id}" is not a workspace of organization "${String(org.name)}"`));
       });
     });
+  });
+  return problems;
+}
+
+/** A policy set's id and name once per organization, and its scope among the organization's workspaces and projects. */
+function setProblems(doc: YamlDocument, org: Record<string, unknown>, i: number, workspaceIds: Set<unknown>): SourceProblem[] {
+  const problems: SourceProblem[] = [];
+  const projectIds = new Set(listAt(org, 'projects').map((project) => project.id));
+  const seen = new Set<unknown>();
+  const sets: unknown[] = Array.isArray(org['policy-sets']) ? org['policy-sets'] : [];
+  sets.forEach((entry, j) => {
+    const set = typeof entry === 'string' ? { id: entry } : (entry as Record<string, unknown>);
+    for (const key of ['id', 'name'] as const) {
+      const value = key === 'name' ? (set.name ?? set.id) : set.id;
+      const path = ['organizations', i, 'policy-sets', j, ...(typeof entry === 'string' ? [] : [key])];
+      if (seen.has(`${key}:${String(value)}`)) problems.push(doc.problem(path, `${keyLabel(path)}: the policy set ${key} "${String(value)}" is used twice`));
+      seen.add(`${key}:${String(value)}`);
+    }
+    for (const [key, known] of [['workspaces', workspaceIds], ['projects', projectIds]] as const) {
+      const ids: unknown[] = Array.isArray(set[key]) ? (set[key] as unknown[]) : [];
+      ids.forEach((id, k) => {
+        if (known.has(id)) return;
+        const path = ['organizations', i, 'policy-sets', j, key, k];
+        problems.push(doc.problem(path, `${keyLabel(path)} "${String(id)}" is not one of the ${key} of organization "${String(org.name)}"`));
+      });
+    }
   });
   return problems;
 }
@@ -144,9 +188,17 @@ function toSeed(raw: RawSeed): Seed {
 function toOrganization(raw: RawOrganization): SeedOrganization {
   const org: SeedOrganization = { name: raw.name };
   if (raw['max-agent-pools'] !== undefined) org.maxAgentPools = raw['max-agent-pools'];
-  org.workspaces = (raw.workspaces ?? []).map((ws) => ({ id: ws.id, name: ws.name }));
+  org.workspaces = (raw.workspaces ?? []).map((ws) => ({ id: ws.id, name: ws.name, ...(ws.project === undefined ? {} : { project: ws.project }) }));
   if (raw.projects !== undefined) org.projects = raw.projects.map((project) => ({ id: project.id, name: project.name }));
-  org.policySets = [...(raw['policy-sets'] ?? [])];
+  org.policySets = (raw['policy-sets'] ?? []).map((set) => (typeof set === 'string' ? set : { ...set }));
+  const limits = raw.entitlements;
+  if (limits !== undefined) {
+    org.entitlements = {
+      policySetLimit: limits['policy-set-limit'] ?? null,
+      policyLimit: limits['policy-limit'] ?? null,
+      versionedPolicySetLimit: limits['versioned-policy-set-limit'] ?? null,
+    };
+  }
   org.agentPools = (raw['agent-pools'] ?? []).map(toPool);
   return org;
 }

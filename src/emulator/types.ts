@@ -13,7 +13,10 @@ export interface FaultSpec {
   kind: FaultKind;
   /** HTTP method to match; any when absent. */
   method?: string;
-  /** Regex tested against the path after /api/v2, without query; any when absent. */
+  /**
+   * Regex tested against the path after /api/v2, without query (an upload link: its whole path, matched only by a fault
+   * that gives one); any API request when absent.
+   */
   path?: string;
   /** Status answered by a `status` fault. @default 503 */
   status?: number;
@@ -57,6 +60,29 @@ export interface SeedAgentPool {
 export interface SeedWorkspace {
   id: string;
   name: string;
+  /** `prj-` id of its project. */
+  project?: string;
+}
+
+/** A policy set that exists before the first request; a bare id is a native set named by its id. */
+export interface SeedPolicySet {
+  id: string;
+  /** @default the id */
+  name?: string;
+  /** `native` (whatever the dialect calls it), `opa`, or `tfpolicy` (hosted dialect only). @default 'native' */
+  kind?: 'native' | 'opa' | 'tfpolicy';
+  description?: string | null;
+  /** @default false */
+  global?: boolean;
+  workspaces?: string[];
+  projects?: string[];
+}
+
+/** The edition's limits (`GET /organizations/:org/entitlement-set`); null or absent: no limit. */
+export interface SeedEntitlements {
+  policySetLimit?: number | null;
+  policyLimit?: number | null;
+  versionedPolicySetLimit?: number | null;
 }
 
 export interface SeedProject {
@@ -71,8 +97,10 @@ export interface SeedOrganization {
   workspaces?: SeedWorkspace[];
   /** Projects by id and name, for `filter[allowed_projects][name]` (pools may allow any `prj-` id). */
   projects?: SeedProject[];
-  /** `polset-` ids. */
-  policySets?: string[];
+  /** Policy sets: `polset-` ids (a native set named by its id) or whole sets. */
+  policySets?: Array<string | SeedPolicySet>;
+  /** @default no limits */
+  entitlements?: SeedEntitlements;
   agentPools?: SeedAgentPool[];
 }
 
@@ -96,10 +124,18 @@ export interface Behaviour {
   listOmitsPolicySets: boolean;
   /** So does showing one policy, `include=policy_sets` or not. @default false */
   showOmitsPolicySets: boolean;
+  /**
+   * How many reads of an uploaded policy set version answer `ingressing` before its outcome (`ready` or `errored`):
+   * clients must poll. A large number plays a version that never settles. @default 1
+   */
+  ingressingReads: number;
 }
 
 export function defaultBehaviour(): Behaviour {
-  return { poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false, nativeKind: 'native', listOmitsPolicySets: false, showOmitsPolicySets: false };
+  return {
+    poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false, nativeKind: 'native', listOmitsPolicySets: false,
+    showOmitsPolicySets: false, ingressingReads: 1,
+  };
 }
 
 export interface Seed {

@@ -4,8 +4,9 @@ import { describeValue, keyLabel, type KeyPath } from './key-path.js';
 
 /** What a pattern or format in the published schemas means, for messages. Keyed as written in the schema. */
 const HINTS: Readonly<Record<string, string>> = {
-  '^polset-[A-Za-z0-9_-]+$': 'is not a policy set id (polset- followed by letters and digits)',
-  '^ws-[A-Za-z0-9_-]+$': 'is not a workspace id (ws- followed by letters and digits)',
+  '^polset-[A-Za-z0-9_-]{1,64}$': 'is not a policy set id (polset- followed by at most 64 letters, digits, - and _)',
+  '^ws-[A-Za-z0-9_-]{1,64}$': 'is not a workspace id (ws- followed by at most 64 letters, digits, - and _)',
+  '^prj-[A-Za-z0-9_-]{1,64}$': 'is not a project id (prj- followed by at most 64 letters, digits, - and _)',
   '^[A-Za-z0-9_-]+$': 'is not a valid name (letters, digits, - and _)',
   '^[1-9][0-9]*[smhd]$': 'is not a duration (a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d)',
   '^(embedded|https?://[^\\s]+)$': 'is not "embedded" or an http(s) URL',

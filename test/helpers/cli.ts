@@ -18,6 +18,8 @@ export interface CliOptions {
   cwd?: string;
   /** Kills the process (SIGKILL) after this long: for a run that must end by itself. In this process: gives up waiting (code null). */
   timeoutMs?: number;
+  /** In-process runs only: stdout and stderr say they are a terminal (`isTTY`), as a person's are. @default false */
+  terminal?: boolean;
 }
 
 function baseEnv(env: Record<string, string> = {}): Record<string, string> {
@@ -81,6 +83,7 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
 async function runInProcess(args: string[], options: CliOptions): Promise<CliRun> {
   const stdout = capture();
   const stderr = capture();
+  if (options.terminal === true) for (const stream of [stdout.stream, stderr.stream]) Object.assign(stream, { isTTY: true, columns: 120 });
   const result = (code: number | null): CliRun => ({ code, stdout: stdout.text(), stderr: stderr.text() });
   return inProcessState(options.cwd, async () => {
     const run = runCommandLine(args, {
