@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Writable } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import { stringify } from 'yaml';
 import { runCommandLine } from '../../src/cli/main.js';
@@ -18,8 +18,8 @@ export interface LogLine {
   [key: string]: unknown;
 }
 
-/** What the tests do with the daemon's process: signal it, see whether it has ended. */
-export type DaemonChild = Pick<ChildProcess, 'kill' | 'exitCode' | 'signalCode' | 'pid'>;
+/** What the tests do with the daemon's process: signal it, see whether it has ended, follow its output. */
+export type DaemonChild = Pick<ChildProcess, 'kill' | 'exitCode' | 'signalCode' | 'pid' | 'stdout' | 'stderr'>;
 
 export interface DaemonProcess {
   origin: string;
@@ -126,17 +126,26 @@ function startChild(file: string, env: NodeJS.ProcessEnv): Started {
  */
 function startInProcess(file: string, env: NodeJS.ProcessEnv): Started {
   let stderr = '';
+  // What it writes, also as the streams a child's would be (flowing: what nobody listens to is dropped).
+  const output = { stdout: new PassThrough().resume(), stderr: new PassThrough().resume() };
   const sink = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
       stderr += chunk.toString();
+      output.stderr.write(chunk);
       done();
     },
   });
-  const stdout = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const stdout = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      output.stdout.write(chunk);
+      done();
+    },
+  });
   const before = listenerSnapshot();
   let handlers: Array<[string, (...args: unknown[]) => void]> | null = null;
   const child = {
     pid: process.pid,
+    ...output,
     exitCode: null as number | null,
     signalCode: null,
     kill(signal: NodeJS.Signals | number = 'SIGTERM'): boolean {
