@@ -159,7 +159,7 @@ describe('emulator seed', () => {
     assert.match(problems[2]!.message, /"prj-x" is not one of the projects of organization "o"/);
     const shapes = problemsOf('organizations:\n  - name: o\n    policy-sets: [foo, { id: polset-a, kind: weird }, 3]\n');
     assert.deepEqual(shapes.map((p) => p.message), [
-      'organizations[0].policy-sets[0] "foo" is not a policy set id (polset- followed by letters and digits)',
+      'organizations[0].policy-sets[0] "foo" is not a policy set id (polset- followed by at most 64 letters, digits, - and _)',
       'organizations[0].policy-sets[1].kind "weird" is not one of: native, opa, tfpolicy',
       'organizations[0].policy-sets[2] must be a mapping, not 3',
     ]);
