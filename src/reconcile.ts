@@ -86,8 +86,9 @@ export interface PassOutcome {
 export async function runPass(request: PassRequest): Promise<PassOutcome> {
   const { source, logger } = request;
   const session = openPassSession(request.api, request.signal, request.now);
+  let wave: string | undefined;
   const progress = (phase: PassProgress['phase'], done: number, total: number | null, failed = 0) =>
-    request.onProgress?.({ source: source.name, phase, done, total, failed });
+    request.onProgress?.({ source: source.name, phase, done, total, failed, ...(wave === undefined ? {} : { wave }) });
   const header = { name: source.name, organization: source.organization, revision: request.revision };
   const unplanned = (unreadable: UnplannedSource['unreadable'], errors: string[]): PassOutcome => ({
     sourcePlan: { ...header, plan: null, unreadable, errors },
@@ -147,6 +148,10 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     onUploaded: (policyId, updatedAt, digest) => request.codeCache?.set(policyId, updatedAt, digest),
     concurrency: request.concurrency,
     ...(request.appliedLogLevel === undefined ? {} : { appliedLogLevel: request.appliedLogLevel }),
+    onWave: (name) => {
+      wave = name;
+      progress('applying', done, plan.changes.length, failed);
+    },
     onResult: (result) => {
       if (result.outcome === 'failed') failed += 1;
       progress('applying', Math.min((done += 1), plan.changes.length), plan.changes.length, failed);
