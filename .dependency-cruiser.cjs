@@ -5,7 +5,7 @@
  * type-only imports included.
  */
 const LAYERS = [
-  ['embedded', 'model', 'errors', 'line-ends', 'suggest', 'plural', 'code-content', 'redact', 'map-limit', 'host-port'],
+  ['embedded', 'model', 'errors', 'line-ends', 'suggest', 'plural', 'code-content', 'redact', 'map-limit', 'host-port', 'hcl'],
   ['logger', 'version', 'yaml', 'cron', 'state-dir', 'http'],
   ['signals', 'progress', 'config'],
   ['api', 'declared', 'leader'],

@@ -61,9 +61,46 @@ export interface DeclaredPool {
   agentCleanup: AgentCleanup | null;
 }
 
+/** A versioned set's content: its folder packed as a deterministic tar.gz (set-archive.ts). */
+export interface SetContent {
+  /** The set's folder, relative to the source root. */
+  folder: string;
+  /** Real path of the source root: the folder must still resolve under it when it is packed again for the upload. */
+  root: string;
+  /** The config file, relative to the folder. */
+  configFile: string;
+  /** sha256 (hex) of the uncompressed tar: what the set's ownership marker records. */
+  digest: string;
+  /** Size of the tar.gz in bytes. */
+  bytes: number;
+  /** Every file packed, relative to the folder, with its sha256: what a plan names when the content changes. */
+  files: Array<{ path: string; sha256: string; size: number }>;
+  /** The policies and modules the config file declares. */
+  policies: number;
+  modules: number;
+}
+
+/** A policy set as the declared repo states it: a folder with a config file (versioned), or a YAML file. */
+export interface DeclaredPolicySet {
+  name: string;
+  kind: PolicyKind;
+  /** The settings file (policy-set.yaml beside the config file, or policy-sets/<name>.yaml); null when none. */
+  settingsFile: string | null;
+  description: string | null;
+  global: boolean;
+  /** null: the service's default (not managed). */
+  overridable: boolean | null;
+  agentEnabled: boolean | null;
+  policyToolVersion: string | null;
+  /** Versioned sets only; null for a set declared in YAML, whose members are the policies that name it. */
+  content: SetContent | null;
+}
+
 export interface DeclaredState {
   policies: DeclaredPolicy[];
   pools: DeclaredPool[];
+  /** Policy sets; absent reads as none (states made before sets were declared). */
+  policySets?: DeclaredPolicySet[];
   /**
    * Files that are read but look wrong (empty code), or look declared but are not read; the plan shows them among its
    * warnings. `readDeclared` always sets it.

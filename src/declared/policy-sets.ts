@@ -1,0 +1,158 @@
+import path from 'node:path';
+import type { SourceProblem } from '../errors.js';
+import type { PolicyKind } from '../model.js';
+import { MAX_CODE_BYTES } from '../model.js';
+import { readSourceFile, decodeText } from './read-file.js';
+import { readYamlText } from './read-code.js';
+import { byName, isValidName, NAME_RULE } from './resource-names.js';
+import { packSet, type ArchiveFile } from './set-archive.js';
+import { readSetConfig, SET_CONFIG_FILES } from './set-config.js';
+import { readSettingsFile, withFile } from './settings-file.js';
+import type { DeclaredPolicySet } from './types.js';
+import type { FoundFile } from './walk.js';
+
+/** The settings file beside a versioned set's config file; never packed. */
+export const SET_SETTINGS_FILE = 'policy-set.yaml';
+/** Sets declared in YAML: `policy-sets/<name>.yaml`. */
+export const YAML_SET_FILE = /^policy-sets\/[^/]+\.yaml$/;
+/**
+ * The largest set archive (tar.gz) this tool uploads, and the most its files may hold before packing. The service
+ * documents no limit; these keep a mistaken folder (a vendored tree, build output) from being packed and sent.
+ */
+export const MAX_SET_ARCHIVE_BYTES = 20 * 1024 * 1024;
+export const MAX_SET_FILES_BYTES = 100 * 1024 * 1024;
+
+/** The folders (relative to the root) that hold a set's config file; a folder inside another set's is a problem. */
+export function setFolders(files: readonly FoundFile[]): { folders: string[]; problems: SourceProblem[] } {
+  const all = [...new Set(files.filter((f) => path.posix.basename(f.rel) in SET_CONFIG_FILES).map((f) => path.posix.dirname(f.rel)))].sort();
+  const folders: string[] = [];
+  const problems: SourceProblem[] = [];
+  for (const folder of all) {
+    const outer = folders.find((f) => folder.startsWith(`${f}/`));
+    if (outer === undefined) folders.push(folder);
+    else problems.push({ file: folder, message: `holds a policy set's config file inside the policy set of ${outer}; sets cannot be nested` });
+  }
+  for (const folder of folders) {
+    const configs = files.filter((f) => path.posix.dirname(f.rel) === folder && path.posix.basename(f.rel) in SET_CONFIG_FILES);
+    if (configs.length > 1) problems.push({ file: folder, message: `holds ${configs.map((f) => path.posix.basename(f.rel)).join(' and ')}; a policy set has one config file` });
+  }
+  return { folders, problems };
+}
+
+/** Whether `rel` is inside one of `folders`. */
+export function inFolder(rel: string, folders: readonly string[]): boolean {
+  return folders.some((folder) => rel.startsWith(`${folder}/`));
+}
+
+interface SetFiles {
+  folder: string;
+  config: FoundFile;
+  settings: FoundFile | null;
+  files: FoundFile[];
+}
+
+/** Reads every policy set: versioned ones from `folders` (their files among `files`), the others from their YAML files. */
+export async function readPolicySets(
+  folders: readonly string[], files: readonly FoundFile[], yamlFiles: readonly FoundFile[], realRoot: string,
+): Promise<{ sets: DeclaredPolicySet[]; problems: SourceProblem[] }> {
+  const sets: DeclaredPolicySet[] = [];
+  const problems: SourceProblem[] = [];
+  for (const folder of folders) {
+    const inside = files.filter((f) => f.rel.startsWith(`${folder}/`));
+    const config = inside.find((f) => path.posix.dirname(f.rel) === folder && path.posix.basename(f.rel) in SET_CONFIG_FILES)!;
+    const settings = inside.find((f) => f.rel === `${folder}/${SET_SETTINGS_FILE}`) ?? null;
+    const read = await readVersionedSet({ folder, config, settings, files: inside.filter((f) => f !== settings) }, realRoot);
+    problems.push(...read.problems);
+    if (read.set !== null) sets.push(read.set);
+  }
+  for (const file of yamlFiles) {
+    const read = readYamlSet(file, realRoot);
+    problems.push(...read.problems);
+    if (read.set !== null) sets.push(read.set);
+  }
+  problems.push(...duplicateSetNames(sets));
+  return { sets: sets.sort(byName), problems };
+}
+
+async function readVersionedSet(entry: SetFiles, realRoot: string): Promise<{ set: DeclaredPolicySet | null; problems: SourceProblem[] }> {
+  const kind = SET_CONFIG_FILES[path.posix.basename(entry.config.rel)]!;
+  const settings = entry.settings === null ? { values: {}, problems: [] } : readSettings(entry.settings, realRoot);
+  const problems = [...settings.problems];
+  if (settings.values['kind'] !== undefined) problems.push({ file: entry.settings!.rel, message: `kind is not allowed here: a versioned set's kind comes from its config file (${path.posix.basename(entry.config.rel)})` });
+  const total = entry.files.reduce((sum, f) => sum + f.size, 0);
+  if (total > MAX_SET_FILES_BYTES) {
+    problems.push({ file: entry.folder, message: `holds ${total} bytes of files; a policy set's folder may hold at most ${MAX_SET_FILES_BYTES} bytes (100 MiB). Leave files out with .syncignore` });
+    return { set: null, problems };
+  }
+  const archiveFiles: ArchiveFile[] = [];
+  for (const file of entry.files) {
+    const read = readSourceFile(realRoot, file.rel, file.abs, MAX_CODE_BYTES, file.real);
+    if ('problem' in read) problems.push(read.problem);
+    else archiveFiles.push({ path: file.rel.slice(entry.folder.length + 1), bytes: read.bytes });
+  }
+  const configBytes = archiveFiles.find((f) => `${entry.folder}/${f.path}` === entry.config.rel)?.bytes;
+  const text = configBytes === undefined ? null : decodeText(entry.config.rel, configBytes);
+  if (text === null || 'problem' in text) return { set: null, problems: text === null ? problems : [...problems, text.problem] };
+  const checked = await readSetConfig(entry.config.rel, text.text, new Set(archiveFiles.map((f) => f.path)));
+  problems.push(...checked.problems);
+  if (problems.length > 0) return { set: null, problems };
+  const archive = await packSet(archiveFiles);
+  if (archive.gzip.length > MAX_SET_ARCHIVE_BYTES) {
+    problems.push({ file: entry.folder, message: `packs to ${archive.gzip.length} bytes; a policy set's archive may be at most ${MAX_SET_ARCHIVE_BYTES} bytes (20 MiB)` });
+    return { set: null, problems };
+  }
+  const name = typeof settings.values['name'] === 'string' ? settings.values['name'] : path.posix.basename(entry.folder);
+  if (!isValidName(name)) return { set: null, problems: [{ file: entry.folder, message: `"${name}" is not a valid policy set name; ${NAME_RULE} (name it in ${SET_SETTINGS_FILE})` }] };
+  const content = {
+    folder: entry.folder, root: realRoot, configFile: path.posix.basename(entry.config.rel), digest: archive.digest, bytes: archive.gzip.length,
+    files: archive.files, policies: checked.config.policies.length, modules: checked.config.modules.length,
+  };
+  return { set: { ...setSettings(name, kind, entry.settings?.rel ?? null, settings.values), content }, problems };
+}
+
+function readYamlSet(file: FoundFile, realRoot: string): { set: DeclaredPolicySet | null; problems: SourceProblem[] } {
+  const settings = readSettings(file, realRoot);
+  if (settings.problems.length > 0) return { set: null, problems: settings.problems };
+  const stem = path.posix.basename(file.rel, '.yaml');
+  const name = typeof settings.values['name'] === 'string' ? settings.values['name'] : stem;
+  if (!isValidName(name)) return { set: null, problems: [{ file: file.rel, message: `"${name}" is not a valid policy set name; ${NAME_RULE}` }] };
+  const kind: PolicyKind = settings.values['kind'] === 'opa' ? 'opa' : 'native';
+  return { set: { ...setSettings(name, kind, file.rel, settings.values), content: null }, problems: [] };
+}
+
+function readSettings(file: FoundFile, realRoot: string): { values: Record<string, unknown>; problems: SourceProblem[] } {
+  const text = readYamlText(file, realRoot);
+  if ('problem' in text) return { values: {}, problems: [text.problem] };
+  const parsed = readSettingsFile(file.rel, text.text, 'policy-set');
+  const values = parsed.settings ?? {};
+  const problems = [...parsed.problems];
+  const hasScope = ['workspaces', 'projects'].some((key) => Array.isArray(values[key]) && (values[key] as unknown[]).length > 0);
+  if (values['global'] === true && hasScope) {
+    problems.push(withFile(file.rel, parsed.doc?.lineOfKey(['global']), 'global: true is not allowed with workspaces or projects; the service scopes a set to them only when it is not global'));
+  }
+  return { values, problems };
+}
+
+function setSettings(name: string, kind: PolicyKind, settingsFile: string | null, values: Record<string, unknown>): Omit<DeclaredPolicySet, 'content'> {
+  const flag = (key: string) => (typeof values[key] === 'boolean' ? values[key] : null);
+  return {
+    name, kind, settingsFile,
+    description: typeof values['description'] === 'string' ? values['description'] : null,
+    global: values['global'] === true,
+    overridable: flag('overridable'),
+    agentEnabled: flag('agent-enabled'),
+    policyToolVersion: typeof values['policy-tool-version'] === 'string' ? values['policy-tool-version'] : null,
+  };
+}
+
+function duplicateSetNames(sets: readonly DeclaredPolicySet[]): SourceProblem[] {
+  const seen = new Map<string, DeclaredPolicySet>();
+  const problems: SourceProblem[] = [];
+  for (const set of sets) {
+    const first = seen.get(set.name.toLowerCase());
+    const where = (s: DeclaredPolicySet) => s.content?.folder ?? s.settingsFile ?? s.name;
+    if (first === undefined) seen.set(set.name.toLowerCase(), set);
+    else problems.push({ file: where(set), message: `policy set name "${set.name}" is also declared by ${where(first)}; a set's name must be unique` });
+  }
+  return problems;
+}
