@@ -17,10 +17,14 @@ export class ApiError extends Error {
     readonly status: number,
     readonly detail: string | null,
     readonly request: FailedRequest,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; pointers?: readonly string[] },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.pointers = options?.pointers ?? [];
   }
+
+  /** The `source.pointer` of each error object of the answer (`/data/attributes/kind`), in order; empty when none. */
+  readonly pointers: readonly string[];
 }
 
 /** The request never got an answer: connection refused or reset, timeout. */

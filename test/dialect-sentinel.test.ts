@@ -31,6 +31,7 @@ describe('an API that calls the native kind sentinel (native-kind: sentinel)', (
     const { world } = fixture;
     const refused = await world.call('POST', `/organizations/${ORG}/policies`, { body: policyBody('p-native', { kind: 'native', 'enforcement-level': 'advisory' }) });
     assert.equal(refused.status, 422);
+    assert.deepEqual(refused.json.errors, [{ status: '422', title: 'invalid attribute', detail: 'Kind is not included in the list', source: { pointer: '/data/attributes/kind' } }]);
     const taken = await world.call('POST', `/organizations/${ORG}/policies`, { body: policyBody('p-sentinel', { kind: 'sentinel', 'enforcement-level': 'advisory' }) });
     assert.equal(taken.status, 200, taken.text);
     assert.equal(taken.json.data.attributes.kind, 'sentinel');
@@ -42,7 +43,7 @@ describe('an API that calls the native kind sentinel (native-kind: sentinel)', (
     const dir = await fixture.repo(sentinelRepo());
     const given = await world.cli('--reconcile', dir, ['--native-kind', 'native']);
     assert.equal(given.code, 1, 'a given word is never changed');
-    assert.match(given.stdout + given.stderr, /kind must be one of sentinel, opa, tfpolicy; the API calls the native kind "sentinel": set api\.native-kind: sentinel \(--native-kind sentinel\)/);
+    assert.match(given.stdout + given.stderr, /Kind is not included in the list; the API refused the kind "native" and most likely calls the native kind "sentinel": set api\.native-kind: sentinel \(--native-kind sentinel\)/);
     const applied = await world.cli('--reconcile', dir, ['--native-kind', 'sentinel']);
     assert.equal(applied.code, 0, applied.stderr + applied.stdout);
     const live = await world.policies();

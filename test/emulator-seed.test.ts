@@ -146,7 +146,8 @@ describe('emulator seed', () => {
     assert.equal(org!.workspaces?.length, 2);
     assert.ok(org!.workspaces!.every((ws) => ws.id.startsWith('ws-')));
     assert.equal(org!.policySets?.length, 1);
-    assert.ok(org!.policySets![0]!.startsWith('polset-'));
+    const set = org!.policySets![0]!;
+    assert.ok((typeof set === 'string' ? set : set.id).startsWith('polset-'));
   });
 
   it('serves the default seed and takes the token from the seed, else API_TOKEN, else a random one', async () => {

@@ -7,6 +7,7 @@ import { systemClock, type Clock } from './clock.js';
 import { fetchDownload, fetchDownloadBytes, fetchDownloadDigest, type StreamedCode } from './download.js';
 import { field, int, primary } from './json-api.js';
 import { NativeKind } from './native-kind.js';
+import { PolicySetEndpoints } from './policy-sets.js';
 import type { ProxySettings } from '../http/proxy.js';
 import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
@@ -22,13 +23,28 @@ import type {
   AgentPoolList,
   CreateAgentPoolInput,
   CreatePolicyInput,
+  CreatePolicySetInput,
+  CreatePolicySetParameterInput,
+  Entitlements,
   ListAgentPoolsOptions,
   ListPoliciesOptions,
+  ListPolicySetsOptions,
+  ListProjectsOptions,
+  ListWorkspacesOptions,
   Policy,
   PolicyApi,
   PolicyRef,
+  PolicySet,
+  PolicySetInclude,
+  PolicySetParameter,
+  PolicySetRelationship,
+  PolicySetVersion,
+  Project,
   UpdateAgentPoolInput,
   UpdatePolicyInput,
+  UpdatePolicySetInput,
+  UpdatePolicySetParameterInput,
+  Workspace,
 } from './types.js';
 
 export interface ApiClientOptions {
@@ -88,6 +104,8 @@ export class ApiClient implements PolicyApi {
   private readonly parsePolicy: (resource: unknown) => Policy;
   /** Set on a client made by `withSignal`: every request of it ends once it aborts. */
   private readonly signal: AbortSignal | undefined;
+  /** Policy sets, versions, parameters, workspaces, projects, entitlements (policy-sets.ts). */
+  private readonly sets: PolicySetEndpoints;
 
   /** `bound`: the transport of the client `withSignal` was called on, and the signal; only `withSignal` passes it. */
   constructor(private readonly options: ApiClientOptions, bound?: { transport: Transport; signal: AbortSignal; kind: NativeKind }) {
@@ -114,6 +132,7 @@ export class ApiClient implements PolicyApi {
       onRateLimitWait: options.onRateLimitWait,
       ...(options.fence === undefined ? {} : { fence: options.fence }),
     });
+    this.sets = new PolicySetEndpoints(this.transport, this.signal, this.kind, options.logger);
   }
 
   stats(): ApiClientStats {
@@ -166,8 +185,8 @@ export class ApiClient implements PolicyApi {
   }
 
   /**
-   * A native policy refused with 422 because the API calls the native kind otherwise is sent again in the word the
-   * refusal names, once: nothing was written (native-kind.ts).
+   * A native policy refused with a 422 naming its kind (the API calls the native kind otherwise) is sent again in the
+   * other word, once: nothing was written (native-kind.ts).
    * `owns`: whether a policy of the name found after a lost answer is this create's; without it none is (the create
    * is sent again, and a name taken is the service's 422), so no caller takes another's policy by leaving it out.
    */
@@ -177,9 +196,17 @@ export class ApiClient implements PolicyApi {
       return await this.sendCreatePolicy(organization, input, owns);
     } catch (error) {
       if (!(error instanceof ApiError) || input.kind !== 'native') throw error;
-      if (this.kind.retryWord(error, sent) !== null) return this.sendCreatePolicy(organization, input, owns);
-      const hint = this.kind.hint(error);
-      throw hint === null ? error : withNote(error, hint);
+      if (this.kind.retryWord(error, sent) === null) {
+        const hint = this.kind.hint(error);
+        throw hint === null ? error : withNote(error, hint);
+      }
+      try {
+        return await this.sendCreatePolicy(organization, input, owns);
+      } catch (again) {
+        // Refused for its kind in the other word too: neither word was learned.
+        if (again instanceof ApiError && NativeKind.refusesKind(again)) this.kind.restore(sent);
+        throw again;
+      }
     }
   }
 
@@ -293,6 +320,74 @@ export class ApiClient implements PolicyApi {
 
   deleteAgent(id: string): Promise<void> {
     return this.remove(`/agents/${seg(id)}`);
+  }
+
+  listPolicySets(organization: string, options?: ListPolicySetsOptions): Promise<PolicySet[]> {
+    return this.sets.listPolicySets(organization, options);
+  }
+
+  getPolicySet(id: string, options?: { include?: readonly PolicySetInclude[] }): Promise<PolicySet> {
+    return this.sets.getPolicySet(id, options);
+  }
+
+  createPolicySet(organization: string, input: CreatePolicySetInput, owns?: (found: PolicySet) => boolean): Promise<PolicySet> {
+    return this.sets.createPolicySet(organization, input, owns);
+  }
+
+  updatePolicySet(id: string, input: UpdatePolicySetInput): Promise<PolicySet> {
+    return this.sets.updatePolicySet(id, input);
+  }
+
+  deletePolicySet(id: string): Promise<void> {
+    return this.sets.deletePolicySet(id);
+  }
+
+  addToPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void> {
+    return this.sets.addToPolicySet(setId, relationship, ids);
+  }
+
+  removeFromPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void> {
+    return this.sets.removeFromPolicySet(setId, relationship, ids);
+  }
+
+  createPolicySetVersion(setId: string): Promise<PolicySetVersion> {
+    return this.sets.createPolicySetVersion(setId);
+  }
+
+  uploadPolicySetVersion(version: PolicySetVersion, archive: Uint8Array | StreamedBody): Promise<void> {
+    return this.sets.uploadPolicySetVersion(version, archive);
+  }
+
+  getPolicySetVersion(id: string): Promise<PolicySetVersion> {
+    return this.sets.getPolicySetVersion(id);
+  }
+
+  listPolicySetParameters(setId: string): Promise<PolicySetParameter[]> {
+    return this.sets.listPolicySetParameters(setId);
+  }
+
+  createPolicySetParameter(setId: string, input: CreatePolicySetParameterInput): Promise<PolicySetParameter> {
+    return this.sets.createPolicySetParameter(setId, input);
+  }
+
+  updatePolicySetParameter(setId: string, parameterId: string, input: UpdatePolicySetParameterInput): Promise<PolicySetParameter> {
+    return this.sets.updatePolicySetParameter(setId, parameterId, input);
+  }
+
+  deletePolicySetParameter(setId: string, parameterId: string): Promise<void> {
+    return this.sets.deletePolicySetParameter(setId, parameterId);
+  }
+
+  listWorkspaces(organization: string, options?: ListWorkspacesOptions): Promise<Workspace[]> {
+    return this.sets.listWorkspaces(organization, options);
+  }
+
+  listProjects(organization: string, options?: ListProjectsOptions): Promise<Project[]> {
+    return this.sets.listProjects(organization, options);
+  }
+
+  getEntitlements(organization: string): Promise<Entitlements> {
+    return this.sets.getEntitlements(organization);
   }
 
   /**

@@ -62,3 +62,10 @@ function errorText(error: unknown): string {
   if (title !== null && detail !== null && title !== detail) return `${title}: ${detail}`;
   return detail ?? title ?? '';
 }
+
+/** The `source.pointer` of each error object of an error document. */
+export function errorPointers(document: unknown): string[] {
+  const errors = field(document, 'errors');
+  if (!Array.isArray(errors)) return [];
+  return errors.map((error) => str(field(field(error, 'source'), 'pointer'))).filter((pointer): pointer is string => pointer !== null);
+}

@@ -1,17 +1,22 @@
 /**
  * The API's word for the native kind (`native` in the document, `sentinel` on the hosted service): given by
- * `api.native-kind`, or learned from the service. It is learned from the kind words of the policies a list or a read
- * returns, and, in an organization that holds none yet, from the 422 a create gets when its word is refused
- * (`kind must be one of sentinel, opa, tfpolicy`): a refused create wrote nothing, so it is sent again in the word the
- * service named.
+ * `api.native-kind`, or learned from the service. It is learned from the kind words of the policies and policy sets a
+ * list or a read returns, and, in an organization that holds none yet, from the 422 a create gets when its word is
+ * refused: any 422 that names the kind field, by its pointer (`/data/attributes/kind`) or in its text, whatever the
+ * wording (the hosted service most likely says `Kind is not included in the list`; a list of allowed words, as in
+ * `kind must be one of sentinel, opa, tfpolicy`, is read when there is one). A refused create wrote nothing, so it is
+ * sent again in the other word, once.
  */
 import type { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { NativeKindName } from '../model.js';
 
 const WORDS: readonly NativeKindName[] = ['native', 'sentinel'];
-/** The service's message when a kind is refused; the allowed words follow. */
+/** A refusal that lists the allowed kinds: `kind must be one of sentinel, opa, tfpolicy`. */
 const ALLOWED = /kind must be one of ([a-z_-]+(?:\s*,\s*(?:or\s+)?[a-z_-]+)*)/i;
+/** The kind field named in a message's text. */
+const NAMES_KIND = /\bkind\b/i;
+const KIND_POINTER = '/data/attributes/kind';
 
 export class NativeKind {
   private current: NativeKindName;
@@ -28,17 +33,28 @@ export class NativeKind {
     return this.current;
   }
 
-  /** A kind word the API sent for one of its policies. */
+  /** A kind word the API sent for one of its policies or policy sets (`tfpolicy` and other kinds teach nothing). */
   observe(word: unknown): void {
     if (this.given || word === this.current || !WORDS.includes(word as NativeKindName)) return;
     this.current = word as NativeKindName;
-    this.logger.info({ nativeKind: this.current }, 'the API calls the native kind by the word its policies carry; using it');
+    this.logger.info({ nativeKind: this.current }, 'the API calls the native kind by the word its policies or policy sets carry; using it');
+  }
+
+  /** Back to `word` after a create sent again in the other word was refused for its kind too: neither was learned. */
+  restore(word: NativeKindName): void {
+    if (!this.given) this.current = word;
+  }
+
+  /** Whether a refused create's error names the kind field: its pointer, or `kind` in its text, whatever the wording. */
+  static refusesKind(error: ApiError): boolean {
+    if (error.status !== 422) return false;
+    return error.pointers.includes(KIND_POINTER) || NAMES_KIND.test(error.detail ?? '');
   }
 
   /**
-   * For a create sent with `sent` and refused with 422: the native word to send again when the refusal names the
-   * allowed kinds, leaves `sent` out and takes the other one (creates in flight together each get the answer); null
-   * otherwise, and always when the word was given. Says so once per client.
+   * For a create sent with `sent` and refused with a 422 naming the kind field: the other native word, to send again
+   * (creates in flight together each get the answer); null when the refusal lists allowed kinds that hold `sent`, when
+   * it is about something else, and always when the word was given. Says so once per client.
    */
   retryWord(error: ApiError, sent: NativeKindName): NativeKindName | null {
     const other = this.otherWord(error, sent);
@@ -47,25 +63,29 @@ export class NativeKind {
     if (!this.said) {
       this.said = true;
       this.logger.warn({ ...error.request, refused: sent, nativeKind: other },
-        `the API refused the native kind's word and named "${other}": nothing was written; sending again as ${other} (set api.native-kind or --native-kind to choose it)`);
+        `the API refused the native kind's word "${sent}": nothing was written; sending again as ${other} (set api.native-kind or --native-kind to choose it)`);
     }
     return other;
   }
 
-  /** What a refused create's message adds when the word was given and the service named the other one. */
+  /** What a refused create's message adds when the word was given and the service refused it for the other one. */
   hint(error: ApiError): string | null {
     const other = this.otherWord(error, this.current);
     if (other === null || !this.given) return null;
-    return `the API calls the native kind "${other}": set api.native-kind: ${other} (--native-kind ${other}), or leave it unset to learn it from the API`;
+    return `the API refused the kind "${this.current}" and most likely calls the native kind "${other}": set api.native-kind: ${other} (--native-kind ${other}), or leave it unset to learn it from the API`;
   }
 
-  /** The word other than `sent` when the refusal's list of allowed kinds leaves `sent` out and holds the other. */
+  /**
+   * The word other than `sent` when the error refuses the kind field: when it lists the allowed kinds, only if that list
+   * leaves `sent` out and holds the other; otherwise the other of the two words.
+   */
   private otherWord(error: ApiError, sent: NativeKindName): NativeKindName | null {
-    if (error.status !== 422) return null;
-    const match = ALLOWED.exec(error.detail ?? error.message);
-    if (match === null) return null;
+    if (!NativeKind.refusesKind(error)) return null;
+    const other = WORDS.find((w) => w !== sent) ?? null;
+    const match = ALLOWED.exec(error.detail ?? '');
+    if (match === null) return other;
     const allowed = (match[1] ?? '').split(/\s*,\s*(?:or\s+)?/).map((w) => w.toLowerCase());
     if (allowed.includes(sent)) return null;
-    return WORDS.find((w) => w !== sent && allowed.includes(w)) ?? null;
+    return other !== null && allowed.includes(other) ? other : null;
   }
 }

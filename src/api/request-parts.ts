@@ -48,7 +48,7 @@ export function watched(body: StreamedBody): { stream: Readable; failed?: { erro
 export function withNote(error: ApiError | NetworkError, note: string): ApiError | NetworkError {
   const message = `${error.message}; ${note}`;
   return error instanceof ApiError
-    ? new ApiError(message, error.status, error.detail, error.request, { cause: error.cause })
+    ? new ApiError(message, error.status, error.detail, error.request, { cause: error.cause, pointers: error.pointers })
     : new NetworkError(message, error.request, { cause: error.cause });
 }
 

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import { errorDetail } from './json-api.js';
+import { errorDetail, errorPointers } from './json-api.js';
 import type { HttpResponse } from './http-types.js';
 
 export function isSuccess(response: HttpResponse): boolean {
@@ -12,10 +12,11 @@ export function isSuccess(response: HttpResponse): boolean {
  */
 export function apiError(response: HttpResponse): ApiError {
   const { method, path } = response.request;
-  const detail = errorDetail(parseJson(response.text)) ?? plainText(response.text);
+  const document = parseJson(response.text);
+  const detail = errorDetail(document) ?? plainText(response.text);
   const hint = response.hint === undefined ? '' : `; ${response.hint}`;
   const message = `${method} ${path} failed: ${response.status}${detail === null ? '' : ` ${detail}`}${hint}`;
-  return new ApiError(message, response.status, detail, response.request);
+  return new ApiError(message, response.status, detail, response.request, { pointers: errorPointers(document) });
 }
 
 /** The JSON body of a successful response; throws ApiError for any other status or an unreadable body. */

@@ -112,7 +112,7 @@ export interface AgentPoolList {
 }
 
 /** What the rest of the program needs of the API. `ApiClient` (src/api/client.ts) implements it. */
-export interface PolicyApi {
+export interface PolicyApi extends PolicySetApi {
   /**
    * The same API whose every request ends once `signal` aborts (a pass that timed out, a shutdown). Called on an API
    * bound already, its requests end once either signal aborts, and count for the first one's `reached`.
@@ -158,4 +158,209 @@ export interface PolicyApi {
   getAgent(id: string): Promise<Agent>;
   /** A 412 (the agent is idle or busy) is thrown as ApiError with status 412; a 404 counts as deleted. */
   deleteAgent(id: string): Promise<void>;
+}
+
+/** What a policy set's `include` may ask for; sent with `_`, as the vendor's client does (the service takes `-` too). */
+export type PolicySetInclude =
+  | 'policies'
+  | 'workspaces'
+  | 'projects'
+  | 'workspace_exclusions'
+  | 'project_exclusions'
+  | 'current_version'
+  | 'newest_version';
+
+/** `pending` until the archive is uploaded, `ingressing` while the service reads it, then `ready` or `errored`; `canceled`. */
+export type PolicySetVersionStatus = 'pending' | 'ingressing' | 'ready' | 'errored' | 'canceled';
+
+export interface PolicySetVersion {
+  id: string;
+  /** As sent; a status this tool does not know is kept. */
+  status: PolicySetVersionStatus | (string & {});
+  /** `tfe-api` for an uploaded version; a VCS provider's name otherwise; null when absent. */
+  source: string | null;
+  /** The service's reason of an `errored` version; null otherwise. */
+  errorMessage: string | null;
+  /** The service's short error code, when it sends one. */
+  error: string | null;
+  /** `pending-at`, `ingressing-at`, `ready-at`, `errored-at`, ...: each one sent, as sent. */
+  statusTimestamps: Record<string, string>;
+  createdAt: string | null;
+  updatedAt: string | null;
+  /** The set it belongs to (`polset-` id), when the answer names it. */
+  policySetId: string | null;
+  /** Where the archive goes (`links.upload`): present while the version waits for it. */
+  uploadUrl: string | null;
+}
+
+export interface PolicySet {
+  id: string;
+  name: string;
+  description: string | null;
+  /** `native` for the native kind whatever the API calls it; see `foreignKind`. */
+  kind: PolicyKind;
+  /** The kind as sent when this tool does not know it (the beta `tfpolicy`; `kind` is then meaningless); null otherwise. */
+  foreignKind: string | null;
+  global: boolean;
+  /** null when the answer leaves it out (agent-enabled sets only carry it). */
+  overridable: boolean | null;
+  agentEnabled: boolean;
+  policyToolVersion: string | null;
+  policiesPath: string | null;
+  /** True for a set whose content comes in versions (uploaded or from VCS) rather than individual policies. */
+  versioned: boolean;
+  /** True when the set is backed by a VCS repository (`vcs-repo` is set). */
+  vcsBacked: boolean;
+  policyCount: number;
+  workspaceCount: number;
+  projectCount: number;
+  createdAt: string | null;
+  updatedAt: string | null;
+  organization: string;
+  /** Ids of the to-many relationships; a relationship the answer leaves out reads as empty. */
+  policyIds: string[];
+  workspaceIds: string[];
+  projectIds: string[];
+  workspaceExclusionIds: string[];
+  projectExclusionIds: string[];
+  /** The newest successful version (`current-version`), and the newest of all (`newest-version`); null when none. */
+  currentVersionId: string | null;
+  newestVersionId: string | null;
+  /** The versions themselves when asked with `include` and the answer holds them; null otherwise. */
+  currentVersion: PolicySetVersion | null;
+  newestVersion: PolicySetVersion | null;
+}
+
+export interface ListPolicySetsOptions {
+  /** `search[name]`: names containing it. */
+  search?: string;
+  /** `filter[kind]`, in the API's word for the native kind. */
+  kind?: PolicyKind;
+  /** `filter[versioned]`. */
+  versioned?: boolean;
+  include?: readonly PolicySetInclude[];
+}
+
+/** The settings of a set, as sent on create; null or absent: not sent (the service's default). */
+export interface CreatePolicySetInput {
+  name: string;
+  description: string | null;
+  kind: PolicyKind;
+  global: boolean;
+  overridable?: boolean | null;
+  agentEnabled?: boolean | null;
+  policyToolVersion?: string | null;
+  policiesPath?: string | null;
+  /** Individual policies; never sent together with a VCS repository (the service refuses the pair). */
+  policyIds?: readonly string[];
+  /** Only with `global: false`: the service refuses both. */
+  workspaceIds?: readonly string[];
+  projectIds?: readonly string[];
+  workspaceExclusionIds?: readonly string[];
+  projectExclusionIds?: readonly string[];
+}
+
+/** Only the settings given are sent; the kind never changes (a kind change is a replace). */
+export interface UpdatePolicySetInput {
+  name?: string;
+  description?: string | null;
+  global?: boolean;
+  overridable?: boolean;
+  agentEnabled?: boolean;
+  policyToolVersion?: string | null;
+  policiesPath?: string | null;
+}
+
+/** The to-many relationships of a set that change by `POST`/`DELETE /policy-sets/:id/relationships/<name>`. */
+export type PolicySetRelationship = 'policies' | 'workspaces' | 'projects' | 'workspace-exclusions' | 'project-exclusions';
+
+/** A policy-set parameter (`vars`, category `policy-set`). */
+export interface PolicySetParameter {
+  id: string;
+  key: string;
+  /** The value as the service answers it: always `""` for a sensitive parameter, whatever was sent. */
+  value: string;
+  sensitive: boolean;
+  category: string;
+}
+
+export interface CreatePolicySetParameterInput {
+  key: string;
+  value: string;
+  sensitive: boolean;
+}
+
+export interface UpdatePolicySetParameterInput {
+  key?: string;
+  value?: string;
+  sensitive?: boolean;
+}
+
+export interface Workspace {
+  id: string;
+  name: string;
+  /** `prj-` id of its project; null when the answer leaves it out. */
+  projectId: string | null;
+}
+
+export interface ListWorkspacesOptions {
+  /** `search[name]`: a fuzzy search on the name. */
+  search?: string;
+  /** `search[wildcard-name]`: `*` as prefix, suffix or both. */
+  wildcardName?: string;
+}
+
+export interface Project {
+  id: string;
+  name: string;
+}
+
+export interface ListProjectsOptions {
+  /** `filter[names]`: exact names, case-insensitive, sent comma-separated. */
+  names?: readonly string[];
+}
+
+/** What an organization's edition allows (`GET /organizations/:org/entitlement-set`); null: no limit, or not said. */
+export interface Entitlements {
+  id: string;
+  policySetLimit: number | null;
+  policyLimit: number | null;
+  versionedPolicySetLimit: number | null;
+  /** Every other attribute as sent (flags such as `sentinel`, `agents`), for messages. */
+  attributes: Record<string, unknown>;
+}
+
+/** The policy-set side of the API; part of PolicyApi. */
+export interface PolicySetApi {
+  /** Every page. */
+  listPolicySets(organization: string, options?: ListPolicySetsOptions): Promise<PolicySet[]>;
+  getPolicySet(id: string, options?: { include?: readonly PolicySetInclude[] }): Promise<PolicySet>;
+  /** A lost answer is looked up by the set's exact name and taken only when `owns` says it is this create's. */
+  createPolicySet(organization: string, input: CreatePolicySetInput, owns?: (found: PolicySet) => boolean): Promise<PolicySet>;
+  updatePolicySet(id: string, input: UpdatePolicySetInput): Promise<PolicySet>;
+  /** A 404 counts as deleted. */
+  deletePolicySet(id: string): Promise<void>;
+  /** `POST /policy-sets/:id/relationships/<relationship>`; 204. Nothing is sent for an empty list. */
+  addToPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void>;
+  /** `DELETE` of the same; a 404 (no such set) counts as done. Nothing is sent for an empty list. */
+  removeFromPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void>;
+  /** `POST /policy-sets/:id/versions` with no body: a `pending` version with its `uploadUrl`. */
+  createPolicySetVersion(setId: string): Promise<PolicySetVersion>;
+  /**
+   * `PUT` the archive to the version's `links.upload` as `application/octet-stream`, never with the token (wherever the
+   * link points, as the vendor's client does). Throws when the version has no upload link.
+   */
+  uploadPolicySetVersion(version: PolicySetVersion, archive: Uint8Array | StreamedBody): Promise<void>;
+  getPolicySetVersion(id: string): Promise<PolicySetVersion>;
+  /** Every page; a sensitive parameter's value reads `""`. */
+  listPolicySetParameters(setId: string): Promise<PolicySetParameter[]>;
+  createPolicySetParameter(setId: string, input: CreatePolicySetParameterInput): Promise<PolicySetParameter>;
+  updatePolicySetParameter(setId: string, parameterId: string, input: UpdatePolicySetParameterInput): Promise<PolicySetParameter>;
+  /** A 404 counts as deleted. */
+  deletePolicySetParameter(setId: string, parameterId: string): Promise<void>;
+  /** Every page, 100 at a time. */
+  listWorkspaces(organization: string, options?: ListWorkspacesOptions): Promise<Workspace[]>;
+  /** Every page. */
+  listProjects(organization: string, options?: ListProjectsOptions): Promise<Project[]>;
+  getEntitlements(organization: string): Promise<Entitlements>;
 }

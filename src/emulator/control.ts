@@ -98,7 +98,7 @@ function dumpState(store: Store, nativeKind: NativeKindName): unknown {
       name: org.name,
       'max-agent-pools': org.maxAgentPools,
       workspaces: [...org.workspaces].map(([id, name]) => ({ id, name })),
-      'policy-sets': [...org.policySets],
+      'policy-sets': [...org.policySets.keys()],
       policies: policiesOf(store, org.name).map((policy) => ({
         id: policy.id,
         name: policy.name,

@@ -13,6 +13,8 @@ export interface Pipeline {
   api: Router;
   control: Router;
   blobs: Router;
+  /** Policy set version upload links: no token (a request carrying one is refused), no rate limit. */
+  uploads: Router;
   faults: FaultList;
   limiter: RateLimiter;
   log: RequestLog;
@@ -68,9 +70,9 @@ function endless(reply: Reply, ctx: Context): Reply {
   };
 }
 
-/** Temporary download URLs: no Authorization, no rate limit, logged with their own path. */
-export async function handleBlob(p: Pipeline, ctx: Context, loggedPath: string, res: ServerResponse): Promise<void> {
-  const reply = await route(p.blobs, ctx);
+/** Temporary download URLs (and, with `router` p.uploads, upload links): no Authorization, no rate limit, logged with their own path. */
+export async function handleBlob(p: Pipeline, ctx: Context, loggedPath: string, res: ServerResponse, router: Router = p.blobs): Promise<void> {
+  const reply = await route(router, ctx);
   answer(res, reply, {}, JSON_API, (status) => record(p, ctx, loggedPath, status));
 }
 

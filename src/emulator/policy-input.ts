@@ -4,6 +4,7 @@ import { invalid, isObject } from './http.js';
 import { kindWord, levelsOf, type RecordKind } from './records.js';
 import type { OrgRecord, PolicyRecord } from './store.js';
 import type { Behaviour } from './types.js';
+import { setKind } from './policy-set-input.js';
 import { checkName, optionalString, readDocument, relationshipIds } from './validate.js';
 
 export type PolicyCreate = Pick<PolicyRecord, 'name' | 'description' | 'kind' | 'query' | 'level' | 'policySetIds'>;
@@ -18,7 +19,8 @@ export function parsePolicyCreate(body: unknown, org: OrgRecord, nameTaken: (nam
   const { attributes, relationships } = readDocument(body, 'policies');
   const name = checkName(attributes.name);
   if (nameTaken(name)) throw invalid('Name has already been taken', '/data/attributes/name');
-  const kind = recordKind(attributes.kind ?? behaviour.nativeKind, behaviour);
+  // The kinds a policy takes are a set's: the dialect's words, each refused in that dialect's wording (setKind).
+  const kind = setKind(attributes.kind ?? behaviour.nativeKind, behaviour);
   if (behaviour.rejectEnforceWithLevel && attributes.enforce !== undefined && attributes['enforcement-level'] !== undefined) {
     throw invalid('send enforcement-level or the deprecated enforce, not both', '/data/attributes/enforce');
   }
@@ -46,13 +48,6 @@ export function parsePolicyUpdate(body: unknown, policy: PolicyRecord, behaviour
   const level = readLevel(attributes, policy.kind, policy.name, behaviour);
   if (level !== undefined) update.level = level;
   return update;
-}
-
-/** The kinds a server takes: the document's `native` and `opa`, or the hosted service's `sentinel`, `opa` and beta `tfpolicy`. */
-function recordKind(word: unknown, behaviour: Behaviour): RecordKind {
-  const words = behaviour.nativeKind === 'sentinel' ? ['sentinel', 'opa', 'tfpolicy'] : ['native', 'opa'];
-  if (typeof word !== 'string' || !words.includes(word)) throw invalid(`kind must be one of ${words.join(', ')}`, '/data/attributes/kind');
-  return word === behaviour.nativeKind ? 'native' : (word as RecordKind);
 }
 
 function checkQuery(kind: RecordKind, query: string | null | undefined): string | undefined {

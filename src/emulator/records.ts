@@ -21,7 +21,77 @@ export interface OrgRecord {
   workspaces: Map<string, string>;
   /** id → name */
   projects: Map<string, string>;
-  policySets: Set<string>;
+  /** workspace id → its project's id, for the workspaces seeded with one. */
+  workspaceProjects: Map<string, string>;
+  /** By id, in creation order. */
+  policySets: Map<string, PolicySetRecord>;
+  entitlements: EntitlementRecord;
+}
+
+/** The edition's limits; null: no limit. */
+export interface EntitlementRecord {
+  policySetLimit: number | null;
+  policyLimit: number | null;
+  versionedPolicySetLimit: number | null;
+}
+
+export interface PolicySetRecord {
+  id: string;
+  org: string;
+  name: string;
+  description: string | null;
+  /** `native` whatever the API calls it; `tfpolicy` only under `sentinel`. */
+  kind: RecordKind;
+  global: boolean;
+  overridable: boolean | null;
+  agentEnabled: boolean;
+  policyToolVersion: string | null;
+  policiesPath: string | null;
+  /** As sent; null for a set without one. Its policies then come from the repository, never by relationship. */
+  vcsRepo: Record<string, unknown> | null;
+  workspaceIds: string[];
+  projectIds: string[];
+  workspaceExclusionIds: string[];
+  projectExclusionIds: string[];
+  /** `polsetver-` ids, oldest first. */
+  versionIds: string[];
+  /** The newest version that became ready. */
+  currentVersionId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** By id, in creation order. */
+  parameters: Map<string, ParameterRecord>;
+}
+
+export type VersionStatus = 'pending' | 'ingressing' | 'ready' | 'errored' | 'canceled';
+
+export interface VersionRecord {
+  id: string;
+  setId: string;
+  /** What a read answers now; `ingressing` once uploaded, until a read has seen it (see `outcome`). */
+  status: VersionStatus;
+  /** Where ingestion ends, once the archive is read: shown on the read after the one that answered `ingressing`. */
+  outcome: { status: 'ready' | 'errored'; errorMessage: string | null; policyCount: number } | null;
+  /** Whether a read has answered `ingressing` yet: the outcome shows only after one has. */
+  ingressingSeen: boolean;
+  errorMessage: string | null;
+  /** `pending-at`, `ingressing-at`, `ready-at`, `errored-at`. */
+  statusTimestamps: Record<string, string>;
+  createdAt: string;
+  updatedAt: string;
+  /** The key of its upload link, and until when the link takes the archive; null once used. */
+  uploadKey: string | null;
+  uploadExpires: number;
+  /** Policies the archive's config file declares, once ready. */
+  policyCount: number;
+}
+
+export interface ParameterRecord {
+  id: string;
+  key: string;
+  /** Never answered for a sensitive parameter. */
+  value: string;
+  sensitive: boolean;
 }
 
 export interface PolicyRecord {

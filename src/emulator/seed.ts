@@ -40,10 +40,21 @@ const BEHAVIOUR_KEYS = {
 interface RawOrganization {
   name: string;
   'max-agent-pools'?: number;
-  workspaces?: { id: string; name: string }[];
+  workspaces?: { id: string; name: string; project?: string }[];
   projects?: { id: string; name: string }[];
-  'policy-sets'?: string[];
+  'policy-sets'?: Array<string | RawPolicySet>;
+  entitlements?: { 'policy-set-limit'?: number | null; 'policy-limit'?: number | null; 'versioned-policy-set-limit'?: number | null };
   'agent-pools'?: RawPool[];
+}
+
+interface RawPolicySet {
+  id: string;
+  name?: string;
+  kind?: 'native' | 'opa' | 'tfpolicy';
+  description?: string | null;
+  global?: boolean;
+  workspaces?: string[];
+  projects?: string[];
 }
 
 interface RawPool {
@@ -144,9 +155,17 @@ function toSeed(raw: RawSeed): Seed {
 function toOrganization(raw: RawOrganization): SeedOrganization {
   const org: SeedOrganization = { name: raw.name };
   if (raw['max-agent-pools'] !== undefined) org.maxAgentPools = raw['max-agent-pools'];
-  org.workspaces = (raw.workspaces ?? []).map((ws) => ({ id: ws.id, name: ws.name }));
+  org.workspaces = (raw.workspaces ?? []).map((ws) => ({ id: ws.id, name: ws.name, ...(ws.project === undefined ? {} : { project: ws.project }) }));
   if (raw.projects !== undefined) org.projects = raw.projects.map((project) => ({ id: project.id, name: project.name }));
-  org.policySets = [...(raw['policy-sets'] ?? [])];
+  org.policySets = (raw['policy-sets'] ?? []).map((set) => (typeof set === 'string' ? set : { ...set }));
+  const limits = raw.entitlements;
+  if (limits !== undefined) {
+    org.entitlements = {
+      policySetLimit: limits['policy-set-limit'] ?? null,
+      policyLimit: limits['policy-limit'] ?? null,
+      versionedPolicySetLimit: limits['versioned-policy-set-limit'] ?? null,
+    };
+  }
   org.agentPools = (raw['agent-pools'] ?? []).map(toPool);
   return org;
 }

@@ -14,6 +14,10 @@ import { createRouter, type Context, type Route } from './router.js';
 import { agentRoutes } from './routes-agents.js';
 import { BLOB_PREFIX, policyCodeRoutes, serveBlob } from './routes-policy-code.js';
 import { policyRoutes } from './routes-policies.js';
+import { organizationRoutes } from './routes-organization.js';
+import { parameterRoutes } from './routes-parameters.js';
+import { policySetMemberRoutes } from './routes-policy-set-members.js';
+import { policySetVersionRoutes, UPLOAD_PREFIX, uploadRoutes } from './routes-policy-set-versions.js';
 import { policySetRoutes } from './routes-policy-sets.js';
 import { poolRoutes } from './routes-pools.js';
 import { defaultSeed } from './seed-default.js';
@@ -60,9 +64,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const limiter = createRateLimiter(seed.rateLimit ?? 30, now, seed.rateLimitWindow ?? 'sliding', seed.rateLimitReset ?? 'real');
   const log = createRequestLog(options.requestLogLimit);
   const pipeline: Pipeline = {
-    api: createRouter([...policyRoutes, ...policyCodeRoutes, ...policySetRoutes, ...poolRoutes, ...agentRoutes, PING]),
+    api: createRouter([
+      ...policyRoutes, ...policyCodeRoutes, ...policySetRoutes, ...policySetMemberRoutes, ...policySetVersionRoutes, ...parameterRoutes,
+      ...organizationRoutes, ...poolRoutes, ...agentRoutes, PING,
+    ]),
     control: createRouter(controlRoutes({ faults, log, limiter, behaviour })),
     blobs: createRouter([{ method: 'GET', pattern: '/:key', handler: serveBlob }]),
+    uploads: createRouter(uploadRoutes),
     faults,
     limiter,
     log,
@@ -87,6 +95,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       guard(handleApi(pipeline, at(API_PREFIX), raw.slice(API_PREFIX.length), res));
     } else if (url.pathname.startsWith(BLOB_PREFIX)) {
       guard(handleBlob(pipeline, at(BLOB_PREFIX.slice(0, -1)), raw, res));
+    } else if (url.pathname.startsWith(UPLOAD_PREFIX)) {
+      guard(handleBlob(pipeline, at(UPLOAD_PREFIX.slice(0, -1)), raw, res, pipeline.uploads));
     } else if (url.pathname.startsWith(CONTROL_PREFIX)) {
       guard(handleControl(pipeline, at(CONTROL_PREFIX.slice(0, -1)), res));
     } else {

@@ -4,10 +4,10 @@
  * whatever else the store holds: change records only through the functions here, which keep both.
  */
 import { newId } from './ids.js';
-import type { AgentRecord, OrgRecord, PolicyRecord, PoolRecord } from './records.js';
-import type { Seed, SeedAgent } from './types.js';
+import type { AgentRecord, OrgRecord, PolicyRecord, PolicySetRecord, PoolRecord, VersionRecord } from './records.js';
+import type { Seed, SeedAgent, SeedPolicySet } from './types.js';
 
-export type { AgentRecord, OrgRecord, PolicyRecord, PoolRecord } from './records.js';
+export type { AgentRecord, OrgRecord, PolicyRecord, PolicySetRecord, PoolRecord, VersionRecord } from './records.js';
 
 interface OrgIndex {
   /** By name, in creation order. */
@@ -24,17 +24,25 @@ export interface Store {
   agents: Map<string, AgentRecord>;
   byOrg: Map<string, OrgIndex>;
   agentsByPool: Map<string, Map<string, AgentRecord>>;
+  /** Policy-set versions by id. */
+  versions: Map<string, VersionRecord>;
 }
 
 export function createStore(seed: Seed, now: () => number): Store {
-  const store: Store = { orgs: new Map(), policies: new Map(), pools: new Map(), agents: new Map(), byOrg: new Map(), agentsByPool: new Map() };
+  const store: Store = { orgs: new Map(), policies: new Map(), pools: new Map(), agents: new Map(), byOrg: new Map(), agentsByPool: new Map(), versions: new Map() };
   for (const org of seed.organizations) {
     store.orgs.set(org.name, {
       name: org.name,
       maxAgentPools: org.maxAgentPools ?? 1,
       workspaces: new Map((org.workspaces ?? []).map((ws) => [ws.id, ws.name])),
       projects: new Map((org.projects ?? []).map((project) => [project.id, project.name])),
-      policySets: new Set(org.policySets ?? []),
+      workspaceProjects: new Map((org.workspaces ?? []).flatMap((ws) => (ws.project === undefined ? [] : [[ws.id, ws.project] as const]))),
+      policySets: new Map((org.policySets ?? []).map((set) => seededSet(org.name, set, now))),
+      entitlements: {
+        policySetLimit: org.entitlements?.policySetLimit ?? null,
+        policyLimit: org.entitlements?.policyLimit ?? null,
+        versionedPolicySetLimit: org.entitlements?.versionedPolicySetLimit ?? null,
+      },
     });
     store.byOrg.set(org.name, { policies: new Map(), policyList: null, pools: new Map() });
     for (const pool of org.agentPools ?? []) {
@@ -128,4 +136,44 @@ export function removeAgent(store: Store, agent: AgentRecord): void {
 
 export function agentsOf(store: Store, poolId: string): AgentRecord[] {
   return [...(store.agentsByPool.get(poolId)?.values() ?? [])];
+}
+
+function seededSet(org: string, seed: string | SeedPolicySet, now: () => number): [string, PolicySetRecord] {
+  const set = typeof seed === 'string' ? { id: seed } : seed;
+  const at = new Date(now()).toISOString();
+  return [set.id, {
+    id: set.id,
+    org,
+    name: set.name ?? set.id,
+    description: set.description ?? null,
+    kind: set.kind ?? 'native',
+    global: set.global ?? false,
+    overridable: null,
+    agentEnabled: false,
+    policyToolVersion: null,
+    policiesPath: null,
+    vcsRepo: null,
+    workspaceIds: [...(set.workspaces ?? [])],
+    projectIds: [...(set.projects ?? [])],
+    workspaceExclusionIds: [],
+    projectExclusionIds: [],
+    versionIds: [],
+    currentVersionId: null,
+    createdAt: at,
+    updatedAt: at,
+    parameters: new Map(),
+  }];
+}
+
+/**
+ * The set of that id, with its organization. Seeds may give two organizations a set of the same id: `org` picks the
+ * one of that organization; without it, the first.
+ */
+export function findPolicySet(store: Store, id: string, org?: string): PolicySetRecord | undefined {
+  for (const candidate of store.orgs.values()) {
+    if (org !== undefined && candidate.name !== org) continue;
+    const set = candidate.policySets.get(id);
+    if (set !== undefined) return set;
+  }
+  return undefined;
 }

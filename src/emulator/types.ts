@@ -57,6 +57,29 @@ export interface SeedAgentPool {
 export interface SeedWorkspace {
   id: string;
   name: string;
+  /** `prj-` id of its project. */
+  project?: string;
+}
+
+/** A policy set that exists before the first request; a bare id is a native set named by its id. */
+export interface SeedPolicySet {
+  id: string;
+  /** @default the id */
+  name?: string;
+  /** `native` (whatever the dialect calls it), `opa`, or `tfpolicy` (hosted dialect only). @default 'native' */
+  kind?: 'native' | 'opa' | 'tfpolicy';
+  description?: string | null;
+  /** @default false */
+  global?: boolean;
+  workspaces?: string[];
+  projects?: string[];
+}
+
+/** The edition's limits (`GET /organizations/:org/entitlement-set`); null or absent: no limit. */
+export interface SeedEntitlements {
+  policySetLimit?: number | null;
+  policyLimit?: number | null;
+  versionedPolicySetLimit?: number | null;
 }
 
 export interface SeedProject {
@@ -71,8 +94,10 @@ export interface SeedOrganization {
   workspaces?: SeedWorkspace[];
   /** Projects by id and name, for `filter[allowed_projects][name]` (pools may allow any `prj-` id). */
   projects?: SeedProject[];
-  /** `polset-` ids. */
-  policySets?: string[];
+  /** Policy sets: `polset-` ids (a native set named by its id) or whole sets. */
+  policySets?: Array<string | SeedPolicySet>;
+  /** @default no limits */
+  entitlements?: SeedEntitlements;
   agentPools?: SeedAgentPool[];
 }
 

@@ -1,0 +1,200 @@
+/**
+ * The policy-set side of the API, one method per endpoint (see PolicySetApi in types.ts): sets and their
+ * relationships, versions and their upload, parameters, and the organization's workspaces, projects and entitlement
+ * set. It shares the client's transport, signal and word for the native kind; every id goes into a URL through
+ * `idPath`, so only an id of its resource's shape ever does (ids.ts).
+ */
+import { ApiError } from '../errors.js';
+import { wireKind } from '../model.js';
+import type { Logger } from '../logger.js';
+import type { StreamedBody } from './http-types.js';
+import { checkedId, type IdKind } from './ids.js';
+import { field, primary } from './json-api.js';
+import { NativeKind } from './native-kind.js';
+import { listAll, queryString } from './paginate.js';
+import {
+  createParameterBody, createPolicySetBody, relationshipBody, updateParameterBody, updatePolicySetBody,
+} from './policy-set-bodies.js';
+import {
+  parseEntitlements, parsePolicySet, parsePolicySetParameter, parsePolicySetVersion, parseProject, parseWorkspace,
+} from './policy-set-resources.js';
+import { withNote } from './request-parts.js';
+import { isSuccess, readWith, successBody, apiError } from './responses.js';
+import type { Transport } from './transport.js';
+import type {
+  CreatePolicySetInput, CreatePolicySetParameterInput, Entitlements, ListPolicySetsOptions, ListProjectsOptions,
+  ListWorkspacesOptions, PolicySet, PolicySetApi, PolicySetInclude, PolicySetParameter, PolicySetRelationship, PolicySetVersion,
+  Project, UpdatePolicySetInput, UpdatePolicySetParameterInput, Workspace,
+} from './types.js';
+
+type Params = Array<readonly [string, string]>;
+
+/** `/policy-sets/polset-…`: each id checked against its shape, then percent-encoded. */
+function idPath(...parts: Array<string | [IdKind, string]>): string {
+  return parts.map((part) => (typeof part === 'string' ? part : `/${encodeURIComponent(checkedId(part[0], part[1]))}`)).join('');
+}
+
+function orgPath(organization: string, rest: string): string {
+  return `/organizations/${encodeURIComponent(organization)}${rest}`;
+}
+
+export class PolicySetEndpoints implements PolicySetApi {
+  constructor(
+    private readonly transport: Transport,
+    private readonly signal: AbortSignal | undefined,
+    private readonly kind: NativeKind,
+    private readonly logger: Logger,
+  ) {}
+
+  /** A set read from `document`, its kind word teaching the client the native kind's word. */
+  private readonly parseSet = (resource: unknown, document?: unknown): PolicySet => {
+    this.kind.observe(field(field(resource, 'attributes'), 'kind'));
+    return parsePolicySet(resource, document);
+  };
+
+  async listPolicySets(organization: string, options: ListPolicySetsOptions = {}): Promise<PolicySet[]> {
+    const params: Params = [];
+    if (options.search !== undefined) params.push(['search[name]', options.search]);
+    if (options.kind !== undefined) params.push(['filter[kind]', wireKind(options.kind, this.kind.word)]);
+    if (options.versioned !== undefined) params.push(['filter[versioned]', String(options.versioned)]);
+    if (options.include !== undefined && options.include.length > 0) params.push(['include', options.include.join(',')]);
+    const pages = await listAll(this.transport, this.signal, orgPath(organization, '/policy-sets'), params, (resource) => resource);
+    return pages.flatMap((page) => page.items.map((resource) => this.parseSet(resource, page.document)));
+  }
+
+  getPolicySet(id: string, options: { include?: readonly PolicySetInclude[] } = {}): Promise<PolicySet> {
+    const query = options.include !== undefined && options.include.length > 0 ? queryString([['include', options.include.join(',')]]) : '';
+    return this.one('GET', `${idPath('/policy-sets', ['policy-set', id])}${query}`, undefined, (body) => this.parseSet(primary(body), body));
+  }
+
+  /**
+   * A native set refused with a 422 naming its kind is sent again in the other word, once (native-kind.ts); refused
+   * again for its kind, the word learned is put back and the first refusal is what the caller sees.
+   */
+  async createPolicySet(organization: string, input: CreatePolicySetInput, owns: (found: PolicySet) => boolean = () => false): Promise<PolicySet> {
+    const sent = this.kind.word;
+    try {
+      return await this.sendCreateSet(organization, input, owns);
+    } catch (error) {
+      if (!(error instanceof ApiError) || input.kind !== 'native') throw error;
+      if (this.kind.retryWord(error, sent) === null) {
+        const hint = this.kind.hint(error);
+        throw hint === null ? error : withNote(error, hint);
+      }
+      try {
+        return await this.sendCreateSet(organization, input, owns);
+      } catch (again) {
+        if (again instanceof ApiError && NativeKind.refusesKind(again)) this.kind.restore(sent);
+        throw again;
+      }
+    }
+  }
+
+  private sendCreateSet(organization: string, input: CreatePolicySetInput, owns: (found: PolicySet) => boolean): Promise<PolicySet> {
+    return this.transport.create({
+      request: { method: 'POST', url: this.transport.url(orgPath(organization, '/policy-sets')), json: createPolicySetBody(input, this.kind.word) },
+      read: (response) => readWith(response, (body) => this.parseSet(primary(body), body)),
+      find: async () => (await this.listPolicySets(organization, { search: input.name })).find((set) => set.name === input.name && owns(set)) ?? null,
+    }, this.signal);
+  }
+
+  updatePolicySet(id: string, input: UpdatePolicySetInput): Promise<PolicySet> {
+    return this.one('PATCH', idPath('/policy-sets', ['policy-set', id]), updatePolicySetBody(input), (body) => this.parseSet(primary(body), body));
+  }
+
+  deletePolicySet(id: string): Promise<void> {
+    return this.remove(idPath('/policy-sets', ['policy-set', id]));
+  }
+
+  async addToPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const url = this.transport.url(idPath('/policy-sets', ['policy-set', setId], `/relationships/${relationship}`));
+    successBody(await this.transport.send({ method: 'POST', url, json: relationshipBody(relationship, ids) }, this.signal));
+  }
+
+  removeFromPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return Promise.resolve();
+    return this.remove(idPath('/policy-sets', ['policy-set', setId], `/relationships/${relationship}`), relationshipBody(relationship, ids));
+  }
+
+  /**
+   * No body, as the vendor's client sends it; the service answers 201. Retried like a read: a version whose answer was
+   * lost stays `pending` and unused, and the one answered is the set's newest.
+   */
+  createPolicySetVersion(setId: string): Promise<PolicySetVersion> {
+    return this.one('POST', idPath('/policy-sets', ['policy-set', setId], '/versions'), undefined, (body) => parsePolicySetVersion(primary(body)));
+  }
+
+  /**
+   * The archive goes to `links.upload` as it is, with no token whatever origin the link names (the vendor's client sends
+   * none: the link carries its own authority), and no JSON:API media type. A relative link is read against the API's
+   * base URL.
+   */
+  async uploadPolicySetVersion(version: PolicySetVersion, archive: Uint8Array | StreamedBody): Promise<void> {
+    if (version.uploadUrl === null) throw new Error(`policy set version ${version.id} has no upload link (links.upload): the service sent none`);
+    const url = new URL(version.uploadUrl, this.transport.url('/')).href;
+    const response = await this.transport.send({ method: 'PUT', url, bytes: archive, auth: false }, this.signal);
+    if (!isSuccess(response)) throw apiError(response);
+  }
+
+  getPolicySetVersion(id: string): Promise<PolicySetVersion> {
+    return this.one('GET', idPath('/policy-set-versions', ['policy-set-version', id]), undefined, (body) => parsePolicySetVersion(primary(body)));
+  }
+
+  async listPolicySetParameters(setId: string): Promise<PolicySetParameter[]> {
+    const pages = await listAll(this.transport, this.signal, idPath('/policy-sets', ['policy-set', setId], '/parameters'), [], parsePolicySetParameter);
+    return pages.flatMap((page) => page.items);
+  }
+
+  /** A lost answer is looked up by the key: a set holds one parameter of a key. */
+  createPolicySetParameter(setId: string, input: CreatePolicySetParameterInput): Promise<PolicySetParameter> {
+    const path = idPath('/policy-sets', ['policy-set', setId], '/parameters');
+    return this.transport.create({
+      request: { method: 'POST', url: this.transport.url(path), json: createParameterBody(input) },
+      read: (response) => readWith(response, (body) => parsePolicySetParameter(primary(body))),
+      find: async () => (await this.listPolicySetParameters(setId)).find((parameter) => parameter.key === input.key) ?? null,
+    }, this.signal);
+  }
+
+  updatePolicySetParameter(setId: string, parameterId: string, input: UpdatePolicySetParameterInput): Promise<PolicySetParameter> {
+    const path = idPath('/policy-sets', ['policy-set', setId], '/parameters', ['parameter', parameterId]);
+    return this.one('PATCH', path, updateParameterBody(parameterId, input), (body) => parsePolicySetParameter(primary(body)));
+  }
+
+  deletePolicySetParameter(setId: string, parameterId: string): Promise<void> {
+    return this.remove(idPath('/policy-sets', ['policy-set', setId], '/parameters', ['parameter', parameterId]));
+  }
+
+  async listWorkspaces(organization: string, options: ListWorkspacesOptions = {}): Promise<Workspace[]> {
+    const params: Params = [];
+    if (options.search !== undefined) params.push(['search[name]', options.search]);
+    if (options.wildcardName !== undefined) params.push(['search[wildcard-name]', options.wildcardName]);
+    const pages = await listAll(this.transport, this.signal, orgPath(organization, '/workspaces'), params, parseWorkspace);
+    return pages.flatMap((page) => page.items);
+  }
+
+  async listProjects(organization: string, options: ListProjectsOptions = {}): Promise<Project[]> {
+    const params: Params = options.names === undefined || options.names.length === 0 ? [] : [['filter[names]', options.names.join(',')]];
+    const pages = await listAll(this.transport, this.signal, orgPath(organization, '/projects'), params, parseProject);
+    return pages.flatMap((page) => page.items);
+  }
+
+  getEntitlements(organization: string): Promise<Entitlements> {
+    return this.one('GET', orgPath(organization, '/entitlement-set'), undefined, (body) => parseEntitlements(primary(body)));
+  }
+
+  /** A DELETE answered 404 is done (a retry after a lost answer, or gone already). */
+  private async remove(path: string, json?: unknown): Promise<void> {
+    const response = await this.transport.send({ method: 'DELETE', url: this.transport.url(path), ...(json === undefined ? {} : { json }) }, this.signal);
+    if (response.status === 404) {
+      this.logger.info({ ...response.request, status: 404 }, 'api delete: already gone, counted as deleted');
+      return;
+    }
+    successBody(response);
+  }
+
+  private async one<T>(method: 'GET' | 'POST' | 'PATCH', path: string, json: unknown, read: (body: unknown) => T): Promise<T> {
+    const response = await this.transport.send({ method, url: this.transport.url(path), json }, this.signal);
+    return readWith(response, read);
+  }
+}

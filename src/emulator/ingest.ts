@@ -1,0 +1,91 @@
+/**
+ * Ingestion of a policy set version's archive, as the service does it before a version is `ready`: the config file at
+ * the archive's root (`sentinel.hcl`, or in the document's words `native.hcl`, for the native kind; `policies.hcl` for
+ * opa) parsed with the vendor's HCL library (@cdktf/hcl2json: HashiCorp's hcl, compiled to WebAssembly), and every
+ * local `source` of a `policy` and an `import "module"` block found as a file in the archive. Anything else ends
+ * `errored` with an `error-message` naming the file, block and source.
+ */
+import { posix } from 'node:path';
+import { HclSyntaxError, parseHcl } from '../hcl.js';
+import { LEVELS_BY_KIND } from '../model.js';
+import type { NativeKindName } from '../model.js';
+import type { RecordKind } from './records.js';
+import { readTarGz, type TarEntry } from './tar.js';
+
+export interface Ingested {
+  status: 'ready' | 'errored';
+  errorMessage: string | null;
+  policyCount: number;
+}
+
+type Hcl = Record<string, unknown>;
+
+/** The config file names a kind's archive may hold at its root, in the order looked for. */
+export function configNames(kind: RecordKind, nativeKind: NativeKindName): string[] {
+  if (kind === 'opa') return ['policies.hcl'];
+  if (kind === 'tfpolicy') return [];
+  return nativeKind === 'sentinel' ? ['sentinel.hcl'] : ['native.hcl', 'sentinel.hcl'];
+}
+
+export async function ingest(archive: Buffer, kind: RecordKind, nativeKind: NativeKindName): Promise<Ingested> {
+  try {
+    return { status: 'ready', errorMessage: null, policyCount: await check(readTarGz(archive), kind, nativeKind) };
+  } catch (error) {
+    return { status: 'errored', errorMessage: error instanceof Error ? error.message : String(error), policyCount: 0 };
+  }
+}
+
+/** How many policies the config file declares; throws an Error naming the first problem. */
+async function check(entries: TarEntry[], kind: RecordKind, nativeKind: NativeKindName): Promise<number> {
+  const names = configNames(kind, nativeKind);
+  if (names.length === 0) return 0;
+  const files = new Map(entries.filter((entry) => entry.type === 'file').map((entry) => [entry.path, entry.data]));
+  const name = names.find((candidate) => files.has(candidate));
+  if (name === undefined) throw new Error(`no ${names.join(' or ')} at the root of the policy set version's archive`);
+  const config = await readConfig(name, files.get(name)?.toString('utf8') ?? '');
+  const policies = blocks(config.policy);
+  for (const [policy, body] of policies) {
+    if (kind === 'opa') checkOpaPolicy(name, policy, body);
+    else checkSource(name, `policy "${policy}"`, body, files);
+    checkLevel(name, policy, body, kind === 'opa' ? 'opa' : 'native');
+  }
+  if (kind !== 'opa') for (const [module, body] of blocks((config.import as Hcl | undefined)?.module)) checkSource(name, `import "module" "${module}"`, body, files);
+  return policies.length;
+}
+
+async function readConfig(file: string, text: string): Promise<Hcl> {
+  try {
+    return await parseHcl(file, text);
+  } catch (error) {
+    if (!(error instanceof HclSyntaxError)) throw error;
+    throw new Error(`${file} is not valid HCL: ${error.message}`);
+  }
+}
+
+/** Labelled blocks as hcl2json gives them: `{ label: [ body ] }`. */
+function blocks(value: unknown): Array<[string, Hcl]> {
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value as Record<string, unknown>).map(([label, bodies]) => [label, (Array.isArray(bodies) ? bodies[0] : bodies) as Hcl]);
+}
+
+function checkSource(file: string, block: string, body: Hcl, files: Map<string, Buffer>): void {
+  const source = body.source;
+  if (typeof source !== 'string' || source === '') throw new Error(`${file}: ${block} has no source`);
+  if (/^https?:\/\//i.test(source)) return;
+  const path = posix.normalize(source).replace(/^\.\//, '');
+  if (source.startsWith('/') || path === '..' || path.startsWith('../')) throw new Error(`${file}: ${block} source "${source}" is outside the policy set`);
+  if (!files.has(path)) throw new Error(`${file}: ${block} source "${source}" is not in the policy set version's archive`);
+}
+
+function checkOpaPolicy(file: string, policy: string, body: Hcl): void {
+  if (typeof body.query !== 'string' || body.query.trim() === '') throw new Error(`${file}: policy "${policy}" has no query`);
+}
+
+function checkLevel(file: string, policy: string, body: Hcl, kind: 'native' | 'opa'): void {
+  const level = body.enforcement_level;
+  if (level === undefined) return;
+  const levels = LEVELS_BY_KIND[kind];
+  if (typeof level !== 'string' || !(levels as readonly string[]).includes(level)) {
+    throw new Error(`${file}: policy "${policy}" enforcement_level ${JSON.stringify(level)} is not one of ${levels.join(', ')}`);
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Validation of policy-set create and update bodies, each failure a 422 in the service's shape. The rules are the
+ * service's (docs/api-behaviour.md, Policy sets): a name taken, a kind outside the dialect's list, `vcs-repo` with
+ * `policies`, `global` with `workspaces` or `projects`; `agent-enabled` false clears `policy-tool-version` and
+ * `overridable`.
+ */
+import { invalid, isObject, ReplyError } from './http.js';
+import type { RecordKind } from './records.js';
+import type { OrgRecord, PolicySetRecord } from './store.js';
+import type { Behaviour } from './types.js';
+import { checkName, optionalBoolean, optionalString, readDocument, relationshipIds } from './validate.js';
+
+export interface SetMembers {
+  policyIds: string[];
+  workspaceIds: string[];
+  projectIds: string[];
+  workspaceExclusionIds: string[];
+  projectExclusionIds: string[];
+}
+
+export type PolicySetCreate = Pick<PolicySetRecord,
+  'name' | 'description' | 'kind' | 'global' | 'overridable' | 'agentEnabled' | 'policyToolVersion' | 'policiesPath' | 'vcsRepo'> & SetMembers;
+
+export type PolicySetUpdate = Partial<Pick<PolicySetRecord,
+  'name' | 'description' | 'global' | 'overridable' | 'agentEnabled' | 'policyToolVersion' | 'policiesPath' | 'vcsRepo'>>;
+
+/**
+ * The kinds a set takes: the document's `native` and `opa`, or the hosted service's `sentinel`, `opa` and beta
+ * `tfpolicy`. The hosted dialect refuses another word as Rails does (`Kind is not included in the list`); the
+ * document's dialect in its own words (`kind must be one of native, opa`): clients must take either as the refusal.
+ */
+export function setKind(word: unknown, behaviour: Behaviour): RecordKind {
+  const hosted = behaviour.nativeKind === 'sentinel';
+  const words = hosted ? ['sentinel', 'opa', 'tfpolicy'] : ['native', 'opa'];
+  if (typeof word !== 'string' || !words.includes(word)) {
+    throw invalid(hosted ? 'Kind is not included in the list' : `kind must be one of ${words.join(', ')}`, '/data/attributes/kind');
+  }
+  return word === behaviour.nativeKind ? 'native' : (word as RecordKind);
+}
+
+export function parseSetCreate(body: unknown, org: OrgRecord, policyExists: (id: string) => boolean, behaviour: Behaviour): PolicySetCreate {
+  const { attributes, relationships } = readDocument(body, 'policy-sets');
+  const name = checkName(attributes.name);
+  if ([...org.policySets.values()].some((set) => set.name === name)) throw invalid('Name has already been taken', '/data/attributes/name');
+  const kind = setKind(attributes.kind ?? behaviour.nativeKind, behaviour);
+  const global = optionalBoolean(attributes, 'global') ?? false;
+  const agentEnabled = optionalBoolean(attributes, 'agent-enabled') ?? false;
+  const vcsRepo = readVcsRepo(attributes['vcs-repo']);
+  const members: SetMembers = {
+    policyIds: relationshipIds(relationships, 'policies', 'policies', policyExists) ?? [],
+    workspaceIds: relationshipIds(relationships, 'workspaces', 'workspaces', (id) => org.workspaces.has(id)) ?? [],
+    projectIds: relationshipIds(relationships, 'projects', 'projects', (id) => org.projects.has(id)) ?? [],
+    workspaceExclusionIds: relationshipIds(relationships, 'workspace-exclusions', 'workspaces', (id) => org.workspaces.has(id)) ?? [],
+    projectExclusionIds: relationshipIds(relationships, 'project-exclusions', 'projects', (id) => org.projects.has(id)) ?? [],
+  };
+  if (vcsRepo !== null && members.policyIds.length > 0) {
+    throw invalid('Policies cannot be added to a policy set with a VCS repository', '/data/relationships/policies');
+  }
+  checkGlobalScope(global, members.workspaceIds.length + members.projectIds.length);
+  return {
+    name,
+    description: optionalString(attributes, 'description', true) ?? null,
+    kind,
+    global,
+    overridable: agentEnabled ? (optionalBoolean(attributes, 'overridable') ?? false) : null,
+    agentEnabled,
+    policyToolVersion: agentEnabled ? (optionalString(attributes, 'policy-tool-version', true) ?? null) : null,
+    policiesPath: optionalString(attributes, 'policies-path', true) ?? null,
+    vcsRepo,
+    ...members,
+  };
+}
+
+/** A global set applies to every workspace: the service takes `workspaces` and `projects` only when `global` is false. */
+export function checkGlobalScope(global: boolean, scoped: number): void {
+  if (global && scoped > 0) throw invalid('Workspaces and projects can only be set when global is false', '/data/attributes/global');
+}
+
+export function parseSetUpdate(body: unknown, set: PolicySetRecord, org: OrgRecord, behaviour: Behaviour): PolicySetUpdate {
+  const { attributes } = readDocument(body, 'policy-sets');
+  const update: PolicySetUpdate = {};
+  if (attributes.name !== undefined) {
+    const name = checkName(attributes.name);
+    if ([...org.policySets.values()].some((other) => other.id !== set.id && other.name === name)) throw invalid('Name has already been taken', '/data/attributes/name');
+    update.name = name;
+  }
+  if (attributes.kind !== undefined && setKind(attributes.kind, behaviour) !== set.kind) throw invalid('Kind cannot be changed', '/data/attributes/kind');
+  const description = optionalString(attributes, 'description', true);
+  if (description !== undefined) update.description = description;
+  const global = optionalBoolean(attributes, 'global');
+  if (global !== undefined) {
+    checkGlobalScope(global, set.workspaceIds.length + set.projectIds.length);
+    update.global = global;
+  }
+  const agentEnabled = optionalBoolean(attributes, 'agent-enabled') ?? set.agentEnabled;
+  if (attributes['agent-enabled'] !== undefined) update.agentEnabled = agentEnabled;
+  if (!agentEnabled) Object.assign(update, { policyToolVersion: null, overridable: null });
+  else {
+    const overridable = optionalBoolean(attributes, 'overridable');
+    if (overridable !== undefined) update.overridable = overridable;
+    const tool = optionalString(attributes, 'policy-tool-version', true);
+    if (tool !== undefined) update.policyToolVersion = tool;
+  }
+  const policiesPath = optionalString(attributes, 'policies-path', true);
+  if (policiesPath !== undefined) update.policiesPath = policiesPath;
+  if (attributes['vcs-repo'] !== undefined) update.vcsRepo = readVcsRepo(attributes['vcs-repo']);
+  return update;
+}
+
+function readVcsRepo(value: unknown): Record<string, unknown> | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value) || typeof value.identifier !== 'string') throw invalid('vcs-repo needs an identifier', '/data/attributes/vcs-repo');
+  return { ...value };
+}
+
+/** A write beyond one of the edition's limits. */
+export function overLimit(what: string, limit: number): ReplyError {
+  return new ReplyError(422, [{ status: '422', title: 'invalid attribute', detail: `${what} limit of ${limit} reached for this organization's plan`, source: { pointer: '/data' } }]);
+}
