@@ -22,6 +22,8 @@ export interface ApplyOptions {
   appliedLogLevel?: 'info' | 'debug';
   /** Called as each change reaches its outcome (for progress reports). */
   onResult?: (result: ChangeResult) => void;
+  /** How long a policy set's new version may take to become ready. @default 10 minutes (set-steps.ts) */
+  setVersionTimeoutMs?: number;
   /** Called as a wave (waves.ts) with changes to run starts, with its name and how many changes it runs. */
   onWave?: (wave: string, changes: number) => void;
 }

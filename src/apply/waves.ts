@@ -1,6 +1,7 @@
 import type { Change, ChangeResult } from '../plan/types.js';
 import { blockedDelete } from './dependent-deletes.js';
 import type { ApplyOptions } from './options.js';
+import { createPolicySet, updatePolicySet } from './set-steps.js';
 import { createPolicyWithCode, createPool, deleteAgent, poolUpdate, updatePolicy, type Skipped } from './steps.js';
 
 /**
@@ -25,17 +26,28 @@ function halfMade(change: Change): boolean {
 
 async function update(change: Change, options: ApplyOptions): Promise<undefined> {
   if (change.resource === 'policy') await updatePolicy(change, options);
+  else if (change.resource === 'policy-set') await updatePolicySet(change, options);
   else if (change.resource === 'agent-pool') await options.api.updateAgentPool(change.id!, poolUpdate(change));
   return undefined;
 }
 
 /**
- * The apply order. Creates and replaces come before updates, each policy's upload right after its create, so an
+ * The apply order. Policy sets are created (a versioned one with its content, until ready) before the policies that
+ * join them; creates and replaces come before updates, each policy's upload right after its create, so an
  * interruption leaves at most `concurrency` policies without code; deletes come last, and a pool's delete waits for
- * the pools planned in its place (dependent-deletes.ts).
+ * the pools planned in its place (dependent-deletes.ts); a set is deleted after the updates that take policies out of
+ * it. A set's kind change is a replace (delete, then create) in the set wave.
  */
 export const WAVES: readonly Wave[] = [
   { name: 'finish-uploads', takes: halfMade, run: update },
+  {
+    name: 'create-sets',
+    takes: (c) => c.resource === 'policy-set' && (c.action === 'create' || c.action === 'replace'),
+    run: async (change, options) => {
+      if (change.resource === 'policy-set') await createPolicySet(change, options);
+      return undefined;
+    },
+  },
   {
     name: 'create',
     takes: (c) => c.action === 'create' || c.action === 'replace',
@@ -48,12 +60,20 @@ export const WAVES: readonly Wave[] = [
   { name: 'update', takes: (c) => c.action === 'update', run: update },
   {
     name: 'delete',
-    takes: (c) => c.action === 'delete',
+    takes: (c) => c.action === 'delete' && c.resource !== 'policy-set',
     skip: blockedDelete,
     run: async (change, options) => {
       if (change.resource === 'agent') return deleteAgent(change, options);
       if (change.resource === 'policy') await options.api.deletePolicy(change.id!);
       else await options.api.deleteAgentPool(change.id!);
+      return undefined;
+    },
+  },
+  {
+    name: 'delete-sets',
+    takes: (c) => c.resource === 'policy-set' && c.action === 'delete',
+    run: async (change, options) => {
+      await options.api.deletePolicySet(change.id!);
       return undefined;
     },
   },

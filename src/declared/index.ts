@@ -20,6 +20,7 @@ function isSetConfig(rel: string): boolean {
 export type { AgentCleanup, CodeSource, DeclaredPolicy, DeclaredPolicySet, DeclaredPool, DeclaredState, ReadOptions, SetContent } from './types.js';
 export { MAX_SET_ARCHIVE_BYTES, SET_SETTINGS_FILE } from './policy-sets.js';
 export { packSet, type SetArchive } from './set-archive.js';
+export { setArchiveBody } from './set-body.js';
 export {
   createPathFilter, isDeclaredPath, loadPathFilter, SYNCIGNORE_FILE, watchPathFilter, type PathFilter,
 } from './path-filter.js';

@@ -1,7 +1,7 @@
-import type { Agent, AgentPool, Policy, PolicyApi } from '../api/types.js';
+import type { Agent, AgentPool, Policy, PolicyApi, PolicySet } from '../api/types.js';
 import type { DeclaredPolicy, DeclaredState } from '../declared/types.js';
 import type { Logger } from '../logger.js';
-import type { LiveAgent, LivePolicy, LivePool, LiveState } from '../model.js';
+import type { LiveAgent, LivePolicy, LivePolicySet, LivePool, LiveState } from '../model.js';
 import type { CodeCache } from './code-cache.js';
 import { mapLimit } from '../map-limit.js';
 import { matchPools, matchPolicies } from '../plan/pairs.js';
@@ -40,7 +40,12 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
       throw error;
     });
   const { api, organization, declared } = options;
-  const [listed, poolList] = await Promise.all([failFast(api.listPolicies(organization)), failFast(api.listAgentPools(organization))]);
+  // Policy sets are read only by a source that declares one: the others never touch them.
+  const readsSets = (declared.policySets ?? []).length > 0;
+  const [listed, poolList, setList] = await Promise.all([
+    failFast(api.listPolicies(organization)), failFast(api.listAgentPools(organization)),
+    readsSets ? failFast(api.listPolicySets(organization, { include: ['current_version', 'newest_version'] })) : Promise.resolve(null),
+  ]);
   // The list holds every policy of the organization: the cache forgets the ones deleted since.
   options.codeCache?.retain(listed.map((policy) => policy.id));
   // A kind this tool does not know is set aside whole: never compared, updated, replaced or deleted.
@@ -61,7 +66,8 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
   // The few agent lists first: they do not wait behind the downloads.
   const pools = failFast(Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => livePool(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : []))));
   const [livePools, livePolicies] = await Promise.all([pools, failFast(mapLimit(policies, CODE_READS_AT_ONCE, counted))]);
-  return { policies: livePolicies, pools: livePools, ...(foreignPolicies.length > 0 ? { foreignPolicies } : {}) };
+  const policySets = setList === null ? {} : { policySets: setList.filter((set) => set.foreignKind === null).map(livePolicySet) };
+  return { policies: livePolicies, pools: livePools, ...policySets, ...(foreignPolicies.length > 0 ? { foreignPolicies } : {}) };
 }
 
 /**
@@ -107,3 +113,14 @@ function liveAgent(agent: Agent): LiveAgent {
   return { id, name, status, lastPingAt, createdAt };
 }
 
+
+function livePolicySet(set: PolicySet): LivePolicySet {
+  const newest = set.newestVersion;
+  return {
+    id: set.id, name: set.name, kind: set.kind, description: set.description, global: set.global, overridable: set.overridable,
+    agentEnabled: set.agentEnabled, policyToolVersion: set.policyToolVersion, versioned: set.versioned, vcsBacked: set.vcsBacked,
+    currentVersionId: set.currentVersionId,
+    newestVersion: set.newestVersionId === null ? null
+      : { id: set.newestVersionId, status: newest?.status ?? 'unknown', errorMessage: newest?.errorMessage ?? null },
+  };
+}

@@ -9,15 +9,22 @@
 const PREFIX = '<!-- managed-by: policy-pool-sync source=';
 const SUFFIX = ' -->';
 const SEPARATOR = '\n\n';
-const TRAILING_MARKER = /<!-- managed-by: policy-pool-sync source=(.+?) -->[ \t\r\n]*$/;
+const TRAILING_MARKER = /<!-- managed-by: policy-pool-sync source=(.+?)(?: content=sha256:([0-9a-f]{64}))? -->[ \t\r\n]*$/;
 
-export function marker(source: string): string {
-  return `${PREFIX}${source}${SUFFIX}`;
+/** The marker; a versioned policy set's also records the digest of the content it last saw ready (`content=sha256:<hex>`). */
+export function marker(source: string, contentDigest: string | null = null): string {
+  return `${PREFIX}${source}${contentDigest === null ? '' : ` content=sha256:${contentDigest}`}${SUFFIX}`;
 }
 
-export function withMarker(description: string | null, source: string): string {
-  if (description === null) return marker(source);
-  return `${description}${SEPARATOR}${marker(source)}`;
+export function withMarker(description: string | null, source: string, contentDigest: string | null = null): string {
+  if (description === null) return marker(source, contentDigest);
+  return `${description}${SEPARATOR}${marker(source, contentDigest)}`;
+}
+
+/** The content digest a policy set's marker records, or null when it records none. */
+export function markerContent(description: string | null): string | null {
+  if (description === null) return null;
+  return TRAILING_MARKER.exec(description)?.[2] ?? null;
 }
 
 /** The description as declared: without any source's marker; null when nothing else is left. */

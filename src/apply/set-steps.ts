@@ -1,0 +1,75 @@
+import type { CreatePolicySetInput, PolicySetVersion, UpdatePolicySetInput } from '../api/types.js';
+import { setArchiveBody } from '../declared/index.js';
+import { withMarker } from '../plan/marker.js';
+import type { PolicySetChange } from '../plan/types.js';
+import type { ApplyOptions } from './options.js';
+
+/** How long a new version may take to be read by the service before the apply gives up on it. @default 10 minutes */
+export const DEFAULT_SET_VERSION_TIMEOUT_MS = 10 * 60_000;
+const FIRST_POLL_MS = 200;
+const LONGEST_POLL_MS = 5_000;
+
+/**
+ * A policy set's create (or replace: delete, then create) and the upload of its content, as one step. The marker is
+ * written without a content digest first, and with it once the version is ready: a version that errored leaves the
+ * marker without it, so the next plan uploads again.
+ */
+export async function createPolicySet(change: PolicySetChange, options: ApplyOptions): Promise<void> {
+  const declared = change.declared!;
+  if (change.action === 'replace' && change.live !== null) await options.api.deletePolicySet(change.live.id);
+  const input: CreatePolicySetInput = {
+    name: change.name,
+    description: describe(change, null, options),
+    kind: declared.kind,
+    global: declared.global,
+    ...(declared.overridable === null ? {} : { overridable: declared.overridable }),
+    ...(declared.agentEnabled === null ? {} : { agentEnabled: declared.agentEnabled }),
+    ...(declared.policyToolVersion === null ? {} : { policyToolVersion: declared.policyToolVersion }),
+  };
+  const made = await options.api.createPolicySet(options.organization, input, (found) => found.description === input.description && found.kind === declared.kind);
+  if (declared.content === null) return;
+  await uploadContent(made.id, change, options);
+  await options.api.updatePolicySet(made.id, { description: describe(change, declared.content.digest, options) });
+}
+
+/** The settings that differ, and a new version when the content differs; the marker records the content once it is ready. */
+export async function updatePolicySet(change: PolicySetChange, options: ApplyOptions): Promise<void> {
+  const declared = change.declared!;
+  const id = change.id!;
+  if (change.uploadContent) await uploadContent(id, change, options);
+  const input: UpdatePolicySetInput = {};
+  const digest = declared.content === null ? null : declared.content.digest;
+  if (change.fields['description'] !== undefined || change.adoptMarker || change.uploadContent) input.description = describe(change, digest, options);
+  if (change.fields['global'] !== undefined) input.global = declared.global;
+  if (change.fields['overridable'] !== undefined && declared.overridable !== null) input.overridable = declared.overridable;
+  if (change.fields['agent-enabled'] !== undefined && declared.agentEnabled !== null) input.agentEnabled = declared.agentEnabled;
+  if (change.fields['policy-tool-version'] !== undefined) input.policyToolVersion = declared.policyToolVersion;
+  if (Object.keys(input).length > 0) await options.api.updatePolicySet(id, input);
+}
+
+/** The description as written: under `ownership: marker` with the marker, which for a versioned set records its content once ready. */
+function describe(change: PolicySetChange, digest: string | null, options: ApplyOptions): string | null {
+  const description = change.declared?.description ?? null;
+  if (options.ownership !== 'marker') return description;
+  return withMarker(description, options.source, digest);
+}
+
+/** A new version: created, its archive uploaded, then read with back-off until ready; errored or too slow is a failure. */
+async function uploadContent(setId: string, change: PolicySetChange, options: ApplyOptions): Promise<PolicySetVersion> {
+  const archive = await setArchiveBody(change.declared!.content!);
+  const version = await options.api.createPolicySetVersion(setId);
+  await options.api.uploadPolicySetVersion(version, archive);
+  const timeout = options.setVersionTimeoutMs ?? DEFAULT_SET_VERSION_TIMEOUT_MS;
+  const started = Date.now();
+  for (let wait = FIRST_POLL_MS; ; wait = Math.min(wait * 2, LONGEST_POLL_MS)) {
+    const read = await options.api.getPolicySetVersion(version.id);
+    if (read.status === 'ready') return read;
+    if (read.status === 'errored' || read.status === 'canceled') {
+      throw new Error(`version ${read.id} of policy set "${change.name}" ${read.status}: ${read.errorMessage ?? read.error ?? 'the service gave no message'}`);
+    }
+    if (Date.now() - started + wait > timeout) {
+      throw new Error(`version ${read.id} of policy set "${change.name}" is still ${read.status} after ${Math.round(timeout / 1000)} s; the next pass looks again`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
