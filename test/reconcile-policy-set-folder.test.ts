@@ -90,3 +90,33 @@ describe('a policy set folder is checked before any request', () => {
     assert.match(run.stdout + run.stderr, /policy-sets\/broken\/sentinel\.hcl: does not parse as HCL: sentinel\.hcl:2,/);
   });
 });
+
+describe('a version the service marks errored', () => {
+  const fixture = useWorld({ nativeKind: 'sentinel', organizations: [{ name: ORG, maxAgentPools: 1, workspaces: WORKSPACES }] });
+
+  it('fails the run (exit 1) with the service\'s error-message in text, JSON and Markdown, and the next plan uploads again', async () => {
+    const { world } = fixture;
+    // The hosted service reads only sentinel.hcl: the document's native.hcl passes every check here and errors there.
+    const dir = await fixture.repo({
+      'policy-sets/neutral/native.hcl': 'policy "one" {\n  source = "./one.sentinel"\n  enforcement_level = "advisory"\n}\n',
+      'policy-sets/neutral/one.sentinel': 'main = rule { true }\n',
+    });
+    const outputs: Record<string, string> = {};
+    for (const output of ['text', 'json', 'markdown']) {
+      const run = await world.cli('--reconcile', dir, ['--output', output]);
+      assert.equal(run.code, 1, `${output}: ${run.stdout}${run.stderr}`);
+      outputs[output] = run.stdout;
+    }
+    const message = /no sentinel\.hcl at the root of the policy set version's archive/;
+    assert.match(outputs['text']!, /policy-set "neutral" failed: version polsetver-\S+ of policy set "neutral" errored: no sentinel\.hcl/);
+    const json = JSON.parse(outputs['json']!) as { sources: Array<{ changes: Array<{ resource: string; outcome: string; message: string }> }> };
+    const change = json.sources[0]!.changes.find((c) => c.resource === 'policy-set');
+    assert.equal(change?.outcome, 'failed');
+    assert.match(change.message, message);
+    assert.match(outputs['markdown']!, message);
+    // The marker records no content for a version that did not become ready: each run uploads again.
+    const plan = await world.cli('--dry-run', dir);
+    assert.match(plan.stdout, /policy-set "neutral" will be updated in-place \(differs in content\)/);
+    assert.match(plan.stdout, /its newest version polsetver-\S+ errored: no sentinel\.hcl/);
+  });
+});
