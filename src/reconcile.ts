@@ -11,6 +11,7 @@ import { readLive } from './live/read-live.js';
 import type { CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
 import type { LiveState } from './model.js';
+import { resolveNames } from './plan/names.js';
 import { planPairs } from './plan/plan.js';
 import { matchPolicies, pairResources, type Pairing } from './plan/pairs.js';
 import { policiesShowingCode } from './plan/policies.js';
@@ -214,11 +215,12 @@ function planOptions(request: PassRequest, session: PassSession): PlanOptions {
  */
 async function freshPlan(declared: DeclaredState, live: LiveState, options: PlanOptions): Promise<{ plan: Plan; pairing: Pairing } | string> {
   let shown: DeclaredState;
+  const names = resolveNames(declared, live);
   try {
-    shown = await withCodeTexts(declared, policiesShowingCode(matchPolicies(declared.policies, live.policies)));
+    shown = await withCodeTexts(names.declared, policiesShowingCode(matchPolicies(names.declared.policies, live.policies)));
   } catch (error) {
     return errorMessage(error);
   }
   const pairing = pairResources(shown, live, options);
-  return { plan: planPairs(pairing, shown, live, options), pairing };
+  return { plan: planPairs(pairing, shown, live, options, names), pairing };
 }

@@ -51,7 +51,7 @@ async function createOrFind(change: PolicyChange, options: ApplyOptions): Promis
   // A create whose answer was lost finds the policy it made by name, and takes it only as one met here would be.
   const owns = (met: Policy) => refuseMet(met, declared.kind, options) === null;
   try {
-    const policy = await options.api.createPolicy(options.organization, createInput(change, options), owns);
+    const policy = await options.api.createPolicy(options.organization, await createInput(change, options), owns);
     return { id: policy.id, found: false, upload: true };
   } catch (error) {
     if (!nameTaken(error)) throw error;
@@ -84,7 +84,31 @@ async function upload(id: string, code: CodeRef, options: ApplyOptions): Promise
   if (uploaded !== null && uploaded.updatedAt !== null) options.onUploaded?.(id, uploaded.updatedAt, code.sha256);
 }
 
-function createInput(change: PolicyChange, options: ApplyOptions): CreatePolicyInput {
+/**
+ * The ids of a policy's sets: a name the plan could not turn into an id names a set the create-sets wave made in this
+ * run; it is looked up by name once per run.
+ */
+const setIdsByRun = new WeakMap<ApplyOptions, Map<string, Promise<string>>>();
+
+export async function setIds(entries: readonly string[], options: ApplyOptions): Promise<string[]> {
+  let known = setIdsByRun.get(options);
+  if (known === undefined) setIdsByRun.set(options, (known = new Map()));
+  return Promise.all(entries.map((entry) => {
+    if (entry.startsWith('polset-')) return entry;
+    let id = known.get(entry);
+    if (id === undefined) {
+      id = options.api.listPolicySets(options.organization, { search: entry }).then((sets) => {
+        const found = sets.find((set) => set.name === entry);
+        if (found === undefined) throw new Error(`policy set "${entry}" was not found; the create of the set did not succeed`);
+        return found.id;
+      });
+      known.set(entry, id);
+    }
+    return id;
+  }));
+}
+
+async function createInput(change: PolicyChange, options: ApplyOptions): Promise<CreatePolicyInput> {
   const declared = change.declared!;
   return {
     name: change.name,
@@ -93,7 +117,7 @@ function createInput(change: PolicyChange, options: ApplyOptions): CreatePolicyI
     enforcementLevel: declared.enforcementLevel,
     query: declared.kind === 'opa' ? declared.query : null,
     // A replacement keeps the policy sets of the policy it replaces unless the repo names them.
-    policySetIds: declared.policySets ?? change.live?.policySetIds ?? [],
+    policySetIds: declared.policySets === null ? change.live?.policySetIds ?? [] : await setIds(declared.policySets, options),
   };
 }
 
@@ -105,7 +129,9 @@ export async function updatePolicy(change: PolicyChange, options: ApplyOptions):
   if (change.fields['query'] !== undefined && declared.query !== null) input.query = declared.query;
   if (change.uploadCode) await upload(change.id!, declared.code, options);
   if (Object.keys(input).length > 0) await options.api.updatePolicy(change.live!, input);
-  if (change.fields['policy-sets'] !== undefined && declared.policySets !== null) await movePolicy(change.id!, change.live!.policySetIds, declared.policySets, options);
+  if (change.fields['policy-sets'] !== undefined && declared.policySets !== null) {
+    await movePolicy(change.id!, change.live!.policySetIds, await setIds(declared.policySets, options), options);
+  }
 }
 
 /** Into the declared sets it is not in, then out of the live sets not declared: a policy is never briefly in no set. */

@@ -40,8 +40,8 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
       throw error;
     });
   const { api, organization, declared } = options;
-  // Policy sets are read only by a source that declares one: the others never touch them.
-  const readsSets = (declared.policySets ?? []).length > 0;
+  // Policy sets are read only by a source that declares one, or names one by name: the others never touch them.
+  const readsSets = (declared.policySets ?? []).length > 0 || declared.policies.some((p) => p.policySets?.some((entry) => !entry.startsWith('polset-')) === true);
   const [listed, poolList, setList] = await Promise.all([
     failFast(api.listPolicies(organization)), failFast(api.listAgentPools(organization)),
     readsSets ? failFast(api.listPolicySets(organization, { include: ['current_version', 'newest_version'] })) : Promise.resolve(null),

@@ -2,6 +2,7 @@ import type { DeclaredState } from '../declared/types.js';
 import type { LiveState } from '../model.js';
 import { planForeign } from './foreign.js';
 import { checkGuards } from './guards.js';
+import { resolveNames, type Resolved } from './names.js';
 import { pairResources, type Pairing } from './pairs.js';
 import { planPolicies } from './policies.js';
 import { planPolicySets } from './policy-sets.js';
@@ -14,25 +15,29 @@ import type { Change, ChangeAction, Plan, PlanOptions, ResourceType } from './ty
  * No I/O, no clock (`options.now`), no logger. A plan with errors must not be applied.
  */
 export function planChanges(declared: DeclaredState, live: LiveState, options: PlanOptions): Plan {
-  return planPairs(pairResources(declared, live, options), declared, live, options);
+  const names = resolveNames(declared, live);
+  return planPairs(pairResources(names.declared, live, options), names.declared, live, options, names);
 }
 
-/** The plan of a pairing already made of `declared` and `live` (a pass pairs once, and checks a saved plan against the same pairs). */
-export function planPairs(pairing: Pairing, declared: DeclaredState, live: LiveState, options: PlanOptions): Plan {
+/**
+ * The plan of a pairing already made of `declared` and `live` (a pass pairs once, and checks a saved plan against the
+ * same pairs); `names`: what resolving names into ids (names.ts) found, for the declared state it resolved.
+ */
+export function planPairs(pairing: Pairing, declared: DeclaredState, live: LiveState, options: PlanOptions, names?: Pick<Resolved, 'errors' | 'warnings'>): Plan {
   const policies = planPolicies(pairing.policies, options);
   const pools = planPools(pairing.pools, options);
   const prune = planPrune(pairing, options);
   const sets = planPolicySets(pairing.sets, options);
   const changes: Change[] = sortChanges([...sets.changes, ...policies.changes, ...pools.changes, ...prune.deletes]);
   const foreign = planForeign(declared.policies, live.foreignPolicies ?? []);
-  const warnings = [...(declared.warnings ?? []), ...policies.warnings, ...pairing.warnings, ...pools.warnings, ...foreign.warnings, ...sets.warnings];
+  const warnings = [...(declared.warnings ?? []), ...policies.warnings, ...pairing.warnings, ...pools.warnings, ...foreign.warnings, ...sets.warnings, ...(names?.warnings ?? [])];
   if (prune.kept.length > 0) {
     warnings.push(`not declared and kept because prune is off: ${prune.kept.join(', ')}`);
   }
   return {
     changes,
     warnings,
-    errors: [...policies.conflicts, ...sets.conflicts, ...prune.conflicts, ...foreign.errors, ...checkGuards(declared, changes, options)],
+    errors: [...(names?.errors ?? []), ...policies.conflicts, ...sets.conflicts, ...prune.conflicts, ...foreign.errors, ...checkGuards(declared, changes, options)],
     keptUndeclared: keptUndeclared(pairing, changes),
   };
 }

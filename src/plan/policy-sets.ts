@@ -47,6 +47,9 @@ export function planPolicySets(pairs: readonly SetPair[], options: PlanOptions):
       plan.changes.push(createChange(declared));
       continue;
     }
+    if (owner === 'another-source' && options.adopt === true) {
+      plan.warnings.push(`policy set "${declared.name}" carries the ownership marker of source "${markedBy!}"; this source adopts it (adopt is on).`);
+    }
     if (owner === 'another-source' && options.adopt !== true) {
       plan.conflicts.push(
         `conflict: policy set "${declared.name}" carries the ownership marker of source "${markedBy!}"; this source never changes it. ` +
@@ -62,7 +65,7 @@ export function planPolicySets(pairs: readonly SetPair[], options: PlanOptions):
       plan.changes.push({ ...createChange(declared), action: 'replace', id: live.id, live: livePolicySetRef(live), reason: 'kind changed' });
       continue;
     }
-    const update = updateChange(declared, live, owner === 'nobody' && options.ownership === 'marker');
+    const update = updateChange(declared, live, owner !== 'this-source' && options.ownership === 'marker');
     if (update !== null) plan.changes.push(update);
   }
   return plan;
