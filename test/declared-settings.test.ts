@@ -94,7 +94,7 @@ describe('policy settings', () => {
     assert.deepEqual(await problemsFor('policies/t.native', settings), [
       { line: 1, message: 'description must be a string or null, not 42' },
       { line: 2, message: 'enforcement-level must be a string, not a list' },
-      { line: 5, message: 'policy-sets[1] "ws-wrong" is not a policy set id (polset- followed by letters and digits)' },
+      { line: 5, message: 'policy-sets[1] "ws-wrong" is not a policy set name or id (letters, digits, - and _; an id is polset- followed by letters and digits, not another resource\'s id)' },
       { line: 6, message: 'policy-sets lists "polset-ok" twice' },
       { line: 7, message: 'unknown key "extra" (allowed: description, enforcement-level, query, policy-sets)' },
     ]);

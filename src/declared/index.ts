@@ -81,7 +81,8 @@ export async function readDeclared(dir: string, options: ReadOptions = {}): Prom
   const imports = strict ? [] : importWarnings(policies.unresolvedImports, '--strict-imports makes this an error');
   const stray = setFiles.filter((file) => outsideSets(file.rel) && !YAML_SET_FILE.test(file.rel)).map((file) => `${file.rel}: is not read: policy-sets/ holds <name>.yaml files and set folders with a sentinel.hcl, native.hcl or policies.hcl`);
   const warnings = [...walked.warnings.filter((w) => outsideSets(w.slice(0, w.indexOf(':')))), ...policies.warnings, ...stray].sort();
-  return { policies: policies.policies, pools: pools.pools, policySets: policySets.sets, warnings: [...warnings, ...imports] };
+  const declaredSets = policySets.sets.length === 0 ? {} : { policySets: policySets.sets };
+  return { policies: policies.policies, pools: pools.pools, ...declaredSets, warnings: [...warnings, ...imports] };
 }
 
 function invalid(root: string, problems: SourceProblem[]): ValidationError {

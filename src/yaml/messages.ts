@@ -5,6 +5,7 @@ import { describeValue, keyLabel, type KeyPath } from './key-path.js';
 /** What a pattern or format in the published schemas means, for messages. Keyed as written in the schema. */
 const HINTS: Readonly<Record<string, string>> = {
   '^polset-[A-Za-z0-9_-]+$': 'is not a policy set id (polset- followed by letters and digits)',
+  '^(?!(ws|prj|apool|pol|polsetver|agent|var)-)[A-Za-z0-9_-]+$': 'is not a policy set name or id (letters, digits, - and _; an id is polset- followed by letters and digits, not another resource\'s id)',
   '^ws-[A-Za-z0-9_-]+$': 'is not a workspace id (ws- followed by letters and digits)',
   '^[A-Za-z0-9_-]+$': 'is not a valid name (letters, digits, - and _)',
   '^[1-9][0-9]*[smhd]$': 'is not a duration (a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d)',
