@@ -127,6 +127,11 @@ export interface LivePolicySet {
   versioned: boolean;
   /** Backed by a VCS repository: this tool never uploads a version to it. */
   vcsBacked: boolean;
+  /** Where it is enforced: `ws-` and `prj-` ids, and those excluded. */
+  workspaceIds: string[];
+  projectIds: string[];
+  workspaceExclusionIds: string[];
+  projectExclusionIds: string[];
   /** The newest successful version (what the service enforces), and the newest of all; null when none. */
   currentVersionId: string | null;
   newestVersion: LiveSetVersion | null;
@@ -138,6 +143,9 @@ export interface LiveState {
   pools: LivePool[];
   /** Policy sets of known kinds; absent when the source declares none (they are then not read). */
   policySets?: LivePolicySet[];
+  /** The organization's workspaces and projects, read only when a declaration names one by name. */
+  workspaces?: Array<{ id: string; name: string }>;
+  projects?: Array<{ id: string; name: string }>;
   /** Policies of kinds this tool does not know; the plan names them once and leaves them alone. Absent: none. */
   foreignPolicies?: ForeignPolicy[];
 }

@@ -25,6 +25,10 @@ export async function createPolicySet(change: PolicySetChange, options: ApplyOpt
     ...(declared.overridable === null ? {} : { overridable: declared.overridable }),
     ...(declared.agentEnabled === null ? {} : { agentEnabled: declared.agentEnabled }),
     ...(declared.policyToolVersion === null ? {} : { policyToolVersion: declared.policyToolVersion }),
+    ...(declared.scope.workspaces === null ? {} : { workspaceIds: declared.scope.workspaces }),
+    ...(declared.scope.projects === null ? {} : { projectIds: declared.scope.projects }),
+    ...(declared.scope.workspaceExclusions === null ? {} : { workspaceExclusionIds: declared.scope.workspaceExclusions }),
+    ...(declared.scope.projectExclusions === null ? {} : { projectExclusionIds: declared.scope.projectExclusions }),
   };
   const made = await options.api.createPolicySet(options.organization, input, (found) => found.description === input.description && found.kind === declared.kind);
   if (declared.content === null) return;
@@ -45,6 +49,25 @@ export async function updatePolicySet(change: PolicySetChange, options: ApplyOpt
   if (change.fields['agent-enabled'] !== undefined && declared.agentEnabled !== null) input.agentEnabled = declared.agentEnabled;
   if (change.fields['policy-tool-version'] !== undefined) input.policyToolVersion = declared.policyToolVersion;
   if (Object.keys(input).length > 0) await options.api.updatePolicySet(id, input);
+  await moveScope(change, options);
+}
+
+const SCOPES = [
+  ['workspaces', 'workspaces', 'workspaceIds'],
+  ['projects', 'projects', 'projectIds'],
+  ['workspace-exclusions', 'workspaceExclusions', 'workspaceExclusionIds'],
+  ['project-exclusions', 'projectExclusions', 'projectExclusionIds'],
+] as const;
+
+/** Each scope list that differs: the declared ids added first, then the others removed. */
+async function moveScope(change: PolicySetChange, options: ApplyOptions): Promise<void> {
+  for (const [relationship, key, liveKey] of SCOPES) {
+    const declared = change.declared!.scope[key];
+    if (change.fields[relationship] === undefined || declared === null) continue;
+    const live = change.live!;
+    await options.api.addToPolicySet(change.id!, relationship, declared.filter((id) => !live[liveKey].includes(id)));
+    await options.api.removeFromPolicySet(change.id!, relationship, live[liveKey].filter((id) => !declared.includes(id)));
+  }
 }
 
 /** The description as written: under `ownership: marker` with the marker, which for a versioned set records its content once ready. */

@@ -135,6 +135,7 @@ function readSettings(file: FoundFile, realRoot: string): { values: Record<strin
 
 function setSettings(name: string, kind: PolicyKind, settingsFile: string | null, values: Record<string, unknown>): Omit<DeclaredPolicySet, 'content'> {
   const flag = (key: string) => (typeof values[key] === 'boolean' ? values[key] : null);
+  const list = (key: string) => (Array.isArray(values[key]) ? (values[key] as string[]).map(String) : null);
   return {
     name, kind, settingsFile,
     description: typeof values['description'] === 'string' ? values['description'] : null,
@@ -142,6 +143,7 @@ function setSettings(name: string, kind: PolicyKind, settingsFile: string | null
     overridable: flag('overridable'),
     agentEnabled: flag('agent-enabled'),
     policyToolVersion: typeof values['policy-tool-version'] === 'string' ? values['policy-tool-version'] : null,
+    scope: { workspaces: list('workspaces'), projects: list('projects'), workspaceExclusions: list('workspace-exclusions'), projectExclusions: list('project-exclusions') },
   };
 }
 

@@ -80,6 +80,14 @@ export interface SetContent {
   modules: number;
 }
 
+/** A set's workspaces and projects, and those excluded; null: not managed. */
+export interface SetScope {
+  workspaces: string[] | null;
+  projects: string[] | null;
+  workspaceExclusions: string[] | null;
+  projectExclusions: string[] | null;
+}
+
 /** A policy set as the declared repo states it: a folder with a config file (versioned), or a YAML file. */
 export interface DeclaredPolicySet {
   name: string;
@@ -92,6 +100,8 @@ export interface DeclaredPolicySet {
   overridable: boolean | null;
   agentEnabled: boolean | null;
   policyToolVersion: string | null;
+  /** Where it is enforced, as written: names (`*` as prefix, suffix or both) or ids; a list that is null is not managed. */
+  scope: SetScope;
   /** Versioned sets only; null for a set declared in YAML, whose members are the policies that name it. */
   content: SetContent | null;
 }

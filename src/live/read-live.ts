@@ -67,7 +67,8 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
   const pools = failFast(Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => livePool(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : []))));
   const [livePools, livePolicies] = await Promise.all([pools, failFast(mapLimit(policies, CODE_READS_AT_ONCE, counted))]);
   const policySets = setList === null ? {} : { policySets: setList.filter((set) => set.foreignKind === null).map(livePolicySet) };
-  return { policies: livePolicies, pools: livePools, ...policySets, ...(foreignPolicies.length > 0 ? { foreignPolicies } : {}) };
+  const scope = await failFast(readScopeNames(api, organization, declared));
+  return { policies: livePolicies, pools: livePools, ...policySets, ...scope, ...(foreignPolicies.length > 0 ? { foreignPolicies } : {}) };
 }
 
 /**
@@ -119,8 +120,26 @@ function livePolicySet(set: PolicySet): LivePolicySet {
   return {
     id: set.id, name: set.name, kind: set.kind, description: set.description, global: set.global, overridable: set.overridable,
     agentEnabled: set.agentEnabled, policyToolVersion: set.policyToolVersion, versioned: set.versioned, vcsBacked: set.vcsBacked,
+    workspaceIds: [...set.workspaceIds], projectIds: [...set.projectIds],
+    workspaceExclusionIds: [...set.workspaceExclusionIds], projectExclusionIds: [...set.projectExclusionIds],
     currentVersionId: set.currentVersionId,
     newestVersion: set.newestVersionId === null ? null
       : { id: set.newestVersionId, status: newest?.status ?? 'unknown', errorMessage: newest?.errorMessage ?? null },
+  };
+}
+
+/** Workspaces and projects, listed only when a set's scope names one by name (ids need no list). */
+async function readScopeNames(api: PolicyApi, organization: string, declared: DeclaredState): Promise<Pick<LiveState, 'workspaces' | 'projects'>> {
+  const scopes = (declared.policySets ?? []).map((set) => set.scope);
+  const named = (prefix: string, lists: Array<string[] | null>) => lists.some((list) => list?.some((entry) => !entry.startsWith(prefix)) === true);
+  const wantsWorkspaces = named('ws-', scopes.flatMap((s) => [s.workspaces, s.workspaceExclusions]));
+  const wantsProjects = named('prj-', scopes.flatMap((s) => [s.projects, s.projectExclusions]));
+  const [workspaces, projects] = await Promise.all([
+    wantsWorkspaces ? api.listWorkspaces(organization) : Promise.resolve(null),
+    wantsProjects ? api.listProjects(organization) : Promise.resolve(null),
+  ]);
+  return {
+    ...(workspaces === null ? {} : { workspaces: workspaces.map((w) => ({ id: w.id, name: w.name })) }),
+    ...(projects === null ? {} : { projects: projects.map((p) => ({ id: p.id, name: p.name })) }),
   };
 }

@@ -1,10 +1,11 @@
 /**
  * Names where the service wants ids: a policy's `policy-sets` by set name, resolved against the live sets and the sets
- * this source declares. Pure: the declared state comes back with every name it can resolve turned into its id; a name
+ * this source declares, and a set's workspaces and projects by name, with `*` as prefix, suffix or both (as the vendor's
+ * `tfe_workspace_ids` takes them), against the lists the live read made. Pure: the declared state comes back with every name it can resolve turned into its id; a name
  * of a set the plan creates stays a name, which the apply resolves once the set exists; a name that matches nothing is
  * an error naming it and the closest match.
  */
-import type { DeclaredState } from '../declared/types.js';
+import type { DeclaredPolicySet, DeclaredState, SetScope } from '../declared/types.js';
 import type { LiveState } from '../model.js';
 import { closest } from '../suggest.js';
 
@@ -38,5 +39,54 @@ export function resolveNames(declared: DeclaredState, live: LiveState): Resolved
     });
     return { ...policy, policySets: resolved };
   });
-  return { declared: { ...declared, policies }, errors, warnings: [] };
+  const warnings: string[] = [];
+  const policySets = declared.policySets?.map((set) => resolveScope(set, live, errors, warnings));
+  return { declared: { ...declared, policies, ...(policySets === undefined ? {} : { policySets }) }, errors, warnings };
+}
+
+type Named = ReadonlyArray<{ id: string; name: string }>;
+
+/** The set with each scope list in ids; what matches nothing is an error (a plain name) or a warning (a wildcard). */
+function resolveScope(set: DeclaredPolicySet, live: LiveState, errors: string[], warnings: string[]): DeclaredPolicySet {
+  const list = (key: string, entries: string[] | null, prefix: string, named: Named | undefined, caseless: boolean): string[] | null => {
+    if (entries === null) return null;
+    const ids = entries.flatMap((entry) => {
+      if (entry.startsWith(prefix)) return [entry];
+      const found = matching(entry, named ?? [], caseless);
+      if (found.length > 0) return found;
+      if (entry.includes('*')) {
+        warnings.push(`policy set "${set.name}": ${key} "${entry}" matches nothing in the organization`);
+        return [];
+      }
+      const near = closest(entry, (named ?? []).map((n) => n.name));
+      errors.push(`policy set "${set.name}": ${key} "${entry}" names nothing in the organization${near === null ? '' : `; did you mean "${near}"?`}`);
+      return [];
+    });
+    return [...new Set(ids)].sort();
+  };
+  const { workspaces, projects, workspaceExclusions, projectExclusions } = set.scope;
+  const scope: SetScope = {
+    workspaces: list('workspaces', workspaces, 'ws-', live.workspaces, false),
+    projects: list('projects', projects, 'prj-', live.projects, true),
+    workspaceExclusions: list('workspace-exclusions', workspaceExclusions, 'ws-', live.workspaces, false),
+    projectExclusions: list('project-exclusions', projectExclusions, 'prj-', live.projects, true),
+  };
+  return { ...set, scope };
+}
+
+/** The ids whose names match `pattern`: a name, or `*` as its prefix, suffix or both. Project names match without case. */
+function matching(pattern: string, named: Named, caseless: boolean): string[] {
+  const fold = (text: string) => (caseless ? text.toLowerCase() : text);
+  const p = fold(pattern);
+  const starts = p.startsWith('*');
+  const ends = p.length > 1 && p.endsWith('*');
+  const core = p.slice(starts ? 1 : 0, ends ? -1 : undefined);
+  const test = (name: string) => {
+    const n = fold(name);
+    if (starts && ends) return n.includes(core);
+    if (starts) return n.endsWith(core);
+    if (ends) return n.startsWith(core);
+    return n === core;
+  };
+  return named.filter((n) => test(n.name)).map((n) => n.id);
 }

@@ -2,7 +2,7 @@
 import type { DeclaredPolicySet, SetContent } from '../declared/types.js';
 import type { LivePolicySet } from '../model.js';
 import { count } from '../plural.js';
-import { created, diffField, removed, sameText, strictEqual, type Fields } from './fields.js';
+import { created, diffField, removed, sameSet, sameText, sortedIds, strictEqual, type Fields } from './fields.js';
 import { markerContent, stripMarker } from './marker.js';
 import { ownsUndeclared, type SetPair } from './pairs.js';
 import { differsIn } from './reasons.js';
@@ -80,8 +80,17 @@ function versionWarnings(live: LivePolicySet): string[] {
   return [`policy set "${live.name}": its newest version ${newest.id} ${why}; ${enforced}`];
 }
 
+/** The scope lists as fields: (after resolution) sorted ids; a list that is not managed is no field. */
+const SCOPE_FIELDS = [
+  ['workspaces', 'workspaces', 'workspaceIds'],
+  ['projects', 'projects', 'projectIds'],
+  ['workspace-exclusions', 'workspaceExclusions', 'workspaceExclusionIds'],
+  ['project-exclusions', 'projectExclusions', 'projectExclusionIds'],
+] as const;
+
 function settingValues(set: DeclaredPolicySet): Fields {
   return created({
+    ...Object.fromEntries(SCOPE_FIELDS.map(([field, key]) => [field, set.scope[key]])),
     kind: set.kind,
     description: set.description,
     global: set.global,
@@ -106,6 +115,10 @@ function updateChange(set: DeclaredPolicySet, live: LivePolicySet, adopt: boolea
   if (set.overridable !== null) diffField(fields, 'overridable', live.overridable, set.overridable, strictEqual);
   if (set.agentEnabled !== null) diffField(fields, 'agent-enabled', live.agentEnabled, set.agentEnabled, strictEqual);
   if (set.policyToolVersion !== null) diffField(fields, 'policy-tool-version', live.policyToolVersion, set.policyToolVersion, strictEqual);
+  for (const [field, key, liveKey] of SCOPE_FIELDS) {
+    const declaredIds = set.scope[key];
+    if (declaredIds !== null) diffField(fields, field, sortedIds(live[liveKey]), sortedIds(declaredIds), sameSet);
+  }
   const recorded = markerContent(live.description);
   const upload = set.content !== null && recorded !== set.content.digest;
   if (upload) fields['content'] = { before: recorded === null ? null : `sha256:${recorded.slice(0, 12)}`, after: contentValue(set.content!) };

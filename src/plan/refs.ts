@@ -75,10 +75,18 @@ export type PolicySetSpec = Omit<DeclaredPolicySet, 'name'>;
 export type LivePolicySetRef = LivePolicySet;
 
 export function policySetSpec(set: DeclaredPolicySet): PolicySetSpec {
-  const { name: _name, content, ...rest } = set;
-  return { ...rest, content: content === null ? null : { ...content, files: content.files.map((f) => ({ ...f })) } };
+  const { name: _name, content, scope, ...rest } = set;
+  const copy = (ids: string[] | null) => (ids === null ? null : [...ids]);
+  return {
+    ...rest,
+    scope: { workspaces: copy(scope.workspaces), projects: copy(scope.projects), workspaceExclusions: copy(scope.workspaceExclusions), projectExclusions: copy(scope.projectExclusions) },
+    content: content === null ? null : { ...content, files: content.files.map((f) => ({ ...f })) },
+  };
 }
 
 export function livePolicySetRef(set: LivePolicySet): LivePolicySetRef {
-  return { ...set, newestVersion: set.newestVersion === null ? null : { ...set.newestVersion } };
+  return {
+    ...set, workspaceIds: [...set.workspaceIds], projectIds: [...set.projectIds], workspaceExclusionIds: [...set.workspaceExclusionIds],
+    projectExclusionIds: [...set.projectExclusionIds], newestVersion: set.newestVersion === null ? null : { ...set.newestVersion },
+  };
 }
