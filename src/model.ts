@@ -127,6 +127,8 @@ export interface LivePolicySet {
   versioned: boolean;
   /** Backed by a VCS repository: this tool never uploads a version to it. */
   vcsBacked: boolean;
+  /** Its parameters, read only when its declaration manages them (a sensitive one's value reads ""); null: not read. */
+  parameters: Array<{ id: string; key: string; value: string; sensitive: boolean }> | null;
   /** Where it is enforced: `ws-` and `prj-` ids, and those excluded. */
   workspaceIds: string[];
   projectIds: string[];

@@ -114,6 +114,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   // was checked when it was made).
   if (declaresNothing(declared) && !source.allowEmpty && request.saved === undefined) return unplanned('declared', [emptySourceError(request.dir)]);
 
+  declared = withSensitiveDigests(declared, session.api);
   let live: LiveState;
   await request.beforeLive?.();
   try {
@@ -223,4 +224,18 @@ async function freshPlan(declared: DeclaredState, live: LiveState, options: Plan
   }
   const pairing = pairResources(shown, live, options);
   return { plan: planPairs(pairing, shown, live, options, names), pairing };
+}
+
+/**
+ * Each policy set with sensitive parameters gets the keyed digest of their keys and values (the API's
+ * `keyedDigest`: HMAC with its token), which its marker records; without a key none is made, and they are sent each pass.
+ */
+function withSensitiveDigests(declared: DeclaredState, api: PolicyApi): DeclaredState {
+  if (declared.policySets === undefined || api.keyedDigest === undefined) return declared;
+  const digest = (text: string) => api.keyedDigest!(text);
+  const policySets = declared.policySets.map((set) => {
+    const sensitive = (set.parameters ?? []).filter((p) => p.sensitive).map((p) => [p.key, p.value]);
+    return sensitive.length === 0 ? set : { ...set, sensitiveDigest: digest(JSON.stringify([set.name, sensitive])) };
+  });
+  return { ...declared, policySets };
 }

@@ -102,11 +102,11 @@ describe('the saved plan\'s TypeScript types and its schema agree', () => {
       ['livePolicySet', keysOf(defs['livePolicySet']!), {
         id: 'required', name: 'required', kind: 'required', description: 'required', global: 'required', overridable: 'required', agentEnabled: 'required',
         policyToolVersion: 'required', versioned: 'required', vcsBacked: 'required', currentVersionId: 'required', newestVersion: 'required',
-        workspaceIds: 'required', projectIds: 'required', workspaceExclusionIds: 'required', projectExclusionIds: 'required',
+        workspaceIds: 'required', projectIds: 'required', workspaceExclusionIds: 'required', projectExclusionIds: 'required', parameters: 'required',
       } satisfies Keys<LivePolicySetRef>],
       ['policySetSpec', keysOf(defs['policySetSpec']!), {
         kind: 'required', settingsFile: 'required', description: 'required', global: 'required', overridable: 'required', agentEnabled: 'required',
-        policyToolVersion: 'required', scope: 'required', content: 'required',
+        policyToolVersion: 'required', scope: 'required', parameters: 'required', sensitiveDigest: 'required', content: 'required',
       } satisfies Keys<PolicySetSpec>],
       ['setContent', keysOf(defs['setContent']!), {
         folder: 'required', root: 'required', configFile: 'required', digest: 'required', bytes: 'required', files: 'required', policies: 'required', modules: 'required',

@@ -1,5 +1,5 @@
 import type { CreatePolicySetInput, PolicySetVersion, UpdatePolicySetInput } from '../api/types.js';
-import { setArchiveBody } from '../declared/index.js';
+import { sensitiveValue, setArchiveBody } from '../declared/index.js';
 import { withMarker } from '../plan/marker.js';
 import type { PolicySetChange } from '../plan/types.js';
 import type { ApplyOptions } from './options.js';
@@ -31,9 +31,10 @@ export async function createPolicySet(change: PolicySetChange, options: ApplyOpt
     ...(declared.scope.projectExclusions === null ? {} : { projectExclusionIds: declared.scope.projectExclusions }),
   };
   const made = await options.api.createPolicySet(options.organization, input, (found) => found.description === input.description && found.kind === declared.kind);
-  if (declared.content === null) return;
-  await uploadContent(made.id, change, options);
-  await options.api.updatePolicySet(made.id, { description: describe(change, declared.content.digest, options) });
+  await syncParameters(made.id, change, [], options);
+  if (declared.content !== null) await uploadContent(made.id, change, options);
+  const description = describe(change, declared.content?.digest ?? null, options);
+  if (description !== input.description) await options.api.updatePolicySet(made.id, { description });
 }
 
 /** The settings that differ, and a new version when the content differs; the marker records the content once it is ready. */
@@ -43,7 +44,9 @@ export async function updatePolicySet(change: PolicySetChange, options: ApplyOpt
   if (change.uploadContent) await uploadContent(id, change, options);
   const input: UpdatePolicySetInput = {};
   const digest = declared.content === null ? null : declared.content.digest;
-  if (change.fields['description'] !== undefined || change.adoptMarker || change.uploadContent) input.description = describe(change, digest, options);
+  if (change.fields['parameters'] !== undefined) await syncParameters(id, change, change.live?.parameters ?? [], options);
+  const marked = change.fields['parameters'] !== undefined && declared.sensitiveDigest !== null;
+  if (change.fields['description'] !== undefined || change.adoptMarker || change.uploadContent || marked) input.description = describe(change, digest, options);
   if (change.fields['global'] !== undefined) input.global = declared.global;
   if (change.fields['overridable'] !== undefined && declared.overridable !== null) input.overridable = declared.overridable;
   if (change.fields['agent-enabled'] !== undefined && declared.agentEnabled !== null) input.agentEnabled = declared.agentEnabled;
@@ -70,11 +73,31 @@ async function moveScope(change: PolicySetChange, options: ApplyOptions): Promis
   }
 }
 
-/** The description as written: under `ownership: marker` with the marker, which for a versioned set records its content once ready. */
+/**
+ * The description as written: under `ownership: marker` with the marker, which records a versioned set's content once
+ * ready and the keyed digest of its sensitive parameters.
+ */
 function describe(change: PolicySetChange, digest: string | null, options: ApplyOptions): string | null {
   const description = change.declared?.description ?? null;
   if (options.ownership !== 'marker') return description;
-  return withMarker(description, options.source, digest);
+  return withMarker(description, options.source, digest, change.declared?.sensitiveDigest ?? null);
+}
+
+/** The declared parameters made so: each created or updated (a sensitive one always sent again), the others deleted. */
+async function syncParameters(setId: string, change: PolicySetChange, live: ReadonlyArray<{ id: string; key: string; value: string; sensitive: boolean }>, options: ApplyOptions): Promise<void> {
+  const declared = change.declared!.parameters;
+  if (declared === null) return;
+  // Where the file is was checked when the repo was read; a set without content has no root to check it against again.
+  const root = change.declared!.content?.root ?? null;
+  for (const parameter of declared) {
+    const value = parameter.sensitive ? sensitiveValue(parameter.from!, root) : parameter.value ?? '';
+    const current = live.find((p) => p.key === parameter.key);
+    if (current === undefined) await options.api.createPolicySetParameter(setId, { key: parameter.key, value, sensitive: parameter.sensitive });
+    else if (parameter.sensitive || current.sensitive || current.value !== value) {
+      await options.api.updatePolicySetParameter(setId, current.id, { value, sensitive: parameter.sensitive });
+    }
+  }
+  for (const gone of live.filter((p) => !declared.some((d) => d.key === p.key))) await options.api.deletePolicySetParameter(setId, gone.id);
 }
 
 /** A new version: created, its archive uploaded, then read with back-off until ready; errored or too slow is a failure. */

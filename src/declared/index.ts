@@ -17,8 +17,8 @@ function isSetConfig(rel: string): boolean {
   return path.posix.basename(rel) in SET_CONFIG_FILES;
 }
 
-export type { AgentCleanup, CodeSource, DeclaredPolicy, DeclaredPolicySet, DeclaredPool, DeclaredState, ReadOptions, SetContent } from './types.js';
-export { MAX_SET_ARCHIVE_BYTES, SET_SETTINGS_FILE } from './policy-sets.js';
+export type { AgentCleanup, CodeSource, DeclaredPolicy, DeclaredPolicySet, DeclaredPool, DeclaredState, ReadOptions, SetContent, SetParameter } from './types.js';
+export { MAX_SET_ARCHIVE_BYTES, SET_SETTINGS_FILE, sensitiveValue } from './policy-sets.js';
 export { packSet, type SetArchive } from './set-archive.js';
 export { setArchiveBody } from './set-body.js';
 export {

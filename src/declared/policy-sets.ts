@@ -1,4 +1,6 @@
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { learnSecrets } from '../redact.js';
 import type { SourceProblem } from '../errors.js';
 import type { PolicyKind } from '../model.js';
 import { MAX_CODE_BYTES } from '../model.js';
@@ -8,7 +10,7 @@ import { byName, isValidName, NAME_RULE } from './resource-names.js';
 import { packSet, type ArchiveFile } from './set-archive.js';
 import { readSetConfig, SET_CONFIG_FILES } from './set-config.js';
 import { readSettingsFile, withFile } from './settings-file.js';
-import type { DeclaredPolicySet } from './types.js';
+import type { DeclaredPolicySet, SetParameter } from './types.js';
 import type { FoundFile } from './walk.js';
 
 /** The settings file beside a versioned set's config file; never packed. */
@@ -107,7 +109,10 @@ async function readVersionedSet(entry: SetFiles, realRoot: string): Promise<{ se
     folder: entry.folder, root: realRoot, configFile: path.posix.basename(entry.config.rel), digest: archive.digest, bytes: archive.gzip.length,
     files: archive.files, policies: checked.config.policies.length, modules: checked.config.modules.length,
   };
-  return { set: { ...setSettings(name, kind, entry.settings?.rel ?? null, settings.values), content }, problems };
+  const parameters = readParameters(settings.values['parameters'], entry.settings?.rel ?? entry.folder, realRoot, process.env);
+  if (parameters.parameters !== null && kind === 'opa') parameters.problems.push({ file: entry.settings!.rel, message: 'parameters are for the native kind only; an opa set takes none' });
+  if (parameters.problems.length > 0) return { set: null, problems: parameters.problems };
+  return { set: { ...setSettings(name, kind, entry.settings?.rel ?? null, settings.values, parameters.parameters), content }, problems };
 }
 
 function readYamlSet(file: FoundFile, realRoot: string): { set: DeclaredPolicySet | null; problems: SourceProblem[] } {
@@ -117,7 +122,10 @@ function readYamlSet(file: FoundFile, realRoot: string): { set: DeclaredPolicySe
   const name = typeof settings.values['name'] === 'string' ? settings.values['name'] : stem;
   if (!isValidName(name)) return { set: null, problems: [{ file: file.rel, message: `"${name}" is not a valid policy set name; ${NAME_RULE}` }] };
   const kind: PolicyKind = settings.values['kind'] === 'opa' ? 'opa' : 'native';
-  return { set: { ...setSettings(name, kind, file.rel, settings.values), content: null }, problems: [] };
+  const parameters = readParameters(settings.values['parameters'], file.rel, realRoot, process.env);
+  if (parameters.parameters !== null && kind === 'opa') parameters.problems.push({ file: file.rel, message: 'parameters are for the native kind only; an opa set takes none' });
+  if (parameters.problems.length > 0) return { set: null, problems: parameters.problems };
+  return { set: { ...setSettings(name, kind, file.rel, settings.values, parameters.parameters), content: null }, problems: [] };
 }
 
 function readSettings(file: FoundFile, realRoot: string): { values: Record<string, unknown>; problems: SourceProblem[] } {
@@ -133,7 +141,7 @@ function readSettings(file: FoundFile, realRoot: string): { values: Record<strin
   return { values, problems };
 }
 
-function setSettings(name: string, kind: PolicyKind, settingsFile: string | null, values: Record<string, unknown>): Omit<DeclaredPolicySet, 'content'> {
+function setSettings(name: string, kind: PolicyKind, settingsFile: string | null, values: Record<string, unknown>, parameters: SetParameter[] | null): Omit<DeclaredPolicySet, 'content'> {
   const flag = (key: string) => (typeof values[key] === 'boolean' ? values[key] : null);
   const list = (key: string) => (Array.isArray(values[key]) ? (values[key] as string[]).map(String) : null);
   return {
@@ -144,6 +152,8 @@ function setSettings(name: string, kind: PolicyKind, settingsFile: string | null
     agentEnabled: flag('agent-enabled'),
     policyToolVersion: typeof values['policy-tool-version'] === 'string' ? values['policy-tool-version'] : null,
     scope: { workspaces: list('workspaces'), projects: list('projects'), workspaceExclusions: list('workspace-exclusions'), projectExclusions: list('project-exclusions') },
+    parameters,
+    sensitiveDigest: null,
   };
 }
 
@@ -157,4 +167,62 @@ function duplicateSetNames(sets: readonly DeclaredPolicySet[]): SourceProblem[] 
     else problems.push({ file: where(set), message: `policy set name "${set.name}" is also declared by ${where(first)}; a set's name must be unique` });
   }
   return problems;
+}
+
+/** The largest file a sensitive parameter's value is read from. */
+const MAX_PARAMETER_FILE_BYTES = 65_536;
+
+/**
+ * The parameters as declared: a plain `key: value` as text; `{env: NAME}` or `{file: /path}` is a sensitive value,
+ * read here (the variable must be set, the file must be outside the repo) and learned by the redactor.
+ */
+export function readParameters(
+  raw: unknown, file: string, realRoot: string, env: NodeJS.ProcessEnv,
+): { parameters: SetParameter[] | null; problems: SourceProblem[] } {
+  if (raw === undefined || raw === null || typeof raw !== 'object') return { parameters: null, problems: [] };
+  const parameters: SetParameter[] = [];
+  const problems: SourceProblem[] = [];
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (value === null || typeof value !== 'object') {
+      parameters.push({ key, value: String(value), sensitive: false, from: null });
+      continue;
+    }
+    const ref = value as { env?: string; file?: string };
+    const read = ref.env !== undefined ? fromEnv(ref.env, env) : fromFile(ref.file ?? '', realRoot);
+    if ('problem' in read) problems.push({ file, message: `parameters.${key}: ${read.problem}` });
+    else parameters.push({ key, value: read.value, sensitive: true, from: ref.env !== undefined ? `env:${ref.env}` : `file:${ref.file ?? ''}` });
+  }
+  learnSecrets(parameters.flatMap((p) => (p.sensitive && p.value !== null ? [p.value] : [])));
+  return { parameters, problems };
+}
+
+/** A sensitive value read again for its upload, from where the plan says it came (`env:NAME`, `file:/path`). */
+export function sensitiveValue(from: string, realRoot: string | null, env: NodeJS.ProcessEnv = process.env): string {
+  const read = from.startsWith('env:') ? fromEnv(from.slice(4), env) : fromFile(from.slice(5), realRoot);
+  if ('problem' in read) throw new Error(read.problem);
+  learnSecrets([read.value]);
+  return read.value;
+}
+
+function fromEnv(name: string, env: NodeJS.ProcessEnv): { value: string } | { problem: string } {
+  const value = env[name];
+  return value === undefined || value === '' ? { problem: `the environment variable ${name} is not set` } : { value };
+}
+
+function fromFile(file: string, realRoot: string | null): { value: string } | { problem: string } {
+  if (!path.isAbsolute(file)) return { problem: `${file} is not an absolute path; a sensitive value's file lives outside the repo` };
+  let real: string;
+  try {
+    real = realpathSync(file);
+  } catch {
+    return { problem: `${file} cannot be read` };
+  }
+  if (realRoot !== null && (real === realRoot || real.startsWith(`${realRoot}${path.sep}`))) return { problem: `${file} is inside the repo; a sensitive value never lives in git` };
+  try {
+    const bytes = readFileSync(real);
+    if (bytes.length > MAX_PARAMETER_FILE_BYTES) return { problem: `${file} holds more than ${MAX_PARAMETER_FILE_BYTES} bytes` };
+    return { value: bytes.toString('utf8').replace(/\r?\n$/, '') };
+  } catch {
+    return { problem: `${file} cannot be read` };
+  }
 }

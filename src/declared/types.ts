@@ -80,6 +80,16 @@ export interface SetContent {
   modules: number;
 }
 
+/** A policy set parameter. A sensitive one's value comes from an environment variable or a file outside the repo. */
+export interface SetParameter {
+  key: string;
+  /** The value to send; for a sensitive one, held in memory only and never in a plan (policySetSpec drops it). */
+  value: string | null;
+  sensitive: boolean;
+  /** Where a sensitive value is read from: `env:NAME` or `file:/path`; null for a plain value. */
+  from: string | null;
+}
+
 /** A set's workspaces and projects, and those excluded; null: not managed. */
 export interface SetScope {
   workspaces: string[] | null;
@@ -102,6 +112,13 @@ export interface DeclaredPolicySet {
   policyToolVersion: string | null;
   /** Where it is enforced, as written: names (`*` as prefix, suffix or both) or ids; a list that is null is not managed. */
   scope: SetScope;
+  /** Managed exactly when present (others are deleted); null: not managed. Native sets only. */
+  parameters: SetParameter[] | null;
+  /**
+   * A digest of the sensitive parameters' keys and values, keyed with the API token (HMAC-SHA256), which the set's
+   * marker records: a changed sensitive value is noticed without being kept anywhere. null: none, or not yet computed.
+   */
+  sensitiveDigest: string | null;
   /** Versioned sets only; null for a set declared in YAML, whose members are the policies that name it. */
   content: SetContent | null;
 }

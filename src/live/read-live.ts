@@ -66,7 +66,13 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
   // The few agent lists first: they do not wait behind the downloads.
   const pools = failFast(Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => livePool(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : []))));
   const [livePools, livePolicies] = await Promise.all([pools, failFast(mapLimit(policies, CODE_READS_AT_ONCE, counted))]);
-  const policySets = setList === null ? {} : { policySets: setList.filter((set) => set.foreignKind === null).map(livePolicySet) };
+  const withParameters = new Set((declared.policySets ?? []).filter((set) => set.parameters !== null).map((set) => set.name));
+  const readSet = async (set: PolicySet): Promise<LivePolicySet> => ({
+    ...livePolicySet(set),
+    parameters: withParameters.has(set.name) ? (await api.listPolicySetParameters(set.id)).map(({ id, key, value, sensitive }) => ({ id, key, value, sensitive })) : null,
+  });
+  const known = setList?.filter((set) => set.foreignKind === null) ?? null;
+  const policySets = known === null ? {} : { policySets: await failFast(Promise.all(known.map(readSet))) };
   const scope = await failFast(readScopeNames(api, organization, declared));
   return { policies: livePolicies, pools: livePools, ...policySets, ...scope, ...(foreignPolicies.length > 0 ? { foreignPolicies } : {}) };
 }
@@ -115,7 +121,7 @@ function liveAgent(agent: Agent): LiveAgent {
 }
 
 
-function livePolicySet(set: PolicySet): LivePolicySet {
+function livePolicySet(set: PolicySet): Omit<LivePolicySet, 'parameters'> {
   const newest = set.newestVersion;
   return {
     id: set.id, name: set.name, kind: set.kind, description: set.description, global: set.global, overridable: set.overridable,

@@ -3,7 +3,7 @@ import type { DeclaredPolicySet, SetContent } from '../declared/types.js';
 import type { LivePolicySet } from '../model.js';
 import { count } from '../plural.js';
 import { created, diffField, removed, sameSet, sameText, sortedIds, strictEqual, type Fields } from './fields.js';
-import { markerContent, stripMarker } from './marker.js';
+import { markerContent, markerSensitive, stripMarker } from './marker.js';
 import { ownsUndeclared, type SetPair } from './pairs.js';
 import { differsIn } from './reasons.js';
 import { livePolicySetRef, policySetSpec } from './refs.js';
@@ -88,8 +88,14 @@ const SCOPE_FIELDS = [
   ['project-exclusions', 'projectExclusions', 'projectExclusionIds'],
 ] as const;
 
+/** Parameters as a plan shows them: `key=value`, a sensitive one as `key (sensitive)`, never its value. */
+function shownParameters(parameters: ReadonlyArray<{ key: string; value: string | null; sensitive: boolean }>): string[] {
+  return parameters.map((p) => (p.sensitive ? `${p.key} (sensitive)` : `${p.key}=${p.value ?? ''}`)).sort();
+}
+
 function settingValues(set: DeclaredPolicySet): Fields {
   return created({
+    parameters: set.parameters === null ? null : shownParameters(set.parameters),
     ...Object.fromEntries(SCOPE_FIELDS.map(([field, key]) => [field, set.scope[key]])),
     kind: set.kind,
     description: set.description,
@@ -118,6 +124,13 @@ function updateChange(set: DeclaredPolicySet, live: LivePolicySet, adopt: boolea
   for (const [field, key, liveKey] of SCOPE_FIELDS) {
     const declaredIds = set.scope[key];
     if (declaredIds !== null) diffField(fields, field, sortedIds(live[liveKey]), sortedIds(declaredIds), sameSet);
+  }
+  if (set.parameters !== null && live.parameters !== null) {
+    const before = shownParameters(live.parameters);
+    const after = shownParameters(set.parameters);
+    const sensitiveChanged = set.parameters.some((p) => p.sensitive) && set.sensitiveDigest !== markerSensitive(live.description);
+    const shown = sensitiveChanged ? after.map((p) => (p.endsWith(' (sensitive)') ? p.replace(' (sensitive)', ' (sensitive, changed)') : p)) : after;
+    if (!sameSet(before, after) || sensitiveChanged) fields['parameters'] = { before, after: shown };
   }
   const recorded = markerContent(live.description);
   const upload = set.content !== null && recorded !== set.content.digest;

@@ -75,11 +75,13 @@ export type PolicySetSpec = Omit<DeclaredPolicySet, 'name'>;
 export type LivePolicySetRef = LivePolicySet;
 
 export function policySetSpec(set: DeclaredPolicySet): PolicySetSpec {
-  const { name: _name, content, scope, ...rest } = set;
+  const { name: _name, content, scope, parameters, ...rest } = set;
   const copy = (ids: string[] | null) => (ids === null ? null : [...ids]);
   return {
     ...rest,
     scope: { workspaces: copy(scope.workspaces), projects: copy(scope.projects), workspaceExclusions: copy(scope.workspaceExclusions), projectExclusions: copy(scope.projectExclusions) },
+    // A sensitive value never goes into a change: the apply reads it again from where it came from.
+    parameters: parameters === null ? null : parameters.map((p) => ({ ...p, value: p.sensitive ? null : p.value })),
     content: content === null ? null : { ...content, files: content.files.map((f) => ({ ...f })) },
   };
 }
@@ -88,5 +90,6 @@ export function livePolicySetRef(set: LivePolicySet): LivePolicySetRef {
   return {
     ...set, workspaceIds: [...set.workspaceIds], projectIds: [...set.projectIds], workspaceExclusionIds: [...set.workspaceExclusionIds],
     projectExclusionIds: [...set.projectExclusionIds], newestVersion: set.newestVersion === null ? null : { ...set.newestVersion },
+    parameters: set.parameters === null ? null : set.parameters.map((p) => ({ ...p })),
   };
 }
