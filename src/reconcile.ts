@@ -11,6 +11,7 @@ import { readLive } from './live/read-live.js';
 import type { CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
 import type { LiveState } from './model.js';
+import { limitErrors, mayPassLimits } from './plan/limits.js';
 import { resolveNames } from './plan/names.js';
 import { planPairs } from './plan/plan.js';
 import { matchPolicies, pairResources, type Pairing } from './plan/pairs.js';
@@ -127,7 +128,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   }
   session.signal?.throwIfAborted();
   const options = planOptions(request, session);
-  const fresh = await freshPlan(declared, live, options);
+  const fresh = await freshPlan(declared, live, options, { api: session.api, organization: source.organization });
   if (typeof fresh === 'string') return unplanned('declared', [fresh]);
   const plan = request.saved === undefined ? fresh.plan : savedPlan(request.saved, fresh.plan, fresh.pairing);
   logger.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, 'plan made');
@@ -214,7 +215,9 @@ function planOptions(request: PassRequest, session: PassSession): PlanOptions {
  * A new plan of the declared state against the live state, and the one pairing it was made from (a saved plan is
  * checked against the same pairs); a string when the code texts it shows cannot be read.
  */
-async function freshPlan(declared: DeclaredState, live: LiveState, options: PlanOptions): Promise<{ plan: Plan; pairing: Pairing } | string> {
+async function freshPlan(
+  declared: DeclaredState, live: LiveState, options: PlanOptions, where: { api: PolicyApi; organization: string },
+): Promise<{ plan: Plan; pairing: Pairing } | string> {
   let shown: DeclaredState;
   const names = resolveNames(declared, live);
   try {
@@ -223,7 +226,16 @@ async function freshPlan(declared: DeclaredState, live: LiveState, options: Plan
     return errorMessage(error);
   }
   const pairing = pairResources(shown, live, options);
-  return { plan: planPairs(pairing, shown, live, options, names), pairing };
+  const plan = planPairs(pairing, shown, live, options, names);
+  // The edition's limits are read only when the plan could pass one: a pass with nothing to create costs no request for them.
+  if (!mayPassLimits(plan, shown)) return { plan, pairing };
+  try {
+    const limits = await where.api.getEntitlements(where.organization);
+    return { plan: { ...plan, errors: [...plan.errors, ...limitErrors(plan, shown, live, limits)] }, pairing };
+  } catch (error) {
+    // An API that does not say its limits is not refused: the service refuses what passes them, naming the limit.
+    return { plan: { ...plan, warnings: [...plan.warnings, `the edition's limits could not be read (${errorMessage(error)}); they were not checked`] }, pairing };
+  }
 }
 
 /**
