@@ -22,8 +22,6 @@ export interface ImportLine {
 /** What the scan of one code file found: its imports, and for Rego the package it declares. */
 export interface ImportFacts {
   imports: ImportLine[];
-  /** Rego only: each `data.<path>` the code refers to outside import lines, once, at its first line. */
-  references?: ImportLine[];
   /** Rego only: the package, e.g. `terraform.lib`; null when none was found. */
   regoPackage: string | null;
 }
@@ -33,13 +31,11 @@ const MAX_LINE_CHARS = 4096;
 const SENTINEL_IMPORT = /^\s*import\s+"([^"]+)"/;
 const REGO_IMPORT = /^\s*import\s+data\.([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)/;
 const REGO_PACKAGE = /^\s*package\s+([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)/;
-const REGO_REFERENCE = /\bdata\.([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)/g;
 
 /** Scans code chunk by chunk (as the reader hands them over), line by line, keeping only import and package lines. */
 export function createImportScan(kind: PolicyKind): { update(chunk: Uint8Array): void; finish(): ImportFacts } {
   const decoder = new TextDecoder('utf-8');
-  const facts: ImportFacts = { imports: [], regoPackage: null, ...(kind === 'opa' ? { references: [] } : {}) };
-  const referenced = new Set<string>();
+  const facts: ImportFacts = { imports: [], regoPackage: null };
   let carry = '';
   let lineNumber = 0;
   const take = (line: string): void => {
@@ -49,14 +45,6 @@ export function createImportScan(kind: PolicyKind): { update(chunk: Uint8Array):
       if (found !== null) facts.imports.push({ target: found[1] as string, line: lineNumber });
       const pkg = facts.regoPackage === null ? REGO_PACKAGE.exec(line) : null;
       if (pkg !== null) facts.regoPackage = pkg[1] as string;
-      if (found !== null || pkg !== null) return;
-      // References outside comments: `data.utils.resource(...)` needs the package `utils` (or one of its parents).
-      for (const match of (line.split('#')[0] ?? '').matchAll(REGO_REFERENCE)) {
-        const target = match[1] as string;
-        if (referenced.has(target)) continue;
-        referenced.add(target);
-        facts.references!.push({ target, line: lineNumber });
-      }
       return;
     }
     const found = SENTINEL_IMPORT.exec(line);
@@ -90,14 +78,7 @@ export interface UnresolvedImport {
   target: string;
   /** Why it fails on the service. */
   reason: string;
-  /** How the code names it: `imports` (the default) or `refers to` (a Rego reference outside an import). */
-  verb?: 'imports' | 'refers to';
 }
-
-/** Why a Rego reference to a package no uploaded file declares fails, and the way out. */
-const REFERENCE_REASON =
-  'a package no declared .rego file declares: a policy is uploaded alone, so the reference fails when it runs. ' +
-  'Keep the library with its policies in an OPA versioned policy set: a folder with a policies.hcl that holds the lib/ too';
 
 /** How many files a grouped import warning names before it counts the rest. */
 const FILES_NAMED = 3;
@@ -117,11 +98,6 @@ export function unresolvedImports(files: readonly FileImports[]): UnresolvedImpo
   };
   const found: UnresolvedImport[] = [];
   for (const file of files) {
-    const imported = new Set(file.imports.map((i) => i.target));
-    for (const { target, line } of file.references ?? []) {
-      if (provided(target) || [...imported].some((i) => target === i || target.startsWith(`${i}.`))) continue;
-      found.push({ file: file.file, line, target: `data.${target}`, reason: REFERENCE_REASON, verb: 'refers to' });
-    }
     for (const { target, line } of file.imports) {
       if (file.kind === 'opa' && !provided(target)) {
         found.push({ file: file.file, line, target: `data.${target}`, reason: 'a package no declared .rego file declares: a policy is uploaded alone, so the import fails when it runs' });
@@ -135,7 +111,7 @@ export function unresolvedImports(files: readonly FileImports[]): UnresolvedImpo
 
 /** Each unresolved import as a problem of its own (`--strict-imports` makes them errors). */
 export function importProblems(imports: readonly UnresolvedImport[]): SourceProblem[] {
-  return imports.map(({ file, line, target, reason, verb }) => ({ file, line, message: `${verb ?? 'imports'} ${target}, ${reason}` }));
+  return imports.map(({ file, line, target, reason }) => ({ file, line, message: `imports ${target}, ${reason}` }));
 }
 
 /**
@@ -145,17 +121,13 @@ export function importProblems(imports: readonly UnresolvedImport[]): SourceProb
  */
 export function importWarnings(imports: readonly UnresolvedImport[], advice: string): string[] {
   const byTarget = new Map<string, UnresolvedImport[]>();
-  for (const found of imports) {
-    const key = `${found.verb ?? 'imports'} ${found.target}`;
-    byTarget.set(key, [...(byTarget.get(key) ?? []), found]);
-  }
+  for (const found of imports) byTarget.set(found.target, [...(byTarget.get(found.target) ?? []), found]);
   return [...byTarget.values()].map((all) => {
     const first = all[0] as UnresolvedImport;
-    const verb = first.verb ?? 'imports';
-    if (all.length === 1) return `${first.file}:${first.line}: ${verb} ${first.target}, ${first.reason} (${advice})`;
+    if (all.length === 1) return `${first.file}:${first.line}: imports ${first.target}, ${first.reason} (${advice})`;
     const files = new Set(all.map((found) => found.file)).size;
     const named = all.slice(0, FILES_NAMED).map((found) => `${found.file}:${found.line}`);
     const more = all.length > FILES_NAMED ? `, and ${all.length - FILES_NAMED} more` : '';
-    return `${verb} ${first.target} in ${files} policies (${named.join(', ')}${more}): ${first.reason} (${advice})`;
+    return `imports ${first.target} in ${files} policies (${named.join(', ')}${more}): ${first.reason} (${advice})`;
   });
 }
