@@ -1,6 +1,7 @@
 # policy-pool-sync as a container: the daemon from the committed bundle, what `npm start` and `npm install -g` run,
 # configured by /config/default.yaml (mount your own over it).
-# Build: docker build -t policy-pool-sync .        (npm run test:image builds and checks it with podman)
+# Build: npm run image (docker, podman or buildah, whichever is here), or docker build -t policy-pool-sync .
+#        (npm run test:image builds it through npm run image with podman, then checks it)
 # Run:   docker run --rm -p 9090:9090 policy-pool-sync           (embedded emulator: nothing real is changed)
 
 ARG NODE_IMAGE=node:22-bookworm-slim

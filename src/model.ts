@@ -29,6 +29,11 @@ export function kindOfWire(word: unknown): PolicyKind | null {
   return word === 'native' || word === 'sentinel' || word === undefined || word === null ? 'native' : null;
 }
 
+/** Whether a kind read from the API (kept as it came) is one this tool manages. */
+export function isPolicyKind(kind: string): kind is PolicyKind {
+  return kind === 'native' || kind === 'opa';
+}
+
 /** The enforcement levels each kind accepts. */
 export const LEVELS_BY_KIND: Readonly<Record<PolicyKind, readonly EnforcementLevel[]>> = {
   native: ['hard-mandatory', 'soft-mandatory', 'advisory'],

@@ -23,7 +23,7 @@ describe('policy endpoints against the emulator', () => {
     });
     assert.match(created.id, /^pol-/);
     assert.deepEqual({ ...created, id: '' }, {
-      id: '', name: 'deny-public-s3', description: 'No *public* buckets', kind: 'native', foreignKind: null, query: null, enforcementLevel: 'soft-mandatory',
+      id: '', name: 'deny-public-s3', description: 'No *public* buckets', kind: 'native', query: null, enforcementLevel: 'soft-mandatory',
       policySetCount: 2, policySetIds: ['polset-base', 'polset-extra'], updatedAt: null, organization: 'acme',
       links: { self: `/api/v2/policies/${created.id}`, upload: `/api/v2/policies/${created.id}/upload`, download: null },
     });

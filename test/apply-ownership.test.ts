@@ -89,6 +89,29 @@ describe('apply: a create that meets a policy made since the plan decides owners
     assert.equal(met?.code, OPA);
   });
 
+  for (const lost of [false, true]) {
+    it(`a policy of a kind this tool does not know, met by a create, is not taken even with this source's marker (${lost ? 'its answer is lost' : 'the 422 arrives'})`, async () => {
+      const { world } = fixture;
+      const name = `beta-met-${lost ? 'lost' : 'answered'}`;
+      const dir = await fixture.repo({ [`policies/${name}.native`]: CODE(7) });
+      const result = await planThenApply(world, dir, name, {
+        ownership: 'marker',
+        lost,
+        meanwhile: async () => {
+          // Only an API that calls the native kind sentinel takes the beta kind: made there, then read as the document's.
+          await world.setBehaviour({ 'native-kind': 'sentinel' });
+          await createAsOther(world, name, { kind: 'tfpolicy', description: marker('owner-a'), 'enforcement-level': 'advisory' }, CODE(8));
+          await world.setBehaviour({ 'native-kind': 'native' });
+        },
+      });
+      assert.equal(result.outcome, 'failed', result.message ?? '');
+      const met = (await world.policies()).filter((p) => p.name === name);
+      assert.deepEqual(met.map((p) => [p.kind, p.code, p.description]), [['tfpolicy', CODE(8), marker('owner-a')]], 'the policy met is left as it was');
+      const writes = (await world.requests()).filter((r) => r.path.includes(`/policies/${met[0]?.id}`) && r.method !== 'GET');
+      assert.deepEqual(writes.map((r) => r.method), ['PUT'], 'no write but the other party\'s own upload');
+    });
+  }
+
   it('its own create whose answer was lost is found and used: one policy, one POST, with its code', async () => {
     const { world } = fixture;
     const dir = await fixture.repo({ 'policies/own-lost.native': CODE(4) });

@@ -61,6 +61,8 @@ test('a request a browser marks as from another site is refused (403) by the con
     { origin: 'https://evil.example' },
     { origin: 'null' },
     { origin: `http://localhost:${Number(new URL(daemon.origin).port) + 1}` },
+    // The same host name on another port is another origin: another program on this machine.
+    { origin: `http://${new URL(daemon.origin).hostname}:${Number(new URL(daemon.origin).port) + 1}` },
     { 'sec-fetch-site': 'cross-site' },
     { 'sec-fetch-site': 'same-site' },
     { 'sec-fetch-site': 'cross-site', origin: daemon.origin },

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
@@ -7,7 +8,7 @@ import { silentLogger } from '../src/logger.js';
 import { TestEmulator } from './helpers/emulator.js';
 import { smallRepo } from './helpers/repos.js';
 import { tempTree } from './helpers/temp-tree.js';
-import { sleep, waitFor } from './helpers/wait.js';
+import { waitFor } from './helpers/wait.js';
 import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
 
 interface SlowClient {
@@ -96,8 +97,11 @@ test('a client that drops mid-body is logged at debug, not as an error with a st
   const socket = connect({ host: hostname, port: Number(port) });
   socket.on('error', () => {});
   await new Promise((resolve) => socket.once('connect', resolve));
-  socket.write('POST /webhook HTTP/1.1\r\nHost: daemon\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"ref":');
-  await sleep(200);
+  // The server answers 100 Continue once the request is handed to the daemon: from then on the body is being read.
+  const handed = once(socket, 'data');
+  socket.write('POST /webhook HTTP/1.1\r\nHost: daemon\r\ncontent-type: application/json\r\ncontent-length: 1000\r\nexpect: 100-continue\r\n\r\n');
+  assert.match(String((await handed)[0]), /^HTTP\/1\.1 100 Continue/);
+  socket.write('{"ref":');
   socket.destroy();
   await waitFor('the debug line', () => (logs.messages().includes('webhook client went away before sending the whole body') ? true : undefined));
   const lines = logs.text().trim().split('\n').map((l) => JSON.parse(l) as { level: number; msg: string; err?: unknown; stack?: unknown });
@@ -112,9 +116,11 @@ test('health probes are answered while 200 slow clients, reconnecting as they ar
   const { get, daemon } = await startTestDaemon(t, { sources: [testSource('main', { path: await tempTree(t) })], pass, httpLimits: LIMITS });
   await daemon.whenIdle();
   let flooding = true;
+  let connections = 0;
   const clients = new Set<Socket>();
   const flood = () => {
     if (!flooding) return;
+    connections += 1;
     const client = slowClient(daemon.origin, '', 'GET /status HTTP/1.1\r\nHost: daemon\r\nX-Slow: 1\r\n', 200);
     clients.add(client.socket);
     client.socket.once('close', () => {
@@ -136,7 +142,9 @@ test('health probes are answered while 200 slow clients, reconnecting as they ar
     const probe = await fetch(`${daemon.origin}/healthz`, { signal: AbortSignal.timeout(15_000) }).then((r) => r.status, () => 0);
     if (probe === 200) answered += 1;
     else failed += 1;
-    await sleep(100);
+    // The next probe meets new slow clients: some were cut off and came back since this one.
+    const mark = connections;
+    await waitFor('the slow clients to reconnect', () => (connections > mark ? true : undefined));
   }
   flooding = false;
   assert.equal(failed, 0, `${failed} probes failed, ${answered} answered`);

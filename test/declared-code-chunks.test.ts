@@ -5,6 +5,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { codeDigest } from '../src/code-content.js';
+import { MAX_CODE_BYTES } from '../src/model.js';
 import { readDeclared, type DeclaredPolicy } from '../src/declared/index.js';
 import { readCodeFile } from '../src/declared/read-code.js';
 import { lineCount } from './helpers/line-count.js';
@@ -111,5 +112,15 @@ describe('policy code larger than the read buffer is read in chunks', () => {
         assert.equal(read.empty, bytes.length === 0);
       }
     }
+  });
+
+  it('code the walk found over 10 MiB is refused unread: not a byte is read, even when the file is smaller by then', async () => {
+    const root = realpathSync(await tree({ 'policies/code.native': 'main = rule { true }\n' }));
+    const abs = path.join(root, 'policies', 'code.native');
+    const file = { rel: 'policies/code.native', abs, real: abs, size: MAX_CODE_BYTES + 1, stamp: '' };
+    let read = 0;
+    const result = readCodeFile(file, root, Buffer.alloc(CHUNK), (chunk) => void (read += chunk.length));
+    assert.equal(read, 0, 'nothing of it was read');
+    assert.ok('problem' in result, JSON.stringify(result));
   });
 });

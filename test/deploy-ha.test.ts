@@ -1,17 +1,16 @@
 /**
- * deploy/ha: the overlay on deploy/base for two replicas under leader election, built as `kubectl apply -k` would
- * (test/helpers/kustomize.ts) and checked like the base: every object valid against Kubernetes' published schemas,
+ * deploy/ha: the overlay on deploy/base for two replicas under leader election, built by the real kustomize
+ * (`kubectl kustomize`, test/helpers/manifests.ts) and checked like the base: every object valid against Kubernetes' published schemas,
  * the pod under Pod Security "restricted". Its pieces fit each other and the daemon: the config it generates is the
- * base's with a leader election on the kubernetes store, the Role allows exactly what the store sends (leases get,
- * create, update) to the pods' service account, and the pods get the token the store reads.
+ * base's with a leader election on the kubernetes store, the Role allows exactly what the store sends (get and
+ * update of its one Lease, create of leases) to the pods' service account, the pods get the token the store reads,
+ * and a topology spread constraint puts the replicas on different nodes.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { parseConfig } from '../src/config/index.js';
-import { buildKustomization, findManifest as find, podSpec, restrictedProblems, schemaProblems, type Manifest, type PodSpec } from './helpers/kustomize.js';
+import { buildKustomization, findManifest as find, objectList, podSpec, restrictedProblems, schemaProblems, type Manifest, type PodSpec } from './helpers/manifests.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
 
 const NAME = 'policy-pool-sync';
@@ -30,9 +29,10 @@ describe('deploy/ha', () => {
   });
 
   it("holds the base's objects with a Role, a RoleBinding and a PodDisruptionBudget, valid against Kubernetes' schemas", () => {
-    assert.deepEqual(manifests.map((m) => `${m.kind} ${m.metadata.name}`).sort(), [
-      `ConfigMap ${NAME}-config`,
+    assert.deepEqual(objectList(manifests).sort(), [
+      `ConfigMap ${NAME}-config-<hash>`,
       `Deployment ${NAME}`,
+      `NetworkPolicy ${NAME}`,
       `PodDisruptionBudget ${NAME}`,
       `Role ${NAME}-leader-election`,
       `RoleBinding ${NAME}-leader-election`,
@@ -43,12 +43,13 @@ describe('deploy/ha', () => {
     for (const manifest of manifests) assert.deepEqual(manifest.metadata.labels, LABELS, `${manifest.kind} ${manifest.metadata.name}'s labels`);
   });
 
-  it('runs under Pod Security "restricted", the patches merged into the base\'s pod rather than replacing it', () => {
+  it('runs under Pod Security "restricted", the patches merged into the base\'s pod rather than replacing it', async () => {
     assert.deepEqual(restrictedProblems(pod), []);
     const container = pod.containers.find((c) => c.name === NAME);
     assert.equal(pod.containers.length, 1);
     assert.equal(container?.securityContext?.readOnlyRootFilesystem, true);
-    assert.equal(container?.image, 'registry.example.com/policy-pool-sync:0.1.0');
+    const base = podSpec(find(await buildKustomization(join(REPO_ROOT, 'deploy/base')), 'Deployment', NAME))!;
+    assert.equal(container?.image, base.containers[0]?.image);
   });
 
   it('runs two replicas rolled one at a time, spread over nodes, with the service-account token the kubernetes store reads', () => {
@@ -57,10 +58,14 @@ describe('deploy/ha', () => {
     assert.deepEqual(spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } });
     assert.equal(pod['automountServiceAccountToken'], true);
     assert.equal(field(find(manifests, 'ServiceAccount', NAME), 'automountServiceAccountToken'), true);
-    const affinity = pod['affinity'] as { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: Array<{ podAffinityTerm: { topologyKey: string; labelSelector: { matchLabels: Record<string, string> } } }> } };
-    const term = affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]?.podAffinityTerm;
-    assert.equal(term?.topologyKey, 'kubernetes.io/hostname');
-    assert.deepEqual(term?.labelSelector.matchLabels, spec.template.metadata.labels);
+    // Spread over nodes as a rule (DoNotSchedule), not only preferred; each ReplicaSet by itself, so a rolling
+    // update's surge pod can start next to an old one.
+    type Spread = { topologyKey: string; maxSkew: number; whenUnsatisfiable: string; labelSelector: { matchLabels: Record<string, string> }; matchLabelKeys?: string[] };
+    const spread = pod['topologySpreadConstraints'] as Spread[];
+    const byNode = spread.find((c) => c.topologyKey === 'kubernetes.io/hostname');
+    assert.deepEqual(byNode, { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: spec.template.metadata.labels }, matchLabelKeys: ['pod-template-hash'] });
+    for (const constraint of spread) assert.deepEqual(constraint.labelSelector.matchLabels, spec.template.metadata.labels);
+    assert.equal(pod['affinity'], undefined, 'the spread constraints replace the preferred anti-affinity');
   });
 
   it('keeps one replica through a drain: the PodDisruptionBudget selects the pods and leaves fewer than all', () => {
@@ -71,9 +76,15 @@ describe('deploy/ha', () => {
     assert.ok(spec.minAvailable < template.replicas, 'a drain could never evict a pod');
   });
 
-  it("gives the pods' service account what the kubernetes store sends, and nothing else", () => {
+  it("gives the pods' service account what the kubernetes store sends, and nothing else: its one Lease by name, and create", () => {
     const role = find(manifests, 'Role', `${NAME}-leader-election`);
-    assert.deepEqual(field(role, 'rules'), [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] }]);
+    const leaseName = NAME; // lease-name's default, which deploy/ha keeps
+    // Kubernetes RBAC cannot restrict create by resourceNames (the name is not in a create's URL): with them the
+    // create would be refused and no replica could make the Lease. So create stands alone, without them.
+    assert.deepEqual(field(role, 'rules'), [
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [leaseName], verbs: ['get', 'update'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+    ]);
     const binding = find(manifests, 'RoleBinding', `${NAME}-leader-election`);
     assert.deepEqual(field(binding, 'roleRef'), { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.metadata.name });
     assert.deepEqual(field(binding, 'subjects'), [{ kind: 'ServiceAccount', name: pod['serviceAccountName'] }]);
@@ -88,73 +99,5 @@ describe('deploy/ha', () => {
     const { leaderElection, ...rest } = config;
     assert.ok(leaderElection !== undefined && baseConfig.leaderElection === undefined);
     assert.deepEqual(rest, baseConfig, 'deploy/ha/config.yaml is deploy/base/config.yaml with leader-election added');
-  });
-});
-
-describe("the kustomize reader's patches and generators", () => {
-  let dir: string;
-  before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kustomize-'));
-  });
-  after(() => rm(dir, { recursive: true, force: true }));
-
-  const BASE = {
-    'deployment.yaml': [
-      'apiVersion: apps/v1', 'kind: Deployment', 'metadata: { name: app }',
-      'spec:', '  replicas: 1', '  template:', '    spec:', '      containers:',
-      '        - { name: app, image: app, ports: [{ containerPort: 80 }], securityContext: { runAsNonRoot: true } }',
-      '        - { name: side, image: side }',
-      '      tolerations: [{ key: a }]',
-    ].join('\n'),
-    'data.txt': 'new',
-  };
-  async function build(kustomization: string, files: Record<string, string> = {}): Promise<Manifest[]> {
-    const folder = await mkdtemp(join(dir, 'k-'));
-    for (const [name, text] of Object.entries({ ...BASE, ...files, 'kustomization.yaml': kustomization })) await writeFile(join(folder, name), text);
-    return buildKustomization(folder);
-  }
-
-  it('merges a strategic merge patch: fields merge, lists of containers and ports merge by their key, other lists are replaced, null deletes', async () => {
-    const patch = [
-      'apiVersion: apps/v1', 'kind: Deployment', 'metadata: { name: app }',
-      'spec:', '  replicas: null', '  template:', '    spec:', '      containers:',
-      '        - { name: app, image: app:2, ports: [{ containerPort: 80, name: http }, { containerPort: 81 }] }',
-      '      tolerations: [{ key: b }]',
-    ].join('\n');
-    const inline = `resources: [deployment.yaml]\npatches:\n  - patch: |\n${patch.replace(/^/gm, '      ')}\n`;
-    for (const [kustomization, files] of [['resources: [deployment.yaml]\npatches: [{ path: patch.yaml }]\n', { 'patch.yaml': patch }], [inline, {}]] as const) {
-      const [deployment] = await build(kustomization, files);
-      assert.deepEqual(deployment!['spec'], {
-        template: {
-          spec: {
-            containers: [
-              { name: 'app', image: 'app:2', ports: [{ containerPort: 80, name: 'http' }, { containerPort: 81 }], securityContext: { runAsNonRoot: true } },
-              { name: 'side', image: 'side' },
-            ],
-            tolerations: [{ key: 'b' }],
-          },
-        },
-      });
-    }
-  });
-
-  it('replaces or merges a generated ConfigMap of the resources as its behavior says', async () => {
-    const configMap = 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: settings }\ndata: { old.txt: old }\n';
-    const generated = (behavior: string) => `resources: [configmap.yaml]\nconfigMapGenerator: [{ name: settings, behavior: ${behavior}, files: [data.txt] }]\n`;
-    assert.deepEqual((await build(generated('replace'), { 'configmap.yaml': configMap }))[0]!['data'], { 'data.txt': 'new' });
-    assert.deepEqual((await build(generated('merge'), { 'configmap.yaml': configMap }))[0]!['data'], { 'old.txt': 'old', 'data.txt': 'new' });
-  });
-
-  it('refuses what it does not know or cannot do, rather than leaving it out', async () => {
-    const cases: Array<[string, string, Record<string, string>, RegExp]> = [
-      ['a JSON 6902 patch', 'resources: [deployment.yaml]\npatches: [{ path: p.yaml, target: { kind: Deployment, name: app } }]\n', { 'p.yaml': '- { op: replace, path: /spec/replicas, value: 2 }' }, /does not know in patches target/],
-      ['a JSON 6902 patch from a file', 'resources: [deployment.yaml]\npatches: [{ path: p.yaml }]\n', { 'p.yaml': '- { op: replace, path: /spec/replicas, value: 2 }' }, /JSON 6902/],
-      ['a patch of no object', 'resources: [deployment.yaml]\npatches: [{ path: p.yaml }]\n', { 'p.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: other }\nspec: { replicas: 2 }' }, /Deployment other finds no such object/],
-      ['a directive', 'resources: [deployment.yaml]\npatches: [{ path: p.yaml }]\n', { 'p.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: app }\nspec: { $patch: replace }' }, /directive \$patch/],
-      ['replace of nothing', 'configMapGenerator: [{ name: settings, behavior: replace, files: [data.txt] }]\n', {}, /behavior replace, but no ConfigMap/],
-      ['create over one', 'configMapGenerator: [{ name: s, files: [data.txt] }, { name: s, files: [data.txt] }]\n', {}, /already hold/],
-      ['literals', 'configMapGenerator: [{ name: s, literals: [a=b] }]\n', {}, /does not know in configMapGenerator s literals/],
-    ];
-    for (const [what, kustomization, files, message] of cases) await assert.rejects(build(kustomization, files), message, what);
   });
 });

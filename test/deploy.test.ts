@@ -1,14 +1,29 @@
 /**
- * deploy/: the kustomize base and the monitoring component are valid Kubernetes objects (Kubernetes' published
- * schemas), the pod passes Pod Security "restricted", and the pieces fit each other, the config and the image.
+ * deploy/: the kustomize base and the monitoring component, built by the real kustomize (`kubectl kustomize`), are
+ * valid Kubernetes objects (Kubernetes' published schemas), the pod passes Pod Security "restricted", and the pieces
+ * fit each other, the config, the image and the daemon's metrics.
  */
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { parseConfig } from '../src/config/index.js';
-import { buildKustomization, findManifest as find, podSpec, restrictedProblems, schemaProblems, type Container, type Manifest, type PodSpec } from './helpers/kustomize.js';
+import { parseCron } from '../src/cron.js';
+import { createDaemonMetrics } from '../src/operations/metrics.js';
+import {
+  buildKustomization,
+  findManifest as find,
+  GENERATED_SUFFIX,
+  objectList,
+  podSpec,
+  restrictedProblems,
+  schemaProblems,
+  type Container,
+  type Manifest,
+  type PodSpec,
+} from './helpers/manifests.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
+import { tempTree } from './helpers/temp-tree.js';
 
 const NAME = 'policy-pool-sync';
 const LABELS = { 'app.kubernetes.io/name': NAME };
@@ -35,10 +50,11 @@ describe('deploy/base', () => {
     assert.ok(container, `the Deployment has no container named ${NAME}`);
   });
 
-  it("holds a Deployment, a ServiceAccount, a Service and the generated ConfigMap, valid against Kubernetes' schemas", () => {
-    assert.deepEqual(manifests.map((m) => `${m.kind} ${m.metadata.name}`).sort(), [
-      `ConfigMap ${NAME}-config`,
+  it("holds a Deployment, a ServiceAccount, a Service, a NetworkPolicy and the generated ConfigMap, valid against Kubernetes' schemas", () => {
+    assert.deepEqual(objectList(manifests).sort(), [
+      `ConfigMap ${NAME}-config-<hash>`,
       `Deployment ${NAME}`,
+      `NetworkPolicy ${NAME}`,
       `Service ${NAME}`,
       `ServiceAccount ${NAME}`,
     ]);
@@ -85,11 +101,11 @@ describe('deploy/base', () => {
     const mounts = new Map((container.volumeMounts ?? []).map((m) => [m.name, m]));
     for (const name of mounts.keys()) assert.ok(volumes.has(name), `volumeMount ${name} has no volume`);
 
-    // The image's command reads /config/default.yaml: the ConfigMap (by the generator's name, which kustomize renames
-    // with a hash of the content) holds default.yaml and is mounted at /config.
+    // The image's command reads /config/default.yaml: the ConfigMap (the generator's name with a hash of the content)
+    // holds default.yaml and is mounted at /config.
     const configFile = image.array('CMD')[image.array('CMD').indexOf('--config') + 1];
     assert.equal(configFile, '/config/default.yaml');
-    assert.deepEqual(volumes.get('config')?.['configMap'], { name: `${NAME}-config` });
+    assert.deepEqual(volumes.get('config')?.['configMap'], { name: find(manifests, 'ConfigMap', `${NAME}-config`).metadata.name });
     assert.equal(mounts.get('config')?.mountPath, posix.dirname(configFile));
     const configMap = find(manifests, 'ConfigMap', `${NAME}-config`)['data'] as Record<string, string>;
     const text = configMap[posix.basename(configFile)];
@@ -121,25 +137,111 @@ describe('deploy/base', () => {
   it("runs the image's user, numeric, as the pod's uid", async () => {
     assert.equal((await dockerfile()).user, `${pod.securityContext?.runAsUser}:${pod.securityContext?.runAsGroup}`);
   });
+
+  it("names the ConfigMap after a hash of its content, and the Deployment follows it: a config change rolls the pod", async (t) => {
+    const configMap = find(manifests, 'ConfigMap', `${NAME}-config`).metadata.name;
+    assert.match(configMap, new RegExp(`^${NAME}-config${GENERATED_SUFFIX.source}`));
+    const reference = (m: Manifest[]) => (podSpec(find(m, 'Deployment', NAME))?.volumes?.find((v) => v.name === 'config')?.['configMap'] as { name: string }).name;
+    assert.equal(reference(manifests), configMap);
+
+    const dir = await tempTree(t, {}, 'deploy-base-');
+    await cp(join(REPO_ROOT, 'deploy/base'), dir, { recursive: true });
+    await writeFile(join(dir, 'config.yaml'), (await readFile(join(dir, 'config.yaml'), 'utf8')).replace('max-deletes: 10', 'max-deletes: 11'));
+    const changed = await buildKustomization(dir);
+    const renamed = find(changed, 'ConfigMap', `${NAME}-config`).metadata.name;
+    assert.notEqual(renamed, configMap, 'a changed config keeps the ConfigMap name: the pod would not roll');
+    assert.equal(reference(changed), renamed);
+  });
+
+  it("prunes, unlike the command line's default, and says why beside the setting", async () => {
+    const text = await readFile(join(REPO_ROOT, 'deploy/base/config.yaml'), 'utf8');
+    const parsed = async (yaml: string) => (await parseConfig(yaml, 'deploy/base/config.yaml', {}, { cwd: '/app' })).sources[0];
+    assert.equal((await parsed(text))?.prune, true);
+    assert.equal((await parsed(text.replace(/^\s+prune: true\n/m, '')))?.prune, false, 'prune is off by default');
+    const lines = text.split('\n');
+    const at = lines.findIndex((line) => /^\s+prune: true$/.test(line));
+    let first = at;
+    while (first > 0 && /^\s*#/.test(lines[first - 1] ?? '')) first -= 1;
+    const why = lines.slice(first, at).join(' ');
+    assert.match(why, /command line/, 'the comment above prune: true says how it differs from the command line');
+    assert.match(why, /max-deletes/);
+  });
+
+  it('lets in only the HTTP port: the NetworkPolicy selects the pods and allows ingress to the port the Service targets', () => {
+    const spec = find(manifests, 'NetworkPolicy', NAME)['spec'] as { podSelector: { matchLabels: Record<string, string> }; policyTypes: string[]; ingress: Array<{ from?: unknown; ports: Array<{ port: string | number; protocol: string }> }> };
+    const template = (find(manifests, 'Deployment', NAME)['spec'] as { template: { metadata: { labels: Record<string, string> } } }).template;
+    assert.deepEqual(spec.podSelector.matchLabels, template.metadata.labels);
+    assert.deepEqual(spec.policyTypes, ['Ingress']);
+    assert.deepEqual(spec.ingress.flatMap((rule) => rule.ports), [{ port: 'http', protocol: 'TCP' }]);
+    assert.deepEqual(container.ports?.map((p) => p.name), ['http'], 'the container serves one port, the one let in');
+    const service = find(manifests, 'Service', NAME)['spec'] as { ports: Array<{ targetPort: string }> };
+    assert.deepEqual(service.ports.map((p) => p.targetPort), ['http']);
+  });
+});
+
+describe('kubectl kustomize, as the deploy tests find it', () => {
+  it('fails saying what is missing when kubectl is not on the PATH, or its kustomize is older than v5', async (t) => {
+    const dir = await tempTree(t, {}, 'no-kubectl-');
+    await assert.rejects(buildKustomization(join(REPO_ROOT, 'deploy/base'), { env: { PATH: dir } }), /kubectl is not on the PATH.*kubectl kustomize.*install kubectl 1\.27 or later/);
+    // Debian's kubernetes-client (1.20) answers with kustomize v2.0.3.
+    await writeFile(join(dir, 'kubectl'), '#!/bin/sh\necho \'{"clientVersion":{"gitVersion":"v1.20.5"},"kustomizeVersion":"v2.0.3"}\'\n', { mode: 0o755 });
+    await assert.rejects(buildKustomization(join(REPO_ROOT, 'deploy/base'), { env: { PATH: dir } }), /kustomize v2\.0\.3; the deploy tests need kustomize v5 or later/);
+  });
 });
 
 describe('deploy/monitoring', () => {
-  it('adds a ServiceMonitor on the Service\'s port that sends the status token the daemon requires, when the Secret has one', async () => {
-    const manifests = await buildKustomization(join(REPO_ROOT, 'deploy/monitoring'));
-    assert.deepEqual(manifests.map((m) => `${m.kind} ${m.metadata.name}`), [`ServiceMonitor ${NAME}`]);
-    assert.deepEqual(manifests.flatMap(schemaProblems), []);
-    const spec = manifests[0]!['spec'] as { selector: { matchLabels: Record<string, string> }; endpoints: Array<{ port: string; path: string; authorization: { type: string; credentials: { name: string; key: string; optional: boolean } } }> };
-    assert.deepEqual(spec.selector.matchLabels, LABELS);
+  let manifests: Manifest[];
+  before(async () => {
+    // An overlay of the base with the component, as docs/daemon.md shows (a component is not built alone).
+    manifests = await buildKustomization(join(REPO_ROOT, 'test/fixtures/deploy/monitored'));
+  });
 
+  it("adds a ServiceMonitor and a PrometheusRule to the base, valid against the operator's schemas", async () => {
     const base = await buildKustomization(join(REPO_ROOT, 'deploy/base'));
-    const ports = (find(base, 'Service', NAME)['spec'] as { ports: Array<{ name: string }> }).ports.map((p) => p.name);
-    const container = podSpec(find(base, 'Deployment', NAME))!.containers[0]!;
+    assert.deepEqual(objectList(manifests).sort(), [...objectList(base), `PrometheusRule ${NAME}`, `ServiceMonitor ${NAME}`].sort());
+    assert.deepEqual(manifests.flatMap(schemaProblems), []);
+    for (const manifest of manifests) assert.deepEqual(manifest.metadata.labels, LABELS, `${manifest.kind} ${manifest.metadata.name}'s labels`);
+  });
+
+  it("scrapes the Service's port with the status token, which both Prometheus and the daemon require (prometheus-operator never reads optional)", () => {
+    const spec = find(manifests, 'ServiceMonitor', NAME)['spec'] as { selector: { matchLabels: Record<string, string> }; endpoints: Array<{ port: string; path: string; authorization: { type: string; credentials: Record<string, unknown> } }> };
+    assert.deepEqual(spec.selector.matchLabels, LABELS);
+    const ports = (find(manifests, 'Service', NAME)['spec'] as { ports: Array<{ name: string }> }).ports.map((p) => p.name);
+    const container = podSpec(find(manifests, 'Deployment', NAME))!.containers[0]!;
     const statusToken = container.env?.find((e) => e.name === 'STATUS_TOKEN')?.valueFrom?.secretKeyRef;
+    assert.deepEqual(statusToken, { name: `${NAME}-tokens`, key: 'status-token', optional: false });
+    assert.equal(container.env?.filter((e) => e.name === 'STATUS_TOKEN').length, 1);
+    assert.ok(spec.endpoints.length > 0);
     for (const endpoint of spec.endpoints) {
       assert.ok(ports.includes(endpoint.port), `the Service has no port ${endpoint.port}`);
       assert.equal(endpoint.path, '/metrics');
       assert.equal(endpoint.authorization.type, 'Bearer');
-      assert.deepEqual(endpoint.authorization.credentials, statusToken);
+      assert.deepEqual(endpoint.authorization.credentials, { name: statusToken?.name, key: statusToken?.key });
+    }
+    // The other tokens stay optional: the patch merged into the base's variables rather than replacing them.
+    for (const variable of ['WEBHOOK_SECRET', 'CONTROL_TOKEN']) assert.equal(container.env?.find((e) => e.name === variable)?.valueFrom?.secretKeyRef?.optional, true, variable);
+  });
+
+  it("alerts after 3 schedule intervals without a successful pass, and on fighting, over metrics the daemon exports", async () => {
+    type Rule = { alert: string; expr: string; for?: string; labels: Record<string, string>; annotations: Record<string, string> };
+    const rules = (find(manifests, 'PrometheusRule', NAME)['spec'] as { groups: Array<{ rules: Rule[] }> }).groups.flatMap((g) => g.rules);
+    assert.deepEqual(rules.map((r) => r.alert), ['PolicyPoolSyncNoRecentSuccess', 'PolicyPoolSyncFighting']);
+
+    const config = await parseConfig((find(manifests, 'ConfigMap', `${NAME}-config`)['data'] as Record<string, string>)['default.yaml'] ?? '', 'deploy/base/config.yaml', {}, { cwd: '/app' });
+    const schedule = parseCron(config.sources[0]!.schedule, 'UTC');
+    const first = schedule.next(new Date('2026-01-01T00:00:00Z'))!;
+    const interval = (schedule.next(first)!.getTime() - first.getTime()) / 1000;
+    const [stale, fighting] = rules as [Rule, Rule];
+    assert.equal(stale.expr, `time() - max by (namespace, job, source) (policy_pool_sync_last_success_timestamp_seconds) > 3 * ${interval}`);
+    assert.equal(fighting.expr, 'max by (namespace, job, source) (policy_pool_sync_fighting_resources) > 0');
+
+    const metrics = createDaemonMetrics({ defaultMetrics: false });
+    metrics.addSource('platform');
+    metrics.lastSuccess('platform', Date.now());
+    const exported = new Set([...(await metrics.registry.metrics()).matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]));
+    for (const rule of rules) {
+      for (const name of rule.expr.match(/policy_pool_sync_\w+/g) ?? []) assert.ok(exported.has(name), `${rule.alert}: the daemon exports no ${name}`);
+      assert.ok(rule.labels['severity'] && rule.annotations['summary'] && rule.annotations['description'], `${rule.alert}: severity, summary and description`);
     }
   });
 });

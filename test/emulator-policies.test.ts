@@ -172,13 +172,14 @@ for (const nativeKind of ['native', 'sentinel'] as const) {
   describe(`emulator policy lists sorted as the vendor's client asks (${nativeKind} dialect)`, () => {
     let t: TestEmulator;
     before(async () => {
-      t = await TestEmulator.start(orgSeed({ nativeKind }));
+      // Each reading of the emulator's clock a second later: the uploads are ordered in time without waiting.
+      let time = Date.parse('2026-01-01T00:00:00Z');
+      t = await TestEmulator.start(orgSeed({ nativeKind }), { now: () => (time += 1_000) });
       for (const name of ['bravo', 'alpha', 'charlie']) {
         const made = await t.call('POST', '/organizations/org/policies', { body: policyBody(name, { kind: nativeKind }) });
         assert.equal(made.status, 200, made.text);
         if (name !== 'charlie') {
           // Uploaded one after the other: bravo first, then alpha; charlie never.
-          await new Promise((resolve) => setTimeout(resolve, 5));
           assert.equal((await t.call('PUT', `/policies/${made.json.data.id}/upload`, { raw: 'main = rule { true }\n', contentType: 'application/octet-stream' })).status, 200);
         }
       }

@@ -64,7 +64,7 @@ describe('emulator seed', () => {
     const problems = problemsOf('organizations: []\nbehaviour:\n  legacy-enforce: maybe\n  lenient: true\n');
     assert.deepEqual(problems.map((p) => [p.line, p.message]), [
       [3, 'behaviour.legacy-enforce must be true or false, not "maybe"'],
-      [4, 'unknown key "lenient" in behaviour (allowed: pool-patch-resets-scope, reject-enforce-with-level, legacy-enforce, native-kind, list-omits-policy-sets, show-omits-policy-sets)'],
+      [4, 'unknown key "lenient" in behaviour (allowed: pool-patch-resets-scope, reject-enforce-with-level, legacy-enforce, native-kind, list-omits-policy-sets, show-omits-policy-sets, ingressing-reads)'],
     ]);
   });
   it('seeds an agent that never pinged (null last-ping-at and ip-address) with its created-at, and serves it so', async () => {
@@ -130,6 +130,39 @@ describe('emulator seed', () => {
     assert.match(problems[2]!.message, /ws-2/);
     assert.match(problems[3]!.message, /status/);
     assert.match(problems[4]!.message, /^faults\[0\]\.kind "boom"/);
+  });
+
+  it('reads policy sets as ids or whole, with projects and entitlements; reports a set used twice or scoped outside its organization', () => {
+    const seed = parseSeed([
+      'organizations:',
+      '  - name: o',
+      '    workspaces: [{ id: ws-a, name: a, project: prj-p }]',
+      '    projects: [{ id: prj-p, name: P }]',
+      '    policy-sets: [polset-plain, { id: polset-opa, name: rego, kind: opa, global: false, workspaces: [ws-a], projects: [prj-p] }]',
+      '    entitlements: { policy-set-limit: 1, policy-limit: 5, versioned-policy-set-limit: 0 }',
+    ].join('\n'), 'seed.yaml');
+    const [org] = seed.organizations;
+    assert.deepEqual(org!.policySets, ['polset-plain', { id: 'polset-opa', name: 'rego', kind: 'opa', global: false, workspaces: ['ws-a'], projects: ['prj-p'] }]);
+    assert.deepEqual(org!.entitlements, { policySetLimit: 1, policyLimit: 5, versionedPolicySetLimit: 0 });
+    assert.deepEqual(org!.workspaces, [{ id: 'ws-a', name: 'a', project: 'prj-p' }]);
+    const problems = problemsOf([
+      'organizations:', //                                                                   1
+      '  - name: o', //                                                                      2
+      '    workspaces: [{ id: ws-a, name: a }]', //                                          3
+      '    policy-sets:', //                                                                 4
+      '      - polset-one', //                                                               5
+      '      - { id: polset-two, name: polset-one, workspaces: [ws-b], projects: [prj-x] }', // 6
+    ].join('\n'));
+    assert.deepEqual(problems.map((p) => p.line), [6, 6, 6]);
+    assert.match(problems[0]!.message, /the policy set name "polset-one" is used twice/);
+    assert.match(problems[1]!.message, /"ws-b" is not one of the workspaces of organization "o"/);
+    assert.match(problems[2]!.message, /"prj-x" is not one of the projects of organization "o"/);
+    const shapes = problemsOf('organizations:\n  - name: o\n    policy-sets: [foo, { id: polset-a, kind: weird }, 3]\n');
+    assert.deepEqual(shapes.map((p) => p.message), [
+      'organizations[0].policy-sets[0] "foo" is not a policy set id (polset- followed by letters and digits)',
+      'organizations[0].policy-sets[1].kind "weird" is not one of: native, opa, tfpolicy',
+      'organizations[0].policy-sets[2] must be a mapping, not 3',
+    ]);
   });
 
   it('reports YAML syntax errors and duplicate organizations', () => {

@@ -1,14 +1,14 @@
 /** One failing read of a pass ends the others at once: those in flight are aborted, those waiting are never sent. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiClient } from '../src/api/client.js';
 import { silentLogger } from '../src/logger.js';
 import { ORG, TestEmulator } from './helpers/emulator.js';
+import { waitFor } from './helpers/wait.js';
 import { useWorld } from './helpers/world.js';
 
 const POLICIES = 20;
-/** Long enough that a run waiting for a download could not end before it is answered, however busy the machine. */
+/** Long enough that a run waiting for a download could not end before it is answered, however busy the machine; never waited for. */
 const LATENCY_MS = 15_000;
 
 describe('a failing live read', () => {
@@ -29,21 +29,22 @@ describe('a failing live read', () => {
     );
     await world.clearRequests();
     const run = await world.spawnCli('--dry-run', dir, ['--no-cache']);
-    // The emulator logs a request once it is answered: no download is in the log when the run has ended, so the run
-    // waited for none of them.
-    const atExit = await world.requests();
     assert.equal(run.code, 1, run.stdout + run.stderr);
     assert.match(run.stderr, /agents/);
 
     const failed = (await world.requests()).find((r) => /^\/agent-pools\/[^/]+\/agents/.test(r.path));
     assert.equal(failed?.status, 400);
-    assert.deepEqual(atExit.filter((r) => /\/download$/.test(r.path)).map((r) => r.path), [], 'the run ended before any download was answered');
 
-    // The aborted downloads are answered (to no one) once their latency is over: then the log is complete.
-    await sleep(LATENCY_MS + 500);
-    const requests = await world.requests();
-    const downloads = requests.filter((r) => /\/download$/.test(r.path));
-    assert.ok(downloads.length > 0 && downloads.length <= 8, `only the downloads in flight at the failure were sent: ${downloads.length} of ${POLICIES}`);
+    // The process has ended, so it sends nothing more; the latency fault counts every download that arrived, and
+    // each of those is logged unanswered once its connection is gone.
+    const [slow] = await world.faults();
+    const sent = slow?.taken ?? 0;
+    assert.ok(sent > 0 && sent <= 8, `only the downloads in flight at the failure were sent: ${sent} of ${POLICIES}`);
+    const requests = await waitFor('every download sent to be logged unanswered', async () => {
+      const log = await world.requests();
+      return log.filter((r) => /\/download$/.test(r.path)).length === sent ? log : undefined;
+    });
+    assert.deepEqual(requests.filter((r) => /\/download$/.test(r.path)).map((r) => r.status), Array(sent).fill(null), 'the run ended before any download was answered: it waited for none of them');
     assert.deepEqual(requests.filter((r) => r.path.includes('/_emulator/blobs/')).map((r) => r.path), [], 'no download went on to its code');
   });
 });

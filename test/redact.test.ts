@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { PassThrough } from 'node:stream';
@@ -12,10 +14,12 @@ import { createRedactor } from '../src/redact.js';
 import { runCli } from './helpers/cli.js';
 import { ORG } from './helpers/emulator.js';
 import { useTempTrees } from './helpers/temp-tree.js';
+import { useWorld } from './helpers/world.js';
 
 const POLICY = { 'policies/p.native': 'main = rule { true }\n' };
 
 describe('the one redactor', () => {
+  const files = useTempTrees('pps-redact-secrets-');
   const redact = createRedactor(['tok-Secret-123', 'hook-Secret-456']);
 
   const cases: Array<[string, string]> = [
@@ -46,6 +50,39 @@ describe('the one redactor', () => {
     const redactAll = createRedactor(knownSecrets(withMore, env));
     const text = 'api-tok-1 control-tok-1 status-tok-1 hook-1 proxypass-1 gitpass-1 /services/T0/B0/slack-1';
     assert.equal(redactAll(text), '*** *** *** *** *** *** ***');
+  });
+
+  // A secret holding characters that URL-encoding and JSON escape: `/`, `+`, `"` and `\`.
+  const odd = 'tok/Se+cr"et\\9-odd';
+  const withOdd = createRedactor([odd]);
+
+  it('hides a secret in its URL-encoded form, as a link or a redirect carries it', () => {
+    const text = `GET https://api.example.com/api/v2/search?q=${encodeURIComponent(odd)} answered 404`;
+    assert.equal(withOdd(text), 'GET https://api.example.com/api/v2/search?q=*** answered 404');
+  });
+
+  it('hides a secret in its JSON-escaped form, as a JSON log line or error body carries it', () => {
+    const text = JSON.stringify({ error: `token ${odd} is not valid` });
+    assert.deepEqual(JSON.parse(withOdd(text)), { error: 'token *** is not valid' });
+  });
+
+  it('hides a secret that holds another whole: the longer is hidden first, so nothing of it shows', () => {
+    const redactBoth = createRedactor(['deploy-Key-41', 'deploy-Key-41-and-more']);
+    assert.equal(redactBoth('sent deploy-Key-41-and-more, then deploy-Key-41'), 'sent ***, then ***');
+  });
+
+  it('knows a token given as a git URL\'s user name, wherever it shows alone', () => {
+    const config = configFromFlags({ sourceDir: '.', organization: 'acme', apiUrl: 'https://api.example.com/api/v2' }, {});
+    const git = { url: 'https://ghp-UserToken-41@git.example.com/acme/p.git', ref: 'main', path: '.' };
+    const redactAll = createRedactor(knownSecrets({ ...config, sources: config.sources.map((s) => ({ ...s, path: null, git })) }, {}));
+    assert.equal(redactAll('remote: token ghp-UserToken-41 has expired'), 'remote: token *** has expired');
+  });
+
+  it('knows the API token read from api.token-file', async () => {
+    const dir = await files({ 'token.txt': 'file-Token-41\n' });
+    const config = configFromFlags({ sourceDir: '.', organization: 'acme', apiUrl: 'https://api.example.com/api/v2' }, {});
+    const redactAll = createRedactor(knownSecrets({ ...config, api: { ...config.api, tokenFile: join(dir, 'token.txt') } }, {}));
+    assert.equal(redactAll('the API answered 401 to file-Token-41'), 'the API answered 401 to ***');
   });
 });
 
@@ -101,5 +138,25 @@ describe('secrets where the tool writes', () => {
     assert.ok(!saved.includes('SECRET') && !saved.includes('p@ss') && !saved.includes('user'), saved);
     assert.equal(run.api_url, 'https://api.example.com/api/v2?token=***');
     assert.equal(run.sources[0]?.git?.url, 'https://git.example.com/acme/p.git?private_token=***');
+  });
+});
+
+describe('log lines', () => {
+  const fixture = useWorld();
+
+  it('a log line of the command line hides a known secret, in the JSON-escaped form the line carries it in', async () => {
+    const { world } = fixture;
+    // The logger writes to the process's stderr as it is: its redaction hook is the only one a log line goes through.
+    const secret = 'plan"Secret\\41-control';
+    const dir = await fixture.repo(POLICY);
+    const out = join(await fixture.repo(), `${secret}.json`);
+    const env = { API_TOKEN: world.token, CONTROL_TOKEN: secret, LOG_LEVEL: 'info', LOG_FORMAT: 'json' };
+    const run = await runCli(['--dry-run', '--source-dir', dir, '--organization', ORG, '--api-url', world.url, '--out', out], { env });
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.ok((await readFile(out, 'utf8')).length > 0, 'the plan is saved where asked');
+    const lines = run.stderr.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { msg: string; file?: string });
+    const saved = lines.find((line) => line.msg.startsWith('plan saved'));
+    assert.equal(saved?.file, join(dirname(out), '***.json'));
+    assert.ok(!run.stderr.includes('Secret\\\\41') && !run.stderr.includes('Secret\\41'), run.stderr);
   });
 });

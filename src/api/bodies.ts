@@ -2,7 +2,7 @@
  * JSON:API request bodies, exactly as docs/api-behaviour.md (Requests, Policies, Agent pools) describes
  * them: never two spellings of one field.
  */
-import { wireKind, type EnforcementLevel, type NativeKindName, type PolicyKind } from '../model.js';
+import { isPolicyKind, wireKind, type EnforcementLevel, type NativeKindName, type PolicyKind } from '../model.js';
 import type { CreateAgentPoolInput, CreatePolicyInput, PolicyRef, UpdateAgentPoolInput, UpdatePolicyInput } from './types.js';
 
 type Attributes = Record<string, unknown>;
@@ -42,9 +42,11 @@ export function createPolicyBody(input: CreatePolicyInput, dialect: Dialect): un
 
 /** Only the fields being changed; `enforcement-level` alone is a documented valid payload. */
 export function updatePolicyBody(policy: PolicyRef, input: UpdatePolicyInput, dialect: Dialect): unknown {
+  const { kind } = policy;
+  if (!isPolicyKind(kind)) throw new Error(`policy "${policy.name}" is of kind ${kind || '(none)'}, which this tool never updates`);
   const attributes: Attributes = {};
   if (input.description !== undefined) attributes.description = input.description;
-  if (input.enforcementLevel !== undefined) Object.assign(attributes, levelAttributes(policy.name, policy.kind, input.enforcementLevel, dialect));
+  if (input.enforcementLevel !== undefined) Object.assign(attributes, levelAttributes(policy.name, kind, input.enforcementLevel, dialect));
   if (input.query !== undefined) attributes.query = input.query;
   return { data: { type: 'policies', attributes } };
 }

@@ -19,33 +19,11 @@ import { Transport } from './transport.js';
 import { sharedSignal } from '../signals.js';
 import { userAgent } from '../version.js';
 import type {
-  Agent,
-  AgentPool,
-  AgentPoolList,
-  CreateAgentPoolInput,
-  CreatePolicyInput,
-  CreatePolicySetInput,
-  CreatePolicySetParameterInput,
-  Entitlements,
-  ListAgentPoolsOptions,
-  ListPoliciesOptions,
-  ListPolicySetsOptions,
-  ListProjectsOptions,
-  ListWorkspacesOptions,
-  Policy,
-  PolicyApi,
-  PolicyRef,
-  PolicySet,
-  PolicySetInclude,
-  PolicySetParameter,
-  PolicySetRelationship,
-  PolicySetVersion,
-  Project,
-  UpdateAgentPoolInput,
-  UpdatePolicyInput,
-  UpdatePolicySetInput,
-  UpdatePolicySetParameterInput,
-  Workspace,
+  Agent, AgentPool, AgentPoolList, CreateAgentPoolInput, CreatePolicyInput, CreatePolicySetInput,
+  CreatePolicySetParameterInput, Entitlements, ListAgentPoolsOptions, ListPoliciesOptions, ListPolicySetsOptions,
+  ListProjectsOptions, ListWorkspacesOptions, Policy, PolicyApi, PolicyRef, PolicySet, PolicySetInclude,
+  PolicySetParameter, PolicySetRelationship, PolicySetVersion, Project, UpdateAgentPoolInput, UpdatePolicyInput,
+  UpdatePolicySetInput, UpdatePolicySetParameterInput, Workspace,
 } from './types.js';
 
 export interface ApiClientOptions {
@@ -209,8 +187,9 @@ export class ApiClient implements PolicyApi {
         return await this.sendCreatePolicy(organization, input, owns);
       } catch (again) {
         // Refused for its kind in the other word too: neither word was learned.
-        if (again instanceof ApiError && NativeKind.refusesKind(again)) this.kind.restore(sent);
-        throw again;
+        if (!(again instanceof ApiError) || !NativeKind.refusesKind(again)) throw again;
+        this.kind.restore(sent);
+        throw error;
       }
     }
   }

@@ -15,6 +15,11 @@ export interface HttpRequest {
   bytes?: Uint8Array | StreamedBody;
   /** false: never send the token (temporary download URLs). @default true */
   auth?: boolean;
+  /**
+   * How the request is named in messages and logs instead of its path and query: for a link that is itself a
+   * credential (a policy set version's upload link). @default the path and query, redacted
+   */
+  shown?: string;
   /** 'unsent-only': a 5xx or a failure after sending is returned, not repeated (creates). @default 'always' */
   retry?: 'always' | 'unsent-only';
   /**

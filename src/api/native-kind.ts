@@ -45,10 +45,14 @@ export class NativeKind {
     if (!this.given) this.current = word;
   }
 
-  /** Whether a refused create's error names the kind field: its pointer, or `kind` in its text, whatever the wording. */
+  /**
+   * Whether a refused create's error names the kind field, whatever the wording: by its pointer, or, when the answer
+   * points at no field, by `kind` in its text (an answer pointing at other fields only is about them).
+   */
   static refusesKind(error: ApiError): boolean {
     if (error.status !== 422) return false;
-    return error.pointers.includes(KIND_POINTER) || NAMES_KIND.test(error.detail ?? '');
+    if (error.pointers.length > 0) return error.pointers.includes(KIND_POINTER);
+    return NAMES_KIND.test(error.detail ?? '');
   }
 
   /**

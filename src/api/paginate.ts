@@ -24,8 +24,8 @@ export function queryString(params: ReadonlyArray<readonly [string, string]>): s
 
 /**
  * Every page of a list, 100 at a time, following `links.next` (or `meta.pagination.next-page`) until it is null.
- * Each page is parsed with `parse` as it comes, a malformed one failing with an error naming its request. A resource
- * whose id an earlier page already held is dropped: offset pagination repeats resources when others are created while
+ * Each resource is parsed with `parse` (given its page's document too, for `included`) as it comes, a malformed one
+ * failing with an error naming its request. A resource whose id an earlier page already held is dropped: offset pagination repeats resources when others are created while
  * the list is read. A list that does not end (see `unendingList`) fails with an ApiError saying why, never loops.
  */
 export async function listAll<T>(
@@ -33,7 +33,7 @@ export async function listAll<T>(
   signal: AbortSignal | undefined,
   path: string,
   params: ReadonlyArray<readonly [string, string]>,
-  parse: (resource: unknown) => T,
+  parse: (resource: unknown, document: unknown) => T,
 ): Promise<Array<Page<T>>> {
   const pageUrl = (n: number): string =>
     transport.url(`${path}${queryString([...params, ['page[number]', String(n)], ['page[size]', String(PAGE_SIZE)]])}`);
@@ -54,7 +54,7 @@ export async function listAll<T>(
         ids.add(id);
         return true;
       });
-      return { page: { items: fresh.map(parse), document }, size: resources.length, fresh: fresh.length };
+      return { page: { items: fresh.map((resource) => parse(resource, document)), document }, size: resources.length, fresh: fresh.length };
     });
     pages.push(page);
     const next = nextUrl(page.document, url, pageUrl);

@@ -2,7 +2,7 @@
  * The policy-set side of the API, one method per endpoint (see PolicySetApi in types.ts): sets and their
  * relationships, versions and their upload, parameters, and the organization's workspaces, projects and entitlement
  * set. It shares the client's transport, signal and word for the native kind; every id goes into a URL through
- * `idPath`, so only an id of its resource's shape ever does (ids.ts).
+ * `idPath`, so only an id of its resource's shape ever does (ids.ts): another is a rejection before any request.
  */
 import { ApiError } from '../errors.js';
 import { wireKind } from '../model.js';
@@ -58,11 +58,11 @@ export class PolicySetEndpoints implements PolicySetApi {
     if (options.kind !== undefined) params.push(['filter[kind]', wireKind(options.kind, this.kind.word)]);
     if (options.versioned !== undefined) params.push(['filter[versioned]', String(options.versioned)]);
     if (options.include !== undefined && options.include.length > 0) params.push(['include', options.include.join(',')]);
-    const pages = await listAll(this.transport, this.signal, orgPath(organization, '/policy-sets'), params, (resource) => resource);
-    return pages.flatMap((page) => page.items.map((resource) => this.parseSet(resource, page.document)));
+    const pages = await listAll(this.transport, this.signal, orgPath(organization, '/policy-sets'), params, this.parseSet);
+    return pages.flatMap((page) => page.items);
   }
 
-  getPolicySet(id: string, options: { include?: readonly PolicySetInclude[] } = {}): Promise<PolicySet> {
+  async getPolicySet(id: string, options: { include?: readonly PolicySetInclude[] } = {}): Promise<PolicySet> {
     const query = options.include !== undefined && options.include.length > 0 ? queryString([['include', options.include.join(',')]]) : '';
     return this.one('GET', `${idPath('/policy-sets', ['policy-set', id])}${query}`, undefined, (body) => this.parseSet(primary(body), body));
   }
@@ -84,8 +84,9 @@ export class PolicySetEndpoints implements PolicySetApi {
       try {
         return await this.sendCreateSet(organization, input, owns);
       } catch (again) {
-        if (again instanceof ApiError && NativeKind.refusesKind(again)) this.kind.restore(sent);
-        throw again;
+        if (!(again instanceof ApiError) || !NativeKind.refusesKind(again)) throw again;
+        this.kind.restore(sent);
+        throw error;
       }
     }
   }
@@ -98,11 +99,11 @@ export class PolicySetEndpoints implements PolicySetApi {
     }, this.signal);
   }
 
-  updatePolicySet(id: string, input: UpdatePolicySetInput): Promise<PolicySet> {
+  async updatePolicySet(id: string, input: UpdatePolicySetInput): Promise<PolicySet> {
     return this.one('PATCH', idPath('/policy-sets', ['policy-set', id]), updatePolicySetBody(input), (body) => this.parseSet(primary(body), body));
   }
 
-  deletePolicySet(id: string): Promise<void> {
+  async deletePolicySet(id: string): Promise<void> {
     return this.remove(idPath('/policy-sets', ['policy-set', id]));
   }
 
@@ -112,8 +113,8 @@ export class PolicySetEndpoints implements PolicySetApi {
     successBody(await this.transport.send({ method: 'POST', url, json: relationshipBody(relationship, ids) }, this.signal));
   }
 
-  removeFromPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void> {
-    if (ids.length === 0) return Promise.resolve();
+  async removeFromPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
     return this.remove(idPath('/policy-sets', ['policy-set', setId], `/relationships/${relationship}`), relationshipBody(relationship, ids));
   }
 
@@ -121,23 +122,25 @@ export class PolicySetEndpoints implements PolicySetApi {
    * No body, as the vendor's client sends it; the service answers 201. Retried like a read: a version whose answer was
    * lost stays `pending` and unused, and the one answered is the set's newest.
    */
-  createPolicySetVersion(setId: string): Promise<PolicySetVersion> {
+  async createPolicySetVersion(setId: string): Promise<PolicySetVersion> {
     return this.one('POST', idPath('/policy-sets', ['policy-set', setId], '/versions'), undefined, (body) => parsePolicySetVersion(primary(body)));
   }
 
   /**
    * The archive goes to `links.upload` as it is, with no token whatever origin the link names (the vendor's client sends
    * none: the link carries its own authority), and no JSON:API media type. A relative link is read against the API's
-   * base URL.
+   * base URL. The link itself never appears in a message or a log line.
    */
   async uploadPolicySetVersion(version: PolicySetVersion, archive: Uint8Array | StreamedBody): Promise<void> {
     if (version.uploadUrl === null) throw new Error(`policy set version ${version.id} has no upload link (links.upload): the service sent none`);
     const url = new URL(version.uploadUrl, this.transport.url('/')).href;
-    const response = await this.transport.send({ method: 'PUT', url, bytes: archive, auth: false }, this.signal);
+    // The link is a credential for an hour: messages and logs name the version instead.
+    const shown = `/policy-set-versions/${version.id} (its upload link)`;
+    const response = await this.transport.send({ method: 'PUT', url, bytes: archive, auth: false, shown }, this.signal);
     if (!isSuccess(response)) throw apiError(response);
   }
 
-  getPolicySetVersion(id: string): Promise<PolicySetVersion> {
+  async getPolicySetVersion(id: string): Promise<PolicySetVersion> {
     return this.one('GET', idPath('/policy-set-versions', ['policy-set-version', id]), undefined, (body) => parsePolicySetVersion(primary(body)));
   }
 
@@ -147,7 +150,7 @@ export class PolicySetEndpoints implements PolicySetApi {
   }
 
   /** A lost answer is looked up by the key: a set holds one parameter of a key. */
-  createPolicySetParameter(setId: string, input: CreatePolicySetParameterInput): Promise<PolicySetParameter> {
+  async createPolicySetParameter(setId: string, input: CreatePolicySetParameterInput): Promise<PolicySetParameter> {
     const path = idPath('/policy-sets', ['policy-set', setId], '/parameters');
     return this.transport.create({
       request: { method: 'POST', url: this.transport.url(path), json: createParameterBody(input) },
@@ -156,12 +159,12 @@ export class PolicySetEndpoints implements PolicySetApi {
     }, this.signal);
   }
 
-  updatePolicySetParameter(setId: string, parameterId: string, input: UpdatePolicySetParameterInput): Promise<PolicySetParameter> {
+  async updatePolicySetParameter(setId: string, parameterId: string, input: UpdatePolicySetParameterInput): Promise<PolicySetParameter> {
     const path = idPath('/policy-sets', ['policy-set', setId], '/parameters', ['parameter', parameterId]);
     return this.one('PATCH', path, updateParameterBody(parameterId, input), (body) => parsePolicySetParameter(primary(body)));
   }
 
-  deletePolicySetParameter(setId: string, parameterId: string): Promise<void> {
+  async deletePolicySetParameter(setId: string, parameterId: string): Promise<void> {
     return this.remove(idPath('/policy-sets', ['policy-set', setId], '/parameters', ['parameter', parameterId]));
   }
 
@@ -179,7 +182,7 @@ export class PolicySetEndpoints implements PolicySetApi {
     return pages.flatMap((page) => page.items);
   }
 
-  getEntitlements(organization: string): Promise<Entitlements> {
+  async getEntitlements(organization: string): Promise<Entitlements> {
     return this.one('GET', orgPath(organization, '/entitlement-set'), undefined, (body) => parseEntitlements(primary(body)));
   }
 

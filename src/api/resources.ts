@@ -11,20 +11,19 @@ export function parsePolicy(resource: unknown, legacy = false): Policy {
   const attributes = field(resource, 'attributes');
   const links = field(resource, 'links');
   const id = requiredStr(resource, 'id', field(resource, 'id'));
-  // `native` and `sentinel` both read as the native kind; a kind this tool does not know is kept aside, never coerced.
+  // `native` and `sentinel` both read as the native kind; a kind this tool does not know is kept as it came, never coerced.
   const wire = field(attributes, 'kind');
   const known = kindOfWire(wire);
-  const kind: PolicyKind = known ?? 'native';
   const policySetIds = relatedIds(resource, 'policy-sets');
   const name = requiredStr(resource, 'attributes.name', field(attributes, 'name'));
   return {
     id,
     name,
     description: str(field(attributes, 'description')),
-    kind,
-    foreignKind: known === null ? (str(wire) ?? '') : null,
-    query: kind === 'opa' ? str(field(attributes, 'query')) : null,
-    enforcementLevel: levelOf(attributes, kind, name, legacy),
+    kind: known ?? str(wire) ?? '',
+    query: known === 'opa' ? str(field(attributes, 'query')) : null,
+    // A kind this tool does not know has no level it could read: the native kind's rules stand in, never compared.
+    enforcementLevel: levelOf(attributes, known ?? 'native', name, legacy),
     policySetCount: int(field(attributes, 'policy-set-count'), policySetIds.length),
     policySetIds,
     updatedAt: str(field(attributes, 'updated-at')),

@@ -251,6 +251,7 @@ export class Transport {
   }
 
   private describe(req: HttpRequest): FailedRequest {
+    if (req.shown !== undefined) return { method: req.method, path: req.shown };
     const url = new URL(req.url);
     const path = this.inApi(url) ? url.pathname.slice(this.base.pathname.length) : url.pathname;
     // The one place a request's URL becomes text: a URL the server named (a link, a redirect) may echo the token.

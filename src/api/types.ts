@@ -6,9 +6,8 @@ export interface Policy {
   id: string;
   name: string;
   description: string | null;
-  kind: PolicyKind;
-  /** The kind as sent when this tool does not know it (e.g. `tfpolicy`; `kind` is then meaningless); null otherwise. */
-  foreignKind: string | null;
+  /** As sent: a kind this tool manages, or another kept as it came (the beta `tfpolicy`; `''` when what it sent is not text). */
+  kind: PolicyKind | (string & {});
   /** Present only for opa policies; null otherwise. */
   query: string | null;
   enforcementLevel: EnforcementLevel;
@@ -57,6 +56,9 @@ export interface CreatePolicyInput {
 
 /** The policy an update is about: its name and kind name the deprecated `enforce` path. */
 export type PolicyRef = Pick<Policy, 'id' | 'name' | 'kind'>;
+
+/** A policy of a kind this tool manages. */
+export type ManagedPolicy = Policy & { kind: PolicyKind };
 
 export interface UpdatePolicyInput {
   description?: string | null;

@@ -11,7 +11,8 @@ import type { Context, Route } from './router.js';
 import { readAgentFields, readBehaviourChanges, readFaultList } from './control-input.js';
 import { fromBehaviour } from './seed.js';
 import type { Behaviour, RateLimitWindow } from './types.js';
-import { addAgent, agentsOf, policiesOf, poolsOf, type Store } from './store.js';
+import { setPolicyIds } from './policy-set-documents.js';
+import { addAgent, agentsOf, policiesOf, poolsOf, type PolicySetRecord, type Store } from './store.js';
 
 export interface ControlDeps {
   faults: FaultList;
@@ -24,6 +25,7 @@ export interface ControlDeps {
 export function controlRoutes(deps: ControlDeps): Route[] {
   return [
     { method: 'POST', pattern: '/faults', handler: async (ctx) => ok({ added: addFaults(deps.faults, await readJson(ctx)) }) },
+    { method: 'GET', pattern: '/faults', handler: () => ok({ faults: deps.faults.list() }) },
     { method: 'DELETE', pattern: '/faults', handler: () => (deps.faults.clear(), ok({})) },
     { method: 'GET', pattern: '/requests', handler: () => ok({ requests: deps.log.list() }) },
     { method: 'DELETE', pattern: '/requests', handler: () => (deps.log.clear(), ok({})) },
@@ -98,7 +100,7 @@ function dumpState(store: Store, nativeKind: NativeKindName): unknown {
       name: org.name,
       'max-agent-pools': org.maxAgentPools,
       workspaces: [...org.workspaces].map(([id, name]) => ({ id, name })),
-      'policy-sets': [...org.policySets.keys()],
+      'policy-sets': [...org.policySets.values()].map((set) => policySetState(store, set, nativeKind)),
       policies: policiesOf(store, org.name).map((policy) => ({
         id: policy.id,
         name: policy.name,
@@ -126,5 +128,28 @@ function dumpState(store: Store, nativeKind: NativeKindName): unknown {
         })),
       })),
     })),
+  };
+}
+
+/** A set as the state shows it: settings, scope, versions and parameters, sensitive values included (what the service holds). */
+function policySetState(store: Store, set: PolicySetRecord, nativeKind: NativeKindName): unknown {
+  return {
+    id: set.id,
+    name: set.name,
+    kind: kindWord(set.kind, nativeKind),
+    description: set.description,
+    global: set.global,
+    'policy-ids': setPolicyIds(store, set),
+    'workspace-ids': set.workspaceIds,
+    'project-ids': set.projectIds,
+    'workspace-exclusion-ids': set.workspaceExclusionIds,
+    'project-exclusion-ids': set.projectExclusionIds,
+    'current-version': set.currentVersionId,
+    versions: set.versionIds.map((id) => store.versions.get(id)).filter((v) => v !== undefined).map((version) => ({
+      id: version.id,
+      status: version.outcome !== null && version.status === 'ingressing' ? `ingressing (then ${version.outcome.status})` : version.status,
+      'error-message': version.outcome?.errorMessage ?? version.errorMessage,
+    })),
+    parameters: [...set.parameters.values()].map((parameter) => ({ key: parameter.key, value: parameter.value, sensitive: parameter.sensitive })),
   };
 }

@@ -37,7 +37,7 @@ export async function handleApi(p: Pipeline, ctx: Context, loggedPath: string, r
     const status = fault.status ?? 503;
     return answer(res, errorReply(status, [{ status: String(status), title: 'injected fault', detail: `fault injected by the emulator` }]), headers, JSON_API, finish);
   }
-  if (fault?.kind === 'latency') await sleep(fault['latency-ms'] ?? 1000);
+  if (fault?.kind === 'latency' && !(await delay(res, fault['latency-ms'] ?? 1000, ctx.method === 'GET'))) return finish(null);
   const reply = await route(p.api, faultContext(fault, ctx));
   if (fault?.kind === 'huge-body') return hugeBody(res, fault.bytes ?? 50_000_000, finish);
   if (fault?.kind === 'lose-response') return lose(ctx, res, finish);
@@ -70,10 +70,30 @@ function endless(reply: Reply, ctx: Context): Reply {
   };
 }
 
-/** Temporary download URLs (and, with `router` p.uploads, upload links): no Authorization, no rate limit, logged with their own path. */
-export async function handleBlob(p: Pipeline, ctx: Context, loggedPath: string, res: ServerResponse, router: Router = p.blobs): Promise<void> {
-  const reply = await route(router, ctx);
+/** Temporary download URLs: no Authorization, no rate limit, logged with their own path. */
+export async function handleBlob(p: Pipeline, ctx: Context, loggedPath: string, res: ServerResponse): Promise<void> {
+  const reply = await route(p.blobs, ctx);
   answer(res, reply, {}, JSON_API, (status) => record(p, ctx, loggedPath, status));
+}
+
+/**
+ * Policy set version upload links, like download URLs; a fault applies when its `path` matches the link's whole path
+ * (`^/_archivist/`): `status`, `latency`, `drop` and `lose-response`.
+ */
+export async function handleUpload(p: Pipeline, ctx: Context, fullPath: string, res: ServerResponse): Promise<void> {
+  const finish = (status: number | null): void => record(p, ctx, fullPath, status);
+  const fault = p.faults.take({ method: ctx.method, path: fullPath, page: 1, pathOnly: true });
+  if (fault?.kind === 'drop') return lose(ctx, res, finish);
+  if (fault?.kind === 'status') {
+    const status = fault.status ?? 503;
+    ctx.req.resume();
+    return answer(res, errorReply(status, [{ status: String(status), title: 'injected fault', detail: 'fault injected by the emulator' }]), fault.headers ?? {}, JSON_API, finish);
+  }
+  // An upload is a write: it waits, then does its work, whoever still listens.
+  if (fault?.kind === 'latency') await delay(res, fault['latency-ms'] ?? 1000, false);
+  const reply = await route(p.uploads, ctx);
+  if (fault?.kind === 'lose-response') return lose(ctx, res, finish);
+  answer(res, reply, {}, JSON_API, finish);
 }
 
 /** Control endpoints: same token, not rate limited, not logged. */
@@ -143,6 +163,20 @@ function sameToken(presented: string | null, token: string): boolean {
   return timingSafeEqual(digest(presented), digest(token));
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+/**
+ * Waits `ms`. A read (`endsEarly`) whose client goes away first ends then, false: nobody to answer, it is logged
+ * unanswered at once. A write always waits, then does its work, as a server that got it does whoever still listens.
+ */
+function delay(res: ServerResponse, ms: number, endsEarly: boolean): Promise<boolean> {
+  return new Promise((resolve) => {
+    const gone = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      res.off('close', gone);
+      resolve(true);
+    }, ms).unref();
+    if (endsEarly) res.once('close', gone);
+  });
 }

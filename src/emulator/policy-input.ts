@@ -4,6 +4,7 @@ import { invalid, isObject } from './http.js';
 import { kindWord, levelsOf, type RecordKind } from './records.js';
 import type { OrgRecord, PolicyRecord } from './store.js';
 import type { Behaviour } from './types.js';
+import { isVersioned } from './policy-set-documents.js';
 import { setKind } from './policy-set-input.js';
 import { checkName, optionalString, readDocument, relationshipIds } from './validate.js';
 
@@ -30,6 +31,12 @@ export function parsePolicyCreate(body: unknown, org: OrgRecord, nameTaken: (nam
   const fallback: EnforcementLevel = kind === 'opa' ? 'advisory' : 'hard-mandatory';
   const level = readLevel(attributes, kind, name, behaviour) ?? fallback;
   const policySetIds = relationshipIds(relationships, 'policy-sets', 'policy-sets', (id) => org.policySets.has(id)) ?? [];
+  // A set with versions or a VCS repository takes its policies from them (routes-policy-set-members.ts).
+  const versioned = policySetIds.find((id) => {
+    const set = org.policySets.get(id);
+    return set !== undefined && isVersioned(set);
+  });
+  if (versioned !== undefined) throw invalid(`Policies cannot be added to a versioned policy set (${versioned})`, '/data/relationships/policy-sets');
   return { name, description, kind, query: query ?? null, level, policySetIds };
 }
 

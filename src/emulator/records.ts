@@ -68,12 +68,12 @@ export type VersionStatus = 'pending' | 'ingressing' | 'ready' | 'errored' | 'ca
 export interface VersionRecord {
   id: string;
   setId: string;
-  /** What a read answers now; `ingressing` once uploaded, until a read has seen it (see `outcome`). */
+  /** What a read answers now; `ingressing` once uploaded, until enough reads have seen it (see `outcome`). */
   status: VersionStatus;
-  /** Where ingestion ends, once the archive is read: shown on the read after the one that answered `ingressing`. */
+  /** Where ingestion ends, once the archive is read: shown once the reads answering `ingressing` are done. */
   outcome: { status: 'ready' | 'errored'; errorMessage: string | null; policyCount: number } | null;
-  /** Whether a read has answered `ingressing` yet: the outcome shows only after one has. */
-  ingressingSeen: boolean;
+  /** How many reads have answered `ingressing`: the outcome shows once `Behaviour.ingressingReads` have. */
+  ingressingReads: number;
   errorMessage: string | null;
   /** `pending-at`, `ingressing-at`, `ready-at`, `errored-at`. */
   statusTimestamps: Record<string, string>;

@@ -2,8 +2,8 @@
  * Policy set versions (docs/api-behaviour.md, Policy set versions): `POST /policy-sets/:id/versions` with no body
  * answers 201, `pending`, with `links.upload`; the archive is `PUT` there (no token: the link is its own authority, and
  * a request that carries an `Authorization` header is refused, as a pre-signed object store refuses a second
- * credential), within an hour. The version then reads `ingressing` once, and `ready` or `errored` on the read after:
- * a client must poll. `current-version` is the newest version that became ready, `newest-version` the newest of all.
+ * credential), within an hour. The version then reads `ingressing` once (or `behaviour.ingressing-reads` times), and
+ * `ready` or `errored` on the read after: a client must poll. `current-version` is the newest version that became ready, `newest-version` the newest of all.
  */
 import { badRequest, invalid, notFound, readBody, requireMediaType, ReplyError, type Reply } from './http.js';
 import { newId, randomSuffix } from './ids.js';
@@ -49,7 +49,7 @@ function createVersion(ctx: Context): Reply {
     setId: set.id,
     status: 'pending',
     outcome: null,
-    ingressingSeen: false,
+    ingressingReads: 0,
     errorMessage: null,
     statusTimestamps: { 'pending-at': at },
     createdAt: at,
@@ -67,8 +67,8 @@ function showVersion(ctx: Context): Reply {
   const version = ctx.store.versions.get(ctx.params.id ?? '');
   if (version === undefined) throw notFound();
   if (version.status === 'ingressing' && version.outcome !== null) {
-    if (version.ingressingSeen) settle(ctx, version);
-    else version.ingressingSeen = true;
+    if (version.ingressingReads >= ctx.behaviour.ingressingReads) settle(ctx, version);
+    else version.ingressingReads += 1;
   }
   return { status: 200, body: { data: versionResource(version, uploadLink(ctx, version)) } };
 }

@@ -26,6 +26,7 @@ export interface RawBehaviour {
   'native-kind'?: 'native' | 'sentinel';
   'list-omits-policy-sets'?: boolean;
   'show-omits-policy-sets'?: boolean;
+  'ingressing-reads'?: number;
 }
 
 const BEHAVIOUR_KEYS = {
@@ -35,6 +36,7 @@ const BEHAVIOUR_KEYS = {
   'native-kind': 'nativeKind',
   'list-omits-policy-sets': 'listOmitsPolicySets',
   'show-omits-policy-sets': 'showOmitsPolicySets',
+  'ingressing-reads': 'ingressingReads',
 } as const satisfies Record<keyof RawBehaviour, keyof Behaviour>;
 
 interface RawOrganization {
@@ -102,6 +104,7 @@ export function fromBehaviour(behaviour: Behaviour): Required<RawBehaviour> {
     'native-kind': behaviour.nativeKind,
     'list-omits-policy-sets': behaviour.listOmitsPolicySets,
     'show-omits-policy-sets': behaviour.showOmitsPolicySets,
+    'ingressing-reads': behaviour.ingressingReads,
   };
 }
 
@@ -109,7 +112,10 @@ export function toFault(raw: FaultSpec): FaultSpec {
   return raw.method === undefined ? { ...raw } : { ...raw, method: raw.method.toUpperCase() };
 }
 
-/** What the schema cannot say: organization names are unique, and a pool allows only its organization's workspaces. */
+/**
+ * What the schema cannot say: organization names are unique, a pool allows only its organization's workspaces, and a
+ * policy set's id and name are once per organization and its scope the organization's.
+ */
 function crossProblems(doc: YamlDocument, value: unknown): SourceProblem[] {
   const problems: SourceProblem[] = [];
   const firstByName = new Map<string, number>();
@@ -121,6 +127,7 @@ function crossProblems(doc: YamlDocument, value: unknown): SourceProblem[] {
       else problems.push(doc.problem(path, `${keyLabel(path)} "${org.name}" is already used by ${keyLabel(['organizations', first])}`));
     }
     const workspaceIds = new Set(listAt(org, 'workspaces').map((ws) => ws.id));
+    problems.push(...setProblems(doc, org, i, workspaceIds));
     listAt(org, 'agent-pools').forEach((pool, j) => {
       const allowed: unknown[] = Array.isArray(pool['allowed-workspaces']) ? pool['allowed-workspaces'] : [];
       allowed.forEach((id, k) => {
@@ -129,6 +136,32 @@ function crossProblems(doc: YamlDocument, value: unknown): SourceProblem[] {
         problems.push(doc.problem(path, `${keyLabel(path)} "${id}" is not a workspace of organization "${String(org.name)}"`));
       });
     });
+  });
+  return problems;
+}
+
+/** A policy set's id and name once per organization, and its scope among the organization's workspaces and projects. */
+function setProblems(doc: YamlDocument, org: Record<string, unknown>, i: number, workspaceIds: Set<unknown>): SourceProblem[] {
+  const problems: SourceProblem[] = [];
+  const projectIds = new Set(listAt(org, 'projects').map((project) => project.id));
+  const seen = new Set<unknown>();
+  const sets: unknown[] = Array.isArray(org['policy-sets']) ? org['policy-sets'] : [];
+  sets.forEach((entry, j) => {
+    const set = typeof entry === 'string' ? { id: entry } : (entry as Record<string, unknown>);
+    for (const key of ['id', 'name'] as const) {
+      const value = key === 'name' ? (set.name ?? set.id) : set.id;
+      const path = ['organizations', i, 'policy-sets', j, ...(typeof entry === 'string' ? [] : [key])];
+      if (seen.has(`${key}:${String(value)}`)) problems.push(doc.problem(path, `${keyLabel(path)}: the policy set ${key} "${String(value)}" is used twice`));
+      seen.add(`${key}:${String(value)}`);
+    }
+    for (const [key, known] of [['workspaces', workspaceIds], ['projects', projectIds]] as const) {
+      const ids: unknown[] = Array.isArray(set[key]) ? (set[key] as unknown[]) : [];
+      ids.forEach((id, k) => {
+        if (known.has(id)) return;
+        const path = ['organizations', i, 'policy-sets', j, key, k];
+        problems.push(doc.problem(path, `${keyLabel(path)} "${String(id)}" is not one of the ${key} of organization "${String(org.name)}"`));
+      });
+    }
   });
   return problems;
 }

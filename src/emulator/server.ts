@@ -7,7 +7,7 @@ import { controlRoutes } from './control.js';
 import { createFaultList } from './faults.js';
 import { JSON_API, errorReply } from './http.js';
 import { randomSuffix } from './ids.js';
-import { answer, handleApi, handleBlob, handleControl, type Pipeline } from './pipeline.js';
+import { answer, handleApi, handleBlob, handleControl, handleUpload, type Pipeline } from './pipeline.js';
 import { createRateLimiter } from './rate-limit.js';
 import { createRequestLog } from './request-log.js';
 import { createRouter, type Context, type Route } from './router.js';
@@ -96,7 +96,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     } else if (url.pathname.startsWith(BLOB_PREFIX)) {
       guard(handleBlob(pipeline, at(BLOB_PREFIX.slice(0, -1)), raw, res));
     } else if (url.pathname.startsWith(UPLOAD_PREFIX)) {
-      guard(handleBlob(pipeline, at(UPLOAD_PREFIX.slice(0, -1)), raw, res, pipeline.uploads));
+      guard(handleUpload(pipeline, at(UPLOAD_PREFIX.slice(0, -1)), url.pathname, res));
     } else if (url.pathname.startsWith(CONTROL_PREFIX)) {
       guard(handleControl(pipeline, at(CONTROL_PREFIX.slice(0, -1)), res));
     } else {

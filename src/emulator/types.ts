@@ -13,7 +13,10 @@ export interface FaultSpec {
   kind: FaultKind;
   /** HTTP method to match; any when absent. */
   method?: string;
-  /** Regex tested against the path after /api/v2, without query; any when absent. */
+  /**
+   * Regex tested against the path after /api/v2, without query (an upload link: its whole path, matched only by a fault
+   * that gives one); any API request when absent.
+   */
   path?: string;
   /** Status answered by a `status` fault. @default 503 */
   status?: number;
@@ -121,10 +124,18 @@ export interface Behaviour {
   listOmitsPolicySets: boolean;
   /** So does showing one policy, `include=policy_sets` or not. @default false */
   showOmitsPolicySets: boolean;
+  /**
+   * How many reads of an uploaded policy set version answer `ingressing` before its outcome (`ready` or `errored`):
+   * clients must poll. A large number plays a version that never settles. @default 1
+   */
+  ingressingReads: number;
 }
 
 export function defaultBehaviour(): Behaviour {
-  return { poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false, nativeKind: 'native', listOmitsPolicySets: false, showOmitsPolicySets: false };
+  return {
+    poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false, nativeKind: 'native', listOmitsPolicySets: false,
+    showOmitsPolicySets: false, ingressingReads: 1,
+  };
 }
 
 export interface Seed {

@@ -6,7 +6,7 @@
 import type { AgentPool, Policy } from '../api/types.js';
 import { isValidName, lfsPointerProblem } from '../declared/index.js';
 import { mapLimit } from '../map-limit.js';
-import type { NativeKindName } from '../model.js';
+import { isPolicyKind, type NativeKindName } from '../model.js';
 import { policyFiles, poolFile, type ExportFile } from './files.js';
 import { sameNames } from './names.js';
 import type { TreeWriter } from './write-tree.js';
@@ -56,7 +56,7 @@ export async function exportOrganization(api: ExportApi, organization: string, o
     else files.push(...made.map((file) => file.path));
     return reason === null;
   };
-  const clashes = sameNames(policies, (policy) => (policy.foreignKind === null ? policy.kind : policy.foreignKind));
+  const clashes = sameNames(policies, (policy) => policy.kind);
   const outcomes = await mapLimit(policies, Math.max(1, options.concurrency), async (listed) => {
     const read = await policyExport(api, listed, clashes.get(listed) ?? null, typeof options.nativeKind === 'function' ? options.nativeKind() : options.nativeKind);
     if ('reason' in read) {
@@ -79,7 +79,7 @@ export async function exportOrganization(api: ExportApi, organization: string, o
 
 async function policyExport(api: ExportApi, listed: Policy, clash: string | null, nativeKind: NativeKindName): Promise<{ files: ExportFile[] } | NotExported> {
   const skip = (reason: string): NotExported => ({ resource: 'policy', name: listed.name, reason });
-  if (listed.foreignKind !== null) return skip(`kind ${listed.foreignKind || '(none)'} is not one this tool manages`);
+  if (!isPolicyKind(listed.kind)) return skip(`kind ${listed.kind || '(none)'} is not one this tool manages`);
   if (!isValidName(listed.name)) return skip(INVALID_NAME);
   if (clash !== null) return skip(clash);
   // A list may leave out the policy-set relationship: read the policy itself when the count says there are sets.

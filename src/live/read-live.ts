@@ -1,7 +1,7 @@
-import type { Agent, AgentPool, Policy, PolicyApi, PolicySet } from '../api/types.js';
+import type { Agent, AgentPool, ManagedPolicy, Policy, PolicyApi, PolicySet } from '../api/types.js';
 import type { DeclaredPolicy, DeclaredState } from '../declared/types.js';
 import type { Logger } from '../logger.js';
-import type { LiveAgent, LivePolicy, LivePolicySet, LivePool, LiveState } from '../model.js';
+import { isPolicyKind, type LiveAgent, type LivePolicy, type LivePolicySet, type LivePool, type LiveState } from '../model.js';
 import type { CodeCache } from './code-cache.js';
 import { mapLimit } from '../map-limit.js';
 import { matchPools, matchPolicies } from '../plan/pairs.js';
@@ -49,15 +49,15 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
   // The list holds every policy of the organization: the cache forgets the ones deleted since.
   options.codeCache?.retain(listed.map((policy) => policy.id));
   // A kind this tool does not know is set aside whole: never compared, updated, replaced or deleted.
-  const policies = listed.filter((policy) => policy.foreignKind === null);
-  const foreignPolicies = listed.flatMap((p) => (p.foreignKind === null ? [] : [{ id: p.id, name: p.name, kind: p.foreignKind }]));
+  const policies = listed.filter((policy): policy is ManagedPolicy => isPolicyKind(policy.kind));
+  const foreignPolicies = listed.flatMap((p) => (isPolicyKind(p.kind) ? [] : [{ id: p.id, name: p.name, kind: p.kind }]));
   // Each live resource is read against the declaration the planner will pair it with (plan/pairs.ts).
   const declaredOf = new Map(matchPolicies(declared.policies, policies).flatMap((m) => (m.live === null || m.declared === null ? [] : [[m.live, m.declared] as const])));
   const cleanedUp = new Set(matchPools(declared.pools, poolList.pools).matches.flatMap((m) => (m.live !== null && m.declared?.agentCleanup != null ? [m.live] : [])));
   const total = policies.filter((p) => needsCode(p, declaredOf.get(p))).length;
   let done = 0;
   if (total > 0) options.onCodeProgress?.(done, total);
-  const counted = async (listed: Policy): Promise<LivePolicy> => {
+  const counted = async (listed: ManagedPolicy): Promise<LivePolicy> => {
     const policy = await withSets(listed, declaredOf.get(listed), api);
     const result = await withCode(policy, declaredOf.get(listed), options);
     if (needsCode(policy, declaredOf.get(policy))) options.onCodeProgress?.((done += 1), total);
@@ -81,7 +81,7 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
  * A policy whose settings name its sets, listed without them (`policy-set-count` says more than the list names), is
  * read again with `include=policy_sets`, so that its membership can be compared.
  */
-async function withSets(policy: Policy, declared: DeclaredPolicy | undefined, api: PolicyApi): Promise<Policy> {
+async function withSets(policy: ManagedPolicy, declared: DeclaredPolicy | undefined, api: PolicyApi): Promise<ManagedPolicy> {
   if (declared?.policySets == null || policy.policySetCount <= policy.policySetIds.length) return policy;
   const read = await api.getPolicy(policy.id, { includePolicySets: true });
   return { ...policy, policySetIds: read.policySetIds, policySetCount: Math.max(policy.policySetCount, read.policySetCount) };
@@ -92,7 +92,7 @@ function needsCode(policy: Policy, declared: DeclaredPolicy | undefined): declar
   return declared !== undefined && declared.kind === policy.kind && policy.updatedAt !== null;
 }
 
-async function withCode(policy: Policy, declared: DeclaredPolicy | undefined, options: ReadLiveOptions): Promise<LivePolicy> {
+async function withCode(policy: ManagedPolicy, declared: DeclaredPolicy | undefined, options: ReadLiveOptions): Promise<LivePolicy> {
   if (!needsCode(policy, declared) || policy.updatedAt === null) return livePolicy(policy, null, null);
   const cached = options.codeCache?.get(policy.id, policy.updatedAt);
   if (cached !== undefined && cached === declared.codeDigest) return livePolicy(policy, null, cached);
@@ -105,7 +105,7 @@ async function withCode(policy: Policy, declared: DeclaredPolicy | undefined, op
   return livePolicy(policy, streamed.text ?? (await options.api.downloadPolicy(policy)), streamed.digest);
 }
 
-function livePolicy(policy: Policy, code: string | null, digest: string | null): LivePolicy {
+function livePolicy(policy: ManagedPolicy, code: string | null, digest: string | null): LivePolicy {
   const { id, name, kind, description, query, enforcementLevel, policySetIds, policySetCount, updatedAt } = policy;
   return { id, name, kind, description, query, enforcementLevel, policySetIds, policySetCount, updatedAt, code, codeDigest: digest };
 }

@@ -140,9 +140,8 @@ export function ownsUndeclared(owner: Owner, options: OwnershipOptions): boolean
 export interface MetPolicy {
   name: string;
   description: string | null;
-  kind: PolicyKind;
-  /** The kind as the service sent it when this tool does not know it (`kind` is then meaningless); null otherwise. */
-  foreignKind: string | null;
+  /** As the service sent it: a kind this tool does not know is kept as it came, and is never the declared one. */
+  kind: PolicyKind | (string & {});
 }
 
 /**
@@ -154,7 +153,7 @@ export interface MetPolicy {
 export function refuseMet(met: MetPolicy, kind: PolicyKind, options: OwnershipOptions): string | null {
   const markedBy = markerSource(met.description);
   const ours = ownsUndeclared(ownerOf(markedBy, false, options), { source: options.source, ownership: options.ownership });
-  if (ours && met.foreignKind === null && met.kind === kind) return null;
+  if (ours && met.kind === kind) return null;
   const whose = markedBy === null ? 'carries no ownership marker' : `carries the ownership marker of source "${markedBy}"`;
-  return `conflict: a ${met.foreignKind ?? met.kind} policy "${met.name}" appeared since the plan was made and ${whose}; it is left alone`;
+  return `conflict: a ${met.kind || '(none)'} policy "${met.name}" appeared since the plan was made and ${whose}; it is left alone`;
 }

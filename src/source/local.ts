@@ -21,27 +21,33 @@ function isUnwatchedPath(root: string, file: string): boolean {
 
 /**
  * Watches a local source folder and calls `onChange` once per burst of changes to declared files (policy code and
- * settings, pool files, `.syncignore`, and the folders holding them), `debounceMs` after the last one. Files that
+ * settings, pool files, `.syncignore`, and the folders holding them), `debounceMs` after the last one, with their paths. Files that
  * cannot change the declared state (a README, a mock, anything `.syncignore` leaves out) trigger nothing.
  * Resolves once the initial scan is done, so changes made after that are seen.
  */
-async function watchFolder(root: string, onChange: () => void, debounceMs = 300): Promise<SourceWatch> {
+async function watchFolder(root: string, onChange: (changed: readonly string[]) => void, debounceMs = 300): Promise<SourceWatch> {
   let filter = await watchPathFilter(root);
   let timer: NodeJS.Timeout | null = null;
+  const changed = new Set<string>();
+  let rules: Promise<void> = Promise.resolve();
   const watcher = watch(root, { ignoreInitial: true, ignored: (file) => isUnwatchedPath(root, file) });
   watcher.on('all', (event, file) => {
     const rel = path.relative(root, file).split(path.sep).join('/');
     const isDirectory = event === 'addDir' || event === 'unlinkDir';
     if (rel === SYNCIGNORE_FILE) {
       // Later events are judged by the new rules; this change itself always counts.
-      void watchPathFilter(root).then((next) => (filter = next), () => undefined);
+      rules = watchPathFilter(root).then((next) => void (filter = next), () => undefined);
     } else if (!declares(rel, isDirectory, filter)) {
       return;
     }
+    changed.add(rel);
     if (timer !== null) clearTimeout(timer);
     timer = setTimeout(() => {
       timer = null;
-      onChange();
+      const burst = [...changed].sort();
+      changed.clear();
+      // Reported once the rules of a changed .syncignore are in force: what comes after the burst is judged by them.
+      void rules.then(() => onChange(burst));
     }, debounceMs);
   });
   await new Promise<void>((resolve, reject) => {

@@ -20,7 +20,8 @@ export interface Source {
   checkout(signal?: AbortSignal): Promise<Checkout>;
   /**
    * Calls `onChange` once per burst of changes to files that can change the declared state, `debounceMs` after the
-   * last one. Resolves with null for a source that cannot be watched (git: its pushes arrive by webhook).
+   * last one, with the paths of that burst (relative to the source, sorted). Resolves with null for a source that
+   * cannot be watched (git: its pushes arrive by webhook).
    */
-  watch(onChange: () => void, debounceMs?: number): Promise<SourceWatch | null>;
+  watch(onChange: (changed: readonly string[]) => void, debounceMs?: number): Promise<SourceWatch | null>;
 }

@@ -62,7 +62,9 @@ export function schemaErrors(name: SchemaName, value: unknown): ErrorObject[] {
 export function schemaIssues(name: SchemaName, value: unknown): SchemaIssue[] {
   const validate = validatorFor(name);
   if (validate(value)) return [];
-  return keepTypeErrorsAlone(withoutBranchErrors(validate.errors ?? [])).map(toIssue);
+  // An `if` error ("must match "then" schema") only repeats what the branch's own errors say.
+  const errors = (validate.errors ?? []).filter((error) => error.keyword !== 'if');
+  return keepTypeErrorsAlone(withoutBranchErrors(errors)).map(toIssue);
 }
 
 /**

@@ -45,6 +45,8 @@ export interface CallOptions {
 /** An organization as `GET /_emulator/state` shows it (kebab-case keys, code inline). */
 export interface OrganizationState {
   name: string;
+  /** Each set with its scope, versions (`ingressing (then ready)` until a read has seen it) and parameters, sensitive values included. */
+  'policy-sets': Array<{ id: string; name: string; kind: string; versions: Array<{ id: string; status: string; 'error-message': string | null }>; parameters: Array<{ key: string; value: string; sensitive: boolean }>; [key: string]: unknown }>;
   policies: EmulatorPolicy[];
   'agent-pools': Array<Record<string, unknown>>;
 }
@@ -112,6 +114,11 @@ export class TestEmulator {
     await this.controlOk('POST', '/faults', { faults });
   }
 
+  /** The faults added, each with the number of requests it met so far. */
+  async faults(): Promise<Array<FaultSpec & { taken: number }>> {
+    return ((await this.controlOk('GET', '/faults')) as { faults: Array<FaultSpec & { taken: number }> }).faults;
+  }
+
   async clearFaults(): Promise<void> {
     await this.controlOk('DELETE', '/faults');
   }
@@ -121,8 +128,8 @@ export class TestEmulator {
   }
 
   /** Switches of the emulator's pessimistic readings, kebab-case keys; answers all of them. */
-  async setBehaviour(changes: Record<string, boolean | string>): Promise<Record<string, boolean | string>> {
-    return (await this.controlOk('PUT', '/behaviour', changes)) as Record<string, boolean | string>;
+  async setBehaviour(changes: Record<string, boolean | string | number>): Promise<Record<string, boolean | string | number>> {
+    return (await this.controlOk('PUT', '/behaviour', changes)) as Record<string, boolean | string | number>;
   }
 
   /** Every request since the log was last cleared. */

