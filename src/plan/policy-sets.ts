@@ -95,14 +95,14 @@ function shownParameters(parameters: ReadonlyArray<{ key: string; value: string 
 
 function settingValues(set: DeclaredPolicySet): Fields {
   return created({
-    parameters: set.parameters === null ? null : shownParameters(set.parameters),
-    ...Object.fromEntries(SCOPE_FIELDS.map(([field, key]) => [field, set.scope[key]])),
     kind: set.kind,
     description: set.description,
     global: set.global,
     overridable: set.overridable,
     'agent-enabled': set.agentEnabled,
     'policy-tool-version': set.policyToolVersion,
+    ...Object.fromEntries(SCOPE_FIELDS.map(([field, key]) => [field, set.scope[key]])),
+    parameters: set.parameters === null ? null : shownParameters(set.parameters),
     content: set.content === null ? null : contentValue(set.content),
   });
 }
