@@ -75,4 +75,20 @@ describe('a policy set scoped by name', () => {
     assert.match(run.stdout, /policy-sets\/both\.yaml:1: global: true is not allowed with workspaces or projects/);
     assert.deepEqual(await world.requests(), []);
   });
+
+  it('an agent pool\'s allowed workspaces by name and wildcard, and a plain name that matches nothing refused', async () => {
+    const { world } = fixture;
+    const dir = await fixture.repo({ 'agent-pools/builders.yaml': 'organization-scoped: false\nallowed-workspaces: ["app-*", sandbox]\n' });
+    const run = await world.cli('--reconcile', dir, ['--source', 'pools']);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const pools = (await world.call('GET', `/organizations/${ORG}/agent-pools`)).json as { data: Array<{ attributes: { name: string }; relationships: Record<string, { data?: Array<{ id: string }> }> }> };
+    const builders = pools.data.find((p) => p.attributes.name === 'builders')!;
+    assert.deepEqual((builders.relationships['allowed-workspaces']?.data ?? []).map((d) => d.id).sort(), ['ws-AppProd000001', 'ws-AppStage00001', 'ws-Sandbox000001']);
+    // The policies of the cases above are kept (not declared here): no change all the same.
+    assert.match((await world.cli('--dry-run', dir, ['--source', 'pools'])).stdout, /^ {2}No changes\.$/m);
+    const typo = await fixture.repo({ 'agent-pools/builders.yaml': 'organization-scoped: false\nallowed-workspaces: [sandbx]\n' });
+    const refused = await world.cli('--dry-run', typo, ['--source', 'pools']);
+    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+    assert.match(refused.stdout, /agent pool "builders": allowed-workspaces "sandbx" names nothing in the organization; did you mean "sandbox"\?/);
+  });
 });

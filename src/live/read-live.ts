@@ -134,12 +134,13 @@ function livePolicySet(set: PolicySet): Omit<LivePolicySet, 'parameters'> {
   };
 }
 
-/** Workspaces and projects, listed only when a set's scope names one by name (ids need no list). */
+/** Workspaces and projects, listed only when a set's scope or a pool's access names one by name (ids need no list). */
 async function readScopeNames(api: PolicyApi, organization: string, declared: DeclaredState): Promise<Pick<LiveState, 'workspaces' | 'projects'>> {
   const scopes = (declared.policySets ?? []).map((set) => set.scope);
-  const named = (prefix: string, lists: Array<string[] | null>) => lists.some((list) => list?.some((entry) => !entry.startsWith(prefix)) === true);
-  const wantsWorkspaces = named('ws-', scopes.flatMap((s) => [s.workspaces, s.workspaceExclusions]));
-  const wantsProjects = named('prj-', scopes.flatMap((s) => [s.projects, s.projectExclusions]));
+  const named = (prefix: string, lists: Array<string[] | null | undefined>) => lists.some((list) => list?.some((entry) => !entry.startsWith(prefix)) === true);
+  const pools = declared.pools;
+  const wantsWorkspaces = named('ws-', [...scopes.flatMap((s) => [s.workspaces, s.workspaceExclusions]), ...pools.flatMap((p) => [p.allowedWorkspaces, p.excludedWorkspaces])]);
+  const wantsProjects = named('prj-', [...scopes.flatMap((s) => [s.projects, s.projectExclusions]), ...pools.map((p) => p.allowedProjects)]);
   const [workspaces, projects] = await Promise.all([
     wantsWorkspaces ? api.listWorkspaces(organization) : Promise.resolve(null),
     wantsProjects ? api.listProjects(organization) : Promise.resolve(null),

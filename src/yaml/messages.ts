@@ -6,6 +6,8 @@ import { describeValue, keyLabel, type KeyPath } from './key-path.js';
 const HINTS: Readonly<Record<string, string>> = {
   '^polset-[A-Za-z0-9_-]+$': 'is not a policy set id (polset- followed by letters and digits)',
   '^(?!(ws|prj|apool|pol|polsetver|agent|var)-)[A-Za-z0-9_-]+$': 'is not a policy set name or id (letters, digits, - and _; an id is polset- followed by letters and digits, not another resource\'s id)',
+  '^(?!(polset|prj|apool|pol|polsetver|agent|var)-)[A-Za-z0-9_*-]+$': 'is not a workspace name or id (letters, digits, - and _, * as prefix or suffix; an id is ws- followed by letters and digits, not another resource\'s id)',
+  '^(?!(polset|ws|apool|pol|polsetver|agent|var)-)[A-Za-z0-9_* -]+$': 'is not a project name or id (letters, digits, spaces, - and _, * as prefix or suffix; an id is prj- followed by letters and digits)',
   '^ws-[A-Za-z0-9_-]+$': 'is not a workspace id (ws- followed by letters and digits)',
   '^[A-Za-z0-9_-]+$': 'is not a valid name (letters, digits, - and _)',
   '^[1-9][0-9]*[smhd]$': 'is not a duration (a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d)',
