@@ -38,7 +38,7 @@ for (const { title, nativeKind, extra } of CASES) {
       const dir = fsbpRepo(await fixture.repo({}));
       const plan = await world.cli('--dry-run', dir, [...extra]);
       assert.equal(plan.code, 0, plan.stdout + plan.stderr);
-      assert.match(plan.stdout, /policy-set "fsbp-aws" will be created \(versioned, 281 policies, 4 modules, [\d.]+ kB\)/);
+      assert.match(plan.stdout, /policy-set "fsbp-aws" will be created \(versioned, 281 policies, 4 modules, [\d.]+ [kM]B \([\d.]+ kB packed\)\)/);
       assert.match(plan.stdout, /Plan: 3 to create, 0 to update, 0 to replace, 0 to delete\./);
       assert.doesNotMatch(plan.stdout, /ecr-tag-immutability-configured/, 'no file of the set is read as a policy');
 
