@@ -92,6 +92,10 @@ export class BodyTooLargeError extends Error {
 /** A request other than to the API (a notification, a comment) got no answer: `message` is one line without the URL. */
 export class OutgoingFailure extends Error {
   override name = 'OutgoingFailure';
+  /** `final`: another try cannot help (the proxy refused the request). */
+  constructor(message: string, readonly final = false) {
+    super(message);
+  }
 }
 
 /** Raised when git fails; the message never carries credentials of the URL. */

@@ -44,11 +44,20 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   );
 }
 
-/** `LOG_FORMAT`: `pretty` or `json`; unset means pretty on a terminal, JSON otherwise. */
-export function logFormat(value: string | undefined, terminal: boolean): LogFormat {
-  if (value === undefined || value === '') return terminal ? 'pretty' : 'json';
+/**
+ * `LOG_FORMAT`: `pretty` or `json`; unset means pretty for a person reading (`forReader`: a terminal, or a one-shot
+ * run in CI, whose log is read beside the plan, as Terraform's is), JSON otherwise (a daemon's collector).
+ */
+export function logFormat(value: string | undefined, forReader: boolean): LogFormat {
+  if (value === undefined || value === '') return forReader ? 'pretty' : 'json';
   if (!(FORMATS as readonly string[]).includes(value)) throw new UsageError(`LOG_FORMAT must be pretty or json; got "${value}"`);
   return value as LogFormat;
+}
+
+/** A CI run: `CI` set (to anything but `false` or `0`, as CI services set it), or `GITHUB_ACTIONS=true`. */
+export function inCi(env: NodeJS.ProcessEnv): boolean {
+  const ci = (env['CI'] ?? '').trim().toLowerCase();
+  return (ci !== '' && ci !== 'false' && ci !== '0') || env['GITHUB_ACTIONS'] === 'true';
 }
 
 /** pino-pretty's formatter applied line by line, synchronously, so a line written before exit is never lost. */

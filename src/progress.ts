@@ -68,6 +68,8 @@ export interface ProgressReporterOptions {
   terminal?: TerminalLine | null;
   /** Longest silence between two reports of a phase in progress. @default 5000 */
   intervalMs?: number;
+  /** Phases whose start is a debug line, not info (the daemon's reading of an idle source); their reports while they last stay info. @default none */
+  quietStarts?: readonly PassPhase[];
   now?: () => number;
 }
 
@@ -96,7 +98,7 @@ export class ProgressReporter {
     const newPhase = previous === null || previous.phase !== progress.phase || previous.source !== progress.source;
     if (newPhase) {
       this.phaseStart = now;
-      this.report();
+      this.report(this.options.quietStarts?.includes(progress.phase) === true ? 'debug' : 'info');
       this.schedule();
     } else if (this.options.terminal) {
       // A terminal line costs nothing to redraw, but not more than ten times a second.
@@ -119,7 +121,7 @@ export class ProgressReporter {
     this.timer.unref();
   }
 
-  private report(): void {
+  private report(level: 'info' | 'debug' = 'info'): void {
     const progress = this.current;
     if (progress === null) return;
     this.lastReport = this.now();
@@ -129,6 +131,6 @@ export class ProgressReporter {
       return;
     }
     const { source, phase, done, total, failed, wave } = progress;
-    this.options.logger.info({ source, phase, done, total, failed, ...(wave === undefined ? {} : { wave }) }, line);
+    this.options.logger[level]({ source, phase, done, total, failed, ...(wave === undefined ? {} : { wave }) }, line);
   }
 }

@@ -16,7 +16,7 @@ import { resolveNames } from './plan/names.js';
 import { planPairs } from './plan/plan.js';
 import { matchPolicies, pairResources, type Pairing } from './plan/pairs.js';
 import { policiesShowingCode } from './plan/policies.js';
-import { checkSavedChanges, type SavedSource } from './plan/saved.js';
+import { checkSavedChanges, savedRefusalHead, type SavedSource } from './plan/saved.js';
 import type { ChangeResult, Plan, PlannedSource, PlanOptions, SourcePlan, UnplannedSource } from './plan/types.js';
 import type { PassProgress } from './progress.js';
 import { openPassSession, type PassSession } from './session.js';
@@ -41,7 +41,7 @@ export interface PassRequest {
   now?: () => number;
   /** Changes applied at once (`api.concurrency`). @default 8 */
   concurrency?: number;
-  /** The level of each applied change's log record (see `ApplyOptions`). @default 'info' */
+  /** The level of the records a person reads in the plan itself: the plan made, each applied change (see `ApplyOptions`). @default 'info' */
   appliedLogLevel?: 'info' | 'debug';
   /**
    * Ends the pass: the walk of the declared repo and the apply stop, and every request of `api`, which the pass binds
@@ -131,7 +131,9 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   const fresh = await freshPlan(declared, live, options, { api: session.api, organization: source.organization });
   if (typeof fresh === 'string') return unplanned('declared', [fresh]);
   const plan = request.saved === undefined ? fresh.plan : savedPlan(request.saved, fresh.plan, fresh.pairing);
-  logger.info({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, 'plan made');
+  // A plan with nothing to do is a debug line: an idle daemon finds one at every pass (its warnings are said apart).
+  const quiet = plan.changes.length === 0 && plan.errors.length === 0;
+  logger[quiet ? 'debug' : (request.appliedLogLevel ?? 'info')]({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, 'plan made');
   await request.onPlan?.({ ...header, plan });
   if (request.mode === 'plan' || plan.errors.length > 0 || plan.changes.length === 0) {
     return { sourcePlan: { ...header, plan }, results: [], ok: plan.errors.length === 0 };
@@ -180,18 +182,18 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
 function savedPlan(saved: SavedSource, fresh: Plan, pairing: Pairing): Plan {
   const refuse = (errors: string[]): Plan => ({ changes: [], warnings: [], errors });
   if (saved.changes === null || saved.errors.length > 0) {
-    return refuse(['the saved plan of this source has errors or no plan; it cannot be applied: make a new plan']);
+    return refuse([savedRefusalHead('unusable', 'it cannot be applied; nothing was applied. Make a new plan.')]);
   }
   const checked = checkSavedChanges(saved.changes, fresh.changes, pairing);
   if (checked.changes === null) {
     const stale = checked.refused.filter((line) => line.startsWith('stale: ')).length;
     const head = stale === checked.refused.length
-      ? `the saved plan is stale: ${stale} of its changes no longer match the live state or the declared repo; nothing was applied. Make a new plan.`
-      : `the saved plan is refused: ${checked.refused.length} of its changes are not what a plan made now would do; nothing was applied. Make a new plan.`;
+      ? savedRefusalHead('stale', `${stale} of its changes no longer match the live state or the declared repo; nothing was applied. Make a new plan.`)
+      : savedRefusalHead('refused', `${checked.refused.length} of its changes are not what a plan made now would do; nothing was applied. Make a new plan.`);
     return refuse([head, ...checked.refused]);
   }
   if (fresh.errors.length > 0) {
-    return refuse(['the saved plan is refused: a plan made now has errors; nothing was applied', ...fresh.errors]);
+    return refuse([savedRefusalHead('refused', 'a plan made now has errors; nothing was applied'), ...fresh.errors]);
   }
   return { changes: checked.changes, warnings: [...saved.warnings], errors: [] };
 }

@@ -104,7 +104,7 @@ export function safeErrorMessage(error: unknown): string {
   return createRedactor([])(error instanceof Error ? error.message : String(error));
 }
 
-/** A URL's user name or password as written, percent-decoded (as written when it does not decode). */
+/** Text percent-decoded (a URL's user name or password, a path segment, a query), or as written when it does not decode: the one guarded `decodeURIComponent`. */
 export function decode(part: string): string {
   try {
     return decodeURIComponent(part);

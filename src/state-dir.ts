@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { chmod, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { StateFileError } from './errors.js';
 
@@ -96,6 +96,14 @@ export async function writeStateText(file: string, text: string): Promise<void> 
   await makeStateDir(path.dirname(file));
   const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   try {
+    await writeThenRename(temporary, file, text);
+  } catch (error) {
+    throw await explained(error, file);
+  }
+}
+
+async function writeThenRename(temporary: string, file: string, text: string): Promise<void> {
+  try {
     const handle = await open(temporary, 'wx', STATE_FILE_MODE);
     try {
       await handle.chmod(STATE_FILE_MODE);
@@ -112,11 +120,55 @@ export async function writeStateText(file: string, text: string): Promise<void> 
 
 /** Creates `dir` and its missing parents, each STATE_DIR_MODE; a folder that exists is left as it is. */
 export async function makeStateDir(dir: string): Promise<void> {
-  const first = await mkdir(dir, { recursive: true, mode: STATE_DIR_MODE });
+  let first: string | undefined;
+  try {
+    first = await mkdir(dir, { recursive: true, mode: STATE_DIR_MODE });
+  } catch (error) {
+    throw await explained(error, dir);
+  }
   if (first === undefined) return;
   // mkdir's mode is reduced by the umask: set it on each folder it created, from the first one down.
   for (let folder = dir; ; folder = path.dirname(folder)) {
     await chmod(folder, STATE_DIR_MODE);
     if (folder === first || path.dirname(folder) === folder) break;
+  }
+}
+
+/**
+ * A failed write in the state dir, said as what it is when the file system is read-only (a container's read-only root
+ * with no volume mounted): Node's recursive mkdir reports ENOENT there, so a write probe in the nearest folder that
+ * exists decides. Any other failure is returned as it was.
+ */
+async function explained(error: unknown, target: string): Promise<unknown> {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code !== 'ENOENT' && code !== 'EROFS') return error;
+  const parent = await nearestExisting(target);
+  if (parent === null || !(await readOnly(parent))) return error;
+  const message = `cannot write ${target}: ${parent} is on a read-only file system (EROFS). Mount a writable volume at the state dir `
+    + `(an emptyDir or a persistent volume at ${parent}; the image's state dir is /var/lib/policy-pool-sync), or point STATE_DIR `
+    + '(state-dir, --state-dir) at a writable folder';
+  return Object.assign(new Error(message, { cause: error }), { code: 'EROFS' });
+}
+
+async function nearestExisting(target: string): Promise<string | null> {
+  for (let folder = path.resolve(target); ; folder = path.dirname(folder)) {
+    try {
+      if ((await stat(folder)).isDirectory()) return folder;
+    } catch {
+      // Not there: its parent may be.
+    }
+    if (path.dirname(folder) === folder) return null;
+  }
+}
+
+/** Whether a file cannot be created in `dir` because its file system is read-only. */
+async function readOnly(dir: string): Promise<boolean> {
+  const probe = path.join(dir, `.write-probe-${process.pid}-${randomBytes(6).toString('hex')}`);
+  try {
+    await (await open(probe, 'wx')).close();
+    await unlink(probe);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EROFS';
   }
 }

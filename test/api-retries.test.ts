@@ -126,14 +126,30 @@ describe('retries', () => {
     assert.equal(posts[2]?.status, 200);
   });
 
-  it('a pool create whose response was lost is found by q, not repeated', async () => {
+  it('a pool create whose response was lost is found by q, not repeated, when its owner may take it', async () => {
     await f.emulator.addFaults({ kind: 'lose-response', method: 'POST', path: 'agent-pools$', count: 1 });
-    const pool = await f.client.createAgentPool('fresh', { name: 'lost-pool', organizationScoped: true, allowedWorkspaceIds: null });
+    const pool = await f.client.createAgentPool('fresh', { name: 'lost-pool', organizationScoped: true, allowedWorkspaceIds: null }, () => true);
     assert.equal(pool.name, 'lost-pool');
     const requests = await f.emulator.requests();
     assert.equal(requests.filter((r) => r.method === 'POST').length, 1);
     assert.ok(requests.some((r) => r.method === 'GET' && r.path.includes('q=lost-pool')), 'looked before repeating');
     assert.deepEqual((await f.client.listAgentPools('fresh')).pools.map((p) => p.name), ['lost-pool']);
+  });
+
+  it('a pool of the name found after a lost answer is not taken when the ownership decision says it is not this create\'s', async () => {
+    // Someone else's pool of the name (pools carry no marker): under ownership: marker it is never this source's.
+    const theirs = await f.client.createAgentPool('roomy', { name: 'someone-elses', organizationScoped: true, allowedWorkspaceIds: null });
+    await f.emulator.clearRequests();
+    await f.emulator.addFaults({ kind: 'status', method: 'POST', path: 'agent-pools$', status: 503, count: 1 });
+    const asked: string[] = [];
+    const create = f.client.createAgentPool('roomy', { name: 'someone-elses', organizationScoped: false, allowedWorkspaceIds: [] }, (found) => {
+      asked.push(found.id);
+      return false;
+    });
+    await rejectsWithStatus(create, 422, 'POST', '/organizations/roomy/agent-pools');
+    assert.deepEqual(asked, [theirs.id], 'the ownership decision was asked of the pool found');
+    const posts = (await f.emulator.requests()).filter((r) => r.method === 'POST');
+    assert.equal(posts.length, 2, 'sent again, and refused: the name is taken');
   });
 
   it('a 429 pauses the queue and retries until the request goes through', async () => {

@@ -96,4 +96,27 @@ describe('the token never goes to another origin', { timeout: 30_000 }, () => {
       await client.close();
     }
   });
+
+  it('a download link on the same host as the API but outside its base path gets no token either', async () => {
+    const client = await through({
+      answer: (seen) => (seen.url.startsWith('/elsewhere/') ? { status: 200, body: 'main = rule { true }\n' } : undefined),
+      rewrite: (seen, document) => {
+        const data = (document as { data?: Json }).data;
+        if (seen.method === 'GET' && data !== undefined && !Array.isArray(data)) data['links'] = { download: '/elsewhere/policies/x/download' };
+        return document;
+      },
+    });
+    const proxy = servers[servers.length - 1]!;
+    try {
+      const policy = (await f.client.listPolicies('acme')).find((p) => p.name === 'origin-two')!;
+      const linked = await client.getPolicy(policy.id);
+      assert.equal(await client.downloadPolicy(linked), 'main = rule { true }\n');
+      const outside = proxy.seen.filter((seen) => seen.url.startsWith('/elsewhere/'));
+      assert.equal(outside.length, 1);
+      assert.equal(bearer(outside[0]!), null, 'the same host outside /api/v2 got no token');
+      assert.ok(proxy.seen.some((seen) => seen.url.startsWith('/api/v2/') && bearer(seen) === TOKEN), 'the API itself did');
+    } finally {
+      await client.close();
+    }
+  });
 });

@@ -28,7 +28,7 @@ describe('a 300-policy reconcile on a terminal', () => {
     });
     const text = stdout.replace(/\r/g, '').replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
     assert.match(text, /Apply complete! Resources: 300 created/);
-    assert.match(text, /INFO: plan made \{"source":"default","changes":300,"errors":0\}/, 'a record and its fields on one line');
+    assert.doesNotMatch(text, /plan made/, 'the plan says what was planned');
     assert.doesNotMatch(text, /^\s+(source|changes|errors|resourceName): /m, 'no field on a line of its own');
     assert.doesNotMatch(text, /api requests|rateLimitWaitSeconds/);
     assert.doesNotMatch(text, /change applied/, 'the plan and the summary say what was applied');

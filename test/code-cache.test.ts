@@ -68,15 +68,15 @@ describe('the code cache file', () => {
   });
 
   for (const [what, damage] of [
-    ['corrupt', () => 'not json at all {'],
-    ['truncated', (text: string) => text.slice(0, Math.floor(text.length / 2))],
-    ['of another format', () => JSON.stringify({ format: 'something else', version: 1, organization: 'acme', entries: [] })],
-    ['of another version', (text: string) => text.replace('"version":1', '"version":99')],
-    ['with a bad entry', (text: string) => text.replace(DIGEST_A, 'not-a-digest')],
+    ['a corrupt file', () => 'not json at all {'],
+    ['a truncated file', (text: string) => text.slice(0, Math.floor(text.length / 2))],
+    ['a file of another format', () => JSON.stringify({ format: 'something else', version: 1, organization: 'acme', entries: [] })],
+    ['a file of another version', (text: string) => text.replace('"version":1', '"version":99')],
+    ['a file with a bad entry', (text: string) => text.replace(DIGEST_A, 'not-a-digest')],
     // Another organization's file copied over this one (its ids could name other policies here).
-    ['misplaced (another organization\'s)', (text: string) => text.replace('"organization":"acme"', '"organization":"acme-other"')],
+    ['a misplaced file (another organization\'s)', (text: string) => text.replace('"organization":"acme"', '"organization":"acme-other"')],
   ] as const) {
-    it(`a ${what} file is ignored with one warning and rebuilt`, async () => {
+    it(`${what} is ignored with one warning and rebuilt`, async () => {
       const seed = openCodeCacheStore({ stateDir, logger: captureLogs().logger, persist: true });
       (await seed.forOrganization('acme')).set('pol-1', 't1', DIGEST_A);
       await seed.save();

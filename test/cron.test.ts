@@ -1,3 +1,4 @@
+import './helpers/no-mock-timers-warning.js';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseConfig } from '../src/config/index.js';

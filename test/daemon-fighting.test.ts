@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
+import { NotLeaderError } from '../src/errors.js';
+import type { Elector } from '../src/leader/index.js';
 import { createFightDetector } from '../src/operations/fight-detector.js';
 import type { Change, ChangeResult, PoolChange } from '../src/plan/types.js';
 import { ORG, TestEmulator } from './helpers/emulator.js';
@@ -67,4 +69,52 @@ test('a steady fight stays named over passes that find nothing to do, for an hou
   // The other writer stopped: an hour after the undos, the fight is no longer named.
   assert.deepEqual(pass(71, []), [['contested', 2]], 'the undos of minutes 5 and 10 are older than an hour');
   assert.deepEqual(pass(81, []), []);
+});
+
+/** An election the test hands over by hand: `lead(true)` elects this replica, `lead(false)` makes it stand by. */
+function handElection(identity: string): { elector: Elector; lead(now: boolean): void } {
+  let leading = false;
+  const listeners: ((leading: boolean) => void)[] = [];
+  const elector: Elector = {
+    identity, leader: null, storeReached: true, leaderAddress: null, standingAside: null,
+    get leading() {
+      return leading;
+    },
+    fence() {
+      if (!leading) throw new NotLeaderError(`${identity} does not hold the lease`);
+    },
+    onLeadingChange: (listener) => listeners.push(listener),
+    advertise: () => undefined,
+    start: () => undefined,
+    stop: () => Promise.resolve(),
+  };
+  return { elector, lead: (now) => { leading = now; for (const listener of listeners) listener(now); } };
+}
+
+test('replicas of one deployment taking turns are no fight: what the other replica wrote after a handover is not an undo', { timeout: 60_000 }, async (t) => {
+  const emulator = await TestEmulator.start();
+  t.after(() => emulator.close());
+  const api = new ApiClient({ baseUrl: emulator.url, token: emulator.token, logger: captureLogs().logger });
+  t.after(() => api.close());
+  // The repo moves back and forth between two versions while the lease changes hands: each leader applies its own.
+  const first = await tempTree(t, { 'policies/contested.native': 'main = rule { true }\n' });
+  const second = await tempTree(t, { 'policies/contested.native': 'main = rule { false }\n' });
+  const a = handElection('replica-a');
+  const b = handElection('replica-b');
+  const daemonA = await startTestDaemon(t, { sources: [testSource('platform', { organization: ORG, path: first })], api, election: a.elector });
+  const daemonB = await startTestDaemon(t, { sources: [testSource('platform', { organization: ORG, path: second })], api, election: b.elector });
+  const term = async (leader: typeof a, daemon: typeof daemonA) => {
+    leader.lead(true);
+    await daemon.daemon.whenIdle();
+    leader.lead(false);
+  };
+  for (let i = 0; i < 3; i += 1) {
+    await term(a, daemonA);
+    await term(b, daemonB);
+  }
+  await term(a, daemonA);
+  const status = ((await (await daemonA.get('/status')).json()) as { sources: Array<{ fighting: string[]; lastPass: { changes: unknown[] } }> }).sources[0];
+  assert.equal(status?.lastPass.changes.length, 1, 'each term applied its version');
+  assert.deepEqual(status?.fighting, []);
+  assert.ok(!daemonA.logs.lines.some((line) => line.includes('fought over')));
 });

@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import type { LeadershipStatus } from '../src/server/standby.js';
@@ -12,7 +14,7 @@ import { escapeHtml } from '../src/server/html.js';
 import { runCli } from './helpers/cli.js';
 import { spawnDaemon, firstSourceStatus, type DaemonProcess, type LogLine } from './helpers/daemon-process.js';
 import { parseExposition, sampleValue } from './helpers/daemon-prometheus.js';
-import { TestEmulator } from './helpers/emulator.js';
+import { POLICY_SET, TestEmulator } from './helpers/emulator.js';
 import { startEtcd, type RunningEtcd } from './helpers/etcd.js';
 import { REQUIRE_TAGS_SETTINGS, smallRepo } from './helpers/repos.js';
 import { tempTree } from './helpers/temp-tree.js';
@@ -31,15 +33,23 @@ interface Replicas {
   daemons: DaemonProcess[];
 }
 
-async function replicas(t: TestContext, count: number): Promise<Replicas> {
+interface ReplicaOptions {
+  apiUrl?: (emulator: TestEmulator) => Promise<string>;
+  concurrency?: number;
+  /** lease-duration, renew-deadline, retry-period. @default 2s, 1500ms, 500ms */
+  timings?: [string, string, string];
+}
+
+async function replicas(t: TestContext, count: number, options: ReplicaOptions = {}): Promise<Replicas> {
+  const [lease, renew, retry] = options.timings ?? ['2s', '1500ms', '500ms'];
   const etcd = await startEtcd(t);
   const api = await TestEmulator.start();
   t.after(() => api.close());
   const dir = await tempTree(t, smallRepo());
   const config = {
-    api: { url: api.url },
+    api: { url: options.apiUrl === undefined ? api.url : await options.apiUrl(api), ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }) },
     sources: [{ name: 'local', organization: 'example-org', path: dir, schedule: NEVER }],
-    'leader-election': { store: 'etcd', endpoints: [etcd.endpoint], 'lease-duration': '2s', 'renew-deadline': '1500ms', 'retry-period': '500ms' },
+    'leader-election': { store: 'etcd', endpoints: [etcd.endpoint], 'lease-duration': lease, 'renew-deadline': renew, 'retry-period': retry },
   };
   const env = { API_TOKEN: api.token, CONTROL_TOKEN: CONTROL, WEBHOOK_SECRET: SECRET };
   const daemons = await Promise.all(Array.from({ length: count }, () => spawnDaemon(t, config, env)));
@@ -107,7 +117,7 @@ function assertNoOverlap(daemons: DaemonProcess[]): void {
   }
 }
 
-test('three replicas: one leads and syncs; the standbys serve probes, metrics and /status naming it, and answer webhooks and control commands with 503', async (t) => {
+test('three replicas: one leads and syncs; the standbys serve probes, metrics and /status naming it, and answer authenticated control commands with 503', async (t) => {
   const { api, dir, daemons } = await replicas(t, 3);
   const leader = await settledLeader(daemons);
   const id = identity(leader);
@@ -132,13 +142,20 @@ test('three replicas: one leads and syncs; the standbys serve probes, metrics an
     assert.equal(sampleValue(parseExposition(await (await standby.get('/metrics')).text()), 'policy_pool_sync_leader'), 0);
     assert.equal((await firstSourceStatus(standby)).lastRunAt, null, 'a standby never syncs');
     assert.ok(!standby.logs().some((l) => l.msg === 'pass started'));
+    // Authenticated first: a wrong token or signature is refused (and counted) as on any replica, naming nobody.
     const body = JSON.stringify({ ref: 'refs/heads/main', repository: { clone_url: 'https://example.com/x.git' } });
-    const webhook = await standby.post('/webhook', body, { 'x-github-event': 'push', 'x-hub-signature-256': githubSignature(SECRET, body) });
-    assert.equal(webhook.status, 503);
-    assert.equal(((await webhook.json()) as { leader: string }).leader, id);
+    const forged = await standby.post('/webhook', body, { 'x-github-event': 'push', 'x-hub-signature-256': githubSignature('wrong', body) });
+    assert.equal(forged.status, 401);
+    assert.ok(!(await forged.text()).includes(id));
+    const guessed = await fetch(`${standby.origin}/sources/local/sync`, { method: 'POST', headers: { authorization: 'Bearer wrong' } });
+    assert.equal(guessed.status, 401);
+    assert.ok(!(await guessed.text()).includes(id));
     const sync = await fetch(`${standby.origin}/sources/local/sync`, { method: 'POST', headers: { authorization: `Bearer ${CONTROL}` } });
     assert.equal(sync.status, 503);
     assert.match(((await sync.json()) as { error: string }).error, new RegExp(`stands by.*${id}`));
+    assert.ok(standby.logs().some((l) => l.msg === `standing by; the leader is ${id}`));
+    const failures = parseExposition(await (await standby.get('/metrics')).text()).samples.filter((x) => x.name === 'policy_pool_sync_auth_failures_total');
+    assert.ok(failures.reduce((sum, x) => sum + x.value, 0) >= 2, 'the refused attempts were counted');
     assert.ok(standby.logs().some((l) => l.msg === 'leader changed' && l.leader === id));
     assert.deepEqual(await requestsOf(api, identity(standby)), [], 'no request of a standby reaches the API');
   }
@@ -212,4 +229,140 @@ test('etcd restarted under them: never two leaders, and passes resume', async (t
   await next.post('/sources/local/sync', '', { authorization: `Bearer ${CONTROL}` });
   await waitFor('a pass after the restart to apply the change', async () => ((await levelOf(api, 'require-tags')) === 'advisory' ? true : undefined), WAIT);
   assertNoOverlap(daemons);
+});
+
+/** The passes of the leader's history that a webhook started. */
+async function webhookPasses(daemon: DaemonProcess): Promise<number> {
+  const body = (await (await daemon.get('/status?history=1')).json()) as { sources: { history?: { trigger: string }[] }[] };
+  return (body.sources[0]?.history ?? []).filter((p) => p.trigger === 'webhook').length;
+}
+
+test('webhook deliveries sent to the standby only: each is handed to the leader, which verifies it, runs a pass for it and drops a repeat', async (t) => {
+  const { daemons } = await replicas(t, 2);
+  const leader = await settledLeader(daemons);
+  const standby = daemons.find((d) => d !== leader)!;
+  const body = (n: number) => JSON.stringify({ ref: 'refs/heads/main', after: `c0ffee${n}`, repository: { clone_url: 'https://example.com/x.git' } });
+  for (let n = 1; n <= 3; n += 1) {
+    const answer = await standby.post('/webhook', body(n), { 'x-github-event': 'push', 'x-github-delivery': `delivery-${n}`, 'x-hub-signature-256': githubSignature(SECRET, body(n)) });
+    assert.equal(answer.status, 202, await answer.clone().text());
+    assert.deepEqual(await answer.json(), { accepted: true, sources: ['local'], handedTo: identity(leader) });
+    await waitFor(`the leader's pass for delivery ${n}`, async () => ((await webhookPasses(leader)) >= n ? true : undefined), WAIT);
+  }
+  // GitLab's token is the secret itself: the standby signs the body instead of handing the token on.
+  const gitlab = JSON.stringify({ object_kind: 'push', project: { git_http_url: 'https://example.com/x.git' } });
+  const fromGitlab = await standby.post('/webhook', gitlab, { 'x-gitlab-event': 'Push Hook', 'x-gitlab-event-uuid': 'gitlab-1', 'x-gitlab-token': SECRET });
+  assert.equal(fromGitlab.status, 202);
+  await waitFor('the leader\'s pass for the GitLab delivery', async () => ((await webhookPasses(leader)) >= 4 ? true : undefined), WAIT);
+  // Redelivered: the leader has seen it.
+  const again = await standby.post('/webhook', body(1), { 'x-github-event': 'push', 'x-github-delivery': 'delivery-1', 'x-hub-signature-256': githubSignature(SECRET, body(1)) });
+  assert.equal(again.status, 200);
+  assert.equal(((await again.json()) as { duplicate?: boolean }).duplicate, true);
+  assert.equal(leader.logs().filter((l) => l.msg === 'webhook accepted').length, 4);
+  assert.equal(standby.logs().filter((l) => l.msg === 'webhook delivery handed to the leader').length, 5);
+  assert.equal((await firstSourceStatus(standby)).lastRunAt, null, 'the standby ran no pass');
+});
+
+/**
+ * A loopback proxy in front of the emulator that answers the first request `refuse` matches itself, with a 503 that
+ * asks for a retry in a second: the client then waits on a timer with the write still to send. Notes every
+ * request it receives, with its User-Agent.
+ */
+async function refusingProxy(t: TestContext, upstream: string, refuse: (method: string, url: string) => boolean) {
+  const target = new URL(upstream);
+  const seen: { method: string; url: string; agent: string }[] = [];
+  let armed = true;
+  let onRefused: () => void = () => undefined;
+  const refused = new Promise<void>((resolve) => (onRefused = resolve));
+  const server = createServer((incoming, outgoing) => {
+    seen.push({ method: incoming.method ?? '', url: incoming.url ?? '', agent: String(incoming.headers['user-agent'] ?? '') });
+    if (armed && refuse(incoming.method ?? '', incoming.url ?? '')) {
+      armed = false;
+      incoming.resume();
+      outgoing.once('finish', onRefused);
+      outgoing.writeHead(503, { 'retry-after': '1', 'content-type': 'application/vnd.api+json' });
+      outgoing.end(JSON.stringify({ errors: [{ status: '503', title: 'unavailable' }] }));
+      return;
+    }
+    const out = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, host: target.host } }, (answer) => {
+      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(outgoing);
+    });
+    out.on('error', () => outgoing.destroy());
+    incoming.pipe(out);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  }));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${target.pathname}`, seen, refused };
+}
+
+test('a leader stopped while it waits to send a write: once continued, it sends nothing more, and its pass ends handed over, not failed', async (t) => {
+  let proxy!: Awaited<ReturnType<typeof refusingProxy>>;
+  const { api, dir, daemons } = await replicas(t, 2, {
+    concurrency: 1,
+    // The retry the 503 asks for (1 s) is due well before the renew deadline (at least 2.5 s after the 503).
+    timings: ['4s', '3s', '500ms'],
+    apiUrl: async (emulator) => (proxy = await refusingProxy(t, emulator.url, (method, url) => method === 'PATCH' && url.includes('/policies/'))).url,
+  });
+  const leader = await settledLeader(daemons);
+  const standby = daemons.find((d) => d !== leader)!;
+  const id = identity(leader);
+  // A policy changes: its write is refused with a 503, and the leader is stopped while it waits to send it again.
+  await writeFile(path.join(dir, REQUIRE_TAGS_SETTINGS), 'enforcement-level: advisory\n');
+  await writeFile(path.join(dir, 'policies/storage/deny-public.yaml'), `query: data.terraform.storage.deny_public_buckets\nenforcement-level: advisory\npolicy-sets: [${POLICY_SET}]\n`);
+  // Stopped as soon as it says it waits to send the write again.
+  await new Promise<void>((resolve) => {
+    const watch = (chunk: Buffer) => {
+      if (!chunk.toString('utf8').includes('"msg":"api request failed, retrying"')) return;
+      leader.child.kill('SIGSTOP');
+      leader.child.stderr?.off('data', watch);
+      resolve();
+    };
+    leader.child.stderr?.on('data', watch);
+  });
+  await logged(standby, 'became leader');
+  await waitFor('the new leader to apply both changes', async () => ((await levelOf(api, 'require-tags')) === 'advisory' && (await levelOf(api, 'deny-public')) === 'advisory' ? true : undefined), WAIT);
+  const before = proxy.seen.filter((r) => r.agent.includes(`(instance ${id})`)).length;
+  // Continued, its timer to send the write again is due before the one of its renew deadline: the fence stops it.
+  leader.child.kill('SIGCONT');
+  const ended = await logged(leader, 'pass handed over: this replica lost the lease, the new leader runs its own');
+  assert.equal(ended.level, 30);
+  const after = proxy.seen.filter((r) => r.agent.includes(`(instance ${id})`));
+  assert.equal(after.length, before, `the old leader sent more after it was continued: ${JSON.stringify(after.slice(before))}`);
+  // A handover, not a failure: no failed pass, no retry, no failure counted.
+  assert.ok(!leader.logs().some((l) => l.msg === 'pass failed' || l.msg === 'pass failed; retrying after back-off'), JSON.stringify(leader.logs().filter((l) => l.level >= 40)));
+  const status = await firstSourceStatus(leader);
+  assert.equal(status.result, 'handed-over');
+  assert.equal(status.error, null);
+  assert.ok(Date.parse(status.nextRunAt ?? '') - Date.now() > 24 * 3600_000, `no retry is scheduled on a replica that stands by, only the schedule: ${status.nextRunAt}`);
+  const metrics = parseExposition(await (await leader.get('/metrics')).text());
+  assert.equal(sampleValue(metrics, 'policy_pool_sync_passes_total', { source: 'local', result: 'failure' }), 0);
+  assert.equal(sampleValue(metrics, 'policy_pool_sync_passes_total', { source: 'local', result: 'handed-over' }), 1);
+  assertNoOverlap(daemons);
+});
+
+test('two deployments that sync other organizations under one lease name: the second says so and is not ready while the first leads, and takes over once it has gone', async (t) => {
+  const etcd = await startEtcd(t);
+  const api = await TestEmulator.start();
+  t.after(() => api.close());
+  const dir = await tempTree(t, smallRepo());
+  const election = { store: 'etcd', endpoints: [etcd.endpoint], 'lease-duration': '2s', 'renew-deadline': '1500ms', 'retry-period': '500ms' };
+  const env = { API_TOKEN: api.token };
+  const first = await spawnDaemon(t, { api: { url: api.url }, sources: [{ name: 'local', organization: 'example-org', path: dir, schedule: NEVER }], 'leader-election': election }, env);
+  await settledLeader([first]);
+  const other = await spawnDaemon(t, { api: { url: api.url }, sources: [{ name: 'local', organization: 'other-org', path: dir, schedule: NEVER }], 'leader-election': election }, env);
+  const said = await waitFor('the other to stand aside', () => other.logs().find((l) => String(l.msg).startsWith('standing aside: the lease is held by a foreign holder: its holder syncs other sources or organizations')), WAIT);
+  assert.equal(said.leader, identity(first));
+  assert.equal((await other.get('/readyz')).status, 503);
+  assert.match(String((await leadership(other)).standingAside), /another deployment uses the same lease name; give each deployment its own leader-election lease-name/);
+  assert.equal((await first.get('/readyz')).status, 200);
+  assert.ok(!other.logs().some((l) => l.msg === 'became leader'));
+  // The first deployment gone without releasing the lease: once its record expired, the other takes it.
+  first.child.kill('SIGKILL');
+  await first.exited;
+  await logged(other, 'became leader');
+  assert.equal(other.logs().filter((l) => String(l.msg).startsWith('standing aside')).length, 1, 'said once');
+  assert.equal((await leadership(other)).standingAside, undefined);
 });

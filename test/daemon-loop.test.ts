@@ -1,3 +1,4 @@
+import './helpers/no-mock-timers-warning.js';
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { silentLogger } from '../src/logger.js';

@@ -94,12 +94,21 @@ describe('policy settings', () => {
     assert.deepEqual(await problemsFor('policies/t.native', settings), [
       { line: 1, message: 'description must be a string or null, not 42' },
       { line: 2, message: 'enforcement-level must be a string, not a list' },
-      { line: 5, message: 'policy-sets[1] "ws-wrong" is not a policy set name or id (letters, digits, - and _; an id is polset- followed by letters and digits, not another resource\'s id)' },
+      { line: 5, message: 'policy-sets[1] "ws-wrong" is not a policy set name or id (a name: letters, digits, - and _; an id: polset- followed by at most 64 letters, digits, - and _; never another resource\'s id)' },
       { line: 6, message: 'policy-sets lists "polset-ok" twice' },
       { line: 7, message: 'unknown key "extra" (allowed: description, enforcement-level, query, policy-sets)' },
     ]);
     assert.deepEqual(await problemsFor('policies/l.native', '- description: x\n'), [{ line: 1, message: 'the file must be a mapping, not a list' }]);
     assert.deepEqual(await problemsFor('policies/s.native', 'policy-sets: polset-abc\n'), [{ line: 1, message: 'policy-sets must be a list, not "polset-abc"' }]);
+  });
+
+  it('a policy set id over the bound is refused at read, named by its start and length, never echoed whole', async () => {
+    const long = `polset-${'a'.repeat(20_000)}`;
+    const problems = await problemsFor('policies/long.native', `policy-sets:\n  - ${long}\n`);
+    assert.equal(problems.length, 1);
+    assert.equal(problems[0]?.line, 2);
+    assert.match(problems[0]?.message ?? '', /^policy-sets\[0\] "polset-a+…" \(20007 characters\) is not a policy set id/);
+    assert.ok((problems[0]?.message.length ?? 0) < 300, problems[0]?.message);
   });
 
   it('YAML syntax errors name the file and line', async () => {

@@ -1,8 +1,8 @@
 /**
  * deploy/ha: the overlay on deploy/base for two replicas under leader election, built by the real kustomize
  * (`kubectl kustomize`, test/helpers/manifests.ts) and checked like the base: every object valid against Kubernetes' published schemas,
- * the pod under Pod Security "restricted". Its pieces fit each other and the daemon: the config it generates is the
- * base's with a leader election on the kubernetes store, the Role allows exactly what the store sends (get and
+ * the pod under Pod Security "restricted". Its pieces fit each other and the daemon: the config is the base's, and
+ * the pods' environment switches leader election on (the kubernetes store, and the address for handed-over webhooks), the Role allows exactly what the store sends (get and
  * update of its one Lease, create of leases) to the pods' service account, the pods get the token the store reads,
  * and a topology spread constraint puts the replicas on different nodes.
  */
@@ -90,14 +90,24 @@ describe('deploy/ha', () => {
     assert.deepEqual(field(binding, 'subjects'), [{ kind: 'ServiceAccount', name: pod['serviceAccountName'] }]);
   });
 
-  it("generates the base's config with a leader election on a Lease, in place of the base's", async () => {
-    const text = field<Record<string, string>>(find(manifests, 'ConfigMap', `${NAME}-config`), 'data')['default.yaml'] ?? '';
-    const config = await parseConfig(text, 'deploy/ha/config.yaml', {}, { cwd: '/app' });
-    assert.deepEqual(config.leaderElection, { store: 'kubernetes', endpoints: [], leaseName: NAME, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 });
+  it("keeps the base's config and switches leader election on by the pods' environment, with the address a standby hands webhooks to", async () => {
+    const generated = find(manifests, 'ConfigMap', `${NAME}-config`);
     const base = find(await buildKustomization(join(REPO_ROOT, 'deploy/base')), 'ConfigMap', `${NAME}-config`);
-    const baseConfig = await parseConfig(field<Record<string, string>>(base, 'data')['default.yaml'] ?? '', 'deploy/base/config.yaml', {}, { cwd: '/app' });
-    const { leaderElection, ...rest } = config;
-    assert.ok(leaderElection !== undefined && baseConfig.leaderElection === undefined);
-    assert.deepEqual(rest, baseConfig, 'deploy/ha/config.yaml is deploy/base/config.yaml with leader-election added');
+    assert.deepEqual(field(generated, 'data'), field(base, 'data'), "the base's config, untouched: a config of your own keeps the election");
+    const text = field<Record<string, string>>(generated, 'data')['default.yaml'] ?? '';
+    assert.equal((await parseConfig(text, 'deploy/base/config.yaml', {}, { cwd: '/app' })).leaderElection, undefined);
+    // The container's environment as the kubelet makes it: a fieldRef resolved, $(VAR) expanded from the ones before.
+    const container = pod.containers.find((c) => c.name === NAME);
+    const entries = (container?.['env'] ?? []) as { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
+    const env: Record<string, string> = {};
+    for (const entry of entries) {
+      if (entry.valueFrom?.fieldRef?.fieldPath === 'status.podIP') env[entry.name] = '10.1.2.3';
+      else if (entry.value !== undefined) env[entry.name] = entry.value.replace(/\$\(([A-Z_]+)\)/g, (_, name: string) => env[name] ?? '');
+    }
+    const config = await parseConfig(text, 'deploy/base/config.yaml', env, { cwd: '/app' });
+    assert.deepEqual(config.leaderElection, { store: 'kubernetes', endpoints: [], leaseName: NAME, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, address: 'http://10.1.2.3:9090' });
+    assert.equal(new URL(config.leaderElection?.address ?? '').port, config.listen.split(':').at(-1), 'the address names the port the daemon listens on');
+    const role = find(manifests, 'Role', `${NAME}-leader-election`);
+    assert.ok(JSON.stringify(field(role, 'rules')).includes(`"resourceNames":["${config.leaderElection?.leaseName}"]`), 'the Role names the lease the daemon holds');
   });
 });

@@ -1,3 +1,4 @@
+import './helpers/no-mock-timers-warning.js';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { ISO_MS, policyBody, TestEmulator, orgSeed } from './helpers/emulator.js';
 
@@ -44,6 +45,25 @@ describe('emulator fault injection', () => {
     const res = await t.call('GET', '/organizations/org/policies');
     assert.equal(res.status, 200);
     assert.ok(performance.now() - started >= 280, 'delayed by about 300 ms');
+  });
+
+  it('latency: a write whose body was received is applied after the delay, even when its client has gone away', async () => {
+    const id = (await t.call('POST', '/organizations/org/policies', { body: policyBody('late', { 'enforcement-level': 'advisory' }) })).json.data.id;
+    await t.control('POST', '/faults', { faults: [{ kind: 'latency', method: 'PATCH', path: '^/policies/', 'latency-ms': 200 }] });
+    const body = JSON.stringify({ data: { type: 'policies', id, attributes: { description: 'written late' } } });
+    const origin = new URL(t.origin);
+    const socket = connect(Number(origin.port), origin.hostname);
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    socket.on('error', () => undefined);
+    // The whole request, then the client goes away without waiting for the answer.
+    socket.end([
+      `PATCH /api/v2/policies/${id} HTTP/1.1`, `Host: ${origin.host}`, `Authorization: Bearer ${t.token}`,
+      'Content-Type: application/vnd.api+json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close', '', body,
+    ].join('\r\n'));
+    await new Promise((resolve) => socket.once('close', resolve));
+    // The emulator logs the request once it has handled it, answered or not.
+    while (!(await t.requests()).some((r) => r.method === 'PATCH')) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal((await t.call('GET', `/policies/${id}`)).json.data.attributes.description, 'written late');
   });
 
   it('drop: destroys the connection without answering and without doing the work', async () => {

@@ -1,8 +1,9 @@
 /** The etcd store and the election over it, in-process, against a real etcd (test/helpers/etcd.ts). */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { test, type TestContext } from 'node:test';
 import { createLogger } from '../src/logger.js';
-import { createElector, etcdLeaseStore, type Elector, type LeaderRecord } from '../src/leader/index.js';
+import { createElector, ETCD_KEY_PREFIX, etcdLeaseStore, openLeaseStore, type Elector, type LeaderRecord } from '../src/leader/index.js';
 import { startEtcd } from './helpers/etcd.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -94,4 +95,89 @@ test('past the renew deadline the fence refuses at once, by the clock, before an
   assert.equal(a.leading, false);
   assert.throws(() => a.fence(), { name: 'NotLeaderError' });
   assert.deepEqual(changes, [true, false], 'the source loops were told at once');
+});
+
+/** Deletes the lease's key, as `etcdctl del`, an operator cleaning keys, or etcd losing its data would. */
+async function deleteKey(endpoint: string, name: string): Promise<void> {
+  const key = Buffer.from(`${ETCD_KEY_PREFIX}${name}`).toString('base64');
+  const res = await fetch(`${endpoint}/v3/kv/deleterange`, { method: 'POST', body: JSON.stringify({ key }) });
+  assert.equal(res.status, 200);
+  assert.equal(((await res.json()) as { deleted?: string }).deleted, '1');
+}
+
+test('the key deleted while a replica leads, again and again: never two leaders, and one leads again', async (t) => {
+  const etcd = await startEtcd(t);
+  const spans: { who: string; from: number; to: number }[] = [];
+  const make = (identity: string) => {
+    const e = createElector({ store: etcdLeaseStore([etcd.endpoint], 'deleted'), identity, leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 250, logger });
+    e.onLeadingChange((leading) => {
+      if (leading) spans.push({ who: identity, from: performance.now(), to: Infinity });
+      else spans.findLast((s) => s.who === identity)!.to = performance.now();
+    });
+    t.after(() => e.stop());
+    e.start();
+    return e;
+  };
+  const both = [make('a'), make('b')];
+  for (let round = 0; round < 4; round += 1) {
+    const leader = await waitFor('one leader, seen by both', () => {
+      const leading = both.filter((e) => e.leading);
+      return leading.length === 1 && both.every((e) => e.leader === leading[0]!.identity) ? leading[0] : undefined;
+    });
+    await deleteKey(etcd.endpoint, 'deleted');
+    await waitFor('the leader to find its record gone', () => (leader.leading ? undefined : true));
+  }
+  await waitFor('a leader again', () => (both.some((e) => e.leading) ? true : undefined));
+  const sorted = [...spans].sort((x, y) => x.from - y.from);
+  for (let i = 1; i < sorted.length; i += 1) assert.ok(sorted[i]!.from >= sorted[i - 1]!.to, `two leaders at once: ${JSON.stringify(sorted)}`);
+  assert.ok(sorted.length >= 5, `a leader after each deletion: ${JSON.stringify(sorted)}`);
+});
+
+/** A loopback server that accepts connections and never answers, as a hung etcd member does. */
+async function silentServer(t: TestContext): Promise<string> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    for (const socket of sockets) socket.destroy();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+test('a first etcd endpoint that accepts and never answers: the second is asked within the round, a replica leads, and the warning names the hung one', async (t) => {
+  const etcd = await startEtcd(t);
+  const hung = await silentServer(t);
+  const lines: Record<string, unknown>[] = [];
+  const capture = createLogger({ level: 'info', stream: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) } });
+  const timings = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 250 };
+  const settings = { store: 'etcd' as const, endpoints: [hung, etcd.endpoint], leaseName: 'hung', ...timings };
+  const a = createElector({ store: await openLeaseStore(settings, {}), identity: 'a', ...timings, logger: capture });
+  t.after(() => a.stop());
+  a.start();
+  await waitFor('a to lead', () => (a.leading ? true : undefined));
+  // Only the hung endpoint: the round fails, and says which endpoint did not answer.
+  const alone = createElector({ store: await openLeaseStore({ ...settings, endpoints: [hung], leaseName: 'hung-alone' }, {}), identity: 'b', ...timings, logger: capture });
+  t.after(() => alone.stop());
+  alone.start();
+  const warning = await waitFor('a warning', () => lines.find((l) => l.msg === 'cannot reach the leader-election store; trying again every retry period'));
+  assert.ok(String(warning.error).includes(hung), JSON.stringify(warning));
+  assert.equal(alone.storeReached, false);
+  // Both: one round's share each, the first endpoint's failure named too.
+  const both = etcdLeaseStore([hung, etcd.endpoint], 'hung', { endpointTimeoutMs: 300 });
+  t.after(() => both.close());
+  assert.equal((await both.get(signal()))?.record.holderIdentity, 'a');
+});
+
+test('an etcd answer larger than 1 MiB is refused unread, naming the endpoint', async (t) => {
+  const etcd = await startEtcd(t);
+  const key = Buffer.from(`${ETCD_KEY_PREFIX}large`).toString('base64');
+  const put = await fetch(`${etcd.endpoint}/v3/kv/put`, { method: 'POST', body: JSON.stringify({ key, value: Buffer.alloc(1_050_000, 120).toString('base64') }) });
+  assert.equal(put.status, 200, await put.text());
+  const store = etcdLeaseStore([etcd.endpoint], 'large');
+  t.after(() => store.close());
+  await assert.rejects(store.get(signal()), { name: 'LeaseStoreError', message: new RegExp(`etcd ${etcd.endpoint}.*answered more than 1 MiB`) });
 });

@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { createLogger } from '../src/logger.js';
-import { createElector, kubernetesLeaseStore, type LeaderRecord, type LeaseStore } from '../src/leader/index.js';
+import { createElector, kubernetesLeaseStore, liveHolder, podLeaseStore, type LeaderRecord, type LeaseStore } from '../src/leader/index.js';
 import { startLeaseApi, type LeaseApi } from './helpers/lease-api.js';
 import { tempTree } from './helpers/temp-tree.js';
 import { waitFor } from './helpers/wait.js';
@@ -88,4 +88,32 @@ test('two candidates over the Lease API: one leads; on stop it releases the Leas
   await waitFor('pod-b to lead', () => (b.leading ? true : undefined));
   assert.equal(api.lease()?.spec.holderIdentity, 'pod-b');
   assert.equal(api.lease()?.spec.leaseTransitions, 1);
+});
+
+test('the fingerprint and the address travel as the Lease\'s annotations; an answer larger than 1 MiB is refused unread', async (t) => {
+  const { api, open } = await cluster(t);
+  const store = await open();
+  const created = await store.create({ ...record('a'), fingerprint: '0123abcd', address: 'http://10.0.0.5:9090' }, signal());
+  assert.notEqual(created, 'conflict');
+  assert.deepEqual(api.lease()?.metadata.annotations, { 'policy-pool-sync.io/fingerprint': '0123abcd', 'policy-pool-sync.io/leader-address': 'http://10.0.0.5:9090' });
+  const read = await store.get(signal());
+  assert.equal(read?.record.fingerprint, '0123abcd');
+  assert.equal(read?.record.address, 'http://10.0.0.5:9090');
+  // Someone writes a Lease of 2 MB: the store reads no more than 1 MiB of it.
+  const large = { ...record('x'), fingerprint: 'f'.repeat(2 * 1024 * 1024) };
+  await assert.rejects(store.update(large, read?.version ?? '', signal()), { name: 'LeaseStoreError', message: /PUT Lease sync\/policy-pool-sync answered more than 1 MiB/ });
+  await assert.rejects(store.get(signal()), { name: 'LeaseStoreError', message: /GET Lease sync\/policy-pool-sync answered more than 1 MiB/ });
+});
+
+test('a replica without election reads the pod\'s Lease once: a live holder is named, an expired or released one is not', async (t) => {
+  const { open } = await cluster(t);
+  const store = await open();
+  const now = new Date('2026-01-02T03:04:10.000Z');
+  assert.equal(await liveHolder(store, now, signal()), null, 'no Lease');
+  const created = await store.create({ ...record('pod-a'), leaseDurationMs: 15_000 }, signal());
+  assert.deepEqual(await liveHolder(store, now, signal()), { holder: 'pod-a', renewTime: '2026-01-02T03:04:05.678000Z' });
+  assert.equal(await liveHolder(store, new Date('2026-01-02T03:05:00.000Z'), signal()), null, 'expired by the wall clock, with slack');
+  await store.update({ ...record(''), leaseDurationMs: 1_000 }, created === 'conflict' ? '' : created.version, signal());
+  assert.equal(await liveHolder(store, now, signal()), null, 'released');
+  assert.equal(await podLeaseStore({}, 'policy-pool-sync'), null, 'outside a pod: nothing to read');
 });

@@ -197,7 +197,7 @@ describe('progress and logs', () => {
     const dir = await fixture.repo({ 'policies/pretty.native': 'main = rule { true }\n' });
     const pretty = await runCli(argv(world, '--dry-run', dir), { env: { API_TOKEN: world.token, LOG_LEVEL: 'info', LOG_FORMAT: 'pretty' } });
     assert.equal(pretty.code, 0);
-    assert.match(pretty.stderr, /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\] INFO: plan made/m);
+    assert.match(pretty.stderr, /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}\] INFO: reading the declared repo and the live state/m);
     assert.doesNotMatch(pretty.stderr, /^\{/m);
 
     const level = await runCli(argv(world, '--dry-run', dir), { env: { API_TOKEN: world.token, LOG_LEVEL: 'verbose' } });

@@ -7,6 +7,7 @@ import { createAgentPoolBody, createPolicyBody, updateAgentPoolBody, updatePolic
 import { systemClock, type Clock } from './clock.js';
 import { fetchDownload, fetchDownloadBytes, fetchDownloadDigest, type StreamedCode } from './download.js';
 import { field, int, primary } from './json-api.js';
+import { idSegment } from './ids.js';
 import { NativeKind } from './native-kind.js';
 import { PolicySetEndpoints } from './policy-sets.js';
 import type { ProxySettings } from '../http/proxy.js';
@@ -45,8 +46,8 @@ export interface ApiClientOptions {
    * answers nothing but 429. @default 60000
    */
   retryBudgetMs?: number;
-  /** Called once per HTTP response or transport failure, for metrics. */
-  onRequest?: (info: { method: string; status: number | 'error'; durationMs: number }) => void;
+  /** Called once per HTTP response or transport failure, for metrics; `error`: the failure's code (`ECONNREFUSED`, `timeout`, ...) when there was no answer. */
+  onRequest?: (info: { method: string; status: number | 'error'; durationMs: number; error?: string }) => void;
   /** Called with the seconds a request waited because of the rate limit (pacing or 429). */
   onRateLimitWait?: (seconds: number) => void;
   /** Time, sleeping and jitter. @default the system clock */
@@ -148,9 +149,9 @@ export class ApiClient implements PolicyApi {
     return this.transport.reached(signal);
   }
 
-  /** Waits for requests under way, then closes the connections. */
-  close(): Promise<void> {
-    return this.transport.close();
+  /** Waits for requests under way, then closes the connections; drops those still open after `graceMs` (default 5 s). */
+  close(graceMs?: number): Promise<void> {
+    return this.transport.close(graceMs);
   }
 
   async listPolicies(organization: string, options: ListPoliciesOptions = {}): Promise<Policy[]> {
@@ -162,9 +163,9 @@ export class ApiClient implements PolicyApi {
     return pages.flatMap((page) => page.items);
   }
 
-  getPolicy(id: string, options: { includePolicySets?: boolean } = {}): Promise<Policy> {
+  async getPolicy(id: string, options: { includePolicySets?: boolean } = {}): Promise<Policy> {
     const query = options.includePolicySets === true ? queryString([['include', 'policy_sets']]) : '';
-    return this.one('GET', `/policies/${seg(id)}${query}`, undefined, this.parsePolicy);
+    return this.one('GET', `/policies/${idSegment('policy', id)}${query}`, undefined, this.parsePolicy);
   }
 
   /**
@@ -210,7 +211,7 @@ export class ApiClient implements PolicyApi {
   async uploadPolicy(id: string, code: Uint8Array | StreamedBody): Promise<Policy | null> {
     const size = 'chunks' in code ? code.length : code.byteLength;
     if (size > MAX_CODE_BYTES) throw new CodeTooLargeError(`the code of policy ${id}`, size, MAX_CODE_BYTES);
-    const url = this.transport.url(`/policies/${seg(id)}/upload`);
+    const url = this.transport.url(`/policies/${idSegment('policy', id)}/upload`);
     const body = successBody(await this.transport.send({ method: 'PUT', url, bytes: code }, this.signal));
     try {
       return parsePolicy(primary(body));
@@ -220,14 +221,14 @@ export class ApiClient implements PolicyApi {
   }
 
   /** null: the service answered 404, which it does until code is uploaded. */
-  downloadPolicy(policy: Policy): Promise<string | null> {
-    const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
+  async downloadPolicy(policy: Policy): Promise<string | null> {
+    const link = policy.links.download ?? `/api/v2/policies/${idSegment('policy', policy.id)}/download`;
     return fetchDownload(this.transport, this.signal, new URL(link, this.options.baseUrl).href);
   }
 
   /** The policy's code as the exact bytes stored (for export); null on 404 (no code uploaded yet). */
-  downloadPolicyBytes(policy: Policy): Promise<Buffer | null> {
-    const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
+  async downloadPolicyBytes(policy: Policy): Promise<Buffer | null> {
+    const link = policy.links.download ?? `/api/v2/policies/${idSegment('policy', policy.id)}/download`;
     return fetchDownloadBytes(this.transport, this.signal, new URL(link, this.options.baseUrl).href);
   }
 
@@ -235,27 +236,27 @@ export class ApiClient implements PolicyApi {
    * The digest of the policy's code, computed as the download streams; its text too when at most `keepTextBytes`
    * bytes. null when the service answers 404 (no code uploaded yet).
    */
-  downloadPolicyDigest(policy: Policy, keepTextBytes: number): Promise<StreamedCode | null> {
-    const link = policy.links.download ?? `/api/v2/policies/${seg(policy.id)}/download`;
+  async downloadPolicyDigest(policy: Policy, keepTextBytes: number): Promise<StreamedCode | null> {
+    const link = policy.links.download ?? `/api/v2/policies/${idSegment('policy', policy.id)}/download`;
     return fetchDownloadDigest(this.transport, this.signal, new URL(link, this.options.baseUrl).href, keepTextBytes);
   }
 
-  updatePolicy(policy: PolicyRef, input: UpdatePolicyInput): Promise<Policy> {
-    return this.one('PATCH', `/policies/${seg(policy.id)}`, updatePolicyBody(policy, input, this.dialect), this.parsePolicy);
+  async updatePolicy(policy: PolicyRef, input: UpdatePolicyInput): Promise<Policy> {
+    return this.one('PATCH', `/policies/${idSegment('policy', policy.id)}`, updatePolicyBody(policy, input, this.dialect), this.parsePolicy);
   }
 
-  deletePolicy(id: string): Promise<void> {
-    return this.remove(`/policies/${seg(id)}`);
+  async deletePolicy(id: string): Promise<void> {
+    return this.remove(`/policies/${idSegment('policy', id)}`);
   }
 
   /** The body is the policies as a to-many relationship; the service answers 204. */
   async addPoliciesToSet(setId: string, policyIds: readonly string[]): Promise<void> {
-    const url = this.transport.url(`/policy-sets/${seg(setId)}/relationships/policies`);
+    const url = this.transport.url(`/policy-sets/${idSegment('policy-set', setId)}/relationships/policies`);
     successBody(await this.transport.send({ method: 'POST', url, json: policiesRelationship(policyIds) }, this.signal));
   }
 
-  removePoliciesFromSet(setId: string, policyIds: readonly string[]): Promise<void> {
-    return this.remove(`/policy-sets/${seg(setId)}/relationships/policies`, policiesRelationship(policyIds));
+  async removePoliciesFromSet(setId: string, policyIds: readonly string[]): Promise<void> {
+    return this.remove(`/policy-sets/${idSegment('policy-set', setId)}/relationships/policies`, policiesRelationship(policyIds));
   }
 
   async listAgentPools(organization: string, options: ListAgentPoolsOptions = {}): Promise<AgentPoolList> {
@@ -270,40 +271,40 @@ export class ApiClient implements PolicyApi {
     return { pools, statusCounts: { total: int(field(counts, 'total'), pools.length), matching: int(field(counts, 'matching'), pools.length) } };
   }
 
-  getAgentPool(id: string, options: { includeWorkspaces?: boolean } = {}): Promise<AgentPool> {
+  async getAgentPool(id: string, options: { includeWorkspaces?: boolean } = {}): Promise<AgentPool> {
     const query = options.includeWorkspaces === true ? queryString([['include', 'workspaces']]) : '';
-    return this.one('GET', `/agent-pools/${seg(id)}${query}`, undefined, parseAgentPool);
+    return this.one('GET', `/agent-pools/${idSegment('agent-pool', id)}${query}`, undefined, parseAgentPool);
   }
 
-  createAgentPool(organization: string, input: CreateAgentPoolInput): Promise<AgentPool> {
+  /** `owns`: whether a pool of the name found after a lost answer is this create's; without it none is (as `createPolicy`). */
+  createAgentPool(organization: string, input: CreateAgentPoolInput, owns: (found: AgentPool) => boolean = () => false): Promise<AgentPool> {
     return this.transport.create({
       request: { method: 'POST', url: this.transport.url(`/organizations/${seg(organization)}/agent-pools`), json: createAgentPoolBody(input) },
       read: (response) => readWith(response, (body) => parseAgentPool(primary(body))),
-      // Pools carry no marker: the pool of a declared name is the source's (plan/pairs.ts pairs it so), whoever made it.
-      find: async () => (await this.listAgentPools(organization, { q: input.name })).pools.find((p) => p.name === input.name) ?? null,
+      find: async () => (await this.listAgentPools(organization, { q: input.name })).pools.find((p) => p.name === input.name && owns(p)) ?? null,
     }, this.signal);
   }
 
-  updateAgentPool(id: string, input: UpdateAgentPoolInput): Promise<AgentPool> {
-    return this.one('PATCH', `/agent-pools/${seg(id)}`, updateAgentPoolBody(input), parseAgentPool);
+  async updateAgentPool(id: string, input: UpdateAgentPoolInput): Promise<AgentPool> {
+    return this.one('PATCH', `/agent-pools/${idSegment('agent-pool', id)}`, updateAgentPoolBody(input), parseAgentPool);
   }
 
-  deleteAgentPool(id: string): Promise<void> {
-    return this.remove(`/agent-pools/${seg(id)}`);
+  async deleteAgentPool(id: string): Promise<void> {
+    return this.remove(`/agent-pools/${idSegment('agent-pool', id)}`);
   }
 
   async listAgents(poolId: string, options: { lastPingSince?: string } = {}): Promise<Agent[]> {
     const params: Params = options.lastPingSince === undefined ? [] : [['filter[last-ping-since]', options.lastPingSince]];
-    const pages = await listAll(this.transport, this.signal, `/agent-pools/${seg(poolId)}/agents`, params, parseAgent);
+    const pages = await listAll(this.transport, this.signal, `/agent-pools/${idSegment('agent-pool', poolId)}/agents`, params, parseAgent);
     return pages.flatMap((page) => page.items);
   }
 
-  getAgent(id: string): Promise<Agent> {
-    return this.one('GET', `/agents/${seg(id)}`, undefined, parseAgent);
+  async getAgent(id: string): Promise<Agent> {
+    return this.one('GET', `/agents/${idSegment('agent', id)}`, undefined, parseAgent);
   }
 
-  deleteAgent(id: string): Promise<void> {
-    return this.remove(`/agents/${seg(id)}`);
+  async deleteAgent(id: string): Promise<void> {
+    return this.remove(`/agents/${idSegment('agent', id)}`);
   }
 
   listPolicySets(organization: string, options?: ListPolicySetsOptions): Promise<PolicySet[]> {
@@ -399,7 +400,7 @@ function policiesRelationship(policyIds: readonly string[]): unknown {
   return { data: policyIds.map((id) => ({ id, type: 'policies' })) };
 }
 
-/** A path segment, percent-encoded. */
+/** A path segment that is not an id (an organization's name), percent-encoded. */
 function seg(value: string): string {
   return encodeURIComponent(value);
 }

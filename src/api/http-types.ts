@@ -74,7 +74,8 @@ export interface TransportOptions {
   userAgent: string;
   /** The proxy of every request, downloads included (http/proxy.ts). @default none */
   proxy?: ProxySettings;
-  onRequest?: (info: { method: string; status: number | 'error'; durationMs: number }) => void;
+  /** `error`: the failure's code (`ECONNREFUSED`, `timeout`, ...) when there was no answer. */
+  onRequest?: (info: { method: string; status: number | 'error'; durationMs: number; error?: string }) => void;
   onRateLimitWait?: (seconds: number) => void;
   /** Called just before each request goes on the wire; what it throws fails the request, which is never retried. */
   fence?: () => void;

@@ -1,7 +1,10 @@
 /**
- * The ids the API hands out, by the prefix of each resource: an id read from an answer goes into a URL only when it is
- * its prefix followed by a bounded run of letters, digits, `-` and `_`. Anything else (a path, a query, a `..`, an
- * overlong text) is refused before a request is built, naming what it should have been.
+ * The ids the API hands out, by the prefix of each resource, checked before one becomes part of a URL. An id read from
+ * an answer or from the declared repo is a path segment: `..` or `.` would name another endpoint
+ * (`DELETE /api/v2/policies/..` is `DELETE /api/v2/`), and a very long one makes a request no server takes. An id goes
+ * into a URL only when it is its prefix followed by a bounded run of letters, digits, `-` and `_`; anything else (a
+ * path, a query, a `..`, an overlong text) is refused before a request is built, naming what it should have been and
+ * never echoing more than its start.
  */
 
 export type IdKind = 'policy' | 'policy-set' | 'policy-set-version' | 'parameter' | 'workspace' | 'project' | 'agent-pool' | 'agent';
@@ -17,8 +20,11 @@ const PREFIX: Readonly<Record<IdKind, string>> = {
   agent: 'agent',
 };
 
-/** The most characters after the prefix: the service's ids carry 16. */
+/** The most characters after the prefix: the service's ids carry 16, a margin is left for other servers. */
 export const MAX_ID_SUFFIX = 64;
+
+/** How many characters of a refused id a message shows. */
+const SHOWN = 40;
 
 const PATTERNS = Object.fromEntries(
   Object.entries(PREFIX).map(([kind, prefix]) => [kind, new RegExp(`^${prefix}-[A-Za-z0-9_-]{1,${MAX_ID_SUFFIX}}$`)]),
@@ -33,9 +39,23 @@ export function idShape(kind: IdKind): string {
   return `${kind} id (${PREFIX[kind]}- followed by at most ${MAX_ID_SUFFIX} letters, digits, - or _)`;
 }
 
-/** `value` when it is an id of `kind`; throws a TypeError naming what it should be otherwise (a malformed answer). */
+/**
+ * `value` when it is an id of `kind`; otherwise a TypeError naming what it should be, the value shown bounded (a
+ * reader of an answer turns it into an ApiError naming the request).
+ */
 export function checkedId(kind: IdKind, value: unknown): string {
   if (isId(kind, value)) return value;
-  const shown = typeof value === 'string' ? JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value) : String(value);
-  throw new TypeError(`${shown} is not a ${idShape(kind)}`);
+  throw new TypeError(`${shownId(value)} is not a ${idShape(kind)}`);
+}
+
+/** The id as a path segment; refused (TypeError) unless it is an id of `kind`, so nothing else reaches a URL. */
+export function idSegment(kind: IdKind, value: string): string {
+  return encodeURIComponent(checkedId(kind, value));
+}
+
+/** A value as a message may show it: JSON-quoted, its first characters and its length only when it is long. */
+export function shownId(value: unknown): string {
+  if (typeof value !== 'string') return value === undefined ? 'no id' : `${typeof value} ${JSON.stringify(value)?.slice(0, SHOWN) ?? ''}`;
+  if (value.length <= SHOWN) return JSON.stringify(value);
+  return `${JSON.stringify(value.slice(0, SHOWN)).slice(0, -1)}…" (${value.length} characters)`;
 }

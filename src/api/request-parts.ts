@@ -4,7 +4,8 @@
  */
 import { Readable } from 'node:stream';
 import { ApiError, NetworkError } from '../errors.js';
-import { backoffDelay, type Backoff } from '../http/retry.js';
+import type { Backoff } from '../http/retry.js';
+import { decode } from '../redact.js';
 import type { HttpRequest, StreamedBody } from './http-types.js';
 
 export function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -17,11 +18,7 @@ export function flatHeaders(raw: Record<string, string | string[] | undefined>):
 
 /** A query string as people read it in messages and logs: `?page[number]=1`, not `?page%5Bnumber%5D=1`. */
 export function readableQuery(search: string): string {
-  try {
-    return decodeURIComponent(search);
-  } catch {
-    return search;
-  }
+  return decode(search);
 }
 
 /** A body sent whole. */
@@ -54,10 +51,6 @@ export function withNote(error: ApiError | NetworkError, note: string): ApiError
 
 /** The API's back-off between tries: from 200 ms, doubling up to 10 s, half of it random (http/retry.ts). */
 export const API_BACKOFF: Backoff = { initialMs: 200, maxMs: 10_000, jitter: 'half' };
-
-export function backoffMs(attempt: number, random: number): number {
-  return backoffDelay(attempt, API_BACKOFF, random);
-}
 
 export function seconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;

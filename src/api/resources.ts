@@ -2,6 +2,7 @@ import { kindOfWire, LEVELS_BY_KIND, type EnforcementLevel, type PolicyKind } fr
 import type { Agent, AgentPool, Policy } from './types.js';
 import { enforcePath } from './bodies.js';
 import { field, int, relatedIds, requiredStr, str } from './json-api.js';
+import { checkedId } from './ids.js';
 
 /**
  * `legacy` (servers older than mid-2023): the level is read from the deprecated `enforce` first.
@@ -10,11 +11,12 @@ import { field, int, relatedIds, requiredStr, str } from './json-api.js';
 export function parsePolicy(resource: unknown, legacy = false): Policy {
   const attributes = field(resource, 'attributes');
   const links = field(resource, 'links');
-  const id = requiredStr(resource, 'id', field(resource, 'id'));
+  // Every id read here may become a path segment: one that is not an id of its kind makes the answer unusable.
+  const id = checkedId('policy', requiredStr(resource, 'id', field(resource, 'id')));
   // `native` and `sentinel` both read as the native kind; a kind this tool does not know is kept as it came, never coerced.
   const wire = field(attributes, 'kind');
   const known = kindOfWire(wire);
-  const policySetIds = relatedIds(resource, 'policy-sets');
+  const policySetIds = relatedIds(resource, 'policy-sets').map((setId) => checkedId('policy-set', setId));
   const name = requiredStr(resource, 'attributes.name', field(attributes, 'name'));
   return {
     id,
@@ -60,7 +62,7 @@ function enforceLevel(enforce: unknown, kind: PolicyKind, name: string): Enforce
 export function parseAgentPool(resource: unknown): AgentPool {
   const attributes = field(resource, 'attributes');
   return {
-    id: requiredStr(resource, 'id', field(resource, 'id')),
+    id: checkedId('agent-pool', requiredStr(resource, 'id', field(resource, 'id'))),
     name: requiredStr(resource, 'attributes.name', field(attributes, 'name')),
     createdAt: str(field(attributes, 'created-at')) ?? '',
     organizationScoped: field(attributes, 'organization-scoped') !== false,
@@ -77,7 +79,7 @@ export function parseAgent(resource: unknown): Agent {
   // Kept as sent: a status this tool does not know matches no clean-up rule (reading it as `unknown` would).
   const status = str(field(attributes, 'status')) ?? '';
   return {
-    id: requiredStr(resource, 'id', field(resource, 'id')),
+    id: checkedId('agent', requiredStr(resource, 'id', field(resource, 'id'))),
     name: str(field(attributes, 'name')),
     status,
     ipAddress: str(field(attributes, 'ip-address')),

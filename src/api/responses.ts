@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { ApiError, errorMessage } from '../errors.js';
 import { errorDetail, errorPointers } from './json-api.js';
 import type { HttpResponse } from './http-types.js';
 
@@ -32,7 +32,7 @@ export function readWith<T>(response: HttpResponse, read: (body: unknown) => T):
     return read(body);
   } catch (error) {
     const { method, path } = response.request;
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     const message = `${method} ${path} failed: ${response.status} but the response is unusable: ${reason}`;
     throw new ApiError(message, response.status, reason, response.request, { cause: error });
   }

@@ -1,4 +1,6 @@
 /** Classifies and describes transport failures without carrying request headers along. */
+import { errorMessage } from '../errors.js';
+import { proxyRefusal } from '../http/proxy.js';
 import type { Redact } from '../redact.js';
 
 /** Codes of failures that happen before a single byte of the request left: safe to repeat anything. */
@@ -19,13 +21,28 @@ export interface TransportFailure {
   retryable: boolean;
 }
 
-/** `timeoutMs` is set when the request was aborted by its timeout. */
-export function describeFailure(error: unknown, timeoutMs: number | null, redact: Redact): TransportFailure {
+/** The proxy a request went through: the variable it was read from and its URL as it may be shown. */
+export interface Via {
+  variable: string;
+  shown: string;
+}
+
+/**
+ * `timeoutMs` is set when the request was aborted by its timeout; `via` when it went through a proxy, which a refusal
+ * by the proxy names (final: the next try meets the same proxy), and any other failure mentions.
+ */
+export function describeFailure(error: unknown, timeoutMs: number | null, redact: Redact, via: Via | null = null): TransportFailure {
+  const refused = via === null ? null : proxyRefusal(error);
+  if (via !== null && refused !== null) {
+    const description = `the proxy of ${via.variable} (${via.shown}) ${refused}; check ${via.variable} and NO_PROXY`;
+    return { code: 'proxy-refused', description: redact(description), maybeSent: false, retryable: false };
+  }
   const code = timeoutMs !== null ? 'timeout' : failureCode(error);
-  const message = timeoutMs !== null ? `no response within ${timeoutMs} ms` : error instanceof Error ? error.message : String(error);
+  const message = timeoutMs !== null ? `no response within ${timeoutMs} ms` : errorMessage(error);
   const invalid = INVALID_REQUEST.has(code);
   const retryable = !invalid && !CLOSED_HERE.has(code);
-  return { code, description: redact(`${code}: ${message}`), maybeSent: !NOT_SENT.has(code) && !invalid, retryable };
+  const through = via === null ? '' : ` (through the proxy of ${via.variable}, ${via.shown})`;
+  return { code, description: redact(`${code}: ${message}${through}`), maybeSent: !NOT_SENT.has(code) && !invalid, retryable };
 }
 
 /** A plain error to keep as `cause`: the code and message only, never the undici error with its request. */

@@ -7,14 +7,14 @@ import type { Logger } from '../logger.js';
 import type { HttpMethod, HttpRequest, HttpResponse, LostCreate, TransportOptions, TransportStats } from './http-types.js';
 import { Pacer, type Slot } from './pacer.js';
 import { readRateLimitHeaders, type RateLimitHeaders } from './rate-limit-headers.js';
-import { retryAfterMs } from '../http/retry.js';
+import { retryAfterMs, RetrySchedule } from '../http/retry.js';
 import { rateLimitWaitMs } from './rate-limit-wait.js';
 import { redirectTarget } from './redirects.js';
-import { describeFailure, safeCause, type TransportFailure } from './transport-failure.js';
+import { describeFailure, safeCause, type TransportFailure, type Via } from './transport-failure.js';
 import { capped, MAX_JSON_BODY_BYTES, readCapped, tooLargeError } from './body-cap.js';
 import { createRedactor, secretsInUrl, type Redact } from '../redact.js';
-import { NO_PROXY, outgoingDispatcher, proxySecrets } from '../http/proxy.js';
-import { backoffMs, flatHeaders, readableQuery, requestBody, seconds, watched, withNote } from './request-parts.js';
+import { NO_PROXY, outgoingDispatcher, proxyFor, proxySecrets, proxyVariable, shownProxy, type ProxySettings } from '../http/proxy.js';
+import { API_BACKOFF, flatHeaders, readableQuery, requestBody, seconds, watched, withNote } from './request-parts.js';
 import { count } from '../plural.js';
 
 export type { HttpMethod, HttpRequest, HttpResponse, LostCreate, StreamedBody, TransportOptions, TransportStats } from './http-types.js';
@@ -25,6 +25,8 @@ type Outcome = { response: HttpResponse; waitMs?: number } | { failure: Transpor
 const JSON_API = 'application/vnd.api+json';
 /** Methods that carry the JSON:API media type, with or without a body: the service answers 415 otherwise. */
 const MUTATING = new Set<HttpMethod>(['POST', 'PATCH', 'DELETE']);
+/** How long closing waits for the requests under way before it drops their connections. */
+const CLOSE_GRACE_MS = 5_000;
 /** What an HTTP header value may hold. */
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
@@ -49,6 +51,7 @@ export class Transport {
   private onlyRateLimitedSince: number | null = null;
   /** Text from outside (a path, an answer that is not a success, a failure) loses the token and credentials here. */
   private readonly redact: Redact;
+  private readonly proxy: ProxySettings;
 
   constructor(private readonly options: TransportOptions) {
     // A header undici refuses fails every request, and each refusal keeps one pooled connection for good.
@@ -57,12 +60,15 @@ export class Transport {
     if (!HEADER_VALUE.test(options.userAgent)) throw new UsageError('the User-Agent must be printable ASCII');
     this.base = new URL(options.baseUrl.replace(/\/+$/, ''));
     const proxy = options.proxy ?? NO_PROXY;
+    this.proxy = proxy;
     this.redact = createRedactor([options.token, ...secretsInUrl(options.baseUrl), ...proxySecrets(proxy)]);
     this.agent = outgoingDispatcher(proxy, {
       connections: options.concurrency + 2,
       keepAliveTimeout: 30_000,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
+      // A proxy that takes the connection and never answers CONNECT fails the request like a server that never answers.
+      tunnelTimeoutMs: options.timeoutMs,
     });
     this.queue = new PQueue({ concurrency: options.concurrency });
     this.pacer = new Pacer(options.clock, options.rateLimit);
@@ -81,9 +87,27 @@ export class Transport {
     return { ...this.counters, byStatus: { ...this.counters.byStatus } };
   }
 
-  async close(): Promise<void> {
-    await this.queue.onIdle();
-    await this.agent.close();
+  /**
+   * Waits for the requests under way, then closes the connections; after `graceMs` whatever is left (a request held
+   * by a proxy or a server that never answers) is destroyed, so that closing always ends.
+   */
+  async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const over = new Promise<'over'>((resolve) => (timer = setTimeout(resolve, graceMs, 'over')));
+    try {
+      const closed = (async () => {
+        await this.queue.onIdle();
+        await this.agent.close();
+      })();
+      closed.catch(() => undefined);
+      if ((await Promise.race([closed, over])) === 'over') {
+        this.options.logger.warn({ graceSeconds: graceMs / 1000 }, 'api requests still under way when closing; dropping their connections');
+        this.queue.clear();
+        await this.agent.destroy();
+      }
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**
@@ -128,13 +152,13 @@ export class Transport {
     let req = first;
     let described = this.describe(req);
     let hops = 0;
-    let failures = 0;
     let limited = 0;
-    let failingSince: number | null = null;
     let limitedSince: number | null = null;
+    // 5xx and transport failures: the one engine's schedule, within the retry budget.
+    const failing = this.retrySchedule();
     for (;;) {
       signal?.throwIfAborted();
-      const outcome = await this.queue.add(() => this.attempt(req, described, signal), { priority: failures + limited, signal });
+      const outcome = await this.queue.add(() => this.attempt(req, described, signal), { priority: failing.failures + limited, signal });
       if ('response' in outcome) {
         const { status, headers } = outcome.response;
         if (status === 429) {
@@ -158,24 +182,21 @@ export class Transport {
           continue;
         }
         if (!retryable) return this.withHint(outcome.response);
-        failingSince ??= clock.now();
-        const delayMs = this.retryDelay(failures + 1, failingSince, status === 503 ? retryAfterSeconds(headers) : null);
-        if (delayMs === null) return { ...outcome.response, hint: this.retriesSpent(failures, failingSince) };
-        failures += 1;
-        await this.backOff(described, failures, { status }, signal, delayMs);
+        const asked = status === 503 ? retryAfterSeconds(headers) : null;
+        const delayMs = failing.failure(asked === null ? null : asked * 1000);
+        if (delayMs === null) return { ...outcome.response, hint: this.retriesSpent(failing) };
+        await this.backOff(described, failing.failures, { status }, signal, delayMs);
         continue;
       }
       const { failure } = outcome;
       const retryable = failure.retryable && (req.retry !== 'unsent-only' || !failure.maybeSent);
-      failingSince ??= clock.now();
-      const delayMs = retryable ? this.retryDelay(failures + 1, failingSince) : null;
+      const delayMs = retryable ? failing.failure() : null;
       if (delayMs === null) {
-        const spent = retryable ? `; ${this.retriesSpent(failures, failingSince)}` : '';
+        const spent = retryable ? `; ${this.retriesSpent(failing)}` : '';
         const message = `${described.method} ${described.path} failed: ${failure.description}${spent}`;
         throw new NetworkError(message, described, { cause: safeCause(failure) });
       }
-      failures += 1;
-      await this.backOff(described, failures, { error: failure.code }, signal, delayMs);
+      await this.backOff(described, failing.failures, { error: failure.code }, signal, delayMs);
     }
   }
 
@@ -185,8 +206,8 @@ export class Transport {
    * there; only otherwise is the create sent again, within the same retry budget as any request.
    */
   async create<T>(create: LostCreate<T>, signal?: AbortSignal): Promise<T> {
-    let failingSince: number | null = null;
-    for (let attempt = 1; ; attempt += 1) {
+    const failing = this.retrySchedule();
+    for (;;) {
       let lost: ApiError | NetworkError;
       try {
         return create.read(await this.send({ ...create.request, retry: 'unsent-only' }, signal));
@@ -195,34 +216,29 @@ export class Transport {
         if (!unanswered) throw error;
         lost = error;
       }
-      failingSince ??= this.options.clock.now();
       const existing = await create.find();
       if (existing !== null) {
-        this.options.logger.warn({ ...lost.request, attempt }, 'api create answer was lost but the resource exists; using it');
+        this.options.logger.warn({ ...lost.request, attempt: failing.failures + 1 }, 'api create answer was lost but the resource exists; using it');
         return existing;
       }
-      const delayMs = this.retryDelay(attempt, failingSince);
-      if (delayMs === null) throw withNote(lost, this.retriesSpent(attempt - 1, failingSince));
-      await this.backOff(lost.request, attempt, { error: lost.message }, signal, delayMs);
+      const delayMs = failing.failure();
+      if (delayMs === null) throw withNote(lost, this.retriesSpent(failing));
+      await this.backOff(lost.request, failing.failures, { error: lost.message }, signal, delayMs);
     }
   }
 
   /**
-   * How long to wait before try `attempt` + 1 of a request failing since `failingSince`: what the answer asked
-   * (`askedSeconds`: a 503's reset or `Retry-After`), else capped exponential back-off with jitter; cut to what is
-   * left of the retry budget; null once the budget (or maxRetries) is spent.
+   * The waits of one request failing with 5xx or without an answer (the engine of http/retry.ts): the API's back-off,
+   * `api.retry-budget` from the first failure, and at most maxRetries tries after the first.
    */
-  private retryDelay(attempt: number, failingSince: number, askedSeconds: number | null = null): number | null {
+  private retrySchedule(): RetrySchedule {
     const { clock, maxRetries, retryBudgetMs } = this.options;
-    const left = retryBudgetMs - (clock.now() - failingSince);
-    if (attempt > maxRetries || left <= 0) return null;
-    return Math.min(left, askedSeconds === null ? backoffMs(attempt, clock.random()) : askedSeconds * 1000);
+    return new RetrySchedule({ ...API_BACKOFF, attempts: maxRetries + 1, budgetMs: retryBudgetMs }, () => clock.random(), () => clock.now());
   }
 
   /** What an error adds when retries stopped: how many tries, over how long. */
-  private retriesSpent(failures: number, failingSince: number): string {
-    const tries = failures + 1;
-    return `gave up after ${count(tries, 'try', 'tries')} over ${seconds(this.options.clock.now() - failingSince)} (api.retry-budget: ${seconds(this.options.retryBudgetMs)})`;
+  private retriesSpent(failing: RetrySchedule): string {
+    return `gave up after ${count(failing.failures, 'try', 'tries')} over ${seconds(failing.failingForMs)} (api.retry-budget: ${seconds(this.options.retryBudgetMs)})`;
   }
 
   /** Why a request answered 429 should wait no more, or null: the budget is spent, or the API answers nothing but 429. */
@@ -236,10 +252,13 @@ export class Transport {
     return null;
   }
 
-  /** Waits `delayMs` (default: the back-off of `attempt`) before the next try of a request that failed `attempt` times; counted as a retry. */
-  private async backOff(request: FailedRequest, attempt: number, reason: Record<string, unknown>, signal?: AbortSignal, delayMs = backoffMs(attempt, this.options.clock.random())): Promise<void> {
+  /** Waits `delayMs` before the next try of a request that failed `attempt` times; counted as a retry. */
+  private async backOff(request: FailedRequest, attempt: number, reason: Record<string, unknown>, signal: AbortSignal | undefined, delayMs: number): Promise<void> {
     this.counters.retries += 1;
-    this.options.logger.warn({ ...request, ...reason, attempt, delayMs: Math.round(delayMs) }, 'api request failed, retrying');
+    // A request's first retry is a warning naming the API's host; its next ones, while it keeps failing, are debug.
+    const line = { api: this.base.host, ...request, ...reason, attempt, delayMs: Math.round(delayMs) };
+    if (attempt === 1) this.options.logger.warn(line, 'api request failed, retrying');
+    else this.options.logger.debug(line, 'api request failed again, retrying');
     await this.options.clock.sleep(delayMs, signal);
   }
 
@@ -306,9 +325,9 @@ export class Transport {
       if (streamed?.failed !== undefined) throw streamed.failed.error;
       // The same answer would come again: an oversized body is never retried.
       if (error instanceof BodyTooLargeError) throw tooLargeError(error, status, described);
-      const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.redact);
+      const failure = describeFailure(error, timeout.aborted ? timeoutMs : null, this.redact, this.via(url));
       const durationMs = clock.now() - started;
-      this.record(req.method, 'error', durationMs);
+      this.record(req.method, 'error', durationMs, failure.code);
       logger.debug({ ...described, error: failure.code, durationMs: Math.round(durationMs) }, 'api request got no response');
       return { failure };
     } finally {
@@ -319,7 +338,11 @@ export class Transport {
     }
   }
 
-  /** A failure's description as it may be shown: the proxy's credentials out, as the token already is. */
+  /** The proxy a request to `url` goes through, as a failure names it; null when it goes straight to its origin. */
+  private via(url: URL): Via | null {
+    const proxy = proxyFor(url, this.proxy);
+    return proxy === null ? null : { variable: proxyVariable(url, this.proxy), shown: shownProxy(proxy) };
+  }
 
   /** Requests under the base URL are paced and may carry the token; nothing else is or does. */
   private inApi(url: URL): boolean {
@@ -337,11 +360,11 @@ export class Transport {
     return headers;
   }
 
-  private record(method: string, status: number | 'error', durationMs: number): void {
+  private record(method: string, status: number | 'error', durationMs: number, error?: string): void {
     this.counters.requests += 1;
     const key = String(status);
     this.counters.byStatus[key] = (this.counters.byStatus[key] ?? 0) + 1;
-    this.options.onRequest?.({ method, status, durationMs });
+    this.options.onRequest?.({ method, status, durationMs, ...(error === undefined ? {} : { error }) });
   }
 
   /**

@@ -153,7 +153,11 @@ export interface PolicyApi extends PolicySetApi {
   deletePolicy(id: string): Promise<void>;
   listAgentPools(organization: string, options?: ListAgentPoolsOptions): Promise<AgentPoolList>;
   getAgentPool(id: string, options?: { includeWorkspaces?: boolean }): Promise<AgentPool>;
-  createAgentPool(organization: string, input: CreateAgentPoolInput): Promise<AgentPool>;
+  /**
+   * As `createPolicy`: when the answer is lost, the pool of its name is taken only when `owns` says it is this create's
+   * (`ownsMet` in plan/pairs.ts); otherwise the create is sent again. @default owns none
+   */
+  createAgentPool(organization: string, input: CreateAgentPoolInput, owns?: (found: AgentPool) => boolean): Promise<AgentPool>;
   updateAgentPool(id: string, input: UpdateAgentPoolInput): Promise<AgentPool>;
   /** Adds the policies to the policy set (`POST /policy-sets/:id/relationships/policies`); a policy in it already stays. */
   addPoliciesToSet(setId: string, policyIds: readonly string[]): Promise<void>;

@@ -2,7 +2,7 @@ import type { CreatePolicyInput, Policy, UpdateAgentPoolInput, UpdatePolicyInput
 import { codeBody } from '../declared/index.js';
 import { ApiError, errorMessage } from '../errors.js';
 import { withMarker } from '../plan/marker.js';
-import { refuseMet } from '../plan/pairs.js';
+import { ownsMet, refuseMet } from '../plan/pairs.js';
 import type { CodeRef } from '../plan/refs.js';
 import type { AgentChange, PolicyChange, PoolChange } from '../plan/types.js';
 import type { ApplyOptions } from './options.js';
@@ -152,7 +152,8 @@ export async function createPool(change: PoolChange, options: ApplyOptions): Pro
     allowedWorkspaceIds: declared.allowedWorkspaces,
     allowedProjectIds: declared.allowedProjects,
     excludedWorkspaceIds: declared.excludedWorkspaces,
-  });
+  // Pools carry no marker: one found after a lost answer is this source's as an undeclared one would be.
+  }, () => ownsMet(null, options));
 }
 
 /** Name and scope always (see UpdateAgentPoolInput); the allowed workspaces only when they drifted. */

@@ -92,19 +92,25 @@ Environment:
   LISTEN_ADDRESS           the daemon's host:port (overrides listen)
   STATE_DIR                git clones and the code cache (overrides state-dir; --state-dir wins)
   SHUTDOWN_TIMEOUT         seconds a stop (SIGINT, SIGTERM) waits for the changes under way (overrides shutdown-timeout)
+  LEADER_ELECTION          etcd or kubernetes: the daemon runs under leader election (docs/daemon.md); each of
+                           LEADER_ELECTION_ENDPOINTS, _LEASE_DURATION, _RENEW_DEADLINE, _RETRY_PERIOD and _ADDRESS
+                           replaces its key of leader-election:
+  LEADER_ELECTION_LEASE_NAME the lease's name (replaces lease-name; default policy-pool-sync)
   WEBHOOK_SECRET           the webhook secret (the variable that webhook-secret-env names)
   STATUS_TOKEN             a token the daemon requires on /status, /status.html and /metrics
   GIT_CONFIG_COUNT         with GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n: git settings for git sources, e.g. a
                            credential header (http.<repo URL>.extraHeader) kept out of the URL, .git/config and ps
   HTTP_PROXY               the proxy of http:// requests: the API, downloads, notifications, the PR comment (also http_proxy)
-  HTTPS_PROXY              the proxy of https:// requests (also https_proxy; else HTTP_PROXY); git reads the same variables
-  NO_PROXY                 hosts reached without a proxy: host, .domain, host:port or * (also no_proxy); loopback always
+  HTTPS_PROXY              the proxy of https:// requests (also https_proxy; else HTTP_PROXY); git is given the same answer
+  NO_PROXY                 hosts reached without a proxy: host, .domain, host:port, IP, CIDR (10.0.0.0/8, fd00::/8) or *
+                           (also no_proxy); loopback (localhost, 127.0.0.0/8, ::1) always
   CONTROL_TOKEN            the token of POST /sources/NAME/sync|suspend|resume (without it they answer 403)
   KUBERNETES_SERVICE_HOST  with KUBERNETES_SERVICE_PORT (set in every pod): the API server of leader-election's
                            kubernetes store
   KUBERNETES_SERVICE_PORT  (set in every pod)
   LOG_LEVEL                trace, debug, info (default), warn, error, fatal or silent
-  LOG_FORMAT               pretty or json (default: pretty on a terminal, json otherwise)
+  LOG_FORMAT               pretty or json (default: pretty on a terminal and, one-shot, in CI; json otherwise)
+  CI                       set (not false or 0), or GITHUB_ACTIONS=true: a one-shot run logs readable lines by default
   POLICY_POOL_SYNC_ACTION  true (the GitHub Action sets it): advice in errors names the action's inputs, not flags
   GITHUB_ACTIONS           true: each error and warning is also a workflow command, an annotation on the pull request
   GITHUB_SERVER_URL        with GITHUB_REPOSITORY, GITHUB_RUN_ID and GITHUB_RUN_ATTEMPT: the run the Markdown plan links to

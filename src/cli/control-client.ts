@@ -1,5 +1,6 @@
 import { Agent, fetch } from 'undici';
 import { errorMessage, UsageError } from '../errors.js';
+import { printable } from '../output/printable.js';
 import type { DaemonStatus, PassSummary } from './control-output.js';
 import { readStatus, readSyncPass } from './control-shapes.js';
 
@@ -51,7 +52,7 @@ export function controlClient(origin: string, env: NodeJS.ProcessEnv, limits: Cl
     } catch (error) {
       if (error instanceof UsageError) throw new UsageError(`the answer of ${url} ${error.message}: is --daemon URL a policy-pool-sync daemon?`);
       if (signal.aborted) throw late();
-      throw new UsageError(`the daemon at ${origin} broke off its answer to ${method} ${path}: ${errorMessage(error)}`);
+      throw new UsageError(`the daemon at ${origin} broke off its answer to ${method} ${path}: ${printable(errorMessage(error))}`);
     }
     let body: unknown = null;
     try {
@@ -62,11 +63,12 @@ export function controlClient(origin: string, env: NodeJS.ProcessEnv, limits: Cl
     if (response.ok) return body;
     const said = (body as { error?: unknown } | null)?.error;
     const hint = response.status === 401 ? ` (set ${tokenEnv} to the daemon's token)` : '';
-    throw new UsageError(`the daemon answered ${method} ${path} with ${response.status}: ${typeof said === 'string' ? said.slice(0, 500) : text.slice(0, 200)}${hint}`);
+    // A usage error keeps its lines: the daemon's words are made one printable line first.
+    throw new UsageError(`the daemon answered ${method} ${path} with ${response.status}: ${printable(typeof said === 'string' ? said.slice(0, 500) : text.slice(0, 200))}${hint}`);
   }
   const checked = <T>(what: string, value: T | string): T => {
     if (typeof value !== 'string') return value;
-    throw new UsageError(`the daemon at ${origin} answered ${what} in a shape this client does not know (${value}): is --daemon URL a policy-pool-sync daemon of this version?`);
+    throw new UsageError(`the daemon at ${origin} answered ${what} in a shape this client does not know (${printable(value)}): is --daemon URL a policy-pool-sync daemon of this version?`);
   };
   const sourcePath = (source: string, action: string) => `/sources/${encodeURIComponent(source)}/${action}`;
   return {

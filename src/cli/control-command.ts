@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../errors.js';
+import { printable } from '../output/printable.js';
 import { renderStatus, renderSyncResult, syncExitCode, type DaemonStatus, type PassSummary } from './control-output.js';
 
 /** Seconds a request may take by default; `sync` waits for its pass, so longer (a pass may take `pass-timeout`, 600 s by default). */
@@ -68,7 +69,7 @@ export async function runControlCommand(argv: string[], io: ControlIo): Promise<
   if (command === 'suspend' || command === 'resume') {
     for (const name of sources) {
       await client.act(name, command);
-      io.stdout.write(`source "${name}" ${command === 'suspend' ? 'suspended' : 'resumed'}\n`);
+      io.stdout.write(`source "${printable(name)}" ${command === 'suspend' ? 'suspended' : 'resumed'}\n`);
     }
     return 0;
   }

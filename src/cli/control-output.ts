@@ -1,4 +1,5 @@
 import { count } from '../plural.js';
+import { printable } from '../output/printable.js';
 
 /** What the control commands read of a source's `/status` entry. */
 export interface StatusRow {
@@ -45,9 +46,11 @@ export interface PassSummary {
  */
 export function renderLeadership(leadership: LeadershipRow): string {
   const store = leadership.storeReached === false ? ' (its last exchange with the lease store failed)' : leadership.storeReached === null ? ' (the lease store has not answered yet)' : '';
-  if (leadership.leading) return `leader: this replica (${leadership.identity}) holds the lease and syncs${store}\n`;
-  const leader = leadership.leader === null ? 'no replica holds the lease right now' : `the leader is ${leadership.leader}`;
-  return `standby: this replica (${leadership.identity}) does not sync; ${leader}${store}\n`;
+  // The identities come from the lease store, whoever wrote it: shown printable.
+  const identity = printable(leadership.identity);
+  if (leadership.leading) return `leader: this replica (${identity}) holds the lease and syncs${store}\n`;
+  const leader = leadership.leader === null ? 'no replica holds the lease right now' : `the leader is ${printable(leadership.leader)}`;
+  return `standby: this replica (${identity}) does not sync; ${leader}${store}\n`;
 }
 
 /** The leadership line (under leader election), then a table a person reads: source, revision, last result, drift, next run, suspended. */
@@ -67,7 +70,7 @@ export function renderStatusTable(rows: readonly StatusRow[]): string {
       r.nextRunAt ?? '-',
       r.suspended === true ? 'yes' : 'no',
     ]),
-  ];
+  ].map((row) => row.map(printable));
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   return table.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
 }
@@ -75,13 +78,14 @@ export function renderStatusTable(rows: readonly StatusRow[]): string {
 export function renderSyncResult(passes: readonly PassSummary[]): string {
   return passes
     .map(({ source, pass }) => {
-      if (pass === null) return `source "${source}": the daemon stopped before the pass ended\n`;
+      if (pass === null) return `source "${printable(source)}": the daemon stopped before the pass ended\n`;
       const applied = appliedCount(pass);
       const revision = pass.revision === null ? '' : ` at ${pass.revision.slice(0, 12)}`;
       const what = pass.result === 'success' ? `${count(applied, 'change')} applied` : (pass.error ?? 'failed');
       const held = pass.window === 'closed' ? `; ${pass.drift ?? 0} waiting for the sync window` : pass.window === 'overridden' ? '; the sync window was overridden' : '';
       // The pass that ran: a sync asked for while another pass was queued runs as that pass (e.g. a webhook's).
-      return `source "${source}"${revision}: ${pass.result}, ${what}${held} (the ${pass.trigger} pass started ${pass.startedAt})\n`;
+      // Everything here is the daemon's answer, and its error the API's or git's words: one printable line.
+      return `${printable(`source "${source}"${revision}: ${pass.result}, ${what}${held} (the ${pass.trigger} pass started ${pass.startedAt})`)}\n`;
     })
     .join('');
 }

@@ -1,5 +1,6 @@
 import { isAbsolute, join, relative } from 'node:path';
 import type { SourcePlan } from '../plan/types.js';
+import { printable, printableLines } from '../output/printable.js';
 
 /** Where error lines go: stderr, through the progress line on a terminal. */
 export interface LineSink {
@@ -28,7 +29,7 @@ export function writeFindings(findings: readonly Finding[], sink: LineSink, env:
   let text = '';
   for (const f of findings) {
     const where = f.file === undefined ? '' : `${f.file}${f.line === undefined ? '' : `:${f.line}`}: `;
-    if (f.level === 'error' && options.readable !== false) text += `error: ${where}${oneLine(f.message)}\n`;
+    if (f.level === 'error' && options.readable !== false) text += `error: ${printable(`${where}${oneLine(f.message)}`)}\n`;
     if (actions) text += workflowCommand(f);
   }
   if (text !== '') sink.write(text);
@@ -63,7 +64,7 @@ function workflowCommand(f: Finding): string {
     ...(f.file === undefined ? [] : [`file=${escapeProperty(f.file)}`]),
     ...(f.line === undefined ? [] : [`line=${f.line}`]),
   ];
-  return `::${f.level}${properties.length === 0 ? '' : ` ${properties.join(',')}`}::${escapeData(f.message)}\n`;
+  return `::${f.level}${properties.length === 0 ? '' : ` ${properties.join(',')}`}::${escapeData(printableLines(f.message))}\n`;
 }
 
 function oneLine(text: string): string {

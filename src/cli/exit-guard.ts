@@ -1,3 +1,5 @@
+import { errorMessage } from '../errors.js';
+
 /**
  * The process exits with the command line's code only once the command line has finished. Node ends a process
  * whose event loop is empty even while a promise is still pending (a request lost inside a connection pool, a
@@ -23,7 +25,7 @@ export function exitWhenSettled(run: Promise<number>, stderr: NodeJS.WritableStr
     (error: unknown) => {
       settled = true;
       process.off('beforeExit', unfinished);
-      stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      stderr.write(`error: ${errorMessage(error)}\n`);
       process.exitCode = 1;
     },
   );

@@ -3,6 +3,7 @@ import { createApiClient } from '../api/from-config.js';
 import type { Config } from '../config/types.js';
 import { checkTarget, EXPORT_FOLDERS, exportOrganization, exportSummary, treeWriter } from '../export/index.js';
 import type { Logger } from '../logger.js';
+import { printable } from '../output/printable.js';
 import type { CliArgs } from './args.js';
 
 /**
@@ -17,7 +18,9 @@ export async function runExport(args: CliArgs, config: Config, io: { stdout: Nod
   const api = await createApiClient({ config, env: io.env, logger: io.logger });
   try {
     const result = await exportOrganization(api, organization, { nativeKind: () => api.nativeKind(), concurrency: config.api.concurrency, write });
-    io.stdout.write(exportSummary(result, organization, dir));
+    // The names the API holds (some refused because of what they contain) are shown printable.
+    const shown = { ...result, notExported: result.notExported.map((item) => ({ ...item, name: printable(item.name), reason: printable(item.reason) })) };
+    io.stdout.write(exportSummary(shown, organization, dir));
     return 0;
   } finally {
     await api.close();

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { configFromFlags, loadConfig } from '../config/index.js';
 import type { Config } from '../config/types.js';
 import { errorMessage, formatProblem, Interrupted, UsageError, ValidationError } from '../errors.js';
-import { createLogger, logFormat, stderrWriter } from '../logger.js';
+import { printable, printableLines } from '../output/printable.js';
+import { createLogger, inCi, logFormat, stderrWriter } from '../logger.js';
 import { TerminalLine } from '../progress.js';
 import { packageVersion } from '../version.js';
 import { parseCliArgs, USAGE, type CliArgs } from './args.js';
@@ -53,7 +54,8 @@ async function main(argv: string[], io: RedactedIo<NodeJS.WriteStream, NodeJS.Wr
   const line = terminal && (args.mode === 'reconcile' || args.mode === 'dry-run') ? new TerminalLine(sink) : null;
   const logger = createLogger({
     level: io.env['LOG_LEVEL'] || 'info',
-    format: logFormat(io.env['LOG_FORMAT'], terminal),
+    // A server's log (the daemon's, the emulator's) goes to a collector: JSON off a terminal, in CI too.
+    format: logFormat(io.env['LOG_FORMAT'], terminal || (args.mode !== 'daemon' && args.mode !== 'emulator' && inCi(io.env))),
     stream: line ?? sink,
     color: terminal && !io.env['NO_COLOR'],
     redact: io.redact,
@@ -118,6 +120,16 @@ function checkApiUrl(apiUrl: string | null): void {
   throw new UsageError(`--api-url "${apiUrl}" is not an http(s) URL: give it with its scheme${example}`);
 }
 
+/**
+ * An error's message as the terminal may show it. The messages this tool composes on several lines (a usage error, a
+ * plain error) keep their lines, each made printable; any other error may carry text from the API, git or the lease
+ * store, whose line breaks would forge lines of the tool's own: it is shown as one printable line.
+ */
+function shownError(error: unknown): string {
+  const composed = error instanceof UsageError || (error instanceof Error && error.constructor === Error);
+  return composed ? printableLines(errorMessage(error)) : printable(errorMessage(error));
+}
+
 function report(thrown: unknown, io: { stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }): number {
   const error = inAction(io.env) && thrown instanceof UsageError ? new UsageError(adviceForAction(thrown.message)) : thrown;
   if (error instanceof Interrupted) {
@@ -125,11 +137,11 @@ function report(thrown: unknown, io: { stderr: NodeJS.WritableStream; env: NodeJ
     return error.exitCode;
   }
   if (error instanceof ValidationError) {
-    io.stderr.write(`error: ${error.message}\n${error.problems.map((p) => `  ${formatProblem(p)}\n`).join('')}`);
+    io.stderr.write(`error: ${printableLines(error.message)}\n${error.problems.map((p) => `  ${printable(formatProblem(p))}\n`).join('')}`);
     const findings = error.problems.map((p) => ({ level: 'error' as const, message: p.message, file: p.file, ...(p.line === undefined ? {} : { line: p.line }) }));
     writeFindings(findings, io.stderr, io.env, { readable: false });
   } else {
-    io.stderr.write(`error: ${errorMessage(error)}\n`);
+    io.stderr.write(`error: ${shownError(error)}\n`);
     if (!(error instanceof UsageError) && io.env['LOG_LEVEL'] === 'debug' && error instanceof Error) io.stderr.write(`${error.stack ?? ''}\n`);
     writeFindings([{ level: 'error', message: errorMessage(error) }], io.stderr, io.env, { readable: false });
   }

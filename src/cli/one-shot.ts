@@ -7,7 +7,7 @@ import { proxySettings } from '../http/proxy.js';
 import type { Config, SourceConfig } from '../config/types.js';
 import { errorMessage, UsageError } from '../errors.js';
 import { openCodeCacheStore } from '../live/code-cache-file.js';
-import { logFormat } from '../logger.js';
+import { inCi, logFormat } from '../logger.js';
 import { applySummary, renderApplied, renderJson, renderMarkdown, renderSavedPlan, renderText, shouldColor, summarize } from '../output/index.js';
 import type { SourcePlan } from '../plan/types.js';
 import { ProgressReporter } from '../progress.js';
@@ -43,9 +43,11 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   const mode = args.mode === 'reconcile' ? 'apply' : 'plan';
   const printsEarly = mode === 'apply' && args.output !== 'json';
   const progress = new ProgressReporter({ logger: io.logger, terminal: io.terminal ?? null });
-  // A person at a terminal reads the plan, the progress line and the summary: the records that repeat them (each change
-  // applied, the request counts) are debug there, info in JSON logs.
-  const forReader = logFormat(io.env['LOG_FORMAT'], io.terminal != null) === 'pretty';
+  // A person at a terminal or reading a CI log reads the plan, the progress line and the summary: the records that
+  // repeat them (the plan made, each change applied, the request counts) are debug there, info in JSON logs.
+  const forReader = logFormat(io.env['LOG_FORMAT'], io.terminal != null || inCi(io.env)) === 'pretty';
+  // On a terminal, the plan's `Errors:` already shows each error: stderr repeats it only when the plan is read elsewhere.
+  const planOnScreen = io.stdout.isTTY === true && io.terminal != null && args.output !== 'json';
   const outcomes: PassOutcome[] = [];
   const sources = saved === null ? selectSources(config, args) : saved.map(([source]) => source);
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
@@ -109,7 +111,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   }
   if (!printsEarly) io.stdout.write(render(args, outcomes, io));
   else if (args.output === 'text') io.stdout.write(applySummary(outcomes));
-  if (io.stderr !== undefined) writeFindings(planFindings(plansForReader(outcomes.map((o) => o.sourcePlan), io.env), dirs), io.stderr, io.env);
+  if (io.stderr !== undefined) writeFindings(planFindings(plansForReader(outcomes.map((o) => o.sourcePlan), io.env), dirs), io.stderr, io.env, { readable: !planOnScreen });
   const summary = summarize(outcomes.map((o) => o.sourcePlan));
   const changes = summary.create + summary.update + summary.replace + summary.delete;
   if (interrupt.received !== null) return SIGNAL_EXIT_CODE[interrupt.received];
@@ -134,7 +136,8 @@ function render(args: CliArgs, outcomes: PassOutcome[], io: CliIo): string {
 
 /**
  * A saved plan's sources, each matched with the configured source of the same name and organization: a plan made for
- * another source or organization is refused, as is one that `--source` does not select.
+ * another source or organization is refused, as is one that `--source` does not select. This is the one check of a
+ * saved plan's organization; `checkSavedRun` compares the rest of what it records.
  */
 async function readSavedPlan(file: string, config: Config, args: CliArgs): Promise<Array<[SourceConfig, SavedSource]>> {
   const { plan } = await readSavedPlanFile(file);

@@ -44,9 +44,12 @@ function authority(source: SourceConfig, flags: RunFlags): Omit<SavedRunSource, 
   };
 }
 
-/** The settings compared, each with its name in messages (the flag or config key that sets it). */
-const COMPARED: ReadonlyArray<[keyof Omit<SavedRunSource, 'name' | 'path' | 'strict_imports'>, string]> = [
-  ['organization', 'organization'],
+/**
+ * The settings compared, each with its name in messages (the flag or config key that sets it). The organization is
+ * not among them: it is checked once, where each saved source is matched with the configured one (one-shot.ts
+ * `savedSourcesOf`), against the plan's own source, whose changes are what would be applied.
+ */
+const COMPARED: ReadonlyArray<[keyof Omit<SavedRunSource, 'name' | 'path' | 'strict_imports' | 'organization'>, string]> = [
   ['git', 'git (url, ref, path)'],
   ['ownership', 'ownership'],
   ['adopt', 'adopt (--adopt)'],
@@ -59,8 +62,8 @@ const COMPARED: ReadonlyArray<[keyof Omit<SavedRunSource, 'name' | 'path' | 'str
 
 /**
  * Refuses a saved plan whose record of its run is not this run's: another API (its token goes only where this run
- * says), or a source whose authority differs (organization, git location, ownership, adopt, prune, max-deletes,
- * force, allow-empty, max-agent-pools). Every difference is named with both values. A local folder's path is not
+ * says), or a source whose authority differs (git location, ownership, adopt, prune, max-deletes, force,
+ * allow-empty, max-agent-pools). Every difference is named with both values. A local folder's path is not
  * compared: checkouts differ between jobs, and the folder read is always this run's.
  */
 export function checkSavedRun(run: SavedRun | undefined, file: string, config: Config, sources: readonly SourceConfig[], flags: RunFlags): void {

@@ -2,6 +2,7 @@ import type { Config } from '../config/types.js';
 import { declaresNothing, emptySourceHint } from '../declared/empty-source.js';
 import { readDeclared } from '../declared/index.js';
 import { formatProblem, ValidationError } from '../errors.js';
+import { printable } from '../output/printable.js';
 import { openSource } from '../source/index.js';
 import type { CliArgs } from './args.js';
 import { fileProblem, writeFindings, type Finding } from './error-lines.js';
@@ -25,13 +26,13 @@ export async function runValidate(args: CliArgs, config: Config, io: CliIo): Pro
       const sets = declared.policySets ?? [];
       const setCount = sets.length === 0 ? '' : `, ${count(sets.length, 'policy set')}`;
       io.stdout.write(`${source.name}: valid (${count(declared.policies.length, 'policy', 'policies')}${setCount}, ${count(declared.pools.length, 'agent pool')})\n`);
-      for (const warning of declared.warnings ?? []) io.stdout.write(`  warning: ${warning}\n`);
+      for (const warning of declared.warnings ?? []) io.stdout.write(`  warning: ${printable(warning)}\n`);
       findings.push(...(declared.warnings ?? []).map((warning) => ({ level: 'warning' as const, message: `${source.name}: ${warning}` })));
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       invalid += 1;
       io.stdout.write(`${source.name}: ${count(error.problems.length, 'problem')} in ${dir}\n`);
-      for (const problem of error.problems) io.stdout.write(`  ${formatProblem(problem)}\n`);
+      for (const problem of error.problems) io.stdout.write(`  ${printable(formatProblem(problem))}\n`);
       findings.push(...error.problems.map((problem) => ({ level: 'error' as const, ...(fileProblem(formatProblem(problem), dir) ?? { message: formatProblem(problem) }) })));
     }
   }

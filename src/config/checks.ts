@@ -3,6 +3,7 @@ import { hostPortProblem } from '../host-port.js';
 import { keyLabel, type KeyPath } from '../yaml/index.js';
 import { leaderElectionProblems } from './leader-election-checks.js';
 import type { ConfigCheckProblem } from './types.js';
+import { errorMessage } from '../errors.js';
 
 export type { ConfigCheckProblem } from './types.js';
 
@@ -47,7 +48,7 @@ function checkCron(expression: string, path: KeyPath): ConfigCheckProblem[] {
     parseCron(expression);
     return [];
   } catch (error) {
-    return [{ path, message: `${keyLabel(path)} ${error instanceof Error ? error.message : String(error)}` }];
+    return [{ path, message: `${keyLabel(path)} ${errorMessage(error)}` }];
   }
 }
 

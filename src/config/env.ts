@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { SourceProblem } from '../errors.js';
 import { parseHostPort } from '../host-port.js';
+import { leaderElectionFromEnv } from './leader-election-env.js';
 import type { Config } from './types.js';
 
 /**
@@ -8,7 +9,8 @@ import type { Config } from './types.js';
  * - `API_BASE_URL` replaces `api.url`;
  * - `LISTEN_ADDRESS` replaces `listen` (a container sets `0.0.0.0:9090`);
  * - `STATE_DIR` replaces `state-dir`;
- * - `SHUTDOWN_TIMEOUT` replaces `shutdown-timeout` (seconds).
+ * - `SHUTDOWN_TIMEOUT` replaces `shutdown-timeout` (seconds);
+ * - `LEADER_ELECTION` and the `LEADER_ELECTION_*` settings switch leader election on, or replace its keys (leader-election-env.ts).
  * The token is not an override: `resolveToken` reads `API_TOKEN` when it is needed.
  */
 export const ENV_OVERRIDES = ['API_BASE_URL', 'LISTEN_ADDRESS', 'STATE_DIR', 'SHUTDOWN_TIMEOUT'] as const;
@@ -29,9 +31,12 @@ export function applyEnvOverrides(config: Config, env: NodeJS.ProcessEnv, cwd: s
   if (shutdownSeconds !== undefined && !(Number.isFinite(shutdownSeconds) && shutdownSeconds >= 0)) {
     problems.push({ file: 'environment', message: `SHUTDOWN_TIMEOUT "${shutdown}" must be a number of seconds, 0 or more` });
   }
+  const election = leaderElectionFromEnv(config.leaderElection, env);
+  problems.push(...election.problems);
   return {
     config: {
       ...config,
+      ...(election.value === undefined ? {} : { leaderElection: election.value }),
       api: { ...config.api, url: url ?? config.api.url },
       listen: listen ?? config.listen,
       stateDir: stateDir === undefined ? config.stateDir : path.resolve(cwd, stateDir),

@@ -3,6 +3,12 @@ import type { ConfigCheckProblem } from './types.js';
 import { durationMs } from './duration.js';
 import { LEADER_ELECTION_DEFAULTS, type RawLeaderElection } from './to-config.js';
 
+/** The bounds of a lease duration, in the config and in a record read (a record outside them is a foreign holder's). */
+export const LEASE_DURATION_BOUNDS = { minMs: 1_000, maxMs: 60 * 60_000 } as const;
+
+/** The shortest retry period: a store asked more often than every 100 ms is asked too often. */
+export const MIN_RETRY_PERIOD_MS = 100;
+
 /**
  * What the schema cannot say of `leader-election:` (client-go checks the same): etcd needs its endpoints, the lease
  * lasts at least a second, the leader gives up (renew-deadline) before a candidate may take over (lease-duration),
@@ -30,7 +36,10 @@ export function leaderElectionProblems(value: unknown): ConfigCheckProblem[] {
   const renew = durationMs(raw['renew-deadline'] ?? d.renewDeadline);
   const retry = durationMs(raw['retry-period'] ?? d.retryPeriod);
   if ([lease, renew, retry].some(Number.isNaN)) return problems; // the schema has said why
-  if (lease < 1_000) problems.push({ path: at('lease-duration'), message: `${keyLabel(at('lease-duration'))} "${String(raw['lease-duration'])}" is shorter than 1s` });
+  if (lease < LEASE_DURATION_BOUNDS.minMs) problems.push({ path: at('lease-duration'), message: `${keyLabel(at('lease-duration'))} "${String(raw['lease-duration'])}" is shorter than 1s` });
+  if (lease > LEASE_DURATION_BOUNDS.maxMs) {
+    problems.push({ path: at('lease-duration'), message: `${keyLabel(at('lease-duration'))} "${String(raw['lease-duration'])}" is longer than ${LEASE_DURATION_BOUNDS.maxMs / 60_000}m: a standby would wait that long after a leader failed` });
+  }
   if (renew >= lease) {
     problems.push({
       path: at('renew-deadline'),
@@ -43,6 +52,6 @@ export function leaderElectionProblems(value: unknown): ConfigCheckProblem[] {
       message: `${keyLabel(at('retry-period'))} (${retry / 1000}s) must be well under renew-deadline (${renew / 1000}s), so that a failed renewal is tried again before the deadline`,
     });
   }
-  if (retry < 100) problems.push({ path: at('retry-period'), message: `${keyLabel(at('retry-period'))} "${String(raw['retry-period'])}" is shorter than 100ms` });
+  if (retry < MIN_RETRY_PERIOD_MS) problems.push({ path: at('retry-period'), message: `${keyLabel(at('retry-period'))} "${String(raw['retry-period'])}" is shorter than ${MIN_RETRY_PERIOD_MS}ms` });
   return problems;
 }

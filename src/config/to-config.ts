@@ -43,6 +43,7 @@ export interface RawLeaderElection {
   'lease-duration'?: string;
   'renew-deadline'?: string;
   'retry-period'?: string;
+  address?: string;
 }
 
 /** client-go's defaults, which Flux shortens to 35 s, 30 s and 5 s. */
@@ -116,6 +117,7 @@ export function toLeaderElection(raw: RawLeaderElection): LeaderElectionConfig {
     leaseDurationMs: durationMs(raw['lease-duration'] ?? d.leaseDuration),
     renewDeadlineMs: durationMs(raw['renew-deadline'] ?? d.renewDeadline),
     retryPeriodMs: durationMs(raw['retry-period'] ?? d.retryPeriod),
+    ...(raw.address === undefined ? {} : { address: raw.address.replace(/\/+$/, '') }),
   };
 }
 

@@ -124,6 +124,11 @@ export interface LeaderElectionConfig {
   renewDeadlineMs: number;
   /** How often the leader renews, and a candidate tries. @default 2 s */
   retryPeriodMs: number;
+  /**
+   * Where a standby hands this replica webhook deliveries while it leads (`http://10.0.0.5:9090`), written in the
+   * lease record. @default the listen address when it names one host; else none (a standby then answers 503)
+   */
+  address?: string;
 }
 
 /** A problem of the config file found beyond what the JSON Schema can say. */

@@ -7,7 +7,8 @@ import { startDaemonServer, type HttpLimits } from '../server/http-server.js';
 import { createDaemonMetrics, type DaemonMetrics } from '../operations/metrics.js';
 import type { BackoffOptions, TriggerReason } from './source-loop.js';
 import { startSourceRunner, type Reconcile, type SourceRunner } from './source-runner.js';
-import { readiness, type SourceStatus } from '../server/status.js';
+import { readiness } from '../server/status.js';
+import type { SourceStatus } from '../operations/source-status.js';
 import { handleWebhook } from '../server/webhook.js';
 import { UsageError } from '../errors.js';
 import { knownSecrets } from '../config/secrets.js';
@@ -23,7 +24,7 @@ import { createDeliveryLog } from '../server/webhook-deliveries.js';
 import { openSuspensions, type Suspensions } from '../operations/suspensions.js';
 import { windowProblem } from '../operations/sync-windows.js';
 import type { Elector } from '../leader/index.js';
-import { leadershipStatus, standbyAnswer, standbyReadiness } from '../server/standby.js';
+import { leadershipStatus, standbyGate, standbyReadiness } from '../server/standby.js';
 
 export interface StartDaemonOptions {
   config: Config;
@@ -53,6 +54,8 @@ export interface StartDaemonOptions {
   redact?: Redact;
   /** Leader election (`leader-election:`): the sources sync only while it leads. @default none: always */
   election?: Elector;
+  /** Why the API cannot be reached now, as its requests found it (`api-unreachable.ts`), for /status and /readyz. @default never said */
+  apiProblem?: () => string | null;
 }
 
 export interface RunningDaemon {
@@ -91,6 +94,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   });
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger, persist: options.noCache !== true });
 
+  const standby = standbyGate(election, logger);
   const runners = await startRunners(options, { metrics, suspensions, notifier, redact, leading, caches });
   const statuses = (opts: { history?: boolean } = {}) => redactValue([...runners.values()].map((r) => r.status(opts)), redact);
   const stopRunners = (graceMs?: number) => Promise.all([...runners.values()].map((r) => r.stop(graceMs)));
@@ -106,17 +110,17 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     control: (request, url) => {
       if (!accepting) return Promise.resolve({ status: 503, body: { error: 'shutting down' } });
       const authorize = control === null ? null : () => gate.check('control', request, () => carriesBearer(request.headers.authorization, control));
-      return leading() ? handleControl(request, url, authorize, controlTarget(runners)) : Promise.resolve(standbyAnswer(election));
+      return handleControl(request, url, authorize, controlTarget(runners), standby.control);
     },
     webhook(request, rawBody) {
       if (!accepting) return { status: 503, body: { error: 'shutting down' } };
-      if (!leading()) return standbyAnswer(election);
       return handleWebhook(request.headers, rawBody, {
         secret: secrets.webhook,
         sources: config.sources,
         logger,
         refused: (reason) => gate.failed('webhook', request, reason),
         deliveries,
+        standby: standby.webhook,
         trigger: (names) => names.forEach((name) => runners.get(name)?.trigger('webhook')),
       });
     },
@@ -125,6 +129,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     throw error;
   });
   logger.info({ listen: server.origin, sources: config.sources.map((s) => s.name) }, 'daemon listening');
+  if (election !== null) election.advertise(leaderAddress(config, server.origin));
   startPasses(election, runners, metrics);
 
   return {
@@ -175,7 +180,7 @@ async function startRunners(options: StartDaemonOptions, shared: RunnerShared): 
       saveCodeCache: () => caches.save(),
       api: options.api,
       concurrency: config.api.concurrency,
-      apiUrl: config.api.url,
+      ...(options.apiProblem === undefined ? {} : { apiProblem: options.apiProblem }),
       reconcile: options.reconcile ?? runPass,
       metrics,
       logger,
@@ -204,6 +209,17 @@ function startPasses(election: Elector | null, runners: ReadonlyMap<string, Sour
     });
     election.start();
   }
+}
+
+/**
+ * Where a standby hands this replica webhook deliveries while it leads: `leader-election.address` (in Kubernetes,
+ * `LEADER_ELECTION_ADDRESS=http://$(POD_IP):9090`), else the address it listens on when that names one host.
+ */
+function leaderAddress(config: Config, origin: string): string | null {
+  const configured = config.leaderElection?.address;
+  if (configured !== undefined) return configured;
+  const host = new URL(origin).hostname;
+  return host === '0.0.0.0' || host === '[::]' ? null : origin;
 }
 
 /** How long a stop waits for queued notifications. */

@@ -6,15 +6,21 @@ import { createRedactor } from '../redact.js';
 import { waitForShutdownSignal } from '../signals.js';
 import { startDaemon } from './daemon.js';
 import { startEmbeddedApi } from './embedded-api.js';
-import { createDaemonMetrics } from '../operations/metrics.js';
-import { createElector, leaderIdentity, openLeaseStore, type Elector } from '../leader/index.js';
+import { createDaemonMetrics, type DaemonMetrics } from '../operations/metrics.js';
+import type { ApiClient } from '../api/client.js';
+import { createElector, leaderIdentity, liveHolder, openLeaseStore, podLeaseStore, syncFingerprint, type Elector } from '../leader/index.js';
+import { LEADER_ELECTION_DEFAULTS } from '../config/to-config.js';
+import { UsageError } from '../errors.js';
+import { printable } from '../output/printable.js';
+import { watchApiReach, type ApiReachWatch } from './api-unreachable.js';
 
 export { startDaemon, type RunningDaemon, type StartDaemonOptions } from './daemon.js';
 export { HTTP_LIMITS, type HttpLimits } from '../server/http-server.js';
 export { AUTH_LIMITS, type AuthLimits } from '../server/auth-gate.js';
 export { createDaemonMetrics, type DaemonMetrics } from '../operations/metrics.js';
 export type { Reconcile } from './source-runner.js';
-export type { SourceStatus, Readiness } from '../server/status.js';
+export type { SourceStatus } from '../operations/source-status.js';
+export type { Readiness } from '../server/status.js';
 export type { TriggerReason } from './source-loop.js';
 
 export interface RunDaemonOptions {
@@ -38,19 +44,13 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
   const emulator = config.api.url === 'embedded' ? await startEmbeddedApi(config, logger) : null;
   const metrics = createDaemonMetrics();
   const election = await openElection(config, env, logger);
+  const reach = emulator === null ? watchApiReach(config.api.url, logger, env) : null;
+  if (election === null) await refuseBesideLeader(env);
   try {
-    const api = await createApiClient({
-      config,
-      env,
-      logger,
-      endpoint: emulator === null ? undefined : { url: emulator.url, token: emulator.token },
-      onRequest: (request) => metrics.apiRequest(request),
-      onRateLimitWait: (seconds) => metrics.rateLimitWait(seconds),
-      ...(election === null ? {} : { fence: () => election.fence(), instance: election.identity }),
-    });
+    const api = await daemonApiClient({ config, env, logger }, emulator === null ? undefined : { url: emulator.url, token: emulator.token }, metrics, election, reach);
     try {
       const daemon = await startDaemon({
-        config, logger, env, api, metrics, noCache: options.noCache ?? false,
+        config, logger, env, api, metrics, noCache: options.noCache ?? false, ...(reach === null ? {} : { apiProblem: () => reach.problem() }),
         ...(options.redact === undefined ? {} : { redact: options.redact }), ...(election === null ? {} : { election }),
       });
       await shutdown;
@@ -62,6 +62,26 @@ export async function runDaemon(options: RunDaemonOptions): Promise<number> {
     await emulator?.close();
   }
   return 0;
+}
+
+/**
+ * The daemon's API client: its requests counted in the metrics and, under leader election, named by the replica
+ * (User-Agent) and fenced: each is refused (NotLeaderError) unless this replica holds the lease when it goes out.
+ */
+export function daemonApiClient(
+  setup: { config: Config; env: NodeJS.ProcessEnv; logger: Logger }, endpoint: { url: string; token: string } | undefined, metrics: DaemonMetrics, election: Elector | null,
+  reach: ApiReachWatch | null = null,
+): Promise<ApiClient> {
+  return createApiClient({
+    ...setup,
+    endpoint,
+    onRequest: (request) => {
+      metrics.apiRequest(request);
+      reach?.observe(request);
+    },
+    onRateLimitWait: (seconds) => metrics.rateLimitWait(seconds),
+    ...(election === null ? {} : { fence: () => election.fence(), instance: election.identity }),
+  });
 }
 
 /**
@@ -91,6 +111,27 @@ function allowGroupWrites(): void {
   process.umask(umask & ~0o020);
 }
 
+/**
+ * A replica without election that would sync beside a leader is refused: in a pod that can read the Lease (deploy/ha
+ * lets it), a live holder of the lease name means another replica syncs under election, and this config lost it
+ * (a layered config.yaml without leader-election:, an overlay without LEADER_ELECTION).
+ */
+async function refuseBesideLeader(env: NodeJS.ProcessEnv): Promise<void> {
+  const name = env.LEADER_ELECTION_LEASE_NAME?.trim() || LEADER_ELECTION_DEFAULTS.leaseName;
+  const store = await podLeaseStore(env, name);
+  if (store === null) return;
+  try {
+    const held = await liveHolder(store, new Date(), AbortSignal.timeout(5_000));
+    if (held === null) return;
+    throw new UsageError(
+      `another replica, ${printable(held.holder)}, holds the lease ${store.description} (renewed ${printable(held.renewTime)}) and syncs under leader election; ` +
+        'this replica has no leader election and would sync beside it: set LEADER_ELECTION=kubernetes (deploy/ha does), or stop the other',
+    );
+  } finally {
+    await store.close();
+  }
+}
+
 /** The election `leader-election:` asks for, or null. */
 async function openElection(config: Config, env: NodeJS.ProcessEnv, logger: Logger): Promise<Elector | null> {
   const settings = config.leaderElection;
@@ -101,6 +142,7 @@ async function openElection(config: Config, env: NodeJS.ProcessEnv, logger: Logg
     leaseDurationMs: settings.leaseDurationMs,
     renewDeadlineMs: settings.renewDeadlineMs,
     retryPeriodMs: settings.retryPeriodMs,
+    fingerprint: syncFingerprint(config.sources),
     logger,
   });
 }

@@ -1,4 +1,5 @@
-import { backoffDelay } from '../http/retry.js';
+import { NotLeaderError } from '../errors.js';
+import { RetrySchedule } from '../http/retry.js';
 import type { Logger } from '../logger.js';
 import { sharedSignal } from '../signals.js';
 import { safeErrorMessage } from '../source/index.js';
@@ -50,8 +51,11 @@ export interface SourceLoop {
    * waits for the changes under way to finish; after `graceMs` (when given) the pass is aborted, and its end awaited.
    */
   stop(graceMs?: number): Promise<void>;
-  /** Drops the queued pass and any retry, and aborts the pass in flight at once (leadership lost); resolves once it settled. */
-  abort(reason: Error): Promise<void>;
+  /**
+   * Leadership lost: drops the queued pass and any retry, and aborts the pass in flight at once; it ends `handed over`
+   * (no failure, no retry). Resolves once it settled.
+   */
+  handOver(reason: NotLeaderError): Promise<void>;
 }
 
 export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 5_000, maxMs: 300_000 };
@@ -67,7 +71,6 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
   let active = false;
   let current: Promise<void> | null = null;
   let queued: TriggerReason | null = null;
-  let failures = 0;
   const retry = createRetry(options.backoff ?? DEFAULT_BACKOFF, options.now ?? Date.now, log, () => trigger('retry'));
   let stopped = false;
   /** Aborted when the loop stops: the pass in flight starts no new change. */
@@ -94,18 +97,21 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
 
   async function drain(first: TriggerReason): Promise<void> {
     let next: TriggerReason | null = first;
-    let ok = true;
+    let failed = false;
     while (next !== null) {
-      ok = await runOnePass(options, log, next, shutdown.signal, (controller) => {
+      const end = await runOnePass(options, log, next, shutdown.signal, (controller) => {
         inFlight = controller;
       });
-      failures = ok ? 0 : failures + 1;
+      // A pass handed over to the new leader is no failure: nothing is retried here.
+      failed = !end.ok && !end.handedOver;
+      if (!end.handedOver) retry.passEnded(end.ok);
       next = stopped ? null : queued;
       queued = null;
     }
     active = false;
     current = null;
-    if (!ok && !stopped) retry.schedule(failures);
+    // A replica that stands by now takes no retry: none is scheduled.
+    if (failed && !stopped && options.accepts?.('retry') !== false) retry.schedule();
     for (const resolve of idleWaiters.splice(0)) resolve();
   }
 
@@ -120,7 +126,7 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
     whenIdle() {
       return !active ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve));
     },
-    async abort(reason) {
+    async handOver(reason) {
       queued = null;
       retry.cancel();
       inFlight?.abort(reason);
@@ -145,7 +151,7 @@ export function createSourceLoop(options: SourceLoopOptions): SourceLoop {
 /** Runs one pass under its timeout; `onInFlight` is told of the pass's controller, then of its end (null). */
 async function runOnePass(
   options: SourceLoopOptions, log: Logger, reason: TriggerReason, stop: AbortSignal, onInFlight: (controller: AbortController | null) => void,
-): Promise<boolean> {
+): Promise<LoopPassEnd> {
   const controller = new AbortController();
   sharedSignal(controller.signal);
   onInFlight(controller);
@@ -167,10 +173,11 @@ async function runOnePass(
     clearTimeout(timer);
     onInFlight(null);
   }
-  const error = timedOut ? `pass timed out after ${options.timeoutMs / 1000} s` : result.ok ? null : (result.error ?? 'pass failed');
-  const end: LoopPassEnd = { trigger: reason, ok: result.ok && !timedOut, timedOut, error, durationMs: now() - started };
+  const handedOver = !result.ok && controller.signal.aborted && controller.signal.reason instanceof NotLeaderError;
+  const error = handedOver ? null : timedOut ? `pass timed out after ${options.timeoutMs / 1000} s` : result.ok ? null : (result.error ?? 'pass failed');
+  const end: LoopPassEnd = { trigger: reason, ok: result.ok && !timedOut, timedOut, handedOver, error, durationMs: now() - started };
   options.onPassEnd?.(end);
-  return end.ok;
+  return end;
 }
 
 /** A shutdown's grace time: aborts the pass in flight once it is over; returns what ends the wait. */
@@ -183,8 +190,14 @@ function abortAfterGrace(pass: AbortController | null, graceMs: number | undefin
   return () => clearTimeout(grace);
 }
 
-/** The back-off retry after a failed pass: due after a capped exponential delay, unless cancelled first. */
+/**
+ * The back-off retry after a failed pass: due after the wait the one retry engine gives for the failed passes in a row
+ * (capped exponential, no jitter, no end), unless cancelled first.
+ */
 function createRetry(backoff: BackoffOptions, now: () => number, log: Logger, onDue: () => void) {
+  const schedule = new RetrySchedule({ ...backoff, jitter: 'none', attempts: Infinity }, () => 0, now);
+  /** The wait after the last failed pass; null after a success. */
+  let wait: number | null = null;
   let timer: NodeJS.Timeout | null = null;
   let at: number | null = null;
   const cancel = (): void => {
@@ -197,10 +210,19 @@ function createRetry(backoff: BackoffOptions, now: () => number, log: Logger, on
     get at(): number | null {
       return at;
     },
-    schedule(failures: number): void {
-      const delay = backoffDelay(failures, { ...backoff, jitter: 'none' }, 0);
+    /** Counts a pass's end: a failure adds to those in a row, a success clears them. */
+    passEnded(ok: boolean): void {
+      if (ok) {
+        schedule.reset();
+        wait = null;
+      } else wait = schedule.failure();
+    },
+    /** Schedules the retry of the failed passes in a row. */
+    schedule(): void {
+      if (wait === null) return;
+      const delay = wait;
       at = now() + delay;
-      log.info({ failures, retryInSeconds: delay / 1000 }, 'pass failed; retrying after back-off');
+      log.info({ failures: schedule.failures, retryInSeconds: delay / 1000 }, 'pass failed; retrying after back-off');
       timer = setTimeout(() => {
         timer = null;
         at = null;

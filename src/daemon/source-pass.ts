@@ -10,12 +10,12 @@ import type { TriggerReason } from '../operations/pass-record.js';
 import { readPoolHealth } from '../operations/pool-health.js';
 import type { SyncWindows } from '../operations/sync-windows.js';
 import { sourceErrors } from '../output/index.js';
+import { count } from '../plural.js';
 import { ProgressReporter } from '../progress.js';
 import type { CodeCache, PassOutcome, PassRequest } from '../reconcile.js';
-import type { SourceStatus } from '../server/status.js';
+import type { SourceStatus } from '../operations/source-status.js';
 import { openPassSession } from '../session.js';
 import { safeErrorMessage, type Checkout, type Source } from '../source/index.js';
-import { warnIfUnreachable } from './api-unreachable.js';
 import type { LoopPassResult } from './source-loop.js';
 
 /** `runPass` in production; tests pass their own to see which trigger started each pass. */
@@ -34,10 +34,12 @@ export interface PassUnderWay {
   overrideWindow: boolean;
   /** The declared side is as the last successful pass left it: the changes are drift. */
   liveDrift: boolean;
+  /** Plan warnings the last pass did not have (each logged once). */
+  newWarnings: number;
 }
 
 export function newPass(): PassUnderWay {
-  return { startedAt: new Date(), revision: null, outcome: null, windowClosed: false, overrideAsked: false, overrideWindow: false, liveDrift: false };
+  return { startedAt: new Date(), revision: null, outcome: null, windowClosed: false, overrideAsked: false, overrideWindow: false, liveDrift: false, newWarnings: 0 };
 }
 
 /** What one source's passes read and fill in: its effects, its caches, and the status record of the source. */
@@ -57,7 +59,6 @@ export interface PassContext {
   logger: Logger;
   log: Logger;
   env: NodeJS.ProcessEnv;
-  apiUrl: string | undefined;
   now: () => Date;
   windows: SyncWindows;
   fights: FightDetector;
@@ -70,8 +71,10 @@ export interface PassContext {
 }
 
 /** One pass: check the source out, then run the reconcile pass in apply mode, and record what it came to. */
-export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, signal: AbortSignal, stop: AbortSignal): Promise<LoopPassResult> {
+export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, loopSignal: AbortSignal, stop: AbortSignal): Promise<LoopPassResult> {
   const { source, status, current, log } = ctx;
+  const writes = untilStopUnlessWriting(loopSignal, stop);
+  const { signal } = writes;
   const { dir, revision } = await checkout(ctx, signal);
   current.revision = revision;
   current.liveDrift = declaredUnchanged(
@@ -84,13 +87,17 @@ export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, si
   current.windowClosed = window.closed && !current.overrideWindow;
   if (current.overrideWindow) log.warn({ window: window.reason }, 'the sync window is closed; applying anyway, as sync --override-window asked');
   const session = openPassSession(ctx.api, signal);
-  const progress = new ProgressReporter({ logger: ctx.logger });
+  // Reading is what every pass does, an idle one too: its start is debug; a long read still reports at info.
+  const progress = new ProgressReporter({ logger: ctx.logger, quietStarts: ['reading', 'downloading'] });
   let outcome: PassOutcome;
   try {
     outcome = await ctx.reconcile(
       {
         source, dir, revision, api: session.api, logger: ctx.logger, mode: current.windowClosed ? 'plan' : 'apply', codeCache: ctx.codeCache,
-        declaredCache: ctx.declaredCache, concurrency: ctx.concurrency, signal, stop, onProgress: (p) => progress.update(p),
+        declaredCache: ctx.declaredCache, concurrency: ctx.concurrency, signal, stop, onProgress: (p) => {
+          if (p.phase === 'applying') writes.applying();
+          progress.update(p);
+        },
       },
       trigger,
     );
@@ -99,9 +106,9 @@ export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, si
     if (!signal.aborted) log.error({ trigger, stack: errorStack(error) }, 'pass threw');
     throw error;
   } finally {
+    writes.done();
     progress.end();
     status.apiReached = session.apiReached() ?? status.apiReached;
-    if (session.apiReached() !== true && ctx.apiUrl !== undefined && !stop.aborted) await warnIfUnreachable(ctx.apiUrl, log, ctx.env);
     await ctx.saveCodeCache?.();
   }
   current.outcome = outcome;
@@ -118,6 +125,20 @@ export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, si
   return { ok: outcome.ok, error: errors.length === 0 ? null : errors.join('; ') };
 }
 
+/**
+ * The signal of a pass: the loop's (its timeout, the end of a shutdown's grace), and a shutdown itself until the pass
+ * starts to apply: a pass that is still reading or planning (an API that refuses connections, retried) has no write
+ * under way, so it ends at once. Once it applies, a shutdown only stops it starting new changes (`stop`).
+ */
+function untilStopUnlessWriting(loopSignal: AbortSignal, stop: AbortSignal): { signal: AbortSignal; applying(): void; done(): void } {
+  const own = new AbortController();
+  const onStop = () => own.abort(new Error('the daemon is shutting down; the pass was stopped before it changed anything'));
+  if (stop.aborted) onStop();
+  else stop.addEventListener('abort', onStop, { once: true });
+  const done = () => stop.removeEventListener('abort', onStop);
+  return { signal: AbortSignal.any([loopSignal, own.signal]), applying: done, done };
+}
+
 /** What the pass's plan says: its warnings, the fights, the changes waiting for the window, the drift. */
 function recordPlan(ctx: PassContext, outcome: PassOutcome): void {
   const { plan } = outcome.sourcePlan;
@@ -125,7 +146,7 @@ function recordPlan(ctx: PassContext, outcome: PassOutcome): void {
   if (plan !== null) logWarnings(ctx, plan.warnings);
   if (plan !== null) noteFights(ctx, plan.changes, outcome.results);
   if (plan !== null && current.windowClosed && plan.changes.length > 0) {
-    ctx.log.info({ waiting: plan.changes.length, window: ctx.windows.state(ctx.now()).reason }, `${plan.changes.length} changes waiting for the window`);
+    ctx.log.info({ waiting: plan.changes.length, window: ctx.windows.state(ctx.now()).reason }, `${count(plan.changes.length, 'change')} waiting for the window`);
   }
   // A pass without a plan says nothing about drift: the last known figure stays.
   if (plan !== null) {
@@ -140,6 +161,7 @@ function logWarnings(ctx: PassContext, warnings: readonly string[]): void {
   const seen = ctx.lastWarnings;
   ctx.lastWarnings = new Set(warnings);
   const fresh = warnings.filter((w) => !seen.has(w));
+  ctx.current.newWarnings = fresh.length;
   for (const warning of fresh) ctx.log.warn({ warning }, 'plan warning');
   if (fresh.length < warnings.length) ctx.log.debug({ repeated: warnings.length - fresh.length }, 'plan warnings unchanged since the last pass');
 }

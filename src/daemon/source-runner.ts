@@ -1,7 +1,7 @@
 import type { PolicyApi } from '../api/types.js';
 import type { SourceConfig } from '../config/types.js';
 import { createDeclaredCache } from '../declared/index.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, NotLeaderError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { passReport, type Notifier } from '../notify/index.js';
 import { createFightDetector } from '../operations/fight-detector.js';
@@ -11,13 +11,14 @@ import { passRecord, resultLabel, type LoopPassEnd, type PassRecord } from '../o
 import type { Suspensions } from '../operations/suspensions.js';
 import { openSyncWindows } from '../operations/sync-windows.js';
 import { createCodeCache, type CodeCache } from '../reconcile.js';
+import { count } from '../plural.js';
 import { createRedactor, redactValue, type Redact } from '../redact.js';
-import { initialStatus, type SourceStatus } from '../server/status.js';
+import { initialStatus, type SourceStatus } from '../operations/source-status.js';
 import { openSource, safeErrorMessage, type SourceWatch } from '../source/index.js';
 import { createPassWaiters, type PassWaiters } from './pass-waiters.js';
 import { startSchedule, type Schedule } from './schedule.js';
 import { createSourceLoop, type BackoffOptions, type SourceLoop, type TriggerReason } from './source-loop.js';
-import { newPass, runSourcePass, type PassContext, type Reconcile } from './source-pass.js';
+import { newPass, runSourcePass, type PassContext, type PassUnderWay, type Reconcile } from './source-pass.js';
 
 export type { Reconcile } from './source-pass.js';
 
@@ -43,8 +44,8 @@ export interface SourceRunnerOptions {
   notifier?: Notifier;
   /** The clock of the sync windows and the fight detector. @default the system clock */
   now?: () => Date;
-  /** The API's URL (`api.url`), checked after a pass that did not reach the API. @default not checked */
-  apiUrl?: string;
+  /** Why the API cannot be reached now (`api-unreachable.ts`): /status says it at once, before the pass ends. @default never said */
+  apiProblem?: () => string | null;
   /** The one redactor; each history record goes through it before it is kept. @default one that knows only secrets' shapes */
   redact?: Redact;
   /** Leader election: whether this replica may sync now; a standby takes no trigger. @default always */
@@ -79,7 +80,12 @@ interface RunnerContext extends PassContext {
   suspensions: Suspensions | undefined;
   /** `sync --override-window` asked for the next pass to start to apply in a closed window. */
   overrideRequested: boolean;
+  /** Since the last pass that did something: when that was last said at info, and the quiet passes since. */
+  quiet: { saidAt: number; passes: number } | null;
 }
+
+/** How often passes that change nothing are said at info: once per quiet hour; each one is a debug line. */
+const QUIET_SAID_EVERY_MS = 60 * 60_000;
 
 export async function startSourceRunner(options: SourceRunnerOptions): Promise<SourceRunner> {
   const { source, metrics } = options;
@@ -90,11 +96,11 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   const ctx: RunnerContext = {
     source, repo, api: options.api, reconcile: options.reconcile, concurrency: options.concurrency,
     codeCache: options.codeCache ?? createCodeCache(), declaredCache: createDeclaredCache(), saveCodeCache: options.saveCodeCache,
-    notifier: options.notifier, metrics, logger: options.logger, log, env: options.env, apiUrl: options.apiUrl, now,
+    notifier: options.notifier, metrics, logger: options.logger, log, env: options.env, now,
     windows: openSyncWindows(source.syncWindows ?? []), fights: createFightDetector(now), status: initialStatus(source),
     current: newPass(), lastWarnings: new Set(), redact: options.redact ?? createRedactor([]),
     history: await openPassHistory(options.stateDir, source.name, log), historyWritten: Promise.resolve(), waiters: createPassWaiters(),
-    suspensions: options.suspensions, overrideRequested: false,
+    suspensions: options.suspensions, overrideRequested: false, quiet: null,
   };
   metrics.suspended(source.name, ctx.suspensions?.since(source.name) != null);
 
@@ -120,7 +126,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   return {
     source,
     trigger: (reason) => loop.trigger(reason),
-    status: (status = {}) => runnerStatus(ctx, loop, schedule, status.history === true),
+    status: (status = {}) => runnerStatus(ctx, loop, schedule, status.history === true, options.apiProblem?.() ?? null),
     whenIdle: () => loop.whenIdle(),
     sync({ overrideWindow }) {
       const ended = ctx.waiters.next();
@@ -135,7 +141,13 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
     },
     suspend: () => suspend(ctx),
     resume: () => resume(ctx, loop),
-    standBy: () => loop.abort(new Error('this replica lost the lease; the pass was aborted (the new leader runs its own)')),
+    async standBy() {
+      await loop.handOver(new NotLeaderError('this replica lost the lease; the pass was handed over (the new leader runs its own)'));
+      // What this replica applied while it led, another replica of this deployment may now change: that is no fight.
+      ctx.fights.forget();
+      ctx.status.fighting = [];
+      metrics.fighting(source.name, 0);
+    },
     async stop(graceMs) {
       await schedule.stop();
       await watch?.close();
@@ -155,7 +167,8 @@ function passStarted(ctx: RunnerContext, trigger: TriggerReason): void {
   ctx.current.overrideAsked = ctx.overrideRequested;
   ctx.overrideRequested = false;
   ctx.waiters.started();
-  ctx.log.info({ trigger }, 'pass started');
+  // Every pass starts; what it did is said when it ends (and, while it applies, by its progress).
+  ctx.log.debug({ trigger }, 'pass started');
 }
 
 /** The pass's record: on /status, in the history, to the waiters of `sync`, the notifier, the metrics and the log. */
@@ -172,27 +185,63 @@ function passEnded(ctx: RunnerContext, end: LoopPassEnd): void {
   }, redact);
   ctx.historyWritten = ctx.history.add(status.lastPass);
   ctx.waiters.ended(status.lastPass);
+  ctx.metrics.passFinished(source.name, status.result, end.durationMs / 1000);
+  if (end.handedOver) {
+    // No notification: the new leader's pass reports what the repo now needs.
+    ctx.log.info({ trigger: end.trigger, durationMs: end.durationMs }, 'pass handed over: this replica lost the lease, the new leader runs its own');
+    return;
+  }
   ctx.notifier?.passFinished(
     source,
     passReport(source, current.outcome, {
       trigger: end.trigger, revision: current.revision, ok: end.ok, error: status.error, windowClosed: current.windowClosed, overrideWindow: current.overrideWindow,
     }),
   );
-  ctx.metrics.passFinished(source.name, status.result, end.durationMs / 1000);
   // The pass's own figure: a pass that made no plan has none (the last known one stays on /status).
   const fields = { trigger: end.trigger, result: status.result, durationMs: end.durationMs, revision: status.lastAttemptedRevision, drift: status.lastPass.drift };
-  if (end.ok) ctx.log.info(fields, 'pass finished');
-  else ctx.log.warn({ ...fields, error: status.error }, 'pass failed');
+  if (end.ok) logFinished(ctx, fields, quietPass(current));
+  else {
+    ctx.quiet = null;
+    ctx.log.warn({ ...fields, error: status.error }, 'pass failed');
+  }
 }
 
-/** What /status shows of the source now; with `history`, the last passes too, newest first. */
-function runnerStatus(ctx: RunnerContext, loop: SourceLoop, schedule: Schedule, history: boolean): SourceStatus {
+/** A pass with nothing to do and nothing new to say: no change or error, and no warning the last pass did not have. */
+function quietPass(pass: PassUnderWay): boolean {
+  const plan = pass.outcome?.sourcePlan.plan ?? null;
+  return plan !== null && plan.changes.length === 0 && plan.errors.length === 0 && pass.newWarnings === 0;
+}
+
+/**
+ * A finished pass at info, unless it is one more quiet pass after the one that said the source is in sync: those are
+ * debug lines, and said at info once per quiet hour, so an idle daemon's log stays readable.
+ */
+function logFinished(ctx: RunnerContext, fields: Record<string, unknown>, quiet: boolean): void {
+  const now = ctx.now().getTime();
+  if (!quiet || ctx.quiet === null) {
+    ctx.quiet = quiet ? { saidAt: now, passes: 0 } : null;
+    ctx.log.info(quiet ? { ...fields, inSync: 'passes that change nothing are now said once an hour' } : fields, 'pass finished');
+    return;
+  }
+  ctx.quiet.passes += 1;
+  ctx.log.debug(fields, 'pass finished');
+  if (now - ctx.quiet.saidAt < QUIET_SAID_EVERY_MS) return;
+  ctx.log.info({ passes: ctx.quiet.passes }, `still in sync: ${count(ctx.quiet.passes, 'pass', 'passes')} in the last hour changed nothing`);
+  ctx.quiet = { saidAt: now, passes: 0 };
+}
+
+/**
+ * What /status shows of the source now; with `history`, the last passes too, newest first. An API that cannot be
+ * reached (`apiProblem`) is said at once, while the pass that found it is still retrying.
+ */
+function runnerStatus(ctx: RunnerContext, loop: SourceLoop, schedule: Schedule, history: boolean, apiProblem: string | null): SourceStatus {
   const { source } = ctx;
   const next = [schedule.nextRun()?.getTime(), loop.retryAt].filter((t): t is number => typeof t === 'number');
   const suspendedAt = ctx.suspensions?.since(source.name) ?? null;
   const status: SourceStatus = {
     ...ctx.status, running: loop.running, nextRunAt: suspendedAt !== null || next.length === 0 ? null : new Date(Math.min(...next)).toISOString(),
     suspended: suspendedAt !== null, suspendedAt, syncWindow: source.syncWindows === undefined || source.syncWindows.length === 0 ? null : ctx.windows.state(ctx.now()),
+    ...(apiProblem === null ? {} : { apiReached: false, error: apiProblem }),
   };
   if (history) status.history = [...ctx.history.passes];
   return status;

@@ -63,6 +63,26 @@ export function tooLarge(limit: number): ReplyError {
  * The rest of a refused body is drained and discarded, so the connection can still carry the answer.
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const received = RECEIVED.get(req);
+  if (received !== undefined) return received.then((body) => (body.length > limit ? Promise.reject(tooLarge(limit)) : body));
+  return streamBody(req, limit);
+}
+
+/** Bodies read as they arrived, before the request was handled (see `receiveBody`). */
+const RECEIVED = new WeakMap<IncomingMessage, Promise<Buffer>>();
+
+/**
+ * Reads the body now, as a server does on receipt, for the handler that runs later (`readBody` returns it): a request
+ * held before it is handled (the `latency` fault) is applied once its body is in, even when the client has gone away
+ * meanwhile, as a real server applies a write already on the wire. Resolves once the body is in, or fails with it.
+ */
+export function receiveBody(req: IncomingMessage, limit: number): Promise<void> {
+  const body = streamBody(req, limit);
+  RECEIVED.set(req, body);
+  return body.then(() => undefined);
+}
+
+function streamBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
   return new Promise((resolve, reject) => {

@@ -4,10 +4,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import type { FaultList } from './faults.js';
 import { faultContext, growing, hugeBody } from './hostile-replies.js';
-import { JSON_API, ReplyError, errorReply, mediaType, type Reply } from './http.js';
+import { JSON_API, ReplyError, errorReply, mediaType, receiveBody, type Reply } from './http.js';
+import { MAX_CODE_BYTES } from '../model.js';
 import { RATE_LIMITED_BODY, type RateLimiter } from './rate-limit.js';
 import type { RequestLog } from './request-log.js';
 import type { Context, Router } from './router.js';
+import { errorMessage } from '../errors.js';
 
 export interface Pipeline {
   api: Router;
@@ -37,7 +39,12 @@ export async function handleApi(p: Pipeline, ctx: Context, loggedPath: string, r
     const status = fault.status ?? 503;
     return answer(res, errorReply(status, [{ status: String(status), title: 'injected fault', detail: `fault injected by the emulator` }]), headers, JSON_API, finish);
   }
-  if (fault?.kind === 'latency' && !(await delay(res, fault['latency-ms'] ?? 1000, ctx.method === 'GET'))) return finish(null);
+  if (fault?.kind === 'latency') {
+    // A write's body is received first (one cut off or too large fails its handler as it would without the delay),
+    // then applied after the delay, as a server that got it does, whoever still listens.
+    if (ctx.method !== 'GET') await receiveBody(ctx.req, MAX_CODE_BYTES).catch(() => undefined);
+    if (!(await delay(res, fault['latency-ms'] ?? 1000, ctx.method === 'GET'))) return finish(null);
+  }
   const reply = await route(p.api, faultContext(fault, ctx));
   if (fault?.kind === 'huge-body') return hugeBody(res, fault.bytes ?? 50_000_000, finish);
   if (fault?.kind === 'lose-response') return lose(ctx, res, finish);
@@ -110,7 +117,7 @@ export async function route(router: Router, ctx: Context): Promise<Reply> {
     return await match.handler({ ...ctx, params: match.params });
   } catch (error) {
     if (error instanceof ReplyError) return errorReply(error.status, error.errors);
-    return errorReply(500, [{ status: '500', title: 'internal error', detail: error instanceof Error ? error.message : String(error) }]);
+    return errorReply(500, [{ status: '500', title: 'internal error', detail: errorMessage(error) }]);
   }
 }
 

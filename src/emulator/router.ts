@@ -4,6 +4,7 @@ import type { BlobStore } from './blobs.js';
 import type { Reply } from './http.js';
 import type { Store } from './store.js';
 import type { Behaviour } from './types.js';
+import { decode } from '../redact.js';
 
 export interface Context {
   req: IncomingMessage;
@@ -50,7 +51,7 @@ export function createRouter(routes: Route[]): Router {
       pathMatched = true;
       if (route.method !== method) continue;
       const params: Record<string, string> = {};
-      route.names.forEach((name, i) => (params[name] = safeDecode(found[i + 1] ?? '')));
+      route.names.forEach((name, i) => (params[name] = decode(found[i + 1] ?? '')));
       return { handler: route.handler, params };
     }
     return pathMatched ? 'method-not-allowed' : null;
@@ -64,13 +65,4 @@ function compile(route: Route): CompiledRoute {
     return '([^/]+)';
   });
   return { ...route, regex: new RegExp(`^${source}/?$`), names };
-}
-
-/** A malformed escape stays as sent, so it simply matches no record. */
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }

@@ -5,7 +5,7 @@
  */
 import { request, type Dispatcher } from 'undici';
 import { errorMessage, OutgoingFailure } from '../errors.js';
-import { NO_PROXY, outgoingDispatcher, type ProxySettings } from './proxy.js';
+import { NO_PROXY, outgoingDispatcher, proxyFor, proxyRefusal, proxyVariable, shownProxy, type ProxySettings } from './proxy.js';
 import { retryableStatus, withRetries, type RetryClock, type RetryOptions, type RetryPolicy } from './retry.js';
 
 export interface OutgoingRequest {
@@ -35,6 +35,9 @@ export interface OutgoingOptions {
   maxBytes?: number;
 }
 
+/** The longest wait for a proxy's answer to CONNECT. */
+const TUNNEL_TIMEOUT_MS = 30_000;
+
 const SYSTEM_CLOCK: RetryClock = {
   sleep: (ms, signal) => new Promise((resolve, reject) => {
     if (signal?.aborted === true) return reject(signal.reason as Error);
@@ -55,10 +58,12 @@ export class OutgoingHttp {
   private readonly dispatcher: Dispatcher;
   private readonly clock: RetryClock;
   private readonly maxBytes: number;
+  private readonly proxy: ProxySettings;
   private closed: Promise<void> | null = null;
 
   constructor(options: OutgoingOptions = {}) {
-    this.dispatcher = outgoingDispatcher(options.proxy ?? NO_PROXY);
+    this.proxy = options.proxy ?? NO_PROXY;
+    this.dispatcher = outgoingDispatcher(this.proxy, { tunnelTimeoutMs: TUNNEL_TIMEOUT_MS });
     this.clock = options.clock ?? SYSTEM_CLOCK;
     this.maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
   }
@@ -76,7 +81,7 @@ export class OutgoingHttp {
         return { reason: `HTTP ${answer.status}`, status: answer.status, headers: answer.headers, giveUp: () => answer };
       } catch (error) {
         const failure = error instanceof OutgoingFailure ? error : new OutgoingFailure(errorMessage(error));
-        if (options.signal?.aborted === true || req.retry === 'rate-limited-only') throw failure;
+        if (options.signal?.aborted === true || req.retry === 'rate-limited-only' || failure.final) throw failure;
         return { reason: failure.message, giveUp: (): never => { throw failure; } };
       }
     }, policy, this.clock, options);
@@ -110,8 +115,17 @@ export class OutgoingHttp {
       if (error instanceof OutgoingFailure) throw error;
       if (timeout.aborted && cancel?.aborted !== true) throw new OutgoingFailure(`no answer in ${timeoutMs / 1000} s`);
       if (cancel?.aborted === true) throw new OutgoingFailure('aborted: the queue is closing');
-      throw new OutgoingFailure(connectionReason(error));
+      throw this.proxyRefused(req.url, error) ?? new OutgoingFailure(connectionReason(error));
     }
+  }
+
+  /** The failure of a request the proxy refused (final), naming the variable and the proxy without its credentials; else null. */
+  private proxyRefused(url: string, error: unknown): OutgoingFailure | null {
+    const proxy = proxyFor(url, this.proxy);
+    const refused = proxy === null ? null : proxyRefusal(error);
+    if (proxy === null || refused === null) return null;
+    const variable = proxyVariable(url, this.proxy);
+    return new OutgoingFailure(`the proxy of ${variable} (${shownProxy(proxy)}) ${refused}; check ${variable} and NO_PROXY`, true);
   }
 }
 

@@ -1,6 +1,9 @@
 /**
- * The one retry engine of outgoing HTTP (the API's transport, notifications, the pull-request comment) and of the
- * daemon's failed passes: one capped exponential back-off with jitter, and `Retry-After` read once.
+ * The one retry engine: `RetrySchedule` decides every wait between tries (capped exponential back-off with jitter, a
+ * `Retry-After` when the answer asks one, a number of tries and a time budget), and `withRetries` is its loop. The
+ * API's transport keeps its own loop around a schedule (each try goes through its queue and pacer, a 429 waits for the
+ * pacer, a lost create is looked up before it is sent again), notifications and the pull-request comment run
+ * `withRetries`, and the daemon schedules the retry of a failed pass with one. `Retry-After` is read here only.
  */
 
 /** Time as the retries see it; the API's `Clock` is one. */
@@ -64,8 +67,57 @@ export type TryOutcome<T> =
   | { reason: string; status?: number; headers?: Record<string, string>; giveUp: () => T };
 
 export interface RetryPolicy extends Backoff {
-  /** Tries in all, the first included. */
+  /** Tries in all, the first included; Infinity for no bound but the budget. */
   attempts: number;
+  /** How long after the first failure in a row another try may still start. @default Infinity */
+  budgetMs?: number;
+}
+
+/**
+ * The waits of one thing tried again and again (a request, a source's passes): how many tries failed in a row, since
+ * when, and how long to wait before the next try, or that none is left.
+ */
+export class RetrySchedule {
+  private failed = 0;
+  private since: number | null = null;
+
+  /** `random`: in [0, 1), for the jitter; `now`: monotonic or wall-clock ms, for the budget. */
+  constructor(private readonly policy: RetryPolicy, private readonly random: () => number, private readonly now: () => number = Date.now) {}
+
+  /** Tries failed in a row. */
+  get failures(): number {
+    return this.failed;
+  }
+
+  /** Since the first failure in a row, in ms; 0 before one. */
+  get failingForMs(): number {
+    return this.since === null ? 0 : this.now() - this.since;
+  }
+
+  /**
+   * Records a failed try and returns the wait before the next one: `askedMs` (what the answer asked, a `Retry-After`)
+   * when given, else the back-off of this many failures, cut to what is left of the budget; null when no try is
+   * left (the tries or the budget are spent).
+   */
+  failure(askedMs: number | null = null): number | null {
+    const now = this.now();
+    this.since ??= now;
+    this.failed += 1;
+    const left = (this.policy.budgetMs ?? Infinity) - (now - this.since);
+    if (this.failed >= this.policy.attempts || left <= 0) return null;
+    return Math.min(left, askedMs ?? backoffDelay(this.failed, this.policy, this.random()));
+  }
+
+  /** A try succeeded: the next failure is the first again. */
+  reset(): void {
+    this.failed = 0;
+    this.since = null;
+  }
+}
+
+/** What a `Retry-After` of this answer asks, for the statuses that honour it (429, 503); null otherwise. */
+export function askedWait(status: number | undefined, headers: Record<string, string> | undefined, wallNow: number): number | null {
+  return status !== undefined && headers !== undefined && honoursRetryAfter(status) ? retryAfterMs(headers, wallNow) : null;
 }
 
 export interface RetryOptions {
@@ -82,14 +134,14 @@ export interface RetryOptions {
  * a 429 or 503 asks, else the back-off. The last try's `giveUp` decides what a failure returns or throws.
  */
 export async function withRetries<T>(once: (attempt: number) => Promise<TryOutcome<T>>, policy: RetryPolicy, clock: RetryClock, options: RetryOptions = {}): Promise<T> {
+  const wallNow = options.wallNow ?? Date.now;
+  const schedule = new RetrySchedule(policy, () => clock.random(), wallNow);
   for (let attempt = 1; ; attempt += 1) {
     const outcome = await once(attempt);
     if ('done' in outcome) return outcome.done;
-    if (attempt >= policy.attempts || options.signal?.aborted === true) return outcome.giveUp();
-    const asked = outcome.status !== undefined && honoursRetryAfter(outcome.status) && outcome.headers !== undefined
-      ? retryAfterMs(outcome.headers, (options.wallNow ?? Date.now)())
-      : null;
-    const delayMs = asked ?? backoffDelay(attempt, policy, clock.random());
+    if (options.signal?.aborted === true) return outcome.giveUp();
+    const delayMs = schedule.failure(askedWait(outcome.status, outcome.headers, wallNow()));
+    if (delayMs === null) return outcome.giveUp();
     options.onRetry?.({ attempt, reason: outcome.reason, delayMs });
     try {
       await clock.sleep(delayMs, options.signal);

@@ -1,6 +1,7 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { NotLeaderError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { LeaderRecord, LeaseStore, VersionedRecord } from './store.js';
+import { LEASE_DURATION_BOUNDS, type LeaderRecord, type LeaseStore, type VersionedRecord } from './store.js';
 
 export interface ElectorOptions {
   store: LeaseStore;
@@ -13,6 +14,15 @@ export interface ElectorOptions {
   logger: Logger;
   /** A monotonic clock in ms: the only clock expiry is judged by. @default performance.now */
   now?: () => number;
+  /**
+   * Waits `ms` between rounds, or until `signal` aborts (then resolves); it must leave no listener on `signal`.
+   * @default timers/promises' setTimeout with the signal
+   */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** What this replica syncs (`syncFingerprint`), written in the record: a holder with another one is a foreign deployment's. */
+  fingerprint?: string;
+  /** Where this replica takes webhook deliveries handed over by a standby, written in the record while it leads. @default none (`advertise`) */
+  address?: string;
 }
 
 /** What the rest of the daemon reads of an election. */
@@ -24,6 +34,13 @@ export interface Elector {
   readonly leader: string | null;
   /** Whether the last exchange with the store succeeded; null before the first. */
   readonly storeReached: boolean | null;
+  /** Where the holder takes handed-over webhook deliveries (its record's address); null when it gave none, or nobody holds it. */
+  readonly leaderAddress: string | null;
+  /**
+   * Why this replica does not take part, or null: the record is a foreign holder's (another fingerprint: a deployment
+   * that syncs other sources or organizations under the same lease name, or a lease duration outside the bounds).
+   */
+  readonly standingAside: string | null;
   /** Throws NotLeaderError unless `leading`: called before every request to the API goes out. */
   fence(): void;
   /**
@@ -31,6 +48,8 @@ export interface Elector {
    * it (the renew deadline passed, or another holder was seen).
    */
   onLeadingChange(listener: (leading: boolean) => void): void;
+  /** Sets the address written in the record from the next write on (the daemon knows its port once it listens). */
+  advertise(address: string | null): void;
   start(): void;
   /** Stops taking part; a leader then releases the lease, so that a standby takes over at once. */
   stop(): Promise<void>;
@@ -44,8 +63,13 @@ export interface Elector {
  *   other machines are never compared.
  * - The leader renews every retry period. It leads only until renew-deadline after the start of its last successful
  *   renewal: that write reached the store no earlier, so a candidate saw it no earlier, and waits lease-duration
- *   (longer) from then. Past the deadline `leading` is false at once (the fence reads the clock, not a timer), and
- *   `onStoppedLeading` stops every source loop.
+ *   (longer) from then. Past the deadline `leading` is false at once (the fence reads the clock, not a timer), and the
+ *   `onLeadingChange` listeners are told (the daemon aborts every pass).
+ * - A record that disappears is not a free lease: a candidate that saw a live holder waits lease-duration from when
+ *   it last saw the record change before it creates one, and a leader that finds its record gone stops at once.
+ * - A record whose holder has another fingerprint, or whose lease duration is out of bounds, is a foreign holder's:
+ *   this replica says so once and stands aside (not ready), without writing, until that record expires (a duration
+ *   out of bounds never does).
  * - `stop` releases the lease as client-go's ReleaseOnCancel does: no holder, a lease of 1 s.
  */
 export function createElector(options: ElectorOptions): Elector {
@@ -53,7 +77,9 @@ export function createElector(options: ElectorOptions): Elector {
   const e: Election = {
     options, now: options.now ?? (() => performance.now()), log: options.logger.child({ lease: store.description }),
     observed: null, observedAt: 0, elected: false, deadline: 0, deadlineTimer: null, reportedLeader: undefined, storeReached: null, listeners: [],
+    aside: null, goneSaid: false, address: options.address,
   };
+  const sleep = options.sleep ?? ((ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }).catch(() => undefined));
   let stopped = false;
   const halt = new AbortController();
   let loop: Promise<void> | null = null;
@@ -62,11 +88,8 @@ export function createElector(options: ElectorOptions): Elector {
     while (!stopped) {
       const started = e.now();
       await round(e, halt.signal);
-      const wait = Math.max(0, started + options.retryPeriodMs - e.now());
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        halt.signal.addEventListener('abort', () => { clearTimeout(timer); resolve(); }, { once: true });
-      });
+      // No listener is left on the process-long halt signal: a round leaves nothing behind.
+      await sleep(Math.max(0, started + options.retryPeriodMs - e.now()), halt.signal);
     }
   }
 
@@ -81,6 +104,13 @@ export function createElector(options: ElectorOptions): Elector {
     get storeReached() {
       return e.storeReached;
     },
+    get leaderAddress() {
+      const record = e.observed?.record;
+      return record === undefined || record.holderIdentity === '' || record.holderIdentity === identity ? null : (record.address ?? null);
+    },
+    get standingAside() {
+      return e.aside;
+    },
     fence() {
       if (isLeading(e)) return;
       if (e.elected) lose(e, 'the renew deadline passed without a successful renewal');
@@ -88,6 +118,9 @@ export function createElector(options: ElectorOptions): Elector {
     },
     onLeadingChange(listener) {
       e.listeners.push(listener);
+    },
+    advertise(address) {
+      e.address = address ?? undefined;
     },
     start() {
       e.log.info({ identity, leaseDurationSeconds: options.leaseDurationMs / 1000, renewDeadlineSeconds: options.renewDeadlineMs / 1000, retryPeriodSeconds: options.retryPeriodMs / 1000 }, 'leader election: trying to acquire the lease');
@@ -121,6 +154,12 @@ interface Election {
   reportedLeader: string | null | undefined;
   storeReached: boolean | null;
   listeners: ((leading: boolean) => void)[];
+  /** Why this replica stands aside (a foreign holder), or null; said once per reason. */
+  aside: string | null;
+  /** The disappearance of the record was said. */
+  goneSaid: boolean;
+  /** Written in the record: where this replica takes handed-over webhook deliveries. */
+  address: string | undefined;
 }
 
 function isLeading(e: Election): boolean {
@@ -134,6 +173,7 @@ function observe(e: Election, current: VersionedRecord): void {
   if (holder === e.reportedLeader) return;
   e.log.info({ leader: holder, previous: e.reportedLeader ?? null, self: e.options.identity }, holder === null ? 'leader changed: nobody holds the lease' : 'leader changed');
   e.reportedLeader = holder;
+  if (holder !== null && holder !== e.options.identity) e.log.info({ leader: holder, self: e.options.identity }, `standing by; the leader is ${holder}`);
 }
 
 function renewed(e: Election, startedAt: number, first: boolean): void {
@@ -165,7 +205,50 @@ function mine(e: Election, base: LeaderRecord | null, keepTerm: boolean): Leader
     acquireTime: keepTerm && base !== null ? base.acquireTime : wall,
     renewTime: wall,
     leaderTransitions: base === null ? 0 : keepTerm ? base.leaderTransitions : base.leaderTransitions + 1,
+    ...(e.options.fingerprint === undefined ? {} : { fingerprint: e.options.fingerprint }),
+    ...(e.address === undefined ? {} : { address: e.address }),
   };
+}
+
+/** Why a record is a foreign holder's, or null: held by another, with another fingerprint or a duration out of bounds. */
+function foreignReason(e: Election, record: LeaderRecord): string | null {
+  if (record.holderIdentity === '' || record.holderIdentity === e.options.identity) return null;
+  const { minMs, maxMs } = LEASE_DURATION_BOUNDS;
+  const duration = record.leaseDurationMs;
+  if (!inBounds(duration)) {
+    return `the record's lease duration (${String(duration)} ms) is outside ${minMs / 1000}s to ${maxMs / 60_000}m: it is not a record this daemon writes`;
+  }
+  const mine = e.options.fingerprint;
+  if (mine !== undefined && record.fingerprint !== undefined && record.fingerprint !== mine) {
+    return `its holder syncs other sources or organizations (fingerprint ${record.fingerprint}, this replica's ${mine}): another deployment uses the same lease name; give each deployment its own leader-election lease-name`;
+  }
+  return null;
+}
+
+function inBounds(durationMs: number): boolean {
+  return Number.isFinite(durationMs) && durationMs >= LEASE_DURATION_BOUNDS.minMs && durationMs <= LEASE_DURATION_BOUNDS.maxMs;
+}
+
+/** Stands aside from a foreign holder's record (said once per reason), or takes part again. */
+function standAside(e: Election, reason: string | null, holder: string): void {
+  if (reason === e.aside) return;
+  e.aside = reason;
+  if (reason === null) e.log.info({ leader: holder }, 'the lease is no longer held by a live foreign holder; taking part again');
+  else e.log.error({ leader: holder, reason, self: e.options.identity }, `standing aside: the lease is held by a foreign holder: ${reason}`);
+}
+
+/**
+ * The record is gone. A leader stops at once. A candidate that saw a live holder less than lease-duration ago treats
+ * it as unchanged (the holder may lead still) and waits; true when a record may be created now.
+ */
+function mayCreate(e: Election): boolean {
+  if (e.elected) lose(e, 'the lease record is gone from the store');
+  const seen = e.observed?.record;
+  const live = seen !== undefined && seen.holderIdentity !== '' && e.now() < e.observedAt + Math.min(seen.leaseDurationMs, LEASE_DURATION_BOUNDS.maxMs);
+  if (!live) return true;
+  if (!e.goneSaid) e.log.warn({ lastHolder: seen.holderIdentity, waitSeconds: Math.ceil((e.observedAt + seen.leaseDurationMs - e.now()) / 1000) }, 'the lease record is gone; waiting out its lease duration before creating it');
+  e.goneSaid = true;
+  return false;
 }
 
 /** One round: renew what we hold, or take the lease if it is free or expired. */
@@ -184,6 +267,7 @@ async function tryAcquireOrRenew(e: Election, signal: AbortSignal): Promise<void
   // 2. Read it, or create it.
   const current = await store.get(signal);
   if (current === null) {
+    if (!mayCreate(e)) return;
     const record = mine(e, null, false);
     const result = await store.create(record, signal);
     if (result === 'conflict') return;
@@ -191,8 +275,15 @@ async function tryAcquireOrRenew(e: Election, signal: AbortSignal): Promise<void
     return renewed(e, startedAt, !e.elected);
   }
   observe(e, current);
+  e.goneSaid = false;
   const holder = current.record.holderIdentity;
   const expired = e.now() >= e.observedAt + current.record.leaseDurationMs;
+  // A foreign holder gone (its record unchanged for its own, bounded, duration) no longer keeps anyone out.
+  standAside(e, expired && inBounds(current.record.leaseDurationMs) ? null : foreignReason(e, current.record), holder);
+  if (e.aside !== null) {
+    if (e.elected) lose(e, `a foreign holder, ${holder}, holds the lease`);
+    return;
+  }
   if (holder !== '' && holder !== identity && !expired) {
     if (e.elected) lose(e, `${holder} holds the lease`);
     return;
@@ -209,14 +300,19 @@ async function tryAcquireOrRenew(e: Election, signal: AbortSignal): Promise<void
 async function round(e: Election, halt: AbortSignal): Promise<void> {
   // A leader's exchange ends by its deadline; a candidate's within a renew deadline.
   const timeout = Math.max(1, Math.ceil(e.elected ? e.deadline - e.now() : e.options.renewDeadlineMs));
+  // A timer of its own, cleared when the round ends: nothing of a round outlives it.
+  const limit = new AbortController();
+  const timer = setTimeout(() => limit.abort(new Error(`the store did not answer within ${timeout} ms`)), timeout);
   try {
-    await tryAcquireOrRenew(e, AbortSignal.any([halt, AbortSignal.timeout(timeout)]));
+    await tryAcquireOrRenew(e, AbortSignal.any([halt, limit.signal]));
     if (e.storeReached === false) e.log.info('the leader-election store answers again');
     e.storeReached = true;
   } catch (error) {
     if (halt.aborted) return;
     if (e.storeReached !== false) e.log.warn({ error: error instanceof Error ? error.message : String(error), leading: e.elected }, 'cannot reach the leader-election store; trying again every retry period');
     e.storeReached = false;
+  } finally {
+    clearTimeout(timer);
   }
   // The timer may not have run yet (a process stopped and continued): the clock decides.
   if (e.elected && !isLeading(e)) lose(e, 'the renew deadline passed without a successful renewal');

@@ -1,16 +1,21 @@
 import { Agent, request } from 'undici';
 import { LeaseStoreError } from '../errors.js';
-import { parseRecord, type LeaderRecord, type LeaseStore, type VersionedRecord, type WriteResult } from './store.js';
+import { parseRecord, readStoreAnswer, type LeaderRecord, type LeaseStore, type VersionedRecord, type WriteResult } from './store.js';
 
 /** Where the daemon's leases live in etcd's key space. */
 export const ETCD_KEY_PREFIX = '/policy-pool-sync/leases/';
+
+export interface EtcdStoreOptions {
+  /** How long one endpoint may take to answer when there are several, before the next is tried. @default the whole round */
+  endpointTimeoutMs?: number;
+}
 
 /**
  * The lease as one etcd key, through etcd's v3 JSON gateway (`/v3/kv/range`, `/v3/kv/txn`): a write is a transaction
  * whose compare is the key's `mod_revision` (or its absence for a create), the check the Kubernetes API server runs
  * under a Lease's `resourceVersion`. Keys and values travel base64-encoded; 64-bit numbers as strings.
  */
-export function etcdLeaseStore(endpoints: readonly string[], leaseName: string): LeaseStore {
+export function etcdLeaseStore(endpoints: readonly string[], leaseName: string, options: EtcdStoreOptions = {}): LeaseStore {
   const key = `${ETCD_KEY_PREFIX}${leaseName}`;
   const key64 = b64(key);
   let closed: Promise<void> | null = null;
@@ -20,12 +25,17 @@ export function etcdLeaseStore(endpoints: readonly string[], leaseName: string):
 
   async function call(path: string, body: unknown, signal: AbortSignal): Promise<Record<string, unknown>> {
     const failures: string[] = [];
+    const first = preferred;
     for (let i = 0; i < endpoints.length; i += 1) {
-      const index = (preferred + i) % endpoints.length;
+      const index = (first + i) % endpoints.length;
       const endpoint = (endpoints[index] ?? '').replace(/\/+$/, '');
+      // Each endpoint its share of the round: one that accepts and never answers leaves time for the next.
+      const share = endpoints.length > 1 && options.endpointTimeoutMs !== undefined ? AbortSignal.timeout(options.endpointTimeoutMs) : null;
       try {
-        const res = await request(`${endpoint}${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' }, dispatcher: agent, signal });
-        const text = await res.body.text();
+        const res = await request(`${endpoint}${path}`, {
+          method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' }, dispatcher: agent, signal: share === null ? signal : AbortSignal.any([signal, share]),
+        });
+        const text = await readStoreAnswer(res.body, `etcd ${endpoint}`);
         if (res.statusCode !== 200) {
           failures.push(`${endpoint}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
           continue;
@@ -33,8 +43,11 @@ export function etcdLeaseStore(endpoints: readonly string[], leaseName: string):
         preferred = index;
         return JSON.parse(text) as Record<string, unknown>;
       } catch (error) {
-        signal.throwIfAborted();
-        failures.push(`${endpoint}: ${error instanceof Error ? error.message : String(error)}`);
+        if (signal.aborted) throw new LeaseStoreError(`etcd ${endpoint} did not answer in time (leader-election.endpoints)${failures.length === 0 ? '' : `; before it: ${failures.join('; ')}`}`, { cause: error });
+        const why = share?.aborted === true ? `no answer within ${(options.endpointTimeoutMs ?? 0) / 1000} s` : error instanceof Error ? error.message : String(error);
+        failures.push(`${endpoint}: ${why}`);
+        // The next call starts with the next endpoint.
+        if (index === preferred) preferred = (index + 1) % endpoints.length;
       }
     }
     throw new LeaseStoreError(`cannot reach etcd (leader-election.endpoints): ${failures.join('; ')}`);

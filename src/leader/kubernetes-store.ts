@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Agent, request } from 'undici';
 import { LeaseStoreError, UsageError } from '../errors.js';
-import type { LeaderRecord, LeaseStore, VersionedRecord, WriteResult } from './store.js';
+import { optionalFields, readStoreAnswer, type LeaderRecord, type LeaseStore, type VersionedRecord, type WriteResult } from './store.js';
 
 /** Where Kubernetes mounts a pod's service-account token, CA and namespace. */
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -25,8 +25,12 @@ export function inClusterApiServer(env: NodeJS.ProcessEnv): string {
   return `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
+/** The annotations of the Lease that carry what its spec has no field for: the holder's fingerprint and address. */
+export const FINGERPRINT_ANNOTATION = 'policy-pool-sync.io/fingerprint';
+export const ADDRESS_ANNOTATION = 'policy-pool-sync.io/leader-address';
+
 interface Lease {
-  metadata?: { resourceVersion?: string };
+  metadata?: { resourceVersion?: string; annotations?: Record<string, unknown> };
   spec?: { holderIdentity?: string; leaseDurationSeconds?: number; acquireTime?: string; renewTime?: string; leaseTransitions?: number };
 }
 
@@ -64,7 +68,7 @@ export async function kubernetesLeaseStore(options: KubernetesStoreOptions): Pro
       signal.throwIfAborted();
       throw new LeaseStoreError(`${method} ${where}: cannot reach the Kubernetes API server ${options.apiServer}: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const text = await res.body.text();
+    const text = await readStoreAnswer(res.body, `${method} ${where}`);
     const status = res.statusCode;
     if (status === 401 || status === 403) {
       throw new LeaseStoreError(`${method} ${where}: HTTP ${status}: the service account may not ${method === 'GET' ? 'get' : method === 'POST' ? 'create' : 'update'} leases in ${namespace}: apply the Role and RoleBinding of deploy/ha`);
@@ -90,7 +94,7 @@ export async function kubernetesLeaseStore(options: KubernetesStoreOptions): Pro
   const object = (record: LeaderRecord, version?: string) => ({
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
-    metadata: { name: options.leaseName, namespace, ...(version === undefined ? {} : { resourceVersion: version }) },
+    metadata: { name: options.leaseName, namespace, annotations: leaseAnnotations(record), ...(version === undefined ? {} : { resourceVersion: version }) },
     spec: leaseSpec(record),
   });
 
@@ -126,11 +130,21 @@ export function leaseSpec(record: LeaderRecord): NonNullable<Lease['spec']> {
   };
 }
 
+/** The record's fingerprint and address as the Lease's annotations. */
+function leaseAnnotations(record: LeaderRecord): Record<string, string> {
+  return {
+    ...(record.fingerprint === undefined ? {} : { [FINGERPRINT_ANNOTATION]: record.fingerprint }),
+    ...(record.address === undefined ? {} : { [ADDRESS_ANNOTATION]: record.address }),
+  };
+}
+
 function leaseRecord(lease: Lease): LeaderRecord {
   const spec = lease.spec ?? {};
+  const annotations = lease.metadata?.annotations ?? {};
   return {
+    ...optionalFields({ fingerprint: annotations[FINGERPRINT_ANNOTATION], address: annotations[ADDRESS_ANNOTATION] }),
     holderIdentity: spec.holderIdentity ?? '',
-    leaseDurationMs: (spec.leaseDurationSeconds ?? 0) * 1000,
+    leaseDurationMs: typeof spec.leaseDurationSeconds === 'number' ? spec.leaseDurationSeconds * 1000 : 0,
     acquireTime: spec.acquireTime ?? '',
     renewTime: spec.renewTime ?? '',
     leaderTransitions: spec.leaseTransitions ?? 0,

@@ -14,7 +14,20 @@ export interface LeaderRecord {
   renewTime: string;
   /** How many times the lease changed hands. */
   leaderTransitions: number;
+  /** What the holder syncs (`syncFingerprint`): replicas of one deployment share it. Absent in older records. */
+  fingerprint?: string;
+  /** Where the holder takes webhook deliveries handed over by a standby (`http://10.0.0.5:9090`). Absent: nowhere. */
+  address?: string;
 }
+
+/** The bounds of `leaseDurationMs`, in the config and in a record read: outside them, a record is a foreign holder's. */
+export { LEASE_DURATION_BOUNDS } from '../config/leader-election-checks.js';
+
+/** The largest answer a store's server may give: a record or a Lease is about 1 KB. */
+export const MAX_STORE_ANSWER_BYTES = 1024 * 1024;
+
+/** The longest fingerprint or address kept from a record. */
+const MAX_FIELD_LENGTH = 512;
 
 /** A record as read, with the store's version of it (etcd's `mod_revision`, a Lease's `resourceVersion`). */
 export interface VersionedRecord {
@@ -56,5 +69,26 @@ export function parseRecord(text: string, where: string): LeaderRecord {
     acquireTime: String(r.acquireTime ?? ''),
     renewTime: String(r.renewTime ?? ''),
     leaderTransitions: r.leaderTransitions,
+    ...optionalFields(r),
   };
+}
+
+/** The record's fingerprint and address, when they are short strings. */
+export function optionalFields(r: { fingerprint?: unknown; address?: unknown }): Pick<LeaderRecord, 'fingerprint' | 'address'> {
+  const keep = (value: unknown) => typeof value === 'string' && value !== '' && value.length <= MAX_FIELD_LENGTH;
+  return { ...(keep(r.fingerprint) ? { fingerprint: r.fingerprint as string } : {}), ...(keep(r.address) ? { address: r.address as string } : {}) };
+}
+
+/** An answer's body as text, read only up to MAX_STORE_ANSWER_BYTES: a larger one is refused, not read further. */
+export async function readStoreAnswer(body: AsyncIterable<Uint8Array>, where: string): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.byteLength;
+    if (size > MAX_STORE_ANSWER_BYTES) {
+      throw new LeaseStoreError(`${where} answered more than ${MAX_STORE_ANSWER_BYTES / 1024 / 1024} MiB, more than a leader record can be; not read further`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { NotificationConfig } from '../config/types.js';
 import { UsageError } from '../errors.js';
+import { decode } from '../redact.js';
 import type { Outgoing } from './delivery.js';
 import type { NotifyEvent } from './events.js';
 import { slackPayload, summaryLine, webhookPayload } from './messages.js';
@@ -86,17 +87,9 @@ export function gitlabProjectUrl(url: string): string {
   const parsed = new URL(url);
   const match = /^(.*?\/projects\/)(.+?)\/*$/.exec(parsed.pathname);
   if (match === null) return url.replace(/\/+$/, '');
-  const id = (match[2] ?? '').split('/').map(decoded).join('/');
+  const id = (match[2] ?? '').split('/').map(decode).join('/');
   parsed.pathname = `${match[1] ?? ''}${encodeURIComponent(id)}`;
   return parsed.href.replace(/\/+$/, '');
-}
-
-function decoded(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }
 
 /** At most `max` characters, counted in code points (never half of one), the last an ellipsis when cut. */

@@ -18,6 +18,11 @@ export interface Fight {
 export interface FightDetector {
   /** Takes a pass's plan and apply results; answers the resources fought over now. */
   observe(planned: readonly Change[], results: readonly ChangeResult[]): Fight[];
+  /**
+   * Forgets what was applied: called when this replica stops leading, since what another replica of the same
+   * deployment then writes is no fight.
+   */
+  forget(): void;
 }
 
 /** What this source last applied to one resource, and when that was found undone. */
@@ -64,6 +69,9 @@ export function createFightDetector(now: () => Date = () => new Date()): FightDe
         fights.push({ resource: resource as Change['resource'], name: name.join(':'), change: applied.change, undone: applied.undoneAt.length });
       }
       return fights;
+    },
+    forget() {
+      memory.clear();
     },
   };
 }

@@ -55,7 +55,7 @@ export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}):
       if (seconds > 0) rateLimitWait.inc(seconds);
     },
     addSource(source) {
-      for (const result of ['success', 'failure', 'timeout']) passes.inc({ source, result }, 0);
+      for (const result of ['success', 'failure', 'timeout', 'handed-over']) passes.inc({ source, result }, 0);
       fighting.set({ source }, 0);
     },
     drift(source, changes) {
@@ -76,7 +76,7 @@ function metricFamilies(registry: Registry) {
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Counter<L>({ name, help, labelNames, registers });
   const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) => new Gauge<L>({ name, help, labelNames, registers });
   return {
-    passes: counter('policy_pool_sync_passes_total', 'Reconcile passes finished, by source and result (success, failure, timeout).', ['source', 'result']),
+    passes: counter('policy_pool_sync_passes_total', 'Reconcile passes finished, by source and result (success, failure, timeout, handed-over: aborted when this replica lost the lease).', ['source', 'result']),
     duration: new Histogram({
       name: 'policy_pool_sync_pass_duration_seconds',
       help: 'Duration of reconcile passes, fetch included.',

@@ -16,11 +16,14 @@ export interface LoopPassEnd {
   trigger: TriggerReason;
   ok: boolean;
   timedOut: boolean;
+  /** Aborted because this replica lost the lease: not a failure, the new leader runs its own pass. */
+  handedOver: boolean;
   error: string | null;
   durationMs: number;
 }
 
-export type PassResultLabel = 'success' | 'failure' | 'timeout';
+/** `handed-over`: aborted because this replica lost the lease mid-pass (leader election); the new leader syncs. */
+export type PassResultLabel = 'success' | 'failure' | 'timeout' | 'handed-over';
 
 /** What became of one planned change: the apply's outcome, or `not-applied` when the plan was refused or never applied. */
 export type PassChangeOutcome = ChangeResult['outcome'] | 'not-applied';
@@ -64,7 +67,7 @@ export interface PassRecord {
 }
 
 export function resultLabel(end: LoopPassEnd): PassResultLabel {
-  return end.timedOut ? 'timeout' : end.ok ? 'success' : 'failure';
+  return end.handedOver ? 'handed-over' : end.timedOut ? 'timeout' : end.ok ? 'success' : 'failure';
 }
 
 /** The record of a pass that ended as `end`; `outcome` is null when the pass ended before runPass answered (a failed fetch, a throw). */

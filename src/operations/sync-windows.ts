@@ -1,5 +1,6 @@
 import type { SyncWindow } from '../config/types.js';
 import { parseCron, type CronTimes } from '../cron.js';
+import { errorMessage } from '../errors.js';
 
 /** Whether changes may be applied now, and why not. */
 export interface WindowState {
@@ -76,6 +77,6 @@ export function windowProblem(window: SyncWindow): string | null {
     readWindow(window);
     return null;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorMessage(error);
   }
 }

@@ -1,5 +1,7 @@
 /** What an apply came to, printed after each source's plan (text and Markdown; JSON carries it per change). */
 import { NOT_STARTED, type ChangeResult, type SourcePlan } from '../plan/types.js';
+import { notAppliedLine } from './describe.js';
+import { printable } from './printable.js';
 
 /** One source's plan and the result of each of its changes (a PassOutcome). */
 export interface AppliedSource {
@@ -12,18 +14,21 @@ export function renderApplied(outcome: AppliedSource, format: 'text' | 'markdown
   const failures = outcome.results.filter((r) => r.outcome === 'failed');
   const planErrors = outcome.sourcePlan.plan?.errors.length ?? 0;
   if (outcome.results.length === 0) {
-    return planErrors > 0 ? `\nNothing applied for source "${outcome.sourcePlan.name}": the plan has errors.\n` : '';
+    // A saved plan not applied was said in place of its changes already.
+    if (planErrors === 0 || notAppliedLine(outcome.sourcePlan) !== null) return '';
+    return `\nNothing applied for source "${outcome.sourcePlan.name}": the plan has errors.\n`;
   }
   const counts = outcomeCounts([outcome]);
   if (format === 'markdown') {
     const lines = ['', `#### Apply result for \`${outcome.sourcePlan.name}\``, '', `${counts}.`, ''];
-    for (const f of failures) lines.push(`- ❌ ${f.change.action} ${f.change.resource} \`${f.change.name}\` failed: ${(f.message ?? 'unknown error').replace(/\n/g, ' ')}`);
+    for (const f of failures) lines.push(`- ❌ ${f.change.action} ${f.change.resource} \`${f.change.name}\` failed: ${printable((f.message ?? 'unknown error').replace(/\r?\n/g, ' '))}`);
     for (const s of outcome.results.filter((r) => r.message === NOT_STARTED)) lines.push(`- ⏹ ${s.change.action} ${s.change.resource} \`${s.change.name}\`: not applied`);
     return `${lines.join('\n')}\n`;
   }
-  const lines = ['', `Applied source "${outcome.sourcePlan.name}": ${counts}.`];
-  for (const f of failures) lines.push(`  - ${f.change.action} ${f.change.resource} "${f.change.name}" failed: ${f.message ?? 'unknown error'}`);
-  for (const s of outcome.results.filter((r) => r.message === NOT_STARTED)) lines.push(`  - ${s.change.action} ${s.change.resource} "${s.change.name}": not applied`);
+  const lines = ['', `Applied source "${printable(outcome.sourcePlan.name)}": ${counts}.`];
+  // A failure's message is the API's or git's words: one printable line, so that it cannot forge one of the tool's.
+  for (const f of failures) lines.push(`  - ${f.change.action} ${f.change.resource} "${printable(f.change.name)}" failed: ${printable(f.message ?? 'unknown error')}`);
+  for (const s of outcome.results.filter((r) => r.message === NOT_STARTED)) lines.push(`  - ${s.change.action} ${s.change.resource} "${printable(s.change.name)}": not applied`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -3,6 +3,7 @@ import { structuredPatch } from 'diff';
 import { normalizeLineEnds } from '../line-ends.js';
 import { codeSummary } from '../code-content.js';
 import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
+import { savedRefusal, type SavedRefusal } from '../plan/saved.js';
 import { count } from '../plural.js';
 
 export type PlanSummary = Record<ChangeAction, number>;
@@ -19,6 +20,23 @@ export function summarize(plans: readonly SourcePlan[]): PlanSummary {
 /** Every error of a source: why no plan could be made, or the plan's refusals and failed actions. */
 export function sourceErrors(source: SourcePlan): readonly string[] {
   return source.plan === null ? source.errors : source.plan.errors;
+}
+
+const REFUSED_WORDS: Record<SavedRefusal, string> = {
+  stale: 'it is stale: the live state or the declared repo changed since it was made',
+  refused: 'it is not what a plan made now would do',
+  unusable: 'it holds errors or no plan',
+};
+
+/** A saved plan not applied, said in place of the changes: what happened, and why; null for a source without that. */
+export function notAppliedLine(source: SourcePlan): string | null {
+  const refusal = source.plan === null ? null : savedRefusal(source.plan.errors);
+  return refusal === null ? null : `The saved plan was not applied: ${REFUSED_WORDS[refusal]}.`;
+}
+
+/** What a planned source with no change says in place of its changes: nothing while it has errors, which say what is wrong. */
+export function noChangeLine(source: SourcePlan): string | null {
+  return notAppliedLine(source) ?? (sourceErrors(source).length > 0 ? null : 'No changes.');
 }
 
 /** What a source without a plan says in place of its changes. */
@@ -54,6 +72,7 @@ export function closingLines(plans: readonly SourcePlan[], where: ErrorsWhere = 
   if (totalChanges(summary) > 0) lines.push(planLine(summary));
   if (unplanned > 0) lines.push(`No plan for ${unplanned} of ${count(plans.length, 'source')}: see the errors ${where}.`);
   if (lines.length > 0) return lines;
+  if (plans.some((s) => notAppliedLine(s) !== null)) return [`Nothing was applied (see the errors ${where}). Make a new plan.`];
   if (plans.some((s) => sourceErrors(s).length > 0)) return [`No changes planned, but there are errors (see ${where}).`];
   const kept = keptUndeclared(plans);
   return [kept > 0 ? `No changes. ${keptLine(kept)}` : NO_CHANGES];

@@ -1,5 +1,5 @@
 import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
-import { closingLines, codeDiffLines, describeCode, formatValue, hasCodeDiff, keptLine, noPlanLine, sourceErrors, summarize, type PlanSummary } from './describe.js';
+import { closingLines, codeDiffLines, describeCode, formatValue, hasCodeDiff, keptLine, noChangeLine, noPlanLine, sourceErrors, summarize, type PlanSummary } from './describe.js';
 import { escapeHtml, escapeText, fencedBlock, inlineCode } from './markdown-escape.js';
 import { fitToBudget, type Listing } from './markdown-budget.js';
 import { count } from '../plural.js';
@@ -88,7 +88,7 @@ function sourceListings(source: SourcePlan): { header: string[]; listings: Listi
   const revision = source.revision === null ? 'no revision' : `revision ${inlineCode(source.revision)}`;
   const header = [`### Source ${inlineCode(source.name)}`, '', `Organization ${inlineCode(source.organization)}, ${revision}.`, ''];
   if (plan === null) header.push(`**${noPlanLine(source)}**`, '');
-  else if (plan.changes.length === 0) header.push('No changes.', '');
+  else if (plan.changes.length === 0 && noChangeLine(source) !== null) header.push(`${noChangeLine(source)}`, '');
   if (plan !== null && (plan.keptUndeclared ?? 0) > 0) header.push(keptLine(plan.keptUndeclared ?? 0), '');
 
   const listings: Listing[] = [];

@@ -22,3 +22,11 @@ export function printable(text: string): string {
 export function printableCode(line: string): string {
   return line.replace(UNPRINTABLE_BUT_TAB, escaped);
 }
+
+/**
+ * Text of several lines this tool composed (a usage message, a list of problems): each line printable, the line
+ * breaks kept. Never for text from outside as a whole: its own line breaks would pass for the tool's.
+ */
+export function printableLines(text: string): string {
+  return text.split('\n').map(printable).join('\n');
+}

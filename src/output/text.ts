@@ -1,5 +1,5 @@
 import type { Change, ChangeAction, FieldChange, SourcePlan } from '../plan/types.js';
-import { closingLines, codeDiffLines, describeCode, formatValue, hasCodeDiff, noPlanLine, pushAll, sourceErrors } from './describe.js';
+import { closingLines, codeDiffLines, describeCode, formatValue, hasCodeDiff, noChangeLine, noPlanLine, pushAll, sourceErrors } from './describe.js';
 import { printable, printableCode } from './printable.js';
 
 export interface TextOptions {
@@ -16,7 +16,7 @@ function renderSource(source: SourcePlan, p: Palette): string[] {
   const { plan } = source;
   const lines = [p.bold(header(source)), ''];
   if (plan === null) lines.push(`  ${p.red(noPlanLine(source))}`, '');
-  else if (plan.changes.length === 0) lines.push('  No changes.', '');
+  else if (plan.changes.length === 0 && noChangeLine(source) !== null) lines.push(`  ${noChangeLine(source)}`, '');
   for (const change of plan?.changes ?? []) {
     pushAll(lines, renderChange(change, p));
     lines.push('');

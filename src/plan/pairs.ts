@@ -10,10 +10,11 @@ import { markerSource } from './marker.js';
 
 /**
  * Who owns a live resource, as this source sees it: itself (its marker), another source (that source's marker),
- * nobody (no marker, and this source may take it: it declares it, or owns the organization), or nobody that makes it
- * this source's to touch (no marker, not declared, under `ownership: marker`; pools, which carry no marker, alike).
+ * no one, and this source may take it (`may-be-taken`: no marker, and it declares it, or owns the organization), or
+ * no one that makes it this source's to touch (`not-ours`: no marker, not declared, under `ownership: marker`; pools,
+ * which carry no marker, alike).
  */
-export type Owner = 'this-source' | 'another-source' | 'nobody' | 'not-ours';
+export type Owner = 'this-source' | 'another-source' | 'may-be-taken' | 'not-ours';
 
 export interface Pair<D, L> {
   /** null: a live resource no declaration describes. */
@@ -122,7 +123,16 @@ function pair<D, L extends LivePolicy | LivePolicySet | LivePool>(declared: D | 
 export function ownerOf(markedBy: string | null, declared: boolean, options: OwnershipOptions): Owner {
   if (markedBy === options.source) return 'this-source';
   if (markedBy !== null) return 'another-source';
-  return declared || options.ownership === 'organization' ? 'nobody' : 'not-ours';
+  return declared || options.ownership === 'organization' ? 'may-be-taken' : 'not-ours';
+}
+
+/**
+ * Whether a live resource is another source's and stays so: its marker names another source, and adopt is off. The
+ * one decision of adopt: a declared policy so claimed is a conflict (`policies.ts`), an undeclared one is not this
+ * source's (`ownsUndeclared`), and prune meeting one under `ownership: organization` is a conflict (`prune.ts`).
+ */
+export function claimedElsewhere(owner: Owner, options: OwnershipOptions): boolean {
+  return owner === 'another-source' && options.adopt !== true;
 }
 
 /**
@@ -133,7 +143,17 @@ export function ownerOf(markedBy: string | null, declared: boolean, options: Own
 export function ownsUndeclared(owner: Owner, options: OwnershipOptions): boolean {
   if (owner === 'this-source') return true;
   if (options.ownership !== 'organization') return false;
-  return owner === 'nobody' || (owner === 'another-source' && options.adopt === true);
+  return owner === 'may-be-taken' || (owner === 'another-source' && !claimedElsewhere(owner, options));
+}
+
+/**
+ * Whether a live resource that a create met by its name, and the plan never saw, is this source's: as an undeclared
+ * one would be (`ownsUndeclared`), adopt aside (adopting is decided on a plan, never on a write). Policies ask it
+ * through `refuseMet`; a pool, which carries no marker (`markedBy` null), is this source's only under `ownership:
+ * organization`, whoever made it.
+ */
+export function ownsMet(markedBy: string | null, options: OwnershipOptions): boolean {
+  return ownsUndeclared(ownerOf(markedBy, false, options), { source: options.source, ownership: options.ownership });
 }
 
 /** A live policy that a create met by its name and the plan never saw: made meanwhile, or by this very create. */
@@ -152,7 +172,7 @@ export interface MetPolicy {
  */
 export function refuseMet(met: MetPolicy, kind: PolicyKind, options: OwnershipOptions): string | null {
   const markedBy = markerSource(met.description);
-  const ours = ownsUndeclared(ownerOf(markedBy, false, options), { source: options.source, ownership: options.ownership });
+  const ours = ownsMet(markedBy, options);
   if (ours && met.kind === kind) return null;
   const whose = markedBy === null ? 'carries no ownership marker' : `carries the ownership marker of source "${markedBy}"`;
   return `conflict: a ${met.kind || '(none)'} policy "${met.name}" appeared since the plan was made and ${whose}; it is left alone`;

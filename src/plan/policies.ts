@@ -3,7 +3,7 @@ import type { LivePolicy } from '../model.js';
 import { created, diffField, type Fields, sameSet, sameText, sortedIds, strictEqual } from './fields.js';
 import { stripMarker } from './marker.js';
 import { differsIn } from './reasons.js';
-import type { Match, Owner, PolicyPair } from './pairs.js';
+import { claimedElsewhere, type Match, type Owner, type PolicyPair } from './pairs.js';
 import { livePolicyRef, policySpec } from './refs.js';
 import type { CodeSummary, PlanOptions, PolicyChange } from './types.js';
 
@@ -26,7 +26,7 @@ export function planPolicies(pairs: readonly PolicyPair[], options: PlanOptions)
       continue;
     }
     if (owner === 'another-source') {
-      if (options.adopt !== true) {
+      if (claimedElsewhere(owner, options)) {
         conflicts.push(ownedElsewhere(policy.name, markedBy!, current.kind === policy.kind ? 'updates' : 'replaces'));
         continue;
       }
@@ -34,7 +34,7 @@ export function planPolicies(pairs: readonly PolicyPair[], options: PlanOptions)
         `policy "${policy.name}" carries the ownership marker of source "${markedBy!}"; this source adopts it (adopt is on). ` +
           'Declare each policy in one source only, or the sources will keep taking it from each other.',
       );
-    } else if (owner === 'nobody' && options.ownership === 'marker') {
+    } else if (owner === 'may-be-taken' && options.ownership === 'marker') {
       warnings.push(
         `policy "${policy.name}" exists without an ownership marker (made by hand, or before markers); this source adopts it and marks it as its own.`,
       );

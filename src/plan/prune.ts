@@ -1,7 +1,7 @@
 import type { LivePolicy, LivePool } from '../model.js';
 import { removed } from './fields.js';
 import { stripMarker } from './marker.js';
-import { ownsUndeclared, type Pair, type Pairing } from './pairs.js';
+import { claimedElsewhere, ownsUndeclared, type Pair, type Pairing } from './pairs.js';
 import { ownedElsewhere } from './policies.js';
 import { livePolicyRef, livePoolRef } from './refs.js';
 import type { PlanOptions, PolicyChange, PoolChange } from './types.js';
@@ -30,7 +30,7 @@ export function planPrune(pairing: Pairing, options: PlanOptions): PrunePlan {
       conflicts: [],
     };
   }
-  const claimed = options.ownership === 'organization' ? undeclared(pairing.policies).filter((pair) => !ownsUndeclared(pair.owner, options)) : [];
+  const claimed = options.ownership === 'organization' ? undeclared(pairing.policies).filter((pair) => claimedElsewhere(pair.owner, options)) : [];
   const conflicts = claimed.map((pair) => ownedElsewhere(pair.live.name, pair.markedBy!, 'deletes')).sort();
   // The service refuses to delete a pool that workspaces use: never planned, an error names them instead.
   const inUse = pools.filter((pool) => pool.workspaceIds.length > 0);

@@ -68,6 +68,29 @@ export function savedChange(change: Change): Change {
 
 export type Resolved = { changes: Change[]; refused: [] } | { changes: null; refused: string[] };
 
+/** Why a saved plan was not applied: it is stale (the state moved), refused (not what a plan made now would do), or held errors. */
+export type SavedRefusal = 'stale' | 'refused' | 'unusable';
+
+const REFUSAL_HEADS: Record<SavedRefusal, string> = {
+  stale: 'the saved plan is stale',
+  refused: 'the saved plan is refused',
+  unusable: 'the saved plan of this source has errors or no plan',
+};
+
+/** The first error of a saved plan that was not applied: what happened, that nothing was applied, and what to do. */
+export function savedRefusalHead(refusal: SavedRefusal, why: string): string {
+  return `${REFUSAL_HEADS[refusal]}: ${why}`;
+}
+
+/** Whether a plan's errors say that its saved plan was not applied, and why; null for any other errors. */
+export function savedRefusal(errors: readonly string[]): SavedRefusal | null {
+  const first = errors[0] ?? '';
+  for (const [refusal, head] of Object.entries(REFUSAL_HEADS) as Array<[SavedRefusal, string]>) {
+    if (first.startsWith(`${head}: `)) return refusal;
+  }
+  return null;
+}
+
 /**
  * The saved changes of one source checked against a plan made now (`fresh`, of the same declared repo against the
  * live state now, with the same options). One decision: a saved change is applied only when the plan made now holds

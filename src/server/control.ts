@@ -4,6 +4,7 @@ import { closest } from '../suggest.js';
 import type { AuthVerdict } from './auth-gate.js';
 import { CONTROL_TOKEN_ENV } from './endpoint-secrets.js';
 import { crossSiteProblem } from './request-origin.js';
+import { errorMessage } from '../errors.js';
 
 export type ControlAction = 'sync' | 'suspend' | 'resume';
 
@@ -43,6 +44,8 @@ export async function handleControl(
   url: URL,
   authorize: ((request: IncomingMessage) => AuthVerdict) | null,
   target: ControlTarget,
+  /** Leader election: a standby's answer once the request is authenticated (standby.ts); null to go on. */
+  standby: () => ControlAnswer | null = () => null,
 ): Promise<ControlAnswer> {
   const match = ROUTE.exec(url.pathname);
   if (match === null) return { status: 404, body: { error: `no route ${url.pathname}; try POST /sources/<name>/sync, /suspend or /resume` } };
@@ -53,6 +56,8 @@ export async function handleControl(
   const verdict = authorize(request);
   if (verdict === 'throttled') return { status: 429, body: { error: 'too many failed attempts from this address: wait, then send the right token' } };
   if (verdict === 'refused') return { status: 401, body: { error: 'unauthorized: send the control token as Authorization: Bearer <token>' } };
+  const aside = standby();
+  if (aside !== null) return aside;
   const source = decodeURIComponent(match[1] ?? '');
   const action = match[2] as ControlAction;
   if (!target.has(source)) return { status: 404, body: { error: unknownSource(source, target.names()), sources: target.names() } };
@@ -63,7 +68,7 @@ export async function handleControl(
         await (action === 'suspend' ? target.suspend(source) : target.resume(source));
       } catch (error) {
         // Not a success: the record on disk does not say what was asked, so a restart would not keep it.
-        return { status: 500, body: { source, suspended: target.suspended(source), error: error instanceof Error ? error.message : String(error) } };
+        return { status: 500, body: { source, suspended: target.suspended(source), error: errorMessage(error) } };
       }
       return { status: 200, body: { source, suspended: action === 'suspend' } };
     }

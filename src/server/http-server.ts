@@ -46,7 +46,7 @@ export interface DaemonRoutes {
   statuses(options?: { history?: boolean }): SourceStatus[];
   readiness(): Readiness;
   registry: Registry;
-  webhook(request: IncomingMessage, rawBody: Buffer): WebhookResponse;
+  webhook(request: IncomingMessage, rawBody: Buffer): WebhookResponse | Promise<WebhookResponse>;
   logger: Logger;
   /** When set, /status and /metrics answer only requests that carry it (see authorization.ts). */
   statusToken: string | null;
@@ -131,7 +131,7 @@ async function route(request: IncomingMessage, response: ServerResponse, routes:
       return;
     }
     if (body === 'too-large') return send(response, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
-    const answer = routes.webhook(request, body);
+    const answer = await routes.webhook(request, body);
     return send(response, answer.status, answer.body);
   }
   if (method !== 'GET' && method !== 'HEAD') return send(response, 405, { error: 'use GET' }, { allow: 'GET, HEAD' });

@@ -89,6 +89,7 @@ const BADGES = {
   success: ['in sync', 'ok'],
   failure: ['failed', 'bad'],
   timeout: ['timed out', 'warn'],
+  'handed-over': ['handed over', 'idle'],
   none: ['no pass yet', 'idle'],
 } as const;
 
@@ -127,8 +128,8 @@ ${history.map((p) => html`<tr><td>${when(p.finishedAt, now)}</td><td>${p.trigger
 </details>`;
 }
 
-const RESULT_TONES: Record<PassRecord['result'], string> = { success: 'ok', failure: 'bad', timeout: 'warn' };
-const BAR_COLOURS: Record<PassRecord['result'], string> = { success: '#2f855a', failure: '#c53030', timeout: '#b7791f' };
+const RESULT_TONES: Record<PassRecord['result'], string> = { success: 'ok', failure: 'bad', timeout: 'warn', 'handed-over': 'idle' };
+const BAR_COLOURS: Record<PassRecord['result'], string> = { success: '#2f855a', failure: '#c53030', timeout: '#b7791f', 'handed-over': '#a0aec0' };
 
 /** One bar per pass, oldest on the left, as high as its changes; a pass without a plan is a grey tick. */
 function sparkline(passes: readonly PassRecord[]): SafeHtml {

@@ -20,15 +20,17 @@ export interface WebhookOptions {
   refused(reason: string): void;
   /** The deliveries seen lately: one seen again triggers nothing. */
   deliveries: DeliveryLog;
+  /** Leader election: a verified delivery that reaches a standby is handed to the leader (standby.ts); null while leading. */
+  standby?(headers: IncomingHttpHeaders, rawBody: Buffer, secret: string): Promise<WebhookResponse> | null;
 }
 
 /**
  * `POST /webhook`: a GitHub (`X-Hub-Signature-256`) or GitLab (`X-Gitlab-Token`) push. A missing or bad signature
  * gets 401 and triggers nothing; a delivery seen before (same delivery id or same body, within a day) gets 200 and
  * triggers nothing; a good one triggers the git sources of the pushed repository (all git sources when that cannot be
- * told) and gets 202.
+ * told) and gets 202. On a standby, a verified delivery is handed to the leader, whose answer it passes on.
  */
-export function handleWebhook(headers: IncomingHttpHeaders, rawBody: Buffer, options: WebhookOptions): WebhookResponse {
+export function handleWebhook(headers: IncomingHttpHeaders, rawBody: Buffer, options: WebhookOptions): WebhookResponse | Promise<WebhookResponse> {
   if (options.secret === null) {
     options.logger.warn('webhook refused: no webhook secret is configured');
     return { status: 503, body: { error: 'webhooks are disabled: no secret is configured' } };
@@ -45,6 +47,8 @@ export function handleWebhook(headers: IncomingHttpHeaders, rawBody: Buffer, opt
     return { status: 401, body: { error: `unauthorized: ${reason}` } };
   }
   if (header(headers, 'x-github-event') === 'ping') return { status: 200, body: { accepted: false, event: 'ping' } };
+  const handed = options.standby?.(headers, rawBody, options.secret) ?? null;
+  if (handed !== null) return handed;
   const delivery = (header(headers, 'x-github-delivery') ?? header(headers, 'x-gitlab-event-uuid'))?.slice(0, 100);
   if (options.deliveries.seen(delivery, rawBody)) {
     options.logger.info({ delivery }, 'webhook delivery already seen: no pass');

@@ -2,12 +2,13 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { simpleGit, type SimpleGit } from 'simple-git';
 import type { GitSourceConfig } from '../config/types.js';
-import { GitFetchError } from '../errors.js';
+import { errorMessage, GitFetchError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Checkout, Source } from './types.js';
 import { makeStateDir, stateDirLayout } from '../state-dir.js';
 import { checkCheckout } from './checkout-checks.js';
 import { gitRemote, type GitRemote } from './git-remote.js';
+import { gitProxyEnv, proxySettings } from '../http/proxy.js';
 
 export interface GitSourceOptions {
   /** Source name; the checkout lives in `stateDir/git/<name>`. */
@@ -39,7 +40,7 @@ async function fetchCheckout(options: GitSourceOptions, signal: AbortSignal | un
   }
   const remote = gitRemote(options.git.url, options.env);
   const url = remote.display;
-  const safe = (error: unknown) => remote.redact(error instanceof Error ? error.message : String(error));
+  const safe = (error: unknown) => remote.redact(errorMessage(error));
   let fetched: { git: SimpleGit; revision: string };
   try {
     const git = await openRepository(checkout, options, remote, signal);
@@ -70,7 +71,7 @@ async function openRepository(checkout: string, options: GitSourceOptions, remot
     baseDir: checkout,
     unsafe: UNSAFE_ENV_ALLOWED,
     ...(signal === undefined ? {} : { abort: signal }),
-  }).env({ ...options.env, ...remote.env, GIT_TERMINAL_PROMPT: '0' });
+  }).env(gitEnv(options.env, remote));
   if (!existsSync(path.join(checkout, '.git'))) {
     await git.init();
     await git.addRemote('origin', remote.url);
@@ -79,6 +80,16 @@ async function openRepository(checkout: string, options: GitSourceOptions, remot
   }
   await git.remote(['set-url', 'origin', remote.url]);
   return git;
+}
+
+/**
+ * git's environment: the operator's, the remote's credential helper, and the proxy the API client would use for the
+ * remote's URL (http/proxy.ts decides it once for both: NO_PROXY's CIDR ranges and loopback, either case of the
+ * variables), given to git as its own `http.proxy`.
+ */
+function gitEnv(env: NodeJS.ProcessEnv, remote: GitRemote): NodeJS.ProcessEnv {
+  const configured = Number.parseInt(remote.env['GIT_CONFIG_COUNT'] ?? env['GIT_CONFIG_COUNT'] ?? '0', 10) || 0;
+  return { ...env, ...remote.env, ...gitProxyEnv(remote.url, proxySettings(env), configured), GIT_TERMINAL_PROMPT: '0' };
 }
 
 const UNSAFE_ENV_ALLOWED = {

@@ -17,10 +17,15 @@ export function pointerPath(pointer: string): (string | number)[] {
     .map((segment) => (/^(0|[1-9][0-9]*)$/.test(segment) ? Number(segment) : segment));
 }
 
+/** How much of a long string value a message shows. */
+const SHOWN_CHARACTERS = 60;
+
 /** A short rendering of a value for a message. */
 export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
   if (value === null) return 'null';
   if (typeof value === 'object') return 'a mapping';
+  // A value is echoed bounded: a 20,000-character id in a file is named by its start and its length.
+  if (typeof value === 'string' && value.length > SHOWN_CHARACTERS) return `${JSON.stringify(value.slice(0, SHOWN_CHARACTERS)).slice(0, -1)}…" (${value.length} characters)`;
   return JSON.stringify(value) ?? String(value);
 }

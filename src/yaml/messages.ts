@@ -4,11 +4,12 @@ import { describeValue, keyLabel, type KeyPath } from './key-path.js';
 
 /** What a pattern or format in the published schemas means, for messages. Keyed as written in the schema. */
 const HINTS: Readonly<Record<string, string>> = {
-  '^polset-[A-Za-z0-9_-]+$': 'is not a policy set id (polset- followed by letters and digits)',
-  '^(?!(ws|prj|apool|pol|polsetver|agent|var)-)[A-Za-z0-9_-]+$': 'is not a policy set name or id (letters, digits, - and _; an id is polset- followed by letters and digits, not another resource\'s id)',
-  '^(?!(polset|prj|apool|pol|polsetver|agent|var)-)[A-Za-z0-9_*-]+$': 'is not a workspace name or id (letters, digits, - and _, * as prefix or suffix; an id is ws- followed by letters and digits, not another resource\'s id)',
-  '^(?!(polset|ws|apool|pol|polsetver|agent|var)-)[A-Za-z0-9_* -]+$': 'is not a project name or id (letters, digits, spaces, - and _, * as prefix or suffix; an id is prj- followed by letters and digits)',
-  '^ws-[A-Za-z0-9_-]+$': 'is not a workspace id (ws- followed by letters and digits)',
+  '^polset-[A-Za-z0-9_-]{1,64}$': 'is not a policy set id (polset- followed by at most 64 letters, digits, - and _)',
+  '^ws-[A-Za-z0-9_-]{1,64}$': 'is not a workspace id (ws- followed by at most 64 letters, digits, - and _)',
+  '^prj-[A-Za-z0-9_-]{1,64}$': 'is not a project id (prj- followed by at most 64 letters, digits, - and _)',
+  '^(polset-[A-Za-z0-9_-]{1,64}|(?!(ws|prj|apool|pol|polset|polsetver|agent|var)-)[A-Za-z0-9_-]{1,90})$': 'is not a policy set name or id (a name: letters, digits, - and _; an id: polset- followed by at most 64 letters, digits, - and _; never another resource\'s id)',
+  '^(ws-[A-Za-z0-9_-]{1,64}|(?!(ws|polset|prj|apool|pol|polsetver|agent|var)-)[A-Za-z0-9_*-]{1,90})$': 'is not a workspace name or id (a name: letters, digits, - and _, * as prefix or suffix; an id: ws- followed by at most 64 letters, digits, - and _; never another resource\'s id)',
+  '^(prj-[A-Za-z0-9_-]{1,64}|(?!(prj|polset|ws|apool|pol|polsetver|agent|var)-)[A-Za-z0-9_* -]{1,90})$': 'is not a project name or id (a name: letters, digits, spaces, - and _, * as prefix or suffix; an id: prj- followed by at most 64 letters, digits, - and _)',
   '^[A-Za-z0-9_-]+$': 'is not a valid name (letters, digits, - and _)',
   '^[1-9][0-9]*[smhd]$': 'is not a duration (a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d)',
   '^(embedded|https?://[^\\s]+)$': 'is not "embedded" or an http(s) URL',

@@ -17,6 +17,8 @@ export interface CliOptions {
   cwd?: string;
   /** Kills the process (SIGKILL) after this long: for a run that must end by itself. */
   timeoutMs?: number;
+  /** In-process runs only: stdout and stderr say they are a terminal (`isTTY`), as a person's are. @default false */
+  terminal?: boolean;
 }
 
 function baseEnv(env: Record<string, string> = {}): Record<string, string> {
@@ -66,6 +68,7 @@ function capture(): { stream: Writable; text(): string } {
 export async function runCli(args: string[], options: Omit<CliOptions, 'cwd'> = {}): Promise<CliRun> {
   const stdout = capture();
   const stderr = capture();
+  if (options.terminal === true) for (const stream of [stdout.stream, stderr.stream]) Object.assign(stream, { isTTY: true, columns: 120 });
   const code = await runCommandLine(args, {
     stdout: stdout.stream as unknown as NodeJS.WriteStream,
     stderr: stderr.stream,

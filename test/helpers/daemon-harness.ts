@@ -8,6 +8,7 @@ import type { DeliveryLimits } from '../../src/notify/index.js';
 import { createApiClient } from '../../src/api/from-config.js';
 import type { PolicyApi } from '../../src/api/types.js';
 import { startDaemon, type AuthLimits, type DaemonMetrics, type HttpLimits, type Reconcile, type RunningDaemon, type TriggerReason } from '../../src/daemon/index.js';
+import type { Elector } from '../../src/leader/index.js';
 import type { PassOutcome, PassRequest } from '../../src/reconcile.js';
 import { captureLogs, type CapturedLogs } from './logs.js';
 
@@ -51,6 +52,8 @@ export async function startTestDaemon(
     sources: SourceConfig[]; pass?: Reconcile; api?: PolicyApi; env?: NodeJS.ProcessEnv; metrics?: DaemonMetrics; httpLimits?: HttpLimits;
     notifications?: NotificationConfig[]; notificationLimits?: Partial<DeliveryLimits>; now?: () => Date; stateDir?: string;
     authLimits?: AuthLimits; allowedHosts?: string[]; listen?: string;
+    /** Leader election: the sources sync only while it leads. @default none */
+    election?: Elector;
   },
 ): Promise<TestDaemon> {
   const logs = captureLogs();
@@ -82,6 +85,7 @@ export async function startTestDaemon(
     ...(options.notificationLimits === undefined ? {} : { notificationLimits: options.notificationLimits }),
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.authLimits === undefined ? {} : { authLimits: options.authLimits }),
+    ...(options.election === undefined ? {} : { election: options.election }),
     backoff: { initialMs: 60_000, maxMs: 60_000 },
     watchDebounceMs: 100,
   });

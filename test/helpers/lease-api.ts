@@ -67,7 +67,7 @@ export async function startLeaseApi(dir: string, options: { namespace: string; t
           return answer(409, status(409, 'Conflict', `Operation cannot be fulfilled on leases.coordination.k8s.io "${name}": the object has been modified; please apply your changes to the latest version and try again`));
         }
         revision += 1;
-        stored = { ...body, metadata: { ...stored.metadata, resourceVersion: String(revision) } };
+        stored = { ...body, metadata: { ...stored.metadata, annotations: body?.metadata?.annotations, resourceVersion: String(revision) } };
         return answer(200, stored);
       }
       return answer(405, status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'));
