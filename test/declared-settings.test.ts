@@ -107,7 +107,7 @@ describe('policy settings', () => {
     const problems = await problemsFor('policies/long.native', `policy-sets:\n  - ${long}\n`);
     assert.equal(problems.length, 1);
     assert.equal(problems[0]?.line, 2);
-    assert.match(problems[0]?.message ?? '', /^policy-sets\[0\] "polset-a+…" \(20007 characters\) is not a policy set id/);
+    assert.match(problems[0]?.message ?? '', /^policy-sets\[0\] "polset-a+…" \(20007 characters\) is not a policy set name or id/);
     assert.ok((problems[0]?.message.length ?? 0) < 300, problems[0]?.message);
   });
 
