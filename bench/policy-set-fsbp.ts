@@ -84,7 +84,9 @@ try {
 function summary(list: readonly Logged[]): string {
   const counts = new Map<string, number>();
   for (const r of list) {
-    const path = r.path.replace(/\?.*$/, '').replace(/\/(pol|polset|polsetver|apool|ws|prj|var)-[A-Za-z0-9_-]+/g, '/:id').replace(/\/organizations\/[^/]+/, '/organizations/:org');
+    const path = r.path.replace(/\?.*$/, '').replace(/\/(pol|polset|polsetver|apool|ws|prj|var)-[A-Za-z0-9_-]+/g, '/:id').replace(/\/organizations\/[^/]+/, '/organizations/:org')
+      // The upload link is a credential for its hour: never printed.
+      .replace(/^\/_archivist\/.*$/, '(the version\'s upload link)');
     counts.set(`${r.method} ${path}`, (counts.get(`${r.method} ${path}`) ?? 0) + 1);
   }
   return [...counts].map(([k, n]) => `${k} x${n}`).join(', ');
