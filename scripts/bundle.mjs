@@ -10,7 +10,8 @@
  *   node scripts/bundle.mjs [OUT_DIR] [--metafile FILE]     (default: bundle/)
  */
 import { build } from 'esbuild';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -50,14 +51,31 @@ const result = await build({
       },
     },
     {
+      // @cdktf/hcl2json reads its WebAssembly from beside its own files (__dirname, which an ES module bundle lacks):
+      // the bundle reads it from hcl2json.wasm.gz beside itself, copied there below.
+      name: 'hcl2json-wasm',
+      setup(builder) {
+        builder.onLoad({ filter: /[\\/]@cdktf[\\/]hcl2json[\\/]lib[\\/]bridge\.js$/ }, (args) => {
+          const text = readFileSync(args.path, 'utf8');
+          const from = '(0, path_1.join)(__dirname, "..", "main.wasm.gz")';
+          if (!text.includes(from)) throw new Error(`${args.path} no longer reads main.wasm.gz as this build expects`);
+          // The banner's require is made from the bundle's own URL: it resolves the file beside the bundle.
+          return { contents: text.replace(from, 'require.resolve("./hcl2json.wasm.gz")'), loader: 'js' };
+        });
+      },
+    },
+    {
       // debug (under simple-git) tries require('supports-color') and goes on without it. Left unresolved, the bundle
       // would load whatever supports-color a node_modules above it holds; inside, it is an empty module: no colours.
+      // Go's wasm_exec.js (under @cdktf/hcl2json) requires 'performance' only where globalThis lacks it, never on Node 20.
       name: 'no-optional-requires',
       setup(builder) {
-        builder.onResolve({ filter: /^supports-color$/ }, () => ({ path: 'supports-color', namespace: 'empty' }));
+        builder.onResolve({ filter: /^(supports-color|performance)$/ }, (args) => ({ path: args.path, namespace: 'empty' }));
         builder.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
       },
     },
   ],
 });
 if (values.metafile !== undefined) writeFileSync(values.metafile, JSON.stringify(result.metafile));
+const hcl2json = path.dirname(createRequire(import.meta.url).resolve('@cdktf/hcl2json/package.json'));
+copyFileSync(path.join(hcl2json, 'main.wasm.gz'), path.join(outdir, 'hcl2json.wasm.gz'));

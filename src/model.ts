@@ -108,10 +108,51 @@ export interface ForeignPolicy {
   kind: string;
 }
 
+/** A version of a live policy set, as the plan reports it. */
+export interface LiveSetVersion {
+  id: string;
+  /** `pending`, `ingressing`, `ready`, `errored`, `canceled`, or what the service sent. */
+  status: string;
+  /** The service's reason of an `errored` version; null otherwise. */
+  errorMessage: string | null;
+}
+
+/** A live policy set as the planner compares it. */
+export interface LivePolicySet {
+  id: string;
+  name: string;
+  kind: PolicyKind;
+  /** As stored, ownership marker (and the digest of the content it records) included. */
+  description: string | null;
+  global: boolean;
+  overridable: boolean | null;
+  agentEnabled: boolean;
+  policyToolVersion: string | null;
+  /** Whether its content comes in versions (uploaded, or from VCS) rather than individual policies. */
+  versioned: boolean;
+  /** Backed by a VCS repository: this tool never uploads a version to it. */
+  vcsBacked: boolean;
+  /** Its parameters, read only when its declaration manages them (a sensitive one's value reads ""); null: not read. */
+  parameters: Array<{ id: string; key: string; value: string; sensitive: boolean }> | null;
+  /** Where it is enforced: `ws-` and `prj-` ids, and those excluded. */
+  workspaceIds: string[];
+  projectIds: string[];
+  workspaceExclusionIds: string[];
+  projectExclusionIds: string[];
+  /** The newest successful version (what the service enforces), and the newest of all; null when none. */
+  currentVersionId: string | null;
+  newestVersion: LiveSetVersion | null;
+}
+
 /** What the planner knows of one organization. */
 export interface LiveState {
   policies: LivePolicy[];
   pools: LivePool[];
+  /** Policy sets of known kinds; absent when the source declares none (they are then not read). */
+  policySets?: LivePolicySet[];
+  /** The organization's workspaces and projects, read only when a declaration names one by name. */
+  workspaces?: Array<{ id: string; name: string }>;
+  projects?: Array<{ id: string; name: string }>;
   /** Policies of kinds this tool does not know; the plan names them once and leaves them alone. Absent: none. */
   foreignPolicies?: ForeignPolicy[];
 }

@@ -11,6 +11,8 @@ export interface PassProgress {
   done: number;
   total: number | null;
   failed: number;
+  /** While applying: the wave under way (apply/waves.ts). */
+  wave?: string;
 }
 
 const PHASE_WORDS: Record<PassPhase, string> = {
@@ -125,10 +127,10 @@ export class ProgressReporter {
     this.lastReport = this.now();
     const line = progressLine(progress, this.lastReport - this.phaseStart);
     if (this.options.terminal) {
-      this.options.terminal.show(`[${progress.source}] ${line}`);
+      this.options.terminal.show(`[${progress.source}] ${line}${progress.wave === undefined ? '' : ` (${progress.wave})`}`);
       return;
     }
-    const { source, phase, done, total, failed } = progress;
-    this.options.logger[level]({ source, phase, done, total, failed }, line);
+    const { source, phase, done, total, failed, wave } = progress;
+    this.options.logger[level]({ source, phase, done, total, failed, ...(wave === undefined ? {} : { wave }) }, line);
   }
 }

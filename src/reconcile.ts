@@ -11,6 +11,8 @@ import { readLive } from './live/read-live.js';
 import type { CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
 import type { LiveState } from './model.js';
+import { limitErrors, mayPassLimits } from './plan/limits.js';
+import { resolveNames } from './plan/names.js';
 import { planPairs } from './plan/plan.js';
 import { matchPolicies, pairResources, type Pairing } from './plan/pairs.js';
 import { policiesShowingCode } from './plan/policies.js';
@@ -86,8 +88,9 @@ export interface PassOutcome {
 export async function runPass(request: PassRequest): Promise<PassOutcome> {
   const { source, logger } = request;
   const session = openPassSession(request.api, request.signal, request.now);
+  let wave: string | undefined;
   const progress = (phase: PassProgress['phase'], done: number, total: number | null, failed = 0) =>
-    request.onProgress?.({ source: source.name, phase, done, total, failed });
+    request.onProgress?.({ source: source.name, phase, done, total, failed, ...(wave === undefined ? {} : { wave }) });
   const header = { name: source.name, organization: source.organization, revision: request.revision };
   const unplanned = (unreadable: UnplannedSource['unreadable'], errors: string[]): PassOutcome => ({
     sourcePlan: { ...header, plan: null, unreadable, errors },
@@ -112,6 +115,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   // was checked when it was made).
   if (declaresNothing(declared) && !source.allowEmpty && request.saved === undefined) return unplanned('declared', [emptySourceError(request.dir)]);
 
+  declared = withSensitiveDigests(declared, session.api);
   let live: LiveState;
   await request.beforeLive?.();
   try {
@@ -124,7 +128,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   }
   session.signal?.throwIfAborted();
   const options = planOptions(request, session);
-  const fresh = await freshPlan(declared, live, options);
+  const fresh = await freshPlan(declared, live, options, { api: session.api, organization: source.organization });
   if (typeof fresh === 'string') return unplanned('declared', [fresh]);
   const plan = request.saved === undefined ? fresh.plan : savedPlan(request.saved, fresh.plan, fresh.pairing);
   // A plan with nothing to do is a debug line: an idle daemon finds one at every pass (its warnings are said apart).
@@ -149,6 +153,10 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     onUploaded: (policyId, updatedAt, digest) => request.codeCache?.set(policyId, updatedAt, digest),
     concurrency: request.concurrency,
     ...(request.appliedLogLevel === undefined ? {} : { appliedLogLevel: request.appliedLogLevel }),
+    onWave: (name) => {
+      wave = name;
+      progress('applying', done, plan.changes.length, failed);
+    },
     onResult: (result) => {
       if (result.outcome === 'failed') failed += 1;
       progress('applying', Math.min((done += 1), plan.changes.length), plan.changes.length, failed);
@@ -209,13 +217,39 @@ function planOptions(request: PassRequest, session: PassSession): PlanOptions {
  * A new plan of the declared state against the live state, and the one pairing it was made from (a saved plan is
  * checked against the same pairs); a string when the code texts it shows cannot be read.
  */
-async function freshPlan(declared: DeclaredState, live: LiveState, options: PlanOptions): Promise<{ plan: Plan; pairing: Pairing } | string> {
+async function freshPlan(
+  declared: DeclaredState, live: LiveState, options: PlanOptions, where: { api: PolicyApi; organization: string },
+): Promise<{ plan: Plan; pairing: Pairing } | string> {
   let shown: DeclaredState;
+  const names = resolveNames(declared, live);
   try {
-    shown = await withCodeTexts(declared, policiesShowingCode(matchPolicies(declared.policies, live.policies)));
+    shown = await withCodeTexts(names.declared, policiesShowingCode(matchPolicies(names.declared.policies, live.policies)));
   } catch (error) {
     return errorMessage(error);
   }
   const pairing = pairResources(shown, live, options);
-  return { plan: planPairs(pairing, shown, live, options), pairing };
+  const plan = planPairs(pairing, shown, live, options, names);
+  // The edition's limits are read only when the plan could pass one: a pass with nothing to create costs no request for them.
+  if (!mayPassLimits(plan, shown)) return { plan, pairing };
+  try {
+    const limits = await where.api.getEntitlements(where.organization);
+    return { plan: { ...plan, errors: [...plan.errors, ...limitErrors(plan, shown, live, limits)] }, pairing };
+  } catch (error) {
+    // An API that does not say its limits is not refused: the service refuses what passes them, naming the limit.
+    return { plan: { ...plan, warnings: [...plan.warnings, `the edition's limits could not be read (${errorMessage(error)}); they were not checked`] }, pairing };
+  }
+}
+
+/**
+ * Each policy set with sensitive parameters gets the keyed digest of their keys and values (the API's
+ * `keyedDigest`: HMAC with its token), which its marker records; without a key none is made, and they are sent each pass.
+ */
+function withSensitiveDigests(declared: DeclaredState, api: PolicyApi): DeclaredState {
+  if (declared.policySets === undefined || api.keyedDigest === undefined) return declared;
+  const digest = (text: string) => api.keyedDigest!(text);
+  const policySets = declared.policySets.map((set) => {
+    const sensitive = (set.parameters ?? []).filter((p) => p.sensitive).map((p) => [p.key, p.value]);
+    return sensitive.length === 0 ? set : { ...set, sensitiveDigest: digest(JSON.stringify([set.name, sensitive])) };
+  });
+  return { ...declared, policySets };
 }

@@ -30,8 +30,21 @@ const AUTHORIZATION = /(authorization"?\s*[:=]\s*"?(?:basic|bearer|token)\s+)[^\
 /** Log fields whose value is a secret whatever it is; the logger hides them before the line is written. */
 export const SECRET_LOG_FIELDS = ['token', 'apiToken', 'authorization', 'headers.authorization', 'webhookSecret', '*.token', '*.authorization'];
 
-/** The redactor of `secrets` (each also as it appears URL-encoded and inside a JSON string). */
-export function createRedactor(secrets: Iterable<string>): Redact {
+/**
+ * Secrets learned after start-up (a policy set's sensitive parameters, read with the declared repo): every redactor
+ * hides them too, from the moment they are learned.
+ */
+const learned = new Set<string>();
+let learnedForms: string[] = [];
+
+export function learnSecrets(secrets: Iterable<string>): void {
+  const before = learned.size;
+  for (const secret of secrets) learned.add(secret);
+  if (learned.size !== before) learnedForms = formsOf(learned);
+}
+
+/** Each secret as written, URL-encoded and inside a JSON string, longest first. */
+function formsOf(secrets: Iterable<string>): string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {
     if (secret.length < MIN_SECRET) continue;
@@ -39,10 +52,16 @@ export function createRedactor(secrets: Iterable<string>): Redact {
     forms.add(encodeURIComponent(secret));
     forms.add(JSON.stringify(secret).slice(1, -1));
   }
-  const known = [...forms].sort((a, b) => b.length - a.length);
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/** The redactor of `secrets` (each also as it appears URL-encoded and inside a JSON string), and of those learned. */
+export function createRedactor(secrets: Iterable<string>): Redact {
+  const known = formsOf(secrets);
   return (text) => {
     let out = text;
     for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
+    for (const secret of learnedForms) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
     return out.replace(USERINFO, `$1${HIDDEN}@`).replace(QUERY_CREDENTIAL, `$1${HIDDEN}`).replace(AUTHORIZATION, `$1${HIDDEN}`);
   };
 }

@@ -94,7 +94,7 @@ describe('policy settings', () => {
     assert.deepEqual(await problemsFor('policies/t.native', settings), [
       { line: 1, message: 'description must be a string or null, not 42' },
       { line: 2, message: 'enforcement-level must be a string, not a list' },
-      { line: 5, message: 'policy-sets[1] "ws-wrong" is not a policy set id (polset- followed by at most 64 letters, digits, - and _)' },
+      { line: 5, message: 'policy-sets[1] "ws-wrong" is not a policy set name or id (a name: letters, digits, - and _; an id: polset- followed by at most 64 letters, digits, - and _; never another resource\'s id)' },
       { line: 6, message: 'policy-sets lists "polset-ok" twice' },
       { line: 7, message: 'unknown key "extra" (allowed: description, enforcement-level, query, policy-sets)' },
     ]);
@@ -107,7 +107,7 @@ describe('policy settings', () => {
     const problems = await problemsFor('policies/long.native', `policy-sets:\n  - ${long}\n`);
     assert.equal(problems.length, 1);
     assert.equal(problems[0]?.line, 2);
-    assert.match(problems[0]?.message ?? '', /^policy-sets\[0\] "polset-a+…" \(20007 characters\) is not a policy set id/);
+    assert.match(problems[0]?.message ?? '', /^policy-sets\[0\] "polset-a+…" \(20007 characters\) is not a policy set name or id/);
     assert.ok((problems[0]?.message.length ?? 0) < 300, problems[0]?.message);
   });
 

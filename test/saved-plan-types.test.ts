@@ -9,10 +9,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { AgentStatus, EnforcementLevel, Ownership, PolicyKind } from '../src/model.js';
-import type { CodeRef, LiveAgentRef, LivePolicyRef, LivePoolRef, PolicySpec, PoolSpec } from '../src/plan/refs.js';
+import type { CodeRef, LiveAgentRef, LivePolicyRef, LivePolicySetRef, LivePoolRef, PolicySetSpec, PolicySpec, PoolSpec } from '../src/plan/refs.js';
 import type { SavedRun, SavedRunSource, SavedSource } from '../src/plan/saved.js';
-import type { AgentChange, ChangeAction, PolicyChange, PoolChange, ResourceType } from '../src/plan/types.js';
-import type { AgentCleanup, CodeSource } from '../src/declared/types.js';
+import type { AgentChange, ChangeAction, PolicyChange, PolicySetChange, PoolChange, ResourceType } from '../src/plan/types.js';
+import type { AgentCleanup, CodeSource, SetContent } from '../src/declared/types.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
 
 type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T];
@@ -64,7 +64,7 @@ const ENUMS = {
   kind: { native: true, opa: true } satisfies Members<PolicyKind>,
   level: { 'hard-mandatory': true, 'soft-mandatory': true, advisory: true, mandatory: true } satisfies Members<EnforcementLevel>,
   action: { create: true, update: true, replace: true, delete: true } satisfies Members<ChangeAction>,
-  resource: { policy: true, 'agent-pool': true, agent: true } satisfies Members<ResourceType>,
+  resource: { policy: true, 'policy-set': true, 'agent-pool': true, agent: true } satisfies Members<ResourceType>,
   ownership: { marker: true, organization: true } satisfies Members<Ownership>,
 };
 
@@ -99,6 +99,21 @@ describe('the saved plan\'s TypeScript types and its schema agree', () => {
       ['policy change', changeKeys('policy'), {
         ...base, resource: 'required', declared: 'required', live: 'required', uploadCode: 'required', adoptMarker: 'required',
       } satisfies Keys<PolicyChange>],
+      ['livePolicySet', keysOf(defs['livePolicySet']!), {
+        id: 'required', name: 'required', kind: 'required', description: 'required', global: 'required', overridable: 'required', agentEnabled: 'required',
+        policyToolVersion: 'required', versioned: 'required', vcsBacked: 'required', currentVersionId: 'required', newestVersion: 'required',
+        workspaceIds: 'required', projectIds: 'required', workspaceExclusionIds: 'required', projectExclusionIds: 'required', parameters: 'required',
+      } satisfies Keys<LivePolicySetRef>],
+      ['policySetSpec', keysOf(defs['policySetSpec']!), {
+        kind: 'required', settingsFile: 'required', description: 'required', global: 'required', overridable: 'required', agentEnabled: 'required',
+        policyToolVersion: 'required', scope: 'required', parameters: 'required', sensitiveDigest: 'required', content: 'required',
+      } satisfies Keys<PolicySetSpec>],
+      ['setContent', keysOf(defs['setContent']!), {
+        folder: 'required', root: 'required', configFile: 'required', digest: 'required', bytes: 'required', files: 'required', policies: 'required', modules: 'required',
+      } satisfies Keys<SetContent>],
+      ['policy-set change', changeKeys('policy-set'), {
+        ...base, resource: 'required', declared: 'required', live: 'required', uploadContent: 'required', adoptMarker: 'required',
+      } satisfies Keys<PolicySetChange>],
       ['agent-pool change', changeKeys('agent-pool'), { ...base, resource: 'required', declared: 'required', live: 'required' } satisfies Keys<PoolChange>],
       ['agent change', changeKeys('agent'), { ...base, resource: 'required', poolName: 'required', live: 'required' } satisfies Keys<AgentChange>],
       ['source', keysOf(defs['source']!), {

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { DEFAULT_API_CONCURRENCY, DEFAULT_RETRY_BUDGET_SECONDS } from '../config/to-config.js';
 import type { Logger } from '../logger.js';
 import { ApiError, CodeTooLargeError } from '../errors.js';
@@ -122,6 +123,10 @@ export class ApiClient implements PolicyApi {
    * The same client (one queue, one pacer, one connection pool) whose every request, queued, paced, backing off or
    * on the wire, ends once `signal` aborts, rejecting with the signal's reason.
    */
+  keyedDigest(text: string): string {
+    return createHmac('sha256', this.options.token).update(text).digest('hex');
+  }
+
   withSignal(signal: AbortSignal): ApiClient {
     if (signal === this.signal) return this;
     if (this.signal === undefined) return new ApiClient(this.options, { transport: this.transport, signal: sharedSignal(signal), kind: this.kind });

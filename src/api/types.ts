@@ -116,6 +116,11 @@ export interface AgentPoolList {
 /** What the rest of the program needs of the API. `ApiClient` (src/api/client.ts) implements it. */
 export interface PolicyApi extends PolicySetApi {
   /**
+   * HMAC-SHA256 (hex) of `text` keyed with the API token: a digest of a secret (a sensitive parameter) that only the
+   * holder of the token can check a guess against. Absent on an API that holds no token.
+   */
+  keyedDigest?(text: string): string;
+  /**
    * The same API whose every request ends once `signal` aborts (a pass that timed out, a shutdown). Called on an API
    * bound already, its requests end once either signal aborts, and count for the first one's `reached`.
    */

@@ -1,255 +1,49 @@
-import type { Logger } from '../logger.js';
-import { withKnownSets } from './replace-sets.js';
-import type { CreatePolicyInput, Policy, PolicyApi, UpdateAgentPoolInput, UpdatePolicyInput } from '../api/types.js';
 import { DEFAULT_API_CONCURRENCY } from '../config/to-config.js';
-import { codeBody } from '../declared/index.js';
-import { ApiError, errorMessage } from '../errors.js';
+import { errorMessage } from '../errors.js';
 import { mapLimit } from '../map-limit.js';
-import { blockedDelete } from './dependent-deletes.js';
-import { withMarker } from '../plan/marker.js';
-import { ownsMet, refuseMet } from '../plan/pairs.js';
+import { NOT_STARTED, type Change, type ChangeResult, type Plan } from '../plan/types.js';
+import type { ApplyOptions } from './options.js';
+import { sortIntoWaves, WAVES, type Wave } from './waves.js';
 
-import type { Ownership } from '../model.js';
-import type { CodeRef } from '../plan/refs.js';
-import { NOT_STARTED, type AgentChange, type Change, type ChangeResult, type Plan, type PolicyChange, type PoolChange } from '../plan/types.js';
-
-export interface ApplyOptions {
-  api: PolicyApi;
-  organization: string;
-  source: string;
-  ownership: Ownership;
-  logger: Logger;
-  /** Told of each upload whose answer carries the policy's new `updated-at`, with the code's digest (the code cache learns it). */
-  onUploaded?: (policyId: string, updatedAt: string, codeDigest: string) => void;
-  /** Changes under way at once. @default 8 */
-  concurrency?: number;
-  /** Once aborted, no further change starts; those under way finish (a create with its upload). */
-  stop?: AbortSignal;
-  /**
-   * The level of the record each applied change logs: `debug` where a person reads the plan and the summary after it
-   * (a terminal), `info` for JSON logs. A failed change is always an error record. @default 'info'
-   */
-  appliedLogLevel?: 'info' | 'debug';
-  /** Called as each change reaches its outcome (for progress reports). */
-  onResult?: (result: ChangeResult) => void;
-}
-
+export type { ApplyOptions } from './options.js';
 export { NOT_STARTED } from '../plan/types.js';
 
 /**
- * Executes exactly the planned changes, in four rounds: first the uploads of policies an interrupted run created
- * without code (so interruptions in a row do not pile them up); then creates and replaces, each policy's upload right
- * after its create, so an interruption leaves at most `concurrency` policies without code; then the other updates;
- * deletes last. A fresh plan and a checked saved plan (see plan/saved.ts) both come here.
- * One failed action does not stop the others, except that a failed pool create stops the pool deletes
- * (dependent-deletes.ts); a policy created in this pass whose upload fails is deleted again.
- * Resolves with one result per planned change, in plan order.
+ * Executes exactly the planned changes, wave by wave in the order of the table in waves.ts: one wave after the other,
+ * the changes of a wave side by side (at most `concurrency`). A fresh plan and a checked saved plan (see
+ * plan/saved.ts) both come here. One failed action does not stop the others, except where a wave's `skip` rule says
+ * so (a failed pool create stops the pool deletes: dependent-deletes.ts); a policy created in this pass whose upload
+ * fails is deleted again. Resolves with one result per planned change, in plan order.
  */
-export async function applyPlan(plan: Plan, options: ApplyOptions): Promise<ChangeResult[]> {
+export async function applyPlan(plan: Plan, options: ApplyOptions, waves: readonly Wave[] = WAVES): Promise<ChangeResult[]> {
   const results = new Map<Change, ChangeResult>();
-  const record = (change: Change, outcome: ChangeResult['outcome'], message: string | null = null) => {
-    const result = { change, outcome, message };
-    results.set(change, result);
-    options.onResult?.(result);
-    const meta = { resource: change.resource, resourceName: change.name, action: change.action, outcome };
-    if (outcome === 'failed') options.logger.error({ ...meta, error: message }, 'change failed');
-    else options.logger[options.appliedLogLevel ?? 'info'](meta, 'change applied');
-  };
+  const level = options.appliedLogLevel ?? 'info';
   const limit = Math.max(1, options.concurrency ?? DEFAULT_API_CONCURRENCY);
-  const run = <T extends Change>(changes: T[], step: (change: T) => Promise<void>) =>
-    mapLimit(changes, limit, async (change) => {
+  const sorted = sortIntoWaves(plan.changes, waves);
+  for (const [index, wave] of waves.entries()) {
+    const changes = sorted[index]!;
+    if (changes.length === 0 || options.stop?.aborted === true) continue;
+    options.logger[level]({ wave: wave.name, changes: changes.length }, `apply wave "${wave.name}"`);
+    options.onWave?.(wave.name, changes.length);
+    const record = (change: Change, outcome: ChangeResult['outcome'], message: string | null = null) => {
+      const result = { change, outcome, message };
+      results.set(change, result);
+      options.onResult?.(result);
+      const meta = { wave: wave.name, resource: change.resource, resourceName: change.name, action: change.action, outcome };
+      if (outcome === 'failed') options.logger.error({ ...meta, error: message }, 'change failed');
+      else options.logger[level](meta, 'change applied');
+    };
+    await mapLimit(changes, limit, async (change) => {
       if (options.stop?.aborted === true) return;
+      const blocked = wave.skip?.(change, results) ?? null;
+      if (blocked !== null) return record(change, 'skipped', blocked);
       try {
-        await step(change);
-        record(change, 'applied');
+        const skipped = await wave.run(change, options);
+        record(change, skipped === undefined ? 'applied' : 'skipped', skipped?.skipped ?? null);
       } catch (error) {
         record(change, 'failed', errorMessage(error));
       }
     });
-
-  const byAction = (action: Change['action']) => plan.changes.filter((c) => c.action === action && c.resource !== 'agent');
-
-  const update = async (change: Change) => {
-    if (change.resource === 'policy') await updatePolicy(change, options);
-    else if (change.resource === 'agent-pool') await options.api.updateAgentPool(change.id!, poolUpdate(change));
-  };
-  // Policies an interrupted run created without code get it first, so interruptions in a row do not pile them up.
-  const halfMade = (c: Change) => c.resource === 'policy' && c.uploadCode && c.live !== null && c.live.updatedAt === null;
-  await run(byAction('update').filter(halfMade), update);
-
-  await run([...byAction('create'), ...byAction('replace')], async (change) => {
-    if (change.resource === 'agent-pool') await createPool(change, options);
-    else if (change.resource === 'policy') await createPolicyWithCode(change, options);
-  });
-
-  await run(byAction('update').filter((c) => !halfMade(c)), update);
-
-  const deletes = plan.changes.filter((c) => c.action === 'delete');
-  await mapLimit(deletes, limit, async (change) => {
-    if (options.stop?.aborted === true) return;
-    const blocked = blockedDelete(change, results);
-    if (blocked !== null) return record(change, 'skipped', blocked);
-    try {
-      if (change.resource === 'agent') return await deleteAgent(change, options, record);
-      if (change.resource === 'policy') await options.api.deletePolicy(change.id!);
-      else await options.api.deleteAgentPool(change.id!);
-      record(change, 'applied');
-    } catch (error) {
-      record(change, 'failed', errorMessage(error));
-    }
-  });
-
+  }
   return plan.changes.map((c) => results.get(c) ?? { change: c, outcome: 'skipped' as const, message: NOT_STARTED });
-}
-
-/**
- * A create (or a replace: delete, then create) and its upload, as one step. A create refused because the name
- * is taken meets a policy another run made at the same time: it is looked up and used when it is this source's.
- */
-async function createPolicyWithCode(planned: PolicyChange, options: ApplyOptions): Promise<void> {
-  const change = await withKnownSets(planned, options.api);
-  const declared = change.declared!;
-  if (change.action === 'replace' && change.live !== null) await options.api.deletePolicy(change.live.id);
-  let made: Made;
-  try {
-    made = await createOrFind(change, options);
-  } catch (error) {
-    throw new Error(`${errorMessage(error)}${change.action === 'replace' ? lostOnReplace(change) : ''}`, { cause: error });
-  }
-  if (!made.upload) return;
-  try {
-    await upload(made.id, declared.code, options);
-  } catch (error) {
-    // A replacement keeps its policy sets: it stays, without code, and the next pass uploads it.
-    if (change.action === 'replace' || made.found) throw new Error(`${errorMessage(error)}; the policy is left without its code until the next pass uploads it`, { cause: error });
-    await deleteQuietly(made.id, options);
-    throw error;
-  }
-}
-
-interface Made {
-  id: string;
-  /** Whether the policy was made by someone else (another run at the same time) and found by name. */
-  found: boolean;
-  /** Whether its code must be uploaded. */
-  upload: boolean;
-}
-
-async function createOrFind(change: PolicyChange, options: ApplyOptions): Promise<Made> {
-  const declared = change.declared!;
-  // A create whose answer was lost finds the policy it made by name, and takes it only as one met here would be.
-  const owns = (met: Policy) => refuseMet(met, declared.kind, options) === null;
-  try {
-    const policy = await options.api.createPolicy(options.organization, createInput(change, options), owns);
-    return { id: policy.id, found: false, upload: true };
-  } catch (error) {
-    if (!nameTaken(error)) throw error;
-    const existing = (await options.api.listPolicies(options.organization, { search: change.name })).find((p) => p.name === change.name);
-    if (existing === undefined) throw error;
-    const refused = refuseMet(existing, declared.kind, options);
-    if (refused !== null) throw new Error(`${refused} (${errorMessage(error)})`, { cause: error });
-    const code = await options.api.downloadPolicyDigest(existing, 0);
-    options.logger.warn({ resourceName: change.name, policyId: existing.id }, 'policy created by another run at the same time; using it');
-    return { id: existing.id, found: true, upload: code === null || code.digest !== declared.code.sha256 };
-  }
-}
-
-/** A 422 "has already been taken" on a create: another run created the same name since the plan was made. */
-function nameTaken(error: unknown): boolean {
-  return error instanceof ApiError && error.status === 422 && /already been taken/i.test(error.message);
-}
-
-/** What a replace that deleted the live policy but could not create the new one has lost. */
-function lostOnReplace(change: PolicyChange): string {
-  const lost = change.live?.policySetIds ?? [];
-  if (lost.length === 0) return '; the live policy was deleted, and the next pass creates it again';
-  return `; the live policy was deleted, and its policy sets could not be restored: ${lost.join(', ')}. ` +
-    'The next pass creates it again; add it to those sets again by hand';
-}
-
-async function upload(id: string, code: CodeRef, options: ApplyOptions): Promise<void> {
-  const uploaded: Policy | null = await options.api.uploadPolicy(id, codeBody(code));
-  // The answer's `updated-at` is that of the bytes just sent: the next pass need not download them.
-  if (uploaded !== null && uploaded.updatedAt !== null) options.onUploaded?.(id, uploaded.updatedAt, code.sha256);
-}
-
-function createInput(change: PolicyChange, options: ApplyOptions): CreatePolicyInput {
-  const declared = change.declared!;
-  return {
-    name: change.name,
-    kind: declared.kind,
-    description: describe(declared.description, options),
-    enforcementLevel: declared.enforcementLevel,
-    query: declared.kind === 'opa' ? declared.query : null,
-    // A replacement keeps the policy sets of the policy it replaces unless the repo names them.
-    policySetIds: declared.policySets ?? change.live?.policySetIds ?? [],
-  };
-}
-
-async function updatePolicy(change: PolicyChange, options: ApplyOptions): Promise<void> {
-  const declared = change.declared!;
-  const input: UpdatePolicyInput = {};
-  if (change.fields['description'] !== undefined || change.adoptMarker) input.description = describe(declared.description, options);
-  if (change.fields['enforcement-level'] !== undefined) input.enforcementLevel = declared.enforcementLevel;
-  if (change.fields['query'] !== undefined && declared.query !== null) input.query = declared.query;
-  if (change.uploadCode) await upload(change.id!, declared.code, options);
-  if (Object.keys(input).length > 0) await options.api.updatePolicy(change.live!, input);
-  if (change.fields['policy-sets'] !== undefined && declared.policySets !== null) await movePolicy(change.id!, change.live!.policySetIds, declared.policySets, options);
-}
-
-/** Into the declared sets it is not in, then out of the live sets not declared: a policy is never briefly in no set. */
-async function movePolicy(id: string, live: readonly string[], declared: readonly string[], options: ApplyOptions): Promise<void> {
-  for (const set of declared.filter((s) => !live.includes(s))) await options.api.addPoliciesToSet(set, [id]);
-  for (const set of live.filter((s) => !declared.includes(s))) await options.api.removePoliciesFromSet(set, [id]);
-}
-
-function describe(description: string | null, options: ApplyOptions): string | null {
-  return options.ownership === 'marker' ? withMarker(description, options.source) : description;
-}
-
-async function createPool(change: PoolChange, options: ApplyOptions): Promise<void> {
-  const declared = change.declared!;
-  await options.api.createAgentPool(options.organization, {
-    name: change.name,
-    organizationScoped: declared.organizationScoped,
-    allowedWorkspaceIds: declared.allowedWorkspaces,
-    allowedProjectIds: declared.allowedProjects,
-    excludedWorkspaceIds: declared.excludedWorkspaces,
-  // Pools carry no marker: one found after a lost answer is this source's as an undeclared one would be.
-  }, () => ownsMet(null, options));
-}
-
-/** Name and scope always (see UpdateAgentPoolInput); the allowed workspaces only when they drifted. */
-function poolUpdate(change: PoolChange): UpdateAgentPoolInput {
-  const declared = change.declared!;
-  const input: UpdateAgentPoolInput = { name: change.name, organizationScoped: declared.organizationScoped };
-  if (change.fields['allowed-workspaces'] !== undefined && declared.allowedWorkspaces !== null) {
-    input.allowedWorkspaceIds = declared.allowedWorkspaces;
-  }
-  if (change.fields['allowed-projects'] !== undefined && declared.allowedProjects) input.allowedProjectIds = declared.allowedProjects;
-  if (change.fields['excluded-workspaces'] !== undefined && declared.excludedWorkspaces) input.excludedWorkspaceIds = declared.excludedWorkspaces;
-  return input;
-}
-
-async function deleteAgent(
-  change: AgentChange,
-  options: ApplyOptions,
-  record: (change: Change, outcome: ChangeResult['outcome'], message?: string | null) => void,
-): Promise<void> {
-  try {
-    await options.api.deleteAgent(change.live.id);
-    record(change, 'applied');
-  } catch (error) {
-    // 412: the agent came back (idle or busy) since the plan was made; it is no longer ours to clean up.
-    if (error instanceof ApiError && error.status === 412) record(change, 'skipped', 'agent is active again');
-    else throw error;
-  }
-}
-
-async function deleteQuietly(id: string, options: ApplyOptions): Promise<void> {
-  try {
-    await options.api.deletePolicy(id);
-  } catch (error) {
-    options.logger.error({ policyId: id, error: errorMessage(error) }, 'could not delete a policy created without its code');
-  }
 }

@@ -23,7 +23,9 @@ export async function runValidate(args: CliArgs, config: Config, io: CliIo): Pro
         findings.push({ level: 'error', message: `${source.name}: declares nothing in ${dir}. ${emptySourceHint(dir)}` });
         continue;
       }
-      io.stdout.write(`${source.name}: valid (${count(declared.policies.length, 'policy', 'policies')}, ${count(declared.pools.length, 'agent pool')})\n`);
+      const sets = declared.policySets ?? [];
+      const setCount = sets.length === 0 ? '' : `, ${count(sets.length, 'policy set')}`;
+      io.stdout.write(`${source.name}: valid (${count(declared.policies.length, 'policy', 'policies')}${setCount}, ${count(declared.pools.length, 'agent pool')})\n`);
       for (const warning of declared.warnings ?? []) io.stdout.write(`  warning: ${printable(warning)}\n`);
       findings.push(...(declared.warnings ?? []).map((warning) => ({ level: 'warning' as const, message: `${source.name}: ${warning}` })));
     } catch (error) {

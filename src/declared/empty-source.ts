@@ -1,9 +1,9 @@
 import { basename } from 'node:path';
 import type { DeclaredState } from './types.js';
 
-/** A source that declares no policy and no agent pool: most often a path pointing at the wrong folder. */
-export function declaresNothing(declared: Pick<DeclaredState, 'policies' | 'pools'>): boolean {
-  return declared.policies.length === 0 && declared.pools.length === 0;
+/** A source that declares no policy, policy set or agent pool: most often a path pointing at the wrong folder. */
+export function declaresNothing(declared: Pick<DeclaredState, 'policies' | 'pools' | 'policySets'>): boolean {
+  return declared.policies.length === 0 && declared.pools.length === 0 && (declared.policySets ?? []).length === 0;
 }
 
 /** Why an empty source is refused, and what to do: point at the right folder, or allow it to be empty. */

@@ -9,8 +9,18 @@ import { readPolicies } from './policies.js';
 import { DEFAULT_MAX_AGENT_POOLS, readPools } from './pools.js';
 import { DEFAULT_WALK_LIMITS, walkSource } from './walk.js';
 import { count } from '../plural.js';
+import { inFolder, readPolicySets, setFolders, YAML_SET_FILE } from './policy-sets.js';
+import { SET_CONFIG_FILES } from './set-config.js';
 
-export type { AgentCleanup, CodeSource, DeclaredPolicy, DeclaredPool, DeclaredState, ReadOptions } from './types.js';
+/** A set's config file under policies/: its folder is a set, not policies. */
+function isSetConfig(rel: string): boolean {
+  return path.posix.basename(rel) in SET_CONFIG_FILES;
+}
+
+export type { AgentCleanup, CodeSource, DeclaredPolicy, DeclaredPolicySet, DeclaredPool, DeclaredState, ReadOptions, SetContent, SetParameter } from './types.js';
+export { MAX_SET_ARCHIVE_BYTES, SET_SETTINGS_FILE, sensitiveValue } from './policy-sets.js';
+export { packSet, type SetArchive } from './set-archive.js';
+export { setArchiveBody } from './set-body.js';
 export {
   createPathFilter, isDeclaredPath, loadPathFilter, SYNCIGNORE_FILE, watchPathFilter, type PathFilter,
 } from './path-filter.js';
@@ -35,24 +45,44 @@ export async function readDeclared(dir: string, options: ReadOptions = {}): Prom
   const loaded = loadPathFilter(root, realRoot);
   if ('problem' in loaded) throw invalid(root, [loaded.problem]);
   const cache = options.cache ?? NO_CACHE;
+  const walkOptions = { root, realRoot, filter: loaded.filter, limits: options.limits ?? DEFAULT_WALK_LIMITS, ...(options.signal ? { signal: options.signal } : {}) };
   const walked = await walkSource(
     [
-      { start: 'policies', maxDepth: Number.POSITIVE_INFINITY, wanted: (rel) => POLICY_FILE.test(rel), nearMiss: policyNearMiss },
+      { start: 'policies', maxDepth: Number.POSITIVE_INFINITY, wanted: (rel) => POLICY_FILE.test(rel) || isSetConfig(rel), nearMiss: policyNearMiss },
       { start: 'agent-pools', maxDepth: 0, wanted: (rel) => POOL_FILE.test(rel), nearMiss: poolNearMiss },
+      { start: 'policy-sets', maxDepth: Number.POSITIVE_INFINITY, wanted: () => true, nearMiss: () => null },
     ],
-    { root, realRoot, filter: loaded.filter, limits: options.limits ?? DEFAULT_WALK_LIMITS, ...(options.signal ? { signal: options.signal } : {}) },
+    walkOptions,
   );
-  const policyFiles = walked.files.filter((file) => file.rel.startsWith('policies/'));
+  const sets = setFolders(walked.files);
+  // A set under policies/ is read whole: every file of its folder is packed, and none is read as a policy.
+  const setsUnderPolicies = sets.folders.filter((folder) => folder.startsWith('policies/'));
+  const inSets = setsUnderPolicies.length === 0 ? null : await walkSource(
+    setsUnderPolicies.map((start) => ({ start, maxDepth: Number.POSITIVE_INFINITY, wanted: () => true, nearMiss: () => null })), walkOptions,
+  );
+  const outsideSets = (rel: string) => !inFolder(rel, sets.folders);
+  const policyFiles = walked.files.filter((file) => file.rel.startsWith('policies/') && outsideSets(file.rel));
   const poolFiles = walked.files.filter((file) => file.rel.startsWith('agent-pools/'));
+  const setFiles = [...walked.files.filter((file) => file.rel.startsWith('policy-sets/')), ...(inSets?.files ?? [])];
+  const yamlSetFiles = setFiles.filter((file) => YAML_SET_FILE.test(file.rel));
   const context = { realRoot, cache, ...(options.signal ? { signal: options.signal } : {}) };
   const policies = await readPolicies(policyFiles, context);
   const pools = readPools(poolFiles, options.maxAgentPools ?? DEFAULT_MAX_AGENT_POOLS, realRoot);
+  const policySets = await readPolicySets(sets.folders, setFiles.filter((file) => !outsideSets(file.rel)), yamlSetFiles, realRoot);
   cache.finish();
   const strict = options.strictImports === true;
-  const problems = [...walked.problems, ...policies.problems, ...pools.problems, ...(strict ? importProblems(policies.unresolvedImports) : [])];
+  // Near misses inside a set under policies/ are its files, not policies: its own walk reports what is really wrong.
+  const walkProblems = [...walked.problems.filter((p) => outsideSets(p.file) || p.file.startsWith('policy-sets/')), ...(inSets?.problems ?? [])];
+  const problems = [
+    ...walkProblems, ...sets.problems, ...policies.problems, ...pools.problems, ...policySets.problems,
+    ...(strict ? importProblems(policies.unresolvedImports) : []),
+  ];
   if (problems.length > 0) throw invalid(root, problems);
   const imports = strict ? [] : importWarnings(policies.unresolvedImports, '--strict-imports makes this an error');
-  return { policies: policies.policies, pools: pools.pools, warnings: [...[...walked.warnings, ...policies.warnings].sort(), ...imports] };
+  const stray = setFiles.filter((file) => outsideSets(file.rel) && !YAML_SET_FILE.test(file.rel)).map((file) => `${file.rel}: is not read: policy-sets/ holds <name>.yaml files and set folders with a sentinel.hcl, native.hcl or policies.hcl`);
+  const warnings = [...walked.warnings.filter((w) => outsideSets(w.slice(0, w.indexOf(':')))), ...policies.warnings, ...stray].sort();
+  const declaredSets = policySets.sets.length === 0 ? {} : { policySets: policySets.sets };
+  return { policies: policies.policies, pools: pools.pools, ...declaredSets, warnings: [...warnings, ...imports] };
 }
 
 function invalid(root: string, problems: SourceProblem[]): ValidationError {

@@ -88,12 +88,14 @@ function nearMiss(rel: string, pattern: RegExp, what: string): { problem: string
 }
 
 /**
- * True for a path whose change can change the declared state: policy code or settings, a pool file, `.syncignore`.
- * The file watch of a local source triggers passes for these only.
+ * True for a path whose change can change the declared state: policy code or settings, a pool file, any file under
+ * `policy-sets/` and a set's config file under `policies/` (a set's other files there are policy-like files),
+ * `.syncignore`. The file watch of a local source triggers passes for these only.
  */
 export function isDeclaredPath(relPath: string, filter: PathFilter): boolean {
   if (relPath === SYNCIGNORE_FILE) return true;
-  return (POLICY_FILE.test(relPath) || POOL_FILE.test(relPath)) && !filter.isIgnored(relPath, false);
+  const inSets = relPath.startsWith('policy-sets/') || /^policies\/.+\.hcl$/.test(relPath);
+  return (POLICY_FILE.test(relPath) || POOL_FILE.test(relPath) || inSets) && !filter.isIgnored(relPath, false);
 }
 
 /** The filter a file watch judges changes by: that of `loadPathFilter`, or the built-in rules alone when `.syncignore` is unusable (the pass reports it). */

@@ -17,7 +17,7 @@ export interface SettingsFile {
 export function readSettingsFile(
   file: string,
   text: string,
-  schema: 'policy-settings' | 'agent-pool',
+  schema: 'policy-settings' | 'policy-set' | 'agent-pool',
   skipIssue: (issue: SchemaIssue) => boolean = () => false,
 ): SettingsFile {
   const parsed = parseYaml(text, file);

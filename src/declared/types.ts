@@ -61,9 +61,73 @@ export interface DeclaredPool {
   agentCleanup: AgentCleanup | null;
 }
 
+/** A versioned set's content: its folder packed as a deterministic tar.gz (set-archive.ts). */
+export interface SetContent {
+  /** The set's folder, relative to the source root. */
+  folder: string;
+  /** Real path of the source root: the folder must still resolve under it when it is packed again for the upload. */
+  root: string;
+  /** The config file, relative to the folder. */
+  configFile: string;
+  /** sha256 (hex) of the uncompressed tar: what the set's ownership marker records. */
+  digest: string;
+  /** Size of the tar.gz in bytes. */
+  bytes: number;
+  /** Every file packed, relative to the folder, with its sha256: what a plan names when the content changes. */
+  files: Array<{ path: string; sha256: string; size: number }>;
+  /** The policies and modules the config file declares. */
+  policies: number;
+  modules: number;
+}
+
+/** A policy set parameter. A sensitive one's value comes from an environment variable or a file outside the repo. */
+export interface SetParameter {
+  key: string;
+  /** The value to send; for a sensitive one, held in memory only and never in a plan (policySetSpec drops it). */
+  value: string | null;
+  sensitive: boolean;
+  /** Where a sensitive value is read from: `env:NAME` or `file:/path`; null for a plain value. */
+  from: string | null;
+}
+
+/** A set's workspaces and projects, and those excluded; null: not managed. */
+export interface SetScope {
+  workspaces: string[] | null;
+  projects: string[] | null;
+  workspaceExclusions: string[] | null;
+  projectExclusions: string[] | null;
+}
+
+/** A policy set as the declared repo states it: a folder with a config file (versioned), or a YAML file. */
+export interface DeclaredPolicySet {
+  name: string;
+  kind: PolicyKind;
+  /** The settings file (policy-set.yaml beside the config file, or policy-sets/<name>.yaml); null when none. */
+  settingsFile: string | null;
+  description: string | null;
+  global: boolean;
+  /** null: the service's default (not managed). */
+  overridable: boolean | null;
+  agentEnabled: boolean | null;
+  policyToolVersion: string | null;
+  /** Where it is enforced, as written: names (`*` as prefix, suffix or both) or ids; a list that is null is not managed. */
+  scope: SetScope;
+  /** Managed exactly when present (others are deleted); null: not managed. Native sets only. */
+  parameters: SetParameter[] | null;
+  /**
+   * A digest of the sensitive parameters' keys and values, keyed with the API token (HMAC-SHA256), which the set's
+   * marker records: a changed sensitive value is noticed without being kept anywhere. null: none, or not yet computed.
+   */
+  sensitiveDigest: string | null;
+  /** Versioned sets only; null for a set declared in YAML, whose members are the policies that name it. */
+  content: SetContent | null;
+}
+
 export interface DeclaredState {
   policies: DeclaredPolicy[];
   pools: DeclaredPool[];
+  /** Policy sets; absent reads as none (states made before sets were declared). */
+  policySets?: DeclaredPolicySet[];
   /**
    * Files that are read but look wrong (empty code), or look declared but are not read; the plan shows them among its
    * warnings. `readDeclared` always sets it.

@@ -1,7 +1,7 @@
-import type { Agent, AgentPool, ManagedPolicy, Policy, PolicyApi } from '../api/types.js';
+import type { Agent, AgentPool, ManagedPolicy, Policy, PolicyApi, PolicySet } from '../api/types.js';
 import type { DeclaredPolicy, DeclaredState } from '../declared/types.js';
 import type { Logger } from '../logger.js';
-import { isPolicyKind, type LiveAgent, type LivePolicy, type LivePool, type LiveState } from '../model.js';
+import { isPolicyKind, type LiveAgent, type LivePolicy, type LivePolicySet, type LivePool, type LiveState } from '../model.js';
 import type { CodeCache } from './code-cache.js';
 import { mapLimit } from '../map-limit.js';
 import { matchPools, matchPolicies } from '../plan/pairs.js';
@@ -40,7 +40,12 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
       throw error;
     });
   const { api, organization, declared } = options;
-  const [listed, poolList] = await Promise.all([failFast(api.listPolicies(organization)), failFast(api.listAgentPools(organization))]);
+  // Policy sets are read only by a source that declares one, or names one by name: the others never touch them.
+  const readsSets = (declared.policySets ?? []).length > 0 || declared.policies.some((p) => p.policySets?.some((entry) => !entry.startsWith('polset-')) === true);
+  const [listed, poolList, setList] = await Promise.all([
+    failFast(api.listPolicies(organization)), failFast(api.listAgentPools(organization)),
+    readsSets ? failFast(api.listPolicySets(organization, { include: ['current_version', 'newest_version'] })) : Promise.resolve(null),
+  ]);
   // The list holds every policy of the organization: the cache forgets the ones deleted since.
   options.codeCache?.retain(listed.map((policy) => policy.id));
   // A kind this tool does not know is set aside whole: never compared, updated, replaced or deleted.
@@ -61,7 +66,15 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
   // The few agent lists first: they do not wait behind the downloads.
   const pools = failFast(Promise.all(poolList.pools.map(async (pool): Promise<LivePool> => livePool(pool, cleanedUp.has(pool) ? await api.listAgents(pool.id) : []))));
   const [livePools, livePolicies] = await Promise.all([pools, failFast(mapLimit(policies, CODE_READS_AT_ONCE, counted))]);
-  return { policies: livePolicies, pools: livePools, ...(foreignPolicies.length > 0 ? { foreignPolicies } : {}) };
+  const withParameters = new Set((declared.policySets ?? []).filter((set) => set.parameters !== null).map((set) => set.name));
+  const readSet = async (set: PolicySet): Promise<LivePolicySet> => ({
+    ...livePolicySet(set),
+    parameters: withParameters.has(set.name) ? (await api.listPolicySetParameters(set.id)).map(({ id, key, value, sensitive }) => ({ id, key, value, sensitive })) : null,
+  });
+  const known = setList?.filter((set) => set.foreignKind === null) ?? null;
+  const policySets = known === null ? {} : { policySets: await failFast(Promise.all(known.map(readSet))) };
+  const scope = await failFast(readScopeNames(api, organization, declared));
+  return { policies: livePolicies, pools: livePools, ...policySets, ...scope, ...(foreignPolicies.length > 0 ? { foreignPolicies } : {}) };
 }
 
 /**
@@ -107,3 +120,33 @@ function liveAgent(agent: Agent): LiveAgent {
   return { id, name, status, lastPingAt, createdAt };
 }
 
+
+function livePolicySet(set: PolicySet): Omit<LivePolicySet, 'parameters'> {
+  const newest = set.newestVersion;
+  return {
+    id: set.id, name: set.name, kind: set.kind, description: set.description, global: set.global, overridable: set.overridable,
+    agentEnabled: set.agentEnabled, policyToolVersion: set.policyToolVersion, versioned: set.versioned, vcsBacked: set.vcsBacked,
+    workspaceIds: [...set.workspaceIds], projectIds: [...set.projectIds],
+    workspaceExclusionIds: [...set.workspaceExclusionIds], projectExclusionIds: [...set.projectExclusionIds],
+    currentVersionId: set.currentVersionId,
+    newestVersion: set.newestVersionId === null ? null
+      : { id: set.newestVersionId, status: newest?.status ?? 'unknown', errorMessage: newest?.errorMessage ?? null },
+  };
+}
+
+/** Workspaces and projects, listed only when a set's scope or a pool's access names one by name (ids need no list). */
+async function readScopeNames(api: PolicyApi, organization: string, declared: DeclaredState): Promise<Pick<LiveState, 'workspaces' | 'projects'>> {
+  const scopes = (declared.policySets ?? []).map((set) => set.scope);
+  const named = (prefix: string, lists: Array<string[] | null | undefined>) => lists.some((list) => list?.some((entry) => !entry.startsWith(prefix)) === true);
+  const pools = declared.pools;
+  const wantsWorkspaces = named('ws-', [...scopes.flatMap((s) => [s.workspaces, s.workspaceExclusions]), ...pools.flatMap((p) => [p.allowedWorkspaces, p.excludedWorkspaces])]);
+  const wantsProjects = named('prj-', [...scopes.flatMap((s) => [s.projects, s.projectExclusions]), ...pools.map((p) => p.allowedProjects)]);
+  const [workspaces, projects] = await Promise.all([
+    wantsWorkspaces ? api.listWorkspaces(organization) : Promise.resolve(null),
+    wantsProjects ? api.listProjects(organization) : Promise.resolve(null),
+  ]);
+  return {
+    ...(workspaces === null ? {} : { workspaces: workspaces.map((w) => ({ id: w.id, name: w.name })) }),
+    ...(projects === null ? {} : { projects: projects.map((p) => ({ id: p.id, name: p.name })) }),
+  };
+}

@@ -14,7 +14,7 @@ function countedDeletes(changes: readonly Change[]): Change[] {
 export function checkGuards(declared: DeclaredState, changes: readonly Change[], options: PlanOptions): string[] {
   const errors: string[] = [];
   const deletes = changes.filter((change) => change.action === 'delete');
-  const declaresNothing = declared.policies.length === 0 && declared.pools.length === 0;
+  const declaresNothing = declared.policies.length === 0 && declared.pools.length === 0 && (declared.policySets ?? []).length === 0;
   if (declaresNothing && deletes.length > 0 && !options.allowEmpty) {
     errors.push(
       `source "${options.source}" declares no policies and no agent pools, but the plan would delete ${count(deletes.length, 'resource')}; ` +

@@ -9,15 +9,33 @@
 const PREFIX = '<!-- managed-by: policy-pool-sync source=';
 const SUFFIX = ' -->';
 const SEPARATOR = '\n\n';
-const TRAILING_MARKER = /<!-- managed-by: policy-pool-sync source=(.+?) -->[ \t\r\n]*$/;
+const TRAILING_MARKER = /<!-- managed-by: policy-pool-sync source=(.+?)(?: content=sha256:([0-9a-f]{64}))?(?: sensitive=([0-9a-f]{64}))? -->[ \t\r\n]*$/;
 
-export function marker(source: string): string {
-  return `${PREFIX}${source}${SUFFIX}`;
+/**
+ * The marker; a versioned policy set's also records the digest of the content it last saw ready
+ * (`content=sha256:<hex>`), and a set with sensitive parameters their keyed digest (`sensitive=<hex>`).
+ */
+export function marker(source: string, contentDigest: string | null = null, sensitiveDigest: string | null = null): string {
+  const content = contentDigest === null ? '' : ` content=sha256:${contentDigest}`;
+  const sensitive = sensitiveDigest === null ? '' : ` sensitive=${sensitiveDigest}`;
+  return `${PREFIX}${source}${content}${sensitive}${SUFFIX}`;
 }
 
-export function withMarker(description: string | null, source: string): string {
-  if (description === null) return marker(source);
-  return `${description}${SEPARATOR}${marker(source)}`;
+export function withMarker(description: string | null, source: string, contentDigest: string | null = null, sensitiveDigest: string | null = null): string {
+  if (description === null) return marker(source, contentDigest, sensitiveDigest);
+  return `${description}${SEPARATOR}${marker(source, contentDigest, sensitiveDigest)}`;
+}
+
+/** The keyed digest of sensitive parameters a policy set's marker records, or null. */
+export function markerSensitive(description: string | null): string | null {
+  if (description === null) return null;
+  return TRAILING_MARKER.exec(description)?.[3] ?? null;
+}
+
+/** The content digest a policy set's marker records, or null when it records none. */
+export function markerContent(description: string | null): string | null {
+  if (description === null) return null;
+  return TRAILING_MARKER.exec(description)?.[2] ?? null;
 }
 
 /** The description as declared: without any source's marker; null when nothing else is left. */

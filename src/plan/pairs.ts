@@ -4,8 +4,8 @@
  * meeting a resource made meanwhile) reads these pairs and asks `ownsUndeclared`; a new resource kind or ownership
  * rule is taught here once. Pure.
  */
-import type { DeclaredPolicy, DeclaredPool, DeclaredState } from '../declared/types.js';
-import type { LivePolicy, LivePool, LiveState, Ownership, PolicyKind } from '../model.js';
+import type { DeclaredPolicy, DeclaredPolicySet, DeclaredPool, DeclaredState } from '../declared/types.js';
+import type { LivePolicy, LivePolicySet, LivePool, LiveState, Ownership, PolicyKind } from '../model.js';
 import { markerSource } from './marker.js';
 
 /**
@@ -28,6 +28,7 @@ export interface Pair<D, L> {
 
 export type PolicyPair = Pair<DeclaredPolicy, LivePolicy>;
 export type PoolPair = Pair<DeclaredPool, LivePool>;
+export type SetPair = Pair<DeclaredPolicySet, LivePolicySet>;
 
 export interface OwnershipOptions {
   source: string;
@@ -40,6 +41,8 @@ export interface Pairing {
   policies: PolicyPair[];
   /** The declared pools in their order, then the live pools none of them claimed, in theirs. */
   pools: PoolPair[];
+  /** The declared policy sets in their order, then the undeclared live ones (none when the source declares no set: they are not read). */
+  sets: SetPair[];
   /** What the pairing of pools could not settle (a previous name still live beside the new one). */
   warnings: string[];
 }
@@ -49,6 +52,7 @@ export function pairResources(declared: DeclaredState, live: LiveState, options:
   return {
     policies: matchPolicies(declared.policies, live.policies).map((m) => pair(m.declared, m.live, options)),
     pools: pools.matches.map((m) => pair(m.declared, m.live, options)),
+    sets: matchByName(declared.policySets ?? [], live.policySets ?? []).map((m) => pair(m.declared, m.live, options)),
     warnings: pools.warnings,
   };
 }
@@ -61,6 +65,11 @@ export interface Match<D, L> {
 
 /** Policies match by name: the declared ones in their order, then the live ones no declaration names, in theirs. */
 export function matchPolicies<L extends { name: string }>(declared: readonly DeclaredPolicy[], live: readonly L[]): Array<Match<DeclaredPolicy, L>> {
+  return matchByName(declared, live);
+}
+
+/** Resources that match by name (policies, policy sets): the declared ones in their order, then the live ones no declaration names. */
+function matchByName<D extends { name: string }, L extends { name: string }>(declared: readonly D[], live: readonly L[]): Array<Match<D, L>> {
   const byName = new Map(live.map((policy) => [policy.name, policy]));
   const declaredNames = new Set(declared.map((policy) => policy.name));
   return [
@@ -104,8 +113,8 @@ export function matchPools<L extends { id: string; name: string }>(
   return { matches, warnings };
 }
 
-/** Policies carry their owner in their description's marker; pools carry none. */
-function pair<D, L extends LivePolicy | LivePool>(declared: D | null, live: L | null, options: OwnershipOptions): Pair<D, L> {
+/** Policies and policy sets carry their owner in their description's marker; pools carry none. */
+function pair<D, L extends LivePolicy | LivePolicySet | LivePool>(declared: D | null, live: L | null, options: OwnershipOptions): Pair<D, L> {
   const markedBy = live !== null && 'description' in live ? markerSource(live.description) : null;
   return { declared, live, owner: ownerOf(markedBy, declared !== null, options), markedBy };
 }

@@ -2,8 +2,10 @@ import type { DeclaredState } from '../declared/types.js';
 import type { LiveState } from '../model.js';
 import { planForeign } from './foreign.js';
 import { checkGuards } from './guards.js';
+import { resolveNames, type Resolved } from './names.js';
 import { pairResources, type Pairing } from './pairs.js';
 import { planPolicies } from './policies.js';
+import { planPolicySets } from './policy-sets.js';
 import { planPools } from './pools.js';
 import { planPrune } from './prune.js';
 import type { Change, ChangeAction, Plan, PlanOptions, ResourceType } from './types.js';
@@ -13,24 +15,29 @@ import type { Change, ChangeAction, Plan, PlanOptions, ResourceType } from './ty
  * No I/O, no clock (`options.now`), no logger. A plan with errors must not be applied.
  */
 export function planChanges(declared: DeclaredState, live: LiveState, options: PlanOptions): Plan {
-  return planPairs(pairResources(declared, live, options), declared, live, options);
+  const names = resolveNames(declared, live);
+  return planPairs(pairResources(names.declared, live, options), names.declared, live, options, names);
 }
 
-/** The plan of a pairing already made of `declared` and `live` (a pass pairs once, and checks a saved plan against the same pairs). */
-export function planPairs(pairing: Pairing, declared: DeclaredState, live: LiveState, options: PlanOptions): Plan {
+/**
+ * The plan of a pairing already made of `declared` and `live` (a pass pairs once, and checks a saved plan against the
+ * same pairs); `names`: what resolving names into ids (names.ts) found, for the declared state it resolved.
+ */
+export function planPairs(pairing: Pairing, declared: DeclaredState, live: LiveState, options: PlanOptions, names?: Pick<Resolved, 'errors' | 'warnings'>): Plan {
   const policies = planPolicies(pairing.policies, options);
   const pools = planPools(pairing.pools, options);
   const prune = planPrune(pairing, options);
-  const changes: Change[] = sortChanges([...policies.changes, ...pools.changes, ...prune.deletes]);
+  const sets = planPolicySets(pairing.sets, options);
+  const changes: Change[] = sortChanges([...sets.changes, ...policies.changes, ...pools.changes, ...prune.deletes]);
   const foreign = planForeign(declared.policies, live.foreignPolicies ?? []);
-  const warnings = [...(declared.warnings ?? []), ...policies.warnings, ...pairing.warnings, ...pools.warnings, ...foreign.warnings];
+  const warnings = [...(declared.warnings ?? []), ...policies.warnings, ...pairing.warnings, ...pools.warnings, ...foreign.warnings, ...sets.warnings, ...(names?.warnings ?? [])];
   if (prune.kept.length > 0) {
     warnings.push(`not declared and kept because prune is off: ${prune.kept.join(', ')}`);
   }
   return {
     changes,
     warnings,
-    errors: [...policies.conflicts, ...prune.conflicts, ...foreign.errors, ...checkGuards(declared, changes, options)],
+    errors: [...(names?.errors ?? []), ...policies.conflicts, ...sets.conflicts, ...prune.conflicts, ...foreign.errors, ...checkGuards(declared, changes, options)],
     keptUndeclared: keptUndeclared(pairing, changes),
   };
 }
@@ -39,18 +46,18 @@ export function planPairs(pairing: Pairing, declared: DeclaredState, live: LiveS
 function keptUndeclared(pairing: Pairing, changes: readonly Change[]): number {
   const deleted = new Set(changes.filter((c) => c.action === 'delete').map((c) => c.id));
   const kept = (pair: { declared: unknown; live: { id: string } | null }) => pair.declared === null && pair.live !== null && !deleted.has(pair.live.id);
-  return pairing.policies.filter(kept).length + pairing.pools.filter(kept).length;
+  return pairing.policies.filter(kept).length + pairing.sets.filter(kept).length + pairing.pools.filter(kept).length;
 }
 
 const ACTION_ORDER: Record<ChangeAction, number> = { create: 0, replace: 1, update: 2, delete: 3 };
-const RESOURCE_ORDER: Record<ResourceType, number> = { policy: 0, 'agent-pool': 1, agent: 2 };
+const RESOURCE_ORDER: Record<ResourceType, number> = { 'policy-set': 0, policy: 1, 'agent-pool': 2, agent: 3 };
 
 function compareText(a: string, b: string): number {
   if (a === b) return 0;
   return a < b ? -1 : 1;
 }
 
-/** Creates, replaces, updates, deletes; within each: policy, agent-pool, agent; then by name, then id. */
+/** Creates, replaces, updates, deletes; within each: policy-set, policy, agent-pool, agent; then by name, then id. */
 function compareChanges(a: Change, b: Change): number {
   return (
     ACTION_ORDER[a.action] - ACTION_ORDER[b.action] ||

@@ -4,8 +4,8 @@
  * themselves. A change can be serialised whole, and holds no code text but the one its diff shows. Pure.
  */
 import type { CodeSummary } from '../code-content.js';
-import type { CodeSource, DeclaredPolicy, DeclaredPool } from '../declared/types.js';
-import type { LiveAgent, LivePolicy, LivePool } from '../model.js';
+import type { CodeSource, DeclaredPolicy, DeclaredPolicySet, DeclaredPool } from '../declared/types.js';
+import type { LiveAgent, LivePolicy, LivePolicySet, LivePool } from '../model.js';
 
 /** A policy's code: what it is (the digest it is compared by, its size and lines), and where its bytes are. */
 export interface CodeRef extends CodeSummary {
@@ -66,4 +66,30 @@ export function livePoolRef(pool: LivePool): LivePoolRef {
 
 export function liveAgentRef(agent: LiveAgent): LiveAgentRef {
   return { id: agent.id, status: agent.status, lastPingAt: agent.lastPingAt };
+}
+
+/** A declared policy set as a change applies it; the name is the change's. Its content says where the folder is and its digest. */
+export type PolicySetSpec = Omit<DeclaredPolicySet, 'name'>;
+
+/** A live policy set as a change was planned against it. */
+export type LivePolicySetRef = LivePolicySet;
+
+export function policySetSpec(set: DeclaredPolicySet): PolicySetSpec {
+  const { name: _name, content, scope, parameters, ...rest } = set;
+  const copy = (ids: string[] | null) => (ids === null ? null : [...ids]);
+  return {
+    ...rest,
+    scope: { workspaces: copy(scope.workspaces), projects: copy(scope.projects), workspaceExclusions: copy(scope.workspaceExclusions), projectExclusions: copy(scope.projectExclusions) },
+    // A sensitive value never goes into a change: the apply reads it again from where it came from.
+    parameters: parameters === null ? null : parameters.map((p) => ({ ...p, value: p.sensitive ? null : p.value })),
+    content: content === null ? null : { ...content, files: content.files.map((f) => ({ ...f })) },
+  };
+}
+
+export function livePolicySetRef(set: LivePolicySet): LivePolicySetRef {
+  return {
+    ...set, workspaceIds: [...set.workspaceIds], projectIds: [...set.projectIds], workspaceExclusionIds: [...set.workspaceExclusionIds],
+    projectExclusionIds: [...set.projectExclusionIds], newestVersion: set.newestVersion === null ? null : { ...set.newestVersion },
+    parameters: set.parameters === null ? null : set.parameters.map((p) => ({ ...p })),
+  };
 }

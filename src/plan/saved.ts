@@ -8,7 +8,9 @@
  */
 import type { NativeKindName, Ownership } from '../model.js';
 import type { Pair, Pairing } from './pairs.js';
-import { liveAgentRef, livePolicyRef, livePoolRef, policySpec, poolSpec, type PolicySpec, type PoolSpec } from './refs.js';
+import {
+  liveAgentRef, livePolicyRef, livePolicySetRef, livePoolRef, policySetSpec, policySpec, poolSpec, type PolicySetSpec, type PolicySpec, type PoolSpec,
+} from './refs.js';
 import { plainFields } from './plain-fields.js';
 import type { Change } from './types.js';
 
@@ -152,10 +154,13 @@ function comparable(change: Change): Record<string, unknown> {
   return rest.resource === 'agent' ? rest : { ...rest, declared: comparableSpec(rest.declared) };
 }
 
-type Spec = PolicySpec | PoolSpec | null;
+type Spec = PolicySpec | PolicySetSpec | PoolSpec | null;
 
-/** A declaration as compared: a policy's code without where its bytes were on the machine that read them. */
+/** A declaration as compared: a policy's code, a set's content, without where its bytes were on the machine that read them. */
 function comparableSpec(spec: Spec | undefined): unknown {
+  if (spec !== undefined && spec !== null && 'content' in spec) {
+    return spec.content === null ? spec : { ...spec, content: { ...spec.content, root: null } };
+  }
   if (spec === undefined || spec === null || !('code' in spec)) return spec ?? null;
   const { root: _root, path: _path, ...bytes } = spec.code.source;
   return { ...spec, code: { ...spec.code, source: bytes } };
@@ -184,6 +189,10 @@ function staleness(change: Change, pairing: Pairing): string | null {
   if (change.resource === 'policy') {
     const pair = pairFor(change, pairing.policies);
     return liveProblem(change, pair?.live ?? undefined, livePolicyRef) ?? declaredProblem(change.declared, change.declared === null ? null : pair?.declared, policySpec);
+  }
+  if (change.resource === 'policy-set') {
+    const pair = pairFor(change, pairing.sets);
+    return liveProblem(change, pair?.live ?? undefined, livePolicySetRef) ?? declaredProblem(change.declared, change.declared === null ? null : pair?.declared, policySetSpec);
   }
   const pair = pairFor(change, pairing.pools);
   return liveProblem(change, pair?.live ?? undefined, livePoolRef) ?? declaredProblem(change.declared, change.declared === null ? null : pair?.declared, poolSpec);

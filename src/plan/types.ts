@@ -1,7 +1,7 @@
 import type { Ownership } from '../model.js';
-import type { LiveAgentRef, LivePolicyRef, LivePoolRef, PolicySpec, PoolSpec } from './refs.js';
+import type { LiveAgentRef, LivePolicyRef, LivePolicySetRef, LivePoolRef, PolicySetSpec, PolicySpec, PoolSpec } from './refs.js';
 
-export type ResourceType = 'policy' | 'agent-pool' | 'agent';
+export type ResourceType = 'policy' | 'policy-set' | 'agent-pool' | 'agent';
 export type ChangeAction = 'create' | 'update' | 'replace' | 'delete';
 
 export interface PlanOptions {
@@ -91,7 +91,19 @@ export interface AgentChange extends ChangeBase {
   live: LiveAgentRef;
 }
 
-export type Change = PolicyChange | PoolChange | AgentChange;
+export interface PolicySetChange extends ChangeBase {
+  resource: 'policy-set';
+  /** The declaration applied, with where its content is; null for deletions. */
+  declared: PolicySetSpec | null;
+  /** The live set planned against; null for creations. */
+  live: LivePolicySetRef | null;
+  /** Whether the apply must upload a new version of the content (a create, or content the marker does not record). */
+  uploadContent: boolean;
+  /** Whether an update must rewrite the description to carry this source's ownership marker (adoption), even if it did not drift. */
+  adoptMarker: boolean;
+}
+
+export type Change = PolicyChange | PolicySetChange | PoolChange | AgentChange;
 
 export interface Plan {
   changes: Change[];

@@ -7,7 +7,7 @@ import { pointerPath, type KeyPath } from './key-path.js';
 import { schemaMessage } from './messages.js';
 
 /** The published JSON Schemas (draft 2020-12), `schemas/<name>.schema.json`; editors use them to complete the YAML. */
-export type SchemaName = 'config' | 'policy-settings' | 'agent-pool' | 'emulator-seed' | 'plan';
+export type SchemaName = 'config' | 'policy-settings' | 'policy-set' | 'agent-pool' | 'emulator-seed' | 'plan';
 
 /** One way a value breaks its schema. */
 export interface SchemaIssue {

@@ -1,0 +1,29 @@
+import type { PolicyApi } from '../api/types.js';
+import type { Logger } from '../logger.js';
+import type { Ownership } from '../model.js';
+import type { ChangeResult } from '../plan/types.js';
+
+export interface ApplyOptions {
+  api: PolicyApi;
+  organization: string;
+  source: string;
+  ownership: Ownership;
+  logger: Logger;
+  /** Told of each upload whose answer carries the policy's new `updated-at`, with the code's digest (the code cache learns it). */
+  onUploaded?: (policyId: string, updatedAt: string, codeDigest: string) => void;
+  /** Changes under way at once. @default 8 */
+  concurrency?: number;
+  /** Once aborted, no further change starts; those under way finish (a create with its upload). */
+  stop?: AbortSignal;
+  /**
+   * The level of the record each applied change logs: `debug` where a person reads the plan and the summary after it
+   * (a terminal), `info` for JSON logs. A failed change is always an error record. @default 'info'
+   */
+  appliedLogLevel?: 'info' | 'debug';
+  /** Called as each change reaches its outcome (for progress reports). */
+  onResult?: (result: ChangeResult) => void;
+  /** How long a policy set's new version may take to become ready. @default 10 minutes (set-steps.ts) */
+  setVersionTimeoutMs?: number;
+  /** Called as a wave (waves.ts) with changes to run starts, with its name and how many changes it runs. */
+  onWave?: (wave: string, changes: number) => void;
+}

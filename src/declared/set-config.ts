@@ -1,0 +1,74 @@
+import path from 'node:path';
+import type { SourceProblem } from '../errors.js';
+import type { PolicyKind } from '../model.js';
+import { isValidName, NAME_RULE } from './resource-names.js';
+import { HclSyntaxError, parseHcl, type HclDocument } from '../hcl.js';
+
+/** The config file that makes a folder a versioned policy set, and the kind it gives the set. */
+export const SET_CONFIG_FILES: Readonly<Record<string, PolicyKind>> = { 'sentinel.hcl': 'native', 'native.hcl': 'native', 'policies.hcl': 'opa' };
+
+/** What the config file declares: its policies and modules, by name, with the file each names (null: none named). */
+export interface SetConfig {
+  policies: Array<{ name: string; source: string | null }>;
+  modules: Array<{ name: string; source: string }>;
+}
+
+type Blocks = HclDocument;
+
+/**
+ * Parses a set's config file (`rel`, relative to the source root) and checks it against the set's folder: every
+ * `source` of a `policy` and of an `import "module"` block must name a file of `files` (paths relative to the folder),
+ * never a remote URL, an absolute path or a path through `..`; every policy name must be valid.
+ */
+export async function readSetConfig(rel: string, text: string, files: ReadonlySet<string>): Promise<{ config: SetConfig; problems: SourceProblem[] }> {
+  const config: SetConfig = { policies: [], modules: [] };
+  let blocks: Blocks;
+  try {
+    blocks = await parseHcl(path.posix.basename(rel), text);
+  } catch (error) {
+    // Only the file's fault is a problem of the repo; a parser that cannot load is a fault of the installation.
+    if (!(error instanceof HclSyntaxError)) throw error;
+    return { config, problems: [{ file: rel, message: `does not parse as HCL: ${error.message}` }] };
+  }
+  const problems: SourceProblem[] = [];
+  const check = (what: string, source: unknown): string | null => {
+    const problem = sourceProblem(source, files);
+    if (problem !== null) problems.push({ file: rel, message: `${what}: ${problem}` });
+    return typeof source === 'string' ? source : null;
+  };
+  for (const [name, bodies] of Object.entries(asBlocks(blocks['policy']))) {
+    if (!isValidName(name)) problems.push({ file: rel, message: `policy "${name}" is not a valid policy name; ${NAME_RULE}` });
+    if (bodies.length > 1) problems.push({ file: rel, message: `policy "${name}" is declared ${bodies.length} times` });
+    const source = bodies[0]?.['source'];
+    config.policies.push({ name, source: source === undefined ? null : check(`policy "${name}" source`, source) });
+  }
+  const imports = blocks['import'];
+  const modules = imports !== null && typeof imports === 'object' ? (Array.isArray(imports) ? (imports[0] as Blocks | undefined)?.['module'] : (imports as Blocks)['module']) : undefined;
+  for (const [name, bodies] of Object.entries(asBlocks(modules))) {
+    const source = check(`import "module" "${name}" source`, bodies[0]?.['source']);
+    if (source !== null) config.modules.push({ name, source });
+  }
+  return { config, problems };
+}
+
+/** The parser's shape of labelled blocks: `{ label: [body, ...] }`. */
+function asBlocks(value: unknown): Record<string, Array<Record<string, unknown>>> {
+  if (Array.isArray(value)) return asBlocks(value[0]);
+  if (value === null || typeof value !== 'object') return {};
+  const blocks: Record<string, Array<Record<string, unknown>>> = {};
+  for (const [label, bodies] of Object.entries(value as Record<string, unknown>)) {
+    blocks[label] = Array.isArray(bodies) ? (bodies.filter((b) => b !== null && typeof b === 'object') as Array<Record<string, unknown>>) : [];
+  }
+  return blocks;
+}
+
+/** Why a `source` cannot be packed with the set, or null when it names one of its files. */
+function sourceProblem(source: unknown, files: ReadonlySet<string>): string | null {
+  if (typeof source !== 'string' || source === '') return 'must be the path of a file of the set\'s folder';
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(source) || source.includes('::')) return `"${source}" is a remote location; the set's files must be in its folder`;
+  if (source.startsWith('/') || /^[A-Za-z]:[\\/]/.test(source)) return `"${source}" is an absolute path; name the file relative to the set's folder`;
+  if (source.split(/[\\/]/).includes('..')) return `"${source}" goes through ..; every file of a set must be inside its folder`;
+  const normal = path.posix.normalize(source.replaceAll('\\', '/'));
+  if (!files.has(normal)) return `"${source}" is not a file of the set's folder (missing, a link out of the folder, or left out by .syncignore or the built-in rules)`;
+  return null;
+}

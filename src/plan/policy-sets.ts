@@ -1,0 +1,147 @@
+/** The diff of policy sets: creates, updates, kind changes as replaces, and prune, from their pairs. Pure. */
+import type { DeclaredPolicySet, SetContent } from '../declared/types.js';
+import type { LivePolicySet } from '../model.js';
+import { count } from '../plural.js';
+import { created, diffField, removed, sameSet, sameText, sortedIds, strictEqual, type Fields } from './fields.js';
+import { markerContent, markerSensitive, stripMarker } from './marker.js';
+import { ownsUndeclared, type SetPair } from './pairs.js';
+import { differsIn } from './reasons.js';
+import { livePolicySetRef, policySetSpec } from './refs.js';
+import type { PlanOptions, PolicySetChange } from './types.js';
+
+export interface SetPlan {
+  changes: PolicySetChange[];
+  warnings: string[];
+  conflicts: string[];
+}
+
+/** e.g. `1.8 MB`, `85.3 kB`, `512 B`: sizes as a person reads them (powers of 1000). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1_000_000) return `${(bytes / 1000).toFixed(1)} kB`;
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}
+
+/** e.g. `versioned, 281 policies, 4 modules, 719.9 kB (87.3 kB packed)`; a set declared in YAML says whose policies it holds. */
+export function describeSet(set: Pick<DeclaredPolicySet, 'content'>): string {
+  const content = set.content;
+  if (content === null) return 'its members are the policies that name it';
+  const size = content.files.reduce((sum, file) => sum + file.size, 0);
+  return `versioned, ${count(content.policies, 'policy', 'policies')}, ${count(content.modules, 'module')}, ${formatBytes(size)} (${formatBytes(content.bytes)} packed)`;
+}
+
+/** The content as a field shows it: its files, size and the start of its digest. */
+function contentValue(content: SetContent): string {
+  return `${count(content.files.length, 'file')}, ${formatBytes(content.bytes)} (sha256:${content.digest.slice(0, 12)})`;
+}
+
+export function planPolicySets(pairs: readonly SetPair[], options: PlanOptions): SetPlan {
+  const plan: SetPlan = { changes: [], warnings: [], conflicts: [] };
+  for (const { declared, live, owner, markedBy } of pairs) {
+    if (live !== null) plan.warnings.push(...versionWarnings(live));
+    if (declared === null) {
+      if (live === null || !options.prune || !ownsUndeclared(owner, options)) continue;
+      plan.changes.push(deleteChange(live, 'not declared, prune is on'));
+      continue;
+    }
+    if (live === null) {
+      plan.changes.push(createChange(declared));
+      continue;
+    }
+    if (owner === 'another-source' && options.adopt === true) {
+      plan.warnings.push(`policy set "${declared.name}" carries the ownership marker of source "${markedBy!}"; this source adopts it (adopt is on).`);
+    }
+    if (owner === 'another-source' && options.adopt !== true) {
+      plan.conflicts.push(
+        `conflict: policy set "${declared.name}" carries the ownership marker of source "${markedBy!}"; this source never changes it. ` +
+          'Declare each policy set in one source only, or take it over with --adopt (adopt: true on the source).',
+      );
+      continue;
+    }
+    if (live.vcsBacked) {
+      plan.conflicts.push(`conflict: policy set "${declared.name}" is backed by a VCS repository on the service; this source never uploads to it. Rename one of them`);
+      continue;
+    }
+    if (live.kind !== declared.kind) {
+      plan.changes.push({ ...createChange(declared), action: 'replace', id: live.id, live: livePolicySetRef(live), reason: 'kind changed' });
+      continue;
+    }
+    const update = updateChange(declared, live, owner !== 'this-source' && options.ownership === 'marker');
+    if (update !== null) plan.changes.push(update);
+  }
+  return plan;
+}
+
+/** The plan says when the service enforces an older version than the newest: the newest errored, or is still being read. */
+function versionWarnings(live: LivePolicySet): string[] {
+  const newest = live.newestVersion;
+  if (newest === null || newest.id === live.currentVersionId) return [];
+  const enforced = live.currentVersionId === null ? 'no version is enforced yet' : `the service still enforces ${live.currentVersionId}`;
+  const why = newest.status === 'errored' ? `errored: ${newest.errorMessage ?? 'no message'}` : `is ${newest.status}`;
+  return [`policy set "${live.name}": its newest version ${newest.id} ${why}; ${enforced}`];
+}
+
+/** The scope lists as fields: (after resolution) sorted ids; a list that is not managed is no field. */
+const SCOPE_FIELDS = [
+  ['workspaces', 'workspaces', 'workspaceIds'],
+  ['projects', 'projects', 'projectIds'],
+  ['workspace-exclusions', 'workspaceExclusions', 'workspaceExclusionIds'],
+  ['project-exclusions', 'projectExclusions', 'projectExclusionIds'],
+] as const;
+
+/** Parameters as a plan shows them: `key=value`, a sensitive one as `key (sensitive)`, never its value. */
+function shownParameters(parameters: ReadonlyArray<{ key: string; value: string | null; sensitive: boolean }>): string[] {
+  return parameters.map((p) => (p.sensitive ? `${p.key} (sensitive)` : `${p.key}=${p.value ?? ''}`)).sort();
+}
+
+function settingValues(set: DeclaredPolicySet): Fields {
+  return created({
+    kind: set.kind,
+    description: set.description,
+    global: set.global,
+    overridable: set.overridable,
+    'agent-enabled': set.agentEnabled,
+    'policy-tool-version': set.policyToolVersion,
+    ...Object.fromEntries(SCOPE_FIELDS.map(([field, key]) => [field, set.scope[key]])),
+    parameters: set.parameters === null ? null : shownParameters(set.parameters),
+    content: set.content === null ? null : contentValue(set.content),
+  });
+}
+
+function createChange(set: DeclaredPolicySet): PolicySetChange {
+  return {
+    resource: 'policy-set', name: set.name, id: null, action: 'create', reason: describeSet(set), fields: settingValues(set),
+    declared: policySetSpec(set), live: null, uploadContent: set.content !== null, adoptMarker: false,
+  };
+}
+
+function updateChange(set: DeclaredPolicySet, live: LivePolicySet, adopt: boolean): PolicySetChange | null {
+  const fields: Fields = {};
+  diffField(fields, 'description', stripMarker(live.description), set.description, sameText);
+  diffField(fields, 'global', live.global, set.global, strictEqual);
+  if (set.overridable !== null) diffField(fields, 'overridable', live.overridable, set.overridable, strictEqual);
+  if (set.agentEnabled !== null) diffField(fields, 'agent-enabled', live.agentEnabled, set.agentEnabled, strictEqual);
+  if (set.policyToolVersion !== null) diffField(fields, 'policy-tool-version', live.policyToolVersion, set.policyToolVersion, strictEqual);
+  for (const [field, key, liveKey] of SCOPE_FIELDS) {
+    const declaredIds = set.scope[key];
+    if (declaredIds !== null) diffField(fields, field, sortedIds(live[liveKey]), sortedIds(declaredIds), sameSet);
+  }
+  if (set.parameters !== null && live.parameters !== null) {
+    const before = shownParameters(live.parameters);
+    const after = shownParameters(set.parameters);
+    const sensitiveChanged = set.parameters.some((p) => p.sensitive) && set.sensitiveDigest !== markerSensitive(live.description);
+    const shown = sensitiveChanged ? after.map((p) => (p.endsWith(' (sensitive)') ? p.replace(' (sensitive)', ' (sensitive, changed)') : p)) : after;
+    if (!sameSet(before, after) || sensitiveChanged) fields['parameters'] = { before, after: shown };
+  }
+  const recorded = markerContent(live.description);
+  const upload = set.content !== null && recorded !== set.content.digest;
+  if (upload) fields['content'] = { before: recorded === null ? null : `sha256:${recorded.slice(0, 12)}`, after: contentValue(set.content!) };
+  if (Object.keys(fields).length === 0 && !adopt) return null;
+  const reason = [adopt ? 'adopt: add ownership marker' : '', differsIn(Object.keys(fields))].filter((r) => r !== '').join('; ');
+  return { resource: 'policy-set', name: set.name, id: live.id, action: 'update', reason, fields, declared: policySetSpec(set), live: livePolicySetRef(live), uploadContent: upload, adoptMarker: adopt };
+}
+
+function deleteChange(live: LivePolicySet, reason: string): PolicySetChange {
+  const fields = removed({ kind: live.kind, description: stripMarker(live.description) });
+  return { resource: 'policy-set', name: live.name, id: live.id, action: 'delete', reason, fields, declared: null, live: livePolicySetRef(live), uploadContent: false, adoptMarker: false };
+}

@@ -1,0 +1,122 @@
+/**
+ * A versioned policy set from a folder of the declared repo: the FSBP library copied in as it is, planned, applied
+ * until its version is ready, and then in step; its config checked before any request; an errored version exits 1.
+ */
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { ORG, WORKSPACES } from './helpers/emulator.js';
+import { REPO_ROOT } from './helpers/repo-root.js';
+import { useWorld } from './helpers/world.js';
+
+const FSBP = path.join(REPO_ROOT, 'test/fixtures/corpus/fsbp-aws-set');
+
+/** A declared repo holding the FSBP library as policy-sets/fsbp-aws/ and two individual policies. */
+function fsbpRepo(dir: string): string {
+  cpSync(FSBP, path.join(dir, 'policy-sets/fsbp-aws'), { recursive: true });
+  mkdirSync(path.join(dir, 'policies'), { recursive: true });
+  writeFileSync(path.join(dir, 'policies/require-tags.sentinel'), 'main = rule { true }\n');
+  writeFileSync(path.join(dir, 'policies/no-public-buckets.sentinel'), 'main = rule { true }\n');
+  return dir;
+}
+
+interface SetDoc { id: string; attributes: { name: string; description: string | null; versioned: boolean }; relationships: Record<string, { data: unknown }> }
+
+const CASES = [
+  { title: 'an API that says native', nativeKind: 'native', extra: [] },
+  { title: 'the hosted dialect (sentinel), given by --native-kind', nativeKind: 'sentinel', extra: ['--native-kind', 'sentinel'] },
+  { title: 'the hosted dialect (sentinel), learned, not given', nativeKind: 'sentinel', extra: [] },
+] as const;
+
+for (const { title, nativeKind, extra } of CASES) {
+  describe(`a versioned policy set from a folder: ${title}`, () => {
+    const fixture = useWorld({ nativeKind, organizations: [{ name: ORG, maxAgentPools: 1, workspaces: WORKSPACES }] });
+
+    it('plans the set with its policies and modules, applies it to ready, then plans no changes', async () => {
+      const { world } = fixture;
+      const dir = fsbpRepo(await fixture.repo({}));
+      const plan = await world.cli('--dry-run', dir, [...extra]);
+      assert.equal(plan.code, 0, plan.stdout + plan.stderr);
+      assert.match(plan.stdout, /policy-set "fsbp-aws" will be created \(versioned, 281 policies, 4 modules, [\d.]+ [kM]B \([\d.]+ kB packed\)\)/);
+      assert.match(plan.stdout, /Plan: 3 to create, 0 to update, 0 to replace, 0 to delete\./);
+      assert.doesNotMatch(plan.stdout, /ecr-tag-immutability-configured/, 'no file of the set is read as a policy');
+
+      const applied = await world.cli('--reconcile', dir, [...extra]);
+      assert.equal(applied.code, 0, applied.stdout + applied.stderr);
+      const sets = (await world.call('GET', `/organizations/${ORG}/policy-sets?include=current_version`)).json as { data: SetDoc[] };
+      const fsbp = sets.data.find((s) => s.attributes.name === 'fsbp-aws');
+      assert.ok(fsbp, JSON.stringify(sets));
+      assert.equal(fsbp.attributes.versioned, true);
+      assert.match(fsbp.attributes.description ?? '', /content=sha256:[0-9a-f]{64}/);
+      assert.notEqual((fsbp.relationships['current-version'] as { data: unknown } | undefined)?.data ?? null, null, 'a ready version is current');
+
+      await world.clearRequests();
+      const again = await world.cli('--dry-run', dir, [...extra]);
+      assert.equal(again.code, 0, again.stdout + again.stderr);
+      assert.match(again.stdout, /No changes\. The API matches the declared repo\./);
+      const requests = await world.requests();
+      assert.ok(requests.every((r) => r.method === 'GET' && !/policy-set-versions|\/download/.test(r.path)), requests.map((r) => `${r.method} ${r.path}`).join('\n'));
+    });
+  });
+}
+
+describe('a policy set folder is checked before any request', () => {
+  const fixture = useWorld();
+
+  for (const [what, source] of [['a missing file', './policies/missing.sentinel'], ['a path through ..', '../outside.sentinel'], ['a remote URL', 'https://example.com/a.sentinel']] as const) {
+    it(`a sentinel.hcl naming ${what} is refused, and the emulator sees no request`, async () => {
+      const { world } = fixture;
+      const dir = await fixture.repo({
+        'outside.sentinel': 'main = rule { true }\n',
+        'policy-sets/bad/sentinel.hcl': `policy "one" {\n  source = "${source}"\n  enforcement_level = "advisory"\n}\n`,
+        'policy-sets/bad/policies/one.sentinel': 'main = rule { true }\n',
+      });
+      await world.clearRequests();
+      for (const mode of ['--validate', '--dry-run']) {
+        const run = await world.cli(mode, dir);
+        assert.equal(run.code, 1, `${mode}: ${run.stdout}${run.stderr}`);
+        assert.ok(`${run.stdout}${run.stderr}`.includes(`policy-sets/bad/sentinel.hcl: policy "one" source: "${source}"`), run.stdout + run.stderr);
+      }
+      assert.deepEqual(await world.requests(), []);
+    });
+  }
+
+  it('a config that is not HCL names the file, line and column', async () => {
+    const { world } = fixture;
+    const dir = await fixture.repo({ 'policy-sets/broken/sentinel.hcl': 'policy "one" {\n  source = \n' });
+    const run = await world.cli('--validate', dir);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout + run.stderr, /policy-sets\/broken\/sentinel\.hcl: does not parse as HCL: sentinel\.hcl:2,/);
+  });
+});
+
+describe('a version the service marks errored', () => {
+  const fixture = useWorld({ nativeKind: 'sentinel', organizations: [{ name: ORG, maxAgentPools: 1, workspaces: WORKSPACES }] });
+
+  it('fails the run (exit 1) with the service\'s error-message in text, JSON and Markdown, and the next plan uploads again', async () => {
+    const { world } = fixture;
+    // The hosted service reads only sentinel.hcl: the document's native.hcl passes every check here and errors there.
+    const dir = await fixture.repo({
+      'policy-sets/neutral/native.hcl': 'policy "one" {\n  source = "./one.sentinel"\n  enforcement_level = "advisory"\n}\n',
+      'policy-sets/neutral/one.sentinel': 'main = rule { true }\n',
+    });
+    const outputs: Record<string, string> = {};
+    for (const output of ['text', 'json', 'markdown']) {
+      const run = await world.cli('--reconcile', dir, ['--output', output]);
+      assert.equal(run.code, 1, `${output}: ${run.stdout}${run.stderr}`);
+      outputs[output] = run.stdout;
+    }
+    const message = /no sentinel\.hcl at the root of the policy set version's archive/;
+    assert.match(outputs['text']!, /policy-set "neutral" failed: version polsetver-\S+ of policy set "neutral" errored: no sentinel\.hcl/);
+    const json = JSON.parse(outputs['json']!) as { sources: Array<{ changes: Array<{ resource: string; outcome: string; message: string }> }> };
+    const change = json.sources[0]!.changes.find((c) => c.resource === 'policy-set');
+    assert.equal(change?.outcome, 'failed');
+    assert.match(change.message, message);
+    assert.match(outputs['markdown']!, message);
+    // The marker records no content for a version that did not become ready: each run uploads again.
+    const plan = await world.cli('--dry-run', dir);
+    assert.match(plan.stdout, /policy-set "neutral" will be updated in-place \(differs in content\)/);
+    assert.match(plan.stdout, /its newest version polsetver-\S+ errored: no sentinel\.hcl/);
+  });
+});
