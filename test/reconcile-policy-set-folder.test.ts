@@ -120,3 +120,34 @@ describe('a version the service marks errored', () => {
     assert.match(plan.stdout, /its newest version polsetver-\S+ errored: no sentinel\.hcl/);
   });
 });
+
+describe('a policy set folder wherever it sits in the repo', () => {
+  const fixture = useWorld({ organizations: [{ name: ORG, maxAgentPools: 1, workspaces: WORKSPACES }] });
+
+  it('libraries/fsbp/ is planned and applied as a set, and none of its files as a policy', async () => {
+    const { world } = fixture;
+    const dir = await fixture.repo({ 'policies/require-tags.sentinel': 'main = rule { true }\n', 'docs/readme.md': 'not a set\n' });
+    cpSync(FSBP, path.join(dir, 'libraries/fsbp'), { recursive: true });
+    const plan = await world.cli('--dry-run', dir);
+    assert.equal(plan.code, 0, plan.stdout + plan.stderr);
+    assert.match(plan.stdout, /policy-set "fsbp" will be created \(versioned, 281 policies, 4 modules, /);
+    assert.match(plan.stdout, /Plan: 2 to create, 0 to update, 0 to replace, 0 to delete\./);
+    assert.doesNotMatch(plan.stdout, /ecr-tag-immutability-configured/, 'no file of the set is read as a policy');
+    const applied = await world.cli('--reconcile', dir);
+    assert.equal(applied.code, 0, applied.stdout + applied.stderr);
+    const sets = (await world.call('GET', `/organizations/${ORG}/policy-sets`)).json as { data: SetDoc[] };
+    assert.deepEqual(sets.data.map((s) => s.attributes.name), ['fsbp']);
+  });
+
+  it('a set folder inside another set\'s folder outside policy-sets/ is a problem naming both', async () => {
+    const { world } = fixture;
+    const config = 'policy "one" {\n  source = "./one.sentinel"\n  enforcement_level = "advisory"\n}\n';
+    const dir = await fixture.repo({
+      'lib/outer/sentinel.hcl': config, 'lib/outer/one.sentinel': 'main = rule { true }\n',
+      'lib/outer/inner/sentinel.hcl': config, 'lib/outer/inner/one.sentinel': 'main = rule { true }\n',
+    });
+    const run = await world.cli('--validate', dir);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout + run.stderr, /lib\/outer\/inner: holds a policy set's config file inside the policy set of lib\/outer/);
+  });
+});

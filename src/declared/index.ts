@@ -7,7 +7,7 @@ import { NO_CACHE } from './declared-cache.js';
 import { loadPathFilter, POLICY_FILE, POOL_FILE, policyNearMiss, poolNearMiss } from './path-filter.js';
 import { readPolicies } from './policies.js';
 import { DEFAULT_MAX_AGENT_POOLS, readPools } from './pools.js';
-import { DEFAULT_WALK_LIMITS, walkSource } from './walk.js';
+import { DEFAULT_WALK_LIMITS, walkSource, type FoundFile, type WalkOptions } from './walk.js';
 import { count } from '../plural.js';
 import { inFolder, readPolicySets, setFolders, YAML_SET_FILE } from './policy-sets.js';
 import { SET_CONFIG_FILES } from './set-config.js';
@@ -54,11 +54,12 @@ export async function readDeclared(dir: string, options: ReadOptions = {}): Prom
     ],
     walkOptions,
   );
-  const sets = setFolders(walked.files);
-  // A set under policies/ is read whole: every file of its folder is packed, and none is read as a policy.
-  const setsUnderPolicies = sets.folders.filter((folder) => folder.startsWith('policies/'));
-  const inSets = setsUnderPolicies.length === 0 ? null : await walkSource(
-    setsUnderPolicies.map((start) => ({ start, maxDepth: Number.POSITIVE_INFINITY, wanted: () => true, nearMiss: () => null })), walkOptions,
+  const elsewhere = await walkElsewhere(walkOptions);
+  const sets = setFolders([...walked.files, ...elsewhere.files]);
+  // A set outside policy-sets/ is read whole: every file of its folder is packed, and none is read as a policy.
+  const setsOutside = sets.folders.filter((folder) => !folder.startsWith('policy-sets/'));
+  const inSets = setsOutside.length === 0 ? null : await walkSource(
+    setsOutside.map((start) => ({ start, maxDepth: Number.POSITIVE_INFINITY, wanted: () => true, nearMiss: () => null })), walkOptions,
   );
   const outsideSets = (rel: string) => !inFolder(rel, sets.folders);
   const policyFiles = walked.files.filter((file) => file.rel.startsWith('policies/') && outsideSets(file.rel));
@@ -72,7 +73,7 @@ export async function readDeclared(dir: string, options: ReadOptions = {}): Prom
   cache.finish();
   const strict = options.strictImports === true;
   // Near misses inside a set under policies/ are its files, not policies: its own walk reports what is really wrong.
-  const walkProblems = [...walked.problems.filter((p) => outsideSets(p.file) || p.file.startsWith('policy-sets/')), ...(inSets?.problems ?? [])];
+  const walkProblems = [...walked.problems.filter((p) => outsideSets(p.file) || p.file.startsWith('policy-sets/')), ...elsewhere.problems, ...(inSets?.problems ?? [])];
   const problems = [
     ...walkProblems, ...sets.problems, ...policies.problems, ...pools.problems, ...policySets.problems,
     ...(strict ? importProblems(policies.unresolvedImports) : []),
@@ -83,6 +84,21 @@ export async function readDeclared(dir: string, options: ReadOptions = {}): Prom
   const warnings = [...walked.warnings.filter((w) => outsideSets(w.slice(0, w.indexOf(':')))), ...policies.warnings, ...stray].sort();
   const declaredSets = policySets.sets.length === 0 ? {} : { policySets: policySets.sets };
   return { policies: policies.policies, pools: pools.pools, ...declaredSets, warnings: [...warnings, ...imports] };
+}
+
+/** The folders whose walk reads policies, pools and YAML sets; set folders anywhere else are found by `walkElsewhere`. */
+const READ_FOLDERS = new Set(['policies', 'policy-sets', 'agent-pools']);
+
+/**
+ * Finds the set config files outside `policies/`, `policy-sets/` and `agent-pools/`: a set folder is a set wherever it
+ * sits. Only what could hide a set is a problem here (a folder that cannot be read, a repo over the walk's limits, a
+ * config file that is a broken link); links elsewhere in the repo are not this tool's files.
+ */
+async function walkElsewhere(options: WalkOptions): Promise<{ files: FoundFile[]; problems: SourceProblem[] }> {
+  const filter = { isIgnored: (rel: string, isDirectory: boolean) => READ_FOLDERS.has(rel) || options.filter.isIgnored(rel, isDirectory) };
+  const walked = await walkSource([{ start: '', maxDepth: Number.POSITIVE_INFINITY, wanted: isSetConfig, nearMiss: () => null }], { ...options, filter });
+  const problems = walked.problems.filter((p) => p.file === '.' || isSetConfig(p.file) || p.message.startsWith('cannot be read'));
+  return { files: walked.files.filter((file) => file.rel.includes('/')), problems };
 }
 
 function invalid(root: string, problems: SourceProblem[]): ValidationError {

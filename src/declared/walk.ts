@@ -46,7 +46,7 @@ export interface Walked {
 
 /** Which paths a folder's walk collects, and which near-misses it reports. */
 export interface FolderRules {
-  /** The folder, relative to the root. */
+  /** The folder, relative to the root; `''` is the root itself. */
   start: string;
   /** Folders below the start folder to descend into; 0 reads only its files. */
   maxDepth: number;
@@ -79,7 +79,7 @@ export async function walkSource(folders: readonly FolderRules[], options: WalkO
   let entries = 0;
   const turn = turnTaker(YIELD_EVERY, options.signal);
   for (const rules of folders) {
-    const startAbs = path.join(options.root, ...rules.start.split('/'));
+    const startAbs = rules.start === '' ? options.root : path.join(options.root, ...rules.start.split('/'));
     const start = inspect(options, rules, { rel: rules.start, abs: startAbs, real: startAbs, dirent: null }, walked);
     if (start === null || !start.isDirectory) continue;
     const stack: Folder[] = [{ rel: rules.start, abs: start.abs, real: start.real, depth: 0 }];
@@ -100,7 +100,7 @@ export async function walkSource(folders: readonly FolderRules[], options: WalkO
         entries += 1;
         if (entries > options.limits.maxEntries) return overLimit(walked, `more than ${options.limits.maxEntries} files and folders`);
         await turn();
-        const rel = `${folder.rel}/${dirent.name}`;
+        const rel = folder.rel === '' ? dirent.name : `${folder.rel}/${dirent.name}`;
         const entry = { rel, abs: path.join(folder.abs, dirent.name), real: path.join(folder.real, dirent.name), dirent };
         const found = inspect(options, rules, entry, walked);
         if (found === null || !found.isDirectory) continue;
@@ -125,7 +125,7 @@ function repeatMessage(parentReal: string, real: string, first: string): string 
 }
 
 function overLimit(walked: Walked, what: string): Walked {
-  const message = `the repo holds ${what} under policies/ and agent-pools/; nothing was read. Leave folders out with .syncignore`;
+  const message = `the repo holds ${what} in the folders read; nothing was read. Leave folders out with .syncignore`;
   return { files: [], problems: [...walked.problems, { file: '.', message }], warnings: walked.warnings };
 }
 
