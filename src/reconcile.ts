@@ -120,7 +120,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   await request.beforeLive?.();
   try {
     live = await readLive({
-      api: session.api, organization: source.organization, declared, logger, codeCache: request.codeCache,
+      api: session.api, organization: source.organization, declared, logger, codeCache: request.codeCache, prune: request.prune ?? source.prune,
       onCodeProgress: (done, total) => progress('downloading', done, total),
     });
   } catch (error) {

@@ -98,7 +98,8 @@ async function walkElsewhere(options: WalkOptions): Promise<{ files: FoundFile[]
   const filter = { isIgnored: (rel: string, isDirectory: boolean) => READ_FOLDERS.has(rel) || options.filter.isIgnored(rel, isDirectory) };
   const walked = await walkSource([{ start: '', maxDepth: Number.POSITIVE_INFINITY, wanted: isSetConfig, nearMiss: () => null }], { ...options, filter });
   const problems = walked.problems.filter((p) => p.file === '.' || isSetConfig(p.file) || p.message.startsWith('cannot be read'));
-  return { files: walked.files.filter((file) => file.rel.includes('/')), problems };
+  const where = (p: SourceProblem) => (p.file === '.' ? { ...p, message: p.message.replace('under policies/ and agent-pools/', 'in the rest of the repo (searched for policy set folders)') } : p);
+  return { files: walked.files.filter((file) => file.rel.includes('/')), problems: problems.map(where) };
 }
 
 function invalid(root: string, problems: SourceProblem[]): ValidationError {

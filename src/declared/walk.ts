@@ -125,7 +125,7 @@ function repeatMessage(parentReal: string, real: string, first: string): string 
 }
 
 function overLimit(walked: Walked, what: string): Walked {
-  const message = `the repo holds ${what} in the folders read; nothing was read. Leave folders out with .syncignore`;
+  const message = `the repo holds ${what} under policies/ and agent-pools/; nothing was read. Leave folders out with .syncignore`;
   return { files: [], problems: [...walked.problems, { file: '.', message }], warnings: walked.warnings };
 }
 

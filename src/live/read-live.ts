@@ -21,6 +21,8 @@ export interface ReadLiveOptions {
   declared: DeclaredState;
   logger: Logger;
   codeCache?: CodeCache;
+  /** Prune is on: the sets are read (one list request) so that a set this source owns and no longer declares is deleted. */
+  prune?: boolean;
   /** Called when the number of policies whose code must be checked is known (unless none is), then after each is checked. */
   onCodeProgress?: (done: number, total: number) => void;
 }
@@ -40,8 +42,8 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
       throw error;
     });
   const { api, organization, declared } = options;
-  // Policy sets are read only by a source that declares one, or names one by name: the others never touch them.
-  const readsSets = (declared.policySets ?? []).length > 0 || declared.policies.some((p) => p.policySets?.some((entry) => !entry.startsWith('polset-')) === true);
+  // Policy sets are read only by a source that declares one, names one by name, or prunes: the others never touch them.
+  const readsSets = options.prune === true || (declared.policySets ?? []).length > 0 || declared.policies.some((p) => p.policySets?.some((entry) => !entry.startsWith('polset-')) === true);
   const [listed, poolList, setList] = await Promise.all([
     failFast(api.listPolicies(organization)), failFast(api.listAgentPools(organization)),
     readsSets ? failFast(api.listPolicySets(organization, { include: ['current_version', 'newest_version'] })) : Promise.resolve(null),

@@ -26,7 +26,7 @@ export function planPrune(pairing: Pairing, options: PlanOptions): PrunePlan {
   if (!options.prune) {
     return {
       deletes: [],
-      kept: [...policies.map((p) => `policy "${p.name}"`).sort(), ...pools.map((p) => `agent-pool "${p.name}"`).sort()],
+      kept: [...policies.map((p) => `policy "${p.name}"`).sort(), ...owned(pairing.sets).map((s) => `policy-set "${s.name}"`).sort(), ...pools.map((p) => `agent-pool "${p.name}"`).sort()],
       conflicts: [],
     };
   }
