@@ -34,6 +34,8 @@ export interface PassRequest {
   mode: 'plan' | 'apply';
   /** Overrides `source.prune` when set (`--prune`). */
   prune?: boolean;
+  /** The environment the CLI or daemon was given: sensitive parameters' `{env: NAME}` are read from it. @default process.env */
+  env?: NodeJS.ProcessEnv;
   force?: boolean;
   codeCache?: CodeCache;
   /** Parsed files of the declared repo, reused while they are unchanged; kept across a daemon source's passes. */
@@ -104,6 +106,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     declared = await readDeclared(request.dir, {
       maxAgentPools: source.maxAgentPools,
       strictImports: source.strictImports === true,
+      ...(request.env === undefined ? {} : { env: request.env }),
       ...(session.signal === undefined ? {} : { signal: session.signal }),
       ...(request.declaredCache === undefined ? {} : { cache: request.declaredCache }),
     });
@@ -152,6 +155,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     logger,
     onUploaded: (policyId, updatedAt, digest) => request.codeCache?.set(policyId, updatedAt, digest),
     concurrency: request.concurrency,
+    ...(request.env === undefined ? {} : { env: request.env }),
     ...(request.appliedLogLevel === undefined ? {} : { appliedLogLevel: request.appliedLogLevel }),
     onWave: (name) => {
       wave = name;

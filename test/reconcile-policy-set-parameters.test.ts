@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { readDeclared } from '../src/declared/index.js';
 import { createRedactor } from '../src/redact.js';
 import { ORG, WORKSPACES } from './helpers/emulator.js';
@@ -20,13 +20,12 @@ interface ParameterDoc { attributes: { key: string; value: string; sensitive: bo
 
 describe('policy set parameters', () => {
   const fixture = useWorld({ organizations: [{ name: ORG, maxAgentPools: 1, workspaces: WORKSPACES }] });
-  after(() => {
-    delete process.env[SECRET_ENV];
-  });
 
   it('sends plain and sensitive values, never shows the sensitive one, and notices when it changes', async () => {
     const { world } = fixture;
-    process.env[SECRET_ENV] = FIRST;
+    // Given to the CLI as its environment only: the process's own environment never holds it.
+    let given: Record<string, string> = { [SECRET_ENV]: FIRST };
+    assert.equal(process.env[SECRET_ENV], undefined);
     const dir = await fixture.repo({
       'policy-sets/params.yaml': `parameters:\n  region: us-east-1\n  api_key: { env: ${SECRET_ENV} }\n`,
       'policies/p.native': 'main = rule { true }\n',
@@ -34,12 +33,12 @@ describe('policy set parameters', () => {
     const saved = path.join(dir, '..', `${path.basename(dir)}-plan.json`);
     const outputs: string[] = [];
     for (const output of ['text', 'json', 'markdown']) {
-      const plan = await world.cli('--dry-run', dir, ['--output', output, ...(output === 'json' ? ['--out', saved] : [])], 'debug');
+      const plan = await world.cli('--dry-run', dir, ['--output', output, ...(output === 'json' ? ['--out', saved] : [])], 'debug', given);
       assert.equal(plan.code, 0, plan.stdout + plan.stderr);
       outputs.push(plan.stdout + plan.stderr);
     }
     assert.match(outputs[0]!, /"api_key \(sensitive\)", "region=us-east-1"/);
-    const applied = await world.cli('--reconcile', dir, [], 'debug');
+    const applied = await world.cli('--reconcile', dir, [], 'debug', given);
     assert.equal(applied.code, 0, applied.stdout + applied.stderr);
     outputs.push(applied.stdout + applied.stderr, await readFile(saved, 'utf8'));
     for (const text of outputs) assert.ok(!text.includes(FIRST), `the sensitive value appeared in:\n${text}`);
@@ -52,22 +51,21 @@ describe('policy set parameters', () => {
     assert.deepEqual({ value: byKey['region']?.value, sensitive: byKey['region']?.sensitive }, { value: 'us-east-1', sensitive: false });
     assert.deepEqual({ value: byKey['api_key']?.value, sensitive: byKey['api_key']?.sensitive }, { value: '', sensitive: true });
 
-    const same = await world.cli('--dry-run', dir);
+    const same = await world.cli('--dry-run', dir, [], 'warn', given);
     assert.match(same.stdout, /No changes\. The API matches the declared repo\./, same.stdout);
 
-    process.env[SECRET_ENV] = SECOND;
-    const changed = await world.cli('--dry-run', dir, [], 'debug');
+    given = { [SECRET_ENV]: SECOND };
+    const changed = await world.cli('--dry-run', dir, [], 'debug', given);
     assert.match(changed.stdout, /policy-set "params" will be updated in-place \(differs in parameters\)/);
     assert.match(changed.stdout, /"api_key \(sensitive, changed\)"/);
     assert.ok(!(changed.stdout + changed.stderr).includes(SECOND) && !(changed.stdout + changed.stderr).includes(FIRST));
-    assert.equal((await world.cli('--reconcile', dir)).code, 0);
-    const settled = await world.cli('--dry-run', dir);
+    assert.equal((await world.cli('--reconcile', dir, [], 'warn', given)).code, 0);
+    const settled = await world.cli('--dry-run', dir, [], 'warn', given);
     assert.match(settled.stdout, /No changes\. The API matches the declared repo\./, settled.stdout);
   });
 
   it('a sensitive value whose variable is not set is refused before any request; a file inside the repo too', async () => {
     const { world } = fixture;
-    delete process.env[SECRET_ENV];
     const dir = await fixture.repo({
       'policy-sets/missing.yaml': `parameters:\n  api_key: { env: ${SECRET_ENV} }\n`,
       'policy-sets/inside.yaml': 'parameters:\n  token: { file: PLACEHOLDER }\n',
@@ -85,10 +83,9 @@ describe('policy set parameters', () => {
 
   it('reading the repo teaches the redactor every sensitive value, so no log line or error can carry it', async () => {
     const value = 'learned-Secret-value-7e21';
-    process.env[SECRET_ENV] = value;
     const redact = createRedactor([]);
     assert.equal(redact(`a ${value} b`), `a ${value} b`, 'not known before the repo is read');
-    await readDeclared(await fixture.repo({ 'policy-sets/learn.yaml': `parameters:\n  api_key: { env: ${SECRET_ENV} }\n` }));
+    await readDeclared(await fixture.repo({ 'policy-sets/learn.yaml': `parameters:\n  api_key: { env: ${SECRET_ENV} }\n` }), { env: { [SECRET_ENV]: value } });
     assert.equal(redact(`a ${value} b "${encodeURIComponent(value)}"`), 'a *** b "***"');
   });
 });

@@ -26,4 +26,6 @@ export interface ApplyOptions {
   setVersionTimeoutMs?: number;
   /** Called as a wave (waves.ts) with changes to run starts, with its name and how many changes it runs. */
   onWave?: (wave: string, changes: number) => void;
+  /** Where a sensitive parameter's `{env: NAME}` is read again for its upload. @default process.env */
+  env?: NodeJS.ProcessEnv;
 }

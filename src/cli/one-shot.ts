@@ -71,7 +71,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
       notify.started(source, revision);
       let printed = false;
       const outcome = await runPass({
-        source, dir, revision, api, logger: io.logger, mode, prune: args.prune || undefined, force: args.force,
+        source, dir, revision, api, logger: io.logger, env: io.env, mode, prune: args.prune || undefined, force: args.force,
         codeCache, concurrency: config.api.concurrency, signal, stop: interrupt.stop, beforeLive,
         appliedLogLevel: forReader ? 'debug' : 'info',
         ...(saved === null ? {} : { saved: saved[index]![1] }),

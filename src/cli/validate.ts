@@ -16,7 +16,7 @@ export async function runValidate(args: CliArgs, config: Config, io: CliIo): Pro
   for (const source of selectSources(config, args)) {
     const { dir } = await openSource(source, sourceContext(config, io)).checkout();
     try {
-      const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools, strictImports: source.strictImports === true });
+      const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools, strictImports: source.strictImports === true, env: io.env });
       if (declaresNothing(declared) && !source.allowEmpty) {
         invalid += 1;
         io.stdout.write(`${source.name}: declares nothing in ${dir}\n  ${emptySourceHint(dir)}\n`);

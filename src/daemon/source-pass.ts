@@ -93,7 +93,7 @@ export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, lo
   try {
     outcome = await ctx.reconcile(
       {
-        source, dir, revision, api: session.api, logger: ctx.logger, mode: current.windowClosed ? 'plan' : 'apply', codeCache: ctx.codeCache,
+        source, dir, revision, api: session.api, logger: ctx.logger, env: ctx.env, mode: current.windowClosed ? 'plan' : 'apply', codeCache: ctx.codeCache,
         declaredCache: ctx.declaredCache, concurrency: ctx.concurrency, signal, stop, onProgress: (p) => {
           if (p.phase === 'applying') writes.applying();
           progress.update(p);

@@ -69,7 +69,7 @@ export async function readDeclared(dir: string, options: ReadOptions = {}): Prom
   const context = { realRoot, cache, ...(options.signal ? { signal: options.signal } : {}) };
   const policies = await readPolicies(policyFiles, context);
   const pools = readPools(poolFiles, options.maxAgentPools ?? DEFAULT_MAX_AGENT_POOLS, realRoot);
-  const policySets = await readPolicySets(sets.folders, setFiles.filter((file) => !outsideSets(file.rel)), yamlSetFiles, realRoot);
+  const policySets = await readPolicySets(sets.folders, setFiles.filter((file) => !outsideSets(file.rel)), yamlSetFiles, realRoot, options.env ?? process.env);
   cache.finish();
   const strict = options.strictImports === true;
   // Near misses inside a set under policies/ are its files, not policies: its own walk reports what is really wrong.

@@ -55,7 +55,7 @@ interface SetFiles {
 
 /** Reads every policy set: versioned ones from `folders` (their files among `files`), the others from their YAML files. */
 export async function readPolicySets(
-  folders: readonly string[], files: readonly FoundFile[], yamlFiles: readonly FoundFile[], realRoot: string,
+  folders: readonly string[], files: readonly FoundFile[], yamlFiles: readonly FoundFile[], realRoot: string, env: NodeJS.ProcessEnv,
 ): Promise<{ sets: DeclaredPolicySet[]; problems: SourceProblem[] }> {
   const sets: DeclaredPolicySet[] = [];
   const problems: SourceProblem[] = [];
@@ -63,12 +63,12 @@ export async function readPolicySets(
     const inside = files.filter((f) => f.rel.startsWith(`${folder}/`));
     const config = inside.find((f) => path.posix.dirname(f.rel) === folder && path.posix.basename(f.rel) in SET_CONFIG_FILES)!;
     const settings = inside.find((f) => f.rel === `${folder}/${SET_SETTINGS_FILE}`) ?? null;
-    const read = await readVersionedSet({ folder, config, settings, files: inside.filter((f) => f !== settings) }, realRoot);
+    const read = await readVersionedSet({ folder, config, settings, files: inside.filter((f) => f !== settings) }, realRoot, env);
     problems.push(...read.problems);
     if (read.set !== null) sets.push(read.set);
   }
   for (const file of yamlFiles) {
-    const read = readYamlSet(file, realRoot);
+    const read = readYamlSet(file, realRoot, env);
     problems.push(...read.problems);
     if (read.set !== null) sets.push(read.set);
   }
@@ -76,7 +76,7 @@ export async function readPolicySets(
   return { sets: sets.sort(byName), problems };
 }
 
-async function readVersionedSet(entry: SetFiles, realRoot: string): Promise<{ set: DeclaredPolicySet | null; problems: SourceProblem[] }> {
+async function readVersionedSet(entry: SetFiles, realRoot: string, env: NodeJS.ProcessEnv): Promise<{ set: DeclaredPolicySet | null; problems: SourceProblem[] }> {
   const kind = SET_CONFIG_FILES[path.posix.basename(entry.config.rel)]!;
   const settings = entry.settings === null ? { values: {}, problems: [] } : readSettings(entry.settings, realRoot);
   const problems = [...settings.problems];
@@ -109,20 +109,20 @@ async function readVersionedSet(entry: SetFiles, realRoot: string): Promise<{ se
     folder: entry.folder, root: realRoot, configFile: path.posix.basename(entry.config.rel), digest: archive.digest, bytes: archive.gzip.length,
     files: archive.files, policies: checked.config.policies.length, modules: checked.config.modules.length,
   };
-  const parameters = readParameters(settings.values['parameters'], entry.settings?.rel ?? entry.folder, realRoot, process.env);
+  const parameters = readParameters(settings.values['parameters'], entry.settings?.rel ?? entry.folder, realRoot, env);
   if (parameters.parameters !== null && kind === 'opa') parameters.problems.push({ file: entry.settings!.rel, message: 'parameters are for the native kind only; an opa set takes none' });
   if (parameters.problems.length > 0) return { set: null, problems: parameters.problems };
   return { set: { ...setSettings(name, kind, entry.settings?.rel ?? null, settings.values, parameters.parameters), content }, problems };
 }
 
-function readYamlSet(file: FoundFile, realRoot: string): { set: DeclaredPolicySet | null; problems: SourceProblem[] } {
+function readYamlSet(file: FoundFile, realRoot: string, env: NodeJS.ProcessEnv): { set: DeclaredPolicySet | null; problems: SourceProblem[] } {
   const settings = readSettings(file, realRoot);
   if (settings.problems.length > 0) return { set: null, problems: settings.problems };
   const stem = path.posix.basename(file.rel, '.yaml');
   const name = typeof settings.values['name'] === 'string' ? settings.values['name'] : stem;
   if (!isValidName(name)) return { set: null, problems: [{ file: file.rel, message: `"${name}" is not a valid policy set name; ${NAME_RULE}` }] };
   const kind: PolicyKind = settings.values['kind'] === 'opa' ? 'opa' : 'native';
-  const parameters = readParameters(settings.values['parameters'], file.rel, realRoot, process.env);
+  const parameters = readParameters(settings.values['parameters'], file.rel, realRoot, env);
   if (parameters.parameters !== null && kind === 'opa') parameters.problems.push({ file: file.rel, message: 'parameters are for the native kind only; an opa set takes none' });
   if (parameters.problems.length > 0) return { set: null, problems: parameters.problems };
   return { set: { ...setSettings(name, kind, file.rel, settings.values, parameters.parameters), content: null }, problems: [] };

@@ -145,4 +145,6 @@ export interface ReadOptions {
   limits?: WalkLimits;
   /** Imports that will fail on the service (a Sentinel module, a Rego package no declared file provides) are errors, not warnings. @default false */
   strictImports?: boolean;
+  /** Where a sensitive parameter's `{env: NAME}` is read: the environment the CLI or daemon was given. @default process.env */
+  env?: NodeJS.ProcessEnv;
 }

@@ -26,8 +26,8 @@ export class World extends TestEmulator {
    * The command line against this emulator, without a config file, run in this process (the code the binary runs).
    * Every run also checks that the token leaks nowhere.
    */
-  cli(mode: string, dir: string, extra: string[] = [], logLevel = 'warn'): Promise<CliRun> {
-    return this.checked(mode, runCli(this.argv(mode, dir, extra), { env: this.env(logLevel) }));
+  cli(mode: string, dir: string, extra: string[] = [], logLevel = 'warn', env: Record<string, string> = {}): Promise<CliRun> {
+    return this.checked(mode, runCli(this.argv(mode, dir, extra), { env: { ...this.env(logLevel), ...env } }));
   }
 
   /**
