@@ -9,7 +9,7 @@ import type { DaemonMetrics } from '../operations/metrics.js';
 import type { TriggerReason } from '../operations/pass-record.js';
 import { readPoolHealth } from '../operations/pool-health.js';
 import type { SyncWindows } from '../operations/sync-windows.js';
-import { sourceErrors } from '../output/index.js';
+import { passErrors } from '../output/index.js';
 import { count } from '../plural.js';
 import { ProgressReporter } from '../progress.js';
 import type { CodeCache, PassOutcome, PassRequest } from '../reconcile.js';
@@ -121,7 +121,7 @@ export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, lo
     status.lastSuccessAt = new Date().toISOString();
     ctx.metrics.lastSuccess(source.name, Date.now());
   }
-  const errors = sourceErrors(outcome.sourcePlan);
+  const errors = passErrors(outcome.sourcePlan, outcome.results);
   return { ok: outcome.ok, error: errors.length === 0 ? null : errors.join('; ') };
 }
 

@@ -1,5 +1,5 @@
 import type { SourceConfig } from '../config/types.js';
-import { sourceErrors } from '../output/index.js';
+import { passErrors, sourceErrors } from '../output/index.js';
 import type { PassOutcome } from '../reconcile.js';
 
 /** One change of a pass, as notifications name it. */
@@ -11,6 +11,8 @@ export interface ReportChange {
   reason: string;
   /** `applied`, `failed`, `skipped`, or `not-applied` (the plan was refused, or a closed sync window held it). */
   outcome: string;
+  /** Why it failed or was skipped (a set version's `error-message` from the service); null otherwise. */
+  message?: string | null;
 }
 
 /** What one finished pass came to, as the notifier sees it: the same for the daemon and the one-shot modes. */
@@ -48,8 +50,9 @@ export interface ReportContext {
 /** The report of a pass that ended with `outcome` (null when it ended before planning: a failed fetch, a timeout). */
 export function passReport(source: SourceConfig, outcome: PassOutcome | null, context: ReportContext): PassReport {
   const plan = outcome?.sourcePlan.plan ?? null;
-  const results = new Map<unknown, string>((outcome?.results ?? []).map((r) => [r.change, r.outcome]));
+  const results = new Map((outcome?.results ?? []).map((r) => [r.change as unknown, r]));
   const errors = outcome === null ? [] : [...sourceErrors(outcome.sourcePlan)];
+  const failures = outcome === null ? [] : passErrors(outcome.sourcePlan, outcome.results);
   return {
     source: source.name,
     organization: source.organization,
@@ -57,9 +60,9 @@ export function passReport(source: SourceConfig, outcome: PassOutcome | null, co
     trigger: context.trigger,
     revision: context.revision,
     ok: context.ok,
-    error: context.ok ? null : (context.error ?? (errors.join('; ') || 'the pass failed')),
+    error: context.ok ? null : (context.error ?? (failures.join('; ') || 'the pass failed')),
     planned: plan !== null,
-    changes: (plan?.changes ?? []).map((c) => ({ resource: c.resource, name: c.name, action: c.action, reason: c.reason, outcome: results.get(c) ?? 'not-applied' })),
+    changes: (plan?.changes ?? []).map((c) => ({ resource: c.resource, name: c.name, action: c.action, reason: c.reason, outcome: results.get(c)?.outcome ?? 'not-applied', message: results.get(c)?.message ?? null })),
     errors,
     windowClosed: context.windowClosed ?? false,
     overrideWindow: context.overrideWindow ?? false,

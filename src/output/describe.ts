@@ -2,7 +2,7 @@
 import { structuredPatch } from 'diff';
 import { normalizeLineEnds } from '../line-ends.js';
 import { codeSummary } from '../code-content.js';
-import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
+import type { Change, ChangeAction, ChangeResult, SourcePlan } from '../plan/types.js';
 import { savedRefusal, type SavedRefusal } from '../plan/saved.js';
 import { count } from '../plural.js';
 
@@ -20,6 +20,16 @@ export function summarize(plans: readonly SourcePlan[]): PlanSummary {
 /** Every error of a source: why no plan could be made, or the plan's refusals and failed actions. */
 export function sourceErrors(source: SourcePlan): readonly string[] {
   return source.plan === null ? source.errors : source.plan.errors;
+}
+
+/**
+ * Why a pass that made a plan failed: the plan's errors, or else each failed change with the message of its failure
+ * (a policy set version the service errored says the service's `error-message`).
+ */
+export function passErrors(source: SourcePlan, results: readonly ChangeResult[]): readonly string[] {
+  const errors = sourceErrors(source);
+  if (errors.length > 0) return errors;
+  return results.filter((r) => r.outcome === 'failed').map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}" failed: ${r.message ?? 'unknown error'}`);
 }
 
 const REFUSED_WORDS: Record<SavedRefusal, string> = {
