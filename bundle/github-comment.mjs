@@ -2598,7 +2598,7 @@ var require_dispatcher = __commonJS({
     var EventEmitter = __require("node:events");
     var WrapHandler = require_wrap_handler();
     var wrapInterceptor = (dispatch) => (opts, handler) => dispatch(opts, WrapHandler.wrap(handler));
-    var Dispatcher = class extends EventEmitter {
+    var Dispatcher2 = class extends EventEmitter {
       dispatch() {
         throw new Error("not implemented");
       }
@@ -2629,7 +2629,7 @@ var require_dispatcher = __commonJS({
         });
       }
     };
-    module.exports = Dispatcher;
+    module.exports = Dispatcher2;
   }
 });
 
@@ -2726,7 +2726,7 @@ var require_dispatcher_base = __commonJS({
   "node_modules/undici/lib/dispatcher/dispatcher-base.js"(exports, module) {
     "use strict";
     var buffer = __require("node:buffer");
-    var Dispatcher = require_dispatcher();
+    var Dispatcher2 = require_dispatcher();
     var UnwrapHandler = require_unwrap_handler();
     var {
       ClientDestroyedError,
@@ -2738,7 +2738,7 @@ var require_dispatcher_base = __commonJS({
     var kOnClosed = /* @__PURE__ */ Symbol("onClosed");
     var kWebSocketOptions = /* @__PURE__ */ Symbol("webSocketOptions");
     var kEventSourceOptions = /* @__PURE__ */ Symbol("eventSourceOptions");
-    var DispatcherBase = class extends Dispatcher {
+    var DispatcherBase = class extends Dispatcher2 {
       /** @type {boolean} */
       [kDestroyed] = false;
       /** @type {Array<Function|null} */
@@ -9487,7 +9487,7 @@ var require_pool = __commonJS({
     function defaultFactory(origin, opts) {
       return new Client(origin, opts);
     }
-    var Pool = class extends PoolBase {
+    var Pool2 = class extends PoolBase {
       constructor(origin, {
         connections,
         factory = defaultFactory,
@@ -9560,7 +9560,7 @@ var require_pool = __commonJS({
         }
       }
     };
-    module.exports = Pool;
+    module.exports = Pool2;
   }
 });
 
@@ -9580,7 +9580,7 @@ var require_balanced_pool = __commonJS({
       kRemoveClient,
       kGetDispatcher
     } = require_pool_base();
-    var Pool = require_pool();
+    var Pool2 = require_pool();
     var { kUrl } = require_symbols();
     var util = require_util();
     var kFactory = /* @__PURE__ */ Symbol("factory");
@@ -9601,7 +9601,7 @@ var require_balanced_pool = __commonJS({
       return a;
     }
     function defaultFactory(origin, opts) {
-      return new Pool(origin, opts);
+      return new Pool2(origin, opts);
     }
     var BalancedPool = class extends PoolBase {
       constructor(upstreams = [], { factory = defaultFactory, connect, tls, ...opts } = {}) {
@@ -9838,7 +9838,7 @@ var require_agent = __commonJS({
     var { InvalidArgumentError, MaxOriginsReachedError } = require_errors();
     var { kClients, kRunning, kClose, kDestroy, kDispatch, kUrl } = require_symbols();
     var DispatcherBase = require_dispatcher_base();
-    var Pool = require_pool();
+    var Pool2 = require_pool();
     var Client = require_client();
     var util = require_util();
     var kOnConnect = /* @__PURE__ */ Symbol("onConnect");
@@ -9849,7 +9849,7 @@ var require_agent = __commonJS({
     var kOptions = /* @__PURE__ */ Symbol("options");
     var kOrigins = /* @__PURE__ */ Symbol("origins");
     function defaultFactory(origin, opts) {
-      return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool(origin, opts);
+      return opts && opts.connections === 1 ? new Client(origin, opts) : new Pool2(origin, opts);
     }
     var Agent2 = class extends DispatcherBase {
       constructor({ factory = defaultFactory, maxOrigins = Infinity, connect, tls, ...options } = {}) {
@@ -10471,7 +10471,7 @@ var require_socks5_proxy_agent = __commonJS({
     var { InvalidArgumentError } = require_errors();
     var { Socks5Client, STATES } = require_socks5_client();
     var { kDispatch, kClose, kDestroy } = require_symbols();
-    var Pool = require_pool();
+    var Pool2 = require_pool();
     var buildConnector = require_connect();
     var { debuglog } = __require("node:util");
     var debug = debuglog("undici:socks5-proxy");
@@ -10484,7 +10484,7 @@ var require_socks5_proxy_agent = __commonJS({
     var kRequestTls = /* @__PURE__ */ Symbol("request tls settings");
     var experimentalWarningEmitted = false;
     var Socks5ProxyAgent = class extends DispatcherBase {
-      constructor(proxyUrl, options = {}) {
+      constructor(proxyUrl2, options = {}) {
         super();
         if (!experimentalWarningEmitted) {
           process.emitWarning(
@@ -10493,10 +10493,10 @@ var require_socks5_proxy_agent = __commonJS({
           );
           experimentalWarningEmitted = true;
         }
-        if (!proxyUrl) {
+        if (!proxyUrl2) {
           throw new InvalidArgumentError("Proxy URL is mandatory");
         }
-        const url = typeof proxyUrl === "string" ? new URL2(proxyUrl) : proxyUrl;
+        const url = typeof proxyUrl2 === "string" ? new URL2(proxyUrl2) : proxyUrl2;
         if (url.protocol !== "socks5:" && url.protocol !== "socks:") {
           throw new InvalidArgumentError("Proxy URL must use socks5:// or socks:// protocol");
         }
@@ -10594,7 +10594,7 @@ var require_socks5_proxy_agent = __commonJS({
           const originKey = String(origin);
           let pool = this[kPools].get(originKey);
           if (!pool || pool.destroyed || pool.closed) {
-            pool = new Pool(origin, {
+            pool = new Pool2(origin, {
               pipelining: opts.pipelining,
               connections: opts.connections,
               connect: async (connectOpts, callback) => {
@@ -10670,7 +10670,7 @@ var require_proxy_agent = __commonJS({
     "use strict";
     var { kProxy, kClose, kDestroy, kDispatch } = require_symbols();
     var Agent2 = require_agent();
-    var Pool = require_pool();
+    var Pool2 = require_pool();
     var DispatcherBase = require_dispatcher_base();
     var { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = require_errors();
     var buildConnector = require_connect();
@@ -10688,7 +10688,7 @@ var require_proxy_agent = __commonJS({
       return protocol === "https:" ? 443 : 80;
     }
     function defaultFactory(origin, opts) {
-      return new Pool(origin, opts);
+      return new Pool2(origin, opts);
     }
     var noop = () => {
     };
@@ -10696,20 +10696,20 @@ var require_proxy_agent = __commonJS({
       if (opts.connections === 1) {
         return new Client(origin, opts);
       }
-      return new Pool(origin, opts);
+      return new Pool2(origin, opts);
     }
     var Http1ProxyWrapper = class extends DispatcherBase {
       #client;
-      constructor(proxyUrl, { headers: headers2 = {}, connect, factory }) {
-        if (!proxyUrl) {
+      constructor(proxyUrl2, { headers: headers2 = {}, connect, factory }) {
+        if (!proxyUrl2) {
           throw new InvalidArgumentError("Proxy URL is mandatory");
         }
         super();
         this[kProxyHeaders] = headers2;
         if (factory) {
-          this.#client = factory(proxyUrl, { connect });
+          this.#client = factory(proxyUrl2, { connect });
         } else {
-          this.#client = new Client(proxyUrl, { connect });
+          this.#client = new Client(proxyUrl2, { connect });
         }
       }
       [kDispatch](opts, handler) {
@@ -10743,7 +10743,7 @@ var require_proxy_agent = __commonJS({
         return this.#client.destroy(err);
       }
     };
-    var ProxyAgent = class extends DispatcherBase {
+    var ProxyAgent2 = class extends DispatcherBase {
       constructor(opts) {
         if (!opts || typeof opts === "object" && !(opts instanceof URL) && !opts.uri) {
           throw new InvalidArgumentError("Proxy uri is mandatory");
@@ -10917,7 +10917,7 @@ var require_proxy_agent = __commonJS({
         throw new InvalidArgumentError("Proxy-Authorization should be sent in ProxyAgent constructor");
       }
     }
-    module.exports = ProxyAgent;
+    module.exports = ProxyAgent2;
   }
 });
 
@@ -10927,13 +10927,13 @@ var require_env_http_proxy_agent = __commonJS({
     "use strict";
     var DispatcherBase = require_dispatcher_base();
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols();
-    var ProxyAgent = require_proxy_agent();
+    var ProxyAgent2 = require_proxy_agent();
     var Agent2 = require_agent();
     var DEFAULT_PORTS = {
       "http:": 80,
       "https:": 443
     };
-    var EnvHttpProxyAgent2 = class extends DispatcherBase {
+    var EnvHttpProxyAgent = class extends DispatcherBase {
       #noProxyValue = null;
       #noProxyEntries = null;
       #opts = null;
@@ -10944,13 +10944,13 @@ var require_env_http_proxy_agent = __commonJS({
         this[kNoProxyAgent] = new Agent2(agentOpts);
         const HTTP_PROXY = httpProxy ?? process.env.http_proxy ?? process.env.HTTP_PROXY;
         if (HTTP_PROXY) {
-          this[kHttpProxyAgent] = new ProxyAgent({ ...agentOpts, uri: HTTP_PROXY });
+          this[kHttpProxyAgent] = new ProxyAgent2({ ...agentOpts, uri: HTTP_PROXY });
         } else {
           this[kHttpProxyAgent] = this[kNoProxyAgent];
         }
         const HTTPS_PROXY = httpsProxy ?? process.env.https_proxy ?? process.env.HTTPS_PROXY;
         if (HTTPS_PROXY) {
-          this[kHttpsProxyAgent] = new ProxyAgent({ ...agentOpts, uri: HTTPS_PROXY });
+          this[kHttpsProxyAgent] = new ProxyAgent2({ ...agentOpts, uri: HTTPS_PROXY });
         } else {
           this[kHttpsProxyAgent] = this[kHttpProxyAgent];
         }
@@ -11040,7 +11040,7 @@ var require_env_http_proxy_agent = __commonJS({
         return process.env.no_proxy ?? process.env.NO_PROXY ?? "";
       }
     };
-    module.exports = EnvHttpProxyAgent2;
+    module.exports = EnvHttpProxyAgent;
   }
 });
 
@@ -11453,9 +11453,9 @@ var require_retry_handler = __commonJS({
 var require_retry_agent = __commonJS({
   "node_modules/undici/lib/dispatcher/retry-agent.js"(exports, module) {
     "use strict";
-    var Dispatcher = require_dispatcher();
+    var Dispatcher2 = require_dispatcher();
     var RetryHandler = require_retry_handler();
-    var RetryAgent = class extends Dispatcher {
+    var RetryAgent = class extends Dispatcher2 {
       #agent = null;
       #options = null;
       constructor(agent, options = {}) {
@@ -13588,7 +13588,7 @@ var require_mock_pool = __commonJS({
   "node_modules/undici/lib/mock/mock-pool.js"(exports, module) {
     "use strict";
     var { promisify } = __require("node:util");
-    var Pool = require_pool();
+    var Pool2 = require_pool();
     var { buildMockDispatch } = require_mock_utils();
     var {
       kDispatches,
@@ -13603,7 +13603,7 @@ var require_mock_pool = __commonJS({
     var { MockInterceptor } = require_mock_interceptor();
     var Symbols = require_symbols();
     var { InvalidArgumentError } = require_errors();
-    var MockPool = class extends Pool {
+    var MockPool = class extends Pool2 {
       constructor(origin, opts) {
         if (!opts || !opts.agent || typeof opts.agent.dispatch !== "function") {
           throw new InvalidArgumentError("Argument opts.agent must implement Agent");
@@ -13713,10 +13713,10 @@ var require_mock_agent = __commonJS({
     var MockPool = require_mock_pool();
     var { matchValue, normalizeSearchParams, buildAndValidateMockOptions, normalizeOrigin } = require_mock_utils();
     var { InvalidArgumentError, UndiciError } = require_errors();
-    var Dispatcher = require_dispatcher();
+    var Dispatcher2 = require_dispatcher();
     var PendingInterceptorsFormatter = require_pending_interceptors_formatter();
     var { MockCallHistory } = require_mock_call_history();
-    var MockAgent = class extends Dispatcher {
+    var MockAgent = class extends Dispatcher2 {
       constructor(opts = {}) {
         super(opts);
         const mockOptions = buildAndValidateMockOptions(opts);
@@ -15114,7 +15114,7 @@ var require_dump = __commonJS({
 var require_dns = __commonJS({
   "node_modules/undici/lib/interceptor/dns.js"(exports, module) {
     "use strict";
-    var { isIP } = __require("node:net");
+    var { isIP: isIP2 } = __require("node:net");
     var { lookup } = __require("node:dns");
     var DecoratorHandler = require_decorator_handler();
     var { InvalidArgumentError, InformationalError } = require_errors();
@@ -15520,7 +15520,7 @@ var require_dns = __commonJS({
       return (dispatch) => {
         return function dnsInterceptor(origDispatchOpts, handler) {
           const origin = origDispatchOpts.origin.constructor === URL ? origDispatchOpts.origin : new URL(origDispatchOpts.origin);
-          if (isIP(origin.hostname) !== 0) {
+          if (isIP2(origin.hostname) !== 0) {
             return dispatch(origDispatchOpts, handler);
           }
           instance.runLookup(origin, origDispatchOpts, (err, newOrigin) => {
@@ -26480,14 +26480,14 @@ var require_undici = __commonJS({
   "node_modules/undici/index.js"(exports, module) {
     "use strict";
     var Client = require_client();
-    var Dispatcher = require_dispatcher();
-    var Pool = require_pool();
+    var Dispatcher2 = require_dispatcher();
+    var Pool2 = require_pool();
     var BalancedPool = require_balanced_pool();
     var RoundRobinPool = require_round_robin_pool();
     var Agent2 = require_agent();
-    var ProxyAgent = require_proxy_agent();
+    var ProxyAgent2 = require_proxy_agent();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
-    var EnvHttpProxyAgent2 = require_env_http_proxy_agent();
+    var EnvHttpProxyAgent = require_env_http_proxy_agent();
     var RetryAgent = require_retry_agent();
     var H2CClient = require_h2c_client();
     var errors = require_errors();
@@ -26505,16 +26505,16 @@ var require_undici = __commonJS({
     var { getGlobalDispatcher, setGlobalDispatcher } = require_global2();
     var DecoratorHandler = require_decorator_handler();
     var RedirectHandler = require_redirect_handler();
-    Object.assign(Dispatcher.prototype, api);
-    module.exports.Dispatcher = Dispatcher;
+    Object.assign(Dispatcher2.prototype, api);
+    module.exports.Dispatcher = Dispatcher2;
     module.exports.Client = Client;
-    module.exports.Pool = Pool;
+    module.exports.Pool = Pool2;
     module.exports.BalancedPool = BalancedPool;
     module.exports.RoundRobinPool = RoundRobinPool;
     module.exports.Agent = Agent2;
-    module.exports.ProxyAgent = ProxyAgent;
+    module.exports.ProxyAgent = ProxyAgent2;
     module.exports.Socks5ProxyAgent = Socks5ProxyAgent;
-    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent2;
+    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent;
     module.exports.RetryAgent = RetryAgent;
     module.exports.H2CClient = H2CClient;
     module.exports.RetryHandler = RetryHandler;
@@ -26681,6 +26681,12 @@ var UsageError = class extends Error {
   name = "UsageError";
 };
 var OutgoingFailure = class extends Error {
+  /** `final`: another try cannot help (the proxy refused the request). */
+  constructor(message, final = false) {
+    super(message);
+    this.final = final;
+  }
+  final;
   name = "OutgoingFailure";
 };
 function errorMessage(error) {
@@ -26689,30 +26695,189 @@ function errorMessage(error) {
 
 // src/http/proxy.ts
 var import_undici = __toESM(require_undici(), 1);
-var NO_PROXY = { http: null, https: null, noProxy: "" };
-var LOOPBACK = ["localhost", "127.0.0.1", "[::1]"];
-function proxySettings(env) {
-  const pick = (name) => {
-    const lower = env[name.toLowerCase()];
-    const value = lower !== void 0 && lower.trim() !== "" ? lower : env[name];
-    if (value === void 0 || value.trim() === "") return null;
-    const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim()) ? value.trim() : `http://${value.trim()}`;
-    let url;
-    try {
-      url = new URL(withScheme);
-    } catch {
-      throw new UsageError(`${name} is not a URL (its value is not shown): give it as http://host:port`);
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`${name} must be an http:// or https:// proxy URL, not ${url.protocol}// (its value is not shown)`);
-    return withScheme;
+import { BlockList, isIP } from "node:net";
+
+// src/redact.ts
+var HIDDEN = "***";
+var MIN_SECRET = 4;
+var USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s"'<>\\`]*@/gi;
+var QUERY_CREDENTIAL = /([?&;][\w.-]*?(?:token|secret|passw(?:or)?d|pwd|key|signature|sig|auth|credential)[\w.-]*=)[^&\s"'<>#\\`:;,)]+/gi;
+var AUTHORIZATION = /(authorization"?\s*[:=]\s*"?(?:basic|bearer|token)\s+)[^\s"',]+/gi;
+var learnedForms = [];
+function formsOf(secrets) {
+  const forms = /* @__PURE__ */ new Set();
+  for (const secret of secrets) {
+    if (secret.length < MIN_SECRET) continue;
+    forms.add(secret);
+    forms.add(encodeURIComponent(secret));
+    forms.add(JSON.stringify(secret).slice(1, -1));
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+function createRedactor(secrets) {
+  const known = formsOf(secrets);
+  return (text) => {
+    let out = text;
+    for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
+    for (const secret of learnedForms) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
+    return out.replace(USERINFO, `$1${HIDDEN}@`).replace(QUERY_CREDENTIAL, `$1${HIDDEN}`).replace(AUTHORIZATION, `$1${HIDDEN}`);
   };
-  const noProxy = env.no_proxy !== void 0 && env.no_proxy.trim() !== "" ? env.no_proxy : env.NO_PROXY ?? "";
+}
+function secretsInUrl(raw) {
+  let url;
+  try {
+    url = new URL(raw);
+  } catch {
+    return [];
+  }
+  const user = decode(url.username);
+  const password = decode(url.password);
+  const secrets = [...url.searchParams.values()];
+  if (password !== "") secrets.push(password, url.password);
+  else if (user !== "") secrets.push(user, url.username);
+  if (user !== "" || password !== "") secrets.push(Buffer.from(`${user}:${password}`).toString("base64"));
+  return secrets;
+}
+function decode(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+// src/http/proxy.ts
+var NO_PROXY = { http: null, https: null, noProxy: "" };
+var LOOPBACK = ["localhost", "127.0.0.0/8", "::1"];
+function proxySettings(env) {
+  const noProxy = either(env, "NO_PROXY") ?? "";
   if (noProxy.trim() === "*") return NO_PROXY;
-  return { http: pick("HTTP_PROXY"), https: pick("HTTPS_PROXY"), noProxy: [noProxy, ...LOOPBACK].filter((e) => e.trim() !== "").join(",") };
+  return { http: proxyUrl(env, "HTTP_PROXY"), https: proxyUrl(env, "HTTPS_PROXY"), noProxy: [noProxy, ...LOOPBACK].filter((e) => e.trim() !== "").join(",") };
+}
+function either(env, name) {
+  for (const value of [env[name.toLowerCase()], env[name]]) if (value !== void 0 && value.trim() !== "") return value.trim();
+  return null;
+}
+function proxyUrl(env, name) {
+  const value = either(env, name);
+  if (value === null) return null;
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
+  if (!URL.canParse(withScheme)) throw new UsageError(`${name} is not a URL (its value is not shown): give it as http://host:port`);
+  const url = new URL(withScheme);
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`${name} must be an http:// or https:// proxy URL, not ${url.protocol}// (its value is not shown)`);
+  return withScheme;
+}
+function proxyFor(url, settings) {
+  const target = new URL(url);
+  const proxy = target.protocol === "https:" ? settings.https ?? settings.http : target.protocol === "http:" ? settings.http : null;
+  if (proxy === null) return null;
+  const port = Number(target.port) || (target.protocol === "https:" ? 443 : 80);
+  return bypassed(target.hostname, port, settings.noProxy) ? null : proxy;
+}
+function proxyVariable(url, settings) {
+  return new URL(url).protocol === "https:" && settings.https !== null ? "HTTPS_PROXY" : "HTTP_PROXY";
+}
+function bypassed(hostname, port, noProxy) {
+  const host = hostname.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  const family = isIP(host);
+  for (const raw of noProxy.split(/[,\s]+/)) {
+    const entry = raw.trim().toLowerCase();
+    if (entry === "") continue;
+    if (entry === "*") return true;
+    const cidr = /^(.+)\/(\d{1,3})$/.exec(entry);
+    if (cidr !== null) {
+      if (family !== 0 && inRange(host, family, cidr[1], Number(cidr[2]))) return true;
+      continue;
+    }
+    const { name, entryPort } = splitPort(entry);
+    if (entryPort !== null && entryPort !== port) continue;
+    if (isIP(name) !== 0 || family !== 0) {
+      if (family !== 0 && isIP(name) === family && sameAddress(host, name, family)) return true;
+      continue;
+    }
+    const domain = name.replace(/^\*?\./, "");
+    if (domain !== "" && (host === domain || host.endsWith(`.${domain}`))) return true;
+  }
+  return false;
+}
+function splitPort(entry) {
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  if (bracketed !== null) return { name: bracketed[1], entryPort: bracketed[2] === void 0 ? null : Number(bracketed[2]) };
+  if (isIP(entry) === 6) return { name: entry, entryPort: null };
+  const withPort = /^([^:]+):(\d+)$/.exec(entry);
+  return withPort === null ? { name: entry, entryPort: null } : { name: withPort[1], entryPort: Number(withPort[2]) };
+}
+function inRange(host, family, network, prefix) {
+  const networkFamily = isIP(network.replace(/^\[(.*)\]$/, "$1"));
+  if (networkFamily === 0 || networkFamily !== family || prefix > (family === 4 ? 32 : 128)) return false;
+  const range = new BlockList();
+  const type = family === 4 ? "ipv4" : "ipv6";
+  range.addSubnet(network.replace(/^\[(.*)\]$/, "$1"), prefix, type);
+  return range.check(host, type);
+}
+function sameAddress(host, name, family) {
+  const one = new BlockList();
+  const type = family === 4 ? "ipv4" : "ipv6";
+  one.addAddress(name, type);
+  return one.check(host, type);
 }
 function outgoingDispatcher(settings, agent = {}) {
-  if (settings.http === null && settings.https === null) return new import_undici.Agent(agent);
-  return new import_undici.EnvHttpProxyAgent({ ...agent, proxyTunnel: false, httpProxy: settings.http ?? "", httpsProxy: settings.https ?? settings.http ?? "", noProxy: settings.noProxy });
+  const { tunnelTimeoutMs, ...options } = agent;
+  if (settings.http === null && settings.https === null) return new import_undici.Agent(options);
+  return new ProxyRouter(settings, options, tunnelTimeoutMs ?? options.headersTimeout ?? 3e4);
+}
+var ProxyRouter = class extends import_undici.Dispatcher {
+  constructor(settings, options, tunnelTimeoutMs) {
+    super();
+    this.settings = settings;
+    this.direct = new import_undici.Agent(options);
+    for (const uri of new Set([settings.http, settings.https].filter((p) => p !== null))) {
+      this.proxied.set(uri, new import_undici.ProxyAgent({
+        ...options,
+        uri,
+        // false: an http:// URL goes to the proxy as an absolute-URI request, as Go's and curl's clients send it (many
+        // proxies take CONNECT to port 443 only); https:// URLs are tunnelled with CONNECT either way.
+        proxyTunnel: false,
+        // The client that sends CONNECT: its answer must come within the deadline.
+        clientFactory: (origin, clientOptions) => new import_undici.Pool(origin, { ...clientOptions, headersTimeout: tunnelTimeoutMs, bodyTimeout: tunnelTimeoutMs })
+      }));
+    }
+  }
+  settings;
+  direct;
+  proxied = /* @__PURE__ */ new Map();
+  dispatch(options, handler) {
+    const proxy = proxyFor(String(options.origin), this.settings);
+    const through = proxy === null ? this.direct : this.proxied.get(proxy);
+    return (through ?? this.direct).dispatch(options, handler);
+  }
+  close(callback) {
+    const closed = Promise.all([this.direct.close(), ...[...this.proxied.values()].map((p) => p.close())]).then(() => void 0);
+    if (callback === void 0) return closed;
+    void closed.then(callback, callback);
+  }
+  destroy(errOrCallback, callback) {
+    const err = typeof errOrCallback === "function" ? null : errOrCallback ?? null;
+    const done = typeof errOrCallback === "function" ? errOrCallback : callback;
+    const destroyed = Promise.all([this.direct.destroy(err), ...[...this.proxied.values()].map((p) => p.destroy(err))]).then(() => void 0);
+    if (done === void 0) return destroyed;
+    void destroyed.then(done, done);
+  }
+};
+function shownProxy(proxy) {
+  return createRedactor(secretsInUrl(proxy))(proxy);
+}
+function proxyRefusal(error) {
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; depth += 1, current = current.cause) {
+    const code = current.code;
+    if (code === "ECONNREFUSED") return "refused the connection (ECONNREFUSED)";
+    if (code === "ENOTFOUND" || code === "EAI_AGAIN") return `cannot be found (${code})`;
+    const status = /Proxy response \((\d{3})\) !== 200|Proxy Authentication Required \((407)\)/.exec(current.message);
+    const answered = Number(status?.[1] ?? status?.[2]);
+    if (answered === 407) return "answered 407: it wants credentials it was not given, or refused those given";
+    if (answered >= 400 && answered < 500) return `answered ${answered} to the tunnel it was asked for`;
+  }
+  return null;
 }
 
 // src/http/retry.ts
@@ -26740,13 +26905,57 @@ function honoursRetryAfter(status) {
 function retryableStatus(status) {
   return status === 429 || status >= 500;
 }
+var RetrySchedule = class {
+  /** `random`: in [0, 1), for the jitter; `now`: monotonic or wall-clock ms, for the budget. */
+  constructor(policy, random, now = Date.now) {
+    this.policy = policy;
+    this.random = random;
+    this.now = now;
+  }
+  policy;
+  random;
+  now;
+  failed = 0;
+  since = null;
+  /** Tries failed in a row. */
+  get failures() {
+    return this.failed;
+  }
+  /** Since the first failure in a row, in ms; 0 before one. */
+  get failingForMs() {
+    return this.since === null ? 0 : this.now() - this.since;
+  }
+  /**
+   * Records a failed try and returns the wait before the next one: `askedMs` (what the answer asked, a `Retry-After`)
+   * when given, else the back-off of this many failures, cut to what is left of the budget; null when no try is
+   * left (the tries or the budget are spent).
+   */
+  failure(askedMs = null) {
+    const now = this.now();
+    this.since ??= now;
+    this.failed += 1;
+    const left = (this.policy.budgetMs ?? Infinity) - (now - this.since);
+    if (this.failed >= this.policy.attempts || left <= 0) return null;
+    return Math.min(left, askedMs ?? backoffDelay(this.failed, this.policy, this.random()));
+  }
+  /** A try succeeded: the next failure is the first again. */
+  reset() {
+    this.failed = 0;
+    this.since = null;
+  }
+};
+function askedWait(status, headers2, wallNow) {
+  return status !== void 0 && headers2 !== void 0 && honoursRetryAfter(status) ? retryAfterMs(headers2, wallNow) : null;
+}
 async function withRetries(once, policy, clock, options = {}) {
+  const wallNow = options.wallNow ?? Date.now;
+  const schedule = new RetrySchedule(policy, () => clock.random(), wallNow);
   for (let attempt = 1; ; attempt += 1) {
     const outcome = await once(attempt);
     if ("done" in outcome) return outcome.done;
-    if (attempt >= policy.attempts || options.signal?.aborted === true) return outcome.giveUp();
-    const asked = outcome.status !== void 0 && honoursRetryAfter(outcome.status) && outcome.headers !== void 0 ? retryAfterMs(outcome.headers, (options.wallNow ?? Date.now)()) : null;
-    const delayMs = asked ?? backoffDelay(attempt, policy, clock.random());
+    if (options.signal?.aborted === true) return outcome.giveUp();
+    const delayMs = schedule.failure(askedWait(outcome.status, outcome.headers, wallNow()));
+    if (delayMs === null) return outcome.giveUp();
     options.onRetry?.({ attempt, reason: outcome.reason, delayMs });
     try {
       await clock.sleep(delayMs, options.signal);
@@ -26757,6 +26966,7 @@ async function withRetries(once, policy, clock, options = {}) {
 }
 
 // src/http/outgoing.ts
+var TUNNEL_TIMEOUT_MS = 3e4;
 var SYSTEM_CLOCK = {
   sleep: (ms, signal) => new Promise((resolve, reject) => {
     if (signal?.aborted === true) return reject(signal.reason);
@@ -26776,9 +26986,11 @@ var OutgoingHttp = class {
   dispatcher;
   clock;
   maxBytes;
+  proxy;
   closed = null;
   constructor(options = {}) {
-    this.dispatcher = outgoingDispatcher(options.proxy ?? NO_PROXY);
+    this.proxy = options.proxy ?? NO_PROXY;
+    this.dispatcher = outgoingDispatcher(this.proxy, { tunnelTimeoutMs: TUNNEL_TIMEOUT_MS });
     this.clock = options.clock ?? SYSTEM_CLOCK;
     this.maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
   }
@@ -26795,7 +27007,7 @@ var OutgoingHttp = class {
         return { reason: `HTTP ${answer.status}`, status: answer.status, headers: answer.headers, giveUp: () => answer };
       } catch (error) {
         const failure = error instanceof OutgoingFailure ? error : new OutgoingFailure(errorMessage(error));
-        if (options.signal?.aborted === true || req.retry === "rate-limited-only") throw failure;
+        if (options.signal?.aborted === true || req.retry === "rate-limited-only" || failure.final) throw failure;
         return { reason: failure.message, giveUp: () => {
           throw failure;
         } };
@@ -26829,8 +27041,16 @@ var OutgoingHttp = class {
       if (error instanceof OutgoingFailure) throw error;
       if (timeout.aborted && cancel?.aborted !== true) throw new OutgoingFailure(`no answer in ${timeoutMs / 1e3} s`);
       if (cancel?.aborted === true) throw new OutgoingFailure("aborted: the queue is closing");
-      throw new OutgoingFailure(connectionReason(error));
+      throw this.proxyRefused(req.url, error) ?? new OutgoingFailure(connectionReason(error));
     }
+  }
+  /** The failure of a request the proxy refused (final), naming the variable and the proxy without its credentials; else null. */
+  proxyRefused(url, error) {
+    const proxy = proxyFor(url, this.proxy);
+    const refused = proxy === null ? null : proxyRefusal(error);
+    if (proxy === null || refused === null) return null;
+    const variable = proxyVariable(url, this.proxy);
+    return new OutgoingFailure(`the proxy of ${variable} (${shownProxy(proxy)}) ${refused}; check ${variable} and NO_PROXY`, true);
   }
 };
 function connectionReason(error) {

@@ -108,8 +108,17 @@ async function deleteKey(endpoint: string, name: string): Promise<void> {
 test('the key deleted while a replica leads, again and again: never two leaders, and one leads again', async (t) => {
   const etcd = await startEtcd(t);
   const spans: { who: string; from: number; to: number }[] = [];
+  /** Each replica's reads of the record: when, and whose it was (the rule holds for a holder a candidate has seen). */
+  const reads: Record<string, { at: number; holder: string | null }[]> = { a: [], b: [] };
   const make = (identity: string) => {
-    const e = createElector({ store: etcdLeaseStore([etcd.endpoint], 'deleted'), identity, leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 250, logger });
+    const store = etcdLeaseStore([etcd.endpoint], 'deleted');
+    const get = store.get.bind(store);
+    store.get = async (signal) => {
+      const current = await get(signal);
+      reads[identity]!.push({ at: performance.now(), holder: current?.record.holderIdentity ?? null });
+      return current;
+    };
+    const e = createElector({ store, identity, leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 250, logger });
     e.onLeadingChange((leading) => {
       if (leading) spans.push({ who: identity, from: performance.now(), to: Infinity });
       else spans.findLast((s) => s.who === identity)!.to = performance.now();
@@ -124,6 +133,10 @@ test('the key deleted while a replica leads, again and again: never two leaders,
       const leading = both.filter((e) => e.leading);
       return leading.length === 1 && both.every((e) => e.leader === leading[0]!.identity) ? leading[0] : undefined;
     });
+    // The standby has read this leader's record since it began to lead (not only an earlier term's).
+    const standby = both.find((e) => e !== leader)!.identity;
+    const since = spans.findLast((s) => s.who === leader.identity)!.from;
+    await waitFor('the standby to read the leader\'s record', () => (reads[standby]!.some((r) => r.at > since && r.holder === leader.identity) ? true : undefined));
     await deleteKey(etcd.endpoint, 'deleted');
     await waitFor('the leader to find its record gone', () => (leader.leading ? undefined : true));
   }
