@@ -63,3 +63,18 @@ test('.syncignore counts itself, and what it leaves out then triggers nothing', 
   await waitFor('a burst for a declared file', () => (bursts() === 2 ? true : undefined));
   assert.deepEqual(seen, [['.syncignore'], [REQUIRE_TAGS_SETTINGS]], 'a file the new .syncignore leaves out triggers nothing');
 });
+
+test('a policy set folder anywhere in the repo counts: its config file, and the files under it', async (t) => {
+  const config = 'policy "one" {\n  source = "./one.sentinel"\n}\n';
+  const dir = await tempTree(t, { ...smallRepo(), 'libraries/fsbp/sentinel.hcl': config, 'libraries/fsbp/one.sentinel': 'main = rule { true }\n', 'libraries/notes/n.md': 'x\n' });
+  const { bursts, seen } = await watched(t, dir);
+
+  await writeFile(path.join(dir, 'libraries/notes/n.md'), 'y\n');
+  // The edit of a file in the set ends a burst: the note written before it would be in it, or in one before it.
+  await writeFile(path.join(dir, 'libraries/fsbp/one.sentinel'), 'main = rule { false }\n');
+  await waitFor('a burst for the set\'s file', () => (bursts() === 1 ? true : undefined));
+  assert.deepEqual(seen, [['libraries/fsbp/one.sentinel']]);
+  await writeTree(dir, { 'vendor/lib/policies.hcl': 'policy "p" {\n  query = "data.p.deny"\n}\n' });
+  await waitFor('a burst for a new set\'s config file', () => (bursts() === 2 ? true : undefined));
+  assert.ok(seen[1]?.includes('vendor/lib/policies.hcl'), JSON.stringify(seen));
+});

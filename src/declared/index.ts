@@ -19,6 +19,7 @@ function isSetConfig(rel: string): boolean {
 
 export type { AgentCleanup, CodeSource, DeclaredPolicy, DeclaredPolicySet, DeclaredPool, DeclaredState, ReadOptions, SetContent, SetParameter } from './types.js';
 export { MAX_SET_ARCHIVE_BYTES, SET_SETTINGS_FILE, sensitiveValue } from './policy-sets.js';
+export { SET_CONFIG_FILES } from './set-config.js';
 export { packSet, type SetArchive } from './set-archive.js';
 export { setArchiveBody } from './set-body.js';
 export {

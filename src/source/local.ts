@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { watch } from 'chokidar';
-import { isDeclaredPath, SYNCIGNORE_FILE, watchPathFilter, type PathFilter } from '../declared/index.js';
+import { isDeclaredPath, SET_CONFIG_FILES, SYNCIGNORE_FILE, watchPathFilter, type PathFilter } from '../declared/index.js';
 import type { Source, SourceWatch } from './types.js';
 
 /** A local folder, read where it is; a watch on it triggers passes. */
@@ -37,7 +38,7 @@ async function watchFolder(root: string, onChange: (changed: readonly string[]) 
     if (rel === SYNCIGNORE_FILE) {
       // Later events are judged by the new rules; this change itself always counts.
       rules = watchPathFilter(root).then((next) => void (filter = next), () => undefined);
-    } else if (!declares(rel, isDirectory, filter)) {
+    } else if (!declares(rel, isDirectory, filter) && !inSetFolder(root, rel, filter)) {
       return;
     }
     changed.add(rel);
@@ -61,6 +62,19 @@ async function watchFolder(root: string, onChange: (changed: readonly string[]) 
       await watcher.close();
     },
   };
+}
+
+/**
+ * A policy set's folder may sit anywhere in the repo: a set's config file counts wherever it is, and so does any path
+ * in a folder (or under one) that holds a config file. Looked up on the disk per event: the watch keeps no list of sets.
+ */
+function inSetFolder(root: string, rel: string, filter: PathFilter): boolean {
+  if (rel === '' || filter.isIgnored(rel, false)) return false;
+  if (path.posix.basename(rel) in SET_CONFIG_FILES) return true;
+  for (let folder = path.posix.dirname(rel); folder !== '.'; folder = path.posix.dirname(folder)) {
+    if (Object.keys(SET_CONFIG_FILES).some((config) => existsSync(path.join(root, ...folder.split('/'), config)))) return true;
+  }
+  return false;
 }
 
 /** A folder counts when it can hold declared files: `policies` and the folders under it, `agent-pools`. */
