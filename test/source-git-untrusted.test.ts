@@ -47,10 +47,11 @@ describe('a git source is checked before its files are read', () => {
     const head = await repo.commit({ 'declared/policies/a.native': NATIVE, 'vendor/keep': 'x' });
     await run('git', ['update-index', '--add', '--cacheinfo', `160000,${head},declared/policies/shared`], { cwd: repo.dir });
     await run('git', ['update-index', '--add', '--cacheinfo', `160000,${head},vendor/lib`], { cwd: repo.dir });
+    await run('git', ['update-index', '--add', '--cacheinfo', `160000,${head},declared/policy-sets/fsbp`], { cwd: repo.dir });
     await run('git', ['commit', '--quiet', '-m', 'submodules'], { cwd: repo.dir });
     const error = await checkoutError(gitSourceConfig(repo.dir, 'declared'), stateDir);
     assert.ok(error instanceof ValidationError, String(error));
-    assert.deepEqual(error.problems.map((p) => p.file), ['policies/shared'], 'a submodule outside the folders read is left alone');
+    assert.deepEqual(error.problems.map((p) => p.file).sort(), ['policies/shared', 'policy-sets/fsbp'], 'a submodule outside the folders read is left alone');
     assert.match(error.message, /policies\/shared: is a git submodule; submodules are not fetched/);
   });
 });

@@ -5,7 +5,7 @@ import { ValidationError, type SourceProblem } from '../errors.js';
 import { count } from '../plural.js';
 
 /** The folders of the declared tree that are read; a submodule in them would hide what it declares. */
-const READ_FOLDERS = ['policies', 'agent-pools'];
+const READ_FOLDERS = ['policies', 'policy-sets', 'agent-pools'];
 
 /**
  * Checks what a fetched checkout holds before it is read: the declared tree (`git.path`) must stay inside the
