@@ -6,10 +6,11 @@ import type { Elector } from '../src/leader/index.js';
 import { createFightDetector } from '../src/operations/fight-detector.js';
 import type { Change, ChangeResult, PoolChange } from '../src/plan/types.js';
 import { ORG, TestEmulator } from './helpers/emulator.js';
-import { startTestDaemon, testSource } from './helpers/daemon-harness.js';
+import { recordingPass, startTestDaemon, testSource } from './helpers/daemon-harness.js';
 import { parseExposition, sampleValue } from './helpers/daemon-prometheus.js';
 import { captureLogs } from './helpers/logs.js';
 import { tempTree } from './helpers/temp-tree.js';
+import { waitFor } from './helpers/wait.js';
 
 test('two daemons syncing one organization from different repos: the fight is named on /status, in the log and as a metric', { timeout: 60_000 }, async (t) => {
   const emulator = await TestEmulator.start();
@@ -117,4 +118,17 @@ test('replicas of one deployment taking turns are no fight: what the other repli
   assert.equal(status?.lastPass.changes.length, 1, 'each term applied its version');
   assert.deepEqual(status?.fighting, []);
   assert.ok(!daemonA.logs.lines.some((line) => line.includes('fought over')));
+});
+
+test('a new leader passes again once the old leader\'s requests on the wire can no longer land, in each term', { timeout: 60_000 }, async (t) => {
+  const { calls, pass } = recordingPass();
+  const a = handElection('replica-a');
+  const daemon = await startTestDaemon(t, { sources: [testSource('platform', { path: await tempTree(t, {}) })], pass, election: a.elector, takeoverSettleMs: 50 });
+  a.lead(true);
+  await waitFor('the takeover pass', () => (calls.some((c) => c.trigger === 'takeover') ? true : undefined));
+  a.lead(false);
+  await daemon.daemon.whenIdle();
+  a.lead(true);
+  await waitFor('the second term\'s takeover pass', () => (calls.filter((c) => c.trigger === 'takeover').length === 2 ? true : undefined));
+  assert.deepEqual(calls.map((c) => c.trigger), ['start-up', 'takeover', 'start-up', 'takeover']);
 });

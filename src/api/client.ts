@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { DEFAULT_API_CONCURRENCY, DEFAULT_RETRY_BUDGET_SECONDS } from '../config/to-config.js';
 import type { Logger } from '../logger.js';
-import { ApiError, CodeTooLargeError } from '../errors.js';
+import { CodeTooLargeError } from '../errors.js';
 import { MAX_CODE_BYTES, wireKind, type NativeKindName } from '../model.js';
 import { createAgentPoolBody, createPolicyBody, updateAgentPoolBody, updatePolicyBody, type Dialect } from './bodies.js';
 import { systemClock, type Clock } from './clock.js';
@@ -15,7 +15,6 @@ import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
 import { readWith, successBody } from './responses.js';
 import type { HttpMethod, StreamedBody, TransportStats } from './http-types.js';
-import { withNote } from './request-parts.js';
 import { Transport } from './transport.js';
 import { sharedSignal } from '../signals.js';
 import { userAgent } from '../version.js';
@@ -175,24 +174,8 @@ export class ApiClient implements PolicyApi {
    * is sent again, and a name taken is the service's 422), so no caller takes another's policy by leaving it out.
    */
   async createPolicy(organization: string, input: CreatePolicyInput, owns: (found: Policy) => boolean = () => false): Promise<Policy> {
-    const sent = this.kind.word;
-    try {
-      return await this.sendCreatePolicy(organization, input, owns);
-    } catch (error) {
-      if (!(error instanceof ApiError) || input.kind !== 'native') throw error;
-      if (this.kind.retryWord(error, sent) === null) {
-        const hint = this.kind.hint(error);
-        throw hint === null ? error : withNote(error, hint);
-      }
-      try {
-        return await this.sendCreatePolicy(organization, input, owns);
-      } catch (again) {
-        // Refused for its kind in the other word too: neither word was learned.
-        if (!(again instanceof ApiError) || !NativeKind.refusesKind(again)) throw again;
-        this.kind.restore(sent);
-        throw error;
-      }
-    }
+    const send = () => this.sendCreatePolicy(organization, input, owns);
+    return input.kind === 'native' ? this.kind.create(send) : send();
   }
 
   private sendCreatePolicy(organization: string, input: CreatePolicyInput, owns: (found: Policy) => boolean): Promise<Policy> {

@@ -7,9 +7,10 @@
  * `kind must be one of sentinel, opa, tfpolicy`, is read when there is one). A refused create wrote nothing, so it is
  * sent again in the other word, once.
  */
-import type { ApiError } from '../errors.js';
+import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { NativeKindName } from '../model.js';
+import { withNote } from './request-parts.js';
 
 const WORDS: readonly NativeKindName[] = ['native', 'sentinel'];
 /** A refusal that lists the allowed kinds: `kind must be one of sentinel, opa, tfpolicy`. */
@@ -43,6 +44,31 @@ export class NativeKind {
   /** Back to `word` after a create sent again in the other word was refused for its kind too: neither was learned. */
   restore(word: NativeKindName): void {
     if (!this.given) this.current = word;
+  }
+
+  /**
+   * A native create (a policy or a policy set): `send` in the current word; refused with a 422 naming the kind, sent
+   * again once in the other word (nothing was written). Refused for its kind in that word too, neither word was
+   * learned: the word sent first goes back, and the first refusal is what the caller sees.
+   */
+  async create<T>(send: () => Promise<T>): Promise<T> {
+    const sent = this.word;
+    try {
+      return await send();
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      if (this.retryWord(error, sent) === null) {
+        const hint = this.hint(error);
+        throw hint === null ? error : withNote(error, hint);
+      }
+      try {
+        return await send();
+      } catch (again) {
+        if (!(again instanceof ApiError) || !NativeKind.refusesKind(again)) throw again;
+        this.restore(sent);
+        throw error;
+      }
+    }
   }
 
   /**

@@ -4,13 +4,12 @@
  * set. It shares the client's transport, signal and word for the native kind; every id goes into a URL through
  * `idPath`, so only an id of its resource's shape ever does (ids.ts): another is a rejection before any request.
  */
-import { ApiError } from '../errors.js';
 import { wireKind } from '../model.js';
 import type { Logger } from '../logger.js';
 import type { StreamedBody } from './http-types.js';
 import { checkedId, type IdKind } from './ids.js';
 import { field, primary } from './json-api.js';
-import { NativeKind } from './native-kind.js';
+import type { NativeKind } from './native-kind.js';
 import { listAll, queryString } from './paginate.js';
 import {
   createParameterBody, createPolicySetBody, relationshipBody, updateParameterBody, updatePolicySetBody,
@@ -18,7 +17,6 @@ import {
 import {
   parseEntitlements, parsePolicySet, parsePolicySetParameter, parsePolicySetVersion, parseProject, parseWorkspace,
 } from './policy-set-resources.js';
-import { withNote } from './request-parts.js';
 import { isSuccess, readWith, successBody, apiError } from './responses.js';
 import type { Transport } from './transport.js';
 import type {
@@ -72,23 +70,8 @@ export class PolicySetEndpoints implements PolicySetApi {
    * again for its kind, the word learned is put back and the first refusal is what the caller sees.
    */
   async createPolicySet(organization: string, input: CreatePolicySetInput, owns: (found: PolicySet) => boolean = () => false): Promise<PolicySet> {
-    const sent = this.kind.word;
-    try {
-      return await this.sendCreateSet(organization, input, owns);
-    } catch (error) {
-      if (!(error instanceof ApiError) || input.kind !== 'native') throw error;
-      if (this.kind.retryWord(error, sent) === null) {
-        const hint = this.kind.hint(error);
-        throw hint === null ? error : withNote(error, hint);
-      }
-      try {
-        return await this.sendCreateSet(organization, input, owns);
-      } catch (again) {
-        if (!(again instanceof ApiError) || !NativeKind.refusesKind(again)) throw again;
-        this.kind.restore(sent);
-        throw error;
-      }
-    }
+    const send = () => this.sendCreateSet(organization, input, owns);
+    return input.kind === 'native' ? this.kind.create(send) : send();
   }
 
   private sendCreateSet(organization: string, input: CreatePolicySetInput, owns: (found: PolicySet) => boolean): Promise<PolicySet> {

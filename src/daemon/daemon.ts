@@ -56,7 +56,16 @@ export interface StartDaemonOptions {
   election?: Elector;
   /** Why the API cannot be reached now, as its requests found it (`api-unreachable.ts`), for /status and /readyz. @default never said */
   apiProblem?: () => string | null;
+  /**
+   * Leader election: after gaining the lease, when the second pass runs. Requests the previous leader sent before its
+   * deadline may still land until the API's request timeout has passed; that pass puts back what they undid.
+   * @default TAKEOVER_SETTLE_MS
+   */
+  takeoverSettleMs?: number;
 }
+
+/** The API client's request timeout: how long after its deadline a previous leader's request can still land. */
+export const TAKEOVER_SETTLE_MS = 30_000;
 
 export interface RunningDaemon {
   /** `http://host:port` of the HTTP server. */
@@ -130,7 +139,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   });
   logger.info({ listen: server.origin, sources: config.sources.map((s) => s.name) }, 'daemon listening');
   if (election !== null) election.advertise(leaderAddress(config, server.origin));
-  startPasses(election, runners, metrics);
+  startPasses(election, runners, metrics, options.takeoverSettleMs ?? TAKEOVER_SETTLE_MS);
 
   return {
     origin: server.origin,
@@ -198,17 +207,30 @@ async function startRunners(options: StartDaemonOptions, shared: RunnerShared): 
   return runners;
 }
 
-/** The start-up pass of every source: at once, or, with leader election, each time this replica gains the lease. */
-function startPasses(election: Elector | null, runners: ReadonlyMap<string, SourceRunner>, metrics: DaemonMetrics): void {
-  if (election === null) for (const runner of runners.values()) runner.trigger('start-up');
-  else {
-    election.onLeadingChange((now) => {
-      metrics.leader(now);
-      // Lost: every pass in flight is aborted at once (the fence already keeps its requests off the wire).
-      for (const runner of runners.values()) void (now ? runner.trigger('start-up') : runner.standBy());
-    });
-    election.start();
+/**
+ * The start-up pass of every source: at once, or, with leader election, each time this replica gains the lease, and
+ * once more `settleMs` later, while it still leads: a request the previous leader had on the wire can land until then.
+ */
+function startPasses(election: Elector | null, runners: ReadonlyMap<string, SourceRunner>, metrics: DaemonMetrics, settleMs: number): void {
+  if (election === null) {
+    for (const runner of runners.values()) runner.trigger('start-up');
+    return;
   }
+  let settle: NodeJS.Timeout | null = null;
+  election.onLeadingChange((now) => {
+    metrics.leader(now);
+    if (settle !== null) clearTimeout(settle);
+    settle = null;
+    // Lost: every pass in flight is aborted at once (the fence already keeps its requests off the wire).
+    for (const runner of runners.values()) void (now ? runner.trigger('start-up') : runner.standBy());
+    if (!now) return;
+    settle = setTimeout(() => {
+      settle = null;
+      if (election.leading) for (const runner of runners.values()) runner.trigger('takeover');
+    }, settleMs);
+    settle.unref();
+  });
+  election.start();
 }
 
 /**

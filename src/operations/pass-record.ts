@@ -10,7 +10,8 @@ export const HISTORY_LENGTH = 20;
 export const MAX_LISTED_CHANGES = 100;
 
 /** `sync`: asked for through `POST /sources/<name>/sync` (the `sync` command). */
-export type TriggerReason = 'start-up' | 'schedule' | 'file-change' | 'webhook' | 'retry' | 'sync';
+/** `takeover`: a new leader's second pass, once the old leader's requests still on the wire can no longer land. */
+export type TriggerReason = 'start-up' | 'schedule' | 'file-change' | 'webhook' | 'retry' | 'sync' | 'takeover';
 
 export interface LoopPassEnd {
   trigger: TriggerReason;

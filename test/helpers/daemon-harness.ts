@@ -54,6 +54,8 @@ export async function startTestDaemon(
     authLimits?: AuthLimits; allowedHosts?: string[]; listen?: string;
     /** Leader election: the sources sync only while it leads. @default none */
     election?: Elector;
+    /** Under election: when the second pass after gaining the lease runs. @default the daemon's */
+    takeoverSettleMs?: number;
   },
 ): Promise<TestDaemon> {
   const logs = captureLogs();
@@ -86,6 +88,7 @@ export async function startTestDaemon(
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.authLimits === undefined ? {} : { authLimits: options.authLimits }),
     ...(options.election === undefined ? {} : { election: options.election }),
+    ...(options.takeoverSettleMs === undefined ? {} : { takeoverSettleMs: options.takeoverSettleMs }),
     backoff: { initialMs: 60_000, maxMs: 60_000 },
     watchDebounceMs: 100,
   });
