@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { ISO_MS, policyBody, TestEmulator, orgSeed } from './helpers/emulator.js';
+import { waitFor } from './helpers/wait.js';
 
 const CREATE_PATH = '^/organizations/[^/]+/policies$';
 const policyNames = async (t: TestEmulator): Promise<string[]> =>
@@ -62,7 +63,7 @@ describe('emulator fault injection', () => {
     ].join('\r\n'));
     await new Promise((resolve) => socket.once('close', resolve));
     // The emulator logs the request once it has handled it, answered or not.
-    while (!(await t.requests()).some((r) => r.method === 'PATCH')) await new Promise((resolve) => setTimeout(resolve, 20));
+    await waitFor('the emulator to log the PATCH', async () => ((await t.requests()).some((r) => r.method === 'PATCH') ? true : undefined));
     assert.equal((await t.call('GET', `/policies/${id}`)).json.data.attributes.description, 'written late');
   });
 

@@ -20,6 +20,7 @@ import { startConnectProxy, type ConnectProxy, type ConnectProxyMode } from './h
 import { ORG } from './helpers/emulator.js';
 import { captureLogs } from './helpers/logs.js';
 import { useTempTrees } from './helpers/temp-tree.js';
+import { waitFor } from './helpers/wait.js';
 
 const API_URL = 'https://api.invalid/api/v2';
 
@@ -51,7 +52,7 @@ describe('a proxy that lets no tunnel through', { timeout: 120_000 }, () => {
       assert.match(error.message, /through the proxy of HTTPS_PROXY, http:\/\/\*\*\*@127\.0\.0\.1:\d+/);
       assert.doesNotMatch(error.message, /Pr0xyPassw0rd|corp-user/);
       // The tunnel's deadline ends the connection to the proxy too: nothing is left holding a slot of the pool.
-      while (proxy.open() > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitFor('the connection to the proxy to close', () => (proxy.open() === 0 ? true : undefined));
     } finally {
       await api.close();
     }
@@ -112,7 +113,7 @@ describe('a proxy that lets no tunnel through', { timeout: 120_000 }, () => {
     try {
       const stopped = runDaemon({ config, logger: captureLogs().logger, env: { API_TOKEN: 'test-token-Secret123', HTTPS_PROXY: proxy.url }, shutdown, noCache: true });
       // The start-up pass is on its way through the proxy, which never answers.
-      while (proxy.connections() === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitFor('the start-up pass to reach the proxy', () => (proxy.connections() > 0 ? true : undefined));
       stop();
       assert.equal(await stopped, 0);
     } finally {
