@@ -13,7 +13,7 @@
  * process-state.ts puts back what an in-process command line or daemon changes).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { compile } from './compile.mjs';
@@ -63,12 +63,14 @@ function node(args, options = {}) {
   return new Promise((resolve) => spawn(process.execPath, args, { cwd: root, stdio: 'inherit', ...options }).on('close', (code) => resolve(code ?? 1)));
 }
 
-/** tsc's verdict on src, test, bench and scripts (tsconfig.check.json), its output kept until the tests are done. */
+/**
+ * tsc's verdict on src, test, bench and scripts (tsconfig.check.json), its output kept until the tests are done. The
+ * checker is TypeScript 7 (typescript-native, compiled to machine code): about 3 CPU-seconds for the whole project,
+ * where TypeScript 5 took 18. TypeScript 5 stays only as the library dependency-cruiser and function-length read.
+ */
 function typeCheck() {
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  // Incremental: a run after a change rechecks what the change can affect (about 4 CPU-seconds instead of 13).
-  const args = [tsc, '-p', 'tsconfig.check.json', '--incremental', '--tsBuildInfoFile', '.tsc-check.tsbuildinfo'];
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const tsc = path.join(path.dirname(createRequire(import.meta.url).resolve('typescript-native/package.json')), 'bin/tsc');
+  const child = spawn(process.execPath, [tsc, '-p', 'tsconfig.check.json'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -76,41 +78,88 @@ function typeCheck() {
 }
 
 /**
- * `SHARDS` files under .test-build/shards, each importing its share of `names` in turn, heaviest first (by the size
- * of the compiled file, a rough measure of how much it tests) onto the lightest shard so far.
+ * The default tier's files as a queue that `SHARDS` worker processes take from, one file at a time: a worker that
+ * finishes a file takes the next one nobody has taken, so a worker held up by a slow file takes fewer. The queue is
+ * `queue.json` (heaviest first, by the size of the compiled file, a rough measure of how much it tests, so the long ones
+ * do not start last); a worker takes a file by creating its folder under `claims/`, which only one process can do.
+ * Each file runs inside a suite named after it, and a worker takes its next file only when that suite has ended.
  */
-function writeShards(names) {
+function writeWorkers(names) {
   const dir = path.join(built, 'shards');
-  mkdirSync(dir, { recursive: true });
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(path.join(dir, 'claims'), { recursive: true });
   const size = (name) => statSync(path.join(built, 'test', `${name}.test.js`)).size;
-  const shards = Array.from({ length: Math.min(SHARDS, names.length) }, () => ({ files: [], weight: 0 }));
-  for (const name of [...names].sort((a, b) => size(b) - size(a))) {
-    const lightest = shards.reduce((a, b) => (b.weight < a.weight ? b : a));
-    lightest.files.push(name);
-    lightest.weight += size(name);
-  }
-  return shards.map((shard, i) => {
-    const file = path.join(dir, `shard-${i + 1}.test.js`);
-    const imports = shard.files.sort().map((name) => `await load('../test/${name}.test.js');`);
-    writeFileSync(file, `${SHARD_HEAD}${imports.join('\n')}\n`);
+  writeFileSync(path.join(dir, 'queue.json'), JSON.stringify([...names].sort((a, b) => size(b) - size(a))));
+  return Array.from({ length: Math.min(SHARDS, names.length) }, (_, i) => {
+    const file = path.join(dir, `worker-${i + 1}.test.js`);
+    writeFileSync(file, WORKER);
     return file;
   });
 }
 
-/** A file that cannot be loaded fails as one test named after it; the shard's other files still run. */
-const SHARD_HEAD = `import { test } from 'node:test';
-const load = (file) => import(file).catch((error) => test(\`loading \${file}\`, () => { throw error; }));
+/**
+ * A file that cannot be loaded fails as one test in its suite; the worker goes on with the next. Each file's wall time
+ * and CPU time (this process and the processes it started and waited for, from /proc where there is one) are appended
+ * to profile.jsonl, which `TEST_PROFILE=1` prints.
+ */
+const WORKER = `import { after, describe, test } from 'node:test';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+
+const queue = JSON.parse(readFileSync(new URL('./queue.json', import.meta.url), 'utf8'));
+function take(name) {
+  try {
+    mkdirSync(new URL(\`./claims/\${name}\`, import.meta.url));
+    return true;
+  } catch (error) {
+    if (error.code === 'EEXIST') return false;
+    throw error;
+  }
+}
+/** CPU-seconds of this process and its reaped children. */
+function cpu() {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1e6;
+  }
+}
+for (const name of queue) {
+  if (!take(name)) continue;
+  const started = { at: performance.now(), cpu: cpu() };
+  await new Promise((ended) =>
+    describe(name, async () => {
+      after(ended);
+      await import(\`../test/\${name}.test.js\`).catch((error) => test('loads', () => { throw error; }));
+    }),
+  );
+  const line = { name, wallS: (performance.now() - started.at) / 1000, cpuS: cpu() - started.cpu, worker: process.pid };
+  appendFileSync(new URL('./profile.jsonl', import.meta.url), \`\${JSON.stringify(line)}\\n\`);
+}
 `;
+
+/** With TEST_PROFILE=1: the files that took the most CPU and the most wall time, from the workers' profile.jsonl. */
+function printProfile() {
+  const file = path.join(built, 'shards', 'profile.jsonl');
+  const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+  const row = (l) => `#   ${l.cpuS.toFixed(2).padStart(6)} CPU-s ${l.wallS.toFixed(2).padStart(6)} s  ${l.name}`;
+  const total = lines.reduce((sum, l) => sum + l.cpuS, 0);
+  process.stdout.write(`# profile: ${lines.length} files, ${total.toFixed(1)} CPU-s in the workers\n# by CPU:\n`);
+  process.stdout.write(`${[...lines].sort((a, b) => b.cpuS - a.cpuS).slice(0, 25).map(row).join('\n')}\n# by wall time:\n`);
+  process.stdout.write(`${[...lines].sort((a, b) => b.wallS - a.wallS).slice(0, 15).map(row).join('\n')}\n`);
+}
 
 let code;
 if (tier === 'default') {
   const checked = typeCheck();
   await compile();
   const names = testFiles('test').filter((name) => !E2E.includes(name));
-  const shards = writeShards(names.filter((name) => !ALONE.includes(name)));
+  const shards = writeWorkers(names.filter((name) => !ALONE.includes(name)));
   const alone = names.filter((name) => ALONE.includes(name)).map((name) => `.test-build/test/${name}.test.js`);
   const tests = await node([...NODE_TEST, SHARD_TIMEOUT, `--test-concurrency=${shards.length + alone.length}`, ...shards, ...alone]);
   const check = await checked;
+  if (process.env['TEST_PROFILE'] === '1') printProfile();
   process.stdout.write(check.code === 0 ? '# type check (tsc -p tsconfig.check.json): no error\n' : `# type check (tsc -p tsconfig.check.json) failed:\n${check.output}`);
   code = tests === 0 && check.code === 0 ? 0 : 1;
 } else if (tier === 'e2e' || tier === 'pipeline') {
