@@ -48,6 +48,18 @@ describe('the built binary', () => {
     assert.ok(!`${planned.stdout}${planned.stderr}${applied.stdout}${applied.stderr}`.includes(world.token), 'the token is never printed');
   });
 
+  it('an invalid repo: --validate, --dry-run and --reconcile exit 1 naming the file and line, and send no request', async () => {
+    const { world } = fixture;
+    const dir = await fixture.repo({ 'policies/p.native': 'main = rule { true }\n', 'policies/p.yaml': 'enforcement-level: mandatory\n' });
+    await world.clearRequests();
+    for (const mode of ['--validate', '--dry-run', '--reconcile']) {
+      const refused = await run([mode, ...flags(dir), '--prune', '--source', 'default']);
+      assert.equal(refused.code, 1, `${mode}: ${refused.stdout}${refused.stderr}`);
+      assert.match(refused.stdout + refused.stderr, /policies\/p\.yaml:1/, mode);
+    }
+    assert.deepEqual(await world.requests(), []);
+  });
+
   it('--emulator serves until SIGTERM, then exits 0', async (t) => {
     const { child, done } = startCli(['--emulator', '--port', '0'], { env: { LOG_LEVEL: 'error' } });
     t.after(() => child.kill('SIGKILL'));

@@ -41,7 +41,7 @@ describe('every error on stderr', () => {
   it('no annotations outside GitHub Actions', async () => {
     const { world } = fixture;
     const dir = await fixture.repo({ ...POLICY, 'agent-pools/build.yaml': 'bogus: 1\n' });
-    const run = await world.spawnCli('--validate', dir);
+    const run = await world.cli('--validate', dir);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /^error: .*agent-pools\/build\.yaml:1: unknown key "bogus"/m);
     assert.doesNotMatch(run.stderr, /::error/);
@@ -100,7 +100,7 @@ describe('an API that cannot be reached', () => {
   });
 
   it('the right URL still works', async () => {
-    const run = await fixture.world.spawnCli('--dry-run', join(await fixture.repo(POLICY)), ['--detailed-exitcode']);
+    const run = await fixture.world.cli('--dry-run', join(await fixture.repo(POLICY)), ['--detailed-exitcode']);
     assert.equal(run.code, 2, run.stdout + run.stderr);
   });
 });

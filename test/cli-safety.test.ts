@@ -2,9 +2,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { spawnCli, startCli } from './helpers/cli.js';
+import { spawnCli } from './helpers/cli.js';
 import { ORG } from './helpers/emulator.js';
-import { waitFor } from './helpers/wait.js';
 import { useWorld } from './helpers/world.js';
 
 const POLICY = { 'policies/a.native': 'main = rule { true }\n' };
@@ -44,41 +43,11 @@ describe('a source that declares nothing', () => {
       const { world } = fixture;
       const dir = join(await fixture.repo(POLICY), 'policies');
       await world.clearRequests();
-      const run = await world.spawnCli(mode, dir, ['--detailed-exitcode']);
+      const run = await world.cli(mode, dir, ['--detailed-exitcode']);
       assert.equal(run.code, 1, run.stdout + run.stderr);
       assert.match(run.stdout + run.stderr, new RegExp(`${dir} looks like the policies folder itself: point at the folder that holds it`));
       assert.doesNotMatch(run.stdout, /No changes/);
       assert.deepEqual(await world.requests(), []);
-    });
-  }
-});
-
-describe('a signal before the first write', () => {
-  const fixture = useWorld();
-
-  for (const [mode, signal, code] of [['--reconcile', 'SIGINT', 130], ['--dry-run', 'SIGTERM', 143]] as const) {
-    it(`${mode} ${signal} while reading: stops at once, one line, exit ${code}, nothing changed`, async () => {
-      const { world } = fixture;
-      const dir = await fixture.repo(POLICY);
-      // The list is answered only after the test's own timeout: a run that did not stop at the signal prints a plan.
-      await world.addFaults({ kind: 'latency', method: 'GET', path: '/policies$', 'latency-ms': 600_000, count: 0 });
-      try {
-        const { child, done } = startCli([mode, '--source-dir', dir, '--organization', ORG, '--api-url', world.url], {
-          env: { API_TOKEN: world.token, LOG_LEVEL: 'info', STATE_DIR: world.stateDir },
-        });
-        let logged = '';
-        child.stderr?.on('data', (chunk: string) => (logged += chunk));
-        await waitFor('the pass reading', () => (logged.includes('"phase":"reading"') ? true : undefined), 60_000);
-        child.kill(signal);
-        const { code: exitCode, stdout, stderr: all } = await done;
-        const stderr = all.split('\n').filter((line) => !line.startsWith('{')).join('\n');
-        assert.equal(exitCode, code, stdout + stderr);
-        assert.equal(stdout, '');
-        assert.match(stderr, /^interrupted while reading the declared repo and the live state; nothing was changed\n$/);
-      } finally {
-        await world.clearFaults();
-      }
-      assert.deepEqual(await world.writes(), []);
     });
   }
 });

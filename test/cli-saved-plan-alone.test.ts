@@ -14,7 +14,7 @@ describe('a saved plan on its own', () => {
     const { world } = fixture;
     const dir = await fixture.repo({ 'policies/alone.native': 'main = rule { true }\n', 'agent-pools/alone.yaml': 'organization-scoped: true\n' });
     const file = join(await fixture.repo({}), 'plan.json');
-    const made = await world.spawnCli('--dry-run', dir, ['--out', file, '--source', 'alone', '--prune']);
+    const made = await world.cli('--dry-run', dir, ['--out', file, '--source', 'alone', '--prune']);
     assert.equal(made.code, 0, made.stderr);
     const saved = JSON.parse(await readFile(file, 'utf8')) as { run: { api_url: string; sources: Array<{ name: string; path: string; prune: boolean }> } };
     assert.equal(saved.run.api_url, world.url);
@@ -24,7 +24,7 @@ describe('a saved plan on its own', () => {
     const alone = await spawnCli(['--reconcile', '--plan', file], { cwd: REPO_ROOT, env: { API_TOKEN: world.token, LOG_LEVEL: 'warn', STATE_DIR: world.stateDir } });
     assert.equal(alone.code, 1, alone.stdout + alone.stderr);
     assert.match(alone.stderr, /this run names no API .*Pass the dry run's flags again/);
-    const applied = await world.spawnCli('--reconcile', dir, ['--plan', file, '--source', 'alone', '--prune']);
+    const applied = await world.cli('--reconcile', dir, ['--plan', file, '--source', 'alone', '--prune']);
     assert.equal(applied.code, 0, applied.stdout + applied.stderr);
     assert.match(applied.stdout, /Apply complete! Resources: 2 created/);
     assert.ok((await world.policies()).some((p) => p.name === 'alone'));
@@ -34,7 +34,7 @@ describe('a saved plan on its own', () => {
     const { world } = fixture;
     const dir = await fixture.repo({ 'policies/shown.native': 'main = rule { true }\n' });
     const file = join(await fixture.repo({}), 'plan.json');
-    assert.equal((await world.spawnCli('--dry-run', dir, ['--out', file, '--source', 'shown'])).code, 0);
+    assert.equal((await world.cli('--dry-run', dir, ['--out', file, '--source', 'shown'])).code, 0);
     await world.clearRequests();
     const text = await spawnCli(['--show', file]);
     assert.equal(text.code, 0, text.stderr);

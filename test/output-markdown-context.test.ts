@@ -49,13 +49,13 @@ describe('a Markdown plan from the command line', () => {
     const repo = await gitRepo(t);
     const sha = await repo.commit({ 'policies/dated.native': 'main = rule { true }\n' });
     const env = { GITHUB_ACTIONS: 'true', GITHUB_SERVER_URL: 'https://github.example', GITHUB_REPOSITORY: 'acme/policies', GITHUB_RUN_ID: '4242' };
-    const clean = await world.spawnCli('--dry-run', repo.dir, ['--output', 'markdown'], 'warn', env);
+    const clean = await world.cli('--dry-run', repo.dir, ['--output', 'markdown'], 'warn', env);
     assert.equal(clean.code, 0, clean.stderr);
     assert.match(clean.stdout, new RegExp(`Organization \`example-org\`, revision \`${sha}\`\\.`));
     assert.match(clean.stdout, /^Planned at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ · \[workflow run\]\(https:\/\/github\.example\/acme\/policies\/actions\/runs\/4242\)\.$/m);
 
     await writeFile(join(repo.dir, 'policies/dated.native'), 'main = rule { false }\n');
-    const dirty = await world.spawnCli('--dry-run', repo.dir, ['--output', 'markdown'], 'warn', {});
+    const dirty = await world.cli('--dry-run', repo.dir, ['--output', 'markdown'], 'warn', {});
     assert.match(dirty.stdout, new RegExp(`revision \`${sha}-dirty\``));
     assert.match(dirty.stdout, /^Planned at \S+Z\.$/m, 'no run link outside GitHub Actions');
   });

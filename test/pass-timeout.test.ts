@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
 import { silentLogger } from '../src/logger.js';
-import { startCli } from './helpers/cli.js';
 import { startTestDaemon, testSource } from './helpers/daemon-harness.js';
 import { ORG } from './helpers/emulator.js';
 import { tempTree } from './helpers/temp-tree.js';
@@ -58,38 +57,4 @@ describe('a pass that times out ends', () => {
     const names = (await world.organization()).policies.map((p) => String(p['name']));
     assert.ok(names.includes('daemon-slow-0') && names.includes('daemon-slow-1'));
   });
-
-  for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
-    it(`one-shot ${signal}: no new change, the pairs under way finish, what was and was not applied is printed, exit ${code}`, async () => {
-      const { world } = fixture;
-      const prefix = signal.toLowerCase();
-      const dir = await fixture.repo(manyPolicies(60, prefix));
-      // Slow writes, so the run is still applying when the signal comes.
-      await world.addFaults({ kind: 'latency', method: 'POST', 'latency-ms': 150, count: 0 }, { kind: 'latency', method: 'PUT', 'latency-ms': 150, count: 0 });
-      let run: { code: number | null; stdout: string; stderr: string };
-      try {
-        const { child, done } = startCli(['--reconcile', '--source-dir', dir, '--organization', ORG, '--api-url', world.url], {
-          env: { API_TOKEN: world.token, LOG_LEVEL: 'warn' },
-        });
-        await waitFor('the first policies created', async () => {
-          const made = (await world.organization()).policies.filter((p) => String(p['name']).startsWith(`${prefix}-`));
-          return made.length >= 10 ? true : undefined;
-        });
-        child.kill(signal);
-        run = await done;
-      } finally {
-        await world.clearFaults();
-      }
-      assert.equal(run.code, code, run.stdout + run.stderr);
-      assert.match(run.stdout, /Applied source "default": \d+ created/);
-      assert.match(run.stdout, new RegExp(`create policy "${prefix}-\\d+": not applied`));
-      const made = (await world.organization()).policies.filter((p) => String(p['name']).startsWith(`${prefix}-`));
-      assert.ok(made.length < 60, 'the run stopped before the end');
-      assert.deepEqual(made.filter((p) => p['code'] === null).map((p) => p['name']), [], 'every policy created has its code');
-
-      const next = await world.cli('--reconcile', dir);
-      assert.equal(next.code, 0, next.stdout + next.stderr);
-      assert.equal((await world.organization()).policies.filter((p) => String(p['name']).startsWith(`${prefix}-`)).length, 60);
-    });
-  }
 });

@@ -39,18 +39,6 @@ describe('an invalid repo exits 1, names the file, and writes nothing', () => {
     assert.deepEqual(await world.requests(), [], 'no request reaches the API from an invalid repo');
   }
 
-  for (const mode of MODES) {
-    it(`the binary, ${mode}: exit code 1, the file and line named, no request`, async () => {
-      const world = fixture.world;
-      const dir = await fixture.repo({ ...smallRepo(), 'policies/p.native': native, 'policies/p.yaml': 'enforcement-level: mandatory\n' });
-      await world.clearRequests();
-      const run = await world.spawnCli(mode, dir, ['--prune', '--source', 'default']);
-      assert.equal(run.code, 1, `${mode}: ${run.stdout}${run.stderr}`);
-      assert.match(run.stdout + run.stderr, /policies\/p\.yaml:1/);
-      assert.deepEqual(await world.requests(), []);
-    });
-  }
-
   for (const c of CASES) {
     it(c.title, async () => {
       const dir = await fixture.repo({ ...smallRepo(), ...c.files });

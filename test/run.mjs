@@ -21,17 +21,22 @@ import { compile } from './compile.mjs';
 /**
  * The files whose tests must start real processes and wait on real time: a real etcd, the bundle copied where there is
  * no node_modules, git over HTTP end to end, the daemon's HTTP deadlines, the process's own exit, the binary on a
- * terminal (a pseudo-terminal from `script`), and every mode of the built binary (cli-binary).
+ * terminal (a pseudo-terminal from `script`), every mode of the built binary (cli-binary), a one-shot run's signals
+ * (cli-signals), a run whose requests end with its process (live-read-cancel), and a state dir on a read-only file
+ * system mounted in a namespace of the run's own (state-dir-read-only).
  */
 export const E2E = [
   'bundle',
   'cli-binary',
   'cli-exit-guard',
+  'cli-signals',
   'cli-terminal',
   'daemon-e2e-git',
   'daemon-http-limits',
   'daemon-leader',
   'leader-etcd-store',
+  'live-read-cancel',
+  'state-dir-read-only',
 ];
 
 /**
