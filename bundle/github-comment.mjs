@@ -27160,7 +27160,7 @@ try {
   process.stdout.write(`plan comment ${result.action}: ${result.url}
 `);
 } catch (error) {
-  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}
+  process.stderr.write(`error: ${errorMessage(error)}
 `);
   process.exitCode = 1;
 } finally {

@@ -16199,7 +16199,7 @@ function newCron(expression, timeZone) {
   }
 }
 function cronMessage(expression, error) {
-  const detail = (error instanceof Error ? error.message : String(error)).replace(/^CronPattern: /, "");
+  const detail = errorMessage(error).replace(/^CronPattern: /, "");
   const backwards = /From value is larger than to value: '(\d+)-(\d+)'/.exec(detail);
   if (backwards !== null) {
     return `"${expression}" has a range that runs backwards (${backwards[1]}-${backwards[2]}), which never matches; a range goes from low to high: split one that wraps around into a list, e.g. "fri-mon" as "fri-sun,mon" or "23-1" as "23,0-1"`;
@@ -16218,6 +16218,7 @@ var init_cron = __esm({
   "src/cron.ts"() {
     "use strict";
     init_croner();
+    init_errors();
     DIALECT = { mode: "5-or-6-parts", domAndDow: false };
   }
 });
@@ -24391,7 +24392,7 @@ function redactValue(value2, redact) {
   return JSON.parse(redact(JSON.stringify(value2)));
 }
 function safeErrorMessage(error) {
-  return createRedactor([])(error instanceof Error ? error.message : String(error));
+  return createRedactor([])(errorMessage(error));
 }
 function decode(part) {
   try {
@@ -24404,6 +24405,7 @@ var HIDDEN, MIN_SECRET, USERINFO, QUERY_CREDENTIAL, AUTHORIZATION, SECRET_LOG_FI
 var init_redact = __esm({
   "src/redact.ts"() {
     "use strict";
+    init_errors();
     HIDDEN = "***";
     MIN_SECRET = 4;
     USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s"'<>\\`]*@/gi;
@@ -58535,7 +58537,7 @@ async function parseHcl(file, text2) {
   try {
     return await loaded.parse(file, text2);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     throw new HclSyntaxError(message.replace(/^parse config: \[/, "").replace(/\]$/, ""));
   }
 }
@@ -58543,6 +58545,7 @@ var loaded, HclSyntaxError;
 var init_hcl = __esm({
   "src/hcl.ts"() {
     "use strict";
+    init_errors();
     loaded = null;
     HclSyntaxError = class extends Error {
       name = "HclSyntaxError";
@@ -58640,7 +58643,7 @@ async function ingest(archive, kind, nativeKind) {
   try {
     return { status: "ready", errorMessage: null, policyCount: await check(readTarGz(archive), kind, nativeKind) };
   } catch (error) {
-    return { status: "errored", errorMessage: error instanceof Error ? error.message : String(error), policyCount: 0 };
+    return { status: "errored", errorMessage: errorMessage(error), policyCount: 0 };
   }
 }
 async function check(entries, kind, nativeKind) {
@@ -58696,6 +58699,7 @@ var init_ingest = __esm({
     init_hcl();
     init_model();
     init_tar();
+    init_errors();
   }
 });
 
@@ -69268,7 +69272,7 @@ async function handleControl2(request5, url, authorize, target, standby = () => 
   if (verdict === "refused") return { status: 401, body: { error: "unauthorized: send the control token as Authorization: Bearer <token>" } };
   const aside = standby();
   if (aside !== null) return aside;
-  const source = decodeURIComponent(match[1] ?? "");
+  const source = decode(match[1] ?? "");
   const action = match[2];
   if (!target.has(source)) return { status: 404, body: { error: unknownSource(source, target.names()), sources: target.names() } };
   switch (action) {
@@ -69306,6 +69310,7 @@ var init_control2 = __esm({
     init_endpoint_secrets();
     init_request_origin();
     init_errors();
+    init_redact();
     ROUTE = /^\/sources\/([^/]+)\/(sync|suspend|resume)$/;
   }
 });
@@ -84753,7 +84758,7 @@ async function round(e, halt) {
     e.storeReached = true;
   } catch (error) {
     if (halt.aborted) return;
-    if (e.storeReached !== false) e.log.warn({ error: error instanceof Error ? error.message : String(error), leading: e.elected }, "cannot reach the leader-election store; trying again every retry period");
+    if (e.storeReached !== false) e.log.warn({ error: errorMessage(error), leading: e.elected }, "cannot reach the leader-election store; trying again every retry period");
     e.storeReached = false;
   } finally {
     clearTimeout(timer);
@@ -84776,7 +84781,7 @@ async function release(e) {
       if (current === null) return;
       e.observed = current;
     } catch (error) {
-      e.log.warn({ error: error instanceof Error ? error.message : String(error) }, "cannot release the lease; a standby takes over once it expires");
+      e.log.warn({ error: errorMessage(error) }, "cannot release the lease; a standby takes over once it expires");
       return;
     }
   }
@@ -84820,7 +84825,7 @@ function etcdLeaseStore(endpoints, leaseName, options = {}) {
         return JSON.parse(text2);
       } catch (error) {
         if (signal.aborted) throw new LeaseStoreError(`etcd ${endpoint} did not answer in time (leader-election.endpoints)${failures.length === 0 ? "" : `; before it: ${failures.join("; ")}`}`, { cause: error });
-        const why = share?.aborted === true ? `no answer within ${(options.endpointTimeoutMs ?? 0) / 1e3} s` : error instanceof Error ? error.message : String(error);
+        const why = share?.aborted === true ? `no answer within ${(options.endpointTimeoutMs ?? 0) / 1e3} s` : errorMessage(error);
         failures.push(`${endpoint}: ${why}`);
         if (index === preferred) preferred = (index + 1) % endpoints.length;
       }
@@ -84902,7 +84907,7 @@ async function kubernetesLeaseStore(options) {
       });
     } catch (error) {
       signal.throwIfAborted();
-      throw new LeaseStoreError(`${method} ${where}: cannot reach the Kubernetes API server ${options.apiServer}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new LeaseStoreError(`${method} ${where}: cannot reach the Kubernetes API server ${options.apiServer}: ${errorMessage(error)}`);
     }
     const text2 = await readStoreAnswer(res.body, `${method} ${where}`);
     const status = res.statusCode;

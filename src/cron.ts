@@ -1,4 +1,5 @@
 import { Cron, type CronOptions } from 'croner';
+import { errorMessage } from './errors.js';
 
 /**
  * The one cron dialect of the config, for schedules and sync windows alike (croner): five fields (minute hour
@@ -45,7 +46,7 @@ function newCron(expression: string, timeZone: string | undefined): Cron {
 
 /** croner's message in words: what is wrong, and for a backwards range (`fri-mon`, `23-1`) what to write instead. */
 function cronMessage(expression: string, error: unknown): string {
-  const detail = (error instanceof Error ? error.message : String(error)).replace(/^CronPattern: /, '');
+  const detail = errorMessage(error).replace(/^CronPattern: /, '');
   const backwards = /From value is larger than to value: '(\d+)-(\d+)'/.exec(detail);
   if (backwards !== null) {
     return `"${expression}" has a range that runs backwards (${backwards[1]}-${backwards[2]}), which never matches; ` +

@@ -7,6 +7,7 @@
  * string, which esbuild still bundles), and typed here. In the bundle, its WebAssembly file is `hcl2json.wasm.gz`
  * beside the bundle (scripts/bundle.mjs).
  */
+import { errorMessage } from './errors.js';
 
 export type HclDocument = Record<string, unknown>;
 
@@ -32,7 +33,7 @@ export async function parseHcl(file: string, text: string): Promise<HclDocument>
   try {
     return await loaded.parse(file, text);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     // `parse config: [a.hcl:1,5-5: Missing expression; …]` → `a.hcl:1,5-5: Missing expression; …`
     throw new HclSyntaxError(message.replace(/^parse config: \[/, '').replace(/\]$/, ''));
   }

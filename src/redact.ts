@@ -7,6 +7,8 @@
  * secret, password or signature, and the value of an `Authorization:` header.
  */
 
+import { errorMessage } from './errors.js';
+
 /** Text with every secret and credential-looking part replaced by `***`. */
 export type Redact = (text: string) => string;
 
@@ -101,7 +103,7 @@ export function redactValue<T>(value: T, redact: Redact): T {
 
 /** An error's message, redacted of credential-looking parts only (for text made before the redactor exists). */
 export function safeErrorMessage(error: unknown): string {
-  return createRedactor([])(error instanceof Error ? error.message : String(error));
+  return createRedactor([])(errorMessage(error));
 }
 
 /** Text percent-decoded (a URL's user name or password, a path segment, a query), or as written when it does not decode: the one guarded `decodeURIComponent`. */

@@ -188,6 +188,10 @@ test('an unknown source answers 404 naming the sources there are, and the one mo
   });
   const far = (await (await post(daemon.origin, '/sources/inventory/sync', CONTROL)).json()) as { error: string };
   assert.equal(far.error, 'no source named "inventory" (the daemon\'s sources: "payments-prod", "billing")');
+  // A name that is not valid percent-encoding is a name like any other: 404, never an error of the daemon.
+  const malformed = await post(daemon.origin, '/sources/billing%E0%A4%A/sync', CONTROL);
+  assert.equal(malformed.status, 404);
+  assert.equal(((await malformed.json()) as { error: string }).error, 'no source named "billing%E0%A4%A" (the daemon\'s sources: "payments-prod", "billing")');
   assert.deepEqual(daemon.statuses().map((s) => s.suspended), [false, false], 'nothing was suspended');
   // Only to a caller with the control token: without it the answer names nothing.
   const anonymous = await post(daemon.origin, '/sources/payments-prd/suspend', 'wrong-token-of-some-length');

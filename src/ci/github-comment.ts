@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { OutgoingHttp } from '../http/outgoing.js';
 import { proxySettings } from '../http/proxy.js';
 import { upsertStickyComment } from './sticky-comment.js';
+import { errorMessage } from '../errors.js';
 
 function required(name: string): string {
   const value = process.env[name];
@@ -29,7 +30,7 @@ try {
   });
   process.stdout.write(`plan comment ${result.action}: ${result.url}\n`);
 } catch (error) {
-  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`error: ${errorMessage(error)}\n`);
   process.exitCode = 1;
 } finally {
   await http?.close();

@@ -11,6 +11,7 @@ import { LEVELS_BY_KIND } from '../model.js';
 import type { NativeKindName } from '../model.js';
 import type { RecordKind } from './records.js';
 import { readTarGz, type TarEntry } from './tar.js';
+import { errorMessage } from '../errors.js';
 
 export interface Ingested {
   status: 'ready' | 'errored';
@@ -31,7 +32,7 @@ export async function ingest(archive: Buffer, kind: RecordKind, nativeKind: Nati
   try {
     return { status: 'ready', errorMessage: null, policyCount: await check(readTarGz(archive), kind, nativeKind) };
   } catch (error) {
-    return { status: 'errored', errorMessage: error instanceof Error ? error.message : String(error), policyCount: 0 };
+    return { status: 'errored', errorMessage: errorMessage(error), policyCount: 0 };
   }
 }
 

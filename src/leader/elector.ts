@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { NotLeaderError } from '../errors.js';
+import { errorMessage, NotLeaderError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { LEASE_DURATION_BOUNDS, type LeaderRecord, type LeaseStore, type VersionedRecord } from './store.js';
 
@@ -309,7 +309,7 @@ async function round(e: Election, halt: AbortSignal): Promise<void> {
     e.storeReached = true;
   } catch (error) {
     if (halt.aborted) return;
-    if (e.storeReached !== false) e.log.warn({ error: error instanceof Error ? error.message : String(error), leading: e.elected }, 'cannot reach the leader-election store; trying again every retry period');
+    if (e.storeReached !== false) e.log.warn({ error: errorMessage(error), leading: e.elected }, 'cannot reach the leader-election store; trying again every retry period');
     e.storeReached = false;
   } finally {
     clearTimeout(timer);
@@ -335,7 +335,7 @@ async function release(e: Election): Promise<void> {
       if (current === null) return;
       e.observed = current;
     } catch (error) {
-      e.log.warn({ error: error instanceof Error ? error.message : String(error) }, 'cannot release the lease; a standby takes over once it expires');
+      e.log.warn({ error: errorMessage(error) }, 'cannot release the lease; a standby takes over once it expires');
       return;
     }
   }

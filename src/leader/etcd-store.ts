@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { LeaseStoreError } from '../errors.js';
+import { errorMessage, LeaseStoreError } from '../errors.js';
 import { parseRecord, readStoreAnswer, type LeaderRecord, type LeaseStore, type VersionedRecord, type WriteResult } from './store.js';
 
 /** Where the daemon's leases live in etcd's key space. */
@@ -44,7 +44,7 @@ export function etcdLeaseStore(endpoints: readonly string[], leaseName: string, 
         return JSON.parse(text) as Record<string, unknown>;
       } catch (error) {
         if (signal.aborted) throw new LeaseStoreError(`etcd ${endpoint} did not answer in time (leader-election.endpoints)${failures.length === 0 ? '' : `; before it: ${failures.join('; ')}`}`, { cause: error });
-        const why = share?.aborted === true ? `no answer within ${(options.endpointTimeoutMs ?? 0) / 1000} s` : error instanceof Error ? error.message : String(error);
+        const why = share?.aborted === true ? `no answer within ${(options.endpointTimeoutMs ?? 0) / 1000} s` : errorMessage(error);
         failures.push(`${endpoint}: ${why}`);
         // The next call starts with the next endpoint.
         if (index === preferred) preferred = (index + 1) % endpoints.length;

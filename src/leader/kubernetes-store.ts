@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { LeaseStoreError, UsageError } from '../errors.js';
+import { errorMessage, LeaseStoreError, UsageError } from '../errors.js';
 import { optionalFields, readStoreAnswer, type LeaderRecord, type LeaseStore, type VersionedRecord, type WriteResult } from './store.js';
 
 /** Where Kubernetes mounts a pod's service-account token, CA and namespace. */
@@ -66,7 +66,7 @@ export async function kubernetesLeaseStore(options: KubernetesStoreOptions): Pro
       });
     } catch (error) {
       signal.throwIfAborted();
-      throw new LeaseStoreError(`${method} ${where}: cannot reach the Kubernetes API server ${options.apiServer}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new LeaseStoreError(`${method} ${where}: cannot reach the Kubernetes API server ${options.apiServer}: ${errorMessage(error)}`);
     }
     const text = await readStoreAnswer(res.body, `${method} ${where}`);
     const status = res.statusCode;

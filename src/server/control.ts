@@ -5,6 +5,7 @@ import type { AuthVerdict } from './auth-gate.js';
 import { CONTROL_TOKEN_ENV } from './endpoint-secrets.js';
 import { crossSiteProblem } from './request-origin.js';
 import { errorMessage } from '../errors.js';
+import { decode } from '../redact.js';
 
 export type ControlAction = 'sync' | 'suspend' | 'resume';
 
@@ -58,7 +59,7 @@ export async function handleControl(
   if (verdict === 'refused') return { status: 401, body: { error: 'unauthorized: send the control token as Authorization: Bearer <token>' } };
   const aside = standby();
   if (aside !== null) return aside;
-  const source = decodeURIComponent(match[1] ?? '');
+  const source = decode(match[1] ?? '');
   const action = match[2] as ControlAction;
   if (!target.has(source)) return { status: 404, body: { error: unknownSource(source, target.names()), sources: target.names() } };
   switch (action) {
