@@ -46,8 +46,11 @@ test('a page of another site cannot suspend or sync a source, and a rebound name
     fetch('${daemon.origin}/sources/platform/suspend', { method: 'POST', credentials: 'include', mode: 'no-cors' }).catch(() => null),
     fetch('${daemon.origin}/sources/platform/suspend', { method: 'POST', credentials: 'include', headers: { authorization: 'Bearer ${CONTROL}' } }).catch(() => null),
   ];
+  // The form's answer has loaded once the frame holds another origin's page (its document unreadable from here).
+  const sink = document.querySelector('iframe');
+  const submitted = new Promise((resolve) => sink.addEventListener('load', () => { if (sink.contentDocument === null) resolve(); }));
   document.getElementById('f').submit();
-  Promise.all(attempts).then(() => setTimeout(() => (document.title = 'done'), 500));
+  Promise.all([...attempts, submitted]).then(() => (document.title = 'done'));
 </script>`);
   });
   evil.listen(0, '127.0.0.1');
@@ -76,6 +79,7 @@ test('a page of another site cannot suspend or sync a source, and a rebound name
   assert.equal((await page.goto(`${daemon.origin}/status.html`))?.status(), 200, 'and again, the credentials remembered');
 
   await page.goto(evilOrigin);
+  // Done once the daemon has answered all three requests: whatever a request set off, it had done before answering.
   await page.waitForFunction('document.title === "done"', undefined, { timeout: 20_000 });
   assert.equal((await status())?.suspended, false, 'the other site did not suspend the source');
   assert.equal(passes(), before, 'nor start a pass');
