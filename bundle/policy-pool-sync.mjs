@@ -24392,7 +24392,7 @@ function redactValue(value2, redact) {
   return JSON.parse(redact(JSON.stringify(value2)));
 }
 function safeErrorMessage(error) {
-  return createRedactor([])(errorMessage(error));
+  return createRedactor([])(error instanceof Error ? error.message : String(error));
 }
 function decode(part) {
   try {
@@ -24405,7 +24405,6 @@ var HIDDEN, MIN_SECRET, USERINFO, QUERY_CREDENTIAL, AUTHORIZATION, SECRET_LOG_FI
 var init_redact = __esm({
   "src/redact.ts"() {
     "use strict";
-    init_errors();
     HIDDEN = "***";
     MIN_SECRET = 4;
     USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s"'<>\\`]*@/gi;
@@ -58537,7 +58536,7 @@ async function parseHcl(file, text2) {
   try {
     return await loaded.parse(file, text2);
   } catch (error) {
-    const message = errorMessage(error);
+    const message = error instanceof Error ? error.message : String(error);
     throw new HclSyntaxError(message.replace(/^parse config: \[/, "").replace(/\]$/, ""));
   }
 }
@@ -58545,7 +58544,6 @@ var loaded, HclSyntaxError;
 var init_hcl = __esm({
   "src/hcl.ts"() {
     "use strict";
-    init_errors();
     loaded = null;
     HclSyntaxError = class extends Error {
       name = "HclSyntaxError";

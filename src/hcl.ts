@@ -7,7 +7,6 @@
  * string, which esbuild still bundles), and typed here. In the bundle, its WebAssembly file is `hcl2json.wasm.gz`
  * beside the bundle (scripts/bundle.mjs).
  */
-import { errorMessage } from './errors.js';
 
 export type HclDocument = Record<string, unknown>;
 
@@ -33,7 +32,8 @@ export async function parseHcl(file: string, text: string): Promise<HclDocument>
   try {
     return await loaded.parse(file, text);
   } catch (error) {
-    const message = errorMessage(error);
+    // Inline, not errors.ts's errorMessage: a module of the base layer imports no other.
+    const message = error instanceof Error ? error.message : String(error);
     // `parse config: [a.hcl:1,5-5: Missing expression; …]` → `a.hcl:1,5-5: Missing expression; …`
     throw new HclSyntaxError(message.replace(/^parse config: \[/, '').replace(/\]$/, ''));
   }

@@ -7,8 +7,6 @@
  * secret, password or signature, and the value of an `Authorization:` header.
  */
 
-import { errorMessage } from './errors.js';
-
 /** Text with every secret and credential-looking part replaced by `***`. */
 export type Redact = (text: string) => string;
 
@@ -101,9 +99,12 @@ export function redactValue<T>(value: T, redact: Redact): T {
   return JSON.parse(redact(JSON.stringify(value))) as T;
 }
 
-/** An error's message, redacted of credential-looking parts only (for text made before the redactor exists). */
+/**
+ * An error's message, redacted of credential-looking parts only (for text made before the redactor exists). The check is
+ * written out, not errors.ts's errorMessage: a module of the base layer imports no other.
+ */
 export function safeErrorMessage(error: unknown): string {
-  return createRedactor([])(errorMessage(error));
+  return createRedactor([])(error instanceof Error ? error.message : String(error));
 }
 
 /** Text percent-decoded (a URL's user name or password, a path segment, a query), or as written when it does not decode: the one guarded `decodeURIComponent`. */
