@@ -119,6 +119,8 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   if (declaresNothing(declared) && !source.allowEmpty && request.saved === undefined) return unplanned('declared', [emptySourceError(request.dir)]);
 
   declared = withSensitiveDigests(declared, session.api);
+  // The files of each set content seen, so that a later plan against it can name the files that changed.
+  for (const set of declared.policySets ?? []) if (set.content !== null) request.codeCache?.rememberSetFiles(set.content.digest, set.content.files);
   let live: LiveState;
   await request.beforeLive?.();
   try {
@@ -214,6 +216,7 @@ function planOptions(request: PassRequest, session: PassSession): PlanOptions {
     force: request.force ?? false,
     adopt: source.adopt,
     now: session.now(),
+    ...(request.codeCache === undefined ? {} : { setFiles: (digest: string) => request.codeCache?.setFiles(digest) }),
   };
 }
 

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createCodeCache } from '../src/live/code-cache.js';
+import { createCodeCache, MAX_SET_CONTENTS } from '../src/live/code-cache.js';
 import { openCodeCacheStore } from '../src/live/code-cache-file.js';
 import { captureLogs } from './helpers/logs.js';
 import { smallRepo, REQUIRE_TAGS } from './helpers/repos.js';
@@ -67,12 +67,41 @@ describe('the code cache file', () => {
     assert.equal((await second.forOrganization('other')).get('pol-1', 't1'), undefined, 'one file per organization');
   });
 
+  it('keeps the files of each set content seen, the 32 seen last; seeing one again changes nothing to save; a file without them still reads', async () => {
+    const { logger } = captureLogs();
+    const first = openCodeCacheStore({ stateDir, logger, persist: true });
+    const cache = await first.forOrganization('sets');
+    const files = [{ path: 'sentinel.hcl', sha256: DIGEST_A }, { path: 'policies/a.sentinel', sha256: DIGEST_B }];
+    cache.rememberSetFiles(DIGEST_A, files);
+    for (let i = 0; i < MAX_SET_CONTENTS; i += 1) cache.rememberSetFiles(i.toString(16).padStart(64, '0'), [{ path: `p${i}.sentinel`, sha256: DIGEST_B }]);
+    assert.equal(cache.setFiles(DIGEST_A), undefined, 'the content seen longest ago is forgotten past the bound');
+    cache.rememberSetFiles(DIGEST_A, files);
+    await first.save();
+    const revision = cache.revision;
+    cache.rememberSetFiles(DIGEST_A, files);
+    assert.equal(cache.revision, revision, 'a content seen again is no change: an idle daemon writes nothing');
+
+    const second = await openCodeCacheStore({ stateDir, logger, persist: true }).forOrganization('sets');
+    assert.deepEqual(second.setFiles(DIGEST_A), files);
+    assert.equal([...second.setContents()].length, MAX_SET_CONTENTS);
+
+    const file = path.join(stateDir, '.code-cache', (await readdir(path.join(stateDir, '.code-cache'))).find((n) => n.startsWith('sets-'))!);
+    const old = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    delete old['sets'];
+    await writeFile(file, JSON.stringify(old));
+    const { logger: quiet, lines } = captureLogs();
+    const older = await openCodeCacheStore({ stateDir, logger: quiet, persist: true }).forOrganization('sets');
+    assert.equal(older.setFiles(DIGEST_A), undefined);
+    assert.deepEqual(lines, [], 'a file written before sets were kept is no damage');
+  });
+
   for (const [what, damage] of [
     ['a corrupt file', () => 'not json at all {'],
     ['a truncated file', (text: string) => text.slice(0, Math.floor(text.length / 2))],
     ['a file of another format', () => JSON.stringify({ format: 'something else', version: 1, organization: 'acme', entries: [] })],
     ['a file of another version', (text: string) => text.replace('"version":1', '"version":99')],
     ['a file with a bad entry', (text: string) => text.replace(DIGEST_A, 'not-a-digest')],
+    ['a file with a bad set content', (text: string) => text.replace('"sets":[', `"sets":[["${DIGEST_A}",[["../escape", "not-a-digest"]]]`)],
     // Another organization's file copied over this one (its ids could name other policies here).
     ['a misplaced file (another organization\'s)', (text: string) => text.replace('"organization":"acme"', '"organization":"acme-other"')],
   ] as const) {

@@ -3,9 +3,10 @@
  * until its version is ready, and then in step; its config checked before any request; an errored version exits 1.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { spawnCli } from './helpers/cli.js';
 import { ORG, WORKSPACES } from './helpers/emulator.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
 import { useWorld } from './helpers/world.js';
@@ -118,6 +119,50 @@ describe('a version the service marks errored', () => {
     const plan = await world.cli('--dry-run', dir);
     assert.match(plan.stdout, /policy-set "neutral" will be updated in-place \(differs in content\)/);
     assert.match(plan.stdout, /its newest version polsetver-\S+ errored: no sentinel\.hcl/);
+  });
+});
+
+describe('a changed content names the files that changed', () => {
+  const fixture = useWorld({ organizations: [{ name: ORG, maxAgentPools: 1, workspaces: WORKSPACES }] });
+  const config = (names: string[]) => names.map((n) => `policy "${n}" {\n  source = "./${n}.sentinel"\n  enforcement_level = "advisory"\n}\n`).join('');
+
+  it('added, changed and removed files under the content field, in text, Markdown and a saved plan; the digests alone where the state dir has not seen the content before', async () => {
+    const { world } = fixture;
+    const dir = await fixture.repo({
+      'policy-sets/small/sentinel.hcl': config(['keep', 'edit', 'drop']),
+      'policy-sets/small/keep.sentinel': 'main = rule { true }\n',
+      'policy-sets/small/edit.sentinel': 'main = rule { true }\n',
+      'policy-sets/small/drop.sentinel': 'main = rule { true }\n',
+    });
+    assert.equal((await world.cli('--reconcile', dir)).code, 0);
+    writeFileSync(path.join(dir, 'policy-sets/small/sentinel.hcl'), config(['keep', 'edit', 'add']));
+    writeFileSync(path.join(dir, 'policy-sets/small/edit.sentinel'), 'main = rule { false }\n');
+    writeFileSync(path.join(dir, 'policy-sets/small/add.sentinel'), 'main = rule { true }\n');
+    rmSync(path.join(dir, 'policy-sets/small/drop.sentinel'));
+
+    const text = await world.cli('--dry-run', dir);
+    assert.equal(text.code, 0, text.stdout + text.stderr);
+    assert.match(text.stdout, /~ content = "sha256:[0-9a-f]{12}" -> "4 files, [\d.]+ k?B \(sha256:[0-9a-f]{12}\)"\n {10}# 4 files changed \(1 added, 2 changed, 1 removed\):\n {10}\+ add\.sentinel\n {10}- drop\.sentinel\n {10}~ edit\.sentinel\n {10}~ sentinel\.hcl\n/);
+    assert.doesNotMatch(text.stdout, /keep\.sentinel/, 'an unchanged file is not listed');
+    const markdown = await world.cli('--dry-run', dir, ['--output', 'markdown']);
+    assert.match(markdown.stdout, /  - 4 files changed \(1 added, 2 changed, 1 removed\):\n    - \+ `add\.sentinel`\n    - - `drop\.sentinel`\n    - ~ `edit\.sentinel`\n    - ~ `sentinel\.hcl`\n/);
+
+    // A saved plan carries the list; applied where the state dir has not seen the content before (a new runner), it is
+    // still the same change: the list is words for a person, not compared.
+    const file = path.join(await fixture.repo({}), 'plan.json');
+    assert.equal((await world.cli('--dry-run', dir, ['--out', file])).code, 0);
+    const shown = await spawnCli(['--show', file]);
+    assert.match(shown.stdout, /# 4 files changed \(1 added, 2 changed, 1 removed\):/);
+    const elsewhere = await fixture.repo({});
+    const applied = await world.cli('--reconcile', dir, ['--plan', file], 'warn', { STATE_DIR: elsewhere });
+    assert.equal(applied.code, 0, applied.stdout + applied.stderr);
+    assert.match(applied.stdout, /Apply complete! Resources: 0 created, 1 updated/);
+
+    // Without what the state dir keeps (--no-cache, or a first run on this machine), the digests alone.
+    writeFileSync(path.join(dir, 'policy-sets/small/keep.sentinel'), 'main = rule { 1 > 0 }\n');
+    const unseen = await world.cli('--dry-run', dir, ['--no-cache']);
+    assert.match(unseen.stdout, /~ content = "sha256:[0-9a-f]{12}" -> "4 files, /);
+    assert.doesNotMatch(unseen.stdout, /files changed/);
   });
 });
 

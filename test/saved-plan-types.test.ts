@@ -112,7 +112,7 @@ describe('the saved plan\'s TypeScript types and its schema agree', () => {
         folder: 'required', root: 'required', configFile: 'required', digest: 'required', bytes: 'required', files: 'required', policies: 'required', modules: 'required',
       } satisfies Keys<SetContent>],
       ['policy-set change', changeKeys('policy-set'), {
-        ...base, resource: 'required', declared: 'required', live: 'required', uploadContent: 'required', adoptMarker: 'required',
+        ...base, resource: 'required', declared: 'required', live: 'required', uploadContent: 'required', adoptMarker: 'required', contentFiles: 'optional',
       } satisfies Keys<PolicySetChange>],
       ['agent-pool change', changeKeys('agent-pool'), { ...base, resource: 'required', declared: 'required', live: 'required' } satisfies Keys<PoolChange>],
       ['agent change', changeKeys('agent'), { ...base, resource: 'required', poolName: 'required', live: 'required' } satisfies Keys<AgentChange>],

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { readStateText, stateDirLayout, writeStateText } from '../state-dir.js';
-import { createCodeCache, MAX_CODE_CACHE_ENTRIES, type CodeCache, type CodeCacheEntry } from './code-cache.js';
+import { createCodeCache, MAX_CODE_CACHE_ENTRIES, type CodeCache, type CodeCacheEntry, type SetFileDigest } from './code-cache.js';
 
 /** Written into every file; a file that does not carry both is not ours (or is from another version) and is rebuilt. */
 const FORMAT = 'policy-pool-sync code cache';
@@ -45,8 +45,8 @@ export function openCodeCacheStore(options: CodeCacheStoreOptions): CodeCacheSto
   async function load(organization: string): Promise<Loaded> {
     const file = path.join(folder, fileName(organization));
     if (!options.persist) return { cache: createCodeCache([], maxEntries), file, savedRevision: 0 };
-    const entries = await readEntries(file, organization, log);
-    return { cache: createCodeCache(entries, maxEntries), file, savedRevision: 0 };
+    const { entries, sets } = await readEntries(file, organization, log);
+    return { cache: createCodeCache(entries, maxEntries, sets), file, savedRevision: 0 };
   }
 
   return {
@@ -82,26 +82,36 @@ function fileName(organization: string): string {
   return `${safe}-${hash}.json`;
 }
 
+interface CacheContents {
+  entries: Array<[string, CodeCacheEntry]>;
+  sets: Array<[string, SetFileDigest[]]>;
+}
+
+const EMPTY = (): CacheContents => ({ entries: [], sets: [] });
+
 /** The entries of the file; none when it is missing, and none with one warning when it is not a code cache we can trust. */
-async function readEntries(file: string, organization: string, log: Logger): Promise<Array<[string, CodeCacheEntry]>> {
+async function readEntries(file: string, organization: string, log: Logger): Promise<CacheContents> {
   let text: string | null;
   try {
     text = await readStateText(file, MAX_FILE_BYTES);
   } catch (error) {
     log.warn({ file, error: errorMessage(error) }, 'the code cache file is ignored; it is rebuilt');
-    return [];
+    return EMPTY();
   }
-  if (text === null) return [];
-  const entries = parse(text, organization);
-  if (entries === null) {
+  if (text === null) return EMPTY();
+  const contents = parse(text, organization);
+  if (contents === null) {
     log.warn({ file }, 'the code cache file is corrupt, truncated or not ours, and is ignored; it is rebuilt');
-    return [];
+    return EMPTY();
   }
-  return entries;
+  return contents;
 }
 
-/** The entries of a well-formed file of this version and organization, or null. Every entry is checked: one bad entry discards the file. */
-function parse(text: string, organization: string): Array<[string, CodeCacheEntry]> | null {
+/**
+ * The entries of a well-formed file of this version and organization, or null. Every entry is checked: one bad entry
+ * discards the file. `sets` (the files of set contents, by digest) may be missing: a file written before it was kept.
+ */
+function parse(text: string, organization: string): CacheContents | null {
   let document: unknown;
   try {
     document = JSON.parse(text);
@@ -109,15 +119,30 @@ function parse(text: string, organization: string): Array<[string, CodeCacheEntr
     return null;
   }
   if (typeof document !== 'object' || document === null) return null;
-  const { format, version, organization: owner, entries } = document as Record<string, unknown>;
+  const { format, version, organization: owner, entries, sets } = document as Record<string, unknown>;
   if (format !== FORMAT || version !== VERSION || owner !== organization || !Array.isArray(entries)) return null;
-  const result: Array<[string, CodeCacheEntry]> = [];
+  const result: CacheContents = { entries: [], sets: [] };
   for (const entry of entries as unknown[]) {
     if (!Array.isArray(entry) || entry.length !== 3) return null;
     const [id, updatedAt, digest] = entry as unknown[];
     if (typeof id !== 'string' || id === '' || typeof updatedAt !== 'string' || updatedAt === '') return null;
     if (typeof digest !== 'string' || !DIGEST.test(digest)) return null;
-    result.push([id, { updatedAt, digest }]);
+    result.entries.push([id, { updatedAt, digest }]);
+  }
+  if (sets === undefined) return result;
+  if (!Array.isArray(sets)) return null;
+  for (const set of sets as unknown[]) {
+    if (!Array.isArray(set) || set.length !== 2) return null;
+    const [digest, files] = set as unknown[];
+    if (typeof digest !== 'string' || !DIGEST.test(digest) || !Array.isArray(files)) return null;
+    const checked: SetFileDigest[] = [];
+    for (const file of files as unknown[]) {
+      if (!Array.isArray(file) || file.length !== 2) return null;
+      const [path, sha256] = file as unknown[];
+      if (typeof path !== 'string' || path === '' || typeof sha256 !== 'string' || !DIGEST.test(sha256)) return null;
+      checked.push({ path, sha256 });
+    }
+    result.sets.push([digest, checked]);
   }
   return result;
 }
@@ -126,6 +151,8 @@ function parse(text: string, organization: string): Array<[string, CodeCacheEntr
 function serialize(organization: string, cache: CodeCache): string {
   const lines: string[] = [];
   for (const [id, { updatedAt, digest }] of cache.entries()) lines.push(JSON.stringify([id, updatedAt, digest]));
+  const sets: string[] = [];
+  for (const [digest, files] of cache.setContents()) sets.push(JSON.stringify([digest, files.map((f) => [f.path, f.sha256])]));
   const head = `{"format":${JSON.stringify(FORMAT)},"version":${VERSION},"organization":${JSON.stringify(organization)},"entries":[`;
-  return `${head}\n${lines.join(',\n')}\n]}\n`;
+  return `${head}\n${lines.join(',\n')}\n],"sets":[\n${sets.join(',\n')}\n]}\n`;
 }

@@ -2,7 +2,7 @@
 import { structuredPatch } from 'diff';
 import { normalizeLineEnds } from '../line-ends.js';
 import { codeSummary } from '../code-content.js';
-import type { Change, ChangeAction, ChangeResult, SourcePlan } from '../plan/types.js';
+import type { Change, ChangeAction, ChangeResult, ContentFiles, SourcePlan } from '../plan/types.js';
 import { savedRefusal, type SavedRefusal } from '../plan/saved.js';
 import { count } from '../plural.js';
 
@@ -15,6 +15,27 @@ export function summarize(plans: readonly SourcePlan[]): PlanSummary {
     for (const change of plan?.changes ?? []) summary[change.action] += 1;
   }
   return summary;
+}
+
+/** A set content's changed files are listed up to this many; past it, a count of the rest. */
+export const MAX_CONTENT_FILES = 20;
+
+/**
+ * A content update's changed files, as every format lists them: a heading (`3 files changed`), then each file marked
+ * `+` added, `~` changed or `-` removed, at most MAX_CONTENT_FILES, then how many more. Empty when the change does not
+ * know them (its content before was not seen by this run's state dir).
+ */
+export function contentFileLines(change: Change): { heading: string; files: Array<{ mark: '+' | '~' | '-'; path: string }>; more: number } | null {
+  if (change.resource !== 'policy-set' || change.contentFiles === undefined) return null;
+  const { added, changed, removed }: ContentFiles = change.contentFiles;
+  const all = [
+    ...added.map((path) => ({ mark: '+' as const, path })),
+    ...changed.map((path) => ({ mark: '~' as const, path })),
+    ...removed.map((path) => ({ mark: '-' as const, path })),
+  ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const parts = [added.length > 0 ? `${added.length} added` : '', changed.length > 0 ? `${changed.length} changed` : '', removed.length > 0 ? `${removed.length} removed` : ''];
+  const heading = `${count(all.length, 'file')} changed (${parts.filter((p) => p !== '').join(', ')})`;
+  return { heading, files: all.slice(0, MAX_CONTENT_FILES), more: Math.max(0, all.length - MAX_CONTENT_FILES) };
 }
 
 /** Every error of a source: why no plan could be made, or the plan's refusals and failed actions. */

@@ -1,5 +1,5 @@
 import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
-import { closingLines, codeDiffLines, describeCode, formatValue, hasCodeDiff, keptLine, noChangeLine, noPlanLine, sourceErrors, summarize, type PlanSummary } from './describe.js';
+import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValue, hasCodeDiff, keptLine, noChangeLine, noPlanLine, sourceErrors, summarize, type PlanSummary } from './describe.js';
 import { escapeHtml, escapeText, fencedBlock, inlineCode } from './markdown-escape.js';
 import { fitToBudget, type Listing } from './markdown-budget.js';
 import { count } from '../plural.js';
@@ -131,10 +131,19 @@ function fullItem(change: Change): string {
     if (name === 'code' && hasCodeDiff(change)) lines.push(`  - ${inlineCode(name)}: changed, diff below`);
     else if (change.action === 'create' || (field.before === null && change.action !== 'delete')) lines.push(`  - ${inlineCode(name)}: ${value(name, field.after)}`);
     else lines.push(`  - ${inlineCode(name)}: ${value(name, field.before)} → ${value(name, field.after)}`);
+    if (name === 'content') lines.push(...contentItems(change));
   }
   if (hasCodeDiff(change)) lines.push('', ...fencedBlock(cappedDiff(change), 'diff').map((l) => `  ${l}`));
   lines.push('', '  </details>');
   return lines.join('\n');
+}
+
+/** Under a set's content: the files it changed, as a nested list, when the run knows them (`contentFileLines`). */
+function contentItems(change: Change): string[] {
+  const listed = contentFileLines(change);
+  if (listed === null) return [];
+  const items = listed.files.map(({ mark, path }) => `    - ${mark} ${inlineCode(clip(path, 300))}`);
+  return [`  - ${escapeText(listed.heading)}:`, ...items, ...(listed.more > 0 ? [`    - … and ${listed.more} more`] : [])];
 }
 
 function value(name: string, v: unknown): string {

@@ -1,5 +1,5 @@
 import type { Change, ChangeAction, FieldChange, SourcePlan } from '../plan/types.js';
-import { closingLines, codeDiffLines, describeCode, formatValue, hasCodeDiff, noChangeLine, noPlanLine, pushAll, sourceErrors } from './describe.js';
+import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValue, hasCodeDiff, noChangeLine, noPlanLine, pushAll, sourceErrors } from './describe.js';
 import { printable, printableCode } from './printable.js';
 
 export interface TextOptions {
@@ -113,8 +113,20 @@ function renderChange(change: Change, p: Palette): string[] {
       continue;
     }
     lines.push(`      ${fieldSymbol(change.action, field, p)} ${name.padEnd(width)} = ${fieldValue(name, change.action, field)}`);
+    if (name === 'content') pushAll(lines, contentLines(change, p));
   }
   lines.push('    }');
+  return lines;
+}
+
+/** Under a set's content: the files it changed, when the run knows them (`contentFileLines`). */
+function contentLines(change: Change, p: Palette): string[] {
+  const listed = contentFileLines(change);
+  if (listed === null) return [];
+  const paint = { '+': p.green, '~': p.yellow, '-': p.red } as const;
+  const lines = [`          # ${listed.heading}:`];
+  for (const { mark, path } of listed.files) lines.push(`          ${paint[mark](mark)} ${printable(path)}`);
+  if (listed.more > 0) lines.push(`          … and ${listed.more} more`);
   return lines;
 }
 

@@ -7,7 +7,7 @@ import { markerContent, markerSensitive, stripMarker } from './marker.js';
 import { ownsUndeclared, type SetPair } from './pairs.js';
 import { differsIn } from './reasons.js';
 import { livePolicySetRef, policySetSpec } from './refs.js';
-import type { PlanOptions, PolicySetChange } from './types.js';
+import type { ContentFiles, PlanOptions, PolicySetChange } from './types.js';
 
 export interface SetPlan {
   changes: PolicySetChange[];
@@ -66,7 +66,7 @@ export function planPolicySets(pairs: readonly SetPair[], options: PlanOptions):
       plan.changes.push({ ...createChange(declared), action: 'replace', id: live.id, live: livePolicySetRef(live), reason: 'kind changed' });
       continue;
     }
-    const update = updateChange(declared, live, owner !== 'this-source' && options.ownership === 'marker');
+    const update = updateChange(declared, live, owner !== 'this-source' && options.ownership === 'marker', options);
     if (update !== null) plan.changes.push(update);
   }
   return plan;
@@ -115,7 +115,19 @@ function createChange(set: DeclaredPolicySet): PolicySetChange {
   };
 }
 
-function updateChange(set: DeclaredPolicySet, live: LivePolicySet, adopt: boolean): PolicySetChange | null {
+/** The files added, changed and removed from `before` to `after`, each list sorted by path. */
+export function contentFiles(before: ReadonlyArray<{ path: string; sha256: string }>, after: ReadonlyArray<{ path: string; sha256: string }>): ContentFiles {
+  const was = new Map(before.map((f) => [f.path, f.sha256]));
+  const is = new Set(after.map((f) => f.path));
+  const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return {
+    added: after.filter((f) => !was.has(f.path)).map((f) => f.path).sort(byPath),
+    changed: after.filter((f) => was.has(f.path) && was.get(f.path) !== f.sha256).map((f) => f.path).sort(byPath),
+    removed: before.filter((f) => !is.has(f.path)).map((f) => f.path).sort(byPath),
+  };
+}
+
+function updateChange(set: DeclaredPolicySet, live: LivePolicySet, adopt: boolean, options: PlanOptions): PolicySetChange | null {
   const fields: Fields = {};
   diffField(fields, 'description', stripMarker(live.description), set.description, sameText);
   diffField(fields, 'global', live.global, set.global, strictEqual);
@@ -138,7 +150,11 @@ function updateChange(set: DeclaredPolicySet, live: LivePolicySet, adopt: boolea
   if (upload) fields['content'] = { before: recorded === null ? null : `sha256:${recorded.slice(0, 12)}`, after: contentValue(set.content!) };
   if (Object.keys(fields).length === 0 && !adopt) return null;
   const reason = [adopt ? 'adopt: add ownership marker' : '', differsIn(Object.keys(fields))].filter((r) => r !== '').join('; ');
-  return { resource: 'policy-set', name: set.name, id: live.id, action: 'update', reason, fields, declared: policySetSpec(set), live: livePolicySetRef(live), uploadContent: upload, adoptMarker: adopt };
+  const before = upload && recorded !== null ? options.setFiles?.(recorded) : undefined;
+  return {
+    resource: 'policy-set', name: set.name, id: live.id, action: 'update', reason, fields, declared: policySetSpec(set), live: livePolicySetRef(live), uploadContent: upload, adoptMarker: adopt,
+    ...(before === undefined ? {} : { contentFiles: contentFiles(before, set.content!.files) }),
+  };
 }
 
 function deleteChange(live: LivePolicySet, reason: string): PolicySetChange {

@@ -12,7 +12,7 @@ import {
   liveAgentRef, livePolicyRef, livePolicySetRef, livePoolRef, policySetSpec, policySpec, poolSpec, type PolicySetSpec, type PolicySpec, type PoolSpec,
 } from './refs.js';
 import { plainFields } from './plain-fields.js';
-import type { Change } from './types.js';
+import type { Change, PolicySetChange } from './types.js';
 
 export const SAVED_PLAN_VERSION = '2';
 
@@ -150,8 +150,15 @@ function differingKeys(now: Change, saved: Change): string[] {
 }
 
 function comparable(change: Change): Record<string, unknown> {
-  const { reason: _reason, ...rest } = change;
+  // Words for a person are not compared: the reason, and the files a content changed (known only where the state dir
+  // holds the content before, which the run that applies may not).
+  const { reason: _reason, ...rest } = change.resource === 'policy-set' ? withoutContentFiles(change) : change;
   return rest.resource === 'agent' ? rest : { ...rest, declared: comparableSpec(rest.declared) };
+}
+
+function withoutContentFiles(change: PolicySetChange): PolicySetChange {
+  const { contentFiles: _files, ...rest } = change;
+  return rest;
 }
 
 type Spec = PolicySpec | PolicySetSpec | PoolSpec | null;

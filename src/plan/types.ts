@@ -19,6 +19,11 @@ export interface PlanOptions {
   adopt?: boolean;
   /** Current time in ms since the epoch (agent clean-up ages). */
   now: number;
+  /**
+   * The files of a set content, by the digest a live set's marker records, when this run has seen that content
+   * before (the code cache in the state dir keeps them): a changed content then names its changed files.
+   */
+  setFiles?: (digest: string) => ReadonlyArray<{ path: string; sha256: string }> | undefined;
 }
 
 import type { CodeSummary } from '../code-content.js';
@@ -101,6 +106,18 @@ export interface PolicySetChange extends ChangeBase {
   uploadContent: boolean;
   /** Whether an update must rewrite the description to carry this source's ownership marker (adoption), even if it did not drift. */
   adoptMarker: boolean;
+  /**
+   * A content update whose content before this run has seen: the files added, changed and removed (paths in the set's
+   * folder, sorted). Words for a person, like `reason`: a saved plan is not compared on them.
+   */
+  contentFiles?: ContentFiles;
+}
+
+/** The files that differ between a set's content before and after. */
+export interface ContentFiles {
+  added: string[];
+  changed: string[];
+  removed: string[];
 }
 
 export type Change = PolicyChange | PolicySetChange | PoolChange | AgentChange;
