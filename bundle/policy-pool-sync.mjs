@@ -81325,6 +81325,7 @@ var init_esm = __esm({
 });
 
 // src/source/checkout-checks.ts
+import { realpathSync as realpathSync4 } from "node:fs";
 import { realpath as realpath3 } from "node:fs/promises";
 import path14 from "node:path";
 async function checkCheckout(git, checkout2, dir, gitPath) {
@@ -81345,24 +81346,45 @@ async function escapeProblems(checkout2, dir, gitPath) {
   const message = `git.path "${gitPath}" resolves outside the repository's checkout (through a symbolic link in the repo); point git.path at a real folder of the repo`;
   return [{ file: gitPath, message }];
 }
+function leftOut(filter, rel) {
+  const segments = rel.split("/");
+  return segments.some((_3, i2) => filter.isIgnored(segments.slice(0, i2 + 1).join("/"), true));
+}
 async function submoduleProblems(git, checkout2, dir) {
   const base = path14.relative(checkout2, dir).split(path14.sep).join("/");
-  const prefixes = READ_FOLDERS2.map((folder) => base === "" ? folder : `${base}/${folder}`);
-  const staged = await git.raw(["ls-files", "--stage", "-z", "--", ...prefixes]);
+  const staged = await git.raw(["ls-files", "--stage", "-z", "--", base === "" ? "." : base]);
+  let filter = null;
   const problems2 = [];
   for (const entry of staged.split("\0")) {
     const match = /^160000 [0-9a-f]+ \d\t(.+)$/.exec(entry);
     if (match === null) continue;
     const rel = path14.posix.relative(base === "" ? "." : base, match[1]);
-    const message = "is a git submodule; submodules are not fetched, so what it declares would be missing (and pruned): move its files into the repo";
-    problems2.push({ file: rel, message });
+    if (READ_FOLDERS2.some((folder) => rel.startsWith(`${folder}/`))) {
+      problems2.push({ file: rel, message: "is a git submodule; submodules are not fetched, so what it declares would be missing (and pruned): move its files into the repo" });
+      continue;
+    }
+    filter ??= filterOf(dir);
+    if (leftOut(filter, rel)) continue;
+    problems2.push({
+      file: rel,
+      message: "is a git submodule; submodules are not fetched, so a policy set in it would be missing (and pruned): move its files into the repo, or leave it out in .syncignore"
+    });
   }
   return problems2;
+}
+function filterOf(dir) {
+  try {
+    const loaded2 = loadPathFilter(dir, realpathSync4(dir));
+    return "filter" in loaded2 ? loaded2.filter : createPathFilter(null);
+  } catch {
+    return createPathFilter(null);
+  }
 }
 var READ_FOLDERS2;
 var init_checkout_checks = __esm({
   "src/source/checkout-checks.ts"() {
     "use strict";
+    init_path_filter();
     init_errors();
     init_plural();
     READ_FOLDERS2 = ["policies", "policy-sets", "agent-pools"];

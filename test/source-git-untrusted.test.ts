@@ -41,18 +41,20 @@ describe('a git source is checked before its files are read', () => {
     assert.match(error.message, /git\.path "decl" resolves outside the repository's checkout/);
   });
 
-  it('a submodule under policies/ is an error naming it (submodules are not fetched, their policies would be pruned)', async (t) => {
+  it('a submodule in the declared tree is an error naming it, unless the read leaves it out (submodules are not fetched, what they declare would be pruned)', async (t) => {
     const stateDir = await tempTree(t);
     const repo = await gitRepo(t);
-    const head = await repo.commit({ 'declared/policies/a.native': NATIVE, 'vendor/keep': 'x' });
-    await run('git', ['update-index', '--add', '--cacheinfo', `160000,${head},declared/policies/shared`], { cwd: repo.dir });
-    await run('git', ['update-index', '--add', '--cacheinfo', `160000,${head},vendor/lib`], { cwd: repo.dir });
-    await run('git', ['update-index', '--add', '--cacheinfo', `160000,${head},declared/policy-sets/fsbp`], { cwd: repo.dir });
+    const head = await repo.commit({ 'declared/policies/a.native': NATIVE, 'declared/.syncignore': 'docs/\n', 'vendor/keep': 'x' });
+    for (const gitlink of ['declared/policies/shared', 'declared/policy-sets/fsbp', 'declared/libraries/fsbp', 'declared/docs/theme', 'declared/.github/actions', 'vendor/lib']) {
+      await run('git', ['update-index', '--add', '--cacheinfo', `160000,${head},${gitlink}`], { cwd: repo.dir });
+    }
     await run('git', ['commit', '--quiet', '-m', 'submodules'], { cwd: repo.dir });
     const error = await checkoutError(gitSourceConfig(repo.dir, 'declared'), stateDir);
     assert.ok(error instanceof ValidationError, String(error));
-    assert.deepEqual(error.problems.map((p) => p.file).sort(), ['policies/shared', 'policy-sets/fsbp'], 'a submodule outside the folders read is left alone');
+    // Outside git.path, in a dot-folder, or left out by .syncignore: never read, so nothing of it can be pruned.
+    assert.deepEqual(error.problems.map((p) => p.file).sort(), ['libraries/fsbp', 'policies/shared', 'policy-sets/fsbp']);
     assert.match(error.message, /policies\/shared: is a git submodule; submodules are not fetched/);
+    assert.match(error.message, /libraries\/fsbp: is a git submodule; submodules are not fetched, so a policy set in it would be missing \(and pruned\): move its files into the repo, or leave it out in \.syncignore/);
   });
 });
 
