@@ -40,8 +40,9 @@ describe('pagination', () => {
     assert.equal((at(last.json, 'data') as unknown[]).length, 50);
   });
 
-  it('a page size above 100 is clamped to 100, the default is 20', async () => {
-    const big = await f.emulator.call('GET', '/organizations/acme/policies?page%5Bsize%5D=500');
+  it('a page size above 100 is refused (422), 100 is answered whole, the default is 20', async () => {
+    assert.equal((await f.emulator.call('GET', '/organizations/acme/policies?page%5Bsize%5D=500')).status, 422);
+    const big = await f.emulator.call('GET', '/organizations/acme/policies?page%5Bsize%5D=100');
     assert.equal((at(big.json, 'data') as unknown[]).length, 100);
     const plain = await f.emulator.call('GET', '/organizations/acme/policies');
     assert.equal((at(plain.json, 'data') as unknown[]).length, 20);

@@ -37,11 +37,16 @@ describe('emulator pagination', () => {
     assert.deepEqual(third.json.meta.pagination, { 'current-page': 3, 'page-size': 20, 'prev-page': 2, 'next-page': null, 'total-pages': 3, 'total-count': 45 });
   });
 
-  it('clamps page[size]=500 to 100', async () => {
-    const res = await t.call('GET', '/organizations/org/policies?page%5Bsize%5D=500');
+  it('answers page[size]=100 whole, and refuses 101 or more with 422 naming the parameter (NOTES: "may be refused")', async () => {
+    const res = await t.call('GET', '/organizations/org/policies?page%5Bsize%5D=100');
     assert.equal(res.json.data.length, 45);
     assert.deepEqual(res.json.links, { self: link(1, 100), first: link(1, 100), prev: null, next: null, last: link(1, 100) });
     assert.deepEqual(res.json.meta.pagination, { 'current-page': 1, 'page-size': 100, 'prev-page': null, 'next-page': null, 'total-pages': 1, 'total-count': 45 });
+    for (const size of [101, 500]) {
+      const refused = await t.call('GET', `/organizations/org/policies?page%5Bsize%5D=${size}`);
+      assert.equal(refused.status, 422);
+      assert.deepEqual(refused.json.errors, [{ status: '422', title: 'invalid parameter', detail: 'page[size] must be at most 100', source: { parameter: 'page[size]' } }]);
+    }
   });
 
   it('keeps other query parameters in the links, brackets encoded', async () => {

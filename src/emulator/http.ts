@@ -14,7 +14,8 @@ export interface ErrorObject {
   status: string | number;
   title: string;
   detail?: string;
-  source?: { pointer: string };
+  /** JSON:API: the attribute (`pointer`) or the query parameter (`parameter`) at fault. */
+  source?: { pointer: string } | { parameter: string };
 }
 
 /**

@@ -1,4 +1,5 @@
 /** Page selection and the pagination envelope (links and meta.pagination). */
+import { ReplyError } from './http.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -10,12 +11,18 @@ export interface Page<T> {
 }
 
 /**
- * `listUrl` is the absolute URL of the list without query; `query` is the request's query. A page
+ * `listUrl` is the absolute URL of the list without query; `query` is the request's query; a `page[size]` over
+ * MAX_PAGE_SIZE is refused (422, naming the parameter). A page
  * past the end is empty, with `current-page` as asked. `repeat`: the page starts with that many resources
  * of the page before it, as offset pagination does when resources were created while a list was read.
  */
 export function paginate<T>(all: readonly T[], query: URLSearchParams, listUrl: string, repeat = 0): Page<T> {
-  const size = Math.min(MAX_PAGE_SIZE, positiveInt(query.get('page[size]')) ?? DEFAULT_PAGE_SIZE);
+  const asked = positiveInt(query.get('page[size]'));
+  // NOTES: a larger one "may be refused with 422": the worse case, so that a client asking for more fails here too.
+  if (asked !== undefined && asked > MAX_PAGE_SIZE) {
+    throw new ReplyError(422, [{ status: '422', title: 'invalid parameter', detail: `page[size] must be at most ${MAX_PAGE_SIZE}`, source: { parameter: 'page[size]' } }]);
+  }
+  const size = asked ?? DEFAULT_PAGE_SIZE;
   const number = positiveInt(query.get('page[number]')) ?? 1;
   const totalPages = Math.max(1, Math.ceil(all.length / size));
   const prev = number > 1 ? Math.min(number - 1, totalPages) : null;
