@@ -54858,7 +54858,11 @@ var init_router = __esm({
 
 // src/emulator/pagination.ts
 function paginate(all, query, listUrl, repeat = 0) {
-  const size = Math.min(MAX_PAGE_SIZE, positiveInt(query.get("page[size]")) ?? DEFAULT_PAGE_SIZE);
+  const asked = positiveInt(query.get("page[size]"));
+  if (asked !== void 0 && asked > MAX_PAGE_SIZE) {
+    throw new ReplyError(422, [{ status: "422", title: "invalid parameter", detail: `page[size] must be at most ${MAX_PAGE_SIZE}`, source: { parameter: "page[size]" } }]);
+  }
+  const size = asked ?? DEFAULT_PAGE_SIZE;
   const number = positiveInt(query.get("page[number]")) ?? 1;
   const totalPages = Math.max(1, Math.ceil(all.length / size));
   const prev = number > 1 ? Math.min(number - 1, totalPages) : null;
@@ -54900,6 +54904,7 @@ var DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE;
 var init_pagination = __esm({
   "src/emulator/pagination.ts"() {
     "use strict";
+    init_http();
     DEFAULT_PAGE_SIZE = 20;
     MAX_PAGE_SIZE = 100;
   }
@@ -86433,6 +86438,12 @@ Run policy-pool-sync --help for every flag.`);
   }
   if (values.out !== void 0 && mode !== "dry-run") throw new UsageError("--out FILE goes with --dry-run (it saves the plan to apply later with --reconcile --plan FILE)");
   if (values.plan !== void 0 && mode !== "reconcile") throw new UsageError("--plan FILE goes with --reconcile (make the plan with --dry-run --out FILE)");
+  const flagSources = ["source-dir", "organization"].filter((flag3) => values[flag3] !== void 0);
+  if (values.config !== void 0 && flagSources.length > 0 && mode !== "export") {
+    throw new UsageError(
+      `${flagSources.map((flag3) => `--${flag3}`).join(" and ")} ${flagSources.length === 1 ? "is" : "are"} for use without a config file; --config FILE names the sources and their organizations: drop one or the other (--source NAME picks one source of the file)`
+    );
+  }
   if (values.config === void 0 && values["source-dir"] === void 0 && values.organization !== void 0 && mode !== "export") {
     throw new UsageError("--organization goes with --source-dir");
   }
@@ -86469,6 +86480,7 @@ Run policy-pool-sync --help for every flag.`);
   };
 }
 var ONE_SHOT_FLAGS = [
+  "source",
   "source-dir",
   "organization",
   "api-url",

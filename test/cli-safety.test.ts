@@ -1,5 +1,6 @@
 /** The command line never does what it was not asked to: no daemon from a forgotten mode, no green run of an empty folder, a prompt stop. */
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { spawnCli } from './helpers/cli.js';
@@ -26,7 +27,7 @@ describe('a one-shot flag without a mode', () => {
     assert.deepEqual(await world.requests(), []);
   });
 
-  for (const argv of [['--prune'], ['--force'], ['--adopt'], ['--allow-empty'], ['--timeout', '5'], ['--no-cache'], ['--plan', 'p.json'], ['--out', 'p.json'], ['--api-url', 'http://x/api/v2']]) {
+  for (const argv of [['--source', 'payments'], ['--prune'], ['--force'], ['--adopt'], ['--allow-empty'], ['--timeout', '5'], ['--no-cache'], ['--plan', 'p.json'], ['--out', 'p.json'], ['--api-url', 'http://x/api/v2']]) {
     it(`${argv[0]} alone is refused too`, async () => {
       const run = await spawnCli(argv, { env: { LISTEN_ADDRESS: '127.0.0.1:0' }, timeoutMs: 15_000 });
       assert.equal(run.code, 1);
@@ -50,4 +51,27 @@ describe('a source that declares nothing', () => {
       assert.deepEqual(await world.requests(), []);
     });
   }
+});
+
+describe('a config file and the flags that stand for one', () => {
+  const fixture = useWorld();
+
+  it('--source-dir or --organization beside --config is an error naming them, before any request: neither is dropped without a word', async () => {
+    const { world } = fixture;
+    const declared = await fixture.repo(POLICY);
+    const config = join(await fixture.repo({}), 'sources.yaml');
+    await writeFile(config, `api:\n  url: ${world.url}\nsources:\n  - name: file-source\n    organization: ${ORG}\n    path: ${declared}\n`);
+    const other = await fixture.repo(POLICY);
+    await world.clearRequests();
+    for (const [argv, named] of [
+      [['--source-dir', other, '--organization', ORG], '--source-dir and --organization are'],
+      [['--organization', 'another-org'], '--organization is'],
+    ] as const) {
+      const run = await spawnCli(['--reconcile', '--config', config, ...argv], { env: { API_TOKEN: world.token, STATE_DIR: world.stateDir } });
+      assert.equal(run.code, 1, run.stdout + run.stderr);
+      assert.match(run.stderr, new RegExp(`^error: ${named} for use without a config file; --config FILE names the sources`));
+    }
+    assert.deepEqual(await world.requests(), []);
+    assert.deepEqual(await world.writes(), []);
+  });
 });

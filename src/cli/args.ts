@@ -208,6 +208,14 @@ export function parseCliArgs(argv: string[]): CliArgs {
   }
   if (values.out !== undefined && mode !== 'dry-run') throw new UsageError('--out FILE goes with --dry-run (it saves the plan to apply later with --reconcile --plan FILE)');
   if (values.plan !== undefined && mode !== 'reconcile') throw new UsageError('--plan FILE goes with --reconcile (make the plan with --dry-run --out FILE)');
+  // The sources come from one place: a config file, or the flags. Both given, one would be dropped without a word.
+  const flagSources = (['source-dir', 'organization'] as const).filter((flag) => values[flag] !== undefined);
+  if (values.config !== undefined && flagSources.length > 0 && mode !== 'export') {
+    throw new UsageError(
+      `${flagSources.map((flag) => `--${flag}`).join(' and ')} ${flagSources.length === 1 ? 'is' : 'are'} for use without a config file; ` +
+        '--config FILE names the sources and their organizations: drop one or the other (--source NAME picks one source of the file)',
+    );
+  }
   if (values.config === undefined && values['source-dir'] === undefined && values.organization !== undefined && mode !== 'export') {
     throw new UsageError('--organization goes with --source-dir');
   }
@@ -246,7 +254,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
 
 /** The flags of a one pass (--dry-run, --reconcile, --validate); given without a mode, they would start the daemon. */
 const ONE_SHOT_FLAGS = [
-  'source-dir', 'organization', 'api-url', 'output', 'detailed-exitcode', 'out', 'plan', 'prune', 'force', 'adopt', 'allow-empty', 'timeout', 'no-cache', 'strict-imports', 'native-kind',
+  'source', 'source-dir', 'organization', 'api-url', 'output', 'detailed-exitcode', 'out', 'plan', 'prune', 'force', 'adopt', 'allow-empty', 'timeout', 'no-cache', 'strict-imports', 'native-kind',
   'max-agent-pools',
 ] as const;
 
