@@ -68663,12 +68663,18 @@ function describeSet(set) {
 function contentValue(content) {
   return `${count(content.files.length, "file")}, ${formatBytes(content.bytes)} (sha256:${content.digest.slice(0, 12)})`;
 }
-function planPolicySets(pairs, options) {
+function planPolicySets(pairs, options, members = /* @__PURE__ */ new Map()) {
   const plan = { changes: [], warnings: [], conflicts: [] };
   for (const { declared, live, owner, markedBy } of pairs) {
     if (live !== null) plan.warnings.push(...versionWarnings(live));
     if (declared === null) {
       if (live === null || !options.prune || !ownsUndeclared(owner, options)) continue;
+      const listedBy = members.get(live.id);
+      if (listedBy !== void 0) {
+        const names = listedBy.map((name) => `"${name}"`).join(", ");
+        plan.warnings.push(`policy set "${live.name}" is not declared, but ${count(listedBy.length, "declared policy", "declared policies")} (${names}) ${listedBy.length === 1 ? "lists" : "list"} it in policy-sets: kept, not pruned`);
+        continue;
+      }
       plan.changes.push(deleteChange(live, "not declared, prune is on"));
       continue;
     }
@@ -69016,7 +69022,7 @@ function planPairs(pairing, declared, live, options, names) {
   const policies = planPolicies(pairing.policies, options);
   const pools = planPools(pairing.pools, options);
   const prune = planPrune(pairing, options);
-  const sets = planPolicySets(pairing.sets, options);
+  const sets = planPolicySets(pairing.sets, options, setMembers(declared));
   const changes = sortChanges([...sets.changes, ...policies.changes, ...pools.changes, ...prune.deletes]);
   const foreign = planForeign(declared.policies, live.foreignPolicies ?? []);
   const warnings = [...declared.warnings ?? [], ...policies.warnings, ...pairing.warnings, ...pools.warnings, ...foreign.warnings, ...sets.warnings, ...names?.warnings ?? []];
@@ -69029,6 +69035,13 @@ function planPairs(pairing, declared, live, options, names) {
     errors: [...names?.errors ?? [], ...policies.conflicts, ...sets.conflicts, ...prune.conflicts, ...foreign.errors, ...checkGuards(declared, changes, options)],
     keptUndeclared: keptUndeclared2(pairing, changes)
   };
+}
+function setMembers(declared) {
+  const members = /* @__PURE__ */ new Map();
+  for (const policy of declared.policies) {
+    for (const id of policy.policySets ?? []) members.set(id, [...members.get(id) ?? [], policy.name]);
+  }
+  return members;
 }
 function keptUndeclared2(pairing, changes) {
   const deleted = new Set(changes.filter((c4) => c4.action === "delete").map((c4) => c4.id));

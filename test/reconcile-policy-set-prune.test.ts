@@ -75,3 +75,26 @@ describe('prune of a policy set its policy leaves', () => {
     assert.deepEqual((await world.policies()).find((p) => p.name === 'joined')?.['policy-set-ids'], []);
   });
 });
+
+describe('prune of a policy set a declared policy still lists', () => {
+  const fixture = useWorld({ organizations: [{ name: ORG, maxAgentPools: 1, workspaces: WORKSPACES }] });
+
+  it('keeps the set, warning which policies list it, and the policy stays in it', async () => {
+    const { world } = fixture;
+    const declared = await fixture.repo({ 'policy-sets/listed.yaml': '', 'policies/member.native': NATIVE, 'policies/member.yaml': 'policy-sets: [listed]\n' });
+    assert.equal((await world.cli('--reconcile', declared, ['--source', 'team-c'])).code, 0);
+    // The set's file leaves the repo; the policy still names the set.
+    const undeclared = await fixture.repo({ 'policies/member.native': NATIVE, 'policies/member.yaml': 'policy-sets: [listed]\n' });
+    const planned = await world.cli('--dry-run', undeclared, ['--source', 'team-c', '--prune']);
+    assert.equal(planned.code, 0, planned.stdout + planned.stderr);
+    assert.doesNotMatch(planned.stdout, /policy-set "listed" will be destroyed/);
+    assert.match(planned.stdout, /policy set "listed" is not declared, but 1 declared policy \("member"\) lists it in policy-sets: kept, not pruned/);
+    await world.clearRequests();
+    const applied = await world.cli('--reconcile', undeclared, ['--source', 'team-c', '--prune']);
+    assert.equal(applied.code, 0, applied.stdout + applied.stderr);
+    assert.deepEqual(await world.writes(), []);
+    assert.deepEqual(await setNames(world), ['listed']);
+    const setId = ((await world.call('GET', `/organizations/${ORG}/policy-sets`)).json as { data: Array<{ id: string }> }).data[0]?.id;
+    assert.deepEqual((await world.policies()).find((p) => p.name === 'member')?.['policy-set-ids'], [setId]);
+  });
+});

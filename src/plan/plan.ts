@@ -27,7 +27,7 @@ export function planPairs(pairing: Pairing, declared: DeclaredState, live: LiveS
   const policies = planPolicies(pairing.policies, options);
   const pools = planPools(pairing.pools, options);
   const prune = planPrune(pairing, options);
-  const sets = planPolicySets(pairing.sets, options);
+  const sets = planPolicySets(pairing.sets, options, setMembers(declared));
   const changes: Change[] = sortChanges([...sets.changes, ...policies.changes, ...pools.changes, ...prune.deletes]);
   const foreign = planForeign(declared.policies, live.foreignPolicies ?? []);
   const warnings = [...(declared.warnings ?? []), ...policies.warnings, ...pairing.warnings, ...pools.warnings, ...foreign.warnings, ...sets.warnings, ...(names?.warnings ?? [])];
@@ -40,6 +40,15 @@ export function planPairs(pairing: Pairing, declared: DeclaredState, live: LiveS
     errors: [...(names?.errors ?? []), ...policies.conflicts, ...sets.conflicts, ...prune.conflicts, ...foreign.errors, ...checkGuards(declared, changes, options)],
     keptUndeclared: keptUndeclared(pairing, changes),
   };
+}
+
+/** The policies each set id is listed by, in their `policy-sets` (names already resolved into ids). */
+function setMembers(declared: DeclaredState): Map<string, string[]> {
+  const members = new Map<string, string[]>();
+  for (const policy of declared.policies) {
+    for (const id of policy.policySets ?? []) members.set(id, [...(members.get(id) ?? []), policy.name]);
+  }
+  return members;
 }
 
 /** Live policies and pools that no declaration matches and that this plan does not delete. */

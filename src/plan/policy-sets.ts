@@ -35,12 +35,22 @@ function contentValue(content: SetContent): string {
   return `${count(content.files.length, 'file')}, ${formatBytes(content.bytes)} (sha256:${content.digest.slice(0, 12)})`;
 }
 
-export function planPolicySets(pairs: readonly SetPair[], options: PlanOptions): SetPlan {
+/**
+ * `members`: by set id, the declared policies that list the set in their `policy-sets`. A set so listed is never
+ * pruned, though it is not declared: the plan puts those policies in it.
+ */
+export function planPolicySets(pairs: readonly SetPair[], options: PlanOptions, members: ReadonlyMap<string, readonly string[]> = new Map()): SetPlan {
   const plan: SetPlan = { changes: [], warnings: [], conflicts: [] };
   for (const { declared, live, owner, markedBy } of pairs) {
     if (live !== null) plan.warnings.push(...versionWarnings(live));
     if (declared === null) {
       if (live === null || !options.prune || !ownsUndeclared(owner, options)) continue;
+      const listedBy = members.get(live.id);
+      if (listedBy !== undefined) {
+        const names = listedBy.map((name) => `"${name}"`).join(', ');
+        plan.warnings.push(`policy set "${live.name}" is not declared, but ${count(listedBy.length, 'declared policy', 'declared policies')} (${names}) ${listedBy.length === 1 ? 'lists' : 'list'} it in policy-sets: kept, not pruned`);
+        continue;
+      }
       plan.changes.push(deleteChange(live, 'not declared, prune is on'));
       continue;
     }
