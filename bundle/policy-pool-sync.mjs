@@ -85726,39 +85726,74 @@ __export(validate_exports, {
   runValidate: () => runValidate
 });
 async function runValidate(args, config, io) {
-  let invalid3 = 0;
+  const checks = [];
   const findings = [];
   for (const source of selectSources(config, args)) {
     const { dir } = await openSource(source, sourceContext(config, io)).checkout();
+    const check2 = { name: source.name, dir, counts: null, errors: [], warnings: [] };
+    checks.push(check2);
     try {
       const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools, strictImports: source.strictImports === true, env: io.env });
       if (declaresNothing(declared) && !source.allowEmpty) {
-        invalid3 += 1;
-        io.stdout.write(`${source.name}: declares nothing in ${dir}
-  ${emptySourceHint(dir)}
-`);
+        check2.errors.push(`declares nothing in ${dir}`, emptySourceHint(dir));
         findings.push({ level: "error", message: `${source.name}: declares nothing in ${dir}. ${emptySourceHint(dir)}` });
         continue;
       }
-      const sets = declared.policySets ?? [];
-      const setCount = sets.length === 0 ? "" : `, ${count(sets.length, "policy set")}`;
-      io.stdout.write(`${source.name}: valid (${count(declared.policies.length, "policy", "policies")}${setCount}, ${count(declared.pools.length, "agent pool")})
-`);
-      for (const warning of declared.warnings ?? []) io.stdout.write(`  warning: ${printable(warning)}
-`);
+      check2.counts = { policies: declared.policies.length, policySets: (declared.policySets ?? []).length, agentPools: declared.pools.length };
+      check2.warnings.push(...declared.warnings ?? []);
       findings.push(...(declared.warnings ?? []).map((warning) => ({ level: "warning", message: `${source.name}: ${warning}` })));
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
-      invalid3 += 1;
-      io.stdout.write(`${source.name}: ${count(error.problems.length, "problem")} in ${dir}
-`);
-      for (const problem of error.problems) io.stdout.write(`  ${printable(formatProblem(problem))}
-`);
+      check2.errors.push(`${count(error.problems.length, "problem")} in ${dir}`, ...error.problems.map(formatProblem));
       findings.push(...error.problems.map((problem) => ({ level: "error", ...fileProblem(formatProblem(problem), dir) ?? { message: formatProblem(problem) } })));
     }
   }
+  io.stdout.write(args.output === "json" ? validationJson(checks) : args.output === "markdown" ? validationMarkdown(checks) : validationText(checks));
   if (io.stderr !== void 0) writeFindings(findings, io.stderr, io.env);
-  return invalid3 > 0 ? 1 : 0;
+  return checks.some((check2) => check2.counts === null) ? 1 : 0;
+}
+function describeCounts(counts) {
+  const sets = counts.policySets === 0 ? "" : `, ${count(counts.policySets, "policy set")}`;
+  return `valid (${count(counts.policies, "policy", "policies")}${sets}, ${count(counts.agentPools, "agent pool")})`;
+}
+function validationText(checks) {
+  const lines = [];
+  for (const check2 of checks) {
+    if (check2.counts === null) {
+      const [head, ...rest] = check2.errors;
+      lines.push(`${check2.name}: ${head ?? "not valid"}`, ...rest.map((line) => `  ${printable(line)}`));
+      continue;
+    }
+    lines.push(`${check2.name}: ${describeCounts(check2.counts)}`, ...check2.warnings.map((warning) => `  warning: ${printable(warning)}`));
+  }
+  return `${lines.join("\n")}
+`;
+}
+function validationJson(checks) {
+  const sources = checks.map((check2) => ({
+    name: check2.name,
+    valid: check2.counts !== null,
+    policies: check2.counts?.policies ?? null,
+    policy_sets: check2.counts?.policySets ?? null,
+    agent_pools: check2.counts?.agentPools ?? null,
+    warnings: check2.warnings,
+    errors: check2.errors
+  }));
+  return `${JSON.stringify({ format_version: "1", sources }, null, 2)}
+`;
+}
+function validationMarkdown(checks) {
+  const lines = ["### policy-pool-sync: declared repo check", ""];
+  for (const check2 of checks) {
+    if (check2.counts === null) {
+      const [head, ...rest] = check2.errors;
+      lines.push(`- \u274C ${inlineCode(check2.name)}: ${escapeText(head ?? "not valid")}`, ...rest.map((line) => `  - ${inlineCode(line)}`));
+      continue;
+    }
+    lines.push(`- \u2705 ${inlineCode(check2.name)}: ${describeCounts(check2.counts)}`, ...check2.warnings.map((warning) => `  - \u26A0\uFE0F ${escapeText(warning)}`));
+  }
+  return `${lines.join("\n")}
+`;
 }
 var init_validate2 = __esm({
   "src/cli/validate.ts"() {
@@ -85766,6 +85801,7 @@ var init_validate2 = __esm({
     init_empty_source();
     init_declared();
     init_errors();
+    init_markdown_escape();
     init_printable();
     init_source();
     init_error_lines();

@@ -16,6 +16,31 @@ describe('--validate', () => {
     assert.deepEqual([run.code, run.stdout, run.stderr], [0, 'default: valid (1 policy, 1 agent pool)\n', '']);
   });
 
+  it('--output json gives each source as data, and markdown as a list; the exit code is the same in every format', async () => {
+    const good = await tree({ ...REPO, 'policies/LOUD.NATIVE': 'main = rule { true }\n' });
+    const json = await runCli(['--validate', '--source-dir', good, '--output', 'json']);
+    assert.equal(json.code, 0, json.stderr);
+    assert.deepEqual(JSON.parse(json.stdout), {
+      format_version: '1',
+      sources: [{
+        name: 'default', valid: true, policies: 1, policy_sets: 0, agent_pools: 1, errors: [],
+        warnings: ['policies/LOUD.NATIVE: is not read: only lower-case extensions are; rename it to LOUD.native to declare it'],
+      }],
+    });
+    const bad = await tree({ 'policies/p.native': 'main = rule { true }\n', 'policies/p.yaml': 'enforcement-level: mandatory\n' });
+    const refused = await runCli(['--validate', '--source-dir', bad, '--output', 'json']);
+    assert.equal(refused.code, 1);
+    const [source] = (JSON.parse(refused.stdout) as { sources: Array<{ valid: boolean; policies: number | null; errors: string[] }> }).sources;
+    assert.equal(source?.valid, false);
+    assert.equal(source?.policies, null);
+    assert.match(source?.errors[0] ?? '', /^1 problem in /);
+    assert.match(source?.errors[1] ?? '', /^policies\/p\.yaml:1: /);
+    const markdown = await runCli(['--validate', '--source-dir', bad, '--output', 'markdown']);
+    assert.equal(markdown.code, 1);
+    assert.match(markdown.stdout, /^### policy-pool-sync: declared repo check\n\n- ❌ `default`: 1 problem in .*\n  - `policies\/p\.yaml:1: /);
+    assert.match((await runCli(['--validate', '--source-dir', good, '--output', 'markdown'])).stdout, /^- ✅ `default`: valid \(1 policy, 1 agent pool\)\n  - ⚠️ policies\/LOUD\.NATIVE: is not read/m);
+  });
+
   it('lists warnings under a valid source: files that look declared but are not read, empty code', async () => {
     const dir = await tree({ ...REPO, 'policies/LOUD.NATIVE': 'main = rule { true }\n', 'policies/empty.native': '' });
     const run = await runCli(['--validate', '--source-dir', dir]);
