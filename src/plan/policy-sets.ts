@@ -126,7 +126,7 @@ function createChange(set: DeclaredPolicySet): PolicySetChange {
 }
 
 /** The files added, changed and removed from `before` to `after`, each list sorted by path. */
-export function contentFiles(before: ReadonlyArray<{ path: string; sha256: string }>, after: ReadonlyArray<{ path: string; sha256: string }>): ContentFiles {
+function contentFiles(before: ReadonlyArray<{ path: string; sha256: string }>, after: ReadonlyArray<{ path: string; sha256: string }>): ContentFiles {
   const was = new Map(before.map((f) => [f.path, f.sha256]));
   const is = new Set(after.map((f) => f.path));
   const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
