@@ -2,15 +2,15 @@
  * The test tiers (docs/development.md says what runs where):
  *
  *   node test/run.mjs            npm test: the type check (tsc -p tsconfig.check.json) beside every test file that is
- *                                not end-to-end, those files run a few to a process (SHARDS processes at once; the
- *                                few ALONE names, each in its own)
+ *                                not end-to-end, those files taken from one queue by SHARDS worker processes at once
+ *                                (the few ALONE names, each in a process of its own)
  *   node test/run.mjs e2e        npm run test:e2e: the end-to-end files (E2E below), each in its own process
  *   node test/run.mjs pipeline   npm run test:pipeline: test/pipeline/, each file in its own process
  *
  * Each tier first transpiles src, test and bench into .test-build (test/compile.mjs). A file lands in the default tier
- * unless E2E names it, so a new test file runs with `npm test`. The files of a shard share one process, taken in turn
- * (node:test runs one top-level test at a time): a file must leave the process as it found it (test/helpers/
- * process-state.ts puts back what an in-process command line or daemon changes).
+ * unless E2E names it, so a new test file runs with `npm test`. The files a worker takes share its process, one after
+ * the other: a file must leave the process as it found it (test/helpers/process-state.ts puts back what an in-process
+ * command line or daemon changes).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -46,7 +46,7 @@ export const E2E = [
  */
 export const ALONE = ['release-workflow'];
 
-/** Processes the default tier's files are spread over (TEST_SHARDS), all at once: while one waits on an event, the others use the CPU. */
+/** Worker processes taking the default tier's files (TEST_SHARDS), all at once: while one waits on an event, the others use the CPU. */
 const SHARDS = Number(process.env['TEST_SHARDS'] ?? 4);
 /** node --test's timeout bounds a whole file: a shard holds about thirty, and the machine may be busy. */
 const NODE_TEST = ['--enable-source-maps', '--test'];
@@ -120,7 +120,7 @@ function take(name) {
     throw error;
   }
 }
-/** CPU-seconds of this process and its reaped children. */
+/** CPU-seconds of this process and its reaped children (/proc counts in ticks of 1/100 s on Linux). */
 function cpu() {
   try {
     const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
