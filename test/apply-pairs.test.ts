@@ -2,13 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ORG } from './helpers/emulator.js';
 import { useWorld } from './helpers/world.js';
+import { manyPolicies } from './helpers/repos.js';
 
 /** `count` native policies, each with its own code. */
-function manyPolicies(count: number, prefix: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (let i = 0; i < count; i += 1) files[`policies/${prefix}-${i}.native`] = `main = rule { ${i} >= 0 }\n`;
-  return files;
-}
 
 describe('apply: a create and its upload as a pair', () => {
   const fixture = useWorld();

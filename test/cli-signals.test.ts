@@ -9,14 +9,10 @@ import { startCli } from './helpers/cli.js';
 import { ORG } from './helpers/emulator.js';
 import { waitFor } from './helpers/wait.js';
 import { useWorld } from './helpers/world.js';
+import { manyPolicies } from './helpers/repos.js';
 
 const POLICY = { 'policies/a.native': 'main = rule { true }\n' };
 
-function manyPolicies(count: number, prefix: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (let i = 0; i < count; i += 1) files[`policies/${prefix}-${i}.native`] = `main = rule { ${i} >= 0 }\n`;
-  return files;
-}
 
 describe('a signal before the first write', () => {
   const fixture = useWorld();

@@ -5,17 +5,12 @@ import { spawnDaemon } from './helpers/daemon-process.js';
 import { ORG, TestEmulator, TOKEN } from './helpers/emulator.js';
 import { tempTree } from './helpers/temp-tree.js';
 import { waitFor } from './helpers/wait.js';
-
-/** More policies than Node's default of 10 listeners per signal, created at once by the start-up pass. */
-function manyPolicies(count: number): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (let i = 0; i < count; i += 1) files[`policies/start-${i}.native`] = `main = rule { ${i} >= 0 }\n`;
-  return files;
-}
+import { manyPolicies } from './helpers/repos.js';
 
 test('the daemon names its API, where the URL came from, and each source, and its first pass prints no Node warning', async (t) => {
-  // As `npm start`: the embedded emulator, whose answers come on the daemon's own event loop.
-  const config = { api: { url: 'embedded' }, sources: [{ name: 'many', organization: ORG, path: await tempTree(t, manyPolicies(40)), schedule: '0 0 1 1 *' }] };
+  // As `npm start`: the embedded emulator, whose answers come on the daemon's own event loop. 40 policies: more than
+  // Node's default of 10 listeners per signal, created at once by the start-up pass.
+  const config = { api: { url: 'embedded' }, sources: [{ name: 'many', organization: ORG, path: await tempTree(t, manyPolicies(40, 'start')), schedule: '0 0 1 1 *' }] };
   const daemon = await spawnDaemon(t, config, { NODE_OPTIONS: '--trace-warnings' });
   await waitFor('the start-up pass', () => (daemon.logs().some((l) => l.msg === 'pass finished') ? true : undefined), 60_000);
   const api = daemon.logs().find((l) => l.msg === 'API: embedded');
@@ -29,7 +24,7 @@ test('the daemon names its API, where the URL came from, and each source, and it
 test('an API_BASE_URL left in the environment is named as overriding the config file', async (t) => {
   const emulator = await TestEmulator.start();
   t.after(() => emulator.close());
-  const config = { api: { url: 'embedded' }, sources: [{ name: 'one', organization: ORG, path: await tempTree(t, manyPolicies(1)), schedule: '0 0 1 1 *' }] };
+  const config = { api: { url: 'embedded' }, sources: [{ name: 'one', organization: ORG, path: await tempTree(t, manyPolicies(1, 'start')), schedule: '0 0 1 1 *' }] };
   const daemon = await spawnDaemon(t, config, { API_TOKEN: TOKEN, API_BASE_URL: emulator.url });
   const api = daemon.logs().find((l) => l.msg === `API: ${emulator.url}`);
   assert.equal(api?.from, 'API_BASE_URL');

@@ -7,12 +7,8 @@ import { ORG } from './helpers/emulator.js';
 import { tempTree } from './helpers/temp-tree.js';
 import { waitFor } from './helpers/wait.js';
 import { useWorld, type World } from './helpers/world.js';
+import { manyPolicies } from './helpers/repos.js';
 
-function manyPolicies(count: number, prefix: string): Record<string, string> {
-  const files: Record<string, string> = {};
-  for (let i = 0; i < count; i += 1) files[`policies/${prefix}-${i}.native`] = `main = rule { ${i} >= 0 }\n`;
-  return files;
-}
 
 /** Every GET of the policy list takes `ms` longer, for as long as the test runs. */
 function slowLists(world: World, ms: number): Promise<unknown> {

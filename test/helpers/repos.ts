@@ -57,3 +57,10 @@ export function smallRepo(): Record<string, string> {
     'agent-pools/build.yaml': `organization-scoped: false\nallowed-workspaces: [${WORKSPACES[0]!.id}]\n`,
   };
 }
+
+/** `count` native policies `policies/<prefix>-<i>.native`, each with code of its own. */
+export function manyPolicies(count: number, prefix: string): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < count; i += 1) files[`policies/${prefix}-${i}.native`] = `main = rule { ${i} >= 0 }\n`;
+  return files;
+}
