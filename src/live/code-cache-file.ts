@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { readStateText, stateDirLayout, writeStateText } from '../state-dir.js';
+import { organizationFileName, readStateText, stateDirLayout, writeStateText } from '../state-dir.js';
 import { createCodeCache, MAX_CODE_CACHE_ENTRIES, type CodeCache, type CodeCacheEntry, type SetFileDigest } from './code-cache.js';
 
 /** Written into every file; a file that does not carry both is not ours (or is from another version) and is rebuilt. */
@@ -43,7 +42,7 @@ export function openCodeCacheStore(options: CodeCacheStoreOptions): CodeCacheSto
   const log = options.logger;
 
   async function load(organization: string): Promise<Loaded> {
-    const file = path.join(folder, fileName(organization));
+    const file = path.join(folder, organizationFileName(organization));
     if (!options.persist) return { cache: createCodeCache([], maxEntries), file, savedRevision: 0 };
     const { entries, sets } = await readEntries(file, organization, log);
     return { cache: createCodeCache(entries, maxEntries, sets), file, savedRevision: 0 };
@@ -73,13 +72,6 @@ export function openCodeCacheStore(options: CodeCacheStoreOptions): CodeCacheSto
       }
     },
   };
-}
-
-/** A readable, unique file name per organization: its name made safe, and a hash that tells apart names made alike. */
-function fileName(organization: string): string {
-  const safe = organization.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
-  const hash = createHash('sha256').update(organization, 'utf8').digest('hex').slice(0, 12);
-  return `${safe}-${hash}.json`;
 }
 
 interface CacheContents {
