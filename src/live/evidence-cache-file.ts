@@ -5,13 +5,13 @@
  * MAX_FILE_BYTES). A file that is missing, too large, corrupt or not ours is an empty cache (one warning), never an
  * error; a failed write is a warning. Every entry read is checked: its ids of their shapes (ids.ts), its words strings.
  */
-import path from 'node:path';
 import { createRunCache, MAX_EVIDENCE_CACHE_ENTRIES, type RunCache } from '../api/evidence-cache.js';
 import type { RunFindings } from '../api/evidence-types.js';
 import { isId } from '../api/ids.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { organizationFileName, readStateText, stateDirLayout, writeStateText } from '../state-dir.js';
+import { readStateText, stateDirLayout } from '../state-dir.js';
+import { openOrganizationCaches, type OrganizationCaches } from './organization-caches.js';
 
 const FORMAT = 'policy-pool-sync evidence cache';
 const VERSION = 1;
@@ -30,50 +30,21 @@ export interface EvidenceCacheStoreOptions {
   maxBytes?: number;
 }
 
-export interface EvidenceCacheStore {
-  /** The organization's cache, read from its file on first use; the same object on every call. */
-  forOrganization(organization: string): Promise<RunCache>;
-  /** Writes every cache that changed since it was read or last written. */
-  save(): Promise<void>;
-}
-
-interface Loaded {
-  cache: RunCache;
-  file: string;
-  savedRevision: number;
-}
+/** The evidence caches of a run, one per organization, loaded from and saved to the state dir. */
+export type EvidenceCacheStore = OrganizationCaches<RunCache>;
 
 export function openEvidenceCacheStore(options: EvidenceCacheStoreOptions): EvidenceCacheStore {
   const maxEntries = options.maxEntries ?? MAX_EVIDENCE_CACHE_ENTRIES;
   const maxBytes = options.maxBytes ?? MAX_EVIDENCE_FILE_BYTES;
-  const loaded = new Map<string, Promise<Loaded>>();
-  const folder = stateDirLayout(options.stateDir).evidenceCache;
-  const load = async (organization: string): Promise<Loaded> => {
-    const file = path.join(folder, organizationFileName(organization));
-    const entries = options.persist ? await readEntries(file, organization, maxBytes, options.logger) : [];
-    return { cache: createRunCache(entries, maxEntries), file, savedRevision: 0 };
-  };
-  return {
-    forOrganization(organization) {
-      let entry = loaded.get(organization);
-      if (entry === undefined) loaded.set(organization, (entry = load(organization)));
-      return entry.then((l) => l.cache);
-    },
-    async save() {
-      if (!options.persist) return;
-      for (const [organization, pending] of loaded) {
-        const entry = await pending;
-        const revision = entry.cache.revision;
-        if (revision === entry.savedRevision) continue;
-        try {
-          await writeStateText(entry.file, serialize(organization, entry.cache, maxBytes));
-          entry.savedRevision = revision;
-        } catch (error) {
-          options.logger.warn({ file: entry.file, error: errorMessage(error) }, 'could not write the evidence cache; the next run reads those runs again');
-        }
-      }
-    },
-  };
+  return openOrganizationCaches<RunCache>({
+    folder: stateDirLayout(options.stateDir).evidenceCache,
+    logger: options.logger,
+    persist: options.persist,
+    load: async (file, organization) => createRunCache(file === null ? [] : await readEntries(file, organization, maxBytes, options.logger), maxEntries),
+    serialize: (organization, cache) => serialize(organization, cache, maxBytes),
+    revision: (cache) => cache.revision,
+    writeFailed: 'could not write the evidence cache; the next run reads those runs again',
+  });
 }
 
 async function readEntries(file: string, organization: string, maxBytes: number, log: Logger): Promise<RunFindings[]> {
