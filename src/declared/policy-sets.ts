@@ -9,8 +9,8 @@ import { readYamlText } from './read-code.js';
 import { byName, isValidName, NAME_RULE } from './resource-names.js';
 import { packSet, type ArchiveFile } from './set-archive.js';
 import { readSetConfig, SET_CONFIG_FILES } from './set-config.js';
-import { readSettingsFile, withFile } from './settings-file.js';
-import type { DeclaredPolicySet, SetParameter } from './types.js';
+import { listLines, readSettingsFile, withFile } from './settings-file.js';
+import type { DeclaredPolicySet, EntryLines, SetParameter } from './types.js';
 import type { FoundFile } from './walk.js';
 
 /** The settings file beside a versioned set's config file; never packed. */
@@ -112,7 +112,7 @@ async function readVersionedSet(entry: SetFiles, realRoot: string, env: NodeJS.P
   const parameters = readParameters(settings.values['parameters'], entry.settings?.rel ?? entry.folder, realRoot, env);
   if (parameters.parameters !== null && kind === 'opa') parameters.problems.push({ file: entry.settings!.rel, message: 'parameters are for the native kind only; an opa set takes none' });
   if (parameters.problems.length > 0) return { set: null, problems: parameters.problems };
-  return { set: { ...setSettings(name, kind, entry.settings?.rel ?? null, settings.values, parameters.parameters), content }, problems };
+  return { set: { ...setSettings(name, kind, entry.settings?.rel ?? null, settings.values, parameters.parameters), content, ...('lines' in settings && settings.lines !== undefined ? { lines: settings.lines } : {}) }, problems };
 }
 
 function readYamlSet(file: FoundFile, realRoot: string, env: NodeJS.ProcessEnv): { set: DeclaredPolicySet | null; problems: SourceProblem[] } {
@@ -125,10 +125,10 @@ function readYamlSet(file: FoundFile, realRoot: string, env: NodeJS.ProcessEnv):
   const parameters = readParameters(settings.values['parameters'], file.rel, realRoot, env);
   if (parameters.parameters !== null && kind === 'opa') parameters.problems.push({ file: file.rel, message: 'parameters are for the native kind only; an opa set takes none' });
   if (parameters.problems.length > 0) return { set: null, problems: parameters.problems };
-  return { set: { ...setSettings(name, kind, file.rel, settings.values, parameters.parameters), content: null }, problems: [] };
+  return { set: { ...setSettings(name, kind, file.rel, settings.values, parameters.parameters), content: null, ...(settings.lines === undefined ? {} : { lines: settings.lines }) }, problems: [] };
 }
 
-function readSettings(file: FoundFile, realRoot: string, configKind?: PolicyKind): { values: Record<string, unknown>; problems: SourceProblem[] } {
+function readSettings(file: FoundFile, realRoot: string, configKind?: PolicyKind): { values: Record<string, unknown>; problems: SourceProblem[]; lines?: EntryLines } {
   const text = readYamlText(file, realRoot);
   if ('problem' in text) return { values: {}, problems: [text.problem] };
   const parsed = readSettingsFile(file.rel, text.text, 'policy-set');
@@ -142,8 +142,10 @@ function readSettings(file: FoundFile, realRoot: string, configKind?: PolicyKind
   for (const key of agentOnlySettings(values, kind)) {
     problems.push(withFile(file.rel, parsed.doc?.lineOfKey([key]), `${key} needs agent-enabled: true on ${kind === 'opa' ? 'an opa' : 'a native (Sentinel)'} set: the service keeps ${key} only on an agent-enabled one, so it would come back empty and every pass would update the set again`));
   }
-  return { values, problems };
+  return { values, problems, lines: listLines(parsed.doc, SCOPE_KEYS) };
 }
+
+const SCOPE_KEYS = ['workspaces', 'projects', 'workspace-exclusions', 'project-exclusions'];
 
 /**
  * The settings declared that the service keeps only while a set is agent-enabled, on a set not declared
