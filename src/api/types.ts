@@ -1,6 +1,7 @@
 /** The wire resources of the Policy and Agent Pool Management API, as the client returns them. */
 import type { AgentStatus, EnforcementLevel, PolicyKind } from '../model.js';
 import type { StreamedBody } from './http-types.js';
+import type { RunApi } from './run-types.js';
 
 export interface Policy {
   id: string;
@@ -115,6 +116,8 @@ export interface AgentPoolList {
 
 /** What the rest of the program needs of the API. `ApiClient` (src/api/client.ts) implements it. */
 export interface PolicyApi extends PolicySetApi {
+  /** Runs and what their policy evaluations found (runs.ts), through the same transport and signal. */
+  readonly runs: RunApi;
   /**
    * HMAC-SHA256 (hex) of `text` keyed with the API token: a digest of a secret (a sensitive parameter) that only the
    * holder of the token can check a guess against. Absent on an API that holds no token.
@@ -159,10 +162,6 @@ export interface PolicyApi extends PolicySetApi {
    */
   createAgentPool(organization: string, input: CreateAgentPoolInput, owns?: (found: AgentPool) => boolean): Promise<AgentPool>;
   updateAgentPool(id: string, input: UpdateAgentPoolInput): Promise<AgentPool>;
-  /** Adds the policies to the policy set (`POST /policy-sets/:id/relationships/policies`); a policy in it already stays. */
-  addPoliciesToSet(setId: string, policyIds: readonly string[]): Promise<void>;
-  /** Removes the policies from the policy set (`DELETE` of the same); a 404 (no such set) counts as done. */
-  removePoliciesFromSet(setId: string, policyIds: readonly string[]): Promise<void>;
   /** A 404 counts as deleted. */
   deleteAgentPool(id: string): Promise<void>;
   listAgents(poolId: string, options?: { lastPingSince?: string }): Promise<Agent[]>;
@@ -213,11 +212,16 @@ export interface PolicySet {
   /** The kind as sent when this tool does not know it (the beta `tfpolicy`; `kind` is then meaningless); null otherwise. */
   foreignKind: string | null;
   global: boolean;
-  /** null when the answer leaves it out (agent-enabled sets only carry it). */
+  /**
+   * null when the answer leaves it out or sends null: a native set holds it only while agent-enabled; an opa set
+   * always (false when never given).
+   */
   overridable: boolean | null;
   agentEnabled: boolean;
   policyToolVersion: string | null;
   policiesPath: string | null;
+  /** `policy-update-patterns`: globs of the files whose change makes a VCS set ingest a new version; empty when none. */
+  policyUpdatePatterns: string[];
   /** True for a set whose content comes in versions (uploaded or from VCS) rather than individual policies. */
   versioned: boolean;
   /** True when the set is backed by a VCS repository (`vcs-repo` is set). */
@@ -262,6 +266,7 @@ export interface CreatePolicySetInput {
   agentEnabled?: boolean | null;
   policyToolVersion?: string | null;
   policiesPath?: string | null;
+  policyUpdatePatterns?: readonly string[];
   /** Individual policies; never sent together with a VCS repository (the service refuses the pair). */
   policyIds?: readonly string[];
   /** Only with `global: false`: the service refuses both. */
@@ -280,6 +285,7 @@ export interface UpdatePolicySetInput {
   agentEnabled?: boolean;
   policyToolVersion?: string | null;
   policiesPath?: string | null;
+  policyUpdatePatterns?: readonly string[];
 }
 
 /** The to-many relationships of a set that change by `POST`/`DELETE /policy-sets/:id/relationships/<name>`. */
@@ -351,7 +357,10 @@ export interface PolicySetApi {
   updatePolicySet(id: string, input: UpdatePolicySetInput): Promise<PolicySet>;
   /** A 404 counts as deleted. */
   deletePolicySet(id: string): Promise<void>;
-  /** `POST /policy-sets/:id/relationships/<relationship>`; 204. Nothing is sent for an empty list. */
+  /**
+   * `POST /policy-sets/:id/relationships/<relationship>`; 204. Nothing is sent for an empty list. `policies`: a
+   * policy in the set already stays.
+   */
   addToPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void>;
   /** `DELETE` of the same; a 404 (no such set) counts as done. Nothing is sent for an empty list. */
   removeFromPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void>;
