@@ -37,11 +37,13 @@ async function measure(emulator: RunningEmulator, label: string, budget: number,
   const started = performance.now();
   const readout = await readEvidence(client.runs, { organization: ORG, workspaces, policies: POLICIES, budget, cache, now: () => NOW + HOUR });
   const seconds = (performance.now() - started) / 1000;
+  const stats = client.stats();
   await client.close();
   const read = readout.workspaces.reduce((sum, ws) => sum + ws.runsRead, 0);
   const complete = readout.workspaces.filter((ws) => ws.complete).length;
   console.log(`${label.padEnd(34)} ${String(readout.requests).padStart(5)} requests  ${seconds.toFixed(1).padStart(6)} s  `
-    + `runs read ${read - readout.cachedRuns} + ${readout.cachedRuns} cached  workspaces complete ${complete}/${WORKSPACES}  partial ${readout.partial}`);
+    + `runs read ${read - readout.cachedRuns} + ${readout.cachedRuns} cached  workspaces complete ${complete}/${WORKSPACES}  partial ${readout.partial}`
+    + `  (429s ${stats.rateLimited}, waited ${stats.rateLimitWaitSeconds.toFixed(1)} s)`);
 }
 
 async function main(): Promise<void> {
