@@ -156,6 +156,14 @@ describe('reading evidence: pages, window, budget, cache and ids', () => {
     assert.deepEqual([runs.length, runs[0]?.createdAt, runs[9]?.createdAt, readout.workspaces[0]?.complete], [10, at(0.5), at(9.5), false]);
   });
 
+  it('sends no list past the budget either: a workspace not listed is said so', async () => {
+    await f.emulator.clearRequests();
+    const workspaces = [...many, { id: 'ws-alpha', name: 'alpha' }];
+    const readout = await readEvidence(f.client.runs, { organization: ORG, workspaces, policies: ['deny-public'], now: () => NOW, budget: 1, listing: 'workspace' });
+    assert.deepEqual([readout.partial, readout.requests, (await f.emulator.requests()).length], [true, 1, 1]);
+    assert.deepEqual(readout.workspaces.map((ws) => ws.runsInWindow === null).sort(), [false, true]);
+  });
+
   it('reads a finished run once: a second read with the cache sends no outcome request', async () => {
     const cache = createRunCache();
     const workspaces = [...many, { id: 'ws-alpha', name: 'alpha' }];
