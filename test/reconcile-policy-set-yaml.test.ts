@@ -50,6 +50,24 @@ describe('policy sets declared in YAML, with members named by name', () => {
     assert.deepEqual(await world.writes(), []);
   });
 
+  it('a live set of the name backed by a VCS repository is a conflict: its policies are never added to it, nothing is written', async () => {
+    const { world } = fixture;
+    const made = await world.call('POST', `/organizations/${ORG}/policy-sets`, {
+      body: { data: { type: 'policy-sets', attributes: { name: 'from-vcs', kind: 'native', 'vcs-repo': { identifier: 'org/policies', 'oauth-token-id': 'ot-1' } } } },
+    });
+    assert.equal(made.status, 201, made.text);
+    const dir = await fixture.repo({
+      'policy-sets/from-vcs.yaml': '',
+      'policies/member.native': 'main = rule { true }\n',
+      'policies/member.yaml': 'policy-sets: [from-vcs]\n',
+    });
+    await world.clearRequests();
+    const run = await world.cli('--reconcile', dir, ['--source', 'team-a']);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /conflict: policy set "from-vcs" is backed by a VCS repository on the service; this source never uploads to it\. Rename one of them/);
+    assert.deepEqual(await world.writes(), []);
+  });
+
   it('under prune, a set moved to another source is a conflict there until adopted, and the old source does not delete it', async () => {
     const { world } = fixture;
     const moving = { 'policy-sets/moving.yaml': 'description: moves\n' };
