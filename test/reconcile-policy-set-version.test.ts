@@ -94,7 +94,7 @@ describe('the version a set enforces is declared state', () => {
 
 describe('the version poll runs on the pass\'s clock and signal', () => {
   // A version that reads `ingressing` far longer than any pass waits.
-  const fixture = useWorld({ behaviour: { ingressingReads: 1_000_000 }, organizations: [{ name: ORG, maxAgentPools: 1, workspaces: WORKSPACES }] });
+  const fixture = useWorld({ behaviour: { ingestionMs: 1_000_000_000 }, organizations: [{ name: ORG, maxAgentPools: 1, workspaces: WORKSPACES }] });
 
   const versionReads = async (world: World) => (await world.requests()).filter((r) => r.method === 'GET' && r.path.startsWith('/policy-set-versions/')).length;
 
