@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -77,21 +77,30 @@ async function startRelay(t: TestContext): Promise<Relay> {
   const relay: Relay = { url: '', target: null, seen: [] };
   const server = createServer((incoming, outgoing) => {
     relay.seen.push(incoming.headers);
-    const target = new URL(relay.target ?? 'http://127.0.0.1:1');
-    const out = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, host: target.host } }, (answer) => {
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(outgoing);
-    });
-    out.on('error', () => outgoing.destroy());
-    incoming.pipe(out);
+    passOn(new URL(relay.target ?? 'http://127.0.0.1:1'), incoming, outgoing);
   });
+  relay.url = await listening(t, server);
+  return relay;
+}
+
+/** Passes a request on to `target`, and its answer back. */
+function passOn(target: URL, incoming: IncomingMessage, outgoing: ServerResponse): void {
+  const out = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, host: target.host } }, (answer) => {
+    outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(outgoing);
+  });
+  out.on('error', () => outgoing.destroy());
+  incoming.pipe(out);
+}
+
+/** `server` listening on a loopback port, closed when the test ends: its origin. */
+async function listening(t: TestContext, server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => {
     server.closeAllConnections();
     server.close(() => resolve());
   }));
-  relay.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return relay;
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 /** The replica's name, from its first log line about the election. */
@@ -332,19 +341,9 @@ async function refusingProxy(t: TestContext, upstream: string, refuse: (method: 
       outgoing.end(JSON.stringify({ errors: [{ status: '503', title: 'unavailable' }] }));
       return;
     }
-    const out = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, host: target.host } }, (answer) => {
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(outgoing);
-    });
-    out.on('error', () => outgoing.destroy());
-    incoming.pipe(out);
+    passOn(target, incoming, outgoing);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${target.pathname}`, seen, refused };
+  return { url: `${await listening(t, server)}${target.pathname}`, seen, refused };
 }
 
 test('a leader stopped while it waits to send a write: once continued, it sends nothing more, and its pass ends handed over, not failed', async (t) => {

@@ -92,7 +92,7 @@ function versionWarnings(live: LivePolicySet): string[] {
 }
 
 /** The scope lists as fields: (after resolution) sorted ids; a list that is not managed is no field. */
-const SCOPE_FIELDS = [
+export const SCOPE_FIELDS = [
   ['workspaces', 'workspaces', 'workspaceIds'],
   ['projects', 'projects', 'projectIds'],
   ['workspace-exclusions', 'workspaceExclusions', 'workspaceExclusionIds'],
