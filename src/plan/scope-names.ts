@@ -5,13 +5,13 @@
  */
 import type { LiveState } from '../model.js';
 import { scopeKey } from './names.js';
-import { SCOPE_FIELDS as SET_SCOPE_FIELDS } from './policy-sets.js';
+import { SET_SCOPES } from './policy-sets.js';
 import { LISTS as POOL_ACCESS_LISTS } from './pool-access.js';
 import type { Change, ScopeNames, WildcardMatch } from './types.js';
 
 /** The fields that hold workspace and project ids, by resource: a set's scope lists, a pool's access lists. */
 const SCOPE_FIELDS: Readonly<Record<'policy-set' | 'agent-pool', readonly string[]>> = {
-  'policy-set': SET_SCOPE_FIELDS.map(([field]) => field),
+  'policy-set': SET_SCOPES.map(([field]) => field),
   'agent-pool': ['allowed-workspaces', ...POOL_ACCESS_LISTS.map((list) => list.field)],
 };
 
