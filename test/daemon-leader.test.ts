@@ -245,7 +245,7 @@ test('the leader SIGSTOPped: a standby takes over only after its renew deadline;
   // A pass is asked for meanwhile (its watch sees the second change); as a standby it starts none, and says so.
   const written = Date.now();
   await writeFile(path.join(dir, REQUIRE_TAGS_SETTINGS), 'enforcement-level: hard-mandatory\n');
-  await waitFor('the old leader to ignore the trigger of its watch', () => leader.logs().find((l) => l.msg === 'trigger ignored: the source is suspended, or this replica stands by' && l.trigger === 'watch' && Date.parse(String(l.time)) >= written), WAIT);
+  await waitFor('the old leader to ignore the trigger of its watch', () => leader.logs().find((l) => l.msg === 'trigger ignored: the source is suspended, or this replica stands by' && l.trigger === 'file-change' && Date.parse(String(l.time)) >= written), WAIT);
   await waitFor('the new leader to apply the second change', async () => ((await levelOf(api, 'require-tags')) === 'hard-mandatory' ? true : undefined), WAIT);
   assert.ok(!leader.logs().slice(leader.logs().findIndex((l) => l.msg === 'stopped leading')).some((l) => l.msg === 'pass started'), 'the old leader started no pass once it stopped leading');
   assert.equal((await requestsOf(api, identity(leader))).length, before, 'no request of the old leader reached the API after it was stopped');
