@@ -60,11 +60,11 @@ describe('a scope entry is a name before it is an id', () => {
     const missing = resolveScope({ workspaces: ['ws-Nothing0000001'], projects: ['prj-Nothing000001'] });
     assert.deepEqual(missing.scope.workspaces, []);
     assert.deepEqual(missing.errors, [
-      'policy set "prod": workspaces "ws-Nothing0000001" names no workspace of the organization, by name or by id',
-      'policy set "prod": projects "prj-Nothing000001" names no project of the organization, by name or by id',
+      'policy-sets/prod.yaml: policy set "prod": workspaces "ws-Nothing0000001" names no workspace of the organization, by name or by id',
+      'policy-sets/prod.yaml: policy set "prod": projects "prj-Nothing000001" names no project of the organization, by name or by id',
     ]);
     const pool = resolveNames({ policies: [], pools: [declaredPool({ name: 'p', allowedWorkspaces: ['ws-Nothing0000001'] })] }, LIVE);
-    assert.deepEqual(pool.errors, ['agent pool "p": allowed-workspaces "ws-Nothing0000001" names no workspace of the organization, by name or by id']);
+    assert.deepEqual(pool.errors, [`${pool.declared.pools[0]!.file}: agent pool "p": allowed-workspaces "ws-Nothing0000001" names no workspace of the organization, by name or by id`]);
   });
 
   it('names are compared in Unicode NFC: a name typed decomposed (NFD) matches', () => {
@@ -91,7 +91,7 @@ describe('a scope entry is a name before it is an id', () => {
     const { scope, warnings } = resolveScope({ workspaces: ['*'] });
     assert.equal(scope.workspaces?.length, WORKSPACES.length);
     assert.deepEqual(warnings, [
-      `policy set "prod": workspaces ["*"] is a snapshot of the organization's ${WORKSPACES.length} workspaces when the plan is made: a workspace made later is not in it; for every workspace, today's and tomorrow's, write global: true instead`,
+      `policy-sets/prod.yaml: policy set "prod": workspaces ["*"] is a snapshot of the organization's ${WORKSPACES.length} workspaces when the plan is made: a workspace made later is not in it; for every workspace, today's and tomorrow's, write global: true instead`,
     ]);
     const pool = resolveNames({ policies: [], pools: [declaredPool({ name: 'p', allowedWorkspaces: ['*'] })] }, LIVE);
     assert.match(pool.warnings.join('\n'), /agent pool "p": allowed-workspaces \["\*"\] is a snapshot .* write organization-scoped: true instead/);

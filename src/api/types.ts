@@ -1,6 +1,7 @@
 /** The wire resources of the Policy and Agent Pool Management API, as the client returns them. */
 import type { AgentStatus, EnforcementLevel, PolicyKind } from '../model.js';
 import type { StreamedBody } from './http-types.js';
+import type { RunApi } from './run-types.js';
 
 export interface Policy {
   id: string;
@@ -115,6 +116,8 @@ export interface AgentPoolList {
 
 /** What the rest of the program needs of the API. `ApiClient` (src/api/client.ts) implements it. */
 export interface PolicyApi extends PolicySetApi {
+  /** Runs and what their policy evaluations found (runs.ts), through the same transport and signal. */
+  readonly runs: RunApi;
   /**
    * HMAC-SHA256 (hex) of `text` keyed with the API token: a digest of a secret (a sensitive parameter) that only the
    * holder of the token can check a guess against. Absent on an API that holds no token.

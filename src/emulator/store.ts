@@ -4,6 +4,7 @@
  * whatever else the store holds: change records only through the functions here, which keep both.
  */
 import { newId } from './ids.js';
+import { createRunStore, type RunStore } from './run-records.js';
 import type { AgentRecord, OrgRecord, PolicyRecord, PolicySetRecord, PoolRecord, VersionRecord } from './records.js';
 import type { Seed, SeedAgent, SeedPolicySet } from './types.js';
 
@@ -26,10 +27,12 @@ export interface Store {
   agentsByPool: Map<string, Map<string, AgentRecord>>;
   /** Policy-set versions by id. */
   versions: Map<string, VersionRecord>;
+  /** Runs, their task stages, policy evaluations and policy-set outcomes. */
+  runs: RunStore;
 }
 
 export function createStore(seed: Seed, now: () => number): Store {
-  const store: Store = { orgs: new Map(), policies: new Map(), pools: new Map(), agents: new Map(), byOrg: new Map(), agentsByPool: new Map(), versions: new Map() };
+  const store: Store = { orgs: new Map(), policies: new Map(), pools: new Map(), agents: new Map(), byOrg: new Map(), agentsByPool: new Map(), versions: new Map(), runs: createRunStore() };
   for (const org of seed.organizations) {
     store.orgs.set(org.name, {
       name: org.name,

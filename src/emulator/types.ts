@@ -90,6 +90,36 @@ export interface SeedProject {
   name: string;
 }
 
+/** One policy's outcome in a seeded run: the set that evaluated it, its status, the level it had then. */
+export interface SeedRunOutcome {
+  policy: string;
+  /** The policy set's name. */
+  set: string;
+  status: 'passed' | 'failed' | 'errored';
+  /** @default hard-mandatory (native), mandatory (opa) */
+  level?: string;
+  /** @default 'native' */
+  kind?: 'native' | 'opa';
+  /** Lines the policy printed. */
+  print?: string[];
+}
+
+/** A run that exists before the first request, with what its policy evaluations found. */
+export interface SeedRun {
+  /** @default a new `run-` id */
+  id?: string;
+  /** A `ws-` id of the organization. */
+  workspace: string;
+  createdAt: string;
+  /** A run status word; a status that is not final is a run still under way. @default 'applied' */
+  status?: string;
+  /** The evaluation ended so instead of with outcomes (an `errored` one's sets carry an error). */
+  evaluation?: 'unreachable' | 'errored';
+  /** The kind of that evaluation, when no outcome names one. @default 'native' */
+  kind?: 'native' | 'opa';
+  outcomes?: SeedRunOutcome[];
+}
+
 export interface SeedOrganization {
   name: string;
   /** @default 1 */
@@ -102,6 +132,8 @@ export interface SeedOrganization {
   /** @default no limits */
   entitlements?: SeedEntitlements;
   agentPools?: SeedAgentPool[];
+  /** Runs of its workspaces and their policy evaluations. */
+  runs?: SeedRun[];
 }
 
 /**

@@ -4,7 +4,7 @@
  * `tfe_workspace_ids` takes them), and an agent pool's access lists the same way, against the lists the live read made.
  * Pure: the declared state comes back with every name it can resolve turned into its id; a name of a set the plan
  * creates stays a name, which the apply resolves once the set exists; a name that matches nothing is an error naming
- * it and the closest match.
+ * it, its file and line, and the closest match.
  *
  * A scope entry is a workspace's (or project's) name first: the organization's one of that name is meant even when the
  * name looks like an id (`ws-staging`). It is an id only when no name matches it, it has an id's shape (`api/ids.ts`)
@@ -12,7 +12,7 @@
  * apply. Names are compared in Unicode NFC, so the same name typed in decomposed form (NFD) matches.
  */
 import { hasIdShape, type IdKind } from '../api/ids.js';
-import type { DeclaredPolicySet, DeclaredPool, DeclaredState, SetScope } from '../declared/types.js';
+import type { DeclaredPolicySet, DeclaredPool, DeclaredState, EntryLines, SetScope } from '../declared/types.js';
 import type { LiveState } from '../model.js';
 import { closest } from '../suggest.js';
 import type { WildcardMatch } from './types.js';
@@ -39,14 +39,15 @@ export function resolveNames(declared: DeclaredState, live: LiveState): Resolved
   const isSetId = (entry: string) => hasIdShape('policy-set', entry);
   const policies = declared.policies.map((policy) => {
     if (policy.policySets === null || policy.policySets.every(isSetId)) return policy;
-    const resolved = policy.policySets.map((entry) => {
+    const resolved = policy.policySets.map((entry, index) => {
       if (isSetId(entry)) return entry;
+      const where = at(policy.settingsFile, policy.lines, 'policy-sets', index);
       const versioned = declaredSets.get(entry)?.content != null;
-      if (versioned) errors.push(`policy "${policy.name}" names policy set "${entry}", a versioned set: its policies come from its folder, never by membership`);
+      if (versioned) errors.push(`${where}policy "${policy.name}" names policy set "${entry}", a versioned set: its policies come from its folder, never by membership`);
       const id = liveIds.get(entry);
       if (id !== undefined || declaredSets.has(entry)) return id ?? entry;
       const near = closest(entry, known);
-      errors.push(`policy "${policy.name}" names policy set "${entry}", which neither the organization nor this repo has${near === null ? '' : `; did you mean "${near}"?`}`);
+      errors.push(`${where}policy "${policy.name}" names policy set "${entry}", which neither the organization nor this repo has${near === null ? '' : `; did you mean "${near}"?`}`);
       return entry;
     });
     return { ...policy, policySets: resolved };
@@ -80,7 +81,7 @@ const PROJECTS = (key: string, everything: string | null = null): ListRule => ({
 
 /** The set with each scope list in ids; what matches nothing is an error (a plain name or an id) or a warning (a wildcard). */
 function resolveScope(set: DeclaredPolicySet, context: Context): DeclaredPolicySet {
-  const list = idList(`policy set "${set.name}"`, scopeKey('policy-set', set.name), context);
+  const list = idList(`policy set "${set.name}"`, scopeKey('policy-set', set.name), (key, index) => at(set.settingsFile, set.lines, key, index), context);
   const { workspaces, projects, workspaceExclusions, projectExclusions } = set.scope;
   const scope: SetScope = {
     workspaces: list(WORKSPACES('workspaces', 'global: true'), workspaces),
@@ -93,7 +94,7 @@ function resolveScope(set: DeclaredPolicySet, context: Context): DeclaredPolicyS
 
 /** An agent pool's access lists by name, as a set's scope: names, wildcards and ids become the ids they match. */
 function resolvePoolAccess(pool: DeclaredPool, context: Context): DeclaredPool {
-  const list = idList(`agent pool "${pool.name}"`, scopeKey('agent-pool', pool.name), context);
+  const list = idList(`agent pool "${pool.name}"`, scopeKey('agent-pool', pool.name), (key, index) => at(pool.file, pool.lines, key, index), context);
   return {
     ...pool,
     allowedWorkspaces: list(WORKSPACES('allowed-workspaces', 'organization-scoped: true'), pool.allowedWorkspaces),
@@ -103,21 +104,28 @@ function resolvePoolAccess(pool: DeclaredPool, context: Context): DeclaredPool {
 }
 
 /** Resolves the lists of `owner` (`policy set "x"`, `agent pool "y"`) into sorted ids; records under `key` what each wildcard matched. */
-function idList(owner: string, key: string, context: Context) {
+function idList(owner: string, key: string, where: (key: string, index: number) => string, context: Context) {
   const wildcards: WildcardMatch[] = [];
   context.wildcards.set(key, wildcards);
   return (rule: ListRule, entries: string[] | null): string[] | null => {
     if (entries === null) return null;
     const named = rule.kind === 'workspace' ? context.live.workspaces : context.live.projects;
-    const ids = entries.flatMap((entry) => {
+    const ids = entries.flatMap((entry, index) => {
       const found = resolveEntry(entry, rule, named);
       if (found.wildcard !== null) wildcards.push(found.wildcard);
       const problem = entryProblem(owner, rule, entry, found, named);
-      if (problem !== null) (problem.error ? context.errors : context.warnings).push(problem.text);
+      if (problem !== null) (problem.error ? context.errors : context.warnings).push(`${where(rule.key, index)}${problem.text}`);
       return found.matched.map((match) => match.id);
     });
     return [...new Set(ids)].sort();
   };
+}
+
+/** `file:line: ` of a declared list's entry, as every problem of the declared repo begins; '' without a file. */
+function at(file: string | null, lines: EntryLines | undefined, key: string, index: number): string {
+  if (file === null) return '';
+  const line = lines?.[`${key}.${index}`] ?? lines?.[key];
+  return line === undefined ? `${file}: ` : `${file}:${line}: `;
 }
 
 interface Found {
