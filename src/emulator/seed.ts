@@ -26,7 +26,7 @@ export interface RawBehaviour {
   'native-kind'?: 'native' | 'sentinel';
   'list-omits-policy-sets'?: boolean;
   'show-omits-policy-sets'?: boolean;
-  'ingressing-reads'?: number;
+  'ingestion-ms'?: number;
 }
 
 const BEHAVIOUR_KEYS = {
@@ -36,7 +36,7 @@ const BEHAVIOUR_KEYS = {
   'native-kind': 'nativeKind',
   'list-omits-policy-sets': 'listOmitsPolicySets',
   'show-omits-policy-sets': 'showOmitsPolicySets',
-  'ingressing-reads': 'ingressingReads',
+  'ingestion-ms': 'ingestionMs',
 } as const satisfies Record<keyof RawBehaviour, keyof Behaviour>;
 
 interface RawOrganization {
@@ -115,7 +115,7 @@ export function fromBehaviour(behaviour: Behaviour): Required<RawBehaviour> {
     'native-kind': behaviour.nativeKind,
     'list-omits-policy-sets': behaviour.listOmitsPolicySets,
     'show-omits-policy-sets': behaviour.showOmitsPolicySets,
-    'ingressing-reads': behaviour.ingressingReads,
+    'ingestion-ms': behaviour.ingestionMs,
   };
 }
 

@@ -157,16 +157,18 @@ export interface Behaviour {
   /** So does showing one policy, `include=policy_sets` or not. @default false */
   showOmitsPolicySets: boolean;
   /**
-   * How many reads of an uploaded policy set version answer `ingressing` before its outcome (`ready` or `errored`):
-   * clients must poll. A large number plays a version that never settles. @default 1
+   * How long, on the emulator's clock, an uploaded policy set version's ingestion takes: until then every read answers
+   * `ingressing`, then its outcome (`ready` or `errored`), read or not. The default is the longest go-tfe's tests allow
+   * (`waitForPolicySetVersionUpload`); a huge number plays a version that never settles, 0 one ingested at once.
+   * @default 500
    */
-  ingressingReads: number;
+  ingestionMs: number;
 }
 
 export function defaultBehaviour(): Behaviour {
   return {
     poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false, nativeKind: 'native', listOmitsPolicySets: false,
-    showOmitsPolicySets: false, ingressingReads: 1,
+    showOmitsPolicySets: false, ingestionMs: 500,
   };
 }
 
