@@ -152,6 +152,16 @@ test('environment overrides: API_BASE_URL, LISTEN_ADDRESS, STATE_DIR, SHUTDOWN_T
   ]);
 });
 
+test('API_NATIVE_KIND replaces api.native-kind, for flags alone too; another word is a problem', async () => {
+  const fromFile = await parseConfig(`api: { native-kind: native }\n${MINIMAL}`, 'cfg.yaml', { API_NATIVE_KIND: 'sentinel' }, { cwd: '/srv' });
+  assert.equal(fromFile.api.nativeKind, 'sentinel');
+  assert.equal(configFromFlags({ sourceDir: 'repo', organization: 'acme' }, { API_NATIVE_KIND: 'sentinel' }, '/srv').api.nativeKind, 'sentinel');
+  assert.equal((await parseConfig(MINIMAL, 'cfg.yaml', { API_NATIVE_KIND: '' }, { cwd: '/srv' })).api.nativeKind, null);
+  assert.deepEqual(await problemsOf(MINIMAL, { API_NATIVE_KIND: 'terraform' }), [
+    'environment: API_NATIVE_KIND must be native or sentinel (the hosted service\'s word), not "terraform"',
+  ]);
+});
+
 test('loadConfig reads the file; a missing file is a usage error', async (t) => {
   const dir = await tempTree(t);
   const file = path.join(dir, 'c.yaml');

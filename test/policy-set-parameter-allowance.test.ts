@@ -40,8 +40,8 @@ describe('what a parameter may read', () => {
     await world.clearRequests();
     const run = await world.cli('--dry-run', dir, [], 'warn', { PPS_ALLOWED_KEY: VALUE });
     assert.equal(run.code, 1, run.stdout + run.stderr);
-    assert.match(run.stdout, /policy-sets\/p\.yaml:4: parameters\.key: \{env: PPS_ALLOWED_KEY\} is not allowed: .*--parameter-env PPS_ALLOWED_KEY \(parameters\.env in the config, the Action's input parameter-env\)/);
-    assert.match(run.stdout, /policy-sets\/p\.yaml:5: parameters\.cert: its file is not allowed: no folder is allowed: .*--parameter-files DIR/);
+    assert.match(run.stdout, /policy-sets\/p\.yaml:4: parameters\.key: \{env: PPS_ALLOWED_KEY\} is not allowed: the operator allows what a parameter may read \(--parameter-env PPS_ALLOWED_KEY, or parameters\.env in the config\)/);
+    assert.match(run.stdout, /policy-sets\/p\.yaml:5: parameters\.cert: its file is not allowed: no folder is allowed: the operator allows one \(--parameter-files DIR, or parameters\.files in the config\)/);
     assert.deepEqual(await world.requests(), []);
     assert.ok(!(run.stdout + run.stderr).includes(VALUE));
   });

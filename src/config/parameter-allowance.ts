@@ -33,7 +33,7 @@ export function envRefusal(name: string, allowance: ParameterAllowance): string 
   const reserved = [...NO_PARAMETERS.reserved.env, ...allowance.reserved.env];
   if (reserved.some((pattern) => matchesPattern(name, pattern))) return `{env: ${name}} names a secret this tool reads for itself; a parameter never reads it`;
   if (allowance.env.some((pattern) => matchesPattern(name, pattern))) return null;
-  return `{env: ${name}} is not allowed: the operator allows the variables a parameter may read, with ${ALLOW_ENV} ${name} (parameters.env in the config, the Action's input parameter-env)`;
+  return `{env: ${name}} is not allowed: the operator allows what a parameter may read (${ALLOW_ENV} ${name}, or parameters.env in the config)`;
 }
 
 /** Whether `file` is `folder` or inside it (both absolute and normalised). */
@@ -48,4 +48,4 @@ export function isNeverReadable(file: string, allowance: ParameterAllowance): bo
 }
 
 /** A refusal's advice for a file when the operator allowed no folder. */
-export const NO_FOLDER = `no folder is allowed: the operator allows one with ${ALLOW_FILES} DIR (parameters.files in the config, the Action's input parameter-files)`;
+export const NO_FOLDER = `no folder is allowed: the operator allows one (${ALLOW_FILES} DIR, or parameters.files in the config)`;
