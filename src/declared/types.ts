@@ -152,4 +152,10 @@ export interface ReadOptions {
   parameters?: ParameterAllowance;
   /** Sensitive parameters are only checked against `parameters`, not read (`--validate`). @default false */
   parametersAllowedOnly?: boolean;
+  /**
+   * The API's keyed digest (HMAC with its token, `PolicyApi.keyedDigest`): each policy set with sensitive parameters
+   * gets the digest of their keys and values, which its marker records. Without it none is made, and they are sent
+   * each pass.
+   */
+  keyedDigest?: (text: string) => string;
 }
