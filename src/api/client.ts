@@ -15,6 +15,8 @@ import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
 import { deleteDone, sendOne } from './exchanges.js';
 import { readWith, successBody } from './responses.js';
+import { RunEndpoints } from './runs.js';
+import type { RunApi } from './run-types.js';
 import type { HttpMethod, StreamedBody, TransportStats } from './http-types.js';
 import { Transport } from './transport.js';
 import { sharedSignal } from '../signals.js';
@@ -38,6 +40,8 @@ export interface ApiClientOptions {
   concurrency?: number;
   /** Per-request timeout. @default 30000 */
   timeoutMs?: number;
+  /** The longest wait for a proxy to establish a tunnel, within the request timeout. @default TUNNEL_DEADLINE_MS (10 s) */
+  tunnelDeadlineMs?: number;
   /** Tries after the first, at most, for 5xx, timeouts and dropped connections, whatever the budget leaves. @default unlimited */
   maxRetries?: number;
   /**
@@ -86,6 +90,8 @@ export class ApiClient implements PolicyApi {
   private readonly signal: AbortSignal | undefined;
   /** Policy sets, versions, parameters, workspaces, projects, entitlements (policy-sets.ts). */
   private readonly sets: PolicySetEndpoints;
+  /** Runs, task stages, policy evaluations, policy-set outcomes (runs.ts), bound to this client's signal. */
+  readonly runs: RunApi;
 
   /** `bound`: the transport of the client `withSignal` was called on, and the signal; only `withSignal` passes it. */
   constructor(private readonly options: ApiClientOptions, bound?: { transport: Transport; signal: AbortSignal; kind: NativeKind }) {
@@ -103,6 +109,7 @@ export class ApiClient implements PolicyApi {
       rateLimit: options.rateLimit ?? 'auto',
       concurrency: options.concurrency ?? DEFAULT_API_CONCURRENCY,
       timeoutMs: options.timeoutMs ?? 30_000,
+      ...(options.tunnelDeadlineMs === undefined ? {} : { tunnelDeadlineMs: options.tunnelDeadlineMs }),
       maxRetries: options.maxRetries ?? Infinity,
       retryBudgetMs: options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_SECONDS * 1000,
       clock: options.clock ?? systemClock(),
@@ -113,6 +120,7 @@ export class ApiClient implements PolicyApi {
       ...(options.fence === undefined ? {} : { fence: options.fence }),
     });
     this.sets = new PolicySetEndpoints(this.transport, this.signal, this.kind, options.logger);
+    this.runs = new RunEndpoints(this.transport, this.signal);
   }
 
   stats(): ApiClientStats {

@@ -8,10 +8,10 @@ import { readYamlText } from './read-code.js';
 import { byName, isValidName, NAME_RULE } from './resource-names.js';
 import { packSet, type ArchiveFile } from './set-archive.js';
 import { readSetConfig, SET_CONFIG_FILES } from './set-config.js';
-import { readSettingsFile, withFile } from './settings-file.js';
+import { listLines, readSettingsFile, withFile } from './settings-file.js';
 import type { SensitiveContext } from './sensitive-values.js';
 import { readParameters } from './set-parameters.js';
-import type { DeclaredPolicySet, SetContent, SetParameter } from './types.js';
+import type { DeclaredPolicySet, EntryLines, SetContent, SetParameter } from './types.js';
 import type { FoundFile } from './walk.js';
 
 /** The settings file beside a versioned set's config file; never packed. */
@@ -79,7 +79,7 @@ export async function readPolicySets(
 
 async function readVersionedSet(entry: SetFiles, realRoot: string, context: SensitiveContext): Promise<{ set: DeclaredPolicySet | null; problems: SourceProblem[] }> {
   const kind = SET_CONFIG_FILES[path.posix.basename(entry.config.rel)]!;
-  const settings = entry.settings === null ? NO_SETTINGS : readSettings(entry.settings, realRoot);
+  const settings = entry.settings === null ? NO_SETTINGS : readSettings(entry.settings, realRoot, kind);
   const problems = [...settings.problems];
   if (settings.values['kind'] !== undefined) problems.push({ file: entry.settings!.rel, message: `kind is not allowed here: a versioned set's kind comes from its config file (${path.posix.basename(entry.config.rel)})` });
   const total = entry.files.reduce((sum, f) => sum + f.size, 0);
@@ -141,7 +141,8 @@ function finishSet(where: SetPlace, kind: PolicyKind, settings: Settings, conten
   const parameters = readParameters(settings.values['parameters'], where.file, (key) => settings.lineOf(['parameters', key]), context);
   if (parameters.parameters !== null && kind === 'opa') parameters.problems.push({ file: where.file, message: 'parameters are for the native kind only; an opa set takes none' });
   if (parameters.problems.length > 0) return { set: null, problems: parameters.problems };
-  return { set: { ...setSettings(name, kind, where.settingsFile, settings.values, parameters.parameters), content }, problems: [] };
+  const set = { ...setSettings(name, kind, where.settingsFile, settings.values, parameters.parameters), content };
+  return { set: settings.lines === undefined ? set : { ...set, lines: settings.lines }, problems: [] };
 }
 
 interface Settings {
@@ -149,11 +150,13 @@ interface Settings {
   problems: SourceProblem[];
   /** The line of a key path in the settings file, where YAML gives one. */
   lineOf: (path: KeyPath) => number | undefined;
+  /** The line of each entry of the scope lists. */
+  lines?: EntryLines;
 }
 
 const NO_SETTINGS: Settings = { values: {}, problems: [], lineOf: () => undefined };
 
-function readSettings(file: FoundFile, realRoot: string): Settings {
+function readSettings(file: FoundFile, realRoot: string, configKind?: PolicyKind): Settings {
   const text = readYamlText(file, realRoot);
   if ('problem' in text) return { ...NO_SETTINGS, problems: [text.problem] };
   const parsed = readSettingsFile(file.rel, text.text, 'policy-set');
@@ -164,7 +167,23 @@ function readSettings(file: FoundFile, realRoot: string): Settings {
   if (values['global'] === true && hasScope) {
     problems.push(withFile(file.rel, lineOf(['global']), 'global: true is not allowed with workspaces or projects; the service scopes a set to them only when it is not global'));
   }
-  return { values, problems, lineOf };
+  const kind = configKind ?? (values['kind'] === 'opa' ? 'opa' : 'native');
+  for (const key of agentOnlySettings(values, kind)) {
+    problems.push(withFile(file.rel, lineOf([key]), `${key} needs agent-enabled: true on ${kind === 'opa' ? 'an opa' : 'a native (Sentinel)'} set: the service keeps ${key} only on an agent-enabled one, so it would come back empty and every pass would update the set again`));
+  }
+  return { values, problems, lineOf, lines: listLines(parsed.doc, SCOPE_KEYS) };
+}
+
+const SCOPE_KEYS = ['workspaces', 'projects', 'workspace-exclusions', 'project-exclusions'];
+
+/**
+ * The settings declared that the service keeps only while a set is agent-enabled, on a set not declared
+ * `agent-enabled: true`: `policy-tool-version`, and for the native kind `overridable` (an opa set keeps it either
+ * way). docs/api-behaviour.md, Policy sets.
+ */
+function agentOnlySettings(values: Record<string, unknown>, kind: PolicyKind): string[] {
+  if (values['agent-enabled'] === true) return [];
+  return (kind === 'opa' ? ['policy-tool-version'] : ['overridable', 'policy-tool-version']).filter((key) => values[key] !== undefined && values[key] !== null);
 }
 
 function setSettings(name: string, kind: PolicyKind, settingsFile: string | null, values: Record<string, unknown>, parameters: SetParameter[] | null): Omit<DeclaredPolicySet, 'content'> {
