@@ -8,13 +8,13 @@ import { errorMessage, formatProblem, ValidationError } from './errors.js';
 import { count } from './plural.js';
 import { liveReadFailure } from './live/read-failure.js';
 import { readLive } from './live/read-live.js';
+import { DEFAULT_EVIDENCE, planWithEvidence, type EvidenceSettings } from './live/evidence-stage.js';
 import type { CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
 import type { LiveState } from './model.js';
 import { limitErrors, mayPassLimits } from './plan/limits.js';
 import { resolveNames } from './plan/names.js';
-import { planPairs } from './plan/plan.js';
-import { matchPolicies, pairResources, type Pairing } from './plan/pairs.js';
+import { matchPolicies, type Pairing } from './plan/pairs.js';
 import { policiesShowingCode } from './plan/policies.js';
 import { checkSavedChanges, savedRefusalHead, type SavedSource } from './plan/saved.js';
 import type { ChangeResult, Plan, PlannedSource, PlanOptions, SourcePlan, UnplannedSource } from './plan/types.js';
@@ -62,6 +62,8 @@ export interface PassRequest {
    * the API can be reached at all, so that a wrong folder is reported as such whatever the URL. What it throws ends the pass.
    */
   beforeLive?: () => Promise<void>;
+  /** How the runs of tightening changes and rollouts are read (window, request budget, reader); default: 30 days, 500 requests, none read. */
+  evidence?: EvidenceSettings;
   /** Where the pass stands: reading, downloading code, applying (with counts). */
   onProgress?: (progress: PassProgress) => void;
   /**
@@ -133,7 +135,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   }
   session.signal?.throwIfAborted();
   const options = planOptions(request, session);
-  const fresh = await freshPlan(declared, live, options, { api: session.api, organization: source.organization });
+  const fresh = await freshPlan(declared, live, options, { api: session.api, organization: source.organization, evidence: request.evidence });
   if (typeof fresh === 'string') return unplanned('declared', [fresh]);
   const plan = request.saved === undefined ? fresh.plan : savedPlan(request.saved, fresh.plan, fresh.pairing);
   // A plan with nothing to do is a debug line: an idle daemon finds one at every pass (its warnings are said apart).
@@ -225,7 +227,7 @@ function planOptions(request: PassRequest, session: PassSession): PlanOptions {
  * checked against the same pairs); a string when the code texts it shows cannot be read.
  */
 async function freshPlan(
-  declared: DeclaredState, live: LiveState, options: PlanOptions, where: { api: PolicyApi; organization: string },
+  declared: DeclaredState, live: LiveState, options: PlanOptions, where: { api: PolicyApi; organization: string; evidence?: EvidenceSettings | undefined },
 ): Promise<{ plan: Plan; pairing: Pairing } | string> {
   let shown: DeclaredState;
   const names = resolveNames(declared, live);
@@ -234,8 +236,8 @@ async function freshPlan(
   } catch (error) {
     return errorMessage(error);
   }
-  const pairing = pairResources(shown, live, options);
-  const plan = planPairs(pairing, shown, live, options, names);
+  // Runs are read only for the changes that tighten enforcement and the rollouts under way (live/evidence-stage.ts).
+  const { plan, pairing } = await planWithEvidence({ ...where, declared: shown, live, options, names, settings: where.evidence ?? DEFAULT_EVIDENCE });
   // The edition's limits are read only when the plan could pass one: a pass with nothing to create costs no request for them.
   if (!mayPassLimits(plan, shown)) return { plan, pairing };
   try {

@@ -1,4 +1,4 @@
-import type { AgentStatus, EnforcementLevel, PolicyKind } from '../model.js';
+import type { AgentStatus, EnforcementLevel, PolicyKind, RolloutRecord, RolloutSpec } from '../model.js';
 import type { DeclaredCache } from './declared-cache.js';
 import type { WalkLimits } from './walk.js';
 
@@ -37,6 +37,13 @@ export interface DeclaredPolicy {
   query: string | null;
   /** null when the settings do not name any (not managed). */
   policySets: string[] | null;
+  /** The declared rollout (`rollout:`); absent or null: none, the level applies at once. */
+  rollout?: RolloutSpec | null;
+  /**
+   * Set by the rollout stage (plan/rollout.ts) before pairing: the record the policy's marker must hold; its
+   * `enforcementLevel` is then the level the rollout applies now. Absent or null: no rollout.
+   */
+  rolloutRecord?: RolloutRecord | null;
 }
 
 export interface AgentCleanup {
