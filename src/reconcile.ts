@@ -135,7 +135,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   }
   session.signal?.throwIfAborted();
   const options = planOptions(request, session);
-  const fresh = await freshPlan(declared, live, options, { api: session.api, organization: source.organization, evidence: request.evidence });
+  const fresh = await freshPlan(declared, live, options, { api: session.api, organization: source.organization, evidence: request.evidence ?? source.evidence });
   if (typeof fresh === 'string') return unplanned('declared', [fresh]);
   const plan = request.saved === undefined ? fresh.plan : savedPlan(request.saved, fresh.plan, fresh.pairing);
   // A plan with nothing to do is a debug line: an idle daemon finds one at every pass (its warnings are said apart).

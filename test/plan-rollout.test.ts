@@ -86,7 +86,7 @@ describe('a rollout decides the level each pass applies', () => {
 });
 
 describe('each promotion guard', () => {
-  const ok = { cleanRuns: 3, failing: [], errored: [], partial: false };
+  const ok = { cleanRuns: 3, failing: [] as string[], errored: [] as string[], partial: false };
   const rec = record('held');
   const cases: Array<[string, Partial<typeof ok> & { failing?: string[]; errored?: string[] }, number, boolean]> = [
     ['every condition holds', {}, NOW, true],
