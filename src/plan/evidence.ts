@@ -103,3 +103,24 @@ export function changeEvidence(evidence: Evidence, policies: ReadonlyArray<{ nam
     not_evaluated: inScope.length - evaluated, window: evidence.window, partial: evidence.partial, blocking: blocking.sort(byName),
   };
 }
+
+/** Where one rollout stands after this plan: what the plan shows, `/status` lists and the metrics count. */
+export interface RolloutStatus {
+  policy: string;
+  /** `starting`: begins with this plan; `held`: at its start level; `promoted`: this plan applies the declared level. */
+  state: 'starting' | 'held' | 'promoted';
+  start: EnforcementLevel;
+  level: EnforcementLevel;
+  startedAt: number;
+  /** No promotion before this time (ms since the epoch). */
+  readyAt: number;
+  cleanRuns: number;
+  neededRuns: number;
+  /** Workspaces (names) whose latest evaluated run fails the policy, and how many may. */
+  failing: string[];
+  allowedFailing: number;
+  /** Workspaces (names) whose latest run since the rollout began errored, or whose evaluation could not be read. */
+  errored: string[];
+  /** The evidence was not read, or not whole. */
+  partial: boolean;
+}

@@ -7,30 +7,11 @@
 import { codeDigest } from '../code-content.js';
 import type { DeclaredPolicy, DeclaredState } from '../declared/types.js';
 import type { EnforcementLevel, LivePolicy, LiveState, RolloutRecord, RolloutSpec } from '../model.js';
-import { latestEvaluated, runsOf, type Evidence } from './evidence.js';
+import { latestEvaluated, runsOf, type Evidence, type RolloutStatus } from './evidence.js';
+
+export type { RolloutStatus };
 import { markerRollout } from './marker.js';
 import { inScope, policyScopes } from './tightening.js';
-
-/** Where one rollout stands after this plan: what the plan shows, `/status` lists and the metrics count. */
-export interface RolloutStatus {
-  policy: string;
-  /** `starting`: begins with this plan; `held`: at its start level; `promoted`: this plan applies the declared level. */
-  state: 'starting' | 'held' | 'promoted';
-  start: EnforcementLevel;
-  level: EnforcementLevel;
-  startedAt: number;
-  /** No promotion before this time (ms since the epoch). */
-  readyAt: number;
-  cleanRuns: number;
-  neededRuns: number;
-  /** Workspaces (names) whose latest evaluated run fails the policy, and how many may. */
-  failing: string[];
-  allowedFailing: number;
-  /** Workspaces (names) whose latest run since the rollout began errored, or whose evaluation could not be read. */
-  errored: string[];
-  /** The evidence was not read, or not whole. */
-  partial: boolean;
-}
 
 /** Which rollout a policy is in: its block, its declared level and its code; any change of them starts it again. */
 export function rolloutDigest(policy: DeclaredPolicy, spec: RolloutSpec): string {

@@ -1,6 +1,5 @@
 import type { Ownership } from '../model.js';
-import type { ChangeEvidence } from './evidence.js';
-import type { RolloutStatus } from './rollout.js';
+import type { ChangeEvidence, RolloutStatus } from './evidence.js';
 import type { LiveAgentRef, LivePolicyRef, LivePolicySetRef, LivePoolRef, PolicySetSpec, PolicySpec, PoolSpec } from './refs.js';
 
 export type ResourceType = 'policy' | 'policy-set' | 'agent-pool' | 'agent';
