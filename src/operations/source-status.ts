@@ -1,4 +1,5 @@
 import type { SourceConfig } from '../config/types.js';
+import type { RolloutStatus } from '../plan/evidence.js';
 import type { PassRecord, PassResultLabel, TriggerReason } from './pass-record.js';
 import type { PoolHealth } from './pool-health.js';
 import type { WindowState } from './sync-windows.js';
@@ -43,6 +44,8 @@ export interface SourceStatus {
   syncWindow: WindowState | null;
   /** Changes the last pass held back because a sync window was closed, or null. */
   waitingForWindow: number | null;
+  /** Rollouts under way as the last pass that planned left them (held, or promoted by it); absent before, or none. */
+  rollouts?: RolloutStatus[];
   /** The organization's agent pools as the last successful pass found them; absent before. */
   pools?: PoolHealth[];
   /** The last passes, newest first, kept across restarts; only with `/status?history=1`. */
