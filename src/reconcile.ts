@@ -6,13 +6,13 @@ import { declaresNothing, emptySourceError } from './declared/empty-source.js';
 import type { DeclaredState } from './declared/types.js';
 import { errorMessage, formatProblem, ValidationError } from './errors.js';
 import { count } from './plural.js';
+import { checkedAgainstLimits } from './live/limits.js';
 import { liveReadFailure } from './live/read-failure.js';
 import { readLive } from './live/read-live.js';
 import { DEFAULT_EVIDENCE, planWithEvidence, type EvidenceSettings } from './live/evidence-stage.js';
 import type { CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
 import type { LiveState } from './model.js';
-import { limitErrors, mayPassLimits } from './plan/limits.js';
 import { resolveNames } from './plan/names.js';
 import { matchPolicies, type Pairing } from './plan/pairs.js';
 import { policiesShowingCode } from './plan/policies.js';
@@ -40,7 +40,10 @@ export interface PassRequest {
   codeCache?: CodeCache;
   /** Parsed files of the declared repo, reused while they are unchanged; kept across a daemon source's passes. */
   declaredCache?: DeclaredCache;
+  /** The pass's time: the planner's now, and the elapsed time of a policy set version's poll. @default Date.now */
   now?: () => number;
+  /** The pass's waits (a policy set version's poll), ended by the signal given. @default a timer */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Changes applied at once (`api.concurrency`). @default 8 */
   concurrency?: number;
   /** The level of the records a person reads in the plan itself: the plan made, each applied change (see `ApplyOptions`). @default 'info' */
@@ -91,7 +94,7 @@ export interface PassOutcome {
  */
 export async function runPass(request: PassRequest): Promise<PassOutcome> {
   const { source, logger } = request;
-  const session = openPassSession(request.api, request.signal, request.now);
+  const session = openPassSession(request.api, request.signal, request.now, request.sleep);
   let wave: string | undefined;
   const progress = (phase: PassProgress['phase'], done: number, total: number | null, failed = 0) =>
     request.onProgress?.({ source: source.name, phase, done, total, failed, ...(wave === undefined ? {} : { wave }) });
@@ -111,6 +114,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
       ...(request.env === undefined ? {} : { env: request.env }),
       ...(session.signal === undefined ? {} : { signal: session.signal }),
       ...(request.declaredCache === undefined ? {} : { cache: request.declaredCache }),
+      ...(session.api.keyedDigest === undefined ? {} : { keyedDigest: (text: string) => session.api.keyedDigest!(text) }),
     });
   } catch (error) {
     if (error instanceof ValidationError) return unplanned('declared', error.problems.map(formatProblem));
@@ -120,9 +124,6 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   // was checked when it was made).
   if (declaresNothing(declared) && !source.allowEmpty && request.saved === undefined) return unplanned('declared', [emptySourceError(request.dir)]);
 
-  declared = withSensitiveDigests(declared, session.api);
-  // The files of each set content seen, so that a later plan against it can name the files that changed.
-  for (const set of declared.policySets ?? []) if (set.content !== null) request.codeCache?.rememberSetFiles(set.content.digest, set.content.files);
   let live: LiveState;
   await request.beforeLive?.();
   try {
@@ -153,6 +154,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   const results = await applyPlan(plan, {
     stop: halt.length === 0 ? undefined : AbortSignal.any(halt),
     api: session.api,
+    clock: session,
     organization: source.organization,
     source: source.name,
     ownership: source.ownership,
@@ -238,27 +240,5 @@ async function freshPlan(
   }
   // Runs are read only for the changes that tighten enforcement and the rollouts under way (live/evidence-stage.ts).
   const { plan, pairing } = await planWithEvidence({ ...where, declared: shown, live, options, names, settings: where.evidence ?? DEFAULT_EVIDENCE });
-  // The edition's limits are read only when the plan could pass one: a pass with nothing to create costs no request for them.
-  if (!mayPassLimits(plan, shown)) return { plan, pairing };
-  try {
-    const limits = await where.api.getEntitlements(where.organization);
-    return { plan: { ...plan, errors: [...plan.errors, ...limitErrors(plan, shown, live, limits)] }, pairing };
-  } catch (error) {
-    // An API that does not say its limits is not refused: the service refuses what passes them, naming the limit.
-    return { plan: { ...plan, warnings: [...plan.warnings, `the edition's limits could not be read (${errorMessage(error)}); they were not checked`] }, pairing };
-  }
-}
-
-/**
- * Each policy set with sensitive parameters gets the keyed digest of their keys and values (the API's
- * `keyedDigest`: HMAC with its token), which its marker records; without a key none is made, and they are sent each pass.
- */
-function withSensitiveDigests(declared: DeclaredState, api: PolicyApi): DeclaredState {
-  if (declared.policySets === undefined || api.keyedDigest === undefined) return declared;
-  const digest = (text: string) => api.keyedDigest!(text);
-  const policySets = declared.policySets.map((set) => {
-    const sensitive = (set.parameters ?? []).filter((p) => p.sensitive).map((p) => [p.key, p.value]);
-    return sensitive.length === 0 ? set : { ...set, sensitiveDigest: digest(JSON.stringify([set.name, sensitive])) };
-  });
-  return { ...declared, policySets };
+  return { plan: await checkedAgainstLimits(plan, shown, live, where.api, where.organization), pairing };
 }

@@ -67,7 +67,7 @@ describe('ids before URLs', { timeout: 120_000 }, () => {
         const error = await client.listPolicies(ORG).then(() => assert.fail('the list was taken'), (e: unknown) => e);
         assert.ok(error instanceof ApiError && /"\.\." is not a policy id/.test(error.message), String(error));
         proxy.seen.length = 0;
-        for (const call of [() => client.deletePolicy('..'), () => client.deleteAgentPool('.'), () => client.removePoliciesFromSet(`polset-${'x'.repeat(20_000)}`, ['pol-a']), () => client.listAgents('apool-a/../..')]) {
+        for (const call of [() => client.deletePolicy('..'), () => client.deleteAgentPool('.'), () => client.removeFromPolicySet(`polset-${'x'.repeat(20_000)}`, 'policies', ['pol-a']), () => client.listAgents('apool-a/../..')]) {
           await assert.rejects(call(), TypeError);
         }
         assert.deepEqual(proxy.seen, [], 'nothing was sent');

@@ -18,7 +18,7 @@ const workspaces = ['app-prod', 'data-prod', 'web-dev'].map((name) => ({ id: `ws
 
 function live(level: 'advisory' | 'hard-mandatory', rec: RolloutRecord | null): LiveState {
   return {
-    policies: [livePolicy({ name: 's3-encryption', enforcementLevel: level, policySetIds: ['polset-all'], description: withMarker(null, 'main', null, null, rec) })],
+    policies: [livePolicy({ name: 's3-encryption', enforcementLevel: level, policySetIds: ['polset-all'], description: withMarker(null, 'main', { rollout: rec }) })],
     pools: [],
     policySets: [{
       id: 'polset-all', name: 'all', kind: 'native', description: null, global: true, overridable: null, agentEnabled: false, policyToolVersion: null, versioned: false,
@@ -38,7 +38,7 @@ const clean = { 'app-prod': [pass(1), pass(2)], 'data-prod': [pass(1)], 'web-dev
 describe('the rollout marker', () => {
   it('records which rollout, when it began and its state, and leaves the source and description as they were', () => {
     const rec = record('held');
-    const text = withMarker('Encrypt buckets.', 'main', null, null, rec);
+    const text = withMarker('Encrypt buckets.', 'main', { rollout: rec });
     assert.deepEqual(markerRollout(text), rec);
     assert.equal(markerSource(text), 'main');
     assert.equal(stripMarker(text), 'Encrypt buckets.');

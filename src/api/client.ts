@@ -13,6 +13,7 @@ import { PolicySetEndpoints } from './policy-sets.js';
 import type { ProxySettings } from '../http/proxy.js';
 import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
+import { deleteDone, sendOne } from './exchanges.js';
 import { readWith, successBody } from './responses.js';
 import type { HttpMethod, StreamedBody, TransportStats } from './http-types.js';
 import { Transport } from './transport.js';
@@ -118,14 +119,15 @@ export class ApiClient implements PolicyApi {
     return this.transport.stats();
   }
 
-  /**
-   * The same client (one queue, one pacer, one connection pool) whose every request, queued, paced, backing off or
-   * on the wire, ends once `signal` aborts, rejecting with the signal's reason.
-   */
+  /** HMAC-SHA256 (hex) of `text` keyed with the API token (see `PolicyApi.keyedDigest`). */
   keyedDigest(text: string): string {
     return createHmac('sha256', this.options.token).update(text).digest('hex');
   }
 
+  /**
+   * The same client (one queue, one pacer, one connection pool) whose every request, queued, paced, backing off or
+   * on the wire, ends once `signal` aborts, rejecting with the signal's reason.
+   */
   withSignal(signal: AbortSignal): ApiClient {
     if (signal === this.signal) return this;
     if (this.signal === undefined) return new ApiClient(this.options, { transport: this.transport, signal: sharedSignal(signal), kind: this.kind });
@@ -230,16 +232,6 @@ export class ApiClient implements PolicyApi {
 
   async deletePolicy(id: string): Promise<void> {
     return this.remove(`/policies/${idSegment('policy', id)}`);
-  }
-
-  /** The body is the policies as a to-many relationship; the service answers 204. */
-  async addPoliciesToSet(setId: string, policyIds: readonly string[]): Promise<void> {
-    const url = this.transport.url(`/policy-sets/${idSegment('policy-set', setId)}/relationships/policies`);
-    successBody(await this.transport.send({ method: 'POST', url, json: policiesRelationship(policyIds) }, this.signal));
-  }
-
-  async removePoliciesFromSet(setId: string, policyIds: readonly string[]): Promise<void> {
-    return this.remove(`/policy-sets/${idSegment('policy-set', setId)}/relationships/policies`, policiesRelationship(policyIds));
   }
 
   async listAgentPools(organization: string, options: ListAgentPoolsOptions = {}): Promise<AgentPoolList> {
@@ -358,29 +350,14 @@ export class ApiClient implements PolicyApi {
     return this.sets.getEntitlements(organization);
   }
 
-  /**
-   * A DELETE answered 404 is done: what was asked for is true. That is the answer to a retry whose
-   * first answer was lost, and to a resource someone already deleted by hand.
-   */
-  private async remove(path: string, json?: unknown): Promise<void> {
-    const response = await this.transport.send({ method: 'DELETE', url: this.transport.url(path), ...(json === undefined ? {} : { json }) }, this.signal);
-    if (response.status === 404) {
-      this.options.logger.info({ ...response.request, status: 404 }, 'api delete: already gone, counted as deleted');
-      return;
-    }
-    successBody(response);
+  private remove(path: string, json?: unknown): Promise<void> {
+    return deleteDone(this.transport, this.signal, this.options.logger, path, json);
   }
 
   /** One request answered by a single-resource document. */
-  private async one<T>(method: HttpMethod, path: string, json: unknown, parse: (resource: unknown) => T): Promise<T> {
-    const response = await this.transport.send({ method, url: this.transport.url(path), json }, this.signal);
-    return readWith(response, (body) => parse(primary(body)));
+  private one<T>(method: HttpMethod, path: string, json: unknown, parse: (resource: unknown) => T): Promise<T> {
+    return sendOne(this.transport, this.signal, method, path, json, (body) => parse(primary(body)));
   }
-}
-
-/** `{"data":[{"id":"pol-…","type":"policies"}]}` */
-function policiesRelationship(policyIds: readonly string[]): unknown {
-  return { data: policyIds.map((id) => ({ id, type: 'policies' })) };
 }
 
 /** A path segment that is not an id (an organization's name), percent-encoded. */

@@ -17,6 +17,7 @@ import {
 import {
   parseEntitlements, parsePolicySet, parsePolicySetParameter, parsePolicySetVersion, parseProject, parseWorkspace,
 } from './policy-set-resources.js';
+import { deleteDone, sendOne } from './exchanges.js';
 import { isSuccess, readWith, successBody, apiError } from './responses.js';
 import type { Transport } from './transport.js';
 import type {
@@ -169,18 +170,11 @@ export class PolicySetEndpoints implements PolicySetApi {
     return this.one('GET', orgPath(organization, '/entitlement-set'), undefined, (body) => parseEntitlements(primary(body)));
   }
 
-  /** A DELETE answered 404 is done (a retry after a lost answer, or gone already). */
-  private async remove(path: string, json?: unknown): Promise<void> {
-    const response = await this.transport.send({ method: 'DELETE', url: this.transport.url(path), ...(json === undefined ? {} : { json }) }, this.signal);
-    if (response.status === 404) {
-      this.logger.info({ ...response.request, status: 404 }, 'api delete: already gone, counted as deleted');
-      return;
-    }
-    successBody(response);
+  private remove(path: string, json?: unknown): Promise<void> {
+    return deleteDone(this.transport, this.signal, this.logger, path, json);
   }
 
-  private async one<T>(method: 'GET' | 'POST' | 'PATCH', path: string, json: unknown, read: (body: unknown) => T): Promise<T> {
-    const response = await this.transport.send({ method, url: this.transport.url(path), json }, this.signal);
-    return readWith(response, read);
+  private one<T>(method: 'GET' | 'POST' | 'PATCH', path: string, json: unknown, read: (body: unknown) => T): Promise<T> {
+    return sendOne(this.transport, this.signal, method, path, json, read);
   }
 }

@@ -17,6 +17,10 @@ const REDIRECTS = new Set([301, 302, 307, 308]);
 export function redirectTarget(req: HttpRequest, response: HttpResponse, base: URL, hops: number): string | null {
   const location = response.headers.location;
   if (req.redirects === 'return' || !REDIRECTS.has(response.status) || location === undefined) return null;
+  // A request named otherwise (an upload link: a credential) is named so here too, and so is where it was sent on to.
+  if (req.shown !== undefined) {
+    throw redirectError(req, response, `was answered ${response.status}, a redirect to another URL (not shown: the link is a credential); a write is never repeated to another URL`);
+  }
   const from = shown(new URL(req.url));
   let target: URL;
   try {

@@ -159,10 +159,6 @@ export interface PolicyApi extends PolicySetApi {
    */
   createAgentPool(organization: string, input: CreateAgentPoolInput, owns?: (found: AgentPool) => boolean): Promise<AgentPool>;
   updateAgentPool(id: string, input: UpdateAgentPoolInput): Promise<AgentPool>;
-  /** Adds the policies to the policy set (`POST /policy-sets/:id/relationships/policies`); a policy in it already stays. */
-  addPoliciesToSet(setId: string, policyIds: readonly string[]): Promise<void>;
-  /** Removes the policies from the policy set (`DELETE` of the same); a 404 (no such set) counts as done. */
-  removePoliciesFromSet(setId: string, policyIds: readonly string[]): Promise<void>;
   /** A 404 counts as deleted. */
   deleteAgentPool(id: string): Promise<void>;
   listAgents(poolId: string, options?: { lastPingSince?: string }): Promise<Agent[]>;
@@ -351,7 +347,10 @@ export interface PolicySetApi {
   updatePolicySet(id: string, input: UpdatePolicySetInput): Promise<PolicySet>;
   /** A 404 counts as deleted. */
   deletePolicySet(id: string): Promise<void>;
-  /** `POST /policy-sets/:id/relationships/<relationship>`; 204. Nothing is sent for an empty list. */
+  /**
+   * `POST /policy-sets/:id/relationships/<relationship>`; 204. Nothing is sent for an empty list. `policies`: a
+   * policy in the set already stays.
+   */
   addToPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void>;
   /** `DELETE` of the same; a 404 (no such set) counts as done. Nothing is sent for an empty list. */
   removeFromPolicySet(setId: string, relationship: PolicySetRelationship, ids: readonly string[]): Promise<void>;

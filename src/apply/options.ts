@@ -1,7 +1,12 @@
+import type { Clock } from '../api/clock.js';
+import { systemClock } from '../api/clock.js';
 import type { PolicyApi } from '../api/types.js';
 import type { Logger } from '../logger.js';
 import type { Ownership } from '../model.js';
 import type { ChangeResult } from '../plan/types.js';
+
+/** The pass's clock as the apply reads it: its time and its waits (a policy set version's poll). */
+export type PassClock = Pick<Clock, 'now' | 'sleep'>;
 
 export interface ApplyOptions {
   api: PolicyApi;
@@ -13,8 +18,13 @@ export interface ApplyOptions {
   onUploaded?: (policyId: string, updatedAt: string, codeDigest: string) => void;
   /** Changes under way at once. @default 8 */
   concurrency?: number;
-  /** Once aborted, no further change starts; those under way finish (a create with its upload). */
+  /**
+   * Once aborted, no further change starts; those under way finish (a create with its upload), but a wait for the
+   * service (a policy set version's poll) ends at once.
+   */
   stop?: AbortSignal;
+  /** The pass's clock: a policy set version's poll waits and times out on it. @default the system clock */
+  clock?: PassClock;
   /**
    * The level of the record each applied change logs: `debug` where a person reads the plan and the summary after it
    * (a terminal), `info` for JSON logs. A failed change is always an error record. @default 'info'
@@ -22,10 +32,14 @@ export interface ApplyOptions {
   appliedLogLevel?: 'info' | 'debug';
   /** Called as each change reaches its outcome (for progress reports). */
   onResult?: (result: ChangeResult) => void;
-  /** How long a policy set's new version may take to become ready. @default 10 minutes (set-steps.ts) */
+  /** How long a policy set's new version may take to become ready. @default 10 minutes (policy-set-version.ts) */
   setVersionTimeoutMs?: number;
   /** Called as a wave (waves.ts) with changes to run starts, with its name and how many changes it runs. */
   onWave?: (wave: string, changes: number) => void;
   /** Where a sensitive parameter's `{env: NAME}` is read again for its upload. @default process.env */
   env?: NodeJS.ProcessEnv;
+}
+
+export function passClock(options: ApplyOptions): PassClock {
+  return options.clock ?? systemClock();
 }

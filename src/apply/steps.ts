@@ -66,7 +66,7 @@ async function createOrFind(change: PolicyChange, options: ApplyOptions): Promis
 }
 
 /** A 422 "has already been taken" on a create: another run created the same name since the plan was made. */
-function nameTaken(error: unknown): boolean {
+export function nameTaken(error: unknown): boolean {
   return error instanceof ApiError && error.status === 422 && /already been taken/i.test(error.message);
 }
 
@@ -136,14 +136,14 @@ export async function updatePolicy(change: PolicyChange, options: ApplyOptions):
 
 /** Into the declared sets it is not in, then out of the live sets not declared: a policy is never briefly in no set. */
 async function movePolicy(id: string, live: readonly string[], declared: readonly string[], options: ApplyOptions): Promise<void> {
-  for (const set of declared.filter((s) => !live.includes(s))) await options.api.addPoliciesToSet(set, [id]);
-  for (const set of live.filter((s) => !declared.includes(s))) await options.api.removePoliciesFromSet(set, [id]);
+  for (const set of declared.filter((s) => !live.includes(s))) await options.api.addToPolicySet(set, 'policies', [id]);
+  for (const set of live.filter((s) => !declared.includes(s))) await options.api.removeFromPolicySet(set, 'policies', [id]);
 }
 
 /** The description written: with this source's marker, which also records a rollout (under any ownership: it is where the rollout's state lives). */
 function describe(declared: Pick<PolicySpec, 'description' | 'rollout'>, options: ApplyOptions): string | null {
   const rollout = declared.rollout ?? null;
-  return options.ownership === 'marker' || rollout !== null ? withMarker(declared.description, options.source, null, null, rollout) : declared.description;
+  return options.ownership === 'marker' || rollout !== null ? withMarker(declared.description, options.source, { rollout }) : declared.description;
 }
 
 export async function createPool(change: PoolChange, options: ApplyOptions): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Change, ChangeResult } from '../plan/types.js';
 import { blockedDelete } from './dependent-deletes.js';
 import type { ApplyOptions } from './options.js';
-import { createPolicySet, updatePolicySet } from './set-steps.js';
+import { createPolicySet, updatePolicySet } from './policy-set-steps.js';
 import { createPolicyWithCode, createPool, deleteAgent, poolUpdate, updatePolicy, type Skipped } from './steps.js';
 
 /**

@@ -65,7 +65,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
       const signal = passSignal(source.name, args.timeoutSeconds, interrupt.abort);
       const checkout = await openSource(source, sourceContext(config, io)).checkout(signal);
       const { dir } = checkout;
-      const revision = checkout.revision ?? (await workTreeRevision(dir));
+      const revision = checkout.revision ?? (await workTreeRevision(dir, [config.stateDir]));
       dirs.set(source.name, dir);
       const codeCache = await caches.forOrganization(source.organization);
       notify.started(source, revision);

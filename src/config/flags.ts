@@ -1,6 +1,7 @@
 import path from 'node:path';
+import { defaultStateDir } from './default-state-dir.js';
 import { applyEnvOverrides } from './env.js';
-import { API_DEFAULTS, DEFAULT_LISTEN, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, DEFAULT_STATE_DIR, sourceDefaults } from './to-config.js';
+import { API_DEFAULTS, DEFAULT_LISTEN, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, sourceDefaults } from './to-config.js';
 import type { ApiConfig, Config, SourceConfig } from './types.js';
 import { ValidationError } from '../errors.js';
 
@@ -18,7 +19,8 @@ export interface ConfigFlags {
  * `default`, ownership marker, prune off. The name is never taken from the folder, because it is written into the
  * ownership marker: a checkout's folder name differs between CI systems and machines, and a changed name would
  * stop prune from recognising the policies the source wrote before.
- * URL: --api-url, else API_BASE_URL, else `embedded`.
+ * URL: --api-url, else API_BASE_URL, else `embedded`. The state dir: `STATE_DIR`, else outside the declared repo
+ * (`defaultStateDir`), which the working directory of a CI job usually is.
  */
 export function configFromFlags(flags: ConfigFlags, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): Config {
   const dir = path.resolve(cwd, flags.sourceDir);
@@ -27,8 +29,8 @@ export function configFromFlags(flags: ConfigFlags, env: NodeJS.ProcessEnv, cwd:
 }
 
 /**
- * A config of `api` and `sources` without a file: the daemon's settings at their defaults, then the environment's
- * overrides; `apiUrl` (--api-url) wins over the URL of both.
+ * A config of `api` and `sources` without a file: the daemon's settings at their defaults (the state dir outside the
+ * working directory: `defaultStateDir`), then the environment's overrides; `apiUrl` (--api-url) wins over the URL of both.
  */
 export function configWithDefaults(api: ApiConfig, sources: SourceConfig[], env: NodeJS.ProcessEnv, apiUrl: string | null, cwd: string): Config {
   const config: Config = {
@@ -36,7 +38,7 @@ export function configWithDefaults(api: ApiConfig, sources: SourceConfig[], env:
     sources,
     listen: DEFAULT_LISTEN,
     webhookSecretEnv: 'WEBHOOK_SECRET',
-    stateDir: path.resolve(cwd, DEFAULT_STATE_DIR),
+    stateDir: defaultStateDir(env),
     shutdownTimeoutSeconds: DEFAULT_SHUTDOWN_TIMEOUT_SECONDS,
   };
   const overridden = applyEnvOverrides(config, env, cwd);

@@ -2,6 +2,7 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { formatProblem, ValidationError, type SourceProblem } from '../errors.js';
 import { importProblems, importWarnings } from './imports.js';
+import { withSensitiveDigests } from './sensitive-digest.js';
 import type { DeclaredState, ReadOptions } from './types.js';
 import { NO_CACHE } from './declared-cache.js';
 import { loadPathFilter, POLICY_FILE, POOL_FILE, policyNearMiss, poolNearMiss } from './path-filter.js';
@@ -83,7 +84,8 @@ export async function readDeclared(dir: string, options: ReadOptions = {}): Prom
   const imports = strict ? [] : importWarnings(policies.unresolvedImports, '--strict-imports makes this an error');
   const stray = setFiles.filter((file) => outsideSets(file.rel) && !YAML_SET_FILE.test(file.rel)).map((file) => `${file.rel}: is not read: policy-sets/ holds <name>.yaml files and set folders with a sentinel.hcl, native.hcl or policies.hcl`);
   const warnings = [...walked.warnings.filter((w) => outsideSets(w.slice(0, w.indexOf(':')))), ...policies.warnings, ...stray].sort();
-  const declaredSets = policySets.sets.length === 0 ? {} : { policySets: policySets.sets };
+  const keyed = options.keyedDigest === undefined ? policySets.sets : withSensitiveDigests(policySets.sets, options.keyedDigest);
+  const declaredSets = keyed.length === 0 ? {} : { policySets: keyed };
   return { policies: policies.policies, pools: pools.pools, ...declaredSets, warnings: [...warnings, ...imports] };
 }
 

@@ -154,4 +154,10 @@ export interface ReadOptions {
   strictImports?: boolean;
   /** Where a sensitive parameter's `{env: NAME}` is read: the environment the CLI or daemon was given. @default process.env */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The API's keyed digest (HMAC with its token, `PolicyApi.keyedDigest`): each policy set with sensitive parameters
+   * gets the digest of their keys and values, which its marker records. Without it none is made, and they are sent
+   * each pass.
+   */
+  keyedDigest?: (text: string) => string;
 }

@@ -90,7 +90,8 @@ async function readEvidence(input: EvidencePlanInput, draft: Plan): Promise<(Evi
   const { declared, live, settings, options } = input;
   const found = tightenings(draft.changes, declared, live);
   const rolling = rolloutsInProgress(declared, live);
-  if (found.length === 0 && rolling.length === 0) return null;
+  // Without a reader of runs there is no evidence: a rollout under way holds.
+  if ((found.length === 0 && rolling.length === 0) || settings.reader === undefined) return null;
   const window = windowWords(settings.windowMs);
   let workspaces: EvidenceWorkspace[];
   try {
@@ -108,11 +109,10 @@ async function readEvidence(input: EvidencePlanInput, draft: Plan): Promise<(Evi
   }
   const starts = rolling.map((name) => markerRollout(live.policies.find((p) => p.name === name)?.description ?? null)?.startedAt ?? options.now);
   const since = Math.min(options.now - settings.windowMs, ...starts);
-  if (settings.reader === undefined) return { window, workspaces, runs: {}, partial: true };
   const policies = [...asks].map(([policy, ids]) => ({ policy, workspaceIds: [...ids].sort() })).filter((a) => a.workspaceIds.length > 0);
   if (policies.length === 0) return { window, workspaces, runs: {}, partial: false };
   try {
-    const read = await settings.reader({ organization: input.organization, workspaces, policies, since, maxRequests: settings.maxRequests });
+    const read = await settings.reader!({ organization: input.organization, workspaces, policies, since, maxRequests: settings.maxRequests });
     return { window, workspaces, runs: read.runs, partial: read.partial };
   } catch (error) {
     return { window, workspaces, runs: {}, partial: true, warning: `the runs could not be read (${errorMessage(error)}); the evidence is partial and no rollout promotes` };

@@ -42,6 +42,8 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
       throw error;
     });
   const { api, organization, declared } = options;
+  // The files of each set content seen, so that a later plan against it can name the files that changed.
+  for (const set of declared.policySets ?? []) if (set.content !== null) options.codeCache?.rememberSetFiles(set.content.digest, set.content.files);
   // Policy sets are read only by a source that declares one, names one by name, or prunes: the others never touch them.
   const readsSets = options.prune === true || (declared.policySets ?? []).length > 0 || declared.policies.some((p) => p.policySets?.some((entry) => !entry.startsWith('polset-')) === true);
   const [listed, poolList, setList] = await Promise.all([

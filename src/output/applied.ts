@@ -1,6 +1,7 @@
 /** What an apply came to, printed after each source's plan (text and Markdown; JSON carries it per change). */
 import { NOT_STARTED, type ChangeResult, type SourcePlan } from '../plan/types.js';
 import { notAppliedLine } from './describe.js';
+import { clip, escapeText, inlineCode } from './markdown-escape.js';
 import { printable } from './printable.js';
 
 /** One source's plan and the result of each of its changes (a PassOutcome). */
@@ -20,9 +21,10 @@ export function renderApplied(outcome: AppliedSource, format: 'text' | 'markdown
   }
   const counts = outcomeCounts([outcome]);
   if (format === 'markdown') {
-    const lines = ['', `#### Apply result for \`${outcome.sourcePlan.name}\``, '', `${counts}.`, ''];
-    for (const f of failures) lines.push(`- ❌ ${f.change.action} ${f.change.resource} \`${f.change.name}\` failed: ${printable((f.message ?? 'unknown error').replace(/\r?\n/g, ' '))}`);
-    for (const s of outcome.results.filter((r) => r.message === NOT_STARTED)) lines.push(`- ⏹ ${s.change.action} ${s.change.resource} \`${s.change.name}\`: not applied`);
+    // Names and the API's words are escaped as the plan's are: no HTML or Markdown of theirs reaches a PR comment.
+    const lines = ['', `#### Apply result for ${inlineCode(outcome.sourcePlan.name)}`, '', `${counts}.`, ''];
+    for (const f of failures) lines.push(`- ❌ ${f.change.action} ${f.change.resource} ${inlineCode(f.change.name)} failed: ${escapeText(clip(f.message ?? 'unknown error', 1000))}`);
+    for (const s of outcome.results.filter((r) => r.message === NOT_STARTED)) lines.push(`- ⏹ ${s.change.action} ${s.change.resource} ${inlineCode(s.change.name)}: not applied`);
     return `${lines.join('\n')}\n`;
   }
   const lines = ['', `Applied source "${printable(outcome.sourcePlan.name)}": ${counts}.`];

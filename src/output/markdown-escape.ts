@@ -13,6 +13,11 @@ export function escapeText(text: string): string {
     .replace(/\n/g, ' ');
 }
 
+/** At most `max` characters, the last an ellipsis when cut. */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
 /** Text for inside HTML tags such as `<summary>`. */
 export function escapeHtml(text: string): string {
   return printable(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

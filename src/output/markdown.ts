@@ -1,7 +1,7 @@
 import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
 import { blockingLine, evidenceLine, rolloutLine } from './evidence-words.js';
 import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValue, hasCodeDiff, keptLine, noChangeLine, noPlanLine, sourceErrors, summarize, type PlanSummary } from './describe.js';
-import { escapeHtml, escapeText, fencedBlock, inlineCode } from './markdown-escape.js';
+import { clip, escapeHtml, escapeText, fencedBlock, inlineCode } from './markdown-escape.js';
 import { fitToBudget, type Listing } from './markdown-budget.js';
 import { count } from '../plural.js';
 
@@ -167,8 +167,4 @@ function cappedDiff(change: Change): string[] {
   const shown = all.slice(0, MAX_DIFF_LINES).map((line) => clip(line, MAX_DIFF_LINE));
   if (all.length > shown.length) shown.push(`… ${all.length - shown.length} more lines (the text and JSON plans have the whole diff)`);
   return shown;
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

@@ -11,24 +11,37 @@ import type { RolloutRecord } from '../model.js';
 const PREFIX = '<!-- managed-by: policy-pool-sync source=';
 const SUFFIX = ' -->';
 const SEPARATOR = '\n\n';
-const TRAILING_MARKER = /<!-- managed-by: policy-pool-sync source=(.+?)(?: content=sha256:([0-9a-f]{64}))?(?: sensitive=([0-9a-f]{64}))?(?: rollout=([0-9a-f]{16})\.([0-9]{1,15})\.(held|promoted))? -->[ \t\r\n]*$/;
+const TRAILING_MARKER =
+  /<!-- managed-by: policy-pool-sync source=(?<source>.+?)(?: content=sha256:(?<content>[0-9a-f]{64})(?: version=(?<version>polsetver-[A-Za-z0-9_-]{1,64}))?)?(?: sensitive=(?<sensitive>[0-9a-f]{64}))?(?: rollout=(?<rollout>[0-9a-f]{16})\.(?<started>[0-9]{1,15})\.(?<state>held|promoted))? -->[ \t\r\n]*$/;
 
 /**
- * The marker; a versioned policy set's also records the digest of the content it last saw ready
- * (`content=sha256:<hex>`), and a set with sensitive parameters their keyed digest (`sensitive=<hex>`).
+ * What a policy set's marker records beside its source: the content it last saw ready (`content=sha256:<hex>`) and
+ * the version this source uploaded it as, the one the service enforces (`version=polsetver-…`), and the keyed digest
+ * of its sensitive parameters (`sensitive=<hex>`).
  */
-export function marker(source: string, contentDigest: string | null = null, sensitiveDigest: string | null = null, rollout: RolloutRecord | null = null): string {
-  const content = contentDigest === null ? '' : ` content=sha256:${contentDigest}`;
-  const sensitive = sensitiveDigest === null ? '' : ` sensitive=${sensitiveDigest}`;
-  const staged = rollout === null ? '' : ` rollout=${rollout.digest}.${rollout.startedAt}.${rollout.state}`;
-  return `${PREFIX}${source}${content}${sensitive}${staged}${SUFFIX}`;
+export interface SetMarks {
+  content?: { digest: string; version: string } | null;
+  sensitive?: string | null;
+  /** A policy's rollout (`rollout=<digest>.<started ms>.<held|promoted>`): where any runner finds it. */
+  rollout?: RolloutRecord | null;
 }
 
-export function withMarker(
-  description: string | null, source: string, contentDigest: string | null = null, sensitiveDigest: string | null = null, rollout: RolloutRecord | null = null,
-): string {
-  if (description === null) return marker(source, contentDigest, sensitiveDigest, rollout);
-  return `${description}${SEPARATOR}${marker(source, contentDigest, sensitiveDigest, rollout)}`;
+export function marker(source: string, set: SetMarks = {}): string {
+  const content = set.content == null ? '' : ` content=sha256:${set.content.digest} version=${set.content.version}`;
+  const sensitive = set.sensitive == null ? '' : ` sensitive=${set.sensitive}`;
+  const rollout = set.rollout == null ? '' : ` rollout=${set.rollout.digest}.${set.rollout.startedAt}.${set.rollout.state}`;
+  return `${PREFIX}${source}${content}${sensitive}${rollout}${SUFFIX}`;
+}
+
+export function withMarker(description: string | null, source: string, set: SetMarks = {}): string {
+  if (description === null) return marker(source, set);
+  return `${description}${SEPARATOR}${marker(source, set)}`;
+}
+
+/** What the description's marker records of a policy set; each null when it records none. */
+export function markerSet(description: string | null): { content: string | null; version: string | null; sensitive: string | null } {
+  const groups = description === null ? undefined : TRAILING_MARKER.exec(description)?.groups;
+  return { content: groups?.['content'] ?? null, version: groups?.['version'] ?? null, sensitive: groups?.['sensitive'] ?? null };
 }
 
 /**
@@ -36,22 +49,9 @@ export function withMarker(
  * promoted), so that every runner, a CI job with no state dir included, finds it; null when it records none.
  */
 export function markerRollout(description: string | null): RolloutRecord | null {
-  if (description === null) return null;
-  const match = TRAILING_MARKER.exec(description);
-  if (match?.[4] === undefined) return null;
-  return { digest: match[4], startedAt: Number(match[5]), state: match[6] as RolloutRecord['state'] };
-}
-
-/** The keyed digest of sensitive parameters a policy set's marker records, or null. */
-export function markerSensitive(description: string | null): string | null {
-  if (description === null) return null;
-  return TRAILING_MARKER.exec(description)?.[3] ?? null;
-}
-
-/** The content digest a policy set's marker records, or null when it records none. */
-export function markerContent(description: string | null): string | null {
-  if (description === null) return null;
-  return TRAILING_MARKER.exec(description)?.[2] ?? null;
+  const groups = description === null ? undefined : TRAILING_MARKER.exec(description)?.groups;
+  if (groups?.['rollout'] === undefined) return null;
+  return { digest: groups['rollout'], startedAt: Number(groups['started']), state: groups['state'] as RolloutRecord['state'] };
 }
 
 /** The description as declared: without any source's marker; null when nothing else is left. */
@@ -69,5 +69,5 @@ export function stripMarker(description: string | null): string | null {
 /** The source named by the description's marker, or null when it has none. */
 export function markerSource(description: string | null): string | null {
   if (description === null) return null;
-  return TRAILING_MARKER.exec(description)?.[1] ?? null;
+  return TRAILING_MARKER.exec(description)?.groups?.['source'] ?? null;
 }

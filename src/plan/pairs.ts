@@ -156,8 +156,8 @@ export function ownsMet(markedBy: string | null, options: OwnershipOptions): boo
   return ownsUndeclared(ownerOf(markedBy, false, options), { source: options.source, ownership: options.ownership });
 }
 
-/** A live policy that a create met by its name and the plan never saw: made meanwhile, or by this very create. */
-export interface MetPolicy {
+/** A live policy or policy set that a create met by its name and the plan never saw: made meanwhile, or by this very create. */
+export interface MetResource {
   name: string;
   description: string | null;
   /** As the service sent it: a kind this tool does not know is kept as it came, and is never the declared one. */
@@ -165,15 +165,16 @@ export interface MetPolicy {
 }
 
 /**
- * Why a create may not take the live policy of its name that it met, or null when it may. Both creates that meet
- * one ask this: the create whose name was taken (a 422) and the create whose answer was lost (found by name). The
- * plan never saw that policy, so it is this source's only as an undeclared one would be (`ownsUndeclared`, adopt
- * aside: adopting is decided on a plan, never on a write), and only when it is of the declared kind.
+ * Why a create may not take the live policy or policy set of its name that it met, or null when it may. Every create
+ * that meets one asks this: the create whose name was taken (a 422) and the create whose answer was lost (found by
+ * name), of a policy and of a set alike. The plan never saw it, so it is this source's only as an undeclared one would
+ * be (`ownsUndeclared`, adopt aside: adopting is decided on a plan, never on a write), and only when it is of the
+ * declared kind.
  */
-export function refuseMet(met: MetPolicy, kind: PolicyKind, options: OwnershipOptions): string | null {
+export function refuseMet(met: MetResource, kind: PolicyKind, options: OwnershipOptions, resource: 'policy' | 'policy set' = 'policy'): string | null {
   const markedBy = markerSource(met.description);
   const ours = ownsMet(markedBy, options);
   if (ours && met.kind === kind) return null;
   const whose = markedBy === null ? 'carries no ownership marker' : `carries the ownership marker of source "${markedBy}"`;
-  return `conflict: a ${met.kind || '(none)'} policy "${met.name}" appeared since the plan was made and ${whose}; it is left alone`;
+  return `conflict: a ${met.kind || '(none)'} ${resource} "${met.name}" appeared since the plan was made and ${whose}; it is left alone`;
 }

@@ -3,7 +3,7 @@ import type { DeclaredPolicySet, SetContent } from '../declared/types.js';
 import type { LivePolicySet } from '../model.js';
 import { count } from '../plural.js';
 import { created, diffField, removed, sameSet, sameText, sortedIds, strictEqual, type Fields } from './fields.js';
-import { markerContent, markerSensitive, stripMarker } from './marker.js';
+import { markerSet, stripMarker } from './marker.js';
 import { ownsUndeclared, type SetPair } from './pairs.js';
 import { differsIn } from './reasons.js';
 import { livePolicySetRef, policySetSpec } from './refs.js';
@@ -72,6 +72,9 @@ export function planPolicySets(pairs: readonly SetPair[], options: PlanOptions, 
       plan.conflicts.push(`conflict: policy set "${declared.name}" is backed by a VCS repository on the service; this source never uploads to it. Rename one of them`);
       continue;
     }
+    if (owner === 'may-be-taken' && options.ownership === 'marker') {
+      plan.warnings.push(`policy set "${declared.name}" exists without an ownership marker (made by hand, or before markers); this source adopts it and marks it as its own.`);
+    }
     if (live.kind !== declared.kind) {
       plan.changes.push({ ...createChange(declared), action: 'replace', id: live.id, live: livePolicySetRef(live), reason: 'kind changed' });
       continue;
@@ -91,8 +94,12 @@ function versionWarnings(live: LivePolicySet): string[] {
   return [`policy set "${live.name}": its newest version ${newest.id} ${why}; ${enforced}`];
 }
 
-/** The scope lists as fields: (after resolution) sorted ids; a list that is not managed is no field. */
-const SCOPE_FIELDS = [
+/**
+ * The one table of a set's scope lists: each as a plan field and the API's relationship of that name, its key in the
+ * declared scope, and its key in the live set. In the plan, (after resolution) sorted ids; a list that is not managed
+ * is no field.
+ */
+export const SET_SCOPES = [
   ['workspaces', 'workspaces', 'workspaceIds'],
   ['projects', 'projects', 'projectIds'],
   ['workspace-exclusions', 'workspaceExclusions', 'workspaceExclusionIds'],
@@ -112,7 +119,7 @@ function settingValues(set: DeclaredPolicySet): Fields {
     overridable: set.overridable,
     'agent-enabled': set.agentEnabled,
     'policy-tool-version': set.policyToolVersion,
-    ...Object.fromEntries(SCOPE_FIELDS.map(([field, key]) => [field, set.scope[key]])),
+    ...Object.fromEntries(SET_SCOPES.map(([field, key]) => [field, set.scope[key]])),
     parameters: set.parameters === null ? null : shownParameters(set.parameters),
     content: set.content === null ? null : contentValue(set.content),
   });
@@ -144,27 +151,39 @@ function updateChange(set: DeclaredPolicySet, live: LivePolicySet, adopt: boolea
   if (set.overridable !== null) diffField(fields, 'overridable', live.overridable, set.overridable, strictEqual);
   if (set.agentEnabled !== null) diffField(fields, 'agent-enabled', live.agentEnabled, set.agentEnabled, strictEqual);
   if (set.policyToolVersion !== null) diffField(fields, 'policy-tool-version', live.policyToolVersion, set.policyToolVersion, strictEqual);
-  for (const [field, key, liveKey] of SCOPE_FIELDS) {
+  for (const [field, key, liveKey] of SET_SCOPES) {
     const declaredIds = set.scope[key];
     if (declaredIds !== null) diffField(fields, field, sortedIds(live[liveKey]), sortedIds(declaredIds), sameSet);
   }
   if (set.parameters !== null && live.parameters !== null) {
     const before = shownParameters(live.parameters);
     const after = shownParameters(set.parameters);
-    const sensitiveChanged = set.parameters.some((p) => p.sensitive) && set.sensitiveDigest !== markerSensitive(live.description);
+    const sensitiveChanged = set.parameters.some((p) => p.sensitive) && set.sensitiveDigest !== markerSet(live.description).sensitive;
     const shown = sensitiveChanged ? after.map((p) => (p.endsWith(' (sensitive)') ? p.replace(' (sensitive)', ' (sensitive, changed)') : p)) : after;
     if (!sameSet(before, after) || sensitiveChanged) fields['parameters'] = { before, after: shown };
   }
-  const recorded = markerContent(live.description);
-  const upload = set.content !== null && recorded !== set.content.digest;
-  if (upload) fields['content'] = { before: recorded === null ? null : `sha256:${recorded.slice(0, 12)}`, after: contentValue(set.content!) };
+  const { content: recorded, version } = markerSet(live.description);
+  const replaced = set.content !== null && recorded === set.content.digest ? notEnforced(live, version) : null;
+  const upload = set.content !== null && (recorded !== set.content.digest || replaced !== null);
+  if (upload) fields['content'] = { before: replaced ?? (recorded === null ? null : `sha256:${recorded.slice(0, 12)}`), after: contentValue(set.content!) };
   if (Object.keys(fields).length === 0 && !adopt) return null;
-  const reason = [adopt ? 'adopt: add ownership marker' : '', differsIn(Object.keys(fields))].filter((r) => r !== '').join('; ');
+  const reason = [adopt ? 'adopt: add ownership marker' : '', differsIn(Object.keys(fields)), replaced ?? ''].filter((r) => r !== '').join('; ');
   const before = upload && recorded !== null ? options.setFiles?.(recorded) : undefined;
   return {
     resource: 'policy-set', name: set.name, id: live.id, action: 'update', reason, fields, declared: policySetSpec(set), live: livePolicySetRef(live), uploadContent: upload, adoptMarker: adopt,
     ...(before === undefined ? {} : { contentFiles: contentFiles(before, set.content!.files) }),
   };
+}
+
+/**
+ * Why the version the service enforces is not the one this source made ready (its marker records it beside the
+ * content's digest), or null when it is: a version uploaded by hand, through the API, is drift, and the content is
+ * uploaded again.
+ */
+function notEnforced(live: LivePolicySet, recorded: string | null): string | null {
+  if (live.currentVersionId === recorded) return null;
+  if (live.currentVersionId === null) return `no version is enforced, where this source made ${recorded!} ready`;
+  return `current version ${live.currentVersionId} was not uploaded by this source`;
 }
 
 function deleteChange(live: LivePolicySet, reason: string): PolicySetChange {

@@ -22,8 +22,9 @@ export interface CliOptions {
   terminal?: boolean;
 }
 
-function baseEnv(env: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', ...env };
+/** The environment of a run: PATH, no colour, and a cache folder (the state dir of flags-only runs) in its working directory. */
+function baseEnv(env: Record<string, string> = {}, cwd: string = process.cwd()): Record<string, string> {
+  return { PATH: process.env['PATH'] ?? '', NO_COLOR: '1', XDG_CACHE_HOME: join(cwd, '.cache'), ...env };
 }
 
 /**
@@ -40,7 +41,7 @@ export function spawnCli(args: string[], options: CliOptions = {}): Promise<CliR
 export function startCli(args: string[], options: CliOptions = {}): { child: ChildProcess; done: Promise<CliRun> } {
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: options.cwd,
-    env: baseEnv(options.env),
+    env: baseEnv(options.env, options.cwd),
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs, killSignal: 'SIGKILL' as const }),
   });
@@ -89,7 +90,7 @@ async function runInProcess(args: string[], options: CliOptions): Promise<CliRun
     const run = runCommandLine(args, {
       stdout: stdout.stream as unknown as NodeJS.WriteStream,
       stderr: stderr.stream,
-      env: baseEnv(options.env),
+      env: baseEnv(options.env, options.cwd),
     });
     if (options.timeoutMs === undefined) return result(await run);
     let timer: NodeJS.Timeout | undefined;

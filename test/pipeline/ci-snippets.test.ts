@@ -37,6 +37,7 @@ async function runShell(lines: string, dir: string, env: Record<string, string> 
   await writeFile(summary, '');
   await writeFile(output, '');
   const run = await bash(script, dir, {
+    RUNNER_TEMP: await repo(),
     PATH: `${bin}:${process.env['PATH'] ?? ''}`,
     NO_COLOR: '1',
     API_TOKEN: world.token,
