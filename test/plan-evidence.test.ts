@@ -55,6 +55,17 @@ describe('which changes tighten enforcement', () => {
     });
   }
 
+  it('a versioned set\'s new content tightens the policies it holds at a level that blocks', () => {
+    const content = {
+      folder: 'fsbp', root: '/repo', configFile: 'sentinel.hcl', digest: 'b'.repeat(64), bytes: 10, files: [], policies: 2, modules: 0,
+      levels: [{ name: 'ecr-scan', level: 'hard-mandatory' }, { name: 'ecr-tags', level: 'advisory' }],
+    };
+    const declared: DeclaredState = { policies: [], pools: [], policySets: [yamlSet({ name: 'fsbp', content, scope: { workspaces: null, projects: ['prj-prod'], workspaceExclusions: null, projectExclusions: null } })] };
+    const live: LiveState = { policies: [], pools: [], policySets: [liveSet({ id: 'polset-fsbp', name: 'fsbp', versioned: true, projectIds: ['prj-prod'], description: `<!-- managed-by: policy-pool-sync source=main content=sha256:${'a'.repeat(64)} version=polsetver-1 -->` })] };
+    const plan = planChanges(declared, live, defaultOptions());
+    assert.deepEqual(tightenings(plan.changes, declared, live).map((t) => t.policies), [[{ name: 'ecr-scan', level: 'hard-mandatory' }]]);
+  });
+
   it('scope: a project\'s workspaces, less the excluded, or every workspace of a global set', () => {
     const scope = { global: false, workspaceIds: ['ws-ops'], projectIds: ['prj-prod'], workspaceExclusionIds: ['ws-web-prod'], projectExclusionIds: [] };
     assert.deepEqual(inScope([scope], workspaces), ['ws-app-prod', 'ws-data-prod', 'ws-ops', 'ws-web-dev']);

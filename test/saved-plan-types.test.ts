@@ -109,7 +109,7 @@ describe('the saved plan\'s TypeScript types and its schema agree', () => {
         policyToolVersion: 'required', scope: 'required', parameters: 'required', sensitiveDigest: 'required', content: 'required',
       } satisfies Keys<PolicySetSpec>],
       ['setContent', keysOf(defs['setContent']!), {
-        folder: 'required', root: 'required', configFile: 'required', digest: 'required', bytes: 'required', files: 'required', policies: 'required', modules: 'required',
+        folder: 'required', root: 'required', configFile: 'required', digest: 'required', bytes: 'required', files: 'required', policies: 'required', modules: 'required', levels: 'optional',
       } satisfies Keys<SetContent>],
       ['policy-set change', changeKeys('policy-set'), {
         ...base, resource: 'required', declared: 'required', live: 'required', uploadContent: 'required', adoptMarker: 'required', contentFiles: 'optional',

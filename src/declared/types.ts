@@ -85,6 +85,8 @@ export interface SetContent {
   /** The policies and modules the config file declares. */
   policies: number;
   modules: number;
+  /** Each policy the config file declares with its level (`enforcement_level`, advisory when absent); absent in plans saved before. */
+  levels?: Array<{ name: string; level: string }>;
 }
 
 /** A policy set parameter. A sensitive one's value comes from an environment variable or a file outside the repo. */

@@ -5,7 +5,7 @@
  */
 import type { DeclaredState } from '../declared/types.js';
 import { LEVEL_RANK, type EnforcementLevel, type LivePolicySet, type LiveState } from '../model.js';
-import { changeEvidence, type Evidence, type EvidenceWorkspace } from './evidence.js';
+import { blocks, changeEvidence, type Evidence, type EvidenceWorkspace } from './evidence.js';
 import type { Change, FieldChange, PolicyChange, PolicySetChange } from './types.js';
 
 /** A set's scope as it will be after the plan: ids. */
@@ -74,15 +74,25 @@ function policyTightening(change: PolicyChange, declared: DeclaredState, live: L
 }
 
 function setTightening(change: PolicySetChange, declared: DeclaredState, live: LiveState): Tightening | null {
-  if (change.declared === null || change.declared.content !== null) return null;
+  if (change.declared === null) return null;
   const f = change.fields;
   const widens = change.action !== 'update' || f['global']?.after === true || added(f['workspaces']) || added(f['projects']) ||
     removedIds(f['workspace-exclusions']) || removedIds(f['project-exclusions']);
-  if (!widens) return null;
+  const content = change.declared.content;
+  if (!widens && (content === null || f['content'] === undefined)) return null;
   const scope = scopeAfter(change.name, change.live, declared);
-  const policies = members(change, declared, live);
+  const policies = content === null ? members(change, declared, live) : versionedPolicies(content.levels ?? [], widens);
   if (scope === null || policies.length === 0) return null;
   return { resource: 'policy-set', name: change.name, policies, scopes: [scope] };
+}
+
+/**
+ * A versioned set's policies a change tightens: all of them when its scope widens; on a new content, those at a level
+ * that blocks (the levels of the content before are not known: each is taken as raised).
+ */
+function versionedPolicies(levels: ReadonlyArray<{ name: string; level: string }>, widens: boolean): Array<{ name: string; level: EnforcementLevel }> {
+  const known = levels.filter((p): p is { name: string; level: EnforcementLevel } => p.level in LEVEL_RANK);
+  return known.filter((p) => widens || blocks(p.level)).map((p) => ({ name: p.name, level: p.level }));
 }
 
 function removedIds(field: FieldChange | undefined): boolean {
