@@ -5,7 +5,7 @@
  * type-only imports included.
  */
 const LAYERS = [
-  ['embedded', 'model', 'errors', 'line-ends', 'suggest', 'plural', 'code-content', 'redact', 'map-limit', 'host-port', 'hcl'],
+  ['embedded', 'model', 'errors', 'line-ends', 'suggest', 'plural', 'code-content', 'redact', 'map-limit', 'host-port', 'hcl', 'hcl-worker'],
   ['logger', 'version', 'yaml', 'cron', 'state-dir', 'http'],
   ['signals', 'progress', 'config'],
   ['api', 'declared', 'leader'],
@@ -21,6 +21,7 @@ const BESIDE = [
   ['live', 'plan'],
   ['reconcile', 'session'],
   ['cli', 'daemon'],
+  ['hcl', 'hcl-worker'],
 ];
 const APART = ['emulator'];
 const STARTS_APART = ['daemon', 'cli'];

@@ -2,7 +2,7 @@
  * The command line as one JavaScript file per entry point, its runtime dependencies inside, so that
  * `node bundle/policy-pool-sync.mjs …` needs nothing but Node: what the GitHub Action, `npm pack` and `npm install -g`
  * (from the registry or a git URL) run, with no build. The package's version and the JSON schemas are embedded.
- * `bundle/healthcheck.mjs` is the container's HEALTHCHECK. Built from the TypeScript sources with the esbuild of
+ * `bundle/healthcheck.mjs` is the container's HEALTHCHECK; `bundle/hcl-worker.mjs` the HCL parser's worker thread. Built from the TypeScript sources with the esbuild of
  * node_modules (no network); the output is the same bytes for the same sources, which test/bundle.test.ts checks
  * against the committed files. `--metafile FILE` also writes esbuild's account of every input and import (the test
  * reads it to check that nothing but Node's builtins is left outside).
@@ -31,7 +31,7 @@ function embedded() {
 
 const result = await build({
   absWorkingDir: root,
-  entryPoints: { 'policy-pool-sync': 'src/cli.ts', 'github-comment': 'src/ci/github-comment.ts', healthcheck: 'src/healthcheck.ts' },
+  entryPoints: { 'policy-pool-sync': 'src/cli.ts', 'github-comment': 'src/ci/github-comment.ts', healthcheck: 'src/healthcheck.ts', 'hcl-worker': 'src/hcl-worker.ts' },
   outdir,
   outExtension: { '.js': '.mjs' },
   bundle: true,

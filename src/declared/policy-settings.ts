@@ -1,7 +1,8 @@
 import { LEVEL_RANK, LEVELS_BY_KIND, type EnforcementLevel, type PolicyKind, type RolloutSpec } from '../model.js';
 import { parseDuration } from './duration.js';
 import type { SourceProblem } from '../errors.js';
-import { readSettingsFile, withFile } from './settings-file.js';
+import type { EntryLines } from './types.js';
+import { listLines, readSettingsFile, withFile } from './settings-file.js';
 
 /** The settings part of a declared policy. */
 export interface PolicySettings {
@@ -11,6 +12,8 @@ export interface PolicySettings {
   policySets: string[] | null;
   /** The declared rollout; absent when none. */
   rollout?: RolloutSpec;
+  /** Lines of `policy-sets` and its entries. */
+  lines?: EntryLines;
 }
 
 const DEFAULT_LEVEL: EnforcementLevel = 'advisory';
@@ -47,6 +50,7 @@ export function readPolicySettings(
     enforcementLevel: typeof level === 'string' ? (level as EnforcementLevel) : DEFAULT_LEVEL,
     query: kind === 'opa' && typeof raw.query === 'string' ? raw.query : null,
     policySets: Array.isArray(raw['policy-sets']) ? (raw['policy-sets'] as string[]) : null,
+    lines: listLines(parsed.doc, ['policy-sets']),
   };
   if (raw.rollout !== undefined && parsed.problems.length === 0) {
     const rollout = readRollout(raw.rollout as RawRollout, kind, settings.enforcementLevel);

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { SourceProblem } from '../errors.js';
 import type { PolicyKind } from '../model.js';
 import { isValidName, NAME_RULE } from './resource-names.js';
-import { HclSyntaxError, parseHcl, type HclDocument } from '../hcl.js';
+import { HclLimitError, HclSyntaxError, parseHcl, type HclDocument } from '../hcl.js';
 
 /** The config file that makes a folder a versioned policy set, and the kind it gives the set. */
 export const SET_CONFIG_FILES: Readonly<Record<string, PolicyKind>> = { 'sentinel.hcl': 'native', 'native.hcl': 'native', 'policies.hcl': 'opa' };
@@ -28,7 +28,8 @@ export async function readSetConfig(rel: string, text: string, files: ReadonlySe
   } catch (error) {
     // Only the file's fault is a problem of the repo; a parser that cannot load is a fault of the installation.
     if (!(error instanceof HclSyntaxError)) throw error;
-    return { config, problems: [{ file: rel, message: `does not parse as HCL: ${error.message}` }] };
+    const message = error instanceof HclLimitError ? `is not read: ${error.message}` : `does not parse as HCL: ${error.message}`;
+    return { config, problems: [{ file: rel, message }] };
   }
   const problems: SourceProblem[] = [];
   const check = (what: string, source: unknown): string | null => {

@@ -1,0 +1,40 @@
+/** The one HCL parser (src/hcl.ts): in a worker thread of its own, with a size cap and a time limit. */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { HclLimitError, HclSyntaxError, MAX_HCL_BYTES, parseHcl } from '../src/hcl.js';
+
+const policies = (count: number) => Array.from({ length: count }, (_, i) => `policy "p${i}" {\n  source = "./p${i}.sentinel"\n}\n`).join('');
+
+describe('parseHcl', () => {
+  it('parses in a worker thread: the Go runtime of the WebAssembly parser never reaches the main thread', async () => {
+    assert.deepEqual(await parseHcl('a.hcl', 'policy "p" {\n  source = "./p.sentinel"\n}\n'), { policy: { p: [{ source: './p.sentinel' }] } });
+    assert.equal((globalThis as { Go?: unknown }).Go, undefined);
+  });
+
+  it('gives the parser\'s message, with line and column, for a text that is not HCL', async () => {
+    await assert.rejects(parseHcl('b.hcl', 'policy "p" {\n  source =\n}\n'), (error: Error) => {
+      assert.ok(error instanceof HclSyntaxError && !(error instanceof HclLimitError));
+      assert.match(error.message, /^b\.hcl:2,\d+-3,1: Invalid expression; /);
+      return true;
+    });
+  });
+
+  it('refuses a text over the size cap before parsing it, and one byte less is parsed', async () => {
+    const filler = (bytes: number) => `# ${'x'.repeat(bytes - 3)}\n`;
+    await assert.rejects(parseHcl('big.hcl', filler(MAX_HCL_BYTES + 1)), (error: Error) => {
+      assert.ok(error instanceof HclLimitError);
+      assert.equal(error.message, `big.hcl is ${MAX_HCL_BYTES + 1} bytes; a config file may be at most ${MAX_HCL_BYTES} bytes (512 KiB)`);
+      return true;
+    });
+    assert.deepEqual(await parseHcl('big.hcl', filler(MAX_HCL_BYTES)), {});
+  });
+
+  it('ends a parse that outlasts its time limit, and the next parse gets a new worker', async () => {
+    await assert.rejects(parseHcl('slow.hcl', policies(3000), { timeLimitMs: 1 }), (error: Error) => {
+      assert.ok(error instanceof HclLimitError);
+      assert.equal(error.message, 'slow.hcl took longer than 0.001 s to parse; make it smaller');
+      return true;
+    });
+    assert.equal(Object.keys((await parseHcl('after.hcl', policies(3)))['policy'] as object).length, 3);
+  });
+});
