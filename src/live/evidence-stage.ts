@@ -4,6 +4,7 @@
  * it plans once without evidence to find what tightens, the runs are read, then the rollouts are decided on them and
  * the plan made again, each tightening change carrying its evidence.
  */
+import type { RunCache } from '../api/evidence-cache.js';
 import type { PolicyApi } from '../api/types.js';
 import type { DeclaredState } from '../declared/types.js';
 import { errorMessage } from '../errors.js';
@@ -17,38 +18,19 @@ import { rolloutsInProgress, withRollouts } from '../plan/rollout.js';
 import { inScope, policyScopes, tightenings, withEvidence } from '../plan/tightening.js';
 import type { Plan, PlanOptions } from '../plan/types.js';
 import { count } from '../plural.js';
+import { runEvidenceReader, type EvidenceReader } from './run-evidence.js';
 
-/** One policy's runs to read: in these workspaces (ids), finished since `since` (ms since the epoch). */
-export interface EvidenceAsk {
-  policy: string;
-  workspaceIds: string[];
-}
-
-/** What the stage asks the reader of runs (live/run-evidence.ts over the API's runs). */
-export interface EvidenceRequest {
-  organization: string;
-  workspaces: readonly EvidenceWorkspace[];
-  policies: readonly EvidenceAsk[];
-  /** Runs finished before this time (ms since the epoch) are not read. */
-  since: number;
-  /** The most requests the read may send (`evidence.max-requests`); past it, what is read is `partial`. */
-  maxRequests: number;
-}
-
-/** What the reader read: by policy, by workspace id, the runs that evaluated it; whether it stopped short; its requests. */
-export interface EvidenceReadout extends Pick<Evidence, 'runs' | 'partial'> {
-  requests: number;
-}
-
-export type EvidenceReader = (request: EvidenceRequest) => Promise<EvidenceReadout>;
+export type { EvidenceReader };
 
 export interface EvidenceSettings {
   /** How far back a tightening's evidence looks. @default 30 days */
   windowMs: number;
   /** The most requests a plan spends on runs. @default 500 */
   maxRequests: number;
-  /** Reads the runs; absent: none are read, and each rollout holds. */
+  /** Reads the runs. @default `readEvidence` over the pass's client (run-evidence.ts) */
   reader?: EvidenceReader;
+  /** The findings of finished runs, kept across passes by whoever runs them; absent: the default reader starts cold. */
+  runCache?: RunCache;
 }
 
 export const DEFAULT_EVIDENCE: Omit<EvidenceSettings, 'reader'> = { windowMs: 30 * 86_400_000, maxRequests: 500 };
@@ -90,8 +72,7 @@ async function readEvidence(input: EvidencePlanInput, draft: Plan): Promise<(Evi
   const { declared, live, settings, options } = input;
   const found = tightenings(draft.changes, declared, live);
   const rolling = rolloutsInProgress(declared, live);
-  // Without a reader of runs there is no evidence: a rollout under way holds.
-  if ((found.length === 0 && rolling.length === 0) || settings.reader === undefined) return null;
+  if (found.length === 0 && rolling.length === 0) return null;
   const window = windowWords(settings.windowMs);
   let workspaces: EvidenceWorkspace[];
   try {
@@ -112,7 +93,8 @@ async function readEvidence(input: EvidencePlanInput, draft: Plan): Promise<(Evi
   const policies = [...asks].map(([policy, ids]) => ({ policy, workspaceIds: [...ids].sort() })).filter((a) => a.workspaceIds.length > 0);
   if (policies.length === 0) return { window, workspaces, runs: {}, partial: false };
   try {
-    const read = await settings.reader!({ organization: input.organization, workspaces, policies, since, maxRequests: settings.maxRequests });
+    const reader = settings.reader ?? runEvidenceReader(input.api.runs, settings.runCache, () => options.now);
+    const read = await reader({ organization: input.organization, workspaces, policies, since, maxRequests: settings.maxRequests });
     return { window, workspaces, runs: read.runs, partial: read.partial };
   } catch (error) {
     return { window, workspaces, runs: {}, partial: true, warning: `the runs could not be read (${errorMessage(error)}); the evidence is partial and no rollout promotes` };
