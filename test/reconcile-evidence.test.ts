@@ -43,7 +43,7 @@ describe('evidence in a plan that tightens enforcement', () => {
     assert.equal(created.code, 0, created.stdout + created.stderr);
     for (const [workspace, outcome] of [['ws-AppProd000001', 'failed'], ['ws-DataProd00001', 'failed'], ['ws-WebDev0000001', 'passed']]) {
       const run = await world.control('POST', '/runs', { workspace, outcomes: { 's3-encryption': outcome } });
-      assert.equal(run.status, 201, run.text);
+      assert.equal(run.status, 200, run.text);
     }
   });
 
@@ -56,7 +56,7 @@ describe('evidence in a plan that tightens enforcement', () => {
 
     const markdown = await world.cli('--dry-run', dir, ['--output', 'markdown']);
     assert.match(markdown.stdout, /evidence \(30 days\): fails in 2 of 4 workspaces in scope \(app-prod, data-prod\); 1 pass; 1 never evaluated it/);
-    assert.match(markdown.stdout, /\*\*! would block runs in app-prod, data-prod\*\*/);
+    assert.match(markdown.stdout, /⛔ \*\*would block runs in app-prod, data-prod\*\*/);
 
     const json = await world.cli('--dry-run', dir, ['--output', 'json']);
     const document = JSON.parse(json.stdout) as { sources: Array<{ changes: Array<{ name: string; evidence?: unknown }> }> };
@@ -81,7 +81,7 @@ describe('evidence in a plan that tightens enforcement', () => {
     assert.match(same.stdout, /No changes/);
     const quiet = await fixture.repo(s3Repo('advisory', 'description: words only\n'));
     const described = await world.cli('--dry-run', quiet);
-    assert.match(described.stdout, /~ description/);
+    assert.match(described.stdout, /\+ description = "words only"/);
     const paths = (await world.requests()).map((r) => r.path);
     assert.deepEqual(paths.filter((p) => EVIDENCE_PATHS.test(p)), []);
     assert.ok(paths.length > 0);

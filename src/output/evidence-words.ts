@@ -27,9 +27,9 @@ export function evidenceLine(e: ChangeEvidence): string {
   return `${head}${fails}; ${e.passing} pass${never}${partial}`;
 }
 
-/** e.g. `! would block runs in app-prod, data-prod`; null when the change blocks none. */
+/** e.g. `would block runs in app-prod, data-prod`; null when the change blocks none. */
 export function blockingLine(e: ChangeEvidence): string | null {
-  return e.blocking.length === 0 ? null : `! would block runs in ${someNames(e.blocking)}`;
+  return e.blocking.length === 0 ? null : `would block runs in ${someNames(e.blocking)}`;
 }
 
 function isoMinute(ms: number): string {

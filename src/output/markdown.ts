@@ -131,7 +131,7 @@ function briefLine(change: Change): string {
 function evidenceItems(change: Change): string[] {
   if (change.evidence === undefined) return [];
   const blocking = blockingLine(change.evidence);
-  return [`  - ${escapeText(evidenceLine(change.evidence))}`, ...(blocking === null ? [] : [`  - **${escapeText(blocking)}**`])];
+  return [`  - ${escapeText(evidenceLine(change.evidence))}`, ...(blocking === null ? [] : [`  - ⛔ **${escapeText(blocking)}**`])];
 }
 
 /** The same line opening a `<details>` with each field's before and after, and the code diff. */

@@ -125,7 +125,7 @@ function renderChange(change: Change, p: Palette): string[] {
   if (change.evidence !== undefined) {
     lines.push(`        # ${printable(evidenceLine(change.evidence))}`);
     const blocking = blockingLine(change.evidence);
-    if (blocking !== null) lines.push(p.red(`        # ${printable(blocking)}`));
+    if (blocking !== null) lines.push(p.red(`        # ! ${printable(blocking)}`));
   }
   lines.push('    }');
   return lines;
