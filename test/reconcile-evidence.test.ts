@@ -9,23 +9,8 @@ import { before, describe, it } from 'node:test';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { ORG } from './helpers/emulator.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
+import { EVIDENCE_WORKSPACES, s3Repo } from './helpers/evidence.js';
 import { useWorld } from './helpers/world.js';
-
-export const EVIDENCE_WORKSPACES = [
-  { id: 'ws-AppProd000001', name: 'app-prod' },
-  { id: 'ws-DataProd00001', name: 'data-prod' },
-  { id: 'ws-WebDev0000001', name: 'web-dev' },
-  { id: 'ws-Sandbox000001', name: 'sandbox' },
-];
-
-/** A repo with one policy in one global set, at `level`, and its settings' other lines. */
-export function s3Repo(level: string, more = ''): Record<string, string> {
-  return {
-    'policy-sets/all.yaml': 'global: true\n',
-    'policies/s3-encryption.native': 'main = rule { true }\n',
-    'policies/s3-encryption.yaml': `enforcement-level: ${level}\npolicy-sets: [all]\n${more}`,
-  };
-}
 
 const EVIDENCE_PATHS = /\/runs|task-stages|policy-evaluations|policy-set-outcomes|\/workspaces/;
 

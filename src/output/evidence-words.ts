@@ -36,25 +36,23 @@ function isoMinute(ms: number): string {
   return new Date(ms).toISOString().slice(0, 16).concat('Z');
 }
 
-/** What holds a rollout, or what it reached: clean runs, then failing and errored workspaces, a partial read, its time. */
-function progressParts(s: RolloutStatus, now: number | null): string[] {
+/** What holds a rollout: clean runs, then failing and errored workspaces, a partial read, its time. */
+function progressParts(s: RolloutStatus): string[] {
   const parts = [`${s.cleanRuns} of ${count(s.neededRuns, 'clean run')}`];
   if (s.failing.length > 0) parts.push(`fails in ${someNames(s.failing)}${s.allowedFailing > 0 ? ` (${s.allowedFailing} allowed)` : ''}`);
   if (s.errored.length > 0) parts.push(`errored in ${someNames(s.errored)}`);
   if (s.partial) parts.push('evidence partial');
-  if (now === null || now < s.readyAt) parts.push(`not before ${isoMinute(s.readyAt)}`);
+  if (s.waiting) parts.push(`not before ${isoMinute(s.readyAt)}`);
   return parts;
 }
 
-/**
- * e.g. `policy "s3-encryption": held at advisory by its rollout: 12 of 20 clean runs; fails in app-prod`. `now`: the
- * plan's time, to leave out a time already past.
- */
-export function rolloutLine(s: RolloutStatus, now: number | null = null): string {
+/** e.g. `policy "s3-encryption": held at advisory by its rollout: 12 of 20 clean runs; fails in app-prod`. */
+export function rolloutLine(s: RolloutStatus): string {
   const head = `policy "${s.policy}": `;
   if (s.state === 'starting') {
-    return `${head}rollout starts: held at ${s.start} until ${count(s.neededRuns, 'clean run')}, at most ${count(s.allowedFailing, 'failing workspace')}, not before ${isoMinute(s.readyAt)}; then ${s.level}`;
+    const time = s.readyAt > s.startedAt ? `, not before ${isoMinute(s.readyAt)}` : '';
+    return `${head}rollout starts: held at ${s.start} until ${count(s.neededRuns, 'clean run')}, at most ${count(s.allowedFailing, 'failing workspace')}${time}; then ${s.level}`;
   }
   if (s.state === 'promoted') return `${head}promoted to ${s.level} by its rollout: ${s.cleanRuns} of ${count(s.neededRuns, 'clean run')}`;
-  return `${head}held at ${s.start} by its rollout: ${progressParts(s, now).join('; ')}`;
+  return `${head}held at ${s.start} by its rollout: ${progressParts(s).join('; ')}`;
 }

@@ -24,7 +24,7 @@ function jsonChange(change: Change): unknown {
 function jsonRollout(s: RolloutStatus): unknown {
   const iso = (ms: number) => new Date(ms).toISOString();
   return {
-    policy: s.policy, state: s.state, start: s.start, level: s.level, started_at: iso(s.startedAt), ready_at: iso(s.readyAt),
+    policy: s.policy, state: s.state, start: s.start, level: s.level, started_at: iso(s.startedAt), ready_at: iso(s.readyAt), waiting: s.waiting,
     clean_runs: s.cleanRuns, needed_runs: s.neededRuns, failing: s.failing, allowed_failing: s.allowedFailing, errored: s.errored, partial: s.partial,
   };
 }

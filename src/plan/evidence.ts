@@ -114,6 +114,8 @@ export interface RolloutStatus {
   startedAt: number;
   /** No promotion before this time (ms since the epoch). */
   readyAt: number;
+  /** The plan was made before `readyAt`. */
+  waiting: boolean;
   cleanRuns: number;
   neededRuns: number;
   /** Workspaces (names) whose latest evaluated run fails the policy, and how many may. */

@@ -54,12 +54,12 @@ export function withRollouts(declared: DeclaredState, live: LiveState, evidence:
       decided.set(policy.name, { ...policy, rolloutRecord: { digest, startedAt: now, state: 'promoted' } });
     } else if (record?.digest !== digest) {
       const started: RolloutRecord = { digest, startedAt: now, state: 'held' };
-      rollouts.push(status(policy, spec, started, 'starting', { cleanRuns: 0, failing: [], errored: [], partial: false }));
+      rollouts.push(status(policy, spec, started, 'starting', { cleanRuns: 0, failing: [], errored: [], partial: false }, now));
       decided.set(policy.name, { ...policy, enforcementLevel: spec.start, rolloutRecord: started });
     } else {
       const progress = evidence === null ? { cleanRuns: 0, failing: [], errored: [], partial: true } : measure(policy, current, record, evidence, declared, live);
       const promote = mayPromote(spec, record, progress, now);
-      rollouts.push(status(policy, spec, record, promote ? 'promoted' : 'held', progress));
+      rollouts.push(status(policy, spec, record, promote ? 'promoted' : 'held', progress, now));
       decided.set(policy.name, promote ? { ...policy, rolloutRecord: { ...record, state: 'promoted' } } : { ...policy, enforcementLevel: spec.start, rolloutRecord: record });
     }
   }
@@ -99,9 +99,10 @@ function measure(policy: DeclaredPolicy, current: LivePolicy | null, record: Rol
   return { cleanRuns, failing: failing.sort(), errored: errored.sort(), partial: evidence.partial };
 }
 
-function status(policy: DeclaredPolicy, spec: RolloutSpec, record: RolloutRecord, state: RolloutStatus['state'], progress: Progress): RolloutStatus {
+function status(policy: DeclaredPolicy, spec: RolloutSpec, record: RolloutRecord, state: RolloutStatus['state'], progress: Progress, now: number): RolloutStatus {
+  const readyAt = record.startedAt + spec.afterMs;
   return {
-    policy: policy.name, state, start: spec.start, level: policy.enforcementLevel, startedAt: record.startedAt, readyAt: record.startedAt + spec.afterMs,
+    policy: policy.name, state, start: spec.start, level: policy.enforcementLevel, startedAt: record.startedAt, readyAt, waiting: now < readyAt,
     neededRuns: spec.cleanRuns, allowedFailing: spec.failingWorkspaces, ...progress,
   };
 }

@@ -55,9 +55,9 @@ export function changedNames(pass: PassRecord): string {
 }
 
 /** Rollouts under way as the last pass that planned left them: each held policy with its progress, or its promotion. */
-export function rolloutList(status: SourceStatus, now: Date): SafeHtml | '' {
+export function rolloutList(status: SourceStatus): SafeHtml | '' {
   const rollouts = status.rollouts ?? [];
   if (rollouts.length === 0) return '';
   const tone = (state: string) => (state === 'promoted' ? 'ok' : 'warn');
-  return html`<h3>Rollouts (${rollouts.length})</h3><ul class="rollouts">${rollouts.map((r) => html`<li><span class="badge ${tone(r.state)}">${r.state}</span> ${rolloutLine(r, now.getTime())}</li>`)}</ul>`;
+  return html`<h3>Rollouts (${rollouts.length})</h3><ul class="rollouts">${rollouts.map((r) => html`<li><span class="badge ${tone(r.state)}">${r.state}</span> ${rolloutLine(r)}</li>`)}</ul>`;
 }

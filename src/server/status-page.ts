@@ -64,7 +64,7 @@ ${stateFacts(status)}
 </dl>
 ${poolWarnings(status)}
 ${problems(status)}
-${rolloutList(status, now)}
+${rolloutList(status)}
 ${setVersionsTable(status)}
 <div class="drift">
 <h3>Changes over the last ${count(history.length, 'pass', 'passes')}</h3>
