@@ -107,6 +107,7 @@ async function readVersionedSet(entry: SetFiles, realRoot: string, context: Sens
   const content = {
     folder: entry.folder, root: realRoot, configFile: path.posix.basename(entry.config.rel), digest: archive.digest, bytes: archive.gzip.length,
     files: archive.files, policies: checked.config.policies.length, modules: checked.config.modules.length,
+    levels: checked.config.policies.map((p) => ({ name: p.name, level: p.level ?? 'advisory' })),
   };
   const where = {
     file: entry.settings?.rel ?? entry.folder, settingsFile: entry.settings?.rel ?? null, folder: entry.folder, defaultName: path.posix.basename(entry.folder),
