@@ -3,12 +3,14 @@
  * its size is refused from the listing before anything is read; its digest does not see line ends.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { MAX_SET_FILES, MAX_SET_TAR_BYTES, readDeclared, setArchiveBody, type DeclaredPolicySet } from '../src/declared/index.js';
+import { packSet, type ArchiveFile, type PackPlace } from '../src/declared/set-archive.js';
 import { readTarGz } from '../src/emulator/tar.js';
 import { problemFor, problemsOf } from './helpers/declared-problems.js';
 import { useTempTrees, type Tree } from './helpers/temp-tree.js';
@@ -137,5 +139,50 @@ describe('a set\'s content digest', () => {
     const binary = await onlySet(await dirOf({ ...crlfTree, 'policy-sets/s/logo.bin': Buffer.from([0xff, 0x0a]) }));
     assert.notEqual(binary.content?.digest, lf.content?.digest, 'a file that is not UTF-8 text is digested as its bytes');
     assert.equal(gunzipSync(await setArchiveBody(lf.content!)).length % 512, 0);
+  });
+});
+
+describe('packSet', () => {
+  const dirOf = useTempTrees();
+
+  /** The files of `dir`'s folder `policy-sets/s`, as the packer takes them, in the order given. */
+  async function filesOf(dir: string, names: string[]): Promise<{ files: ArchiveFile[]; place: PackPlace }> {
+    const realRoot = realpathSync(dir);
+    const folder = 'policy-sets/s';
+    const files = names.map((name) => {
+      const abs = path.join(dir, folder, name);
+      return { path: name, rel: `${folder}/${name}`, abs, real: realpathSync(abs), size: statSync(abs).size };
+    });
+    return { files, place: { realRoot, realFolder: path.join(realRoot, folder), folder, maxGzipBytes: 1024 * 1024 } };
+  }
+
+  it('sorts the entries by path whatever order it is given them in, and the same files give the same bytes', async () => {
+    const dir = await dirOf({ 'policy-sets/s/b.txt': 'b\n', 'policy-sets/s/a/z.txt': 'z\n', 'policy-sets/s/A.txt': 'A\n' });
+    const { files, place } = await filesOf(dir, ['b.txt', 'a/z.txt', 'A.txt']);
+    const packed = await packSet(files, place);
+    assert.ok('archive' in packed, JSON.stringify(packed));
+    assert.deepEqual(readTarGz(packed.archive.gzip).map((e) => e.path), ['A.txt', 'a/z.txt', 'b.txt']);
+    const again = await packSet([...files].reverse(), place);
+    assert.ok('archive' in again && again.archive.gzip.equals(packed.archive.gzip));
+  });
+
+  it('stops past the most gzip it may keep, naming the folder', async () => {
+    const dir = await dirOf({ 'policy-sets/s/noise.bin': randomBytes(8192) });
+    const { files, place } = await filesOf(dir, ['noise.bin']);
+    const packed = await packSet(files, { ...place, maxGzipBytes: 4096 });
+    assert.ok('problems' in packed, 'refused');
+    assert.equal(packed.problems.length, 1);
+    assert.equal(packed.problems[0]?.file, 'policy-sets/s');
+    assert.match(packed.problems[0]?.message ?? '', /^packs to more than 4096 bytes \(\d+ so far\); a policy set's archive may be at most 4096 bytes$/);
+  });
+
+  it('refuses, at the upload, a file of the plan that has become a link out of the folder, even with the same bytes', async () => {
+    const dir = await dirOf({ 'lib/one.sentinel': NATIVE, 'policy-sets/s/sentinel.hcl': CONFIG, 'policy-sets/s/one.sentinel': NATIVE });
+    const set = await onlySet(dir);
+    rmSync(path.join(dir, 'policy-sets/s/one.sentinel'));
+    symlinkSync('../../lib/one.sentinel', path.join(dir, 'policy-sets/s/one.sentinel'));
+    await assert.rejects(setArchiveBody(set.content!), {
+      message: 'policy set folder policy-sets/s cannot be packed again: policy-sets/s/one.sentinel resolves outside the policy set\'s folder policy-sets/s; nothing was uploaded. Plan again',
+    });
   });
 });
