@@ -38,6 +38,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: { name: 'policy-pool-sync' },
       timestamp: stdTimeFunctions.isoTime,
       redact: { paths: SECRET_LOG_FIELDS, censor: '***' },
+      // Seconds and ratios to three decimals in both formats: `0.079`, never `0.0786589710000003`.
+      formatters: { log: rounded },
       hooks: { streamWrite: options.redact ?? createRedactor([]) },
     },
     out,
@@ -65,12 +67,12 @@ function prettyLines(sink: DestinationStream, color: boolean): DestinationStream
   const format = pinoPretty.prettyFactory({ colorize: color, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname,name', singleLine: true });
   return {
     write(line: string) {
-      sink.write(format(rounded(JSON.parse(line) as Record<string, unknown>)));
+      sink.write(format(JSON.parse(line) as Record<string, unknown>));
     },
   };
 }
 
-/** A record's fractional numbers (durations, mostly) to three decimals, for a person to read; JSON logs keep them whole. */
+/** A record's fractional numbers (durations, mostly) to three decimals: a person reads them, a collector needs no more. */
 function rounded(record: Record<string, unknown>): Record<string, unknown> {
   const round = (value: unknown): unknown => {
     if (typeof value === 'number' && !Number.isInteger(value)) return Math.round(value * 1000) / 1000;

@@ -40,6 +40,14 @@ export const LEVELS_BY_KIND: Readonly<Record<PolicyKind, readonly EnforcementLev
   opa: ['mandatory', 'advisory'],
 };
 
+/**
+ * The run statuses after which nothing of a run changes, its policy evaluations included (the vendor's client's
+ * `RunStatus` words); every other status, and one this tool does not know, is a run still under way.
+ */
+export const FINAL_RUN_STATUSES: ReadonlySet<string> = new Set([
+  'applied', 'planned_and_finished', 'errored', 'discarded', 'canceled', 'force_canceled', 'policy_soft_failed',
+]);
+
 /** The largest policy code file the API accepts, in bytes. */
 export const MAX_CODE_BYTES = 10_485_760;
 

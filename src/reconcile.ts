@@ -11,7 +11,7 @@ import { liveReadFailure } from './live/read-failure.js';
 import { readLive } from './live/read-live.js';
 import type { CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
-import type { LiveState } from './model.js';
+import type { LivePolicySet, LiveState } from './model.js';
 import { resolveNames } from './plan/names.js';
 import { planPairs } from './plan/plan.js';
 import { matchPolicies, pairResources, type Pairing } from './plan/pairs.js';
@@ -83,6 +83,8 @@ export interface PassOutcome {
   results: ChangeResult[];
   /** false when there is no plan, a guard refused, or an action failed. */
   ok: boolean;
+  /** The declared policy sets as this pass read them live, before any write (null: none yet); absent without a plan. */
+  policySets?: Array<{ name: string; live: LivePolicySet | null }>;
 }
 
 /**
@@ -137,12 +139,13 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   const fresh = await freshPlan(declared, live, options, { api: session.api, organization: source.organization });
   if (typeof fresh === 'string') return unplanned('declared', [fresh]);
   const plan = request.saved === undefined ? fresh.plan : savedPlan(request.saved, fresh.plan, fresh.pairing);
+  const policySets = fresh.pairing.sets.flatMap((pair) => (pair.declared === null ? [] : [{ name: pair.declared.name, live: pair.live }]));
   // A plan with nothing to do is a debug line: an idle daemon finds one at every pass (its warnings are said apart).
   const quiet = plan.changes.length === 0 && plan.errors.length === 0;
   logger[quiet ? 'debug' : (request.appliedLogLevel ?? 'info')]({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, 'plan made');
   await request.onPlan?.({ ...header, plan });
   if (request.mode === 'plan' || plan.errors.length > 0 || plan.changes.length === 0) {
-    return { sourcePlan: { ...header, plan }, results: [], ok: plan.errors.length === 0 };
+    return { sourcePlan: { ...header, plan }, results: [], ok: plan.errors.length === 0, policySets };
   }
 
   let done = 0;
@@ -180,7 +183,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     const names = notStarted.map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}"`).join(', ');
     failures.push(`${why}; ${count(notStarted.length, 'planned change')} ${notStarted.length === 1 ? 'was' : 'were'} not applied: ${names}`);
   }
-  return { sourcePlan: { ...header, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0 };
+  return { sourcePlan: { ...header, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0, policySets };
 }
 
 /**

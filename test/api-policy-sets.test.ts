@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
 import { ApiError } from '../src/errors.js';
+import { createPolicySetBody } from '../src/api/policy-set-bodies.js';
 import type { Seed } from '../src/emulator/index.js';
 import type { PolicySetVersion } from '../src/api/types.js';
 import { startApiFixture, TOKEN, type ApiFixture } from './helpers/api-fixture.js';
@@ -35,7 +36,10 @@ function seed(nativeKind: 'native' | 'sentinel'): Seed {
   };
 }
 
-/** Reads the version until it leaves pending and ingressing. */
+/** The emulator's clock: ingestion ends 500 ms after an upload on it. */
+let clock = Date.parse('2026-06-01T12:00:00Z');
+
+/** Reads the version until it leaves pending and ingressing, the emulator's clock moving 250 ms between reads. */
 async function poll(f: ApiFixture, id: string): Promise<{ seen: string[]; version: PolicySetVersion }> {
   const seen: string[] = [];
   for (;;) {
@@ -43,13 +47,14 @@ async function poll(f: ApiFixture, id: string): Promise<{ seen: string[]; versio
     seen.push(version.status);
     if (version.status !== 'pending' && version.status !== 'ingressing') return { seen, version };
     assert.ok(seen.length < 10, `still ${version.status} after ${seen.length} reads`);
+    clock += 250;
   }
 }
 
 for (const dialect of ['native', 'sentinel'] as const) {
   describe(`the client's policy sets against the ${dialect} dialect`, () => {
     let f: ApiFixture;
-    before(async () => (f = await startApiFixture(seed(dialect), { nativeKind: dialect })));
+    before(async () => (f = await startApiFixture(seed(dialect), { nativeKind: dialect }, () => clock)));
     after(() => f.close());
 
     it('creates, reads, lists with every filter and include over all pages, updates and deletes; the kind reads as native', async () => {
@@ -106,6 +111,18 @@ for (const dialect of ['native', 'sentinel'] as const) {
       await f.client.deletePolicy(policy.id);
     });
 
+    it('sends policy-update-patterns only when given and reads them back; overridable reads as the service holds it, per kind', async () => {
+      const opa = await f.client.createPolicySet(ORG, { name: 'patterns', description: null, kind: 'opa', global: true, policyUpdatePatterns: ['*.rego', 'policies/**'] });
+      assert.deepEqual([opa.policyUpdatePatterns, opa.overridable], [['*.rego', 'policies/**'], false]);
+      const updated = await f.client.updatePolicySet(opa.id, { overridable: true, policyUpdatePatterns: [] });
+      assert.deepEqual([updated.policyUpdatePatterns, updated.overridable], [[], true]);
+      const native = await f.client.createPolicySet(ORG, { name: 'plain-native', description: null, kind: 'native', global: true });
+      assert.deepEqual([native.policyUpdatePatterns, native.overridable], [[], null]);
+      const sent = createPolicySetBody({ name: 'plain-native', description: null, kind: 'native', global: true }, dialect) as { data: { attributes: Record<string, unknown> } };
+      assert.deepEqual(Object.keys(sent.data.attributes).sort(), ['description', 'global', 'kind', 'name'], 'only what is given is sent');
+      for (const set of [opa, native]) await f.client.deletePolicySet(set.id);
+    });
+
     it('uploads a version\'s archive without the token and polls it through ingressing to ready; current-version and newest-version follow', async () => {
       const set = await f.client.createPolicySet(ORG, { name: 'library', description: null, kind: 'native', global: false });
       const version = await f.client.createPolicySetVersion(set.id);
@@ -114,7 +131,7 @@ for (const dialect of ['native', 'sentinel'] as const) {
       // The emulator refuses an upload that carries a token (400): this one goes through.
       await f.client.uploadPolicySetVersion(version, tarGz({ 'sentinel.hcl': 'policy "p" {\n  source = "./p.sentinel"\n}\n', 'p.sentinel': 'main = true\n' }));
       const { seen, version: ready } = await poll(f, version.id);
-      assert.deepEqual(seen, ['ingressing', 'ready']);
+      assert.deepEqual(seen, ['ingressing', 'ingressing', 'ready']);
       assert.deepEqual(Object.keys(ready.statusTimestamps).sort(), ['ingressing-at', 'pending-at', 'ready-at']);
       assert.deepEqual([ready.errorMessage, ready.source, ready.policySetId], [null, 'tfe-api', set.id]);
       const broken = await f.client.createPolicySetVersion(set.id);

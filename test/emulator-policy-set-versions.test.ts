@@ -39,14 +39,17 @@ for (const dialect of ['native', 'sentinel'] as const) {
     const upload = (version: Version, archive: Buffer, headers: Record<string, string> = {}) =>
       fetch(version.links.upload!, { method: 'PUT', headers: { 'content-type': 'application/octet-stream', ...headers }, body: archive });
     const read = async (id: string): Promise<Version> => (await t.call('GET', `/policy-set-versions/${id}`)).json.data as Version;
-    /** Reads until the version leaves `ingressing`, which it answers once. */
+    /** Reads the version while its ingestion runs, then once the clock has passed its 500 ms. */
     const settled = async (id: string): Promise<Version> => {
       const first = await read(id);
-      assert.equal(first.attributes.status, 'ingressing', 'a client must poll: the first read after the upload is ingressing');
+      assert.equal(first.attributes.status, 'ingressing', 'a client must poll: a read during ingestion is ingressing');
+      clock += 499;
+      assert.equal((await read(id)).attributes.status, 'ingressing', 'ingestion takes 500 ms on the emulator\'s clock');
+      clock += 1;
       return read(id);
     };
 
-    it('a version is pending with an upload link until its archive is PUT there without a token; it is then ingressing once, then ready', async () => {
+    it('a version is pending with an upload link until its archive is PUT there without a token; it is then ingressing while its ingestion runs, then ready', async () => {
       const set = await newSet('good');
       const version = await newVersion(set);
       assert.match(version.id, /^polsetver-[A-Za-z0-9]{16}$/);
@@ -126,17 +129,37 @@ for (const dialect of ['native', 'sentinel'] as const) {
       assert.match((await settled(noQuery.id)).attributes['error-message'] ?? '', /^policies\.hcl: policy "deny" has no query$/);
     });
 
-    it('behaviour ingressing-reads: a version reads ingressing that many times before its outcome', async () => {
-      await t.setBehaviour({ 'ingressing-reads': 3 });
+    it('ingestion runs on its own: once its time has passed, the set names the version as current though nobody read it', async () => {
+      const set = await newSet('unread');
+      const first = await newVersion(set);
+      const second = await newVersion(set);
+      await upload(first, tarGz({ [config]: 'policy "p" {\n  source = "./p.sentinel"\n}\n', 'p.sentinel': 'main = true\n' }));
+      clock += 500;
+      const shown = await t.call('GET', `/policy-sets/${set}?include=current_version,newest_version`);
+      const relationships = shown.json.data.relationships;
+      assert.deepEqual([relationships['current-version'].data?.id, relationships['newest-version'].data.id], [first.id, second.id]);
+      const statuses = new Map((shown.json.included as Version[]).map((v) => [v.id, v.attributes.status]));
+      assert.deepEqual([statuses.get(first.id), statuses.get(second.id)], ['ready', 'pending']);
+      assert.equal(shown.json.data.attributes['policy-count'], 1);
+      assert.equal((await read(first.id)).attributes['status-timestamps']['ready-at'], new Date(clock).toISOString(), 'ready when its ingestion ended');
+    });
+
+    it('behaviour ingestion-ms: how long ingestion takes on the emulator\'s clock; 0 ingests at once', async () => {
+      await t.setBehaviour({ 'ingestion-ms': 60_000 });
       try {
         const set = await newSet('slow');
         const version = await newVersion(set);
         await upload(version, tarGz({ [config]: '' }));
-        const statuses: string[] = [];
-        for (let i = 0; i < 5; i += 1) statuses.push((await read(version.id)).attributes.status);
-        assert.deepEqual(statuses, ['ingressing', 'ingressing', 'ingressing', 'ready', 'ready']);
+        clock += 59_999;
+        assert.equal((await read(version.id)).attributes.status, 'ingressing');
+        clock += 1;
+        assert.equal((await read(version.id)).attributes.status, 'ready');
+        await t.setBehaviour({ 'ingestion-ms': 0 });
+        const quick = await newVersion(set);
+        await upload(quick, tarGz({ [config]: '' }));
+        assert.equal((await read(quick.id)).attributes.status, 'ready');
       } finally {
-        await t.setBehaviour({ 'ingressing-reads': 1 });
+        await t.setBehaviour({ 'ingestion-ms': 500 });
       }
     });
 

@@ -69,6 +69,38 @@ for (const dialect of ['native', 'sentinel'] as const) {
       assert.equal((await t.call('DELETE', `/policy-sets/${set.id}`)).status, 404);
     });
 
+    it('overridable as go-tfe\'s tests show: a native set holds it only while agent-enabled, an opa set always, false when never given', async () => {
+      const create = async (name: string, attributes: Record<string, unknown>) => {
+        const created = await t.call('POST', `/organizations/${ORG}/policy-sets`, { body: setBody(name, attributes) });
+        assert.equal(created.status, 201, created.text);
+        return created.json.data as { id: string; attributes: Record<string, unknown> };
+      };
+      const nativeOnly = await create('native-overridable', { kind: dialect, overridable: true });
+      assert.equal(nativeOnly.attributes.overridable, null, 'a native set that is not agent-enabled keeps no overridable');
+      const opaAll = await create('opa-overridable', { kind: 'opa', overridable: true, global: true });
+      assert.equal(opaAll.attributes.overridable, true, 'TestPolicySetsCreate "with all attributes provided - OPA"');
+      const opaMissing = await create('opa-missing', { kind: 'opa', global: true });
+      assert.equal(opaMissing.attributes.overridable, false, 'TestPolicySetsCreate "with missing overridable attribute"');
+      const patched = await t.call('PATCH', `/policy-sets/${opaMissing.id}`, { body: { data: { type: 'policy-sets', attributes: { overridable: true, 'agent-enabled': false } } } });
+      assert.equal(patched.json.data.attributes.overridable, true, 'TestPolicySetsUpdate "with valid attributes-OPA": agent-enabled does not clear it');
+      const seededOpa = await t.call('GET', '/policy-sets/polset-opa');
+      assert.equal(seededOpa.json.data.attributes.overridable, false);
+      for (const set of [nativeOnly, opaAll, opaMissing]) assert.equal((await t.call('DELETE', `/policy-sets/${set.id}`)).status, 204);
+    });
+
+    it('policy-update-patterns are stored and answered, on create and on update; anything but a list of strings is a 422', async () => {
+      const created = await t.call('POST', `/organizations/${ORG}/policy-sets`, { body: setBody('patterns', { kind: 'opa', 'policy-update-patterns': ['*.rego', 'policies/**'] }) });
+      assert.deepEqual(created.json.data.attributes['policy-update-patterns'], ['*.rego', 'policies/**'], 'TestPolicySetsCreate "OPA policy set with policy update patterns"');
+      const id = created.json.data.id as string;
+      const patched = await t.call('PATCH', `/policy-sets/${id}`, { body: { data: { type: 'policy-sets', attributes: { 'policy-update-patterns': ['*.hcl'] } } } });
+      assert.deepEqual(patched.json.data.attributes['policy-update-patterns'], ['*.hcl']);
+      assert.deepEqual((await t.call('GET', `/policy-sets/${id}`)).json.data.attributes['policy-update-patterns'], ['*.hcl']);
+      const wrong = await t.call('PATCH', `/policy-sets/${id}`, { body: { data: { type: 'policy-sets', attributes: { 'policy-update-patterns': '*.rego' } } } });
+      assert.equal(wrong.status, 422);
+      assert.equal(wrong.json.errors[0].source.pointer, '/data/attributes/policy-update-patterns');
+      assert.equal((await t.call('DELETE', `/policy-sets/${id}`)).status, 204);
+    });
+
     it('refuses the other dialect\'s word for kind, naming the kind field', async () => {
       const other = dialect === 'native' ? 'sentinel' : 'native';
       const refused = await t.call('POST', `/organizations/${ORG}/policy-sets`, { body: setBody('wrong-word', { kind: other }) });

@@ -15,6 +15,8 @@ import { listAll, queryString } from './paginate.js';
 import { parseAgent, parseAgentPool, parsePolicy } from './resources.js';
 import { deleteDone, sendOne } from './exchanges.js';
 import { readWith, successBody } from './responses.js';
+import { RunEndpoints } from './runs.js';
+import type { RunApi } from './run-types.js';
 import type { HttpMethod, StreamedBody, TransportStats } from './http-types.js';
 import { Transport } from './transport.js';
 import { sharedSignal } from '../signals.js';
@@ -86,6 +88,8 @@ export class ApiClient implements PolicyApi {
   private readonly signal: AbortSignal | undefined;
   /** Policy sets, versions, parameters, workspaces, projects, entitlements (policy-sets.ts). */
   private readonly sets: PolicySetEndpoints;
+  /** Runs, task stages, policy evaluations, policy-set outcomes (runs.ts), bound to this client's signal. */
+  readonly runs: RunApi;
 
   /** `bound`: the transport of the client `withSignal` was called on, and the signal; only `withSignal` passes it. */
   constructor(private readonly options: ApiClientOptions, bound?: { transport: Transport; signal: AbortSignal; kind: NativeKind }) {
@@ -113,6 +117,7 @@ export class ApiClient implements PolicyApi {
       ...(options.fence === undefined ? {} : { fence: options.fence }),
     });
     this.sets = new PolicySetEndpoints(this.transport, this.signal, this.kind, options.logger);
+    this.runs = new RunEndpoints(this.transport, this.signal);
   }
 
   stats(): ApiClientStats {

@@ -7,7 +7,9 @@
  * never echoing more than its start.
  */
 
-export type IdKind = 'policy' | 'policy-set' | 'policy-set-version' | 'parameter' | 'workspace' | 'project' | 'agent-pool' | 'agent';
+export type IdKind =
+  | 'policy' | 'policy-set' | 'policy-set-version' | 'parameter' | 'workspace' | 'project' | 'agent-pool' | 'agent'
+  | 'run' | 'task-stage' | 'policy-evaluation' | 'policy-set-outcome';
 
 const PREFIX: Readonly<Record<IdKind, string>> = {
   policy: 'pol',
@@ -18,6 +20,10 @@ const PREFIX: Readonly<Record<IdKind, string>> = {
   project: 'prj',
   'agent-pool': 'apool',
   agent: 'agent',
+  run: 'run',
+  'task-stage': 'ts',
+  'policy-evaluation': 'poleval',
+  'policy-set-outcome': 'psout',
 };
 
 /** The most characters after the prefix: the service's ids carry 16, a margin is left for other servers. */

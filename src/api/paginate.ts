@@ -22,18 +22,23 @@ export function queryString(params: ReadonlyArray<readonly [string, string]>): s
   return `?${params.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`;
 }
 
+/** What a list is read through: a transport, or a view of one that counts its requests (evidence.ts's budget). */
+export type ListTransport = Pick<Transport, 'url' | 'send' | 'logger'>;
+
 /**
  * Every page of a list, 100 at a time, following `links.next` (or `meta.pagination.next-page`) until it is null.
  * Each resource is parsed with `parse` (given its page's document too, for `included`) as it comes, a malformed one
  * failing with an error naming its request. A resource whose id an earlier page already held is dropped: offset pagination repeats resources when others are created while
  * the list is read. A list that does not end (see `unendingList`) fails with an ApiError saying why, never loops.
+ * `enough`: asked after each page (with the items read so far); true stops the list there.
  */
 export async function listAll<T>(
-  transport: Transport,
+  transport: ListTransport,
   signal: AbortSignal | undefined,
   path: string,
   params: ReadonlyArray<readonly [string, string]>,
   parse: (resource: unknown, document: unknown) => T,
+  enough: (page: Page<T>) => boolean = () => false,
 ): Promise<Array<Page<T>>> {
   const pageUrl = (n: number): string =>
     transport.url(`${path}${queryString([...params, ['page[number]', String(n)], ['page[size]', String(PAGE_SIZE)]])}`);
@@ -58,7 +63,7 @@ export async function listAll<T>(
     });
     pages.push(page);
     const next = nextUrl(page.document, url, pageUrl);
-    if (next === null) break;
+    if (next === null || enough(page)) break;
     const problem = unendingList(listing, { size, fresh, pagination: field(field(page.document, 'meta'), 'pagination'), next });
     if (problem !== null) {
       const { method } = response.request;

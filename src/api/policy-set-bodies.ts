@@ -32,6 +32,7 @@ function settings(input: UpdatePolicySetInput): Attributes {
   if (input.agentEnabled !== undefined) attributes['agent-enabled'] = input.agentEnabled;
   if (input.policyToolVersion !== undefined) attributes['policy-tool-version'] = input.policyToolVersion;
   if (input.policiesPath !== undefined) attributes['policies-path'] = input.policiesPath;
+  if (input.policyUpdatePatterns !== undefined) attributes['policy-update-patterns'] = [...input.policyUpdatePatterns];
   return attributes;
 }
 
@@ -46,6 +47,7 @@ export function createPolicySetBody(input: CreatePolicySetInput, nativeKind: Nat
       ...(input.agentEnabled === undefined || input.agentEnabled === null ? {} : { agentEnabled: input.agentEnabled }),
       ...(input.policyToolVersion === undefined || input.policyToolVersion === null ? {} : { policyToolVersion: input.policyToolVersion }),
       ...(input.policiesPath === undefined || input.policiesPath === null ? {} : { policiesPath: input.policiesPath }),
+      ...(input.policyUpdatePatterns === undefined ? {} : { policyUpdatePatterns: input.policyUpdatePatterns }),
     }),
   };
   const relationships: Record<string, unknown> = {};

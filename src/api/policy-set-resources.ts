@@ -66,6 +66,7 @@ export function parsePolicySet(resource: unknown, document?: unknown): PolicySet
     agentEnabled: flag(field(attributes, 'agent-enabled'), false),
     policyToolVersion: str(field(attributes, 'policy-tool-version')),
     policiesPath: str(field(attributes, 'policies-path')),
+    policyUpdatePatterns: strings(field(attributes, 'policy-update-patterns')),
     versioned: flag(field(attributes, 'versioned'), false),
     vcsBacked: isObject(vcsRepo),
     policyCount: int(field(attributes, 'policy-count'), policyIds.length),
@@ -84,6 +85,11 @@ export function parsePolicySet(resource: unknown, document?: unknown): PolicySet
     currentVersion: included(currentVersionId),
     newestVersion: included(newestVersionId),
   };
+}
+
+/** A list of strings read leniently: anything else is an empty list, and an item that is not a string is left out. */
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
 export function parsePolicySetVersion(resource: unknown): PolicySetVersion {

@@ -1,6 +1,7 @@
 /** The wire resources of the Policy and Agent Pool Management API, as the client returns them. */
 import type { AgentStatus, EnforcementLevel, PolicyKind } from '../model.js';
 import type { StreamedBody } from './http-types.js';
+import type { RunApi } from './run-types.js';
 
 export interface Policy {
   id: string;
@@ -115,6 +116,8 @@ export interface AgentPoolList {
 
 /** What the rest of the program needs of the API. `ApiClient` (src/api/client.ts) implements it. */
 export interface PolicyApi extends PolicySetApi {
+  /** Runs and what their policy evaluations found (runs.ts), through the same transport and signal. */
+  readonly runs: RunApi;
   /**
    * HMAC-SHA256 (hex) of `text` keyed with the API token: a digest of a secret (a sensitive parameter) that only the
    * holder of the token can check a guess against. Absent on an API that holds no token.
@@ -209,11 +212,16 @@ export interface PolicySet {
   /** The kind as sent when this tool does not know it (the beta `tfpolicy`; `kind` is then meaningless); null otherwise. */
   foreignKind: string | null;
   global: boolean;
-  /** null when the answer leaves it out (agent-enabled sets only carry it). */
+  /**
+   * null when the answer leaves it out or sends null: a native set holds it only while agent-enabled; an opa set
+   * always (false when never given).
+   */
   overridable: boolean | null;
   agentEnabled: boolean;
   policyToolVersion: string | null;
   policiesPath: string | null;
+  /** `policy-update-patterns`: globs of the files whose change makes a VCS set ingest a new version; empty when none. */
+  policyUpdatePatterns: string[];
   /** True for a set whose content comes in versions (uploaded or from VCS) rather than individual policies. */
   versioned: boolean;
   /** True when the set is backed by a VCS repository (`vcs-repo` is set). */
@@ -258,6 +266,7 @@ export interface CreatePolicySetInput {
   agentEnabled?: boolean | null;
   policyToolVersion?: string | null;
   policiesPath?: string | null;
+  policyUpdatePatterns?: readonly string[];
   /** Individual policies; never sent together with a VCS repository (the service refuses the pair). */
   policyIds?: readonly string[];
   /** Only with `global: false`: the service refuses both. */
@@ -276,6 +285,7 @@ export interface UpdatePolicySetInput {
   agentEnabled?: boolean;
   policyToolVersion?: string | null;
   policiesPath?: string | null;
+  policyUpdatePatterns?: readonly string[];
 }
 
 /** The to-many relationships of a set that change by `POST`/`DELETE /policy-sets/:id/relationships/<name>`. */

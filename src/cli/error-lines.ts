@@ -35,28 +35,47 @@ export function writeFindings(findings: readonly Finding[], sink: LineSink, env:
   if (text !== '') sink.write(text);
 }
 
-/** The errors and warnings of each source's plan; a declared repo's problems (`file:line: message`) name their file. */
+/**
+ * The errors and warnings of each source's plan; a declared repo's problems (`file:line: message`), and the plan's
+ * that name a declared file (a name in it that matches nothing), name their file and line.
+ */
 export function planFindings(plans: readonly SourcePlan[], dirs: ReadonlyMap<string, string>): Finding[] {
   const findings: Finding[] = [];
   for (const plan of plans) {
     const prefix = plans.length > 1 ? `source "${plan.name}": ` : '';
     const dir = dirs.get(plan.name);
     const errors = plan.plan === null ? plan.errors : plan.plan.errors;
+    const declaredOnly = plan.plan === null && plan.unreadable === 'declared';
+    const located = (text: string) => (dir === undefined ? null : declaredOnly ? fileProblem(text, dir) : declaredFileProblem(text, dir));
     for (const error of errors) {
-      const problem = plan.plan === null && plan.unreadable === 'declared' && dir !== undefined ? fileProblem(error, dir) : null;
+      const problem = located(error);
       findings.push(problem === null ? { level: 'error', message: `${prefix}${error}` } : { level: 'error', ...problem });
     }
-    for (const warning of plan.plan?.warnings ?? []) findings.push({ level: 'warning', message: `${prefix}${warning}` });
+    for (const warning of plan.plan?.warnings ?? []) {
+      const problem = located(warning);
+      findings.push(problem === null ? { level: 'warning', message: `${prefix}${warning}` } : { level: 'warning', ...problem });
+    }
   }
   return findings;
 }
 
-/** `file:line: message` of a declared repo's problem, its file made relative to the working directory. */
+/**
+ * `file:line: message` of a declared repo's problem, its file relative to the working directory when under it (as
+ * annotations want it), else absolute: never a climb of `../../`.
+ */
 export function fileProblem(text: string, dir: string): Pick<Finding, 'file' | 'line' | 'message'> | null {
   const match = /^([^\s:][^:]*?)(?::(\d+))?: (.+)$/s.exec(text);
   if (match === null || match[1]!.includes(' ')) return null;
   const file = isAbsolute(match[1]!) ? match[1]! : join(dir, match[1]!);
-  return { file: relative(process.cwd(), file) || '.', ...(match[2] === undefined ? {} : { line: Number(match[2]) }), message: match[3]! };
+  const shown = relative(process.cwd(), file);
+  const inside = shown !== '' && !shown.startsWith('..') && !isAbsolute(shown);
+  return { file: inside ? shown : shown === '' ? '.' : file, ...(match[2] === undefined ? {} : { line: Number(match[2]) }), message: match[3]! };
+}
+
+/** A plan's error or warning that begins with a declared file (`agent-pools/p.yaml:2: …`); not `stale: …` and the like. */
+function declaredFileProblem(text: string, dir: string): Pick<Finding, 'file' | 'line' | 'message'> | null {
+  const head = /^([^\s:]+\.(?:ya?ml|native|sentinel|rego|hcl))(?::\d+)?: /.exec(text);
+  return head === null ? null : fileProblem(text, dir);
 }
 
 function workflowCommand(f: Finding): string {

@@ -46,8 +46,9 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   // A person at a terminal or reading a CI log reads the plan, the progress line and the summary: the records that
   // repeat them (the plan made, each change applied, the request counts) are debug there, info in JSON logs.
   const forReader = logFormat(io.env['LOG_FORMAT'], io.terminal != null || inCi(io.env)) === 'pretty';
-  // On a terminal, the plan's `Errors:` already shows each error: stderr repeats it only when the plan is read elsewhere.
-  const planOnScreen = io.stdout.isTTY === true && io.terminal != null && args.output !== 'json';
+  // A plan read as it is written (a terminal, a pager, a CI log) already shows each error: stderr repeats them only
+  // for a plan that goes to a file or is JSON, whose reader sees stderr alone.
+  const planOnScreen = args.output !== 'json' && (io.stdoutShown ?? (io.stdout.isTTY === true && io.terminal != null));
   const outcomes: PassOutcome[] = [];
   const sources = saved === null ? selectSources(config, args) : saved.map(([source]) => source);
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });

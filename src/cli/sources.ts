@@ -17,6 +17,8 @@ export interface CliIo {
   terminal?: TerminalLine | null;
   /** The one redactor, for what is written elsewhere than stdout (a saved plan). @default the config's */
   redact?: Redact;
+  /** stdout is read as it is written (a terminal, a pipe), not a file: `Destinations`. null: not known. */
+  stdoutShown?: boolean | null;
 }
 
 export function sourceContext(config: Config, io: CliIo) {

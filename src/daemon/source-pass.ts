@@ -8,6 +8,7 @@ import { fightWarning, type FightDetector } from '../operations/fight-detector.j
 import type { DaemonMetrics } from '../operations/metrics.js';
 import type { TriggerReason } from '../operations/pass-record.js';
 import { readPoolHealth } from '../operations/pool-health.js';
+import { passSetVersions, readSetVersions } from '../operations/set-versions.js';
 import type { SyncWindows } from '../operations/sync-windows.js';
 import { passErrors } from '../output/index.js';
 import { count } from '../plural.js';
@@ -116,6 +117,7 @@ export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, lo
   recordPlan(ctx, outcome);
   // Only after a pass that reached the API: the pools' health costs a request per pool.
   if (outcome.ok && session.apiReached() === true) await checkPools(ctx, session.api);
+  await checkSets(ctx, session.api, outcome);
   if (outcome.ok && !current.windowClosed) {
     status.lastAppliedRevision = revision;
     status.lastSuccessAt = new Date().toISOString();
@@ -184,6 +186,18 @@ async function checkPools(ctx: PassContext, api: PolicyApi): Promise<void> {
     }
   } catch (error) {
     ctx.log.debug({ error: safeErrorMessage(error) }, 'cannot read the agent pools\' health');
+  }
+}
+
+/** Each declared set's version and state for /status: as the pass read them, read again after it wrote to a set; a failed read is logged, not a failure. */
+async function checkSets(ctx: PassContext, api: PolicyApi, outcome: PassOutcome): Promise<void> {
+  if (outcome.policySets === undefined) return;
+  const wrote = outcome.results.some((r) => r.change.resource === 'policy-set' && r.outcome !== 'skipped');
+  try {
+    ctx.status.policySets = await passSetVersions(outcome.policySets, wrote, (names) => readSetVersions(api, ctx.source.organization, names));
+  } catch (error) {
+    ctx.status.policySets = await passSetVersions(outcome.policySets, false, async () => []);
+    ctx.log.debug({ error: safeErrorMessage(error) }, 'cannot read the versions of the policy sets');
   }
 }
 

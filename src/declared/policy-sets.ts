@@ -8,8 +8,8 @@ import { byName, isValidName, NAME_RULE } from './resource-names.js';
 import { SET_CONFIG_FILES } from './set-config.js';
 import { readSetContent } from './set-content.js';
 import { SET_SETTINGS_FILE } from './set-files.js';
-import { readSettingsFile, withFile } from './settings-file.js';
-import type { DeclaredPolicySet, SetParameter } from './types.js';
+import { listLines, readSettingsFile, withFile } from './settings-file.js';
+import type { DeclaredPolicySet, EntryLines, SetParameter } from './types.js';
 import type { FoundFile } from './walk.js';
 
 export { SET_SETTINGS_FILE } from './set-files.js';
@@ -74,7 +74,7 @@ export async function readPolicySets(
 
 async function readVersionedSet(entry: SetFiles, realRoot: string, env: NodeJS.ProcessEnv): Promise<{ set: DeclaredPolicySet | null; problems: SourceProblem[] }> {
   const kind = SET_CONFIG_FILES[path.posix.basename(entry.config.rel)]!;
-  const settings = entry.settings === null ? { values: {}, problems: [] } : readSettings(entry.settings, realRoot);
+  const settings = entry.settings === null ? { values: {}, problems: [] } : readSettings(entry.settings, realRoot, kind);
   const problems = [...settings.problems];
   if (settings.values['kind'] !== undefined) problems.push({ file: entry.settings!.rel, message: `kind is not allowed here: a versioned set's kind comes from its config file (${path.posix.basename(entry.config.rel)})` });
   const read = await readSetContent(entry, realRoot);
@@ -86,7 +86,7 @@ async function readVersionedSet(entry: SetFiles, realRoot: string, env: NodeJS.P
   const parameters = readParameters(settings.values['parameters'], entry.settings?.rel ?? entry.folder, realRoot, env);
   if (parameters.parameters !== null && kind === 'opa') parameters.problems.push({ file: entry.settings!.rel, message: 'parameters are for the native kind only; an opa set takes none' });
   if (parameters.problems.length > 0) return { set: null, problems: parameters.problems };
-  return { set: { ...setSettings(name, kind, entry.settings?.rel ?? null, settings.values, parameters.parameters), content }, problems };
+  return { set: { ...setSettings(name, kind, entry.settings?.rel ?? null, settings.values, parameters.parameters), content, ...('lines' in settings && settings.lines !== undefined ? { lines: settings.lines } : {}) }, problems };
 }
 
 function readYamlSet(file: FoundFile, realRoot: string, env: NodeJS.ProcessEnv): { set: DeclaredPolicySet | null; problems: SourceProblem[] } {
@@ -99,10 +99,10 @@ function readYamlSet(file: FoundFile, realRoot: string, env: NodeJS.ProcessEnv):
   const parameters = readParameters(settings.values['parameters'], file.rel, realRoot, env);
   if (parameters.parameters !== null && kind === 'opa') parameters.problems.push({ file: file.rel, message: 'parameters are for the native kind only; an opa set takes none' });
   if (parameters.problems.length > 0) return { set: null, problems: parameters.problems };
-  return { set: { ...setSettings(name, kind, file.rel, settings.values, parameters.parameters), content: null }, problems: [] };
+  return { set: { ...setSettings(name, kind, file.rel, settings.values, parameters.parameters), content: null, ...(settings.lines === undefined ? {} : { lines: settings.lines }) }, problems: [] };
 }
 
-function readSettings(file: FoundFile, realRoot: string): { values: Record<string, unknown>; problems: SourceProblem[] } {
+function readSettings(file: FoundFile, realRoot: string, configKind?: PolicyKind): { values: Record<string, unknown>; problems: SourceProblem[]; lines?: EntryLines } {
   const text = readYamlText(file, realRoot);
   if ('problem' in text) return { values: {}, problems: [text.problem] };
   const parsed = readSettingsFile(file.rel, text.text, 'policy-set');
@@ -112,7 +112,23 @@ function readSettings(file: FoundFile, realRoot: string): { values: Record<strin
   if (values['global'] === true && hasScope) {
     problems.push(withFile(file.rel, parsed.doc?.lineOfKey(['global']), 'global: true is not allowed with workspaces or projects; the service scopes a set to them only when it is not global'));
   }
-  return { values, problems };
+  const kind = configKind ?? (values['kind'] === 'opa' ? 'opa' : 'native');
+  for (const key of agentOnlySettings(values, kind)) {
+    problems.push(withFile(file.rel, parsed.doc?.lineOfKey([key]), `${key} needs agent-enabled: true on ${kind === 'opa' ? 'an opa' : 'a native (Sentinel)'} set: the service keeps ${key} only on an agent-enabled one, so it would come back empty and every pass would update the set again`));
+  }
+  return { values, problems, lines: listLines(parsed.doc, SCOPE_KEYS) };
+}
+
+const SCOPE_KEYS = ['workspaces', 'projects', 'workspace-exclusions', 'project-exclusions'];
+
+/**
+ * The settings declared that the service keeps only while a set is agent-enabled, on a set not declared
+ * `agent-enabled: true`: `policy-tool-version`, and for the native kind `overridable` (an opa set keeps it either
+ * way). docs/api-behaviour.md, Policy sets.
+ */
+function agentOnlySettings(values: Record<string, unknown>, kind: PolicyKind): string[] {
+  if (values['agent-enabled'] === true) return [];
+  return (kind === 'opa' ? ['policy-tool-version'] : ['overridable', 'policy-tool-version']).filter((key) => values[key] !== undefined && values[key] !== null);
 }
 
 function setSettings(name: string, kind: PolicyKind, settingsFile: string | null, values: Record<string, unknown>, parameters: SetParameter[] | null): Omit<DeclaredPolicySet, 'content'> {

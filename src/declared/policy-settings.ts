@@ -1,6 +1,7 @@
 import { LEVELS_BY_KIND, type EnforcementLevel, type PolicyKind } from '../model.js';
 import type { SourceProblem } from '../errors.js';
-import { readSettingsFile, withFile } from './settings-file.js';
+import type { EntryLines } from './types.js';
+import { listLines, readSettingsFile, withFile } from './settings-file.js';
 
 /** The settings part of a declared policy. */
 export interface PolicySettings {
@@ -8,6 +9,8 @@ export interface PolicySettings {
   enforcementLevel: EnforcementLevel;
   query: string | null;
   policySets: string[] | null;
+  /** Lines of `policy-sets` and its entries. */
+  lines?: EntryLines;
 }
 
 const DEFAULT_LEVEL: EnforcementLevel = 'advisory';
@@ -44,6 +47,7 @@ export function readPolicySettings(
     enforcementLevel: typeof level === 'string' ? (level as EnforcementLevel) : DEFAULT_LEVEL,
     query: kind === 'opa' && typeof raw.query === 'string' ? raw.query : null,
     policySets: Array.isArray(raw['policy-sets']) ? (raw['policy-sets'] as string[]) : null,
+    lines: listLines(parsed.doc, ['policy-sets']),
   };
   return { settings, problems };
 }

@@ -15,6 +15,9 @@ export interface CodeSource {
 }
 
 /** A policy as the declared repo states it. */
+/** Lines in a settings file of its lists (`allowed-workspaces`) and their entries (`allowed-workspaces.0`): `listLines`. */
+export type EntryLines = Readonly<Record<string, number>>;
+
 export interface DeclaredPolicy {
   name: string;
   kind: PolicyKind;
@@ -28,6 +31,8 @@ export interface DeclaredPolicy {
   codeDigest: string;
   /** The code exactly as in the file; kept only for policies whose code diff a plan shows (`withCodeTexts`), else null. */
   code: string | null;
+  /** Lines of `policy-sets` and its entries in the settings file. */
+  lines?: EntryLines;
   /** Lines of the code (line ends of any kind; a last line without one counts), for plans that describe it. */
   codeLines: number;
   /** Without any ownership marker; null when absent. */
@@ -59,6 +64,8 @@ export interface DeclaredPool {
   excludedWorkspaces?: string[] | null;
   previousNames: string[];
   agentCleanup: AgentCleanup | null;
+  /** Lines of the access lists and their entries in `file`. */
+  lines?: EntryLines;
 }
 
 /** A versioned set's content: its folder packed as a deterministic tar.gz (set-archive.ts). */
@@ -121,6 +128,8 @@ export interface DeclaredPolicySet {
   sensitiveDigest: string | null;
   /** Versioned sets only; null for a set declared in YAML, whose members are the policies that name it. */
   content: SetContent | null;
+  /** Lines of the scope lists and their entries in the settings file. */
+  lines?: EntryLines;
 }
 
 export interface DeclaredState {

@@ -10,9 +10,11 @@ import type { RequestLog } from './request-log.js';
 import type { Context, Route } from './router.js';
 import { readAgentFields, readBehaviourChanges, readFaultList } from './control-input.js';
 import { fromBehaviour } from './seed.js';
+import { settleDue } from './ingestion.js';
 import type { Behaviour, RateLimitWindow } from './types.js';
 import { setPolicyIds } from './policy-set-documents.js';
 import { addAgent, agentsOf, policiesOf, poolsOf, type PolicySetRecord, type Store } from './store.js';
+import { addTableRun, moveRun } from './control-runs.js';
 
 export interface ControlDeps {
   faults: FaultList;
@@ -34,7 +36,9 @@ export function controlRoutes(deps: ControlDeps): Route[] {
     { method: 'PUT', pattern: '/rate-limit', handler: async (ctx) => ok(setRateLimit(deps.limiter, await readJson(ctx))) },
     { method: 'GET', pattern: '/behaviour', handler: () => ok(fromBehaviour(deps.behaviour)) },
     { method: 'PUT', pattern: '/behaviour', handler: async (ctx) => ok(fromBehaviour(Object.assign(deps.behaviour, readBehaviourChanges(await readJson(ctx))))) },
-    { method: 'GET', pattern: '/state', handler: (ctx) => ok(dumpState(ctx.store, ctx.behaviour.nativeKind)) },
+    { method: 'GET', pattern: '/state', handler: (ctx) => (settleDue(ctx.store, ctx.now()), ok(dumpState(ctx.store, ctx.behaviour.nativeKind))) },
+    { method: 'POST', pattern: '/runs', handler: async (ctx) => ok(addTableRun(ctx, await readJson(ctx))) },
+    { method: 'PATCH', pattern: '/runs/:id', handler: async (ctx) => ok(moveRun(ctx, await readJson(ctx))) },
   ];
 }
 

@@ -3,6 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import type { FaultList } from './faults.js';
+import { settleDue } from './ingestion.js';
 import { faultContext, growing, hugeBody } from './hostile-replies.js';
 import { JSON_API, ReplyError, errorReply, mediaType, receiveBody, type Reply } from './http.js';
 import { MAX_CODE_BYTES } from '../model.js';
@@ -26,6 +27,7 @@ export interface Pipeline {
 
 /** `loggedPath` is the path after /api/v2 with the query as sent. */
 export async function handleApi(p: Pipeline, ctx: Context, loggedPath: string, res: ServerResponse): Promise<void> {
+  settleDue(ctx.store, ctx.now());
   const presented = bearer(ctx.req);
   const rate = p.limiter.take(presented ?? '');
   const finish = (status: number | null): void => record(p, ctx, loggedPath, status);

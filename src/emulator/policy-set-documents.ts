@@ -39,7 +39,7 @@ export function policySetResource(store: Store, set: PolicySetRecord, nativeKind
       'agent-enabled': set.agentEnabled,
       'policy-tool-version': set.policyToolVersion,
       'policies-path': set.policiesPath,
-      'policy-update-patterns': [],
+      'policy-update-patterns': [...set.policyUpdatePatterns],
       versioned: isVersioned(set),
       'vcs-repo': set.vcsRepo,
       'policy-count': isVersioned(set) ? (current?.policyCount ?? 0) : policyIds.length,

@@ -1,8 +1,8 @@
 /**
  * Validation of policy-set create and update bodies, each failure a 422 in the service's shape. The rules are the
  * service's (docs/api-behaviour.md, Policy sets): a name taken, a kind outside the dialect's list, `vcs-repo` with
- * `policies`, `global` with `workspaces` or `projects`; `agent-enabled` false clears `policy-tool-version` and
- * `overridable`.
+ * `policies`, `global` with `workspaces` or `projects`; `agent-enabled` false clears `policy-tool-version`, and a native
+ * set's `overridable` (an opa set keeps it, false when never given); `policy-update-patterns` is a list of strings.
  */
 import { invalid, isObject, ReplyError } from './http.js';
 import type { RecordKind } from './records.js';
@@ -18,11 +18,11 @@ export interface SetMembers {
   projectExclusionIds: string[];
 }
 
-export type PolicySetCreate = Pick<PolicySetRecord,
-  'name' | 'description' | 'kind' | 'global' | 'overridable' | 'agentEnabled' | 'policyToolVersion' | 'policiesPath' | 'vcsRepo'> & SetMembers;
+type Settings = 'overridable' | 'agentEnabled' | 'policyToolVersion' | 'policiesPath' | 'policyUpdatePatterns' | 'vcsRepo';
 
-export type PolicySetUpdate = Partial<Pick<PolicySetRecord,
-  'name' | 'description' | 'global' | 'overridable' | 'agentEnabled' | 'policyToolVersion' | 'policiesPath' | 'vcsRepo'>>;
+export type PolicySetCreate = Pick<PolicySetRecord, 'name' | 'description' | 'kind' | 'global' | Settings> & SetMembers;
+
+export type PolicySetUpdate = Partial<Pick<PolicySetRecord, 'name' | 'description' | 'global' | Settings>>;
 
 /**
  * The kinds a set takes: the document's `native` and `opa`, or the hosted service's `sentinel`, `opa` and beta
@@ -62,10 +62,11 @@ export function parseSetCreate(body: unknown, org: OrgRecord, policyExists: (id:
     description: optionalString(attributes, 'description', true) ?? null,
     kind,
     global,
-    overridable: agentEnabled ? (optionalBoolean(attributes, 'overridable') ?? false) : null,
+    overridable: keepsOverridable(kind, agentEnabled) ? (optionalBoolean(attributes, 'overridable') ?? false) : null,
     agentEnabled,
     policyToolVersion: agentEnabled ? (optionalString(attributes, 'policy-tool-version', true) ?? null) : null,
     policiesPath: optionalString(attributes, 'policies-path', true) ?? null,
+    policyUpdatePatterns: updatePatterns(attributes) ?? [],
     vcsRepo,
     ...members,
   };
@@ -94,17 +95,39 @@ export function parseSetUpdate(body: unknown, set: PolicySetRecord, org: OrgReco
   }
   const agentEnabled = optionalBoolean(attributes, 'agent-enabled') ?? set.agentEnabled;
   if (attributes['agent-enabled'] !== undefined) update.agentEnabled = agentEnabled;
-  if (!agentEnabled) Object.assign(update, { policyToolVersion: null, overridable: null });
-  else {
-    const overridable = optionalBoolean(attributes, 'overridable');
-    if (overridable !== undefined) update.overridable = overridable;
-    const tool = optionalString(attributes, 'policy-tool-version', true);
-    if (tool !== undefined) update.policyToolVersion = tool;
-  }
+  const overridable = optionalBoolean(attributes, 'overridable');
+  if (!keepsOverridable(set.kind, agentEnabled)) update.overridable = null;
+  else if (overridable !== undefined) update.overridable = overridable;
+  else if (set.overridable === null) update.overridable = false;
+  const tool = optionalString(attributes, 'policy-tool-version', true);
+  if (!agentEnabled) update.policyToolVersion = null;
+  else if (tool !== undefined) update.policyToolVersion = tool;
   const policiesPath = optionalString(attributes, 'policies-path', true);
   if (policiesPath !== undefined) update.policiesPath = policiesPath;
+  const patterns = updatePatterns(attributes);
+  if (patterns !== undefined) update.policyUpdatePatterns = patterns;
   if (attributes['vcs-repo'] !== undefined) update.vcsRepo = readVcsRepo(attributes['vcs-repo']);
   return update;
+}
+
+/**
+ * Whether a set holds `overridable`: an opa set always (go-tfe `TestPolicySetsCreate` "with all attributes provided -
+ * OPA", `TestPolicySetsUpdate` "with valid attributes-OPA"), a native one only while agent-enabled
+ * (`TestPolicySetsUpdate` "with valid attributes"); the beta `tfpolicy`, with no source, as the native kind.
+ */
+function keepsOverridable(kind: PolicySetRecord['kind'], agentEnabled: boolean): boolean {
+  return kind === 'opa' || agentEnabled;
+}
+
+/** `policy-update-patterns`: a list of strings (null: none); undefined when not sent. */
+function updatePatterns(attributes: Record<string, unknown>): string[] | undefined {
+  const value = attributes['policy-update-patterns'];
+  if (value === undefined) return undefined;
+  if (value === null) return [];
+  if (!Array.isArray(value) || value.some((pattern) => typeof pattern !== 'string')) {
+    throw invalid('policy-update-patterns must be a list of strings', '/data/attributes/policy-update-patterns');
+  }
+  return [...(value as string[])];
 }
 
 function readVcsRepo(value: unknown): Record<string, unknown> | null {

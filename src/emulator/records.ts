@@ -47,6 +47,8 @@ export interface PolicySetRecord {
   agentEnabled: boolean;
   policyToolVersion: string | null;
   policiesPath: string | null;
+  /** Glob patterns of the files whose change makes a VCS set ingest a new version; stored and answered as sent. */
+  policyUpdatePatterns: string[];
   /** As sent; null for a set without one. Its policies then come from the repository, never by relationship. */
   vcsRepo: Record<string, unknown> | null;
   workspaceIds: string[];
@@ -68,12 +70,12 @@ export type VersionStatus = 'pending' | 'ingressing' | 'ready' | 'errored' | 'ca
 export interface VersionRecord {
   id: string;
   setId: string;
-  /** What a read answers now; `ingressing` once uploaded, until enough reads have seen it (see `outcome`). */
+  /** What a read answers now; `ingressing` once uploaded, until its ingestion ends (`settlesAt`). */
   status: VersionStatus;
-  /** Where ingestion ends, once the archive is read: shown once the reads answering `ingressing` are done. */
+  /** Where ingestion ends, once the archive is read: the version's status from `settlesAt` on. */
   outcome: { status: 'ready' | 'errored'; errorMessage: string | null; policyCount: number } | null;
-  /** How many reads have answered `ingressing`: the outcome shows once `Behaviour.ingressingReads` have. */
-  ingressingReads: number;
+  /** When, on the emulator's clock, its ingestion ends (`Behaviour.ingestionMs` after the upload); null before the upload. */
+  settlesAt: number | null;
   errorMessage: string | null;
   /** `pending-at`, `ingressing-at`, `ready-at`, `errored-at`. */
   statusTimestamps: Record<string, string>;

@@ -2,8 +2,9 @@
  * Policy set versions (docs/api-behaviour.md, Policy set versions): `POST /policy-sets/:id/versions` with no body
  * answers 201, `pending`, with `links.upload`; the archive is `PUT` there (no token: the link is its own authority, and
  * a request that carries an `Authorization` header is refused, as a pre-signed object store refuses a second
- * credential), within an hour. The version then reads `ingressing` once (or `behaviour.ingressing-reads` times), and
- * `ready` or `errored` on the read after: a client must poll. `current-version` is the newest version that became ready, `newest-version` the newest of all.
+ * credential), within an hour. The version then reads `ingressing` until its ingestion ends on its own
+ * (`behaviour.ingestion-ms` later on the emulator's clock: ingestion.ts), then `ready` or `errored`: a client must poll.
+ * `current-version` is the newest version that became ready, `newest-version` the newest of all.
  */
 import { badRequest, invalid, notFound, readBody, requireMediaType, ReplyError, type Reply } from './http.js';
 import { newId, randomSuffix } from './ids.js';
@@ -49,7 +50,7 @@ function createVersion(ctx: Context): Reply {
     setId: set.id,
     status: 'pending',
     outcome: null,
-    ingressingReads: 0,
+    settlesAt: null,
     errorMessage: null,
     statusTimestamps: { 'pending-at': at },
     createdAt: at,
@@ -66,28 +67,7 @@ function createVersion(ctx: Context): Reply {
 function showVersion(ctx: Context): Reply {
   const version = ctx.store.versions.get(ctx.params.id ?? '');
   if (version === undefined) throw notFound();
-  if (version.status === 'ingressing' && version.outcome !== null) {
-    if (version.ingressingReads >= ctx.behaviour.ingressingReads) settle(ctx, version);
-    else version.ingressingReads += 1;
-  }
   return { status: 200, body: { data: versionResource(version, uploadLink(ctx, version)) } };
-}
-
-/** Ingestion's outcome becomes the version's; a ready one becomes its set's current version unless a newer one is. */
-function settle(ctx: Context, version: VersionRecord): void {
-  const outcome = version.outcome;
-  if (outcome === null) return;
-  const at = new Date(ctx.now()).toISOString();
-  version.status = outcome.status;
-  version.errorMessage = outcome.errorMessage;
-  version.policyCount = outcome.policyCount;
-  version.statusTimestamps[`${outcome.status}-at`] = at;
-  version.updatedAt = at;
-  const set = requireSet(ctx.store, version.setId);
-  if (outcome.status !== 'ready') return;
-  const current = set.currentVersionId === null ? -1 : set.versionIds.indexOf(set.currentVersionId);
-  if (set.versionIds.indexOf(version.id) > current) set.currentVersionId = version.id;
-  set.updatedAt = at;
 }
 
 async function uploadArchive(ctx: Context): Promise<Reply> {
@@ -101,10 +81,13 @@ async function uploadArchive(ctx: Context): Promise<Reply> {
   if (version.uploadKey === null) throw notFound();
   version.uploadKey = null;
   const set = requireSet(ctx.store, version.setId);
-  const at = new Date(ctx.now()).toISOString();
+  const uploadedAt = ctx.now();
+  const at = new Date(uploadedAt).toISOString();
   version.status = 'ingressing';
   version.statusTimestamps['ingressing-at'] = at;
   version.updatedAt = at;
   version.outcome = await ingest(archive, set.kind, ctx.behaviour.nativeKind);
+  version.settlesAt = uploadedAt + ctx.behaviour.ingestionMs;
+  ctx.store.ingesting.add(version.id);
   return { status: 200 };
 }

@@ -4,7 +4,7 @@
  */
 import type { SourceProblem } from '../errors.js';
 import { checkYaml, invalidFile, keyLabel, parseYaml, schemaIssues, type YamlDocument } from '../yaml/index.js';
-import type { Behaviour, FaultSpec, RateLimitWindow, Seed, SeedAgent, SeedAgentPool, SeedOrganization } from './types.js';
+import type { Behaviour, FaultSpec, RateLimitWindow, Seed, SeedAgent, SeedAgentPool, SeedOrganization, SeedRun, SeedRunOutcome } from './types.js';
 
 /** The seed file as written, once it matches its schema. */
 interface RawSeed {
@@ -26,7 +26,7 @@ export interface RawBehaviour {
   'native-kind'?: 'native' | 'sentinel';
   'list-omits-policy-sets'?: boolean;
   'show-omits-policy-sets'?: boolean;
-  'ingressing-reads'?: number;
+  'ingestion-ms'?: number;
 }
 
 const BEHAVIOUR_KEYS = {
@@ -36,7 +36,7 @@ const BEHAVIOUR_KEYS = {
   'native-kind': 'nativeKind',
   'list-omits-policy-sets': 'listOmitsPolicySets',
   'show-omits-policy-sets': 'showOmitsPolicySets',
-  'ingressing-reads': 'ingressingReads',
+  'ingestion-ms': 'ingestionMs',
 } as const satisfies Record<keyof RawBehaviour, keyof Behaviour>;
 
 interface RawOrganization {
@@ -47,6 +47,17 @@ interface RawOrganization {
   'policy-sets'?: Array<string | RawPolicySet>;
   entitlements?: { 'policy-set-limit'?: number | null; 'policy-limit'?: number | null; 'versioned-policy-set-limit'?: number | null };
   'agent-pools'?: RawPool[];
+  runs?: RawRun[];
+}
+
+interface RawRun {
+  id?: string;
+  workspace: string;
+  'created-at': string;
+  status?: string;
+  evaluation?: 'unreachable' | 'errored';
+  kind?: 'native' | 'opa';
+  outcomes?: SeedRunOutcome[];
 }
 
 interface RawPolicySet {
@@ -104,7 +115,7 @@ export function fromBehaviour(behaviour: Behaviour): Required<RawBehaviour> {
     'native-kind': behaviour.nativeKind,
     'list-omits-policy-sets': behaviour.listOmitsPolicySets,
     'show-omits-policy-sets': behaviour.showOmitsPolicySets,
-    'ingressing-reads': behaviour.ingressingReads,
+    'ingestion-ms': behaviour.ingestionMs,
   };
 }
 
@@ -128,6 +139,11 @@ function crossProblems(doc: YamlDocument, value: unknown): SourceProblem[] {
     }
     const workspaceIds = new Set(listAt(org, 'workspaces').map((ws) => ws.id));
     problems.push(...setProblems(doc, org, i, workspaceIds));
+    listAt(org, 'runs').forEach((run, j) => {
+      if (typeof run.workspace !== 'string' || workspaceIds.has(run.workspace)) return;
+      const path = ['organizations', i, 'runs', j, 'workspace'];
+      problems.push(doc.problem(path, `${keyLabel(path)} "${run.workspace}" is not a workspace of organization "${String(org.name)}"`));
+    });
     listAt(org, 'agent-pools').forEach((pool, j) => {
       const allowed: unknown[] = Array.isArray(pool['allowed-workspaces']) ? pool['allowed-workspaces'] : [];
       allowed.forEach((id, k) => {
@@ -200,7 +216,13 @@ function toOrganization(raw: RawOrganization): SeedOrganization {
     };
   }
   org.agentPools = (raw['agent-pools'] ?? []).map(toPool);
+  if (raw.runs !== undefined) org.runs = raw.runs.map(toRun);
   return org;
+}
+
+function toRun(raw: RawRun): SeedRun {
+  const { 'created-at': createdAt, outcomes, ...rest } = raw;
+  return { ...rest, createdAt: new Date(createdAt).toISOString(), ...(outcomes === undefined ? {} : { outcomes: outcomes.map((outcome) => ({ ...outcome })) }) };
 }
 
 function toPool(raw: RawPool): SeedAgentPool {

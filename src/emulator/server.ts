@@ -20,6 +20,8 @@ import { policySetMemberRoutes } from './routes-policy-set-members.js';
 import { policySetVersionRoutes, UPLOAD_PREFIX, uploadRoutes } from './routes-policy-set-versions.js';
 import { policySetRoutes } from './routes-policy-sets.js';
 import { poolRoutes } from './routes-pools.js';
+import { runRoutes } from './routes-runs.js';
+import { addSeededRuns } from './run-builder.js';
 import { defaultSeed } from './seed-default.js';
 import { createStore } from './store.js';
 import { defaultBehaviour, type Behaviour, type Seed } from './types.js';
@@ -57,6 +59,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const host = options.host ?? '127.0.0.1';
   const now = options.now ?? ((): number => Date.now());
   const store = createStore(seed, now);
+  addSeededRuns(store, seed, now);
   const behaviour: Behaviour = { ...defaultBehaviour(), ...seed.behaviour, ...(seed.nativeKind ? { nativeKind: seed.nativeKind } : {}) };
   const blobs = createBlobStore(now);
   const faults = createFaultList(now);
@@ -66,7 +69,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const pipeline: Pipeline = {
     api: createRouter([
       ...policyRoutes, ...policyCodeRoutes, ...policySetRoutes, ...policySetMemberRoutes, ...policySetVersionRoutes, ...parameterRoutes,
-      ...organizationRoutes, ...poolRoutes, ...agentRoutes, PING,
+      ...organizationRoutes, ...poolRoutes, ...agentRoutes, ...runRoutes, PING,
     ]),
     control: createRouter(controlRoutes({ faults, log, limiter, behaviour })),
     blobs: createRouter([{ method: 'GET', pattern: '/:key', handler: serveBlob }]),

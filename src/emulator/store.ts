@@ -4,6 +4,7 @@
  * whatever else the store holds: change records only through the functions here, which keep both.
  */
 import { newId } from './ids.js';
+import { createRunStore, type RunStore } from './run-records.js';
 import type { AgentRecord, OrgRecord, PolicyRecord, PolicySetRecord, PoolRecord, VersionRecord } from './records.js';
 import type { Seed, SeedAgent, SeedPolicySet } from './types.js';
 
@@ -26,10 +27,14 @@ export interface Store {
   agentsByPool: Map<string, Map<string, AgentRecord>>;
   /** Policy-set versions by id. */
   versions: Map<string, VersionRecord>;
+  /** Ids of the uploaded versions whose ingestion has not ended yet (see ingestion.ts). */
+  ingesting: Set<string>;
+  /** Runs, their task stages, policy evaluations and policy-set outcomes. */
+  runs: RunStore;
 }
 
 export function createStore(seed: Seed, now: () => number): Store {
-  const store: Store = { orgs: new Map(), policies: new Map(), pools: new Map(), agents: new Map(), byOrg: new Map(), agentsByPool: new Map(), versions: new Map() };
+  const store: Store = { orgs: new Map(), policies: new Map(), pools: new Map(), agents: new Map(), byOrg: new Map(), agentsByPool: new Map(), versions: new Map(), ingesting: new Set(), runs: createRunStore() };
   for (const org of seed.organizations) {
     store.orgs.set(org.name, {
       name: org.name,
@@ -148,10 +153,12 @@ function seededSet(org: string, seed: string | SeedPolicySet, now: () => number)
     description: set.description ?? null,
     kind: set.kind ?? 'native',
     global: set.global ?? false,
-    overridable: null,
+    // An opa set answers `overridable` false when created without it; a native one only while it is agent-enabled.
+    overridable: set.kind === 'opa' ? false : null,
     agentEnabled: false,
     policyToolVersion: null,
     policiesPath: null,
+    policyUpdatePatterns: [],
     vcsRepo: null,
     workspaceIds: [...(set.workspaces ?? [])],
     projectIds: [...(set.projects ?? [])],

@@ -90,6 +90,36 @@ export interface SeedProject {
   name: string;
 }
 
+/** One policy's outcome in a seeded run: the set that evaluated it, its status, the level it had then. */
+export interface SeedRunOutcome {
+  policy: string;
+  /** The policy set's name. */
+  set: string;
+  status: 'passed' | 'failed' | 'errored';
+  /** @default hard-mandatory (native), mandatory (opa) */
+  level?: string;
+  /** @default 'native' */
+  kind?: 'native' | 'opa';
+  /** Lines the policy printed. */
+  print?: string[];
+}
+
+/** A run that exists before the first request, with what its policy evaluations found. */
+export interface SeedRun {
+  /** @default a new `run-` id */
+  id?: string;
+  /** A `ws-` id of the organization. */
+  workspace: string;
+  createdAt: string;
+  /** A run status word; a status that is not final is a run still under way. @default 'applied' */
+  status?: string;
+  /** The evaluation ended so instead of with outcomes (an `errored` one's sets carry an error). */
+  evaluation?: 'unreachable' | 'errored';
+  /** The kind of that evaluation, when no outcome names one. @default 'native' */
+  kind?: 'native' | 'opa';
+  outcomes?: SeedRunOutcome[];
+}
+
 export interface SeedOrganization {
   name: string;
   /** @default 1 */
@@ -102,6 +132,8 @@ export interface SeedOrganization {
   /** @default no limits */
   entitlements?: SeedEntitlements;
   agentPools?: SeedAgentPool[];
+  /** Runs of its workspaces and their policy evaluations. */
+  runs?: SeedRun[];
 }
 
 /**
@@ -125,16 +157,18 @@ export interface Behaviour {
   /** So does showing one policy, `include=policy_sets` or not. @default false */
   showOmitsPolicySets: boolean;
   /**
-   * How many reads of an uploaded policy set version answer `ingressing` before its outcome (`ready` or `errored`):
-   * clients must poll. A large number plays a version that never settles. @default 1
+   * How long, on the emulator's clock, an uploaded policy set version's ingestion takes: until then every read answers
+   * `ingressing`, then its outcome (`ready` or `errored`), read or not. The default is the longest go-tfe's tests allow
+   * (`waitForPolicySetVersionUpload`); a huge number plays a version that never settles, 0 one ingested at once.
+   * @default 500
    */
-  ingressingReads: number;
+  ingestionMs: number;
 }
 
 export function defaultBehaviour(): Behaviour {
   return {
     poolPatchResetsScope: true, rejectEnforceWithLevel: true, legacyEnforce: false, nativeKind: 'native', listOmitsPolicySets: false,
-    showOmitsPolicySets: false, ingressingReads: 1,
+    showOmitsPolicySets: false, ingestionMs: 500,
   };
 }
 

@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { PassResultLabel } from './pass-record.js';
+import { PASS_RESULTS, type PassResultLabel } from './pass-record.js';
 
 /** The daemon's Prometheus metrics, in a registry of its own (never prom-client's global one). */
 export interface DaemonMetrics {
@@ -55,7 +55,7 @@ export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}):
       if (seconds > 0) rateLimitWait.inc(seconds);
     },
     addSource(source) {
-      for (const result of ['success', 'failure', 'timeout', 'handed-over']) passes.inc({ source, result }, 0);
+      for (const result of PASS_RESULTS) passes.inc({ source, result }, 0);
       fighting.set({ source }, 0);
     },
     drift(source, changes) {

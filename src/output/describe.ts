@@ -97,16 +97,26 @@ export type ErrorsWhere = 'above' | 'below';
  * resources are kept.
  */
 export function closingLines(plans: readonly SourcePlan[], where: ErrorsWhere = 'above'): string[] {
-  const summary = summarize(plans);
+  // A plan with errors is not applied: its changes are not counted as a plan, but said to be held back by them.
+  const blocked = plans.filter((s) => s.plan !== null && s.plan.errors.length > 0 && s.plan.changes.length > 0);
+  const summary = summarize(plans.filter((s) => !blocked.includes(s)));
   const unplanned = plans.filter((s) => s.plan === null).length;
   const lines: string[] = [];
   if (totalChanges(summary) > 0) lines.push(planLine(summary));
+  if (blocked.length > 0) lines.push(blockedLine(blocked, plans.length, where));
   if (unplanned > 0) lines.push(`No plan for ${unplanned} of ${count(plans.length, 'source')}: see the errors ${where}.`);
   if (lines.length > 0) return lines;
   if (plans.some((s) => notAppliedLine(s) !== null)) return [`Nothing was applied (see the errors ${where}). Make a new plan.`];
   if (plans.some((s) => sourceErrors(s).length > 0)) return [`No changes planned, but there are errors (see ${where}).`];
   const kept = keptUndeclared(plans);
   return [kept > 0 ? `No changes. ${keptLine(kept)}` : NO_CHANGES];
+}
+
+/** e.g. `No plan to apply: the errors above block 1 planned change.`, naming the sources when the run has several. */
+function blockedLine(blocked: readonly SourcePlan[], sources: number, where: ErrorsWhere): string {
+  const changes = count(totalChanges(summarize(blocked)), 'planned change');
+  if (sources === 1) return `No plan to apply: the errors ${where} block ${changes}.`;
+  return `Not to be applied: the errors ${where} block ${changes} of ${blocked.map((s) => `source "${s.name}"`).join(', ')}.`;
 }
 
 /** Undeclared live resources kept over all planned sources. */

@@ -3,9 +3,9 @@
  * this source declares, and a set's workspaces and projects by name, with `*` as prefix, suffix or both (as the vendor's
  * `tfe_workspace_ids` takes them), and an agent pool's access lists the same way, against the lists the live read made. Pure: the declared state comes back with every name it can resolve turned into its id; a name
  * of a set the plan creates stays a name, which the apply resolves once the set exists; a name that matches nothing is
- * an error naming it and the closest match.
+ * an error naming it, its file and line, and the closest match.
  */
-import type { DeclaredPolicySet, DeclaredPool, DeclaredState, SetScope } from '../declared/types.js';
+import type { DeclaredPolicySet, DeclaredPool, DeclaredState, EntryLines, SetScope } from '../declared/types.js';
 import type { LiveState } from '../model.js';
 import { closest } from '../suggest.js';
 
@@ -27,14 +27,15 @@ export function resolveNames(declared: DeclaredState, live: LiveState): Resolved
   const known = [...new Set([...liveIds.keys(), ...declaredSets.keys()])].sort();
   const policies = declared.policies.map((policy) => {
     if (policy.policySets === null || policy.policySets.every(isSetId)) return policy;
-    const resolved = policy.policySets.map((entry) => {
+    const resolved = policy.policySets.map((entry, index) => {
       if (isSetId(entry)) return entry;
+      const where = at(policy.settingsFile, policy.lines, 'policy-sets', index);
       const versioned = declaredSets.get(entry)?.content != null;
-      if (versioned) errors.push(`policy "${policy.name}" names policy set "${entry}", a versioned set: its policies come from its folder, never by membership`);
+      if (versioned) errors.push(`${where}policy "${policy.name}" names policy set "${entry}", a versioned set: its policies come from its folder, never by membership`);
       const id = liveIds.get(entry);
       if (id !== undefined || declaredSets.has(entry)) return id ?? entry;
       const near = closest(entry, known);
-      errors.push(`policy "${policy.name}" names policy set "${entry}", which neither the organization nor this repo has${near === null ? '' : `; did you mean "${near}"?`}`);
+      errors.push(`${where}policy "${policy.name}" names policy set "${entry}", which neither the organization nor this repo has${near === null ? '' : `; did you mean "${near}"?`}`);
       return entry;
     });
     return { ...policy, policySets: resolved };
@@ -49,7 +50,7 @@ export function resolveNames(declared: DeclaredState, live: LiveState): Resolved
 function resolvePoolAccess(pool: DeclaredPool, live: LiveState, errors: string[], warnings: string[]): DeclaredPool {
   const all = [pool.allowedWorkspaces, pool.allowedProjects ?? null, pool.excludedWorkspaces ?? null];
   if (all.every((list) => list === null || list.every((e) => e.startsWith('ws-') || e.startsWith('prj-')))) return pool;
-  const list = idList(`agent pool "${pool.name}"`, errors, warnings);
+  const list = idList(`agent pool "${pool.name}"`, (key, index) => at(pool.file, pool.lines, key, index), errors, warnings);
   return {
     ...pool,
     allowedWorkspaces: list('allowed-workspaces', pool.allowedWorkspaces, 'ws-', live.workspaces, false),
@@ -59,19 +60,19 @@ function resolvePoolAccess(pool: DeclaredPool, live: LiveState, errors: string[]
 }
 
 /** Resolves one list of names, wildcards and ids of `owner` (`policy set "x"`, `agent pool "y"`) into sorted ids. */
-function idList(owner: string, errors: string[], warnings: string[]) {
+function idList(owner: string, where: (key: string, index: number) => string, errors: string[], warnings: string[]) {
   return (key: string, entries: string[] | null, prefix: string, named: Named | undefined, caseless: boolean): string[] | null => {
     if (entries === null) return null;
-    const ids = entries.flatMap((entry) => {
+    const ids = entries.flatMap((entry, index) => {
       if (entry.startsWith(prefix)) return [entry];
       const found = matching(entry, named ?? [], caseless);
       if (found.length > 0) return found;
       if (entry.includes('*')) {
-        warnings.push(`${owner}: ${key} "${entry}" matches nothing in the organization`);
+        warnings.push(`${where(key, index)}${owner}: ${key} "${entry}" matches nothing in the organization`);
         return [];
       }
       const near = closest(entry, (named ?? []).map((n) => n.name));
-      errors.push(`${owner}: ${key} "${entry}" names nothing in the organization${near === null ? '' : `; did you mean "${near}"?`}`);
+      errors.push(`${where(key, index)}${owner}: ${key} "${entry}" names nothing in the organization${near === null ? '' : `; did you mean "${near}"?`}`);
       return [];
     });
     return [...new Set(ids)].sort();
@@ -80,9 +81,16 @@ function idList(owner: string, errors: string[], warnings: string[]) {
 
 type Named = ReadonlyArray<{ id: string; name: string }>;
 
+/** `file:line: ` of a declared list's entry, as every problem of the declared repo begins; '' without a file. */
+function at(file: string | null, lines: EntryLines | undefined, key: string, index: number): string {
+  if (file === null) return '';
+  const line = lines?.[`${key}.${index}`] ?? lines?.[key];
+  return line === undefined ? `${file}: ` : `${file}:${line}: `;
+}
+
 /** The set with each scope list in ids; what matches nothing is an error (a plain name) or a warning (a wildcard). */
 function resolveScope(set: DeclaredPolicySet, live: LiveState, errors: string[], warnings: string[]): DeclaredPolicySet {
-  const list = idList(`policy set "${set.name}"`, errors, warnings);
+  const list = idList(`policy set "${set.name}"`, (key, index) => at(set.settingsFile, set.lines, key, index), errors, warnings);
   const { workspaces, projects, workspaceExclusions, projectExclusions } = set.scope;
   const scope: SetScope = {
     workspaces: list('workspaces', workspaces, 'ws-', live.workspaces, false),

@@ -24,7 +24,7 @@ export interface PolicySpec extends Pick<DeclaredPolicy, 'kind' | 'description' 
 export type LivePolicyRef = Omit<LivePolicy, 'code'>;
 
 /** A declared pool as a change applies it; the name is the change's. A list that is not managed is null. */
-export interface PoolSpec extends Omit<DeclaredPool, 'name' | 'allowedProjects' | 'excludedWorkspaces'> {
+export interface PoolSpec extends Omit<DeclaredPool, 'name' | 'allowedProjects' | 'excludedWorkspaces' | 'lines'> {
   allowedProjects: string[] | null;
   excludedWorkspaces: string[] | null;
 }
@@ -69,13 +69,13 @@ export function liveAgentRef(agent: LiveAgent): LiveAgentRef {
 }
 
 /** A declared policy set as a change applies it; the name is the change's. Its content says where the folder is and its digest. */
-export type PolicySetSpec = Omit<DeclaredPolicySet, 'name'>;
+export type PolicySetSpec = Omit<DeclaredPolicySet, 'name' | 'lines'>;
 
 /** A live policy set as a change was planned against it. */
 export type LivePolicySetRef = LivePolicySet;
 
 export function policySetSpec(set: DeclaredPolicySet): PolicySetSpec {
-  const { name: _name, content, scope, parameters, ...rest } = set;
+  const { name: _name, lines: _lines, content, scope, parameters, ...rest } = set;
   const copy = (ids: string[] | null) => (ids === null ? null : [...ids]);
   return {
     ...rest,

@@ -1,0 +1,93 @@
+/**
+ * A bound on the requests one piece of work may send (the evidence a plan reads: 500 by default). Each request sent
+ * through a budget's view of the transport spends one before it is sent (a retry of it by the transport spends
+ * nothing more); once none is left the request is not sent and `BudgetSpentError` is thrown, which the reader turns
+ * into a partial answer. Work in parallel first sets aside what it expects to need (`reserve`), so that several do not
+ * each spend half of what is left and none finish.
+ */
+import type { ListTransport } from './paginate.js';
+
+export class BudgetSpentError extends Error {
+  override name = 'BudgetSpentError';
+  constructor(readonly limit: number) {
+    super(`the request budget of ${limit} is spent`);
+  }
+}
+
+/** What spends requests: a budget, or a reservation of one. */
+export interface RequestSpender {
+  /** The transport, each of whose requests first spends one (or throws BudgetSpentError, sending nothing). */
+  view(transport: ListTransport): ListTransport;
+}
+
+function spending(transport: ListTransport, take: () => void): ListTransport {
+  return {
+    url: (path) => transport.url(path),
+    logger: transport.logger,
+    send: (request, signal) => {
+      take();
+      return transport.send(request, signal);
+    },
+  };
+}
+
+export class RequestBudget implements RequestSpender {
+  private used = 0;
+  /** Set aside by reservations and not spent yet: no one else may spend it. */
+  private held = 0;
+  constructor(readonly limit: number) {}
+
+  get spent(): number {
+    return this.used;
+  }
+
+  /** Neither spent nor set aside. */
+  get left(): number {
+    return this.limit - this.used - this.held;
+  }
+
+  take(): void {
+    if (this.left <= 0) throw new BudgetSpentError(this.limit);
+    this.used += 1;
+  }
+
+  /** Sets `count` aside, or null (nothing set aside) when fewer are left. */
+  reserve(count: number): Reservation | null {
+    if (count > this.left) return null;
+    this.held += count;
+    return new Reservation(this, count, () => {
+      this.held -= 1;
+      this.used += 1;
+    }, (unused) => (this.held -= unused));
+  }
+
+  view(transport: ListTransport): ListTransport {
+    return spending(transport, () => this.take());
+  }
+}
+
+/** Requests set aside for one piece of work; past them it spends from the budget like anyone else. */
+export class Reservation implements RequestSpender {
+  constructor(
+    private readonly budget: RequestBudget,
+    private remaining: number,
+    private readonly spendHeld: () => void,
+    private readonly giveBack: (unused: number) => void,
+  ) {}
+
+  take(): void {
+    if (this.remaining <= 0) return this.budget.take();
+    this.remaining -= 1;
+    this.spendHeld();
+  }
+
+  /** Gives back what was set aside and not spent; call it once the work is done. */
+  release(): void {
+    this.giveBack(this.remaining);
+    this.remaining = 0;
+  }
+
+  view(transport: ListTransport): ListTransport {
+    return spending(transport, () => this.take());
+  }
+}

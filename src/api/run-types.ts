@@ -1,0 +1,91 @@
+/**
+ * Runs and what their policy evaluations found, as the client reads them (docs/api-behaviour.md, Runs and policy
+ * evaluations; go-tfe `run.go`, `task_stages.go`, `policy_evaluation.go`). Words the service sends are kept as sent:
+ * a status this tool does not know is never read as a known one.
+ */
+import type { RequestSpender } from './request-budget.js';
+
+export type TaskStageName = 'pre_plan' | 'post_plan' | 'pre_apply' | 'post_apply';
+
+export type PolicyEvaluationStatus = 'passed' | 'failed' | 'pending' | 'running' | 'unreachable' | 'overridden' | 'canceled' | 'errored';
+
+export type PolicyOutcomeStatus = 'passed' | 'failed' | 'errored';
+
+export interface Run {
+  id: string;
+  /** The run status word, as sent (`applied`, `planning`, …). */
+  status: string;
+  /** ISO 8601; '' when the answer carries none. */
+  createdAt: string;
+  workspaceId: string | null;
+  /** The task stages the answer included (`include=task_stages`), in its order; null when it included none. */
+  taskStages: TaskStage[] | null;
+}
+
+export interface TaskStage {
+  id: string;
+  stage: TaskStageName | (string & {});
+  status: string;
+  /** The `policy-evaluations` relationship's ids; null when the answer leaves the relationship out (read them then). */
+  policyEvaluationIds: string[] | null;
+}
+
+export interface PolicyEvaluation {
+  id: string;
+  status: PolicyEvaluationStatus | (string & {});
+  /** `sentinel`, `native` or `opa`, as sent. */
+  policyKind: string;
+  /** `advisory-failed`, `mandatory-failed`, `passed`, `errored`; zeros when absent. */
+  resultCount: { advisoryFailed: number; mandatoryFailed: number; passed: number; errored: number };
+}
+
+export interface PolicyOutcome {
+  policyName: string;
+  /** As sent: `advisory`, `mandatory`, `soft-mandatory`, `hard-mandatory`, or another word. */
+  enforcementLevel: string;
+  status: PolicyOutcomeStatus | (string & {});
+  description: string | null;
+  /** `output[].print`, in order. */
+  prints: string[];
+}
+
+export interface PolicySetOutcome {
+  id: string;
+  policySetName: string;
+  /** The set's error; null when it has none. */
+  error: string | null;
+  overridable: boolean | null;
+  outcomes: PolicyOutcome[];
+}
+
+/** Every call of the run side takes a budget: each request it sends spends one, and none is sent once it is spent. */
+export interface BudgetOption {
+  budget?: RequestSpender;
+}
+
+export interface ListRunsOptions extends BudgetOption {
+  /** Runs created before this instant are left out, and the list is not read past the first page that reaches one. */
+  since?: number;
+  /** `include=task_stages`. */
+  includeTaskStages?: boolean;
+}
+
+/** One `filter[N]` group of a set-outcome list: an entry matches when it matches every key given of any group. */
+export interface OutcomeFilter {
+  status?: PolicyOutcomeStatus;
+  enforcementLevel?: 'advisory' | 'mandatory';
+}
+
+/** The run side of the API, one method per endpoint. */
+export interface RunApi {
+  /** `GET /workspaces/:id/runs`, newest first (see `ListRunsOptions.since`). */
+  listWorkspaceRuns(workspaceId: string, options?: ListRunsOptions): Promise<Run[]>;
+  /** `GET /runs/:id/task-stages`. */
+  listTaskStages(runId: string, options?: BudgetOption): Promise<TaskStage[]>;
+  /** `GET /task-stages/:id/policy-evaluations`. */
+  listPolicyEvaluations(taskStageId: string, options?: BudgetOption): Promise<PolicyEvaluation[]>;
+  /** `GET /policy-evaluations/:id/policy-set-outcomes`, with `filter[N][status]` and `filter[N][enforcement_level]`. */
+  listPolicySetOutcomes(evaluationId: string, options?: BudgetOption & { filters?: readonly OutcomeFilter[] }): Promise<PolicySetOutcome[]>;
+  /** `GET /policy-set-outcomes/:id`. */
+  getPolicySetOutcome(id: string, options?: BudgetOption): Promise<PolicySetOutcome>;
+}

@@ -1,0 +1,62 @@
+/**
+ * The run side of the API, one method per endpoint (see RunApi in run-types.ts): runs, their task stages, policy
+ * evaluations and policy-set outcomes. It shares the client's transport and signal, so its requests take the same
+ * queue, pacer and retries as every other; each call given a budget spends it per request sent. Every id goes into a
+ * URL through `idSegment` (ids.ts): another shape is refused before any request.
+ */
+import { idSegment } from './ids.js';
+import { primary } from './json-api.js';
+import { listAll, type ListTransport } from './paginate.js';
+import { readWith } from './responses.js';
+import { parsePolicyEvaluation, parsePolicySetOutcome, parseRun, parseTaskStage } from './run-resources.js';
+import type {
+  BudgetOption, ListRunsOptions, OutcomeFilter, PolicyEvaluation, PolicySetOutcome, Run, RunApi, TaskStage,
+} from './run-types.js';
+import type { Transport } from './transport.js';
+
+type Params = Array<readonly [string, string]>;
+
+export class RunEndpoints implements RunApi {
+  constructor(private readonly transport: Transport, private readonly signal: AbortSignal | undefined) {}
+
+  private via(options: BudgetOption | undefined): ListTransport {
+    return options?.budget === undefined ? this.transport : options.budget.view(this.transport);
+  }
+
+  async listWorkspaceRuns(workspaceId: string, options: ListRunsOptions = {}): Promise<Run[]> {
+    const params: Params = options.includeTaskStages === true ? [['include', 'task_stages']] : [];
+    const since = options.since;
+    const older = (run: Run): boolean => since !== undefined && Date.parse(run.createdAt) < since;
+    const path = `/workspaces/${idSegment('workspace', workspaceId)}/runs`;
+    // Newest first: the page that reaches a run older than `since` is the last one needed.
+    const pages = await listAll(this.via(options), this.signal, path, params, parseRun, (page) => page.items.some(older));
+    return pages.flatMap((page) => page.items).filter((run) => !older(run));
+  }
+
+  async listTaskStages(runId: string, options?: BudgetOption): Promise<TaskStage[]> {
+    const pages = await listAll(this.via(options), this.signal, `/runs/${idSegment('run', runId)}/task-stages`, [], parseTaskStage);
+    return pages.flatMap((page) => page.items);
+  }
+
+  async listPolicyEvaluations(taskStageId: string, options?: BudgetOption): Promise<PolicyEvaluation[]> {
+    const path = `/task-stages/${idSegment('task-stage', taskStageId)}/policy-evaluations`;
+    const pages = await listAll(this.via(options), this.signal, path, [], parsePolicyEvaluation);
+    return pages.flatMap((page) => page.items);
+  }
+
+  async listPolicySetOutcomes(evaluationId: string, options: BudgetOption & { filters?: readonly OutcomeFilter[] } = {}): Promise<PolicySetOutcome[]> {
+    const params: Params = (options.filters ?? []).flatMap((filter, n) => [
+      ...(filter.status === undefined ? [] : [[`filter[${n}][status]`, filter.status] as const]),
+      ...(filter.enforcementLevel === undefined ? [] : [[`filter[${n}][enforcement_level]`, filter.enforcementLevel] as const]),
+    ]);
+    const path = `/policy-evaluations/${idSegment('policy-evaluation', evaluationId)}/policy-set-outcomes`;
+    const pages = await listAll(this.via(options), this.signal, path, params, parsePolicySetOutcome);
+    return pages.flatMap((page) => page.items);
+  }
+
+  async getPolicySetOutcome(id: string, options?: BudgetOption): Promise<PolicySetOutcome> {
+    const transport = this.via(options);
+    const response = await transport.send({ method: 'GET', url: transport.url(`/policy-set-outcomes/${idSegment('policy-set-outcome', id)}`) }, this.signal);
+    return readWith(response, (body) => parsePolicySetOutcome(primary(body)));
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * Runs, their task stages, policy evaluations and policy-set outcomes (docs/api-behaviour.md, Runs and policy
+ * evaluations). Every list pages as the others do; runs are listed newest first, and the organization's list carries
+ * no `total-count` or `total-pages` (go-tfe reads it as `OrganizationRunList`, whose pagination has none).
+ */
+import { FINAL_RUN_STATUSES } from '../model.js';
+import { badRequest, notFound, type Reply } from './http.js';
+import { includes, requireOrg } from './lookups.js';
+import { paginate } from './pagination.js';
+import { evaluationResource, runResource, setOutcomeResource, taskStageResource } from './run-documents.js';
+import type { PolicyOutcomeRecord, RunRecord, RunStore } from './run-records.js';
+import type { Context, Route } from './router.js';
+
+export const runRoutes: Route[] = [
+  { method: 'GET', pattern: '/workspaces/:id/runs', handler: listWorkspaceRuns },
+  { method: 'GET', pattern: '/organizations/:org/runs', handler: listOrganizationRuns },
+  { method: 'GET', pattern: '/runs/:id', handler: (ctx) => ({ status: 200, body: runDocument(ctx, [requireRun(ctx.store.runs, ctx.params.id)]) }) },
+  { method: 'GET', pattern: '/runs/:id/task-stages', handler: listTaskStages },
+  { method: 'GET', pattern: '/task-stages/:id', handler: showTaskStage },
+  { method: 'GET', pattern: '/task-stages/:id/policy-evaluations', handler: listEvaluations },
+  { method: 'GET', pattern: '/policy-evaluations/:id/policy-set-outcomes', handler: listSetOutcomes },
+  { method: 'GET', pattern: '/policy-set-outcomes/:id', handler: showSetOutcome },
+];
+
+function requireRun(runs: RunStore, id: string | undefined): RunRecord {
+  const run = id === undefined ? undefined : runs.runs.get(id);
+  if (run === undefined) throw notFound();
+  return run;
+}
+
+/** `filter[status]`: comma-separated run statuses. */
+function statusFilter(ctx: Context): (run: RunRecord) => boolean {
+  const statuses = (ctx.query.get('filter[status]') ?? '').split(',').map((word) => word.trim()).filter((word) => word !== '');
+  return (run) => statuses.length === 0 || statuses.includes(run.status);
+}
+
+/** A list document of runs; with `include=task_stages` its stages come in `included`. */
+function runListDocument(ctx: Context, runs: readonly RunRecord[], withTotals: boolean): Record<string, unknown> {
+  const page = paginate(runs, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
+  const pagination = { ...page.pagination };
+  const links = { ...page.links };
+  if (!withTotals) {
+    delete pagination['total-count'];
+    delete pagination['total-pages'];
+    delete links.last;
+  }
+  return { ...runDocument(ctx, page.items, true), links, meta: { pagination } };
+}
+
+function runDocument(ctx: Context, runs: readonly RunRecord[], list = false): Record<string, unknown> {
+  const data = runs.map(runResource);
+  const document: Record<string, unknown> = { data: list ? data : data[0] };
+  if (includes(ctx.query, 'task_stages') || includes(ctx.query, 'task-stages')) {
+    document.included = runs.flatMap((run) => run.stageIds.flatMap((id) => {
+      const stage = ctx.store.runs.stages.get(id);
+      return stage === undefined ? [] : [taskStageResource(ctx.store.runs, stage)];
+    }));
+  }
+  return document;
+}
+
+function listWorkspaceRuns(ctx: Context): Reply {
+  const known = [...ctx.store.orgs.values()].some((org) => org.workspaces.has(ctx.params.id ?? ''));
+  if (!known) throw notFound();
+  const runs = (ctx.store.runs.byWorkspace.get(ctx.params.id ?? '') ?? []).filter(statusFilter(ctx));
+  return { status: 200, body: runListDocument(ctx, runs, true) };
+}
+
+const STATUS_GROUPS: Readonly<Record<string, (status: string) => boolean>> = {
+  final: (status) => FINAL_RUN_STATUSES.has(status),
+  non_final: (status) => !FINAL_RUN_STATUSES.has(status),
+  discardable: (status) => ['planned', 'cost_estimated', 'policy_checked', 'policy_override', 'post_plan_completed', 'planned_and_saved'].includes(status),
+};
+
+/**
+ * `filter[workspace_names]` (comma-separated, whole names), `filter[status]`, `filter[status_group]` (`final`,
+ * `non_final`, `discardable`; another is a 400); `filter[timeframe]` is taken and ignored (its values are documented
+ * nowhere). Newest first across the organization.
+ */
+function listOrganizationRuns(ctx: Context): Reply {
+  const org = requireOrg(ctx.store, ctx.params.org);
+  const names = (ctx.query.get('filter[workspace_names]') ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const group = ctx.query.get('filter[status_group]');
+  const inGroup = group === null || group === '' ? () => true : STATUS_GROUPS[group];
+  if (inGroup === undefined) throw badRequest(`filter[status_group] must be ${Object.keys(STATUS_GROUPS).join(', ')}`);
+  const ids = [...org.workspaces].filter(([, name]) => names.length === 0 || names.includes(name)).map(([id]) => id);
+  const runs = ids.flatMap((id) => ctx.store.runs.byWorkspace.get(id) ?? [])
+    .filter((run) => run.org === org.name && inGroup(run.status))
+    .filter(statusFilter(ctx))
+    .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
+  return { status: 200, body: runListDocument(ctx, runs, false) };
+}
+
+function listTaskStages(ctx: Context): Reply {
+  const run = requireRun(ctx.store.runs, ctx.params.id);
+  const stages = run.stageIds.flatMap((id) => ctx.store.runs.stages.get(id) ?? []);
+  const page = paginate(stages, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
+  const data = page.items.map((stage) => taskStageResource(ctx.store.runs, stage));
+  return { status: 200, body: { data, links: page.links, meta: { pagination: page.pagination } } };
+}
+
+/** `include=policy_evaluations` brings the stage's evaluations in `included`. */
+function showTaskStage(ctx: Context): Reply {
+  const runs = ctx.store.runs;
+  const stage = runs.stages.get(ctx.params.id ?? '');
+  if (stage === undefined) throw notFound();
+  const body: Record<string, unknown> = { data: taskStageResource(runs, stage) };
+  if (includes(ctx.query, 'policy_evaluations')) {
+    body.included = stage.evaluationIds.flatMap((id) => {
+      const evaluation = runs.evaluations.get(id);
+      return evaluation === undefined ? [] : [evaluationResource(runs, evaluation, ctx.behaviour.nativeKind)];
+    });
+  }
+  return { status: 200, body };
+}
+
+function listEvaluations(ctx: Context): Reply {
+  const runs = ctx.store.runs;
+  const stage = runs.stages.get(ctx.params.id ?? '');
+  if (stage === undefined) throw notFound();
+  const evaluations = stage.evaluationIds.flatMap((id) => runs.evaluations.get(id) ?? []);
+  const page = paginate(evaluations, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
+  const data = page.items.map((evaluation) => evaluationResource(runs, evaluation, ctx.behaviour.nativeKind));
+  return { status: 200, body: { data, links: page.links, meta: { pagination: page.pagination } } };
+}
+
+/** The `filter[N][status]` and `filter[N][enforcement_level]` groups of the query; an entry matches any one group whole. */
+function outcomeFilter(query: URLSearchParams): ((outcome: PolicyOutcomeRecord) => boolean) | null {
+  const groups = new Map<string, { status?: string; level?: string }>();
+  for (const [key, value] of query) {
+    const found = /^filter\[([^\]]+)\]\[(status|enforcement_level)\]$/.exec(key);
+    if (found === null) continue;
+    const group = groups.get(found[1] ?? '') ?? {};
+    if (found[2] === 'status') group.status = value;
+    else group.level = value;
+    groups.set(found[1] ?? '', group);
+  }
+  if (groups.size === 0) return null;
+  // `mandatory` stands for every level but advisory, as the filter takes only the two words.
+  const levelMatches = (asked: string, level: string): boolean => asked === level || (asked === 'mandatory' && level !== 'advisory');
+  return (outcome) => [...groups.values()].some((group) =>
+    (group.status === undefined || group.status === outcome.status) && (group.level === undefined || levelMatches(group.level, outcome.enforcementLevel)));
+}
+
+/** A filtered list shows each set only with its matching entries, and leaves out a set with none. */
+function listSetOutcomes(ctx: Context): Reply {
+  const runs = ctx.store.runs;
+  const evaluation = runs.evaluations.get(ctx.params.id ?? '');
+  if (evaluation === undefined) throw notFound();
+  const matches = outcomeFilter(ctx.query);
+  const shown = evaluation.setOutcomeIds.flatMap((id) => {
+    const set = runs.setOutcomes.get(id);
+    if (set === undefined) return [];
+    if (matches === null) return [{ set, outcomes: set.outcomes }];
+    const outcomes = set.outcomes.filter(matches);
+    return outcomes.length === 0 ? [] : [{ set, outcomes }];
+  });
+  const page = paginate(shown, ctx.query, `${ctx.origin}/api/v2${ctx.path}`, ctx.repeatItems);
+  const data = page.items.map(({ set, outcomes }) => setOutcomeResource(set, outcomes));
+  return { status: 200, body: { data, links: page.links, meta: { pagination: page.pagination } } };
+}
+
+function showSetOutcome(ctx: Context): Reply {
+  const set = ctx.store.runs.setOutcomes.get(ctx.params.id ?? '');
+  if (set === undefined) throw notFound();
+  return { status: 200, body: { data: setOutcomeResource(set) } };
+}

@@ -1,0 +1,160 @@
+/**
+ * The emulator's runs and what their policy evaluations found (docs/api-behaviour.md, Runs and policy evaluations):
+ * a run has task stages, a stage policy evaluations (one per policy kind), an evaluation one outcome per policy set,
+ * and a set outcome one entry per policy. Records are kept by id and, for runs, per workspace newest first, so that a
+ * list costs the same whatever else the store holds. Change them only through `addRun` and `finishRun`.
+ */
+import { randomSuffix } from './ids.js';
+import { FINAL_RUN_STATUSES } from '../model.js';
+import type { RecordKind } from './records.js';
+
+export type TaskStageName = 'pre_plan' | 'post_plan' | 'pre_apply' | 'post_apply';
+export type OutcomeStatus = 'passed' | 'failed' | 'errored';
+/** An evaluation's status: from its outcomes, or one of these given outright. */
+export type EvaluationStatus = 'passed' | 'failed' | 'errored' | 'unreachable' | 'running' | 'pending' | 'overridden' | 'canceled';
+
+export interface PolicyOutcomeRecord {
+  policyName: string;
+  /** The level the policy had when the run evaluated it. */
+  enforcementLevel: string;
+  status: OutcomeStatus;
+  description: string | null;
+  query: string | null;
+  /** Lines the policy printed (`output[].print`). */
+  prints: string[];
+}
+
+export interface SetOutcomeRecord {
+  id: string;
+  evaluationId: string;
+  setName: string;
+  setDescription: string | null;
+  overridable: boolean | null;
+  /** The set's error; its outcomes are then empty. */
+  error: string | null;
+  outcomes: PolicyOutcomeRecord[];
+}
+
+export interface EvaluationRecord {
+  id: string;
+  stageId: string;
+  kind: RecordKind;
+  status: EvaluationStatus;
+  createdAt: string;
+  /** Answered once the run is finished; until then the evaluation is `running` and has none. */
+  setOutcomeIds: string[];
+}
+
+export interface TaskStageRecord {
+  id: string;
+  runId: string;
+  stage: TaskStageName;
+  createdAt: string;
+  evaluationIds: string[];
+}
+
+export interface RunRecord {
+  id: string;
+  org: string;
+  workspaceId: string;
+  status: string;
+  createdAt: string;
+  stageIds: string[];
+}
+
+export interface RunStore {
+  runs: Map<string, RunRecord>;
+  /** Per workspace, newest first. */
+  byWorkspace: Map<string, RunRecord[]>;
+  stages: Map<string, TaskStageRecord>;
+  evaluations: Map<string, EvaluationRecord>;
+  setOutcomes: Map<string, SetOutcomeRecord>;
+  /** The set outcomes of a run still under way, shown once it finishes (`finishRun`). */
+  held: Map<string, { evaluationId: string; status: EvaluationStatus; outcomes: SetOutcomeRecord[] }[]>;
+}
+
+export function createRunStore(): RunStore {
+  return { runs: new Map(), byWorkspace: new Map(), stages: new Map(), evaluations: new Map(), setOutcomes: new Map(), held: new Map() };
+}
+
+/** One policy evaluation of a run: its kind, and either its set outcomes or a status given outright. */
+export interface EvaluationSpec {
+  kind: RecordKind;
+  /** `unreachable` or `errored`: the evaluation ended so (an errored one's sets carry an error and no outcome). */
+  status?: 'unreachable' | 'errored';
+  sets: Array<Omit<SetOutcomeRecord, 'id' | 'evaluationId'>>;
+}
+
+export interface RunSpec {
+  id?: string;
+  org: string;
+  workspaceId: string;
+  createdAt: string;
+  status: string;
+  evaluations: EvaluationSpec[];
+}
+
+/** Adds the run: a `pre_plan` stage with no evaluation, and a `post_plan` stage with the evaluations. */
+export function addRun(store: RunStore, spec: RunSpec): RunRecord {
+  const run: RunRecord = { id: spec.id ?? `run-${randomSuffix()}`, org: spec.org, workspaceId: spec.workspaceId, status: spec.status, createdAt: spec.createdAt, stageIds: [] };
+  const prePlan: TaskStageRecord = { id: `ts-${randomSuffix()}`, runId: run.id, stage: 'pre_plan', createdAt: spec.createdAt, evaluationIds: [] };
+  const postPlan: TaskStageRecord = { id: `ts-${randomSuffix()}`, runId: run.id, stage: 'post_plan', createdAt: spec.createdAt, evaluationIds: [] };
+  const held: NonNullable<ReturnType<RunStore['held']['get']>> = [];
+  for (const evaluation of spec.evaluations) {
+    const record: EvaluationRecord = { id: `poleval-${randomSuffix()}`, stageId: postPlan.id, kind: evaluation.kind, status: 'running', createdAt: spec.createdAt, setOutcomeIds: [] };
+    const outcomes = evaluation.status === 'unreachable' ? [] : evaluation.sets.map((set) => ({
+      ...set, id: `psout-${randomSuffix()}`, evaluationId: record.id,
+      ...(evaluation.status === 'errored' ? { error: set.error ?? 'the policy evaluation errored', outcomes: [] } : {}),
+    }));
+    held.push({ evaluationId: record.id, status: evaluation.status ?? statusOf(outcomes), outcomes });
+    store.evaluations.set(record.id, record);
+    postPlan.evaluationIds.push(record.id);
+  }
+  for (const stage of [prePlan, postPlan]) {
+    store.stages.set(stage.id, stage);
+    run.stageIds.push(stage.id);
+  }
+  store.runs.set(run.id, run);
+  const list = store.byWorkspace.get(run.workspaceId) ?? [];
+  list.push(run);
+  list.sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
+  store.byWorkspace.set(run.workspaceId, list);
+  store.held.set(run.id, held);
+  if (FINAL_RUN_STATUSES.has(run.status)) finishRun(store, run, run.status);
+  return run;
+}
+
+/** Moves the run to `status`; once final, its evaluations end and their set outcomes are answered. */
+export function finishRun(store: RunStore, run: RunRecord, status: string): void {
+  run.status = status;
+  if (!FINAL_RUN_STATUSES.has(status)) return;
+  for (const { evaluationId, status: ended, outcomes } of store.held.get(run.id) ?? []) {
+    const evaluation = store.evaluations.get(evaluationId);
+    if (evaluation === undefined) continue;
+    evaluation.status = ended;
+    for (const outcome of outcomes) {
+      store.setOutcomes.set(outcome.id, outcome);
+      evaluation.setOutcomeIds.push(outcome.id);
+    }
+  }
+  store.held.delete(run.id);
+}
+
+/** `failed` when a mandatory policy failed, `errored` when a set or a policy errored and none failed, else `passed`. */
+function statusOf(outcomes: SetOutcomeRecord[]): EvaluationStatus {
+  const all = outcomes.flatMap((set) => set.outcomes);
+  if (all.some((outcome) => outcome.status === 'failed' && outcome.enforcementLevel !== 'advisory')) return 'failed';
+  if (outcomes.some((set) => set.error !== null) || all.some((outcome) => outcome.status === 'errored')) return 'errored';
+  return 'passed';
+}
+
+/** `advisory-failed`, `mandatory-failed`, `passed`, `errored` of a list of outcomes. */
+export function resultCount(outcomes: readonly PolicyOutcomeRecord[]): Record<string, number> {
+  const failed = outcomes.filter((outcome) => outcome.status === 'failed');
+  return {
+    'advisory-failed': failed.filter((outcome) => outcome.enforcementLevel === 'advisory').length,
+    'mandatory-failed': failed.filter((outcome) => outcome.enforcementLevel !== 'advisory').length,
+    passed: outcomes.filter((outcome) => outcome.status === 'passed').length,
+    errored: outcomes.filter((outcome) => outcome.status === 'errored').length,
+  };
+}
