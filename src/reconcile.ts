@@ -173,6 +173,12 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
       progress('applying', Math.min((done += 1), plan.changes.length), plan.changes.length, failed);
     },
   });
+  const failures = applyFailures(results, request, session);
+  return { sourcePlan: { ...header, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0, policySets };
+}
+
+/** What an apply came to, as the plan's errors: each failed change, and the changes a stop or the pass's end left unstarted. */
+function applyFailures(results: readonly ChangeResult[], request: PassRequest, session: PassSession): string[] {
   const failures = results
     .filter((r) => r.outcome === 'failed')
     .map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}" failed: ${r.message ?? 'unknown error'}`);
@@ -183,7 +189,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     const names = notStarted.map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}"`).join(', ');
     failures.push(`${why}; ${count(notStarted.length, 'planned change')} ${notStarted.length === 1 ? 'was' : 'were'} not applied: ${names}`);
   }
-  return { sourcePlan: { ...header, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0, policySets };
+  return failures;
 }
 
 /**

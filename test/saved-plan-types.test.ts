@@ -112,9 +112,9 @@ describe('the saved plan\'s TypeScript types and its schema agree', () => {
         folder: 'required', root: 'required', configFile: 'required', digest: 'required', bytes: 'required', files: 'required', policies: 'required', modules: 'required',
       } satisfies Keys<SetContent>],
       ['policy-set change', changeKeys('policy-set'), {
-        ...base, resource: 'required', declared: 'required', live: 'required', uploadContent: 'required', adoptMarker: 'required', contentFiles: 'optional',
+        ...base, resource: 'required', declared: 'required', live: 'required', uploadContent: 'required', adoptMarker: 'required', contentFiles: 'optional', scope: 'optional',
       } satisfies Keys<PolicySetChange>],
-      ['agent-pool change', changeKeys('agent-pool'), { ...base, resource: 'required', declared: 'required', live: 'required' } satisfies Keys<PoolChange>],
+      ['agent-pool change', changeKeys('agent-pool'), { ...base, resource: 'required', declared: 'required', live: 'required', scope: 'optional' } satisfies Keys<PoolChange>],
       ['agent change', changeKeys('agent'), { ...base, resource: 'required', poolName: 'required', live: 'required' } satisfies Keys<AgentChange>],
       ['source', keysOf(defs['source']!), {
         name: 'required', organization: 'required', revision: 'required', changes: 'required', warnings: 'required', errors: 'required',

@@ -1,3 +1,4 @@
+import { hasIdShape } from '../api/ids.js';
 import type { CreatePolicyInput, Policy, UpdateAgentPoolInput, UpdatePolicyInput } from '../api/types.js';
 import { codeBody } from '../declared/index.js';
 import { ApiError, errorMessage } from '../errors.js';
@@ -94,7 +95,7 @@ export async function setIds(entries: readonly string[], options: ApplyOptions):
   let known = setIdsByRun.get(options);
   if (known === undefined) setIdsByRun.set(options, (known = new Map()));
   return Promise.all(entries.map((entry) => {
-    if (entry.startsWith('polset-')) return entry;
+    if (hasIdShape('policy-set', entry)) return entry;
     let id = known.get(entry);
     if (id === undefined) {
       id = options.api.listPolicySets(options.organization, { search: entry }).then((sets) => {

@@ -44,6 +44,7 @@ export interface RawLeaderElection {
   'renew-deadline'?: string;
   'retry-period'?: string;
   address?: string;
+  'forward-to-loopback'?: boolean;
 }
 
 /** client-go's defaults, which Flux shortens to 35 s, 30 s and 5 s. */
@@ -118,6 +119,7 @@ export function toLeaderElection(raw: RawLeaderElection): LeaderElectionConfig {
     renewDeadlineMs: durationMs(raw['renew-deadline'] ?? d.renewDeadline),
     retryPeriodMs: durationMs(raw['retry-period'] ?? d.retryPeriod),
     ...(raw.address === undefined ? {} : { address: raw.address.replace(/\/+$/, '') }),
+    ...(raw['forward-to-loopback'] === undefined ? {} : { forwardToLoopback: raw['forward-to-loopback'] }),
   };
 }
 

@@ -129,6 +129,12 @@ export interface LeaderElectionConfig {
    * lease record. @default the listen address when it names one host; else none (a standby then answers 503)
    */
   address?: string;
+  /**
+   * Whether a standby may hand webhook deliveries to a leader whose address is on loopback (one host: tests, a
+   * single machine). Otherwise it hands them only to an IP literal outside loopback, link-local and the cloud
+   * metadata addresses (webhook-forward.ts), whatever the lease record says. @default false
+   */
+  forwardToLoopback?: boolean;
 }
 
 /** A problem of the config file found beyond what the JSON Schema can say. */

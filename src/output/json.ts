@@ -15,6 +15,7 @@ function jsonChange(change: Change): unknown {
     action: change.action,
     reason: change.reason,
     fields,
+    ...((change.resource === 'policy-set' || change.resource === 'agent-pool') && change.scope !== undefined ? { scope: change.scope } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
-import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValue, hasCodeDiff, keptLine, noChangeLine, noPlanLine, sourceErrors, summarize, type PlanSummary } from './describe.js';
+import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValue, hasCodeDiff, keptLine, noChangeLine, noPlanLine, shownFields, sourceErrors, summarize, wildcardLines, type PlanSummary } from './describe.js';
 import { clip, escapeHtml, escapeText, fencedBlock, inlineCode } from './markdown-escape.js';
 import { fitToBudget, type Listing } from './markdown-budget.js';
 import { count } from '../plural.js';
@@ -127,11 +127,12 @@ function fullItem(change: Change): string {
   const id = change.id === null ? '' : ` (<code>${escapeHtml(change.id)}</code>)`;
   const summary = `<b>${escapeHtml(LABEL[change.action])}</b> ${change.resource} <code>${escapeHtml(change.name)}</code>${id}: ${escapeHtml(clip(change.reason, 500))}`;
   const lines = [`- <details><summary>${summary}</summary>`, ''];
-  for (const [name, field] of Object.entries(change.fields)) {
+  for (const [name, field] of shownFields(change)) {
     if (name === 'code' && hasCodeDiff(change)) lines.push(`  - ${inlineCode(name)}: changed, diff below`);
     else if (change.action === 'create' || (field.before === null && change.action !== 'delete')) lines.push(`  - ${inlineCode(name)}: ${value(name, field.after)}`);
     else lines.push(`  - ${inlineCode(name)}: ${value(name, field.before)} → ${value(name, field.after)}`);
     if (name === 'content') lines.push(...contentItems(change));
+    for (const line of wildcardLines(change, name)) lines.push(`    - ${escapeText(clip(line, 500))}`);
   }
   if (hasCodeDiff(change)) lines.push('', ...fencedBlock(cappedDiff(change), 'diff').map((l) => `  ${l}`));
   lines.push('', '  </details>');

@@ -152,12 +152,19 @@ function differingKeys(now: Change, saved: Change): string[] {
 function comparable(change: Change): Record<string, unknown> {
   // Words for a person are not compared: the reason, and the files a content changed (known only where the state dir
   // holds the content before, which the run that applies may not).
-  const { reason: _reason, ...rest } = change.resource === 'policy-set' ? withoutContentFiles(change) : change;
+  const { reason: _reason, ...rest } = withoutScopeNames(change.resource === 'policy-set' ? withoutContentFiles(change) : change);
   return rest.resource === 'agent' ? rest : { ...rest, declared: comparableSpec(rest.declared) };
 }
 
 function withoutContentFiles(change: PolicySetChange): PolicySetChange {
   const { contentFiles: _files, ...rest } = change;
+  return rest;
+}
+
+/** The names of a scope's ids and what its wildcards matched are words for a person too: the lists read may differ later. */
+function withoutScopeNames(change: Change): Change {
+  if (change.resource !== 'policy-set' && change.resource !== 'agent-pool') return change;
+  const { scope: _scope, ...rest } = change;
   return rest;
 }
 

@@ -80,8 +80,28 @@ export interface PolicyChange extends ChangeBase {
   adoptMarker: boolean;
 }
 
+/** A wildcard of a scope or access list as the repo wrote it, and the names it matched when the plan was made (sorted). */
+export interface WildcardMatch {
+  /** The field it is in: `workspaces`, `allowed-projects`, … */
+  field: string;
+  pattern: string;
+  matched: string[];
+}
+
+/**
+ * A set's scope or a pool's access lists as a person reads them: the name of each workspace and project id its
+ * fields hold (where the organization's lists were read), and what each wildcard of the shown fields matched. Words
+ * for a person, like `reason`: a saved plan is not compared on them.
+ */
+export interface ScopeNames {
+  names: Record<string, string>;
+  wildcards: WildcardMatch[];
+}
+
 export interface PoolChange extends ChangeBase {
   resource: 'agent-pool';
+  /** The names of the ids of its access lists, and what their wildcards matched; absent when there is nothing to name. */
+  scope?: ScopeNames;
   /** The declaration applied; null for deletions. */
   declared: PoolSpec | null;
   /** The live pool planned against; null for creations. */
@@ -111,6 +131,8 @@ export interface PolicySetChange extends ChangeBase {
    * folder, sorted). Words for a person, like `reason`: a saved plan is not compared on them.
    */
   contentFiles?: ContentFiles;
+  /** The names of the ids of its scope, and what its wildcards matched; absent when there is nothing to name. */
+  scope?: ScopeNames;
 }
 
 /** The files that differ between a set's content before and after. */
