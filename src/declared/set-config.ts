@@ -9,7 +9,7 @@ export const SET_CONFIG_FILES: Readonly<Record<string, PolicyKind>> = { 'sentine
 
 /** What the config file declares: its policies and modules, by name, with the file each names (null: none named). */
 export interface SetConfig {
-  policies: Array<{ name: string; source: string | null }>;
+  policies: Array<{ name: string; source: string | null; level?: string }>;
   modules: Array<{ name: string; source: string }>;
 }
 
@@ -44,7 +44,8 @@ export async function readSetConfig(rel: string, text: string, files: ReadonlySe
     if (!isValidName(name)) problems.push({ file: rel, message: `policy "${name}" is not a valid policy name; ${NAME_RULE}` });
     if (bodies.length > 1) problems.push({ file: rel, message: `policy "${name}" is declared ${bodies.length} times` });
     const source = bodies[0]?.['source'];
-    config.policies.push({ name, source: source === undefined ? null : check(`policy "${name}" source`, source) });
+    const level = bodies[0]?.['enforcement_level'];
+    config.policies.push({ name, source: source === undefined ? null : check(`policy "${name}" source`, source), ...(typeof level === 'string' ? { level } : {}) });
   }
   const imports = blocks['import'];
   // Every import with a source is packed with the set: modules, static data and plugins alike.

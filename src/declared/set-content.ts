@@ -55,6 +55,7 @@ export async function readSetContent(entry: SetFolderFiles, realRoot: string): P
     content: {
       folder: entry.folder, root: realRoot, configFile: path.posix.basename(entry.config.rel), digest: archive.digest, bytes: archive.gzip.length,
       files: archive.files, policies: checked.config.policies.length, modules: checked.config.modules.length,
+      levels: checked.config.policies.map((p) => ({ name: p.name, level: p.level ?? 'advisory' })),
     },
     problems: [],
   };
