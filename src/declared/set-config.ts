@@ -9,15 +9,18 @@ export const SET_CONFIG_FILES: Readonly<Record<string, PolicyKind>> = { 'sentine
 
 /** What the config file declares: its policies and modules, by name, with the file each names (null: none named). */
 export interface SetConfig {
-  policies: Array<{ name: string; source: string | null }>;
+  policies: Array<{ name: string; source: string | null; level?: string }>;
   modules: Array<{ name: string; source: string }>;
 }
 
 type Blocks = HclDocument;
 
+/** The `import` blocks whose `source` names a file of the set. */
+const IMPORT_TYPES = ['module', 'static', 'plugin'] as const;
+
 /**
  * Parses a set's config file (`rel`, relative to the source root) and checks it against the set's folder: every
- * `source` of a `policy` and of an `import "module"` block must name a file of `files` (paths relative to the folder),
+ * `source` of a `policy` and of an `import "module"`, `"static"` or `"plugin"` block must name a file of `files` (paths relative to the folder),
  * never a remote URL, an absolute path or a path through `..`; every policy name must be valid.
  */
 export async function readSetConfig(rel: string, text: string, files: ReadonlySet<string>): Promise<{ config: SetConfig; problems: SourceProblem[] }> {
@@ -41,13 +44,17 @@ export async function readSetConfig(rel: string, text: string, files: ReadonlySe
     if (!isValidName(name)) problems.push({ file: rel, message: `policy "${name}" is not a valid policy name; ${NAME_RULE}` });
     if (bodies.length > 1) problems.push({ file: rel, message: `policy "${name}" is declared ${bodies.length} times` });
     const source = bodies[0]?.['source'];
-    config.policies.push({ name, source: source === undefined ? null : check(`policy "${name}" source`, source) });
+    const level = bodies[0]?.['enforcement_level'];
+    config.policies.push({ name, source: source === undefined ? null : check(`policy "${name}" source`, source), ...(typeof level === 'string' ? { level } : {}) });
   }
   const imports = blocks['import'];
-  const modules = imports !== null && typeof imports === 'object' ? (Array.isArray(imports) ? (imports[0] as Blocks | undefined)?.['module'] : (imports as Blocks)['module']) : undefined;
-  for (const [name, bodies] of Object.entries(asBlocks(modules))) {
-    const source = check(`import "module" "${name}" source`, bodies[0]?.['source']);
-    if (source !== null) config.modules.push({ name, source });
+  // Every import with a source is packed with the set: modules, static data and plugins alike.
+  for (const type of IMPORT_TYPES) {
+    const declared = imports !== null && typeof imports === 'object' ? (Array.isArray(imports) ? (imports[0] as Blocks | undefined)?.[type] : (imports as Blocks)[type]) : undefined;
+    for (const [name, bodies] of Object.entries(asBlocks(declared))) {
+      const source = check(`import "${type}" "${name}" source`, bodies[0]?.['source']);
+      if (source !== null && type === 'module') config.modules.push({ name, source });
+    }
   }
   return { config, problems };
 }
