@@ -95,7 +95,8 @@ async function readVersionedSet(entry: SetFiles, realRoot: string, env: NodeJS.P
   const configBytes = archiveFiles.find((f) => `${entry.folder}/${f.path}` === entry.config.rel)?.bytes;
   const text = configBytes === undefined ? null : decodeText(entry.config.rel, configBytes);
   if (text === null || 'problem' in text) return { set: null, problems: text === null ? problems : [...problems, text.problem] };
-  const checked = await readSetConfig(entry.config.rel, text.text, new Set(archiveFiles.map((f) => f.path)));
+  const byPath = new Map(archiveFiles.map((f) => [f.path, f.bytes]));
+  const checked = await readSetConfig(entry.config.rel, text.text, new Set(byPath.keys()), (file) => { const bytes = byPath.get(file); return bytes === undefined ? null : Buffer.from(bytes).toString('utf8'); });
   problems.push(...checked.problems);
   if (problems.length > 0) return { set: null, problems };
   const archive = await packSet(archiveFiles);
