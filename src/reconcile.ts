@@ -9,12 +9,12 @@ import { count } from './plural.js';
 import { checkedAgainstLimits } from './live/limits.js';
 import { liveReadFailure } from './live/read-failure.js';
 import { readLive } from './live/read-live.js';
+import { DEFAULT_EVIDENCE, planWithEvidence, type EvidenceSettings } from './live/evidence-stage.js';
 import type { CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
-import type { LiveState } from './model.js';
+import type { LivePolicySet, LiveState } from './model.js';
 import { resolveNames } from './plan/names.js';
-import { planPairs } from './plan/plan.js';
-import { matchPolicies, pairResources, type Pairing } from './plan/pairs.js';
+import { matchPolicies, type Pairing } from './plan/pairs.js';
 import { policiesShowingCode } from './plan/policies.js';
 import { checkSavedChanges, savedRefusalHead, type SavedSource } from './plan/saved.js';
 import type { ChangeResult, Plan, PlannedSource, PlanOptions, SourcePlan, UnplannedSource } from './plan/types.js';
@@ -65,6 +65,8 @@ export interface PassRequest {
    * the API can be reached at all, so that a wrong folder is reported as such whatever the URL. What it throws ends the pass.
    */
   beforeLive?: () => Promise<void>;
+  /** How the runs of tightening changes and rollouts are read (window, request budget, reader); default: 30 days, 500 requests, none read. */
+  evidence?: EvidenceSettings;
   /** Where the pass stands: reading, downloading code, applying (with counts). */
   onProgress?: (progress: PassProgress) => void;
   /**
@@ -83,6 +85,8 @@ export interface PassOutcome {
   results: ChangeResult[];
   /** false when there is no plan, a guard refused, or an action failed. */
   ok: boolean;
+  /** The declared policy sets as this pass read them live, before any write (null: none yet); absent without a plan. */
+  policySets?: Array<{ name: string; live: LivePolicySet | null }>;
 }
 
 /**
@@ -134,15 +138,16 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   }
   session.signal?.throwIfAborted();
   const options = planOptions(request, session);
-  const fresh = await freshPlan(declared, live, options, { api: session.api, organization: source.organization });
+  const fresh = await freshPlan(declared, live, options, { api: session.api, organization: source.organization, evidence: request.evidence ?? source.evidence });
   if (typeof fresh === 'string') return unplanned('declared', [fresh]);
   const plan = request.saved === undefined ? fresh.plan : savedPlan(request.saved, fresh.plan, fresh.pairing);
+  const policySets = fresh.pairing.sets.flatMap((pair) => (pair.declared === null ? [] : [{ name: pair.declared.name, live: pair.live }]));
   // A plan with nothing to do is a debug line: an idle daemon finds one at every pass (its warnings are said apart).
   const quiet = plan.changes.length === 0 && plan.errors.length === 0;
   logger[quiet ? 'debug' : (request.appliedLogLevel ?? 'info')]({ source: source.name, changes: plan.changes.length, errors: plan.errors.length }, 'plan made');
   await request.onPlan?.({ ...header, plan });
   if (request.mode === 'plan' || plan.errors.length > 0 || plan.changes.length === 0) {
-    return { sourcePlan: { ...header, plan }, results: [], ok: plan.errors.length === 0 };
+    return { sourcePlan: { ...header, plan }, results: [], ok: plan.errors.length === 0, policySets };
   }
 
   let done = 0;
@@ -170,6 +175,12 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
       progress('applying', Math.min((done += 1), plan.changes.length), plan.changes.length, failed);
     },
   });
+  const failures = applyFailures(results, request, session);
+  return { sourcePlan: { ...header, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0, policySets };
+}
+
+/** What an apply came to, as the plan's errors: each failed change, and the changes a stop or the pass's end left unstarted. */
+function applyFailures(results: readonly ChangeResult[], request: PassRequest, session: PassSession): string[] {
   const failures = results
     .filter((r) => r.outcome === 'failed')
     .map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}" failed: ${r.message ?? 'unknown error'}`);
@@ -180,7 +191,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     const names = notStarted.map((r) => `${r.change.action} ${r.change.resource} "${r.change.name}"`).join(', ');
     failures.push(`${why}; ${count(notStarted.length, 'planned change')} ${notStarted.length === 1 ? 'was' : 'were'} not applied: ${names}`);
   }
-  return { sourcePlan: { ...header, plan: { ...plan, errors: [...plan.errors, ...failures] } }, results, ok: failures.length === 0 };
+  return failures;
 }
 
 /**
@@ -227,7 +238,7 @@ function planOptions(request: PassRequest, session: PassSession): PlanOptions {
  * checked against the same pairs); a string when the code texts it shows cannot be read.
  */
 async function freshPlan(
-  declared: DeclaredState, live: LiveState, options: PlanOptions, where: { api: PolicyApi; organization: string },
+  declared: DeclaredState, live: LiveState, options: PlanOptions, where: { api: PolicyApi; organization: string; evidence?: EvidenceSettings | undefined },
 ): Promise<{ plan: Plan; pairing: Pairing } | string> {
   let shown: DeclaredState;
   const names = resolveNames(declared, live);
@@ -236,7 +247,7 @@ async function freshPlan(
   } catch (error) {
     return errorMessage(error);
   }
-  const pairing = pairResources(shown, live, options);
-  const plan = await checkedAgainstLimits(planPairs(pairing, shown, live, options, names), shown, live, where.api, where.organization);
-  return { plan, pairing };
+  // Runs are read only for the changes that tighten enforcement and the rollouts under way (live/evidence-stage.ts).
+  const { plan, pairing } = await planWithEvidence({ ...where, declared: shown, live, options, names, settings: where.evidence ?? DEFAULT_EVIDENCE });
+  return { plan: await checkedAgainstLimits(plan, shown, live, where.api, where.organization), pairing };
 }

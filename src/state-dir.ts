@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { StateFileError } from './errors.js';
@@ -18,6 +18,8 @@ export interface StateDirLayout {
   readonly oldSuspensions: string;
   /** The code caches, one file per organization: `.code-cache/`. */
   readonly codeCache: string;
+  /** The findings of finished runs, one file per organization: `evidence-cache/`. */
+  readonly evidenceCache: string;
 }
 
 export function stateDirLayout(stateDir: string): StateDirLayout {
@@ -27,12 +29,23 @@ export function stateDirLayout(stateDir: string): StateDirLayout {
     suspensions: path.join(stateDir, 'suspensions', 'suspended.json'),
     oldSuspensions: path.join(stateDir, 'suspended.json'),
     codeCache: path.join(stateDir, '.code-cache'),
+    evidenceCache: path.join(stateDir, 'evidence-cache'),
   };
 }
 
 /** A file name for a source's state: its name, with anything but letters, digits, `.`, `_` and `-` escaped. */
 function sourceFileName(source: string, suffix: string): string {
   return `${source.replace(/[^A-Za-z0-9._-]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`)}${suffix}`;
+}
+
+/**
+ * A readable, unique file name per organization (for the caches kept one file per organization): its name made safe,
+ * and a hash that tells apart names made alike.
+ */
+export function organizationFileName(organization: string, suffix = '.json'): string {
+  const safe = organization.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
+  const hash = createHash('sha256').update(organization, 'utf8').digest('hex').slice(0, 12);
+  return `${safe}-${hash}${suffix}`;
 }
 
 /**

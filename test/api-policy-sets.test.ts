@@ -233,3 +233,42 @@ describe('the token never goes to an upload link, even one under the API\'s own 
     }
   });
 });
+
+describe('an upload answered by a redirect (an object store\'s 307) names the version, never the link', () => {
+  let f: ApiFixture;
+  let proxy: HostileServer;
+  const SECRET_PATH = '/object/SignedPathPart-9f8e7d';
+  before(async () => {
+    f = await startApiFixture(seed('native'));
+    proxy = await startHostileProxy(f.emulator.origin, {
+      answer: (seen) => (seen.method === 'PUT' && seen.url.startsWith('/uploads/')
+        ? { status: 307, headers: { location: `https://objects.example${SECRET_PATH}-elsewhere?X-Amz-Signature=abc` } }
+        : undefined),
+      rewrite: (_seen, document) => {
+        const data = (document as { data?: { type?: string; links?: Record<string, string> } }).data;
+        if (data?.type === 'policy-set-versions' && data.links !== undefined) data.links.upload = `/uploads${SECRET_PATH}`;
+        return document;
+      },
+    });
+  });
+  after(async () => {
+    await proxy.close();
+    await f.close();
+  });
+
+  it('the error and every log line name the version and the status; neither the link nor where it pointed', async () => {
+    const logs = captureLogs();
+    const client = new ApiClient({ baseUrl: `${proxy.origin}/api/v2`, token: TOKEN, logger: logs.logger, maxRetries: 0 });
+    try {
+      const set = await client.createPolicySet(ORG, { name: 'redirected', description: null, kind: 'native', global: false });
+      const version = await client.createPolicySetVersion(set.id);
+      const error = await client.uploadPolicySetVersion(version, Buffer.from([0x1f, 0x8b, 0, 1, 2])).catch((e: unknown) => e);
+      assert.ok(error instanceof ApiError, String(error));
+      assert.equal(error.message, `PUT /policy-set-versions/${version.id} (its upload link) was answered 307, a redirect to another URL (not shown: the link is a credential); a write is never repeated to another URL`);
+      const said = `${error.message}\n${logs.text()}`;
+      assert.ok(!said.includes('SignedPathPart') && !said.includes('objects.example') && !said.includes('Signature'), said);
+    } finally {
+      await client.close();
+    }
+  });
+});

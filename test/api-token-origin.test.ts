@@ -53,8 +53,10 @@ describe('the token never goes to another origin', { timeout: 30_000 }, () => {
       const policy = (await f.client.listPolicies('acme')).find((p) => p.name === 'origin-one')!;
       const linked = await client.getPolicy(policy.id);
       assert.equal(linked.links.download, `${other.origin}/api/v2/policies/x/download`);
-      await client.downloadPolicy(linked).catch(() => null);
-      await client.downloadPolicyDigest(linked, 1024).catch(() => null);
+      // Both downloads reached the other host (a test that passed with nothing sent there would prove nothing), without the token.
+      assert.equal(await client.downloadPolicy(linked), 'main = rule { true }\n');
+      assert.equal((await client.downloadPolicyDigest(linked, 1024))?.text, 'main = rule { true }\n');
+      assert.equal(other.seen.length, 2, 'each download went to the link');
       assert.deepEqual(other.seen.map(bearer).filter((t) => t !== null), [], 'no request to the other host carried the token');
       assert.ok(other.seen.every((s) => s.headers.authorization === undefined));
     } finally {

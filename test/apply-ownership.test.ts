@@ -139,3 +139,57 @@ describe('prune under ownership marker', () => {
     assert.deepEqual(names, ['a-only', 'b-only']);
   });
 });
+
+describe('apply: a policy set create that meets a set made since the plan decides ownership as a policy create does', () => {
+  const fixture = useWorld();
+
+  /** Plans the create of the set declared in `dir` as `owner-a`, runs `meanwhile`, then applies, the create's answer lost when `lost`. */
+  async function planThenApplySet(world: World, dir: string, lost: boolean, meanwhile: () => Promise<void>): Promise<ChangeResult> {
+    const api = new ApiClient({ baseUrl: world.url, token: world.token, logger: silentLogger() });
+    try {
+      const declared = await readDeclared(dir);
+      const live = await readLive({ api, organization: ORG, declared, logger: silentLogger() });
+      const options = { source: 'owner-a', ownership: 'marker' as const, prune: false, allowEmpty: false, maxDeletes: 10, force: false, now: Date.now() };
+      const plan = planChanges(declared, live, options);
+      assert.deepEqual(plan.changes.map((c) => `${c.action} ${c.resource}`), ['create policy-set']);
+      await meanwhile();
+      if (lost) await world.addFaults({ kind: 'lose-response', method: 'POST', path: '/policy-sets$', count: 1 });
+      const [result] = await applyPlan(plan, { api, organization: ORG, source: 'owner-a', ownership: 'marker', logger: silentLogger() });
+      assert.ok(result);
+      return result;
+    } finally {
+      await world.clearFaults();
+      await api.close();
+    }
+  }
+
+  const setsNamed = async (world: World, name: string) =>
+    ((await world.call('GET', `/organizations/${ORG}/policy-sets`)).json as { data: Array<{ id: string; attributes: { name: string; description: string | null } }> }).data
+      .filter((s) => s.attributes.name === name);
+
+  for (const lost of [false, true]) {
+    it(`a set another source created meanwhile is a conflict naming it and its owner, never written (${lost ? 'its answer is lost' : 'the 422 arrives'})`, async () => {
+      const { world } = fixture;
+      const name = `shared-set-${lost ? 'lost' : 'answered'}`;
+      const dir = await fixture.repo({ [`policy-sets/${name}.yaml`]: 'description: ours\n' });
+      const result = await planThenApplySet(world, dir, lost, async () => {
+        const made = await world.call('POST', `/organizations/${ORG}/policy-sets`, { body: { data: { type: 'policy-sets', attributes: { name, kind: 'native', description: marker('owner-b') } } } });
+        assert.equal(made.status, 201, made.text);
+      });
+      assert.equal(result.outcome, 'failed');
+      assert.match(result.message ?? '', new RegExp(`^conflict: a native policy set "${name}" appeared since the plan was made and carries the ownership marker of source "owner-b"; it is left alone`));
+      assert.deepEqual((await setsNamed(world, name)).map((s) => s.attributes.description), [marker('owner-b')], 'owner-b\'s set is untouched');
+    });
+  }
+
+  it('its own set create whose answer was lost is found and used: one set, one POST, with its marker', async () => {
+    const { world } = fixture;
+    const dir = await fixture.repo({ 'policy-sets/own-lost-set.yaml': 'description: ours\n' });
+    await world.clearRequests();
+    const result = await planThenApplySet(world, dir, true, async () => {});
+    assert.equal(result.outcome, 'applied', result.message ?? '');
+    const posts = (await world.requests()).filter((r) => r.method === 'POST' && r.path.endsWith('/policy-sets'));
+    assert.equal(posts.length, 1);
+    assert.deepEqual((await setsNamed(world, 'own-lost-set')).map((s) => s.attributes.description), [`ours\n\n${marker('owner-a')}`]);
+  });
+});

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -35,6 +35,8 @@ interface Replicas {
 
 interface ReplicaOptions {
   apiUrl?: (emulator: TestEmulator) => Promise<string>;
+  /** Each replica advertises the address of a relay of its own in front of it, which records what a standby hands it. */
+  relays?: Relay[];
   concurrency?: number;
   /** lease-duration, renew-deadline, retry-period. @default 2s, 1500ms, 500ms */
   timings?: [string, string, string];
@@ -49,11 +51,56 @@ async function replicas(t: TestContext, count: number, options: ReplicaOptions =
   const config = {
     api: { url: options.apiUrl === undefined ? api.url : await options.apiUrl(api), ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }) },
     sources: [{ name: 'local', organization: 'example-org', path: dir, schedule: NEVER }],
-    'leader-election': { store: 'etcd', endpoints: [etcd.endpoint], 'lease-duration': lease, 'renew-deadline': renew, 'retry-period': retry },
+    // The replicas run on one host: a standby hands webhook deliveries to the leader on loopback.
+    'leader-election': { store: 'etcd', endpoints: [etcd.endpoint], 'lease-duration': lease, 'renew-deadline': renew, 'retry-period': retry, 'forward-to-loopback': true },
   };
   const env = { API_TOKEN: api.token, CONTROL_TOKEN: CONTROL, WEBHOOK_SECRET: SECRET };
-  const daemons = await Promise.all(Array.from({ length: count }, () => spawnDaemon(t, config, env)));
+  const relays = options.relays;
+  if (relays !== undefined) for (let i = 0; i < count; i += 1) relays.push(await startRelay(t));
+  const daemons = await Promise.all(Array.from({ length: count }, async (_, i) => {
+    const relay = relays?.[i];
+    const daemon = await spawnDaemon(t, config, relay === undefined ? env : { ...env, LEADER_ELECTION_ADDRESS: relay.url });
+    if (relay !== undefined) relay.target = daemon.origin;
+    return daemon;
+  }));
   return { etcd, api, dir, daemons };
+}
+
+/** A loopback relay in front of a replica: notes each request's headers, then passes it to `target`. */
+interface Relay {
+  url: string;
+  target: string | null;
+  seen: IncomingMessage['headers'][];
+}
+
+async function startRelay(t: TestContext): Promise<Relay> {
+  const relay: Relay = { url: '', target: null, seen: [] };
+  const server = createServer((incoming, outgoing) => {
+    relay.seen.push(incoming.headers);
+    passOn(new URL(relay.target ?? 'http://127.0.0.1:1'), incoming, outgoing);
+  });
+  relay.url = await listening(t, server);
+  return relay;
+}
+
+/** Passes a request on to `target`, and its answer back. */
+function passOn(target: URL, incoming: IncomingMessage, outgoing: ServerResponse): void {
+  const out = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, host: target.host } }, (answer) => {
+    outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(outgoing);
+  });
+  out.on('error', () => outgoing.destroy());
+  incoming.pipe(out);
+}
+
+/** `server` listening on a loopback port, closed when the test ends: its origin. */
+async function listening(t: TestContext, server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  }));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 /** The replica's name, from its first log line about the election. */
@@ -195,9 +242,12 @@ test('the leader SIGSTOPped: a standby takes over only after its renew deadline;
   assert.match(String(stopped.reason), /renew deadline/);
   assert.equal((await leadership(leader)).leading, false);
   await waitFor('the old leader to see the new one', async () => ((await leadership(leader)).leader === identity(standby) ? true : undefined), WAIT);
-  // A pass may be asked for meanwhile (its watch); as a standby it starts none.
+  // A pass is asked for meanwhile (its watch sees the second change); as a standby it starts none, and says so.
+  const written = Date.now();
   await writeFile(path.join(dir, REQUIRE_TAGS_SETTINGS), 'enforcement-level: hard-mandatory\n');
+  await waitFor('the old leader to ignore the trigger of its watch', () => leader.logs().find((l) => l.msg === 'trigger ignored: the source is suspended, or this replica stands by' && l.trigger === 'file-change' && Date.parse(String(l.time)) >= written), WAIT);
   await waitFor('the new leader to apply the second change', async () => ((await levelOf(api, 'require-tags')) === 'hard-mandatory' ? true : undefined), WAIT);
+  assert.ok(!leader.logs().slice(leader.logs().findIndex((l) => l.msg === 'stopped leading')).some((l) => l.msg === 'pass started'), 'the old leader started no pass once it stopped leading');
   assert.equal((await requestsOf(api, identity(leader))).length, before, 'no request of the old leader reached the API after it was stopped');
   assertNoOverlap(daemons);
 });
@@ -238,9 +288,11 @@ async function webhookPasses(daemon: DaemonProcess): Promise<number> {
 }
 
 test('webhook deliveries sent to the standby only: each is handed to the leader, which verifies it, runs a pass for it and drops a repeat', async (t) => {
-  const { daemons } = await replicas(t, 2);
+  const relays: Relay[] = [];
+  const { daemons } = await replicas(t, 2, { relays });
   const leader = await settledLeader(daemons);
   const standby = daemons.find((d) => d !== leader)!;
+  const handed = relays[daemons.indexOf(leader)]!.seen;
   const body = (n: number) => JSON.stringify({ ref: 'refs/heads/main', after: `c0ffee${n}`, repository: { clone_url: 'https://example.com/x.git' } });
   for (let n = 1; n <= 3; n += 1) {
     const answer = await standby.post('/webhook', body(n), { 'x-github-event': 'push', 'x-github-delivery': `delivery-${n}`, 'x-hub-signature-256': githubSignature(SECRET, body(n)) });
@@ -253,6 +305,12 @@ test('webhook deliveries sent to the standby only: each is handed to the leader,
   const fromGitlab = await standby.post('/webhook', gitlab, { 'x-gitlab-event': 'Push Hook', 'x-gitlab-event-uuid': 'gitlab-1', 'x-gitlab-token': SECRET });
   assert.equal(fromGitlab.status, 202);
   await waitFor('the leader\'s pass for the GitLab delivery', async () => ((await webhookPasses(leader)) >= 4 ? true : undefined), WAIT);
+  assert.equal(handed.length, 4, 'each delivery reached the leader through its advertised address, once');
+  const gitlabHanded = handed.find((h) => h['x-gitlab-event-uuid'] === 'gitlab-1');
+  assert.ok(gitlabHanded !== undefined);
+  assert.equal(gitlabHanded['x-gitlab-token'], undefined, 'the token is not handed on');
+  assert.equal(gitlabHanded['x-hub-signature-256'], githubSignature(SECRET, gitlab), 'the body is signed instead');
+  assert.ok(handed.every((h) => !JSON.stringify(h).includes(SECRET)), 'the secret is in no header handed on');
   // Redelivered: the leader has seen it.
   const again = await standby.post('/webhook', body(1), { 'x-github-event': 'push', 'x-github-delivery': 'delivery-1', 'x-hub-signature-256': githubSignature(SECRET, body(1)) });
   assert.equal(again.status, 200);
@@ -283,19 +341,9 @@ async function refusingProxy(t: TestContext, upstream: string, refuse: (method: 
       outgoing.end(JSON.stringify({ errors: [{ status: '503', title: 'unavailable' }] }));
       return;
     }
-    const out = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: { ...incoming.headers, host: target.host } }, (answer) => {
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(outgoing);
-    });
-    out.on('error', () => outgoing.destroy());
-    incoming.pipe(out);
+    passOn(target, incoming, outgoing);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}${target.pathname}`, seen, refused };
+  return { url: `${await listening(t, server)}${target.pathname}`, seen, refused };
 }
 
 test('a leader stopped while it waits to send a write: once continued, it sends nothing more, and its pass ends handed over, not failed', async (t) => {

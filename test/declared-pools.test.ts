@@ -94,7 +94,7 @@ describe('agent pools', () => {
     ].join('\n');
     assert.deepEqual(await problems({ 'agent-pools/p.yaml': yaml }), [
       { file: 'agent-pools/p.yaml', line: 1, message: 'organization-scoped must be true or false, not "yes"' },
-      { file: 'agent-pools/p.yaml', line: 4, message: 'allowed-workspaces[1] "polset-nope" is not a workspace name or id (a name: letters, digits, - and _, * as prefix or suffix; an id: ws- followed by at most 64 letters, digits, - and _; never another resource\'s id)' },
+      { file: 'agent-pools/p.yaml', line: 4, message: 'allowed-workspaces[1] "polset-nope" is not a workspace name or id (a name: letters, digits, - and _, * as prefix, suffix or both; an id: ws- followed by at most 64 letters, digits, - and _; never another resource\'s id; a workspace of that name is taken before an id)' },
       { file: 'agent-pools/p.yaml', line: 5, message: 'previous-names[1] "bad name" is not a valid name (letters, digits, - and _)' },
       { file: 'agent-pools/p.yaml', line: 7, message: 'agent-cleanup.statuses[1] "idle" is not one of: exited, errored, unknown' },
       {

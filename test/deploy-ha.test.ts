@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { leaderAddress } from '../src/daemon/leader-address.js';
 import { parseConfig } from '../src/config/index.js';
 import { buildKustomization, findManifest as find, objectList, podSpec, restrictedProblems, schemaProblems, type Manifest, type PodSpec } from './helpers/manifests.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
@@ -105,8 +106,11 @@ describe('deploy/ha', () => {
       else if (entry.value !== undefined) env[entry.name] = entry.value.replace(/\$\(([A-Z_]+)\)/g, (_, name: string) => env[name] ?? '');
     }
     const config = await parseConfig(text, 'deploy/base/config.yaml', env, { cwd: '/app' });
-    assert.deepEqual(config.leaderElection, { store: 'kubernetes', endpoints: [], leaseName: NAME, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, address: 'http://10.1.2.3:9090' });
-    assert.equal(new URL(config.leaderElection?.address ?? '').port, config.listen.split(':').at(-1), 'the address names the port the daemon listens on');
+    assert.deepEqual(config.leaderElection, { store: 'kubernetes', endpoints: [], leaseName: NAME, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, address: 'http://10.1.2.3' });
+    // The port is written once, in the base's container: the address takes the port the daemon listens on.
+    assert.equal(leaderAddress(config, `http://${config.listen}`), `http://10.1.2.3:${config.listen.split(':').at(-1)}`);
+    assert.equal(config.listen, '0.0.0.0:9090');
+    assert.equal(leaderAddress(config, 'http://0.0.0.0:8080'), 'http://10.1.2.3:8080', 'a port changed in the base follows');
     const role = find(manifests, 'Role', `${NAME}-leader-election`);
     assert.ok(JSON.stringify(field(role, 'rules')).includes(`"resourceNames":["${config.leaderElection?.leaseName}"]`), 'the Role names the lease the daemon holds');
   });

@@ -121,7 +121,11 @@ describe('deploy/base', () => {
     assert.deepEqual(volumes.get('state')?.['emptyDir'], {});
     assert.equal(mounts.get('state')?.mountPath, config.stateDir);
     assert.equal(config.stateDir, image.env('STATE_DIR'));
-    assert.equal(config.listen.split(':')[1], String(container.ports?.find((p) => p.name === 'http')?.containerPort));
+    // The port is written once, in the container: the listen address comes from LISTEN_ADDRESS beside containerPort.
+    assert.doesNotMatch(text, /^listen:/m, 'the config names no listen address: LISTEN_ADDRESS overrides it');
+    const listenAddress = container.env?.find((e) => e.name === 'LISTEN_ADDRESS')?.value ?? '';
+    const running = await parseConfig(text, 'deploy/base/config.yaml', { LISTEN_ADDRESS: listenAddress }, { cwd: '/app' });
+    assert.equal(running.listen.split(':').at(-1), String(container.ports?.find((p) => p.name === 'http')?.containerPort));
     assert.ok(mounts.has('tmp') && volumes.get('tmp')?.['emptyDir'], 'a writable /tmp on the read-only root');
   });
 
@@ -167,8 +171,14 @@ describe('deploy/base', () => {
     assert.match(why, /max-deletes/);
   });
 
-  it('lets in only the HTTP port: the NetworkPolicy selects the pods and allows ingress to the port the Service targets', () => {
+  it('lets in only the HTTP port, and only from its own pods and the namespaces labelled for the webhook and for metrics', () => {
     const spec = find(manifests, 'NetworkPolicy', NAME)['spec'] as { podSelector: { matchLabels: Record<string, string> }; policyTypes: string[]; ingress: Array<{ from?: unknown; ports: Array<{ port: string | number; protocol: string }> }> };
+    // No rule without `from` (that would admit every pod of every namespace), and none admitting a namespace by itself.
+    assert.deepEqual(spec.ingress.map((rule) => rule.from), [[
+      { podSelector: { matchLabels: LABELS } },
+      { namespaceSelector: { matchLabels: { 'policy-pool-sync.io/webhook': 'true' } } },
+      { namespaceSelector: { matchLabels: { 'policy-pool-sync.io/metrics': 'true' } } },
+    ]]);
     const template = (find(manifests, 'Deployment', NAME)['spec'] as { template: { metadata: { labels: Record<string, string> } } }).template;
     assert.deepEqual(spec.podSelector.matchLabels, template.metadata.labels);
     assert.deepEqual(spec.policyTypes, ['Ingress']);
@@ -274,5 +284,32 @@ describe('the checks on deploy/ can fail', () => {
       ['uid 0', (_, c) => (c.securityContext!.runAsUser = 0)],
     ];
     for (const [what, change] of cases) assert.notDeepEqual(restrictedProblems(podSpec(changed(change))!), [], what);
+  });
+});
+
+describe('deploy/persistent-state', () => {
+  it('keeps the state dir on a PersistentVolumeClaim instead of the emptyDir, valid against Kubernetes\' schemas', async () => {
+    const manifests = await buildKustomization(join(REPO_ROOT, 'test/fixtures/deploy/persistent'));
+    for (const manifest of manifests) assert.deepEqual(schemaProblems(manifest), []);
+    const claim = find(manifests, 'PersistentVolumeClaim', `${NAME}-state`);
+    assert.deepEqual((claim['spec'] as { accessModes: string[] }).accessModes, ['ReadWriteOnce']);
+    const pod = podSpec(find(manifests, 'Deployment', NAME))!;
+    assert.deepEqual(pod.volumes?.find((v) => v.name === 'state'), { name: 'state', persistentVolumeClaim: { claimName: claim.metadata.name } });
+    const mount = pod.containers.find((c) => c.name === NAME)?.volumeMounts?.find((m) => m.name === 'state');
+    assert.equal(mount?.mountPath, '/var/lib/policy-pool-sync');
+  });
+});
+
+describe('deploy/webhook-ingress', () => {
+  it('exposes POST /webhook alone: one rule, one exact path, to the port the Service names http', async () => {
+    const manifests = await buildKustomization(join(REPO_ROOT, 'test/fixtures/deploy/webhook-ingress'));
+    for (const manifest of manifests) assert.deepEqual(schemaProblems(manifest), []);
+    const spec = find(manifests, 'Ingress', `${NAME}-webhook`)['spec'] as { defaultBackend?: unknown; rules: Array<{ http: { paths: Array<{ path: string; pathType: string; backend: { service: { name: string; port: { name: string } } } }> } }> };
+    assert.equal(spec.defaultBackend, undefined, 'no default backend: nothing but /webhook reaches the daemon');
+    const paths = spec.rules.flatMap((rule) => rule.http.paths);
+    assert.deepEqual(paths.map((p) => [p.path, p.pathType]), [['/webhook', 'Exact']]);
+    const service = find(manifests, 'Service', NAME);
+    assert.deepEqual(paths[0]!.backend.service, { name: service.metadata.name, port: { name: 'http' } });
+    assert.ok((service['spec'] as { ports: Array<{ name: string }> }).ports.some((p) => p.name === 'http'));
   });
 });

@@ -4,6 +4,7 @@ import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { OPTIONS, USAGE } from '../src/cli/args.js';
+import { PASS_RESULTS } from '../src/operations/pass-record.js';
 import { REPO_ROOT } from './helpers/repo-root.js';
 
 const read = (file: string) => readFile(join(REPO_ROOT, file), 'utf8');
@@ -38,6 +39,24 @@ describe('the documentation', () => {
     assert.ok(variables.length >= 10, variables.join(', '));
     for (const name of variables) assert.ok(page.includes(name), `${name} is missing from docs/command-line.md`);
     for (const code of ['130', '143', '`2`']) assert.ok(page.includes(code), `exit code ${code}`);
+  });
+
+  it('a folder the pages call a kustomize base is one (kubectl kustomize builds it)', async () => {
+    let seen = 0;
+    for (const [file, base] of [['README.md', ''], ['docs/daemon.md', 'docs']] as const) {
+      const page = await read(file);
+      for (const match of page.matchAll(/kustomize\s+base[^.:]{0,40}?\[`[^`]+`\]\(([^)]+)\)/g)) {
+        seen += 1;
+        await access(join(REPO_ROOT, base, match[1]!, 'kustomization.yaml')).catch(() => assert.fail(`${file}: "${match[0]}" is no kustomization`));
+      }
+    }
+    assert.ok(seen >= 2, `${seen} kustomize bases named`);
+  });
+
+  it('the daemon page lists every result of policy_pool_sync_passes_total', async () => {
+    const row = (await read('docs/daemon.md')).split('\n').find((line) => line.startsWith('| `policy_pool_sync_passes_total`'));
+    assert.ok(row);
+    for (const result of PASS_RESULTS) assert.ok(row.includes(`\`${result}\``), `${result} is missing from the passes_total row`);
   });
 
   it('the daemon page names every config key', async () => {

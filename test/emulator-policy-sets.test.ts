@@ -237,3 +237,29 @@ describe('the entitlement set and the edition\'s limits', () => {
     assert.equal((await t.call('POST', `/policy-sets/${first.json.data.id}/relationships/policies`, { body: refs('policies', ...ids.slice(0, 5)) })).status, 204);
   });
 });
+
+describe('a policy set never has both a VCS repository and individual policies', () => {
+  let t: TestEmulator;
+  before(async () => (t = await TestEmulator.start(seed('native'))));
+  after(() => t.close());
+  const vcsRepo = { identifier: 'org/repo', 'oauth-token-id': 'ot-1' };
+
+  it('refused (422) whichever way it would come: created with both, a repository given to a set holding a policy, a policy added to a VCS set', async () => {
+    const policy = await t.call('POST', `/organizations/${ORG}/policies`, { body: { data: { type: 'policies', attributes: { name: 'member', kind: 'native', 'enforcement-level': 'advisory' } } } });
+    const pol = policy.json.data.id as string;
+    const both = await t.call('POST', `/organizations/${ORG}/policy-sets`, { body: setBody('both', { 'vcs-repo': vcsRepo }, { policies: refs('policies', pol) }) });
+    assert.equal(both.status, 422, both.text);
+    assert.equal(both.json.errors[0].source.pointer, '/data/relationships/policies');
+    const members = await t.call('POST', `/organizations/${ORG}/policy-sets`, { body: setBody('members', {}, { policies: refs('policies', pol) }) });
+    assert.equal(members.status, 201, members.text);
+    const toVcs = await t.call('PATCH', `/policy-sets/${members.json.data.id as string}`, { body: { data: { type: 'policy-sets', attributes: { 'vcs-repo': vcsRepo } } } });
+    assert.equal(toVcs.status, 422, toVcs.text);
+    assert.equal(toVcs.json.errors[0].source.pointer, '/data/attributes/vcs-repo');
+    const vcs = await t.call('POST', `/organizations/${ORG}/policy-sets`, { body: setBody('from-vcs', { 'vcs-repo': vcsRepo }) });
+    assert.equal(vcs.status, 201, vcs.text);
+    const joined = await t.call('POST', `/policy-sets/${vcs.json.data.id as string}/relationships/policies`, { body: refs('policies', pol) });
+    assert.equal(joined.status, 422, joined.text);
+    const state = await t.organization(ORG);
+    assert.deepEqual(state['policy-sets'].filter((s) => s.name !== 'polset-seeded' && s.name !== 'rego-set').map((s) => s.name).sort(), ['from-vcs', 'members']);
+  });
+});

@@ -71,6 +71,14 @@ async function heapAfterGc(): Promise<number> {
   return process.memoryUsage().heapUsed;
 }
 
+/** From a store with no record: a lease duration of absence, the create, and the renewal that confirms it. */
+async function coldStart(clock: VirtualClock, e: Elector): Promise<void> {
+  await clock.advance(0);
+  assert.equal(e.leading, false, 'no leader before a lease duration of absence');
+  await clock.advance(TIMINGS.leaseDurationMs + TIMINGS.retryPeriodMs);
+  assert.equal(e.leading, true, 'leading once the key was absent for a lease duration and the created record was renewed');
+}
+
 async function leadingAfterRounds(clock: VirtualClock, store: MemoryLeaseStore, rounds: number): Promise<void> {
   const target = store.exchanges + rounds;
   while (store.exchanges < target) await clock.advance(TIMINGS.retryPeriodMs);
@@ -82,8 +90,7 @@ test('10,000 election rounds leave at most one abort listener on any signal', as
   const store = memoryLeaseStore();
   const a = elector(t, clock, store, 'a');
   a.start();
-  await clock.advance(0);
-  assert.equal(a.leading, true);
+  await coldStart(clock, a);
   await leadingAfterRounds(clock, store, 10_000);
   assert.equal(a.leading, true);
   assert.ok(most() <= 1, `${most()} abort listeners on one signal after 10,000 rounds`);
@@ -114,20 +121,20 @@ test('the renew deadline counts from the start of the renewal that succeeded, no
   const store = memoryLeaseStore();
   const a = elector(t, clock, store, 'a');
   a.start();
-  await clock.advance(0);
-  assert.equal(a.leading, true);
-  // The renewal at 5 s is answered only at 9 s.
+  await coldStart(clock, a);
+  const t0 = clock.now();
+  // The renewal at t0 + 5 s is answered only at t0 + 9 s.
   let answer!: () => void;
   store.hold(new Promise<void>((resolve) => (answer = resolve)));
   await clock.advance(TIMINGS.retryPeriodMs);
-  assert.equal(clock.now(), 5_000);
+  assert.equal(clock.now(), t0 + 5_000);
   await clock.advance(4_000);
   store.hold(new Promise<void>(() => undefined));
   answer();
   await clock.advance(0);
   assert.equal(a.leading, true, 'renewed');
-  // It reached the store no earlier than 5 s, so a standby may take over from 25 s: the leader stops at 20 s.
-  await clock.advance(20_000 - clock.now() - 1);
+  // It reached the store no earlier than t0 + 5 s, so a standby may take over from t0 + 25 s: the leader stops at t0 + 20 s.
+  await clock.advance(t0 + 20_000 - clock.now() - 1);
   assert.equal(a.leading, true);
   await clock.advance(2);
   assert.equal(a.leading, false, 'past 5 s + renew-deadline, the leader has stopped');
@@ -140,10 +147,9 @@ test('a record deleted under a leader: it stops at once, and the standby waits o
   const a = elector(t, clock, store, 'a');
   const b = elector(t, clock, store, 'b');
   a.start();
-  await clock.advance(0);
+  await coldStart(clock, a);
   b.start();
   await clock.advance(0);
-  assert.equal(a.leading, true);
   assert.equal(b.leader, 'a');
   const lastChange = clock.now();
   store.remove();
@@ -159,6 +165,48 @@ test('a record deleted under a leader: it stops at once, and the standby waits o
   assert.equal(seen.length, 3, `a, then nobody, then one leader: ${seen.join(' → ')}`);
   assert.equal(seen[1], 'nobody', 'the leader stopped at its first round without its record');
   assert.notEqual(store.record(), null, 'once the lease ran out, a record was created');
+});
+
+test('a record created and deleted before the standby read it never makes two leaders', async (t) => {
+  // Both start on an empty store; each record is deleted within a retry period of its creation, before the other
+  // replica reads it: that one never saw a holder, and the creator finds out only at its next round.
+  const clock = new VirtualClock();
+  const store = memoryLeaseStore();
+  const a = elector(t, clock, store, 'a');
+  const b = elector(t, clock, store, 'b');
+  a.start();
+  await clock.advance(TIMINGS.retryPeriodMs / 2);
+  b.start();
+  const both: string[] = [];
+  let deletions = 0;
+  for (let step = 0; step < 400; step += 1) {
+    await clock.advance(250);
+    if (store.record() !== null && deletions < 3) {
+      store.remove();
+      deletions += 1;
+    }
+    if (a.leading && b.leading) both.push(`${clock.now()} ms`);
+  }
+  assert.equal(deletions, 3, 'a record was created three times, each deleted at once');
+  assert.deepEqual(both, [], 'never two leaders');
+  assert.ok(a.leading || b.leading, 'one leads once the deletions stop');
+});
+
+test('a read that fails while the key is absent starts the wait of a lease duration again', async (t) => {
+  const clock = new VirtualClock();
+  const store = memoryLeaseStore();
+  const a = elector(t, clock, store, 'a');
+  a.start();
+  await clock.advance(TIMINGS.leaseDurationMs / 2);
+  // What the key held while the store could not be read is unknown: a record may have come and gone.
+  store.fail(1);
+  await clock.advance(TIMINGS.retryPeriodMs);
+  const failedAt = clock.now();
+  await clock.advance(TIMINGS.leaseDurationMs);
+  assert.equal(store.record(), null, 'no record a lease duration after the first absent read: the failed read started the wait again');
+  await clock.advance(failedAt + TIMINGS.leaseDurationMs + 2 * TIMINGS.retryPeriodMs - clock.now());
+  assert.equal(store.record()?.holderIdentity, 'a', 'created a lease duration after the reads found it absent again');
+  assert.equal(a.leading, true);
 });
 
 const held = (holder: string, extra: Partial<LeaderRecord> = {}): LeaderRecord => ({

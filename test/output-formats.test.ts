@@ -77,7 +77,9 @@ test('JSON has exactly the format_version 1 shape, code described but never whol
   assert.deepEqual(Object.keys(doc.sources[0]), ['name', 'organization', 'revision', 'changes', 'warnings', 'errors']);
   assert.equal(doc.sources[1].revision, null);
   for (const change of doc.sources[0].changes) {
-    assert.deepEqual(Object.keys(change), ['resource', 'name', 'id', 'action', 'reason', 'fields']);
+    // A set's or a pool's change may add its scope by name (the names of its ids, what its wildcards matched).
+    const scoped = change.scope !== undefined && (change.resource === 'policy-set' || change.resource === 'agent-pool');
+    assert.deepEqual(Object.keys(change), ['resource', 'name', 'id', 'action', 'reason', 'fields', ...(scoped ? ['scope'] : [])]);
     for (const field of Object.values(change.fields)) assert.deepEqual(Object.keys(field as object), ['before', 'after']);
   }
   const update = doc.sources[0].changes.find((c: { name: string }) => c.name === 'require-tags');

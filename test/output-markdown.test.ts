@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';
-import { renderMarkdown, renderText } from '../src/output/index.js';
+import { renderApplied, renderMarkdown, renderText } from '../src/output/index.js';
 import { withMarker } from '../src/plan/marker.js';
 import { planChanges } from '../src/plan/plan.js';
 import type { SourcePlan } from '../src/plan/types.js';
 import { declaredPolicy, defaultOptions, livePolicy } from './helpers/plan-fixtures.js';
 import { ORG } from './helpers/emulator.js';
+import { richPlans } from './helpers/output-plans.js';
 import { useWorld } from './helpers/world.js';
 
 /** `count` policies whose 200-line code changed on every line: a plan far bigger than one comment. */
@@ -124,5 +125,17 @@ describe('Markdown through the command line', () => {
     assert.ok(run.stdout.startsWith('<!-- policy-pool-sync plan source='));
     assert.doesNotMatch(run.stdout, /The API matches the declared repo/);
     assert.match(run.stdout, /1 live resource that is not declared is kept\./);
+  });
+});
+
+describe('Markdown apply report', () => {
+  it('the API\'s words in a failure are escaped as the plan\'s are: no tag of theirs reaches the comment', () => {
+    const [source] = richPlans();
+    const change = source!.plan!.changes[0]!;
+    const message = 'version polsetver-AbC of policy set "lib" errored: <img src=x onerror=alert(1)></details><details open><summary>ok</summary> `code` | cell';
+    const report = renderApplied({ sourcePlan: source!, results: [{ change, outcome: 'failed', message }] }, 'markdown');
+    assert.ok(!/<img|<\/details>|<details|<summary>/.test(report), report);
+    assert.match(report, /errored: &lt;img src=x onerror=alert\(1\)&gt;&lt;\/details&gt;&lt;details open&gt;&lt;summary&gt;ok&lt;\/summary&gt; \\`code\\` \\\| cell/);
+    assert.ok(report.includes(`failed: `) && report.split('\n').filter((line) => line.startsWith('- ❌')).length === 1, 'one line per failure');
   });
 });

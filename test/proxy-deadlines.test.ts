@@ -4,6 +4,7 @@
  * is final, named by its variable with the credentials left out.
  */
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { ApiClient } from '../src/api/client.js';
 import { proxySettings } from '../src/http/proxy.js';
@@ -55,6 +56,43 @@ describe('a proxy that lets no tunnel through', { timeout: 120_000 }, () => {
       await waitFor('the connection to the proxy to close', () => (proxy.open() === 0 ? true : undefined));
     } finally {
       await api.close();
+    }
+  });
+
+  it('a proxy that establishes no tunnel three tries in a row is given up on, however much of the retry budget is left', { timeout: 60_000 }, async () => {
+    const proxy = await start('hang');
+    const logs = captureLogs();
+    // Each try's tunnel has its deadline (10 s in use); a budget of ten minutes would otherwise keep trying.
+    const api = new ApiClient({ baseUrl: API_URL, token: 'test-token-Secret123', logger: logs.logger, timeoutMs: 30_000, tunnelDeadlineMs: 300, retryBudgetMs: 600_000, proxy: proxySettings({ HTTPS_PROXY: proxy.url }) });
+    try {
+      const error = await api.listPolicies(ORG).then(() => assert.fail('answered'), (e: unknown) => e);
+      assert.ok(error instanceof NetworkError, String(error));
+      assert.match(error.message, /proxy-tunnel-timeout: the proxy established no tunnel within 300 ms \(through the proxy of HTTPS_PROXY, http:\/\/\*\*\*@127\.0\.0\.1:\d+\); no tunnel in 3 tries in a row, so no more: check HTTPS_PROXY and NO_PROXY/);
+      assert.equal(proxy.connections(), 3, 'three CONNECTs, then no more');
+    } finally {
+      await api.close(50);
+    }
+  });
+
+  it('a try is given no longer than what is left of the retry budget', { timeout: 60_000 }, async () => {
+    // A server that takes the connection and never answers: the first try takes the request timeout, the next what
+    // is left of a 300 ms budget (a second at least), not another whole request timeout.
+    const sockets = new Set<Socket>();
+    const server = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const api = new ApiClient({ baseUrl: `http://127.0.0.1:${port}/api/v2`, token: 'test-token-Secret123', logger: captureLogs().logger, timeoutMs: 2_500, retryBudgetMs: 300 });
+    try {
+      const error = await api.listPolicies(ORG).then(() => assert.fail('answered'), (e: unknown) => e);
+      assert.ok(error instanceof NetworkError, String(error));
+      assert.match(error.message, /timeout: no response within 1000 ms; gave up after 2 tries/);
+    } finally {
+      await api.close(50);
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 

@@ -12,6 +12,8 @@ const WORKSPACES = [
   { id: 'ws-AppStage00001', name: 'app-staging', project: 'prj-Payments00001' },
   { id: 'ws-DataProd00001', name: 'data-prod' },
   { id: 'ws-Sandbox000001', name: 'sandbox' },
+  { id: 'ws-Staging000001', name: 'ws-staging' },
+  { id: 'ws-WsTools000001', name: 'ws-tools' },
 ];
 const PROJECTS = [{ id: 'prj-Payments00001', name: 'Payments' }, { id: 'prj-Platform00001', name: 'platform' }];
 
@@ -28,8 +30,19 @@ describe('a policy set scoped by name', () => {
     });
     const plan = await world.cli('--dry-run', dir);
     assert.equal(plan.code, 0, plan.stdout + plan.stderr);
-    assert.match(plan.stdout, /\+ workspaces\s+= \["ws-AppProd000001", "ws-DataProd00001", "ws-Sandbox000001"\]/);
-    assert.match(plan.stdout, /\+ projects\s+= \["prj-Payments00001"\]/);
+    // A reviewer reads the scope by name, and what each wildcard matched today, in every format.
+    assert.match(plan.stdout, /\+ workspaces\s+= \["app-prod", "data-prod", "sandbox"\]\n\s+# "\*-prod" matched app-prod, data-prod today\n/);
+    assert.match(plan.stdout, /\+ projects\s+= \["Payments"\]/);
+    assert.doesNotMatch(plan.stdout, /ws-AppProd000001/);
+    const markdown = await world.cli('--dry-run', dir, ['--output', 'markdown']);
+    assert.match(markdown.stdout, /`workspaces`: `\["app-prod", "data-prod", "sandbox"\]`\n\s+- "\\\*-prod" matched app-prod, data-prod today/);
+    const json = JSON.parse((await world.cli('--dry-run', dir, ['--output', 'json'])).stdout) as { sources: Array<{ changes: Array<{ name: string; fields: Record<string, { after: unknown }>; scope?: unknown }> }> };
+    const created = json.sources[0]!.changes.find((c) => c.name === 'prod')!;
+    assert.deepEqual(created.fields['workspaces']?.after, ['ws-AppProd000001', 'ws-DataProd00001', 'ws-Sandbox000001'], 'the fields hold the ids the apply sends');
+    assert.deepEqual(created.scope, {
+      names: { 'prj-Payments00001': 'Payments', 'ws-AppProd000001': 'app-prod', 'ws-DataProd00001': 'data-prod', 'ws-Sandbox000001': 'sandbox' },
+      wildcards: [{ field: 'workspaces', pattern: '*-prod', matched: ['app-prod', 'data-prod'] }],
+    });
     const applied = await world.cli('--reconcile', dir);
     assert.equal(applied.code, 0, applied.stdout + applied.stderr);
     const sets = (await world.call('GET', `/organizations/${ORG}/policy-sets?include=workspaces,projects,workspace_exclusions`)).json as { data: SetDoc[] };
@@ -63,6 +76,29 @@ describe('a policy set scoped by name', () => {
     assert.equal(run.code, 1, run.stdout + run.stderr);
     assert.match(run.stdout, /policy set "typo": workspaces "app-prd" names nothing in the organization; did you mean "app-prod"\?/);
     assert.match(run.stdout, /policy set "typo": workspaces "nothing-\*" matches nothing in the organization/);
+    assert.deepEqual(await world.writes(), []);
+  });
+
+  it('a workspace named like an id, and a wildcard with an id\'s prefix, are names: the apply sends their ids', async () => {
+    const { world } = fixture;
+    const dir = await fixture.repo({
+      'policy-sets/named.yaml': 'workspaces: [ws-staging]\nworkspace-exclusions: ["ws-*"]\n',
+      'policies/p.native': 'main = rule { true }\n',
+    });
+    const run = await world.cli('--reconcile', dir);
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    const set = ((await world.call('GET', `/organizations/${ORG}/policy-sets?include=workspaces,workspace_exclusions`)).json as { data: SetDoc[] }).data.find((s) => s.attributes.name === 'named')!;
+    assert.deepEqual((set.relationships['workspaces']?.data ?? []).map((d) => d.id), ['ws-Staging000001']);
+    assert.deepEqual((set.relationships['workspace-exclusions']?.data ?? []).map((d) => d.id).sort(), ['ws-Staging000001', 'ws-WsTools000001']);
+  });
+
+  it('an id that names no workspace is a plan error, and nothing is written', async () => {
+    const { world } = fixture;
+    const dir = await fixture.repo({ 'policy-sets/gone.yaml': 'workspaces: [ws-Nothing0000001]\n', 'policies/p.native': 'main = rule { true }\n' });
+    await world.clearRequests();
+    const run = await world.cli('--reconcile', dir);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /policy set "gone": workspaces "ws-Nothing0000001" names no workspace of the organization, by name or by id/);
     assert.deepEqual(await world.writes(), []);
   });
 

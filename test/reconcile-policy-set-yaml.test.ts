@@ -50,6 +50,24 @@ describe('policy sets declared in YAML, with members named by name', () => {
     assert.deepEqual(await world.writes(), []);
   });
 
+  it('a live set of the name backed by a VCS repository is a conflict: its policies are never added to it, nothing is written', async () => {
+    const { world } = fixture;
+    const made = await world.call('POST', `/organizations/${ORG}/policy-sets`, {
+      body: { data: { type: 'policy-sets', attributes: { name: 'from-vcs', kind: 'native', 'vcs-repo': { identifier: 'org/policies', 'oauth-token-id': 'ot-1' } } } },
+    });
+    assert.equal(made.status, 201, made.text);
+    const dir = await fixture.repo({
+      'policy-sets/from-vcs.yaml': '',
+      'policies/member.native': 'main = rule { true }\n',
+      'policies/member.yaml': 'policy-sets: [from-vcs]\n',
+    });
+    await world.clearRequests();
+    const run = await world.cli('--reconcile', dir, ['--source', 'team-a']);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /conflict: policy set "from-vcs" is backed by a VCS repository on the service; this source never uploads to it\. Rename one of them/);
+    assert.deepEqual(await world.writes(), []);
+  });
+
   it('under prune, a set moved to another source is a conflict there until adopted, and the old source does not delete it', async () => {
     const { world } = fixture;
     const moving = { 'policy-sets/moving.yaml': 'description: moves\n' };
@@ -73,34 +91,5 @@ describe('policy sets declared in YAML, with members named by name', () => {
     const own = await world.cli('--reconcile', bWithout, ['--source', 'team-b', '--prune']);
     assert.equal(own.code, 0, own.stdout + own.stderr);
     assert.ok(!(await liveSets(world)).some((s) => s.attributes.name === 'moving'), 'team-b prunes its own set');
-  });
-});
-
-describe('the edition\'s limits', () => {
-  const fixture = useWorld({
-    organizations: [{ name: ORG, maxAgentPools: 1, workspaces: WORKSPACES, entitlements: { policySetLimit: 1, policyLimit: 2, versionedPolicySetLimit: 0 } }],
-  });
-
-  it('a plan that would pass a limit fails before any write, naming each limit', async () => {
-    const { world } = fixture;
-    const dir = await fixture.repo({
-      'policy-sets/one.yaml': '',
-      'policy-sets/two.yaml': '',
-      'policy-sets/lib/sentinel.hcl': 'policy "a" {\n  source = "./a.sentinel"\n}\n',
-      'policy-sets/lib/a.sentinel': 'main = rule { true }\n',
-      'policies/a.native': 'main = rule { true }\n',
-      'policies/a.yaml': 'policy-sets: [one]\n',
-      'policies/b.native': 'main = rule { true }\n',
-      'policies/b.yaml': 'policy-sets: [one]\n',
-      'policies/c.native': 'main = rule { true }\n',
-      'policies/c.yaml': 'policy-sets: [one]\n',
-    });
-    await world.clearRequests();
-    const run = await world.cli('--reconcile', dir);
-    assert.equal(run.code, 1, run.stdout + run.stderr);
-    assert.match(run.stdout, /limit: the plan would leave 3 policy sets in the organization; its edition allows 1 \(policy-set-limit\)/);
-    assert.match(run.stdout, /limit: the plan would leave 1 versioned policy set; the organization's edition allows 0 \(versioned-policy-set-limit\)/);
-    assert.match(run.stdout, /limit: policy set "one" would hold 3 policies; the organization's edition allows 2 in a set \(policy-limit\)/);
-    assert.deepEqual(await world.writes(), []);
   });
 });

@@ -18,8 +18,10 @@ async function poolDocument(world: World, name: string): Promise<{ id: string; r
 
 const ids = (relationship: { data: Array<{ id: string }> } | undefined) => (relationship?.data ?? []).map((r) => r.id).sort();
 
+const PROJECTS = [{ id: 'prj-Alpha0001', name: 'alpha' }, { id: 'prj-Beta00002', name: 'beta' }, { id: 'prj-Other0003', name: 'other' }];
+
 describe('pool allowed-projects and excluded-workspaces', () => {
-  const fixture = useWorld({ organizations: [{ name: ORG, maxAgentPools: 2, workspaces: WORKSPACES, policySets: [] }] });
+  const fixture = useWorld({ organizations: [{ name: ORG, maxAgentPools: 2, workspaces: WORKSPACES, projects: PROJECTS, policySets: [] }] });
 
   it('are created, shown as differing in every format, set back, and kept when not declared', async () => {
     const { world } = fixture;

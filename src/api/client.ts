@@ -40,6 +40,8 @@ export interface ApiClientOptions {
   concurrency?: number;
   /** Per-request timeout. @default 30000 */
   timeoutMs?: number;
+  /** The longest wait for a proxy to establish a tunnel, within the request timeout. @default TUNNEL_DEADLINE_MS (10 s) */
+  tunnelDeadlineMs?: number;
   /** Tries after the first, at most, for 5xx, timeouts and dropped connections, whatever the budget leaves. @default unlimited */
   maxRetries?: number;
   /**
@@ -107,6 +109,7 @@ export class ApiClient implements PolicyApi {
       rateLimit: options.rateLimit ?? 'auto',
       concurrency: options.concurrency ?? DEFAULT_API_CONCURRENCY,
       timeoutMs: options.timeoutMs ?? 30_000,
+      ...(options.tunnelDeadlineMs === undefined ? {} : { tunnelDeadlineMs: options.tunnelDeadlineMs }),
       maxRetries: options.maxRetries ?? Infinity,
       retryBudgetMs: options.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_SECONDS * 1000,
       clock: options.clock ?? systemClock(),

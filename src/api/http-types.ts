@@ -62,6 +62,8 @@ export interface TransportOptions {
   rateLimit: 'auto' | number;
   concurrency: number;
   timeoutMs: number;
+  /** The longest wait for a proxy to establish a tunnel (never more than `timeoutMs`). @default TUNNEL_DEADLINE_MS */
+  tunnelDeadlineMs?: number;
   /** Tries after the first, at most, whatever the budget leaves (tests; Infinity in use). */
   maxRetries: number;
   /**

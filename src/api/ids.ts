@@ -32,12 +32,26 @@ export const MAX_ID_SUFFIX = 64;
 /** How many characters of a refused id a message shows. */
 const SHOWN = 40;
 
-const PATTERNS = Object.fromEntries(
-  Object.entries(PREFIX).map(([kind, prefix]) => [kind, new RegExp(`^${prefix}-[A-Za-z0-9_-]{1,${MAX_ID_SUFFIX}}$`)]),
-) as Record<IdKind, RegExp>;
+/**
+ * The shape of an id of `kind` as a regular expression's source, without anchors: the one definition, which the
+ * published schemas repeat in their `pattern`s (JSON cannot import it; test/schema-id-patterns.test.ts holds them to it).
+ */
+export function idPattern(kind: IdKind): string {
+  return `${PREFIX[kind]}-[A-Za-z0-9_-]{1,${MAX_ID_SUFFIX}}`;
+}
+
+/** Every id kind's prefix, for the schemas' check. */
+export const ID_PREFIXES: Readonly<Record<IdKind, string>> = PREFIX;
+
+const PATTERNS = Object.fromEntries(Object.keys(PREFIX).map((kind) => [kind, new RegExp(`^${idPattern(kind as IdKind)}$`)])) as Record<IdKind, RegExp>;
 
 export function isId(kind: IdKind, value: unknown): value is string {
   return typeof value === 'string' && PATTERNS[kind].test(value);
+}
+
+/** Whether a text has the shape of an id of `kind` (a name may have it too: `ws-staging`). */
+export function hasIdShape(kind: IdKind, text: string): boolean {
+  return PATTERNS[kind].test(text);
 }
 
 /** What an id of `kind` looks like, for messages. */

@@ -7,7 +7,7 @@
 import { wireKind } from '../model.js';
 import type { Logger } from '../logger.js';
 import type { StreamedBody } from './http-types.js';
-import { checkedId, type IdKind } from './ids.js';
+import { idSegment, type IdKind } from './ids.js';
 import { field, primary } from './json-api.js';
 import type { NativeKind } from './native-kind.js';
 import { listAll, queryString } from './paginate.js';
@@ -30,7 +30,7 @@ type Params = Array<readonly [string, string]>;
 
 /** `/policy-sets/polset-…`: each id checked against its shape, then percent-encoded. */
 function idPath(...parts: Array<string | [IdKind, string]>): string {
-  return parts.map((part) => (typeof part === 'string' ? part : `/${encodeURIComponent(checkedId(part[0], part[1]))}`)).join('');
+  return parts.map((part) => (typeof part === 'string' ? part : `/${idSegment(part[0], part[1])}`)).join('');
 }
 
 function orgPath(organization: string, rest: string): string {

@@ -1,10 +1,10 @@
 /** Classifies and describes transport failures without carrying request headers along. */
 import { errorMessage } from '../errors.js';
-import { proxyRefusal } from '../http/proxy.js';
+import { proxyRefusal, TUNNEL_TIMEOUT_CODE } from '../http/proxy.js';
 import type { Redact } from '../redact.js';
 
 /** Codes of failures that happen before a single byte of the request left: safe to repeat anything. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', TUNNEL_TIMEOUT_CODE]);
 /** Codes of requests refused before sending because of what they hold (a header, a URL): the same request fails again. */
 const INVALID_REQUEST = new Set(['UND_ERR_INVALID_ARG', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_INVALID_URL', 'ERR_INVALID_CHAR', 'ERR_INVALID_HTTP_TOKEN']);
 /** Codes of a client this process closed or destroyed itself (a pass that ended): trying again on it cannot help. */

@@ -13,7 +13,7 @@ import { redirectTarget } from './redirects.js';
 import { describeFailure, safeCause, type TransportFailure, type Via } from './transport-failure.js';
 import { capped, MAX_JSON_BODY_BYTES, readCapped, tooLargeError } from './body-cap.js';
 import { createRedactor, secretsInUrl, type Redact } from '../redact.js';
-import { NO_PROXY, outgoingDispatcher, proxyFor, proxySecrets, proxyVariable, shownProxy, type ProxySettings } from '../http/proxy.js';
+import { NO_PROXY, outgoingDispatcher, proxyFor, proxySecrets, proxyVariable, shownProxy, TUNNEL_DEADLINE_MS, TUNNEL_TIMEOUT_CODE, type ProxySettings } from '../http/proxy.js';
 import { API_BACKOFF, flatHeaders, readableQuery, requestBody, seconds, watched, withNote } from './request-parts.js';
 import { count } from '../plural.js';
 
@@ -27,6 +27,10 @@ const JSON_API = 'application/vnd.api+json';
 const MUTATING = new Set<HttpMethod>(['POST', 'PATCH', 'DELETE']);
 /** How long closing waits for the requests under way before it drops their connections. */
 const CLOSE_GRACE_MS = 5_000;
+/** Tries in a row whose tunnel a proxy did not establish, after which the proxy is taken for silent: about 30 s in all. */
+const TUNNEL_TRIES = 3;
+/** The shortest time a try is given when the retry budget has less left. */
+const MIN_TRY_MS = 1_000;
 /** What an HTTP header value may hold. */
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
@@ -67,8 +71,8 @@ export class Transport {
       keepAliveTimeout: 30_000,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
-      // A proxy that takes the connection and never answers CONNECT fails the request like a server that never answers.
-      tunnelTimeoutMs: options.timeoutMs,
+      // A proxy that takes the connection and never answers CONNECT fails the try within the tunnel's deadline.
+      tunnelTimeoutMs: Math.min(options.timeoutMs, options.tunnelDeadlineMs ?? TUNNEL_DEADLINE_MS),
     });
     this.queue = new PQueue({ concurrency: options.concurrency });
     this.pacer = new Pacer(options.clock, options.rateLimit);
@@ -156,9 +160,10 @@ export class Transport {
     let limitedSince: number | null = null;
     // 5xx and transport failures: the one engine's schedule, within the retry budget.
     const failing = this.retrySchedule();
+    let tunnelsRefused = 0;
     for (;;) {
       signal?.throwIfAborted();
-      const outcome = await this.queue.add(() => this.attempt(req, described, signal), { priority: failing.failures + limited, signal });
+      const outcome = await this.queue.add(() => this.attempt(req, described, signal, failing.budgetLeftMs), { priority: failing.failures + limited, signal });
       if ('response' in outcome) {
         const { status, headers } = outcome.response;
         if (status === 429) {
@@ -189,10 +194,13 @@ export class Transport {
         continue;
       }
       const { failure } = outcome;
-      const retryable = failure.retryable && (req.retry !== 'unsent-only' || !failure.maybeSent);
+      // A proxy that established no tunnel in TUNNEL_TRIES tries in a row is silent: the next try would meet it again.
+      tunnelsRefused = failure.code === TUNNEL_TIMEOUT_CODE ? tunnelsRefused + 1 : 0;
+      const silentProxy = tunnelsRefused >= TUNNEL_TRIES;
+      const retryable = failure.retryable && !silentProxy && (req.retry !== 'unsent-only' || !failure.maybeSent);
       const delayMs = retryable ? failing.failure() : null;
       if (delayMs === null) {
-        const spent = retryable ? `; ${this.retriesSpent(failing)}` : '';
+        const spent = silentProxy ? `; no tunnel in ${TUNNEL_TRIES} tries in a row, so no more: check ${this.via(new URL(req.url))?.variable ?? 'HTTPS_PROXY'} and NO_PROXY` : retryable ? `; ${this.retriesSpent(failing)}` : '';
         const message = `${described.method} ${described.path} failed: ${failure.description}${spent}`;
         throw new NetworkError(message, described, { cause: safeCause(failure) });
       }
@@ -277,8 +285,10 @@ export class Transport {
     return { method: req.method, path: this.redact(`${path}${readableQuery(url.search)}`) };
   }
 
-  private async attempt(req: HttpRequest, described: FailedRequest, cancel: AbortSignal | undefined): Promise<Outcome> {
-    const { clock, logger, timeoutMs } = this.options;
+  /** One try; `budgetLeftMs`: what is left of the retry budget, which bounds the try's time as well (at least a second). */
+  private async attempt(req: HttpRequest, described: FailedRequest, cancel: AbortSignal | undefined, budgetLeftMs: number): Promise<Outcome> {
+    const { clock, logger } = this.options;
+    const timeoutMs = Math.min(this.options.timeoutMs, Math.max(MIN_TRY_MS, Math.ceil(budgetLeftMs)));
     const url = new URL(req.url);
     const inApi = this.inApi(url);
     const slot = inApi ? await this.waitForSlot(cancel) : null;

@@ -22,6 +22,8 @@ export interface CliArgs {
   strictImports: boolean;
   /** `--max-agent-pools N`: every selected source may declare up to N agent pools, as with `max-agent-pools: N`; null: the config's. */
   maxAgentPools: number | null;
+  /** `--evidence-window DAYS` and `--evidence-max-requests N`: every selected source's `evidence:`; null: the config's. */
+  evidence: { windowDays: number | null; maxRequests: number | null };
   /** `--timeout`: seconds one one-shot pass may take. @default 1800 */
   timeoutSeconds: number;
   sourceDir: string | null;
@@ -72,6 +74,8 @@ Options:
   --adopt                  take over policies that carry another source's marker (as adopt: true)
   --strict-imports         imports that fail on the service (Sentinel modules, Rego packages not declared) are errors
   --max-agent-pools N      declare up to N agent pools (as max-agent-pools: N; default 1): the tool's own guard
+  --evidence-window 30d    how far back a tightening change's evidence reads runs (as evidence.window)
+  --evidence-max-requests N  the most requests a plan spends reading runs (as evidence.max-requests; default 500)
   --timeout SECONDS        the limit of a --reconcile or --dry-run pass (default 1800)
   --source-dir DIR         declared repo folder, for use without a config file
   --organization NAME      organization, with --source-dir (not needed by --validate)
@@ -143,6 +147,8 @@ export const OPTIONS = {
   adopt: { type: 'boolean' },
   'strict-imports': { type: 'boolean' },
   'max-agent-pools': { type: 'string' },
+  'evidence-window': { type: 'string' },
+  'evidence-max-requests': { type: 'string' },
   timeout: { type: 'string' },
   'source-dir': { type: 'string' },
   organization: { type: 'string' },
@@ -234,6 +240,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
     adopt: values.adopt === true,
     strictImports: values['strict-imports'] === true,
     maxAgentPools,
+    evidence: evidenceFlags(values['evidence-window'], values['evidence-max-requests']),
     timeoutSeconds,
     sourceDir: values['source-dir'] ?? null,
     organization: values.organization ?? null,
@@ -255,7 +262,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
 /** The flags of a one pass (--dry-run, --reconcile, --validate); given without a mode, they would start the daemon. */
 const ONE_SHOT_FLAGS = [
   'source', 'source-dir', 'organization', 'api-url', 'output', 'detailed-exitcode', 'out', 'plan', 'prune', 'force', 'adopt', 'allow-empty', 'timeout', 'no-cache', 'strict-imports', 'native-kind',
-  'max-agent-pools',
+  'max-agent-pools', 'evidence-window', 'evidence-max-requests',
 ] as const;
 
 /**
@@ -283,4 +290,12 @@ function unknownFlagMessage(argv: string[]): string | null {
     return `unknown flag ${token.rawName}${guess === null ? '' : `: did you mean --${guess}?`}`;
   }
   return null;
+}
+
+/** `--evidence-window 30d` and `--evidence-max-requests N`, checked. */
+function evidenceFlags(window: string | undefined, maxRequests: string | undefined): CliArgs['evidence'] {
+  if (window !== undefined && !/^[1-9][0-9]{0,2}d$/.test(window)) throw new UsageError(`--evidence-window must be a number of days such as 30d, not "${window}"`);
+  const max = maxRequests === undefined ? null : Number(maxRequests);
+  if (max !== null && (!Number.isInteger(max) || max < 0)) throw new UsageError(`--evidence-max-requests must be a whole number, not "${maxRequests}"`);
+  return { windowDays: window === undefined ? null : Number.parseInt(window, 10), maxRequests: max };
 }

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { configFromFlags, loadConfig } from '../config/index.js';
-import type { Config } from '../config/types.js';
+import type { Config, SourceConfig } from '../config/types.js';
+import { toEvidence } from '../config/to-config.js';
 import { errorMessage, formatProblem, Interrupted, UsageError, ValidationError } from '../errors.js';
 import { printable, printableLines } from '../output/printable.js';
 import { createLogger, inCi, logFormat, stderrWriter } from '../logger.js';
@@ -94,6 +95,7 @@ async function resolveConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Con
       adopt: source.adopt || args.adopt,
       ...(args.strictImports ? { strictImports: true } : {}),
       ...(args.maxAgentPools === null ? {} : { maxAgentPools: args.maxAgentPools }),
+      ...withEvidenceFlags(source.evidence, args.evidence),
     })),
   };
 }
@@ -150,4 +152,11 @@ function report(thrown: unknown, io: { stderr: NodeJS.WritableStream; env: NodeJ
     writeFindings([{ level: 'error', message: errorMessage(error) }], io.stderr, io.env, { readable: false });
   }
   return 1;
+}
+
+/** A source's `evidence:` with the run's --evidence-window and --evidence-max-requests over it. */
+function withEvidenceFlags(given: SourceConfig['evidence'], flags: CliArgs['evidence']): { evidence?: SourceConfig['evidence'] } {
+  if (flags.windowDays === null && flags.maxRequests === null) return given === undefined ? {} : { evidence: given };
+  const base = given ?? toEvidence({});
+  return { evidence: { windowMs: flags.windowDays === null ? base.windowMs : flags.windowDays * 86_400_000, maxRequests: flags.maxRequests ?? base.maxRequests } };
 }

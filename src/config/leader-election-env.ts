@@ -74,5 +74,6 @@ function fileAsRaw(file: LeaderElectionConfig | undefined, store: RawLeaderElect
     'renew-deadline': file === undefined ? d.renewDeadline : `${file.renewDeadlineMs}ms`,
     'retry-period': file === undefined ? d.retryPeriod : `${file.retryPeriodMs}ms`,
     ...(file?.address === undefined ? {} : { address: file.address }),
+    ...(file?.forwardToLoopback === undefined ? {} : { 'forward-to-loopback': file.forwardToLoopback }),
   };
 }

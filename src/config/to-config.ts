@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { NativeKindName, Ownership } from '../model.js';
 import { durationMs } from './duration.js';
-import type { ApiConfig, Config, LeaderElectionConfig, NotificationConfig, SourceConfig, SyncWindow } from './types.js';
+import type { ApiConfig, Config, EvidenceConfig, LeaderElectionConfig, NotificationConfig, SourceConfig, SyncWindow } from './types.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:9090';
 export const DEFAULT_STATE_DIR = '.policy-pool-sync';
@@ -44,6 +44,7 @@ export interface RawLeaderElection {
   'renew-deadline'?: string;
   'retry-period'?: string;
   address?: string;
+  'forward-to-loopback'?: boolean;
 }
 
 /** client-go's defaults, which Flux shortens to 35 s, 30 s and 5 s. */
@@ -79,6 +80,7 @@ export interface RawSource {
   'allow-empty'?: boolean;
   adopt?: boolean;
   'strict-imports'?: boolean;
+  evidence?: { window?: string; 'max-requests'?: number };
   'max-agent-pools'?: number;
   'pass-timeout'?: number;
   'sync-windows'?: RawSyncWindow[];
@@ -118,6 +120,7 @@ export function toLeaderElection(raw: RawLeaderElection): LeaderElectionConfig {
     renewDeadlineMs: durationMs(raw['renew-deadline'] ?? d.renewDeadline),
     retryPeriodMs: durationMs(raw['retry-period'] ?? d.retryPeriod),
     ...(raw.address === undefined ? {} : { address: raw.address.replace(/\/+$/, '') }),
+    ...(raw['forward-to-loopback'] === undefined ? {} : { forwardToLoopback: raw['forward-to-loopback'] }),
   };
 }
 
@@ -133,6 +136,7 @@ function toSource(raw: RawSource, cwd: string): SourceConfig {
     allowEmpty: raw['allow-empty'] ?? false,
     adopt: raw.adopt ?? false,
     ...(raw['strict-imports'] === true ? { strictImports: true } : {}),
+    ...(raw.evidence === undefined ? {} : { evidence: toEvidence(raw.evidence) }),
     maxAgentPools: raw['max-agent-pools'] ?? 1,
     passTimeoutSeconds: raw['pass-timeout'] ?? 600,
     ...(raw['sync-windows'] === undefined ? {} : { syncWindows: raw['sync-windows'].map(toSyncWindow) }),
@@ -175,4 +179,11 @@ export function sourceDefaults(name: string, organization: string): SourceConfig
     maxAgentPools: 1,
     passTimeoutSeconds: 600,
   };
+}
+
+const DAY_MS = 86_400_000;
+
+/** `evidence:` of a source, with its defaults: 30 days, 500 requests. */
+export function toEvidence(raw: { window?: string; 'max-requests'?: number }): EvidenceConfig {
+  return { windowMs: Number.parseInt(raw.window ?? '30d', 10) * DAY_MS, maxRequests: raw['max-requests'] ?? 500 };
 }

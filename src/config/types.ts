@@ -53,10 +53,20 @@ export interface SourceConfig {
   maxAgentPools: number;
   /** Imports that will fail on the service are errors, not warnings (`--strict-imports`, `strict-imports: true`). @default false */
   strictImports?: boolean;
+  /** How a plan reads runs for its evidence and rollouts (`evidence:`, `--evidence-window`, `--evidence-max-requests`). @default 30 days, 500 requests */
+  evidence?: EvidenceConfig;
   /** Seconds a pass may take before it is abandoned. @default 600 */
   passTimeoutSeconds: number;
   /** When changes may be applied (`sync-windows`); none: always. */
   syncWindows?: SyncWindow[];
+}
+
+/** `evidence:` of a source. */
+export interface EvidenceConfig {
+  /** How far back a tightening change's evidence looks. */
+  windowMs: number;
+  /** The most requests one plan spends reading runs. */
+  maxRequests: number;
 }
 
 /** `sync-windows:` one window: `deny` closes the source while it is open; with `allow` windows, only they open it. */
@@ -129,6 +139,12 @@ export interface LeaderElectionConfig {
    * lease record. @default the listen address when it names one host; else none (a standby then answers 503)
    */
   address?: string;
+  /**
+   * Whether a standby may hand webhook deliveries to a leader whose address is on loopback (one host: tests, a
+   * single machine). Otherwise it hands them only to an IP literal outside loopback, link-local and the cloud
+   * metadata addresses (webhook-forward.ts), whatever the lease record says. @default false
+   */
+  forwardToLoopback?: boolean;
 }
 
 /** A problem of the config file found beyond what the JSON Schema can say. */

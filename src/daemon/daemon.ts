@@ -1,3 +1,4 @@
+import { leaderAddress } from './leader-address.js';
 import type { PolicyApi } from '../api/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
@@ -103,7 +104,7 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
   });
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger, persist: options.noCache !== true });
 
-  const standby = standbyGate(election, logger);
+  const standby = standbyGate(election, logger, { forwardToLoopback: config.leaderElection?.forwardToLoopback === true });
   const runners = await startRunners(options, { metrics, suspensions, notifier, redact, leading, caches });
   const statuses = (opts: { history?: boolean } = {}) => redactValue([...runners.values()].map((r) => r.status(opts)), redact);
   const stopRunners = (graceMs?: number) => Promise.all([...runners.values()].map((r) => r.stop(graceMs)));
@@ -231,17 +232,6 @@ function startPasses(election: Elector | null, runners: ReadonlyMap<string, Sour
     settle.unref();
   });
   election.start();
-}
-
-/**
- * Where a standby hands this replica webhook deliveries while it leads: `leader-election.address` (in Kubernetes,
- * `LEADER_ELECTION_ADDRESS=http://$(POD_IP):9090`), else the address it listens on when that names one host.
- */
-function leaderAddress(config: Config, origin: string): string | null {
-  const configured = config.leaderElection?.address;
-  if (configured !== undefined) return configured;
-  const host = new URL(origin).hostname;
-  return host === '0.0.0.0' || host === '[::]' ? null : origin;
 }
 
 /** How long a stop waits for queued notifications. */

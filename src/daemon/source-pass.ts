@@ -8,12 +8,14 @@ import { fightWarning, type FightDetector } from '../operations/fight-detector.j
 import type { DaemonMetrics } from '../operations/metrics.js';
 import type { TriggerReason } from '../operations/pass-record.js';
 import { readPoolHealth } from '../operations/pool-health.js';
+import { passSetVersions, readSetVersions } from '../operations/set-versions.js';
 import type { SyncWindows } from '../operations/sync-windows.js';
 import { passErrors } from '../output/index.js';
 import { count } from '../plural.js';
 import { ProgressReporter } from '../progress.js';
 import type { CodeCache, PassOutcome, PassRequest } from '../reconcile.js';
 import type { SourceStatus } from '../operations/source-status.js';
+import type { RolloutStatus } from '../plan/evidence.js';
 import { openPassSession } from '../session.js';
 import { safeErrorMessage, type Checkout, type Source } from '../source/index.js';
 import type { LoopPassResult } from './source-loop.js';
@@ -116,6 +118,7 @@ export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, lo
   recordPlan(ctx, outcome);
   // Only after a pass that reached the API: the pools' health costs a request per pool.
   if (outcome.ok && session.apiReached() === true) await checkPools(ctx, session.api);
+  await checkSets(ctx, session.api, outcome);
   if (outcome.ok && !current.windowClosed) {
     status.lastAppliedRevision = revision;
     status.lastSuccessAt = new Date().toISOString();
@@ -154,6 +157,19 @@ function recordPlan(ctx: PassContext, outcome: PassOutcome): void {
     ctx.metrics.drift(ctx.source.name, plan.changes.length);
   }
   status.waitingForWindow = current.windowClosed && plan !== null ? plan.changes.length : null;
+  if (plan !== null) recordRollouts(ctx, plan.rollouts ?? [], outcome.results);
+}
+
+/** Rollouts under way on /status and in the metrics; a promotion whose change was applied is logged and counted. */
+function recordRollouts(ctx: PassContext, rollouts: readonly RolloutStatus[], results: PassOutcome['results']): void {
+  ctx.status.rollouts = [...rollouts];
+  ctx.metrics.rollouts(ctx.source.name, rollouts.filter((r) => r.state !== 'promoted').length);
+  for (const rollout of rollouts.filter((r) => r.state === 'promoted')) {
+    const applied = results.some((r) => r.outcome === 'applied' && r.change.resource === 'policy' && r.change.name === rollout.policy);
+    if (!applied) continue;
+    ctx.metrics.promoted(ctx.source.name);
+    ctx.log.info({ policy: rollout.policy, level: rollout.level, cleanRuns: rollout.cleanRuns }, `rollout promoted: policy "${rollout.policy}" is now ${rollout.level}`);
+  }
 }
 
 /** Logs each plan warning the first time it appears; a warning repeated by every pass (prune is off) is logged once. */
@@ -184,6 +200,18 @@ async function checkPools(ctx: PassContext, api: PolicyApi): Promise<void> {
     }
   } catch (error) {
     ctx.log.debug({ error: safeErrorMessage(error) }, 'cannot read the agent pools\' health');
+  }
+}
+
+/** Each declared set's version and state for /status: as the pass read them, read again after it wrote to a set; a failed read is logged, not a failure. */
+async function checkSets(ctx: PassContext, api: PolicyApi, outcome: PassOutcome): Promise<void> {
+  if (outcome.policySets === undefined) return;
+  const wrote = outcome.results.some((r) => r.change.resource === 'policy-set' && r.outcome !== 'skipped');
+  try {
+    ctx.status.policySets = await passSetVersions(outcome.policySets, wrote, (names) => readSetVersions(api, ctx.source.organization, names));
+  } catch (error) {
+    ctx.status.policySets = await passSetVersions(outcome.policySets, false, async () => []);
+    ctx.log.debug({ error: safeErrorMessage(error) }, 'cannot read the versions of the policy sets');
   }
 }
 

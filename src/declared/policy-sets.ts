@@ -109,6 +109,7 @@ async function readVersionedSet(entry: SetFiles, realRoot: string, env: NodeJS.P
   const content = {
     folder: entry.folder, root: realRoot, configFile: path.posix.basename(entry.config.rel), digest: archive.digest, bytes: archive.gzip.length,
     files: archive.files, policies: checked.config.policies.length, modules: checked.config.modules.length,
+    levels: checked.config.policies.map((p) => ({ name: p.name, level: p.level ?? 'advisory' })),
   };
   const parameters = readParameters(settings.values['parameters'], entry.settings?.rel ?? entry.folder, realRoot, env);
   if (parameters.parameters !== null && kind === 'opa') parameters.problems.push({ file: entry.settings!.rel, message: 'parameters are for the native kind only; an opa set takes none' });

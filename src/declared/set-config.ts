@@ -10,7 +10,7 @@ export const SET_CONFIG_FILES: Readonly<Record<string, PolicyKind>> = { 'sentine
 
 /** What the config file declares: its policies and modules, by name, with the file each names (null: none named). */
 export interface SetConfig {
-  policies: Array<{ name: string; source: string | null }>;
+  policies: Array<{ name: string; source: string | null; level?: string }>;
   modules: Array<{ name: string; source: string }>;
 }
 
@@ -45,7 +45,8 @@ export async function readSetConfig(
     if (!isValidName(name)) problems.push({ file: rel, message: `policy "${name}" is not a valid policy name; ${NAME_RULE}` });
     if (bodies.length > 1) problems.push({ file: rel, message: `policy "${name}" is declared ${bodies.length} times` });
     const source = bodies[0]?.['source'];
-    config.policies.push({ name, source: source === undefined ? null : check(`policy "${name}" source`, source) });
+    const level = bodies[0]?.['enforcement_level'];
+    config.policies.push({ name, source: source === undefined ? null : check(`policy "${name}" source`, source), ...(typeof level === 'string' ? { level } : {}) });
   }
   const imports = blocks['import'];
   const modules = imports !== null && typeof imports === 'object' ? (Array.isArray(imports) ? (imports[0] as Blocks | undefined)?.['module'] : (imports as Blocks)['module']) : undefined;

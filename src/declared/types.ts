@@ -1,4 +1,4 @@
-import type { AgentStatus, EnforcementLevel, PolicyKind } from '../model.js';
+import type { AgentStatus, EnforcementLevel, PolicyKind, RolloutRecord, RolloutSpec } from '../model.js';
 import type { DeclaredCache } from './declared-cache.js';
 import type { WalkLimits } from './walk.js';
 
@@ -42,6 +42,13 @@ export interface DeclaredPolicy {
   query: string | null;
   /** null when the settings do not name any (not managed). */
   policySets: string[] | null;
+  /** The declared rollout (`rollout:`); absent or null: none, the level applies at once. */
+  rollout?: RolloutSpec | null;
+  /**
+   * Set by the rollout stage (plan/rollout.ts) before pairing: the record the policy's marker must hold; its
+   * `enforcementLevel` is then the level the rollout applies now. Absent or null: no rollout.
+   */
+  rolloutRecord?: RolloutRecord | null;
 }
 
 export interface AgentCleanup {
@@ -85,6 +92,8 @@ export interface SetContent {
   /** The policies and modules the config file declares. */
   policies: number;
   modules: number;
+  /** Each policy the config file declares with its level (`enforcement_level`, advisory when absent); absent in plans saved before. */
+  levels?: Array<{ name: string; level: string }>;
 }
 
 /** A policy set parameter. A sensitive one's value comes from an environment variable or a file outside the repo. */

@@ -1,14 +1,15 @@
 /**
  * `--export DIR`: a declared repo written from the live organization, so that teams arriving with policies and pools
- * made by hand, by the Terraform provider or by VCS policy sets start from what they have. Reads only: no write to
- * the API. What it writes is a repo the tool's own `--validate` accepts: what could not be written so is listed instead.
+ * made by hand, by the Terraform provider or by VCS policy sets start from what they have: policies, agent pools and
+ * policy sets (sets.ts). Reads only: no write to the API. What it writes is a repo the tool's own `--validate` accepts: what could not be written so is listed instead.
  */
-import type { AgentPool, Policy } from '../api/types.js';
+import type { AgentPool, Policy, PolicySet, PolicySetParameter, Project, Workspace } from '../api/types.js';
 import { isValidName, lfsPointerProblem } from '../declared/index.js';
 import { mapLimit } from '../map-limit.js';
 import { isPolicyKind, type NativeKindName } from '../model.js';
 import { policyFiles, poolFile, type ExportFile } from './files.js';
 import { sameNames } from './names.js';
+import { scopeListsNeeded, setFiles, setRefusal, type ScopeNames, type SensitiveReference } from './sets.js';
 import type { TreeWriter } from './write-tree.js';
 
 /** What export needs of the API: the lists, one policy read again, and code as stored. */
@@ -17,11 +18,15 @@ export interface ExportApi {
   getPolicy(id: string): Promise<Policy>;
   listAgentPools(organization: string): Promise<{ pools: AgentPool[] }>;
   downloadPolicyBytes(policy: Policy): Promise<Uint8Array | null>;
+  listPolicySets(organization: string): Promise<PolicySet[]>;
+  listPolicySetParameters(setId: string): Promise<PolicySetParameter[]>;
+  listWorkspaces(organization: string): Promise<Workspace[]>;
+  listProjects(organization: string): Promise<Project[]>;
 }
 
 /** A live resource that could not be exported, and why. */
 export interface NotExported {
-  resource: 'policy' | 'agent-pool';
+  resource: 'policy' | 'agent-pool' | 'policy-set';
   name: string;
   reason: string;
 }
@@ -31,6 +36,11 @@ export interface ExportResult {
   files: string[];
   policies: number;
   pools: number;
+  policySets: number;
+  /** Versioned sets: their settings are written, their folders must be vendored from where they came. */
+  versionedSets: string[];
+  /** Sensitive parameters written as `{env: NAME}`, which the operator must allow and fill. */
+  sensitive: SensitiveReference[];
   notExported: NotExported[];
 }
 
@@ -47,7 +57,7 @@ const INVALID_NAME = 'the name is not a valid file name here (letters, digits, -
 
 /** Reads the organization and writes each resource's files as it is read; resolves with what was and was not written. */
 export async function exportOrganization(api: ExportApi, organization: string, options: ExportOptions): Promise<ExportResult> {
-  const [policies, poolList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization)]);
+  const [policies, poolList, setList] = await Promise.all([api.listPolicies(organization), api.listAgentPools(organization), api.listPolicySets(organization)]);
   const notExported: NotExported[] = [];
   const files: string[] = [];
   const written = async (resource: NotExported['resource'], name: string, made: readonly ExportFile[]): Promise<boolean> => {
@@ -56,9 +66,10 @@ export async function exportOrganization(api: ExportApi, organization: string, o
     else files.push(...made.map((file) => file.path));
     return reason === null;
   };
+  const sets = await exportSets(api, organization, setList, { ...options, written, notExported });
   const clashes = sameNames(policies, (policy) => policy.kind);
   const outcomes = await mapLimit(policies, Math.max(1, options.concurrency), async (listed) => {
-    const read = await policyExport(api, listed, clashes.get(listed) ?? null, typeof options.nativeKind === 'function' ? options.nativeKind() : options.nativeKind);
+    const read = await policyExport(api, listed, clashes.get(listed) ?? null, typeof options.nativeKind === 'function' ? options.nativeKind() : options.nativeKind, sets.names);
     if ('reason' in read) {
       notExported.push(read);
       return false;
@@ -74,10 +85,50 @@ export async function exportOrganization(api: ExportApi, organization: string, o
   }
   files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   notExported.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { files, policies: outcomes.filter(Boolean).length, pools, notExported };
+  return { files, policies: outcomes.filter(Boolean).length, pools, policySets: sets.count, versionedSets: sets.versioned, sensitive: sets.sensitive, notExported };
 }
 
-async function policyExport(api: ExportApi, listed: Policy, clash: string | null, nativeKind: NativeKindName): Promise<{ files: ExportFile[] } | NotExported> {
+interface SetsWritten {
+  /** The name of each set written, by id: the policies name their sets by it. */
+  names: Map<string, string>;
+  count: number;
+  versioned: string[];
+  sensitive: SensitiveReference[];
+}
+
+/** Writes each set of a kind this tool knows, with a name a repo can hold; the scope lists are read only when a scope needs them. */
+async function exportSets(
+  api: ExportApi, organization: string, sets: readonly PolicySet[],
+  context: { concurrency: number; written: (resource: 'policy-set', name: string, made: readonly ExportFile[]) => Promise<boolean>; notExported: NotExported[] },
+): Promise<SetsWritten> {
+  const result: SetsWritten = { names: new Map(), count: 0, versioned: [], sensitive: [] };
+  const clashes = sameNames(sets, () => 'policy set');
+  const exported = sets.filter((set) => {
+    const reason = setRefusal(set) ?? clashes.get(set) ?? null;
+    if (reason !== null) context.notExported.push({ resource: 'policy-set', name: set.name, reason });
+    return reason === null;
+  });
+  const needed = scopeListsNeeded(exported);
+  const [workspaces, projects] = await Promise.all([
+    needed.workspaces ? api.listWorkspaces(organization) : Promise.resolve([]),
+    needed.projects ? api.listProjects(organization) : Promise.resolve([]),
+  ]);
+  const names: ScopeNames = { workspaces: new Map(workspaces.map((w) => [w.id, w.name])), projects: new Map(projects.map((p) => [p.id, p.name])) };
+  const parameters = await mapLimit(exported, Math.max(1, context.concurrency), (set) => (set.kind === 'native' ? api.listPolicySetParameters(set.id) : Promise.resolve(null)));
+  for (const [index, set] of exported.entries()) {
+    const made = setFiles(set, parameters[index] ?? null, names);
+    if (made.files.length > 0 && !(await context.written('policy-set', set.name, made.files))) continue;
+    result.names.set(set.id, set.name);
+    result.count += 1;
+    if (made.versioned) result.versioned.push(set.name);
+    result.sensitive.push(...made.sensitive);
+  }
+  return result;
+}
+
+async function policyExport(
+  api: ExportApi, listed: Policy, clash: string | null, nativeKind: NativeKindName, setNames: ReadonlyMap<string, string>,
+): Promise<{ files: ExportFile[] } | NotExported> {
   const skip = (reason: string): NotExported => ({ resource: 'policy', name: listed.name, reason });
   if (!isPolicyKind(listed.kind)) return skip(`kind ${listed.kind || '(none)'} is not one this tool manages`);
   if (!isValidName(listed.name)) return skip(INVALID_NAME);
@@ -90,5 +141,5 @@ async function policyExport(api: ExportApi, listed: Policy, clash: string | null
   if (lfsPointerProblem(listed.name, code, code.byteLength) !== null) {
     return skip('its code looks like a Git LFS pointer, which a declared repo refuses (upload the real code, then export again)');
   }
-  return { files: policyFiles(policy, code, nativeKind) };
+  return { files: policyFiles(policy, code, nativeKind, setNames) };
 }

@@ -9,7 +9,7 @@ import type { NativeKindName } from '../model.js';
 import { stripMarker } from '../plan/marker.js';
 
 /** The folders an export writes into, each checked to be a real folder inside the export's folder. */
-export const EXPORT_FOLDERS: readonly string[] = ['policies', 'agent-pools'];
+export const EXPORT_FOLDERS: readonly string[] = ['policies', 'agent-pools', 'policy-sets'];
 
 /** One file to write: its path relative to the repo root, with `/` separators, and its exact bytes. */
 export interface ExportFile {
@@ -17,8 +17,11 @@ export interface ExportFile {
   bytes: Uint8Array;
 }
 
-/** The code file, byte for byte as stored, and the settings file when any setting differs from its default. */
-export function policyFiles(policy: Policy, code: Uint8Array, nativeKind: NativeKindName): ExportFile[] {
+/**
+ * The code file, byte for byte as stored, and the settings file when any setting differs from its default. Its sets
+ * are named by name where the export writes the set (`setNames`, by id), else by id.
+ */
+export function policyFiles(policy: Policy, code: Uint8Array, nativeKind: NativeKindName, setNames: ReadonlyMap<string, string> = new Map()): ExportFile[] {
   const ext = policy.kind === 'opa' ? 'rego' : nativeKind;
   const files: ExportFile[] = [{ path: `policies/${policy.name}.${ext}`, bytes: code }];
   const settings: Record<string, unknown> = {};
@@ -26,7 +29,7 @@ export function policyFiles(policy: Policy, code: Uint8Array, nativeKind: Native
   if (description !== null) settings.description = description;
   if (policy.enforcementLevel !== 'advisory') settings['enforcement-level'] = policy.enforcementLevel;
   if (policy.kind === 'opa' && policy.query !== null) settings.query = policy.query;
-  if (policy.policySetIds.length > 0) settings['policy-sets'] = [...policy.policySetIds].sort();
+  if (policy.policySetIds.length > 0) settings['policy-sets'] = policy.policySetIds.map((id) => setNames.get(id) ?? id).sort();
   if (Object.keys(settings).length > 0) files.push({ path: `policies/${policy.name}.yaml`, bytes: yamlBytes(settings) });
   return files;
 }
@@ -44,7 +47,7 @@ export function poolFile(pool: AgentPool): ExportFile {
 }
 
 /** YAML that reads back as exactly `value`: plain style where that holds, double-quoted strings where it does not. */
-function yamlBytes(value: Record<string, unknown>): Uint8Array {
+export function yamlBytes(value: Record<string, unknown>): Uint8Array {
   const plain = stringify(value, { lineWidth: 0 });
   if (sameValue(parse(plain), value)) return Buffer.from(plain, 'utf8');
   return Buffer.from(stringify(value, { lineWidth: 0, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' }), 'utf8');

@@ -66,9 +66,26 @@ async function isRealFolder(root: string, dir: string, folder: string): Promise<
   return true;
 }
 
+/**
+ * A file one folder deeper than the export's folders (`policy-sets/<name>/policy-set.yaml`): that folder is made, and
+ * must then be a real folder, never a link; a reason when it is not.
+ */
+async function innerFolder(root: string, file: string): Promise<string | null> {
+  const parts = file.split('/');
+  if (parts.length < 3) return null;
+  const folder = path.join(root, ...parts.slice(0, -1));
+  await mkdir(folder).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+  const stat = await lstat(folder);
+  return stat.isSymbolicLink() || !stat.isDirectory() ? `${parts.slice(0, -1).join('/')} is a symbolic link or not a folder in the export folder, which the export never writes through` : null;
+}
+
 /** Writes one file under `root` without following a link in its place; a reason when the file system refused its name or a link stands there. */
 async function writeNoFollow(root: string, file: ExportFile): Promise<string | null> {
   const abs = path.join(root, ...file.path.split('/'));
+  const inner = await innerFolder(root, file.path);
+  if (inner !== null) return inner;
   let handle;
   try {
     handle = await open(abs, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);

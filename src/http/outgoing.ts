@@ -35,9 +35,6 @@ export interface OutgoingOptions {
   maxBytes?: number;
 }
 
-/** The longest wait for a proxy's answer to CONNECT. */
-const TUNNEL_TIMEOUT_MS = 30_000;
-
 const SYSTEM_CLOCK: RetryClock = {
   sleep: (ms, signal) => new Promise((resolve, reject) => {
     if (signal?.aborted === true) return reject(signal.reason as Error);
@@ -63,7 +60,7 @@ export class OutgoingHttp {
 
   constructor(options: OutgoingOptions = {}) {
     this.proxy = options.proxy ?? NO_PROXY;
-    this.dispatcher = outgoingDispatcher(this.proxy, { tunnelTimeoutMs: TUNNEL_TIMEOUT_MS });
+    this.dispatcher = outgoingDispatcher(this.proxy);
     this.clock = options.clock ?? SYSTEM_CLOCK;
     this.maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
   }

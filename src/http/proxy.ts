@@ -136,12 +136,21 @@ export function gitProxyEnv(remoteUrl: string, settings: ProxySettings, configIn
   };
 }
 
+/**
+ * The longest wait for a proxy to establish a tunnel (its answer to `CONNECT`), as Go's transport bounds a TLS
+ * handshake: a proxy that takes the connection and says nothing fails that try in 10 s, not the request timeout's 30.
+ */
+export const TUNNEL_DEADLINE_MS = 10_000;
+
+/** The code of a try whose tunnel the proxy did not establish within its deadline (nothing reached the origin). */
+export const TUNNEL_TIMEOUT_CODE = 'proxy-tunnel-timeout';
+
 /** The options of every connection pool of the dispatcher, proxied or not. */
 export interface DispatcherOptions extends Agent.Options {
   /**
    * The longest wait for a proxy to answer a `CONNECT` (a tunnel to an https:// URL). A proxy that accepts the
    * connection and never answers would otherwise hold the request for good: undici does not end a tunnel still
-   * being established when the request's signal aborts. @default headersTimeout, else 30 s
+   * being established when the request's signal aborts. @default TUNNEL_DEADLINE_MS
    */
   tunnelTimeoutMs?: number;
 }
@@ -153,7 +162,23 @@ export interface DispatcherOptions extends Agent.Options {
 export function outgoingDispatcher(settings: ProxySettings, agent: DispatcherOptions = {}): Dispatcher {
   const { tunnelTimeoutMs, ...options } = agent;
   if (settings.http === null && settings.https === null) return new Agent(options);
-  return new ProxyRouter(settings, options, tunnelTimeoutMs ?? options.headersTimeout ?? 30_000);
+  return new ProxyRouter(settings, options, tunnelTimeoutMs ?? TUNNEL_DEADLINE_MS);
+}
+
+/**
+ * The client that sends `CONNECT` to a proxy: its answer must come within `deadlineMs`, and a tunnel that did not
+ * fails with the code TUNNEL_TIMEOUT_CODE, so that it is told apart from an origin that does not answer.
+ */
+function tunnelClient(origin: URL, options: object, deadlineMs: number): Pool {
+  const pool = new Pool(origin, { ...options, headersTimeout: deadlineMs, bodyTimeout: deadlineMs });
+  const connect = pool.connect.bind(pool) as (options: Dispatcher.ConnectOptions) => Promise<Dispatcher.ConnectData>;
+  const bounded = (connectOptions: Dispatcher.ConnectOptions): Promise<Dispatcher.ConnectData> =>
+    connect(connectOptions).catch((error: unknown) => {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (code !== 'UND_ERR_HEADERS_TIMEOUT' && code !== 'UND_ERR_BODY_TIMEOUT') throw error;
+      throw Object.assign(new Error(`the proxy established no tunnel within ${deadlineMs} ms`, { cause: error }), { code: TUNNEL_TIMEOUT_CODE });
+    });
+  return Object.assign(pool, { connect: bounded });
 }
 
 /** Routes each request by `proxyFor`: the direct agent, or the proxy agent of the proxy named. */
@@ -172,7 +197,7 @@ class ProxyRouter extends Dispatcher {
         // proxies take CONNECT to port 443 only); https:// URLs are tunnelled with CONNECT either way.
         proxyTunnel: false,
         // The client that sends CONNECT: its answer must come within the deadline.
-        clientFactory: (origin: URL, clientOptions: object) => new Pool(origin, { ...clientOptions, headersTimeout: tunnelTimeoutMs, bodyTimeout: tunnelTimeoutMs }),
+        clientFactory: (origin: URL, clientOptions: object) => tunnelClient(origin, clientOptions, tunnelTimeoutMs),
       }));
     }
   }

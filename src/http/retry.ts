@@ -89,6 +89,11 @@ export class RetrySchedule {
     return this.failed;
   }
 
+  /** What is left of the budget, in ms: Infinity before the first failure in a row, or with no budget. */
+  get budgetLeftMs(): number {
+    return this.since === null ? Infinity : (this.policy.budgetMs ?? Infinity) - (this.now() - this.since);
+  }
+
   /** Since the first failure in a row, in ms; 0 before one. */
   get failingForMs(): number {
     return this.since === null ? 0 : this.now() - this.since;

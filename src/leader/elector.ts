@@ -65,8 +65,12 @@ export interface Elector {
  *   renewal: that write reached the store no earlier, so a candidate saw it no earlier, and waits lease-duration
  *   (longer) from then. Past the deadline `leading` is false at once (the fence reads the clock, not a timer), and the
  *   `onLeadingChange` listeners are told (the daemon aborts every pass).
- * - A record that disappears is not a free lease: a candidate that saw a live holder waits lease-duration from when
- *   it last saw the record change before it creates one, and a leader that finds its record gone stops at once.
+ * - A record that disappears is not a free lease, and neither is a key never written: a replica creates the record
+ *   only once every read for a full lease duration found the key absent (a failed read starts the wait again), so a
+ *   holder it never saw (a record created and deleted between two of its reads) has stopped by then. A leader that
+ *   finds its record gone stops at once.
+ * - A record this replica created makes it leader only once a renewal on it succeeds, a retry period later: a record
+ *   deleted right after its creation, before any other replica read it, never made a leader.
  * - A record whose holder has another fingerprint, or whose lease duration is out of bounds, is a foreign holder's:
  *   this replica says so once and stands aside (not ready), without writing, until that record expires (a duration
  *   out of bounds never does).
@@ -77,7 +81,7 @@ export function createElector(options: ElectorOptions): Elector {
   const e: Election = {
     options, now: options.now ?? (() => performance.now()), log: options.logger.child({ lease: store.description }),
     observed: null, observedAt: 0, elected: false, deadline: 0, deadlineTimer: null, reportedLeader: undefined, storeReached: null, listeners: [],
-    aside: null, goneSaid: false, address: options.address,
+    aside: null, goneSaid: false, absentSince: null, address: options.address,
   };
   const sleep = options.sleep ?? ((ms: number, signal: AbortSignal) => delay(ms, undefined, { signal }).catch(() => undefined));
   let stopped = false;
@@ -158,6 +162,8 @@ interface Election {
   aside: string | null;
   /** The disappearance of the record was said. */
   goneSaid: boolean;
+  /** Since when every read found the key absent (monotonic ms, taken when the first such answer came); null otherwise. */
+  absentSince: number | null;
   /** Written in the record: where this replica takes handed-over webhook deliveries. */
   address: string | undefined;
 }
@@ -238,15 +244,22 @@ function standAside(e: Election, reason: string | null, holder: string): void {
 }
 
 /**
- * The record is gone. A leader stops at once. A candidate that saw a live holder less than lease-duration ago treats
- * it as unchanged (the holder may lead still) and waits; true when a record may be created now.
+ * The key is absent. A leader stops at once. A record may be created only once every read for a full lease duration
+ * (this replica's, or the last holder's if longer) found it absent: a holder that created it in between and lost it
+ * again, unseen, has passed its renew deadline by then. True when a record may be created now.
  */
 function mayCreate(e: Election): boolean {
   if (e.elected) lose(e, 'the lease record is gone from the store');
+  const now = e.now();
+  e.absentSince ??= now;
   const seen = e.observed?.record;
-  const live = seen !== undefined && seen.holderIdentity !== '' && e.now() < e.observedAt + Math.min(seen.leaseDurationMs, LEASE_DURATION_BOUNDS.maxMs);
-  if (!live) return true;
-  if (!e.goneSaid) e.log.warn({ lastHolder: seen.holderIdentity, waitSeconds: Math.ceil((e.observedAt + seen.leaseDurationMs - e.now()) / 1000) }, 'the lease record is gone; waiting out its lease duration before creating it');
+  const waitMs = Math.max(e.options.leaseDurationMs, seen === undefined ? 0 : Math.min(seen.leaseDurationMs, LEASE_DURATION_BOUNDS.maxMs));
+  if (now >= e.absentSince + waitMs) return true;
+  if (!e.goneSaid) {
+    const line = { lastHolder: seen?.holderIdentity ?? null, waitSeconds: Math.ceil((e.absentSince + waitMs - now) / 1000) };
+    if (seen === undefined) e.log.info(line, 'no lease record yet; waiting a lease duration before creating it');
+    else e.log.warn(line, 'the lease record is gone; waiting out its lease duration before creating it');
+  }
   e.goneSaid = true;
   return false;
 }
@@ -271,11 +284,14 @@ async function tryAcquireOrRenew(e: Election, signal: AbortSignal): Promise<void
     const record = mine(e, null, false);
     const result = await store.create(record, signal);
     if (result === 'conflict') return;
+    // Not leading yet: the next round's renewal on this version confirms the record is still there.
     observe(e, { record, version: result.version });
-    return renewed(e, startedAt, !e.elected);
+    e.absentSince = null;
+    return;
   }
   observe(e, current);
   e.goneSaid = false;
+  e.absentSince = null;
   const holder = current.record.holderIdentity;
   const expired = e.now() >= e.observedAt + current.record.leaseDurationMs;
   // A foreign holder gone (its record unchanged for its own, bounded, duration) no longer keeps anyone out.
@@ -309,6 +325,8 @@ async function round(e: Election, halt: AbortSignal): Promise<void> {
     e.storeReached = true;
   } catch (error) {
     if (halt.aborted) return;
+    // What the key held meanwhile is unknown: an absence is counted again from the next answer.
+    e.absentSince = null;
     if (e.storeReached !== false) e.log.warn({ error: errorMessage(error), leading: e.elected }, 'cannot reach the leader-election store; trying again every retry period');
     e.storeReached = false;
   } finally {

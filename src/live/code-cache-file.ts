@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
-import path from 'node:path';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { readStateText, stateDirLayout, writeStateText } from '../state-dir.js';
+import { readStateText, stateDirLayout } from '../state-dir.js';
+import { openOrganizationCaches, type OrganizationCaches } from './organization-caches.js';
 import { createCodeCache, MAX_CODE_CACHE_ENTRIES, type CodeCache, type CodeCacheEntry, type SetFileDigest } from './code-cache.js';
 
 /** Written into every file; a file that does not carry both is not ours (or is from another version) and is rebuilt. */
@@ -23,63 +22,23 @@ export interface CodeCacheStoreOptions {
 }
 
 /** The code caches of a run, one per organization, loaded from and saved to the state dir. */
-export interface CodeCacheStore {
-  /** The organization's cache, read from its file on first use; the same object on every call. */
-  forOrganization(organization: string): Promise<CodeCache>;
-  /** Writes every cache that changed since it was read or last written. A failed write is a warning, never an error. */
-  save(): Promise<void>;
-}
-
-interface Loaded {
-  cache: CodeCache;
-  file: string;
-  savedRevision: number;
-}
+export type CodeCacheStore = OrganizationCaches<CodeCache>;
 
 export function openCodeCacheStore(options: CodeCacheStoreOptions): CodeCacheStore {
   const maxEntries = options.maxEntries ?? MAX_CODE_CACHE_ENTRIES;
-  const loaded = new Map<string, Promise<Loaded>>();
-  const folder = stateDirLayout(options.stateDir).codeCache;
-  const log = options.logger;
-
-  async function load(organization: string): Promise<Loaded> {
-    const file = path.join(folder, fileName(organization));
-    if (!options.persist) return { cache: createCodeCache([], maxEntries), file, savedRevision: 0 };
-    const { entries, sets } = await readEntries(file, organization, log);
-    return { cache: createCodeCache(entries, maxEntries, sets), file, savedRevision: 0 };
-  }
-
-  return {
-    forOrganization(organization) {
-      let entry = loaded.get(organization);
-      if (entry === undefined) {
-        entry = load(organization);
-        loaded.set(organization, entry);
-      }
-      return entry.then((l) => l.cache);
+  return openOrganizationCaches<CodeCache>({
+    folder: stateDirLayout(options.stateDir).codeCache,
+    logger: options.logger,
+    persist: options.persist,
+    async load(file, organization) {
+      if (file === null) return createCodeCache([], maxEntries);
+      const { entries, sets } = await readEntries(file, organization, options.logger);
+      return createCodeCache(entries, maxEntries, sets);
     },
-    async save() {
-      if (!options.persist) return;
-      for (const [organization, pending] of loaded) {
-        const entry = await pending;
-        const revision = entry.cache.revision;
-        if (revision === entry.savedRevision) continue;
-        try {
-          await writeStateText(entry.file, serialize(organization, entry.cache));
-          entry.savedRevision = revision;
-        } catch (error) {
-          log.warn({ file: entry.file, error: errorMessage(error) }, 'could not write the code cache; the next run downloads the code again');
-        }
-      }
-    },
-  };
-}
-
-/** A readable, unique file name per organization: its name made safe, and a hash that tells apart names made alike. */
-function fileName(organization: string): string {
-  const safe = organization.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
-  const hash = createHash('sha256').update(organization, 'utf8').digest('hex').slice(0, 12);
-  return `${safe}-${hash}.json`;
+    serialize,
+    revision: (cache) => cache.revision,
+    writeFailed: 'could not write the code cache; the next run downloads the code again',
+  });
 }
 
 interface CacheContents {

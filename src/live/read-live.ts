@@ -1,6 +1,7 @@
 import type { Agent, AgentPool, ManagedPolicy, Policy, PolicyApi, PolicySet } from '../api/types.js';
 import type { DeclaredPolicy, DeclaredState } from '../declared/types.js';
 import type { Logger } from '../logger.js';
+import { hasIdShape } from '../api/ids.js';
 import { isPolicyKind, type LiveAgent, type LivePolicy, type LivePolicySet, type LivePool, type LiveState } from '../model.js';
 import type { CodeCache } from './code-cache.js';
 import { mapLimit } from '../map-limit.js';
@@ -45,7 +46,7 @@ export async function readLive(given: ReadLiveOptions): Promise<LiveState> {
   // The files of each set content seen, so that a later plan against it can name the files that changed.
   for (const set of declared.policySets ?? []) if (set.content !== null) options.codeCache?.rememberSetFiles(set.content.digest, set.content.files);
   // Policy sets are read only by a source that declares one, names one by name, or prunes: the others never touch them.
-  const readsSets = options.prune === true || (declared.policySets ?? []).length > 0 || declared.policies.some((p) => p.policySets?.some((entry) => !entry.startsWith('polset-')) === true);
+  const readsSets = options.prune === true || (declared.policySets ?? []).length > 0 || declared.policies.some((p) => p.policySets?.some((entry) => !hasIdShape('policy-set', entry)) === true);
   const [listed, poolList, setList] = await Promise.all([
     failFast(api.listPolicies(organization)), failFast(api.listAgentPools(organization)),
     readsSets ? failFast(api.listPolicySets(organization, { include: ['current_version', 'newest_version'] })) : Promise.resolve(null),
@@ -138,13 +139,16 @@ function livePolicySet(set: PolicySet): Omit<LivePolicySet, 'parameters'> {
   };
 }
 
-/** Workspaces and projects, listed only when a set's scope or a pool's access names one by name (ids need no list). */
+/**
+ * Workspaces and projects, listed when a set's scope or a pool's access list names any: an entry is a name before it
+ * is an id (a workspace may be named `ws-staging`), and an id is checked to exist, so both need the list.
+ */
 async function readScopeNames(api: PolicyApi, organization: string, declared: DeclaredState): Promise<Pick<LiveState, 'workspaces' | 'projects'>> {
   const scopes = (declared.policySets ?? []).map((set) => set.scope);
-  const named = (prefix: string, lists: Array<string[] | null | undefined>) => lists.some((list) => list?.some((entry) => !entry.startsWith(prefix)) === true);
+  const named = (lists: Array<string[] | null | undefined>) => lists.some((list) => list != null && list.length > 0);
   const pools = declared.pools;
-  const wantsWorkspaces = named('ws-', [...scopes.flatMap((s) => [s.workspaces, s.workspaceExclusions]), ...pools.flatMap((p) => [p.allowedWorkspaces, p.excludedWorkspaces])]);
-  const wantsProjects = named('prj-', [...scopes.flatMap((s) => [s.projects, s.projectExclusions]), ...pools.map((p) => p.allowedProjects)]);
+  const wantsWorkspaces = named([...scopes.flatMap((s) => [s.workspaces, s.workspaceExclusions]), ...pools.flatMap((p) => [p.allowedWorkspaces, p.excludedWorkspaces])]);
+  const wantsProjects = named([...scopes.flatMap((s) => [s.projects, s.projectExclusions]), ...pools.map((p) => p.allowedProjects)]);
   const [workspaces, projects] = await Promise.all([
     wantsWorkspaces ? api.listWorkspaces(organization) : Promise.resolve(null),
     wantsProjects ? api.listProjects(organization) : Promise.resolve(null),

@@ -24,7 +24,8 @@ export interface LoopPassEnd {
 }
 
 /** `handed-over`: aborted because this replica lost the lease mid-pass (leader election); the new leader syncs. */
-export type PassResultLabel = 'success' | 'failure' | 'timeout' | 'handed-over';
+export const PASS_RESULTS = ['success', 'failure', 'timeout', 'handed-over'] as const;
+export type PassResultLabel = (typeof PASS_RESULTS)[number];
 
 /** What became of one planned change: the apply's outcome, or `not-applied` when the plan was refused or never applied. */
 export type PassChangeOutcome = ChangeResult['outcome'] | 'not-applied';

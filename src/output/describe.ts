@@ -2,7 +2,8 @@
 import { structuredPatch } from 'diff';
 import { normalizeLineEnds } from '../line-ends.js';
 import { codeSummary } from '../code-content.js';
-import type { Change, ChangeAction, ChangeResult, ContentFiles, SourcePlan } from '../plan/types.js';
+import type { Change, ChangeAction, ChangeResult, ContentFiles, FieldChange, FieldValue, ScopeNames, SourcePlan } from '../plan/types.js';
+import { isScopeField } from '../plan/scope-names.js';
 import { savedRefusal, type SavedRefusal } from '../plan/saved.js';
 import { count } from '../plural.js';
 
@@ -36,6 +37,27 @@ export function contentFileLines(change: Change): { heading: string; files: Arra
   const parts = [added.length > 0 ? `${added.length} added` : '', changed.length > 0 ? `${changed.length} changed` : '', removed.length > 0 ? `${removed.length} removed` : ''];
   const heading = `${count(all.length, 'file')} changed (${parts.filter((p) => p !== '').join(', ')})`;
   return { heading, files: all.slice(0, MAX_CONTENT_FILES), more: Math.max(0, all.length - MAX_CONTENT_FILES) };
+}
+
+function scopeOf(change: Change): ScopeNames | undefined {
+  return change.resource === 'policy-set' || change.resource === 'agent-pool' ? change.scope : undefined;
+}
+
+/**
+ * A change's fields as every format shows them to a person: a scope or access field's workspaces and projects by
+ * name (the names the change carries, sorted), an id whose name is not known as the id.
+ */
+export function shownFields(change: Change): Array<[string, FieldChange]> {
+  const names = scopeOf(change)?.names;
+  const named = (value: FieldValue): FieldValue => (names === undefined || !Array.isArray(value) ? value : (value as string[]).map((id) => names[id] ?? id).sort());
+  return Object.entries(change.fields).map(([key, field]) => [key, isScopeField(change.resource, key) ? { before: named(field.before), after: named(field.after) } : field]);
+}
+
+/** Under a scope field: each wildcard the repo wrote in it and what it matched when the plan was made. */
+export function wildcardLines(change: Change, field: string): string[] {
+  return (scopeOf(change)?.wildcards ?? [])
+    .filter((w) => w.field === field)
+    .map((w) => `"${w.pattern}" matched ${w.matched.length === 0 ? 'nothing' : w.matched.join(', ')} today`);
 }
 
 /** Every error of a source: why no plan could be made, or the plan's refusals and failed actions. */

@@ -1,5 +1,6 @@
 import type { Change, ChangeAction, FieldChange, SourcePlan } from '../plan/types.js';
-import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValue, hasCodeDiff, noChangeLine, noPlanLine, pushAll, sourceErrors } from './describe.js';
+import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValue, hasCodeDiff, noChangeLine, noPlanLine, pushAll, shownFields, sourceErrors, wildcardLines } from './describe.js';
+import { blockingLine, evidenceLine, rolloutLine } from './evidence-words.js';
 import { printable, printableCode } from './printable.js';
 
 export interface TextOptions {
@@ -19,6 +20,12 @@ function renderSource(source: SourcePlan, p: Palette): string[] {
   else if (plan.changes.length === 0 && noChangeLine(source) !== null) lines.push(`  ${noChangeLine(source)}`, '');
   for (const change of plan?.changes ?? []) {
     pushAll(lines, renderChange(change, p));
+    lines.push('');
+  }
+  const rollouts = plan?.rollouts ?? [];
+  if (rollouts.length > 0) {
+    lines.push(p.bold('Rollouts:'));
+    for (const rollout of rollouts) lines.push(`  - ${printable(rolloutLine(rollout))}`);
     lines.push('');
   }
   const warnings = plan?.warnings ?? [];
@@ -103,10 +110,10 @@ function renderChange(change: Change, p: Palette): string[] {
     p.bold(`  # ${change.resource} "${shown}" ${WILL[change.action]}`) + ` (${printable(change.reason)})`,
     `${paintSymbol(change.action, p)} resource "${change.resource}" "${shown}" {`,
   ];
-  const entries = Object.entries(change.fields).map(([key, field]): [string, FieldChange] => [printable(key), field]);
+  const entries = shownFields(change).map(([key, field]): [string, FieldChange, string] => [printable(key), field, key]);
   const width = Math.max(change.id === null ? 0 : 2, ...entries.map(([name]) => name.length));
   if (change.id !== null) lines.push(`        ${'id'.padEnd(width)} = ${printable(formatValue(change.id))}`);
-  for (const [name, field] of entries) {
+  for (const [name, field, key] of entries) {
     if (name === 'code' && hasCodeDiff(change)) {
       lines.push(`      ${p.yellow('~')} code:`);
       for (const line of codeDiffLines(change)) lines.push(`          ${diffLine(printableCode(line), p)}`);
@@ -114,6 +121,12 @@ function renderChange(change: Change, p: Palette): string[] {
     }
     lines.push(`      ${fieldSymbol(change.action, field, p)} ${name.padEnd(width)} = ${fieldValue(name, change.action, field)}`);
     if (name === 'content') pushAll(lines, contentLines(change, p));
+    for (const line of wildcardLines(change, key)) lines.push(`          # ${printable(line)}`);
+  }
+  if (change.evidence !== undefined) {
+    lines.push(`        # ${printable(evidenceLine(change.evidence))}`);
+    const blocking = blockingLine(change.evidence);
+    if (blocking !== null) lines.push(p.red(`        # ! ${printable(blocking)}`));
   }
   lines.push('    }');
   return lines;

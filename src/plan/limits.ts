@@ -5,7 +5,7 @@
 import type { DeclaredState } from '../declared/types.js';
 import type { LiveState } from '../model.js';
 import { count } from '../plural.js';
-import { isSetId } from './names.js';
+import { hasIdShape } from '../api/ids.js';
 import type { Plan } from './types.js';
 
 export interface Limits {
@@ -43,7 +43,7 @@ export function limitErrors(plan: Plan, declared: DeclaredState, live: LiveState
     for (const set of declared.policySets ?? []) {
       if (set.content !== null) continue;
       const id = liveIds.get(set.name);
-      const members = declared.policies.filter((p) => p.policySets?.some((entry) => entry === set.name || (isSetId(entry) && entry === id)) === true).length;
+      const members = declared.policies.filter((p) => p.policySets?.some((entry) => entry === set.name || (hasIdShape('policy-set', entry) && entry === id)) === true).length;
       if (members > limits.policyLimit) {
         errors.push(`limit: policy set "${set.name}" would hold ${count(members, 'policy', 'policies')}; the organization's edition allows ${limits.policyLimit} in a set (policy-limit). Nothing was written`);
       }

@@ -8,6 +8,7 @@ import { planPolicies } from './policies.js';
 import { planPolicySets } from './policy-sets.js';
 import { planPools } from './pools.js';
 import { planPrune } from './prune.js';
+import { withScopeNames } from './scope-names.js';
 import type { Change, ChangeAction, Plan, PlanOptions, ResourceType } from './types.js';
 
 /**
@@ -23,12 +24,12 @@ export function planChanges(declared: DeclaredState, live: LiveState, options: P
  * The plan of a pairing already made of `declared` and `live` (a pass pairs once, and checks a saved plan against the
  * same pairs); `names`: what resolving names into ids (names.ts) found, for the declared state it resolved.
  */
-export function planPairs(pairing: Pairing, declared: DeclaredState, live: LiveState, options: PlanOptions, names?: Pick<Resolved, 'errors' | 'warnings'>): Plan {
+export function planPairs(pairing: Pairing, declared: DeclaredState, live: LiveState, options: PlanOptions, names?: Pick<Resolved, 'errors' | 'warnings'> & Partial<Pick<Resolved, 'wildcards'>>): Plan {
   const policies = planPolicies(pairing.policies, options);
   const pools = planPools(pairing.pools, options);
   const prune = planPrune(pairing, options);
   const sets = planPolicySets(pairing.sets, options, setMembers(declared));
-  const changes: Change[] = sortChanges([...sets.changes, ...policies.changes, ...pools.changes, ...prune.deletes]);
+  const changes: Change[] = withScopeNames(sortChanges([...sets.changes, ...policies.changes, ...pools.changes, ...prune.deletes]), live, names?.wildcards ?? new Map());
   const foreign = planForeign(declared.policies, live.foreignPolicies ?? []);
   const warnings = [...(declared.warnings ?? []), ...policies.warnings, ...pairing.warnings, ...pools.warnings, ...foreign.warnings, ...sets.warnings, ...(names?.warnings ?? [])];
   if (prune.kept.length > 0) {

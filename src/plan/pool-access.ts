@@ -6,7 +6,7 @@ import type { DeclaredPool } from '../declared/types.js';
 import type { LivePool } from '../model.js';
 import { type Fields, sameSet, sortedIds } from './fields.js';
 
-const LISTS = [
+export const LISTS = [
   { field: 'allowed-projects', declared: 'allowedProjects', live: 'allowedProjectIds' },
   { field: 'excluded-workspaces', declared: 'excludedWorkspaces', live: 'excludedWorkspaceIds' },
 ] as const;

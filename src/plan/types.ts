@@ -1,4 +1,5 @@
 import type { Ownership } from '../model.js';
+import type { ChangeEvidence, RolloutStatus } from './evidence.js';
 import type { LiveAgentRef, LivePolicyRef, LivePolicySetRef, LivePoolRef, PolicySetSpec, PolicySpec, PoolSpec } from './refs.js';
 
 export type ResourceType = 'policy' | 'policy-set' | 'agent-pool' | 'agent';
@@ -66,6 +67,11 @@ interface ChangeBase {
    * elsewhere (creates, replaces) the declared side is a CodeSummary, so big code is not held for the plan.
    */
   fields: Record<string, FieldChange>;
+  /**
+   * A change that tightens enforcement (plan/tightening.ts): what the runs of the workspaces in scope say of the
+   * policies it tightens. Words for a person, like `reason`: a saved plan is not compared on them.
+   */
+  evidence?: ChangeEvidence;
 }
 
 export interface PolicyChange extends ChangeBase {
@@ -80,8 +86,28 @@ export interface PolicyChange extends ChangeBase {
   adoptMarker: boolean;
 }
 
+/** A wildcard of a scope or access list as the repo wrote it, and the names it matched when the plan was made (sorted). */
+export interface WildcardMatch {
+  /** The field it is in: `workspaces`, `allowed-projects`, … */
+  field: string;
+  pattern: string;
+  matched: string[];
+}
+
+/**
+ * A set's scope or a pool's access lists as a person reads them: the name of each workspace and project id its
+ * fields hold (where the organization's lists were read), and what each wildcard of the shown fields matched. Words
+ * for a person, like `reason`: a saved plan is not compared on them.
+ */
+export interface ScopeNames {
+  names: Record<string, string>;
+  wildcards: WildcardMatch[];
+}
+
 export interface PoolChange extends ChangeBase {
   resource: 'agent-pool';
+  /** The names of the ids of its access lists, and what their wildcards matched; absent when there is nothing to name. */
+  scope?: ScopeNames;
   /** The declaration applied; null for deletions. */
   declared: PoolSpec | null;
   /** The live pool planned against; null for creations. */
@@ -111,6 +137,8 @@ export interface PolicySetChange extends ChangeBase {
    * folder, sorted). Words for a person, like `reason`: a saved plan is not compared on them.
    */
   contentFiles?: ContentFiles;
+  /** The names of the ids of its scope, and what its wildcards matched; absent when there is nothing to name. */
+  scope?: ScopeNames;
 }
 
 /** The files that differ between a set's content before and after. */
@@ -132,6 +160,8 @@ export interface Plan {
    * (prune is off, or another source owns them). Absent means unknown; the renderers then claim nothing about them.
    */
   keptUndeclared?: number;
+  /** Where each rollout under way stands (plan/rollout.ts); absent or empty: none. */
+  rollouts?: RolloutStatus[];
 }
 
 /** What became of a planned change when the plan was applied. */

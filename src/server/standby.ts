@@ -41,7 +41,8 @@ export interface StandbyAnswer {
  * The one gate of a standby, asked by the control and webhook routes only after they authenticated the request (so
  * an unauthenticated client learns nothing of the election, and is throttled like any other): null while this
  * replica leads (or runs without election); else the 503 that names the leader, or, for a verified webhook
- * delivery, that delivery handed to the leader.
+ * delivery, that delivery handed to the leader, answered with the leader's own status, or 502 when the leader could
+ * not be given it (so the sender shows the failure and can deliver it again).
  */
 export interface StandbyGate {
   /** The answer to an authenticated control request, or null to go on. */
@@ -50,7 +51,12 @@ export interface StandbyGate {
   webhook(headers: IncomingHttpHeaders, rawBody: Buffer, secret: string): Promise<WebhookResponse> | null;
 }
 
-export function standbyGate(election: Elector | null, logger: Logger): StandbyGate {
+export interface StandbyOptions {
+  /** `leader-election.forward-to-loopback`: a leader's address on loopback is one to hand deliveries to. @default false */
+  forwardToLoopback?: boolean;
+}
+
+export function standbyGate(election: Elector | null, logger: Logger, options: StandbyOptions = {}): StandbyGate {
   const answer = (): StandbyAnswer | null => (election === null || election.leading ? null : standbyAnswer(election));
   return {
     control: answer,
@@ -64,10 +70,14 @@ export function standbyGate(election: Elector | null, logger: Logger): StandbyGa
         return Promise.resolve(refused);
       }
       const leader = election.leader;
-      return forwardDelivery({ address, headers, rawBody, secret, from: election.identity, leader }).then((answer) => {
-        if (answer === null) logger.warn({ leader, address }, 'webhook delivery refused: this replica stands by, and the leader did not take it');
-        else logger.info({ leader, address, status: answer.status }, 'webhook delivery handed to the leader');
-        return answer ?? refused;
+      const delivery = { address, headers, rawBody, secret, from: election.identity, leader, allowLoopback: options.forwardToLoopback === true };
+      return forwardDelivery(delivery).then((forwarded): WebhookResponse => {
+        if ('answered' in forwarded) {
+          logger.info({ leader, address, status: forwarded.answered.status }, 'webhook delivery handed to the leader');
+          return forwarded.answered;
+        }
+        logger.warn({ leader, address, reason: forwarded.failed }, 'webhook delivery not handed to the leader: answered 502, so that the sender can deliver it again');
+        return { status: 502, body: { error: `this replica stands by and could not hand the delivery to the leader${leader === null ? '' : `, ${leader}`}: ${forwarded.failed}`, leader } };
       });
     },
   };

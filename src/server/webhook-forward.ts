@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { BlockList, isIP } from 'node:net';
 import type { WebhookResponse } from './webhook.js';
 
 /** Marks a delivery a standby handed over, so that a replica which stands by in turn never hands it on again. */
@@ -11,8 +12,53 @@ export const FORWARD_TIMEOUT_MS = 5_000;
 /** The most of the leader's answer read: its answers are a line of JSON. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-/** Headers never handed on: the connection's own, credentials, and GitLab's token (the secret itself). */
-const DROPPED = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'authorization', 'cookie', 'x-gitlab-token', 'x-hub-signature-256', 'x-hub-signature']);
+/**
+ * The headers of the webhook protocols, the only ones handed on (an allow-list): GitHub's and GitLab's event, delivery
+ * and hook headers, and the body's type. Nothing else a delivery arrives with is: not the identity headers an ingress
+ * or a proxy adds (`x-forwarded-*`, `x-auth-request-*`), not cookies or credentials, and never GitLab's token, which is
+ * the secret itself (the standby signs the body instead, as GitHub does).
+ */
+export const FORWARDED_HEADERS: ReadonlySet<string> = new Set([
+  'content-type',
+  'x-github-event', 'x-github-delivery', 'x-github-hook-id', 'x-github-hook-installation-target-id', 'x-github-hook-installation-target-type',
+  'x-gitlab-event', 'x-gitlab-event-uuid', 'x-gitlab-webhook-uuid', 'x-gitlab-instance', 'idempotency-key',
+]);
+
+/** Never a leader's address: link-local (the cloud metadata service, 169.254.169.254, among it), the unspecified ranges and the other metadata addresses. */
+const NEVER = new BlockList();
+NEVER.addSubnet('169.254.0.0', 16, 'ipv4');
+NEVER.addSubnet('0.0.0.0', 8, 'ipv4');
+NEVER.addAddress('100.100.100.200', 'ipv4');
+NEVER.addSubnet('fe80::', 10, 'ipv6');
+NEVER.addAddress('fd00:ec2::254', 'ipv6');
+NEVER.addAddress('::', 'ipv6');
+
+/** Loopback: a leader's address only when the operator allows it (`leader-election.forward-to-loopback`). */
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/**
+ * Why a standby will not hand a delivery to `address`, or null when it may: the address is read from the lease record,
+ * which whoever can write the lease controls, so it must be an http(s) URL naming an IP literal (no name to resolve)
+ * outside link-local and the metadata addresses, and outside loopback unless `allowLoopback`.
+ */
+export function forwardAddressProblem(address: string, allowLoopback: boolean): string | null {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    return 'it is not a URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'it is not an http(s) URL';
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const family = isIP(host);
+  if (family === 0) return 'it names a host, not an IP address';
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  if (NEVER.check(host, type)) return 'it is a link-local, unspecified or metadata address';
+  if (LOOPBACK.check(host, type) && !allowLoopback) return 'it is a loopback address (leader-election.forward-to-loopback allows it)';
+  return null;
+}
 
 export interface Delivery {
   /** The leader's address from the lease record: `http://10.0.0.5:9090`. */
@@ -24,29 +70,36 @@ export interface Delivery {
   /** This replica's identity, in FORWARDED_HEADER. */
   from: string;
   leader: string | null;
+  /** `leader-election.forward-to-loopback`. @default false */
+  allowLoopback?: boolean;
+}
+
+/** The leader's answer, or why there is none (the address refused, no connection, no answer in time). */
+export type Forwarded = { answered: WebhookResponse } | { failed: string };
+
+/** The protocol headers of a delivery (FORWARDED_HEADERS), each as one value. */
+export function forwardedHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || !FORWARDED_HEADERS.has(name)) continue;
+    kept[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return kept;
 }
 
 /**
- * Hands a verified delivery to the leader: the same body and headers to its `/webhook`, signed as GitHub signs
- * (`X-Hub-Signature-256`, HMAC-SHA256 of the body with the shared secret), so that the leader verifies it again and
- * de-duplicates it by its delivery id. The leader's answer, or null when it could not be reached in time.
+ * Hands a verified delivery to the leader, once: the same body and its protocol headers to its `/webhook`, signed as
+ * GitHub signs (`X-Hub-Signature-256`, HMAC-SHA256 of the body with the shared secret), so that the leader verifies it
+ * again and de-duplicates it by its delivery id. The leader's answer, whatever its status, or why there is none.
  */
-export async function forwardDelivery(delivery: Delivery): Promise<WebhookResponse | null> {
-  let url: URL;
-  try {
-    url = new URL('/webhook', delivery.address);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(delivery.headers)) {
-    if (value === undefined || DROPPED.has(name)) continue;
-    headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
+export async function forwardDelivery(delivery: Delivery): Promise<Forwarded> {
+  const refused = forwardAddressProblem(delivery.address, delivery.allowLoopback === true);
+  if (refused !== null) return { failed: `the leader's address ${JSON.stringify(delivery.address.slice(0, 200))} is refused: ${refused}` };
+  const headers = forwardedHeaders(delivery.headers);
   headers['x-hub-signature-256'] = `sha256=${createHmac('sha256', delivery.secret).update(delivery.rawBody).digest('hex')}`;
   headers[FORWARDED_HEADER] = delivery.from;
   try {
+    const url = new URL('/webhook', delivery.address);
     const res = await fetch(url, { method: 'POST', headers, body: delivery.rawBody, redirect: 'error', signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS) });
     const text = await readAtMost(res, MAX_ANSWER_BYTES);
     let body: Record<string, unknown> = {};
@@ -56,10 +109,9 @@ export async function forwardDelivery(delivery: Delivery): Promise<WebhookRespon
     } catch {
       // not JSON: the status says enough
     }
-    if (res.status === 503) return null;
-    return { status: res.status, body: { ...body, handedTo: delivery.leader } };
-  } catch {
-    return null;
+    return { answered: { status: res.status, body: { ...body, handedTo: delivery.leader } } };
+  } catch (error) {
+    return { failed: `the leader did not answer: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
 

@@ -2,14 +2,13 @@ import type { ErrorObject } from 'ajv/dist/2020.js';
 import { closest } from '../suggest.js';
 import { describeValue, keyLabel, type KeyPath } from './key-path.js';
 
-/** What a pattern or format in the published schemas means, for messages. Keyed as written in the schema. */
+/**
+ * What a pattern or format in the published schemas means, for messages. Keyed as written in the schema. A pattern
+ * not here is said by the schema's own description of the value when that is a noun phrase (`A workspace id (ws-
+ * followed by …)`): the id patterns are, so that an id's shape is written only in src/api/ids.ts and the schemas
+ * that repeat it (test/schema-id-patterns.test.ts holds them together).
+ */
 const HINTS: Readonly<Record<string, string>> = {
-  '^polset-[A-Za-z0-9_-]{1,64}$': 'is not a policy set id (polset- followed by at most 64 letters, digits, - and _)',
-  '^ws-[A-Za-z0-9_-]{1,64}$': 'is not a workspace id (ws- followed by at most 64 letters, digits, - and _)',
-  '^prj-[A-Za-z0-9_-]{1,64}$': 'is not a project id (prj- followed by at most 64 letters, digits, - and _)',
-  '^(polset-[A-Za-z0-9_-]{1,64}|(?!(ws|prj|apool|pol|polset|polsetver|agent|var)-)[A-Za-z0-9_-]{1,90})$': 'is not a policy set name or id (a name: letters, digits, - and _; an id: polset- followed by at most 64 letters, digits, - and _; never another resource\'s id)',
-  '^(ws-[A-Za-z0-9_-]{1,64}|(?!(ws|polset|prj|apool|pol|polsetver|agent|var)-)[A-Za-z0-9_*-]{1,90})$': 'is not a workspace name or id (a name: letters, digits, - and _, * as prefix or suffix; an id: ws- followed by at most 64 letters, digits, - and _; never another resource\'s id)',
-  '^(prj-[A-Za-z0-9_-]{1,64}|(?!(prj|polset|ws|apool|pol|polsetver|agent|var)-)[A-Za-z0-9_* -]{1,90})$': 'is not a project name or id (a name: letters, digits, spaces, - and _, * as prefix or suffix; an id: prj- followed by at most 64 letters, digits, - and _)',
   '^[A-Za-z0-9_-]+$': 'is not a valid name (letters, digits, - and _)',
   '^[1-9][0-9]*[smhd]$': 'is not a duration (a whole number followed by s, m, h or d, e.g. 30s, 15m, 1h, 2d)',
   '^(embedded|https?://[^\\s]+)$': 'is not "embedded" or an http(s) URL',
@@ -51,7 +50,7 @@ export function schemaMessage(error: ErrorObject, path: KeyPath): string {
     case 'enum':
       return `${label} ${value} is not one of: ${(params.allowedValues as unknown[]).join(', ')}`;
     case 'pattern':
-      return `${label} ${value} ${HINTS[String(params.pattern)] ?? `does not match ${String(params.pattern)}`}`;
+      return `${label} ${value} ${HINTS[String(params.pattern)] ?? describedPattern(error.parentSchema) ?? `does not match ${String(params.pattern)}`}`;
     case 'format':
       return `${label} ${value} ${HINTS[String(params.format)] ?? `is not a valid ${String(params.format)}`}`;
     case 'minItems':
@@ -71,6 +70,13 @@ export function schemaMessage(error: ErrorObject, path: KeyPath): string {
     default:
       return `${label} ${error.message ?? 'is not valid'}`;
   }
+}
+
+/** `is not a workspace id (…)` from a description that names the value (`A workspace id (…).`); null for any other. */
+function describedPattern(schema: Record<string, unknown> | undefined): string | null {
+  const description = schema?.description;
+  if (typeof description !== 'string' || !/^An? /.test(description)) return null;
+  return `is not ${description.charAt(0).toLowerCase()}${description.slice(1).replace(/\.$/, '')}`;
 }
 
 /** What a (sub)schema accepts, in words: `a whole number 0 or more`, `"auto" or a number above 0`. */

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { sourceDefaults } from '../../src/config/to-config.js';
-import type { Config, NotificationConfig, SourceConfig } from '../../src/config/types.js';
+import type { Config, LeaderElectionConfig, NotificationConfig, SourceConfig } from '../../src/config/types.js';
 import type { DeliveryLimits } from '../../src/notify/index.js';
 import { createApiClient } from '../../src/api/from-config.js';
 import type { PolicyApi } from '../../src/api/types.js';
@@ -56,6 +56,8 @@ export async function startTestDaemon(
     election?: Elector;
     /** Under election: when the second pass after gaining the lease runs. @default the daemon's */
     takeoverSettleMs?: number;
+    /** The config's `leader-election:` settings the daemon reads beside the election it is given (`forwardToLoopback`). @default none */
+    leaderElection?: Partial<LeaderElectionConfig>;
   },
 ): Promise<TestDaemon> {
   const logs = captureLogs();
@@ -69,6 +71,9 @@ export async function startTestDaemon(
     // Removed only once the daemon has stopped: it writes its history and suspensions there until then.
     stateDir: options.stateDir ?? (await mkdtemp(path.join(os.tmpdir(), 'pps-state-'))),
     notifications: options.notifications ?? [],
+    ...(options.leaderElection === undefined ? {} : {
+      leaderElection: { store: 'etcd', endpoints: [], leaseName: 'policy-pool-sync', leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, ...options.leaderElection },
+    }),
   };
   let api = options.api;
   if (api === undefined) {

@@ -14,11 +14,13 @@ import { promisify } from 'node:util';
 import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
+import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
+import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClaim';
 import { Service } from 'kubernetes-models/v1/Service';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { parseAllDocuments } from 'yaml';
@@ -91,11 +93,13 @@ export function objectList(manifests: Manifest[]): string[] {
 type Validating = new (data: never) => { validate(): void };
 const MODELS: Record<string, Validating> = {
   'apps/v1/Deployment': Deployment,
+  'networking.k8s.io/v1/Ingress': Ingress,
   'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'rbac.authorization.k8s.io/v1/Role': Role,
   'rbac.authorization.k8s.io/v1/RoleBinding': RoleBinding,
   'v1/ConfigMap': ConfigMap,
+  'v1/PersistentVolumeClaim': PersistentVolumeClaim,
   'v1/Service': Service,
   'v1/ServiceAccount': ServiceAccount,
   'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,

@@ -18,6 +18,8 @@ export interface MemoryLeaseStore extends LeaseStore {
   kinds: Set<'get' | 'create' | 'update'>;
   /** Until the promise resolves, every answer waits for it. */
   hold(until: Promise<void> | null): void;
+  /** The next `count` exchanges fail, as a store that cannot be reached does. */
+  fail(count: number): void;
 }
 
 export function memoryLeaseStore(): MemoryLeaseStore {
@@ -26,9 +28,14 @@ export function memoryLeaseStore(): MemoryLeaseStore {
   let gate: Promise<void> | null = null;
   const kinds: MemoryLeaseStore['kinds'] = new Set();
   let exchanges = 0;
+  let failing = 0;
   const answer = async <T>(call: 'get' | 'create' | 'update', work: () => T, signal: AbortSignal): Promise<T> => {
     kinds.add(call);
     exchanges += 1;
+    if (failing > 0) {
+      failing -= 1;
+      throw new Error('the store cannot be reached');
+    }
     if (gate !== null) await Promise.race([gate, new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }))]);
     signal.throwIfAborted();
     return work();
@@ -57,6 +64,9 @@ export function memoryLeaseStore(): MemoryLeaseStore {
     },
     hold(until) {
       gate = until;
+    },
+    fail(count) {
+      failing = count;
     },
   };
 }

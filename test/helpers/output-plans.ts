@@ -29,7 +29,7 @@ export function richPlans(): SourcePlan[] {
       declaredPolicy({ name: 'sets', code: 'main = rule { true }\n', policySets: ['polset-NEW'] }),
     ],
     pools: [
-      declaredPool({ name: 'builders', previousNames: ['build'], allowedWorkspaces: ['ws-b', 'ws-a'], agentCleanup: { statuses: ['exited'], afterMs: 3_600_000, after: '1h' } }),
+      declaredPool({ name: 'builders', previousNames: ['build'], allowedWorkspaces: ['*-prod'], agentCleanup: { statuses: ['exited'], afterMs: 3_600_000, after: '1h' } }),
       declaredPool({ name: 'deploy', organizationScoped: false }),
     ],
   };
@@ -51,6 +51,8 @@ export function richPlans(): SourcePlan[] {
         ],
       }),
     ],
+    // The organization's workspaces: the pool's access list shows them by name, and what its wildcard matched.
+    workspaces: [{ id: 'ws-a', name: 'app-prod' }, { id: 'ws-b', name: 'data-prod' }, { id: 'ws-c', name: 'sandbox' }],
   };
   const plan = planChanges(declared, live, options);
   plan.errors.push('update policy "require-tags" failed: API answered 503 (PATCH /policies/pol-require-tags)');

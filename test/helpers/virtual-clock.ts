@@ -22,13 +22,31 @@ export class VirtualClock implements Clock {
     return 0.5;
   }
 
-  sleep(ms: number): Promise<void> {
+  /** As the Clock's: rejects with the signal's reason once it aborts, and the timer is dropped. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
     const at = this.time + Math.max(0, ms);
     if (this.options.autoAdvance === true) {
       this.time = at;
       return new Promise((resolve) => setImmediate(resolve));
     }
-    return new Promise((resolve) => this.timers.push({ at, seq: (this.seq += 1), resolve }));
+    return new Promise((resolve, reject) => {
+      const timer = { at, seq: (this.seq += 1), resolve: () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      } };
+      const onAbort = () => {
+        this.timers = this.timers.filter((t) => t !== timer);
+        reject(signal!.reason as Error);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.timers.push(timer);
+    });
+  }
+
+  /** Timers waiting to fire. */
+  pending(): number {
+    return this.timers.length;
   }
 
   /** Sets the time forward by `ms`, firing the timers due by then in order. */

@@ -1,0 +1,66 @@
+/**
+ * Caches kept in the state dir one file per organization (the code cache, the evidence cache): each read from its file
+ * on first use and written back, whole and atomically, when it changed. A failed write is a warning, never an error.
+ */
+import path from 'node:path';
+import { errorMessage } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { organizationFileName, writeStateText } from '../state-dir.js';
+
+/** The caches of a run, one per organization, loaded from and saved to the state dir. */
+export interface OrganizationCaches<C> {
+  /** The organization's cache, read from its file on first use; the same object on every call. */
+  forOrganization(organization: string): Promise<C>;
+  /** Writes every cache that changed since it was read or last written. A failed write is a warning, never an error. */
+  save(): Promise<void>;
+}
+
+export interface OrganizationCachesOptions<C> {
+  /** The state dir's folder of this kind of cache. */
+  folder: string;
+  logger: Logger;
+  /** false: nothing is read or written; `load` is given no file. */
+  persist: boolean;
+  /** The cache of the file (null: not persisted, an empty one). */
+  load(file: string | null, organization: string): Promise<C>;
+  serialize(organization: string, cache: C): string;
+  /** Bumped by every change of a cache. */
+  revision(cache: C): number;
+  /** The warning of a failed write. */
+  writeFailed: string;
+}
+
+interface Loaded<C> {
+  cache: C;
+  file: string;
+  savedRevision: number;
+}
+
+export function openOrganizationCaches<C>(options: OrganizationCachesOptions<C>): OrganizationCaches<C> {
+  const loaded = new Map<string, Promise<Loaded<C>>>();
+  const load = async (organization: string): Promise<Loaded<C>> => {
+    const file = path.join(options.folder, organizationFileName(organization));
+    return { cache: await options.load(options.persist ? file : null, organization), file, savedRevision: 0 };
+  };
+  return {
+    forOrganization(organization) {
+      let entry = loaded.get(organization);
+      if (entry === undefined) loaded.set(organization, (entry = load(organization)));
+      return entry.then((l) => l.cache);
+    },
+    async save() {
+      if (!options.persist) return;
+      for (const [organization, pending] of loaded) {
+        const entry = await pending;
+        const revision = options.revision(entry.cache);
+        if (revision === entry.savedRevision) continue;
+        try {
+          await writeStateText(entry.file, options.serialize(organization, entry.cache));
+          entry.savedRevision = revision;
+        } catch (error) {
+          options.logger.warn({ file: entry.file, error: errorMessage(error) }, options.writeFailed);
+        }
+      }
+    },
+  };
+}

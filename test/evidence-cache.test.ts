@@ -1,0 +1,100 @@
+/**
+ * The findings of finished runs kept in the state dir: a second reader (a daemon after a restart) reads a finished run
+ * from the file, sending no outcome request; a run under way is never kept; the file stays under its byte bound,
+ * keeping the runs used last; a corrupt file, or one whose entry names an id of the wrong shape, is an empty cache with
+ * a warning; without persistence nothing is written.
+ */
+import assert from 'node:assert/strict';
+import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { readEvidence } from '../src/api/evidence.js';
+import { openEvidenceCacheStore } from '../src/live/evidence-cache-file.js';
+import { silentLogger } from '../src/logger.js';
+import { organizationFileName, stateDirLayout } from '../src/state-dir.js';
+import type { Seed } from '../src/emulator/index.js';
+import { startApiFixture, TOKEN, type ApiFixture } from './helpers/api-fixture.js';
+import { captureLogs } from './helpers/logs.js';
+
+const ORG = 'acme';
+const NOW = Date.parse('2026-11-27T12:00:00.000Z');
+const at = (hoursAgo: number): string => new Date(NOW - hoursAgo * 3_600_000).toISOString();
+const WORKSPACES = [{ id: 'ws-one', name: 'one' }, { id: 'ws-two', name: 'two' }];
+
+function seed(): Seed {
+  const outcomes = [{ policy: 'deny-public', set: 'base', status: 'passed' as const }];
+  return {
+    token: TOKEN,
+    rateLimit: 0,
+    organizations: [{
+      name: ORG,
+      workspaces: WORKSPACES,
+      runs: [
+        ...[1, 2, 3].flatMap((hours) => WORKSPACES.map((ws) => ({ workspace: ws.id, createdAt: at(hours), outcomes }))),
+        { workspace: 'ws-one', createdAt: at(0.5), status: 'post_plan_running', outcomes },
+      ],
+    }],
+  };
+}
+
+describe('the evidence cache in the state dir', () => {
+  let f: ApiFixture;
+  const read = (cache: Awaited<ReturnType<ReturnType<typeof openEvidenceCacheStore>['forOrganization']>>) =>
+    readEvidence(f.client.runs, { organization: ORG, workspaces: WORKSPACES, policies: ['deny-public'], now: () => NOW, cache });
+  before(async () => (f = await startApiFixture(seed(), {}, () => NOW)));
+  after(() => f.close());
+
+  it('is read after a restart: finished runs cost no request, the run under way is read again', async () => {
+    const first = openEvidenceCacheStore({ stateDir: f.tempDir, logger: silentLogger(), persist: true });
+    const cold = await read(await first.forOrganization(ORG));
+    // Two lists, two requests per finished run, and the evaluations of the one under way (running: no outcome yet).
+    assert.deepEqual([cold.requests, cold.cachedRuns], [2 + 6 * 2 + 1, 0]);
+    await first.save();
+    await f.emulator.clearRequests();
+    const second = openEvidenceCacheStore({ stateDir: f.tempDir, logger: silentLogger(), persist: true });
+    const warm = await read(await second.forOrganization(ORG));
+    assert.deepEqual([warm.requests, warm.cachedRuns], [2 + 1, 6]);
+    const paths = (await f.emulator.requests()).map((request) => request.path.split('?')[0] ?? '');
+    assert.equal(paths.filter((p) => p.startsWith('/workspaces/')).length, 2);
+    assert.equal(paths.filter((p) => p.startsWith('/policy-evaluations/')).length, 0, 'the running run has no outcome to read');
+    assert.deepEqual(warm.policies, cold.policies);
+  });
+
+  it('stays under its byte bound, keeping the runs used last', async () => {
+    const stateDir = path.join(f.tempDir, 'bounded');
+    const store = openEvidenceCacheStore({ stateDir, logger: silentLogger(), persist: true, maxBytes: 1_200 });
+    const cache = await store.forOrganization(ORG);
+    await read(cache);
+    await store.save();
+    const file = path.join(stateDirLayout(stateDir).evidenceCache, organizationFileName(ORG));
+    const text = await readFile(file, 'utf8');
+    assert.ok(Buffer.byteLength(text) <= 1_200, `${Buffer.byteLength(text)} bytes`);
+    const kept = (JSON.parse(text) as { runs: Array<{ runId: string }> }).runs.map((run) => run.runId);
+    const used = [...cache.entries()].map((run) => run.runId);
+    assert.ok(kept.length > 0 && kept.length < used.length);
+    assert.deepEqual(kept, used.slice(-kept.length));
+  });
+
+  it('ignores a corrupt file, and one whose entry names an id of the wrong shape, with a warning', async () => {
+    const stateDir = path.join(f.tempDir, 'hostile');
+    const folder = stateDirLayout(stateDir).evidenceCache;
+    await mkdir(folder, { recursive: true });
+    const file = path.join(folder, organizationFileName(ORG));
+    const entry = { runId: 'run-../../x', workspaceId: 'ws-one', createdAt: at(1), status: 'applied', finished: true, evaluations: [], outcomes: [], setErrors: [] };
+    for (const text of ['{"format":', JSON.stringify({ format: 'policy-pool-sync evidence cache', version: 1, organization: ORG, runs: [entry] })]) {
+      await writeFile(file, text);
+      const { logger, lines } = captureLogs();
+      const cache = await openEvidenceCacheStore({ stateDir, logger, persist: true }).forOrganization(ORG);
+      assert.equal(cache.size, 0);
+      assert.ok(lines.some((line) => line.includes('the evidence cache file is corrupt')), lines.join('\n'));
+    }
+  });
+
+  it('writes nothing without persistence', async () => {
+    const stateDir = path.join(f.tempDir, 'cold');
+    const store = openEvidenceCacheStore({ stateDir, logger: silentLogger(), persist: false });
+    await read(await store.forOrganization(ORG));
+    await store.save();
+    await assert.rejects(readdir(stateDir), { code: 'ENOENT' });
+  });
+});
