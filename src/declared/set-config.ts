@@ -16,9 +16,12 @@ export interface SetConfig {
 
 type Blocks = HclDocument;
 
+/** The `import` blocks whose `source` names a file of the set. */
+const IMPORT_TYPES = ['module', 'static', 'plugin'] as const;
+
 /**
  * Parses a set's config file (`rel`, relative to the source root) and checks it against the set's folder: every
- * `source` of a `policy` and of an `import "module"` block must name a file of `files` (paths relative to the folder),
+ * `source` of a `policy` and of an `import "module"`, `"static"` or `"plugin"` block must name a file of `files` (paths relative to the folder),
  * never a remote URL, an absolute path or a path through `..`; every policy name must be valid. The file's schema is
  * checked too (set-config-schema.ts): one problem per error with its line, at most MAX_CONFIG_DIAGNOSTICS, then a count.
  * `read` gives the text of one of `files`, for the parameters a policy declares.
@@ -49,10 +52,13 @@ export async function readSetConfig(
     config.policies.push({ name, source: source === undefined ? null : check(`policy "${name}" source`, source), ...(typeof level === 'string' ? { level } : {}) });
   }
   const imports = blocks['import'];
-  const modules = imports !== null && typeof imports === 'object' ? (Array.isArray(imports) ? (imports[0] as Blocks | undefined)?.['module'] : (imports as Blocks)['module']) : undefined;
-  for (const [name, bodies] of Object.entries(asBlocks(modules))) {
-    const source = check(`import "module" "${name}" source`, bodies[0]?.['source']);
-    if (source !== null) config.modules.push({ name, source });
+  // Every import with a source is packed with the set: modules, static data and plugins alike.
+  for (const type of IMPORT_TYPES) {
+    const declared = imports !== null && typeof imports === 'object' ? (Array.isArray(imports) ? (imports[0] as Blocks | undefined)?.[type] : (imports as Blocks)[type]) : undefined;
+    for (const [name, bodies] of Object.entries(asBlocks(declared))) {
+      const source = check(`import "${type}" "${name}" source`, bodies[0]?.['source']);
+      if (source !== null && type === 'module') config.modules.push({ name, source });
+    }
   }
   // `module "NAME"`: the form before `import "module"`, which published libraries still ship.
   for (const [name, bodies] of Object.entries(asBlocks(blocks['module']))) {
