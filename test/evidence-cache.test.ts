@@ -2,12 +2,14 @@
  * The findings of finished runs kept in the state dir: a second reader (a daemon after a restart) reads a finished run
  * from the file, sending no outcome request; a run under way is never kept; the file stays under its byte bound,
  * keeping the runs used last; a corrupt file, or one whose entry names an id of the wrong shape, is an empty cache with
- * a warning; without persistence nothing is written.
+ * a warning; without persistence nothing is written; the daemon keeps it across its passes.
  */
 import assert from 'node:assert/strict';
-import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, test } from 'node:test';
+import { ApiClient } from '../src/api/client.js';
 import { readEvidence } from '../src/api/evidence.js';
 import { openEvidenceCacheStore } from '../src/live/evidence-cache-file.js';
 import { silentLogger } from '../src/logger.js';
@@ -15,6 +17,10 @@ import { organizationFileName, stateDirLayout } from '../src/state-dir.js';
 import type { Seed } from '../src/emulator/index.js';
 import { startApiFixture, TOKEN, type ApiFixture } from './helpers/api-fixture.js';
 import { captureLogs } from './helpers/logs.js';
+import { startTestDaemon, testSource } from './helpers/daemon-harness.js';
+import { ORG as DAEMON_ORG, TestEmulator } from './helpers/emulator.js';
+import { EVIDENCE_WORKSPACES, s3Repo } from './helpers/evidence.js';
+import { tempTree } from './helpers/temp-tree.js';
 
 const ORG = 'acme';
 const NOW = Date.parse('2026-11-27T12:00:00.000Z');
@@ -100,4 +106,28 @@ describe('the evidence cache in the state dir', () => {
     await store.save();
     await assert.rejects(readdir(stateDir), { code: 'ENOENT' });
   });
+});
+
+test('the daemon reads a finished run once across its passes, and keeps it in its state dir', { timeout: 60_000 }, async (t) => {
+  const emulator = await TestEmulator.start({ organizations: [{ name: DAEMON_ORG, maxAgentPools: 1, workspaces: EVIDENCE_WORKSPACES }] });
+  t.after(() => emulator.close());
+  const api = new ApiClient({ baseUrl: emulator.url, token: emulator.token, logger: captureLogs().logger });
+  t.after(() => api.close());
+  const stateDir = await mkdtemp(path.join(tmpdir(), 'pps-evidence-state-'));
+  t.after(() => rm(stateDir, { recursive: true, force: true }));
+  // A rollout held until more clean runs than there will be: every pass reads the runs.
+  const repo = await tempTree(t, s3Repo('hard-mandatory', 'rollout: { start: advisory, clean-runs: 5 }\n'));
+  const { daemon } = await startTestDaemon(t, { sources: [testSource('platform', { organization: DAEMON_ORG, path: repo })], api, stateDir });
+  await daemon.whenIdle();
+  const added = await emulator.control('POST', '/runs', { workspace: EVIDENCE_WORKSPACES[0]?.id, outcomes: { 's3-encryption': 'passed' } });
+  assert.equal(added.status, 200, added.text);
+  const outcomeReads = async (): Promise<number> => (await emulator.requests()).filter((request) => request.path.includes('/policy-set-outcomes')).length;
+  for (const expected of [1, 0]) {
+    await emulator.clearRequests();
+    daemon.trigger('platform', 'schedule');
+    await daemon.whenIdle();
+    assert.equal(await outcomeReads(), expected);
+  }
+  const files = await readdir(stateDirLayout(stateDir).evidenceCache);
+  assert.deepEqual(files, [organizationFileName(DAEMON_ORG)]);
 });
