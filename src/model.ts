@@ -40,6 +40,33 @@ export const LEVELS_BY_KIND: Readonly<Record<PolicyKind, readonly EnforcementLev
   opa: ['mandatory', 'advisory'],
 };
 
+/** How strict a level is: a level that rises tightens enforcement. Advisory never blocks a run. */
+export const LEVEL_RANK: Readonly<Record<EnforcementLevel, number>> = { advisory: 0, 'soft-mandatory': 1, 'hard-mandatory': 2, mandatory: 2 };
+
+/**
+ * A policy's declared rollout (`rollout:` in its settings): the level applied while evidence is gathered (`start`),
+ * until at least `cleanRuns` evaluated runs in scope passed it since the rollout began, at most `failingWorkspaces`
+ * workspaces' latest evaluated run fails it, and `afterMs` has passed since it began.
+ */
+export interface RolloutSpec {
+  start: EnforcementLevel;
+  cleanRuns: number;
+  failingWorkspaces: number;
+  afterMs: number;
+  /** As written, e.g. `7d`. */
+  after: string;
+}
+
+/**
+ * Where a rollout stands, as the policy's ownership marker records it (so any runner finds it): which rollout
+ * (`digest`: of the block, the declared level and the code), when it began (ms since the epoch), whether it is
+ * still held at its start level or was promoted.
+ */
+export interface RolloutRecord {
+  digest: string;
+  startedAt: number;
+  state: 'held' | 'promoted';
+}
 /**
  * The run statuses after which nothing of a run changes, its policy evaluations included (the vendor's client's
  * `RunStatus` words); every other status, and one this tool does not know, is a run still under way.

@@ -9,12 +9,12 @@ import { count } from './plural.js';
 import { checkedAgainstLimits } from './live/limits.js';
 import { liveReadFailure } from './live/read-failure.js';
 import { readLive } from './live/read-live.js';
+import { DEFAULT_EVIDENCE, planWithEvidence, type EvidenceSettings } from './live/evidence-stage.js';
 import type { CodeCache } from './live/code-cache.js';
 import type { Logger } from './logger.js';
 import type { LivePolicySet, LiveState } from './model.js';
 import { resolveNames } from './plan/names.js';
-import { planPairs } from './plan/plan.js';
-import { matchPolicies, pairResources, type Pairing } from './plan/pairs.js';
+import { matchPolicies, type Pairing } from './plan/pairs.js';
 import { policiesShowingCode } from './plan/policies.js';
 import { checkSavedChanges, savedRefusalHead, type SavedSource } from './plan/saved.js';
 import type { ChangeResult, Plan, PlannedSource, PlanOptions, SourcePlan, UnplannedSource } from './plan/types.js';
@@ -65,6 +65,8 @@ export interface PassRequest {
    * the API can be reached at all, so that a wrong folder is reported as such whatever the URL. What it throws ends the pass.
    */
   beforeLive?: () => Promise<void>;
+  /** How the runs of tightening changes and rollouts are read (window, request budget, reader); default: 30 days, 500 requests, none read. */
+  evidence?: EvidenceSettings;
   /** Where the pass stands: reading, downloading code, applying (with counts). */
   onProgress?: (progress: PassProgress) => void;
   /**
@@ -112,6 +114,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
       maxAgentPools: source.maxAgentPools,
       strictImports: source.strictImports === true,
       ...(request.env === undefined ? {} : { env: request.env }),
+      ...(source.parameters === undefined ? {} : { parameters: source.parameters }),
       ...(session.signal === undefined ? {} : { signal: session.signal }),
       ...(request.declaredCache === undefined ? {} : { cache: request.declaredCache }),
       ...(session.api.keyedDigest === undefined ? {} : { keyedDigest: (text: string) => session.api.keyedDigest!(text) }),
@@ -136,7 +139,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   }
   session.signal?.throwIfAborted();
   const options = planOptions(request, session);
-  const fresh = await freshPlan(declared, live, options, { api: session.api, organization: source.organization });
+  const fresh = await freshPlan(declared, live, options, { api: session.api, organization: source.organization, evidence: request.evidence ?? source.evidence });
   if (typeof fresh === 'string') return unplanned('declared', [fresh]);
   const plan = request.saved === undefined ? fresh.plan : savedPlan(request.saved, fresh.plan, fresh.pairing);
   const policySets = fresh.pairing.sets.flatMap((pair) => (pair.declared === null ? [] : [{ name: pair.declared.name, live: pair.live }]));
@@ -163,6 +166,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     onUploaded: (policyId, updatedAt, digest) => request.codeCache?.set(policyId, updatedAt, digest),
     concurrency: request.concurrency,
     ...(request.env === undefined ? {} : { env: request.env }),
+    ...(source.parameters === undefined ? {} : { parameters: source.parameters }),
     ...(request.appliedLogLevel === undefined ? {} : { appliedLogLevel: request.appliedLogLevel }),
     onWave: (name) => {
       wave = name;
@@ -236,7 +240,7 @@ function planOptions(request: PassRequest, session: PassSession): PlanOptions {
  * checked against the same pairs); a string when the code texts it shows cannot be read.
  */
 async function freshPlan(
-  declared: DeclaredState, live: LiveState, options: PlanOptions, where: { api: PolicyApi; organization: string },
+  declared: DeclaredState, live: LiveState, options: PlanOptions, where: { api: PolicyApi; organization: string; evidence?: EvidenceSettings | undefined },
 ): Promise<{ plan: Plan; pairing: Pairing } | string> {
   let shown: DeclaredState;
   const names = resolveNames(declared, live);
@@ -245,7 +249,7 @@ async function freshPlan(
   } catch (error) {
     return errorMessage(error);
   }
-  const pairing = pairResources(shown, live, options);
-  const plan = await checkedAgainstLimits(planPairs(pairing, shown, live, options, names), shown, live, where.api, where.organization);
-  return { plan, pairing };
+  // Runs are read only for the changes that tighten enforcement and the rollouts under way (live/evidence-stage.ts).
+  const { plan, pairing } = await planWithEvidence({ ...where, declared: shown, live, options, names, settings: where.evidence ?? DEFAULT_EVIDENCE });
+  return { plan: await checkedAgainstLimits(plan, shown, live, where.api, where.organization), pairing };
 }

@@ -87,7 +87,7 @@ describe('policy settings', () => {
 
   it('unknown keys are reported at the line of the key, with the key that was most likely meant', async () => {
     assert.deepEqual(await problemsFor('policies/u.native', 'description: x\n# a comment\nenforcement_level: advisory\n'), [
-      { line: 3, message: 'unknown key "enforcement_level": did you mean "enforcement-level"? (allowed: description, enforcement-level, query, policy-sets)' },
+      { line: 3, message: 'unknown key "enforcement_level": did you mean "enforcement-level"? (allowed: description, enforcement-level, query, policy-sets, rollout)' },
     ]);
   });
 
@@ -98,7 +98,7 @@ describe('policy settings', () => {
       { line: 2, message: 'enforcement-level must be a string, not a list' },
       { line: 5, message: 'policy-sets[1] "ws-wrong" is not a policy set name or id (a name: letters, digits, - and _; an id: polset- followed by at most 64 letters, digits, - and _; never another resource\'s id)' },
       { line: 6, message: 'policy-sets lists "polset-ok" twice' },
-      { line: 7, message: 'unknown key "extra" (allowed: description, enforcement-level, query, policy-sets)' },
+      { line: 7, message: 'unknown key "extra" (allowed: description, enforcement-level, query, policy-sets, rollout)' },
     ]);
     assert.deepEqual(await problemsFor('policies/l.native', '- description: x\n'), [{ line: 1, message: 'the file must be a mapping, not a list' }]);
     assert.deepEqual(await problemsFor('policies/s.native', 'policy-sets: polset-abc\n'), [{ line: 1, message: 'policy-sets must be a list, not "polset-abc"' }]);

@@ -70,7 +70,7 @@ const ENUMS = {
 
 describe('the saved plan\'s TypeScript types and its schema agree', () => {
   it('in the keys of each shape, and which are required', () => {
-    const base = { name: 'required', id: 'required', action: 'required', reason: 'required', fields: 'required' } as const;
+    const base = { name: 'required', id: 'required', action: 'required', reason: 'required', fields: 'required', evidence: 'optional' } as const;
     const cases: Array<[string, Record<string, string>, Record<string, string>]> = [
       ['livePolicy', keysOf(defs['livePolicy']!), {
         id: 'required', name: 'required', kind: 'required', description: 'required', query: 'required', enforcementLevel: 'required',
@@ -81,7 +81,7 @@ describe('the saved plan\'s TypeScript types and its schema agree', () => {
       } satisfies Keys<LivePoolRef>],
       ['liveAgent', keysOf(defs['liveAgent']!), { id: 'required', status: 'required', lastPingAt: 'required' } satisfies Keys<LiveAgentRef>],
       ['policySpec', keysOf(defs['policySpec']!), {
-        kind: 'required', description: 'required', enforcementLevel: 'required', query: 'required', policySets: 'required', code: 'required',
+        kind: 'required', description: 'required', enforcementLevel: 'required', query: 'required', policySets: 'required', code: 'required', rollout: 'optional',
       } satisfies Keys<PolicySpec>],
       ['policySpec.code', keysOf(defs['policySpec']!.properties!['code'] as JsonSchema), {
         sha256: 'required', bytes: 'required', lines: 'required', file: 'required', source: 'required',
@@ -109,7 +109,7 @@ describe('the saved plan\'s TypeScript types and its schema agree', () => {
         policyToolVersion: 'required', scope: 'required', parameters: 'required', sensitiveDigest: 'required', content: 'required',
       } satisfies Keys<PolicySetSpec>],
       ['setContent', keysOf(defs['setContent']!), {
-        folder: 'required', root: 'required', configFile: 'required', digest: 'required', bytes: 'required', files: 'required', policies: 'required', modules: 'required',
+        folder: 'required', root: 'required', configFile: 'required', digest: 'required', bytes: 'required', files: 'required', policies: 'required', modules: 'required', levels: 'optional',
       } satisfies Keys<SetContent>],
       ['policy-set change', changeKeys('policy-set'), {
         ...base, resource: 'required', declared: 'required', live: 'required', uploadContent: 'required', adoptMarker: 'required', contentFiles: 'optional', scope: 'optional',
@@ -117,7 +117,7 @@ describe('the saved plan\'s TypeScript types and its schema agree', () => {
       ['agent-pool change', changeKeys('agent-pool'), { ...base, resource: 'required', declared: 'required', live: 'required', scope: 'optional' } satisfies Keys<PoolChange>],
       ['agent change', changeKeys('agent'), { ...base, resource: 'required', poolName: 'required', live: 'required' } satisfies Keys<AgentChange>],
       ['source', keysOf(defs['source']!), {
-        name: 'required', organization: 'required', revision: 'required', changes: 'required', warnings: 'required', errors: 'required',
+        name: 'required', organization: 'required', revision: 'required', changes: 'required', warnings: 'required', errors: 'required', rollouts: 'optional',
       } satisfies Keys<SavedSource>],
       ['run', keysOf(schema.properties!['run'] as JsonSchema), {
         api_url: 'required', native_kind: 'optional', legacy_enforce: 'optional', sources: 'required',

@@ -4,7 +4,7 @@ import { codeBody } from '../declared/index.js';
 import { ApiError, errorMessage } from '../errors.js';
 import { withMarker } from '../plan/marker.js';
 import { ownsMet, refuseMet } from '../plan/pairs.js';
-import type { CodeRef } from '../plan/refs.js';
+import type { CodeRef, PolicySpec } from '../plan/refs.js';
 import type { AgentChange, PolicyChange, PoolChange } from '../plan/types.js';
 import type { ApplyOptions } from './options.js';
 import { withKnownSets } from './replace-sets.js';
@@ -114,7 +114,7 @@ async function createInput(change: PolicyChange, options: ApplyOptions): Promise
   return {
     name: change.name,
     kind: declared.kind,
-    description: describe(declared.description, options),
+    description: describe(declared, options),
     enforcementLevel: declared.enforcementLevel,
     query: declared.kind === 'opa' ? declared.query : null,
     // A replacement keeps the policy sets of the policy it replaces unless the repo names them.
@@ -125,7 +125,7 @@ async function createInput(change: PolicyChange, options: ApplyOptions): Promise
 export async function updatePolicy(change: PolicyChange, options: ApplyOptions): Promise<void> {
   const declared = change.declared!;
   const input: UpdatePolicyInput = {};
-  if (change.fields['description'] !== undefined || change.adoptMarker) input.description = describe(declared.description, options);
+  if (change.fields['description'] !== undefined || change.fields['rollout'] !== undefined || change.adoptMarker) input.description = describe(declared, options);
   if (change.fields['enforcement-level'] !== undefined) input.enforcementLevel = declared.enforcementLevel;
   if (change.fields['query'] !== undefined && declared.query !== null) input.query = declared.query;
   if (change.uploadCode) await upload(change.id!, declared.code, options);
@@ -141,8 +141,10 @@ async function movePolicy(id: string, live: readonly string[], declared: readonl
   for (const set of live.filter((s) => !declared.includes(s))) await options.api.removeFromPolicySet(set, 'policies', [id]);
 }
 
-function describe(description: string | null, options: ApplyOptions): string | null {
-  return options.ownership === 'marker' ? withMarker(description, options.source) : description;
+/** The description written: with this source's marker, which also records a rollout (under any ownership: it is where the rollout's state lives). */
+function describe(declared: Pick<PolicySpec, 'description' | 'rollout'>, options: ApplyOptions): string | null {
+  const rollout = declared.rollout ?? null;
+  return options.ownership === 'marker' || rollout !== null ? withMarker(declared.description, options.source, { rollout }) : declared.description;
 }
 
 export async function createPool(change: PoolChange, options: ApplyOptions): Promise<void> {

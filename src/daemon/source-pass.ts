@@ -15,6 +15,7 @@ import { count } from '../plural.js';
 import { ProgressReporter } from '../progress.js';
 import type { CodeCache, PassOutcome, PassRequest } from '../reconcile.js';
 import type { SourceStatus } from '../operations/source-status.js';
+import type { RolloutStatus } from '../plan/evidence.js';
 import { openPassSession } from '../session.js';
 import { safeErrorMessage, type Checkout, type Source } from '../source/index.js';
 import type { LoopPassResult } from './source-loop.js';
@@ -156,6 +157,19 @@ function recordPlan(ctx: PassContext, outcome: PassOutcome): void {
     ctx.metrics.drift(ctx.source.name, plan.changes.length);
   }
   status.waitingForWindow = current.windowClosed && plan !== null ? plan.changes.length : null;
+  if (plan !== null) recordRollouts(ctx, plan.rollouts ?? [], outcome.results);
+}
+
+/** Rollouts under way on /status and in the metrics; a promotion whose change was applied is logged and counted. */
+function recordRollouts(ctx: PassContext, rollouts: readonly RolloutStatus[], results: PassOutcome['results']): void {
+  ctx.status.rollouts = [...rollouts];
+  ctx.metrics.rollouts(ctx.source.name, rollouts.filter((r) => r.state !== 'promoted').length);
+  for (const rollout of rollouts.filter((r) => r.state === 'promoted')) {
+    const applied = results.some((r) => r.outcome === 'applied' && r.change.resource === 'policy' && r.change.name === rollout.policy);
+    if (!applied) continue;
+    ctx.metrics.promoted(ctx.source.name);
+    ctx.log.info({ policy: rollout.policy, level: rollout.level, cleanRuns: rollout.cleanRuns }, `rollout promoted: policy "${rollout.policy}" is now ${rollout.level}`);
+  }
 }
 
 /** Logs each plan warning the first time it appears; a warning repeated by every pass (prune is off) is logged once. */

@@ -1,4 +1,5 @@
-import { LEVELS_BY_KIND, type EnforcementLevel, type PolicyKind } from '../model.js';
+import { LEVEL_RANK, LEVELS_BY_KIND, type EnforcementLevel, type PolicyKind, type RolloutSpec } from '../model.js';
+import { parseDuration } from './duration.js';
 import type { SourceProblem } from '../errors.js';
 import type { EntryLines } from './types.js';
 import { listLines, readSettingsFile, withFile } from './settings-file.js';
@@ -9,6 +10,8 @@ export interface PolicySettings {
   enforcementLevel: EnforcementLevel;
   query: string | null;
   policySets: string[] | null;
+  /** The declared rollout; absent when none. */
+  rollout?: RolloutSpec;
   /** Lines of `policy-sets` and its entries. */
   lines?: EntryLines;
 }
@@ -49,5 +52,33 @@ export function readPolicySettings(
     policySets: Array.isArray(raw['policy-sets']) ? (raw['policy-sets'] as string[]) : null,
     lines: listLines(parsed.doc, ['policy-sets']),
   };
+  if (raw.rollout !== undefined && parsed.problems.length === 0) {
+    const rollout = readRollout(raw.rollout as RawRollout, kind, settings.enforcementLevel);
+    if (typeof rollout === 'string') problems.push(withFile(file, parsed.doc?.lineOf(['rollout']), rollout));
+    else settings.rollout = rollout;
+  }
   return { settings, problems };
+}
+
+interface RawRollout {
+  start: EnforcementLevel;
+  'clean-runs'?: number;
+  'failing-workspaces'?: number;
+  after?: string;
+}
+
+/** A schema-valid `rollout:` block, checked against the policy's kind and declared level; a string says what is wrong. */
+function readRollout(raw: RawRollout, kind: PolicyKind, level: EnforcementLevel): RolloutSpec | string {
+  if (!LEVELS_BY_KIND[kind].includes(raw.start)) return `rollout start "${raw.start}" is not valid for a${kind === 'opa' ? 'n opa' : ' native'} policy (${LEVELS_BY_KIND[kind].join(', ')})`;
+  if (LEVEL_RANK[raw.start] >= LEVEL_RANK[level]) {
+    return `rollout start "${raw.start}" must be less strict than the enforcement-level "${level}" it rolls out to`;
+  }
+  const after = raw.after ?? null;
+  return {
+    start: raw.start,
+    cleanRuns: raw['clean-runs'] ?? 1,
+    failingWorkspaces: raw['failing-workspaces'] ?? 0,
+    afterMs: after === null ? 0 : (parseDuration(after) ?? 0),
+    after: after ?? '0s',
+  };
 }

@@ -1,4 +1,5 @@
-import type { AgentStatus, EnforcementLevel, PolicyKind } from '../model.js';
+import type { ParameterAllowance } from '../config/types.js';
+import type { AgentStatus, EnforcementLevel, PolicyKind, RolloutRecord, RolloutSpec } from '../model.js';
 import type { DeclaredCache } from './declared-cache.js';
 import type { WalkLimits } from './walk.js';
 
@@ -42,6 +43,13 @@ export interface DeclaredPolicy {
   query: string | null;
   /** null when the settings do not name any (not managed). */
   policySets: string[] | null;
+  /** The declared rollout (`rollout:`); absent or null: none, the level applies at once. */
+  rollout?: RolloutSpec | null;
+  /**
+   * Set by the rollout stage (plan/rollout.ts) before pairing: the record the policy's marker must hold; its
+   * `enforcementLevel` is then the level the rollout applies now. Absent or null: no rollout.
+   */
+  rolloutRecord?: RolloutRecord | null;
 }
 
 export interface AgentCleanup {
@@ -76,7 +84,7 @@ export interface SetContent {
   root: string;
   /** The config file, relative to the folder. */
   configFile: string;
-  /** sha256 (hex) of the uncompressed tar: what the set's ownership marker records. */
+  /** sha256 (hex) of the set's content, line ends normalised (set-archive.ts): what the set's ownership marker records. */
   digest: string;
   /** Size of the tar.gz in bytes. */
   bytes: number;
@@ -85,6 +93,8 @@ export interface SetContent {
   /** The policies and modules the config file declares. */
   policies: number;
   modules: number;
+  /** Each policy the config file declares with its level (`enforcement_level`, advisory when absent); absent in plans saved before. */
+  levels?: Array<{ name: string; level: string }>;
 }
 
 /** A policy set parameter. A sensitive one's value comes from an environment variable or a file outside the repo. */
@@ -93,7 +103,7 @@ export interface SetParameter {
   /** The value to send; for a sensitive one, held in memory only and never in a plan (policySetSpec drops it). */
   value: string | null;
   sensitive: boolean;
-  /** Where a sensitive value is read from: `env:NAME` or `file:/path`; null for a plain value. */
+  /** Where a sensitive value is read from: `env:NAME` or `file:PATH` (as the repo names it); null for a plain value. */
   from: string | null;
 }
 
@@ -156,6 +166,10 @@ export interface ReadOptions {
   strictImports?: boolean;
   /** Where a sensitive parameter's `{env: NAME}` is read: the environment the CLI or daemon was given. @default process.env */
   env?: NodeJS.ProcessEnv;
+  /** What a sensitive parameter may read: the operator's allowance (the source's `parameters`). @default nothing */
+  parameters?: ParameterAllowance;
+  /** Sensitive parameters are only checked against `parameters`, not read (`--validate`). @default false */
+  parametersAllowedOnly?: boolean;
   /**
    * The API's keyed digest (HMAC with its token, `PolicyApi.keyedDigest`): each policy set with sensitive parameters
    * gets the digest of their keys and values, which its marker records. Without it none is made, and they are sent

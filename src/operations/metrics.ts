@@ -22,14 +22,24 @@ export interface DaemonMetrics {
   notification(receiver: string, event: string, result: 'sent' | 'failed' | 'dropped'): void;
   /** Whether this replica syncs (always, without leader election). */
   leader(leading: boolean): void;
+  /** Rollouts of a source held at their start level by the last pass that planned. */
+  rollouts(source: string, held: number): void;
+  /** A rollout promoted to its declared level: its change was applied. */
+  promoted(source: string): void;
 }
 
 export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}): DaemonMetrics {
   const registry = new Registry();
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
-  const { passes, duration, requests, rateLimitWait, drift, lastSuccess, fighting, suspended, notifications, poolAgents, newestPing, leader } = metricFamilies(registry);
+  const { passes, duration, requests, rateLimitWait, drift, lastSuccess, fighting, suspended, notifications, poolAgents, newestPing, leader, rollouts, promotions } = metricFamilies(registry);
   return {
     registry,
+    rollouts(source, held) {
+      rollouts.set({ source }, held);
+    },
+    promoted(source) {
+      promotions.inc({ source });
+    },
     leader(leading) {
       leader.set(leading ? 1 : 0);
     },
@@ -57,6 +67,7 @@ export function createDaemonMetrics(options: { defaultMetrics?: boolean } = {}):
     addSource(source) {
       for (const result of PASS_RESULTS) passes.inc({ source, result }, 0);
       fighting.set({ source }, 0);
+      promotions.inc({ source }, 0);
     },
     drift(source, changes) {
       drift.set({ source }, changes);
@@ -101,6 +112,8 @@ function metricFamilies(registry: Registry) {
       ['organization', 'pool', 'status'],
     ),
     newestPing: gauge('policy_pool_sync_pool_newest_ping_age_seconds', 'Seconds since any agent of an agent pool last pinged (absent: none ever did).', ['organization', 'pool']),
+    rollouts: gauge('policy_pool_sync_rollouts', 'Rollouts of a source under way: policies held at their start level until the runs in scope are clean.', ['source']),
+    promotions: counter('policy_pool_sync_rollout_promotions_total', 'Rollouts promoted to their declared level (the change applied).', ['source']),
     leader: gauge('policy_pool_sync_leader', 'Whether this replica holds the leader-election lease and syncs (1), or stands by (0); 1 without leader-election.'),
   };
 }

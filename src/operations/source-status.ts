@@ -1,4 +1,5 @@
 import type { SourceConfig } from '../config/types.js';
+import type { RolloutStatus } from '../plan/evidence.js';
 import type { PassRecord, PassResultLabel, TriggerReason } from './pass-record.js';
 import type { PoolHealth } from './pool-health.js';
 import type { SetVersionStatus } from './set-versions.js';
@@ -44,6 +45,8 @@ export interface SourceStatus {
   syncWindow: WindowState | null;
   /** Changes the last pass held back because a sync window was closed, or null. */
   waitingForWindow: number | null;
+  /** Rollouts under way as the last pass that planned left them (held, or promoted by it); absent before, or none. */
+  rollouts?: RolloutStatus[];
   /** The organization's agent pools as the last successful pass found them; absent before. */
   pools?: PoolHealth[];
   /** The policy sets the source declares, each with its version, that version's state and whether it is enforced, as the last pass that made a plan left them; absent before. */

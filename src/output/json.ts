@@ -1,5 +1,6 @@
 import type { Change, ChangeOutcome, ChangeResult, SourcePlan } from '../plan/types.js';
 import { plainFields } from '../plan/plain-fields.js';
+import type { RolloutStatus } from '../plan/rollout.js';
 import { sourceErrors, summarize } from './describe.js';
 
 /** A change's fields as the JSON plan shows them: code as its digest, size and lines. */
@@ -16,6 +17,16 @@ function jsonChange(change: Change): unknown {
     reason: change.reason,
     fields,
     ...((change.resource === 'policy-set' || change.resource === 'agent-pool') && change.scope !== undefined ? { scope: change.scope } : {}),
+    ...(change.evidence === undefined ? {} : { evidence: change.evidence }),
+  };
+}
+
+/** A rollout as the JSON plan shows it (schemas/plan.schema.json `rollout`). */
+function jsonRollout(s: RolloutStatus): unknown {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    policy: s.policy, state: s.state, start: s.start, level: s.level, started_at: iso(s.startedAt), ready_at: iso(s.readyAt), waiting: s.waiting,
+    clean_runs: s.cleanRuns, needed_runs: s.neededRuns, failing: s.failing, allowed_failing: s.allowedFailing, errored: s.errored, partial: s.partial,
   };
 }
 
@@ -52,6 +63,7 @@ export function renderJson(plans: readonly SourcePlan[], options: JsonOptions = 
         organization: source.organization,
         revision: source.revision,
         changes,
+        ...((source.plan?.rollouts ?? []).length === 0 ? {} : { rollouts: source.plan!.rollouts!.map(jsonRollout) }),
         warnings: [...(source.plan?.warnings ?? [])],
         errors: [...sourceErrors(source)],
       };

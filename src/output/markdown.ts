@@ -1,4 +1,5 @@
 import type { Change, ChangeAction, SourcePlan } from '../plan/types.js';
+import { blockingLine, evidenceLine, rolloutLine } from './evidence-words.js';
 import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValue, hasCodeDiff, keptLine, noChangeLine, noPlanLine, shownFields, sourceErrors, summarize, wildcardLines, type PlanSummary } from './describe.js';
 import { clip, escapeHtml, escapeText, fencedBlock, inlineCode } from './markdown-escape.js';
 import { fitToBudget, type Listing } from './markdown-budget.js';
@@ -105,6 +106,10 @@ function sourceListings(source: SourcePlan): { header: string[]; listings: Listi
       footer: [''],
     });
   }
+  const rollouts = plan?.rollouts ?? [];
+  if (rollouts.length > 0) {
+    listings.push({ title: [`#### Rollouts (${rollouts.length})`, ''], items: rollouts.map((r) => ({ brief: `- ${escapeText(clip(rolloutLine(r), 1000))}` })), footer: [''] });
+  }
   const warnings = plan?.warnings ?? [];
   if (warnings.length > 0) {
     listings.push({
@@ -119,14 +124,21 @@ function sourceListings(source: SourcePlan): { header: string[]; listings: Listi
 /** One line: the action, the resource and the reason. */
 function briefLine(change: Change): string {
   const id = change.id === null ? '' : ` (${inlineCode(change.id)})`;
-  return `- **${LABEL[change.action]}** ${change.resource} ${inlineCode(change.name)}${id}: ${escapeText(clip(change.reason, 500))}`;
+  return `- **${LABEL[change.action]}** ${change.resource} ${inlineCode(change.name)}${id}: ${escapeText(clip(change.reason, 500))}${evidenceItems(change).map((l) => `\n${l}`).join('')}`;
+}
+
+/** Under a change that tightens enforcement: its evidence, and the workspaces it would block, in bold. */
+function evidenceItems(change: Change): string[] {
+  if (change.evidence === undefined) return [];
+  const blocking = blockingLine(change.evidence);
+  return [`  - ${escapeText(evidenceLine(change.evidence))}`, ...(blocking === null ? [] : [`  - ⛔ **${escapeText(blocking)}**`])];
 }
 
 /** The same line opening a `<details>` with each field's before and after, and the code diff. */
 function fullItem(change: Change): string {
   const id = change.id === null ? '' : ` (<code>${escapeHtml(change.id)}</code>)`;
   const summary = `<b>${escapeHtml(LABEL[change.action])}</b> ${change.resource} <code>${escapeHtml(change.name)}</code>${id}: ${escapeHtml(clip(change.reason, 500))}`;
-  const lines = [`- <details><summary>${summary}</summary>`, ''];
+  const lines = [`- <details><summary>${summary}</summary>`, '', ...evidenceItems(change)];
   for (const [name, field] of shownFields(change)) {
     if (name === 'code' && hasCodeDiff(change)) lines.push(`  - ${inlineCode(name)}: changed, diff below`);
     else if (change.action === 'create' || (field.before === null && change.action !== 'delete')) lines.push(`  - ${inlineCode(name)}: ${value(name, field.after)}`);

@@ -1,5 +1,6 @@
 import type { Change, ChangeAction, FieldChange, SourcePlan } from '../plan/types.js';
 import { closingLines, codeDiffLines, contentFileLines, describeCode, formatValue, hasCodeDiff, noChangeLine, noPlanLine, pushAll, shownFields, sourceErrors, wildcardLines } from './describe.js';
+import { blockingLine, evidenceLine, rolloutLine } from './evidence-words.js';
 import { printable, printableCode } from './printable.js';
 
 export interface TextOptions {
@@ -19,6 +20,12 @@ function renderSource(source: SourcePlan, p: Palette): string[] {
   else if (plan.changes.length === 0 && noChangeLine(source) !== null) lines.push(`  ${noChangeLine(source)}`, '');
   for (const change of plan?.changes ?? []) {
     pushAll(lines, renderChange(change, p));
+    lines.push('');
+  }
+  const rollouts = plan?.rollouts ?? [];
+  if (rollouts.length > 0) {
+    lines.push(p.bold('Rollouts:'));
+    for (const rollout of rollouts) lines.push(`  - ${printable(rolloutLine(rollout))}`);
     lines.push('');
   }
   const warnings = plan?.warnings ?? [];
@@ -115,6 +122,11 @@ function renderChange(change: Change, p: Palette): string[] {
     lines.push(`      ${fieldSymbol(change.action, field, p)} ${name.padEnd(width)} = ${fieldValue(name, change.action, field)}`);
     if (name === 'content') pushAll(lines, contentLines(change, p));
     for (const line of wildcardLines(change, key)) lines.push(`          # ${printable(line)}`);
+  }
+  if (change.evidence !== undefined) {
+    lines.push(`        # ${printable(evidenceLine(change.evidence))}`);
+    const blocking = blockingLine(change.evidence);
+    if (blocking !== null) lines.push(p.red(`        # ! ${printable(blocking)}`));
   }
   lines.push('    }');
   return lines;

@@ -6,11 +6,13 @@
  * alone when the declared description is null. `stripMarker(withMarker(d, s)) === d` for every d.
  */
 
+import type { RolloutRecord } from '../model.js';
+
 const PREFIX = '<!-- managed-by: policy-pool-sync source=';
 const SUFFIX = ' -->';
 const SEPARATOR = '\n\n';
 const TRAILING_MARKER =
-  /<!-- managed-by: policy-pool-sync source=(?<source>.+?)(?: content=sha256:(?<content>[0-9a-f]{64})(?: version=(?<version>polsetver-[A-Za-z0-9_-]{1,64}))?)?(?: sensitive=(?<sensitive>[0-9a-f]{64}))? -->[ \t\r\n]*$/;
+  /<!-- managed-by: policy-pool-sync source=(?<source>.+?)(?: content=sha256:(?<content>[0-9a-f]{64})(?: version=(?<version>polsetver-[A-Za-z0-9_-]{1,64}))?)?(?: sensitive=(?<sensitive>[0-9a-f]{64}))?(?: rollout=(?<rollout>[0-9a-f]{16})\.(?<started>[0-9]{1,15})\.(?<state>held|promoted))? -->[ \t\r\n]*$/;
 
 /**
  * What a policy set's marker records beside its source: the content it last saw ready (`content=sha256:<hex>`) and
@@ -20,12 +22,15 @@ const TRAILING_MARKER =
 export interface SetMarks {
   content?: { digest: string; version: string } | null;
   sensitive?: string | null;
+  /** A policy's rollout (`rollout=<digest>.<started ms>.<held|promoted>`): where any runner finds it. */
+  rollout?: RolloutRecord | null;
 }
 
 export function marker(source: string, set: SetMarks = {}): string {
   const content = set.content == null ? '' : ` content=sha256:${set.content.digest} version=${set.content.version}`;
   const sensitive = set.sensitive == null ? '' : ` sensitive=${set.sensitive}`;
-  return `${PREFIX}${source}${content}${sensitive}${SUFFIX}`;
+  const rollout = set.rollout == null ? '' : ` rollout=${set.rollout.digest}.${set.rollout.startedAt}.${set.rollout.state}`;
+  return `${PREFIX}${source}${content}${sensitive}${rollout}${SUFFIX}`;
 }
 
 export function withMarker(description: string | null, source: string, set: SetMarks = {}): string {
@@ -37,6 +42,16 @@ export function withMarker(description: string | null, source: string, set: SetM
 export function markerSet(description: string | null): { content: string | null; version: string | null; sensitive: string | null } {
   const groups = description === null ? undefined : TRAILING_MARKER.exec(description)?.groups;
   return { content: groups?.['content'] ?? null, version: groups?.['version'] ?? null, sensitive: groups?.['sensitive'] ?? null };
+}
+
+/**
+ * A policy's rollout as its marker records it (a policy with a `rollout:` block: which rollout, when it began, held or
+ * promoted), so that every runner, a CI job with no state dir included, finds it; null when it records none.
+ */
+export function markerRollout(description: string | null): RolloutRecord | null {
+  const groups = description === null ? undefined : TRAILING_MARKER.exec(description)?.groups;
+  if (groups?.['rollout'] === undefined) return null;
+  return { digest: groups['rollout'], startedAt: Number(groups['started']), state: groups['state'] as RolloutRecord['state'] };
 }
 
 /** The description as declared: without any source's marker; null when nothing else is left. */

@@ -1,7 +1,8 @@
 import type { DeclaredPolicy } from '../declared/types.js';
 import type { LivePolicy } from '../model.js';
 import { created, diffField, type Fields, sameSet, sameText, sortedIds, strictEqual } from './fields.js';
-import { stripMarker } from './marker.js';
+import { markerRollout, stripMarker } from './marker.js';
+import { recordWords } from './rollout-words.js';
 import { differsIn } from './reasons.js';
 import { claimedElsewhere, type Match, type Owner, type PolicyPair } from './pairs.js';
 import { livePolicyRef, policySpec } from './refs.js';
@@ -82,6 +83,7 @@ function createChange(policy: DeclaredPolicy): PolicyChange {
     query: policy.kind === 'opa' ? policy.query : null,
     'policy-sets': policy.policySets === null ? null : sortedIds(policy.policySets),
     code: declaredCode(policy),
+    rollout: recordWords(policy.rolloutRecord ?? null),
   });
   return {
     resource: 'policy', name: policy.name, id: null, action: 'create', reason: 'not in the live state', fields,
@@ -113,6 +115,8 @@ function updateChange(policy: DeclaredPolicy, current: LivePolicy, owner: Owner,
   // Membership is managed only where the settings file names the sets, and changed by adding and removing.
   if (policy.policySets !== null && setsKnown(current)) diffField(fields, 'policy-sets', sortedIds(current.policySetIds), sortedIds(policy.policySets), sameSet);
   if (!sameCode(policy, current)) fields['code'] = { before: current.code, after: declaredCode(policy) };
+  // A rollout's record lives in the marker: a record that moves (started, promoted, gone) rewrites the description.
+  diffField(fields, 'rollout', recordWords(markerRollout(current.description)), recordWords(policy.rolloutRecord ?? null), strictEqual);
   // Under `ownership: marker` a policy this source writes carries its marker: one without it gets it.
   const adopt = options.ownership === 'marker' && owner !== 'this-source';
   const names = Object.keys(fields);

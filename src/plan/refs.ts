@@ -5,7 +5,7 @@
  */
 import type { CodeSummary } from '../code-content.js';
 import type { CodeSource, DeclaredPolicy, DeclaredPolicySet, DeclaredPool } from '../declared/types.js';
-import type { LiveAgent, LivePolicy, LivePolicySet, LivePool } from '../model.js';
+import type { LiveAgent, LivePolicy, LivePolicySet, LivePool, RolloutRecord } from '../model.js';
 
 /** A policy's code: what it is (the digest it is compared by, its size and lines), and where its bytes are. */
 export interface CodeRef extends CodeSummary {
@@ -18,6 +18,8 @@ export interface CodeRef extends CodeSummary {
 /** A declared policy as a change applies it; the name is the change's, the file its code's. */
 export interface PolicySpec extends Pick<DeclaredPolicy, 'kind' | 'description' | 'enforcementLevel' | 'query' | 'policySets'> {
   code: CodeRef;
+  /** What the policy's marker records of its rollout (plan/rollout.ts); absent: it has none. */
+  rollout?: RolloutRecord;
 }
 
 /** A live policy as a change was planned against it: every field compared, with its code's digest, not its text. */
@@ -38,7 +40,8 @@ export type LiveAgentRef = Pick<LiveAgent, 'id' | 'status' | 'lastPingAt'>;
 export function policySpec(policy: DeclaredPolicy): PolicySpec {
   const { file, kind, description, enforcementLevel, query, policySets, codeSource, codeDigest, codeLines } = policy;
   const code = { sha256: codeDigest, bytes: codeSource.size, lines: codeLines, file, source: { ...codeSource } };
-  return { kind, description, enforcementLevel, query, policySets: policySets === null ? null : [...policySets], code };
+  const rollout = policy.rolloutRecord ?? null;
+  return { kind, description, enforcementLevel, query, policySets: policySets === null ? null : [...policySets], code, ...(rollout === null ? {} : { rollout: { ...rollout } }) };
 }
 
 export function livePolicyRef(policy: LivePolicy): LivePolicyRef {

@@ -24,6 +24,8 @@ export interface SavedSource {
   changes: Change[] | null;
   warnings: string[];
   errors: string[];
+  /** The JSON plan's rollouts: words for a person, never read. */
+  rollouts?: unknown[];
 }
 
 /** One source as the run that saved the plan had it: a record for the check of the applying run, never read as a setting. */
@@ -152,7 +154,7 @@ function differingKeys(now: Change, saved: Change): string[] {
 function comparable(change: Change): Record<string, unknown> {
   // Words for a person are not compared: the reason, and the files a content changed (known only where the state dir
   // holds the content before, which the run that applies may not).
-  const { reason: _reason, ...rest } = withoutScopeNames(change.resource === 'policy-set' ? withoutContentFiles(change) : change);
+  const { reason: _reason, evidence: _evidence, ...rest } = withoutScopeNames(change.resource === 'policy-set' ? withoutContentFiles(change) : change);
   return rest.resource === 'agent' ? rest : { ...rest, declared: comparableSpec(rest.declared) };
 }
 

@@ -1,4 +1,5 @@
 import type { Ownership } from '../model.js';
+import type { ChangeEvidence, RolloutStatus } from './evidence.js';
 import type { LiveAgentRef, LivePolicyRef, LivePolicySetRef, LivePoolRef, PolicySetSpec, PolicySpec, PoolSpec } from './refs.js';
 
 export type ResourceType = 'policy' | 'policy-set' | 'agent-pool' | 'agent';
@@ -66,6 +67,11 @@ interface ChangeBase {
    * elsewhere (creates, replaces) the declared side is a CodeSummary, so big code is not held for the plan.
    */
   fields: Record<string, FieldChange>;
+  /**
+   * A change that tightens enforcement (plan/tightening.ts): what the runs of the workspaces in scope say of the
+   * policies it tightens. Words for a person, like `reason`: a saved plan is not compared on them.
+   */
+  evidence?: ChangeEvidence;
 }
 
 export interface PolicyChange extends ChangeBase {
@@ -154,6 +160,8 @@ export interface Plan {
    * (prune is off, or another source owns them). Absent means unknown; the renderers then claim nothing about them.
    */
   keptUndeclared?: number;
+  /** Where each rollout under way stands (plan/rollout.ts); absent or empty: none. */
+  rollouts?: RolloutStatus[];
 }
 
 /** What became of a planned change when the plan was applied. */

@@ -3,6 +3,7 @@ import type { PassRecord } from '../operations/pass-record.js';
 import type { LeadershipStatus } from './standby.js';
 import type { SourceStatus } from './status.js';
 import { count } from '../plural.js';
+import { rolloutLine } from '../output/evidence-words.js';
 
 /** Names listed per pass in "Recent passes"; the rest are counted. */
 const NAMES_PER_PASS = 8;
@@ -51,4 +52,12 @@ export function changedNames(pass: PassRecord): string {
   const listed = changed.slice(0, NAMES_PER_PASS).map((c) => `${SIGNS[c.action]} ${c.name}${c.outcome === 'failed' ? ' (failed)' : ''}`);
   const more = changed.length - listed.length + pass.changesOmitted;
   return `${listed.join(', ')}${more > 0 ? `, … ${more} more` : ''}` || '–';
+}
+
+/** Rollouts under way as the last pass that planned left them: each held policy with its progress, or its promotion. */
+export function rolloutList(status: SourceStatus): SafeHtml | '' {
+  const rollouts = status.rollouts ?? [];
+  if (rollouts.length === 0) return '';
+  const tone = (state: string) => (state === 'promoted' ? 'ok' : 'warn');
+  return html`<h3>Rollouts (${rollouts.length})</h3><ul class="rollouts">${rollouts.map((r) => html`<li><span class="badge ${tone(r.state)}">${r.state}</span> ${rolloutLine(r)}</li>`)}</ul>`;
 }

@@ -3,7 +3,7 @@ import { html, SafeHtml } from './html.js';
 import type { PassChangeOutcome, PassRecord } from '../operations/pass-record.js';
 import type { SourceStatus } from './status.js';
 import { STATUS_PAGE_SCRIPT, STATUS_PAGE_SCRIPT_HASH, UPDATE_SECONDS } from './status-page-script.js';
-import { changedNames, driftFact, leadershipBanner, poolWarnings, stateFacts } from './status-page-parts.js';
+import { changedNames, driftFact, leadershipBanner, poolWarnings, rolloutList, stateFacts } from './status-page-parts.js';
 import { setVersionsTable } from './status-page-sets.js';
 import type { LeadershipStatus } from './standby.js';
 import { count } from '../plural.js';
@@ -64,6 +64,7 @@ ${stateFacts(status)}
 </dl>
 ${poolWarnings(status)}
 ${problems(status)}
+${rolloutList(status)}
 ${setVersionsTable(status)}
 <div class="drift">
 <h3>Changes over the last ${count(history.length, 'pass', 'passes')}</h3>

@@ -1,0 +1,102 @@
+/**
+ * The evidence stage, beside the live read: the runs a plan needs, read only for the changes that tighten enforcement
+ * and the rollouts under way, and nothing at all when there are none. The planner gets them as data (plan/evidence.ts):
+ * it plans once without evidence to find what tightens, the runs are read, then the rollouts are decided on them and
+ * the plan made again, each tightening change carrying its evidence.
+ */
+import type { RunCache } from '../api/evidence-cache.js';
+import type { PolicyApi } from '../api/types.js';
+import type { DeclaredState } from '../declared/types.js';
+import { errorMessage } from '../errors.js';
+import type { LiveState } from '../model.js';
+import type { Evidence, EvidenceWorkspace } from '../plan/evidence.js';
+import { markerRollout } from '../plan/marker.js';
+import type { Resolved } from '../plan/names.js';
+import { pairResources, type Pairing } from '../plan/pairs.js';
+import { planPairs } from '../plan/plan.js';
+import { rolloutsInProgress, withRollouts } from '../plan/rollout.js';
+import { inScope, policyScopes, tightenings, withEvidence } from '../plan/tightening.js';
+import type { Plan, PlanOptions } from '../plan/types.js';
+import { count } from '../plural.js';
+import { runEvidenceReader, type EvidenceReader } from './run-evidence.js';
+
+export type { EvidenceReader };
+
+export interface EvidenceSettings {
+  /** How far back a tightening's evidence looks. @default 30 days */
+  windowMs: number;
+  /** The most requests a plan spends on runs. @default 500 */
+  maxRequests: number;
+  /** Reads the runs. @default `readEvidence` over the pass's client (run-evidence.ts) */
+  reader?: EvidenceReader;
+  /** The findings of finished runs, kept across passes by whoever runs them; absent: the default reader starts cold. */
+  runCache?: RunCache;
+}
+
+export const DEFAULT_EVIDENCE: Omit<EvidenceSettings, 'reader'> = { windowMs: 30 * 86_400_000, maxRequests: 500 };
+
+export interface EvidencePlanInput {
+  api: PolicyApi;
+  organization: string;
+  /** With names resolved (plan/names.ts) and the code texts the plan shows. */
+  declared: DeclaredState;
+  live: LiveState;
+  options: PlanOptions;
+  names: Pick<Resolved, 'errors' | 'warnings'>;
+  settings: EvidenceSettings;
+}
+
+/** e.g. `30 days`, `36 hours`. */
+export function windowWords(ms: number): string {
+  return ms % 86_400_000 === 0 ? count(ms / 86_400_000, 'day') : count(Math.max(1, Math.round(ms / 3_600_000)), 'hour');
+}
+
+/** The plan with its evidence and rollouts, and the one pairing the final plan was made from. */
+export async function planWithEvidence(input: EvidencePlanInput): Promise<{ plan: Plan; pairing: Pairing }> {
+  const { declared, live, options, names } = input;
+  const draft = planPairs(pairResources(declared, live, options), declared, live, options, names);
+  const evidence = await readEvidence(input, draft);
+  const rolled = withRollouts(declared, live, evidence, options.now);
+  const pairing = rolled.rollouts.length === 0 && rolled.declared === declared ? null : pairResources(rolled.declared, live, options);
+  const final = pairing === null ? draft : planPairs(pairing, rolled.declared, live, options, names);
+  const plan = withEvidence(final, rolled.declared, live, evidence);
+  const warnings = evidence?.warning === undefined ? plan.warnings : [...plan.warnings, evidence.warning];
+  return { plan: { ...plan, warnings, ...(rolled.rollouts.length === 0 ? {} : { rollouts: rolled.rollouts }) }, pairing: pairing ?? pairResources(declared, live, options) };
+}
+
+/**
+ * The runs of the policies that the draft plan tightens and of the rollouts under way, in the workspaces in their
+ * scope; null when there are none (nothing is read). A read that fails is partial evidence, with a warning.
+ */
+async function readEvidence(input: EvidencePlanInput, draft: Plan): Promise<(Evidence & { warning?: string }) | null> {
+  const { declared, live, settings, options } = input;
+  const found = tightenings(draft.changes, declared, live);
+  const rolling = rolloutsInProgress(declared, live);
+  if (found.length === 0 && rolling.length === 0) return null;
+  const window = windowWords(settings.windowMs);
+  let workspaces: EvidenceWorkspace[];
+  try {
+    workspaces = (await input.api.listWorkspaces(input.organization)).map(({ id, name, projectId }) => ({ id, name, projectId }));
+  } catch (error) {
+    return { window, workspaces: [], runs: {}, partial: true, warning: `the runs could not be read (${errorMessage(error)}); the evidence is partial and no rollout promotes` };
+  }
+  const asks = new Map<string, Set<string>>();
+  const ask = (policy: string, ids: readonly string[]) => asks.set(policy, new Set([...(asks.get(policy) ?? []), ...ids]));
+  for (const t of found) for (const p of t.policies) ask(p.name, inScope(t.scopes, workspaces));
+  for (const name of rolling) {
+    const policy = declared.policies.find((p) => p.name === name)!;
+    const current = live.policies.find((p) => p.name === name) ?? null;
+    ask(name, inScope(policyScopes({ declared: policy, live: current }, declared, live), workspaces));
+  }
+  const starts = rolling.map((name) => markerRollout(live.policies.find((p) => p.name === name)?.description ?? null)?.startedAt ?? options.now);
+  const since = Math.min(options.now - settings.windowMs, ...starts);
+  const policies = [...asks].map(([policy, ids]) => ({ policy, workspaceIds: [...ids].sort() })).filter((a) => a.workspaceIds.length > 0);
+  if (policies.length === 0) return { window, workspaces, runs: {}, partial: false };
+  try {
+    const reader = settings.reader ?? runEvidenceReader(input.api.runs, settings.runCache, () => options.now);
+    const read = await reader({ organization: input.organization, workspaces, policies, since, maxRequests: settings.maxRequests });
+    return { window, workspaces, runs: read.runs, partial: read.partial };
+  } catch (error) {
+    return { window, workspaces, runs: {}, partial: true, warning: `the runs could not be read (${errorMessage(error)}); the evidence is partial and no rollout promotes` };
+  }
+}

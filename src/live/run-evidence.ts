@@ -1,0 +1,66 @@
+/**
+ * The reader of runs the evidence stage uses: `readEvidence` of the API's run side (api/evidence.ts), through the
+ * pass's client (its queue, pacer and signal), its readout made into the planner's plain evidence (plan/evidence.ts).
+ * A run still under way is left out: its outcome may change.
+ */
+import { readEvidence } from '../api/evidence.js';
+import type { RunCache } from '../api/evidence-cache.js';
+import type { EvidenceReadout as ApiReadout } from '../api/evidence-types.js';
+import type { RunApi } from '../api/run-types.js';
+import type { Evidence, EvidenceRun, EvidenceWorkspace } from '../plan/evidence.js';
+
+/** One policy's runs to read: in these workspaces (ids), finished since `since` (ms since the epoch). */
+export interface EvidenceAsk {
+  policy: string;
+  workspaceIds: string[];
+}
+
+/** What the stage asks the reader of runs (live/run-evidence.ts over the API's runs). */
+export interface EvidenceRequest {
+  organization: string;
+  workspaces: readonly EvidenceWorkspace[];
+  policies: readonly EvidenceAsk[];
+  /** Runs finished before this time (ms since the epoch) are not read. */
+  since: number;
+  /** The most requests the read may send (`evidence.max-requests`); past it, what is read is `partial`. */
+  maxRequests: number;
+}
+
+/** What the reader read: by policy, by workspace id, the runs that evaluated it; whether it stopped short; its requests. */
+export interface EvidenceReadout extends Pick<Evidence, 'runs' | 'partial'> {
+  requests: number;
+}
+
+export type EvidenceReader = (request: EvidenceRequest) => Promise<EvidenceReadout>;
+
+/** A reader over `runs`; `cache`: the findings of finished runs, kept across passes (none: each read starts cold). */
+export function runEvidenceReader(runs: RunApi, cache?: RunCache, now: () => number = Date.now): EvidenceReader {
+  return async (request) => {
+    const workspaceIds = new Set(request.policies.flatMap((p) => p.workspaceIds));
+    const readout = await readEvidence(runs, {
+      organization: request.organization,
+      workspaces: request.workspaces.filter((w) => workspaceIds.has(w.id)).map(({ id, name }) => ({ id, name })),
+      policies: request.policies.map((p) => p.policy),
+      windowMs: Math.max(0, now() - request.since),
+      budget: request.maxRequests,
+      ...(cache === undefined ? {} : { cache }),
+      now,
+    });
+    return planEvidence(readout);
+  };
+}
+
+/** The readout as the planner takes it: by policy, by workspace id, each finished run's time and outcome. */
+export function planEvidence(readout: ApiReadout): EvidenceReadout {
+  const runs: Record<string, Record<string, EvidenceRun[]>> = {};
+  for (const { policy, workspaces } of readout.policies) {
+    const byWorkspace: Record<string, EvidenceRun[]> = {};
+    for (const w of workspaces) {
+      const finished = w.runs.filter((run) => run.finished).map((run) => ({ at: Date.parse(run.createdAt), outcome: run.outcome }));
+      if (finished.length > 0) byWorkspace[w.workspaceId] = finished;
+    }
+    runs[policy] = byWorkspace;
+  }
+  const incomplete = readout.workspaces.some((w) => !w.complete);
+  return { runs, partial: readout.partial || incomplete, requests: readout.requests };
+}

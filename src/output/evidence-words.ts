@@ -1,0 +1,58 @@
+/** What every format says of a change's evidence and of a rollout, in the same words. */
+import type { ChangeEvidence } from '../plan/evidence.js';
+import type { RolloutStatus } from '../plan/rollout.js';
+import { count } from '../plural.js';
+
+/** Workspaces are named up to this many; past it, a count of the rest. */
+export const NAMED_WORKSPACES = 5;
+
+/** e.g. `app-prod, data-prod`, or `a, b, c, d, e and 3 more`. */
+export function someNames(names: readonly string[]): string {
+  const shown = names.slice(0, NAMED_WORKSPACES).join(', ');
+  return names.length > NAMED_WORKSPACES ? `${shown} and ${names.length - NAMED_WORKSPACES} more` : shown;
+}
+
+/**
+ * e.g. `evidence (30 days): fails in 2 of 37 workspaces in scope (app-prod, data-prod); 31 pass; 4 never evaluated it`,
+ * or `evidence (30 days): not yet evaluated in any of the 3 workspaces in scope`.
+ */
+export function evidenceLine(e: ChangeEvidence): string {
+  const them = e.policies.length === 1 ? 'it' : 'them';
+  const partial = e.partial ? '; partial: the read stopped before it read every run (evidence.max-requests)' : '';
+  const head = `evidence (${e.window}): `;
+  if (e.in_scope === 0) return `${head}no workspace in scope${partial}`;
+  if (e.evaluated === 0) return `${head}not yet evaluated in any of the ${count(e.in_scope, 'workspace')} in scope${partial}`;
+  const fails = e.failing.length === 0 ? `fails in none of the ${count(e.in_scope, 'workspace')} in scope` : `fails in ${e.failing.length} of ${count(e.in_scope, 'workspace')} in scope (${someNames(e.failing)})`;
+  const never = e.not_evaluated === 0 ? '' : `; ${e.not_evaluated} never evaluated ${them}`;
+  return `${head}${fails}; ${e.passing} pass${never}${partial}`;
+}
+
+/** e.g. `would block runs in app-prod, data-prod`; null when the change blocks none. */
+export function blockingLine(e: ChangeEvidence): string | null {
+  return e.blocking.length === 0 ? null : `would block runs in ${someNames(e.blocking)}`;
+}
+
+function isoMinute(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 16).concat('Z');
+}
+
+/** What holds a rollout: clean runs, then failing and errored workspaces, a partial read, its time. */
+function progressParts(s: RolloutStatus): string[] {
+  const parts = [`${s.cleanRuns} of ${count(s.neededRuns, 'clean run')}`];
+  if (s.failing.length > 0) parts.push(`fails in ${someNames(s.failing)}${s.allowedFailing > 0 ? ` (${s.allowedFailing} allowed)` : ''}`);
+  if (s.errored.length > 0) parts.push(`errored in ${someNames(s.errored)}`);
+  if (s.partial) parts.push('evidence partial');
+  if (s.waiting) parts.push(`not before ${isoMinute(s.readyAt)}`);
+  return parts;
+}
+
+/** e.g. `policy "s3-encryption": held at advisory by its rollout: 12 of 20 clean runs; fails in app-prod`. */
+export function rolloutLine(s: RolloutStatus): string {
+  const head = `policy "${s.policy}": `;
+  if (s.state === 'starting') {
+    const time = s.readyAt > s.startedAt ? `, not before ${isoMinute(s.readyAt)}` : '';
+    return `${head}rollout starts: held at ${s.start} until ${count(s.neededRuns, 'clean run')}, at most ${count(s.allowedFailing, 'failing workspace')}${time}; then ${s.level}`;
+  }
+  if (s.state === 'promoted') return `${head}promoted to ${s.level} by its rollout: ${s.cleanRuns} of ${count(s.neededRuns, 'clean run')}`;
+  return `${head}held at ${s.start} by its rollout: ${progressParts(s).join('; ')}`;
+}

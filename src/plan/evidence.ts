@@ -1,0 +1,128 @@
+/**
+ * Evidence: what the runs of the workspaces in scope say of a policy, handed to the planner as plain data by the stage
+ * that reads it (live/read-evidence.ts), and what a plan says of it. Pure: no I/O, no clock.
+ */
+import { LEVEL_RANK, type EnforcementLevel } from '../model.js';
+
+/**
+ * A run's outcome for one policy: `passed` and `failed` evaluated it; `errored` (its stage errored) and `unreachable`
+ * (the evaluation could not be read) did not, and never count as clean.
+ */
+export type RunOutcome = 'passed' | 'failed' | 'errored' | 'unreachable';
+
+export interface EvidenceRun {
+  /** When the run's evaluation finished, in ms since the epoch. */
+  at: number;
+  outcome: RunOutcome;
+}
+
+export interface EvidenceWorkspace {
+  id: string;
+  name: string;
+  /** `prj-` id of its project; null when unknown. */
+  projectId: string | null;
+}
+
+/** What the evidence stage read, for the planner. */
+export interface Evidence {
+  /** How far back the read looked, in words for a plan (`30 days`). */
+  window: string;
+  /** The organization's workspaces, against which set scopes are resolved. */
+  workspaces: readonly EvidenceWorkspace[];
+  /** By policy name, then by workspace id: the runs that evaluated the policy (or tried to), any order. A workspace absent: none. */
+  runs: Readonly<Record<string, Readonly<Record<string, readonly EvidenceRun[]>>>>;
+  /** The read stopped before it read everything it was asked (its budget ran out, or a read failed): nothing promotes on it. */
+  partial: boolean;
+}
+
+/**
+ * What a plan says of a change that tightens enforcement (the JSON plan's `evidence`): over the workspaces in scope
+ * of its policies, those whose latest evaluated run fails one of them (by name), pass them, or never evaluated them.
+ */
+export interface ChangeEvidence {
+  /** The policies the change tightens, whose runs were read. */
+  policies: string[];
+  in_scope: number;
+  evaluated: number;
+  /** Names of the workspaces whose latest evaluated run fails, sorted. */
+  failing: string[];
+  passing: number;
+  not_evaluated: number;
+  window: string;
+  partial: boolean;
+  /** The failing workspaces whose runs the change would block (it makes a policy mandatory); empty when none. */
+  blocking: string[];
+}
+
+/** Whether a level stops a run that fails the policy (soft-mandatory may be overridden, but still stops it). */
+export function blocks(level: EnforcementLevel): boolean {
+  return LEVEL_RANK[level] > 0;
+}
+
+/** The latest run of `runs` that evaluated the policy (passed or failed), or null when none did. */
+export function latestEvaluated(runs: readonly EvidenceRun[]): EvidenceRun | null {
+  let latest: EvidenceRun | null = null;
+  for (const run of runs) {
+    if (run.outcome !== 'passed' && run.outcome !== 'failed') continue;
+    if (latest === null || run.at > latest.at) latest = run;
+  }
+  return latest;
+}
+
+/** The runs of one policy in one workspace. */
+export function runsOf(evidence: Evidence, policy: string, workspaceId: string): readonly EvidenceRun[] {
+  return evidence.runs[policy]?.[workspaceId] ?? [];
+}
+
+/**
+ * The evidence of a change tightening `policies` (each with the level it will have) in the workspaces `inScope`
+ * (ids): a workspace fails when its latest evaluated run fails any of them, passes when it passes all it evaluated.
+ */
+export function changeEvidence(evidence: Evidence, policies: ReadonlyArray<{ name: string; level: EnforcementLevel }>, inScope: readonly string[]): ChangeEvidence {
+  const names = new Map(evidence.workspaces.map((w) => [w.id, w.name]));
+  const failing: string[] = [];
+  const blocking: string[] = [];
+  let passing = 0;
+  let evaluated = 0;
+  for (const id of inScope) {
+    const latest = policies.map((p) => ({ level: p.level, run: latestEvaluated(runsOf(evidence, p.name, id)) })).filter((l) => l.run !== null);
+    if (latest.length === 0) continue;
+    evaluated += 1;
+    const failed = latest.filter((l) => l.run!.outcome === 'failed');
+    if (failed.length === 0) {
+      passing += 1;
+      continue;
+    }
+    const name = names.get(id) ?? id;
+    failing.push(name);
+    if (failed.some((l) => blocks(l.level))) blocking.push(name);
+  }
+  const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return {
+    policies: policies.map((p) => p.name), in_scope: inScope.length, evaluated, failing: failing.sort(byName), passing,
+    not_evaluated: inScope.length - evaluated, window: evidence.window, partial: evidence.partial, blocking: blocking.sort(byName),
+  };
+}
+
+/** Where one rollout stands after this plan: what the plan shows, `/status` lists and the metrics count. */
+export interface RolloutStatus {
+  policy: string;
+  /** `starting`: begins with this plan; `held`: at its start level; `promoted`: this plan applies the declared level. */
+  state: 'starting' | 'held' | 'promoted';
+  start: EnforcementLevel;
+  level: EnforcementLevel;
+  startedAt: number;
+  /** No promotion before this time (ms since the epoch). */
+  readyAt: number;
+  /** The plan was made before `readyAt`. */
+  waiting: boolean;
+  cleanRuns: number;
+  neededRuns: number;
+  /** Workspaces (names) whose latest evaluated run fails the policy, and how many may. */
+  failing: string[];
+  allowedFailing: number;
+  /** Workspaces (names) whose latest run since the rollout began errored, or whose evaluation could not be read. */
+  errored: string[];
+  /** The evidence was not read, or not whole. */
+  partial: boolean;
+}
