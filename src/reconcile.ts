@@ -117,6 +117,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
       maxAgentPools: source.maxAgentPools,
       strictImports: source.strictImports === true,
       ...(request.env === undefined ? {} : { env: request.env }),
+      ...(source.parameters === undefined ? {} : { parameters: source.parameters }),
       ...(session.signal === undefined ? {} : { signal: session.signal }),
       ...(request.declaredCache === undefined ? {} : { cache: request.declaredCache }),
       ...(session.api.keyedDigest === undefined ? {} : { keyedDigest: (text: string) => session.api.keyedDigest!(text) }),
@@ -168,6 +169,7 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
     onUploaded: (policyId, updatedAt, digest) => request.codeCache?.set(policyId, updatedAt, digest),
     concurrency: request.concurrency,
     ...(request.env === undefined ? {} : { env: request.env }),
+    ...(source.parameters === undefined ? {} : { parameters: source.parameters }),
     ...(request.appliedLogLevel === undefined ? {} : { appliedLogLevel: request.appliedLogLevel }),
     onWave: (name) => {
       wave = name;

@@ -31,8 +31,11 @@ const AUTHORIZATION = /(authorization"?\s*[:=]\s*"?(?:basic|bearer|token)\s+)[^\
 export const SECRET_LOG_FIELDS = ['token', 'apiToken', 'authorization', 'headers.authorization', 'webhookSecret', '*.token', '*.authorization'];
 
 /**
- * Secrets learned after start-up (a policy set's sensitive parameters, read with the declared repo): every redactor
- * hides them too, from the moment they are learned.
+ * Secrets learned after start-up (a policy set's sensitive parameters, read with the declared repo). The repo chooses
+ * which values these are (within what the operator allows), so they are hidden only where they can appear: the text
+ * of the API's answers and of the requests the API client turns into messages (the redactors made with
+ * `{ learned: true }`), from the moment they are learned. Elsewhere (the plan, logs, /status) no such value is ever
+ * written, and a value there would let a pull request blank the words a reviewer reads (`prune`, a policy's name).
  */
 const learned = new Set<string>();
 let learnedForms: string[] = [];
@@ -55,13 +58,17 @@ function formsOf(secrets: Iterable<string>): string[] {
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
-/** The redactor of `secrets` (each also as it appears URL-encoded and inside a JSON string), and of those learned. */
-export function createRedactor(secrets: Iterable<string>): Redact {
+/**
+ * The redactor of `secrets` (each also as it appears URL-encoded and inside a JSON string), and with `learned` of
+ * those learned (`learnSecrets`) too.
+ */
+export function createRedactor(secrets: Iterable<string>, options: { learned?: boolean } = {}): Redact {
   const known = formsOf(secrets);
+  const withLearned = options.learned === true;
   return (text) => {
     let out = text;
     for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
-    for (const secret of learnedForms) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
+    if (withLearned) for (const secret of learnedForms) if (out.includes(secret)) out = out.split(secret).join(HIDDEN);
     return out.replace(USERINFO, `$1${HIDDEN}@`).replace(QUERY_CREDENTIAL, `$1${HIDDEN}`).replace(AUTHORIZATION, `$1${HIDDEN}`);
   };
 }

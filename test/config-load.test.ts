@@ -44,7 +44,7 @@ test('every problem of the config is reported at once, each with its key path an
     'cfg.yaml:3: sources[0] has both "path" and "git"; set only one',
     'cfg.yaml:7: sources[0].schedule "61 * * * *" is not a valid cron expression (Invalid value for minute: 61)',
     'cfg.yaml:8: sources[0].max-deletes must be 0 or more, not -1',
-    'cfg.yaml:9: unknown key "colour" in sources[0] (allowed: name, organization, path, git, schedule, prune, ownership, max-deletes, allow-empty, adopt, evidence, strict-imports, max-agent-pools, pass-timeout, sync-windows)',
+    'cfg.yaml:9: unknown key "colour" in sources[0] (allowed: name, organization, path, git, schedule, prune, ownership, max-deletes, allow-empty, adopt, evidence, strict-imports, max-agent-pools, parameters, pass-timeout, sync-windows)',
     'cfg.yaml:10: sources[1].name "platform" is already used by sources[0]',
     'cfg.yaml:13: sources[2] is missing the key "organization"',
     'cfg.yaml:13: sources[2].name "has space" is not a valid name (letters, digits, - and _)',
@@ -149,6 +149,16 @@ test('environment overrides: API_BASE_URL, LISTEN_ADDRESS, STATE_DIR, SHUTDOWN_T
     'environment: API_BASE_URL must be "embedded" or an http(s) URL ending in /api/v2',
     'environment: LISTEN_ADDRESS "everywhere" must be host:port, e.g. 0.0.0.0:9090',
     'environment: SHUTDOWN_TIMEOUT "soon" must be a number of seconds, 0 or more',
+  ]);
+});
+
+test('API_NATIVE_KIND replaces api.native-kind, for flags alone too; another word is a problem', async () => {
+  const fromFile = await parseConfig(`api: { native-kind: native }\n${MINIMAL}`, 'cfg.yaml', { API_NATIVE_KIND: 'sentinel' }, { cwd: '/srv' });
+  assert.equal(fromFile.api.nativeKind, 'sentinel');
+  assert.equal(configFromFlags({ sourceDir: 'repo', organization: 'acme' }, { API_NATIVE_KIND: 'sentinel' }, '/srv').api.nativeKind, 'sentinel');
+  assert.equal((await parseConfig(MINIMAL, 'cfg.yaml', { API_NATIVE_KIND: '' }, { cwd: '/srv' })).api.nativeKind, null);
+  assert.deepEqual(await problemsOf(MINIMAL, { API_NATIVE_KIND: 'terraform' }), [
+    'environment: API_NATIVE_KIND must be native or sentinel (the hosted service\'s word), not "terraform"',
   ]);
 });
 

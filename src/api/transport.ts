@@ -65,7 +65,8 @@ export class Transport {
     this.base = new URL(options.baseUrl.replace(/\/+$/, ''));
     const proxy = options.proxy ?? NO_PROXY;
     this.proxy = proxy;
-    this.redact = createRedactor([options.token, ...secretsInUrl(options.baseUrl), ...proxySecrets(proxy)]);
+    // Learned sensitive values too: an answer may echo a parameter's value that was sent.
+    this.redact = createRedactor([options.token, ...secretsInUrl(options.baseUrl), ...proxySecrets(proxy)], { learned: true });
     this.agent = outgoingDispatcher(proxy, {
       connections: options.concurrency + 2,
       keepAliveTimeout: 30_000,

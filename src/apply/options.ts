@@ -1,6 +1,7 @@
 import type { Clock } from '../api/clock.js';
 import { systemClock } from '../api/clock.js';
 import type { PolicyApi } from '../api/types.js';
+import type { ParameterAllowance } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import type { Ownership } from '../model.js';
 import type { ChangeResult } from '../plan/types.js';
@@ -38,6 +39,8 @@ export interface ApplyOptions {
   onWave?: (wave: string, changes: number) => void;
   /** Where a sensitive parameter's `{env: NAME}` is read again for its upload. @default process.env */
   env?: NodeJS.ProcessEnv;
+  /** What a sensitive parameter may read again for its upload: the source's allowance, as when the repo was read. @default nothing */
+  parameters?: ParameterAllowance;
 }
 
 export function passClock(options: ApplyOptions): PassClock {

@@ -126,7 +126,8 @@ async function syncParameters(setId: string, change: PolicySetChange, live: Read
   // Where the file is was checked when the repo was read; a set without content has no root to check it against again.
   const root = change.declared!.content?.root ?? null;
   for (const parameter of declared) {
-    const value = parameter.sensitive ? sensitiveValue(parameter.from!, root, options.env) : parameter.value ?? '';
+    const context = { env: options.env ?? process.env, realRoot: root, ...(options.parameters === undefined ? {} : { allowance: options.parameters }) };
+    const value = parameter.sensitive ? sensitiveValue(parameter.from!, context) : parameter.value ?? '';
     const current = live.find((p) => p.key === parameter.key);
     if (current === undefined) await options.api.createPolicySetParameter(setId, { key: parameter.key, value, sensitive: parameter.sensitive });
     else if (parameter.sensitive || current.sensitive || current.value !== value) {

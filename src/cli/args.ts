@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from '../errors.js';
 import { closest } from '../suggest.js';
+import { parameterPatternProblem } from '../config/parameter-allowance.js';
 
 export type Mode = 'daemon' | 'reconcile' | 'dry-run' | 'validate' | 'emulator' | 'show' | 'export';
 export type OutputFormat = 'text' | 'json' | 'markdown';
@@ -41,6 +42,10 @@ export interface CliArgs {
   show: string | null;
   /** `--native-kind`: the API's word for the native kind; wins over `api.native-kind`. */
   nativeKind: 'native' | 'sentinel' | null;
+  /** `--parameter-env PATTERN` (repeatable): variables a set's `{env: NAME}` may read, added to the config's. */
+  parameterEnv: string[];
+  /** `--parameter-files DIR`: the folder a set's `{file: PATH}` may read under, in place of the config's. */
+  parameterFiles: string | null;
   /** `--export DIR`: write a declared repo from the live organization there. */
   exportDir: string | null;
   port: number;
@@ -86,6 +91,9 @@ Options:
   --plan FILE              --reconcile: apply exactly the plan saved in FILE, or nothing if it is stale (with the dry run's flags again)
   --show FILE              print the plan saved in FILE as text, json or markdown (--output), with no API call
   --native-kind WORD       the API's word for the native kind: native or sentinel (the hosted service); unset: learned from the API
+  --parameter-env PATTERN  a variable a policy set's {env: NAME} may read: a name, or a prefix ending in *
+                           (POLICY_PARAM_*); repeat it for more (as parameters.env; nothing by default)
+  --parameter-files DIR    the folder a policy set's {file: PATH} may read under (as parameters.files; none by default)
   --export DIR             write the live organization as a declared repo into DIR (new or empty; --force writes over)
   --port N                 --emulator: the port to listen on (default 0: any free port)
   --emulator-seed FILE     --emulator: YAML saying what exists before the first request
@@ -95,6 +103,8 @@ Environment:
   API_BASE_URL             the API URL when --api-url is not given (overrides api.url)
   LISTEN_ADDRESS           the daemon's host:port (overrides listen)
   STATE_DIR                git clones and the code cache (overrides state-dir; --state-dir wins)
+  API_NATIVE_KIND          native or sentinel: the API's word for the native kind (overrides api.native-kind;
+                           --native-kind wins)
   SHUTDOWN_TIMEOUT         seconds a stop (SIGINT, SIGTERM) waits for the changes under way (overrides shutdown-timeout)
   LEADER_ELECTION          etcd or kubernetes: the daemon runs under leader election (docs/daemon.md); each of
                            LEADER_ELECTION_ENDPOINTS, _LEASE_DURATION, _RENEW_DEADLINE, _RETRY_PERIOD and _ADDRESS
@@ -159,6 +169,8 @@ export const OPTIONS = {
   plan: { type: 'string' },
   show: { type: 'string' },
   'native-kind': { type: 'string' },
+  'parameter-env': { type: 'string', multiple: true },
+  'parameter-files': { type: 'string' },
   export: { type: 'string' },
   port: { type: 'string', default: '0' },
   'emulator-seed': { type: 'string' },
@@ -192,6 +204,11 @@ export function parseCliArgs(argv: string[]): CliArgs {
   const nativeKind = values['native-kind'] ?? null;
   if (nativeKind !== null && nativeKind !== 'native' && nativeKind !== 'sentinel') {
     throw new UsageError(`--native-kind must be native or sentinel, not "${nativeKind}"`);
+  }
+  const parameterEnv = values['parameter-env'] ?? [];
+  for (const pattern of parameterEnv) {
+    const problem = parameterPatternProblem(pattern);
+    if (problem !== null) throw new UsageError(`--parameter-env ${problem}`);
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number, not "${values.port}"`);
@@ -251,6 +268,8 @@ export function parseCliArgs(argv: string[]): CliArgs {
     plan: values.plan ?? null,
     show: values.show ?? null,
     nativeKind,
+    parameterEnv,
+    parameterFiles: values['parameter-files'] ?? null,
     exportDir: values.export ?? null,
     port,
     emulatorSeed: values['emulator-seed'] ?? null,
@@ -262,7 +281,7 @@ export function parseCliArgs(argv: string[]): CliArgs {
 /** The flags of a one pass (--dry-run, --reconcile, --validate); given without a mode, they would start the daemon. */
 const ONE_SHOT_FLAGS = [
   'source', 'source-dir', 'organization', 'api-url', 'output', 'detailed-exitcode', 'out', 'plan', 'prune', 'force', 'adopt', 'allow-empty', 'timeout', 'no-cache', 'strict-imports', 'native-kind',
-  'max-agent-pools', 'evidence-window', 'evidence-max-requests',
+  'max-agent-pools', 'parameter-env', 'parameter-files', 'evidence-window', 'evidence-max-requests',
 ] as const;
 
 /**

@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { configFromFlags, loadConfig } from '../config/index.js';
 import type { Config, SourceConfig } from '../config/types.js';
+import { NO_PARAMETERS } from '../config/parameter-allowance.js';
+import { ownSecretSources } from '../config/secrets.js';
 import { toEvidence } from '../config/to-config.js';
 import { errorMessage, formatProblem, Interrupted, UsageError, ValidationError } from '../errors.js';
 import { printable, printableLines } from '../output/printable.js';
@@ -81,7 +83,8 @@ async function main(argv: string[], io: RedactedIo<NodeJS.WriteStream, NodeJS.Wr
  * Flags alone (`--source-dir`, with `--organization` except for `--validate`) need no config file; otherwise the file
  * is read and validated. The API URL comes from `--api-url`, then `API_BASE_URL` (applied by the loader), then
  * `api.url`; the state dir from `--state-dir`, then `STATE_DIR`, then `state-dir`. `--allow-empty`, `--adopt` and
- * `--max-agent-pools` apply to every source.
+ * `--max-agent-pools` apply to every source, as do `--parameter-env` (added to each source's patterns) and
+ * `--parameter-files` (in place of its folder).
  */
 async function resolveConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config> {
   const read = await readConfig(args, env);
@@ -95,9 +98,17 @@ async function resolveConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Con
       adopt: source.adopt || args.adopt,
       ...(args.strictImports ? { strictImports: true } : {}),
       ...(args.maxAgentPools === null ? {} : { maxAgentPools: args.maxAgentPools }),
+      ...withParameterFlags(source, args, config),
       ...withEvidenceFlags(source.evidence, args.evidence),
     })),
   };
+}
+
+function withParameterFlags(source: SourceConfig, args: CliArgs, config: Config): Pick<SourceConfig, 'parameters'> {
+  if (args.parameterEnv.length === 0 && args.parameterFiles === null) return {};
+  const { env, files } = source.parameters ?? NO_PARAMETERS;
+  const parameterFiles = args.parameterFiles === null ? files : path.resolve(args.parameterFiles);
+  return { parameters: { env: [...new Set([...env, ...args.parameterEnv])], files: parameterFiles, reserved: ownSecretSources(config) } };
 }
 
 async function readConfig(args: CliArgs, env: NodeJS.ProcessEnv): Promise<Config> {

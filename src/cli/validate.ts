@@ -34,7 +34,9 @@ export async function runValidate(args: CliArgs, config: Config, io: CliIo): Pro
     const check: SourceCheck = { name: source.name, dir, counts: null, errors: [], warnings: [] };
     checks.push(check);
     try {
-      const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools, strictImports: source.strictImports === true, env: io.env });
+      const declared = await readDeclared(dir, { maxAgentPools: source.maxAgentPools, strictImports: source.strictImports === true, env: io.env,
+        ...(source.parameters === undefined ? {} : { parameters: source.parameters }), parametersAllowedOnly: true,
+      });
       if (declaresNothing(declared) && !source.allowEmpty) {
         check.errors.push(`declares nothing in ${dir}`, emptySourceHint(dir));
         findings.push({ level: 'error', message: `${source.name}: declares nothing in ${dir}. ${emptySourceHint(dir)}` });

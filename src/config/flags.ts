@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { defaultStateDir } from './default-state-dir.js';
 import { applyEnvOverrides } from './env.js';
+import { withOwnSecrets } from './secrets.js';
 import { API_DEFAULTS, DEFAULT_LISTEN, DEFAULT_SHUTDOWN_TIMEOUT_SECONDS, sourceDefaults } from './to-config.js';
 import type { ApiConfig, Config, SourceConfig } from './types.js';
 import { ValidationError } from '../errors.js';
@@ -43,5 +44,6 @@ export function configWithDefaults(api: ApiConfig, sources: SourceConfig[], env:
   };
   const overridden = applyEnvOverrides(config, env, cwd);
   if (overridden.problems.length > 0) throw new ValidationError('invalid environment', overridden.problems);
-  return apiUrl === null ? overridden.config : { ...overridden.config, api: { ...overridden.config.api, url: apiUrl } };
+  const withUrl = apiUrl === null ? overridden.config : { ...overridden.config, api: { ...overridden.config.api, url: apiUrl } };
+  return withOwnSecrets(withUrl);
 }

@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import { checkYaml, invalidFile, parseYaml } from '../yaml/index.js';
 import { checkConfigRules } from './checks.js';
 import { applyEnvOverrides } from './env.js';
+import { withOwnSecrets } from './secrets.js';
 import { toConfig, type RawConfig } from './to-config.js';
 import type { Config } from './types.js';
 
@@ -33,5 +34,5 @@ export async function parseConfig(text: string, file: string, env: NodeJS.Proces
   if (problems.length > 0) throw invalidFile('config', file, problems);
   const overridden = applyEnvOverrides(toConfig(doc.value as RawConfig, cwd), env, cwd);
   if (overridden.problems.length > 0) throw invalidFile('config', file, overridden.problems);
-  return overridden.config;
+  return withOwnSecrets(overridden.config);
 }

@@ -1,11 +1,44 @@
 import { readFileSync } from 'node:fs';
 import { secretsInUrl } from '../redact.js';
-import type { Config } from './types.js';
+import type { Config, ParameterAllowance } from './types.js';
 
 /** Variables that hold a secret whatever the config says. */
 const SECRET_ENV = ['API_TOKEN', 'CONTROL_TOKEN', 'STATUS_TOKEN', 'WEBHOOK_SECRET', 'GITHUB_TOKEN'];
 /** Proxy variables: their URL's credentials. */
 const PROXY_ENV = ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'];
+/** Git settings from the environment (`GIT_CONFIG_KEY_n`, `GIT_CONFIG_VALUE_n`): they may carry a credential header. */
+const GIT_CONFIG_ENV = 'GIT_CONFIG_*';
+/** The pod's service account: the token that writes the leader-election Lease, and its namespace and CA. */
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+/** Folders of the host itself: the process's environment and memory (`/proc/self/environ`), devices, kernel state. */
+const HOST_FOLDERS = ['/proc', '/sys', '/dev'];
+
+/**
+ * The variables and files this tool reads for itself, which a policy set's parameters may never read, whatever the
+ * operator allows (`reserved` of `ParameterAllowance`): the secrets every run holds, then those the config names (the
+ * webhook secret's variable, the token file, each notification's URL and secret). `*` ends a prefix.
+ */
+export function ownSecretSources(config: Config | null): ParameterAllowance['reserved'] {
+  const env = [...SECRET_ENV, ...PROXY_ENV, GIT_CONFIG_ENV];
+  const files = [...HOST_FOLDERS, SERVICE_ACCOUNT_DIR, SERVICE_ACCOUNT_DIR.replace(/^\/var/, '')];
+  if (config === null) return { env, files };
+  env.push(config.webhookSecretEnv);
+  if (config.api.tokenFile !== null) files.push(config.api.tokenFile);
+  for (const receiver of config.notifications ?? []) {
+    env.push(...[receiver.secretEnv, receiver.urlEnv].filter((name): name is string => name !== null));
+    if (receiver.urlFile !== null) files.push(receiver.urlFile);
+  }
+  return { env: [...new Set(env)], files: [...new Set(files)] };
+}
+
+/**
+ * `config` with each source's parameter allowance knowing the config's own secrets (`reserved`). A source that allows
+ * nothing has none: nothing is read for it.
+ */
+export function withOwnSecrets(config: Config): Config {
+  const reserved = ownSecretSources(config);
+  return { ...config, sources: config.sources.map((source) => (source.parameters === undefined ? source : { ...source, parameters: { ...source.parameters, reserved } })) };
+}
 
 /**
  * Every secret known at start-up, for the one redactor (redact.ts): the API token (from the environment or its file),

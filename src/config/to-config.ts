@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { NativeKindName, Ownership } from '../model.js';
 import { durationMs } from './duration.js';
-import type { ApiConfig, Config, EvidenceConfig, LeaderElectionConfig, NotificationConfig, SourceConfig, SyncWindow } from './types.js';
+import type { ApiConfig, Config, EvidenceConfig, LeaderElectionConfig, NotificationConfig, ParameterAllowance, SourceConfig, SyncWindow } from './types.js';
 
 export const DEFAULT_LISTEN = '127.0.0.1:9090';
 export const DEFAULT_STATE_DIR = '.policy-pool-sync';
@@ -34,6 +34,14 @@ export interface RawConfig {
   'shutdown-timeout'?: number;
   notifications?: RawNotification[];
   'leader-election'?: RawLeaderElection;
+  /** What sensitive parameters may read, for every source that does not say its own. */
+  parameters?: RawParameters;
+}
+
+/** `parameters:` what a set's `{env: NAME}` and `{file: PATH}` may read. */
+export interface RawParameters {
+  env?: string[];
+  files?: string;
 }
 
 export interface RawLeaderElection {
@@ -84,6 +92,7 @@ export interface RawSource {
   'max-agent-pools'?: number;
   'pass-timeout'?: number;
   'sync-windows'?: RawSyncWindow[];
+  parameters?: RawParameters;
 }
 
 /** Fills defaults and resolves relative paths against `cwd` (the working directory, so `npm start` works from the project root). */
@@ -99,7 +108,7 @@ export function toConfig(raw: RawConfig, cwd: string): Config {
       nativeKind: raw.api?.['native-kind'] ?? API_DEFAULTS.nativeKind,
       retryBudgetSeconds: raw.api?.['retry-budget'] ?? API_DEFAULTS.retryBudgetSeconds,
     },
-    sources: raw.sources.map((s) => toSource(s, cwd)),
+    sources: raw.sources.map((s) => toSource(s, cwd, raw.parameters)),
     listen: raw.listen ?? DEFAULT_LISTEN,
     webhookSecretEnv: raw['webhook-secret-env'] ?? 'WEBHOOK_SECRET',
     ...(raw['allowed-hosts'] === undefined ? {} : { allowedHosts: raw['allowed-hosts'] }),
@@ -124,7 +133,8 @@ export function toLeaderElection(raw: RawLeaderElection): LeaderElectionConfig {
   };
 }
 
-function toSource(raw: RawSource, cwd: string): SourceConfig {
+function toSource(raw: RawSource, cwd: string, parameters: RawParameters | undefined): SourceConfig {
+  const allowed = raw.parameters ?? parameters;
   return {
     ...sourceDefaults(raw.name, raw.organization),
     path: raw.path === undefined ? null : path.resolve(cwd, raw.path),
@@ -140,7 +150,13 @@ function toSource(raw: RawSource, cwd: string): SourceConfig {
     maxAgentPools: raw['max-agent-pools'] ?? 1,
     passTimeoutSeconds: raw['pass-timeout'] ?? 600,
     ...(raw['sync-windows'] === undefined ? {} : { syncWindows: raw['sync-windows'].map(toSyncWindow) }),
+    ...(allowed === undefined ? {} : { parameters: toParameters(allowed, cwd) }),
   };
+}
+
+/** A source's `parameters:` (else the file's): the folder resolved against `cwd`; what the tool reads itself is added once the config is whole. */
+function toParameters(raw: RawParameters, cwd: string): ParameterAllowance {
+  return { env: raw.env ?? [], files: raw.files === undefined ? null : path.resolve(cwd, raw.files), reserved: { env: [], files: [] } };
 }
 
 function toNotification(raw: RawNotification, cwd: string): NotificationConfig {

@@ -59,6 +59,27 @@ export interface SourceConfig {
   passTimeoutSeconds: number;
   /** When changes may be applied (`sync-windows`); none: always. */
   syncWindows?: SyncWindow[];
+  /**
+   * What a policy set's sensitive parameters may read (`parameters:` of the source, else of the file; `--parameter-env`,
+   * `--parameter-files`). Absent: nothing.
+   */
+  parameters?: ParameterAllowance;
+}
+
+/**
+ * What the operator lets the declared repo's `{env: NAME}` and `{file: PATH}` read. The repo only names a value; this,
+ * which the repo cannot change, bounds what it may name.
+ */
+export interface ParameterAllowance {
+  /** Variable names, each exact or a prefix ending in `*` (`POLICY_PARAM_*`). @default [] */
+  env: string[];
+  /** The folder (absolute) whose files may be read; null: no file. @default null */
+  files: string | null;
+  /**
+   * The variables and files this tool reads for itself, never readable whatever `env` and `files` say (besides those
+   * every run holds: `ownSecretSources` in secrets.ts). Filled from the config when it is loaded.
+   */
+  reserved: { env: string[]; files: string[] };
 }
 
 /** `evidence:` of a source. */

@@ -19,7 +19,8 @@ function isSetConfig(rel: string): boolean {
 }
 
 export type { AgentCleanup, CodeSource, DeclaredPolicy, DeclaredPolicySet, DeclaredPool, DeclaredState, ReadOptions, SetContent, SetParameter } from './types.js';
-export { MAX_SET_ARCHIVE_BYTES, SET_SETTINGS_FILE, sensitiveValue } from './policy-sets.js';
+export { MAX_SET_ARCHIVE_BYTES, SET_SETTINGS_FILE } from './policy-sets.js';
+export { sensitiveValue } from './set-parameters.js';
 export { SET_CONFIG_FILES } from './set-config.js';
 export { packSet, type SetArchive } from './set-archive.js';
 export { setArchiveBody } from './set-body.js';
@@ -71,7 +72,10 @@ export async function readDeclared(dir: string, options: ReadOptions = {}): Prom
   const context = { realRoot, cache, ...(options.signal ? { signal: options.signal } : {}) };
   const policies = await readPolicies(policyFiles, context);
   const pools = readPools(poolFiles, options.maxAgentPools ?? DEFAULT_MAX_AGENT_POOLS, realRoot);
-  const policySets = await readPolicySets(sets.folders, setFiles.filter((file) => !outsideSets(file.rel)), yamlSetFiles, realRoot, options.env ?? process.env);
+  const policySets = await readPolicySets(sets.folders, setFiles.filter((file) => !outsideSets(file.rel)), yamlSetFiles, realRoot, {
+    env: options.env ?? process.env, realRoot, allowedOnly: options.parametersAllowedOnly === true,
+    ...(options.parameters === undefined ? {} : { allowance: options.parameters }),
+  });
   cache.finish();
   const strict = options.strictImports === true;
   // Near misses inside a set under policies/ are its files, not policies: its own walk reports what is really wrong.

@@ -1,7 +1,6 @@
-import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { learnSecrets } from '../redact.js';
 import type { SourceProblem } from '../errors.js';
+import type { KeyPath } from '../yaml/index.js';
 import type { PolicyKind } from '../model.js';
 import { MAX_CODE_BYTES } from '../model.js';
 import { readSourceFile, decodeText } from './read-file.js';
@@ -10,7 +9,9 @@ import { byName, isValidName, NAME_RULE } from './resource-names.js';
 import { packSet, type ArchiveFile } from './set-archive.js';
 import { readSetConfig, SET_CONFIG_FILES } from './set-config.js';
 import { listLines, readSettingsFile, withFile } from './settings-file.js';
-import type { DeclaredPolicySet, EntryLines, SetParameter } from './types.js';
+import type { SensitiveContext } from './sensitive-values.js';
+import { readParameters } from './set-parameters.js';
+import type { DeclaredPolicySet, EntryLines, SetContent, SetParameter } from './types.js';
 import type { FoundFile } from './walk.js';
 
 /** The settings file beside a versioned set's config file; never packed. */
@@ -55,7 +56,7 @@ interface SetFiles {
 
 /** Reads every policy set: versioned ones from `folders` (their files among `files`), the others from their YAML files. */
 export async function readPolicySets(
-  folders: readonly string[], files: readonly FoundFile[], yamlFiles: readonly FoundFile[], realRoot: string, env: NodeJS.ProcessEnv,
+  folders: readonly string[], files: readonly FoundFile[], yamlFiles: readonly FoundFile[], realRoot: string, context: SensitiveContext,
 ): Promise<{ sets: DeclaredPolicySet[]; problems: SourceProblem[] }> {
   const sets: DeclaredPolicySet[] = [];
   const problems: SourceProblem[] = [];
@@ -63,12 +64,12 @@ export async function readPolicySets(
     const inside = files.filter((f) => f.rel.startsWith(`${folder}/`));
     const config = inside.find((f) => path.posix.dirname(f.rel) === folder && path.posix.basename(f.rel) in SET_CONFIG_FILES)!;
     const settings = inside.find((f) => f.rel === `${folder}/${SET_SETTINGS_FILE}`) ?? null;
-    const read = await readVersionedSet({ folder, config, settings, files: inside.filter((f) => f !== settings) }, realRoot, env);
+    const read = await readVersionedSet({ folder, config, settings, files: inside.filter((f) => f !== settings) }, realRoot, context);
     problems.push(...read.problems);
     if (read.set !== null) sets.push(read.set);
   }
   for (const file of yamlFiles) {
-    const read = readYamlSet(file, realRoot, env);
+    const read = readYamlSet(file, realRoot, context);
     problems.push(...read.problems);
     if (read.set !== null) sets.push(read.set);
   }
@@ -76,9 +77,9 @@ export async function readPolicySets(
   return { sets: sets.sort(byName), problems };
 }
 
-async function readVersionedSet(entry: SetFiles, realRoot: string, env: NodeJS.ProcessEnv): Promise<{ set: DeclaredPolicySet | null; problems: SourceProblem[] }> {
+async function readVersionedSet(entry: SetFiles, realRoot: string, context: SensitiveContext): Promise<{ set: DeclaredPolicySet | null; problems: SourceProblem[] }> {
   const kind = SET_CONFIG_FILES[path.posix.basename(entry.config.rel)]!;
-  const settings = entry.settings === null ? { values: {}, problems: [] } : readSettings(entry.settings, realRoot, kind);
+  const settings = entry.settings === null ? NO_SETTINGS : readSettings(entry.settings, realRoot, kind);
   const problems = [...settings.problems];
   if (settings.values['kind'] !== undefined) problems.push({ file: entry.settings!.rel, message: `kind is not allowed here: a versioned set's kind comes from its config file (${path.posix.basename(entry.config.rel)})` });
   const total = entry.files.reduce((sum, f) => sum + f.size, 0);
@@ -103,47 +104,75 @@ async function readVersionedSet(entry: SetFiles, realRoot: string, env: NodeJS.P
     problems.push({ file: entry.folder, message: `packs to ${archive.gzip.length} bytes; a policy set's archive may be at most ${MAX_SET_ARCHIVE_BYTES} bytes (20 MiB)` });
     return { set: null, problems };
   }
-  const name = typeof settings.values['name'] === 'string' ? settings.values['name'] : path.posix.basename(entry.folder);
-  if (!isValidName(name)) return { set: null, problems: [{ file: entry.folder, message: `"${name}" is not a valid policy set name; ${NAME_RULE} (name it in ${SET_SETTINGS_FILE})` }] };
   const content = {
     folder: entry.folder, root: realRoot, configFile: path.posix.basename(entry.config.rel), digest: archive.digest, bytes: archive.gzip.length,
     files: archive.files, policies: checked.config.policies.length, modules: checked.config.modules.length,
     levels: checked.config.policies.map((p) => ({ name: p.name, level: p.level ?? 'advisory' })),
   };
-  const parameters = readParameters(settings.values['parameters'], entry.settings?.rel ?? entry.folder, realRoot, env);
-  if (parameters.parameters !== null && kind === 'opa') parameters.problems.push({ file: entry.settings!.rel, message: 'parameters are for the native kind only; an opa set takes none' });
-  if (parameters.problems.length > 0) return { set: null, problems: parameters.problems };
-  return { set: { ...setSettings(name, kind, entry.settings?.rel ?? null, settings.values, parameters.parameters), content, ...('lines' in settings && settings.lines !== undefined ? { lines: settings.lines } : {}) }, problems };
+  const where = {
+    file: entry.settings?.rel ?? entry.folder, settingsFile: entry.settings?.rel ?? null, folder: entry.folder, defaultName: path.posix.basename(entry.folder),
+  };
+  return finishSet(where, kind, settings, content, context);
 }
 
-function readYamlSet(file: FoundFile, realRoot: string, env: NodeJS.ProcessEnv): { set: DeclaredPolicySet | null; problems: SourceProblem[] } {
+function readYamlSet(file: FoundFile, realRoot: string, context: SensitiveContext): { set: DeclaredPolicySet | null; problems: SourceProblem[] } {
   const settings = readSettings(file, realRoot);
   if (settings.problems.length > 0) return { set: null, problems: settings.problems };
-  const stem = path.posix.basename(file.rel, '.yaml');
-  const name = typeof settings.values['name'] === 'string' ? settings.values['name'] : stem;
-  if (!isValidName(name)) return { set: null, problems: [{ file: file.rel, message: `"${name}" is not a valid policy set name; ${NAME_RULE}` }] };
   const kind: PolicyKind = settings.values['kind'] === 'opa' ? 'opa' : 'native';
-  const parameters = readParameters(settings.values['parameters'], file.rel, realRoot, env);
-  if (parameters.parameters !== null && kind === 'opa') parameters.problems.push({ file: file.rel, message: 'parameters are for the native kind only; an opa set takes none' });
-  if (parameters.problems.length > 0) return { set: null, problems: parameters.problems };
-  return { set: { ...setSettings(name, kind, file.rel, settings.values, parameters.parameters), content: null, ...(settings.lines === undefined ? {} : { lines: settings.lines }) }, problems: [] };
+  const where = { file: file.rel, settingsFile: file.rel, folder: null, defaultName: path.posix.basename(file.rel, '.yaml') };
+  return finishSet(where, kind, settings, null, context);
 }
 
-function readSettings(file: FoundFile, realRoot: string, configKind?: PolicyKind): { values: Record<string, unknown>; problems: SourceProblem[]; lines?: EntryLines } {
+/** Where a set is declared: the file its problems name, its settings file, the name it has unless it names one. */
+interface SetPlace {
+  file: string;
+  settingsFile: string | null;
+  /** A versioned set's folder, which an invalid name's problem names; null for a YAML set. */
+  folder: string | null;
+  defaultName: string;
+}
+
+/** The end both kinds of set share: the name checked, the parameters read (native sets only), the set made. */
+function finishSet(where: SetPlace, kind: PolicyKind, settings: Settings, content: SetContent | null, context: SensitiveContext): { set: DeclaredPolicySet | null; problems: SourceProblem[] } {
+  const name = typeof settings.values['name'] === 'string' ? settings.values['name'] : where.defaultName;
+  if (!isValidName(name)) {
+    const hint = where.folder === null ? '' : ` (name it in ${SET_SETTINGS_FILE})`;
+    return { set: null, problems: [{ file: where.folder ?? where.file, message: `"${name}" is not a valid policy set name; ${NAME_RULE}${hint}` }] };
+  }
+  const parameters = readParameters(settings.values['parameters'], where.file, (key) => settings.lineOf(['parameters', key]), context);
+  if (parameters.parameters !== null && kind === 'opa') parameters.problems.push({ file: where.file, message: 'parameters are for the native kind only; an opa set takes none' });
+  if (parameters.problems.length > 0) return { set: null, problems: parameters.problems };
+  const set = { ...setSettings(name, kind, where.settingsFile, settings.values, parameters.parameters), content };
+  return { set: settings.lines === undefined ? set : { ...set, lines: settings.lines }, problems: [] };
+}
+
+interface Settings {
+  values: Record<string, unknown>;
+  problems: SourceProblem[];
+  /** The line of a key path in the settings file, where YAML gives one. */
+  lineOf: (path: KeyPath) => number | undefined;
+  /** The line of each entry of the scope lists. */
+  lines?: EntryLines;
+}
+
+const NO_SETTINGS: Settings = { values: {}, problems: [], lineOf: () => undefined };
+
+function readSettings(file: FoundFile, realRoot: string, configKind?: PolicyKind): Settings {
   const text = readYamlText(file, realRoot);
-  if ('problem' in text) return { values: {}, problems: [text.problem] };
+  if ('problem' in text) return { ...NO_SETTINGS, problems: [text.problem] };
   const parsed = readSettingsFile(file.rel, text.text, 'policy-set');
   const values = parsed.settings ?? {};
   const problems = [...parsed.problems];
+  const lineOf = (key: KeyPath) => parsed.doc?.lineOfKey(key);
   const hasScope = ['workspaces', 'projects'].some((key) => Array.isArray(values[key]) && (values[key] as unknown[]).length > 0);
   if (values['global'] === true && hasScope) {
-    problems.push(withFile(file.rel, parsed.doc?.lineOfKey(['global']), 'global: true is not allowed with workspaces or projects; the service scopes a set to them only when it is not global'));
+    problems.push(withFile(file.rel, lineOf(['global']), 'global: true is not allowed with workspaces or projects; the service scopes a set to them only when it is not global'));
   }
   const kind = configKind ?? (values['kind'] === 'opa' ? 'opa' : 'native');
   for (const key of agentOnlySettings(values, kind)) {
-    problems.push(withFile(file.rel, parsed.doc?.lineOfKey([key]), `${key} needs agent-enabled: true on ${kind === 'opa' ? 'an opa' : 'a native (Sentinel)'} set: the service keeps ${key} only on an agent-enabled one, so it would come back empty and every pass would update the set again`));
+    problems.push(withFile(file.rel, lineOf([key]), `${key} needs agent-enabled: true on ${kind === 'opa' ? 'an opa' : 'a native (Sentinel)'} set: the service keeps ${key} only on an agent-enabled one, so it would come back empty and every pass would update the set again`));
   }
-  return { values, problems, lines: listLines(parsed.doc, SCOPE_KEYS) };
+  return { values, problems, lineOf, lines: listLines(parsed.doc, SCOPE_KEYS) };
 }
 
 const SCOPE_KEYS = ['workspaces', 'projects', 'workspace-exclusions', 'project-exclusions'];
@@ -184,62 +213,4 @@ function duplicateSetNames(sets: readonly DeclaredPolicySet[]): SourceProblem[] 
     else problems.push({ file: where(set), message: `policy set name "${set.name}" is also declared by ${where(first)}; a set's name must be unique` });
   }
   return problems;
-}
-
-/** The largest file a sensitive parameter's value is read from. */
-const MAX_PARAMETER_FILE_BYTES = 65_536;
-
-/**
- * The parameters as declared: a plain `key: value` as text; `{env: NAME}` or `{file: /path}` is a sensitive value,
- * read here (the variable must be set, the file must be outside the repo) and learned by the redactor.
- */
-export function readParameters(
-  raw: unknown, file: string, realRoot: string, env: NodeJS.ProcessEnv,
-): { parameters: SetParameter[] | null; problems: SourceProblem[] } {
-  if (raw === undefined || raw === null || typeof raw !== 'object') return { parameters: null, problems: [] };
-  const parameters: SetParameter[] = [];
-  const problems: SourceProblem[] = [];
-  for (const [key, value] of Object.entries(raw as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (value === null || typeof value !== 'object') {
-      parameters.push({ key, value: String(value), sensitive: false, from: null });
-      continue;
-    }
-    const ref = value as { env?: string; file?: string };
-    const read = ref.env !== undefined ? fromEnv(ref.env, env) : fromFile(ref.file ?? '', realRoot);
-    if ('problem' in read) problems.push({ file, message: `parameters.${key}: ${read.problem}` });
-    else parameters.push({ key, value: read.value, sensitive: true, from: ref.env !== undefined ? `env:${ref.env}` : `file:${ref.file ?? ''}` });
-  }
-  learnSecrets(parameters.flatMap((p) => (p.sensitive && p.value !== null ? [p.value] : [])));
-  return { parameters, problems };
-}
-
-/** A sensitive value read again for its upload, from where the plan says it came (`env:NAME`, `file:/path`). */
-export function sensitiveValue(from: string, realRoot: string | null, env: NodeJS.ProcessEnv = process.env): string {
-  const read = from.startsWith('env:') ? fromEnv(from.slice(4), env) : fromFile(from.slice(5), realRoot);
-  if ('problem' in read) throw new Error(read.problem);
-  learnSecrets([read.value]);
-  return read.value;
-}
-
-function fromEnv(name: string, env: NodeJS.ProcessEnv): { value: string } | { problem: string } {
-  const value = env[name];
-  return value === undefined || value === '' ? { problem: `the environment variable ${name} is not set` } : { value };
-}
-
-function fromFile(file: string, realRoot: string | null): { value: string } | { problem: string } {
-  if (!path.isAbsolute(file)) return { problem: `${file} is not an absolute path; a sensitive value's file lives outside the repo` };
-  let real: string;
-  try {
-    real = realpathSync(file);
-  } catch {
-    return { problem: `${file} cannot be read` };
-  }
-  if (realRoot !== null && (real === realRoot || real.startsWith(`${realRoot}${path.sep}`))) return { problem: `${file} is inside the repo; a sensitive value never lives in git` };
-  try {
-    const bytes = readFileSync(real);
-    if (bytes.length > MAX_PARAMETER_FILE_BYTES) return { problem: `${file} holds more than ${MAX_PARAMETER_FILE_BYTES} bytes` };
-    return { value: bytes.toString('utf8').replace(/\r?\n$/, '') };
-  } catch {
-    return { problem: `${file} cannot be read` };
-  }
 }

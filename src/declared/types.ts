@@ -1,3 +1,4 @@
+import type { ParameterAllowance } from '../config/types.js';
 import type { AgentStatus, EnforcementLevel, PolicyKind, RolloutRecord, RolloutSpec } from '../model.js';
 import type { DeclaredCache } from './declared-cache.js';
 import type { WalkLimits } from './walk.js';
@@ -102,7 +103,7 @@ export interface SetParameter {
   /** The value to send; for a sensitive one, held in memory only and never in a plan (policySetSpec drops it). */
   value: string | null;
   sensitive: boolean;
-  /** Where a sensitive value is read from: `env:NAME` or `file:/path`; null for a plain value. */
+  /** Where a sensitive value is read from: `env:NAME` or `file:PATH` (as the repo names it); null for a plain value. */
   from: string | null;
 }
 
@@ -165,6 +166,10 @@ export interface ReadOptions {
   strictImports?: boolean;
   /** Where a sensitive parameter's `{env: NAME}` is read: the environment the CLI or daemon was given. @default process.env */
   env?: NodeJS.ProcessEnv;
+  /** What a sensitive parameter may read: the operator's allowance (the source's `parameters`). @default nothing */
+  parameters?: ParameterAllowance;
+  /** Sensitive parameters are only checked against `parameters`, not read (`--validate`). @default false */
+  parametersAllowedOnly?: boolean;
   /**
    * The API's keyed digest (HMAC with its token, `PolicyApi.keyedDigest`): each policy set with sensitive parameters
    * gets the digest of their keys and values, which its marker records. Without it none is made, and they are sent

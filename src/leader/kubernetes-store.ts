@@ -5,7 +5,7 @@ import { errorMessage, LeaseStoreError, UsageError } from '../errors.js';
 import { optionalFields, readStoreAnswer, type LeaderRecord, type LeaseStore, type VersionedRecord, type WriteResult } from './store.js';
 
 /** Where Kubernetes mounts a pod's service-account token, CA and namespace. */
-export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+export { SERVICE_ACCOUNT_DIR } from '../config/secrets.js';
 
 export interface KubernetesStoreOptions {
   /** `https://host:port` of the API server. @default from KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT */

@@ -90,7 +90,7 @@ describe('action.yml', () => {
     it('refuses an unknown mode', async () => {
       const result = await run(await fixture.repo(POLICY), { mode: 'apply' });
       assert.equal(result.ok, false);
-      assert.match(result.steps[1]?.stdout ?? '', /::error::mode must be dry-run or reconcile, not "apply"/);
+      assert.match(result.steps[1]?.stdout ?? '', /::error::mode must be dry-run, reconcile or validate, not "apply"/);
     });
 
     it('force, allow-empty, adopt and timeout reach the command line, and errors advise the action\'s inputs', async () => {

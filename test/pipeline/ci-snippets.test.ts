@@ -3,7 +3,7 @@
  * each run as CI runs it (bash with -e and pipefail) against the emulator.
  */
 import assert from 'node:assert/strict';
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { chmod, cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
@@ -88,7 +88,11 @@ describe("the CI page's shell snippet", () => {
 
 describe('examples/ci/github-actions.yml', () => {
   let action: ActionFile;
-  let workflow: { env: Record<string, string>; jobs: Record<string, { steps: Array<{ id?: string; uses?: string; if?: string; with?: Record<string, unknown> }> }> };
+  let workflow: {
+    on: Record<string, { paths?: string[]; 'paths-ignore'?: string[] } | null>;
+    env: Record<string, string>;
+    jobs: Record<string, { steps: Array<{ id?: string; uses?: string; if?: string; env?: Record<string, string>; with?: Record<string, unknown> }> }>;
+  };
   before(async () => {
     action = await readAction();
     workflow = parse(await readFile(join(REPO_ROOT, 'examples/ci/github-actions.yml'), 'utf8')) as typeof workflow;
@@ -115,8 +119,21 @@ describe('examples/ci/github-actions.yml', () => {
     }
   });
 
-  it("each job's action step, with the example's inputs, plans and then applies", async () => {
+  it('runs for a change anywhere in the repo: a policy set\'s folder may sit outside policies/', () => {
+    const changed = ['policies/a.native', 'agent-pools/b.yaml', 'aws/fsbp/sentinel.hcl', 'aws/fsbp/policies/s3.sentinel', 'compliance/policy-set.yaml'];
+    for (const [event, filter] of Object.entries(workflow.on)) {
+      for (const file of changed) {
+        const included = filter?.paths === undefined || filter.paths.some((glob) => globPattern(glob).test(file));
+        const excluded = (filter?.['paths-ignore'] ?? []).some((glob) => globPattern(glob).test(file));
+        assert.ok(included && !excluded, `${event} does not run for a change to ${file}`);
+      }
+    }
+  });
+
+  it("each job's action step, with the example's inputs and env, plans and then applies a set folder and its parameter", async () => {
     const dir = await repo({ 'policies/from-workflow.native': 'main = rule { true }\n' });
+    await cp(join(REPO_ROOT, 'test/fixtures/corpus/fsbp-aws-set'), join(dir, 'aws/fsbp'), { recursive: true });
+    await writeFile(join(dir, 'aws/fsbp/policy-set.yaml'), 'parameters:\n  slack_token: { env: POLICY_PARAM_SLACK_TOKEN }\n');
     const results = [];
     for (const { step } of actionSteps()) {
       const inputs = Object.fromEntries(Object.entries(step.with ?? {}).map(([key, value]) => [key, String(value)]));
@@ -124,15 +141,28 @@ describe('examples/ci/github-actions.yml', () => {
       inputs['token'] = world.token;
       inputs['comment'] = 'false';
       assert.equal(workflow.env['API_BASE_URL'], 'https://policies.example.com/api/v2');
-      results.push(await runAction(action, { cwd: dir, inputs, env: { API_BASE_URL: world.url } }));
+      // The step's env: holds secrets the runner fills in; here each gets a value of its own.
+      assert.deepEqual(Object.values(step.env ?? {}), ['${{ secrets.POLICY_PARAM_SLACK_TOKEN }}']);
+      const env = Object.fromEntries(Object.keys(step.env ?? {}).map((name) => [name, `${name}-from-the-secret-0123`]));
+      results.push(await runAction(action, { cwd: dir, inputs, env: { API_BASE_URL: world.url, ...env } }));
     }
     const [plan, apply] = results;
     assert.ok(plan?.ok, JSON.stringify(plan?.steps, null, 2));
     assert.equal(plan.outputs['changes'], 'true');
+    assert.match(plan.summary, /policy-set.*fsbp/);
     assert.ok(apply?.ok, JSON.stringify(apply?.steps, null, 2));
     assert.ok((await livePolicies()).includes('from-workflow'));
+    const set = (await world.organization(ORGANIZATION))['policy-sets'].find((s) => s.name === 'fsbp');
+    assert.equal(set?.versions.at(-1)?.status, 'ready');
+    assert.deepEqual(set?.parameters.map((p) => [p.key, p.value]), [['slack_token', 'POLICY_PARAM_SLACK_TOKEN-from-the-secret-0123']]);
   });
 });
+
+/** A workflow's paths glob as a pattern: `**` any folders, `*` within one. */
+function globPattern(glob: string): RegExp {
+  const body = glob.split('**').map((part) => part.split('*').map((text) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*')).join('.*');
+  return new RegExp(`^${body}$`);
+}
 
 describe('examples/ci/gitlab-ci.yml', () => {
   let pipeline: Record<string, { script?: string[]; before_script?: string[]; extends?: string }>;

@@ -1,0 +1,106 @@
+/**
+ * Sensitive values: what a policy set's `{env: NAME}` and `{file: PATH}` read, within what the operator allows
+ * (config/parameter-allowance.ts). Nothing is read before it is allowed; a file is opened only inside the allowed
+ * folder by its real path, without following a link and without blocking, and read only when it is a regular file, to
+ * at most its cap. A problem names the reference as written in the repo, never a path of this host.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { envRefusal, isNeverReadable, isUnder, NO_FOLDER, NO_PARAMETERS } from '../config/parameter-allowance.js';
+import type { ParameterAllowance } from '../config/types.js';
+
+/** The largest file a sensitive value is read from. */
+export const MAX_PARAMETER_FILE_BYTES = 65_536;
+
+/** Where sensitive values are read: the environment given to the run, and what the operator allows. */
+export interface SensitiveContext {
+  env: NodeJS.ProcessEnv;
+  /** @default nothing allowed */
+  allowance?: ParameterAllowance;
+  /** The repo's real root: a file inside it is refused (a sensitive value never lives in git); null: not checked. */
+  realRoot: string | null;
+  /**
+   * Only whether each reference is allowed, judged by its name and its path as written; nothing is read (`--validate`,
+   * which sends nothing, and may run where the values are not given, as a fork's pull request). @default false
+   */
+  allowedOnly?: boolean;
+}
+
+export type Read = { value: string | null } | { problem: string };
+
+/** `env:NAME` or `file:PATH`: where a sensitive value comes from, as the plan records it (never the value). */
+export function sensitiveFrom(ref: { env?: string; file?: string }): string {
+  return ref.env !== undefined ? `env:${ref.env}` : `file:${ref.file ?? ''}`;
+}
+
+/** The value `from` (`env:NAME`, `file:PATH`) names, when the operator allows it. */
+export function readSensitive(from: string, context: SensitiveContext): Read {
+  const allowance = context.allowance ?? NO_PARAMETERS;
+  if (from.startsWith('env:')) return fromEnv(from.slice(4), allowance, context);
+  return fromFile(from.slice(5), allowance, context);
+}
+
+function fromEnv(name: string, allowance: ParameterAllowance, { env, allowedOnly }: SensitiveContext): Read {
+  const refusal = envRefusal(name, allowance);
+  if (refusal !== null) return { problem: refusal };
+  if (allowedOnly === true) return { value: null };
+  const value = env[name];
+  return value === undefined || value === '' ? { problem: `the environment variable ${name} is not set` } : { value };
+}
+
+/**
+ * The file `written` (relative to the allowed folder, or absolute inside it). Judged by where it leads: its real path
+ * must be inside the folder's real path, outside every file and folder the tool never lets a parameter read, and
+ * outside the repo; then it is opened by that real path with O_NOFOLLOW (a link put there since is not followed) and
+ * O_NONBLOCK (a FIFO never blocks), and read only as a regular file within the cap.
+ */
+function fromFile(written: string, allowance: ParameterAllowance, { realRoot, allowedOnly }: SensitiveContext): Read {
+  // Named by the parameter's key only (the caller's prefix): /status must not tell which paths exist on this host.
+  const what = 'its file';
+  if (allowance.files === null) return { problem: `${what} is not allowed: ${NO_FOLDER}` };
+  const target = path.resolve(allowance.files, written);
+  if (isNeverReadable(target, allowance)) return { problem: `${what} is one this tool never lets a parameter read` };
+  if (!isUnder(target, path.resolve(allowance.files))) return { problem: `${what} is outside the folder the operator allows (--parameter-files)` };
+  if (allowedOnly === true) return { value: null };
+  const folder = realOf(allowance.files);
+  const real = realOf(target);
+  if (folder === null) return { problem: `${what} cannot be read: the folder the operator allows (--parameter-files) cannot be read` };
+  if (real === null) return { problem: `${what} cannot be read: no such file in the folder the operator allows` };
+  if (isNeverReadable(real, allowance)) return { problem: `${what} leads to a file this tool never lets a parameter read` };
+  if (!isUnder(real, folder)) return { problem: `${what} leads out of the folder the operator allows (--parameter-files), through a link` };
+  if (realRoot !== null && isUnder(real, realRoot)) return { problem: `${what} is inside the repo; a sensitive value never lives in git` };
+  const read = readRegularFile(real);
+  return 'problem' in read ? { problem: `${what} ${read.problem}` } : read;
+}
+
+function realOf(file: string): string | null {
+  try {
+    return realpathSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/** At most MAX_PARAMETER_FILE_BYTES of the regular file `real`, as text without one trailing line end. */
+function readRegularFile(real: string): Read {
+  let fd: number;
+  try {
+    fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (error) {
+    return { problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})` };
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return { problem: 'is not a regular file; a sensitive value is read only from one' };
+    if (stat.size > MAX_PARAMETER_FILE_BYTES) return { problem: `holds more than ${MAX_PARAMETER_FILE_BYTES} bytes` };
+    const buffer = Buffer.alloc(MAX_PARAMETER_FILE_BYTES + 1);
+    let length = 0;
+    for (let got = -1; got !== 0 && length < buffer.length; length += got) got = readSync(fd, buffer, length, buffer.length - length, null);
+    if (length > MAX_PARAMETER_FILE_BYTES) return { problem: `holds more than ${MAX_PARAMETER_FILE_BYTES} bytes` };
+    return { value: buffer.subarray(0, length).toString('utf8').replace(/\r?\n$/, '') };
+  } catch (error) {
+    return { problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})` };
+  } finally {
+    closeSync(fd);
+  }
+}
