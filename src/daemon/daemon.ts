@@ -177,7 +177,7 @@ interface RunnerShared {
   redact: Redact;
   leading: () => boolean;
   caches: CodeCacheStore;
-  /** The findings of finished runs, per organization (evidence of plans that tighten enforcement). */
+  /** The evidence caches: the findings of finished runs, one per organization. */
   runCaches: EvidenceCacheStore;
 }
 
@@ -191,9 +191,11 @@ async function startRunners(options: StartDaemonOptions, shared: RunnerShared): 
       source,
       stateDir: config.stateDir,
       codeCache: await caches.forOrganization(source.organization),
-      saveCodeCache: () => caches.save(),
       runCache: await runCaches.forOrganization(source.organization),
-      saveRunCache: () => runCaches.save(),
+      saveCodeCache: async () => {
+        await caches.save();
+        await runCaches.save();
+      },
       api: options.api,
       concurrency: config.api.concurrency,
       ...(options.apiProblem === undefined ? {} : { apiProblem: options.apiProblem }),

@@ -1,3 +1,4 @@
+import type { RunCache } from '../api/evidence-cache.js';
 import type { PolicyApi } from '../api/types.js';
 import { NOT_STARTED } from '../apply/apply.js';
 import type { SourceConfig } from '../config/types.js';
@@ -16,8 +17,6 @@ import { ProgressReporter } from '../progress.js';
 import type { CodeCache, PassOutcome, PassRequest } from '../reconcile.js';
 import type { SourceStatus } from '../operations/source-status.js';
 import type { RolloutStatus } from '../plan/evidence.js';
-import type { RunCache } from '../api/evidence-cache.js';
-import { DEFAULT_EVIDENCE } from '../live/evidence-stage.js';
 import { openPassSession } from '../session.js';
 import { safeErrorMessage, type Checkout, type Source } from '../source/index.js';
 import type { LoopPassResult } from './source-loop.js';
@@ -55,11 +54,9 @@ export interface PassContext {
   /** Changes applied at once (`api.concurrency`). */
   concurrency: number;
   codeCache: CodeCache;
+  runCache?: RunCache;
   declaredCache: DeclaredCache;
   saveCodeCache: (() => Promise<void>) | undefined;
-  /** The findings of finished runs kept across passes, so a finished run is read once. */
-  runCache: RunCache | undefined;
-  saveRunCache: (() => Promise<void>) | undefined;
   notifier: Notifier | undefined;
   metrics: DaemonMetrics;
   /** The daemon's logger (the pass's own lines), and the source's child of it. */
@@ -101,9 +98,8 @@ export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, lo
     outcome = await ctx.reconcile(
       {
         source, dir, revision, api: session.api, logger: ctx.logger, env: ctx.env, mode: current.windowClosed ? 'plan' : 'apply', codeCache: ctx.codeCache,
-        declaredCache: ctx.declaredCache, concurrency: ctx.concurrency, signal, stop,
-        ...(ctx.runCache === undefined ? {} : { evidence: { ...(source.evidence ?? DEFAULT_EVIDENCE), runCache: ctx.runCache } }),
-        onProgress: (p) => {
+        ...(ctx.runCache === undefined ? {} : { runCache: ctx.runCache }),
+        declaredCache: ctx.declaredCache, concurrency: ctx.concurrency, signal, stop, onProgress: (p) => {
           if (p.phase === 'applying') writes.applying();
           progress.update(p);
         },
@@ -119,7 +115,6 @@ export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, lo
     progress.end();
     status.apiReached = session.apiReached() ?? status.apiReached;
     await ctx.saveCodeCache?.();
-    await ctx.saveRunCache?.();
   }
   current.outcome = outcome;
   logNotApplied(log, outcome, stop);

@@ -28,12 +28,10 @@ export interface SourceRunnerOptions {
   stateDir: string;
   /** Shared by the sources of one organization; kept across passes. @default a cache of this runner's own */
   codeCache?: CodeCache;
+  /** The findings of finished runs this source's plans read (the evidence cache). */
+  runCache?: RunCache;
   /** Called after each pass to persist what the code cache learnt. */
   saveCodeCache?: () => Promise<void>;
-  /** The findings of finished runs, shared by the sources of one organization and kept across passes. @default none (each read starts cold) */
-  runCache?: RunCache;
-  /** Called after each pass to persist what the run cache learnt. */
-  saveRunCache?: () => Promise<void>;
   api: PolicyApi;
   /** Changes applied at once (`api.concurrency`). */
   concurrency: number;
@@ -101,7 +99,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   const ctx: RunnerContext = {
     source, repo, api: options.api, reconcile: options.reconcile, concurrency: options.concurrency,
     codeCache: options.codeCache ?? createCodeCache(), declaredCache: createDeclaredCache(), saveCodeCache: options.saveCodeCache,
-    runCache: options.runCache, saveRunCache: options.saveRunCache,
+    ...(options.runCache === undefined ? {} : { runCache: options.runCache }),
     notifier: options.notifier, metrics, logger: options.logger, log, env: options.env, now,
     windows: openSyncWindows(source.syncWindows ?? []), fights: createFightDetector(now), status: initialStatus(source),
     current: newPass(), lastWarnings: new Set(), redact: options.redact ?? createRedactor([]),
