@@ -111,6 +111,14 @@ describe('agent pools', () => {
     ]);
   });
 
+  it('access lists take a name that looks like an id, a wildcard with an id\'s prefix and a name in any Unicode form', async () => {
+    const nfd = 'café-prod'.normalize('NFD');
+    const dir = await dirOf({ 'agent-pools/p.yaml': `organization-scoped: false\nallowed-workspaces: [ws-staging, "ws-*", ${nfd}]\nallowed-projects: ["prj-*", Zürich Team]\n` });
+    const declared = await readDeclared(dir, { maxAgentPools: 5 });
+    assert.deepEqual(declared.pools[0]?.allowedWorkspaces, ['ws-staging', 'ws-*', nfd]);
+    assert.deepEqual(declared.pools[0]?.allowedProjects, ['prj-*', 'Zürich Team']);
+  });
+
   it('agent-cleanup needs both keys and at least one status', async () => {
     assert.deepEqual(await problems({ 'agent-pools/p.yaml': 'agent-cleanup:\n  statuses: []\n' }), [
       { file: 'agent-pools/p.yaml', line: 1, message: 'agent-cleanup is missing the key "after"' },
