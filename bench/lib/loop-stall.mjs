@@ -1,5 +1,6 @@
 // Preloaded into a daemon by the benchmarks (`node --import`): at exit, writes the longest delay of the event loop
-// seen since start (perf_hooks' monitorEventLoopDelay, 10 ms resolution) in milliseconds to PPS_BENCH_STALL_FILE.
+// (perf_hooks' monitorEventLoopDelay, 10 ms resolution) in milliseconds to PPS_BENCH_STALL_FILE, seen since start or
+// since the last SIGUSR2, which the benchmark sends once the daemon listens, so loading the modules is not counted.
 import { writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
@@ -7,5 +8,6 @@ const file = process.env.PPS_BENCH_STALL_FILE;
 if (file) {
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
+  process.on('SIGUSR2', () => histogram.reset());
   process.on('exit', () => writeFileSync(file, String(Math.round(histogram.max / 1e6))));
 }
