@@ -11,7 +11,8 @@
  *
  * PPS_CLI names another build of the command line (its dist/cli.js) and BENCH_FOLDER_BYTES, BENCH_FILES and
  * BENCH_CONFIG_BYTES other sizes: how the figures of the code before these caps were taken. BENCH_ONLY runs the
- * scenarios whose name starts with it (`largest folder`, `most files`, `largest config`).
+ * scenarios whose name starts with it (`largest folder`, `most files`, `largest config`); BENCH_NODE_ARGS adds
+ * arguments to the daemon's node (`--cpu-prof`, say).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -95,7 +96,7 @@ async function run(scenario: Scenario): Promise<void> {
   }));
   const files = { rss: path.join(root, 'rss'), stall: path.join(root, 'stall') };
   let stderr = '';
-  const child = spawn(process.execPath, ['--import', path.join(here, 'lib/peak-rss.mjs'), '--import', path.join(here, 'lib/loop-stall.mjs'), CLI, '--config', config], {
+  const child = spawn(process.execPath, [...(process.env['BENCH_NODE_ARGS']?.split(' ') ?? []), '--import', path.join(here, 'lib/peak-rss.mjs'), '--import', path.join(here, 'lib/loop-stall.mjs'), CLI, '--config', config], {
     env: { PATH: process.env['PATH'], API_TOKEN: emulator.token, PPS_BENCH_RSS_FILE: files.rss, PPS_BENCH_STALL_FILE: files.stall },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -121,6 +122,8 @@ async function run(scenario: Scenario): Promise<void> {
     const seconds = (performance.now() - started) / 1000;
     probing = false;
     await probe;
+    child.kill('SIGUSR2');
+    await until(async () => (readFileSync(files.stall, 'utf8') === '' ? undefined : true), 60_000);
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
     const peakMib = Number(readFileSync(files.rss, 'utf8')) / 1024;
