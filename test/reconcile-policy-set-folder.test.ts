@@ -65,19 +65,31 @@ for (const { title, nativeKind, extra } of CASES) {
 describe('a policy set folder is checked before any request', () => {
   const fixture = useWorld();
 
-  for (const [what, source] of [['a missing file', './policies/missing.sentinel'], ['a path through ..', '../outside.sentinel'], ['a remote URL', 'https://example.com/a.sentinel']] as const) {
-    it(`a sentinel.hcl naming ${what} is refused, and the emulator sees no request`, async () => {
+  const REFUSALS = [
+    ['a missing file', 'policy "one"', './policies/missing.sentinel', 'is not a file of the set\'s folder (missing, a link out of the folder, or left out by .syncignore or the built-in rules)'],
+    ['a path through ..', 'policy "one"', '../outside.sentinel', 'goes through ..; every file of a set must be inside its folder'],
+    ['a remote URL', 'policy "one"', 'https://example.com/a.sentinel', 'is a remote location; the set\'s files must be in its folder'],
+    ['a static import through ..', 'import "static" "data"', '../outside.json', 'goes through ..; every file of a set must be inside its folder'],
+    ['a plugin import from an absolute path', 'import "plugin" "tool"', '/usr/bin/tool', 'is an absolute path; name the file relative to the set\'s folder'],
+  ] as const;
+  for (const [what, block, source, reason] of REFUSALS) {
+    it(`a sentinel.hcl naming ${what} is refused with that reason alone, and the emulator sees no request`, async () => {
       const { world } = fixture;
+      const policy = 'policy "one" {\n  source = "./policies/one.sentinel"\n  enforcement_level = "advisory"\n}\n';
+      const config = block === 'policy "one"' ? policy.replace('./policies/one.sentinel', source) : `${policy}${block} {\n  source = "${source}"\n}\n`;
       const dir = await fixture.repo({
         'outside.sentinel': 'main = rule { true }\n',
-        'policy-sets/bad/sentinel.hcl': `policy "one" {\n  source = "${source}"\n  enforcement_level = "advisory"\n}\n`,
+        'outside.json': '{}\n',
+        'policy-sets/bad/sentinel.hcl': config,
         'policy-sets/bad/policies/one.sentinel': 'main = rule { true }\n',
       });
       await world.clearRequests();
       for (const mode of ['--validate', '--dry-run']) {
         const run = await world.cli(mode, dir);
         assert.equal(run.code, 1, `${mode}: ${run.stdout}${run.stderr}`);
-        assert.ok(`${run.stdout}${run.stderr}`.includes(`policy-sets/bad/sentinel.hcl: policy "one" source: "${source}"`), run.stdout + run.stderr);
+        // The problem list (`--validate`) or the plan's errors (`- `) name each problem by its file relative to the repo, one to a line.
+        const problems = `${run.stdout}${run.stderr}`.split('\n').map((line) => line.trim().replace(/^- /, '')).filter((line) => line.startsWith('policy-sets/'));
+        assert.deepEqual([...new Set(problems)], [`policy-sets/bad/sentinel.hcl: ${block} source: "${source}" ${reason}`], run.stdout + run.stderr);
       }
       assert.deepEqual(await world.requests(), []);
     });
@@ -88,7 +100,7 @@ describe('a policy set folder is checked before any request', () => {
     const dir = await fixture.repo({ 'policy-sets/broken/sentinel.hcl': 'policy "one" {\n  source = \n' });
     const run = await world.cli('--validate', dir);
     assert.equal(run.code, 1, run.stdout + run.stderr);
-    assert.match(run.stdout + run.stderr, /policy-sets\/broken\/sentinel\.hcl: does not parse as HCL: sentinel\.hcl:2,/);
+    assert.match(run.stdout + run.stderr, /policy-sets\/broken\/sentinel\.hcl:2: does not parse as HCL: sentinel\.hcl:2,/);
   });
 });
 

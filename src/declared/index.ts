@@ -11,6 +11,7 @@ import { DEFAULT_MAX_AGENT_POOLS, readPools } from './pools.js';
 import { DEFAULT_WALK_LIMITS, walkSource, type FoundFile, type WalkOptions } from './walk.js';
 import { count } from '../plural.js';
 import { inFolder, readPolicySets, setFolders, YAML_SET_FILE } from './policy-sets.js';
+import { ownSetFiles } from './set-files.js';
 import { SET_CONFIG_FILES } from './set-config.js';
 
 /** A set's config file under policies/: its folder is a set, not policies. */
@@ -19,8 +20,9 @@ function isSetConfig(rel: string): boolean {
 }
 
 export type { AgentCleanup, CodeSource, DeclaredPolicy, DeclaredPolicySet, DeclaredPool, DeclaredState, ReadOptions, SetContent, SetParameter } from './types.js';
-export { MAX_SET_ARCHIVE_BYTES, SET_SETTINGS_FILE } from './policy-sets.js';
+export { SET_SETTINGS_FILE } from './policy-sets.js';
 export { sensitiveValue } from './set-parameters.js';
+export { MAX_SET_ARCHIVE_BYTES, MAX_SET_FILES, MAX_SET_TAR_BYTES } from './set-content.js';
 export { SET_CONFIG_FILES } from './set-config.js';
 export { packSet, type SetArchive } from './set-archive.js';
 export { setArchiveBody } from './set-body.js';
@@ -72,7 +74,8 @@ export async function readDeclared(dir: string, options: ReadOptions = {}): Prom
   const context = { realRoot, cache, ...(options.signal ? { signal: options.signal } : {}) };
   const policies = await readPolicies(policyFiles, context);
   const pools = readPools(poolFiles, options.maxAgentPools ?? DEFAULT_MAX_AGENT_POOLS, realRoot);
-  const policySets = await readPolicySets(sets.folders, setFiles.filter((file) => !outsideSets(file.rel)), yamlSetFiles, realRoot, {
+  const own = ownSetFiles(sets.folders, setFiles, realRoot, loaded.filter);
+  const policySets = await readPolicySets(sets.folders, own.files, yamlSetFiles, realRoot, {
     env: options.env ?? process.env, realRoot, allowedOnly: options.parametersAllowedOnly === true,
     ...(options.parameters === undefined ? {} : { allowance: options.parameters }),
   });
@@ -81,7 +84,7 @@ export async function readDeclared(dir: string, options: ReadOptions = {}): Prom
   // Near misses inside a set under policies/ are its files, not policies: its own walk reports what is really wrong.
   const walkProblems = [...walked.problems.filter((p) => outsideSets(p.file) || p.file.startsWith('policy-sets/')), ...elsewhere.problems, ...(inSets?.problems ?? [])];
   const problems = [
-    ...walkProblems, ...sets.problems, ...policies.problems, ...pools.problems, ...policySets.problems,
+    ...walkProblems, ...sets.problems, ...own.problems, ...policies.problems, ...pools.problems, ...policySets.problems,
     ...(strict ? importProblems(policies.unresolvedImports) : []),
   ];
   if (problems.length > 0) throw invalid(root, problems);

@@ -2,28 +2,20 @@ import path from 'node:path';
 import type { SourceProblem } from '../errors.js';
 import type { KeyPath } from '../yaml/index.js';
 import type { PolicyKind } from '../model.js';
-import { MAX_CODE_BYTES } from '../model.js';
-import { readSourceFile, decodeText } from './read-file.js';
 import { readYamlText } from './read-code.js';
 import { byName, isValidName, NAME_RULE } from './resource-names.js';
-import { packSet, type ArchiveFile } from './set-archive.js';
-import { readSetConfig, SET_CONFIG_FILES } from './set-config.js';
+import { SET_CONFIG_FILES } from './set-config.js';
+import { readSetContent } from './set-content.js';
+import { SET_SETTINGS_FILE } from './set-files.js';
 import { listLines, readSettingsFile, withFile } from './settings-file.js';
 import type { SensitiveContext } from './sensitive-values.js';
 import { readParameters } from './set-parameters.js';
 import type { DeclaredPolicySet, EntryLines, SetContent, SetParameter } from './types.js';
 import type { FoundFile } from './walk.js';
 
-/** The settings file beside a versioned set's config file; never packed. */
-export const SET_SETTINGS_FILE = 'policy-set.yaml';
+export { SET_SETTINGS_FILE } from './set-files.js';
 /** Sets declared in YAML: `policy-sets/<name>.yaml`. */
 export const YAML_SET_FILE = /^policy-sets\/[^/]+\.yaml$/;
-/**
- * The largest set archive (tar.gz) this tool uploads, and the most its files may hold before packing. The service
- * documents no limit; these keep a mistaken folder (a vendored tree, build output) from being packed and sent.
- */
-export const MAX_SET_ARCHIVE_BYTES = 20 * 1024 * 1024;
-export const MAX_SET_FILES_BYTES = 100 * 1024 * 1024;
 
 /** The folders (relative to the root) that hold a set's config file; a folder inside another set's is a problem. */
 export function setFolders(files: readonly FoundFile[]): { folders: string[]; problems: SourceProblem[] } {
@@ -54,7 +46,7 @@ interface SetFiles {
   files: FoundFile[];
 }
 
-/** Reads every policy set: versioned ones from `folders` (their files among `files`), the others from their YAML files. */
+/** Reads every policy set: versioned ones from `folders` (their own files among `files`, as `ownSetFiles` gives them), the others from their YAML files. */
 export async function readPolicySets(
   folders: readonly string[], files: readonly FoundFile[], yamlFiles: readonly FoundFile[], realRoot: string, context: SensitiveContext,
 ): Promise<{ sets: DeclaredPolicySet[]; problems: SourceProblem[] }> {
@@ -62,7 +54,11 @@ export async function readPolicySets(
   const problems: SourceProblem[] = [];
   for (const folder of folders) {
     const inside = files.filter((f) => f.rel.startsWith(`${folder}/`));
-    const config = inside.find((f) => path.posix.dirname(f.rel) === folder && path.posix.basename(f.rel) in SET_CONFIG_FILES)!;
+    const config = inside.find((f) => path.posix.dirname(f.rel) === folder && path.posix.basename(f.rel) in SET_CONFIG_FILES);
+    if (config === undefined) {
+      problems.push({ file: folder, message: 'its config file is not one of the set\'s own files (a symbolic link out of the folder, or to a path .syncignore or the built-in rules leave out)' });
+      continue;
+    }
     const settings = inside.find((f) => f.rel === `${folder}/${SET_SETTINGS_FILE}`) ?? null;
     const read = await readVersionedSet({ folder, config, settings, files: inside.filter((f) => f !== settings) }, realRoot, context);
     problems.push(...read.problems);
@@ -82,37 +78,13 @@ async function readVersionedSet(entry: SetFiles, realRoot: string, context: Sens
   const settings = entry.settings === null ? NO_SETTINGS : readSettings(entry.settings, realRoot, kind);
   const problems = [...settings.problems];
   if (settings.values['kind'] !== undefined) problems.push({ file: entry.settings!.rel, message: `kind is not allowed here: a versioned set's kind comes from its config file (${path.posix.basename(entry.config.rel)})` });
-  const total = entry.files.reduce((sum, f) => sum + f.size, 0);
-  if (total > MAX_SET_FILES_BYTES) {
-    problems.push({ file: entry.folder, message: `holds ${total} bytes of files; a policy set's folder may hold at most ${MAX_SET_FILES_BYTES} bytes (100 MiB). Leave files out with .syncignore` });
-    return { set: null, problems };
-  }
-  const archiveFiles: ArchiveFile[] = [];
-  for (const file of entry.files) {
-    const read = readSourceFile(realRoot, file.rel, file.abs, MAX_CODE_BYTES, file.real);
-    if ('problem' in read) problems.push(read.problem);
-    else archiveFiles.push({ path: file.rel.slice(entry.folder.length + 1), bytes: read.bytes });
-  }
-  const configBytes = archiveFiles.find((f) => `${entry.folder}/${f.path}` === entry.config.rel)?.bytes;
-  const text = configBytes === undefined ? null : decodeText(entry.config.rel, configBytes);
-  if (text === null || 'problem' in text) return { set: null, problems: text === null ? problems : [...problems, text.problem] };
-  const checked = await readSetConfig(entry.config.rel, text.text, new Set(archiveFiles.map((f) => f.path)));
-  problems.push(...checked.problems);
-  if (problems.length > 0) return { set: null, problems };
-  const archive = await packSet(archiveFiles);
-  if (archive.gzip.length > MAX_SET_ARCHIVE_BYTES) {
-    problems.push({ file: entry.folder, message: `packs to ${archive.gzip.length} bytes; a policy set's archive may be at most ${MAX_SET_ARCHIVE_BYTES} bytes (20 MiB)` });
-    return { set: null, problems };
-  }
-  const content = {
-    folder: entry.folder, root: realRoot, configFile: path.posix.basename(entry.config.rel), digest: archive.digest, bytes: archive.gzip.length,
-    files: archive.files, policies: checked.config.policies.length, modules: checked.config.modules.length,
-    levels: checked.config.policies.map((p) => ({ name: p.name, level: p.level ?? 'advisory' })),
-  };
+  const read = await readSetContent(entry, realRoot);
+  problems.push(...read.problems);
+  if (problems.length > 0 || read.content === null) return { set: null, problems };
   const where = {
     file: entry.settings?.rel ?? entry.folder, settingsFile: entry.settings?.rel ?? null, folder: entry.folder, defaultName: path.posix.basename(entry.folder),
   };
-  return finishSet(where, kind, settings, content, context);
+  return finishSet(where, kind, settings, read.content, context);
 }
 
 function readYamlSet(file: FoundFile, realRoot: string, context: SensitiveContext): { set: DeclaredPolicySet | null; problems: SourceProblem[] } {

@@ -1,24 +1,30 @@
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { MAX_CODE_BYTES } from '../model.js';
-import { readSourceFile } from './read-file.js';
 import { packSet, type ArchiveFile } from './set-archive.js';
+import { MAX_SET_ARCHIVE_BYTES } from './set-content.js';
 import type { SetContent } from './types.js';
 
 /**
- * The archive of a versioned set for its upload: the files the plan counted, read again under the source root and
- * packed again, proved against the digest the plan compared. A folder changed since the plan was made is refused.
+ * The archive of a versioned set for its upload: the files the plan counted, resolved again under the source root
+ * (each must still lie inside the folder's real path) and packed again, proved against the digest the plan compared.
+ * A folder changed since the plan was made is refused.
  */
 export async function setArchiveBody(content: SetContent): Promise<Buffer> {
+  const refuse = (why: string) => new Error(`policy set folder ${content.folder} ${why}; nothing was uploaded. Plan again`);
+  let realFolder: string;
   const files: ArchiveFile[] = [];
-  for (const file of content.files) {
-    const rel = `${content.folder}/${file.path}`;
-    const read = readSourceFile(content.root, rel, path.join(content.root, ...rel.split('/')), MAX_CODE_BYTES);
-    if ('problem' in read) throw new Error(`policy set folder ${content.folder}: ${read.problem.file} ${read.problem.message}`);
-    files.push({ path: file.path, bytes: read.bytes });
+  try {
+    realFolder = realpathSync.native(path.join(content.root, ...content.folder.split('/')));
+    for (const file of content.files) {
+      const rel = `${content.folder}/${file.path}`;
+      const abs = path.join(content.root, ...rel.split('/'));
+      files.push({ path: file.path, rel, abs, real: realpathSync.native(abs), size: file.size });
+    }
+  } catch (error) {
+    throw refuse(`cannot be read again (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
-  const archive = await packSet(files);
-  if (archive.digest !== content.digest) {
-    throw new Error(`policy set folder ${content.folder} changed since the plan was made; nothing was uploaded. Plan again`);
-  }
-  return archive.gzip;
+  const packed = await packSet(files, { realRoot: content.root, realFolder, folder: content.folder, maxGzipBytes: MAX_SET_ARCHIVE_BYTES });
+  if ('problems' in packed) throw refuse(`cannot be packed again: ${packed.problems.map((p) => `${p.file} ${p.message}`).join("; ")}`);
+  if (packed.archive.digest !== content.digest) throw refuse('changed since the plan was made');
+  return packed.archive.gzip;
 }

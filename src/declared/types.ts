@@ -84,7 +84,7 @@ export interface SetContent {
   root: string;
   /** The config file, relative to the folder. */
   configFile: string;
-  /** sha256 (hex) of the uncompressed tar: what the set's ownership marker records. */
+  /** sha256 (hex) of the set's content, line ends normalised (set-archive.ts): what the set's ownership marker records. */
   digest: string;
   /** Size of the tar.gz in bytes. */
   bytes: number;

@@ -5,6 +5,11 @@ import { createHash } from 'node:crypto';
  * deployment share it, and a deployment that syncs other organizations under the same lease name has another.
  */
 export function syncFingerprint(sources: readonly { name: string; organization: string }[]): string {
-  const pairs = sources.map((s) => [s.name, s.organization]).sort((a, b) => (a.join('\u0000') < b.join('\u0000') ? -1 : 1));
+  const pairs = sources.map((s) => [s.name, s.organization]);
+  pairs.sort(byNameThenOrganization);
   return createHash('sha256').update(JSON.stringify(pairs)).digest('hex').slice(0, 16);
+}
+
+function byNameThenOrganization(a: string[], b: string[]): number {
+  return a.join('\u0000') < b.join('\u0000') ? -1 : 1;
 }
