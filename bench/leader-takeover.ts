@@ -6,25 +6,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { defaultSeed, startEmulator } from '../src/emulator/index.js';
+import { startBenchEtcd } from './lib/etcd.js';
 
 const RUNS = Number(process.env.TAKEOVER_RUNS ?? 5);
 const root = mkdtempSync(path.join(os.tmpdir(), 'pps-bench-leader-'));
 /** What the image and `npm start` run. */
 const cli = path.resolve('bundle/policy-pool-sync.mjs');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
 
 async function until<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
   const deadline = performance.now() + timeoutMs;
@@ -36,15 +27,8 @@ async function until<T>(probe: () => Promise<T | undefined> | T | undefined, tim
   }
 }
 
-const [client, peer] = [await freePort(), await freePort()];
-const endpoint = `http://127.0.0.1:${client}`;
-const etcd = spawn('etcd', ['--name', 'bench', '--data-dir', path.join(root, 'etcd'), '--listen-client-urls', endpoint, '--advertise-client-urls', endpoint,
-  '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`, '--initial-cluster', `bench=http://127.0.0.1:${peer}`, '--log-level', 'error'], { stdio: 'ignore' });
-etcd.once('error', () => {
-  console.error('etcd is not on PATH: apt-get install -y etcd-server');
-  process.exit(1);
-});
-await until(async () => ((await fetch(`${endpoint}/v3/kv/range`, { method: 'POST', body: '{"key":"eA=="}' })).ok ? true : undefined));
+const etcd = await startBenchEtcd(root);
+const { endpoint } = etcd;
 const emulator = await startEmulator({ port: 0, seed: { ...defaultSeed(), rateLimit: 0 } });
 const declared = path.join(root, 'declared');
 mkdirSync(path.join(declared, 'policies'), { recursive: true });
@@ -112,6 +96,5 @@ for (const [lease, renew, retry] of [['2s', '1500ms', '500ms'], ['4s', '3s', '1s
 }
 console.log(`idle standby RSS: median ${median(standbyRss).toFixed(1)} MB (min ${Math.min(...standbyRss).toFixed(1)}, max ${Math.max(...standbyRss).toFixed(1)}), ${standbyRss.length} samples`);
 await emulator.close();
-etcd.kill('SIGTERM');
-await new Promise((r) => etcd.once('exit', r));
+await etcd.stop();
 rmSync(root, { recursive: true, force: true });

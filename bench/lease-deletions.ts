@@ -5,41 +5,20 @@
  * replica can have read it), while both replicas are sampled every 5 ms. Prints the samples, how many had two
  * leaders (the goal: none), and how long the lease took to have a leader again after each deletion.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createElector, ETCD_KEY_PREFIX, etcdLeaseStore } from '../src/leader/index.js';
 import { createLogger } from '../src/logger.js';
+import { startBenchEtcd } from './lib/etcd.js';
 
 const DELETIONS = Number(process.env.LEASE_DELETIONS ?? 16);
 const root = mkdtempSync(path.join(os.tmpdir(), 'pps-bench-lease-'));
 const logger = createLogger({ level: 'silent' });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const [client, peer] = [await freePort(), await freePort()];
-const endpoint = `http://127.0.0.1:${client}`;
-const etcd = spawn('etcd', ['--name', 'bench', '--data-dir', path.join(root, 'etcd'), '--listen-client-urls', endpoint, '--advertise-client-urls', endpoint,
-  '--listen-peer-urls', `http://127.0.0.1:${peer}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peer}`, '--initial-cluster', `bench=http://127.0.0.1:${peer}`, '--log-level', 'error'], { stdio: 'ignore' });
-etcd.once('error', () => {
-  console.error('etcd is not on PATH: apt-get install -y etcd-server');
-  process.exit(1);
-});
-for (;;) {
-  const up = await fetch(`${endpoint}/v3/kv/range`, { method: 'POST', body: '{"key":"eA=="}' }).then((r) => r.ok, () => false);
-  if (up) break;
-  await sleep(20);
-}
+const etcd = await startBenchEtcd(root);
+const { endpoint } = etcd;
 
 const key = Buffer.from(`${ETCD_KEY_PREFIX}bench`).toString('base64');
 const kv = async (op: 'range' | 'deleterange'): Promise<{ count?: string; deleted?: string }> =>
@@ -79,7 +58,7 @@ for (let i = 0; i < DELETIONS; i += 1) {
 }
 clearInterval(sampler);
 await Promise.all(replicas.map((e) => e.stop()));
-etcd.kill('SIGTERM');
+await etcd.stop();
 rmSync(root, { recursive: true, force: true });
 
 const sorted = [...recoveries].sort((x, y) => x - y);

@@ -152,19 +152,29 @@ describe('reading evidence: pages, window, budget, cache and ids', () => {
     assert.equal(readout.requests, 11);
     assert.equal((await f.emulator.requests()).length, 11);
     const runs = readout.policies[0]?.workspaces[0]?.runs ?? [];
-    // One request lists the runs; each run then costs one for its evaluations and one for its set outcomes.
-    assert.deepEqual([runs.length, runs[0]?.createdAt, readout.workspaces[0]?.complete], [5, at(0.5), false]);
+    // One request lists the runs; each finished run then costs one, for the set outcomes of the evaluation its stage names.
+    assert.deepEqual([runs.length, runs[0]?.createdAt, runs[9]?.createdAt, readout.workspaces[0]?.complete], [10, at(0.5), at(9.5), false]);
+  });
+
+  it('sends no list past the budget either: a workspace not listed is said so', async () => {
+    await f.emulator.clearRequests();
+    const workspaces = [...many, { id: 'ws-alpha', name: 'alpha' }];
+    const readout = await readEvidence(f.client.runs, { organization: ORG, workspaces, policies: ['deny-public'], now: () => NOW, budget: 1, listing: 'workspace' });
+    assert.deepEqual([readout.partial, readout.requests, (await f.emulator.requests()).length], [true, 1, 1]);
+    assert.deepEqual(readout.workspaces.map((ws) => ws.runsInWindow === null).sort(), [false, true]);
   });
 
   it('reads a finished run once: a second read with the cache sends no outcome request', async () => {
     const cache = createRunCache();
-    const options = { organization: ORG, workspaces: many, policies: ['deny-public'], now: () => NOW, cache, budget: 1000 };
+    const workspaces = [...many, { id: 'ws-alpha', name: 'alpha' }];
+    const options = { organization: ORG, workspaces, policies: ['deny-public'], now: () => NOW, cache, budget: 1000 };
     const cold = await readEvidence(f.client.runs, options);
-    assert.deepEqual([cold.partial, cold.requests, cold.cachedRuns, cache.size], [false, 61, 0, 30]);
+    // The organization's list, alpha's own list (the organization's gave it no run), one request per run.
+    assert.deepEqual([cold.partial, cold.requests, cold.cachedRuns, cache.size], [false, 2 + 30, 0, 30]);
     await f.emulator.clearRequests();
     const warm = await readEvidence(f.client.runs, options);
-    assert.deepEqual([warm.partial, warm.requests, warm.cachedRuns], [false, 1, 30]);
-    assert.deepEqual((await f.emulator.requests()).map((request) => request.path.split('?')[0]), ['/workspaces/ws-many/runs']);
+    assert.deepEqual([warm.partial, warm.requests, warm.cachedRuns], [false, 2, 30]);
+    assert.deepEqual((await f.emulator.requests()).map((request) => request.path.split('?')[0]), ['/organizations/acme/runs', '/workspaces/ws-alpha/runs']);
     assert.deepEqual(warm.policies, cold.policies);
     assert.equal(countRuns(warm.policies[0]?.workspaces[0]?.runs ?? [], at(10)), 5);
   });
@@ -174,7 +184,7 @@ describe('reading evidence: pages, window, budget, cache and ids', () => {
     await assert.rejects(f.client.runs.listTaskStages('../organizations'), /is not a run id/);
     await assert.rejects(f.client.runs.listPolicySetOutcomes('ts-abc'), /is not a policy-evaluation id/);
     assert.equal((await f.emulator.requests()).length, 0);
-    await f.emulator.addFaults({ kind: 'malformed', path: '^/workspaces/ws-many/runs$', body: '{"data":[{"id":"run-x/../../admin","type":"runs","attributes":{}}]}' });
+    await f.emulator.addFaults({ kind: 'malformed', path: '^/organizations/acme/runs$', body: '{"data":[{"id":"run-x/../../admin","type":"runs","attributes":{}}]}' });
     await assert.rejects(readEvidence(f.client.runs, { organization: ORG, workspaces: many, policies: [], now: () => NOW }), (error: unknown) => {
       assert.ok(error instanceof ApiError);
       assert.match(error.message, /unusable: "run-x\/\.\.\/\.\.\/admin" is not a run id/);

@@ -172,9 +172,11 @@ describe('one-shot runs share the code cache in the state dir', () => {
     const run = await world.cli('--dry-run', dir, ['--detailed-exitcode']);
     assert.equal(run.code, 0, run.stderr + run.stdout);
     const requests = await world.requests();
+    // The pool's access list is read against the organization's workspaces (a name before an id): one more list.
     assert.deepEqual(requests.map((r) => `${r.method} ${r.path.split('?')[0]}`).sort(), [
       `GET /organizations/${ORG}/agent-pools`,
       `GET /organizations/${ORG}/policies`,
+      `GET /organizations/${ORG}/workspaces`,
     ]);
   });
 

@@ -35,9 +35,11 @@ describe('agent pools', () => {
         allowedWorkspaces: ['ws-abc123', 'ws-def456'],
         previousNames: ['builders', 'old_build'],
         agentCleanup: { statuses: ['exited', 'errored'], after: '15m', afterMs: 900_000 },
+        // The lines of the access lists and their entries, for a name that matches nothing to name its line.
+        lines: { 'allowed-workspaces': 2, 'allowed-workspaces.0': 2, 'allowed-workspaces.1': 2 },
       },
-      { name: 'default', file: 'agent-pools/default.yaml', organizationScoped: true, allowedWorkspaces: null, previousNames: [], agentCleanup: null },
-      { name: 'managed-none', file: 'agent-pools/managed-none.yaml', organizationScoped: true, allowedWorkspaces: [], previousNames: [], agentCleanup: null },
+      { name: 'default', file: 'agent-pools/default.yaml', organizationScoped: true, allowedWorkspaces: null, previousNames: [], agentCleanup: null, lines: {} },
+      { name: 'managed-none', file: 'agent-pools/managed-none.yaml', organizationScoped: true, allowedWorkspaces: [], previousNames: [], agentCleanup: null, lines: { 'allowed-workspaces': 1 } },
     ]);
   });
 
@@ -109,6 +111,14 @@ describe('agent pools', () => {
         message: 'unknown key "colour" (allowed: organization-scoped, allowed-workspaces, allowed-projects, excluded-workspaces, previous-names, agent-cleanup)',
       },
     ]);
+  });
+
+  it('access lists take a name that looks like an id, a wildcard with an id\'s prefix and a name in any Unicode form', async () => {
+    const nfd = 'café-prod'.normalize('NFD');
+    const dir = await dirOf({ 'agent-pools/p.yaml': `organization-scoped: false\nallowed-workspaces: [ws-staging, "ws-*", ${nfd}]\nallowed-projects: ["prj-*", Zürich Team]\n` });
+    const declared = await readDeclared(dir, { maxAgentPools: 5 });
+    assert.deepEqual(declared.pools[0]?.allowedWorkspaces, ['ws-staging', 'ws-*', nfd]);
+    assert.deepEqual(declared.pools[0]?.allowedProjects, ['prj-*', 'Zürich Team']);
   });
 
   it('agent-cleanup needs both keys and at least one status', async () => {

@@ -32,6 +32,8 @@ function seed(): Seed {
       runs: [
         ...[1, 2, 3].flatMap((hours) => WORKSPACES.map((ws) => ({ workspace: ws.id, createdAt: at(hours), outcomes }))),
         { workspace: 'ws-one', createdAt: at(0.5), status: 'post_plan_running', outcomes },
+        // Waiting for an override: its evaluation ended failed, but it may still turn overridden.
+        { workspace: 'ws-two', createdAt: at(0.5), status: 'policy_override', outcomes: [{ policy: 'deny-public', set: 'base', status: 'failed' as const }] },
       ],
     }],
   };
@@ -47,16 +49,17 @@ describe('the evidence cache in the state dir', () => {
   it('is read after a restart: finished runs cost no request, the run under way is read again', async () => {
     const first = openEvidenceCacheStore({ stateDir: f.tempDir, logger: silentLogger(), persist: true });
     const cold = await read(await first.forOrganization(ORG));
-    // Two lists, two requests per finished run, and the evaluations of the one under way (running: no outcome yet).
-    assert.deepEqual([cold.requests, cold.cachedRuns], [2 + 6 * 2 + 1, 0]);
+    // The organization's list, one request per finished run, and two for each under way (its outcomes and its evaluations).
+    assert.deepEqual([cold.requests, cold.cachedRuns], [1 + 6 + 2 * 2, 0]);
+    const waiting = cold.policies[0]?.workspaces[1]?.latest;
+    assert.deepEqual([waiting?.createdAt, waiting?.outcome, waiting?.finished], [at(0.5), 'failed', false]);
     await first.save();
     await f.emulator.clearRequests();
     const second = openEvidenceCacheStore({ stateDir: f.tempDir, logger: silentLogger(), persist: true });
     const warm = await read(await second.forOrganization(ORG));
-    assert.deepEqual([warm.requests, warm.cachedRuns], [2 + 1, 6]);
+    assert.deepEqual([warm.requests, warm.cachedRuns], [1 + 2 * 2, 6]);
     const paths = (await f.emulator.requests()).map((request) => request.path.split('?')[0] ?? '');
-    assert.equal(paths.filter((p) => p.startsWith('/workspaces/')).length, 2);
-    assert.equal(paths.filter((p) => p.startsWith('/policy-evaluations/')).length, 0, 'the running run has no outcome to read');
+    assert.deepEqual(paths.map((p) => p.split('/')[1]).sort(), ['organizations', 'policy-evaluations', 'policy-evaluations', 'task-stages', 'task-stages']);
     assert.deepEqual(warm.policies, cold.policies);
   });
 

@@ -100,7 +100,7 @@ describe('a policy set folder is checked before any request', () => {
     const dir = await fixture.repo({ 'policy-sets/broken/sentinel.hcl': 'policy "one" {\n  source = \n' });
     const run = await world.cli('--validate', dir);
     assert.equal(run.code, 1, run.stdout + run.stderr);
-    assert.match(run.stdout + run.stderr, /policy-sets\/broken\/sentinel\.hcl: does not parse as HCL: sentinel\.hcl:2,/);
+    assert.match(run.stdout + run.stderr, /policy-sets\/broken\/sentinel\.hcl:2: does not parse as HCL: sentinel\.hcl:2,/);
   });
 });
 

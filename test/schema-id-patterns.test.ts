@@ -38,6 +38,15 @@ test('every id written in a schema pattern has the shape src/api/ids.ts defines'
   }
 });
 
+test('every schema description that gives an id\'s bound gives the one of ids.ts', () => {
+  const texts = readdirSync(SCHEMAS).filter((name) => name.endsWith('.json')).flatMap((file) => [...readFileSync(path.join(SCHEMAS, file), 'utf8').matchAll(/([a-z]+)- followed by at most (\d+)/g)].map((m) => ({ file, prefix: m[1]!, bound: Number(m[2]) })));
+  assert.ok(texts.length >= 8, JSON.stringify(texts));
+  for (const { file, prefix, bound } of texts) {
+    assert.ok(KIND_OF.has(prefix), `${file}: ${prefix}- is no id prefix of ids.ts`);
+    assert.equal(bound, MAX_ID_SUFFIX, `${file}: ${prefix}- followed by at most ${bound}`);
+  }
+});
+
 test('the prefixes a name may not start with (another resource\'s id) are prefixes of ids.ts', () => {
   const lists = all.flatMap(({ file, pattern }) => [...pattern.matchAll(/\(\?!\(([a-z|]+)\)-\)/g)].map((m) => ({ file, names: m[1]!.split('|') })));
   assert.ok(lists.length >= 4, JSON.stringify(lists));

@@ -1,26 +1,24 @@
 /**
  * `readEvidence`: what the runs of the workspaces in scope say of some policies, read through the run side of the API
- * (runs.ts) within a request budget. First each workspace's runs of the window (one request per workspace for up to
- * 100 runs, task stages included), then the runs newest first across the workspaces (every workspace's newest run
- * before any workspace's second newest), each run's evaluations and set outcomes unless the cache holds its findings.
+ * (runs.ts) within a request budget. First the runs of the window of every workspace (evidence-listing.ts: the
+ * organization's list, many workspaces a request, task stages included), then the runs newest first across the
+ * workspaces (every workspace's newest run before any workspace's second newest), each run's set outcomes
+ * (evidence-runs.ts) unless the cache holds its findings.
  * Once the budget is spent nothing more is sent and the readout is `partial`; any other failure rejects.
  */
-import { FINAL_RUN_STATUSES } from '../model.js';
 import { mapLimit } from '../map-limit.js';
 import { createRunCache, type RunCache } from './evidence-cache.js';
+import { listInScope, type EvidenceListing } from './evidence-listing.js';
+import { readWithin } from './evidence-runs.js';
 import { isComplete, policyEvidence, type WorkspaceRead } from './evidence-summary.js';
 import type { EvidenceReadout, RunFindings } from './evidence-types.js';
-import { BudgetSpentError, RequestBudget, type RequestSpender } from './request-budget.js';
-import type { PolicyEvaluation, PolicySetOutcome, Run, RunApi } from './run-types.js';
+import { RequestBudget } from './request-budget.js';
+import type { Run, RunApi } from './run-types.js';
 
 export const DEFAULT_EVIDENCE_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 export const DEFAULT_EVIDENCE_BUDGET = 500;
 const DEFAULT_CONCURRENCY = 8;
 
-/** Evaluation statuses after which nothing of an evaluation changes. */
-const ENDED = new Set(['passed', 'failed', 'errored', 'unreachable', 'overridden', 'canceled']);
-/** Evaluation statuses with no set outcome to read. */
-const WITHOUT_OUTCOMES = new Set(['pending', 'running', 'unreachable']);
 
 export interface EvidenceOptions {
   organization: string;
@@ -38,6 +36,8 @@ export interface EvidenceOptions {
   now?: () => number;
   /** Reads in flight at once (the client's queue and pacer still set the rate). @default 8 */
   concurrency?: number;
+  /** How the runs are listed (evidence-listing.ts). @default 'organization' */
+  listing?: EvidenceListing;
 }
 
 export async function readEvidence(api: RunApi, options: EvidenceOptions): Promise<EvidenceReadout> {
@@ -46,9 +46,8 @@ export async function readEvidence(api: RunApi, options: EvidenceOptions): Promi
   const ms = options.windowMs ?? DEFAULT_EVIDENCE_WINDOW_MS;
   const cache = options.cache ?? createRunCache();
   const limit = options.concurrency ?? DEFAULT_CONCURRENCY;
-  const lists = await mapLimit(options.workspaces, limit, async (workspace) => {
-    const runs = await spent(api.listWorkspaceRuns(workspace.id, { since: to - ms, includeTaskStages: true, budget }));
-    return runs?.map((run) => ({ ...run, workspaceId: run.workspaceId ?? workspace.id })) ?? null;
+  const lists = await listInScope(api, {
+    organization: options.organization, workspaces: options.workspaces, since: to - ms, budget, concurrency: limit, listing: options.listing ?? 'organization',
   });
   let cachedRuns = 0;
   const findings = new Map<string, RunFindings | null>();
@@ -77,39 +76,6 @@ export async function readEvidence(api: RunApi, options: EvidenceOptions): Promi
   };
 }
 
-/** The value, or null once the budget is spent; every other failure rejects. */
-async function spent<T>(reading: Promise<T>): Promise<T | null> {
-  try {
-    return await reading;
-  } catch (error) {
-    if (error instanceof BudgetSpentError) return null;
-    throw error;
-  }
-}
-
-/**
- * The run's findings, read once its expected cost (what its included stages say) can be set aside from the budget;
- * null when it cannot, or when the budget runs out all the same (a list with more than one page).
- */
-async function readWithin(api: RunApi, run: Run, budget: RequestBudget): Promise<RunFindings | null> {
-  const reservation = budget.reserve(expectedCost(run));
-  if (reservation === null) return null;
-  try {
-    return await spent(readRun(api, run, reservation));
-  } finally {
-    reservation.release();
-  }
-}
-
-/** One request per stage with evaluations and one per evaluation; a stage not included, or not listing them, counts three. */
-function expectedCost(run: Run): number {
-  if (run.taskStages === null) return 3;
-  return run.taskStages.reduce((sum, stage) => {
-    if (stage.policyEvaluationIds === null) return sum + 2;
-    return sum + (stage.policyEvaluationIds.length === 0 ? 0 : 1 + stage.policyEvaluationIds.length);
-  }, 0);
-}
-
 /** Each workspace's newest run, then each one's second newest, and so on. */
 function newestFirst(lists: ReadonlyArray<Run[] | null>): Run[] {
   const out: Run[] = [];
@@ -121,34 +87,4 @@ function newestFirst(lists: ReadonlyArray<Run[] | null>): Run[] {
     }
   }
   return out;
-}
-
-/** The run's evaluations and their set outcomes; a stage whose relationship lists no evaluation costs no request. */
-async function readRun(api: RunApi, run: Run, budget: RequestSpender): Promise<RunFindings> {
-  const stages = run.taskStages ?? (await api.listTaskStages(run.id, { budget }));
-  const evaluations: PolicyEvaluation[] = [];
-  for (const stage of stages) {
-    if (stage.policyEvaluationIds !== null && stage.policyEvaluationIds.length === 0) continue;
-    evaluations.push(...(await api.listPolicyEvaluations(stage.id, { budget })));
-  }
-  const sets: PolicySetOutcome[] = [];
-  for (const evaluation of evaluations) {
-    if (!WITHOUT_OUTCOMES.has(evaluation.status)) sets.push(...(await api.listPolicySetOutcomes(evaluation.id, { budget })));
-  }
-  return runFindings(run, evaluations, sets);
-}
-
-export function runFindings(run: Run, evaluations: readonly PolicyEvaluation[], sets: readonly PolicySetOutcome[]): RunFindings {
-  return {
-    runId: run.id,
-    workspaceId: run.workspaceId ?? '',
-    createdAt: run.createdAt,
-    status: run.status,
-    finished: FINAL_RUN_STATUSES.has(run.status) && evaluations.every((evaluation) => ENDED.has(evaluation.status)),
-    evaluations: evaluations.map((evaluation) => ({ id: evaluation.id, status: evaluation.status, policyKind: evaluation.policyKind })),
-    outcomes: sets.flatMap((set) => set.outcomes.map((outcome) => ({
-      policy: outcome.policyName, policySet: set.policySetName, status: outcome.status, enforcementLevel: outcome.enforcementLevel,
-    }))),
-    setErrors: sets.flatMap((set) => (set.error === null ? [] : [{ policySet: set.policySetName, error: set.error }])),
-  };
 }

@@ -35,9 +35,16 @@ export function parseRun(resource: unknown, document?: unknown): Run {
   };
 }
 
+/** The stages of a document's `included`, read once per document (a page of 100 runs includes 200 or more). */
+const STAGES_READ = new WeakMap<object, Map<string, TaskStage>>();
+
 function includedStages(document: unknown): Map<string, TaskStage> {
+  if (!isObject(document)) return new Map();
+  const read = STAGES_READ.get(document);
+  if (read !== undefined) return read;
   const included = field(document, 'included');
   const stages = new Map<string, TaskStage>();
+  STAGES_READ.set(document, stages);
   if (!Array.isArray(included)) return stages;
   for (const item of included) {
     if (field(item, 'type') !== 'task-stages') continue;

@@ -70,6 +70,11 @@ export interface ListRunsOptions extends BudgetOption {
   includeTaskStages?: boolean;
 }
 
+export interface ListOrganizationRunsOptions extends ListRunsOptions {
+  /** `filter[workspace_names]`: only the runs of these workspaces (names, sent comma-separated). */
+  workspaceNames?: readonly string[];
+}
+
 /** One `filter[N]` group of a set-outcome list: an entry matches when it matches every key given of any group. */
 export interface OutcomeFilter {
   status?: PolicyOutcomeStatus;
@@ -80,6 +85,8 @@ export interface OutcomeFilter {
 export interface RunApi {
   /** `GET /workspaces/:id/runs`, newest first (see `ListRunsOptions.since`). */
   listWorkspaceRuns(workspaceId: string, options?: ListRunsOptions): Promise<Run[]>;
+  /** `GET /organizations/:org/runs`, newest first across the workspaces (see `ListRunsOptions.since`). */
+  listOrganizationRuns(organization: string, options?: ListOrganizationRunsOptions): Promise<Run[]>;
   /** `GET /runs/:id/task-stages`. */
   listTaskStages(runId: string, options?: BudgetOption): Promise<TaskStage[]>;
   /** `GET /task-stages/:id/policy-evaluations`. */

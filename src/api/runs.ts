@@ -10,7 +10,7 @@ import { listAll, type ListTransport } from './paginate.js';
 import { readWith } from './responses.js';
 import { parsePolicyEvaluation, parsePolicySetOutcome, parseRun, parseTaskStage } from './run-resources.js';
 import type {
-  BudgetOption, ListRunsOptions, OutcomeFilter, PolicyEvaluation, PolicySetOutcome, Run, RunApi, TaskStage,
+  BudgetOption, ListOrganizationRunsOptions, ListRunsOptions, OutcomeFilter, PolicyEvaluation, PolicySetOutcome, Run, RunApi, TaskStage,
 } from './run-types.js';
 import type { Transport } from './transport.js';
 
@@ -24,12 +24,21 @@ export class RunEndpoints implements RunApi {
   }
 
   async listWorkspaceRuns(workspaceId: string, options: ListRunsOptions = {}): Promise<Run[]> {
-    const params: Params = options.includeTaskStages === true ? [['include', 'task_stages']] : [];
+    return this.runsSince(`/workspaces/${idSegment('workspace', workspaceId)}/runs`, [], options);
+  }
+
+  async listOrganizationRuns(organization: string, options: ListOrganizationRunsOptions = {}): Promise<Run[]> {
+    const names = options.workspaceNames ?? [];
+    const params: Params = names.length === 0 ? [] : [['filter[workspace_names]', names.join(',')]];
+    return this.runsSince(`/organizations/${encodeURIComponent(organization)}/runs`, params, options);
+  }
+
+  /** Newest first: the page that reaches a run older than `since` is the last one read, and such runs are left out. */
+  private async runsSince(path: string, params: Params, options: ListRunsOptions): Promise<Run[]> {
+    const all: Params = [...params, ...(options.includeTaskStages === true ? [['include', 'task_stages'] as const] : [])];
     const since = options.since;
     const older = (run: Run): boolean => since !== undefined && Date.parse(run.createdAt) < since;
-    const path = `/workspaces/${idSegment('workspace', workspaceId)}/runs`;
-    // Newest first: the page that reaches a run older than `since` is the last one needed.
-    const pages = await listAll(this.via(options), this.signal, path, params, parseRun, (page) => page.items.some(older));
+    const pages = await listAll(this.via(options), this.signal, path, all, parseRun, (page) => page.items.some(older));
     return pages.flatMap((page) => page.items).filter((run) => !older(run));
   }
 

@@ -3,6 +3,7 @@ import type { SourceProblem } from '../errors.js';
 import type { PolicyKind } from '../model.js';
 import { isValidName, NAME_RULE } from './resource-names.js';
 import { HclLimitError, HclSyntaxError, parseHcl, type HclDocument } from '../hcl.js';
+import { checkSetConfigSchema, configFacts, MAX_CONFIG_DIAGNOSTICS, syntaxDiagnostic } from '../set-config-schema.js';
 
 /** The config file that makes a folder a versioned policy set, and the kind it gives the set. */
 export const SET_CONFIG_FILES: Readonly<Record<string, PolicyKind>> = { 'sentinel.hcl': 'native', 'native.hcl': 'native', 'policies.hcl': 'opa' };
@@ -21,9 +22,13 @@ const IMPORT_TYPES = ['module', 'static', 'plugin'] as const;
 /**
  * Parses a set's config file (`rel`, relative to the source root) and checks it against the set's folder: every
  * `source` of a `policy` and of an `import "module"`, `"static"` or `"plugin"` block must name a file of `files` (paths relative to the folder),
- * never a remote URL, an absolute path or a path through `..`; every policy name must be valid.
+ * never a remote URL, an absolute path or a path through `..`; every policy name must be valid. The file's schema is
+ * checked too (set-config-schema.ts): one problem per error with its line, at most MAX_CONFIG_DIAGNOSTICS, then a count.
+ * `read` gives the text of one of `files`, for the parameters a policy declares.
  */
-export async function readSetConfig(rel: string, text: string, files: ReadonlySet<string>): Promise<{ config: SetConfig; problems: SourceProblem[] }> {
+export async function readSetConfig(
+  rel: string, text: string, files: ReadonlySet<string>, read: (file: string) => string | null = () => null,
+): Promise<{ config: SetConfig; problems: SourceProblem[] }> {
   const config: SetConfig = { policies: [], modules: [] };
   let blocks: Blocks;
   try {
@@ -31,10 +36,9 @@ export async function readSetConfig(rel: string, text: string, files: ReadonlySe
   } catch (error) {
     // Only the file's fault is a problem of the repo; a parser that cannot load is a fault of the installation.
     if (!(error instanceof HclSyntaxError)) throw error;
-    const message = error instanceof HclLimitError ? `is not read: ${error.message}` : `does not parse as HCL: ${error.message}`;
-    return { config, problems: [{ file: rel, message }] };
+    return { config, problems: [error instanceof HclLimitError ? { file: rel, message: `is not read: ${error.message}` } : syntaxProblem(rel, error.message)] };
   }
-  const problems: SourceProblem[] = [];
+  const problems: SourceProblem[] = schemaProblems(rel, text, blocks, files, read);
   const check = (what: string, source: unknown): string | null => {
     const problem = sourceProblem(source, files);
     if (problem !== null) problems.push({ file: rel, message: `${what}: ${problem}` });
@@ -56,7 +60,30 @@ export async function readSetConfig(rel: string, text: string, files: ReadonlySe
       if (source !== null && type === 'module') config.modules.push({ name, source });
     }
   }
+  // `module "NAME"`: the form before `import "module"`, which published libraries still ship.
+  for (const [name, bodies] of Object.entries(asBlocks(blocks['module']))) {
+    const source = check(`module "${name}" source`, bodies[0]?.['source']);
+    if (source !== null) config.modules.push({ name, source });
+  }
   return { config, problems };
+}
+
+/** The parser's first diagnostic, which is the error, with its line; the ones that follow from it counted. */
+function syntaxProblem(rel: string, message: string): SourceProblem {
+  const { first, more } = syntaxDiagnostic(path.posix.basename(rel), message);
+  const line = /^[^:]+:(\d+),/.exec(first)?.[1];
+  const text = `does not parse as HCL: ${first}${more > 0 ? ` (${more} more diagnostic${more === 1 ? '' : 's'} follow from it)` : ''}`;
+  return line === undefined ? { file: rel, message: text } : { file: rel, line: Number(line), message: text };
+}
+
+/** The schema's problems, each with its line and column, capped. */
+function schemaProblems(rel: string, text: string, document: Blocks, files: ReadonlySet<string>, read: (file: string) => string | null): SourceProblem[] {
+  const kind = SET_CONFIG_FILES[path.posix.basename(rel)] ?? 'native';
+  const local = (source: string): string | null => (sourceProblem(source, files) === null ? read(path.posix.normalize(source.replaceAll('\\', '/'))) : null);
+  const found = checkSetConfigSchema(text, kind, configFacts(document, local));
+  const problems: SourceProblem[] = found.slice(0, MAX_CONFIG_DIAGNOSTICS).map((d) => ({ file: rel, line: d.line, message: `${d.message} (column ${d.column})` }));
+  if (found.length > MAX_CONFIG_DIAGNOSTICS) problems.push({ file: rel, message: `and ${found.length - MAX_CONFIG_DIAGNOSTICS} more problems of the same kind` });
+  return problems;
 }
 
 /** The parser's shape of labelled blocks: `{ label: [body, ...] }`. */

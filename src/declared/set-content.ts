@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { SourceProblem } from '../errors.js';
 import { MAX_HCL_BYTES } from '../hcl.js';
+import { MAX_CODE_BYTES } from '../model.js';
 import { decodeText, readSourceFile, unreadable } from './read-file.js';
 import { estimateTarBytes, packSet, type ArchiveFile } from './set-archive.js';
 import { readSetConfig } from './set-config.js';
@@ -40,7 +41,7 @@ export async function readSetContent(entry: SetFolderFiles, realRoot: string): P
   const read = readSourceFile(realRoot, entry.config.rel, entry.config.abs, MAX_HCL_BYTES, entry.config.real);
   const text = 'problem' in read ? read : decodeText(entry.config.rel, read.bytes);
   if ('problem' in text) return { content: null, problems: [text.problem] };
-  const checked = await readSetConfig(entry.config.rel, text.text, new Set(files.map((f) => f.path)));
+  const checked = await readSetConfig(entry.config.rel, text.text, new Set(files.map((f) => f.path)), (file) => policyText(files, file, realRoot));
   if (checked.problems.length > 0) return { content: null, problems: checked.problems };
   let realFolder: string;
   try {
@@ -63,4 +64,12 @@ export async function readSetContent(entry: SetFolderFiles, realRoot: string): P
 
 function refused(folder: string, message: string): { content: null; problems: SourceProblem[] } {
   return { content: null, problems: [{ file: folder, message }] };
+}
+
+/** The text of one of the set's files (a policy whose parameters the config file's check reads); null when unreadable. */
+function policyText(files: readonly ArchiveFile[], file: string, realRoot: string): string | null {
+  const found = files.find((f) => f.path === file);
+  if (found === undefined) return null;
+  const read = readSourceFile(realRoot, found.rel, found.abs, MAX_CODE_BYTES, found.real);
+  return 'problem' in read ? null : Buffer.from(read.bytes).toString('utf8');
 }

@@ -1,12 +1,12 @@
 /**
  * The control endpoint's runs: `POST /_emulator/runs` adds a run whose outcomes follow a table, played against the
  * sets that apply to the workspace now (run-builder.ts); `PATCH /_emulator/runs/ID` moves a run to another status, and
- * a run that reaches a final one shows its outcomes.
+ * a run that moves past its policy evaluation shows its outcomes.
  */
 import { badRequest, isObject, notFound } from './http.js';
 import { tableRunSpec } from './run-builder.js';
 import { readRunTable, readStatus } from './run-input.js';
-import { addRun, finishRun, type RunRecord, type RunStore } from './run-records.js';
+import { addRun, moveRun as moveRunTo, type RunRecord, type RunStore } from './run-records.js';
 import type { Context } from './router.js';
 
 /** What the control endpoint answers of a run: its ids, and the ids of its stages, evaluations and set outcomes. */
@@ -35,6 +35,6 @@ export function moveRun(ctx: Context, body: unknown): Record<string, unknown> {
   if (run === undefined) throw notFound();
   const status = isObject(body) ? readStatus(body.status) : undefined;
   if (status === undefined) throw badRequest('body must be {"status": "applied"} (a run status word)');
-  finishRun(ctx.store.runs, run, status);
+  moveRunTo(ctx.store.runs, run, status);
   return runControlAnswer(ctx.store.runs, run);
 }

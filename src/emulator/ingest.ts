@@ -2,13 +2,15 @@
  * Ingestion of a policy set version's archive, as the service does it before a version is `ready`: the config file at
  * the archive's root (`sentinel.hcl`, or in the document's words `native.hcl`, for the native kind; `policies.hcl` for
  * opa) parsed with the vendor's HCL library (@cdktf/hcl2json: HashiCorp's hcl, compiled to WebAssembly), and every
- * local `source` of a `policy` and an `import "module"` block found as a file in the archive. Anything else ends
- * `errored` with an `error-message` naming the file, block and source.
+ * local `source` of a `policy`, an `import "module"` and a `module` block found as a file in the archive, and the file
+ * checked against its schema (set-config-schema.ts, as --validate checks it: unknown blocks and attributes, levels,
+ * parameters no policy declares). Anything else ends `errored` with an `error-message` naming the file, line and
+ * column, block and source.
  */
 import { posix } from 'node:path';
 import { HclSyntaxError, parseHcl } from '../hcl.js';
-import { LEVELS_BY_KIND } from '../model.js';
 import type { NativeKindName } from '../model.js';
+import { checkSetConfigSchema, configFacts, diagnosticLines, syntaxDiagnostic } from '../set-config-schema.js';
 import type { RecordKind } from './records.js';
 import { readTarGz, type TarEntry } from './tar.js';
 import { errorMessage } from '../errors.js';
@@ -43,14 +45,20 @@ async function check(entries: TarEntry[], kind: RecordKind, nativeKind: NativeKi
   const files = new Map(entries.filter((entry) => entry.type === 'file').map((entry) => [entry.path, entry.data]));
   const name = names.find((candidate) => files.has(candidate));
   if (name === undefined) throw new Error(`no ${names.join(' or ')} at the root of the policy set version's archive`);
-  const config = await readConfig(name, files.get(name)?.toString('utf8') ?? '');
+  const text = files.get(name)?.toString('utf8') ?? '';
+  const config = await readConfig(name, text);
+  const read = (source: string): string | null => files.get(posix.normalize(source).replace(/^\.\//, ''))?.toString('utf8') ?? null;
+  const diagnostics = checkSetConfigSchema(text, kind === 'opa' ? 'opa' : 'native', configFacts(config, read));
+  if (diagnostics.length > 0) throw new Error(diagnosticLines(name, diagnostics).join('; '));
   const policies = blocks(config.policy);
   for (const [policy, body] of policies) {
     if (kind === 'opa') checkOpaPolicy(name, policy, body);
     else checkSource(name, `policy "${policy}"`, body, files);
-    checkLevel(name, policy, body, kind === 'opa' ? 'opa' : 'native');
   }
-  if (kind !== 'opa') for (const [module, body] of blocks((config.import as Hcl | undefined)?.module)) checkSource(name, `import "module" "${module}"`, body, files);
+  if (kind !== 'opa') {
+    for (const [module, body] of blocks((config.import as Hcl | undefined)?.module)) checkSource(name, `import "module" "${module}"`, body, files);
+    for (const [module, body] of blocks(config.module)) checkSource(name, `module "${module}"`, body, files);
+  }
   return policies.length;
 }
 
@@ -59,7 +67,8 @@ async function readConfig(file: string, text: string): Promise<Hcl> {
     return await parseHcl(file, text);
   } catch (error) {
     if (!(error instanceof HclSyntaxError)) throw error;
-    throw new Error(`${file} is not valid HCL: ${error.message}`);
+    const { first, more } = syntaxDiagnostic(file, error.message);
+    throw new Error(`${file} is not valid HCL: ${first}${more > 0 ? ` (${more} more diagnostic${more === 1 ? '' : 's'} follow from it)` : ''}`);
   }
 }
 
@@ -80,13 +89,4 @@ function checkSource(file: string, block: string, body: Hcl, files: Map<string, 
 
 function checkOpaPolicy(file: string, policy: string, body: Hcl): void {
   if (typeof body.query !== 'string' || body.query.trim() === '') throw new Error(`${file}: policy "${policy}" has no query`);
-}
-
-function checkLevel(file: string, policy: string, body: Hcl, kind: 'native' | 'opa'): void {
-  const level = body.enforcement_level;
-  if (level === undefined) return;
-  const levels = LEVELS_BY_KIND[kind];
-  if (typeof level !== 'string' || !(levels as readonly string[]).includes(level)) {
-    throw new Error(`${file}: policy "${policy}" enforcement_level ${JSON.stringify(level)} is not one of ${levels.join(', ')}`);
-  }
 }

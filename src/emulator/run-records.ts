@@ -2,11 +2,20 @@
  * The emulator's runs and what their policy evaluations found (docs/api-behaviour.md, Runs and policy evaluations):
  * a run has task stages, a stage policy evaluations (one per policy kind), an evaluation one outcome per policy set,
  * and a set outcome one entry per policy. Records are kept by id and, for runs, per workspace newest first, so that a
- * list costs the same whatever else the store holds. Change them only through `addRun` and `finishRun`.
+ * list costs the same whatever else the store holds. Change them only through `addRun` and `moveRun`.
  */
 import { randomSuffix } from './ids.js';
-import { FINAL_RUN_STATUSES } from '../model.js';
 import type { RecordKind } from './records.js';
+
+/**
+ * The run statuses before its `post_plan` stage has ended (go-tfe's `RunStatus` words): its evaluations read `running`
+ * with no outcome. At any other status, under way or final (`policy_override`, `planned`, `applying`, …), they have
+ * ended and show their outcomes.
+ */
+const EVALUATING = new Set([
+  'pending', 'fetching', 'fetching_completed', 'queuing', 'plan_queued', 'planning', 'pre_plan_running', 'pre_plan_completed',
+  'post_plan_running', 'cost_estimating', 'policy_checking',
+]);
 
 export type TaskStageName = 'pre_plan' | 'post_plan' | 'pre_apply' | 'post_apply';
 export type OutcomeStatus = 'passed' | 'failed' | 'errored';
@@ -41,7 +50,7 @@ export interface EvaluationRecord {
   kind: RecordKind;
   status: EvaluationStatus;
   createdAt: string;
-  /** Answered once the run is finished; until then the evaluation is `running` and has none. */
+  /** Answered once the run is past its evaluation; until then the evaluation is `running` and has none. */
   setOutcomeIds: string[];
 }
 
@@ -69,7 +78,7 @@ export interface RunStore {
   stages: Map<string, TaskStageRecord>;
   evaluations: Map<string, EvaluationRecord>;
   setOutcomes: Map<string, SetOutcomeRecord>;
-  /** The set outcomes of a run still under way, shown once it finishes (`finishRun`). */
+  /** The set outcomes of a run still evaluating, shown once it moves past that (`moveRun`). */
   held: Map<string, { evaluationId: string; status: EvaluationStatus; outcomes: SetOutcomeRecord[] }[]>;
 }
 
@@ -120,14 +129,14 @@ export function addRun(store: RunStore, spec: RunSpec): RunRecord {
   list.sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt));
   store.byWorkspace.set(run.workspaceId, list);
   store.held.set(run.id, held);
-  if (FINAL_RUN_STATUSES.has(run.status)) finishRun(store, run, run.status);
+  moveRun(store, run, run.status);
   return run;
 }
 
-/** Moves the run to `status`; once final, its evaluations end and their set outcomes are answered. */
-export function finishRun(store: RunStore, run: RunRecord, status: string): void {
+/** Moves the run to `status`; once past its policy evaluation, its evaluations end and their set outcomes are answered. */
+export function moveRun(store: RunStore, run: RunRecord, status: string): void {
   run.status = status;
-  if (!FINAL_RUN_STATUSES.has(status)) return;
+  if (EVALUATING.has(status)) return;
   for (const { evaluationId, status: ended, outcomes } of store.held.get(run.id) ?? []) {
     const evaluation = store.evaluations.get(evaluationId);
     if (evaluation === undefined) continue;

@@ -111,7 +111,7 @@ export interface SeedRun {
   /** A `ws-` id of the organization. */
   workspace: string;
   createdAt: string;
-  /** A run status word; a status that is not final is a run still under way. @default 'applied' */
+  /** A run status word; before its `post_plan` stage ends (`planning`, …) its evaluations are running. @default 'applied' */
   status?: string;
   /** The evaluation ended so instead of with outcomes (an `errored` one's sets carry an error). */
   evaluation?: 'unreachable' | 'errored';

@@ -1,0 +1,73 @@
+/**
+ * The first step of reading evidence: the runs of the window of every workspace in scope. The organization's run list
+ * (`filter[workspace_names]`, names in batches that keep the URL short, task stages included) reads many workspaces a
+ * request; a workspace it gave no run is read through its own list, since nothing says the organization's list covers
+ * every workspace a token can see (docs/api-behaviour.md). `listing: 'workspace'` reads every workspace's own list.
+ */
+import { mapLimit } from '../map-limit.js';
+import { BudgetSpentError, type RequestBudget } from './request-budget.js';
+import type { Run, RunApi } from './run-types.js';
+
+/** The most characters of workspace names one request carries. */
+const NAMES_PER_REQUEST_CHARS = 1_500;
+
+export type EvidenceListing = 'organization' | 'workspace';
+
+export interface ListingInput {
+  organization: string;
+  workspaces: ReadonlyArray<{ id: string; name: string }>;
+  since: number;
+  budget: RequestBudget;
+  concurrency: number;
+  listing: EvidenceListing;
+}
+
+/** The value, or null once the budget is spent; every other failure rejects. */
+export async function spent<T>(reading: Promise<T>): Promise<T | null> {
+  try {
+    return await reading;
+  } catch (error) {
+    if (error instanceof BudgetSpentError) return null;
+    throw error;
+  }
+}
+
+/** Each workspace's runs of the window, newest first, in the order given; null for a workspace not listed (budget). */
+export async function listInScope(api: RunApi, input: ListingInput): Promise<Array<Run[] | null>> {
+  const found = new Map<string, Run[] | null>();
+  if (input.listing === 'organization') {
+    await mapLimit(nameBatches(input.workspaces), input.concurrency, async (batch) => {
+      const runs = await spent(api.listOrganizationRuns(input.organization, {
+        workspaceNames: batch.map((ws) => ws.name), since: input.since, includeTaskStages: true, budget: input.budget,
+      }));
+      for (const ws of batch) {
+        const own = runs?.filter((run) => run.workspaceId === ws.id) ?? null;
+        if (own === null || own.length > 0) found.set(ws.id, own);
+      }
+    });
+  }
+  const unlisted = input.workspaces.filter((ws) => !found.has(ws.id));
+  await mapLimit(unlisted, input.concurrency, async (ws) => {
+    const runs = await spent(api.listWorkspaceRuns(ws.id, { since: input.since, includeTaskStages: true, budget: input.budget }));
+    found.set(ws.id, runs?.map((run) => ({ ...run, workspaceId: run.workspaceId ?? ws.id })) ?? null);
+  });
+  return input.workspaces.map((ws) => found.get(ws.id) ?? null);
+}
+
+/** The workspaces in batches whose names, comma-separated, stay within NAMES_PER_REQUEST_CHARS. */
+export function nameBatches<T extends { name: string }>(workspaces: readonly T[]): T[][] {
+  const batches: T[][] = [];
+  let current: T[] = [];
+  let chars = 0;
+  for (const ws of workspaces) {
+    if (current.length > 0 && chars + ws.name.length + 1 > NAMES_PER_REQUEST_CHARS) {
+      batches.push(current);
+      current = [];
+      chars = 0;
+    }
+    current.push(ws);
+    chars += ws.name.length + 1;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
