@@ -1,3 +1,4 @@
+import type { RunCache } from './api/evidence-cache.js';
 import type { PolicyApi } from './api/types.js';
 import { applyPlan, NOT_STARTED } from './apply/apply.js';
 import type { SourceConfig } from './config/types.js';
@@ -65,8 +66,10 @@ export interface PassRequest {
    * the API can be reached at all, so that a wrong folder is reported as such whatever the URL. What it throws ends the pass.
    */
   beforeLive?: () => Promise<void>;
-  /** How the runs of tightening changes and rollouts are read (window, request budget, reader); default: 30 days, 500 requests, none read. */
+  /** How the runs of tightening changes and rollouts are read (window, request budget, reader). @default the source's `evidence:` */
   evidence?: EvidenceSettings;
+  /** The findings of finished runs, kept across passes (the evidence cache in the state dir); absent: each read starts cold. */
+  runCache?: RunCache;
   /** Where the pass stands: reading, downloading code, applying (with counts). */
   onProgress?: (progress: PassProgress) => void;
   /**
@@ -139,7 +142,9 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   }
   session.signal?.throwIfAborted();
   const options = planOptions(request, session);
-  const fresh = await freshPlan(declared, live, options, { api: session.api, organization: source.organization, evidence: request.evidence ?? source.evidence });
+  const fresh = await freshPlan(declared, live, options, { api: session.api, organization: source.organization, evidence: evidenceSettings(request) });
+  // A read of runs that the pass's end cut short is not partial evidence: the pass ends.
+  session.signal?.throwIfAborted();
   if (typeof fresh === 'string') return unplanned('declared', [fresh]);
   const plan = request.saved === undefined ? fresh.plan : savedPlan(request.saved, fresh.plan, fresh.pairing);
   const policySets = fresh.pairing.sets.flatMap((pair) => (pair.declared === null ? [] : [{ name: pair.declared.name, live: pair.live }]));
@@ -217,6 +222,12 @@ function savedPlan(saved: SavedSource, fresh: Plan, pairing: Pairing): Plan {
     return refuse([savedRefusalHead('refused', 'a plan made now has errors; nothing was applied'), ...fresh.errors]);
   }
   return { changes: checked.changes, warnings: [...saved.warnings], errors: [] };
+}
+
+/** The evidence settings of this pass: the request's, else the source's `evidence:` and the defaults, with the run cache. */
+function evidenceSettings(request: PassRequest): EvidenceSettings {
+  const settings = request.evidence ?? { ...DEFAULT_EVIDENCE, ...request.source.evidence };
+  return request.runCache === undefined ? settings : { ...settings, runCache: request.runCache };
 }
 
 /** The planner's options of this pass: the source's settings, the run's flags, the session's clock. */

@@ -35,9 +35,11 @@ describe('agent pools', () => {
         allowedWorkspaces: ['ws-abc123', 'ws-def456'],
         previousNames: ['builders', 'old_build'],
         agentCleanup: { statuses: ['exited', 'errored'], after: '15m', afterMs: 900_000 },
+        // The lines of the access lists and their entries, for a name that matches nothing to name its line.
+        lines: { 'allowed-workspaces': 2, 'allowed-workspaces.0': 2, 'allowed-workspaces.1': 2 },
       },
-      { name: 'default', file: 'agent-pools/default.yaml', organizationScoped: true, allowedWorkspaces: null, previousNames: [], agentCleanup: null },
-      { name: 'managed-none', file: 'agent-pools/managed-none.yaml', organizationScoped: true, allowedWorkspaces: [], previousNames: [], agentCleanup: null },
+      { name: 'default', file: 'agent-pools/default.yaml', organizationScoped: true, allowedWorkspaces: null, previousNames: [], agentCleanup: null, lines: {} },
+      { name: 'managed-none', file: 'agent-pools/managed-none.yaml', organizationScoped: true, allowedWorkspaces: [], previousNames: [], agentCleanup: null, lines: { 'allowed-workspaces': 1 } },
     ]);
   });
 

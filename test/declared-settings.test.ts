@@ -44,6 +44,8 @@ describe('policy settings', () => {
         enforcementLevel: 'mandatory',
         query: 'data.example.deny',
         policySets: ['polset-abc123', 'polset-XYZ'],
+        // The lines of policy-sets and its entries, for a name that matches nothing to name its line.
+        lines: { 'policy-sets': 5, 'policy-sets.0': 5, 'policy-sets.1': 5 },
       },
     );
   });

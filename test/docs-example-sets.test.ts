@@ -5,9 +5,9 @@
  * agent-enabled) would be updated again on every pass.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parse, stringify } from 'yaml';
 import type { SeedOrganization } from '../src/emulator/index.js';
@@ -72,25 +72,23 @@ const secrets = mkdtempSync(join(tmpdir(), 'pps-doc-secrets-'));
 after(() => rmSync(secrets, { recursive: true, force: true }));
 
 /**
- * What a run needs for the example's sensitive parameters, as an operator gives it: each `{env: NAME}` allowed
- * (`--parameter-env`) and set, each `{file: PATH}` made under the folder allowed (`--parameter-files`).
+ * The example as a repo declares it: a sensitive parameter's file in a folder outside the repo, made here; and the
+ * operator's allowance of what they read (--parameter-env, --parameter-files).
  */
-function operatorFor(settings: Settings): { args: string[]; env: Record<string, string> } {
+function declared(settings: Settings): { settings: Settings; env: Record<string, string>; allow: string[] } {
   const env: Record<string, string> = {};
-  const args: string[] = [];
+  const parameters: Settings = {};
   for (const [key, value] of Object.entries((settings.parameters as Settings | undefined) ?? {})) {
     const ref = value as { env?: string; file?: string } | string;
-    if (typeof ref !== 'object' || ref === null) continue;
-    if (ref.env !== undefined) {
-      env[ref.env] = `value-of-${key}`;
-      args.push('--parameter-env', ref.env);
-    }
-    if (ref.file !== undefined) {
-      mkdirSync(dirname(join(secrets, ref.file)), { recursive: true });
-      writeFileSync(join(secrets, ref.file), `value-of-${key}\n`);
-    }
+    if (typeof ref === 'object' && ref !== null && ref.env !== undefined) env[ref.env] = `value-of-${key}`;
+    if (typeof ref === 'object' && ref !== null && ref.file !== undefined) {
+      const file = join(secrets, key);
+      writeFileSync(file, `value-of-${key}\n`);
+      parameters[key] = { file: key };
+    } else parameters[key] = value;
   }
-  return { args: [...args, '--parameter-files', secrets], env };
+  const allow = [...Object.keys(env).flatMap((name) => ['--parameter-env', name]), '--parameter-files', secrets];
+  return { settings: settings.parameters === undefined ? settings : { ...settings, parameters }, env, allow };
 }
 
 describe('the policy sets the docs show converge: applied once, a second plan says No changes.', () => {
@@ -124,8 +122,7 @@ describe('the policy sets the docs show converge: applied once, a second plan sa
     for (const shape of ['yaml', 'folder'] as const) {
       it(`${where}, as ${shape === 'yaml' ? 'a set declared in YAML' : 'a versioned set\'s policy-set.yaml'}`, async () => {
         const { world } = fixture;
-        const settings = example;
-        const { args, env } = operatorFor(settings);
+        const { settings, env, allow } = declared(example);
         const name = `${typeof settings.name === 'string' ? settings.name : 'example'}-${shape}`;
         const { kind, ...folderSettings }: Settings = { ...settings, name };
         const sentinel = kind !== 'opa';
@@ -137,9 +134,9 @@ describe('the policy sets the docs show converge: applied once, a second plan sa
               [`policy-sets/${name}/${sentinel ? 'p.sentinel' : 'p.rego'}`]: sentinel ? 'main = rule { true }\n' : 'package p\n',
             };
         const dir = await fixture.repo(tree);
-        const applied = await world.cli('--reconcile', dir, ['--source', `docs-${shape}`, ...args], 'warn', env);
+        const applied = await world.cli('--reconcile', dir, ['--source', `docs-${shape}`, ...allow], 'warn', env);
         assert.equal(applied.code, 0, applied.stdout + applied.stderr);
-        const again = await world.cli('--dry-run', dir, ['--source', `docs-${shape}`, '--detailed-exitcode', ...args], 'warn', env);
+        const again = await world.cli('--dry-run', dir, ['--source', `docs-${shape}`, '--detailed-exitcode', ...allow], 'warn', env);
         assert.equal(again.code, 0, again.stdout + again.stderr);
         assert.match(again.stdout, /No changes\./);
       });

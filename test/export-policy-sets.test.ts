@@ -4,7 +4,7 @@
  * export plans no changes but adoptions.
  */
 import assert from 'node:assert/strict';
-import { mkdir, readdir, readFile, symlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { runCli } from './helpers/cli.js';
@@ -88,6 +88,17 @@ describe('--export of an organization with policy sets', () => {
     assert.equal(await readFile(path.join(dir, 'policy-sets/secretive.yaml'), 'utf8'), 'global: true\nparameters:\n  token:\n    env: POLICY_SET_SECRETIVE_TOKEN\n');
     assert.match(exported.stdout, /Sensitive parameters \(1\): their values cannot be read back[^\n]*--parameter-env POLICY_SET_SECRETIVE_TOKEN[^\n]*\n {2}policy set "secretive" parameter "token": POLICY_SET_SECRETIVE_TOKEN/);
     assert.doesNotMatch(exported.stdout, /not-exported-ever/);
+
+    // As the summary says: the name allowed and filled, the dry run plans only adoptions; not allowed, it is refused.
+    const only = path.join(dir, 'only-secretive');
+    await mkdir(path.join(only, 'policy-sets'), { recursive: true });
+    await writeFile(path.join(only, 'policy-sets/secretive.yaml'), await readFile(path.join(dir, 'policy-sets/secretive.yaml')));
+    const allowed = await world.cli('--dry-run', only, ['--source', 'secrets', '--output', 'json', '--parameter-env', 'POLICY_SET_SECRETIVE_TOKEN', '--allow-empty'], 'warn', { POLICY_SET_SECRETIVE_TOKEN: 'the-value' });
+    assert.equal(allowed.code, 0, allowed.stdout + allowed.stderr);
+    const changes = (JSON.parse(allowed.stdout) as PlanJson).sources[0]!.changes;
+    assert.deepEqual(changes.map((c) => `${c.resource} ${c.name}: ${c.reason.split(';')[0]}`), ['policy-set secretive: adopt: add ownership marker']);
+    const refused = await world.cli('--dry-run', only, ['--source', 'secrets'], 'warn', { POLICY_SET_SECRETIVE_TOKEN: 'the-value' });
+    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
   });
 
   it('a versioned set\'s settings go beside its folder, never through a link in the folder\'s place', async () => {

@@ -110,7 +110,8 @@ describe('what the evidence of a change says', () => {
       policies: [livePolicy({ name: 's3', policySetIds: ['polset-prod'] }), livePolicy({ name: 'other', policySetIds: ['polset-prod'] })],
       pools: [], policySets: [prodSet],
     };
-    const plan = withEvidence(planChanges(declared, live, defaultOptions()), declared, live, evidence);
+    const planned = planChanges(declared, live, defaultOptions());
+    const plan = withEvidence(planned, tightenings(planned.changes, declared, live), evidence);
     const s3 = plan.changes.find((c) => c.name === 's3')!;
     assert.deepEqual(s3.evidence?.failing, ['app-prod', 'data-prod']);
     assert.equal(s3.evidence?.in_scope, 3);

@@ -108,7 +108,9 @@ describe('policy-limit at its boundary, members named by name and by id', () => 
     const run = await world.cli('--reconcile', await fixture.repo(moved));
     assert.equal(run.code, 1, run.stdout + run.stderr);
     assert.match(run.stdout, /policy "c" will be updated in-place \(differs in policy-sets\)/);
-    assert.match(run.stdout, /No plan to apply: the errors above block 1 planned change\./);
+    // The error blocks the plan: no `Plan:` line counts a change that will not be applied.
+    assert.doesNotMatch(run.stdout, /^Plan: /m);
+    assert.match(run.stdout, /^No plan to apply: the errors above block 1 planned change\.$/m);
     assert.deepEqual(limitLines(run.stdout), [
       'limit: policy set "team" would hold 3 policies; the organization\'s edition allows 2 in a set (policy-limit). Nothing was written',
     ]);

@@ -43,7 +43,10 @@ describe('a rollout decided by one-shot runs that share no state dir', () => {
     await addRun(world, DATA, { outcomes: { 's3-encryption': 'passed' }, 'created-at': dayAgo });
     const rollout = await fixture.repo(s3Repo('hard-mandatory', ROLLOUT));
 
-    assert.match(await ci(rollout), /policy "s3-encryption": rollout starts: held at advisory until 2 clean runs, at most 0 failing workspaces/);
+    const starting = await ci(rollout);
+    assert.match(starting, /policy "s3-encryption": rollout starts: held at advisory until 2 clean runs, at most 0 failing workspaces; then hard-mandatory/);
+    // The pull request that adds the rollout shows whom the level it rolls out to would block.
+    assert.match(starting, /\+ rollout = "held since [^"]+"\n {8}# evidence \(30 days\): fails in 1 of 4 workspaces in scope \(app-prod\); 1 pass; 2 never evaluated it\n {8}# ! would block runs in app-prod\n/);
     assert.equal(await level(), 'advisory');
     const started = await record();
     assert.equal(started?.state, 'held');
@@ -64,6 +67,7 @@ describe('a rollout decided by one-shot runs that share no state dir', () => {
 
     const promoted = await ci(rollout);
     assert.match(promoted, /policy "s3-encryption": promoted to hard-mandatory by its rollout: 3 of 2 clean runs/);
+    assert.match(promoted, /# policy "s3-encryption" will be updated in-place \(rollout promoted; differs in enforcement-level, rollout\)/);
     assert.match(promoted, /~ enforcement-level = "advisory" -> "hard-mandatory"/);
     assert.equal(await level(), 'hard-mandatory');
     assert.deepEqual(await record(), { ...started!, state: 'promoted' });

@@ -7,6 +7,7 @@ import { proxySettings } from '../http/proxy.js';
 import type { Config, SourceConfig } from '../config/types.js';
 import { errorMessage, UsageError } from '../errors.js';
 import { openCodeCacheStore } from '../live/code-cache-file.js';
+import { openEvidenceCacheStore } from '../live/evidence-cache-file.js';
 import { inCi, logFormat } from '../logger.js';
 import { applySummary, renderApplied, renderJson, renderMarkdown, renderSavedPlan, renderText, shouldColor, summarize } from '../output/index.js';
 import type { SourcePlan } from '../plan/types.js';
@@ -45,13 +46,14 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   const progress = new ProgressReporter({ logger: io.logger, terminal: io.terminal ?? null });
   // A person at a terminal or reading a CI log reads the plan, the progress line and the summary: the records that
   // repeat them (the plan made, each change applied, the request counts) are debug there, info in JSON logs.
-  const forReader = logFormat(io.env['LOG_FORMAT'], io.terminal != null || inCi(io.env)) === 'pretty';
+  const forReader = (io.logFormat ?? logFormat(io.env['LOG_FORMAT'], io.terminal != null || inCi(io.env))) === 'pretty';
   // A plan read as it is written (a terminal, a pager, a CI log) already shows each error: stderr repeats them only
   // for a plan that goes to a file or is JSON, whose reader sees stderr alone.
   const planOnScreen = args.output !== 'json' && (io.stdoutShown ?? (io.stdout.isTTY === true && io.terminal != null));
   const outcomes: PassOutcome[] = [];
   const sources = saved === null ? selectSources(config, args) : saved.map(([source]) => source);
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
+  const runCaches = openEvidenceCacheStore({ stateDir: config.stateDir, logger: io.logger, persist: !args.noCache });
   const dirs = new Map<string, string>();
   const interrupt = interruption(config.shutdownTimeoutSeconds, io.logger);
   const redact = io.redact ?? createRedactor(knownSecrets(config, io.env));
@@ -73,7 +75,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
       let printed = false;
       const outcome = await runPass({
         source, dir, revision, api, logger: io.logger, env: io.env, mode, prune: args.prune || undefined, force: args.force,
-        codeCache, concurrency: config.api.concurrency, signal, stop: interrupt.stop, beforeLive,
+        codeCache, runCache: await runCaches.forOrganization(source.organization), concurrency: config.api.concurrency, signal, stop: interrupt.stop, beforeLive,
         appliedLogLevel: forReader ? 'debug' : 'info',
         ...(saved === null ? {} : { saved: saved[index]![1] }),
         onProgress: (p) => {
@@ -103,6 +105,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
     io.logger[forReader ? 'debug' : 'info'](api.stats(), 'api requests');
     await api.close();
     await caches.save();
+    await runCaches.save();
     await notify.close();
   }
   if (interrupt.early !== null) throw interrupt.early;

@@ -3,6 +3,7 @@ import type { PolicyApi } from '../api/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { openCodeCacheStore, type CodeCacheStore } from '../live/code-cache-file.js';
+import { openEvidenceCacheStore, type EvidenceCacheStore } from '../live/evidence-cache-file.js';
 import { runPass } from '../reconcile.js';
 import { startDaemonServer, type HttpLimits } from '../server/http-server.js';
 import { createDaemonMetrics, type DaemonMetrics } from '../operations/metrics.js';
@@ -103,9 +104,10 @@ export async function startDaemon(options: StartDaemonOptions): Promise<RunningD
     ...(options.notificationLimits === undefined ? {} : { limits: options.notificationLimits }),
   });
   const caches = openCodeCacheStore({ stateDir: config.stateDir, logger, persist: options.noCache !== true });
+  const runCaches = openEvidenceCacheStore({ stateDir: config.stateDir, logger, persist: options.noCache !== true });
 
   const standby = standbyGate(election, logger, { forwardToLoopback: config.leaderElection?.forwardToLoopback === true });
-  const runners = await startRunners(options, { metrics, suspensions, notifier, redact, leading, caches });
+  const runners = await startRunners(options, { metrics, suspensions, notifier, redact, leading, caches, runCaches });
   const statuses = (opts: { history?: boolean } = {}) => redactValue([...runners.values()].map((r) => r.status(opts)), redact);
   const stopRunners = (graceMs?: number) => Promise.all([...runners.values()].map((r) => r.stop(graceMs)));
   const server = await startDaemonServer(config.listen, {
@@ -175,19 +177,25 @@ interface RunnerShared {
   redact: Redact;
   leading: () => boolean;
   caches: CodeCacheStore;
+  /** The evidence caches: the findings of finished runs, one per organization. */
+  runCaches: EvidenceCacheStore;
 }
 
 /** One runner per source, in the config's order. */
 async function startRunners(options: StartDaemonOptions, shared: RunnerShared): Promise<Map<string, SourceRunner>> {
   const { config, logger } = options;
-  const { metrics, suspensions, notifier, redact, leading, caches } = shared;
+  const { metrics, suspensions, notifier, redact, leading, caches, runCaches } = shared;
   const runners = new Map<string, SourceRunner>();
   for (const source of config.sources) {
     const runner = await startSourceRunner({
       source,
       stateDir: config.stateDir,
       codeCache: await caches.forOrganization(source.organization),
-      saveCodeCache: () => caches.save(),
+      runCache: await runCaches.forOrganization(source.organization),
+      saveCodeCache: async () => {
+        await caches.save();
+        await runCaches.save();
+      },
       api: options.api,
       concurrency: config.api.concurrency,
       ...(options.apiProblem === undefined ? {} : { apiProblem: options.apiProblem }),

@@ -1,3 +1,4 @@
+import type { RunCache } from '../api/evidence-cache.js';
 import type { PolicyApi } from '../api/types.js';
 import { NOT_STARTED } from '../apply/apply.js';
 import type { SourceConfig } from '../config/types.js';
@@ -53,6 +54,7 @@ export interface PassContext {
   /** Changes applied at once (`api.concurrency`). */
   concurrency: number;
   codeCache: CodeCache;
+  runCache?: RunCache;
   declaredCache: DeclaredCache;
   saveCodeCache: (() => Promise<void>) | undefined;
   notifier: Notifier | undefined;
@@ -96,6 +98,7 @@ export async function runSourcePass(ctx: PassContext, trigger: TriggerReason, lo
     outcome = await ctx.reconcile(
       {
         source, dir, revision, api: session.api, logger: ctx.logger, env: ctx.env, mode: current.windowClosed ? 'plan' : 'apply', codeCache: ctx.codeCache,
+        ...(ctx.runCache === undefined ? {} : { runCache: ctx.runCache }),
         declaredCache: ctx.declaredCache, concurrency: ctx.concurrency, signal, stop, onProgress: (p) => {
           if (p.phase === 'applying') writes.applying();
           progress.update(p);

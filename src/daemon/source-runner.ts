@@ -1,3 +1,4 @@
+import type { RunCache } from '../api/evidence-cache.js';
 import type { PolicyApi } from '../api/types.js';
 import type { SourceConfig } from '../config/types.js';
 import { createDeclaredCache } from '../declared/index.js';
@@ -27,6 +28,8 @@ export interface SourceRunnerOptions {
   stateDir: string;
   /** Shared by the sources of one organization; kept across passes. @default a cache of this runner's own */
   codeCache?: CodeCache;
+  /** The findings of finished runs this source's plans read (the evidence cache). */
+  runCache?: RunCache;
   /** Called after each pass to persist what the code cache learnt. */
   saveCodeCache?: () => Promise<void>;
   api: PolicyApi;
@@ -96,6 +99,7 @@ export async function startSourceRunner(options: SourceRunnerOptions): Promise<S
   const ctx: RunnerContext = {
     source, repo, api: options.api, reconcile: options.reconcile, concurrency: options.concurrency,
     codeCache: options.codeCache ?? createCodeCache(), declaredCache: createDeclaredCache(), saveCodeCache: options.saveCodeCache,
+    ...(options.runCache === undefined ? {} : { runCache: options.runCache }),
     notifier: options.notifier, metrics, logger: options.logger, log, env: options.env, now,
     windows: openSyncWindows(source.syncWindows ?? []), fights: createFightDetector(now), status: initialStatus(source),
     current: newPass(), lastWarnings: new Set(), redact: options.redact ?? createRedactor([]),

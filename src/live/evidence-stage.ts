@@ -59,7 +59,7 @@ export async function planWithEvidence(input: EvidencePlanInput): Promise<{ plan
   const rolled = withRollouts(declared, live, evidence, options.now);
   const pairing = rolled.rollouts.length === 0 && rolled.declared === declared ? null : pairResources(rolled.declared, live, options);
   const final = pairing === null ? draft : planPairs(pairing, rolled.declared, live, options, names);
-  const plan = withEvidence(final, rolled.declared, live, evidence);
+  const plan = withEvidence(final, tightenings(draft.changes, declared, live), evidence);
   const warnings = evidence?.warning === undefined ? plan.warnings : [...plan.warnings, evidence.warning];
   return { plan: { ...plan, warnings, ...(rolled.rollouts.length === 0 ? {} : { rollouts: rolled.rollouts }) }, pairing: pairing ?? pairResources(declared, live, options) };
 }

@@ -128,10 +128,13 @@ function scopeAfter(name: string, current: LivePolicySet | null, declared: Decla
   };
 }
 
-/** Each change of `plan` that tightens enforcement, with what `evidence` says of it (`evidence`); the plan as it was when none was read. */
-export function withEvidence<P extends { changes: Change[] }>(plan: P, declared: DeclaredState, live: LiveState, evidence: Evidence | null): P {
+/**
+ * Each change of `plan` that `found` names (the tightenings of the plan before its rollouts held any level: a rollout
+ * that starts shows whom its level would block), with what `evidence` says of it; the plan as it was when none was read.
+ */
+export function withEvidence<P extends { changes: Change[] }>(plan: P, tightened: readonly Tightening[], evidence: Evidence | null): P {
   if (evidence === null) return plan;
-  const found = new Map(tightenings(plan.changes, declared, live).map((t) => [`${t.resource}\0${t.name}`, t]));
+  const found = new Map(tightened.map((t) => [`${t.resource}\0${t.name}`, t]));
   if (found.size === 0) return plan;
   const changes = plan.changes.map((change) => {
     const t = found.get(`${change.resource}\0${change.name}`);
