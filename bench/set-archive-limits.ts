@@ -4,12 +4,15 @@
  * estimate, whose gzip passes the archive cap, so the packing runs to its end), the most files they allow (one byte
  * each) and the largest config file they allow (`policy` blocks up to the HCL parser's cap, all naming one file).
  * Prints, for each, the daemon's peak RSS (VmHWM: the HCL worker's memory included), the longest stall of its event
- * loop, the slowest answer of /healthz asked every 100 ms throughout the pass, and how long the pass took.
+ * loop once it listens (its start-up pass starts then), the slowest answer of /healthz asked every 100 ms throughout
+ * the pass, and how long the pass took. A local source: the daemon's watch of the folder starts before it listens.
  *
  *   node --import tsx bench/set-archive-limits.ts
  *
  * PPS_CLI names another build of the command line (its dist/cli.js) and BENCH_FOLDER_BYTES, BENCH_FILES and
- * BENCH_CONFIG_BYTES other sizes: how the figures of the code before these caps were taken.
+ * BENCH_CONFIG_BYTES other sizes: how the figures of the code before these caps were taken. BENCH_ONLY runs the
+ * scenarios whose name starts with it (`largest folder`, `most files`, `largest config`); BENCH_NODE_ARGS adds
+ * arguments to the daemon's node (`--cpu-prof`, say).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -93,13 +96,14 @@ async function run(scenario: Scenario): Promise<void> {
   }));
   const files = { rss: path.join(root, 'rss'), stall: path.join(root, 'stall') };
   let stderr = '';
-  const child = spawn(process.execPath, ['--import', path.join(here, 'lib/peak-rss.mjs'), '--import', path.join(here, 'lib/loop-stall.mjs'), CLI, '--config', config], {
+  const child = spawn(process.execPath, [...(process.env['BENCH_NODE_ARGS']?.split(' ') ?? []), '--import', path.join(here, 'lib/peak-rss.mjs'), '--import', path.join(here, 'lib/loop-stall.mjs'), CLI, '--config', config], {
     env: { PATH: process.env['PATH'], API_TOKEN: emulator.token, PPS_BENCH_RSS_FILE: files.rss, PPS_BENCH_STALL_FILE: files.stall },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   try {
-    const origin = await until(async () => /"listen":"(http:[^"]+)"/.exec(stderr)?.[1], 60_000);
+    const origin = await until(async () => /"listen":"(http:[^"]+)"/.exec(stderr)?.[1], 600_000);
+    child.kill('SIGUSR2');
     const started = performance.now();
     let slowest = 0;
     let probing = true;
@@ -118,6 +122,8 @@ async function run(scenario: Scenario): Promise<void> {
     const seconds = (performance.now() - started) / 1000;
     probing = false;
     await probe;
+    child.kill('SIGUSR2');
+    await until(async () => (readFileSync(files.stall, 'utf8') === '' ? undefined : true), 60_000);
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
     const peakMib = Number(readFileSync(files.rss, 'utf8')) / 1024;
@@ -134,5 +140,6 @@ async function run(scenario: Scenario): Promise<void> {
   }
 }
 
+const only = process.env['BENCH_ONLY'];
 console.log(`${CLI}`);
-for (const scenario of scenarios) await run(scenario);
+for (const scenario of scenarios) if (only === undefined || scenario.name.startsWith(only)) await run(scenario);

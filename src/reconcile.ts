@@ -143,6 +143,8 @@ export async function runPass(request: PassRequest): Promise<PassOutcome> {
   session.signal?.throwIfAborted();
   const options = planOptions(request, session);
   const fresh = await freshPlan(declared, live, options, { api: session.api, organization: source.organization, evidence: evidenceSettings(request) });
+  // A read of runs that the pass's end cut short is not partial evidence: the pass ends.
+  session.signal?.throwIfAborted();
   if (typeof fresh === 'string') return unplanned('declared', [fresh]);
   const plan = request.saved === undefined ? fresh.plan : savedPlan(request.saved, fresh.plan, fresh.pairing);
   const policySets = fresh.pairing.sets.flatMap((pair) => (pair.declared === null ? [] : [{ name: pair.declared.name, live: pair.live }]));

@@ -63,6 +63,7 @@ describe('the one-shot output a person reads', () => {
     assert.match(stdout, /Plan: 1 to create/);
     assert.match(stdout, /reading the declared repo/, 'the log is there');
     assert.doesNotMatch(stdout, /^\{"level"/m);
+    assert.doesNotMatch(stdout, /plan made|api requests/, 'no record that repeats the plan beside it');
   });
 
   it('no Plan: line over errors that block it: the closing line says they block the planned change', async () => {

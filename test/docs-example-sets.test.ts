@@ -71,8 +71,11 @@ const examples = documentedSets();
 const secrets = mkdtempSync(join(tmpdir(), 'pps-doc-secrets-'));
 after(() => rmSync(secrets, { recursive: true, force: true }));
 
-/** The example as a repo declares it: a sensitive parameter's file outside the repo, made here. */
-function declared(settings: Settings): { settings: Settings; env: Record<string, string> } {
+/**
+ * The example as a repo declares it: a sensitive parameter's file in a folder outside the repo, made here; and the
+ * operator's allowance of what they read (--parameter-env, --parameter-files).
+ */
+function declared(settings: Settings): { settings: Settings; env: Record<string, string>; allow: string[] } {
   const env: Record<string, string> = {};
   const parameters: Settings = {};
   for (const [key, value] of Object.entries((settings.parameters as Settings | undefined) ?? {})) {
@@ -81,10 +84,11 @@ function declared(settings: Settings): { settings: Settings; env: Record<string,
     if (typeof ref === 'object' && ref !== null && ref.file !== undefined) {
       const file = join(secrets, key);
       writeFileSync(file, `value-of-${key}\n`);
-      parameters[key] = { file };
+      parameters[key] = { file: key };
     } else parameters[key] = value;
   }
-  return { settings: settings.parameters === undefined ? settings : { ...settings, parameters }, env };
+  const allow = [...Object.keys(env).flatMap((name) => ['--parameter-env', name]), '--parameter-files', secrets];
+  return { settings: settings.parameters === undefined ? settings : { ...settings, parameters }, env, allow };
 }
 
 describe('the policy sets the docs show converge: applied once, a second plan says No changes.', () => {
@@ -118,7 +122,7 @@ describe('the policy sets the docs show converge: applied once, a second plan sa
     for (const shape of ['yaml', 'folder'] as const) {
       it(`${where}, as ${shape === 'yaml' ? 'a set declared in YAML' : 'a versioned set\'s policy-set.yaml'}`, async () => {
         const { world } = fixture;
-        const { settings, env } = declared(example);
+        const { settings, env, allow } = declared(example);
         const name = `${typeof settings.name === 'string' ? settings.name : 'example'}-${shape}`;
         const { kind, ...folderSettings }: Settings = { ...settings, name };
         const sentinel = kind !== 'opa';
@@ -130,9 +134,9 @@ describe('the policy sets the docs show converge: applied once, a second plan sa
               [`policy-sets/${name}/${sentinel ? 'p.sentinel' : 'p.rego'}`]: sentinel ? 'main = rule { true }\n' : 'package p\n',
             };
         const dir = await fixture.repo(tree);
-        const applied = await world.cli('--reconcile', dir, ['--source', `docs-${shape}`], 'warn', env);
+        const applied = await world.cli('--reconcile', dir, ['--source', `docs-${shape}`, ...allow], 'warn', env);
         assert.equal(applied.code, 0, applied.stdout + applied.stderr);
-        const again = await world.cli('--dry-run', dir, ['--source', `docs-${shape}`, '--detailed-exitcode'], 'warn', env);
+        const again = await world.cli('--dry-run', dir, ['--source', `docs-${shape}`, '--detailed-exitcode', ...allow], 'warn', env);
         assert.equal(again.code, 0, again.stdout + again.stderr);
         assert.match(again.stdout, /No changes\./);
       });

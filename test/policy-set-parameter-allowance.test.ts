@@ -67,9 +67,9 @@ describe('what a parameter may read', () => {
 
   it("never the tool's own variables, whatever the patterns allow", async () => {
     const repo = await fixture.repo({ 'policy-sets/.keep': '' });
-    const everything = { env: ['A*', 'C*', 'G*', 'H*', 'S*', 'W*', 'P*'] };
-    const env = { API_TOKEN: VALUE, CONTROL_TOKEN: VALUE, STATUS_TOKEN: VALUE, WEBHOOK_SECRET: VALUE, GITHUB_TOKEN: VALUE, HTTPS_PROXY: VALUE, GIT_CONFIG_VALUE_0: VALUE, PPS_FINE: VALUE };
-    for (const name of ['API_TOKEN', 'CONTROL_TOKEN', 'STATUS_TOKEN', 'WEBHOOK_SECRET', 'GITHUB_TOKEN', 'HTTPS_PROXY', 'GIT_CONFIG_VALUE_0']) {
+    const everything = { env: ['A*', 'C*', 'G*', 'H*', 'L*', 'S*', 'W*', 'P*'] };
+    const env = { API_TOKEN: VALUE, CONTROL_TOKEN: VALUE, STATUS_TOKEN: VALUE, WEBHOOK_SECRET: VALUE, GITHUB_TOKEN: VALUE, HTTPS_PROXY: VALUE, GIT_CONFIG_VALUE_0: VALUE, LEADER_ELECTION_ENDPOINTS: VALUE, API_BASE_URL: VALUE, PPS_FINE: VALUE };
+    for (const name of ['API_TOKEN', 'CONTROL_TOKEN', 'STATUS_TOKEN', 'WEBHOOK_SECRET', 'GITHUB_TOKEN', 'HTTPS_PROXY', 'GIT_CONFIG_VALUE_0', 'LEADER_ELECTION_ENDPOINTS', 'API_BASE_URL']) {
       const problems = await problemsOf(repo, `{ env: ${name} }`, everything, env);
       assert.match(problems[0] ?? '', new RegExp(`\\{env: ${name}\\} names a secret this tool reads for itself`), name);
     }

@@ -67,6 +67,7 @@ describe('a rollout decided by one-shot runs that share no state dir', () => {
 
     const promoted = await ci(rollout);
     assert.match(promoted, /policy "s3-encryption": promoted to hard-mandatory by its rollout: 3 of 2 clean runs/);
+    assert.match(promoted, /# policy "s3-encryption" will be updated in-place \(rollout promoted; differs in enforcement-level, rollout\)/);
     assert.match(promoted, /~ enforcement-level = "advisory" -> "hard-mandatory"/);
     assert.equal(await level(), 'hard-mandatory');
     assert.deepEqual(await record(), { ...started!, state: 'promoted' });

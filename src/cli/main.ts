@@ -58,11 +58,12 @@ async function main(argv: string[], io: RedactedIo<NodeJS.WriteStream, NodeJS.Wr
   const sink = io.raw.stderr === process.stderr ? stderrWriter() : io.raw.stderr;
   // On a terminal, a one-shot pass keeps one progress line under the log lines.
   const line = terminal && (args.mode === 'reconcile' || args.mode === 'dry-run') ? new TerminalLine(sink) : null;
+  // A server's log (the daemon's, the emulator's) goes to a collector: JSON off a terminal, in CI too. A one-shot
+  // run's is read beside its plan: readable in CI, and wherever both go to one place (`2>&1 | less`).
+  const format = logFormat(io.env['LOG_FORMAT'], terminal || (oneShot && (inCi(io.env) || where.shared)));
   const logger = createLogger({
     level: io.env['LOG_LEVEL'] || 'info',
-    // A server's log (the daemon's, the emulator's) goes to a collector: JSON off a terminal, in CI too. A one-shot
-    // run's is read beside its plan: readable in CI, and wherever both go to one place (`2>&1 | less`).
-    format: logFormat(io.env['LOG_FORMAT'], terminal || (oneShot && (inCi(io.env) || where.shared))),
+    format,
     stream: line ?? sink,
     color: terminal && !io.env['NO_COLOR'],
     redact: io.redact,
@@ -73,7 +74,7 @@ async function main(argv: string[], io: RedactedIo<NodeJS.WriteStream, NodeJS.Wr
   const config = await resolveConfig(args, io.env);
   io.learn(config);
   if (args.mode === 'daemon') return (await import('../daemon/index.js')).runDaemon({ config, logger, env: io.env, noCache: args.noCache, redact: io.redact });
-  const oneShotIo = { stdout: io.stdout, env: io.env, logger, terminal: line, stderr: line ?? sink, redact: io.redact, stdoutShown: where.stdoutShown };
+  const oneShotIo = { stdout: io.stdout, env: io.env, logger, terminal: line, stderr: line ?? sink, redact: io.redact, stdoutShown: where.stdoutShown, logFormat: format };
   if (args.mode === 'export') return (await import('./export-command.js')).runExport(args, config, oneShotIo);
   if (args.mode === 'validate') return (await import('./validate.js')).runValidate(args, config, oneShotIo);
   return (await import('./one-shot.js')).runOnce(args, config, oneShotIo);

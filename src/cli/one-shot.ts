@@ -46,7 +46,7 @@ export async function runOnce(args: CliArgs, config: Config, io: CliIo): Promise
   const progress = new ProgressReporter({ logger: io.logger, terminal: io.terminal ?? null });
   // A person at a terminal or reading a CI log reads the plan, the progress line and the summary: the records that
   // repeat them (the plan made, each change applied, the request counts) are debug there, info in JSON logs.
-  const forReader = logFormat(io.env['LOG_FORMAT'], io.terminal != null || inCi(io.env)) === 'pretty';
+  const forReader = (io.logFormat ?? logFormat(io.env['LOG_FORMAT'], io.terminal != null || inCi(io.env))) === 'pretty';
   // A plan read as it is written (a terminal, a pager, a CI log) already shows each error: stderr repeats them only
   // for a plan that goes to a file or is JSON, whose reader sees stderr alone.
   const planOnScreen = args.output !== 'json' && (io.stdoutShown ?? (io.stdout.isTTY === true && io.terminal != null));

@@ -1,7 +1,7 @@
 import type { Redact } from '../redact.js';
 import type { Config, SourceConfig } from '../config/types.js';
 import { UsageError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { LogFormat, Logger } from '../logger.js';
 import type { TerminalLine } from '../progress.js';
 import type { CliArgs } from './args.js';
 import type { LineSink } from './error-lines.js';
@@ -19,6 +19,8 @@ export interface CliIo {
   redact?: Redact;
   /** stdout is read as it is written (a terminal, a pipe), not a file: `Destinations`. null: not known. */
   stdoutShown?: boolean | null;
+  /** The log's format as the command line chose it: pretty lines are read beside the plan. @default from the terminal and CI */
+  logFormat?: LogFormat;
 }
 
 export function sourceContext(config: Config, io: CliIo) {

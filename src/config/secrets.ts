@@ -6,8 +6,11 @@ import type { Config, ParameterAllowance } from './types.js';
 const SECRET_ENV = ['API_TOKEN', 'CONTROL_TOKEN', 'STATUS_TOKEN', 'WEBHOOK_SECRET', 'GITHUB_TOKEN'];
 /** Proxy variables: their URL's credentials. */
 const PROXY_ENV = ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy'];
-/** Git settings from the environment (`GIT_CONFIG_KEY_n`, `GIT_CONFIG_VALUE_n`): they may carry a credential header. */
-const GIT_CONFIG_ENV = 'GIT_CONFIG_*';
+/**
+ * Variables of the tool's own that may carry a credential: git settings (`GIT_CONFIG_KEY_n`, `GIT_CONFIG_VALUE_n`, a
+ * credential header), the API's URL and the leader-election store's endpoints (a user and password in the URL).
+ */
+const CREDENTIAL_ENV = ['GIT_CONFIG_*', 'API_BASE_URL', 'LEADER_ELECTION_*'];
 /** The pod's service account: the token that writes the leader-election Lease, and its namespace and CA. */
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 /** Folders of the host itself: the process's environment and memory (`/proc/self/environ`), devices, kernel state. */
@@ -19,7 +22,7 @@ const HOST_FOLDERS = ['/proc', '/sys', '/dev'];
  * webhook secret's variable, the token file, each notification's URL and secret). `*` ends a prefix.
  */
 export function ownSecretSources(config: Config | null): ParameterAllowance['reserved'] {
-  const env = [...SECRET_ENV, ...PROXY_ENV, GIT_CONFIG_ENV];
+  const env = [...SECRET_ENV, ...PROXY_ENV, ...CREDENTIAL_ENV];
   const files = [...HOST_FOLDERS, SERVICE_ACCOUNT_DIR, SERVICE_ACCOUNT_DIR.replace(/^\/var/, '')];
   if (config === null) return { env, files };
   env.push(config.webhookSecretEnv);

@@ -55,7 +55,7 @@ const BLOCK = 512;
 /** Each file is read through one buffer of this size, so a file costs no more memory than it. */
 const CHUNK_BYTES = 65_536;
 /** Files packed between two turns of the event loop. */
-const YIELD_EVERY = 64;
+const YIELD_EVERY = 16;
 
 /** The size of the uncompressed tar of files of these sizes, known before any is read. */
 export function estimateTarBytes(sizes: Iterable<number>): number {

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { packSet, type ArchiveFile } from './set-archive.js';
+import { turnTaker } from './turns.js';
 import { MAX_SET_ARCHIVE_BYTES } from './set-content.js';
 import type { SetContent } from './types.js';
 
@@ -13,9 +14,11 @@ export async function setArchiveBody(content: SetContent): Promise<Buffer> {
   const refuse = (why: string) => new Error(`policy set folder ${content.folder} ${why}; nothing was uploaded. Plan again`);
   let realFolder: string;
   const files: ArchiveFile[] = [];
+  const turn = turnTaker(100);
   try {
     realFolder = realpathSync.native(path.join(content.root, ...content.folder.split('/')));
     for (const file of content.files) {
+      await turn();
       const rel = `${content.folder}/${file.path}`;
       const abs = path.join(content.root, ...rel.split('/'));
       files.push({ path: file.path, rel, abs, real: realpathSync.native(abs), size: file.size });

@@ -3,7 +3,11 @@ import path from 'node:path';
 import type { SourceProblem } from '../errors.js';
 import type { PathFilter } from './path-filter.js';
 import { isInside, unreadable } from './read-file.js';
+import { turnTaker } from './turns.js';
 import type { FoundFile } from './walk.js';
+
+/** Files judged between two turns of the event loop. */
+const YIELD_EVERY = 100;
 
 /** The settings file beside a versioned set's config file; never packed. */
 export const SET_SETTINGS_FILE = 'policy-set.yaml';
@@ -15,9 +19,10 @@ export const SET_SETTINGS_FILE = 'policy-set.yaml';
  * A symbolic link that leaves its set's folder is a problem naming the link, once, however many files lie behind it.
  * A link to the folder's `policy-set.yaml` is left out (the file itself is kept, as the set's settings: never packed).
  */
-export function ownSetFiles(
+export async function ownSetFiles(
   folders: readonly string[], files: readonly FoundFile[], realRoot: string, filter: PathFilter,
-): { files: FoundFile[]; problems: SourceProblem[] } {
+): Promise<{ files: FoundFile[]; problems: SourceProblem[] }> {
+  const turn = turnTaker(YIELD_EVERY);
   const own: FoundFile[] = [];
   const problems: SourceProblem[] = [];
   for (const folder of folders) {
@@ -31,6 +36,7 @@ export function ownSetFiles(
     }
     const links: string[] = [];
     for (const file of inside) {
+      await turn();
       if (!isInside(realFolder, file.real)) {
         if (links.some((link) => file.rel.startsWith(`${link}/`))) continue;
         const link = leavingLink(folder, file.rel, realRoot, realFolder);

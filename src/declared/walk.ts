@@ -56,7 +56,7 @@ export interface FolderRules {
 }
 
 /** Entries handled between two turns of the event loop, so a daemon keeps answering while a big repo is read. */
-const YIELD_EVERY = 500;
+const YIELD_EVERY = 100;
 
 interface Folder {
   rel: string;

@@ -122,7 +122,9 @@ function updateChange(policy: DeclaredPolicy, current: LivePolicy, owner: Owner,
   const names = Object.keys(fields);
   if (names.length === 0 && !adopt) return null;
   const differs = differsIn(names);
-  const reason = adopt ? ['adopt: add ownership marker', differs].filter(Boolean).join('; ') : differs;
+  // A promotion says so, in the plan, the log and the notification of the pass.
+  const promoted = policy.rolloutRecord?.state === 'promoted' && fields['rollout'] !== undefined && fields['enforcement-level'] !== undefined;
+  const reason = [adopt ? 'adopt: add ownership marker' : '', promoted ? 'rollout promoted' : '', differs].filter(Boolean).join('; ');
   return {
     resource: 'policy', name: policy.name, id: current.id, action: 'update', reason, fields,
     declared: policySpec(policy), live: livePolicyRef(current), uploadCode: 'code' in fields, adoptMarker: adopt,
